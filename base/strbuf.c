@@ -1,0 +1,127 @@
+#include "base.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void sb_init(StrBuf *sb)
+{
+    sb->cap = 64;
+    sb->len = 0;
+    sb->buf = xmalloc(sb->cap);
+    sb->buf[0] = '\0';
+}
+
+void sb_release(StrBuf *sb)
+{
+    if (!sb) return;
+    free(sb->buf);
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+}
+
+void sb_reset(StrBuf *sb)
+{
+    sb->len = 0;
+    sb->buf[0] = '\0';
+}
+
+void sb_grow(StrBuf *sb, size_t extra)
+{
+    if (sb->len + extra + 1 <= sb->cap) return;
+    size_t c = sb->cap * 2;
+    if (c < sb->len + extra + 1) c = sb->len + extra + 1;
+    sb->buf = xrealloc(sb->buf, c);
+    sb->cap = c;
+}
+
+void sb_add(StrBuf *sb, const void *data, size_t len)
+{
+    sb_grow(sb, len);
+    memcpy(sb->buf + sb->len, data, len);
+    sb->len += len;
+    sb->buf[sb->len] = '\0';
+}
+
+void sb_adds(StrBuf *sb, const char *s)
+{
+    sb_add(sb, s, strlen(s));
+}
+
+void sb_addc(StrBuf *sb, char c)
+{
+    sb_grow(sb, 1);
+    sb->buf[sb->len++] = c;
+    sb->buf[sb->len] = '\0';
+}
+
+void sb_vaddf(StrBuf *sb, const char *fmt, va_list ap)
+{
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, cp);
+    va_end(cp);
+    if (n < 0) return;
+    if ((size_t)n >= sb->cap - sb->len) {
+        sb_grow(sb, (size_t)n);
+        vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+    }
+    sb->len += (size_t)n;
+}
+
+void sb_addf(StrBuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(sb, fmt, ap);
+    va_end(ap);
+}
+
+char *sb_detach(StrBuf *sb, size_t *out_len)
+{
+    char *p = sb->buf;
+    if (out_len) *out_len = sb->len;
+    sb_init(sb);
+    return p;
+}
+
+CrErr sb_read_file(StrBuf *sb, const char *path, size_t max_bytes, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s", path,
+                       strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (max_bytes && (size_t)st.st_size > max_bytes) {
+            rc = err_set(e, CR_ETOOBIG, "%s: %lld bytes is over the %zu byte limit", path,
+                         (long long)st.st_size, max_bytes);
+            goto out;
+        }
+        sb_grow(sb, (size_t)st.st_size);
+    }
+    for (;;) {
+        sb_grow(sb, 65536);
+        ssize_t n = read(fd, sb->buf + sb->len, sb->cap - sb->len - 1);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            rc = err_set(e, CR_EIO, "%s: %s", path, strerror(errno));
+            goto out;
+        }
+        if (n == 0) break;
+        sb->len += (size_t)n;
+        if (max_bytes && sb->len > max_bytes) {
+            rc = err_set(e, CR_ETOOBIG, "%s: over the %zu byte limit", path, max_bytes);
+            goto out;
+        }
+    }
+    sb->buf[sb->len] = '\0';
+out:
+    close(fd);
+    return rc;
+}

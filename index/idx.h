@@ -1,0 +1,188 @@
+/*
+ * idx.h - the on-disk index of a Python workspace: scan, chunk (tree-sitter),
+ * store (SQLite + FTS5), code graph, and the queries retrieval needs.
+ *
+ * One IdxStore is one workspace root with one database. A store handle is
+ * used by one thread at a time; open a second handle for concurrent readers
+ * (SQLite WAL lets readers proceed while a writer commits).
+ *
+ * Strings returned inside structs are owned by the struct and released by its
+ * _release function; pointers returned by accessors are borrowed and valid
+ * until the store is closed.
+ */
+#ifndef CODERAG_IDX_H
+#define CODERAG_IDX_H
+
+#include "base.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct IdxStore IdxStore;
+
+typedef struct IdxConfig {
+    const char *root;              /* workspace root; required */
+    const char *index_dir;         /* NULL: <root>/.coderag */
+    const char *const *exclude;    /* extra gitignore-style globs, on top of .gitignore */
+    size_t n_exclude;
+    size_t max_file_bytes;         /* 0: 1 MiB; larger files are skipped and reported */
+    int threads;                   /* parse threads; 0: one per online core */
+} IdxConfig;
+
+enum {
+    IDX_OPEN_READONLY = 1 << 0, /* fail instead of creating or rebuilding */
+};
+
+/* Opens (creating when needed) the index of cfg->root. A database with an
+ * older or foreign schema is rebuilt from scratch (unless READONLY, which
+ * fails with CR_ESCHEMA). Errors: CR_ENOENT (no such root), CR_EDB, CR_EIO.
+ * Caller closes with idx_close. */
+CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e);
+void idx_close(IdxStore *st);
+
+/* Canonical absolute root (no trailing slash). Borrowed. */
+const char *idx_root(const IdxStore *st);
+
+/* ---------------------------------------------------------------- updating */
+
+typedef struct IdxUpdateStats {
+    size_t files_seen;      /* candidate .py files found by the scan */
+    size_t files_changed;   /* re-chunked (new or content changed) */
+    size_t files_unchanged; /* same size+mtime, or same content hash */
+    size_t files_removed;   /* rows dropped for files that are gone */
+    size_t files_skipped;   /* binary, not UTF-8, too large, unreadable */
+    double ms;
+} IdxUpdateStats;
+
+/* done/total count files; called from the updating thread. */
+typedef void (*IdxProgressFn)(void *ud, size_t done, size_t total);
+
+/* Scans the workspace and brings the index up to date: unchanged files cost
+ * a stat, changed files are re-chunked and their rows and edges replaced in
+ * one transaction, vanished files' rows go. Safe to interrupt at any point:
+ * the next run finishes the work. progress may be NULL. */
+CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out,
+                 ErrInfo *e);
+
+/* Re-indexes one file (path relative to the root, or absolute inside it);
+ * a file that no longer exists (or is now ignored) is removed from the
+ * index. For the LSP's didSave / didChangeWatchedFiles.
+ * Errors: CR_EOUTSIDE for a path outside the root. */
+CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e);
+
+/* ---------------------------------------------------------------- status */
+
+typedef struct IdxStatus {
+    int64_t files;        /* indexed files */
+    int64_t chunks;
+    int64_t edges;
+    int64_t symbols;
+    int64_t vectors;
+    int64_t skipped;      /* files seen but not indexed (see idx_skipped) */
+    int64_t db_bytes;     /* size of the database files on disk */
+    int64_t last_update;  /* unix seconds of the last completed update; 0: never */
+    char embedder[64];    /* "none" until vectors exist */
+} IdxStatus;
+
+CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
+
+typedef struct IdxSkipped {
+    char *path;   /* relative to the root */
+    char *reason; /* "binary", "not-utf8", "too-large", "unreadable" */
+} IdxSkipped;
+
+/* Files seen but not indexed. Caller frees with idx_skipped_free. */
+CrErr idx_skipped(IdxStore *st, IdxSkipped **out, size_t *n_out, ErrInfo *e);
+void idx_skipped_free(IdxSkipped *v, size_t n);
+
+/* ---------------------------------------------------------------- chunks */
+
+typedef enum {
+    IDX_KIND_MODULE,   /* module-level code: imports, constants, statements */
+    IDX_KIND_CLASS,    /* class header, docstring and class-level statements */
+    IDX_KIND_FUNCTION, /* top-level (or nested-in-block) function */
+    IDX_KIND_METHOD,   /* function defined directly in a class body */
+} IdxKind;
+
+/* Stable names for kinds: "module", "class", "function", "method". */
+const char *idx_kind_name(IdxKind k);
+
+typedef struct IdxChunk {
+    int64_t id;
+    int64_t file_id;
+    char *path;        /* relative to the root, '/'-separated */
+    char *module;      /* dotted module name of the file: "pkg.sub.mod" */
+    char *symbol;      /* dotted name inside the module: "Class.method"; "" for module code */
+    char *signature;   /* one-line header ("def f(a, b):"); "" for module code */
+    char *docstring;   /* first docstring line(s); "" when none */
+    uint32_t start_line, end_line; /* 1-based, inclusive */
+    uint32_t window;   /* 0: whole unit; k >= 1: k-th window of a unit split at 100 lines */
+    IdxKind kind;
+    int64_t parent_id; /* enclosing class chunk for methods and nested classes; 0: none */
+    char hash[17];     /* content hash of lines start..end */
+} IdxChunk;
+
+void idx_chunk_release(IdxChunk *c);
+
+/* Loads one chunk. CR_ENOENT when the id is not (or no longer) indexed. */
+CrErr idx_chunk_get(IdxStore *st, int64_t id, IdxChunk *out, ErrInfo *e);
+
+/* All chunks of a file (by relative path), in line order.
+ * Caller frees with idx_chunks_free. */
+CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_out, ErrInfo *e);
+void idx_chunks_free(IdxChunk *v, size_t n);
+
+/* ---------------------------------------------------------------- search */
+
+typedef struct IdxHit {
+    int64_t chunk_id;
+    double score; /* larger is better (negated FTS5 bm25) */
+} IdxHit;
+
+/* BM25 over code-aware tokens (identifiers whole and split into subwords,
+ * stemmed; name, path, docstring and body weighted separately). Any text is
+ * accepted as a query; FTS5 syntax in it has no special meaning.
+ * Caller frees *out with free(). */
+CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
+                      ErrInfo *e);
+
+/* ---------------------------------------------------------------- graph */
+
+typedef enum {
+    IDX_EDGE_IMPORT,  /* chunk imports a module or name: dst is the module's code or the definition */
+    IDX_EDGE_CALL,    /* chunk calls (or instantiates, decorates with) a definition */
+    IDX_EDGE_INHERIT, /* class chunk subclasses a class */
+    IDX_EDGE_CONTAIN, /* class chunk contains a method or nested class */
+    IDX_EDGE_RAISE,   /* chunk raises or catches an exception class */
+} IdxEdgeKind;
+
+const char *idx_edge_kind_name(IdxEdgeKind k);
+
+typedef struct IdxEdge {
+    int64_t src;  /* chunk id */
+    int64_t dst;  /* chunk id */
+    IdxEdgeKind kind;
+} IdxEdge;
+
+/* Edges leaving (outgoing != 0) or entering a chunk. Caller frees with free(). */
+CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, size_t *n_out,
+                ErrInfo *e);
+
+/* Chunks defining a name: exact qualified name ("pkg.mod.Class.meth"), or,
+ * when no dot-qualified match exists, every definition whose last component
+ * is `name`. Caller frees with free(). */
+CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n_out, ErrInfo *e);
+
+/* ---------------------------------------------------------------- source */
+
+/* Appends lines start..end (1-based, inclusive; '\n'-separated as Python's ast
+ * counts them) of a file (relative path) as they are on disk now.
+ * CR_ENOENT when the file is gone, CR_EINVAL when the range is outside it.
+ * *out_total (may be NULL) receives the file's line count. */
+CrErr idx_read_lines(IdxStore *st, const char *path, uint32_t start, uint32_t end, StrBuf *out,
+                     uint32_t *out_total, ErrInfo *e);
+
+/* Content hash of a span of text, as stored in IdxChunk.hash. */
+void idx_hash_text(const char *text, size_t len, char out[17]);
+
+#endif

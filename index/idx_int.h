@@ -1,0 +1,138 @@
+/*
+ * idx_int.h - interfaces between the parts of index/ (scan, chunk, tokens,
+ * store, graph). Not for use outside index/ and its unit tests.
+ */
+#ifndef CODERAG_IDX_INT_H
+#define CODERAG_IDX_INT_H
+
+#include "idx.h"
+
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- scan (scan.c, ignore.c) */
+
+typedef struct ScanFile {
+    char *path;       /* relative to the root, '/'-separated, no leading "./" */
+    int64_t size;
+    int64_t mtime_ns;
+} ScanFile;
+
+typedef struct ScanSkip {
+    char *path;       /* relative to the root */
+    char *reason;     /* "too-large", "unreadable", "symlink-loop", "outside-root" */
+} ScanSkip;
+
+typedef struct ScanResult {
+    ScanFile *files;  /* sorted by path (bytewise) */
+    size_t n_files, cap_files;
+    ScanSkip *skipped;
+    size_t n_skipped, cap_skipped;
+} ScanResult;
+
+typedef struct ScanOptions {
+    const char *root;               /* absolute, canonical */
+    const char *index_dir;          /* absolute; never descended into (may be NULL) */
+    const char *const *exclude;     /* gitignore-style patterns relative to the root */
+    size_t n_exclude;
+    size_t max_file_bytes;          /* files larger are skipped as "too-large" */
+} ScanOptions;
+
+/* Walks the root and lists *.py files, honouring nested .gitignore files
+ * (negation, directory-only, anchored and ** patterns) and the exclude
+ * patterns; never enters .git or the index directory; follows symlinks only
+ * when their target lies inside the root, and never twice into the same
+ * directory (loops). A file or directory that vanishes mid-scan is skipped
+ * silently. Fails only when the root itself cannot be read. */
+CrErr scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e);
+void scan_result_release(ScanResult *r);
+
+/* Whether a single relative path would be indexed by a scan with these
+ * options (checks the .gitignore files on its way down, the excludes, the
+ * index dir, the .py suffix). For single-file updates. */
+int scan_path_included(const ScanOptions *opt, const char *relpath);
+
+/* gitignore matching (ignore.c). A list of patterns from one .gitignore
+ * (or the exclude list), all relative to base ("" for the root). */
+typedef struct IgnoreList IgnoreList;
+/* Parses gitignore text. base is the directory of the .gitignore, relative to
+ * the root ("" or "a/b"). Caller frees with ignore_free. */
+IgnoreList *ignore_parse(const char *base, const char *text, size_t len);
+void ignore_free(IgnoreList *l);
+/* Result of matching one path against one list: the last matching pattern
+ * decides. relpath is relative to the root. */
+typedef enum { IGNORE_NONE, IGNORE_EXCLUDE, IGNORE_INCLUDE } IgnoreVerdict;
+IgnoreVerdict ignore_match(const IgnoreList *l, const char *relpath, int is_dir);
+
+/* ---------------------------------------------------------------- chunk (chunk.c) */
+
+typedef struct ChunkDef {
+    IdxKind kind;
+    uint32_t start_line, end_line; /* 1-based inclusive; decorators included */
+    uint32_t window;               /* 0: whole; k >= 1: k-th window of a split unit */
+    char *symbol;                  /* dotted inside the module ("Class.meth"); "" for module code */
+    char *name;                    /* last component of symbol; "" for module code */
+    char *signature;               /* header on one line ("def f(a, b=1) -> int:"); "" for module code */
+    char *docstring;               /* docstring text without quotes, or NULL */
+    int parent;                    /* index of the enclosing class chunk (window 0 or 1), or -1 */
+} ChunkDef;
+
+typedef enum {
+    REF_IMPORT,  /* import statement */
+    REF_CALL,    /* call, instantiation or decorator: name is the callee expression */
+    REF_INHERIT, /* base class of a class chunk: name is the base expression */
+    REF_RAISE,   /* raise X / except X without a call: name is X */
+} RefKind;
+
+typedef struct ChunkRef {
+    RefKind kind;
+    int chunk;         /* index into ChunkSet.chunks of the chunk it occurs in */
+    uint32_t line;     /* 1-based line where it occurs */
+    /* REF_IMPORT: `import a.b as c` -> level 0, module "a.b", member NULL, alias "c";
+     * `import a.b` -> alias "a"; `from ..x import y as z` -> level 2, module "x",
+     * member "y", alias "z"; `from . import y` -> level 1, module "", member "y";
+     * `from m import *` -> member "*", alias "*". */
+    int level;
+    char *module;
+    char *member;
+    char *alias;
+    /* REF_CALL/REF_INHERIT/REF_RAISE: dotted expression as written ("foo",
+     * "self.bar", "os.path.join", "models.Model"); a receiver that is not a
+     * plain name chain is written as "?" ("?.method"). */
+    char *name;
+} ChunkRef;
+
+typedef struct ChunkSet {
+    ChunkDef *chunks; /* in line order (by start_line, then window) */
+    size_t n_chunks, cap_chunks;
+    ChunkRef *refs;
+    size_t n_refs, cap_refs;
+    int had_errors;   /* the tree had ERROR or MISSING nodes */
+} ChunkSet;
+
+/* A reusable tree-sitter parser for Python; one per thread. */
+typedef struct Chunker Chunker;
+Chunker *chunker_new(void);
+void chunker_free(Chunker *c);
+
+/* Chunks Python source (UTF-8) into out (which must be zeroed or released).
+ * Units longer than max_lines (0: 100) are split into windows. Syntax errors
+ * do not fail: what parses is chunked; every line of the file belongs to at
+ * most one chunk, and every non-blank, non-comment line to exactly one.
+ * Fails only with CR_EPARSE when tree-sitter gives up (timeout, cancel). */
+CrErr chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+                  ErrInfo *e);
+void chunk_set_release(ChunkSet *s);
+
+/* ---------------------------------------------------------------- tokens (tokens.c) */
+
+/* Appends code-aware search tokens of text to out, separated by spaces:
+ * every identifier whole (lowercased) and, when it has several parts, its
+ * subwords (getUserName -> getusername get user name; append_slash_redirect
+ * -> append_slash_redirect append slash redirect; HTTPServer -> httpserver
+ * http server). Numbers and punctuation are dropped. */
+void tok_code(const char *text, size_t len, StrBuf *out);
+
+/* Module name from a relative path: "a/b/c.py" -> "a.b.c", "a/b/__init__.py" -> "a.b". */
+char *path_to_module(const char *relpath);
+
+#endif

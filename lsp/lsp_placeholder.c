@@ -1,0 +1,2 @@
+/* replaced by the protocol library */
+int lsp__placeholder;

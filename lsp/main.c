@@ -1,0 +1,11 @@
+#include "base.h"
+
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "coderag: not yet\n");
+    return 2;
+}

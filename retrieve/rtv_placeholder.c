@@ -1,0 +1,2 @@
+/* replaced by the retrieval library */
+int rtv__placeholder;

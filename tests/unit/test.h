@@ -1,0 +1,71 @@
+/*
+ * test.h - a minimal table-friendly test harness. Each test file defines
+ * tests as functions and runs them from main with RUN(fn); main returns
+ * test_summary(), which prints "N passed, N failed".
+ */
+#ifndef CODERAG_TEST_H
+#define CODERAG_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct TestState {
+    int checks;
+    int failed_checks;
+    int passed;
+    int failed;
+} TestState;
+
+static TestState test_state_;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        test_state_.checks++;                                                                      \
+        if (!(cond)) {                                                                             \
+            test_state_.failed_checks++;                                                           \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);              \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_INT(a, b)                                                                            \
+    do {                                                                                           \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
+        test_state_.checks++;                                                                      \
+        if (a_ != b_) {                                                                            \
+            test_state_.failed_checks++;                                                           \
+            fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a,    \
+                    a_, #b, b_);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                                            \
+    do {                                                                                           \
+        const char *a_ = (a), *b_ = (b);                                                           \
+        test_state_.checks++;                                                                      \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                   \
+            test_state_.failed_checks++;                                                           \
+            fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a,      \
+                    a_ ? a_ : "(null)", b_ ? b_ : "(null)");                                       \
+        }                                                                                          \
+    } while (0)
+
+#define RUN(fn)                                                                                    \
+    do {                                                                                           \
+        int before_ = test_state_.failed_checks;                                                   \
+        fn();                                                                                      \
+        if (test_state_.failed_checks == before_) {                                                \
+            test_state_.passed++;                                                                  \
+        } else {                                                                                   \
+            test_state_.failed++;                                                                  \
+            fprintf(stderr, "FAIL %s\n", #fn);                                                     \
+        }                                                                                          \
+    } while (0)
+
+static inline int test_summary(void)
+{
+    printf("%d passed, %d failed\n", test_state_.passed, test_state_.failed);
+    return test_state_.failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,107 @@
+#include "base.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+static void test_errors(void)
+{
+    CHECK_STR(cr_strerror(CR_OK), "success");
+    CHECK_STR(cr_strerror(CR_EUTF8), "not valid UTF-8");
+    CHECK_STR(cr_strerror((CrErr)9999), "unknown error");
+    ErrInfo e = {0};
+    CHECK_INT(err_set(&e, CR_EIO, "x=%d", 7), CR_EIO);
+    CHECK_INT(e.code, CR_EIO);
+    CHECK_STR(e.msg, "x=7");
+    CHECK_INT(err_set(NULL, CR_EDB, "ignored"), CR_EDB);
+}
+
+static void test_strbuf(void)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, "abc");
+    sb_addc(&sb, '-');
+    for (int i = 0; i < 1000; i++) sb_addf(&sb, "%d,", i);
+    CHECK(sb.len > 3000);
+    CHECK(strncmp(sb.buf, "abc-0,1,2,", 10) == 0);
+    CHECK_INT(strlen(sb.buf), sb.len);
+    size_t n;
+    char *p = sb_detach(&sb, &n);
+    CHECK_INT(strlen(p), n);
+    CHECK_INT(sb.len, 0);
+    free(p);
+    sb_release(&sb);
+    sb_release(NULL);
+}
+
+static void test_utf8(void)
+{
+    static const struct {
+        const char *s;
+        int valid;
+    } cases[] = {
+        {"plain ascii", 1},       {"caf\xc3\xa9", 1},      {"\xe2\x82\xac", 1},
+        {"\xf0\x9f\x98\x80", 1},  {"\xc3", 0},             {"\xc0\xaf", 0}, /* overlong */
+        {"\xed\xa0\x80", 0},      /* surrogate */          {"\xff", 0},
+        {"\xe2\x82", 0},          {"\xf4\x90\x80\x80", 0}, /* > U+10FFFF */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = utf8_valid(cases[i].s, strlen(cases[i].s));
+        if (got != cases[i].valid) fprintf(stderr, "utf8 case %zu\n", i);
+        CHECK_INT(got, cases[i].valid);
+    }
+    CHECK(looks_binary("a\0b", 3));
+    CHECK(!looks_binary("abc", 3));
+}
+
+static void test_count_lines(void)
+{
+    CHECK_INT(count_lines("", 0), 0);
+    CHECK_INT(count_lines("a", 1), 1);
+    CHECK_INT(count_lines("a\n", 2), 1);
+    CHECK_INT(count_lines("a\nb", 3), 2);
+    CHECK_INT(count_lines("a\fb\n\n", 5), 2); /* form feed is not a line break */
+}
+
+static void test_hash(void)
+{
+    CHECK(hash64("abc", 3) == hash64("abc", 3));
+    CHECK(hash64("abc", 3) != hash64("abd", 3));
+    CHECK(hash64("", 0) != hash64("\0", 1));
+    char hex[17];
+    hash64_hex(0x0123456789abcdefull, hex);
+    CHECK_STR(hex, "0123456789abcdef");
+}
+
+static void test_strmap(void)
+{
+    StrMap m;
+    strmap_init(&m);
+    int64_t v = -1;
+    CHECK(!strmap_get(&m, "missing", &v));
+    char key[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        strmap_put(&m, key, i);
+    }
+    strmap_put(&m, "k42", 4242);
+    CHECK_INT(m.len, 5000);
+    CHECK(strmap_get(&m, "k42", &v));
+    CHECK_INT(v, 4242);
+    CHECK(strmap_get(&m, "k4999", &v));
+    CHECK_INT(v, 4999);
+    CHECK(strmap_getn(&m, "k7xyz", 2, &v));
+    CHECK_INT(v, 7);
+    strmap_release(&m);
+}
+
+int main(void)
+{
+    RUN(test_errors);
+    RUN(test_strbuf);
+    RUN(test_utf8);
+    RUN(test_count_lines);
+    RUN(test_hash);
+    RUN(test_strmap);
+    return test_summary();
+}

@@ -1,0 +1,2 @@
+/* replaced by the verification library */
+int vfy__placeholder;
