@@ -1,0 +1,314 @@
+#include "store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Resolution of raw references (imports, calls, bases, raises) into edges
+ * between chunks, through each file's import bindings and the symbol table.
+ * Lookups go to SQLite through prepared statements; a per-pass memo keeps
+ * repeated names (the same helper called from many places) cheap. */
+
+typedef struct Resolver {
+    IdxStore *st;
+    StrMap memo;  /* "qualified name" -> chunk id (0: unresolved) */
+    ErrInfo *e;
+    CrErr rc;
+} Resolver;
+
+static int64_t first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num)
+{
+    sqlite3_stmt *s = store__stmt(r->st, id, r->e);
+    if (!s) {
+        r->rc = CR_EDB;
+        return 0;
+    }
+    sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+    if (use_num) sqlite3_bind_int64(s, 2, num);
+    int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return v;
+}
+
+static int64_t module_file(Resolver *r, const char *module)
+{
+    return first_id(r, STMT_FILE_BY_MODULE, module, 0, 0);
+}
+
+static int64_t module_chunk(Resolver *r, int64_t file_id)
+{
+    sqlite3_stmt *s = store__stmt(r->st, STMT_CHUNK_FIRST_OF_FILE, r->e);
+    if (!s) {
+        r->rc = CR_EDB;
+        return 0;
+    }
+    sqlite3_bind_int64(s, 1, file_id);
+    int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return v;
+}
+
+/* The target a file binds a local name to, or NULL. Caller frees. */
+static char *import_binding(Resolver *r, int64_t file_id, const char *alias, size_t len)
+{
+    sqlite3_stmt *s = store__stmt(r->st, STMT_IMPORT_GET, r->e);
+    if (!s) {
+        r->rc = CR_EDB;
+        return NULL;
+    }
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_text(s, 2, alias, (int)len, SQLITE_STATIC);
+    char *v = NULL;
+    if (sqlite3_step(s) == SQLITE_ROW) v = xstrdup((const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+    return v;
+}
+
+/* Targets of a file's star imports. Caller frees each and the array. */
+static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
+{
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *s = store__stmt(r->st, STMT_IMPORT_STARS, r->e);
+    *n_out = 0;
+    if (!s) {
+        r->rc = CR_EDB;
+        return NULL;
+    }
+    sqlite3_bind_int64(s, 1, file_id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n++] = xstrdup((const char *)sqlite3_column_text(s, 0));
+    }
+    sqlite3_reset(s);
+    *n_out = n;
+    return v;
+}
+
+static void free_strv(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+static int64_t resolve_qualified(Resolver *r, const char *q, int depth);
+
+/* Looks `rest` up inside module file `fid` (whose module name is known):
+ * a definition, a re-exported import, or a name from a star import. */
+static int64_t resolve_in_module(Resolver *r, const char *module, int64_t fid, const char *rest,
+                                 int depth)
+{
+    int64_t v = 0;
+    size_t first = strcspn(rest, ".");
+    char *bound = import_binding(r, fid, rest, first);
+    StrBuf q;
+    sb_init(&q);
+    if (bound) {
+        sb_addf(&q, "%s%s", bound, rest + first);
+        if (strcmp(q.buf, module) != 0) v = resolve_qualified(r, q.buf, depth + 1);
+        free(bound);
+    }
+    if (!v) {
+        size_t n;
+        char **stars = star_imports(r, fid, &n);
+        for (size_t i = 0; i < n && !v; i++) {
+            sb_reset(&q);
+            sb_addf(&q, "%s.%s", stars[i], rest);
+            if (strcmp(stars[i], module) != 0) v = resolve_qualified(r, q.buf, depth + 1);
+        }
+        free_strv(stars, n);
+    }
+    sb_release(&q);
+    return v;
+}
+
+static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
+{
+    int64_t v = first_id(r, STMT_SYMBOL_BY_QUAL, q, 0, 0);
+    if (v) return v;
+    int64_t fid = module_file(r, q);
+    if (fid) return module_chunk(r, fid);
+    /* The longest prefix that names a workspace module, then the rest
+     * inside it (definitions, re-exports through imports, star imports). */
+    char *buf = xstrdup(q);
+    for (char *dot = strrchr(buf, '.'); dot && !v && r->rc == CR_OK; dot = strrchr(buf, '.')) {
+        *dot = '\0';
+        fid = module_file(r, buf);
+        if (fid) {
+            v = resolve_in_module(r, buf, fid, q + (dot - buf) + 1, depth);
+            break;
+        }
+    }
+    free(buf);
+    return v;
+}
+
+static int64_t resolve_qualified(Resolver *r, const char *q, int depth)
+{
+    int64_t v;
+    if (depth > 6 || !q[0]) return 0;
+    if (strmap_get(&r->memo, q, &v)) return v;
+    /* Mark in progress so import cycles terminate. */
+    strmap_put(&r->memo, q, 0);
+    v = resolve_qualified_uncached(r, q, depth);
+    strmap_put(&r->memo, q, v);
+    return v;
+}
+
+/* The only definition anywhere with this simple name, or 0. */
+static int64_t unique_by_name(Resolver *r, const char *name)
+{
+    sqlite3_stmt *s = store__stmt(r->st, STMT_SYMBOL_BY_NAME, r->e);
+    if (!s) {
+        r->rc = CR_EDB;
+        return 0;
+    }
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, 2);
+    int64_t v = 0;
+    int n = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        v = sqlite3_column_int64(s, 0);
+        n++;
+    }
+    sqlite3_reset(s);
+    return n == 1 ? v : 0;
+}
+
+typedef struct RefRow {
+    int64_t id, file_id, chunk_id;
+    int kind;
+    char *name, *module, *symbol;
+} RefRow;
+
+/* Resolves the dotted expression of a call/base/raise written in a chunk. */
+static int64_t resolve_expr(Resolver *r, const RefRow *ref)
+{
+    const char *n = ref->name;
+    size_t first = strcspn(n, ".");
+    const char *rest = n[first] ? n + first + 1 : "";
+    StrBuf q;
+    int64_t v = 0;
+    sb_init(&q);
+    if (first == 1 && n[0] == '?') {
+        if (*rest && !strchr(rest, '.')) v = unique_by_name(r, rest);
+        goto out;
+    }
+    if (((first == 4 && !strncmp(n, "self", 4)) || (first == 3 && !strncmp(n, "cls", 3))) && *rest) {
+        /* A method of the enclosing class (the symbol up to its last part). */
+        const char *dot = strrchr(ref->symbol, '.');
+        if (dot) {
+            if (ref->module[0]) sb_addf(&q, "%s.", ref->module);
+            sb_add(&q, ref->symbol, (size_t)(dot - ref->symbol));
+            sb_addf(&q, ".%s", rest);
+            v = resolve_qualified(r, q.buf, 0);
+        }
+        if (!v && !strchr(rest, '.')) v = unique_by_name(r, rest);
+        goto out;
+    }
+    char *bound = import_binding(r, ref->file_id, n, first);
+    if (bound) {
+        sb_addf(&q, "%s%s", bound, n + first);
+        free(bound);
+        v = resolve_qualified(r, q.buf, 0);
+        goto out;
+    }
+    sb_reset(&q);
+    if (ref->module[0]) sb_addf(&q, "%s.", ref->module);
+    sb_adds(&q, n);
+    v = resolve_qualified(r, q.buf, 0);
+    if (!v) {
+        size_t ns;
+        char **stars = star_imports(r, ref->file_id, &ns);
+        for (size_t i = 0; i < ns && !v; i++) {
+            sb_reset(&q);
+            sb_addf(&q, "%s.%s", stars[i], n);
+            v = resolve_qualified(r, q.buf, 0);
+        }
+        free_strv(stars, ns);
+    }
+    if (!v && !n[first]) v = unique_by_name(r, n);
+out:
+    sb_release(&q);
+    return v;
+}
+
+static IdxEdgeKind edge_kind(int ref_kind)
+{
+    switch ((RefKind)ref_kind) {
+    case REF_IMPORT: return IDX_EDGE_IMPORT;
+    case REF_INHERIT: return IDX_EDGE_INHERIT;
+    case REF_RAISE: return IDX_EDGE_RAISE;
+    case REF_CALL: break;
+    }
+    return IDX_EDGE_CALL;
+}
+
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return xstrdup(t ? (const char *)t : "");
+}
+
+CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
+{
+    Resolver r = {st, {0}, e, CR_OK};
+    RefRow *rows = NULL;
+    size_t n = 0, cap = 0, added = 0;
+    strmap_init(&r.memo);
+    sqlite3_stmt *s = store__stmt(st, STMT_REF_DIRTY_LIST, e);
+    if (!s) {
+        r.rc = CR_EDB;
+        goto out;
+    }
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        ARRAY_GROW(rows, n + 1, cap);
+        RefRow *row = &rows[n++];
+        row->id = sqlite3_column_int64(s, 0);
+        row->file_id = sqlite3_column_int64(s, 1);
+        row->chunk_id = sqlite3_column_int64(s, 2);
+        row->kind = sqlite3_column_int(s, 3);
+        row->name = col_dup(s, 4);
+        row->module = col_dup(s, 5);
+        row->symbol = col_dup(s, 6);
+    }
+    sqlite3_reset(s);
+    for (size_t i = 0; i < n && r.rc == CR_OK; i++) {
+        RefRow *row = &rows[i];
+        if ((s = store__stmt(st, STMT_EDGE_DELETE_REF, e)) == NULL) {
+            r.rc = CR_EDB;
+            break;
+        }
+        sqlite3_bind_int64(s, 1, row->id);
+        if ((r.rc = store__step_done(st, s, e, "edges"))) break;
+        int64_t dst = row->kind == REF_IMPORT ? resolve_qualified(&r, row->name, 0)
+                                              : resolve_expr(&r, row);
+        if (dst && dst != row->chunk_id) {
+            if ((s = store__stmt(st, STMT_EDGE_INSERT, e)) == NULL) {
+                r.rc = CR_EDB;
+                break;
+            }
+            sqlite3_bind_int64(s, 1, row->chunk_id);
+            sqlite3_bind_int64(s, 2, dst);
+            sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
+            sqlite3_bind_int64(s, 4, row->id);
+            if ((r.rc = store__step_done(st, s, e, "edge"))) break;
+            added++;
+        }
+        if ((s = store__stmt(st, STMT_REF_RESOLVED, e)) == NULL) {
+            r.rc = CR_EDB;
+            break;
+        }
+        sqlite3_bind_int64(s, 1, row->id);
+        r.rc = store__step_done(st, s, e, "ref");
+    }
+out:
+    for (size_t i = 0; i < n; i++) {
+        free(rows[i].name);
+        free(rows[i].module);
+        free(rows[i].symbol);
+    }
+    free(rows);
+    strmap_release(&r.memo);
+    if (out_edges) *out_edges = added;
+    return r.rc;
+}

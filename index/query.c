@@ -1,0 +1,300 @@
+#include "store_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return xstrdup(t ? (const char *)t : "");
+}
+
+/* Columns as in CHUNK_GET / CHUNK_OF_FILE. */
+static void chunk_from_row(sqlite3_stmt *s, IdxChunk *c)
+{
+    memset(c, 0, sizeof *c);
+    c->id = sqlite3_column_int64(s, 0);
+    c->file_id = sqlite3_column_int64(s, 1);
+    c->path = col_dup(s, 2);
+    c->module = col_dup(s, 3);
+    c->symbol = col_dup(s, 4);
+    c->signature = col_dup(s, 5);
+    c->docstring = col_dup(s, 6);
+    c->start_line = (uint32_t)sqlite3_column_int(s, 7);
+    c->end_line = (uint32_t)sqlite3_column_int(s, 8);
+    c->window = (uint32_t)sqlite3_column_int(s, 9);
+    c->kind = (IdxKind)sqlite3_column_int(s, 10);
+    c->parent_id = sqlite3_column_int64(s, 11);
+    const unsigned char *h = sqlite3_column_text(s, 12);
+    snprintf(c->hash, sizeof c->hash, "%s", h ? (const char *)h : "");
+}
+
+void idx_chunk_release(IdxChunk *c)
+{
+    if (!c) return;
+    free(c->path);
+    free(c->module);
+    free(c->symbol);
+    free(c->signature);
+    free(c->docstring);
+    memset(c, 0, sizeof *c);
+}
+
+CrErr idx_chunk_get(IdxStore *st, int64_t id, IdxChunk *out, ErrInfo *e)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_CHUNK_GET, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 1, id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        chunk_from_row(s, out);
+        sqlite3_reset(s);
+        return CR_OK;
+    }
+    sqlite3_reset(s);
+    if (rc == SQLITE_DONE) return err_set(e, CR_ENOENT, "no chunk %lld", (long long)id);
+    return store__err(st, e, "chunk");
+}
+
+CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_out, ErrInfo *e)
+{
+    IdxChunk *v = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *n_out = 0;
+    sqlite3_stmt *s = store__stmt(st, STMT_CHUNK_OF_FILE, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        chunk_from_row(s, &v[n++]);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        idx_chunks_free(v, n);
+        return store__err(st, e, "file chunks");
+    }
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+void idx_chunks_free(IdxChunk *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) idx_chunk_release(&v[i]);
+    free(v);
+}
+
+/* Words that carry no meaning in a question about code. */
+static const char *const stopwords[] = {
+    "a",     "about", "after", "all",   "also",  "an",    "and",   "any",   "are",    "as",
+    "at",    "be",    "been",  "being", "but",   "by",    "can",   "could", "did",    "do",
+    "does",  "doing", "done",  "each",  "for",   "from",  "had",   "has",   "have",   "how",
+    "i",     "if",    "in",    "into",  "is",    "it",    "its",   "just",  "like",   "may",
+    "me",    "might", "must",  "my",    "no",    "not",   "of",    "on",    "one",    "only",
+    "or",    "other", "our",   "out",   "own",   "s",     "same",  "shall", "should", "so",
+    "some",  "such",  "than",  "that",  "the",   "their", "them",  "then",  "there",  "these",
+    "they",  "this",  "those", "through", "to",  "too",   "up",    "us",    "used",   "using",
+    "very",  "was",   "we",    "were",  "what",  "when",  "where", "which", "while",  "who",
+    "whose", "why",   "will",  "with",  "would", "you",   "your",  "e",     "g",      "eg",
+    "ie",    "way",   "happens", "get", "gets",  "work",  "works", "make",  "makes",  "code",
+};
+
+static int is_stopword(const char *w, size_t n)
+{
+    for (size_t i = 0; i < sizeof stopwords / sizeof stopwords[0]; i++)
+        if (strlen(stopwords[i]) == n && !memcmp(stopwords[i], w, n)) return 1;
+    return 0;
+}
+
+/* Builds an FTS5 OR-query of the question's distinct, meaningful tokens;
+ * every token is a quoted string so FTS5 syntax in the question is inert. */
+static void build_match(const char *query, StrBuf *out)
+{
+    StrBuf toks;
+    StrMap seen;
+    sb_init(&toks);
+    strmap_init(&seen);
+    tok_code(query, strlen(query), &toks);
+    const char *p = toks.buf;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *q = p;
+        while (*q && *q != ' ') q++;
+        size_t n = (size_t)(q - p);
+        if (n && !is_stopword(p, n) && !strmap_getn(&seen, p, n, NULL)) {
+            char *w = xstrndup(p, n);
+            strmap_put(&seen, w, 1);
+            free(w);
+            if (out->len) sb_adds(out, " OR ");
+            sb_addc(out, '"');
+            sb_add(out, p, n);
+            sb_addc(out, '"');
+        }
+        p = q;
+    }
+    strmap_release(&seen);
+    sb_release(&toks);
+}
+
+CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
+                      ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    StrBuf match;
+    IdxHit *v = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *n_out = 0;
+    sb_init(&match);
+    build_match(query, &match);
+    if (!match.len || !limit) goto out;
+    sqlite3_stmt *s = store__stmt(st, STMT_FTS_SEARCH, e);
+    if (!s) {
+        rc = CR_EDB;
+        goto out;
+    }
+    sqlite3_bind_text(s, 1, match.buf, (int)match.len, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)limit);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n].chunk_id = sqlite3_column_int64(s, 0);
+        v[n].score = -sqlite3_column_double(s, 1);
+        n++;
+    }
+    sqlite3_reset(s);
+    if (step != SQLITE_DONE) {
+        rc = store__err(st, e, "search");
+        free(v);
+        v = NULL;
+        n = 0;
+    }
+out:
+    sb_release(&match);
+    *out = v;
+    *n_out = n;
+    return rc;
+}
+
+CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, size_t *n_out,
+                ErrInfo *e)
+{
+    IdxEdge *v = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *n_out = 0;
+    sqlite3_stmt *s = store__stmt(st, outgoing ? STMT_EDGE_OUT : STMT_EDGE_IN, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n].src = sqlite3_column_int64(s, 0);
+        v[n].dst = sqlite3_column_int64(s, 1);
+        v[n].kind = (IdxEdgeKind)sqlite3_column_int(s, 2);
+        n++;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return store__err(st, e, "edges");
+    }
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+static CrErr collect_ids(IdxStore *st, sqlite3_stmt *s, int64_t **v, size_t *n, size_t *cap,
+                         ErrInfo *e)
+{
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(*v, *n + 1, *cap);
+        (*v)[(*n)++] = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? CR_OK : store__err(st, e, "lookup");
+}
+
+CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n_out, ErrInfo *e)
+{
+    int64_t *v = NULL;
+    size_t n = 0, cap = 0;
+    CrErr rc;
+    *out = NULL;
+    *n_out = 0;
+    sqlite3_stmt *s = store__stmt(st, STMT_SYMBOL_BY_QUAL, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    rc = collect_ids(st, s, &v, &n, &cap, e);
+    if (!rc && n == 0) {
+        const char *last = strrchr(name, '.');
+        s = store__stmt(st, STMT_SYMBOL_BY_NAME, e);
+        if (!s) {
+            free(v);
+            return CR_EDB;
+        }
+        sqlite3_bind_text(s, 1, last ? last + 1 : name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 2, 1000);
+        rc = collect_ids(st, s, &v, &n, &cap, e);
+    }
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+CrErr idx_read_lines(IdxStore *st, const char *path, uint32_t start, uint32_t end, StrBuf *out,
+                     uint32_t *out_total, ErrInfo *e)
+{
+    StrBuf file, abs;
+    CrErr rc;
+    sb_init(&file);
+    sb_init(&abs);
+    if (strstr(path, "..") || path[0] == '/') {
+        /* Relative paths from the index never climb; refuse anything that could. */
+        const char *p = path;
+        int bad = path[0] == '/';
+        while (!bad && (p = strstr(p, "..")) != NULL) {
+            if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) bad = 1;
+            p += 2;
+        }
+        if (bad) {
+            rc = err_set(e, CR_EOUTSIDE, "%s: not a path inside the workspace", path);
+            goto out;
+        }
+    }
+    sb_addf(&abs, "%s/%s", st->root, path);
+    if ((rc = sb_read_file(&file, abs.buf, st->max_file_bytes * 2, e))) goto out;
+    uint32_t line = 1;
+    const char *p = file.buf, *end_p = file.buf + file.len;
+    const char *span_start = NULL, *span_end = NULL;
+    if (start == 1) span_start = p;
+    while (p < end_p) {
+        const char *nl = memchr(p, '\n', (size_t)(end_p - p));
+        const char *next = nl ? nl + 1 : end_p;
+        if (line == end) span_end = next;
+        line++;
+        p = next;
+        if (line == start && p < end_p) span_start = p;
+        if (!nl) break;
+    }
+    uint32_t total = (uint32_t)count_lines(file.buf, file.len);
+    if (out_total) *out_total = total;
+    if (start < 1 || end < start || end > total || !span_start || !span_end) {
+        rc = err_set(e, CR_EINVAL, "%s: lines %u-%u outside 1-%u", path, start, end, total);
+        goto out;
+    }
+    sb_add(out, span_start, (size_t)(span_end - span_start));
+out:
+    sb_release(&file);
+    sb_release(&abs);
+    return rc;
+}

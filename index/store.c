@@ -1,0 +1,371 @@
+#include "store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const stmt_sql[] = {
+#define IDX_X(name, sql) sql,
+    IDX_STMT_MAP(IDX_X)
+#undef IDX_X
+};
+
+static const char schema_sql[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
+    "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, module TEXT NOT NULL,"
+    " is_pkg INTEGER NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, lines INTEGER NOT NULL, status TEXT NOT NULL);"
+    "CREATE INDEX files_module ON files(module);"
+    "CREATE TABLE chunks(id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER NOT NULL,"
+    " start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, win INTEGER NOT NULL,"
+    " kind INTEGER NOT NULL, symbol TEXT NOT NULL, name TEXT NOT NULL, signature TEXT NOT NULL,"
+    " docstring TEXT NOT NULL, parent_id INTEGER NOT NULL, hash TEXT NOT NULL);"
+    "CREATE INDEX chunks_file ON chunks(file_id, start_line);"
+    "CREATE TABLE symbols(qualname TEXT NOT NULL, name TEXT NOT NULL, chunk_id INTEGER NOT NULL,"
+    " file_id INTEGER NOT NULL);"
+    "CREATE INDEX symbols_qual ON symbols(qualname);"
+    "CREATE INDEX symbols_name ON symbols(name);"
+    "CREATE INDEX symbols_file ON symbols(file_id);"
+    "CREATE TABLE imports(file_id INTEGER NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);"
+    "CREATE INDEX imports_file ON imports(file_id, alias);"
+    "CREATE TABLE refs(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL,"
+    " kind INTEGER NOT NULL, name TEXT NOT NULL, last TEXT NOT NULL, resolved INTEGER NOT NULL);"
+    "CREATE INDEX refs_file ON refs(file_id);"
+    "CREATE INDEX refs_last ON refs(last);"
+    "CREATE INDEX refs_dirty ON refs(id) WHERE resolved = 0;"
+    "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, kind INTEGER NOT NULL,"
+    " ref_id INTEGER NOT NULL);"
+    "CREATE INDEX edges_src ON edges(src);"
+    "CREATE INDEX edges_dst ON edges(dst);"
+    "CREATE INDEX edges_ref ON edges(ref_id) WHERE ref_id != 0;"
+    "CREATE VIRTUAL TABLE fts USING fts5(name, path, doc, body,"
+    " tokenize = \"porter unicode61 tokenchars '_'\", detail = column);";
+
+CrErr store__err(IdxStore *st, ErrInfo *e, const char *what)
+{
+    return err_set(e, CR_EDB, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
+}
+
+sqlite3_stmt *store__stmt(IdxStore *st, StmtId id, ErrInfo *e)
+{
+    sqlite3_stmt *s = st->stmts[id];
+    if (!s) {
+        if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) !=
+            SQLITE_OK) {
+            store__err(st, e, "prepare");
+            return NULL;
+        }
+        st->stmts[id] = s;
+        return s;
+    }
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return s;
+}
+
+CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        CrErr rc = err_set(e, CR_EDB, "%s", msg ? msg : sqlite3_errmsg(st->db));
+        sqlite3_free(msg);
+        return rc;
+    }
+    return CR_OK;
+}
+
+CrErr store__step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what)
+{
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store__err(st, e, what);
+    return CR_OK;
+}
+
+void store__scan_options(const IdxStore *st, ScanOptions *out)
+{
+    out->root = st->root;
+    out->index_dir = st->index_dir;
+    out->exclude = (const char *const *)st->exclude;
+    out->n_exclude = st->n_exclude;
+    out->max_file_bytes = st->max_file_bytes;
+}
+
+static int64_t meta_int(IdxStore *st, const char *key)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_META_GET, NULL);
+    if (!s) return -1;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    int64_t v = -1;
+    if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return v;
+}
+
+static CrErr meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_META_PUT, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
+    return store__step_done(st, s, e, "meta");
+}
+
+CrErr store__touch_update_time(IdxStore *st, ErrInfo *e)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%lld", (long long)time(NULL));
+    return meta_put(st, "last_update", v, e);
+}
+
+/* Whether the open database carries our schema at our version. A fresh,
+ * empty file counts as "needs schema" (returns 0 with *empty = 1). */
+static int store__schema_ok(IdxStore *st, int *empty)
+{
+    sqlite3_stmt *s = NULL;
+    int ok = 0;
+    *empty = 0;
+    if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM sqlite_master", -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 0) *empty = 1;
+    sqlite3_finalize(s);
+    if (*empty) return 0;
+    if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = 'schema'", -1, &s, NULL) !=
+        SQLITE_OK)
+        return 0;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(s, 0);
+        char want[32];
+        snprintf(want, sizeof want, "coderag-%d", IDX_SCHEMA_VERSION);
+        ok = v && !strcmp(v, want);
+    }
+    sqlite3_finalize(s);
+    return ok;
+}
+
+static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
+{
+    char v[32];
+    CrErr rc = store__exec(st, "BEGIN IMMEDIATE", e);
+    if (rc) return rc;
+    rc = store__exec(st, schema_sql, e);
+    snprintf(v, sizeof v, "coderag-%d", IDX_SCHEMA_VERSION);
+    if (!rc) rc = meta_put(st, "schema", v, e);
+    if (rc) {
+        store__exec(st, "ROLLBACK", NULL);
+        return rc;
+    }
+    return store__exec(st, "COMMIT", e);
+}
+
+static CrErr store__open_db(IdxStore *st, ErrInfo *e)
+{
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(st->db_path, &st->db, flags, NULL) != SQLITE_OK)
+        return store__err(st, e, st->db_path);
+    sqlite3_busy_timeout(st->db, 5000);
+    return store__exec(st,
+                       "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                       "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;",
+                       e);
+}
+
+static void store__close_db(IdxStore *st)
+{
+    for (int i = 0; i < STMT__COUNT; i++) {
+        sqlite3_finalize(st->stmts[i]);
+        st->stmts[i] = NULL;
+    }
+    sqlite3_close(st->db);
+    st->db = NULL;
+}
+
+static void remove_db_files(const char *db_path)
+{
+    char p[PATH_MAX + 8];
+    unlink(db_path);
+    snprintf(p, sizeof p, "%s-wal", db_path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", db_path);
+    unlink(p);
+}
+
+/* Creates the index dir with a .gitignore of its own ("*"). */
+static CrErr make_index_dir(const char *dir, ErrInfo *e)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return err_set(e, CR_EIO, "cannot create index directory %s: %s", dir, strerror(errno));
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/.gitignore", dir);
+    if (access(p, F_OK) != 0) {
+        FILE *f = fopen(p, "w");
+        if (f) {
+            fputs("*\n", f);
+            fclose(f);
+        }
+    }
+    return CR_OK;
+}
+
+CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    IdxStore *st = NULL;
+    char real[PATH_MAX];
+    *out = NULL;
+    if (!cfg || !cfg->root) return err_set(e, CR_EINVAL, "no workspace root given");
+    struct stat sb;
+    if (!realpath(cfg->root, real) || stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return err_set(e, CR_ENOENT, "workspace root %s is not a readable directory", cfg->root);
+
+    st = xcalloc(1, sizeof *st);
+    st->root = xstrdup(real);
+    if (cfg->index_dir) {
+        if (!(flags & IDX_OPEN_READONLY)) make_index_dir(cfg->index_dir, NULL);
+        char dreal[PATH_MAX];
+        if (!realpath(cfg->index_dir, dreal)) {
+            rc = err_set(e, CR_EIO, "index directory %s: %s", cfg->index_dir, strerror(errno));
+            goto out;
+        }
+        st->index_dir = xstrdup(dreal);
+    } else {
+        StrBuf d;
+        sb_init(&d);
+        sb_addf(&d, "%s/.coderag", st->root);
+        st->index_dir = sb_detach(&d, NULL);
+    }
+    if (!(flags & IDX_OPEN_READONLY) && (rc = make_index_dir(st->index_dir, e))) goto out;
+    {
+        StrBuf p;
+        sb_init(&p);
+        sb_addf(&p, "%s/index.db", st->index_dir);
+        st->db_path = sb_detach(&p, NULL);
+    }
+    st->exclude = xcalloc(cfg->n_exclude + 1, sizeof(char *));
+    for (size_t i = 0; i < cfg->n_exclude; i++) st->exclude[i] = xstrdup(cfg->exclude[i]);
+    st->n_exclude = cfg->n_exclude;
+    st->max_file_bytes = cfg->max_file_bytes ? cfg->max_file_bytes : (size_t)1 << 20;
+    st->threads = cfg->threads > 0 ? cfg->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (st->threads < 1) st->threads = 1;
+    if (st->threads > 16) st->threads = 16;
+
+    if ((flags & IDX_OPEN_READONLY) && access(st->db_path, R_OK) != 0) {
+        rc = err_set(e, CR_ENOENT, "no index at %s (run `coderag index` first)", st->db_path);
+        goto out;
+    }
+    if ((rc = store__open_db(st, e))) goto out;
+    int empty = 0;
+    if (!store__schema_ok(st, &empty)) {
+        if (flags & IDX_OPEN_READONLY) {
+            rc = err_set(e, CR_ESCHEMA, "index at %s has another schema version; re-run `coderag index`",
+                         st->db_path);
+            goto out;
+        }
+        if (!empty) {
+            /* An older or foreign database: rebuild, never misread. */
+            log_msg(LOG_WARN, "%s: other schema; rebuilding the index", st->db_path);
+            store__close_db(st);
+            remove_db_files(st->db_path);
+            if ((rc = store__open_db(st, e))) goto out;
+        }
+        if ((rc = store__create_schema(st, e))) goto out;
+    }
+out:
+    if (rc) {
+        idx_close(st);
+        return rc;
+    }
+    *out = st;
+    return CR_OK;
+}
+
+void idx_close(IdxStore *st)
+{
+    if (!st) return;
+    if (st->db) store__close_db(st);
+    for (size_t i = 0; i < st->n_exclude; i++) free(st->exclude[i]);
+    free(st->exclude);
+    free(st->root);
+    free(st->index_dir);
+    free(st->db_path);
+    free(st);
+}
+
+const char *idx_root(const IdxStore *st)
+{
+    return st->root;
+}
+
+static int64_t count_rows(IdxStore *st, const char *sql)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return n;
+}
+
+static int64_t file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
+}
+
+CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
+{
+    memset(out, 0, sizeof *out);
+    out->files = count_rows(st, "SELECT count(*) FROM files WHERE status = 'ok'");
+    out->skipped = count_rows(st, "SELECT count(*) FROM files WHERE status != 'ok'");
+    out->chunks = count_rows(st, "SELECT count(*) FROM chunks");
+    out->edges = count_rows(st, "SELECT count(*) FROM edges");
+    out->symbols = count_rows(st, "SELECT count(*) FROM symbols");
+    if (out->files < 0 || out->chunks < 0 || out->edges < 0)
+        return store__err(st, e, "status");
+    out->vectors = 0;
+    int64_t t = meta_int(st, "last_update");
+    out->last_update = t > 0 ? t : 0;
+    char p[PATH_MAX + 8];
+    out->db_bytes = file_size(st->db_path);
+    snprintf(p, sizeof p, "%s-wal", st->db_path);
+    out->db_bytes += file_size(p);
+    snprintf(out->embedder, sizeof out->embedder, "none");
+    return CR_OK;
+}
+
+CrErr idx_skipped(IdxStore *st, IdxSkipped **out, size_t *n_out, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    IdxSkipped *v = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *n_out = 0;
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT path, status FROM files WHERE status != 'ok' ORDER BY path", -1,
+                           &s, NULL) != SQLITE_OK)
+        return store__err(st, e, "skipped");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n].path = xstrdup((const char *)sqlite3_column_text(s, 0));
+        v[n].reason = xstrdup((const char *)sqlite3_column_text(s, 1));
+        n++;
+    }
+    sqlite3_finalize(s);
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+void idx_skipped_free(IdxSkipped *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].path);
+        free(v[i].reason);
+    }
+    free(v);
+}

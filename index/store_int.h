@@ -1,0 +1,153 @@
+/*
+ * store_int.h - the IdxStore object and its SQLite plumbing, shared by the
+ * files of index/ that touch the database (store.c, query.c, write.c,
+ * graph.c, update.c). Not for use outside index/.
+ */
+#ifndef CODERAG_STORE_INT_H
+#define CODERAG_STORE_INT_H
+
+#include "idx_int.h"
+
+#include <sqlite3.h>
+
+/* Bump when the schema or the meaning of stored rows changes: an index with
+ * another version is rebuilt from scratch. */
+#define IDX_SCHEMA_VERSION 1
+
+/* Prepared statements, prepared on first use and kept for the store's life.
+ * X(name, sql). */
+#define IDX_STMT_MAP(X)                                                                            \
+    X(FILE_ALL, "SELECT id, path, hash, size, mtime_ns, status FROM files")                        \
+    X(FILE_BY_PATH, "SELECT id, hash, size, mtime_ns, status FROM files WHERE path = ?1")          \
+    X(FILE_INSERT, "INSERT INTO files(path, module, is_pkg, hash, size, mtime_ns, lines, status) "  \
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")                                      \
+    X(FILE_UPDATE, "UPDATE files SET module = ?2, is_pkg = ?3, hash = ?4, size = ?5, "              \
+                   "mtime_ns = ?6, lines = ?7, status = ?8 WHERE id = ?1")                         \
+    X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
+    X(FILE_DELETE, "DELETE FROM files WHERE id = ?1")                                              \
+    X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
+    X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, name, "  \
+                    "signature, docstring, parent_id, hash) "                                      \
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")                       \
+    X(CHUNK_GET, "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, c.docstring, "  \
+                 "c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash "                   \
+                 "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                 \
+    X(CHUNK_OF_FILE, "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, "           \
+                     "c.docstring, c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash "  \
+                     "FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?1 "           \
+                     "ORDER BY c.start_line, c.win")                                               \
+    X(CHUNK_FIRST_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1 "                             \
+                           "ORDER BY (kind != 0), start_line LIMIT 1")                             \
+    X(FTS_INSERT, "INSERT INTO fts(rowid, name, path, doc, body) VALUES (?1, ?2, ?3, ?4, ?5)")     \
+    X(FTS_SEARCH, "SELECT rowid, bm25(fts, 4.0, 1.5, 1.5, 1.0) AS r FROM fts WHERE fts MATCH ?1 "  \
+                  "ORDER BY r LIMIT ?2")                                                           \
+    X(SYMBOL_INSERT, "INSERT INTO symbols(qualname, name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)") \
+    X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
+    X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
+    X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
+    X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
+    X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
+    X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, name, last, resolved) "               \
+                  "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
+    X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
+    X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol "    \
+                      "FROM refs r JOIN files f ON f.id = r.file_id "                              \
+                      "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0")                   \
+    X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
+    X(EDGE_INSERT, "INSERT INTO edges(src, dst, kind, ref_id) VALUES (?1, ?2, ?3, ?4)")            \
+    X(EDGE_DELETE_REF, "DELETE FROM edges WHERE ref_id = ?1")                                      \
+    X(EDGE_OUT, "SELECT src, dst, kind FROM edges WHERE src = ?1")                                 \
+    X(EDGE_IN, "SELECT src, dst, kind FROM edges WHERE dst = ?1")                                  \
+    X(RM_MARK_DEPENDENTS, "UPDATE refs SET resolved = 0 WHERE id IN (SELECT ref_id FROM edges "     \
+                          "WHERE ref_id != 0 AND dst IN (SELECT id FROM chunks WHERE file_id = ?1)) " \
+                          "AND file_id != ?1")                                                     \
+    X(RM_EDGES_IN, "DELETE FROM edges WHERE dst IN (SELECT id FROM chunks WHERE file_id = ?1)")    \
+    X(RM_EDGES_OUT, "DELETE FROM edges WHERE src IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
+    X(RM_FTS, "DELETE FROM fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)")         \
+    X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
+    X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
+    X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1")                                              \
+    X(RM_CHUNKS, "DELETE FROM chunks WHERE file_id = ?1")                                          \
+    X(META_GET, "SELECT value FROM meta WHERE key = ?1")                                           \
+    X(META_PUT, "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)")
+
+typedef enum {
+#define IDX_X(name, sql) STMT_##name,
+    IDX_STMT_MAP(IDX_X)
+#undef IDX_X
+        STMT__COUNT
+} StmtId;
+
+struct IdxStore {
+    sqlite3 *db;
+    char *root;       /* canonical absolute root */
+    char *index_dir;  /* absolute */
+    char *db_path;
+    char **exclude;
+    size_t n_exclude;
+    size_t max_file_bytes;
+    int threads;
+    sqlite3_stmt *stmts[STMT__COUNT];
+};
+
+/* Returns the prepared statement, reset and with bindings cleared; NULL on a
+ * prepare failure (detail in e). Borrowed. */
+sqlite3_stmt *store__stmt(IdxStore *st, StmtId id, ErrInfo *e);
+/* Runs SQL text without results. */
+CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e);
+/* CR_EDB with sqlite3_errmsg copied. */
+CrErr store__err(IdxStore *st, ErrInfo *e, const char *what);
+/* Steps a statement to completion (no rows expected). */
+CrErr store__step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what);
+/* Records the time of the last completed update in meta. */
+CrErr store__touch_update_time(IdxStore *st, ErrInfo *e);
+/* Scan options of this store (borrowed strings). */
+void store__scan_options(const IdxStore *st, ScanOptions *out);
+
+/* ---------------------------------------------------------------- file work (write.c) */
+
+/* One file's journey: prepared off the writer thread (read, check, hash,
+ * chunk, tokenize), then written by the writer in a transaction. */
+typedef struct FileWork {
+    /* in */
+    char *path;          /* relative */
+    int64_t size, mtime_ns;
+    int64_t old_id;      /* 0: not in the index yet */
+    char old_hash[17];
+    /* out of prepare */
+    const char *skip;    /* non-NULL: skip reason ("binary", "not-utf8", "too-large", "unreadable", "gone") */
+    int same_content;    /* content hash equals old_hash: only size/mtime change */
+    char hash[17];
+    uint32_t lines;
+    char *module;
+    int is_pkg;
+    ChunkSet set;
+    char **fts;          /* 4 strings per chunk: name, path, doc, body tokens */
+    char (*chunk_hash)[17];
+    char *cont;          /* per chunk: a continuation piece (later window, later class run) */
+} FileWork;
+
+/* Reads and chunks a file; never fails (problems become fw->skip).
+ * root is the canonical root. */
+void filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch);
+void filework_release(FileWork *fw);
+
+/* Writes a prepared file in the current transaction: replaces the file's
+ * rows (or removes them for a skipped file and records the skip). When
+ * mark_dependents is set, refs elsewhere that may resolve differently are
+ * marked for re-resolution. */
+CrErr store__write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e);
+/* Removes the rows that hang off a file (chunks, search text, symbols,
+ * imports, refs, edges in and out), marking refs elsewhere that pointed into
+ * it for re-resolution when mark_dependents is set; the files row itself
+ * goes too unless keep_row. */
+CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
+                         ErrInfo *e);
+
+/* ---------------------------------------------------------------- graph (graph.c) */
+
+/* Resolves every ref marked unresolved into edges, in the current
+ * transaction. out_edges (may be NULL) receives the count of edges added. */
+CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
+
+#endif

@@ -1,0 +1,316 @@
+#include "store_int.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Files are prepared (read, hashed, chunked, tokenized) by a pool of
+ * threads and written by the calling thread in path order, in batched
+ * transactions; each file's rows land whole or not at all. */
+
+#define BATCH_FILES 500
+#define MAX_AHEAD 256
+
+typedef struct Pool {
+    FileWork *work;
+    size_t n;
+    const char *root;
+    size_t max_bytes;
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    size_t next;      /* next index a worker takes */
+    size_t written;   /* index the writer waits on */
+    unsigned char *done;
+    int stop;
+} Pool;
+
+static void *pool_worker(void *arg)
+{
+    Pool *p = arg;
+    Chunker *ch = chunker_new();
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && p->next < p->n && p->next >= p->written + MAX_AHEAD)
+            pthread_cond_wait(&p->cond, &p->mu);
+        if (p->stop || p->next >= p->n) break;
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        filework_prepare(&p->work[i], p->root, p->max_bytes, ch);
+        pthread_mutex_lock(&p->mu);
+        p->done[i] = 1;
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->mu);
+    chunker_free(ch);
+    return NULL;
+}
+
+typedef struct OldFile {
+    int64_t id, size, mtime_ns;
+    char hash[17];
+    int ok;
+    int seen;
+} OldFile;
+
+static CrErr load_old_files(IdxStore *st, StrMap *by_path, OldFile **out, size_t *n_out,
+                            ErrInfo *e)
+{
+    OldFile *v = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *s = store__stmt(st, STMT_FILE_ALL, e);
+    if (!s) return CR_EDB;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        OldFile *f = &v[n];
+        f->id = sqlite3_column_int64(s, 0);
+        const unsigned char *h = sqlite3_column_text(s, 2);
+        snprintf(f->hash, sizeof f->hash, "%s", h ? (const char *)h : "");
+        f->size = sqlite3_column_int64(s, 3);
+        f->mtime_ns = sqlite3_column_int64(s, 4);
+        const unsigned char *status = sqlite3_column_text(s, 5);
+        f->ok = status && !strcmp((const char *)status, "ok");
+        f->seen = 0;
+        strmap_put(by_path, (const char *)sqlite3_column_text(s, 1), (int64_t)n);
+        n++;
+    }
+    sqlite3_reset(s);
+    *out = v;
+    *n_out = n;
+    if (rc != SQLITE_DONE) return store__err(st, e, "files");
+    return CR_OK;
+}
+
+static CrErr begin(IdxStore *st, ErrInfo *e)
+{
+    return store__exec(st, "BEGIN IMMEDIATE", e);
+}
+
+static CrErr commit(IdxStore *st, ErrInfo *e)
+{
+    return store__exec(st, "COMMIT", e);
+}
+
+/* Writes the scan's skip list as files rows (status = reason), so `status`
+ * can report them; prepared skips (binary, not-utf8) are written by
+ * store__write_file. */
+static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_path,
+                               OldFile *old, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    for (size_t i = 0; i < scan->n_skipped && !rc; i++) {
+        FileWork fw = {0};
+        int64_t k;
+        fw.path = scan->skipped[i].path;
+        fw.skip = scan->skipped[i].reason;
+        if (strmap_get(by_path, fw.path, &k)) {
+            old[k].seen = 1;
+            if (!old[k].ok && old[k].hash[0] == '\0') continue; /* already recorded */
+            fw.old_id = old[k].id;
+        }
+        rc = store__write_file(st, &fw, 1, e);
+    }
+    return rc;
+}
+
+CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    ScanResult scan = {0};
+    ScanOptions opt;
+    StrMap by_path;
+    OldFile *old = NULL;
+    size_t n_old = 0;
+    Pool pool = {0};
+    pthread_t *threads = NULL;
+    int n_threads = 0, in_txn = 0;
+    IdxUpdateStats stats = {0};
+    double t0 = now_ms();
+
+    strmap_init(&by_path);
+    store__scan_options(st, &opt);
+    if ((rc = scan_workspace(&opt, &scan, e))) goto out;
+    stats.files_seen = scan.n_files;
+    if ((rc = load_old_files(st, &by_path, &old, &n_old, e))) goto out;
+    int cold = n_old == 0;
+
+    /* What needs reading: new files, and files whose size or mtime moved. */
+    pool.work = xcalloc(scan.n_files + 1, sizeof *pool.work);
+    for (size_t i = 0; i < scan.n_files; i++) {
+        const ScanFile *f = &scan.files[i];
+        int64_t k;
+        OldFile *o = NULL;
+        if (strmap_get(&by_path, f->path, &k)) {
+            o = &old[k];
+            o->seen = 1;
+            if (o->ok && o->size == f->size && o->mtime_ns == f->mtime_ns) {
+                stats.files_unchanged++;
+                continue;
+            }
+        }
+        FileWork *fw = &pool.work[pool.n++];
+        fw->path = xstrdup(f->path);
+        fw->size = f->size;
+        fw->mtime_ns = f->mtime_ns;
+        if (o) {
+            fw->old_id = o->id;
+            memcpy(fw->old_hash, o->hash, sizeof fw->old_hash);
+        }
+    }
+
+    if ((rc = begin(st, e))) goto out;
+    in_txn = 1;
+    if ((rc = record_scan_skips(st, &scan, &by_path, old, e))) goto out;
+    stats.files_skipped += scan.n_skipped;
+    /* Rows of files that are gone (or now ignored) go first. */
+    for (size_t k = 0; k < n_old; k++) {
+        if (old[k].seen) continue;
+        if ((rc = store__remove_file(st, old[k].id, 1, 0, e))) goto out;
+        stats.files_removed++;
+    }
+
+    pool.root = st->root;
+    pool.max_bytes = st->max_file_bytes;
+    pool.done = xcalloc(pool.n + 1, 1);
+    pthread_mutex_init(&pool.mu, NULL);
+    pthread_cond_init(&pool.cond, NULL);
+    n_threads = pool.n < (size_t)st->threads ? (int)pool.n : st->threads;
+    threads = xcalloc((size_t)n_threads + 1, sizeof *threads);
+    for (int t = 0; t < n_threads; t++) pthread_create(&threads[t], NULL, pool_worker, &pool);
+
+    for (size_t i = 0; i < pool.n; i++) {
+        pthread_mutex_lock(&pool.mu);
+        while (!pool.done[i]) pthread_cond_wait(&pool.cond, &pool.mu);
+        pthread_mutex_unlock(&pool.mu);
+        FileWork *fw = &pool.work[i];
+        if (fw->skip && strcmp(fw->skip, "gone") != 0) stats.files_skipped++;
+        else if (fw->same_content) stats.files_unchanged++;
+        else if (fw->skip) stats.files_removed += fw->old_id != 0;
+        else stats.files_changed++;
+        rc = store__write_file(st, fw, !cold, e);
+        filework_release(fw);
+        pthread_mutex_lock(&pool.mu);
+        pool.written = i + 1;
+        pthread_cond_broadcast(&pool.cond);
+        pthread_mutex_unlock(&pool.mu);
+        if (rc) goto out;
+        if ((i + 1) % BATCH_FILES == 0) {
+            if ((rc = commit(st, e)) || (rc = begin(st, e))) {
+                in_txn = rc == CR_OK;
+                goto out;
+            }
+        }
+        if (progress) progress(ud, stats.files_unchanged + i + 1, scan.n_files);
+    }
+    if ((rc = graph__resolve_dirty(st, NULL, e))) goto out;
+    if ((rc = store__touch_update_time(st, e))) goto out;
+    rc = commit(st, e);
+    in_txn = 0;
+out:
+    if (threads) {
+        pthread_mutex_lock(&pool.mu);
+        pool.stop = 1;
+        pthread_cond_broadcast(&pool.cond);
+        pthread_mutex_unlock(&pool.mu);
+        for (int t = 0; t < n_threads; t++) pthread_join(threads[t], NULL);
+        pthread_mutex_destroy(&pool.mu);
+        pthread_cond_destroy(&pool.cond);
+    }
+    if (in_txn) store__exec(st, rc ? "ROLLBACK" : "COMMIT", NULL);
+    for (size_t i = 0; i < pool.n; i++) filework_release(&pool.work[i]);
+    free(pool.work);
+    free(pool.done);
+    free(threads);
+    free(old);
+    strmap_release(&by_path);
+    scan_result_release(&scan);
+    stats.ms = now_ms() - t0;
+    if (out) *out = stats;
+    return rc;
+}
+
+/* Turns an absolute-or-relative path into a root-relative one without
+ * "." or ".." components; CR_EOUTSIDE when it is not under the root. */
+static CrErr relative_path(const IdxStore *st, const char *path, StrBuf *out, ErrInfo *e)
+{
+    size_t rl = strlen(st->root);
+    const char *p = path;
+    if (!strncmp(path, "file://", 7)) p = path + 7;
+    if (p[0] == '/') {
+        if (strncmp(p, st->root, rl) != 0 || p[rl] != '/')
+            return err_set(e, CR_EOUTSIDE, "%s is outside the workspace %s", path, st->root);
+        p += rl + 1;
+    }
+    while (*p) {
+        const char *q = p + strcspn(p, "/");
+        size_t n = (size_t)(q - p);
+        if (n == 2 && !strncmp(p, "..", 2))
+            return err_set(e, CR_EOUTSIDE, "%s climbs out of the workspace", path);
+        if (n && !(n == 1 && p[0] == '.')) {
+            if (out->len) sb_addc(out, '/');
+            sb_add(out, p, n);
+        }
+        p = *q ? q + 1 : q;
+    }
+    if (!out->len) return err_set(e, CR_EINVAL, "%s names no file", path);
+    return CR_OK;
+}
+
+CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
+{
+    CrErr rc;
+    StrBuf rel, abs;
+    FileWork fw = {0};
+    Chunker *ch = NULL;
+    int in_txn = 0;
+    sb_init(&rel);
+    sb_init(&abs);
+    if ((rc = relative_path(st, path, &rel, e))) goto out;
+    fw.path = xstrdup(rel.buf);
+
+    sqlite3_stmt *s = store__stmt(st, STMT_FILE_BY_PATH, e);
+    if (!s) {
+        rc = CR_EDB;
+        goto out;
+    }
+    sqlite3_bind_text(s, 1, rel.buf, (int)rel.len, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        fw.old_id = sqlite3_column_int64(s, 0);
+        const unsigned char *h = sqlite3_column_text(s, 1);
+        snprintf(fw.old_hash, sizeof fw.old_hash, "%s", h ? (const char *)h : "");
+    }
+    sqlite3_reset(s);
+
+    ScanOptions opt;
+    store__scan_options(st, &opt);
+    struct stat sb;
+    sb_addf(&abs, "%s/%s", st->root, rel.buf);
+    if (!scan_path_included(&opt, rel.buf) || stat(abs.buf, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fw.skip = "gone";
+    } else if ((size_t)sb.st_size > st->max_file_bytes) {
+        fw.skip = "too-large";
+    } else {
+        fw.size = (int64_t)sb.st_size;
+        fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+        ch = chunker_new();
+        filework_prepare(&fw, st->root, st->max_file_bytes, ch);
+        /* prepare records the size it read; keep the stat's mtime. */
+    }
+    if ((rc = begin(st, e))) goto out;
+    in_txn = 1;
+    if ((rc = store__write_file(st, &fw, 1, e))) goto out;
+    if ((rc = graph__resolve_dirty(st, NULL, e))) goto out;
+    if ((rc = store__touch_update_time(st, e))) goto out;
+    rc = commit(st, e);
+    in_txn = 0;
+out:
+    if (in_txn) store__exec(st, "ROLLBACK", NULL);
+    chunker_free(ch);
+    filework_release(&fw);
+    sb_release(&rel);
+    sb_release(&abs);
+    return rc;
+}

@@ -1,0 +1,398 @@
+#include "store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- prepare (any thread) */
+
+static void filework__tokens(FileWork *fw, const char *src, const size_t *line_off,
+                             uint32_t n_lines, size_t src_len)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    size_t n = fw->set.n_chunks;
+    fw->fts = xcalloc(n * 4 + 1, sizeof(char *));
+    fw->chunk_hash = xcalloc(n + 1, sizeof *fw->chunk_hash);
+    fw->cont = xcalloc(n + 1, 1);
+    StrMap seen;
+    strmap_init(&seen);
+    for (size_t i = 0; i < n; i++) {
+        const ChunkDef *c = &fw->set.chunks[i];
+        int again = c->symbol && c->symbol[0] && strmap_get(&seen, c->symbol, NULL);
+        fw->cont[i] = c->window > 1 || (c->kind == IDX_KIND_CLASS && c->window == 0 && again);
+        if (c->symbol && c->symbol[0]) strmap_put(&seen, c->symbol, 1);
+    }
+    strmap_release(&seen);
+    StrBuf path_tok;
+    sb_init(&path_tok);
+    tok_code(fw->path, strlen(fw->path) >= 3 ? strlen(fw->path) - 3 : strlen(fw->path), &path_tok);
+    for (size_t i = 0; i < n; i++) {
+        const ChunkDef *c = &fw->set.chunks[i];
+        uint32_t s = c->start_line ? c->start_line : 1, e = c->end_line;
+        if (e > n_lines) e = n_lines;
+        size_t a = s <= n_lines ? line_off[s - 1] : src_len;
+        size_t b = e >= s ? (e < n_lines ? line_off[e] : src_len) : a;
+        idx_hash_text(src + a, b - a, fw->chunk_hash[i]);
+
+        sb_reset(&sb);
+        tok_code(c->symbol, strlen(c->symbol), &sb);
+        fw->fts[i * 4] = sb_detach(&sb, NULL);
+        fw->fts[i * 4 + 1] = xstrdup(path_tok.buf);
+        if (c->docstring) tok_code(c->docstring, strlen(c->docstring), &sb);
+        fw->fts[i * 4 + 2] = sb_detach(&sb, NULL);
+        /* A later window repeats its unit's signature so it stays findable by it. */
+        if (fw->cont[i])
+            tok_code(c->signature, strlen(c->signature), &sb);
+        tok_code(src + a, b - a, &sb);
+        fw->fts[i * 4 + 3] = sb_detach(&sb, NULL);
+    }
+    sb_release(&path_tok);
+    sb_release(&sb);
+}
+
+void filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch)
+{
+    StrBuf abs, src;
+    ErrInfo e = {0};
+    size_t *line_off = NULL;
+    sb_init(&abs);
+    sb_init(&src);
+    sb_addf(&abs, "%s/%s", root, fw->path);
+    CrErr rc = sb_read_file(&src, abs.buf, max_bytes, &e);
+    if (rc == CR_ENOENT) {
+        fw->skip = "gone";
+        goto out;
+    } else if (rc == CR_ETOOBIG) {
+        fw->skip = "too-large";
+        goto out;
+    } else if (rc) {
+        fw->skip = "unreadable";
+        goto out;
+    }
+    if (looks_binary(src.buf, src.len)) {
+        fw->skip = "binary";
+        goto out;
+    }
+    if (!utf8_valid(src.buf, src.len)) {
+        fw->skip = "not-utf8";
+        goto out;
+    }
+    fw->size = (int64_t)src.len;
+    idx_hash_text(src.buf, src.len, fw->hash);
+    if (fw->old_id && !strcmp(fw->hash, fw->old_hash)) {
+        fw->same_content = 1;
+        goto out;
+    }
+    fw->lines = (uint32_t)count_lines(src.buf, src.len);
+    fw->module = path_to_module(fw->path);
+    const char *base = strrchr(fw->path, '/');
+    fw->is_pkg = !strcmp(base ? base + 1 : fw->path, "__init__.py");
+    if (chunker_run(ch, src.buf, src.len, 100, &fw->set, &e)) {
+        log_msg(LOG_WARN, "%s: %s (indexed without chunks)", fw->path, e.msg);
+        chunk_set_release(&fw->set);
+    }
+    line_off = xmalloc((fw->lines + 1) * sizeof *line_off);
+    {
+        uint32_t l = 0;
+        line_off[0] = 0;
+        for (size_t i = 0; i < src.len && l < fw->lines; i++)
+            if (src.buf[i] == '\n') line_off[++l] = i + 1;
+    }
+    filework__tokens(fw, src.buf, line_off, fw->lines, src.len);
+out:
+    free(line_off);
+    sb_release(&abs);
+    sb_release(&src);
+}
+
+void filework_release(FileWork *fw)
+{
+    if (!fw) return;
+    if (fw->fts)
+        for (size_t i = 0; i < fw->set.n_chunks * 4; i++) free(fw->fts[i]);
+    free(fw->fts);
+    free(fw->chunk_hash);
+    free(fw->cont);
+    chunk_set_release(&fw->set);
+    free(fw->module);
+    free(fw->path);
+    memset(fw, 0, sizeof *fw);
+}
+
+/* ---------------------------------------------------------------- write (writer thread) */
+
+static CrErr run_file_stmt(IdxStore *st, StmtId id, int64_t file_id, ErrInfo *e)
+{
+    sqlite3_stmt *s = store__stmt(st, id, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 1, file_id);
+    return store__step_done(st, s, e, "remove file rows");
+}
+
+CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
+                         ErrInfo *e)
+{
+    static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_FTS,
+                                   STMT_RM_SYMBOLS,  STMT_RM_IMPORTS,   STMT_RM_REFS,
+                                   STMT_RM_CHUNKS};
+    CrErr rc;
+    if (mark_dependents && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e))) return rc;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if ((rc = run_file_stmt(st, steps[i], file_id, e))) return rc;
+    if (!keep_row) return run_file_stmt(st, STMT_FILE_DELETE, file_id, e);
+    return CR_OK;
+}
+
+/* Binds the files-row columns shared by FILE_INSERT (from ?1 = path) and
+ * FILE_UPDATE (?1 = id). */
+static void bind_file_cols(sqlite3_stmt *s, const FileWork *fw, const char *status)
+{
+    sqlite3_bind_text(s, 2, fw->module ? fw->module : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 3, fw->is_pkg);
+    sqlite3_bind_text(s, 4, fw->hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 5, fw->size);
+    sqlite3_bind_int64(s, 6, fw->mtime_ns);
+    sqlite3_bind_int(s, 7, (int)fw->lines);
+    sqlite3_bind_text(s, 8, status, -1, SQLITE_STATIC);
+}
+
+static CrErr upsert_file_row(IdxStore *st, const FileWork *fw, const char *status,
+                             int64_t *out_id, ErrInfo *e)
+{
+    sqlite3_stmt *s = store__stmt(st, fw->old_id ? STMT_FILE_UPDATE : STMT_FILE_INSERT, e);
+    if (!s) return CR_EDB;
+    if (fw->old_id)
+        sqlite3_bind_int64(s, 1, fw->old_id);
+    else
+        sqlite3_bind_text(s, 1, fw->path, -1, SQLITE_STATIC);
+    bind_file_cols(s, fw, status);
+    CrErr rc = store__step_done(st, s, e, "file row");
+    if (!rc) *out_id = fw->old_id ? fw->old_id : sqlite3_last_insert_rowid(st->db);
+    return rc;
+}
+
+/* The absolute dotted module an import refers to, or NULL when a relative
+ * import climbs above the workspace root. Caller frees. */
+static char *import_base(const FileWork *fw, const ChunkRef *r)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    if (r->level > 0) {
+        /* The package the file lives in: itself for __init__.py. */
+        sb_adds(&sb, fw->module);
+        int up = r->level - (fw->is_pkg ? 1 : 0);
+        for (int i = 0; i < up; i++) {
+            char *dot = strrchr(sb.buf, '.');
+            if (!dot) {
+                if (!sb.len) {
+                    sb_release(&sb);
+                    return NULL;
+                }
+                sb_reset(&sb);
+                continue;
+            }
+            sb.len = (size_t)(dot - sb.buf);
+            sb.buf[sb.len] = '\0';
+        }
+    }
+    if (r->module && r->module[0]) {
+        if (sb.len) sb_addc(&sb, '.');
+        sb_adds(&sb, r->module);
+    }
+    return sb_detach(&sb, NULL);
+}
+
+static const char *last_component(const char *name)
+{
+    const char *d = strrchr(name, '.');
+    return d ? d + 1 : name;
+}
+
+static CrErr insert_ref(IdxStore *st, int64_t file_id, int64_t chunk_id, RefKind kind,
+                        const char *name, ErrInfo *e)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_REF_INSERT, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_int64(s, 2, chunk_id);
+    sqlite3_bind_int(s, 3, (int)kind);
+    sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 5, last_component(name), -1, SQLITE_STATIC);
+    return store__step_done(st, s, e, "ref");
+}
+
+static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, int64_t chunk_id,
+                           const ChunkRef *r, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    StrBuf target, bound;
+    char *base = import_base(fw, r);
+    if (!base || !r->alias) {
+        free(base);
+        return CR_OK;
+    }
+    sb_init(&target);
+    sb_init(&bound);
+    sb_adds(&target, base);
+    if (r->member && strcmp(r->member, "*") != 0) {
+        if (target.len) sb_addc(&target, '.');
+        sb_adds(&target, r->member);
+    }
+    /* `import a.b.c` binds only `a`; `import a.b as x` binds x to a.b. */
+    size_t first = strcspn(base, ".");
+    if (!r->member && strlen(r->alias) == first && !strncmp(base, r->alias, first))
+        sb_add(&bound, base, first);
+    else
+        sb_adds(&bound, target.buf);
+    if (!target.len) goto out;
+    sqlite3_stmt *s = store__stmt(st, STMT_IMPORT_INSERT, e);
+    if (!s) {
+        rc = CR_EDB;
+        goto out;
+    }
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_text(s, 2, r->alias, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, bound.buf, -1, SQLITE_STATIC);
+    if ((rc = store__step_done(st, s, e, "import"))) goto out;
+    rc = insert_ref(st, file_id, chunk_id, REF_IMPORT, target.buf, e);
+out:
+    free(base);
+    sb_release(&target);
+    sb_release(&bound);
+    return rc;
+}
+
+static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t *ids, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    StrBuf qual;
+    StrMap seen;
+    sb_init(&qual);
+    strmap_init(&seen);
+    for (size_t i = 0; i < fw->set.n_chunks && !rc; i++) {
+        const ChunkDef *c = &fw->set.chunks[i];
+        int64_t parent = c->parent >= 0 && (size_t)c->parent < i ? ids[c->parent] : 0;
+        sqlite3_stmt *s = store__stmt(st, STMT_CHUNK_INSERT, e);
+        if (!s) {
+            rc = CR_EDB;
+            break;
+        }
+        sqlite3_bind_int64(s, 1, file_id);
+        sqlite3_bind_int(s, 2, (int)c->start_line);
+        sqlite3_bind_int(s, 3, (int)c->end_line);
+        sqlite3_bind_int(s, 4, (int)c->window);
+        sqlite3_bind_int(s, 5, (int)c->kind);
+        sqlite3_bind_text(s, 6, c->symbol ? c->symbol : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 7, c->name ? c->name : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 8, c->signature ? c->signature : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 9, c->docstring ? c->docstring : "", -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 10, parent);
+        sqlite3_bind_text(s, 11, fw->chunk_hash[i], -1, SQLITE_STATIC);
+        if ((rc = store__step_done(st, s, e, "chunk"))) break;
+        ids[i] = sqlite3_last_insert_rowid(st->db);
+
+        s = store__stmt(st, STMT_FTS_INSERT, e);
+        if (!s) {
+            rc = CR_EDB;
+            break;
+        }
+        sqlite3_bind_int64(s, 1, ids[i]);
+        for (int k = 0; k < 4; k++) sqlite3_bind_text(s, 2 + k, fw->fts[i * 4 + k], -1, SQLITE_STATIC);
+        if ((rc = store__step_done(st, s, e, "search text"))) break;
+
+        /* A definition is named once: by its first piece (window 0 or 1, and a
+         * class's first run, which is the one holding its header). */
+        int first_piece = c->symbol && c->symbol[0] && !fw->cont[i] &&
+                          !strmap_get(&seen, c->symbol, NULL);
+        if (first_piece) {
+            strmap_put(&seen, c->symbol, 1);
+            sb_reset(&qual);
+            if (fw->module[0]) sb_addf(&qual, "%s.", fw->module);
+            sb_adds(&qual, c->symbol);
+            s = store__stmt(st, STMT_SYMBOL_INSERT, e);
+            if (!s) {
+                rc = CR_EDB;
+                break;
+            }
+            sqlite3_bind_text(s, 1, qual.buf, (int)qual.len, SQLITE_STATIC);
+            sqlite3_bind_text(s, 2, c->name ? c->name : "", -1, SQLITE_STATIC);
+            sqlite3_bind_int64(s, 3, ids[i]);
+            sqlite3_bind_int64(s, 4, file_id);
+            rc = store__step_done(st, s, e, "symbol");
+        }
+        if (!rc && parent) {
+            s = store__stmt(st, STMT_EDGE_INSERT, e);
+            if (!s) {
+                rc = CR_EDB;
+                break;
+            }
+            sqlite3_bind_int64(s, 1, parent);
+            sqlite3_bind_int64(s, 2, ids[i]);
+            sqlite3_bind_int(s, 3, IDX_EDGE_CONTAIN);
+            sqlite3_bind_int64(s, 4, 0);
+            rc = store__step_done(st, s, e, "edge");
+        }
+    }
+    sb_release(&qual);
+    strmap_release(&seen);
+    return rc;
+}
+
+/* Marks refs anywhere whose last name component is a name this file
+ * defines (or the module's own name): they may now resolve here. */
+static CrErr mark_by_names(IdxStore *st, const FileWork *fw, ErrInfo *e)
+{
+    StrMap seen;
+    CrErr rc = CR_OK;
+    strmap_init(&seen);
+    for (size_t i = 0; i <= fw->set.n_chunks && !rc; i++) {
+        const char *name = i < fw->set.n_chunks ? fw->set.chunks[i].name : last_component(fw->module);
+        if (!name || !name[0] || strmap_get(&seen, name, NULL)) continue;
+        strmap_put(&seen, name, 1);
+        sqlite3_stmt *s = store__stmt(st, STMT_REF_DIRTY_BY_LAST, e);
+        if (!s) {
+            rc = CR_EDB;
+            break;
+        }
+        sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+        rc = store__step_done(st, s, e, "mark refs");
+    }
+    strmap_release(&seen);
+    return rc;
+}
+
+CrErr store__write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    int64_t file_id = 0, *ids = NULL;
+    if (fw->skip && !strcmp(fw->skip, "gone"))
+        return fw->old_id ? store__remove_file(st, fw->old_id, mark_dependents, 0, e) : CR_OK;
+    if (fw->same_content) {
+        sqlite3_stmt *s = store__stmt(st, STMT_FILE_TOUCH, e);
+        if (!s) return CR_EDB;
+        sqlite3_bind_int64(s, 1, fw->old_id);
+        sqlite3_bind_int64(s, 2, fw->size);
+        sqlite3_bind_int64(s, 3, fw->mtime_ns);
+        return store__step_done(st, s, e, "file row");
+    }
+    if (fw->old_id && (rc = store__remove_file(st, fw->old_id, mark_dependents, 1, e))) return rc;
+    if (fw->skip) {
+        fw->hash[0] = '\0';
+        return upsert_file_row(st, fw, fw->skip, &file_id, e);
+    }
+    if ((rc = upsert_file_row(st, fw, "ok", &file_id, e))) return rc;
+    ids = xcalloc(fw->set.n_chunks + 1, sizeof *ids);
+    if ((rc = insert_chunks(st, fw, file_id, ids, e))) goto out;
+    for (size_t i = 0; i < fw->set.n_refs && !rc; i++) {
+        const ChunkRef *r = &fw->set.refs[i];
+        if (r->chunk < 0 || (size_t)r->chunk >= fw->set.n_chunks) continue;
+        if (r->kind == REF_IMPORT)
+            rc = insert_import(st, fw, file_id, ids[r->chunk], r, e);
+        else if (r->name && r->name[0])
+            rc = insert_ref(st, file_id, ids[r->chunk], r->kind, r->name, e);
+    }
+    if (!rc && mark_dependents) rc = mark_by_names(st, fw, e);
+out:
+    free(ids);
+    return rc;
+}

@@ -1,0 +1,133 @@
+#include "lsp_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { OPT_STR, OPT_LIST, OPT_SIZE, OPT_INT } OptType;
+
+typedef struct ConfigKey {
+    const char *key;  /* SPEC name */
+    const char *flag; /* CLI flag without dashes */
+    const char *env;
+    OptType type;
+    size_t offset;
+} ConfigKey;
+
+#define STR_AT(c, off) ((char **)((char *)(c) + (off)))
+
+static const ConfigKey keys[] = {
+    {"root", "root", "CODERAG_ROOT", OPT_STR, offsetof(CrConfig, root)},
+    {"indexDir", "index-dir", "CODERAG_INDEXDIR", OPT_STR, offsetof(CrConfig, index_dir)},
+    {"llm.url", "llm-url", "CODERAG_LLM_URL", OPT_STR, offsetof(CrConfig, llm_url)},
+    {"llm.model", "llm-model", "CODERAG_LLM_MODEL", OPT_STR, offsetof(CrConfig, llm_model)},
+    {"llm.apiKeyEnv", "llm-api-key-env", "CODERAG_LLM_APIKEYENV", OPT_STR,
+     offsetof(CrConfig, llm_api_key_env)},
+    {"embed.provider", "embed-provider", "CODERAG_EMBED_PROVIDER", OPT_STR,
+     offsetof(CrConfig, embed_provider)},
+    {"embed.url", "embed-url", "CODERAG_EMBED_URL", OPT_STR, offsetof(CrConfig, embed_url)},
+    {"embed.model", "embed-model", "CODERAG_EMBED_MODEL", OPT_STR, offsetof(CrConfig, embed_model)},
+    {"embed.apiKeyEnv", "embed-api-key-env", "CODERAG_EMBED_APIKEYENV", OPT_STR,
+     offsetof(CrConfig, embed_api_key_env)},
+    {"exclude", "exclude", "CODERAG_EXCLUDE", OPT_LIST, 0},
+    {"maxFileBytes", "max-file-bytes", "CODERAG_MAXFILEBYTES", OPT_SIZE, 0},
+    {"threads", "threads", "CODERAG_THREADS", OPT_INT, 0},
+};
+
+void config_init(CrConfig *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+void config_release(CrConfig *c)
+{
+    if (!c) return;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (keys[i].type == OPT_STR) free(*STR_AT(c, keys[i].offset));
+    for (size_t i = 0; i < c->n_exclude; i++) free(c->exclude[i]);
+    free(c->exclude);
+    memset(c, 0, sizeof *c);
+}
+
+static const ConfigKey *find_key(const char *name)
+{
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(keys[i].key, name) || !strcmp(keys[i].flag, name)) return &keys[i];
+    return NULL;
+}
+
+int config_is_flag(const char *flag)
+{
+    const ConfigKey *k = find_key(flag);
+    return k && !strcmp(k->flag, flag);
+}
+
+static int parse_num(const char *v, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (errno || end == v || *end || n < 0) return 0;
+    *out = n;
+    return 1;
+}
+
+CrErr config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e)
+{
+    const ConfigKey *k = find_key(key);
+    long long n;
+    if (!k) return err_set(e, CR_EUSAGE, "unknown setting '%s'", key);
+    switch (k->type) {
+    case OPT_STR:
+        free(*STR_AT(c, k->offset));
+        *STR_AT(c, k->offset) = value[0] ? xstrdup(value) : NULL;
+        break;
+    case OPT_LIST:
+        for (const char *p = value; *p;) {
+            size_t len = strcspn(p, ",");
+            while (len && isspace((unsigned char)*p)) p++, len--;
+            size_t tl = len;
+            while (tl && isspace((unsigned char)p[tl - 1])) tl--;
+            if (tl) {
+                c->exclude = xrealloc(c->exclude, (c->n_exclude + 1) * sizeof *c->exclude);
+                c->exclude[c->n_exclude++] = xstrndup(p, tl);
+            }
+            p += len;
+            if (*p == ',') p++;
+        }
+        break;
+    case OPT_SIZE:
+        if (!parse_num(value, &n)) return err_set(e, CR_EUSAGE, "%s: not a byte count: '%s'", key, value);
+        c->max_file_bytes = (size_t)n;
+        break;
+    case OPT_INT:
+        if (!parse_num(value, &n) || n > 64)
+            return err_set(e, CR_EUSAGE, "%s: not a thread count (0-64): '%s'", key, value);
+        c->threads = (int)n;
+        break;
+    }
+    return CR_OK;
+}
+
+CrErr config_from_env(CrConfig *c, ErrInfo *e)
+{
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *v = getenv(keys[i].env);
+        if (!v || !v[0]) continue;
+        CrErr rc = config_set(c, keys[i].key, v, e);
+        if (rc) return rc;
+    }
+    return CR_OK;
+}
+
+void config_idx(const CrConfig *c, IdxConfig *out)
+{
+    memset(out, 0, sizeof *out);
+    out->root = c->root ? c->root : ".";
+    out->index_dir = c->index_dir;
+    out->exclude = (const char *const *)c->exclude;
+    out->n_exclude = c->n_exclude;
+    out->max_file_bytes = c->max_file_bytes;
+    out->threads = c->threads;
+}

@@ -1,2 +1,0 @@
-/* replaced by the protocol library */
-int lsp__placeholder;

@@ -1,0 +1,183 @@
+#include "lsp.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int unreserved(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+static void add_encoded(StrBuf *sb, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (unreserved(*p) || *p == '/') {
+            sb_addc(sb, (char)*p);
+        } else {
+            char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+            sb_add(sb, esc, 3);
+        }
+    }
+}
+
+char *lsp_path_to_uri(const char *root_abs, const char *relpath)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, "file://");
+    size_t start = sb.len;
+    add_encoded(&sb, root_abs);
+    while (sb.len > start && sb.buf[sb.len - 1] == '/') sb.buf[--sb.len] = '\0';
+    if (relpath && relpath[0]) {
+        sb_addc(&sb, '/');
+        add_encoded(&sb, relpath);
+    } else if (sb.len == start) {
+        sb_addc(&sb, '/');
+    }
+    return sb_detach(&sb, NULL);
+}
+
+/* A JSON string from C text; invalid UTF-8 bytes become U+FFFD. */
+static json_t *jstr(const char *s)
+{
+    if (!s) s = "";
+    size_t n = strlen(s);
+    if (utf8_valid(s, n)) return json_stringn(s, n);
+    StrBuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t k = c < 0x80           ? 1
+                   : (c & 0xE0) == 0xC0 ? 2
+                   : (c & 0xF0) == 0xE0 ? 3
+                   : (c & 0xF8) == 0xF0 ? 4
+                                        : 0;
+        if (k && i + k <= n && utf8_valid(s + i, k)) {
+            sb_add(&sb, s + i, k);
+            i += k;
+        } else {
+            sb_adds(&sb, "\xEF\xBF\xBD");
+            i++;
+        }
+    }
+    json_t *j = json_stringn(sb.buf, sb.len);
+    sb_release(&sb);
+    return j;
+}
+
+static json_t *jreal(double v)
+{
+    return json_real(isfinite(v) ? v : 0.0);
+}
+
+static json_t *position_json(uint32_t line)
+{
+    json_t *p = json_object();
+    json_object_set_new(p, "line", json_integer(line));
+    json_object_set_new(p, "character", json_integer(0));
+    return p;
+}
+
+/* 1-based inclusive lines -> LSP range covering them whole. */
+static json_t *range_json(uint32_t start_line, uint32_t end_line)
+{
+    json_t *r = json_object();
+    json_object_set_new(r, "start", position_json(start_line ? start_line - 1 : 0));
+    json_object_set_new(r, "end", position_json(end_line));
+    return r;
+}
+
+static json_t *citation_json(const VfyCitation *c, const char *root_abs)
+{
+    json_t *o = json_object();
+    char *uri = lsp_path_to_uri(root_abs, c->path);
+    json_object_set_new(o, "uri", jstr(uri));
+    free(uri);
+    json_object_set_new(o, "range", range_json(c->start_line, c->end_line));
+    json_object_set_new(o, "path", jstr(c->path));
+    json_object_set_new(o, "startLine", json_integer(c->start_line));
+    json_object_set_new(o, "endLine", json_integer(c->end_line));
+    json_object_set_new(o, "symbol", jstr(c->symbol));
+    json_object_set_new(o, "verified", json_boolean(c->verified));
+    json_object_set_new(o, "source", jstr(c->source ? c->source : "auto"));
+    return o;
+}
+
+static json_t *via_json(unsigned via)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{RTV_VIA_BM25, "bm25"}, {RTV_VIA_DENSE, "dense"}, {RTV_VIA_GRAPH, "graph"}};
+    json_t *a = json_array();
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (via & names[i].bit) json_array_append_new(a, json_string(names[i].name));
+    return a;
+}
+
+static json_t *context_json(const RtvItem *it)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "path", jstr(it->chunk.path));
+    json_object_set_new(o, "startLine", json_integer(it->start_line));
+    json_object_set_new(o, "endLine", json_integer(it->end_line));
+    json_object_set_new(o, "symbol", jstr(rtv_item_symbol(it)));
+    json_object_set_new(o, "score", jreal(it->score));
+    json_object_set_new(o, "via", via_json(it->via));
+    return o;
+}
+
+static json_t *timings_json(const RtvTimings *t)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "bm25_ms", jreal(t->bm25_ms));
+    json_object_set_new(o, "dense_ms", jreal(t->dense_ms));
+    json_object_set_new(o, "graph_ms", jreal(t->graph_ms));
+    json_object_set_new(o, "pack_ms", jreal(t->pack_ms));
+    json_object_set_new(o, "llm_ms", jreal(t->llm_ms));
+    json_object_set_new(o, "verify_ms", jreal(t->verify_ms));
+    json_object_set_new(o, "total_ms", jreal(t->total_ms));
+    return o;
+}
+
+json_t *lsp_answer_to_json(const RtvAnswer *a, const char *root_abs)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "answer", jstr(a->answer));
+    json_object_set_new(o, "mode", json_string(rtv_mode_name(a->mode)));
+
+    json_t *cits = json_array();
+    for (size_t i = 0; i < a->n_citations; i++)
+        json_array_append_new(cits, citation_json(&a->citations[i], root_abs));
+    json_object_set_new(o, "citations", cits);
+
+    json_t *rej = json_array();
+    for (size_t i = 0; i < a->n_rejected; i++) {
+        json_t *r = json_object();
+        json_object_set_new(r, "text", jstr(a->rejected[i].text));
+        json_object_set_new(r, "reason", jstr(a->rejected[i].reason));
+        json_array_append_new(rej, r);
+    }
+    json_object_set_new(o, "rejected", rej);
+
+    json_t *ctx = json_array();
+    for (size_t i = 0; i < a->n_items; i++) json_array_append_new(ctx, context_json(&a->items[i]));
+    json_object_set_new(o, "context", ctx);
+
+    json_object_set_new(o, "timings", timings_json(&a->timings));
+    return o;
+}
+
+char *lsp_answer_json(const RtvAnswer *a, const char *root_abs, size_t *out_len)
+{
+    json_t *o = lsp_answer_to_json(a, root_abs);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!s) abort(); /* only on allocation failure, which xmalloc would abort on too */
+    if (out_len) *out_len = strlen(s);
+    return s;
+}
