@@ -26,6 +26,7 @@
     X(EUTF8, "not valid UTF-8")                                                                    \
     X(EDB, "index database error")                                                                 \
     X(ESCHEMA, "index schema mismatch")                                                            \
+    X(ECORRUPT, "index is inconsistent")                                                           \
     X(EPARSE, "parse error")                                                                       \
     X(EVECTOR, "vector index error")                                                               \
     X(EHTTP, "endpoint error")                                                                     \

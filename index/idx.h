@@ -86,6 +86,13 @@ typedef struct IdxStatus {
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
 
+/* Checks the database's own consistency (SQLite's quick_check, the FTS
+ * index) and that no row is orphaned or duplicated: every chunk's file,
+ * every search row's chunk, both ends of every edge, every symbol, import
+ * and ref's chunk or file exist, and no file has overlapping chunks.
+ * CR_ECORRUPT with the first problem found in e. */
+CrErr idx_verify(IdxStore *st, ErrInfo *e);
+
 typedef struct IdxSkipped {
     char *path;   /* relative to the root */
     char *reason; /* "binary", "not-utf8", "too-large", "unreadable" */

@@ -258,7 +258,15 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         rc = err_set(e, CR_ENOENT, "no index at %s (run `coderag index` first)", st->db_path);
         goto out;
     }
-    if ((rc = store__open_db(st, e))) goto out;
+    rc = store__open_db(st, e);
+    if (rc && !(flags & IDX_OPEN_READONLY)) {
+        /* Not a database at all (or a damaged header): start over. */
+        log_msg(LOG_WARN, "%s: %s; rebuilding the index", st->db_path, e ? e->msg : "unreadable");
+        store__close_db(st);
+        remove_db_files(st->db_path);
+        rc = store__open_db(st, e);
+    }
+    if (rc) goto out;
     int empty = 0;
     if (!store__schema_ok(st, &empty)) {
         if (flags & IDX_OPEN_READONLY) {
@@ -368,4 +376,54 @@ void idx_skipped_free(IdxSkipped *v, size_t n)
         free(v[i].reason);
     }
     free(v);
+}
+
+CrErr idx_verify(IdxStore *st, ErrInfo *e)
+{
+    static const struct {
+        const char *what;
+        const char *sql; /* counts offending rows */
+    } checks[] = {
+        {"chunks without a file",
+         "SELECT count(*) FROM chunks c LEFT JOIN files f ON f.id = c.file_id "
+         "WHERE f.id IS NULL OR f.status != 'ok'"},
+        {"search rows without a chunk",
+         "SELECT count(*) FROM fts s LEFT JOIN chunks c ON c.id = s.rowid WHERE c.id IS NULL"},
+        {"chunks without a search row",
+         "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM fts)"},
+        {"edges with a missing end",
+         "SELECT count(*) FROM edges e LEFT JOIN chunks a ON a.id = e.src "
+         "LEFT JOIN chunks b ON b.id = e.dst WHERE a.id IS NULL OR b.id IS NULL"},
+        {"edges of a missing ref",
+         "SELECT count(*) FROM edges e LEFT JOIN refs r ON r.id = e.ref_id "
+         "WHERE e.ref_id != 0 AND r.id IS NULL"},
+        {"symbols without a chunk",
+         "SELECT count(*) FROM symbols s LEFT JOIN chunks c ON c.id = s.chunk_id WHERE c.id IS NULL"},
+        {"refs without a chunk",
+         "SELECT count(*) FROM refs r LEFT JOIN chunks c ON c.id = r.chunk_id WHERE c.id IS NULL"},
+        {"imports without a file",
+         "SELECT count(*) FROM imports i LEFT JOIN files f ON f.id = i.file_id WHERE f.id IS NULL"},
+        {"overlapping chunks",
+         "SELECT count(*) FROM chunks a JOIN chunks b ON a.file_id = b.file_id AND a.id < b.id "
+         "AND a.start_line <= b.end_line AND b.start_line <= a.end_line"},
+        {"unresolved refs after an update",
+         "SELECT count(*) FROM refs WHERE resolved = 0"},
+    };
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) != SQLITE_OK)
+        return store__err(st, e, "quick_check");
+    CrErr rc = CR_OK;
+    if (sqlite3_step(s) != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(s, 0), "ok") != 0)
+        rc = err_set(e, CR_ECORRUPT, "quick_check: %s",
+                     sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "failed");
+    sqlite3_finalize(s);
+    if (rc) return rc;
+    if (store__exec(st, "INSERT INTO fts(fts) VALUES ('integrity-check')", NULL) != CR_OK)
+        return err_set(e, CR_ECORRUPT, "search index integrity check failed");
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
+        int64_t n = count_rows(st, checks[i].sql);
+        if (n != 0)
+            return err_set(e, CR_ECORRUPT, "%lld %s", (long long)n, checks[i].what);
+    }
+    return CR_OK;
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Indexing benchmark: builds the corpora with ../shared/bench/make-corpus.sh
+# and prints, for Django, the standard library and stdlib+sympy (~1M lines):
+# cold index wall time, re-index with nothing changed, single-file update of a
+# ~1,000-line file (in-process, as the language server does it), peak RSS,
+# chunks and edges.
+#
+#   bench/index_bench.sh [CORPUS_DIR] [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+corpus=${1:-/tmp/coderag-corpus}
+build=${2:-build}
+shared=${SHARED_DIR:-../shared}
+
+command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
+[ -x "$build/coderag" ] || scripts/setup.sh "$build"
+for c in django stdlib sympy; do
+  [ -d "$corpus/$c" ] || bash "$shared/bench/make-corpus.sh" "$corpus" "$c" >&2
+done
+if [ ! -d "$corpus/stdlib-sympy" ]; then
+  mkdir -p "$corpus/stdlib-sympy"
+  cp -R "$corpus/stdlib/." "$corpus/stdlib/../stdlib-sympy/"
+  cp -R "$corpus/sympy/." "$corpus/stdlib-sympy/"
+fi
+
+# the file closest to 1,000 lines, for the single-file update
+pick_file() {
+  (cd "$1" && find . -name '*.py' -print0 | xargs -0 wc -l | grep -v ' total$' |
+    awk '{d = $1 - 1000; if (d < 0) d = -d; print d, $2}' | sort -n | head -n 1 | awk '{print $2}' |
+    sed 's#^\./##')
+}
+
+printf '| corpus | files | lines | cold index (s) | nothing changed (s) | 1,000-line file update (ms, median / worst) | peak RSS (MB) | chunks | edges |\n'
+printf '|---|---|---|---|---|---|---|---|---|\n'
+for c in django stdlib stdlib-sympy; do
+  root="$corpus/$c"
+  idx=$(mktemp -d /tmp/coderag-bench-idx.XXXXXX)
+  files=$(find "$root" -name '*.py' | wc -l)
+  lines=$(find "$root" -name '*.py' -print0 | xargs -0 cat | wc -l)
+  sync
+  /usr/bin/time -f '%e %M' -o /tmp/coderag-bench-time "$build/coderag" index --root "$root" --index-dir "$idx" 2>/dev/null
+  read -r cold rss_kb < /tmp/coderag-bench-time
+  /usr/bin/time -f '%e %M' -o /tmp/coderag-bench-time "$build/coderag" index --root "$root" --index-dir "$idx" 2>/dev/null
+  read -r warm _ < /tmp/coderag-bench-time
+  f=$(pick_file "$root")
+  read -r upd_med upd_max < <("$build/bench_update" "$root" "$idx" "$f" 20)
+  stats=$("$build/coderag" status --root "$root" --index-dir "$idx" --json)
+  chunks=$(echo "$stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["chunks"])')
+  edges=$(echo "$stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["edges"])')
+  printf '| %s | %d | %d | %.2f | %.3f | %s / %s (%s) | %d | %d | %d |\n' "$c" "$files" "$lines" "$cold" "$warm" \
+    "$upd_med" "$upd_max" "$f" $((rss_kb / 1024)) "$chunks" "$edges"
+  rm -rf "$idx"
+done

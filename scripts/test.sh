@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds with AddressSanitizer and UBSan, and runs
+# the whole test suite.
+#
+#   scripts/test.sh [ctest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --sanitize build-test
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+cd build-test
+ctest --output-on-failure -j"$(nproc)" "$@"

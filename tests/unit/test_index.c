@@ -1,0 +1,392 @@
+/* The index over a fixture repository: chunks, qualified names, edges,
+ * skips, incremental updates and consistency, asserted exactly. */
+#include "idx.h"
+#include "test.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmp_root[256];
+static char tmp_index[256];
+
+static void sh(const char *fmt, const char *a, const char *b)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
+}
+
+static void write_file(const char *rel, const char *text, size_t len)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", tmp_root, rel);
+    FILE *f = fopen(p, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    fwrite(text, 1, len, f);
+    fclose(f);
+}
+
+static IdxStore *open_store(size_t max_bytes, const char *const *exclude, size_t n_exclude)
+{
+    IdxConfig cfg = {tmp_root, tmp_index, exclude, n_exclude, max_bytes, 2};
+    IdxStore *st = NULL;
+    ErrInfo e = {0};
+    CrErr rc = idx_open(&cfg, 0, &st, &e);
+    if (rc) fprintf(stderr, "idx_open: %s\n", e.msg);
+    CHECK_INT(rc, CR_OK);
+    return st;
+}
+
+static IdxUpdateStats update(IdxStore *st)
+{
+    IdxUpdateStats s = {0};
+    ErrInfo e = {0};
+    CrErr rc = idx_update(st, NULL, NULL, &s, &e);
+    if (rc) fprintf(stderr, "idx_update: %s\n", e.msg);
+    CHECK_INT(rc, CR_OK);
+    rc = idx_verify(st, &e);
+    if (rc) fprintf(stderr, "idx_verify: %s\n", e.msg);
+    CHECK_INT(rc, CR_OK);
+    return s;
+}
+
+/* "kind start-end symbol" for every chunk of a file, one per line. */
+static char *describe_file(IdxStore *st, const char *path)
+{
+    IdxChunk *v = NULL;
+    size_t n = 0;
+    StrBuf sb;
+    sb_init(&sb);
+    CHECK_INT(idx_file_chunks(st, path, &v, &n, NULL), CR_OK);
+    for (size_t i = 0; i < n; i++)
+        sb_addf(&sb, "%s %u-%u %s%s", idx_kind_name(v[i].kind), v[i].start_line, v[i].end_line,
+                v[i].symbol, i + 1 < n ? "\n" : "");
+    idx_chunks_free(v, n);
+    return sb_detach(&sb, NULL);
+}
+
+static int64_t chunk_id(IdxStore *st, const char *path, const char *symbol)
+{
+    IdxChunk *v = NULL;
+    size_t n = 0;
+    int64_t id = 0;
+    idx_file_chunks(st, path, &v, &n, NULL);
+    for (size_t i = 0; i < n && !id; i++)
+        if (!strcmp(v[i].symbol, symbol)) id = v[i].id;
+    idx_chunks_free(v, n);
+    if (!id) fprintf(stderr, "no chunk %s:%s\n", path, symbol);
+    return id;
+}
+
+/* Whether an edge of this kind goes from src (path:symbol) to dst. */
+static int has_edge(IdxStore *st, const char *sp, const char *ss, const char *dp, const char *ds,
+                    IdxEdgeKind kind)
+{
+    int64_t a = chunk_id(st, sp, ss), b = chunk_id(st, dp, ds);
+    IdxEdge *v = NULL;
+    size_t n = 0;
+    int found = 0;
+    if (!a || !b) return 0;
+    idx_edges(st, a, 1, &v, &n, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].dst == b && v[i].kind == kind) found = 1;
+    free(v);
+    return found;
+}
+
+static void setup_tree(void)
+{
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/coderag-test-index-XXXXXX");
+    CHECK(mkdtemp(tmp_root) != NULL);
+    snprintf(tmp_index, sizeof tmp_index, "%s.idx", tmp_root);
+    sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, tmp_root);
+}
+
+static void teardown_tree(void)
+{
+    sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
+}
+
+static void test_chunks_and_names(void)
+{
+    IdxStore *st = open_store(0, NULL, 0);
+    if (!st) return;
+    IdxUpdateStats s = update(st);
+    CHECK_INT(s.files_seen, 5);
+    CHECK_INT(s.files_changed, 5);
+    static const struct {
+        const char *path;
+        const char *chunks;
+    } expect[] = {
+        {"shop/__init__.py", "module 1-5 "},
+        {"shop/errors.py", "module 1-1 \nclass 4-5 ShopError\nclass 8-11 PaymentDeclined"},
+        {"shop/models.py",
+         "module 1-6 \nclass 9-10 Customer\nmethod 12-14 Customer.__init__\n"
+         "method 16-17 Customer.display_name\nclass 20-23 Order\nmethod 25-27 Order.__init__\n"
+         "method 29-32 Order.add_line\nmethod 34-36 Order.total\nfunction 39-41 apply_tax"},
+        {"shop/payments/__init__.py", "module 1-1 "},
+        {"shop/payments/gateway.py",
+         "module 1-4 \nclass 7-7 Gateway\nmethod 8-12 Gateway.charge\nmethod 14-15 Gateway._send\n"
+         "class 18-18 RetryingGateway\nmethod 19-23 RetryingGateway.charge\n"
+         "function 26-30 checkout"},
+        {"build/out.py", ""},              /* .gitignore: build/ */
+        {"shop/cache.generated.py", ""},   /* .gitignore: *.generated.py */
+    };
+    for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+        char *got = describe_file(st, expect[i].path);
+        if (strcmp(got, expect[i].chunks) != 0) fprintf(stderr, "file %s\n", expect[i].path);
+        CHECK_STR(got, expect[i].chunks);
+        free(got);
+    }
+    IdxChunk c = {0};
+    CHECK_INT(idx_chunk_get(st, chunk_id(st, "shop/models.py", "Order.add_line"), &c, NULL), CR_OK);
+    CHECK_STR(c.module, "shop.models");
+    CHECK_STR(c.signature, "def add_line(self, sku, price, quantity=1):");
+    CHECK_INT(c.kind, IDX_KIND_METHOD);
+    CHECK(c.parent_id == chunk_id(st, "shop/models.py", "Order"));
+    CHECK_INT(strlen(c.hash), 16);
+    idx_chunk_release(&c);
+    CHECK_INT(idx_chunk_get(st, chunk_id(st, "shop/models.py", "apply_tax"), &c, NULL), CR_OK);
+    CHECK_STR(c.docstring, "Adds value-added tax to an amount.");
+    idx_chunk_release(&c);
+
+    int64_t *ids = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_lookup_symbol(st, "shop.models.Order.total", &ids, &n, NULL), CR_OK);
+    CHECK_INT(n, 1);
+    if (n) CHECK(ids[0] == chunk_id(st, "shop/models.py", "Order.total"));
+    free(ids);
+    CHECK_INT(idx_lookup_symbol(st, "charge", &ids, &n, NULL), CR_OK);
+    CHECK_INT(n, 2);
+    free(ids);
+
+    IdxStatus status;
+    CHECK_INT(idx_status(st, &status, NULL), CR_OK);
+    CHECK_INT(status.files, 5);
+    CHECK_INT(status.chunks, 20);
+    CHECK(status.last_update > 0);
+    idx_close(st);
+}
+
+static void test_edges(void)
+{
+    IdxStore *st = open_store(0, NULL, 0);
+    if (!st) return;
+    static const struct {
+        const char *sp, *ss, *dp, *ds;
+        IdxEdgeKind kind;
+    } expect[] = {
+        /* imports: relative, absolute, aliased, package through __init__ */
+        {"shop/__init__.py", "", "shop/models.py", "Order", IDX_EDGE_IMPORT},
+        {"shop/__init__.py", "", "shop/models.py", "Customer", IDX_EDGE_IMPORT},
+        {"shop/__init__.py", "", "shop/errors.py", "ShopError", IDX_EDGE_IMPORT},
+        {"shop/models.py", "", "shop/errors.py", "ShopError", IDX_EDGE_IMPORT},
+        {"shop/payments/__init__.py", "", "shop/payments/gateway.py", "", IDX_EDGE_IMPORT},
+        {"shop/payments/gateway.py", "", "shop/errors.py", "PaymentDeclined", IDX_EDGE_IMPORT},
+        {"shop/payments/gateway.py", "", "shop/models.py", "Order", IDX_EDGE_IMPORT},
+        {"shop/payments/gateway.py", "", "shop/models.py", "", IDX_EDGE_IMPORT},
+        /* calls: imported name, local function, self method, module alias, unique method */
+        {"shop/models.py", "Order.add_line", "shop/errors.py", "ShopError", IDX_EDGE_CALL},
+        {"shop/models.py", "Order.total", "shop/models.py", "apply_tax", IDX_EDGE_CALL},
+        {"shop/payments/gateway.py", "Gateway.charge", "shop/payments/gateway.py", "Gateway._send",
+         IDX_EDGE_CALL},
+        {"shop/payments/gateway.py", "Gateway.charge", "shop/errors.py", "PaymentDeclined",
+         IDX_EDGE_CALL},
+        {"shop/payments/gateway.py", "Gateway.charge", "shop/models.py", "Order.total",
+         IDX_EDGE_CALL},
+        {"shop/payments/gateway.py", "checkout", "shop/models.py", "Order", IDX_EDGE_CALL},
+        {"shop/payments/gateway.py", "checkout", "shop/models.py", "Order.add_line", IDX_EDGE_CALL},
+        {"shop/payments/gateway.py", "checkout", "shop/payments/gateway.py", "Gateway",
+         IDX_EDGE_CALL},
+        /* inheritance, raise/except, containment */
+        {"shop/errors.py", "PaymentDeclined", "shop/errors.py", "ShopError", IDX_EDGE_INHERIT},
+        {"shop/payments/gateway.py", "RetryingGateway", "shop/payments/gateway.py", "Gateway",
+         IDX_EDGE_INHERIT},
+        {"shop/payments/gateway.py", "RetryingGateway.charge", "shop/errors.py", "PaymentDeclined",
+         IDX_EDGE_RAISE},
+        {"shop/models.py", "Order", "shop/models.py", "Order.total", IDX_EDGE_CONTAIN},
+        {"shop/payments/gateway.py", "Gateway", "shop/payments/gateway.py", "Gateway._send",
+         IDX_EDGE_CONTAIN},
+    };
+    for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+        int ok = has_edge(st, expect[i].sp, expect[i].ss, expect[i].dp, expect[i].ds, expect[i].kind);
+        if (!ok)
+            fprintf(stderr, "missing %s edge %s:%s -> %s:%s\n", idx_edge_kind_name(expect[i].kind),
+                    expect[i].sp, expect[i].ss, expect[i].dp, expect[i].ds);
+        CHECK(ok);
+    }
+    /* Ambiguous: super().charge() could be either charge; no edge is made. */
+    CHECK(!has_edge(st, "shop/payments/gateway.py", "RetryingGateway.charge",
+                    "shop/payments/gateway.py", "Gateway.charge", IDX_EDGE_CALL));
+    IdxStatus status;
+    idx_status(st, &status, NULL);
+    CHECK_INT(status.edges, (long long)(sizeof expect / sizeof expect[0]) + 7 - 2 - 1);
+    idx_close(st);
+}
+
+static void test_incremental(void)
+{
+    IdxStore *st = open_store(0, NULL, 0);
+    if (!st) return;
+    int64_t total_before = chunk_id(st, "shop/models.py", "Order.total");
+    int64_t checkout_before = chunk_id(st, "shop/payments/gateway.py", "checkout");
+
+    /* Nothing changed: every file costs a stat, ids stay. */
+    IdxUpdateStats s = update(st);
+    CHECK_INT(s.files_unchanged, 5);
+    CHECK_INT(s.files_changed, 0);
+    CHECK(chunk_id(st, "shop/models.py", "Order.total") == total_before);
+
+    /* Touched but same content: re-hashed, not re-chunked. */
+    sh("touch -d '2001-01-01' '%s/%s'", tmp_root, "shop/errors.py");
+    s = update(st);
+    CHECK_INT(s.files_unchanged, 5);
+    CHECK_INT(s.files_changed, 0);
+
+    /* A call to a function that does not exist yet makes no edge ... */
+    const char *gateway_v2 =
+        "from ..models import Order\nimport shop.models as models\n\n\n"
+        "def checkout(customer, items, token):\n"
+        "    order = models.Order(customer)\n"
+        "    return models.refund(order)\n";
+    write_file("shop/payments/gateway.py", gateway_v2, strlen(gateway_v2));
+    CHECK_INT(idx_update_file(st, "shop/payments/gateway.py", NULL), CR_OK);
+    CHECK_INT(idx_verify(st, NULL), CR_OK);
+    char *got = describe_file(st, "shop/payments/gateway.py");
+    CHECK_STR(got, "module 1-2 \nfunction 5-7 checkout");
+    free(got);
+    CHECK(chunk_id(st, "shop/payments/gateway.py", "checkout") != checkout_before);
+    CHECK(has_edge(st, "shop/payments/gateway.py", "checkout", "shop/models.py", "Order",
+                   IDX_EDGE_CALL));
+
+    /* ... until the function appears: saving models.py resolves it, and
+     * edges into models.py's re-created chunks are re-established. */
+    char *models = NULL;
+    {
+        char p[512];
+        snprintf(p, sizeof p, "%s/shop/models.py", tmp_root);
+        StrBuf sb;
+        sb_init(&sb);
+        CHECK_INT(sb_read_file(&sb, p, 0, NULL), CR_OK);
+        sb_adds(&sb, "\n\ndef refund(order):\n    return -order.total()\n");
+        models = sb_detach(&sb, NULL);
+    }
+    write_file("shop/models.py", models, strlen(models));
+    free(models);
+    char abs[512];
+    snprintf(abs, sizeof abs, "%s/shop/models.py", tmp_root);
+    CHECK_INT(idx_update_file(st, abs, NULL), CR_OK); /* absolute path inside the root */
+    CHECK_INT(idx_verify(st, NULL), CR_OK);
+    CHECK(has_edge(st, "shop/payments/gateway.py", "checkout", "shop/models.py", "refund",
+                   IDX_EDGE_CALL));
+    CHECK(has_edge(st, "shop/payments/gateway.py", "checkout", "shop/models.py", "Order",
+                   IDX_EDGE_CALL));
+    CHECK(has_edge(st, "shop/__init__.py", "", "shop/models.py", "Order", IDX_EDGE_IMPORT));
+    CHECK(has_edge(st, "shop/models.py", "refund", "shop/models.py", "Order.total",
+                   IDX_EDGE_CALL));
+
+    /* A deleted file's rows go, and so do the edges into it. */
+    sh("rm '%s/%s'", tmp_root, "shop/errors.py");
+    s = update(st);
+    CHECK_INT(s.files_removed, 1);
+    CHECK_INT(s.files_unchanged, 4);
+    got = describe_file(st, "shop/errors.py");
+    CHECK_STR(got, "");
+    free(got);
+    CHECK(!has_edge(st, "shop/__init__.py", "", "shop/errors.py", "ShopError", IDX_EDGE_IMPORT));
+
+    /* Paths outside the root are refused. */
+    ErrInfo e = {0};
+    CHECK_INT(idx_update_file(st, "../etc/passwd", &e), CR_EOUTSIDE);
+    CHECK_INT(idx_update_file(st, "/etc/passwd", &e), CR_EOUTSIDE);
+    /* A single-file update of an ignored file indexes nothing. */
+    CHECK_INT(idx_update_file(st, "build/out.py", NULL), CR_OK);
+    got = describe_file(st, "build/out.py");
+    CHECK_STR(got, "");
+    free(got);
+    idx_close(st);
+}
+
+static void test_skips_and_excludes(void)
+{
+    write_file("shop/blob.py", "ab\0cd", 5);
+    write_file("shop/latin1.py", "x = '\xe9'\n", 9);
+    StrBuf big;
+    sb_init(&big);
+    for (int i = 0; i < 400; i++) sb_addf(&big, "VALUE_%d = %d\n", i, i);
+    write_file("shop/big.py", big.buf, big.len);
+    sb_release(&big);
+
+    static const char *const exclude[] = {"payments/"};
+    IdxStore *st = open_store(4096, exclude, 1);
+    if (!st) return;
+    update(st);
+    IdxSkipped *sk = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_skipped(st, &sk, &n, NULL), CR_OK);
+    StrBuf got;
+    sb_init(&got);
+    for (size_t i = 0; i < n; i++) sb_addf(&got, "%s:%s ", sk[i].path, sk[i].reason);
+    CHECK_STR(got.buf, "shop/big.py:too-large shop/blob.py:binary shop/latin1.py:not-utf8 ");
+    sb_release(&got);
+    idx_skipped_free(sk, n);
+    char *desc = describe_file(st, "shop/payments/gateway.py");
+    CHECK_STR(desc, ""); /* excluded now: its rows went */
+    free(desc);
+    IdxStatus status;
+    idx_status(st, &status, NULL);
+    CHECK_INT(status.files, 2);
+    CHECK_INT(status.skipped, 3);
+    idx_close(st);
+}
+
+static void test_schema_rebuild(void)
+{
+    char db[512];
+    snprintf(db, sizeof db, "%s/index.db", tmp_index);
+    sqlite3 *h = NULL;
+    CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(h, "UPDATE meta SET value = 'coderag-0' WHERE key = 'schema'", NULL,
+                           NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(h);
+
+    IdxConfig cfg = {tmp_root, tmp_index, NULL, 0, 0, 1};
+    IdxStore *st = NULL;
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, NULL), CR_ESCHEMA);
+    st = open_store(0, NULL, 0); /* rebuilt empty, never misread */
+    if (!st) return;
+    IdxStatus status;
+    idx_status(st, &status, NULL);
+    CHECK_INT(status.files, 0);
+    update(st);
+    idx_status(st, &status, NULL);
+    CHECK(status.files > 0);
+    idx_close(st);
+
+    /* A foreign file where the database should be is replaced, not read. */
+    FILE *f = fopen(db, "wb");
+    fputs("this is not a database", f);
+    fclose(f);
+    char p[600];
+    snprintf(p, sizeof p, "%s-wal", db);
+    unlink(p);
+    st = open_store(0, NULL, 0);
+    CHECK(st != NULL);
+    idx_close(st);
+}
+
+int main(void)
+{
+    setup_tree();
+    RUN(test_chunks_and_names);
+    RUN(test_edges);
+    RUN(test_incremental);
+    RUN(test_skips_and_excludes);
+    RUN(test_schema_rebuild);
+    teardown_tree();
+    return test_summary();
+}
