@@ -103,6 +103,12 @@ static void setup_tree(void)
     CHECK(mkdtemp(tmp_root) != NULL);
     snprintf(tmp_index, sizeof tmp_index, "%s.idx", tmp_root);
     sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, tmp_root);
+    /* Files the fixture's .gitignore leaves out (so git does not keep them). */
+    sh("mkdir -p '%s/build'%s", tmp_root, "");
+    static const char out_py[] = "def ignored_build():\n    pass\n";
+    static const char gen_py[] = "def ignored_generated():\n    pass\n";
+    write_file("build/out.py", out_py, sizeof out_py - 1);
+    write_file("shop/cache.generated.py", gen_py, sizeof gen_py - 1);
 }
 
 static void teardown_tree(void)
