@@ -7,8 +7,8 @@
 
 static int unreserved(unsigned char c)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '.' || c == '_' || c == '~';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~';
 }
 
 static void add_encoded(StrBuf *sb, const char *s)
@@ -31,14 +31,17 @@ char *lsp_path_to_uri(const char *root_abs, const char *relpath)
     sb_adds(&sb, "file://");
     size_t start = sb.len;
     add_encoded(&sb, root_abs);
-    while (sb.len > start && sb.buf[sb.len - 1] == '/') sb.buf[--sb.len] = '\0';
+    while (sb.len > start && sb.buf[sb.len - 1] == '/')
+        sb.buf[--sb.len] = '\0';
     if (relpath && relpath[0]) {
         sb_addc(&sb, '/');
         add_encoded(&sb, relpath);
     } else if (sb.len == start) {
         sb_addc(&sb, '/');
     }
-    return sb_detach(&sb, NULL);
+    char *s = sb_detach(&sb, NULL);
+    sb_release(&sb);
+    return s;
 }
 
 /* A JSON string from C text; invalid UTF-8 bytes become U+FFFD. */
@@ -51,7 +54,7 @@ static json_t *jstr(const char *s)
     sb_init(&sb);
     for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
-        size_t k = c < 0x80           ? 1
+        size_t k = c < 0x80             ? 1
                    : (c & 0xE0) == 0xC0 ? 2
                    : (c & 0xF0) == 0xE0 ? 3
                    : (c & 0xF8) == 0xF0 ? 4
@@ -165,7 +168,8 @@ json_t *lsp_answer_to_json(const RtvAnswer *a, const char *root_abs)
     json_object_set_new(o, "rejected", rej);
 
     json_t *ctx = json_array();
-    for (size_t i = 0; i < a->n_items; i++) json_array_append_new(ctx, context_json(&a->items[i]));
+    for (size_t i = 0; i < a->n_items; i++)
+        json_array_append_new(ctx, context_json(&a->items[i]));
     json_object_set_new(o, "context", ctx);
 
     json_object_set_new(o, "timings", timings_json(&a->timings));
@@ -175,7 +179,7 @@ json_t *lsp_answer_to_json(const RtvAnswer *a, const char *root_abs)
 char *lsp_answer_json(const RtvAnswer *a, const char *root_abs, size_t *out_len)
 {
     json_t *o = lsp_answer_to_json(a, root_abs);
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
     json_decref(o);
     if (!s) abort(); /* only on allocation failure, which xmalloc would abort on too */
     if (out_len) *out_len = strlen(s);

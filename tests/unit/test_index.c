@@ -101,7 +101,7 @@ static void setup_tree(void)
 {
     snprintf(tmp_root, sizeof tmp_root, "/tmp/coderag-test-index-XXXXXX");
     CHECK(mkdtemp(tmp_root) != NULL);
-    snprintf(tmp_index, sizeof tmp_index, "%s.idx", tmp_root);
+    snprintf(tmp_index, sizeof tmp_index, "%.200s.idx", tmp_root);
     sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, tmp_root);
     /* Files the fixture's .gitignore leaves out (so git does not keep them). */
     sh("mkdir -p '%s/build'%s", tmp_root, "");
@@ -172,7 +172,7 @@ static void test_chunks_and_names(void)
     IdxStatus status;
     CHECK_INT(idx_status(st, &status, NULL), CR_OK);
     CHECK_INT(status.files, 5);
-    CHECK_INT(status.chunks, 20);
+    CHECK_INT(status.chunks, 21);
     CHECK(status.last_update > 0);
     idx_close(st);
 }
@@ -229,7 +229,8 @@ static void test_edges(void)
                     "shop/payments/gateway.py", "Gateway.charge", IDX_EDGE_CALL));
     IdxStatus status;
     idx_status(st, &status, NULL);
-    CHECK_INT(status.edges, (long long)(sizeof expect / sizeof expect[0]) + 7 - 2 - 1);
+    /* the listed edges plus six containments not listed: every edge is accounted for */
+    CHECK_INT(status.edges, (long long)(sizeof expect / sizeof expect[0]) + 6);
     idx_close(st);
 }
 
@@ -319,7 +320,7 @@ static void test_incremental(void)
 static void test_skips_and_excludes(void)
 {
     write_file("shop/blob.py", "ab\0cd", 5);
-    write_file("shop/latin1.py", "x = '\xe9'\n", 9);
+    write_file("shop/latin1.py", "x = '\xe9'\n", 8);
     StrBuf big;
     sb_init(&big);
     for (int i = 0; i < 400; i++) sb_addf(&big, "VALUE_%d = %d\n", i, i);

@@ -1,0 +1,657 @@
+#include "idx_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A .gitignore larger than this is not read (a stranger controls it). */
+#define SCAN_GITIGNORE_MAX (1u << 20)
+
+/* What every decision needs: the root, the exclude list, the index dir. */
+typedef struct ScanCtx {
+    const ScanOptions *opt;
+    char *root; /* canonical, no trailing '/'; "" for "/" */
+    size_t root_len;
+    IgnoreList *exclude;
+    char *index_real; /* canonical index dir, or NULL */
+} ScanCtx;
+
+typedef struct DirKey {
+    dev_t dev;
+    ino_t ino;
+} DirKey;
+
+/* Open-addressing set of the directories entered so far. */
+typedef struct DirSet {
+    DirKey *keys;
+    unsigned char *used;
+    size_t cap, len;
+} DirSet;
+
+/* A symlinked directory, walked after the real tree so that a directory
+ * reachable both ways is listed under its real path. */
+typedef struct Deferred {
+    char *rel;
+    char *real;
+    IgnoreList **stack; /* borrowed from Walk.lists */
+    size_t n_stack;
+} Deferred;
+
+typedef struct Walk {
+    ScanCtx ctx;
+    ScanResult *out;
+    IgnoreList **lists; /* every .gitignore read, owned */
+    size_t n_lists, cap_lists;
+    IgnoreList **stack; /* the ones in force for the current directory */
+    size_t n_stack, cap_stack;
+    DirSet seen;
+    Deferred *deferred;
+    size_t n_deferred, cap_deferred;
+    StrBuf rel;  /* current path relative to the root */
+    StrBuf real; /* current directory, canonical */
+} Walk;
+
+/* ---------------------------------------------------------------- helpers */
+
+static int scan__vanished(int err)
+{
+    return err == ENOENT || err == ENOTDIR;
+}
+
+static int scan__is_py(const char *name, size_t len)
+{
+    return len > 3 && !memcmp(name + len - 3, ".py", 3);
+}
+
+static int scan__has_git_component(const char *rel)
+{
+    for (const char *p = rel; *p;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n == 4 && !memcmp(p, ".git", 4)) return 1;
+        if (!slash) break;
+        p = slash + 1;
+    }
+    return 0;
+}
+
+/* The part of canonical path `path` below `dir` ("" for dir itself), or
+ * NULL when path is not inside dir. dir has no trailing '/' ("" is "/"). */
+static const char *scan__under(const char *dir, size_t dir_len, const char *path)
+{
+    if (strncmp(path, dir, dir_len) != 0) return NULL;
+    path += dir_len;
+    if (*path == '/') return path + 1;
+    return *path ? NULL : path;
+}
+
+/* Inside the index dir or a .git directory (canonical path inside root). */
+static int scan__forbidden(const ScanCtx *c, const char *real)
+{
+    if (c->index_real && scan__under(c->index_real, strlen(c->index_real), real)) return 1;
+    const char *rel = scan__under(c->root, c->root_len, real);
+    return rel && scan__has_git_component(rel);
+}
+
+static void scan__push_name(StrBuf *sb, const char *name, int sep)
+{
+    if (sep) sb_addc(sb, '/');
+    sb_adds(sb, name);
+}
+
+static void scan__truncate(StrBuf *sb, size_t len)
+{
+    sb->len = len;
+    sb->buf[len] = '\0';
+}
+
+/* Reads one .gitignore (relative to dirfd, or absolute with AT_FDCWD);
+ * NULL when absent, not a regular file or too large. */
+static IgnoreList *scan__read_gitignore(int dirfd, const char *path, const char *base)
+{
+    IgnoreList *l = NULL;
+    StrBuf sb;
+    sb_init(&sb);
+    struct stat st;
+    int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto out;
+    if (st.st_size > SCAN_GITIGNORE_MAX) {
+        log_msg(LOG_WARN, ".gitignore in '%s' is over %u bytes; not read", base,
+                SCAN_GITIGNORE_MAX);
+        goto out;
+    }
+    for (;;) {
+        sb_grow(&sb, 4096);
+        ssize_t n = read(fd, sb.buf + sb.len, sb.cap - sb.len - 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) goto out;
+        if (n == 0) break;
+        sb.len += (size_t)n;
+        if (sb.len > SCAN_GITIGNORE_MAX) goto out;
+    }
+    l = ignore_parse(base, sb.buf, sb.len);
+out:
+    if (fd >= 0) close(fd);
+    sb_release(&sb);
+    return l;
+}
+
+/* The exclude list acts as a root .gitignore consulted after all the
+ * others: its verdict, when it excludes, cannot be overridden. */
+static int scan__ignored(const ScanCtx *c, IgnoreList *const *stack, size_t n, const char *rel,
+                         int is_dir)
+{
+    if (ignore_match(c->exclude, rel, is_dir) == IGNORE_EXCLUDE) return 1;
+    for (size_t i = n; i-- > 0;) {
+        IgnoreVerdict v = ignore_match(stack[i], rel, is_dir);
+        if (v != IGNORE_NONE) return v == IGNORE_EXCLUDE;
+    }
+    return 0;
+}
+
+static void scan__ctx_init(ScanCtx *c, const ScanOptions *opt)
+{
+    memset(c, 0, sizeof *c);
+    c->opt = opt;
+    size_t n = strlen(opt->root);
+    while (n && opt->root[n - 1] == '/')
+        n--;
+    c->root = xstrndup(opt->root, n);
+    c->root_len = n;
+    if (opt->n_exclude) {
+        StrBuf sb;
+        sb_init(&sb);
+        for (size_t i = 0; i < opt->n_exclude; i++) {
+            sb_adds(&sb, opt->exclude[i]);
+            sb_addc(&sb, '\n');
+        }
+        c->exclude = ignore_parse("", sb.buf, sb.len);
+        sb_release(&sb);
+    }
+    if (opt->index_dir && *opt->index_dir) {
+        c->index_real = realpath(opt->index_dir, NULL);
+        if (!c->index_real) {
+            /* not created yet: compare the path as given */
+            size_t m = strlen(opt->index_dir);
+            while (m > 1 && opt->index_dir[m - 1] == '/')
+                m--;
+            c->index_real = xstrndup(opt->index_dir, m);
+        }
+    }
+}
+
+static void scan__ctx_release(ScanCtx *c)
+{
+    free(c->root);
+    ignore_free(c->exclude);
+    free(c->index_real);
+}
+
+/* ---------------------------------------------------------------- visited set */
+
+static size_t scan__dir_hash(DirKey k, size_t mask)
+{
+    uint64_t h = (uint64_t)k.ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)k.dev * 0xc2b2ae3d27d4eb4full;
+    return (size_t)(h ^ (h >> 29)) & mask;
+}
+
+/* Inserts k; returns 0 when it was already present. */
+static int scan__dir_insert(DirSet *s, DirKey k)
+{
+    if ((s->len + 1) * 2 > s->cap) {
+        DirSet n = {0};
+        n.cap = s->cap ? s->cap * 2 : 64;
+        n.keys = xcalloc(n.cap, sizeof *n.keys);
+        n.used = xcalloc(n.cap, 1);
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->used[i]) scan__dir_insert(&n, s->keys[i]);
+        free(s->keys);
+        free(s->used);
+        *s = n;
+    }
+    size_t mask = s->cap - 1, i = scan__dir_hash(k, mask);
+    for (; s->used[i]; i = (i + 1) & mask)
+        if (s->keys[i].dev == k.dev && s->keys[i].ino == k.ino) return 0;
+    s->used[i] = 1;
+    s->keys[i] = k;
+    s->len++;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- walk */
+
+static void scan__skip(Walk *w, const char *reason)
+{
+    ScanResult *r = w->out;
+    ARRAY_GROW(r->skipped, r->n_skipped + 1, r->cap_skipped);
+    r->skipped[r->n_skipped].path = xstrdup(w->rel.buf);
+    r->skipped[r->n_skipped].reason = xstrdup(reason);
+    r->n_skipped++;
+}
+
+static void scan__add_file(Walk *w, const struct stat *st)
+{
+    size_t max = w->ctx.opt->max_file_bytes;
+    if (max && (uint64_t)st->st_size > max) {
+        scan__skip(w, "too-large");
+        return;
+    }
+    ScanResult *r = w->out;
+    ARRAY_GROW(r->files, r->n_files + 1, r->cap_files);
+    ScanFile *f = &r->files[r->n_files++];
+    f->path = xstrdup(w->rel.buf);
+    f->size = (int64_t)st->st_size;
+    f->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+static void scan__walk_dir(Walk *w, DIR *d);
+
+/* Enters the directory open on fd (described by w->rel and w->real) unless
+ * it was entered before; takes ownership of fd. */
+static void scan__enter(Walk *w, int fd)
+{
+    struct stat st;
+    DIR *d = NULL;
+    if (fstat(fd, &st) != 0 || !(d = fdopendir(fd))) {
+        close(fd);
+        scan__skip(w, "unreadable");
+        return;
+    }
+    if (scan__dir_insert(&w->seen, (DirKey){st.st_dev, st.st_ino})) scan__walk_dir(w, d);
+    closedir(d);
+}
+
+static void scan__symlink_dir(Walk *w, const char *name)
+{
+    size_t mark = w->real.len;
+    scan__push_name(&w->real, name, 1);
+    char *target = realpath(w->real.buf, NULL);
+    int err = errno;
+    scan__truncate(&w->real, mark);
+    if (!target) {
+        if (!scan__vanished(err)) scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
+        return;
+    }
+    if (!scan__under(w->ctx.root, w->ctx.root_len, target)) {
+        scan__skip(w, "outside-root");
+    } else if (scan__forbidden(&w->ctx, target)) {
+        /* into .git or the index: never entered, not worth reporting */
+    } else if (scan__under(target, target[1] ? strlen(target) : 0, w->real.buf)) {
+        scan__skip(w, "symlink-loop");
+    } else {
+        ARRAY_GROW(w->deferred, w->n_deferred + 1, w->cap_deferred);
+        Deferred *d = &w->deferred[w->n_deferred++];
+        d->rel = xstrdup(w->rel.buf);
+        d->real = target;
+        d->n_stack = w->n_stack;
+        d->stack = xmalloc((w->n_stack ? w->n_stack : 1) * sizeof *d->stack);
+        if (w->n_stack) memcpy(d->stack, w->stack, w->n_stack * sizeof *d->stack);
+        return;
+    }
+    free(target);
+}
+
+static void scan__real_dir(Walk *w, int dirfd, const char *name)
+{
+    size_t mark = w->real.len;
+    scan__push_name(&w->real, name, 1);
+    if (w->ctx.index_real && !strcmp(w->real.buf, w->ctx.index_real)) goto out;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        /* ELOOP: replaced by a symlink since readdir; treat as vanished */
+        if (!scan__vanished(errno) && errno != ELOOP) scan__skip(w, "unreadable");
+        goto out;
+    }
+    scan__enter(w, fd);
+out:
+    scan__truncate(&w->real, mark);
+}
+
+static void scan__file(Walk *w, int dirfd, const char *name, int is_link, struct stat *st,
+                       int have_st)
+{
+    if (scan__ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0)) return;
+    if (is_link) {
+        size_t mark = w->real.len;
+        scan__push_name(&w->real, name, 1);
+        char *target = realpath(w->real.buf, NULL);
+        int err = errno;
+        scan__truncate(&w->real, mark);
+        if (!target) {
+            if (!scan__vanished(err)) scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
+            return;
+        }
+        int outside = !scan__under(w->ctx.root, w->ctx.root_len, target);
+        int forbidden = !outside && scan__forbidden(&w->ctx, target);
+        free(target);
+        if (outside) scan__skip(w, "outside-root");
+        if (outside || forbidden) return;
+    }
+    if (!have_st && fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (!scan__vanished(errno)) scan__skip(w, "unreadable");
+        return;
+    }
+    if (!S_ISREG(st->st_mode)) return;
+    scan__add_file(w, st);
+}
+
+static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type)
+{
+    struct stat st;
+    int have_st = 0, is_link = 0;
+    size_t len = strlen(name);
+    if (type == DT_UNKNOWN) {
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (!scan__vanished(errno)) scan__skip(w, "unreadable");
+            return;
+        }
+        have_st = 1;
+        type = S_ISDIR(st.st_mode)   ? DT_DIR
+               : S_ISREG(st.st_mode) ? DT_REG
+               : S_ISLNK(st.st_mode) ? DT_LNK
+                                     : DT_UNKNOWN;
+    }
+    if (type == DT_LNK) {
+        is_link = 1;
+        if (fstatat(dirfd, name, &st, 0) != 0) {
+            /* a dangling link is as good as absent; a looping one is only
+             * worth reporting when it would have been a source file */
+            int err = errno;
+            if (!scan__vanished(err) && scan__is_py(name, len) &&
+                !scan__ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0))
+                scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
+            return;
+        }
+        have_st = 1;
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+    }
+    if (type == DT_REG) {
+        if (scan__is_py(name, len)) scan__file(w, dirfd, name, is_link, &st, have_st);
+    } else if (type == DT_DIR) {
+        if (scan__ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 1)) return;
+        if (is_link)
+            scan__symlink_dir(w, name);
+        else
+            scan__real_dir(w, dirfd, name);
+    }
+}
+
+/* Lists d (described by w->rel and w->real); the caller closes it. */
+static void scan__walk_dir(Walk *w, DIR *d)
+{
+    /* Entries are collected first so that the directory's .gitignore,
+     * wherever readdir returns it, applies to all of them. */
+    StrBuf names;
+    sb_init(&names);
+    unsigned char *types = NULL;
+    size_t n = 0, cap = 0;
+    int has_gitignore = 0, pushed = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        const char *nm = de->d_name;
+        size_t len = strlen(nm);
+        if (nm[0] == '.' && (len == 1 || (len == 2 && nm[1] == '.'))) continue;
+        if (len == 4 && !memcmp(nm, ".git", 4)) continue;
+        if (len == 10 && !memcmp(nm, ".gitignore", 10)) {
+            has_gitignore = 1;
+            continue;
+        }
+        if (de->d_type == DT_REG && !scan__is_py(nm, len)) continue;
+        ARRAY_GROW(types, n + 1, cap);
+        types[n++] = de->d_type;
+        sb_add(&names, nm, len + 1);
+    }
+    int dfd = dirfd(d);
+    if (has_gitignore) {
+        IgnoreList *l = scan__read_gitignore(dfd, ".gitignore", w->rel.buf);
+        if (l) {
+            ARRAY_GROW(w->lists, w->n_lists + 1, w->cap_lists);
+            w->lists[w->n_lists++] = l;
+            ARRAY_GROW(w->stack, w->n_stack + 1, w->cap_stack);
+            w->stack[w->n_stack++] = l;
+            pushed = 1;
+        }
+    }
+    size_t mark = w->rel.len;
+    const char *nm = names.buf;
+    for (size_t i = 0; i < n; i++, nm += strlen(nm) + 1) {
+        scan__push_name(&w->rel, nm, mark > 0);
+        scan__entry(w, dfd, nm, types[i]);
+        scan__truncate(&w->rel, mark);
+    }
+    if (pushed) w->n_stack--;
+    free(types);
+    sb_release(&names);
+}
+
+static int scan__deferred_cmp(const void *a, const void *b)
+{
+    return strcmp(((const Deferred *)a)->rel, ((const Deferred *)b)->rel);
+}
+
+static void scan__run_deferred(Walk *w)
+{
+    while (w->n_deferred) {
+        Deferred *batch = w->deferred;
+        size_t n = w->n_deferred;
+        w->deferred = NULL;
+        w->n_deferred = w->cap_deferred = 0;
+        qsort(batch, n, sizeof *batch, scan__deferred_cmp);
+        for (size_t i = 0; i < n; i++) {
+            Deferred *d = &batch[i];
+            sb_reset(&w->rel);
+            sb_adds(&w->rel, d->rel);
+            sb_reset(&w->real);
+            sb_adds(&w->real, d->real);
+            w->n_stack = 0;
+            ARRAY_GROW(w->stack, d->n_stack, w->cap_stack);
+            if (d->n_stack) memcpy(w->stack, d->stack, d->n_stack * sizeof *d->stack);
+            w->n_stack = d->n_stack;
+            int fd = open(d->real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (fd >= 0)
+                scan__enter(w, fd);
+            else if (!scan__vanished(errno))
+                scan__skip(w, "unreadable");
+            free(d->rel);
+            free(d->real);
+            free(d->stack);
+        }
+        free(batch);
+    }
+}
+
+static int scan__file_cmp(const void *a, const void *b)
+{
+    return strcmp(((const ScanFile *)a)->path, ((const ScanFile *)b)->path);
+}
+
+static int scan__skip_cmp(const void *a, const void *b)
+{
+    return strcmp(((const ScanSkip *)a)->path, ((const ScanSkip *)b)->path);
+}
+
+CrErr scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    DIR *root = NULL;
+    Walk w;
+    memset(&w, 0, sizeof w);
+    memset(out, 0, sizeof *out);
+    scan__ctx_init(&w.ctx, opt);
+    w.out = out;
+    sb_init(&w.rel);
+    sb_init(&w.real);
+    sb_adds(&w.real, w.ctx.root);
+
+    struct stat st;
+    int fd = open(opt->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || !(root = fdopendir(fd))) {
+        rc = err_set(e, scan__vanished(errno) ? CR_ENOENT : CR_EIO, "%s: %s", opt->root,
+                     strerror(errno));
+        if (fd >= 0) close(fd);
+        goto out;
+    }
+    scan__dir_insert(&w.seen, (DirKey){st.st_dev, st.st_ino});
+    scan__walk_dir(&w, root);
+    scan__run_deferred(&w);
+    qsort(out->files, out->n_files, sizeof *out->files, scan__file_cmp);
+    qsort(out->skipped, out->n_skipped, sizeof *out->skipped, scan__skip_cmp);
+out:
+    if (root) closedir(root);
+    for (size_t i = 0; i < w.n_lists; i++)
+        ignore_free(w.lists[i]);
+    free(w.lists);
+    free(w.stack);
+    free(w.deferred);
+    free(w.seen.keys);
+    free(w.seen.used);
+    sb_release(&w.rel);
+    sb_release(&w.real);
+    scan__ctx_release(&w.ctx);
+    if (rc) scan_result_release(out);
+    return rc;
+}
+
+void scan_result_release(ScanResult *r)
+{
+    if (!r) return;
+    for (size_t i = 0; i < r->n_files; i++)
+        free(r->files[i].path);
+    for (size_t i = 0; i < r->n_skipped; i++) {
+        free(r->skipped[i].path);
+        free(r->skipped[i].reason);
+    }
+    free(r->files);
+    free(r->skipped);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---------------------------------------------------------------- single path */
+
+/* Whether rel (a file, or a directory when is_dir) survives the rules on its
+ * way down from the root: no .git component, not the index dir, no ignored
+ * ancestor, not ignored itself. Reads the .gitignore files from disk. */
+static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
+{
+    int ok = 1;
+    IgnoreList **stack = NULL;
+    size_t n = 0, cap = 0;
+    StrBuf abs, prefix;
+    sb_init(&abs);
+    sb_init(&prefix);
+    sb_adds(&abs, c->root);
+    for (const char *p = rel;;) {
+        size_t mark = abs.len;
+        sb_adds(&abs, "/.gitignore");
+        IgnoreList *l = scan__read_gitignore(AT_FDCWD, abs.buf, prefix.buf);
+        scan__truncate(&abs, mark);
+        if (l) {
+            ARRAY_GROW(stack, n + 1, cap);
+            stack[n++] = l;
+        }
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        int dir = slash ? 1 : is_dir;
+        if (len == 4 && !memcmp(p, ".git", 4)) {
+            ok = 0;
+            break;
+        }
+        if (prefix.len) sb_addc(&prefix, '/');
+        sb_add(&prefix, p, len);
+        sb_addc(&abs, '/');
+        sb_add(&abs, p, len);
+        if (dir && c->index_real && !strcmp(abs.buf, c->index_real)) {
+            ok = 0;
+            break;
+        }
+        if (scan__ignored(c, stack, n, prefix.buf, dir)) {
+            ok = 0;
+            break;
+        }
+        if (!slash) break;
+        p = slash + 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        ignore_free(stack[i]);
+    free(stack);
+    sb_release(&abs);
+    sb_release(&prefix);
+    return ok;
+}
+
+static int scan__valid_relpath(const char *rel)
+{
+    if (!rel || !*rel || *rel == '/') return 0;
+    for (const char *p = rel;;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) return 0;
+        if (!slash) return 1;
+        p = slash + 1;
+    }
+}
+
+/* A path that does not exist is judged by the rules alone, so that callers
+ * can use the answer for deletions too. */
+int scan_path_included(const ScanOptions *opt, const char *relpath)
+{
+    if (!scan__valid_relpath(relpath) || !scan__is_py(relpath, strlen(relpath))) return 0;
+    int ok = 0;
+    char *parent_real = NULL, *target = NULL;
+    StrBuf abs;
+    sb_init(&abs);
+    ScanCtx c;
+    scan__ctx_init(&c, opt);
+    if (!scan__rules_allow(&c, relpath, 0)) goto out;
+
+    const char *slash = strrchr(relpath, '/');
+    size_t parent_len = slash ? (size_t)(slash - relpath) : 0;
+    sb_adds(&abs, c.root);
+    if (parent_len) {
+        sb_addc(&abs, '/');
+        sb_add(&abs, relpath, parent_len);
+    }
+    parent_real = realpath(abs.len ? abs.buf : "/", NULL);
+    if (!parent_real) {
+        ok = scan__vanished(errno);
+        goto out;
+    }
+    const char *parent_rel = scan__under(c.root, c.root_len, parent_real);
+    if (!parent_rel || scan__forbidden(&c, parent_real)) goto out;
+    /* Reached through a symlinked directory: a scan lists it there only
+     * when the real directory is not walked on its own. */
+    if ((strlen(parent_rel) != parent_len || memcmp(parent_rel, relpath, parent_len) != 0) &&
+        (!*parent_rel || scan__rules_allow(&c, parent_rel, 1)))
+        goto out;
+
+    sb_reset(&abs);
+    sb_adds(&abs, c.root);
+    sb_addc(&abs, '/');
+    sb_adds(&abs, relpath);
+    struct stat st;
+    if (lstat(abs.buf, &st) != 0) {
+        ok = scan__vanished(errno);
+        goto out;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        target = realpath(abs.buf, NULL);
+        if (!target) {
+            ok = scan__vanished(errno);
+            goto out;
+        }
+        if (!scan__under(c.root, c.root_len, target) || scan__forbidden(&c, target)) goto out;
+        if (stat(target, &st) != 0) goto out;
+    }
+    if (!S_ISREG(st.st_mode)) goto out;
+    ok = !opt->max_file_bytes || (uint64_t)st.st_size <= opt->max_file_bytes;
+out:
+    free(parent_real);
+    free(target);
+    sb_release(&abs);
+    scan__ctx_release(&c);
+    return ok;
+}

@@ -1,2 +1,0 @@
-/* replaced by the retrieval library */
-int rtv__placeholder;

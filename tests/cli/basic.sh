@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# CLI contract of SPEC.md, against the real binary and a copy of the shop
+# fixture: subcommands, exit codes, and the JSON that tools depend on.
+#   basic.sh CODERAG_BIN FIXTURE_DIR
+set -u
+bin=$1
+fixtures=$2
+work=$(mktemp -d /tmp/coderag-cli.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cp -R "$fixtures/shop" "$work/shop"
+root="$work/shop"
+passed=0 failed=0
+
+check() { # name, expected exit, command...
+  local name=$1 want=$2; shift 2
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL $name: exit $got, expected $want"; cat "$work/err"; fi
+}
+json_check() { # name, python expression over `j` that must be true
+  if /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$work/out"; then
+    passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $1"; cat "$work/out"; fi
+}
+
+check "help" 0 "$bin" --help
+check "no command" 1 "$bin"
+check "unknown command" 1 "$bin" frobnicate
+check "unknown option" 1 "$bin" index --root "$root" --bogus
+check "missing root" 2 "$bin" index --root "$work/nope"
+check "status before index" 2 "$bin" status --root "$root" --json
+check "lsp not yet" 2 "$bin" lsp </dev/null
+
+check "index" 0 "$bin" index --root "$root"
+[ -f "$root/.coderag/.gitignore" ] && grep -qx '\*' "$root/.coderag/.gitignore" && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL index dir .gitignore"; }
+check "status json" 0 "$bin" status --root "$root" --json
+json_check "status keys" 'all(isinstance(j[k], int) for k in ("files","chunks","edges","vectors")) and j["files"] == 5 and j["chunks"] == 21'
+check "status text" 0 "$bin" status --root "$root"
+
+check "ask json" 0 "$bin" ask --root "$root" --json "How is tax applied to an order total?"
+json_check "ask shape" 'set(j) >= {"answer","mode","citations","rejected","context","timings"} and j["mode"] == "extractive"'
+json_check "ask finds apply_tax" 'any(c["path"] == "shop/models.py" and c["symbol"] == "apply_tax" for c in j["context"])'
+json_check "ask cites" 'len(j["citations"]) > 0 and all(c["verified"] and c["uri"].startswith("file://") and c["range"]["start"]["line"] == c["startLine"] - 1 for c in j["citations"])'
+json_check "ask timings" 'all(k in j["timings"] for k in ("bm25_ms","pack_ms","total_ms"))'
+check "ask budget" 0 "$bin" ask --root "$root" --json --budget 200 "How is tax applied to an order total?"
+json_check "ask budget respected" 'sum(c["endLine"] - c["startLine"] + 1 for c in j["context"]) <= 20'
+check "ask via env" 0 env CODERAG_INDEXDIR="$root/.coderag" "$bin" ask --root "$root" --json --no-update "payment declined"
+json_check "ask env result" 'any(c["path"] == "shop/errors.py" for c in j["context"])'
+check "ask text" 0 "$bin" ask --root "$root" "Which error does a declined card raise?"
+grep -q '\[shop/' "$work/out" && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL ask text cites"; }
+check "ask no question" 1 "$bin" ask --root "$root"
+check "ask bad mode" 1 "$bin" ask --root "$root" --mode psychic "q"
+check "ask bad budget" 1 "$bin" ask --root "$root" --budget lots "q"
+check "ask llm without endpoint" 3 env -u CODERAG_LLM_URL "$bin" ask --root "$root" --mode llm "q"
+
+# an edit is picked up by the next ask
+printf '\n\ndef frobnicate_widgets(count):\n    """Frobnicates widgets."""\n    return count * 2\n' >> "$root/shop/models.py"
+check "ask after edit" 0 "$bin" ask --root "$root" --json "frobnicate widgets"
+json_check "edit found" 'j["context"] and j["context"][0]["symbol"] == "frobnicate_widgets"'
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

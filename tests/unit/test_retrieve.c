@@ -1,0 +1,485 @@
+#include "rtv_int.h"
+#include "test.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static RtvItem item(const char *path, const char *module, const char *symbol, uint32_t a,
+                    uint32_t b, double score, const char *text)
+{
+    RtvItem it = {0};
+    it.chunk.path = xstrdup(path);
+    it.chunk.module = xstrdup(module);
+    it.chunk.symbol = xstrdup(symbol);
+    it.chunk.signature = xstrdup("");
+    it.chunk.docstring = xstrdup("");
+    it.chunk.start_line = it.start_line = a;
+    it.chunk.end_line = it.end_line = b;
+    it.score = score;
+    it.via = RTV_VIA_BM25;
+    it.text = xstrdup(text);
+    return it;
+}
+
+static void set_doc(RtvItem *it, const char *sig, const char *doc)
+{
+    free(it->chunk.signature);
+    free(it->chunk.docstring);
+    it->chunk.signature = xstrdup(sig);
+    it->chunk.docstring = xstrdup(doc);
+}
+
+static void release_all(RtvItem *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        rtv_item_release(&v[i]);
+}
+
+/* ---------------------------------------------------------------- packing */
+
+static void test_pack_budget(void)
+{
+    RtvItem c[] = {
+        item("a.py", "a", "A", 1, 2, 1.0, "123456789\n"),               /* 10: fits, 20 left */
+        item("b.py", "b", "B", 1, 3, 0.9, "1234567890123456789012345"), /* 25: skipped */
+        item("c.py", "c", "C", 1, 2, 0.8, "12345678901234\n"),          /* 15: fits, 5 left */
+        item("d.py", "d", "D", 1, 1, 0.7, "1234\n"),                    /* 5: fits exactly */
+        item("e.py", "e", "E", 1, 1, 0.6, "x"),                         /* 1: no room left */
+    };
+    size_t n = sizeof c / sizeof c[0], idx[5];
+    size_t k = rtv_pack_select(c, n, 30, 50, idx);
+    CHECK_INT(k, 3);
+    CHECK_INT(idx[0], 0);
+    CHECK_INT(idx[1], 2);
+    CHECK_INT(idx[2], 3);
+
+    CHECK_INT(rtv_pack_select(c, n, 9, 50, idx), 2); /* only D (5) and E (1) fit */
+    CHECK_INT(idx[0], 3);
+    CHECK_INT(idx[1], 4);
+    CHECK_INT(rtv_pack_select(c, n, 0, 50, idx), 0);
+    CHECK_INT(rtv_pack_select(c, n, 1000, 2, idx), 2); /* item cap */
+    CHECK_INT(idx[1], 1);
+    release_all(c, n);
+}
+
+static void test_pack_overlap(void)
+{
+    RtvItem c[] = {
+        item("a.py", "a", "A", 1, 10, 1.0, "a"),
+        item("a.py", "a", "A2", 5, 12, 0.9, "b"),  /* overlaps the first: duplicate */
+        item("b.py", "b", "B", 5, 12, 0.8, "c"),   /* same lines, other file */
+        item("a.py", "a", "A3", 11, 12, 0.7, "d"), /* adjacent, not overlapping */
+        item("a.py", "a", "A4", 10, 10, 0.6, "e"), /* inside the first */
+    };
+    size_t n = sizeof c / sizeof c[0], idx[5];
+    size_t k = rtv_pack_select(c, n, 100, 50, idx);
+    CHECK_INT(k, 3);
+    CHECK_INT(idx[0], 0);
+    CHECK_INT(idx[1], 2);
+    CHECK_INT(idx[2], 3);
+    release_all(c, n);
+}
+
+static void test_chars(void)
+{
+    CHECK_INT(rtv_chars("abc\n", 4), 4);
+    CHECK_INT(rtv_chars("\xC3\xA9t\xC3\xA9", 5), 3); /* "été" */
+    CHECK_INT(rtv_chars("\xF0\x9F\x90\x8D", 4), 1);  /* one emoji */
+    RtvItem c[] = {item("a.py", "a", "A", 1, 1, 1.0, "\xC3\xA9\xC3\xA9\xC3\xA9")};
+    size_t idx[1];
+    CHECK_INT(rtv_pack_select(c, 1, 3, 50, idx), 1); /* 6 bytes, 3 characters */
+    release_all(c, 1);
+}
+
+/* ---------------------------------------------------------------- extractive answers */
+
+static void test_extractive_format(void)
+{
+    RtvItem c[] = {
+        item("pkg/routing.py", "pkg.routing", "Map.match", 40, 60, 1.0, ""),
+        item("pkg/errors.py", "pkg.errors", "MethodNotAllowed", 5, 9, 0.7, ""),
+        item("pkg/routing.py", "pkg.routing", "", 1, 12, 0.5, ""),
+        item("pkg/routing.py", "pkg.routing", "Rule.build", 90, 190, 0.4, ""),
+    };
+    set_doc(&c[0], "def match(self, path, method=None):",
+            "\n  Match a path against the map [see RFC 9110].  \nMore text.");
+    set_doc(&c[1], "class MethodNotAllowed(HTTPException):", "");
+    set_doc(&c[3], "def build(self, `x`):", "Build a URL.");
+    c[3].chunk.window = 2;
+    char *a = rtv_extractive_answer(c, 4, NULL);
+    CHECK_STR(a, "Found 4 code locations in 2 files matching the question; the best match is "
+                 "`Map.match` in `pkg/routing.py`.\n"
+                 "\n"
+                 "**`pkg/routing.py`**\n"
+                 "- `Map.match` [pkg/routing.py:40-60] \xE2\x80\x94 "
+                 "`def match(self, path, method=None):` \xE2\x80\x94 "
+                 "Match a path against the map \\[see RFC 9110\\].\n"
+                 "- module code [pkg/routing.py:1-12]\n"
+                 "- `Rule.build` (part 2) [pkg/routing.py:90-190] \xE2\x80\x94 "
+                 "`` def build(self, `x`): `` \xE2\x80\x94 Build a URL.\n"
+                 "\n"
+                 "**`pkg/errors.py`**\n"
+                 "- `MethodNotAllowed` [pkg/errors.py:5-9] \xE2\x80\x94 "
+                 "`class MethodNotAllowed(HTTPException):`\n");
+
+    /* Every item is cited exactly once, and nothing else parses as a citation. */
+    VfyMention *m = NULL;
+    size_t n = vfy_parse(a, strlen(a), &m);
+    CHECK_INT(n, 4);
+    for (size_t i = 0; i < n && i < 4; i++)
+        CHECK(!m[i].malformed);
+    vfy_mentions_free(m, n);
+    free(a);
+
+    a = rtv_extractive_answer(c + 2, 1, NULL);
+    CHECK_STR(a, "Found 1 code location in 1 file matching the question; the best match is "
+                 "module code of `pkg/routing.py`.\n"
+                 "\n"
+                 "**`pkg/routing.py`**\n"
+                 "- module code [pkg/routing.py:1-12]\n");
+    free(a);
+    release_all(c, 4);
+}
+
+static void test_extractive_long_docstring(void)
+{
+    char doc[400];
+    memset(doc, 'x', sizeof doc - 1);
+    doc[sizeof doc - 1] = '\0';
+    RtvItem c[] = {item("a.py", "a", "f", 3, 3, 1.0, "")};
+    set_doc(&c[0], "def f():", doc);
+    char *a = rtv_extractive_answer(c, 1, NULL);
+    const char *line = strstr(a, "- `f` [a.py:3]");
+    CHECK(line != NULL);
+    CHECK(strstr(a, "\xE2\x80\xA6\n") != NULL); /* cut with an ellipsis */
+    CHECK(strlen(a) < 500);
+    free(a);
+    release_all(c, 1);
+}
+
+static void test_extractive_empty(void)
+{
+    char *a = rtv_extractive_answer(NULL, 0, NULL);
+    CHECK_STR(a, "No indexed code matched the question.\n");
+    free(a);
+    a = rtv_extractive_answer(NULL, 0, "BM25 is off.");
+    CHECK_STR(a, "No indexed code matched the question. BM25 is off.\n");
+    free(a);
+}
+
+static void test_vfy_context(void)
+{
+    RtvItem c[] = {item("a.py", "a", "", 1, 2, 1.0, "x\ny\n"),
+                   item("b.py", "b", "B.f", 3, 4, 0.5, "")};
+    VfyContextItem *v = rtv_vfy_context(c, 2);
+    CHECK_STR(v[0].path, "a.py");
+    CHECK_STR(v[0].symbol, "a"); /* module code goes by its module */
+    CHECK_INT(v[0].text_len, 4);
+    CHECK_STR(v[1].symbol, "B.f");
+    CHECK_INT(v[1].start_line, 3);
+    CHECK_INT(v[1].end_line, 4);
+    free(v);
+    CHECK(rtv_vfy_context(c, 0) == NULL);
+    release_all(c, 2);
+}
+
+static void test_modes(void)
+{
+    RtvMode m = RTV_MODE_LLM;
+    CHECK(rtv_mode_parse("extractive", &m));
+    CHECK_INT(m, RTV_MODE_EXTRACTIVE);
+    CHECK(rtv_mode_parse("auto", &m));
+    CHECK_INT(m, RTV_MODE_AUTO);
+    CHECK(rtv_mode_parse("llm", &m));
+    CHECK_INT(m, RTV_MODE_LLM);
+    CHECK(!rtv_mode_parse("LLM ", &m));
+    CHECK(!rtv_mode_parse(NULL, &m));
+    CHECK_INT(m, RTV_MODE_LLM);
+    CHECK_STR(rtv_mode_name(RTV_MODE_EXTRACTIVE), "extractive");
+    CHECK_STR(rtv_mode_name(RTV_MODE_AUTO), "auto");
+    CHECK_STR(rtv_mode_name(RTV_MODE_LLM), "llm");
+
+    RtvRequest r;
+    rtv_request_init(&r);
+    CHECK(r.question == NULL);
+    CHECK_INT(r.budget, 0);
+    CHECK(r.use_bm25 && r.use_dense && r.use_graph);
+    CHECK_INT(r.mode, RTV_MODE_AUTO);
+    CHECK(r.llm_url == NULL);
+}
+
+/* ---------------------------------------------------------------- end to end over a fixture */
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static void rm_tree(const char *dir)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return 0;
+    fputs(text, f);
+    return fclose(f) == 0;
+}
+
+/* Opens and indexes root into a fresh index directory under /tmp. */
+static IdxStore *open_indexed(const char *root, char *tmp)
+{
+    IdxStore *st = NULL;
+    ErrInfo e = {0};
+    strcpy(tmp, "/tmp/coderag-rtv-XXXXXX");
+    if (!mkdtemp(tmp)) return NULL;
+    IdxConfig cfg = {.root = root, .index_dir = tmp, .threads = 1};
+    if (idx_open(&cfg, 0, &st, &e) != CR_OK) {
+        fprintf(stderr, "idx_open: %s\n", e.msg);
+        return NULL;
+    }
+    IdxUpdateStats stats;
+    if (idx_update(st, NULL, NULL, &stats, &e) != CR_OK) {
+        fprintf(stderr, "idx_update: %s\n", e.msg);
+        idx_close(st);
+        return NULL;
+    }
+    return st;
+}
+
+static const RtvItem *find_item(const RtvAnswer *a, const char *path, const char *symbol)
+{
+    for (size_t i = 0; i < a->n_items; i++)
+        if (!strcmp(a->items[i].chunk.path, path) && !strcmp(rtv_item_symbol(&a->items[i]), symbol))
+            return &a->items[i];
+    return NULL;
+}
+
+static void check_citations_verify(const RtvAnswer *a)
+{
+    for (size_t i = 0; i < a->n_citations; i++) {
+        const VfyCitation *c = &a->citations[i];
+        CHECK_INT(c->verified, 1);
+        CHECK_STR(c->source, "auto");
+        int in_ctx = 0;
+        for (size_t k = 0; k < a->n_items; k++)
+            in_ctx |= !strcmp(a->items[k].chunk.path, c->path) &&
+                      a->items[k].start_line <= c->end_line &&
+                      c->start_line <= a->items[k].end_line;
+        CHECK(in_ctx);
+    }
+}
+
+static void test_ask_fixture(void)
+{
+    char tmp[64];
+    IdxStore *st = open_indexed(FIXTURE_DIR "/retrieve", tmp);
+    CHECK(st != NULL);
+    if (!st) return;
+    RtvRequest req;
+    RtvAnswer a;
+    ErrInfo e = {0};
+    rtv_request_init(&req);
+    req.question = "How is a discount coupon applied to the cart total?";
+    req.mode = RTV_MODE_EXTRACTIVE;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
+    CHECK_INT(a.mode, RTV_MODE_EXTRACTIVE);
+    CHECK(a.n_items >= 2);
+    const RtvItem *disc = find_item(&a, "shop/pricing.py", "apply_discount");
+    CHECK(disc != NULL);
+    if (disc) {
+        CHECK_INT(disc->start_line, 6);
+        CHECK_INT(disc->end_line, 13);
+        CHECK(disc->via == RTV_VIA_BM25);
+        CHECK(strncmp(disc->text, "def apply_discount(amount, coupon):\n", 36) == 0);
+    }
+    CHECK(find_item(&a, "shop/cart.py", "Cart.total") != NULL);
+    CHECK(a.n_items > 0 && a.items[0].score == 1.0);
+    for (size_t i = 1; i < a.n_items; i++)
+        CHECK(a.items[i].score <= a.items[i - 1].score);
+    CHECK_INT(a.n_citations, a.n_items); /* extractive answers cite every item */
+    CHECK_INT(a.n_rejected, 0);
+    check_citations_verify(&a);
+    CHECK(strstr(a.answer, "[shop/pricing.py:6-13]") != NULL);
+    CHECK(a.timings.total_ms >= a.timings.bm25_ms);
+    size_t chars = 0;
+    for (size_t i = 0; i < a.n_items; i++)
+        chars += rtv_chars(a.items[i].text, strlen(a.items[i].text));
+    CHECK(chars <= RTV_DEFAULT_BUDGET);
+    rtv_answer_release(&a);
+
+    /* Auto without an LLM answers extractively. */
+    req.mode = RTV_MODE_AUTO;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
+    CHECK_INT(a.mode, RTV_MODE_EXTRACTIVE);
+    rtv_answer_release(&a);
+
+    /* A budget that fits one function only. */
+    req.budget = 400;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
+    chars = 0;
+    for (size_t i = 0; i < a.n_items; i++)
+        chars += rtv_chars(a.items[i].text, strlen(a.items[i].text));
+    CHECK(chars <= 400);
+    CHECK(a.n_items >= 1);
+    CHECK_INT(a.n_citations, a.n_items);
+    rtv_answer_release(&a);
+
+    /* Nothing fits: no context, no citations, and the answer says why. */
+    req.budget = 5;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
+    CHECK_INT(a.n_items, 0);
+    CHECK_INT(a.n_citations, 0);
+    CHECK(strstr(a.answer, "No indexed code matched") != NULL);
+    CHECK(strstr(a.answer, "budget") != NULL);
+    rtv_answer_release(&a);
+    req.budget = 0;
+
+    /* Ablation: without BM25 nothing retrieves yet. */
+    req.use_bm25 = 0;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
+    CHECK_INT(a.n_items, 0);
+    CHECK(strstr(a.answer, "BM25 retrieval is switched off") != NULL);
+    rtv_answer_release(&a);
+    req.use_bm25 = 1;
+
+    /* A question nothing matches. */
+    req.question = "zzyzx qwfp";
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
+    CHECK_INT(a.n_items, 0);
+    CHECK_STR(a.answer, "No indexed code matched the question.\n");
+    rtv_answer_release(&a);
+
+    idx_close(st);
+    rm_tree(tmp);
+}
+
+static void test_ask_errors(void)
+{
+    char tmp[64];
+    IdxStore *st = open_indexed(FIXTURE_DIR "/retrieve", tmp);
+    CHECK(st != NULL);
+    if (!st) return;
+    RtvRequest req;
+    RtvAnswer a;
+    ErrInfo e = {0};
+    rtv_request_init(&req);
+    req.question = "discount";
+    req.mode = RTV_MODE_LLM;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_EHTTP);
+    CHECK_STR(e.msg, "no LLM endpoint configured (llm.url)");
+    CHECK(a.answer == NULL && a.n_items == 0);
+    rtv_answer_release(&a);
+    req.llm_url = "http://127.0.0.1:9";
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_EHTTP);
+    rtv_answer_release(&a);
+
+    req.mode = RTV_MODE_EXTRACTIVE;
+    req.question = "   \n";
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_EINVAL);
+    req.question = NULL;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_EINVAL);
+    char *big = xmalloc(RTV_MAX_QUESTION + 2);
+    memset(big, 'a', RTV_MAX_QUESTION + 1);
+    big[RTV_MAX_QUESTION + 1] = '\0';
+    req.question = big;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_ETOOBIG);
+    big[RTV_MAX_QUESTION] = '\0';
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
+    rtv_answer_release(&a);
+    free(big);
+    idx_close(st);
+    rm_tree(tmp);
+}
+
+/* Citations checked against the store: a file edited after packing makes
+ * the citations of its changed lines stale. */
+static void test_verify_against_store(void)
+{
+    char root[64], tmp[64];
+    strcpy(root, "/tmp/coderag-rtv-root-XXXXXX");
+    CHECK(mkdtemp(root) != NULL);
+    char path[128];
+    snprintf(path, sizeof path, "%s/calc.py", root);
+    CHECK(write_file(path,
+                     "def add(a, b):\n    \"\"\"Add two numbers.\"\"\"\n    return a + b\n\n\n"
+                     "def sub(a, b):\n    \"\"\"Subtract b from a.\"\"\"\n    return a - b\n"));
+    IdxStore *st = open_indexed(root, tmp);
+    CHECK(st != NULL);
+    if (!st) {
+        rm_tree(root);
+        return;
+    }
+    RtvRequest req;
+    RtvAnswer a;
+    rtv_request_init(&req);
+    req.question = "add two numbers";
+    CHECK_INT(rtv_ask(st, &req, &a, NULL), CR_OK);
+    CHECK(find_item(&a, "calc.py", "add") != NULL);
+    VfyContextItem *ctx = rtv_vfy_context(a.items, a.n_items);
+    VfySource src;
+    vfy_source_for_store(&src, st);
+    VfyResult r;
+    char text[512];
+    snprintf(text, sizeof text,
+             "See [calc.py:1-3] and [%s/calc.py:6] and [calc.py:40] and [nope.py:1] and "
+             "[../calc.py:1].",
+             idx_root(st));
+    CHECK_INT(vfy_check(&src, text, strlen(text), ctx, a.n_items, VFY_AUTHOR_MODEL, &r, NULL),
+              CR_OK);
+    CHECK(r.n_citations >= 1);
+    if (r.n_citations >= 1) {
+        CHECK_STR(r.citations[0].path, "calc.py");
+        CHECK_STR(r.citations[0].source, "model");
+        CHECK_STR(r.citations[0].symbol, "add");
+    }
+    int found_range = 0, found_missing = 0, found_outside = 0;
+    for (size_t i = 0; i < r.n_rejected; i++) {
+        found_range |= !strcmp(r.rejected[i].reason, "out-of-range");
+        found_missing |= !strcmp(r.rejected[i].reason, "file-not-found");
+        found_outside |= !strcmp(r.rejected[i].reason, "outside-workspace");
+    }
+    CHECK(found_range && found_missing && found_outside);
+    vfy_result_release(&r);
+
+    /* Edit the file on disk (same line count): the packed add() is now stale. */
+    CHECK(write_file(path,
+                     "def add(a, b):\n    \"\"\"Add two numbers.\"\"\"\n    return b + a\n\n\n"
+                     "def sub(a, b):\n    \"\"\"Subtract b from a.\"\"\"\n    return a - b\n"));
+    CHECK_INT(vfy_check(&src, "See [calc.py:1-3].", 18, ctx, a.n_items, VFY_AUTHOR_MODEL, &r, NULL),
+              CR_OK);
+    CHECK_INT(r.n_rejected, 1);
+    if (r.n_rejected == 1) CHECK_STR(r.rejected[0].reason, "stale");
+    vfy_result_release(&r);
+    CHECK_INT(vfy_check(&src, "See [calc.py:1-2].", 18, ctx, a.n_items, VFY_AUTHOR_MODEL, &r, NULL),
+              CR_OK);
+    CHECK_INT(r.n_rejected, 0); /* unchanged lines still verify */
+    CHECK_INT(r.n_citations, 1);
+    vfy_result_release(&r);
+
+    free(ctx);
+    rtv_answer_release(&a);
+    idx_close(st);
+    rm_tree(tmp);
+    rm_tree(root);
+}
+
+int main(void)
+{
+    RUN(test_pack_budget);
+    RUN(test_pack_overlap);
+    RUN(test_chars);
+    RUN(test_extractive_format);
+    RUN(test_extractive_long_docstring);
+    RUN(test_extractive_empty);
+    RUN(test_vfy_context);
+    RUN(test_modes);
+    RUN(test_ask_fixture);
+    RUN(test_ask_errors);
+    RUN(test_verify_against_store);
+    return test_summary();
+}

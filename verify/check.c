@@ -1,0 +1,296 @@
+#include "vfy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *vfy_reason_name(VfyReason r)
+{
+    static const char *const names[] = {
+        "ok",
+        "malformed",
+        "outside-workspace",
+        "file-not-found",
+        "out-of-range",
+        "not-in-context",
+        "stale",
+    };
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "malformed";
+}
+
+void vfy_citations_free(VfyCitation *v, size_t n)
+{
+    if (!v) return;
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].path);
+        free(v[i].symbol);
+    }
+    free(v);
+}
+
+void vfy_rejected_free(VfyRejected *v, size_t n)
+{
+    if (!v) return;
+    for (size_t i = 0; i < n; i++)
+        free(v[i].text);
+    free(v);
+}
+
+void vfy_result_release(VfyResult *r)
+{
+    if (!r) return;
+    free(r->answer);
+    vfy_citations_free(r->citations, r->n_citations);
+    vfy_rejected_free(r->rejected, r->n_rejected);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---------------------------------------------------------------- checks */
+
+typedef struct Checker {
+    const VfySource *src;
+    const VfyContextItem *ctx;
+    size_t n_ctx;
+    StrMap indexed; /* path -> is_indexed answer, asked once per call */
+    StrBuf lines;
+} Checker;
+
+/* Offset and length of lines [first, first+count) (0-based) of text; 0 when
+ * the text has fewer lines. */
+static int line_slice(const char *t, size_t len, uint32_t first, uint32_t count, size_t *off,
+                      size_t *n)
+{
+    size_t i = 0;
+    for (uint32_t k = 0; k < first; k++) {
+        const char *nl = memchr(t + i, '\n', len - i);
+        if (!nl) return 0;
+        i = (size_t)(nl - t) + 1;
+    }
+    if (i >= len && count > 0) return 0;
+    size_t j = i;
+    for (uint32_t k = 0; k < count; k++) {
+        if (j >= len) return 0;
+        const char *nl = memchr(t + j, '\n', len - j);
+        j = nl ? (size_t)(nl - t) + 1 : len;
+    }
+    *off = i;
+    *n = j - i;
+    return 1;
+}
+
+static int is_indexed(Checker *c, const char *path)
+{
+    int64_t v;
+    if (!strmap_get(&c->indexed, path, &v)) {
+        v = c->src->is_indexed(c->src->ud, path) ? 1 : 0;
+        strmap_put(&c->indexed, path, v);
+    }
+    return v != 0;
+}
+
+/* Runs the checks after parsing on a normalised path. On VFY_OK fills the
+ * citation's symbol and anchor. A source failure other than ENOENT/EINVAL
+ * sets *err. */
+static VfyReason check_span(Checker *c, const char *path, uint32_t a, uint32_t b, VfyCitation *cit,
+                            CrErr *err, ErrInfo *e)
+{
+    if (!is_indexed(c, path)) return VFY_FILE_NOT_FOUND;
+    if (a < 1) return VFY_OUT_OF_RANGE;
+    sb_reset(&c->lines);
+    uint32_t total = 0;
+    CrErr rc = c->src->read_lines(c->src->ud, path, a, b, &c->lines, &total, e);
+    if (rc == CR_EINVAL) return VFY_OUT_OF_RANGE;
+    if (rc == CR_ENOENT || rc == CR_EIO || rc == CR_ETOOBIG || rc == CR_EBINARY || rc == CR_EUTF8 ||
+        rc == CR_EOUTSIDE)
+        return VFY_FILE_NOT_FOUND; /* gone, or no longer a readable source file */
+    if (rc != CR_OK) {
+        *err = rc;
+        return VFY_OK;
+    }
+    if (b > total) return VFY_OUT_OF_RANGE;
+
+    const VfyContextItem *best = NULL;
+    uint32_t best_overlap = 0;
+    for (size_t i = 0; i < c->n_ctx; i++) {
+        const VfyContextItem *x = &c->ctx[i];
+        if (strcmp(x->path, path) != 0 || x->end_line < a || x->start_line > b) continue;
+        uint32_t lo = a > x->start_line ? a : x->start_line;
+        uint32_t hi = b < x->end_line ? b : x->end_line;
+        size_t po, pn, co, cn;
+        if (!line_slice(x->text, x->text_len, lo - x->start_line, hi - lo + 1, &po, &pn) ||
+            !line_slice(c->lines.buf, c->lines.len, lo - a, hi - lo + 1, &co, &cn))
+            return VFY_STALE;
+        char h1[17], h2[17];
+        idx_hash_text(x->text + po, pn, h1);
+        idx_hash_text(c->lines.buf + co, cn, h2);
+        if (strcmp(h1, h2) != 0) return VFY_STALE;
+        if (!best || hi - lo + 1 > best_overlap) {
+            best = x;
+            best_overlap = hi - lo + 1;
+        }
+    }
+    if (!best) return VFY_NOT_IN_CONTEXT;
+
+    cit->symbol = xstrdup(best->symbol ? best->symbol : "");
+    idx_hash_text(c->lines.buf, c->lines.len, cit->anchor);
+    return VFY_OK;
+}
+
+static void add_rejected(VfyResult *r, size_t *cap, const char *text, size_t len, VfyReason why)
+{
+    const char *reason = vfy_reason_name(why);
+    for (size_t i = 0; i < r->n_rejected; i++)
+        if (r->rejected[i].reason == reason && strlen(r->rejected[i].text) == len &&
+            memcmp(r->rejected[i].text, text, len) == 0)
+            return;
+    ARRAY_GROW(r->rejected, r->n_rejected + 1, *cap);
+    r->rejected[r->n_rejected].text = xstrndup(text, len);
+    r->rejected[r->n_rejected].reason = reason;
+    r->n_rejected++;
+}
+
+/* Adds (path, a, b) unless already cited; takes cit's strings either way. */
+static void add_citation(VfyResult *r, size_t *cap, VfyCitation *cit)
+{
+    for (size_t i = 0; i < r->n_citations; i++) {
+        VfyCitation *x = &r->citations[i];
+        if (x->start_line == cit->start_line && x->end_line == cit->end_line &&
+            strcmp(x->path, cit->path) == 0) {
+            free(cit->path);
+            free(cit->symbol);
+            return;
+        }
+    }
+    ARRAY_GROW(r->citations, r->n_citations + 1, *cap);
+    r->citations[r->n_citations++] = *cit;
+}
+
+static void add_canonical(StrBuf *sb, const char *path, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        sb_addf(sb, "%s:%u", path, a);
+    else
+        sb_addf(sb, "%s:%u-%u", path, a, b);
+}
+
+/* After a bracket is dropped, keeps the prose tidy: "see [x]." -> "see.",
+ * "a [x] b" -> "a b". Returns how many bytes of text to skip. */
+static size_t tidy_after_drop(StrBuf *sb, const char *text, size_t len, size_t next)
+{
+    char c = next < len ? text[next] : '\0';
+    int at_line_start = sb->len == 0 || sb->buf[sb->len - 1] == '\n';
+    if (sb->len && sb->buf[sb->len - 1] == ' ' &&
+        (c == '\0' || c == ' ' || c == '\n' || strchr(".,;:!?)", c))) {
+        sb->buf[--sb->len] = '\0';
+        return 0;
+    }
+    return at_line_start && c == ' ' ? 1 : 0;
+}
+
+CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyContextItem *ctx,
+                size_t n_ctx, VfyAuthor author, VfyResult *out, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    const char *source = author == VFY_AUTHOR_MODEL ? "model" : "auto";
+    VfyMention *m = NULL;
+    size_t n_m = vfy_parse(answer, len, &m);
+    int *kept = n_m ? xcalloc(n_m, sizeof *kept) : NULL;
+    char **canon = n_m ? xcalloc(n_m, sizeof *canon) : NULL;
+    size_t cap_cit = 0, cap_rej = 0;
+    Checker c = {.src = src, .ctx = ctx, .n_ctx = n_ctx};
+    StrBuf text;
+    strmap_init(&c.indexed);
+    sb_init(&c.lines);
+    sb_init(&text);
+    memset(out, 0, sizeof *out);
+
+    for (size_t i = 0; i < n_m; i++) {
+        VfyReason why = VFY_MALFORMED;
+        char *path = NULL;
+        if (!m[i].malformed) {
+            CrErr nrc = vfy_normalize_path(src->root, m[i].path, &path);
+            if (nrc == CR_EOUTSIDE) why = VFY_OUTSIDE;
+            if (nrc == CR_OK) {
+                VfyCitation cit = {.start_line = m[i].start_line, .end_line = m[i].end_line};
+                why = check_span(&c, path, cit.start_line, cit.end_line, &cit, &rc, e);
+                if (rc != CR_OK) {
+                    free(path);
+                    goto out;
+                }
+                if (why == VFY_OK) {
+                    kept[i] = 1;
+                    canon[i] = path;
+                    cit.path = xstrdup(path);
+                    cit.verified = 1;
+                    cit.source = source;
+                    add_citation(out, &cap_cit, &cit);
+                    continue;
+                }
+            }
+        }
+        free(path);
+        int alone = (i == 0 || m[i - 1].group_off != m[i].group_off) &&
+                    (i + 1 == n_m || m[i + 1].group_off != m[i].group_off);
+        if (alone) {
+            add_rejected(out, &cap_rej, answer + m[i].group_off, m[i].group_len, why);
+        } else {
+            StrBuf part;
+            sb_init(&part);
+            sb_addc(&part, '[');
+            if (!memchr(answer + m[i].off, ':', m[i].len) &&
+                !memchr(answer + m[i].off, '#', m[i].len))
+                sb_addf(&part, "%s:", m[i].path);
+            sb_add(&part, answer + m[i].off, m[i].len);
+            sb_addc(&part, ']');
+            add_rejected(out, &cap_rej, part.buf, part.len, why);
+            sb_release(&part);
+        }
+    }
+
+    /* The answer with each citation bracket rebuilt from its kept parts. */
+    size_t pos = 0;
+    for (size_t i = 0; i < n_m;) {
+        size_t g = i, g_off = m[i].group_off, g_end = g_off + m[i].group_len;
+        int n_kept = 0;
+        while (i < n_m && m[i].group_off == g_off)
+            n_kept += kept[i++];
+        sb_add(&text, answer + pos, g_off - pos);
+        pos = g_end;
+        if (n_kept == 0) {
+            pos += tidy_after_drop(&text, answer, len, g_end);
+            continue;
+        }
+        sb_addc(&text, '[');
+        for (size_t k = g, first = 1; k < i; k++) {
+            if (!kept[k]) continue;
+            if (!first) sb_adds(&text, "; ");
+            add_canonical(&text, canon[k], m[k].start_line, m[k].end_line);
+            first = 0;
+        }
+        sb_addc(&text, ']');
+    }
+    sb_add(&text, answer + pos, len - pos);
+
+    for (size_t i = 0; i < n_ctx && out->n_citations == 0; i++) {
+        VfyCitation cit = {.start_line = ctx[i].start_line, .end_line = ctx[i].end_line};
+        VfyReason why = check_span(&c, ctx[i].path, cit.start_line, cit.end_line, &cit, &rc, e);
+        if (rc != CR_OK) goto out;
+        if (why != VFY_OK) continue;
+        cit.path = xstrdup(ctx[i].path);
+        cit.verified = 1;
+        cit.source = "auto";
+        add_citation(out, &cap_cit, &cit);
+    }
+    out->answer = sb_detach(&text, NULL);
+
+out:
+    if (rc != CR_OK) vfy_result_release(out);
+    for (size_t i = 0; i < n_m; i++)
+        free(canon[i]);
+    free(canon);
+    free(kept);
+    vfy_mentions_free(m, n_m);
+    strmap_release(&c.indexed);
+    sb_release(&c.lines);
+    sb_release(&text);
+    return rc;
+}

@@ -1,2 +1,0 @@
-/* replaced by the verification library */
-int vfy__placeholder;
