@@ -78,7 +78,9 @@ char *xstrndup(const char *s, size_t n);
 
 /* ---------------------------------------------------------------- strbuf */
 
-/* A growable NUL-terminated byte string. `buf` is never NULL after init. */
+/* A growable NUL-terminated byte string. `buf` is never NULL after init;
+ * after sb_detach it is NULL until the next addition (sb_release and every
+ * sb_add* still work). */
 typedef struct StrBuf {
     char *buf;
     size_t len;
@@ -94,7 +96,8 @@ void sb_adds(StrBuf *sb, const char *s);
 void sb_addc(StrBuf *sb, char c);
 void sb_addf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(StrBuf *sb, const char *fmt, va_list ap);
-/* Returns the buffer (caller frees) and re-initialises sb. */
+/* Returns the buffer (never NULL; caller frees) and leaves sb empty without
+ * allocating: releasing it afterwards is optional. */
 char *sb_detach(StrBuf *sb, size_t *out_len);
 
 /* Reads a whole file into sb (appending). Fails with CR_ETOOBIG past max_bytes

@@ -27,7 +27,7 @@ void sb_release(StrBuf *sb)
 void sb_reset(StrBuf *sb)
 {
     sb->len = 0;
-    sb->buf[0] = '\0';
+    if (sb->buf) sb->buf[0] = '\0';
 }
 
 void sb_grow(StrBuf *sb, size_t extra)
@@ -61,6 +61,7 @@ void sb_addc(StrBuf *sb, char c)
 
 void sb_vaddf(StrBuf *sb, const char *fmt, va_list ap)
 {
+    if (!sb->buf) sb_grow(sb, 64);
     va_list cp;
     va_copy(cp, ap);
     int n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, cp);
@@ -83,9 +84,10 @@ void sb_addf(StrBuf *sb, const char *fmt, ...)
 
 char *sb_detach(StrBuf *sb, size_t *out_len)
 {
-    char *p = sb->buf;
+    char *p = sb->buf ? sb->buf : xcalloc(1, 1);
     if (out_len) *out_len = sb->len;
-    sb_init(sb);
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
     return p;
 }
 

@@ -498,8 +498,8 @@ CrErr scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e)
     scan__dir_insert(&w.seen, (DirKey){st.st_dev, st.st_ino});
     scan__walk_dir(&w, root);
     scan__run_deferred(&w);
-    qsort(out->files, out->n_files, sizeof *out->files, scan__file_cmp);
-    qsort(out->skipped, out->n_skipped, sizeof *out->skipped, scan__skip_cmp);
+    if (out->n_files) qsort(out->files, out->n_files, sizeof *out->files, scan__file_cmp);
+    if (out->n_skipped) qsort(out->skipped, out->n_skipped, sizeof *out->skipped, scan__skip_cmp);
 out:
     if (root) closedir(root);
     for (size_t i = 0; i < w.n_lists; i++)

@@ -43,7 +43,7 @@ static const char schema_sql[] =
     " ref_id INTEGER NOT NULL);"
     "CREATE INDEX edges_src ON edges(src);"
     "CREATE INDEX edges_dst ON edges(dst);"
-    "CREATE INDEX edges_ref ON edges(ref_id) WHERE ref_id != 0;"
+    "CREATE INDEX edges_ref ON edges(ref_id);"
     "CREATE VIRTUAL TABLE fts USING fts5(name, path, doc, body,"
     " tokenize = \"porter unicode61 tokenchars '_'\", detail = column);";
 

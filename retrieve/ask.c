@@ -118,7 +118,7 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
     t = now_ms();
     rc = load_candidates(st, hits, n_hits, &cands, &n_cands, e);
     if (rc != CR_OK) goto out;
-    qsort(cands, n_cands, sizeof *cands, by_score);
+    if (n_cands) qsort(cands, n_cands, sizeof *cands, by_score);
     picks = n_cands ? xcalloc(n_cands, sizeof *picks) : NULL;
     size_t n_picks = rtv_pack_select(cands, n_cands, budget, RTV_MAX_CANDIDATES, picks);
     out->items = n_picks ? xcalloc(n_picks, sizeof *out->items) : NULL;
