@@ -23,12 +23,11 @@ const TSLanguage *tree_sitter_python(void);
 #define CHUNK__SYM_ERROR ((TSSymbol)-1)
 
 typedef struct ChunkSyms {
-    TSSymbol module, block, comment, function_definition, class_definition,
-        decorated_definition, decorator, import_statement, import_from_statement,
-        future_import_statement, aliased_import, dotted_name, relative_import, import_prefix,
-        wildcard_import, call, attribute, identifier, subscript, raise_statement, except_clause,
-        except_group_clause, expression_statement, string, concatenated_string, tuple,
-        parenthesized_expression, as_pattern, colon;
+    TSSymbol module, block, comment, function_definition, class_definition, decorated_definition,
+        decorator, import_statement, import_from_statement, future_import_statement, aliased_import,
+        dotted_name, relative_import, import_prefix, wildcard_import, call, attribute, identifier,
+        subscript, raise_statement, except_clause, except_group_clause, expression_statement,
+        string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
         f_object, f_attribute, f_value, f_cause;
 } ChunkSyms;
@@ -47,12 +46,12 @@ typedef struct ChunkUnit {
     int parent;          /* unit of the enclosing class, or -1 */
     uint32_t start, end; /* lines, decorators included */
     char *symbol;
-    const char *name;    /* last component, inside symbol */
+    const char *name; /* last component, inside symbol */
     char *signature;
     char *docstring;
-    TSNode def;          /* function_definition or class_definition */
-    uint32_t sig_end;    /* byte after the header's ':' */
-    int first_chunk;     /* index into out->chunks, or -1 */
+    TSNode def;       /* function_definition or class_definition */
+    uint32_t sig_end; /* byte after the header's ':' */
+    int first_chunk;  /* index into out->chunks, or -1 */
 } ChunkUnit;
 
 /* Context a node gives its children. */
@@ -210,7 +209,8 @@ static void chunk__lines_init(ChunkRun *r)
         uint32_t end = nl ? (uint32_t)(nl - s) : r->len;
         uint32_t p = pos;
         if (l == 1 && end - p >= 3 && !memcmp(s + p, "\xEF\xBB\xBF", 3)) p += 3;
-        while (p < end && chunk__is_space(s[p])) p++;
+        while (p < end && chunk__is_space(s[p]))
+            p++;
         r->line_kind[l] = p == end ? CHUNK__BLANK : s[p] == '#' ? CHUNK__COMMENT : CHUNK__CODE;
         r->owner[l] = -1;
         r->line_chunk[l] = -1;
@@ -244,7 +244,8 @@ static uint32_t chunk__end_line(const ChunkRun *r, uint32_t start, uint32_t end)
 {
     if (end > r->seg_end_byte) end = r->seg_end_byte;
     if (end > r->len) end = r->len;
-    while (end > start && chunk__is_space(r->src[end - 1])) end--;
+    while (end > start && chunk__is_space(r->src[end - 1]))
+        end--;
     return chunk__line_of(r, end > start ? end - 1 : start);
 }
 
@@ -306,7 +307,8 @@ static void chunk__string_content(ChunkRun *r, TSNode str, StrBuf *sb)
     if (ts_tree_cursor_goto_first_child(c)) {
         a = ts_node_end_byte(ts_tree_cursor_current_node(c)); /* after string_start */
         TSNode last = ts_tree_cursor_current_node(c);
-        while (ts_tree_cursor_goto_next_sibling(c)) last = ts_tree_cursor_current_node(c);
+        while (ts_tree_cursor_goto_next_sibling(c))
+            last = ts_tree_cursor_current_node(c);
         if (ts_node_start_byte(last) >= a) b = ts_node_start_byte(last); /* before string_end */
     }
     if (b > r->len) b = r->len;
@@ -343,7 +345,8 @@ static char *chunk__docstring(ChunkRun *r, TSNode body, uint32_t *out_line)
         }
     } while (ts_tree_cursor_goto_next_sibling(c));
     if (n_named != 1) return NULL;
-    while (ts_node_symbol(str) == sy->parenthesized_expression && ts_node_named_child_count(str) == 1)
+    while (ts_node_symbol(str) == sy->parenthesized_expression &&
+           ts_node_named_child_count(str) == 1)
         str = ts_node_named_child(str, 0);
     TSSymbol s = ts_node_symbol(str);
     sb_reset(&r->sb);
@@ -361,8 +364,10 @@ static char *chunk__docstring(ChunkRun *r, TSNode body, uint32_t *out_line)
         return NULL;
     }
     const char *p = r->sb.buf, *e = r->sb.buf + r->sb.len;
-    while (p < e && chunk__is_space(*p)) p++;
-    while (e > p && chunk__is_space(e[-1])) e--;
+    while (p < e && chunk__is_space(*p))
+        p++;
+    while (e > p && chunk__is_space(e[-1]))
+        e--;
     if (out_line) *out_line = chunk__node_line(stmt);
     return xstrndup(p, (size_t)(e - p));
 }
@@ -386,7 +391,7 @@ static int chunk__unit_new(ChunkRun *r, TSNode def, TSNode outer, const ChunkFra
     ChunkUnit *u = &r->units[id];
     memset(u, 0, sizeof *u);
     int is_class = ts_node_symbol(def) == sy->class_definition;
-    u->kind = is_class ? IDX_KIND_CLASS
+    u->kind = is_class                      ? IDX_KIND_CLASS
               : up->ctx == CHUNK__CTX_CLASS ? IDX_KIND_METHOD
                                             : IDX_KIND_FUNCTION;
     u->parent = up->ctx == CHUNK__CTX_CLASS ? up->unit : -1;
@@ -455,7 +460,8 @@ static char *chunk__signature(ChunkRun *r, const ChunkUnit *u)
             continue;
         }
         char ch = r->src[i];
-        if (chunk__is_space(ch) || (ch == '\\' && i + 1 < b && (r->src[i + 1] == '\n' || r->src[i + 1] == '\r'))) {
+        if (chunk__is_space(ch) ||
+            (ch == '\\' && i + 1 < b && (r->src[i + 1] == '\n' || r->src[i + 1] == '\r'))) {
             space = 1;
             continue;
         }
@@ -659,7 +665,8 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
             TSNode d = ts_node_child_by_field_id(n, sy->f_definition);
             if (!ts_node_is_null(d)) f.pending = chunk__unit_new(r, d, n, up);
         } else if (s == sy->function_definition || s == sy->class_definition) {
-            int u = up->sym == sy->decorated_definition ? up->pending : chunk__unit_new(r, n, n, up);
+            int u =
+                up->sym == sy->decorated_definition ? up->pending : chunk__unit_new(r, n, n, up);
             f.unit = u;
             f.ctx = s == sy->class_definition && u >= 0 ? CHUNK__CTX_CLASS : CHUNK__CTX_FUNC;
             if (s == sy->class_definition) cls_unit = u;
@@ -706,7 +713,6 @@ static void chunk__walk(ChunkRun *r, TSNode root)
                 depth--;
             }
         }
-        if (depth == 0) goto out;
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (ts_node_start_byte(n) >= r->seg_end_byte) {
             descend = 0;
@@ -749,7 +755,8 @@ static int chunk__starts_def(const char *p, const char *end)
     if (n >= 2 && p[0] == '@' && p[1] != ' ' && p[1] != '\t') return 1;
     if (n >= 6 && !memcmp(p, "async", 5) && (p[5] == ' ' || p[5] == '\t')) {
         p += 6;
-        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
         n = (size_t)(end - p);
     }
     if (n >= 4 && !memcmp(p, "def", 3) && (p[3] == ' ' || p[3] == '\t')) return 1;
@@ -774,7 +781,8 @@ static uint32_t chunk__find_cut(ChunkRun *r, TSNode root, uint32_t seg_line)
     int has_child = ts_tree_cursor_goto_first_child(c);
     for (; l <= r->n_lines; l++) {
         uint32_t b = r->line_start[l];
-        if (r->line_kind[l] != CHUNK__CODE || !chunk__starts_def(r->src + b, r->src + r->line_start[l + 1]))
+        if (r->line_kind[l] != CHUNK__CODE ||
+            !chunk__starts_def(r->src + b, r->src + r->line_start[l + 1]))
             continue;
         while (has_child && ts_node_end_byte(ts_tree_cursor_current_node(c)) <= b)
             has_child = ts_tree_cursor_goto_next_sibling(c);
@@ -783,9 +791,12 @@ static uint32_t chunk__find_cut(ChunkRun *r, TSNode root, uint32_t seg_line)
         TSSymbol s = ts_node_symbol(ch);
         if (ts_node_start_byte(ch) > b) return l;
         if (ts_node_start_byte(ch) == b &&
-            (s == sy->function_definition || s == sy->class_definition || s == sy->decorated_definition))
+            (s == sy->function_definition || s == sy->class_definition ||
+             s == sy->decorated_definition))
             continue;
-        if (!ts_node_has_error(ch)) continue; /* e.g. a sound string holding "def" */
+        /* a sound node (a string holding "def", say) stays; a loose keyword
+         * or a decorator outside any definition means the tree is lost here */
+        if (ts_node_is_named(ch) && !ts_node_has_error(ch) && s != sy->decorator) continue;
         return l;
     }
     return 0;
@@ -815,7 +826,8 @@ static void chunk__push(ChunkRun *r, ChunkSet *out, IdxKind kind, const ChunkUni
     d->signature = xstrdup(u ? u->signature : "");
     d->docstring = doc ? xstrdup(doc) : NULL;
     d->parent = parent;
-    for (uint32_t l = a; l <= b; l++) r->line_chunk[l] = idx;
+    for (uint32_t l = a; l <= b; l++)
+        r->line_chunk[l] = idx;
 }
 
 /* Emits lines a..b of one unit, split into windows past max_lines; cuts go
@@ -868,18 +880,23 @@ static void chunk__build(ChunkRun *r, ChunkSet *out)
     for (size_t i = 0; i < r->n_units; i++) {
         ChunkUnit *u = &r->units[i];
         u->signature = chunk__signature(r, u);
-        for (uint32_t l = u->start; l <= u->end; l++) r->owner[l] = (int)i;
+        for (uint32_t l = u->start; l <= u->end; l++)
+            r->owner[l] = (int)i;
     }
     for (uint32_t l = 1; l <= r->n_lines;) {
         int o = r->owner[l];
         uint32_t a = l, b = l;
-        while (b < r->n_lines && r->owner[b + 1] == o) b++;
+        while (b < r->n_lines && r->owner[b + 1] == o)
+            b++;
         l = b + 1;
-        while (a <= b && r->line_kind[a] == CHUNK__BLANK) a++;
-        while (b >= a && r->line_kind[b] == CHUNK__BLANK) b--;
+        while (a <= b && r->line_kind[a] == CHUNK__BLANK)
+            a++;
+        while (b >= a && r->line_kind[b] == CHUNK__BLANK)
+            b--;
         if (a > b || !chunk__has_code(r, a, b)) continue;
         if (o < 0) {
-            const char *doc = r->mod_doc && r->mod_doc_line >= a && r->mod_doc_line <= b ? r->mod_doc : NULL;
+            const char *doc =
+                r->mod_doc && r->mod_doc_line >= a && r->mod_doc_line <= b ? r->mod_doc : NULL;
             chunk__emit(r, out, IDX_KIND_MODULE, NULL, a, b, doc, -1);
             continue;
         }
@@ -955,6 +972,8 @@ static void chunk__run_release(ChunkRun *r)
     sb_release(&r->sb2);
 }
 
+/* Appends to out without releasing anything in it: callers pass a zeroed or
+ * released set (indices in what is appended count from out->n_chunks). */
 CrErr chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
                   ErrInfo *e)
 {
@@ -995,11 +1014,14 @@ CrErr chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, C
     r.aux2 = ts_tree_cursor_new(root);
     out->had_errors = out->had_errors || ts_node_has_error(root);
 
+    /* re-parses cost at most a few whole parses, however broken the file */
+    uint64_t budget = 4 * (uint64_t)len + 65536;
     while (n_trees < CHUNK__MAX_SEGMENTS) {
         TSNode last = ts_tree_root_node(trees[n_trees - 1]);
         if (!ts_node_has_error(last)) break;
         uint32_t l = chunk__find_cut(&r, last, seg_line[n_trees - 1]);
-        if (!l) break;
+        if (!l || len - r.line_start[l] > budget) break;
+        budget -= len - r.line_start[l];
         TSRange range = {{l - 1, 0}, {UINT32_MAX, UINT32_MAX}, r.line_start[l], UINT32_MAX};
         if (!ts_parser_set_included_ranges(c->parser, &range, 1)) break;
         TSTree *t = ts_parser_parse_string(c->parser, NULL, src, (uint32_t)len);
@@ -1030,7 +1052,8 @@ CrErr chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, C
     ts_tree_cursor_delete(&r.aux2);
 
 out:
-    for (size_t i = 0; i < n_trees; i++) ts_tree_delete(trees[i]);
+    for (size_t i = 0; i < n_trees; i++)
+        ts_tree_delete(trees[i]);
     chunk__run_release(&r);
     return rc;
 }

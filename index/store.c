@@ -171,7 +171,10 @@ static CrErr store__open_db(IdxStore *st, ErrInfo *e)
     sqlite3_busy_timeout(st->db, 5000);
     return store__exec(st,
                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                       "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;",
+                       "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;"
+                       /* Checkpoints happen after full updates and on close, not
+                        * in the middle of a save's single-file update. */
+                       "PRAGMA wal_autocheckpoint = 20000;",
                        e);
 }
 
@@ -295,7 +298,10 @@ out:
 void idx_close(IdxStore *st)
 {
     if (!st) return;
-    if (st->db) store__close_db(st);
+    if (st->db) {
+        sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        store__close_db(st);
+    }
     for (size_t i = 0; i < st->n_exclude; i++) free(st->exclude[i]);
     free(st->exclude);
     free(st->root);

@@ -43,6 +43,7 @@
                   "ORDER BY r LIMIT ?2")                                                           \
     X(SYMBOL_INSERT, "INSERT INTO symbols(qualname, name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)") \
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
+    X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")              \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \

@@ -209,6 +209,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     if ((rc = store__touch_update_time(st, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
+    if (!rc) sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 out:
     if (threads) {
         pthread_mutex_lock(&pool.mu);
@@ -266,6 +267,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     FileWork fw = {0};
     Chunker *ch = NULL;
     int in_txn = 0;
+    double t0 = now_ms();
     sb_init(&rel);
     sb_init(&abs);
     if ((rc = relative_path(st, path, &rel, e))) goto out;
@@ -299,13 +301,19 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         filework_prepare(&fw, st->root, st->max_file_bytes, ch);
         /* prepare records the size it read; keep the stat's mtime. */
     }
+    double t1 = now_ms();
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
     if ((rc = store__write_file(st, &fw, 1, e))) goto out;
-    if ((rc = graph__resolve_dirty(st, NULL, e))) goto out;
+    double t2 = now_ms();
+    size_t n_edges = 0;
+    if ((rc = graph__resolve_dirty(st, &n_edges, e))) goto out;
+    double t3 = now_ms();
     if ((rc = store__touch_update_time(st, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
+    log_msg(LOG_DEBUG, "update %s: prepare %.1f ms, write %.1f ms, resolve %.1f ms (%zu edges), commit %.1f ms",
+            rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
 out:
     if (in_txn) store__exec(st, "ROLLBACK", NULL);
     chunker_free(ch);

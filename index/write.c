@@ -338,17 +338,30 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     return rc;
 }
 
-/* Marks refs anywhere whose last name component is a name this file
- * defines (or the module's own name): they may now resolve here. */
-static CrErr mark_by_names(IdxStore *st, const FileWork *fw, ErrInfo *e)
+/* Loads the simple names a file defines now (before its rows go). */
+static CrErr load_names(IdxStore *st, int64_t file_id, StrMap *out, ErrInfo *e)
 {
-    StrMap seen;
+    sqlite3_stmt *s = store__stmt(st, STMT_SYMBOL_NAMES_OF_FILE, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 1, file_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        strmap_put(out, (const char *)sqlite3_column_text(s, 0), 1);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? CR_OK : store__err(st, e, "symbols");
+}
+
+/* Marks refs anywhere whose last name component is a name this file
+ * newly defines (or the module's own name, for a new file): they may now
+ * resolve here. Refs that resolved into the file's old rows were marked
+ * when those rows went; names it defined before resolve as they did. */
+static CrErr mark_by_names(IdxStore *st, const FileWork *fw, StrMap *seen, ErrInfo *e)
+{
     CrErr rc = CR_OK;
-    strmap_init(&seen);
     for (size_t i = 0; i <= fw->set.n_chunks && !rc; i++) {
         const char *name = i < fw->set.n_chunks ? fw->set.chunks[i].name : last_component(fw->module);
-        if (!name || !name[0] || strmap_get(&seen, name, NULL)) continue;
-        strmap_put(&seen, name, 1);
+        if (!name || !name[0] || strmap_get(seen, name, NULL)) continue;
+        strmap_put(seen, name, 1);
         sqlite3_stmt *s = store__stmt(st, STMT_REF_DIRTY_BY_LAST, e);
         if (!s) {
             rc = CR_EDB;
@@ -357,7 +370,6 @@ static CrErr mark_by_names(IdxStore *st, const FileWork *fw, ErrInfo *e)
         sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
         rc = store__step_done(st, s, e, "mark refs");
     }
-    strmap_release(&seen);
     return rc;
 }
 
@@ -375,12 +387,19 @@ CrErr store__write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo
         sqlite3_bind_int64(s, 3, fw->mtime_ns);
         return store__step_done(st, s, e, "file row");
     }
-    if (fw->old_id && (rc = store__remove_file(st, fw->old_id, mark_dependents, 1, e))) return rc;
+    StrMap old_names;
+    strmap_init(&old_names);
+    if (fw->old_id && mark_dependents) {
+        if ((rc = load_names(st, fw->old_id, &old_names, e))) goto out;
+        strmap_put(&old_names, last_component(fw->module ? fw->module : ""), 1);
+    }
+    if (fw->old_id && (rc = store__remove_file(st, fw->old_id, mark_dependents, 1, e))) goto out;
     if (fw->skip) {
         fw->hash[0] = '\0';
-        return upsert_file_row(st, fw, fw->skip, &file_id, e);
+        rc = upsert_file_row(st, fw, fw->skip, &file_id, e);
+        goto out;
     }
-    if ((rc = upsert_file_row(st, fw, "ok", &file_id, e))) return rc;
+    if ((rc = upsert_file_row(st, fw, "ok", &file_id, e))) goto out;
     ids = xcalloc(fw->set.n_chunks + 1, sizeof *ids);
     if ((rc = insert_chunks(st, fw, file_id, ids, e))) goto out;
     for (size_t i = 0; i < fw->set.n_refs && !rc; i++) {
@@ -391,8 +410,9 @@ CrErr store__write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo
         else if (r->name && r->name[0])
             rc = insert_ref(st, file_id, ids[r->chunk], r->kind, r->name, e);
     }
-    if (!rc && mark_dependents) rc = mark_by_names(st, fw, e);
+    if (!rc && mark_dependents) rc = mark_by_names(st, fw, &old_names, e);
 out:
+    strmap_release(&old_names);
     free(ids);
     return rc;
 }

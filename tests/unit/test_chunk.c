@@ -38,6 +38,7 @@ typedef struct ChunkCase {
     const ExpRef *refs;     /* ends with line == 0 */
 } ChunkCase;
 
+/* clang-format off */
 #define M(s, e, doc) {IDX_KIND_MODULE, s, e, 0, "", "", doc, -1}
 #define END_CHUNKS {IDX_KIND_MODULE, 0, 0, 0, NULL, NULL, NULL, -1}
 #define CALL(c, l, n) {REF_CALL, c, l, n, 0, NULL, NULL, NULL}
@@ -45,12 +46,14 @@ typedef struct ChunkCase {
 #define RAISE(c, l, n) {REF_RAISE, c, l, n, 0, NULL, NULL, NULL}
 #define IMPORT(c, l, lvl, mod, mem, al) {REF_IMPORT, c, l, NULL, lvl, mod, mem, al}
 #define END_REFS {REF_CALL, 0, 0, NULL, 0, NULL, NULL, NULL}
+/* clang-format on */
 
 /* ---------------------------------------------------------------- invariants */
 
 static int line_is_code(const char *p, const char *end)
 {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')) p++;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
+        p++;
     return p < end && *p != '#';
 }
 
@@ -87,14 +90,16 @@ static void check_invariants(const char *what, const char *src, size_t len, uint
         }
         CHECK(d->symbol && d->name && d->signature);
         if (d->kind == IDX_KIND_MODULE) {
-            CHECK(d->symbol && !*d->symbol && d->name && !*d->name && d->signature && !*d->signature);
+            CHECK(d->symbol && !*d->symbol && d->name && !*d->name && d->signature &&
+                  !*d->signature);
             CHECK_INT(d->parent, -1);
         } else if (d->symbol && d->name) {
             const char *dot = strrchr(d->symbol, '.');
             CHECK_STR(d->name, dot ? dot + 1 : d->symbol);
             CHECK(*d->name && *d->signature);
         }
-        for (uint32_t l = d->start_line; l <= d->end_line; l++) cov[l]++;
+        for (uint32_t l = d->start_line; l <= d->end_line; l++)
+            cov[l]++;
     }
     const char *p = src, *end = src + len;
     for (size_t l = 1; l <= n; l++) {
@@ -142,7 +147,8 @@ static void dump_set(const ChunkSet *s)
         const ChunkRef *r = &s->refs[i];
         fprintf(stderr, "  ref %s chunk=%d line=%u name=%s level=%d module=%s member=%s alias=%s\n",
                 rk[r->kind], r->chunk, r->line, r->name ? r->name : "-", r->level,
-                r->module ? r->module : "-", r->member ? r->member : "-", r->alias ? r->alias : "-");
+                r->module ? r->module : "-", r->member ? r->member : "-",
+                r->alias ? r->alias : "-");
     }
 }
 
@@ -150,8 +156,8 @@ static int ref_matches(const ChunkRef *a, const ExpRef *x)
 {
     if ((int)a->kind != (int)x->kind || a->chunk != x->chunk || a->line != x->line) return 0;
     if (x->kind == REF_IMPORT)
-        return a->level == x->level && streq0(a->module, x->module) && streq0(a->member, x->member) &&
-               streq0(a->alias, x->alias);
+        return a->level == x->level && streq0(a->module, x->module) &&
+               streq0(a->member, x->member) && streq0(a->alias, x->alias);
     return streq0(a->name, x->name);
 }
 
@@ -160,8 +166,10 @@ static void check_set(const char *name, const char *src, size_t len, uint32_t ma
 {
     int before = test_state_.failed_checks;
     size_t nx = 0, nr = 0;
-    while (xc[nx].start) nx++;
-    while (xr[nr].line) nr++;
+    while (xc[nx].start)
+        nx++;
+    while (xr[nr].line)
+        nr++;
     check_invariants(name, src, len, max_lines, s);
     CHECK_INT(s->n_chunks, nx);
     for (size_t i = 0; i < nx && i < s->n_chunks; i++) {
@@ -236,60 +244,63 @@ static const ChunkCase cases[] = {
      }},
 
     {"class",
-     "import abc\n"                                                    /* 1 */
-     "\n"                                                              /* 2 */
-     "\n"                                                              /* 3 */
-     "@decorate\n"                                                     /* 4 */
-     "class Widget(base.Base, Mixin, metaclass=abc.ABCMeta):\n"        /* 5 */
-     "    \"\"\"A widget.\n"                                           /* 6 */
-     "\n"                                                              /* 7 */
-     "    Details.\"\"\"\n"                                            /* 8 */
-     "\n"                                                              /* 9 */
-     "    kind = \"w\"\n"                                              /* 10 */
-     "    count = 0\n"                                                 /* 11 */
-     "\n"                                                              /* 12 */
-     "    def __init__(self, name):\n"                                 /* 13 */
-     "        \"\"\"Make one.\"\"\"\n"                                 /* 14 */
-     "        self.name = name\n"                                      /* 15 */
-     "        self.setup()\n"                                          /* 16 */
-     "\n"                                                              /* 17 */
-     "    @property\n"                                                 /* 18 */
-     "    def label(self):\n"                                          /* 19 */
-     "        return self.name.upper()\n"                              /* 20 */
-     "\n"                                                              /* 21 */
-     "    # a comment between\n"                                       /* 22 */
-     "\n"                                                              /* 23 */
-     "    registry = {}\n"                                             /* 24 */
-     "    other = make_other()\n"                                      /* 25 */
-     "\n"                                                              /* 26 */
-     "    @app.route(\"/x\", methods=[\"GET\"])\n"                     /* 27 */
-     "    async def fetch(self):\n"                                    /* 28 */
-     "        data = await self.client.get()\n"                        /* 29 */
-     "        return data\n"                                           /* 30 */
-     "\n"                                                              /* 31 */
-     "    class Meta:\n"                                               /* 32 */
-     "        ordering = [\"name\"]\n"                                 /* 33 */
-     "\n"                                                              /* 34 */
-     "        def meth(self):\n"                                       /* 35 */
-     "            pass\n"                                              /* 36 */
-     "\n"                                                              /* 37 */
-     "    # trailing comment\n"                                        /* 38 */
-     "\n"                                                              /* 39 */
-     "\n"                                                              /* 40 */
-     "x = Widget(\"a\")\n",                                            /* 41 */
+     "import abc\n"                                             /* 1 */
+     "\n"                                                       /* 2 */
+     "\n"                                                       /* 3 */
+     "@decorate\n"                                              /* 4 */
+     "class Widget(base.Base, Mixin, metaclass=abc.ABCMeta):\n" /* 5 */
+     "    \"\"\"A widget.\n"                                    /* 6 */
+     "\n"                                                       /* 7 */
+     "    Details.\"\"\"\n"                                     /* 8 */
+     "\n"                                                       /* 9 */
+     "    kind = \"w\"\n"                                       /* 10 */
+     "    count = 0\n"                                          /* 11 */
+     "\n"                                                       /* 12 */
+     "    def __init__(self, name):\n"                          /* 13 */
+     "        \"\"\"Make one.\"\"\"\n"                          /* 14 */
+     "        self.name = name\n"                               /* 15 */
+     "        self.setup()\n"                                   /* 16 */
+     "\n"                                                       /* 17 */
+     "    @property\n"                                          /* 18 */
+     "    def label(self):\n"                                   /* 19 */
+     "        return self.name.upper()\n"                       /* 20 */
+     "\n"                                                       /* 21 */
+     "    # a comment between\n"                                /* 22 */
+     "\n"                                                       /* 23 */
+     "    registry = {}\n"                                      /* 24 */
+     "    other = make_other()\n"                               /* 25 */
+     "\n"                                                       /* 26 */
+     "    @app.route(\"/x\", methods=[\"GET\"])\n"              /* 27 */
+     "    async def fetch(self):\n"                             /* 28 */
+     "        data = await self.client.get()\n"                 /* 29 */
+     "        return data\n"                                    /* 30 */
+     "\n"                                                       /* 31 */
+     "    class Meta:\n"                                        /* 32 */
+     "        ordering = [\"name\"]\n"                          /* 33 */
+     "\n"                                                       /* 34 */
+     "        def meth(self):\n"                                /* 35 */
+     "            pass\n"                                       /* 36 */
+     "\n"                                                       /* 37 */
+     "    # trailing comment\n"                                 /* 38 */
+     "\n"                                                       /* 39 */
+     "\n"                                                       /* 40 */
+     "x = Widget(\"a\")\n",                                     /* 41 */
      0, 0,
      (const ExpChunk[]){
          M(1, 1, NULL),
-         {IDX_KIND_CLASS, 4, 11, 0, "Widget", "class Widget(base.Base, Mixin, metaclass=abc.ABCMeta):",
-          "A widget.\n\n    Details.", -1},
-         {IDX_KIND_METHOD, 13, 16, 0, "Widget.__init__", "def __init__(self, name):", "Make one.", 1},
+         {IDX_KIND_CLASS, 4, 11, 0, "Widget",
+          "class Widget(base.Base, Mixin, metaclass=abc.ABCMeta):", "A widget.\n\n    Details.",
+          -1},
+         {IDX_KIND_METHOD, 13, 16, 0, "Widget.__init__", "def __init__(self, name):", "Make one.",
+          1},
          {IDX_KIND_METHOD, 18, 20, 0, "Widget.label", "def label(self):", NULL, 1},
-         {IDX_KIND_CLASS, 22, 25, 0, "Widget", "class Widget(base.Base, Mixin, metaclass=abc.ABCMeta):",
-          NULL, -1},
+         {IDX_KIND_CLASS, 22, 25, 0, "Widget",
+          "class Widget(base.Base, Mixin, metaclass=abc.ABCMeta):", NULL, -1},
          {IDX_KIND_METHOD, 27, 30, 0, "Widget.fetch", "async def fetch(self):", NULL, 1},
          {IDX_KIND_CLASS, 32, 33, 0, "Widget.Meta", "class Meta:", NULL, 1},
          {IDX_KIND_METHOD, 35, 36, 0, "Widget.Meta.meth", "def meth(self):", NULL, 6},
-         M(38, 41, NULL),
+         M(41, 41,
+           NULL), /* the comment at class indentation stays with the class, alone: dropped */
          END_CHUNKS,
      },
      (const ExpRef[]){
@@ -350,27 +361,27 @@ static const ChunkCase cases[] = {
      }},
 
     {"windows of 5 lines",
-     "A = 1\n"          /* 1 */
-     "B = 2\n"          /* 2 */
-     "C = 3\n"          /* 3 */
-     "D = 4\n"          /* 4 */
-     "E = [\n"          /* 5 */
-     "    1,\n"         /* 6 */
-     "]\n"              /* 7 */
-     "F = 6\n"          /* 8 */
-     "G = 7\n"          /* 9 */
-     "H = 8\n"          /* 10 */
-     "I = 9\n"          /* 11 */
-     "J = 10\n"         /* 12 */
-     "K = 11\n"         /* 13 */
-     "\n"               /* 14 */
-     "def f(a):\n"      /* 15 */
+     "A = 1\n"                /* 1 */
+     "B = 2\n"                /* 2 */
+     "C = 3\n"                /* 3 */
+     "D = 4\n"                /* 4 */
+     "E = [\n"                /* 5 */
+     "    1,\n"               /* 6 */
+     "]\n"                    /* 7 */
+     "F = 6\n"                /* 8 */
+     "G = 7\n"                /* 9 */
+     "H = 8\n"                /* 10 */
+     "I = 9\n"                /* 11 */
+     "J = 10\n"               /* 12 */
+     "K = 11\n"               /* 13 */
+     "\n"                     /* 14 */
+     "def f(a):\n"            /* 15 */
      "    \"\"\"Doc.\"\"\"\n" /* 16 */
-     "    x = g(\n"     /* 17 */
-     "        a,\n"     /* 18 */
-     "        a,\n"     /* 19 */
-     "    )\n"          /* 20 */
-     "    return x\n",  /* 21 */
+     "    x = g(\n"           /* 17 */
+     "        a,\n"           /* 18 */
+     "        a,\n"           /* 19 */
+     "    )\n"                /* 20 */
+     "    return x\n",        /* 21 */
      5, 0,
      (const ExpChunk[]){
          {IDX_KIND_MODULE, 1, 4, 1, "", "", NULL, -1},
@@ -412,18 +423,18 @@ static const ChunkCase cases[] = {
      }},
 
     {"form feeds and lone CR",
-     "import os\n"            /* 1 */
-     "\f\n"                   /* 2 */
-     "def f():\n"             /* 3 */
-     "    x = 1\f\n"          /* 4 */
-     "    return x\n"         /* 5 */
-     "\f\n"                   /* 6 */
-     "\fdef g():\n"           /* 7 */
-     "    s = \"a\rb\"\n"     /* 8 */
-     "    return s\n"         /* 9 */
-     "# c\rd\n"               /* 10 */
-     "class K:\n"             /* 11 */
-     "    pass\n",            /* 12 */
+     "import os\n"        /* 1 */
+     "\f\n"               /* 2 */
+     "def f():\n"         /* 3 */
+     "    x = 1\f\n"      /* 4 */
+     "    return x\n"     /* 5 */
+     "\f\n"               /* 6 */
+     "\fdef g():\n"       /* 7 */
+     "    s = \"a\rb\"\n" /* 8 */
+     "    return s\n"     /* 9 */
+     "# c\rd\n"           /* 10 */
+     "class K:\n"         /* 11 */
+     "    pass\n",        /* 12 */
      0, 0,
      (const ExpChunk[]){
          M(1, 1, NULL),
@@ -438,19 +449,19 @@ static const ChunkCase cases[] = {
      }},
 
     {"syntax errors",
-     "import os\n"          /* 1 */
-     "\n"                   /* 2 */
-     "def broken(:\n"       /* 3 */
-     "    pass\n"           /* 4 */
-     "\n"                   /* 5 */
-     "x = [1, 2\n"          /* 6 */
-     "\n"                   /* 7 */
-     "def ok():\n"          /* 8 */
-     "    return 1\n"       /* 9 */
-     "\n"                   /* 10 */
-     "class C:\n"           /* 11 */
-     "    def m(self):\n"   /* 12 */
-     "        pass\n",      /* 13 */
+     "import os\n"        /* 1 */
+     "\n"                 /* 2 */
+     "def broken(:\n"     /* 3 */
+     "    pass\n"         /* 4 */
+     "\n"                 /* 5 */
+     "x = [1, 2\n"        /* 6 */
+     "\n"                 /* 7 */
+     "def ok():\n"        /* 8 */
+     "    return 1\n"     /* 9 */
+     "\n"                 /* 10 */
+     "class C:\n"         /* 11 */
+     "    def m(self):\n" /* 12 */
+     "        pass\n",    /* 13 */
      0, 1,
      (const ExpChunk[]){
          M(1, 1, NULL),
@@ -467,17 +478,17 @@ static const ChunkCase cases[] = {
      }},
 
     {"syntax error inside a function",
-     "def f():\n"           /* 1 */
-     "    x = (1,\n"        /* 2 */
-     "\n"                   /* 3 */
-     "def g():\n"           /* 4 */
-     "    return h()\n"     /* 5 */
-     "\n"                   /* 6 */
-     "class K:\n"           /* 7 */
-     "    def a(self):\n"   /* 8 */
-     "        y = ]\n"      /* 9 */
-     "    def b(self):\n"   /* 10 */
-     "        pass\n",      /* 11 */
+     "def f():\n"         /* 1 */
+     "    x = (1,\n"      /* 2 */
+     "\n"                 /* 3 */
+     "def g():\n"         /* 4 */
+     "    return h()\n"   /* 5 */
+     "\n"                 /* 6 */
+     "class K:\n"         /* 7 */
+     "    def a(self):\n" /* 8 */
+     "        y = ]\n"    /* 9 */
+     "    def b(self):\n" /* 10 */
+     "        pass\n",    /* 11 */
      0, 1,
      (const ExpChunk[]){
          {IDX_KIND_FUNCTION, 1, 2, 0, "f", "def f():", NULL, -1},
@@ -492,26 +503,63 @@ static const ChunkCase cases[] = {
          END_REFS,
      }},
 
+    /* tree-sitter gives up on the whole file (an ERROR root): class A stays
+     * module code, what follows its last line is re-parsed and chunked */
+    {"syntax error, ERROR root",
+     "import os\n"                 /* 1 */
+     "\n"                          /* 2 */
+     "class A(Base):\n"            /* 3 */
+     "    x = 1\n"                 /* 4 */
+     "\n"                          /* 5 */
+     "    def f(self):\n"          /* 6 */
+     "        for u in y:\n"       /* 7 */
+     "            try:\n"          /* 8 */
+     "                return x:\n" /* 9 */
+     "                pass\n"      /* 10 */
+     "        return 2\n"          /* 11 */
+     "\n"                          /* 12 */
+     "class B:\n"                  /* 13 */
+     "    def g(self):\n"          /* 14 */
+     "        pass\n"              /* 15 */
+     "\n"                          /* 16 */
+     "@deco\n"                     /* 17 */
+     "def h():\n"                  /* 18 */
+     "    pass\n",                 /* 19 */
+     0, 1,
+     (const ExpChunk[]){
+         M(1, 11, NULL),
+         {IDX_KIND_CLASS, 13, 13, 0, "B", "class B:", NULL, -1},
+         {IDX_KIND_METHOD, 14, 15, 0, "B.g", "def g(self):", NULL, 1},
+         {IDX_KIND_FUNCTION, 17, 19, 0, "h", "def h():", NULL, -1},
+         END_CHUNKS,
+     },
+     (const ExpRef[]){
+         IMPORT(0, 1, 0, "os", NULL, "os"),
+         CALL(3, 17, "deco"),
+         END_REFS,
+     }},
+
     {"empty", "", 0, 0, (const ExpChunk[]){END_CHUNKS}, (const ExpRef[]){END_REFS}},
-    {"blank lines", "\n\n   \n\t\n", 0, 0, (const ExpChunk[]){END_CHUNKS}, (const ExpRef[]){END_REFS}},
+    {"blank lines", "\n\n   \n\t\n", 0, 0, (const ExpChunk[]){END_CHUNKS},
+     (const ExpRef[]){END_REFS}},
     {"only comments", "# one\n#two\n\n    # three\n# four", 0, 0, (const ExpChunk[]){END_CHUNKS},
      (const ExpRef[]){END_REFS}},
 
     {"imports",
-     "import a.b.c\n"                    /* 1 */
-     "import a.b as x, d\n"              /* 2 */
-     "from m import y\n"                 /* 3 */
-     "from m import (y2 as z,\n"         /* 4 */
-     "               w)\n"               /* 5 */
-     "from . import q\n"                 /* 6 */
-     "from ..pkg.sub import r as s\n"    /* 7 */
-     "from ... import t\n"               /* 8 */
-     "from .mod import *\n"              /* 9 */
+     "import a.b.c\n"                       /* 1 */
+     "import a.b as x, d\n"                 /* 2 */
+     "from m import y\n"                    /* 3 */
+     "from m import (y2 as z,\n"            /* 4 */
+     "               w)\n"                  /* 5 */
+     "from . import q\n"                    /* 6 */
+     "from ..pkg.sub import r as s\n"       /* 7 */
+     "from ... import t\n"                  /* 8 */
+     "from .mod import *\n"                 /* 9 */
      "from __future__ import annotations\n" /* 10 */
-     "\n"                                /* 11 */
-     "def f():\n"                        /* 12 */
-     "    import json\n"                 /* 13 */
-     "    from .x import k\n",           /* 14 */
+     "\n"                                   /* 11 */
+     "def f():\n"                           /* 12 */
+     "    import json\n"                    /* 13 */
+     "    from .x import k\n",              /* 14 */
      0, 0,
      (const ExpChunk[]){
          M(1, 10, NULL),
@@ -536,19 +584,19 @@ static const ChunkCase cases[] = {
      }},
 
     {"calls",
-     "class A(B):\n"                    /* 1 */
-     "    def run(self):\n"             /* 2 */
-     "        self.helper()\n"          /* 3 */
-     "        super().run()\n"          /* 4 */
-     "        os.path.join(a, b)\n"     /* 5 */
-     "        a().b()\n"                /* 6 */
-     "        foo(bar(baz()))\n"        /* 7 */
-     "        x[0]()\n"                 /* 8 */
-     "        (lambda: 1)()\n"          /* 9 */
-     "        self.helper()\n"          /* 10 */
-     "        def inner():\n"           /* 11 */
-     "            nested_call()\n"      /* 12 */
-     "        return f\"{fmt(x)}\"\n",  /* 13 */
+     "class A(B):\n"                   /* 1 */
+     "    def run(self):\n"            /* 2 */
+     "        self.helper()\n"         /* 3 */
+     "        super().run()\n"         /* 4 */
+     "        os.path.join(a, b)\n"    /* 5 */
+     "        a().b()\n"               /* 6 */
+     "        foo(bar(baz()))\n"       /* 7 */
+     "        x[0]()\n"                /* 8 */
+     "        (lambda: 1)()\n"         /* 9 */
+     "        self.helper()\n"         /* 10 */
+     "        def inner():\n"          /* 11 */
+     "            nested_call()\n"     /* 12 */
+     "        return f\"{fmt(x)}\"\n", /* 13 */
      0, 0,
      (const ExpChunk[]){
          {IDX_KIND_CLASS, 1, 1, 0, "A", "class A(B):", NULL, -1},
@@ -605,19 +653,19 @@ static const ChunkCase cases[] = {
      }},
 
     {"docstring forms",
-     "def f():\n"                      /* 1 */
-     "    r\"\"\"Raw \\d doc.\"\"\"\n" /* 2 */
-     "def g():\n"                      /* 3 */
-     "    \"part one \" \"part two\"\n" /* 4 */
-     "def h():\n"                      /* 5 */
-     "    (\"paren \"\n"               /* 6 */
-     "     \"doc\")\n"                 /* 7 */
-     "def i():\n"                      /* 8 */
-     "    x = \"not doc\"\n"           /* 9 */
-     "class K:\n"                      /* 10 */
-     "    b'''  Bytes doc\n'''\n"      /* 11-12 */
-     "def j():\n"                      /* 13 */
-     "    # comment first\n"           /* 14 */
+     "def f():\n"                        /* 1 */
+     "    r\"\"\"Raw \\d doc.\"\"\"\n"   /* 2 */
+     "def g():\n"                        /* 3 */
+     "    \"part one \" \"part two\"\n"  /* 4 */
+     "def h():\n"                        /* 5 */
+     "    (\"paren \"\n"                 /* 6 */
+     "     \"doc\")\n"                   /* 7 */
+     "def i():\n"                        /* 8 */
+     "    x = \"not doc\"\n"             /* 9 */
+     "class K:\n"                        /* 10 */
+     "    b'''  Bytes doc\n'''\n"        /* 11-12 */
+     "def j():\n"                        /* 13 */
+     "    # comment first\n"             /* 14 */
      "    \"\"\"After comment.\"\"\"\n", /* 15 */
      0, 0,
      (const ExpChunk[]){
@@ -641,8 +689,8 @@ static const ChunkCase cases[] = {
      "        pass\n",                                                     /* 7 */
      0, 0,
      (const ExpChunk[]){
-         {IDX_KIND_CLASS, 1, 2, 0, "G", "class G(Generic[T], models.Model, *mixins, metaclass=Meta, **kw):",
-          NULL, -1},
+         {IDX_KIND_CLASS, 1, 2, 0, "G",
+          "class G(Generic[T], models.Model, *mixins, metaclass=Meta, **kw):", NULL, -1},
          {IDX_KIND_CLASS, 3, 4, 0, "H", "class H(make_base()):", NULL, -1},
          {IDX_KIND_FUNCTION, 5, 7, 0, "f", "def f():", NULL, -1},
          END_CHUNKS,
@@ -656,20 +704,20 @@ static const ChunkCase cases[] = {
      }},
 
     {"raise and except",
-     "def f():\n"                                   /* 1 */
-     "    try:\n"                                   /* 2 */
-     "        g()\n"                                /* 3 */
-     "    except ValueError:\n"                     /* 4 */
-     "        raise\n"                              /* 5 */
+     "def f():\n"                                     /* 1 */
+     "    try:\n"                                     /* 2 */
+     "        g()\n"                                  /* 3 */
+     "    except ValueError:\n"                       /* 4 */
+     "        raise\n"                                /* 5 */
      "    except (KeyError, errors.NotFound) as e:\n" /* 6 */
-     "        raise errors.Wrapped from e\n"        /* 7 */
-     "    except OSError as e:\n"                   /* 8 */
-     "        raise RuntimeError('x') from e\n"     /* 9 */
-     "    raise StopIteration\n"                    /* 10 */
-     "    try:\n"                                   /* 11 */
-     "        pass\n"                               /* 12 */
-     "    except* TypeError:\n"                     /* 13 */
-     "        raise ValueError\n",                  /* 14 */
+     "        raise errors.Wrapped from e\n"          /* 7 */
+     "    except OSError as e:\n"                     /* 8 */
+     "        raise RuntimeError('x') from e\n"       /* 9 */
+     "    raise StopIteration\n"                      /* 10 */
+     "    try:\n"                                     /* 11 */
+     "        pass\n"                                 /* 12 */
+     "    except* TypeError:\n"                       /* 13 */
+     "        raise ValueError\n",                    /* 14 */
      0, 0,
      (const ExpChunk[]){
          {IDX_KIND_FUNCTION, 1, 14, 0, "f", "def f():", NULL, -1},
@@ -717,20 +765,25 @@ static void test_long_function(void)
 {
     StrBuf sb;
     sb_init(&sb);
-    sb_adds(&sb, "def big():\n");                                 /* 1 */
-    sb_adds(&sb, "    \"\"\"Big function.\"\"\"\n");              /* 2 */
-    for (int l = 3; l <= 94; l++) sb_adds(&sb, "    x += 1\n");
-    sb_adds(&sb, "    total = compute(\n");                       /* 95 */
-    for (int l = 96; l <= 104; l++) sb_adds(&sb, "        1,\n");
-    sb_adds(&sb, "    )\n");                                      /* 105 */
-    for (int l = 106; l <= 159; l++) sb_adds(&sb, "    x += 1\n");
-    sb_adds(&sb, "    items = [\n");                              /* 160 */
-    for (int l = 161; l <= 199; l++) sb_adds(&sb, "        1,\n");
-    sb_adds(&sb, "    ]\n");                                      /* 200 */
-    for (int l = 201; l <= 229; l++) sb_adds(&sb, "    x += 1\n");
-    sb_adds(&sb, "    return x\n");                               /* 230 */
-    sb_adds(&sb, "\n");                                           /* 231 */
-    sb_adds(&sb, "y = big()\n");                                  /* 232 */
+    sb_adds(&sb, "def big():\n");                    /* 1 */
+    sb_adds(&sb, "    \"\"\"Big function.\"\"\"\n"); /* 2 */
+    for (int l = 3; l <= 94; l++)
+        sb_adds(&sb, "    x += 1\n");
+    sb_adds(&sb, "    total = compute(\n"); /* 95 */
+    for (int l = 96; l <= 104; l++)
+        sb_adds(&sb, "        1,\n");
+    sb_adds(&sb, "    )\n"); /* 105 */
+    for (int l = 106; l <= 159; l++)
+        sb_adds(&sb, "    x += 1\n");
+    sb_adds(&sb, "    items = [\n"); /* 160 */
+    for (int l = 161; l <= 199; l++)
+        sb_adds(&sb, "        1,\n");
+    sb_adds(&sb, "    ]\n"); /* 200 */
+    for (int l = 201; l <= 229; l++)
+        sb_adds(&sb, "    x += 1\n");
+    sb_adds(&sb, "    return x\n"); /* 230 */
+    sb_adds(&sb, "\n");             /* 231 */
+    sb_adds(&sb, "y = big()\n");    /* 232 */
 
     Chunker *ck = chunker_new();
     ChunkSet s = {0};
@@ -755,18 +808,21 @@ static void test_long_class_run(void)
 {
     StrBuf sb;
     sb_init(&sb);
-    sb_adds(&sb, "class Config:\n");                   /* 1 */
-    sb_adds(&sb, "    \"\"\"Settings.\"\"\"\n");       /* 2 */
-    for (int l = 3; l <= 97; l++) sb_addf(&sb, "    A%d = %d\n", l, l);
-    sb_adds(&sb, "    TABLE = {\n");                   /* 98 */
-    for (int l = 99; l <= 102; l++) sb_addf(&sb, "        %d: %d,\n", l, l);
-    sb_adds(&sb, "    }\n");                           /* 103 */
-    for (int l = 104; l <= 152; l++) sb_addf(&sb, "    B%d = %d\n", l, l);
-    sb_adds(&sb, "\n");                                /* 153 */
-    sb_adds(&sb, "    def m(self):\n");                /* 154 */
-    sb_adds(&sb, "        return self.A3\n");          /* 155 */
-    sb_adds(&sb, "\n");                                /* 156 */
-    sb_adds(&sb, "    LAST = m\n");                    /* 157 */
+    sb_adds(&sb, "class Config:\n");             /* 1 */
+    sb_adds(&sb, "    \"\"\"Settings.\"\"\"\n"); /* 2 */
+    for (int l = 3; l <= 97; l++)
+        sb_addf(&sb, "    A%d = %d\n", l, l);
+    sb_adds(&sb, "    TABLE = {\n"); /* 98 */
+    for (int l = 99; l <= 102; l++)
+        sb_addf(&sb, "        %d: %d,\n", l, l);
+    sb_adds(&sb, "    }\n"); /* 103 */
+    for (int l = 104; l <= 152; l++)
+        sb_addf(&sb, "    B%d = %d\n", l, l);
+    sb_adds(&sb, "\n");                       /* 153 */
+    sb_adds(&sb, "    def m(self):\n");       /* 154 */
+    sb_adds(&sb, "        return self.A3\n"); /* 155 */
+    sb_adds(&sb, "\n");                       /* 156 */
+    sb_adds(&sb, "    LAST = m\n");           /* 157 */
 
     Chunker *ck = chunker_new();
     ChunkSet s = {0};
@@ -794,12 +850,16 @@ static void test_deep_nesting(void)
     sb_init(&sb);
 
     sb_adds(&sb, "x = ");
-    for (int i = 0; i < 10000; i++) sb_addc(&sb, '(');
+    for (int i = 0; i < 10000; i++)
+        sb_addc(&sb, '(');
     sb_addc(&sb, '1');
-    for (int i = 0; i < 10000; i++) sb_addc(&sb, ')');
+    for (int i = 0; i < 10000; i++)
+        sb_addc(&sb, ')');
     sb_adds(&sb, "\ndef f():\n    return g(");
-    for (int i = 0; i < 10000; i++) sb_adds(&sb, "g(");
-    for (int i = 0; i < 10001; i++) sb_addc(&sb, ')');
+    for (int i = 0; i < 10000; i++)
+        sb_adds(&sb, "g(");
+    for (int i = 0; i < 10001; i++)
+        sb_addc(&sb, ')');
     sb_adds(&sb, "\n");
     ChunkSet s = {0};
     CHECK_INT(chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
@@ -814,10 +874,12 @@ static void test_deep_nesting(void)
 
     sb_reset(&sb);
     for (int i = 0; i < 3000; i++) {
-        for (int k = 0; k < i; k++) sb_addc(&sb, ' ');
+        for (int k = 0; k < i; k++)
+            sb_addc(&sb, ' ');
         sb_adds(&sb, "if x:\n");
     }
-    for (int k = 0; k < 3000; k++) sb_addc(&sb, ' ');
+    for (int k = 0; k < 3000; k++)
+        sb_addc(&sb, ' ');
     sb_adds(&sb, "pass\n");
     sb_adds(&sb, "def after():\n    pass\n");
     CHECK_INT(chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
@@ -842,9 +904,12 @@ static void check_tree(Chunker *ck, const char *dir, int *n_files)
         sb_init(&path);
         sb_addf(&path, "%s/%s", dir, de->d_name);
         struct stat st;
-        if (stat(path.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* lstat: scanner fixtures may hold symlink loops */
+        int ok = lstat(path.buf, &st) == 0;
+        if (ok && S_ISDIR(st.st_mode)) {
             check_tree(ck, path.buf, n_files);
-        } else if (path.len > 3 && !strcmp(path.buf + path.len - 3, ".py")) {
+        } else if (ok && S_ISREG(st.st_mode) && path.len > 3 &&
+                   !strcmp(path.buf + path.len - 3, ".py")) {
             StrBuf src;
             sb_init(&src);
             CHECK_INT(sb_read_file(&src, path.buf, 0, NULL), CR_OK);
