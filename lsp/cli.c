@@ -13,6 +13,7 @@
 typedef struct CliArgs {
     CrConfig cfg;
     int json;
+    int check;
     int no_update;
     const char *mode;
     const char *budget;
@@ -20,7 +21,7 @@ typedef struct CliArgs {
     const char *question;
 } CliArgs;
 
-enum { ARG_JSON = 1, ARG_ASK = 2, ARG_QUESTION = 4 };
+enum { ARG_JSON = 1, ARG_ASK = 2, ARG_QUESTION = 4, ARG_CHECK = 8 };
 
 static int exit_code(CrErr rc)
 {
@@ -82,6 +83,8 @@ static CrErr parse_args(int argc, char **argv, unsigned accept, CliArgs *a, ErrI
     } while (0)
         if ((accept & ARG_JSON) && !strcmp(key, "json")) {
             a->json = 1;
+        } else if ((accept & ARG_CHECK) && !strcmp(key, "check")) {
+            a->check = 1;
         } else if ((accept & ARG_ASK) && !strcmp(key, "mode")) {
             NEED_VALUE();
             a->mode = val;
@@ -223,10 +226,11 @@ int cli_status(int argc, char **argv)
     IdxStore *st = NULL;
     IdxStatus s;
     IdxConfig ic;
-    CrErr rc = parse_args(argc, argv, ARG_JSON, &a, &e);
+    CrErr rc = parse_args(argc, argv, ARG_JSON | ARG_CHECK, &a, &e);
     if (rc) goto out;
     config_idx(&a.cfg, &ic);
     if ((rc = idx_open(&ic, IDX_OPEN_READONLY, &st, &e))) goto out;
+    if (a.check && (rc = idx_verify(st, &e))) goto out;
     if ((rc = idx_status(st, &s, &e))) goto out;
     char when[64] = "never";
     if (s.last_update) {
