@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
 
-stdlib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+# Debian's own Python (not whatever python3 comes first on PATH)
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+stdlib=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
 [ -d "$stdlib" ] || stdlib=$(ls -d /usr/lib/python3.[0-9]* | head -n 1)
 question=${1:-"How does http.server parse the request line and reject a malformed HTTP request?"}
 index_dir="$PWD/build/demo-index"
