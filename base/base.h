@@ -156,4 +156,70 @@ int strmap_get(const StrMap *m, const char *key, int64_t *out);
 /* Same for a key given as (pointer, length). */
 int strmap_getn(const StrMap *m, const char *key, size_t len, int64_t *out);
 
+/* ---------------------------------------------------------------- http */
+
+/* A small HTTP POST client over libcurl: the one seam through which coderag
+ * talks to embedding and LLM endpoints (tests stand a loopback server behind
+ * it). libcurl types never leave base/http.c; the library initialises itself
+ * once, thread-safely, on first use. */
+
+/* Receives the body of a 2xx response as it arrives (for streaming clients,
+ * e.g. server-sent events); returns 0 to go on, non-zero to stop the
+ * transfer (http_post then fails with CR_ECANCELED). */
+typedef int (*HttpDataFn)(void *ud, const char *data, size_t len);
+/* Polled during transfers and backoff waits; non-zero cancels (CR_ECANCELED). */
+typedef int (*HttpCancelFn)(void *ud);
+
+typedef struct HttpRequest {
+    const char *url;            /* http:// or https:// only; redirects are not followed */
+    const char *const *headers; /* "Name: value" lines; values never appear in messages */
+    size_t n_headers;           /* how many */
+    const char *body;           /* POST body (may be NULL when body_len is 0) */
+    size_t body_len;            /* bytes */
+    long connect_timeout_ms;    /* 0: 5000 */
+    long timeout_ms;            /* whole transfer, per attempt; 0: 60000 */
+    size_t max_response_bytes;  /* body cap; 0: 16 MiB */
+    int max_retries;            /* further attempts after the first; 0: none */
+    long retry_base_ms;         /* first wait, doubled per retry, +0..25% jitter; 0: 200 */
+    long retry_max_ms;          /* cap on one wait, Retry-After included; 0: 10000 */
+    uint64_t seed;              /* jitter seed; 0: derived from the clock */
+    HttpDataFn on_data;         /* optional: 2xx bodies go here instead of the response */
+    void *data_ud;              /* passed to on_data */
+    HttpCancelFn cancel;        /* optional */
+    void *cancel_ud;            /* passed to cancel */
+} HttpRequest;
+
+typedef struct HttpResponse {
+    long status;  /* HTTP status of the last attempt; 0 when none arrived */
+    StrBuf body;  /* its body (with on_data set: only non-2xx bodies), NUL-terminated */
+    int attempts; /* requests made */
+} HttpResponse;
+
+/* POSTs req->body to req->url. Retries with exponential backoff on transport
+ * errors (refused, reset, cut short), HTTP 429 and 5xx, waiting for a
+ * numeric Retry-After instead when the server sends one; never retries a
+ * timeout, other 4xx, or a 2xx body already handed to on_data.
+ *
+ * Always initialises *out (release it with http_response_release, also on
+ * failure). Returns CR_OK for a 2xx status. Otherwise: CR_EHTTP with the
+ * status and body in *out for a non-2xx status; CR_EHTTP for transport
+ * errors (e->msg says "unreachable" when no connection could be made);
+ * CR_ETIMEOUT; CR_ETOOBIG when the body passes the cap (the transfer stops
+ * there, nothing past the cap is allocated); CR_ECANCELED; CR_EINVAL for a
+ * bad request. e->msg is one line naming the URL without credentials or
+ * query, the curl reason and, for a status, a sanitised body excerpt; it
+ * never contains a header value. */
+CrErr http_post(const HttpRequest *req, HttpResponse *out, ErrInfo *e);
+void http_response_release(HttpResponse *r);
+
+/* Completes an OpenAI-style base URL with an endpoint ("embeddings",
+ * "chat/completions"): base + "/v1/" + endpoint, or base + "/" + endpoint
+ * when base already ends in "/v1"; one trailing slash on base is ignored.
+ * Caller frees. */
+char *http_endpoint_url(const char *base, const char *endpoint);
+
+/* Appends url to sb without user:password@ and without ?query or #fragment,
+ * for messages. */
+void http_redact_url(StrBuf *sb, const char *url);
+
 #endif

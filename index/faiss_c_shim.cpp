@@ -9,6 +9,7 @@
  *
  * Only compiled when libfaiss_c is absent (see CMakeLists.txt).
  */
+#include <faiss/c_api/AutoTune_c.h>
 #include <faiss/c_api/Index_c.h>
 #include <faiss/c_api/IndexFlat_c.h>
 #include <faiss/c_api/MetaIndexes_c.h>
@@ -17,6 +18,7 @@
 #include <faiss/c_api/index_factory_c.h>
 #include <faiss/c_api/index_io_c.h>
 
+#include <faiss/AutoTune.h>
 #include <faiss/Index.h>
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexIDMap.h>
@@ -188,6 +190,12 @@ void faiss_IndexFlat_free(FaissIndexFlat *obj)
     delete ix(obj);
 }
 
+FaissIndexFlat *faiss_IndexFlat_cast(FaissIndex *index)
+{
+    faiss::IndexFlat *f = dynamic_cast<faiss::IndexFlat *>(ix(index));
+    return f ? handle(f) : nullptr;
+}
+
 void faiss_IndexFlatIP_free(FaissIndexFlatIP *obj)
 {
     delete ix(obj);
@@ -279,6 +287,16 @@ int faiss_read_index_fname(const char *fname, int io_flags, FaissIndex **p_out)
     return guard([&] { *p_out = handle(faiss::read_index(fname, io_flags)); });
 }
 
+int faiss_write_index(const FaissIndex *idx, FILE *f)
+{
+    return guard([&] { faiss::write_index(ix(idx), f); });
+}
+
+int faiss_read_index(FILE *f, int io_flags, FaissIndex **p_out)
+{
+    return guard([&] { *p_out = handle(faiss::read_index(f, io_flags)); });
+}
+
 /* ---------------------------------------------------------------- IDSelector */
 
 void faiss_IDSelector_free(FaissIDSelector *obj)
@@ -311,6 +329,31 @@ int faiss_IDSelectorBatch_new(FaissIDSelectorBatch **p_sel, size_t n, const idx_
     return guard([&] {
         faiss::IDSelector *s = new faiss::IDSelectorBatch(n, indices);
         *p_sel = reinterpret_cast<FaissIDSelectorBatch *>(s);
+    });
+}
+
+/* ---------------------------------------------------------------- ParameterSpace */
+
+/* For run-time parameters without a typed setter in the C API, e.g. HNSW's
+ * "efSearch" on an index built by the factory. */
+int faiss_ParameterSpace_new(FaissParameterSpace **space)
+{
+    return guard([&] {
+        *space = reinterpret_cast<FaissParameterSpace *>(new faiss::ParameterSpace());
+    });
+}
+
+void faiss_ParameterSpace_free(FaissParameterSpace *obj)
+{
+    delete reinterpret_cast<faiss::ParameterSpace *>(obj);
+}
+
+int faiss_ParameterSpace_set_index_parameter(const FaissParameterSpace *space, FaissIndex *index,
+                                             const char *name, double value)
+{
+    return guard([&] {
+        reinterpret_cast<const faiss::ParameterSpace *>(space)->set_index_parameter(ix(index), name,
+                                                                                     value);
     });
 }
 

@@ -153,6 +153,14 @@ typedef struct IdxHit {
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
                       ErrInfo *e);
 
+/* Appends the words of a question that search uses: identifiers whole and
+ * split into subwords, lowercased, without stopwords, space-separated. */
+void idx_query_words(const char *query, StrBuf *out);
+
+/* Loads the in-memory search structures now (the first search does it
+ * otherwise), so that a one-shot caller can keep it out of query timing. */
+CrErr idx_warm(IdxStore *st, ErrInfo *e);
+
 /* ---------------------------------------------------------------- graph */
 
 typedef enum {

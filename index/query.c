@@ -110,74 +110,59 @@ static int is_stopword(const char *w, size_t n)
     return 0;
 }
 
-/* Builds an FTS5 OR-query of the question's distinct, meaningful tokens;
- * every token is a quoted string so FTS5 syntax in the question is inert. */
-static void build_match(const char *query, StrBuf *out)
+void idx_query_words(const char *query, StrBuf *out)
 {
     StrBuf toks;
-    StrMap seen;
     sb_init(&toks);
-    strmap_init(&seen);
     tok_code(query, strlen(query), &toks);
-    const char *p = toks.buf;
-    while (*p) {
+    for (const char *p = toks.buf; *p;) {
         while (*p == ' ') p++;
         const char *q = p;
         while (*q && *q != ' ') q++;
         size_t n = (size_t)(q - p);
-        if (n && !is_stopword(p, n) && !strmap_getn(&seen, p, n, NULL)) {
-            char *w = xstrndup(p, n);
-            strmap_put(&seen, w, 1);
-            free(w);
-            if (out->len) sb_adds(out, " OR ");
-            sb_addc(out, '"');
+        if (n && !is_stopword(p, n)) {
+            if (out->len) sb_addc(out, ' ');
             sb_add(out, p, n);
-            sb_addc(out, '"');
         }
         p = q;
     }
-    strmap_release(&seen);
     sb_release(&toks);
+}
+
+/* Field weights and normalisation: a match in a definition's name says far
+ * more than one in its body. */
+static const Bm25Params bm25_params = {
+    1.2,
+    {0.5, 0.5, 0.75, 0.75},
+    {4.0, 1.5, 1.5, 1.0},
+};
+
+#define MAX_QUERY_TERMS 64
+
+CrErr idx_warm(IdxStore *st, ErrInfo *e)
+{
+    if (st->post && postings_needs_rebuild(st->post)) store__postings_invalidate(st);
+    return st->post ? CR_OK : postings_load(st, &st->post, e);
 }
 
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
                       ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    StrBuf match;
-    IdxHit *v = NULL;
-    size_t n = 0, cap = 0;
+    StrBuf words;
+    uint32_t terms[MAX_QUERY_TERMS];
     *out = NULL;
     *n_out = 0;
-    sb_init(&match);
-    build_match(query, &match);
-    if (!match.len || !limit) goto out;
-    sqlite3_stmt *s = store__stmt(st, STMT_FTS_SEARCH, e);
-    if (!s) {
-        rc = CR_EDB;
-        goto out;
-    }
-    sqlite3_bind_text(s, 1, match.buf, (int)match.len, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 2, (sqlite3_int64)limit);
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        ARRAY_GROW(v, n + 1, cap);
-        v[n].chunk_id = sqlite3_column_int64(s, 0);
-        v[n].score = -sqlite3_column_double(s, 1);
-        n++;
-    }
-    sqlite3_reset(s);
-    if (step != SQLITE_DONE) {
-        rc = store__err(st, e, "search");
-        free(v);
-        v = NULL;
-        n = 0;
-    }
-out:
-    sb_release(&match);
+    if ((rc = idx_warm(st, e))) return rc;
+    sb_init(&words);
+    idx_query_words(query, &words);
+    size_t n_terms = postings_query_terms(st->post, words.buf, terms, MAX_QUERY_TERMS);
+    sb_release(&words);
+    if (!n_terms || !limit) return CR_OK;
+    IdxHit *v = xcalloc(limit, sizeof *v);
+    *n_out = postings_search(st->post, terms, NULL, n_terms, &bm25_params, limit, v);
     *out = v;
-    *n_out = n;
-    return rc;
+    return CR_OK;
 }
 
 CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, size_t *n_out,

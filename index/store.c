@@ -295,9 +295,16 @@ out:
     return CR_OK;
 }
 
+void store__postings_invalidate(IdxStore *st)
+{
+    postings_free(st->post);
+    st->post = NULL;
+}
+
 void idx_close(IdxStore *st)
 {
     if (!st) return;
+    store__postings_invalidate(st);
     if (st->db) {
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);

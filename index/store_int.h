@@ -39,8 +39,6 @@
     X(CHUNK_FIRST_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1 "                             \
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
     X(FTS_INSERT, "INSERT INTO fts(rowid, name, path, doc, body) VALUES (?1, ?2, ?3, ?4, ?5)")     \
-    X(FTS_SEARCH, "SELECT rowid, bm25(fts, 4.0, 1.5, 1.5, 1.0) AS r FROM fts WHERE fts MATCH ?1 "  \
-                  "ORDER BY r LIMIT ?2")                                                           \
     X(SYMBOL_INSERT, "INSERT INTO symbols(qualname, name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)") \
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")              \
@@ -79,8 +77,18 @@ typedef enum {
         STMT__COUNT
 } StmtId;
 
+/* In-memory BM25F index (postings.c). */
+typedef struct Postings Postings;
+
+typedef struct Bm25Params {
+    double k1;
+    double b[4];      /* length normalisation per field: name, path, doc, body */
+    double weight[4]; /* field weights */
+} Bm25Params;
+
 struct IdxStore {
     sqlite3 *db;
+    Postings *post;   /* NULL until the first search; kept current by writes */
     char *root;       /* canonical absolute root */
     char *index_dir;  /* absolute */
     char *db_path;
@@ -144,6 +152,27 @@ CrErr store__write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo
  * goes too unless keep_row. */
 CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
                          ErrInfo *e);
+
+/* ---------------------------------------------------------------- postings (postings.c) */
+
+/* Builds the postings from the FTS table's text. Caller frees. */
+CrErr postings_load(IdxStore *st, Postings **out, ErrInfo *e);
+void postings_free(Postings *p);
+/* Adds one chunk's four fields (tok_code text, as stored in FTS). */
+void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, const char *const fields[4]);
+/* Tombstones every chunk of a file. */
+void postings_remove_file(Postings *p, int64_t file_id);
+/* Whether enough is tombstoned that a reload pays. */
+int postings_needs_rebuild(const Postings *p);
+/* Distinct term ids of a query text (tok_code output); unknown terms are
+ * dropped. Returns how many were written (at most cap). */
+size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t cap);
+/* BM25F top-k; out has room for k. term_weight may be NULL (all 1). */
+size_t postings_search(Postings *p, const uint32_t *terms, const float *term_weight, size_t n_terms,
+                       const Bm25Params *bp, size_t k, IdxHit *out);
+/* Drops the in-memory postings (after a rolled-back write); the next
+ * search reloads them. */
+void store__postings_invalidate(IdxStore *st);
 
 /* ---------------------------------------------------------------- graph (graph.c) */
 

@@ -221,6 +221,7 @@ out:
         pthread_cond_destroy(&pool.cond);
     }
     if (in_txn) store__exec(st, rc ? "ROLLBACK" : "COMMIT", NULL);
+    if (rc) store__postings_invalidate(st);
     for (size_t i = 0; i < pool.n; i++) filework_release(&pool.work[i]);
     free(pool.work);
     free(pool.done);
@@ -316,6 +317,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
             rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
 out:
     if (in_txn) store__exec(st, "ROLLBACK", NULL);
+    if (rc) store__postings_invalidate(st);
     chunker_free(ch);
     filework_release(&fw);
     sb_release(&rel);

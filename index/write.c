@@ -136,6 +136,7 @@ CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int
                                    STMT_RM_SYMBOLS,  STMT_RM_IMPORTS,   STMT_RM_REFS,
                                    STMT_RM_CHUNKS};
     CrErr rc;
+    if (st->post) postings_remove_file(st->post, file_id);
     if (mark_dependents && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e))) return rc;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if ((rc = run_file_stmt(st, steps[i], file_id, e))) return rc;
@@ -299,6 +300,7 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         sqlite3_bind_int64(s, 1, ids[i]);
         for (int k = 0; k < 4; k++) sqlite3_bind_text(s, 2 + k, fw->fts[i * 4 + k], -1, SQLITE_STATIC);
         if ((rc = store__step_done(st, s, e, "search text"))) break;
+        if (st->post) postings_add(st->post, ids[i], file_id, (const char *const *)&fw->fts[i * 4]);
 
         /* A definition is named once: by its first piece (window 0 or 1, and a
          * class's first run, which is the one holding its header). */

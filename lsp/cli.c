@@ -203,6 +203,9 @@ int cli_ask(int argc, char **argv)
         req.budget = (size_t)b;
     }
     if ((rc = open_updated(&a, !a.no_update, 0, &st, &e))) goto out;
+    double t0 = now_ms();
+    if ((rc = idx_warm(st, &e))) goto out;
+    log_msg(LOG_INFO, "search structures loaded in %.1f ms", now_ms() - t0);
     if ((rc = rtv_ask(st, &req, &ans, &e))) goto out;
     if (a.json) {
         json_t *j = lsp_answer_to_json(&ans, idx_root(st));

@@ -22,7 +22,7 @@ static int by_score(const void *pa, const void *pb)
 /* Loads each hit's chunk and current text as a candidate. Hits whose chunk
  * vanished or whose file changed or became unreadable since indexing are
  * dropped; only store failures abort. */
-static CrErr load_candidates(IdxStore *st, const IdxHit *hits, size_t n_hits, RtvItem **out,
+static CrErr load_candidates(IdxStore *st, const RtvCand *hits, size_t n_hits, RtvItem **out,
                              size_t *n_out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -30,9 +30,6 @@ static CrErr load_candidates(IdxStore *st, const IdxHit *hits, size_t n_hits, Rt
     size_t n = 0;
     StrBuf sb;
     sb_init(&sb);
-    double top = n_hits ? hits[0].score : 0;
-    for (size_t i = 1; i < n_hits; i++)
-        if (hits[i].score > top) top = hits[i].score;
 
     for (size_t i = 0; i < n_hits; i++) {
         RtvItem *it = &v[n];
@@ -53,8 +50,8 @@ static CrErr load_candidates(IdxStore *st, const IdxHit *hits, size_t n_hits, Rt
         }
         it->start_line = it->chunk.start_line;
         it->end_line = it->chunk.end_line;
-        it->score = top > 0 ? hits[i].score / top : hits[i].score;
-        it->via = RTV_VIA_BM25;
+        it->score = hits[i].score;
+        it->via = hits[i].via;
         it->text = xstrndup(sb.buf, sb.len);
         n++;
     }
@@ -80,6 +77,8 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
     IdxHit *hits = NULL;
     size_t n_hits = 0, n_cands = 0, *picks = NULL;
     RtvItem *cands = NULL;
+    RtvCand *fused = NULL;
+    size_t n_fused = 0, cap_fused = 0;
     VfyContextItem *ctx = NULL;
     char *draft = NULL;
     VfyResult vr = {0};
@@ -113,11 +112,43 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
         rc = idx_search_bm25(st, req->question, RTV_MAX_CANDIDATES, &hits, &n_hits, e);
         if (rc != CR_OK) goto out;
     }
+    /* Scores relative to the best hit, so that legs can be fused. */
+    double top = 0;
+    for (size_t i = 0; i < n_hits; i++)
+        if (hits[i].score > top) top = hits[i].score;
+    fused = n_hits ? xcalloc(n_hits, sizeof *fused) : NULL;
+    cap_fused = n_hits;
+    for (size_t i = 0; i < n_hits; i++) {
+        fused[i].chunk_id = hits[i].chunk_id;
+        fused[i].score = top > 0 ? hits[i].score / top : 0;
+        fused[i].via = RTV_VIA_BM25;
+    }
+    n_fused = n_hits;
     out->timings.bm25_ms = now_ms() - t;
 
     t = now_ms();
-    rc = load_candidates(st, hits, n_hits, &cands, &n_cands, e);
+    if (req->use_graph && n_fused) {
+        static const RtvGraphParams gp = {8, 8, 0.7, 0};
+        if ((rc = rtv_expand_graph(st, &fused, &n_fused, &cap_fused, &gp, e))) goto out;
+    }
+    out->timings.graph_ms = now_ms() - t;
+
+    t = now_ms();
+    rc = load_candidates(st, fused, n_fused, &cands, &n_cands, e);
     if (rc != CR_OK) goto out;
+    {
+        /* Long units contribute their best-matching window, not the whole. */
+        StrBuf qw;
+        sb_init(&qw);
+        idx_query_words(req->question, &qw);
+        const char *words[64];
+        size_t n_words = 0;
+        for (char *p = qw.buf, *save = NULL, *w; n_words < 64 && (w = strtok_r(p, " ", &save));
+             p = NULL)
+            words[n_words++] = w;
+        for (size_t i = 0; i < n_cands; i++) rtv_trim_item(&cands[i], words, n_words, RTV_WINDOW_LINES);
+        sb_release(&qw);
+    }
     if (n_cands) qsort(cands, n_cands, sizeof *cands, by_score);
     picks = n_cands ? xcalloc(n_cands, sizeof *picks) : NULL;
     size_t n_picks = rtv_pack_select(cands, n_cands, budget, RTV_MAX_CANDIDATES, picks);
@@ -131,8 +162,8 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 
     const char *why = NULL;
     if (!req->use_bm25)
-        why = "BM25 retrieval is switched off, and dense and graph retrieval are not "
-              "available yet.";
+        why = "BM25 retrieval is switched off, and the dense leg is not available yet "
+              "(graph expansion starts from what the other legs find).";
     else if (n_cands > 0 && n_picks == 0)
         why = "Every match was larger than the context budget.";
     draft = rtv_extractive_answer(out->items, out->n_items, why);
@@ -158,6 +189,7 @@ out:
     free(cands);
     free(picks);
     free(hits);
+    free(fused);
     free(ctx);
     free(draft);
     vfy_result_release(&vr);

@@ -1,5 +1,6 @@
 #include "rtv_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 size_t rtv_chars(const char *s, size_t len)
@@ -47,4 +48,61 @@ VfyContextItem *rtv_vfy_context(const RtvItem *items, size_t n)
         v[i].text_len = strlen(v[i].text);
     }
     return v;
+}
+
+/* Whether line [s, s+n) mentions word w (lowercase) at a word start, so
+ * that "redirect" matches "redirects" and "HttpRedirect" but not "misredirect"
+ * inside an identifier's middle. */
+static int line_has_word(const char *s, size_t n, const char *w, size_t wl)
+{
+    for (size_t i = 0; i + wl <= n; i++) {
+        if (i > 0) {
+            unsigned char p = (unsigned char)s[i - 1], c = (unsigned char)s[i];
+            int boundary = !((p >= 'a' && p <= 'z') || (p >= '0' && p <= '9')) ||
+                           (c >= 'A' && c <= 'Z');
+            if (!boundary) continue;
+        }
+        size_t k = 0;
+        while (k < wl && (char)(s[i + k] | 0x20) == w[k]) k++;
+        if (k == wl) return 1;
+    }
+    return 0;
+}
+
+void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32_t max_lines)
+{
+    uint32_t n = it->end_line - it->start_line + 1;
+    if (n <= max_lines || !it->text) return;
+    /* Line starts of the packed text. */
+    size_t *off = xcalloc((size_t)n + 1, sizeof *off);
+    uint32_t k = 0;
+    size_t len = strlen(it->text);
+    for (size_t i = 0; i < len && k < n; i++)
+        if (it->text[i] == '\n') off[++k] = i + 1;
+    for (uint32_t j = k + 1; j <= n; j++) off[j] = len;
+    /* Per line, how many distinct question words it mentions. */
+    double *hit = xcalloc(n, sizeof *hit);
+    for (uint32_t l = 0; l < n; l++)
+        for (size_t w = 0; w < n_words; w++)
+            hit[l] += line_has_word(it->text + off[l], off[l + 1] - off[l], words[w], strlen(words[w]));
+    /* The window with the most mentions; the unit's head (signature and
+     * docstring) wins ties, and earns a little for being the head. */
+    double best = -1, cur = 0;
+    uint32_t best_at = 0;
+    for (uint32_t l = 0; l < max_lines; l++) cur += hit[l];
+    for (uint32_t at = 0; at + max_lines <= n; at++) {
+        if (at) cur += hit[at + max_lines - 1] - hit[at - 1];
+        double s = cur + (at == 0 ? 0.5 : 0);
+        if (s > best) {
+            best = s;
+            best_at = at;
+        }
+    }
+    char *text = xstrndup(it->text + off[best_at], off[best_at + max_lines] - off[best_at]);
+    free(it->text);
+    it->text = text;
+    it->start_line += best_at;
+    it->end_line = it->start_line + max_lines - 1;
+    free(hit);
+    free(off);
 }

@@ -31,6 +31,34 @@ char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empt
  * the array with free(). NULL when n is 0. */
 VfyContextItem *rtv_vfy_context(const RtvItem *items, size_t n);
 
+/* A candidate before it is loaded: a chunk, its fused score (best 1.0)
+ * and the legs that found it. */
+typedef struct RtvCand {
+    int64_t chunk_id;
+    double score;
+    unsigned via;
+} RtvCand;
+
+typedef struct RtvGraphParams {
+    size_t seeds;      /* expand from this many best candidates */
+    size_t per_seed;   /* at most this many neighbours per seed and direction */
+    double out_factor; /* score of a referenced definition: referrer's score times this */
+    double in_factor;  /* score of a referrer (caller): referenced score times this; 0: off */
+} RtvGraphParams;
+
+/* Adds the definitions the first gp->seeds candidates reference (calls,
+ * raises, bases) and, when in_factor > 0, their referrers, one hop, with
+ * scores scaled from the seed's; a neighbour already present keeps the
+ * higher score and gains RTV_VIA_GRAPH. *cands grows (ARRAY_GROW with *cap). */
+CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
+                       const RtvGraphParams *gp, ErrInfo *e);
+
+/* Narrows an item longer than max_lines to the max_lines-line window that
+ * mentions the most of `words` (lowercase question words) at word starts,
+ * preferring the unit's head on ties; its lines and text change, its chunk
+ * does not. */
+void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32_t max_lines);
+
 /* Releases an item's chunk and text. */
 void rtv_item_release(RtvItem *it);
 

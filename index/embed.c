@@ -1,0 +1,62 @@
+#include "embed_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+Embedder *embedder__wrap(const EmbedderOps *ops, void *state)
+{
+    Embedder *em = xmalloc(sizeof *em);
+    em->ops = ops;
+    em->state = state;
+    return em;
+}
+
+void embed_normalize(float *v, int dim)
+{
+    double ss = 0;
+    for (int i = 0; i < dim; i++) ss += (double)v[i] * v[i];
+    if (ss <= 0) return;
+    double inv = 1.0 / sqrt(ss);
+    for (int i = 0; i < dim; i++) v[i] = (float)(v[i] * inv);
+}
+
+CrErr embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
+{
+    *out = NULL;
+    static const EmbedConfig defaults = {0};
+    if (!cfg) cfg = &defaults;
+    const char *p = cfg->provider;
+    if (!p || !*p || !strcmp(p, "builtin")) return embedder_builtin_new(cfg, out, e);
+    if (!strcmp(p, "openai")) return embedder_openai_new(cfg, out, e);
+    return err_set(e, CR_EINVAL, "unknown embedding provider \"%.64s\" (builtin or openai)", p);
+}
+
+void embedder_free(Embedder *em)
+{
+    if (!em) return;
+    em->ops->free(em->state);
+    free(em);
+}
+
+const char *embedder_id(const Embedder *em)
+{
+    return em->ops->id(em->state);
+}
+
+int embedder_dim(const Embedder *em)
+{
+    return em->ops->dim(em->state);
+}
+
+CrErr embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out, int *out_dim,
+                     ErrInfo *e)
+{
+    *out = NULL;
+    *out_dim = em->ops->dim(em->state);
+    if (n == 0) return CR_OK;
+    if (!texts) return err_set(e, CR_EINVAL, "embedder_embed: no texts");
+    for (size_t i = 0; i < n; i++)
+        if (!texts[i]) return err_set(e, CR_EINVAL, "embedder_embed: text %zu is NULL", i);
+    return em->ops->embed(em->state, texts, n, out, out_dim, e);
+}

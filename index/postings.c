@@ -1,0 +1,319 @@
+#include "store_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An in-memory BM25F index over the four search fields of every chunk
+ * (name, path, doc, body), built from the FTS5 table's text on first use and
+ * kept current as files change. Terms are produced by FTS5's own porter
+ * tokenizer, so stemming matches the stored search text. */
+
+enum { N_FIELDS = 4 };
+
+typedef struct Posting {
+    uint32_t slot;
+    uint8_t tf[N_FIELDS]; /* capped at 255 */
+} Posting;
+
+typedef struct TermList {
+    Posting *p;
+    uint32_t n, cap;
+} TermList;
+
+struct Postings {
+    fts5_tokenizer api;
+    Fts5Tokenizer *tok;
+    StrMap terms; /* term -> index into lists */
+    TermList *lists;
+    size_t n_terms, cap_terms;
+    int64_t *chunk; /* per slot */
+    int64_t *file;
+    uint32_t (*len)[N_FIELDS];
+    unsigned char *dead;
+    size_t n_slots, cap_slots, n_dead;
+    double len_sum[N_FIELDS];
+    float *acc; /* query scratch, per slot */
+};
+
+typedef struct TokCtx {
+    Postings *p;
+    uint32_t *ids; /* term ids of one field, or of the query */
+    size_t n, cap;
+    int create;    /* add unknown terms to the dictionary */
+} TokCtx;
+
+static uint32_t term_id(Postings *p, const char *t, size_t n, int create, int *found)
+{
+    int64_t v;
+    if (strmap_getn(&p->terms, t, n, &v)) {
+        *found = 1;
+        return (uint32_t)v;
+    }
+    *found = 0;
+    if (!create) return 0;
+    char *k = xstrndup(t, n);
+    ARRAY_GROW(p->lists, p->n_terms + 1, p->cap_terms);
+    memset(&p->lists[p->n_terms], 0, sizeof p->lists[0]);
+    strmap_put(&p->terms, k, (int64_t)p->n_terms);
+    free(k);
+    *found = 1;
+    return (uint32_t)p->n_terms++;
+}
+
+static int on_token(void *ctx, int tflags, const char *tok, int n, int start, int end)
+{
+    TokCtx *c = ctx;
+    int found;
+    if (n <= 0 || (tflags & FTS5_TOKEN_COLOCATED)) return SQLITE_OK;
+    uint32_t id = term_id(c->p, tok, (size_t)n, c->create, &found);
+    if (!found) return SQLITE_OK;
+    ARRAY_GROW(c->ids, c->n + 1, c->cap);
+    c->ids[c->n++] = id;
+    return SQLITE_OK;
+}
+
+/* Tokenizes text (already code-split by tok_code) into term ids. */
+static void tokenize(Postings *p, TokCtx *c, const char *text, int flags)
+{
+    c->n = 0;
+    if (text && text[0]) p->api.xTokenize(p->tok, c, flags, text, (int)strlen(text), on_token);
+}
+
+CrErr postings__new(IdxStore *st, Postings **out, ErrInfo *e)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *s = NULL;
+    void *ud = NULL;
+    *out = NULL;
+    if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &s, NULL) != SQLITE_OK)
+        return store__err(st, e, "fts5 api");
+    sqlite3_bind_pointer(s, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(s);
+    sqlite3_finalize(s);
+    if (!api) return err_set(e, CR_EDB, "this SQLite has no FTS5");
+    Postings *p = xcalloc(1, sizeof *p);
+    static const char *const args[] = {"unicode61", "tokenchars", "_"};
+    if (api->xFindTokenizer(api, "porter", &ud, &p->api) != SQLITE_OK ||
+        p->api.xCreate(ud, (const char **)args, 3, &p->tok) != SQLITE_OK) {
+        free(p);
+        return err_set(e, CR_EDB, "FTS5 porter tokenizer unavailable");
+    }
+    strmap_init(&p->terms);
+    *out = p;
+    return CR_OK;
+}
+
+void postings_free(Postings *p)
+{
+    if (!p) return;
+    if (p->tok) p->api.xDelete(p->tok);
+    for (size_t i = 0; i < p->n_terms; i++) free(p->lists[i].p);
+    free(p->lists);
+    strmap_release(&p->terms);
+    free(p->chunk);
+    free(p->file);
+    free(p->len);
+    free(p->dead);
+    free(p->acc);
+    free(p);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t new_slot(Postings *p)
+{
+    size_t slot = p->n_slots;
+    if (slot + 1 > p->cap_slots) {
+        size_t cap = p->cap_slots ? p->cap_slots * 2 : 1024;
+        p->chunk = xrealloc(p->chunk, cap * sizeof *p->chunk);
+        p->file = xrealloc(p->file, cap * sizeof *p->file);
+        p->len = xrealloc(p->len, cap * sizeof *p->len);
+        p->dead = xrealloc(p->dead, cap * sizeof *p->dead);
+        p->acc = xrealloc(p->acc, cap * sizeof *p->acc);
+        p->cap_slots = cap;
+    }
+    p->n_slots++;
+    return slot;
+}
+
+void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, const char *const fields[4])
+{
+    TokCtx c = {p, NULL, 0, 0, 1};
+    uint64_t *pairs = NULL;
+    size_t n_pairs = 0, cap_pairs = 0;
+    size_t slot = new_slot(p);
+    p->chunk[slot] = chunk_id;
+    p->file[slot] = file_id;
+    p->dead[slot] = 0;
+    p->acc[slot] = 0;
+    /* (term, field) pairs of the chunk, sorted, then folded into postings. */
+    for (int f = 0; f < N_FIELDS; f++) {
+        tokenize(p, &c, fields[f], FTS5_TOKENIZE_DOCUMENT);
+        p->len[slot][f] = (uint32_t)c.n;
+        p->len_sum[f] += (double)c.n;
+        ARRAY_GROW(pairs, n_pairs + c.n, cap_pairs);
+        for (size_t i = 0; i < c.n; i++) pairs[n_pairs++] = ((uint64_t)c.ids[i] << 8) | (uint64_t)f;
+    }
+    free(c.ids);
+    if (n_pairs) qsort(pairs, n_pairs, sizeof *pairs, cmp_u64);
+    for (size_t i = 0; i < n_pairs;) {
+        uint32_t term = (uint32_t)(pairs[i] >> 8);
+        Posting post = {(uint32_t)slot, {0}};
+        for (; i < n_pairs && (uint32_t)(pairs[i] >> 8) == term; i++) {
+            uint8_t *tf = &post.tf[pairs[i] & 0xff];
+            if (*tf < 255) (*tf)++;
+        }
+        TermList *l = &p->lists[term];
+        ARRAY_GROW(l->p, (size_t)l->n + 1, l->cap);
+        l->p[l->n++] = post;
+    }
+    free(pairs);
+}
+
+void postings_remove_file(Postings *p, int64_t file_id)
+{
+    for (size_t i = 0; i < p->n_slots; i++) {
+        if (p->file[i] != file_id || p->dead[i]) continue;
+        p->dead[i] = 1;
+        p->n_dead++;
+        for (int f = 0; f < N_FIELDS; f++) p->len_sum[f] -= (double)p->len[i][f];
+    }
+}
+
+int postings_needs_rebuild(const Postings *p)
+{
+    return p->n_dead > 1024 && p->n_dead * 3 > p->n_slots;
+}
+
+CrErr postings_load(IdxStore *st, Postings **out, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    CrErr rc = postings__new(st, out, e);
+    if (rc) return rc;
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT s.rowid, c.file_id, s.name, s.path, s.doc, s.body FROM fts s "
+                           "JOIN chunks c ON c.id = s.rowid ORDER BY s.rowid",
+                           -1, &s, NULL) != SQLITE_OK) {
+        postings_free(*out);
+        *out = NULL;
+        return store__err(st, e, "load search text");
+    }
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *fields[N_FIELDS];
+        for (int f = 0; f < N_FIELDS; f++) fields[f] = (const char *)sqlite3_column_text(s, 2 + f);
+        postings_add(*out, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), fields);
+    }
+    sqlite3_finalize(s);
+    if (step != SQLITE_DONE) {
+        postings_free(*out);
+        *out = NULL;
+        return store__err(st, e, "load search text");
+    }
+    return CR_OK;
+}
+
+size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t cap)
+{
+    TokCtx c = {p, NULL, 0, 0, 0};
+    size_t n = 0;
+    tokenize(p, &c, text, FTS5_TOKENIZE_QUERY);
+    for (size_t i = 0; i < c.n && n < cap; i++) {
+        int dup = 0;
+        for (size_t k = 0; k < n && !dup; k++) dup = out[k] == c.ids[i];
+        if (!dup) out[n++] = c.ids[i];
+    }
+    free(c.ids);
+    return n;
+}
+
+typedef struct HeapItem {
+    float score;
+    uint32_t slot;
+} HeapItem;
+
+static void heap_sift_down(HeapItem *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && h[l].score < h[m].score) m = l;
+        if (r < n && h[r].score < h[m].score) m = r;
+        if (m == i) return;
+        HeapItem t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static int by_score_desc(const void *a, const void *b)
+{
+    const HeapItem *x = a, *y = b;
+    if (x->score != y->score) return x->score < y->score ? 1 : -1;
+    return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+size_t postings_search(Postings *p, const uint32_t *terms, const float *term_weight, size_t n_terms,
+                       const Bm25Params *bp, size_t k, IdxHit *out)
+{
+    size_t live = p->n_slots - p->n_dead;
+    if (!live || !k) return 0;
+    double avg[N_FIELDS];
+    for (int f = 0; f < N_FIELDS; f++) avg[f] = p->len_sum[f] > 0 ? p->len_sum[f] / (double)live : 1;
+    uint32_t *touched = NULL;
+    size_t n_touched = 0, cap_touched = 0;
+    for (size_t t = 0; t < n_terms; t++) {
+        const TermList *l = &p->lists[terms[t]];
+        double df = l->n;
+        double idf = log(1.0 + ((double)live - df + 0.5) / (df + 0.5));
+        if (idf <= 0) continue;
+        idf *= term_weight ? term_weight[t] : 1.0;
+        for (uint32_t i = 0; i < l->n; i++) {
+            const Posting *po = &l->p[i];
+            if (p->dead[po->slot]) continue;
+            double tfw = 0;
+            for (int f = 0; f < N_FIELDS; f++) {
+                if (!po->tf[f]) continue;
+                double norm = 1.0 - bp->b[f] + bp->b[f] * (double)p->len[po->slot][f] / avg[f];
+                tfw += bp->weight[f] * (double)po->tf[f] / norm;
+            }
+            if (p->acc[po->slot] == 0) {
+                ARRAY_GROW(touched, n_touched + 1, cap_touched);
+                touched[n_touched++] = po->slot;
+            }
+            p->acc[po->slot] += (float)(idf * tfw * (bp->k1 + 1.0) / (bp->k1 + tfw));
+        }
+    }
+    /* Top k with a min-heap, then best first. */
+    HeapItem *h = xmalloc((k + 1) * sizeof *h);
+    size_t n = 0;
+    for (size_t i = 0; i < n_touched; i++) {
+        uint32_t slot = touched[i];
+        float sc = p->acc[slot];
+        p->acc[slot] = 0;
+        if (n < k) {
+            h[n].score = sc;
+            h[n].slot = slot;
+            n++;
+            if (n == k)
+                for (size_t j = k / 2 + 1; j-- > 0;) heap_sift_down(h, n, j);
+        } else if (sc > h[0].score) {
+            h[0].score = sc;
+            h[0].slot = slot;
+            heap_sift_down(h, n, 0);
+        }
+    }
+    qsort(h, n, sizeof *h, by_score_desc);
+    for (size_t i = 0; i < n; i++) {
+        out[i].chunk_id = p->chunk[h[i].slot];
+        out[i].score = h[i].score;
+    }
+    free(h);
+    free(touched);
+    return n;
+}

@@ -1,0 +1,80 @@
+/*
+ * vec_int.h - embedders and the vector store (FAISS) inside index/.
+ * Not for use outside index/ and its unit tests.
+ */
+#ifndef CODERAG_VEC_INT_H
+#define CODERAG_VEC_INT_H
+
+#include "idx_int.h"
+
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- embedders (embed*.c) */
+
+typedef struct Embedder Embedder;
+
+typedef struct EmbedConfig {
+    const char *provider;    /* "builtin" (default when NULL) or "openai" */
+    const char *url;         /* openai: base URL; "/v1/embeddings" or "/embeddings" appended as SPEC.md says */
+    const char *model;       /* openai: model name sent in the request */
+    const char *api_key_env; /* openai: name of the environment variable holding the key (may be NULL) */
+    long timeout_ms;         /* total per request; 0: 60000 */
+    long connect_timeout_ms; /* 0: 5000 */
+    int max_retries;         /* on 429 / 5xx / transport errors; 0: 3 (negative: none) */
+    size_t batch;            /* texts per request; 0: 64 */
+} EmbedConfig;
+
+/* Creates an embedder. For "openai" nothing is sent yet (the dimension is
+ * learnt from the first response). CR_EINVAL for an unknown provider or an
+ * openai config without url. Caller frees with embedder_free. */
+CrErr embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
+void embedder_free(Embedder *em);
+
+/* A stable identity of what produces the vectors, e.g. "openai:nomic-embed-text"
+ * or "builtin:lsa-v1"; vectors from different identities are never mixed.
+ * Borrowed. */
+const char *embedder_id(const Embedder *em);
+
+/* Dimension, or 0 while unknown (openai before its first response). */
+int embedder_dim(const Embedder *em);
+
+/* Embeds n texts into out (n * dim floats, L2-normalised), batching as
+ * configured. *out is allocated (caller frees) because the dimension may
+ * only be known after the first response; *out_dim receives it.
+ * Errors: CR_EHTTP (endpoint refused, non-2xx after retries, malformed
+ * JSON, wrong count, a dimension that differs from an earlier response),
+ * CR_ETIMEOUT. Never logs the API key. */
+CrErr embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out, int *out_dim,
+                     ErrInfo *e);
+
+/* ---------------------------------------------------------------- vector store (vectors.c) */
+
+typedef struct VecStore VecStore;
+
+/* Opens (or creates empty) the vector file at path ("<index_dir>/vectors.faiss").
+ * dim 0 means "take it from the file"; a file whose dimension differs from
+ * a non-zero dim is discarded (rebuild). Caller frees with vecstore_close. */
+CrErr vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e);
+void vecstore_close(VecStore *vs);
+
+int vecstore_dim(const VecStore *vs);
+int64_t vecstore_count(const VecStore *vs);
+
+/* Adds vectors (n * dim floats, L2-normalised) under ids (chunk ids).
+ * An id already present is replaced. */
+CrErr vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e);
+/* Removes ids (absent ids are ignored). */
+CrErr vecstore_remove(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e);
+/* All ids present, sorted ascending. Caller frees *out. */
+CrErr vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo *e);
+
+/* Top-k by inner product (cosine, for normalised vectors). out_ids and
+ * out_scores have room for k; *n_out receives how many were found. */
+CrErr vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t *out_ids,
+                      float *out_scores, size_t *n_out, ErrInfo *e);
+
+/* Writes the store to its path atomically (temporary file, fsync, rename)
+ * when it changed since the last save. */
+CrErr vecstore_save(VecStore *vs, ErrInfo *e);
+
+#endif

@@ -1,0 +1,606 @@
+/*
+ * vectors.c - the vector store: exact inner-product search (IndexFlatIP
+ * inside an IndexIDMap, through the FAISS C API) keyed by chunk id.
+ *
+ * A VecStore is used by one thread at a time; nothing here locks. FAISS
+ * keeps no state of ours between calls.
+ *
+ * File layout: the FAISS serialisation of the IndexIDMap, then a 48-byte
+ * trailer (little-endian):
+ *
+ *   "CRVECS01" | u32 version | u32 dim | u64 count | u64 payload bytes
+ *   | u64 hash64(payload) | u64 hash64(trailer so far)
+ *
+ * The file still reads as a FAISS index (FAISS ignores what follows), and
+ * FAISS's parser never sees bytes that fail the checksum: its reader
+ * allocates what a corrupt header claims, which is not a failure mode we
+ * want on open.
+ */
+#include "vec_int.h"
+
+#include <faiss/c_api/IndexFlat_c.h>
+#include <faiss/c_api/Index_c.h>
+#include <faiss/c_api/MetaIndexes_c.h>
+#include <faiss/c_api/error_c.h>
+#include <faiss/c_api/impl/AuxIndexStructures_c.h>
+#include <faiss/c_api/index_io_c.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum {
+    TRAILER_BYTES = 48,
+    FORMAT_VERSION = 1,
+    MAX_DIM = 65536,
+};
+
+static const char trailer_magic[8] = {'C', 'R', 'V', 'E', 'C', 'S', '0', '1'};
+
+/* Open-addressing set of ids (>= 0) with linear probing; -1 marks a free
+ * slot. Mirrors the IDMap's ids so replace and listing need no FAISS scan. */
+typedef struct IdSet {
+    int64_t *slot;
+    size_t cap; /* power of two, or 0 */
+    size_t len;
+} IdSet;
+
+struct VecStore {
+    char *path;
+    int dim;                /* 0: unknown until opened with a dimension */
+    FaissIndexIDMap *index; /* NULL while dim is 0 */
+    IdSet ids;
+    int dirty;
+};
+
+/* ---------------------------------------------------------------- id set */
+
+static size_t idset__home(int64_t id, size_t mask)
+{
+    uint64_t z = (uint64_t)id * 0x9e3779b97f4a7c15ull;
+    return (size_t)(z ^ (z >> 29)) & mask;
+}
+
+static void idset__release(IdSet *s)
+{
+    free(s->slot);
+    memset(s, 0, sizeof *s);
+}
+
+static size_t idset__find(const IdSet *s, int64_t id)
+{
+    if (!s->cap) return SIZE_MAX;
+    size_t mask = s->cap - 1;
+    for (size_t i = idset__home(id, mask);; i = (i + 1) & mask) {
+        if (s->slot[i] == id) return i;
+        if (s->slot[i] < 0) return SIZE_MAX;
+    }
+}
+
+static int idset__has(const IdSet *s, int64_t id)
+{
+    return idset__find(s, id) != SIZE_MAX;
+}
+
+static void idset__grow(IdSet *s, size_t want)
+{
+    size_t cap = 16;
+    while (cap < want * 2)
+        cap *= 2;
+    if (cap <= s->cap) return;
+    int64_t *old = s->slot;
+    size_t old_cap = s->cap;
+    s->slot = xmalloc(cap * sizeof *s->slot);
+    memset(s->slot, 0xff, cap * sizeof *s->slot);
+    s->cap = cap;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old[i] < 0) continue;
+        size_t j = idset__home(old[i], cap - 1);
+        while (s->slot[j] >= 0)
+            j = (j + 1) & (cap - 1);
+        s->slot[j] = old[i];
+    }
+    free(old);
+}
+
+/* Returns 1 when added, 0 when already present. */
+static int idset__put(IdSet *s, int64_t id)
+{
+    idset__grow(s, s->len + 1);
+    size_t mask = s->cap - 1, i = idset__home(id, mask);
+    for (; s->slot[i] >= 0; i = (i + 1) & mask)
+        if (s->slot[i] == id) return 0;
+    s->slot[i] = id;
+    s->len++;
+    return 1;
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. */
+static void idset__del(IdSet *s, int64_t id)
+{
+    size_t i = idset__find(s, id);
+    if (i == SIZE_MAX) return;
+    size_t mask = s->cap - 1;
+    for (size_t j = i;;) {
+        j = (j + 1) & mask;
+        if (s->slot[j] < 0) break;
+        size_t h = idset__home(s->slot[j], mask);
+        int stays = i < j ? (i < h && h <= j) : (i < h || h <= j);
+        if (stays) continue;
+        s->slot[i] = s->slot[j];
+        i = j;
+    }
+    s->slot[i] = -1;
+    s->len--;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Must run right after the failing FAISS call: the message lives only until
+ * the next one. */
+static CrErr vecstore__faiss_err(ErrInfo *e, const char *what, int rc)
+{
+    const char *m = faiss_get_last_error();
+    return err_set(e, CR_EVECTOR, "vectors: %s: %s (faiss %d)", what, m ? m : "unknown error", rc);
+}
+
+static CrErr vecstore__new_index(int dim, FaissIndexIDMap **out, ErrInfo *e)
+{
+    FaissIndexFlatIP *flat = NULL;
+    int rc = faiss_IndexFlatIP_new_with(&flat, dim);
+    if (rc) return vecstore__faiss_err(e, "IndexFlatIP", rc);
+    rc = faiss_IndexIDMap_new(out, flat);
+    if (rc) {
+        CrErr err = vecstore__faiss_err(e, "IndexIDMap", rc);
+        faiss_Index_free(flat);
+        return err;
+    }
+    faiss_IndexIDMap_set_own_fields(*out, 1);
+    return CR_OK;
+}
+
+static int vecstore__all_finite(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Removes the listed ids that are present from the index and the set. */
+static CrErr vecstore__drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
+{
+    int64_t *present = NULL;
+    FaissIDSelectorBatch *sel = NULL;
+    size_t np = 0, removed = 0;
+    CrErr err = CR_OK;
+    /* taken out of the set as found, so a repeated id counts once */
+    for (size_t i = 0; i < n; i++) {
+        if (!idset__has(&vs->ids, ids[i])) continue;
+        if (!present) present = xmalloc(n * sizeof *present);
+        present[np++] = ids[i];
+        idset__del(&vs->ids, ids[i]);
+    }
+    if (!np) goto out;
+    int rc = faiss_IDSelectorBatch_new(&sel, np, present);
+    if (rc)
+        err = vecstore__faiss_err(e, "IDSelectorBatch", rc);
+    else if ((rc = faiss_Index_remove_ids(vs->index, (const FaissIDSelector *)sel, &removed)))
+        err = vecstore__faiss_err(e, "remove_ids", rc);
+    if (err) {
+        for (size_t i = 0; i < np; i++)
+            idset__put(&vs->ids, present[i]);
+        goto out;
+    }
+    vs->dirty = 1;
+    if (removed != np)
+        err = err_set(e, CR_ECORRUPT, "vectors: removed %zu of %zu ids present", removed, np);
+out:
+    faiss_IDSelector_free((FaissIDSelector *)sel);
+    free(present);
+    return err;
+}
+
+/* ---------------------------------------------------------------- load */
+
+/* Reads path into vs (whose dim is the wanted one, or 0). CR_ENOENT for a
+ * missing file, CR_ECORRUPT (message in e) for a file to discard, CR_EIO
+ * when it cannot be read at all. */
+static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
+{
+    int fd = -1;
+    void *map = MAP_FAILED;
+    size_t size = 0;
+    FILE *mf = NULL;
+    FaissIndex *idx = NULL;
+    CrErr err = CR_OK;
+
+    fd = open(vs->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return CR_ENOENT;
+        return err_set(e, CR_EIO, "vectors: cannot open %s: %s", vs->path, strerror(errno));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        err = err_set(e, CR_EIO, "vectors: %s is not a readable regular file", vs->path);
+        goto out;
+    }
+    size = (size_t)st.st_size;
+    if (size <= TRAILER_BYTES) {
+        err = err_set(e, CR_ECORRUPT, "truncated (%zu bytes)", size);
+        goto out;
+    }
+    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+        err = err_set(e, CR_EIO, "vectors: cannot map %s: %s", vs->path, strerror(errno));
+        goto out;
+    }
+    const unsigned char *t = (const unsigned char *)map + size - TRAILER_BYTES;
+    uint32_t version = get_u32(t + 8), fdim = get_u32(t + 12);
+    uint64_t count = get_u64(t + 16), plen = get_u64(t + 24);
+    if (memcmp(t, trailer_magic, sizeof trailer_magic) != 0 ||
+        get_u64(t + 40) != hash64(t, 40)) {
+        err = err_set(e, CR_ECORRUPT, "no valid trailer (truncated or not a coderag vector file)");
+        goto out;
+    }
+    if (version != FORMAT_VERSION) {
+        err = err_set(e, CR_ECORRUPT, "format version %u, expected %d", version, FORMAT_VERSION);
+        goto out;
+    }
+    if (plen != size - TRAILER_BYTES || hash64(map, (size_t)plen) != get_u64(t + 32)) {
+        err = err_set(e, CR_ECORRUPT, "checksum mismatch");
+        goto out;
+    }
+    if (fdim == 0 || fdim > MAX_DIM || count > plen / (4 * (uint64_t)fdim)) {
+        err = err_set(e, CR_ECORRUPT, "implausible header (dim %u, %llu vectors)", fdim,
+                      (unsigned long long)count);
+        goto out;
+    }
+    if (vs->dim && (uint32_t)vs->dim != fdim) {
+        err = err_set(e, CR_ECORRUPT, "dimension %u, expected %d", fdim, vs->dim);
+        goto out;
+    }
+    mf = fmemopen(map, (size_t)plen, "rb");
+    if (!mf) {
+        err = err_set(e, CR_EIO, "vectors: fmemopen: %s", strerror(errno));
+        goto out;
+    }
+    int rc = faiss_read_index(mf, 0, &idx);
+    if (rc) {
+        const char *m = faiss_get_last_error();
+        err = err_set(e, CR_ECORRUPT, "FAISS cannot read it: %s", m ? m : "unknown error");
+        goto out;
+    }
+    if (ftell(mf) != (long)plen) {
+        err = err_set(e, CR_ECORRUPT, "FAISS read %ld of %llu bytes", ftell(mf),
+                      (unsigned long long)plen);
+        goto out;
+    }
+    FaissIndexIDMap *m = faiss_IndexIDMap_cast(idx);
+    if (!m || faiss_Index_d(idx) != (int)fdim || faiss_Index_ntotal(idx) != (idx_t)count ||
+        faiss_Index_metric_type(idx) != METRIC_INNER_PRODUCT) {
+        err = err_set(e, CR_ECORRUPT, "not an inner-product IDMap of dim %u with %llu vectors",
+                      fdim, (unsigned long long)count);
+        goto out;
+    }
+    FaissIndex *sub = faiss_IndexIDMap_sub_index(m);
+    idx_t *ids = NULL;
+    size_t n_ids = 0;
+    faiss_IndexIDMap_id_map(m, &ids, &n_ids);
+    if (!sub || !faiss_IndexFlat_cast(sub) || faiss_Index_ntotal(sub) != (idx_t)count ||
+        n_ids != count) {
+        err = err_set(e, CR_ECORRUPT, "not a flat index, or its id map disagrees");
+        goto out;
+    }
+    idset__grow(&vs->ids, n_ids);
+    for (size_t i = 0; i < n_ids; i++) {
+        if (ids[i] < 0 || !idset__put(&vs->ids, ids[i])) {
+            err = err_set(e, CR_ECORRUPT, "negative or duplicate id %lld", (long long)ids[i]);
+            goto out;
+        }
+    }
+    vs->index = m;
+    vs->dim = (int)fdim;
+    idx = NULL;
+out:
+    if (idx) idset__release(&vs->ids);
+    faiss_Index_free(idx);
+    if (mf) fclose(mf);
+    if (map != MAP_FAILED) munmap(map, size);
+    if (fd >= 0) close(fd);
+    return err;
+}
+
+/* ---------------------------------------------------------------- open / close */
+
+CrErr vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e)
+{
+    if (!path || !out || dim < 0 || dim > MAX_DIM)
+        return err_set(e, CR_EINVAL, "vectors: bad open arguments");
+    *out = NULL;
+    VecStore *vs = xcalloc(1, sizeof *vs);
+    vs->path = xstrdup(path);
+    vs->dim = dim;
+    ErrInfo why = {0};
+    CrErr err = vecstore__load(vs, &why);
+    if (err == CR_ECORRUPT) {
+        log_msg(LOG_WARN, "vectors: discarding %s: %s; starting empty", path, why.msg);
+        vs->dirty = 1; /* the next save replaces the bad file */
+    } else if (err != CR_OK && err != CR_ENOENT) {
+        err_set(e, err, "%s", why.msg);
+        vecstore_close(vs);
+        return err;
+    }
+    if (!vs->index && vs->dim) {
+        err = vecstore__new_index(vs->dim, &vs->index, e);
+        if (err) {
+            vecstore_close(vs);
+            return err;
+        }
+    }
+    *out = vs;
+    return CR_OK;
+}
+
+void vecstore_close(VecStore *vs)
+{
+    if (!vs) return;
+    faiss_Index_free(vs->index);
+    idset__release(&vs->ids);
+    free(vs->path);
+    free(vs);
+}
+
+int vecstore_dim(const VecStore *vs)
+{
+    return vs->dim;
+}
+
+int64_t vecstore_count(const VecStore *vs)
+{
+    return (int64_t)vs->ids.len;
+}
+
+/* ---------------------------------------------------------------- add / remove / ids */
+
+/* A store opened with dim 0 and no file cannot learn its dimension here
+ * (the signature carries none): the caller reopens it with the embedder's
+ * dimension; until then adding is CR_EINVAL. Within one call a repeated id
+ * keeps its last vector. On failure, ids being replaced may be gone. */
+CrErr vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e)
+{
+    IdSet seen = {0};
+    int64_t *uids = NULL;
+    float *uvecs = NULL;
+    CrErr err = CR_OK;
+    if (!n) return CR_OK;
+    if (!ids || !vecs) return err_set(e, CR_EINVAL, "vectors: add without ids or vectors");
+    if (!vs->dim) return err_set(e, CR_EINVAL, "vectors: dimension unknown (open with a dim)");
+    size_t d = (size_t)vs->dim;
+    if (!vecstore__all_finite(vecs, n * d))
+        return err_set(e, CR_EINVAL, "vectors: non-finite component");
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] < 0) return err_set(e, CR_EINVAL, "vectors: negative id %lld", (long long)ids[i]);
+
+    /* last occurrence wins: walk backwards, keep first sightings */
+    size_t m = 0;
+    idset__grow(&seen, n);
+    for (size_t i = n; i-- > 0;)
+        if (idset__put(&seen, ids[i])) m++;
+    if (m != n) {
+        uids = xmalloc(m * sizeof *uids);
+        uvecs = xmalloc(m * d * sizeof *uvecs);
+        size_t j = m;
+        for (size_t i = n; i-- > 0;) {
+            if (!idset__has(&seen, ids[i])) continue;
+            idset__del(&seen, ids[i]);
+            j--;
+            uids[j] = ids[i];
+            memcpy(uvecs + j * d, vecs + i * d, d * sizeof *uvecs);
+        }
+        ids = uids;
+        vecs = uvecs;
+    }
+    err = vecstore__drop(vs, ids, m, e);
+    if (err) goto out;
+    int rc = faiss_Index_add_with_ids(vs->index, (idx_t)m, vecs, ids);
+    if (rc) {
+        err = vecstore__faiss_err(e, "add_with_ids", rc);
+        goto out;
+    }
+    idset__grow(&vs->ids, vs->ids.len + m);
+    for (size_t i = 0; i < m; i++)
+        idset__put(&vs->ids, ids[i]);
+    vs->dirty = 1;
+out:
+    idset__release(&seen);
+    free(uids);
+    free(uvecs);
+    return err;
+}
+
+CrErr vecstore_remove(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
+{
+    if (!n || !vs->ids.len) return CR_OK;
+    if (!ids) return err_set(e, CR_EINVAL, "vectors: remove without ids");
+    return vecstore__drop(vs, ids, n, e);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+CrErr vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo *e)
+{
+    if (!out || !n_out) return err_set(e, CR_EINVAL, "vectors: ids without outputs");
+    *out = NULL;
+    *n_out = 0;
+    if (!vs->ids.len) return CR_OK;
+    int64_t *v = xmalloc(vs->ids.len * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < vs->ids.cap; i++)
+        if (vs->ids.slot[i] >= 0) v[n++] = vs->ids.slot[i];
+    qsort(v, n, sizeof *v, cmp_i64);
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+/* ---------------------------------------------------------------- search */
+
+/* The query's length cannot be checked (the signature carries none): it
+ * must have vecstore_dim floats. A store without a dimension is empty and
+ * finds nothing. */
+CrErr vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t *out_ids,
+                      float *out_scores, size_t *n_out, ErrInfo *e)
+{
+    if (!n_out || !query || (k && (!out_ids || !out_scores)))
+        return err_set(e, CR_EINVAL, "vectors: search without query or outputs");
+    *n_out = 0;
+    if (vs->dim && !vecstore__all_finite(query, (size_t)vs->dim))
+        return err_set(e, CR_EINVAL, "vectors: non-finite query component");
+    if (!k || !vs->ids.len) return CR_OK;
+    /* The flat index alone, not the IDMap: FAISS 1.7.3 translates labels in
+     * IndexIDMap::search with an OpenMP loop, which starts a team for one
+     * query and leaves its workers spinning ~10 ms after every search. */
+    size_t kk = k < vs->ids.len ? k : vs->ids.len;
+    FaissIndex *flat = faiss_IndexIDMap_sub_index(vs->index);
+    int rc = faiss_Index_search(flat, 1, query, (idx_t)kk, out_scores, out_ids);
+    if (rc) return vecstore__faiss_err(e, "search", rc);
+    idx_t *map = NULL;
+    size_t n_map = 0, n = 0;
+    faiss_IndexIDMap_id_map(vs->index, &map, &n_map);
+    for (size_t i = 0; i < kk; i++) {
+        if (out_ids[i] < 0 || (size_t)out_ids[i] >= n_map) continue;
+        out_ids[n] = map[out_ids[i]];
+        out_scores[n] = out_scores[i];
+        n++;
+    }
+    *n_out = n;
+    return CR_OK;
+}
+
+/* ---------------------------------------------------------------- save */
+
+static CrErr vecstore__sync_dir(const char *path, ErrInfo *e)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    CrErr err = CR_OK;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* some file systems refuse fsync on a directory (EINVAL): nothing to do */
+    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
+        err = err_set(e, CR_EIO, "vectors: cannot sync directory %s: %s", dir, strerror(errno));
+    if (fd >= 0) close(fd);
+    free(dir);
+    return err;
+}
+
+/* FAISS payload, then the trailer, into the open file f (fd). */
+static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tmp, ErrInfo *e)
+{
+    int rc = faiss_write_index(vs->index, f);
+    if (rc) return vecstore__faiss_err(e, "write_index", rc);
+    off_t plen = ftello(f);
+    if (fflush(f) != 0 || plen <= 0)
+        return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));
+    void *map = mmap(NULL, (size_t)plen, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED)
+        return err_set(e, CR_EIO, "vectors: cannot map %s: %s", tmp, strerror(errno));
+    uint64_t h = hash64(map, (size_t)plen);
+    munmap(map, (size_t)plen);
+
+    unsigned char t[TRAILER_BYTES];
+    memcpy(t, trailer_magic, sizeof trailer_magic);
+    put_u32(t + 8, FORMAT_VERSION);
+    put_u32(t + 12, (uint32_t)vs->dim);
+    put_u64(t + 16, (uint64_t)vs->ids.len);
+    put_u64(t + 24, (uint64_t)plen);
+    put_u64(t + 32, h);
+    put_u64(t + 40, hash64(t, 40));
+    if (fwrite(t, 1, sizeof t, f) != sizeof t || fflush(f) != 0 || fsync(fd) != 0)
+        return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));
+    return CR_OK;
+}
+
+CrErr vecstore_save(VecStore *vs, ErrInfo *e)
+{
+    StrBuf tmp;
+    FILE *f = NULL;
+    CrErr err = CR_OK;
+    if (!vs->dirty) return CR_OK;
+    sb_init(&tmp);
+    if (!vs->index) {
+        /* dimensionless, hence empty: a discarded file must not come back */
+        if (unlink(vs->path) != 0 && errno != ENOENT)
+            err = err_set(e, CR_EIO, "vectors: cannot remove %s: %s", vs->path, strerror(errno));
+        else
+            err = vecstore__sync_dir(vs->path, e);
+        goto out;
+    }
+    sb_addf(&tmp, "%s.tmp-%ld", vs->path, (long)getpid());
+    int fd = open(tmp.buf, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        err = err_set(e, CR_EIO, "vectors: cannot create %s: %s", tmp.buf, strerror(errno));
+        goto out;
+    }
+    f = fdopen(fd, "w+b");
+    if (!f) {
+        err = err_set(e, CR_EIO, "vectors: fdopen: %s", strerror(errno));
+        close(fd);
+        unlink(tmp.buf);
+        goto out;
+    }
+    err = vecstore__write(vs, f, fd, tmp.buf, e);
+    int close_rc = fclose(f);
+    f = NULL;
+    if (!err && close_rc != 0)
+        err = err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp.buf, strerror(errno));
+    if (!err && rename(tmp.buf, vs->path) != 0)
+        err = err_set(e, CR_EIO, "vectors: cannot rename %s to %s: %s", tmp.buf, vs->path,
+                      strerror(errno));
+    if (err) {
+        unlink(tmp.buf);
+        goto out;
+    }
+    err = vecstore__sync_dir(vs->path, e);
+out:
+    if (!err) vs->dirty = 0;
+    sb_release(&tmp);
+    return err;
+}

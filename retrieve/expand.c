@@ -1,0 +1,62 @@
+#include "rtv_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Graph expansion: the definitions the best candidates call, raise,
+ * subclass or instantiate are often the rest of the answer (the exception
+ * class in another module, the helper a function delegates to), and so,
+ * less often, are their callers. */
+
+static size_t find_cand(const RtvCand *v, size_t n, int64_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].chunk_id == id) return i;
+    return (size_t)-1;
+}
+
+CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
+                       const RtvGraphParams *gp, ErrInfo *e)
+{
+    size_t seeds = *n < gp->seeds ? *n : gp->seeds;
+    /* Seeds are the first candidates (the caller sorts best first); new
+     * candidates go after them and are never seeds themselves (one hop). */
+    int64_t *seed_ids = xcalloc(seeds + 1, sizeof *seed_ids);
+    double *seed_scores = xcalloc(seeds + 1, sizeof *seed_scores);
+    for (size_t i = 0; i < seeds; i++) {
+        seed_ids[i] = (*cands)[i].chunk_id;
+        seed_scores[i] = (*cands)[i].score;
+    }
+    CrErr rc = CR_OK;
+    for (size_t i = 0; i < seeds && !rc; i++) {
+        for (int dir = 1; dir >= 0 && !rc; dir--) {
+            double factor = dir ? gp->out_factor : gp->in_factor;
+            if (factor <= 0) continue;
+            IdxEdge *edges = NULL;
+            size_t ne = 0;
+            if ((rc = idx_edges(st, seed_ids[i], dir, &edges, &ne, e))) break;
+            size_t taken = 0;
+            for (size_t k = 0; k < ne && taken < gp->per_seed; k++) {
+                if (edges[k].kind == IDX_EDGE_CONTAIN || edges[k].kind == IDX_EDGE_IMPORT) continue;
+                int64_t other = dir ? edges[k].dst : edges[k].src;
+                double s = seed_scores[i] * factor;
+                size_t at = find_cand(*cands, *n, other);
+                taken++;
+                if (at != (size_t)-1) {
+                    (*cands)[at].via |= RTV_VIA_GRAPH;
+                    if (s > (*cands)[at].score) (*cands)[at].score = s;
+                    continue;
+                }
+                ARRAY_GROW(*cands, *n + 1, *cap);
+                (*cands)[*n].chunk_id = other;
+                (*cands)[*n].score = s;
+                (*cands)[*n].via = RTV_VIA_GRAPH;
+                (*n)++;
+            }
+            free(edges);
+        }
+    }
+    free(seed_ids);
+    free(seed_scores);
+    return rc;
+}

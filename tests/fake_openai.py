@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""A loopback stand-in for an OpenAI-compatible server, for tests.
+
+    fake_openai.py [--dim N] [--script JSON] [--watch-stdin]
+
+Listens on 127.0.0.1 on a port the system picks and prints that port as the
+first line of stdout. Python standard library only.
+
+Endpoints (any path prefix, so both /v1/embeddings and /embeddings work):
+  POST .../embeddings      OpenAI embeddings: {"model": M, "input": [texts]}
+  POST /_control/reset     body {"dim": N, "actions": {"embeddings": [ACTION, ...]}};
+                           replaces the script and clears the request log
+  POST /_control/log       returns {"requests": [{"endpoint", "path", "auth",
+                           "n_inputs", "model", "rest"}, ...]}; "auth" is the
+                           Authorization header (or null), "rest" the path,
+                           every other header and the body, so a test can
+                           check a key was sent in that header only
+
+Each request to an endpoint consumes that endpoint's next ACTION; with none
+left it is answered normally. ACTION keys (all optional):
+  times: N          apply to the next N requests (default 1)
+  delay_ms: N       sleep before answering
+  status: N         answer with this status and an OpenAI-style error body
+  body: S           ... or with this body instead
+  echo_auth: true   ... whose message repeats the Authorization header
+  retry_after: S    add a Retry-After header
+  raw: S            answer 200 with this body (e.g. invalid JSON)
+  dim: N            vectors of this dimension
+  count_delta: N    return N more (or fewer) vectors than inputs
+  reverse: true     list the vectors in reverse order (index fields kept)
+  no_index: true    omit the index fields
+  bad_value: "string" | "nan" | "huge"   spoil the first number
+  big: N            answer 200 with N bytes; chunked: true omits Content-Length
+  cut: true         announce the whole body but close after half of it
+
+Deterministic vectors: FNV-1a 64 of the UTF-8 text seeds a 64-bit LCG
+(x = x * 6364136223846793005 + 1442695040888963407); component j is
+((x >> 33) % 2001 - 1000) / 1000 after the (j+1)-th step. Tests recompute it.
+
+A chat endpoint (.../chat/completions) will join ENDPOINTS for the LLM client.
+"""
+
+import argparse
+import copy
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MASK = (1 << 64) - 1
+
+
+def fake_vector(text, dim):
+    h = 0xCBF29CE484222325
+    for b in text.encode("utf-8"):
+        h = ((h ^ b) * 0x100000001B3) & MASK
+    out = []
+    for _ in range(dim):
+        h = (h * 6364136223846793005 + 1442695040888963407) & MASK
+        out.append(((h >> 33) % 2001 - 1000) / 1000.0)
+    return out
+
+
+class State:
+    def __init__(self, dim, actions):
+        self.lock = threading.Lock()
+        self.dim = dim
+        self.actions = {k: list(v) for k, v in actions.items()}
+        self.log = []
+
+    def reset(self, spec):
+        with self.lock:
+            self.dim = int(spec.get("dim", self.dim))
+            self.actions = {k: list(v) for k, v in spec.get("actions", {}).items()}
+            self.log = []
+
+    def next_action(self, endpoint):
+        with self.lock:
+            queue = self.actions.get(endpoint, [])
+            if not queue:
+                return {}
+            action = queue[0]
+            times = int(action.get("times", 1))
+            if times > 1:
+                action["times"] = times - 1
+                return copy.deepcopy(action)
+            return queue.pop(0)
+
+
+def embeddings(handler, req, action):
+    """Answers an embeddings request after the generic actions were applied."""
+    state = handler.server.state
+    inputs = req.get("input", [])
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    dim = int(action.get("dim", state.dim))
+    data = [
+        {"object": "embedding", "index": i, "embedding": fake_vector(t, dim)}
+        for i, t in enumerate(inputs)
+    ]
+    delta = int(action.get("count_delta", 0))
+    if delta < 0:
+        data = data[:delta]
+    for i in range(delta):
+        data.append({"object": "embedding", "index": len(data), "embedding": [0.5] * dim})
+    if action.get("reverse"):
+        data.reverse()
+    if action.get("no_index"):
+        for d in data:
+            del d["index"]
+    body = json.dumps(
+        {
+            "object": "list",
+            "data": data,
+            "model": req.get("model", "fake-embed"),
+            "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)},
+        }
+    )
+    bad = action.get("bad_value")
+    if bad and data and dim:
+        spoiled = {"string": '"x"', "nan": "NaN", "huge": "1e999"}[bad]
+        at = body.index('"embedding": [') + len('"embedding": [')
+        end = min(i for i in (body.find(",", at), body.find("]", at)) if i >= 0)
+        body = body[:at] + spoiled + body[end:]
+    handler.reply(200, body)
+
+
+ENDPOINTS = {"embeddings": embeddings}
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "fake-openai/1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def reply(self, status, body, headers=(), length=True):
+        data = body.encode("utf-8") if isinstance(body, str) else body
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        for k, v in headers:
+            self.send_header(k, v)
+        if length:
+            self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        try:
+            self.handle_post()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def handle_post(self):
+        state = self.server.state
+        n = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(n) if n else b""
+        path = self.path
+        if path == "/_control/reset":
+            state.reset(json.loads(raw or b"{}"))
+            return self.reply(200, "{}")
+        if path == "/_control/log":
+            with state.lock:
+                return self.reply(200, json.dumps({"requests": state.log}))
+        endpoint = next((e for e in ENDPOINTS if path.endswith("/" + e)), None)
+        if endpoint is None:
+            return self.reply(404, json.dumps({"error": {"message": "no such endpoint"}}))
+
+        try:
+            req = json.loads(raw)
+        except ValueError:
+            req = None
+        auth = self.headers.get("Authorization")
+        rest = path + "\n"
+        for k, v in self.headers.items():
+            if k.lower() != "authorization":
+                rest += "%s: %s\n" % (k, v)
+        rest += raw.decode("utf-8", "replace")
+        inputs = req.get("input") if isinstance(req, dict) else None
+        with state.lock:
+            state.log.append(
+                {
+                    "endpoint": endpoint,
+                    "path": path,
+                    "auth": auth,
+                    "n_inputs": len(inputs) if isinstance(inputs, list) else -1,
+                    "model": req.get("model") if isinstance(req, dict) else None,
+                    "rest": rest,
+                }
+            )
+        action = state.next_action(endpoint)
+        if "delay_ms" in action:
+            time.sleep(action["delay_ms"] / 1000.0)
+        if "status" in action:
+            headers = []
+            if "retry_after" in action:
+                headers.append(("Retry-After", str(action["retry_after"])))
+            msg = "scripted failure"
+            if action.get("echo_auth"):
+                msg = "Incorrect API key provided: %s" % auth
+            body = action.get("body", json.dumps({"error": {"message": msg}}))
+            return self.reply(int(action["status"]), body, headers)
+        if "raw" in action:
+            return self.reply(200, action["raw"])
+        if "big" in action:
+            size = int(action["big"])
+            chunked = bool(action.get("chunked"))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            if not chunked:
+                self.send_header("Content-Length", str(size))
+            self.end_headers()
+            block = b" " * 65536
+            while size > 0:
+                self.wfile.write(block[: min(size, len(block))])
+                size -= len(block)
+            return
+        if action.get("cut"):
+            body = json.dumps({"data": [{"embedding": [0.0] * 256}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if not isinstance(req, dict):
+            return self.reply(400, json.dumps({"error": {"message": "body is not a JSON object"}}))
+        ENDPOINTS[endpoint](self, req, action)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dim", type=int, default=8)
+    ap.add_argument("--script", default="{}", help='{"actions": {"embeddings": [...]}}')
+    ap.add_argument("--watch-stdin", action="store_true", help="exit when stdin reaches EOF")
+    args = ap.parse_args()
+
+    script = json.loads(args.script)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.state = State(int(script.get("dim", args.dim)), script.get("actions", {}))
+    print(server.server_address[1], flush=True)
+    if args.watch_stdin:
+
+        def watch():
+            sys.stdin.buffer.read()
+            server.shutdown()
+
+        threading.Thread(target=watch, daemon=True).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
