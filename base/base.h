@@ -156,6 +156,23 @@ int strmap_get(const StrMap *m, const char *key, int64_t *out);
 /* Same for a key given as (pointer, length). */
 int strmap_getn(const StrMap *m, const char *key, size_t len, int64_t *out);
 
+/* ---------------------------------------------------------------- int map */
+
+/* Open-addressing map from int64 keys (any but INT64_MAX) to int64 values. */
+typedef struct I64Map {
+    int64_t *keys; /* key + 1; 0 = empty */
+    int64_t *vals;
+    size_t cap;
+    size_t len;
+} I64Map;
+
+void i64map_init(I64Map *m);
+void i64map_release(I64Map *m);
+/* Inserts or overwrites. */
+void i64map_put(I64Map *m, int64_t key, int64_t val);
+/* Returns 1 and sets *out (may be NULL) when found, else 0. */
+int i64map_get(const I64Map *m, int64_t key, int64_t *out);
+
 /* ---------------------------------------------------------------- http */
 
 /* A small HTTP POST client over libcurl: the one seam through which coderag

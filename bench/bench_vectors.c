@@ -114,8 +114,7 @@ static void die(const char *what, int rc)
 }
 
 /* Per-query search times (ms) into ms[nq]; labels into lab[nq * K]. */
-static void time_search(const FaissIndex *ix, const float *q, int nq, int d, double *ms,
-                        idx_t *lab)
+static void time_search(const FaissIndex *ix, const float *q, int nq, int d, double *ms, idx_t *lab)
 {
     float dist[K];
     for (int i = 0; i < nq; i++) {

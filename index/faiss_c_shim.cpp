@@ -338,9 +338,8 @@ int faiss_IDSelectorBatch_new(FaissIDSelectorBatch **p_sel, size_t n, const idx_
  * "efSearch" on an index built by the factory. */
 int faiss_ParameterSpace_new(FaissParameterSpace **space)
 {
-    return guard([&] {
-        *space = reinterpret_cast<FaissParameterSpace *>(new faiss::ParameterSpace());
-    });
+    return guard(
+        [&] { *space = reinterpret_cast<FaissParameterSpace *>(new faiss::ParameterSpace()); });
 }
 
 void faiss_ParameterSpace_free(FaissParameterSpace *obj)
@@ -353,7 +352,7 @@ int faiss_ParameterSpace_set_index_parameter(const FaissParameterSpace *space, F
 {
     return guard([&] {
         reinterpret_cast<const faiss::ParameterSpace *>(space)->set_index_parameter(ix(index), name,
-                                                                                     value);
+                                                                                    value);
     });
 }
 

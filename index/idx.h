@@ -143,13 +143,13 @@ void idx_chunks_free(IdxChunk *v, size_t n);
 
 typedef struct IdxHit {
     int64_t chunk_id;
-    double score; /* larger is better (negated FTS5 bm25) */
+    int64_t file_id;
+    double score; /* larger is better */
 } IdxHit;
 
-/* BM25 over code-aware tokens (identifiers whole and split into subwords,
- * stemmed; name, path, docstring and body weighted separately). Any text is
- * accepted as a query; FTS5 syntax in it has no special meaning.
- * Caller frees *out with free(). */
+/* BM25F over code-aware tokens (identifiers whole and split into subwords,
+ * stemmed; name, path, docstring and body weighted separately), best first.
+ * Any text is accepted as a query. Caller frees *out with free(). */
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
                       ErrInfo *e);
 

@@ -224,9 +224,9 @@ size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t
     size_t n = 0;
     tokenize(p, &c, text, FTS5_TOKENIZE_QUERY);
     for (size_t i = 0; i < c.n && n < cap; i++) {
-        int dup = 0;
-        for (size_t k = 0; k < n && !dup; k++) dup = out[k] == c.ids[i];
-        if (!dup) out[n++] = c.ids[i];
+        size_t k = 0;
+        while (k < n && out[k] != c.ids[i]) k++;
+        if (k == n) out[n++] = c.ids[i];
     }
     free(c.ids);
     return n;
@@ -258,8 +258,8 @@ static int by_score_desc(const void *a, const void *b)
     return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
-size_t postings_search(Postings *p, const uint32_t *terms, const float *term_weight, size_t n_terms,
-                       const Bm25Params *bp, size_t k, IdxHit *out)
+size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, const Bm25Params *bp,
+                       size_t k, IdxHit *out)
 {
     size_t live = p->n_slots - p->n_dead;
     if (!live || !k) return 0;
@@ -272,7 +272,6 @@ size_t postings_search(Postings *p, const uint32_t *terms, const float *term_wei
         double df = l->n;
         double idf = log(1.0 + ((double)live - df + 0.5) / (df + 0.5));
         if (idf <= 0) continue;
-        idf *= term_weight ? term_weight[t] : 1.0;
         for (uint32_t i = 0; i < l->n; i++) {
             const Posting *po = &l->p[i];
             if (p->dead[po->slot]) continue;
@@ -311,6 +310,7 @@ size_t postings_search(Postings *p, const uint32_t *terms, const float *term_wei
     qsort(h, n, sizeof *h, by_score_desc);
     for (size_t i = 0; i < n; i++) {
         out[i].chunk_id = p->chunk[h[i].slot];
+        out[i].file_id = p->file[h[i].slot];
         out[i].score = h[i].score;
     }
     free(h);

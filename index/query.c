@@ -148,7 +148,7 @@ CrErr idx_warm(IdxStore *st, ErrInfo *e)
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
                       ErrInfo *e)
 {
-    CrErr rc = CR_OK;
+    CrErr rc;
     StrBuf words;
     uint32_t terms[MAX_QUERY_TERMS];
     *out = NULL;
@@ -160,7 +160,7 @@ CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **ou
     sb_release(&words);
     if (!n_terms || !limit) return CR_OK;
     IdxHit *v = xcalloc(limit, sizeof *v);
-    *n_out = postings_search(st->post, terms, NULL, n_terms, &bm25_params, limit, v);
+    *n_out = postings_search(st->post, terms, n_terms, &bm25_params, limit, v);
     *out = v;
     return CR_OK;
 }

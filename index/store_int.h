@@ -167,9 +167,9 @@ int postings_needs_rebuild(const Postings *p);
 /* Distinct term ids of a query text (tok_code output); unknown terms are
  * dropped. Returns how many were written (at most cap). */
 size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t cap);
-/* BM25F top-k; out has room for k. term_weight may be NULL (all 1). */
-size_t postings_search(Postings *p, const uint32_t *terms, const float *term_weight, size_t n_terms,
-                       const Bm25Params *bp, size_t k, IdxHit *out);
+/* BM25F top-k, best first; out has room for k. */
+size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, const Bm25Params *bp,
+                       size_t k, IdxHit *out);
 /* Drops the in-memory postings (after a rolled-back write); the next
  * search reloads them. */
 void store__postings_invalidate(IdxStore *st);

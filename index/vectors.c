@@ -271,8 +271,7 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
     const unsigned char *t = (const unsigned char *)map + size - TRAILER_BYTES;
     uint32_t version = get_u32(t + 8), fdim = get_u32(t + 12);
     uint64_t count = get_u64(t + 16), plen = get_u64(t + 24);
-    if (memcmp(t, trailer_magic, sizeof trailer_magic) != 0 ||
-        get_u64(t + 40) != hash64(t, 40)) {
+    if (memcmp(t, trailer_magic, sizeof trailer_magic) != 0 || get_u64(t + 40) != hash64(t, 40)) {
         err = err_set(e, CR_ECORRUPT, "no valid trailer (truncated or not a coderag vector file)");
         goto out;
     }
@@ -413,7 +412,8 @@ CrErr vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n
     if (!vecstore__all_finite(vecs, n * d))
         return err_set(e, CR_EINVAL, "vectors: non-finite component");
     for (size_t i = 0; i < n; i++)
-        if (ids[i] < 0) return err_set(e, CR_EINVAL, "vectors: negative id %lld", (long long)ids[i]);
+        if (ids[i] < 0)
+            return err_set(e, CR_EINVAL, "vectors: negative id %lld", (long long)ids[i]);
 
     /* last occurrence wins: walk backwards, keep first sightings */
     size_t m = 0;

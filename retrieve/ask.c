@@ -1,5 +1,6 @@
 #include "rtv_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,11 +75,10 @@ out:
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    IdxHit *hits = NULL;
-    size_t n_hits = 0, n_cands = 0, *picks = NULL;
+    size_t n_cands = 0, *picks = NULL;
     RtvItem *cands = NULL;
     RtvCand *fused = NULL;
-    size_t n_fused = 0, cap_fused = 0;
+    size_t n_fused = 0;
     VfyContextItem *ctx = NULL;
     char *draft = NULL;
     VfyResult vr = {0};
@@ -107,31 +107,7 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
     out->mode = RTV_MODE_EXTRACTIVE;
     size_t budget = req->budget ? req->budget : RTV_DEFAULT_BUDGET;
 
-    t = now_ms();
-    if (req->use_bm25) {
-        rc = idx_search_bm25(st, req->question, RTV_MAX_CANDIDATES, &hits, &n_hits, e);
-        if (rc != CR_OK) goto out;
-    }
-    /* Scores relative to the best hit, so that legs can be fused. */
-    double top = 0;
-    for (size_t i = 0; i < n_hits; i++)
-        if (hits[i].score > top) top = hits[i].score;
-    fused = n_hits ? xcalloc(n_hits, sizeof *fused) : NULL;
-    cap_fused = n_hits;
-    for (size_t i = 0; i < n_hits; i++) {
-        fused[i].chunk_id = hits[i].chunk_id;
-        fused[i].score = top > 0 ? hits[i].score / top : 0;
-        fused[i].via = RTV_VIA_BM25;
-    }
-    n_fused = n_hits;
-    out->timings.bm25_ms = now_ms() - t;
-
-    t = now_ms();
-    if (req->use_graph && n_fused) {
-        static const RtvGraphParams gp = {8, 8, 0.7, 0};
-        if ((rc = rtv_expand_graph(st, &fused, &n_fused, &cap_fused, &gp, e))) goto out;
-    }
-    out->timings.graph_ms = now_ms() - t;
+    if ((rc = rtv_rank(st, req, &rtv_tuning, &fused, &n_fused, &out->timings, e))) goto out;
 
     t = now_ms();
     rc = load_candidates(st, fused, n_fused, &cands, &n_cands, e);
@@ -146,9 +122,11 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
         for (char *p = qw.buf, *save = NULL, *w; n_words < 64 && (w = strtok_r(p, " ", &save));
              p = NULL)
             words[n_words++] = w;
-        for (size_t i = 0; i < n_cands; i++) rtv_trim_item(&cands[i], words, n_words, RTV_WINDOW_LINES);
+        for (size_t i = 0; i < n_cands; i++)
+            rtv_trim_item(&cands[i], words, n_words, rtv_tuning.window_lines);
         sb_release(&qw);
     }
+    rtv_apply_priors(cands, n_cands, &rtv_tuning);
     if (n_cands) qsort(cands, n_cands, sizeof *cands, by_score);
     picks = n_cands ? xcalloc(n_cands, sizeof *picks) : NULL;
     size_t n_picks = rtv_pack_select(cands, n_cands, budget, RTV_MAX_CANDIDATES, picks);
@@ -188,7 +166,6 @@ out:
         rtv_item_release(&cands[i]);
     free(cands);
     free(picks);
-    free(hits);
     free(fused);
     free(ctx);
     free(draft);

@@ -18,8 +18,6 @@
 #define RTV_MAX_QUESTION 8192
 /* Packed-context budget in characters (code points) when the request says 0. */
 #define RTV_DEFAULT_BUDGET 12000
-/* Longest span packed from one unit: longer ones give their best window. */
-#define RTV_WINDOW_LINES 40
 /* Candidates taken from each retriever, and the most items packed. */
 #define RTV_MAX_CANDIDATES 50
 

@@ -35,9 +35,21 @@ VfyContextItem *rtv_vfy_context(const RtvItem *items, size_t n);
  * and the legs that found it. */
 typedef struct RtvCand {
     int64_t chunk_id;
+    int64_t file_id; /* 0: not known (graph neighbours) */
     double score;
     unsigned via;
 } RtvCand;
+
+/* Blends each candidate's score with its file's: a file where several
+ * definitions match is likelier to hold the rest of the answer.
+ * score = (1 - beta) * score + beta * file, where a file's score is its best
+ * candidate's plus half its second's plus a quarter its third's, relative to
+ * the best file. Candidates without a file_id keep their score. Re-sorts
+ * best first. */
+void rtv_file_boost(RtvCand *v, size_t n, double beta);
+
+/* Sorts candidates best first (ties by chunk id, for stable output). */
+void rtv_cands_sort(RtvCand *v, size_t n);
 
 typedef struct RtvGraphParams {
     size_t seeds;      /* expand from this many best candidates */
@@ -58,6 +70,28 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
  * preferring the unit's head on ties; its lines and text change, its chunk
  * does not. */
 void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32_t max_lines);
+
+/* The ranking's constants, chosen on the dev questions (docs/benchmarks.md). */
+typedef struct RtvTuning {
+    size_t bm25_candidates; /* BM25 hits considered */
+    size_t keep;            /* candidates kept after the file blend */
+    double module_prior;    /* score factor for module-level code */
+    double class_prior;     /* score factor for class headers */
+    double file_beta;       /* weight of the file's score in a candidate's */
+    RtvGraphParams graph;
+    uint32_t window_lines;  /* longest span packed from one unit */
+} RtvTuning;
+
+extern const RtvTuning rtv_tuning;
+
+/* Candidates for a question, best first, not yet read: the enabled legs'
+ * hits fused (see rank.c), then graph neighbours. Fills tm's bm25_ms,
+ * dense_ms and graph_ms. Caller frees *out. */
+CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **out,
+               size_t *n_out, RtvTimings *tm, ErrInfo *e);
+
+/* Weights loaded candidates by kind (module code, class headers). */
+void rtv_apply_priors(RtvItem *v, size_t n, const RtvTuning *t);
 
 /* Releases an item's chunk and text. */
 void rtv_item_release(RtvItem *it);

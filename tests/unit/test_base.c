@@ -95,6 +95,23 @@ static void test_strmap(void)
     strmap_release(&m);
 }
 
+static void test_i64map(void)
+{
+    I64Map m;
+    i64map_init(&m);
+    int64_t v = 0;
+    CHECK(!i64map_get(&m, 0, &v));
+    for (int64_t k = -500; k < 5000; k += 3) i64map_put(&m, k * 7919, k);
+    i64map_put(&m, 0, 42);
+    CHECK(i64map_get(&m, 0, &v));
+    CHECK_INT(v, 42);
+    CHECK(i64map_get(&m, -497 * 7919, &v));
+    CHECK_INT(v, -497);
+    CHECK(!i64map_get(&m, 1, NULL));
+    CHECK_INT(m.len, 1835); /* 1834 multiples plus key 0 */
+    i64map_release(&m);
+}
+
 int main(void)
 {
     RUN(test_errors);
@@ -103,5 +120,6 @@ int main(void)
     RUN(test_count_lines);
     RUN(test_hash);
     RUN(test_strmap);
+    RUN(test_i64map);
     return test_summary();
 }
