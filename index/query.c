@@ -1,6 +1,8 @@
 #include "store_int.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,50 +238,90 @@ CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n
     return CR_OK;
 }
 
+/* Refuses paths that are absolute or climb with "..": paths from the index
+ * never do, and callers may pass what a client sent. */
+static int path_climbs(const char *path)
+{
+    if (path[0] == '/') return 1;
+    for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2)
+        if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) return 1;
+    return 0;
+}
+
+/* The file's current text from the cache when its size and mtime are
+ * unchanged, else read afresh into the least recently used slot. */
+static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **out, ErrInfo *e)
+{
+    StrBuf abs;
+    struct stat sb;
+    sb_init(&abs);
+    sb_addf(&abs, "%s/%s", st->root, path);
+    FileCache *fc = &st->files;
+    fc->tick++;
+    if (stat(abs.buf, &sb) != 0) {
+        CrErr rc = err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s",
+                           path, strerror(errno));
+        sb_release(&abs);
+        return rc;
+    }
+    int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+    FileCacheEntry *victim = &fc->v[0];
+    for (size_t i = 0; i < FILE_CACHE_SLOTS; i++) {
+        FileCacheEntry *c = &fc->v[i];
+        if (c->path && !strcmp(c->path, path) && c->size == (int64_t)sb.st_size &&
+            c->mtime_ns == mtime) {
+            c->used = fc->tick;
+            *out = c;
+            sb_release(&abs);
+            return CR_OK;
+        }
+        if (c->used < victim->used) victim = c;
+    }
+    free(victim->path);
+    victim->path = NULL;
+    if (!victim->text.buf) sb_init(&victim->text);
+    sb_reset(&victim->text);
+    CrErr rc = sb_read_file(&victim->text, abs.buf, st->max_file_bytes * 2, e);
+    sb_release(&abs);
+    if (rc) return rc;
+    /* Line starts, '\n'-separated as Python's ast counts lines. */
+    const StrBuf *t = &victim->text;
+    victim->n_lines = (uint32_t)count_lines(t->buf, t->len);
+    victim->line_off = xrealloc(victim->line_off, ((size_t)victim->n_lines + 1) * sizeof(size_t));
+    uint32_t l = 0;
+    victim->line_off[0] = 0;
+    for (size_t i = 0; i < t->len && l < victim->n_lines; i++)
+        if (t->buf[i] == '\n') victim->line_off[++l] = i + 1;
+    victim->line_off[victim->n_lines] = t->len;
+    victim->path = xstrdup(path);
+    victim->size = (int64_t)sb.st_size;
+    victim->mtime_ns = mtime;
+    victim->used = fc->tick;
+    *out = victim;
+    return CR_OK;
+}
+
+void store__file_cache_release(FileCache *fc)
+{
+    for (size_t i = 0; i < FILE_CACHE_SLOTS; i++) {
+        free(fc->v[i].path);
+        free(fc->v[i].line_off);
+        sb_release(&fc->v[i].text);
+    }
+    memset(fc, 0, sizeof *fc);
+}
+
 CrErr idx_read_lines(IdxStore *st, const char *path, uint32_t start, uint32_t end, StrBuf *out,
                      uint32_t *out_total, ErrInfo *e)
 {
-    StrBuf file, abs;
+    const FileCacheEntry *f = NULL;
     CrErr rc;
-    sb_init(&file);
-    sb_init(&abs);
-    if (strstr(path, "..") || path[0] == '/') {
-        /* Relative paths from the index never climb; refuse anything that could. */
-        const char *p = path;
-        int bad = path[0] == '/';
-        while (!bad && (p = strstr(p, "..")) != NULL) {
-            if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) bad = 1;
-            p += 2;
-        }
-        if (bad) {
-            rc = err_set(e, CR_EOUTSIDE, "%s: not a path inside the workspace", path);
-            goto out;
-        }
-    }
-    sb_addf(&abs, "%s/%s", st->root, path);
-    if ((rc = sb_read_file(&file, abs.buf, st->max_file_bytes * 2, e))) goto out;
-    uint32_t line = 1;
-    const char *p = file.buf, *end_p = file.buf + file.len;
-    const char *span_start = NULL, *span_end = NULL;
-    if (start == 1) span_start = p;
-    while (p < end_p) {
-        const char *nl = memchr(p, '\n', (size_t)(end_p - p));
-        const char *next = nl ? nl + 1 : end_p;
-        if (line == end) span_end = next;
-        line++;
-        p = next;
-        if (line == start && p < end_p) span_start = p;
-        if (!nl) break;
-    }
-    uint32_t total = (uint32_t)count_lines(file.buf, file.len);
-    if (out_total) *out_total = total;
-    if (start < 1 || end < start || end > total || !span_start || !span_end) {
-        rc = err_set(e, CR_EINVAL, "%s: lines %u-%u outside 1-%u", path, start, end, total);
-        goto out;
-    }
-    sb_add(out, span_start, (size_t)(span_end - span_start));
-out:
-    sb_release(&file);
-    sb_release(&abs);
-    return rc;
+    if (path_climbs(path)) return err_set(e, CR_EOUTSIDE, "%s: not a path inside the workspace", path);
+    if ((rc = cached_file(st, path, &f, e))) return rc;
+    if (out_total) *out_total = f->n_lines;
+    if (start < 1 || end < start || end > f->n_lines)
+        return err_set(e, CR_EINVAL, "%s: lines %u-%u outside 1-%u", path, start, end, f->n_lines);
+    size_t a = f->line_off[start - 1], b = end < f->n_lines ? f->line_off[end] : f->text.len;
+    sb_add(out, f->text.buf + a, b - a);
+    return CR_OK;
 }

@@ -305,6 +305,7 @@ void idx_close(IdxStore *st)
 {
     if (!st) return;
     store__postings_invalidate(st);
+    store__file_cache_release(&st->files);
     if (st->db) {
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);

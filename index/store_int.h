@@ -86,8 +86,29 @@ typedef struct Bm25Params {
     double weight[4]; /* field weights */
 } Bm25Params;
 
+/* Recently read workspace files, revalidated by size and mtime on every
+ * use (query.c): packing and verification read the same few files. */
+#define FILE_CACHE_SLOTS 32
+
+typedef struct FileCacheEntry {
+    char *path;        /* relative; NULL: empty slot */
+    int64_t size, mtime_ns;
+    StrBuf text;
+    size_t *line_off;  /* start of each line, plus the end */
+    uint32_t n_lines;
+    uint64_t used;
+} FileCacheEntry;
+
+typedef struct FileCache {
+    FileCacheEntry v[FILE_CACHE_SLOTS];
+    uint64_t tick;
+} FileCache;
+
+void store__file_cache_release(FileCache *fc);
+
 struct IdxStore {
     sqlite3 *db;
+    FileCache files;
     Postings *post;   /* NULL until the first search; kept current by writes */
     char *root;       /* canonical absolute root */
     char *index_dir;  /* absolute */

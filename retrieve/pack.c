@@ -50,23 +50,30 @@ VfyContextItem *rtv_vfy_context(const RtvItem *items, size_t n)
     return v;
 }
 
-/* Whether line [s, s+n) mentions word w (lowercase) at a word start, so
- * that "redirect" matches "redirects" and "HttpRedirect" but not "misredirect"
- * inside an identifier's middle. */
-static int line_has_word(const char *s, size_t n, const char *w, size_t wl)
+/* How many distinct words of `words` (lowercase, at most 64) line [s, s+n)
+ * mentions at a word start (after a non-alphanumeric, or at a capital), so
+ * that "redirect" matches "redirects" and "HttpRedirect" but not the middle
+ * of "misredirect". */
+static int line_mentions(const char *s, size_t n, const char *const *words, const size_t *wl,
+                         size_t n_words)
 {
-    for (size_t i = 0; i + wl <= n; i++) {
+    uint64_t seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
         if (i > 0) {
-            unsigned char p = (unsigned char)s[i - 1], c = (unsigned char)s[i];
-            int boundary = !((p >= 'a' && p <= 'z') || (p >= '0' && p <= '9')) ||
-                           (c >= 'A' && c <= 'Z');
-            if (!boundary) continue;
+            unsigned char p = (unsigned char)s[i - 1];
+            int inside = (p >= 'a' && p <= 'z') || (p >= '0' && p <= '9') || (p >= 'A' && p <= 'Z');
+            if (inside && !(c >= 'A' && c <= 'Z' && !(p >= 'A' && p <= 'Z'))) continue;
         }
-        size_t k = 0;
-        while (k < wl && (char)(s[i + k] | 0x20) == w[k]) k++;
-        if (k == wl) return 1;
+        char lc = (char)(c | 0x20);
+        for (size_t w = 0; w < n_words; w++) {
+            if (words[w][0] != lc || wl[w] > n - i || (seen >> w & 1)) continue;
+            size_t k = 1;
+            while (k < wl[w] && (char)(s[i + k] | 0x20) == words[w][k]) k++;
+            if (k == wl[w]) seen |= (uint64_t)1 << w;
+        }
     }
-    return 0;
+    return __builtin_popcountll(seen);
 }
 
 void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32_t max_lines)
@@ -82,9 +89,11 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
     for (uint32_t j = k + 1; j <= n; j++) off[j] = len;
     /* Per line, how many distinct question words it mentions. */
     double *hit = xcalloc(n, sizeof *hit);
+    size_t wl[64];
+    if (n_words > 64) n_words = 64;
+    for (size_t w = 0; w < n_words; w++) wl[w] = strlen(words[w]);
     for (uint32_t l = 0; l < n; l++)
-        for (size_t w = 0; w < n_words; w++)
-            hit[l] += line_has_word(it->text + off[l], off[l + 1] - off[l], words[w], strlen(words[w]));
+        hit[l] = line_mentions(it->text + off[l], off[l + 1] - off[l], words, wl, n_words);
     /* The window with the most mentions; the unit's head (signature and
      * docstring) wins ties, and earns a little for being the head. */
     double best = -1, cur = 0;
