@@ -30,7 +30,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int reps = argc > 5 ? atoi(argv[5]) : 5;
-    IdxConfig cfg = {argv[1], argv[2], NULL, 0, 0, 0};
+    IdxConfig cfg = {.root = argv[1], .index_dir = argv[2]};
     IdxStore *st = NULL;
     ErrInfo e = {0};
     if (idx_open(&cfg, 0, &st, &e) || idx_warm(st, &e)) {

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     }
     int n = argc > 4 ? atoi(argv[4]) : 20;
     if (n < 1) n = 1;
-    IdxConfig cfg = {argv[1], argv[2], NULL, 0, 0, 0};
+    IdxConfig cfg = {.root = argv[1], .index_dir = argv[2]};
     IdxStore *st = NULL;
     ErrInfo e = {0};
     if (idx_open(&cfg, 0, &st, &e)) {

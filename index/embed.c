@@ -27,7 +27,10 @@ CrErr embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
     static const EmbedConfig defaults = {0};
     if (!cfg) cfg = &defaults;
     const char *p = cfg->provider;
-    if (!p || !*p || !strcmp(p, "builtin")) return embedder_builtin_new(cfg, out, e);
+    /* The offline default has no dense leg: no offline representation we
+     * tried raised retrieval quality (docs/benchmarks.md). */
+    if (!p || !*p || !strcmp(p, "builtin"))
+        return err_set(e, CR_EINVAL, "the builtin provider has no vector embedder");
     if (!strcmp(p, "openai")) return embedder_openai_new(cfg, out, e);
     return err_set(e, CR_EINVAL, "unknown embedding provider \"%.64s\" (builtin or openai)", p);
 }

@@ -36,11 +36,8 @@ Embedder *embedder__wrap(const EmbedderOps *ops, void *state);
 /* Scales v[0..dim) to unit L2 length (an all-zero vector stays zero). */
 void embed_normalize(float *v, int dim);
 
-/* Providers. Both take the caller's cfg (already non-NULL) and copy what
- * they keep. */
-
-/* Offline embedder (embed_builtin.c). */
-CrErr embedder_builtin_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
+/* Providers take the caller's cfg (already non-NULL) and copy what they
+ * keep. */
 
 /* OpenAI-compatible /v1/embeddings client (embed_openai.c): CR_EINVAL
  * without cfg->url. Reads the key from the environment variable named by

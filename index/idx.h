@@ -27,6 +27,13 @@ typedef struct IdxConfig {
     size_t n_exclude;
     size_t max_file_bytes;         /* 0: 1 MiB; larger files are skipped and reported */
     int threads;                   /* parse threads; 0: one per online core */
+    /* Dense vectors: provider "openai" (an OpenAI-compatible /v1/embeddings
+     * endpoint) embeds every chunk into <index_dir>/vectors.faiss; NULL or
+     * "builtin" means no dense leg. */
+    const char *embed_provider;
+    const char *embed_url;
+    const char *embed_model;
+    const char *embed_api_key_env;
 } IdxConfig;
 
 enum {
@@ -59,8 +66,11 @@ typedef void (*IdxProgressFn)(void *ud, size_t done, size_t total);
 
 /* Scans the workspace and brings the index up to date: unchanged files cost
  * a stat, changed files are re-chunked and their rows and edges replaced in
- * one transaction, vanished files' rows go. Safe to interrupt at any point:
- * the next run finishes the work. progress may be NULL. */
+ * one transaction, vanished files' rows go; then, with an embedder, the
+ * vectors are brought in line with the chunks. Safe to interrupt at any
+ * point: the next run finishes the work. progress may be NULL.
+ * CR_EHTTP/CR_ETIMEOUT when the embeddings endpoint fails: the text index
+ * is up to date all the same, and the next update retries the vectors. */
 CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out,
                  ErrInfo *e);
 
@@ -81,7 +91,7 @@ typedef struct IdxStatus {
     int64_t skipped;      /* files seen but not indexed (see idx_skipped) */
     int64_t db_bytes;     /* size of the database files on disk */
     int64_t last_update;  /* unix seconds of the last completed update; 0: never */
-    char embedder[64];    /* "none" until vectors exist */
+    char embedder[96];    /* the embedder in use ("openai:<model>"), or "none (builtin)" */
 } IdxStatus;
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
@@ -144,7 +154,8 @@ void idx_chunks_free(IdxChunk *v, size_t n);
 typedef struct IdxHit {
     int64_t chunk_id;
     int64_t file_id;
-    double score; /* larger is better */
+    double score;    /* larger is better */
+    double coverage; /* BM25: share of the question's term weight (idf) the chunk holds, 0-1 */
 } IdxHit;
 
 /* BM25F over code-aware tokens (identifiers whole and split into subwords,
@@ -160,6 +171,15 @@ void idx_query_words(const char *query, StrBuf *out);
 /* Loads the in-memory search structures now (the first search does it
  * otherwise), so that a one-shot caller can keep it out of query timing. */
 CrErr idx_warm(IdxStore *st, ErrInfo *e);
+
+/* Dense search: the question embedded by the configured embedder, nearest
+ * chunks by cosine, best first. CR_OK with no hits when there is no dense
+ * leg (builtin) or no vectors yet. Caller frees *out with free(). */
+CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
+                       ErrInfo *e);
+
+/* Whether a dense leg is configured. */
+int idx_has_dense(const IdxStore *st);
 
 /* ---------------------------------------------------------------- graph */
 

@@ -33,14 +33,16 @@ struct Postings {
     unsigned char *dead;
     size_t n_slots, cap_slots, n_dead;
     double len_sum[N_FIELDS];
-    float *acc; /* query scratch, per slot */
+    float *acc; /* query scratch, per slot: score */
+    float *cov; /* query scratch, per slot: idf of the query terms it holds */
 };
 
 typedef struct TokCtx {
     Postings *p;
     uint32_t *ids; /* term ids of one field, or of the query */
     size_t n, cap;
-    int create;    /* add unknown terms to the dictionary */
+    int create;     /* add unknown terms to the dictionary */
+    size_t unknown; /* tokens not in the dictionary (when not creating) */
 } TokCtx;
 
 static uint32_t term_id(Postings *p, const char *t, size_t n, int create, int *found)
@@ -67,7 +69,10 @@ static int on_token(void *ctx, int tflags, const char *tok, int n, int start, in
     int found;
     if (n <= 0 || (tflags & FTS5_TOKEN_COLOCATED)) return SQLITE_OK;
     uint32_t id = term_id(c->p, tok, (size_t)n, c->create, &found);
-    if (!found) return SQLITE_OK;
+    if (!found) {
+        c->unknown++;
+        return SQLITE_OK;
+    }
     ARRAY_GROW(c->ids, c->n + 1, c->cap);
     c->ids[c->n++] = id;
     return SQLITE_OK;
@@ -116,6 +121,7 @@ void postings_free(Postings *p)
     free(p->len);
     free(p->dead);
     free(p->acc);
+    free(p->cov);
     free(p);
 }
 
@@ -135,6 +141,7 @@ static size_t new_slot(Postings *p)
         p->len = xrealloc(p->len, cap * sizeof *p->len);
         p->dead = xrealloc(p->dead, cap * sizeof *p->dead);
         p->acc = xrealloc(p->acc, cap * sizeof *p->acc);
+        p->cov = xrealloc(p->cov, cap * sizeof *p->cov);
         p->cap_slots = cap;
     }
     p->n_slots++;
@@ -143,7 +150,7 @@ static size_t new_slot(Postings *p)
 
 void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, const char *const fields[4])
 {
-    TokCtx c = {p, NULL, 0, 0, 1};
+    TokCtx c = {p, NULL, 0, 0, 1, 0};
     uint64_t *pairs = NULL;
     size_t n_pairs = 0, cap_pairs = 0;
     size_t slot = new_slot(p);
@@ -151,6 +158,7 @@ void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, const char *co
     p->file[slot] = file_id;
     p->dead[slot] = 0;
     p->acc[slot] = 0;
+    p->cov[slot] = 0;
     /* (term, field) pairs of the chunk, sorted, then folded into postings. */
     for (int f = 0; f < N_FIELDS; f++) {
         tokenize(p, &c, fields[f], FTS5_TOKENIZE_DOCUMENT);
@@ -218,9 +226,10 @@ CrErr postings_load(IdxStore *st, Postings **out, ErrInfo *e)
     return CR_OK;
 }
 
-size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t cap)
+size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t cap,
+                            size_t *n_unknown)
 {
-    TokCtx c = {p, NULL, 0, 0, 0};
+    TokCtx c = {p, NULL, 0, 0, 0, 0};
     size_t n = 0;
     tokenize(p, &c, text, FTS5_TOKENIZE_QUERY);
     for (size_t i = 0; i < c.n && n < cap; i++) {
@@ -229,11 +238,13 @@ size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t
         if (k == n) out[n++] = c.ids[i];
     }
     free(c.ids);
+    if (n_unknown) *n_unknown = c.unknown;
     return n;
 }
 
 typedef struct HeapItem {
     float score;
+    float cov;
     uint32_t slot;
 } HeapItem;
 
@@ -258,8 +269,8 @@ static int by_score_desc(const void *a, const void *b)
     return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
-size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, const Bm25Params *bp,
-                       size_t k, IdxHit *out)
+size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_t n_unknown,
+                       const Bm25Params *bp, size_t k, IdxHit *out)
 {
     size_t live = p->n_slots - p->n_dead;
     if (!live || !k) return 0;
@@ -267,11 +278,14 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, const
     for (int f = 0; f < N_FIELDS; f++) avg[f] = p->len_sum[f] > 0 ? p->len_sum[f] / (double)live : 1;
     uint32_t *touched = NULL;
     size_t n_touched = 0, cap_touched = 0;
+    /* Words no chunk holds weigh in the question's mass as the rarest do. */
+    double idf_mass = (double)n_unknown * log(1.0 + ((double)live + 0.5) / 0.5);
     for (size_t t = 0; t < n_terms; t++) {
         const TermList *l = &p->lists[terms[t]];
         double df = l->n;
         double idf = log(1.0 + ((double)live - df + 0.5) / (df + 0.5));
         if (idf <= 0) continue;
+        idf_mass += idf;
         for (uint32_t i = 0; i < l->n; i++) {
             const Posting *po = &l->p[i];
             if (p->dead[po->slot]) continue;
@@ -286,6 +300,7 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, const
                 touched[n_touched++] = po->slot;
             }
             p->acc[po->slot] += (float)(idf * tfw * (bp->k1 + 1.0) / (bp->k1 + tfw));
+            p->cov[po->slot] += (float)idf;
         }
     }
     /* Top k with a min-heap, then best first. */
@@ -293,16 +308,19 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, const
     size_t n = 0;
     for (size_t i = 0; i < n_touched; i++) {
         uint32_t slot = touched[i];
-        float sc = p->acc[slot];
+        float sc = p->acc[slot], cov = p->cov[slot];
         p->acc[slot] = 0;
+        p->cov[slot] = 0;
         if (n < k) {
             h[n].score = sc;
+            h[n].cov = cov;
             h[n].slot = slot;
             n++;
             if (n == k)
                 for (size_t j = k / 2 + 1; j-- > 0;) heap_sift_down(h, n, j);
         } else if (sc > h[0].score) {
             h[0].score = sc;
+            h[0].cov = cov;
             h[0].slot = slot;
             heap_sift_down(h, n, 0);
         }
@@ -312,6 +330,7 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, const
         out[i].chunk_id = p->chunk[h[i].slot];
         out[i].file_id = p->file[h[i].slot];
         out[i].score = h[i].score;
+        out[i].coverage = idf_mass > 0 ? h[i].cov / idf_mass : 0;
     }
     free(h);
     free(touched);

@@ -158,11 +158,12 @@ CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **ou
     if ((rc = idx_warm(st, e))) return rc;
     sb_init(&words);
     idx_query_words(query, &words);
-    size_t n_terms = postings_query_terms(st->post, words.buf, terms, MAX_QUERY_TERMS);
+    size_t n_unknown = 0;
+    size_t n_terms = postings_query_terms(st->post, words.buf, terms, MAX_QUERY_TERMS, &n_unknown);
     sb_release(&words);
     if (!n_terms || !limit) return CR_OK;
     IdxHit *v = xcalloc(limit, sizeof *v);
-    *n_out = postings_search(st->post, terms, n_terms, &bm25_params, limit, v);
+    *n_out = postings_search(st->post, terms, n_terms, n_unknown, &bm25_params, limit, v);
     *out = v;
     return CR_OK;
 }

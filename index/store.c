@@ -1,4 +1,5 @@
 #include "store_int.h"
+#include "vec_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -257,6 +258,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (st->threads < 1) st->threads = 1;
     if (st->threads > 16) st->threads = 16;
 
+    if ((rc = dense__open(st, cfg, e))) goto out;
     if ((flags & IDX_OPEN_READONLY) && access(st->db_path, R_OK) != 0) {
         rc = err_set(e, CR_ENOENT, "no index at %s (run `coderag index` first)", st->db_path);
         goto out;
@@ -273,8 +275,12 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     int empty = 0;
     if (!store__schema_ok(st, &empty)) {
         if (flags & IDX_OPEN_READONLY) {
-            rc = err_set(e, CR_ESCHEMA, "index at %s has another schema version; re-run `coderag index`",
-                         st->db_path);
+            if (empty)
+                rc = err_set(e, CR_ENOENT, "index at %s is empty (no indexing run has finished "
+                                           "its first step); run `coderag index`", st->db_path);
+            else
+                rc = err_set(e, CR_ESCHEMA, "index at %s has another schema version; re-run "
+                                            "`coderag index`", st->db_path);
             goto out;
         }
         if (!empty) {
@@ -306,6 +312,7 @@ void idx_close(IdxStore *st)
     if (!st) return;
     store__postings_invalidate(st);
     store__file_cache_release(&st->files);
+    dense__close(st);
     if (st->db) {
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);
@@ -349,14 +356,15 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     out->symbols = count_rows(st, "SELECT count(*) FROM symbols");
     if (out->files < 0 || out->chunks < 0 || out->edges < 0)
         return store__err(st, e, "status");
-    out->vectors = 0;
+    out->vectors = dense__count(st);
     int64_t t = meta_int(st, "last_update");
     out->last_update = t > 0 ? t : 0;
     char p[PATH_MAX + 8];
     out->db_bytes = file_size(st->db_path);
     snprintf(p, sizeof p, "%s-wal", st->db_path);
     out->db_bytes += file_size(p);
-    snprintf(out->embedder, sizeof out->embedder, "none");
+    snprintf(out->embedder, sizeof out->embedder, "%s",
+             st->em ? embedder_id(st->em) : "none (builtin: no dense leg)");
     return CR_OK;
 }
 
@@ -420,8 +428,6 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
         {"overlapping chunks",
          "SELECT count(*) FROM chunks a JOIN chunks b ON a.file_id = b.file_id AND a.id < b.id "
          "AND a.start_line <= b.end_line AND b.start_line <= a.end_line"},
-        {"unresolved refs after an update",
-         "SELECT count(*) FROM refs WHERE resolved = 0"},
     };
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) != SQLITE_OK)

@@ -106,9 +106,14 @@ typedef struct FileCache {
 
 void store__file_cache_release(FileCache *fc);
 
+typedef struct Embedder Embedder;
+typedef struct VecStore VecStore;
+
 struct IdxStore {
     sqlite3 *db;
     FileCache files;
+    Embedder *em;     /* NULL: no dense leg */
+    VecStore *vs;     /* opened on first use */
     Postings *post;   /* NULL until the first search; kept current by writes */
     char *root;       /* canonical absolute root */
     char *index_dir;  /* absolute */
@@ -186,14 +191,27 @@ void postings_remove_file(Postings *p, int64_t file_id);
 /* Whether enough is tombstoned that a reload pays. */
 int postings_needs_rebuild(const Postings *p);
 /* Distinct term ids of a query text (tok_code output); unknown terms are
- * dropped. Returns how many were written (at most cap). */
-size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t cap);
-/* BM25F top-k, best first; out has room for k. */
-size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, const Bm25Params *bp,
-                       size_t k, IdxHit *out);
+ * dropped and counted in *n_unknown (may be NULL). Returns how many were
+ * written (at most cap). */
+size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t cap,
+                            size_t *n_unknown);
+/* BM25F top-k, best first; out has room for k. Unknown query words count
+ * towards the hits' coverage. */
+size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_t n_unknown,
+                       const Bm25Params *bp, size_t k, IdxHit *out);
 /* Drops the in-memory postings (after a rolled-back write); the next
  * search reloads them. */
 void store__postings_invalidate(IdxStore *st);
+
+/* ---------------------------------------------------------------- dense (dense.c) */
+
+/* Creates the configured embedder (none for builtin). */
+CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e);
+void dense__close(IdxStore *st);
+/* Brings the vectors in line with the chunks; no-op without an embedder. */
+CrErr dense__sync(IdxStore *st, ErrInfo *e);
+/* Vectors stored (0 without an embedder). */
+int64_t dense__count(IdxStore *st);
 
 /* ---------------------------------------------------------------- graph (graph.c) */
 

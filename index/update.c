@@ -210,6 +210,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     rc = commit(st, e);
     in_txn = 0;
     if (!rc) sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    if (!rc) rc = dense__sync(st, e);
 out:
     if (threads) {
         pthread_mutex_lock(&pool.mu);
@@ -315,6 +316,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     in_txn = 0;
     log_msg(LOG_DEBUG, "update %s: prepare %.1f ms, write %.1f ms, resolve %.1f ms (%zu edges), commit %.1f ms",
             rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
+    if (!rc) rc = dense__sync(st, e);
 out:
     if (in_txn) store__exec(st, "ROLLBACK", NULL);
     if (rc) store__postings_invalidate(st);

@@ -25,8 +25,9 @@ typedef struct EmbedConfig {
 } EmbedConfig;
 
 /* Creates an embedder. For "openai" nothing is sent yet (the dimension is
- * learnt from the first response). CR_EINVAL for an unknown provider or an
- * openai config without url. Caller frees with embedder_free. */
+ * learnt from the first response). CR_EINVAL for "builtin" (the offline
+ * default has no dense leg), an unknown provider or an openai config
+ * without url. Caller frees with embedder_free. */
 CrErr embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
 void embedder_free(Embedder *em);
 

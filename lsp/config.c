@@ -130,4 +130,8 @@ void config_idx(const CrConfig *c, IdxConfig *out)
     out->n_exclude = c->n_exclude;
     out->max_file_bytes = c->max_file_bytes;
     out->threads = c->threads;
+    out->embed_provider = c->embed_provider;
+    out->embed_url = c->embed_url;
+    out->embed_model = c->embed_model;
+    out->embed_api_key_env = c->embed_api_key_env;
 }

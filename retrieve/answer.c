@@ -67,7 +67,8 @@ static void add_item(StrBuf *sb, const RtvItem *it)
     sb_addc(sb, '\n');
 }
 
-char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empty)
+char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empty, int weak,
+                            const char *notice)
 {
     StrBuf sb;
     size_t *file_of = NULL, n_files = 0;
@@ -94,6 +95,9 @@ char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empt
     }
 
     const RtvItem *top = &items[0];
+    if (weak)
+        sb_adds(&sb, "No indexed code matches this question well: the closest code shares only "
+                     "a few of its words, so it may not answer it.\n\n");
     sb_addf(&sb,
             "Found %zu code location%s in %zu file%s matching the question; the best match is ", n,
             n == 1 ? "" : "s", n_files, n_files == 1 ? "" : "s");
@@ -115,6 +119,11 @@ char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empt
             if (file_of[k] == i) add_item(&sb, &items[k]);
     }
 out:
+    if (notice && notice[0]) {
+        sb_adds(&sb, "\n_Note: ");
+        add_capped(&sb, notice, strlen(notice), 400, 1);
+        sb_adds(&sb, "._\n");
+    }
     free(file_of);
     char *s = sb_detach(&sb, NULL);
     sb_release(&sb);

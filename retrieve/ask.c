@@ -107,7 +107,8 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
     out->mode = RTV_MODE_EXTRACTIVE;
     size_t budget = req->budget ? req->budget : RTV_DEFAULT_BUDGET;
 
-    if ((rc = rtv_rank(st, req, &rtv_tuning, &fused, &n_fused, &out->timings, e))) goto out;
+    RtvRankInfo info;
+    if ((rc = rtv_rank(st, req, &rtv_tuning, &fused, &n_fused, &out->timings, &info, e))) goto out;
 
     t = now_ms();
     rc = load_candidates(st, fused, n_fused, &cands, &n_cands, e);
@@ -144,7 +145,9 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
               "(graph expansion starts from what the other legs find).";
     else if (n_cands > 0 && n_picks == 0)
         why = "Every match was larger than the context budget.";
-    draft = rtv_extractive_answer(out->items, out->n_items, why);
+    int weak = req->use_bm25 && info.coverage < RTV_WEAK_COVERAGE;
+    log_msg(LOG_DEBUG, "best BM25 coverage of the question: %.2f", info.coverage);
+    draft = rtv_extractive_answer(out->items, out->n_items, why, weak, info.notice);
 
     t = now_ms();
     vfy_source_for_store(&src, st);

@@ -24,8 +24,11 @@ size_t rtv_pack_select(const RtvItem *cands, size_t n, size_t budget, size_t max
  * sentence, then per file (files in order of their best item) one line per
  * item in rank order with its symbol, its "[path:a-b]" citation, signature
  * and first docstring line. With no items the answer says that no indexed
- * code matched, followed by `why_empty` when not NULL. Caller frees. */
-char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empty);
+ * code matched, followed by `why_empty` when not NULL. `weak` says up front
+ * that nothing matches the question well; `notice` (may be NULL or "") is
+ * added as a note at the end. Caller frees. */
+char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empty, int weak,
+                            const char *notice);
 
 /* The verifier's view of the packed items. Borrows from items; caller frees
  * the array with free(). NULL when n is 0. */
@@ -74,6 +77,8 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
 /* The ranking's constants, chosen on the dev questions (docs/benchmarks.md). */
 typedef struct RtvTuning {
     size_t bm25_candidates; /* BM25 hits considered */
+    size_t dense_candidates; /* dense hits considered */
+    double dense_weight;    /* share of the dense leg in a blended score */
     size_t keep;            /* candidates kept after the file blend */
     double module_prior;    /* score factor for module-level code */
     double class_prior;     /* score factor for class headers */
@@ -84,11 +89,21 @@ typedef struct RtvTuning {
 
 extern const RtvTuning rtv_tuning;
 
+/* What ranking learnt besides the candidates. */
+typedef struct RtvRankInfo {
+    double coverage;  /* best share of the question's term weight among the top BM25 hits */
+    char notice[512]; /* a leg skipped on an endpoint failure, and why; "" when none */
+} RtvRankInfo;
+
+/* Below this coverage, no indexed code matches the question well. */
+#define RTV_WEAK_COVERAGE 0.25
+
 /* Candidates for a question, best first, not yet read: the enabled legs'
  * hits fused (see rank.c), then graph neighbours. Fills tm's bm25_ms,
- * dense_ms and graph_ms. Caller frees *out. */
+ * dense_ms and graph_ms, and *info. A leg that fails on an endpoint is
+ * skipped and explained in info->notice. Caller frees *out. */
 CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **out,
-               size_t *n_out, RtvTimings *tm, ErrInfo *e);
+               size_t *n_out, RtvTimings *tm, RtvRankInfo *info, ErrInfo *e);
 
 /* Weights loaded candidates by kind (module code, class headers). */
 void rtv_apply_priors(RtvItem *v, size_t n, const RtvTuning *t);

@@ -67,7 +67,7 @@ static void test_config(void)
     Embedder *em = NULL;
     ErrInfo e = {0};
     EmbedConfig cfg = {0};
-    CHECK_INT(embedder_new(&cfg, &em, &e), CR_EINVAL); /* builtin placeholder */
+    CHECK_INT(embedder_new(&cfg, &em, &e), CR_EINVAL); /* builtin: no dense leg */
     CHECK(strstr(e.msg, "builtin") != NULL);
     CHECK(em == NULL);
     cfg.provider = "builtin";

@@ -31,7 +31,8 @@ static void write_file(const char *rel, const char *text, size_t len)
 
 static IdxStore *open_store(size_t max_bytes, const char *const *exclude, size_t n_exclude)
 {
-    IdxConfig cfg = {tmp_root, tmp_index, exclude, n_exclude, max_bytes, 2};
+    IdxConfig cfg = {.root = tmp_root, .index_dir = tmp_index, .exclude = exclude,
+                     .n_exclude = n_exclude, .max_file_bytes = max_bytes, .threads = 2};
     IdxStore *st = NULL;
     ErrInfo e = {0};
     CrErr rc = idx_open(&cfg, 0, &st, &e);
@@ -361,7 +362,7 @@ static void test_schema_rebuild(void)
               SQLITE_OK);
     sqlite3_close(h);
 
-    IdxConfig cfg = {tmp_root, tmp_index, NULL, 0, 0, 1};
+    IdxConfig cfg = {.root = tmp_root, .index_dir = tmp_index, .threads = 1};
     IdxStore *st = NULL;
     CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, NULL), CR_ESCHEMA);
     st = open_store(0, NULL, 0); /* rebuilt empty, never misread */

@@ -108,7 +108,7 @@ static void test_extractive_format(void)
     set_doc(&c[1], "class MethodNotAllowed(HTTPException):", "");
     set_doc(&c[3], "def build(self, `x`):", "Build a URL.");
     c[3].chunk.window = 2;
-    char *a = rtv_extractive_answer(c, 4, NULL);
+    char *a = rtv_extractive_answer(c, 4, NULL, 0, NULL);
     CHECK_STR(a, "Found 4 code locations in 2 files matching the question; the best match is "
                  "`Map.match` in `pkg/routing.py`.\n"
                  "\n"
@@ -133,7 +133,7 @@ static void test_extractive_format(void)
     vfy_mentions_free(m, n);
     free(a);
 
-    a = rtv_extractive_answer(c + 2, 1, NULL);
+    a = rtv_extractive_answer(c + 2, 1, NULL, 0, NULL);
     CHECK_STR(a, "Found 1 code location in 1 file matching the question; the best match is "
                  "module code of `pkg/routing.py`.\n"
                  "\n"
@@ -150,7 +150,7 @@ static void test_extractive_long_docstring(void)
     doc[sizeof doc - 1] = '\0';
     RtvItem c[] = {item("a.py", "a", "f", 3, 3, 1.0, "")};
     set_doc(&c[0], "def f():", doc);
-    char *a = rtv_extractive_answer(c, 1, NULL);
+    char *a = rtv_extractive_answer(c, 1, NULL, 0, NULL);
     const char *line = strstr(a, "- `f` [a.py:3]");
     CHECK(line != NULL);
     CHECK(strstr(a, "\xE2\x80\xA6\n") != NULL); /* cut with an ellipsis */
@@ -161,12 +161,25 @@ static void test_extractive_long_docstring(void)
 
 static void test_extractive_empty(void)
 {
-    char *a = rtv_extractive_answer(NULL, 0, NULL);
+    char *a = rtv_extractive_answer(NULL, 0, NULL, 0, NULL);
     CHECK_STR(a, "No indexed code matched the question.\n");
     free(a);
-    a = rtv_extractive_answer(NULL, 0, "BM25 is off.");
+    a = rtv_extractive_answer(NULL, 0, "BM25 is off.", 0, NULL);
     CHECK_STR(a, "No indexed code matched the question. BM25 is off.\n");
     free(a);
+}
+
+static void test_extractive_weak_and_notice(void)
+{
+    RtvItem c[] = {item("a.py", "a", "f", 3, 4, 1.0, "")};
+    char *a = rtv_extractive_answer(c, 1, NULL, 1, "dense retrieval was skipped: down [x]");
+    CHECK(strncmp(a, "No indexed code matches this question well", 42) == 0);
+    CHECK(strstr(a, "- `f` [a.py:3-4]\n") != NULL);
+    size_t n = strlen(a);
+    static const char tail[] = "\n_Note: dense retrieval was skipped: down \\[x\\]._\n";
+    CHECK(n > sizeof tail && strcmp(a + n - (sizeof tail - 1), tail) == 0);
+    free(a);
+    release_all(c, 1);
 }
 
 static void test_vfy_context(void)
@@ -477,6 +490,7 @@ int main(void)
     RUN(test_extractive_format);
     RUN(test_extractive_long_docstring);
     RUN(test_extractive_empty);
+    RUN(test_extractive_weak_and_notice);
     RUN(test_vfy_context);
     RUN(test_modes);
     RUN(test_ask_fixture);

@@ -1,0 +1,209 @@
+#include "store_int.h"
+#include "vec_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The dense leg: chunk vectors from the configured embedder, kept in FAISS
+ * next to the database and reconciled with the chunks table after every
+ * update (missing vectors computed, orphans dropped), so a crash between
+ * the two stores never leaves them out of step for long. */
+
+/* Characters of a chunk's text sent to the embedder. */
+#define EMBED_TEXT_CHARS 2000
+#define EMBED_BATCH 64
+
+static char *vectors_path(const IdxStore *st)
+{
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s/vectors.faiss", st->index_dir);
+    return sb_detach(&p, NULL);
+}
+
+CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
+{
+    if (!cfg->embed_provider || !cfg->embed_provider[0] || !strcmp(cfg->embed_provider, "builtin"))
+        return CR_OK;
+    EmbedConfig ec = {cfg->embed_provider, cfg->embed_url, cfg->embed_model, cfg->embed_api_key_env,
+                      0, 0, 0, EMBED_BATCH};
+    return embedder_new(&ec, &st->em, e);
+}
+
+void dense__close(IdxStore *st)
+{
+    vecstore_close(st->vs);
+    st->vs = NULL;
+    embedder_free(st->em);
+    st->em = NULL;
+}
+
+int idx_has_dense(const IdxStore *st)
+{
+    return st->em != NULL;
+}
+
+/* The embedder whose vectors the store holds, from meta ("" when none). */
+static void stored_embedder(IdxStore *st, char *out, size_t cap)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_META_GET, NULL);
+    out[0] = '\0';
+    if (!s) return;
+    sqlite3_bind_text(s, 1, "embedder", -1, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        snprintf(out, cap, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+}
+
+/* Opens the vector file; vectors of another embedder are dropped, never
+ * mixed. */
+static CrErr open_vectors(IdxStore *st, ErrInfo *e)
+{
+    if (st->vs) return CR_OK;
+    char have[160];
+    char *path = vectors_path(st);
+    stored_embedder(st, have, sizeof have);
+    if (strcmp(have, embedder_id(st->em)) != 0) unlink(path);
+    CrErr rc = vecstore_open(path, 0, &st->vs, e);
+    free(path);
+    return rc;
+}
+
+static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t *v = NULL;
+    size_t n = 0, cap = 0;
+    if (sqlite3_prepare_v2(st->db, "SELECT id FROM chunks ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+        return store__err(st, e, "chunk ids");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n++] = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_finalize(s);
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+/* What the embedder sees of a chunk: where it is, what it is called, and
+ * the start of its text. */
+static char *embed_text(IdxStore *st, int64_t id)
+{
+    IdxChunk c;
+    StrBuf sb;
+    if (idx_chunk_get(st, id, &c, NULL)) return xstrdup("");
+    sb_init(&sb);
+    sb_addf(&sb, "%s %s\n", c.path, c.symbol[0] ? c.symbol : c.module);
+    if (c.window > 1 && c.signature[0]) sb_addf(&sb, "%s\n", c.signature);
+    size_t head = sb.len;
+    if (idx_read_lines(st, c.path, c.start_line, c.end_line, &sb, NULL, NULL) == CR_OK &&
+        sb.len > head + EMBED_TEXT_CHARS) {
+        size_t cut = head + EMBED_TEXT_CHARS;
+        while (cut > head && ((unsigned char)sb.buf[cut] & 0xC0) == 0x80) cut--;
+        sb.len = cut;
+        sb.buf[cut] = '\0';
+    }
+    idx_chunk_release(&c);
+    return sb_detach(&sb, NULL);
+}
+
+static CrErr put_meta(IdxStore *st, const char *key, const char *value, ErrInfo *e)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_META_PUT, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
+    return store__step_done(st, s, e, "meta");
+}
+
+CrErr dense__sync(IdxStore *st, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    int64_t *want = NULL, *have = NULL, *missing = NULL, *orphans = NULL;
+    size_t n_want = 0, n_have = 0, n_missing = 0, n_orphans = 0;
+    if (!st->em) return CR_OK;
+    if ((rc = open_vectors(st, e))) return rc;
+    if ((rc = chunk_ids(st, &want, &n_want, e))) goto out;
+    if ((rc = vecstore_ids(st->vs, &have, &n_have, e))) goto out;
+    /* Both lists are sorted: one merge finds what is missing and what is orphaned. */
+    missing = xcalloc(n_want + 1, sizeof *missing);
+    orphans = xcalloc(n_have + 1, sizeof *orphans);
+    for (size_t i = 0, j = 0; i < n_want || j < n_have;) {
+        if (j >= n_have || (i < n_want && want[i] < have[j]))
+            missing[n_missing++] = want[i++];
+        else if (i >= n_want || have[j] < want[i])
+            orphans[n_orphans++] = have[j++];
+        else
+            i++, j++;
+    }
+    if (n_orphans && (rc = vecstore_remove(st->vs, orphans, n_orphans, e))) goto out;
+    for (size_t at = 0; at < n_missing && !rc; at += EMBED_BATCH) {
+        size_t m = n_missing - at < EMBED_BATCH ? n_missing - at : EMBED_BATCH;
+        char *texts[EMBED_BATCH];
+        float *vecs = NULL;
+        int dim = 0;
+        for (size_t k = 0; k < m; k++) texts[k] = embed_text(st, missing[at + k]);
+        rc = embedder_embed(st->em, (const char *const *)texts, m, &vecs, &dim, e);
+        for (size_t k = 0; k < m; k++) free(texts[k]);
+        if (!rc && vecstore_dim(st->vs) && dim != vecstore_dim(st->vs))
+            rc = err_set(e, CR_EHTTP, "embedding dimension %d differs from the index's %d", dim,
+                         vecstore_dim(st->vs));
+        if (!rc) rc = vecstore_add(st->vs, &missing[at], vecs, m, e);
+        free(vecs);
+    }
+    /* What was added is kept even when a later batch failed. */
+    CrErr save = vecstore_save(st->vs, rc ? NULL : e);
+    if (!rc) rc = save;
+    if (!rc && vecstore_count(st->vs) > 0) rc = put_meta(st, "embedder", embedder_id(st->em), e);
+out:
+    free(want);
+    free(have);
+    free(missing);
+    free(orphans);
+    return rc;
+}
+
+int64_t dense__count(IdxStore *st)
+{
+    if (!st->em || open_vectors(st, NULL)) return 0;
+    return vecstore_count(st->vs);
+}
+
+CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
+                       ErrInfo *e)
+{
+    CrErr rc;
+    float *q = NULL;
+    int dim = 0;
+    *out = NULL;
+    *n_out = 0;
+    if (!st->em || !limit) return CR_OK;
+    if ((rc = open_vectors(st, e))) return rc;
+    if (vecstore_count(st->vs) == 0) return CR_OK;
+    if ((rc = embedder_embed(st->em, &query, 1, &q, &dim, e))) return rc;
+    if (dim != vecstore_dim(st->vs)) {
+        free(q);
+        return err_set(e, CR_EHTTP, "query embedding has dimension %d, the index %d", dim,
+                       vecstore_dim(st->vs));
+    }
+    int64_t *ids = xcalloc(limit, sizeof *ids);
+    float *scores = xcalloc(limit, sizeof *scores);
+    size_t n = 0;
+    rc = vecstore_search(st->vs, q, limit, ids, scores, &n, e);
+    if (!rc && n) {
+        IdxHit *v = xcalloc(n, sizeof *v);
+        for (size_t i = 0; i < n; i++) {
+            v[i].chunk_id = ids[i];
+            v[i].score = scores[i];
+        }
+        *out = v;
+        *n_out = n;
+    }
+    free(q);
+    free(ids);
+    free(scores);
+    return rc;
+}
