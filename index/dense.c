@@ -148,7 +148,15 @@ CrErr dense__sync(IdxStore *st, ErrInfo *e)
         for (size_t k = 0; k < m; k++) texts[k] = embed_text(st, missing[at + k]);
         rc = embedder_embed(st->em, (const char *const *)texts, m, &vecs, &dim, e);
         for (size_t k = 0; k < m; k++) free(texts[k]);
-        if (!rc && vecstore_dim(st->vs) && dim != vecstore_dim(st->vs))
+        if (!rc && !vecstore_dim(st->vs)) {
+            /* An empty store learns its dimension from the first vectors. */
+            char *path = vectors_path(st);
+            vecstore_close(st->vs);
+            st->vs = NULL;
+            rc = vecstore_open(path, dim, &st->vs, e);
+            free(path);
+        }
+        if (!rc && dim != vecstore_dim(st->vs))
             rc = err_set(e, CR_EHTTP, "embedding dimension %d differs from the index's %d", dim,
                          vecstore_dim(st->vs));
         if (!rc) rc = vecstore_add(st->vs, &missing[at], vecs, m, e);
