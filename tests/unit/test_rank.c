@@ -1,0 +1,145 @@
+/* Ranking pieces: the file blend, kind priors, window choice, and graph
+ * expansion over the shop fixture's known edges. */
+#include "rtv_int.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+
+static void test_file_boost(void)
+{
+    /* file 1 has three hits, file 2 one strong hit, file 3 one weak hit */
+    RtvCand v[] = {
+        {10, 1, 0.6, RTV_VIA_BM25}, {11, 1, 0.5, RTV_VIA_BM25}, {12, 1, 0.4, RTV_VIA_BM25},
+        {20, 2, 1.0, RTV_VIA_BM25}, {30, 3, 0.2, RTV_VIA_BM25}, {40, 0, 0.9, RTV_VIA_GRAPH},
+    };
+    rtv_file_boost(v, 6, 0.5);
+    /* file scores: 1 -> .6 + .25 + .1 = .95 (best), 2 -> 1.0 ... so 2 is best: 1.0 */
+    double f1 = 0.95 / 1.0, f2 = 1.0, f3 = 0.2 / 1.0;
+    static const int64_t order[] = {20, 40, 10, 11, 12, 30};
+    const double want[] = {0.5 * 1.0 + 0.5 * f2, 0.9, 0.5 * 0.6 + 0.5 * f1,
+                           0.5 * 0.5 + 0.5 * f1, 0.5 * 0.4 + 0.5 * f1, 0.5 * 0.2 + 0.5 * f3};
+    for (int i = 0; i < 6; i++) {
+        CHECK_INT(v[i].chunk_id, order[i]);
+        CHECK(NEAR(v[i].score, want[i]));
+    }
+    RtvCand w[] = {{1, 1, 0.3, 1}, {2, 2, 0.3, 1}};
+    rtv_file_boost(w, 2, 0); /* off: unchanged */
+    CHECK(NEAR(w[0].score, 0.3) && NEAR(w[1].score, 0.3));
+    rtv_file_boost(NULL, 0, 0.5);
+}
+
+static void test_priors(void)
+{
+    RtvItem v[3];
+    memset(v, 0, sizeof v);
+    v[0].chunk.kind = IDX_KIND_MODULE;
+    v[1].chunk.kind = IDX_KIND_CLASS;
+    v[2].chunk.kind = IDX_KIND_METHOD;
+    for (int i = 0; i < 3; i++) v[i].score = 1.0;
+    RtvTuning t = rtv_tuning;
+    t.module_prior = 0.5;
+    t.class_prior = 0.8;
+    rtv_apply_priors(v, 3, &t);
+    CHECK(NEAR(v[0].score, 0.5) && NEAR(v[1].score, 0.8) && NEAR(v[2].score, 1.0));
+}
+
+static void test_trim_window(void)
+{
+    /* 10 lines; the question's words sit on lines 6-8 */
+    RtvItem it = {0};
+    it.start_line = 21;
+    it.end_line = 30;
+    it.text = xstrdup("def f(x):\n    a = 1\n    b = 2\n    c = 3\n    d = 4\n"
+                      "    redirectSlash = x\n    if append_slash:\n        return redirect\n"
+                      "    e = 5\n    return e\n");
+    static const char *const words[] = {"redirect", "append", "slash"};
+    rtv_trim_item(&it, words, 3, 4);
+    /* lines 26-28 mention 2, 2 and 1 words; of the two windows holding
+     * them all, the earlier wins */
+    CHECK_INT(it.start_line, 25);
+    CHECK_INT(it.end_line, 28);
+    CHECK_STR(it.text, "    d = 4\n    redirectSlash = x\n    if append_slash:\n        return redirect\n");
+    /* short enough: untouched */
+    rtv_trim_item(&it, words, 3, 4);
+    CHECK_INT(it.start_line, 25);
+    /* no words anywhere: the unit's head */
+    free(it.text);
+    it.start_line = 1;
+    it.end_line = 10;
+    it.text = xstrdup("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
+    rtv_trim_item(&it, words, 3, 3);
+    CHECK_INT(it.start_line, 1);
+    CHECK_INT(it.end_line, 3);
+    CHECK_STR(it.text, "1\n2\n3\n");
+    free(it.text);
+}
+
+static int64_t chunk_of(IdxStore *st, const char *path, const char *symbol)
+{
+    IdxChunk *v = NULL;
+    size_t n = 0;
+    int64_t id = 0;
+    idx_file_chunks(st, path, &v, &n, NULL);
+    for (size_t i = 0; i < n && !id; i++)
+        if (!strcmp(v[i].symbol, symbol)) id = v[i].id;
+    idx_chunks_free(v, n);
+    return id;
+}
+
+static void test_expand_graph(void)
+{
+    char tmp[64] = "/tmp/coderag-rank-XXXXXX";
+    CHECK(mkdtemp(tmp) != NULL);
+    IdxConfig cfg = {.root = FIXTURE_DIR "/shop", .index_dir = tmp, .threads = 1};
+    IdxStore *st = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    if (!st) return;
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    int64_t total = chunk_of(st, "shop/models.py", "Order.total");
+    int64_t tax = chunk_of(st, "shop/models.py", "apply_tax");
+    int64_t charge = chunk_of(st, "shop/payments/gateway.py", "Gateway.charge");
+    int64_t order = chunk_of(st, "shop/models.py", "Order");
+    CHECK(total && tax && charge && order);
+
+    /* One seed, Order.total: it calls apply_tax (out) and Gateway.charge
+     * calls it (in); Order's containment edge is not followed. apply_tax is
+     * already a candidate with a lower score, which the graph raises. */
+    size_t n = 2, cap = 2;
+    RtvCand *v = xcalloc(cap, sizeof *v);
+    v[0] = (RtvCand){total, 0, 1.0, RTV_VIA_BM25};
+    v[1] = (RtvCand){tax, 0, 0.2, RTV_VIA_BM25};
+    RtvGraphParams gp = {1, 8, 0.7, 0.5};
+    CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL), CR_OK);
+    rtv_cands_sort(v, n);
+    CHECK_INT(n, 3);
+    CHECK(v[0].chunk_id == total && NEAR(v[0].score, 1.0) && v[0].via == RTV_VIA_BM25);
+    CHECK(v[1].chunk_id == tax && NEAR(v[1].score, 0.7) &&
+          v[1].via == (RTV_VIA_BM25 | RTV_VIA_GRAPH));
+    CHECK(v[2].chunk_id == charge && NEAR(v[2].score, 0.5) && v[2].via == RTV_VIA_GRAPH);
+    for (size_t i = 0; i < n; i++) CHECK(v[i].chunk_id != order);
+
+    /* Callers off: only the callee. */
+    n = 1;
+    gp.in_factor = 0;
+    CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL), CR_OK);
+    CHECK_INT(n, 2);
+    CHECK(v[1].chunk_id == tax);
+    free(v);
+    idx_close(st);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    CHECK_INT(system(cmd), 0);
+}
+
+int main(void)
+{
+    RUN(test_file_boost);
+    RUN(test_priors);
+    RUN(test_trim_window);
+    RUN(test_expand_graph);
+    return test_summary();
+}
