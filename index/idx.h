@@ -154,6 +154,7 @@ void idx_chunks_free(IdxChunk *v, size_t n);
 typedef struct IdxHit {
     int64_t chunk_id;
     int64_t file_id;
+    IdxKind kind;
     double score;    /* larger is better */
     double coverage; /* BM25: share of the question's term weight (idf) the chunk holds, 0-1 */
 } IdxHit;
@@ -197,6 +198,8 @@ typedef struct IdxEdge {
     int64_t src;  /* chunk id */
     int64_t dst;  /* chunk id */
     IdxEdgeKind kind;
+    IdxKind other_kind;  /* kind of the chunk at the far end (dst when outgoing) */
+    int64_t other_file;  /* its file */
 } IdxEdge;
 
 /* Edges leaving (outgoing != 0) or entering a chunk. Caller frees with free(). */

@@ -29,6 +29,7 @@ struct Postings {
     size_t n_terms, cap_terms;
     int64_t *chunk; /* per slot */
     int64_t *file;
+    unsigned char *kind;
     uint32_t (*len)[N_FIELDS];
     unsigned char *dead;
     size_t n_slots, cap_slots, n_dead;
@@ -118,6 +119,7 @@ void postings_free(Postings *p)
     strmap_release(&p->terms);
     free(p->chunk);
     free(p->file);
+    free(p->kind);
     free(p->len);
     free(p->dead);
     free(p->acc);
@@ -138,6 +140,7 @@ static size_t new_slot(Postings *p)
         size_t cap = p->cap_slots ? p->cap_slots * 2 : 1024;
         p->chunk = xrealloc(p->chunk, cap * sizeof *p->chunk);
         p->file = xrealloc(p->file, cap * sizeof *p->file);
+        p->kind = xrealloc(p->kind, cap * sizeof *p->kind);
         p->len = xrealloc(p->len, cap * sizeof *p->len);
         p->dead = xrealloc(p->dead, cap * sizeof *p->dead);
         p->acc = xrealloc(p->acc, cap * sizeof *p->acc);
@@ -148,7 +151,8 @@ static size_t new_slot(Postings *p)
     return slot;
 }
 
-void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, const char *const fields[4])
+void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+                  const char *const fields[4])
 {
     TokCtx c = {p, NULL, 0, 0, 1, 0};
     uint64_t *pairs = NULL;
@@ -156,6 +160,7 @@ void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, const char *co
     size_t slot = new_slot(p);
     p->chunk[slot] = chunk_id;
     p->file[slot] = file_id;
+    p->kind[slot] = (unsigned char)kind;
     p->dead[slot] = 0;
     p->acc[slot] = 0;
     p->cov[slot] = 0;
@@ -204,7 +209,7 @@ CrErr postings_load(IdxStore *st, Postings **out, ErrInfo *e)
     CrErr rc = postings__new(st, out, e);
     if (rc) return rc;
     if (sqlite3_prepare_v2(st->db,
-                           "SELECT s.rowid, c.file_id, s.name, s.path, s.doc, s.body FROM fts s "
+                           "SELECT s.rowid, c.file_id, c.kind, s.name, s.path, s.doc, s.body FROM fts s "
                            "JOIN chunks c ON c.id = s.rowid ORDER BY s.rowid",
                            -1, &s, NULL) != SQLITE_OK) {
         postings_free(*out);
@@ -214,8 +219,9 @@ CrErr postings_load(IdxStore *st, Postings **out, ErrInfo *e)
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         const char *fields[N_FIELDS];
-        for (int f = 0; f < N_FIELDS; f++) fields[f] = (const char *)sqlite3_column_text(s, 2 + f);
-        postings_add(*out, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), fields);
+        for (int f = 0; f < N_FIELDS; f++) fields[f] = (const char *)sqlite3_column_text(s, 3 + f);
+        postings_add(*out, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+                     (IdxKind)sqlite3_column_int(s, 2), fields);
     }
     sqlite3_finalize(s);
     if (step != SQLITE_DONE) {
@@ -329,6 +335,7 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_
     for (size_t i = 0; i < n; i++) {
         out[i].chunk_id = p->chunk[h[i].slot];
         out[i].file_id = p->file[h[i].slot];
+        out[i].kind = (IdxKind)p->kind[h[i].slot];
         out[i].score = h[i].score;
         out[i].coverage = idf_mass > 0 ? h[i].cov / idf_mass : 0;
     }

@@ -184,6 +184,8 @@ CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, siz
         v[n].src = sqlite3_column_int64(s, 0);
         v[n].dst = sqlite3_column_int64(s, 1);
         v[n].kind = (IdxEdgeKind)sqlite3_column_int(s, 2);
+        v[n].other_kind = (IdxKind)sqlite3_column_int(s, 3);
+        v[n].other_file = sqlite3_column_int64(s, 4);
         n++;
     }
     sqlite3_reset(s);
@@ -291,8 +293,9 @@ static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **
     victim->line_off = xrealloc(victim->line_off, ((size_t)victim->n_lines + 1) * sizeof(size_t));
     uint32_t l = 0;
     victim->line_off[0] = 0;
-    for (size_t i = 0; i < t->len && l < victim->n_lines; i++)
-        if (t->buf[i] == '\n') victim->line_off[++l] = i + 1;
+    for (const char *p = t->buf, *end = t->buf + t->len;
+         l < victim->n_lines && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        victim->line_off[++l] = (size_t)(p - t->buf) + 1;
     victim->line_off[victim->n_lines] = t->len;
     victim->path = xstrdup(path);
     victim->size = (int64_t)sb.st_size;

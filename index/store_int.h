@@ -55,8 +55,10 @@
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
     X(EDGE_INSERT, "INSERT INTO edges(src, dst, kind, ref_id) VALUES (?1, ?2, ?3, ?4)")            \
     X(EDGE_DELETE_REF, "DELETE FROM edges WHERE ref_id = ?1")                                      \
-    X(EDGE_OUT, "SELECT src, dst, kind FROM edges WHERE src = ?1")                                 \
-    X(EDGE_IN, "SELECT src, dst, kind FROM edges WHERE dst = ?1")                                  \
+    X(EDGE_OUT, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id FROM edges e "                     \
+                "JOIN chunks c ON c.id = e.dst WHERE e.src = ?1")                                  \
+    X(EDGE_IN, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id FROM edges e "                      \
+               "JOIN chunks c ON c.id = e.src WHERE e.dst = ?1")                                   \
     X(RM_MARK_DEPENDENTS, "UPDATE refs SET resolved = 0 WHERE id IN (SELECT ref_id FROM edges "     \
                           "WHERE ref_id != 0 AND dst IN (SELECT id FROM chunks WHERE file_id = ?1)) " \
                           "AND file_id != ?1")                                                     \
@@ -88,7 +90,7 @@ typedef struct Bm25Params {
 
 /* Recently read workspace files, revalidated by size and mtime on every
  * use (query.c): packing and verification read the same few files. */
-#define FILE_CACHE_SLOTS 32
+#define FILE_CACHE_SLOTS 64
 
 typedef struct FileCacheEntry {
     char *path;        /* relative; NULL: empty slot */
@@ -185,7 +187,8 @@ CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int
 CrErr postings_load(IdxStore *st, Postings **out, ErrInfo *e);
 void postings_free(Postings *p);
 /* Adds one chunk's four fields (tok_code text, as stored in FTS). */
-void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, const char *const fields[4]);
+void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+                  const char *const fields[4]);
 /* Tombstones every chunk of a file. */
 void postings_remove_file(Postings *p, int64_t file_id);
 /* Whether enough is tombstoned that a reload pays. */

@@ -300,7 +300,8 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         sqlite3_bind_int64(s, 1, ids[i]);
         for (int k = 0; k < 4; k++) sqlite3_bind_text(s, 2 + k, fw->fts[i * 4 + k], -1, SQLITE_STATIC);
         if ((rc = store__step_done(st, s, e, "search text"))) break;
-        if (st->post) postings_add(st->post, ids[i], file_id, (const char *const *)&fw->fts[i * 4]);
+        if (st->post)
+            postings_add(st->post, ids[i], file_id, c->kind, (const char *const *)&fw->fts[i * 4]);
 
         /* A definition is named once: by its first piece (window 0 or 1, and a
          * class's first run, which is the one holding its header). */

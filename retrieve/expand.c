@@ -49,6 +49,8 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
                 }
                 ARRAY_GROW(*cands, *n + 1, *cap);
                 (*cands)[*n].chunk_id = other;
+                (*cands)[*n].file_id = edges[k].other_file;
+                (*cands)[*n].kind = edges[k].other_kind;
                 (*cands)[*n].score = s;
                 (*cands)[*n].via = RTV_VIA_GRAPH;
                 (*n)++;

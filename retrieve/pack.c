@@ -17,21 +17,48 @@ static int overlaps(const RtvItem *a, const RtvItem *b)
            strcmp(a->chunk.path, b->chunk.path) == 0;
 }
 
+void rtv_packer_init(RtvPacker *p, size_t budget, size_t max_items)
+{
+    p->left = budget;
+    p->min_left = budget / 100;
+    p->max_items = max_items;
+    p->taken = max_items ? xcalloc(max_items, sizeof *p->taken) : NULL;
+    p->n_taken = 0;
+}
+
+void rtv_packer_release(RtvPacker *p)
+{
+    free(p->taken);
+    p->taken = NULL;
+}
+
+int rtv_packer_open(const RtvPacker *p)
+{
+    return p->n_taken < p->max_items && p->left > 0 && p->left >= p->min_left;
+}
+
+int rtv_packer_offer(RtvPacker *p, const RtvItem *it)
+{
+    if (!rtv_packer_open(p)) return 0;
+    const char *t = it->text ? it->text : "";
+    size_t cost = rtv_chars(t, strlen(t));
+    if (cost > p->left) return 0;
+    for (size_t k = 0; k < p->n_taken; k++)
+        if (overlaps(p->taken[k], it)) return 0;
+    p->taken[p->n_taken++] = it;
+    p->left -= cost;
+    return 1;
+}
+
 size_t rtv_pack_select(const RtvItem *cands, size_t n, size_t budget, size_t max_items,
                        size_t *out_idx)
 {
-    size_t picked = 0, left = budget;
-    for (size_t i = 0; i < n && picked < max_items; i++) {
-        const char *t = cands[i].text ? cands[i].text : "";
-        size_t cost = rtv_chars(t, strlen(t));
-        if (cost > left) continue;
-        int dup = 0;
-        for (size_t k = 0; k < picked && !dup; k++)
-            dup = overlaps(&cands[out_idx[k]], &cands[i]);
-        if (dup) continue;
-        out_idx[picked++] = i;
-        left -= cost;
-    }
+    RtvPacker p;
+    size_t picked = 0;
+    rtv_packer_init(&p, budget, max_items);
+    for (size_t i = 0; i < n && rtv_packer_open(&p); i++)
+        if (rtv_packer_offer(&p, &cands[i])) out_idx[picked++] = i;
+    rtv_packer_release(&p);
     return picked;
 }
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* Ranking: each leg's hits scored relative to its best and blended with
- * their file's score, then widened along the code graph; once loaded,
+ * their file's score, then widened along the code graph, and finally
  * weighted by what kind of unit they are. */
 
 const RtvTuning rtv_tuning = {
@@ -41,7 +41,7 @@ static void add_leg(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, siz
             continue;
         }
         ARRAY_GROW(*v, *n + 1, *cap);
-        (*v)[*n] = (RtvCand){hits[i].chunk_id, hits[i].file_id, s, via};
+        (*v)[*n] = (RtvCand){hits[i].chunk_id, hits[i].file_id, hits[i].kind, s, via};
         (*n)++;
     }
 }
@@ -90,8 +90,8 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
     t0 = now_ms();
     if (req->use_graph && n) {
         if ((rc = rtv_expand_graph(st, &v, &n, &cap, &t->graph, e))) goto out;
-        rtv_cands_sort(v, n);
     }
+    rtv_apply_priors(v, n, t);
     tm->graph_ms = now_ms() - t0;
 out:
     free(hits);
@@ -104,12 +104,13 @@ out:
     return CR_OK;
 }
 
-void rtv_apply_priors(RtvItem *v, size_t n, const RtvTuning *t)
+void rtv_apply_priors(RtvCand *v, size_t n, const RtvTuning *t)
 {
     /* Import blocks and class headers match many words and answer few
      * questions; functions and methods are where behaviour lives. */
     for (size_t i = 0; i < n; i++) {
-        if (v[i].chunk.kind == IDX_KIND_MODULE) v[i].score *= t->module_prior;
-        if (v[i].chunk.kind == IDX_KIND_CLASS) v[i].score *= t->class_prior;
+        if (v[i].kind == IDX_KIND_MODULE) v[i].score *= t->module_prior;
+        if (v[i].kind == IDX_KIND_CLASS) v[i].score *= t->class_prior;
     }
+    rtv_cands_sort(v, n);
 }

@@ -11,12 +11,30 @@
 /* Characters (UTF-8 code points) in s[0..len): what budgets count. */
 size_t rtv_chars(const char *s, size_t len);
 
-/* Picks what to pack from cands (best first, each with its text): walks the
- * list in order and takes a candidate when its text fits in what is left of
- * budget and it overlaps no line of an item already taken from the same
- * file; what does not fit is skipped and the walk goes on. Stops after
- * max_items picks. Writes the picked indexes, in order, to out_idx (room for
- * n) and returns how many. */
+/* Packing, one candidate at a time, best first: a candidate is taken when
+ * its text fits in what is left of the budget and it overlaps no line of an
+ * item already taken from the same file; what does not fit is skipped and
+ * the walk goes on, until max_items are taken. */
+typedef struct RtvPacker {
+    size_t left;      /* characters left */
+    /* Packing stops once less than 1% of the budget is left: a unit that
+     * small (two or three lines at 12,000) rarely answers anything, and
+     * looking for one means reading every remaining candidate. */
+    size_t min_left;
+    size_t max_items;
+    const RtvItem **taken;
+    size_t n_taken;
+} RtvPacker;
+
+void rtv_packer_init(RtvPacker *p, size_t budget, size_t max_items);
+void rtv_packer_release(RtvPacker *p);
+/* Whether `it` is taken (it must stay valid while the packer lives). */
+int rtv_packer_offer(RtvPacker *p, const RtvItem *it);
+/* Whether anything more could still be taken. */
+int rtv_packer_open(const RtvPacker *p);
+
+/* The packer over an array: writes the picked indexes, in order, to out_idx
+ * (room for n) and returns how many. */
 size_t rtv_pack_select(const RtvItem *cands, size_t n, size_t budget, size_t max_items,
                        size_t *out_idx);
 
@@ -38,7 +56,8 @@ VfyContextItem *rtv_vfy_context(const RtvItem *items, size_t n);
  * and the legs that found it. */
 typedef struct RtvCand {
     int64_t chunk_id;
-    int64_t file_id; /* 0: not known (graph neighbours) */
+    int64_t file_id;
+    IdxKind kind;
     double score;
     unsigned via;
 } RtvCand;
@@ -105,8 +124,8 @@ typedef struct RtvRankInfo {
 CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **out,
                size_t *n_out, RtvTimings *tm, RtvRankInfo *info, ErrInfo *e);
 
-/* Weights loaded candidates by kind (module code, class headers). */
-void rtv_apply_priors(RtvItem *v, size_t n, const RtvTuning *t);
+/* Weights candidates by kind (module code, class headers) and re-sorts. */
+void rtv_apply_priors(RtvCand *v, size_t n, const RtvTuning *t);
 
 /* Releases an item's chunk and text. */
 void rtv_item_release(RtvItem *it);

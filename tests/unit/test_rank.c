@@ -13,8 +13,8 @@ static void test_file_boost(void)
 {
     /* file 1 has three hits, file 2 one strong hit, file 3 one weak hit */
     RtvCand v[] = {
-        {10, 1, 0.6, RTV_VIA_BM25}, {11, 1, 0.5, RTV_VIA_BM25}, {12, 1, 0.4, RTV_VIA_BM25},
-        {20, 2, 1.0, RTV_VIA_BM25}, {30, 3, 0.2, RTV_VIA_BM25}, {40, 0, 0.9, RTV_VIA_GRAPH},
+        {10, 1, IDX_KIND_FUNCTION, 0.6, RTV_VIA_BM25}, {11, 1, IDX_KIND_FUNCTION, 0.5, RTV_VIA_BM25}, {12, 1, IDX_KIND_FUNCTION, 0.4, RTV_VIA_BM25},
+        {20, 2, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25}, {30, 3, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25}, {40, 0, IDX_KIND_FUNCTION, 0.9, RTV_VIA_GRAPH},
     };
     rtv_file_boost(v, 6, 0.5);
     /* file scores: 1 -> .6 + .25 + .1 = .95 (best), 2 -> 1.0 ... so 2 is best: 1.0 */
@@ -26,7 +26,7 @@ static void test_file_boost(void)
         CHECK_INT(v[i].chunk_id, order[i]);
         CHECK(NEAR(v[i].score, want[i]));
     }
-    RtvCand w[] = {{1, 1, 0.3, 1}, {2, 2, 0.3, 1}};
+    RtvCand w[] = {{1, 1, IDX_KIND_FUNCTION, 0.3, 1}, {2, 2, IDX_KIND_FUNCTION, 0.3, 1}};
     rtv_file_boost(w, 2, 0); /* off: unchanged */
     CHECK(NEAR(w[0].score, 0.3) && NEAR(w[1].score, 0.3));
     rtv_file_boost(NULL, 0, 0.5);
@@ -34,17 +34,16 @@ static void test_file_boost(void)
 
 static void test_priors(void)
 {
-    RtvItem v[3];
-    memset(v, 0, sizeof v);
-    v[0].chunk.kind = IDX_KIND_MODULE;
-    v[1].chunk.kind = IDX_KIND_CLASS;
-    v[2].chunk.kind = IDX_KIND_METHOD;
-    for (int i = 0; i < 3; i++) v[i].score = 1.0;
+    RtvCand v[] = {{1, 1, IDX_KIND_MODULE, 1.0, 1}, {2, 1, IDX_KIND_CLASS, 1.0, 1},
+                   {3, 1, IDX_KIND_METHOD, 0.9, 1}};
     RtvTuning t = rtv_tuning;
     t.module_prior = 0.5;
     t.class_prior = 0.8;
     rtv_apply_priors(v, 3, &t);
-    CHECK(NEAR(v[0].score, 0.5) && NEAR(v[1].score, 0.8) && NEAR(v[2].score, 1.0));
+    /* weighted, then best first */
+    CHECK(v[0].chunk_id == 3 && NEAR(v[0].score, 0.9));
+    CHECK(v[1].chunk_id == 2 && NEAR(v[1].score, 0.8));
+    CHECK(v[2].chunk_id == 1 && NEAR(v[2].score, 0.5));
 }
 
 static void test_trim_window(void)
@@ -110,8 +109,8 @@ static void test_expand_graph(void)
      * already a candidate with a lower score, which the graph raises. */
     size_t n = 2, cap = 2;
     RtvCand *v = xcalloc(cap, sizeof *v);
-    v[0] = (RtvCand){total, 0, 1.0, RTV_VIA_BM25};
-    v[1] = (RtvCand){tax, 0, 0.2, RTV_VIA_BM25};
+    v[0] = (RtvCand){total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25};
+    v[1] = (RtvCand){tax, 0, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25};
     RtvGraphParams gp = {1, 8, 0.7, 0.5};
     CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL), CR_OK);
     rtv_cands_sort(v, n);
@@ -120,6 +119,7 @@ static void test_expand_graph(void)
     CHECK(v[1].chunk_id == tax && NEAR(v[1].score, 0.7) &&
           v[1].via == (RTV_VIA_BM25 | RTV_VIA_GRAPH));
     CHECK(v[2].chunk_id == charge && NEAR(v[2].score, 0.5) && v[2].via == RTV_VIA_GRAPH);
+    CHECK(v[2].kind == IDX_KIND_METHOD && v[2].file_id != 0); /* known without loading */
     for (size_t i = 0; i < n; i++) CHECK(v[i].chunk_id != order);
 
     /* Callers off: only the callee. */
