@@ -45,18 +45,6 @@ int idx_has_dense(const IdxStore *st)
     return st->em != NULL;
 }
 
-/* The embedder whose vectors the store holds, from meta ("" when none). */
-static void stored_embedder(IdxStore *st, char *out, size_t cap)
-{
-    sqlite3_stmt *s = store__stmt(st, STMT_META_GET, NULL);
-    out[0] = '\0';
-    if (!s) return;
-    sqlite3_bind_text(s, 1, "embedder", -1, SQLITE_STATIC);
-    if (sqlite3_step(s) == SQLITE_ROW)
-        snprintf(out, cap, "%s", (const char *)sqlite3_column_text(s, 0));
-    sqlite3_reset(s);
-}
-
 /* Opens the vector file; vectors of another embedder are dropped, never
  * mixed. */
 static CrErr open_vectors(IdxStore *st, ErrInfo *e)
@@ -64,7 +52,7 @@ static CrErr open_vectors(IdxStore *st, ErrInfo *e)
     if (st->vs) return CR_OK;
     char have[160];
     char *path = vectors_path(st);
-    stored_embedder(st, have, sizeof have);
+    store__meta_get(st, "embedder", have, sizeof have);
     if (strcmp(have, embedder_id(st->em)) != 0) unlink(path);
     CrErr rc = vecstore_open(path, 0, &st->vs, e);
     free(path);
@@ -108,15 +96,6 @@ static char *embed_text(IdxStore *st, int64_t id)
     }
     idx_chunk_release(&c);
     return sb_detach(&sb, NULL);
-}
-
-static CrErr put_meta(IdxStore *st, const char *key, const char *value, ErrInfo *e)
-{
-    sqlite3_stmt *s = store__stmt(st, STMT_META_PUT, e);
-    if (!s) return CR_EDB;
-    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
-    return store__step_done(st, s, e, "meta");
 }
 
 CrErr dense__sync(IdxStore *st, ErrInfo *e)
@@ -165,7 +144,7 @@ CrErr dense__sync(IdxStore *st, ErrInfo *e)
     /* What was added is kept even when a later batch failed. */
     CrErr save = vecstore_save(st->vs, rc ? NULL : e);
     if (!rc) rc = save;
-    if (!rc && vecstore_count(st->vs) > 0) rc = put_meta(st, "embedder", embedder_id(st->em), e);
+    if (!rc && vecstore_count(st->vs) > 0) rc = store__meta_put(st, "embedder", embedder_id(st->em), e);
 out:
     free(want);
     free(have);

@@ -263,12 +263,6 @@ static IdxEdgeKind edge_kind(int ref_kind)
     return IDX_EDGE_CALL;
 }
 
-static char *col_dup(sqlite3_stmt *s, int i)
-{
-    const unsigned char *t = sqlite3_column_text(s, i);
-    return xstrdup(t ? (const char *)t : "");
-}
-
 CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
 {
     Resolver r = {st, {0}, e, CR_OK};
@@ -287,9 +281,9 @@ CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         row->file_id = sqlite3_column_int64(s, 1);
         row->chunk_id = sqlite3_column_int64(s, 2);
         row->kind = sqlite3_column_int(s, 3);
-        row->name = col_dup(s, 4);
-        row->module = col_dup(s, 5);
-        row->symbol = col_dup(s, 6);
+        row->name = store__col_dup(s, 4);
+        row->module = store__col_dup(s, 5);
+        row->symbol = store__col_dup(s, 6);
     }
     sqlite3_reset(s);
     for (size_t i = 0; i < n && r.rc == CR_OK; i++) {

@@ -7,23 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *col_dup(sqlite3_stmt *s, int i)
-{
-    const unsigned char *t = sqlite3_column_text(s, i);
-    return xstrdup(t ? (const char *)t : "");
-}
-
 /* Columns as in CHUNK_GET / CHUNK_OF_FILE. */
 static void chunk_from_row(sqlite3_stmt *s, IdxChunk *c)
 {
     memset(c, 0, sizeof *c);
     c->id = sqlite3_column_int64(s, 0);
     c->file_id = sqlite3_column_int64(s, 1);
-    c->path = col_dup(s, 2);
-    c->module = col_dup(s, 3);
-    c->symbol = col_dup(s, 4);
-    c->signature = col_dup(s, 5);
-    c->docstring = col_dup(s, 6);
+    c->path = store__col_dup(s, 2);
+    c->module = store__col_dup(s, 3);
+    c->symbol = store__col_dup(s, 4);
+    c->signature = store__col_dup(s, 5);
+    c->docstring = store__col_dup(s, 6);
     c->start_line = (uint32_t)sqlite3_column_int(s, 7);
     c->end_line = (uint32_t)sqlite3_column_int(s, 8);
     c->window = (uint32_t)sqlite3_column_int(s, 9);

@@ -97,18 +97,24 @@ void store__scan_options(const IdxStore *st, ScanOptions *out)
     out->max_file_bytes = st->max_file_bytes;
 }
 
-static int64_t meta_int(IdxStore *st, const char *key)
+char *store__col_dup(sqlite3_stmt *s, int i)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_META_GET, NULL);
-    if (!s) return -1;
-    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-    int64_t v = -1;
-    if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
-    return v;
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return xstrdup(t ? (const char *)t : "");
 }
 
-static CrErr meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e)
+void store__meta_get(IdxStore *st, const char *key, char *out, size_t cap)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_META_GET, NULL);
+    out[0] = '\0';
+    if (!s) return;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+        snprintf(out, cap, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+}
+
+CrErr store__meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e)
 {
     sqlite3_stmt *s = store__stmt(st, STMT_META_PUT, e);
     if (!s) return CR_EDB;
@@ -121,7 +127,7 @@ CrErr store__touch_update_time(IdxStore *st, ErrInfo *e)
 {
     char v[32];
     snprintf(v, sizeof v, "%lld", (long long)time(NULL));
-    return meta_put(st, "last_update", v, e);
+    return store__meta_put(st, "last_update", v, e);
 }
 
 /* Whether the open database carries our schema at our version. A fresh,
@@ -156,7 +162,7 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     if (rc) return rc;
     rc = store__exec(st, schema_sql, e);
     snprintf(v, sizeof v, "coderag-%d", IDX_SCHEMA_VERSION);
-    if (!rc) rc = meta_put(st, "schema", v, e);
+    if (!rc) rc = store__meta_put(st, "schema", v, e);
     if (rc) {
         store__exec(st, "ROLLBACK", NULL);
         return rc;
@@ -357,8 +363,9 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     if (out->files < 0 || out->chunks < 0 || out->edges < 0)
         return store__err(st, e, "status");
     out->vectors = dense__count(st);
-    int64_t t = meta_int(st, "last_update");
-    out->last_update = t > 0 ? t : 0;
+    char t[32];
+    store__meta_get(st, "last_update", t, sizeof t);
+    out->last_update = atoll(t);
     char p[PATH_MAX + 8];
     out->db_bytes = file_size(st->db_path);
     snprintf(p, sizeof p, "%s-wal", st->db_path);

@@ -136,6 +136,11 @@ CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e);
 CrErr store__err(IdxStore *st, ErrInfo *e, const char *what);
 /* Steps a statement to completion (no rows expected). */
 CrErr store__step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what);
+/* A text column as a heap string ("" for NULL); caller frees. */
+char *store__col_dup(sqlite3_stmt *s, int i);
+/* meta table values; a missing key reads as "". */
+void store__meta_get(IdxStore *st, const char *key, char *out, size_t cap);
+CrErr store__meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e);
 /* Records the time of the last completed update in meta. */
 CrErr store__touch_update_time(IdxStore *st, ErrInfo *e);
 /* Scan options of this store (borrowed strings). */
