@@ -83,7 +83,7 @@ static void test_answer_json(void)
     RtvAnswer a;
     make_answer(&a);
     size_t len = 0;
-    char *s = lsp_answer_json(&a, "/root/ws", &len);
+    char *s = lsp_answer_json(&a, "/srv/ws", &len);
     CHECK_INT(strlen(s), len);
     CHECK(strchr(s, '\n') == NULL); /* compact */
     json_error_t err;
@@ -96,7 +96,7 @@ static void test_answer_json(void)
     json_t *cits = json_object_get(j, "citations");
     CHECK_INT(json_array_size(cits), 1);
     json_t *c = json_array_get(cits, 0);
-    CHECK_STR(gets(c, "uri"), "file:///root/ws/pkg/my%20mod.py");
+    CHECK_STR(gets(c, "uri"), "file:///srv/ws/pkg/my%20mod.py");
     CHECK_STR(gets(c, "path"), "pkg/my mod.py");
     CHECK_INT(geti(c, "startLine"), 3);
     CHECK_INT(geti(c, "endLine"), 4);
