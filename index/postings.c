@@ -232,11 +232,10 @@ CrErr postings_load(IdxStore *st, Postings **out, ErrInfo *e)
     return CR_OK;
 }
 
-size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t cap,
+size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
                             size_t *n_unknown)
 {
     TokCtx c = {p, NULL, 0, 0, 0, 0};
-    size_t n = 0;
     tokenize(p, &c, text, FTS5_TOKENIZE_QUERY);
     for (size_t i = 0; i < c.n && n < cap; i++) {
         size_t k = 0;

@@ -141,11 +141,37 @@ CrErr idx_warm(IdxStore *st, ErrInfo *e)
     return st->post ? CR_OK : postings_load(st, &st->post, e);
 }
 
+/* Adjacent question words often name one identifier ("allowed hosts" is
+ * ALLOWED_HOSTS, "append slash" append_slash): appends each adjacent pair
+ * of plain words joined by '_', space-separated. Only joins the code holds
+ * become query terms. */
+static void join_adjacent(const char *words, StrBuf *out)
+{
+    const char *prev = NULL;
+    size_t prev_len = 0;
+    for (const char *p = words; *p;) {
+        while (*p == ' ') p++;
+        const char *q = p;
+        while (*q && *q != ' ') q++;
+        size_t n = (size_t)(q - p);
+        int plain = n && !memchr(p, '_', n);
+        if (plain && prev) {
+            if (out->len) sb_addc(out, ' ');
+            sb_add(out, prev, prev_len);
+            sb_addc(out, '_');
+            sb_add(out, p, n);
+        }
+        prev = plain ? p : NULL;
+        prev_len = n;
+        p = q;
+    }
+}
+
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
                       ErrInfo *e)
 {
     CrErr rc;
-    StrBuf words;
+    StrBuf words, joined;
     uint32_t terms[MAX_QUERY_TERMS];
     *out = NULL;
     *n_out = 0;
@@ -153,7 +179,12 @@ CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **ou
     sb_init(&words);
     idx_query_words(query, &words);
     size_t n_unknown = 0;
-    size_t n_terms = postings_query_terms(st->post, words.buf, terms, MAX_QUERY_TERMS, &n_unknown);
+    size_t n_terms =
+        postings_query_terms(st->post, words.buf, terms, 0, MAX_QUERY_TERMS, &n_unknown);
+    sb_init(&joined);
+    join_adjacent(words.buf, &joined);
+    n_terms = postings_query_terms(st->post, joined.buf, terms, n_terms, MAX_QUERY_TERMS, NULL);
+    sb_release(&joined);
     sb_release(&words);
     if (!n_terms || !limit) return CR_OK;
     IdxHit *v = xcalloc(limit, sizeof *v);

@@ -198,10 +198,10 @@ void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
 void postings_remove_file(Postings *p, int64_t file_id);
 /* Whether enough is tombstoned that a reload pays. */
 int postings_needs_rebuild(const Postings *p);
-/* Distinct term ids of a query text (tok_code output); unknown terms are
- * dropped and counted in *n_unknown (may be NULL). Returns how many were
- * written (at most cap). */
-size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t cap,
+/* Adds the term ids of a query text (tok_code output) to out[n..cap),
+ * skipping ids already there; unknown terms are dropped and counted in
+ * *n_unknown (may be NULL). Returns the new count. */
+size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
                             size_t *n_unknown);
 /* BM25F top-k, best first; out has room for k. Unknown query words count
  * towards the hits' coverage. */
