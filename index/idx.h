@@ -160,8 +160,11 @@ typedef struct IdxHit {
 } IdxHit;
 
 /* BM25F over code-aware tokens (identifiers whole and split into subwords,
- * stemmed; name, path, docstring and body weighted separately), best first.
- * Any text is accepted as a query. Caller frees *out with free(). */
+ * stemmed by FTS5's porter tokenizer; name, path, docstring and body
+ * weighted separately), best first, from an in-memory index built from the
+ * FTS5 table on first use and kept current by updates. Adjacent question
+ * words also count joined as one snake_case identifier when the code has
+ * it. Any text is accepted as a query. Caller frees *out with free(). */
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
                       ErrInfo *e);
 
