@@ -2,7 +2,9 @@
 #include "lsp_int.h"
 #include "rtv.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@ typedef struct CliArgs {
     int no_update;
     const char *mode;
     const char *budget;
+    const char *llm_timeout;
     int no_bm25, no_dense, no_graph;
     const char *question;
 } CliArgs;
@@ -91,6 +94,9 @@ static CrErr parse_args(int argc, char **argv, unsigned accept, CliArgs *a, ErrI
         } else if ((accept & ARG_ASK) && !strcmp(key, "budget")) {
             NEED_VALUE();
             a->budget = val;
+        } else if ((accept & ARG_ASK) && !strcmp(key, "llm-timeout")) {
+            NEED_VALUE();
+            a->llm_timeout = val;
         } else if ((accept & ARG_ASK) && !strcmp(key, "no-bm25")) {
             a->no_bm25 = 1;
         } else if ((accept & ARG_ASK) && !strcmp(key, "no-dense")) {
@@ -189,6 +195,8 @@ int cli_ask(int argc, char **argv)
     req.use_dense = !a.no_dense;
     req.use_graph = !a.no_graph;
     req.llm_url = a.cfg.llm_url;
+    req.llm_model = a.cfg.llm_model;
+    req.llm_api_key_env = a.cfg.llm_api_key_env;
     if (a.mode && !rtv_mode_parse(a.mode, &req.mode)) {
         rc = err_set(&e, CR_EUSAGE, "--mode must be extractive, llm or auto, not '%s'", a.mode);
         goto out;
@@ -201,6 +209,15 @@ int cli_ask(int argc, char **argv)
             goto out;
         }
         req.budget = (size_t)b;
+    }
+    if (a.llm_timeout) {
+        char *end;
+        double secs = strtod(a.llm_timeout, &end);
+        if (end == a.llm_timeout || *end || !(secs >= 0.001 && secs <= 86400)) {
+            rc = err_set(&e, CR_EUSAGE, "--llm-timeout must be seconds, not '%s'", a.llm_timeout);
+            goto out;
+        }
+        req.llm_timeout_ms = (long)(secs * 1000 + 0.5);
     }
     if ((rc = open_updated(&a, !a.no_update, 0, &st, &e))) goto out;
     double t0 = now_ms();
@@ -276,7 +293,39 @@ out:
 
 int cli_lsp(int argc, char **argv)
 {
-    fprintf(stderr, "coderag: the language server (`coderag lsp`) is not implemented yet; "
-                    "use `coderag ask` and `coderag index`\n");
-    return 2;
+    CliArgs a;
+    ErrInfo e = {0};
+    /* Editor launchers add --stdio (our only transport) and sometimes
+     * --clientProcessId; neither is a setting. */
+    char **args = xcalloc((size_t)argc + 1, sizeof *args);
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (i > 0 && !strcmp(argv[i], "--stdio")) continue;
+        if (i > 0 && !strncmp(argv[i], "--clientProcessId", 17)) {
+            if (!argv[i][17] && i + 1 < argc) i++;
+            continue;
+        }
+        args[n++] = argv[i];
+    }
+    CrErr rc = parse_args(n, args, 0, &a, &e);
+    free(args);
+    if (rc) {
+        config_release(&a.cfg);
+        return fail(rc, &e);
+    }
+    /* Nothing but protocol on stdout: the transport writes to a private
+     * copy of it, and fd 1 becomes stderr so that no stray print can
+     * corrupt the stream. A client that goes away makes writes fail with
+     * EPIPE instead of killing us. */
+    int out = dup(1);
+    if (out < 0 || dup2(2, 1) < 0) {
+        config_release(&a.cfg);
+        fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    int code = lsp_server_run(&a.cfg, 0, out);
+    close(out);
+    config_release(&a.cfg);
+    return code;
 }

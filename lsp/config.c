@@ -50,6 +50,21 @@ void config_release(CrConfig *c)
     memset(c, 0, sizeof *c);
 }
 
+void config_copy(CrConfig *dst, const CrConfig *src)
+{
+    config_init(dst);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (keys[i].type == OPT_STR) {
+            const char *v = *STR_AT(src, keys[i].offset);
+            *STR_AT(dst, keys[i].offset) = v ? xstrdup(v) : NULL;
+        }
+    dst->exclude = xcalloc(src->n_exclude + 1, sizeof *dst->exclude);
+    for (size_t i = 0; i < src->n_exclude; i++) dst->exclude[i] = xstrdup(src->exclude[i]);
+    dst->n_exclude = src->n_exclude;
+    dst->max_file_bytes = src->max_file_bytes;
+    dst->threads = src->threads;
+}
+
 static const ConfigKey *find_key(const char *name)
 {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)

@@ -22,6 +22,16 @@ struct json_t;
  * root itself. Caller frees. */
 char *lsp_path_to_uri(const char *root_abs, const char *relpath);
 
+/* A JSON string from C text (NULL: ""); invalid UTF-8 bytes become U+FFFD.
+ * New reference. */
+struct json_t *lsp_json_string(const char *s);
+
+/* The local path of a file URI ("file:///a%20b/c.py" -> "/a b/c.py"):
+ * percent-decoded, with an optional "localhost" authority. NULL when uri is
+ * not a file URI or decodes to something unusable (a NUL byte, a relative
+ * path). Caller frees. */
+char *lsp_uri_to_path(const char *uri);
+
 /* The coderag/ask result object for a (keys answer, mode, citations,
  * rejected, context, timings; see SPEC.md). Line ranges become LSP ranges:
  * start {line: startLine-1, character: 0}, end {line: endLine, character: 0}.

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int unreserved(unsigned char c)
 {
@@ -70,6 +71,40 @@ static json_t *jstr(const char *s)
     json_t *j = json_stringn(sb.buf, sb.len);
     sb_release(&sb);
     return j;
+}
+
+json_t *lsp_json_string(const char *s)
+{
+    return jstr(s);
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+char *lsp_uri_to_path(const char *uri)
+{
+    if (!uri || strncasecmp(uri, "file://", 7) != 0) return NULL;
+    const char *p = uri + 7;
+    if (!strncasecmp(p, "localhost/", 10)) p += 9;
+    if (*p != '/') return NULL;
+    StrBuf sb;
+    sb_init(&sb);
+    for (; *p && *p != '?' && *p != '#'; p++) {
+        int c = (unsigned char)*p;
+        if (c == '%') {
+            int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+            if (lo < 0 || (hi == 0 && lo == 0)) {
+                sb_release(&sb);
+                return NULL;
+            }
+            c = hi * 16 + lo;
+            p += 2;
+        }
+        sb_addc(&sb, (char)c);
+    }
+    return sb_detach(&sb, NULL);
 }
 
 static json_t *jreal(double v)

@@ -19,6 +19,17 @@ static void add_capped(StrBuf *sb, const char *s, size_t len, size_t max, int es
     if (i < len) sb_adds(sb, "\xE2\x80\xA6"); /* U+2026 ellipsis */
 }
 
+void rtv_add_escaped(StrBuf *sb, const char *s, size_t max_chars)
+{
+    size_t len = strlen(s);
+    /* one line: a reason may quote a server's multi-line body */
+    char *tmp = xstrndup(s, len);
+    for (size_t i = 0; i < len; i++)
+        if (tmp[i] == '\n' || tmp[i] == '\r') tmp[i] = ' ';
+    add_capped(sb, tmp, len, max_chars, 1);
+    free(tmp);
+}
+
 /* Appends s as a markdown code span, fenced with more backticks than it holds. */
 static void add_code(StrBuf *sb, const char *s, size_t len, size_t max)
 {

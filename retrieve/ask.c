@@ -33,15 +33,37 @@ static CrErr load_item(IdxStore *st, const RtvCand *c, RtvItem *it, StrBuf *sb, 
     return CR_OK;
 }
 
+/* Asks the LLM about the packed items; *out is its answer text. */
+static CrErr llm_answer(const RtvRequest *req, const RtvItem *items, size_t n, char **out,
+                        ErrInfo *e)
+{
+    StrBuf user;
+    sb_init(&user);
+    rtv_prompt_user(items, n, req->question, &user);
+    CrErr rc = rtv_llm_complete(req, rtv_prompt_system, user.buf, out, e);
+    sb_release(&user);
+    return rc;
+}
+
+static const char *llm_failure(CrErr rc)
+{
+    switch (rc) {
+    case CR_ETIMEOUT: return "the LLM timed out";
+    case CR_ETOOBIG: return "the LLM's response was over the size cap";
+    case CR_EPARSE: return "the LLM's response was unreadable";
+    default: return "the LLM failed";
+    }
+}
+
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    StrBuf qw, line_buf;
+    StrBuf qw, line_buf, text;
     RtvPacker pk = {0};
     RtvCand *fused = NULL;
     size_t n_fused = 0;
     VfyContextItem *ctx = NULL;
-    char *draft = NULL;
+    char *draft = NULL, *llm_text = NULL;
     VfyResult vr = {0};
     VfySource src;
     double t0 = now_ms(), t;
@@ -49,6 +71,7 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
     memset(out, 0, sizeof *out);
     sb_init(&qw);
     sb_init(&line_buf);
+    sb_init(&text);
     if (!req->question || blank(req->question)) {
         rc = err_set(e, CR_EINVAL, "empty question");
         goto out;
@@ -57,16 +80,12 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
         rc = err_set(e, CR_ETOOBIG, "question longer than %d bytes", RTV_MAX_QUESTION);
         goto out;
     }
-    if (req->mode == RTV_MODE_LLM) {
-        if (!req->llm_url || !req->llm_url[0])
-            rc = err_set(e, CR_EHTTP, "no LLM endpoint configured (llm.url)");
-        else
-            rc = err_set(e, CR_EHTTP, "LLM answers are not available in this build");
+    int has_llm = req->llm_url && req->llm_url[0];
+    if (req->mode == RTV_MODE_LLM && !has_llm) {
+        rc = err_set(e, CR_EHTTP, "no LLM endpoint configured (llm.url)");
         goto out;
     }
-    if (req->mode == RTV_MODE_AUTO && req->llm_url && req->llm_url[0])
-        log_msg(LOG_WARN, "llm.url is set but LLM answers are not available yet; answering "
-                          "extractively");
+    int want_llm = req->mode == RTV_MODE_LLM || (req->mode == RTV_MODE_AUTO && has_llm);
     out->mode = RTV_MODE_EXTRACTIVE;
     size_t budget = req->budget ? req->budget : RTV_DEFAULT_BUDGET;
 
@@ -94,7 +113,36 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
         else
             rtv_item_release(it);
     }
+    rc = CR_OK;
     out->timings.pack_ms = now_ms() - t;
+
+    if (want_llm && out->n_items > 0) {
+        ErrInfo le = {0};
+        t = now_ms();
+        CrErr lrc = llm_answer(req, out->items, out->n_items, &llm_text, &le);
+        out->timings.llm_ms = now_ms() - t;
+        if (lrc == CR_ECANCELED) {
+            rc = err_set(e, lrc, "%s", le.msg);
+            goto out;
+        }
+        if (lrc) {
+            StrBuf why;
+            sb_init(&why);
+            sb_addf(&why, "%s: %s", llm_failure(lrc), le.msg);
+            if (req->mode == RTV_MODE_LLM) {
+                rc = err_set(e, lrc == CR_ETIMEOUT ? CR_ETIMEOUT : CR_EHTTP, "%s", why.buf);
+                sb_release(&why);
+                goto out;
+            }
+            log_msg(LOG_WARN, "answering extractively: %s", why.buf);
+            out->fallback_reason = sb_detach(&why, NULL);
+            sb_release(&why);
+        }
+    } else if (want_llm) {
+        /* the answer itself says nothing matched */
+        out->fallback_reason = xstrdup("no indexed code matched the question, so the LLM was not "
+                                       "asked");
+    }
 
     const char *why = NULL;
     if (!req->use_bm25)
@@ -104,12 +152,27 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
         why = "Every match was larger than the context budget.";
     int weak = req->use_bm25 && info.coverage < RTV_WEAK_COVERAGE;
     log_msg(LOG_DEBUG, "best BM25 coverage of the question: %.2f", info.coverage);
-    draft = rtv_extractive_answer(out->items, out->n_items, why, weak, info.notice);
+    if (llm_text) {
+        out->mode = RTV_MODE_LLM;
+        draft = llm_text;
+        llm_text = NULL;
+    } else {
+        char *ex = rtv_extractive_answer(out->items, out->n_items, why, weak, info.notice);
+        if (out->fallback_reason && out->n_items) {
+            sb_adds(&text, "**No LLM answer:** ");
+            rtv_add_escaped(&text, out->fallback_reason, 600);
+            sb_adds(&text, ". This is the extractive answer instead.\n\n");
+        }
+        sb_adds(&text, ex);
+        free(ex);
+        draft = sb_detach(&text, NULL);
+    }
 
     t = now_ms();
     vfy_source_for_store(&src, st);
     ctx = rtv_vfy_context(out->items, out->n_items);
-    rc = vfy_check(&src, draft, strlen(draft), ctx, out->n_items, VFY_AUTHOR_SERVER, &vr, e);
+    rc = vfy_check(&src, draft, strlen(draft), ctx, out->n_items,
+                   out->mode == RTV_MODE_LLM ? VFY_AUTHOR_MODEL : VFY_AUTHOR_SERVER, &vr, e);
     if (rc != CR_OK) goto out;
     out->answer = vr.answer;
     out->citations = vr.citations;
@@ -118,6 +181,16 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
     out->n_rejected = vr.n_rejected;
     memset(&vr, 0, sizeof vr);
     out->timings.verify_ms = now_ms() - t;
+    if (out->mode == RTV_MODE_LLM && info.notice[0]) {
+        /* added after verification: a notice is the server's, not the model's */
+        sb_reset(&text);
+        sb_adds(&text, out->answer);
+        sb_adds(&text, text.len && text.buf[text.len - 1] == '\n' ? "\n_Note: " : "\n\n_Note: ");
+        rtv_add_escaped(&text, info.notice, 400);
+        sb_adds(&text, "._\n");
+        free(out->answer);
+        out->answer = sb_detach(&text, NULL);
+    }
     out->timings.total_ms = now_ms() - t0;
 
 out:
@@ -125,9 +198,11 @@ out:
     rtv_packer_release(&pk);
     sb_release(&qw);
     sb_release(&line_buf);
+    sb_release(&text);
     free(fused);
     free(ctx);
     free(draft);
+    free(llm_text);
     vfy_result_release(&vr);
     return rc;
 }

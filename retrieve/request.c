@@ -46,6 +46,7 @@ void rtv_answer_release(RtvAnswer *a)
 {
     if (!a) return;
     free(a->answer);
+    free(a->fallback_reason);
     for (size_t i = 0; i < a->n_items; i++)
         rtv_item_release(&a->items[i]);
     free(a->items);

@@ -1,8 +1,8 @@
 /*
  * rtv.h - answering a question from the index: retrieve candidate chunks
- * (BM25 now; dense vectors and graph expansion later), pack the best of them
- * into a character budget, write an answer that cites them (extractive now;
- * an LLM later) and verify its citations.
+ * (BM25, dense vectors, graph expansion), pack the best of them into a
+ * character budget, write an answer that cites them (extractively, or by an
+ * OpenAI-compatible chat completions endpoint) and verify its citations.
  */
 #ifndef CODERAG_RTV_H
 #define CODERAG_RTV_H
@@ -23,16 +23,47 @@
 
 typedef enum { RTV_MODE_AUTO, RTV_MODE_EXTRACTIVE, RTV_MODE_LLM } RtvMode;
 
+/* LLM defaults: total time per attempt, time to connect, further attempts
+ * after a 429, a 5xx or a failed connection, and the cap on the response
+ * body (a streamed one included). */
+#define RTV_LLM_TIMEOUT_MS 120000
+#define RTV_LLM_CONNECT_TIMEOUT_MS 5000
+#define RTV_LLM_RETRIES 2
+#define RTV_LLM_MAX_RESPONSE ((size_t)4 << 20)
+
+/* Called from inside rtv_ask as a streamed LLM answer arrives: `tokens` is
+ * the number of content pieces received so far (servers send about one
+ * token each), `chars` the bytes of answer text. Never called for
+ * extractive answers. */
+typedef void (*RtvProgressFn)(void *ud, size_t tokens, size_t chars);
+/* Polled during the LLM request (also while waiting to retry); non-zero
+ * cancels it and rtv_ask fails with CR_ECANCELED. */
+typedef int (*RtvCancelFn)(void *ud);
+
 typedef struct RtvRequest {
     const char *question;               /* required; at most RTV_MAX_QUESTION bytes */
     size_t budget;                      /* characters of packed context; 0: RTV_DEFAULT_BUDGET */
     int use_bm25, use_dense, use_graph; /* ablation switches; all 1 by default */
     RtvMode mode;                       /* default RTV_MODE_AUTO */
-    const char *llm_url;                /* OpenAI-compatible base URL; NULL: no LLM configured */
+    /* The LLM: an OpenAI-compatible base URL, completed with
+     * http_endpoint_url(url, "chat/completions"); NULL or "": none. */
+    const char *llm_url;
+    const char *llm_model;       /* "model" of the request; NULL: left to the server */
+    const char *llm_api_key_env; /* name of the environment variable holding the key, sent
+                                  * as "Authorization: Bearer"; NULL: no key. The key is never
+                                  * logged, stored, returned or put in a message. */
+    long llm_timeout_ms;         /* per attempt, whole transfer; 0: RTV_LLM_TIMEOUT_MS */
+    long llm_connect_timeout_ms; /* 0: RTV_LLM_CONNECT_TIMEOUT_MS */
+    int llm_max_retries;         /* 0: RTV_LLM_RETRIES; negative: none */
+    int llm_no_stream;           /* 1: ask for one JSON response instead of server-sent events */
+    RtvProgressFn progress;      /* optional */
+    void *progress_ud;
+    RtvCancelFn cancel; /* optional */
+    void *cancel_ud;
 } RtvRequest;
 
 /* Fills r with the defaults (no question, default budget, every retriever
- * on, mode auto, no LLM). */
+ * on, mode auto, no LLM, streaming, default timeouts and retries, no hooks). */
 void rtv_request_init(RtvRequest *r);
 
 /* Which retrievers proposed an item (bit set). */
@@ -52,8 +83,15 @@ typedef struct RtvTimings {
 } RtvTimings;
 
 typedef struct RtvAnswer {
-    char *answer;   /* markdown with "[path:a-b]" citations; owned */
-    RtvMode mode;   /* the mode used: EXTRACTIVE or LLM */
+    char *answer; /* markdown with "[path:a-b]" citations; owned */
+    RtvMode mode; /* the mode used: EXTRACTIVE or LLM */
+    /* Why an LLM was configured (mode auto or llm) but the answer is
+     * extractive, on one line without credentials, e.g. "the LLM timed out:
+     * http://host/v1/chat/completions: Operation timed out after ..."; the
+     * answer's first line says it too, unless nothing matched (the LLM is
+     * not asked then). NULL when the LLM answered or none is configured, for
+     * a client to show (window/showMessage). Owned. */
+    char *fallback_reason;
     RtvItem *items; /* the packed context, best first */
     size_t n_items;
     VfyCitation *citations; /* verified citations, in order of appearance */
@@ -63,16 +101,30 @@ typedef struct RtvAnswer {
     RtvTimings timings;
 } RtvAnswer;
 
-/* Answers req over the store: BM25 candidates (the dense and graph switches
- * add nothing yet), packed best first into the budget, then an answer. In
- * extractive mode, and in auto (which logs a warning and stays extractive
- * when llm_url is set, until the LLM client exists), the answer lists the
- * packed items grouped by file, each cited, and the citations come out
- * verified with source "auto". Release *out with
- * rtv_answer_release, also after a failure (it is then empty).
- * Errors: CR_EINVAL (no or blank question), CR_ETOOBIG (question too long),
- * CR_EHTTP (mode llm: no LLM configured, or the LLM client is not available),
- * and the store's errors (CR_EDB, CR_EIO). */
+/* Answers req over the store: candidates from the enabled legs, packed best
+ * first into the budget, then an answer.
+ *
+ * Extractive (mode extractive, or auto without llm_url): the answer lists
+ * the packed items grouped by file, each cited; its citations are "auto".
+ *
+ * LLM (mode llm, or auto with llm_url): the packed items, and nothing else
+ * from the workspace, go to the chat endpoint as numbered blocks with the
+ * question (see rtv_prompt_user); the reply, streamed unless llm_no_stream,
+ * goes through vfy_check as the model's: citations that fail a check are
+ * removed from the text and listed in `rejected`, and when none is left the
+ * best context item is cited with source "auto". With no packed item the
+ * LLM is not asked.
+ *
+ * In auto mode an LLM that fails (unreachable, HTTP error after retries,
+ * timeout, response over the cap, invalid JSON, a stream cut before its
+ * end, a refusal or an empty answer) gives the extractive answer, headed by
+ * a line that says why, with fallback_reason set; only a cancel fails.
+ *
+ * Release *out with rtv_answer_release, also after a failure (it is then
+ * empty). Errors: CR_EINVAL (no or blank question), CR_ETOOBIG (question
+ * too long), CR_ECANCELED (req->cancel), in mode llm CR_EHTTP (no llm_url,
+ * or any LLM failure but a timeout; e->msg says which) and CR_ETIMEOUT, and
+ * the store's errors (CR_EDB, CR_EIO). */
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
 void rtv_answer_release(RtvAnswer *a);
 

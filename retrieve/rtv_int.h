@@ -48,6 +48,11 @@ size_t rtv_pack_select(const RtvItem *cands, size_t n, size_t budget, size_t max
 char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empty, int weak,
                             const char *notice);
 
+/* Appends s on one line (line breaks become spaces), cut to max_chars
+ * characters, with '[', ']' and '\\' escaped so that no citation can be read
+ * in it. */
+void rtv_add_escaped(StrBuf *sb, const char *s, size_t max_chars);
+
 /* The verifier's view of the packed items. Borrows from items; caller frees
  * the array with free(). NULL when n is 0. */
 VfyContextItem *rtv_vfy_context(const RtvItem *items, size_t n);
@@ -129,5 +134,79 @@ void rtv_apply_priors(RtvCand *v, size_t n, const RtvTuning *t);
 
 /* Releases an item's chunk and text. */
 void rtv_item_release(RtvItem *it);
+
+/* ---------------------------------------------------------------- LLM answers */
+
+/* Sampling temperature of LLM answers: low, for answers that stick to the
+ * blocks. */
+#define RTV_LLM_TEMPERATURE 0.1
+/* How each context block of the prompt starts: "## Block N [path:a-b] symbol". */
+#define RTV_BLOCK_HEADER "## Block"
+
+/* The system message: answer briefly from the blocks, cite every claim as
+ * [path:start-end] copied from a block header, cite nothing else. */
+extern const char rtv_prompt_system[];
+
+/* Appends the user message for question over the packed items to out: per
+ * item, in order, a header line RTV_BLOCK_HEADER " N [path:start-end] symbol"
+ * (N from 1; the range always has both ends; newlines in path or symbol
+ * become spaces) followed by the item's packed text in a code fence longer
+ * than any backtick run in it; then "Question: " and the question. Only the
+ * items' text is included. Pure. */
+void rtv_prompt_user(const RtvItem *items, size_t n, const char *question, StrBuf *out);
+
+/* The chat completions request body (compact JSON): the two messages,
+ * temperature RTV_LLM_TEMPERATURE, "stream", and "model" when model is not
+ * NULL or "". NULL when a string is not valid UTF-8. Caller frees. */
+char *rtv_chat_body(const char *model, const char *system, const char *user, int stream);
+
+/* Reads a chat completions response as it arrives: server-sent events
+ * ("data: {chunk}" lines, several data lines joined by '\n', ':' comments,
+ * "event:" names, CRLF/CR/LF line ends, "data: [DONE]") whose chunks carry
+ * choices[0].delta.content; or, when the body starts with '{' (a server that
+ * ignores "stream"), one JSON object with choices[0].message.content. */
+typedef struct RtvSse {
+    int mode;        /* 0: undecided, 1: events, 2: one JSON object */
+    StrBuf line;     /* the line being read */
+    StrBuf data;     /* data lines of the event being read */
+    int has_data;    /* the event has a data line (maybe empty) */
+    int saw_data;    /* any event had one */
+    int error_event; /* the event is named "error" */
+    int after_cr;    /* the last byte was '\r' (a '\n' right after it ends nothing) */
+    StrBuf content;  /* the answer text so far */
+    size_t tokens;   /* content pieces received */
+    int done;        /* "[DONE]" seen (or the JSON object parsed) */
+    int finished;    /* a finish_reason seen */
+    char finish_reason[32];
+    char *refusal; /* the model's refusal, when it sent one; owned */
+    CrErr err;     /* first failure; CR_OK while none */
+    char msg[300]; /* its message: one line, without `secret` */
+    const char *secret; /* masked in messages (the API key); borrowed; NULL: none */
+    RtvProgressFn progress;
+    void *progress_ud;
+} RtvSse;
+
+void rtv_sse_init(RtvSse *s, RtvProgressFn progress, void *ud);
+void rtv_sse_release(RtvSse *s);
+/* Feeds the next bytes; 0 to go on, -1 after a failure (invalid JSON in an
+ * event or body, an error event) when reading should stop. Matches
+ * HttpDataFn. */
+int rtv_sse_feed(void *s, const char *data, size_t len);
+/* At the end of the body: CR_OK with the answer in s->content; CR_EPARSE
+ * (invalid JSON, a stream cut before "[DONE]" and without a finish_reason,
+ * a body that is neither events nor JSON, no choices), CR_EHTTP (an error
+ * event or object, a refusal, finish_reason "content_filter", an empty
+ * answer), with e->msg saying which. */
+CrErr rtv_sse_finish(RtvSse *s, ErrInfo *e);
+
+/* One chat completion over req's LLM settings (llm_url must be set): the
+ * system and user messages go out, the answer text comes back in *out
+ * (caller frees). Streams unless req->llm_no_stream, reporting progress and
+ * honouring the cancel hook. Errors: CR_EHTTP, CR_ETIMEOUT, CR_ETOOBIG (the
+ * response passed RTV_LLM_MAX_RESPONSE), CR_EPARSE, CR_ECANCELED, CR_EINVAL
+ * (bad URL, or text that is not UTF-8); e->msg is one line naming the
+ * endpoint without credentials and never holds the API key. */
+CrErr rtv_llm_complete(const RtvRequest *req, const char *system, const char *user, char **out,
+                       ErrInfo *e);
 
 #endif

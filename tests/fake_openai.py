@@ -7,14 +7,19 @@ Listens on 127.0.0.1 on a port the system picks and prints that port as the
 first line of stdout. Python standard library only.
 
 Endpoints (any path prefix, so both /v1/embeddings and /embeddings work):
-  POST .../embeddings      OpenAI embeddings: {"model": M, "input": [texts]}
-  POST /_control/reset     body {"dim": N, "actions": {"embeddings": [ACTION, ...]}};
-                           replaces the script and clears the request log
-  POST /_control/log       returns {"requests": [{"endpoint", "path", "auth",
-                           "n_inputs", "model", "rest"}, ...]}; "auth" is the
-                           Authorization header (or null), "rest" the path,
-                           every other header and the body, so a test can
-                           check a key was sent in that header only
+  POST .../embeddings        OpenAI embeddings: {"model": M, "input": [texts]}
+  POST .../chat/completions  OpenAI chat completions: {"model", "messages",
+                             "temperature", "stream"}; streamed as server-sent
+                             events when "stream" is true
+  POST /_control/reset       body {"dim": N, "actions": {"embeddings": [ACTION, ...],
+                             "chat": [ACTION, ...]}}; replaces the script and
+                             clears the request log
+  POST /_control/log         returns {"requests": [{"endpoint", "path", "auth",
+                             "n_inputs", "model", "rest"}, ...]}; "auth" is the
+                             Authorization header (or null), "rest" the path,
+                             every other header and the body, so a test can
+                             check a key was sent in that header only; chat
+                             requests also carry "json", the parsed body
 
 Each request to an endpoint consumes that endpoint's next ACTION; with none
 left it is answered normally. ACTION keys (all optional):
@@ -33,16 +38,34 @@ left it is answered normally. ACTION keys (all optional):
   big: N            answer 200 with N bytes; chunked: true omits Content-Length
   cut: true         announce the whole body but close after half of it
 
+Chat ACTION keys (after the generic ones above, of which raw, big, status and
+delay_ms apply to chat too):
+  content: S        the answer (default "OK"); "{ctxK}" is replaced by
+                    "path:start-end" of the K-th block (from 0) of the prompt,
+                    read from its "## Block N [path:start-end] symbol" headers;
+                    "{ctxK.path}", "{ctxK.start}", "{ctxK.end}" by its parts
+  stream: BOOL      answer as events (true) or one JSON object (false) whatever
+                    the request asked
+  chunk: N          characters of content per event (default 7)
+  chunk_delay_ms: N sleep between events
+  comments: true    a ": keep-alive" comment line before every event
+  multiline: true   every event's JSON split over two data lines
+  crlf: true        CRLF line ends
+  no_done: true     end after the finish_reason event, without "data: [DONE]"
+  truncate: true    stop in the middle of an event half way through, no [DONE]
+  error_event: S    after the first content event, an event {"error": {"message": S}}
+  refusal: S        the message refuses (content null, refusal S)
+  finish_reason: S  default "stop"
+
 Deterministic vectors: FNV-1a 64 of the UTF-8 text seeds a 64-bit LCG
 (x = x * 6364136223846793005 + 1442695040888963407); component j is
 ((x >> 33) % 2001 - 1000) / 1000 after the (j+1)-th step. Tests recompute it.
-
-A chat endpoint (.../chat/completions) will join ENDPOINTS for the LLM client.
 """
 
 import argparse
 import copy
 import json
+import re
 import sys
 import threading
 import time
@@ -126,7 +149,102 @@ def embeddings(handler, req, action):
     handler.reply(200, body)
 
 
-ENDPOINTS = {"embeddings": embeddings}
+BLOCK = re.compile(r"^## Block (\d+) \[([^\]\n]*):(\d+)-(\d+)\]", re.M)
+PLACEHOLDER = re.compile(r"\{ctx(\d+)(?:\.(path|start|end))?\}")
+
+
+def fill(content, req):
+    """Replaces {ctxK} placeholders with the prompt's block citations."""
+    blocks = {}
+    for m in req.get("messages") or []:
+        text = m.get("content") if isinstance(m, dict) else None
+        if isinstance(text, str):
+            for b in BLOCK.finditer(text):
+                blocks[int(b.group(1)) - 1] = (b.group(2), b.group(3), b.group(4))
+
+    def sub(m):
+        b = blocks.get(int(m.group(1)))
+        if b is None:
+            return m.group(0)
+        part = m.group(2)
+        if part is None:
+            return "%s:%s-%s" % b
+        return b[{"path": 0, "start": 1, "end": 2}[part]]
+
+    return PLACEHOLDER.sub(sub, content)
+
+
+def chat(handler, req, action):
+    """Answers a chat completions request after the generic actions were applied."""
+    content = fill(str(action.get("content", "OK")), req)
+    model = req.get("model") or "fake-chat"
+    finish = action.get("finish_reason", "stop")
+    refusal = action.get("refusal")
+    stream = action.get("stream", bool(req.get("stream")))
+    if not stream:
+        message = {"role": "assistant", "content": None if refusal else content}
+        if refusal:
+            message["refusal"] = refusal
+        body = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        return handler.reply(200, json.dumps(body))
+
+    def chunk(delta, finish_reason=None):
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        }
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    if refusal:
+        events.append(chunk({"refusal": refusal}))
+    else:
+        size = max(1, int(action.get("chunk", 7)))
+        for i in range(0, len(content), size):
+            events.append(chunk({"content": content[i : i + size]}))
+    if "error_event" in action:
+        events.insert(2, {"error": {"message": action["error_event"]}})
+    events.append(chunk({}, finish))
+    nl = "\r\n" if action.get("crlf") else "\n"
+
+    def encode(ev):
+        text = json.dumps(ev)
+        lines = [text]
+        if action.get("multiline") and ", " in text:
+            at = text.index(", ") + 2
+            lines = [text[:at], text[at:]]
+        out = ": keep-alive" + nl if action.get("comments") else ""
+        return out + "".join("data: " + l + nl for l in lines) + nl
+
+    wire = [encode(ev) for ev in events]
+    if not action.get("no_done"):
+        wire.append("data: [DONE]" + nl + nl)
+    if action.get("truncate"):
+        half = max(1, len(wire) // 2)
+        wire = wire[:half] + [wire[half][: len(wire[half]) // 2]]
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Cache-Control", "no-cache")
+    handler.end_headers()
+    delay = action.get("chunk_delay_ms", 0) / 1000.0
+    for piece in wire:
+        handler.wfile.write(piece.encode("utf-8"))
+        handler.wfile.flush()
+        if delay:
+            time.sleep(delay)
+    handler.close_connection = True
+
+
+ENDPOINTS = {"embeddings": embeddings, "chat/completions": chat}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -178,18 +296,19 @@ class Handler(BaseHTTPRequestHandler):
                 rest += "%s: %s\n" % (k, v)
         rest += raw.decode("utf-8", "replace")
         inputs = req.get("input") if isinstance(req, dict) else None
+        entry = {
+            "endpoint": endpoint,
+            "path": path,
+            "auth": auth,
+            "n_inputs": len(inputs) if isinstance(inputs, list) else -1,
+            "model": req.get("model") if isinstance(req, dict) else None,
+            "rest": rest,
+        }
+        if endpoint == "chat/completions":
+            entry["json"] = req
         with state.lock:
-            state.log.append(
-                {
-                    "endpoint": endpoint,
-                    "path": path,
-                    "auth": auth,
-                    "n_inputs": len(inputs) if isinstance(inputs, list) else -1,
-                    "model": req.get("model") if isinstance(req, dict) else None,
-                    "rest": rest,
-                }
-            )
-        action = state.next_action(endpoint)
+            state.log.append(entry)
+        action = state.next_action("chat" if endpoint == "chat/completions" else endpoint)
         if "delay_ms" in action:
             time.sleep(action["delay_ms"] / 1000.0)
         if "status" in action:

@@ -1,4 +1,4 @@
-#include "vfy.h"
+#include "vfy_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +50,9 @@ typedef struct Checker {
     const VfySource *src;
     const VfyContextItem *ctx;
     size_t n_ctx;
-    StrMap indexed; /* path -> is_indexed answer, asked once per call */
+    StrMap indexed;  /* path -> is_indexed answer, asked once per call */
+    StrMap leaves;   /* path -> vfy__leaves_root answer */
+    char *real_root; /* realpath of src->root; NULL when it does not exist */
     StrBuf lines;
 } Checker;
 
@@ -131,7 +133,7 @@ static VfyReason check_span(Checker *c, const char *path, uint32_t a, uint32_t b
     if (!best) return VFY_NOT_IN_CONTEXT;
 
     cit->symbol = xstrdup(best->symbol ? best->symbol : "");
-    idx_hash_text(c->lines.buf, c->lines.len, cit->anchor);
+    vfy_anchor_hash(c->lines.buf, c->lines.len, cit->anchor);
     return VFY_OK;
 }
 
@@ -164,26 +166,48 @@ static void add_citation(VfyResult *r, size_t *cap, VfyCitation *cit)
     r->citations[r->n_citations++] = *cit;
 }
 
-static void add_canonical(StrBuf *sb, const char *path, uint32_t a, uint32_t b)
+/* Normalises a cited path and checks that it stays inside the workspace,
+ * symlinks followed. VFY_OK with *out set, or the reason. */
+static VfyReason resolve(Checker *c, const char *cited, char **out)
 {
-    if (a == b)
-        sb_addf(sb, "%s:%u", path, a);
-    else
-        sb_addf(sb, "%s:%u-%u", path, a, b);
+    CrErr nrc = vfy_normalize_path(c->src->root, cited, out);
+    /* an absolute path may be written against the canonical root */
+    if (nrc == CR_EOUTSIDE && c->real_root && strcmp(c->real_root, c->src->root) != 0)
+        nrc = vfy_normalize_path(c->real_root, cited, out);
+    if (nrc == CR_EOUTSIDE) return VFY_OUTSIDE;
+    if (nrc != CR_OK) return VFY_MALFORMED; /* empty, the root itself, a NUL in a URI */
+    if (!c->real_root) return VFY_OK;
+    int64_t v;
+    if (!strmap_get(&c->leaves, *out, &v)) {
+        v = vfy__leaves_root(c->real_root, c->src->root, *out);
+        strmap_put(&c->leaves, *out, v);
+    }
+    if (!v) return VFY_OK;
+    free(*out);
+    *out = NULL;
+    return VFY_OUTSIDE;
 }
 
-/* After a bracket is dropped, keeps the prose tidy: "see [x]." -> "see.",
- * "a [x] b" -> "a b". Returns how many bytes of text to skip. */
-static size_t tidy_after_drop(StrBuf *sb, const char *text, size_t len, size_t next)
+/* The rejected text of mention i: the whole citation as written, or for one
+ * part of a bracket "[path:part]". */
+static void add_rejected_mention(VfyResult *r, size_t *cap, const char *answer, const VfyMention *m,
+                                 size_t n_m, size_t i, VfyReason why)
 {
-    char c = next < len ? text[next] : '\0';
-    int at_line_start = sb->len == 0 || sb->buf[sb->len - 1] == '\n';
-    if (sb->len && sb->buf[sb->len - 1] == ' ' &&
-        (c == '\0' || c == ' ' || c == '\n' || strchr(".,;:!?)", c))) {
-        sb->buf[--sb->len] = '\0';
-        return 0;
+    int alone = (i == 0 || m[i - 1].group_off != m[i].group_off) &&
+                (i + 1 == n_m || m[i + 1].group_off != m[i].group_off);
+    if (alone) {
+        add_rejected(r, cap, answer + m[i].group_off, m[i].group_len, why);
+        return;
     }
-    return at_line_start && c == ' ' ? 1 : 0;
+    StrBuf part;
+    sb_init(&part);
+    sb_addc(&part, '[');
+    if (!memchr(answer + m[i].off, ':', m[i].len) && !memchr(answer + m[i].off, '#', m[i].len))
+        sb_addf(&part, "%s:", m[i].path);
+    sb_add(&part, answer + m[i].off, m[i].len);
+    sb_addc(&part, ']');
+    add_rejected(r, cap, part.buf, part.len, why);
+    sb_release(&part);
 }
 
 CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyContextItem *ctx,
@@ -191,84 +215,58 @@ CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyC
 {
     CrErr rc = CR_OK;
     const char *source = author == VFY_AUTHOR_MODEL ? "model" : "auto";
+    unsigned flags = author == VFY_AUTHOR_MODEL ? 0 : VFY_PARSE_BRACKETS_ONLY;
     VfyMention *m = NULL;
-    size_t n_m = vfy_parse(answer, len, &m);
+    size_t stop = len;
+    size_t n_m = vfy_parse_ex(answer, len, flags, VFY_MAX_CITATIONS, &m, &stop);
     int *kept = n_m ? xcalloc(n_m, sizeof *kept) : NULL;
     char **canon = n_m ? xcalloc(n_m, sizeof *canon) : NULL;
     size_t cap_cit = 0, cap_rej = 0;
     Checker c = {.src = src, .ctx = ctx, .n_ctx = n_ctx};
     StrBuf text;
     strmap_init(&c.indexed);
+    strmap_init(&c.leaves);
     sb_init(&c.lines);
     sb_init(&text);
     memset(out, 0, sizeof *out);
+    if (src->root && src->root[0] == '/') c.real_root = realpath(src->root, NULL);
 
     for (size_t i = 0; i < n_m; i++) {
         VfyReason why = VFY_MALFORMED;
         char *path = NULL;
-        if (!m[i].malformed) {
-            CrErr nrc = vfy_normalize_path(src->root, m[i].path, &path);
-            if (nrc == CR_EOUTSIDE) why = VFY_OUTSIDE;
-            if (nrc == CR_OK) {
-                VfyCitation cit = {.start_line = m[i].start_line, .end_line = m[i].end_line};
-                why = check_span(&c, path, cit.start_line, cit.end_line, &cit, &rc, e);
-                if (rc != CR_OK) {
-                    free(path);
-                    goto out;
-                }
-                if (why == VFY_OK) {
-                    kept[i] = 1;
-                    canon[i] = path;
-                    cit.path = xstrdup(path);
-                    cit.verified = 1;
-                    cit.source = source;
-                    add_citation(out, &cap_cit, &cit);
-                    continue;
-                }
+        if (!m[i].malformed && (why = resolve(&c, m[i].path, &path)) == VFY_OK) {
+            VfyCitation cit = {.start_line = m[i].start_line, .end_line = m[i].end_line};
+            why = check_span(&c, path, cit.start_line, cit.end_line, &cit, &rc, e);
+            if (rc != CR_OK) {
+                free(path);
+                goto out;
+            }
+            if (why == VFY_OK) {
+                kept[i] = 1;
+                canon[i] = path;
+                cit.path = xstrdup(path);
+                cit.verified = 1;
+                cit.source = source;
+                add_citation(out, &cap_cit, &cit);
+                continue;
             }
         }
         free(path);
-        int alone = (i == 0 || m[i - 1].group_off != m[i].group_off) &&
-                    (i + 1 == n_m || m[i + 1].group_off != m[i].group_off);
-        if (alone) {
-            add_rejected(out, &cap_rej, answer + m[i].group_off, m[i].group_len, why);
-        } else {
-            StrBuf part;
-            sb_init(&part);
-            sb_addc(&part, '[');
-            if (!memchr(answer + m[i].off, ':', m[i].len) &&
-                !memchr(answer + m[i].off, '#', m[i].len))
-                sb_addf(&part, "%s:", m[i].path);
-            sb_add(&part, answer + m[i].off, m[i].len);
-            sb_addc(&part, ']');
-            add_rejected(out, &cap_rej, part.buf, part.len, why);
-            sb_release(&part);
-        }
+        add_rejected_mention(out, &cap_rej, answer, m, n_m, i, why);
     }
 
-    /* The answer with each citation bracket rebuilt from its kept parts. */
-    size_t pos = 0;
-    for (size_t i = 0; i < n_m;) {
-        size_t g = i, g_off = m[i].group_off, g_end = g_off + m[i].group_len;
-        int n_kept = 0;
-        while (i < n_m && m[i].group_off == g_off)
-            n_kept += kept[i++];
-        sb_add(&text, answer + pos, g_off - pos);
-        pos = g_end;
-        if (n_kept == 0) {
-            pos += tidy_after_drop(&text, answer, len, g_end);
-            continue;
-        }
-        sb_addc(&text, '[');
-        for (size_t k = g, first = 1; k < i; k++) {
-            if (!kept[k]) continue;
-            if (!first) sb_adds(&text, "; ");
-            add_canonical(&text, canon[k], m[k].start_line, m[k].end_line);
-            first = 0;
-        }
-        sb_addc(&text, ']');
+    vfy__rewrite(answer, stop, m, n_m, kept, canon, &text);
+    if (stop < len) {
+        while (text.len && (text.buf[text.len - 1] == ' ' || text.buf[text.len - 1] == '\n'))
+            text.buf[--text.len] = '\0';
+        sb_addf(&text,
+                "%s(The answer was cut here: it has more than %d citations, and only the "
+                "first %d were checked.)",
+                text.len ? "\n\n" : "", VFY_MAX_CITATIONS, VFY_MAX_CITATIONS);
+        out->truncated = 1;
+        log_msg(LOG_WARN, "answer has more than %d citations; cut at byte %zu of %zu",
+                VFY_MAX_CITATIONS, stop, len);
     }
-    sb_add(&text, answer + pos, len - pos);
 
     for (size_t i = 0; i < n_ctx && out->n_citations == 0; i++) {
         VfyCitation cit = {.start_line = ctx[i].start_line, .end_line = ctx[i].end_line};
@@ -280,7 +278,7 @@ CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyC
         cit.source = "auto";
         add_citation(out, &cap_cit, &cit);
     }
-    out->answer = sb_detach(&text, NULL);
+    out->answer = sb_detach(&text, &out->answer_len);
 
 out:
     if (rc != CR_OK) vfy_result_release(out);
@@ -290,6 +288,8 @@ out:
     free(kept);
     vfy_mentions_free(m, n_m);
     strmap_release(&c.indexed);
+    strmap_release(&c.leaves);
+    free(c.real_root);
     sb_release(&c.lines);
     sb_release(&text);
     return rc;

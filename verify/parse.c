@@ -1,11 +1,13 @@
-#include "vfy.h"
+#include "vfy_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* Longest bracket content considered; longer brackets are prose, not citations. */
+/* Longest bracket content, code span or link target considered; longer is prose. */
 #define VFY_MAX_GROUP 2048
+/* Longest bare path considered. */
+#define VFY_MAX_PATH 1024
 
 static int is_blank(char c)
 {
@@ -17,8 +19,28 @@ static int is_quote(char c)
     return c == '`' || c == '"' || c == '\'';
 }
 
-/* Trims blanks and surrounding quotes/backticks from [*b, *e). */
-static void trim(const char *s, size_t *b, size_t *e)
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_alpha(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int is_ident(char c)
+{
+    return is_alpha(c) || is_digit(c) || c == '_';
+}
+
+/* The bytes a bare path is made of. */
+static int is_path_char(char c)
+{
+    return is_ident(c) || (c && strchr("-./~+@%=", c) != NULL);
+}
+
+void vfy__trim(const char *s, size_t *b, size_t *e)
 {
     for (;;) {
         while (*b < *e && is_blank(s[*b]))
@@ -40,77 +62,240 @@ static int ends_with(const char *s, size_t n, const char *suffix)
     return n >= k && strncasecmp(s + n - k, suffix, k) == 0;
 }
 
-static int path_like(const char *s, size_t n)
+static int starts_with(const char *s, size_t n, const char *prefix)
+{
+    size_t k = strlen(prefix);
+    return n >= k && strncasecmp(s, prefix, k) == 0;
+}
+
+int vfy__path_like(const char *s, size_t n)
 {
     if (n == 0) return 0;
-    for (size_t i = 0; i < n; i++)
-        if (is_blank(s[i]) || s[i] == '[' || s[i] == ']') return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f || c == ' ' || c == '[' || c == ']') return 0;
+    }
     const char *scheme = memmem(s, n, "://", 3);
     if (scheme && !(scheme - s == 4 && strncasecmp(s, "file", 4) == 0)) return 0;
     return ends_with(s, n, ".py") || ends_with(s, n, ".pyi") || memchr(s, '/', n) != NULL;
 }
 
-static int parse_uint(const char *s, size_t n, size_t *i, uint32_t *out)
+/* The stricter test of paths in prose (see vfy_parse). */
+static int file_like(const char *s, size_t n)
 {
+    if (!vfy__path_like(s, n)) return 0;
+    if (ends_with(s, n, ".py") || ends_with(s, n, ".pyi")) return 1;
+    if (starts_with(s, n, "file://") || s[0] == '/' || starts_with(s, n, "./") ||
+        starts_with(s, n, "../") || starts_with(s, n, "~/"))
+        return 1;
+    const char *slash = memrchr(s, '/', n);
+    const char *base = slash ? slash + 1 : s, *end = s + n;
+    const char *dot = memrchr(base, '.', (size_t)(end - base));
+    return dot && dot > base && dot + 1 < end && is_alpha(dot[1]);
+}
+
+/* ---------------------------------------------------------------- line ranges */
+
+/* Reads "[L]digits" at s[*i]; 0 (leaving *i) when no digit is there. Sets
+ * *bad when the number does not fit 32 bits (reading all its digits). */
+static int scan_num(const char *s, size_t n, size_t *i, uint32_t *out, int *bad)
+{
+    size_t j = *i;
+    if (j < n && (s[j] == 'L' || s[j] == 'l')) j++;
+    if (j >= n || !is_digit(s[j])) return 0;
     uint64_t v = 0;
-    size_t start = *i;
-    if (*i < n && (s[*i] == 'L' || s[*i] == 'l')) (*i)++;
-    size_t digits = *i;
-    while (*i < n && s[*i] >= '0' && s[*i] <= '9') {
-        v = v * 10 + (uint64_t)(s[*i] - '0');
-        if (v > UINT32_MAX) return 0;
-        (*i)++;
-    }
-    if (*i == digits) {
-        *i = start;
-        return 0;
-    }
-    *out = (uint32_t)v;
+    for (; j < n && is_digit(s[j]); j++)
+        if (v <= UINT32_MAX) v = v * 10 + (uint64_t)(s[j] - '0');
+    if (v > UINT32_MAX) *bad = 1;
+    *out = v > UINT32_MAX ? 0 : (uint32_t)v;
+    *i = j;
     return 1;
 }
 
-/* "a", "a-b", "La-Lb", "a – b", "a..b". */
+/* Steps over a range separator at s[*i] ('-', en or em dash, "..", " to ")
+ * and the blanks around it; 0 when there is none. */
+static int scan_range_sep(const char *s, size_t n, size_t *i)
+{
+    size_t j = *i;
+    while (j < n && is_blank(s[j]))
+        j++;
+    if (j < n && s[j] == '-')
+        j++;
+    else if (n - j >= 3 && (unsigned char)s[j] == 0xE2 && (unsigned char)s[j + 1] == 0x80 &&
+             ((unsigned char)s[j + 2] == 0x93 || (unsigned char)s[j + 2] == 0x94))
+        j += 3;
+    else if (n - j >= 2 && s[j] == '.' && s[j + 1] == '.')
+        j += 2;
+    else if (j > *i && n - j >= 3 && strncasecmp(s + j, "to", 2) == 0 && is_blank(s[j + 2]))
+        j += 2;
+    else
+        return 0;
+    while (j < n && is_blank(s[j]))
+        j++;
+    *i = j;
+    return 1;
+}
+
+/* Reads LINES at s[*i]; 0 when no number starts there. The range part is
+ * only taken when a number follows its separator. *bad: a number overflows,
+ * or the range runs backwards. */
+static int scan_lines(const char *s, size_t n, size_t *i, uint32_t *a, uint32_t *b, int *bad)
+{
+    size_t j = *i;
+    if (!scan_num(s, n, &j, a, bad)) return 0;
+    *b = *a;
+    size_t k = j;
+    if (scan_range_sep(s, n, &k) && scan_num(s, n, &k, b, bad)) j = k;
+    if (*b < *a) *bad = 1;
+    *i = j;
+    return 1;
+}
+
+/* Whether the lines that ended at t[*k] end at a word boundary. "a.py:12:5"
+ * (line and column) reads as no line range: *bad, and the column is taken. */
+static int at_boundary(const char *t, size_t n, size_t *k, int *bad)
+{
+    if (*k >= n) return 1;
+    char c = t[*k];
+    if (c == ':' && *k + 1 < n && is_digit(t[*k + 1])) {
+        *bad = 1;
+        for ((*k)++; *k < n && is_digit(t[*k]); (*k)++)
+            ;
+        return *k >= n || !is_ident(t[*k]);
+    }
+    if (c == '.' && *k + 1 < n && is_digit(t[*k + 1])) return 0;
+    return !is_ident(c);
+}
+
+/* All of s[0..n) as LINES (blanks around allowed). */
 static int parse_lines(const char *s, size_t n, uint32_t *a, uint32_t *b)
 {
     size_t i = 0;
-    if (!parse_uint(s, n, &i, a)) return 0;
+    int bad = 0;
     while (i < n && is_blank(s[i]))
         i++;
-    if (i == n) {
-        *b = *a;
-        return 1;
-    }
-    if (s[i] == '-')
-        i++;
-    else if (n - i >= 3 && (unsigned char)s[i] == 0xE2 && (unsigned char)s[i + 1] == 0x80 &&
-             ((unsigned char)s[i + 2] == 0x93 || (unsigned char)s[i + 2] == 0x94))
-        i += 3;
-    else if (n - i >= 2 && s[i] == '.' && s[i + 1] == '.')
-        i += 2;
-    else
-        return 0;
+    if (!scan_lines(s, n, &i, a, b, &bad)) return 0;
     while (i < n && is_blank(s[i]))
         i++;
-    if (!parse_uint(s, n, &i, b)) return 0;
-    while (i < n && is_blank(s[i]))
-        i++;
-    return i == n && *b >= *a;
+    return !bad && i == n;
 }
 
-/* The separator between path and lines: the last ':' or '#'. */
+/* The separator between path and lines: the first ':' or '#' after a
+ * file:// scheme. */
 static const char *find_sep(const char *s, size_t n)
 {
-    for (size_t i = n; i-- > 0;)
+    size_t i = starts_with(s, n, "file://") ? 7 : 0;
+    for (; i < n; i++)
         if (s[i] == ':' || s[i] == '#') return s + i;
     return NULL;
 }
 
-/* Parses the bracket content text[b..e) into mentions appended to *v; returns
- * 0 (appending nothing) unless every part is a citation. */
-static int parse_group(const char *text, size_t gb, size_t ge, VfyMention **v, size_t *n,
-                       size_t *cap)
+/* Reads all of s[b..e) as PATH SEP LINES, the lines starting with a number.
+ * 0: not a citation. */
+static int split_ref(const char *s, size_t b, size_t e, size_t *pb, size_t *pe, uint32_t *a,
+                     uint32_t *z, int *bad)
 {
-    size_t first = *n;
+    const char *sep = find_sep(s + b, e - b);
+    if (!sep) return 0;
+    size_t p0 = b, p1 = (size_t)(sep - s);
+    vfy__trim(s, &p0, &p1);
+    if (!vfy__path_like(s + p0, p1 - p0)) return 0;
+    size_t k = (size_t)(sep - s) + 1;
+    while (k < e && is_blank(s[k]))
+        k++;
+    *bad = 0;
+    if (!scan_lines(s, e, &k, a, z, bad)) return 0;
+    while (k < e && is_blank(s[k]))
+        k++;
+    if (k != e) return 0;
+    *pb = p0;
+    *pe = p1;
+    return 1;
+}
+
+/* ", lines a-b", " line a", " (lines a-b)" at t[j]; *end is one past it. */
+static int scan_prose_lines(const char *t, size_t n, size_t j, uint32_t *a, uint32_t *b, int *bad,
+                            size_t *end)
+{
+    size_t k = j;
+    int comma = 0, paren = 0;
+    if (k < n && t[k] == ',') {
+        comma = 1;
+        k++;
+    }
+    size_t blanks = k;
+    while (k < n && is_blank(t[k]))
+        k++;
+    if (!comma && k == blanks) return 0;
+    if (k < n && t[k] == '(') {
+        paren = 1;
+        for (k++; k < n && is_blank(t[k]); k++)
+            ;
+    }
+    if (n - k < 4 || strncasecmp(t + k, "line", 4) != 0) return 0;
+    k += 4;
+    if (k < n && (t[k] == 's' || t[k] == 'S')) k++;
+    blanks = k;
+    while (k < n && is_blank(t[k]))
+        k++;
+    if (k == blanks) return 0;
+    *bad = 0;
+    if (!scan_lines(t, n, &k, a, b, bad)) return 0;
+    if (paren) {
+        while (k < n && is_blank(t[k]))
+            k++;
+        if (k >= n || t[k] != ')') return 0;
+        k++;
+    } else if (!at_boundary(t, n, &k, bad)) {
+        return 0;
+    }
+    *end = k;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the scanner */
+
+typedef struct Parser {
+    const char *t;
+    size_t len;
+    unsigned flags;
+    size_t max;
+    VfyMention *v;
+    size_t n, cap;
+    int full;    /* max reached: stop */
+    size_t stop; /* where the first citation left out starts */
+} Parser;
+
+static int room_for(Parser *p, size_t k, size_t group_off)
+{
+    if (p->n + k <= p->max) return 1;
+    p->full = 1;
+    p->stop = group_off;
+    return 0;
+}
+
+static void push(Parser *p, VfyForm form, size_t gb, size_t ge, size_t pb, size_t pe, uint32_t a,
+                 uint32_t b, int bad)
+{
+    VfyMention m = {.group_off = gb,
+                    .group_len = ge - gb,
+                    .off = gb,
+                    .len = ge - gb,
+                    .form = form,
+                    .path = xstrndup(p->t + pb, pe - pb),
+                    .start_line = bad ? 0 : a,
+                    .end_line = bad ? 0 : b,
+                    .malformed = bad};
+    ARRAY_GROW(p->v, p->n + 1, p->cap);
+    p->v[p->n++] = m;
+}
+
+/* Parses the bracket text[gb..ge) ('[' to one past ']') into mentions;
+ * returns 0 (adding nothing) unless every part is a citation. */
+static int parse_group(Parser *p, size_t gb, size_t ge)
+{
+    const char *text = p->t;
+    size_t first = p->n;
     const char *inherit = NULL;
     size_t inherit_len = 0;
     size_t pb = gb + 1;
@@ -119,20 +304,25 @@ static int parse_group(const char *text, size_t gb, size_t ge, VfyMention **v, s
         while (pe < ge - 1 && text[pe] != ';' && text[pe] != ',')
             pe++;
         size_t b = pb, e = pe;
-        trim(text, &b, &e);
+        vfy__trim(text, &b, &e);
         pb = pe + 1;
         if (b == e) goto not_citation;
 
-        VfyMention m = {.group_off = gb, .group_len = ge - gb, .off = b, .len = e - b};
+        VfyMention m = {.group_off = gb,
+                        .group_len = ge - gb,
+                        .off = b,
+                        .len = e - b,
+                        .form = VFY_FORM_BRACKET};
         const char *sep = find_sep(text + b, e - b);
         if (sep) {
             size_t p0 = b, p1 = (size_t)(sep - text);
-            trim(text, &p0, &p1);
-            if (!path_like(text + p0, p1 - p0)) goto not_citation;
+            vfy__trim(text, &p0, &p1);
+            if (!vfy__path_like(text + p0, p1 - p0)) goto not_citation;
             size_t l0 = (size_t)(sep - text) + 1, l1 = e;
-            trim(text, &l0, &l1);
+            vfy__trim(text, &l0, &l1);
             m.path = xstrndup(text + p0, p1 - p0);
             m.malformed = !parse_lines(text + l0, l1 - l0, &m.start_line, &m.end_line);
+            if (m.malformed) m.start_line = m.end_line = 0;
             inherit = text + p0;
             inherit_len = p1 - p0;
         } else if (inherit && parse_lines(text + b, e - b, &m.start_line, &m.end_line)) {
@@ -140,38 +330,264 @@ static int parse_group(const char *text, size_t gb, size_t ge, VfyMention **v, s
         } else {
             goto not_citation;
         }
-        ARRAY_GROW(*v, *n + 1, *cap);
-        (*v)[(*n)++] = m;
+        ARRAY_GROW(p->v, p->n + 1, p->cap);
+        p->v[p->n++] = m;
     }
-    return 1;
+    if (p->n <= p->max) return 1;
+    p->full = 1; /* the whole bracket is left out */
+    p->stop = gb;
 
 not_citation:
-    for (size_t i = first; i < *n; i++)
-        free((*v)[i].path);
-    *n = first;
+    for (size_t i = first; i < p->n; i++)
+        free(p->v[i].path);
+    p->n = first;
     return 0;
+}
+
+/* The bracket text[gb..ge) as "[PATH, lines A-B]" (PATH maybe quoted). */
+static int bracket_prose(Parser *p, size_t gb, size_t ge)
+{
+    const char *t = p->t;
+    size_t b = gb + 1, e = ge - 1, pb, pe, j, k;
+    while (b < e && is_blank(t[b]))
+        b++;
+    if (b < e && is_quote(t[b])) {
+        const char *q = memchr(t + b + 1, t[b], e - b - 1);
+        if (!q) return 0;
+        pb = b + 1;
+        pe = (size_t)(q - t);
+        j = pe + 1;
+    } else {
+        for (pb = pe = b; pe < e && is_path_char(t[pe]); pe++)
+            ;
+        j = pe;
+    }
+    uint32_t a = 0, z = 0;
+    int bad = 0;
+    if (!file_like(t + pb, pe - pb) || !scan_prose_lines(t, e, j, &a, &z, &bad, &k)) return 0;
+    while (k < e && is_blank(t[k]))
+        k++;
+    if (k != e || !room_for(p, 1, gb)) return 0;
+    push(p, VFY_FORM_PROSE, gb, ge, pb, pe, a, z, bad);
+    return 1;
+}
+
+/* At '[': a markdown link to a citation, or a bracket of citations. *end is
+ * where scanning goes on; an ordinary link's target goes to *skip_b/e. */
+static int at_bracket(Parser *p, size_t gb, size_t *end, size_t *skip_b, size_t *skip_e)
+{
+    const char *t = p->t;
+    size_t len = p->len;
+    if (gb > 0 && (t[gb - 1] == '\\' || is_ident(t[gb - 1]) || t[gb - 1] == ')')) return 0;
+    size_t ge = gb + 1;
+    while (ge < len && ge - gb <= VFY_MAX_GROUP && t[ge] != ']' && t[ge] != '[' && t[ge] != '\n')
+        ge++;
+    if (ge >= len || t[ge] != ']') return 0;
+    ge++;
+
+    if (!(p->flags & VFY_PARSE_BRACKETS_ONLY) && ge < len && t[ge] == '(') {
+        size_t te = ge + 1;
+        while (te < len && te - ge <= VFY_MAX_GROUP && !strchr(")([\n", t[te]))
+            te++;
+        if (te < len && t[te] == ')') {
+            size_t t0 = ge + 1, t1 = te, pb, pe;
+            while (t0 < t1 && is_blank(t[t0]))
+                t0++;
+            if (t0 < t1 && t[t0] == '<') {
+                const char *gt = memchr(t + t0, '>', t1 - t0);
+                if (gt) t1 = (size_t)(gt - t);
+                t0++;
+            } else {
+                const char *sp = memchr(t + t0, ' ', t1 - t0);
+                if (sp) t1 = (size_t)(sp - t); /* a "title" follows */
+            }
+            uint32_t a = 0, b = 0;
+            int bad = 0;
+            if (split_ref(t, t0, t1, &pb, &pe, &a, &b, &bad)) {
+                if (!room_for(p, 1, gb)) return 0;
+                push(p, VFY_FORM_LINK, gb, te + 1, pb, pe, a, b, bad);
+                p->v[p->n - 1].label_off = gb + 1;
+                p->v[p->n - 1].label_len = ge - 1 - (gb + 1);
+                *end = te + 1;
+                return 1;
+            }
+            *skip_b = ge;
+            *skip_e = te + 1;
+        }
+    }
+    if (parse_group(p, gb, ge) ||
+        (!p->full && !(p->flags & VFY_PARSE_BRACKETS_ONLY) && bracket_prose(p, gb, ge))) {
+        *end = ge;
+        return 1;
+    }
+    return 0;
+}
+
+/* At '`': a code span that is a citation, or a path in code followed by its
+ * lines. *end is past the span (or the citation) either way; 0 when no
+ * citation was found. */
+static int at_code(Parser *p, size_t cb, size_t *end)
+{
+    const char *t = p->t;
+    size_t len = p->len, k = cb;
+    while (k < len && t[k] == '`')
+        k++;
+    size_t run = k - cb, j = k;
+    *end = k; /* unclosed: the backticks are literal */
+    for (;;) {
+        while (j < len && t[j] != '`' && t[j] != '\n' && j - k <= VFY_MAX_GROUP)
+            j++;
+        if (j >= len || t[j] != '`') return 0;
+        size_t r = j;
+        while (r < len && t[r] == '`')
+            r++;
+        if (r - j == run) break;
+        j = r;
+    }
+    size_t ce = j + run;
+    *end = ce;
+    if (p->flags & VFY_PARSE_BRACKETS_ONLY) return 0;
+
+    size_t b = k, e = j, pb, pe, le;
+    vfy__trim(t, &b, &e);
+    if (e - b >= 2 && t[b] == '[' && t[e - 1] == ']') {
+        b++;
+        e--;
+    }
+    uint32_t a = 0, z = 0;
+    int bad = 0;
+    VfyForm form = VFY_FORM_CODE;
+    if (split_ref(t, b, e, &pb, &pe, &a, &z, &bad)) {
+        le = ce;
+    } else if (file_like(t + b, e - b)) {
+        /* "`a.py`:3", "`a.py`, lines 3-5" */
+        pb = b;
+        pe = e;
+        le = ce;
+        if (ce < len && (t[ce] == ':' || t[ce] == '#')) {
+            le = ce + 1;
+            if (!scan_lines(t, len, &le, &a, &z, &bad) || !at_boundary(t, len, &le, &bad)) return 0;
+        } else if (scan_prose_lines(t, len, ce, &a, &z, &bad, &le)) {
+            form = VFY_FORM_PROSE;
+        } else {
+            return 0;
+        }
+    } else {
+        return 0;
+    }
+    if (!room_for(p, 1, cb)) return 0;
+    push(p, form, cb, le, pb, pe, a, z, bad);
+    *end = le;
+    return 1;
+}
+
+static int word_start(const char *t, size_t i)
+{
+    if (i == 0) return 1;
+    char c = t[i - 1];
+    /* right after '[' the bracket form's own rules apply ("[a.py:1, note]") */
+    return (unsigned char)c < 0x80 && !is_path_char(c) && !strchr(":#\\[", c);
+}
+
+/* At the start of a word: "PATH:LINES", "PATH#LINES", "PATH, lines A-B". */
+static int at_word(Parser *p, size_t tb, size_t *end)
+{
+    const char *t = p->t;
+    size_t len = p->len, te = tb;
+    while (te < len && is_path_char(t[te]))
+        te++;
+    *end = te;
+    if (te - tb > VFY_MAX_PATH) return 0;
+    if (len - te >= 3 && memcmp(t + te, "://", 3) == 0) {
+        if (te - tb != 4 || strncasecmp(t + tb, "file", 4) != 0) {
+            for (te += 3; te < len && !is_blank(t[te]) && !strchr("\n)]>\"'`<", t[te]); te++)
+                ;
+            *end = te;
+            return 0;
+        }
+        for (te += 3; te < len && is_path_char(t[te]) && te - tb <= VFY_MAX_PATH; te++)
+            ;
+        *end = te;
+    }
+    if (!file_like(t + tb, te - tb)) return 0;
+
+    uint32_t a = 0, b = 0;
+    int bad = 0;
+    size_t k = te + 1;
+    if (te < len && (t[te] == ':' || t[te] == '#')) {
+        if (!scan_lines(t, len, &k, &a, &b, &bad) || !at_boundary(t, len, &k, &bad)) return 0;
+        if (!room_for(p, 1, tb)) return 0;
+        push(p, VFY_FORM_BARE, tb, k, tb, te, a, b, bad);
+        *end = k;
+        return 1;
+    }
+    size_t gb = tb, j = te;
+    if (tb > 0 && (t[tb - 1] == '"' || t[tb - 1] == '\'') && te < len && t[te] == t[tb - 1]) {
+        gb = tb - 1;
+        j = te + 1;
+    }
+    if (!scan_prose_lines(t, len, j, &a, &b, &bad, &k)) return 0;
+    if (!room_for(p, 1, gb)) return 0;
+    push(p, VFY_FORM_PROSE, gb, k, tb, te, a, b, bad);
+    *end = k;
+    return 1;
+}
+
+/* A fence line: "```" or "~~~" after at most three spaces; a "```" line with
+ * another backtick on it is inline code ("```x```"), not a fence. */
+static int fence_at(const char *t, size_t len, size_t i)
+{
+    size_t k = i;
+    while (k < len && k - i < 3 && t[k] == ' ')
+        k++;
+    if (len - k < 3) return 0;
+    if (memcmp(t + k, "~~~", 3) == 0) return 1;
+    if (memcmp(t + k, "```", 3) != 0) return 0;
+    for (k += 3; k < len && t[k] == '`'; k++)
+        ;
+    for (; k < len && t[k] != '\n'; k++)
+        if (t[k] == '`') return 0;
+    return 1;
+}
+
+size_t vfy_parse_ex(const char *text, size_t len, unsigned flags, size_t max, VfyMention **out,
+                    size_t *out_stop)
+{
+    Parser p = {.t = text, .len = len, .flags = flags, .max = max, .stop = len};
+    size_t i = 0, skip_b = 0, skip_e = 0;
+    int fence = 0;
+    while (i < len && !p.full) {
+        if (i == 0 || text[i - 1] == '\n') {
+            if (fence_at(text, len, i)) fence = !fence;
+            if (fence || fence_at(text, len, i)) {
+                const char *nl = memchr(text + i, '\n', len - i);
+                i = nl ? (size_t)(nl - text) + 1 : len;
+                continue;
+            }
+        }
+        if (i >= skip_b && i < skip_e) {
+            i = skip_e;
+            continue;
+        }
+        char c = text[i];
+        size_t end = i + 1;
+        if (c == '[') {
+            if (!at_bracket(&p, i, &end, &skip_b, &skip_e)) end = i + 1;
+        } else if (c == '`') {
+            at_code(&p, i, &end);
+        } else if (!(flags & VFY_PARSE_BRACKETS_ONLY) && is_path_char(c) && word_start(text, i)) {
+            at_word(&p, i, &end);
+        }
+        i = end > i ? end : i + 1;
+    }
+    if (out_stop) *out_stop = p.full ? p.stop : len;
+    *out = p.v;
+    return p.n;
 }
 
 size_t vfy_parse(const char *text, size_t len, VfyMention **out)
 {
-    VfyMention *v = NULL;
-    size_t n = 0, cap = 0;
-    size_t i = 0;
-    while (i < len) {
-        const char *lb = memchr(text + i, '[', len - i);
-        if (!lb) break;
-        size_t gb = (size_t)(lb - text), ge = gb + 1;
-        i = gb + 1;
-        if (gb > 0 && text[gb - 1] == '\\') continue;
-        while (ge < len && ge - gb <= VFY_MAX_GROUP && text[ge] != ']' && text[ge] != '[' &&
-               text[ge] != '\n')
-            ge++;
-        if (ge >= len || text[ge] != ']') continue;
-        ge++; /* one past ']' */
-        if (parse_group(text, gb, ge, &v, &n, &cap)) i = ge;
-    }
-    *out = v;
-    return n;
+    return vfy_parse_ex(text, len, 0, SIZE_MAX, out, NULL);
 }
 
 void vfy_mentions_free(VfyMention *v, size_t n)
@@ -182,125 +598,19 @@ void vfy_mentions_free(VfyMention *v, size_t n)
     free(v);
 }
 
-/* ---------------------------------------------------------------- paths */
-
-static int hexval(char c)
+int vfy__label_is_ref(const char *s, size_t n)
 {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* Percent-decodes in place; returns 0 when a NUL byte would result. */
-static int percent_decode(char *s)
-{
-    char *w = s;
-    for (char *r = s; *r; r++) {
-        int hi, lo;
-        if (*r == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0) {
-            char c = (char)(hi * 16 + lo);
-            if (c == '\0') return 0;
-            *w++ = c;
-            r += 2;
-        } else {
-            *w++ = *r;
-        }
-    }
-    *w = '\0';
-    return 1;
-}
-
-/* Lexically normalises a '/'-separated path into out (no leading or trailing
- * '/', no "." or empty components). Returns 0 when ".." climbs above the
- * start of a relative path; above "/" of an absolute one it stays at "/". */
-static int norm_components(const char *p, int absolute, StrBuf *out)
-{
-    sb_reset(out);
-    while (*p) {
-        while (*p == '/')
-            p++;
-        const char *c = p;
-        while (*p && *p != '/')
-            p++;
-        size_t n = (size_t)(p - c);
-        if (n == 0 || (n == 1 && c[0] == '.')) continue;
-        if (n == 2 && c[0] == '.' && c[1] == '.') {
-            if (out->len == 0) {
-                if (!absolute) return 0;
-                continue;
-            }
-            char *slash = strrchr(out->buf, '/');
-            out->len = slash ? (size_t)(slash - out->buf) : 0;
-            out->buf[out->len] = '\0';
-            continue;
-        }
-        if (out->len) sb_addc(out, '/');
-        sb_add(out, c, n);
-    }
-    return 1;
-}
-
-CrErr vfy_normalize_path(const char *root, const char *path, char **out)
-{
-    CrErr rc = CR_OK;
-    StrBuf rootn, pathn;
-    sb_init(&rootn);
-    sb_init(&pathn);
-    *out = NULL;
-
-    size_t b = 0, e = strlen(path);
-    trim(path, &b, &e);
-    char *s = xstrndup(path + b, e - b);
-    char *p = s;
-    if (strncasecmp(p, "file://", 7) == 0) {
-        p += 7;
-        if (strncasecmp(p, "localhost/", 10) == 0) p += 9;
-        if (!percent_decode(p)) {
-            rc = CR_EINVAL;
-            goto out;
-        }
-        if (*p != '/') { /* file://otherhost/... */
-            rc = CR_EOUTSIDE;
-            goto out;
-        }
-    }
-    if (*p == '\0') {
-        rc = CR_EINVAL;
-        goto out;
-    }
-    if (*p == '/') {
-        norm_components(root, 1, &rootn);
-        norm_components(p, 1, &pathn);
-        if (pathn.len == rootn.len && memcmp(pathn.buf, rootn.buf, rootn.len) == 0) {
-            rc = CR_EINVAL;
-            goto out;
-        }
-        if (rootn.len == 0) { /* root is "/" */
-            *out = sb_detach(&pathn, NULL);
-            goto out;
-        }
-        if (pathn.len <= rootn.len || memcmp(pathn.buf, rootn.buf, rootn.len) != 0 ||
-            pathn.buf[rootn.len] != '/') {
-            rc = CR_EOUTSIDE;
-            goto out;
-        }
-        *out = xstrdup(pathn.buf + rootn.len + 1);
-        goto out;
-    }
-    if (!norm_components(p, 0, &pathn)) {
-        rc = CR_EOUTSIDE;
-        goto out;
-    }
-    if (pathn.len == 0) {
-        rc = CR_EINVAL;
-        goto out;
-    }
-    *out = sb_detach(&pathn, NULL);
-
-out:
-    free(s);
-    sb_release(&rootn);
-    sb_release(&pathn);
-    return rc;
+    size_t b = 0, e = n;
+    vfy__trim(s, &b, &e);
+    if (vfy__path_like(s + b, e - b)) return 1;
+    VfyMention *m = NULL;
+    size_t k = vfy_parse_ex(s, n, 0, 1, &m, NULL);
+    vfy_mentions_free(m, k);
+    if (k) return 1;
+    /* "a.py:3" alone is a citation too, though a word may follow it */
+    const char *sep = find_sep(s + b, e - b);
+    if (!sep) return 0;
+    size_t p0 = b, p1 = (size_t)(sep - s);
+    vfy__trim(s, &p0, &p1);
+    return vfy__path_like(s + p0, p1 - p0);
 }

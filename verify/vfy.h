@@ -1,10 +1,13 @@
 /*
- * vfy.h - citation checking. Finds the citations an answer writes
- * ("[path:a-b]", "[path:a]", several in one bracket separated by ';' or ','),
- * normalises their paths against the workspace root, checks each one against
- * the files on disk and the packed context, removes the ones that fail from
- * the answer text and, when none is left but there was context, cites the
- * best context item itself.
+ * vfy.h - citation checking. Finds the citations an answer writes, in every
+ * form an LLM tends to use (see vfy_parse), normalises their paths against
+ * the workspace root, checks each one against the files on disk and the
+ * packed context, removes the ones that fail from the answer text and, when
+ * none is left but there was context, cites the best context item itself.
+ *
+ * Every kept citation carries a content anchor (the symbol it cites and a
+ * hash of the cited lines); vfy_anchor_resolve re-finds those lines in a
+ * file's current text after the user edits it.
  *
  * The checks run against a VfySource (the few questions verification asks of
  * the workspace) so they can be tested without an index; vfy_source_for_store
@@ -19,6 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* At most this many citations of one answer are checked; an answer with more
+ * is cut before the first unchecked one, and says so (VfyResult.truncated). */
+#define VFY_MAX_CITATIONS 1000
+
 /* ---------------------------------------------------------------- results */
 
 /* A citation that passed every check. */
@@ -28,12 +35,13 @@ typedef struct VfyCitation {
     char *symbol;                  /* of the context item it overlaps most; owned, never NULL */
     int verified;                  /* 1: every check passed (all entries, for now) */
     const char *source; /* static: "model" (written by the LLM) or "auto" (by the server) */
-    char anchor[17];    /* idx_hash_text of the cited lines as they are now */
+    char anchor[17];    /* vfy_anchor_hash of the cited lines as they are now */
 } VfyCitation;
 
 /* A citation that failed a check, as it was written. */
 typedef struct VfyRejected {
-    char *text; /* e.g. "[pkg/mod.py:12-30]" (the part, for a bracket with several); owned */
+    char *text;         /* e.g. "[pkg/mod.py:12-30]", "`a.py:3`", "[see](a.py#L3)" (for a
+                         * bracket with several parts: "[path:part]"); owned */
     const char *reason; /* static: one of the vfy_reason_name strings */
 } VfyRejected;
 
@@ -41,7 +49,7 @@ typedef struct VfyRejected {
 typedef enum {
     VFY_OK,
     VFY_MALFORMED,      /* cannot be read as path + line range (e.g. "a.py:9-3", "a.py:x") */
-    VFY_OUTSIDE,        /* the path leaves the workspace root */
+    VFY_OUTSIDE,        /* the path, ".." and symlinks resolved, leaves the workspace root */
     VFY_FILE_NOT_FOUND, /* not an indexed file (or gone from disk) */
     VFY_OUT_OF_RANGE,   /* line 0, or past the end of the file */
     VFY_NOT_IN_CONTEXT, /* overlaps no packed context item */
@@ -59,7 +67,10 @@ void vfy_rejected_free(VfyRejected *v, size_t n);
 /* ---------------------------------------------------------------- the workspace seam */
 
 typedef struct VfySource {
-    /* Absolute workspace root (a trailing '/' is ignored). Borrowed. */
+    /* Absolute workspace root (a trailing '/' is ignored). Borrowed. When it
+     * exists on disk, cited paths are also resolved with realpath(3) and
+     * must stay under realpath(root): a symlink (file or directory
+     * component) that points outside is VFY_OUTSIDE. */
     const char *root;
     /* 1 when the relative path is an indexed file. */
     int (*is_indexed)(void *ud, const char *path);
@@ -79,29 +90,79 @@ void vfy_source_for_store(VfySource *src, IdxStore *st);
 
 /* ---------------------------------------------------------------- parsing */
 
+/* How a citation was written. */
+typedef enum {
+    VFY_FORM_BRACKET, /* "[a.py:3-5]", "[a.py#L3]", "[a.py:1-2; b.py:7]", "[a.py:1-2, 5]" */
+    VFY_FORM_CODE,    /* "`a.py:3-5`", "`a.py#L3`" (the whole code span), "`a.py`:3" */
+    VFY_FORM_BARE,    /* "a.py:3-5", "pkg/a.py#L3-L5", "file:///root/a.py:3" in prose */
+    VFY_FORM_LINK,    /* "[text](a.py#L3-L5)", "[text](a.py:3-5)" */
+    VFY_FORM_PROSE,   /* "a.py, lines 3-5", "a.py line 3", "`a.py` (lines 3-5)",
+                       * "\"a.py\", line 3", "[a.py, lines 3-5]" */
+} VfyForm;
+
 /* One citation found in an answer. A bracket "[a.py:1-2; b.py:7]" gives one
- * mention per part; all parts of a bracket share group_off/group_len. */
+ * mention per part; all parts of a bracket share group_off/group_len. Every
+ * other form is one mention whose group is all of it as written (backticks,
+ * link target, "lines" included). */
 typedef struct VfyMention {
-    size_t group_off, group_len;   /* the whole bracket, '[' to ']' */
-    size_t off, len;               /* this part, trimmed */
+    size_t group_off, group_len; /* the whole written citation: '[' to ']', '`' to '`', ... */
+    size_t off, len;             /* this part, trimmed (== the group but for brackets) */
+    size_t label_off, label_len; /* VFY_FORM_LINK: the link text between '[' and ']' */
+    VfyForm form;
     char *path;                    /* as written, trimmed of spaces and quotes; owned */
     uint32_t start_line, end_line; /* as written; end == start for "[a.py:7]" */
     int malformed;                 /* looks like a citation but the lines do not parse */
 } VfyMention;
 
-/* Finds the citations in text[0..len). A bracket counts when each of its
- * parts is "PATH:LINES" (or "PATH#LINES", or bare LINES after a part with a
- * path) where PATH has no spaces and ends in ".py"/".pyi" or contains '/',
- * and LINES is "a", "a-b" (also "La-Lb", en/em dash, spaces). Escaped
- * brackets ("\[") and brackets spanning lines are not citations. Returns the
- * number found; *out (caller frees with vfy_mentions_free) is NULL when 0. */
+/* Finds the citations in text[0..len), in order, never overlapping:
+ *
+ *   [PATH:LINES]         several parts separated by ';' or ',', a part may be
+ *                        bare LINES after one with a path; PATH#LINES too
+ *   `PATH:LINES`         a whole code span (`PATH#LINES`, `[PATH:LINES]` too);
+ *                        also `PATH`:LINES
+ *   [text](PATH#LINES)   a markdown link; also (PATH:LINES), (<PATH#LINES>)
+ *   PATH:LINES           in prose; PATH#LINES too
+ *   PATH, lines A-B      also "PATH, line A", "PATH lines A-B", "PATH (lines
+ *                        A-B)", "[PATH, lines A-B]", with PATH bare, in
+ *                        backticks or in quotes
+ *
+ * LINES is "a", "a-b", "La-Lb", "a–b" (en or em dash), "a..b" or "a to b".
+ * PATH has no spaces and contains '/' or ends in ".py"/".pyi"; it may be
+ * "./"-relative, absolute or a file:// URI. Prose forms ask more, to keep
+ * false positives out: PATH ends in ".py"/".pyi", or contains '/' and either
+ * starts with '/', "./", "../" or "~/" or ends in an extension; the lines
+ * start at a word boundary and are followed by one. Not citations: escaped
+ * brackets ("\["), brackets spanning lines or right after an identifier
+ * ("x[a/b:3]"), URLs other than file://, anything inside a fenced code
+ * block or inside a code span that is not itself one citation.
+ *
+ * A citation-like thing whose lines do not read ("[a.py:9-3]", "[a.py:x]",
+ * "[a.py:3 (f)]", "a.py:99999999999", "a.py:12:5", "`a.py:7-2`") is
+ * returned with malformed set and lines 0. Outside brackets the lines must
+ * at least start with a number ("`a.py::test_f`" is no citation).
+ *
+ * Returns the number found; *out (caller frees with vfy_mentions_free) is
+ * NULL when 0. */
 size_t vfy_parse(const char *text, size_t len, VfyMention **out);
 void vfy_mentions_free(VfyMention *v, size_t n);
+
+enum {
+    /* Only the [PATH:LINES] form, for server-written text (code spans and
+     * fenced blocks are still skipped). */
+    VFY_PARSE_BRACKETS_ONLY = 1 << 0,
+};
+
+/* vfy_parse with options: flags (VFY_PARSE_*), and at most max mentions
+ * (a bracket's parts are never split). *out_stop (may be NULL) receives the
+ * offset of the first citation left out, or len when none was. */
+size_t vfy_parse_ex(const char *text, size_t len, unsigned flags, size_t max, VfyMention **out,
+                    size_t *out_stop);
 
 /* Normalises a cited path to one relative to root: trims, strips a file://
  * scheme (percent-decoding it, "file://localhost/" too), makes an absolute
  * path inside root relative, drops "." and empty components and resolves
- * ".." lexically (symlinks are not followed). *out is owned by the caller.
+ * ".." lexically (symlinks are not followed here; vfy_check does that).
+ * *out is owned by the caller.
  * Errors: CR_EOUTSIDE (absolute path outside root, or ".." above it),
  * CR_EINVAL (empty, the root itself, or a NUL byte in a decoded URI). */
 CrErr vfy_normalize_path(const char *root, const char *path, char **out);
@@ -118,28 +179,85 @@ typedef struct VfyContextItem {
 } VfyContextItem;
 
 /* Who wrote the answer: the citations of an LLM are "model", those the
- * server wrote (extractive answers, the fallback) "auto". */
+ * server wrote (extractive answers, the fallback) "auto". Server text is
+ * parsed for the [PATH:LINES] form only. */
 typedef enum { VFY_AUTHOR_MODEL, VFY_AUTHOR_SERVER } VfyAuthor;
 
 typedef struct VfyResult {
     char *answer;           /* the answer without rejected citations, the kept ones
                              * rewritten as "[path:a-b]"; owned */
+    size_t answer_len;      /* bytes (the answer may hold NUL bytes it was given) */
     VfyCitation *citations; /* unique by path and range, in order of first appearance */
     size_t n_citations;
     VfyRejected *rejected; /* unique by text and reason */
     size_t n_rejected;
+    int truncated; /* 1: more than VFY_MAX_CITATIONS; the answer was cut and says so */
 } VfyResult;
 
 /* Checks every citation of answer[0..len) in order: well-formed, inside the
- * workspace, file indexed, range inside the file, overlapping a context item
- * of the same path, and the overlapping lines unchanged since they were
- * packed. When no citation survives and ctx is not empty, the first context
- * item that passes the same checks is cited with source "auto" (the answer
- * text is left as it is). Fills *out (release with vfy_result_release).
+ * workspace (".." and symlinks resolved), file indexed, range inside the
+ * file, overlapping a context item of the same path, and the overlapping
+ * lines unchanged since they were packed.
+ *
+ * The answer text is passed through byte for byte (invalid UTF-8 too) but for
+ * the citations: kept ones become "[path:a-b]" (a link keeps its text before
+ * it: "text [path:a-b]"); rejected ones are removed, and with them the blank
+ * or the empty "()", "[]" or "``" they leave (a link keeps its text, unless
+ * that text is itself a path or citation).
+ *
+ * When no citation survives and ctx is not empty, the first context item that
+ * passes the same checks is cited with source "auto" (the answer text is left
+ * as it is). Fills *out (release with vfy_result_release).
  * Errors: only the src->read_lines errors that abort (see VfySource); *out
  * is then empty. */
 CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyContextItem *ctx,
                 size_t n_ctx, VfyAuthor author, VfyResult *out, ErrInfo *e);
 void vfy_result_release(VfyResult *r);
+
+/* ---------------------------------------------------------------- anchors */
+
+/* Where a citation pointed, and what was there: enough to re-find the lines
+ * after the file is edited. */
+typedef struct VfyAnchor {
+    const char *path;              /* relative; informational; borrowed */
+    uint32_t start_line, end_line; /* 1-based, inclusive, as cited */
+    const char *symbol;            /* dotted ("Class.method"); NULL or "": none */
+    char hash[17];                 /* vfy_anchor_hash of the cited lines */
+} VfyAnchor;
+
+/* Hash of lines of text, insensitive to line endings: each line is taken
+ * without its "\n" or "\r\n" and ended with "\n" (a last line without one
+ * included). For '\n'-terminated text without '\r' it equals idx_hash_text. */
+void vfy_anchor_hash(const char *text, size_t len, char out[17]);
+
+/* Fills a with the anchor of a citation; a borrows c's strings. */
+void vfy_citation_anchor(const VfyCitation *c, VfyAnchor *a);
+
+typedef enum {
+    VFY_ANCHOR_UNCHANGED, /* the lines are where they were, as they were */
+    VFY_ANCHOR_SHIFTED,   /* the same lines, elsewhere (lines added or removed around) */
+    VFY_ANCHOR_MOVED,     /* content changed; the symbol's definition is found here */
+    VFY_ANCHOR_LOST,      /* neither the lines nor the symbol are found */
+} VfyAnchorStatus;
+
+/* "unchanged", "shifted", "moved", "lost". Static; never NULL. */
+const char *vfy_anchor_status_name(VfyAnchorStatus s);
+
+typedef struct VfyAnchorMatch {
+    VfyAnchorStatus status;
+    uint32_t start_line, end_line; /* 1-based, inclusive; 0 when lost */
+} VfyAnchorMatch;
+
+/* Finds the anchored lines in the file's current text[0..len) (e.g. an
+ * unsaved editor buffer; '\n' or "\r\n" line ends, NUL bytes allowed):
+ * UNCHANGED when the hash matches at the cited lines; else SHIFTED to the
+ * nearest block of as many lines with the same hash (nearby first, then the
+ * whole file); else MOVED to the definition of the symbol's last component
+ * ("def name", "async def name" or "class name"; one inside a class named by
+ * the previous component preferred, then the nearest), spanning its header
+ * and indented body (not for a symbol that names the module of a->path,
+ * as module-level code is named); else LOST. Also returns out->status. */
+VfyAnchorStatus vfy_anchor_resolve(const VfyAnchor *a, const char *text, size_t len,
+                                   VfyAnchorMatch *out);
 
 #endif

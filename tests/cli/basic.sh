@@ -29,7 +29,6 @@ check "unknown command" 1 "$bin" frobnicate
 check "unknown option" 1 "$bin" index --root "$root" --bogus
 check "missing root" 2 "$bin" index --root "$work/nope"
 check "status before index" 2 "$bin" status --root "$root" --json
-check "lsp not yet" 2 "$bin" lsp </dev/null
 
 check "index" 0 "$bin" index --root "$root"
 [ -f "$root/.coderag/.gitignore" ] && grep -qx '\*' "$root/.coderag/.gitignore" && passed=$((passed + 1)) ||

@@ -84,6 +84,19 @@ static void fake_script(const Fake *f, int dim, const char *actions)
     http_response_release(&r);
 }
 
+/* Sets the fake's chat script (a JSON array of actions, see fake_openai.py),
+ * leaving no embeddings script; clears its log. */
+static inline void fake_script_chat(const Fake *f, const char *actions)
+{
+    StrBuf body;
+    sb_init(&body);
+    sb_addf(&body, "{\"actions\": {\"chat\": %s}}", actions);
+    HttpResponse r;
+    CHECK_INT(fake_post(f, "/_control/reset", body.buf, &r), CR_OK);
+    http_response_release(&r);
+    sb_release(&body);
+}
+
 /* The requests the fake saw since the last script, as a JSON array
  * (caller json_decref's), or NULL. */
 static json_t *fake_log(const Fake *f)

@@ -1,0 +1,355 @@
+#include "server_int.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* textDocument/codeLens and textDocument/hover from the code graph.
+ *
+ * Code lens: above each function and class, its callers and other
+ * references (incoming graph edges), and an "Ask CodeRAG" lens running the
+ * coderag.ask command; ranges the last answer cited in the document get a
+ * lens naming its question. Hover: for the identifier under the cursor, its
+ * definition (signature, docstring, place), where it is called from and
+ * imported by, as links. Both are answered by the worker (they read the
+ * index); the cursor's word is found on the reader thread, in the open
+ * document's text. */
+
+#define MAX_LINKS 8
+#define MAX_DEFS 3
+
+/* ---------------------------------------------------------------- helpers */
+
+static json_t *position(int line, int character)
+{
+    return json_pack("{s:i, s:i}", "line", line, "character", character);
+}
+
+static json_t *line_range(int line, int c0, int c1)
+{
+    return json_pack("{s:o, s:o}", "start", position(line, c0), "end", position(line, c1));
+}
+
+/* "file:///root/path#L12": editors open such links at the line. */
+static void add_link(StrBuf *sb, const char *root, const IdxChunk *c)
+{
+    char *uri = lsp_path_to_uri(root, c->path);
+    const char *name = c->symbol[0] ? c->symbol : c->module;
+    sb_addf(sb, "[`%s`](%s#L%u) (%s:%u)", name, uri, c->start_line, c->path, c->start_line);
+    free(uri);
+}
+
+static const char *display_name(const IdxChunk *c)
+{
+    return c->symbol[0] ? c->symbol : c->module;
+}
+
+/* Files and positions of a request. */
+static LspStatus doc_params(Server *s, json_t *params, const char *method, int want_pos,
+                            const char **out_uri, int *line, int *character, Workspace **out_ws,
+                            char **out_rel, LspError *err)
+{
+    json_error_t je;
+    *line = *character = 0;
+    if (!params ||
+        (want_pos ? json_unpack_ex(params, &je, 0, "{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri",
+                                   out_uri, "position", "line", line, "character", character)
+                  : json_unpack_ex(params, &je, 0, "{s:{s:s}}", "textDocument", "uri", out_uri)) != 0)
+        return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
+    if (*line < 0 || *character < 0)
+        return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative position", method);
+    char *path = lsp_uri_to_path(*out_uri);
+    *out_ws = path ? ws_for_path(s, path, out_rel) : NULL;
+    free(path);
+    return LSP_DONE;
+}
+
+/* ---------------------------------------------------------------- code lens */
+
+LspStatus on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+{
+    Server *s = ctx;
+    const char *uri;
+    int line, character;
+    Workspace *ws = NULL;
+    char *rel = NULL;
+    if (doc_params(s, params, "textDocument/codeLens", 0, &uri, &line, &character, &ws, &rel, err) !=
+        LSP_DONE)
+        return LSP_FAIL;
+    if (!ws || !rel) { /* not in a workspace: no lenses */
+        free(rel);
+        *out = json_array();
+        return LSP_DONE;
+    }
+    Job *j = job_new(JOB_LENS, ws, call);
+    j->path = rel;
+    j->uri = xstrdup(uri);
+    srv_push(s, j, 0);
+    return LSP_LATER;
+}
+
+static int is_definition(const IdxChunk *c)
+{
+    return c->window == 0 && c->kind != IDX_KIND_MODULE;
+}
+
+static void lens_counts(IdxStore *st, const IdxChunk *c, size_t *callers, size_t *refs)
+{
+    IdxEdge *ed = NULL;
+    size_t n = 0;
+    *callers = *refs = 0;
+    if (idx_edges(st, c->id, 0, &ed, &n, NULL) != CR_OK) return;
+    for (size_t i = 0; i < n; i++) {
+        if (ed[i].kind == IDX_EDGE_CALL) (*callers)++;
+        else if (ed[i].kind != IDX_EDGE_CONTAIN) (*refs)++;
+    }
+    free(ed);
+}
+
+static json_t *lens(int line, const char *title, const char *command, json_t *args)
+{
+    json_t *cmd = json_object();
+    json_object_set_new(cmd, "title", lsp_json_string(title));
+    json_object_set_new(cmd, "command", json_string(command));
+    if (args) json_object_set_new(cmd, "arguments", args);
+    json_t *l = json_object();
+    json_object_set_new(l, "range", line_range(line, 0, 0));
+    json_object_set_new(l, "command", cmd);
+    return l;
+}
+
+void run_lens(Server *s, Job *j)
+{
+    LspCall *call = j->call;
+    j->call = NULL;
+    ErrInfo e = {0};
+    IdxStore *st = ws_query_store(j->ws, &e);
+    json_t *out = json_array();
+    IdxChunk *chunks = NULL;
+    size_t n = 0;
+    if (st && idx_file_chunks(st, j->path, &chunks, &n, &e) == CR_OK) {
+        for (size_t i = 0; i < n; i++) {
+            const IdxChunk *c = &chunks[i];
+            if (!is_definition(c)) continue;
+            size_t callers, refs;
+            char title[160], question[600];
+            lens_counts(st, c, &callers, &refs);
+            if (!callers && !refs) snprintf(title, sizeof title, "no callers or references");
+            else
+                snprintf(title, sizeof title, "%zu caller%s, %zu reference%s", callers,
+                         callers == 1 ? "" : "s", refs, refs == 1 ? "" : "s");
+            int line = (int)c->start_line - 1;
+            json_array_append_new(out, lens(line, title, "", NULL));
+            snprintf(question, sizeof question, "What does `%s` in %s do, and where is it used?",
+                     display_name(c), c->path);
+            json_t *args = json_pack("[{s:o, s:{s:s}, s:o}]", "question", lsp_json_string(question),
+                                     "textDocument", "uri", j->uri, "position", position(line, 0));
+            json_array_append_new(out, lens(line, "Ask CodeRAG", "coderag.ask", args));
+        }
+        idx_chunks_free(chunks, n);
+    }
+    /* Ranges the last answer cited in this file. */
+    for (size_t i = 0; j->ws->last_question && i < j->ws->n_last_cites; i++) {
+        const LastCite *lc = &j->ws->last_cites[i];
+        if (strcmp(lc->path, j->path) != 0) continue;
+        char title[200];
+        snprintf(title, sizeof title, "cited for: %.120s%s", j->ws->last_question,
+                 strlen(j->ws->last_question) > 120 ? "…" : "");
+        json_array_append_new(out, lens((int)lc->start_line - 1, title, "", NULL));
+    }
+    lsp_call_reply(call, out, NULL);
+}
+
+void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a)
+{
+    nav_forget_answer(ws);
+    ws->last_question = xstrdup(question);
+    ws->last_cites = xcalloc(a->n_citations + 1, sizeof *ws->last_cites);
+    for (size_t i = 0; i < a->n_citations; i++) {
+        ws->last_cites[i].path = xstrdup(a->citations[i].path);
+        ws->last_cites[i].start_line = a->citations[i].start_line;
+    }
+    ws->n_last_cites = a->n_citations;
+}
+
+void nav_forget_answer(Workspace *ws)
+{
+    for (size_t i = 0; i < ws->n_last_cites; i++) free(ws->last_cites[i].path);
+    free(ws->last_cites);
+    free(ws->last_question);
+    ws->last_cites = NULL;
+    ws->n_last_cites = 0;
+    ws->last_question = NULL;
+}
+
+/* ---------------------------------------------------------------- hover */
+
+static int ident_char(unsigned char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c >= 0x80;
+}
+
+/* Byte offset in a line of a UTF-16 column (LSP's default encoding). */
+static size_t utf16_to_byte(const char *line, size_t len, int col)
+{
+    size_t i = 0;
+    int units = 0;
+    while (i < len && units < col) {
+        unsigned char c = (unsigned char)line[i];
+        size_t k = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+        units += k == 4 ? 2 : 1;
+        i += k;
+    }
+    return i < len ? i : len;
+}
+
+static int byte_to_utf16(const char *line, size_t off)
+{
+    int units = 0;
+    for (size_t i = 0; i < off;) {
+        unsigned char c = (unsigned char)line[i];
+        size_t k = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+        units += k == 4 ? 2 : 1;
+        i += k;
+    }
+    return units;
+}
+
+/* The identifier at (line, col) of text, with its UTF-16 column span.
+ * Returns NULL when the cursor is not on one. Caller frees. */
+static char *word_at(const char *text, size_t len, int line, int col, int *c0, int *c1)
+{
+    const char *p = text, *end = text + len;
+    for (int l = 0; l < line; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) return NULL;
+        p = nl + 1;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    size_t at = utf16_to_byte(p, ll, col), a = at, b = at;
+    while (a > 0 && ident_char((unsigned char)p[a - 1])) a--;
+    while (b < ll && ident_char((unsigned char)p[b])) b++;
+    if (a == b || (p[a] >= '0' && p[a] <= '9')) return NULL;
+    *c0 = byte_to_utf16(p, a);
+    *c1 = byte_to_utf16(p, b);
+    return xstrndup(p + a, b - a);
+}
+
+LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+{
+    Server *s = ctx;
+    const char *uri;
+    int line, character, c0 = 0, c1 = 0;
+    Workspace *ws = NULL;
+    char *rel = NULL, *word = NULL;
+    if (doc_params(s, params, "textDocument/hover", 1, &uri, &line, &character, &ws, &rel, err) !=
+        LSP_DONE)
+        return LSP_FAIL;
+    const Doc *d = docs_find(s, uri);
+    if (ws && rel && d && d->text) {
+        word = word_at(d->text, d->len, line, character, &c0, &c1);
+    } else if (ws && rel) { /* not open here: the file as saved */
+        StrBuf text;
+        sb_init(&text);
+        char *path = lsp_uri_to_path(uri);
+        if (path && sb_read_file(&text, path, (size_t)1 << 20, NULL) == CR_OK)
+            word = word_at(text.buf, text.len, line, character, &c0, &c1);
+        free(path);
+        sb_release(&text);
+    }
+    if (!word) {
+        free(rel);
+        return LSP_DONE; /* null: nothing to say */
+    }
+    Job *j = job_new(JOB_HOVER, ws, call);
+    j->path = rel;
+    j->uri = xstrdup(uri);
+    j->word = word;
+    j->line = line;
+    j->c0 = c0;
+    j->c1 = c1;
+    srv_push(s, j, 0);
+    return LSP_LATER;
+}
+
+/* Links to the chunks at the far end of incoming edges of one kind. */
+static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, int64_t id,
+                           IdxEdgeKind kind, const char *label)
+{
+    IdxEdge *ed = NULL;
+    size_t n = 0, shown = 0, total = 0;
+    if (idx_edges(st, id, 0, &ed, &n, NULL) != CR_OK) return;
+    for (size_t i = 0; i < n; i++) {
+        if (ed[i].kind != kind) continue;
+        total++;
+        IdxChunk c;
+        if (shown >= MAX_LINKS || idx_chunk_get(st, ed[i].src, &c, NULL) != CR_OK) continue;
+        sb_adds(sb, shown ? "\n- " : "\n\n");
+        if (!shown) sb_addf(sb, "**%s**\n- ", label);
+        add_link(sb, root, &c);
+        idx_chunk_release(&c);
+        shown++;
+    }
+    if (total > shown) sb_addf(sb, "\n- … and %zu more", total - shown);
+    free(ed);
+}
+
+void run_hover(Server *s, Job *j)
+{
+    LspCall *call = j->call;
+    j->call = NULL;
+    ErrInfo e = {0};
+    IdxStore *st = ws_query_store(j->ws, &e);
+    int64_t *ids = NULL;
+    size_t n = 0;
+    json_t *result = NULL;
+    if (!st || idx_lookup_symbol(st, j->word, &ids, &n, &e) != CR_OK || !n) {
+        free(ids);
+        lsp_call_reply(call, NULL, NULL);
+        return;
+    }
+    /* A definition in this file first, then the others in index order. */
+    IdxChunk defs[MAX_DEFS];
+    size_t n_defs = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n && n_defs < MAX_DEFS; i++) {
+            IdxChunk c;
+            if (idx_chunk_get(st, ids[i], &c, NULL) != CR_OK) continue;
+            int here = !strcmp(c.path, j->path);
+            if ((pass == 0) == here && c.window == 0) defs[n_defs++] = c;
+            else idx_chunk_release(&c);
+        }
+    if (n_defs) {
+        const char *root = idx_root(st);
+        const IdxChunk *d = &defs[0];
+        StrBuf md;
+        sb_init(&md);
+        sb_addf(&md, "```python\n%s\n```\n", d->signature[0] ? d->signature : display_name(d));
+        if (d->docstring[0]) sb_addf(&md, "\n%s\n", d->docstring);
+        sb_addf(&md, "\n%s `%s` — ", idx_kind_name(d->kind), display_name(d));
+        add_link(&md, root, d);
+        add_edge_links(&md, st, root, d->id, IDX_EDGE_CALL, "Called from");
+        add_edge_links(&md, st, root, d->id, IDX_EDGE_IMPORT, "Imported by");
+        add_edge_links(&md, st, root, d->id, IDX_EDGE_INHERIT, "Subclassed by");
+        if (n_defs > 1 || n > n_defs) {
+            sb_adds(&md, "\n\n**Also defined**");
+            for (size_t i = 1; i < n_defs; i++) {
+                sb_adds(&md, "\n- ");
+                add_link(&md, root, &defs[i]);
+            }
+            if (n > n_defs) sb_addf(&md, "\n- … %zu definitions in all", n);
+        }
+        result = json_object();
+        json_object_set_new(result, "contents",
+                            json_pack("{s:s, s:o}", "kind", "markdown", "value",
+                                      lsp_json_string(md.buf)));
+        json_object_set_new(result, "range", line_range(j->line, j->c0, j->c1));
+        sb_release(&md);
+    }
+    for (size_t i = 0; i < n_defs; i++) idx_chunk_release(&defs[i]);
+    free(ids);
+    lsp_call_reply(call, result, NULL);
+}

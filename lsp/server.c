@@ -1,0 +1,240 @@
+#include "server_int.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The server object, its method table, the lifecycle handlers and the
+ * main loop. Threads, jobs and indexing: workspace.c (see server_int.h). */
+
+#define SERVER_VERSION "0.1.0"
+#define STOP_WAIT_MS 5000
+
+static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t **out,
+                               LspError *err);
+static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t **out,
+                                LspError *err);
+static LspStatus on_shutdown(void *ctx, json_t *params, LspCall *call, json_t **out,
+                             LspError *err);
+
+static const LspMethod methods[] = {
+    {"initialize", on_initialize, LSP_REQUEST | LSP_INIT},
+    {"initialized", on_initialized, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"shutdown", on_shutdown, LSP_REQUEST | LSP_NEEDS_INIT | LSP_SHUTDOWN},
+    {"textDocument/didOpen", on_did_open, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"textDocument/didChange", on_did_change, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"textDocument/didClose", on_did_close, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"textDocument/didSave", on_did_save, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"workspace/didChangeWatchedFiles", on_watched_files, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"workspace/executeCommand", on_execute_command, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/hover", on_hover, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/codeLens", on_code_lens, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"coderag/ask", on_ask, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"coderag/status", on_status, LSP_REQUEST | LSP_NEEDS_INIT},
+};
+
+/* initializationOptions: SPEC keys, flat ("llm.url") or nested
+ * ({"llm": {"url": ...}}); "exclude" may be a list. Bad entries are logged
+ * and skipped: the editor's settings must not keep the server from
+ * starting. */
+static void apply_options(CrConfig *cfg, json_t *obj, const char *prefix)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        char name[256], num[32];
+        ErrInfo e = {0};
+        snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "", key);
+        const char *val = NULL;
+        if (json_is_object(v)) {
+            apply_options(cfg, v, name);
+            continue;
+        }
+        if (json_is_array(v)) {
+            size_t i;
+            json_t *item;
+            json_array_foreach(v, i, item)
+            {
+                if (json_is_string(item) && config_set(cfg, name, json_string_value(item), &e))
+                    log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
+            }
+            continue;
+        }
+        if (json_is_string(v)) {
+            val = json_string_value(v);
+        } else if (json_is_integer(v)) {
+            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+            val = num;
+        } else if (!json_is_null(v)) {
+            log_msg(LOG_WARN, "initializationOptions: %s: unsupported value ignored", name);
+        }
+        if (val && config_set(cfg, name, val, &e))
+            log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
+    }
+}
+
+static void add_workspace(Server *s, const char *path, const char *name)
+{
+    for (size_t i = 0; i < s->n_ws; i++)
+        if (!strcmp(s->ws[i]->root, path)) return;
+    CrConfig cfg;
+    config_copy(&cfg, &s->cfg);
+    if (s->n_ws > 0 && cfg.index_dir) { /* one index per root: indexDir is the first's */
+        free(cfg.index_dir);
+        cfg.index_dir = NULL;
+    }
+    if (!name || !name[0]) {
+        const char *b = strrchr(path, '/');
+        name = b && b[1] ? b + 1 : path;
+    }
+    s->ws = xrealloc(s->ws, (s->n_ws + 1) * sizeof *s->ws);
+    s->ws[s->n_ws++] = ws_new(s, path, name, &cfg);
+    config_release(&cfg);
+}
+
+static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t **out,
+                               LspError *err)
+{
+    Server *s = ctx;
+    json_t *caps = NULL, *root_uri = NULL, *root_path = NULL, *folders = NULL, *opts = NULL;
+    json_error_t je;
+    if (params && json_unpack_ex(params, &je, 0, "{s?o, s?o, s?o, s?o, s?o}", "capabilities", &caps,
+                                 "rootUri", &root_uri, "rootPath", &root_path, "workspaceFolders",
+                                 &folders, "initializationOptions", &opts) != 0)
+        return lsp_error(err, LSP_INVALID_PARAMS, "initialize: %s", je.text);
+    if (caps && json_unpack_ex(caps, &je, 0, "{s?{s?b}, s?{s?{s?b}}}", "window", "workDoneProgress",
+                               &s->cap_progress, "workspace", "didChangeWatchedFiles",
+                               "dynamicRegistration", &s->cap_watch_dynamic) != 0) {
+        log_msg(LOG_WARN, "initialize: client capabilities not understood (%s)", je.text);
+        s->cap_progress = s->cap_watch_dynamic = 0;
+    }
+    if (json_is_object(opts)) apply_options(&s->cfg, opts, "");
+
+    if (json_is_array(folders) && json_array_size(folders)) {
+        size_t i;
+        json_t *f;
+        json_array_foreach(folders, i, f)
+        {
+            const char *uri, *name = NULL;
+            char *path;
+            if (json_unpack_ex(f, &je, 0, "{s:s, s?s}", "uri", &uri, "name", &name) != 0 ||
+                !(path = lsp_uri_to_path(uri)))
+                return lsp_error(err, LSP_INVALID_PARAMS, "initialize: bad workspace folder");
+            add_workspace(s, path, name);
+            free(path);
+        }
+    } else if (json_is_string(root_uri)) {
+        char *path = lsp_uri_to_path(json_string_value(root_uri));
+        if (!path) return lsp_error(err, LSP_INVALID_PARAMS, "initialize: rootUri is not a file URI");
+        add_workspace(s, path, NULL);
+        free(path);
+    } else if (json_is_string(root_path)) {
+        add_workspace(s, json_string_value(root_path), NULL);
+    } else if (s->cfg.root) {
+        add_workspace(s, s->cfg.root, NULL);
+    }
+    if (!s->n_ws) log_msg(LOG_WARN, "initialize: no workspace folder; nothing to index");
+    for (size_t i = 0; i < s->n_ws; i++) log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
+    srv_start_threads(s);
+
+    *out = json_pack(
+        "{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s]}, s:b, s:{s:b}, s:{s:{s:b, s:b}}},"
+        " s:{s:s, s:s}}",
+        "capabilities", "positionEncoding", "utf-16", "textDocumentSync", "openClose", 1, "change",
+        1, "save", "includeText", 0, "executeCommandProvider", "commands", "coderag.ask",
+        "coderag.reindex", "hoverProvider", 1, "codeLensProvider", "resolveProvider", 0,
+        "workspace", "workspaceFolders", "supported", 1, "changeNotifications", 0, "serverInfo",
+        "name", "coderag", "version", SERVER_VERSION);
+    return LSP_DONE;
+}
+
+static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t **out,
+                                LspError *err)
+{
+    Server *s = ctx;
+    if (s->initialized) return LSP_DONE;
+    s->initialized = 1;
+    if (s->cap_watch_dynamic) {
+        json_t *reg = json_pack("{s:[{s:s, s:s, s:{s:[{s:s}]}}]}", "registrations", "id",
+                                "coderag/watch-python", "method",
+                                "workspace/didChangeWatchedFiles", "registerOptions", "watchers",
+                                "globPattern", "**/*.py");
+        lsp_rpc_request(s->rpc, "client/registerCapability", reg, NULL, NULL);
+    }
+    for (size_t i = 0; i < s->n_ws; i++) ws_request_build(s->ws[i]);
+    return LSP_DONE;
+}
+
+static LspStatus on_shutdown(void *ctx, json_t *params, LspCall *call, json_t **out,
+                             LspError *err)
+{
+    log_msg(LOG_INFO, "shutdown requested");
+    return LSP_DONE;
+}
+
+static int send_body(void *ud, const char *body, size_t len)
+{
+    return lsp_transport_write(ud, body, len, NULL) == CR_OK ? 0 : -1;
+}
+
+int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
+{
+    Server s;
+    StrBuf body;
+    ErrInfo e = {0};
+    int code = 1;
+    memset(&s, 0, sizeof s);
+    config_copy(&s.cfg, cfg);
+    pthread_mutex_init(&s.mu, NULL);
+    pthread_cond_init(&s.work_cond, NULL);
+    pthread_cond_init(&s.build_cond, NULL);
+    s.tr = lsp_transport_new(in_fd, out_fd);
+    s.rpc = lsp_rpc_new(methods, sizeof methods / sizeof methods[0], &s, send_body, s.tr);
+    sb_init(&body);
+    log_msg(LOG_INFO, "language server %s ready on fd %d/%d", SERVER_VERSION, in_fd, out_fd);
+
+    for (;;) {
+        LspReadResult r = lsp_transport_read(s.tr, &body, &e);
+        if (r == LSP_READ_MSG) {
+            if (lsp_rpc_handle(s.rpc, body.buf, body.len) < 0)
+                lsp_transport_reject(s.tr, body.buf, body.len);
+        } else if (r == LSP_READ_BAD) {
+            log_msg(LOG_WARN, "framing error: %s", e.msg);
+            lsp_rpc_framing_error(s.rpc, e.code == CR_ETOOBIG ? LSP_INVALID_REQUEST : LSP_PARSE_ERROR,
+                                  e.msg);
+        } else {
+            if (e.msg[0]) log_msg(r == LSP_READ_IO ? LOG_ERROR : LOG_INFO, "input: %s", e.msg);
+            log_msg(LOG_INFO, "end of input");
+            code = lsp_rpc_shut_down(s.rpc) ? 0 : 1;
+            break;
+        }
+        if (lsp_rpc_exited(s.rpc, &code)) break;
+        if (lsp_transport_broken(s.tr)) {
+            log_msg(LOG_WARN, "the client stopped reading; leaving");
+            code = lsp_rpc_shut_down(s.rpc) ? 0 : 2;
+            break;
+        }
+    }
+    sb_release(&body);
+
+    if (srv_stop_threads(&s, STOP_WAIT_MS) != 0) {
+        /* A build or an LLM request that cannot be interrupted: the index
+         * survives any interruption, so leave without waiting for it. */
+        log_msg(LOG_WARN, "work still running after %d ms; exiting anyway", STOP_WAIT_MS);
+        _exit(code);
+    }
+    for (size_t i = 0; i < s.n_ws; i++) ws_free(s.ws[i]);
+    free(s.ws);
+    docs_free(&s);
+    lsp_rpc_free(s.rpc);
+    lsp_transport_free(s.tr);
+    config_release(&s.cfg);
+    pthread_cond_destroy(&s.work_cond);
+    pthread_cond_destroy(&s.build_cond);
+    pthread_mutex_destroy(&s.mu);
+    log_msg(LOG_INFO, "exit %d", code);
+    return code;
+}

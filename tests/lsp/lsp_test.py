@@ -1,0 +1,804 @@
+#!/usr/bin/env python3
+"""Protocol tests of `coderag lsp` against the real binary, through pipes.
+
+    lsp_test.py CODERAG_BIN FIXTURE_DIR GROUP...
+
+Groups: transcripts (every tests/lsp/*.txt), progress, save, watch, storm,
+eof, llm, multiroot, nav, bench. Each test runs a fresh server on a copy of a
+fixture repository. Python 3 standard library only.
+
+Transcript files (curl's tests/data in spirit): one directive per line,
+`#` comments, ${ROOT}, ${ROOT_URI} and ${WS} substituted:
+  > JSON            send one framed message (the text after "> " verbatim)
+  >raw TEXT         send bytes as they are, with \\r, \\n and \\\\ escapes
+  < PATTERN         the next message that is not a server notification or
+                    request must match PATTERN (JSON): objects match when
+                    every key of the pattern matches, "*" matches anything,
+                    "~REGEX" a string the regex finds, other values exactly
+  <method PATTERN   the next server notification or request matching
+                    PATTERN arrives (others on the way are skipped)
+  wait-ready        poll coderag/status until it says ready
+  close             close the server's stdin
+  <exit N           the server exits with code N
+Server requests are answered automatically (null, as editors do).
+"""
+import json
+import os
+import queue
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from urllib.parse import quote
+
+TIMEOUT = float(os.environ.get("LSP_TEST_TIMEOUT", "30"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Failure(Exception):
+    pass
+
+
+def file_uri(path):
+    return "file://" + quote(os.path.abspath(path))
+
+
+def frame(body):
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def match(pattern, actual):
+    if pattern == "*":
+        return True
+    if isinstance(pattern, str) and pattern.startswith("~"):
+        return isinstance(actual, str) and re.search(pattern[1:], actual) is not None
+    if isinstance(pattern, dict):
+        return isinstance(actual, dict) and all(k in actual and match(v, actual[k])
+                                                for k, v in pattern.items())
+    if isinstance(pattern, list):
+        return (isinstance(actual, list) and len(pattern) == len(actual)
+                and all(match(p, a) for p, a in zip(pattern, actual)))
+    return type(pattern) is type(actual) and pattern == actual
+
+
+class Server:
+    """A coderag lsp child with a reader thread; server requests are
+    answered with null and recorded, like notifications."""
+
+    def __init__(self, bin_path, cwd, args=(), env_extra=None, stderr_path=None):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CODERAG_")}
+        env["CODERAG_LOG"] = os.environ.get("LSP_TEST_LOG", "info")
+        env.update(env_extra or {})
+        self.stderr_path = stderr_path or os.path.join(cwd, "server.stderr")
+        self.errf = open(self.stderr_path, "wb")
+        self.proc = subprocess.Popen([bin_path, "lsp", *args], cwd=cwd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.errf, env=env)
+        self.inbox = queue.Queue()
+        self.server_msgs = []   # notifications and requests from the server, in order
+        self.responses = {}
+        self.next_id = 1000
+        self.answer_requests = True
+        self.lock = threading.Lock()
+        threading.Thread(target=self._reader, daemon=True).start()
+
+    def _reader(self):
+        out = self.proc.stdout
+        try:
+            while True:
+                length = None
+                while True:
+                    line = out.readline()
+                    if not line:
+                        raise EOFError
+                    if not line.endswith(b"\r\n"):
+                        raise ValueError("header line without CRLF: %r" % line)
+                    line = line[:-2]
+                    if not line:
+                        break
+                    name, _, value = line.decode("ascii").partition(":")
+                    if name.lower() != "content-length":
+                        raise ValueError("unexpected header %r" % line)
+                    length = int(value)
+                if length is None:
+                    raise ValueError("no Content-Length from the server")
+                body = out.read(length)
+                if len(body) != length:
+                    raise EOFError
+                msg = json.loads(body.decode("utf-8"))
+                if msg.get("jsonrpc") != "2.0":
+                    raise ValueError("message without jsonrpc 2.0: %r" % msg)
+                if "method" in msg and "id" in msg and self.answer_requests:
+                    self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+                self.inbox.put(msg)
+        except Exception as e:  # noqa: BLE001 - the reader reports whatever ended it
+            self.inbox.put({"_eof": "%s: %s" % (type(e).__name__, e)})
+
+    # ---- sending
+    def send_raw(self, data):
+        with self.lock:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+
+    def send(self, msg):
+        self.send_raw(frame(json.dumps(msg)))
+
+    def request(self, method, params=None, rid=None):
+        if rid is None:
+            self.next_id += 1
+            rid = self.next_id
+        m = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            m["params"] = params
+        self.send(m)
+        return rid
+
+    def notify(self, method, params=None):
+        m = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            m["params"] = params
+        self.send(m)
+
+    def close_input(self):
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+
+    # ---- receiving
+    def _get(self, deadline):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise Failure("timed out waiting for the server")
+        try:
+            msg = self.inbox.get(timeout=left)
+        except queue.Empty:
+            raise Failure("timed out waiting for the server") from None
+        if "_eof" in msg:
+            self.inbox.put(msg)
+            raise Failure("server output ended (%s), exit code %s" % (msg["_eof"], self.proc.poll()))
+        return msg
+
+    def next_response(self, timeout=TIMEOUT):
+        """The next message that is a response (server messages recorded)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self._get(deadline)
+            if "method" in msg:
+                self.server_msgs.append(msg)
+                continue
+            return msg
+
+    def wait_response(self, rid, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while rid not in self.responses:
+            msg = self._get(deadline)
+            if "method" in msg:
+                self.server_msgs.append(msg)
+            else:
+                self.responses[msg.get("id")] = msg
+        return self.responses.pop(rid)
+
+    def wait_method(self, pattern, timeout=TIMEOUT):
+        """A server message matching pattern, looking at recorded ones first."""
+        for i, m in enumerate(self.server_msgs):
+            if match(pattern, m):
+                del self.server_msgs[i]
+                return m
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self._get(deadline)
+            if "method" not in msg:
+                self.responses[msg.get("id")] = msg
+            elif match(pattern, msg):
+                return msg
+            else:
+                self.server_msgs.append(msg)
+
+    def call(self, method, params=None, timeout=TIMEOUT):
+        return self.wait_response(self.request(method, params), timeout)
+
+    def wait_exit(self, timeout=TIMEOUT):
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure("server did not exit within %.0f s" % timeout) from None
+
+    def stderr(self):
+        if not self.errf.closed:
+            self.errf.flush()
+        with open(self.stderr_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.errf.close()
+
+    # ---- LSP conveniences
+    def initialize(self, root, capabilities=None, options=None, folders=None):
+        params = {"processId": os.getpid(), "rootUri": file_uri(root),
+                  "capabilities": capabilities if capabilities is not None else {}}
+        if options is not None:
+            params["initializationOptions"] = options
+        if folders is not None:
+            params["workspaceFolders"] = [{"uri": file_uri(f), "name": os.path.basename(f)}
+                                          for f in folders]
+        r = self.call("initialize", params)
+        if "result" not in r:
+            raise Failure("initialize failed: %r" % r)
+        self.notify("initialized", {})
+        return r["result"]
+
+    def wait_ready(self, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            r = self.call("coderag/status", {})
+            st = r.get("result", {}).get("state")
+            if st == "ready":
+                return r["result"]
+            if st == "error":
+                raise Failure("indexing failed: %r" % r)
+            time.sleep(0.02)
+        raise Failure("not ready after %.0f s" % timeout)
+
+    def ask(self, question, **params):
+        params["question"] = question
+        r = self.call("coderag/ask", params)
+        if "result" not in r:
+            raise Failure("ask %r failed: %r" % (question, r))
+        return r["result"]
+
+    def shutdown_exit(self):
+        r = self.call("shutdown")
+        if r.get("result", "missing") is not None:
+            raise Failure("shutdown: %r" % r)
+        self.notify("exit")
+        return self.wait_exit()
+
+
+class Env:
+    """A temporary folder with a copy of a fixture repository."""
+
+    def __init__(self, bin_path, fixtures, name="shop"):
+        self.bin = bin_path
+        self.fixtures = fixtures
+        self.dir = tempfile.mkdtemp(prefix="coderag-lsp.")
+        self.root = os.path.join(self.dir, name)
+        if name in os.listdir(fixtures):
+            shutil.copytree(os.path.join(fixtures, name), self.root)
+        else:
+            os.makedirs(self.root)
+        self.servers = []
+
+    def server(self, **kw):
+        s = Server(self.bin, self.dir, **kw)
+        self.servers.append(s)
+        return s
+
+    def write(self, rel, text, mode="w"):
+        path = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, mode, encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def uri(self, rel):
+        return file_uri(os.path.join(self.root, rel))
+
+    def close(self, ok):
+        for s in self.servers:
+            s.kill()
+            err = s.stderr()
+            if not ok or "AddressSanitizer" in err or "runtime error" in err:
+                sys.stderr.write("---- server stderr (%s)\n%s\n" % (s.stderr_path, err[-6000:]))
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def check_sanitizers(s):
+    err = s.stderr()
+    check("AddressSanitizer" not in err and "LeakSanitizer" not in err
+          and "runtime error" not in err, "sanitizer report in server stderr")
+
+
+def context_symbols(result):
+    return [c["symbol"] for c in result["context"]]
+
+
+def context_paths(result):
+    return {c["path"] for c in result["context"]}
+
+
+# ---------------------------------------------------------------- transcripts
+
+def unescape(text):
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            n = text[i + 1]
+            out.append({"r": "\r", "n": "\n", "\\": "\\"}.get(n, "\\" + n))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def run_transcript(env, path):
+    s = env.server()
+    subst = {"${ROOT}": env.root, "${ROOT_URI}": file_uri(env.root), "${WS}": env.dir}
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    for no, line in enumerate(lines, 1):
+        for k, v in subst.items():
+            line = line.replace(k, v)
+        if not line.strip() or line.startswith("#"):
+            continue
+        where = "%s:%d" % (os.path.basename(path), no)
+        try:
+            if line.startswith(">raw "):
+                s.send_raw(unescape(line[5:]).encode("utf-8"))
+            elif line.startswith("> "):
+                s.send_raw(frame(line[2:]))
+            elif line.startswith("<method "):
+                s.wait_method(json.loads(line[8:]))
+            elif line.startswith("<exit "):
+                code = s.wait_exit()
+                check(code == int(line[6:]), "exit code %s, expected %s" % (code, line[6:]))
+            elif line.startswith("< "):
+                pattern = json.loads(line[2:])
+                got = s.next_response()
+                check(match(pattern, got), "got %s" % json.dumps(got)[:1500])
+            elif line == "wait-ready":
+                s.wait_ready()
+            elif line == "close":
+                s.close_input()
+            else:
+                raise Failure("bad directive")
+        except Failure as e:
+            raise Failure("%s: %s" % (where, e)) from None
+    check_sanitizers(s)
+
+
+def t_transcripts(env_factory):
+    files = sorted(f for f in os.listdir(HERE) if f.endswith(".txt"))
+    check(files, "no transcripts found")
+    for name in files:
+        run_case("transcript " + name, env_factory,
+                 lambda env, n=name: run_transcript(env, os.path.join(HERE, n)))
+
+
+# ---------------------------------------------------------------- scenarios
+
+def t_progress(env):
+    """Work-done progress around the first build, and asks while indexing."""
+    # A workspace big enough that the first build takes a while.
+    for p in range(8):
+        for m in range(150):
+            env.write("pkg%d/m%d.py" % (p, m),
+                      '"""Module %d."""\nimport os\n\n\nclass Widget%d_%d:\n    """A widget."""\n\n'
+                      '    def grow(self, n):\n        return n + %d\n\n\ndef helper_%d_%d(x):\n'
+                      '    return Widget%d_%d().grow(x)\n' % (m, p, m, m, p, m, p, m))
+    s = env.server()
+    s.initialize(env.root, capabilities={"window": {"workDoneProgress": True}})
+    early = s.ask("How does a widget grow?")
+    check(early.get("indexing") is True, "an ask during the first build says indexing: %r"
+          % early.get("indexing"))
+    create = s.wait_method({"method": "window/workDoneProgress/create"})
+    token = create["params"]["token"]
+    begin = s.wait_method({"method": "$/progress", "params": {"token": token, "value": {"kind": "begin"}}})
+    title = begin["params"]["value"]["title"]
+    check("Indexing" in title and "index" in title.lower(), "begin title %r" % title)
+    end = s.wait_method({"method": "$/progress", "params": {"token": token, "value": {"kind": "end"}}})
+    reports = [m for m in s.server_msgs if m.get("method") == "$/progress"
+               and m["params"]["value"]["kind"] == "report"]
+    for r in reports:
+        v = r["params"]["value"]
+        check(0 <= v["percentage"] <= 100 and re.match(r"\d+/\d+ files", v["message"]),
+              "report %r" % v)
+    pcts = [r["params"]["value"]["percentage"] for r in reports]
+    check(pcts == sorted(pcts), "percentages go up: %r" % pcts)
+    st = s.wait_ready()
+    check(st["files"] == 1200 + 5 and st["indexed"] == st["total"] == st["files"], "status %r" % st)
+    late = s.ask("How does a widget grow?")
+    check(late["indexing"] is False and late["citations"], "ask after the build: %r" % late.get("indexing"))
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+    print("  progress: %d reports, end message %r" % (len(reports), end["params"]["value"].get("message")))
+
+
+def t_no_progress(env):
+    """Without the client capability: no create request, status still works."""
+    s = env.server()
+    s.initialize(env.root)
+    st = s.wait_ready()
+    check(st["files"] == 5 and st["chunks"] > 0, "status %r" % st)
+    check(not any(m.get("method") in ("window/workDoneProgress/create", "$/progress",
+                                      "client/registerCapability") for m in s.server_msgs),
+          "no progress or registration without the capabilities")
+    check(s.shutdown_exit() == 0, "exit code")
+
+
+def t_save(env):
+    """didSave: a function added and saved is found by the next ask."""
+    s = env.server()
+    caps = {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}}
+    s.initialize(env.root, capabilities=caps)
+    reg = s.wait_method({"method": "client/registerCapability"})
+    watchers = reg["params"]["registrations"][0]
+    check(watchers["method"] == "workspace/didChangeWatchedFiles" and
+          watchers["registerOptions"]["watchers"][0]["globPattern"] == "**/*.py", "registration %r" % reg)
+    s.wait_ready()
+    uri = env.uri("shop/models.py")
+    with open(os.path.join(env.root, "shop/models.py"), encoding="utf-8") as f:
+        text = f.read()
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python",
+                                                       "version": 1, "text": text}})
+    r = s.ask("frobnicate widgets count")
+    check("frobnicate_widgets" not in context_symbols(r), "not there before the save")
+    text += '\n\ndef frobnicate_widgets(count):\n    """Frobnicates widgets."""\n    return count * 2\n'
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                        "contentChanges": [{"text": text}]})
+    env.write("shop/models.py", text)
+    t0 = time.perf_counter()
+    s.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+    r = s.ask("frobnicate widgets count")
+    ms = (time.perf_counter() - t0) * 1000
+    check(context_symbols(r)[:1] == ["frobnicate_widgets"], "found after the save: %r" % context_symbols(r))
+    check(any(c["symbol"] == "frobnicate_widgets" and c["path"] == "shop/models.py"
+              for c in r["citations"]), "cited")
+
+    # A 1,000-line module: save-to-queryable.
+    lines = ['"""A big module."""', ""]
+    n = 0
+    while len(lines) < 995:
+        lines += ["def function_%d(a, b):" % n, '    """Adds %d."""' % n,
+                  "    total = a + b + %d" % n, "    return total", "", ""]
+        n += 1
+    env.write("shop/big.py", "\n".join(lines) + "\n")
+    s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri("shop/big.py")}})
+    s.ask("function_3 adds")
+    env.write("shop/big.py", "\n".join(lines) + "\n\ndef zanzibar_quokka(x):\n    return x\n")
+    t0 = time.perf_counter()
+    s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri("shop/big.py")}})
+    r = s.ask("zanzibar quokka")
+    big_ms = (time.perf_counter() - t0) * 1000
+    check(context_symbols(r)[:1] == ["zanzibar_quokka"], "big file update found: %r" % context_symbols(r))
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+    took = re.findall(r"re-indexed shop/big.py in ([\d.]+) ms", s.stderr())
+    print("  save: small file save->answer %.1f ms; 1,000-line file save->answer %.1f ms "
+          "(server: re-indexed in %s ms)" % (ms, big_ms, took[-1] if took else "?"))
+
+
+def wait_status(s, cond, what):
+    """Polls coderag/status (its counts follow updates when the server is idle)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        st = s.call("coderag/status")["result"]
+        if cond(st):
+            return st
+        check(time.monotonic() < deadline, "%s: %r" % (what, st))
+        time.sleep(0.02)
+
+
+def t_watch(env):
+    """didChangeWatchedFiles: deletions, creations and a folder removed."""
+    s = env.server()
+    s.initialize(env.root)
+    s.wait_ready()
+    r = s.ask("Which error does a declined card raise?")
+    check("shop/errors.py" in context_paths(r), "errors.py answers first: %r" % context_paths(r))
+    os.remove(os.path.join(env.root, "shop/errors.py"))
+    s.notify("workspace/didChangeWatchedFiles",
+             {"changes": [{"uri": env.uri("shop/errors.py"), "type": 3}]})
+    r = s.ask("Which error does a declined card raise?")
+    check("shop/errors.py" not in context_paths(r), "deleted file gone: %r" % context_paths(r))
+    wait_status(s, lambda st: st["files"] == 4, "4 files left")
+
+    env.write("shop/coupons.py", 'def redeem_coupon(code):\n    """Redeems a coupon code."""\n    return code\n')
+    s.notify("workspace/didChangeWatchedFiles",
+             {"changes": [{"uri": env.uri("shop/coupons.py"), "type": 1}]})
+    r = s.ask("redeem a coupon code")
+    check(context_symbols(r)[:1] == ["redeem_coupon"], "created file found: %r" % context_symbols(r))
+
+    # A folder removed: one event for the folder, which is not a .py file.
+    shutil.rmtree(os.path.join(env.root, "shop/payments"))
+    s.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": env.uri("shop/payments"), "type": 3}]})
+    wait_status(s, lambda st: st["state"] == "ready" and st["files"] == 3, "folder removal rescanned")
+    r = s.ask("charge the gateway")
+    check(not any(p.startswith("shop/payments/") for p in context_paths(r)), "folder gone")
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
+def t_storm(env):
+    """A storm of didSave notifications while asks run: every ask answers,
+    the last version wins, and the index passes its own check."""
+    s = env.server()
+    s.initialize(env.root)
+    s.wait_ready()
+    base = {}
+    for rel in ("shop/models.py", "shop/errors.py", "shop/payments/gateway.py"):
+        with open(os.path.join(env.root, rel), encoding="utf-8") as f:
+            base[rel] = f.read()
+    ids = []
+    for round_no in range(40):
+        for rel in base:
+            env.write(rel, base[rel] + "\n\ndef storm_round_%d_%s(x):\n    return x\n"
+                      % (round_no, rel.split("/")[-1][:-3]))
+            for _ in range(5):
+                s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri(rel)}})
+        ids.append(s.request("coderag/ask", {"question": "storm round %d" % round_no}))
+    for rid in ids:
+        r = s.wait_response(rid)
+        check("result" in r and r["result"]["answer"], "ask during the storm: %r" % r)
+    r = s.ask("storm_round_39_models")
+    check(context_symbols(r)[:1] == ["storm_round_39_models"], "last version: %r" % context_symbols(r)[:3])
+    check(not any(sym.startswith("storm_round_38") for sym in context_symbols(r)), "old versions gone")
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+    chk = subprocess.run([env.bin, "status", "--root", env.root, "--check"], capture_output=True, text=True)
+    check(chk.returncode == 0, "index check after the storm: %s" % chk.stderr)
+
+
+def t_eof(env):
+    """A client that goes away: clean exits, also with work in flight."""
+    s = env.server()
+    s.initialize(env.root)
+    s.wait_ready()
+    for i in range(20):
+        s.request("coderag/ask", {"question": "tax order total %d" % i})
+        s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri("shop/models.py")}})
+    s.close_input()
+    check(s.wait_exit(10) == 1, "EOF without shutdown exits with 1")
+    check_sanitizers(s)
+
+    s = env.server()
+    s.send_raw(b"Content-Length: 100\r\n\r\n{\"jsonrpc\"")
+    s.close_input()
+    check(s.wait_exit(10) == 1, "header without body, then EOF")
+    check_sanitizers(s)
+
+    # A client that stops reading: its end of our output closes.
+    env_vars = {k: v for k, v in os.environ.items() if not k.startswith("CODERAG_")}
+    p = subprocess.Popen([env.bin, "lsp"], cwd=env.dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env_vars)
+    p.stdin.write(frame(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                    "params": {"rootUri": file_uri(env.root), "capabilities": {}}})))
+    p.stdin.flush()
+    p.stdout.readline()
+    p.stdout.close()
+    try:
+        for i in range(5):
+            p.stdin.write(frame(json.dumps({"jsonrpc": "2.0", "id": 2 + i, "method": "coderag/status"})))
+            p.stdin.flush()
+            time.sleep(0.05)
+        p.stdin.close()
+    except OSError:
+        pass
+    try:
+        code = p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure("no exit after the output closed") from None
+    err = p.stderr.read().decode("utf-8", "replace")
+    check(code in (1, 2), "output closed: exit %s" % code)
+    check("AddressSanitizer" not in err and "runtime error" not in err, "sanitizers: " + err[-2000:])
+
+
+def free_port():
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+def t_llm(env):
+    """Cancellation of an LLM ask in flight, and endpoint trouble shown once
+    (tests/fake_openai.py stands in for the LLM: a slow answer, then errors)."""
+    script = {"actions": {"chat": [{"delay_ms": 20000}, {"status": 400, "times": 100}]}}
+    fake = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "fake_openai.py"), "--watch-stdin",
+                             "--script", json.dumps(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        port = int(fake.stdout.readline())
+        s = env.server()
+        s.initialize(env.root, options={"llm": {"url": "http://127.0.0.1:%d" % port}})
+        s.wait_ready()
+        t0 = time.monotonic()
+        rid = s.request("coderag/ask", {"question": "How is tax applied?", "mode": "llm"})
+        time.sleep(0.3)
+        s.notify("$/cancelRequest", {"id": rid})
+        r = s.wait_response(rid, 10)
+        took = time.monotonic() - t0
+        print("  llm: cancelled ask answered after %.2f s (cancel sent at 0.3 s)" % took)
+        check(r.get("error", {}).get("code") == -32800, "cancelled: %r" % r)
+        check(took < 5, "cancel took %.1f s" % took)
+        check(s.call("coderag/status")["result"]["state"] == "ready", "alive after the cancel")
+
+        # The LLM now fails: auto falls back to extractive, llm is an error,
+        # and the user hears about it once.
+        for _ in range(3):
+            r = s.ask("How is tax applied?")
+            check(r["mode"] == "extractive" and r["citations"], "fallback answer")
+        r = s.call("coderag/ask", {"question": "How is tax applied?", "mode": "llm"})
+        check(r.get("error", {}).get("code") == -32803, "mode llm fails: %r" % r)
+        s.call("coderag/status")
+        shown = [m for m in s.server_msgs if m.get("method") == "window/showMessage"]
+        check(len(shown) == 1, "one showMessage, got %d" % len(shown))
+        check(s.shutdown_exit() == 0, "exit code")
+        check_sanitizers(s)
+    finally:
+        fake.stdin.close()
+        fake.wait()
+
+
+def t_multiroot(env):
+    """Two workspace folders, one index each; asks go to the document's root."""
+    other = os.path.join(env.dir, "other")
+    os.makedirs(os.path.join(other, "zoo"))
+    with open(os.path.join(other, "zoo", "animals.py"), "w") as f:
+        f.write('def feed_the_penguins(fish):\n    """Feeds penguins."""\n    return fish\n')
+    s = env.server()
+    s.initialize(env.root, folders=[env.root, other],
+                 options={"indexDir": os.path.join(env.dir, "idx-first")})
+    st = s.wait_ready()
+    check(len(st["roots"]) == 2 and st["files"] == 6, "two roots: %r" % st)
+    check(os.path.exists(os.path.join(env.dir, "idx-first", "index.db")), "indexDir used")
+    check(os.path.exists(os.path.join(other, ".coderag", "index.db")), "second root's own index")
+    r = s.ask("feed the penguins", textDocument={"uri": file_uri(os.path.join(other, "zoo/animals.py"))},
+              position={"line": 0, "character": 0})
+    check(context_symbols(r)[:1] == ["feed_the_penguins"], "second root answered: %r" % context_symbols(r))
+    check(r["citations"][0]["uri"].startswith(file_uri(other)), "uri in the second root")
+    r = s.call("workspace/executeCommand", {"command": "coderag.ask", "arguments": ["How is tax applied?"]})
+    check("shop/models.py" in context_paths(r["result"]), "command ask: first root")
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
+def t_nav(env):
+    """Code lenses (reference counts, Ask CodeRAG, last answer's citations)
+    and hover (definition, docstring, callers as links)."""
+    s = env.server()
+    s.initialize(env.root)
+    s.wait_ready()
+    uri = env.uri("shop/models.py")
+    with open(os.path.join(env.root, "shop/models.py"), encoding="utf-8") as f:
+        text = f.read()
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python",
+                                                       "version": 1, "text": text}})
+    lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+    at = {}
+    for lens in lenses:
+        at.setdefault(lens["range"]["start"]["line"], []).append(lens["command"])
+    check(38 in at and 33 in at and 19 in at, "lenses on apply_tax, Order.total, Order: %r" % sorted(at))
+    titles = [c["title"] for c in at[38]]
+    check("1 caller, 0 references" in titles, "apply_tax has one caller: %r" % titles)
+    ask = [c for c in at[38] if c["command"] == "coderag.ask"]
+    check(ask and "apply_tax" in ask[0]["arguments"][0]["question"], "Ask CodeRAG lens: %r" % at[38])
+    r = s.call("workspace/executeCommand", {"command": "coderag.ask", "arguments": ask[0]["arguments"]})
+    check("apply_tax" in context_symbols(r["result"]), "the lens's question answers")
+    lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+    cited = [lens for lens in lenses if lens["command"]["title"].startswith("cited for: What does `apply_tax`")]
+    check(cited, "a lens for the last answer's citation")
+
+    # Hover on the call of apply_tax inside Order.total (line 36, 0-based 35).
+    h = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 35, "character": 18}})
+    res = h["result"]
+    check(res and res["contents"]["kind"] == "markdown", "hover: %r" % h)
+    md = res["contents"]["value"]
+    check("def apply_tax(amount):" in md and "Adds value-added tax" in md, "signature and docstring: %s" % md)
+    check("Called from" in md and "Order.total" in md and uri + "#L34" in md, "caller link: %s" % md)
+    check(res["range"] == {"start": {"line": 35, "character": 15}, "end": {"line": 35, "character": 24}},
+          "word range %r" % res["range"])
+    h = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 0}})
+    check(h["result"] is None, "nothing on a blank line")
+    h = s.call("textDocument/hover", {"textDocument": {"uri": env.uri("shop/payments/gateway.py")},
+                                      "position": {"line": 2, "character": 22}})
+    check(h["result"] and "class Order" in h["result"]["contents"]["value"], "hover in a file not open: %r" % h)
+    h = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": -1, "character": 0}})
+    check(h.get("error", {}).get("code") == -32602, "bad position")
+    lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": "file:///elsewhere/x.py"}})
+    check(lenses["result"] == [], "no lenses outside the workspace")
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
+def t_bench(env):
+    """The benchmark client end to end: ../shared/bench/lsp_ask.py."""
+    repo = os.path.abspath(os.path.join(HERE, "..", ".."))
+    script = os.path.join(repo, "..", "shared", "bench", "lsp_ask.py")
+    if not os.path.exists(script):
+        print("  SKIP bench: %s not found (CI has ../shared beside the repository)" % script)
+        return
+    qs = os.path.join(env.dir, "q.jsonl")
+    with open(qs, "w") as f:
+        for i, q in enumerate(["How is tax applied to an order total?",
+                               "Which error does a declined card raise?",
+                               "How does the gateway charge an order?"]):
+            f.write(json.dumps({"id": "shop-%d" % i, "corpus": "shop", "question": q}) + "\n")
+    out = os.path.join(env.dir, "results.jsonl")
+    meta = os.path.join(env.dir, "meta.json")
+    p = subprocess.run([sys.executable, script, "--server", "%s lsp" % env.bin, "--root", env.root, qs,
+                        "--corpus", "shop", "-o", out, "--meta", meta, "--ready-timeout", "60",
+                        "--ask-timeout", "60"], capture_output=True, text=True, cwd=env.dir)
+    check(p.returncode == 0, "lsp_ask.py exit %d: %s" % (p.returncode, p.stderr))
+    with open(meta) as f:
+        m = json.load(f)
+    check(m["exit_code"] == 0 and m["errors"] == 0 and m["asked"] == 3, "meta %r" % m)
+    with open(out) as f:
+        rows = [json.loads(line) for line in f]
+    check(all(r["result"]["citations"] and r["result"]["context"] for r in rows), "results cite")
+    check("apply_tax" in context_symbols(rows[0]["result"]), "first answer")
+    print("  bench: ready via %s in %.0f ms, median ask %.1f ms" % (m["ready_via"], m["ready_ms"], m["wall_p50_ms"]))
+
+
+# ---------------------------------------------------------------- main
+
+RESULTS = {"passed": 0, "failed": 0}
+
+
+def run_case(name, env_factory, fn):
+    env = env_factory()
+    ok = False
+    t0 = time.monotonic()
+    try:
+        fn(env)
+        ok = True
+    except Failure as e:
+        print("FAIL %s: %s" % (name, e))
+    except Exception as e:  # noqa: BLE001 - a crash in the test is a failure too
+        print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
+    finally:
+        env.close(ok)
+    RESULTS["passed" if ok else "failed"] += 1
+    print("%s %s (%.2f s)" % ("ok  " if ok else "FAIL", name, time.monotonic() - t0))
+
+
+GROUPS = {
+    "progress": [t_progress, t_no_progress],
+    "save": [t_save],
+    "watch": [t_watch],
+    "storm": [t_storm],
+    "eof": [t_eof],
+    "llm": [t_llm],
+    "multiroot": [t_multiroot],
+    "nav": [t_nav],
+    "bench": [t_bench],
+}
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    bin_path, fixtures = os.path.abspath(argv[0]), os.path.abspath(argv[1])
+
+    def factory():
+        return Env(bin_path, fixtures)
+
+    for group in argv[2:]:
+        if group == "transcripts":
+            t_transcripts(factory)
+            continue
+        for fn in GROUPS[group]:
+            run_case(fn.__name__[2:], factory, fn)
+    print("%d passed, %d failed" % (RESULTS["passed"], RESULTS["failed"]))
+    return 1 if RESULTS["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
