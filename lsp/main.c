@@ -20,7 +20,7 @@ static int usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\nask options: --json --mode extractive|llm|auto --budget CHARS --no-bm25 "
-               "--no-dense --no-graph --no-update\nstatus options: --json --check\n"
+               "--no-dense --no-graph --no-update --llm-timeout SECONDS\nstatus options: --json --check\n"
                "settings (also CODERAG_* environment variables): --index-dir DIR --exclude GLOB "
                "--max-file-bytes N --threads N --llm-url URL --llm-model NAME --llm-api-key-env VAR "
                "--embed-provider builtin|openai --embed-url URL --embed-model NAME "
