@@ -94,7 +94,7 @@ void vfy_source_for_store(VfySource *src, IdxStore *st);
 typedef enum {
     VFY_FORM_BRACKET, /* "[a.py:3-5]", "[a.py#L3]", "[a.py:1-2; b.py:7]", "[a.py:1-2, 5]" */
     VFY_FORM_CODE,    /* "`a.py:3-5`", "`a.py#L3`" (the whole code span), "`a.py`:3" */
-    VFY_FORM_BARE,    /* "a.py:3-5", "pkg/a.py#L3-L5", "file:///root/a.py:3" in prose */
+    VFY_FORM_BARE,    /* "a.py:3-5", "pkg/a.py#L3-L5", "file:///srv/ws/a.py:3" in prose */
     VFY_FORM_LINK,    /* "[text](a.py#L3-L5)", "[text](a.py:3-5)" */
     VFY_FORM_PROSE,   /* "a.py, lines 3-5", "a.py line 3", "`a.py` (lines 3-5)",
                        * "\"a.py\", line 3", "[a.py, lines 3-5]" */
