@@ -16,6 +16,7 @@
  * and "near" (a stored vector plus noise, cosine about 0.8 to it: a
  * question close to one chunk).
  *
+ * Search times are medians over both query sets (the box may be shared).
  * "HNSW CPU" is process CPU time per isolated query (search, then 50 ms
  * idle), which includes OpenMP workers spinning after the search.
  */
@@ -123,14 +124,6 @@ static void time_search(const FaissIndex *ix, const float *q, int nq, int d, dou
         ms[i] = now_ms() - t0;
         if (rc) die("search", rc);
     }
-}
-
-static double mean(const double *v, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += v[i];
-    return s / n;
 }
 
 static double median(double *v, int n)
@@ -341,7 +334,7 @@ int main(int argc, char **argv)
             /* sub-indexes, labels are positions: IndexIDMap::search would add
              * an OpenMP label translation (see vectors.c) */
             time_search(faiss_IndexIDMap_sub_index(fmap), q, 2 * nq, d, ms, truth);
-            double flat_q = mean(ms, 2 * nq);
+            double flat_q = median(ms, 2 * nq);
             if (di == 0 && si == 0) idle_report("a flat search");
             faiss_Index_free(fmap);
 
@@ -363,7 +356,7 @@ int main(int argc, char **argv)
                                                                        efs[ei])))
                         die("efSearch", rc);
                     time_search(faiss_IndexIDMap_sub_index(hmap), q, 2 * nq, d, ms, lab);
-                    hq[ei] = mean(ms, 2 * nq);
+                    hq[ei] = median(ms, 2 * nq);
                     rr[ei] = recall(truth, lab, nq);
                     rn[ei] = recall(truth + (size_t)nq * K, lab + (size_t)nq * K, nq);
                     if (efs[ei] == 64) hcpu = isolated_cpu(faiss_IndexIDMap_sub_index(hmap), q, d);

@@ -184,8 +184,10 @@ static int call_unlink(LspCall *c)
 {
     LspRpc *rpc = c->rpc;
     pthread_mutex_lock(&rpc->mu);
-    if (c->prev) c->prev->next = c->next;
-    else rpc->calls = c->next;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        rpc->calls = c->next;
     if (c->next) c->next->prev = c->prev;
     int cancelled = c->cancelled;
     pthread_mutex_unlock(&rpc->mu);
@@ -331,13 +333,16 @@ static void dispatch(LspRpc *rpc, json_t *msg)
         return;
     }
     if (!strcmp(name, "$/cancelRequest")) {
-        if (is_request) reply_error(rpc, id, LSP_INVALID_REQUEST, "$/cancelRequest is a notification");
-        else cancel_request(rpc, params);
+        if (is_request)
+            reply_error(rpc, id, LSP_INVALID_REQUEST, "$/cancelRequest is a notification");
+        else
+            cancel_request(rpc, params);
         return;
     }
     if (rpc->state == ST_SHUTDOWN) {
         if (is_request)
-            reply_error(rpc, id, LSP_INVALID_REQUEST, "%s after shutdown: only exit is accepted", name);
+            reply_error(rpc, id, LSP_INVALID_REQUEST, "%s after shutdown: only exit is accepted",
+                        name);
         return;
     }
     const LspMethod *m = find_method(rpc, name);

@@ -57,7 +57,8 @@ static void docs_remove(Server *s, const char *uri)
 
 void docs_free(Server *s)
 {
-    while (s->docs) docs_remove(s, s->docs->uri);
+    while (s->docs)
+        docs_remove(s, s->docs->uri);
 }
 
 static void bad_notification(const char *method, const json_error_t *je)
@@ -82,8 +83,9 @@ LspStatus on_did_change(void *ctx, json_t *params, LspCall *call, json_t **out, 
     const char *uri;
     json_t *changes;
     json_error_t je;
-    if (!params || json_unpack_ex(params, &je, 0, "{s:{s:s}, s:o}", "textDocument", "uri", &uri,
-                                  "contentChanges", &changes) != 0 ||
+    if (!params ||
+        json_unpack_ex(params, &je, 0, "{s:{s:s}, s:o}", "textDocument", "uri", &uri,
+                       "contentChanges", &changes) != 0 ||
         !json_is_array(changes)) {
         bad_notification("textDocument/didChange", params ? &je : NULL);
         return LSP_DONE;

@@ -31,7 +31,7 @@ static json_t *line_range(int line, int c0, int c1)
     return json_pack("{s:o, s:o}", "start", position(line, c0), "end", position(line, c1));
 }
 
-/* "file:///root/path#L12": editors open such links at the line. */
+/* "file:///srv/ws/path#L12": editors open such links at the line. */
 static void add_link(StrBuf *sb, const char *root, const IdxChunk *c)
 {
     char *uri = lsp_path_to_uri(root, c->path);
@@ -53,9 +53,10 @@ static LspStatus doc_params(Server *s, json_t *params, const char *method, int w
     json_error_t je;
     *line = *character = 0;
     if (!params ||
-        (want_pos ? json_unpack_ex(params, &je, 0, "{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri",
-                                   out_uri, "position", "line", line, "character", character)
-                  : json_unpack_ex(params, &je, 0, "{s:{s:s}}", "textDocument", "uri", out_uri)) != 0)
+        (want_pos
+             ? json_unpack_ex(params, &je, 0, "{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri",
+                              out_uri, "position", "line", line, "character", character)
+             : json_unpack_ex(params, &je, 0, "{s:{s:s}}", "textDocument", "uri", out_uri)) != 0)
         return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (*line < 0 || *character < 0)
         return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative position", method);
@@ -74,8 +75,8 @@ LspStatus on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, L
     int line, character;
     Workspace *ws = NULL;
     char *rel = NULL;
-    if (doc_params(s, params, "textDocument/codeLens", 0, &uri, &line, &character, &ws, &rel, err) !=
-        LSP_DONE)
+    if (doc_params(s, params, "textDocument/codeLens", 0, &uri, &line, &character, &ws, &rel,
+                   err) != LSP_DONE)
         return LSP_FAIL;
     if (!ws || !rel) { /* not in a workspace: no lenses */
         free(rel);
@@ -101,8 +102,10 @@ static void lens_counts(IdxStore *st, const IdxChunk *c, size_t *callers, size_t
     *callers = *refs = 0;
     if (idx_edges(st, c->id, 0, &ed, &n, NULL) != CR_OK) return;
     for (size_t i = 0; i < n; i++) {
-        if (ed[i].kind == IDX_EDGE_CALL) (*callers)++;
-        else if (ed[i].kind != IDX_EDGE_CONTAIN) (*refs)++;
+        if (ed[i].kind == IDX_EDGE_CALL)
+            (*callers)++;
+        else if (ed[i].kind != IDX_EDGE_CONTAIN)
+            (*refs)++;
     }
     free(ed);
 }
@@ -135,7 +138,8 @@ void run_lens(Server *s, Job *j)
             size_t callers, refs;
             char title[160], question[600];
             lens_counts(st, c, &callers, &refs);
-            if (!callers && !refs) snprintf(title, sizeof title, "no callers or references");
+            if (!callers && !refs)
+                snprintf(title, sizeof title, "no callers or references");
             else
                 snprintf(title, sizeof title, "%zu caller%s, %zu reference%s", callers,
                          callers == 1 ? "" : "s", refs, refs == 1 ? "" : "s");
@@ -175,7 +179,8 @@ void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a
 
 void nav_forget_answer(Workspace *ws)
 {
-    for (size_t i = 0; i < ws->n_last_cites; i++) free(ws->last_cites[i].path);
+    for (size_t i = 0; i < ws->n_last_cites; i++)
+        free(ws->last_cites[i].path);
     free(ws->last_cites);
     free(ws->last_question);
     ws->last_cites = NULL;
@@ -230,8 +235,10 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
     size_t at = utf16_to_byte(p, ll, col), a = at, b = at;
-    while (a > 0 && ident_char((unsigned char)p[a - 1])) a--;
-    while (b < ll && ident_char((unsigned char)p[b])) b++;
+    while (a > 0 && ident_char((unsigned char)p[a - 1]))
+        a--;
+    while (b < ll && ident_char((unsigned char)p[b]))
+        b++;
     if (a == b || (p[a] >= '0' && p[a] <= '9')) return NULL;
     *c0 = byte_to_utf16(p, a);
     *c1 = byte_to_utf16(p, b);
@@ -276,8 +283,8 @@ LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspEr
 }
 
 /* Links to the chunks at the far end of incoming edges of one kind. */
-static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, int64_t id,
-                           IdxEdgeKind kind, const char *label)
+static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, int64_t id, IdxEdgeKind kind,
+                           const char *label)
 {
     IdxEdge *ed = NULL;
     size_t n = 0, shown = 0, total = 0;
@@ -319,8 +326,10 @@ void run_hover(Server *s, Job *j)
             IdxChunk c;
             if (idx_chunk_get(st, ids[i], &c, NULL) != CR_OK) continue;
             int here = !strcmp(c.path, j->path);
-            if ((pass == 0) == here && c.window == 0) defs[n_defs++] = c;
-            else idx_chunk_release(&c);
+            if ((pass == 0) == here && c.window == 0)
+                defs[n_defs++] = c;
+            else
+                idx_chunk_release(&c);
         }
     if (n_defs) {
         const char *root = idx_root(st);
@@ -343,13 +352,14 @@ void run_hover(Server *s, Job *j)
             if (n > n_defs) sb_addf(&md, "\n- … %zu definitions in all", n);
         }
         result = json_object();
-        json_object_set_new(result, "contents",
-                            json_pack("{s:s, s:o}", "kind", "markdown", "value",
-                                      lsp_json_string(md.buf)));
+        json_object_set_new(
+            result, "contents",
+            json_pack("{s:s, s:o}", "kind", "markdown", "value", lsp_json_string(md.buf)));
         json_object_set_new(result, "range", line_range(j->line, j->c0, j->c1));
         sb_release(&md);
     }
-    for (size_t i = 0; i < n_defs; i++) idx_chunk_release(&defs[i]);
+    for (size_t i = 0; i < n_defs; i++)
+        idx_chunk_release(&defs[i]);
     free(ids);
     lsp_call_reply(call, result, NULL);
 }

@@ -85,8 +85,8 @@ int cli_lsp(int argc, char **argv);
 typedef struct LspTransport LspTransport;
 
 #define LSP_MAX_BODY ((size_t)64 << 20) /* default cap on Content-Length */
-#define LSP_MAX_HEADER 8192              /* bytes of header lines per message */
-#define LSP_STALL_MS 2000                /* default: a body silent this long is abandoned */
+#define LSP_MAX_HEADER 8192             /* bytes of header lines per message */
+#define LSP_STALL_MS 2000               /* default: a body silent this long is abandoned */
 
 typedef enum {
     LSP_READ_MSG, /* a body in *out (NUL-terminated, out->len bytes) */

@@ -16,8 +16,7 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
                                LspError *err);
 static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t **out,
                                 LspError *err);
-static LspStatus on_shutdown(void *ctx, json_t *params, LspCall *call, json_t **out,
-                             LspError *err);
+static LspStatus on_shutdown(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err);
 
 static const LspMethod methods[] = {
     {"initialize", on_initialize, LSP_REQUEST | LSP_INIT},
@@ -128,7 +127,8 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
         }
     } else if (json_is_string(root_uri)) {
         char *path = lsp_uri_to_path(json_string_value(root_uri));
-        if (!path) return lsp_error(err, LSP_INVALID_PARAMS, "initialize: rootUri is not a file URI");
+        if (!path)
+            return lsp_error(err, LSP_INVALID_PARAMS, "initialize: rootUri is not a file URI");
         add_workspace(s, path, NULL);
         free(path);
     } else if (json_is_string(root_path)) {
@@ -137,17 +137,18 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
         add_workspace(s, s->cfg.root, NULL);
     }
     if (!s->n_ws) log_msg(LOG_WARN, "initialize: no workspace folder; nothing to index");
-    for (size_t i = 0; i < s->n_ws; i++) log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
+    for (size_t i = 0; i < s->n_ws; i++)
+        log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
     srv_start_threads(s);
 
-    *out = json_pack(
-        "{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s]}, s:b, s:{s:b}, s:{s:{s:b, s:b}}},"
-        " s:{s:s, s:s}}",
-        "capabilities", "positionEncoding", "utf-16", "textDocumentSync", "openClose", 1, "change",
-        1, "save", "includeText", 0, "executeCommandProvider", "commands", "coderag.ask",
-        "coderag.reindex", "hoverProvider", 1, "codeLensProvider", "resolveProvider", 0,
-        "workspace", "workspaceFolders", "supported", 1, "changeNotifications", 0, "serverInfo",
-        "name", "coderag", "version", SERVER_VERSION);
+    *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s]}, s:b, s:{s:b}, s:{s:{s:b, s:b}}},"
+                     " s:{s:s, s:s}}",
+                     "capabilities", "positionEncoding", "utf-16", "textDocumentSync", "openClose",
+                     1, "change", 1, "save", "includeText", 0, "executeCommandProvider", "commands",
+                     "coderag.ask", "coderag.reindex", "hoverProvider", 1, "codeLensProvider",
+                     "resolveProvider", 0, "workspace", "workspaceFolders", "supported", 1,
+                     "changeNotifications", 0, "serverInfo", "name", "coderag", "version",
+                     SERVER_VERSION);
     return LSP_DONE;
 }
 
@@ -159,17 +160,16 @@ static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t
     s->initialized = 1;
     if (s->cap_watch_dynamic) {
         json_t *reg = json_pack("{s:[{s:s, s:s, s:{s:[{s:s}]}}]}", "registrations", "id",
-                                "coderag/watch-python", "method",
-                                "workspace/didChangeWatchedFiles", "registerOptions", "watchers",
-                                "globPattern", "**/*.py");
+                                "coderag/watch-python", "method", "workspace/didChangeWatchedFiles",
+                                "registerOptions", "watchers", "globPattern", "**/*.py");
         lsp_rpc_request(s->rpc, "client/registerCapability", reg, NULL, NULL);
     }
-    for (size_t i = 0; i < s->n_ws; i++) ws_request_build(s->ws[i]);
+    for (size_t i = 0; i < s->n_ws; i++)
+        ws_request_build(s->ws[i]);
     return LSP_DONE;
 }
 
-static LspStatus on_shutdown(void *ctx, json_t *params, LspCall *call, json_t **out,
-                             LspError *err)
+static LspStatus on_shutdown(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     log_msg(LOG_INFO, "shutdown requested");
     return LSP_DONE;
@@ -203,8 +203,8 @@ int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
                 lsp_transport_reject(s.tr, body.buf, body.len);
         } else if (r == LSP_READ_BAD) {
             log_msg(LOG_WARN, "framing error: %s", e.msg);
-            lsp_rpc_framing_error(s.rpc, e.code == CR_ETOOBIG ? LSP_INVALID_REQUEST : LSP_PARSE_ERROR,
-                                  e.msg);
+            lsp_rpc_framing_error(
+                s.rpc, e.code == CR_ETOOBIG ? LSP_INVALID_REQUEST : LSP_PARSE_ERROR, e.msg);
         } else {
             if (e.msg[0]) log_msg(r == LSP_READ_IO ? LOG_ERROR : LOG_INFO, "input: %s", e.msg);
             log_msg(LOG_INFO, "end of input");
@@ -226,7 +226,8 @@ int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
         log_msg(LOG_WARN, "work still running after %d ms; exiting anyway", STOP_WAIT_MS);
         _exit(code);
     }
-    for (size_t i = 0; i < s.n_ws; i++) ws_free(s.ws[i]);
+    for (size_t i = 0; i < s.n_ws; i++)
+        ws_free(s.ws[i]);
     free(s.ws);
     docs_free(&s);
     lsp_rpc_free(s.rpc);

@@ -56,7 +56,7 @@ typedef struct Progress {
     PgState st;
     int seq;
     char token[48];
-    int finished;      /* the build ended while the token was being created */
+    int finished; /* the build ended while the token was being created */
     char end_msg[256];
     int last_pct;
     double last_ms;
@@ -70,7 +70,8 @@ typedef struct LastCite {
 
 typedef struct Workspace {
     Server *srv;
-    char *root; /* absolute, as given (idx_root(q) is the canonical one) */
+    char *root;  /* absolute and canonical (symbolic links resolved) */
+    char *alias; /* the root as the client named it, when that differs; or NULL */
     char *name;
     CrConfig cfg; /* settings with this root (borrowed by the index) */
 
@@ -79,8 +80,8 @@ typedef struct Workspace {
     int q_reopened; /* q was reopened during a build (read only since) */
     double q_loaded_ms;
     size_t q_loaded_done;
-    IdxStatus q_status; /* at the last open/adopt/update */
-    int q_status_stale; /* files changed since: recount when idle */
+    IdxStatus q_status;  /* at the last open/adopt/update */
+    int q_status_stale;  /* files changed since: recount when idle */
     char *last_question; /* the last answered question and its citations */
     LastCite *last_cites;
     size_t n_last_cites;
@@ -108,6 +109,8 @@ typedef struct AskParams {
     int bm25, dense, graph;
     char *uri; /* textDocument.uri or NULL */
     int line, character;
+    struct json_t *wd_token; /* client's workDoneToken (a private copy) or NULL */
+    double wd_last_ms;
 } AskParams;
 
 typedef struct Job {
@@ -116,11 +119,11 @@ typedef struct Job {
     LspCall *call; /* requests: answered by the worker */
     AskParams ask;
     /* JOB_HOVER, JOB_LENS */
-    char *path;  /* root-relative */
+    char *path; /* root-relative */
     char *uri;
-    char *word;  /* identifier under the cursor (hover) */
-    int line;    /* 0-based */
-    int c0, c1;  /* UTF-16 columns of the word */
+    char *word; /* identifier under the cursor (hover) */
+    int line;   /* 0-based */
+    int c0, c1; /* UTF-16 columns of the word */
     /* JOB_ADOPT */
     IdxStore *built;
     CrErr build_rc;
@@ -203,8 +206,8 @@ LspStatus on_ask(void *ctx, struct json_t *params, LspCall *call, struct json_t 
                  LspError *err);
 LspStatus on_status(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                     LspError *err);
-LspStatus on_execute_command(void *ctx, struct json_t *params, LspCall *call,
-                             struct json_t **out, LspError *err);
+LspStatus on_execute_command(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                             LspError *err);
 void run_ask(Server *s, Job *j);
 
 /* ---- handlers_doc.c */
@@ -216,8 +219,8 @@ LspStatus on_did_close(void *ctx, struct json_t *params, LspCall *call, struct j
                        LspError *err);
 LspStatus on_did_save(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                       LspError *err);
-LspStatus on_watched_files(void *ctx, struct json_t *params, LspCall *call,
-                           struct json_t **out, LspError *err);
+LspStatus on_watched_files(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                           LspError *err);
 /* The open document's text, or NULL (borrowed; reader thread). */
 const Doc *docs_find(Server *s, const char *uri);
 void docs_free(Server *s);

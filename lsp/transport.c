@@ -60,7 +60,8 @@ static int wait_input(int fd, int timeout_ms)
     if (timeout_ms < 0) return 1;
     struct pollfd p = {.fd = fd, .events = POLLIN};
     int r;
-    do r = poll(&p, 1, timeout_ms);
+    do
+        r = poll(&p, 1, timeout_ms);
     while (r < 0 && errno == EINTR);
     return r < 0 ? FILL_ERR : r == 0 ? FILL_STALL : 1;
 }
@@ -68,7 +69,8 @@ static int wait_input(int fd, int timeout_ms)
 static ssize_t read_some(int fd, void *dst, size_t n)
 {
     ssize_t r;
-    do r = read(fd, dst, n);
+    do
+        r = read(fd, dst, n);
     while (r < 0 && errno == EINTR);
     return r;
 }
@@ -162,13 +164,15 @@ static LspReadResult bad(LspTransport *t, ErrInfo *e, const char *fmt, const cha
 static int parse_length(const char *v, size_t n, size_t cap, size_t *out, int *too_big)
 {
     size_t i = 0, val = 0, digits = 0;
-    while (i < n && (v[i] == ' ' || v[i] == '\t')) i++;
+    while (i < n && (v[i] == ' ' || v[i] == '\t'))
+        i++;
     for (; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++)
         if (!*too_big) {
             val = val * 10 + (size_t)(v[i] - '0');
             if (val > cap) *too_big = 1;
         }
-    while (i < n && (v[i] == ' ' || v[i] == '\t')) i++;
+    while (i < n && (v[i] == ' ' || v[i] == '\t'))
+        i++;
     if (!digits || i != n) return 0;
     *out = val;
     return 1;
@@ -222,7 +226,8 @@ LspReadResult lsp_transport_read(LspTransport *t, StrBuf *out, ErrInfo *e)
             return bad(t, e, "headers longer than %s bytes", "8192");
         }
         size_t nn = 0;
-        while (nn < len && is_tchar((unsigned char)line[nn])) nn++;
+        while (nn < len && is_tchar((unsigned char)line[nn]))
+            nn++;
         if (nn == 0 || nn == len || line[nn] != ':')
             /* Not a header: resynchronise from this line's start, which may
              * hold a header glued to the tail of a cut-short body. */

@@ -20,6 +20,7 @@ Workspace *ws_new(Server *s, const char *root, const char *name, const CrConfig 
     char real[PATH_MAX];
     ws->srv = s;
     ws->root = xstrdup(realpath(root, real) ? real : root);
+    if (strcmp(ws->root, root) != 0) ws->alias = xstrdup(root);
     ws->name = xstrdup(name);
     config_copy(&ws->cfg, cfg);
     free(ws->cfg.root);
@@ -37,6 +38,7 @@ void ws_free(Workspace *ws)
     nav_forget_answer(ws);
     idx_close(ws->q);
     free(ws->root);
+    free(ws->alias);
     free(ws->name);
     config_release(&ws->cfg);
     strmap_release(&ws->pending);
@@ -44,25 +46,37 @@ void ws_free(Workspace *ws)
     free(ws);
 }
 
+/* Length of root when abs is root itself or inside it, else 0. */
+static size_t under_root(const char *abs, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    if (strncmp(abs, root, n) != 0) return 0;
+    if (abs[n] == '/' || abs[n] == '\0' || (n == 1 && root[0] == '/')) return n;
+    return 0;
+}
+
 Workspace *ws_for_path(Server *s, const char *abs, char **out_rel)
 {
     Workspace *best = NULL;
     size_t best_len = 0;
     for (size_t i = 0; i < s->n_ws; i++) {
-        const char *r = s->ws[i]->root;
-        size_t n = strlen(r);
-        while (n > 1 && r[n - 1] == '/') n--;
-        if (strncmp(abs, r, n) != 0 || (abs[n] != '/' && !(n == 1 && r[0] == '/'))) continue;
-        if (n >= best_len) {
-            best = s->ws[i];
-            best_len = n;
+        const char *names[2] = {s->ws[i]->root, s->ws[i]->alias};
+        for (int k = 0; k < 2; k++) {
+            size_t n = names[k] ? under_root(abs, names[k]) : 0;
+            if (n > best_len) {
+                best = s->ws[i];
+                best_len = n;
+            }
         }
     }
     if (out_rel) {
         *out_rel = NULL;
         if (best) {
             const char *rel = abs + best_len;
-            while (*rel == '/') rel++;
+            while (*rel == '/')
+                rel++;
             *out_rel = rel[0] ? xstrdup(rel) : NULL;
         }
     }
@@ -95,6 +109,7 @@ void job_free(Job *j)
     free(j->ask.question);
     free(j->ask.mode);
     free(j->ask.uri);
+    json_decref(j->ask.wd_token);
     free(j->path);
     free(j->uri);
     free(j->word);
@@ -113,14 +128,17 @@ void srv_push(Server *s, Job *j, int urgent)
     if (urgent) {
         /* After other urgent jobs, before the rest: order among updates holds. */
         Job **pp = &s->head;
-        while (*pp && ((*pp)->kind == JOB_UPDATE || (*pp)->kind == JOB_ADOPT)) pp = &(*pp)->next;
+        while (*pp && ((*pp)->kind == JOB_UPDATE || (*pp)->kind == JOB_ADOPT))
+            pp = &(*pp)->next;
         j->next = *pp;
         *pp = j;
         if (!j->next) s->tail = j;
     } else {
         j->next = NULL;
-        if (s->tail) s->tail->next = j;
-        else s->head = j;
+        if (s->tail)
+            s->tail->next = j;
+        else
+            s->head = j;
         s->tail = j;
     }
     pthread_cond_signal(&s->work_cond);
@@ -171,7 +189,8 @@ static json_t *progress_value(const char *kind, const char *title, size_t done, 
     }
     if (message) json_object_set_new(v, "message", lsp_json_string(message));
     if (strcmp(kind, "end") != 0)
-        json_object_set_new(v, "percentage", json_integer(total ? (json_int_t)(done * 100 / total) : 0));
+        json_object_set_new(v, "percentage",
+                            json_integer(total ? (json_int_t)(done * 100 / total) : 0));
     return v;
 }
 
@@ -295,7 +314,8 @@ static void build(Workspace *ws)
     if ((!rc || endpoint_error(rc)) && idx_status(j->built, &j->built_status, NULL) != CR_OK)
         memset(&j->built_status, 0, sizeof j->built_status);
     j->build_rc = rc;
-    snprintf(j->build_msg, sizeof j->build_msg, "%s", rc ? (e.msg[0] ? e.msg : cr_strerror(rc)) : "");
+    snprintf(j->build_msg, sizeof j->build_msg, "%s",
+             rc ? (e.msg[0] ? e.msg : cr_strerror(rc)) : "");
     log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed, %zu removed) in %.0f ms%s%s", ws->root,
             j->stats.files_seen, j->stats.files_changed, j->stats.files_removed, now_ms() - t0,
             rc ? ": " : "", j->build_msg);
@@ -315,7 +335,8 @@ static void *builder_main(void *arg)
     pthread_mutex_lock(&s->mu);
     for (;;) {
         Workspace *ws = NULL;
-        while (!s->stopping && !(ws = next_build(s))) pthread_cond_wait(&s->build_cond, &s->mu);
+        while (!s->stopping && !(ws = next_build(s)))
+            pthread_cond_wait(&s->build_cond, &s->mu);
         if (s->stopping) break;
         ws->build_wanted = 0;
         ws->building = 1;
@@ -450,10 +471,12 @@ static void run_updates(Server *s, Workspace *ws)
         if (rc && rc != CR_EOUTSIDE)
             log_msg(LOG_WARN, "re-indexing %s failed: %s", todo.keys[i], e.msg);
         if (endpoint_error(rc))
-            srv_notice(s, NOTICE_EMBED, 2, "coderag: the embeddings endpoint failed (%s); "
-                       "the text index is current, vectors follow when it is back", e.msg);
-        log_msg(LOG_INFO, "re-indexed %s in %.1f ms (%.1f ms after the notification)",
-                todo.keys[i], t1 - t0, t1 - (double)todo.vals[i] / 1000.0);
+            srv_notice(s, NOTICE_EMBED, 2,
+                       "coderag: the embeddings endpoint failed (%s); "
+                       "the text index is current, vectors follow when it is back",
+                       e.msg);
+        log_msg(LOG_INFO, "re-indexed %s in %.1f ms (%.1f ms after the notification)", todo.keys[i],
+                t1 - t0, t1 - (double)todo.vals[i] / 1000.0);
     }
     strmap_release(&todo);
     ws->q_status_stale = 1; /* counted when the worker is idle, not before the next ask */
@@ -463,7 +486,8 @@ void ws_schedule_update(Workspace *ws, const char *rel)
 {
     Server *s = ws->srv;
     pthread_mutex_lock(&s->mu);
-    if (!strmap_get(&ws->pending, rel, NULL)) strmap_put(&ws->pending, rel, (int64_t)(now_ms() * 1000));
+    if (!strmap_get(&ws->pending, rel, NULL))
+        strmap_put(&ws->pending, rel, (int64_t)(now_ms() * 1000));
     int queue = !ws->update_queued && !ws->building;
     if (queue) ws->update_queued = 1;
     pthread_mutex_unlock(&s->mu);
@@ -521,8 +545,10 @@ static void run_adopt(Server *s, Job *j)
     if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
     pthread_mutex_unlock(&s->mu);
     if (endpoint_error(j->build_rc))
-        srv_notice(s, NOTICE_EMBED, 2, "coderag: the embeddings endpoint failed (%s); answers "
-                   "use BM25 and the graph until it is back", j->build_msg);
+        srv_notice(s, NOTICE_EMBED, 2,
+                   "coderag: the embeddings endpoint failed (%s); answers "
+                   "use BM25 and the graph until it is back",
+                   j->build_msg);
     progress_finish(ws, msg);
     run_updates(s, ws);
 }
@@ -530,12 +556,24 @@ static void run_adopt(Server *s, Job *j)
 static void run_job(Server *s, Job *j)
 {
     switch (j->kind) {
-    case JOB_OPEN: run_open(s, j->ws); break;
-    case JOB_ADOPT: run_adopt(s, j); break;
-    case JOB_UPDATE: run_updates(s, j->ws); break;
-    case JOB_ASK: run_ask(s, j); break;
-    case JOB_HOVER: run_hover(s, j); break;
-    case JOB_LENS: run_lens(s, j); break;
+    case JOB_OPEN:
+        run_open(s, j->ws);
+        break;
+    case JOB_ADOPT:
+        run_adopt(s, j);
+        break;
+    case JOB_UPDATE:
+        run_updates(s, j->ws);
+        break;
+    case JOB_ASK:
+        run_ask(s, j);
+        break;
+    case JOB_HOVER:
+        run_hover(s, j);
+        break;
+    case JOB_LENS:
+        run_lens(s, j);
+        break;
     }
 }
 
@@ -564,7 +602,8 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&s->mu);
     for (;;) {
         if (!s->head) refresh_stale(s);
-        while (!s->stopping && !s->head) pthread_cond_wait(&s->work_cond, &s->mu);
+        while (!s->stopping && !s->head)
+            pthread_cond_wait(&s->work_cond, &s->mu);
         if (s->stopping) break;
         Job *j = s->head;
         s->head = j->next;
@@ -626,9 +665,12 @@ static const char *state_name(WsState st)
 {
     switch (st) {
     case WS_OPENING:
-    case WS_INDEXING: return "indexing";
-    case WS_READY: return "ready";
-    default: return "error";
+    case WS_INDEXING:
+        return "indexing";
+    case WS_READY:
+        return "ready";
+    default:
+        return "error";
     }
 }
 
@@ -655,7 +697,8 @@ json_t *srv_status_json(Server *s)
         total += (json_int_t)w_total;
         char line[700];
         if (st == WS_INDEXING && w_total)
-            snprintf(line, sizeof line, "%s: indexing, %zu/%zu files", ws->name, w_indexed, w_total);
+            snprintf(line, sizeof line, "%s: indexing, %zu/%zu files", ws->name, w_indexed,
+                     w_total);
         else
             snprintf(line, sizeof line, "%s: %s", ws->name, ws->message);
         if (msg.len) sb_adds(&msg, "; ");

@@ -166,6 +166,8 @@ class Server:
 
     def next_response(self, timeout=TIMEOUT):
         """The next message that is a response (server messages recorded)."""
+        if self.responses:
+            return self.responses.pop(next(iter(self.responses)))
         deadline = time.monotonic() + timeout
         while True:
             msg = self._get(deadline)
@@ -652,17 +654,24 @@ def t_multiroot(env):
     os.makedirs(os.path.join(other, "zoo"))
     with open(os.path.join(other, "zoo", "animals.py"), "w") as f:
         f.write('def feed_the_penguins(fish):\n    """Feeds penguins."""\n    return fish\n')
+    link = os.path.join(env.dir, "other-link")  # the client names it through a symbolic link
+    os.symlink(other, link)
     s = env.server()
-    s.initialize(env.root, folders=[env.root, other],
+    s.initialize(env.root, folders=[env.root, link],
                  options={"indexDir": os.path.join(env.dir, "idx-first")})
     st = s.wait_ready()
     check(len(st["roots"]) == 2 and st["files"] == 6, "two roots: %r" % st)
     check(os.path.exists(os.path.join(env.dir, "idx-first", "index.db")), "indexDir used")
     check(os.path.exists(os.path.join(other, ".coderag", "index.db")), "second root's own index")
-    r = s.ask("feed the penguins", textDocument={"uri": file_uri(os.path.join(other, "zoo/animals.py"))},
+    r = s.ask("feed the penguins", textDocument={"uri": file_uri(os.path.join(link, "zoo/animals.py"))},
               position={"line": 0, "character": 0})
     check(context_symbols(r)[:1] == ["feed_the_penguins"], "second root answered: %r" % context_symbols(r))
     check(r["citations"][0]["uri"].startswith(file_uri(other)), "uri in the second root")
+    with open(os.path.join(other, "zoo", "animals.py"), "a") as f:
+        f.write('\n\ndef groom_the_otters(brush):\n    return brush\n')
+    s.notify("textDocument/didSave", {"textDocument": {"uri": file_uri(os.path.join(link, "zoo/animals.py"))}})
+    r = s.ask("groom the otters", textDocument={"uri": file_uri(os.path.join(link, "zoo/animals.py"))})
+    check(context_symbols(r)[:1] == ["groom_the_otters"], "save through the link: %r" % context_symbols(r))
     r = s.call("workspace/executeCommand", {"command": "coderag.ask", "arguments": ["How is tax applied?"]})
     check("shop/models.py" in context_paths(r["result"]), "command ask: first root")
     check(s.shutdown_exit() == 0, "exit code")

@@ -95,7 +95,8 @@ static const struct {
      "already received\"}}\n",
      0},
     {"echo and string ids",
-     {INIT, "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"test/echo\",\"params\":{\"text\":\"hi\"}}",
+     {INIT,
+      "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"test/echo\",\"params\":{\"text\":\"hi\"}}",
       "{\"id\":7,\"method\":\"test/echo\",\"params\":{\"text\":\"no jsonrpc member\"}}"},
      "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"capabilities\":{}}}\n"
      "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{\"text\":\"hi\"}}\n"
@@ -125,8 +126,7 @@ static const struct {
      "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32602,\"message\":\"echo: no params\"}}\n",
      0},
     {"arrays, scalars",
-     {"[]", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}]", "42",
-      "\"s\"", "null"},
+     {"[]", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}]", "42", "\"s\"", "null"},
      "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"batches (JSON "
      "arrays) are not supported\"}}\n"
      "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"batches (JSON "
@@ -206,7 +206,8 @@ static void test_table(void)
         Ctx c;
         ctx_init(&c);
         LspRpc *rpc = rpc_new(&c);
-        for (size_t k = 0; k < 6 && cases[i].in[k]; k++) feed(rpc, cases[i].in[k]);
+        for (size_t k = 0; k < 6 && cases[i].in[k]; k++)
+            feed(rpc, cases[i].in[k]);
         if (strcmp(c.out.buf, cases[i].out) != 0)
             fprintf(stderr, "case \"%s\":\n got: %s\nwant: %s\n", cases[i].name, c.out.buf,
                     cases[i].out);
@@ -253,7 +254,8 @@ static void test_exit_codes(void)
         Ctx c;
         ctx_init(&c);
         LspRpc *rpc = rpc_new(&c);
-        for (size_t k = 0; k < 3 && exits[i].in[k]; k++) feed(rpc, exits[i].in[k]);
+        for (size_t k = 0; k < 3 && exits[i].in[k]; k++)
+            feed(rpc, exits[i].in[k]);
         int code = -1;
         CHECK(lsp_rpc_exited(rpc, &code));
         CHECK_INT(code, exits[i].code);

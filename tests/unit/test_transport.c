@@ -90,16 +90,18 @@ static void test_framing_table(void)
              {LSP_READ_MSG, "{}"}, {LSP_READ_MSG, "[]"}, {LSP_READ_EOF, NULL});
     RUN_CASE("empty body", "Content-Length: 0\r\n\r\nContent-Length: 2\r\n\r\n{}",
              {LSP_READ_MSG, ""}, {LSP_READ_MSG, "{}"});
-    RUN_CASE("missing Content-Length", "Content-Type: x\r\n\r\n{\"id\":1}Content-Length: 2\r\n\r\n{}",
-             {LSP_READ_BAD, "missing Content-Length"}, {LSP_READ_MSG, "{}"},
-             {LSP_READ_EOF, NULL});
-    RUN_CASE("bad values",
-             "Content-Length: abc\r\n\r\n{}Content-Length: -1\r\n\r\n{}Content-Length: 1 2\r\n\r\n{}"
-             "Content-Length:\r\n\r\n{}Content-Length: 2\r\n\r\n{}",
-             {LSP_READ_BAD, "invalid"}, {LSP_READ_BAD, "invalid"}, {LSP_READ_BAD, "invalid"},
-             {LSP_READ_BAD, "invalid"}, {LSP_READ_MSG, "{}"});
-    RUN_CASE("conflicting lengths", "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}"
-                                    "Content-Length: 2\r\nContent-Length: 2\r\n\r\n[]",
+    RUN_CASE("missing Content-Length",
+             "Content-Type: x\r\n\r\n{\"id\":1}Content-Length: 2\r\n\r\n{}",
+             {LSP_READ_BAD, "missing Content-Length"}, {LSP_READ_MSG, "{}"}, {LSP_READ_EOF, NULL});
+    RUN_CASE(
+        "bad values",
+        "Content-Length: abc\r\n\r\n{}Content-Length: -1\r\n\r\n{}Content-Length: 1 2\r\n\r\n{}"
+        "Content-Length:\r\n\r\n{}Content-Length: 2\r\n\r\n{}",
+        {LSP_READ_BAD, "invalid"}, {LSP_READ_BAD, "invalid"}, {LSP_READ_BAD, "invalid"},
+        {LSP_READ_BAD, "invalid"}, {LSP_READ_MSG, "{}"});
+    RUN_CASE("conflicting lengths",
+             "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}"
+             "Content-Length: 2\r\nContent-Length: 2\r\n\r\n[]",
              {LSP_READ_BAD, "conflicting"}, {LSP_READ_MSG, "[]"});
     RUN_CASE("2 GB", "Content-Length: 2147483648\r\n\r\n{\"big\":1}Content-Length: 2\r\n\r\n{}",
              {LSP_READ_BAD, "exceeds the limit"}, {LSP_READ_MSG, "{}"}, {LSP_READ_EOF, NULL});
@@ -112,12 +114,13 @@ static void test_framing_table(void)
              {LSP_READ_BAD, "malformed header"}, {LSP_READ_MSG, "{}"});
     RUN_CASE("junk then end", "garbage without newline", {LSP_READ_EOF, "inside a message header"});
     RUN_CASE("EOF in header", "Content-Length: 5\r\n", {LSP_READ_EOF, "inside a message header"});
-    RUN_CASE("EOF in body", "Content-Length: 10\r\n\r\n{}", {LSP_READ_EOF, "inside a message body"});
+    RUN_CASE("EOF in body", "Content-Length: 10\r\n\r\n{}",
+             {LSP_READ_EOF, "inside a message body"});
     RUN_CASE("header without body", "Content-Length: 10\r\n\r\n",
              {LSP_READ_EOF, "inside a message body"});
     RUN_CASE("nothing", "", {LSP_READ_EOF, NULL});
-    RUN_CASE("EOF after bad", "Content-Length: x\r\n\r\nnothing follows",
-             {LSP_READ_BAD, "invalid"}, {LSP_READ_EOF, NULL});
+    RUN_CASE("EOF after bad", "Content-Length: x\r\n\r\nnothing follows", {LSP_READ_BAD, "invalid"},
+             {LSP_READ_EOF, NULL});
 }
 
 static void test_header_too_long(void)
@@ -125,11 +128,13 @@ static void test_header_too_long(void)
     StrBuf in;
     sb_init(&in);
     sb_adds(&in, "X-Long: ");
-    for (int i = 0; i < 20000; i++) sb_addc(&in, 'a');
+    for (int i = 0; i < 20000; i++)
+        sb_addc(&in, 'a');
     sb_adds(&in, "\r\nContent-Length: 2\r\n\r\n{}");
     /* The long line itself starts with a header name: must not loop. */
     sb_adds(&in, "Content-Length: 1");
-    for (int i = 0; i < 20000; i++) sb_addc(&in, ' ');
+    for (int i = 0; i < 20000; i++)
+        sb_addc(&in, ' ');
     sb_adds(&in, "\r\n\r\nxContent-Length: 2\r\n\r\n[]");
     Expect want[] = {{LSP_READ_BAD, "longer than"},
                      {LSP_READ_MSG, "{}"},
@@ -162,7 +167,8 @@ static void *dribble(void *arg)
 
 static void test_partial_reads(void)
 {
-    static const char in[] = "Content-Length: 13\r\n\r\n{\"a\":\"b c d\"}Content-Length: 2\r\n\r\n[]";
+    static const char in[] =
+        "Content-Length: 13\r\n\r\n{\"a\":\"b c d\"}Content-Length: 2\r\n\r\n[]";
     Pipe p = pipe_new();
     Dribble d = {p.wr, in, sizeof in - 1, 1};
     pthread_t th;
@@ -189,7 +195,8 @@ static void test_big_body(void)
     sb_init(&in);
     sb_addf(&in, "Content-Length: %zu\r\n\r\n", n);
     size_t start = in.len;
-    for (size_t i = 0; i < n; i++) sb_addc(&in, (char)('a' + i % 26));
+    for (size_t i = 0; i < n; i++)
+        sb_addc(&in, (char)('a' + i % 26));
     sb_adds(&in, "Content-Length: 2\r\n\r\n{}");
     Pipe p = pipe_new();
     Dribble d = {p.wr, in.buf, in.len, 4093};
@@ -261,7 +268,8 @@ static void test_stall(void)
 /* lsp_transport_reject: a body that swallowed the next header. */
 static void test_reject(void)
 {
-    static const char in[] = "Content-Length: 24\r\n\r\n{\"a\":1}Content-Length: 7\r\n\r\n{\"b\":2}";
+    static const char in[] =
+        "Content-Length: 24\r\n\r\n{\"a\":1}Content-Length: 7\r\n\r\n{\"b\":2}";
     Pipe p = pipe_new();
     put(p.wr, in, sizeof in - 1);
     close(p.wr);
@@ -325,7 +333,8 @@ static void test_write(void)
         CHECK(id >= 0 && id < 4 && n == next[id]);
         if (id >= 0 && id < 4) next[id]++;
     }
-    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
 
     /* The reader goes away: EPIPE, the transport is broken. */
     close(p.rd);
