@@ -86,6 +86,11 @@ LspStatus on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, L
     Job *j = job_new(JOB_LENS, ws, call);
     j->path = rel;
     j->uri = xstrdup(uri);
+    const Doc *d = docs_find(s, uri);
+    if (d && d->text) {
+        j->buffer = xstrndup(d->text, d->len);
+        j->buffer_len = d->len;
+    }
     srv_push(s, j, 0);
     return LSP_LATER;
 }
@@ -153,15 +158,36 @@ void run_lens(Server *s, Job *j)
         }
         idx_chunks_free(chunks, n);
     }
-    /* Ranges the last answer cited in this file. */
+    /* Ranges the last answer cited in this file, where their lines are now:
+     * in the unsaved buffer when the document is open, else on disk. */
+    StrBuf disk;
+    sb_init(&disk);
     for (size_t i = 0; j->ws->last_question && i < j->ws->n_last_cites; i++) {
         const LastCite *lc = &j->ws->last_cites[i];
         if (strcmp(lc->path, j->path) != 0) continue;
+        const char *text = j->buffer;
+        size_t len = j->buffer_len;
+        if (!text) {
+            uint32_t total = 0;
+            if (!st) continue;
+            sb_reset(&disk);
+            if (idx_read_lines(st, j->path, 1, 1, &disk, &total, NULL) == CR_OK) {
+                sb_reset(&disk);
+                idx_read_lines(st, j->path, 1, total, &disk, NULL, NULL);
+            }
+            text = disk.buf;
+            len = disk.len;
+        }
+        VfyAnchor anchor = {lc->path, lc->start_line, lc->end_line, lc->symbol, {0}};
+        memcpy(anchor.hash, lc->hash, sizeof anchor.hash);
+        VfyAnchorMatch m;
+        if (vfy_anchor_resolve(&anchor, text, len, &m) == VFY_ANCHOR_LOST) continue;
         char title[200];
         snprintf(title, sizeof title, "cited for: %.120s%s", j->ws->last_question,
                  strlen(j->ws->last_question) > 120 ? "…" : "");
-        json_array_append_new(out, lens((int)lc->start_line - 1, title, "", NULL));
+        json_array_append_new(out, lens((int)m.start_line - 1, title, "", NULL));
     }
+    sb_release(&disk);
     lsp_call_reply(call, out, NULL);
 }
 
@@ -171,16 +197,23 @@ void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a
     ws->last_question = xstrdup(question);
     ws->last_cites = xcalloc(a->n_citations + 1, sizeof *ws->last_cites);
     for (size_t i = 0; i < a->n_citations; i++) {
-        ws->last_cites[i].path = xstrdup(a->citations[i].path);
-        ws->last_cites[i].start_line = a->citations[i].start_line;
+        const VfyCitation *c = &a->citations[i];
+        LastCite *lc = &ws->last_cites[i];
+        lc->path = xstrdup(c->path);
+        lc->symbol = xstrdup(c->symbol ? c->symbol : "");
+        lc->start_line = c->start_line;
+        lc->end_line = c->end_line;
+        memcpy(lc->hash, c->anchor, sizeof lc->hash);
     }
     ws->n_last_cites = a->n_citations;
 }
 
 void nav_forget_answer(Workspace *ws)
 {
-    for (size_t i = 0; i < ws->n_last_cites; i++)
+    for (size_t i = 0; i < ws->n_last_cites; i++) {
         free(ws->last_cites[i].path);
+        free(ws->last_cites[i].symbol);
+    }
     free(ws->last_cites);
     free(ws->last_question);
     ws->last_cites = NULL;

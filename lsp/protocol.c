@@ -145,6 +145,9 @@ static json_t *citation_json(const VfyCitation *c, const char *root_abs)
     json_object_set_new(o, "symbol", jstr(c->symbol));
     json_object_set_new(o, "verified", json_boolean(c->verified));
     json_object_set_new(o, "source", jstr(c->source ? c->source : "auto"));
+    /* Enough for a client to re-find the lines after edits (vfy_anchor_resolve). */
+    json_object_set_new(o, "anchor",
+                        json_pack("{s:o, s:s}", "symbol", jstr(c->symbol), "hash", c->anchor));
     return o;
 }
 

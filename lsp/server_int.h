@@ -63,9 +63,13 @@ typedef struct Progress {
 } Progress;
 
 /* A citation of the last answer, for code lenses. */
+/* A citation of the last answer, with its content anchor so its lens
+ * follows the lines as the document is edited. */
 typedef struct LastCite {
     char *path;
-    uint32_t start_line;
+    char *symbol;
+    uint32_t start_line, end_line;
+    char hash[17];
 } LastCite;
 
 typedef struct Workspace {
@@ -122,6 +126,8 @@ typedef struct Job {
     char *path; /* root-relative */
     char *uri;
     char *word; /* identifier under the cursor (hover) */
+    char *buffer; /* JOB_LENS: the open document's unsaved text, or NULL */
+    size_t buffer_len;
     int line;   /* 0-based */
     int c0, c1; /* UTF-16 columns of the word */
     /* JOB_ADOPT */

@@ -113,6 +113,7 @@ void job_free(Job *j)
     free(j->path);
     free(j->uri);
     free(j->word);
+    free(j->buffer);
     idx_close(j->built);
     free(j);
 }

@@ -703,6 +703,19 @@ def t_nav(env):
     lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
     cited = [lens for lens in lenses if lens["command"]["title"].startswith("cited for: What does `apply_tax`")]
     check(cited, "a lens for the last answer's citation")
+    check(all("anchor" in c and len(c["anchor"]["hash"]) == 16 for c in r["result"]["citations"]),
+          "citations carry content anchors")
+    # Unsaved edits above the cited lines: the lens follows them (the anchor
+    # is re-resolved against the buffer, which is not indexed).
+    before = sorted(lens["range"]["start"]["line"] for lens in cited)
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                        "contentChanges": [{"text": "# one\n# two\n# three\n" + text}]})
+    lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+    after = sorted(lens["range"]["start"]["line"] for lens in lenses
+                   if lens["command"]["title"].startswith("cited for: What does `apply_tax`"))
+    check(after == [line + 3 for line in before], "cited lenses moved with the buffer: %r -> %r" % (before, after))
+    s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3},
+                                        "contentChanges": [{"text": text}]})
 
     # Hover on the call of apply_tax inside Order.total (line 36, 0-based 35).
     h = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 35, "character": 18}})
