@@ -337,6 +337,53 @@ static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, int64_t i
     free(ed);
 }
 
+/* With an LLM configured: a short explanation of a definition, its
+ * citations verified like any answer's, cached by the definition's content
+ * hash. NULL when there is no LLM or it failed (said once by showMessage).
+ * Borrowed from the cache. */
+static const char *hover_explanation(Server *s, Workspace *ws, IdxStore *st, const IdxChunk *d)
+{
+    if (!ws->cfg.llm_url) return NULL;
+    char key[17];
+    StrBuf k;
+    sb_init(&k);
+    sb_addf(&k, "%s\n%s\n%s", d->path, d->symbol, d->hash);
+    idx_hash_text(k.buf, k.len, key);
+    sb_release(&k);
+    for (size_t i = 0; i < HOVER_CACHE; i++)
+        if (ws->explained[i].markdown && !strcmp(ws->explained[i].key, key))
+            return ws->explained[i].markdown;
+    StrBuf q;
+    sb_init(&q);
+    sb_addf(&q, "What does %s `%s` in %s do, and how is it used?", idx_kind_name(d->kind),
+            display_name(d), d->path);
+    RtvRequest req;
+    RtvAnswer a = {0};
+    ErrInfo e = {0};
+    rtv_request_init(&req);
+    req.question = q.buf;
+    req.mode = RTV_MODE_LLM;
+    req.budget = 6000; /* a hover is a glance, not a report */
+    req.llm_url = ws->cfg.llm_url;
+    req.llm_model = ws->cfg.llm_model;
+    req.llm_api_key_env = ws->cfg.llm_api_key_env;
+    req.llm_timeout_ms = 30000;
+    CrErr rc = rtv_ask(st, &req, &a, &e);
+    sb_release(&q);
+    if (rc) {
+        srv_notice(s, NOTICE_LLM, 2, "coderag: the LLM endpoint failed: %s", e.msg);
+        rtv_answer_release(&a);
+        return NULL;
+    }
+    srv_notice_clear(s, NOTICE_LLM);
+    size_t slot = ws->explained_next++ % HOVER_CACHE;
+    free(ws->explained[slot].markdown);
+    memcpy(ws->explained[slot].key, key, sizeof key);
+    ws->explained[slot].markdown = xstrdup(a.answer);
+    rtv_answer_release(&a);
+    return ws->explained[slot].markdown;
+}
+
 void run_hover(Server *s, Job *j)
 {
     LspCall *call = j->call;
@@ -384,6 +431,8 @@ void run_hover(Server *s, Job *j)
             }
             if (n > n_defs) sb_addf(&md, "\n- … %zu definitions in all", n);
         }
+        const char *why = hover_explanation(s, j->ws, st, d);
+        if (why) sb_addf(&md, "\n\n---\n**Explanation** (LLM; its citations are verified)\n\n%s", why);
         result = json_object();
         json_object_set_new(
             result, "contents",

@@ -72,6 +72,8 @@ typedef struct LastCite {
     char hash[17];
 } LastCite;
 
+#define HOVER_CACHE 64
+
 typedef struct Workspace {
     Server *srv;
     char *root;  /* absolute and canonical (symbolic links resolved) */
@@ -89,6 +91,13 @@ typedef struct Workspace {
     char *last_question; /* the last answered question and its citations */
     LastCite *last_cites;
     size_t n_last_cites;
+    /* LLM explanations for hover, by the definition's content hash: the
+     * same code is explained once, an edited definition afresh. */
+    struct {
+        char key[17];
+        char *markdown;
+    } explained[HOVER_CACHE];
+    size_t explained_next;
 
     /* under srv->mu */
     WsState state;

@@ -36,6 +36,7 @@ void ws_free(Workspace *ws)
 {
     if (!ws) return;
     nav_forget_answer(ws);
+    for (size_t i = 0; i < HOVER_CACHE; i++) free(ws->explained[i].markdown);
     idx_close(ws->q);
     free(ws->root);
     free(ws->alias);
