@@ -61,8 +61,10 @@ typedef struct IdxUpdateStats {
     double ms;
 } IdxUpdateStats;
 
-/* done/total count files; called from the updating thread. */
-typedef void (*IdxProgressFn)(void *ud, size_t done, size_t total);
+/* done/total count files; called from the updating thread after each
+ * file is written. A non-zero return stops the update (CR_ECANCELED): what
+ * was committed stays, and the next update finishes the work. */
+typedef int (*IdxProgressFn)(void *ud, size_t done, size_t total);
 
 /* Scans the workspace and brings the index up to date: unchanged files cost
  * a stat, changed files are re-chunked and their rows and edges replaced in

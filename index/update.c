@@ -203,7 +203,10 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
                 goto out;
             }
         }
-        if (progress) progress(ud, stats.files_unchanged + i + 1, scan.n_files);
+        if (progress && progress(ud, stats.files_unchanged + i + 1, scan.n_files)) {
+            rc = err_set(e, CR_ECANCELED, "indexing stopped");
+            goto out;
+        }
     }
     if ((rc = graph__resolve_dirty(st, NULL, e))) goto out;
     if ((rc = store__touch_update_time(st, e))) goto out;
@@ -221,7 +224,8 @@ out:
         pthread_mutex_destroy(&pool.mu);
         pthread_cond_destroy(&pool.cond);
     }
-    if (in_txn) store__exec(st, rc ? "ROLLBACK" : "COMMIT", NULL);
+    /* A stop keeps the whole files written so far; anything else rolls back. */
+    if (in_txn) store__exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
     if (rc) store__postings_invalidate(st);
     for (size_t i = 0; i < pool.n; i++) filework_release(&pool.work[i]);
     free(pool.work);

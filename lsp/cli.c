@@ -116,13 +116,14 @@ static CrErr parse_args(int argc, char **argv, unsigned accept, CliArgs *a, ErrI
     return CR_OK;
 }
 
-static void progress_line(void *ud, size_t done, size_t total)
+static int progress_line(void *ud, size_t done, size_t total)
 {
     int *last = ud;
     int pct = total ? (int)(done * 100 / total) : 100;
-    if (pct == *last) return;
+    if (pct == *last) return 0;
     *last = pct;
     if (isatty(2)) fprintf(stderr, "\rindexing: %zu/%zu files (%d%%)", done, total, pct);
+    return 0;
 }
 
 /* Opens the store of a.cfg and brings it up to date (unless no_update). */

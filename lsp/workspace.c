@@ -286,14 +286,16 @@ static void progress_finish(Workspace *ws, const char *msg)
 
 /* ---------------------------------------------------------------- builder */
 
-static void on_build_progress(void *ud, size_t done, size_t total)
+static int on_build_progress(void *ud, size_t done, size_t total)
 {
     Workspace *ws = ud;
     pthread_mutex_lock(&ws->srv->mu);
     ws->done = done;
     ws->total = total;
+    int stop = ws->srv->stopping; /* exit: a build stops at the next file */
     pthread_mutex_unlock(&ws->srv->mu);
     progress_report(ws, done, total);
+    return stop;
 }
 
 static int endpoint_error(CrErr rc)

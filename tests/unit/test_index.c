@@ -351,6 +351,36 @@ static void test_skips_and_excludes(void)
     idx_close(st);
 }
 
+static int stop_after_two(void *ud, size_t done, size_t total)
+{
+    int *calls = ud;
+    return ++*calls >= 2;
+}
+
+static void test_stop(void)
+{
+    char idx2[300];
+    snprintf(idx2, sizeof idx2, "%.200s.stop", tmp_root);
+    IdxConfig cfg = {.root = tmp_root, .index_dir = idx2, .threads = 1};
+    IdxStore *st = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    if (!st) return;
+    int calls = 0;
+    IdxUpdateStats s = {0};
+    CHECK_INT(idx_update(st, stop_after_two, &calls, &s, NULL), CR_ECANCELED);
+    CHECK_INT(calls, 2);
+    CHECK_INT(idx_verify(st, NULL), CR_OK); /* what was written stays, consistent */
+    IdxStatus status;
+    idx_status(st, &status, NULL);
+    CHECK_INT(status.files, 2);
+    s = update(st); /* the next update finishes the work */
+    idx_status(st, &status, NULL);
+    CHECK(status.files > 2);
+    CHECK_INT(s.files_unchanged, 2);
+    idx_close(st);
+    sh("rm -rf '%s'%s", idx2, "");
+}
+
 static void test_schema_rebuild(void)
 {
     char db[512];
@@ -394,6 +424,7 @@ int main(void)
     RUN(test_edges);
     RUN(test_incremental);
     RUN(test_skips_and_excludes);
+    RUN(test_stop);
     RUN(test_schema_rebuild);
     teardown_tree();
     return test_summary();
