@@ -8,5 +8,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --sanitize build-test
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-cd build-test
-ctest --output-on-failure -j"$(nproc)" "$@"
+(cd build-test && ctest --output-on-failure -j"$(nproc)" "$@")
+# The editor clients against the same (sanitized) server.
+CODERAG_BIN=$PWD/build-test/coderag scripts/test-editors.sh

@@ -1,0 +1,265 @@
+// Pure logic of the CodeRAG extension: no `vscode` import, so it runs under
+// node's test runner and in the server round-trip tests.
+
+export interface Position { line: number; character: number }
+export interface Range { start: Position; end: Position }
+
+export interface Citation {
+  uri: string;
+  range: Range;
+  path: string;
+  startLine: number;
+  endLine: number;
+  symbol?: string;
+  verified?: boolean;
+  source?: string;
+}
+
+export interface Rejected { text: string; reason: string }
+
+export interface ContextItem {
+  path: string; startLine: number; endLine: number; symbol?: string; score?: number; via?: string[];
+}
+
+export interface AskResult {
+  answer: string;
+  mode: string;
+  citations: Citation[];
+  rejected?: Rejected[];
+  context?: ContextItem[];
+  indexing?: boolean;
+  timings?: Record<string, number>;
+}
+
+export interface AskParams {
+  question: string;
+  mode?: string;
+  budget?: number;
+  textDocument?: { uri: string };
+  position?: Position;
+}
+
+export interface StatusResult {
+  state: 'indexing' | 'ready' | 'error' | string;
+  files?: number; chunks?: number; indexed?: number; total?: number; message?: string;
+}
+
+/** Reads a setting by its key below `coderag.` (e.g. `llm.url`). */
+export type SettingGetter = (key: string) => unknown;
+
+const FORWARDED_KEYS = [
+  'indexDir', 'exclude',
+  'llm.url', 'llm.model', 'llm.apiKeyEnv',
+  'embed.provider', 'embed.url', 'embed.model', 'embed.apiKeyEnv',
+];
+
+function isSet(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v === 'string') return v.trim() !== '';
+  if (Array.isArray(v)) return v.length > 0;
+  return true;
+}
+
+/**
+ * Maps the extension's settings to the server's initializationOptions, in
+ * the nested form (`{"llm": {"url": …}}`). Empty settings are left out so
+ * that the server's CODERAG_* environment variables still apply.
+ */
+export function settingsToInitOptions(get: SettingGetter): Record<string, unknown> {
+  const out: Record<string, any> = {};
+  for (const key of FORWARDED_KEYS) {
+    let v = get(key);
+    if (!isSet(v)) continue;
+    if (typeof v === 'string') v = v.trim();
+    const dot = key.indexOf('.');
+    if (dot < 0) {
+      out[key] = v;
+    } else {
+      const group = key.slice(0, dot);
+      out[group] = out[group] || {};
+      out[group][key.slice(dot + 1)] = v;
+    }
+  }
+  return out;
+}
+
+/** The server command line from the settings. */
+export function serverCommand(get: SettingGetter): { command: string; args: string[] } {
+  const p = get('server.path');
+  const a = get('server.args');
+  return {
+    command: typeof p === 'string' && p.trim() ? p.trim() : 'coderag',
+    args: Array.isArray(a) && a.length ? a.map(String) : ['lsp'],
+  };
+}
+
+/** coderag/ask params for a question asked where the user stands. */
+export function buildAskParams(question: string, opts: {
+  mode?: string; budget?: number | null; uri?: string; position?: Position;
+} = {}): AskParams {
+  const p: AskParams = { question: question.trim() };
+  if (opts.mode && opts.mode !== 'auto') p.mode = opts.mode;
+  if (typeof opts.budget === 'number' && opts.budget > 0) p.budget = opts.budget;
+  if (opts.uri) {
+    p.textDocument = { uri: opts.uri };
+    p.position = opts.position || { line: 0, character: 0 };
+  }
+  return p;
+}
+
+/**
+ * The range to reveal and highlight for a citation: whole lines
+ * startLine..endLine (1-based inclusive) as 0-based lines. The server's
+ * `range.end` is the start of the line after the span; the selection ends at
+ * the end of the last cited line instead (character is clamped by the editor).
+ */
+export function citationSelection(c: Citation): { startLine: number; endLine: number } {
+  let start = c.range ? c.range.start.line : c.startLine - 1;
+  let end: number;
+  if (typeof c.endLine === 'number') end = c.endLine - 1;
+  else if (c.range && c.range.end.character === 0 && c.range.end.line > start) end = c.range.end.line - 1;
+  else end = c.range ? c.range.end.line : start;
+  if (end < start) end = start;
+  return { startLine: start, endLine: end };
+}
+
+/** The label of a citation, as `path:a-b` (or `path:a`). */
+export function citationLabel(c: Citation): string {
+  return c.startLine === c.endLine ? `${c.path}:${c.startLine}` : `${c.path}:${c.startLine}-${c.endLine}`;
+}
+
+export interface QuickPickEntry { label: string; description: string; detail?: string; index: number }
+
+/** Entries of the "Show Citations" quick pick. */
+export function citationQuickPickItems(r: AskResult): QuickPickEntry[] {
+  return (r.citations || []).map((c, index) => ({
+    label: c.symbol ? `$(symbol-method) ${c.symbol}` : '$(file-code) module code',
+    description: citationLabel(c),
+    detail: c.source === 'auto' ? 'cited by the server (extractive)' : 'cited by the model, verified',
+    index,
+  }));
+}
+
+/** The citation a `[path:a-b]` marker of the answer refers to, if any. */
+export function findCitation(cites: Citation[], path: string, start: number, end: number): number {
+  let best = -1;
+  for (let i = 0; i < cites.length; i++) {
+    const c = cites[i];
+    if (c.path !== path) continue;
+    if (c.startLine === start && c.endLine === end) return i;
+    if (best < 0 && c.startLine <= end && start <= c.endLine) best = i;
+  }
+  return best;
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+const CITE_RE = /\[([^\[\]\s:]+):(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?\]/g;
+
+function citeLink(i: number, text: string): string {
+  return `<a href="#" class="cite" data-cite="${i}" title="Open ${escapeHtml(text)}">${escapeHtml(text)}</a>`;
+}
+
+/** Inline markdown (code, bold, citations) of one already-split line, to HTML. */
+function renderInline(line: string, cites: Citation[]): string {
+  // Split on code spans first so their content is left alone.
+  const parts = line.split(/(`[^`]*`)/);
+  return parts.map((part) => {
+    if (part.length >= 2 && part.startsWith('`') && part.endsWith('`'))
+      return `<code>${escapeHtml(part.slice(1, -1))}</code>`;
+    let out = '';
+    let last = 0;
+    CITE_RE.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = CITE_RE.exec(part)) !== null) {
+      out += inlineText(part.slice(last, m.index));
+      const start = Number(m[2]);
+      const end = m[3] ? Number(m[3]) : start;
+      const i = findCitation(cites, m[1], start, end);
+      out += i >= 0 ? citeLink(i, m[0]) : escapeHtml(m[0]);
+      last = m.index + m[0].length;
+    }
+    return out + inlineText(part.slice(last));
+  }).join('');
+}
+
+function inlineText(s: string): string {
+  return escapeHtml(s).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+}
+
+/**
+ * The body of the answer panel: the answer's markdown as HTML whose
+ * `[path:a-b]` markers are links to their citations, then the list of
+ * verified citations and of the rejected ones.
+ */
+export function renderAnswerHtml(question: string, r: AskResult): string {
+  const cites = r.citations || [];
+  const html: string[] = [];
+  html.push(`<h2>${escapeHtml(question)}</h2>`);
+  let inList = false;
+  let inCode = false;
+  const code: string[] = [];
+  for (const raw of (r.answer || '').split('\n')) {
+    if (raw.trim().startsWith('```')) {
+      if (inCode) {
+        html.push(`<pre><code>${escapeHtml(code.join('\n'))}</code></pre>`);
+        code.length = 0;
+      } else if (inList) { html.push('</ul>'); inList = false; }
+      inCode = !inCode;
+      continue;
+    }
+    if (inCode) { code.push(raw); continue; }
+    const item = /^\s*[-*]\s+(.*)$/.exec(raw);
+    if (item) {
+      if (!inList) { html.push('<ul>'); inList = true; }
+      html.push(`<li>${renderInline(item[1], cites)}</li>`);
+      continue;
+    }
+    if (inList) { html.push('</ul>'); inList = false; }
+    if (raw.trim() === '') continue;
+    const h = /^(#{1,6})\s+(.*)$/.exec(raw);
+    if (h) { const n = Math.min(h[1].length + 2, 6); html.push(`<h${n}>${renderInline(h[2], cites)}</h${n}>`); continue; }
+    html.push(`<p>${renderInline(raw, cites)}</p>`);
+  }
+  if (inCode) html.push(`<pre><code>${escapeHtml(code.join('\n'))}</code></pre>`);
+  if (inList) html.push('</ul>');
+  html.push(`<h3>Citations (${cites.length}, verified)</h3>`);
+  html.push('<ol class="citations">');
+  cites.forEach((c, i) => {
+    html.push(`<li>${citeLink(i, citationLabel(c))}${c.symbol ? ` <code>${escapeHtml(c.symbol)}</code>` : ''}` +
+      `${c.source === 'auto' ? ' <em>(server)</em>' : ''}</li>`);
+  });
+  html.push('</ol>');
+  const rej = r.rejected || [];
+  if (rej.length) {
+    html.push(`<h3>Rejected citations (${rej.length})</h3><ul class="rejected">`);
+    for (const x of rej) html.push(`<li><code>${escapeHtml(x.text)}</code> — ${escapeHtml(x.reason)}</li>`);
+    html.push('</ul>');
+  }
+  html.push(`<p class="meta">mode: ${escapeHtml(r.mode || '?')}${r.indexing ? ' · index still building' : ''}</p>`);
+  return html.join('\n');
+}
+
+/** The text of the status bar item for a coderag/status result. */
+export function statusBarText(s: StatusResult | undefined): { text: string; tooltip: string } {
+  if (!s) return { text: '$(circle-slash) CodeRAG', tooltip: 'CodeRAG: server not running' };
+  if (s.state === 'indexing') {
+    const done = s.indexed ?? 0;
+    const total = s.total ?? 0;
+    const pct = total > 0 ? ` ${Math.floor((100 * done) / total)}%` : '';
+    return { text: `$(sync~spin) CodeRAG: indexing${pct}`, tooltip: `CodeRAG: indexing ${done}/${total} files` };
+  }
+  if (s.state === 'error')
+    return { text: '$(error) CodeRAG', tooltip: `CodeRAG: ${s.message || 'index error'}` };
+  return { text: `$(book) CodeRAG: ${s.files ?? 0} files`, tooltip: `CodeRAG: ready, ${s.files ?? 0} files, ${s.chunks ?? 0} chunks` };
+}
+
+/** The `$/progress` value as status bar text, or undefined at the end. */
+export function progressText(v: { kind: string; title?: string; message?: string; percentage?: number }, title: string): string | undefined {
+  if (v.kind === 'end') return undefined;
+  const pct = typeof v.percentage === 'number' ? ` ${v.percentage}%` : '';
+  return `$(sync~spin) ${v.title || title}${pct}${v.message ? ` (${v.message})` : ''}`;
+}

@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import {
+  AskResult, Citation, buildAskParams, citationLabel, citationQuickPickItems, citationSelection,
+  findCitation, progressText, renderAnswerHtml, serverCommand, settingsToInitOptions, statusBarText,
+} from '../logic';
+
+function cite(path: string, a: number, b: number, symbol?: string, source = 'auto'): Citation {
+  return {
+    uri: `file:///ws/${path}`, path, startLine: a, endLine: b, symbol, source, verified: true,
+    range: { start: { line: a - 1, character: 0 }, end: { line: b, character: 0 } },
+  };
+}
+
+test('settings map to nested initializationOptions, empty ones left out', () => {
+  const settings: Record<string, unknown> = {
+    'llm.url': ' http://127.0.0.1:8080 ', 'llm.model': 'qwen2.5-coder', 'llm.apiKeyEnv': '',
+    'embed.provider': 'builtin', 'embed.url': null, 'indexDir': undefined, 'exclude': ['build/**'],
+  };
+  const o = settingsToInitOptions((k) => settings[k]);
+  assert.deepEqual(o, {
+    llm: { url: 'http://127.0.0.1:8080', model: 'qwen2.5-coder' },
+    embed: { provider: 'builtin' },
+    exclude: ['build/**'],
+  });
+  assert.deepEqual(settingsToInitOptions(() => undefined), {});
+  assert.deepEqual(settingsToInitOptions((k) => (k === 'exclude' ? [] : k === 'indexDir' ? '/tmp/idx' : null)),
+    { indexDir: '/tmp/idx' });
+});
+
+test('server command defaults to coderag lsp', () => {
+  assert.deepEqual(serverCommand(() => undefined), { command: 'coderag', args: ['lsp'] });
+  assert.deepEqual(serverCommand((k) => (k === 'server.path' ? '/opt/coderag/bin/coderag' : undefined)),
+    { command: '/opt/coderag/bin/coderag', args: ['lsp'] });
+  assert.deepEqual(serverCommand((k) => (k === 'server.args' ? ['lsp', '--threads', '2'] : '')),
+    { command: 'coderag', args: ['lsp', '--threads', '2'] });
+});
+
+test('ask params carry the document and position, mode only when not auto', () => {
+  assert.deepEqual(buildAskParams('  Why?  '), { question: 'Why?' });
+  assert.deepEqual(buildAskParams('Why?', { mode: 'extractive', budget: 4000, uri: 'file:///ws/a.py', position: { line: 3, character: 4 } }), {
+    question: 'Why?', mode: 'extractive', budget: 4000,
+    textDocument: { uri: 'file:///ws/a.py' }, position: { line: 3, character: 4 },
+  });
+  assert.deepEqual(buildAskParams('Why?', { mode: 'auto', budget: null, uri: 'file:///ws/a.py' }), {
+    question: 'Why?', textDocument: { uri: 'file:///ws/a.py' }, position: { line: 0, character: 0 },
+  });
+});
+
+test('citation selection covers the cited lines, 0-based', () => {
+  assert.deepEqual(citationSelection(cite('shop/models.py', 39, 41)), { startLine: 38, endLine: 40 });
+  assert.deepEqual(citationSelection(cite('a.py', 7, 7)), { startLine: 6, endLine: 6 });
+  const noLines = { ...cite('a.py', 1, 1), endLine: undefined as unknown as number,
+    range: { start: { line: 9, character: 0 }, end: { line: 12, character: 0 } } };
+  assert.deepEqual(citationSelection(noLines), { startLine: 9, endLine: 11 });
+  assert.equal(citationLabel(cite('a.py', 7, 7)), 'a.py:7');
+  assert.equal(citationLabel(cite('a.py', 7, 9)), 'a.py:7-9');
+});
+
+test('answer markers link to their citations', () => {
+  const cites = [cite('shop/models.py', 34, 36, 'Order.total'), cite('shop/models.py', 39, 41, 'apply_tax')];
+  assert.equal(findCitation(cites, 'shop/models.py', 39, 41), 1);
+  assert.equal(findCitation(cites, 'shop/models.py', 40, 40), 1);
+  assert.equal(findCitation(cites, 'shop/models.py', 1, 5), -1);
+  assert.equal(findCitation(cites, 'shop/other.py', 39, 41), -1);
+  const r: AskResult = {
+    answer: 'Tax is added by `apply_tax` [shop/models.py:39-41], called from **Order.total** [shop/models.py:34-36].\n\n' +
+      '- unrelated [shop/gone.py:1-2]\n- <script>x</script>\n\n```\n[shop/models.py:39-41] in code\n```',
+    mode: 'llm', citations: cites,
+    rejected: [{ text: '[shop/gone.py:1-2]', reason: 'file-not-found' }],
+  };
+  const html = renderAnswerHtml('How is <tax> applied?', r);
+  assert.match(html, /<a href="#" class="cite" data-cite="1"[^>]*>\[shop\/models.py:39-41\]<\/a>/);
+  assert.match(html, /data-cite="0"[^>]*>\[shop\/models.py:34-36\]<\/a>/);
+  assert.match(html, /<strong>Order.total<\/strong>/);
+  assert.match(html, /<code>apply_tax<\/code>/);
+  assert.ok(!html.includes('data-cite="-1"'));
+  assert.ok(html.includes('[shop/gone.py:1-2]'), 'an unmatched marker stays as text');
+  assert.ok(!html.includes('<script>x'), 'HTML is escaped');
+  assert.ok(html.includes('How is &lt;tax&gt; applied?'));
+  assert.match(html, /<pre><code>\[shop\/models.py:39-41\] in code<\/code><\/pre>/);
+  assert.match(html, /Rejected citations \(1\)/);
+  assert.match(html, /file-not-found/);
+  // The citation list links every citation, in order.
+  const listed = [...html.matchAll(/data-cite="(\d+)"[^>]*>(shop\/models\.py:[\d-]+)</g)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(listed, [['0', 'shop/models.py:34-36'], ['1', 'shop/models.py:39-41']]);
+});
+
+test('quick pick lists citations with symbol and location', () => {
+  const items = citationQuickPickItems({ answer: '', mode: 'extractive',
+    citations: [cite('shop/models.py', 39, 41, 'apply_tax'), cite('shop/__init__.py', 1, 5, undefined, 'model')] });
+  assert.equal(items.length, 2);
+  assert.equal(items[0].description, 'shop/models.py:39-41');
+  assert.match(items[0].label, /apply_tax/);
+  assert.match(items[1].label, /module code/);
+  assert.match(items[1].detail || '', /model/);
+  assert.equal(items[1].index, 1);
+});
+
+test('status bar text follows coderag/status and $/progress', () => {
+  assert.match(statusBarText({ state: 'indexing', indexed: 3, total: 12 }).text, /indexing 25%/);
+  assert.match(statusBarText({ state: 'ready', files: 5, chunks: 20 }).text, /5 files/);
+  assert.match(statusBarText({ state: 'error', message: 'disk full' }).tooltip, /disk full/);
+  assert.match(statusBarText(undefined).tooltip, /not running/);
+  assert.equal(progressText({ kind: 'report', message: '3/12 files', percentage: 25 }, 'Indexing'),
+    '$(sync~spin) Indexing 25% (3/12 files)');
+  assert.equal(progressText({ kind: 'end' }, 'Indexing'), undefined);
+});

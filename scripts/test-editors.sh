@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Editor clients against the real server: the VS Code extension (unit tests,
+# the request/response round trip over vscode-jsonrpc, the .vsix build),
+# the Neovim plugin (headless) and the Emacs package (batch, eglot).
+#
+#   scripts/test-editors.sh            # installs what is missing, runs everything
+#   CODERAG_BIN=path/to/coderag scripts/test-editors.sh
+#   SKIP_INSTALL=1 scripts/test-editors.sh   # never apt-get / npm ci
+#
+# Installs, when missing: neovim, emacs-nox and elpa-eglot from Debian's
+# archive (apt-get, as root), the extension's npm packages into
+# editors/vscode-client/node_modules (npm ci, from package-lock.json).
+# Ends with the line "N passed, N failed"; exits non-zero when anything failed.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BIN=${CODERAG_BIN:-$ROOT/build/coderag}
+EXT=$ROOT/editors/vscode-client
+FIXTURE=$ROOT/tests/fixtures/shop
+PASSED=0
+FAILED=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/coderag-editors.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+say() { printf '== %s\n' "$*"; }
+fail_suite() { FAILED=$((FAILED + 1)); printf 'FAIL %s\n' "$*"; }
+pass_suite() { PASSED=$((PASSED + 1)); printf 'ok   %s\n' "$*"; }
+
+# --- what the tests need ------------------------------------------------------
+if [ ! -x "$BIN" ]; then
+    say "building coderag"
+    cmake -S "$ROOT" -B "$ROOT/build" >/dev/null && cmake --build "$ROOT/build" -j2 >/dev/null ||
+        { echo "could not build $BIN"; echo "0 passed, 1 failed"; exit 1; }
+fi
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+
+need=()
+command -v nvim >/dev/null 2>&1 || need+=(neovim)
+command -v emacs >/dev/null 2>&1 || need+=(emacs-nox)
+# eglot: built into Emacs 29+, Debian's elpa-eglot for Emacs 28.
+if ! emacs -Q --batch --eval '(progn (require (quote package)) (add-to-list (quote package-directory-list) "/usr/share/emacs/site-lisp/elpa") (package-initialize) (require (quote eglot)))' >/dev/null 2>&1; then
+    need+=(elpa-eglot)
+fi
+if [ ${#need[@]} -gt 0 ] && [ -z "${SKIP_INSTALL:-}" ]; then
+    say "installing ${need[*]} from Debian"
+    if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
+    $SUDO apt-get update -qq >/dev/null 2>&1
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >"$TMP/apt.log" 2>&1 ||
+        { tail -20 "$TMP/apt.log"; echo "apt-get install ${need[*]} failed"; }
+fi
+if [ ! -d "$EXT/node_modules/vscode-languageclient" ] || [ ! -d "$EXT/node_modules/@vscode/vsce" ] ||
+   [ "$EXT/package-lock.json" -nt "$EXT/node_modules/.package-lock.json" ]; then
+    if [ -z "${SKIP_INSTALL:-}" ]; then
+        say "npm ci in editors/vscode-client"
+        (cd "$EXT" && npm ci --no-audit --no-fund --loglevel=error >"$TMP/npm.log" 2>&1) ||
+            { tail -20 "$TMP/npm.log"; echo "npm ci failed"; }
+    fi
+fi
+
+# Adds the counts of a runner's output: node's "# pass N"/"# fail N", or our
+# drivers' "...: N passed, N failed". A run without counts is one failure.
+count() { # name logfile status
+    local name=$1 log=$2 status=$3 p f
+    p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log" | tail -1)
+    f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$log" | tail -1)
+    if [ -z "$p" ]; then
+        p=$(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
+        f=$(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log" | tail -1)
+    fi
+    if [ -z "$p" ] || [ -z "$f" ]; then
+        fail_suite "$name: no result (exit $status)"
+        tail -30 "$log"
+        return
+    fi
+    if [ "$status" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+    PASSED=$((PASSED + p))
+    FAILED=$((FAILED + f))
+    printf '%-28s %s passed, %s failed\n' "$name" "$p" "$f"
+    if [ "$f" != 0 ]; then grep -E '^(not ok|FAIL)' "$log" | head -20; tail -15 "$log"; fi
+}
+
+workspace() { # dir: a fresh copy of the fixture
+    mkdir -p "$1" && cp -r "$FIXTURE" "$1/ws"
+}
+
+# --- VS Code --------------------------------------------------------------------
+if command -v npm >/dev/null 2>&1 && [ -d "$EXT/node_modules" ]; then
+    say "VS Code: compile and unit tests (npm test)"
+    (cd "$EXT" && timeout 300 npm test --silent) >"$TMP/vsc-unit.log" 2>&1
+    count "vscode unit" "$TMP/vsc-unit.log" $?
+
+    say "VS Code: extension logic against the server (vscode-jsonrpc)"
+    (cd "$EXT" && CODERAG_BIN=$BIN CODERAG_FIXTURE=$FIXTURE timeout 300 node --test --test-reporter=tap out/test-server/*.test.js) \
+        >"$TMP/vsc-server.log" 2>&1
+    count "vscode server round trip" "$TMP/vsc-server.log" $?
+
+    say "VS Code: .vsix package (vsce)"
+    rm -f "$EXT/coderag.vsix"
+    if (cd "$EXT" && timeout 300 npx --no-install vsce package --allow-missing-repository \
+            --out coderag.vsix) >"$TMP/vsix.log" 2>&1 &&
+       unzip -l "$EXT/coderag.vsix" >"$TMP/vsix.lst" 2>&1 &&
+       grep -q 'extension/out/extension.js' "$TMP/vsix.lst" &&
+       grep -q 'extension/node_modules/vscode-languageclient/package.json' "$TMP/vsix.lst" &&
+       grep -q 'extension/package.json' "$TMP/vsix.lst"; then
+        pass_suite "vsix: $(ls -l "$EXT/coderag.vsix" | awk '{print $5}') bytes, extension.js and vscode-languageclient inside"
+    else
+        fail_suite "vsix build"
+        tail -20 "$TMP/vsix.log"
+    fi
+else
+    fail_suite "VS Code: npm or editors/vscode-client/node_modules missing"
+fi
+
+# --- Neovim ---------------------------------------------------------------------
+if command -v nvim >/dev/null 2>&1; then
+    say "Neovim $(nvim --version | head -1 | awk '{print $2}'): headless :CodeRagAsk"
+    workspace "$TMP/nvim"
+    CODERAG_BIN=$BIN CODERAG_WS=$TMP/nvim/ws CODERAG_INDEX_DIR=$TMP/nvim/index HOME=$TMP/nvim \
+        XDG_CONFIG_HOME=$TMP/nvim/config XDG_DATA_HOME=$TMP/nvim/data XDG_STATE_HOME=$TMP/nvim/state \
+        timeout 180 nvim --headless -u NONE -i NONE --cmd "set rtp^=$ROOT/editors/nvim" \
+        -c "luafile $ROOT/tests/editors/nvim_test.lua" </dev/null >"$TMP/nvim.log" 2>&1
+    count "neovim" "$TMP/nvim.log" $?
+else
+    fail_suite "Neovim: nvim not installed"
+fi
+
+# --- Emacs ----------------------------------------------------------------------
+if command -v emacs >/dev/null 2>&1; then
+    say "Emacs $(emacs --version | head -1 | awk '{print $3}'): batch coderag-ask"
+    workspace "$TMP/emacs"
+    CODERAG_BIN=$BIN CODERAG_WS=$TMP/emacs/ws CODERAG_INDEX_DIR=$TMP/emacs/index HOME=$TMP/emacs \
+        timeout 180 emacs -Q --batch -L "$ROOT/editors/emacs" -l "$ROOT/tests/editors/emacs_test.el" \
+        </dev/null >"$TMP/emacs.log" 2>&1
+    count "emacs" "$TMP/emacs.log" $?
+    # The package byte-compiles without warnings.
+    cp "$ROOT/editors/emacs/coderag.el" "$TMP/emacs/"
+    if HOME=$TMP/emacs emacs -Q --batch --eval '(progn (require (quote package)) (add-to-list (quote package-directory-list) "/usr/share/emacs/site-lisp/elpa") (package-initialize) (setq byte-compile-error-on-warn t))' \
+            -f batch-byte-compile "$TMP/emacs/coderag.el" >"$TMP/elc.log" 2>&1; then
+        pass_suite "coderag.el byte-compiles cleanly"
+    else
+        fail_suite "coderag.el byte-compile"
+        cat "$TMP/elc.log"
+    fi
+else
+    fail_suite "Emacs: emacs not installed"
+fi
+
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
