@@ -96,12 +96,18 @@ void sb_adds(StrBuf *sb, const char *s);
 void sb_addc(StrBuf *sb, char c);
 void sb_addf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(StrBuf *sb, const char *fmt, va_list ap);
+/* Appends s[0..len) as one line of printable ASCII for a message: runs of
+ * whitespace and control bytes become one space (none leading or trailing),
+ * other non-ASCII bytes '?'; at most max characters, then "...". Returns
+ * whether it was cut. */
+int sb_add_excerpt(StrBuf *sb, const char *s, size_t len, size_t max);
 /* Returns the buffer (never NULL; caller frees) and leaves sb empty without
  * allocating: releasing it afterwards is optional. */
 char *sb_detach(StrBuf *sb, size_t *out_len);
 
-/* Reads a whole file into sb (appending). Fails with CR_ETOOBIG past max_bytes
- * (0 = no cap) and CR_ENOENT/CR_EIO otherwise. */
+/* Reads a whole regular file into sb (appending). Fails with CR_ETOOBIG past
+ * max_bytes (0 = no cap), CR_EIO for anything but a regular file (a FIFO is
+ * refused without blocking) and CR_ENOENT/CR_EIO otherwise. */
 CrErr sb_read_file(StrBuf *sb, const char *path, size_t max_bytes, ErrInfo *e);
 
 /* ---------------------------------------------------------------- hashing */

@@ -176,24 +176,7 @@ static void http__excerpt(StrBuf *sb, const HttpRequest *req, const StrBuf *body
     size_t n = body->len < HTTP_EXCERPT + longest ? body->len : HTTP_EXCERPT + longest;
     char *tmp = xstrndup(body->buf ? body->buf : "", n);
     http__mask(tmp, n, req);
-    size_t shown = 0;
-    int space = 1; /* also trims leading whitespace */
-    for (size_t i = 0; i < n && shown < HTTP_EXCERPT; i++) {
-        unsigned char c = (unsigned char)tmp[i];
-        if (c <= 0x20 || c == 0x7f) {
-            if (!space) {
-                sb_addc(sb, ' ');
-                shown++;
-            }
-            space = 1;
-            continue;
-        }
-        sb_addc(sb, c < 0x7f ? (char)c : '?');
-        shown++;
-        space = 0;
-    }
-    while (sb->len && sb->buf[sb->len - 1] == ' ') sb->buf[--sb->len] = '\0';
-    if (body->len > n || shown >= HTTP_EXCERPT) sb_adds(sb, "...");
+    if (!sb_add_excerpt(sb, tmp, n, HTTP_EXCERPT) && body->len > n) sb_adds(sb, "...");
     free(tmp);
 }
 

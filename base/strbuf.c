@@ -82,6 +82,30 @@ void sb_addf(StrBuf *sb, const char *fmt, ...)
     va_end(ap);
 }
 
+int sb_add_excerpt(StrBuf *sb, const char *s, size_t len, size_t max)
+{
+    size_t shown = 0, i = 0;
+    int space = 1; /* also trims leading whitespace */
+    for (; i < len && shown < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= 0x20 || c == 0x7f) {
+            if (!space) {
+                sb_addc(sb, ' ');
+                shown++;
+            }
+            space = 1;
+            continue;
+        }
+        sb_addc(sb, c < 0x7f ? (char)c : '?');
+        shown++;
+        space = 0;
+    }
+    while (sb->len && sb->buf[sb->len - 1] == ' ') sb->buf[--sb->len] = '\0';
+    int cut = i < len;
+    if (cut) sb_adds(sb, "...");
+    return cut;
+}
+
 char *sb_detach(StrBuf *sb, size_t *out_len)
 {
     char *p = sb->buf ? sb->buf : xcalloc(1, 1);
@@ -94,19 +118,24 @@ char *sb_detach(StrBuf *sb, size_t *out_len)
 CrErr sb_read_file(StrBuf *sb, const char *path, size_t max_bytes, ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO put where a source file was must not block the
+     * open (it has no effect on regular files); anything but a regular file
+     * is refused. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s", path,
                        strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        if (max_bytes && (size_t)st.st_size > max_bytes) {
-            rc = err_set(e, CR_ETOOBIG, "%s: %lld bytes is over the %zu byte limit", path,
-                         (long long)st.st_size, max_bytes);
-            goto out;
-        }
-        sb_grow(sb, (size_t)st.st_size);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = err_set(e, CR_EIO, "%s: not a regular file", path);
+        goto out;
     }
+    if (max_bytes && (size_t)st.st_size > max_bytes) {
+        rc = err_set(e, CR_ETOOBIG, "%s: %lld bytes is over the %zu byte limit", path,
+                     (long long)st.st_size, max_bytes);
+        goto out;
+    }
+    sb_grow(sb, (size_t)st.st_size);
     for (;;) {
         sb_grow(sb, 65536);
         ssize_t n = read(fd, sb->buf + sb->len, sb->cap - sb->len - 1);

@@ -8,30 +8,6 @@
 /* Longest piece of a server's text quoted in a message. */
 #define RTV_EXCERPT 160
 
-/* Appends s[0..len) as one line of printable ASCII, at most max bytes. */
-static void add_excerpt(StrBuf *sb, const char *s, size_t len, size_t max)
-{
-    size_t shown = 0;
-    int space = 1;
-    for (size_t i = 0; i < len && shown < max; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c <= 0x20 || c == 0x7f) {
-            if (!space) {
-                sb_addc(sb, ' ');
-                shown++;
-            }
-            space = 1;
-            continue;
-        }
-        sb_addc(sb, c < 0x7f ? (char)c : '?');
-        shown++;
-        space = 0;
-    }
-    while (sb->len && sb->buf[sb->len - 1] == ' ')
-        sb->buf[--sb->len] = '\0';
-    if (shown >= max) sb_adds(sb, "...");
-}
-
 /* Overwrites every occurrence of secret in s (NUL-terminated) with '*'. */
 static void mask_secret(char *s, const char *secret)
 {
@@ -52,7 +28,7 @@ static void sse_fail(RtvSse *s, CrErr code, const char *what, const char *text, 
         char *t = xstrndup(text, len);
         mask_secret(t, s->secret);
         sb_adds(&m, ": ");
-        add_excerpt(&m, t, strlen(t), RTV_EXCERPT);
+        sb_add_excerpt(&m, t, strlen(t), RTV_EXCERPT);
         free(t);
     }
     s->err = code;
