@@ -160,6 +160,9 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     char v[32];
     CrErr rc = store__exec(st, "BEGIN IMMEDIATE", e);
     if (rc) return rc;
+    /* Another process may have created it while we waited for the lock. */
+    int empty = 0;
+    if (store__schema_ok(st, &empty)) return store__exec(st, "COMMIT", e);
     rc = store__exec(st, schema_sql, e);
     snprintf(v, sizeof v, "coderag-%d", IDX_SCHEMA_VERSION);
     if (!rc) rc = store__meta_put(st, "schema", v, e);
@@ -170,19 +173,33 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     return store__exec(st, "COMMIT", e);
 }
 
+/* Whether the last failure was another process holding a lock. */
+static int store__busy(IdxStore *st)
+{
+    int code = st->db ? sqlite3_errcode(st->db) : SQLITE_OK;
+    return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
 static CrErr store__open_db(IdxStore *st, ErrInfo *e)
 {
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(st->db_path, &st->db, flags, NULL) != SQLITE_OK)
         return store__err(st, e, st->db_path);
     sqlite3_busy_timeout(st->db, 5000);
-    return store__exec(st,
-                       "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                       "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;"
-                       /* Checkpoints happen after full updates and on close, not
-                        * in the middle of a save's single-file update. */
-                       "PRAGMA wal_autocheckpoint = 20000;",
-                       e);
+    /* Switching a new database to WAL can fail with SQLITE_BUSY without
+     * waiting while another process sets it up: retry for a while. */
+    for (int tries = 0;; tries++) {
+        CrErr rc = store__exec(st,
+                               "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                               "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;"
+                               /* Checkpoints happen after full updates and on close, not
+                                * in the middle of a save's single-file update. */
+                               "PRAGMA wal_autocheckpoint = 20000;",
+                               e);
+        if (!rc || tries == 100 || !store__busy(st)) return rc;
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 static void store__close_db(IdxStore *st)
@@ -270,8 +287,9 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         goto out;
     }
     rc = store__open_db(st, e);
-    if (rc && !(flags & IDX_OPEN_READONLY)) {
-        /* Not a database at all (or a damaged header): start over. */
+    if (rc && !(flags & IDX_OPEN_READONLY) && !store__busy(st)) {
+        /* Not a database at all (or a damaged header): start over. A lock
+         * held by another process is no reason to delete its database. */
         log_msg(LOG_WARN, "%s: %s; rebuilding the index", st->db_path, e ? e->msg : "unreadable");
         store__close_db(st);
         remove_db_files(st->db_path);

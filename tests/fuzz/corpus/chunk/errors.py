@@ -1,0 +1,7 @@
+def (:
+  x = = 1
+class
+    return
+	if x
+  pass
+lambda: (

@@ -1,0 +1,31 @@
+def f0():
+    def f1():
+        def f2():
+            def f3():
+                def f4():
+                    def f5():
+                        def f6():
+                            def f7():
+                                def f8():
+                                    def f9():
+                                        def f10():
+                                            def f11():
+                                                def f12():
+                                                    def f13():
+                                                        def f14():
+                                                            def f15():
+                                                                def f16():
+                                                                    def f17():
+                                                                        def f18():
+                                                                            def f19():
+                                                                                def f20():
+                                                                                    def f21():
+                                                                                        def f22():
+                                                                                            def f23():
+                                                                                                def f24():
+                                                                                                    def f25():
+                                                                                                        def f26():
+                                                                                                            def f27():
+                                                                                                                def f28():
+                                                                                                                    def f29():
+                                                                                                                        pass
