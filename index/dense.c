@@ -40,6 +40,12 @@ void dense__close(IdxStore *st)
     st->em = NULL;
 }
 
+void dense__forget(IdxStore *st)
+{
+    vecstore_close(st->vs);
+    st->vs = NULL;
+}
+
 int idx_has_dense(const IdxStore *st)
 {
     return st->em != NULL;

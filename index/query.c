@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,10 +136,26 @@ static const Bm25Params bm25_params = {
 
 #define MAX_QUERY_TERMS 64
 
+static int64_t data_version(IdxStore *st)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_DATA_VERSION, NULL);
+    int64_t v = -1;
+    if (s && sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
+    if (s) sqlite3_reset(s);
+    return v;
+}
+
 CrErr idx_warm(IdxStore *st, ErrInfo *e)
 {
-    if (st->post && postings_needs_rebuild(st->post)) store__postings_invalidate(st);
-    return st->post ? CR_OK : postings_load(st, &st->post, e);
+    int64_t version = data_version(st);
+    if (st->post && (postings_needs_rebuild(st->post) || version != st->post_version)) {
+        /* Rows another process wrote: what is in memory is out of date. */
+        store__postings_invalidate(st);
+        dense__forget(st);
+    }
+    if (st->post) return CR_OK;
+    st->post_version = version;
+    return postings_load(st, &st->post, e);
 }
 
 /* Adjacent question words often name one identifier ("allowed hosts" is
@@ -304,6 +321,14 @@ static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **
             return CR_OK;
         }
         if (c->used < victim->used) victim = c;
+    }
+    /* A symlink inside the workspace may point out of it: never read there. */
+    char real[PATH_MAX];
+    size_t rl = strlen(st->root);
+    if (!realpath(abs.buf, real) || strncmp(real, st->root, rl) != 0 || real[rl] != '/') {
+        CrErr rc = err_set(e, CR_EOUTSIDE, "%s: resolves outside the workspace", path);
+        sb_release(&abs);
+        return rc;
     }
     free(victim->path);
     victim->path = NULL;

@@ -35,6 +35,7 @@ static const char schema_sql[] =
     "CREATE INDEX symbols_file ON symbols(file_id);"
     "CREATE TABLE imports(file_id INTEGER NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);"
     "CREATE INDEX imports_file ON imports(file_id, alias);"
+    "CREATE INDEX imports_target ON imports(target);"
     "CREATE TABLE refs(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL,"
     " kind INTEGER NOT NULL, name TEXT NOT NULL, last TEXT NOT NULL, resolved INTEGER NOT NULL);"
     "CREATE INDEX refs_file ON refs(file_id);"

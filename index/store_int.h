@@ -12,7 +12,7 @@
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 1
+#define IDX_SCHEMA_VERSION 2
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
@@ -49,6 +49,9 @@
     X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, name, last, resolved) "               \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
+    X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "              \
+                          "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
+                          "AND r.last = i.alias WHERE i.target = ?1)")                             \
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol "    \
                       "FROM refs r JOIN files f ON f.id = r.file_id "                              \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0")                   \
@@ -69,6 +72,7 @@
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
     X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1")                                              \
     X(RM_CHUNKS, "DELETE FROM chunks WHERE file_id = ?1")                                          \
+    X(DATA_VERSION, "PRAGMA data_version")                                                         \
     X(META_GET, "SELECT value FROM meta WHERE key = ?1")                                           \
     X(META_PUT, "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)")
 
@@ -117,6 +121,8 @@ struct IdxStore {
     Embedder *em;     /* NULL: no dense leg */
     VecStore *vs;     /* opened on first use */
     Postings *post;   /* NULL until the first search; kept current by writes */
+    int64_t post_version; /* PRAGMA data_version when post was loaded: other
+                           * processes' commits change it, ours do not */
     char *root;       /* canonical absolute root */
     char *index_dir;  /* absolute */
     char *db_path;
@@ -218,6 +224,8 @@ CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e);
 void dense__close(IdxStore *st);
 /* Brings the vectors in line with the chunks; no-op without an embedder. */
 CrErr dense__sync(IdxStore *st, ErrInfo *e);
+/* Drops the in-memory vectors (reopened from the file on next use). */
+void dense__forget(IdxStore *st);
 /* Vectors stored (0 without an embedder). */
 int64_t dense__count(IdxStore *st);
 

@@ -1,6 +1,9 @@
 #include "store_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +119,21 @@ static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_
     return rc;
 }
 
+/* Full updates of one index run one at a time across processes (two
+ * indexers would both insert the same new files): the second waits. */
+static int lock_updates(const IdxStore *st)
+{
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s/update.lock", st->index_dir);
+    int fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    sb_release(&p);
+    if (fd >= 0)
+        while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+        }
+    return fd; /* -1: run unlocked (read-only index dir: nothing to write anyway) */
+}
+
 CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -130,6 +148,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     IdxUpdateStats stats = {0};
     double t0 = now_ms();
 
+    int lock_fd = lock_updates(st);
     strmap_init(&by_path);
     store__scan_options(st, &opt);
     if ((rc = scan_workspace(&opt, &scan, e))) goto out;
@@ -234,6 +253,7 @@ out:
     free(old);
     strmap_release(&by_path);
     scan_result_release(&scan);
+    if (lock_fd >= 0) close(lock_fd); /* releases the lock */
     stats.ms = now_ms() - t0;
     if (out) *out = stats;
     return rc;

@@ -358,21 +358,35 @@ static CrErr load_names(IdxStore *st, int64_t file_id, StrMap *out, ErrInfo *e)
  * newly defines (or the module's own name, for a new file): they may now
  * resolve here. Refs that resolved into the file's old rows were marked
  * when those rows went; names it defined before resolve as they did. */
+static CrErr mark_stmt(IdxStore *st, StmtId id, const char *text, ErrInfo *e)
+{
+    sqlite3_stmt *s = store__stmt(st, id, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+    return store__step_done(st, s, e, "mark refs");
+}
+
+/* Also marks calls through import aliases of a top-level name
+ * (`from b import f as _g` ... `_g()`), whose written name is not the
+ * definition's. */
 static CrErr mark_by_names(IdxStore *st, const FileWork *fw, StrMap *seen, ErrInfo *e)
 {
     CrErr rc = CR_OK;
+    StrBuf target;
+    sb_init(&target);
     for (size_t i = 0; i <= fw->set.n_chunks && !rc; i++) {
-        const char *name = i < fw->set.n_chunks ? fw->set.chunks[i].name : last_component(fw->module);
+        const ChunkDef *c = i < fw->set.n_chunks ? &fw->set.chunks[i] : NULL;
+        const char *name = c ? c->name : last_component(fw->module);
         if (!name || !name[0] || strmap_get(seen, name, NULL)) continue;
         strmap_put(seen, name, 1);
-        sqlite3_stmt *s = store__stmt(st, STMT_REF_DIRTY_BY_LAST, e);
-        if (!s) {
-            rc = CR_EDB;
-            break;
-        }
-        sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-        rc = store__step_done(st, s, e, "mark refs");
+        rc = mark_stmt(st, STMT_REF_DIRTY_BY_LAST, name, e);
+        if (rc || (c && strchr(c->symbol, '.'))) continue;
+        sb_reset(&target);
+        sb_adds(&target, fw->module);
+        if (c) sb_addf(&target, "%s%s", target.len ? "." : "", c->symbol);
+        if (target.len) rc = mark_stmt(st, STMT_REF_DIRTY_BY_ALIAS, target.buf, e);
     }
+    sb_release(&target);
     return rc;
 }
 

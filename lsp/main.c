@@ -1,5 +1,6 @@
 #include "lsp_int.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,9 @@ static int usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* Past a file-size limit, writes fail with EFBIG (reported as an I/O
+     * error) instead of the process being killed. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) return usage(stderr);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
         return usage(stdout);

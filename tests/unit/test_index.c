@@ -296,6 +296,20 @@ static void test_incremental(void)
     CHECK(has_edge(st, "shop/models.py", "refund", "shop/models.py", "Order.total",
                    IDX_EDGE_CALL));
 
+    /* A call through an import alias resolves once the module appears. */
+    const char *alias_user = "from shop.later import compute as _compute\n\n\n"
+                             "def use_later(x):\n    return _compute(x)\n";
+    write_file("shop/alias_user.py", alias_user, strlen(alias_user));
+    CHECK_INT(idx_update_file(st, "shop/alias_user.py", NULL), CR_OK);
+    const char *later = "def compute(x):\n    return x * 2\n";
+    write_file("shop/later.py", later, strlen(later));
+    CHECK_INT(idx_update_file(st, "shop/later.py", NULL), CR_OK);
+    CHECK(has_edge(st, "shop/alias_user.py", "use_later", "shop/later.py", "compute",
+                   IDX_EDGE_CALL));
+    sh("rm '%s/%s'", tmp_root, "shop/alias_user.py");
+    sh("rm '%s/%s'", tmp_root, "shop/later.py");
+    update(st);
+
     /* A deleted file's rows go, and so do the edges into it. */
     sh("rm '%s/%s'", tmp_root, "shop/errors.py");
     s = update(st);
@@ -306,7 +320,22 @@ static void test_incremental(void)
     free(got);
     CHECK(!has_edge(st, "shop/__init__.py", "", "shop/errors.py", "ShopError", IDX_EDGE_IMPORT));
 
-    /* Paths outside the root are refused. */
+    /* Paths outside the root are refused, also through a symlink. */
+    char outside[600];
+    snprintf(outside, sizeof outside, "%s.outside.py", tmp_root);
+    FILE *of = fopen(outside, "w");
+    if (of) {
+        fputs("SECRET = 1\n", of);
+        fclose(of);
+    }
+    sh("ln -s '%s' '%s/shop/out.py'", outside, tmp_root);
+    StrBuf lines;
+    sb_init(&lines);
+    CHECK_INT(idx_read_lines(st, "shop/out.py", 1, 1, &lines, NULL, NULL), CR_EOUTSIDE);
+    CHECK_INT(lines.len, 0);
+    CHECK_INT(idx_read_lines(st, "../x.py", 1, 1, &lines, NULL, NULL), CR_EOUTSIDE);
+    sb_release(&lines);
+    sh("rm -f '%s/shop/out.py' '%s'", tmp_root, outside);
     ErrInfo e = {0};
     CHECK_INT(idx_update_file(st, "../etc/passwd", &e), CR_EOUTSIDE);
     CHECK_INT(idx_update_file(st, "/etc/passwd", &e), CR_EOUTSIDE);
@@ -381,6 +410,33 @@ static void test_stop(void)
     sh("rm -rf '%s'%s", idx2, "");
 }
 
+static void test_other_writer(void)
+{
+    /* A reader's in-memory search sees what another handle (another
+     * process, in practice) committed. */
+    IdxStore *reader = open_store(0, NULL, 0), *writer = open_store(0, NULL, 0);
+    if (!reader || !writer) return;
+    IdxHit *hits = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_search_bm25(reader, "zebra crossing", 5, &hits, &n, NULL), CR_OK);
+    free(hits);
+    const char *src = "def zebra_crossing(x):\n    return x\n";
+    write_file("shop/zebra.py", src, strlen(src));
+    CHECK_INT(idx_update_file(writer, "shop/zebra.py", NULL), CR_OK);
+    CHECK_INT(idx_search_bm25(reader, "zebra crossing", 5, &hits, &n, NULL), CR_OK);
+    CHECK(n >= 1);
+    IdxChunk c = {0};
+    if (n && idx_chunk_get(reader, hits[0].chunk_id, &c, NULL) == CR_OK) {
+        CHECK_STR(c.symbol, "zebra_crossing");
+        idx_chunk_release(&c);
+    }
+    free(hits);
+    sh("rm '%s/%s'", tmp_root, "shop/zebra.py");
+    CHECK_INT(idx_update_file(writer, "shop/zebra.py", NULL), CR_OK);
+    idx_close(reader);
+    idx_close(writer);
+}
+
 static void test_schema_rebuild(void)
 {
     char db[512];
@@ -425,6 +481,7 @@ int main(void)
     RUN(test_incremental);
     RUN(test_skips_and_excludes);
     RUN(test_stop);
+    RUN(test_other_writer);
     RUN(test_schema_rebuild);
     teardown_tree();
     return test_summary();
