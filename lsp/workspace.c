@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 /* The worker and builder threads, the job queue, builds with work-done
@@ -312,6 +313,10 @@ static void build(Workspace *ws)
     ErrInfo e = {0};
     double t0 = now_ms();
     config_idx(&ws->cfg, &ic);
+    /* Inside an editor, a full build leaves a core to the editor unless
+     * told otherwise (threads). */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!ic.threads) ic.threads = cores > 1 ? (int)cores - 1 : 1;
     progress_start(ws);
     CrErr rc = idx_open(&ic, 0, &j->built, &e);
     if (!rc) rc = idx_update(j->built, on_build_progress, ws, &j->stats, &e);
