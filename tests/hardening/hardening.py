@@ -69,14 +69,13 @@ def run(args, env=None, **kw):
 
 
 def find_corpus(name="stdlib"):
-    """A real corpus: $HARDENING_CORPUS, /tmp/corpus/NAME (make-corpus.sh's
-    usual destination), or built with ../shared/bench/make-corpus.sh into
-    /tmp/coderag-corpus (needs root and apt, as on CI)."""
+    """A real corpus: $HARDENING_CORPUS, or /tmp/coderag-corpus/NAME (the
+    benchmarks' default), built there with ../shared/bench/make-corpus.sh
+    when missing (needs root and apt, as on CI)."""
     if os.environ.get("HARDENING_CORPUS"):
         return os.environ["HARDENING_CORPUS"]
-    for d in ("/tmp/corpus", "/tmp/coderag-corpus"):
-        if os.path.isdir(os.path.join(d, name)):
-            return os.path.join(d, name)
+    if os.path.isdir(os.path.join("/tmp/coderag-corpus", name)):
+        return os.path.join("/tmp/coderag-corpus", name)
     script = os.path.join(os.path.dirname(REPO), "shared", "bench", "make-corpus.sh")
     if not os.path.exists(script) or os.geteuid() != 0:
         raise Skip("no corpus (set HARDENING_CORPUS or provide ../shared/bench/make-corpus.sh)")
