@@ -265,17 +265,23 @@ static void scan__enter(Walk *w, int fd)
     closedir(d);
 }
 
-static void scan__symlink_dir(Walk *w, const char *name)
+/* Where the symlink `name` in the current directory leads (caller frees),
+ * or NULL with the reason recorded (nothing for a link that vanished). */
+static char *scan__link_target(Walk *w, const char *name)
 {
     size_t mark = w->real.len;
     scan__push_name(&w->real, name, 1);
     char *target = realpath(w->real.buf, NULL);
     int err = errno;
     scan__truncate(&w->real, mark);
-    if (!target) {
-        if (!scan__vanished(err)) scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
-        return;
-    }
+    if (!target && !scan__vanished(err)) scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
+    return target;
+}
+
+static void scan__symlink_dir(Walk *w, const char *name)
+{
+    char *target = scan__link_target(w, name);
+    if (!target) return;
     if (!scan__under(w->ctx.root, w->ctx.root_len, target)) {
         scan__skip(w, "outside-root");
     } else if (scan__forbidden(&w->ctx, target)) {
@@ -316,15 +322,8 @@ static void scan__file(Walk *w, int dirfd, const char *name, int is_link, struct
 {
     if (scan__ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0)) return;
     if (is_link) {
-        size_t mark = w->real.len;
-        scan__push_name(&w->real, name, 1);
-        char *target = realpath(w->real.buf, NULL);
-        int err = errno;
-        scan__truncate(&w->real, mark);
-        if (!target) {
-            if (!scan__vanished(err)) scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
-            return;
-        }
+        char *target = scan__link_target(w, name);
+        if (!target) return;
         int outside = !scan__under(w->ctx.root, w->ctx.root_len, target);
         int forbidden = !outside && scan__forbidden(&w->ctx, target);
         free(target);

@@ -22,6 +22,7 @@ Transcript files (curl's tests/data in spirit): one directive per line,
   <exit N           the server exits with code N
 Server requests are answered automatically (null, as editors do).
 """
+import contextlib
 import json
 import os
 import queue
@@ -609,14 +610,23 @@ def free_port():
     return port
 
 
+@contextlib.contextmanager
+def fake_llm(script):
+    """tests/fake_openai.py on a free loopback port, scripted; yields the port."""
+    fake = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "fake_openai.py"), "--watch-stdin",
+                             "--script", json.dumps(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        yield int(fake.stdout.readline())
+    finally:
+        fake.stdin.close()
+        fake.wait()
+
+
 def t_llm(env):
     """Cancellation of an LLM ask in flight, and endpoint trouble shown once
     (tests/fake_openai.py stands in for the LLM: a slow answer, then errors)."""
     script = {"actions": {"chat": [{"delay_ms": 20000}, {"status": 400, "times": 100}]}}
-    fake = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "fake_openai.py"), "--watch-stdin",
-                             "--script", json.dumps(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    try:
-        port = int(fake.stdout.readline())
+    with fake_llm(script) as port:
         s = env.server()
         s.initialize(env.root, options={"llm": {"url": "http://127.0.0.1:%d" % port}})
         s.wait_ready()
@@ -643,9 +653,6 @@ def t_llm(env):
         check(len(shown) == 1, "one showMessage, got %d" % len(shown))
         check(s.shutdown_exit() == 0, "exit code")
         check_sanitizers(s)
-    finally:
-        fake.stdin.close()
-        fake.wait()
 
 
 def t_hover_llm(env):
@@ -653,10 +660,7 @@ def t_hover_llm(env):
     verified, computed once per definition content (cached by its hash)."""
     script = {"actions": {"chat": [{"content": "It adds the tax rate to an amount {ctx0}; also [shop/nowhere.py:1-2].",
                                     "times": 100}]}}
-    fake = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "fake_openai.py"), "--watch-stdin",
-                             "--script", json.dumps(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    try:
-        port = int(fake.stdout.readline())
+    with fake_llm(script) as port:
         s = env.server()
         s.initialize(env.root, options={"llm": {"url": "http://127.0.0.1:%d" % port}})
         s.wait_ready()
@@ -674,9 +678,6 @@ def t_hover_llm(env):
         check(len(chats) == 1, "one LLM request for two hovers (cached), got %d" % len(chats))
         check(s.shutdown_exit() == 0, "exit code")
         check_sanitizers(s)
-    finally:
-        fake.stdin.close()
-        fake.wait()
 
 
 def t_multiroot(env):

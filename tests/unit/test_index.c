@@ -1,6 +1,7 @@
 /* The index over a fixture repository: chunks, qualified names, edges,
  * skips, incremental updates and consistency, asserted exactly. */
 #include "idx.h"
+#include "index_util.h"
 #include "test.h"
 
 #include <sqlite3.h>
@@ -67,19 +68,6 @@ static char *describe_file(IdxStore *st, const char *path)
                 v[i].symbol, i + 1 < n ? "\n" : "");
     idx_chunks_free(v, n);
     return sb_detach(&sb, NULL);
-}
-
-static int64_t chunk_id(IdxStore *st, const char *path, const char *symbol)
-{
-    IdxChunk *v = NULL;
-    size_t n = 0;
-    int64_t id = 0;
-    idx_file_chunks(st, path, &v, &n, NULL);
-    for (size_t i = 0; i < n && !id; i++)
-        if (!strcmp(v[i].symbol, symbol)) id = v[i].id;
-    idx_chunks_free(v, n);
-    if (!id) fprintf(stderr, "no chunk %s:%s\n", path, symbol);
-    return id;
 }
 
 /* Whether an edge of this kind goes from src (path:symbol) to dst. */

@@ -1,6 +1,7 @@
 /* Ranking pieces: the file blend, kind priors, window choice, and graph
  * expansion over the shop fixture's known edges. */
 #include "rtv_int.h"
+#include "index_util.h"
 #include "test.h"
 
 #include <math.h>
@@ -77,18 +78,6 @@ static void test_trim_window(void)
     free(it.text);
 }
 
-static int64_t chunk_of(IdxStore *st, const char *path, const char *symbol)
-{
-    IdxChunk *v = NULL;
-    size_t n = 0;
-    int64_t id = 0;
-    idx_file_chunks(st, path, &v, &n, NULL);
-    for (size_t i = 0; i < n && !id; i++)
-        if (!strcmp(v[i].symbol, symbol)) id = v[i].id;
-    idx_chunks_free(v, n);
-    return id;
-}
-
 static void test_expand_graph(void)
 {
     char tmp[64] = "/tmp/coderag-rank-XXXXXX";
@@ -98,10 +87,10 @@ static void test_expand_graph(void)
     CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
     if (!st) return;
     CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
-    int64_t total = chunk_of(st, "shop/models.py", "Order.total");
-    int64_t tax = chunk_of(st, "shop/models.py", "apply_tax");
-    int64_t charge = chunk_of(st, "shop/payments/gateway.py", "Gateway.charge");
-    int64_t order = chunk_of(st, "shop/models.py", "Order");
+    int64_t total = chunk_id(st, "shop/models.py", "Order.total");
+    int64_t tax = chunk_id(st, "shop/models.py", "apply_tax");
+    int64_t charge = chunk_id(st, "shop/payments/gateway.py", "Gateway.charge");
+    int64_t order = chunk_id(st, "shop/models.py", "Order");
     CHECK(total && tax && charge && order);
 
     /* One seed, Order.total: it calls apply_tax (out) and Gateway.charge
