@@ -278,7 +278,13 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_
             bp0 = p->base.post + p->base.term[terms[t]].post_off;
             n_base = p->base.term[terms[t]].n;
         }
-        double df = (double)n_base + l->n;
+        /* Document frequency over live chunks only: the same as a fresh
+         * build's, whatever was tombstoned since. */
+        double df = 0;
+        for (uint32_t i = 0; i < n_base + l->n; i++) {
+            const Posting *po = i < n_base ? &bp0[i] : &l->p[i - n_base];
+            df += po->slot < p->n_slots && !p->dead[po->slot];
+        }
         double idf = log(1.0 + ((double)live - df + 0.5) / (df + 0.5));
         if (idf <= 0) continue;
         idf_mass += idf;
