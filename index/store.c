@@ -280,11 +280,15 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
 
     st = xcalloc(1, sizeof *st);
     st->root = xstrdup(real);
+    int existing = (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING)) != 0;
     if (cfg->index_dir) {
-        if (!(flags & IDX_OPEN_READONLY)) make_index_dir(cfg->index_dir, NULL);
+        if (!existing) make_index_dir(cfg->index_dir, NULL);
         char dreal[PATH_MAX];
         if (!realpath(cfg->index_dir, dreal)) {
-            rc = err_set(e, CR_EIO, "index directory %s: %s", cfg->index_dir, strerror(errno));
+            rc = existing && errno == ENOENT
+                     ? err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
+                               cfg->index_dir)
+                     : err_set(e, CR_EIO, "index directory %s: %s", cfg->index_dir, strerror(errno));
             goto out;
         }
         st->index_dir = xstrdup(dreal);
@@ -294,7 +298,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         sb_addf(&d, "%s/.coderag", st->root);
         st->index_dir = sb_detach(&d, NULL);
     }
-    if (!(flags & IDX_OPEN_READONLY) && (rc = make_index_dir(st->index_dir, e))) goto out;
+    if (!existing && (rc = make_index_dir(st->index_dir, e))) goto out;
     {
         StrBuf p;
         sb_init(&p);
@@ -311,8 +315,9 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (st->threads > 16) st->threads = 16;
 
     if ((rc = dense__open(st, cfg, e))) goto out;
-    if ((flags & IDX_OPEN_READONLY) && access(st->db_path, R_OK) != 0) {
-        rc = err_set(e, CR_ENOENT, "no index at %s (run `coderag index` first)", st->db_path);
+    if (existing && access(st->db_path, F_OK) != 0) {
+        rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
+                     st->index_dir);
         goto out;
     }
     rc = store__open_db(st, e);
@@ -327,13 +332,14 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (rc) goto out;
     int empty = 0;
     if (!store__schema_ok(st, &empty)) {
+        if (empty && existing) {
+            rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (the index at %s "
+                                         "is empty)", st->index_dir);
+            goto out;
+        }
         if (flags & IDX_OPEN_READONLY) {
-            if (empty)
-                rc = err_set(e, CR_ENOENT, "index at %s is empty (no indexing run has finished "
-                                           "its first step); run `coderag index`", st->db_path);
-            else
-                rc = err_set(e, CR_ESCHEMA, "index at %s has another schema version; re-run "
-                                            "`coderag index`", st->db_path);
+            rc = err_set(e, CR_ESCHEMA, "index at %s has another schema version; re-run "
+                                        "`coderag index`", st->db_path);
             goto out;
         }
         if (!empty) {

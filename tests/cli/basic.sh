@@ -28,13 +28,29 @@ check "no command" 1 "$bin"
 check "unknown command" 1 "$bin" frobnicate
 check "unknown option" 1 "$bin" index --root "$root" --bogus
 check "missing root" 2 "$bin" index --root "$work/nope"
-check "status before index" 2 "$bin" status --root "$root" --json
+check "status before index" 0 "$bin" status --root "$root" --json
+json_check "status missing" 'j["state"] == "missing" and j["files"] == 0 and "coderag index" in j["message"]'
+check "status text before index" 0 "$bin" status --root "$root"
+grep -q 'not indexed yet: run `coderag index`' "$work/out" && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL status text before index"; cat "$work/out"; }
+check "ask --no-update before index" 4 "$bin" ask --root "$root" --no-update "q"
+grep -q 'not indexed yet' "$work/err" && [ ! -e "$root/.coderag" ] && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL ask --no-update before index: message or leftovers"; cat "$work/err"; }
+for cmd in index ask status lsp; do
+  check "$cmd --help" 0 "$bin" $cmd --help
+  grep -q "^usage: coderag $cmd" "$work/out" && grep -q -- '--root DIR' "$work/out" && passed=$((passed + 1)) ||
+    { failed=$((failed + 1)); echo "FAIL $cmd --help text"; cat "$work/out"; }
+done
+grep -q -- '--no-update' <("$bin" ask --help) && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL ask --help lists --no-update"; }
+check "version" 0 "$bin" --version
+grep -q '^coderag [0-9]' "$work/out" && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL version"; }
+check "flag with a value it does not take" 1 "$bin" status --root "$root" --json=yes
 
 check "index" 0 "$bin" index --root "$root"
 [ -f "$root/.coderag/.gitignore" ] && grep -qx '\*' "$root/.coderag/.gitignore" && passed=$((passed + 1)) ||
   { failed=$((failed + 1)); echo "FAIL index dir .gitignore"; }
 check "status json" 0 "$bin" status --root "$root" --json
-json_check "status keys" 'all(isinstance(j[k], int) for k in ("files","chunks","edges","vectors")) and j["files"] == 5 and j["chunks"] == 21'
+json_check "status keys" 'j["state"] == "ready" and all(isinstance(j[k], int) for k in ("files","chunks","edges","vectors")) and j["files"] == 5 and j["chunks"] == 21'
 check "status text" 0 "$bin" status --root "$root"
 
 check "ask json" 0 "$bin" ask --root "$root" --json "How is tax applied to an order total?"
