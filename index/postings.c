@@ -25,17 +25,22 @@ static int64_t base_lookup(const PostBase *b, const char *t, size_t n)
     uint64_t mask = b->n_hash - 1;
     for (uint64_t i = hash64(t, n) & mask, probes = 0; probes < b->n_hash; i = (i + 1) & mask, probes++) {
         uint32_t v = b->hash[i];
-        if (!v) return -1;
+        if (!v || v > b->n_terms) return -1;
         const PostTerm *pt = &b->term[v - 1];
-        if (pt->str_len == n && !memcmp(b->str + pt->str_off, t, n)) return (int64_t)(v - 1);
+        /* Bounds as well as text: a term is only ever read through here. */
+        if (pt->str_len == n && pt->str_off <= b->str_len && n <= b->str_len - pt->str_off &&
+            pt->post_off <= b->n_post && pt->n <= b->n_post - pt->post_off &&
+            !memcmp(b->str + pt->str_off, t, n))
+            return (int64_t)(v - 1);
     }
     return -1;
 }
 
 void postings__reserve_terms(Postings *p, size_t n_terms)
 {
-    ARRAY_GROW(p->lists, n_terms, p->cap_terms);
-    memset(p->lists, 0, n_terms * sizeof *p->lists);
+    free(p->lists);
+    p->cap_terms = n_terms + 64;
+    p->lists = xcalloc(p->cap_terms, sizeof *p->lists);
     p->n_terms = n_terms;
 }
 
@@ -272,12 +277,8 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_
     double idf_mass = (double)n_unknown * log(1.0 + ((double)live + 0.5) / 0.5);
     for (size_t t = 0; t < n_terms; t++) {
         const TermList *l = &p->lists[terms[t]];
-        const Posting *bp0 = NULL;
-        uint32_t n_base = 0;
-        if (terms[t] < p->base.n_terms) {
-            bp0 = p->base.post + p->base.term[terms[t]].post_off;
-            n_base = p->base.term[terms[t]].n;
-        }
+        uint32_t n_base;
+        const Posting *bp0 = postings__base_list(p, terms[t], &n_base);
         /* Document frequency over live chunks only: the same as a fresh
          * build's, whatever was tombstoned since. */
         double df = 0;
@@ -344,8 +345,8 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_
 static size_t live_list(const Postings *p, uint32_t t, int64_t **ids, uint32_t **tfs, size_t *cap)
 {
     const TermList *l = &p->lists[t];
-    uint32_t n_base = t < p->base.n_terms ? p->base.term[t].n : 0;
-    const Posting *bp = n_base ? p->base.post + p->base.term[t].post_off : NULL;
+    uint32_t n_base;
+    const Posting *bp = postings__base_list(p, t, &n_base);
     size_t n = 0;
     for (uint32_t i = 0; i < n_base + l->n; i++) {
         const Posting *po = i < n_base ? &bp[i] : &l->p[i - n_base];

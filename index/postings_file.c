@@ -24,8 +24,9 @@ typedef struct PostFileHeader {
     char magic[8];
     uint32_t version;
     uint32_t endian;
-    char db_id[32];
+    char db_id[40];
     int64_t gen;
+    uint64_t n_files; /* files rows of generation <= gen when written */
     uint64_t n_slots, n_terms, n_post, n_hash, str_len;
     double len_sum[N_FIELDS];
     uint64_t off_chunk, off_file, off_len, off_kind, off_term, off_hash, off_str, off_post;
@@ -98,12 +99,6 @@ int postings__map(IdxStore *st, Postings *p, const char *db_id)
              h->off_post >= sizeof *h &&
              h->checksum == file_checksum(h, bytes + sizeof *h, h->off_post - sizeof *h,
                                           bytes + h->off_post, len - h->off_post);
-    const PostTerm *term = ok ? (const PostTerm *)(bytes + h->off_term) : NULL;
-    const uint32_t *hash = ok ? (const uint32_t *)(bytes + h->off_hash) : NULL;
-    for (uint64_t i = 0; ok && i < h->n_terms; i++)
-        ok = term[i].str_off <= h->str_len && term[i].str_len <= h->str_len - term[i].str_off &&
-             term[i].post_off <= h->n_post && term[i].n <= h->n_post - term[i].post_off;
-    for (uint64_t i = 0; ok && i < h->n_hash; i++) ok = hash[i] <= h->n_terms;
     if (!ok) {
         log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
         munmap(map, len);
@@ -112,9 +107,11 @@ int postings__map(IdxStore *st, Postings *p, const char *db_id)
     PostBase *b = &p->base;
     b->map = map;
     b->map_len = len;
-    b->term = term;
+    b->term = (const PostTerm *)(bytes + h->off_term);
     b->n_terms = (uint32_t)h->n_terms;
-    b->hash = hash;
+    b->hash = (const uint32_t *)(bytes + h->off_hash);
+    b->str_len = h->str_len;
+    b->n_files = h->n_files;
     b->n_hash = h->n_hash;
     b->str = (const char *)(bytes + h->off_str);
     b->post = (const Posting *)(bytes + h->off_post);
@@ -145,7 +142,7 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-CrErr postings_save(IdxStore *st, const Postings *p, const char *db_id, int64_t gen, ErrInfo *e)
+CrErr postings_save(IdxStore *st, const Postings *p, const PostingsGen *g, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     PostFileHeader h;
@@ -165,8 +162,8 @@ CrErr postings_save(IdxStore *st, const Postings *p, const char *db_id, int64_t 
     for (size_t i = 0; i < p->n_slots; i++) remap[i] = p->dead[i] ? UINT32_MAX : live++;
     for (uint32_t t = 0; t < p->n_terms; t++) {
         const TermList *l = &p->lists[t];
-        uint32_t n_base = t < p->base.n_terms ? p->base.term[t].n : 0;
-        const Posting *bp = n_base ? p->base.post + p->base.term[t].post_off : NULL;
+        uint32_t n_base;
+        const Posting *bp = postings__base_list(p, t, &n_base);
         size_t first = n_post;
         for (uint32_t i = 0; i < n_base + l->n; i++) {
             Posting po = i < n_base ? bp[i] : l->p[i - n_base];
@@ -198,8 +195,9 @@ CrErr postings_save(IdxStore *st, const Postings *p, const char *db_id, int64_t 
     memcpy(h.magic, POSTFILE_MAGIC, 8);
     h.version = POSTFILE_VERSION;
     h.endian = POSTFILE_ENDIAN;
-    snprintf(h.db_id, sizeof h.db_id, "%s", db_id);
-    h.gen = gen;
+    snprintf(h.db_id, sizeof h.db_id, "%s", g->db_id);
+    h.gen = g->gen;
+    h.n_files = (uint64_t)g->n_files;
     h.n_slots = live;
     h.n_terms = n_terms;
     h.n_post = n_post;
@@ -230,7 +228,8 @@ CrErr postings_save(IdxStore *st, const Postings *p, const char *db_id, int64_t 
     sb_add(&body, str.buf, str.len);
     h.off_post = section_start(&body);
     h.file_len = h.off_post + n_post * sizeof *post;
-    h.checksum = file_checksum(&h, body.buf, body.len, post ? (const void *)post : "", n_post * sizeof *post);
+    h.checksum = file_checksum(&h, body.buf, body.len, post ? (const void *)post : "",
+                               n_post * sizeof *post);
 
     char path[PATH_MAX], tmp[PATH_MAX + 32];
     postfile_path(st, path, sizeof path);
@@ -257,6 +256,19 @@ out:
     sb_release(&body);
     sb_release(&str);
     return rc;
+}
+
+static int64_t count_files_upto(IdxStore *st, int64_t gen)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM files WHERE gen <= ?1", -1, &s, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_int64(s, 1, gen);
+        if (sqlite3_step(s) == SQLITE_ROW) n = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_finalize(s);
+    return n;
 }
 
 /* Tombstones the snapshot's slots whose file changed or went since it was
@@ -325,7 +337,11 @@ CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e)
         postings_free(p);
         if ((rc = postings__new(st, &p, e))) goto out;
     }
-    if (p->base.map && (rc = drop_changed_files(st, p, e))) goto out;
+    /* Rows are only ever added with a higher generation: as many files up
+     * to the snapshot's generation as it saw means none of them went. */
+    if (p->base.map && count_files_upto(st, p->base.gen) != (int64_t)p->base.n_files &&
+        (rc = drop_changed_files(st, p, e)))
+        goto out;
     rc = add_files_since(st, p, p->base.map ? p->base.gen : -1, e);
 out:
     if (own_txn) store__exec(st, rc ? "ROLLBACK" : "COMMIT", NULL);
@@ -344,18 +360,21 @@ int postings_stale(const Postings *p)
     return !p->base.map || (changed >= 64 && changed * 200 > live);
 }
 
-CrErr postings_current_gen(IdxStore *st, int64_t post_version, char db_id[40], int64_t *out_gen,
-                           ErrInfo *e)
+CrErr postings_current_gen(IdxStore *st, int64_t post_version, PostingsGen *out, ErrInfo *e)
 {
     char gen_text[32];
-    *out_gen = -1;
+    memset(out, 0, sizeof *out);
+    out->gen = -1;
     CrErr rc = store__exec(st, "BEGIN", e);
     if (rc) return rc;
-    store__meta_get(st, "db_id", db_id, 40);
+    store__meta_get(st, "db_id", out->db_id, sizeof out->db_id);
     store__meta_get(st, "gen", gen_text, sizeof gen_text);
     /* Another process's commit since the postings were loaded: they no
      * longer describe the database (the next load catches up). */
-    if (store__data_version(st) == post_version && db_id[0]) *out_gen = atoll(gen_text);
+    if (store__data_version(st) == post_version && out->db_id[0]) {
+        out->gen = atoll(gen_text);
+        out->n_files = count_files_upto(st, out->gen);
+    }
     store__exec(st, "COMMIT", NULL);
     return CR_OK;
 }

@@ -43,6 +43,8 @@ typedef struct PostBase {
     const uint32_t *hash; /* open addressing: term index + 1, 0 = empty */
     uint64_t n_hash;      /* a power of two */
     const char *str;
+    uint64_t str_len;
+    uint64_t n_files; /* files rows up to gen when it was written */
     const Posting *post;
     uint64_t n_post;
     int64_t gen; /* the database generation it reflects */
@@ -66,6 +68,18 @@ struct Postings {
     float *acc; /* query scratch, per slot: score */
     float *cov; /* query scratch, per slot: idf of the query terms it holds */
 };
+
+/* The snapshot's postings of term t (none for a term added since, or one
+ * whose bounds do not hold). */
+static inline const Posting *postings__base_list(const Postings *p, uint32_t t, uint32_t *out_n)
+{
+    *out_n = 0;
+    if (t >= p->base.n_terms) return NULL;
+    const PostTerm *pt = &p->base.term[t];
+    if (pt->post_off > p->base.n_post || pt->n > p->base.n_post - pt->post_off) return NULL;
+    *out_n = pt->n;
+    return p->base.post + pt->post_off;
+}
 
 /* An empty Postings with the porter tokenizer. Caller frees. */
 CrErr postings__new(IdxStore *st, Postings **out, ErrInfo *e);

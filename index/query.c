@@ -153,13 +153,12 @@ CrErr store__postings_warm(IdxStore *st, ErrInfo *e)
 
 void store__postings_checkpoint(IdxStore *st)
 {
-    char db_id[40];
-    int64_t gen;
+    PostingsGen g;
     ErrInfo e = {0};
     if (!st->post || st->readonly || !sqlite3_get_autocommit(st->db) || !postings_stale(st->post))
         return;
-    if (postings_current_gen(st, st->post_version, db_id, &gen, &e) || gen < 0) return;
-    if (postings_save(st, st->post, db_id, gen, &e)) {
+    if (postings_current_gen(st, st->post_version, &g, &e) || g.gen < 0) return;
+    if (postings_save(st, st->post, &g, &e)) {
         log_msg(LOG_WARN, "search postings not saved: %s", e.msg);
         return;
     }

@@ -206,15 +206,19 @@ CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e);
 /* Whether enough changed since p's snapshot (or it has none) that writing
  * a new one pays. */
 int postings_stale(const Postings *p);
-/* The database generation that postings loaded at data_version
- * post_version describe, and the database's id; *out_gen is -1 when another
- * process has committed since (nothing to snapshot). Call outside a
- * transaction. */
-CrErr postings_current_gen(IdxStore *st, int64_t post_version, char db_id[40], int64_t *out_gen,
-                           ErrInfo *e);
-/* Writes p, which describes generation gen of database db_id, as the
- * snapshot file (atomically: a reader sees the old file or the new). */
-CrErr postings_save(IdxStore *st, const Postings *p, const char *db_id, int64_t gen, ErrInfo *e);
+/* What a snapshot describes: a generation of one database. */
+typedef struct PostingsGen {
+    char db_id[40];
+    int64_t gen;     /* -1: nothing to snapshot */
+    int64_t n_files; /* files rows up to gen */
+} PostingsGen;
+/* The generation that postings loaded at data_version post_version
+ * describe; gen is -1 when another process has committed since. Call
+ * outside a transaction. */
+CrErr postings_current_gen(IdxStore *st, int64_t post_version, PostingsGen *out, ErrInfo *e);
+/* Writes p as the snapshot file of generation g (atomically: a reader sees
+ * the old file or the new). */
+CrErr postings_save(IdxStore *st, const Postings *p, const PostingsGen *g, ErrInfo *e);
 /* Search postings, loaded when absent or out of date (another process's
  * commit, too many tombstones). */
 CrErr store__postings_warm(IdxStore *st, ErrInfo *e);
