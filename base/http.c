@@ -1,7 +1,12 @@
 #include "base.h"
 
+/* Calls go through the table below, not curl's type-checking macros. */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,18 +14,65 @@
 
 #define HTTP_EXCERPT 200
 
-static pthread_once_t http__once = PTHREAD_ONCE_INIT;
+/* libcurl, loaded on the first request: a process that never talks to an
+ * endpoint (most `coderag ask` runs) does not pay for loading it and its
+ * thirty-odd dependencies. Filled once under pthread_once, read-only after. */
+typedef struct CurlApi {
+    CURLcode (*global_init)(long flags);
+    CURL *(*easy_init)(void);
+    CURLcode (*easy_setopt)(CURL *curl, CURLoption option, ...);
+    CURLcode (*easy_perform)(CURL *curl);
+    CURLcode (*easy_getinfo)(CURL *curl, CURLINFO info, ...);
+    void (*easy_cleanup)(CURL *curl);
+    const char *(*easy_strerror)(CURLcode code);
+    struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
+    void (*slist_free_all)(struct curl_slist *list);
+    char error[200]; /* non-empty: could not be loaded */
+} CurlApi;
 
-static void http__global_init(void)
+static pthread_once_t http__once = PTHREAD_ONCE_INIT;
+static CurlApi http__curl;
+
+static void http__load(void)
 {
+    static const struct {
+        const char *name;
+        size_t offset;
+    } fns[] = {
+        {"curl_global_init", offsetof(CurlApi, global_init)},
+        {"curl_easy_init", offsetof(CurlApi, easy_init)},
+        {"curl_easy_setopt", offsetof(CurlApi, easy_setopt)},
+        {"curl_easy_perform", offsetof(CurlApi, easy_perform)},
+        {"curl_easy_getinfo", offsetof(CurlApi, easy_getinfo)},
+        {"curl_easy_cleanup", offsetof(CurlApi, easy_cleanup)},
+        {"curl_easy_strerror", offsetof(CurlApi, easy_strerror)},
+        {"curl_slist_append", offsetof(CurlApi, slist_append)},
+        {"curl_slist_free_all", offsetof(CurlApi, slist_free_all)},
+    };
+    CurlApi *c = &http__curl;
+    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        snprintf(c->error, sizeof c->error, "cannot load libcurl: %s", why ? why : "not found");
+        return;
+    }
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        void *f = dlsym(lib, fns[i].name);
+        if (!f) {
+            snprintf(c->error, sizeof c->error, "libcurl has no %s", fns[i].name);
+            return;
+        }
+        memcpy((char *)c + fns[i].offset, &f, sizeof f);
+    }
     /* a failure shows up as curl_easy_init returning NULL */
-    curl_global_init(CURL_GLOBAL_DEFAULT);
+    c->global_init(CURL_GLOBAL_DEFAULT);
 }
 
 /* State of one attempt, shared with curl's callbacks. */
 typedef struct HttpXfer {
     const HttpRequest *req;
     HttpResponse *out;
+    const CurlApi *api;
     CURL *curl;
     size_t cap;
     size_t received;
@@ -39,7 +91,7 @@ static size_t http__write(char *data, size_t size, size_t nmemb, void *ud)
     x->received += n;
     if (x->req->on_data) {
         long status = 0;
-        curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status);
+        x->api->easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status);
         if (status >= 200 && status < 300) {
             x->delivered = 1;
             if (x->req->on_data(x->req->data_ud, data, n)) {
@@ -235,10 +287,10 @@ static CrErr http__attempt(HttpXfer *x, const char *url_shown, char *errbuf, int
     errbuf[0] = '\0';
     *retry = 0;
 
-    CURLcode cc = curl_easy_perform(x->curl);
+    CURLcode cc = x->api->easy_perform(x->curl);
     out->status = 0;
-    curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &out->status);
-    const char *why = errbuf[0] ? errbuf : curl_easy_strerror(cc);
+    x->api->easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &out->status);
+    const char *why = errbuf[0] ? errbuf : x->api->easy_strerror(cc);
 
     if (cc == CURLE_OK) {
         long st = out->status;
@@ -288,55 +340,61 @@ CrErr http_post(const HttpRequest *req, HttpResponse *out, ErrInfo *e)
         rc = err_set(e, CR_EINVAL, "http_post: no URL or body");
         goto out;
     }
+    pthread_once(&http__once, http__load);
+    const CurlApi *c = &http__curl;
+    if (c->error[0]) {
+        rc = err_set(e, CR_EHTTP, "%s", c->error);
+        goto out;
+    }
     for (size_t i = 0; i < req->n_headers; i++) {
         if (strpbrk(req->headers[i], "\r\n") || !strchr(req->headers[i], ':')) {
             rc = err_set(e, CR_EINVAL, "http_post: malformed header %zu", i);
             goto out;
         }
-        hdrs = curl_slist_append(hdrs, req->headers[i]);
+        hdrs = c->slist_append(hdrs, req->headers[i]);
         if (!hdrs) abort();
     }
     /* without this, curl waits up to a second for "100 Continue" on bodies over 1 KiB */
-    hdrs = curl_slist_append(hdrs, "Expect:");
+    hdrs = c->slist_append(hdrs, "Expect:");
     if (!hdrs) abort();
 
-    pthread_once(&http__once, http__global_init);
-    curl = curl_easy_init();
+    curl = c->easy_init();
     if (!curl) {
         rc = err_set(e, CR_EHTTP, "could not initialise libcurl");
         goto out;
     }
     x.req = req;
     x.out = out;
+    x.api = c;
     x.curl = curl;
     x.cap = req->max_response_bytes ? req->max_response_bytes : (size_t)16 << 20;
     long connect_ms = req->connect_timeout_ms > 0 ? req->connect_timeout_ms : 5000;
     long total_ms = req->timeout_ms > 0 ? req->timeout_ms : 60000;
-    curl_easy_setopt(curl, CURLOPT_URL, req->url);
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body ? req->body : "");
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    c->easy_setopt(curl, CURLOPT_URL, req->url);
+    c->easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
+    c->easy_setopt(curl, CURLOPT_POST, 1L);
+    c->easy_setopt(curl, CURLOPT_POSTFIELDS, req->body ? req->body : "");
+    c->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    c->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    c->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    c->easy_setopt(curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, total_ms);
-    curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x.cap);
-    curl_easy_setopt(curl, CURLOPT_USERAGENT, "coderag/0.1");
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, http__write);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &x);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, http__header);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &x);
+    c->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    c->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+    c->easy_setopt(curl, CURLOPT_TIMEOUT_MS, total_ms);
+    c->easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x.cap);
+    c->easy_setopt(curl, CURLOPT_USERAGENT, "coderag/0.1");
+    c->easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+    c->easy_setopt(curl, CURLOPT_WRITEFUNCTION, http__write);
+    c->easy_setopt(curl, CURLOPT_WRITEDATA, &x);
+    c->easy_setopt(curl, CURLOPT_HEADERFUNCTION, http__header);
+    c->easy_setopt(curl, CURLOPT_HEADERDATA, &x);
     if (req->cancel) {
-        curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, http__progress);
-        curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &x);
-        curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+        c->easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, http__progress);
+        c->easy_setopt(curl, CURLOPT_XFERINFODATA, &x);
+        c->easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     }
 
     long base_ms = req->retry_base_ms > 0 ? req->retry_base_ms : 200;
@@ -364,8 +422,8 @@ CrErr http_post(const HttpRequest *req, HttpResponse *out, ErrInfo *e)
         err_set(e, rc, "%s", le.msg);
 
 out:
-    curl_easy_cleanup(curl);
-    curl_slist_free_all(hdrs);
+    if (curl) c->easy_cleanup(curl);
+    if (hdrs) c->slist_free_all(hdrs);
     sb_release(&shown);
     return rc;
 }
