@@ -29,7 +29,6 @@ static int64_t base_lookup(const PostBase *b, const char *t, size_t n)
         const PostTerm *pt = &b->term[v - 1];
         /* Bounds as well as text: a term is only ever read through here. */
         if (pt->str_len == n && pt->str_off <= b->str_len && n <= b->str_len - pt->str_off &&
-            pt->post_off <= b->n_post && pt->n <= b->n_post - pt->post_off &&
             !memcmp(b->str + pt->str_off, t, n))
             return (int64_t)(v - 1);
     }
@@ -42,6 +41,31 @@ void postings__reserve_terms(Postings *p, size_t n_terms)
     p->cap_terms = n_terms + 64;
     p->lists = xcalloc(p->cap_terms, sizeof *p->lists);
     p->n_terms = n_terms;
+}
+
+uint32_t postings__list_check(const Posting *l, uint32_t n)
+{
+    return (uint32_t)hash64(l, (size_t)n * sizeof *l);
+}
+
+const Posting *postings__base_list(Postings *p, uint32_t t, uint32_t *out_n)
+{
+    PostBase *b = &p->base;
+    *out_n = 0;
+    if (t >= b->n_terms) return NULL;
+    const PostTerm *pt = &b->term[t];
+    if (pt->post_off > b->n_post || pt->n > b->n_post - pt->post_off) {
+        b->bad = 1;
+        return NULL;
+    }
+    const Posting *l = b->post + pt->post_off;
+    if (!b->checked[t]) b->checked[t] = postings__list_check(l, pt->n) == pt->check ? 1 : 2;
+    if (b->checked[t] != 1) {
+        b->bad = 1;
+        return NULL;
+    }
+    *out_n = pt->n;
+    return l;
 }
 
 char **postings__added_terms(const Postings *p)
@@ -217,6 +241,11 @@ void postings_remove_file(Postings *p, int64_t file_id)
     }
 }
 
+int postings_damaged(const Postings *p)
+{
+    return p && p->base.bad;
+}
+
 int postings_needs_rebuild(const Postings *p)
 {
     return p->n_dead > 1024 && p->n_dead * 3 > p->n_slots;
@@ -342,7 +371,7 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_
 }
 
 /* The live postings of term t as (chunk id, tf) in slot order. */
-static size_t live_list(const Postings *p, uint32_t t, int64_t **ids, uint32_t **tfs, size_t *cap)
+static size_t live_list(Postings *p, uint32_t t, int64_t **ids, uint32_t **tfs, size_t *cap)
 {
     const TermList *l = &p->lists[t];
     uint32_t n_base;
@@ -363,7 +392,7 @@ static size_t live_list(const Postings *p, uint32_t t, int64_t **ids, uint32_t *
     return n;
 }
 
-int postings_same(const Postings *a, Postings *b, char *why, size_t cap)
+int postings_same(Postings *a, Postings *b, char *why, size_t cap)
 {
     int same = 1;
     int64_t *ia = NULL, *ib = NULL;

@@ -17,7 +17,7 @@
  * and the re-tokenizing of what changed since. */
 
 #define POSTFILE_MAGIC "CRPOST\0\1"
-#define POSTFILE_VERSION 1
+#define POSTFILE_VERSION 2
 #define POSTFILE_ENDIAN 0x01020304u
 
 typedef struct PostFileHeader {
@@ -41,15 +41,14 @@ static uint64_t section_start(StrBuf *body)
     return sizeof(PostFileHeader) + body->len;
 }
 
-/* Covers the whole file: the header (this field 0), the sections before
- * the postings, and the postings. */
-static uint64_t file_checksum(const PostFileHeader *h, const void *body, size_t body_len,
-                              const void *post, size_t post_len)
+/* Covers the header (this field 0) and every section before the postings;
+ * each term's postings carry a check of their own, verified when first read
+ * (postings__base_list): an open reads what a question needs, not all. */
+static uint64_t file_checksum(const PostFileHeader *h, const void *body, size_t body_len)
 {
     PostFileHeader c = *h;
     c.checksum = 0;
-    return hash64(&c, sizeof c) ^ (hash64(body, body_len) * 0x9e3779b97f4a7c15ull) ^
-           (hash64(post, post_len) * 0xc2b2ae3d27d4eb4full);
+    return hash64(&c, sizeof c) ^ (hash64(body, body_len) * 0x9e3779b97f4a7c15ull);
 }
 
 static void postfile_path(const IdxStore *st, char *out, size_t cap)
@@ -60,6 +59,7 @@ static void postfile_path(const IdxStore *st, char *out, size_t cap)
 void postings__unmap(PostBase *b)
 {
     if (b->map) munmap(b->map, b->map_len);
+    free(b->checked);
     memset(b, 0, sizeof *b);
 }
 
@@ -97,8 +97,7 @@ int postings__map(IdxStore *st, Postings *p, const char *db_id)
              section_ok(h, h->off_hash, h->n_hash, 4) && section_ok(h, h->off_str, h->str_len, 1) &&
              section_ok(h, h->off_post, h->n_post, sizeof(Posting)) &&
              h->off_post >= sizeof *h &&
-             h->checksum == file_checksum(h, bytes + sizeof *h, h->off_post - sizeof *h,
-                                          bytes + h->off_post, len - h->off_post);
+             h->checksum == file_checksum(h, bytes + sizeof *h, h->off_post - sizeof *h);
     if (!ok) {
         log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
         munmap(map, len);
@@ -117,6 +116,7 @@ int postings__map(IdxStore *st, Postings *p, const char *db_id)
     b->post = (const Posting *)(bytes + h->off_post);
     b->n_post = h->n_post;
     b->gen = h->gen;
+    b->checked = xcalloc(h->n_terms + 1, 1);
     postings__reserve_terms(p, h->n_terms);
     size_t n = (size_t)h->n_slots;
     postings__add_slots(p, n);
@@ -142,7 +142,7 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-CrErr postings_save(IdxStore *st, const Postings *p, const PostingsGen *g, ErrInfo *e)
+CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     PostFileHeader h;
@@ -180,9 +180,18 @@ CrErr postings_save(IdxStore *st, const Postings *p, const PostingsGen *g, ErrIn
         terms[n_terms].str_len = len;
         terms[n_terms].n = (uint32_t)(n_post - first);
         terms[n_terms].post_off = first;
+        terms[n_terms].check = 0; /* set below, once post stops moving */
+        terms[n_terms].pad = 0;
         n_terms++;
         sb_add(&str, s, len);
     }
+    if (p->base.bad) {
+        /* A damaged list of the old snapshot must not pass into a new one. */
+        rc = err_set(e, CR_ECORRUPT, "the search postings snapshot is damaged");
+        goto out;
+    }
+    for (size_t t = 0; t < n_terms; t++)
+        terms[t].check = postings__list_check(post + terms[t].post_off, terms[t].n);
     uint64_t n_hash = 64;
     while (n_hash < (uint64_t)n_terms * 2) n_hash *= 2;
     hash = xcalloc(n_hash, sizeof *hash);
@@ -228,8 +237,7 @@ CrErr postings_save(IdxStore *st, const Postings *p, const PostingsGen *g, ErrIn
     sb_add(&body, str.buf, str.len);
     h.off_post = section_start(&body);
     h.file_len = h.off_post + n_post * sizeof *post;
-    h.checksum = file_checksum(&h, body.buf, body.len, post ? (const void *)post : "",
-                               n_post * sizeof *post);
+    h.checksum = file_checksum(&h, body.buf, body.len);
 
     char path[PATH_MAX], tmp[PATH_MAX + 32];
     postfile_path(st, path, sizeof path);

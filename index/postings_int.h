@@ -27,6 +27,8 @@ typedef struct PostTerm {
     uint32_t str_len;
     uint32_t n;
     uint64_t post_off;
+    uint32_t check; /* postings__list_check of its postings */
+    uint32_t pad;
 } PostTerm;
 
 typedef struct TermList {
@@ -48,6 +50,10 @@ typedef struct PostBase {
     const Posting *post;
     uint64_t n_post;
     int64_t gen; /* the database generation it reflects */
+    /* Posting lists are checked when first read (the rest of the file when
+     * mapped): per term 0 not yet, 1 sound, 2 damaged. */
+    unsigned char *checked;
+    int bad; /* a damaged list was met: the snapshot is not to be trusted */
 } PostBase;
 
 struct Postings {
@@ -69,17 +75,10 @@ struct Postings {
     float *cov; /* query scratch, per slot: idf of the query terms it holds */
 };
 
-/* The snapshot's postings of term t (none for a term added since, or one
- * whose bounds do not hold). */
-static inline const Posting *postings__base_list(const Postings *p, uint32_t t, uint32_t *out_n)
-{
-    *out_n = 0;
-    if (t >= p->base.n_terms) return NULL;
-    const PostTerm *pt = &p->base.term[t];
-    if (pt->post_off > p->base.n_post || pt->n > p->base.n_post - pt->post_off) return NULL;
-    *out_n = pt->n;
-    return p->base.post + pt->post_off;
-}
+/* The snapshot's postings of term t, checked on first use: none for a
+ * term added since, and none (with base.bad set) for a damaged list. */
+const Posting *postings__base_list(Postings *p, uint32_t t, uint32_t *out_n);
+uint32_t postings__list_check(const Posting *l, uint32_t n);
 
 /* An empty Postings with the porter tokenizer. Caller frees. */
 CrErr postings__new(IdxStore *st, Postings **out, ErrInfo *e);

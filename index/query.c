@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Columns as in CHUNK_GET / CHUNK_OF_FILE. */
 static void chunk_from_row(sqlite3_stmt *s, IdxChunk *c)
@@ -136,6 +137,19 @@ static const Bm25Params bm25_params = {
 
 #define MAX_QUERY_TERMS 64
 
+/* A damaged list was met in the snapshot: it is not used again (nor kept,
+ * where this store may write), and the postings come from the search text
+ * until a new snapshot is written. */
+static void postings_distrust(IdxStore *st)
+{
+    char path[PATH_MAX + 16];
+    log_msg(LOG_WARN, "%s/postings.bin is damaged; rebuilding the search postings", st->index_dir);
+    st->post_distrust = 1;
+    snprintf(path, sizeof path, "%s/postings.bin", st->index_dir);
+    if (!st->readonly) unlink(path);
+    store__postings_invalidate(st);
+}
+
 CrErr store__postings_warm(IdxStore *st, ErrInfo *e)
 {
     int64_t version = store__data_version(st);
@@ -146,10 +160,11 @@ CrErr store__postings_warm(IdxStore *st, ErrInfo *e)
     }
     if (st->post) return CR_OK;
     st->post_version = version;
-    CrErr rc = postings_load(st, 1, &st->post, e);
+    CrErr rc = postings_load(st, !st->post_distrust, &st->post, e);
     if (!rc) store__postings_checkpoint(st);
     return rc;
 }
+
 
 void store__postings_checkpoint(IdxStore *st)
 {
@@ -159,9 +174,15 @@ void store__postings_checkpoint(IdxStore *st)
         return;
     if (postings_current_gen(st, st->post_version, &g, &e) || g.gen < 0) return;
     if (postings_save(st, st->post, &g, &e)) {
-        log_msg(LOG_WARN, "search postings not saved: %s", e.msg);
+        if (postings_damaged(st->post)) {
+            postings_distrust(st);
+            store__postings_warm(st, NULL);
+        } else {
+            log_msg(LOG_WARN, "search postings not saved: %s", e.msg);
+        }
         return;
     }
+    st->post_distrust = 0;
     /* Reopen from the new snapshot: the same postings, mapped, compact. */
     int64_t version = st->post_version;
     store__postings_invalidate(st);
@@ -208,20 +229,31 @@ CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **ou
     uint32_t terms[MAX_QUERY_TERMS];
     *out = NULL;
     *n_out = 0;
-    if ((rc = idx_warm(st, e))) return rc;
     sb_init(&words);
-    idx_query_words(query, &words);
-    size_t n_unknown = 0;
-    size_t n_terms =
-        postings_query_terms(st->post, words.buf, terms, 0, MAX_QUERY_TERMS, &n_unknown);
     sb_init(&joined);
+    idx_query_words(query, &words);
     join_adjacent(words.buf, &joined);
-    n_terms = postings_query_terms(st->post, joined.buf, terms, n_terms, MAX_QUERY_TERMS, NULL);
+    IdxHit *v = xcalloc(limit + 1, sizeof *v);
+    /* A second round only when the first met a damaged snapshot list. */
+    for (int round = 0; round < 2; round++) {
+        if ((rc = idx_warm(st, e))) break;
+        size_t n_unknown = 0;
+        size_t n_terms =
+            postings_query_terms(st->post, words.buf, terms, 0, MAX_QUERY_TERMS, &n_unknown);
+        n_terms = postings_query_terms(st->post, joined.buf, terms, n_terms, MAX_QUERY_TERMS, NULL);
+        *n_out = n_terms && limit ? postings_search(st->post, terms, n_terms, n_unknown, &bm25_params,
+                                                    limit, v)
+                                  : 0;
+        if (!postings_damaged(st->post)) break;
+        postings_distrust(st);
+        *n_out = 0;
+    }
     sb_release(&joined);
     sb_release(&words);
-    if (!n_terms || !limit) return CR_OK;
-    IdxHit *v = xcalloc(limit, sizeof *v);
-    *n_out = postings_search(st->post, terms, n_terms, n_unknown, &bm25_params, limit, v);
+    if (rc || !*n_out) {
+        free(v);
+        return rc;
+    }
     *out = v;
     return CR_OK;
 }

@@ -468,7 +468,9 @@ static CrErr verify_postings(IdxStore *st, ErrInfo *e)
     char why[256];
     CrErr rc = postings_load(st, 0, &fresh, e);
     if (!rc) rc = postings_load(st, 1, &used, e);
-    if (!rc && !postings_same(used, fresh, why, sizeof why))
+    /* A damaged snapshot list is caught where it is read, and searches
+     * then rebuild from the text: a cache to replace, not an inconsistency. */
+    if (!rc && !postings_same(used, fresh, why, sizeof why) && !postings_damaged(used))
         rc = err_set(e, CR_ECORRUPT, "search postings differ from the search text: %s", why);
     postings_free(fresh);
     postings_free(used);

@@ -133,6 +133,7 @@ struct IdxStore {
     size_t max_file_bytes;
     int threads;
     int readonly;     /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
+    int post_distrust; /* the postings snapshot proved damaged: load from the text */
     sqlite3_stmt *stmts[STMT__COUNT];
 };
 
@@ -218,7 +219,7 @@ typedef struct PostingsGen {
 CrErr postings_current_gen(IdxStore *st, int64_t post_version, PostingsGen *out, ErrInfo *e);
 /* Writes p as the snapshot file of generation g (atomically: a reader sees
  * the old file or the new). */
-CrErr postings_save(IdxStore *st, const Postings *p, const PostingsGen *g, ErrInfo *e);
+CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e);
 /* Search postings, loaded when absent or out of date (another process's
  * commit, too many tombstones). */
 CrErr store__postings_warm(IdxStore *st, ErrInfo *e);
@@ -234,7 +235,9 @@ void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
 void postings_remove_file(Postings *p, int64_t file_id);
 /* Whether a and b hold the same live postings (chunk ids and term
  * frequencies of every term); else says where they differ in why. */
-int postings_same(const Postings *a, Postings *b, char *why, size_t cap);
+int postings_same(Postings *a, Postings *b, char *why, size_t cap);
+/* Whether a damaged list of p's snapshot has been met. */
+int postings_damaged(const Postings *p);
 /* Whether enough is tombstoned that a reload pays. */
 int postings_needs_rebuild(const Postings *p);
 /* Adds the term ids of a query text (tok_code output) to out[n..cap),

@@ -196,7 +196,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
      * in this transaction: exactly the rows it sees. */
     if (pool.n && !st->post) {
         st->post_version = store__data_version(st);
-        if ((rc = postings_load(st, 1, &st->post, e))) goto out;
+        if ((rc = postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
 
     pool.root = st->root;
