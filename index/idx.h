@@ -1,6 +1,6 @@
 /*
  * idx.h - the on-disk index of a Python workspace: scan, chunk (tree-sitter),
- * store (SQLite + FTS5), code graph, and the queries retrieval needs.
+ * store (SQLite, BM25F postings), code graph, and the queries retrieval needs.
  *
  * One IdxStore is one workspace root with one database. A store handle is
  * used by one thread at a time; open a second handle for concurrent readers
@@ -100,11 +100,12 @@ typedef struct IdxStatus {
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
 
-/* Checks the database's own consistency (SQLite's quick_check, the FTS
- * index) and that no row is orphaned or duplicated: every chunk's file,
- * every search row's chunk, both ends of every edge, every symbol, import
- * and ref's chunk or file exist, and no file has overlapping chunks.
- * CR_ECORRUPT with the first problem found in e. */
+/* Checks the database's own consistency (SQLite's quick_check) and that no
+ * row is orphaned or duplicated: every chunk's file, every search text's
+ * chunk, both ends of every edge, every symbol, import and ref's chunk or
+ * file exist, and no file has overlapping chunks; and that the search
+ * postings in use (snapshot and what changed since) equal a build from the
+ * search text. CR_ECORRUPT with the first problem found in e. */
 CrErr idx_verify(IdxStore *st, ErrInfo *e);
 
 typedef struct IdxSkipped {
@@ -165,8 +166,9 @@ typedef struct IdxHit {
 
 /* BM25F over code-aware tokens (identifiers whole and split into subwords,
  * stemmed by FTS5's porter tokenizer; name, path, docstring and body
- * weighted separately), best first, from an in-memory index built from the
- * FTS5 table on first use and kept current by updates. Adjacent question
+ * weighted separately), best first, from postings mapped from their
+ * snapshot (or built from the search text) on first use and kept current
+ * by updates. Adjacent question
  * words also count joined as one snake_case identifier when the code has
  * it. Any text is accepted as a query. Caller frees *out with free(). */
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,

@@ -311,9 +311,9 @@ static CrErr add_files_since(IdxStore *st, Postings *p, int64_t gen, ErrInfo *e)
 {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db,
-                           "SELECT s.rowid, c.file_id, c.kind, s.name, s.path, s.doc, s.body "
-                           "FROM fts s JOIN chunks c ON c.id = s.rowid "
-                           "WHERE c.file_id IN (SELECT id FROM files WHERE gen > ?1) ORDER BY s.rowid",
+                           "SELECT s.id, c.file_id, c.kind, s.name, s.path, s.doc, s.body "
+                           "FROM search_text s JOIN chunks c ON c.id = s.id "
+                           "WHERE c.file_id IN (SELECT id FROM files WHERE gen > ?1) ORDER BY s.id",
                            -1, &s, NULL) != SQLITE_OK)
         return store__err(st, e, "load search text");
     sqlite3_bind_int64(s, 1, gen);

@@ -40,7 +40,7 @@
                      "ORDER BY c.start_line, c.win")                                               \
     X(CHUNK_FIRST_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1 "                             \
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
-    X(FTS_INSERT, "INSERT INTO fts(rowid, name, path, doc, body) VALUES (?1, ?2, ?3, ?4, ?5)")     \
+    X(TEXT_INSERT, "INSERT INTO search_text(id, name, path, doc, body) VALUES (?1, ?2, ?3, ?4, ?5)") \
     X(SYMBOL_INSERT, "INSERT INTO symbols(qualname, name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)") \
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")              \
@@ -69,7 +69,7 @@
                           "AND file_id != ?1")                                                     \
     X(RM_EDGES_IN, "DELETE FROM edges WHERE dst IN (SELECT id FROM chunks WHERE file_id = ?1)")    \
     X(RM_EDGES_OUT, "DELETE FROM edges WHERE src IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
-    X(RM_FTS, "DELETE FROM fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?1)")         \
+    X(RM_TEXT, "DELETE FROM search_text WHERE id IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
     X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
     X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1")                                              \
@@ -176,7 +176,7 @@ typedef struct FileWork {
     char *module;
     int is_pkg;
     ChunkSet set;
-    char **fts;          /* 4 strings per chunk: name, path, doc, body tokens */
+    char **text;         /* 4 strings per chunk: name, path, doc, body tokens */
     char (*chunk_hash)[17];
     char *cont;          /* per chunk: a continuation piece (later window, later class run) */
 } FileWork;
@@ -202,7 +202,7 @@ CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int
 
 /* Loads the postings in one read (or the current write) transaction: the
  * snapshot file when it is usable and use_snapshot, plus the files written
- * since it; else everything from the FTS table's text. Caller frees. */
+ * since it; else everything from the search text. Caller frees. */
 CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e);
 /* Whether enough changed since p's snapshot (or it has none) that writing
  * a new one pays. */
@@ -228,7 +228,7 @@ CrErr store__postings_warm(IdxStore *st, ErrInfo *e);
  * only; a failure to write costs only speed (logged). */
 void store__postings_checkpoint(IdxStore *st);
 void postings_free(Postings *p);
-/* Adds one chunk's four fields (tok_code text, as stored in FTS). */
+/* Adds one chunk's four fields (tok_code text, as stored in search_text). */
 void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
                   const char *const fields[4]);
 /* Tombstones every chunk of a file. */

@@ -11,7 +11,7 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
     StrBuf sb;
     sb_init(&sb);
     size_t n = fw->set.n_chunks;
-    fw->fts = xcalloc(n * 4 + 1, sizeof(char *));
+    fw->text = xcalloc(n * 4 + 1, sizeof(char *));
     fw->chunk_hash = xcalloc(n + 1, sizeof *fw->chunk_hash);
     fw->cont = xcalloc(n + 1, 1);
     StrMap seen;
@@ -36,15 +36,15 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
 
         sb_reset(&sb);
         tok_code(c->symbol, strlen(c->symbol), &sb);
-        fw->fts[i * 4] = sb_detach(&sb, NULL);
-        fw->fts[i * 4 + 1] = xstrdup(path_tok.buf);
+        fw->text[i * 4] = sb_detach(&sb, NULL);
+        fw->text[i * 4 + 1] = xstrdup(path_tok.buf);
         if (c->docstring) tok_code(c->docstring, strlen(c->docstring), &sb);
-        fw->fts[i * 4 + 2] = sb_detach(&sb, NULL);
+        fw->text[i * 4 + 2] = sb_detach(&sb, NULL);
         /* A later window repeats its unit's signature so it stays findable by it. */
         if (fw->cont[i])
             tok_code(c->signature, strlen(c->signature), &sb);
         tok_code(src + a, b - a, &sb);
-        fw->fts[i * 4 + 3] = sb_detach(&sb, NULL);
+        fw->text[i * 4 + 3] = sb_detach(&sb, NULL);
     }
     sb_release(&path_tok);
     sb_release(&sb);
@@ -108,9 +108,9 @@ out:
 void filework_release(FileWork *fw)
 {
     if (!fw) return;
-    if (fw->fts)
-        for (size_t i = 0; i < fw->set.n_chunks * 4; i++) free(fw->fts[i]);
-    free(fw->fts);
+    if (fw->text)
+        for (size_t i = 0; i < fw->set.n_chunks * 4; i++) free(fw->text[i]);
+    free(fw->text);
     free(fw->chunk_hash);
     free(fw->cont);
     chunk_set_release(&fw->set);
@@ -132,7 +132,7 @@ static CrErr run_file_stmt(IdxStore *st, StmtId id, int64_t file_id, ErrInfo *e)
 CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
                          ErrInfo *e)
 {
-    static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_FTS,
+    static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_TEXT,
                                    STMT_RM_SYMBOLS,  STMT_RM_IMPORTS,   STMT_RM_REFS,
                                    STMT_RM_CHUNKS};
     CrErr rc;
@@ -307,16 +307,16 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         if ((rc = store__step_done(st, s, e, "chunk"))) break;
         ids[i] = sqlite3_last_insert_rowid(st->db);
 
-        s = store__stmt(st, STMT_FTS_INSERT, e);
+        s = store__stmt(st, STMT_TEXT_INSERT, e);
         if (!s) {
             rc = CR_EDB;
             break;
         }
         sqlite3_bind_int64(s, 1, ids[i]);
-        for (int k = 0; k < 4; k++) sqlite3_bind_text(s, 2 + k, fw->fts[i * 4 + k], -1, SQLITE_STATIC);
+        for (int k = 0; k < 4; k++) sqlite3_bind_text(s, 2 + k, fw->text[i * 4 + k], -1, SQLITE_STATIC);
         if ((rc = store__step_done(st, s, e, "search text"))) break;
         if (st->post)
-            postings_add(st->post, ids[i], file_id, c->kind, (const char *const *)&fw->fts[i * 4]);
+            postings_add(st->post, ids[i], file_id, c->kind, (const char *const *)&fw->text[i * 4]);
 
         /* A definition is named once: by its first piece (window 0 or 1, and a
          * class's first run, which is the one holding its header). */
