@@ -178,7 +178,8 @@ void store__postings_checkpoint(IdxStore *st)
             postings_distrust(st);
             store__postings_warm(st, NULL);
         } else {
-            log_msg(LOG_WARN, "search postings not saved: %s", e.msg);
+            /* A cache: a read-only index folder only makes opening slower. */
+            log_msg(LOG_INFO, "search postings not saved: %s", e.msg);
         }
         return;
     }
