@@ -28,13 +28,21 @@ check "no command" 1 "$bin"
 check "unknown command" 1 "$bin" frobnicate
 check "unknown option" 1 "$bin" index --root "$root" --bogus
 check "missing root" 2 "$bin" index --root "$work/nope"
-check "status before index" 2 "$bin" status --root "$root" --json
+# never indexed: a plain answer, not an error (issue 10)
+check "status before index" 0 "$bin" status --root "$root"
+grep -q 'not indexed yet: run `coderag index`' "$work/out" && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL status before index says so"; cat "$work/out"; }
+check "status json before index" 0 "$bin" status --root "$root" --json
+json_check "status json missing" 'j["state"] == "missing" and j["root"]'
+check "ask before index" 4 "$bin" ask --root "$root" --no-update "q"
+[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q 'not indexed yet: run `coderag index`' "$work/err" && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL ask before index says so in one line"; cat "$work/err"; }
 
 check "index" 0 "$bin" index --root "$root"
 [ -f "$root/.coderag/.gitignore" ] && grep -qx '\*' "$root/.coderag/.gitignore" && passed=$((passed + 1)) ||
   { failed=$((failed + 1)); echo "FAIL index dir .gitignore"; }
 check "status json" 0 "$bin" status --root "$root" --json
-json_check "status keys" 'all(isinstance(j[k], int) for k in ("files","chunks","edges","vectors")) and j["files"] == 5 and j["chunks"] == 21'
+json_check "status keys" 'j["state"] == "ready" and all(isinstance(j[k], int) for k in ("files","chunks","edges","vectors")) and j["files"] == 5 and j["chunks"] == 21'
 check "status text" 0 "$bin" status --root "$root"
 
 check "ask json" 0 "$bin" ask --root "$root" --json "How is tax applied to an order total?"
