@@ -26,7 +26,7 @@ def committed(db):
     try:
         con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=0.05)
         try:
-            return con.execute("SELECT count(*) FROM files").fetchone()[0]
+            return con.execute("SELECT count(*) FROM files WHERE status = 'ok'").fetchone()[0]
         finally:
             con.close()
     except sqlite3.Error:  # not created yet, schema not there, or busy

@@ -172,6 +172,7 @@ def t_crash(bin_path, fixtures, work):
     fake = FakeOpenAI()
     try:
         env = clean_env(embed_env(fake))
+        fake.control("reset", {"dim": 32})
         t0 = time.monotonic()
         r = index(bin_path, corpus, os.path.join(work, "clean"), env)
         t_clean = time.monotonic() - t0
@@ -181,33 +182,50 @@ def t_crash(bin_path, fixtures, work):
         want_digest = digest(os.path.join(work, "clean"))
         kills = int(os.environ.get("HARDENING_KILLS", "5"))
         killed_dir = os.path.join(work, "killed")
-        # Kill points are states of the build, not delays: once the database
-        # exists, then after random numbers of committed files spread over the
-        # corpus (each restart resumes where the last one stopped), the last
-        # once every file is committed (the vectors step).
+        # Kill points are states of the build, never delays: once the database
+        # exists; once the next batch of files is committed; once every file
+        # is committed (the vectors step begins); then after a random number
+        # of embeddings requests answered by the fake (inside the vectors
+        # step). Each restart resumes where the last one stopped.
         total = want["files"]
-        cuts = sorted(RNG.randint(1, total - 1) for _ in range(max(kills - 2, 0)))
-        points = (["db"] + cuts + ["all"])[:kills]
-        landed = 0
+        embeds = len([q for q in fake.control("log")["requests"] if q.get("endpoint") == "embeddings"])
+        points = (["db", "commit", "files"] + ["embeds"] * kills)[:kills]
+        moments, landed = [], 0
         for k, point in enumerate(points):
-            n = total if point == "all" else point
+            if point == "commit":
+                target = max(committed_files(killed_dir), 0) + 1
+            elif point == "files":
+                target = total
+            elif point == "embeds":
+                target = RNG.randint(1, max(1, embeds // 2))
+            else:
+                target = None
+            fake.control("reset", {"dim": 32})  # clears the request log
             p = subprocess.Popen([bin_path, "index", "--root", corpus, "--index-dir", killed_dir],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-            landed += kill_when(p, killed_dir, n)
+            if point == "embeds":
+                reached = lambda n=target: len(fake.control("log")["requests"]) >= n  # noqa: E731
+            elif point == "db":
+                reached = lambda: os.path.exists(os.path.join(killed_dir, "index.db"))  # noqa: E731
+            else:
+                reached = lambda n=target: committed_files(killed_dir) >= n  # noqa: E731
+            hit = kill_when(p, reached)
+            landed += hit
+            moments.append("%s%s%s" % (point, "" if target is None else " %d" % target,
+                                       "" if hit else " (ended first)"))
             errtext = p.stderr.read()
             p.stderr.close()
             check(sanitizer_clean(errtext.decode(errors="replace")), "sanitizer report before kill")
             got, err = status(bin_path, corpus, killed_dir, env)
             check(got is not None or (point == "db" and "run `coderag index`" in err),
                   "status after kill %d at %s: %s" % (k, point, err))
-            check(got is None or point == "db" or got["files"] >= n,
-                  "status after kill %d at %s files: %s" % (k, point, got))
-        moments = points
+            check(got is None or point not in ("commit", "files") or got["files"] >= target,
+                  "status after kill %d at %s %s: %s" % (k, point, target, got))
         r = index(bin_path, corpus, killed_dir, env)
         check(r.returncode == 0, "finishing run: %s" % r.stderr[-500:])
         got, err = status(bin_path, corpus, killed_dir, env)
         got_digest = digest(killed_dir)
-        print("  crash: corpus %s, clean build %.1fs, %d kills (%d landed) at %s files; clean %s %s;"
+        print("  crash: corpus %s, clean build %.1fs, %d kills (%d landed) at %s; clean %s %s;"
               " after kills %s %s" % (corpus, t_clean, kills, landed, moments, want, want_digest, got,
                                       got_digest))
         check(got == want, "interrupted index differs: %s vs %s" % (got, want))
@@ -225,20 +243,18 @@ def committed_files(index_dir):
     try:
         con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=0.05)
         try:
-            return con.execute("SELECT count(*) FROM files").fetchone()[0]
+            return con.execute("SELECT count(*) FROM files WHERE status = 'ok'").fetchone()[0]
         finally:
             con.close()
     except sqlite3.Error:  # not created yet, no schema yet, or busy
         return -1
 
 
-def kill_when(p, index_dir, point):
-    """SIGKILLs the indexer p once index_dir/index.db exists ("db") or once at
-    least `point` files are committed; 1 when the kill landed, 0 when p ended
-    first. Polls observable state: no delay decides the moment."""
-    db = os.path.join(index_dir, "index.db")
+def kill_when(p, reached):
+    """SIGKILLs p once reached() is true; 1 when the kill landed, 0 when p
+    ended first. Polls observable state: no delay decides the moment."""
     while p.poll() is None:
-        if os.path.exists(db) if point == "db" else committed_files(index_dir) >= point:
+        if reached():
             p.send_signal(signal.SIGKILL)
             p.wait()
             return 1
