@@ -32,7 +32,8 @@
     X(EHTTP, "endpoint error")                                                                     \
     X(ETIMEOUT, "timed out")                                                                       \
     X(ECANCELED, "canceled")                                                                       \
-    X(EOUTSIDE, "path outside the workspace")
+    X(EOUTSIDE, "path outside the workspace")                                                     \
+    X(ENOINDEX, "not indexed yet")
 
 typedef enum {
 #define CR_X(name, msg) CR_##name,

@@ -37,13 +37,15 @@ typedef struct IdxConfig {
 } IdxConfig;
 
 enum {
-    IDX_OPEN_READONLY = 1 << 0, /* fail instead of creating or rebuilding */
+    IDX_OPEN_READONLY = 1 << 0, /* fail instead of creating or rebuilding; write nothing */
+    IDX_OPEN_EXISTING = 1 << 1, /* fail with CR_ENOINDEX instead of creating */
 };
 
 /* Opens (creating when needed) the index of cfg->root. A database with an
  * older or foreign schema is rebuilt from scratch (unless READONLY, which
- * fails with CR_ESCHEMA). Errors: CR_ENOENT (no such root), CR_EDB, CR_EIO.
- * Caller closes with idx_close. */
+ * fails with CR_ESCHEMA). Errors: CR_ENOENT (no such root), CR_ENOINDEX
+ * (READONLY or EXISTING, and no indexing run has finished its first step
+ * there), CR_EDB, CR_EIO. Caller closes with idx_close. */
 CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e);
 void idx_close(IdxStore *st);
 

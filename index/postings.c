@@ -1,42 +1,14 @@
-#include "store_int.h"
+#include "postings_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* An in-memory BM25F index over the four search fields of every chunk
- * (name, path, doc, body), built from the FTS5 table's text on first use and
+/* A BM25F index over the four search fields of every chunk (name, path,
+ * doc, body): a mapped snapshot plus what changed since (postings_int.h),
  * kept current as files change. Terms are produced by FTS5's own porter
  * tokenizer, so stemming matches the stored search text. */
-
-enum { N_FIELDS = 4 };
-
-typedef struct Posting {
-    uint32_t slot;
-    uint8_t tf[N_FIELDS]; /* capped at 255 */
-} Posting;
-
-typedef struct TermList {
-    Posting *p;
-    uint32_t n, cap;
-} TermList;
-
-struct Postings {
-    fts5_tokenizer api;
-    Fts5Tokenizer *tok;
-    StrMap terms; /* term -> index into lists */
-    TermList *lists;
-    size_t n_terms, cap_terms;
-    int64_t *chunk; /* per slot */
-    int64_t *file;
-    unsigned char *kind;
-    uint32_t (*len)[N_FIELDS];
-    unsigned char *dead;
-    size_t n_slots, cap_slots, n_dead;
-    double len_sum[N_FIELDS];
-    float *acc; /* query scratch, per slot: score */
-    float *cov; /* query scratch, per slot: idf of the query terms it holds */
-};
 
 typedef struct TokCtx {
     Postings *p;
@@ -46,10 +18,50 @@ typedef struct TokCtx {
     size_t unknown; /* tokens not in the dictionary (when not creating) */
 } TokCtx;
 
+/* The snapshot's id of a term, or -1. */
+static int64_t base_lookup(const PostBase *b, const char *t, size_t n)
+{
+    if (!b->n_hash) return -1;
+    uint64_t mask = b->n_hash - 1;
+    for (uint64_t i = hash64(t, n) & mask, probes = 0; probes < b->n_hash; i = (i + 1) & mask, probes++) {
+        uint32_t v = b->hash[i];
+        if (!v) return -1;
+        const PostTerm *pt = &b->term[v - 1];
+        if (pt->str_len == n && !memcmp(b->str + pt->str_off, t, n)) return (int64_t)(v - 1);
+    }
+    return -1;
+}
+
+void postings__reserve_terms(Postings *p, size_t n_terms)
+{
+    ARRAY_GROW(p->lists, n_terms, p->cap_terms);
+    memset(p->lists, 0, n_terms * sizeof *p->lists);
+    p->n_terms = n_terms;
+}
+
+char **postings__added_terms(const Postings *p)
+{
+    char **added = xcalloc(p->n_terms - p->base.n_terms + 1, sizeof *added);
+    for (size_t i = 0; i < p->terms.cap; i++)
+        if (p->terms.keys[i]) added[p->terms.vals[i] - p->base.n_terms] = p->terms.keys[i];
+    return added;
+}
+
+const char *postings__term_text(const Postings *p, char **added, uint32_t t, uint32_t *out_len)
+{
+    if (t < p->base.n_terms) {
+        *out_len = p->base.term[t].str_len;
+        return p->base.str + p->base.term[t].str_off;
+    }
+    const char *s = added[t - p->base.n_terms];
+    *out_len = s ? (uint32_t)strlen(s) : 0;
+    return s ? s : "";
+}
+
 static uint32_t term_id(Postings *p, const char *t, size_t n, int create, int *found)
 {
-    int64_t v;
-    if (strmap_getn(&p->terms, t, n, &v)) {
+    int64_t v = base_lookup(&p->base, t, n);
+    if (v >= 0 || strmap_getn(&p->terms, t, n, &v)) {
         *found = 1;
         return (uint32_t)v;
     }
@@ -124,6 +136,7 @@ void postings_free(Postings *p)
     free(p->dead);
     free(p->acc);
     free(p->cov);
+    postings__unmap(&p->base);
     free(p);
 }
 
@@ -133,11 +146,12 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static size_t new_slot(Postings *p)
+size_t postings__add_slots(Postings *p, size_t n)
 {
     size_t slot = p->n_slots;
-    if (slot + 1 > p->cap_slots) {
+    if (slot + n > p->cap_slots) {
         size_t cap = p->cap_slots ? p->cap_slots * 2 : 1024;
+        while (cap < slot + n) cap *= 2;
         p->chunk = xrealloc(p->chunk, cap * sizeof *p->chunk);
         p->file = xrealloc(p->file, cap * sizeof *p->file);
         p->kind = xrealloc(p->kind, cap * sizeof *p->kind);
@@ -147,7 +161,10 @@ static size_t new_slot(Postings *p)
         p->cov = xrealloc(p->cov, cap * sizeof *p->cov);
         p->cap_slots = cap;
     }
-    p->n_slots++;
+    memset(p->dead + slot, 0, n);
+    memset(p->acc + slot, 0, n * sizeof *p->acc);
+    memset(p->cov + slot, 0, n * sizeof *p->cov);
+    p->n_slots += n;
     return slot;
 }
 
@@ -157,13 +174,10 @@ void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
     TokCtx c = {p, NULL, 0, 0, 1, 0};
     uint64_t *pairs = NULL;
     size_t n_pairs = 0, cap_pairs = 0;
-    size_t slot = new_slot(p);
+    size_t slot = postings__add_slots(p, 1);
     p->chunk[slot] = chunk_id;
     p->file[slot] = file_id;
     p->kind[slot] = (unsigned char)kind;
-    p->dead[slot] = 0;
-    p->acc[slot] = 0;
-    p->cov[slot] = 0;
     /* (term, field) pairs of the chunk, sorted, then folded into postings. */
     for (int f = 0; f < N_FIELDS; f++) {
         tokenize(p, &c, fields[f], FTS5_TOKENIZE_DOCUMENT);
@@ -201,35 +215,6 @@ void postings_remove_file(Postings *p, int64_t file_id)
 int postings_needs_rebuild(const Postings *p)
 {
     return p->n_dead > 1024 && p->n_dead * 3 > p->n_slots;
-}
-
-CrErr postings_load(IdxStore *st, Postings **out, ErrInfo *e)
-{
-    sqlite3_stmt *s = NULL;
-    CrErr rc = postings__new(st, out, e);
-    if (rc) return rc;
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT s.rowid, c.file_id, c.kind, s.name, s.path, s.doc, s.body FROM fts s "
-                           "JOIN chunks c ON c.id = s.rowid ORDER BY s.rowid",
-                           -1, &s, NULL) != SQLITE_OK) {
-        postings_free(*out);
-        *out = NULL;
-        return store__err(st, e, "load search text");
-    }
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *fields[N_FIELDS];
-        for (int f = 0; f < N_FIELDS; f++) fields[f] = (const char *)sqlite3_column_text(s, 3 + f);
-        postings_add(*out, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
-                     (IdxKind)sqlite3_column_int(s, 2), fields);
-    }
-    sqlite3_finalize(s);
-    if (step != SQLITE_DONE) {
-        postings_free(*out);
-        *out = NULL;
-        return store__err(st, e, "load search text");
-    }
-    return CR_OK;
 }
 
 size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
@@ -287,13 +272,25 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_
     double idf_mass = (double)n_unknown * log(1.0 + ((double)live + 0.5) / 0.5);
     for (size_t t = 0; t < n_terms; t++) {
         const TermList *l = &p->lists[terms[t]];
-        double df = l->n;
+        const Posting *bp0 = NULL;
+        uint32_t n_base = 0;
+        if (terms[t] < p->base.n_terms) {
+            bp0 = p->base.post + p->base.term[terms[t]].post_off;
+            n_base = p->base.term[terms[t]].n;
+        }
+        /* Document frequency over live chunks only: the same as a fresh
+         * build's, whatever was tombstoned since. */
+        double df = 0;
+        for (uint32_t i = 0; i < n_base + l->n; i++) {
+            const Posting *po = i < n_base ? &bp0[i] : &l->p[i - n_base];
+            df += po->slot < p->n_slots && !p->dead[po->slot];
+        }
         double idf = log(1.0 + ((double)live - df + 0.5) / (df + 0.5));
         if (idf <= 0) continue;
         idf_mass += idf;
-        for (uint32_t i = 0; i < l->n; i++) {
-            const Posting *po = &l->p[i];
-            if (p->dead[po->slot]) continue;
+        for (uint32_t i = 0; i < n_base + l->n; i++) {
+            const Posting *po = i < n_base ? &bp0[i] : &l->p[i - n_base];
+            if (po->slot >= p->n_slots || p->dead[po->slot]) continue;
             double tfw = 0;
             for (int f = 0; f < N_FIELDS; f++) {
                 if (!po->tf[f]) continue;
@@ -341,4 +338,66 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_
     free(h);
     free(touched);
     return n;
+}
+
+/* The live postings of term t as (chunk id, tf) in slot order. */
+static size_t live_list(const Postings *p, uint32_t t, int64_t **ids, uint32_t **tfs, size_t *cap)
+{
+    const TermList *l = &p->lists[t];
+    uint32_t n_base = t < p->base.n_terms ? p->base.term[t].n : 0;
+    const Posting *bp = n_base ? p->base.post + p->base.term[t].post_off : NULL;
+    size_t n = 0;
+    for (uint32_t i = 0; i < n_base + l->n; i++) {
+        const Posting *po = i < n_base ? &bp[i] : &l->p[i - n_base];
+        if (po->slot >= p->n_slots || p->dead[po->slot]) continue;
+        if (n + 1 > *cap) {
+            *cap = *cap ? *cap * 2 : 64;
+            *ids = xrealloc(*ids, *cap * sizeof **ids);
+            *tfs = xrealloc(*tfs, *cap * sizeof **tfs);
+        }
+        (*ids)[n] = p->chunk[po->slot];
+        memcpy(&(*tfs)[n], po->tf, sizeof po->tf);
+        n++;
+    }
+    return n;
+}
+
+int postings_same(const Postings *a, Postings *b, char *why, size_t cap)
+{
+    int same = 1;
+    int64_t *ia = NULL, *ib = NULL;
+    uint32_t *ta = NULL, *tb = NULL;
+    size_t ca = 0, cb = 0, seen = 0;
+    char **added = postings__added_terms(a);
+    for (uint32_t t = 0; t < a->n_terms && same; t++) {
+        uint32_t len;
+        const char *text = postings__term_text(a, added, t, &len);
+        size_t na = live_list(a, t, &ia, &ta, &ca);
+        if (!na) continue;
+        seen++;
+        int found;
+        uint32_t u = term_id(b, text, len, 0, &found);
+        size_t nb = found ? live_list(b, u, &ib, &tb, &cb) : 0;
+        if (na != nb || memcmp(ia, ib, na * sizeof *ia) || memcmp(ta, tb, na * sizeof *ta)) {
+            snprintf(why, cap, "term '%.*s': %zu postings against %zu", (int)len, text, na, nb);
+            same = 0;
+        }
+    }
+    /* Every term of b with live postings was met above. */
+    size_t in_b = 0;
+    for (uint32_t t = 0; t < b->n_terms && same; t++) in_b += live_list(b, t, &ib, &tb, &cb) > 0;
+    if (same && in_b != seen) {
+        snprintf(why, cap, "%zu terms against %zu", seen, in_b);
+        same = 0;
+    }
+    if (same && (a->n_slots - a->n_dead != b->n_slots - b->n_dead)) {
+        snprintf(why, cap, "%zu chunks against %zu", a->n_slots - a->n_dead, b->n_slots - b->n_dead);
+        same = 0;
+    }
+    free(added);
+    free(ia);
+    free(ib);
+    free(ta);
+    free(tb);
+    return same;
 }

@@ -136,18 +136,9 @@ static const Bm25Params bm25_params = {
 
 #define MAX_QUERY_TERMS 64
 
-static int64_t data_version(IdxStore *st)
+CrErr store__postings_warm(IdxStore *st, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_DATA_VERSION, NULL);
-    int64_t v = -1;
-    if (s && sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
-    if (s) sqlite3_reset(s);
-    return v;
-}
-
-CrErr idx_warm(IdxStore *st, ErrInfo *e)
-{
-    int64_t version = data_version(st);
+    int64_t version = store__data_version(st);
     if (st->post && (postings_needs_rebuild(st->post) || version != st->post_version)) {
         /* Rows another process wrote: what is in memory is out of date. */
         store__postings_invalidate(st);
@@ -155,7 +146,33 @@ CrErr idx_warm(IdxStore *st, ErrInfo *e)
     }
     if (st->post) return CR_OK;
     st->post_version = version;
-    return postings_load(st, &st->post, e);
+    CrErr rc = postings_load(st, 1, &st->post, e);
+    if (!rc) store__postings_checkpoint(st);
+    return rc;
+}
+
+void store__postings_checkpoint(IdxStore *st)
+{
+    char db_id[40];
+    int64_t gen;
+    ErrInfo e = {0};
+    if (!st->post || st->readonly || !sqlite3_get_autocommit(st->db) || !postings_stale(st->post))
+        return;
+    if (postings_current_gen(st, st->post_version, db_id, &gen, &e) || gen < 0) return;
+    if (postings_save(st, st->post, db_id, gen, &e)) {
+        log_msg(LOG_WARN, "search postings not saved: %s", e.msg);
+        return;
+    }
+    /* Reopen from the new snapshot: the same postings, mapped, compact. */
+    int64_t version = st->post_version;
+    store__postings_invalidate(st);
+    st->post_version = version;
+    if (postings_load(st, 1, &st->post, &e)) log_msg(LOG_WARN, "search postings: %s", e.msg);
+}
+
+CrErr idx_warm(IdxStore *st, ErrInfo *e)
+{
+    return store__postings_warm(st, e);
 }
 
 /* Adjacent question words often name one identifier ("allowed hosts" is

@@ -19,10 +19,14 @@ static const char *const stmt_sql[] = {
 
 static const char schema_sql[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
+    /* gen: the generation (meta 'gen', bumped per write) of the file's
+     * rows, so that caches built at one generation know what changed. */
     "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, module TEXT NOT NULL,"
     " is_pkg INTEGER NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,"
-    " mtime_ns INTEGER NOT NULL, lines INTEGER NOT NULL, status TEXT NOT NULL);"
+    " mtime_ns INTEGER NOT NULL, lines INTEGER NOT NULL, status TEXT NOT NULL,"
+    " gen INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX files_module ON files(module);"
+    "CREATE INDEX files_gen ON files(gen);"
     "CREATE TABLE chunks(id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER NOT NULL,"
     " start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, win INTEGER NOT NULL,"
     " kind INTEGER NOT NULL, symbol TEXT NOT NULL, name TEXT NOT NULL, signature TEXT NOT NULL,"
@@ -69,6 +73,15 @@ sqlite3_stmt *store__stmt(IdxStore *st, StmtId id, ErrInfo *e)
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
     return s;
+}
+
+int64_t store__data_version(IdxStore *st)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_DATA_VERSION, NULL);
+    int64_t v = -1;
+    if (s && sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
+    if (s) sqlite3_reset(s);
+    return v;
 }
 
 CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e)
@@ -167,6 +180,14 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     rc = store__exec(st, schema_sql, e);
     snprintf(v, sizeof v, "coderag-%d", IDX_SCHEMA_VERSION);
     if (!rc) rc = store__meta_put(st, "schema", v, e);
+    if (!rc) rc = store__meta_put(st, "gen", "0", e);
+    /* Files beside the database (postings.bin) name the database they
+     * belong to: a rebuilt database never adopts an old one's. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t seed[3] = {(uint64_t)ts.tv_sec, (uint64_t)ts.tv_nsec, (uint64_t)getpid()};
+    hash64_hex(hash64(seed, sizeof seed), v);
+    if (!rc) rc = store__meta_put(st, "db_id", v, e);
     if (rc) {
         store__exec(st, "ROLLBACK", NULL);
         return rc;
@@ -215,7 +236,13 @@ static void store__close_db(IdxStore *st)
 
 static void remove_db_files(const char *db_path)
 {
-    char p[PATH_MAX + 8];
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s", db_path);
+    char *slash = strrchr(p, '/');
+    if (slash) {
+        snprintf(slash + 1, sizeof p - (size_t)(slash + 1 - p), "postings.bin");
+        unlink(p);
+    }
     unlink(db_path);
     snprintf(p, sizeof p, "%s-wal", db_path);
     unlink(p);
@@ -253,11 +280,15 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
 
     st = xcalloc(1, sizeof *st);
     st->root = xstrdup(real);
+    int existing = (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING)) != 0;
     if (cfg->index_dir) {
-        if (!(flags & IDX_OPEN_READONLY)) make_index_dir(cfg->index_dir, NULL);
+        if (!existing) make_index_dir(cfg->index_dir, NULL);
         char dreal[PATH_MAX];
         if (!realpath(cfg->index_dir, dreal)) {
-            rc = err_set(e, CR_EIO, "index directory %s: %s", cfg->index_dir, strerror(errno));
+            rc = existing && errno == ENOENT
+                     ? err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
+                               cfg->index_dir)
+                     : err_set(e, CR_EIO, "index directory %s: %s", cfg->index_dir, strerror(errno));
             goto out;
         }
         st->index_dir = xstrdup(dreal);
@@ -267,7 +298,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         sb_addf(&d, "%s/.coderag", st->root);
         st->index_dir = sb_detach(&d, NULL);
     }
-    if (!(flags & IDX_OPEN_READONLY) && (rc = make_index_dir(st->index_dir, e))) goto out;
+    if (!existing && (rc = make_index_dir(st->index_dir, e))) goto out;
     {
         StrBuf p;
         sb_init(&p);
@@ -278,13 +309,15 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     for (size_t i = 0; i < cfg->n_exclude; i++) st->exclude[i] = xstrdup(cfg->exclude[i]);
     st->n_exclude = cfg->n_exclude;
     st->max_file_bytes = cfg->max_file_bytes ? cfg->max_file_bytes : (size_t)1 << 20;
+    st->readonly = (flags & IDX_OPEN_READONLY) != 0;
     st->threads = cfg->threads > 0 ? cfg->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (st->threads < 1) st->threads = 1;
     if (st->threads > 16) st->threads = 16;
 
     if ((rc = dense__open(st, cfg, e))) goto out;
-    if ((flags & IDX_OPEN_READONLY) && access(st->db_path, R_OK) != 0) {
-        rc = err_set(e, CR_ENOENT, "no index at %s (run `coderag index` first)", st->db_path);
+    if (existing && access(st->db_path, F_OK) != 0) {
+        rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
+                     st->index_dir);
         goto out;
     }
     rc = store__open_db(st, e);
@@ -299,13 +332,14 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (rc) goto out;
     int empty = 0;
     if (!store__schema_ok(st, &empty)) {
+        if (empty && existing) {
+            rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (the index at %s "
+                                         "is empty)", st->index_dir);
+            goto out;
+        }
         if (flags & IDX_OPEN_READONLY) {
-            if (empty)
-                rc = err_set(e, CR_ENOENT, "index at %s is empty (no indexing run has finished "
-                                           "its first step); run `coderag index`", st->db_path);
-            else
-                rc = err_set(e, CR_ESCHEMA, "index at %s has another schema version; re-run "
-                                            "`coderag index`", st->db_path);
+            rc = err_set(e, CR_ESCHEMA, "index at %s has another schema version; re-run "
+                                        "`coderag index`", st->db_path);
             goto out;
         }
         if (!empty) {
@@ -426,6 +460,21 @@ void idx_skipped_free(IdxSkipped *v, size_t n)
     free(v);
 }
 
+/* The postings search uses (snapshot and what changed since) hold exactly
+ * what a build from the search text would. */
+static CrErr verify_postings(IdxStore *st, ErrInfo *e)
+{
+    Postings *fresh = NULL, *used = NULL;
+    char why[256];
+    CrErr rc = postings_load(st, 0, &fresh, e);
+    if (!rc) rc = postings_load(st, 1, &used, e);
+    if (!rc && !postings_same(used, fresh, why, sizeof why))
+        rc = err_set(e, CR_ECORRUPT, "search postings differ from the search text: %s", why);
+    postings_free(fresh);
+    postings_free(used);
+    return rc;
+}
+
 CrErr idx_verify(IdxStore *st, ErrInfo *e)
 {
     static const struct {
@@ -471,5 +520,5 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
         if (n != 0)
             return err_set(e, CR_ECORRUPT, "%lld %s", (long long)n, checks[i].what);
     }
-    return CR_OK;
+    return verify_postings(st, e);
 }

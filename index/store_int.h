@@ -12,17 +12,19 @@
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 2
+#define IDX_SCHEMA_VERSION 3
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
 #define IDX_STMT_MAP(X)                                                                            \
     X(FILE_ALL, "SELECT id, path, hash, size, mtime_ns, status FROM files")                        \
     X(FILE_BY_PATH, "SELECT id, hash, size, mtime_ns, status FROM files WHERE path = ?1")          \
-    X(FILE_INSERT, "INSERT INTO files(path, module, is_pkg, hash, size, mtime_ns, lines, status) "  \
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")                                      \
+    X(FILE_INSERT, "INSERT INTO files(path, module, is_pkg, hash, size, mtime_ns, lines, status, " \
+                   "gen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")                             \
     X(FILE_UPDATE, "UPDATE files SET module = ?2, is_pkg = ?3, hash = ?4, size = ?5, "              \
-                   "mtime_ns = ?6, lines = ?7, status = ?8 WHERE id = ?1")                         \
+                   "mtime_ns = ?6, lines = ?7, status = ?8, gen = ?9 WHERE id = ?1")               \
+    X(GEN_NEXT, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'gen' "            \
+                "RETURNING CAST(value AS INTEGER)")                                                \
     X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
     X(FILE_DELETE, "DELETE FROM files WHERE id = ?1")                                              \
     X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
@@ -130,6 +132,7 @@ struct IdxStore {
     size_t n_exclude;
     size_t max_file_bytes;
     int threads;
+    int readonly;     /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
     sqlite3_stmt *stmts[STMT__COUNT];
 };
 
@@ -138,6 +141,8 @@ struct IdxStore {
 sqlite3_stmt *store__stmt(IdxStore *st, StmtId id, ErrInfo *e);
 /* Runs SQL text without results. */
 CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e);
+/* PRAGMA data_version: changes when another connection commits. */
+int64_t store__data_version(IdxStore *st);
 /* CR_EDB with sqlite3_errmsg copied. */
 CrErr store__err(IdxStore *st, ErrInfo *e, const char *what);
 /* Steps a statement to completion (no rows expected). */
@@ -194,14 +199,38 @@ CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int
 
 /* ---------------------------------------------------------------- postings (postings.c) */
 
-/* Builds the postings from the FTS table's text. Caller frees. */
-CrErr postings_load(IdxStore *st, Postings **out, ErrInfo *e);
+/* Loads the postings in one read (or the current write) transaction: the
+ * snapshot file when it is usable and use_snapshot, plus the files written
+ * since it; else everything from the FTS table's text. Caller frees. */
+CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e);
+/* Whether enough changed since p's snapshot (or it has none) that writing
+ * a new one pays. */
+int postings_stale(const Postings *p);
+/* The database generation that postings loaded at data_version
+ * post_version describe, and the database's id; *out_gen is -1 when another
+ * process has committed since (nothing to snapshot). Call outside a
+ * transaction. */
+CrErr postings_current_gen(IdxStore *st, int64_t post_version, char db_id[40], int64_t *out_gen,
+                           ErrInfo *e);
+/* Writes p, which describes generation gen of database db_id, as the
+ * snapshot file (atomically: a reader sees the old file or the new). */
+CrErr postings_save(IdxStore *st, const Postings *p, const char *db_id, int64_t gen, ErrInfo *e);
+/* Search postings, loaded when absent or out of date (another process's
+ * commit, too many tombstones). */
+CrErr store__postings_warm(IdxStore *st, ErrInfo *e);
+/* Writes a new snapshot when the in-memory postings have moved far enough
+ * from theirs, and reloads from it; outside a transaction, writable stores
+ * only; a failure to write costs only speed (logged). */
+void store__postings_checkpoint(IdxStore *st);
 void postings_free(Postings *p);
 /* Adds one chunk's four fields (tok_code text, as stored in FTS). */
 void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
                   const char *const fields[4]);
 /* Tombstones every chunk of a file. */
 void postings_remove_file(Postings *p, int64_t file_id);
+/* Whether a and b hold the same live postings (chunk ids and term
+ * frequencies of every term); else says where they differ in why. */
+int postings_same(const Postings *a, Postings *b, char *why, size_t cap);
 /* Whether enough is tombstoned that a reload pays. */
 int postings_needs_rebuild(const Postings *p);
 /* Adds the term ids of a query text (tok_code output) to out[n..cap),

@@ -191,6 +191,14 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
         stats.files_removed++;
     }
 
+    /* The postings follow every write from here on, so that a snapshot can
+     * be written at the end without reading the search text back. Loaded
+     * in this transaction: exactly the rows it sees. */
+    if (pool.n && !st->post) {
+        st->post_version = store__data_version(st);
+        if ((rc = postings_load(st, 1, &st->post, e))) goto out;
+    }
+
     pool.root = st->root;
     pool.max_bytes = st->max_file_bytes;
     pool.done = xcalloc(pool.n + 1, 1);
@@ -232,6 +240,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     rc = commit(st, e);
     in_txn = 0;
     if (!rc) sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    if (!rc) store__postings_checkpoint(st);
     if (!rc) rc = dense__sync(st, e);
 out:
     if (threads) {

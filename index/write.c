@@ -157,17 +157,32 @@ static void bind_file_cols(sqlite3_stmt *s, const FileWork *fw, const char *stat
     sqlite3_bind_text(s, 8, status, -1, SQLITE_STATIC);
 }
 
+/* The next database generation, for a file whose rows are rewritten. */
+static CrErr next_gen(IdxStore *st, int64_t *out, ErrInfo *e)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_GEN_NEXT, e);
+    if (!s) return CR_EDB;
+    if (sqlite3_step(s) != SQLITE_ROW) return store__err(st, e, "generation");
+    *out = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return CR_OK;
+}
+
 static CrErr upsert_file_row(IdxStore *st, const FileWork *fw, const char *status,
                              int64_t *out_id, ErrInfo *e)
 {
+    int64_t gen = 0;
+    CrErr rc = next_gen(st, &gen, e);
+    if (rc) return rc;
     sqlite3_stmt *s = store__stmt(st, fw->old_id ? STMT_FILE_UPDATE : STMT_FILE_INSERT, e);
     if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 9, gen);
     if (fw->old_id)
         sqlite3_bind_int64(s, 1, fw->old_id);
     else
         sqlite3_bind_text(s, 1, fw->path, -1, SQLITE_STATIC);
     bind_file_cols(s, fw, status);
-    CrErr rc = store__step_done(st, s, e, "file row");
+    rc = store__step_done(st, s, e, "file row");
     if (!rc) *out_id = fw->old_id ? fw->old_id : sqlite3_last_insert_rowid(st->db);
     return rc;
 }

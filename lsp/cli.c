@@ -3,7 +3,9 @@
 #include "rtv.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +24,56 @@ typedef struct CliArgs {
     const char *llm_timeout;
     int no_bm25, no_dense, no_graph;
     const char *question;
+    int help;
 } CliArgs;
 
 enum { ARG_JSON = 1, ARG_ASK = 2, ARG_QUESTION = 4, ARG_CHECK = 8 };
+
+/* A command's own flags: which commands take it (ARG_*), and where it goes
+ * in CliArgs (an int set to 1, or a string value when metavar is set). */
+static const struct CliOpt {
+    const char *name;
+    unsigned accept;
+    size_t offset;
+    const char *metavar;
+    const char *help;
+} cli_opts[] = {
+    {"json", ARG_JSON, offsetof(CliArgs, json), NULL, "print JSON (docs/protocol.md) instead of text"},
+    {"check", ARG_CHECK, offsetof(CliArgs, check), NULL,
+     "also verify the index's consistency (reads all of it)"},
+    {"mode", ARG_ASK, offsetof(CliArgs, mode), "MODE",
+     "extractive, llm or auto (default: auto, the LLM when one is configured)"},
+    {"budget", ARG_ASK, offsetof(CliArgs, budget), "CHARS",
+     "characters of code to gather as context (default: 12000)"},
+    {"llm-timeout", ARG_ASK, offsetof(CliArgs, llm_timeout), "SECONDS",
+     "give up on the LLM after this long (default: 120)"},
+    {"no-bm25", ARG_ASK, offsetof(CliArgs, no_bm25), NULL, "retrieve without the BM25 leg"},
+    {"no-dense", ARG_ASK, offsetof(CliArgs, no_dense), NULL, "retrieve without the dense leg"},
+    {"no-graph", ARG_ASK, offsetof(CliArgs, no_graph), NULL, "retrieve without the code graph"},
+    {"no-update", ARG_ASK, offsetof(CliArgs, no_update), NULL,
+     "answer from the index as it is (skip the pass that finds changed files)"},
+};
+
+static const struct CliCommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    unsigned accept;
+    const char *usage;
+    const char *summary;
+} cli_commands[] = {
+    {"lsp", cli_lsp, 0, "coderag lsp [settings]",
+     "Speaks the Language Server Protocol on stdin/stdout (logs on stderr)."},
+    {"index", cli_index, 0, "coderag index [--root DIR] [settings]",
+     "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat)."},
+    {"ask", cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION,
+     "coderag ask [--root DIR] [options] [settings] \"QUESTION\"",
+     "Answers a question with cited code, after bringing the index up to date.\n"
+     "Exit status: 0 answered, 1 usage, 2 index or I/O error, 3 LLM or embeddings endpoint\n"
+     "error, 4 not indexed yet (with --no-update)."},
+    {"status", cli_status, ARG_JSON | ARG_CHECK, "coderag status [--root DIR] [options] [settings]",
+     "Shows what the index holds. A workspace never indexed is reported as such\n"
+     "(state \"missing\" with --json), with exit status 0."},
+};
 
 static int exit_code(CrErr rc)
 {
@@ -35,6 +84,7 @@ static int exit_code(CrErr rc)
     case CR_ETOOBIG: return 1;
     case CR_EHTTP:
     case CR_ETIMEOUT: return 3;
+    case CR_ENOINDEX: return 4;
     default: return 2;
     }
 }
@@ -45,12 +95,68 @@ static int fail(CrErr rc, const ErrInfo *e)
     return exit_code(rc);
 }
 
+static const struct CliCommand *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++)
+        if (!strcmp(cli_commands[i].name, name)) return &cli_commands[i];
+    return NULL;
+}
+
+static void command_help(const struct CliCommand *c, FILE *f)
+{
+    fprintf(f, "usage: %s\n\n%s\n", c->usage, c->summary);
+    if (c->accept & ~(unsigned)ARG_QUESTION) {
+        fprintf(f, "\noptions:\n");
+        for (size_t i = 0; i < sizeof cli_opts / sizeof cli_opts[0]; i++) {
+            if (!(cli_opts[i].accept & c->accept)) continue;
+            char left[48];
+            snprintf(left, sizeof left, "--%s%s%s", cli_opts[i].name, cli_opts[i].metavar ? " " : "",
+                     cli_opts[i].metavar ? cli_opts[i].metavar : "");
+            fprintf(f, "  %-26s %s\n", left, cli_opts[i].help);
+        }
+    }
+    fprintf(f, "\nsettings (or the environment variable named):\n");
+    config_print_flags(f);
+    fprintf(f, "  %-26s %s\n", "--help", "this text");
+}
+
+int cli_usage(FILE *f)
+{
+    fprintf(f, "usage: coderag <command> [--root DIR] [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
+        const char *s = cli_commands[i].summary;
+        fprintf(f, "  %-8s %.*s\n", cli_commands[i].name, (int)strcspn(s, "\n"), s);
+    }
+    fprintf(f, "\n`coderag COMMAND --help` lists a command's options; `coderag --version`.\n");
+    return f == stderr ? 1 : 0;
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc < 2) return cli_usage(stderr);
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
+        return cli_usage(stdout);
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("coderag %s\n", CODERAG_VERSION);
+        return 0;
+    }
+    const struct CliCommand *c = find_command(argv[1]);
+    if (!c) {
+        fprintf(stderr, "coderag: unknown command '%s'\n", argv[1]);
+        return cli_usage(stderr);
+    }
+    return c->run(argc - 1, argv + 1);
+}
+
 /* Parses argv[1..] (argv[0] is the subcommand): configuration flags as
  * `--key value` or `--key=value`, the command's own flags, and at most one
- * positional argument (the question for ask, the root otherwise). */
-static CrErr parse_args(int argc, char **argv, unsigned accept, CliArgs *a, ErrInfo *e)
+ * positional argument (the question for ask, the root otherwise). --help
+ * prints the command's help and sets a->help. */
+static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
 {
     CrErr rc;
+    const struct CliCommand *cmd = find_command(argv[0]);
+    unsigned accept = cmd ? cmd->accept : 0;
     memset(a, 0, sizeof *a);
     config_init(&a->cfg);
     if ((rc = config_from_env(&a->cfg, e))) return rc;
@@ -69,49 +175,38 @@ static CrErr parse_args(int argc, char **argv, unsigned accept, CliArgs *a, ErrI
             if ((accept & ARG_QUESTION) && i + 1 < argc && !a->question) a->question = argv[++i];
             continue;
         }
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            if (cmd) command_help(cmd, stdout);
+            a->help = 1;
+            return CR_OK;
+        }
         const char *name = arg + (arg[1] == '-' ? 2 : 1);
         char key[64];
         const char *eq = strchr(name, '=');
         size_t klen = eq ? (size_t)(eq - name) : strlen(name);
-        if (klen >= sizeof key) return err_set(e, CR_EUSAGE, "unknown option '%s'", arg);
+        if (klen >= sizeof key)
+            return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg, argv[0]);
         memcpy(key, name, klen);
         key[klen] = '\0';
         const char *val = eq ? eq + 1 : NULL;
-#define NEED_VALUE()                                                                               \
-    do {                                                                                           \
-        if (!val) {                                                                                \
-            if (i + 1 >= argc) return err_set(e, CR_EUSAGE, "option --%s needs a value", key);    \
-            val = argv[++i];                                                                       \
-        }                                                                                          \
-    } while (0)
-        if ((accept & ARG_JSON) && !strcmp(key, "json")) {
-            a->json = 1;
-        } else if ((accept & ARG_CHECK) && !strcmp(key, "check")) {
-            a->check = 1;
-        } else if ((accept & ARG_ASK) && !strcmp(key, "mode")) {
-            NEED_VALUE();
-            a->mode = val;
-        } else if ((accept & ARG_ASK) && !strcmp(key, "budget")) {
-            NEED_VALUE();
-            a->budget = val;
-        } else if ((accept & ARG_ASK) && !strcmp(key, "llm-timeout")) {
-            NEED_VALUE();
-            a->llm_timeout = val;
-        } else if ((accept & ARG_ASK) && !strcmp(key, "no-bm25")) {
-            a->no_bm25 = 1;
-        } else if ((accept & ARG_ASK) && !strcmp(key, "no-dense")) {
-            a->no_dense = 1;
-        } else if ((accept & ARG_ASK) && !strcmp(key, "no-graph")) {
-            a->no_graph = 1;
-        } else if ((accept & ARG_ASK) && !strcmp(key, "no-update")) {
-            a->no_update = 1;
-        } else if (config_is_flag(key)) {
-            NEED_VALUE();
-            if ((rc = config_set(&a->cfg, key, val, e))) return rc;
-        } else {
-            return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag --help`)", arg);
+        const struct CliOpt *o = NULL;
+        for (size_t k = 0; k < sizeof cli_opts / sizeof cli_opts[0] && !o; k++)
+            if ((cli_opts[k].accept & accept) && !strcmp(cli_opts[k].name, key)) o = &cli_opts[k];
+        int takes_value = o ? o->metavar != NULL : config_is_flag(key);
+        if (!o && !takes_value)
+            return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg, argv[0]);
+        if (takes_value && !val) {
+            if (i + 1 >= argc) return err_set(e, CR_EUSAGE, "option --%s needs a value", key);
+            val = argv[++i];
+        } else if (!takes_value && val) {
+            return err_set(e, CR_EUSAGE, "option --%s takes no value", key);
         }
-#undef NEED_VALUE
+        if (o && o->metavar)
+            *(const char **)((char *)a + o->offset) = val;
+        else if (o)
+            *(int *)((char *)a + o->offset) = 1;
+        else if ((rc = config_set(&a->cfg, key, val, e)))
+            return rc;
     }
     return CR_OK;
 }
@@ -133,7 +228,7 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     IdxUpdateStats stats;
     int last = -1;
     config_idx(&a->cfg, &ic);
-    CrErr rc = idx_open(&ic, 0, out, e);
+    CrErr rc = idx_open(&ic, update ? 0 : IDX_OPEN_EXISTING, out, e);
     if (rc || !update) return rc;
     rc = idx_update(*out, verbose ? progress_line : NULL, &last, &stats, e);
     if (verbose && isatty(2) && last >= 0) fputc('\n', stderr);
@@ -160,8 +255,8 @@ int cli_index(int argc, char **argv)
     CliArgs a;
     ErrInfo e = {0};
     IdxStore *st = NULL;
-    CrErr rc = parse_args(argc, argv, 0, &a, &e);
-    if (!rc) rc = open_updated(&a, 1, 1, &st, &e);
+    CrErr rc = parse_args(argc, argv, &a, &e);
+    if (!rc && !a.help) rc = open_updated(&a, 1, 1, &st, &e);
     idx_close(st);
     config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
@@ -184,10 +279,10 @@ int cli_ask(int argc, char **argv)
     IdxStore *st = NULL;
     RtvRequest req;
     RtvAnswer ans = {0};
-    CrErr rc = parse_args(argc, argv, ARG_JSON | ARG_ASK | ARG_QUESTION, &a, &e);
-    if (rc) goto out;
+    CrErr rc = parse_args(argc, argv, &a, &e);
+    if (rc || a.help) goto out;
     if (!a.question) {
-        rc = err_set(&e, CR_EUSAGE, "usage: coderag ask [--root DIR] [--json] [options] \"QUESTION\"");
+        rc = err_set(&e, CR_EUSAGE, "usage: %s (see `coderag ask --help`)", find_command("ask")->usage);
         goto out;
     }
     rtv_request_init(&req);
@@ -240,6 +335,23 @@ out:
     return rc ? fail(rc, &e) : 0;
 }
 
+/* status of a workspace never indexed: not an error, a state. */
+static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo *why)
+{
+    char real[PATH_MAX];
+    const char *root = realpath(ic->root, real) ? real : ic->root;
+    if (a->json) {
+        json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s}", "state", "missing",
+                              "root", root, "message", why->msg, "files", 0, "chunks", 0, "edges", 0,
+                              "vectors", 0, "symbols", 0, "llm", a->cfg.llm_url ? a->cfg.llm_url : "none");
+        print_json(j);
+        json_decref(j);
+    } else {
+        printf("root:      %s\nstate:     not indexed yet: run `coderag index`\n", root);
+    }
+    return CR_OK;
+}
+
 int cli_status(int argc, char **argv)
 {
     CliArgs a;
@@ -247,10 +359,14 @@ int cli_status(int argc, char **argv)
     IdxStore *st = NULL;
     IdxStatus s;
     IdxConfig ic;
-    CrErr rc = parse_args(argc, argv, ARG_JSON | ARG_CHECK, &a, &e);
-    if (rc) goto out;
+    CrErr rc = parse_args(argc, argv, &a, &e);
+    if (rc || a.help) goto out;
     config_idx(&a.cfg, &ic);
-    if ((rc = idx_open(&ic, IDX_OPEN_READONLY, &st, &e))) goto out;
+    if ((rc = idx_open(&ic, IDX_OPEN_READONLY, &st, &e)) == CR_ENOINDEX) {
+        rc = print_missing(&a, &ic, &e);
+        goto out;
+    }
+    if (rc) goto out;
     if (a.check && (rc = idx_verify(st, &e))) goto out;
     if ((rc = idx_status(st, &s, &e))) goto out;
     char when[64] = "never";
@@ -262,8 +378,8 @@ int cli_status(int argc, char **argv)
     }
     const char *llm = a.cfg.llm_url ? a.cfg.llm_url : "none";
     if (a.json) {
-        json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:s, s:s}",
-                              "root", idx_root(st), "files", (json_int_t)s.files, "chunks",
+        json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:s, s:s}",
+                              "state", "ready", "root", idx_root(st), "files", (json_int_t)s.files, "chunks",
                               (json_int_t)s.chunks, "edges", (json_int_t)s.edges, "vectors",
                               (json_int_t)s.vectors, "symbols", (json_int_t)s.symbols, "skipped",
                               (json_int_t)s.skipped, "indexBytes", (json_int_t)s.db_bytes,
@@ -272,7 +388,7 @@ int cli_status(int argc, char **argv)
         print_json(j);
         json_decref(j);
     } else {
-        printf("root:      %s\nfiles:     %lld (%lld skipped)\nchunks:    %lld\nsymbols:   %lld\n"
+        printf("root:      %s\nstate:     ready\nfiles:     %lld (%lld skipped)\nchunks:    %lld\nsymbols:   %lld\n"
                "edges:     %lld\nvectors:   %lld\nindex:     %.1f MB\nupdated:   %s\n"
                "embedder:  %s\nllm:       %s\n",
                idx_root(st), (long long)s.files, (long long)s.skipped, (long long)s.chunks,
@@ -308,11 +424,11 @@ int cli_lsp(int argc, char **argv)
         }
         args[n++] = argv[i];
     }
-    CrErr rc = parse_args(n, args, 0, &a, &e);
+    CrErr rc = parse_args(n, args, &a, &e);
     free(args);
-    if (rc) {
+    if (rc || a.help) {
         config_release(&a.cfg);
-        return fail(rc, &e);
+        return rc ? fail(rc, &e) : 0;
     }
     /* Nothing but protocol on stdout: the transport writes to a private
      * copy of it, and fd 1 becomes stderr so that no stray print can

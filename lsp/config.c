@@ -1,6 +1,7 @@
 #include "lsp_int.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,27 +14,46 @@ typedef struct ConfigKey {
     const char *env;
     OptType type;
     size_t offset;
+    const char *metavar;
+    const char *help;
 } ConfigKey;
 
 #define STR_AT(c, off) ((char **)((char *)(c) + (off)))
 
 static const ConfigKey keys[] = {
-    {"root", "root", "CODERAG_ROOT", OPT_STR, offsetof(CrConfig, root)},
-    {"indexDir", "index-dir", "CODERAG_INDEXDIR", OPT_STR, offsetof(CrConfig, index_dir)},
-    {"llm.url", "llm-url", "CODERAG_LLM_URL", OPT_STR, offsetof(CrConfig, llm_url)},
-    {"llm.model", "llm-model", "CODERAG_LLM_MODEL", OPT_STR, offsetof(CrConfig, llm_model)},
+    {"root", "root", "CODERAG_ROOT", OPT_STR, offsetof(CrConfig, root), "DIR",
+     "the workspace (default: the current folder)"},
+    {"indexDir", "index-dir", "CODERAG_INDEXDIR", OPT_STR, offsetof(CrConfig, index_dir), "DIR",
+     "where the index lives (default: ROOT/.coderag)"},
+    {"llm.url", "llm-url", "CODERAG_LLM_URL", OPT_STR, offsetof(CrConfig, llm_url), "URL",
+     "OpenAI-compatible chat endpoint (default: none, extractive answers)"},
+    {"llm.model", "llm-model", "CODERAG_LLM_MODEL", OPT_STR, offsetof(CrConfig, llm_model), "NAME",
+     "the LLM's model name"},
     {"llm.apiKeyEnv", "llm-api-key-env", "CODERAG_LLM_APIKEYENV", OPT_STR,
-     offsetof(CrConfig, llm_api_key_env)},
+     offsetof(CrConfig, llm_api_key_env), "VAR", "name of the environment variable holding its key"},
     {"embed.provider", "embed-provider", "CODERAG_EMBED_PROVIDER", OPT_STR,
-     offsetof(CrConfig, embed_provider)},
-    {"embed.url", "embed-url", "CODERAG_EMBED_URL", OPT_STR, offsetof(CrConfig, embed_url)},
-    {"embed.model", "embed-model", "CODERAG_EMBED_MODEL", OPT_STR, offsetof(CrConfig, embed_model)},
+     offsetof(CrConfig, embed_provider), "P", "builtin (offline) or openai (an embeddings endpoint)"},
+    {"embed.url", "embed-url", "CODERAG_EMBED_URL", OPT_STR, offsetof(CrConfig, embed_url), "URL",
+     "OpenAI-compatible embeddings endpoint"},
+    {"embed.model", "embed-model", "CODERAG_EMBED_MODEL", OPT_STR, offsetof(CrConfig, embed_model),
+     "NAME", "the embedding model's name"},
     {"embed.apiKeyEnv", "embed-api-key-env", "CODERAG_EMBED_APIKEYENV", OPT_STR,
-     offsetof(CrConfig, embed_api_key_env)},
-    {"exclude", "exclude", "CODERAG_EXCLUDE", OPT_LIST, 0},
-    {"maxFileBytes", "max-file-bytes", "CODERAG_MAXFILEBYTES", OPT_SIZE, 0},
-    {"threads", "threads", "CODERAG_THREADS", OPT_INT, 0},
+     offsetof(CrConfig, embed_api_key_env), "VAR", "name of the environment variable holding its key"},
+    {"exclude", "exclude", "CODERAG_EXCLUDE", OPT_LIST, 0, "GLOBS",
+     "comma-separated patterns to skip, on top of .gitignore"},
+    {"maxFileBytes", "max-file-bytes", "CODERAG_MAXFILEBYTES", OPT_SIZE, 0, "N",
+     "skip files larger than this (default: 1 MiB)"},
+    {"threads", "threads", "CODERAG_THREADS", OPT_INT, 0, "N", "parse threads (default: one per core)"},
 };
+
+void config_print_flags(FILE *f)
+{
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        char left[48];
+        snprintf(left, sizeof left, "--%s %s", keys[i].flag, keys[i].metavar);
+        fprintf(f, "  %-26s %s [%s]\n", left, keys[i].help, keys[i].env);
+    }
+}
 
 void config_init(CrConfig *c)
 {

@@ -11,6 +11,7 @@
 #include "idx.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Settings from SPEC.md's configuration table, plus index tuning. Strings
  * are owned (NULL: unset). */
@@ -42,12 +43,19 @@ CrErr config_from_env(CrConfig *c, ErrInfo *e);
 
 /* Whether a CLI flag (without leading dashes) is a configuration key. */
 int config_is_flag(const char *flag);
+/* Prints the settings as command-line flags, one line each. */
+void config_print_flags(FILE *f);
 
 /* The IdxConfig view of c (borrowing its strings). root defaults to ".". */
 void config_idx(const CrConfig *c, IdxConfig *out);
 
 /* Subcommands; argv[0] is the subcommand name. Return the process exit code
  * of SPEC.md: 0 ok, 1 usage, 2 index or I/O error, 3 endpoint error. */
+/* The command line: dispatches argv[1] to a command (usage on stderr and
+ * exit 1 for an unknown one); returns the exit status. */
+int cli_main(int argc, char **argv);
+/* The list of commands (exit 0 on stdout, 1 on stderr). */
+int cli_usage(FILE *f);
 int cli_index(int argc, char **argv);
 int cli_ask(int argc, char **argv);
 int cli_status(int argc, char **argv);

@@ -28,15 +28,23 @@ check "no command" 1 "$bin"
 check "unknown command" 1 "$bin" frobnicate
 check "unknown option" 1 "$bin" index --root "$root" --bogus
 check "missing root" 2 "$bin" index --root "$work/nope"
-# never indexed: a plain answer, not an error (issue 10)
-check "status before index" 0 "$bin" status --root "$root"
+check "status before index" 0 "$bin" status --root "$root" --json
+json_check "status missing" 'j["state"] == "missing" and j["files"] == 0 and "coderag index" in j["message"]'
+check "status text before index" 0 "$bin" status --root "$root"
 grep -q 'not indexed yet: run `coderag index`' "$work/out" && passed=$((passed + 1)) ||
-  { failed=$((failed + 1)); echo "FAIL status before index says so"; cat "$work/out"; }
-check "status json before index" 0 "$bin" status --root "$root" --json
-json_check "status json missing" 'j["state"] == "missing" and j["root"]'
-check "ask before index" 4 "$bin" ask --root "$root" --no-update "q"
-[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q 'not indexed yet: run `coderag index`' "$work/err" && passed=$((passed + 1)) ||
-  { failed=$((failed + 1)); echo "FAIL ask before index says so in one line"; cat "$work/err"; }
+  { failed=$((failed + 1)); echo "FAIL status text before index"; cat "$work/out"; }
+check "ask --no-update before index" 4 "$bin" ask --root "$root" --no-update "q"
+grep -q 'not indexed yet' "$work/err" && [ ! -e "$root/.coderag" ] && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL ask --no-update before index: message or leftovers"; cat "$work/err"; }
+for cmd in index ask status lsp; do
+  check "$cmd --help" 0 "$bin" $cmd --help
+  grep -q "^usage: coderag $cmd" "$work/out" && grep -q -- '--root DIR' "$work/out" && passed=$((passed + 1)) ||
+    { failed=$((failed + 1)); echo "FAIL $cmd --help text"; cat "$work/out"; }
+done
+grep -q -- '--no-update' <("$bin" ask --help) && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL ask --help lists --no-update"; }
+check "version" 0 "$bin" --version
+grep -q '^coderag [0-9]' "$work/out" && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL version"; }
+check "flag with a value it does not take" 1 "$bin" status --root "$root" --json=yes
 
 check "index" 0 "$bin" index --root "$root"
 [ -f "$root/.coderag/.gitignore" ] && grep -qx '\*' "$root/.coderag/.gitignore" && passed=$((passed + 1)) ||

@@ -1,0 +1,361 @@
+#include "postings_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The postings snapshot, <index_dir>/postings.bin: written whole to a
+ * temporary file and renamed into place, and trusted only for the database
+ * (db_id) and generation its header names. Every file written since that
+ * generation carries a higher files.gen, so opening costs a map, a check
+ * and the re-tokenizing of what changed since. */
+
+#define POSTFILE_MAGIC "CRPOST\0\1"
+#define POSTFILE_VERSION 1
+#define POSTFILE_ENDIAN 0x01020304u
+
+typedef struct PostFileHeader {
+    char magic[8];
+    uint32_t version;
+    uint32_t endian;
+    char db_id[32];
+    int64_t gen;
+    uint64_t n_slots, n_terms, n_post, n_hash, str_len;
+    double len_sum[N_FIELDS];
+    uint64_t off_chunk, off_file, off_len, off_kind, off_term, off_hash, off_str, off_post;
+    uint64_t file_len;
+    uint64_t checksum; /* file_checksum */
+} PostFileHeader;
+
+/* Pads body so the next section starts 8-aligned in the file; returns its offset. */
+static uint64_t section_start(StrBuf *body)
+{
+    while ((sizeof(PostFileHeader) + body->len) % 8) sb_addc(body, '\0');
+    return sizeof(PostFileHeader) + body->len;
+}
+
+/* Covers the whole file: the header (this field 0), the sections before
+ * the postings, and the postings. */
+static uint64_t file_checksum(const PostFileHeader *h, const void *body, size_t body_len,
+                              const void *post, size_t post_len)
+{
+    PostFileHeader c = *h;
+    c.checksum = 0;
+    return hash64(&c, sizeof c) ^ (hash64(body, body_len) * 0x9e3779b97f4a7c15ull) ^
+           (hash64(post, post_len) * 0xc2b2ae3d27d4eb4full);
+}
+
+static void postfile_path(const IdxStore *st, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/postings.bin", st->index_dir);
+}
+
+void postings__unmap(PostBase *b)
+{
+    if (b->map) munmap(b->map, b->map_len);
+    memset(b, 0, sizeof *b);
+}
+
+static int section_ok(const PostFileHeader *h, uint64_t off, uint64_t n, uint64_t size)
+{
+    return off >= sizeof *h && off % 8 == 0 && n <= (h->file_len - off) / (size ? size : 1) &&
+           off + n * size <= h->file_len;
+}
+
+int postings__map(IdxStore *st, Postings *p, const char *db_id)
+{
+    char path[PATH_MAX];
+    struct stat sb;
+    postfile_path(st, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (size_t)sb.st_size < sizeof(PostFileHeader)) {
+        close(fd);
+        return 0;
+    }
+    size_t len = (size_t)sb.st_size;
+    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return 0;
+    const PostFileHeader *h = map;
+    const unsigned char *bytes = map;
+    int ok = !memcmp(h->magic, POSTFILE_MAGIC, 8) && h->version == POSTFILE_VERSION &&
+             h->endian == POSTFILE_ENDIAN && h->file_len == len &&
+             !strncmp(h->db_id, db_id, sizeof h->db_id) && h->n_terms < UINT32_MAX &&
+             h->n_slots < UINT32_MAX && h->n_hash && !(h->n_hash & (h->n_hash - 1)) &&
+             section_ok(h, h->off_chunk, h->n_slots, 8) && section_ok(h, h->off_file, h->n_slots, 8) &&
+             section_ok(h, h->off_len, h->n_slots, 4 * N_FIELDS) &&
+             section_ok(h, h->off_kind, h->n_slots, 1) &&
+             section_ok(h, h->off_term, h->n_terms, sizeof(PostTerm)) &&
+             section_ok(h, h->off_hash, h->n_hash, 4) && section_ok(h, h->off_str, h->str_len, 1) &&
+             section_ok(h, h->off_post, h->n_post, sizeof(Posting)) &&
+             h->off_post >= sizeof *h &&
+             h->checksum == file_checksum(h, bytes + sizeof *h, h->off_post - sizeof *h,
+                                          bytes + h->off_post, len - h->off_post);
+    const PostTerm *term = ok ? (const PostTerm *)(bytes + h->off_term) : NULL;
+    const uint32_t *hash = ok ? (const uint32_t *)(bytes + h->off_hash) : NULL;
+    for (uint64_t i = 0; ok && i < h->n_terms; i++)
+        ok = term[i].str_off <= h->str_len && term[i].str_len <= h->str_len - term[i].str_off &&
+             term[i].post_off <= h->n_post && term[i].n <= h->n_post - term[i].post_off;
+    for (uint64_t i = 0; ok && i < h->n_hash; i++) ok = hash[i] <= h->n_terms;
+    if (!ok) {
+        log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
+        munmap(map, len);
+        return 0;
+    }
+    PostBase *b = &p->base;
+    b->map = map;
+    b->map_len = len;
+    b->term = term;
+    b->n_terms = (uint32_t)h->n_terms;
+    b->hash = hash;
+    b->n_hash = h->n_hash;
+    b->str = (const char *)(bytes + h->off_str);
+    b->post = (const Posting *)(bytes + h->off_post);
+    b->n_post = h->n_post;
+    b->gen = h->gen;
+    postings__reserve_terms(p, h->n_terms);
+    size_t n = (size_t)h->n_slots;
+    postings__add_slots(p, n);
+    memcpy(p->chunk, bytes + h->off_chunk, n * 8);
+    memcpy(p->file, bytes + h->off_file, n * 8);
+    memcpy(p->len, bytes + h->off_len, n * 4 * N_FIELDS);
+    memcpy(p->kind, bytes + h->off_kind, n);
+    p->n_base_slots = n;
+    memcpy(p->len_sum, h->len_sum, sizeof p->len_sum);
+    return 1;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *c = buf;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+CrErr postings_save(IdxStore *st, const Postings *p, const char *db_id, int64_t gen, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    PostFileHeader h;
+    StrBuf body, str;
+    uint32_t *remap = xmalloc((p->n_slots + 1) * sizeof *remap);
+    char **added = postings__added_terms(p);
+    PostTerm *terms = NULL;
+    Posting *post = NULL;
+    uint32_t *hash = NULL;
+    size_t n_terms = 0, cap_terms = 0, n_post = 0, cap_post = 0;
+    sb_init(&body);
+    sb_init(&str);
+    memset(&h, 0, sizeof h);
+
+    /* Live slots, renumbered in order; dead ones dropped. */
+    uint32_t live = 0;
+    for (size_t i = 0; i < p->n_slots; i++) remap[i] = p->dead[i] ? UINT32_MAX : live++;
+    for (uint32_t t = 0; t < p->n_terms; t++) {
+        const TermList *l = &p->lists[t];
+        uint32_t n_base = t < p->base.n_terms ? p->base.term[t].n : 0;
+        const Posting *bp = n_base ? p->base.post + p->base.term[t].post_off : NULL;
+        size_t first = n_post;
+        for (uint32_t i = 0; i < n_base + l->n; i++) {
+            Posting po = i < n_base ? bp[i] : l->p[i - n_base];
+            if (po.slot >= p->n_slots || remap[po.slot] == UINT32_MAX) continue;
+            po.slot = remap[po.slot];
+            ARRAY_GROW(post, n_post + 1, cap_post);
+            post[n_post++] = po;
+        }
+        if (n_post == first) continue;
+        uint32_t len;
+        const char *s = postings__term_text(p, added, t, &len);
+        ARRAY_GROW(terms, n_terms + 1, cap_terms);
+        terms[n_terms].str_off = str.len;
+        terms[n_terms].str_len = len;
+        terms[n_terms].n = (uint32_t)(n_post - first);
+        terms[n_terms].post_off = first;
+        n_terms++;
+        sb_add(&str, s, len);
+    }
+    uint64_t n_hash = 64;
+    while (n_hash < (uint64_t)n_terms * 2) n_hash *= 2;
+    hash = xcalloc(n_hash, sizeof *hash);
+    for (size_t t = 0; t < n_terms; t++) {
+        uint64_t i = hash64(str.buf + terms[t].str_off, terms[t].str_len) & (n_hash - 1);
+        while (hash[i]) i = (i + 1) & (n_hash - 1);
+        hash[i] = (uint32_t)t + 1;
+    }
+
+    memcpy(h.magic, POSTFILE_MAGIC, 8);
+    h.version = POSTFILE_VERSION;
+    h.endian = POSTFILE_ENDIAN;
+    snprintf(h.db_id, sizeof h.db_id, "%s", db_id);
+    h.gen = gen;
+    h.n_slots = live;
+    h.n_terms = n_terms;
+    h.n_post = n_post;
+    h.n_hash = n_hash;
+    h.str_len = str.len;
+    /* Sections in order, each 8-aligned: the live slots' columns, then the
+     * terms, their hash table, their text, their postings. */
+    h.off_chunk = section_start(&body);
+    for (size_t i = 0; i < p->n_slots; i++)
+        if (remap[i] != UINT32_MAX) sb_add(&body, &p->chunk[i], 8);
+    h.off_file = section_start(&body);
+    for (size_t i = 0; i < p->n_slots; i++)
+        if (remap[i] != UINT32_MAX) sb_add(&body, &p->file[i], 8);
+    h.off_len = section_start(&body);
+    for (size_t i = 0; i < p->n_slots; i++) {
+        if (remap[i] == UINT32_MAX) continue;
+        sb_add(&body, p->len[i], sizeof p->len[i]);
+        for (int f = 0; f < N_FIELDS; f++) h.len_sum[f] += (double)p->len[i][f];
+    }
+    h.off_kind = section_start(&body);
+    for (size_t i = 0; i < p->n_slots; i++)
+        if (remap[i] != UINT32_MAX) sb_add(&body, &p->kind[i], 1);
+    h.off_term = section_start(&body);
+    sb_add(&body, terms, n_terms * sizeof *terms);
+    h.off_hash = section_start(&body);
+    sb_add(&body, hash, n_hash * sizeof *hash);
+    h.off_str = section_start(&body);
+    sb_add(&body, str.buf, str.len);
+    h.off_post = section_start(&body);
+    h.file_len = h.off_post + n_post * sizeof *post;
+    h.checksum = file_checksum(&h, body.buf, body.len, post ? (const void *)post : "", n_post * sizeof *post);
+
+    char path[PATH_MAX], tmp[PATH_MAX + 32];
+    postfile_path(st, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write_all(fd, &h, sizeof h) || write_all(fd, body.buf, body.len) ||
+        write_all(fd, post, n_post * sizeof *post) || fsync(fd) != 0) {
+        rc = err_set(e, CR_EIO, "cannot write %s: %s", tmp, strerror(errno));
+        if (fd >= 0) close(fd);
+        unlink(tmp);
+        goto out;
+    }
+    close(fd);
+    if (rename(tmp, path) != 0) {
+        rc = err_set(e, CR_EIO, "cannot rename %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+    }
+out:
+    free(remap);
+    free(added);
+    free(terms);
+    free(post);
+    free(hash);
+    sb_release(&body);
+    sb_release(&str);
+    return rc;
+}
+
+/* Tombstones the snapshot's slots whose file changed or went since it was
+ * written: every file written later carries a higher generation. */
+static CrErr drop_changed_files(IdxStore *st, Postings *p, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    I64Map same;
+    i64map_init(&same);
+    if (sqlite3_prepare_v2(st->db, "SELECT id FROM files WHERE gen <= ?1", -1, &s, NULL) != SQLITE_OK)
+        return store__err(st, e, "load search postings");
+    sqlite3_bind_int64(s, 1, p->base.gen);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) i64map_put(&same, sqlite3_column_int64(s, 0), 1);
+    sqlite3_finalize(s);
+    if (step != SQLITE_DONE) {
+        i64map_release(&same);
+        return store__err(st, e, "load search postings");
+    }
+    for (size_t i = 0; i < p->n_base_slots; i++) {
+        if (i64map_get(&same, p->file[i], NULL)) continue;
+        p->dead[i] = 1;
+        p->n_dead++;
+        for (int f = 0; f < N_FIELDS; f++) p->len_sum[f] -= (double)p->len[i][f];
+    }
+    i64map_release(&same);
+    return CR_OK;
+}
+
+/* Adds the chunks of every file written after generation gen. */
+static CrErr add_files_since(IdxStore *st, Postings *p, int64_t gen, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT s.rowid, c.file_id, c.kind, s.name, s.path, s.doc, s.body "
+                           "FROM fts s JOIN chunks c ON c.id = s.rowid "
+                           "WHERE c.file_id IN (SELECT id FROM files WHERE gen > ?1) ORDER BY s.rowid",
+                           -1, &s, NULL) != SQLITE_OK)
+        return store__err(st, e, "load search text");
+    sqlite3_bind_int64(s, 1, gen);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *fields[N_FIELDS];
+        for (int f = 0; f < N_FIELDS; f++) fields[f] = (const char *)sqlite3_column_text(s, 3 + f);
+        postings_add(p, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+                     (IdxKind)sqlite3_column_int(s, 2), fields);
+    }
+    sqlite3_finalize(s);
+    return step == SQLITE_DONE ? CR_OK : store__err(st, e, "load search text");
+}
+
+CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e)
+{
+    char db_id[40], gen_text[32];
+    Postings *p = NULL;
+    int own_txn = sqlite3_get_autocommit(st->db);
+    CrErr rc;
+    *out = NULL;
+    /* One read transaction: the snapshot's complement comes from one state. */
+    if (own_txn && (rc = store__exec(st, "BEGIN", e))) return rc;
+    if ((rc = postings__new(st, &p, e))) goto out;
+    store__meta_get(st, "db_id", db_id, sizeof db_id);
+    store__meta_get(st, "gen", gen_text, sizeof gen_text);
+    if (use_snapshot && db_id[0] && postings__map(st, p, db_id) && p->base.gen > atoll(gen_text)) {
+        /* A snapshot ahead of its database cannot describe it. */
+        postings_free(p);
+        if ((rc = postings__new(st, &p, e))) goto out;
+    }
+    if (p->base.map && (rc = drop_changed_files(st, p, e))) goto out;
+    rc = add_files_since(st, p, p->base.map ? p->base.gen : -1, e);
+out:
+    if (own_txn) store__exec(st, rc ? "ROLLBACK" : "COMMIT", NULL);
+    if (rc) {
+        postings_free(p);
+        return rc;
+    }
+    *out = p;
+    return CR_OK;
+}
+
+int postings_stale(const Postings *p)
+{
+    size_t changed = p->n_slots - p->n_base_slots + p->n_dead;
+    size_t live = p->n_slots - p->n_dead;
+    return !p->base.map || (changed >= 64 && changed * 200 > live);
+}
+
+CrErr postings_current_gen(IdxStore *st, int64_t post_version, char db_id[40], int64_t *out_gen,
+                           ErrInfo *e)
+{
+    char gen_text[32];
+    *out_gen = -1;
+    CrErr rc = store__exec(st, "BEGIN", e);
+    if (rc) return rc;
+    store__meta_get(st, "db_id", db_id, 40);
+    store__meta_get(st, "gen", gen_text, sizeof gen_text);
+    /* Another process's commit since the postings were loaded: they no
+     * longer describe the database (the next load catches up). */
+    if (store__data_version(st) == post_version && db_id[0]) *out_gen = atoll(gen_text);
+    store__exec(st, "COMMIT", NULL);
+    return CR_OK;
+}

@@ -1,0 +1,89 @@
+/*
+ * postings_int.h - the BM25F postings object, shared by postings.c (building,
+ * updating and searching it in memory) and postings_file.c (its snapshot on
+ * disk). Not for use outside index/.
+ *
+ * A Postings is a snapshot file mapped read-only (the "base": terms, their
+ * posting lists and the per-chunk slots as of one database generation) plus
+ * what changed since, in memory: slots appended for chunks written later,
+ * tombstones for slots whose file changed or went, and postings appended to
+ * the lists of old and new terms. Without a snapshot the base is empty.
+ */
+#ifndef CODERAG_POSTINGS_INT_H
+#define CODERAG_POSTINGS_INT_H
+
+#include "store_int.h"
+
+enum { N_FIELDS = 4 };
+
+typedef struct Posting {
+    uint32_t slot;
+    uint8_t tf[N_FIELDS]; /* capped at 255 */
+} Posting;
+
+/* One term of a snapshot: its text in the string blob and its postings. */
+typedef struct PostTerm {
+    uint64_t str_off;
+    uint32_t str_len;
+    uint32_t n;
+    uint64_t post_off;
+} PostTerm;
+
+typedef struct TermList {
+    Posting *p;
+    uint32_t n, cap;
+} TermList;
+
+/* The mapped snapshot; all pointers into map, validated when mapped. */
+typedef struct PostBase {
+    void *map;
+    size_t map_len;
+    const PostTerm *term;
+    uint32_t n_terms;
+    const uint32_t *hash; /* open addressing: term index + 1, 0 = empty */
+    uint64_t n_hash;      /* a power of two */
+    const char *str;
+    const Posting *post;
+    uint64_t n_post;
+    int64_t gen; /* the database generation it reflects */
+} PostBase;
+
+struct Postings {
+    fts5_tokenizer api;
+    Fts5Tokenizer *tok;
+    PostBase base;
+    StrMap terms;     /* terms the base lacks -> term id (>= base.n_terms) */
+    TermList *lists;  /* per term id: postings added since the base */
+    size_t n_terms, cap_terms;
+    int64_t *chunk;   /* per slot */
+    int64_t *file;
+    unsigned char *kind;
+    uint32_t (*len)[N_FIELDS];
+    unsigned char *dead;
+    size_t n_slots, cap_slots, n_dead;
+    size_t n_base_slots;
+    double len_sum[N_FIELDS];
+    float *acc; /* query scratch, per slot: score */
+    float *cov; /* query scratch, per slot: idf of the query terms it holds */
+};
+
+/* An empty Postings with the porter tokenizer. Caller frees. */
+CrErr postings__new(IdxStore *st, Postings **out, ErrInfo *e);
+/* Room for n slots; returns the first new one. */
+size_t postings__add_slots(Postings *p, size_t n);
+/* Sets p's term table to hold n_terms (base) terms with empty lists. */
+void postings__reserve_terms(Postings *p, size_t n_terms);
+
+/* The text of the terms added since the base, by term id - base.n_terms
+ * (borrowed from p). Caller frees the array. */
+char **postings__added_terms(const Postings *p);
+/* The text of term t (not NUL-terminated), given postings__added_terms. */
+const char *postings__term_text(const Postings *p, char **added, uint32_t t, uint32_t *out_len);
+
+/* Maps <index_dir>/postings.bin into p (empty, fresh from postings__new)
+ * when it is whole, of this database (db_id) and of this format; returns 0
+ * (p untouched) otherwise. */
+int postings__map(IdxStore *st, Postings *p, const char *db_id);
+void postings__unmap(PostBase *b);
+
+#endif

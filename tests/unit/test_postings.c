@@ -1,0 +1,289 @@
+/* The search postings snapshot (index/postings_file.c): written by updates,
+ * used by later opens together with what changed since, and never trusted
+ * when it is damaged, foreign or behind: every search then gives what a
+ * build from the search text gives, and `status --check` agrees. */
+#include "idx.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[256], index_dir[256], snap[300];
+
+static void write_module(int m, const char *extra)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/pkg/mod%d.py", root, m);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "\"\"\"Module %d: ledgers and tariffs.\"\"\"\n", m);
+    for (int k = 0; k < 12; k++)
+        fprintf(f, "def settle_ledger_%d_%d(tariff, amount):\n    \"\"\"Settle a ledger entry "
+                   "under tariff %d.\"\"\"\n    return tariff * amount + %d\n\n",
+                m, k, k, m);
+    if (extra) fputs(extra, f);
+    fclose(f);
+}
+
+static IdxStore *open_store(unsigned flags)
+{
+    IdxConfig cfg = {.root = root, .index_dir = index_dir, .threads = 2};
+    IdxStore *st = NULL;
+    ErrInfo e = {0};
+    if (idx_open(&cfg, flags, &st, &e)) fprintf(stderr, "idx_open: %s\n", e.msg);
+    CHECK(st != NULL);
+    return st;
+}
+
+static void update_all(void)
+{
+    IdxStore *st = open_store(0);
+    ErrInfo e = {0};
+    if (!st) return;
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, &e), CR_OK);
+    idx_close(st);
+}
+
+static int verify(void)
+{
+    IdxStore *st = open_store(IDX_OPEN_READONLY);
+    ErrInfo e = {0};
+    CrErr rc = st ? idx_verify(st, &e) : CR_EIO;
+    if (rc) fprintf(stderr, "idx_verify: %s\n", e.msg);
+    idx_close(st);
+    return rc == CR_OK;
+}
+
+/* The top hits of a few queries, as "chunk:score" text. */
+static char *search_text_with(unsigned flags)
+{
+    static const char *const queries[] = {"settle ledger tariff", "settle_ledger_3_7", "amount",
+                                          "zebra crossing", "module ledgers"};
+    IdxStore *st = open_store(flags);
+    StrBuf sb;
+    sb_init(&sb);
+    for (size_t q = 0; st && q < sizeof queries / sizeof queries[0]; q++) {
+        IdxHit *hits = NULL;
+        size_t n = 0;
+        CHECK_INT(idx_search_bm25(st, queries[q], 10, &hits, &n, NULL), CR_OK);
+        for (size_t i = 0; i < n; i++) sb_addf(&sb, "%lld:%.5f ", (long long)hits[i].chunk_id, hits[i].score);
+        sb_addc(&sb, '\n');
+        free(hits);
+    }
+    idx_close(st);
+    return sb_detach(&sb, NULL);
+}
+
+static char *search_text(void)
+{
+    return search_text_with(0);
+}
+
+/* What a search gives with no snapshot at all (built from the search text). */
+static char *search_without_snapshot(void)
+{
+    char moved[320];
+    snprintf(moved, sizeof moved, "%s.aside", snap);
+    CHECK_INT(rename(snap, moved), 0);
+    char *text = search_text_with(IDX_OPEN_READONLY); /* read-only: writes no snapshot */
+    CHECK(access(snap, F_OK) != 0);
+    rename(moved, snap);
+    return text;
+}
+
+/* The snapshot's inode: a new snapshot is a new file renamed into place. */
+static ino_t snap_inode(void)
+{
+    struct stat sb;
+    return stat(snap, &sb) == 0 ? sb.st_ino : 0;
+}
+
+static void test_written_and_used(void)
+{
+    update_all();
+    CHECK(snap_inode() != 0);
+    CHECK(verify());
+    char *with = search_text(), *without = search_without_snapshot();
+    CHECK_STR(with, without);
+    CHECK(strstr(with, ":") != NULL); /* the queries found something */
+    free(with);
+    free(without);
+}
+
+static void test_changes_since_snapshot(void)
+{
+    /* A commit that is not followed by a new snapshot (a single-file update,
+     * or a crash between the database commit and the snapshot write): the
+     * snapshot stays, and searches see the new rows through the files'
+     * generations. */
+    ino_t before = snap_inode();
+    write_module(3, "def zebra_crossing(stripes):\n    return stripes\n");
+    char p[512];
+    snprintf(p, sizeof p, "%s/pkg/mod5.py", root);
+    unlink(p);
+    IdxStore *st = open_store(0);
+    if (!st) return;
+    CHECK_INT(idx_update_file(st, "pkg/mod3.py", NULL), CR_OK);
+    CHECK_INT(idx_update_file(st, "pkg/mod5.py", NULL), CR_OK);
+    idx_close(st);
+    CHECK(snap_inode() == before);
+    CHECK(verify());
+    char *with = search_text(), *without = search_without_snapshot();
+    CHECK_STR(with, without);
+    free(with);
+    free(without);
+    IdxHit *hits = NULL;
+    size_t n = 0;
+    st = open_store(0);
+    CHECK_INT(idx_search_bm25(st, "zebra crossing", 3, &hits, &n, NULL), CR_OK);
+    CHECK(n >= 1);
+    IdxChunk c = {0};
+    if (n && idx_chunk_get(st, hits[0].chunk_id, &c, NULL) == CR_OK) {
+        CHECK_STR(c.symbol, "zebra_crossing");
+        idx_chunk_release(&c);
+    }
+    free(hits);
+    CHECK_INT(idx_search_bm25(st, "settle_ledger_5_3", 3, &hits, &n, NULL), CR_OK);
+    for (size_t i = 0; i < n; i++) {
+        if (idx_chunk_get(st, hits[i].chunk_id, &c, NULL) != CR_OK) continue;
+        CHECK(strcmp(c.path, "pkg/mod5.py") != 0); /* the removed file is gone */
+        idx_chunk_release(&c);
+    }
+    free(hits);
+    idx_close(st);
+
+    /* Enough change since the snapshot: a full update writes a new one. */
+    for (int m = 0; m < 8; m++) write_module(m, "def extra_tariff():\n    return 1\n");
+    update_all();
+    CHECK(snap_inode() != before);
+    CHECK(verify());
+}
+
+/* Overwrites len bytes at off (from the end when off < 0). */
+static void damage(long off, const char *bytes, size_t len)
+{
+    FILE *f = fopen(snap, "r+b");
+    CHECK(f != NULL);
+    if (!f) return;
+    fseek(f, off, off < 0 ? SEEK_END : SEEK_SET);
+    fwrite(bytes, 1, len, f);
+    fclose(f);
+}
+
+static void test_damaged_snapshot(void)
+{
+    update_all();
+    char good[320];
+    snprintf(good, sizeof good, "%s.good", snap);
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", snap, good);
+    CHECK_INT(system(cmd), 0);
+    char *want = search_without_snapshot();
+    static const struct {
+        long off;
+        const char *bytes;
+        size_t len;
+        long truncate; /* >= 0: truncate to this size instead */
+    } cases[] = {
+        {0, "XXXX", 4, -1},        /* magic */
+        {60, "\xff\xff", 2, -1},   /* header counts */
+        {300, "\x01", 1, -1},      /* slot columns */
+        {-1, "\x7f", 1, -1},       /* last posting */
+        {-4000, "\x00\x00", 2, -1}, /* within the postings */
+        {0, "", 0, 10},            /* shorter than a header */
+        {0, "", 0, 4096},          /* cut short */
+        {0, "", 0, 0},             /* empty */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, snap);
+        CHECK_INT(system(cmd), 0);
+        if (cases[i].truncate >= 0)
+            CHECK_INT(truncate(snap, cases[i].truncate), 0);
+        else
+            damage(cases[i].off, cases[i].bytes, cases[i].len);
+        CHECK(verify());
+        char *got = search_text();
+        if (strcmp(got, want) != 0) fprintf(stderr, "damage case %zu\n", i);
+        CHECK_STR(got, want);
+        free(got);
+    }
+    free(want);
+    unlink(good);
+}
+
+static void test_foreign_snapshot(void)
+{
+    /* A snapshot of another database (a rebuilt index, a copied folder) is
+     * never adopted, even when its generations look plausible. */
+    char other[300], cmd[900];
+    snprintf(other, sizeof other, "%s-other", index_dir);
+    IdxConfig cfg = {.root = root, .index_dir = other, .threads = 1};
+    IdxStore *st = NULL;
+    mkdir(other, 0755);
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    if (!st) return;
+    write_module(1, "def only_in_other(x):\n    return x\n");
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    idx_close(st);
+    write_module(1, NULL);
+    update_all();
+    snprintf(cmd, sizeof cmd, "cp '%s/postings.bin' '%s'", other, snap);
+    CHECK_INT(system(cmd), 0);
+    CHECK(verify());
+    st = open_store(0);
+    IdxHit *hits = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_search_bm25(st, "only_in_other", 3, &hits, &n, NULL), CR_OK);
+    IdxChunk c = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (idx_chunk_get(st, hits[i].chunk_id, &c, NULL) != CR_OK) continue;
+        CHECK(strcmp(c.symbol, "only_in_other") != 0);
+        idx_chunk_release(&c);
+    }
+    free(hits);
+    idx_close(st);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", other);
+    CHECK_INT(system(cmd), 0);
+}
+
+static void test_readonly_writes_nothing(void)
+{
+    unlink(snap);
+    IdxStore *st = open_store(IDX_OPEN_READONLY);
+    IdxHit *hits = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_search_bm25(st, "settle ledger", 3, &hits, &n, NULL), CR_OK);
+    CHECK(n > 0);
+    free(hits);
+    idx_close(st);
+    CHECK(access(snap, F_OK) != 0);
+    /* A writable open that has to build them from the text saves them. */
+    st = open_store(0);
+    CHECK_INT(idx_warm(st, NULL), CR_OK);
+    idx_close(st);
+    CHECK(access(snap, F_OK) == 0);
+}
+
+int main(void)
+{
+    char tmpl[] = "/tmp/coderag-postings.XXXXXX";
+    if (!mkdtemp(tmpl)) return 1;
+    snprintf(root, sizeof root, "%s/ws", tmpl);
+    snprintf(index_dir, sizeof index_dir, "%s/index", tmpl);
+    snprintf(snap, sizeof snap, "%s/postings.bin", index_dir);
+    char p[512];
+    mkdir(root, 0755);
+    snprintf(p, sizeof p, "%s/pkg", root);
+    mkdir(p, 0755);
+    for (int m = 0; m < 40; m++) write_module(m, NULL);
+    RUN(test_written_and_used);
+    RUN(test_changes_since_snapshot);
+    RUN(test_damaged_snapshot);
+    RUN(test_foreign_snapshot);
+    RUN(test_readonly_writes_nothing);
+    snprintf(p, sizeof p, "rm -rf '%s'", tmpl);
+    if (system(p) != 0) fprintf(stderr, "cleanup failed\n");
+    return test_summary();
+}
