@@ -29,7 +29,8 @@ stop_busy() {
   for p in "${busy[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   busy=()
 }
-trap stop_busy EXIT INT TERM
+trap stop_busy EXIT
+trap 'exit 130' INT TERM
 
 # Builds first (scripts/test.sh would, too), so the runs time the tests alone.
 scripts/setup.sh --sanitize build-test || { echo "test-stress: build failed" >&2; exit 2; }
@@ -56,7 +57,7 @@ for run in "${runs[@]}"; do
   if [ "$rc" -eq 0 ]; then word=PASS; else word=FAIL; failed=$((failed + 1)); fi
   line=$(printf '%-4s %-5s %5ss  exit %s  (%s)' "$word" "$run" "$secs" "$rc" "$summary")
   echo "$line"
-  [ "$rc" -eq 0 ] || grep -E '^FAIL|\*\*\*Failed|Timeout|^ +[0-9]+ - ' "$log" | head -20 | sed 's/^/     /'
+  [ "$rc" -eq 0 ] || grep -E '^FAIL|\*\*\*Failed|Timeout|^[[:space:]]+[0-9]+ - ' "$log" | head -20 | sed 's/^/     /'
   results+=("$line")
 done
 
