@@ -42,7 +42,7 @@ void sb_grow(StrBuf *sb, size_t extra)
 void sb_add(StrBuf *sb, const void *data, size_t len)
 {
     sb_grow(sb, len);
-    memcpy(sb->buf + sb->len, data, len);
+    if (len) memcpy(sb->buf + sb->len, data, len); /* data may be NULL when len is 0 */
     sb->len += len;
     sb->buf[sb->len] = '\0';
 }

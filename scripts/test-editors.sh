@@ -11,6 +11,7 @@
 # archive (apt-get, as root), the extension's npm packages into
 # editors/vscode-client/node_modules (npm ci, from package-lock.json).
 # Ends with the line "N passed, N failed"; exits non-zero when anything failed.
+# The `timeout`s below are last-resort bounds on a hang, never pass conditions.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -44,8 +45,8 @@ fi
 if [ ${#need[@]} -gt 0 ] && [ -z "${SKIP_INSTALL:-}" ]; then
     say "installing ${need[*]} from Debian"
     if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
-    $SUDO apt-get update -qq >/dev/null 2>&1
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >"$TMP/apt.log" 2>&1 ||
+    $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null 2>&1
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${need[@]}" >"$TMP/apt.log" 2>&1 ||
         { tail -20 "$TMP/apt.log"; echo "apt-get install ${need[*]} failed"; }
 fi
 if [ ! -d "$EXT/node_modules/vscode-languageclient" ] || [ ! -d "$EXT/node_modules/@vscode/vsce" ] ||
@@ -86,17 +87,17 @@ workspace() { # dir: a fresh copy of the fixture
 # --- VS Code --------------------------------------------------------------------
 if command -v npm >/dev/null 2>&1 && [ -d "$EXT/node_modules" ]; then
     say "VS Code: compile and unit tests (npm test)"
-    (cd "$EXT" && timeout 300 npm test --silent) >"$TMP/vsc-unit.log" 2>&1
+    (cd "$EXT" && timeout 3600 npm test --silent) >"$TMP/vsc-unit.log" 2>&1
     count "vscode unit" "$TMP/vsc-unit.log" $?
 
     say "VS Code: extension logic against the server (vscode-jsonrpc)"
-    (cd "$EXT" && CODERAG_BIN=$BIN CODERAG_FIXTURE=$FIXTURE timeout 300 node --test --test-reporter=tap out/test-server/*.test.js) \
+    (cd "$EXT" && CODERAG_BIN=$BIN CODERAG_FIXTURE=$FIXTURE timeout 3600 node --test --test-reporter=tap out/test-server/*.test.js) \
         >"$TMP/vsc-server.log" 2>&1
     count "vscode server round trip" "$TMP/vsc-server.log" $?
 
     say "VS Code: .vsix package (vsce)"
     rm -f "$EXT/coderag.vsix"
-    if (cd "$EXT" && timeout 300 npx --no-install vsce package --allow-missing-repository \
+    if (cd "$EXT" && timeout 3600 npx --no-install vsce package --allow-missing-repository \
             --out coderag.vsix) >"$TMP/vsix.log" 2>&1 &&
        unzip -l "$EXT/coderag.vsix" >"$TMP/vsix.lst" 2>&1 &&
        grep -q 'extension/out/extension.js' "$TMP/vsix.lst" &&
@@ -117,7 +118,7 @@ if command -v nvim >/dev/null 2>&1; then
     workspace "$TMP/nvim"
     CODERAG_BIN=$BIN CODERAG_WS=$TMP/nvim/ws CODERAG_INDEX_DIR=$TMP/nvim/index HOME=$TMP/nvim \
         XDG_CONFIG_HOME=$TMP/nvim/config XDG_DATA_HOME=$TMP/nvim/data XDG_STATE_HOME=$TMP/nvim/state \
-        timeout 180 nvim --headless -u NONE -i NONE --cmd "set rtp^=$ROOT/editors/nvim" \
+        timeout 3600 nvim --headless -u NONE -i NONE --cmd "set rtp^=$ROOT/editors/nvim" \
         -c "luafile $ROOT/tests/editors/nvim_test.lua" </dev/null >"$TMP/nvim.log" 2>&1
     count "neovim" "$TMP/nvim.log" $?
 else
@@ -129,7 +130,7 @@ if command -v emacs >/dev/null 2>&1; then
     say "Emacs $(emacs --version | head -1 | awk '{print $3}'): batch coderag-ask"
     workspace "$TMP/emacs"
     CODERAG_BIN=$BIN CODERAG_WS=$TMP/emacs/ws CODERAG_INDEX_DIR=$TMP/emacs/index HOME=$TMP/emacs \
-        timeout 180 emacs -Q --batch -L "$ROOT/editors/emacs" -l "$ROOT/tests/editors/emacs_test.el" \
+        timeout 3600 emacs -Q --batch -L "$ROOT/editors/emacs" -l "$ROOT/tests/editors/emacs_test.el" \
         </dev/null >"$TMP/emacs.log" 2>&1
     count "emacs" "$TMP/emacs.log" $?
     # The package byte-compiles without warnings.

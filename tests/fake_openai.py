@@ -48,6 +48,9 @@ delay_ms apply to chat too):
                     the request asked
   chunk: N          characters of content per event (default 7)
   chunk_delay_ms: N sleep between events
+  stall_after: N    send N events, then nothing more: the connection is held
+                    open until the client closes it (an hour at most), so a
+                    client's cancel is what ends the transfer
   comments: true    a ": keep-alive" comment line before every event
   multiline: true   every event's JSON split over two data lines
   crlf: true        CRLF line ends
@@ -66,6 +69,7 @@ import argparse
 import copy
 import json
 import re
+import select
 import sys
 import threading
 import time
@@ -236,12 +240,29 @@ def chat(handler, req, action):
     handler.send_header("Cache-Control", "no-cache")
     handler.end_headers()
     delay = action.get("chunk_delay_ms", 0) / 1000.0
-    for piece in wire:
+    stall = action.get("stall_after")
+    for i, piece in enumerate(wire):
+        if stall is not None and i >= stall:
+            wait_for_close(handler)
+            break
         handler.wfile.write(piece.encode("utf-8"))
         handler.wfile.flush()
         if delay:
             time.sleep(delay)
     handler.close_connection = True
+
+
+def wait_for_close(handler, limit=3600):
+    """Holds a connection open, sending nothing, until the client closes it."""
+    sock = handler.connection
+    end = time.monotonic() + limit
+    try:
+        while time.monotonic() < end:
+            readable, _, _ = select.select([sock], [], [], 1.0)
+            if readable and not sock.recv(4096):
+                return
+    except OSError:
+        return
 
 
 ENDPOINTS = {"embeddings": embeddings, "chat/completions": chat}

@@ -12,6 +12,11 @@
 (package-initialize)
 (require 'cl-lib)
 (require 'coderag)
+;; Time limits are last-resort bounds (a loaded one-core machine with a
+;; sanitized server must never reach them); every wait ends on the state.
+(setq jsonrpc-default-request-timeout 300
+      eglot-connect-timeout 300
+      coderag-request-timeout 600)
 
 (defvar ct-passed 0)
 (defvar ct-failed 0)
@@ -54,7 +59,7 @@
       (ct-check (derived-mode-p 'python-mode) "python-mode")
       ;; What M-x eglot does, without prompting.
       (apply #'eglot (eglot--guess-contact))
-      (let ((server (ct-wait #'eglot-current-server 15)))
+      (let ((server (ct-wait #'eglot-current-server 300)))
         (ct-check (and server (cl-typep server 'coderag-eglot-server)) "eglot connected to coderag lsp")
         (unless server (error "no server")))
       (let ((state (ct-wait (lambda ()
@@ -62,7 +67,7 @@
                                                                    (make-hash-table))
                                                   :state)))
                                 (if (equal s "ready") s (sleep-for 0.1) nil)))
-                            30)))
+                            600)))
         (ct-check (equal state "ready") "index ready" state))
       (when index-dir
         (ct-check (file-directory-p index-dir) "indexDir from the initialization options used")

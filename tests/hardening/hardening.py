@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -98,7 +99,7 @@ class FakeOpenAI:
         import urllib.request
         req = urllib.request.Request("http://127.0.0.1:%d/_control/%s" % (self.port, what),
                                      data=json.dumps(body or {}).encode(), method="POST")
-        with urllib.request.urlopen(req, timeout=10) as f:
+        with urllib.request.urlopen(req, timeout=lsp_test.TIMEOUT) as f:
             return json.loads(f.read() or b"{}")
 
     def close(self):
@@ -113,10 +114,15 @@ def embed_env(fake):
 
 
 def status(bin_path, root, index_dir, env=None):
+    """Counts of a checked index, or (None, why): never indexed (exit 0 with
+    state "missing", or exit 2 with "run `coderag index`" before issue 10)
+    or an error."""
     r = run([bin_path, "status", "--root", root, "--index-dir", index_dir, "--json", "--check"], env=env)
     if r.returncode != 0:
         return None, r.stderr.strip()
     j = json.loads(r.stdout)
+    if j.get("state") == "missing":
+        return None, "not indexed yet: run `coderag index` (state missing)"
     return {k: j[k] for k in ("files", "chunks", "symbols", "edges", "vectors")}, ""
 
 
@@ -150,7 +156,7 @@ def row_diff(a_dir, b_dir, n=8):
                                                os.path.basename(b_dir), sorted(b - a)[:n])
 
 
-def index(bin_path, root, index_dir, env=None, timeout=600):
+def index(bin_path, root, index_dir, env=None, timeout=3600):
     return run([bin_path, "index", "--root", root, "--index-dir", index_dir], env=env, timeout=timeout)
 
 
@@ -166,6 +172,7 @@ def t_crash(bin_path, fixtures, work):
     fake = FakeOpenAI()
     try:
         env = clean_env(embed_env(fake))
+        fake.control("reset", {"dim": 32})
         t0 = time.monotonic()
         r = index(bin_path, corpus, os.path.join(work, "clean"), env)
         t_clean = time.monotonic() - t0
@@ -175,28 +182,50 @@ def t_crash(bin_path, fixtures, work):
         want_digest = digest(os.path.join(work, "clean"))
         kills = int(os.environ.get("HARDENING_KILLS", "5"))
         killed_dir = os.path.join(work, "killed")
+        # Kill points are states of the build, never delays: once the database
+        # exists; once the next batch of files is committed; once every file
+        # is committed (the vectors step begins); then after a random number
+        # of embeddings requests answered by the fake (inside the vectors
+        # step). Each restart resumes where the last one stopped.
+        total = want["files"]
+        embeds = len([q for q in fake.control("log")["requests"] if q.get("endpoint") == "embeddings"])
+        points = (["db", "commit", "files"] + ["embeds"] * kills)[:kills]
         moments, landed = [], 0
-        for k in range(kills):
-            # Spread over the whole build: each restart resumes where the last
-            # one stopped, so the moments are drawn from slices of the clean time.
-            delay = RNG.uniform(0.02, max(0.1, 1.6 * t_clean / (kills + 1)))
-            moments.append(round(delay, 2))
+        for k, point in enumerate(points):
+            if point == "commit":
+                target = max(committed_files(killed_dir), 0) + 1
+            elif point == "files":
+                target = total
+            elif point == "embeds":
+                target = RNG.randint(1, max(1, embeds // 2))
+            else:
+                target = None
+            fake.control("reset", {"dim": 32})  # clears the request log
             p = subprocess.Popen([bin_path, "index", "--root", corpus, "--index-dir", killed_dir],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-            time.sleep(delay)
-            if p.poll() is None:
-                p.send_signal(signal.SIGKILL)
-                landed += 1
-            _, errtext = p.communicate()
+            if point == "embeds":
+                reached = lambda n=target: len(fake.control("log")["requests"]) >= n  # noqa: E731
+            elif point == "db":
+                reached = lambda: os.path.exists(os.path.join(killed_dir, "index.db"))  # noqa: E731
+            else:
+                reached = lambda n=target: committed_files(killed_dir) >= n  # noqa: E731
+            hit = kill_when(p, reached)
+            landed += hit
+            moments.append("%s%s%s" % (point, "" if target is None else " %d" % target,
+                                       "" if hit else " (ended first)"))
+            errtext = p.stderr.read()
+            p.stderr.close()
             check(sanitizer_clean(errtext.decode(errors="replace")), "sanitizer report before kill")
             got, err = status(bin_path, corpus, killed_dir, env)
-            check(got is not None or "run `coderag index`" in err,
-                  "status after kill %d at %.2fs: %s" % (k, delay, err))
+            check(got is not None or (point == "db" and "run `coderag index`" in err),
+                  "status after kill %d at %s: %s" % (k, point, err))
+            check(got is None or point not in ("commit", "files") or got["files"] >= target,
+                  "status after kill %d at %s %s: %s" % (k, point, target, got))
         r = index(bin_path, corpus, killed_dir, env)
         check(r.returncode == 0, "finishing run: %s" % r.stderr[-500:])
         got, err = status(bin_path, corpus, killed_dir, env)
         got_digest = digest(killed_dir)
-        print("  crash: corpus %s, clean build %.1fs, %d kills (%d landed) at %s s; clean %s %s;"
+        print("  crash: corpus %s, clean build %.1fs, %d kills (%d landed) at %s; clean %s %s;"
               " after kills %s %s" % (corpus, t_clean, kills, landed, moments, want, want_digest, got,
                                       got_digest))
         check(got == want, "interrupted index differs: %s vs %s" % (got, want))
@@ -204,6 +233,42 @@ def t_crash(bin_path, fixtures, work):
               % row_diff(killed_dir, os.path.join(work, "clean")))
     finally:
         fake.close()
+
+
+def committed_files(index_dir):
+    """Files in the last committed transaction of index_dir (read-only), or -1."""
+    db = os.path.join(index_dir, "index.db")
+    if not os.path.exists(db):
+        return -1
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=0.05)
+        try:
+            return con.execute("SELECT count(*) FROM files WHERE status = 'ok'").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:  # not created yet, no schema yet, or busy
+        return -1
+
+
+def kill_when(p, reached):
+    """SIGKILLs p once reached() is true; 1 when the kill landed, 0 when p
+    ended first. Polls observable state: no delay decides the moment."""
+    while p.poll() is None:
+        if reached():
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            return 1
+        time.sleep(0.005)
+    return 0
+
+
+def wait_log(s, pattern, n):
+    """Waits until the server's stderr has n lines matching pattern."""
+    deadline = time.monotonic() + lsp_test.TIMEOUT
+    while len(re.findall(pattern, s.stderr())) < n:
+        check(s.proc.poll() is None, "server exited: %s" % s.stderr()[-500:])
+        check(time.monotonic() < deadline, "no %d %r in the server log" % (n, pattern))
+        time.sleep(0.02)
 
 
 def copy_corpus(corpus, dest, limit_files=None):
@@ -230,16 +295,16 @@ def t_lspkill(bin_path, fixtures, work):
                 # before it, on the empty index, loses edges through aliased
                 # imports (known issue, docs/hardening.md); HARDENING_EARLY_SAVES=1
                 # storms at once and shows it.
-                s.wait_method({"method": "$/progress", "params": {"value": {"kind": "begin"}}},
-                              timeout=60)
+                s.wait_method({"method": "$/progress", "params": {"value": {"kind": "begin"}}})
             if k == kills:
-                s.wait_ready(timeout=300)
+                s.wait_ready(timeout=2 * lsp_test.TIMEOUT)
                 check(s.shutdown_exit() == 0, "clean exit after the kills")
                 break
             # Storm: rewrite files and announce each save several times; kill
-            # at a random point of it (before ready, the first time).
+            # at a random point of it, chosen by what the server reports
+            # (before ready, the first time).
             if k > 0:
-                s.wait_ready(timeout=300)
+                s.wait_ready(timeout=2 * lsp_test.TIMEOUT)
             stop_after = RNG.randint(5, 60)
             sent = 0
             for rnd in range(1000):
@@ -252,11 +317,22 @@ def t_lspkill(bin_path, fixtures, work):
                     sent += 1
                 if sent >= stop_after:
                     break
-                time.sleep(0.005)
-            time.sleep(RNG.uniform(0, 0.3))
+            point = "at once"
+            if k == 0 and not early:
+                # during the first build: after a progress report past a
+                # random percentage (or its end, on a build that got there)
+                pct = RNG.randint(1, 99)
+                s.wait_method({"method": "$/progress", "params": {"value": lambda v: v.get("kind") == "end" or (
+                    v.get("kind") == "report" and v.get("percentage", 0) >= pct)}})
+                point = "build %d%%" % pct
+            elif not early:
+                # after a random number of the saved files were re-indexed
+                reindexed = RNG.randint(1, (sent + 2) // 3)
+                wait_log(s, r"re-indexed .* in [\d.]+ ms", reindexed)
+                point = "%d re-indexed" % reindexed
             s.proc.send_signal(signal.SIGKILL)
             s.proc.wait()
-            notes.append(sent)
+            notes.append("%d saves, %s" % (sent, point))
             check(sanitizer_clean(s.stderr()), "sanitizer report")
         finally:
             s.kill()
@@ -266,7 +342,7 @@ def t_lspkill(bin_path, fixtures, work):
     check(index(bin_path, ws, fresh).returncode == 0, "fresh index")
     got, want = status(bin_path, ws, index_dir)[0], status(bin_path, ws, fresh)[0]
     gd, wd = digest(index_dir), digest(fresh)
-    print("  lspkill: %d kills during storms of %s didSave notifications; restarted index %s %s,"
+    print("  lspkill: %d kills (storm sizes and kill points %s); restarted index %s %s,"
           " fresh build %s %s" % (kills, notes, got, gd, want, wd))
     check(got == want and gd == wd, "index after LSP kills differs from a fresh build: %s"
           % row_diff(index_dir, fresh))
@@ -313,7 +389,7 @@ def t_readonly(bin_path, fixtures, work):
         s = lsp_test.Server(bin_path, work)
         try:
             s.initialize(ws)
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + lsp_test.TIMEOUT
             state = None
             while time.monotonic() < deadline:
                 res = s.call("coderag/status", {}).get("result", {})
@@ -402,7 +478,7 @@ def t_two(bin_path, fixtures, work):
     procs = [subprocess.Popen([bin_path, "index", "--root", ws, "--index-dir", shared],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=clean_env())
              for _ in range(2)]
-    outs = [(p.wait(timeout=300), p.stderr.read().decode(errors="replace")) for p in procs]
+    outs = [(p.wait(timeout=3600), p.stderr.read().decode(errors="replace")) for p in procs]
     codes = [c for c, _ in outs]
     check(all(sanitizer_clean(e) for _, e in outs), "sanitizer report")
     check(0 in codes, "neither indexer succeeded: %s" % outs)
@@ -424,7 +500,7 @@ def t_two(bin_path, fixtures, work):
         for s in servers:
             s.initialize(ws)
         for s in servers:
-            s.wait_ready(timeout=120)
+            s.wait_ready()
         for rnd in range(40):
             rel = "pkg%d/m%d.py" % (rnd % 12, (rnd % 12) * 50 + rnd)
             with open(os.path.join(ws, rel), "a") as f:
@@ -436,7 +512,7 @@ def t_two(bin_path, fixtures, work):
                 for s in servers:
                     s.request("coderag/ask", {"question": "two_servers_%d" % rnd})
         for s in servers:
-            s.wait_ready(timeout=120)
+            s.wait_ready()
         # Each server sees its own writes; one whose rows were written by the
         # other keeps its in-memory search postings until it writes itself
         # (known issue, docs/hardening.md): recorded, not failed.
@@ -517,7 +593,7 @@ def t_secrets(bin_path, fixtures, work):
         s.errf.flush()
         try:
             s.initialize(ws)
-            s.wait_ready(timeout=60)
+            s.wait_ready()
             r1 = s.call("coderag/ask", {"question": "order total", "mode": "llm"})
             fake.control("reset", {"actions": {"chat": [{"content": answer, "times": 100}]}})
             r2 = s.call("coderag/ask", {"question": "order total", "mode": "llm"})

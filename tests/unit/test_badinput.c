@@ -40,7 +40,7 @@ static void fresh(const char *name)
     snprintf(ws, sizeof ws, "%s/ws", base_dir);
     snprintf(index_dir, sizeof index_dir, "%s/index", base_dir);
     if (mkdir(ws, 0755) != 0) abort();
-    alarm(120);
+    alarm(900); /* a last resort against a hang, not a time limit */
 }
 
 static void put(const char *rel, const void *data, size_t len)

@@ -891,7 +891,8 @@ static void test_hostile(void)
     sb_adds(&sb, "[pkg/a.py:4]");
     for (int i = 0; i < 100000; i++)
         sb_adds(&sb, "`)]");
-    double t0 = now_ms();
+    /* No clock here: a scan that went quadratic on these megabyte inputs
+     * would run for hours, and ctest's time limit fails it. */
     CHECK_INT(vfy_check(&src, sb.buf, sb.len, ctx, 2, VFY_AUTHOR_MODEL, &r, NULL), CR_OK);
     CHECK_INT(r.n_citations, 1);
     CHECK_INT(r.answer_len, sb.len);
@@ -911,7 +912,6 @@ static void test_hostile(void)
     CHECK_INT(vfy_check(&src, sb.buf, sb.len, ctx, 2, VFY_AUTHOR_MODEL, &r, NULL), CR_OK);
     CHECK(r.answer != NULL);
     vfy_result_release(&r);
-    CHECK(now_ms() - t0 < 20000);
 
     /* Random bytes from the characters citations are made of. */
     static const char alphabet[] = "[]()`#:-L/.py a1\n,;\"'<>\\" NDASH "file://%0";

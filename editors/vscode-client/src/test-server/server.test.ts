@@ -34,7 +34,9 @@ let stderr = '';
 
 function sleep(ms: number) { return new Promise((r) => setTimeout(r, ms)); }
 
-async function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 20000): Promise<T> {
+// Waits end on the state they wait for; ms is a last-resort bound on a hang
+// (a loaded one-core machine with a sanitized server must never reach it).
+async function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 600000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -85,7 +87,7 @@ after(async () => {
     await conn.sendNotification('exit').catch(() => undefined);
   }
   let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([exitCode, new Promise((r) => { timer = setTimeout(() => r('timeout'), 5000); })]);
+  const code = await Promise.race([exitCode, new Promise((r) => { timer = setTimeout(() => r('timeout'), 300000); })]);
   clearTimeout(timer);
   if (code === 'timeout') proc.kill('SIGKILL');
   conn?.dispose();
