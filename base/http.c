@@ -27,6 +27,13 @@ typedef struct CurlApi {
     const char *(*easy_strerror)(CURLcode code);
     struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
     void (*slist_free_all)(struct curl_slist *list);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_add_handle)(CURLM *m, CURL *curl);
+    CURLMcode (*multi_remove_handle)(CURLM *m, CURL *curl);
+    CURLMcode (*multi_perform)(CURLM *m, int *running);
+    CURLMcode (*multi_poll)(CURLM *m, struct curl_waitfd *fds, unsigned n, int timeout_ms, int *ret);
+    CURLMsg *(*multi_info_read)(CURLM *m, int *left);
+    CURLMcode (*multi_cleanup)(CURLM *m);
     char error[200]; /* non-empty: could not be loaded */
 } CurlApi;
 
@@ -48,6 +55,13 @@ static void http__load(void)
         {"curl_easy_strerror", offsetof(CurlApi, easy_strerror)},
         {"curl_slist_append", offsetof(CurlApi, slist_append)},
         {"curl_slist_free_all", offsetof(CurlApi, slist_free_all)},
+        {"curl_multi_init", offsetof(CurlApi, multi_init)},
+        {"curl_multi_add_handle", offsetof(CurlApi, multi_add_handle)},
+        {"curl_multi_remove_handle", offsetof(CurlApi, multi_remove_handle)},
+        {"curl_multi_perform", offsetof(CurlApi, multi_perform)},
+        {"curl_multi_poll", offsetof(CurlApi, multi_poll)},
+        {"curl_multi_info_read", offsetof(CurlApi, multi_info_read)},
+        {"curl_multi_cleanup", offsetof(CurlApi, multi_cleanup)},
     };
     CurlApi *c = &http__curl;
     void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
@@ -146,6 +160,52 @@ static int http__progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_o
         return 1;
     }
     return 0;
+}
+
+/* How often a transfer with a cancel hook polls it while idle: libcurl's
+ * own progress callback may wait a second between calls. */
+#define HTTP_CANCEL_POLL_MS 20
+
+/* The transfer: with a cancel hook, through a multi handle polled every
+ * HTTP_CANCEL_POLL_MS so that a cancel stops it promptly. */
+static CURLcode http__perform(HttpXfer *x)
+{
+    const CurlApi *c = x->api;
+    CURLM *m = x->req->cancel ? c->multi_init() : NULL;
+    if (!m) return c->easy_perform(x->curl);
+    CURLcode cc = CURLE_OK;
+    int running = 1, done = 0;
+    if (c->multi_add_handle(m, x->curl) != CURLM_OK) {
+        c->multi_cleanup(m);
+        return c->easy_perform(x->curl);
+    }
+    while (running) {
+        if (c->multi_perform(m, &running) != CURLM_OK) {
+            cc = CURLE_OUT_OF_MEMORY;
+            break;
+        }
+        if (!running) break;
+        if (x->req->cancel(x->req->cancel_ud)) {
+            x->canceled = 1;
+            cc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (c->multi_poll(m, NULL, 0, HTTP_CANCEL_POLL_MS, NULL) != CURLM_OK) {
+            cc = CURLE_OUT_OF_MEMORY;
+            break;
+        }
+    }
+    CURLMsg *msg;
+    int left;
+    while (!x->canceled && (msg = c->multi_info_read(m, &left)))
+        if (msg->msg == CURLMSG_DONE) {
+            cc = msg->data.result;
+            done = 1;
+        }
+    if (!done && !x->canceled && cc == CURLE_OK) cc = CURLE_RECV_ERROR;
+    c->multi_remove_handle(m, x->curl);
+    c->multi_cleanup(m);
+    return cc;
 }
 
 static void http__add_clean(StrBuf *sb, const char *s, size_t n)
@@ -287,7 +347,7 @@ static CrErr http__attempt(HttpXfer *x, const char *url_shown, char *errbuf, int
     errbuf[0] = '\0';
     *retry = 0;
 
-    CURLcode cc = x->api->easy_perform(x->curl);
+    CURLcode cc = http__perform(x);
     out->status = 0;
     x->api->easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &out->status);
     const char *why = errbuf[0] ? errbuf : x->api->easy_strerror(cc);

@@ -77,7 +77,7 @@ before(async () => {
   });
   assert.ok(init.capabilities.codeLensProvider, 'code lens capability');
   assert.ok(init.capabilities.hoverProvider, 'hover capability');
-  assert.deepEqual([...init.capabilities.executeCommandProvider.commands].sort(), ['coderag.ask', 'coderag.reindex']);
+  assert.deepEqual([...init.capabilities.executeCommandProvider.commands].sort(), ['coderag.ask', 'coderag.explain', 'coderag.reindex']);
   await conn.sendNotification('initialized', {});
 });
 
