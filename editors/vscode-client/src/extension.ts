@@ -4,7 +4,7 @@ import {
 } from 'vscode-languageclient/node';
 import {
   AnswerHistory, AskParams, AskResult, AskSession, Citation, StatusResult, buildAskParams,
-  citationQuickPickItems, citationSelection, renderAnswerHtml, renderPendingHtml, serverCommand,
+  citationQuickPickItems, citationSelection, findRoot, renderAnswerHtml, renderPendingHtml, serverCommand,
   settingsToInitOptions, statusBarText,
 } from './logic';
 
@@ -67,8 +67,18 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     run: { command, args, transport: TransportKind.stdio },
     debug: { command, args, transport: TransportKind.stdio, options: { env: { ...process.env, CODERAG_LOG: 'debug' } } },
   };
+  // The root rule: the workspace folder's VCS or project root when it has one above it.
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  let workspaceFolder: vscode.WorkspaceFolder | undefined;
+  if (folder && folder.uri.scheme === 'file') {
+    const { root } = findRoot(folder.uri.fsPath, folder.uri.fsPath);
+    if (root !== folder.uri.fsPath) {
+      workspaceFolder = { uri: vscode.Uri.file(root), name: root.split('/').pop() || root, index: 0 };
+    }
+  }
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'python' }],
+    workspaceFolder,
     // The server registers its own **/*.py file watcher (dynamic registration).
     initializationOptions: settingsToInitOptions(setting),
     outputChannelName: 'CodeRAG',
@@ -86,6 +96,22 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     },
   };
   client = new LanguageClient('coderag', 'CodeRAG', serverOptions, clientOptions);
+  if (workspaceFolder) {
+    // vscode-languageclient sends VS Code's folders; this feature runs after its own and names
+    // the root the rule found instead.
+    const root = workspaceFolder;
+    client.registerFeature({
+      fillInitializeParams: (params: any) => {
+        params.workspaceFolders = [{ uri: root.uri.toString(), name: root.name }];
+        params.rootUri = root.uri.toString();
+        params.rootPath = root.uri.fsPath;
+      },
+      fillClientCapabilities: () => undefined,
+      initialize: () => undefined,
+      getState: () => ({ kind: 'static' }),
+      clear: () => undefined,
+    });
+  }
   client.onDidChangeState((e) => {
     if (e.newState === State.Running) pollStatus();
     if (e.newState === State.Stopped) renderStatus(undefined);

@@ -51,6 +51,30 @@ export interface StatusResult {
   files?: number; chunks?: number; indexed?: number; total?: number; message?: string;
 }
 
+export const VCS_MARKERS = ['.git', '.hg', '.svn', '.jj'];
+export const PROJECT_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg'];
+
+/**
+ * The root rule shared by every coderag client (editors/README.md): from `start` (a file's
+ * folder, or the workspace folder) upwards, the nearest folder with a VCS marker, else the
+ * nearest with a project marker, else `opened` (the folder the editor was opened in). A
+ * `.coderag/` index is never a marker. `exists` is injectable for tests.
+ */
+export function findRoot(start: string, opened: string,
+  exists: (p: string) => boolean = (p) => require('fs').existsSync(p)): { root: string; how: string } {
+  const path = require('path') as typeof import('path');
+  for (const [markers, how] of [[VCS_MARKERS, 'vcs'], [PROJECT_MARKERS, 'project']] as const) {
+    let dir = path.resolve(start);
+    for (;;) {
+      if (markers.some((m) => exists(path.join(dir, m)))) return { root: dir, how };
+      const parent = path.dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  }
+  return { root: path.resolve(opened), how: 'opened' };
+}
+
 /** Reads a setting by its key below `coderag.` (e.g. `llm.url`). */
 export type SettingGetter = (key: string) => unknown;
 

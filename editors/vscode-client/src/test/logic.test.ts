@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
-  AnswerHistory, AskSession, contextHtml, renderPendingHtml, AskResult, Citation, buildAskParams, citationLabel, citationQuickPickItems, citationSelection,
+  findRoot, AnswerHistory, AskSession, contextHtml, renderPendingHtml, AskResult, Citation, buildAskParams, citationLabel, citationQuickPickItems, citationSelection,
   findCitation, progressText, renderAnswerHtml, serverCommand, settingsToInitOptions, statusBarText,
 } from '../logic';
 
@@ -143,4 +143,13 @@ test('the context table shows score, lines, symbol and via; a weak match is flag
   const weak = renderAnswerHtml('Q', { answer: '**Weak match:** little matches.\n\nRest.', mode: 'extractive', match: 'weak', citations: [] });
   assert.match(weak, /<p class="warn"><strong>Weak match:<\/strong> little matches.<\/p>/);
   assert.match(weak, /match: weak/);
+});
+
+test('the root rule: VCS root, else project marker, else the opened folder; .coderag/ is no marker', () => {
+  const fsys = new Set(['/r/.git', '/r/pkg/pyproject.toml', '/p/pyproject.toml', '/plain/flask/.coderag', '/wt/.git']);
+  const ex = (p: string) => fsys.has(p);
+  assert.deepEqual(findRoot('/r/pkg/sub', '/r/pkg/sub', ex), { root: '/r', how: 'vcs' });
+  assert.deepEqual(findRoot('/p/pkg/mod', '/p/pkg/mod', ex), { root: '/p', how: 'project' });
+  assert.deepEqual(findRoot('/plain/flask', '/plain', ex), { root: '/plain', how: 'opened' });
+  assert.deepEqual(findRoot('/wt/a', '/wt/a', ex), { root: '/wt', how: 'vcs' });
 });
