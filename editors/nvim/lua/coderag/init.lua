@@ -142,7 +142,9 @@ local function on_progress(err, result, ctx, config)
   if p and result.token == p.partial_token then
     return M.on_partial(p, result.value)
   end
-  if p and result.token == p.token then
+  if M.last_token == result.token and not p then
+    progress.update('ask', result.value) -- the end of a question already cancelled here
+  elseif p and result.token == p.token then
     p.message = result.value.message ~= vim.NIL and result.value.message or p.message
     progress.update('ask', result.value)
     ui.refresh(M)
@@ -297,13 +299,16 @@ function M.start_request(client, method, params, question, opts, bufnr)
   local p = { question = question, client = client, token = token, partial_token = token .. '-partial',
     message = 'asking', text = '', float = opts.float ~= false, started = (vim.uv or vim.loop).hrtime() }
   M.pending = p
+  M.last_token = token
   progress.update('ask', { kind = 'begin', title = 'CodeRAG', message = 'asking' })
   if p.float then ui.show(M, { question = question, pending = p }) end
   local function done(err, result)
+    if p.finished then return end -- a reply after a cancel
+    p.finished = true
     if M.pending == p then M.pending = nil end
     if err then
       local cancelled = type(err) == 'table' and err.code == -32800
-      progress.finish_ask(cancelled and 'cancelled' or 'failed')
+      progress.finish_ask(p.cancel_sent and 'cancel sent' or cancelled and 'cancelled' or 'failed')
       if cancelled then p.cancelled = true else
         p.error = 'Error: ' .. (type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err))
         notify(p.error, vim.log.levels.ERROR)
@@ -321,6 +326,7 @@ function M.start_request(client, method, params, question, opts, bufnr)
     pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'CodeRagAnswer', modeline = false })
     if opts.callback then opts.callback(nil, result) end
   end
+  p.done = done
   local ok, id = request(client, method, params, function(err, result)
     vim.schedule(function() done(err, result) end)
   end, bufnr)
@@ -334,11 +340,14 @@ function M.start_request(client, method, params, question, opts, bufnr)
 end
 
 --- Cancels the running question ($/cancelRequest). Returns true when there was one.
+--- Neovim's RPC layer swallows the server's RequestCancelled reply, so the question ends
+--- here; the server's work-done progress then ends with "cancelled".
 function M.cancel()
   local p = M.pending
   if not p or not p.id then return false end
   p.cancel_sent = true
   cancel_request(p.client, p.id)
+  p.done({ code = -32800, message = 'cancelled' }, nil)
   return true
 end
 

@@ -16,13 +16,16 @@ local records = {}
 
 local function fire()
   pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'CodeRagProgress', modeline = false })
-  pcall(vim.cmd, 'redrawstatus')
+  pcall(vim.cmd, 'redrawstatus!')
 end
 
 local function show(kind, p)
   if not P.notify_enabled then return end
   local text = render.progress_text(p)
-  if p.done then text = 'CodeRAG ' .. (p.title or '') .. ': ' .. (p.message or 'done') end
+  if p.done then
+    local title = (p.title and p.title ~= 'CodeRAG') and (' ' .. p.title) or ''
+    text = 'CodeRAG' .. title .. ': ' .. (p.message or 'done')
+  end
   if last_notified[kind] == text then return end
   -- Reports are throttled to whole tens of percent (indexing) or message changes (questions).
   if kind == 'index' and not p.done and p.kind == 'report' and p.percentage and last_notified.index_pct
@@ -47,7 +50,11 @@ function P.update(kind, v)
   local p = P[kind] or {}
   if v.kind == 'begin' then p = { title = v.title } end
   p.kind = v.kind
-  if v.message ~= nil and v.message ~= vim.NIL then p.message = v.message end
+  if v.message ~= nil and v.message ~= vim.NIL then
+    p.message = v.message
+  elseif v.kind == 'end' then
+    p.message = 'done'
+  end
   if type(v.percentage) == 'number' then p.percentage = v.percentage end
   p.done = v.kind == 'end'
   P[kind] = p

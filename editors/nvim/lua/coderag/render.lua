@@ -35,6 +35,8 @@ end
 --- One line of answer text with citations and paths in code spans, so that markdown's
 --- emphasis cannot hide underscores (`werkzeug/_reloader.py`, `__init__.py`).
 function R.protect(line)
+  -- Markdown's syntax cannot nest a code span in bold: **`a/__init__.py`** loses underscores.
+  line = line:gsub('%*%*(`[^`]+`)%*%*', '%1')
   local parts = {}
   for _, p in ipairs(split_code(line)) do
     if p.code then
