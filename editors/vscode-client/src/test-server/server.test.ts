@@ -101,7 +101,8 @@ before(async () => {
   });
   assert.ok(init.capabilities.codeLensProvider, 'code lens capability');
   assert.ok(init.capabilities.hoverProvider, 'hover capability');
-  assert.deepEqual([...init.capabilities.executeCommandProvider.commands].sort(), ['coderag.ask', 'coderag.reindex']);
+  const commands: string[] = init.capabilities.executeCommandProvider.commands;
+  for (const c of ['coderag.ask', 'coderag.reindex']) assert.ok(commands.includes(c), `${c} among ${commands}`);
   await conn.sendNotification('initialized', {});
 });
 
