@@ -312,7 +312,7 @@ local ok, err = xpcall(function()
   local long = string.rep('word ', 70)
   local fake = {
     answer = 'The reloader lives in werkzeug/_reloader.py [werkzeug/_reloader.py:10-20] and ' ..
-      'flask/__init__.py exports `make_response`; see __init__.py.\n\n**`werkzeug/__init__.py`**\n\n' .. long .. '\n\nLast line.',
+      'flask/__init__.py exports `make_response`; see __init__.py, called from **Order.total** with (*args, **kwargs).\n\n**`werkzeug/__init__.py`**\n\n' .. long .. '\n\nLast line.',
     citations = { { uri = vim.uri_from_fname(ws .. '/shop/models.py'), path = 'werkzeug/_reloader.py',
       startLine = 10, endLine = 20, symbol = 'run_with_reloader' } },
     rejected = { { text = '[werkzeug/_gone.py:1-2]', reason = 'file-not-found' } },
@@ -332,6 +332,7 @@ local ok, err = xpcall(function()
   check(shown:find('flask/__init__.py', 1, true) ~= nil and select(2, shown:gsub('__init__%.py', '')) >= 3,
     'float shows __init__.py with its underscores')
   check(shown:find('make_response', 1, true) ~= nil, 'float keeps code spans')
+  check(shown:find('`**O', 1, true) == nil and shown:find('*args', 1, true) ~= nil, 'bold stays bold, *args is code', shown)
   vim.api.nvim_win_set_cursor(fw, { 1, 0 })
   vim.cmd('redraw')
   local last_visible = vim.fn.line('w$', fw)

@@ -55,7 +55,8 @@ function P.update(kind, v)
   elseif v.kind == 'end' then
     p.message = 'done'
   end
-  if type(v.percentage) == 'number' then p.percentage = v.percentage end
+  -- A question's percentage says nothing (0 until the end): only indexing shows one.
+  if type(v.percentage) == 'number' and kind == 'index' then p.percentage = v.percentage end
   p.done = v.kind == 'end'
   P[kind] = p
   show(kind, p)

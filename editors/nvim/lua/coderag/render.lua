@@ -21,13 +21,16 @@ local function split_code(s)
   return out
 end
 
--- Words markdown would eat: a path, a dunder, any identifier with an underscore or a star.
+-- Words markdown would eat: a path, a dunder, any identifier with an underscore; `*args` and
+-- `**kwargs` in a parameter list. Other stars are markup (**bold**) and stay.
 local function protect_words(s)
-  return (s:gsub('()([%*]*[%w_%./%-]*[%w_])()', function(pos, w, e)
+  return (s:gsub('()(%**)([%w_%./%-]*[%w_])()', function(pos, stars, w, e)
     local before = pos > 1 and s:sub(pos - 1, pos - 1) or ''
-    if before == '`' or w:match('^%*+$') then return nil end
-    if w:find('_', 1, true) or w:find('/', 1, true) and w:find('%.%w+$') or w:match('^%*+[%a_]') then
-      return '`' .. w .. '`'
+    if before == '`' then return nil end
+    local in_params = stars ~= '' and (before == '(' or s:sub(1, pos - 1):match(',%s*$'))
+    if in_params then return '`' .. stars .. w .. '`' end
+    if w:find('_', 1, true) or w:find('/', 1, true) and w:find('%.%w+$') then
+      return stars .. '`' .. w .. '`'
     end
   end))
 end
