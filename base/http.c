@@ -96,6 +96,51 @@ static int http__progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_o
     return 0;
 }
 
+/* How often a transfer with a cancel hook polls it while idle: libcurl's
+ * own progress callback may wait a second between calls. */
+#define HTTP_CANCEL_POLL_MS 20
+
+/* The transfer: with a cancel hook, through a multi handle polled every
+ * HTTP_CANCEL_POLL_MS so that a cancel stops it promptly. */
+static CURLcode http__perform(HttpXfer *x)
+{
+    CURLM *m = x->req->cancel ? curl_multi_init() : NULL;
+    if (!m) return curl_easy_perform(x->curl);
+    CURLcode cc = CURLE_OK;
+    int running = 1, done = 0;
+    if (curl_multi_add_handle(m, x->curl) != CURLM_OK) {
+        curl_multi_cleanup(m);
+        return curl_easy_perform(x->curl);
+    }
+    while (running) {
+        if (curl_multi_perform(m, &running) != CURLM_OK) {
+            cc = CURLE_OUT_OF_MEMORY;
+            break;
+        }
+        if (!running) break;
+        if (x->req->cancel(x->req->cancel_ud)) {
+            x->canceled = 1;
+            cc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (curl_multi_poll(m, NULL, 0, HTTP_CANCEL_POLL_MS, NULL) != CURLM_OK) {
+            cc = CURLE_OUT_OF_MEMORY;
+            break;
+        }
+    }
+    CURLMsg *msg;
+    int left;
+    while (!x->canceled && (msg = curl_multi_info_read(m, &left)))
+        if (msg->msg == CURLMSG_DONE) {
+            cc = msg->data.result;
+            done = 1;
+        }
+    if (!done && !x->canceled && cc == CURLE_OK) cc = CURLE_RECV_ERROR;
+    curl_multi_remove_handle(m, x->curl);
+    curl_multi_cleanup(m);
+    return cc;
+}
+
 static void http__add_clean(StrBuf *sb, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -235,7 +280,7 @@ static CrErr http__attempt(HttpXfer *x, const char *url_shown, char *errbuf, int
     errbuf[0] = '\0';
     *retry = 0;
 
-    CURLcode cc = curl_easy_perform(x->curl);
+    CURLcode cc = http__perform(x);
     out->status = 0;
     curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &out->status);
     const char *why = errbuf[0] ? errbuf : curl_easy_strerror(cc);

@@ -136,6 +136,13 @@ CrErr config_from_env(CrConfig *c, ErrInfo *e)
     return CR_OK;
 }
 
+void config_llm(const CrConfig *c, RtvRequest *req)
+{
+    req->llm_url = c->llm_url;
+    req->llm_model = c->llm_model;
+    req->llm_api_key_env = c->llm_api_key_env;
+}
+
 void config_idx(const CrConfig *c, IdxConfig *out)
 {
     memset(out, 0, sizeof *out);

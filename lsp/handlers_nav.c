@@ -12,12 +12,45 @@
  * coderag.ask command; ranges the last answer cited in the document get a
  * lens naming its question. Hover: for the identifier under the cursor, its
  * definition (signature, docstring, place), where it is called from and
- * imported by, as links. Both are answered by the worker (they read the
+ * imported by, as links, and an LLM explanation when one was asked for
+ * (handlers_explain.c). Both are answered by the worker (they read the
  * index); the cursor's word is found on the reader thread, in the open
  * document's text. */
 
 #define MAX_LINKS 8
 #define MAX_DEFS 3
+
+/* A hover or code lens request, for the worker. */
+typedef struct NavJob {
+    Job job;
+    char *path; /* root-relative */
+    char *uri;
+    char *word;   /* identifier under the cursor (hover) */
+    char *buffer; /* lens: the open document's unsaved text, or NULL */
+    size_t buffer_len;
+    int line;   /* 0-based */
+    int c0, c1; /* UTF-16 columns of the word */
+} NavJob;
+
+static void nav_free(Job *job)
+{
+    NavJob *j = (NavJob *)job;
+    free(j->path);
+    free(j->uri);
+    free(j->word);
+    free(j->buffer);
+    free(j);
+}
+
+static int run_hover(Server *s, Job *job);
+static int run_lens(Server *s, Job *job);
+
+static NavJob *nav_job(Workspace *ws, LspCall *call, JobRunFn run)
+{
+    NavJob *j = xcalloc(1, sizeof *j);
+    job_init(&j->job, ws, call, run, nav_free);
+    return j;
+}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -83,7 +116,7 @@ LspStatus on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, L
         *out = json_array();
         return LSP_DONE;
     }
-    Job *j = job_new(JOB_LENS, ws, call);
+    NavJob *j = nav_job(ws, call, run_lens);
     j->path = rel;
     j->uri = xstrdup(uri);
     const Doc *d = docs_find(s, uri);
@@ -91,7 +124,7 @@ LspStatus on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, L
         j->buffer = xstrndup(d->text, d->len);
         j->buffer_len = d->len;
     }
-    srv_push(s, j, 0);
+    srv_push(s, &j->job);
     return LSP_LATER;
 }
 
@@ -127,12 +160,13 @@ static json_t *lens(int line, const char *title, const char *command, json_t *ar
     return l;
 }
 
-void run_lens(Server *s, Job *j)
+static int run_lens(Server *s, Job *job)
 {
-    LspCall *call = j->call;
-    j->call = NULL;
+    NavJob *j = (NavJob *)job;
+    LspCall *call = job->call;
+    job->call = NULL;
     ErrInfo e = {0};
-    IdxStore *st = ws_query_store(j->ws, &e);
+    IdxStore *st = ws_query_store(j->job.ws, &e);
     json_t *out = json_array();
     IdxChunk *chunks = NULL;
     size_t n = 0;
@@ -162,8 +196,8 @@ void run_lens(Server *s, Job *j)
      * in the unsaved buffer when the document is open, else on disk. */
     StrBuf disk;
     sb_init(&disk);
-    for (size_t i = 0; j->ws->last_question && i < j->ws->n_last_cites; i++) {
-        const LastCite *lc = &j->ws->last_cites[i];
+    for (size_t i = 0; j->job.ws->last_question && i < j->job.ws->n_last_cites; i++) {
+        const LastCite *lc = &j->job.ws->last_cites[i];
         if (strcmp(lc->path, j->path) != 0) continue;
         const char *text = j->buffer;
         size_t len = j->buffer_len;
@@ -183,12 +217,13 @@ void run_lens(Server *s, Job *j)
         VfyAnchorMatch m;
         if (vfy_anchor_resolve(&anchor, text, len, &m) == VFY_ANCHOR_LOST) continue;
         char title[200];
-        snprintf(title, sizeof title, "cited for: %.120s%s", j->ws->last_question,
-                 strlen(j->ws->last_question) > 120 ? "…" : "");
+        snprintf(title, sizeof title, "cited for: %.120s%s", j->job.ws->last_question,
+                 strlen(j->job.ws->last_question) > 120 ? "…" : "");
         json_array_append_new(out, lens((int)m.start_line - 1, title, "", NULL));
     }
     sb_release(&disk);
     lsp_call_reply(call, out, NULL);
+    return JOB_DONE;
 }
 
 void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a)
@@ -278,6 +313,21 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
     return xstrndup(p + a, b - a);
 }
 
+char *nav_word_at_uri(Server *s, const char *uri, int line, int col, int *c0, int *c1)
+{
+    char *word = NULL;
+    const Doc *d = docs_find(s, uri);
+    if (d && d->text) return word_at(d->text, d->len, line, col, c0, c1);
+    StrBuf text; /* not open here: the file as saved */
+    sb_init(&text);
+    char *path = lsp_uri_to_path(uri);
+    if (path && sb_read_file(&text, path, (size_t)1 << 20, NULL) == CR_OK)
+        word = word_at(text.buf, text.len, line, col, c0, c1);
+    free(path);
+    sb_release(&text);
+    return word;
+}
+
 LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;
@@ -288,30 +338,19 @@ LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspEr
     if (doc_params(s, params, "textDocument/hover", 1, &uri, &line, &character, &ws, &rel, err) !=
         LSP_DONE)
         return LSP_FAIL;
-    const Doc *d = docs_find(s, uri);
-    if (ws && rel && d && d->text) {
-        word = word_at(d->text, d->len, line, character, &c0, &c1);
-    } else if (ws && rel) { /* not open here: the file as saved */
-        StrBuf text;
-        sb_init(&text);
-        char *path = lsp_uri_to_path(uri);
-        if (path && sb_read_file(&text, path, (size_t)1 << 20, NULL) == CR_OK)
-            word = word_at(text.buf, text.len, line, character, &c0, &c1);
-        free(path);
-        sb_release(&text);
-    }
+    if (ws && rel) word = nav_word_at_uri(s, uri, line, character, &c0, &c1);
     if (!word) {
         free(rel);
         return LSP_DONE; /* null: nothing to say */
     }
-    Job *j = job_new(JOB_HOVER, ws, call);
+    NavJob *j = nav_job(ws, call, run_hover);
     j->path = rel;
     j->uri = xstrdup(uri);
     j->word = word;
     j->line = line;
     j->c0 = c0;
     j->c1 = c1;
-    srv_push(s, j, 0);
+    srv_push(s, &j->job);
     return LSP_LATER;
 }
 
@@ -337,66 +376,20 @@ static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, int64_t i
     free(ed);
 }
 
-/* With an LLM configured: a short explanation of a definition, its
- * citations verified like any answer's, cached by the definition's content
- * hash. NULL when there is no LLM or it failed (said once by showMessage).
- * Borrowed from the cache. */
-static const char *hover_explanation(Server *s, Workspace *ws, IdxStore *st, const IdxChunk *d)
+static int run_hover(Server *s, Job *job)
 {
-    if (!ws->cfg.llm_url) return NULL;
-    char key[17];
-    StrBuf k;
-    sb_init(&k);
-    sb_addf(&k, "%s\n%s\n%s", d->path, d->symbol, d->hash);
-    idx_hash_text(k.buf, k.len, key);
-    sb_release(&k);
-    for (size_t i = 0; i < HOVER_CACHE; i++)
-        if (ws->explained[i].markdown && !strcmp(ws->explained[i].key, key))
-            return ws->explained[i].markdown;
-    StrBuf q;
-    sb_init(&q);
-    sb_addf(&q, "What does %s `%s` in %s do, and how is it used?", idx_kind_name(d->kind),
-            display_name(d), d->path);
-    RtvRequest req;
-    RtvAnswer a = {0};
+    NavJob *j = (NavJob *)job;
+    LspCall *call = job->call;
+    job->call = NULL;
     ErrInfo e = {0};
-    rtv_request_init(&req);
-    req.question = q.buf;
-    req.mode = RTV_MODE_LLM;
-    req.budget = 6000; /* a hover is a glance, not a report */
-    req.llm_url = ws->cfg.llm_url;
-    req.llm_model = ws->cfg.llm_model;
-    req.llm_api_key_env = ws->cfg.llm_api_key_env;
-    req.llm_timeout_ms = 30000;
-    CrErr rc = rtv_ask(st, &req, &a, &e);
-    sb_release(&q);
-    if (rc) {
-        srv_notice(s, NOTICE_LLM, 2, "coderag: the LLM endpoint failed: %s", e.msg);
-        rtv_answer_release(&a);
-        return NULL;
-    }
-    srv_notice_clear(s, NOTICE_LLM);
-    size_t slot = ws->explained_next++ % HOVER_CACHE;
-    free(ws->explained[slot].markdown);
-    memcpy(ws->explained[slot].key, key, sizeof key);
-    ws->explained[slot].markdown = xstrdup(a.answer);
-    rtv_answer_release(&a);
-    return ws->explained[slot].markdown;
-}
-
-void run_hover(Server *s, Job *j)
-{
-    LspCall *call = j->call;
-    j->call = NULL;
-    ErrInfo e = {0};
-    IdxStore *st = ws_query_store(j->ws, &e);
+    IdxStore *st = ws_query_store(j->job.ws, &e);
     int64_t *ids = NULL;
     size_t n = 0;
     json_t *result = NULL;
     if (!st || idx_lookup_symbol(st, j->word, &ids, &n, &e) != CR_OK || !n) {
         free(ids);
         lsp_call_reply(call, NULL, NULL);
-        return;
+        return JOB_DONE;
     }
     /* A definition in this file first, then the others in index order. */
     IdxChunk defs[MAX_DEFS];
@@ -431,7 +424,8 @@ void run_hover(Server *s, Job *j)
             }
             if (n > n_defs) sb_addf(&md, "\n- … %zu definitions in all", n);
         }
-        const char *why = hover_explanation(s, j->ws, st, d);
+        /* the LLM only when asked (coderag.explain); its answer is kept */
+        const char *why = explain_cached(j->job.ws, d);
         if (why) sb_addf(&md, "\n\n---\n**Explanation** (LLM; its citations are verified)\n\n%s", why);
         result = json_object();
         json_object_set_new(
@@ -444,4 +438,5 @@ void run_hover(Server *s, Job *j)
         idx_chunk_release(&defs[i]);
     free(ids);
     lsp_call_reply(call, result, NULL);
+    return JOB_DONE;
 }

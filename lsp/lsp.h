@@ -38,6 +38,8 @@ char *lsp_uri_to_path(const char *uri);
  * Invalid UTF-8 in strings is replaced by U+FFFD. Returns a new reference
  * (caller json_decref's). */
 struct json_t *lsp_answer_to_json(const RtvAnswer *a, const char *root_abs);
+/* The result's "context" array alone. New reference. */
+struct json_t *lsp_context_json(const RtvAnswer *a);
 
 /* The same object as compact JSON text, NUL-terminated; its length (without
  * the NUL) in *out_len when out_len is not NULL. Caller frees with free(). */

@@ -9,6 +9,7 @@
 
 #include "base.h"
 #include "idx.h"
+#include "rtv.h"
 
 #include <stddef.h>
 
@@ -45,6 +46,9 @@ int config_is_flag(const char *flag);
 
 /* The IdxConfig view of c (borrowing its strings). root defaults to ".". */
 void config_idx(const CrConfig *c, IdxConfig *out);
+/* The LLM settings of a request (endpoint, model, key variable), from the
+ * configuration: the one place they are copied. Borrows from c. */
+void config_llm(const CrConfig *c, RtvRequest *req);
 
 /* Subcommands; argv[0] is the subcommand name. Return the process exit code
  * of SPEC.md: 0 ok, 1 usage, 2 index or I/O error, 3 endpoint error. */

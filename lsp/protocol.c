@@ -188,11 +188,21 @@ static json_t *timings_json(const RtvTimings *t)
     return o;
 }
 
+json_t *lsp_context_json(const RtvAnswer *a)
+{
+    json_t *ctx = json_array();
+    for (size_t i = 0; i < a->n_items; i++)
+        json_array_append_new(ctx, context_json(&a->items[i]));
+    return ctx;
+}
+
 json_t *lsp_answer_to_json(const RtvAnswer *a, const char *root_abs)
 {
     json_t *o = json_object();
     json_object_set_new(o, "answer", jstr(a->answer));
     json_object_set_new(o, "mode", json_string(rtv_mode_name(a->mode)));
+    json_object_set_new(o, "match", json_string(rtv_match_name(a->match)));
+    json_object_set_new(o, "matchReason", jstr(a->match_reason));
 
     json_t *cits = json_array();
     for (size_t i = 0; i < a->n_citations; i++)
@@ -208,10 +218,7 @@ json_t *lsp_answer_to_json(const RtvAnswer *a, const char *root_abs)
     }
     json_object_set_new(o, "rejected", rej);
 
-    json_t *ctx = json_array();
-    for (size_t i = 0; i < a->n_items; i++)
-        json_array_append_new(ctx, context_json(&a->items[i]));
-    json_object_set_new(o, "context", ctx);
+    json_object_set_new(o, "context", lsp_context_json(a));
 
     json_object_set_new(o, "timings", timings_json(&a->timings));
     return o;

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 /* The server object, its method table, the lifecycle handlers and the
- * main loop. Threads, jobs and indexing: workspace.c (see server_int.h). */
+ * main loop. Threads and jobs: jobs.c; see server_int.h. */
 
 #define SERVER_VERSION "0.1.0"
 #define STOP_WAIT_MS 5000
@@ -30,6 +30,7 @@ static const LspMethod methods[] = {
     {"workspace/executeCommand", on_execute_command, LSP_REQUEST | LSP_NEEDS_INIT},
     {"textDocument/hover", on_hover, LSP_REQUEST | LSP_NEEDS_INIT},
     {"textDocument/codeLens", on_code_lens, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/codeAction", on_code_action, LSP_REQUEST | LSP_NEEDS_INIT},
     {"coderag/ask", on_ask, LSP_REQUEST | LSP_NEEDS_INIT},
     {"coderag/status", on_status, LSP_REQUEST | LSP_NEEDS_INIT},
 };
@@ -133,22 +134,34 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
         free(path);
     } else if (json_is_string(root_path)) {
         add_workspace(s, json_string_value(root_path), NULL);
-    } else if (s->cfg.root) {
-        add_workspace(s, s->cfg.root, NULL);
+    } else {
+        /* no folder named: the root rule from the configured root or the
+         * working directory (docs/protocol.md) */
+        char cwd[4096];
+        const char *start = s->cfg.root ? s->cfg.root : getcwd(cwd, sizeof cwd);
+        char *root = start ? lsp_find_root(start, start) : NULL;
+        if (root) add_workspace(s, root, NULL);
+        free(root);
     }
     if (!s->n_ws) log_msg(LOG_WARN, "initialize: no workspace folder; nothing to index");
-    for (size_t i = 0; i < s->n_ws; i++)
+    for (size_t i = 0; i < s->n_ws; i++) {
         log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
+        char *vcs = lsp_vcs_root_above(s->ws[i]->root);
+        if (vcs)
+            log_msg(LOG_WARN, "workspace %s is inside the repository %s: the root rule "
+                    "(docs/protocol.md) would index %s", s->ws[i]->root, vcs, vcs);
+        free(vcs);
+    }
     srv_start_threads(s);
 
-    *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s]}, s:b, s:{s:b}, s:{s:{s:b, s:b}}},"
-                     " s:{s:s, s:s}}",
+    *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b,"
+                     " s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
                      "capabilities", "positionEncoding", "utf-16", "textDocumentSync", "openClose",
                      1, "change", 1, "save", "includeText", 0, "executeCommandProvider", "commands",
-                     "coderag.ask", "coderag.reindex", "hoverProvider", 1, "codeLensProvider",
-                     "resolveProvider", 0, "workspace", "workspaceFolders", "supported", 1,
-                     "changeNotifications", 0, "serverInfo", "name", "coderag", "version",
-                     SERVER_VERSION);
+                     "coderag.ask", "coderag.reindex", "coderag.explain", "hoverProvider", 1,
+                     "codeLensProvider", "resolveProvider", 0, "codeActionProvider", 1,
+                     "workspace", "workspaceFolders", "supported", 1, "changeNotifications", 0,
+                     "serverInfo", "name", "coderag", "version", SERVER_VERSION);
     return LSP_DONE;
 }
 
@@ -191,6 +204,8 @@ int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.work_cond, NULL);
     pthread_cond_init(&s.build_cond, NULL);
+    pthread_cond_init(&s.llm_cond, NULL);
+    ep_init(&s.llm_ep, "LLM");
     s.tr = lsp_transport_new(in_fd, out_fd);
     s.rpc = lsp_rpc_new(methods, sizeof methods / sizeof methods[0], &s, send_body, s.tr);
     sb_init(&body);
@@ -235,6 +250,8 @@ int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
     config_release(&s.cfg);
     pthread_cond_destroy(&s.work_cond);
     pthread_cond_destroy(&s.build_cond);
+    pthread_cond_destroy(&s.llm_cond);
+    ep_destroy(&s.llm_ep);
     pthread_mutex_destroy(&s.mu);
     log_msg(LOG_INFO, "exit %d", code);
     return code;

@@ -1,40 +1,49 @@
 /*
- * server_int.h - the language server's state, shared by server.c
- * (lifecycle, method table, main loop), workspace.c (threads, jobs,
- * indexing, progress), handlers_ask.c, handlers_doc.c and handlers_nav.c.
+ * server_int.h - the language server's state, shared by its files:
+ * server.c (lifecycle, method table, main loop), jobs.c (the job queue,
+ * the worker and the LLM pool), builder.c (full builds and their
+ * adoption), progress.c (work-done progress of builds, notices, endpoint
+ * state), workspace.c (workspace lifecycle, query store, file updates,
+ * status), root.c (the root rule) and the handler files (handlers_*.c,
+ * ask_run.c), each of which owns its job payload.
  *
  * Threads and ownership
  * ---------------------
  * reader (the caller of lsp_server_run): reads the transport and runs the
  *     dispatch table. Handlers decode params there, then either answer at
- *     once (status, lifecycle, document sync) or queue a Job. It owns the
- *     open documents (Docs) and never touches an IdxStore.
+ *     once (status, lifecycle, document sync, code actions) or queue a Job.
+ *     It owns the open documents (Docs) and never touches an IdxStore.
  * worker: owns every workspace's query store (Workspace.q) and runs the job
- *     queue in order - asks, hovers, code lenses, file updates (saves and
- *     watched-file events, coalesced per path and run ahead of other jobs),
- *     and the adoption of a finished build. IdxStore is single-threaded, so
- *     this one thread is the only user of q.
+ *     queue in order - retrieval for asks, hovers, code lenses, file updates
+ *     (saves and watched-file events, coalesced per path and run ahead of
+ *     other jobs), the adoption of a finished build, and the verification
+ *     of LLM answers. IdxStore is single-threaded, so this one thread is the
+ *     only user of q.
+ * LLM pool (LLM_THREADS threads): runs the LLM step of asks and
+ *     explanations, which never touches a store; a job goes there from the
+ *     worker and comes back to the worker to be verified (the shape of
+ *     libuv's uv_queue_work). So no question, hover or lens ever waits
+ *     behind an LLM call, and at most LLM_THREADS LLM requests run at once.
  * builder: runs full builds (the first on `initialized`, later ones on
  *     coderag.reindex or watched-file events that need a rescan) with its
  *     own IdxStore handle, one workspace at a time, reporting $/progress.
  *     SQLite WAL lets the worker read while it writes. When a build ends
- *     the handle is handed to the worker (JOB_ADOPT), which closes its old
- *     query handle and keeps the builder's (whose search structures are
- *     then loaded fresh), unless nothing changed. During a first build the
- *     worker reopens q, at most once a second, when the builder has
- *     committed more files, so that asks see what is indexed so far. File
- *     updates wait while a build runs and are applied when it is adopted,
- *     so the two handles never race on the same file.
+ *     the handle is handed to the worker (an adopt job), which closes its
+ *     old query handle and keeps the builder's, unless nothing changed.
+ *     File updates wait while a build runs and are applied when it is
+ *     adopted, so the two handles never race on the same file.
  *
- * Shared state (workspace state, counters, pending updates, the job queue)
- * is guarded by Server.mu; progress notifications of a workspace by its
- * pg_mu (so that begin, report and end go out in order). Messages may be
- * sent from any thread: the transport writes each one whole under its own
- * lock.
+ * A job is {ws, call, run, free, next}: `run` is called on the thread of
+ * the queue it is in and returns JOB_DONE (the queue frees it) or JOB_KEPT
+ * (it was handed on: pushed to the other queue); `free` releases the
+ * payload of the struct that embeds the Job as its first member. Adding a
+ * request is a method-table row and a handler file.
  *
- * A request's memory: the job owns copies of everything it needs (params
- * are decoded into C strings on the reader thread); the reply is built and
- * sent by the worker, then the job is freed.
+ * Shared state (workspace state, counters, pending updates, the queues) is
+ * guarded by Server.mu; progress notifications of a workspace by its pg_mu
+ * (so that begin, report and end go out in order); endpoint state by its
+ * own mutex. Messages may be sent from any thread: the transport writes
+ * each one whole under its own lock.
  */
 #ifndef CODERAG_SERVER_INT_H
 #define CODERAG_SERVER_INT_H
@@ -113,40 +122,33 @@ typedef struct Workspace {
     Progress pg;
 } Workspace;
 
-typedef enum { JOB_OPEN, JOB_ADOPT, JOB_UPDATE, JOB_ASK, JOB_HOVER, JOB_LENS } JobKind;
+typedef struct Job Job;
+enum { JOB_DONE = 0, JOB_KEPT = 1 };
+typedef int (*JobRunFn)(Server *s, Job *j);
+typedef void (*JobFreeFn)(Job *j);
 
-typedef struct AskParams {
-    char *question;
-    char *mode;
-    long long budget;
-    int bm25, dense, graph;
-    char *uri; /* textDocument.uri or NULL */
-    int line, character;
-    struct json_t *wd_token; /* client's workDoneToken (a private copy) or NULL */
-    double wd_last_ms;
-} AskParams;
-
-typedef struct Job {
-    JobKind kind;
+struct Job {
     Workspace *ws;
-    LspCall *call; /* requests: answered by the worker */
-    AskParams ask;
-    /* JOB_HOVER, JOB_LENS */
-    char *path; /* root-relative */
-    char *uri;
-    char *word; /* identifier under the cursor (hover) */
-    char *buffer; /* JOB_LENS: the open document's unsaved text, or NULL */
-    size_t buffer_len;
-    int line;   /* 0-based */
-    int c0, c1; /* UTF-16 columns of the word */
-    /* JOB_ADOPT */
-    IdxStore *built;
-    CrErr build_rc;
-    char build_msg[512];
-    IdxUpdateStats stats;
-    IdxStatus built_status;
-    struct Job *next;
-} Job;
+    LspCall *call; /* requests: answered by run (job_free drops what is left) */
+    JobRunFn run;
+    JobFreeFn free; /* frees the payload and the job; NULL: free(j) */
+    Job *next;
+    int urgent; /* file updates, adoption, verification: before other jobs */
+};
+
+#define LLM_THREADS 2
+
+/* An endpoint's health (LLM), kept to back off a dead one and to tell the
+ * user when it changes. */
+typedef enum { EP_UNKNOWN, EP_OK, EP_DOWN } EpState;
+typedef struct Endpoint {
+    pthread_mutex_t mu;
+    const char *what; /* "LLM" */
+    EpState st;
+    char reason[400];
+    double retry_at_ms; /* while down: not contacted before this (auto mode) */
+    double backoff_ms;
+} Endpoint;
 
 /* An open document (reader thread only). */
 typedef struct Doc {
@@ -173,14 +175,58 @@ struct Server {
     int initialized;
 
     pthread_mutex_t mu;
-    pthread_cond_t work_cond, build_cond;
-    Job *head, *tail;
+    pthread_cond_t work_cond, build_cond, llm_cond;
+    Job *head, *tail;         /* the worker's queue */
+    Job *llm_head, *llm_tail; /* the LLM pool's */
     int stopping;
     int threads_started;
-    pthread_t worker, builder;
-    int notified[NOTICE__COUNT];
+    pthread_t worker, builder, llm[LLM_THREADS];
+    char notified[NOTICE__COUNT][256]; /* the last message shown per kind, "" when none */
     int progress_seq;
+    Endpoint llm_ep;
+    unsigned explain_gen; /* of the latest coderag.explain: older ones are superseded */
 };
+
+/* ---- jobs.c */
+
+void job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn);
+/* Drops what is left of the call and frees the job. */
+void job_free(Job *j);
+/* Queues a job for the worker (the queue owns it); urgent jobs go first,
+ * in their order. */
+void srv_push(Server *s, Job *j);
+/* Queues a job for the LLM pool: its run must not touch a store. */
+void srv_push_llm(Server *s, Job *j);
+/* Starts the worker, LLM and builder threads. */
+void srv_start_threads(Server *s);
+/* Stops them: waits up to wait_ms for running work; returns 0 when all
+ * ended, -1 when one is still busy (the caller then leaves at once). */
+int srv_stop_threads(Server *s, int wait_ms);
+int srv_stopping(Server *s);
+
+/* ---- builder.c */
+void *builder_main(void *arg);
+int endpoint_error(CrErr rc);
+
+/* ---- progress.c */
+/* Shows a message when it differs from the last one of its kind (until
+ * srv_notice_clear). type: 1 error, 2 warning, 3 info. */
+void srv_notice(Server *s, int kind, int type, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void srv_notice_clear(Server *s, int kind);
+void progress_start(Workspace *ws);
+void progress_report(Workspace *ws, size_t done, size_t total);
+void progress_finish(Workspace *ws, const char *msg);
+void ep_init(Endpoint *ep, const char *what);
+void ep_destroy(Endpoint *ep);
+/* Whether a request in auto mode should skip the endpoint (down, back-off
+ * not over); *why then says so. */
+int ep_skip(Endpoint *ep, char *why, size_t why_size);
+/* The outcome of a request: CR_OK, or a failure (CR_ECANCELED is none).
+ * Tells the user (window/showMessage) when the state or reason changes. */
+void ep_report(Server *s, Endpoint *ep, CrErr rc, const char *msg);
+/* {"configured", "state", "message"} for coderag/status. New reference. */
+struct json_t *ep_status_json(Endpoint *ep, int configured);
 
 /* ---- workspace.c */
 
@@ -190,24 +236,17 @@ void ws_free(Workspace *ws);
 /* The workspace holding an absolute path (longest root first), or NULL;
  * *out_rel (may be NULL) gets the root-relative part (caller frees). */
 Workspace *ws_for_path(Server *s, const char *abs, char **out_rel);
-/* Starts the worker and builder threads. */
-void srv_start_threads(Server *s);
-/* Stops them: waits up to wait_ms for running work; returns 0 when both
- * ended, -1 when one is still busy (the caller then leaves at once). */
-int srv_stop_threads(Server *s, int wait_ms);
-/* Queues a job (the queue owns it); urgent jobs go first. */
-void srv_push(Server *s, Job *j, int urgent);
-Job *job_new(JobKind kind, Workspace *ws, LspCall *call);
-void job_free(Job *j);
+/* The workspace a request is about: the one holding its document, else the first. */
+Workspace *ws_pick(Server *s, const char *uri);
 /* Schedules a re-index of one file (root-relative), coalesced per path. */
 void ws_schedule_update(Workspace *ws, const char *rel);
 /* Asks for a full build (rescan) of the workspace. */
 void ws_request_build(Workspace *ws);
-/* Shows a message once per kind until srv_notice_clear. type: 1 error,
- * 2 warning, 3 info. */
-void srv_notice(Server *s, int kind, int type, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void srv_notice_clear(Server *s, int kind);
+/* Worker: opens q (idempotent); errors put the workspace in the error state. */
+int ws_open(Workspace *ws, ErrInfo *e);
+/* Worker: the pending file updates, applied. */
+void ws_run_updates(Server *s, Workspace *ws);
+void ws_set_error(Workspace *ws, const char *msg);
 /* The coderag/status result. New reference. */
 struct json_t *srv_status_json(Server *s);
 /* Worker side: makes sure ws->q is open and, during a first build, fresh
@@ -215,15 +254,69 @@ struct json_t *srv_status_json(Server *s);
 IdxStore *ws_query_store(Workspace *ws, ErrInfo *e);
 /* Whether the workspace is (still) indexing; any thread. */
 int ws_indexing(Workspace *ws);
+/* Worker, idle: refreshes status counts that file updates made stale
+ * (s->mu held). */
+void ws_refresh_stale(Server *s);
 
-/* ---- handlers_ask.c */
+/* ---- root.c */
+/* The root rule (docs/protocol.md): the nearest folder from `start` up with
+ * a VCS marker, else with a project marker, else `fallback`. Caller frees. */
+char *lsp_find_root(const char *start, const char *fallback);
+/* The nearest VCS root strictly above dir, or NULL. Caller frees. */
+char *lsp_vcs_root_above(const char *dir);
+
+/* ---- handlers_ask.c (decoding, commands, status) and ask_run.c (the pipeline) */
 LspStatus on_ask(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                  LspError *err);
 LspStatus on_status(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                     LspError *err);
 LspStatus on_execute_command(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                              LspError *err);
-void run_ask(Server *s, Job *j);
+
+/* An ask (or an explanation) through the worker, the LLM pool and back. */
+typedef struct AskJob {
+    Job job;
+    char *question;
+    char *mode;
+    long long budget;
+    int bm25, dense, graph;
+    char *uri; /* textDocument.uri or NULL */
+    int line, character;
+    struct json_t *wd_token;      /* client's workDoneToken (a private copy) or NULL */
+    struct json_t *partial_token; /* client's partialResultToken or NULL */
+    RtvTurn *turns;               /* history; strings owned */
+    size_t n_turns;
+    /* coderag.explain: the definition under the cursor, resolved by the worker */
+    char *explain_word, *explain_rel;
+    char explain_key[17];
+    char *explain_symbol;
+    unsigned explain_gen; /* 0: not an explanation */
+    /* the pipeline's state */
+    RtvRequest req;
+    RtvAnswer ans;
+    RtvDraft draft;
+    int prepared, indexing;
+    double wd_last_ms, partial_last_ms;
+    size_t partial_sent; /* chars of text in the last partial result */
+} AskJob;
+
+AskJob *ask_job_new(Workspace *ws, LspCall *call);
+/* Decodes coderag/ask params into j (reader thread). */
+LspStatus ask_decode(Server *s, struct json_t *params, AskJob *j, LspError *err);
+/* Queues it: sends work-done "begin" at once, then the worker retrieves. */
+void ask_queue(Server *s, AskJob *j);
+
+/* ---- handlers_explain.c */
+LspStatus on_code_action(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                         LspError *err);
+LspStatus explain_command(Server *s, struct json_t *args, LspCall *call, LspError *err);
+/* Worker: fills j's question from the definition under the cursor; 0 when
+ * there is none (err set). */
+int explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err);
+/* Worker: keeps an explanation for hovers. */
+void explain_store(Workspace *ws, const char *key, const char *markdown);
+/* Worker: the cached explanation of a definition, or NULL (borrowed). */
+const char *explain_cached(Workspace *ws, const IdxChunk *d);
 
 /* ---- handlers_doc.c */
 LspStatus on_did_open(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
@@ -245,10 +338,11 @@ LspStatus on_hover(void *ctx, struct json_t *params, LspCall *call, struct json_
                    LspError *err);
 LspStatus on_code_lens(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                        LspError *err);
-void run_hover(Server *s, Job *j);
-void run_lens(Server *s, Job *j);
 /* Worker: keeps the question and citations of an answer for code lenses. */
 void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a);
 void nav_forget_answer(Workspace *ws);
+/* Reader: the identifier at (line, UTF-16 col) of a document (open, else
+ * as saved), with its column span; NULL when none. Caller frees. */
+char *nav_word_at_uri(Server *s, const char *uri, int line, int col, int *c0, int *c1);
 
 #endif

@@ -33,18 +33,6 @@ static CrErr load_item(IdxStore *st, const RtvCand *c, RtvItem *it, StrBuf *sb, 
     return CR_OK;
 }
 
-/* Asks the LLM about the packed items; *out is its answer text. */
-static CrErr llm_answer(const RtvRequest *req, const RtvItem *items, size_t n, char **out,
-                        ErrInfo *e)
-{
-    StrBuf user;
-    sb_init(&user);
-    rtv_prompt_user(items, n, req->question, &user);
-    CrErr rc = rtv_llm_complete(req, rtv_prompt_system, user.buf, out, e);
-    sb_release(&user);
-    return rc;
-}
-
 static const char *llm_failure(CrErr rc)
 {
     switch (rc) {
@@ -55,47 +43,58 @@ static const char *llm_failure(CrErr rc)
     }
 }
 
-CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
+/* The request as searched: with history, the last turn's question joins
+ * this one, so that a follow-up finds what the conversation is about. */
+static const char *search_text(const RtvRequest *req, StrBuf *sb)
+{
+    if (!req->n_history || !req->history) return req->question;
+    const RtvTurn *last = &req->history[req->n_history - 1];
+    if (!last->question || !last->question[0]) return req->question;
+    sb_adds(sb, req->question);
+    sb_addc(sb, '\n');
+    size_t n = strlen(last->question);
+    sb_add(sb, last->question, n < RTV_TURN_QUESTION_MAX ? n : RTV_TURN_QUESTION_MAX);
+    return sb->buf;
+}
+
+CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d,
+                      ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    StrBuf qw, line_buf, text;
+    StrBuf qw, line_buf, joined;
     RtvPacker pk = {0};
     RtvCand *fused = NULL;
     size_t n_fused = 0;
-    VfyContextItem *ctx = NULL;
-    char *draft = NULL, *llm_text = NULL;
-    VfyResult vr = {0};
-    VfySource src;
-    double t0 = now_ms(), t;
 
     memset(out, 0, sizeof *out);
-    sb_init(&qw);
-    sb_init(&line_buf);
-    sb_init(&text);
-    if (!req->question || blank(req->question)) {
-        rc = err_set(e, CR_EINVAL, "empty question");
-        goto out;
-    }
-    if (strlen(req->question) > RTV_MAX_QUESTION) {
-        rc = err_set(e, CR_ETOOBIG, "question longer than %d bytes", RTV_MAX_QUESTION);
-        goto out;
-    }
+    memset(d, 0, sizeof *d);
+    d->t0 = now_ms();
+    if (!req->question || blank(req->question))
+        return err_set(e, CR_EINVAL, "empty question");
+    if (strlen(req->question) > RTV_MAX_QUESTION)
+        return err_set(e, CR_ETOOBIG, "question longer than %d bytes", RTV_MAX_QUESTION);
     int has_llm = req->llm_url && req->llm_url[0];
-    if (req->mode == RTV_MODE_LLM && !has_llm) {
-        rc = err_set(e, CR_EHTTP, "no LLM endpoint configured (llm.url)");
-        goto out;
-    }
-    int want_llm = req->mode == RTV_MODE_LLM || (req->mode == RTV_MODE_AUTO && has_llm);
+    if (req->mode == RTV_MODE_LLM && !has_llm)
+        return err_set(e, CR_EHTTP, "no LLM endpoint configured (llm.url)");
+    d->llm_wanted = req->mode == RTV_MODE_LLM || (req->mode == RTV_MODE_AUTO && has_llm);
     out->mode = RTV_MODE_EXTRACTIVE;
     size_t budget = req->budget ? req->budget : RTV_DEFAULT_BUDGET;
+    sb_init(&qw);
+    sb_init(&line_buf);
+    sb_init(&joined);
 
+    RtvRequest sreq = *req;
+    sreq.question = search_text(req, &joined);
     RtvRankInfo info;
-    if ((rc = rtv_rank(st, req, &rtv_tuning, &fused, &n_fused, &out->timings, &info, e))) goto out;
+    if ((rc = rtv_rank(st, &sreq, &rtv_tuning, &fused, &n_fused, &out->timings, &info, e)))
+        goto out;
+    d->n_fused = n_fused;
+    snprintf(d->notice, sizeof d->notice, "%s", info.notice);
 
     /* Candidates are read in rank order only until the budget is spent:
      * long units are narrowed to their best-matching window first. */
-    t = now_ms();
-    idx_query_words(req->question, &qw);
+    double t = now_ms();
+    idx_query_words(sreq.question, &qw);
     const char *words[64];
     size_t n_words = 0;
     for (char *p = qw.buf, *save = NULL, *w; n_words < 64 && (w = strtok_r(p, " ", &save)); p = NULL)
@@ -116,59 +115,121 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
     rc = CR_OK;
     out->timings.pack_ms = now_ms() - t;
 
-    if (want_llm && out->n_items > 0) {
-        ErrInfo le = {0};
-        t = now_ms();
-        CrErr lrc = llm_answer(req, out->items, out->n_items, &llm_text, &le);
-        out->timings.llm_ms = now_ms() - t;
-        if (lrc == CR_ECANCELED) {
-            rc = err_set(e, lrc, "%s", le.msg);
-            goto out;
-        }
-        if (lrc) {
-            StrBuf why;
-            sb_init(&why);
-            sb_addf(&why, "%s: %s", llm_failure(lrc), le.msg);
-            if (req->mode == RTV_MODE_LLM) {
-                rc = err_set(e, lrc == CR_ETIMEOUT ? CR_ETIMEOUT : CR_EHTTP, "%s", why.buf);
-                sb_release(&why);
-                goto out;
-            }
-            log_msg(LOG_WARN, "answering extractively: %s", why.buf);
-            out->fallback_reason = sb_detach(&why, NULL);
-            sb_release(&why);
-        }
-    } else if (want_llm) {
-        /* the answer itself says nothing matched */
-        out->fallback_reason = xstrdup("no indexed code matched the question, so the LLM was not "
-                                       "asked");
+    rtv_match_signals(st, req->question, &info, out->n_items, &out->signals);
+    out->match = rtv_match(&out->signals, out->match_reason, sizeof out->match_reason);
+    if (!req->use_bm25 && out->n_items) { /* an ablation: coverage is not measured */
+        out->match = RTV_MATCH_STRONG;
+        out->match_reason[0] = '\0';
     }
+    log_msg(LOG_DEBUG, "match %s (coverage %.2f, identifiers %zu/%zu)", rtv_match_name(out->match),
+            info.coverage, out->signals.idents_hit, out->signals.idents);
+    /* auto asks no LLM about nothing relevant; llm mode asks, warned */
+    d->want_llm = d->llm_wanted && out->n_items > 0 &&
+                  (out->match != RTV_MATCH_NONE || req->mode == RTV_MODE_LLM);
 
+out:
+    if (rc != CR_OK) rtv_answer_release(out);
+    rtv_packer_release(&pk);
+    sb_release(&qw);
+    sb_release(&line_buf);
+    sb_release(&joined);
+    free(fused);
+    return rc;
+}
+
+CrErr rtv_ask_llm(const RtvRequest *req, const RtvAnswer *out, RtvDraft *d)
+{
+    StrBuf user;
+    ErrInfo le = {0};
+    sb_init(&user);
+    if (out->match != RTV_MATCH_STRONG)
+        sb_adds(&user, "Note: these code blocks match the question only weakly; they may not "
+                       "answer it. If they do not, say so plainly in your first sentence.\n\n");
+    rtv_prompt_user(out->items, out->n_items, req->question, &user);
+    double t = now_ms();
+    free(d->llm_text);
+    d->llm_text = NULL;
+    d->llm_rc = rtv_llm_complete(req, rtv_prompt_system, user.buf, &d->llm_text, &le);
+    d->llm_ms = now_ms() - t;
+    snprintf(d->llm_msg, sizeof d->llm_msg, "%s", le.msg);
+    sb_release(&user);
+    return d->llm_rc;
+}
+
+/* The extractive draft, headed by why the LLM did not answer. */
+static char *extractive_draft(const RtvAnswer *out, const RtvDraft *d, const RtvRequest *req)
+{
+    StrBuf text;
+    sb_init(&text);
     const char *why = NULL;
     if (!req->use_bm25)
         why = "BM25 retrieval is switched off, and the dense leg is not available yet "
               "(graph expansion starts from what the other legs find).";
-    else if (n_fused > 0 && out->n_items == 0)
+    else if (d->n_fused > 0 && out->n_items == 0)
         why = "Every match was larger than the context budget.";
-    int weak = req->use_bm25 && info.coverage < RTV_WEAK_COVERAGE;
-    log_msg(LOG_DEBUG, "best BM25 coverage of the question: %.2f", info.coverage);
-    if (llm_text) {
-        out->mode = RTV_MODE_LLM;
-        draft = llm_text;
-        llm_text = NULL;
-    } else {
-        char *ex = rtv_extractive_answer(out->items, out->n_items, why, weak, info.notice);
-        if (out->fallback_reason && out->n_items) {
-            sb_adds(&text, "**No LLM answer:** ");
-            rtv_add_escaped(&text, out->fallback_reason, 600);
-            sb_adds(&text, ". This is the extractive answer instead.\n\n");
+    if (!out->n_items) sb_adds(&text, "**Nothing relevant found:** ");
+    if (out->match != RTV_MATCH_STRONG && out->n_items) {
+        sb_adds(&text, out->match == RTV_MATCH_NONE ? "**Nothing relevant found:** "
+                                                     : "**Weak match:** ");
+        rtv_add_escaped(&text, out->match_reason, 300);
+        sb_adds(&text, out->match == RTV_MATCH_NONE
+                           ? ". The closest locations are listed below.\n\n"
+                           : ". Check the locations below.\n\n");
+    }
+    if (out->fallback_reason && out->n_items) {
+        sb_adds(&text, "**No LLM answer:** ");
+        rtv_add_escaped(&text, out->fallback_reason, 600);
+        sb_adds(&text, ". This is the extractive answer instead.\n\n");
+    }
+    char *ex = rtv_extractive_answer(out->items, out->n_items, why, 0, d->notice);
+    sb_adds(&text, ex);
+    free(ex);
+    return sb_detach(&text, NULL);
+}
+
+CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d,
+                     ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    char *draft = NULL;
+    VfyContextItem *ctx = NULL;
+    VfyResult vr = {0};
+    VfySource src;
+    StrBuf text;
+    sb_init(&text);
+    out->timings.llm_ms = d->llm_ms;
+    if (d->llm_rc == CR_ECANCELED) {
+        rc = err_set(e, CR_ECANCELED, "%s", d->llm_msg[0] ? d->llm_msg : "canceled");
+        goto out;
+    }
+    if (d->llm_rc) {
+        StrBuf why;
+        sb_init(&why);
+        sb_addf(&why, "%s: %s", llm_failure(d->llm_rc), d->llm_msg);
+        if (req->mode == RTV_MODE_LLM) {
+            rc = err_set(e, d->llm_rc == CR_ETIMEOUT ? CR_ETIMEOUT : CR_EHTTP, "%s", why.buf);
+            sb_release(&why);
+            goto out;
         }
-        sb_adds(&text, ex);
-        free(ex);
-        draft = sb_detach(&text, NULL);
+        log_msg(LOG_WARN, "answering extractively: %s", why.buf);
+        out->fallback_reason = sb_detach(&why, NULL);
+        sb_release(&why);
+    } else if (d->llm_wanted && !d->llm_text) {
+        /* the answer itself says nothing matched */
+        out->fallback_reason = xstrdup(out->n_items ? "nothing relevant was found, so the LLM was "
+                                                      "not asked"
+                                                    : "no indexed code matched the question, so "
+                                                      "the LLM was not asked");
+    }
+    if (d->llm_text) {
+        out->mode = RTV_MODE_LLM;
+        draft = d->llm_text;
+        d->llm_text = NULL;
+    } else {
+        draft = extractive_draft(out, d, req);
     }
 
-    t = now_ms();
+    double t = now_ms();
     vfy_source_for_store(&src, st);
     ctx = rtv_vfy_context(out->items, out->n_items);
     rc = vfy_check(&src, draft, strlen(draft), ctx, out->n_items,
@@ -181,28 +242,48 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
     out->n_rejected = vr.n_rejected;
     memset(&vr, 0, sizeof vr);
     out->timings.verify_ms = now_ms() - t;
-    if (out->mode == RTV_MODE_LLM && info.notice[0]) {
-        /* added after verification: a notice is the server's, not the model's */
+    if (out->mode == RTV_MODE_LLM && (d->notice[0] || out->match != RTV_MATCH_STRONG)) {
+        /* added after verification: these are the server's words, not the model's */
         sb_reset(&text);
+        if (out->match != RTV_MATCH_STRONG) {
+            sb_adds(&text, out->match == RTV_MATCH_NONE ? "**Nothing relevant found:** "
+                                                         : "**Weak match:** ");
+            rtv_add_escaped(&text, out->match_reason, 300);
+            sb_adds(&text, ".\n\n");
+        }
         sb_adds(&text, out->answer);
-        sb_adds(&text, text.len && text.buf[text.len - 1] == '\n' ? "\n_Note: " : "\n\n_Note: ");
-        rtv_add_escaped(&text, info.notice, 400);
-        sb_adds(&text, "._\n");
+        if (d->notice[0]) {
+            sb_adds(&text, text.len && text.buf[text.len - 1] == '\n' ? "\n_Note: " : "\n\n_Note: ");
+            rtv_add_escaped(&text, d->notice, 400);
+            sb_adds(&text, "._\n");
+        }
         free(out->answer);
         out->answer = sb_detach(&text, NULL);
     }
-    out->timings.total_ms = now_ms() - t0;
+    out->timings.total_ms = now_ms() - d->t0;
 
 out:
     if (rc != CR_OK) rtv_answer_release(out);
-    rtv_packer_release(&pk);
-    sb_release(&qw);
-    sb_release(&line_buf);
     sb_release(&text);
-    free(fused);
     free(ctx);
     free(draft);
-    free(llm_text);
     vfy_result_release(&vr);
+    return rc;
+}
+
+void rtv_draft_release(RtvDraft *d)
+{
+    free(d->llm_text);
+    d->llm_text = NULL;
+}
+
+CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
+{
+    RtvDraft d;
+    CrErr rc = rtv_ask_prepare(st, req, out, &d, e);
+    if (rc) return rc;
+    if (d.want_llm) rtv_ask_llm(req, out, &d);
+    rc = rtv_ask_finish(st, req, out, &d, e);
+    rtv_draft_release(&d);
     return rc;
 }

@@ -71,6 +71,7 @@ static void add_content(RtvSse *s, json_t *c)
     if (s->content.len > before) {
         s->tokens++;
         if (s->progress) s->progress(s->progress_ud, s->tokens, s->content.len);
+        if (s->on_text) s->on_text(s->text_ud, s->content.buf, s->content.len);
     }
 }
 
@@ -267,6 +268,8 @@ CrErr rtv_llm_complete(const RtvRequest *req, const char *system, const char *us
     *out = NULL;
     sb_init(&shown);
     rtv_sse_init(&sse, req->progress, req->progress_ud);
+    sse.on_text = req->on_text;
+    sse.text_ud = req->text_ud;
     if (!req->llm_url || !req->llm_url[0]) {
         rc = err_set(e, CR_EHTTP, "no LLM endpoint configured (llm.url)");
         goto out;
@@ -293,7 +296,7 @@ CrErr rtv_llm_complete(const RtvRequest *req, const char *system, const char *us
     }
     sse.secret = key;
     int stream = !req->llm_no_stream;
-    body = rtv_chat_body(req->llm_model, system, user, stream);
+    body = rtv_chat_body_turns(req->llm_model, system, req->history, req->n_history, user, stream);
     if (!body) {
         rc = err_set(e, CR_EINVAL, "the question or its context is not valid UTF-8");
         goto out;

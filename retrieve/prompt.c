@@ -69,16 +69,51 @@ void rtv_prompt_user(const RtvItem *items, size_t n, const char *question, StrBu
     sb_addc(out, '\n');
 }
 
-char *rtv_chat_body(const char *model, const char *system, const char *user, int stream)
+/* A turn's text cut to max bytes on a UTF-8 boundary. */
+static json_t *capped(const char *s, size_t max)
 {
-    json_t *msgs = json_pack("[{s:s, s:s}, {s:s, s:s}]", "role", "system", "content", system,
-                             "role", "user", "content", user);
-    json_t *body = msgs ? json_pack("{s:o, s:f, s:b}", "messages", msgs, "temperature",
-                                    RTV_LLM_TEMPERATURE, "stream", stream)
-                        : NULL;
+    size_t n = s ? strlen(s) : 0;
+    if (n > max) {
+        n = max;
+        while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    return json_stringn(s ? s : "", n);
+}
+
+char *rtv_chat_body_turns(const char *model, const char *system, const RtvTurn *turns, size_t n,
+                          const char *user, int stream)
+{
+    json_t *msgs = json_pack("[{s:s, s:s}]", "role", "system", "content", system);
+    size_t first = n > RTV_MAX_TURNS ? n - RTV_MAX_TURNS : 0;
+    for (size_t i = first; msgs && turns && i < n; i++) {
+        json_t *q = capped(turns[i].question, RTV_TURN_QUESTION_MAX);
+        json_t *a = capped(turns[i].answer, RTV_TURN_ANSWER_MAX);
+        if (!q || !a) { /* not UTF-8 */
+            json_decref(q);
+            json_decref(a);
+            json_decref(msgs);
+            return NULL;
+        }
+        json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", "user", "content", q));
+        json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", "assistant", "content", a));
+    }
+    json_t *last = msgs ? json_pack("{s:s, s:s}", "role", "user", "content", user) : NULL;
+    if (!last) {
+        json_decref(msgs);
+        return NULL;
+    }
+    json_array_append_new(msgs, last);
+    json_t *body = json_pack("{s:o, s:f, s:b}", "messages", msgs, "temperature",
+                             RTV_LLM_TEMPERATURE, "stream", stream);
     if (body && model && model[0]) json_object_set_new(body, "model", json_string(model));
     /* NULL only for invalid UTF-8, which the index never hands out */
     char *s = body ? json_dumps(body, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(body);
     return s;
+}
+
+char *rtv_chat_body(const char *model, const char *system, const char *user, int stream)
+{
+    return rtv_chat_body_turns(model, system, NULL, 0, user, stream);
 }

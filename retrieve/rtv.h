@@ -39,6 +39,20 @@ typedef void (*RtvProgressFn)(void *ud, size_t tokens, size_t chars);
 /* Polled during the LLM request (also while waiting to retry); non-zero
  * cancels it and rtv_ask fails with CR_ECANCELED. */
 typedef int (*RtvCancelFn)(void *ud);
+/* Called from inside the LLM request as a streamed answer arrives, with the
+ * whole text so far (unverified; not NUL-terminated). */
+typedef void (*RtvTextFn)(void *ud, const char *text, size_t len);
+
+/* One earlier turn of a conversation. */
+typedef struct RtvTurn {
+    const char *question;
+    const char *answer;
+} RtvTurn;
+
+/* Turns of history used (the last ones), and their caps in bytes. */
+#define RTV_MAX_TURNS 3
+#define RTV_TURN_QUESTION_MAX 1000
+#define RTV_TURN_ANSWER_MAX 4000
 
 typedef struct RtvRequest {
     const char *question;               /* required; at most RTV_MAX_QUESTION bytes */
@@ -60,6 +74,13 @@ typedef struct RtvRequest {
     void *progress_ud;
     RtvCancelFn cancel; /* optional */
     void *cancel_ud;
+    RtvTextFn on_text; /* optional */
+    void *text_ud;
+    /* Earlier turns, oldest first (the last RTV_MAX_TURNS are used): they
+     * go to the LLM as the conversation so far, and the last turn's
+     * question is searched together with this one. */
+    const RtvTurn *history;
+    size_t n_history;
 } RtvRequest;
 
 /* Fills r with the defaults (no question, default budget, every retriever
@@ -82,9 +103,31 @@ typedef struct RtvTimings {
     double bm25_ms, dense_ms, graph_ms, pack_ms, llm_ms, verify_ms, total_ms;
 } RtvTimings;
 
+/* How well the index answers a question (rtv_match): strong, weak
+ * (something related, little that matches) or none (nothing relevant). */
+typedef enum { RTV_MATCH_STRONG, RTV_MATCH_WEAK, RTV_MATCH_NONE } RtvMatch;
+
+/* What retrieval saw, for rtv_match. */
+typedef struct RtvMatchSignals {
+    double coverage;   /* best share of the question's term weight among the top BM25 hits */
+    size_t terms;      /* the question's distinct search terms */
+    size_t idents;     /* identifiers in the question (snake_case, CamelCase, dotted) */
+    size_t idents_hit; /* of those, names of indexed definitions */
+    size_t n_items;    /* packed context items */
+} RtvMatchSignals;
+
+/* Classifies; *why (may be NULL) gets one line saying why when not strong,
+ * "" when strong. */
+RtvMatch rtv_match(const RtvMatchSignals *sig, char *why, size_t why_size);
+/* "strong", "weak", "none". Static. */
+const char *rtv_match_name(RtvMatch m);
+
 typedef struct RtvAnswer {
     char *answer; /* markdown with "[path:a-b]" citations; owned */
     RtvMode mode; /* the mode used: EXTRACTIVE or LLM */
+    RtvMatch match;
+    char match_reason[256]; /* one line, "" when strong */
+    RtvMatchSignals signals;
     /* Why an LLM was configured (mode auto or llm) but the answer is
      * extractive, on one line without credentials, e.g. "the LLM timed out:
      * http://host/v1/chat/completions: Operation timed out after ..."; the
@@ -127,6 +170,34 @@ typedef struct RtvAnswer {
  * the store's errors (CR_EDB, CR_EIO). */
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
 void rtv_answer_release(RtvAnswer *a);
+
+/* rtv_ask in three steps, so that the LLM call can run on another thread
+ * than the store's (a server's worker owns the store; its LLM pool does
+ * not wait on it):
+ *   rtv_ask_prepare (store): rank, pack, match; says whether the LLM is due;
+ *   rtv_ask_llm (no store, any thread): the LLM's draft, when due;
+ *   rtv_ask_finish (store): the draft (LLM or extractive) verified.
+ * req must stay the same and valid through the three; out is owned by the
+ * caller throughout (rtv_ask_llm only reads its items). */
+typedef struct RtvDraft {
+    int want_llm;      /* set by prepare: call rtv_ask_llm before finish */
+    int llm_wanted;    /* the mode wanted an LLM (whether or not it is due) */
+    char *llm_text;    /* the LLM's answer; owned */
+    CrErr llm_rc;      /* the LLM's failure; CR_OK when none. A caller may set it
+                        * (with want_llm 0) to skip an endpoint known to be down. */
+    char llm_msg[512]; /* its message */
+    size_t n_fused;
+    char notice[512];
+    double t0, llm_ms;
+} RtvDraft;
+
+CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d,
+                      ErrInfo *e);
+/* Returns d->llm_rc (CR_ECANCELED when req->cancel said so). */
+CrErr rtv_ask_llm(const RtvRequest *req, const RtvAnswer *out, RtvDraft *d);
+CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d,
+                     ErrInfo *e);
+void rtv_draft_release(RtvDraft *d);
 
 /* The name an item is known by: the chunk's symbol, or its module's dotted
  * name for module-level code. Borrowed from the item. */

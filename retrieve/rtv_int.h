@@ -119,6 +119,10 @@ typedef struct RtvRankInfo {
     char notice[512]; /* a leg skipped on an endpoint failure, and why; "" when none */
 } RtvRankInfo;
 
+/* The signals rtv_match reads, from a ranked and packed question. */
+void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
+                       RtvMatchSignals *sig);
+
 /* Below this coverage, no indexed code matches the question well. */
 #define RTV_WEAK_COVERAGE 0.25
 
@@ -159,6 +163,10 @@ void rtv_prompt_user(const RtvItem *items, size_t n, const char *question, StrBu
  * temperature RTV_LLM_TEMPERATURE, "stream", and "model" when model is not
  * NULL or "". NULL when a string is not valid UTF-8. Caller frees. */
 char *rtv_chat_body(const char *model, const char *system, const char *user, int stream);
+/* The same, with earlier turns (the last RTV_MAX_TURNS, capped) between
+ * the system message and the user's. */
+char *rtv_chat_body_turns(const char *model, const char *system, const RtvTurn *turns, size_t n,
+                          const char *user, int stream);
 
 /* Reads a chat completions response as it arrives: server-sent events
  * ("data: {chunk}" lines, several data lines joined by '\n', ':' comments,
@@ -184,6 +192,8 @@ typedef struct RtvSse {
     const char *secret; /* masked in messages (the API key); borrowed; NULL: none */
     RtvProgressFn progress;
     void *progress_ud;
+    RtvTextFn on_text; /* optional: the text so far, at each piece */
+    void *text_ud;
 } RtvSse;
 
 void rtv_sse_init(RtvSse *s, RtvProgressFn progress, void *ud);

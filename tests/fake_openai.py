@@ -14,6 +14,13 @@ Endpoints (any path prefix, so both /v1/embeddings and /embeddings work):
   POST /_control/reset       body {"dim": N, "actions": {"embeddings": [ACTION, ...],
                              "chat": [ACTION, ...]}}; replaces the script and
                              clears the request log
+  POST /_control/release     body {"name": S}: lets requests held under S go on
+  POST /_control/wait        body {"kind": K, "count": N, "timeout_s": T}: waits until N
+                             chat events of kind K ("start": a request arrived,
+                             "first": its first content was sent, "closed": the client
+                             closed the connection while it was held or delayed,
+                             "done": the whole answer was sent) happened; returns
+                             {"ok": BOOL, "events": [{"kind", "t" (time.time()), "n"}]}
   POST /_control/log         returns {"requests": [{"endpoint", "path", "auth",
                              "n_inputs", "model", "rest"}, ...]}; "auth" is the
                              Authorization header (or null), "rest" the path,
@@ -48,6 +55,10 @@ delay_ms apply to chat too):
                     the request asked
   chunk: N          characters of content per event (default 7)
   chunk_delay_ms: N sleep between events
+  hold: NAME        before answering, wait until /_control/release names NAME (or
+                    the client goes away: a "closed" event); delay_ms waits the
+                    same way (a client that leaves is noticed at once)
+  hold_after: NAME  the same, after the first content event
   comments: true    a ": keep-alive" comment line before every event
   multiline: true   every event's JSON split over two data lines
   crlf: true        CRLF line ends
@@ -63,6 +74,8 @@ Deterministic vectors: FNV-1a 64 of the UTF-8 text seeds a 64-bit LCG
 """
 
 import argparse
+import select
+import socket
 import copy
 import json
 import re
@@ -88,6 +101,10 @@ def fake_vector(text, dim):
 class State:
     def __init__(self, dim, actions):
         self.lock = threading.Lock()
+        self.cond = threading.Condition(self.lock)
+        self.released = set()
+        self.events = []
+        self.n_chat = 0
         self.dim = dim
         self.actions = {k: list(v) for k, v in actions.items()}
         self.log = []
@@ -97,6 +114,11 @@ class State:
             self.dim = int(spec.get("dim", self.dim))
             self.actions = {k: list(v) for k, v in spec.get("actions", {}).items()}
             self.log = []
+
+    def event(self, kind, n):
+        with self.cond:
+            self.events.append({"kind": kind, "t": time.time(), "n": n})
+            self.cond.notify_all()
 
     def next_action(self, endpoint):
         with self.lock:
@@ -174,6 +196,33 @@ def fill(content, req):
     return PLACEHOLDER.sub(sub, content)
 
 
+def client_gone(handler):
+    """Whether the client closed its end (nothing more to read, EOF)."""
+    sock = handler.connection
+    try:
+        r, _, _ = select.select([sock], [], [], 0)
+        return bool(r) and sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
+
+def hold(handler, name=None, seconds=None):
+    """Waits for a release of name (or seconds); False when the client left."""
+    state = handler.server.state
+    end = time.monotonic() + seconds if seconds is not None else None
+    while True:
+        if client_gone(handler):
+            if handler.chat_n:
+                state.event("closed", handler.chat_n)
+            return False
+        with state.cond:
+            if name is not None and name in state.released:
+                return True
+            if end is not None and time.monotonic() >= end:
+                return True
+            state.cond.wait(0.005)
+
+
 def chat(handler, req, action):
     """Answers a chat completions request after the generic actions were applied."""
     content = fill(str(action.get("content", "OK")), req)
@@ -236,11 +285,19 @@ def chat(handler, req, action):
     handler.send_header("Cache-Control", "no-cache")
     handler.end_headers()
     delay = action.get("chunk_delay_ms", 0) / 1000.0
+    state = handler.server.state
+    first = True
     for piece in wire:
         handler.wfile.write(piece.encode("utf-8"))
         handler.wfile.flush()
-        if delay:
-            time.sleep(delay)
+        if first and '"content": "' in piece and '"content": ""' not in piece:
+            first = False
+            state.event("first", handler.chat_n)
+            if "hold_after" in action and not hold(handler, action["hold_after"]):
+                return
+        if delay and not hold(handler, None, delay):
+            return
+    state.event("done", handler.chat_n)
     handler.close_connection = True
 
 
@@ -278,6 +335,23 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/_control/reset":
             state.reset(json.loads(raw or b"{}"))
             return self.reply(200, "{}")
+        if path == "/_control/release":
+            with state.cond:
+                state.released.add(json.loads(raw or b"{}").get("name"))
+                state.cond.notify_all()
+            return self.reply(200, "{}")
+        if path == "/_control/wait":
+            spec = json.loads(raw or b"{}")
+            end = time.monotonic() + float(spec.get("timeout_s", 30))
+            with state.cond:
+                while True:
+                    got = [e for e in state.events if e["kind"] == spec.get("kind", "start")]
+                    left = end - time.monotonic()
+                    if len(got) >= int(spec.get("count", 1)) or left <= 0:
+                        break
+                    state.cond.wait(left)
+                body = {"ok": len(got) >= int(spec.get("count", 1)), "events": list(state.events)}
+            return self.reply(200, json.dumps(body))
         if path == "/_control/log":
             with state.lock:
                 return self.reply(200, json.dumps({"requests": state.log}))
@@ -309,8 +383,16 @@ class Handler(BaseHTTPRequestHandler):
         with state.lock:
             state.log.append(entry)
         action = state.next_action("chat" if endpoint == "chat/completions" else endpoint)
-        if "delay_ms" in action:
-            time.sleep(action["delay_ms"] / 1000.0)
+        self.chat_n = 0
+        if endpoint == "chat/completions":
+            with state.lock:
+                state.n_chat += 1
+                self.chat_n = state.n_chat
+            state.event("start", self.chat_n)
+        if "delay_ms" in action and not hold(self, None, action["delay_ms"] / 1000.0):
+            return
+        if "hold" in action and not hold(self, action["hold"]):
+            return
         if "status" in action:
             headers = []
             if "retry_after" in action:

@@ -655,31 +655,6 @@ def t_llm(env):
         check_sanitizers(s)
 
 
-def t_hover_llm(env):
-    """Hover with an LLM configured: a short explanation whose citations are
-    verified, computed once per definition content (cached by its hash)."""
-    script = {"actions": {"chat": [{"content": "It adds the tax rate to an amount {ctx0}; also [shop/nowhere.py:1-2].",
-                                    "times": 100}]}}
-    with fake_llm(script) as port:
-        s = env.server()
-        s.initialize(env.root, options={"llm": {"url": "http://127.0.0.1:%d" % port}})
-        s.wait_ready()
-        uri = env.uri("shop/models.py")
-        where = {"textDocument": {"uri": uri}, "position": {"line": 35, "character": 18}}
-        md = s.call("textDocument/hover", where)["result"]["contents"]["value"]
-        check("**Explanation**" in md and "It adds the tax rate to an amount [shop/" in md, "explained: %s" % md)
-        check("nowhere.py" not in md, "a fabricated citation is removed: %s" % md)
-        md2 = s.call("textDocument/hover", where)["result"]["contents"]["value"]
-        check(md2 == md, "same hover again")
-        import urllib.request
-        log = json.load(urllib.request.urlopen(urllib.request.Request(
-            "http://127.0.0.1:%d/_control/log" % port, data=b"{}", method="POST")))
-        chats = [r for r in log["requests"] if "chat" in r.get("path", "")]
-        check(len(chats) == 1, "one LLM request for two hovers (cached), got %d" % len(chats))
-        check(s.shutdown_exit() == 0, "exit code")
-        check_sanitizers(s)
-
-
 def t_multiroot(env):
     """Two workspace folders, one index each; asks go to the document's root."""
     other = os.path.join(env.dir, "other")
@@ -828,7 +803,7 @@ GROUPS = {
     "watch": [t_watch],
     "storm": [t_storm],
     "eof": [t_eof],
-    "llm": [t_llm, t_hover_llm],
+    "llm": [t_llm],  # explanations: lsp_stream_test.py
     "multiroot": [t_multiroot],
     "nav": [t_nav],
     "bench": [t_bench],

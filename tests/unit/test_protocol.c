@@ -89,9 +89,11 @@ static void test_answer_json(void)
     json_error_t err;
     json_t *j = json_loads(s, 0, &err);
     CHECK(json_is_object(j));
-    CHECK_INT(json_object_size(j), 6);
+    CHECK_INT(json_object_size(j), 8);
     CHECK_STR(gets(j, "answer"), "See [pkg/my mod.py:3-4].");
     CHECK_STR(gets(j, "mode"), "extractive");
+    CHECK_STR(gets(j, "match"), "strong");
+    CHECK_STR(gets(j, "matchReason"), "");
 
     json_t *cits = json_object_get(j, "citations");
     CHECK_INT(json_array_size(cits), 1);

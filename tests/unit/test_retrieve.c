@@ -365,7 +365,8 @@ static void test_ask_fixture(void)
     req.question = "zzyzx qwfp";
     CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
     CHECK_INT(a.n_items, 0);
-    CHECK_STR(a.answer, "No indexed code matched the question.\n");
+    CHECK_STR(a.answer, "**Nothing relevant found:** No indexed code matched the question.\n");
+    CHECK_INT(a.match, RTV_MATCH_NONE);
     rtv_answer_release(&a);
 
     idx_close(st);

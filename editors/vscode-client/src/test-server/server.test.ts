@@ -101,8 +101,7 @@ before(async () => {
   });
   assert.ok(init.capabilities.codeLensProvider, 'code lens capability');
   assert.ok(init.capabilities.hoverProvider, 'hover capability');
-  const commands: string[] = init.capabilities.executeCommandProvider.commands;
-  for (const c of ['coderag.ask', 'coderag.reindex']) assert.ok(commands.includes(c), `${c} among ${commands}`);
+  assert.deepEqual([...init.capabilities.executeCommandProvider.commands].sort(), ['coderag.ask', 'coderag.explain', 'coderag.reindex']);
   await conn.sendNotification('initialized', {});
 });
 

@@ -1,0 +1,280 @@
+#include "server_int.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The pipeline of an ask (and of coderag.explain): retrieval on the
+ * worker, the LLM on the pool (streamed to the client as partial results,
+ * cancellable), verification back on the worker; work-done progress
+ * throughout. docs/protocol.md, "Streaming, progress and cancel". */
+
+#define PARTIAL_INTERVAL_MS 50.0
+#define REPORT_INTERVAL_MS 200.0
+
+static void ask_free(Job *job)
+{
+    AskJob *j = (AskJob *)job;
+    free(j->question);
+    free(j->mode);
+    free(j->uri);
+    json_decref(j->wd_token);
+    json_decref(j->partial_token);
+    for (size_t i = 0; i < j->n_turns; i++) {
+        free((char *)j->turns[i].question);
+        free((char *)j->turns[i].answer);
+    }
+    free(j->turns);
+    free(j->explain_word);
+    free(j->explain_rel);
+    free(j->explain_symbol);
+    rtv_draft_release(&j->draft);
+    rtv_answer_release(&j->ans);
+    free(j);
+}
+
+static int ask_retrieve(Server *s, Job *job);
+
+AskJob *ask_job_new(Workspace *ws, LspCall *call)
+{
+    AskJob *j = xcalloc(1, sizeof *j);
+    job_init(&j->job, ws, call, ask_retrieve, ask_free);
+    j->bm25 = j->dense = j->graph = 1;
+    return j;
+}
+
+/* Work-done progress on the client's token (no create needed). */
+static void wd_progress(Server *s, AskJob *j, const char *kind, const char *message)
+{
+    if (!j->wd_token) return;
+    json_t *v = json_pack("{s:s}", "kind", kind);
+    if (!strcmp(kind, "begin")) {
+        json_object_set_new(v, "title", json_string("CodeRAG"));
+        json_object_set_new(v, "cancellable", json_true());
+        json_object_set_new(v, "percentage", json_integer(0));
+    }
+    if (message) json_object_set_new(v, "message", lsp_json_string(message));
+    lsp_rpc_notify(s->rpc, "$/progress",
+                   json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
+}
+
+/* A partial result (value is stolen). */
+static void partial(Server *s, AskJob *j, json_t *value)
+{
+    if (!j->partial_token) {
+        json_decref(value);
+        return;
+    }
+    lsp_rpc_notify(s->rpc, "$/progress",
+                   json_pack("{s:O, s:o}", "token", j->partial_token, "value", value));
+}
+
+static json_t *partial_value(AskJob *j, const char *stage, const char *text, size_t len)
+{
+    json_t *v = json_object();
+    json_object_set_new(v, "provisional", json_true());
+    json_object_set_new(v, "stage", json_string(stage));
+    json_t *t = json_stringn(text ? text : "", len);
+    json_object_set_new(v, "answer", t ? t : json_string(""));
+    json_object_set_new(v, "match", json_string(rtv_match_name(j->ans.match)));
+    json_object_set_new(v, "mode", json_string(j->draft.want_llm ? "llm" : "extractive"));
+    return v;
+}
+
+void ask_queue(Server *s, AskJob *j)
+{
+    wd_progress(s, j, "begin", "retrieving");
+    srv_push(s, &j->job);
+}
+
+static int ask_cancelled(void *ud)
+{
+    AskJob *j = ud;
+    Server *s = j->job.ws->srv;
+    pthread_mutex_lock(&s->mu);
+    int stop = s->stopping || (j->explain_gen && j->explain_gen != s->explain_gen);
+    pthread_mutex_unlock(&s->mu);
+    return stop || lsp_call_cancelled(j->job.call);
+}
+
+/* The LLM's text so far: the first piece at once, then at most every 50 ms. */
+static void on_text(void *ud, const char *text, size_t len)
+{
+    AskJob *j = ud;
+    double now = now_ms();
+    if (j->partial_sent && now - j->partial_last_ms < PARTIAL_INTERVAL_MS) return;
+    /* whole UTF-8 characters only */
+    size_t n = len;
+    while (n && ((unsigned char)text[n - 1] & 0xC0) == 0x80)
+        n--;
+    if (n && (unsigned char)text[n - 1] >= 0xC0) n--;
+    if (!n) return;
+    j->partial_last_ms = now;
+    j->partial_sent = n;
+    partial(j->job.ws->srv, j, partial_value(j, "writing", text, n));
+}
+
+static void on_tokens(void *ud, size_t tokens, size_t chars)
+{
+    AskJob *j = ud;
+    double now = now_ms();
+    if (now - j->wd_last_ms < REPORT_INTERVAL_MS) return;
+    j->wd_last_ms = now;
+    char msg[64];
+    snprintf(msg, sizeof msg, "writing the answer: %zu tokens", tokens);
+    wd_progress(j->job.ws->srv, j, "report", msg);
+}
+
+static int error_code(CrErr rc)
+{
+    switch (rc) {
+    case CR_EINVAL:
+    case CR_ETOOBIG:
+        return LSP_INVALID_PARAMS;
+    case CR_ECANCELED:
+        return LSP_REQUEST_CANCELLED;
+    default:
+        return LSP_REQUEST_FAILED;
+    }
+}
+
+static int reply_error(Server *s, AskJob *j, const LspError *err)
+{
+    wd_progress(s, j, "end", err->code == LSP_REQUEST_CANCELLED ? "cancelled" : "failed");
+    lsp_call_reply(j->job.call, NULL, err);
+    j->job.call = NULL;
+    return JOB_DONE;
+}
+
+static int reply_cancelled(Server *s, AskJob *j)
+{
+    LspError err = {.code = LSP_REQUEST_CANCELLED};
+    snprintf(err.message, sizeof err.message, "%s",
+             lsp_call_cancelled(j->job.call) ? "the request was cancelled"
+                                             : "superseded by a newer request");
+    return reply_error(s, j, &err);
+}
+
+static void fill_request(AskJob *j)
+{
+    Workspace *ws = j->job.ws;
+    RtvRequest *req = &j->req;
+    rtv_request_init(req);
+    req->question = j->question;
+    req->budget = (size_t)j->budget;
+    req->use_bm25 = j->bm25;
+    req->use_dense = j->dense;
+    req->use_graph = j->graph;
+    if (j->mode) rtv_mode_parse(j->mode, &req->mode);
+    config_llm(&ws->cfg, req);
+    req->cancel = ask_cancelled;
+    req->cancel_ud = j;
+    req->progress = on_tokens;
+    req->progress_ud = j;
+    req->on_text = on_text;
+    req->text_ud = j;
+    req->history = j->turns;
+    req->n_history = j->n_turns;
+}
+
+static int ask_llm(Server *s, Job *job);
+static int ask_finish(Server *s, Job *job);
+
+/* Worker: retrieval and packing; then the LLM pool, or verification at once. */
+static int ask_retrieve(Server *s, Job *job)
+{
+    AskJob *j = (AskJob *)job;
+    Workspace *ws = job->ws;
+    LspError err = {0};
+    ErrInfo e = {0};
+    if (ask_cancelled(j)) return reply_cancelled(s, j);
+    IdxStore *st = ws_query_store(ws, &e);
+    if (!st) {
+        lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+                  e.msg);
+        return reply_error(s, j, &err);
+    }
+    if (j->explain_gen && !explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
+    j->indexing = ws_indexing(ws);
+    fill_request(j);
+    CrErr rc = rtv_ask_prepare(st, &j->req, &j->ans, &j->draft, &e);
+    if (rc) {
+        lsp_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        return reply_error(s, j, &err);
+    }
+    j->prepared = 1;
+    char why[600];
+    if (j->draft.want_llm && j->req.mode == RTV_MODE_AUTO && ep_skip(&s->llm_ep, why, sizeof why)) {
+        j->draft.want_llm = 0; /* a dead endpoint is not asked again before its back-off */
+        j->draft.llm_rc = CR_EHTTP;
+        snprintf(j->draft.llm_msg, sizeof j->draft.llm_msg, "%.500s", why);
+    }
+    json_t *v = partial_value(j, "context", "", 0);
+    json_object_set_new(v, "context", lsp_context_json(&j->ans));
+    partial(s, j, v);
+    char msg[200];
+    snprintf(msg, sizeof msg, "found %zu location%s (match %s); %s", j->ans.n_items,
+             j->ans.n_items == 1 ? "" : "s", rtv_match_name(j->ans.match),
+             j->draft.want_llm ? "asking the LLM" : "writing the answer");
+    wd_progress(s, j, "report", msg);
+    if (j->draft.want_llm) {
+        job->run = ask_llm;
+        srv_push_llm(s, job);
+        return JOB_KEPT;
+    }
+    return ask_finish(s, job);
+}
+
+/* LLM pool: the LLM's draft, streamed; never touches the store. */
+static int ask_llm(Server *s, Job *job)
+{
+    AskJob *j = (AskJob *)job;
+    if (ask_cancelled(j)) {
+        j->draft.llm_rc = CR_ECANCELED;
+    } else {
+        CrErr rc = rtv_ask_llm(&j->req, &j->ans, &j->draft);
+        if (rc == CR_OK && j->draft.llm_text && strlen(j->draft.llm_text) > j->partial_sent) {
+            j->partial_sent = 0; /* the whole text, unthrottled */
+            j->partial_last_ms = 0;
+            on_text(j, j->draft.llm_text, strlen(j->draft.llm_text));
+        }
+        if (rc != CR_ECANCELED && !ask_cancelled(j))
+            ep_report(s, &s->llm_ep, rc, j->draft.llm_msg);
+    }
+    if (j->draft.llm_rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
+    job->run = ask_finish;
+    job->urgent = 1; /* verification is quick: not behind other asks */
+    srv_push(s, job);
+    return JOB_KEPT;
+}
+
+/* Worker: the draft verified, the reply sent. */
+static int ask_finish(Server *s, Job *job)
+{
+    AskJob *j = (AskJob *)job;
+    Workspace *ws = job->ws;
+    LspError err = {0};
+    ErrInfo e = {0};
+    IdxStore *st = ws_query_store(ws, &e);
+    if (!st) {
+        lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+                  e.msg);
+        return reply_error(s, j, &err);
+    }
+    CrErr rc = rtv_ask_finish(st, &j->req, &j->ans, &j->draft, &e);
+    if (rc) {
+        lsp_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        return reply_error(s, j, &err);
+    }
+    if (j->explain_gen && j->ans.mode == RTV_MODE_LLM)
+        explain_store(ws, j->explain_key, j->ans.answer);
+    if (!j->explain_gen) nav_remember_answer(ws, j->question, &j->ans);
+    json_t *result = lsp_answer_to_json(&j->ans, idx_root(st));
+    json_object_set_new(result, "indexing", json_boolean(j->indexing));
+    if (j->explain_symbol) json_object_set_new(result, "symbol", lsp_json_string(j->explain_symbol));
+    wd_progress(s, j, "end", "done");
+    lsp_call_reply(job->call, result, NULL);
+    job->call = NULL;
+    return JOB_DONE;
+}

@@ -1,0 +1,163 @@
+#include "server_int.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The builder thread (full builds on a handle of its own, with work-done
+ * progress) and the worker's adoption of a finished build. */
+
+/* ---------------------------------------------------------------- builder */
+
+static int on_build_progress(void *ud, size_t done, size_t total)
+{
+    Workspace *ws = ud;
+    pthread_mutex_lock(&ws->srv->mu);
+    ws->done = done;
+    ws->total = total;
+    int stop = ws->srv->stopping; /* exit: a build stops at the next file */
+    pthread_mutex_unlock(&ws->srv->mu);
+    progress_report(ws, done, total);
+    return stop;
+}
+
+int endpoint_error(CrErr rc)
+{
+    return rc == CR_EHTTP || rc == CR_ETIMEOUT;
+}
+
+/* A finished build, for the worker to adopt. */
+typedef struct AdoptJob {
+    Job job;
+    IdxStore *built;
+    CrErr build_rc;
+    char build_msg[512];
+    IdxUpdateStats stats;
+    IdxStatus built_status;
+} AdoptJob;
+
+static int run_adopt(Server *s, Job *job);
+
+static void adopt_free(Job *job)
+{
+    AdoptJob *j = (AdoptJob *)job;
+    idx_close(j->built);
+    free(j);
+}
+
+/* Builder thread: a full update with a handle of its own, handed to the
+ * worker when done. */
+static void build(Workspace *ws)
+{
+    AdoptJob *j = xcalloc(1, sizeof *j);
+    job_init(&j->job, ws, NULL, run_adopt, adopt_free);
+    j->job.urgent = 1;
+    IdxConfig ic;
+    ErrInfo e = {0};
+    double t0 = now_ms();
+    config_idx(&ws->cfg, &ic);
+    /* Inside an editor, a full build leaves a core to the editor unless
+     * told otherwise (threads). */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!ic.threads) ic.threads = cores > 1 ? (int)cores - 1 : 1;
+    progress_start(ws);
+    CrErr rc = idx_open(&ic, 0, &j->built, &e);
+    if (!rc) rc = idx_update(j->built, on_build_progress, ws, &j->stats, &e);
+    if ((!rc || endpoint_error(rc)) && idx_status(j->built, &j->built_status, NULL) != CR_OK)
+        memset(&j->built_status, 0, sizeof j->built_status);
+    j->build_rc = rc;
+    snprintf(j->build_msg, sizeof j->build_msg, "%s",
+             rc ? (e.msg[0] ? e.msg : cr_strerror(rc)) : "");
+    log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed, %zu removed) in %.0f ms%s%s", ws->root,
+            j->stats.files_seen, j->stats.files_changed, j->stats.files_removed, now_ms() - t0,
+            rc ? ": " : "", j->build_msg);
+    srv_push(ws->srv, &j->job);
+}
+
+static Workspace *next_build(Server *s)
+{
+    for (size_t i = 0; i < s->n_ws; i++)
+        if (s->ws[i]->build_wanted && !s->ws[i]->building) return s->ws[i];
+    return NULL;
+}
+
+void *builder_main(void *arg)
+{
+    Server *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        Workspace *ws = NULL;
+        while (!s->stopping && !(ws = next_build(s)))
+            pthread_cond_wait(&s->build_cond, &s->mu);
+        if (s->stopping) break;
+        ws->build_wanted = 0;
+        ws->building = 1;
+        ws->state = WS_INDEXING;
+        ws->done = ws->total = 0;
+        snprintf(ws->message, sizeof ws->message, "indexing %s", ws->root);
+        pthread_mutex_unlock(&s->mu);
+        build(ws);
+        pthread_mutex_lock(&s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Worker: a build ended; keep its handle as the query store. */
+static int run_adopt(Server *s, Job *job)
+{
+    AdoptJob *j = (AdoptJob *)job;
+    Workspace *ws = job->ws;
+    char msg[sizeof ws->message];
+    if (j->build_rc && !endpoint_error(j->build_rc)) {
+        idx_close(j->built);
+        j->built = NULL;
+        pthread_mutex_lock(&s->mu);
+        ws->building = 0;
+        if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
+        pthread_mutex_unlock(&s->mu);
+        ws_set_error(ws, j->build_msg);
+        snprintf(msg, sizeof msg, "Indexing failed: %.400s", j->build_msg);
+        progress_finish(ws, msg);
+        srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root, j->build_msg);
+        return JOB_DONE;
+    }
+    int keep = ws->q && !ws->q_reopened && j->stats.files_changed == 0 &&
+               j->stats.files_removed == 0 && j->built_status.chunks == ws->q_status.chunks &&
+               j->built_status.vectors == ws->q_status.vectors &&
+               j->built_status.edges == ws->q_status.edges;
+    if (!keep) {
+        double t0 = now_ms();
+        idx_close(ws->q);
+        ws->q = j->built;
+        j->built = NULL;
+        ws->q_reopened = 0;
+        idx_warm(ws->q, NULL);
+        log_msg(LOG_INFO, "search structures of %s loaded in %.0f ms", ws->root, now_ms() - t0);
+    }
+    ws->q_status = j->built_status;
+    ws->q_status_stale = 0;
+    ws->q_loaded_ms = now_ms();
+    snprintf(msg, sizeof msg, "%lld files, %lld chunks, %lld edges",
+             (long long)j->built_status.files, (long long)j->built_status.chunks,
+             (long long)j->built_status.edges);
+    pthread_mutex_lock(&s->mu);
+    ws->snap = j->built_status;
+    ws->state = WS_READY;
+    ws->building = 0;
+    ws->done = ws->total = j->stats.files_seen;
+    snprintf(ws->message, sizeof ws->message, "%s", msg);
+    if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
+    pthread_mutex_unlock(&s->mu);
+    if (endpoint_error(j->build_rc))
+        srv_notice(s, NOTICE_EMBED, 2,
+                   "coderag: the embeddings endpoint failed (%s); answers "
+                   "use BM25 and the graph until it is back",
+                   j->build_msg);
+    progress_finish(ws, msg);
+    ws_run_updates(s, ws);
+    return JOB_DONE;
+}
+

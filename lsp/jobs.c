@@ -1,0 +1,167 @@
+#include "server_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The job queues: the worker's (everything that reads a store) and the LLM
+ * pool's (LLM requests only), their threads, and their start and stop.
+ * See server_int.h for the design. */
+
+void job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn)
+{
+    j->ws = ws;
+    j->call = call;
+    j->run = run;
+    j->free = free_fn;
+    j->next = NULL;
+    j->urgent = 0;
+}
+
+void job_free(Job *j)
+{
+    if (!j) return;
+    lsp_call_drop(j->call);
+    j->call = NULL;
+    if (j->free)
+        j->free(j);
+    else
+        free(j);
+}
+
+static void append(Job **head, Job **tail, Job *j)
+{
+    j->next = NULL;
+    if (*tail)
+        (*tail)->next = j;
+    else
+        *head = j;
+    *tail = j;
+}
+
+void srv_push(Server *s, Job *j)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->stopping) {
+        pthread_mutex_unlock(&s->mu);
+        job_free(j);
+        return;
+    }
+    if (j->urgent) {
+        /* After other urgent jobs, before the rest: order among updates holds. */
+        Job **pp = &s->head;
+        while (*pp && (*pp)->urgent)
+            pp = &(*pp)->next;
+        j->next = *pp;
+        *pp = j;
+        if (!j->next) s->tail = j;
+    } else {
+        append(&s->head, &s->tail, j);
+    }
+    pthread_cond_signal(&s->work_cond);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void srv_push_llm(Server *s, Job *j)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->stopping) {
+        pthread_mutex_unlock(&s->mu);
+        job_free(j);
+        return;
+    }
+    append(&s->llm_head, &s->llm_tail, j);
+    pthread_cond_signal(&s->llm_cond);
+    pthread_mutex_unlock(&s->mu);
+}
+
+int srv_stopping(Server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int r = s->stopping;
+    pthread_mutex_unlock(&s->mu);
+    return r;
+}
+
+/* One queue's loop: pop, run, free unless the job was handed on. */
+static void run_queue(Server *s, Job **head, Job **tail, pthread_cond_t *cond, int worker)
+{
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        if (worker && !*head) ws_refresh_stale(s);
+        while (!s->stopping && !*head)
+            pthread_cond_wait(cond, &s->mu);
+        if (s->stopping) break;
+        Job *j = *head;
+        *head = j->next;
+        if (!*head) *tail = NULL;
+        j->next = NULL;
+        pthread_mutex_unlock(&s->mu);
+        if (j->run(s, j) == JOB_DONE) job_free(j);
+        pthread_mutex_lock(&s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    Server *s = arg;
+    run_queue(s, &s->head, &s->tail, &s->work_cond, 1);
+    return NULL;
+}
+
+static void *llm_main(void *arg)
+{
+    Server *s = arg;
+    run_queue(s, &s->llm_head, &s->llm_tail, &s->llm_cond, 0);
+    return NULL;
+}
+
+void srv_start_threads(Server *s)
+{
+    if (s->threads_started) return;
+    pthread_create(&s->worker, NULL, worker_main, s);
+    for (int i = 0; i < LLM_THREADS; i++)
+        pthread_create(&s->llm[i], NULL, llm_main, s);
+    pthread_create(&s->builder, NULL, builder_main, s);
+    s->threads_started = 1;
+}
+
+static void free_queue(Job **head, Job **tail)
+{
+    while (*head) {
+        Job *j = *head;
+        *head = j->next;
+        job_free(j);
+    }
+    *tail = NULL;
+}
+
+int srv_stop_threads(Server *s, int wait_ms)
+{
+    pthread_mutex_lock(&s->mu);
+    s->stopping = 1;
+    pthread_cond_broadcast(&s->work_cond);
+    pthread_cond_broadcast(&s->build_cond);
+    pthread_cond_broadcast(&s->llm_cond);
+    pthread_mutex_unlock(&s->mu);
+    if (s->threads_started) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += wait_ms / 1000;
+        dl.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        int busy = pthread_timedjoin_np(s->worker, NULL, &dl) != 0;
+        for (int i = 0; i < LLM_THREADS; i++)
+            busy |= pthread_timedjoin_np(s->llm[i], NULL, &dl) != 0;
+        busy |= pthread_timedjoin_np(s->builder, NULL, &dl) != 0;
+        if (busy) return -1;
+        s->threads_started = 0;
+    }
+    free_queue(&s->head, &s->tail);
+    free_queue(&s->llm_head, &s->llm_tail);
+    return 0;
+}

@@ -1,0 +1,234 @@
+#include "server_int.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the user is told: notices (window/showMessage), the state of the
+ * LLM endpoint (backed off while down, announced when it changes) and the
+ * work-done progress of builds. */
+
+/* ---------------------------------------------------------------- notices */
+
+void srv_notice(Server *s, int kind, int type, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    log_msg(type == 1 ? LOG_ERROR : LOG_WARN, "%s", msg);
+    /* shown again whenever it changes: a new problem is never hidden
+     * behind an old one */
+    pthread_mutex_lock(&s->mu);
+    int shown = !strncmp(s->notified[kind], msg, sizeof s->notified[kind] - 1);
+    snprintf(s->notified[kind], sizeof s->notified[kind], "%.255s", msg);
+    pthread_mutex_unlock(&s->mu);
+    if (shown) return;
+    json_t *p = json_object();
+    json_object_set_new(p, "type", json_integer(type));
+    json_object_set_new(p, "message", lsp_json_string(msg));
+    lsp_rpc_notify(s->rpc, "window/showMessage", p);
+}
+
+void srv_notice_clear(Server *s, int kind)
+{
+    pthread_mutex_lock(&s->mu);
+    s->notified[kind][0] = '\0';
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* ---------------------------------------------------------------- endpoints */
+
+#define EP_BACKOFF_FIRST_MS 10000.0
+#define EP_BACKOFF_MAX_MS 300000.0
+
+void ep_init(Endpoint *ep, const char *what)
+{
+    memset(ep, 0, sizeof *ep);
+    pthread_mutex_init(&ep->mu, NULL);
+    ep->what = what;
+}
+
+void ep_destroy(Endpoint *ep)
+{
+    pthread_mutex_destroy(&ep->mu);
+}
+
+int ep_skip(Endpoint *ep, char *why, size_t why_size)
+{
+    pthread_mutex_lock(&ep->mu);
+    double now = now_ms();
+    int skip = ep->st == EP_DOWN && now < ep->retry_at_ms;
+    if (skip)
+        snprintf(why, why_size, "the %s endpoint is down (%.300s); next try in %.0f s", ep->what,
+                 ep->reason, (ep->retry_at_ms - now) / 1000.0 + 0.5);
+    pthread_mutex_unlock(&ep->mu);
+    return skip;
+}
+
+static void show(Server *s, int type, const char *msg)
+{
+    log_msg(type == 3 ? LOG_INFO : LOG_WARN, "%s", msg);
+    json_t *p = json_object();
+    json_object_set_new(p, "type", json_integer(type));
+    json_object_set_new(p, "message", lsp_json_string(msg));
+    lsp_rpc_notify(s->rpc, "window/showMessage", p);
+}
+
+void ep_report(Server *s, Endpoint *ep, CrErr rc, const char *msg)
+{
+    char text[600];
+    int type = 0;
+    if (rc == CR_ECANCELED) return;
+    pthread_mutex_lock(&ep->mu);
+    if (rc == CR_OK) {
+        if (ep->st == EP_DOWN) {
+            snprintf(text, sizeof text, "coderag: the %s endpoint works again", ep->what);
+            type = 3;
+        }
+        ep->st = EP_OK;
+        ep->reason[0] = '\0';
+        ep->backoff_ms = 0;
+    } else {
+        int changed = ep->st != EP_DOWN || strcmp(ep->reason, msg ? msg : "") != 0;
+        ep->backoff_ms = ep->st != EP_DOWN || ep->backoff_ms <= 0 ? EP_BACKOFF_FIRST_MS
+                         : ep->backoff_ms * 2 > EP_BACKOFF_MAX_MS ? EP_BACKOFF_MAX_MS
+                                                                  : ep->backoff_ms * 2;
+        ep->st = EP_DOWN;
+        ep->retry_at_ms = now_ms() + ep->backoff_ms;
+        snprintf(ep->reason, sizeof ep->reason, "%s", msg ? msg : "");
+        if (changed) {
+            snprintf(text, sizeof text,
+                     "coderag: the %s endpoint failed: %.400s; answers are extractive until it "
+                     "works again (next try in %.0f s)",
+                     ep->what, ep->reason, ep->backoff_ms / 1000.0);
+            type = 2;
+        }
+    }
+    pthread_mutex_unlock(&ep->mu);
+    if (type) show(s, type, text);
+}
+
+json_t *ep_status_json(Endpoint *ep, int configured)
+{
+    static const char *names[] = {"unknown", "ok", "down"};
+    pthread_mutex_lock(&ep->mu);
+    json_t *o = json_pack("{s:b, s:s, s:o}", "configured", configured, "state",
+                          configured ? names[ep->st] : "off", "message",
+                          lsp_json_string(ep->reason));
+    pthread_mutex_unlock(&ep->mu);
+    return o;
+}
+
+/* ---------------------------------------------------------------- progress */
+
+static json_t *progress_value(const char *kind, const char *title, size_t done, size_t total,
+                              const char *message)
+{
+    json_t *v = json_object();
+    json_object_set_new(v, "kind", json_string(kind));
+    if (title) json_object_set_new(v, "title", lsp_json_string(title));
+    if (!strcmp(kind, "begin")) json_object_set_new(v, "cancellable", json_false());
+    char msg[96];
+    if (!message && total) {
+        snprintf(msg, sizeof msg, "%zu/%zu files", done, total);
+        message = msg;
+    }
+    if (message) json_object_set_new(v, "message", lsp_json_string(message));
+    if (strcmp(kind, "end") != 0)
+        json_object_set_new(v, "percentage",
+                            json_integer(total ? (json_int_t)(done * 100 / total) : 0));
+    return v;
+}
+
+/* Sends one $/progress; caller holds ws->pg_mu. */
+static void progress_send(Workspace *ws, json_t *value)
+{
+    json_t *p = json_object();
+    json_object_set_new(p, "token", json_string(ws->pg.token));
+    json_object_set_new(p, "value", value);
+    lsp_rpc_notify(ws->srv->rpc, "$/progress", p);
+}
+
+static void progress_begin_locked(Workspace *ws)
+{
+    char title[300];
+    size_t done, total;
+    pthread_mutex_lock(&ws->srv->mu);
+    done = ws->done;
+    total = ws->total;
+    pthread_mutex_unlock(&ws->srv->mu);
+    snprintf(title, sizeof title, "Indexing %s", ws->name);
+    progress_send(ws, progress_value("begin", title, done, total, total ? NULL : "scanning"));
+    ws->pg.st = PG_ACTIVE;
+    ws->pg.last_pct = total ? (int)(done * 100 / total) : 0;
+    ws->pg.last_ms = now_ms();
+}
+
+/* Reader thread: the client answered window/workDoneProgress/create. */
+static void on_progress_created(void *ud, json_t *result, json_t *error)
+{
+    Workspace *ws = ud;
+    pthread_mutex_lock(&ws->pg_mu);
+    if (ws->pg.st == PG_CREATING) {
+        if (error) {
+            ws->pg.st = PG_NONE;
+        } else {
+            progress_begin_locked(ws);
+            if (ws->pg.finished) {
+                progress_send(ws, progress_value("end", NULL, 0, 0, ws->pg.end_msg));
+                ws->pg.st = PG_DONE;
+            }
+        }
+    }
+    pthread_mutex_unlock(&ws->pg_mu);
+}
+
+void progress_start(Workspace *ws)
+{
+    Server *s = ws->srv;
+    if (!s->cap_progress) return;
+    pthread_mutex_lock(&s->mu);
+    int seq = ++s->progress_seq;
+    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_lock(&ws->pg_mu);
+    memset(&ws->pg, 0, sizeof ws->pg);
+    ws->pg.seq = seq;
+    snprintf(ws->pg.token, sizeof ws->pg.token, "coderag/index/%d", seq);
+    ws->pg.st = PG_CREATING;
+    json_t *p = json_object();
+    json_object_set_new(p, "token", json_string(ws->pg.token));
+    pthread_mutex_unlock(&ws->pg_mu);
+    lsp_rpc_request(s->rpc, "window/workDoneProgress/create", p, on_progress_created, ws);
+}
+
+void progress_report(Workspace *ws, size_t done, size_t total)
+{
+    if (!ws->srv->cap_progress) return;
+    int pct = total ? (int)(done * 100 / total) : 0;
+    double now = now_ms();
+    pthread_mutex_lock(&ws->pg_mu);
+    if (ws->pg.st == PG_ACTIVE && pct != ws->pg.last_pct && now - ws->pg.last_ms >= 100) {
+        progress_send(ws, progress_value("report", NULL, done, total, NULL));
+        ws->pg.last_pct = pct;
+        ws->pg.last_ms = now;
+    }
+    pthread_mutex_unlock(&ws->pg_mu);
+}
+
+void progress_finish(Workspace *ws, const char *msg)
+{
+    pthread_mutex_lock(&ws->pg_mu);
+    if (ws->pg.st == PG_ACTIVE) {
+        progress_send(ws, progress_value("end", NULL, 0, 0, msg));
+        ws->pg.st = PG_DONE;
+    } else if (ws->pg.st == PG_CREATING) {
+        ws->pg.finished = 1;
+        snprintf(ws->pg.end_msg, sizeof ws->pg.end_msg, "%s", msg);
+    }
+    pthread_mutex_unlock(&ws->pg_mu);
+}
+

@@ -1,0 +1,116 @@
+#include "rtv_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How well the index answers a question: from the lexical coverage of the
+ * best hits and from whether the identifiers the question names exist.
+ * Thresholds chosen on the dev sets and an off-topic set
+ * (docs/benchmarks.md, "Relevance"). */
+
+/* Below this coverage with no named identifier found, nothing is relevant. */
+#define MATCH_NONE_COVERAGE 0.20
+/* Below this, the match is weak (unless a named identifier exists). */
+#define MATCH_WEAK_COVERAGE 0.45
+
+const char *rtv_match_name(RtvMatch m)
+{
+    switch (m) {
+    case RTV_MATCH_STRONG: return "strong";
+    case RTV_MATCH_WEAK: return "weak";
+    default: return "none";
+    }
+}
+
+RtvMatch rtv_match(const RtvMatchSignals *sig, char *why, size_t why_size)
+{
+    char tmp[1];
+    if (!why) {
+        why = tmp;
+        why_size = sizeof tmp;
+    }
+    why[0] = '\0';
+    int pct = (int)(sig->coverage * 100 + 0.5);
+    if (sig->n_items == 0) {
+        snprintf(why, why_size, "no indexed code shares a word with the question");
+        return RTV_MATCH_NONE;
+    }
+    if (sig->idents_hit > 0) return RTV_MATCH_STRONG; /* it names code that exists */
+    if (sig->coverage < MATCH_NONE_COVERAGE) {
+        snprintf(why, why_size, "the best match covers %d%% of the question's terms", pct);
+        return RTV_MATCH_NONE;
+    }
+    if (sig->idents > 0) {
+        snprintf(why, why_size, "no indexed definition has the name%s the question uses",
+                 sig->idents > 1 ? "s" : "");
+        return RTV_MATCH_WEAK;
+    }
+    if (sig->coverage < MATCH_WEAK_COVERAGE) {
+        snprintf(why, why_size, "the best match covers only %d%% of the question's terms", pct);
+        return RTV_MATCH_WEAK;
+    }
+    return RTV_MATCH_STRONG;
+}
+
+static int ident_byte(unsigned char c)
+{
+    return c == '_' || c == '.' || isalnum(c);
+}
+
+/* Whether a word reads as a code identifier: snake_case, CamelCase (a
+ * capital after a lower-case letter), dotted.name or a call name(). */
+static int looks_like_identifier(const char *w, size_t n)
+{
+    int under = 0, camel = 0, dot = 0, alpha = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)w[i];
+        alpha |= isalpha(c) != 0;
+        if (c == '_' && i > 0 && i + 1 < n) under = 1;
+        if (c == '.' && i > 0 && i + 1 < n && isalpha((unsigned char)w[i + 1])) dot = 1;
+        if (i > 0 && isupper(c) && islower((unsigned char)w[i - 1])) camel = 1;
+    }
+    return alpha && (under || camel || dot);
+}
+
+void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
+                       RtvMatchSignals *sig)
+{
+    memset(sig, 0, sizeof *sig);
+    sig->coverage = info->coverage;
+    sig->n_items = n_items;
+    StrBuf qw;
+    sb_init(&qw);
+    idx_query_words(question, &qw);
+    for (char *p = qw.buf, *save = NULL, *w; (w = strtok_r(p, " ", &save)); p = NULL)
+        sig->terms++;
+    sb_release(&qw);
+    /* identifiers named in the question, looked up whole (last dotted part) */
+    const char *p = question;
+    while (*p && sig->idents < 16) {
+        while (*p && !ident_byte((unsigned char)*p))
+            p++;
+        const char *a = p;
+        while (*p && ident_byte((unsigned char)*p))
+            p++;
+        size_t n = (size_t)(p - a);
+        while (n && a[n - 1] == '.')
+            n--;
+        if (!n || n > 200 || !looks_like_identifier(a, n)) continue;
+        char name[201];
+        memcpy(name, a, n);
+        name[n] = '\0';
+        sig->idents++;
+        const char *last = strrchr(name, '.');
+        int64_t *ids = NULL;
+        size_t k = 0;
+        if (idx_lookup_symbol(st, name, &ids, &k, NULL) == CR_OK && k == 0 && last) {
+            free(ids);
+            ids = NULL;
+            if (idx_lookup_symbol(st, last + 1, &ids, &k, NULL) != CR_OK) k = 0;
+        }
+        if (k) sig->idents_hit++;
+        free(ids);
+    }
+}
