@@ -59,10 +59,6 @@
     (goto-char (point-min))
     (ignore-errors (json-parse-buffer :object-type 'plist))))
 
-(defun ct-chat-requests ()
-  (cl-count-if (lambda (r) (equal (plist-get r :endpoint) "chat/completions"))
-               (plist-get (ct-llm-control "log") :requests)))
-
 (defun ct-buttons (buf)
   "(LABEL CITATION START) of every citation button in BUF."
   (with-current-buffer buf
@@ -207,35 +203,27 @@
           (ct-check (and doc (text-property-not-all 0 (length doc) 'coderag-target nil doc))
                     "hover links are buttons")))
 
-      ;; #2: Emacs stays responsive while an answer is being written, and C-c C-k cancels it.
-      (ct-llm-control "reset" '(:actions (:chat [(:delay_ms 30000)])))
-      (set-buffer (find-file-noselect models))
-      (let ((coderag-ask-mode "llm") fired pending-when-fired)
-        (pcase-let ((`(,buf ,cell) (ct-ask "How is the order total computed?")))
-          (run-with-timer 0 nil (lambda () (setq fired t pending-when-fired (null (car cell)))))
-          (ct-wait (lambda () fired))
-          (ct-check (and fired pending-when-fired) "a timer runs while the question is pending")
-          (ct-check (ct-wait (lambda () (>= (ct-chat-requests) 1)) 20) "the LLM request started")
-          (ct-check (string-match-p "CodeRAG\\[" (coderag-mode-line)) "mode line shows the question's progress"
-                    (coderag-mode-line))
-          (with-current-buffer buf (coderag-cancel))
-          (ct-wait (lambda () (car cell)) 20)
-          (ct-check (eql (plist-get (cadr (car cell)) :code) -32800) "cancel: RequestCancelled (-32800)" (car cell))
-          (ct-check (with-current-buffer buf (string-match-p "Cancelled\\." (buffer-string))) "*coderag* says Cancelled.")
-          (ct-check (null coderag--ask) "nothing pending after the cancel")))
-
-      ;; #2: streamed provisional text, replaced by the verified answer; rejected struck out.
+;; #2: Emacs stays responsive while an answer is being written: the fake LLM sends its
+      ;; first words, then holds the rest until the test releases it.
       (ct-llm-control "reset" '(:actions (:chat [(:content "Tax is applied by apply_tax [{ctx0}] and not here [shop/nowhere.py:1-2]."
-                                                   :chunk 5 :chunk_delay_ms 20)])))
-      (let ((coderag-ask-mode "llm") (saw-provisional nil))
+                                                   :chunk 5 :hold_after "rest")])))
+      (set-buffer (find-file-noselect models))
+      (let ((coderag-ask-mode "llm") (fired 0) timer)
         (pcase-let ((`(,buf ,cell) (ct-ask "How is tax applied to an order total?")))
           (let ((a coderag--ask))
-            (ct-wait (lambda ()
-                       (when (with-current-buffer buf (string-match-p "Provisional" (buffer-string)))
-                         (setq saw-provisional t))
-                       (car cell)))
-            (ct-check (>= (or (plist-get a :partials) 0) 1) "partial results arrived" (plist-get a :partials))
-            (ct-check saw-provisional "the provisional text was shown while written"))
+            (setq timer (run-with-timer 0 0.01 (lambda () (setq fired (1+ fired)))))
+            (ct-check (ct-wait (lambda () (with-current-buffer buf (string-match-p "Provisional" (buffer-string)))) 30)
+                      "the first words are shown, provisional, while the LLM is still writing")
+            (ct-check (and (null (car cell)) (>= (or (plist-get a :partials) 0) 1)) "partial results, no result yet"
+                      (plist-get a :partials))
+            (ct-check (string-match-p "CodeRAG\\[writing" (coderag-mode-line)) "mode line shows the question's progress"
+                      (coderag-mode-line))
+            (let ((before fired))
+              (ct-wait (lambda () (> fired before)))
+              (ct-check (and (> fired before) (null (car cell))) "a timer keeps firing while the answer is being written"))
+            (cancel-timer timer)
+            (ct-llm-control "release" '(:name "rest"))
+            (ct-wait (lambda () (car cell))))
           (let ((r (car (car cell))))
             (ct-check (equal (plist-get r :mode) "llm") "llm answer" (car cell))
             (with-current-buffer buf
@@ -243,6 +231,20 @@
             (ct-check (and (> (length (plist-get r :rejected)) 0)
                            (ct-face-at buf "[shop/nowhere.py:1-2]" 'coderag-rejected-face))
                       "the rejected citation is struck out"))))
+
+      ;; #2: C-c C-k cancels: -32800, and the server closes the LLM connection.
+      (ct-llm-control "reset" '(:actions (:chat [(:hold "never")])))
+      (let ((coderag-ask-mode "llm"))
+        (pcase-let ((`(,buf ,cell) (ct-ask "How is the order total computed?")))
+          (ct-check (plist-get (ct-llm-control "wait" '(:kind "start" :count 1 :timeout_s 30)) :ok)
+                    "the LLM request started")
+          (with-current-buffer buf (coderag-cancel))
+          (ct-wait (lambda () (car cell)) 20)
+          (ct-check (eql (plist-get (cadr (car cell)) :code) -32800) "cancel: RequestCancelled (-32800)" (car cell))
+          (ct-check (eq (plist-get (ct-llm-control "wait" '(:kind "closed" :count 1 :timeout_s 30)) :ok) t)
+                    "the server closed the LLM connection")
+          (ct-check (with-current-buffer buf (string-match-p "Cancelled\\." (buffer-string))) "*coderag* says Cancelled.")
+          (ct-check (null coderag--ask) "nothing pending after the cancel")))
       (ct-llm-control "reset")
 
       ;; History, follow-up, context.

@@ -49,15 +49,6 @@ local function llm_control(path, body)
   return okj and v or nil
 end
 
-local function chat_requests()
-  local log = llm_control('log')
-  local n = 0
-  for _, r in ipairs(log and log.requests or {}) do
-    if r.endpoint == 'chat/completions' then n = n + 1 end
-  end
-  return n
-end
-
 -- The text of line `lnum` of window `win` as displayed: concealed characters left out.
 local function visible_line(win, lnum)
   local out = {}
@@ -362,21 +353,26 @@ local ok, err = xpcall(function()
   vim.api.nvim_create_autocmd('User', { pattern = 'CodeRagProgress', callback = function()
     if progress.ask then table.insert(msgs, progress.ask.message or '') end
   end })
+  -- The fake LLM sends its first words, then holds the rest until released.
   llm_control('reset', { actions = { chat = { { content = 'Tax is applied by apply_tax [{ctx0}] and not here [shop/nowhere.py:1-2].',
-    chunk = 5, chunk_delay_ms = 20 } } } })
+    chunk = 5, hold_after = 'rest' } } } })
   local got
   coderag.ask('How is tax applied to an order total?', { mode = 'llm', callback = function(e, r) got = { e = e, r = r } end })
   local p = coderag.pending
   check(p ~= nil and #float_wins() == 1 and buf_text(float_wins()[1]):find('asking', 1, true) ~= nil,
     'the float opens at once with progress, before any reply')
   check(coderag.statusline():find('^CodeRAG') ~= nil, 'the statusline shows the question at once', coderag.statusline())
+  check(vim.wait(30000, function() return float_wins()[1] and buf_text(float_wins()[1]):find('Provisional', 1, true) ~= nil end, 20),
+    'the first words are shown, provisional, while the LLM is still writing')
+  check(got == nil and (p.partials or 0) >= 1 and p.text:find('Tax i', 1, true) ~= nil, 'partial results, no result yet',
+    (p.partials or 0) .. ' partials, text ' .. tostring(p.text))
+  check(coderag.statusline():find('writing', 1, true) ~= nil, 'the statusline shows the writing', coderag.statusline())
+  llm_control('release', { name = 'rest' })
   vim.wait(30000, function() return got ~= nil end, 20)
   check(got and got.r and got.r.mode == 'llm', 'llm answer', got and (got.e and vim.inspect(got.e) or got.r.mode))
   local saw_server = false
   for _, m in ipairs(msgs) do if m == 'retrieving' or m:find('writing', 1, true) or m:find('found', 1, true) then saw_server = true end end
   check(saw_server, 'work-done progress from the server on the question\'s token', table.concat(msgs, ' | '))
-  check(p and (p.partials or 0) >= 1 and p.text:find('apply_tax', 1, true) ~= nil, 'streamed partial text arrived before the result',
-    p and ((p.partials or 0) .. ' partials, text ' .. tostring(p.text)))
   local ft = float_wins()[1] and buf_text(float_wins()[1]) or ''
   check(ft:find('Provisional', 1, true) == nil and ft:find('Tax is applied', 1, true) ~= nil,
     'the verified answer replaced the provisional text')
@@ -384,16 +380,17 @@ local ok, err = xpcall(function()
     'the rejected citation is listed (struck out) under the answer')
   check(coderag.statusline() == '', 'statusline empty once answered', coderag.statusline())
 
-  -- #2: cancel sends $/cancelRequest; the server answers -32800.
+  -- #2: cancel sends $/cancelRequest; the server stops the LLM request.
   close_floats()
-  llm_control('reset', { actions = { chat = { { delay_ms = 30000 } } } })
+  llm_control('reset', { actions = { chat = { { hold = 'never' } } } })
   got = nil
   coderag.ask('How is the order total computed?', { mode = 'llm', callback = function(e, r) got = { e = e, r = r } end })
-  check(vim.wait(20000, function() return chat_requests() >= 1 end, 50), 'the LLM request started')
+  check((llm_control('wait', { kind = 'start', count = 1, timeout_s = 30 }) or {}).ok == true, 'the LLM request started')
   vim.cmd('CodeRagCancel')
   check(got and got.e and got.e.code == -32800, 'the question ends as RequestCancelled (-32800) at once', got and vim.inspect(got.e))
   check(vim.wait(10000, function() return progress.ask and progress.ask.done and progress.ask.message == 'cancelled' end, 20),
     'the server acknowledged: its progress ended "cancelled"', vim.inspect(progress.ask))
+  check((llm_control('wait', { kind = 'closed', count = 1, timeout_s = 30 }) or {}).ok == true, 'the server closed the LLM connection')
   check(float_wins()[1] and buf_text(float_wins()[1]):find('Cancelled.', 1, true) ~= nil, 'the float says Cancelled.')
   check(coderag.pending == nil and coderag.statusline() == '', 'nothing pending after the cancel')
   close_floats()

@@ -220,17 +220,22 @@ function startQuestion(q: string, params: object, token?: CancellationTokenSourc
 }
 
 test('streaming: progress at once, provisional text before the verified result, rejected listed', async () => {
-  await llmControl('reset', { actions: { chat: [{ content: 'Tax is applied by apply_tax [{ctx0}] and not [shop/nowhere.py:1-2].', chunk: 5, chunk_delay_ms: 20 }] } });
+  // The fake LLM sends its first words, then holds the rest until released.
+  await llmControl('reset', { actions: { chat: [{ content: 'Tax is applied by apply_tax [{ctx0}] and not [shop/nowhere.py:1-2].', chunk: 5, hold_after: 'rest' }] } });
   const models = path.join(ws, 'shop', 'models.py');
   const { session, reply, order } = startQuestion('How is tax applied to an order total?', buildAskParams(
     'How is tax applied to an order total?', { mode: 'llm', uri: pathToFileURL(models).href, position: { line: 35, character: 15 } }));
+  await waitFor('provisional text', () => (session.text.includes('Tax') ? true : undefined));
+  assert.equal(session.result, undefined, 'no result while the LLM holds');
+  assert.match(renderPendingHtml(session.question, session), /Provisional[\s\S]*Tax/);
+  assert.ok(session.context.length > 0, 'the context partial came first');
+  await llmControl('release', { name: 'rest' });
   const r = await reply;
   assert.equal(r.mode, 'llm');
   assert.equal(order[0], 'progress:begin', `first message: ${order.join(', ')}`);
   const firstText = order.indexOf('partial:writing');
   assert.ok(firstText >= 0 && firstText < order.indexOf('result'), `streamed text before the result: ${order.join(', ')}`);
   assert.match(session.text, /apply_tax/);
-  assert.ok(session.context.length > 0, 'the context partial');
   assert.ok(r.rejected && r.rejected.some((x) => x.text.includes('shop/nowhere.py')), 'rejected');
   assert.ok(['strong', 'weak', 'none'].includes(String(r.match)), `match ${r.match}`);
   const html = renderAnswerHtml('How is tax applied to an order total?', r);
@@ -238,18 +243,17 @@ test('streaming: progress at once, provisional text before the verified result, 
   assert.ok(!html.includes('Provisional'));
 });
 
-test('cancel: $/cancelRequest is answered with -32800 and the progress ends', async () => {
-  await llmControl('reset', { actions: { chat: [{ delay_ms: 30000 }] } });
+test('cancel: $/cancelRequest is answered with -32800 and the LLM connection is closed', async () => {
+  await llmControl('reset', { actions: { chat: [{ hold: 'never' }] } });
   const src = new CancellationTokenSource();
   const { session, reply } = startQuestion('How is the order total computed?', { question: 'How is the order total computed?', mode: 'llm' }, src);
-  await waitFor('the LLM request', async () => {
-    const log = await llmControl('log');
-    return log.requests.some((x: any) => x.endpoint === 'chat/completions') ? true : undefined;
-  });
+  assert.equal((await llmControl('wait', { kind: 'start', count: 1, timeout_s: 30 })).ok, true, 'the LLM request started');
   assert.match(renderPendingHtml(session.question, session), /…/);
   src.cancel();
   const err = await reply.then(() => undefined, (e) => e);
   assert.ok(err instanceof ResponseError && err.code === -32800, `error ${err && err.code}`);
+  assert.equal((await llmControl('wait', { kind: 'closed', count: 1, timeout_s: 30 })).ok, true, 'LLM connection closed');
+  assert.ok(session.messages.includes('cancelled'), `progress ends cancelled: ${session.messages.join(' | ')}`);
   await llmControl('reset', {});
 });
 
