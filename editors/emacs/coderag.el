@@ -90,6 +90,7 @@ nil lets the server choose (auto), \"extractive\" never calls an LLM,
 (defvar coderag--ask nil "The running question, a plist (see `coderag--start-request').")
 (defvar coderag--view nil "What the *coderag* buffer shows.")
 (defvar coderag--seq 0)
+(defvar coderag-mode)
 
 ;;;; The root rule
 
@@ -405,6 +406,10 @@ the end."
               (result
                (coderag--remember question result root)
                (coderag-show-answer question result root)
+               (dolist (b (buffer-list))
+                 (with-current-buffer b
+                   (when (and coderag-mode buffer-file-name (string-prefix-p root buffer-file-name))
+                     (coderag-refresh-lenses))))
                (when coderag-show-xref (coderag-xref)))
               ((eql (plist-get err :code) -32800) (setq a (plist-put a :cancelled t)))
               (t (setq a (plist-put a :error (format "Error: %s" (plist-get err :message))))
@@ -567,12 +572,80 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
                                          (vector (list :text (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))))))))))))
 
 (defun coderag--did-save ()
-  (ignore-errors (jsonrpc-notify (coderag-connection) :textDocument/didSave (list :textDocument (coderag--doc-id)))))
+  (ignore-errors (jsonrpc-notify (coderag-connection) :textDocument/didSave (list :textDocument (coderag--doc-id))))
+  (coderag-refresh-lenses))
 
 (defun coderag--did-close ()
   (let ((conn (gethash (car (coderag-root)) coderag--connections)))
     (when (and conn (jsonrpc-running-p conn))
       (ignore-errors (jsonrpc-notify conn :textDocument/didClose (list :textDocument (coderag--doc-id)))))))
+
+;;;; Code lenses (callers, references, "Ask CodeRAG", "cited for")
+
+(defvar-local coderag--lens-overlays nil)
+
+(defun coderag--run-lens (cmd)
+  "Run lens command CMD (coderag.ask or coderag.explain) with streaming."
+  (let* ((args (plist-get cmd :arguments))
+         (arg (and args (> (length args) 0) (aref args 0)))
+         (arg (if (stringp arg) (list :question arg) (copy-sequence arg))))
+    (display-buffer
+     (coderag--start-request (coderag-connection) :workspace/executeCommand
+                             (list :command (plist-get cmd :command) :arguments (vector arg))
+                             (or (plist-get arg :question) "Explain")))))
+
+(defun coderag--lens-text (lens)
+  "The text of LENS: a clickable title for commands, grey for counts."
+  (let* ((cmd (plist-get lens :command)) (title (or (plist-get cmd :title) "")))
+    (if (member (plist-get cmd :command) '("coderag.ask" "coderag.explain"))
+        (propertize title 'face 'link 'mouse-face 'highlight 'help-echo "mouse-1: run; C-c C-r l runs this line's"
+                    'keymap (let ((m (make-sparse-keymap)))
+                              (define-key m [mouse-1] (lambda () (interactive) (coderag--run-lens cmd)))
+                              m))
+      (propertize title 'face 'shadow))))
+
+(defun coderag--show-lenses (lenses)
+  "Show LENSES as lines above the lines they belong to."
+  (mapc #'delete-overlay coderag--lens-overlays)
+  (setq coderag--lens-overlays nil)
+  (let ((by-line (make-hash-table)))
+    (mapc (lambda (l) (push l (gethash (plist-get (plist-get (plist-get l :range) :start) :line) by-line)))
+          lenses)
+    (save-excursion
+      (maphash (lambda (line ls)
+                 (goto-char (point-min))
+                 (forward-line line)
+                 (let ((ov (make-overlay (point) (point))))
+                   (overlay-put ov 'before-string
+                                (concat (make-string (current-indentation) ?\s)
+                                        (mapconcat #'coderag--lens-text (reverse ls) " | ") "\n"))
+                   (overlay-put ov 'coderag-lenses (reverse ls))
+                   (push ov coderag--lens-overlays)))
+               by-line))))
+
+(defun coderag-refresh-lenses (&optional callback)
+  "Ask the server for this buffer's code lenses and show them; then call CALLBACK."
+  (interactive)
+  (when (and buffer-file-name coderag-mode)
+    (let ((buf (current-buffer)))
+      (coderag--send (coderag-connection) :textDocument/codeLens (list :textDocument (coderag--doc-id))
+                     (lambda (lenses)
+                       (when (buffer-live-p buf)
+                         (with-current-buffer buf (coderag--show-lenses (append lenses nil))))
+                       (when callback (funcall callback lenses)))
+                     #'ignore))))
+
+(defun coderag-lens-run ()
+  "Run the \"Ask CodeRAG\" (or explain) lens of the definition on this line."
+  (interactive)
+  (let ((cmd (cl-some (lambda (ov)
+                        (and (= (line-number-at-pos (overlay-start ov)) (line-number-at-pos))
+                             (cl-some (lambda (l) (let ((c (plist-get l :command)))
+                                                    (and (member (plist-get c :command) '("coderag.ask" "coderag.explain")) c)))
+                                      (overlay-get ov 'coderag-lenses))))
+                      coderag--lens-overlays)))
+    (unless cmd (user-error "No CodeRAG lens on this line"))
+    (coderag--run-lens cmd)))
 
 (defvar coderag-mode-map
   (let ((map (make-sparse-keymap)))
@@ -583,6 +656,7 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
     (define-key map (kbd "C-c C-r e") #'coderag-explain)
     (define-key map (kbd "C-c C-r d") #'coderag-hover)
     (define-key map (kbd "C-c C-r s") #'coderag-status)
+    (define-key map (kbd "C-c C-r l") #'coderag-lens-run)
     (define-key map (kbd "C-c C-k") #'coderag-cancel)
     map))
 
@@ -601,14 +675,17 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
           (add-hook 'after-save-hook #'coderag--did-save nil t)
           (add-hook 'kill-buffer-hook #'coderag--did-close nil t)
           (add-hook 'eldoc-documentation-functions #'coderag-eldoc-function nil t)
-          (eldoc-mode 1))
+          (eldoc-mode 1)
+          (coderag-refresh-lenses))
       (user-error (setq coderag-mode nil) (message "%s" (error-message-string err)))))
    (t
     (coderag--did-close)
     (remove-hook 'after-change-functions #'coderag--did-change t)
     (remove-hook 'after-save-hook #'coderag--did-save t)
     (remove-hook 'kill-buffer-hook #'coderag--did-close t)
-    (remove-hook 'eldoc-documentation-functions #'coderag-eldoc-function t))))
+    (remove-hook 'eldoc-documentation-functions #'coderag-eldoc-function t)
+    (mapc #'delete-overlay coderag--lens-overlays)
+    (setq coderag--lens-overlays nil))))
 
 (provide 'coderag)
 ;;; coderag.el ends here

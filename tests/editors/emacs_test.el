@@ -182,6 +182,23 @@
         (coderag-xref)
         (ct-check (get-buffer "*xref*") "coderag-xref shows an *xref* buffer"))
 
+;; #8: code lenses shown (eglot 1.9 shows none): "Ask CodeRAG" above apply_tax runs.
+      (with-current-buffer (find-file-noselect models)
+        (let (got)
+          (coderag-refresh-lenses (lambda (_) (setq got t)))
+          (ct-wait (lambda () got) 20))
+        (let ((ov (cl-find-if (lambda (o) (= (line-number-at-pos (overlay-start o)) 39)) coderag--lens-overlays)))
+          (ct-check (and ov (string-match-p "Ask CodeRAG" (overlay-get ov 'before-string)))
+                    "a lens line \"Ask CodeRAG\" above def apply_tax" (and ov (overlay-get ov 'before-string))))
+        (goto-char (point-min)) (forward-line 38)
+        (let ((done nil))
+          (coderag-lens-run)
+          (ct-wait (lambda () (and (null coderag--ask) (setq done t))) 30)
+          (ct-check (and done (cl-some (lambda (c) (and (equal (plist-get c :path) "shop/models.py")
+                                                         (<= (plist-get c :startLine) 39 (plist-get c :endLine))))
+                                       (plist-get coderag-last-result :citations)))
+                    "running the lens answers with a citation of apply_tax")))
+
       ;; #7: markdown with faces; hover links are buttons.
       (with-temp-buffer
         (coderag-insert-markdown "See **`app.py`** and [`make_response`](file:///srv/ws/flask/app.py#L12) (flask/app.py:12).")
