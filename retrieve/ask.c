@@ -121,8 +121,9 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
         out->match = RTV_MATCH_STRONG;
         out->match_reason[0] = '\0';
     }
-    log_msg(LOG_DEBUG, "match %s (coverage %.2f, identifiers %zu/%zu)", rtv_match_name(out->match),
-            info.coverage, out->signals.idents_hit, out->signals.idents);
+    log_msg(LOG_DEBUG, "match %s (coverage %.2f, identifiers %zu/%zu, terms %zu)",
+            rtv_match_name(out->match), info.coverage, out->signals.idents_hit,
+            out->signals.idents, out->signals.terms);
     /* auto asks no LLM about nothing relevant; llm mode asks, warned */
     d->want_llm = d->llm_wanted && out->n_items > 0 &&
                   (out->match != RTV_MATCH_NONE || req->mode == RTV_MODE_LLM);

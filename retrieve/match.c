@@ -10,10 +10,18 @@
  * Thresholds chosen on the dev sets and an off-topic set
  * (docs/benchmarks.md, "Relevance"). */
 
-/* Below this coverage with no named identifier found, nothing is relevant. */
-#define MATCH_NONE_COVERAGE 0.20
-/* Below this, the match is weak (unless a named identifier exists). */
-#define MATCH_WEAK_COVERAGE 0.45
+/* The evidence is the weight of the question's terms the best hit holds:
+ * its idf-weighted share of them (coverage) times how many distinct terms
+ * the question has, i.e. about how many of them it matches. A share alone
+ * punishes long questions (a good hit for a 30-word question holds a
+ * smaller share of it than one for 8 words); a count alone rewards them.
+ * Below NONE_TERMS with no named identifier found, nothing is relevant;
+ * below WEAK_TERMS the match is weak. */
+#define MATCH_NONE_TERMS 1.5
+#define MATCH_WEAK_TERMS 2.5
+/* A hit holding this share of a (short) question's weight is strong
+ * whatever the count. */
+#define MATCH_FULL_COVERAGE 0.6
 
 const char *rtv_match_name(RtvMatch m)
 {
@@ -38,20 +46,14 @@ RtvMatch rtv_match(const RtvMatchSignals *sig, char *why, size_t why_size)
         return RTV_MATCH_NONE;
     }
     if (sig->idents_hit > 0) return RTV_MATCH_STRONG; /* it names code that exists */
-    if (sig->coverage < MATCH_NONE_COVERAGE) {
-        snprintf(why, why_size, "the best match covers %d%% of the question's terms", pct);
-        return RTV_MATCH_NONE;
-    }
-    if (sig->idents > 0) {
-        snprintf(why, why_size, "no indexed definition has the name%s the question uses",
-                 sig->idents > 1 ? "s" : "");
-        return RTV_MATCH_WEAK;
-    }
-    if (sig->coverage < MATCH_WEAK_COVERAGE) {
-        snprintf(why, why_size, "the best match covers only %d%% of the question's terms", pct);
-        return RTV_MATCH_WEAK;
-    }
-    return RTV_MATCH_STRONG;
+    double matched = sig->coverage * (double)sig->terms;
+    if (matched >= MATCH_WEAK_TERMS || sig->coverage >= MATCH_FULL_COVERAGE) return RTV_MATCH_STRONG;
+    const char *names = sig->idents > 1 ? ", and no indexed definition has the names it uses"
+                        : sig->idents ? ", and no indexed definition has the name it uses"
+                                      : "";
+    snprintf(why, why_size, "the best match holds about %.0f of the question's %zu terms (%d%% "
+             "of their weight)%s", matched, sig->terms, pct, names);
+    return matched < MATCH_NONE_TERMS ? RTV_MATCH_NONE : RTV_MATCH_WEAK;
 }
 
 static int ident_byte(unsigned char c)

@@ -129,6 +129,28 @@ def t_explain(env):
             check_sanitizers(x)
 
 
+def t_supersede(env):
+    """Problem 1: an explanation's LLM call stops when the user moves on
+    (a newer explanation supersedes it)."""
+    script = {"actions": {"chat": [{"hold": "never"}, {"content": "It totals the order {ctx0}."}]}}
+    with fake_llm(script) as port:
+        s = llm_server(env, port)
+        uri = env.uri("shop/models.py")
+        first = s.request("workspace/executeCommand", {"command": "coderag.explain", "arguments": [
+            {"textDocument": {"uri": uri}, "position": HOVER}]})
+        wait_event(port, "start")
+        second = s.request("workspace/executeCommand", {"command": "coderag.explain", "arguments": [
+            {"textDocument": {"uri": uri}, "position": {"line": 33, "character": 10}}]})
+        r = s.wait_response(first)
+        check(r.get("error", {}).get("code") == -32800 and "superseded" in r["error"]["message"],
+              "first explanation superseded: %r" % r)
+        wait_event(port, "closed")
+        r = s.wait_response(second)
+        check(r.get("result", {}).get("symbol") == "Order.total", "second explained: %r" % r)
+        check(s.shutdown_exit() == 0, "exit code")
+        check_sanitizers(s)
+
+
 def t_stream(env):
     """Problem 2: progress from the start, the text streamed as it comes,
     the verified answer last with rejected citations listed."""
@@ -273,7 +295,7 @@ def t_root(env):
     check_sanitizers(s)
 
 
-CASES = [t_no_waiting, t_explain, t_stream, t_cancel, t_backoff, t_match, t_history, t_root]
+CASES = [t_no_waiting, t_explain, t_supersede, t_stream, t_cancel, t_backoff, t_match, t_history, t_root]
 
 
 def main(argv):

@@ -483,8 +483,33 @@ static void test_verify_against_store(void)
     rm_tree(root);
 }
 
+/* rtv_match: the labels and their reasons from retrieval's signals. */
+static void test_match_labels(void)
+{
+    char why[256];
+    RtvMatchSignals sig = {.coverage = 0.5, .terms = 8, .n_items = 5}; /* ~4 terms held */
+    CHECK_INT(rtv_match(&sig, why, sizeof why), RTV_MATCH_STRONG);
+    CHECK_STR(why, "");
+    sig.coverage = 0.25; /* ~2 of 8 */
+    CHECK_INT(rtv_match(&sig, why, sizeof why), RTV_MATCH_WEAK);
+    CHECK(strstr(why, "about 2 of the question's 8 terms") != NULL);
+    sig.coverage = 0.1; /* under one */
+    CHECK_INT(rtv_match(&sig, why, sizeof why), RTV_MATCH_NONE);
+    sig.idents = 1; /* a name the question uses, not defined */
+    CHECK_INT(rtv_match(&sig, why, sizeof why), RTV_MATCH_NONE);
+    CHECK(strstr(why, "no indexed definition has the name it uses") != NULL);
+    sig.idents_hit = 1; /* ... and defined */
+    CHECK_INT(rtv_match(&sig, NULL, 0), RTV_MATCH_STRONG);
+    RtvMatchSignals shortq = {.coverage = 0.9, .terms = 2, .n_items = 1}; /* "tax rate" */
+    CHECK_INT(rtv_match(&shortq, why, sizeof why), RTV_MATCH_STRONG);
+    RtvMatchSignals empty = {.coverage = 0.9, .terms = 2, .n_items = 0};
+    CHECK_INT(rtv_match(&empty, why, sizeof why), RTV_MATCH_NONE);
+    CHECK_STR(rtv_match_name(RTV_MATCH_WEAK), "weak");
+}
+
 int main(void)
 {
+    RUN(test_match_labels);
     RUN(test_pack_budget);
     RUN(test_pack_overlap);
     RUN(test_chars);
