@@ -7,8 +7,9 @@
 #   CODERAG_BIN=path/to/coderag scripts/test-editors.sh
 #   SKIP_INSTALL=1 scripts/test-editors.sh   # never apt-get / npm ci
 #
-# Installs, when missing: neovim, emacs-nox and elpa-eglot from Debian's
-# archive (apt-get, as root), the extension's npm packages into
+# Installs, when missing: neovim, emacs-nox, elpa-eglot (to show coderag.el
+# leaves eglot alone), curl and python3 (the fake LLM) from Debian's archive
+# (apt-get, as root), the extension's npm packages into
 # editors/vscode-client/node_modules (npm ci, from package-lock.json).
 # Ends with the line "N passed, N failed"; exits non-zero when anything failed.
 # The `timeout`s below are last-resort bounds on a hang, never pass conditions.
@@ -18,6 +19,7 @@ ROOT=$PWD
 BIN=${CODERAG_BIN:-$ROOT/build/coderag}
 EXT=$ROOT/editors/vscode-client
 FIXTURE=$ROOT/tests/fixtures/shop
+export CODERAG_FAKE_LLM=$ROOT/tests/fake_openai.py
 PASSED=0
 FAILED=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/coderag-editors.XXXXXX")
@@ -38,6 +40,8 @@ BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 need=()
 command -v nvim >/dev/null 2>&1 || need+=(neovim)
 command -v emacs >/dev/null 2>&1 || need+=(emacs-nox)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 # eglot: built into Emacs 29+, Debian's elpa-eglot for Emacs 28.
 if ! emacs -Q --batch --eval '(progn (require (quote package)) (add-to-list (quote package-directory-list) "/usr/share/emacs/site-lisp/elpa") (package-initialize) (require (quote eglot)))' >/dev/null 2>&1; then
     need+=(elpa-eglot)
@@ -127,17 +131,17 @@ fi
 
 # --- Emacs ----------------------------------------------------------------------
 if command -v emacs >/dev/null 2>&1; then
-    say "Emacs $(emacs --version | head -1 | awk '{print $3}'): batch coderag-ask"
+    say "Emacs $(emacs --version | head -1 | awk '{print $3}'): batch coderag-ask (its own jsonrpc process)"
     workspace "$TMP/emacs"
     CODERAG_BIN=$BIN CODERAG_WS=$TMP/emacs/ws CODERAG_INDEX_DIR=$TMP/emacs/index HOME=$TMP/emacs \
         timeout 3600 emacs -Q --batch -L "$ROOT/editors/emacs" -l "$ROOT/tests/editors/emacs_test.el" \
         </dev/null >"$TMP/emacs.log" 2>&1
     count "emacs" "$TMP/emacs.log" $?
-    # The package byte-compiles without warnings.
-    cp "$ROOT/editors/emacs/coderag.el" "$TMP/emacs/"
-    if HOME=$TMP/emacs emacs -Q --batch --eval '(progn (require (quote package)) (add-to-list (quote package-directory-list) "/usr/share/emacs/site-lisp/elpa") (package-initialize) (setq byte-compile-error-on-warn t))' \
-            -f batch-byte-compile "$TMP/emacs/coderag.el" >"$TMP/elc.log" 2>&1; then
-        pass_suite "coderag.el byte-compiles cleanly"
+    # The package byte-compiles without warnings, with Emacs's own libraries only.
+    mkdir -p "$TMP/elc" && cp "$ROOT"/editors/emacs/*.el "$TMP/elc/"
+    if HOME=$TMP/emacs emacs -Q --batch -L "$TMP/elc" --eval '(setq byte-compile-error-on-warn t)' \
+            -f batch-byte-compile "$TMP/elc/coderag-render.el" "$TMP/elc/coderag.el" >"$TMP/elc.log" 2>&1; then
+        pass_suite "coderag.el and coderag-render.el byte-compile cleanly"
     else
         fail_suite "coderag.el byte-compile"
         cat "$TMP/elc.log"

@@ -21,10 +21,70 @@ local function finish()
   io.stdout:write(string.format('nvim %s: %d passed, %d failed\n', tostring(vim.version and vim.version() and
     (vim.version().major .. '.' .. vim.version().minor .. '.' .. vim.version().patch) or '?'), passed, failed))
   io.stdout:flush()
+  if llm then pcall(vim.fn.jobstop, llm.job) end
   local get = vim.lsp.get_clients or vim.lsp.get_active_clients
   pcall(function() vim.lsp.stop_client(get()) end)
   vim.wait(LIMIT, function() return #get() == 0 end, 50)
   if failed > 0 then vim.cmd('cquit 1') else vim.cmd('qall!') end
+end
+
+
+-- The loopback fake LLM (tests/fake_openai.py): started here, scripted through /_control.
+local llm
+local function start_fake_llm()
+  local script = os.getenv('CODERAG_FAKE_LLM')
+  if not script then return nil end
+  local port
+  local job = vim.fn.jobstart({ 'python3', script, '--watch-stdin' }, {
+    on_stdout = function(_, data)
+      for _, l in ipairs(data) do if not port and l:match('^%d+$') then port = l end end
+    end,
+  })
+  vim.wait(LIMIT, function() return port ~= nil end, 20)
+  if not port then return nil end
+  return { job = job, url = 'http://127.0.0.1:' .. port, port = port }
+end
+
+local function llm_control(path, body)
+  local out = vim.fn.system({ 'curl', '-s', '-X', 'POST', '--data-binary', '@-', llm.url .. '/_control/' .. path },
+    vim.fn.json_encode(body or vim.empty_dict()))
+  local okj, v = pcall(vim.fn.json_decode, out)
+  return okj and v or nil
+end
+
+-- The text of line `lnum` of window `win` as displayed: concealed characters left out.
+local function visible_line(win, lnum)
+  local out = {}
+  vim.api.nvim_win_call(win, function()
+    local line = vim.fn.getline(lnum)
+    local col = 1
+    while col <= #line do
+      local c = vim.fn.synconcealed(lnum, col)
+      if c[1] == 0 then
+        table.insert(out, line:sub(col, col))
+      elseif c[2] ~= '' then
+        table.insert(out, c[2])
+      end
+      col = col + 1
+    end
+  end)
+  return table.concat(out)
+end
+
+local function float_wins()
+  local out = {}
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= '' then table.insert(out, w) end
+  end
+  return out
+end
+
+local function close_floats()
+  for _, w in ipairs(float_wins()) do pcall(vim.api.nvim_win_close, w, true) end
+end
+
+local function buf_text(win)
+  return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), '\n')
 end
 
 local ok, err = xpcall(function()
@@ -34,11 +94,15 @@ local ok, err = xpcall(function()
   vim.cmd('cd ' .. vim.fn.fnameescape(ws))
   vim.cmd('filetype on')
 
+  vim.cmd('syntax on')
+  vim.o.lines, vim.o.columns = 50, 120
   local coderag = require('coderag')
+  llm = start_fake_llm()
+  check(llm ~= nil, 'fake LLM started')
   coderag.setup({
     cmd = { bin, 'lsp' },
     root_dir = ws,
-    init_options = { indexDir = index_dir, llm = { url = '' } },
+    init_options = { indexDir = index_dir, llm = { url = llm and llm.url or '' } },
     mode = 'extractive',
   })
   -- The filetype autocommand attaches the server.
@@ -62,9 +126,10 @@ local ok, err = xpcall(function()
     return state == 'ready'
   end, 100)
   check(ready, 'index ready', state)
-  vim.wait(LIMIT, function() return coderag.progress ~= nil and coderag.progress.done end, 50)
-  check(coderag.progress ~= nil and coderag.progress.title ~= nil and coderag.progress.title:lower():find('index') ~= nil,
-    '$/progress "Indexing" seen', vim.inspect(coderag.progress))
+  vim.wait(LIMIT, function() return coderag.progress_state.index ~= nil and coderag.progress_state.index.done end, 50)
+  local ip = coderag.progress_state.index
+  check(ip ~= nil and ip.title ~= nil and ip.title:lower():find('index') ~= nil,
+    '$/progress "Indexing" seen', vim.inspect(ip))
   check(index_dir == nil or vim.loop.fs_stat(index_dir) ~= nil, 'indexDir from init_options used')
   if index_dir then check(vim.loop.fs_stat(ws .. '/.coderag') == nil, 'no index in the workspace') end
 
@@ -87,12 +152,12 @@ local ok, err = xpcall(function()
   if float then
     local text = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false), '\n')
     check(text:find('How is tax applied', 1, true) ~= nil, 'float shows the question')
-    check(text:find('[shop/models.py:39-41] apply_tax', 1, true) ~= nil, 'float lists the apply_tax citation')
+    check(text:find('[`shop/models.py:39-41`] `apply_tax`', 1, true) ~= nil, 'float lists the apply_tax citation (in code spans)')
     -- <CR> on the citation line jumps there.
     local buf = vim.api.nvim_win_get_buf(float)
     local row
     for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
-      if l:find('%[shop/models.py:39%-41%] apply_tax') then row = i end
+      if l:find('%[`shop/models.py:39%-41`%] `apply_tax`') then row = i end
     end
     vim.api.nvim_win_set_cursor(float, { row, 0 })
     vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
@@ -192,6 +257,182 @@ local ok, err = xpcall(function()
   local htext = type(contents) == 'table' and (contents.value or vim.inspect(contents)) or tostring(contents)
   check(htext and htext:find('apply_tax') ~= nil, 'hover on apply_tax')
   check(vim.fn.maparg('K', 'n') ~= '', 'K is mapped')
+
+  -- Issue 11 #6: one root rule (nearest VCS root, else project marker, else the folder Neovim
+  -- was opened in; a leftover .coderag/ is never a marker, a file's own folder never by accident).
+  local root = require('coderag.root')
+  local t = vim.fn.tempname()
+  local function mk(p) vim.fn.mkdir(vim.fn.fnamemodify(t .. '/' .. p, ':h'), 'p'); vim.fn.writefile({ '' }, t .. '/' .. p) end
+  mk('repo/pkg/sub/x.py'); vim.fn.mkdir(t .. '/repo/.git', 'p'); mk('repo/pkg/pyproject.toml')
+  mk('proj/pyproject.toml'); mk('proj/pkg/mod/x.py')
+  mk('plain/flask/app.py'); vim.fn.mkdir(t .. '/plain/flask/.coderag', 'p')
+  mk('wt/.git'); mk('wt/a/b.py') -- a worktree: .git is a file
+  mk('elsewhere/loose.py')
+  check(root.find(t .. '/repo/pkg/sub/x.py', t) == t .. '/repo', 'root: the VCS root wins over a nested pyproject.toml')
+  check(root.find(t .. '/proj/pkg/mod/x.py', t) == t .. '/proj', 'root: nearest project marker without VCS')
+  check(root.find(t .. '/plain/flask/app.py', t .. '/plain') == t .. '/plain',
+    'root: a leftover .coderag/ is not a marker; the opened folder, not the file\'s folder',
+    root.find(t .. '/plain/flask/app.py', t .. '/plain'))
+  check(root.find(t .. '/wt/a/b.py', t) == t .. '/wt', 'root: a .git file (worktree) is a VCS marker')
+  local r, how = root.find(t .. '/elsewhere/loose.py', t .. '/plain')
+  check(r == t .. '/elsewhere' and how == 'file', 'root: a file outside the opened folder says so')
+  check(root.find('', t .. '/plain') == t .. '/plain', 'root: no file: the opened folder')
+
+  -- #5: the statusline component shows one "%", in %{} and through the default statusline.
+  local progress = require('coderag.progress')
+  progress.ask = nil
+  progress.update('index', { kind = 'begin', title = 'Indexing', percentage = 0 })
+  progress.update('index', { kind = 'report', percentage = 34, message = '680/1984 files' })
+  check(coderag.statusline() == 'CodeRAG Indexing 34% 680/1984 files', 'statusline component text', coderag.statusline())
+  check(vim.o.statusline == progress.default_statusline, 'default statusline carries the component', vim.o.statusline)
+  local sl = vim.api.nvim_eval_statusline(vim.o.statusline, { maxwidth = 200 }).str
+  check(sl:find('Indexing 34% 680', 1, true) ~= nil and not sl:find('34%%', 1, true), 'statusline renders 34% (not 34%%)', sl)
+  progress.update('index', { kind = 'end' })
+  check(coderag.statusline() == '', 'statusline empty after the end')
+
+  -- #5: :CodeRagStatus text while indexing names the files done, not "0 files, 0 chunks".
+  local render = require('coderag.render')
+  local st = render.status_text({ state = 'indexing', files = 0, chunks = 0, indexed = 812, total = 1984,
+    message = 'ws: indexing, 812/1984 files', roots = { { root = '/w', state = 'indexing', indexed = 812, total = 1984, files = 0 } } })
+  check(st == 'indexing 812/1984 files (40%) — /w', ':CodeRagStatus while indexing', st)
+  local real
+  coderag.status(function(_, s) real = s end)
+  vim.wait(LIMIT, function() return real ~= nil end, 20)
+  check(real and render.status_text(real):find('^ready: %d+ files, %d+ chunks') ~= nil, ':CodeRagStatus when ready',
+    real and render.status_text(real))
+
+  -- #7: paths in code spans so markdown cannot eat underscores; the float fits wrapped lines.
+  close_floats()
+  local long = string.rep('word ', 70)
+  local fake = {
+    answer = 'The reloader lives in werkzeug/_reloader.py [werkzeug/_reloader.py:10-20] and ' ..
+      'flask/__init__.py exports `make_response`; see __init__.py, called from **Order.total** with (*args, **kwargs).\n\n**`werkzeug/__init__.py`**\n\n' .. long .. '\n\nLast line.',
+    citations = { { uri = vim.uri_from_fname(ws .. '/shop/models.py'), path = 'werkzeug/_reloader.py',
+      startLine = 10, endLine = 20, symbol = 'run_with_reloader' } },
+    rejected = { { text = '[werkzeug/_gone.py:1-2]', reason = 'file-not-found' } },
+    context = { { path = 'werkzeug/_reloader.py', startLine = 1, endLine = 40, symbol = 'run_with_reloader',
+      score = 0.92, via = { 'bm25', 'dense' } } },
+    mode = 'llm', match = 'strong',
+  }
+  coderag.config.float.max_width = 60
+  local ui = require('coderag.ui')
+  local fw = ui.show(coderag, { question = 'Where is the reloader?', result = fake })
+  vim.cmd('redraw')
+  local shown = {}
+  local nlines = vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(fw))
+  for l = 1, nlines do table.insert(shown, visible_line(fw, l)) end
+  shown = table.concat(shown, '\n')
+  check(shown:find('werkzeug/_reloader.py', 1, true) ~= nil, 'float shows werkzeug/_reloader.py with its underscore', shown)
+  check(shown:find('flask/__init__.py', 1, true) ~= nil and select(2, shown:gsub('__init__%.py', '')) >= 3,
+    'float shows __init__.py with its underscores')
+  check(shown:find('make_response', 1, true) ~= nil, 'float keeps code spans')
+  check(shown:find('`**O', 1, true) == nil and shown:find('*args', 1, true) ~= nil, 'bold stays bold, *args is code', shown)
+  vim.api.nvim_win_set_cursor(fw, { 1, 0 })
+  vim.cmd('redraw')
+  local last_visible = vim.fn.line('w$', fw)
+  check(last_visible == nlines, 'float height counts wrapped lines: the last line is visible',
+    last_visible .. ' of ' .. nlines .. ', height ' .. vim.api.nvim_win_get_height(fw))
+  -- Rejected citations are struck out.
+  local struck = false
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.api.nvim_win_get_buf(fw), vim.api.nvim_get_namespaces().coderag, 0, -1, { details = true })) do
+    local line = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), m[2], m[2] + 1, false)[1]
+    if m[4].hl_group == 'CodeRagRejected' and line:find('werkzeug/_gone.py', 1, true) then struck = true end
+  end
+  check(struck, 'a rejected citation is highlighted CodeRagRejected')
+  local hl = vim.api.nvim_get_hl_by_name('CodeRagRejected', true)
+  check(hl.strikethrough == true, 'CodeRagRejected is struck through')
+  -- The context the answer used: c toggles it.
+  vim.api.nvim_set_current_win(fw)
+  vim.api.nvim_feedkeys('c', 'x', false)
+  check(buf_text(fw):find('0.92 `werkzeug/_reloader.py:1-40` `run_with_reloader` via bm25+dense', 1, true) ~= nil,
+    'c shows the context with score and via', buf_text(fw))
+  close_floats()
+  coderag.config.float.max_width = 100
+  vim.api.nvim_set_current_win(src_win)
+  vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+
+  -- #2: progress from the first moment, streaming, the verified answer replacing the text.
+  local msgs = {}
+  vim.api.nvim_create_autocmd('User', { pattern = 'CodeRagProgress', callback = function()
+    if progress.ask then table.insert(msgs, progress.ask.message or '') end
+  end })
+  -- The fake LLM sends its first words, then holds the rest until released.
+  llm_control('reset', { actions = { chat = { { content = 'Tax is applied by apply_tax [{ctx0}] and not here [shop/nowhere.py:1-2].',
+    chunk = 5, hold_after = 'rest' } } } })
+  local got
+  coderag.ask('How is tax applied to an order total?', { mode = 'llm', callback = function(e, r) got = { e = e, r = r } end })
+  local p = coderag.pending
+  check(p ~= nil and #float_wins() == 1 and buf_text(float_wins()[1]):find('asking', 1, true) ~= nil,
+    'the float opens at once with progress, before any reply')
+  check(coderag.statusline():find('^CodeRAG') ~= nil, 'the statusline shows the question at once', coderag.statusline())
+  check(vim.wait(LIMIT, function() return float_wins()[1] and buf_text(float_wins()[1]):find('Provisional', 1, true) ~= nil end, 20),
+    'the first words are shown, provisional, while the LLM is still writing')
+  check(got == nil and (p.partials or 0) >= 1 and p.text:find('Tax i', 1, true) ~= nil, 'partial results, no result yet',
+    (p.partials or 0) .. ' partials, text ' .. tostring(p.text))
+  check(coderag.statusline():find('writing', 1, true) ~= nil, 'the statusline shows the writing', coderag.statusline())
+  llm_control('release', { name = 'rest' })
+  vim.wait(LIMIT, function() return got ~= nil end, 20)
+  check(got and got.r and got.r.mode == 'llm', 'llm answer', got and (got.e and vim.inspect(got.e) or got.r.mode))
+  local saw_server = false
+  for _, m in ipairs(msgs) do if m == 'retrieving' or m:find('writing', 1, true) or m:find('found', 1, true) then saw_server = true end end
+  check(saw_server, 'work-done progress from the server on the question\'s token', table.concat(msgs, ' | '))
+  local ft = float_wins()[1] and buf_text(float_wins()[1]) or ''
+  check(ft:find('Provisional', 1, true) == nil and ft:find('Tax is applied', 1, true) ~= nil,
+    'the verified answer replaced the provisional text')
+  check(got and got.r and #(got.r.rejected or {}) >= 1 and ft:find('shop/nowhere.py', 1, true) ~= nil,
+    'the rejected citation is listed (struck out) under the answer')
+  check(coderag.statusline() == '', 'statusline empty once answered', coderag.statusline())
+
+  -- #2: cancel sends $/cancelRequest; the server stops the LLM request.
+  close_floats()
+  llm_control('reset', { actions = { chat = { { hold = 'never' } } } })
+  got = nil
+  coderag.ask('How is the order total computed?', { mode = 'llm', callback = function(e, r) got = { e = e, r = r } end })
+  check((llm_control('wait', { kind = 'start', count = 1, timeout_s = 30 }) or {}).ok == true, 'the LLM request started')
+  vim.cmd('CodeRagCancel')
+  check(got and got.e and got.e.code == -32800, 'the question ends as RequestCancelled (-32800) at once', got and vim.inspect(got.e))
+  check(vim.wait(LIMIT, function() return progress.ask and progress.ask.done and progress.ask.message == 'cancelled' end, 20),
+    'the server acknowledged: its progress ended "cancelled"', vim.inspect(progress.ask))
+  check((llm_control('wait', { kind = 'closed', count = 1, timeout_s = 30 }) or {}).ok == true, 'the server closed the LLM connection')
+  check(float_wins()[1] and buf_text(float_wins()[1]):find('Cancelled.', 1, true) ~= nil, 'the float says Cancelled.')
+  check(coderag.pending == nil and coderag.statusline() == '', 'nothing pending after the cancel')
+  close_floats()
+  llm_control('reset', {})
+
+  -- History, follow-up with the previous turn, reopening.
+  local n = #coderag.history
+  check(n >= 2 and coderag.last == coderag.history[n], 'answers are kept in the history', n)
+  local params = coderag.ask_params('And where is it called?', { followup = true }, vim.api.nvim_get_current_buf())
+  check(params.history and params.history[#params.history].question == coderag.last.question
+    and params.history[#params.history].answer == coderag.last.result.answer, 'a follow-up carries the previous turn (history)')
+  got = nil
+  vim.cmd('CodeRagFollowup And where is it called?')
+  vim.wait(LIMIT, function() return got == nil and coderag.pending == nil end, 20)
+  check(#coderag.history == n + 1 and coderag.last.question == 'And where is it called?', 'the follow-up is answered')
+  close_floats()
+  local orig_select = vim.ui.select
+  vim.ui.select = function(items, _, on_choice) on_choice(items[2]) end
+  vim.cmd('CodeRagHistory')
+  vim.ui.select = orig_select
+  check(float_wins()[1] and buf_text(float_wins()[1]):find('# ' .. coderag.history[n].question, 1, true) ~= nil,
+    ':CodeRagHistory reopens an earlier answer')
+  close_floats()
+  vim.cmd('CodeRagContext')
+  check(float_wins()[1] and buf_text(float_wins()[1]):find('## Context the answer used', 1, true) ~= nil
+    and buf_text(float_wins()[1]):find(' via ', 1, true) ~= nil, ':CodeRagContext shows scores and via')
+  close_floats()
+
+  -- #8 (Neovim side): a missing binary gives one clear message, no stack trace.
+  local notes = {}
+  local orig_notify = vim.notify
+  vim.notify = function(m) table.insert(notes, m) end
+  local saved = coderag.config.cmd
+  coderag.config.cmd = { '/nonexistent/coderag', 'lsp' }
+  coderag.missing_told = nil
+  vim.cmd('edit ' .. vim.fn.fnameescape(t .. '/proj/pkg/mod/x.py'))
+  coderag.config.cmd = saved
+  vim.notify = orig_notify
+  check(#notes == 1 and notes[1]:find('not an executable', 1, true) ~= nil, 'missing binary: one clear message', vim.inspect(notes))
 end, debug.traceback)
 
 if not ok then check(false, 'test script error', err) end

@@ -24,6 +24,8 @@ export interface ContextItem {
 export interface AskResult {
   answer: string;
   mode: string;
+  match?: 'strong' | 'weak' | 'none' | string;
+  matchReason?: string;
   citations: Citation[];
   rejected?: Rejected[];
   context?: ContextItem[];
@@ -31,17 +33,46 @@ export interface AskResult {
   timings?: Record<string, number>;
 }
 
+export interface Turn { question: string; answer: string }
+
 export interface AskParams {
   question: string;
   mode?: string;
   budget?: number;
   textDocument?: { uri: string };
   position?: Position;
+  history?: Turn[];
+  workDoneToken?: string;
+  partialResultToken?: string;
 }
 
 export interface StatusResult {
   state: 'indexing' | 'ready' | 'error' | string;
   files?: number; chunks?: number; indexed?: number; total?: number; message?: string;
+}
+
+export const VCS_MARKERS = ['.git', '.hg', '.svn', '.jj'];
+export const PROJECT_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg'];
+
+/**
+ * The root rule shared by every coderag client (editors/README.md): from `start` (a file's
+ * folder, or the workspace folder) upwards, the nearest folder with a VCS marker, else the
+ * nearest with a project marker, else `opened` (the folder the editor was opened in). A
+ * `.coderag/` index is never a marker. `exists` is injectable for tests.
+ */
+export function findRoot(start: string, opened: string,
+  exists: (p: string) => boolean = (p) => require('fs').existsSync(p)): { root: string; how: string } {
+  const path = require('path') as typeof import('path');
+  for (const [markers, how] of [[VCS_MARKERS, 'vcs'], [PROJECT_MARKERS, 'project']] as const) {
+    let dir = path.resolve(start);
+    for (;;) {
+      if (markers.some((m) => exists(path.join(dir, m)))) return { root: dir, how };
+      const parent = path.dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  }
+  return { root: path.resolve(opened), how: 'opened' };
 }
 
 /** Reads a setting by its key below `coderag.` (e.g. `llm.url`). */
@@ -95,11 +126,12 @@ export function serverCommand(get: SettingGetter): { command: string; args: stri
 
 /** coderag/ask params for a question asked where the user stands. */
 export function buildAskParams(question: string, opts: {
-  mode?: string; budget?: number | null; uri?: string; position?: Position;
+  mode?: string; budget?: number | null; uri?: string; position?: Position; history?: Turn[];
 } = {}): AskParams {
   const p: AskParams = { question: question.trim() };
   if (opts.mode && opts.mode !== 'auto') p.mode = opts.mode;
   if (typeof opts.budget === 'number' && opts.budget > 0) p.budget = opts.budget;
+  if (opts.history && opts.history.length) p.history = opts.history;
   if (opts.uri) {
     p.textDocument = { uri: opts.uri };
     p.position = opts.position || { line: 0, character: 0 };
@@ -195,10 +227,12 @@ function inlineText(s: string): string {
  * `[path:a-b]` markers are links to their citations, then the list of
  * verified citations and of the rejected ones.
  */
-export function renderAnswerHtml(question: string, r: AskResult): string {
+export function renderAnswerHtml(question: string, r: AskResult,
+  opts: { bodyOnly?: boolean; showContext?: boolean } = {}): string {
   const cites = r.citations || [];
   const html: string[] = [];
-  html.push(`<h2>${escapeHtml(question)}</h2>`);
+  if (!opts.bodyOnly) html.push(`<h2>${escapeHtml(question)}</h2>`);
+  let first = !opts.bodyOnly && (r.match === 'weak' || r.match === 'none');
   let inList = false;
   let inCode = false;
   const code: string[] = [];
@@ -222,10 +256,12 @@ export function renderAnswerHtml(question: string, r: AskResult): string {
     if (raw.trim() === '') continue;
     const h = /^(#{1,6})\s+(.*)$/.exec(raw);
     if (h) { const n = Math.min(h[1].length + 2, 6); html.push(`<h${n}>${renderInline(h[2], cites)}</h${n}>`); continue; }
-    html.push(`<p>${renderInline(raw, cites)}</p>`);
+    html.push(`<p${first ? ' class="warn"' : ''}>${renderInline(raw, cites)}</p>`);
+    first = false;
   }
   if (inCode) html.push(`<pre><code>${escapeHtml(code.join('\n'))}</code></pre>`);
   if (inList) html.push('</ul>');
+  if (opts.bodyOnly) return html.join('\n');
   html.push(`<h3>Citations (${cites.length}, verified)</h3>`);
   html.push('<ol class="citations">');
   cites.forEach((c, i) => {
@@ -236,11 +272,87 @@ export function renderAnswerHtml(question: string, r: AskResult): string {
   const rej = r.rejected || [];
   if (rej.length) {
     html.push(`<h3>Rejected citations (${rej.length})</h3><ul class="rejected">`);
-    for (const x of rej) html.push(`<li><code>${escapeHtml(x.text)}</code> — ${escapeHtml(x.reason)}</li>`);
+    for (const x of rej) html.push(`<li><del class="rejected"><code>${escapeHtml(x.text)}</code></del> — ${escapeHtml(x.reason)}</li>`);
     html.push('</ul>');
   }
-  html.push(`<p class="meta">mode: ${escapeHtml(r.mode || '?')}${r.indexing ? ' · index still building' : ''}</p>`);
+  html.push(contextHtml(r.context || [], opts.showContext === true));
+  html.push(`<p class="meta">mode: ${escapeHtml(r.mode || '?')}${r.match ? ` · match: ${escapeHtml(r.match)}` : ''}` +
+    `${r.indexing ? ' · index still building' : ''}</p>`);
   return html.join('\n');
+}
+
+/** The context an answer used, best first: score, lines, symbol, how it was found. */
+export function contextHtml(items: ContextItem[], open = false): string {
+  if (!items.length) return '';
+  const rows = items.map((c, i) => `<tr><td>${i + 1}</td><td>${(c.score ?? 0).toFixed(2)}</td>` +
+    `<td><code>${escapeHtml(citationLabel(c as Citation))}</code></td><td>${c.symbol ? `<code>${escapeHtml(c.symbol)}</code>` : ''}</td>` +
+    `<td>${escapeHtml((c.via || []).join('+'))}</td></tr>`);
+  return `<details class="context"${open ? ' open' : ''}><summary>Context the answer used (${items.length})</summary>` +
+    `<table><tr><th>#</th><th>score</th><th>lines</th><th>symbol</th><th>via</th></tr>${rows.join('')}</table></details>`;
+}
+
+/** What the panel shows while a question runs: progress, then the provisional text. */
+export function renderPendingHtml(question: string, s: AskSession): string {
+  const html: string[] = [`<h2>${escapeHtml(question)}</h2>`];
+  if (s.error) html.push(`<p class="error">${escapeHtml(s.error)}</p>`);
+  else if (s.cancelled) html.push('<p class="warn">Cancelled.</p>');
+  else html.push(`<p class="progress">… ${escapeHtml(s.message)}</p>`);
+  if (s.text) {
+    html.push('<div class="provisional"><p class="meta">Provisional — not yet verified:</p>');
+    html.push(renderAnswerHtml('', { answer: s.text, mode: s.mode || 'llm', citations: [] }, { bodyOnly: true }));
+    html.push('</div>');
+  }
+  if (s.context.length) html.push(contextHtml(s.context));
+  return html.join('\n');
+}
+
+/**
+ * The client side of one streamed question (docs/protocol.md, "Streaming, progress and
+ * cancel"): work-done progress values on `workDoneToken`, partial results on
+ * `partialResultToken`, then the final result.
+ */
+export class AskSession {
+  message = 'asking';
+  text = '';
+  mode?: string;
+  match?: string;
+  context: ContextItem[] = [];
+  partials = 0;
+  messages: string[] = [];
+  cancelled = false;
+  error?: string;
+  result?: AskResult;
+  constructor(readonly question: string, readonly token: string) {}
+  get partialToken(): string { return `${this.token}-partial`; }
+  /** Adds the two tokens to the request params. */
+  tokens<T extends object>(params: T): T & { workDoneToken: string; partialResultToken: string } {
+    return { ...params, workDoneToken: this.token, partialResultToken: this.partialToken };
+  }
+  onWorkDone(v: { kind?: string; message?: string; percentage?: number }): void {
+    if (v && typeof v.message === 'string') { this.message = v.message; this.messages.push(v.message); }
+  }
+  onPartial(v: { answer?: string; context?: ContextItem[]; match?: string; mode?: string; stage?: string }): void {
+    if (!v) return;
+    this.partials++;
+    if (typeof v.answer === 'string' && v.answer !== '') this.text = v.answer;
+    if (Array.isArray(v.context)) this.context = v.context;
+    if (v.match) this.match = v.match;
+    if (v.mode) this.mode = v.mode;
+  }
+}
+
+/** The last answers, newest first, for reopening and for follow-up questions. */
+export class AnswerHistory {
+  readonly entries: { question: string; result: AskResult; time: number }[] = [];
+  constructor(readonly size = 20) {}
+  add(question: string, result: AskResult, time = Date.now()): void {
+    this.entries.unshift({ question, result, time });
+    if (this.entries.length > this.size) this.entries.length = this.size;
+  }
+  /** The last n turns, oldest first (the request's `history`). */
+  turns(n = 3): Turn[] {
+    return this.entries.slice(0, n).reverse().map((e) => ({ question: e.question, answer: e.result.answer }));
+  }
 }
 
 /** The text of the status bar item for a coderag/status result. */

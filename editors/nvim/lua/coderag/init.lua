@@ -5,16 +5,18 @@
 --
 -- Works on Neovim 0.7 (vim.lsp.start_client + buf_attach_client) and on
 -- 0.8+ (vim.lsp.start); newer APIs are feature-detected.
-local M = {}
+local render = require('coderag.render')
+local rootmod = require('coderag.root')
+local progress = require('coderag.progress')
+local ui = require('coderag.ui')
 
-local uv = vim.uv or vim.loop
+local M = {}
 
 M.config = {
   cmd = { 'coderag', 'lsp' },
   filetypes = { 'python' },
-  -- Markers that find the workspace root upwards from the buffer's file;
-  -- a function(fname) -> dir, or a string, overrides. Falls back to the cwd.
-  root_markers = { '.git', 'pyproject.toml', 'setup.py', 'setup.cfg', '.coderag' },
+  -- The root rule (see editors/README.md): nearest VCS root, else nearest project marker, else
+  -- the folder Neovim was opened in. A function(fname) -> dir, or a string, overrides it.
   root_dir = nil,
   -- initializationOptions, flat ({ ['llm.url'] = ... }) or nested ({ llm = { url = ... } }).
   init_options = {},
@@ -24,14 +26,23 @@ M.config = {
   codelens = true, -- refresh code lenses on BufEnter, CursorHold and InsertLeave
   float = { border = 'rounded', max_width = 100, max_height = 30 },
   open_quickfix = false, -- :copen after each answer
+  progress = true, -- progress through vim.notify (nvim-notify replaces its message; else one echo line)
+  statusline = true, -- with no 'statusline' of your own: the default one plus the progress component
+  history_size = 20, -- answers kept for :CodeRagHistory
+  followup_turns = 3, -- earlier turns a :CodeRagFollowup sends
+  cancel_key = '<C-c>', -- in the answer float, and in attached buffers while a question runs
   on_attach = nil,
   capabilities = nil,
 }
 
-M.last = nil -- { question = ..., result = ... } of the last answer
+M.history = {} -- { question, result, time }, oldest first
+M.last = nil -- the newest entry of M.history
+M.pending = nil -- the running question: { question, client, id, token, text, message, ... }
 M.client_ids = {} -- root -> client id
+M.opened_dir = (vim.uv or vim.loop).cwd() -- the folder Neovim was opened in
 
 local has = function(f) return vim.fn.has(f) == 1 end
+local seq = 0
 
 local function notify(msg, level)
   vim.notify('coderag: ' .. msg, level or vim.log.levels.INFO)
@@ -39,10 +50,13 @@ end
 
 -- client:request(...) on 0.11+, client.request(...) before.
 local function request(client, method, params, handler, bufnr)
-  if has('nvim-0.11') then
-    return client:request(method, params, handler, bufnr)
-  end
+  if has('nvim-0.11') then return client:request(method, params, handler, bufnr) end
   return client.request(method, params, handler, bufnr)
+end
+
+local function cancel_request(client, id)
+  if has('nvim-0.11') then return client:cancel_request(id) end
+  return client.cancel_request(id)
 end
 
 local function get_clients()
@@ -54,26 +68,21 @@ local function get_clients()
   return out
 end
 
-local function dirname(p) return vim.fn.fnamemodify(p, ':h') end
-
-local function find_root(fname)
+--- The workspace root for a file name, by the root rule (or the user's root_dir).
+function M.find_root(fname)
   local cfg = M.config
   if type(cfg.root_dir) == 'function' then
     local r = cfg.root_dir(fname)
     if r then return r end
   elseif type(cfg.root_dir) == 'string' then
-    return vim.fn.fnamemodify(cfg.root_dir, ':p'):gsub('/$', '')
+    return (vim.fn.fnamemodify(cfg.root_dir, ':p'):gsub('(.)/$', '%1'))
   end
-  local dir = fname ~= '' and dirname(fname) or vim.fn.getcwd()
-  while dir and dir ~= '' do
-    for _, m in ipairs(cfg.root_markers) do
-      if uv.fs_stat(dir .. '/' .. m) then return dir end
-    end
-    local parent = dirname(dir)
-    if parent == dir then break end
-    dir = parent
+  local root, how = rootmod.find(fname, M.opened_dir)
+  if how == 'file' then
+    notify(string.format('%s has no VCS or project root and lies outside %s: indexing %s', fname,
+      M.opened_dir, root), vim.log.levels.WARN)
   end
-  return vim.fn.getcwd()
+  return root
 end
 
 --- The coderag client for a buffer (attached to it), or any coderag client.
@@ -106,6 +115,13 @@ local function on_attach(client, bufnr)
   if vim.fn.maparg('K', 'n') == '' then
     vim.keymap.set('n', 'K', vim.lsp.buf.hover, { buffer = bufnr, desc = 'coderag hover' })
   end
+  if M.config.cancel_key and vim.fn.maparg(M.config.cancel_key, 'n') == '' then
+    vim.keymap.set('n', M.config.cancel_key, function()
+      if not M.cancel() then
+        vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(M.config.cancel_key, true, false, true), 'n', false)
+      end
+    end, { buffer = bufnr, desc = 'coderag: cancel the running question' })
+  end
   if M.config.on_attach then M.config.on_attach(client, bufnr) end
 end
 
@@ -116,6 +132,27 @@ function M.refresh_codelens(bufnr)
   elseif bufnr == nil or bufnr == vim.api.nvim_get_current_buf() then
     pcall(vim.lsp.codelens.refresh)
   end
+end
+
+-- $/progress: a question's tokens go to its pending state, the rest (indexing) to the
+-- statusline; work-done values are passed on to vim.lsp.handlers['$/progress'] (fidget).
+local function on_progress(err, result, ctx, config)
+  if type(result) ~= 'table' or type(result.value) ~= 'table' then return end
+  local p = M.pending
+  if p and result.token == p.partial_token then
+    return M.on_partial(p, result.value)
+  end
+  if M.last_token == result.token and not p then
+    progress.update('ask', result.value) -- the end of a question already cancelled here
+  elseif p and result.token == p.token then
+    p.message = result.value.message ~= vim.NIL and result.value.message or p.message
+    progress.update('ask', result.value)
+    ui.refresh(M)
+  else
+    progress.update('index', result.value)
+  end
+  local h = vim.lsp.handlers['$/progress']
+  if h then pcall(h, err, result, ctx, config) end
 end
 
 local function lsp_config(root)
@@ -130,13 +167,7 @@ local function lsp_config(root)
     init_options = M.config.init_options,
     capabilities = caps,
     on_attach = on_attach,
-    handlers = {
-      ['$/progress'] = function(err, result, ctx, config)
-        M.on_progress(result)
-        local h = vim.lsp.handlers['$/progress']
-        if h then return h(err, result, ctx, config) end
-      end,
-    },
+    handlers = { ['$/progress'] = on_progress },
   }
 end
 
@@ -144,8 +175,15 @@ end
 function M.attach(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   if vim.bo[bufnr].buftype ~= '' then return end
-  local fname = vim.api.nvim_buf_get_name(bufnr)
-  local root = find_root(fname)
+  if vim.fn.executable(M.config.cmd[1]) ~= 1 then
+    if not M.missing_told then
+      M.missing_told = true
+      notify(string.format('"%s" is not an executable: build coderag and put it on PATH, or set cmd in setup()',
+        M.config.cmd[1]), vim.log.levels.ERROR)
+    end
+    return
+  end
+  local root = M.find_root(vim.api.nvim_buf_get_name(bufnr))
   if vim.lsp.start then
     local id = vim.lsp.start(lsp_config(root), { bufnr = bufnr })
     if id then M.client_ids[root] = id end
@@ -164,47 +202,15 @@ function M.attach(bufnr)
   return id
 end
 
-M.progress = nil -- last indexing progress: { title, message, percentage, done }
-
-function M.on_progress(result)
-  if not result or type(result.value) ~= 'table' then return end
-  local v = result.value
-  local p = M.progress or {}
-  if v.kind == 'begin' then p = { title = v.title } end
-  p.message = v.message or p.message
-  p.percentage = v.percentage or p.percentage
-  p.done = v.kind == 'end'
-  M.progress = p
-  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'CodeRagProgress', modeline = false })
-end
-
---- For the statusline: "CodeRAG indexing 40%" while indexing, '' after.
-function M.statusline()
-  local p = M.progress
-  if not p or p.done then return '' end
-  return string.format('CodeRAG %s%s', p.title or 'indexing',
-    p.percentage and (' ' .. p.percentage .. '%%') or '')
-end
+--- Statusline component: "CodeRAG Indexing 40% 812/1984 files", a question's progress, or ''.
+function M.statusline() return progress.statusline() end
+M.progress_state = progress
 
 --- coderag/status; callback(err, status).
 function M.status(callback, bufnr)
   local client = M.client(bufnr)
   if not client then return callback('no coderag client') end
-  request(client, 'coderag/status', vim.empty_dict(), function(err, result)
-    callback(err, result)
-  end, bufnr)
-end
-
--- Citation helpers --------------------------------------------------------
-
-local function cite_file(c)
-  if c.uri then return vim.uri_to_fname(c.uri) end
-  return c.path
-end
-
-local function cite_label(c)
-  if c.startLine == c.endLine then return string.format('%s:%d', c.path, c.startLine) end
-  return string.format('%s:%d-%d', c.path, c.startLine, c.endLine)
+  request(client, 'coderag/status', vim.empty_dict(), function(err, result) callback(err, result) end, bufnr)
 end
 
 --- Quickfix items for a result's verified citations (text = symbol).
@@ -212,115 +218,51 @@ function M.qf_items(result)
   local items = {}
   for _, c in ipairs(result.citations or {}) do
     table.insert(items, {
-      filename = cite_file(c),
+      filename = c.uri and vim.uri_to_fname(c.uri) or c.path,
       lnum = c.startLine,
       end_lnum = c.endLine,
       col = 1,
-      text = (c.symbol and c.symbol ~= vim.NIL and c.symbol ~= '') and c.symbol or ('module code ' .. cite_label(c)),
+      text = (type(c.symbol) == 'string' and c.symbol ~= '') and c.symbol or ('module code ' .. render.cite_label(c)),
       type = 'I',
     })
   end
   return items
 end
 
-local float_win = nil
-
-local function close_float()
-  if float_win and vim.api.nvim_win_is_valid(float_win) then
-    vim.api.nvim_win_close(float_win, true)
+-- The turns a follow-up sends: the last answers, oldest first.
+function M.history_turns(n)
+  local turns = {}
+  for i = math.max(1, #M.history - (n or M.config.followup_turns) + 1), #M.history do
+    local h = M.history[i]
+    table.insert(turns, { question = h.question, answer = h.result.answer or '' })
   end
-  float_win = nil
+  return turns
 end
 
---- Opens citation i of the last answer (1-based) in the previous window.
-function M.open_citation(i)
-  if not M.last then return end
-  local c = M.last.result.citations[i]
-  if not c then return end
-  close_float()
-  vim.cmd('edit ' .. vim.fn.fnameescape(cite_file(c)))
-  vim.api.nvim_win_set_cursor(0, { c.startLine, 0 })
-  vim.cmd('normal! zv')
+local function remember(question, result)
+  table.insert(M.history, { question = question, result = result, time = os.time() })
+  while #M.history > M.config.history_size do table.remove(M.history, 1) end
+  M.last = M.history[#M.history]
 end
 
-local function answer_lines(question, result)
-  local lines = { '# ' .. question, '' }
-  for _, l in ipairs(vim.split(result.answer or '', '\n', { plain = true })) do
-    table.insert(lines, l)
+--- The params of a question asked from `bufnr`.
+function M.ask_params(question, opts, bufnr)
+  local params = { question = question }
+  local mode = opts.mode or M.config.mode
+  if mode then params.mode = mode end
+  local budget = opts.budget or M.config.budget
+  if budget then params.budget = budget end
+  if opts.followup and #M.history > 0 then params.history = M.history_turns() end
+  if vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_get_name(bufnr) ~= '' and vim.bo[bufnr].buftype == '' then
+    local win = vim.fn.bufwinid(bufnr)
+    local cur = win ~= -1 and vim.api.nvim_win_get_cursor(win) or { 1, 0 }
+    params.textDocument = { uri = vim.uri_from_bufnr(bufnr) }
+    params.position = { line = cur[1] - 1, character = cur[2] }
   end
-  while lines[#lines] == '' do table.remove(lines) end
-  table.insert(lines, '')
-  table.insert(lines, '## Citations (verified) — <CR> opens, :cnext walks them')
-  local cite_rows = {}
-  for i, c in ipairs(result.citations or {}) do
-    table.insert(lines, string.format('%d. [%s] %s', i, cite_label(c),
-      (c.symbol and c.symbol ~= vim.NIL) and c.symbol or ''))
-    cite_rows[#lines] = i
-  end
-  if result.rejected and #result.rejected > 0 then
-    table.insert(lines, '')
-    table.insert(lines, '## Rejected citations')
-    for _, r in ipairs(result.rejected) do
-      table.insert(lines, string.format('- %s — %s', r.text, r.reason))
-    end
-  end
-  if result.indexing then
-    table.insert(lines, '')
-    table.insert(lines, '_The index was still being built; ask again for a complete answer._')
-  end
-  return lines, cite_rows
+  return params
 end
 
---- Shows an answer in a floating window.
-function M.show_answer(question, result)
-  close_float()
-  local lines, cite_rows = answer_lines(question, result)
-  local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].filetype = 'markdown'
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].bufhidden = 'wipe'
-  local fc = M.config.float
-  local width = 20
-  for _, l in ipairs(lines) do width = math.max(width, vim.fn.strdisplaywidth(l)) end
-  width = math.min(width + 2, fc.max_width, vim.o.columns - 4)
-  local height = math.min(#lines, fc.max_height, math.max(vim.o.lines - 6, 3))
-  float_win = vim.api.nvim_open_win(buf, true, {
-    relative = 'editor',
-    width = width,
-    height = height,
-    row = math.max(math.floor((vim.o.lines - height) / 2) - 1, 0),
-    col = math.max(math.floor((vim.o.columns - width) / 2), 0),
-    style = 'minimal',
-    border = fc.border,
-  })
-  vim.wo[float_win].wrap = true
-  vim.wo[float_win].conceallevel = 2
-  local opts = { buffer = buf, nowait = true, silent = true }
-  vim.keymap.set('n', 'q', close_float, opts)
-  vim.keymap.set('n', '<Esc>', close_float, opts)
-  vim.keymap.set('n', '<CR>', function()
-    local row = vim.api.nvim_win_get_cursor(0)[1]
-    local i = cite_rows[row]
-    if not i then
-      -- a [path:a-b] marker under the cursor
-      local line = vim.api.nvim_get_current_line()
-      local col = vim.api.nvim_win_get_cursor(0)[2] + 1
-      for s, path, a, b, e in line:gmatch('()%[([^%[%]:%s]+):(%d+)%-?(%d*)%]()') do
-        if col >= s and col < e then
-          for j, c in ipairs(M.last.result.citations) do
-            local a1, b1 = tonumber(a), tonumber(b) or tonumber(a)
-            if c.path == path and c.startLine <= b1 and a1 <= c.endLine then i = j break end
-          end
-        end
-      end
-    end
-    if i then M.open_citation(i) end
-  end, opts)
-  return float_win
-end
-
---- Sends coderag/ask. opts: { bufnr, mode, budget, float = true, callback = fn(err, result) }.
+--- Sends coderag/ask. opts: { bufnr, mode, budget, followup, float = true, callback = fn(err, result) }.
 function M.ask(question, opts)
   opts = opts or {}
   if not question or question:match('^%s*$') then
@@ -331,55 +273,147 @@ function M.ask(question, opts)
   if not client then
     return notify('no coderag server is attached (open a Python file)', vim.log.levels.WARN)
   end
-  local params = { question = question }
-  local mode = opts.mode or M.config.mode
-  if mode then params.mode = mode end
-  local budget = opts.budget or M.config.budget
-  if budget then params.budget = budget end
-  if vim.api.nvim_buf_get_name(bufnr) ~= '' and vim.bo[bufnr].buftype == '' then
-    local win = vim.fn.bufwinid(bufnr)
-    local cur = win ~= -1 and vim.api.nvim_win_get_cursor(win) or { 1, 0 }
-    params.textDocument = { uri = vim.uri_from_bufnr(bufnr) }
-    params.position = { line = cur[1] - 1, character = cur[2] }
-  end
-  M.handle_answer_request(client, 'coderag/ask', params, question, opts, bufnr)
+  M.start_request(client, 'coderag/ask', M.ask_params(question, opts, bufnr), question, opts, bufnr)
 end
 
-function M.handle_answer_request(client, method, params, question, opts, bufnr)
+--- A partial result: the stage "context" (where the answer will come from) or "writing"
+--- (the text so far, provisional).
+function M.on_partial(p, v)
+  if type(v.answer) == 'string' and v.answer ~= '' then p.text = v.answer end
+  if type(v.context) == 'table' then p.context = v.context end
+  if type(v.match) == 'string' then p.match = v.match end
+  p.partials = (p.partials or 0) + 1
+  ui.refresh(M)
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'CodeRagPartial', modeline = false })
+end
+
+--- Sends a question (coderag/ask, or workspace/executeCommand for coderag.ask/explain) with
+--- progress and partial-result tokens, shows it at once and streams into the float.
+function M.start_request(client, method, params, question, opts, bufnr)
+  if M.pending then M.cancel() end
+  seq = seq + 1
+  local token = string.format('coderag-ask-%d-%d', vim.fn.getpid(), seq)
+  local target = method == 'coderag/ask' and params or params.arguments[1]
+  target.workDoneToken = token
+  target.partialResultToken = token .. '-partial'
+  local p = { question = question, client = client, token = token, partial_token = token .. '-partial',
+    message = 'asking', text = '', float = opts.float ~= false, started = (vim.uv or vim.loop).hrtime() }
+  M.pending = p
+  M.last_token = token
+  progress.update('ask', { kind = 'begin', title = 'CodeRAG', message = 'asking' })
+  if p.float then ui.show(M, { question = question, pending = p }) end
   local function done(err, result)
+    if p.finished then return end -- a reply after a cancel
+    p.finished = true
+    if M.pending == p then M.pending = nil end
     if err then
-      notify(type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err), vim.log.levels.ERROR)
+      local cancelled = type(err) == 'table' and err.code == -32800
+      progress.finish_ask(p.cancel_sent and 'cancel sent' or cancelled and 'cancelled' or 'failed')
+      if cancelled then p.cancelled = true else
+        p.error = 'Error: ' .. (type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err))
+        notify(p.error, vim.log.levels.ERROR)
+      end
+      if p.float then ui.show(M, { question = question, pending = p }) end
       if opts.callback then opts.callback(err, nil) end
       return
     end
-    M.last = { question = question, result = result }
+    progress.finish_ask('done')
+    remember(question, result)
     vim.fn.setqflist({}, ' ', { title = 'CodeRAG: ' .. question, items = M.qf_items(result) })
-    if opts.float ~= false then M.show_answer(question, result) end
+    if p.float then ui.show(M, { question = question, result = result, provisional = p.text }) end
     if M.config.open_quickfix then vim.cmd('copen') end
     M.refresh_codelens()
     pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'CodeRagAnswer', modeline = false })
     if opts.callback then opts.callback(nil, result) end
   end
-  request(client, method, params, function(err, result)
+  p.done = done
+  local ok, id = request(client, method, params, function(err, result)
     vim.schedule(function() done(err, result) end)
   end, bufnr)
+  if not ok then
+    M.pending = nil
+    progress.finish_ask('failed')
+    return notify('the server is not running', vim.log.levels.ERROR)
+  end
+  p.id = id
+  return p
 end
 
--- The server's "Ask CodeRAG" code lens runs coderag.ask: show its answer.
+--- Cancels the running question ($/cancelRequest). Returns true when there was one.
+--- Neovim's RPC layer swallows the server's RequestCancelled reply, so the question ends
+--- here; the server's work-done progress then ends with "cancelled".
+function M.cancel()
+  local p = M.pending
+  if not p or not p.id then return false end
+  p.cancel_sent = true
+  cancel_request(p.client, p.id)
+  p.done({ code = -32800, message = 'cancelled' }, nil)
+  return true
+end
+
+-- The server's "Ask CodeRAG" code lens runs coderag.ask: stream and show its answer.
 local function ask_command(command, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id) or M.client(ctx.bufnr)
   if not client then return end
   local first = command.arguments and command.arguments[1]
-  local question = type(first) == 'table' and first.question or tostring(first or '')
-  M.handle_answer_request(client, 'workspace/executeCommand',
-    { command = command.command, arguments = command.arguments }, question, {}, ctx.bufnr)
+  local arg = type(first) == 'table' and vim.deepcopy(first) or { question = tostring(first or '') }
+  M.start_request(client, 'workspace/executeCommand', { command = command.command, arguments = { arg } },
+    arg.question or 'Explain', {}, ctx.bufnr)
+end
+
+--- Asks the server to explain the definition under the cursor with the LLM (coderag.explain).
+function M.explain(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then return notify('no coderag server is attached', vim.log.levels.WARN) end
+  local cur = vim.api.nvim_win_get_cursor(0)
+  local arg = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = cur[1] - 1, character = cur[2] } }
+  M.start_request(client, 'workspace/executeCommand', { command = 'coderag.explain', arguments = { arg } },
+    'Explain `' .. vim.fn.expand('<cword>') .. '`', {}, bufnr)
+end
+
+local function define_commands()
+  local cmd = vim.api.nvim_create_user_command
+  cmd('CodeRagAsk', function(a) M.ask(a.args) end, { nargs = '+', desc = 'Ask CodeRAG about this codebase' })
+  cmd('CodeRagFollowup', function(a) M.ask(a.args, { followup = true }) end,
+    { nargs = '+', desc = 'Ask a follow-up question (sends the last answers as history)' })
+  cmd('CodeRagCancel', function()
+    if not M.cancel() then notify('no question is running') end
+  end, { desc = 'Cancel the running CodeRAG question' })
+  cmd('CodeRagExplain', function() M.explain() end, { desc = 'Explain the definition under the cursor with the LLM' })
+  cmd('CodeRagHistory', function() ui.pick_history(M) end, { desc = 'Reopen one of the last answers' })
+  cmd('CodeRagContext', function()
+    if not M.last then return notify('no answer yet') end
+    ui.show(M, { question = M.last.question, result = M.last.result, show_context = true })
+  end, { desc = 'The context the last answer used (scores, via)' })
+  cmd('CodeRagCitations', function()
+    if not M.last then return notify('no answer yet') end
+    vim.fn.setqflist({}, ' ', { title = 'CodeRAG: ' .. M.last.question, items = M.qf_items(M.last.result) })
+    vim.cmd('copen')
+  end, { desc = 'Quickfix list of the last answer\'s citations' })
+  cmd('CodeRagStatus', function()
+    M.status(function(err, s)
+      vim.schedule(function()
+        if err then return notify(tostring(type(err) == 'table' and err.message or err), vim.log.levels.ERROR) end
+        notify(render.status_text(s))
+      end)
+    end)
+  end, { desc = 'CodeRAG index status' })
+  cmd('CodeRagReindex', function()
+    local client = M.client()
+    if client then request(client, 'workspace/executeCommand', { command = 'coderag.reindex' }, function() end) end
+  end, { desc = 'Rebuild the CodeRAG index' })
 end
 
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', M.config, opts or {})
+  progress.notify_enabled = M.config.progress and true or false
   vim.lsp.commands['coderag.ask'] = ask_command
+  vim.lsp.commands['coderag.explain'] = ask_command
   -- The counting lenses ("2 callers, 1 reference") have no command.
   if vim.lsp.commands[''] == nil then vim.lsp.commands[''] = function() end end
+  if M.config.statusline and vim.o.statusline == '' then vim.o.statusline = progress.default_statusline end
+  ui.define_highlights()
 
   local group = vim.api.nvim_create_augroup('coderag', { clear = true })
   vim.api.nvim_create_autocmd('FileType', {
@@ -393,29 +427,7 @@ function M.setup(opts)
       M.attach(b)
     end
   end
-
-  vim.api.nvim_create_user_command('CodeRagAsk', function(a) M.ask(a.args) end,
-    { nargs = '+', desc = 'Ask CodeRAG about this codebase' })
-  vim.api.nvim_create_user_command('CodeRagCitations', function()
-    if not M.last then return notify('no answer yet') end
-    vim.fn.setqflist({}, ' ', { title = 'CodeRAG: ' .. M.last.question, items = M.qf_items(M.last.result) })
-    vim.cmd('copen')
-  end, { desc = 'Quickfix list of the last answer\'s citations' })
-  vim.api.nvim_create_user_command('CodeRagStatus', function()
-    M.status(function(err, s)
-      vim.schedule(function()
-        if err then return notify(tostring(type(err) == 'table' and err.message or err), vim.log.levels.ERROR) end
-        notify(string.format('%s: %s files, %s chunks%s', s.state, s.files or 0, s.chunks or 0,
-          (s.message and s.message ~= '' and s.message ~= vim.NIL) and (' — ' .. s.message) or ''))
-      end)
-    end)
-  end, { desc = 'CodeRAG index status' })
-  vim.api.nvim_create_user_command('CodeRagReindex', function()
-    local client = M.client()
-    if client then
-      request(client, 'workspace/executeCommand', { command = 'coderag.reindex' }, function() end)
-    end
-  end, { desc = 'Rebuild the CodeRAG index' })
+  define_commands()
 end
 
 return M

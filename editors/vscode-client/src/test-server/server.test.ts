@@ -13,9 +13,10 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter,
+  ProgressType, CancellationTokenSource, ResponseError,
 } from 'vscode-jsonrpc/node';
 import {
-  AskResult, StatusResult, buildAskParams, citationQuickPickItems, citationSelection,
+  AskSession, AnswerHistory, renderPendingHtml, AskResult, StatusResult, buildAskParams, citationQuickPickItems, citationSelection,
   renderAnswerHtml, settingsToInitOptions,
 } from '../logic';
 
@@ -31,6 +32,28 @@ let exitCode: Promise<number | null>;
 const progress: any[] = [];
 const created: unknown[] = [];
 let stderr = '';
+let llm: ChildProcess | undefined;
+let llmUrl = '';
+
+async function llmControl(p: string, body: unknown = {}): Promise<any> {
+  const r = await fetch(`${llmUrl}/_control/${p}`, { method: 'POST', body: JSON.stringify(body) });
+  return r.json();
+}
+
+async function startFakeLlm(): Promise<void> {
+  const script = process.env.CODERAG_FAKE_LLM || path.join(repo, 'tests', 'fake_openai.py');
+  llm = spawn('python3', [script, '--watch-stdin'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    llm!.stdout!.on('data', (d) => {
+      out += d.toString();
+      const m = /^(\d+)\n/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    llm!.on('exit', () => reject(new Error('fake LLM exited')));
+  });
+  llmUrl = `http://127.0.0.1:${port}`;
+}
 
 function sleep(ms: number) { return new Promise((r) => setTimeout(r, ms)); }
 
@@ -48,6 +71,7 @@ async function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | un
 
 before(async () => {
   assert.ok(fs.existsSync(bin), `no server at ${bin} (set CODERAG_BIN)`);
+  await startFakeLlm();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'coderag-vscode-'));
   ws = path.join(tmp, 'shop');
   fs.cpSync(fixture, ws, { recursive: true });
@@ -58,12 +82,14 @@ before(async () => {
   conn.onRequest('window/workDoneProgress/create', (p: any) => { created.push(p.token); return null; });
   conn.onRequest('client/registerCapability', () => null);
   conn.onRequest('workspace/configuration', (p: any) => p.items.map(() => null));
-  conn.onNotification('$/progress', (p: any) => { progress.push(p); });
+  // Progress on tokens nobody registered (the indexing's); onNotification('$/progress') would
+  // replace vscode-jsonrpc's own dispatch to onProgress handlers.
+  conn.onUnhandledProgress((p: any) => { progress.push(p); });
   conn.onNotification('window/showMessage', () => undefined);
   conn.onNotification('window/logMessage', () => undefined);
   conn.listen();
   // What the extension sends for these settings.
-  const settings: Record<string, unknown> = { indexDir: path.join(tmp, 'index'), 'embed.provider': 'builtin', 'llm.url': '' };
+  const settings: Record<string, unknown> = { indexDir: path.join(tmp, 'index'), 'embed.provider': 'builtin', 'llm.url': llmUrl };
   const init: any = await conn.sendRequest('initialize', {
     processId: process.pid,
     rootUri: pathToFileURL(ws).href,
@@ -92,6 +118,7 @@ after(async () => {
   if (code === 'timeout') proc.kill('SIGKILL');
   conn?.dispose();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  llm?.kill();
   assert.equal(code, 0, `server exit code (stderr: ${stderr.slice(-500)})`);
 });
 
@@ -175,4 +202,69 @@ test('hover on a name gives its definition', async () => {
   assert.ok(h && h.contents, 'hover result');
   const text = typeof h.contents === 'string' ? h.contents : h.contents.value;
   assert.match(text, /apply_tax/);
+});
+
+// What runQuestion in extension.ts does, over the same transport.
+function startQuestion(q: string, params: object, token?: CancellationTokenSource) {
+  const session = new AskSession(q, `t-${Math.random().toString(36).slice(2)}`);
+  const type = new ProgressType<any>();
+  const order: string[] = [];
+  const subs = [
+    conn.onProgress(type, session.token, (v) => { session.onWorkDone(v); order.push(`progress:${v.kind}`); }),
+    conn.onProgress(type, session.partialToken, (v) => { session.onPartial(v); order.push(`partial:${v.stage}`); }),
+  ];
+  const full = session.tokens(params);
+  // An undefined token would make vscode-jsonrpc send the params by position.
+  const reply = (token ? conn.sendRequest<AskResult>('coderag/ask', full, token.token) : conn.sendRequest<AskResult>('coderag/ask', full))
+    .then((r) => { order.push('result'); session.result = r; return r; })
+    .finally(() => subs.forEach((d) => d.dispose()));
+  return { session, reply, order };
+}
+
+test('streaming: progress at once, provisional text before the verified result, rejected listed', async () => {
+  // The fake LLM sends its first words, then holds the rest until released.
+  await llmControl('reset', { actions: { chat: [{ content: 'Tax is applied by apply_tax [{ctx0}] and not [shop/nowhere.py:1-2].', chunk: 5, hold_after: 'rest' }] } });
+  const models = path.join(ws, 'shop', 'models.py');
+  const { session, reply, order } = startQuestion('How is tax applied to an order total?', buildAskParams(
+    'How is tax applied to an order total?', { mode: 'llm', uri: pathToFileURL(models).href, position: { line: 35, character: 15 } }));
+  await waitFor('provisional text', () => (session.text.includes('Tax') ? true : undefined));
+  assert.equal(session.result, undefined, 'no result while the LLM holds');
+  assert.match(renderPendingHtml(session.question, session), /Provisional[\s\S]*Tax/);
+  assert.ok(session.context.length > 0, 'the context partial came first');
+  await llmControl('release', { name: 'rest' });
+  const r = await reply;
+  assert.equal(r.mode, 'llm');
+  assert.equal(order[0], 'progress:begin', `first message: ${order.join(', ')}`);
+  const firstText = order.indexOf('partial:writing');
+  assert.ok(firstText >= 0 && firstText < order.indexOf('result'), `streamed text before the result: ${order.join(', ')}`);
+  assert.match(session.text, /apply_tax/);
+  assert.ok(r.rejected && r.rejected.some((x) => x.text.includes('shop/nowhere.py')), 'rejected');
+  assert.ok(['strong', 'weak', 'none'].includes(String(r.match)), `match ${r.match}`);
+  const html = renderAnswerHtml('How is tax applied to an order total?', r);
+  assert.match(html, /<del class="rejected"><code>\[shop\/nowhere.py:1-2\]<\/code><\/del>/);
+  assert.ok(!html.includes('Provisional'));
+});
+
+test('cancel: $/cancelRequest is answered with -32800 and the LLM connection is closed', async () => {
+  await llmControl('reset', { actions: { chat: [{ hold: 'never' }] } });
+  const src = new CancellationTokenSource();
+  const { session, reply } = startQuestion('How is the order total computed?', { question: 'How is the order total computed?', mode: 'llm' }, src);
+  assert.equal((await llmControl('wait', { kind: 'start', count: 1, timeout_s: 30 })).ok, true, 'the LLM request started');
+  assert.match(renderPendingHtml(session.question, session), /…/);
+  src.cancel();
+  const err = await reply.then(() => undefined, (e) => e);
+  assert.ok(err instanceof ResponseError && err.code === -32800, `error ${err && err.code}`);
+  assert.equal((await llmControl('wait', { kind: 'closed', count: 1, timeout_s: 30 })).ok, true, 'LLM connection closed');
+  assert.ok(session.messages.includes('cancelled'), `progress ends cancelled: ${session.messages.join(' | ')}`);
+  await llmControl('reset', {});
+});
+
+test('a follow-up sends the previous turn as history and is answered', async () => {
+  const h = new AnswerHistory();
+  const first = await conn.sendRequest<AskResult>('coderag/ask', buildAskParams('How is tax applied to an order total?', { mode: 'extractive' }));
+  h.add('How is tax applied to an order total?', first);
+  const params = buildAskParams('And where is it called?', { mode: 'extractive', history: h.turns() });
+  assert.deepEqual(params.history, [{ question: 'How is tax applied to an order total?', answer: first.answer }]);
+  const r = await conn.sendRequest<AskResult>('coderag/ask', params);
+  assert.ok(typeof r.answer === 'string' && r.answer.length > 0, 'answered (the history is accepted)');
 });

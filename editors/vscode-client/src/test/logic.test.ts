@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
-  AskResult, Citation, buildAskParams, citationLabel, citationQuickPickItems, citationSelection,
+  findRoot, AnswerHistory, AskSession, contextHtml, renderPendingHtml, AskResult, Citation, buildAskParams, citationLabel, citationQuickPickItems, citationSelection,
   findCitation, progressText, renderAnswerHtml, serverCommand, settingsToInitOptions, statusBarText,
 } from '../logic';
 
@@ -81,6 +81,7 @@ test('answer markers link to their citations', () => {
   assert.match(html, /<pre><code>\[shop\/models.py:39-41\] in code<\/code><\/pre>/);
   assert.match(html, /Rejected citations \(1\)/);
   assert.match(html, /file-not-found/);
+  assert.match(html, /<del class="rejected"><code>\[shop\/gone.py:1-2\]<\/code><\/del>/, 'rejected struck out');
   // The citation list links every citation, in order.
   const listed = [...html.matchAll(/data-cite="(\d+)"[^>]*>(shop\/models\.py:[\d-]+)</g)].map((m) => [m[1], m[2]]);
   assert.deepEqual(listed, [['0', 'shop/models.py:34-36'], ['1', 'shop/models.py:39-41']]);
@@ -105,4 +106,50 @@ test('status bar text follows coderag/status and $/progress', () => {
   assert.equal(progressText({ kind: 'report', message: '3/12 files', percentage: 25 }, 'Indexing'),
     '$(sync~spin) Indexing 25% (3/12 files)');
   assert.equal(progressText({ kind: 'end' }, 'Indexing'), undefined);
+});
+
+test('a streamed question: progress text, provisional text, tokens in the params', () => {
+  const s = new AskSession('Why?', 'tok-1');
+  assert.deepEqual(s.tokens({ question: 'Why?' }), { question: 'Why?', workDoneToken: 'tok-1', partialResultToken: 'tok-1-partial' });
+  s.onWorkDone({ kind: 'begin', message: 'retrieving' });
+  s.onPartial({ stage: 'context', answer: '', match: 'strong', context: [{ path: 'a.py', startLine: 1, endLine: 3, score: 0.5, via: ['bm25'] }] });
+  s.onPartial({ stage: 'writing', answer: 'Tax is `apply_tax` [a.py:1-3]' });
+  s.onWorkDone({ kind: 'report', message: 'writing the answer: 4 tokens' });
+  assert.equal(s.message, 'writing the answer: 4 tokens');
+  assert.equal(s.partials, 2);
+  assert.equal(s.match, 'strong');
+  const html = renderPendingHtml('Why?', s);
+  assert.match(html, /writing the answer: 4 tokens/);
+  assert.match(html, /Provisional/);
+  assert.match(html, /<code>apply_tax<\/code>/);
+  assert.match(html, /Context the answer used \(1\)/);
+  s.cancelled = true;
+  assert.match(renderPendingHtml('Why?', s), /Cancelled\./);
+});
+
+test('history keeps the last answers and gives follow-up turns oldest first', () => {
+  const h = new AnswerHistory(2);
+  const r = (a: string): AskResult => ({ answer: a, mode: 'extractive', citations: [] });
+  h.add('q1', r('a1')); h.add('q2', r('a2')); h.add('q3', r('a3'));
+  assert.deepEqual(h.entries.map((e) => e.question), ['q3', 'q2']);
+  assert.deepEqual(h.turns(3), [{ question: 'q2', answer: 'a2' }, { question: 'q3', answer: 'a3' }]);
+  assert.deepEqual(buildAskParams('and then?', { history: h.turns(1) }).history, [{ question: 'q3', answer: 'a3' }]);
+});
+
+test('the context table shows score, lines, symbol and via; a weak match is flagged', () => {
+  const html = contextHtml([{ path: 'a.py', startLine: 1, endLine: 3, symbol: 'f', score: 0.923, via: ['bm25', 'graph'] }], true);
+  assert.match(html, /<details class="context" open>/);
+  assert.match(html, /<td>0.92<\/td><td><code>a.py:1-3<\/code><\/td><td><code>f<\/code><\/td><td>bm25\+graph<\/td>/);
+  const weak = renderAnswerHtml('Q', { answer: '**Weak match:** little matches.\n\nRest.', mode: 'extractive', match: 'weak', citations: [] });
+  assert.match(weak, /<p class="warn"><strong>Weak match:<\/strong> little matches.<\/p>/);
+  assert.match(weak, /match: weak/);
+});
+
+test('the root rule: VCS root, else project marker, else the opened folder; .coderag/ is no marker', () => {
+  const fsys = new Set(['/r/.git', '/r/pkg/pyproject.toml', '/p/pyproject.toml', '/plain/flask/.coderag', '/wt/.git']);
+  const ex = (p: string) => fsys.has(p);
+  assert.deepEqual(findRoot('/r/pkg/sub', '/r/pkg/sub', ex), { root: '/r', how: 'vcs' });
+  assert.deepEqual(findRoot('/p/pkg/mod', '/p/pkg/mod', ex), { root: '/p', how: 'project' });
+  assert.deepEqual(findRoot('/plain/flask', '/plain', ex), { root: '/plain', how: 'opened' });
+  assert.deepEqual(findRoot('/wt/a', '/wt/a', ex), { root: '/wt', how: 'vcs' });
 });

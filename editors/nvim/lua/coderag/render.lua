@@ -1,0 +1,207 @@
+-- Pure text of what the plugin shows: answers (provisional and final), the context an
+-- answer used, status lines; and the size of a float for wrapped lines.
+local R = {}
+
+local function nonempty(s) return type(s) == 'string' and s ~= '' end
+
+--- Splits `s` into pieces { text, code } on `code spans` (backticks kept in text).
+local function split_code(s)
+  local out, i = {}, 1
+  while i <= #s do
+    local a = s:find('`', i, true)
+    local b = a and s:find('`', a + 1, true)
+    if not b then
+      table.insert(out, { text = s:sub(i), code = false })
+      break
+    end
+    if a > i then table.insert(out, { text = s:sub(i, a - 1), code = false }) end
+    table.insert(out, { text = s:sub(a, b), code = true })
+    i = b + 1
+  end
+  return out
+end
+
+-- Words markdown would eat: a path, a dunder, any identifier with an underscore; `*args` and
+-- `**kwargs` in a parameter list. Other stars are markup (**bold**) and stay.
+local function protect_words(s)
+  return (s:gsub('()(%**)([%w_%./%-]*[%w_])()', function(pos, stars, w, e)
+    local before = pos > 1 and s:sub(pos - 1, pos - 1) or ''
+    if before == '`' then return nil end
+    local in_params = stars ~= '' and (before == '(' or s:sub(1, pos - 1):match(',%s*$'))
+    if in_params then return '`' .. stars .. w .. '`' end
+    if w:find('_', 1, true) or w:find('/', 1, true) and w:find('%.%w+$') then
+      return stars .. '`' .. w .. '`'
+    end
+  end))
+end
+
+--- One line of answer text with citations and paths in code spans, so that markdown's
+--- emphasis cannot hide underscores (`werkzeug/_reloader.py`, `__init__.py`).
+function R.protect(line)
+  -- Markdown's syntax cannot nest a code span in bold: **`a/__init__.py`** loses underscores.
+  line = line:gsub('%*%*(`[^`]+`)%*%*', '%1')
+  local parts = {}
+  for _, p in ipairs(split_code(line)) do
+    if p.code then
+      table.insert(parts, p.text)
+    else
+      -- [path:a-b] citations first, then loose words.
+      local t, last = {}, 1
+      for s, inner, e in p.text:gmatch('()%[([^%[%]%s`]+:%d+[^%[%]%s]*)%]()') do
+        table.insert(t, protect_words(p.text:sub(last, s - 1)))
+        table.insert(t, '[`' .. inner .. '`]')
+        last = e
+      end
+      table.insert(t, protect_words(p.text:sub(last)))
+      table.insert(parts, table.concat(t))
+    end
+  end
+  return table.concat(parts)
+end
+
+function R.cite_label(c)
+  if c.startLine == c.endLine then return string.format('%s:%d', c.path, c.startLine) end
+  return string.format('%s:%d-%d', c.path, c.startLine, c.endLine)
+end
+
+local function split_lines(text)
+  local lines = vim.split(text or '', '\n', { plain = true })
+  while #lines > 0 and lines[#lines]:match('^%s*$') do table.remove(lines) end
+  return lines
+end
+
+-- Answer text lines, protected outside fenced code blocks.
+local function answer_body(text)
+  local out, fenced = {}, false
+  for _, l in ipairs(split_lines(text)) do
+    if l:match('^%s*```') then fenced = not fenced end
+    table.insert(out, fenced and l or (l:match('^%s*```') and l or R.protect(l)))
+  end
+  return out
+end
+
+--- Lines of the context an answer used: score, lines, symbol, how it was found.
+function R.context_lines(result)
+  local lines = {}
+  for i, c in ipairs(result.context or {}) do
+    local via = type(c.via) == 'table' and table.concat(c.via, '+') or ''
+    table.insert(lines, string.format('%d. %.2f `%s` %s%s', i, tonumber(c.score) or 0, R.cite_label(c),
+      nonempty(c.symbol) and ('`' .. c.symbol .. '` ') or '', via ~= '' and ('via ' .. via) or ''))
+  end
+  return lines
+end
+
+--- The float's content. `view` = { question, result?, pending?, show_context? } where pending
+--- = { text, message, cancelled, error }. Returns lines, cite_rows (row -> citation index),
+--- highlights ({ row, col, end_col, group }, 0-based rows).
+function R.answer_view(view)
+  local lines, cite_rows, hls = { '# ' .. view.question:gsub('\n', ' '), '' }, {}, {}
+  local function add(l, group)
+    table.insert(lines, l)
+    if group then table.insert(hls, { #lines - 1, 0, -1, group }) end
+  end
+  local result, p = view.result, view.pending
+  if not result then
+    if p.error then
+      add(p.error, 'ErrorMsg')
+    elseif p.cancelled then
+      add('Cancelled.', 'WarningMsg')
+    else
+      add(string.format('… %s  (<C-c> or :CodeRagCancel cancels)', p.message or 'asking'), 'CodeRagProgress')
+    end
+    if nonempty(p.text) then
+      add('')
+      add('Provisional — not yet verified:', 'CodeRagProvisional')
+      for _, l in ipairs(answer_body(p.text)) do add(l, 'CodeRagProvisional') end
+    end
+    return lines, cite_rows, hls
+  end
+  local body = answer_body(result.answer)
+  for i, l in ipairs(body) do
+    -- The first line says plainly when nothing relevant was found.
+    add(l, (i == 1 and (result.match == 'none' or result.match == 'weak')) and 'WarningMsg' or nil)
+  end
+  add('')
+  add('## Citations (verified) — <CR> opens, :cnext walks them, c shows the context')
+  for i, c in ipairs(result.citations or {}) do
+    add(string.format('%d. [`%s`] %s', i, R.cite_label(c), nonempty(c.symbol) and ('`' .. c.symbol .. '`') or ''))
+    cite_rows[#lines] = i
+  end
+  if result.rejected and #result.rejected > 0 then
+    add('')
+    add('## Rejected citations (removed from the answer)')
+    for _, r in ipairs(result.rejected) do
+      add(string.format('- `%s` — %s', r.text, r.reason))
+      local s = lines[#lines]:find('`', 1, true)
+      table.insert(hls, { #lines - 1, s - 1, s + #r.text + 1, 'CodeRagRejected' })
+    end
+  end
+  if view.show_context then
+    add('')
+    add('## Context the answer used (score, lines, symbol, via)')
+    for _, l in ipairs(R.context_lines(result)) do add(l) end
+  end
+  if result.indexing then
+    add('')
+    add('The index was still being built; ask again for a complete answer.', 'WarningMsg')
+  end
+  return lines, cite_rows, hls
+end
+
+--- Screen rows `lines` take in a window `width` columns wide with 'wrap' on.
+function R.wrapped_height(lines, width)
+  local rows = 0
+  for _, l in ipairs(lines) do
+    rows = rows + math.max(1, math.ceil(vim.fn.strdisplaywidth(l) / math.max(width, 1)))
+  end
+  return rows
+end
+
+--- Float geometry for `lines`: { width, height }, height counting wrapped rows.
+function R.float_size(lines, fc, columns, total_lines)
+  local width = 20
+  for _, l in ipairs(lines) do width = math.max(width, vim.fn.strdisplaywidth(l)) end
+  width = math.min(width + 2, fc.max_width, columns - 4)
+  local height = math.min(R.wrapped_height(lines, width), fc.max_height, math.max(total_lines - 6, 3))
+  return { width = width, height = height }
+end
+
+--- :CodeRagStatus text for a coderag/status result.
+function R.status_text(s)
+  local function one(x)
+    if x.state == 'indexing' then
+      local total, done = tonumber(x.total) or 0, tonumber(x.indexed) or 0
+      if total > 0 then
+        local t = string.format('indexing %d/%d files (%d%%)', done, total, math.floor(100 * done / total))
+        if (tonumber(x.files) or 0) > 0 then
+          t = t .. string.format('; %d files searchable meanwhile', x.files)
+        end
+        return t
+      end
+      return 'indexing (scanning files)'
+    elseif x.state == 'ready' then
+      return string.format('ready: %d files, %d chunks', tonumber(x.files) or 0, tonumber(x.chunks) or 0)
+    end
+    return 'error: ' .. (nonempty(x.message) and x.message or 'unknown')
+  end
+  local roots = type(s.roots) == 'table' and s.roots or {}
+  if #roots <= 1 then
+    local t = one(s)
+    if roots[1] and nonempty(roots[1].root) then t = t .. ' — ' .. roots[1].root end
+    return t
+  end
+  local parts = {}
+  for _, r in ipairs(roots) do table.insert(parts, r.root .. ': ' .. one(r)) end
+  return table.concat(parts, '; ')
+end
+
+--- Statusline text (plain: a single `%`, for %{} and statusline plugins) for progress `p`.
+function R.progress_text(p)
+  if not p then return '' end
+  local pct = p.percentage and string.format(' %d%%', p.percentage) or ''
+  local msg = nonempty(p.message) and (' ' .. p.message) or ''
+  local title = (p.title and p.title ~= 'CodeRAG') and (' ' .. p.title) or ''
+  return (string.format('CodeRAG%s%s%s', title, pct, msg):gsub('%s+', ' '))
+end
+
+return R
