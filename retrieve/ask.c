@@ -55,23 +55,24 @@ static const char *llm_failure(CrErr rc)
     }
 }
 
-CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
+/* The retrieval half of an answer, shared by rtv_ask and rtv_search:
+ * checks the question, ranks, then reads candidates in rank order only
+ * until the budget is spent (long units narrowed to their best-matching
+ * window first), and joins pieces of one definition. */
+static CrErr gather(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvRankInfo *info,
+                    ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    StrBuf qw, line_buf, text;
+    StrBuf qw, line_buf;
     RtvPacker pk = {0};
     RtvCand *fused = NULL;
     size_t n_fused = 0;
-    VfyContextItem *ctx = NULL;
-    char *draft = NULL, *llm_text = NULL;
-    VfyResult vr = {0};
-    VfySource src;
-    double t0 = now_ms(), t;
+    double t;
 
     memset(out, 0, sizeof *out);
+    memset(info, 0, sizeof *info);
     sb_init(&qw);
     sb_init(&line_buf);
-    sb_init(&text);
     if (!req->question || blank(req->question)) {
         rc = err_set(e, CR_EINVAL, "empty question");
         goto out;
@@ -80,20 +81,12 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
         rc = err_set(e, CR_ETOOBIG, "question longer than %d bytes", RTV_MAX_QUESTION);
         goto out;
     }
-    int has_llm = req->llm_url && req->llm_url[0];
-    if (req->mode == RTV_MODE_LLM && !has_llm) {
-        rc = err_set(e, CR_EHTTP, "no LLM endpoint configured (llm.url)");
-        goto out;
-    }
-    int want_llm = req->mode == RTV_MODE_LLM || (req->mode == RTV_MODE_AUTO && has_llm);
     out->mode = RTV_MODE_EXTRACTIVE;
     size_t budget = req->budget ? req->budget : RTV_DEFAULT_BUDGET;
+    if ((rc = rtv_rank(st, req, &rtv_tuning, &fused, &n_fused, &out->timings, info, e))) goto out;
+    out->n_candidates = n_fused;
+    out->coverage = info->coverage;
 
-    RtvRankInfo info;
-    if ((rc = rtv_rank(st, req, &rtv_tuning, &fused, &n_fused, &out->timings, &info, e))) goto out;
-
-    /* Candidates are read in rank order only until the budget is spent:
-     * long units are narrowed to their best-matching window first. */
     t = now_ms();
     idx_query_words(req->question, &qw);
     const char *words[64];
@@ -113,8 +106,46 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
         else
             rtv_item_release(it);
     }
-    rc = CR_OK;
+    rc = rtv_join_pieces(st, out->items, &out->n_items, &pk.left, e);
     out->timings.pack_ms = now_ms() - t;
+out:
+    if (rc != CR_OK) rtv_answer_release(out);
+    rtv_packer_release(&pk);
+    sb_release(&qw);
+    sb_release(&line_buf);
+    free(fused);
+    return rc;
+}
+
+CrErr rtv_search(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
+{
+    RtvRankInfo info;
+    double t0 = now_ms();
+    CrErr rc = gather(st, req, out, &info, e);
+    if (!rc) out->timings.total_ms = now_ms() - t0;
+    return rc;
+}
+
+CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    StrBuf text;
+    VfyContextItem *ctx = NULL;
+    char *draft = NULL, *llm_text = NULL;
+    VfyResult vr = {0};
+    VfySource src;
+    RtvRankInfo info;
+    double t0 = now_ms(), t;
+
+    sb_init(&text);
+    if ((rc = gather(st, req, out, &info, e))) goto out;
+    int has_llm = req->llm_url && req->llm_url[0];
+    if (req->mode == RTV_MODE_LLM && !has_llm) {
+        rc = err_set(e, CR_EHTTP, "no LLM endpoint configured (llm.url)");
+        goto out;
+    }
+    int want_llm = req->mode == RTV_MODE_LLM || (req->mode == RTV_MODE_AUTO && has_llm);
+    size_t n_fused = out->n_candidates;
 
     if (want_llm && out->n_items > 0) {
         ErrInfo le = {0};
@@ -195,11 +226,7 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 
 out:
     if (rc != CR_OK) rtv_answer_release(out);
-    rtv_packer_release(&pk);
-    sb_release(&qw);
-    sb_release(&line_buf);
     sb_release(&text);
-    free(fused);
     free(ctx);
     free(draft);
     free(llm_text);
