@@ -10,6 +10,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"lsp", cli_lsp, "speak LSP on stdin/stdout"},
+    {"mcp", cli_mcp, "serve coding agents over MCP on stdin/stdout"},
     {"index", cli_index, "build or update the index of a workspace"},
     {"ask", cli_ask, "answer a question with cited code"},
     {"status", cli_status, "show what the index holds"},

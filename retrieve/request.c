@@ -54,3 +54,9 @@ void rtv_answer_release(RtvAnswer *a)
     vfy_rejected_free(a->rejected, a->n_rejected);
     memset(a, 0, sizeof *a);
 }
+
+const char *rtv_match_name(const RtvAnswer *a)
+{
+    if (!a->n_items) return "none";
+    return a->coverage < RTV_WEAK_COVERAGE ? "weak" : "strong";
+}

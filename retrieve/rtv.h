@@ -136,6 +136,11 @@ void rtv_answer_release(RtvAnswer *a);
  * rtv_answer_release. Errors: as rtv_ask's but the LLM's. */
 CrErr rtv_search(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
 
+/* How well the context matches the question: "none" (nothing packed),
+ * "weak" (the best BM25 hit holds under a quarter of the question's term
+ * weight), "strong" otherwise. Static. */
+const char *rtv_match_name(const RtvAnswer *a);
+
 /* The name an item is known by: the chunk's symbol, or its module's dotted
  * name for module-level code. Borrowed from the item. */
 const char *rtv_item_symbol(const RtvItem *it);
