@@ -42,7 +42,7 @@ typedef struct McpServer {
 } McpServer;
 
 static const char *const versions[] = {MCP_PROTOCOL_VERSION, "2025-06-18", "2025-03-26",
-                                       "2024-11-05"};
+                                       "2024-11-05", "2024-10-07"};
 
 /* ---------------------------------------------------------------- output */
 
@@ -164,6 +164,16 @@ static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
     IndexState state = s->state;
     int structured = s->structured;
     pthread_mutex_unlock(&s->mu);
+    if (c->token && c->progress < 0) { /* every call that asks hears where the index stands */
+        pthread_mutex_lock(&s->mu);
+        char msg[160];
+        snprintf(msg, sizeof msg, "index ready: %zu files", s->total);
+        send_msg(s, json_pack("{s:s, s:s, s:{s:O, s:I, s:I, s:s}}", "jsonrpc", "2.0", "method",
+                              "notifications/progress", "params", "progressToken", c->token,
+                              "progress", (json_int_t)s->total, "total", (json_int_t)s->total,
+                              "message", msg));
+        pthread_mutex_unlock(&s->mu);
+    }
     if (state == IDX_FAILED) {
         mcp_fail(&r, "the index of the workspace could not be opened: %s", s->error);
     } else if (refresh(s, st, w, &e) != CR_OK) {

@@ -771,6 +771,40 @@ def t_nav(env):
     check_sanitizers(s)
 
 
+def t_nav_long(env):
+    """Definitions longer than the indexer's window (several chunks) get
+    lenses and hover like short ones (tests/fixtures/longdef)."""
+    shutil.copytree(os.path.join(env.fixtures, "longdef", "webapp"), os.path.join(env.root, "webapp"))
+    s = env.server()
+    s.initialize(env.root)
+    s.wait_ready()
+    uri = env.uri("webapp/app.py")
+    lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+    counts = {}
+    for lens in lenses:
+        if lens["command"]["command"] == "":
+            counts[lens["range"]["start"]["line"]] = lens["command"]["title"]
+    # class Application (line 7), __init__ (10), make_response (124), run (278), dispatch (402)
+    check(sorted(counts) == [6, 9, 123, 277, 401], "one count lens per definition: %r" % counts)
+    check(counts.get(123) == "1 caller, 0 references", "make_response: %r" % counts.get(123))
+    check(counts.get(277) == "1 caller, 0 references", "run: %r" % counts.get(277))
+    check(counts.get(6) == "1 caller, 1 reference", "Application: %r" % counts.get(6))
+    # Hover on the name in `def make_response` (0-based line 123): this
+    # method, not helpers.make_response.
+    h = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 123, "character": 10}})
+    md = (h["result"] or {}).get("contents", {}).get("value", "")
+    check(md.startswith("```python\ndef make_response(self, rv, **options):"), "hover: %s" % md[:300])
+    check("Called from" in md and "Application.dispatch" in md, "callers of the long method: %s" % md)
+    check("Also defined" in md and "webapp/helpers.py" in md, "the helper only as another definition")
+    # From inside the helper's file the helper comes first.
+    h = s.call("textDocument/hover", {"textDocument": {"uri": env.uri("webapp/helpers.py")},
+                                      "position": {"line": 3, "character": 6}})
+    md = (h["result"] or {}).get("contents", {}).get("value", "")
+    check(md.startswith("```python\ndef make_response(*args):"), "helper hover: %s" % md[:200])
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
 def t_bench(env):
     """The benchmark client end to end: ../shared/bench/lsp_ask.py."""
     repo = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -830,7 +864,7 @@ GROUPS = {
     "eof": [t_eof],
     "llm": [t_llm, t_hover_llm],
     "multiroot": [t_multiroot],
-    "nav": [t_nav],
+    "nav": [t_nav, t_nav_long],
     "bench": [t_bench],
 }
 
