@@ -346,7 +346,7 @@ static void on_cancelled(McpServer *s, json_t *params)
 static void handle(McpServer *s, const char *line, size_t len)
 {
     json_error_t je;
-    json_t *msg = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
     if (!msg) {
         reply_error(s, NULL, -32700, "parse error: %s", je.text);
         return;
@@ -410,7 +410,7 @@ static void read_loop(McpServer *s, int in_fd)
             }
             size_t len = (size_t)(nl - buf.buf);
             size_t line_len = len && buf.buf[len - 1] == '\r' ? len - 1 : len;
-            if (skipping)
+            if (skipping || line_len > MCP_MAX_LINE)
                 reply_error(s, NULL, -32600, "message longer than %zu bytes", MCP_MAX_LINE);
             else if (line_len > 0)
                 handle(s, buf.buf, line_len);
@@ -420,6 +420,7 @@ static void read_loop(McpServer *s, int in_fd)
             scanned = 0;
         }
     }
+    if (buf.len && !skipping) handle(s, buf.buf, buf.len); /* a last line without '\n' */
     sb_release(&buf);
 }
 

@@ -68,17 +68,20 @@ test('tools/list: every tool with an object input schema', async () => {
     assert.deepEqual(ask.inputSchema.required, ['question']);
 });
 
-test('search ranks the long method first, with progress', async () => {
-    const progress = [];
+test('search ranks the long method first', async () => {
+    // With onprogress the SDK sends a progress token. Whether its handler
+    // sees the notification is not checked here: the SDK (1.32) handles
+    // notifications a microtask later than responses, so a notification read
+    // in the same chunk as its response is dropped. The transcripts check
+    // progress (tests/mcp/transcripts/lifecycle.txt).
     const r = await call('search', { query: 'merge response headers', limit: 3 },
-        { onprogress: (p) => progress.push(p) });
+        { onprogress: () => {} });
     assert.ok(!r.isError, r.content[0].text);
     const res = r.structuredContent.results;
     assert.ok(res.length >= 1 && res.length <= 3);
     assert.equal(res[0].symbol, 'Application.make_response');
     assert.equal(res[0].path, 'webapp/app.py');
     assert.ok(res[0].via.includes('bm25'));
-    assert.ok(progress.length >= 1, 'a call with a progress token hears about the index');
     assert.match(r.content[0].text, /^1\. webapp\/app\.py:\d+-\d+ Application\.make_response/);
 });
 
