@@ -257,6 +257,31 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
     return xstrndup(p + a, b - a);
 }
 
+char *nav_word_at(Server *s, const char *uri, int line, int character, int *c0, int *c1)
+{
+    char *word = NULL;
+    const Doc *d = docs_find(s, uri);
+    if (d && d->text) {
+        word = word_at(d->text, d->len, line, character, c0, c1);
+    } else { /* not open here: the file as saved */
+        StrBuf text;
+        sb_init(&text);
+        char *path = lsp_uri_to_path(uri);
+        if (path && sb_read_file(&text, path, (size_t)1 << 20, NULL) == CR_OK)
+            word = word_at(text.buf, text.len, line, character, c0, c1);
+        free(path);
+        sb_release(&text);
+    }
+    return word;
+}
+
+LspStatus nav_position_params(Server *s, json_t *params, const char *method, const char **out_uri,
+                              int *line, int *character, Workspace **out_ws, char **out_rel,
+                              LspError *err)
+{
+    return doc_params(s, params, method, 1, out_uri, line, character, out_ws, out_rel, err);
+}
+
 LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;
@@ -267,18 +292,7 @@ LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspEr
     if (doc_params(s, params, "textDocument/hover", 1, &uri, &line, &character, &ws, &rel, err) !=
         LSP_DONE)
         return LSP_FAIL;
-    const Doc *d = docs_find(s, uri);
-    if (ws && rel && d && d->text) {
-        word = word_at(d->text, d->len, line, character, &c0, &c1);
-    } else if (ws && rel) { /* not open here: the file as saved */
-        StrBuf text;
-        sb_init(&text);
-        char *path = lsp_uri_to_path(uri);
-        if (path && sb_read_file(&text, path, (size_t)1 << 20, NULL) == CR_OK)
-            word = word_at(text.buf, text.len, line, character, &c0, &c1);
-        free(path);
-        sb_release(&text);
-    }
+    if (ws && rel) word = nav_word_at(s, uri, line, character, &c0, &c1);
     if (!word) {
         free(rel);
         return LSP_DONE; /* null: nothing to say */

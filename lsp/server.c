@@ -30,6 +30,10 @@ static const LspMethod methods[] = {
     {"workspace/executeCommand", on_execute_command, LSP_REQUEST | LSP_NEEDS_INIT},
     {"textDocument/hover", on_hover, LSP_REQUEST | LSP_NEEDS_INIT},
     {"textDocument/codeLens", on_code_lens, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"workspace/symbol", on_workspace_symbol, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/prepareCallHierarchy", on_prepare_call_hierarchy, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"callHierarchy/incomingCalls", on_incoming_calls, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"callHierarchy/outgoingCalls", on_outgoing_calls, LSP_REQUEST | LSP_NEEDS_INIT},
     {"coderag/ask", on_ask, LSP_REQUEST | LSP_NEEDS_INIT},
     {"coderag/status", on_status, LSP_REQUEST | LSP_NEEDS_INIT},
 };
@@ -149,6 +153,9 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
                      "resolveProvider", 0, "workspace", "workspaceFolders", "supported", 1,
                      "changeNotifications", 0, "serverInfo", "name", "coderag", "version",
                      SERVER_VERSION);
+    json_t *mine = json_object_get(*out, "capabilities");
+    json_object_set_new(mine, "workspaceSymbolProvider", json_true());
+    json_object_set_new(mine, "callHierarchyProvider", json_true());
     return LSP_DONE;
 }
 

@@ -113,7 +113,7 @@ typedef struct Workspace {
     Progress pg;
 } Workspace;
 
-typedef enum { JOB_OPEN, JOB_ADOPT, JOB_UPDATE, JOB_ASK, JOB_HOVER, JOB_LENS } JobKind;
+typedef enum { JOB_OPEN, JOB_ADOPT, JOB_UPDATE, JOB_ASK, JOB_HOVER, JOB_LENS, JOB_HIER } JobKind;
 
 typedef struct AskParams {
     char *question;
@@ -139,6 +139,7 @@ typedef struct Job {
     size_t buffer_len;
     int line;   /* 0-based */
     int c0, c1; /* UTF-16 columns of the word */
+    int hier_op; /* JOB_HIER: which request (handlers_hier.c) */
     /* JOB_ADOPT */
     IdxStore *built;
     CrErr build_rc;
@@ -247,6 +248,25 @@ LspStatus on_code_lens(void *ctx, struct json_t *params, LspCall *call, struct j
                        LspError *err);
 void run_hover(Server *s, Job *j);
 void run_lens(Server *s, Job *j);
+/* The identifier at a UTF-16 position of a document (its open text, else
+ * the file on disk), with its column span; NULL when none. Caller frees. */
+char *nav_word_at(Server *s, const char *uri, int line, int character, int *c0, int *c1);
+/* Decodes TextDocumentPositionParams and finds the workspace (NULL when
+ * the file is in none) and the root-relative path (caller frees). */
+LspStatus nav_position_params(Server *s, struct json_t *params, const char *method,
+                              const char **out_uri, int *line, int *character, Workspace **out_ws,
+                              char **out_rel, LspError *err);
+
+/* ---- handlers_hier.c: workspace/symbol and call hierarchy */
+LspStatus on_workspace_symbol(void *ctx, struct json_t *params, LspCall *call,
+                              struct json_t **out, LspError *err);
+LspStatus on_prepare_call_hierarchy(void *ctx, struct json_t *params, LspCall *call,
+                                    struct json_t **out, LspError *err);
+LspStatus on_incoming_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                            LspError *err);
+LspStatus on_outgoing_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                            LspError *err);
+void run_hier(Server *s, Job *j);
 /* Worker: keeps the question and citations of an answer for code lenses. */
 void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a);
 void nav_forget_answer(Workspace *ws);

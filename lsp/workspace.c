@@ -583,6 +583,9 @@ static void run_job(Server *s, Job *j)
     case JOB_LENS:
         run_lens(s, j);
         break;
+    case JOB_HIER:
+        run_hier(s, j);
+        break;
     }
 }
 

@@ -159,6 +159,7 @@ static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
 {
     McpResult r = {0};
     ErrInfo e = {0};
+    double t0 = now_ms();
     sb_init(&r.text);
     pthread_mutex_lock(&s->mu);
     IndexState state = s->state;
@@ -188,11 +189,29 @@ static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
     s->running_cancelled = 0;
     pthread_mutex_unlock(&s->mu);
     json_t *res = mcp_result_json(&r, structured);
+    /* time inside the server, freshness check included (bench/mcp_bench.py) */
+    json_object_set_new(res, "_meta", json_pack("{s:f}", "coderag/ms", now_ms() - t0));
     if (cancelled) /* the client said it no longer wants an answer */
         json_decref(res);
     else
         reply(s, c->id, res);
     sb_release(&r.text);
+}
+
+/* One throw-away search before the first call, so that what a process
+ * sets up on first use (SQLite's prepared statements and page cache, the
+ * query tokenizer) is not paid by the agent's first question. */
+static void warm_up(IdxStore *st)
+{
+    RtvRequest req;
+    RtvAnswer a = {0};
+    double t0 = now_ms();
+    rtv_request_init(&req);
+    req.question = "function class method module";
+    req.use_dense = 0;
+    rtv_search(st, &req, &a, NULL);
+    rtv_answer_release(&a);
+    log_msg(LOG_DEBUG, "warm-up search: %.1f ms", now_ms() - t0);
 }
 
 static void *worker(void *ud)
@@ -222,6 +241,7 @@ static void *worker(void *ud)
             rc = refresh(s, st, w, &e); /* edits made while indexing */
         }
         if (!rc) rc = idx_warm(st, &e);
+        if (!rc) warm_up(st);
     }
     pthread_mutex_lock(&s->mu);
     s->state = rc ? IDX_FAILED : IDX_READY;

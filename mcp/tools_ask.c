@@ -50,6 +50,9 @@ static void run_search(const McpCtx *c, json_t *args, McpResult *r)
         mcp_fail(r, "search: %s", e.msg[0] ? e.msg : cr_strerror(rc));
         return;
     }
+    log_msg(LOG_DEBUG, "search: bm25 %.2f, dense %.2f, graph %.2f, pack %.2f, total %.2f ms",
+            a.timings.bm25_ms, a.timings.dense_ms, a.timings.graph_ms, a.timings.pack_ms,
+            a.timings.total_ms);
     json_t *res = json_array();
     size_t n = a.n_items < limit ? a.n_items : limit;
     for (size_t i = 0; i < n; i++) {
@@ -62,9 +65,8 @@ static void run_search(const McpCtx *c, json_t *args, McpResult *r)
         sb_addc(&r->text, '\n');
     }
     if (!n) sb_adds(&r->text, "No indexed code matched the query.\n");
-    r->structured = json_pack("{s:o, s:I, s:s, s:f}", "results", res, "total",
-                              (json_int_t)a.n_items, "match", rtv_match_name(&a), "ms",
-                              a.timings.total_ms);
+    r->structured = json_pack("{s:o, s:I, s:s}", "results", res, "total", (json_int_t)a.n_items,
+                              "match", rtv_match_name(&a));
     rtv_answer_release(&a);
 }
 

@@ -231,6 +231,99 @@ out:
     return rc;
 }
 
+/* ---------------------------------------------------------------- symbols */
+
+/* Whether the letters of one word of q (words split at spaces) appear in
+ * name in order, ignoring case and '_'. */
+static int fuzzy_in(const char *q, const char *name)
+{
+    while (*q) {
+        while (*q == ' ')
+            q++;
+        const char *n = name;
+        int ok = *q != '\0';
+        for (; *q && *q != ' '; q++) {
+            char c = (char)(*q | 0x20);
+            if (*q == '_' || *q == '.' || !ok) continue;
+            while (*n && (char)(*n | 0x20) != c)
+                n++;
+            if (*n)
+                n++;
+            else
+                ok = 0;
+        }
+        if (ok) return 1;
+    }
+    return 0;
+}
+
+static const char *last_part(const char *symbol)
+{
+    const char *dot = strrchr(symbol, '.');
+    return dot ? dot + 1 : symbol;
+}
+
+CrErr rtv_symbols(IdxStore *st, const char *query, size_t max, RtvDef **out, size_t *n_out,
+                  ErrInfo *e)
+{
+    RtvDef *v = NULL;
+    size_t n = 0, cap = 0;
+    IdxHit *hits = NULL;
+    size_t n_hits = 0;
+    StrMap seen;
+    StrBuf key;
+    *out = NULL;
+    *n_out = 0;
+    while (*query == ' ')
+        query++;
+    if (!*query || !max) return CR_OK;
+    strmap_init(&seen);
+    sb_init(&key);
+    RtvDef *exact = NULL;
+    size_t n_exact = 0;
+    CrErr rc = rtv_defs_named(st, query, NULL, 0, max, &exact, &n_exact, NULL, e);
+    for (size_t i = 0; !rc && i < n_exact; i++) {
+        sb_reset(&key);
+        sb_addf(&key, "%s:%u", exact[i].head.path, exact[i].start_line);
+        strmap_put(&seen, key.buf, 1);
+        ARRAY_GROW(v, n + 1, cap);
+        v[n++] = exact[i];
+        memset(&exact[i], 0, sizeof exact[i]);
+    }
+    rtv_defs_free(exact, n_exact);
+    if (!rc) rc = idx_search_bm25(st, query, 200, &hits, &n_hits, e);
+    for (size_t i = 0; !rc && i < n_hits && n < max; i++) {
+        if (hits[i].kind == IDX_KIND_MODULE) continue;
+        RtvDef d;
+        rc = rtv_def_of_chunk(st, hits[i].chunk_id, &d, e);
+        if (rc == CR_ENOENT) {
+            rc = CR_OK;
+            continue;
+        }
+        if (rc) break;
+        sb_reset(&key);
+        sb_addf(&key, "%s:%u", d.head.path, d.start_line);
+        if (d.head.kind == IDX_KIND_MODULE || strmap_get(&seen, key.buf, NULL) ||
+            !fuzzy_in(query, last_part(d.head.symbol))) {
+            rtv_def_release(&d);
+            continue;
+        }
+        strmap_put(&seen, key.buf, 1);
+        ARRAY_GROW(v, n + 1, cap);
+        v[n++] = d;
+    }
+    free(hits);
+    strmap_release(&seen);
+    sb_release(&key);
+    if (rc) {
+        rtv_defs_free(v, n);
+        return rc;
+    }
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
 /* ---------------------------------------------------------------- references */
 
 typedef struct RefSeen {

@@ -191,6 +191,14 @@ CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, Err
 CrErr rtv_defs_named(IdxStore *st, const char *name, const char *near_path, uint32_t near_line,
                      size_t max, RtvDef **out, size_t *n_out, size_t *n_total, ErrInfo *e);
 
+/* Definitions for a workspace-wide symbol query (LSP workspace/symbol):
+ * those named exactly `query` first, then those BM25 finds for it whose
+ * name holds the letters of one of the query's words in order
+ * (case-insensitive), each once;
+ * at most max. An empty query gives none. Caller frees with rtv_defs_free. */
+CrErr rtv_symbols(IdxStore *st, const char *query, size_t max, RtvDef **out, size_t *n_out,
+                  ErrInfo *e);
+
 /* One edge of the code graph seen from a definition. */
 typedef struct RtvRef {
     IdxEdgeKind kind;

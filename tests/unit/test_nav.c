@@ -193,6 +193,26 @@ static void test_refs(void)
     CHECK(strstr(rtv_graph_limits(), "dynamic dispatch") != NULL);
 }
 
+static void test_symbols(void)
+{
+    RtvDef *d = NULL;
+    size_t n = 0;
+    CHECK_INT(rtv_symbols(st, "make_response", 10, &d, &n, NULL), CR_OK);
+    CHECK_INT(n, 2); /* exact names first, each definition once */
+    if (n == 2) {
+        CHECK_STR(d[0].head.symbol, "Application.make_response");
+        CHECK_INT(d[0].start_line, 124);
+        CHECK_STR(d[1].head.path, "webapp/helpers.py");
+    }
+    rtv_defs_free(d, n);
+    CHECK_INT(rtv_symbols(st, "dispatch request", 10, &d, &n, NULL), CR_OK);
+    CHECK(n >= 1 && !strcmp(d[0].head.symbol, "Application.dispatch"));
+    for (size_t i = 0; i < n; i++) CHECK(d[i].head.kind != IDX_KIND_MODULE);
+    rtv_defs_free(d, n);
+    CHECK_INT(rtv_symbols(st, "   ", 10, &d, &n, NULL), CR_OK);
+    CHECK_INT(n, 0);
+}
+
 /* Two excerpts of one long method: joined when the lines between fit the
  * budget left, else kept apart and the answer says what is missing. */
 static RtvItem piece(int64_t id, uint32_t a, uint32_t b)
@@ -286,6 +306,7 @@ int main(void)
     RUN(test_def_at);
     RUN(test_defs_named_near);
     RUN(test_refs);
+    RUN(test_symbols);
     RUN(test_join_pieces);
     RUN(test_ask_no_silent_hole);
     idx_close(st);
