@@ -33,6 +33,7 @@ class Mcp:
     def __init__(self, root, index_dir):
         env = {k: v for k, v in os.environ.items() if not k.startswith("CODERAG_")}
         env["CODERAG_LOG"] = "warn"
+        os.makedirs(index_dir, exist_ok=True)
         self.p = subprocess.Popen([BIN, "mcp", "--root", root, "--index-dir", index_dir],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.n = 0
