@@ -22,10 +22,14 @@ enum { HIER_SYMBOL, HIER_PREPARE, HIER_INCOMING, HIER_OUTGOING };
 static int symbol_kind(const IdxChunk *c)
 {
     switch (c->kind) {
-    case IDX_KIND_CLASS: return 5;  /* Class */
-    case IDX_KIND_METHOD: return 6; /* Method */
-    case IDX_KIND_FUNCTION: return 12; /* Function */
-    default: return 2;             /* Module */
+    case IDX_KIND_CLASS:
+        return 5; /* Class */
+    case IDX_KIND_METHOD:
+        return 6; /* Method */
+    case IDX_KIND_FUNCTION:
+        return 12; /* Function */
+    default:
+        return 2; /* Module */
     }
 }
 
@@ -68,7 +72,8 @@ static json_t *name_range(IdxStore *st, const RtvDef *d)
                 int def = !strncmp(kw, "def ", 4) || !strncmp(kw, "class ", 6);
                 if (!def) continue;
                 const char *at = kw + (kw[0] == 'd' ? 4 : 6);
-                while (*at == ' ') at++;
+                while (*at == ' ')
+                    at++;
                 if (!strncmp(at, name, nl)) {
                     /* columns in UTF-16 units: the header is ASCII up to the name in practice */
                     uint32_t col = (uint32_t)(at - p);
@@ -81,8 +86,9 @@ static json_t *name_range(IdxStore *st, const RtvDef *d)
         }
     }
     sb_release(&text);
-    return r ? r : json_pack("{s:o, s:o}", "start", pos(d->start_line - 1, 0), "end",
-                             pos(d->start_line - 1, 0));
+    return r ? r
+             : json_pack("{s:o, s:o}", "start", pos(d->start_line - 1, 0), "end",
+                         pos(d->start_line - 1, 0));
 }
 
 static json_t *hier_item(IdxStore *st, const RtvDef *d)
@@ -92,18 +98,16 @@ static json_t *hier_item(IdxStore *st, const RtvDef *d)
     json_t *item = json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name",
                              lsp_json_string(short_name(c)), "kind", symbol_kind(c), "detail",
                              lsp_json_string(c->signature[0] ? c->signature : c->module), "uri",
-                             lsp_json_string(uri), "range",
-                             lines_range(d->start_line, d->end_line), "selectionRange",
-                             name_range(st, d), "data", "path", lsp_json_string(c->path), "line",
-                             (int)d->start_line);
+                             lsp_json_string(uri), "range", lines_range(d->start_line, d->end_line),
+                             "selectionRange", name_range(st, d), "data", "path",
+                             lsp_json_string(c->path), "line", (int)d->start_line);
     free(uri);
     return item;
 }
 
 /* ---------------------------------------------------------------- requests */
 
-LspStatus on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json_t **out,
-                              LspError *err)
+LspStatus on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;
     const char *query = NULL;
@@ -130,8 +134,8 @@ LspStatus on_prepare_call_hierarchy(void *ctx, json_t *params, LspCall *call, js
     int line, character, c0 = 0, c1 = 0;
     Workspace *ws = NULL;
     char *rel = NULL, *word = NULL;
-    if (nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line,
-                            &character, &ws, &rel, err) != LSP_DONE)
+    if (nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line, &character,
+                            &ws, &rel, err) != LSP_DONE)
         return LSP_FAIL;
     if (ws && rel) word = nav_word_at(s, uri, line, character, &c0, &c1);
     if (!word) {
@@ -205,11 +209,11 @@ static json_t *symbols(Server *s, const char *query)
             sb_adds(&container, c->module);
             if (dot) sb_addf(&container, ".%.*s", (int)(dot - c->symbol), c->symbol);
             json_array_append_new(
-                out, json_pack("{s:o, s:i, s:{s:o, s:o}, s:o}", "name",
-                               lsp_json_string(short_name(c)), "kind", symbol_kind(c), "location",
-                               "uri", lsp_json_string(uri), "range",
-                               lines_range(defs[i].start_line, defs[i].end_line), "containerName",
-                               lsp_json_string(container.buf ? container.buf : "")));
+                out,
+                json_pack("{s:o, s:i, s:{s:o, s:o}, s:o}", "name", lsp_json_string(short_name(c)),
+                          "kind", symbol_kind(c), "location", "uri", lsp_json_string(uri), "range",
+                          lines_range(defs[i].start_line, defs[i].end_line), "containerName",
+                          lsp_json_string(container.buf ? container.buf : "")));
             sb_release(&container);
             free(uri);
         }

@@ -32,10 +32,11 @@ typedef struct McpOptions {
     const char *llm_label; /* what status reports as the LLM ("none" when NULL) */
 } McpOptions;
 
-/* Serves one client until in_fd reaches end of file (or a read fails), then
- * stops indexing, finishes the call in progress and returns the process
- * exit code: 0 after a clean end, 2 when the index cannot be opened at all
- * (the error is also the answer to every tool call before that). */
+/* Serves one client until in_fd reaches end of file (or a read fails):
+ * the calls already queued are answered, an initial indexing with nothing
+ * waiting for it is stopped, and the exit code is returned: 0, or 2 when
+ * the worker thread cannot start. An index that cannot be opened does not
+ * end the server: every tool call is answered with that error (isError). */
 int mcp_server_run(const McpOptions *o, int in_fd, int out_fd);
 
 #endif

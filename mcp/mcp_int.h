@@ -20,19 +20,18 @@ typedef struct McpField {
     const char *name;
     McpType type;
     int required;
-    long long min, max;          /* MCP_T_INT: bounds; MCP_T_STRING: max bytes (0: none) */
-    const char *const *choices;  /* MCP_T_ENUM(_LIST): NULL-terminated */
+    long long min, max;         /* MCP_T_INT: bounds; MCP_T_STRING: max bytes (0: none) */
+    const char *const *choices; /* MCP_T_ENUM(_LIST): NULL-terminated */
     const char *description;
 } McpField;
 
 /* What a tool call sees. */
 typedef struct McpCtx {
-    IdxStore *st;           /* open and up to date */
+    IdxStore *st; /* open and up to date */
     const McpOptions *opt;
-    int structured;         /* the negotiated revision has structuredContent */
-    RtvCancelFn cancel;     /* the call was cancelled by the client */
+    int structured;     /* the negotiated revision has structuredContent */
+    RtvCancelFn cancel; /* the call was cancelled by the client */
     void *cancel_ud;
-    const char *indexing;   /* NULL when idle, else what the indexer is doing */
 } McpCtx;
 
 /* A tool's answer: text for the model, the same as JSON, or an error. */

@@ -17,7 +17,7 @@ typedef struct Call {
     json_t *id;
     const McpTool *tool;
     json_t *args;
-    json_t *token; /* _meta.progressToken, or NULL */
+    json_t *token;   /* _meta.progressToken, or NULL */
     double progress; /* last progress value sent to token */
     struct Call *next;
 } Call;
@@ -62,7 +62,8 @@ static void send_msg(McpServer *s, json_t *msg)
         p += w;
         left -= (size_t)w;
     }
-    while (write(s->out_fd, "\n", 1) < 0 && errno == EINTR) {}
+    while (write(s->out_fd, "\n", 1) < 0 && errno == EINTR) {
+    }
     pthread_mutex_unlock(&s->out_mu);
     free(text);
 }
@@ -82,9 +83,8 @@ static void reply_error(McpServer *s, json_t *id, int code, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    send_msg(s, json_pack("{s:s, s:O, s:{s:i, s:o}}", "jsonrpc", "2.0", "id",
-                          id ? id : json_null(), "error", "code", code, "message",
-                          mcp_jstr(msg)));
+    send_msg(s, json_pack("{s:s, s:O, s:{s:i, s:o}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
+                          "error", "code", code, "message", mcp_jstr(msg)));
 }
 
 /* Under s->mu: progress of the first index to every queued call that asked. */
@@ -180,7 +180,7 @@ static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
     } else if (refresh(s, st, w, &e) != CR_OK) {
         mcp_fail(&r, "updating the index failed: %s", e.msg);
     } else {
-        McpCtx ctx = {st, s->opt, structured, call_cancelled, s, NULL};
+        McpCtx ctx = {st, s->opt, structured, call_cancelled, s};
         c->tool->run(&ctx, c->args, &r);
     }
     pthread_mutex_lock(&s->mu);
@@ -335,7 +335,8 @@ static void on_tools_call(McpServer *s, json_t *params, json_t *id)
     else
         s->head = c;
     s->tail = c;
-    if (s->state == IDX_STARTING || s->state == IDX_RUNNING) progress_locked(s, "indexing the workspace");
+    if (s->state == IDX_STARTING || s->state == IDX_RUNNING)
+        progress_locked(s, "indexing the workspace");
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
 }
@@ -376,8 +377,9 @@ static void handle(McpServer *s, const char *line, size_t len)
     json_t *params = json_object_get(msg, "params");
     const char *method = json_string_value(mj);
     if (!json_is_object(msg)) {
-        reply_error(s, NULL, -32600, "a message must be a JSON object (batches are not "
-                                     "supported)");
+        reply_error(s, NULL, -32600,
+                    "a message must be a JSON object (batches are not "
+                    "supported)");
     } else if (!method && (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
         /* a response: we send no requests, so there is nothing to match */
     } else if (!method || (id && !json_is_string(id) && !json_is_integer(id)) ||

@@ -10,7 +10,7 @@
  * call's arguments, both generated from the same McpField rows. */
 
 static const McpTool *const tools[] = {
-    &mcp_tool_search, &mcp_tool_ask,  &mcp_tool_definition, &mcp_tool_callers,
+    &mcp_tool_search,  &mcp_tool_ask,  &mcp_tool_definition, &mcp_tool_callers,
     &mcp_tool_callees, &mcp_tool_read, &mcp_tool_status,
 };
 #define N_TOOLS (sizeof tools / sizeof tools[0])
@@ -40,7 +40,8 @@ json_t *mcp_jstr(const char *s)
     for (size_t i = 0; i < len;) {
         size_t k = 1;
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x80) k = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+        if (c >= 0x80)
+            k = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
         if (i + k <= len && utf8_valid(s + i, k))
             sb_add(&sb, s + i, k);
         else {
@@ -100,11 +101,11 @@ json_t *mcp_tools_list(void)
             json_object_set_new(schema, "required", req);
         else
             json_decref(req);
-        json_array_append_new(
-            list, json_pack("{s:s, s:s, s:s, s:o, s:{s:b, s:b, s:b}}", "name", t->name, "title",
-                            t->title, "description", t->description, "inputSchema", schema,
-                            "annotations", "readOnlyHint", t->read_only, "idempotentHint", 1,
-                            "openWorldHint", !t->read_only));
+        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o, s:{s:b, s:b, s:b}}", "name",
+                                              t->name, "title", t->title, "description",
+                                              t->description, "inputSchema", schema, "annotations",
+                                              "readOnlyHint", t->read_only, "idempotentHint", 1,
+                                              "openWorldHint", !t->read_only));
     }
     return json_pack("{s:o}", "tools", list);
 }
@@ -188,8 +189,7 @@ int mcp_check_args(const McpTool *t, json_t *args, McpResult *r)
         size_t k = 0;
         while (k < t->n_fields && strcmp(t->fields[k].name, key) != 0)
             k++;
-        if (k == t->n_fields)
-            return mcp_fail(r, "%s: unknown argument '%.100s'", t->name, key);
+        if (k == t->n_fields) return mcp_fail(r, "%s: unknown argument '%.100s'", t->name, key);
     }
     for (size_t k = 0; k < t->n_fields; k++) {
         const McpField *f = &t->fields[k];
@@ -218,8 +218,8 @@ long long mcp_arg_int(json_t *args, const char *name, long long dflt)
 json_t *mcp_result_json(McpResult *r, int structured)
 {
     json_t *res = json_object();
-    json_t *text = json_pack("{s:s, s:o}", "type", "text", "text",
-                             mcp_jstr(r->text.buf ? r->text.buf : ""));
+    json_t *text =
+        json_pack("{s:s, s:o}", "type", "text", "text", mcp_jstr(r->text.buf ? r->text.buf : ""));
     json_object_set_new(res, "content", json_pack("[o]", text));
     if (r->structured && structured)
         json_object_set_new(res, "structuredContent", r->structured);
@@ -235,10 +235,10 @@ json_t *mcp_result_json(McpResult *r, int structured)
 json_t *mcp_def_json(const RtvDef *d, const char *qualified)
 {
     const IdxChunk *c = &d->head;
-    json_t *o = json_pack("{s:o, s:i, s:i, s:o, s:s}", "path", mcp_jstr(c->path), "startLine",
-                          (int)d->start_line, "endLine", (int)d->end_line, "symbol",
-                          mcp_jstr(c->symbol[0] ? c->symbol : c->module), "kind",
-                          idx_kind_name(c->kind));
+    json_t *o =
+        json_pack("{s:o, s:i, s:i, s:o, s:s}", "path", mcp_jstr(c->path), "startLine",
+                  (int)d->start_line, "endLine", (int)d->end_line, "symbol",
+                  mcp_jstr(c->symbol[0] ? c->symbol : c->module), "kind", idx_kind_name(c->kind));
     if (qualified) json_object_set_new(o, "qualifiedName", mcp_jstr(qualified));
     if (c->signature[0]) json_object_set_new(o, "signature", mcp_jstr(c->signature));
     if (c->docstring[0]) {
@@ -277,13 +277,13 @@ static void run_status(const McpCtx *c, json_t *args, McpResult *r)
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     }
     const char *llm = c->opt->llm_label ? c->opt->llm_label : "none";
-    r->structured = json_pack(
-        "{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:o, s:s}", "root",
-        mcp_jstr(idx_root(c->st)), "files", (json_int_t)s.files, "skipped", (json_int_t)s.skipped,
-        "chunks", (json_int_t)s.chunks, "symbols", (json_int_t)s.symbols, "edges",
-        (json_int_t)s.edges, "vectors", (json_int_t)s.vectors, "indexBytes",
-        (json_int_t)s.db_bytes, "lastUpdate", when, "embedder", s.embedder, "llm", mcp_jstr(llm),
-        "protocolVersion", MCP_PROTOCOL_VERSION);
+    r->structured = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:o, s:s}",
+                              "root", mcp_jstr(idx_root(c->st)), "files", (json_int_t)s.files,
+                              "skipped", (json_int_t)s.skipped, "chunks", (json_int_t)s.chunks,
+                              "symbols", (json_int_t)s.symbols, "edges", (json_int_t)s.edges,
+                              "vectors", (json_int_t)s.vectors, "indexBytes",
+                              (json_int_t)s.db_bytes, "lastUpdate", when, "embedder", s.embedder,
+                              "llm", mcp_jstr(llm), "protocolVersion", MCP_PROTOCOL_VERSION);
     sb_addf(&r->text,
             "root: %s\nfiles: %lld indexed, %lld skipped\nchunks: %lld, symbols: %lld, graph "
             "edges: %lld, vectors: %lld\nlast update: %s\nembedder: %s\nLLM: %s\n",

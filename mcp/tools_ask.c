@@ -105,11 +105,10 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
     json_t *cites = json_array(), *rej = json_array(), *ctx = json_array();
     for (size_t i = 0; i < a.n_citations; i++) {
         const VfyCitation *v = &a.citations[i];
-        json_array_append_new(cites, json_pack("{s:o, s:i, s:i, s:o, s:s, s:b}", "path",
-                                               mcp_jstr(v->path), "startLine", (int)v->start_line,
-                                               "endLine", (int)v->end_line, "symbol",
-                                               mcp_jstr(v->symbol), "source", v->source,
-                                               "verified", v->verified));
+        json_array_append_new(
+            cites, json_pack("{s:o, s:i, s:i, s:o, s:s, s:b}", "path", mcp_jstr(v->path),
+                             "startLine", (int)v->start_line, "endLine", (int)v->end_line, "symbol",
+                             mcp_jstr(v->symbol), "source", v->source, "verified", v->verified));
     }
     for (size_t i = 0; i < a.n_rejected; i++)
         json_array_append_new(rej, json_pack("{s:o, s:s}", "text", mcp_jstr(a.rejected[i].text),

@@ -50,8 +50,8 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
         sb_addf(&r->text, "%s:%u-%u %s `%s`", h->path, defs[i].start_line, defs[i].end_line,
                 idx_kind_name(h->kind), q);
         if (h->signature[0]) sb_addf(&r->text, " — %s", h->signature);
-        if (h->docstring[0]) sb_addf(&r->text, "\n    %.*s", (int)strcspn(h->docstring, "\n"),
-                                     h->docstring);
+        if (h->docstring[0])
+            sb_addf(&r->text, "\n    %.*s", (int)strcspn(h->docstring, "\n"), h->docstring);
         sb_addc(&r->text, '\n');
         free(q);
     }
@@ -153,15 +153,16 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
         if ((rc = rtv_refs(c->st, &defs[i], outgoing, kinds, limit, &refs, &nr, &tr, &e))) break;
         char *q = qualified(&defs[i]);
         json_t *d = mcp_def_json(&defs[i], q), *rl = json_array();
-        sb_addf(&r->text, "%s `%s` (%s:%u-%u): %zu %s\n", outgoing ? "Referenced from" : "References to",
-                q, defs[i].head.path, defs[i].start_line, defs[i].end_line, tr,
-                tr == 1 ? "definition" : "definitions");
+        sb_addf(&r->text, "%s `%s` (%s:%u-%u): %zu %s\n",
+                outgoing ? "Referenced from" : "References to", q, defs[i].head.path,
+                defs[i].start_line, defs[i].end_line, tr, tr == 1 ? "definition" : "definitions");
         for (size_t k = 0; k < nr; k++) {
             const RtvRef *x = &refs[k];
             json_t *o = mcp_def_json(&x->other, NULL);
             json_object_set_new(o, "relation", json_string(idx_edge_kind_name(x->kind)));
-            json_object_set_new(o, "at", json_pack("{s:i, s:i}", "startLine", (int)x->at_start,
-                                                   "endLine", (int)x->at_end));
+            json_object_set_new(
+                o, "at",
+                json_pack("{s:i, s:i}", "startLine", (int)x->at_start, "endLine", (int)x->at_end));
             json_array_append_new(rl, o);
             sb_addf(&r->text, "- %s %s `%s` %s:%u-%u\n", idx_edge_kind_name(x->kind),
                     outgoing ? "to" : "from", shown_name(&x->other), x->other.head.path,
@@ -181,7 +182,8 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
         return;
     }
     if (!n) sb_adds(&r->text, "No indexed definition matches.\n");
-    if (total > n) sb_addf(&r->text, "(%zu of %zu definitions of that name shown; pass path)\n", n, total);
+    if (total > n)
+        sb_addf(&r->text, "(%zu of %zu definitions of that name shown; pass path)\n", n, total);
     sb_addf(&r->text, "\nNote: %s\n", rtv_graph_limits());
     r->structured = json_pack("{s:o, s:I, s:s}", "definitions", list, "totalDefinitions",
                               (json_int_t)total, "limits", rtv_graph_limits());
@@ -254,7 +256,7 @@ static void run_read(const McpCtx *c, json_t *args, McpResult *r)
     VfyReason why = vfy_check_path(&src, path, &rel);
     if (why != VFY_OK) {
         mcp_fail(r, "read: '%.200s' is %s", path,
-                 why == VFY_OUTSIDE           ? "outside the workspace"
+                 why == VFY_OUTSIDE          ? "outside the workspace"
                  : why == VFY_FILE_NOT_FOUND ? "not an indexed file"
                                              : "not a usable path");
         return;
@@ -280,7 +282,8 @@ static void run_read(const McpCtx *c, json_t *args, McpResult *r)
     }
     if (text.len > READ_MAX_BYTES) { /* cut at a line end under the cap */
         size_t cut = READ_MAX_BYTES;
-        while (cut > 0 && text.buf[cut - 1] != '\n') cut--;
+        while (cut > 0 && text.buf[cut - 1] != '\n')
+            cut--;
         b = a + (long long)count_lines(text.buf, cut) - 1;
         text.len = cut;
         text.buf[cut] = '\0';
@@ -294,10 +297,10 @@ static void run_read(const McpCtx *c, json_t *args, McpResult *r)
         sb_addf(&r->text, "%6lld\t%.*s\n", line++, (int)nl, text.buf + i);
         i += nl + 1;
     }
-    r->structured = json_pack("{s:o, s:I, s:I, s:I, s:b, s:o}", "path", mcp_jstr(rel), "startLine",
-                              (json_int_t)a, "endLine", (json_int_t)b, "totalLines",
-                              (json_int_t)total, "truncated", truncated, "text",
-                              mcp_jstr(text.buf ? text.buf : ""));
+    r->structured =
+        json_pack("{s:o, s:I, s:I, s:I, s:b, s:o}", "path", mcp_jstr(rel), "startLine",
+                  (json_int_t)a, "endLine", (json_int_t)b, "totalLines", (json_int_t)total,
+                  "truncated", truncated, "text", mcp_jstr(text.buf ? text.buf : ""));
     sb_release(&text);
     free(rel);
 }

@@ -49,7 +49,8 @@ CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, Err
         for (size_t k = i + 1; k < *n && !rc; k++) {
             int joined = 0;
             if (!same_unit(&items[i], &items[k])) continue;
-            if ((rc = join_two(st, &items[i], &items[k], left, &sb, &joined, e)) || !joined) continue;
+            if ((rc = join_two(st, &items[i], &items[k], left, &sb, &joined, e)) || !joined)
+                continue;
             rtv_item_release(&items[k]);
             memmove(&items[k], &items[k + 1], (*n - k - 1) * sizeof *items);
             (*n)--;

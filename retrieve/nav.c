@@ -171,8 +171,8 @@ CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, Err
     if (rc) return rc;
     for (size_t i = 0; i < n; i++) {
         if (line < defs[i].start_line || line > defs[i].end_line) continue;
-        if (best == (size_t)-1 || defs[i].end_line - defs[i].start_line <
-                                      defs[best].end_line - defs[best].start_line)
+        if (best == (size_t)-1 ||
+            defs[i].end_line - defs[i].start_line < defs[best].end_line - defs[best].start_line)
             best = i;
     }
     if (best == (size_t)-1) {

@@ -62,7 +62,8 @@ static void test_file_defs_whole(void)
     const char *names[] = {"Application", "Application.__init__", "Application.make_response",
                            "Application.run", "Application.dispatch"};
     CHECK_INT(n, 5); /* each definition once, however many pieces */
-    for (size_t i = 0; i < 5; i++) CHECK(find_def(d, n, names[i]) != NULL);
+    for (size_t i = 0; i < 5; i++)
+        CHECK(find_def(d, n, names[i]) != NULL);
     const RtvDef *mr = find_def(d, n, "Application.make_response");
     if (mr) {
         CHECK_INT(mr->start_line, 124);
@@ -82,9 +83,12 @@ static void test_def_at(void)
         uint32_t line;
         const char *symbol;
     } cases[] = {
-        {8, "Application"},           {10, "Application.__init__"},
-        {124, "Application.make_response"}, {250, "Application.make_response"},
-        {276, "Application.make_response"}, {300, "Application.run"},
+        {8, "Application"},
+        {10, "Application.__init__"},
+        {124, "Application.make_response"},
+        {250, "Application.make_response"},
+        {276, "Application.make_response"},
+        {300, "Application.run"},
         {403, "Application.dispatch"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -159,7 +163,8 @@ static void test_refs(void)
     const RtvRef *h = find_ref(r, n, "make_response", IDX_EDGE_CALL);
     CHECK(h && !strcmp(h->other.head.path, "webapp/helpers.py"));
     if (h) CHECK(h->at_start > mr.head.end_line); /* written in a later piece */
-    CHECK(find_ref(r, n, "ResponseError", IDX_EDGE_RAISE) || find_ref(r, n, "ResponseError", IDX_EDGE_CALL));
+    CHECK(find_ref(r, n, "ResponseError", IDX_EDGE_RAISE) ||
+          find_ref(r, n, "ResponseError", IDX_EDGE_CALL));
     rtv_refs_free(r, n);
     /* callers: dispatch calls self.make_response; helpers.render calls
      * app.make_response on an untyped receiver, with two definitions of the
@@ -207,7 +212,8 @@ static void test_symbols(void)
     rtv_defs_free(d, n);
     CHECK_INT(rtv_symbols(st, "dispatch request", 10, &d, &n, NULL), CR_OK);
     CHECK(n >= 1 && !strcmp(d[0].head.symbol, "Application.dispatch"));
-    for (size_t i = 0; i < n; i++) CHECK(d[i].head.kind != IDX_KIND_MODULE);
+    for (size_t i = 0; i < n; i++)
+        CHECK(d[i].head.kind != IDX_KIND_MODULE);
     rtv_defs_free(d, n);
     CHECK_INT(rtv_symbols(st, "   ", 10, &d, &n, NULL), CR_OK);
     CHECK_INT(n, 0);
@@ -246,8 +252,8 @@ static void test_join_pieces(void)
     CHECK_INT(n, 2); /* nothing left to pay for the hole */
     char *a = rtv_extractive_answer(v, n, NULL, 0, NULL);
     char want[160];
-    snprintf(want, sizeof want, "(lines 140-%u of it, between the parts shown, are not in the context)",
-             b0 - 1);
+    snprintf(want, sizeof want,
+             "(lines 140-%u of it, between the parts shown, are not in the context)", b0 - 1);
     CHECK(strstr(a, want) != NULL);
     free(a);
 
@@ -262,7 +268,8 @@ static void test_join_pieces(void)
     a = rtv_extractive_answer(v, n, NULL, 0, NULL);
     CHECK(strstr(a, "not in the context") == NULL);
     free(a);
-    for (size_t i = 0; i < n; i++) rtv_item_release(&v[i]);
+    for (size_t i = 0; i < n; i++)
+        rtv_item_release(&v[i]);
     idx_chunk_release(&second);
     rtv_def_release(&mr);
 }
@@ -279,7 +286,8 @@ static void test_ask_no_silent_hole(void)
         for (size_t k = 0; k < a.n_items; k++) {
             const RtvItem *x = &a.items[i], *y = &a.items[k];
             if (i == k || strcmp(x->chunk.symbol, "Application.make_response") ||
-                strcmp(y->chunk.symbol, "Application.make_response") || x->end_line >= y->start_line)
+                strcmp(y->chunk.symbol, "Application.make_response") ||
+                x->end_line >= y->start_line)
                 continue;
             if (x->end_line + 1 < y->start_line) CHECK(strstr(a.answer, "not in the context"));
         }
