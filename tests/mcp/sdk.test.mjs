@@ -19,7 +19,7 @@ const repo = path.resolve(here, '..', '..');
 const BIN = process.env.CODERAG_BIN || path.join(repo, 'build', 'coderag');
 const FIXTURE = path.join(repo, 'tests', 'fixtures', 'longdef');
 
-let tmp, root, client, stderr = '';
+let tmp, root, client, stderr = '', stderrEnd;
 
 async function connect(dir) {
     const transport = new StdioClientTransport({
@@ -29,6 +29,8 @@ async function connect(dir) {
         env: { ...process.env, CODERAG_LOG: process.env.CODERAG_LOG || 'info' },
     });
     transport.stderr?.on('data', (d) => { stderr += d.toString(); });
+    const ended = new Promise((resolve) => transport.stderr?.on('end', resolve));
+    stderrEnd ??= ended; // the fixture's server (the first one)
     const c = new Client({ name: 'coderag-sdk-test', version: '1.0.0' });
     await c.connect(transport);
     return c;
@@ -45,7 +47,6 @@ before(async () => {
 });
 
 after(async () => {
-    await client?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -229,4 +230,12 @@ test('a real corpus (CODERAG_MCP_CORPUS)', { skip: !process.env.CODERAG_MCP_CORP
     } finally {
         await c.close();
     }
+});
+
+// Last: the server exits at end of input, and (built with sanitizers) says
+// nothing about memory on its way out.
+test('clean exit, no sanitizer report', async () => {
+    await client.close();
+    await stderrEnd;
+    assert.doesNotMatch(stderr, /AddressSanitizer|LeakSanitizer|runtime error/);
 });
