@@ -1,5 +1,6 @@
 #include "lsp.h"
 #include "lsp_int.h"
+#include "mcp.h"
 #include "rtv.h"
 
 #include <errno.h>
@@ -63,6 +64,8 @@ static const struct CliCommand {
 } cli_commands[] = {
     {"lsp", cli_lsp, 0, "coderag lsp [settings]",
      "Speaks the Language Server Protocol on stdin/stdout (logs on stderr)."},
+    {"mcp", cli_mcp, 0, "coderag mcp [--root DIR] [settings]",
+     "Serves coding agents over the Model Context Protocol on stdin/stdout (logs on stderr)."},
     {"index", cli_index, 0, "coderag index [--root DIR] [settings]",
      "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat)."},
     {"ask", cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION,
@@ -441,6 +444,41 @@ int cli_lsp(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     int code = lsp_server_run(&a.cfg, 0, out);
     close(out);
+    config_release(&a.cfg);
+    return code;
+}
+
+int cli_mcp(int argc, char **argv)
+{
+    CliArgs a;
+    ErrInfo e = {0};
+    CrErr rc = parse_args(argc, argv, &a, &e);
+    if (rc || a.help) {
+        config_release(&a.cfg);
+        return rc ? fail(rc, &e) : 0;
+    }
+    McpOptions o;
+    StrBuf llm;
+    sb_init(&llm);
+    config_idx(&a.cfg, &o.idx);
+    rtv_request_init(&o.ask);
+    o.ask.llm_url = a.cfg.llm_url;
+    o.ask.llm_model = a.cfg.llm_model;
+    o.ask.llm_api_key_env = a.cfg.llm_api_key_env;
+    if (a.cfg.llm_url) http_redact_url(&llm, a.cfg.llm_url);
+    o.llm_label = a.cfg.llm_url ? llm.buf : NULL;
+    /* As for lsp: protocol alone on the real stdout, stray prints to stderr. */
+    int out = dup(1);
+    if (out < 0 || dup2(2, 1) < 0) {
+        sb_release(&llm);
+        config_release(&a.cfg);
+        fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    int code = mcp_server_run(&o, 0, out);
+    close(out);
+    sb_release(&llm);
     config_release(&a.cfg);
     return code;
 }

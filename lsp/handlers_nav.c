@@ -128,26 +128,6 @@ LspStatus on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, L
     return LSP_LATER;
 }
 
-static int is_definition(const IdxChunk *c)
-{
-    return c->window == 0 && c->kind != IDX_KIND_MODULE;
-}
-
-static void lens_counts(IdxStore *st, const IdxChunk *c, size_t *callers, size_t *refs)
-{
-    IdxEdge *ed = NULL;
-    size_t n = 0;
-    *callers = *refs = 0;
-    if (idx_edges(st, c->id, 0, &ed, &n, NULL) != CR_OK) return;
-    for (size_t i = 0; i < n; i++) {
-        if (ed[i].kind == IDX_EDGE_CALL)
-            (*callers)++;
-        else if (ed[i].kind != IDX_EDGE_CONTAIN)
-            (*refs)++;
-    }
-    free(ed);
-}
-
 static json_t *lens(int line, const char *title, const char *command, json_t *args)
 {
     json_t *cmd = json_object();
@@ -168,21 +148,21 @@ static int run_lens(Server *s, Job *job)
     ErrInfo e = {0};
     IdxStore *st = ws_query_store(j->job.ws, &e);
     json_t *out = json_array();
-    IdxChunk *chunks = NULL;
+    RtvDef *defs = NULL;
     size_t n = 0;
-    if (st && idx_file_chunks(st, j->path, &chunks, &n, &e) == CR_OK) {
+    /* Whole definitions, however they were chunked. */
+    if (st && rtv_file_defs(st, j->path, &defs, &n, &e) == CR_OK) {
         for (size_t i = 0; i < n; i++) {
-            const IdxChunk *c = &chunks[i];
-            if (!is_definition(c)) continue;
+            const IdxChunk *c = &defs[i].head;
             size_t callers, refs;
             char title[160], question[600];
-            lens_counts(st, c, &callers, &refs);
+            if (rtv_def_counts(st, &defs[i], &callers, &refs, NULL) != CR_OK) continue;
             if (!callers && !refs)
                 snprintf(title, sizeof title, "no callers or references");
             else
                 snprintf(title, sizeof title, "%zu caller%s, %zu reference%s", callers,
                          callers == 1 ? "" : "s", refs, refs == 1 ? "" : "s");
-            int line = (int)c->start_line - 1;
+            int line = (int)defs[i].start_line - 1;
             json_array_append_new(out, lens(line, title, "", NULL));
             snprintf(question, sizeof question, "What does `%s` in %s do, and where is it used?",
                      display_name(c), c->path);
@@ -190,7 +170,7 @@ static int run_lens(Server *s, Job *job)
                                      "textDocument", "uri", j->uri, "position", position(line, 0));
             json_array_append_new(out, lens(line, "Ask CodeRAG", "coderag.ask", args));
         }
-        idx_chunks_free(chunks, n);
+        rtv_defs_free(defs, n);
     }
     /* Ranges the last answer cited in this file, where their lines are now:
      * in the unsaved buffer when the document is open, else on disk. */
@@ -354,26 +334,20 @@ LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspEr
     return LSP_LATER;
 }
 
-/* Links to the chunks at the far end of incoming edges of one kind. */
-static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, int64_t id, IdxEdgeKind kind,
-                           const char *label)
+/* Links to the definitions at the far end of incoming edges of one kind. */
+static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, const RtvDef *d,
+                           IdxEdgeKind kind, const char *label)
 {
-    IdxEdge *ed = NULL;
-    size_t n = 0, shown = 0, total = 0;
-    if (idx_edges(st, id, 0, &ed, &n, NULL) != CR_OK) return;
+    RtvRef *refs = NULL;
+    size_t n = 0, total = 0;
+    if (rtv_refs(st, d, 0, RTV_REF_BIT(kind), MAX_LINKS, &refs, &n, &total, NULL) != CR_OK) return;
     for (size_t i = 0; i < n; i++) {
-        if (ed[i].kind != kind) continue;
-        total++;
-        IdxChunk c;
-        if (shown >= MAX_LINKS || idx_chunk_get(st, ed[i].src, &c, NULL) != CR_OK) continue;
-        sb_adds(sb, shown ? "\n- " : "\n\n");
-        if (!shown) sb_addf(sb, "**%s**\n- ", label);
-        add_link(sb, root, &c);
-        idx_chunk_release(&c);
-        shown++;
+        sb_adds(sb, i ? "\n- " : "\n\n");
+        if (!i) sb_addf(sb, "**%s**\n- ", label);
+        add_link(sb, root, &refs[i].other.head);
     }
-    if (total > shown) sb_addf(sb, "\n- … and %zu more", total - shown);
-    free(ed);
+    if (total > n) sb_addf(sb, "\n- … and %zu more", total - n);
+    rtv_refs_free(refs, n);
 }
 
 static int run_hover(Server *s, Job *job)
@@ -383,44 +357,33 @@ static int run_hover(Server *s, Job *job)
     job->call = NULL;
     ErrInfo e = {0};
     IdxStore *st = ws_query_store(j->job.ws, &e);
-    int64_t *ids = NULL;
-    size_t n = 0;
+    RtvDef *defs = NULL;
+    size_t n_defs = 0, n = 0;
     json_t *result = NULL;
-    if (!st || idx_lookup_symbol(st, j->word, &ids, &n, &e) != CR_OK || !n) {
-        free(ids);
+    /* The definition under the cursor first (a long one too), then the
+     * others of this file, then the rest. */
+    if (!st || rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, MAX_DEFS, &defs, &n_defs,
+                              &n, &e) != CR_OK) {
         lsp_call_reply(call, NULL, NULL);
         return JOB_DONE;
     }
-    /* A definition in this file first, then the others in index order. */
-    IdxChunk defs[MAX_DEFS];
-    size_t n_defs = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n && n_defs < MAX_DEFS; i++) {
-            IdxChunk c;
-            if (idx_chunk_get(st, ids[i], &c, NULL) != CR_OK) continue;
-            int here = !strcmp(c.path, j->path);
-            if ((pass == 0) == here && c.window == 0)
-                defs[n_defs++] = c;
-            else
-                idx_chunk_release(&c);
-        }
     if (n_defs) {
         const char *root = idx_root(st);
-        const IdxChunk *d = &defs[0];
+        const IdxChunk *d = &defs[0].head;
         StrBuf md;
         sb_init(&md);
         sb_addf(&md, "```python\n%s\n```\n", d->signature[0] ? d->signature : display_name(d));
         if (d->docstring[0]) sb_addf(&md, "\n%s\n", d->docstring);
         sb_addf(&md, "\n%s `%s` — ", idx_kind_name(d->kind), display_name(d));
         add_link(&md, root, d);
-        add_edge_links(&md, st, root, d->id, IDX_EDGE_CALL, "Called from");
-        add_edge_links(&md, st, root, d->id, IDX_EDGE_IMPORT, "Imported by");
-        add_edge_links(&md, st, root, d->id, IDX_EDGE_INHERIT, "Subclassed by");
+        add_edge_links(&md, st, root, &defs[0], IDX_EDGE_CALL, "Called from");
+        add_edge_links(&md, st, root, &defs[0], IDX_EDGE_IMPORT, "Imported by");
+        add_edge_links(&md, st, root, &defs[0], IDX_EDGE_INHERIT, "Subclassed by");
         if (n_defs > 1 || n > n_defs) {
             sb_adds(&md, "\n\n**Also defined**");
             for (size_t i = 1; i < n_defs; i++) {
                 sb_adds(&md, "\n- ");
-                add_link(&md, root, &defs[i]);
+                add_link(&md, root, &defs[i].head);
             }
             if (n > n_defs) sb_addf(&md, "\n- … %zu definitions in all", n);
         }
@@ -434,9 +397,7 @@ static int run_hover(Server *s, Job *job)
         json_object_set_new(result, "range", line_range(j->line, j->c0, j->c1));
         sb_release(&md);
     }
-    for (size_t i = 0; i < n_defs; i++)
-        idx_chunk_release(&defs[i]);
-    free(ids);
+    rtv_defs_free(defs, n_defs);
     lsp_call_reply(call, result, NULL);
     return JOB_DONE;
 }

@@ -64,6 +64,7 @@ int cli_index(int argc, char **argv);
 int cli_ask(int argc, char **argv);
 int cli_status(int argc, char **argv);
 int cli_lsp(int argc, char **argv);
+int cli_mcp(int argc, char **argv);
 
 /* ---------------------------------------------------------------- transport
  *

@@ -48,7 +48,23 @@ static void add_code(StrBuf *sb, const char *s, size_t len, size_t max)
         sb_addc(sb, '`');
 }
 
-static void add_item(StrBuf *sb, const RtvItem *it)
+/* For a piece of a split definition: the packed piece of the same
+ * definition that ends nearest before it, or NULL. */
+static const RtvItem *piece_before(const RtvItem *items, size_t n, const RtvItem *it)
+{
+    const RtvItem *best = NULL;
+    const IdxChunk *c = &it->chunk;
+    for (size_t i = 0; c->window > 0 && i < n; i++) {
+        const IdxChunk *o = &items[i].chunk;
+        if (&items[i] == it || o->window == 0 || o->kind != c->kind || strcmp(o->symbol, c->symbol) ||
+            strcmp(o->path, c->path) || items[i].end_line >= it->start_line)
+            continue;
+        if (!best || items[i].end_line > best->end_line) best = &items[i];
+    }
+    return best;
+}
+
+static void add_item(StrBuf *sb, const RtvItem *items, size_t n, const RtvItem *it)
 {
     const IdxChunk *c = &it->chunk;
     sb_adds(sb, "- ");
@@ -61,6 +77,10 @@ static void add_item(StrBuf *sb, const RtvItem *it)
         sb_addf(sb, " [%s:%u]", c->path, it->start_line);
     else
         sb_addf(sb, " [%s:%u-%u]", c->path, it->start_line, it->end_line);
+    const RtvItem *prev = piece_before(items, n, it);
+    if (prev && prev->end_line + 1 < it->start_line)
+        sb_addf(sb, " (lines %u-%u of it, between the parts shown, are not in the context)",
+                prev->end_line + 1, it->start_line - 1);
     if (c->signature && c->signature[0]) {
         sb_adds(sb, " \xE2\x80\x94 "); /* em dash */
         add_code(sb, c->signature, strlen(c->signature), RTV_SHOW_CHARS);
@@ -127,7 +147,7 @@ char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empt
         add_code(&sb, items[i].chunk.path, strlen(items[i].chunk.path), RTV_SHOW_CHARS * 2);
         sb_adds(&sb, "**\n");
         for (size_t k = i; k < n; k++)
-            if (file_of[k] == i) add_item(&sb, &items[k]);
+            if (file_of[k] == i) add_item(&sb, items, n, &items[k]);
     }
 out:
     if (notice && notice[0]) {

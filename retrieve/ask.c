@@ -89,6 +89,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     if ((rc = rtv_rank(st, &sreq, &rtv_tuning, &fused, &n_fused, &out->timings, &info, e)))
         goto out;
     d->n_fused = n_fused;
+    out->n_candidates = n_fused;
+    out->coverage = info.coverage;
     snprintf(d->notice, sizeof d->notice, "%s", info.notice);
 
     /* Candidates are read in rank order only until the budget is spent:
@@ -112,7 +114,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
         else
             rtv_item_release(it);
     }
-    rc = CR_OK;
+    /* Pieces of one definition are joined when the lines between fit. */
+    if ((rc = rtv_join_pieces(st, out->items, &out->n_items, &pk.left, e))) goto out;
     out->timings.pack_ms = now_ms() - t;
 
     rtv_match_signals(st, req->question, &info, out->n_items, &out->signals);
@@ -276,6 +279,17 @@ void rtv_draft_release(RtvDraft *d)
 {
     free(d->llm_text);
     d->llm_text = NULL;
+}
+
+CrErr rtv_search(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
+{
+    RtvDraft d;
+    RtvRequest r = *req;
+    r.mode = RTV_MODE_EXTRACTIVE; /* the retrieval half: no LLM is due */
+    CrErr rc = rtv_ask_prepare(st, &r, out, &d, e);
+    if (!rc) out->timings.total_ms = now_ms() - d.t0;
+    rtv_draft_release(&d);
+    return rc;
 }
 
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)

@@ -142,6 +142,8 @@ typedef struct RtvAnswer {
     VfyRejected *rejected; /* citations that failed a check */
     size_t n_rejected;
     RtvTimings timings;
+    size_t n_candidates; /* ranked candidates before packing */
+    double coverage;     /* best BM25 hit's share of the question's term weight, 0-1 */
 } RtvAnswer;
 
 /* Answers req over the store: candidates from the enabled legs, packed best
@@ -199,6 +201,13 @@ CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDra
                      ErrInfo *e);
 void rtv_draft_release(RtvDraft *d);
 
+/* The retrieval half of rtv_ask alone: the same checks, ranking and packing,
+ * so out->items is exactly the context rtv_ask would use, with no answer
+ * text, citations or LLM call (out->answer is NULL). Release with
+ * rtv_answer_release. Errors: as rtv_ask's but the LLM's. */
+CrErr rtv_search(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
+
+
 /* The name an item is known by: the chunk's symbol, or its module's dotted
  * name for module-level code. Borrowed from the item. */
 const char *rtv_item_symbol(const RtvItem *it);
@@ -207,5 +216,91 @@ const char *rtv_item_symbol(const RtvItem *it);
 const char *rtv_mode_name(RtvMode m);
 /* Parses those names; returns 1 on success, 0 (leaving *out) otherwise. */
 int rtv_mode_parse(const char *s, RtvMode *out);
+
+/* ---------------------------------------------------------------- navigation */
+
+/* Deterministic queries over the code graph, for hover, code lenses, call
+ * hierarchy and the MCP tools. A definition is one function, method or class
+ * however the indexer chunked it: a unit longer than the window limit is
+ * stored as several pieces, and a class as its header run plus further runs
+ * between its methods; all of them make one RtvDef. */
+
+typedef struct RtvDef {
+    IdxChunk head;                 /* its first piece: symbol, signature, docstring; owned */
+    uint32_t start_line, end_line; /* from the first piece's start to the last piece's end */
+    int64_t *pieces;               /* chunk ids of every piece, in line order; owned */
+    size_t n_pieces;
+} RtvDef;
+
+void rtv_def_release(RtvDef *d);
+/* Releases n definitions and frees the array; accepts NULL. */
+void rtv_defs_free(RtvDef *v, size_t n);
+
+/* The definitions of a file (relative path), in line order, each once
+ * however it is chunked; module-level code is not one. Caller frees with
+ * rtv_defs_free. Errors: the store's. */
+CrErr rtv_file_defs(IdxStore *st, const char *path, RtvDef **out, size_t *n_out, ErrInfo *e);
+
+/* The definition a chunk is a piece of; for module-level code, that chunk
+ * alone (head.kind IDX_KIND_MODULE). CR_ENOENT when the chunk is unknown. */
+CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e);
+
+/* The innermost definition of path whose lines (first to last piece)
+ * contain `line` (1-based). CR_ENOENT when the line is in none. */
+CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, ErrInfo *e);
+
+/* The definitions of a name: a qualified dotted name ("pkg.mod.Class.meth"),
+ * or when none matches, every definition whose last component is the name's
+ * last component. Ranked: with near_path set, a definition of that file whose
+ * lines contain near_line first, then the others of that file, then the rest
+ * in index order. At most max (0: all) are returned; *n_total (may be NULL)
+ * receives how many there are. Caller frees with rtv_defs_free. */
+CrErr rtv_defs_named(IdxStore *st, const char *name, const char *near_path, uint32_t near_line,
+                     size_t max, RtvDef **out, size_t *n_out, size_t *n_total, ErrInfo *e);
+
+/* Definitions for a workspace-wide symbol query (LSP workspace/symbol):
+ * those named exactly `query` first, then those BM25 finds for it whose
+ * name holds the letters of one of the query's words in order
+ * (case-insensitive), each once;
+ * at most max. An empty query gives none. Caller frees with rtv_defs_free. */
+CrErr rtv_symbols(IdxStore *st, const char *query, size_t max, RtvDef **out, size_t *n_out,
+                  ErrInfo *e);
+
+/* One edge of the code graph seen from a definition. */
+typedef struct RtvRef {
+    IdxEdgeKind kind;
+    RtvDef other; /* the definition (or module code) at the far end; owned */
+    /* The piece of the referring side the reference is written in: of
+     * `other` for incoming references, of the queried definition for
+     * outgoing ones (the graph records chunks, not call-site lines). */
+    uint32_t at_start, at_end;
+} RtvRef;
+
+/* Bit of an edge kind in a kinds mask; RTV_REFS_ALL: every kind but
+ * IDX_EDGE_CONTAIN (class membership is structure, not a reference). */
+#define RTV_REF_BIT(kind) (1u << (kind))
+#define RTV_REFS_ALL                                                                               \
+    (RTV_REF_BIT(IDX_EDGE_IMPORT) | RTV_REF_BIT(IDX_EDGE_CALL) | RTV_REF_BIT(IDX_EDGE_INHERIT) |   \
+     RTV_REF_BIT(IDX_EDGE_RAISE))
+
+/* The references to (outgoing 0: callers, importers, subclasses, raisers) or
+ * from (outgoing 1: callees, imported and raised definitions, bases) a
+ * definition, over all its pieces, of the kinds in `kinds` (0:
+ * RTV_REFS_ALL): one per far-end definition and kind, ordered by path and
+ * line. Only edges the index resolved are returned, never guessed ones. At
+ * most max (0: all) are materialised; *n_total (may be NULL) receives the
+ * count. Caller frees with rtv_refs_free. Errors: the store's. */
+CrErr rtv_refs(IdxStore *st, const RtvDef *d, int outgoing, unsigned kinds, size_t max,
+               RtvRef **out, size_t *n_out, size_t *n_total, ErrInfo *e);
+void rtv_refs_free(RtvRef *v, size_t n);
+
+/* What a code lens shows: distinct callers of d, and distinct other
+ * referrers (importers, subclasses, raisers/catchers). */
+CrErr rtv_def_counts(IdxStore *st, const RtvDef *d, size_t *out_callers, size_t *out_refs,
+                     ErrInfo *e);
+
+/* What the graph cannot see, in one paragraph, for clients to show beside
+ * references. Static. */
+const char *rtv_graph_limits(void);
 
 #endif

@@ -98,6 +98,13 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
  * does not. */
 void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32_t max_lines);
 
+/* Joins packed pieces of one split definition (same path, symbol and kind,
+ * window > 0) into one item spanning both and the lines between, re-read
+ * from disk, when the lines between fit in *left characters (which shrinks
+ * by what they cost); the joined item keeps the better rank. Holes that do
+ * not fit stay, and the extractive answer says so. Errors: the store's. */
+CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, ErrInfo *e);
+
 /* The ranking's constants, chosen on the dev questions (docs/benchmarks.md). */
 typedef struct RtvTuning {
     size_t bm25_candidates; /* BM25 hits considered */

@@ -11,5 +11,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 (cd build-test && ctest --output-on-failure -j"$(nproc)" "$@")
 # The editor clients against the same (sanitized) server.
 CODERAG_BIN=$PWD/build-test/coderag scripts/test-editors.sh
+# The MCP server against the official MCP TypeScript SDK client.
+CODERAG_BIN=$PWD/build-test/coderag scripts/test-mcp.sh
 # libFuzzer targets, bounded (FUZZ_SECONDS per target, default 60).
 scripts/test-fuzz.sh

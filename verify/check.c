@@ -294,3 +294,24 @@ out:
     sb_release(&text);
     return rc;
 }
+
+VfyReason vfy_check_path(const VfySource *src, const char *path, char **out_rel)
+{
+    Checker c = {.src = src};
+    strmap_init(&c.indexed);
+    strmap_init(&c.leaves);
+    sb_init(&c.lines);
+    *out_rel = NULL;
+    if (src->root && src->root[0] == '/') c.real_root = realpath(src->root, NULL);
+    VfyReason why = resolve(&c, path, out_rel);
+    if (why == VFY_OK && !is_indexed(&c, *out_rel)) {
+        why = VFY_FILE_NOT_FOUND;
+        free(*out_rel);
+        *out_rel = NULL;
+    }
+    strmap_release(&c.indexed);
+    strmap_release(&c.leaves);
+    free(c.real_root);
+    sb_release(&c.lines);
+    return why;
+}

@@ -214,6 +214,13 @@ CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyC
                 size_t n_ctx, VfyAuthor author, VfyResult *out, ErrInfo *e);
 void vfy_result_release(VfyResult *r);
 
+/* The path checks of a citation alone, for a path a client names (the MCP
+ * read tool): normalised against src->root, inside it with ".." and
+ * symlinks resolved, and an indexed file (so never the index directory).
+ * VFY_OK with *out_rel set (relative; caller frees), else VFY_MALFORMED,
+ * VFY_OUTSIDE or VFY_FILE_NOT_FOUND with *out_rel NULL. */
+VfyReason vfy_check_path(const VfySource *src, const char *path, char **out_rel);
+
 /* ---------------------------------------------------------------- anchors */
 
 /* Where a citation pointed, and what was there: enough to re-find the lines

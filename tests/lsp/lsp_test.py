@@ -784,6 +784,88 @@ def t_nav(env):
     check_sanitizers(s)
 
 
+def t_nav_long(env):
+    """Definitions longer than the indexer's window (several chunks) get
+    lenses and hover like short ones (tests/fixtures/longdef)."""
+    shutil.copytree(os.path.join(env.fixtures, "longdef", "webapp"), os.path.join(env.root, "webapp"))
+    s = env.server()
+    s.initialize(env.root)
+    s.wait_ready()
+    uri = env.uri("webapp/app.py")
+    lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+    counts = {}
+    for lens in lenses:
+        if lens["command"]["command"] == "":
+            counts[lens["range"]["start"]["line"]] = lens["command"]["title"]
+    # class Application (line 7), __init__ (10), make_response (124), run (278), dispatch (402)
+    check(sorted(counts) == [6, 9, 123, 277, 401], "one count lens per definition: %r" % counts)
+    check(counts.get(123) == "1 caller, 0 references", "make_response: %r" % counts.get(123))
+    check(counts.get(277) == "1 caller, 0 references", "run: %r" % counts.get(277))
+    check(counts.get(6) == "1 caller, 1 reference", "Application: %r" % counts.get(6))
+    # Hover on the name in `def make_response` (0-based line 123): this
+    # method, not helpers.make_response.
+    h = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 123, "character": 10}})
+    md = (h["result"] or {}).get("contents", {}).get("value", "")
+    check(md.startswith("```python\ndef make_response(self, rv, **options):"), "hover: %s" % md[:300])
+    check("Called from" in md and "Application.dispatch" in md, "callers of the long method: %s" % md)
+    check("Also defined" in md and "webapp/helpers.py" in md, "the helper only as another definition")
+    # From inside the helper's file the helper comes first.
+    h = s.call("textDocument/hover", {"textDocument": {"uri": env.uri("webapp/helpers.py")},
+                                      "position": {"line": 3, "character": 6}})
+    md = (h["result"] or {}).get("contents", {}).get("value", "")
+    check(md.startswith("```python\ndef make_response(*args):"), "helper hover: %s" % md[:200])
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
+def t_hierarchy(env):
+    """workspace/symbol and call hierarchy over the graph, long definitions
+    included (tests/fixtures/longdef beside the shop)."""
+    shutil.copytree(os.path.join(env.fixtures, "longdef", "webapp"), os.path.join(env.root, "webapp"))
+    s = env.server()
+    r = s.initialize(env.root)
+    caps = r["capabilities"]
+    check(caps.get("workspaceSymbolProvider") is True and caps.get("callHierarchyProvider") is True,
+          "capabilities: %r" % caps)
+    s.wait_ready()
+    syms = s.call("workspace/symbol", {"query": "make_response"})["result"]
+    names = [(x["name"], x["containerName"], x["kind"]) for x in syms]
+    check(("make_response", "webapp.app.Application", 6) in names and ("make_response", "webapp.helpers", 12) in names,
+          "both make_response: %r" % names)
+    app = [x for x in syms if x["containerName"] == "webapp.app.Application"][0]
+    check(app["location"]["uri"] == env.uri("webapp/app.py") and
+          app["location"]["range"] == {"start": {"line": 123, "character": 0}, "end": {"line": 276, "character": 0}},
+          "the whole long method: %r" % app["location"])
+    check(s.call("workspace/symbol", {"query": ""})["result"] == [], "empty query")
+    check(s.call("workspace/symbol", {})["error"]["code"] == -32602, "no query")
+    uri = env.uri("webapp/app.py")
+    # On the name of `def make_response` (0-based line 123).
+    items = s.call("textDocument/prepareCallHierarchy",
+                   {"textDocument": {"uri": uri}, "position": {"line": 123, "character": 10}})["result"]
+    check(items and len(items) == 1, "one item: %r" % items)
+    it = items[0]
+    check(it["name"] == "make_response" and it["kind"] == 6 and it["uri"] == uri, "item: %r" % it)
+    check(it["selectionRange"] == {"start": {"line": 123, "character": 8}, "end": {"line": 123, "character": 21}},
+          "selection on the name: %r" % it["selectionRange"])
+    inc = s.call("callHierarchy/incomingCalls", {"item": it})["result"]
+    check([c["from"]["name"] for c in inc] == ["dispatch"], "incoming: %r" % inc)
+    out = s.call("callHierarchy/outgoingCalls", {"item": it})["result"]
+    to = sorted((c["to"]["name"], c["to"]["uri"].rsplit("/", 1)[1]) for c in out)
+    check(("make_response", "helpers.py") in to and ("ResponseError", "errors.py") in to, "outgoing: %r" % to)
+    check(all(c["fromRanges"][0]["start"]["line"] >= 123 for c in out), "from the method's own lines")
+    # From the call site in serve.py: Application.run, a long method.
+    items = s.call("textDocument/prepareCallHierarchy",
+                   {"textDocument": {"uri": env.uri("webapp/serve.py")}, "position": {"line": 8, "character": 17}})["result"]
+    check(items and items[0]["name"] == "run" and items[0]["range"]["start"]["line"] == 277, "run: %r" % items)
+    inc = s.call("callHierarchy/incomingCalls", {"item": items[0]})["result"]
+    check([c["from"]["name"] for c in inc] == ["main"], "run's caller: %r" % inc)
+    check(s.call("callHierarchy/incomingCalls", {"item": {"uri": uri}})["error"]["code"] == -32602, "bad item")
+    check(s.call("callHierarchy/outgoingCalls", {"item": {"uri": "file:///elsewhere/x.py", "range": {"start": {"line": 0}}}})["result"] == [],
+          "an item outside the workspace")
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
 def t_bench(env):
     """The benchmark client end to end: ../shared/bench/lsp_ask.py."""
     repo = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -843,7 +925,7 @@ GROUPS = {
     "eof": [t_eof],
     "llm": [t_llm],  # explanations: lsp_stream_test.py
     "multiroot": [t_multiroot],
-    "nav": [t_nav],
+    "nav": [t_nav, t_nav_long, t_hierarchy],
     "bench": [t_bench],
 }
 

@@ -1,0 +1,303 @@
+#include "mcp_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The tool table, the JSON Schema of each tool's input and the checks of a
+ * call's arguments, both generated from the same McpField rows. */
+
+static const McpTool *const tools[] = {
+    &mcp_tool_search,  &mcp_tool_ask,  &mcp_tool_definition, &mcp_tool_callers,
+    &mcp_tool_callees, &mcp_tool_read, &mcp_tool_status,
+};
+#define N_TOOLS (sizeof tools / sizeof tools[0])
+
+int mcp_fail(McpResult *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_reset(&r->text);
+    sb_vaddf(&r->text, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < r->text.len; i++) /* one line */
+        if (r->text.buf[i] == '\n' || r->text.buf[i] == '\r') r->text.buf[i] = ' ';
+    json_decref(r->structured);
+    r->structured = NULL;
+    r->is_error = 1;
+    return 0;
+}
+
+json_t *mcp_jstr(const char *s)
+{
+    if (!s) s = "";
+    size_t len = strlen(s);
+    if (utf8_valid(s, len)) return json_stringn(s, len);
+    StrBuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < len;) {
+        size_t k = 1;
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80)
+            k = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+        if (i + k <= len && utf8_valid(s + i, k))
+            sb_add(&sb, s + i, k);
+        else {
+            sb_adds(&sb, "\xEF\xBF\xBD");
+            k = 1;
+        }
+        i += k;
+    }
+    json_t *j = json_stringn(sb.buf ? sb.buf : "", sb.len);
+    sb_release(&sb);
+    return j;
+}
+
+/* ---------------------------------------------------------------- schema */
+
+static json_t *field_schema(const McpField *f)
+{
+    json_t *p = json_object();
+    json_object_set_new(p, "description", json_string(f->description));
+    if (f->type == MCP_T_STRING) {
+        json_object_set_new(p, "type", json_string("string"));
+        json_object_set_new(p, "minLength", json_integer(1));
+        if (f->max) json_object_set_new(p, "maxLength", json_integer(f->max));
+    } else if (f->type == MCP_T_INT) {
+        json_object_set_new(p, "type", json_string("integer"));
+        json_object_set_new(p, "minimum", json_integer(f->min));
+        json_object_set_new(p, "maximum", json_integer(f->max));
+    } else {
+        json_t *e = json_array();
+        for (const char *const *c = f->choices; *c; c++)
+            json_array_append_new(e, json_string(*c));
+        if (f->type == MCP_T_ENUM) {
+            json_object_set_new(p, "type", json_string("string"));
+            json_object_set_new(p, "enum", e);
+        } else {
+            json_object_set_new(p, "type", json_string("array"));
+            json_object_set_new(p, "items", json_pack("{s:s, s:o}", "type", "string", "enum", e));
+            json_object_set_new(p, "uniqueItems", json_true());
+        }
+    }
+    return p;
+}
+
+json_t *mcp_tools_list(void)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < N_TOOLS; i++) {
+        const McpTool *t = tools[i];
+        json_t *props = json_object(), *req = json_array();
+        for (size_t k = 0; k < t->n_fields; k++) {
+            json_object_set_new(props, t->fields[k].name, field_schema(&t->fields[k]));
+            if (t->fields[k].required) json_array_append_new(req, json_string(t->fields[k].name));
+        }
+        json_t *schema = json_pack("{s:s, s:o, s:b}", "type", "object", "properties", props,
+                                   "additionalProperties", 0);
+        if (json_array_size(req))
+            json_object_set_new(schema, "required", req);
+        else
+            json_decref(req);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o, s:{s:b, s:b, s:b}}", "name",
+                                              t->name, "title", t->title, "description",
+                                              t->description, "inputSchema", schema, "annotations",
+                                              "readOnlyHint", t->read_only, "idempotentHint", 1,
+                                              "openWorldHint", !t->read_only));
+    }
+    return json_pack("{s:o}", "tools", list);
+}
+
+const McpTool *mcp_tool_find(const char *name)
+{
+    for (size_t i = 0; i < N_TOOLS; i++)
+        if (!strcmp(tools[i]->name, name)) return tools[i];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static int in_choices(const McpField *f, const char *s)
+{
+    for (const char *const *c = f->choices; *c; c++)
+        if (!strcmp(*c, s)) return 1;
+    return 0;
+}
+
+static void add_choices(StrBuf *sb, const McpField *f)
+{
+    for (const char *const *c = f->choices; *c; c++)
+        sb_addf(sb, "%s%s", c == f->choices ? "" : ", ", *c);
+}
+
+static int check_field(const McpTool *t, const McpField *f, json_t *v, McpResult *r)
+{
+    StrBuf ch;
+    switch (f->type) {
+    case MCP_T_STRING:
+        if (!json_is_string(v))
+            return mcp_fail(r, "%s: argument '%s' must be a string", t->name, f->name);
+        if (json_string_length(v) == 0)
+            return mcp_fail(r, "%s: argument '%s' is empty", t->name, f->name);
+        if (f->max && json_string_length(v) > (size_t)f->max)
+            return mcp_fail(r, "%s: argument '%s' is %zu bytes long; at most %lld are accepted",
+                            t->name, f->name, json_string_length(v), f->max);
+        if (memchr(json_string_value(v), '\0', json_string_length(v)))
+            return mcp_fail(r, "%s: argument '%s' contains a NUL character", t->name, f->name);
+        return 1;
+    case MCP_T_INT:
+        if (!json_is_integer(v))
+            return mcp_fail(r, "%s: argument '%s' must be an integer", t->name, f->name);
+        if (json_integer_value(v) < f->min || json_integer_value(v) > f->max)
+            return mcp_fail(r, "%s: argument '%s' must be between %lld and %lld, not %lld", t->name,
+                            f->name, f->min, f->max, (long long)json_integer_value(v));
+        return 1;
+    case MCP_T_ENUM:
+        if (json_is_string(v) && in_choices(f, json_string_value(v))) return 1;
+        sb_init(&ch);
+        add_choices(&ch, f);
+        mcp_fail(r, "%s: argument '%s' must be one of %s", t->name, f->name, ch.buf);
+        sb_release(&ch);
+        return 0;
+    case MCP_T_ENUM_LIST: {
+        int ok = json_is_array(v);
+        for (size_t i = 0; ok && i < json_array_size(v); i++) {
+            json_t *x = json_array_get(v, i);
+            ok = json_is_string(x) && in_choices(f, json_string_value(x));
+        }
+        if (ok) return 1;
+        sb_init(&ch);
+        add_choices(&ch, f);
+        mcp_fail(r, "%s: argument '%s' must be a list of %s", t->name, f->name, ch.buf);
+        sb_release(&ch);
+        return 0;
+    }
+    }
+    return 0;
+}
+
+int mcp_check_args(const McpTool *t, json_t *args, McpResult *r)
+{
+    if (args && !json_is_object(args))
+        return mcp_fail(r, "%s: arguments must be an object", t->name);
+    const char *key;
+    json_t *v;
+    json_object_foreach(args, key, v)
+    {
+        size_t k = 0;
+        while (k < t->n_fields && strcmp(t->fields[k].name, key) != 0)
+            k++;
+        if (k == t->n_fields) return mcp_fail(r, "%s: unknown argument '%.100s'", t->name, key);
+    }
+    for (size_t k = 0; k < t->n_fields; k++) {
+        const McpField *f = &t->fields[k];
+        json_t *x = args ? json_object_get(args, f->name) : NULL;
+        if (!x) {
+            if (f->required) return mcp_fail(r, "%s: argument '%s' is missing", t->name, f->name);
+            continue;
+        }
+        if (!check_field(t, f, x, r)) return 0;
+    }
+    return 1;
+}
+
+const char *mcp_arg_str(json_t *args, const char *name, const char *dflt)
+{
+    json_t *v = args ? json_object_get(args, name) : NULL;
+    return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+long long mcp_arg_int(json_t *args, const char *name, long long dflt)
+{
+    json_t *v = args ? json_object_get(args, name) : NULL;
+    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+json_t *mcp_result_json(McpResult *r, int structured)
+{
+    json_t *res = json_object();
+    json_t *text =
+        json_pack("{s:s, s:o}", "type", "text", "text", mcp_jstr(r->text.buf ? r->text.buf : ""));
+    json_object_set_new(res, "content", json_pack("[o]", text));
+    if (r->structured && structured)
+        json_object_set_new(res, "structuredContent", r->structured);
+    else
+        json_decref(r->structured);
+    r->structured = NULL;
+    if (r->is_error) json_object_set_new(res, "isError", json_true());
+    return res;
+}
+
+/* ---------------------------------------------------------------- shared JSON */
+
+json_t *mcp_def_json(const RtvDef *d, const char *qualified)
+{
+    const IdxChunk *c = &d->head;
+    json_t *o =
+        json_pack("{s:o, s:i, s:i, s:o, s:s}", "path", mcp_jstr(c->path), "startLine",
+                  (int)d->start_line, "endLine", (int)d->end_line, "symbol",
+                  mcp_jstr(c->symbol[0] ? c->symbol : c->module), "kind", idx_kind_name(c->kind));
+    if (qualified) json_object_set_new(o, "qualifiedName", mcp_jstr(qualified));
+    if (c->signature[0]) json_object_set_new(o, "signature", mcp_jstr(c->signature));
+    if (c->docstring[0]) {
+        size_t n = strcspn(c->docstring, "\n");
+        char *line = xstrndup(c->docstring, n > 300 ? 300 : n);
+        json_object_set_new(o, "docstring", mcp_jstr(line));
+        free(line);
+    }
+    return o;
+}
+
+void mcp_via_json(json_t *obj, unsigned via)
+{
+    json_t *v = json_array();
+    if (via & RTV_VIA_BM25) json_array_append_new(v, json_string("bm25"));
+    if (via & RTV_VIA_DENSE) json_array_append_new(v, json_string("dense"));
+    if (via & RTV_VIA_GRAPH) json_array_append_new(v, json_string("graph"));
+    json_object_set_new(obj, "via", v);
+}
+
+/* ---------------------------------------------------------------- status */
+
+static void run_status(const McpCtx *c, json_t *args, McpResult *r)
+{
+    IdxStatus s;
+    ErrInfo e = {0};
+    if (idx_status(c->st, &s, &e) != CR_OK) {
+        mcp_fail(r, "status: %s", e.msg);
+        return;
+    }
+    char when[64] = "never";
+    if (s.last_update) {
+        time_t t = (time_t)s.last_update;
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    }
+    const char *llm = c->opt->llm_label ? c->opt->llm_label : "none";
+    r->structured = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:o, s:s}",
+                              "root", mcp_jstr(idx_root(c->st)), "files", (json_int_t)s.files,
+                              "skipped", (json_int_t)s.skipped, "chunks", (json_int_t)s.chunks,
+                              "symbols", (json_int_t)s.symbols, "edges", (json_int_t)s.edges,
+                              "vectors", (json_int_t)s.vectors, "indexBytes",
+                              (json_int_t)s.db_bytes, "lastUpdate", when, "embedder", s.embedder,
+                              "llm", mcp_jstr(llm), "protocolVersion", MCP_PROTOCOL_VERSION);
+    sb_addf(&r->text,
+            "root: %s\nfiles: %lld indexed, %lld skipped\nchunks: %lld, symbols: %lld, graph "
+            "edges: %lld, vectors: %lld\nlast update: %s\nembedder: %s\nLLM: %s\n",
+            idx_root(c->st), (long long)s.files, (long long)s.skipped, (long long)s.chunks,
+            (long long)s.symbols, (long long)s.edges, (long long)s.vectors, when, s.embedder, llm);
+}
+
+const McpTool mcp_tool_status = {
+    "status",
+    "Index status",
+    "What the index holds: the workspace root, files indexed and skipped, chunks, symbols, "
+    "graph edges, vectors, when it was last updated, the embedder and the LLM in use.",
+    NULL,
+    0,
+    1,
+    run_status,
+};

@@ -1,0 +1,326 @@
+#include "mcp_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* definition, callers, callees and read: deterministic queries over the
+ * index and the code graph (retrieve/nav.c), and source lines behind the
+ * same path checks as citations (verify/). */
+
+#define MAX_DEFS_SHOWN 5
+#define READ_MAX_LINES 400
+#define READ_MAX_BYTES ((size_t)100 << 10)
+
+static char *qualified(const RtvDef *d)
+{
+    const IdxChunk *c = &d->head;
+    StrBuf sb;
+    sb_init(&sb);
+    if (c->module[0]) sb_adds(&sb, c->module);
+    if (c->module[0] && c->symbol[0]) sb_addc(&sb, '.');
+    sb_adds(&sb, c->symbol);
+    return sb_detach(&sb, NULL);
+}
+
+static const char *shown_name(const RtvDef *d)
+{
+    return d->head.symbol[0] ? d->head.symbol : d->head.module;
+}
+
+/* ---------------------------------------------------------------- definition */
+
+static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
+{
+    RtvDef *defs = NULL;
+    size_t n = 0, total = 0;
+    ErrInfo e = {0};
+    const char *name = mcp_arg_str(args, "symbol", "");
+    size_t limit = (size_t)mcp_arg_int(args, "limit", 10);
+    if (rtv_defs_named(c->st, name, mcp_arg_str(args, "path", NULL), 0, limit, &defs, &n, &total,
+                       &e) != CR_OK) {
+        mcp_fail(r, "definition: %s", e.msg);
+        return;
+    }
+    json_t *list = json_array();
+    for (size_t i = 0; i < n; i++) {
+        char *q = qualified(&defs[i]);
+        json_array_append_new(list, mcp_def_json(&defs[i], q));
+        const IdxChunk *h = &defs[i].head;
+        sb_addf(&r->text, "%s:%u-%u %s `%s`", h->path, defs[i].start_line, defs[i].end_line,
+                idx_kind_name(h->kind), q);
+        if (h->signature[0]) sb_addf(&r->text, " — %s", h->signature);
+        if (h->docstring[0])
+            sb_addf(&r->text, "\n    %.*s", (int)strcspn(h->docstring, "\n"), h->docstring);
+        sb_addc(&r->text, '\n');
+        free(q);
+    }
+    if (!n) sb_addf(&r->text, "No indexed definition is named `%s`.\n", name);
+    if (total > n) sb_addf(&r->text, "(%zu of %zu definitions shown)\n", n, total);
+    r->structured = json_pack("{s:o, s:I}", "definitions", list, "total", (json_int_t)total);
+    rtv_defs_free(defs, n);
+}
+
+static const McpField definition_fields[] = {
+    {"symbol", MCP_T_STRING, 1, 0, 1000, NULL,
+     "A name (`make_response`) or dotted qualified name (`flask.app.Flask.make_response`)."},
+    {"path", MCP_T_STRING, 0, 0, 4096, NULL,
+     "Optional: a file whose own definitions are listed first."},
+    {"limit", MCP_T_INT, 0, 1, 100, NULL, "Most definitions returned (default 10)."},
+};
+
+const McpTool mcp_tool_definition = {
+    "definition",
+    "Find definitions",
+    "Where a name is defined: every function, method or class with that name (or the one "
+    "dotted qualified name), with its lines, signature and first docstring line.",
+    definition_fields,
+    sizeof definition_fields / sizeof definition_fields[0],
+    1,
+    run_definition,
+};
+
+/* ---------------------------------------------------------------- callers / callees */
+
+static const char *const edge_names[] = {"import", "call", "inherit", "raise", NULL};
+
+static unsigned kinds_mask(json_t *args)
+{
+    json_t *v = args ? json_object_get(args, "kinds") : NULL;
+    unsigned m = 0;
+    for (size_t i = 0; json_is_array(v) && i < json_array_size(v); i++) {
+        const char *k = json_string_value(json_array_get(v, i));
+        for (int e = IDX_EDGE_IMPORT; e <= IDX_EDGE_RAISE; e++)
+            if (!strcmp(k, idx_edge_kind_name((IdxEdgeKind)e))) m |= RTV_REF_BIT(e);
+    }
+    return m & RTV_REFS_ALL;
+}
+
+/* The definitions a references call is about: the one at path:line, or
+ * those of the symbol (path's first). */
+static CrErr target_defs(const McpCtx *c, json_t *args, RtvDef **defs, size_t *n, size_t *total,
+                         McpResult *r, ErrInfo *e)
+{
+    const char *name = mcp_arg_str(args, "symbol", NULL);
+    const char *path = mcp_arg_str(args, "path", NULL);
+    long long line = mcp_arg_int(args, "line", 0);
+    *defs = NULL;
+    *n = *total = 0;
+    if (line && path) {
+        char *rel = NULL;
+        VfySource src;
+        vfy_source_for_store(&src, c->st);
+        VfyReason why = vfy_check_path(&src, path, &rel);
+        if (why != VFY_OK) {
+            mcp_fail(r, "path '%.200s': %s", path, vfy_reason_name(why));
+            return CR_EINVAL;
+        }
+        RtvDef d;
+        CrErr rc = rtv_def_at(c->st, rel, (uint32_t)line, &d, e);
+        free(rel);
+        if (rc == CR_ENOENT) return CR_OK;
+        if (rc) return rc;
+        *defs = xmalloc(sizeof **defs);
+        (*defs)[0] = d;
+        *n = *total = 1;
+        return CR_OK;
+    }
+    if (!name) {
+        mcp_fail(r, "give a symbol, or a path and a line inside the definition");
+        return CR_EINVAL;
+    }
+    return rtv_defs_named(c->st, name, path, 0, MAX_DEFS_SHOWN, defs, n, total, e);
+}
+
+static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
+{
+    RtvDef *defs = NULL;
+    size_t n = 0, total = 0;
+    ErrInfo e = {0};
+    const char *tool = outgoing ? "callees" : "callers";
+    CrErr rc = target_defs(c, args, &defs, &n, &total, r, &e);
+    if (rc == CR_EINVAL) return;
+    if (rc) {
+        mcp_fail(r, "%s: %s", tool, e.msg);
+        return;
+    }
+    size_t limit = (size_t)mcp_arg_int(args, "limit", 50);
+    unsigned kinds = kinds_mask(args);
+    json_t *list = json_array();
+    for (size_t i = 0; i < n && !rc; i++) {
+        RtvRef *refs = NULL;
+        size_t nr = 0, tr = 0;
+        if ((rc = rtv_refs(c->st, &defs[i], outgoing, kinds, limit, &refs, &nr, &tr, &e))) break;
+        char *q = qualified(&defs[i]);
+        json_t *d = mcp_def_json(&defs[i], q), *rl = json_array();
+        sb_addf(&r->text, "%s `%s` (%s:%u-%u): %zu %s\n",
+                outgoing ? "Referenced from" : "References to", q, defs[i].head.path,
+                defs[i].start_line, defs[i].end_line, tr, tr == 1 ? "definition" : "definitions");
+        for (size_t k = 0; k < nr; k++) {
+            const RtvRef *x = &refs[k];
+            json_t *o = mcp_def_json(&x->other, NULL);
+            json_object_set_new(o, "relation", json_string(idx_edge_kind_name(x->kind)));
+            json_object_set_new(
+                o, "at",
+                json_pack("{s:i, s:i}", "startLine", (int)x->at_start, "endLine", (int)x->at_end));
+            json_array_append_new(rl, o);
+            sb_addf(&r->text, "- %s %s `%s` %s:%u-%u\n", idx_edge_kind_name(x->kind),
+                    outgoing ? "to" : "from", shown_name(&x->other), x->other.head.path,
+                    x->other.start_line, x->other.end_line);
+        }
+        if (tr > nr) sb_addf(&r->text, "- … %zu more (raise limit)\n", tr - nr);
+        json_object_set_new(d, "references", rl);
+        json_object_set_new(d, "total", json_integer((json_int_t)tr));
+        json_array_append_new(list, d);
+        free(q);
+        rtv_refs_free(refs, nr);
+    }
+    if (rc) {
+        json_decref(list);
+        rtv_defs_free(defs, n);
+        mcp_fail(r, "%s: %s", tool, e.msg);
+        return;
+    }
+    if (!n) sb_adds(&r->text, "No indexed definition matches.\n");
+    if (total > n)
+        sb_addf(&r->text, "(%zu of %zu definitions of that name shown; pass path)\n", n, total);
+    sb_addf(&r->text, "\nNote: %s\n", rtv_graph_limits());
+    r->structured = json_pack("{s:o, s:I, s:s}", "definitions", list, "totalDefinitions",
+                              (json_int_t)total, "limits", rtv_graph_limits());
+    rtv_defs_free(defs, n);
+}
+
+static void run_callers(const McpCtx *c, json_t *args, McpResult *r)
+{
+    run_refs(c, args, r, 0);
+}
+
+static void run_callees(const McpCtx *c, json_t *args, McpResult *r)
+{
+    run_refs(c, args, r, 1);
+}
+
+static const McpField refs_fields[] = {
+    {"symbol", MCP_T_STRING, 0, 0, 1000, NULL,
+     "A name or dotted qualified name (required unless path and line are given)."},
+    {"path", MCP_T_STRING, 0, 0, 4096, NULL,
+     "A file: with line, the definition containing that line; alone, prefers that file's "
+     "definitions of the symbol."},
+    {"line", MCP_T_INT, 0, 1, 100000000, NULL, "A line (1-based) inside the definition."},
+    {"kinds", MCP_T_ENUM_LIST, 0, 0, 0, edge_names,
+     "Edge kinds to include (default all): call, import, inherit, raise."},
+    {"limit", MCP_T_INT, 0, 1, 500, NULL, "Most references per definition (default 50)."},
+};
+
+const McpTool mcp_tool_callers = {
+    "callers",
+    "Who references a definition",
+    "From the static code graph: the definitions that call, import, subclass or raise/catch "
+    "the given one, with locations. Says what the graph cannot see (dynamic dispatch, "
+    "getattr); an edge is only listed when the indexer resolved it.",
+    refs_fields,
+    sizeof refs_fields / sizeof refs_fields[0],
+    1,
+    run_callers,
+};
+
+const McpTool mcp_tool_callees = {
+    "callees",
+    "What a definition references",
+    "From the static code graph: the definitions the given one calls, imports, subclasses "
+    "or raises/catches, with the lines the reference is written in. Unresolved references "
+    "(dynamic dispatch, getattr, library code) are not listed.",
+    refs_fields,
+    sizeof refs_fields / sizeof refs_fields[0],
+    1,
+    run_callees,
+};
+
+/* ---------------------------------------------------------------- read */
+
+static void run_read(const McpCtx *c, json_t *args, McpResult *r)
+{
+    const char *path = mcp_arg_str(args, "path", "");
+    long long a = mcp_arg_int(args, "startLine", 1);
+    long long b = mcp_arg_int(args, "endLine", a + 199);
+    char *rel = NULL;
+    VfySource src;
+    StrBuf text;
+    ErrInfo e = {0};
+    uint32_t total = 0;
+    if (b < a) {
+        mcp_fail(r, "read: endLine %lld is before startLine %lld", b, a);
+        return;
+    }
+    vfy_source_for_store(&src, c->st);
+    VfyReason why = vfy_check_path(&src, path, &rel);
+    if (why != VFY_OK) {
+        mcp_fail(r, "read: '%.200s' is %s", path,
+                 why == VFY_OUTSIDE          ? "outside the workspace"
+                 : why == VFY_FILE_NOT_FOUND ? "not an indexed file"
+                                             : "not a usable path");
+        return;
+    }
+    sb_init(&text);
+    CrErr rc = idx_read_lines(c->st, rel, 1, 1, &text, &total, &e);
+    if (!rc && a > total) rc = err_set(&e, CR_EINVAL, "%s has %u lines", rel, total);
+    int truncated = 0;
+    if (!rc) {
+        if (b > total) b = total;
+        if (b - a + 1 > READ_MAX_LINES) {
+            b = a + READ_MAX_LINES - 1;
+            truncated = 1;
+        }
+        sb_reset(&text);
+        rc = idx_read_lines(c->st, rel, (uint32_t)a, (uint32_t)b, &text, NULL, &e);
+    }
+    if (rc) {
+        mcp_fail(r, "read: %s", e.msg[0] ? e.msg : cr_strerror(rc));
+        sb_release(&text);
+        free(rel);
+        return;
+    }
+    if (text.len > READ_MAX_BYTES) { /* cut at a line end under the cap */
+        size_t cut = READ_MAX_BYTES;
+        while (cut > 0 && text.buf[cut - 1] != '\n')
+            cut--;
+        b = a + (long long)count_lines(text.buf, cut) - 1;
+        text.len = cut;
+        text.buf[cut] = '\0';
+        truncated = 1;
+    }
+    long long line = a;
+    sb_addf(&r->text, "%s:%lld-%lld (of %u lines)%s\n", rel, a, b, total,
+            truncated ? ", cut at the size cap" : "");
+    for (size_t i = 0; i < text.len;) {
+        size_t nl = strcspn(text.buf + i, "\n");
+        sb_addf(&r->text, "%6lld\t%.*s\n", line++, (int)nl, text.buf + i);
+        i += nl + 1;
+    }
+    r->structured =
+        json_pack("{s:o, s:I, s:I, s:I, s:b, s:o}", "path", mcp_jstr(rel), "startLine",
+                  (json_int_t)a, "endLine", (json_int_t)b, "totalLines", (json_int_t)total,
+                  "truncated", truncated, "text", mcp_jstr(text.buf ? text.buf : ""));
+    sb_release(&text);
+    free(rel);
+}
+
+static const McpField read_fields[] = {
+    {"path", MCP_T_STRING, 1, 0, 4096, NULL,
+     "An indexed file, relative to the workspace root (or absolute inside it)."},
+    {"startLine", MCP_T_INT, 0, 1, 100000000, NULL, "First line, 1-based (default 1)."},
+    {"endLine", MCP_T_INT, 0, 1, 100000000, NULL,
+     "Last line, inclusive (default startLine + 199; at most 400 lines and 100 KB are "
+     "returned)."},
+};
+
+const McpTool mcp_tool_read = {
+    "read",
+    "Read source lines",
+    "Lines of an indexed source file as they are on disk now, numbered. Only files inside the "
+    "workspace that the index holds; at most 400 lines or 100 KB per call.",
+    read_fields,
+    sizeof read_fields / sizeof read_fields[0],
+    1,
+    run_read,
+};

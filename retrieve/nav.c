@@ -1,0 +1,507 @@
+#include "rtv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Navigation over the code graph. The index stores chunks; a definition
+ * longer than the window limit is several of them (windows 1, 2, ...), and
+ * a class is its header run plus further runs between its methods. Every
+ * query here works on whole definitions, so that a long function answers
+ * like a short one. */
+
+static char *dup0(const char *s)
+{
+    return xstrdup(s ? s : "");
+}
+
+static void chunk_copy(IdxChunk *dst, const IdxChunk *src)
+{
+    *dst = *src;
+    dst->path = dup0(src->path);
+    dst->module = dup0(src->module);
+    dst->symbol = dup0(src->symbol);
+    dst->signature = dup0(src->signature);
+    dst->docstring = dup0(src->docstring);
+}
+
+void rtv_def_release(RtvDef *d)
+{
+    if (!d) return;
+    idx_chunk_release(&d->head);
+    free(d->pieces);
+    memset(d, 0, sizeof *d);
+}
+
+void rtv_defs_free(RtvDef *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        rtv_def_release(&v[i]);
+    free(v);
+}
+
+static int is_code(const IdxChunk *c)
+{
+    return c->kind == IDX_KIND_MODULE || !c->symbol || !c->symbol[0];
+}
+
+/* For chunks of one file in line order, head[i] is the index of the first
+ * piece of chunk i's definition, or -1 for module code. A piece continues
+ * the latest definition of the same symbol and kind when it is a later
+ * window (2, 3, ...) or another run of a class; the rule the indexer uses
+ * to name a definition once (index/write.c). */
+static void group_chunks(const IdxChunk *c, size_t n, long *head)
+{
+    StrMap last;
+    strmap_init(&last);
+    for (size_t i = 0; i < n; i++) {
+        int64_t h;
+        head[i] = -1;
+        if (is_code(&c[i])) continue;
+        int seen = strmap_get(&last, c[i].symbol, &h) && c[h].kind == c[i].kind;
+        if (seen && (c[i].window > 1 || c[i].kind == IDX_KIND_CLASS)) {
+            head[i] = (long)h;
+        } else {
+            head[i] = (long)i;
+            strmap_put(&last, c[i].symbol, (int64_t)i);
+        }
+    }
+    strmap_release(&last);
+}
+
+/* Builds the definition whose first piece is chunk h. */
+static void def_build(const IdxChunk *c, size_t n, const long *head, size_t h, RtvDef *out)
+{
+    memset(out, 0, sizeof *out);
+    chunk_copy(&out->head, &c[h]);
+    out->start_line = c[h].start_line;
+    out->end_line = c[h].end_line;
+    size_t cap = 0;
+    for (size_t i = h; i < n; i++) {
+        if (i != h && head[i] != (long)h) continue;
+        ARRAY_GROW(out->pieces, out->n_pieces + 1, cap);
+        out->pieces[out->n_pieces++] = c[i].id;
+        if (c[i].end_line > out->end_line) out->end_line = c[i].end_line;
+        if (c[i].start_line < out->start_line) out->start_line = c[i].start_line;
+    }
+}
+
+/* A file's chunks and their grouping. */
+typedef struct FileView {
+    IdxChunk *chunks;
+    size_t n;
+    long *head;
+} FileView;
+
+static CrErr view_load(IdxStore *st, const char *path, FileView *v, ErrInfo *e)
+{
+    memset(v, 0, sizeof *v);
+    CrErr rc = idx_file_chunks(st, path, &v->chunks, &v->n, e);
+    if (rc) return rc;
+    v->head = xcalloc(v->n + 1, sizeof *v->head);
+    group_chunks(v->chunks, v->n, v->head);
+    return CR_OK;
+}
+
+static void view_release(FileView *v)
+{
+    idx_chunks_free(v->chunks, v->n);
+    free(v->head);
+    memset(v, 0, sizeof *v);
+}
+
+/* The definition of chunk id in a loaded file; 0 when it is not there. */
+static int view_def_of(const FileView *v, int64_t id, RtvDef *out)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->chunks[i].id != id) continue;
+        if (v->head[i] < 0) { /* module code: the chunk alone */
+            memset(out, 0, sizeof *out);
+            chunk_copy(&out->head, &v->chunks[i]);
+            out->start_line = v->chunks[i].start_line;
+            out->end_line = v->chunks[i].end_line;
+            out->pieces = xmalloc(sizeof *out->pieces);
+            out->pieces[0] = id;
+            out->n_pieces = 1;
+        } else {
+            def_build(v->chunks, v->n, v->head, (size_t)v->head[i], out);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+CrErr rtv_file_defs(IdxStore *st, const char *path, RtvDef **out, size_t *n_out, ErrInfo *e)
+{
+    FileView v;
+    *out = NULL;
+    *n_out = 0;
+    CrErr rc = view_load(st, path, &v, e);
+    if (rc) return rc;
+    size_t n = 0;
+    for (size_t i = 0; i < v.n; i++)
+        if (v.head[i] == (long)i) n++;
+    *out = n ? xcalloc(n, sizeof **out) : NULL;
+    for (size_t i = 0; i < v.n; i++)
+        if (v.head[i] == (long)i) def_build(v.chunks, v.n, v.head, i, &(*out)[(*n_out)++]);
+    view_release(&v);
+    return CR_OK;
+}
+
+CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e)
+{
+    IdxChunk c;
+    FileView v;
+    memset(out, 0, sizeof *out);
+    CrErr rc = idx_chunk_get(st, chunk_id, &c, e);
+    if (rc) return rc;
+    rc = view_load(st, c.path, &v, e);
+    if (!rc && !view_def_of(&v, chunk_id, out))
+        rc = err_set(e, CR_ENOENT, "chunk %lld is no longer indexed", (long long)chunk_id);
+    view_release(&v);
+    idx_chunk_release(&c);
+    return rc;
+}
+
+CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, ErrInfo *e)
+{
+    RtvDef *defs = NULL;
+    size_t n = 0, best = (size_t)-1;
+    memset(out, 0, sizeof *out);
+    CrErr rc = rtv_file_defs(st, path, &defs, &n, e);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++) {
+        if (line < defs[i].start_line || line > defs[i].end_line) continue;
+        if (best == (size_t)-1 ||
+            defs[i].end_line - defs[i].start_line < defs[best].end_line - defs[best].start_line)
+            best = i;
+    }
+    if (best == (size_t)-1) {
+        rc = err_set(e, CR_ENOENT, "%s:%u is in no definition", path, line);
+    } else {
+        *out = defs[best];
+        memset(&defs[best], 0, sizeof defs[best]);
+    }
+    rtv_defs_free(defs, n);
+    return rc;
+}
+
+/* Ranking class of a definition against the place it is asked from. */
+static int nearness(const RtvDef *d, const char *near_path, uint32_t near_line)
+{
+    if (!near_path || strcmp(d->head.path, near_path) != 0) return 2;
+    return near_line >= d->start_line && near_line <= d->end_line ? 0 : 1;
+}
+
+CrErr rtv_defs_named(IdxStore *st, const char *name, const char *near_path, uint32_t near_line,
+                     size_t max, RtvDef **out, size_t *n_out, size_t *n_total, ErrInfo *e)
+{
+    int64_t *ids = NULL;
+    size_t n = 0;
+    *out = NULL;
+    *n_out = 0;
+    if (n_total) *n_total = 0;
+    CrErr rc = idx_lookup_symbol(st, name, &ids, &n, e);
+    if (rc) return rc;
+    RtvDef *all = n ? xcalloc(n, sizeof *all) : NULL;
+    size_t got = 0;
+    for (size_t i = 0; i < n; i++) {
+        rc = rtv_def_of_chunk(st, ids[i], &all[got], e);
+        if (rc == CR_ENOENT) continue; /* removed since the lookup */
+        if (rc) goto out;
+        got++;
+    }
+    rc = CR_OK;
+    if (n_total) *n_total = got;
+    if (max == 0 || max > got) max = got;
+    *out = max ? xcalloc(max, sizeof **out) : NULL;
+    for (int cls = 0; cls < 3; cls++)
+        for (size_t i = 0; i < got && *n_out < max; i++) {
+            if (!all[i].pieces || nearness(&all[i], near_path, near_line) != cls) continue;
+            (*out)[(*n_out)++] = all[i];
+            memset(&all[i], 0, sizeof all[i]);
+        }
+out:
+    if (rc) {
+        rtv_defs_free(*out, *n_out);
+        *out = NULL;
+        *n_out = 0;
+    }
+    rtv_defs_free(all, n);
+    free(ids);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- symbols */
+
+/* Whether the letters of one word of q (words split at spaces) appear in
+ * name in order, ignoring case and '_'. */
+static int fuzzy_in(const char *q, const char *name)
+{
+    while (*q) {
+        while (*q == ' ')
+            q++;
+        const char *n = name;
+        int ok = *q != '\0';
+        for (; *q && *q != ' '; q++) {
+            char c = (char)(*q | 0x20);
+            if (*q == '_' || *q == '.' || !ok) continue;
+            while (*n && (char)(*n | 0x20) != c)
+                n++;
+            if (*n)
+                n++;
+            else
+                ok = 0;
+        }
+        if (ok) return 1;
+    }
+    return 0;
+}
+
+static const char *last_part(const char *symbol)
+{
+    const char *dot = strrchr(symbol, '.');
+    return dot ? dot + 1 : symbol;
+}
+
+CrErr rtv_symbols(IdxStore *st, const char *query, size_t max, RtvDef **out, size_t *n_out,
+                  ErrInfo *e)
+{
+    RtvDef *v = NULL;
+    size_t n = 0, cap = 0;
+    IdxHit *hits = NULL;
+    size_t n_hits = 0;
+    StrMap seen;
+    StrBuf key;
+    *out = NULL;
+    *n_out = 0;
+    while (*query == ' ')
+        query++;
+    if (!*query || !max) return CR_OK;
+    strmap_init(&seen);
+    sb_init(&key);
+    RtvDef *exact = NULL;
+    size_t n_exact = 0;
+    CrErr rc = rtv_defs_named(st, query, NULL, 0, max, &exact, &n_exact, NULL, e);
+    for (size_t i = 0; !rc && i < n_exact; i++) {
+        sb_reset(&key);
+        sb_addf(&key, "%s:%u", exact[i].head.path, exact[i].start_line);
+        strmap_put(&seen, key.buf, 1);
+        ARRAY_GROW(v, n + 1, cap);
+        v[n++] = exact[i];
+        memset(&exact[i], 0, sizeof exact[i]);
+    }
+    rtv_defs_free(exact, n_exact);
+    if (!rc) rc = idx_search_bm25(st, query, 200, &hits, &n_hits, e);
+    for (size_t i = 0; !rc && i < n_hits && n < max; i++) {
+        if (hits[i].kind == IDX_KIND_MODULE) continue;
+        RtvDef d;
+        rc = rtv_def_of_chunk(st, hits[i].chunk_id, &d, e);
+        if (rc == CR_ENOENT) {
+            rc = CR_OK;
+            continue;
+        }
+        if (rc) break;
+        sb_reset(&key);
+        sb_addf(&key, "%s:%u", d.head.path, d.start_line);
+        if (d.head.kind == IDX_KIND_MODULE || strmap_get(&seen, key.buf, NULL) ||
+            !fuzzy_in(query, last_part(d.head.symbol))) {
+            rtv_def_release(&d);
+            continue;
+        }
+        strmap_put(&seen, key.buf, 1);
+        ARRAY_GROW(v, n + 1, cap);
+        v[n++] = d;
+    }
+    free(hits);
+    strmap_release(&seen);
+    sb_release(&key);
+    if (rc) {
+        rtv_defs_free(v, n);
+        return rc;
+    }
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+/* ---------------------------------------------------------------- references */
+
+typedef struct RefSeen {
+    IdxEdgeKind kind;
+    int64_t other; /* a chunk of the far-end definition */
+    char *path;
+    uint32_t line; /* its first line, for ordering */
+    uint32_t at_start, at_end;
+} RefSeen;
+
+static int ref_cmp(const void *a, const void *b)
+{
+    const RefSeen *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    if (c) return c;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return (int)x->kind - (int)y->kind;
+}
+
+static int own_piece(const RtvDef *d, int64_t id)
+{
+    for (size_t i = 0; i < d->n_pieces; i++)
+        if (d->pieces[i] == id) return 1;
+    return 0;
+}
+
+/* The distinct far ends of d's edges of the given kinds. */
+static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned kinds,
+                          RefSeen **out, size_t *n_out, ErrInfo *e)
+{
+    StrMap seen;
+    StrBuf key;
+    RefSeen *v = NULL;
+    size_t n = 0, cap = 0;
+    CrErr rc = CR_OK;
+    strmap_init(&seen);
+    sb_init(&key);
+    for (size_t p = 0; p < d->n_pieces && !rc; p++) {
+        IdxEdge *ed = NULL;
+        size_t ne = 0;
+        IdxChunk piece = {0};
+        if ((rc = idx_edges(st, d->pieces[p], outgoing, &ed, &ne, e))) break;
+        if (outgoing && ne && (rc = idx_chunk_get(st, d->pieces[p], &piece, e))) {
+            free(ed);
+            break;
+        }
+        for (size_t i = 0; i < ne; i++) {
+            int64_t other = outgoing ? ed[i].dst : ed[i].src;
+            if (!(kinds & RTV_REF_BIT(ed[i].kind)) || own_piece(d, other)) continue;
+            IdxChunk c;
+            rc = idx_chunk_get(st, other, &c, e);
+            if (rc == CR_ENOENT) {
+                rc = CR_OK;
+                continue;
+            }
+            if (rc) break;
+            /* pieces of one definition share file, kind and symbol */
+            sb_reset(&key);
+            if (is_code(&c))
+                sb_addf(&key, "%d#%lld", (int)ed[i].kind, (long long)c.id);
+            else
+                sb_addf(&key, "%d|%lld|%d|%s", (int)ed[i].kind, (long long)c.file_id, (int)c.kind,
+                        c.symbol);
+            int64_t at;
+            if (strmap_get(&seen, key.buf, &at)) {
+                if (!outgoing && c.start_line < v[at].at_start) {
+                    v[at].at_start = c.start_line;
+                    v[at].at_end = c.end_line;
+                }
+                if (c.start_line < v[at].line) {
+                    v[at].line = c.start_line;
+                    v[at].other = c.id;
+                }
+            } else {
+                ARRAY_GROW(v, n + 1, cap);
+                RefSeen *r = &v[n];
+                r->kind = ed[i].kind;
+                r->other = c.id;
+                r->path = xstrdup(c.path);
+                r->line = c.start_line;
+                r->at_start = outgoing ? piece.start_line : c.start_line;
+                r->at_end = outgoing ? piece.end_line : c.end_line;
+                strmap_put(&seen, key.buf, (int64_t)n++);
+            }
+            idx_chunk_release(&c);
+        }
+        idx_chunk_release(&piece);
+        free(ed);
+    }
+    strmap_release(&seen);
+    sb_release(&key);
+    if (n) qsort(v, n, sizeof *v, ref_cmp);
+    *out = v;
+    *n_out = n;
+    return rc;
+}
+
+static void seen_free(RefSeen *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].path);
+    free(v);
+}
+
+CrErr rtv_refs(IdxStore *st, const RtvDef *d, int outgoing, unsigned kinds, size_t max,
+               RtvRef **out, size_t *n_out, size_t *n_total, ErrInfo *e)
+{
+    RefSeen *v = NULL;
+    size_t n = 0;
+    FileView view = {0};
+    char *view_path = NULL;
+    *out = NULL;
+    *n_out = 0;
+    if (n_total) *n_total = 0;
+    if (!kinds) kinds = RTV_REFS_ALL;
+    CrErr rc = refs_collect(st, d, outgoing, kinds, &v, &n, e);
+    if (rc) goto out;
+    if (n_total) *n_total = n;
+    if (max == 0 || max > n) max = n;
+    *out = max ? xcalloc(max, sizeof **out) : NULL;
+    for (size_t i = 0; i < max; i++) {
+        /* sorted by path: one file load serves its neighbours */
+        if (!view_path || strcmp(view_path, v[i].path) != 0) {
+            view_release(&view);
+            free(view_path);
+            view_path = xstrdup(v[i].path);
+            if ((rc = view_load(st, v[i].path, &view, e))) goto out;
+        }
+        RtvRef *r = &(*out)[*n_out];
+        if (!view_def_of(&view, v[i].other, &r->other)) continue;
+        r->kind = v[i].kind;
+        r->at_start = v[i].at_start;
+        r->at_end = v[i].at_end;
+        (*n_out)++;
+    }
+out:
+    if (rc) {
+        rtv_refs_free(*out, *n_out);
+        *out = NULL;
+        *n_out = 0;
+    }
+    view_release(&view);
+    free(view_path);
+    seen_free(v, n);
+    return rc;
+}
+
+void rtv_refs_free(RtvRef *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        rtv_def_release(&v[i].other);
+    free(v);
+}
+
+CrErr rtv_def_counts(IdxStore *st, const RtvDef *d, size_t *out_callers, size_t *out_refs,
+                     ErrInfo *e)
+{
+    RefSeen *v = NULL;
+    size_t n = 0;
+    *out_callers = *out_refs = 0;
+    CrErr rc = refs_collect(st, d, 0, RTV_REFS_ALL, &v, &n, e);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].kind == IDX_EDGE_CALL)
+            (*out_callers)++;
+        else
+            (*out_refs)++;
+    }
+    seen_free(v, n);
+    return rc;
+}
+
+const char *rtv_graph_limits(void)
+{
+    return "The code graph holds only references the indexer resolved statically: calls, "
+           "imports, base classes and raised or caught exceptions written by name in indexed "
+           "files. It cannot see dynamic dispatch (a method called on an object whose class is "
+           "not known statically is linked only when a single definition anywhere has that "
+           "name), getattr/setattr, callbacks passed as values, decorators' wrappers, eval/exec, "
+           "or code outside the indexed files. An empty list means no resolved reference, not "
+           "proof of none.";
+}
