@@ -121,9 +121,10 @@ typedef enum {
     IDX_KIND_CLASS,    /* class header, docstring and class-level statements */
     IDX_KIND_FUNCTION, /* top-level (or nested-in-block) function */
     IDX_KIND_METHOD,   /* function defined directly in a class body */
+    IDX_KIND_SECTION,  /* docs and config: a Markdown/reST section or a window of text */
 } IdxKind;
 
-/* Stable names for kinds: "module", "class", "function", "method". */
+/* Stable names for kinds: "module", "class", "function", "method", "section". */
 const char *idx_kind_name(IdxKind k);
 
 typedef struct IdxChunk {

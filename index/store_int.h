@@ -169,6 +169,7 @@ typedef struct FileWork {
     uint32_t lines;
     char *module;
     int is_pkg;
+    const IdxLang *lang; /* the table row it was read as */
     ChunkSet set;
     char **fts;          /* 4 strings per chunk: name, path, doc, body tokens */
     char (*chunk_hash)[17];

@@ -1,0 +1,1050 @@
+/*
+ * python.c - the Python chunker: tree-sitter parse, one chunk per function,
+ * method and class (split into windows past max_lines), module code in the
+ * gaps, and the references (imports, calls, bases, raises) of every chunk.
+ *
+ * Lines are '\n'-separated and 1-based; tree-sitter rows count the same way.
+ * Every line is owned by exactly one unit (a definition or the module), inner
+ * definitions overriding outer ones; chunks are the owned runs, so no line is
+ * ever in two chunks and no code line is ever dropped.
+ */
+#include "lang.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+const TSLanguage *tree_sitter_python(void);
+
+#define CHUNK__TIMEOUT_US (10ull * 1000 * 1000)
+#define CHUNK__DEFAULT_MAX 100u
+#define CHUNK__MAX_SEGMENTS 64
+#define CHUNK__SYM_ERROR ((TSSymbol)-1)
+
+typedef struct ChunkSyms {
+    TSSymbol module, block, comment, function_definition, class_definition, decorated_definition,
+        decorator, import_statement, import_from_statement, future_import_statement, aliased_import,
+        dotted_name, relative_import, import_prefix, wildcard_import, call, attribute, identifier,
+        subscript, raise_statement, except_clause, except_group_clause, expression_statement,
+        string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon;
+    TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
+        f_object, f_attribute, f_value, f_cause;
+} ChunkSyms;
+
+struct PyChunker {
+    TSParser *parser;
+    ChunkSyms sy;
+};
+
+enum { CHUNK__BLANK, CHUNK__COMMENT, CHUNK__CODE };
+enum { CHUNK__CTX_MODULE, CHUNK__CTX_CLASS, CHUNK__CTX_FUNC };
+
+/* A definition that gets chunks of its own. */
+typedef struct ChunkUnit {
+    IdxKind kind;
+    int parent;          /* unit of the enclosing class, or -1 */
+    uint32_t start, end; /* lines, decorators included */
+    char *symbol;
+    const char *name; /* last component, inside symbol */
+    char *signature;
+    char *docstring;
+    TSNode def;       /* function_definition or class_definition */
+    uint32_t sig_end; /* byte after the header's ':' */
+    int first_chunk;  /* index into out->chunks, or -1 */
+} ChunkUnit;
+
+/* Context a node gives its children. */
+typedef struct ChunkFrame {
+    TSSymbol sym;
+    uint8_t ctx;
+    int unit;    /* innermost unit (class for CTX_CLASS), or -1 */
+    int pending; /* decorated_definition: unit of its definition */
+} ChunkFrame;
+
+typedef struct ChunkRun {
+    const ChunkSyms *sy;
+    const char *src;
+    uint32_t len;
+    uint32_t max_lines;
+    uint32_t n_lines;
+    uint32_t *line_start; /* [1..n_lines+1]; [n_lines+1] = len */
+    uint8_t *line_kind;   /* [1..n_lines] */
+    uint8_t *cut;         /* [1..n_lines]: a statement of the line's owner starts here */
+    int *owner;           /* [1..n_lines]: unit or -1 for module code */
+    int *line_chunk;      /* [1..n_lines]: index into out->chunks, or -1 */
+    ChunkUnit *units;
+    size_t n_units, cap_units;
+    ChunkRef *refs; /* .chunk holds a unit to attribute to, or -1 (by line) */
+    size_t n_refs, cap_refs;
+    uint32_t *comments; /* start/end byte pairs in document order */
+    size_t n_comments, cap_comments;
+    ChunkFrame *frames;
+    size_t cap_frames;
+    TSNode *chain;
+    size_t cap_chain;
+    TSTreeCursor aux, aux2;
+    StrBuf sb, sb2;
+    char *mod_doc;
+    uint32_t mod_doc_line;
+    uint32_t seg_end_byte; /* nodes starting here or later belong to the next segment */
+} ChunkRun;
+
+static TSSymbol chunk__sym(const TSLanguage *l, const char *name, int named)
+{
+    TSSymbol s = ts_language_symbol_for_name(l, name, (uint32_t)strlen(name), named);
+    if (!s) log_msg(LOG_ERROR, "chunk: grammar has no node type '%s'", name);
+    return s;
+}
+
+static TSFieldId chunk__field(const TSLanguage *l, const char *name)
+{
+    TSFieldId f = ts_language_field_id_for_name(l, name, (uint32_t)strlen(name));
+    if (!f) log_msg(LOG_ERROR, "chunk: grammar has no field '%s'", name);
+    return f;
+}
+
+PyChunker *py_chunker_new(void)
+{
+    const TSLanguage *l = tree_sitter_python();
+    PyChunker *c = xcalloc(1, sizeof *c);
+    c->parser = ts_parser_new();
+    ts_parser_set_language(c->parser, l);
+    ts_parser_set_timeout_micros(c->parser, CHUNK__TIMEOUT_US);
+
+    ChunkSyms *s = &c->sy;
+    s->module = chunk__sym(l, "module", 1);
+    s->block = chunk__sym(l, "block", 1);
+    s->comment = chunk__sym(l, "comment", 1);
+    s->function_definition = chunk__sym(l, "function_definition", 1);
+    s->class_definition = chunk__sym(l, "class_definition", 1);
+    s->decorated_definition = chunk__sym(l, "decorated_definition", 1);
+    s->decorator = chunk__sym(l, "decorator", 1);
+    s->import_statement = chunk__sym(l, "import_statement", 1);
+    s->import_from_statement = chunk__sym(l, "import_from_statement", 1);
+    s->future_import_statement = chunk__sym(l, "future_import_statement", 1);
+    s->aliased_import = chunk__sym(l, "aliased_import", 1);
+    s->dotted_name = chunk__sym(l, "dotted_name", 1);
+    s->relative_import = chunk__sym(l, "relative_import", 1);
+    s->import_prefix = chunk__sym(l, "import_prefix", 1);
+    s->wildcard_import = chunk__sym(l, "wildcard_import", 1);
+    s->call = chunk__sym(l, "call", 1);
+    s->attribute = chunk__sym(l, "attribute", 1);
+    s->identifier = chunk__sym(l, "identifier", 1);
+    s->subscript = chunk__sym(l, "subscript", 1);
+    s->raise_statement = chunk__sym(l, "raise_statement", 1);
+    s->except_clause = chunk__sym(l, "except_clause", 1);
+    s->except_group_clause = chunk__sym(l, "except_group_clause", 1);
+    s->expression_statement = chunk__sym(l, "expression_statement", 1);
+    s->string = chunk__sym(l, "string", 1);
+    s->concatenated_string = chunk__sym(l, "concatenated_string", 1);
+    s->tuple = chunk__sym(l, "tuple", 1);
+    s->parenthesized_expression = chunk__sym(l, "parenthesized_expression", 1);
+    s->as_pattern = chunk__sym(l, "as_pattern", 1);
+    s->colon = chunk__sym(l, ":", 0);
+    s->f_name = chunk__field(l, "name");
+    s->f_body = chunk__field(l, "body");
+    s->f_definition = chunk__field(l, "definition");
+    s->f_superclasses = chunk__field(l, "superclasses");
+    s->f_module_name = chunk__field(l, "module_name");
+    s->f_alias = chunk__field(l, "alias");
+    s->f_function = chunk__field(l, "function");
+    s->f_object = chunk__field(l, "object");
+    s->f_attribute = chunk__field(l, "attribute");
+    s->f_value = chunk__field(l, "value");
+    s->f_cause = chunk__field(l, "cause");
+    return c;
+}
+
+void py_chunker_free(PyChunker *c)
+{
+    if (!c) return;
+    ts_parser_delete(c->parser);
+    free(c);
+}
+
+/* ---------------------------------------------------------------- lines */
+
+static int chunk__is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static void chunk__lines_init(ChunkRun *r)
+{
+    const char *s = r->src;
+    uint32_t n = (uint32_t)count_lines(s, r->len);
+    r->n_lines = n;
+    r->line_start = xmalloc((n + 2) * sizeof *r->line_start);
+    r->line_kind = xcalloc(n + 2, 1);
+    r->cut = xcalloc(n + 2, 1);
+    r->owner = xmalloc((n + 2) * sizeof *r->owner);
+    r->line_chunk = xmalloc((n + 2) * sizeof *r->line_chunk);
+    uint32_t pos = 0;
+    for (uint32_t l = 1; l <= n; l++) {
+        r->line_start[l] = pos;
+        const char *nl = memchr(s + pos, '\n', r->len - pos);
+        uint32_t end = nl ? (uint32_t)(nl - s) : r->len;
+        uint32_t p = pos;
+        if (l == 1 && end - p >= 3 && !memcmp(s + p, "\xEF\xBB\xBF", 3)) p += 3;
+        while (p < end && chunk__is_space(s[p]))
+            p++;
+        r->line_kind[l] = p == end ? CHUNK__BLANK : s[p] == '#' ? CHUNK__COMMENT : CHUNK__CODE;
+        r->owner[l] = -1;
+        r->line_chunk[l] = -1;
+        pos = nl ? end + 1 : end;
+    }
+    r->line_start[n + 1] = r->len;
+}
+
+/* Line (1-based) holding byte b. */
+static uint32_t chunk__line_of(const ChunkRun *r, uint32_t b)
+{
+    uint32_t lo = 1, hi = r->n_lines;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (r->line_start[mid] <= b)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+static uint32_t chunk__node_line(TSNode n)
+{
+    return ts_node_start_point(n).row + 1;
+}
+
+/* Line of the last non-blank byte of [start, end), clipped to the segment:
+ * node ends may sit past trailing newlines or zero-width MISSING tokens. */
+static uint32_t chunk__end_line(const ChunkRun *r, uint32_t start, uint32_t end)
+{
+    if (end > r->seg_end_byte) end = r->seg_end_byte;
+    if (end > r->len) end = r->len;
+    while (end > start && chunk__is_space(r->src[end - 1]))
+        end--;
+    return chunk__line_of(r, end > start ? end - 1 : start);
+}
+
+/* ---------------------------------------------------------------- text helpers */
+
+static void chunk__add_text(ChunkRun *r, StrBuf *sb, TSNode n)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    if (b > r->len) b = r->len;
+    if (a < b) sb_add(sb, r->src + a, b - a);
+}
+
+/* Text of a dotted_name without whitespace or line continuations. */
+static char *chunk__dotted_text(ChunkRun *r, TSNode n)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    sb_reset(&r->sb2);
+    for (uint32_t i = a; i < b && i < r->len; i++)
+        if (!chunk__is_space(r->src[i]) && r->src[i] != '\\') sb_addc(&r->sb2, r->src[i]);
+    return xstrndup(r->sb2.buf, r->sb2.len);
+}
+
+/* Writes a callee/base expression as a name chain into r->sb ("a.b.c"; a
+ * receiver that is not a plain chain becomes "?"). 0 when n is no chain. */
+static int chunk__chain(ChunkRun *r, TSNode n)
+{
+    const ChunkSyms *sy = r->sy;
+    TSSymbol s = ts_node_symbol(n);
+    size_t depth = 0;
+    sb_reset(&r->sb);
+    if (s != sy->identifier && s != sy->attribute) return 0;
+    while (ts_node_symbol(n) == sy->attribute) {
+        TSNode a = ts_node_child_by_field_id(n, sy->f_attribute);
+        if (ts_node_is_null(a) || ts_node_start_byte(a) == ts_node_end_byte(a)) return 0;
+        ARRAY_GROW(r->chain, depth + 1, r->cap_chain);
+        r->chain[depth++] = a;
+        n = ts_node_child_by_field_id(n, sy->f_object);
+        if (ts_node_is_null(n)) break;
+    }
+    if (!ts_node_is_null(n) && ts_node_symbol(n) == sy->identifier) {
+        if (ts_node_start_byte(n) == ts_node_end_byte(n)) return 0;
+        chunk__add_text(r, &r->sb, n);
+    } else {
+        sb_addc(&r->sb, '?');
+    }
+    while (depth > 0) {
+        sb_addc(&r->sb, '.');
+        chunk__add_text(r, &r->sb, r->chain[--depth]);
+    }
+    return 1;
+}
+
+/* Appends the content of a string node (no prefix, no quotes). */
+static void chunk__string_content(ChunkRun *r, TSNode str, StrBuf *sb)
+{
+    TSTreeCursor *c = &r->aux2;
+    uint32_t a = ts_node_start_byte(str), b = ts_node_end_byte(str);
+    ts_tree_cursor_reset(c, str);
+    if (ts_tree_cursor_goto_first_child(c)) {
+        a = ts_node_end_byte(ts_tree_cursor_current_node(c)); /* after string_start */
+        TSNode last = ts_tree_cursor_current_node(c);
+        while (ts_tree_cursor_goto_next_sibling(c))
+            last = ts_tree_cursor_current_node(c);
+        if (ts_node_start_byte(last) >= a) b = ts_node_start_byte(last); /* before string_end */
+    }
+    if (b > r->len) b = r->len;
+    if (a < b) sb_add(sb, r->src + a, b - a);
+}
+
+/* Docstring of a body (block or module): its first statement when that is a
+ * lone string expression. Caller frees. */
+static char *chunk__docstring(ChunkRun *r, TSNode body, uint32_t *out_line)
+{
+    const ChunkSyms *sy = r->sy;
+    TSTreeCursor *c = &r->aux;
+    TSNode stmt = {0}, str = {0};
+    int found = 0, n_named = 0;
+    if (ts_node_is_null(body)) return NULL;
+    ts_tree_cursor_reset(c, body);
+    if (!ts_tree_cursor_goto_first_child(c)) return NULL;
+    do {
+        TSNode n = ts_tree_cursor_current_node(c);
+        if (ts_node_is_named(n) && ts_node_symbol(n) != sy->comment) {
+            stmt = n;
+            found = 1;
+            break;
+        }
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    if (!found || ts_node_symbol(stmt) != sy->expression_statement) return NULL;
+    ts_tree_cursor_reset(c, stmt);
+    if (!ts_tree_cursor_goto_first_child(c)) return NULL;
+    do {
+        TSNode n = ts_tree_cursor_current_node(c);
+        if (ts_node_is_named(n) && ts_node_symbol(n) != sy->comment) {
+            str = n;
+            n_named++;
+        }
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    if (n_named != 1) return NULL;
+    while (ts_node_symbol(str) == sy->parenthesized_expression &&
+           ts_node_named_child_count(str) == 1)
+        str = ts_node_named_child(str, 0);
+    TSSymbol s = ts_node_symbol(str);
+    sb_reset(&r->sb);
+    if (s == sy->string) {
+        chunk__string_content(r, str, &r->sb);
+    } else if (s == sy->concatenated_string) {
+        ts_tree_cursor_reset(c, str);
+        if (ts_tree_cursor_goto_first_child(c)) {
+            do {
+                TSNode n = ts_tree_cursor_current_node(c);
+                if (ts_node_symbol(n) == sy->string) chunk__string_content(r, n, &r->sb);
+            } while (ts_tree_cursor_goto_next_sibling(c));
+        }
+    } else {
+        return NULL;
+    }
+    const char *p = r->sb.buf, *e = r->sb.buf + r->sb.len;
+    while (p < e && chunk__is_space(*p))
+        p++;
+    while (e > p && chunk__is_space(e[-1]))
+        e--;
+    if (out_line) *out_line = chunk__node_line(stmt);
+    return xstrndup(p, (size_t)(e - p));
+}
+
+/* ---------------------------------------------------------------- units */
+
+static int chunk__unit_new(ChunkRun *r, TSNode def, TSNode outer, const ChunkFrame *up)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode name = ts_node_child_by_field_id(def, sy->f_name);
+    if (ts_node_is_null(name) || ts_node_start_byte(name) >= ts_node_end_byte(name)) return -1;
+    uint32_t start = chunk__node_line(outer);
+    if (start > r->n_lines) return -1;
+    /* the enclosing class keeps its header line, whatever error recovery did */
+    if (up->ctx == CHUNK__CTX_CLASS && start <= r->units[up->unit].start) return -1;
+    uint32_t end = chunk__end_line(r, ts_node_start_byte(outer), ts_node_end_byte(def));
+    if (end < start) end = start;
+
+    ARRAY_GROW(r->units, r->n_units + 1, r->cap_units);
+    int id = (int)r->n_units++;
+    ChunkUnit *u = &r->units[id];
+    memset(u, 0, sizeof *u);
+    int is_class = ts_node_symbol(def) == sy->class_definition;
+    u->kind = is_class                      ? IDX_KIND_CLASS
+              : up->ctx == CHUNK__CTX_CLASS ? IDX_KIND_METHOD
+                                            : IDX_KIND_FUNCTION;
+    u->parent = up->ctx == CHUNK__CTX_CLASS ? up->unit : -1;
+    u->start = start;
+    u->end = end;
+    u->def = def;
+    u->first_chunk = -1;
+
+    StrBuf sym;
+    sb_init(&sym);
+    if (u->parent >= 0) {
+        sb_adds(&sym, r->units[u->parent].symbol);
+        sb_addc(&sym, '.');
+    }
+    size_t name_off = sym.len;
+    chunk__add_text(r, &sym, name);
+    u->symbol = sb_detach(&sym, NULL);
+    u->name = u->symbol + name_off;
+
+    /* the header ends at the last ':' before the body */
+    TSTreeCursor *c = &r->aux;
+    TSNode body = {0};
+    ts_tree_cursor_reset(c, def);
+    if (ts_tree_cursor_goto_first_child(c)) {
+        do {
+            TSNode n = ts_tree_cursor_current_node(c);
+            if (ts_tree_cursor_current_field_id(c) == sy->f_body) {
+                body = n;
+                break;
+            }
+            if (ts_node_symbol(n) == sy->colon && !ts_node_is_missing(n))
+                u->sig_end = ts_node_end_byte(n);
+        } while (ts_tree_cursor_goto_next_sibling(c));
+    }
+    if (!u->sig_end) {
+        uint32_t l = chunk__node_line(def);
+        uint32_t eol = l <= r->n_lines ? r->line_start[l + 1] : r->len;
+        u->sig_end = ts_node_end_byte(def) < eol ? ts_node_end_byte(def) : eol;
+    }
+    u->docstring = chunk__docstring(r, body, NULL);
+    return id;
+}
+
+/* One-line header: comments dropped, whitespace runs and line continuations
+ * collapsed to one space. Needs all comments collected. */
+static char *chunk__signature(ChunkRun *r, const ChunkUnit *u)
+{
+    uint32_t a = ts_node_start_byte(u->def), b = u->sig_end;
+    size_t lo = 0, hi = r->n_comments;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->comments[2 * mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t ci = lo;
+    int space = 0;
+    sb_reset(&r->sb);
+    if (b > r->len) b = r->len;
+    for (uint32_t i = a; i < b; i++) {
+        if (ci < r->n_comments && i >= r->comments[2 * ci]) {
+            i = r->comments[2 * ci + 1] - 1;
+            ci++;
+            space = 1;
+            continue;
+        }
+        char ch = r->src[i];
+        if (chunk__is_space(ch) ||
+            (ch == '\\' && i + 1 < b && (r->src[i + 1] == '\n' || r->src[i + 1] == '\r'))) {
+            space = 1;
+            continue;
+        }
+        if (space && r->sb.len) sb_addc(&r->sb, ' ');
+        space = 0;
+        sb_addc(&r->sb, ch);
+    }
+    return xstrndup(r->sb.buf, r->sb.len);
+}
+
+/* ---------------------------------------------------------------- references */
+
+static ChunkRef *chunk__ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at)
+{
+    ARRAY_GROW(r->refs, r->n_refs + 1, r->cap_refs);
+    ChunkRef *ref = &r->refs[r->n_refs++];
+    memset(ref, 0, sizeof *ref);
+    ref->kind = kind;
+    ref->chunk = unit;
+    ref->line = chunk__node_line(at);
+    return ref;
+}
+
+/* A REF_CALL/INHERIT/RAISE for a name chain; nothing for other expressions. */
+static void chunk__ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
+{
+    if (ts_node_is_null(n) || !chunk__chain(r, n)) return;
+    chunk__ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
+}
+
+static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)
+{
+    const ChunkSyms *sy = r->sy;
+    TSSymbol s = ts_node_symbol(n);
+    char *name = NULL, *alias = NULL;
+    if (s == sy->dotted_name) {
+        name = chunk__dotted_text(r, n);
+        alias = from ? xstrdup(name) : xstrndup(name, strcspn(name, "."));
+    } else if (s == sy->aliased_import) {
+        TSNode nm = ts_node_child_by_field_id(n, sy->f_name);
+        TSNode al = ts_node_child_by_field_id(n, sy->f_alias);
+        if (ts_node_is_null(nm) || ts_node_is_null(al)) return;
+        name = chunk__dotted_text(r, nm);
+        sb_reset(&r->sb);
+        chunk__add_text(r, &r->sb, al);
+        alias = xstrndup(r->sb.buf, r->sb.len);
+    } else {
+        return;
+    }
+    if (!*name || !*alias) {
+        free(name);
+        free(alias);
+        return;
+    }
+    ChunkRef *ref = chunk__ref_push(r, REF_IMPORT, -1, n);
+    ref->level = level;
+    ref->alias = alias;
+    if (from) {
+        ref->module = xstrdup(module);
+        ref->member = name;
+    } else {
+        ref->module = name;
+    }
+}
+
+static void chunk__ref_import(ChunkRun *r, TSNode n)
+{
+    const ChunkSyms *sy = r->sy;
+    TSSymbol s = ts_node_symbol(n);
+    int from = s != sy->import_statement, level = 0, have_module = s == sy->future_import_statement;
+    char *module = xstrdup(have_module ? "__future__" : "");
+    TSTreeCursor *c = &r->aux;
+    ts_tree_cursor_reset(c, n);
+    if (!ts_tree_cursor_goto_first_child(c)) goto out;
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        TSFieldId f = ts_tree_cursor_current_field_id(c);
+        TSSymbol cs = ts_node_symbol(ch);
+        if (f == sy->f_module_name && s == sy->import_from_statement) {
+            have_module = 1;
+            if (cs == sy->dotted_name) {
+                free(module);
+                module = chunk__dotted_text(r, ch);
+            } else if (cs == sy->relative_import) {
+                TSTreeCursor *c2 = &r->aux2;
+                ts_tree_cursor_reset(c2, ch);
+                if (!ts_tree_cursor_goto_first_child(c2)) continue;
+                do {
+                    TSNode g = ts_tree_cursor_current_node(c2);
+                    if (ts_node_symbol(g) == sy->import_prefix) {
+                        for (uint32_t i = ts_node_start_byte(g); i < ts_node_end_byte(g); i++)
+                            level += r->src[i] == '.';
+                    } else if (ts_node_symbol(g) == sy->dotted_name) {
+                        free(module);
+                        module = chunk__dotted_text(r, g);
+                    }
+                } while (ts_tree_cursor_goto_next_sibling(c2));
+            }
+        } else if (f == sy->f_name) {
+            if (from && !have_module) continue;
+            chunk__ref_import_name(r, ch, from, level, module);
+        } else if (cs == sy->wildcard_import && have_module) {
+            ChunkRef *ref = chunk__ref_push(r, REF_IMPORT, -1, ch);
+            ref->level = level;
+            ref->module = xstrdup(module);
+            ref->member = xstrdup("*");
+            ref->alias = xstrdup("*");
+        }
+    } while (ts_tree_cursor_goto_next_sibling(c));
+out:
+    free(module);
+}
+
+static void chunk__ref_bases(ChunkRun *r, TSNode cls, int unit)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode args = ts_node_child_by_field_id(cls, sy->f_superclasses);
+    TSTreeCursor *c = &r->aux;
+    if (ts_node_is_null(args)) return;
+    ts_tree_cursor_reset(c, args);
+    if (!ts_tree_cursor_goto_first_child(c)) return;
+    do {
+        TSNode n = ts_tree_cursor_current_node(c);
+        TSSymbol s = ts_node_symbol(n);
+        if (s == sy->subscript) n = ts_node_child_by_field_id(n, sy->f_value); /* Generic[T] */
+        chunk__ref_chain(r, REF_INHERIT, unit, n);
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+/* except X / except (X, Y) / except X as e. */
+static void chunk__ref_caught(ChunkRun *r, TSNode v)
+{
+    const ChunkSyms *sy = r->sy;
+    if (ts_node_is_null(v)) return;
+    if (ts_node_symbol(v) == sy->as_pattern) v = ts_node_named_child(v, 0);
+    while (!ts_node_is_null(v) && ts_node_symbol(v) == sy->parenthesized_expression)
+        v = ts_node_named_child(v, 0);
+    if (ts_node_is_null(v)) return;
+    if (ts_node_symbol(v) != sy->tuple) {
+        chunk__ref_chain(r, REF_RAISE, -1, v);
+        return;
+    }
+    TSTreeCursor *c = &r->aux;
+    ts_tree_cursor_reset(c, v);
+    if (!ts_tree_cursor_goto_first_child(c)) return;
+    do {
+        chunk__ref_chain(r, REF_RAISE, -1, ts_tree_cursor_current_node(c));
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+static void chunk__ref_raise(ChunkRun *r, TSNode n)
+{
+    const ChunkSyms *sy = r->sy;
+    TSTreeCursor *c = &r->aux;
+    ts_tree_cursor_reset(c, n);
+    if (!ts_tree_cursor_goto_first_child(c)) return;
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        if (!ts_node_is_named(ch) || ts_node_symbol(ch) == sy->comment) continue;
+        if (ts_tree_cursor_current_field_id(c) == sy->f_cause) continue;
+        chunk__ref_chain(r, REF_RAISE, -1, ch);
+        return;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+static TSNode chunk__first_named(const ChunkRun *r, TSNode n)
+{
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        if (ts_node_symbol(ch) != r->sy->comment) return ch;
+    }
+    return (TSNode){0};
+}
+
+/* ---------------------------------------------------------------- walk */
+
+/* Visits one node in its parent's context; returns its children's context. */
+static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
+{
+    const ChunkSyms *sy = r->sy;
+    TSSymbol s = ts_node_symbol(n);
+    ChunkFrame f = {s, up->ctx, up->unit, -1};
+    int cls_unit = -1;
+
+    if (s == sy->comment) {
+        ARRAY_GROW(r->comments, 2 * r->n_comments + 2, r->cap_comments);
+        r->comments[2 * r->n_comments] = ts_node_start_byte(n);
+        r->comments[2 * r->n_comments + 1] = ts_node_end_byte(n);
+        r->n_comments++;
+        return f;
+    }
+    if (!ts_node_is_named(n)) return f;
+
+    if (up->ctx != CHUNK__CTX_FUNC) {
+        if (up->sym == sy->module || up->sym == sy->block) {
+            uint32_t l = chunk__node_line(n);
+            if (l <= r->n_lines) r->cut[l] = 1;
+        }
+        if (s == sy->decorated_definition) {
+            TSNode d = ts_node_child_by_field_id(n, sy->f_definition);
+            if (!ts_node_is_null(d)) f.pending = chunk__unit_new(r, d, n, up);
+        } else if (s == sy->function_definition || s == sy->class_definition) {
+            int u =
+                up->sym == sy->decorated_definition ? up->pending : chunk__unit_new(r, n, n, up);
+            f.unit = u;
+            f.ctx = s == sy->class_definition && u >= 0 ? CHUNK__CTX_CLASS : CHUNK__CTX_FUNC;
+            if (s == sy->class_definition) cls_unit = u;
+        }
+    }
+
+    if (s == sy->call) {
+        chunk__ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
+    } else if (s == sy->import_statement || s == sy->import_from_statement ||
+               s == sy->future_import_statement) {
+        chunk__ref_import(r, n);
+    } else if (s == sy->decorator) {
+        TSNode e = chunk__first_named(r, n);
+        if (!ts_node_is_null(e) && ts_node_symbol(e) != sy->call)
+            chunk__ref_chain(r, REF_CALL, -1, e);
+    } else if (s == sy->class_definition) {
+        chunk__ref_bases(r, n, cls_unit);
+    } else if (s == sy->raise_statement) {
+        chunk__ref_raise(r, n);
+    } else if (s == sy->except_clause) {
+        chunk__ref_caught(r, ts_node_child_by_field_id(n, sy->f_value));
+    } else if (s == sy->except_group_clause) {
+        chunk__ref_caught(r, chunk__first_named(r, n));
+    }
+    return f;
+}
+
+/* Depth-first over one tree without recursion (inputs nest arbitrarily deep);
+ * nodes starting at or past r->seg_end_byte belong to a later segment. */
+static void chunk__walk(ChunkRun *r, TSNode root)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    ChunkFrame top = {0, CHUNK__CTX_MODULE, -1, -1};
+    size_t depth = 0;
+    ARRAY_GROW(r->frames, 1, r->cap_frames);
+    r->frames[0] = chunk__visit(r, root, &top);
+    int descend = 1;
+    for (;;) {
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
+            depth++;
+        } else {
+            while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+                if (depth == 0 || !ts_tree_cursor_goto_parent(&cur)) goto out;
+                depth--;
+            }
+        }
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        if (ts_node_start_byte(n) >= r->seg_end_byte) {
+            descend = 0;
+            continue;
+        }
+        ARRAY_GROW(r->frames, depth + 1, r->cap_frames);
+        r->frames[depth] = chunk__visit(r, n, &r->frames[depth - 1]);
+        descend = 1;
+    }
+out:
+    ts_tree_cursor_delete(&cur);
+}
+
+/* ---------------------------------------------------------------- error recovery */
+
+static TSNode chunk__first_error(ChunkRun *r, TSNode n)
+{
+    TSTreeCursor *c = &r->aux;
+    for (;;) {
+        if (ts_node_symbol(n) == CHUNK__SYM_ERROR || ts_node_is_missing(n)) return n;
+        int found = 0;
+        ts_tree_cursor_reset(c, n);
+        if (ts_tree_cursor_goto_first_child(c)) {
+            do {
+                TSNode ch = ts_tree_cursor_current_node(c);
+                if (ts_node_has_error(ch)) {
+                    n = ch;
+                    found = 1;
+                    break;
+                }
+            } while (ts_tree_cursor_goto_next_sibling(c));
+        }
+        if (!found) return n;
+    }
+}
+
+static int chunk__starts_def(const char *p, const char *end)
+{
+    size_t n = (size_t)(end - p);
+    if (n >= 2 && p[0] == '@' && p[1] != ' ' && p[1] != '\t') return 1;
+    if (n >= 6 && !memcmp(p, "async", 5) && (p[5] == ' ' || p[5] == '\t')) {
+        p += 6;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        n = (size_t)(end - p);
+    }
+    if (n >= 4 && !memcmp(p, "def", 3) && (p[3] == ' ' || p[3] == '\t')) return 1;
+    if (n >= 6 && !memcmp(p, "class", 5) && (p[5] == ' ' || p[5] == '\t')) return 1;
+    return 0;
+}
+
+/* After a syntax error tree-sitter often swallows the rest of the file into
+ * an ERROR node or a broken statement. Returns the first line after the error
+ * that opens a definition at column 0 which the tree does not show as a sound
+ * top-level node, so the caller re-parses from there; 0 for none. */
+static uint32_t chunk__find_cut(ChunkRun *r, TSNode root, uint32_t seg_line)
+{
+    const ChunkSyms *sy = r->sy;
+    uint32_t e = ts_node_start_byte(chunk__first_error(r, root));
+    if (e >= r->len) return 0;
+    uint32_t el = chunk__line_of(r, e);
+    uint32_t l = r->line_start[el] == e ? el : el + 1;
+    if (l <= seg_line) l = seg_line + 1;
+    TSTreeCursor *c = &r->aux;
+    ts_tree_cursor_reset(c, root);
+    int has_child = ts_tree_cursor_goto_first_child(c);
+    for (; l <= r->n_lines; l++) {
+        uint32_t b = r->line_start[l];
+        if (r->line_kind[l] != CHUNK__CODE ||
+            !chunk__starts_def(r->src + b, r->src + r->line_start[l + 1]))
+            continue;
+        while (has_child && ts_node_end_byte(ts_tree_cursor_current_node(c)) <= b)
+            has_child = ts_tree_cursor_goto_next_sibling(c);
+        if (!has_child) return l;
+        TSNode ch = ts_tree_cursor_current_node(c);
+        TSSymbol s = ts_node_symbol(ch);
+        if (ts_node_start_byte(ch) > b) return l;
+        if (ts_node_start_byte(ch) == b &&
+            (s == sy->function_definition || s == sy->class_definition ||
+             s == sy->decorated_definition))
+            continue;
+        /* a sound node (a string holding "def", say) stays; a loose keyword
+         * or a decorator outside any definition means the tree is lost here */
+        if (ts_node_is_named(ch) && !ts_node_has_error(ch) && s != sy->decorator) continue;
+        return l;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- chunks */
+
+static int chunk__has_code(const ChunkRun *r, uint32_t a, uint32_t b)
+{
+    for (uint32_t l = a; l <= b; l++)
+        if (r->line_kind[l] == CHUNK__CODE) return 1;
+    return 0;
+}
+
+static void chunk__push(ChunkRun *r, ChunkSet *out, IdxKind kind, const ChunkUnit *u, uint32_t a,
+                        uint32_t b, uint32_t window, const char *doc, int parent)
+{
+    ARRAY_GROW(out->chunks, out->n_chunks + 1, out->cap_chunks);
+    int idx = (int)out->n_chunks++;
+    ChunkDef *d = &out->chunks[idx];
+    d->kind = kind;
+    d->start_line = a;
+    d->end_line = b;
+    d->window = window;
+    d->symbol = xstrdup(u ? u->symbol : "");
+    d->name = xstrdup(u ? u->name : "");
+    d->signature = xstrdup(u ? u->signature : "");
+    d->docstring = doc ? xstrdup(doc) : NULL;
+    d->parent = parent;
+    for (uint32_t l = a; l <= b; l++)
+        r->line_chunk[l] = idx;
+}
+
+/* Emits lines a..b of one unit, split into windows past max_lines; cuts go
+ * where a statement starts in the last 30% of a window when one does. */
+static void chunk__emit(ChunkRun *r, ChunkSet *out, IdxKind kind, const ChunkUnit *u, uint32_t a,
+                        uint32_t b, const char *doc, int parent)
+{
+    uint32_t max = r->max_lines;
+    if (b - a + 1 <= max) {
+        chunk__push(r, out, kind, u, a, b, 0, doc, parent);
+        return;
+    }
+    uint32_t lmin = max - max * 3 / 10, window = 1, pos = a;
+    if (lmin < 1) lmin = 1;
+    while (pos <= b) {
+        if (b - pos + 1 <= max) {
+            chunk__push(r, out, kind, u, pos, b, window, doc, parent);
+            break;
+        }
+        uint32_t next = pos + max;
+        for (uint32_t c = pos + max; c >= pos + lmin; c--) {
+            if (r->cut[c]) {
+                next = c;
+                break;
+            }
+        }
+        chunk__push(r, out, kind, u, pos, next - 1, window++, doc, parent);
+        pos = next;
+    }
+}
+
+/* Marks the statements of a function body as cut points. */
+static void chunk__mark_body(ChunkRun *r, const ChunkUnit *u)
+{
+    TSNode body = ts_node_child_by_field_id(u->def, r->sy->f_body);
+    TSTreeCursor *c = &r->aux;
+    if (ts_node_is_null(body)) return;
+    ts_tree_cursor_reset(c, body);
+    if (!ts_tree_cursor_goto_first_child(c)) return;
+    do {
+        TSNode n = ts_tree_cursor_current_node(c);
+        uint32_t l = chunk__node_line(n);
+        if (ts_node_is_named(n) && ts_node_symbol(n) != r->sy->comment && l <= r->n_lines)
+            r->cut[l] = 1;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+static void chunk__build(ChunkRun *r, ChunkSet *out)
+{
+    for (size_t i = 0; i < r->n_units; i++) {
+        ChunkUnit *u = &r->units[i];
+        u->signature = chunk__signature(r, u);
+        for (uint32_t l = u->start; l <= u->end; l++)
+            r->owner[l] = (int)i;
+    }
+    for (uint32_t l = 1; l <= r->n_lines;) {
+        int o = r->owner[l];
+        uint32_t a = l, b = l;
+        while (b < r->n_lines && r->owner[b + 1] == o)
+            b++;
+        l = b + 1;
+        while (a <= b && r->line_kind[a] == CHUNK__BLANK)
+            a++;
+        while (b >= a && r->line_kind[b] == CHUNK__BLANK)
+            b--;
+        if (a > b || !chunk__has_code(r, a, b)) continue;
+        if (o < 0) {
+            const char *doc =
+                r->mod_doc && r->mod_doc_line >= a && r->mod_doc_line <= b ? r->mod_doc : NULL;
+            chunk__emit(r, out, IDX_KIND_MODULE, NULL, a, b, doc, -1);
+            continue;
+        }
+        ChunkUnit *u = &r->units[o];
+        int parent = u->parent >= 0 ? r->units[u->parent].first_chunk : -1;
+        int first = u->first_chunk < 0;
+        if (u->kind != IDX_KIND_CLASS && b - a + 1 > r->max_lines) chunk__mark_body(r, u);
+        if (first) u->first_chunk = (int)out->n_chunks;
+        /* later runs of a class hold class-level code between methods */
+        chunk__emit(r, out, u->kind, u, a, b, first ? u->docstring : NULL, parent);
+    }
+}
+
+/* Attributes references to chunks, drops duplicates, moves them to out. */
+static void chunk__refs_out(ChunkRun *r, ChunkSet *out)
+{
+    StrMap seen;
+    strmap_init(&seen);
+    for (size_t i = 0; i < r->n_refs; i++) {
+        ChunkRef ref = r->refs[i];
+        int chunk = -1;
+        if (ref.chunk >= 0) chunk = r->units[ref.chunk].first_chunk;
+        if (chunk < 0 && ref.line >= 1 && ref.line <= r->n_lines) chunk = r->line_chunk[ref.line];
+        int keep = chunk >= 0;
+        if (keep && ref.kind != REF_IMPORT) {
+            sb_reset(&r->sb);
+            sb_addf(&r->sb, "%d:%d:%s", chunk, (int)ref.kind, ref.name);
+            if (strmap_get(&seen, r->sb.buf, NULL))
+                keep = 0;
+            else
+                strmap_put(&seen, r->sb.buf, 1);
+        }
+        if (!keep) {
+            free(ref.module);
+            free(ref.member);
+            free(ref.alias);
+            free(ref.name);
+            continue;
+        }
+        ref.chunk = chunk;
+        ARRAY_GROW(out->refs, out->n_refs + 1, out->cap_refs);
+        out->refs[out->n_refs++] = ref;
+    }
+    r->n_refs = 0;
+    strmap_release(&seen);
+}
+
+static void chunk__run_release(ChunkRun *r)
+{
+    for (size_t i = 0; i < r->n_units; i++) {
+        free(r->units[i].symbol);
+        free(r->units[i].signature);
+        free(r->units[i].docstring);
+    }
+    for (size_t i = 0; i < r->n_refs; i++) {
+        free(r->refs[i].module);
+        free(r->refs[i].member);
+        free(r->refs[i].alias);
+        free(r->refs[i].name);
+    }
+    free(r->units);
+    free(r->refs);
+    free(r->comments);
+    free(r->frames);
+    free(r->chain);
+    free(r->line_start);
+    free(r->line_kind);
+    free(r->cut);
+    free(r->owner);
+    free(r->line_chunk);
+    free(r->mod_doc);
+    sb_release(&r->sb);
+    sb_release(&r->sb2);
+}
+
+/* Appends to out without releasing anything in it: callers pass a zeroed or
+ * released set (indices in what is appended count from out->n_chunks). */
+CrErr py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+                  ErrInfo *e)
+{
+    TSTree *trees[CHUNK__MAX_SEGMENTS] = {0};
+    uint32_t seg_byte[CHUNK__MAX_SEGMENTS + 1], seg_line[CHUNK__MAX_SEGMENTS];
+    size_t n_trees = 0;
+    ChunkRun r;
+    CrErr rc = CR_OK;
+
+    memset(&r, 0, sizeof r);
+    sb_init(&r.sb);
+    sb_init(&r.sb2);
+    if (!src) len = 0;
+    if (!src) src = "";
+    if (len >= UINT32_MAX) {
+        rc = err_set(e, CR_EPARSE, "source of %zu bytes is too large for tree-sitter", len);
+        goto out;
+    }
+    ts_parser_set_included_ranges(c->parser, NULL, 0);
+    trees[0] = ts_parser_parse_string(c->parser, NULL, src, (uint32_t)len);
+    if (!trees[0]) {
+        ts_parser_reset(c->parser);
+        rc = err_set(e, CR_EPARSE, "tree-sitter gave up parsing (timeout)");
+        goto out;
+    }
+    n_trees = 1;
+    seg_byte[0] = 0;
+    seg_line[0] = 1;
+
+    r.sy = &c->sy;
+    r.src = src;
+    r.len = (uint32_t)len;
+    r.max_lines = max_lines ? max_lines : CHUNK__DEFAULT_MAX;
+    r.seg_end_byte = UINT32_MAX;
+    chunk__lines_init(&r);
+    TSNode root = ts_tree_root_node(trees[0]);
+    r.aux = ts_tree_cursor_new(root);
+    r.aux2 = ts_tree_cursor_new(root);
+    out->had_errors = out->had_errors || ts_node_has_error(root);
+
+    /* re-parses cost at most a few whole parses, however broken the file */
+    uint64_t budget = 4 * (uint64_t)len + 65536;
+    while (n_trees < CHUNK__MAX_SEGMENTS) {
+        TSNode last = ts_tree_root_node(trees[n_trees - 1]);
+        if (!ts_node_has_error(last)) break;
+        uint32_t l = chunk__find_cut(&r, last, seg_line[n_trees - 1]);
+        if (!l || len - r.line_start[l] > budget) break;
+        budget -= len - r.line_start[l];
+        TSRange range = {{l - 1, 0}, {UINT32_MAX, UINT32_MAX}, r.line_start[l], UINT32_MAX};
+        if (!ts_parser_set_included_ranges(c->parser, &range, 1)) break;
+        TSTree *t = ts_parser_parse_string(c->parser, NULL, src, (uint32_t)len);
+        ts_parser_set_included_ranges(c->parser, NULL, 0);
+        if (!t) {
+            ts_parser_reset(c->parser);
+            break;
+        }
+        seg_byte[n_trees] = range.start_byte;
+        seg_line[n_trees] = l;
+        trees[n_trees++] = t;
+    }
+    seg_byte[n_trees] = UINT32_MAX;
+
+    if (ts_node_symbol(root) == c->sy.module)
+        r.mod_doc = chunk__docstring(&r, root, &r.mod_doc_line);
+    if (r.mod_doc && n_trees > 1 && r.mod_doc_line >= seg_line[1]) {
+        free(r.mod_doc);
+        r.mod_doc = NULL;
+    }
+    for (size_t i = 0; i < n_trees; i++) {
+        r.seg_end_byte = seg_byte[i + 1];
+        chunk__walk(&r, ts_tree_root_node(trees[i]));
+    }
+    chunk__build(&r, out);
+    chunk__refs_out(&r, out);
+    ts_tree_cursor_delete(&r.aux);
+    ts_tree_cursor_delete(&r.aux2);
+
+out:
+    for (size_t i = 0; i < n_trees; i++)
+        ts_tree_delete(trees[i]);
+    chunk__run_release(&r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the row */
+
+static const char *const py__exts[] = {".py", NULL};
+static const char *const py__interps[] = {"python", NULL};
+
+const IdxLang lang_python = {
+    .name = "python",
+    .exts = py__exts,
+    .interps = py__interps,
+    .grammar = tree_sitter_python,
+    .module_name = path_to_module,
+};
