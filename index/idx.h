@@ -84,6 +84,13 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e);
 
 /* ---------------------------------------------------------------- status */
 
+#define IDX_STATUS_LANGS 24
+
+typedef struct IdxLangCount {
+    char name[16]; /* "python", "c", "markdown", ...; "script" for a file known by its shebang */
+    int64_t files;
+} IdxLangCount;
+
 typedef struct IdxStatus {
     int64_t files;        /* indexed files */
     int64_t chunks;
@@ -94,6 +101,8 @@ typedef struct IdxStatus {
     int64_t db_bytes;     /* size of the database files on disk */
     int64_t last_update;  /* unix seconds of the last completed update; 0: never */
     char embedder[96];    /* the embedder in use ("openai:<model>"), or "none (builtin)" */
+    IdxLangCount langs[IDX_STATUS_LANGS]; /* indexed files per language, most first */
+    size_t n_langs;
 } IdxStatus;
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
