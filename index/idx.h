@@ -133,6 +133,12 @@ typedef enum {
     IDX_KIND_SECTION,  /* docs and config: a Markdown/reST section or a window of text */
 } IdxKind;
 
+/* The i-th file extension the index reads (".py", ".go", ...; static), or
+ * NULL past the last. For editors' file watchers. */
+const char *idx_source_ext(size_t i);
+/* Whether a path has an extension the index reads. */
+int idx_is_source_path(const char *path);
+
 /* Stable names for kinds: "module", "class", "function", "method", "section". */
 const char *idx_kind_name(IdxKind k);
 

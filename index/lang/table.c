@@ -75,3 +75,18 @@ const IdxLang *lang_for_shebang(const char *line, size_t len)
             if (!strncmp(word, *p, strlen(*p))) return table__rows[i];
     return NULL;
 }
+
+/* ---------------------------------------------------------------- public (idx.h) */
+
+const char *idx_source_ext(size_t i)
+{
+    for (size_t r = 0; r < TABLE__N; r++)
+        for (const char *const *e = table__rows[r]->exts; e && *e; e++)
+            if (i-- == 0) return *e;
+    return NULL;
+}
+
+int idx_is_source_path(const char *path)
+{
+    return lang_for_path(path) != NULL;
+}
