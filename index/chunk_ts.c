@@ -242,7 +242,7 @@ static void ts__strip_comment(const char *s, size_t n, StrBuf *out)
         else if (b - a >= 1 && (s[a] == '*' || s[a] == '#'))
             a += 1;
         while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
-        while (b > a && s[b - 1] == '*') b--;
+        while (b > a && (s[b - 1] == '*' || s[b - 1] == ' ' || s[b - 1] == '\t')) b--;
         if (a < b) {
             if (out->len) sb_addc(out, '\n');
             sb_add(out, s + a, b - a);
