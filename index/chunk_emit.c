@@ -212,7 +212,10 @@ void emit_build(ChunkEmit *em, ChunkSet *out)
             b--;
         if (a > b || !emit__has_code(em, a, b)) continue;
         if (o < 0) {
-            emit__windows(em, out, NULL, IDX_KIND_MODULE, a, b, NULL, -1);
+            const char *doc = em->module_doc && em->module_doc_line >= a && em->module_doc_line <= b
+                                  ? em->module_doc
+                                  : NULL;
+            emit__windows(em, out, NULL, IDX_KIND_MODULE, a, b, doc, -1);
             continue;
         }
         EmitUnit *u = &em->units[o];

@@ -34,6 +34,8 @@ typedef struct ChunkEmit {
     size_t n_units, cap_units;
     ChunkRef *refs;       /* .chunk: a unit, or -1 (attributed by line) */
     size_t n_refs, cap_refs;
+    const char *module_doc; /* borrowed: given to the module run holding module_doc_line */
+    uint32_t module_doc_line;
 } ChunkEmit;
 
 /* Lines of src; every non-blank line starts as code. max_lines 0: 100. */

@@ -136,6 +136,13 @@ typedef enum {
 /* The i-th file extension the index reads (".py", ".go", ...; static), or
  * NULL past the last. For editors' file watchers. */
 const char *idx_source_ext(size_t i);
+/* Whether a path is a test file by its language's conventions (Go's
+ * _test.go, Java's *Test.java, a JS spec, a Rust tests/ folder...); Python
+ * has none, so its ranking is as before. */
+int idx_is_test_path(const char *path);
+/* Whether the indexed file with this id is a test file (idx_is_test_path). */
+int idx_file_is_test(IdxStore *st, int64_t file_id);
+
 /* Whether a path has an extension the index reads. */
 int idx_is_source_path(const char *path);
 

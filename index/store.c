@@ -372,6 +372,16 @@ static int64_t file_size(const char *path)
     return stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
 }
 
+int idx_file_is_test(IdxStore *st, int64_t file_id)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_FILE_PATH_BY_ID, NULL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, file_id);
+    int v = sqlite3_step(s) == SQLITE_ROW && lang_is_test_path((const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+    return v;
+}
+
 static int status__lang_cmp(const void *pa, const void *pb)
 {
     const IdxLangCount *a = pa, *b = pb;

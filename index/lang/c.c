@@ -58,6 +58,7 @@ static const IdxLang *c__refine(const char *src, size_t len)
 
 static const char *const c__exts[] = {".c", ".h", NULL};
 static const char *const cpp__exts[] = {".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".ipp", ".inl", NULL};
+static const char *const c__tests[] = {"test/", "tests/", "testing/", "_test.", "_unittest.", "_perftest.", "_bench.", NULL};
 static const char *const c__comments[] = {"comment", NULL};
 static const char *const cpp__wrappers[] = {"template_declaration", NULL};
 
@@ -67,6 +68,7 @@ const IdxLang lang_c = {
     .grammar = tree_sitter_c,
     .query = idx_query_c,
     .comments = c__comments,
+    .tests = c__tests,
     .module_name = lang_module_keep_ext,
     .import = c__import,
     .resolve_import = c__resolve,
@@ -79,6 +81,7 @@ const IdxLang lang_cpp = {
     .grammar = tree_sitter_cpp,
     .query = idx_query_cpp,
     .comments = c__comments,
+    .tests = c__tests,
     .wrappers = cpp__wrappers,
     .module_name = lang_module_keep_ext,
     .import = c__import,

@@ -68,6 +68,7 @@ static int go__resolve(const LangImportCtx *ctx, ChunkRef *r)
 
 static const char *const go__exts[] = {".go", NULL};
 static const char *const go__comments[] = {"comment", NULL};
+static const char *const go__tests[] = {"*_test.go", "testdata/", NULL};
 
 const IdxLang lang_go = {
     .name = "go",
@@ -75,6 +76,7 @@ const IdxLang lang_go = {
     .grammar = tree_sitter_go,
     .query = idx_query_go,
     .comments = go__comments,
+    .tests = go__tests,
     .module_name = lang_module_dir,
     .import = go__import,
     .resolve_import = go__resolve,

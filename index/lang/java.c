@@ -79,6 +79,7 @@ static int java__resolve(const LangImportCtx *ctx, ChunkRef *r)
 }
 
 static const char *const java__exts[] = {".java", NULL};
+static const char *const java__tests[] = {"test/", "tests/", "*Test.java", "*Tests.java", NULL};
 static const char *const java__comments[] = {"line_comment", "block_comment", NULL};
 
 const IdxLang lang_java = {
@@ -87,6 +88,7 @@ const IdxLang lang_java = {
     .grammar = tree_sitter_java,
     .query = idx_query_java,
     .comments = java__comments,
+    .tests = java__tests,
     .module_name = lang_module_dir,
     .import = java__import,
     .resolve_import = java__resolve,

@@ -61,6 +61,10 @@ typedef struct IdxLang {
     int (*resolve_import)(const LangImportCtx *ctx, ChunkRef *r);
     /* Another row for this file by its content (C headers holding C++), or NULL. */
     const IdxLang *(*refine)(const char *src, size_t len);
+    /* Test files by convention: "dir/" (a path component), "*suffix" (end of
+     * the file name, which must be longer), ".infix." (inside the name).
+     * Ranked below the code they test. */
+    const char *const *tests;
     int is_doc;                    /* docs and config: ranked below code */
     size_t max_bytes;              /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;
@@ -71,6 +75,8 @@ const IdxLang *lang_by_name(const char *name);
 /* Language by the interpreter of a "#!" first line, or NULL. */
 const IdxLang *lang_for_shebang(const char *first_line, size_t len);
 size_t lang_count(void);
+/* Whether relpath is a test file by its language's conventions. */
+int lang_is_test_path(const char *relpath);
 const IdxLang *lang_at(size_t i);
 
 /* Helpers for hooks (chunk_ts.c). */

@@ -9,6 +9,7 @@
  * ever in two chunks and no code line is ever dropped.
  */
 #include "lang.h"
+#include "../chunk_emit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@ struct PyChunker {
     ChunkSyms sy;
 };
 
-enum { CHUNK__BLANK, CHUNK__COMMENT, CHUNK__CODE };
+enum { CHUNK__BLANK = EMIT_BLANK, CHUNK__COMMENT = EMIT_COMMENT, CHUNK__CODE = EMIT_CODE };
 enum { CHUNK__CTX_MODULE, CHUNK__CTX_CLASS, CHUNK__CTX_FUNC };
 
 /* A definition that gets chunks of its own. */
@@ -51,7 +52,6 @@ typedef struct ChunkUnit {
     char *docstring;
     TSNode def;       /* function_definition or class_definition */
     uint32_t sig_end; /* byte after the header's ':' */
-    int first_chunk;  /* index into out->chunks, or -1 */
 } ChunkUnit;
 
 /* Context a node gives its children. */
@@ -63,16 +63,15 @@ typedef struct ChunkFrame {
 } ChunkFrame;
 
 typedef struct ChunkRun {
+    ChunkEmit em; /* the line table and chunk emission shared with other languages */
     const ChunkSyms *sy;
     const char *src;
     uint32_t len;
     uint32_t max_lines;
     uint32_t n_lines;
-    uint32_t *line_start; /* [1..n_lines+1]; [n_lines+1] = len */
-    uint8_t *line_kind;   /* [1..n_lines] */
-    uint8_t *cut;         /* [1..n_lines]: a statement of the line's owner starts here */
-    int *owner;           /* [1..n_lines]: unit or -1 for module code */
-    int *line_chunk;      /* [1..n_lines]: index into out->chunks, or -1 */
+    uint32_t *line_start; /* em.line_start: [1..n_lines+1]; [n_lines+1] = len */
+    uint8_t *line_kind;   /* em.line_kind: [1..n_lines] */
+    uint8_t *cut;         /* em.cut: a statement of the line's owner starts here */
     ChunkUnit *units;
     size_t n_units, cap_units;
     ChunkRef *refs; /* .chunk holds a unit to attribute to, or -1 (by line) */
@@ -173,28 +172,19 @@ static int chunk__is_space(char c)
 static void chunk__lines_init(ChunkRun *r)
 {
     const char *s = r->src;
-    uint32_t n = (uint32_t)count_lines(s, r->len);
-    r->n_lines = n;
-    r->line_start = xmalloc((n + 2) * sizeof *r->line_start);
-    r->line_kind = xcalloc(n + 2, 1);
-    r->cut = xcalloc(n + 2, 1);
-    r->owner = xmalloc((n + 2) * sizeof *r->owner);
-    r->line_chunk = xmalloc((n + 2) * sizeof *r->line_chunk);
-    uint32_t pos = 0;
-    for (uint32_t l = 1; l <= n; l++) {
-        r->line_start[l] = pos;
-        const char *nl = memchr(s + pos, '\n', r->len - pos);
-        uint32_t end = nl ? (uint32_t)(nl - s) : r->len;
-        uint32_t p = pos;
+    emit_init(&r->em, s, r->len, r->max_lines);
+    r->n_lines = r->em.n_lines;
+    r->line_start = r->em.line_start;
+    r->line_kind = r->em.line_kind;
+    r->cut = r->em.cut;
+    for (uint32_t l = 1; l <= r->n_lines; l++) {
+        uint32_t p = r->line_start[l], end = r->line_start[l + 1];
+        if (end > p && s[end - 1] == '\n') end--;
         if (l == 1 && end - p >= 3 && !memcmp(s + p, "\xEF\xBB\xBF", 3)) p += 3;
         while (p < end && chunk__is_space(s[p]))
             p++;
         r->line_kind[l] = p == end ? CHUNK__BLANK : s[p] == '#' ? CHUNK__COMMENT : CHUNK__CODE;
-        r->owner[l] = -1;
-        r->line_chunk[l] = -1;
-        pos = nl ? end + 1 : end;
     }
-    r->line_start[n + 1] = r->len;
 }
 
 /* Line (1-based) holding byte b. */
@@ -376,7 +366,6 @@ static int chunk__unit_new(ChunkRun *r, TSNode def, TSNode outer, const ChunkFra
     u->start = start;
     u->end = end;
     u->def = def;
-    u->first_chunk = -1;
 
     StrBuf sym;
     sb_init(&sym);
@@ -782,61 +771,6 @@ static uint32_t chunk__find_cut(ChunkRun *r, TSNode root, uint32_t seg_line)
 
 /* ---------------------------------------------------------------- chunks */
 
-static int chunk__has_code(const ChunkRun *r, uint32_t a, uint32_t b)
-{
-    for (uint32_t l = a; l <= b; l++)
-        if (r->line_kind[l] == CHUNK__CODE) return 1;
-    return 0;
-}
-
-static void chunk__push(ChunkRun *r, ChunkSet *out, IdxKind kind, const ChunkUnit *u, uint32_t a,
-                        uint32_t b, uint32_t window, const char *doc, int parent)
-{
-    ARRAY_GROW(out->chunks, out->n_chunks + 1, out->cap_chunks);
-    int idx = (int)out->n_chunks++;
-    ChunkDef *d = &out->chunks[idx];
-    d->kind = kind;
-    d->start_line = a;
-    d->end_line = b;
-    d->window = window;
-    d->symbol = xstrdup(u ? u->symbol : "");
-    d->name = xstrdup(u ? u->name : "");
-    d->signature = xstrdup(u ? u->signature : "");
-    d->docstring = doc ? xstrdup(doc) : NULL;
-    d->parent = parent;
-    for (uint32_t l = a; l <= b; l++)
-        r->line_chunk[l] = idx;
-}
-
-/* Emits lines a..b of one unit, split into windows past max_lines; cuts go
- * where a statement starts in the last 30% of a window when one does. */
-static void chunk__emit(ChunkRun *r, ChunkSet *out, IdxKind kind, const ChunkUnit *u, uint32_t a,
-                        uint32_t b, const char *doc, int parent)
-{
-    uint32_t max = r->max_lines;
-    if (b - a + 1 <= max) {
-        chunk__push(r, out, kind, u, a, b, 0, doc, parent);
-        return;
-    }
-    uint32_t lmin = max - max * 3 / 10, window = 1, pos = a;
-    if (lmin < 1) lmin = 1;
-    while (pos <= b) {
-        if (b - pos + 1 <= max) {
-            chunk__push(r, out, kind, u, pos, b, window, doc, parent);
-            break;
-        }
-        uint32_t next = pos + max;
-        for (uint32_t c = pos + max; c >= pos + lmin; c--) {
-            if (r->cut[c]) {
-                next = c;
-                break;
-            }
-        }
-        chunk__push(r, out, kind, u, pos, next - 1, window++, doc, parent);
-        pos = next;
-    }
-}
-
 /* Marks the statements of a function body as cut points. */
 static void chunk__mark_body(ChunkRun *r, const ChunkUnit *u)
 {
@@ -853,73 +787,33 @@ static void chunk__mark_body(ChunkRun *r, const ChunkUnit *u)
     } while (ts_tree_cursor_goto_next_sibling(c));
 }
 
+/* Hands the units to the shared emission (chunk_emit.c): signatures first
+ * (they need every comment), body statements as cut points of long
+ * functions, the module docstring to the module run holding it. */
 static void chunk__build(ChunkRun *r, ChunkSet *out)
 {
     for (size_t i = 0; i < r->n_units; i++) {
         ChunkUnit *u = &r->units[i];
         u->signature = chunk__signature(r, u);
-        for (uint32_t l = u->start; l <= u->end; l++)
-            r->owner[l] = (int)i;
+        if (u->kind != IDX_KIND_CLASS && u->end - u->start + 1 > r->max_lines) chunk__mark_body(r, u);
+        emit_unit_add(&r->em, u->kind, u->parent, u->start, u->end, u->symbol, u->signature,
+                      u->docstring);
+        u->symbol = u->signature = u->docstring = NULL; /* owned by em now */
     }
-    for (uint32_t l = 1; l <= r->n_lines;) {
-        int o = r->owner[l];
-        uint32_t a = l, b = l;
-        while (b < r->n_lines && r->owner[b + 1] == o)
-            b++;
-        l = b + 1;
-        while (a <= b && r->line_kind[a] == CHUNK__BLANK)
-            a++;
-        while (b >= a && r->line_kind[b] == CHUNK__BLANK)
-            b--;
-        if (a > b || !chunk__has_code(r, a, b)) continue;
-        if (o < 0) {
-            const char *doc =
-                r->mod_doc && r->mod_doc_line >= a && r->mod_doc_line <= b ? r->mod_doc : NULL;
-            chunk__emit(r, out, IDX_KIND_MODULE, NULL, a, b, doc, -1);
-            continue;
-        }
-        ChunkUnit *u = &r->units[o];
-        int parent = u->parent >= 0 ? r->units[u->parent].first_chunk : -1;
-        int first = u->first_chunk < 0;
-        if (u->kind != IDX_KIND_CLASS && b - a + 1 > r->max_lines) chunk__mark_body(r, u);
-        if (first) u->first_chunk = (int)out->n_chunks;
-        /* later runs of a class hold class-level code between methods */
-        chunk__emit(r, out, u->kind, u, a, b, first ? u->docstring : NULL, parent);
-    }
+    r->em.module_doc = r->mod_doc;
+    r->em.module_doc_line = r->mod_doc_line;
+    emit_build(&r->em, out);
 }
 
 /* Attributes references to chunks, drops duplicates, moves them to out. */
 static void chunk__refs_out(ChunkRun *r, ChunkSet *out)
 {
-    StrMap seen;
-    strmap_init(&seen);
-    for (size_t i = 0; i < r->n_refs; i++) {
-        ChunkRef ref = r->refs[i];
-        int chunk = -1;
-        if (ref.chunk >= 0) chunk = r->units[ref.chunk].first_chunk;
-        if (chunk < 0 && ref.line >= 1 && ref.line <= r->n_lines) chunk = r->line_chunk[ref.line];
-        int keep = chunk >= 0;
-        if (keep && ref.kind != REF_IMPORT) {
-            sb_reset(&r->sb);
-            sb_addf(&r->sb, "%d:%d:%s", chunk, (int)ref.kind, ref.name);
-            if (strmap_get(&seen, r->sb.buf, NULL))
-                keep = 0;
-            else
-                strmap_put(&seen, r->sb.buf, 1);
-        }
-        if (!keep) {
-            free(ref.module);
-            free(ref.member);
-            free(ref.alias);
-            free(ref.name);
-            continue;
-        }
-        ref.chunk = chunk;
-        ARRAY_GROW(out->refs, out->n_refs + 1, out->cap_refs);
-        out->refs[out->n_refs++] = ref;
-    }
-    r->n_refs = 0;
-    strmap_release(&seen);
+    r->em.refs = r->refs;
+    r->em.n_refs = r->n_refs;
+    r->em.cap_refs = r->cap_refs;
+    r->refs = NULL;
+    r->n_refs = r->cap_refs = 0;
+    emit_refs_out(&r->em, out);
 }
 
 static void chunk__run_release(ChunkRun *r)
@@ -940,11 +834,7 @@ static void chunk__run_release(ChunkRun *r)
     free(r->comments);
     free(r->frames);
     free(r->chain);
-    free(r->line_start);
-    free(r->line_kind);
-    free(r->cut);
-    free(r->owner);
-    free(r->line_chunk);
+    emit_release(&r->em);
     free(r->mod_doc);
     sb_release(&r->sb);
     sb_release(&r->sb2);

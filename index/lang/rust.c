@@ -155,6 +155,7 @@ static char *rust__module_name(const char *relpath)
 
 static const char *const rust__exts[] = {".rs", NULL};
 static const char *const rust__comments[] = {"line_comment", "block_comment", NULL};
+static const char *const rust__tests[] = {"tests/", "benches/", "*_test.rs", "*_tests.rs", NULL};
 static const char *const rust__prefixes[] = {"attribute_item", NULL};
 
 const IdxLang lang_rust = {
@@ -163,6 +164,7 @@ const IdxLang lang_rust = {
     .grammar = tree_sitter_rust,
     .query = idx_query_rust,
     .comments = rust__comments,
+    .tests = rust__tests,
     .prefixes = rust__prefixes,
     .module_name = rust__module_name,
     .import = rust__import,

@@ -90,3 +90,28 @@ int idx_is_source_path(const char *path)
 {
     return lang_for_path(path) != NULL;
 }
+
+int lang_is_test_path(const char *relpath)
+{
+    const IdxLang *l = lang_for_path(relpath);
+    const char *slash = strrchr(relpath, '/');
+    const char *base = slash ? slash + 1 : relpath;
+    size_t bn = strlen(base);
+    for (const char *const *t = l ? l->tests : NULL; t && *t; t++) {
+        size_t k = strlen(*t);
+        if ((*t)[k - 1] == '/') { /* a directory anywhere on the path */
+            for (const char *p = relpath; p < base; p = strchr(p, '/') + 1)
+                if (!strncmp(p, *t, k)) return 1;
+        } else if ((*t)[0] == '*') {
+            if (bn > k - 1 && !strcmp(base + bn - (k - 1), *t + 1)) return 1;
+        } else if (strstr(base, *t)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int idx_is_test_path(const char *relpath)
+{
+    return lang_is_test_path(relpath);
+}
