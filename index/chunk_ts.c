@@ -252,7 +252,7 @@ static void ts__strip_comment(const char *s, size_t n, StrBuf *out)
 }
 
 /* The comments right above n (no blank line between), as text. */
-static char *ts__doc(TsRun *r, TSNode n)
+static char *ts__doc(TsRun *r, TSNode n, uint32_t *out_line)
 {
     uint32_t row = ts_node_start_point(n).row;
     TSNode first = {0};
@@ -268,6 +268,7 @@ static char *ts__doc(TsRun *r, TSNode n)
         row = ts_node_start_point(p).row;
     }
     if (ts_node_is_null(first)) return NULL;
+    *out_line = ts_node_start_point(first).row + 1;
     StrBuf out;
     sb_init(&out);
     uint32_t a = ts_node_start_byte(first), b = ts_node_start_byte(n);
@@ -441,7 +442,10 @@ static void ts__units(TsRun *r)
         char *recv = ts_node_is_null(d->receiver) ? NULL : ts__name_text(r, d->receiver);
         TSNode outer = ts__outer(r, d->node);
         TSNode first = ts__first_prefix(r, outer);
-        uint32_t start = ts_node_start_point(first).row + 1;
+        uint32_t start = ts_node_start_point(first).row + 1, doc_line = 0;
+        /* the doc comment is part of the definition, as a docstring is */
+        char *doc = ts__doc(r, first, &doc_line);
+        if (doc && doc_line && doc_line < start) start = doc_line;
         uint32_t end = emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
         int parent = up;
         StrBuf sym;
@@ -460,7 +464,6 @@ static void ts__units(TsRun *r)
         }
         sb_adds(&sym, name);
         int in_container = up >= 0 || (recv && recv[0]) || strchr(name, '.') != NULL;
-        char *doc = ts__doc(r, first);
         int id = emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
                                sb_detach(&sym, NULL), ts__signature(r, d), doc);
         free(name);

@@ -43,7 +43,10 @@
   "Arguments that start the language server."
   :type '(repeat string))
 
-(defcustom coderag-major-modes '(python-mode python-ts-mode)
+(defcustom coderag-major-modes
+  '(python-mode python-ts-mode c-mode c-ts-mode c++-mode c++-ts-mode go-mode go-ts-mode
+    rust-mode rust-ts-mode java-mode java-ts-mode js-mode js-ts-mode typescript-mode
+    typescript-ts-mode tsx-ts-mode)
   "Major modes in which eglot uses coderag."
   :type '(repeat symbol))
 

@@ -54,8 +54,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     debug: { command, args, transport: TransportKind.stdio, options: { env: { ...process.env, CODERAG_LOG: 'debug' } } },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ scheme: 'file', language: 'python' }],
-    // The server registers its own **/*.py file watcher (dynamic registration).
+    documentSelector: ['python', 'c', 'cpp', 'go', 'rust', 'java', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact'].map((language) => ({ scheme: 'file', language })),
+    // The server registers its own file watchers, one per extension it indexes (dynamic registration).
     initializationOptions: settingsToInitOptions(setting),
     outputChannelName: 'CodeRAG',
     middleware: {

@@ -11,10 +11,12 @@ local uv = vim.uv or vim.loop
 
 M.config = {
   cmd = { 'coderag', 'lsp' },
-  filetypes = { 'python' },
+  filetypes = { 'python', 'c', 'cpp', 'go', 'rust', 'java', 'javascript', 'javascriptreact',
+                'typescript', 'typescriptreact' },
   -- Markers that find the workspace root upwards from the buffer's file;
   -- a function(fname) -> dir, or a string, overrides. Falls back to the cwd.
-  root_markers = { '.git', 'pyproject.toml', 'setup.py', 'setup.cfg', '.coderag' },
+  root_markers = { '.git', 'pyproject.toml', 'setup.py', 'setup.cfg', 'go.mod', 'Cargo.toml',
+                   'package.json', '.coderag' },
   root_dir = nil,
   -- initializationOptions, flat ({ ['llm.url'] = ... }) or nested ({ llm = { url = ... } }).
   init_options = {},
