@@ -442,10 +442,10 @@ static void ts__units(TsRun *r)
         char *recv = ts_node_is_null(d->receiver) ? NULL : ts__name_text(r, d->receiver);
         TSNode outer = ts__outer(r, d->node);
         TSNode first = ts__first_prefix(r, outer);
+        /* the doc comment becomes the docstring; its lines stay outside
+         * the definition (measured: inside, they cost recall) */
         uint32_t start = ts_node_start_point(first).row + 1, doc_line = 0;
-        /* the doc comment is part of the definition, as a docstring is */
         char *doc = ts__doc(r, first, &doc_line);
-        if (doc && doc_line && doc_line < start) start = doc_line;
         uint32_t end = emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
         int parent = up;
         StrBuf sym;

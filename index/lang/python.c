@@ -8,8 +8,7 @@
  * definitions overriding outer ones; chunks are the owned runs, so no line is
  * ever in two chunks and no code line is ever dropped.
  */
-#include "lang.h"
-#include "../chunk_emit.h"
+#include "python_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,73 +20,6 @@ const TSLanguage *tree_sitter_python(void);
 #define CHUNK__TIMEOUT_US (10ull * 1000 * 1000)
 #define CHUNK__DEFAULT_MAX 100u
 #define CHUNK__MAX_SEGMENTS 64
-#define CHUNK__SYM_ERROR ((TSSymbol)-1)
-
-typedef struct ChunkSyms {
-    TSSymbol module, block, comment, function_definition, class_definition, decorated_definition,
-        decorator, import_statement, import_from_statement, future_import_statement, aliased_import,
-        dotted_name, relative_import, import_prefix, wildcard_import, call, attribute, identifier,
-        subscript, raise_statement, except_clause, except_group_clause, expression_statement,
-        string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon;
-    TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
-        f_object, f_attribute, f_value, f_cause;
-} ChunkSyms;
-
-struct PyChunker {
-    TSParser *parser;
-    ChunkSyms sy;
-};
-
-enum { CHUNK__BLANK = EMIT_BLANK, CHUNK__COMMENT = EMIT_COMMENT, CHUNK__CODE = EMIT_CODE };
-enum { CHUNK__CTX_MODULE, CHUNK__CTX_CLASS, CHUNK__CTX_FUNC };
-
-/* A definition that gets chunks of its own. */
-typedef struct ChunkUnit {
-    IdxKind kind;
-    int parent;          /* unit of the enclosing class, or -1 */
-    uint32_t start, end; /* lines, decorators included */
-    char *symbol;
-    const char *name; /* last component, inside symbol */
-    char *signature;
-    char *docstring;
-    TSNode def;       /* function_definition or class_definition */
-    uint32_t sig_end; /* byte after the header's ':' */
-} ChunkUnit;
-
-/* Context a node gives its children. */
-typedef struct ChunkFrame {
-    TSSymbol sym;
-    uint8_t ctx;
-    int unit;    /* innermost unit (class for CTX_CLASS), or -1 */
-    int pending; /* decorated_definition: unit of its definition */
-} ChunkFrame;
-
-typedef struct ChunkRun {
-    ChunkEmit em; /* the line table and chunk emission shared with other languages */
-    const ChunkSyms *sy;
-    const char *src;
-    uint32_t len;
-    uint32_t max_lines;
-    uint32_t n_lines;
-    uint32_t *line_start; /* em.line_start: [1..n_lines+1]; [n_lines+1] = len */
-    uint8_t *line_kind;   /* em.line_kind: [1..n_lines] */
-    uint8_t *cut;         /* em.cut: a statement of the line's owner starts here */
-    ChunkUnit *units;
-    size_t n_units, cap_units;
-    ChunkRef *refs; /* .chunk holds a unit to attribute to, or -1 (by line) */
-    size_t n_refs, cap_refs;
-    uint32_t *comments; /* start/end byte pairs in document order */
-    size_t n_comments, cap_comments;
-    ChunkFrame *frames;
-    size_t cap_frames;
-    TSNode *chain;
-    size_t cap_chain;
-    TSTreeCursor aux, aux2;
-    StrBuf sb, sb2;
-    char *mod_doc;
-    uint32_t mod_doc_line;
-    uint32_t seg_end_byte; /* nodes starting here or later belong to the next segment */
-} ChunkRun;
 
 static TSSymbol chunk__sym(const TSLanguage *l, const char *name, int named)
 {
@@ -164,11 +96,6 @@ void py_chunker_free(PyChunker *c)
 
 /* ---------------------------------------------------------------- lines */
 
-static int chunk__is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
 static void chunk__lines_init(ChunkRun *r)
 {
     const char *s = r->src;
@@ -181,14 +108,14 @@ static void chunk__lines_init(ChunkRun *r)
         uint32_t p = r->line_start[l], end = r->line_start[l + 1];
         if (end > p && s[end - 1] == '\n') end--;
         if (l == 1 && end - p >= 3 && !memcmp(s + p, "\xEF\xBB\xBF", 3)) p += 3;
-        while (p < end && chunk__is_space(s[p]))
+        while (p < end && py_is_space(s[p]))
             p++;
         r->line_kind[l] = p == end ? CHUNK__BLANK : s[p] == '#' ? CHUNK__COMMENT : CHUNK__CODE;
     }
 }
 
 /* Line (1-based) holding byte b. */
-static uint32_t chunk__line_of(const ChunkRun *r, uint32_t b)
+uint32_t py_line_of(const ChunkRun *r, uint32_t b)
 {
     uint32_t lo = 1, hi = r->n_lines;
     while (lo < hi) {
@@ -201,143 +128,15 @@ static uint32_t chunk__line_of(const ChunkRun *r, uint32_t b)
     return lo;
 }
 
-static uint32_t chunk__node_line(TSNode n)
-{
-    return ts_node_start_point(n).row + 1;
-}
-
 /* Line of the last non-blank byte of [start, end), clipped to the segment:
  * node ends may sit past trailing newlines or zero-width MISSING tokens. */
 static uint32_t chunk__end_line(const ChunkRun *r, uint32_t start, uint32_t end)
 {
     if (end > r->seg_end_byte) end = r->seg_end_byte;
     if (end > r->len) end = r->len;
-    while (end > start && chunk__is_space(r->src[end - 1]))
+    while (end > start && py_is_space(r->src[end - 1]))
         end--;
-    return chunk__line_of(r, end > start ? end - 1 : start);
-}
-
-/* ---------------------------------------------------------------- text helpers */
-
-static void chunk__add_text(ChunkRun *r, StrBuf *sb, TSNode n)
-{
-    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-    if (b > r->len) b = r->len;
-    if (a < b) sb_add(sb, r->src + a, b - a);
-}
-
-/* Text of a dotted_name without whitespace or line continuations. */
-static char *chunk__dotted_text(ChunkRun *r, TSNode n)
-{
-    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-    sb_reset(&r->sb2);
-    for (uint32_t i = a; i < b && i < r->len; i++)
-        if (!chunk__is_space(r->src[i]) && r->src[i] != '\\') sb_addc(&r->sb2, r->src[i]);
-    return xstrndup(r->sb2.buf, r->sb2.len);
-}
-
-/* Writes a callee/base expression as a name chain into r->sb ("a.b.c"; a
- * receiver that is not a plain chain becomes "?"). 0 when n is no chain. */
-static int chunk__chain(ChunkRun *r, TSNode n)
-{
-    const ChunkSyms *sy = r->sy;
-    TSSymbol s = ts_node_symbol(n);
-    size_t depth = 0;
-    sb_reset(&r->sb);
-    if (s != sy->identifier && s != sy->attribute) return 0;
-    while (ts_node_symbol(n) == sy->attribute) {
-        TSNode a = ts_node_child_by_field_id(n, sy->f_attribute);
-        if (ts_node_is_null(a) || ts_node_start_byte(a) == ts_node_end_byte(a)) return 0;
-        ARRAY_GROW(r->chain, depth + 1, r->cap_chain);
-        r->chain[depth++] = a;
-        n = ts_node_child_by_field_id(n, sy->f_object);
-        if (ts_node_is_null(n)) break;
-    }
-    if (!ts_node_is_null(n) && ts_node_symbol(n) == sy->identifier) {
-        if (ts_node_start_byte(n) == ts_node_end_byte(n)) return 0;
-        chunk__add_text(r, &r->sb, n);
-    } else {
-        sb_addc(&r->sb, '?');
-    }
-    while (depth > 0) {
-        sb_addc(&r->sb, '.');
-        chunk__add_text(r, &r->sb, r->chain[--depth]);
-    }
-    return 1;
-}
-
-/* Appends the content of a string node (no prefix, no quotes). */
-static void chunk__string_content(ChunkRun *r, TSNode str, StrBuf *sb)
-{
-    TSTreeCursor *c = &r->aux2;
-    uint32_t a = ts_node_start_byte(str), b = ts_node_end_byte(str);
-    ts_tree_cursor_reset(c, str);
-    if (ts_tree_cursor_goto_first_child(c)) {
-        a = ts_node_end_byte(ts_tree_cursor_current_node(c)); /* after string_start */
-        TSNode last = ts_tree_cursor_current_node(c);
-        while (ts_tree_cursor_goto_next_sibling(c))
-            last = ts_tree_cursor_current_node(c);
-        if (ts_node_start_byte(last) >= a) b = ts_node_start_byte(last); /* before string_end */
-    }
-    if (b > r->len) b = r->len;
-    if (a < b) sb_add(sb, r->src + a, b - a);
-}
-
-/* Docstring of a body (block or module): its first statement when that is a
- * lone string expression. Caller frees. */
-static char *chunk__docstring(ChunkRun *r, TSNode body, uint32_t *out_line)
-{
-    const ChunkSyms *sy = r->sy;
-    TSTreeCursor *c = &r->aux;
-    TSNode stmt = {0}, str = {0};
-    int found = 0, n_named = 0;
-    if (ts_node_is_null(body)) return NULL;
-    ts_tree_cursor_reset(c, body);
-    if (!ts_tree_cursor_goto_first_child(c)) return NULL;
-    do {
-        TSNode n = ts_tree_cursor_current_node(c);
-        if (ts_node_is_named(n) && ts_node_symbol(n) != sy->comment) {
-            stmt = n;
-            found = 1;
-            break;
-        }
-    } while (ts_tree_cursor_goto_next_sibling(c));
-    if (!found || ts_node_symbol(stmt) != sy->expression_statement) return NULL;
-    ts_tree_cursor_reset(c, stmt);
-    if (!ts_tree_cursor_goto_first_child(c)) return NULL;
-    do {
-        TSNode n = ts_tree_cursor_current_node(c);
-        if (ts_node_is_named(n) && ts_node_symbol(n) != sy->comment) {
-            str = n;
-            n_named++;
-        }
-    } while (ts_tree_cursor_goto_next_sibling(c));
-    if (n_named != 1) return NULL;
-    while (ts_node_symbol(str) == sy->parenthesized_expression &&
-           ts_node_named_child_count(str) == 1)
-        str = ts_node_named_child(str, 0);
-    TSSymbol s = ts_node_symbol(str);
-    sb_reset(&r->sb);
-    if (s == sy->string) {
-        chunk__string_content(r, str, &r->sb);
-    } else if (s == sy->concatenated_string) {
-        ts_tree_cursor_reset(c, str);
-        if (ts_tree_cursor_goto_first_child(c)) {
-            do {
-                TSNode n = ts_tree_cursor_current_node(c);
-                if (ts_node_symbol(n) == sy->string) chunk__string_content(r, n, &r->sb);
-            } while (ts_tree_cursor_goto_next_sibling(c));
-        }
-    } else {
-        return NULL;
-    }
-    const char *p = r->sb.buf, *e = r->sb.buf + r->sb.len;
-    while (p < e && chunk__is_space(*p))
-        p++;
-    while (e > p && chunk__is_space(e[-1]))
-        e--;
-    if (out_line) *out_line = chunk__node_line(stmt);
-    return xstrndup(p, (size_t)(e - p));
+    return py_line_of(r, end > start ? end - 1 : start);
 }
 
 /* ---------------------------------------------------------------- units */
@@ -347,7 +146,7 @@ static int chunk__unit_new(ChunkRun *r, TSNode def, TSNode outer, const ChunkFra
     const ChunkSyms *sy = r->sy;
     TSNode name = ts_node_child_by_field_id(def, sy->f_name);
     if (ts_node_is_null(name) || ts_node_start_byte(name) >= ts_node_end_byte(name)) return -1;
-    uint32_t start = chunk__node_line(outer);
+    uint32_t start = py_node_line(outer);
     if (start > r->n_lines) return -1;
     /* the enclosing class keeps its header line, whatever error recovery did */
     if (up->ctx == CHUNK__CTX_CLASS && start <= r->units[up->unit].start) return -1;
@@ -374,7 +173,7 @@ static int chunk__unit_new(ChunkRun *r, TSNode def, TSNode outer, const ChunkFra
         sb_addc(&sym, '.');
     }
     size_t name_off = sym.len;
-    chunk__add_text(r, &sym, name);
+    py_add_text(r, &sym, name);
     u->symbol = sb_detach(&sym, NULL);
     u->name = u->symbol + name_off;
 
@@ -394,11 +193,11 @@ static int chunk__unit_new(ChunkRun *r, TSNode def, TSNode outer, const ChunkFra
         } while (ts_tree_cursor_goto_next_sibling(c));
     }
     if (!u->sig_end) {
-        uint32_t l = chunk__node_line(def);
+        uint32_t l = py_node_line(def);
         uint32_t eol = l <= r->n_lines ? r->line_start[l + 1] : r->len;
         u->sig_end = ts_node_end_byte(def) < eol ? ts_node_end_byte(def) : eol;
     }
-    u->docstring = chunk__docstring(r, body, NULL);
+    u->docstring = py_docstring(r, body, NULL);
     return id;
 }
 
@@ -427,7 +226,7 @@ static char *chunk__signature(ChunkRun *r, const ChunkUnit *u)
             continue;
         }
         char ch = r->src[i];
-        if (chunk__is_space(ch) ||
+        if (py_is_space(ch) ||
             (ch == '\\' && i + 1 < b && (r->src[i + 1] == '\n' || r->src[i + 1] == '\r'))) {
             space = 1;
             continue;
@@ -437,171 +236,6 @@ static char *chunk__signature(ChunkRun *r, const ChunkUnit *u)
         sb_addc(&r->sb, ch);
     }
     return xstrndup(r->sb.buf, r->sb.len);
-}
-
-/* ---------------------------------------------------------------- references */
-
-static ChunkRef *chunk__ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at)
-{
-    ARRAY_GROW(r->refs, r->n_refs + 1, r->cap_refs);
-    ChunkRef *ref = &r->refs[r->n_refs++];
-    memset(ref, 0, sizeof *ref);
-    ref->kind = kind;
-    ref->chunk = unit;
-    ref->line = chunk__node_line(at);
-    return ref;
-}
-
-/* A REF_CALL/INHERIT/RAISE for a name chain; nothing for other expressions. */
-static void chunk__ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
-{
-    if (ts_node_is_null(n) || !chunk__chain(r, n)) return;
-    chunk__ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
-}
-
-static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)
-{
-    const ChunkSyms *sy = r->sy;
-    TSSymbol s = ts_node_symbol(n);
-    char *name = NULL, *alias = NULL;
-    if (s == sy->dotted_name) {
-        name = chunk__dotted_text(r, n);
-        alias = from ? xstrdup(name) : xstrndup(name, strcspn(name, "."));
-    } else if (s == sy->aliased_import) {
-        TSNode nm = ts_node_child_by_field_id(n, sy->f_name);
-        TSNode al = ts_node_child_by_field_id(n, sy->f_alias);
-        if (ts_node_is_null(nm) || ts_node_is_null(al)) return;
-        name = chunk__dotted_text(r, nm);
-        sb_reset(&r->sb);
-        chunk__add_text(r, &r->sb, al);
-        alias = xstrndup(r->sb.buf, r->sb.len);
-    } else {
-        return;
-    }
-    if (!*name || !*alias) {
-        free(name);
-        free(alias);
-        return;
-    }
-    ChunkRef *ref = chunk__ref_push(r, REF_IMPORT, -1, n);
-    ref->level = level;
-    ref->alias = alias;
-    if (from) {
-        ref->module = xstrdup(module);
-        ref->member = name;
-    } else {
-        ref->module = name;
-    }
-}
-
-static void chunk__ref_import(ChunkRun *r, TSNode n)
-{
-    const ChunkSyms *sy = r->sy;
-    TSSymbol s = ts_node_symbol(n);
-    int from = s != sy->import_statement, level = 0, have_module = s == sy->future_import_statement;
-    char *module = xstrdup(have_module ? "__future__" : "");
-    TSTreeCursor *c = &r->aux;
-    ts_tree_cursor_reset(c, n);
-    if (!ts_tree_cursor_goto_first_child(c)) goto out;
-    do {
-        TSNode ch = ts_tree_cursor_current_node(c);
-        TSFieldId f = ts_tree_cursor_current_field_id(c);
-        TSSymbol cs = ts_node_symbol(ch);
-        if (f == sy->f_module_name && s == sy->import_from_statement) {
-            have_module = 1;
-            if (cs == sy->dotted_name) {
-                free(module);
-                module = chunk__dotted_text(r, ch);
-            } else if (cs == sy->relative_import) {
-                TSTreeCursor *c2 = &r->aux2;
-                ts_tree_cursor_reset(c2, ch);
-                if (!ts_tree_cursor_goto_first_child(c2)) continue;
-                do {
-                    TSNode g = ts_tree_cursor_current_node(c2);
-                    if (ts_node_symbol(g) == sy->import_prefix) {
-                        for (uint32_t i = ts_node_start_byte(g); i < ts_node_end_byte(g); i++)
-                            level += r->src[i] == '.';
-                    } else if (ts_node_symbol(g) == sy->dotted_name) {
-                        free(module);
-                        module = chunk__dotted_text(r, g);
-                    }
-                } while (ts_tree_cursor_goto_next_sibling(c2));
-            }
-        } else if (f == sy->f_name) {
-            if (from && !have_module) continue;
-            chunk__ref_import_name(r, ch, from, level, module);
-        } else if (cs == sy->wildcard_import && have_module) {
-            ChunkRef *ref = chunk__ref_push(r, REF_IMPORT, -1, ch);
-            ref->level = level;
-            ref->module = xstrdup(module);
-            ref->member = xstrdup("*");
-            ref->alias = xstrdup("*");
-        }
-    } while (ts_tree_cursor_goto_next_sibling(c));
-out:
-    free(module);
-}
-
-static void chunk__ref_bases(ChunkRun *r, TSNode cls, int unit)
-{
-    const ChunkSyms *sy = r->sy;
-    TSNode args = ts_node_child_by_field_id(cls, sy->f_superclasses);
-    TSTreeCursor *c = &r->aux;
-    if (ts_node_is_null(args)) return;
-    ts_tree_cursor_reset(c, args);
-    if (!ts_tree_cursor_goto_first_child(c)) return;
-    do {
-        TSNode n = ts_tree_cursor_current_node(c);
-        TSSymbol s = ts_node_symbol(n);
-        if (s == sy->subscript) n = ts_node_child_by_field_id(n, sy->f_value); /* Generic[T] */
-        chunk__ref_chain(r, REF_INHERIT, unit, n);
-    } while (ts_tree_cursor_goto_next_sibling(c));
-}
-
-/* except X / except (X, Y) / except X as e. */
-static void chunk__ref_caught(ChunkRun *r, TSNode v)
-{
-    const ChunkSyms *sy = r->sy;
-    if (ts_node_is_null(v)) return;
-    if (ts_node_symbol(v) == sy->as_pattern) v = ts_node_named_child(v, 0);
-    while (!ts_node_is_null(v) && ts_node_symbol(v) == sy->parenthesized_expression)
-        v = ts_node_named_child(v, 0);
-    if (ts_node_is_null(v)) return;
-    if (ts_node_symbol(v) != sy->tuple) {
-        chunk__ref_chain(r, REF_RAISE, -1, v);
-        return;
-    }
-    TSTreeCursor *c = &r->aux;
-    ts_tree_cursor_reset(c, v);
-    if (!ts_tree_cursor_goto_first_child(c)) return;
-    do {
-        chunk__ref_chain(r, REF_RAISE, -1, ts_tree_cursor_current_node(c));
-    } while (ts_tree_cursor_goto_next_sibling(c));
-}
-
-static void chunk__ref_raise(ChunkRun *r, TSNode n)
-{
-    const ChunkSyms *sy = r->sy;
-    TSTreeCursor *c = &r->aux;
-    ts_tree_cursor_reset(c, n);
-    if (!ts_tree_cursor_goto_first_child(c)) return;
-    do {
-        TSNode ch = ts_tree_cursor_current_node(c);
-        if (!ts_node_is_named(ch) || ts_node_symbol(ch) == sy->comment) continue;
-        if (ts_tree_cursor_current_field_id(c) == sy->f_cause) continue;
-        chunk__ref_chain(r, REF_RAISE, -1, ch);
-        return;
-    } while (ts_tree_cursor_goto_next_sibling(c));
-}
-
-static TSNode chunk__first_named(const ChunkRun *r, TSNode n)
-{
-    uint32_t k = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode ch = ts_node_named_child(n, i);
-        if (ts_node_symbol(ch) != r->sy->comment) return ch;
-    }
-    return (TSNode){0};
 }
 
 /* ---------------------------------------------------------------- walk */
@@ -625,7 +259,7 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
 
     if (up->ctx != CHUNK__CTX_FUNC) {
         if (up->sym == sy->module || up->sym == sy->block) {
-            uint32_t l = chunk__node_line(n);
+            uint32_t l = py_node_line(n);
             if (l <= r->n_lines) r->cut[l] = 1;
         }
         if (s == sy->decorated_definition) {
@@ -641,22 +275,22 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
     }
 
     if (s == sy->call) {
-        chunk__ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
+        py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
     } else if (s == sy->import_statement || s == sy->import_from_statement ||
                s == sy->future_import_statement) {
-        chunk__ref_import(r, n);
+        py_ref_import(r, n);
     } else if (s == sy->decorator) {
-        TSNode e = chunk__first_named(r, n);
+        TSNode e = py_first_named(r, n);
         if (!ts_node_is_null(e) && ts_node_symbol(e) != sy->call)
-            chunk__ref_chain(r, REF_CALL, -1, e);
+            py_ref_chain(r, REF_CALL, -1, e);
     } else if (s == sy->class_definition) {
-        chunk__ref_bases(r, n, cls_unit);
+        py_ref_bases(r, n, cls_unit);
     } else if (s == sy->raise_statement) {
-        chunk__ref_raise(r, n);
+        py_ref_raise(r, n);
     } else if (s == sy->except_clause) {
-        chunk__ref_caught(r, ts_node_child_by_field_id(n, sy->f_value));
+        py_ref_caught(r, ts_node_child_by_field_id(n, sy->f_value));
     } else if (s == sy->except_group_clause) {
-        chunk__ref_caught(r, chunk__first_named(r, n));
+        py_ref_caught(r, py_first_named(r, n));
     }
     return f;
 }
@@ -693,82 +327,6 @@ out:
     ts_tree_cursor_delete(&cur);
 }
 
-/* ---------------------------------------------------------------- error recovery */
-
-static TSNode chunk__first_error(ChunkRun *r, TSNode n)
-{
-    TSTreeCursor *c = &r->aux;
-    for (;;) {
-        if (ts_node_symbol(n) == CHUNK__SYM_ERROR || ts_node_is_missing(n)) return n;
-        int found = 0;
-        ts_tree_cursor_reset(c, n);
-        if (ts_tree_cursor_goto_first_child(c)) {
-            do {
-                TSNode ch = ts_tree_cursor_current_node(c);
-                if (ts_node_has_error(ch)) {
-                    n = ch;
-                    found = 1;
-                    break;
-                }
-            } while (ts_tree_cursor_goto_next_sibling(c));
-        }
-        if (!found) return n;
-    }
-}
-
-static int chunk__starts_def(const char *p, const char *end)
-{
-    size_t n = (size_t)(end - p);
-    if (n >= 2 && p[0] == '@' && p[1] != ' ' && p[1] != '\t') return 1;
-    if (n >= 6 && !memcmp(p, "async", 5) && (p[5] == ' ' || p[5] == '\t')) {
-        p += 6;
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-        n = (size_t)(end - p);
-    }
-    if (n >= 4 && !memcmp(p, "def", 3) && (p[3] == ' ' || p[3] == '\t')) return 1;
-    if (n >= 6 && !memcmp(p, "class", 5) && (p[5] == ' ' || p[5] == '\t')) return 1;
-    return 0;
-}
-
-/* After a syntax error tree-sitter often swallows the rest of the file into
- * an ERROR node or a broken statement. Returns the first line after the error
- * that opens a definition at column 0 which the tree does not show as a sound
- * top-level node, so the caller re-parses from there; 0 for none. */
-static uint32_t chunk__find_cut(ChunkRun *r, TSNode root, uint32_t seg_line)
-{
-    const ChunkSyms *sy = r->sy;
-    uint32_t e = ts_node_start_byte(chunk__first_error(r, root));
-    if (e >= r->len) return 0;
-    uint32_t el = chunk__line_of(r, e);
-    uint32_t l = r->line_start[el] == e ? el : el + 1;
-    if (l <= seg_line) l = seg_line + 1;
-    TSTreeCursor *c = &r->aux;
-    ts_tree_cursor_reset(c, root);
-    int has_child = ts_tree_cursor_goto_first_child(c);
-    for (; l <= r->n_lines; l++) {
-        uint32_t b = r->line_start[l];
-        if (r->line_kind[l] != CHUNK__CODE ||
-            !chunk__starts_def(r->src + b, r->src + r->line_start[l + 1]))
-            continue;
-        while (has_child && ts_node_end_byte(ts_tree_cursor_current_node(c)) <= b)
-            has_child = ts_tree_cursor_goto_next_sibling(c);
-        if (!has_child) return l;
-        TSNode ch = ts_tree_cursor_current_node(c);
-        TSSymbol s = ts_node_symbol(ch);
-        if (ts_node_start_byte(ch) > b) return l;
-        if (ts_node_start_byte(ch) == b &&
-            (s == sy->function_definition || s == sy->class_definition ||
-             s == sy->decorated_definition))
-            continue;
-        /* a sound node (a string holding "def", say) stays; a loose keyword
-         * or a decorator outside any definition means the tree is lost here */
-        if (ts_node_is_named(ch) && !ts_node_has_error(ch) && s != sy->decorator) continue;
-        return l;
-    }
-    return 0;
-}
-
 /* ---------------------------------------------------------------- chunks */
 
 /* Marks the statements of a function body as cut points. */
@@ -781,7 +339,7 @@ static void chunk__mark_body(ChunkRun *r, const ChunkUnit *u)
     if (!ts_tree_cursor_goto_first_child(c)) return;
     do {
         TSNode n = ts_tree_cursor_current_node(c);
-        uint32_t l = chunk__node_line(n);
+        uint32_t l = py_node_line(n);
         if (ts_node_is_named(n) && ts_node_symbol(n) != r->sy->comment && l <= r->n_lines)
             r->cut[l] = 1;
     } while (ts_tree_cursor_goto_next_sibling(c));
@@ -887,7 +445,7 @@ CrErr py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lin
     while (n_trees < CHUNK__MAX_SEGMENTS) {
         TSNode last = ts_tree_root_node(trees[n_trees - 1]);
         if (!ts_node_has_error(last)) break;
-        uint32_t l = chunk__find_cut(&r, last, seg_line[n_trees - 1]);
+        uint32_t l = py_find_cut(&r, last, seg_line[n_trees - 1]);
         if (!l || len - r.line_start[l] > budget) break;
         budget -= len - r.line_start[l];
         TSRange range = {{l - 1, 0}, {UINT32_MAX, UINT32_MAX}, r.line_start[l], UINT32_MAX};
@@ -905,7 +463,7 @@ CrErr py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lin
     seg_byte[n_trees] = UINT32_MAX;
 
     if (ts_node_symbol(root) == c->sy.module)
-        r.mod_doc = chunk__docstring(&r, root, &r.mod_doc_line);
+        r.mod_doc = py_docstring(&r, root, &r.mod_doc_line);
     if (r.mod_doc && n_trees > 1 && r.mod_doc_line >= seg_line[1]) {
         free(r.mod_doc);
         r.mod_doc = NULL;
@@ -938,3 +496,4 @@ const IdxLang lang_python = {
     .grammar = tree_sitter_python,
     .module_name = path_to_module,
 };
+
