@@ -512,6 +512,15 @@ static void ts__mark_lines(TsRun *r, TSNode root)
     }
 out:
     ts_tree_cursor_delete(&cur);
+    /* a line of closing brackets alone ("}", "});") is not code of its
+     * own: it stays in the chunk it closes but never makes a chunk */
+    for (uint32_t l = 1; l <= r->em.n_lines; l++) {
+        if (r->em.line_kind[l] != EMIT_CODE) continue;
+        uint32_t p = emit_first_byte(&r->em, l), e = r->em.line_start[l + 1];
+        while (p < e && strchr("})]>;, \t\r\n", r->em.src[p]))
+            p++;
+        if (p == e) r->em.line_kind[l] = EMIT_COMMENT;
+    }
 }
 
 CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
