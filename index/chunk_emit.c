@@ -125,7 +125,7 @@ int emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, uint3
 int emit_unit_by_symbol(const ChunkEmit *em, const char *symbol)
 {
     for (size_t i = em->n_units; i-- > 0;)
-        if (!strcmp(em->units[i].symbol, symbol)) return (int)i;
+        if (em->units[i].kind == IDX_KIND_CLASS && !strcmp(em->units[i].symbol, symbol)) return (int)i;
     return -1;
 }
 

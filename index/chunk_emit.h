@@ -52,6 +52,7 @@ uint32_t emit_end_line(const ChunkEmit *em, uint32_t start, uint32_t end);
  * takes symbol, signature and doc (any may be NULL). Returns its id. */
 int emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, uint32_t end,
                   char *symbol, char *signature, char *doc);
+/* The last class-like unit with this symbol (a Go receiver, Foo in Foo::bar), or -1. */
 int emit_unit_by_symbol(const ChunkEmit *em, const char *symbol);
 ChunkRef *emit_ref_push(ChunkEmit *em, RefKind kind, int unit, uint32_t line);
 /* Chunks: every line to its innermost unit, runs of one owner emitted in
