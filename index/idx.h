@@ -1,5 +1,5 @@
 /*
- * idx.h - the on-disk index of a Python workspace: scan, chunk (tree-sitter),
+ * idx.h - the on-disk index of a workspace (the languages of index/lang): scan, chunk (tree-sitter),
  * store (SQLite + FTS5), code graph, and the queries retrieval needs.
  *
  * One IdxStore is one workspace root with one database. A store handle is
@@ -53,7 +53,7 @@ const char *idx_root(const IdxStore *st);
 /* ---------------------------------------------------------------- updating */
 
 typedef struct IdxUpdateStats {
-    size_t files_seen;      /* candidate .py files found by the scan */
+    size_t files_seen;      /* candidate source files found by the scan */
     size_t files_changed;   /* re-chunked (new or content changed) */
     size_t files_unchanged; /* same size+mtime, or same content hash */
     size_t files_removed;   /* rows dropped for files that are gone */
