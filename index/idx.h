@@ -1,6 +1,7 @@
 /*
- * idx.h - the on-disk index of a Python workspace: scan, chunk (tree-sitter),
- * store (SQLite, BM25F postings), code graph, and the queries retrieval needs.
+ * idx.h - the on-disk index of a workspace (the languages of index/lang):
+ * scan, chunk (tree-sitter), store (SQLite, BM25F postings), code graph,
+ * and the queries retrieval needs.
  *
  * One IdxStore is one workspace root with one database. A store handle is
  * used by one thread at a time; open a second handle for concurrent readers
@@ -55,7 +56,7 @@ const char *idx_root(const IdxStore *st);
 /* ---------------------------------------------------------------- updating */
 
 typedef struct IdxUpdateStats {
-    size_t files_seen;      /* candidate .py files found by the scan */
+    size_t files_seen;      /* candidate source files found by the scan */
     size_t files_changed;   /* re-chunked (new or content changed) */
     size_t files_unchanged; /* same size+mtime, or same content hash */
     size_t files_removed;   /* rows dropped for files that are gone */
@@ -86,6 +87,13 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e);
 
 /* ---------------------------------------------------------------- status */
 
+#define IDX_STATUS_LANGS 24
+
+typedef struct IdxLangCount {
+    char name[16]; /* "python", "c", "markdown", ...; "script" for a file known by its shebang */
+    int64_t files;
+} IdxLangCount;
+
 typedef struct IdxStatus {
     int64_t files;        /* indexed files */
     int64_t chunks;
@@ -96,6 +104,8 @@ typedef struct IdxStatus {
     int64_t db_bytes;     /* size of the database files on disk */
     int64_t last_update;  /* unix seconds of the last completed update; 0: never */
     char embedder[96];    /* the embedder in use ("openai:<model>"), or "none (builtin)" */
+    IdxLangCount langs[IDX_STATUS_LANGS]; /* indexed files per language, most first */
+    size_t n_langs;
 } IdxStatus;
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
@@ -124,9 +134,23 @@ typedef enum {
     IDX_KIND_CLASS,    /* class header, docstring and class-level statements */
     IDX_KIND_FUNCTION, /* top-level (or nested-in-block) function */
     IDX_KIND_METHOD,   /* function defined directly in a class body */
+    IDX_KIND_SECTION,  /* docs and config: a Markdown/reST section or a window of text */
 } IdxKind;
 
-/* Stable names for kinds: "module", "class", "function", "method". */
+/* The i-th file extension the index reads (".py", ".go", ...; static), or
+ * NULL past the last. For editors' file watchers. */
+const char *idx_source_ext(size_t i);
+/* Whether a path is a test file by its language's conventions (Go's
+ * _test.go, Java's *Test.java, a JS spec, a Rust tests/ folder...); Python
+ * has none, so its ranking is as before. */
+int idx_is_test_path(const char *path);
+/* Whether the indexed file with this id is a test file (idx_is_test_path). */
+int idx_file_is_test(IdxStore *st, int64_t file_id);
+
+/* Whether a path has an extension the index reads. */
+int idx_is_source_path(const char *path);
+
+/* Stable names for kinds: "module", "class", "function", "method", "section". */
 const char *idx_kind_name(IdxKind k);
 
 typedef struct IdxChunk {

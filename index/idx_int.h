@@ -37,7 +37,8 @@ typedef struct ScanOptions {
     size_t max_file_bytes;          /* files larger are skipped as "too-large" */
 } ScanOptions;
 
-/* Walks the root and lists *.py files, honouring nested .gitignore files
+/* Walks the root and lists the files of the language table (by extension,
+ * or an extensionless script by its shebang), honouring nested .gitignore files
  * (negation, directory-only, anchored and ** patterns) and the exclude
  * patterns; never enters .git or the index directory; follows symlinks only
  * when their target lies inside the root, and never twice into the same
@@ -95,7 +96,9 @@ typedef struct ChunkRef {
     char *module;
     char *member;
     char *alias;
-    /* REF_CALL/REF_INHERIT/REF_RAISE: dotted expression as written ("foo",
+    /* Other languages: level 0, module the raw spec as written ("./util",
+     * "crate::a::b", "foo.h"), rewritten by the row's resolve_import.
+     * REF_CALL/REF_INHERIT/REF_RAISE: dotted expression as written ("foo",
      * "self.bar", "os.path.join", "models.Model"); a receiver that is not a
      * plain name chain is written as "?" ("?.method"). */
     char *name;
@@ -107,9 +110,14 @@ typedef struct ChunkSet {
     ChunkRef *refs;
     size_t n_refs, cap_refs;
     int had_errors;   /* the tree had ERROR or MISSING nodes */
+    char *package;    /* the file's package declaration (Java), or NULL */
 } ChunkSet;
 
-/* A reusable tree-sitter parser for Python; one per thread. */
+/* A row of the language table (lang/lang.h). */
+typedef struct IdxLang IdxLang;
+
+/* Reusable tree-sitter parsers and queries, one per language, created on
+ * first use; one Chunker per thread. */
 typedef struct Chunker Chunker;
 Chunker *chunker_new(void);
 void chunker_free(Chunker *c);
@@ -122,6 +130,14 @@ void chunker_free(Chunker *c);
 CrErr chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
                   ErrInfo *e);
 void chunk_set_release(ChunkSet *s);
+
+/* Chunks a file of any language in the table (NULL: Python) the same way:
+ * one chunk per definition (function, method, class/struct/enum/interface/
+ * trait/impl, type, macro), module code in the gaps, Markdown/reST sections
+ * and text windows for docs. Doc comments above a definition become its
+ * docstring; imports are raw specs (resolved with the row's hook). */
+CrErr chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
+                       uint32_t max_lines, ChunkSet *out, ErrInfo *e);
 
 /* ---------------------------------------------------------------- tokens (tokens.c) */
 

@@ -4,7 +4,7 @@
 
 const char *idx_kind_name(IdxKind k)
 {
-    static const char *const names[] = {"module", "class", "function", "method"};
+    static const char *const names[] = {"module", "class", "function", "method", "section"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "unknown";
 }
 

@@ -1,4 +1,5 @@
 #include "idx_int.h"
+#include "lang/lang.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,9 +63,27 @@ static int scan__vanished(int err)
     return err == ENOENT || err == ENOTDIR;
 }
 
+/* A source file by its extension (any row of the language table), or a
+ * name without one, which a shebang may still make a script. */
 static int scan__is_py(const char *name, size_t len)
 {
-    return len > 3 && !memcmp(name + len - 3, ".py", 3);
+    const char *slash = memrchr(name, '/', len);
+    const char *base = slash ? slash + 1 : name;
+    return lang_for_path(name) != NULL || (!strchr(base, '.') && *base);
+}
+
+/* Whether a file found by name is indexed: an extensionless file only with
+ * a known interpreter on its "#!" line; text formats only under their cap. */
+static int scan__wanted(int dirfd, const char *name, int64_t size)
+{
+    const IdxLang *l = lang_for_path(name);
+    if (l) return !l->max_bytes || size <= (int64_t)l->max_bytes;
+    char buf[128];
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    return n > 0 && lang_for_shebang(buf, (size_t)n) != NULL;
 }
 
 static int scan__has_git_component(const char *rel)
@@ -335,6 +354,7 @@ static void scan__file(Walk *w, int dirfd, const char *name, int is_link, struct
         return;
     }
     if (!S_ISREG(st->st_mode)) return;
+    if (!scan__wanted(dirfd, name, st->st_size)) return;
     scan__add_file(w, st);
 }
 
@@ -646,7 +666,8 @@ int scan_path_included(const ScanOptions *opt, const char *relpath)
         if (stat(target, &st) != 0) goto out;
     }
     if (!S_ISREG(st.st_mode)) goto out;
-    ok = !opt->max_file_bytes || (uint64_t)st.st_size <= opt->max_file_bytes;
+    ok = (!opt->max_file_bytes || (uint64_t)st.st_size <= opt->max_file_bytes) &&
+         scan__wanted(AT_FDCWD, abs.buf, st.st_size);
 out:
     free(parent_real);
     free(target);

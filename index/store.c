@@ -1,4 +1,5 @@
 #include "store_int.h"
+#include "lang/lang.h"
 #include "vec_int.h"
 
 #include <errno.h>
@@ -407,6 +408,49 @@ static int64_t file_size(const char *path)
     return stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
 }
 
+int idx_file_is_test(IdxStore *st, int64_t file_id)
+{
+    sqlite3_stmt *s = store__stmt(st, STMT_FILE_PATH_BY_ID, NULL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, file_id);
+    int v = sqlite3_step(s) == SQLITE_ROW && lang_is_test_path((const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+    return v;
+}
+
+static int status__lang_cmp(const void *pa, const void *pb)
+{
+    const IdxLangCount *a = pa, *b = pb;
+    if (a->files != b->files) return a->files > b->files ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* Indexed files per language, by the table's detection on their paths. */
+static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "SELECT path FROM files WHERE status = 'ok'", -1, &s, NULL) !=
+        SQLITE_OK)
+        return store__err(st, e, "status");
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const IdxLang *l = lang_for_path((const char *)sqlite3_column_text(s, 0));
+        const char *name = l ? l->name : "script";
+        size_t i = 0;
+        while (i < out->n_langs && strcmp(out->langs[i].name, name) != 0) i++;
+        if (i == out->n_langs) {
+            if (i == IDX_STATUS_LANGS) continue;
+            snprintf(out->langs[i].name, sizeof out->langs[i].name, "%s", name);
+            out->n_langs++;
+        }
+        out->langs[i].files++;
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE) return store__err(st, e, "status");
+    qsort(out->langs, out->n_langs, sizeof out->langs[0], status__lang_cmp);
+    return CR_OK;
+}
+
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
 {
     memset(out, 0, sizeof *out);
@@ -417,6 +461,8 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     out->symbols = count_rows(st, "SELECT count(*) FROM symbols");
     if (out->files < 0 || out->chunks < 0 || out->edges < 0)
         return store__err(st, e, "status");
+    CrErr lrc = status__langs(st, out, e);
+    if (lrc) return lrc;
     out->vectors = dense__count(st);
     char t[32];
     store__meta_get(st, "last_update", t, sizeof t);

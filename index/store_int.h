@@ -27,6 +27,7 @@
                 "RETURNING CAST(value AS INTEGER)")                                                \
     X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
     X(FILE_DELETE, "DELETE FROM files WHERE id = ?1")                                              \
+    X(FILE_PATH_BY_ID, "SELECT path FROM files WHERE id = ?1")                                     \
     X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
     X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, name, "  \
                     "signature, docstring, parent_id, hash) "                                      \
@@ -175,6 +176,7 @@ typedef struct FileWork {
     uint32_t lines;
     char *module;
     int is_pkg;
+    const IdxLang *lang; /* the table row it was read as */
     ChunkSet set;
     char **text;         /* 4 strings per chunk: name, path, doc, body tokens */
     char (*chunk_hash)[17];

@@ -1,4 +1,5 @@
 #include "store_int.h"
+#include "lang/lang.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,14 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
     strmap_release(&seen);
     StrBuf path_tok;
     sb_init(&path_tok);
-    tok_code(fw->path, strlen(fw->path) >= 3 ? strlen(fw->path) - 3 : strlen(fw->path), &path_tok);
+    {
+        /* the path without its extension ("a/b.py" -> "a/b") */
+        const char *slash = strrchr(fw->path, '/');
+        const char *dot = strrchr(slash ? slash : fw->path, '.');
+        size_t plen = dot && dot > (slash ? slash + 1 : fw->path) ? (size_t)(dot - fw->path)
+                                                                  : strlen(fw->path);
+        tok_code(fw->path, plen, &path_tok);
+    }
     for (size_t i = 0; i < n; i++) {
         const ChunkDef *c = &fw->set.chunks[i];
         uint32_t s = c->start_line ? c->start_line : 1, e = c->end_line;
@@ -48,6 +56,24 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
     }
     sb_release(&path_tok);
     sb_release(&sb);
+}
+
+/* Raw import specs of table languages become absolute modules (the
+ * filesystem decides where the language makes that decidable); the rest are
+ * dropped: an import we cannot place makes no edge. */
+static void filework__resolve_imports(FileWork *fw, const char *root, const IdxLang *lang)
+{
+    if (!lang->resolve_import) return;
+    LangImportCtx ctx = {root, fw->path, fw->module, fw->set.package ? fw->set.package : ""};
+    for (size_t i = 0; i < fw->set.n_refs; i++) {
+        ChunkRef *r = &fw->set.refs[i];
+        if (r->kind != REF_IMPORT || !r->module) continue;
+        r->level = 0;
+        if (!lang->resolve_import(&ctx, r)) {
+            free(r->alias);
+            r->alias = NULL;
+        }
+    }
 }
 
 void filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch)
@@ -84,13 +110,19 @@ void filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker 
         goto out;
     }
     fw->lines = (uint32_t)count_lines(src.buf, src.len);
-    fw->module = path_to_module(fw->path);
+    const IdxLang *lang = lang_for_path(fw->path);
+    if (!lang) lang = lang_for_shebang(src.buf, src.len);
+    if (!lang) lang = lang_by_name("text");
+    if (lang->refine && lang->refine(src.buf, src.len)) lang = lang->refine(src.buf, src.len);
+    fw->lang = lang;
+    fw->module = lang->module_name ? lang->module_name(fw->path) : lang_module_keep_ext(fw->path);
     const char *base = strrchr(fw->path, '/');
     fw->is_pkg = !strcmp(base ? base + 1 : fw->path, "__init__.py");
-    if (chunker_run(ch, src.buf, src.len, 100, &fw->set, &e)) {
+    if (chunker_run_lang(ch, lang, src.buf, src.len, 100, &fw->set, &e)) {
         log_msg(LOG_WARN, "%s: %s (indexed without chunks)", fw->path, e.msg);
         chunk_set_release(&fw->set);
     }
+    filework__resolve_imports(fw, root, lang);
     line_off = xmalloc((fw->lines + 1) * sizeof *line_off);
     {
         uint32_t l = 0;

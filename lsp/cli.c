@@ -386,6 +386,10 @@ int cli_status(int argc, char **argv)
                               (json_int_t)s.skipped, "indexBytes", (json_int_t)s.db_bytes,
                               "lastUpdate", when, "lastUpdateUnix", (json_int_t)s.last_update,
                               "embedder", s.embedder, "llm", llm);
+        json_t *langs = json_object();
+        for (size_t i = 0; i < s.n_langs; i++)
+            json_object_set_new(langs, s.langs[i].name, json_integer((json_int_t)s.langs[i].files));
+        json_object_set_new(j, "languages", langs);
         print_json(j);
         json_decref(j);
     } else {
@@ -395,6 +399,12 @@ int cli_status(int argc, char **argv)
                idx_root(st), (long long)s.files, (long long)s.skipped, (long long)s.chunks,
                (long long)s.symbols, (long long)s.edges, (long long)s.vectors,
                (double)s.db_bytes / 1e6, when, s.embedder, llm);
+        if (s.n_langs) {
+            printf("languages:");
+            for (size_t i = 0; i < s.n_langs; i++)
+                printf("%s %s %lld", i ? "," : "", s.langs[i].name, (long long)s.langs[i].files);
+            printf("\n");
+        }
         IdxSkipped *sk = NULL;
         size_t n = 0;
         if (s.skipped && idx_skipped(st, &sk, &n, NULL) == CR_OK) {

@@ -9,17 +9,19 @@
  * save or a watched-file event schedules a re-index of that file, which the
  * worker applies ahead of queued asks; events for one path coalesce. */
 
-static int is_python(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 3 && !strcmp(path + n - 3, ".py");
-}
-
 static const char *base_name(const char *path)
 {
     const char *b = strrchr(path, '/');
     return b ? b + 1 : path;
 }
+
+/* A file the index may read (by extension; a script's shebang is checked
+ * by the update itself). */
+static int is_source(const char *path)
+{
+    return idx_is_source_path(path) || !strchr(base_name(path), '.');
+}
+
 
 const Doc *docs_find(Server *s, const char *uri)
 {
@@ -122,10 +124,10 @@ static void file_changed(Server *s, const char *uri, int deleted)
     char *path = lsp_uri_to_path(uri), *rel = NULL;
     Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
     if (ws && rel) {
-        if (is_python(rel))
+        if (!strcmp(base_name(rel), ".gitignore") || (deleted && !strchr(base_name(rel), '.')))
+            ws_request_build(ws); /* rules changed, or perhaps a folder went */
+        else if (is_source(rel))
             ws_schedule_update(ws, rel);
-        else if (!strcmp(base_name(rel), ".gitignore") || (deleted && !strchr(base_name(rel), '.')))
-            ws_request_build(ws);
     }
     free(rel);
     free(path);

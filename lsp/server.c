@@ -172,9 +172,17 @@ static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t
     if (s->initialized) return LSP_DONE;
     s->initialized = 1;
     if (s->cap_watch_dynamic) {
-        json_t *reg = json_pack("{s:[{s:s, s:s, s:{s:[{s:s}]}}]}", "registrations", "id",
-                                "coderag/watch-python", "method", "workspace/didChangeWatchedFiles",
-                                "registerOptions", "watchers", "globPattern", "**/*.py");
+        /* every extension the index reads */
+        json_t *watchers = json_array();
+        const char *ext;
+        for (size_t i = 0; (ext = idx_source_ext(i)) != NULL; i++) {
+            char glob[32];
+            snprintf(glob, sizeof glob, "**/*%s", ext);
+            json_array_append_new(watchers, json_pack("{s:s}", "globPattern", glob));
+        }
+        json_t *reg = json_pack("{s:[{s:s, s:s, s:{s:o}}]}", "registrations", "id",
+                                "coderag/watch-sources", "method", "workspace/didChangeWatchedFiles",
+                                "registerOptions", "watchers", watchers);
         lsp_rpc_request(s->rpc, "client/registerCapability", reg, NULL, NULL);
     }
     for (size_t i = 0; i < s->n_ws; i++)

@@ -15,6 +15,8 @@ const RtvTuning rtv_tuning = {
     .keep = RTV_MAX_CANDIDATES,
     .module_prior = 0.75,
     .class_prior = 0.85,
+    .section_prior = 0.6,
+    .test_prior = 0.5,
     .file_beta = 0.35,
     .graph = {.seeds = 8, .per_seed = 8, .out_factor = 0.7, .in_factor = 0.5},
     .window_lines = 30,
@@ -91,6 +93,9 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
     if (req->use_graph && n) {
         if ((rc = rtv_expand_graph(st, &v, &n, &cap, &t->graph, e))) goto out;
     }
+    /* behaviour questions are answered by code, not by the tests exercising it */
+    for (size_t i = 0; i < n; i++)
+        if (v[i].file_id && idx_file_is_test(st, v[i].file_id)) v[i].score *= t->test_prior;
     rtv_apply_priors(v, n, t);
     tm->graph_ms = now_ms() - t0;
 out:
@@ -111,6 +116,8 @@ void rtv_apply_priors(RtvCand *v, size_t n, const RtvTuning *t)
     for (size_t i = 0; i < n; i++) {
         if (v[i].kind == IDX_KIND_MODULE) v[i].score *= t->module_prior;
         if (v[i].kind == IDX_KIND_CLASS) v[i].score *= t->class_prior;
+        /* docs and config answer usage questions, below the code they describe */
+        if (v[i].kind == IDX_KIND_SECTION) v[i].score *= t->section_prior;
     }
     rtv_cands_sort(v, n);
 }

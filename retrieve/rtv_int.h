@@ -113,6 +113,8 @@ typedef struct RtvTuning {
     size_t keep;            /* candidates kept after the file blend */
     double module_prior;    /* score factor for module-level code */
     double class_prior;     /* score factor for class headers */
+    double section_prior;   /* score factor for docs and config sections */
+    double test_prior;      /* score factor for test files (by their language's conventions) */
     double file_beta;       /* weight of the file's score in a candidate's */
     RtvGraphParams graph;
     uint32_t window_lines;  /* longest span packed from one unit */

@@ -234,6 +234,7 @@ static void test_scan_tree(void)
         ".hidden/h.py",
         "a.py",
         "link.py",
+        "notes.txt", /* text is indexed too (language table) */
         "pkg/__init__.py",
         "pkg/sub/deep.py",
         "pkg/sub/local.py",
@@ -297,7 +298,7 @@ static void test_scan_tree(void)
         {"pkg/local.py", 0},
         {".git/hooks/h.py", 0},
         {".coderag/idx.py", 0},
-        {"notes.txt", 0},
+        {"notes.txt", 1},
         {"pkg/big.py", 0},
         {"pkg/outfile.py", 0},
         {"pkg/out/o.py", 0},

@@ -77,9 +77,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     }
   }
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ scheme: 'file', language: 'python' }],
+    documentSelector: ['python', 'c', 'cpp', 'go', 'rust', 'java', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact'].map((language) => ({ scheme: 'file', language })),
     workspaceFolder,
-    // The server registers its own **/*.py file watcher (dynamic registration).
+    // The server registers its own file watchers, one per extension it indexes (dynamic registration).
     initializationOptions: settingsToInitOptions(setting),
     outputChannelName: 'CodeRAG',
     middleware: {

@@ -14,7 +14,8 @@ local M = {}
 
 M.config = {
   cmd = { 'coderag', 'lsp' },
-  filetypes = { 'python' },
+  filetypes = { 'python', 'c', 'cpp', 'go', 'rust', 'java', 'javascript', 'javascriptreact',
+                'typescript', 'typescriptreact' },
   -- The root rule (see editors/README.md): nearest VCS root, else nearest project marker, else
   -- the folder Neovim was opened in. A function(fname) -> dir, or a string, overrides it.
   root_dir = nil,

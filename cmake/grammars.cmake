@@ -1,0 +1,39 @@
+# cr_grammar(NAME PACKAGE VERSION SUBDIR OPT): fetches the npm package
+# PACKAGE@VERSION once (npm pack) into CR_GRAMMAR_DIR, checks that the parser
+# in SUBDIR has ABI 13 or 14, and builds it as the static library ts_NAME at
+# optimisation level OPT (the large C++/TypeScript tables build much faster at
+# -O1 and parse about as fast).
+function(cr_grammar name package version subdir opt)
+  set(dir "${CR_GRAMMAR_DIR}/${package}-${version}")
+  if(NOT EXISTS "${dir}/${subdir}/parser.c")
+    find_program(NPM npm REQUIRED)
+    set(tmp "${CR_GRAMMAR_DIR}/${package}-download")
+    file(REMOVE_RECURSE "${tmp}")
+    file(MAKE_DIRECTORY "${tmp}")
+    message(STATUS "Fetching ${package}@${version} from the npm registry")
+    execute_process(COMMAND ${NPM} pack "${package}@${version}" --silent
+                    WORKING_DIRECTORY "${tmp}" RESULT_VARIABLE rc OUTPUT_QUIET)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "npm pack ${package}@${version} failed (${rc})")
+    endif()
+    file(ARCHIVE_EXTRACT INPUT "${tmp}/${package}-${version}.tgz" DESTINATION "${tmp}")
+    file(REMOVE_RECURSE "${dir}")
+    file(RENAME "${tmp}/package" "${dir}")
+    file(REMOVE_RECURSE "${tmp}")
+  endif()
+  set(src "${dir}/${subdir}")
+  file(STRINGS "${src}/parser.c" abi REGEX "^#define LANGUAGE_VERSION ")
+  if(NOT abi MATCHES "LANGUAGE_VERSION 1[34]$")
+    message(FATAL_ERROR "${package}@${version} (${subdir}) has grammar ABI '${abi}'; libtree-sitter 0.20 needs 13 or 14")
+  endif()
+  set(files "${src}/parser.c")
+  if(EXISTS "${src}/scanner.c")
+    list(APPEND files "${src}/scanner.c")
+  endif()
+  add_library(ts_${name} STATIC ${files})
+  target_include_directories(ts_${name} PRIVATE "${src}")
+  # The grammar's own code is third-party: no warnings, a fixed -O level even
+  # in sanitized builds (instrumenting 17 MB of parse tables buys nothing).
+  target_compile_options(ts_${name} PRIVATE -w -${opt} -fno-sanitize=all)
+  set_target_properties(ts_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()

@@ -1,0 +1,565 @@
+/*
+ * chunk_ts.c - the generic chunker: one tree-sitter parse, one pass of the
+ * language's query (definitions, references, imports), units nested by byte
+ * range (a function inside a container is a method; anything inside a
+ * function stays part of it), then the same line ownership as Python's:
+ * every line belongs to its innermost unit or to module code, long units
+ * are split into windows, comment-only runs are dropped.
+ */
+#include "chunk_emit.h"
+#include "lang/lang.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TS__SIG_MAX 300u
+#define TS__DOC_MAX 2000u
+
+typedef enum {
+    CAP_NONE,
+    CAP_DEF_FUNCTION,
+    CAP_DEF_METHOD,
+    CAP_DEF_CLASS,
+    CAP_DEF_IMPL,
+    CAP_DEF_NAMESPACE,
+    CAP_DEF_TYPE,
+    CAP_DEF_MACRO,
+    CAP_DEF_CONSTANT,
+    CAP_NAME,
+    CAP_RECEIVER,
+    CAP_BODY,
+    CAP_REF_CALL,
+    CAP_REF_TYPE,
+    CAP_REF_INHERIT,
+    CAP_IMPORT,
+    CAP_PACKAGE,
+    CAP_REF_FROM,
+} CapKind;
+
+static const struct {
+    const char *name;
+    CapKind kind;
+} ts__caps[] = {
+    {"def.function", CAP_DEF_FUNCTION}, {"def.method", CAP_DEF_METHOD},
+    {"def.class", CAP_DEF_CLASS},       {"def.impl", CAP_DEF_IMPL},
+    {"def.namespace", CAP_DEF_NAMESPACE}, {"def.type", CAP_DEF_TYPE},
+    {"def.macro", CAP_DEF_MACRO},       {"def.constant", CAP_DEF_CONSTANT},
+    {"name", CAP_NAME},                 {"receiver", CAP_RECEIVER},
+    {"body", CAP_BODY},                 {"ref.call", CAP_REF_CALL},
+    {"ref.type", CAP_REF_TYPE},         {"ref.inherit", CAP_REF_INHERIT},
+    {"import", CAP_IMPORT},             {"package", CAP_PACKAGE},
+    {"ref.from", CAP_REF_FROM},
+};
+
+typedef struct TsDef {
+    CapKind cap;
+    TSNode node, name, body, receiver;
+} TsDef;
+
+typedef struct TsRun {
+    ChunkEmit em; /* lines, units, emission (chunk_emit.c) */
+    const IdxLang *lang;
+    const TSLanguage *tl;
+    TsDef *defs;
+    size_t n_defs, cap_defs;
+    TSSymbol comment_syms[4];
+    size_t n_comment_syms;
+    TSNode *stack;
+    size_t cap_stack;
+    StrBuf sb;
+} TsRun;
+
+static int ts__is_def(CapKind k)
+{
+    return k >= CAP_DEF_FUNCTION && k <= CAP_DEF_CONSTANT;
+}
+
+static int ts__is_container(CapKind k)
+{
+    return k == CAP_DEF_CLASS || k == CAP_DEF_IMPL || k == CAP_DEF_NAMESPACE;
+}
+
+static int ts__is_comment(const TsRun *r, TSSymbol s)
+{
+    for (size_t i = 0; i < r->n_comment_syms; i++)
+        if (r->comment_syms[i] == s) return 1;
+    return 0;
+}
+
+static int ts__kind_in(TSNode n, const char *const *kinds)
+{
+    if (!kinds || ts_node_is_null(n)) return 0;
+    const char *t = ts_node_type(n);
+    for (size_t i = 0; kinds[i]; i++)
+        if (!strcmp(kinds[i], t)) return 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- hook helpers */
+
+char *lang_node_text(const LangParse *p, TSNode n)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    if (b > p->len) b = p->len;
+    if (a > b) a = b;
+    return xstrndup(p->src + a, b - a);
+}
+
+char *lang_string_text(const LangParse *p, TSNode n)
+{
+    char *t = lang_node_text(p, n);
+    size_t len = strlen(t);
+    if (len >= 2 && (t[0] == '"' || t[0] == '\'' || t[0] == '`' || t[0] == '<') &&
+        (t[len - 1] == '"' || t[len - 1] == '\'' || t[len - 1] == '`' || t[len - 1] == '>')) {
+        memmove(t, t + 1, len - 2);
+        t[len - 2] = '\0';
+    }
+    return t;
+}
+
+void lang_add_import(LangParse *p, TSNode at, const char *module, const char *member,
+                     const char *alias)
+{
+    TsRun *r = p->run;
+    if (!module || !module[0] || !alias || !alias[0]) return;
+    ChunkRef *ref = emit_ref_push(&r->em, REF_IMPORT, -1, ts_node_start_point(at).row + 1);
+    ref->module = xstrdup(module);
+    ref->member = member ? xstrdup(member) : NULL;
+    ref->alias = xstrdup(alias);
+}
+
+/* ---------------------------------------------------------------- names */
+
+static int ts__ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$' || (unsigned char)c >= 0x80;
+}
+
+/* Writes the expression src[a,b) as a dotted chain into sb: identifiers
+ * joined by '.', '->', '::' or '?.' become "a.b.c" (this/self/Self first
+ * become "self"); generic arguments end it; anything else makes the
+ * receiver unknown ("?.last"). 0 when there is nothing to name. */
+static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
+{
+    uint32_t i = a, last_a = 0, last_b = 0;
+    int ok = 1, want_ident = 1, parts = 0;
+    sb_reset(sb);
+    while (i < b) {
+        char c = src[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            i++;
+        } else if (want_ident && ts__ident_char(c) && !(c >= '0' && c <= '9')) {
+            uint32_t j = i;
+            while (j < b && ts__ident_char(src[j]))
+                j++;
+            if (parts++) sb_addc(sb, '.');
+            size_t n = j - i;
+            if (parts == 1 && ((n == 4 && (!memcmp(src + i, "this", 4) || !memcmp(src + i, "self", 4) ||
+                                           !memcmp(src + i, "Self", 4)))))
+                sb_adds(sb, "self");
+            else
+                sb_add(sb, src + i, n);
+            last_a = i;
+            last_b = j;
+            i = j;
+            want_ident = 0;
+        } else if (!want_ident && (c == '.' || (c == '?' && i + 1 < b && src[i + 1] == '.'))) {
+            i += c == '?' ? 2 : 1;
+            want_ident = 1;
+        } else if (!want_ident && i + 1 < b &&
+                   ((c == '-' && src[i + 1] == '>') || (c == ':' && src[i + 1] == ':'))) {
+            i += 2;
+            want_ident = 1;
+        } else if (!want_ident && c == '<') {
+            break; /* Foo<T>: the generic arguments are not part of the name */
+        } else {
+            ok = 0;
+            break;
+        }
+    }
+    if (ok && !want_ident && parts) return 1;
+    /* not a plain chain: keep the last member when it is one */
+    uint32_t e = b;
+    while (e > a && (src[e - 1] == ' ' || src[e - 1] == '\n' || src[e - 1] == '\t')) e--;
+    uint32_t s = e;
+    while (s > a && ts__ident_char(src[s - 1])) s--;
+    if (s == e || s == a || (src[s] >= '0' && src[s] <= '9')) return 0;
+    if (!(src[s - 1] == '.' || src[s - 1] == '>' || src[s - 1] == ':')) return 0;
+    (void)last_a;
+    (void)last_b;
+    sb_reset(sb);
+    sb_adds(sb, "?.");
+    sb_add(sb, src + s, e - s);
+    return 1;
+}
+
+/* A definition's name as a symbol part: "Foo::bar" -> "Foo.bar", generic
+ * arguments and reference marks dropped ("&'a Foo<T>" -> "Foo"). */
+static char *ts__name_text(TsRun *r, TSNode n)
+{
+    const char *src = r->em.src;
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    StrBuf *sb = &r->sb;
+    sb_reset(sb);
+    if (b > r->em.len) b = r->em.len;
+    int depth = 0;
+    for (uint32_t i = a; i < b; i++) {
+        char c = src[i];
+        if (c == '<') depth++;
+        else if (c == '>' && depth) depth--;
+        else if (depth) continue;
+        else if (c == ':' && i + 1 < b && src[i + 1] == ':') {
+            if (sb->len) sb_addc(sb, '.');
+            i++;
+        } else if (ts__ident_char(c) || c == '~' || c == '.') {
+            sb_addc(sb, c);
+        } else if (c == '\'' ) { /* a lifetime: skip it */
+            while (i + 1 < b && ts__ident_char(src[i + 1])) i++;
+        }
+    }
+    return xstrndup(sb->buf, sb->len);
+}
+
+/* ---------------------------------------------------------------- doc and signature */
+
+/* Comment text without its markers, one line per line. */
+static void ts__strip_comment(const char *s, size_t n, StrBuf *out)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && s[j] != '\n') j++;
+        size_t a = i, b = j;
+        while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
+        while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) b--;
+        if (b - a >= 2 && s[b - 2] == '*' && s[b - 1] == '/') b -= 2;
+        if (b - a >= 3 && (!memcmp(s + a, "///", 3) || !memcmp(s + a, "//!", 3) || !memcmp(s + a, "/**", 3) ||
+                           !memcmp(s + a, "/*!", 3)))
+            a += 3;
+        else if (b - a >= 2 && (!memcmp(s + a, "//", 2) || !memcmp(s + a, "/*", 2)))
+            a += 2;
+        else if (b - a >= 1 && (s[a] == '*' || s[a] == '#'))
+            a += 1;
+        while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
+        while (b > a && (s[b - 1] == '*' || s[b - 1] == ' ' || s[b - 1] == '\t')) b--;
+        if (a < b) {
+            if (out->len) sb_addc(out, '\n');
+            sb_add(out, s + a, b - a);
+        }
+        i = j + 1;
+    }
+}
+
+/* The comments right above n (no blank line between), as text. */
+static char *ts__doc(TsRun *r, TSNode n, uint32_t *out_line)
+{
+    uint32_t row = ts_node_start_point(n).row;
+    TSNode first = {0};
+    for (TSNode p = ts_node_prev_sibling(n); !ts_node_is_null(p); p = ts_node_prev_sibling(p)) {
+        if (!ts__is_comment(r, ts_node_symbol(p))) break;
+        TSPoint end = ts_node_end_point(p);
+        uint32_t end_row = end.column == 0 && end.row > 0 ? end.row - 1 : end.row;
+        if (end_row + 1 < row) break;
+        /* a trailing comment of the previous statement is not a doc comment */
+        TSNode pp = ts_node_prev_sibling(p);
+        if (!ts_node_is_null(pp) && ts_node_end_point(pp).row == ts_node_start_point(p).row) break;
+        first = p;
+        row = ts_node_start_point(p).row;
+    }
+    if (ts_node_is_null(first)) return NULL;
+    *out_line = ts_node_start_point(first).row + 1;
+    StrBuf out;
+    sb_init(&out);
+    uint32_t a = ts_node_start_byte(first), b = ts_node_start_byte(n);
+    if (b > a + TS__DOC_MAX) b = a + TS__DOC_MAX;
+    ts__strip_comment(r->em.src + a, b - a, &out);
+    if (!out.len) {
+        sb_release(&out);
+        return NULL;
+    }
+    return sb_detach(&out, NULL);
+}
+
+/* One-line header: from the definition to its body (or the end of its
+ * first line), whitespace collapsed. */
+static char *ts__signature(TsRun *r, const TsDef *d)
+{
+    const char *src = r->em.src;
+    uint32_t a = ts_node_start_byte(d->node), b;
+    if (!ts_node_is_null(d->body) && ts_node_start_byte(d->body) > a) {
+        b = ts_node_start_byte(d->body);
+    } else {
+        uint32_t l = ts_node_start_point(d->node).row + 1;
+        b = l <= r->em.n_lines ? r->em.line_start[l + 1] : r->em.len;
+        if (ts_node_end_byte(d->node) < b) b = ts_node_end_byte(d->node);
+    }
+    StrBuf *sb = &r->sb;
+    sb_reset(sb);
+    int space = 0;
+    for (uint32_t i = a; i < b && sb->len < TS__SIG_MAX; i++) {
+        char c = src[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            space = 1;
+            continue;
+        }
+        if (space && sb->len) sb_addc(sb, ' ');
+        space = 0;
+        sb_addc(sb, c);
+    }
+    while (sb->len && (sb->buf[sb->len - 1] == '{' || sb->buf[sb->len - 1] == ' ')) sb->len--;
+    return xstrndup(sb->buf, sb->len);
+}
+
+/* ---------------------------------------------------------------- query pass */
+
+static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
+{
+    uint32_t n_caps = ts_query_capture_count(q);
+    CapKind *kinds = xcalloc(n_caps + 1, sizeof *kinds);
+    for (uint32_t i = 0; i < n_caps; i++) {
+        uint32_t len;
+        const char *nm = ts_query_capture_name_for_id(q, i, &len);
+        for (size_t k = 0; k < sizeof ts__caps / sizeof ts__caps[0]; k++)
+            if (strlen(ts__caps[k].name) == len && !memcmp(ts__caps[k].name, nm, len))
+                kinds[i] = ts__caps[k].kind;
+    }
+    LangParse lp = {r->em.src, r->em.len, r};
+    TSQueryCursor *qc = ts_query_cursor_new();
+    ts_query_cursor_exec(qc, q, root);
+    TSQueryMatch m;
+    while (ts_query_cursor_next_match(qc, &m)) {
+        TsDef d = {0};
+        TSNode from = {0};
+        for (uint16_t i = 0; i < m.capture_count; i++)
+            if (kinds[m.captures[i].index] == CAP_REF_FROM) from = m.captures[i].node;
+        for (uint16_t i = 0; i < m.capture_count; i++) {
+            TSNode n = m.captures[i].node;
+            CapKind k = kinds[m.captures[i].index];
+            if (ts__is_def(k)) {
+                d.cap = k;
+                d.node = n;
+            } else if (k == CAP_NAME) {
+                d.name = n;
+            } else if (k == CAP_BODY) {
+                d.body = n;
+            } else if (k == CAP_RECEIVER) {
+                d.receiver = n;
+            } else if (k == CAP_REF_CALL || k == CAP_REF_TYPE || k == CAP_REF_INHERIT) {
+                uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+                /* obj.name(...) captured as @ref.from obj and @ref.call name */
+                if (!ts_node_is_null(from) && ts_node_start_byte(from) < a) a = ts_node_start_byte(from);
+                if (b > r->em.len || !ts__chain(&r->sb, r->em.src, a, b)) continue;
+                RefKind rk = k == CAP_REF_INHERIT ? REF_INHERIT : REF_CALL;
+                ChunkRef *ref = emit_ref_push(&r->em, rk, -1, ts_node_start_point(n).row + 1);
+                ref->name = xstrndup(r->sb.buf, r->sb.len);
+            } else if (k == CAP_IMPORT && r->lang->import) {
+                r->lang->import(&lp, n);
+            } else if (k == CAP_PACKAGE && !out->package) {
+                out->package = ts__name_text(r, n);
+            }
+        }
+        if (d.cap && !ts_node_is_null(d.name) && ts_node_end_byte(d.name) > ts_node_start_byte(d.name)) {
+            ARRAY_GROW(r->defs, r->n_defs + 1, r->cap_defs);
+            r->defs[r->n_defs++] = d;
+        }
+    }
+    ts_query_cursor_delete(qc);
+    free(kinds);
+}
+
+static int ts__def_cmp(const void *pa, const void *pb)
+{
+    const TsDef *a = pa, *b = pb;
+    uint32_t sa = ts_node_start_byte(a->node), sb = ts_node_start_byte(b->node);
+    if (sa != sb) return sa < sb ? -1 : 1;
+    uint32_t ea = ts_node_end_byte(a->node), eb = ts_node_end_byte(b->node);
+    if (ea != eb) return ea > eb ? -1 : 1;
+    return (int)a->cap - (int)b->cap;
+}
+
+/* The node with its wrappers (template, export) and leading attributes. */
+static TSNode ts__outer(const TsRun *r, TSNode n)
+{
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && ts__kind_in(p, r->lang->wrappers);
+         p = ts_node_parent(p))
+        n = p;
+    return n;
+}
+
+/* The first of the attributes right before outer (or outer itself). */
+static TSNode ts__first_prefix(const TsRun *r, TSNode outer)
+{
+    TSNode first = outer;
+    for (TSNode p = ts_node_prev_sibling(outer); !ts_node_is_null(p) && ts__kind_in(p, r->lang->prefixes);
+         p = ts_node_prev_sibling(p))
+        first = p;
+    return first;
+}
+
+static IdxKind ts__idx_kind(CapKind k, int in_container)
+{
+    switch (k) {
+    case CAP_DEF_CLASS:
+    case CAP_DEF_IMPL:
+    case CAP_DEF_NAMESPACE:
+    case CAP_DEF_TYPE: return IDX_KIND_CLASS;
+    case CAP_DEF_METHOD: return IDX_KIND_METHOD;
+    default: return in_container ? IDX_KIND_METHOD : IDX_KIND_FUNCTION;
+    }
+}
+
+/* Nests the definitions by byte range and makes units of them. */
+static void ts__units(TsRun *r)
+{
+    qsort(r->defs, r->n_defs, sizeof *r->defs, ts__def_cmp);
+    size_t depth = 0;
+    int *open = xmalloc((r->n_defs + 1) * sizeof *open); /* unit ids, -1 for a skipped def */
+    uint32_t *open_end = xmalloc((r->n_defs + 1) * sizeof *open_end);
+    CapKind *open_cap = xmalloc((r->n_defs + 1) * sizeof *open_cap);
+    uint32_t prev_a = UINT32_MAX, prev_b = 0;
+    for (size_t i = 0; i < r->n_defs; i++) {
+        TsDef *d = &r->defs[i];
+        uint32_t a = ts_node_start_byte(d->node), b = ts_node_end_byte(d->node);
+        if (a == prev_a && b == prev_b) continue; /* the same node from two patterns */
+        prev_a = a;
+        prev_b = b;
+        while (depth && open_end[depth - 1] <= a)
+            depth--;
+        int up = -1;
+        if (depth) {
+            CapKind pc = open_cap[depth - 1];
+            if (!ts__is_container(pc) || open[depth - 1] < 0) {
+                /* inside a function or a type: part of it */
+                open[depth] = -1;
+                open_end[depth] = b;
+                open_cap[depth++] = d->cap;
+                continue;
+            }
+            up = open[depth - 1];
+        }
+        char *name = ts__name_text(r, d->name);
+        char *recv = ts_node_is_null(d->receiver) ? NULL : ts__name_text(r, d->receiver);
+        TSNode outer = ts__outer(r, d->node);
+        TSNode first = ts__first_prefix(r, outer);
+        /* the doc comment becomes the docstring; its lines stay outside
+         * the definition (measured: inside, they cost recall) */
+        uint32_t start = ts_node_start_point(first).row + 1, doc_line = 0;
+        char *doc = ts__doc(r, first, &doc_line);
+        uint32_t end = emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
+        int parent = up;
+        StrBuf sym;
+        sb_init(&sym);
+        if (up >= 0) {
+            sb_adds(&sym, r->em.units[up].symbol);
+            sb_addc(&sym, '.');
+        } else if (recv && recv[0]) {
+            sb_adds(&sym, recv);
+            sb_addc(&sym, '.');
+            parent = emit_unit_by_symbol(&r->em, recv);
+        } else if (strrchr(name, '.')) { /* Foo::bar defined outside Foo */
+            char *owner = xstrndup(name, (size_t)(strrchr(name, '.') - name));
+            parent = emit_unit_by_symbol(&r->em, owner);
+            free(owner);
+        }
+        sb_adds(&sym, name);
+        int in_container = up >= 0 || (recv && recv[0]) || strchr(name, '.') != NULL;
+        int id = emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
+                               sb_detach(&sym, NULL), ts__signature(r, d), doc);
+        free(name);
+        free(recv);
+        open[depth] = id;
+        open_end[depth] = b;
+        open_cap[depth++] = d->cap;
+    }
+    free(open);
+    free(open_end);
+    free(open_cap);
+}
+
+/* ---------------------------------------------------------------- lines */
+
+/* Comment lines (for dropping comment-only runs) and statement starts (cut
+ * points for windows), from one walk over the tree. */
+static void ts__mark_lines(TsRun *r, TSNode root)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    size_t depth = 0;
+    int descend = 1;
+    for (;;) {
+        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
+            depth++;
+        } else {
+            while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+                if (depth == 0 || !ts_tree_cursor_goto_parent(&cur)) goto out;
+                depth--;
+            }
+        }
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        descend = 1;
+        if (ts__is_comment(r, ts_node_symbol(n))) {
+            emit_mark_comment(&r->em, ts_node_start_byte(n), ts_node_end_byte(n));
+            descend = 0;
+        } else if (ts_node_is_named(n)) {
+            TSPoint p = ts_node_start_point(n);
+            uint32_t l = p.row + 1;
+            if (l <= r->em.n_lines && r->em.line_start[l] + p.column <= ts_node_start_byte(n) &&
+                ts_node_start_byte(n) == emit_first_byte(&r->em, l))
+                r->em.cut[l] = 1;
+            /* nodes of one line hold no further statement starts */
+            if (ts_node_end_point(n).row == p.row) descend = 0;
+        }
+    }
+out:
+    ts_tree_cursor_delete(&cur);
+    /* a line of closing brackets alone ("}", "});") is not code of its
+     * own: it stays in the chunk it closes but never makes a chunk */
+    for (uint32_t l = 1; l <= r->em.n_lines; l++) {
+        if (r->em.line_kind[l] != EMIT_CODE) continue;
+        uint32_t p = emit_first_byte(&r->em, l), e = r->em.line_start[l + 1];
+        while (p < e && strchr("})]>;, \t\r\n", r->em.src[p]))
+            p++;
+        if (p == e) r->em.line_kind[l] = EMIT_COMMENT;
+    }
+}
+
+CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
+               size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e)
+{
+    TsRun r;
+    CrErr rc = CR_OK;
+    TSTree *tree = NULL;
+    memset(&r, 0, sizeof r);
+    sb_init(&r.sb);
+    if (!src) len = 0;
+    if (!src) src = "";
+    if (len >= UINT32_MAX)
+        return err_set(e, CR_EPARSE, "source of %zu bytes is too large for tree-sitter", len);
+    tree = ts_parser_parse_string(parser, NULL, src, (uint32_t)len);
+    if (!tree) {
+        ts_parser_reset(parser);
+        return err_set(e, CR_EPARSE, "tree-sitter gave up parsing (timeout)");
+    }
+    r.lang = lang;
+    r.tl = ts_parser_language(parser);
+    for (size_t i = 0; lang->comments && lang->comments[i] && r.n_comment_syms < 4; i++) {
+        TSSymbol s = ts_language_symbol_for_name(r.tl, lang->comments[i],
+                                                 (uint32_t)strlen(lang->comments[i]), 1);
+        if (s) r.comment_syms[r.n_comment_syms++] = s;
+    }
+    emit_init(&r.em, src, (uint32_t)len, max_lines);
+    TSNode root = ts_tree_root_node(tree);
+    out->had_errors = out->had_errors || ts_node_has_error(root);
+    ts__mark_lines(&r, root);
+    if (query) ts__collect(&r, query, root, out);
+    ts__units(&r);
+    emit_build(&r.em, out);
+    emit_refs_out(&r.em, out);
+
+    ts_tree_delete(tree);
+    emit_release(&r.em);
+    free(r.defs);
+    free(r.stack);
+    sb_release(&r.sb);
+    return rc;
+}

@@ -1,0 +1,89 @@
+/* c.c - C and C++: #include "..." resolved beside the includer, then in the
+ * workspace's include folders; a header holding C++ is read as C++. */
+#include "lang.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const char idx_query_c[], idx_query_cpp[];
+const TSLanguage *tree_sitter_c(void);
+const TSLanguage *tree_sitter_cpp(void);
+extern const IdxLang lang_cpp;
+
+static void c__import(LangParse *p, TSNode node)
+{
+    TSNode path = ts_node_child_by_field_name(node, "path", 4);
+    if (ts_node_is_null(path) || strcmp(ts_node_type(path), "string_literal") != 0) return;
+    char *spec = lang_string_text(p, path);
+    lang_add_import(p, node, spec, "*", "*");
+    free(spec);
+}
+
+/* The include's own folder first (what the quotes mean), then folders a
+ * build would pass with -I: the root, include/, src/. */
+static int c__resolve(const LangImportCtx *ctx, ChunkRef *r)
+{
+    static const char *const dirs[] = {NULL, "", "include", "src", "lib"};
+    char *found = NULL;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && !found; i++) {
+        char *dir = dirs[i] ? xstrdup(dirs[i]) : lang_dirname(ctx->path);
+        char *cand = lang_join(dir, r->module);
+        if (cand && lang_file_exists(ctx->root, cand)) found = cand;
+        else free(cand);
+        free(dir);
+    }
+    if (!found) return 0;
+    free(r->module);
+    r->module = lang_module_keep_ext(found);
+    free(found);
+    return 1;
+}
+
+static int c__has(const char *src, size_t len, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = src; (p = memmem(p, len - (size_t)(p - src), word, n)) != NULL; p += n)
+        if (p == src || p[-1] == '\n' || p[-1] == ' ' || p[-1] == '\t') return 1;
+    return 0;
+}
+
+static const IdxLang *c__refine(const char *src, size_t len)
+{
+    static const char *const cxx[] = {"class ", "namespace ", "template <", "template<", "public:",
+                                      "private:", "std::"};
+    for (size_t i = 0; i < sizeof cxx / sizeof cxx[0]; i++)
+        if (c__has(src, len, cxx[i])) return &lang_cpp;
+    return NULL;
+}
+
+static const char *const c__exts[] = {".c", ".h", NULL};
+static const char *const cpp__exts[] = {".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".ipp", ".inl", NULL};
+static const char *const c__tests[] = {"test/", "tests/", "testing/", "_test.", "_unittest.", "_perftest.", "_bench.", NULL};
+static const char *const c__comments[] = {"comment", NULL};
+static const char *const cpp__wrappers[] = {"template_declaration", NULL};
+
+const IdxLang lang_c = {
+    .name = "c",
+    .exts = c__exts,
+    .grammar = tree_sitter_c,
+    .query = idx_query_c,
+    .comments = c__comments,
+    .tests = c__tests,
+    .module_name = lang_module_keep_ext,
+    .import = c__import,
+    .resolve_import = c__resolve,
+    .refine = c__refine,
+};
+
+const IdxLang lang_cpp = {
+    .name = "cpp",
+    .exts = cpp__exts,
+    .grammar = tree_sitter_cpp,
+    .query = idx_query_cpp,
+    .comments = c__comments,
+    .tests = c__tests,
+    .wrappers = cpp__wrappers,
+    .module_name = lang_module_keep_ext,
+    .import = c__import,
+    .resolve_import = c__resolve,
+};

@@ -1,0 +1,180 @@
+/* js.c - JavaScript and TypeScript (and TSX): ES imports and require() of
+ * relative paths, resolved with the usual extensions and index files. */
+#include "lang.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const char idx_query_javascript[], idx_query_typescript[], idx_query_tsx[];
+const TSLanguage *tree_sitter_javascript(void);
+const TSLanguage *tree_sitter_typescript(void);
+const TSLanguage *tree_sitter_tsx(void);
+
+static void js__named(LangParse *p, TSNode at, TSNode list, const char *spec)
+{
+    for (uint32_t i = 0; i < ts_node_named_child_count(list); i++) {
+        TSNode s = ts_node_named_child(list, i);
+        const char *t = ts_node_type(s);
+        TSNode name = ts_node_child_by_field_name(s, "name", 4);
+        TSNode alias = ts_node_child_by_field_name(s, "alias", 5);
+        if (!strcmp(t, "shorthand_property_identifier_pattern")) name = s;
+        else if (!strcmp(t, "pair_pattern")) {
+            name = ts_node_child_by_field_name(s, "key", 3);
+            alias = ts_node_child_by_field_name(s, "value", 5);
+        } else if (strcmp(t, "import_specifier") != 0) continue;
+        if (ts_node_is_null(name)) continue;
+        char *n = lang_node_text(p, name);
+        char *a = ts_node_is_null(alias) ? xstrdup(n) : lang_node_text(p, alias);
+        lang_add_import(p, at, spec, n, a);
+        free(n);
+        free(a);
+    }
+}
+
+static void js__import_statement(LangParse *p, TSNode node)
+{
+    TSNode src = ts_node_child_by_field_name(node, "source", 6);
+    if (ts_node_is_null(src)) return;
+    char *spec = lang_string_text(p, src);
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); i++) {
+        TSNode c = ts_node_named_child(node, i);
+        if (strcmp(ts_node_type(c), "import_clause") != 0) continue;
+        for (uint32_t k = 0; k < ts_node_named_child_count(c); k++) {
+            TSNode g = ts_node_named_child(c, k);
+            const char *t = ts_node_type(g);
+            if (!strcmp(t, "identifier")) {
+                char *a = lang_node_text(p, g);
+                lang_add_import(p, node, spec, NULL, a);
+                free(a);
+            } else if (!strcmp(t, "namespace_import")) {
+                TSNode id = ts_node_named_child(g, 0);
+                if (ts_node_is_null(id)) continue;
+                char *a = lang_node_text(p, id);
+                lang_add_import(p, node, spec, NULL, a);
+                free(a);
+            } else if (!strcmp(t, "named_imports")) {
+                js__named(p, node, g, spec);
+            }
+        }
+    }
+    free(spec);
+}
+
+/* const x = require('./y'), const {a, b: c} = require('./y') */
+static void js__require(LangParse *p, TSNode decl)
+{
+    TSNode name = ts_node_child_by_field_name(decl, "name", 4);
+    TSNode call = ts_node_child_by_field_name(decl, "value", 5);
+    if (ts_node_is_null(name) || ts_node_is_null(call)) return;
+    TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(fn) || ts_node_is_null(args) || ts_node_named_child_count(args) != 1) return;
+    char *f = lang_node_text(p, fn);
+    TSNode arg = ts_node_named_child(args, 0);
+    if (strcmp(f, "require") != 0 || strcmp(ts_node_type(arg), "string") != 0) {
+        free(f);
+        return;
+    }
+    char *spec = lang_string_text(p, arg);
+    if (!strcmp(ts_node_type(name), "identifier")) {
+        char *a = lang_node_text(p, name);
+        lang_add_import(p, decl, spec, NULL, a);
+        free(a);
+    } else if (!strcmp(ts_node_type(name), "object_pattern")) {
+        js__named(p, decl, name, spec);
+    }
+    free(spec);
+    free(f);
+}
+
+static void js__import(LangParse *p, TSNode node)
+{
+    if (!strcmp(ts_node_type(node), "import_statement"))
+        js__import_statement(p, node);
+    else
+        js__require(p, node);
+}
+
+static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
+{
+    static const char *const sfx[] = {"",          ".ts",       ".tsx",       ".js",      ".jsx",
+                                      ".mjs",      ".cjs",      "/index.ts",  "/index.tsx",
+                                      "/index.js", "/index.jsx", "/index.mjs", NULL};
+    if (r->module[0] != '.') return 0; /* a package from node_modules */
+    char *dir = lang_dirname(ctx->path);
+    char *base = lang_join(dir, r->module);
+    free(dir);
+    if (!base) return 0;
+    StrBuf cand;
+    sb_init(&cand);
+    int ok = 0;
+    for (size_t i = 0; sfx[i] && !ok; i++) {
+        sb_reset(&cand);
+        sb_addf(&cand, "%s%s", base, sfx[i]);
+        const IdxLang *l = lang_for_path(cand.buf);
+        if (!l || !l->module_name || !lang_file_exists(ctx->root, cand.buf)) continue;
+        free(r->module);
+        r->module = l->module_name(cand.buf);
+        ok = r->module[0] != '\0';
+    }
+    sb_release(&cand);
+    free(base);
+    return ok;
+}
+
+static char *js__module_name(const char *relpath)
+{
+    static const char *const dir_files[] = {"index", NULL};
+    return lang_module_strip_ext(relpath, dir_files);
+}
+
+static const char *const js__exts[] = {".js", ".jsx", ".mjs", ".cjs", NULL};
+static const char *const ts__exts[] = {".ts", ".mts", ".cts", NULL};
+static const char *const tsx__exts[] = {".tsx", NULL};
+static const char *const js__interps[] = {"node", NULL};
+static const char *const js__tests[] = {"test/", "tests/", "__tests__/", ".test.", ".spec.", NULL};
+static const char *const js__comments[] = {"comment", NULL};
+static const char *const js__wrappers[] = {"export_statement", "expression_statement", NULL};
+static const char *const ts__prefixes[] = {"decorator", NULL};
+
+const IdxLang lang_javascript = {
+    .name = "javascript",
+    .exts = js__exts,
+    .interps = js__interps,
+    .grammar = tree_sitter_javascript,
+    .query = idx_query_javascript,
+    .comments = js__comments,
+    .tests = js__tests,
+    .wrappers = js__wrappers,
+    .module_name = js__module_name,
+    .import = js__import,
+    .resolve_import = js__resolve,
+};
+
+const IdxLang lang_typescript = {
+    .name = "typescript",
+    .exts = ts__exts,
+    .grammar = tree_sitter_typescript,
+    .query = idx_query_typescript,
+    .comments = js__comments,
+    .tests = js__tests,
+    .wrappers = js__wrappers,
+    .prefixes = ts__prefixes,
+    .module_name = js__module_name,
+    .import = js__import,
+    .resolve_import = js__resolve,
+};
+
+const IdxLang lang_tsx = {
+    .name = "tsx",
+    .exts = tsx__exts,
+    .grammar = tree_sitter_tsx,
+    .query = idx_query_tsx,
+    .comments = js__comments,
+    .tests = js__tests,
+    .wrappers = js__wrappers,
+    .prefixes = ts__prefixes,
+    .module_name = js__module_name,
+    .import = js__import,
+    .resolve_import = js__resolve,
+};

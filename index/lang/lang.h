@@ -1,0 +1,117 @@
+/*
+ * lang.h - the language table: what index/ knows about each language it
+ * reads, as data (a row per language) plus a few small hooks where a query
+ * cannot say it (how an import spec names a file). Internal to index/.
+ *
+ * A tree-sitter language row has a query (index/queries/<name>.scm, embedded
+ * at build time) whose captures drive the generic chunker (chunk_ts.c):
+ *   @def.function @def.method            a definition that holds code
+ *   @def.class @def.impl @def.namespace  a container: its functions are methods
+ *   @def.type @def.macro @def.constant   a definition that is neither
+ *   @name      the definition's name (required with every @def.*)
+ *   @receiver  Go: the receiver type a method belongs to
+ *   @body      where the signature ends (else: the first line)
+ *   @ref.call @ref.type @ref.inherit     a callee / type / base expression
+ *   @import    an import/include node, parsed by the row's import hook
+ *   @package   the file's package/namespace declaration (Java)
+ * Query predicates are not used: libtree-sitter 0.20 does not apply them.
+ */
+#ifndef CODERAG_LANG_H
+#define CODERAG_LANG_H
+
+#include "idx_int.h"
+
+#include <tree_sitter/api.h>
+
+typedef struct LangImportCtx LangImportCtx;
+
+/* Hooks get the parse through this: text of a node, and a way to add an
+ * import reference (raw spec as written; resolved later by resolve_import). */
+typedef struct LangParse {
+    const char *src;
+    uint32_t len;
+    void *run; /* chunker state */
+} LangParse;
+
+/* Where an import is resolved: the workspace root (absolute), the importing
+ * file (relative), its module, and its package declaration (or ""). */
+struct LangImportCtx {
+    const char *root;
+    const char *path;
+    const char *module;
+    const char *package;
+};
+
+typedef struct IdxLang {
+    const char *name;              /* "c", "python", "markdown" */
+    const char *const *exts;       /* suffixes with the dot, NULL-terminated */
+    const char *const *interps;    /* shebang interpreters ("node", "python3"), NULL-terminated */
+    const TSLanguage *(*grammar)(void); /* NULL: a text format (docs, config) */
+    const char *query;             /* capture conventions above; NULL for Python and text */
+    const char *const *comments;   /* comment node kinds */
+    const char *const *wrappers;   /* parents that belong to a definition (template, export) */
+    const char *const *prefixes;   /* preceding siblings that belong to it (Rust attributes) */
+    /* Module name of a workspace file of this language. Caller frees. */
+    char *(*module_name)(const char *relpath);
+    /* Parses one @import node into raw import refs (lang_add_import). */
+    void (*import)(LangParse *p, TSNode node);
+    /* Rewrites r->module (raw spec) into the absolute module it names,
+     * using the filesystem under ctx->root where needed; 0 drops the import
+     * (outside the workspace, a library, undecidable). */
+    int (*resolve_import)(const LangImportCtx *ctx, ChunkRef *r);
+    /* Another row for this file by its content (C headers holding C++), or NULL. */
+    const IdxLang *(*refine)(const char *src, size_t len);
+    /* Test files by convention: "dir/" (a path component), "*suffix" (end of
+     * the file name, which must be longer), ".infix." (inside the name).
+     * Ranked below the code they test. */
+    const char *const *tests;
+    int is_doc;                    /* docs and config: ranked below code */
+    size_t max_bytes;              /* text rows: larger files are not indexed (0: no cap) */
+} IdxLang;
+
+/* The table (lang_table.c). */
+const IdxLang *lang_for_path(const char *relpath);
+const IdxLang *lang_by_name(const char *name);
+/* Language by the interpreter of a "#!" first line, or NULL. */
+const IdxLang *lang_for_shebang(const char *first_line, size_t len);
+size_t lang_count(void);
+/* Whether relpath is a test file by its language's conventions. */
+int lang_is_test_path(const char *relpath);
+const IdxLang *lang_at(size_t i);
+
+/* Helpers for hooks (chunk_ts.c). */
+char *lang_node_text(const LangParse *p, TSNode n);
+/* The text of a string literal node without its quotes. Caller frees. */
+char *lang_string_text(const LangParse *p, TSNode n);
+void lang_add_import(LangParse *p, TSNode at, const char *module, const char *member,
+                     const char *alias);
+
+/* Module-name helpers for rows (lang_names.c). */
+/* "a/b.ts" -> "a.b"; a file named one of dir_files ("index") names its
+ * directory ("a/index.ts" -> "a"). */
+char *lang_module_strip_ext(const char *relpath, const char *const *dir_files);
+char *lang_module_keep_ext(const char *relpath);  /* "a/b.h" -> "a.b.h" */
+char *lang_module_dir(const char *relpath);       /* "a/b/c.go" -> "a.b" */
+/* Whether root/rel is a regular file. */
+int lang_file_exists(const char *root, const char *rel);
+/* Joins dir and a relative spec ("./x", "../y/z"), normalising; NULL when it
+ * climbs above the root. Caller frees. */
+char *lang_join(const char *dir, const char *spec);
+/* Directory of a relative path ("a/b.c" -> "a", "b.c" -> ""). Caller frees. */
+char *lang_dirname(const char *relpath);
+
+/* Python's chunker (lang/python.c), which predates the table: its own walk
+ * (docstrings in bodies, decorators, error-recovery re-parses). */
+typedef struct PyChunker PyChunker;
+PyChunker *py_chunker_new(void);
+void py_chunker_free(PyChunker *c);
+CrErr py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+                     ErrInfo *e);
+/* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
+CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
+               size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);
+/* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
+CrErr chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
+                 ChunkSet *out, ErrInfo *e);
+
+#endif

@@ -1,0 +1,85 @@
+/* names.c - module names and path helpers shared by the language rows. */
+#include "lang.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *names__dots(const char *s, size_t n)
+{
+    char *m = xstrndup(s, n);
+    for (char *p = m; *p; p++)
+        if (*p == '/') *p = '.';
+    return m;
+}
+
+char *lang_module_strip_ext(const char *relpath, const char *const *dir_files)
+{
+    const char *slash = strrchr(relpath, '/');
+    const char *base = slash ? slash + 1 : relpath;
+    const char *dot = strchr(base, '.');
+    size_t n = dot && dot > base ? (size_t)(dot - relpath) : strlen(relpath);
+    size_t bn = n - (size_t)(base - relpath);
+    /* a directory's index (mod, lib) file is the directory's module */
+    for (size_t i = 0; dir_files && dir_files[i]; i++)
+        if (strlen(dir_files[i]) == bn && !memcmp(base, dir_files[i], bn))
+            n = slash ? (size_t)(slash - relpath) : 0;
+    return names__dots(relpath, n);
+}
+
+char *lang_module_keep_ext(const char *relpath)
+{
+    return names__dots(relpath, strlen(relpath));
+}
+
+char *lang_module_dir(const char *relpath)
+{
+    const char *slash = strrchr(relpath, '/');
+    return names__dots(relpath, slash ? (size_t)(slash - relpath) : 0);
+}
+
+char *lang_dirname(const char *relpath)
+{
+    const char *slash = strrchr(relpath, '/');
+    return xstrndup(relpath, slash ? (size_t)(slash - relpath) : 0);
+}
+
+int lang_file_exists(const char *root, const char *rel)
+{
+    StrBuf sb;
+    struct stat st;
+    sb_init(&sb);
+    sb_addf(&sb, "%s/%s", root, rel);
+    int ok = stat(sb.buf, &st) == 0 && S_ISREG(st.st_mode);
+    sb_release(&sb);
+    return ok;
+}
+
+char *lang_join(const char *dir, const char *spec)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, dir);
+    const char *p = spec;
+    while (*p) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n == 0 || (n == 1 && p[0] == '.')) {
+            /* nothing */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.') {
+            if (!sb.len) {
+                sb_release(&sb);
+                return NULL;
+            }
+            char *s = strrchr(sb.buf, '/');
+            sb.len = s ? (size_t)(s - sb.buf) : 0;
+            sb.buf[sb.len] = '\0';
+        } else {
+            if (sb.len) sb_addc(&sb, '/');
+            sb_add(&sb, p, n);
+        }
+        p += n;
+        if (*p == '/') p++;
+    }
+    return sb_detach(&sb, NULL);
+}

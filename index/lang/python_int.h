@@ -1,0 +1,113 @@
+/*
+ * python_int.h - the parts of Python's chunker (python.c: the walk and units;
+ * python_refs.c: names, docstrings and references; python_recover.c:
+ * re-parsing after syntax errors). Internal to index/lang.
+ */
+#ifndef CODERAG_PYTHON_INT_H
+#define CODERAG_PYTHON_INT_H
+
+#include "../chunk_emit.h"
+#include "lang.h"
+
+#include <string.h>
+#include <tree_sitter/api.h>
+
+#define CHUNK__SYM_ERROR ((TSSymbol)-1)
+
+typedef struct ChunkSyms {
+    TSSymbol module, block, comment, function_definition, class_definition, decorated_definition,
+        decorator, import_statement, import_from_statement, future_import_statement, aliased_import,
+        dotted_name, relative_import, import_prefix, wildcard_import, call, attribute, identifier,
+        subscript, raise_statement, except_clause, except_group_clause, expression_statement,
+        string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon;
+    TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
+        f_object, f_attribute, f_value, f_cause;
+} ChunkSyms;
+
+struct PyChunker {
+    TSParser *parser;
+    ChunkSyms sy;
+};
+
+enum { CHUNK__BLANK = EMIT_BLANK, CHUNK__COMMENT = EMIT_COMMENT, CHUNK__CODE = EMIT_CODE };
+enum { CHUNK__CTX_MODULE, CHUNK__CTX_CLASS, CHUNK__CTX_FUNC };
+
+/* A definition that gets chunks of its own. */
+typedef struct ChunkUnit {
+    IdxKind kind;
+    int parent;          /* unit of the enclosing class, or -1 */
+    uint32_t start, end; /* lines, decorators included */
+    char *symbol;
+    const char *name; /* last component, inside symbol */
+    char *signature;
+    char *docstring;
+    TSNode def;       /* function_definition or class_definition */
+    uint32_t sig_end; /* byte after the header's ':' */
+} ChunkUnit;
+
+/* Context a node gives its children. */
+typedef struct ChunkFrame {
+    TSSymbol sym;
+    uint8_t ctx;
+    int unit;    /* innermost unit (class for CTX_CLASS), or -1 */
+    int pending; /* decorated_definition: unit of its definition */
+} ChunkFrame;
+
+typedef struct ChunkRun {
+    ChunkEmit em; /* the line table and chunk emission shared with other languages */
+    const ChunkSyms *sy;
+    const char *src;
+    uint32_t len;
+    uint32_t max_lines;
+    uint32_t n_lines;
+    uint32_t *line_start; /* em.line_start: [1..n_lines+1]; [n_lines+1] = len */
+    uint8_t *line_kind;   /* em.line_kind: [1..n_lines] */
+    uint8_t *cut;         /* em.cut: a statement of the line's owner starts here */
+    ChunkUnit *units;
+    size_t n_units, cap_units;
+    ChunkRef *refs; /* .chunk holds a unit to attribute to, or -1 (by line) */
+    size_t n_refs, cap_refs;
+    uint32_t *comments; /* start/end byte pairs in document order */
+    size_t n_comments, cap_comments;
+    ChunkFrame *frames;
+    size_t cap_frames;
+    TSNode *chain;
+    size_t cap_chain;
+    TSTreeCursor aux, aux2;
+    StrBuf sb, sb2;
+    char *mod_doc;
+    uint32_t mod_doc_line;
+    uint32_t seg_end_byte; /* nodes starting here or later belong to the next segment */
+} ChunkRun;
+
+
+static inline int py_is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static inline uint32_t py_node_line(TSNode n)
+{
+    return ts_node_start_point(n).row + 1;
+}
+
+/* python.c */
+uint32_t py_line_of(const ChunkRun *r, uint32_t b);
+
+/* python_refs.c */
+void py_add_text(ChunkRun *r, StrBuf *sb, TSNode n);
+/* Docstring of a body (block or module). Caller frees. */
+char *py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line);
+ChunkRef *py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at);
+void py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n);
+void py_ref_import(ChunkRun *r, TSNode n);
+void py_ref_bases(ChunkRun *r, TSNode cls, int unit);
+void py_ref_caught(ChunkRun *r, TSNode v);
+void py_ref_raise(ChunkRun *r, TSNode n);
+TSNode py_first_named(const ChunkRun *r, TSNode n);
+
+/* python_recover.c: the first line after a syntax error that opens a
+ * definition the tree lost, to re-parse from; 0 for none. */
+uint32_t py_find_cut(ChunkRun *r, TSNode root, uint32_t seg_line);
+
+#endif

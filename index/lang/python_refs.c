@@ -1,0 +1,294 @@
+/* python_refs.c - Python names, docstrings and references (imports,
+ * calls, bases, raises) for the chunker in python.c. */
+#include "python_int.h"
+
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------- text helpers */
+
+void py_add_text(ChunkRun *r, StrBuf *sb, TSNode n)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    if (b > r->len) b = r->len;
+    if (a < b) sb_add(sb, r->src + a, b - a);
+}
+
+/* Text of a dotted_name without whitespace or line continuations. */
+char *py_dotted_text(ChunkRun *r, TSNode n)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    sb_reset(&r->sb2);
+    for (uint32_t i = a; i < b && i < r->len; i++)
+        if (!py_is_space(r->src[i]) && r->src[i] != '\\') sb_addc(&r->sb2, r->src[i]);
+    return xstrndup(r->sb2.buf, r->sb2.len);
+}
+
+/* Writes a callee/base expression as a name chain into r->sb ("a.b.c"; a
+ * receiver that is not a plain chain becomes "?"). 0 when n is no chain. */
+int py_chain(ChunkRun *r, TSNode n)
+{
+    const ChunkSyms *sy = r->sy;
+    TSSymbol s = ts_node_symbol(n);
+    size_t depth = 0;
+    sb_reset(&r->sb);
+    if (s != sy->identifier && s != sy->attribute) return 0;
+    while (ts_node_symbol(n) == sy->attribute) {
+        TSNode a = ts_node_child_by_field_id(n, sy->f_attribute);
+        if (ts_node_is_null(a) || ts_node_start_byte(a) == ts_node_end_byte(a)) return 0;
+        ARRAY_GROW(r->chain, depth + 1, r->cap_chain);
+        r->chain[depth++] = a;
+        n = ts_node_child_by_field_id(n, sy->f_object);
+        if (ts_node_is_null(n)) break;
+    }
+    if (!ts_node_is_null(n) && ts_node_symbol(n) == sy->identifier) {
+        if (ts_node_start_byte(n) == ts_node_end_byte(n)) return 0;
+        py_add_text(r, &r->sb, n);
+    } else {
+        sb_addc(&r->sb, '?');
+    }
+    while (depth > 0) {
+        sb_addc(&r->sb, '.');
+        py_add_text(r, &r->sb, r->chain[--depth]);
+    }
+    return 1;
+}
+
+/* Appends the content of a string node (no prefix, no quotes). */
+void py_string_content(ChunkRun *r, TSNode str, StrBuf *sb)
+{
+    TSTreeCursor *c = &r->aux2;
+    uint32_t a = ts_node_start_byte(str), b = ts_node_end_byte(str);
+    ts_tree_cursor_reset(c, str);
+    if (ts_tree_cursor_goto_first_child(c)) {
+        a = ts_node_end_byte(ts_tree_cursor_current_node(c)); /* after string_start */
+        TSNode last = ts_tree_cursor_current_node(c);
+        while (ts_tree_cursor_goto_next_sibling(c))
+            last = ts_tree_cursor_current_node(c);
+        if (ts_node_start_byte(last) >= a) b = ts_node_start_byte(last); /* before string_end */
+    }
+    if (b > r->len) b = r->len;
+    if (a < b) sb_add(sb, r->src + a, b - a);
+}
+
+/* Docstring of a body (block or module): its first statement when that is a
+ * lone string expression. Caller frees. */
+char *py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line)
+{
+    const ChunkSyms *sy = r->sy;
+    TSTreeCursor *c = &r->aux;
+    TSNode stmt = {0}, str = {0};
+    int found = 0, n_named = 0;
+    if (ts_node_is_null(body)) return NULL;
+    ts_tree_cursor_reset(c, body);
+    if (!ts_tree_cursor_goto_first_child(c)) return NULL;
+    do {
+        TSNode n = ts_tree_cursor_current_node(c);
+        if (ts_node_is_named(n) && ts_node_symbol(n) != sy->comment) {
+            stmt = n;
+            found = 1;
+            break;
+        }
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    if (!found || ts_node_symbol(stmt) != sy->expression_statement) return NULL;
+    ts_tree_cursor_reset(c, stmt);
+    if (!ts_tree_cursor_goto_first_child(c)) return NULL;
+    do {
+        TSNode n = ts_tree_cursor_current_node(c);
+        if (ts_node_is_named(n) && ts_node_symbol(n) != sy->comment) {
+            str = n;
+            n_named++;
+        }
+    } while (ts_tree_cursor_goto_next_sibling(c));
+    if (n_named != 1) return NULL;
+    while (ts_node_symbol(str) == sy->parenthesized_expression &&
+           ts_node_named_child_count(str) == 1)
+        str = ts_node_named_child(str, 0);
+    TSSymbol s = ts_node_symbol(str);
+    sb_reset(&r->sb);
+    if (s == sy->string) {
+        py_string_content(r, str, &r->sb);
+    } else if (s == sy->concatenated_string) {
+        ts_tree_cursor_reset(c, str);
+        if (ts_tree_cursor_goto_first_child(c)) {
+            do {
+                TSNode n = ts_tree_cursor_current_node(c);
+                if (ts_node_symbol(n) == sy->string) py_string_content(r, n, &r->sb);
+            } while (ts_tree_cursor_goto_next_sibling(c));
+        }
+    } else {
+        return NULL;
+    }
+    const char *p = r->sb.buf, *e = r->sb.buf + r->sb.len;
+    while (p < e && py_is_space(*p))
+        p++;
+    while (e > p && py_is_space(e[-1]))
+        e--;
+    if (out_line) *out_line = py_node_line(stmt);
+    return xstrndup(p, (size_t)(e - p));
+}
+
+/* ---------------------------------------------------------------- references */
+
+ChunkRef *py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at)
+{
+    ARRAY_GROW(r->refs, r->n_refs + 1, r->cap_refs);
+    ChunkRef *ref = &r->refs[r->n_refs++];
+    memset(ref, 0, sizeof *ref);
+    ref->kind = kind;
+    ref->chunk = unit;
+    ref->line = py_node_line(at);
+    return ref;
+}
+
+/* A REF_CALL/INHERIT/RAISE for a name chain; nothing for other expressions. */
+void py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
+{
+    if (ts_node_is_null(n) || !py_chain(r, n)) return;
+    py_ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
+}
+
+static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)
+{
+    const ChunkSyms *sy = r->sy;
+    TSSymbol s = ts_node_symbol(n);
+    char *name = NULL, *alias = NULL;
+    if (s == sy->dotted_name) {
+        name = py_dotted_text(r, n);
+        alias = from ? xstrdup(name) : xstrndup(name, strcspn(name, "."));
+    } else if (s == sy->aliased_import) {
+        TSNode nm = ts_node_child_by_field_id(n, sy->f_name);
+        TSNode al = ts_node_child_by_field_id(n, sy->f_alias);
+        if (ts_node_is_null(nm) || ts_node_is_null(al)) return;
+        name = py_dotted_text(r, nm);
+        sb_reset(&r->sb);
+        py_add_text(r, &r->sb, al);
+        alias = xstrndup(r->sb.buf, r->sb.len);
+    } else {
+        return;
+    }
+    if (!*name || !*alias) {
+        free(name);
+        free(alias);
+        return;
+    }
+    ChunkRef *ref = py_ref_push(r, REF_IMPORT, -1, n);
+    ref->level = level;
+    ref->alias = alias;
+    if (from) {
+        ref->module = xstrdup(module);
+        ref->member = name;
+    } else {
+        ref->module = name;
+    }
+}
+
+void py_ref_import(ChunkRun *r, TSNode n)
+{
+    const ChunkSyms *sy = r->sy;
+    TSSymbol s = ts_node_symbol(n);
+    int from = s != sy->import_statement, level = 0, have_module = s == sy->future_import_statement;
+    char *module = xstrdup(have_module ? "__future__" : "");
+    TSTreeCursor *c = &r->aux;
+    ts_tree_cursor_reset(c, n);
+    if (!ts_tree_cursor_goto_first_child(c)) goto out;
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        TSFieldId f = ts_tree_cursor_current_field_id(c);
+        TSSymbol cs = ts_node_symbol(ch);
+        if (f == sy->f_module_name && s == sy->import_from_statement) {
+            have_module = 1;
+            if (cs == sy->dotted_name) {
+                free(module);
+                module = py_dotted_text(r, ch);
+            } else if (cs == sy->relative_import) {
+                TSTreeCursor *c2 = &r->aux2;
+                ts_tree_cursor_reset(c2, ch);
+                if (!ts_tree_cursor_goto_first_child(c2)) continue;
+                do {
+                    TSNode g = ts_tree_cursor_current_node(c2);
+                    if (ts_node_symbol(g) == sy->import_prefix) {
+                        for (uint32_t i = ts_node_start_byte(g); i < ts_node_end_byte(g); i++)
+                            level += r->src[i] == '.';
+                    } else if (ts_node_symbol(g) == sy->dotted_name) {
+                        free(module);
+                        module = py_dotted_text(r, g);
+                    }
+                } while (ts_tree_cursor_goto_next_sibling(c2));
+            }
+        } else if (f == sy->f_name) {
+            if (from && !have_module) continue;
+            chunk__ref_import_name(r, ch, from, level, module);
+        } else if (cs == sy->wildcard_import && have_module) {
+            ChunkRef *ref = py_ref_push(r, REF_IMPORT, -1, ch);
+            ref->level = level;
+            ref->module = xstrdup(module);
+            ref->member = xstrdup("*");
+            ref->alias = xstrdup("*");
+        }
+    } while (ts_tree_cursor_goto_next_sibling(c));
+out:
+    free(module);
+}
+
+void py_ref_bases(ChunkRun *r, TSNode cls, int unit)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode args = ts_node_child_by_field_id(cls, sy->f_superclasses);
+    TSTreeCursor *c = &r->aux;
+    if (ts_node_is_null(args)) return;
+    ts_tree_cursor_reset(c, args);
+    if (!ts_tree_cursor_goto_first_child(c)) return;
+    do {
+        TSNode n = ts_tree_cursor_current_node(c);
+        TSSymbol s = ts_node_symbol(n);
+        if (s == sy->subscript) n = ts_node_child_by_field_id(n, sy->f_value); /* Generic[T] */
+        py_ref_chain(r, REF_INHERIT, unit, n);
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+/* except X / except (X, Y) / except X as e. */
+void py_ref_caught(ChunkRun *r, TSNode v)
+{
+    const ChunkSyms *sy = r->sy;
+    if (ts_node_is_null(v)) return;
+    if (ts_node_symbol(v) == sy->as_pattern) v = ts_node_named_child(v, 0);
+    while (!ts_node_is_null(v) && ts_node_symbol(v) == sy->parenthesized_expression)
+        v = ts_node_named_child(v, 0);
+    if (ts_node_is_null(v)) return;
+    if (ts_node_symbol(v) != sy->tuple) {
+        py_ref_chain(r, REF_RAISE, -1, v);
+        return;
+    }
+    TSTreeCursor *c = &r->aux;
+    ts_tree_cursor_reset(c, v);
+    if (!ts_tree_cursor_goto_first_child(c)) return;
+    do {
+        py_ref_chain(r, REF_RAISE, -1, ts_tree_cursor_current_node(c));
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+void py_ref_raise(ChunkRun *r, TSNode n)
+{
+    const ChunkSyms *sy = r->sy;
+    TSTreeCursor *c = &r->aux;
+    ts_tree_cursor_reset(c, n);
+    if (!ts_tree_cursor_goto_first_child(c)) return;
+    do {
+        TSNode ch = ts_tree_cursor_current_node(c);
+        if (!ts_node_is_named(ch) || ts_node_symbol(ch) == sy->comment) continue;
+        if (ts_tree_cursor_current_field_id(c) == sy->f_cause) continue;
+        py_ref_chain(r, REF_RAISE, -1, ch);
+        return;
+    } while (ts_tree_cursor_goto_next_sibling(c));
+}
+
+TSNode py_first_named(const ChunkRun *r, TSNode n)
+{
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        if (ts_node_symbol(ch) != r->sy->comment) return ch;
+    }
+    return (TSNode){0};
+}
+

@@ -1,0 +1,19 @@
+; C: definitions, calls, type references and #include "..."
+(function_definition
+  declarator: (function_declarator declarator: (identifier) @name)
+  body: (_) @body) @def.function
+(function_definition
+  declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+  body: (_) @body) @def.function
+(function_definition
+  declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
+  body: (_) @body) @def.function
+(struct_specifier name: (type_identifier) @name body: (_) @body) @def.type
+(union_specifier name: (type_identifier) @name body: (_) @body) @def.type
+(enum_specifier name: (type_identifier) @name body: (_) @body) @def.type
+(type_definition declarator: (type_identifier) @name) @def.type
+(preproc_function_def name: (identifier) @name) @def.macro
+
+(call_expression function: (_) @ref.call)
+(type_identifier) @ref.type
+(preproc_include) @import

@@ -1,0 +1,29 @@
+; C++: as C, plus classes (their functions are methods), Foo::bar defined
+; outside Foo, templates (wrapped by the row), bases, new.
+(function_definition
+  declarator: (function_declarator
+    declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name) (destructor_name)] @name)
+  body: (_) @body) @def.function
+(function_definition
+  declarator: (pointer_declarator declarator: (function_declarator
+    declarator: [(identifier) (field_identifier) (qualified_identifier)] @name))
+  body: (_) @body) @def.function
+(function_definition
+  declarator: (reference_declarator (function_declarator
+    declarator: [(identifier) (field_identifier) (qualified_identifier)] @name))
+  body: (_) @body) @def.function
+(class_specifier name: (_) @name body: (_) @body) @def.class
+(struct_specifier name: (_) @name body: (_) @body) @def.class
+(union_specifier name: (_) @name body: (_) @body) @def.class
+(enum_specifier name: (_) @name body: (_) @body) @def.type
+(type_definition declarator: (type_identifier) @name) @def.type
+(alias_declaration name: (type_identifier) @name) @def.type
+(preproc_function_def name: (identifier) @name) @def.macro
+
+(call_expression function: (_) @ref.call)
+(new_expression type: (_) @ref.call)
+(base_class_clause (type_identifier) @ref.inherit)
+(base_class_clause (qualified_identifier) @ref.inherit)
+(base_class_clause (template_type name: (_) @ref.inherit))
+(type_identifier) @ref.type
+(preproc_include) @import

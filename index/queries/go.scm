@@ -1,0 +1,17 @@
+; Go: functions, methods (attached to their receiver's type), types.
+(function_declaration name: (identifier) @name body: (_) @body) @def.function
+(method_declaration
+  receiver: (parameter_list (parameter_declaration type: [
+    (type_identifier) @receiver
+    (pointer_type (type_identifier) @receiver)
+    (generic_type type: (type_identifier) @receiver)
+    (pointer_type (generic_type type: (type_identifier) @receiver))]))
+  name: (field_identifier) @name
+  body: (_) @body) @def.method
+(type_declaration (type_spec name: (type_identifier) @name type: (_) @body)) @def.type
+
+(call_expression function: (_) @ref.call)
+(composite_literal type: (type_identifier) @ref.call)
+(type_identifier) @ref.type
+(import_spec) @import
+(package_clause (package_identifier) @package)

@@ -1,0 +1,19 @@
+; Java: types are containers (methods, constructors, nested types).
+(class_declaration name: (identifier) @name body: (_) @body) @def.class
+(interface_declaration name: (identifier) @name body: (_) @body) @def.class
+(enum_declaration name: (identifier) @name body: (_) @body) @def.class
+(record_declaration name: (identifier) @name body: (_) @body) @def.class
+(annotation_type_declaration name: (identifier) @name body: (_) @body) @def.class
+(method_declaration name: (identifier) @name body: (_) @body) @def.function
+(method_declaration name: (identifier) @name !body) @def.function
+(constructor_declaration name: (identifier) @name body: (_) @body) @def.function
+
+(method_invocation object: (_) @ref.from name: (identifier) @ref.call)
+(method_invocation !object name: (identifier) @ref.call)
+(object_creation_expression type: (_) @ref.call)
+(superclass (_) @ref.inherit)
+(super_interfaces (type_list (_) @ref.inherit))
+(extends_interfaces (type_list (_) @ref.inherit))
+(type_identifier) @ref.type
+(import_declaration) @import
+(package_declaration (_) @package)

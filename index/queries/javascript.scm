@@ -1,0 +1,19 @@
+; JavaScript: functions, classes and methods, functions bound to names
+; (const f = () => ..., obj.f = function ...), calls, new, extends,
+; import and require().
+(function_declaration name: (identifier) @name body: (_) @body) @def.function
+(generator_function_declaration name: (identifier) @name body: (_) @body) @def.function
+(class_declaration name: (identifier) @name body: (_) @body) @def.class
+(method_definition name: (_) @name body: (_) @body) @def.method
+(lexical_declaration (variable_declarator name: (identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
+(variable_declaration (variable_declarator name: (identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
+(assignment_expression left: (member_expression) @name
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def.function
+
+(call_expression function: (_) @ref.call)
+(new_expression constructor: (_) @ref.call)
+(class_heritage (_) @ref.inherit)
+(import_statement) @import
+(variable_declarator value: (call_expression)) @import

@@ -1,0 +1,20 @@
+; Rust: items; impl blocks are containers named by their type (their
+; functions are its methods); a trait impl is an inheritance edge.
+(function_item name: (identifier) @name body: (_) @body) @def.function
+(function_signature_item name: (identifier) @name) @def.function
+(struct_item name: (type_identifier) @name) @def.type
+(enum_item name: (type_identifier) @name) @def.type
+(union_item name: (type_identifier) @name) @def.type
+(type_item name: (type_identifier) @name) @def.type
+(trait_item name: (type_identifier) @name body: (_) @body) @def.class
+(impl_item type: (_) @name body: (_) @body) @def.impl
+(mod_item name: (identifier) @name body: (_) @body) @def.namespace
+(macro_definition name: (identifier) @name) @def.macro
+
+(call_expression function: (_) @ref.call)
+(macro_invocation macro: (_) @ref.call)
+(struct_expression name: (_) @ref.call)
+(impl_item trait: (_) @ref.inherit)
+(type_identifier) @ref.type
+(use_declaration) @import
+(mod_item) @import

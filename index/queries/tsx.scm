@@ -1,0 +1,25 @@
+; TSX: the TypeScript query (the tsx grammar has the same node types).
+; enums, abstract classes, implements/extends and type references.
+(function_declaration name: (identifier) @name body: (_) @body) @def.function
+(generator_function_declaration name: (identifier) @name body: (_) @body) @def.function
+(class_declaration name: (_) @name body: (_) @body) @def.class
+(abstract_class_declaration name: (_) @name body: (_) @body) @def.class
+(interface_declaration name: (_) @name body: (_) @body) @def.class
+(type_alias_declaration name: (_) @name) @def.type
+(enum_declaration name: (_) @name body: (_) @body) @def.type
+(method_definition name: (_) @name body: (_) @body) @def.method
+(lexical_declaration (variable_declarator name: (identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
+(variable_declaration (variable_declarator name: (identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
+(assignment_expression left: (member_expression) @name
+  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def.function
+
+(call_expression function: (_) @ref.call)
+(new_expression constructor: (_) @ref.call)
+(extends_clause value: (_) @ref.inherit)
+(implements_clause (_) @ref.inherit)
+(extends_type_clause (_) @ref.inherit)
+(type_identifier) @ref.type
+(import_statement) @import
+(variable_declarator value: (call_expression)) @import

@@ -1,0 +1,255 @@
+/* The language table end to end: small fixtures in each language
+ * (tests/fixtures/lang/<language>) indexed for real, asserting exact
+ * definitions and line ranges, doc comments, imports and calls resolved to
+ * their definitions, methods attached to their class, impl or receiver,
+ * inheritance, docs sections and detection by shebang. */
+#include "idx.h"
+#include "index_util.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char tmp_root[256];
+static char tmp_index[256];
+
+static void sh(const char *fmt, const char *a, const char *b)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
+}
+
+/* Indexes a copy of fixtures/lang/<name> as a workspace of its own. */
+static IdxStore *index_fixture(const char *name)
+{
+    char src[512];
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/coderag-test-lang-XXXXXX");
+    CHECK(mkdtemp(tmp_root) != NULL);
+    snprintf(tmp_index, sizeof tmp_index, "%.200s.idx", tmp_root);
+    snprintf(src, sizeof src, "%s/lang/%s", FIXTURE_DIR, name);
+    sh("cp -R '%s/.' '%s'", src, tmp_root);
+    IdxConfig cfg = {.root = tmp_root, .index_dir = tmp_index, .threads = 2};
+    IdxStore *st = NULL;
+    ErrInfo e = {0};
+    CrErr rc = idx_open(&cfg, 0, &st, &e);
+    if (rc) fprintf(stderr, "idx_open: %s\n", e.msg);
+    CHECK_INT(rc, CR_OK);
+    if (!st) return NULL;
+    IdxUpdateStats s = {0};
+    rc = idx_update(st, NULL, NULL, &s, &e);
+    if (rc) fprintf(stderr, "idx_update: %s\n", e.msg);
+    CHECK_INT(rc, CR_OK);
+    CHECK_INT(idx_verify(st, &e), CR_OK);
+    return st;
+}
+
+static void done(IdxStore *st)
+{
+    idx_close(st);
+    sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
+}
+
+/* "kind start-end symbol" per chunk, then "  doc: ..." when it has one. */
+static char *describe(IdxStore *st, const char *path)
+{
+    IdxChunk *v = NULL;
+    size_t n = 0;
+    StrBuf sb;
+    sb_init(&sb);
+    CHECK_INT(idx_file_chunks(st, path, &v, &n, NULL), CR_OK);
+    for (size_t i = 0; i < n; i++) {
+        sb_addf(&sb, "%s %u-%u %s\n", idx_kind_name(v[i].kind), v[i].start_line, v[i].end_line,
+                v[i].symbol);
+        if (v[i].docstring[0]) sb_addf(&sb, "  doc: %s\n", v[i].docstring);
+    }
+    idx_chunks_free(v, n);
+    if (getenv("LANG_TEST_DUMP")) fprintf(stderr, "--- %s\n%s", path, sb.buf ? sb.buf : "");
+    return sb_detach(&sb, NULL);
+}
+
+static void check_file(IdxStore *st, const char *path, const char *want)
+{
+    char *got = describe(st, path);
+    if (strcmp(got, want) != 0) fprintf(stderr, "%s:\n got:\n%s want:\n%s", path, got, want);
+    CHECK(!strcmp(got, want));
+    free(got);
+}
+
+static int has_edge_quiet(IdxStore *st, const char *sp, const char *ss, const char *dp,
+                          const char *ds, IdxEdgeKind kind)
+{
+    int64_t a = chunk_id(st, sp, ss), b = chunk_id(st, dp, ds);
+    IdxEdge *v = NULL;
+    size_t n = 0;
+    int found = 0;
+    idx_edges(st, a, 1, &v, &n, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].dst == b && v[i].kind == kind) found = 1;
+    free(v);
+    return found;
+}
+
+static int has_edge(IdxStore *st, const char *sp, const char *ss, const char *dp, const char *ds,
+                    IdxEdgeKind kind)
+{
+    int64_t a = chunk_id(st, sp, ss), b = chunk_id(st, dp, ds);
+    IdxEdge *v = NULL;
+    size_t n = 0;
+    int found = 0;
+    if (!a || !b) return 0;
+    idx_edges(st, a, 1, &v, &n, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].dst == b && v[i].kind == kind) found = 1;
+    free(v);
+    if (!found)
+        fprintf(stderr, "no %s edge %s:%s -> %s:%s\n", idx_edge_kind_name(kind), sp, ss, dp, ds);
+    return found;
+}
+
+static void test_c(void)
+{
+    IdxStore *st = index_fixture("c");
+    check_file(st, "util.c",
+               "module 1-4 \nfunction 5-8 add\n  doc: Adds two integers.\nfunction 10-13 twice\n");
+    check_file(st, "util.h",
+               "module 1-4 \nclass 5-7 point\n  doc: A point on the grid.\nmodule 9-9 \n"
+               "function 11-11 SQUARE\nmodule 13-13 \n");
+    CHECK(has_edge(st, "main.c", "main", "util.c", "add", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "util.c", "twice", "util.c", "add", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "main.c", "", "util.h", "", IDX_EDGE_IMPORT));
+    CHECK(has_edge(st, "main.c", "main", "util.h", "point", IDX_EDGE_CALL)); /* type use */
+    done(st);
+}
+
+static void test_cpp(void)
+{
+    IdxStore *st = index_fixture("cpp");
+    /* a .h holding C++ is read as C++; methods belong to their class */
+    check_file(st, "shape.h",
+               "module 1-3 \nclass 5-6 Shape\nmethod 7-7 Shape.~Shape\nclass 8-9 Shape\n"
+               "class 12-13 Circle\n  doc: A circle of a given radius.\nmethod 14-14 Circle.area\n"
+               "class 15-19 Circle\nmodule 21-21 \n");
+    check_file(st, "shape.cc",
+               "module 1-5 \nmethod 6-10 Circle.scale\n  doc: Grows the circle by k.\nmodule 12-12 \n");
+    CHECK(has_edge(st, "shape.h", "Circle", "shape.h", "Shape", IDX_EDGE_INHERIT));
+    CHECK(has_edge(st, "shape.h", "Circle", "shape.h", "Circle.area", IDX_EDGE_CONTAIN));
+    CHECK(has_edge(st, "shape.cc", "Circle.scale", "shape.h", "Circle.area", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "shape.cc", "", "shape.h", "", IDX_EDGE_IMPORT));
+    done(st);
+}
+
+static void test_go(void)
+{
+    IdxStore *st = index_fixture("go");
+    check_file(st, "store/store.go",
+               "module 1-3 \nclass 4-6 Store\n  doc: Store keeps values by key.\n"
+               "function 9-11 New\n  doc: New makes an empty Store.\n"
+               "method 14-16 Store.Get\n  doc: Get returns the value of k.\n");
+    CHECK(has_edge(st, "store/store.go", "Store", "store/store.go", "Store.Get", IDX_EDGE_CONTAIN));
+    CHECK(has_edge(st, "main.go", "main", "store/store.go", "New", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "main.go", "main", "store/store.go", "Store.Get", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "main.go", "", "store/store.go", "", IDX_EDGE_IMPORT));
+    done(st);
+}
+
+static void test_rust(void)
+{
+    IdxStore *st = index_fixture("rust");
+    /* attributes belong to the item; impl blocks hold the type's methods; a
+     * lone closing brace makes no chunk of its own */
+    check_file(st, "src/parser.rs",
+               "class 2-2 Visit\n  doc: Walks a token stream.\nmethod 3-3 Visit.visit\n"
+               "class 7-10 Parser\n  doc: The parser state.\nclass 12-13 Parser\n"
+               "method 14-16 Parser.new\n  doc: Makes a parser over text.\n"
+               "method 18-20 Parser.parse\nclass 23-23 Parser\n"
+               "method 24-26 Parser.visit\nfunction 29-31 count\n");
+    /* mod parser; -> the module's first chunk (it has no loose code) */
+    CHECK(has_edge(st, "src/lib.rs", "", "src/parser.rs", "Visit", IDX_EDGE_IMPORT));
+    CHECK(has_edge(st, "src/lib.rs", "run", "src/parser.rs", "Parser.new", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "src/parser.rs", "Parser.visit", "src/parser.rs", "Parser.parse", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "src/parser.rs", "Parser.parse", "src/parser.rs", "count", IDX_EDGE_CALL));
+    done(st);
+}
+
+static void test_java(void)
+{
+    IdxStore *st = index_fixture("java");
+    const char *dog = "src/main/java/com/ex/zoo/Dog.java", *animal = "src/main/java/com/ex/Animal.java";
+    check_file(st, dog,
+               "module 1-3 \nclass 5-6 Dog\nmethod 7-10 Dog.sound\n  doc: Barks.\n"
+               "method 12-14 Dog.bark\n");
+    check_file(st, animal,
+               "module 1-5 \nclass 6-6 Animal\n  doc: Something that makes a sound.\n"
+               "method 7-7 Animal.sound\nmethod 9-11 Animal.greet\n");
+    CHECK(has_edge(st, dog, "Dog", animal, "Animal", IDX_EDGE_INHERIT));
+    CHECK(has_edge(st, dog, "", animal, "Animal", IDX_EDGE_IMPORT));
+    CHECK(has_edge(st, dog, "Dog.sound", dog, "Dog.bark", IDX_EDGE_CALL));
+    /* sound() names two methods and nothing says which: no edge */
+    CHECK(!has_edge_quiet(st, animal, "Animal.greet", dog, "Dog.sound", IDX_EDGE_CALL));
+    done(st);
+}
+
+static void test_js(void)
+{
+    IdxStore *st = index_fixture("js");
+    check_file(st, "lib/util.js",
+               "module 1-5 \nfunction 6-8 slug\n  doc: Lowercases and dashes a title.\nmodule 10-10 \n");
+    check_file(st, "lib/app.js",
+               "module 1-1 \nclass 3-3 App\nmethod 4-6 App.route\n"
+               "method 9-11 App.prototype.home\nmodule 13-13 \n");
+    check_file(st, "cli", "module 1-2 \n"); /* by its shebang */
+    check_file(st, "NOTICE", "");          /* neither extension nor shebang */
+    CHECK(has_edge(st, "lib/app.js", "App.route", "lib/util.js", "slug", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "lib/app.js", "", "lib/util.js", "slug", IDX_EDGE_IMPORT));
+    CHECK(has_edge(st, "lib/app.js", "App.prototype.home", "lib/app.js", "App.route", IDX_EDGE_CALL));
+    done(st);
+}
+
+static void test_ts(void)
+{
+    IdxStore *st = index_fixture("ts");
+    check_file(st, "src/cache.ts",
+               "module 1-1 \nclass 3-6 Cache\nmethod 7-9 Cache.get\n  doc: Looks an entry up.\n"
+               "method 11-13 Cache.find\nfunction 16-16 makeCache\n");
+    check_file(st, "src/types.ts",
+               "class 2-4 Keyed\n  doc: What a cache entry is keyed by.\nclass 6-6 Key\n");
+    CHECK(has_edge(st, "src/cache.ts", "Cache", "src/types.ts", "Keyed", IDX_EDGE_INHERIT));
+    CHECK(has_edge(st, "src/cache.ts", "Cache.get", "src/cache.ts", "Cache.find", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "src/cache.ts", "makeCache", "src/cache.ts", "Cache", IDX_EDGE_CALL));
+    done(st);
+}
+
+static void test_docs(void)
+{
+    IdxStore *st = index_fixture("docs");
+    /* a '#' line inside a code fence is no heading */
+    check_file(st, "guide.md",
+               "section 1-3 Guide\nsection 5-12 Install\nsection 14-16 Configure-the-thing\n");
+    check_file(st, "setup.toml", "section 1-2 \n");
+    IdxStatus s;
+    CHECK_INT(idx_status(st, &s, NULL), CR_OK);
+    CHECK_INT(s.n_langs, 2);
+    CHECK(s.n_langs == 2 && !strcmp(s.langs[0].name, "markdown") && s.langs[0].files == 1);
+    CHECK(s.n_langs == 2 && !strcmp(s.langs[1].name, "text") && s.langs[1].files == 1);
+    /* kebab-case headings are searchable by their words */
+    IdxHit *h = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_search_bm25(st, "configure thing", 5, &h, &n, NULL), CR_OK);
+    CHECK(n >= 1 && h[0].chunk_id == chunk_id(st, "guide.md", "Configure-the-thing"));
+    free(h);
+    done(st);
+}
+
+int main(void)
+{
+    RUN(test_c);
+    RUN(test_cpp);
+    RUN(test_go);
+    RUN(test_rust);
+    RUN(test_java);
+    RUN(test_js);
+    RUN(test_ts);
+    RUN(test_docs);
+    return test_summary();
+}
