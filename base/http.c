@@ -197,12 +197,19 @@ static CURLcode http__perform(HttpXfer *x)
     }
     CURLMsg *msg;
     int left;
-    while (!x->canceled && (msg = c->multi_info_read(m, &left)))
+    while ((msg = c->multi_info_read(m, &left)))
         if (msg->msg == CURLMSG_DONE) {
             cc = msg->data.result;
             done = 1;
         }
-    if (!done && !x->canceled && cc == CURLE_OK) cc = CURLE_RECV_ERROR;
+    /* A cancel heard by http__progress inside multi_perform ends the
+     * transfer there (running drops to 0, done is set), one heard by the
+     * loop leaves it unfinished: either way it was the caller's cancel,
+     * never a finished response nor a connection the server cut. */
+    if (x->canceled)
+        cc = CURLE_ABORTED_BY_CALLBACK;
+    else if (!done && cc == CURLE_OK)
+        cc = CURLE_RECV_ERROR;
     c->multi_remove_handle(m, x->curl);
     c->multi_cleanup(m);
     return cc;

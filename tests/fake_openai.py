@@ -56,8 +56,8 @@ delay_ms apply to chat too):
   chunk: N          characters of content per event (default 7)
   chunk_delay_ms: N sleep between events
   stall_after: N    send N events, then nothing more: the connection is held
-                    open until the client closes it (an hour at most), so a
-                    client's cancel is what ends the transfer
+                    open until the client closes it (a "closed" event; an hour
+                    at most), so a client's cancel is what ends the transfer
   hold: NAME        before answering, wait until /_control/release names NAME (or
                     the client goes away: a "closed" event); delay_ms waits the
                     same way (a client that leaves is noticed at once)
@@ -77,7 +77,6 @@ Deterministic vectors: FNV-1a 64 of the UTF-8 text seeds a 64-bit LCG
 """
 
 import argparse
-import select
 import socket
 import copy
 import json
@@ -294,7 +293,7 @@ def chat(handler, req, action):
     stall = action.get("stall_after")
     for i, piece in enumerate(wire):
         if stall is not None and i >= stall:
-            wait_for_close(handler)
+            hold(handler, None, 3600)  # ends when the client goes ("closed")
             return
         handler.wfile.write(piece.encode("utf-8"))
         handler.wfile.flush()
@@ -307,19 +306,6 @@ def chat(handler, req, action):
             return
     state.event("done", handler.chat_n)
     handler.close_connection = True
-
-
-def wait_for_close(handler, limit=3600):
-    """Holds a connection open, sending nothing, until the client closes it."""
-    sock = handler.connection
-    end = time.monotonic() + limit
-    try:
-        while time.monotonic() < end:
-            readable, _, _ = select.select([sock], [], [], 1.0)
-            if readable and not sock.recv(4096):
-                return
-    except OSError:
-        return
 
 
 ENDPOINTS = {"embeddings": embeddings, "chat/completions": chat}

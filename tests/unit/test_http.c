@@ -421,6 +421,54 @@ static void test_cancel(void)
     http_response_release(&r);
 }
 
+static int sink_has_data(void *ud)
+{
+    const Sink *s = ud;
+    return s->calls > 0;
+}
+
+static void test_cancel_mid_stream(void)
+{
+    /* canceled once part of a 2xx stream was delivered: the fake sends two
+     * events and holds the connection open until the client closes it, so
+     * only the cancel can end the call, and it must come back as a cancel,
+     * not as a finished response nor as a stream cut short */
+    static const char body[] = "{\"stream\": true, \"messages\": []}";
+    char chat[160];
+    snprintf(chat, sizeof chat, "%s/v1/chat/completions", fake.base);
+    fake_script_chat(&fake, "[{\"content\": \"one two three four\", \"chunk\": 3, "
+                            "\"stall_after\": 2}]");
+    Sink s = {0};
+    sb_init(&s.got);
+    HttpRequest req = base_req();
+    req.url = chat;
+    req.body = body;
+    req.body_len = sizeof body - 1;
+    req.timeout_ms = 3600 * 1000;
+    req.max_retries = 2;
+    req.on_data = sink_data;
+    req.data_ud = &s;
+    req.cancel = sink_has_data;
+    req.cancel_ud = &s;
+    HttpResponse r;
+    ErrInfo e = {0};
+    CHECK_INT(http_post(&req, &r, &e), CR_ECANCELED);
+    CHECK_INT(r.attempts, 1);
+    CHECK(s.calls >= 1);
+    CHECK(strstr(s.got.buf, "data: ") != NULL);
+    CHECK(strstr(s.got.buf, "[DONE]") == NULL);
+    CHECK(strstr(e.msg, "canceled") != NULL);
+    http_response_release(&r);
+    sb_release(&s.got);
+    /* and the connection is closed (already, when http_post returns; the
+     * fake notices within milliseconds; no other test here uses chat) */
+    CHECK_INT(fake_post(&fake, "/_control/wait",
+                        "{\"kind\": \"closed\", \"count\": 1, \"timeout_s\": 4}", &r),
+              CR_OK);
+    CHECK(r.body.buf && strstr(r.body.buf, "\"ok\": true") != NULL);
+    http_response_release(&r);
+}
+
 static void test_bad_requests(void)
 {
     HttpRequest req = base_req();
@@ -467,6 +515,7 @@ int main(void)
     RUN(test_secrets_stay_out);
     RUN(test_on_data);
     RUN(test_cancel);
+    RUN(test_cancel_mid_stream);
     RUN(test_bad_requests);
     fake_stop(&fake);
     return test_summary();
