@@ -196,27 +196,44 @@ CrErr rtv_defs_named(IdxStore *st, const char *name, const char *near_path, uint
                      size_t max, RtvDef **out, size_t *n_out, size_t *n_total, ErrInfo *e)
 {
     int64_t *ids = NULL;
-    size_t n = 0;
+    size_t n = 0, got = 0;
+    int *cls = NULL;
+    RtvDef *all = NULL;
     *out = NULL;
     *n_out = 0;
     if (n_total) *n_total = 0;
     CrErr rc = idx_lookup_symbol(st, name, &ids, &n, e);
     if (rc) return rc;
-    RtvDef *all = n ? xcalloc(n, sizeof *all) : NULL;
-    size_t got = 0;
+    /* A common name ("__init__") has hundreds of definitions: rank them by
+     * their first piece (one row each) and build only those returned and
+     * those of near_path (whose span decides their rank). */
+    cls = n ? xcalloc(n, sizeof *cls) : NULL;
+    all = n ? xcalloc(n, sizeof *all) : NULL;
     for (size_t i = 0; i < n; i++) {
-        rc = rtv_def_of_chunk(st, ids[i], &all[got], e);
+        IdxChunk c;
+        cls[i] = -1;
+        rc = idx_chunk_get(st, ids[i], &c, e);
         if (rc == CR_ENOENT) continue; /* removed since the lookup */
         if (rc) goto out;
         got++;
+        cls[i] = near_path && !strcmp(c.path, near_path) ? 1 : 2;
+        idx_chunk_release(&c);
+        if (cls[i] == 1) {
+            if ((rc = rtv_def_of_chunk(st, ids[i], &all[i], e))) goto out;
+            cls[i] = nearness(&all[i], near_path, near_line);
+        }
     }
-    rc = CR_OK;
     if (n_total) *n_total = got;
     if (max == 0 || max > got) max = got;
     *out = max ? xcalloc(max, sizeof **out) : NULL;
-    for (int cls = 0; cls < 3; cls++)
-        for (size_t i = 0; i < got && *n_out < max; i++) {
-            if (!all[i].pieces || nearness(&all[i], near_path, near_line) != cls) continue;
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < n && *n_out < max; i++) {
+            if (cls[i] != k) continue;
+            if (!all[i].pieces && (rc = rtv_def_of_chunk(st, ids[i], &all[i], e))) {
+                if (rc != CR_ENOENT) goto out;
+                rc = CR_OK;
+                continue;
+            }
             (*out)[(*n_out)++] = all[i];
             memset(&all[i], 0, sizeof all[i]);
         }
@@ -227,6 +244,7 @@ out:
         *n_out = 0;
     }
     rtv_defs_free(all, n);
+    free(cls);
     free(ids);
     return rc;
 }
