@@ -308,6 +308,13 @@ char *nav_word_at_uri(Server *s, const char *uri, int line, int col, int *c0, in
     return word;
 }
 
+LspStatus nav_position_params(Server *s, json_t *params, const char *method, const char **out_uri,
+                              int *line, int *character, Workspace **out_ws, char **out_rel,
+                              LspError *err)
+{
+    return doc_params(s, params, method, 1, out_uri, line, character, out_ws, out_rel, err);
+}
+
 LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;

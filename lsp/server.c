@@ -31,6 +31,10 @@ static const LspMethod methods[] = {
     {"textDocument/hover", on_hover, LSP_REQUEST | LSP_NEEDS_INIT},
     {"textDocument/codeLens", on_code_lens, LSP_REQUEST | LSP_NEEDS_INIT},
     {"textDocument/codeAction", on_code_action, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"workspace/symbol", on_workspace_symbol, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/prepareCallHierarchy", on_prepare_call_hierarchy, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"callHierarchy/incomingCalls", on_incoming_calls, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"callHierarchy/outgoingCalls", on_outgoing_calls, LSP_REQUEST | LSP_NEEDS_INIT},
     {"coderag/ask", on_ask, LSP_REQUEST | LSP_NEEDS_INIT},
     {"coderag/status", on_status, LSP_REQUEST | LSP_NEEDS_INIT},
 };
@@ -154,14 +158,15 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
     }
     srv_start_threads(s);
 
-    *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b,"
-                     " s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
+    *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b, s:b,"
+                     " s:b, s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
                      "capabilities", "positionEncoding", "utf-16", "textDocumentSync", "openClose",
                      1, "change", 1, "save", "includeText", 0, "executeCommandProvider", "commands",
                      "coderag.ask", "coderag.reindex", "coderag.explain", "hoverProvider", 1,
                      "codeLensProvider", "resolveProvider", 0, "codeActionProvider", 1,
-                     "workspace", "workspaceFolders", "supported", 1, "changeNotifications", 0,
-                     "serverInfo", "name", "coderag", "version", SERVER_VERSION);
+                     "workspaceSymbolProvider", 1, "callHierarchyProvider", 1, "workspace",
+                     "workspaceFolders", "supported", 1, "changeNotifications", 0, "serverInfo",
+                     "name", "coderag", "version", SERVER_VERSION);
     return LSP_DONE;
 }
 

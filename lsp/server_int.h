@@ -14,11 +14,11 @@
  *     once (status, lifecycle, document sync, code actions) or queue a Job.
  *     It owns the open documents (Docs) and never touches an IdxStore.
  * worker: owns every workspace's query store (Workspace.q) and runs the job
- *     queue in order - retrieval for asks, hovers, code lenses, file updates
- *     (saves and watched-file events, coalesced per path and run ahead of
- *     other jobs), the adoption of a finished build, and the verification
- *     of LLM answers. IdxStore is single-threaded, so this one thread is the
- *     only user of q.
+ *     queue in order - retrieval for asks, hovers, code lenses, symbol and
+ *     call hierarchy queries, file updates (saves and watched-file events,
+ *     coalesced per path and run ahead of other jobs), the adoption of a
+ *     finished build, and the verification of LLM answers. IdxStore is
+ *     single-threaded, so this one thread is the only user of q.
  * LLM pool (LLM_THREADS threads): runs the LLM step of asks and
  *     explanations, which never touches a store; a job goes there from the
  *     worker and comes back to the worker to be verified (the shape of
@@ -344,5 +344,21 @@ void nav_forget_answer(Workspace *ws);
 /* Reader: the identifier at (line, UTF-16 col) of a document (open, else
  * as saved), with its column span; NULL when none. Caller frees. */
 char *nav_word_at_uri(Server *s, const char *uri, int line, int col, int *c0, int *c1);
+/* Reader: decodes {textDocument: {uri}, position: {line, character}};
+ * *out_ws is the workspace holding the document (NULL when none) and
+ * *out_rel its root-relative path (caller frees). */
+LspStatus nav_position_params(Server *s, struct json_t *params, const char *method,
+                              const char **out_uri, int *line, int *character, Workspace **out_ws,
+                              char **out_rel, LspError *err);
+
+/* ---- handlers_hier.c: workspace/symbol and call hierarchy */
+LspStatus on_workspace_symbol(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                              LspError *err);
+LspStatus on_prepare_call_hierarchy(void *ctx, struct json_t *params, LspCall *call,
+                                    struct json_t **out, LspError *err);
+LspStatus on_incoming_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                            LspError *err);
+LspStatus on_outgoing_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                            LspError *err);
 
 #endif

@@ -1,0 +1,313 @@
+#include "server_int.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* workspace/symbol and call hierarchy (prepareCallHierarchy, incomingCalls,
+ * outgoingCalls), answered by the worker from retrieve/'s navigation
+ * queries, like hover and lenses. A CallHierarchyItem is a whole
+ * definition, however the indexer chunked it; incoming and outgoing calls
+ * name the definition at the item's first line. The graph records which
+ * chunk a call is written in, not its column: fromRanges are the lines of
+ * that chunk. */
+
+#define MAX_SYMBOLS 200
+#define MAX_CALLS 500
+
+/* A workspace/symbol or call hierarchy request, for the worker. */
+typedef struct HierJob {
+    Job job;
+    char *path; /* root-relative: the document (prepare) or the item's file (calls) */
+    char *word; /* the query (symbol) or the identifier under the cursor (prepare) */
+    int line;   /* 0-based: the cursor's (prepare) or the item's first line (calls) */
+} HierJob;
+
+static void hier_free(Job *job)
+{
+    HierJob *j = (HierJob *)job;
+    free(j->path);
+    free(j->word);
+    free(j);
+}
+
+static int run_symbol(Server *s, Job *job);
+static int run_prepare(Server *s, Job *job);
+static int run_incoming(Server *s, Job *job);
+static int run_outgoing(Server *s, Job *job);
+
+/* Queues a job for the worker; path and word are taken over. */
+static void hier_push(Server *s, Workspace *ws, LspCall *call, JobRunFn run, char *path, char *word,
+                      int line)
+{
+    HierJob *j = xcalloc(1, sizeof *j);
+    job_init(&j->job, ws, call, run, hier_free);
+    j->path = path;
+    j->word = word;
+    j->line = line;
+    srv_push(s, &j->job);
+}
+
+/* LSP SymbolKind of a definition. */
+static int symbol_kind(const IdxChunk *c)
+{
+    switch (c->kind) {
+    case IDX_KIND_CLASS:
+        return 5; /* Class */
+    case IDX_KIND_METHOD:
+        return 6; /* Method */
+    case IDX_KIND_FUNCTION:
+        return 12; /* Function */
+    default:
+        return 2; /* Module */
+    }
+}
+
+static const char *short_name(const IdxChunk *c)
+{
+    if (!c->symbol[0]) return c->module;
+    const char *dot = strrchr(c->symbol, '.');
+    return dot ? dot + 1 : c->symbol;
+}
+
+static json_t *pos(uint32_t line, uint32_t ch)
+{
+    return json_pack("{s:i, s:i}", "line", (int)line, "character", (int)ch);
+}
+
+/* Lines a..b (1-based, inclusive) as an LSP range ending at the next line's start. */
+static json_t *lines_range(uint32_t a, uint32_t b)
+{
+    return json_pack("{s:o, s:o}", "start", pos(a - 1, 0), "end", pos(b, 0));
+}
+
+/* The name's place in the definition's header ("def name" / "class name"
+ * within its first lines, decorators skipped), as a range; the first line
+ * when it is not found. */
+static json_t *name_range(IdxStore *st, const RtvDef *d)
+{
+    const char *name = short_name(&d->head);
+    uint32_t last = d->start_line + 20 < d->end_line ? d->start_line + 20 : d->end_line;
+    StrBuf text;
+    sb_init(&text);
+    json_t *r = NULL;
+    if (d->head.kind != IDX_KIND_MODULE &&
+        idx_read_lines(st, d->head.path, d->start_line, last, &text, NULL, NULL) == CR_OK) {
+        size_t nl = strlen(name);
+        uint32_t line = d->start_line;
+        for (const char *p = text.buf; p && *p && !r; line++) {
+            const char *end = strchr(p, '\n');
+            size_t ll = end ? (size_t)(end - p) : strlen(p);
+            for (const char *kw = p; kw + nl < p + ll; kw++) {
+                int def = !strncmp(kw, "def ", 4) || !strncmp(kw, "class ", 6);
+                if (!def) continue;
+                const char *at = kw + (kw[0] == 'd' ? 4 : 6);
+                while (*at == ' ')
+                    at++;
+                if (!strncmp(at, name, nl)) {
+                    /* columns in UTF-16 units: the header is ASCII up to the name in practice */
+                    uint32_t col = (uint32_t)(at - p);
+                    r = json_pack("{s:o, s:o}", "start", pos(line - 1, col), "end",
+                                  pos(line - 1, col + (uint32_t)nl));
+                }
+                break;
+            }
+            p = end ? end + 1 : NULL;
+        }
+    }
+    sb_release(&text);
+    return r ? r
+             : json_pack("{s:o, s:o}", "start", pos(d->start_line - 1, 0), "end",
+                         pos(d->start_line - 1, 0));
+}
+
+static json_t *hier_item(IdxStore *st, const RtvDef *d)
+{
+    const IdxChunk *c = &d->head;
+    char *uri = lsp_path_to_uri(idx_root(st), c->path);
+    json_t *item = json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name",
+                             lsp_json_string(short_name(c)), "kind", symbol_kind(c), "detail",
+                             lsp_json_string(c->signature[0] ? c->signature : c->module), "uri",
+                             lsp_json_string(uri), "range", lines_range(d->start_line, d->end_line),
+                             "selectionRange", name_range(st, d), "data", "path",
+                             lsp_json_string(c->path), "line", (int)d->start_line);
+    free(uri);
+    return item;
+}
+
+/* ---------------------------------------------------------------- requests */
+
+LspStatus on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+{
+    Server *s = ctx;
+    const char *query = NULL;
+    json_error_t je;
+    if (!params || json_unpack_ex(params, &je, 0, "{s:s}", "query", &query) != 0)
+        return lsp_error(err, LSP_INVALID_PARAMS, "workspace/symbol: %s",
+                         params ? je.text : "no params");
+    if (!s->n_ws || !query[0] || strlen(query) > 200) {
+        *out = json_array();
+        return LSP_DONE;
+    }
+    hier_push(s, s->ws[0], call, run_symbol, NULL, xstrdup(query), 0);
+    return LSP_LATER;
+}
+
+LspStatus on_prepare_call_hierarchy(void *ctx, json_t *params, LspCall *call, json_t **out,
+                                    LspError *err)
+{
+    Server *s = ctx;
+    const char *uri;
+    int line, character, c0 = 0, c1 = 0;
+    Workspace *ws = NULL;
+    char *rel = NULL, *word = NULL;
+    if (nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line, &character,
+                            &ws, &rel, err) != LSP_DONE)
+        return LSP_FAIL;
+    if (ws && rel) word = nav_word_at_uri(s, uri, line, character, &c0, &c1);
+    if (!word) {
+        free(rel);
+        return LSP_DONE; /* null */
+    }
+    hier_push(s, ws, call, run_prepare, rel, word, line);
+    return LSP_LATER;
+}
+
+/* incomingCalls / outgoingCalls: {item: CallHierarchyItem}. */
+static LspStatus calls_request(Server *s, json_t *params, LspCall *call, json_t **out,
+                               LspError *err, JobRunFn run, const char *method)
+{
+    const char *uri;
+    int line = 0;
+    json_error_t je;
+    if (!params || json_unpack_ex(params, &je, 0, "{s:{s:s, s:{s:{s:i}}}}", "item", "uri", &uri,
+                                  "range", "start", "line", &line) != 0)
+        return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
+    if (line < 0) return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative line", method);
+    char *path = lsp_uri_to_path(uri), *rel = NULL;
+    Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
+    free(path);
+    if (!ws || !rel) {
+        free(rel);
+        *out = json_array();
+        return LSP_DONE;
+    }
+    hier_push(s, ws, call, run, rel, NULL, line);
+    return LSP_LATER;
+}
+
+LspStatus on_incoming_calls(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+{
+    return calls_request(ctx, params, call, out, err, run_incoming, "callHierarchy/incomingCalls");
+}
+
+LspStatus on_outgoing_calls(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+{
+    return calls_request(ctx, params, call, out, err, run_outgoing, "callHierarchy/outgoingCalls");
+}
+
+/* ---------------------------------------------------------------- worker */
+
+static json_t *symbols(Server *s, const char *query)
+{
+    json_t *out = json_array();
+    for (size_t w = 0; w < s->n_ws && json_array_size(out) < MAX_SYMBOLS; w++) {
+        ErrInfo e = {0};
+        IdxStore *st = ws_query_store(s->ws[w], &e);
+        RtvDef *defs = NULL;
+        size_t n = 0;
+        if (!st || rtv_symbols(st, query, MAX_SYMBOLS - json_array_size(out), &defs, &n, &e))
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            const IdxChunk *c = &defs[i].head;
+            char *uri = lsp_path_to_uri(idx_root(st), c->path);
+            const char *dot = strrchr(c->symbol, '.');
+            StrBuf container;
+            sb_init(&container);
+            sb_adds(&container, c->module);
+            if (dot) sb_addf(&container, ".%.*s", (int)(dot - c->symbol), c->symbol);
+            json_array_append_new(
+                out,
+                json_pack("{s:o, s:i, s:{s:o, s:o}, s:o}", "name", lsp_json_string(short_name(c)),
+                          "kind", symbol_kind(c), "location", "uri", lsp_json_string(uri), "range",
+                          lines_range(defs[i].start_line, defs[i].end_line), "containerName",
+                          lsp_json_string(container.buf ? container.buf : "")));
+            sb_release(&container);
+            free(uri);
+        }
+        rtv_defs_free(defs, n);
+    }
+    return out;
+}
+
+static json_t *calls(IdxStore *st, const char *path, int line0, int outgoing)
+{
+    RtvDef d;
+    RtvRef *refs = NULL;
+    size_t n = 0;
+    json_t *out = json_array();
+    if (rtv_def_at(st, path, (uint32_t)line0 + 1, &d, NULL) != CR_OK) return out;
+    if (rtv_refs(st, &d, outgoing, RTV_REF_BIT(IDX_EDGE_CALL), MAX_CALLS, &refs, &n, NULL, NULL) ==
+        CR_OK) {
+        for (size_t i = 0; i < n; i++) {
+            const RtvRef *r = &refs[i];
+            json_array_append_new(out, json_pack("{s:o, s:[o]}", outgoing ? "to" : "from",
+                                                 hier_item(st, &r->other), "fromRanges",
+                                                 lines_range(r->at_start, r->at_end)));
+        }
+        rtv_refs_free(refs, n);
+    }
+    rtv_def_release(&d);
+    return out;
+}
+
+static int run_symbol(Server *s, Job *job)
+{
+    HierJob *j = (HierJob *)job;
+    LspCall *call = job->call;
+    job->call = NULL;
+    lsp_call_reply(call, symbols(s, j->word), NULL);
+    return JOB_DONE;
+}
+
+static int run_prepare(Server *s, Job *job)
+{
+    HierJob *j = (HierJob *)job;
+    LspCall *call = job->call;
+    job->call = NULL;
+    ErrInfo e = {0};
+    json_t *result = NULL;
+    IdxStore *st = ws_query_store(job->ws, &e);
+    RtvDef *defs = NULL;
+    size_t n = 0;
+    if (st &&
+        rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, 1, &defs, &n, NULL, &e) ==
+            CR_OK &&
+        n && defs[0].head.kind != IDX_KIND_MODULE)
+        result = json_pack("[o]", hier_item(st, &defs[0]));
+    rtv_defs_free(defs, n);
+    lsp_call_reply(call, result, NULL);
+    return JOB_DONE;
+}
+
+static int run_calls(Job *job, int outgoing)
+{
+    HierJob *j = (HierJob *)job;
+    LspCall *call = job->call;
+    job->call = NULL;
+    ErrInfo e = {0};
+    IdxStore *st = ws_query_store(job->ws, &e);
+    lsp_call_reply(call, st ? calls(st, j->path, j->line, outgoing) : json_array(), NULL);
+    return JOB_DONE;
+}
+
+static int run_incoming(Server *s, Job *job)
+{
+    return run_calls(job, 0);
+}
+
+static int run_outgoing(Server *s, Job *job)
+{
+    return run_calls(job, 1);
+}
