@@ -178,6 +178,7 @@ static int cmp_u64(const void *a, const void *b)
 size_t postings__add_slots(Postings *p, size_t n)
 {
     size_t slot = p->n_slots;
+    if (!n) return slot; /* the arrays may still be NULL (an empty index) */
     if (slot + n > p->cap_slots) {
         size_t cap = p->cap_slots ? p->cap_slots * 2 : 1024;
         while (cap < slot + n) cap *= 2;

@@ -120,10 +120,12 @@ int postings__map(IdxStore *st, Postings *p, const char *db_id)
     postings__reserve_terms(p, h->n_terms);
     size_t n = (size_t)h->n_slots;
     postings__add_slots(p, n);
-    memcpy(p->chunk, bytes + h->off_chunk, n * 8);
-    memcpy(p->file, bytes + h->off_file, n * 8);
-    memcpy(p->len, bytes + h->off_len, n * 4 * N_FIELDS);
-    memcpy(p->kind, bytes + h->off_kind, n);
+    if (n) { /* an empty index has no arrays yet */
+        memcpy(p->chunk, bytes + h->off_chunk, n * 8);
+        memcpy(p->file, bytes + h->off_file, n * 8);
+        memcpy(p->len, bytes + h->off_len, n * 4 * N_FIELDS);
+        memcpy(p->kind, bytes + h->off_kind, n);
+    }
     p->n_base_slots = n;
     memcpy(p->len_sum, h->len_sum, sizeof p->len_sum);
     return 1;
