@@ -419,6 +419,22 @@ local ok, err = xpcall(function()
     and buf_text(float_wins()[1]):find(' via ', 1, true) ~= nil, ':CodeRagContext shows scores and via')
   close_floats()
 
+  -- #4: nothing relevant: the first line says so and is shown as a warning.
+  got = nil
+  coderag.ask('How is the GPU kernel scheduled?', { callback = function(e, r) got = { e = e, r = r } end })
+  vim.wait(30000, function() return got ~= nil end, 20)
+  check(got and got.r and got.r.match == 'none', 'an off-topic question has match none', got and got.r and got.r.match)
+  local warned = false
+  if float_wins()[1] then
+    local b = vim.api.nvim_win_get_buf(float_wins()[1])
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(b, vim.api.nvim_get_namespaces().coderag, 0, -1, { details = true })) do
+      local line = vim.api.nvim_buf_get_lines(b, m[2], m[2] + 1, false)[1]
+      if m[4].hl_group == 'WarningMsg' and line:find('Nothing relevant found', 1, true) then warned = true end
+    end
+  end
+  check(warned, 'its first line "Nothing relevant found" is shown as a warning')
+  close_floats()
+
   -- #8 (Neovim side): a missing binary gives one clear message, no stack trace.
   local notes = {}
   local orig_notify = vim.notify
