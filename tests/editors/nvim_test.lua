@@ -435,6 +435,17 @@ local ok, err = xpcall(function()
   check(warned, 'its first line "Nothing relevant found" is shown as a warning')
   close_floats()
 
+  -- Explain with the LLM (coderag.explain), streamed like a question.
+  vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+  vim.api.nvim_win_set_cursor(0, { 39, 5 })
+  local n_hist = #coderag.history
+  coderag.explain()
+  vim.wait(30000, function() return coderag.pending == nil end, 20)
+  check(#coderag.history == n_hist + 1 and coderag.last.question:find('apply_tax', 1, true) ~= nil
+    and coderag.last.result.mode == 'llm', ':CodeRagExplain answers about apply_tax with the LLM',
+    coderag.last and coderag.last.question)
+  close_floats()
+
   -- #8 (Neovim side): a missing binary gives one clear message, no stack trace.
   local notes = {}
   local orig_notify = vim.notify
