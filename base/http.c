@@ -130,12 +130,15 @@ static CURLcode http__perform(HttpXfer *x)
     }
     CURLMsg *msg;
     int left;
-    while (!x->canceled && (msg = curl_multi_info_read(m, &left)))
+    while ((msg = curl_multi_info_read(m, &left)))
         if (msg->msg == CURLMSG_DONE) {
             cc = msg->data.result;
             done = 1;
         }
-    if (!done && !x->canceled && cc == CURLE_OK) cc = CURLE_RECV_ERROR;
+    if (x->canceled) /* by the poll above or by the progress callback */
+        cc = CURLE_ABORTED_BY_CALLBACK;
+    else if (!done && cc == CURLE_OK)
+        cc = CURLE_RECV_ERROR;
     curl_multi_remove_handle(m, x->curl);
     curl_multi_cleanup(m);
     return cc;
