@@ -12,4 +12,4 @@ cp -r tests/fixtures/shop "$T/ws"
 CODERAG_BIN=$BIN CODERAG_WS=$T/ws CODERAG_INDEX_DIR=$T/index CODERAG_FAKE_LLM=$ROOT/tests/fake_openai.py \
   HOME=$T XDG_STATE_HOME=$T/state XDG_DATA_HOME=$T/data \
   timeout 600 nvim --headless -u NONE -i NONE --cmd "set rtp^=$ROOT/editors/nvim" \
-  -c "luafile $ROOT/bench/editor_latency.lua" </dev/null 2>&1 | grep -a ' ms'
+  -c "luafile $ROOT/bench/editor_latency.lua" </dev/null 2>&1 | grep -a " ms"

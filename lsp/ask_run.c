@@ -55,8 +55,7 @@ static void wd_progress(Server *s, AskJob *j, const char *kind, const char *mess
         json_object_set_new(v, "percentage", json_integer(0));
     }
     if (message) json_object_set_new(v, "message", lsp_json_string(message));
-    lsp_rpc_notify(s->rpc, "$/progress",
-                   json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
+    lsp_rpc_notify(s->rpc, "$/progress", json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
 }
 
 /* A partial result (value is stolen). */
@@ -239,8 +238,7 @@ static int ask_llm(Server *s, Job *job)
             j->partial_last_ms = 0;
             on_text(j, j->draft.llm_text, strlen(j->draft.llm_text));
         }
-        if (rc != CR_ECANCELED && !ask_cancelled(j))
-            ep_report(s, &s->llm_ep, rc, j->draft.llm_msg);
+        if (rc != CR_ECANCELED && !ask_cancelled(j)) ep_report(s, &s->llm_ep, rc, j->draft.llm_msg);
     }
     if (j->draft.llm_rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
     job->run = ask_finish;
@@ -272,7 +270,8 @@ static int ask_finish(Server *s, Job *job)
     if (!j->explain_gen) nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = lsp_answer_to_json(&j->ans, idx_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
-    if (j->explain_symbol) json_object_set_new(result, "symbol", lsp_json_string(j->explain_symbol));
+    if (j->explain_symbol)
+        json_object_set_new(result, "symbol", lsp_json_string(j->explain_symbol));
     wd_progress(s, j, "end", "done");
     lsp_call_reply(job->call, result, NULL);
     job->call = NULL;

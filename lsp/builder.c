@@ -160,4 +160,3 @@ static int run_adopt(Server *s, Job *job)
     ws_run_updates(s, ws);
     return JOB_DONE;
 }
-

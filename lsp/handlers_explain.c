@@ -39,9 +39,9 @@ LspStatus on_code_action(void *ctx, json_t *params, LspCall *call, json_t **out,
     const char *uri;
     int line = 0, character = 0, c0 = 0, c1 = 0;
     json_error_t je;
-    if (!params || json_unpack_ex(params, &je, 0, "{s:{s:s}, s:{s:{s:i, s:i}}}", "textDocument",
-                                  "uri", &uri, "range", "start", "line", &line, "character",
-                                  &character) != 0)
+    if (!params ||
+        json_unpack_ex(params, &je, 0, "{s:{s:s}, s:{s:{s:i, s:i}}}", "textDocument", "uri", &uri,
+                       "range", "start", "line", &line, "character", &character) != 0)
         return lsp_error(err, LSP_INVALID_PARAMS, "textDocument/codeAction: %s",
                          params ? je.text : "no params");
     *out = json_array();
@@ -85,8 +85,9 @@ LspStatus explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
     free(path);
     if (!ws || !rel) {
         free(rel);
-        return lsp_error(err, LSP_INVALID_PARAMS, "coderag.explain: the document is not in a "
-                                                  "workspace folder");
+        return lsp_error(err, LSP_INVALID_PARAMS,
+                         "coderag.explain: the document is not in a "
+                         "workspace folder");
     }
     if (!llm_configured(ws)) {
         free(rel);

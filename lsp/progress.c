@@ -116,9 +116,9 @@ json_t *ep_status_json(Endpoint *ep, int configured)
 {
     static const char *names[] = {"unknown", "ok", "down"};
     pthread_mutex_lock(&ep->mu);
-    json_t *o = json_pack("{s:b, s:s, s:o}", "configured", configured, "state",
-                          configured ? names[ep->st] : "off", "message",
-                          lsp_json_string(ep->reason));
+    json_t *o =
+        json_pack("{s:b, s:s, s:o}", "configured", configured, "state",
+                  configured ? names[ep->st] : "off", "message", lsp_json_string(ep->reason));
     pthread_mutex_unlock(&ep->mu);
     return o;
 }
@@ -231,4 +231,3 @@ void progress_finish(Workspace *ws, const char *msg)
     }
     pthread_mutex_unlock(&ws->pg_mu);
 }
-

@@ -46,7 +46,8 @@ static char *nearest(const char *dir, const char *const *names, size_t n, int se
 char *lsp_find_root(const char *start, const char *fallback)
 {
     char *r = nearest(start, vcs_markers, sizeof vcs_markers / sizeof vcs_markers[0], 1);
-    if (!r) r = nearest(start, project_markers, sizeof project_markers / sizeof project_markers[0], 1);
+    if (!r)
+        r = nearest(start, project_markers, sizeof project_markers / sizeof project_markers[0], 1);
     if (!r && fallback) r = xstrdup(fallback);
     return r;
 }

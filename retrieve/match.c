@@ -26,9 +26,12 @@
 const char *rtv_match_name(RtvMatch m)
 {
     switch (m) {
-    case RTV_MATCH_STRONG: return "strong";
-    case RTV_MATCH_WEAK: return "weak";
-    default: return "none";
+    case RTV_MATCH_STRONG:
+        return "strong";
+    case RTV_MATCH_WEAK:
+        return "weak";
+    default:
+        return "none";
     }
 }
 
@@ -47,12 +50,15 @@ RtvMatch rtv_match(const RtvMatchSignals *sig, char *why, size_t why_size)
     }
     if (sig->idents_hit > 0) return RTV_MATCH_STRONG; /* it names code that exists */
     double matched = sig->coverage * (double)sig->terms;
-    if (matched >= MATCH_WEAK_TERMS || sig->coverage >= MATCH_FULL_COVERAGE) return RTV_MATCH_STRONG;
+    if (matched >= MATCH_WEAK_TERMS || sig->coverage >= MATCH_FULL_COVERAGE)
+        return RTV_MATCH_STRONG;
     const char *names = sig->idents > 1 ? ", and no indexed definition has the names it uses"
-                        : sig->idents ? ", and no indexed definition has the name it uses"
-                                      : "";
-    snprintf(why, why_size, "the best match holds about %.0f of the question's %zu terms (%d%% "
-             "of their weight)%s", matched, sig->terms, pct, names);
+                        : sig->idents   ? ", and no indexed definition has the name it uses"
+                                        : "";
+    snprintf(why, why_size,
+             "the best match holds about %.0f of the question's %zu terms (%d%% "
+             "of their weight)%s",
+             matched, sig->terms, pct, names);
     return matched < MATCH_NONE_TERMS ? RTV_MATCH_NONE : RTV_MATCH_WEAK;
 }
 

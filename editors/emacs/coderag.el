@@ -436,7 +436,11 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
                                 (buffer-substring-no-properties (region-beginning) (region-end)))))
          current-prefix-arg))
   (when (string-empty-p (string-trim question)) (user-error "Empty question"))
-  (let ((buf (coderag--start-request (coderag-connection) :coderag/ask
+  (let ((buf (coderag--start-request (coderag-connection
+                                      ;; From *coderag*: the server of the answer shown.
+                                      (and (not buffer-file-name) (derived-mode-p 'coderag-answer-mode)
+                                           coderag-last-root (directory-file-name coderag-last-root)))
+                                     :coderag/ask
                                      (coderag--params question followup) question callback)))
     (when (called-interactively-p 'any) (display-buffer buf))
     buf))

@@ -289,6 +289,14 @@ server may take long, and the test must still pass."
       (coderag-show-context)
       (ct-check (with-current-buffer "*coderag*" (string-match-p "Context the answer used.*\n.* via " (buffer-string)))
                 "the context with scores and via")
+      ;; #4: nothing relevant: the first line says so, with the warning face.
+      (pcase-let ((`(,buf ,cell) (ct-ask "How is the GPU kernel scheduled?")))
+        (ct-wait (lambda () (car cell)))
+        (ct-check (equal (plist-get (car (car cell)) :match) "none") "an off-topic question has match none"
+                  (plist-get (car (car cell)) :match))
+        (ct-check (ct-face-at buf "Nothing relevant found" 'coderag-warning-face)
+                  "its first line \"Nothing relevant found\" is shown as a warning"))
+
       (ct-finish))
   (error (ct-check nil "test script error" err) (ct-finish)))
 

@@ -422,6 +422,33 @@ local ok, err = xpcall(function()
     and buf_text(float_wins()[1]):find(' via ', 1, true) ~= nil, ':CodeRagContext shows scores and via')
   close_floats()
 
+  -- #4: nothing relevant: the first line says so and is shown as a warning.
+  got = nil
+  coderag.ask('How is the GPU kernel scheduled?', { callback = function(e, r) got = { e = e, r = r } end })
+  vim.wait(30000, function() return got ~= nil end, 20)
+  check(got and got.r and got.r.match == 'none', 'an off-topic question has match none', got and got.r and got.r.match)
+  local warned = false
+  if float_wins()[1] then
+    local b = vim.api.nvim_win_get_buf(float_wins()[1])
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(b, vim.api.nvim_get_namespaces().coderag, 0, -1, { details = true })) do
+      local line = vim.api.nvim_buf_get_lines(b, m[2], m[2] + 1, false)[1]
+      if m[4].hl_group == 'WarningMsg' and line:find('Nothing relevant found', 1, true) then warned = true end
+    end
+  end
+  check(warned, 'its first line "Nothing relevant found" is shown as a warning')
+  close_floats()
+
+  -- Explain with the LLM (coderag.explain), streamed like a question.
+  vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+  vim.api.nvim_win_set_cursor(0, { 39, 5 })
+  local n_hist = #coderag.history
+  coderag.explain()
+  vim.wait(30000, function() return coderag.pending == nil end, 20)
+  check(#coderag.history == n_hist + 1 and coderag.last.question:find('apply_tax', 1, true) ~= nil
+    and coderag.last.result.mode == 'llm', ':CodeRagExplain answers about apply_tax with the LLM',
+    coderag.last and coderag.last.question)
+  close_floats()
+
   -- #8 (Neovim side): a missing binary gives one clear message, no stack trace.
   local notes = {}
   local orig_notify = vim.notify
