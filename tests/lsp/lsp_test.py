@@ -670,6 +670,7 @@ def t_llm(env):
             "http://127.0.0.1:%d/_control/wait" % port, method="POST",
             data=json.dumps({"kind": "start", "count": 1, "timeout_s": TIMEOUT}).encode()), timeout=TIMEOUT + 5))
         check(w["ok"], "the LLM request started")
+        t0 = time.monotonic()
         s.notify("$/cancelRequest", {"id": rid})
         r = s.wait_response(rid)
         took = time.monotonic() - t0
