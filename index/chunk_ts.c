@@ -412,7 +412,7 @@ static IdxKind ts__idx_kind(CapKind k, int in_container)
 /* Nests the definitions by byte range and makes units of them. */
 static void ts__units(TsRun *r)
 {
-    qsort(r->defs, r->n_defs, sizeof *r->defs, ts__def_cmp);
+    if (r->n_defs > 1) qsort(r->defs, r->n_defs, sizeof *r->defs, ts__def_cmp);
     size_t depth = 0;
     int *open = xmalloc((r->n_defs + 1) * sizeof *open); /* unit ids, -1 for a skipped def */
     uint32_t *open_end = xmalloc((r->n_defs + 1) * sizeof *open_end);
