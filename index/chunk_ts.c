@@ -64,8 +64,6 @@ typedef struct TsRun {
     size_t n_defs, cap_defs;
     TSSymbol comment_syms[4];
     size_t n_comment_syms;
-    TSNode *stack;
-    size_t cap_stack;
     StrBuf sb;
 } TsRun;
 
@@ -142,7 +140,7 @@ static int ts__ident_char(char c)
  * receiver unknown ("?.last"). 0 when there is nothing to name. */
 static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
 {
-    uint32_t i = a, last_a = 0, last_b = 0;
+    uint32_t i = a;
     int ok = 1, want_ident = 1, parts = 0;
     sb_reset(sb);
     while (i < b) {
@@ -160,8 +158,6 @@ static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
                 sb_adds(sb, "self");
             else
                 sb_add(sb, src + i, n);
-            last_a = i;
-            last_b = j;
             i = j;
             want_ident = 0;
         } else if (!want_ident && (c == '.' || (c == '?' && i + 1 < b && src[i + 1] == '.'))) {
@@ -186,8 +182,6 @@ static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
     while (s > a && ts__ident_char(src[s - 1])) s--;
     if (s == e || s == a || (src[s] >= '0' && src[s] <= '9')) return 0;
     if (!(src[s - 1] == '.' || src[s - 1] == '>' || src[s - 1] == ':')) return 0;
-    (void)last_a;
-    (void)last_b;
     sb_reset(sb);
     sb_adds(sb, "?.");
     sb_add(sb, src + s, e - s);
@@ -412,7 +406,7 @@ static IdxKind ts__idx_kind(CapKind k, int in_container)
 /* Nests the definitions by byte range and makes units of them. */
 static void ts__units(TsRun *r)
 {
-    qsort(r->defs, r->n_defs, sizeof *r->defs, ts__def_cmp);
+    if (r->n_defs > 1) qsort(r->defs, r->n_defs, sizeof *r->defs, ts__def_cmp);
     size_t depth = 0;
     int *open = xmalloc((r->n_defs + 1) * sizeof *open); /* unit ids, -1 for a skipped def */
     uint32_t *open_end = xmalloc((r->n_defs + 1) * sizeof *open_end);
@@ -559,7 +553,6 @@ CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, cons
     ts_tree_delete(tree);
     emit_release(&r.em);
     free(r.defs);
-    free(r.stack);
     sb_release(&r.sb);
     return rc;
 }
