@@ -102,7 +102,9 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
 typedef struct RtvTuning {
     size_t bm25_candidates; /* BM25 hits considered */
     size_t dense_candidates; /* dense hits considered */
-    double dense_weight;    /* share of the dense leg in a blended score */
+    double dense_weight;    /* what the dense leg adds at most to a candidate's score */
+    size_t dense_new;       /* dense hits that may enter without lexical evidence */
+    size_t lexical_head;    /* first candidates of the ranking without dense kept first */
     size_t keep;            /* candidates kept after the file blend */
     double module_prior;    /* score factor for module-level code */
     double class_prior;     /* score factor for class headers */

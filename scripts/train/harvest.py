@@ -1,6 +1,9 @@
 """Harvests (question, code) pairs from installed Debian Python packages.
 
-    harvest.py PACKAGES_TXT OUT_JSONL
+    harvest.py PACKAGES_TXT OUT_JSONL [FIRST:END]
+
+FIRST:END harvests only those packages of the list (0-based, END
+exclusive), so that parts can run in parallel; train.py dedups across parts.
 
 For every package of PACKAGES_TXT (pkg=version lines) it reads the .py files
 the package installed (dpkg -L), parses them with ast, and writes one JSON
@@ -133,6 +136,9 @@ def harvest_file(path, module, src, out, pkg, seen):
 
 def main():
     pkgs = [l.split("=")[0].strip() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+    if len(sys.argv) > 3:
+        first, end = (int(x) if x else None for x in sys.argv[3].split(":"))
+        pkgs = pkgs[first:end]
     seen, files_seen = set(), set()
     refused = {}
     used = []

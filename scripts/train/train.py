@@ -26,6 +26,7 @@ VERSION = 1
 HEADER = struct.Struct("<8sIIIIQQ32s32s")
 MAX_VOCAB = 60000
 MIN_COUNT = 3
+MAX_TOKENS = 128  # tokens of a text used, here and by the C side (header)
 
 
 def held_out(pkg):
@@ -43,9 +44,10 @@ def fnv64_words(payload):
     return h
 
 
-def encode(emb, w, ids, offsets):
+def encode(emb, w, ids, offsets, sparse=False):
     weights = torch.nn.functional.softplus(w[ids])
-    s = torch.nn.functional.embedding_bag(ids, emb, offsets, mode="sum", per_sample_weights=weights)
+    s = torch.nn.functional.embedding_bag(ids, emb, offsets, mode="sum", per_sample_weights=weights,
+                                          sparse=sparse)
     v = torch.nn.functional.normalize(s, dim=1)
     return v
 
@@ -77,8 +79,8 @@ def main():
     ap.add_argument("pairs")
     ap.add_argument("out")
     ap.add_argument("--dim", type=int, default=128)
-    ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--batch", type=int, default=512)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--temp", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
@@ -91,8 +93,13 @@ def main():
 
     digest = hashlib.sha256(open(a.pairs, "rb").read()).digest()
     train, test = [], []
+    seen = set()
     for line in open(a.pairs):
         r = json.loads(line)
+        key = " ".join(r["c"])
+        if key in seen:  # harvest parts dedup only within themselves
+            continue
+        seen.add(key)
         (test if held_out(r["pkg"]) else train).append((r["q"], r["c"], r["kind"]))
     counts = {}
     for q, c, _ in train:
@@ -104,7 +111,7 @@ def main():
     V = len(vocab)
 
     def ids(seq):
-        return [index[t] for t in seq if t in index]
+        return [index[t] for t in seq[:MAX_TOKENS] if t in index]
 
     train_ids = [(ids(q), ids(c)) for q, c, _ in train]
     train_ids = [p for p in train_ids if p[0] and p[1]]
@@ -117,7 +124,9 @@ def main():
     emb = torch.nn.Parameter(torch.randn(V, a.dim) * 0.1)
     w_q = torch.nn.Parameter(torch.zeros(V))
     w_c = torch.nn.Parameter(torch.zeros(V))
-    opt = torch.optim.Adam([emb, w_q, w_c], lr=a.lr)
+    # Sparse updates of the table: a batch touches a few thousand of its rows.
+    opt_emb = torch.optim.SparseAdam([emb], lr=a.lr)
+    opt = torch.optim.Adam([w_q, w_c], lr=a.lr)
     rng = random.Random(a.seed)
     t0 = time.time()
     for epoch in range(a.epochs):
@@ -126,15 +135,17 @@ def main():
         steps = 0
         for at in range(0, len(train_ids) - a.batch + 1, a.batch):
             chunk = train_ids[at:at + a.batch]
-            q = encode(emb, w_q, *batchify([p[0] for p in chunk]))
-            c = encode(emb, w_c, *batchify([p[1] for p in chunk]))
+            q = encode(emb, w_q, *batchify([p[0] for p in chunk]), sparse=True)
+            c = encode(emb, w_c, *batchify([p[1] for p in chunk]), sparse=True)
             logits = q @ c.T / a.temp
             target = torch.arange(len(chunk))
             loss = (torch.nn.functional.cross_entropy(logits, target) +
                     torch.nn.functional.cross_entropy(logits.T, target)) / 2
             opt.zero_grad()
+            opt_emb.zero_grad()
             loss.backward()
             opt.step()
+            opt_emb.step()
             total += loss.item()
             steps += 1
         print("epoch %d: loss %.3f, held-out MRR %.3f (%.0f s)" %
@@ -160,7 +171,7 @@ def main():
         payload += bytes([len(b)]) + b
     payload += b"\0" * (-len(payload) % 8)
     name = a.name.encode()[:31].ljust(32, b"\0")
-    header = HEADER.pack(MAGIC, VERSION, a.dim, V, 0, len(payload), fnv64_words(bytes(payload)), digest, name)
+    header = HEADER.pack(MAGIC, VERSION, a.dim, V, MAX_TOKENS, len(payload), fnv64_words(bytes(payload)), digest, name)
     with open(a.out, "wb") as f:
         f.write(header)
         f.write(payload)
