@@ -1,5 +1,6 @@
 #include "embed_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,13 +107,35 @@ static long nb_lookup(const NbowEmbedder *m, const char *s, size_t n)
     }
 }
 
+/* Tokens of text, at most max (0: all) of them. tok_code starts afresh
+ * after every byte that cannot be in an identifier, so tokenizing the text
+ * piece by piece, each piece ending at such a byte, gives the same tokens:
+ * long texts stop being read once max tokens are in. */
+static void nb_tokens(const char *text, uint32_t max, StrBuf *toks)
+{
+    size_t len = strlen(text), at = 0;
+    uint32_t count = 0;
+    sb_reset(toks);
+    while (at < len && (!max || count < max)) {
+        size_t end = at + 512 < len ? at + 512 : len;
+        while (end < len && (isalnum((unsigned char)text[end - 1]) || text[end - 1] == '_' ||
+                             (unsigned char)text[end - 1] >= 0x80))
+            end++;
+        size_t before = toks->len;
+        tok_code(text + at, end - at, toks);
+        /* every token after the first is preceded by one space */
+        for (size_t i = before; i < toks->len; i++) count += toks->buf[i] == ' ';
+        if (before == 0 && toks->len > 0) count++;
+        at = end;
+    }
+}
+
 /* Embeds one text into v[0..dim). */
 static void nb_embed_one(const NbowEmbedder *m, const char *text, int query, StrBuf *toks, float *v)
 {
     const float *w = query ? m->w_query : m->w_code;
     memset(v, 0, sizeof *v * (size_t)m->dim);
-    sb_reset(toks);
-    tok_code(text, strlen(text), toks);
+    nb_tokens(text, m->max_tokens, toks);
     uint32_t used = 0;
     for (char *p = toks->buf; p && *p && (!m->max_tokens || used < m->max_tokens);) {
         char *end = strchr(p, ' ');

@@ -10,10 +10,10 @@
 
 const RtvTuning rtv_tuning = {
     .bm25_candidates = 50,
-    .dense_candidates = 50,
-    .dense_weight = 0.4,
-    .dense_new = 10,
-    .lexical_head = 3,
+    .dense_candidates = 200,
+    .dense_weight = 0.3,
+    .dense_new = 5,
+    .lexical_head = 2,
     .keep = RTV_MAX_CANDIDATES,
     .module_prior = 0.75,
     .class_prior = 0.85,
@@ -71,10 +71,7 @@ static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, s
         double s = t->dense_weight * z;
         int64_t k;
         if (i64map_get(&at, hits[i].chunk_id, &k)) {
-            if (getenv("CR_DMUL")) /* EXPERIMENT */
-                (*v)[k].score *= 1 + s;
-            else
-                (*v)[k].score += s;
+            (*v)[k].score += s;
             (*v)[k].via |= RTV_VIA_DENSE;
             continue;
         }
@@ -138,12 +135,6 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
     size_t n_hits = 0, n = 0, cap = 0, n_lex = 0, cap_lex = 0;
     RtvCand *v = NULL, *lex = NULL;
     int dense = req->use_dense && idx_has_dense(st);
-    RtvTuning tx = *t; /* EXPERIMENT */
-    if (getenv("CR_DW")) tx.dense_weight = atof(getenv("CR_DW"));
-    if (getenv("CR_DK")) tx.dense_candidates = (size_t)atol(getenv("CR_DK"));
-    if (getenv("CR_DNEW")) tx.dense_new = (size_t)atol(getenv("CR_DNEW"));
-    if (getenv("CR_HEAD")) tx.lexical_head = (size_t)atol(getenv("CR_HEAD"));
-    t = &tx;
     double t0 = now_ms();
     *out = NULL;
     *n_out = 0;

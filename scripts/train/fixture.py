@@ -90,7 +90,9 @@ def main():
                                ensure_ascii=False) + "\n")
     model = read_model(model_path)
     samples = [(EDGE[32], True), (EDGE[33], True), ("def parse_header(value):\n    return value.split(';')", False),
-               ("class MethodNotAllowed(HTTPException):\n    code = 405", False), ("zzqqxx unknownword", True)]
+               ("class MethodNotAllowed(HTTPException):\n    code = 405", False), ("zzqqxx unknownword", True),
+               ("".join("def handler_%d(request, allowed_methods):\n    return check(request.method)\n" % i
+                        for i in range(60)), False)]
     with open(os.path.join(out_dir, "vectors.jsonl"), "w") as f:
         for t, q in samples:
             f.write(json.dumps({"text": t, "query": q, "vec": embed(model, t, q)}) + "\n")
