@@ -145,8 +145,8 @@ CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
     }
 
     const char *why = NULL;
-    if (!req->use_bm25)
-        why = "BM25 retrieval is switched off, and the dense leg is not available yet "
+    if (!req->use_bm25 && n_fused == 0)
+        why = "BM25 retrieval is switched off, and the dense leg found nothing or is off "
               "(graph expansion starts from what the other legs find).";
     else if (n_fused > 0 && out->n_items == 0)
         why = "Every match was larger than the context budget.";

@@ -53,9 +53,13 @@ static void add_leg(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, siz
  * tokens still separate. Candidates the lexical legs found gain weight
  * times that; only the first t->dense_new hits may enter on their own. */
 static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, size_t n_hits,
-                      const RtvTuning *t)
+                      const RtvTuning *t, int alone)
 {
-    if (!n_hits) return;
+    /* A question with no known token embeds to zero: every cosine is 0. */
+    if (!n_hits || hits[0].score <= 0) return;
+    /* Entrants only beside lexical evidence, unless the dense leg is alone:
+     * a question nothing matches stays unanswered. */
+    size_t entrants = alone ? n_hits : *n ? t->dense_new : 0;
     double top = hits[0].score, floor = hits[n_hits - 1].score;
     for (size_t i = 0; i < n_hits; i++) {
         if (hits[i].score > top) top = hits[i].score;
@@ -75,7 +79,7 @@ static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, s
             (*v)[k].via |= RTV_VIA_DENSE;
             continue;
         }
-        if (i >= t->dense_new) continue;
+        if (i >= entrants) continue;
         ARRAY_GROW(*v, *n + 1, *cap);
         (*v)[*n] = (RtvCand){hits[i].chunk_id, hits[i].file_id, hits[i].kind, s, RTV_VIA_DENSE};
         (*n)++;
@@ -158,7 +162,7 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
                 memcpy(lex, v, n * sizeof *v);
                 n_lex = cap_lex = n;
             }
-            add_dense(&v, &n, &cap, hits, n_hits, t);
+            add_dense(&v, &n, &cap, hits, n_hits, t, !req->use_bm25);
         } else {
             /* An unreachable embeddings endpoint costs the dense leg, not the answer. */
             log_msg(LOG_WARN, "dense retrieval skipped: %s", de.msg);

@@ -1,4 +1,5 @@
 #include "embed_int.h"
+#include "idx.h"
 #include "test.h"
 
 #include <jansson.h>
@@ -212,6 +213,49 @@ static void test_damaged(void)
     CHECK(em == NULL);
 }
 
+/* The index with the shipped model: every chunk gets a vector and dense
+ * search finds them; with a damaged model the index still builds, without
+ * a dense leg, and says why. */
+static void test_index(void)
+{
+    static const struct {
+        const char *model; /* NULL: the default */
+        int dense;
+    } cases[] = {{NULL, 1}, {"tiny-bad.crm", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char dir[256], model[256] = "";
+        snprintf(dir, sizeof dir, "%s/idx%zu", tmpdir, i);
+        if (cases[i].model) {
+            char *good = write_tiny(cases[i].model, 0, NULL, 0); /* checksum left wrong */
+            snprintf(model, sizeof model, "%s", good);
+            free(good);
+        }
+        IdxConfig cfg = {.root = FIXTURE_DIR "/shop", .index_dir = dir,
+                         .embed_model = cases[i].model ? model : NULL};
+        IdxStore *st = NULL;
+        ErrInfo e = {0};
+        CHECK_INT(idx_open(&cfg, 0, &st, &e), CR_OK);
+        if (!st) continue;
+        CHECK_INT(idx_update(st, NULL, NULL, NULL, &e), CR_OK);
+        CHECK_INT(idx_has_dense(st), cases[i].dense);
+        IdxStatus s;
+        CHECK_INT(idx_status(st, &s, &e), CR_OK);
+        CHECK(s.chunks > 0);
+        CHECK_INT(s.vectors, cases[i].dense ? s.chunks : 0);
+        if (cases[i].dense)
+            CHECK(strncmp(s.embedder, "builtin:code-nbow-py-v1:", 24) == 0);
+        else
+            CHECK(strstr(s.embedder, "checksum") != NULL);
+        IdxHit *hits = NULL;
+        size_t n = 0;
+        CHECK_INT(idx_search_dense(st, "compute the total price of an order", 5, &hits, &n, &e), CR_OK);
+        CHECK_INT(n, cases[i].dense ? 5 : 0);
+        for (size_t k = 1; k < n; k++) CHECK(hits[k - 1].score >= hits[k].score);
+        free(hits);
+        idx_close(st);
+    }
+}
+
 int main(void)
 {
     CHECK(mkdtemp(tmpdir) != NULL);
@@ -219,6 +263,7 @@ int main(void)
     RUN(test_vector_parity);
     RUN(test_tiny_model);
     RUN(test_damaged);
+    RUN(test_index);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);
