@@ -25,11 +25,27 @@ static char *vectors_path(const IdxStore *st)
 
 CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
 {
-    if (!cfg->embed_provider || !cfg->embed_provider[0] || !strcmp(cfg->embed_provider, "builtin"))
-        return CR_OK;
     EmbedConfig ec = {cfg->embed_provider, cfg->embed_url, cfg->embed_model, cfg->embed_api_key_env,
                       0, 0, 0, EMBED_BATCH};
-    return embedder_new(&ec, &st->em, e);
+    /* The trained model is opt-in (docs/embedder.md): on the dev sets it adds
+     * little, and by default every one-shot ask and every update would pay
+     * for loading it and the vectors. Unset means no dense leg. */
+    if (!cfg->embed_provider || !cfg->embed_provider[0]) {
+        snprintf(st->dense_note, sizeof st->dense_note,
+                 "none (the trained model is opt-in: embed.provider builtin)");
+        return CR_OK;
+    }
+    if (!strcmp(cfg->embed_provider, "none")) return CR_OK;
+    if (cfg->embed_provider && cfg->embed_provider[0] && strcmp(cfg->embed_provider, "builtin"))
+        return embedder_new(&ec, &st->em, e);
+    /* A missing or damaged builtin model costs the dense leg, not the index. */
+    ErrInfo me = {0};
+    if (embedder_new(&ec, &st->em, &me)) {
+        log_msg(LOG_WARN, "no dense leg: %s", me.msg);
+        snprintf(st->dense_note, sizeof st->dense_note, "none (builtin model unusable: %.160s)",
+                 me.msg);
+    }
+    return CR_OK;
 }
 
 void dense__close(IdxStore *st)
@@ -176,7 +192,7 @@ CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **o
     if (!st->em || !limit) return CR_OK;
     if ((rc = open_vectors(st, e))) return rc;
     if (vecstore_count(st->vs) == 0) return CR_OK;
-    if ((rc = embedder_embed(st->em, &query, 1, &q, &dim, e))) return rc;
+    if ((rc = embedder_embed_query(st->em, query, &q, &dim, e))) return rc;
     if (dim != vecstore_dim(st->vs)) {
         free(q);
         return err_set(e, CR_EHTTP, "query embedding has dimension %d, the index %d", dim,

@@ -27,10 +27,11 @@ CrErr embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
     static const EmbedConfig defaults = {0};
     if (!cfg) cfg = &defaults;
     const char *p = cfg->provider;
-    /* The offline default has no dense leg: no offline representation we
-     * tried raised retrieval quality (docs/benchmarks.md). */
+    /* The offline default: the model trained by scripts/train-embedder.sh,
+     * at cfg->model or the path fixed at build time. */
     if (!p || !*p || !strcmp(p, "builtin"))
-        return err_set(e, CR_EINVAL, "the builtin provider has no vector embedder");
+        return embedder_builtin_new(cfg->model && *cfg->model ? cfg->model : CODERAG_MODEL_PATH,
+                                    out, e);
     if (!strcmp(p, "openai")) return embedder_openai_new(cfg, out, e);
     return err_set(e, CR_EINVAL, "unknown embedding provider \"%.64s\" (builtin or openai)", p);
 }
@@ -62,4 +63,14 @@ CrErr embedder_embed(Embedder *em, const char *const *texts, size_t n, float **o
     for (size_t i = 0; i < n; i++)
         if (!texts[i]) return err_set(e, CR_EINVAL, "embedder_embed: text %zu is NULL", i);
     return em->ops->embed(em->state, texts, n, out, out_dim, e);
+}
+
+CrErr embedder_embed_query(Embedder *em, const char *question, float **out, int *out_dim,
+                           ErrInfo *e)
+{
+    *out = NULL;
+    *out_dim = em->ops->dim(em->state);
+    if (!question) return err_set(e, CR_EINVAL, "embedder_embed_query: no question");
+    if (!em->ops->embed_query) return em->ops->embed(em->state, &question, 1, out, out_dim, e);
+    return em->ops->embed_query(em->state, &question, 1, out, out_dim, e);
 }

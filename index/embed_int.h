@@ -23,6 +23,10 @@ typedef struct EmbedderOps {
                    ErrInfo *e);
     /* Frees state (never NULL when called). */
     void (*free)(void *state);
+    /* Optional: embeds questions when a provider encodes them differently
+     * from code (same contract as embed); NULL means embed. */
+    CrErr (*embed_query)(void *state, const char *const *texts, size_t n, float **out,
+                         int *out_dim, ErrInfo *e);
 } EmbedderOps;
 
 struct Embedder {
@@ -43,5 +47,10 @@ void embed_normalize(float *v, int dim);
  * without cfg->url. Reads the key from the environment variable named by
  * cfg->api_key_env once, here; sends it only as "Authorization: Bearer". */
 CrErr embedder_openai_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
+
+/* The trained bag-of-tokens model (embed_builtin.c) read from the model file
+ * at path. CR_EPARSE for a file that is not a model, of another format
+ * version, truncated or failing its checksum; errors of sb_read_file. */
+CrErr embedder_builtin_new(const char *path, Embedder **out, ErrInfo *e);
 
 #endif

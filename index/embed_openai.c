@@ -204,7 +204,7 @@ out:
     return rc;
 }
 
-static const EmbedderOps oai_ops = {oai_id, oai_dim, oai_embed, oai_free};
+static const EmbedderOps oai_ops = {oai_id, oai_dim, oai_embed, oai_free, NULL};
 
 CrErr embedder_openai_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
 {

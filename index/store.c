@@ -471,8 +471,9 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     out->db_bytes = file_size(st->db_path);
     snprintf(p, sizeof p, "%s-wal", st->db_path);
     out->db_bytes += file_size(p);
-    snprintf(out->embedder, sizeof out->embedder, "%s",
-             st->em ? embedder_id(st->em) : "none (builtin: no dense leg)");
+    snprintf(out->embedder, sizeof out->embedder, "%.95s",
+             st->em ? embedder_id(st->em)
+                    : st->dense_note[0] ? st->dense_note : "none (builtin: no dense leg)");
     return CR_OK;
 }
 

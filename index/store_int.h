@@ -122,6 +122,7 @@ struct IdxStore {
     sqlite3 *db;
     FileCache files;
     Embedder *em;     /* NULL: no dense leg */
+    char dense_note[200]; /* why the builtin model is not in use, for status */
     VecStore *vs;     /* opened on first use */
     Postings *post;   /* NULL until the first search; kept current by writes */
     int64_t post_version; /* PRAGMA data_version when post was loaded: other

@@ -16,7 +16,8 @@ typedef struct Embedder Embedder;
 typedef struct EmbedConfig {
     const char *provider;    /* "builtin" (default when NULL) or "openai" */
     const char *url;         /* openai: base URL; "/v1/embeddings" or "/embeddings" appended as SPEC.md says */
-    const char *model;       /* openai: model name sent in the request */
+    const char *model;       /* openai: model name sent in the request; builtin: the model
+                              * file (NULL: CODERAG_MODEL_PATH, fixed at build time) */
     const char *api_key_env; /* openai: name of the environment variable holding the key (may be NULL) */
     long timeout_ms;         /* total per request; 0: 60000 */
     long connect_timeout_ms; /* 0: 5000 */
@@ -25,8 +26,9 @@ typedef struct EmbedConfig {
 } EmbedConfig;
 
 /* Creates an embedder. For "openai" nothing is sent yet (the dimension is
- * learnt from the first response). CR_EINVAL for "builtin" (the offline
- * default has no dense leg), an unknown provider or an openai config
+ * learnt from the first response). "builtin" loads the trained model file
+ * (CR_EPARSE when it is corrupt, truncated or of another version; CR_ENOENT
+ * when absent). CR_EINVAL for an unknown provider or an openai config
  * without url. Caller frees with embedder_free. */
 CrErr embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
 void embedder_free(Embedder *em);
@@ -47,6 +49,11 @@ int embedder_dim(const Embedder *em);
  * CR_ETIMEOUT. Never logs the API key. */
 CrErr embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out, int *out_dim,
                      ErrInfo *e);
+
+/* Embeds one question (providers may encode questions and code
+ * differently); otherwise as embedder_embed with n = 1. */
+CrErr embedder_embed_query(Embedder *em, const char *question, float **out, int *out_dim,
+                           ErrInfo *e);
 
 /* ---------------------------------------------------------------- vector store (vectors.c) */
 

@@ -166,8 +166,8 @@ static char *extractive_draft(const RtvAnswer *out, const RtvDraft *d, const Rtv
     StrBuf text;
     sb_init(&text);
     const char *why = NULL;
-    if (!req->use_bm25)
-        why = "BM25 retrieval is switched off, and the dense leg is not available yet "
+    if (!req->use_bm25 && d->n_fused == 0)
+        why = "BM25 retrieval is switched off, and the dense leg found nothing or is off "
               "(graph expansion starts from what the other legs find).";
     else if (d->n_fused > 0 && out->n_items == 0)
         why = "Every match was larger than the context budget.";

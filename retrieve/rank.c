@@ -10,8 +10,10 @@
 
 const RtvTuning rtv_tuning = {
     .bm25_candidates = 50,
-    .dense_candidates = 50,
-    .dense_weight = 0.4,
+    .dense_candidates = 200,
+    .dense_weight = 0.3,
+    .dense_new = 5,
+    .lexical_head = 2,
     .keep = RTV_MAX_CANDIDATES,
     .module_prior = 0.75,
     .class_prior = 0.85,
@@ -48,25 +50,107 @@ static void add_leg(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, siz
     }
 }
 
+/* Adds the dense leg's hits: each scored by where its cosine falls between
+ * the leg's last and best hit, so that the bunched cosines of a bag of
+ * tokens still separate. Candidates the lexical legs found gain weight
+ * times that; only the first t->dense_new hits may enter on their own. */
+static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, size_t n_hits,
+                      const RtvTuning *t, int alone)
+{
+    /* A question with no known token embeds to zero: every cosine is 0. */
+    if (!n_hits || hits[0].score <= 0) return;
+    /* Entrants only beside lexical evidence, unless the dense leg is alone:
+     * a question nothing matches stays unanswered. */
+    size_t entrants = alone ? n_hits : *n ? t->dense_new : 0;
+    double top = hits[0].score, floor = hits[n_hits - 1].score;
+    for (size_t i = 0; i < n_hits; i++) {
+        if (hits[i].score > top) top = hits[i].score;
+        if (hits[i].score < floor) floor = hits[i].score;
+    }
+    double span = top - floor;
+    size_t before = *n;
+    I64Map at;
+    i64map_init(&at);
+    for (size_t k = 0; k < before; k++) i64map_put(&at, (*v)[k].chunk_id, (int64_t)k);
+    for (size_t i = 0; i < n_hits; i++) {
+        double z = span > 0 ? (hits[i].score - floor) / span : 1.0;
+        double s = t->dense_weight * z;
+        int64_t k;
+        if (i64map_get(&at, hits[i].chunk_id, &k)) {
+            (*v)[k].score += s;
+            (*v)[k].via |= RTV_VIA_DENSE;
+            continue;
+        }
+        if (i >= entrants) continue;
+        ARRAY_GROW(*v, *n + 1, *cap);
+        (*v)[*n] = (RtvCand){hits[i].chunk_id, hits[i].file_id, hits[i].kind, s, RTV_VIA_DENSE};
+        (*n)++;
+    }
+    i64map_release(&at);
+}
+
+/* File blend, cut, graph expansion and priors over the legs' candidates. */
+static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **v,
+                    size_t *n, size_t *cap, ErrInfo *e)
+{
+    rtv_file_boost(*v, *n, t->file_beta);
+    if (*n > t->keep) *n = t->keep;
+    if (req->use_graph && *n) {
+        CrErr rc = rtv_expand_graph(st, v, n, cap, &t->graph, e);
+        if (rc) return rc;
+    }
+    /* behaviour questions are answered by code, not by the tests exercising it */
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].file_id && idx_file_is_test(st, (*v)[i].file_id)) (*v)[i].score *= t->test_prior;
+    rtv_apply_priors(*v, *n, t);
+    return CR_OK;
+}
+
+/* The lexical ranking's first t->lexical_head candidates lead, in their
+ * order; the dense-informed ranking follows without repeating them. So the
+ * dense leg reorders and fills the rest of the budget but never displaces
+ * what BM25 and the graph put first. Replaces *v. */
+static void keep_head(RtvCand **v, size_t *n, const RtvCand *lex, size_t n_lex, size_t head)
+{
+    if (head > n_lex) head = n_lex;
+    RtvCand *m = xcalloc(*n + head + 1, sizeof *m);
+    size_t k = 0;
+    I64Map in;
+    i64map_init(&in);
+    for (size_t i = 0; i < head; i++) {
+        m[k++] = lex[i];
+        i64map_put(&in, lex[i].chunk_id, 1);
+    }
+    for (size_t i = 0; i < *n; i++) {
+        int64_t x;
+        if (i64map_get(&in, (*v)[i].chunk_id, &x)) {
+            for (size_t j = 0; j < head; j++)
+                if (m[j].chunk_id == (*v)[i].chunk_id) m[j].via |= (*v)[i].via;
+            continue;
+        }
+        m[k++] = (*v)[i];
+    }
+    i64map_release(&in);
+    free(*v);
+    *v = m;
+    *n = k;
+}
+
 CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **out,
                size_t *n_out, RtvTimings *tm, RtvRankInfo *info, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     IdxHit *hits = NULL;
-    size_t n_hits = 0, n = 0, cap = 0;
-    RtvCand *v = NULL;
+    size_t n_hits = 0, n = 0, cap = 0, n_lex = 0, cap_lex = 0;
+    RtvCand *v = NULL, *lex = NULL;
     int dense = req->use_dense && idx_has_dense(st);
-    /* With both legs, a candidate's score is a convex blend of its
-     * relative scores: a dense score alone never outranks strong lexical
-     * evidence, and the reverse. */
-    double w_bm25 = dense ? 1.0 - t->dense_weight : 1.0;
     double t0 = now_ms();
     *out = NULL;
     *n_out = 0;
     memset(info, 0, sizeof *info);
     if (req->use_bm25) {
         if ((rc = idx_search_bm25(st, req->question, t->bm25_candidates, &hits, &n_hits, e))) goto out;
-        add_leg(&v, &n, &cap, hits, n_hits, w_bm25, RTV_VIA_BM25);
+        add_leg(&v, &n, &cap, hits, n_hits, 1.0, RTV_VIA_BM25);
         for (size_t i = 0; i < n_hits && i < 5; i++)
             if (hits[i].coverage > info->coverage) info->coverage = hits[i].coverage;
         free(hits);
@@ -78,7 +162,12 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
         ErrInfo de = {0};
         if (idx_search_dense(st, req->question, t->dense_candidates, &hits, &n_hits, &de) ==
             CR_OK) {
-            add_leg(&v, &n, &cap, hits, n_hits, t->dense_weight, RTV_VIA_DENSE);
+            if (n && t->lexical_head) {
+                lex = xcalloc(n, sizeof *lex);
+                memcpy(lex, v, n * sizeof *v);
+                n_lex = cap_lex = n;
+            }
+            add_dense(&v, &n, &cap, hits, n_hits, t, !req->use_bm25);
         } else {
             /* An unreachable embeddings endpoint costs the dense leg, not the answer. */
             log_msg(LOG_WARN, "dense retrieval skipped: %s", de.msg);
@@ -86,20 +175,16 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
         }
     }
     tm->dense_ms = now_ms() - t0;
-    rtv_file_boost(v, n, t->file_beta);
-    if (n > t->keep) n = t->keep;
-
     t0 = now_ms();
-    if (req->use_graph && n) {
-        if ((rc = rtv_expand_graph(st, &v, &n, &cap, &t->graph, e))) goto out;
+    if ((rc = finish(st, req, t, &v, &n, &cap, e))) goto out;
+    if (lex) {
+        if ((rc = finish(st, req, t, &lex, &n_lex, &cap_lex, e))) goto out;
+        keep_head(&v, &n, lex, n_lex, t->lexical_head);
     }
-    /* behaviour questions are answered by code, not by the tests exercising it */
-    for (size_t i = 0; i < n; i++)
-        if (v[i].file_id && idx_file_is_test(st, v[i].file_id)) v[i].score *= t->test_prior;
-    rtv_apply_priors(v, n, t);
     tm->graph_ms = now_ms() - t0;
 out:
     free(hits);
+    free(lex);
     if (rc) {
         free(v);
         return rc;

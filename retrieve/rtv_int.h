@@ -109,7 +109,9 @@ CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, Err
 typedef struct RtvTuning {
     size_t bm25_candidates; /* BM25 hits considered */
     size_t dense_candidates; /* dense hits considered */
-    double dense_weight;    /* share of the dense leg in a blended score */
+    double dense_weight;    /* what the dense leg adds at most to a candidate's score */
+    size_t dense_new;       /* dense hits that may enter without lexical evidence */
+    size_t lexical_head;    /* first candidates of the ranking without dense kept first */
     size_t keep;            /* candidates kept after the file blend */
     double module_prior;    /* score factor for module-level code */
     double class_prior;     /* score factor for class headers */

@@ -67,12 +67,12 @@ static void test_config(void)
     Embedder *em = NULL;
     ErrInfo e = {0};
     EmbedConfig cfg = {0};
-    CHECK_INT(embedder_new(&cfg, &em, &e), CR_EINVAL); /* builtin: no dense leg */
-    CHECK(strstr(e.msg, "builtin") != NULL);
+    cfg.model = "/nonexistent/model.crm"; /* builtin: the model file named */
+    CHECK_INT(embedder_new(&cfg, &em, &e), CR_ENOENT);
     CHECK(em == NULL);
     cfg.provider = "builtin";
-    CHECK_INT(embedder_new(&cfg, &em, &e), CR_EINVAL);
-    CHECK_INT(embedder_new(NULL, &em, &e), CR_EINVAL);
+    CHECK_INT(embedder_new(&cfg, &em, &e), CR_ENOENT);
+    cfg.model = NULL;
     cfg.provider = "word2vec";
     CHECK_INT(embedder_new(&cfg, &em, &e), CR_EINVAL);
     CHECK(strstr(e.msg, "word2vec") != NULL);

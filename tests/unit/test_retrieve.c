@@ -250,7 +250,7 @@ static IdxStore *open_indexed(const char *root, char *tmp)
     ErrInfo e = {0};
     strcpy(tmp, "/tmp/coderag-rtv-XXXXXX");
     if (!mkdtemp(tmp)) return NULL;
-    IdxConfig cfg = {.root = root, .index_dir = tmp, .threads = 1};
+    IdxConfig cfg = {.root = root, .index_dir = tmp, .threads = 1, .embed_provider = "builtin"};
     if (idx_open(&cfg, 0, &st, &e) != CR_OK) {
         fprintf(stderr, "idx_open: %s\n", e.msg);
         return NULL;
@@ -307,8 +307,9 @@ static void test_ask_fixture(void)
     if (disc) {
         CHECK_INT(disc->start_line, 6);
         CHECK_INT(disc->end_line, 13);
-        /* found by BM25, and referenced by Cart.total (a seed), so by the graph too */
-        CHECK_INT(disc->via, RTV_VIA_BM25 | RTV_VIA_GRAPH);
+        /* found by BM25 and the builtin dense leg, and referenced by Cart.total (a
+         * seed), so by the graph too */
+        CHECK_INT(disc->via, RTV_VIA_BM25 | RTV_VIA_DENSE | RTV_VIA_GRAPH);
         CHECK(strncmp(disc->text, "def apply_discount(amount, coupon):\n", 36) == 0);
     }
     CHECK(find_item(&a, "shop/cart.py", "Cart.total") != NULL);
@@ -353,13 +354,19 @@ static void test_ask_fixture(void)
     rtv_answer_release(&a);
     req.budget = 0;
 
-    /* Ablation: without BM25 nothing retrieves yet. */
+    /* Ablation: without BM25 the builtin dense leg still retrieves; without
+     * both, nothing does. */
     req.use_bm25 = 0;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
+    CHECK(a.n_items > 0);
+    for (size_t i = 0; i < a.n_items; i++) CHECK(a.items[i].via & RTV_VIA_DENSE);
+    rtv_answer_release(&a);
+    req.use_dense = 0;
     CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
     CHECK_INT(a.n_items, 0);
     CHECK(strstr(a.answer, "BM25 retrieval is switched off") != NULL);
     rtv_answer_release(&a);
-    req.use_bm25 = 1;
+    req.use_bm25 = req.use_dense = 1;
 
     /* A question nothing matches. */
     req.question = "zzyzx qwfp";

@@ -1,0 +1,271 @@
+#include "embed_int.h"
+#include "idx.h"
+#include "test.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The builtin embedder: the tokenizer and vectors agree with the Python
+ * trainer (fixtures written by scripts/train/fixture.py), and a damaged
+ * model file is refused with a clear error. */
+
+#define MODEL FIXTURE_DIR "/../../models/code-nbow-py-v1.crm"
+
+static char tmpdir[] = "/tmp/coderag-test-nbow-XXXXXX";
+
+static void test_tokenizer_parity(void)
+{
+    json_error_t je;
+    FILE *f = fopen(FIXTURE_DIR "/embed/tokens.jsonl", "r");
+    CHECK(f != NULL);
+    if (!f) return;
+    char *line = NULL;
+    size_t cap = 0, cases = 0;
+    StrBuf sb;
+    sb_init(&sb);
+    while (getline(&line, &cap, f) > 0) {
+        json_t *o = json_loads(line, 0, &je);
+        const char *text = NULL, *want = NULL;
+        CHECK(o && !json_unpack(o, "{s:s, s:s}", "text", &text, "tokens", &want));
+        if (text && want) {
+            sb_reset(&sb);
+            tok_code(text, strlen(text), &sb);
+            if (strcmp(sb.buf ? sb.buf : "", want) != 0) CHECK_STR(sb.buf ? sb.buf : "", want);
+            cases++;
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    sb_release(&sb);
+    CHECK(cases >= 200);
+}
+
+static void test_vector_parity(void)
+{
+    json_error_t je;
+    Embedder *em = NULL;
+    ErrInfo e = {0};
+    CHECK_INT(embedder_builtin_new(MODEL, &em, &e), CR_OK);
+    if (!em) {
+        fprintf(stderr, "%s\n", e.msg);
+        return;
+    }
+    CHECK(strncmp(embedder_id(em), "builtin:code-nbow-py-v1:", 24) == 0);
+    FILE *f = fopen(FIXTURE_DIR "/embed/vectors.jsonl", "r");
+    CHECK(f != NULL);
+    char *line = NULL;
+    size_t cap = 0, cases = 0;
+    while (f && getline(&line, &cap, f) > 0) {
+        json_t *o = json_loads(line, 0, &je), *vec = NULL;
+        const char *text = NULL;
+        int query = 0;
+        CHECK(o && !json_unpack(o, "{s:s, s:b, s:o}", "text", &text, "query", &query, "vec", &vec));
+        float *v = NULL;
+        int dim = 0;
+        if (query)
+            CHECK_INT(embedder_embed_query(em, text, &v, &dim, &e), CR_OK);
+        else
+            CHECK_INT(embedder_embed(em, &text, 1, &v, &dim, &e), CR_OK);
+        CHECK_INT(dim, embedder_dim(em));
+        CHECK_INT(json_array_size(vec), dim);
+        double worst = 0;
+        for (int k = 0; v && k < dim && k < (int)json_array_size(vec); k++) {
+            double d = fabs(json_real_value(json_array_get(vec, k)) - v[k]);
+            if (json_is_integer(json_array_get(vec, k)))
+                d = fabs((double)json_integer_value(json_array_get(vec, k)) - v[k]);
+            if (d > worst) worst = d;
+        }
+        CHECK(worst < 1e-5);
+        free(v);
+        json_decref(o);
+        cases++;
+    }
+    CHECK(cases >= 4);
+    free(line);
+    if (f) fclose(f);
+    embedder_free(em);
+}
+
+/* Writes a model file of dim 2 over vocab {"get", "user"} with chosen
+ * weights; mutate() may damage it before the checksum is (re)computed. */
+static char *write_tiny(const char *name, int fix_checksum, void (*mutate)(unsigned char *, size_t *),
+                        size_t cut)
+{
+    unsigned char d[256] = {0};
+    size_t n = 104;
+    memcpy(d, "CRNBOW\0\0", 8);
+    uint32_t hdr[4] = {1, 2, 2, 0};
+    memcpy(d + 8, hdr, sizeof hdr);
+    float w[6] = {1.0f, 2.0f, /* query */ 0.5f, 0.5f, /* code */ 0.01f, 0.02f /* scale */};
+    memcpy(d + n, w, sizeof w);
+    n += sizeof w;
+    signed char emb[4] = {100, 0, 0, 50};
+    memcpy(d + n, emb, 4);
+    n += 4;
+    memcpy(d + n, "\3get\4user", 9);
+    n += 9;
+    while (n % 8) d[n++] = 0;
+    memcpy(d + 72, "tiny", 4);
+    if (mutate) mutate(d, &n);
+    uint64_t payload = n - 104, h = 0xcbf29ce484222325ull;
+    memcpy(d + 24, &payload, 8);
+    for (size_t i = 104; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, d + i, 8);
+        h = (h ^ x) * 0x100000001b3ull;
+    }
+    if (fix_checksum) memcpy(d + 32, &h, 8);
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p.buf, "wb");
+    fwrite(d, 1, n - cut, f);
+    fclose(f);
+    return sb_detach(&p, NULL);
+}
+
+static void test_tiny_model(void)
+{
+    char *path = write_tiny("tiny.crm", 1, NULL, 0);
+    Embedder *em = NULL;
+    ErrInfo e = {0};
+    CHECK_INT(embedder_builtin_new(path, &em, &e), CR_OK);
+    if (em) {
+        float *v = NULL;
+        int dim = 0;
+        /* query: get -> 1 * 0.01 * (100, 0) = (1, 0); user -> 2 * 0.02 * (0, 50) = (0, 2) */
+        CHECK_INT(embedder_embed_query(em, "getUser", &v, &dim, &e), CR_OK);
+        CHECK_INT(dim, 2);
+        /* "getUser" is the tokens getuser (unknown), get, user: (1, 2) / sqrt(5) */
+        CHECK(v && fabsf(v[0] - 1 / sqrtf(5)) < 1e-6f && fabsf(v[1] - 2 / sqrtf(5)) < 1e-6f);
+        free(v);
+        const char *t = "get user";
+        CHECK_INT(embedder_embed(em, &t, 1, &v, &dim, &e), CR_OK);
+        /* code: (0.5, 0) + (0, 0.5) */
+        CHECK(v && fabsf(v[0] - v[1]) < 1e-6f && fabsf(v[0] - sqrtf(0.5f)) < 1e-6f);
+        free(v);
+        t = "nothing known here";
+        CHECK_INT(embedder_embed(em, &t, 1, &v, &dim, &e), CR_OK);
+        CHECK(v && v[0] == 0 && v[1] == 0);
+        free(v);
+        CHECK(strncmp(embedder_id(em), "builtin:tiny:", 13) == 0);
+    }
+    embedder_free(em);
+    free(path);
+}
+
+static void bump_version(unsigned char *d, size_t *n) { d[8] = 2; }
+static void bad_magic(unsigned char *d, size_t *n) { d[0] = 'X'; }
+static void huge_vocab(unsigned char *d, size_t *n) { d[16] = 0xff; d[17] = 0xff; }
+static void dup_token(unsigned char *d, size_t *n) { memcpy(d + 104 + 28, "\3get\3get", 8); }
+static void nan_weight(unsigned char *d, size_t *n) { float x = NAN; memcpy(d + 104, &x, 4); }
+
+static void test_damaged(void)
+{
+    static const struct {
+        const char *name;
+        int fix_checksum;
+        void (*mutate)(unsigned char *, size_t *);
+        const char *says;
+    } cases[] = {
+        {"version.crm", 1, bump_version, "version 2"},
+        {"magic.crm", 1, bad_magic, "not a coderag embedding model"},
+        {"truncated.crm", 1, NULL, "truncated"},
+        {"checksum.crm", 0, NULL, "checksum"},
+        {"vocab.crm", 1, huge_vocab, "payload too short"},
+        {"dup.crm", 1, dup_token, "duplicate"},
+        {"nan.crm", 1, nan_weight, "non-finite"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *path = write_tiny(cases[i].name, cases[i].fix_checksum, cases[i].mutate,
+                                strstr(cases[i].name, "trunc") ? 8 : 0);
+        Embedder *em = NULL;
+        ErrInfo e = {0};
+        if (!cases[i].fix_checksum && !cases[i].mutate) {
+            /* a flipped byte in the weights, checksum left as it was */
+            char *good = write_tiny("good.crm", 1, NULL, 0);
+            FILE *f = fopen(good, "rb");
+            unsigned char d[256];
+            size_t n = fread(d, 1, sizeof d, f);
+            fclose(f);
+            d[110] ^= 0x40;
+            f = fopen(path, "wb");
+            fwrite(d, 1, n, f);
+            fclose(f);
+            free(good);
+        }
+        CHECK_INT(embedder_builtin_new(path, &em, &e), CR_EPARSE);
+        CHECK(em == NULL);
+        if (!strstr(e.msg, cases[i].says)) {
+            fprintf(stderr, "%s: \"%s\" lacks \"%s\"\n", cases[i].name, e.msg, cases[i].says);
+            CHECK(0);
+        }
+        free(path);
+    }
+    Embedder *em = NULL;
+    ErrInfo e = {0};
+    CHECK_INT(embedder_builtin_new(FIXTURE_DIR "/no/such/model.crm", &em, &e), CR_ENOENT);
+    EmbedConfig cfg = {.provider = "builtin", .model = FIXTURE_DIR "/no/such/model.crm"};
+    CHECK_INT(embedder_new(&cfg, &em, &e), CR_ENOENT);
+    CHECK(em == NULL);
+}
+
+/* The index with the shipped model: every chunk gets a vector and dense
+ * search finds them; with a damaged model the index still builds, without
+ * a dense leg, and says why. */
+static void test_index(void)
+{
+    static const struct {
+        const char *model; /* NULL: the default */
+        int dense;
+    } cases[] = {{NULL, 1}, {"tiny-bad.crm", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char dir[256], model[256] = "";
+        snprintf(dir, sizeof dir, "%s/idx%zu", tmpdir, i);
+        if (cases[i].model) {
+            char *good = write_tiny(cases[i].model, 0, NULL, 0); /* checksum left wrong */
+            snprintf(model, sizeof model, "%s", good);
+            free(good);
+        }
+        IdxConfig cfg = {.root = FIXTURE_DIR "/shop", .index_dir = dir, .embed_provider = "builtin",
+                         .embed_model = cases[i].model ? model : NULL};
+        IdxStore *st = NULL;
+        ErrInfo e = {0};
+        CHECK_INT(idx_open(&cfg, 0, &st, &e), CR_OK);
+        if (!st) continue;
+        CHECK_INT(idx_update(st, NULL, NULL, NULL, &e), CR_OK);
+        CHECK_INT(idx_has_dense(st), cases[i].dense);
+        IdxStatus s;
+        CHECK_INT(idx_status(st, &s, &e), CR_OK);
+        CHECK(s.chunks > 0);
+        CHECK_INT(s.vectors, cases[i].dense ? s.chunks : 0);
+        if (cases[i].dense)
+            CHECK(strncmp(s.embedder, "builtin:code-nbow-py-v1:", 24) == 0);
+        else
+            CHECK(strstr(s.embedder, "checksum") != NULL);
+        IdxHit *hits = NULL;
+        size_t n = 0;
+        CHECK_INT(idx_search_dense(st, "compute the total price of an order", 5, &hits, &n, &e), CR_OK);
+        CHECK_INT(n, cases[i].dense ? 5 : 0);
+        for (size_t k = 1; k < n; k++) CHECK(hits[k - 1].score >= hits[k].score);
+        free(hits);
+        idx_close(st);
+    }
+}
+
+int main(void)
+{
+    CHECK(mkdtemp(tmpdir) != NULL);
+    RUN(test_tokenizer_parity);
+    RUN(test_vector_parity);
+    RUN(test_tiny_model);
+    RUN(test_damaged);
+    RUN(test_index);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    CHECK(system(cmd) == 0);
+    return test_summary();
+}
