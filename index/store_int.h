@@ -12,7 +12,7 @@
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 3
+#define IDX_SCHEMA_VERSION 4
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
