@@ -472,9 +472,7 @@ int cli_mcp(int argc, char **argv)
     sb_init(&llm);
     config_idx(&a.cfg, &o.idx);
     rtv_request_init(&o.ask);
-    o.ask.llm_url = a.cfg.llm_url;
-    o.ask.llm_model = a.cfg.llm_model;
-    o.ask.llm_api_key_env = a.cfg.llm_api_key_env;
+    config_llm(&a.cfg, &o.ask);
     if (a.cfg.llm_url) http_redact_url(&llm, a.cfg.llm_url);
     o.llm_label = a.cfg.llm_url ? llm.buf : NULL;
     /* As for lsp: protocol alone on the real stdout, stray prints to stderr. */
