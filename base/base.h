@@ -134,6 +134,8 @@ size_t count_lines(const char *data, size_t len);
 
 /* Monotonic milliseconds (fractional). */
 double now_ms(void);
+/* A Unix time as ISO 8601 UTC ("2026-11-26T03:15:30Z"), or "never" for 0. */
+void utc_iso8601(int64_t unix_time, char out[32]);
 
 /* ---------------------------------------------------------------- logging */
 

@@ -27,6 +27,14 @@ void log_msg(LogLevel level, const char *fmt, ...)
     fprintf(stderr, "coderag: %s: %s\n", names[level], line);
 }
 
+void utc_iso8601(int64_t unix_time, char out[32])
+{
+    struct tm tm;
+    time_t t = (time_t)unix_time;
+    if (!unix_time || !gmtime_r(&t, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(out, 32, "never");
+}
+
 double now_ms(void)
 {
     struct timespec ts;

@@ -370,13 +370,8 @@ int cli_status(int argc, char **argv)
     if (rc) goto out;
     if (a.check && (rc = idx_verify(st, &e))) goto out;
     if ((rc = idx_status(st, &s, &e))) goto out;
-    char when[64] = "never";
-    if (s.last_update) {
-        time_t t = (time_t)s.last_update;
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    }
+    char when[32];
+    utc_iso8601(s.last_update, when);
     const char *llm = a.cfg.llm_url ? a.cfg.llm_url : "none";
     if (a.json) {
         json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:s, s:s}",

@@ -269,13 +269,8 @@ static void run_status(const McpCtx *c, json_t *args, McpResult *r)
         mcp_fail(r, "status: %s", e.msg);
         return;
     }
-    char when[64] = "never";
-    if (s.last_update) {
-        time_t t = (time_t)s.last_update;
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    }
+    char when[32];
+    utc_iso8601(s.last_update, when);
     const char *llm = c->opt->llm_label ? c->opt->llm_label : "none";
     r->structured = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:o, s:s}",
                               "root", mcp_jstr(idx_root(c->st)), "files", (json_int_t)s.files,
