@@ -117,6 +117,8 @@ class State:
             self.dim = int(spec.get("dim", self.dim))
             self.actions = {k: list(v) for k, v in spec.get("actions", {}).items()}
             self.log = []
+            # a reset starts a new scenario: /_control/wait counts its events only
+            self.events = []
 
     def event(self, kind, n):
         with self.cond:

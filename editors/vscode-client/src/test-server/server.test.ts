@@ -249,12 +249,12 @@ test('cancel: $/cancelRequest is answered with -32800 and the LLM connection is 
   await llmControl('reset', { actions: { chat: [{ hold: 'never' }] } });
   const src = new CancellationTokenSource();
   const { session, reply } = startQuestion('How is the order total computed?', { question: 'How is the order total computed?', mode: 'llm' }, src);
-  assert.equal((await llmControl('wait', { kind: 'start', count: 1, timeout_s: 30 })).ok, true, 'the LLM request started');
+  assert.equal((await llmControl('wait', { kind: 'start', count: 1, timeout_s: 300 })).ok, true, 'the LLM request started');
   assert.match(renderPendingHtml(session.question, session), /…/);
   src.cancel();
   const err = await reply.then(() => undefined, (e) => e);
   assert.ok(err instanceof ResponseError && err.code === -32800, `error ${err && err.code}`);
-  assert.equal((await llmControl('wait', { kind: 'closed', count: 1, timeout_s: 30 })).ok, true, 'LLM connection closed');
+  assert.equal((await llmControl('wait', { kind: 'closed', count: 1, timeout_s: 300 })).ok, true, 'LLM connection closed');
   assert.ok(session.messages.includes('cancelled'), `progress ends cancelled: ${session.messages.join(' | ')}`);
   await llmControl('reset', {});
 });
