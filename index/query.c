@@ -150,7 +150,7 @@ static void postings_distrust(IdxStore *st)
     store__postings_invalidate(st);
 }
 
-CrErr store__postings_warm(IdxStore *st, ErrInfo *e)
+CrErr idx_warm(IdxStore *st, ErrInfo *e)
 {
     int64_t version = store__data_version(st);
     if (st->post && (postings_needs_rebuild(st->post) || version != st->post_version)) {
@@ -176,7 +176,7 @@ void store__postings_checkpoint(IdxStore *st)
     if (postings_save(st, st->post, &g, &e)) {
         if (postings_damaged(st->post)) {
             postings_distrust(st);
-            store__postings_warm(st, NULL);
+            idx_warm(st, NULL);
         } else {
             /* A cache: a read-only index folder only makes opening slower. */
             log_msg(LOG_INFO, "search postings not saved: %s", e.msg);
@@ -191,10 +191,6 @@ void store__postings_checkpoint(IdxStore *st)
     if (postings_load(st, 1, &st->post, &e)) log_msg(LOG_WARN, "search postings: %s", e.msg);
 }
 
-CrErr idx_warm(IdxStore *st, ErrInfo *e)
-{
-    return store__postings_warm(st, e);
-}
 
 /* Adjacent question words often name one identifier ("allowed hosts" is
  * ALLOWED_HOSTS, "append slash" append_slash): appends each adjacent pair

@@ -223,9 +223,6 @@ CrErr postings_current_gen(IdxStore *st, int64_t post_version, PostingsGen *out,
 /* Writes p as the snapshot file of generation g (atomically: a reader sees
  * the old file or the new). */
 CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e);
-/* Search postings, loaded when absent or out of date (another process's
- * commit, too many tombstones). */
-CrErr store__postings_warm(IdxStore *st, ErrInfo *e);
 /* Writes a new snapshot when the in-memory postings have moved far enough
  * from theirs, and reloads from it; outside a transaction, writable stores
  * only; a failure to write costs only speed (logged). */
