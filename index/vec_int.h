@@ -7,6 +7,12 @@
 
 #include "idx_int.h"
 
+#include <faiss/c_api/IndexFlat_c.h>
+#include <faiss/c_api/Index_c.h>
+#include <faiss/c_api/MetaIndexes_c.h>
+#include <faiss/c_api/error_c.h>
+#include <faiss/c_api/impl/AuxIndexStructures_c.h>
+#include <faiss/c_api/index_io_c.h>
 #include <stdint.h>
 
 /* ---------------------------------------------------------------- embedders (embed*.c) */
@@ -54,6 +60,29 @@ CrErr embedder_embed(Embedder *em, const char *const *texts, size_t n, float **o
  * differently); otherwise as embedder_embed with n = 1. */
 CrErr embedder_embed_query(Embedder *em, const char *question, float **out, int *out_dim,
                            ErrInfo *e);
+
+/* ---------------------------------------------------------------- FAISS (faiss_load.c) */
+
+/* The FAISS C API functions the vector store calls, each declared by
+ * FAISS's own headers (so a signature can never drift from them). */
+#define FAISS_API_FNS(X)                                                                           \
+    X(get_last_error) X(Index_free) X(Index_d) X(Index_ntotal) X(Index_metric_type)                \
+    X(Index_add_with_ids) X(Index_search) X(Index_remove_ids) X(IndexFlatIP_new_with)              \
+    X(IndexFlat_cast) X(IndexIDMap_new) X(IndexIDMap_set_own_fields) X(IndexIDMap_cast)            \
+    X(IndexIDMap_sub_index) X(IndexIDMap_id_map) X(IDSelectorBatch_new) X(IDSelector_free)        \
+    X(read_index) X(write_index)
+
+typedef struct FaissApi {
+#define FAISS_FIELD(fn) __typeof__(faiss_##fn) *fn;
+    FAISS_API_FNS(FAISS_FIELD)
+#undef FAISS_FIELD
+    int loaded;
+    char error[300]; /* why it could not be loaded */
+} FaissApi;
+
+/* FAISS, loaded on the first call (a module of its own: faiss_load.c says
+ * why). NULL with CR_EVECTOR in e when it cannot be loaded. */
+const FaissApi *faiss_api(ErrInfo *e);
 
 /* ---------------------------------------------------------------- vector store (vectors.c) */
 

@@ -18,13 +18,6 @@
  */
 #include "vec_int.h"
 
-#include <faiss/c_api/IndexFlat_c.h>
-#include <faiss/c_api/Index_c.h>
-#include <faiss/c_api/MetaIndexes_c.h>
-#include <faiss/c_api/error_c.h>
-#include <faiss/c_api/impl/AuxIndexStructures_c.h>
-#include <faiss/c_api/index_io_c.h>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -52,6 +45,7 @@ typedef struct IdSet {
 } IdSet;
 
 struct VecStore {
+    const FaissApi *fa;
     char *path;
     int dim;                /* 0: unknown until opened with a dimension */
     FaissIndexIDMap *index; /* NULL while dim is 0 */
@@ -144,24 +138,24 @@ static void idset__del(IdSet *s, int64_t id)
 
 /* Must run right after the failing FAISS call: the message lives only until
  * the next one. */
-static CrErr vecstore__faiss_err(ErrInfo *e, const char *what, int rc)
+static CrErr vecstore__faiss_err(const FaissApi *fa, ErrInfo *e, const char *what, int rc)
 {
-    const char *m = faiss_get_last_error();
+    const char *m = fa->get_last_error();
     return err_set(e, CR_EVECTOR, "vectors: %s: %s (faiss %d)", what, m ? m : "unknown error", rc);
 }
 
-static CrErr vecstore__new_index(int dim, FaissIndexIDMap **out, ErrInfo *e)
+static CrErr vecstore__new_index(const FaissApi *fa, int dim, FaissIndexIDMap **out, ErrInfo *e)
 {
     FaissIndexFlatIP *flat = NULL;
-    int rc = faiss_IndexFlatIP_new_with(&flat, dim);
-    if (rc) return vecstore__faiss_err(e, "IndexFlatIP", rc);
-    rc = faiss_IndexIDMap_new(out, flat);
+    int rc = fa->IndexFlatIP_new_with(&flat, dim);
+    if (rc) return vecstore__faiss_err(fa, e, "IndexFlatIP", rc);
+    rc = fa->IndexIDMap_new(out, flat);
     if (rc) {
-        CrErr err = vecstore__faiss_err(e, "IndexIDMap", rc);
-        faiss_Index_free(flat);
+        CrErr err = vecstore__faiss_err(fa, e, "IndexIDMap", rc);
+        fa->Index_free(flat);
         return err;
     }
-    faiss_IndexIDMap_set_own_fields(*out, 1);
+    fa->IndexIDMap_set_own_fields(*out, 1);
     return CR_OK;
 }
 
@@ -215,11 +209,11 @@ static CrErr vecstore__drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo 
         idset__del(&vs->ids, ids[i]);
     }
     if (!np) goto out;
-    int rc = faiss_IDSelectorBatch_new(&sel, np, present);
+    int rc = vs->fa->IDSelectorBatch_new(&sel, np, present);
     if (rc)
-        err = vecstore__faiss_err(e, "IDSelectorBatch", rc);
-    else if ((rc = faiss_Index_remove_ids(vs->index, (const FaissIDSelector *)sel, &removed)))
-        err = vecstore__faiss_err(e, "remove_ids", rc);
+        err = vecstore__faiss_err(vs->fa, e, "IDSelectorBatch", rc);
+    else if ((rc = vs->fa->Index_remove_ids(vs->index, (const FaissIDSelector *)sel, &removed)))
+        err = vecstore__faiss_err(vs->fa, e, "remove_ids", rc);
     if (err) {
         for (size_t i = 0; i < np; i++)
             idset__put(&vs->ids, present[i]);
@@ -229,7 +223,7 @@ static CrErr vecstore__drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo 
     if (removed != np)
         err = err_set(e, CR_ECORRUPT, "vectors: removed %zu of %zu ids present", removed, np);
 out:
-    faiss_IDSelector_free((FaissIDSelector *)sel);
+    vs->fa->IDSelector_free((FaissIDSelector *)sel);
     free(present);
     return err;
 }
@@ -297,9 +291,9 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
         err = err_set(e, CR_EIO, "vectors: fmemopen: %s", strerror(errno));
         goto out;
     }
-    int rc = faiss_read_index(mf, 0, &idx);
+    int rc = vs->fa->read_index(mf, 0, &idx);
     if (rc) {
-        const char *m = faiss_get_last_error();
+        const char *m = vs->fa->get_last_error();
         err = err_set(e, CR_ECORRUPT, "FAISS cannot read it: %s", m ? m : "unknown error");
         goto out;
     }
@@ -308,18 +302,18 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
                       (unsigned long long)plen);
         goto out;
     }
-    FaissIndexIDMap *m = faiss_IndexIDMap_cast(idx);
-    if (!m || faiss_Index_d(idx) != (int)fdim || faiss_Index_ntotal(idx) != (idx_t)count ||
-        faiss_Index_metric_type(idx) != METRIC_INNER_PRODUCT) {
+    FaissIndexIDMap *m = vs->fa->IndexIDMap_cast(idx);
+    if (!m || vs->fa->Index_d(idx) != (int)fdim || vs->fa->Index_ntotal(idx) != (idx_t)count ||
+        vs->fa->Index_metric_type(idx) != METRIC_INNER_PRODUCT) {
         err = err_set(e, CR_ECORRUPT, "not an inner-product IDMap of dim %u with %llu vectors",
                       fdim, (unsigned long long)count);
         goto out;
     }
-    FaissIndex *sub = faiss_IndexIDMap_sub_index(m);
+    FaissIndex *sub = vs->fa->IndexIDMap_sub_index(m);
     idx_t *ids = NULL;
     size_t n_ids = 0;
-    faiss_IndexIDMap_id_map(m, &ids, &n_ids);
-    if (!sub || !faiss_IndexFlat_cast(sub) || faiss_Index_ntotal(sub) != (idx_t)count ||
+    vs->fa->IndexIDMap_id_map(m, &ids, &n_ids);
+    if (!sub || !vs->fa->IndexFlat_cast(sub) || vs->fa->Index_ntotal(sub) != (idx_t)count ||
         n_ids != count) {
         err = err_set(e, CR_ECORRUPT, "not a flat index, or its id map disagrees");
         goto out;
@@ -336,7 +330,7 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
     idx = NULL;
 out:
     if (idx) idset__release(&vs->ids);
-    faiss_Index_free(idx);
+    vs->fa->Index_free(idx);
     if (mf) fclose(mf);
     if (map != MAP_FAILED) munmap(map, size);
     if (fd >= 0) close(fd);
@@ -350,7 +344,10 @@ CrErr vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e)
     if (!path || !out || dim < 0 || dim > MAX_DIM)
         return err_set(e, CR_EINVAL, "vectors: bad open arguments");
     *out = NULL;
+    const FaissApi *fa = faiss_api(e);
+    if (!fa) return CR_EVECTOR;
     VecStore *vs = xcalloc(1, sizeof *vs);
+    vs->fa = fa;
     vs->path = xstrdup(path);
     vs->dim = dim;
     ErrInfo why = {0};
@@ -364,7 +361,7 @@ CrErr vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e)
         return err;
     }
     if (!vs->index && vs->dim) {
-        err = vecstore__new_index(vs->dim, &vs->index, e);
+        err = vecstore__new_index(vs->fa, vs->dim, &vs->index, e);
         if (err) {
             vecstore_close(vs);
             return err;
@@ -377,7 +374,7 @@ CrErr vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e)
 void vecstore_close(VecStore *vs)
 {
     if (!vs) return;
-    faiss_Index_free(vs->index);
+    if (vs->index) vs->fa->Index_free(vs->index);
     idset__release(&vs->ids);
     free(vs->path);
     free(vs);
@@ -436,9 +433,9 @@ CrErr vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n
     }
     err = vecstore__drop(vs, ids, m, e);
     if (err) goto out;
-    int rc = faiss_Index_add_with_ids(vs->index, (idx_t)m, vecs, ids);
+    int rc = vs->fa->Index_add_with_ids(vs->index, (idx_t)m, vecs, ids);
     if (rc) {
-        err = vecstore__faiss_err(e, "add_with_ids", rc);
+        err = vecstore__faiss_err(vs->fa, e, "add_with_ids", rc);
         goto out;
     }
     idset__grow(&vs->ids, vs->ids.len + m);
@@ -499,12 +496,12 @@ CrErr vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t 
      * IndexIDMap::search with an OpenMP loop, which starts a team for one
      * query and leaves its workers spinning ~10 ms after every search. */
     size_t kk = k < vs->ids.len ? k : vs->ids.len;
-    FaissIndex *flat = faiss_IndexIDMap_sub_index(vs->index);
-    int rc = faiss_Index_search(flat, 1, query, (idx_t)kk, out_scores, out_ids);
-    if (rc) return vecstore__faiss_err(e, "search", rc);
+    FaissIndex *flat = vs->fa->IndexIDMap_sub_index(vs->index);
+    int rc = vs->fa->Index_search(flat, 1, query, (idx_t)kk, out_scores, out_ids);
+    if (rc) return vecstore__faiss_err(vs->fa, e, "search", rc);
     idx_t *map = NULL;
     size_t n_map = 0, n = 0;
-    faiss_IndexIDMap_id_map(vs->index, &map, &n_map);
+    vs->fa->IndexIDMap_id_map(vs->index, &map, &n_map);
     for (size_t i = 0; i < kk; i++) {
         if (out_ids[i] < 0 || (size_t)out_ids[i] >= n_map) continue;
         out_ids[n] = map[out_ids[i]];
@@ -534,8 +531,8 @@ static CrErr vecstore__sync_dir(const char *path, ErrInfo *e)
 /* FAISS payload, then the trailer, into the open file f (fd). */
 static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tmp, ErrInfo *e)
 {
-    int rc = faiss_write_index(vs->index, f);
-    if (rc) return vecstore__faiss_err(e, "write_index", rc);
+    int rc = vs->fa->write_index(vs->index, f);
+    if (rc) return vecstore__faiss_err(vs->fa, e, "write_index", rc);
     off_t plen = ftello(f);
     if (fflush(f) != 0 || plen <= 0)
         return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));

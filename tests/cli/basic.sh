@@ -58,6 +58,12 @@ json_check "ask shape" 'set(j) >= {"answer","mode","citations","rejected","conte
 json_check "ask finds apply_tax" 'any(c["path"] == "shop/models.py" and c["symbol"] == "apply_tax" for c in j["context"])'
 json_check "ask cites" 'len(j["citations"]) > 0 and all(c["verified"] and c["uri"].startswith("file://") and c["range"]["start"]["line"] == c["startLine"] - 1 for c in j["citations"])'
 json_check "ask timings" 'all(k in j["timings"] for k in ("bm25_ms","pack_ms","total_ms"))'
+# the dense leg: FAISS is a module the binary loads on first use
+check "index with the builtin embedder" 0 "$bin" index --root "$root" --embed-provider builtin
+check "ask with the builtin embedder" 0 "$bin" ask --root "$root" --embed-provider builtin --no-update --json "How is an order paid?"
+json_check "dense leg answers" 'any("dense" in c["via"] for c in j["context"])'
+check "status with the builtin embedder" 0 "$bin" status --root "$root" --embed-provider builtin --json
+json_check "vectors stored" 'j["vectors"] == 21'
 check "ask budget" 0 "$bin" ask --root "$root" --json --budget 200 "How is tax applied to an order total?"
 json_check "ask budget respected" 'sum(c["endLine"] - c["startLine"] + 1 for c in j["context"]) <= 20'
 check "ask via env" 0 env CODERAG_INDEXDIR="$root/.coderag" "$bin" ask --root "$root" --json --no-update "payment declined"
