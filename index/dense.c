@@ -1,6 +1,7 @@
 #include "store_int.h"
 #include "vec_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,16 +68,26 @@ int idx_has_dense(const IdxStore *st)
     return st->em != NULL;
 }
 
-/* Opens the vector file; vectors of another embedder are dropped, never
- * mixed. */
-static CrErr open_vectors(IdxStore *st, ErrInfo *e)
+/* Opens the vector file. Vectors of another embedder are never mixed with
+ * this one's: an update (purge) deletes them and starts empty; a read
+ * leaves them alone and sees no vectors (st->vs stays NULL). */
+static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
 {
     if (st->vs) return CR_OK;
     char have[160];
-    char *path = vectors_path(st);
     store__meta_get(st, "embedder", have, sizeof have);
-    if (strcmp(have, embedder_id(st->em)) != 0) unlink(path);
-    CrErr rc = vecstore_open(path, 0, &st->vs, e);
+    char *path = vectors_path(st);
+    CrErr rc = CR_OK;
+    if (strcmp(have, embedder_id(st->em)) != 0 && access(path, F_OK) == 0) {
+        if (!purge) goto out;
+        if (unlink(path) != 0) {
+            rc = err_set(e, CR_EIO, "cannot remove %s (vectors of another embedder): %s", path,
+                         strerror(errno));
+            goto out;
+        }
+    }
+    rc = vecstore_open(path, 0, &st->vs, e);
+out:
     free(path);
     return rc;
 }
@@ -126,7 +137,7 @@ CrErr dense__sync(IdxStore *st, ErrInfo *e)
     int64_t *want = NULL, *have = NULL, *missing = NULL, *orphans = NULL;
     size_t n_want = 0, n_have = 0, n_missing = 0, n_orphans = 0;
     if (!st->em) return CR_OK;
-    if ((rc = open_vectors(st, e))) return rc;
+    if ((rc = open_vectors(st, 1, e))) return rc;
     if ((rc = chunk_ids(st, &want, &n_want, e))) goto out;
     if ((rc = vecstore_ids(st->vs, &have, &n_have, e))) goto out;
     /* Both lists are sorted: one merge finds what is missing and what is orphaned. */
@@ -177,7 +188,7 @@ out:
 
 int64_t dense__count(IdxStore *st)
 {
-    if (!st->em || open_vectors(st, NULL)) return 0;
+    if (!st->em || open_vectors(st, 0, NULL) || !st->vs) return 0;
     return vecstore_count(st->vs);
 }
 
@@ -190,8 +201,8 @@ CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **o
     *out = NULL;
     *n_out = 0;
     if (!st->em || !limit) return CR_OK;
-    if ((rc = open_vectors(st, e))) return rc;
-    if (vecstore_count(st->vs) == 0) return CR_OK;
+    if ((rc = open_vectors(st, 0, e))) return rc;
+    if (!st->vs || vecstore_count(st->vs) == 0) return CR_OK;
     if ((rc = embedder_embed_query(st->em, query, &q, &dim, e))) return rc;
     if (dim != vecstore_dim(st->vs)) {
         free(q);

@@ -64,6 +64,15 @@ check "ask with the builtin embedder" 0 "$bin" ask --root "$root" --embed-provid
 json_check "dense leg answers" 'any("dense" in c["via"] for c in j["context"])'
 check "status with the builtin embedder" 0 "$bin" status --root "$root" --embed-provider builtin --json
 json_check "vectors stored" 'j["vectors"] == 21'
+# reading with another embedder configured deletes nothing (only an update replaces vectors)
+cp "$root/.coderag/vectors.faiss" "$work/vectors.before"
+other=(--embed-provider openai --embed-url http://127.0.0.1:9 --embed-model other)
+check "status with another embedder" 0 "$bin" status --root "$root" "${other[@]}" --json
+json_check "no vectors of the other embedder" 'j["vectors"] == 0'
+check "ask with another embedder" 0 "$bin" ask --root "$root" "${other[@]}" --no-update --json "How is an order paid?"
+json_check "ask with another embedder has no dense leg" 'not any("dense" in c["via"] for c in j["context"])'
+cmp -s "$root/.coderag/vectors.faiss" "$work/vectors.before" && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL a read with another embedder changed or deleted vectors.faiss"; }
 check "ask budget" 0 "$bin" ask --root "$root" --json --budget 200 "How is tax applied to an order total?"
 json_check "ask budget respected" 'sum(c["endLine"] - c["startLine"] + 1 for c in j["context"]) <= 20'
 check "ask via env" 0 env CODERAG_INDEXDIR="$root/.coderag" "$bin" ask --root "$root" --json --no-update "payment declined"
