@@ -75,9 +75,10 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
 {
     if (st->vs) return CR_OK;
     char have[160];
-    store__meta_get(st, "embedder", have, sizeof have);
+    CrErr rc = store__meta_get(st, "embedder", have, sizeof have, e);
+    if (rc == CR_EDB) return rc; /* unreadable is not "another embedder" */
     char *path = vectors_path(st);
-    CrErr rc = CR_OK;
+    rc = CR_OK;
     if (strcmp(have, embedder_id(st->em)) != 0 && access(path, F_OK) == 0) {
         if (!purge) goto out;
         if (unlink(path) != 0) {
@@ -99,9 +100,17 @@ static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
     size_t n = 0, cap = 0;
     if (sqlite3_prepare_v2(st->db, "SELECT id FROM chunks ORDER BY id", -1, &s, NULL) != SQLITE_OK)
         return store__err(st, e, "chunk ids");
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         ARRAY_GROW(v, n + 1, cap);
         v[n++] = sqlite3_column_int64(s, 0);
+    }
+    if (rc != SQLITE_DONE) {
+        /* a partial list would make the rest look orphaned */
+        CrErr err = store__err(st, e, "chunk ids");
+        sqlite3_finalize(s);
+        free(v);
+        return err;
     }
     sqlite3_finalize(s);
     *out = v;

@@ -15,6 +15,16 @@ typedef struct Resolver {
     CrErr rc;
 } Resolver;
 
+/* One step of a lookup: 1 for a row. A failed step is remembered in r->rc
+ * (the pass stops), never taken for "no such name". */
+static int step_row(Resolver *r, sqlite3_stmt *s)
+{
+    int row = 0;
+    CrErr rc = store__step(r->st, s, &row, r->e, "graph lookup");
+    if (rc && r->rc == CR_OK) r->rc = rc;
+    return row;
+}
+
 static int64_t first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num)
 {
     sqlite3_stmt *s = store__stmt(r->st, id, r->e);
@@ -24,7 +34,7 @@ static int64_t first_id(Resolver *r, StmtId id, const char *text, int64_t num, i
     }
     sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
     if (use_num) sqlite3_bind_int64(s, 2, num);
-    int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    int64_t v = step_row(r, s) ? sqlite3_column_int64(s, 0) : 0;
     sqlite3_reset(s);
     return v;
 }
@@ -42,7 +52,7 @@ static int64_t module_chunk(Resolver *r, int64_t file_id)
         return 0;
     }
     sqlite3_bind_int64(s, 1, file_id);
-    int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    int64_t v = step_row(r, s) ? sqlite3_column_int64(s, 0) : 0;
     sqlite3_reset(s);
     return v;
 }
@@ -58,7 +68,7 @@ static char *import_binding(Resolver *r, int64_t file_id, const char *alias, siz
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_text(s, 2, alias, (int)len, SQLITE_STATIC);
     char *v = NULL;
-    if (sqlite3_step(s) == SQLITE_ROW) v = xstrdup((const char *)sqlite3_column_text(s, 0));
+    if (step_row(r, s)) v = xstrdup((const char *)sqlite3_column_text(s, 0));
     sqlite3_reset(s);
     return v;
 }
@@ -75,7 +85,7 @@ static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
         return NULL;
     }
     sqlite3_bind_int64(s, 1, file_id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (step_row(r, s)) {
         ARRAY_GROW(v, n + 1, cap);
         v[n++] = xstrdup((const char *)sqlite3_column_text(s, 0));
     }
@@ -166,7 +176,7 @@ static int64_t unique_by_name(Resolver *r, const char *name)
     sqlite3_bind_int64(s, 2, 2);
     int64_t v = 0;
     int n = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (step_row(r, s)) {
         v = sqlite3_column_int64(s, 0);
         n++;
     }
@@ -274,7 +284,7 @@ CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         r.rc = CR_EDB;
         goto out;
     }
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (step_row(&r, s)) {
         ARRAY_GROW(rows, n + 1, cap);
         RefRow *row = &rows[n++];
         row->id = sqlite3_column_int64(s, 0);
@@ -296,6 +306,8 @@ CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         if ((r.rc = store__step_done(st, s, e, "edges"))) break;
         int64_t dst = row->kind == REF_IMPORT ? resolve_qualified(&r, row->name, 0)
                                               : resolve_expr(&r, row);
+        /* a lookup that failed resolved nothing: the ref stays dirty */
+        if (r.rc) break;
         if (dst && dst != row->chunk_id) {
             if ((s = store__stmt(st, STMT_EDGE_INSERT, e)) == NULL) {
                 r.rc = CR_EDB;

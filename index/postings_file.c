@@ -340,8 +340,9 @@ CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e)
     /* One read transaction: the snapshot's complement comes from one state. */
     if (own_txn && (rc = store__exec(st, "BEGIN", e))) return rc;
     if ((rc = postings__new(st, &p, e))) goto out;
-    store__meta_get(st, "db_id", db_id, sizeof db_id);
-    store__meta_get(st, "gen", gen_text, sizeof gen_text);
+    if ((rc = store__meta_get(st, "db_id", db_id, sizeof db_id, e)) == CR_EDB ||
+        (rc = store__meta_get(st, "gen", gen_text, sizeof gen_text, e)) == CR_EDB)
+        goto out;
     if (use_snapshot && db_id[0] && postings__map(st, p, db_id) && p->base.gen > atoll(gen_text)) {
         /* A snapshot ahead of its database cannot describe it. */
         postings_free(p);
@@ -377,8 +378,11 @@ CrErr postings_current_gen(IdxStore *st, int64_t post_version, PostingsGen *out,
     out->gen = -1;
     CrErr rc = store__exec(st, "BEGIN", e);
     if (rc) return rc;
-    store__meta_get(st, "db_id", out->db_id, sizeof out->db_id);
-    store__meta_get(st, "gen", gen_text, sizeof gen_text);
+    if ((rc = store__meta_get(st, "db_id", out->db_id, sizeof out->db_id, e)) == CR_EDB ||
+        (rc = store__meta_get(st, "gen", gen_text, sizeof gen_text, e)) == CR_EDB) {
+        store__exec(st, "ROLLBACK", NULL);
+        return rc;
+    }
     /* Another process's commit since the postings were loaded: they no
      * longer describe the database (the next load catches up). */
     if (store__data_version(st) == post_version && out->db_id[0]) {

@@ -98,6 +98,14 @@ CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e)
     return CR_OK;
 }
 
+CrErr store__step(IdxStore *st, sqlite3_stmt *s, int *row, ErrInfo *e, const char *what)
+{
+    int rc = sqlite3_step(s);
+    *row = rc == SQLITE_ROW;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store__err(st, e, what);
+    return CR_OK;
+}
+
 CrErr store__step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what)
 {
     int rc = sqlite3_step(s);
@@ -120,15 +128,18 @@ char *store__col_dup(sqlite3_stmt *s, int i)
     return xstrdup(t ? (const char *)t : "");
 }
 
-void store__meta_get(IdxStore *st, const char *key, char *out, size_t cap)
+CrErr store__meta_get(IdxStore *st, const char *key, char *out, size_t cap, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_META_GET, NULL);
+    sqlite3_stmt *s = store__stmt(st, STMT_META_GET, e);
+    int row = 0;
     out[0] = '\0';
-    if (!s) return;
+    if (!s) return CR_EDB;
     sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+    CrErr rc = store__step(st, s, &row, e, "meta");
+    if (!rc && row && sqlite3_column_text(s, 0))
         snprintf(out, cap, "%s", (const char *)sqlite3_column_text(s, 0));
     sqlite3_reset(s);
+    return rc ? rc : row ? CR_OK : CR_ENOENT;
 }
 
 CrErr store__meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e)
@@ -147,29 +158,47 @@ CrErr store__touch_update_time(IdxStore *st, ErrInfo *e)
     return store__meta_put(st, "last_update", v, e);
 }
 
-/* Whether the open database carries our schema at our version. A fresh,
- * empty file counts as "needs schema" (returns 0 with *empty = 1). */
-static int store__schema_ok(IdxStore *st, int *empty)
+/* Whether a failed read says something about the file's content (not a
+ * database, damaged, no such table: rebuild it) rather than about this
+ * moment (locked, out of memory, I/O: report it, keep the file). */
+static int store__content_error(int code)
 {
-    sqlite3_stmt *s = NULL;
-    int ok = 0;
-    *empty = 0;
-    if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM sqlite_master", -1, &s, NULL) != SQLITE_OK)
-        return 0;
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 0) *empty = 1;
-    sqlite3_finalize(s);
-    if (*empty) return 0;
-    if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = 'schema'", -1, &s, NULL) !=
-        SQLITE_OK)
-        return 0;
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        const char *v = (const char *)sqlite3_column_text(s, 0);
-        char want[32];
-        snprintf(want, sizeof want, "coderag-%d", IDX_SCHEMA_VERSION);
-        ok = v && !strcmp(v, want);
+    switch (code & 0xff) {
+    case SQLITE_ERROR: case SQLITE_NOTADB: case SQLITE_CORRUPT: case SQLITE_SCHEMA:
+    case SQLITE_MISMATCH: case SQLITE_FORMAT:
+        return 1;
     }
-    sqlite3_finalize(s);
-    return ok;
+    return 0;
+}
+
+/* Whether the open database carries our schema at our version (*ok). A
+ * fresh, empty file counts as "needs schema" (*ok = 0, *empty = 1). A
+ * file that cannot be read now is CR_EDB, never "another schema": that
+ * would rebuild an index over a passing lock. */
+static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
+{
+    static const char *const sql[2] = {"SELECT count(*) FROM sqlite_master",
+                                       "SELECT value FROM meta WHERE key = 'schema'"};
+    char want[32];
+    snprintf(want, sizeof want, "coderag-%d", IDX_SCHEMA_VERSION);
+    *ok = *empty = 0;
+    for (int q = 0; q < 2; q++) {
+        sqlite3_stmt *s = NULL;
+        int rc = sqlite3_prepare_v2(st->db, sql[q], -1, &s, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW && q == 0) *empty = sqlite3_column_int(s, 0) == 0;
+        if (rc == SQLITE_ROW && q == 1) {
+            const char *v = (const char *)sqlite3_column_text(s, 0);
+            *ok = v && !strcmp(v, want);
+        }
+        sqlite3_finalize(s);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+            if (!store__content_error(rc)) return store__err(st, e, "reading the schema");
+            return CR_OK; /* not ours */
+        }
+        if (*empty) return CR_OK;
+    }
+    return CR_OK;
 }
 
 static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
@@ -178,8 +207,12 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     CrErr rc = store__exec(st, "BEGIN IMMEDIATE", e);
     if (rc) return rc;
     /* Another process may have created it while we waited for the lock. */
-    int empty = 0;
-    if (store__schema_ok(st, &empty)) return store__exec(st, "COMMIT", e);
+    int ok = 0, empty = 0;
+    if ((rc = store__schema_check(st, &ok, &empty, e))) {
+        store__exec(st, "ROLLBACK", NULL);
+        return rc;
+    }
+    if (ok) return store__exec(st, "COMMIT", e);
     rc = store__exec(st, schema_sql, e);
     snprintf(v, sizeof v, "coderag-%d", IDX_SCHEMA_VERSION);
     if (!rc) rc = store__meta_put(st, "schema", v, e);
@@ -333,8 +366,9 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         rc = store__open_db(st, e);
     }
     if (rc) goto out;
-    int empty = 0;
-    if (!store__schema_ok(st, &empty)) {
+    int ok = 0, empty = 0;
+    if ((rc = store__schema_check(st, &ok, &empty, e))) goto out;
+    if (!ok) {
         if (empty && existing) {
             rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (the index at %s "
                                          "is empty)", st->index_dir);
@@ -459,13 +493,13 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     out->chunks = count_rows(st, "SELECT count(*) FROM chunks");
     out->edges = count_rows(st, "SELECT count(*) FROM edges");
     out->symbols = count_rows(st, "SELECT count(*) FROM symbols");
-    if (out->files < 0 || out->chunks < 0 || out->edges < 0)
+    if (out->files < 0 || out->skipped < 0 || out->chunks < 0 || out->edges < 0 || out->symbols < 0)
         return store__err(st, e, "status");
     CrErr lrc = status__langs(st, out, e);
     if (lrc) return lrc;
     out->vectors = dense__count(st);
     char t[32];
-    store__meta_get(st, "last_update", t, sizeof t);
+    if (store__meta_get(st, "last_update", t, sizeof t, e) == CR_EDB) return CR_EDB;
     out->last_update = atoll(t);
     char p[PATH_MAX + 8];
     out->db_bytes = file_size(st->db_path);
@@ -488,11 +522,18 @@ CrErr idx_skipped(IdxStore *st, IdxSkipped **out, size_t *n_out, ErrInfo *e)
                            "SELECT path, status FROM files WHERE status != 'ok' ORDER BY path", -1,
                            &s, NULL) != SQLITE_OK)
         return store__err(st, e, "skipped");
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         ARRAY_GROW(v, n + 1, cap);
         v[n].path = xstrdup((const char *)sqlite3_column_text(s, 0));
         v[n].reason = xstrdup((const char *)sqlite3_column_text(s, 1));
         n++;
+    }
+    if (rc != SQLITE_DONE) {
+        CrErr err = store__err(st, e, "skipped");
+        sqlite3_finalize(s);
+        idx_skipped_free(v, n);
+        return err;
     }
     sqlite3_finalize(s);
     *out = v;

@@ -150,10 +150,14 @@ int64_t store__data_version(IdxStore *st);
 CrErr store__err(IdxStore *st, ErrInfo *e, const char *what);
 /* Steps a statement to completion (no rows expected). */
 CrErr store__step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what);
+/* One step of a query: *row is 1 for a row, 0 at the end; an error is an
+ * error (CR_EDB), never "no row". */
+CrErr store__step(IdxStore *st, sqlite3_stmt *s, int *row, ErrInfo *e, const char *what);
 /* A text column as a heap string ("" for NULL); caller frees. */
 char *store__col_dup(sqlite3_stmt *s, int i);
-/* meta table values; a missing key reads as "". */
-void store__meta_get(IdxStore *st, const char *key, char *out, size_t cap);
+/* meta table values: CR_OK, CR_ENOENT for a missing key (out ""), CR_EDB
+ * when it cannot be read (out ""). */
+CrErr store__meta_get(IdxStore *st, const char *key, char *out, size_t cap, ErrInfo *e);
 CrErr store__meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e);
 /* Records the time of the last completed update in meta. */
 CrErr store__touch_update_time(IdxStore *st, ErrInfo *e);

@@ -314,12 +314,15 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         goto out;
     }
     sqlite3_bind_text(s, 1, rel.buf, (int)rel.len, SQLITE_STATIC);
-    if (sqlite3_step(s) == SQLITE_ROW) {
+    int row = 0;
+    rc = store__step(st, s, &row, e, "file lookup");
+    if (row) {
         fw.old_id = sqlite3_column_int64(s, 0);
         const unsigned char *h = sqlite3_column_text(s, 1);
         snprintf(fw.old_hash, sizeof fw.old_hash, "%s", h ? (const char *)h : "");
     }
     sqlite3_reset(s);
+    if (rc) goto out;
 
     ScanOptions opt;
     store__scan_options(st, &opt);
