@@ -15,6 +15,9 @@ typedef struct TestState {
     int failed_checks;
     int passed;
     int failed;
+    int skipped;
+    const char *skip; /* the running test's reason for not running, or NULL */
+    int quiet;        /* the harness's own test: no FAIL/SKIP lines */
 } TestState;
 
 static TestState test_state_;
@@ -50,11 +53,20 @@ static TestState test_state_;
         }                                                                                          \
     } while (0)
 
+/* A test that made no check proves nothing: it fails. A test that cannot
+ * run here says so with SKIP(reason) and counts as skipped. */
 #define RUN(fn)                                                                                    \
     do {                                                                                           \
-        int before_ = test_state_.failed_checks;                                                   \
+        int before_ = test_state_.failed_checks, checks_ = test_state_.checks;                     \
+        test_state_.skip = NULL;                                                                   \
         fn();                                                                                      \
-        if (test_state_.failed_checks == before_) {                                                \
+        if (test_state_.skip && test_state_.checks == checks_) {                                   \
+            test_state_.skipped++;                                                                 \
+            if (!test_state_.quiet) fprintf(stderr, "SKIP %s: %s\n", #fn, test_state_.skip);                               \
+        } else if (test_state_.checks == checks_) {                                                \
+            test_state_.failed++;                                                                  \
+            if (!test_state_.quiet) fprintf(stderr, "FAIL %s: made no checks\n", #fn);                                     \
+        } else if (test_state_.failed_checks == before_) {                                         \
             test_state_.passed++;                                                                  \
         } else {                                                                                   \
             test_state_.failed++;                                                                  \
@@ -62,8 +74,11 @@ static TestState test_state_;
         }                                                                                          \
     } while (0)
 
+#define SKIP(reason) (test_state_.skip = (reason))
+
 static inline int test_summary(void)
 {
+    if (test_state_.skipped) printf("%d skipped\n", test_state_.skipped);
     printf("%d passed, %d failed\n", test_state_.passed, test_state_.failed);
     return test_state_.failed ? 1 : 0;
 }

@@ -112,8 +112,26 @@ static void test_i64map(void)
     i64map_release(&m);
 }
 
+static void no_checks(void) {}
+static void skips(void) { SKIP("not on this machine"); }
+
+/* The harness itself: a test that checks nothing fails, a skip is a skip. */
+static void test_harness(void)
+{
+    TestState saved = test_state_;
+    test_state_.quiet = 1;
+    RUN(no_checks);
+    RUN(skips);
+    TestState got = test_state_;
+    test_state_ = saved;
+    CHECK_INT(got.failed, saved.failed + 1);
+    CHECK_INT(got.skipped, saved.skipped + 1);
+    CHECK_INT(got.passed, saved.passed);
+}
+
 int main(void)
 {
+    RUN(test_harness);
     RUN(test_errors);
     RUN(test_strbuf);
     RUN(test_utf8);
