@@ -181,6 +181,13 @@ void i64map_release(I64Map *m);
 void i64map_put(I64Map *m, int64_t key, int64_t val);
 /* Returns 1 and sets *out (may be NULL) when found, else 0. */
 int i64map_get(const I64Map *m, int64_t key, int64_t *out);
+/* Removes key; returns 1 when it was present. */
+int i64map_del(I64Map *m, int64_t key);
+/* Makes room for n keys in all without growing again. */
+void i64map_reserve(I64Map *m, size_t n);
+/* Iteration: for (size_t i = 0; i64map_next(m, &i, &k, &v);) visits each
+ * entry once, in no particular order (k or v may be NULL). */
+int i64map_next(const I64Map *m, size_t *pos, int64_t *key, int64_t *val);
 
 /* ---------------------------------------------------------------- http */
 

@@ -36,102 +36,24 @@ enum {
 
 static const char trailer_magic[8] = {'C', 'R', 'V', 'E', 'C', 'S', '0', '1'};
 
-/* Open-addressing set of ids (>= 0) with linear probing; -1 marks a free
- * slot. Mirrors the IDMap's ids so replace and listing need no FAISS scan. */
-typedef struct IdSet {
-    int64_t *slot;
-    size_t cap; /* power of two, or 0 */
-    size_t len;
-} IdSet;
-
 struct VecStore {
     const FaissApi *fa;
     char *path;
     int dim;                /* 0: unknown until opened with a dimension */
     FaissIndexIDMap *index; /* NULL while dim is 0 */
-    IdSet ids;
+    I64Map ids;
     int dirty;
 };
 
 /* ---------------------------------------------------------------- id set */
 
-static size_t idset__home(int64_t id, size_t mask)
+/* The ids present mirror the IDMap's, so replace and listing need no FAISS
+ * scan. Returns 1 when id was added, 0 when already there. */
+static int id_add(I64Map *ids, int64_t id)
 {
-    uint64_t z = (uint64_t)id * 0x9e3779b97f4a7c15ull;
-    return (size_t)(z ^ (z >> 29)) & mask;
-}
-
-static void idset__release(IdSet *s)
-{
-    free(s->slot);
-    memset(s, 0, sizeof *s);
-}
-
-static size_t idset__find(const IdSet *s, int64_t id)
-{
-    if (!s->cap) return SIZE_MAX;
-    size_t mask = s->cap - 1;
-    for (size_t i = idset__home(id, mask);; i = (i + 1) & mask) {
-        if (s->slot[i] == id) return i;
-        if (s->slot[i] < 0) return SIZE_MAX;
-    }
-}
-
-static int idset__has(const IdSet *s, int64_t id)
-{
-    return idset__find(s, id) != SIZE_MAX;
-}
-
-static void idset__grow(IdSet *s, size_t want)
-{
-    size_t cap = 16;
-    while (cap < want * 2)
-        cap *= 2;
-    if (cap <= s->cap) return;
-    int64_t *old = s->slot;
-    size_t old_cap = s->cap;
-    s->slot = xmalloc(cap * sizeof *s->slot);
-    memset(s->slot, 0xff, cap * sizeof *s->slot);
-    s->cap = cap;
-    for (size_t i = 0; i < old_cap; i++) {
-        if (old[i] < 0) continue;
-        size_t j = idset__home(old[i], cap - 1);
-        while (s->slot[j] >= 0)
-            j = (j + 1) & (cap - 1);
-        s->slot[j] = old[i];
-    }
-    free(old);
-}
-
-/* Returns 1 when added, 0 when already present. */
-static int idset__put(IdSet *s, int64_t id)
-{
-    idset__grow(s, s->len + 1);
-    size_t mask = s->cap - 1, i = idset__home(id, mask);
-    for (; s->slot[i] >= 0; i = (i + 1) & mask)
-        if (s->slot[i] == id) return 0;
-    s->slot[i] = id;
-    s->len++;
+    if (i64map_get(ids, id, NULL)) return 0;
+    i64map_put(ids, id, 0);
     return 1;
-}
-
-/* Backward-shift deletion keeps probe chains intact without tombstones. */
-static void idset__del(IdSet *s, int64_t id)
-{
-    size_t i = idset__find(s, id);
-    if (i == SIZE_MAX) return;
-    size_t mask = s->cap - 1;
-    for (size_t j = i;;) {
-        j = (j + 1) & mask;
-        if (s->slot[j] < 0) break;
-        size_t h = idset__home(s->slot[j], mask);
-        int stays = i < j ? (i < h && h <= j) : (i < h || h <= j);
-        if (stays) continue;
-        s->slot[i] = s->slot[j];
-        i = j;
-    }
-    s->slot[i] = -1;
-    s->len--;
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -203,10 +125,10 @@ static CrErr vecstore__drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo 
     CrErr err = CR_OK;
     /* taken out of the set as found, so a repeated id counts once */
     for (size_t i = 0; i < n; i++) {
-        if (!idset__has(&vs->ids, ids[i])) continue;
+        if (!i64map_get(&vs->ids, ids[i], NULL)) continue;
         if (!present) present = xmalloc(n * sizeof *present);
         present[np++] = ids[i];
-        idset__del(&vs->ids, ids[i]);
+        i64map_del(&vs->ids, ids[i]);
     }
     if (!np) goto out;
     int rc = vs->fa->IDSelectorBatch_new(&sel, np, present);
@@ -216,7 +138,7 @@ static CrErr vecstore__drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo 
         err = vecstore__faiss_err(vs->fa, e, "remove_ids", rc);
     if (err) {
         for (size_t i = 0; i < np; i++)
-            idset__put(&vs->ids, present[i]);
+            id_add(&vs->ids, present[i]);
         goto out;
     }
     vs->dirty = 1;
@@ -318,9 +240,9 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
         err = err_set(e, CR_ECORRUPT, "not a flat index, or its id map disagrees");
         goto out;
     }
-    idset__grow(&vs->ids, n_ids);
+    i64map_reserve(&vs->ids, n_ids);
     for (size_t i = 0; i < n_ids; i++) {
-        if (ids[i] < 0 || !idset__put(&vs->ids, ids[i])) {
+        if (ids[i] < 0 || !id_add(&vs->ids, ids[i])) {
             err = err_set(e, CR_ECORRUPT, "negative or duplicate id %lld", (long long)ids[i]);
             goto out;
         }
@@ -329,7 +251,7 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
     vs->dim = (int)fdim;
     idx = NULL;
 out:
-    if (idx) idset__release(&vs->ids);
+    if (idx) i64map_release(&vs->ids);
     vs->fa->Index_free(idx);
     if (mf) fclose(mf);
     if (map != MAP_FAILED) munmap(map, size);
@@ -375,7 +297,7 @@ void vecstore_close(VecStore *vs)
 {
     if (!vs) return;
     if (vs->index) vs->fa->Index_free(vs->index);
-    idset__release(&vs->ids);
+    i64map_release(&vs->ids);
     free(vs->path);
     free(vs);
 }
@@ -398,7 +320,7 @@ int64_t vecstore_count(const VecStore *vs)
  * keeps its last vector. On failure, ids being replaced may be gone. */
 CrErr vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e)
 {
-    IdSet seen = {0};
+    I64Map seen = {0};
     int64_t *uids = NULL;
     float *uvecs = NULL;
     CrErr err = CR_OK;
@@ -414,16 +336,16 @@ CrErr vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n
 
     /* last occurrence wins: walk backwards, keep first sightings */
     size_t m = 0;
-    idset__grow(&seen, n);
+    i64map_reserve(&seen, n);
     for (size_t i = n; i-- > 0;)
-        if (idset__put(&seen, ids[i])) m++;
+        if (id_add(&seen, ids[i])) m++;
     if (m != n) {
         uids = xmalloc(m * sizeof *uids);
         uvecs = xmalloc(m * d * sizeof *uvecs);
         size_t j = m;
         for (size_t i = n; i-- > 0;) {
-            if (!idset__has(&seen, ids[i])) continue;
-            idset__del(&seen, ids[i]);
+            if (!i64map_get(&seen, ids[i], NULL)) continue;
+            i64map_del(&seen, ids[i]);
             j--;
             uids[j] = ids[i];
             memcpy(uvecs + j * d, vecs + i * d, d * sizeof *uvecs);
@@ -438,12 +360,12 @@ CrErr vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n
         err = vecstore__faiss_err(vs->fa, e, "add_with_ids", rc);
         goto out;
     }
-    idset__grow(&vs->ids, vs->ids.len + m);
+    i64map_reserve(&vs->ids, vs->ids.len + m);
     for (size_t i = 0; i < m; i++)
-        idset__put(&vs->ids, ids[i]);
+        id_add(&vs->ids, ids[i]);
     vs->dirty = 1;
 out:
-    idset__release(&seen);
+    i64map_release(&seen);
     free(uids);
     free(uvecs);
     return err;
@@ -470,8 +392,7 @@ CrErr vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo *e)
     if (!vs->ids.len) return CR_OK;
     int64_t *v = xmalloc(vs->ids.len * sizeof *v);
     size_t n = 0;
-    for (size_t i = 0; i < vs->ids.cap; i++)
-        if (vs->ids.slot[i] >= 0) v[n++] = vs->ids.slot[i];
+    for (size_t pos = 0; i64map_next(&vs->ids, &pos, &v[n], NULL);) n++;
     qsort(v, n, sizeof *v, cmp_i64);
     *out = v;
     *n_out = n;

@@ -109,6 +109,22 @@ static void test_i64map(void)
     CHECK_INT(v, -497);
     CHECK(!i64map_get(&m, 1, NULL));
     CHECK_INT(m.len, 1835); /* 1834 multiples plus key 0 */
+    /* deleting every other key keeps the rest findable (probe chains) */
+    int ok = 1;
+    for (int64_t k = -500; k < 5000; k += 6) ok &= i64map_del(&m, k * 7919);
+    CHECK(ok);
+    CHECK(!i64map_del(&m, -500 * 7919));
+    CHECK_INT(m.len, 1835 - 917);
+    for (int64_t k = -497; k < 5000; k += 6) ok &= i64map_get(&m, k * 7919, &v) && v == k;
+    CHECK(ok);
+    CHECK(!i64map_get(&m, -500 * 7919, NULL));
+    int64_t sum = 0, key;
+    size_t seen = 0;
+    for (size_t pos = 0; i64map_next(&m, &pos, &key, &v); seen++) sum += v;
+    CHECK_INT(seen, m.len);
+    int64_t want = 42;
+    for (int64_t k = -497; k < 5000; k += 6) want += k;
+    CHECK_INT(sum, want);
     i64map_release(&m);
 }
 
