@@ -130,6 +130,11 @@ int looks_binary(const char *data, size_t len);
  * line without '\n' counts. */
 size_t count_lines(const char *data, size_t len);
 
+/* Overwrites with '*', in place and at the same length, every occurrence
+ * of secret[0..n) in s[0..len); secrets under 4 bytes are left alone (they
+ * would mask common text). */
+void text_mask(char *s, size_t len, const char *secret, size_t n);
+
 /* ---------------------------------------------------------------- time */
 
 /* Monotonic milliseconds (fractional). */
@@ -254,5 +259,13 @@ char *http_endpoint_url(const char *base, const char *endpoint);
 /* Appends url to sb without user:password@ and without ?query or #fragment,
  * for messages. */
 void http_redact_url(StrBuf *sb, const char *url);
+
+/* The "Authorization: Bearer <key>" header for the key in environment
+ * variable env (caller wipes and frees it; *key, when asked for, points
+ * into the environment). No variable name, or an empty or unset variable
+ * (logged, naming who wants it): CR_OK with *header NULL. A key with a line
+ * break: CR_EINVAL (it would split the header). */
+CrErr http_bearer_from_env(const char *env, const char *who, char **header, const char **key,
+                           ErrInfo *e);
 
 #endif

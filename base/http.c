@@ -269,13 +269,7 @@ static void http__mask(char *s, size_t n, const HttpRequest *req)
         while (*v == ' ' || *v == '\t') v++;
         for (int whole = 1; *v; whole = 0) {
             size_t len = whole ? strlen(v) : strcspn(v, " \t");
-            if (len >= 4) {
-                char *p = s;
-                while ((p = memmem(p, n - (size_t)(p - s), v, len)) != NULL) {
-                    memset(p, '*', len);
-                    p += len;
-                }
-            }
+            text_mask(s, n, v, len);
             if (!whole) {
                 v += len;
                 while (*v == ' ' || *v == '\t') v++;
@@ -501,4 +495,25 @@ void http_response_release(HttpResponse *r)
     sb_release(&r->body);
     r->status = 0;
     r->attempts = 0;
+}
+
+CrErr http_bearer_from_env(const char *env, const char *who, char **header, const char **key,
+                           ErrInfo *e)
+{
+    *header = NULL;
+    if (key) *key = NULL;
+    if (!env || !env[0]) return CR_OK;
+    const char *k = getenv(env);
+    if (k && strpbrk(k, "\r\n"))
+        return err_set(e, CR_EINVAL, "the API key in %s contains a line break", env);
+    if (!k || !k[0]) {
+        log_msg(LOG_WARN, "%s: %s is not set; sending no API key", who, env);
+        return CR_OK;
+    }
+    StrBuf sb;
+    sb_init(&sb);
+    sb_addf(&sb, "Authorization: Bearer %s", k);
+    *header = sb_detach(&sb, NULL);
+    if (key) *key = k;
+    return CR_OK;
 }

@@ -53,3 +53,10 @@ size_t count_lines(const char *data, size_t len)
     if (len && data[len - 1] != '\n') n++;
     return n;
 }
+
+void text_mask(char *s, size_t len, const char *secret, size_t n)
+{
+    if (!s || !secret || n < 4) return;
+    for (char *p = s; (p = memmem(p, len - (size_t)(p - s), secret, n)) != NULL; p += n)
+        memset(p, '*', n);
+}

@@ -223,20 +223,10 @@ CrErr embedder_openai_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
     sb_init(&sb);
     sb_addf(&sb, "openai:%s", o->model ? o->model : "default");
     o->id = sb_detach(&sb, NULL);
-    if (cfg->api_key_env && *cfg->api_key_env) {
-        const char *key = getenv(cfg->api_key_env);
-        if (key && strpbrk(key, "\r\n")) {
-            oai_free(o);
-            return err_set(e, CR_EINVAL, "the API key in %s contains a line break",
-                           cfg->api_key_env);
-        }
-        if (key && *key) {
-            sb_init(&sb);
-            sb_addf(&sb, "Authorization: Bearer %s", key);
-            o->auth = sb_detach(&sb, NULL);
-        } else {
-            log_msg(LOG_WARN, "embed: %s is not set; sending no API key", cfg->api_key_env);
-        }
+    CrErr rc = http_bearer_from_env(cfg->api_key_env, "embed", &o->auth, NULL, e);
+    if (rc) {
+        oai_free(o);
+        return rc;
     }
     o->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 60000;
     o->connect_timeout_ms = cfg->connect_timeout_ms > 0 ? cfg->connect_timeout_ms : 5000;

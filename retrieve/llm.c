@@ -11,10 +11,7 @@
 /* Overwrites every occurrence of secret in s (NUL-terminated) with '*'. */
 static void mask_secret(char *s, const char *secret)
 {
-    size_t n = secret ? strlen(secret) : 0;
-    if (!s || n < 4) return;
-    for (char *p = s; (p = strstr(p, secret)) != NULL; p += n)
-        memset(p, '*', n);
+    if (s && secret) text_mask(s, strlen(s), secret, strlen(secret));
 }
 
 static void sse_fail(RtvSse *s, CrErr code, const char *what, const char *text, size_t len)
@@ -276,24 +273,7 @@ CrErr rtv_llm_complete(const RtvRequest *req, const char *system, const char *us
     }
     url = http_endpoint_url(req->llm_url, "chat/completions");
     http_redact_url(&shown, url);
-    const char *env = req->llm_api_key_env;
-    if (env && env[0]) {
-        key = getenv(env);
-        if (key && strpbrk(key, "\r\n")) {
-            rc = err_set(e, CR_EINVAL, "the API key in %s contains a line break", env);
-            key = NULL;
-            goto out;
-        }
-        if (key && key[0]) {
-            StrBuf a;
-            sb_init(&a);
-            sb_addf(&a, "Authorization: Bearer %s", key);
-            auth = sb_detach(&a, NULL);
-        } else {
-            log_msg(LOG_WARN, "llm: %s is not set; sending no API key", env);
-            key = NULL;
-        }
-    }
+    if ((rc = http_bearer_from_env(req->llm_api_key_env, "llm", &auth, &key, e))) goto out;
     sse.secret = key;
     int stream = !req->llm_no_stream;
     body = rtv_chat_body_turns(req->llm_model, system, req->history, req->n_history, user, stream);
