@@ -129,6 +129,10 @@ int looks_binary(const char *data, size_t len);
 /* Number of lines as Python's ast counts them: split on '\n' only; a final
  * line without '\n' counts. */
 size_t count_lines(const char *data, size_t len);
+/* Where each line starts, lines counted as count_lines does: (*off)[i] is
+ * the offset of line i + 1, and (*off)[n] == len. Returns n; *off has n + 1
+ * entries (caller frees). */
+size_t line_offsets(const char *data, size_t len, size_t **off);
 
 /* Overwrites with '*', in place and at the same length, every occurrence
  * of secret[0..n) in s[0..len); secrets under 4 bytes are left alone (they

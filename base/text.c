@@ -60,3 +60,16 @@ void text_mask(char *s, size_t len, const char *secret, size_t n)
     for (char *p = s; (p = memmem(p, len - (size_t)(p - s), secret, n)) != NULL; p += n)
         memset(p, '*', n);
 }
+
+size_t line_offsets(const char *data, size_t len, size_t **off)
+{
+    size_t n = count_lines(data, len), l = 0;
+    size_t *v = xmalloc((n + 1) * sizeof *v);
+    v[0] = 0;
+    for (const char *p = data, *end = data + len;
+         l < n && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        v[++l] = (size_t)(p - data) + 1;
+    v[n] = len;
+    *off = v;
+    return n;
+}

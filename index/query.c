@@ -383,15 +383,8 @@ static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **
     sb_release(&abs);
     if (rc) return rc;
     /* Line starts, '\n'-separated as Python's ast counts lines. */
-    const StrBuf *t = &victim->text;
-    victim->n_lines = (uint32_t)count_lines(t->buf, t->len);
-    victim->line_off = xrealloc(victim->line_off, ((size_t)victim->n_lines + 1) * sizeof(size_t));
-    uint32_t l = 0;
-    victim->line_off[0] = 0;
-    for (const char *p = t->buf, *end = t->buf + t->len;
-         l < victim->n_lines && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
-        victim->line_off[++l] = (size_t)(p - t->buf) + 1;
-    victim->line_off[victim->n_lines] = t->len;
+    free(victim->line_off);
+    victim->n_lines = (uint32_t)line_offsets(victim->text.buf, victim->text.len, &victim->line_off);
     victim->path = xstrdup(path);
     victim->size = (int64_t)sb.st_size;
     victim->mtime_ns = mtime;

@@ -123,13 +123,7 @@ void filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker 
         chunk_set_release(&fw->set);
     }
     filework__resolve_imports(fw, root, lang);
-    line_off = xmalloc((fw->lines + 1) * sizeof *line_off);
-    {
-        uint32_t l = 0;
-        line_off[0] = 0;
-        for (size_t i = 0; i < src.len && l < fw->lines; i++)
-            if (src.buf[i] == '\n') line_off[++l] = i + 1;
-    }
+    line_offsets(src.buf, src.len, &line_off);
     filework__tokens(fw, src.buf, line_off, fw->lines, src.len);
 out:
     free(line_off);

@@ -108,12 +108,10 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
     uint32_t n = it->end_line - it->start_line + 1;
     if (n <= max_lines || !it->text) return;
     /* Line starts of the packed text. */
-    size_t *off = xcalloc((size_t)n + 1, sizeof *off);
-    uint32_t k = 0;
-    size_t len = strlen(it->text);
-    for (size_t i = 0; i < len && k < n; i++)
-        if (it->text[i] == '\n') off[++k] = i + 1;
-    for (uint32_t j = k + 1; j <= n; j++) off[j] = len;
+    size_t *lo, *off = xmalloc(((size_t)n + 1) * sizeof *off);
+    size_t k = line_offsets(it->text, strlen(it->text), &lo);
+    for (uint32_t j = 0; j <= n; j++) off[j] = lo[j < k ? j : k];
+    free(lo);
     /* Per line, how many distinct question words it mentions. */
     double *hit = xcalloc(n, sizeof *hit);
     size_t wl[64];
