@@ -161,7 +161,11 @@ CrErr idx_warm(IdxStore *st, ErrInfo *e)
     if (st->post) return CR_OK;
     st->post_version = version;
     CrErr rc = postings_load(st, !st->post_distrust, &st->post, e);
-    if (!rc) store__postings_checkpoint(st);
+    /* A stale snapshot met on opening is refreshed once. A reload after
+     * another connection's commits is not: that writer (a build) is still
+     * going, and writes its own snapshot when it ends. */
+    if (!rc && !st->post_loaded) store__postings_checkpoint(st);
+    if (!rc) st->post_loaded = 1;
     return rc;
 }
 

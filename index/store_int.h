@@ -136,6 +136,7 @@ struct IdxStore {
     int threads;
     int readonly;     /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
     int post_distrust; /* the postings snapshot proved damaged: load from the text */
+    int post_loaded;   /* postings were loaded once: later loads follow other writers */
     sqlite3_stmt *stmts[STMT__COUNT];
 };
 

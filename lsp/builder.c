@@ -124,22 +124,16 @@ static int run_adopt(Server *s, Job *job)
         srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root, j->build_msg);
         return JOB_DONE;
     }
-    int keep = ws->q && !ws->q_reopened && j->stats.files_changed == 0 &&
-               j->stats.files_removed == 0 && j->built_status.chunks == ws->q_status.chunks &&
-               j->built_status.vectors == ws->q_status.vectors &&
-               j->built_status.edges == ws->q_status.edges;
-    if (!keep) {
-        double t0 = now_ms();
-        idx_close(ws->q);
-        ws->q = j->built;
-        j->built = NULL;
-        ws->q_reopened = 0;
-        idx_warm(ws->q, NULL);
-        log_msg(LOG_INFO, "search structures of %s loaded in %.0f ms", ws->root, now_ms() - t0);
-    }
+    /* The builder's handle is as fresh as the database: it becomes the
+     * query store (warm, or mapped from the snapshot in milliseconds). */
+    double t0 = now_ms();
+    idx_close(ws->q);
+    ws->q = j->built;
+    j->built = NULL;
+    idx_warm(ws->q, NULL);
+    log_msg(LOG_INFO, "search structures of %s ready in %.0f ms", ws->root, now_ms() - t0);
     ws->q_status = j->built_status;
     ws->q_status_stale = 0;
-    ws->q_loaded_ms = now_ms();
     snprintf(msg, sizeof msg, "%lld files, %lld chunks, %lld edges",
              (long long)j->built_status.files, (long long)j->built_status.chunks,
              (long long)j->built_status.edges);

@@ -92,9 +92,6 @@ typedef struct Workspace {
 
     /* worker thread only */
     IdxStore *q;
-    int q_reopened; /* q was reopened during a build (read only since) */
-    double q_loaded_ms;
-    size_t q_loaded_done;
     IdxStatus q_status;  /* at the last open/adopt/update */
     int q_status_stale;  /* files changed since: recount when idle */
     char *last_question; /* the last answered question and its citations */

@@ -13,7 +13,6 @@
 /* Workspaces: their lifecycle, the worker's query store, file updates,
  * and coderag/status. See server_int.h for the design. */
 
-#define RELOAD_INTERVAL_MS 1000.0
 
 Workspace *ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg)
 {
@@ -134,9 +133,6 @@ int ws_open(Workspace *ws, ErrInfo *e)
                    e->msg);
         return 0;
     }
-    ws->q_reopened = 0;
-    ws->q_loaded_ms = now_ms();
-    ws->q_loaded_done = 0;
     idx_warm(ws->q, NULL);
     if (idx_status(ws->q, &ws->q_status, NULL) == CR_OK) set_snapshot(ws, &ws->q_status);
     return 1;
@@ -173,28 +169,10 @@ IdxStore *ws_query_store(Workspace *ws, ErrInfo *e)
         }
         if (!ws_open(ws, e)) return NULL;
     }
-    /* A first build commits in batches the worker's handle cannot see in
-     * its in-memory search structures: reopen, at most once a second. */
-    pthread_mutex_lock(&ws->srv->mu);
-    size_t done = ws->done, total = ws->total;
-    int partial = ws->building && (size_t)ws->q_status.files < total && done != ws->q_loaded_done;
-    pthread_mutex_unlock(&ws->srv->mu);
-    if (partial && now_ms() - ws->q_loaded_ms >= RELOAD_INTERVAL_MS) {
-        IdxConfig ic;
-        IdxStore *q = NULL;
-        ErrInfo e2 = {0};
-        config_idx(&ws->cfg, &ic);
-        if (idx_open(&ic, IDX_OPEN_READONLY, &q, &e2) == CR_OK) {
-            idx_close(ws->q);
-            ws->q = q;
-            ws->q_reopened = 1;
-            if (idx_status(q, &ws->q_status, NULL) == CR_OK) set_snapshot(ws, &ws->q_status);
-            log_msg(LOG_DEBUG, "reopened the index of %s during the build (%lld files)", ws->root,
-                    (long long)ws->q_status.files);
-        }
-        ws->q_loaded_ms = now_ms();
-        ws->q_loaded_done = done;
-    }
+    /* Fresh by construction: every search checks the database's
+     * data_version and reloads what another connection (the builder's)
+     * committed since (idx_warm), so asks during a first build see each
+     * batch as it lands. */
     return ws->q;
 }
 
