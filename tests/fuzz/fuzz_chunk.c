@@ -6,7 +6,7 @@
  * the small max_lines used here included); parents are class chunks before
  * the child; refs point at a chunk; no sanitizer report or leak.
  */
-#include "idx_int.h"
+#include "index/idx_int.h"
 
 #include <stdint.h>
 #include <stdlib.h>

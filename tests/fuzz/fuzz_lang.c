@@ -7,8 +7,8 @@
  * the row's import resolution on a missing workspace drops or rewrites
  * without crashing; no sanitizer report or leak.
  */
-#include "idx_int.h"
-#include "lang/lang.h"
+#include "index/idx_int.h"
+#include "index/lang/lang.h"
 
 #include <stdint.h>
 #include <stdlib.h>

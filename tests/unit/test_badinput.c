@@ -6,7 +6,7 @@
  * systems, full disks, two servers, crash recovery) are in
  * tests/cli/hardening_*.sh.
  */
-#include "idx_int.h"
+#include "index/idx_int.h"
 #include "test.h"
 #include "vfy.h"
 

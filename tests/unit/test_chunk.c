@@ -4,7 +4,7 @@
  * feeds and lone CRs; syntax errors; deep nesting; and the line-coverage
  * invariant over every source here and every .py file under tests/fixtures.
  */
-#include "idx_int.h"
+#include "index/idx_int.h"
 #include "test.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-#include "embed_int.h"
+#include "index/embed_int.h"
 #include "idx.h"
 #include "test.h"
 

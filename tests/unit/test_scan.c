@@ -1,4 +1,4 @@
-#include "idx_int.h"
+#include "index/idx_int.h"
 #include "test.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* The vector store (index/vectors.c): exact search, replace, remove, ids,
  * persistence, and what happens to files it must not trust. */
 #include "test.h"
-#include "vec_int.h"
+#include "index/vec_int.h"
 
 #include <faiss/c_api/IndexFlat_c.h>
 #include <faiss/c_api/Index_c.h>
