@@ -140,7 +140,7 @@ size_t count_lines(const char *data, size_t len);
  * holds a part) for a '%' not followed by two hex digits, or for "%00". */
 int path_percent_decode(const char *s, size_t len, StrBuf *out);
 /* Appends s with every byte but A-Z a-z 0-9 - . _ ~ and '/' as %XX. */
-void path_percent_encode(StrBuf *out, const char *s);
+void path_percent_encode(const char *s, StrBuf *out);
 
 /* Lexically normalises path into out (its contents replaced): empty and "."
  * components go, and ".." removes the component before it. An absolute

@@ -37,7 +37,7 @@ static int unreserved(unsigned char c)
            c == '.' || c == '_' || c == '~';
 }
 
-void path_percent_encode(StrBuf *sb, const char *s)
+void path_percent_encode(const char *s, StrBuf *sb)
 {
     static const char hex[] = "0123456789ABCDEF";
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -129,12 +129,12 @@ char *path_to_uri(const char *root_abs, const char *relpath)
     sb_init(&sb);
     sb_adds(&sb, "file://");
     size_t start = sb.len;
-    path_percent_encode(&sb, root_abs);
+    path_percent_encode(root_abs, &sb);
     while (sb.len > start && sb.buf[sb.len - 1] == '/')
         sb.buf[--sb.len] = '\0';
     if (relpath && relpath[0]) {
         sb_addc(&sb, '/');
-        path_percent_encode(&sb, relpath);
+        path_percent_encode(relpath, &sb);
     } else if (sb.len == start) {
         sb_addc(&sb, '/');
     }
