@@ -139,6 +139,63 @@ size_t line_offsets(const char *data, size_t len, size_t **off);
  * would mask common text). */
 void text_mask(char *s, size_t len, const char *secret, size_t n);
 
+/* ---------------------------------------------------------------- paths */
+
+/* The one answer to "is this path inside the workspace?" (base/path.c).
+ * Paths are '/'-separated bytes; nothing here follows a symlink except
+ * path_real_under. */
+
+/* Appends the percent-decoding of s[0..len) to out. Returns 0 (out then
+ * holds a part) for a '%' not followed by two hex digits, or for "%00". */
+int path_percent_decode(const char *s, size_t len, StrBuf *out);
+/* Appends s with every byte but A-Z a-z 0-9 - . _ ~ and '/' as %XX. */
+void path_percent_encode(const char *s, StrBuf *out);
+
+/* Lexically normalises path into out (its contents replaced): empty and "."
+ * components go, and ".." removes the component before it. An absolute
+ * path keeps its one leading '/' ("/" alone for the root; ".." above "/"
+ * stays there, as the kernel has it); a relative one is "" when nothing is
+ * left. Never a trailing '/'. Returns 0, out empty, when ".." climbs above
+ * the start of a relative path; else 1. */
+int path_normalize(const char *path, StrBuf *out);
+
+/* 1 when rel is a normalised relative path naming something: not empty,
+ * no leading '/', no empty, "." or ".." component. */
+int path_is_normal_rel(const char *rel);
+
+/* The part of path below root ("" for root itself), borrowed from path; NULL
+ * when path is neither. Lexical: both absolute and normalised (root without
+ * a trailing '/'; "/" or "" holds every absolute path). */
+const char *path_under(const char *root, const char *path);
+
+/* The local path of a file URI ("file:///a%20b/c.py" -> "/a b/c.py"): scheme
+ * in any case, an empty or "localhost" authority, percent-decoded up to a
+ * '?' or '#'; not normalised. *out is the caller's to free (NULL on error).
+ * Errors: CR_EOUTSIDE for another host ("file://host/a"), CR_EINVAL for
+ * anything else unusable (another scheme, a relative path, a bad escape,
+ * a NUL byte). */
+CrErr path_from_uri(const char *uri, char **out);
+
+/* "file://" + root_abs + "/" + relpath, percent-encoded as
+ * path_percent_encode does. root_abs is absolute (a trailing '/' is
+ * ignored); relpath may be NULL or "" for the root itself. Caller frees. */
+char *path_to_uri(const char *root_abs, const char *relpath);
+
+/* path - relative to root, absolute, or a file:// URI (path_from_uri) - as
+ * a normalised path relative to root (path_is_normal_rel holds for it);
+ * root is absolute. Lexical: symlinks are the reader's business
+ * (path_real_under). *out is the caller's to free (NULL on error).
+ * Errors: CR_EOUTSIDE (outside root, ".." above it, a URI of another host),
+ * CR_EINVAL (empty, root itself, an unusable URI). */
+CrErr path_relative(const char *root, const char *path, char **out);
+
+/* Whether path, every symlink followed, lies under real_root (a canonical
+ * path: realpath(3) of the root). CR_OK, with the resolved path in
+ * *out_real when out_real is not NULL (caller frees); CR_EOUTSIDE when it
+ * resolves outside; CR_ENOENT when it (or a directory on the way) does not
+ * exist; CR_EIO otherwise (a symlink loop, no permission). */
+CrErr path_real_under(const char *real_root, const char *path, char **out_real);
+
 /* ---------------------------------------------------------------- time */
 
 /* Monotonic milliseconds (fractional). */

@@ -79,10 +79,12 @@ typedef int (*IdxProgressFn)(void *ud, size_t done, size_t total);
 CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out,
                  ErrInfo *e);
 
-/* Re-indexes one file (path relative to the root, or absolute inside it);
- * a file that no longer exists (or is now ignored) is removed from the
- * index. For the LSP's didSave / didChangeWatchedFiles.
- * Errors: CR_EOUTSIDE for a path outside the root. */
+/* Re-indexes one file (path relative to the root, absolute inside it, or a
+ * file:// URI; read as path_relative does); a file that no longer exists
+ * (or is now ignored) is removed from the index. For the LSP's didSave /
+ * didChangeWatchedFiles.
+ * Errors: CR_EOUTSIDE for a path outside the root (".." above it too),
+ * CR_EINVAL for one naming no file. */
 CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e);
 
 /* ---------------------------------------------------------------- status */

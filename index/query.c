@@ -332,16 +332,6 @@ CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n
     return CR_OK;
 }
 
-/* Refuses paths that are absolute or climb with "..": paths from the index
- * never do, and callers may pass what a client sent. */
-static int path_climbs(const char *path)
-{
-    if (path[0] == '/') return 1;
-    for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2)
-        if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) return 1;
-    return 0;
-}
-
 /* The file's current text from the cache when its size and mtime are
  * unchanged, else read afresh into the least recently used slot. */
 static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **out, ErrInfo *e)
@@ -372,10 +362,11 @@ static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **
         if (c->used < victim->used) victim = c;
     }
     /* A symlink inside the workspace may point out of it: never read there. */
-    char real[PATH_MAX];
-    size_t rl = strlen(st->root);
-    if (!realpath(abs.buf, real) || strncmp(real, st->root, rl) != 0 || real[rl] != '/') {
-        CrErr rc = err_set(e, CR_EOUTSIDE, "%s: resolves outside the workspace", path);
+    char *real = NULL;
+    CrErr rc = path_real_under(st->root, abs.buf, &real);
+    if (rc) {
+        rc = err_set(e, rc == CR_ENOENT ? rc : CR_EOUTSIDE, "%s: %s", path,
+                     rc == CR_ENOENT ? "vanished" : "resolves outside the workspace");
         sb_release(&abs);
         return rc;
     }
@@ -383,7 +374,8 @@ static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **
     victim->path = NULL;
     if (!victim->text.buf) sb_init(&victim->text);
     sb_reset(&victim->text);
-    CrErr rc = sb_read_file(&victim->text, abs.buf, st->max_file_bytes * 2, e);
+    rc = sb_read_file(&victim->text, real, st->max_file_bytes * 2, e);
+    free(real);
     sb_release(&abs);
     if (rc) return rc;
     /* Line starts, '\n'-separated as Python's ast counts lines. */
@@ -412,7 +404,9 @@ CrErr idx_read_lines(IdxStore *st, const char *path, uint32_t start, uint32_t en
 {
     const FileCacheEntry *f = NULL;
     CrErr rc;
-    if (path_climbs(path)) return err_set(e, CR_EOUTSIDE, "%s: not a path inside the workspace", path);
+    /* paths from the index are normal; callers may pass what a client sent */
+    if (!path_is_normal_rel(path))
+        return err_set(e, CR_EOUTSIDE, "%s: not a path inside the workspace", path);
     if ((rc = cached_file(st, path, &f, e))) return rc;
     if (out_total) *out_total = f->n_lines;
     if (start < 1 || end < start || end > f->n_lines)

@@ -16,7 +16,6 @@
 typedef struct ScanCtx {
     const ScanOptions *opt;
     char *root; /* canonical, no trailing '/'; "" for "/" */
-    size_t root_len;
     IgnoreList *exclude;
     char *index_real; /* canonical index dir, or NULL */
 } ScanCtx;
@@ -98,21 +97,11 @@ static int scan__has_git_component(const char *rel)
     return 0;
 }
 
-/* The part of canonical path `path` below `dir` ("" for dir itself), or
- * NULL when path is not inside dir. dir has no trailing '/' ("" is "/"). */
-static const char *scan__under(const char *dir, size_t dir_len, const char *path)
-{
-    if (strncmp(path, dir, dir_len) != 0) return NULL;
-    path += dir_len;
-    if (*path == '/') return path + 1;
-    return *path ? NULL : path;
-}
-
 /* Inside the index dir or a .git directory (canonical path inside root). */
 static int scan__forbidden(const ScanCtx *c, const char *real)
 {
-    if (c->index_real && scan__under(c->index_real, strlen(c->index_real), real)) return 1;
-    const char *rel = scan__under(c->root, c->root_len, real);
+    if (c->index_real && path_under(c->index_real, real)) return 1;
+    const char *rel = path_under(c->root, real);
     return rel && scan__has_git_component(rel);
 }
 
@@ -180,7 +169,6 @@ static void scan__ctx_init(ScanCtx *c, const ScanOptions *opt)
     while (n && opt->root[n - 1] == '/')
         n--;
     c->root = xstrndup(opt->root, n);
-    c->root_len = n;
     if (opt->n_exclude) {
         StrBuf sb;
         sb_init(&sb);
@@ -301,11 +289,11 @@ static void scan__symlink_dir(Walk *w, const char *name)
 {
     char *target = scan__link_target(w, name);
     if (!target) return;
-    if (!scan__under(w->ctx.root, w->ctx.root_len, target)) {
+    if (!path_under(w->ctx.root, target)) {
         scan__skip(w, "outside-root");
     } else if (scan__forbidden(&w->ctx, target)) {
         /* into .git or the index: never entered, not worth reporting */
-    } else if (scan__under(target, target[1] ? strlen(target) : 0, w->real.buf)) {
+    } else if (path_under(target, w->real.buf)) {
         scan__skip(w, "symlink-loop");
     } else {
         ARRAY_GROW(w->deferred, w->n_deferred + 1, w->cap_deferred);
@@ -343,7 +331,7 @@ static void scan__file(Walk *w, int dirfd, const char *name, int is_link, struct
     if (is_link) {
         char *target = scan__link_target(w, name);
         if (!target) return;
-        int outside = !scan__under(w->ctx.root, w->ctx.root_len, target);
+        int outside = !path_under(w->ctx.root, target);
         int forbidden = !outside && scan__forbidden(&w->ctx, target);
         free(target);
         if (outside) scan__skip(w, "outside-root");
@@ -602,23 +590,11 @@ static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
     return ok;
 }
 
-static int scan__valid_relpath(const char *rel)
-{
-    if (!rel || !*rel || *rel == '/') return 0;
-    for (const char *p = rel;;) {
-        const char *slash = strchr(p, '/');
-        size_t n = slash ? (size_t)(slash - p) : strlen(p);
-        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) return 0;
-        if (!slash) return 1;
-        p = slash + 1;
-    }
-}
-
 /* A path that does not exist is judged by the rules alone, so that callers
  * can use the answer for deletions too. */
 int scan_path_included(const ScanOptions *opt, const char *relpath)
 {
-    if (!scan__valid_relpath(relpath) || !scan__is_py(relpath, strlen(relpath))) return 0;
+    if (!path_is_normal_rel(relpath) || !scan__is_py(relpath, strlen(relpath))) return 0;
     int ok = 0;
     char *parent_real = NULL, *target = NULL;
     StrBuf abs;
@@ -639,7 +615,7 @@ int scan_path_included(const ScanOptions *opt, const char *relpath)
         ok = scan__vanished(errno);
         goto out;
     }
-    const char *parent_rel = scan__under(c.root, c.root_len, parent_real);
+    const char *parent_rel = path_under(c.root, parent_real);
     if (!parent_rel || scan__forbidden(&c, parent_real)) goto out;
     /* Reached through a symlinked directory: a scan lists it there only
      * when the real directory is not walked on its own. */
@@ -662,7 +638,7 @@ int scan_path_included(const ScanOptions *opt, const char *relpath)
             ok = scan__vanished(errno);
             goto out;
         }
-        if (!scan__under(c.root, c.root_len, target) || scan__forbidden(&c, target)) goto out;
+        if (!path_under(c.root, target) || scan__forbidden(&c, target)) goto out;
         if (stat(target, &st) != 0) goto out;
     }
     if (!S_ISREG(st.st_mode)) goto out;

@@ -268,30 +268,16 @@ out:
     return rc;
 }
 
-/* Turns an absolute-or-relative path into a root-relative one without
- * "." or ".." components; CR_EOUTSIDE when it is not under the root. */
+/* path (relative, absolute or a file:// URI) relative to the root,
+ * normalised; CR_EOUTSIDE when it is not under the root. */
 static CrErr relative_path(const IdxStore *st, const char *path, StrBuf *out, ErrInfo *e)
 {
-    size_t rl = strlen(st->root);
-    const char *p = path;
-    if (!strncmp(path, "file://", 7)) p = path + 7;
-    if (p[0] == '/') {
-        if (strncmp(p, st->root, rl) != 0 || p[rl] != '/')
-            return err_set(e, CR_EOUTSIDE, "%s is outside the workspace %s", path, st->root);
-        p += rl + 1;
-    }
-    while (*p) {
-        const char *q = p + strcspn(p, "/");
-        size_t n = (size_t)(q - p);
-        if (n == 2 && !strncmp(p, "..", 2))
-            return err_set(e, CR_EOUTSIDE, "%s climbs out of the workspace", path);
-        if (n && !(n == 1 && p[0] == '.')) {
-            if (out->len) sb_addc(out, '/');
-            sb_add(out, p, n);
-        }
-        p = *q ? q + 1 : q;
-    }
-    if (!out->len) return err_set(e, CR_EINVAL, "%s names no file", path);
+    char *rel = NULL;
+    CrErr rc = path_relative(st->root, path, &rel);
+    if (rc == CR_EOUTSIDE) return err_set(e, rc, "%s is outside the workspace %s", path, st->root);
+    if (rc) return err_set(e, rc, "%s names no file", path);
+    sb_adds(out, rel);
+    free(rel);
     return CR_OK;
 }
 

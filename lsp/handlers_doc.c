@@ -121,7 +121,8 @@ LspStatus on_did_close(void *ctx, json_t *params, LspCall *call, json_t **out, L
  * ignore rules changed. */
 static void file_changed(Server *s, const char *uri, int deleted)
 {
-    char *path = lsp_uri_to_path(uri), *rel = NULL;
+    char *path = NULL, *rel = NULL;
+    path_from_uri(uri, &path);
     Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
     if (ws && rel) {
         if (!strcmp(base_name(rel), ".gitignore") || (deleted && !strchr(base_name(rel), '.')))

@@ -45,11 +45,14 @@ LspStatus on_code_action(void *ctx, json_t *params, LspCall *call, json_t **out,
         return lsp_error(err, LSP_INVALID_PARAMS, "textDocument/codeAction: %s",
                          params ? je.text : "no params");
     *out = json_array();
-    char *path = lsp_uri_to_path(uri);
-    Workspace *ws = path ? ws_for_path(s, path, NULL) : NULL;
+    char *path = NULL, *rel = NULL;
+    path_from_uri(uri, &path);
+    Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
     free(path);
-    if (!llm_configured(ws) || line < 0 || character < 0) return LSP_DONE;
-    char *word = nav_word_at_uri(s, uri, line, character, &c0, &c1);
+    char *word = llm_configured(ws) && line >= 0 && character >= 0
+                     ? nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
+                     : NULL;
+    free(rel);
     if (!word) return LSP_DONE;
     char title[300];
     snprintf(title, sizeof title, "Explain `%.200s` with the LLM (CodeRAG)", word);
@@ -80,7 +83,8 @@ LspStatus explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
     if ((token && !json_is_string(token) && !json_is_integer(token)) ||
         (partial && !json_is_string(partial) && !json_is_integer(partial)))
         return lsp_error(err, LSP_INVALID_PARAMS, "tokens must be integers or strings");
-    char *path = lsp_uri_to_path(uri), *rel = NULL;
+    char *path = NULL, *rel = NULL;
+    path_from_uri(uri, &path);
     Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
     free(path);
     if (!ws || !rel) {
@@ -93,7 +97,7 @@ LspStatus explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
         free(rel);
         return lsp_error(err, LSP_REQUEST_FAILED, "no LLM endpoint configured (llm.url)");
     }
-    char *word = nav_word_at_uri(s, uri, line, character, &c0, &c1);
+    char *word = nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
         return lsp_error(err, LSP_REQUEST_FAILED, "no identifier under the cursor");

@@ -125,7 +125,7 @@ static json_t *name_range(IdxStore *st, const RtvDef *d)
 static json_t *hier_item(IdxStore *st, const RtvDef *d)
 {
     const IdxChunk *c = &d->head;
-    char *uri = lsp_path_to_uri(idx_root(st), c->path);
+    char *uri = path_to_uri(idx_root(st), c->path);
     json_t *item = json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name",
                              lsp_json_string(short_name(c)), "kind", symbol_kind(c), "detail",
                              lsp_json_string(c->signature[0] ? c->signature : c->module), "uri",
@@ -165,7 +165,7 @@ LspStatus on_prepare_call_hierarchy(void *ctx, json_t *params, LspCall *call, js
     if (nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line, &character,
                             &ws, &rel, err) != LSP_DONE)
         return LSP_FAIL;
-    if (ws && rel) word = nav_word_at_uri(s, uri, line, character, &c0, &c1);
+    if (ws && rel) word = nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
         return LSP_DONE; /* null */
@@ -185,7 +185,8 @@ static LspStatus calls_request(Server *s, json_t *params, LspCall *call, json_t 
                                   "range", "start", "line", &line) != 0)
         return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (line < 0) return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative line", method);
-    char *path = lsp_uri_to_path(uri), *rel = NULL;
+    char *path = NULL, *rel = NULL;
+    path_from_uri(uri, &path);
     Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
     free(path);
     if (!ws || !rel) {
@@ -221,7 +222,7 @@ static json_t *symbols(Server *s, const char *query)
             continue;
         for (size_t i = 0; i < n; i++) {
             const IdxChunk *c = &defs[i].head;
-            char *uri = lsp_path_to_uri(idx_root(st), c->path);
+            char *uri = path_to_uri(idx_root(st), c->path);
             const char *dot = strrchr(c->symbol, '.');
             StrBuf container;
             sb_init(&container);

@@ -67,7 +67,7 @@ static json_t *line_range(int line, int c0, int c1)
 /* "file:///srv/ws/path#L12": editors open such links at the line. */
 static void add_link(StrBuf *sb, const char *root, const IdxChunk *c)
 {
-    char *uri = lsp_path_to_uri(root, c->path);
+    char *uri = path_to_uri(root, c->path);
     const char *name = c->symbol[0] ? c->symbol : c->module;
     sb_addf(sb, "[`%s`](%s#L%u) (%s:%u)", name, uri, c->start_line, c->path, c->start_line);
     free(uri);
@@ -93,7 +93,8 @@ static LspStatus doc_params(Server *s, json_t *params, const char *method, int w
         return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (*line < 0 || *character < 0)
         return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative position", method);
-    char *path = lsp_uri_to_path(*out_uri);
+    char *path = NULL;
+    path_from_uri(*out_uri, &path);
     *out_ws = path ? ws_for_path(s, path, out_rel) : NULL;
     free(path);
     return LSP_DONE;
@@ -293,17 +294,21 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
     return xstrndup(p + a, b - a);
 }
 
-char *nav_word_at_uri(Server *s, const char *uri, int line, int col, int *c0, int *c1)
+char *nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel, int line,
+                      int col, int *c0, int *c1)
 {
-    char *word = NULL;
+    char *word = NULL, *real = NULL;
     const Doc *d = docs_find(s, uri);
     if (d && d->text) return word_at(d->text, d->len, line, col, c0, c1);
-    StrBuf text; /* not open here: the file as saved */
+    if (!ws || !rel) return NULL;
+    StrBuf text; /* not open here: the file as saved, never a symlink's target outside */
     sb_init(&text);
-    char *path = lsp_uri_to_path(uri);
-    if (path && sb_read_file(&text, path, (size_t)1 << 20, NULL) == CR_OK)
+    sb_addf(&text, "%s/%s", ws->root, rel);
+    int inside = path_real_under(ws->root, text.buf, &real) == CR_OK;
+    sb_reset(&text);
+    if (inside && sb_read_file(&text, real, (size_t)1 << 20, NULL) == CR_OK)
         word = word_at(text.buf, text.len, line, col, c0, c1);
-    free(path);
+    free(real);
     sb_release(&text);
     return word;
 }
@@ -325,7 +330,7 @@ LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspEr
     if (doc_params(s, params, "textDocument/hover", 1, &uri, &line, &character, &ws, &rel, err) !=
         LSP_DONE)
         return LSP_FAIL;
-    if (ws && rel) word = nav_word_at_uri(s, uri, line, character, &c0, &c1);
+    if (ws && rel) word = nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
         return LSP_DONE; /* null: nothing to say */

@@ -4,46 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-static int unreserved(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '.' || c == '_' || c == '~';
-}
-
-static void add_encoded(StrBuf *sb, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (unreserved(*p) || *p == '/') {
-            sb_addc(sb, (char)*p);
-        } else {
-            char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-            sb_add(sb, esc, 3);
-        }
-    }
-}
-
-char *lsp_path_to_uri(const char *root_abs, const char *relpath)
-{
-    StrBuf sb;
-    sb_init(&sb);
-    sb_adds(&sb, "file://");
-    size_t start = sb.len;
-    add_encoded(&sb, root_abs);
-    while (sb.len > start && sb.buf[sb.len - 1] == '/')
-        sb.buf[--sb.len] = '\0';
-    if (relpath && relpath[0]) {
-        sb_addc(&sb, '/');
-        add_encoded(&sb, relpath);
-    } else if (sb.len == start) {
-        sb_addc(&sb, '/');
-    }
-    char *s = sb_detach(&sb, NULL);
-    sb_release(&sb);
-    return s;
-}
 
 /* A JSON string from C text; invalid UTF-8 bytes become U+FFFD. */
 static json_t *jstr(const char *s)
@@ -78,38 +38,6 @@ json_t *lsp_json_string(const char *s)
     return jstr(s);
 }
 
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
-char *lsp_uri_to_path(const char *uri)
-{
-    if (!uri || strncasecmp(uri, "file://", 7) != 0) return NULL;
-    const char *p = uri + 7;
-    if (!strncasecmp(p, "localhost/", 10)) p += 9;
-    if (*p != '/') return NULL;
-    StrBuf sb;
-    sb_init(&sb);
-    for (; *p && *p != '?' && *p != '#'; p++) {
-        int c = (unsigned char)*p;
-        if (c == '%') {
-            int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
-            if (lo < 0 || (hi == 0 && lo == 0)) {
-                sb_release(&sb);
-                return NULL;
-            }
-            c = hi * 16 + lo;
-            p += 2;
-        }
-        sb_addc(&sb, (char)c);
-    }
-    return sb_detach(&sb, NULL);
-}
-
 static json_t *jreal(double v)
 {
     return json_real(isfinite(v) ? v : 0.0);
@@ -135,7 +63,7 @@ static json_t *range_json(uint32_t start_line, uint32_t end_line)
 static json_t *citation_json(const VfyCitation *c, const char *root_abs)
 {
     json_t *o = json_object();
-    char *uri = lsp_path_to_uri(root_abs, c->path);
+    char *uri = path_to_uri(root_abs, c->path);
     json_object_set_new(o, "uri", jstr(uri));
     free(uri);
     json_object_set_new(o, "range", range_json(c->start_line, c->end_line));

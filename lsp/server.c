@@ -123,16 +123,16 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
         json_array_foreach(folders, i, f)
         {
             const char *uri, *name = NULL;
-            char *path;
+            char *path = NULL;
             if (json_unpack_ex(f, &je, 0, "{s:s, s?s}", "uri", &uri, "name", &name) != 0 ||
-                !(path = lsp_uri_to_path(uri)))
+                path_from_uri(uri, &path) != CR_OK)
                 return lsp_error(err, LSP_INVALID_PARAMS, "initialize: bad workspace folder");
             add_workspace(s, path, name);
             free(path);
         }
     } else if (json_is_string(root_uri)) {
-        char *path = lsp_uri_to_path(json_string_value(root_uri));
-        if (!path)
+        char *path = NULL;
+        if (path_from_uri(json_string_value(root_uri), &path) != CR_OK)
             return lsp_error(err, LSP_INVALID_PARAMS, "initialize: rootUri is not a file URI");
         add_workspace(s, path, NULL);
         free(path);

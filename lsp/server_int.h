@@ -231,7 +231,9 @@ struct json_t *ep_status_json(Endpoint *ep, int configured);
 Workspace *ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg);
 void ws_free(Workspace *ws);
 /* The workspace holding an absolute path (longest root first), or NULL;
- * *out_rel (may be NULL) gets the root-relative part (caller frees). */
+ * *out_rel (may be NULL) gets the root-relative part, normalised
+ * (path_is_normal_rel), or NULL for the root itself (caller frees). The
+ * path is normalised first: "/ws/a/../../etc/x" is in no workspace. */
 Workspace *ws_for_path(Server *s, const char *abs, char **out_rel);
 /* The workspace a request is about: the one holding its document, else the first. */
 Workspace *ws_pick(Server *s, const char *uri);
@@ -339,8 +341,10 @@ LspStatus on_code_lens(void *ctx, struct json_t *params, LspCall *call, struct j
 void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a);
 void nav_forget_answer(Workspace *ws);
 /* Reader: the identifier at (line, UTF-16 col) of a document (open, else
- * as saved), with its column span; NULL when none. Caller frees. */
-char *nav_word_at_uri(Server *s, const char *uri, int line, int col, int *c0, int *c1);
+ * as saved at rel in ws, read only when it resolves inside the root), with
+ * its column span; NULL when none. Caller frees. */
+char *nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel, int line,
+                      int col, int *c0, int *c1);
 /* Reader: decodes {textDocument: {uri}, position: {line, character}};
  * *out_ws is the workspace holding the document (NULL when none) and
  * *out_rel its root-relative path (caller frees). */

@@ -47,47 +47,53 @@ void ws_free(Workspace *ws)
     free(ws);
 }
 
-/* Length of root when abs is root itself or inside it, else 0. */
-static size_t under_root(const char *abs, const char *root)
+/* Length of root when abs is root itself or inside it, else 0; both
+ * normalised, abs absolute. */
+static size_t under_root(const char *abs, const char *root, StrBuf *tmp)
 {
-    size_t n = strlen(root);
-    while (n > 1 && root[n - 1] == '/')
-        n--;
-    if (strncmp(abs, root, n) != 0) return 0;
-    if (abs[n] == '/' || abs[n] == '\0' || (n == 1 && root[0] == '/')) return n;
-    return 0;
+    if (!path_normalize(root, tmp) || !path_under(tmp->buf, abs)) return 0;
+    return tmp->len;
 }
 
 Workspace *ws_for_path(Server *s, const char *abs, char **out_rel)
 {
     Workspace *best = NULL;
     size_t best_len = 0;
-    for (size_t i = 0; i < s->n_ws; i++) {
-        const char *names[2] = {s->ws[i]->root, s->ws[i]->alias};
-        for (int k = 0; k < 2; k++) {
-            size_t n = names[k] ? under_root(abs, names[k]) : 0;
-            if (n > best_len) {
-                best = s->ws[i];
-                best_len = n;
+    StrBuf norm, tmp;
+    sb_init(&norm);
+    sb_init(&tmp);
+    /* "/ws/a/../../etc/x" is /etc/x: never inside /ws */
+    if (abs[0] == '/' && path_normalize(abs, &norm)) {
+        for (size_t i = 0; i < s->n_ws; i++) {
+            const char *names[2] = {s->ws[i]->root, s->ws[i]->alias};
+            for (int k = 0; k < 2; k++) {
+                size_t n = names[k] ? under_root(norm.buf, names[k], &tmp) : 0;
+                if (n > best_len) {
+                    best = s->ws[i];
+                    best_len = n;
+                }
             }
         }
     }
     if (out_rel) {
         *out_rel = NULL;
         if (best) {
-            const char *rel = abs + best_len;
+            const char *rel = norm.buf + best_len;
             while (*rel == '/')
                 rel++;
             *out_rel = rel[0] ? xstrdup(rel) : NULL;
         }
     }
+    sb_release(&norm);
+    sb_release(&tmp);
     return best;
 }
 
 Workspace *ws_pick(Server *s, const char *uri)
 {
     if (uri) {
-        char *path = lsp_uri_to_path(uri);
+        char *path = NULL;
+        path_from_uri(uri, &path);
         Workspace *ws = path ? ws_for_path(s, path, NULL) : NULL;
         free(path);
         if (ws) return ws;

@@ -158,13 +158,15 @@ enum {
 size_t vfy_parse_ex(const char *text, size_t len, unsigned flags, size_t max, VfyMention **out,
                     size_t *out_stop);
 
-/* Normalises a cited path to one relative to root: trims, strips a file://
- * scheme (percent-decoding it, "file://localhost/" too), makes an absolute
- * path inside root relative, drops "." and empty components and resolves
- * ".." lexically (symlinks are not followed here; vfy_check does that).
+/* Normalises a cited path to one relative to root: trims, then reads it as
+ * base.h's path_relative does (a file:// URI percent-decoded up to '?' or
+ * '#', "file://localhost/" too; an absolute path inside root made
+ * relative; "." and empty components dropped, ".." resolved lexically;
+ * symlinks are not followed here, vfy_check does that).
  * *out is owned by the caller.
- * Errors: CR_EOUTSIDE (absolute path outside root, or ".." above it),
- * CR_EINVAL (empty, the root itself, or a NUL byte in a decoded URI). */
+ * Errors: CR_EOUTSIDE (absolute path outside root, ".." above it, a URI of
+ * another host), CR_EINVAL (empty, the root itself, a bad escape or a NUL
+ * byte in a URI). */
 CrErr vfy_normalize_path(const char *root, const char *path, char **out);
 
 /* ---------------------------------------------------------------- checking */

@@ -33,7 +33,9 @@ static char *go__module_path(const char *root)
     sb_init(&path);
     sb_init(&text);
     sb_addf(&path, "%s/go.mod", root);
-    if (sb_read_file(&text, path.buf, 1u << 20, NULL) == CR_OK) {
+    /* never a go.mod linked from outside the workspace */
+    if (path_real_under(root, path.buf, NULL) == CR_OK &&
+        sb_read_file(&text, path.buf, 1u << 20, NULL) == CR_OK) {
         for (const char *p = text.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
             while (*p == ' ' || *p == '\t') p++;
             if (strncmp(p, "module", 6) != 0 || (p[6] != ' ' && p[6] != '\t')) continue;

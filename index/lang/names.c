@@ -57,29 +57,15 @@ int lang_file_exists(const char *root, const char *rel)
 
 char *lang_join(const char *dir, const char *spec)
 {
-    StrBuf sb;
-    sb_init(&sb);
-    sb_adds(&sb, dir);
-    const char *p = spec;
-    while (*p) {
-        const char *slash = strchr(p, '/');
-        size_t n = slash ? (size_t)(slash - p) : strlen(p);
-        if (n == 0 || (n == 1 && p[0] == '.')) {
-            /* nothing */
-        } else if (n == 2 && p[0] == '.' && p[1] == '.') {
-            if (!sb.len) {
-                sb_release(&sb);
-                return NULL;
-            }
-            char *s = strrchr(sb.buf, '/');
-            sb.len = s ? (size_t)(s - sb.buf) : 0;
-            sb.buf[sb.len] = '\0';
-        } else {
-            if (sb.len) sb_addc(&sb, '/');
-            sb_add(&sb, p, n);
-        }
-        p += n;
-        if (*p == '/') p++;
+    StrBuf in, out;
+    sb_init(&in);
+    sb_init(&out);
+    sb_addf(&in, "./%s/%s", dir, spec); /* relative whatever spec holds */
+    int ok = path_normalize(in.buf, &out);
+    sb_release(&in);
+    if (!ok) {
+        sb_release(&out);
+        return NULL;
     }
-    return sb_detach(&sb, NULL);
+    return sb_detach(&out, NULL);
 }

@@ -5,7 +5,11 @@
  * an error. idx_update_file on a real temporary workspace (a.py, pkg/b.py,
  * a symlink "out" to a directory outside holding secret.py, a symlink loop)
  * must never index anything outside the root: after every call the index
- * holds at most the two workspace files and nothing of secret.py.
+ * holds at most the two workspace files and nothing of secret.py. The path
+ * module under both (base/path.c) keeps its invariants: a normalised path
+ * is normal and normalising it again changes nothing, a file URI of the
+ * input made of the root resolves inside it or fails, and path_to_uri /
+ * path_from_uri round-trip.
  */
 #include "idx.h"
 #include "vfy.h"
@@ -73,16 +77,45 @@ static void setup(void)
     atexit(cleanup);
 }
 
-static int clean_relative(const char *p)
+/* The invariants of base/path.c on one input (no NUL byte in it). */
+static void check_path_module(const char *path)
 {
-    if (!*p || p[0] == '/') return 0;
-    for (const char *s = p; s;) {
-        const char *slash = strchr(s, '/');
-        size_t n = slash ? (size_t)(slash - s) : strlen(s);
-        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return 0;
-        s = slash ? slash + 1 : NULL;
+    StrBuf n1, n2;
+    sb_init(&n1);
+    sb_init(&n2);
+    if (path_normalize(path, &n1)) {
+        const char *rel = n1.buf[0] == '/' ? n1.buf + 1 : n1.buf;
+        if (*rel && !path_is_normal_rel(rel)) abort();
+        if (!path_normalize(n1.buf, &n2) || strcmp(n1.buf, n2.buf) != 0) abort();
+    } else if (path[0] == '/' || n1.len) {
+        abort(); /* only a relative path climbs, and then out is empty */
     }
-    return 1;
+
+    /* the input as the tail of a file URI of the root, as a client may send it */
+    sb_reset(&n1);
+    sb_addf(&n1, "file://%s/%s", root, path);
+    char *rel = NULL, *abs = NULL;
+    CrErr rc = path_relative(root, n1.buf, &rel);
+    if (rc == CR_OK) {
+        if (!path_is_normal_rel(rel)) abort();
+        if (path_from_uri(n1.buf, &abs) != CR_OK || !path_normalize(abs, &n2)) abort();
+        const char *under = path_under(root, n2.buf);
+        if (!under || strcmp(under, rel) != 0) abort();
+    } else if (rc != CR_EOUTSIDE && rc != CR_EINVAL) {
+        abort();
+    }
+    free(rel);
+    free(abs);
+
+    char *uri = path_to_uri(root, path), *back = NULL;
+    if (path_from_uri(uri, &back) != CR_OK) abort();
+    sb_reset(&n1);
+    sb_addf(&n1, "%s%s%s", root, *path ? "/" : "", path);
+    if (strcmp(back, n1.buf) != 0) abort();
+    free(uri);
+    free(back);
+    sb_release(&n1);
+    sb_release(&n2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -95,9 +128,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     char *rel = NULL;
     CrErr rc = vfy_normalize_path(root, path, &rel);
-    if (rc == CR_OK && !clean_relative(rel)) abort();
+    if (rc == CR_OK && !path_is_normal_rel(rel)) abort();
     if (rc != CR_OK && rc != CR_EOUTSIDE && rc != CR_EINVAL) abort();
     free(rel);
+    check_path_module(path);
 
     ErrInfo e = {0};
     idx_update_file(st, path, &e);

@@ -501,6 +501,56 @@ def t_save(env):
           "(server: re-indexed in %s ms)" % (ms, big_ms, took[-1] if took else "?"))
 
 
+def t_save_outside(env):
+    """didSave, watched-file events and hover with URIs that leave the
+    workspace (a percent-encoded "..", "%2F" separators, a symlink to a file
+    outside): nothing outside is read or indexed."""
+    outside = os.path.join(env.dir, "outside")
+    os.makedirs(outside)
+    secret = os.path.join(outside, "secret.py")
+    with open(secret, "w", encoding="utf-8") as f:
+        # line 0 names an indexed symbol: a hover that read this file answers
+        f.write('apply_tax = "outside the workspace"\n\n\n'
+                'def exfiltrate_secret_token(vault):\n    """Leaks the secret token."""\n'
+                '    return vault\n')
+    os.symlink(secret, os.path.join(env.root, "shop", "leak.py"))
+    s = env.server()
+    s.initialize(env.root)
+    files = s.wait_ready()["files"]
+    root = quote(os.path.abspath(env.root))
+    uris = ["file://" + root + "/shop/%2e%2e/%2e%2e/outside/secret.py",
+            "file://" + root + "/shop/%2E%2E/%2E%2E/outside/secret.py",
+            "file://" + root + "/shop/.%2e/%2e./outside/secret.py",
+            "file://" + root + "/shop%2F..%2F..%2Foutside/secret.py",
+            "file://" + root + "/shop%2f%2e%2e%2f%2e%2e%2foutside%2fsecret.py",
+            "file://" + root + "/shop/../../outside/secret.py",
+            "file://localhost" + root + "/shop/%2e%2e/%2e%2e/outside/secret.py",
+            "file://" + root + "/%2e%2e/outside/secret.py",
+            env.uri("shop/leak.py")]
+    for uri in uris:
+        s.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+        s.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri, "type": t} for t in (1, 2)]})
+        h = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 2}})
+        check("result" in h and h["result"] is None, "hover read %s: %r" % (uri, h))
+    # A save inside, after them: the ask below waits for every queued update.
+    env.write("shop/fresh.py", 'def polish_the_brass(cloth):\n    """Polishes brass."""\n    return cloth\n')
+    s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri("shop/fresh.py")}})
+    r = s.ask("polish the brass")
+    check(context_symbols(r)[:1] == ["polish_the_brass"], "the save inside counts: %r" % context_symbols(r))
+    r = s.ask("exfiltrate the secret token from the vault")
+    check("exfiltrate_secret_token" not in context_symbols(r) and
+          not any("outside" in p or "secret" in p or "leak" in p for p in context_paths(r)),
+          "nothing outside indexed: %r" % context_paths(r))
+    # counted when the worker is idle: every update above is in the count it shows first
+    st = wait_status(s, lambda st: st["files"] > files, "fresh.py counted")
+    check(st["files"] == files + 1, "one file more (fresh.py): %d -> %d" % (files, st["files"]))
+    check("re-indexed shop/fresh.py" in s.stderr(), "the save was applied")
+    # (shop/leak.py is re-indexed as what it is to the indexer: a link out, so no file)
+    check(not re.search(r"re-index\w* \S*(outside|secret)", s.stderr()), "no re-index outside")
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
 def wait_status(s, cond, what):
     """Polls coderag/status (its counts follow updates when the server is idle)."""
     deadline = time.monotonic() + TIMEOUT
@@ -922,7 +972,7 @@ def run_case(name, env_factory, fn):
 
 GROUPS = {
     "progress": [t_progress, t_no_progress],
-    "save": [t_save],
+    "save": [t_save, t_save_outside],
     "watch": [t_watch],
     "storm": [t_storm],
     "eof": [t_eof],

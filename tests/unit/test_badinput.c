@@ -364,6 +364,18 @@ static void test_symlinks(void)
     CHECK_INT(n_chunks(st, "secret_link.py"), 0);
     CHECK_INT(idx_update_file(st, "../outside/secret.py", &e), CR_EOUTSIDE);
     CHECK_INT(idx_update_file(st, outside, &e), CR_EOUTSIDE);
+    /* URIs are percent-decoded before they are judged (issue 15) */
+    static const char *const climbs[] = {"pkg/%2e%2e/%2e%2e/outside/secret.py",
+                                         "pkg%2F..%2F..%2Foutside%2Fsecret.py",
+                                         "%2E%2E/outside/secret.py"};
+    for (size_t i = 0; i < sizeof climbs / sizeof climbs[0]; i++) {
+        snprintf(p, sizeof p, "file://%s/%s", ws, climbs[i]);
+        CHECK_INT(idx_update_file(st, p, &e), CR_EOUTSIDE);
+    }
+    snprintf(p, sizeof p, "file://%s/pkg/%%61.py", ws); /* pkg/a.py */
+    CHECK_INT(idx_update_file(st, p, &e), CR_OK);
+    CHECK_INT(n_chunks(st, "pkg/a.py"), 1);
+    CHECK_INT(n_chunks(st, "pkg/%61.py"), 0);
     StrBuf sb;
     sb_init(&sb);
     uint32_t total = 0;

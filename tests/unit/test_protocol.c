@@ -4,27 +4,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-static void test_uri(void)
-{
-    static const struct {
-        const char *root, *rel, *want;
-    } cases[] = {
-        {"/work/proj", "pkg/mod.py", "file:///work/proj/pkg/mod.py"},
-        {"/work/proj/", "a.py", "file:///work/proj/a.py"},
-        {"/work/my proj", "a b/c#1.py", "file:///work/my%20proj/a%20b/c%231.py"},
-        {"/w", "p%q?r:s@t~u_v-w.py", "file:///w/p%25q%3Fr%3As%40t~u_v-w.py"},
-        {"/w", "\xC3\xA9.py", "file:///w/%C3%A9.py"},
-        {"/w", NULL, "file:///w"},
-        {"/", "a.py", "file:///a.py"},
-        {"/", "", "file:///"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *u = lsp_path_to_uri(cases[i].root, cases[i].rel);
-        CHECK_STR(u, cases[i].want);
-        free(u);
-    }
-}
-
 /* A hand-built answer: two context items, one citation, one rejection. */
 static void make_answer(RtvAnswer *a)
 {
@@ -169,7 +148,6 @@ static void test_empty_and_invalid_utf8(void)
 
 int main(void)
 {
-    RUN(test_uri);
     RUN(test_answer_json);
     RUN(test_empty_and_invalid_utf8);
     return test_summary();

@@ -1,0 +1,194 @@
+#include "base.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The one answer to "is this path inside the workspace?" (base.h). */
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+int path_percent_decode(const char *s, size_t len, StrBuf *out)
+{
+    for (size_t i = 0; i < len; i++) {
+        int c = (unsigned char)s[i];
+        if (c == '%') {
+            int hi = i + 2 < len ? hexval(s[i + 1]) : -1;
+            int lo = hi < 0 ? -1 : hexval(s[i + 2]);
+            if (lo < 0 || (hi == 0 && lo == 0)) return 0;
+            c = hi * 16 + lo;
+            i += 2;
+        }
+        sb_addc(out, (char)c);
+    }
+    return 1;
+}
+
+static int unreserved(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~';
+}
+
+void path_percent_encode(const char *s, StrBuf *sb)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (unreserved(*p) || *p == '/') {
+            sb_addc(sb, (char)*p);
+        } else {
+            char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+            sb_add(sb, esc, 3);
+        }
+    }
+}
+
+int path_normalize(const char *path, StrBuf *out)
+{
+    int absolute = path[0] == '/';
+    sb_reset(out);
+    if (absolute) sb_addc(out, '/');
+    size_t base = out->len; /* components start here */
+    for (const char *p = path; *p;) {
+        while (*p == '/')
+            p++;
+        const char *c = p;
+        while (*p && *p != '/')
+            p++;
+        size_t n = (size_t)(p - c);
+        if (n == 0 || (n == 1 && c[0] == '.')) continue;
+        if (n == 2 && c[0] == '.' && c[1] == '.') {
+            if (out->len == base) {
+                if (absolute) continue; /* "/.." is "/", as the kernel has it */
+                sb_reset(out);
+                return 0;
+            }
+            while (out->len > base && out->buf[out->len - 1] != '/')
+                out->len--;
+            if (out->len > base) out->len--; /* the '/' before it */
+            out->buf[out->len] = '\0';
+            continue;
+        }
+        if (out->len > base) sb_addc(out, '/');
+        sb_add(out, c, n);
+    }
+    return 1;
+}
+
+int path_is_normal_rel(const char *rel)
+{
+    if (!rel || !*rel || *rel == '/') return 0;
+    for (const char *p = rel;;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) return 0;
+        if (!slash) return 1;
+        p = slash + 1;
+    }
+}
+
+const char *path_under(const char *root, const char *path)
+{
+    if (path[0] != '/') return NULL;
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/') n = 0; /* "/" holds every absolute path */
+    if (n && root[0] != '/') return NULL;
+    if (strncmp(path, root, n) != 0) return NULL;
+    path += n;
+    if (*path == '/') return path + 1;
+    return *path ? NULL : path;
+}
+
+CrErr path_from_uri(const char *uri, char **out)
+{
+    *out = NULL;
+    if (!uri || strncasecmp(uri, "file://", 7) != 0) return CR_EINVAL;
+    const char *p = uri + 7;
+    if (!strncasecmp(p, "localhost/", 10)) p += 9;
+    if (*p != '/') return *p ? CR_EOUTSIDE : CR_EINVAL; /* file://otherhost/... */
+    StrBuf sb;
+    sb_init(&sb);
+    if (!path_percent_decode(p, strcspn(p, "?#"), &sb)) {
+        sb_release(&sb);
+        return CR_EINVAL;
+    }
+    *out = sb_detach(&sb, NULL);
+    return CR_OK;
+}
+
+char *path_to_uri(const char *root_abs, const char *relpath)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, "file://");
+    size_t start = sb.len;
+    path_percent_encode(root_abs, &sb);
+    while (sb.len > start && sb.buf[sb.len - 1] == '/')
+        sb.buf[--sb.len] = '\0';
+    if (relpath && relpath[0]) {
+        sb_addc(&sb, '/');
+        path_percent_encode(relpath, &sb);
+    } else if (sb.len == start) {
+        sb_addc(&sb, '/');
+    }
+    return sb_detach(&sb, NULL);
+}
+
+CrErr path_relative(const char *root, const char *path, char **out)
+{
+    CrErr rc = CR_OK;
+    char *decoded = NULL;
+    StrBuf rootn, pathn;
+    sb_init(&rootn);
+    sb_init(&pathn);
+    *out = NULL;
+    if (strncasecmp(path, "file://", 7) == 0) {
+        if ((rc = path_from_uri(path, &decoded))) goto out;
+        path = decoded;
+    }
+    if (!path_normalize(path, &pathn)) {
+        rc = CR_EOUTSIDE;
+        goto out;
+    }
+    const char *rel = pathn.buf;
+    if (path[0] == '/') {
+        path_normalize(root, &rootn);
+        if (rootn.buf[0] != '/' || !(rel = path_under(rootn.buf, pathn.buf))) {
+            rc = CR_EOUTSIDE;
+            goto out;
+        }
+    }
+    if (!*rel) { /* empty, or the root itself */
+        rc = CR_EINVAL;
+        goto out;
+    }
+    *out = xstrdup(rel);
+out:
+    free(decoded);
+    sb_release(&rootn);
+    sb_release(&pathn);
+    return rc;
+}
+
+CrErr path_real_under(const char *real_root, const char *path, char **out_real)
+{
+    if (out_real) *out_real = NULL;
+    char *real = realpath(path, NULL);
+    if (!real) return errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO;
+    if (!path_under(real_root, real)) {
+        free(real);
+        return CR_EOUTSIDE;
+    }
+    if (out_real)
+        *out_real = real;
+    else
+        free(real);
+    return CR_OK;
+}
