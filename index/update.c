@@ -134,6 +134,95 @@ static int lock_updates(const IdxStore *st)
     return fd; /* -1: run unlocked (read-only index dir: nothing to write anyway) */
 }
 
+/* The plan: which scanned files need reading (new, or size or mtime
+ * moved); old files met are marked seen, the others are the removed. */
+static void update__plan(const ScanResult *scan, const StrMap *by_path, OldFile *old, Pool *pool,
+                         IdxUpdateStats *stats)
+{
+    pool->work = xcalloc(scan->n_files + 1, sizeof *pool->work);
+    for (size_t i = 0; i < scan->n_files; i++) {
+        const ScanFile *f = &scan->files[i];
+        int64_t k;
+        OldFile *o = NULL;
+        if (strmap_get(by_path, f->path, &k)) {
+            o = &old[k];
+            o->seen = 1;
+            if (o->ok && o->size == f->size && o->mtime_ns == f->mtime_ns) {
+                stats->files_unchanged++;
+                continue;
+            }
+        }
+        FileWork *fw = &pool->work[pool->n++];
+        fw->path = xstrdup(f->path);
+        fw->size = f->size;
+        fw->mtime_ns = f->mtime_ns;
+        if (o) {
+            fw->old_id = o->id;
+            memcpy(fw->old_hash, o->hash, sizeof fw->old_hash);
+        }
+    }
+}
+
+static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
+{
+    pool->root = st->root;
+    pool->max_bytes = st->max_file_bytes;
+    pool->done = xcalloc(pool->n + 1, 1);
+    pthread_mutex_init(&pool->mu, NULL);
+    pthread_cond_init(&pool->cond, NULL);
+    int n = pool->n < (size_t)st->threads ? (int)pool->n : st->threads;
+    *threads = xcalloc((size_t)n + 1, sizeof **threads);
+    for (int t = 0; t < n; t++) pthread_create(&(*threads)[t], NULL, pool_worker, pool);
+    return n;
+}
+
+static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
+{
+    if (!threads) return;
+    pthread_mutex_lock(&pool->mu);
+    pool->stop = 1;
+    pthread_cond_broadcast(&pool->cond);
+    pthread_mutex_unlock(&pool->mu);
+    for (int t = 0; t < n_threads; t++) pthread_join(threads[t], NULL);
+    pthread_mutex_destroy(&pool->mu);
+    pthread_cond_destroy(&pool->cond);
+}
+
+/* The apply: writes each file as the workers finish it, in scan order,
+ * committing every BATCH_FILES files (*in_txn follows the transaction). */
+static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
+                           IdxProgressFn progress, void *ud, IdxUpdateStats *stats, int *in_txn,
+                           ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    for (size_t i = 0; i < pool->n; i++) {
+        pthread_mutex_lock(&pool->mu);
+        while (!pool->done[i]) pthread_cond_wait(&pool->cond, &pool->mu);
+        pthread_mutex_unlock(&pool->mu);
+        FileWork *fw = &pool->work[i];
+        if (fw->skip && strcmp(fw->skip, "gone") != 0) stats->files_skipped++;
+        else if (fw->same_content) stats->files_unchanged++;
+        else if (fw->skip) stats->files_removed += fw->old_id != 0;
+        else stats->files_changed++;
+        rc = store__write_file(st, fw, !cold, e);
+        filework_release(fw);
+        pthread_mutex_lock(&pool->mu);
+        pool->written = i + 1;
+        pthread_cond_broadcast(&pool->cond);
+        pthread_mutex_unlock(&pool->mu);
+        if (rc) return rc;
+        if ((i + 1) % BATCH_FILES == 0) {
+            if ((rc = commit(st, e)) || (rc = begin(st, e))) {
+                *in_txn = rc == CR_OK;
+                return rc;
+            }
+        }
+        if (progress && progress(ud, stats->files_unchanged + i + 1, n_scanned))
+            return err_set(e, CR_ECANCELED, "indexing stopped");
+    }
+    return CR_OK;
+}
+
 CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -155,30 +244,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     stats.files_seen = scan.n_files;
     if ((rc = load_old_files(st, &by_path, &old, &n_old, e))) goto out;
     int cold = n_old == 0;
-
-    /* What needs reading: new files, and files whose size or mtime moved. */
-    pool.work = xcalloc(scan.n_files + 1, sizeof *pool.work);
-    for (size_t i = 0; i < scan.n_files; i++) {
-        const ScanFile *f = &scan.files[i];
-        int64_t k;
-        OldFile *o = NULL;
-        if (strmap_get(&by_path, f->path, &k)) {
-            o = &old[k];
-            o->seen = 1;
-            if (o->ok && o->size == f->size && o->mtime_ns == f->mtime_ns) {
-                stats.files_unchanged++;
-                continue;
-            }
-        }
-        FileWork *fw = &pool.work[pool.n++];
-        fw->path = xstrdup(f->path);
-        fw->size = f->size;
-        fw->mtime_ns = f->mtime_ns;
-        if (o) {
-            fw->old_id = o->id;
-            memcpy(fw->old_hash, o->hash, sizeof fw->old_hash);
-        }
-    }
+    update__plan(&scan, &by_path, old, &pool, &stats);
 
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
@@ -198,43 +264,9 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
         st->post_version = store__data_version(st);
         if ((rc = postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
-
-    pool.root = st->root;
-    pool.max_bytes = st->max_file_bytes;
-    pool.done = xcalloc(pool.n + 1, 1);
-    pthread_mutex_init(&pool.mu, NULL);
-    pthread_cond_init(&pool.cond, NULL);
-    n_threads = pool.n < (size_t)st->threads ? (int)pool.n : st->threads;
-    threads = xcalloc((size_t)n_threads + 1, sizeof *threads);
-    for (int t = 0; t < n_threads; t++) pthread_create(&threads[t], NULL, pool_worker, &pool);
-
-    for (size_t i = 0; i < pool.n; i++) {
-        pthread_mutex_lock(&pool.mu);
-        while (!pool.done[i]) pthread_cond_wait(&pool.cond, &pool.mu);
-        pthread_mutex_unlock(&pool.mu);
-        FileWork *fw = &pool.work[i];
-        if (fw->skip && strcmp(fw->skip, "gone") != 0) stats.files_skipped++;
-        else if (fw->same_content) stats.files_unchanged++;
-        else if (fw->skip) stats.files_removed += fw->old_id != 0;
-        else stats.files_changed++;
-        rc = store__write_file(st, fw, !cold, e);
-        filework_release(fw);
-        pthread_mutex_lock(&pool.mu);
-        pool.written = i + 1;
-        pthread_cond_broadcast(&pool.cond);
-        pthread_mutex_unlock(&pool.mu);
-        if (rc) goto out;
-        if ((i + 1) % BATCH_FILES == 0) {
-            if ((rc = commit(st, e)) || (rc = begin(st, e))) {
-                in_txn = rc == CR_OK;
-                goto out;
-            }
-        }
-        if (progress && progress(ud, stats.files_unchanged + i + 1, scan.n_files)) {
-            rc = err_set(e, CR_ECANCELED, "indexing stopped");
-            goto out;
-        }
-    }
+    n_threads = pool_start(&pool, st, &threads);
+    rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
+    if (rc) goto out;
     if ((rc = graph__resolve_dirty(st, NULL, e))) goto out;
     if ((rc = store__touch_update_time(st, e))) goto out;
     rc = commit(st, e);
@@ -243,15 +275,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     if (!rc) store__postings_checkpoint(st);
     if (!rc) rc = dense__sync(st, e);
 out:
-    if (threads) {
-        pthread_mutex_lock(&pool.mu);
-        pool.stop = 1;
-        pthread_cond_broadcast(&pool.cond);
-        pthread_mutex_unlock(&pool.mu);
-        for (int t = 0; t < n_threads; t++) pthread_join(threads[t], NULL);
-        pthread_mutex_destroy(&pool.mu);
-        pthread_cond_destroy(&pool.cond);
-    }
+    pool_stop(&pool, threads, n_threads);
     /* A stop keeps the whole files written so far; anything else rolls back. */
     if (in_txn) store__exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
     if (rc) store__postings_invalidate(st);
