@@ -144,109 +144,138 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    PostFileHeader h;
-    StrBuf body, str;
-    uint32_t *remap = xmalloc((p->n_slots + 1) * sizeof *remap);
-    char **added = postings__added_terms(p);
-    PostTerm *terms = NULL;
-    Posting *post = NULL;
-    uint32_t *hash = NULL;
-    size_t n_terms = 0, cap_terms = 0, n_post = 0, cap_post = 0;
-    sb_init(&body);
-    sb_init(&str);
-    memset(&h, 0, sizeof h);
+/* What a snapshot holds, gathered before it is laid out. */
+typedef struct PostImage {
+    uint32_t *remap; /* slot -> live slot number, UINT32_MAX: dead */
+    uint32_t live;
+    PostTerm *terms;
+    size_t n_terms, cap_terms;
+    Posting *post;
+    size_t n_post, cap_post;
+    uint32_t *hash;
+    uint64_t n_hash;
+    StrBuf str;
+} PostImage;
 
-    /* Live slots, renumbered in order; dead ones dropped. */
-    uint32_t live = 0;
-    for (size_t i = 0; i < p->n_slots; i++) remap[i] = p->dead[i] ? UINT32_MAX : live++;
+static void postimage__release(PostImage *im)
+{
+    free(im->remap);
+    free(im->terms);
+    free(im->post);
+    free(im->hash);
+    sb_release(&im->str);
+}
+
+/* Live slots renumbered in order (dead ones dropped); each term's live
+ * postings, its text, its check; the terms' hash table. */
+static void postimage__collect(Postings *p, PostImage *im)
+{
+    char **added = postings__added_terms(p);
+    sb_init(&im->str);
+    im->remap = xmalloc((p->n_slots + 1) * sizeof *im->remap);
+    for (size_t i = 0; i < p->n_slots; i++) im->remap[i] = p->dead[i] ? UINT32_MAX : im->live++;
     for (uint32_t t = 0; t < p->n_terms; t++) {
         const TermList *l = &p->lists[t];
         uint32_t n_base;
         const Posting *bp = postings__base_list(p, t, &n_base);
-        size_t first = n_post;
+        size_t first = im->n_post;
         for (uint32_t i = 0; i < n_base + l->n; i++) {
             Posting po = i < n_base ? bp[i] : l->p[i - n_base];
-            if (po.slot >= p->n_slots || remap[po.slot] == UINT32_MAX) continue;
-            po.slot = remap[po.slot];
-            ARRAY_GROW(post, n_post + 1, cap_post);
-            post[n_post++] = po;
+            if (po.slot >= p->n_slots || im->remap[po.slot] == UINT32_MAX) continue;
+            po.slot = im->remap[po.slot];
+            ARRAY_GROW(im->post, im->n_post + 1, im->cap_post);
+            im->post[im->n_post++] = po;
         }
-        if (n_post == first) continue;
+        if (im->n_post == first) continue;
         uint32_t len;
         const char *s = postings__term_text(p, added, t, &len);
-        ARRAY_GROW(terms, n_terms + 1, cap_terms);
-        terms[n_terms].str_off = str.len;
-        terms[n_terms].str_len = len;
-        terms[n_terms].n = (uint32_t)(n_post - first);
-        terms[n_terms].post_off = first;
-        terms[n_terms].check = 0; /* set below, once post stops moving */
-        terms[n_terms].pad = 0;
-        n_terms++;
-        sb_add(&str, s, len);
+        ARRAY_GROW(im->terms, im->n_terms + 1, im->cap_terms);
+        PostTerm *pt = &im->terms[im->n_terms++];
+        memset(pt, 0, sizeof *pt);
+        pt->str_off = im->str.len;
+        pt->str_len = len;
+        pt->n = (uint32_t)(im->n_post - first);
+        pt->post_off = first;
+        sb_add(&im->str, s, len);
     }
+    free(added);
+    for (size_t t = 0; t < im->n_terms; t++)
+        im->terms[t].check = postings__list_check(im->post + im->terms[t].post_off, im->terms[t].n);
+    im->n_hash = 64;
+    while (im->n_hash < (uint64_t)im->n_terms * 2) im->n_hash *= 2;
+    im->hash = xcalloc(im->n_hash, sizeof *im->hash);
+    for (size_t t = 0; t < im->n_terms; t++) {
+        uint64_t i = hash64(im->str.buf + im->terms[t].str_off, im->terms[t].str_len) & (im->n_hash - 1);
+        while (im->hash[i]) i = (i + 1) & (im->n_hash - 1);
+        im->hash[i] = (uint32_t)t + 1;
+    }
+}
+
+/* The header and the sections before the postings, in order, each
+ * 8-aligned: the live slots' columns, then the terms, their hash table,
+ * their text. */
+static void postimage__layout(const Postings *p, const PostImage *im, const PostingsGen *g,
+                              PostFileHeader *h, StrBuf *body)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, POSTFILE_MAGIC, 8);
+    h->version = POSTFILE_VERSION;
+    h->endian = POSTFILE_ENDIAN;
+    snprintf(h->db_id, sizeof h->db_id, "%s", g->db_id);
+    h->gen = g->gen;
+    h->n_files = (uint64_t)g->n_files;
+    h->n_slots = im->live;
+    h->n_terms = im->n_terms;
+    h->n_post = im->n_post;
+    h->n_hash = im->n_hash;
+    h->str_len = im->str.len;
+    h->off_chunk = section_start(body);
+    for (size_t i = 0; i < p->n_slots; i++)
+        if (im->remap[i] != UINT32_MAX) sb_add(body, &p->chunk[i], 8);
+    h->off_file = section_start(body);
+    for (size_t i = 0; i < p->n_slots; i++)
+        if (im->remap[i] != UINT32_MAX) sb_add(body, &p->file[i], 8);
+    h->off_len = section_start(body);
+    for (size_t i = 0; i < p->n_slots; i++) {
+        if (im->remap[i] == UINT32_MAX) continue;
+        sb_add(body, p->len[i], sizeof p->len[i]);
+        for (int f = 0; f < N_FIELDS; f++) h->len_sum[f] += (double)p->len[i][f];
+    }
+    h->off_kind = section_start(body);
+    for (size_t i = 0; i < p->n_slots; i++)
+        if (im->remap[i] != UINT32_MAX) sb_add(body, &p->kind[i], 1);
+    h->off_term = section_start(body);
+    sb_add(body, im->terms, im->n_terms * sizeof *im->terms);
+    h->off_hash = section_start(body);
+    sb_add(body, im->hash, im->n_hash * sizeof *im->hash);
+    h->off_str = section_start(body);
+    sb_add(body, im->str.buf, im->str.len);
+    h->off_post = section_start(body);
+    h->file_len = h->off_post + im->n_post * sizeof *im->post;
+    h->checksum = file_checksum(h, body->buf, body->len);
+}
+
+CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    PostImage im = {0};
+    PostFileHeader h;
+    StrBuf body;
+    sb_init(&body);
+    postimage__collect(p, &im);
     if (p->base.bad) {
         /* A damaged list of the old snapshot must not pass into a new one. */
         rc = err_set(e, CR_ECORRUPT, "the search postings snapshot is damaged");
         goto out;
     }
-    for (size_t t = 0; t < n_terms; t++)
-        terms[t].check = postings__list_check(post + terms[t].post_off, terms[t].n);
-    uint64_t n_hash = 64;
-    while (n_hash < (uint64_t)n_terms * 2) n_hash *= 2;
-    hash = xcalloc(n_hash, sizeof *hash);
-    for (size_t t = 0; t < n_terms; t++) {
-        uint64_t i = hash64(str.buf + terms[t].str_off, terms[t].str_len) & (n_hash - 1);
-        while (hash[i]) i = (i + 1) & (n_hash - 1);
-        hash[i] = (uint32_t)t + 1;
-    }
-
-    memcpy(h.magic, POSTFILE_MAGIC, 8);
-    h.version = POSTFILE_VERSION;
-    h.endian = POSTFILE_ENDIAN;
-    snprintf(h.db_id, sizeof h.db_id, "%s", g->db_id);
-    h.gen = g->gen;
-    h.n_files = (uint64_t)g->n_files;
-    h.n_slots = live;
-    h.n_terms = n_terms;
-    h.n_post = n_post;
-    h.n_hash = n_hash;
-    h.str_len = str.len;
-    /* Sections in order, each 8-aligned: the live slots' columns, then the
-     * terms, their hash table, their text, their postings. */
-    h.off_chunk = section_start(&body);
-    for (size_t i = 0; i < p->n_slots; i++)
-        if (remap[i] != UINT32_MAX) sb_add(&body, &p->chunk[i], 8);
-    h.off_file = section_start(&body);
-    for (size_t i = 0; i < p->n_slots; i++)
-        if (remap[i] != UINT32_MAX) sb_add(&body, &p->file[i], 8);
-    h.off_len = section_start(&body);
-    for (size_t i = 0; i < p->n_slots; i++) {
-        if (remap[i] == UINT32_MAX) continue;
-        sb_add(&body, p->len[i], sizeof p->len[i]);
-        for (int f = 0; f < N_FIELDS; f++) h.len_sum[f] += (double)p->len[i][f];
-    }
-    h.off_kind = section_start(&body);
-    for (size_t i = 0; i < p->n_slots; i++)
-        if (remap[i] != UINT32_MAX) sb_add(&body, &p->kind[i], 1);
-    h.off_term = section_start(&body);
-    sb_add(&body, terms, n_terms * sizeof *terms);
-    h.off_hash = section_start(&body);
-    sb_add(&body, hash, n_hash * sizeof *hash);
-    h.off_str = section_start(&body);
-    sb_add(&body, str.buf, str.len);
-    h.off_post = section_start(&body);
-    h.file_len = h.off_post + n_post * sizeof *post;
-    h.checksum = file_checksum(&h, body.buf, body.len);
+    postimage__layout(p, &im, g, &h, &body);
 
     char path[PATH_MAX], tmp[PATH_MAX + 32];
     postfile_path(st, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0 || write_all(fd, &h, sizeof h) || write_all(fd, body.buf, body.len) ||
-        write_all(fd, post, n_post * sizeof *post) || fsync(fd) != 0) {
+        write_all(fd, im.post, im.n_post * sizeof *im.post) || fsync(fd) != 0) {
         rc = err_set(e, CR_EIO, "cannot write %s: %s", tmp, strerror(errno));
         if (fd >= 0) close(fd);
         unlink(tmp);
@@ -258,13 +287,8 @@ CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
         unlink(tmp);
     }
 out:
-    free(remap);
-    free(added);
-    free(terms);
-    free(post);
-    free(hash);
+    postimage__release(&im);
     sb_release(&body);
-    sb_release(&str);
     return rc;
 }
 
