@@ -32,18 +32,18 @@ CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
      * little, and by default every one-shot ask and every update would pay
      * for loading it and the vectors. Unset means no dense leg. */
     if (!cfg->embed_provider || !cfg->embed_provider[0]) {
-        snprintf(st->dense_note, sizeof st->dense_note,
+        snprintf(st->dense.note, sizeof st->dense.note,
                  "none (the trained model is opt-in: embed.provider builtin)");
         return CR_OK;
     }
     if (!strcmp(cfg->embed_provider, "none")) return CR_OK;
     if (cfg->embed_provider && cfg->embed_provider[0] && strcmp(cfg->embed_provider, "builtin"))
-        return embedder_new(&ec, &st->em, e);
+        return embedder_new(&ec, &st->dense.em, e);
     /* A missing or damaged builtin model costs the dense leg, not the index. */
     ErrInfo me = {0};
-    if (embedder_new(&ec, &st->em, &me)) {
+    if (embedder_new(&ec, &st->dense.em, &me)) {
         log_msg(LOG_WARN, "no dense leg: %s", me.msg);
-        snprintf(st->dense_note, sizeof st->dense_note, "none (builtin model unusable: %.160s)",
+        snprintf(st->dense.note, sizeof st->dense.note, "none (builtin model unusable: %.160s)",
                  me.msg);
     }
     return CR_OK;
@@ -51,35 +51,35 @@ CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
 
 void dense__close(IdxStore *st)
 {
-    vecstore_close(st->vs);
-    st->vs = NULL;
-    embedder_free(st->em);
-    st->em = NULL;
+    vecstore_close(st->dense.vs);
+    st->dense.vs = NULL;
+    embedder_free(st->dense.em);
+    st->dense.em = NULL;
 }
 
 void dense__forget(IdxStore *st)
 {
-    vecstore_close(st->vs);
-    st->vs = NULL;
+    vecstore_close(st->dense.vs);
+    st->dense.vs = NULL;
 }
 
 int idx_has_dense(const IdxStore *st)
 {
-    return st->em != NULL;
+    return st->dense.em != NULL;
 }
 
 /* Opens the vector file. Vectors of another embedder are never mixed with
  * this one's: an update (purge) deletes them and starts empty; a read
- * leaves them alone and sees no vectors (st->vs stays NULL). */
+ * leaves them alone and sees no vectors (st->dense.vs stays NULL). */
 static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
 {
-    if (st->vs) return CR_OK;
+    if (st->dense.vs) return CR_OK;
     char have[160];
     CrErr rc = store__meta_get(st, "embedder", have, sizeof have, e);
     if (rc == CR_EDB) return rc; /* unreadable is not "another embedder" */
     char *path = vectors_path(st);
     rc = CR_OK;
-    if (strcmp(have, embedder_id(st->em)) != 0 && access(path, F_OK) == 0) {
+    if (strcmp(have, embedder_id(st->dense.em)) != 0 && access(path, F_OK) == 0) {
         if (!purge) goto out;
         if (unlink(path) != 0) {
             rc = err_set(e, CR_EIO, "cannot remove %s (vectors of another embedder): %s", path,
@@ -87,7 +87,7 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
             goto out;
         }
     }
-    rc = vecstore_open(path, 0, &st->vs, e);
+    rc = vecstore_open(path, 0, &st->dense.vs, e);
 out:
     free(path);
     return rc;
@@ -145,10 +145,10 @@ CrErr dense__sync(IdxStore *st, ErrInfo *e)
     CrErr rc = CR_OK;
     int64_t *want = NULL, *have = NULL, *missing = NULL, *orphans = NULL;
     size_t n_want = 0, n_have = 0, n_missing = 0, n_orphans = 0;
-    if (!st->em) return CR_OK;
+    if (!st->dense.em) return CR_OK;
     if ((rc = open_vectors(st, 1, e))) return rc;
     if ((rc = chunk_ids(st, &want, &n_want, e))) goto out;
-    if ((rc = vecstore_ids(st->vs, &have, &n_have, e))) goto out;
+    if ((rc = vecstore_ids(st->dense.vs, &have, &n_have, e))) goto out;
     /* Both lists are sorted: one merge finds what is missing and what is orphaned. */
     missing = xcalloc(n_want + 1, sizeof *missing);
     orphans = xcalloc(n_have + 1, sizeof *orphans);
@@ -160,33 +160,33 @@ CrErr dense__sync(IdxStore *st, ErrInfo *e)
         else
             i++, j++;
     }
-    if (n_orphans && (rc = vecstore_remove(st->vs, orphans, n_orphans, e))) goto out;
+    if (n_orphans && (rc = vecstore_remove(st->dense.vs, orphans, n_orphans, e))) goto out;
     for (size_t at = 0; at < n_missing && !rc; at += EMBED_BATCH) {
         size_t m = n_missing - at < EMBED_BATCH ? n_missing - at : EMBED_BATCH;
         char *texts[EMBED_BATCH];
         float *vecs = NULL;
         int dim = 0;
         for (size_t k = 0; k < m; k++) texts[k] = embed_text(st, missing[at + k]);
-        rc = embedder_embed(st->em, (const char *const *)texts, m, &vecs, &dim, e);
+        rc = embedder_embed(st->dense.em, (const char *const *)texts, m, &vecs, &dim, e);
         for (size_t k = 0; k < m; k++) free(texts[k]);
-        if (!rc && !vecstore_dim(st->vs)) {
+        if (!rc && !vecstore_dim(st->dense.vs)) {
             /* An empty store learns its dimension from the first vectors. */
             char *path = vectors_path(st);
-            vecstore_close(st->vs);
-            st->vs = NULL;
-            rc = vecstore_open(path, dim, &st->vs, e);
+            vecstore_close(st->dense.vs);
+            st->dense.vs = NULL;
+            rc = vecstore_open(path, dim, &st->dense.vs, e);
             free(path);
         }
-        if (!rc && dim != vecstore_dim(st->vs))
+        if (!rc && dim != vecstore_dim(st->dense.vs))
             rc = err_set(e, CR_EHTTP, "embedding dimension %d differs from the index's %d", dim,
-                         vecstore_dim(st->vs));
-        if (!rc) rc = vecstore_add(st->vs, &missing[at], vecs, m, e);
+                         vecstore_dim(st->dense.vs));
+        if (!rc) rc = vecstore_add(st->dense.vs, &missing[at], vecs, m, e);
         free(vecs);
     }
     /* What was added is kept even when a later batch failed. */
-    CrErr save = vecstore_save(st->vs, rc ? NULL : e);
+    CrErr save = vecstore_save(st->dense.vs, rc ? NULL : e);
     if (!rc) rc = save;
-    if (!rc && vecstore_count(st->vs) > 0) rc = store__meta_put(st, "embedder", embedder_id(st->em), e);
+    if (!rc && vecstore_count(st->dense.vs) > 0) rc = store__meta_put(st, "embedder", embedder_id(st->dense.em), e);
 out:
     free(want);
     free(have);
@@ -197,8 +197,8 @@ out:
 
 int64_t dense__count(IdxStore *st)
 {
-    if (!st->em || open_vectors(st, 0, NULL) || !st->vs) return 0;
-    return vecstore_count(st->vs);
+    if (!st->dense.em || open_vectors(st, 0, NULL) || !st->dense.vs) return 0;
+    return vecstore_count(st->dense.vs);
 }
 
 CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
@@ -209,19 +209,19 @@ CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **o
     int dim = 0;
     *out = NULL;
     *n_out = 0;
-    if (!st->em || !limit) return CR_OK;
+    if (!st->dense.em || !limit) return CR_OK;
     if ((rc = open_vectors(st, 0, e))) return rc;
-    if (!st->vs || vecstore_count(st->vs) == 0) return CR_OK;
-    if ((rc = embedder_embed_query(st->em, query, &q, &dim, e))) return rc;
-    if (dim != vecstore_dim(st->vs)) {
+    if (!st->dense.vs || vecstore_count(st->dense.vs) == 0) return CR_OK;
+    if ((rc = embedder_embed_query(st->dense.em, query, &q, &dim, e))) return rc;
+    if (dim != vecstore_dim(st->dense.vs)) {
         free(q);
         return err_set(e, CR_EHTTP, "query embedding has dimension %d, the index %d", dim,
-                       vecstore_dim(st->vs));
+                       vecstore_dim(st->dense.vs));
     }
     int64_t *ids = xcalloc(limit, sizeof *ids);
     float *scores = xcalloc(limit, sizeof *scores);
     size_t n = 0;
-    rc = vecstore_search(st->vs, q, limit, ids, scores, &n, e);
+    rc = vecstore_search(st->dense.vs, q, limit, ids, scores, &n, e);
     if (!rc && n) {
         IdxHit *v = xcalloc(n, sizeof *v);
         for (size_t i = 0; i < n; i++) {

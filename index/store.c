@@ -506,8 +506,8 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     snprintf(p, sizeof p, "%s-wal", st->db_path);
     out->db_bytes += file_size(p);
     snprintf(out->embedder, sizeof out->embedder, "%.95s",
-             st->em ? embedder_id(st->em)
-                    : st->dense_note[0] ? st->dense_note : "none (builtin: no dense leg)");
+             st->dense.em ? embedder_id(st->dense.em)
+                          : st->dense.note[0] ? st->dense.note : "none (builtin: no dense leg)");
     return CR_OK;
 }
 

@@ -118,12 +118,18 @@ void store__file_cache_release(FileCache *fc);
 typedef struct Embedder Embedder;
 typedef struct VecStore VecStore;
 
+/* The dense leg: an object of its own inside the store, touched only by
+ * dense.c. */
+typedef struct IdxDense {
+    Embedder *em;  /* NULL: no dense leg */
+    VecStore *vs;  /* opened on first use */
+    char note[200]; /* why the builtin model is not in use, for status */
+} IdxDense;
+
 struct IdxStore {
     sqlite3 *db;
     FileCache files;
-    Embedder *em;     /* NULL: no dense leg */
-    char dense_note[200]; /* why the builtin model is not in use, for status */
-    VecStore *vs;     /* opened on first use */
+    IdxDense dense;   /* the dense leg (dense.c) */
     Postings *post;   /* NULL until the first search; kept current by writes */
     int64_t post_version; /* PRAGMA data_version when post was loaded: other
                            * processes' commits change it, ours do not */
