@@ -178,20 +178,10 @@ static int parse_length(const char *v, size_t n, size_t cap, size_t *out, int *t
     return 1;
 }
 
-LspReadResult lsp_transport_read(LspTransport *t, StrBuf *out, ErrInfo *e)
+/* The header block up to its blank line: *clen from Content-Length. */
+static LspReadResult read_headers(LspTransport *t, size_t *clen, ErrInfo *e)
 {
-    if (out->cap > ((size_t)1 << 20)) {
-        sb_release(out);
-        sb_init(out);
-    }
-    sb_reset(out);
-    if (e) e->msg[0] = '\0';
-    if (t->resync) {
-        LspReadResult r = skip_to_header(t, e);
-        if (r != LSP_READ_MSG) return r;
-    }
-
-    size_t clen = 0, hdr_bytes = 0;
+    size_t hdr_bytes = 0;
     int have_len = 0, too_big = 0, n_lines = 0;
     for (;;) {
         const char *nl = memchr(t->buf + t->pos, '\n', t->end - t->pos);
@@ -238,8 +228,8 @@ LspReadResult lsp_transport_read(LspTransport *t, StrBuf *out, ErrInfo *e)
             size_t v;
             if (!parse_length(line + nn + 1, len - nn - 1, t->max_body, &v, &too_big))
                 return bad(t, e, "invalid Content-Length%s", "");
-            if (have_len && v != clen) return bad(t, e, "conflicting Content-Length headers%s", "");
-            clen = v;
+            if (have_len && v != *clen) return bad(t, e, "conflicting Content-Length headers%s", "");
+            *clen = v;
             have_len = 1;
         }
     }
@@ -251,7 +241,12 @@ LspReadResult lsp_transport_read(LspTransport *t, StrBuf *out, ErrInfo *e)
         return LSP_READ_BAD;
     }
     if (!have_len) return bad(t, e, "missing Content-Length header%s", "");
+    return LSP_READ_MSG;
+}
 
+/* clen body bytes into out; a body that stalls is given back for a rescan. */
+static LspReadResult read_body(LspTransport *t, size_t clen, StrBuf *out, ErrInfo *e)
+{
     sb_grow(out, clen);
     while (out->len < clen) {
         size_t want = clen - out->len, avail = t->end - t->pos;
@@ -296,6 +291,23 @@ LspReadResult lsp_transport_read(LspTransport *t, StrBuf *out, ErrInfo *e)
     }
     out->buf[out->len] = '\0';
     return LSP_READ_MSG;
+}
+
+LspReadResult lsp_transport_read(LspTransport *t, StrBuf *out, ErrInfo *e)
+{
+    if (out->cap > ((size_t)1 << 20)) {
+        sb_release(out);
+        sb_init(out);
+    }
+    sb_reset(out);
+    if (e) e->msg[0] = '\0';
+    if (t->resync) {
+        LspReadResult r = skip_to_header(t, e);
+        if (r != LSP_READ_MSG) return r;
+    }
+    size_t clen = 0;
+    LspReadResult r = read_headers(t, &clen, e);
+    return r == LSP_READ_MSG ? read_body(t, clen, out, e) : r;
 }
 
 int lsp_transport_reject(LspTransport *t, const char *body, size_t len)
