@@ -383,6 +383,43 @@ static CrErr http__attempt(HttpXfer *x, const char *url_shown, char *errbuf, int
     return err_set(e, CR_EHTTP, "%s: %s", url_shown, why);
 }
 
+/* Every option of one transfer: POST only, http(s) only, no redirects,
+ * the request's timeouts and cap, our callbacks. */
+static void http__configure(HttpXfer *x, struct curl_slist *hdrs, char *errbuf)
+{
+    const CurlApi *c = x->api;
+    const HttpRequest *req = x->req;
+    CURL *curl = x->curl;
+    long connect_ms = req->connect_timeout_ms > 0 ? req->connect_timeout_ms : 5000;
+    long total_ms = req->timeout_ms > 0 ? req->timeout_ms : 60000;
+    c->easy_setopt(curl, CURLOPT_URL, req->url);
+    c->easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
+    c->easy_setopt(curl, CURLOPT_POST, 1L);
+    c->easy_setopt(curl, CURLOPT_POSTFIELDS, req->body ? req->body : "");
+    c->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    c->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    c->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    c->easy_setopt(curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+    c->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    c->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+    c->easy_setopt(curl, CURLOPT_TIMEOUT_MS, total_ms);
+    c->easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->cap);
+    c->easy_setopt(curl, CURLOPT_USERAGENT, "coderag/0.1");
+    c->easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+    c->easy_setopt(curl, CURLOPT_WRITEFUNCTION, http__write);
+    c->easy_setopt(curl, CURLOPT_WRITEDATA, x);
+    c->easy_setopt(curl, CURLOPT_HEADERFUNCTION, http__header);
+    c->easy_setopt(curl, CURLOPT_HEADERDATA, x);
+    if (req->cancel) {
+        c->easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, http__progress);
+        c->easy_setopt(curl, CURLOPT_XFERINFODATA, x);
+        c->easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    }
+}
+
 CrErr http_post(const HttpRequest *req, HttpResponse *out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -429,34 +466,7 @@ CrErr http_post(const HttpRequest *req, HttpResponse *out, ErrInfo *e)
     x.api = c;
     x.curl = curl;
     x.cap = req->max_response_bytes ? req->max_response_bytes : (size_t)16 << 20;
-    long connect_ms = req->connect_timeout_ms > 0 ? req->connect_timeout_ms : 5000;
-    long total_ms = req->timeout_ms > 0 ? req->timeout_ms : 60000;
-    c->easy_setopt(curl, CURLOPT_URL, req->url);
-    c->easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
-    c->easy_setopt(curl, CURLOPT_POST, 1L);
-    c->easy_setopt(curl, CURLOPT_POSTFIELDS, req->body ? req->body : "");
-    c->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
-    c->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-    c->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    c->easy_setopt(curl, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    c->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    c->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-    c->easy_setopt(curl, CURLOPT_TIMEOUT_MS, total_ms);
-    c->easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x.cap);
-    c->easy_setopt(curl, CURLOPT_USERAGENT, "coderag/0.1");
-    c->easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-    c->easy_setopt(curl, CURLOPT_WRITEFUNCTION, http__write);
-    c->easy_setopt(curl, CURLOPT_WRITEDATA, &x);
-    c->easy_setopt(curl, CURLOPT_HEADERFUNCTION, http__header);
-    c->easy_setopt(curl, CURLOPT_HEADERDATA, &x);
-    if (req->cancel) {
-        c->easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, http__progress);
-        c->easy_setopt(curl, CURLOPT_XFERINFODATA, &x);
-        c->easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-    }
+    http__configure(&x, hdrs, errbuf);
 
     long base_ms = req->retry_base_ms > 0 ? req->retry_base_ms : 200;
     long max_wait = req->retry_max_ms > 0 ? req->retry_max_ms : 10000;
