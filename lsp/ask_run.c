@@ -36,10 +36,10 @@ static void ask_free(Job *job)
 
 static int ask_retrieve(Server *s, Job *job);
 
-AskJob *ask_job_new(Workspace *ws, LspCall *call)
+AskJob *lsp_ask_job_new(Workspace *ws, LspCall *call)
 {
     AskJob *j = xcalloc(1, sizeof *j);
-    job_init(&j->job, ws, call, ask_retrieve, ask_free);
+    lsp_job_init(&j->job, ws, call, ask_retrieve, ask_free);
     j->bm25 = j->dense = j->graph = 1;
     return j;
 }
@@ -81,10 +81,10 @@ static json_t *partial_value(AskJob *j, const char *stage, const char *text, siz
     return v;
 }
 
-void ask_queue(Server *s, AskJob *j)
+void lsp_ask_queue(Server *s, AskJob *j)
 {
     wd_progress(s, j, "begin", "retrieving");
-    srv_push(s, &j->job);
+    lsp_srv_push(s, &j->job);
 }
 
 static int ask_cancelled(void *ud)
@@ -166,7 +166,7 @@ static void fill_request(AskJob *j)
     req->use_dense = j->dense;
     req->use_graph = j->graph;
     if (j->mode) rtv_mode_parse(j->mode, &req->mode);
-    config_llm(&ws->cfg, req);
+    lsp_config_llm(&ws->cfg, req);
     req->cancel = ask_cancelled;
     req->cancel_ud = j;
     req->progress = on_tokens;
@@ -188,14 +188,14 @@ static int ask_retrieve(Server *s, Job *job)
     LspError err = {0};
     ErrInfo e = {0};
     if (ask_cancelled(j)) return reply_cancelled(s, j);
-    IdxStore *st = ws_query_store(ws, &e);
+    IdxStore *st = lsp_ws_query_store(ws, &e);
     if (!st) {
         lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
-    if (j->explain_gen && !explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
-    j->indexing = ws_indexing(ws);
+    if (j->explain_gen && !lsp_explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
+    j->indexing = lsp_ws_indexing(ws);
     fill_request(j);
     CrErr rc = rtv_ask_prepare(st, &j->req, &j->ans, &j->draft, &e);
     if (rc) {
@@ -204,7 +204,7 @@ static int ask_retrieve(Server *s, Job *job)
     }
     j->prepared = 1;
     char why[600];
-    if (j->draft.want_llm && j->req.mode == RTV_MODE_AUTO && ep_skip(&s->llm_ep, why, sizeof why)) {
+    if (j->draft.want_llm && j->req.mode == RTV_MODE_AUTO && lsp_ep_skip(&s->llm_ep, why, sizeof why)) {
         j->draft.want_llm = 0; /* a dead endpoint is not asked again before its back-off */
         j->draft.llm_rc = CR_EHTTP;
         snprintf(j->draft.llm_msg, sizeof j->draft.llm_msg, "%.500s", why);
@@ -219,7 +219,7 @@ static int ask_retrieve(Server *s, Job *job)
     wd_progress(s, j, "report", msg);
     if (j->draft.want_llm) {
         job->run = ask_llm;
-        srv_push_llm(s, job);
+        lsp_srv_push_llm(s, job);
         return JOB_KEPT;
     }
     return ask_finish(s, job);
@@ -238,12 +238,12 @@ static int ask_llm(Server *s, Job *job)
             j->partial_last_ms = 0;
             on_text(j, j->draft.llm_text, strlen(j->draft.llm_text));
         }
-        if (rc != CR_ECANCELED && !ask_cancelled(j)) ep_report(s, &s->llm_ep, rc, j->draft.llm_msg);
+        if (rc != CR_ECANCELED && !ask_cancelled(j)) lsp_ep_report(s, &s->llm_ep, rc, j->draft.llm_msg);
     }
     if (j->draft.llm_rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
     job->run = ask_finish;
     job->urgent = 1; /* verification is quick: not behind other asks */
-    srv_push(s, job);
+    lsp_srv_push(s, job);
     return JOB_KEPT;
 }
 
@@ -254,7 +254,7 @@ static int ask_finish(Server *s, Job *job)
     Workspace *ws = job->ws;
     LspError err = {0};
     ErrInfo e = {0};
-    IdxStore *st = ws_query_store(ws, &e);
+    IdxStore *st = lsp_ws_query_store(ws, &e);
     if (!st) {
         lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
@@ -266,8 +266,8 @@ static int ask_finish(Server *s, Job *job)
         return reply_error(s, j, &err);
     }
     if (j->explain_gen && j->ans.mode == RTV_MODE_LLM)
-        explain_store(ws, j->explain_key, j->ans.answer);
-    if (!j->explain_gen) nav_remember_answer(ws, j->question, &j->ans);
+        lsp_explain_store(ws, j->explain_key, j->ans.answer);
+    if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = lsp_answer_to_json(&j->ans, idx_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
     if (j->explain_symbol)

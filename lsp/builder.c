@@ -19,11 +19,11 @@ static int on_build_progress(void *ud, size_t done, size_t total)
     ws->total = total;
     int stop = ws->srv->stopping; /* exit: a build stops at the next file */
     pthread_mutex_unlock(&ws->srv->mu);
-    progress_report(ws, done, total);
+    lsp_progress_report(ws, done, total);
     return stop;
 }
 
-int endpoint_error(CrErr rc)
+int lsp_endpoint_error(CrErr rc)
 {
     return rc == CR_EHTTP || rc == CR_ETIMEOUT;
 }
@@ -52,20 +52,20 @@ static void adopt_free(Job *job)
 static void build(Workspace *ws)
 {
     AdoptJob *j = xcalloc(1, sizeof *j);
-    job_init(&j->job, ws, NULL, run_adopt, adopt_free);
+    lsp_job_init(&j->job, ws, NULL, run_adopt, adopt_free);
     j->job.urgent = 1;
     IdxConfig ic;
     ErrInfo e = {0};
     double t0 = now_ms();
-    config_idx(&ws->cfg, &ic);
+    lsp_config_idx(&ws->cfg, &ic);
     /* Inside an editor, a full build leaves a core to the editor unless
      * told otherwise (threads). */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (!ic.threads) ic.threads = cores > 1 ? (int)cores - 1 : 1;
-    progress_start(ws);
+    lsp_progress_start(ws);
     CrErr rc = idx_open(&ic, 0, &j->built, &e);
     if (!rc) rc = idx_update(j->built, on_build_progress, ws, &j->stats, &e);
-    if ((!rc || endpoint_error(rc)) && idx_status(j->built, &j->built_status, NULL) != CR_OK)
+    if ((!rc || lsp_endpoint_error(rc)) && idx_status(j->built, &j->built_status, NULL) != CR_OK)
         memset(&j->built_status, 0, sizeof j->built_status);
     j->build_rc = rc;
     snprintf(j->build_msg, sizeof j->build_msg, "%s",
@@ -73,7 +73,7 @@ static void build(Workspace *ws)
     log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed, %zu removed) in %.0f ms%s%s", ws->root,
             j->stats.files_seen, j->stats.files_changed, j->stats.files_removed, now_ms() - t0,
             rc ? ": " : "", j->build_msg);
-    srv_push(ws->srv, &j->job);
+    lsp_srv_push(ws->srv, &j->job);
 }
 
 static Workspace *next_build(Server *s)
@@ -83,7 +83,7 @@ static Workspace *next_build(Server *s)
     return NULL;
 }
 
-void *builder_main(void *arg)
+void *lsp_builder_main(void *arg)
 {
     Server *s = arg;
     pthread_mutex_lock(&s->mu);
@@ -111,17 +111,17 @@ static int run_adopt(Server *s, Job *job)
     AdoptJob *j = (AdoptJob *)job;
     Workspace *ws = job->ws;
     char msg[sizeof ws->message];
-    if (j->build_rc && !endpoint_error(j->build_rc)) {
+    if (j->build_rc && !lsp_endpoint_error(j->build_rc)) {
         idx_close(j->built);
         j->built = NULL;
         pthread_mutex_lock(&s->mu);
         ws->building = 0;
         if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
         pthread_mutex_unlock(&s->mu);
-        ws_set_error(ws, j->build_msg);
+        lsp_ws_set_error(ws, j->build_msg);
         snprintf(msg, sizeof msg, "Indexing failed: %.400s", j->build_msg);
-        progress_finish(ws, msg);
-        srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root, j->build_msg);
+        lsp_progress_finish(ws, msg);
+        lsp_srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root, j->build_msg);
         return JOB_DONE;
     }
     /* The builder's handle is as fresh as the database: it becomes the
@@ -145,12 +145,12 @@ static int run_adopt(Server *s, Job *job)
     snprintf(ws->message, sizeof ws->message, "%s", msg);
     if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
     pthread_mutex_unlock(&s->mu);
-    if (endpoint_error(j->build_rc))
-        srv_notice(s, NOTICE_EMBED, 2,
+    if (lsp_endpoint_error(j->build_rc))
+        lsp_srv_notice(s, NOTICE_EMBED, 2,
                    "coderag: the embeddings endpoint failed (%s); answers "
                    "use BM25 and the graph until it is back",
                    j->build_msg);
-    progress_finish(ws, msg);
-    ws_run_updates(s, ws);
+    lsp_progress_finish(ws, msg);
+    lsp_ws_run_updates(s, ws);
     return JOB_DONE;
 }

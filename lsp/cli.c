@@ -62,18 +62,18 @@ static const struct CliCommand {
     const char *usage;
     const char *summary;
 } cli_commands[] = {
-    {"lsp", cli_lsp, 0, "coderag lsp [settings]",
+    {"lsp", lsp_cli_lsp, 0, "coderag lsp [settings]",
      "Speaks the Language Server Protocol on stdin/stdout (logs on stderr)."},
-    {"mcp", cli_mcp, 0, "coderag mcp [--root DIR] [settings]",
+    {"mcp", lsp_cli_mcp, 0, "coderag mcp [--root DIR] [settings]",
      "Serves coding agents over the Model Context Protocol on stdin/stdout (logs on stderr)."},
-    {"index", cli_index, 0, "coderag index [--root DIR] [settings]",
+    {"index", lsp_cli_index, 0, "coderag index [--root DIR] [settings]",
      "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat)."},
-    {"ask", cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION,
+    {"ask", lsp_cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION,
      "coderag ask [--root DIR] [options] [settings] \"QUESTION\"",
      "Answers a question with cited code, after bringing the index up to date.\n"
      "Exit status: 0 answered, 1 usage, 2 index or I/O error, 3 LLM or embeddings endpoint\n"
      "error, 4 not indexed yet (with --no-update)."},
-    {"status", cli_status, ARG_JSON | ARG_CHECK, "coderag status [--root DIR] [options] [settings]",
+    {"status", lsp_cli_status, ARG_JSON | ARG_CHECK, "coderag status [--root DIR] [options] [settings]",
      "Shows what the index holds. A workspace never indexed is reported as such\n"
      "(state \"missing\" with --json), with exit status 0."},
 };
@@ -119,11 +119,11 @@ static void command_help(const struct CliCommand *c, FILE *f)
         }
     }
     fprintf(f, "\nsettings (or the environment variable named):\n");
-    config_print_flags(f);
+    lsp_config_print_flags(f);
     fprintf(f, "  %-26s %s\n", "--help", "this text");
 }
 
-int cli_usage(FILE *f)
+int lsp_cli_usage(FILE *f)
 {
     fprintf(f, "usage: coderag <command> [--root DIR] [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
@@ -134,11 +134,11 @@ int cli_usage(FILE *f)
     return f == stderr ? 1 : 0;
 }
 
-int cli_main(int argc, char **argv)
+int lsp_cli_main(int argc, char **argv)
 {
-    if (argc < 2) return cli_usage(stderr);
+    if (argc < 2) return lsp_cli_usage(stderr);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
-        return cli_usage(stdout);
+        return lsp_cli_usage(stdout);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         printf("coderag %s\n", CODERAG_VERSION);
         return 0;
@@ -146,7 +146,7 @@ int cli_main(int argc, char **argv)
     const struct CliCommand *c = find_command(argv[1]);
     if (!c) {
         fprintf(stderr, "coderag: unknown command '%s'\n", argv[1]);
-        return cli_usage(stderr);
+        return lsp_cli_usage(stderr);
     }
     return c->run(argc - 1, argv + 1);
 }
@@ -161,15 +161,15 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
     const struct CliCommand *cmd = find_command(argv[0]);
     unsigned accept = cmd ? cmd->accept : 0;
     memset(a, 0, sizeof *a);
-    config_init(&a->cfg);
-    if ((rc = config_from_env(&a->cfg, e))) return rc;
+    lsp_config_init(&a->cfg);
+    if ((rc = lsp_config_from_env(&a->cfg, e))) return rc;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' || !strcmp(arg, "-")) {
             if ((accept & ARG_QUESTION) && !a->question)
                 a->question = arg;
             else if (!(accept & ARG_QUESTION) && !a->cfg.root)
-                config_set(&a->cfg, "root", arg, e);
+                lsp_config_set(&a->cfg, "root", arg, e);
             else
                 return err_set(e, CR_EUSAGE, "unexpected argument '%s'", arg);
             continue;
@@ -195,7 +195,7 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         const struct CliOpt *o = NULL;
         for (size_t k = 0; k < sizeof cli_opts / sizeof cli_opts[0] && !o; k++)
             if ((cli_opts[k].accept & accept) && !strcmp(cli_opts[k].name, key)) o = &cli_opts[k];
-        int takes_value = o ? o->metavar != NULL : config_is_flag(key);
+        int takes_value = o ? o->metavar != NULL : lsp_config_is_flag(key);
         if (!o && !takes_value)
             return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg, argv[0]);
         if (takes_value && !val) {
@@ -208,7 +208,7 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
             *(const char **)((char *)a + o->offset) = val;
         else if (o)
             *(int *)((char *)a + o->offset) = 1;
-        else if ((rc = config_set(&a->cfg, key, val, e)))
+        else if ((rc = lsp_config_set(&a->cfg, key, val, e)))
             return rc;
     }
     return CR_OK;
@@ -230,7 +230,7 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     IdxConfig ic;
     IdxUpdateStats stats;
     int last = -1;
-    config_idx(&a->cfg, &ic);
+    lsp_config_idx(&a->cfg, &ic);
     CrErr rc = idx_open(&ic, update ? 0 : IDX_OPEN_EXISTING, out, e);
     if (rc || !update) return rc;
     rc = idx_update(*out, verbose ? progress_line : NULL, &last, &stats, e);
@@ -253,7 +253,7 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     return CR_OK;
 }
 
-int cli_index(int argc, char **argv)
+int lsp_cli_index(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -261,7 +261,7 @@ int cli_index(int argc, char **argv)
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (!rc && !a.help) rc = open_updated(&a, 1, 1, &st, &e);
     idx_close(st);
-    config_release(&a.cfg);
+    lsp_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
 }
 
@@ -275,7 +275,7 @@ static void print_json(json_t *j)
     }
 }
 
-int cli_ask(int argc, char **argv)
+int lsp_cli_ask(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -293,7 +293,7 @@ int cli_ask(int argc, char **argv)
     req.use_bm25 = !a.no_bm25;
     req.use_dense = !a.no_dense;
     req.use_graph = !a.no_graph;
-    config_llm(&a.cfg, &req);
+    lsp_config_llm(&a.cfg, &req);
     if (a.mode && !rtv_mode_parse(a.mode, &req.mode)) {
         rc = err_set(&e, CR_EUSAGE, "--mode must be extractive, llm or auto, not '%s'", a.mode);
         goto out;
@@ -332,7 +332,7 @@ int cli_ask(int argc, char **argv)
 out:
     rtv_answer_release(&ans);
     idx_close(st);
-    config_release(&a.cfg);
+    lsp_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
 }
 
@@ -353,7 +353,7 @@ static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo 
     return CR_OK;
 }
 
-int cli_status(int argc, char **argv)
+int lsp_cli_status(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -362,7 +362,7 @@ int cli_status(int argc, char **argv)
     IdxConfig ic;
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (rc || a.help) goto out;
-    config_idx(&a.cfg, &ic);
+    lsp_config_idx(&a.cfg, &ic);
     if ((rc = idx_open(&ic, IDX_OPEN_READONLY, &st, &e)) == CR_ENOINDEX) {
         rc = print_missing(&a, &ic, &e);
         goto out;
@@ -410,11 +410,11 @@ int cli_status(int argc, char **argv)
     }
 out:
     idx_close(st);
-    config_release(&a.cfg);
+    lsp_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
 }
 
-int cli_lsp(int argc, char **argv)
+int lsp_cli_lsp(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -433,7 +433,7 @@ int cli_lsp(int argc, char **argv)
     CrErr rc = parse_args(n, args, &a, &e);
     free(args);
     if (rc || a.help) {
-        config_release(&a.cfg);
+        lsp_config_release(&a.cfg);
         return rc ? fail(rc, &e) : 0;
     }
     /* Nothing but protocol on stdout: the transport writes to a private
@@ -442,39 +442,39 @@ int cli_lsp(int argc, char **argv)
      * EPIPE instead of killing us. */
     int out = dup(1);
     if (out < 0 || dup2(2, 1) < 0) {
-        config_release(&a.cfg);
+        lsp_config_release(&a.cfg);
         fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
     int code = lsp_server_run(&a.cfg, 0, out);
     close(out);
-    config_release(&a.cfg);
+    lsp_config_release(&a.cfg);
     return code;
 }
 
-int cli_mcp(int argc, char **argv)
+int lsp_cli_mcp(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (rc || a.help) {
-        config_release(&a.cfg);
+        lsp_config_release(&a.cfg);
         return rc ? fail(rc, &e) : 0;
     }
     McpOptions o;
     StrBuf llm;
     sb_init(&llm);
-    config_idx(&a.cfg, &o.idx);
+    lsp_config_idx(&a.cfg, &o.idx);
     rtv_request_init(&o.ask);
-    config_llm(&a.cfg, &o.ask);
+    lsp_config_llm(&a.cfg, &o.ask);
     if (a.cfg.llm_url) http_redact_url(&llm, a.cfg.llm_url);
     o.llm_label = a.cfg.llm_url ? llm.buf : NULL;
     /* As for lsp: protocol alone on the real stdout, stray prints to stderr. */
     int out = dup(1);
     if (out < 0 || dup2(2, 1) < 0) {
         sb_release(&llm);
-        config_release(&a.cfg);
+        lsp_config_release(&a.cfg);
         fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
@@ -482,6 +482,6 @@ int cli_mcp(int argc, char **argv)
     int code = mcp_server_run(&o, 0, out);
     close(out);
     sb_release(&llm);
-    config_release(&a.cfg);
+    lsp_config_release(&a.cfg);
     return code;
 }

@@ -46,7 +46,7 @@ static const ConfigKey keys[] = {
     {"threads", "threads", "CODERAG_THREADS", OPT_INT, 0, "N", "parse threads (default: one per core)"},
 };
 
-void config_print_flags(FILE *f)
+void lsp_config_print_flags(FILE *f)
 {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         char left[48];
@@ -55,12 +55,12 @@ void config_print_flags(FILE *f)
     }
 }
 
-void config_init(CrConfig *c)
+void lsp_config_init(CrConfig *c)
 {
     memset(c, 0, sizeof *c);
 }
 
-void config_release(CrConfig *c)
+void lsp_config_release(CrConfig *c)
 {
     if (!c) return;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -70,9 +70,9 @@ void config_release(CrConfig *c)
     memset(c, 0, sizeof *c);
 }
 
-void config_copy(CrConfig *dst, const CrConfig *src)
+void lsp_config_copy(CrConfig *dst, const CrConfig *src)
 {
-    config_init(dst);
+    lsp_config_init(dst);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (keys[i].type == OPT_STR) {
             const char *v = *STR_AT(src, keys[i].offset);
@@ -92,7 +92,7 @@ static const ConfigKey *find_key(const char *name)
     return NULL;
 }
 
-int config_is_flag(const char *flag)
+int lsp_config_is_flag(const char *flag)
 {
     const ConfigKey *k = find_key(flag);
     return k && !strcmp(k->flag, flag);
@@ -108,7 +108,7 @@ static int parse_num(const char *v, long long *out)
     return 1;
 }
 
-CrErr config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e)
+CrErr lsp_config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e)
 {
     const ConfigKey *k = find_key(key);
     long long n;
@@ -145,25 +145,25 @@ CrErr config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e)
     return CR_OK;
 }
 
-CrErr config_from_env(CrConfig *c, ErrInfo *e)
+CrErr lsp_config_from_env(CrConfig *c, ErrInfo *e)
 {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *v = getenv(keys[i].env);
         if (!v || !v[0]) continue;
-        CrErr rc = config_set(c, keys[i].key, v, e);
+        CrErr rc = lsp_config_set(c, keys[i].key, v, e);
         if (rc) return rc;
     }
     return CR_OK;
 }
 
-void config_llm(const CrConfig *c, RtvRequest *req)
+void lsp_config_llm(const CrConfig *c, RtvRequest *req)
 {
     req->llm_url = c->llm_url;
     req->llm_model = c->llm_model;
     req->llm_api_key_env = c->llm_api_key_env;
 }
 
-void config_idx(const CrConfig *c, IdxConfig *out)
+void lsp_config_idx(const CrConfig *c, IdxConfig *out)
 {
     memset(out, 0, sizeof *out);
     out->root = c->root ? c->root : ".";

@@ -39,7 +39,7 @@ static int is_token(json_t *t)
     return !t || json_is_string(t) || json_is_integer(t);
 }
 
-LspStatus ask_decode(Server *s, json_t *params, AskJob *j, LspError *err)
+LspStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, LspError *err)
 {
     const char *question = NULL, *mode = NULL, *uri = NULL;
     json_t *token = NULL, *partial = NULL, *history = NULL;
@@ -67,7 +67,7 @@ LspStatus ask_decode(Server *s, json_t *params, AskJob *j, LspError *err)
         return lsp_error(err, LSP_INVALID_PARAMS, "the question is longer than %d bytes",
                          RTV_MAX_QUESTION);
     if (decode_history(history, j, err) != LSP_DONE) return LSP_FAIL;
-    Workspace *ws = ws_pick(s, uri);
+    Workspace *ws = lsp_ws_pick(s, uri);
     if (!ws) return lsp_error(err, LSP_REQUEST_FAILED, "no workspace folder is open");
     j->job.ws = ws;
     j->question = xstrdup(question);
@@ -86,28 +86,28 @@ LspStatus ask_decode(Server *s, json_t *params, AskJob *j, LspError *err)
 
 static LspStatus queue_ask(Server *s, json_t *params, LspCall *call, LspError *err)
 {
-    AskJob *j = ask_job_new(NULL, call);
-    if (ask_decode(s, params, j, err) != LSP_DONE) {
+    AskJob *j = lsp_ask_job_new(NULL, call);
+    if (lsp_ask_decode(s, params, j, err) != LSP_DONE) {
         j->job.call = NULL; /* the dispatcher answers with the error */
-        job_free(&j->job);
+        lsp_job_free(&j->job);
         return LSP_FAIL;
     }
-    ask_queue(s, j);
+    lsp_ask_queue(s, j);
     return LSP_LATER;
 }
 
-LspStatus on_ask(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_ask(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     return queue_ask(ctx, params, call, err);
 }
 
-LspStatus on_status(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_status(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
-    *out = srv_status_json(ctx);
+    *out = lsp_srv_status_json(ctx);
     return LSP_DONE;
 }
 
-LspStatus on_execute_command(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_execute_command(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;
     const char *command = NULL;
@@ -131,10 +131,10 @@ LspStatus on_execute_command(void *ctx, json_t *params, LspCall *call, json_t **
                 "coderag.ask takes one argument: the coderag/ask params or a question");
         return queue_ask(s, first, call, err);
     }
-    if (!strcmp(command, "coderag.explain")) return explain_command(s, first, call, err);
+    if (!strcmp(command, "coderag.explain")) return lsp_explain_command(s, first, call, err);
     if (!strcmp(command, "coderag.reindex")) {
         for (size_t i = 0; i < s->n_ws; i++)
-            ws_request_build(s->ws[i]);
+            lsp_ws_request_build(s->ws[i]);
         return LSP_DONE;
     }
     return lsp_error(err, LSP_INVALID_PARAMS, "unknown command %s", command);

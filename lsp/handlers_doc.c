@@ -23,7 +23,7 @@ static int is_source(const char *path)
 }
 
 
-const Doc *docs_find(Server *s, const char *uri)
+const Doc *lsp_docs_find(Server *s, const char *uri)
 {
     for (Doc *d = s->docs; d; d = d->next)
         if (!strcmp(d->uri, uri)) return d;
@@ -32,7 +32,7 @@ const Doc *docs_find(Server *s, const char *uri)
 
 static void docs_set(Server *s, const char *uri, const char *text)
 {
-    Doc *d = (Doc *)docs_find(s, uri);
+    Doc *d = (Doc *)lsp_docs_find(s, uri);
     if (!d) {
         d = xcalloc(1, sizeof *d);
         d->uri = xstrdup(uri);
@@ -57,7 +57,7 @@ static void docs_remove(Server *s, const char *uri)
         }
 }
 
-void docs_free(Server *s)
+void lsp_docs_free(Server *s)
 {
     while (s->docs)
         docs_remove(s, s->docs->uri);
@@ -68,7 +68,7 @@ static void bad_notification(const char *method, const json_error_t *je)
     log_msg(LOG_WARN, "%s with bad params ignored: %s", method, je ? je->text : "no params");
 }
 
-LspStatus on_did_open(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_did_open(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     const char *uri, *text;
     json_error_t je;
@@ -80,7 +80,7 @@ LspStatus on_did_open(void *ctx, json_t *params, LspCall *call, json_t **out, Ls
     return LSP_DONE;
 }
 
-LspStatus on_did_change(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_did_change(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     const char *uri;
     json_t *changes;
@@ -106,7 +106,7 @@ LspStatus on_did_change(void *ctx, json_t *params, LspCall *call, json_t **out, 
     return LSP_DONE;
 }
 
-LspStatus on_did_close(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_did_close(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     const char *uri;
     json_error_t je;
@@ -123,18 +123,18 @@ static void file_changed(Server *s, const char *uri, int deleted)
 {
     char *path = NULL, *rel = NULL;
     path_from_uri(uri, &path);
-    Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
+    Workspace *ws = path ? lsp_ws_for_path(s, path, &rel) : NULL;
     if (ws && rel) {
         if (!strcmp(base_name(rel), ".gitignore") || (deleted && !strchr(base_name(rel), '.')))
-            ws_request_build(ws); /* rules changed, or perhaps a folder went */
+            lsp_ws_request_build(ws); /* rules changed, or perhaps a folder went */
         else if (is_source(rel))
-            ws_schedule_update(ws, rel);
+            lsp_ws_schedule_update(ws, rel);
     }
     free(rel);
     free(path);
 }
 
-LspStatus on_did_save(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_did_save(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     const char *uri;
     json_error_t je;
@@ -145,7 +145,7 @@ LspStatus on_did_save(void *ctx, json_t *params, LspCall *call, json_t **out, Ls
     return LSP_DONE;
 }
 
-LspStatus on_watched_files(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_watched_files(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     json_t *changes, *c;
     json_error_t je;

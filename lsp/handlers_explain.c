@@ -33,7 +33,7 @@ static void explain_key(const IdxChunk *d, char key[17])
     sb_release(&k);
 }
 
-LspStatus on_code_action(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -47,10 +47,10 @@ LspStatus on_code_action(void *ctx, json_t *params, LspCall *call, json_t **out,
     *out = json_array();
     char *path = NULL, *rel = NULL;
     path_from_uri(uri, &path);
-    Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
+    Workspace *ws = path ? lsp_ws_for_path(s, path, &rel) : NULL;
     free(path);
     char *word = llm_configured(ws) && line >= 0 && character >= 0
-                     ? nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
+                     ? lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
                      : NULL;
     free(rel);
     if (!word) return LSP_DONE;
@@ -66,7 +66,7 @@ LspStatus on_code_action(void *ctx, json_t *params, LspCall *call, json_t **out,
     return LSP_DONE;
 }
 
-LspStatus explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
+LspStatus lsp_explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
 {
     const char *uri;
     int line = 0, character = 0, c0 = 0, c1 = 0;
@@ -85,7 +85,7 @@ LspStatus explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
         return lsp_error(err, LSP_INVALID_PARAMS, "tokens must be integers or strings");
     char *path = NULL, *rel = NULL;
     path_from_uri(uri, &path);
-    Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
+    Workspace *ws = path ? lsp_ws_for_path(s, path, &rel) : NULL;
     free(path);
     if (!ws || !rel) {
         free(rel);
@@ -97,12 +97,12 @@ LspStatus explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
         free(rel);
         return lsp_error(err, LSP_REQUEST_FAILED, "no LLM endpoint configured (llm.url)");
     }
-    char *word = nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
+    char *word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
         return lsp_error(err, LSP_REQUEST_FAILED, "no identifier under the cursor");
     }
-    AskJob *j = ask_job_new(ws, call);
+    AskJob *j = lsp_ask_job_new(ws, call);
     j->explain_word = word;
     j->explain_rel = rel;
     j->mode = xstrdup("llm");
@@ -116,11 +116,11 @@ LspStatus explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
     j->explain_gen = ++s->explain_gen; /* the previous explanation is superseded */
     if (!j->explain_gen) j->explain_gen = ++s->explain_gen;
     pthread_mutex_unlock(&s->mu);
-    ask_queue(s, j);
+    lsp_ask_queue(s, j);
     return LSP_LATER;
 }
 
-int explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
 {
     int64_t *ids = NULL;
     size_t n = 0;
@@ -155,7 +155,7 @@ int explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
     return 1;
 }
 
-void explain_store(Workspace *ws, const char *key, const char *markdown)
+void lsp_explain_store(Workspace *ws, const char *key, const char *markdown)
 {
     for (size_t i = 0; i < HOVER_CACHE; i++)
         if (ws->explained[i].markdown && !strcmp(ws->explained[i].key, key)) {
@@ -169,7 +169,7 @@ void explain_store(Workspace *ws, const char *key, const char *markdown)
     ws->explained[slot].markdown = xstrdup(markdown);
 }
 
-const char *explain_cached(Workspace *ws, const IdxChunk *d)
+const char *lsp_explain_cached(Workspace *ws, const IdxChunk *d)
 {
     char key[17];
     explain_key(d, key);

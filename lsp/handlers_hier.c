@@ -42,11 +42,11 @@ static void hier_push(Server *s, Workspace *ws, LspCall *call, JobRunFn run, cha
                       int line)
 {
     HierJob *j = xcalloc(1, sizeof *j);
-    job_init(&j->job, ws, call, run, hier_free);
+    lsp_job_init(&j->job, ws, call, run, hier_free);
     j->path = path;
     j->word = word;
     j->line = line;
-    srv_push(s, &j->job);
+    lsp_srv_push(s, &j->job);
 }
 
 /* LSP SymbolKind of a definition. */
@@ -138,7 +138,7 @@ static json_t *hier_item(IdxStore *st, const RtvDef *d)
 
 /* ---------------------------------------------------------------- requests */
 
-LspStatus on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;
     const char *query = NULL;
@@ -154,7 +154,7 @@ LspStatus on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json_t *
     return LSP_LATER;
 }
 
-LspStatus on_prepare_call_hierarchy(void *ctx, json_t *params, LspCall *call, json_t **out,
+LspStatus lsp_on_prepare_call_hierarchy(void *ctx, json_t *params, LspCall *call, json_t **out,
                                     LspError *err)
 {
     Server *s = ctx;
@@ -162,10 +162,10 @@ LspStatus on_prepare_call_hierarchy(void *ctx, json_t *params, LspCall *call, js
     int line, character, c0 = 0, c1 = 0;
     Workspace *ws = NULL;
     char *rel = NULL, *word = NULL;
-    if (nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line, &character,
+    if (lsp_nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line, &character,
                             &ws, &rel, err) != LSP_DONE)
         return LSP_FAIL;
-    if (ws && rel) word = nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
+    if (ws && rel) word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
         return LSP_DONE; /* null */
@@ -187,7 +187,7 @@ static LspStatus calls_request(Server *s, json_t *params, LspCall *call, json_t 
     if (line < 0) return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative line", method);
     char *path = NULL, *rel = NULL;
     path_from_uri(uri, &path);
-    Workspace *ws = path ? ws_for_path(s, path, &rel) : NULL;
+    Workspace *ws = path ? lsp_ws_for_path(s, path, &rel) : NULL;
     free(path);
     if (!ws || !rel) {
         free(rel);
@@ -198,12 +198,12 @@ static LspStatus calls_request(Server *s, json_t *params, LspCall *call, json_t 
     return LSP_LATER;
 }
 
-LspStatus on_incoming_calls(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_incoming_calls(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     return calls_request(ctx, params, call, out, err, run_incoming, "callHierarchy/incomingCalls");
 }
 
-LspStatus on_outgoing_calls(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_outgoing_calls(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     return calls_request(ctx, params, call, out, err, run_outgoing, "callHierarchy/outgoingCalls");
 }
@@ -215,7 +215,7 @@ static json_t *symbols(Server *s, const char *query)
     json_t *out = json_array();
     for (size_t w = 0; w < s->n_ws && json_array_size(out) < MAX_SYMBOLS; w++) {
         ErrInfo e = {0};
-        IdxStore *st = ws_query_store(s->ws[w], &e);
+        IdxStore *st = lsp_ws_query_store(s->ws[w], &e);
         RtvDef *defs = NULL;
         size_t n = 0;
         if (!st || rtv_symbols(st, query, MAX_SYMBOLS - json_array_size(out), &defs, &n, &e))
@@ -279,7 +279,7 @@ static int run_prepare(Server *s, Job *job)
     job->call = NULL;
     ErrInfo e = {0};
     json_t *result = NULL;
-    IdxStore *st = ws_query_store(job->ws, &e);
+    IdxStore *st = lsp_ws_query_store(job->ws, &e);
     RtvDef *defs = NULL;
     size_t n = 0;
     if (st &&
@@ -298,7 +298,7 @@ static int run_calls(Job *job, int outgoing)
     LspCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
-    IdxStore *st = ws_query_store(job->ws, &e);
+    IdxStore *st = lsp_ws_query_store(job->ws, &e);
     lsp_call_reply(call, st ? calls(st, j->path, j->line, outgoing) : json_array(), NULL);
     return JOB_DONE;
 }

@@ -48,7 +48,7 @@ static int run_lens(Server *s, Job *job);
 static NavJob *nav_job(Workspace *ws, LspCall *call, JobRunFn run)
 {
     NavJob *j = xcalloc(1, sizeof *j);
-    job_init(&j->job, ws, call, run, nav_free);
+    lsp_job_init(&j->job, ws, call, run, nav_free);
     return j;
 }
 
@@ -95,14 +95,14 @@ static LspStatus doc_params(Server *s, json_t *params, const char *method, int w
         return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative position", method);
     char *path = NULL;
     path_from_uri(*out_uri, &path);
-    *out_ws = path ? ws_for_path(s, path, out_rel) : NULL;
+    *out_ws = path ? lsp_ws_for_path(s, path, out_rel) : NULL;
     free(path);
     return LSP_DONE;
 }
 
 /* ---------------------------------------------------------------- code lens */
 
-LspStatus on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -120,12 +120,12 @@ LspStatus on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, L
     NavJob *j = nav_job(ws, call, run_lens);
     j->path = rel;
     j->uri = xstrdup(uri);
-    const Doc *d = docs_find(s, uri);
+    const Doc *d = lsp_docs_find(s, uri);
     if (d && d->text) {
         j->buffer = xstrndup(d->text, d->len);
         j->buffer_len = d->len;
     }
-    srv_push(s, &j->job);
+    lsp_srv_push(s, &j->job);
     return LSP_LATER;
 }
 
@@ -147,7 +147,7 @@ static int run_lens(Server *s, Job *job)
     LspCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
-    IdxStore *st = ws_query_store(j->job.ws, &e);
+    IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
     json_t *out = json_array();
     RtvDef *defs = NULL;
     size_t n = 0;
@@ -207,9 +207,9 @@ static int run_lens(Server *s, Job *job)
     return JOB_DONE;
 }
 
-void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a)
+void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a)
 {
-    nav_forget_answer(ws);
+    lsp_nav_forget_answer(ws);
     ws->last_question = xstrdup(question);
     ws->last_cites = xcalloc(a->n_citations + 1, sizeof *ws->last_cites);
     for (size_t i = 0; i < a->n_citations; i++) {
@@ -224,7 +224,7 @@ void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a
     ws->n_last_cites = a->n_citations;
 }
 
-void nav_forget_answer(Workspace *ws)
+void lsp_nav_forget_answer(Workspace *ws)
 {
     for (size_t i = 0; i < ws->n_last_cites; i++) {
         free(ws->last_cites[i].path);
@@ -294,11 +294,11 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
     return xstrndup(p + a, b - a);
 }
 
-char *nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel, int line,
+char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel, int line,
                       int col, int *c0, int *c1)
 {
     char *word = NULL, *real = NULL;
-    const Doc *d = docs_find(s, uri);
+    const Doc *d = lsp_docs_find(s, uri);
     if (d && d->text) return word_at(d->text, d->len, line, col, c0, c1);
     if (!ws || !rel) return NULL;
     StrBuf text; /* not open here: the file as saved, never a symlink's target outside */
@@ -313,14 +313,14 @@ char *nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const cha
     return word;
 }
 
-LspStatus nav_position_params(Server *s, json_t *params, const char *method, const char **out_uri,
+LspStatus lsp_nav_position_params(Server *s, json_t *params, const char *method, const char **out_uri,
                               int *line, int *character, Workspace **out_ws, char **out_rel,
                               LspError *err)
 {
     return doc_params(s, params, method, 1, out_uri, line, character, out_ws, out_rel, err);
 }
 
-LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -330,7 +330,7 @@ LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspEr
     if (doc_params(s, params, "textDocument/hover", 1, &uri, &line, &character, &ws, &rel, err) !=
         LSP_DONE)
         return LSP_FAIL;
-    if (ws && rel) word = nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
+    if (ws && rel) word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
         return LSP_DONE; /* null: nothing to say */
@@ -342,7 +342,7 @@ LspStatus on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspEr
     j->line = line;
     j->c0 = c0;
     j->c1 = c1;
-    srv_push(s, &j->job);
+    lsp_srv_push(s, &j->job);
     return LSP_LATER;
 }
 
@@ -368,7 +368,7 @@ static int run_hover(Server *s, Job *job)
     LspCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
-    IdxStore *st = ws_query_store(j->job.ws, &e);
+    IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
     RtvDef *defs = NULL;
     size_t n_defs = 0, n = 0;
     json_t *result = NULL;
@@ -400,7 +400,7 @@ static int run_hover(Server *s, Job *job)
             if (n > n_defs) sb_addf(&md, "\n- … %zu definitions in all", n);
         }
         /* the LLM only when asked (coderag.explain); its answer is kept */
-        const char *why = explain_cached(j->job.ws, d);
+        const char *why = lsp_explain_cached(j->job.ws, d);
         if (why) sb_addf(&md, "\n\n---\n**Explanation** (LLM; its citations are verified)\n\n%s", why);
         result = json_object();
         json_object_set_new(

@@ -8,7 +8,7 @@
  * pool's (LLM requests only), their threads, and their start and stop.
  * See server_int.h for the design. */
 
-void job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn)
+void lsp_job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn)
 {
     j->ws = ws;
     j->call = call;
@@ -18,7 +18,7 @@ void job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free
     j->urgent = 0;
 }
 
-void job_free(Job *j)
+void lsp_job_free(Job *j)
 {
     if (!j) return;
     lsp_call_drop(j->call);
@@ -39,12 +39,12 @@ static void append(Job **head, Job **tail, Job *j)
     *tail = j;
 }
 
-void srv_push(Server *s, Job *j)
+void lsp_srv_push(Server *s, Job *j)
 {
     pthread_mutex_lock(&s->mu);
     if (s->stopping) {
         pthread_mutex_unlock(&s->mu);
-        job_free(j);
+        lsp_job_free(j);
         return;
     }
     if (j->urgent) {
@@ -62,12 +62,12 @@ void srv_push(Server *s, Job *j)
     pthread_mutex_unlock(&s->mu);
 }
 
-void srv_push_llm(Server *s, Job *j)
+void lsp_srv_push_llm(Server *s, Job *j)
 {
     pthread_mutex_lock(&s->mu);
     if (s->stopping) {
         pthread_mutex_unlock(&s->mu);
-        job_free(j);
+        lsp_job_free(j);
         return;
     }
     append(&s->llm_head, &s->llm_tail, j);
@@ -75,7 +75,7 @@ void srv_push_llm(Server *s, Job *j)
     pthread_mutex_unlock(&s->mu);
 }
 
-int srv_stopping(Server *s)
+int lsp_srv_stopping(Server *s)
 {
     pthread_mutex_lock(&s->mu);
     int r = s->stopping;
@@ -88,7 +88,7 @@ static void run_queue(Server *s, Job **head, Job **tail, pthread_cond_t *cond, i
 {
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        if (worker && !*head) ws_refresh_stale(s);
+        if (worker && !*head) lsp_ws_refresh_stale(s);
         while (!s->stopping && !*head)
             pthread_cond_wait(cond, &s->mu);
         if (s->stopping) break;
@@ -97,7 +97,7 @@ static void run_queue(Server *s, Job **head, Job **tail, pthread_cond_t *cond, i
         if (!*head) *tail = NULL;
         j->next = NULL;
         pthread_mutex_unlock(&s->mu);
-        if (j->run(s, j) == JOB_DONE) job_free(j);
+        if (j->run(s, j) == JOB_DONE) lsp_job_free(j);
         pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
@@ -117,13 +117,13 @@ static void *llm_main(void *arg)
     return NULL;
 }
 
-void srv_start_threads(Server *s)
+void lsp_srv_start_threads(Server *s)
 {
     if (s->threads_started) return;
     pthread_create(&s->worker, NULL, worker_main, s);
     for (int i = 0; i < LLM_THREADS; i++)
         pthread_create(&s->llm[i], NULL, llm_main, s);
-    pthread_create(&s->builder, NULL, builder_main, s);
+    pthread_create(&s->builder, NULL, lsp_builder_main, s);
     s->threads_started = 1;
 }
 
@@ -132,12 +132,12 @@ static void free_queue(Job **head, Job **tail)
     while (*head) {
         Job *j = *head;
         *head = j->next;
-        job_free(j);
+        lsp_job_free(j);
     }
     *tail = NULL;
 }
 
-int srv_stop_threads(Server *s, int wait_ms)
+int lsp_srv_stop_threads(Server *s, int wait_ms)
 {
     pthread_mutex_lock(&s->mu);
     s->stopping = 1;

@@ -27,44 +27,44 @@ typedef struct CrConfig {
     int threads;
 } CrConfig;
 
-void config_init(CrConfig *c);
-void config_release(CrConfig *c);
+void lsp_config_init(CrConfig *c);
+void lsp_config_release(CrConfig *c);
 /* A deep copy of src into dst (not initialised before). */
-void config_copy(CrConfig *dst, const CrConfig *src);
+void lsp_config_copy(CrConfig *dst, const CrConfig *src);
 
 /* Sets a key by its SPEC name ("llm.url", "indexDir", "exclude", ...) or
  * its CLI flag name ("llm-url", "index-dir", ...). "exclude" appends; a
  * comma-separated value appends several. CR_EUSAGE for an unknown key or a
  * bad number. */
-CrErr config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e);
+CrErr lsp_config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e);
 
 /* Applies CODERAG_* environment variables (CODERAG_LLM_URL, CODERAG_INDEXDIR,
  * CODERAG_EXCLUDE, ...). Explicit settings made afterwards win. */
-CrErr config_from_env(CrConfig *c, ErrInfo *e);
+CrErr lsp_config_from_env(CrConfig *c, ErrInfo *e);
 
 /* Whether a CLI flag (without leading dashes) is a configuration key. */
-int config_is_flag(const char *flag);
+int lsp_config_is_flag(const char *flag);
 /* Prints the settings as command-line flags, one line each. */
-void config_print_flags(FILE *f);
+void lsp_config_print_flags(FILE *f);
 
 /* The IdxConfig view of c (borrowing its strings). root defaults to ".". */
-void config_idx(const CrConfig *c, IdxConfig *out);
+void lsp_config_idx(const CrConfig *c, IdxConfig *out);
 /* The LLM settings of a request (endpoint, model, key variable), from the
  * configuration: the one place they are copied. Borrows from c. */
-void config_llm(const CrConfig *c, RtvRequest *req);
+void lsp_config_llm(const CrConfig *c, RtvRequest *req);
 
 /* Subcommands; argv[0] is the subcommand name. Return the process exit code
  * of SPEC.md: 0 ok, 1 usage, 2 index or I/O error, 3 endpoint error. */
 /* The command line: dispatches argv[1] to a command (usage on stderr and
  * exit 1 for an unknown one); returns the exit status. */
-int cli_main(int argc, char **argv);
+int lsp_cli_main(int argc, char **argv);
 /* The list of commands (exit 0 on stdout, 1 on stderr). */
-int cli_usage(FILE *f);
-int cli_index(int argc, char **argv);
-int cli_ask(int argc, char **argv);
-int cli_status(int argc, char **argv);
-int cli_lsp(int argc, char **argv);
-int cli_mcp(int argc, char **argv);
+int lsp_cli_usage(FILE *f);
+int lsp_cli_index(int argc, char **argv);
+int lsp_cli_ask(int argc, char **argv);
+int lsp_cli_status(int argc, char **argv);
+int lsp_cli_lsp(int argc, char **argv);
+int lsp_cli_mcp(int argc, char **argv);
 
 /* ---------------------------------------------------------------- transport
  *

@@ -12,7 +12,7 @@
 
 /* ---------------------------------------------------------------- notices */
 
-void srv_notice(Server *s, int kind, int type, const char *fmt, ...)
+void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -33,7 +33,7 @@ void srv_notice(Server *s, int kind, int type, const char *fmt, ...)
     lsp_rpc_notify(s->rpc, "window/showMessage", p);
 }
 
-void srv_notice_clear(Server *s, int kind)
+void lsp_srv_notice_clear(Server *s, int kind)
 {
     pthread_mutex_lock(&s->mu);
     s->notified[kind][0] = '\0';
@@ -45,19 +45,19 @@ void srv_notice_clear(Server *s, int kind)
 #define EP_BACKOFF_FIRST_MS 10000.0
 #define EP_BACKOFF_MAX_MS 300000.0
 
-void ep_init(Endpoint *ep, const char *what)
+void lsp_ep_init(Endpoint *ep, const char *what)
 {
     memset(ep, 0, sizeof *ep);
     pthread_mutex_init(&ep->mu, NULL);
     ep->what = what;
 }
 
-void ep_destroy(Endpoint *ep)
+void lsp_ep_destroy(Endpoint *ep)
 {
     pthread_mutex_destroy(&ep->mu);
 }
 
-int ep_skip(Endpoint *ep, char *why, size_t why_size)
+int lsp_ep_skip(Endpoint *ep, char *why, size_t why_size)
 {
     pthread_mutex_lock(&ep->mu);
     double now = now_ms();
@@ -78,7 +78,7 @@ static void show(Server *s, int type, const char *msg)
     lsp_rpc_notify(s->rpc, "window/showMessage", p);
 }
 
-void ep_report(Server *s, Endpoint *ep, CrErr rc, const char *msg)
+void lsp_ep_report(Server *s, Endpoint *ep, CrErr rc, const char *msg)
 {
     char text[600];
     int type = 0;
@@ -112,7 +112,7 @@ void ep_report(Server *s, Endpoint *ep, CrErr rc, const char *msg)
     if (type) show(s, type, text);
 }
 
-json_t *ep_status_json(Endpoint *ep, int configured)
+json_t *lsp_ep_status_json(Endpoint *ep, int configured)
 {
     static const char *names[] = {"unknown", "ok", "down"};
     pthread_mutex_lock(&ep->mu);
@@ -187,7 +187,7 @@ static void on_progress_created(void *ud, json_t *result, json_t *error)
     pthread_mutex_unlock(&ws->pg_mu);
 }
 
-void progress_start(Workspace *ws)
+void lsp_progress_start(Workspace *ws)
 {
     Server *s = ws->srv;
     if (!s->cap_progress) return;
@@ -205,7 +205,7 @@ void progress_start(Workspace *ws)
     lsp_rpc_request(s->rpc, "window/workDoneProgress/create", p, on_progress_created, ws);
 }
 
-void progress_report(Workspace *ws, size_t done, size_t total)
+void lsp_progress_report(Workspace *ws, size_t done, size_t total)
 {
     if (!ws->srv->cap_progress) return;
     int pct = total ? (int)(done * 100 / total) : 0;
@@ -219,7 +219,7 @@ void progress_report(Workspace *ws, size_t done, size_t total)
     pthread_mutex_unlock(&ws->pg_mu);
 }
 
-void progress_finish(Workspace *ws, const char *msg)
+void lsp_progress_finish(Workspace *ws, const char *msg)
 {
     pthread_mutex_lock(&ws->pg_mu);
     if (ws->pg.st == PG_ACTIVE) {

@@ -22,21 +22,21 @@ static const LspMethod methods[] = {
     {"initialize", on_initialize, LSP_REQUEST | LSP_INIT},
     {"initialized", on_initialized, LSP_NOTIFY | LSP_NEEDS_INIT},
     {"shutdown", on_shutdown, LSP_REQUEST | LSP_NEEDS_INIT | LSP_SHUTDOWN},
-    {"textDocument/didOpen", on_did_open, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"textDocument/didChange", on_did_change, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"textDocument/didClose", on_did_close, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"textDocument/didSave", on_did_save, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"workspace/didChangeWatchedFiles", on_watched_files, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"workspace/executeCommand", on_execute_command, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"textDocument/hover", on_hover, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"textDocument/codeLens", on_code_lens, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"textDocument/codeAction", on_code_action, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"workspace/symbol", on_workspace_symbol, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"textDocument/prepareCallHierarchy", on_prepare_call_hierarchy, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"callHierarchy/incomingCalls", on_incoming_calls, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"callHierarchy/outgoingCalls", on_outgoing_calls, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"coderag/ask", on_ask, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"coderag/status", on_status, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/didOpen", lsp_on_did_open, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"textDocument/didChange", lsp_on_did_change, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"textDocument/didClose", lsp_on_did_close, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"textDocument/didSave", lsp_on_did_save, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"workspace/didChangeWatchedFiles", lsp_on_watched_files, LSP_NOTIFY | LSP_NEEDS_INIT},
+    {"workspace/executeCommand", lsp_on_execute_command, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/hover", lsp_on_hover, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/codeLens", lsp_on_code_lens, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/codeAction", lsp_on_code_action, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"workspace/symbol", lsp_on_workspace_symbol, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/prepareCallHierarchy", lsp_on_prepare_call_hierarchy, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"callHierarchy/incomingCalls", lsp_on_incoming_calls, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"callHierarchy/outgoingCalls", lsp_on_outgoing_calls, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"coderag/ask", lsp_on_ask, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"coderag/status", lsp_on_status, LSP_REQUEST | LSP_NEEDS_INIT},
 };
 
 /* initializationOptions: SPEC keys, flat ("llm.url") or nested
@@ -62,7 +62,7 @@ static void apply_options(CrConfig *cfg, json_t *obj, const char *prefix)
             json_t *item;
             json_array_foreach(v, i, item)
             {
-                if (json_is_string(item) && config_set(cfg, name, json_string_value(item), &e))
+                if (json_is_string(item) && lsp_config_set(cfg, name, json_string_value(item), &e))
                     log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
             }
             continue;
@@ -75,7 +75,7 @@ static void apply_options(CrConfig *cfg, json_t *obj, const char *prefix)
         } else if (!json_is_null(v)) {
             log_msg(LOG_WARN, "initializationOptions: %s: unsupported value ignored", name);
         }
-        if (val && config_set(cfg, name, val, &e))
+        if (val && lsp_config_set(cfg, name, val, &e))
             log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
     }
 }
@@ -85,7 +85,7 @@ static void add_workspace(Server *s, const char *path, const char *name)
     for (size_t i = 0; i < s->n_ws; i++)
         if (!strcmp(s->ws[i]->root, path)) return;
     CrConfig cfg;
-    config_copy(&cfg, &s->cfg);
+    lsp_config_copy(&cfg, &s->cfg);
     if (s->n_ws > 0 && cfg.index_dir) { /* one index per root: indexDir is the first's */
         free(cfg.index_dir);
         cfg.index_dir = NULL;
@@ -95,8 +95,8 @@ static void add_workspace(Server *s, const char *path, const char *name)
         name = b && b[1] ? b + 1 : path;
     }
     s->ws = xrealloc(s->ws, (s->n_ws + 1) * sizeof *s->ws);
-    s->ws[s->n_ws++] = ws_new(s, path, name, &cfg);
-    config_release(&cfg);
+    s->ws[s->n_ws++] = lsp_ws_new(s, path, name, &cfg);
+    lsp_config_release(&cfg);
 }
 
 static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t **out,
@@ -156,7 +156,7 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
                     "(docs/protocol.md) would index %s", s->ws[i]->root, vcs, vcs);
         free(vcs);
     }
-    srv_start_threads(s);
+    lsp_srv_start_threads(s);
 
     *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b, s:b,"
                      " s:b, s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
@@ -191,7 +191,7 @@ static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t
         lsp_rpc_request(s->rpc, "client/registerCapability", reg, NULL, NULL);
     }
     for (size_t i = 0; i < s->n_ws; i++)
-        ws_request_build(s->ws[i]);
+        lsp_ws_request_build(s->ws[i]);
     return LSP_DONE;
 }
 
@@ -213,12 +213,12 @@ int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
     ErrInfo e = {0};
     int code = 1;
     memset(&s, 0, sizeof s);
-    config_copy(&s.cfg, cfg);
+    lsp_config_copy(&s.cfg, cfg);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.work_cond, NULL);
     pthread_cond_init(&s.build_cond, NULL);
     pthread_cond_init(&s.llm_cond, NULL);
-    ep_init(&s.llm_ep, "LLM");
+    lsp_ep_init(&s.llm_ep, "LLM");
     s.tr = lsp_transport_new(in_fd, out_fd);
     s.rpc = lsp_rpc_new(methods, sizeof methods / sizeof methods[0], &s, send_body, s.tr);
     sb_init(&body);
@@ -248,23 +248,23 @@ int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
     }
     sb_release(&body);
 
-    if (srv_stop_threads(&s, STOP_WAIT_MS) != 0) {
+    if (lsp_srv_stop_threads(&s, STOP_WAIT_MS) != 0) {
         /* A build or an LLM request that cannot be interrupted: the index
          * survives any interruption, so leave without waiting for it. */
         log_msg(LOG_WARN, "work still running after %d ms; exiting anyway", STOP_WAIT_MS);
         _exit(code);
     }
     for (size_t i = 0; i < s.n_ws; i++)
-        ws_free(s.ws[i]);
+        lsp_ws_free(s.ws[i]);
     free(s.ws);
-    docs_free(&s);
+    lsp_docs_free(&s);
     lsp_rpc_free(s.rpc);
     lsp_transport_free(s.tr);
-    config_release(&s.cfg);
+    lsp_config_release(&s.cfg);
     pthread_cond_destroy(&s.work_cond);
     pthread_cond_destroy(&s.build_cond);
     pthread_cond_destroy(&s.llm_cond);
-    ep_destroy(&s.llm_ep);
+    lsp_ep_destroy(&s.llm_ep);
     pthread_mutex_destroy(&s.mu);
     log_msg(LOG_INFO, "exit %d", code);
     return code;

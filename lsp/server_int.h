@@ -126,7 +126,7 @@ typedef void (*JobFreeFn)(Job *j);
 
 struct Job {
     Workspace *ws;
-    LspCall *call; /* requests: answered by run (job_free drops what is left) */
+    LspCall *call; /* requests: answered by run (lsp_job_free drops what is left) */
     JobRunFn run;
     JobFreeFn free; /* frees the payload and the job; NULL: free(j) */
     Job *next;
@@ -186,76 +186,76 @@ struct Server {
 
 /* ---- jobs.c */
 
-void job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn);
+void lsp_job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn);
 /* Drops what is left of the call and frees the job. */
-void job_free(Job *j);
+void lsp_job_free(Job *j);
 /* Queues a job for the worker (the queue owns it); urgent jobs go first,
  * in their order. */
-void srv_push(Server *s, Job *j);
+void lsp_srv_push(Server *s, Job *j);
 /* Queues a job for the LLM pool: its run must not touch a store. */
-void srv_push_llm(Server *s, Job *j);
+void lsp_srv_push_llm(Server *s, Job *j);
 /* Starts the worker, LLM and builder threads. */
-void srv_start_threads(Server *s);
+void lsp_srv_start_threads(Server *s);
 /* Stops them: waits up to wait_ms for running work; returns 0 when all
  * ended, -1 when one is still busy (the caller then leaves at once). */
-int srv_stop_threads(Server *s, int wait_ms);
-int srv_stopping(Server *s);
+int lsp_srv_stop_threads(Server *s, int wait_ms);
+int lsp_srv_stopping(Server *s);
 
 /* ---- builder.c */
-void *builder_main(void *arg);
-int endpoint_error(CrErr rc);
+void *lsp_builder_main(void *arg);
+int lsp_endpoint_error(CrErr rc);
 
 /* ---- progress.c */
 /* Shows a message when it differs from the last one of its kind (until
- * srv_notice_clear). type: 1 error, 2 warning, 3 info. */
-void srv_notice(Server *s, int kind, int type, const char *fmt, ...)
+ * lsp_srv_notice_clear). type: 1 error, 2 warning, 3 info. */
+void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void srv_notice_clear(Server *s, int kind);
-void progress_start(Workspace *ws);
-void progress_report(Workspace *ws, size_t done, size_t total);
-void progress_finish(Workspace *ws, const char *msg);
-void ep_init(Endpoint *ep, const char *what);
-void ep_destroy(Endpoint *ep);
+void lsp_srv_notice_clear(Server *s, int kind);
+void lsp_progress_start(Workspace *ws);
+void lsp_progress_report(Workspace *ws, size_t done, size_t total);
+void lsp_progress_finish(Workspace *ws, const char *msg);
+void lsp_ep_init(Endpoint *ep, const char *what);
+void lsp_ep_destroy(Endpoint *ep);
 /* Whether a request in auto mode should skip the endpoint (down, back-off
  * not over); *why then says so. */
-int ep_skip(Endpoint *ep, char *why, size_t why_size);
+int lsp_ep_skip(Endpoint *ep, char *why, size_t why_size);
 /* The outcome of a request: CR_OK, or a failure (CR_ECANCELED is none).
  * Tells the user (window/showMessage) when the state or reason changes. */
-void ep_report(Server *s, Endpoint *ep, CrErr rc, const char *msg);
+void lsp_ep_report(Server *s, Endpoint *ep, CrErr rc, const char *msg);
 /* {"configured", "state", "message"} for coderag/status. New reference. */
-struct json_t *ep_status_json(Endpoint *ep, int configured);
+struct json_t *lsp_ep_status_json(Endpoint *ep, int configured);
 
 /* ---- workspace.c */
 
 /* Creates a workspace for root (not opened yet). */
-Workspace *ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg);
-void ws_free(Workspace *ws);
+Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg);
+void lsp_ws_free(Workspace *ws);
 /* The workspace holding an absolute path (longest root first), or NULL;
  * *out_rel (may be NULL) gets the root-relative part, normalised
  * (path_is_normal_rel), or NULL for the root itself (caller frees). The
  * path is normalised first: "/ws/a/../../etc/x" is in no workspace. */
-Workspace *ws_for_path(Server *s, const char *abs, char **out_rel);
+Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel);
 /* The workspace a request is about: the one holding its document, else the first. */
-Workspace *ws_pick(Server *s, const char *uri);
+Workspace *lsp_ws_pick(Server *s, const char *uri);
 /* Schedules a re-index of one file (root-relative), coalesced per path. */
-void ws_schedule_update(Workspace *ws, const char *rel);
+void lsp_ws_schedule_update(Workspace *ws, const char *rel);
 /* Asks for a full build (rescan) of the workspace. */
-void ws_request_build(Workspace *ws);
+void lsp_ws_request_build(Workspace *ws);
 /* Worker: opens q (idempotent); errors put the workspace in the error state. */
-int ws_open(Workspace *ws, ErrInfo *e);
+int lsp_ws_open(Workspace *ws, ErrInfo *e);
 /* Worker: the pending file updates, applied. */
-void ws_run_updates(Server *s, Workspace *ws);
-void ws_set_error(Workspace *ws, const char *msg);
+void lsp_ws_run_updates(Server *s, Workspace *ws);
+void lsp_ws_set_error(Workspace *ws, const char *msg);
 /* The coderag/status result. New reference. */
-struct json_t *srv_status_json(Server *s);
+struct json_t *lsp_srv_status_json(Server *s);
 /* Worker side: makes sure ws->q is open and, during a first build, fresh
  * enough; returns it or NULL with e set. */
-IdxStore *ws_query_store(Workspace *ws, ErrInfo *e);
+IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e);
 /* Whether the workspace is (still) indexing; any thread. */
-int ws_indexing(Workspace *ws);
+int lsp_ws_indexing(Workspace *ws);
 /* Worker, idle: refreshes status counts that file updates made stale
  * (s->mu held). */
-void ws_refresh_stale(Server *s);
+void lsp_ws_refresh_stale(Server *s);
 
 /* ---- root.c */
 /* The root rule (docs/protocol.md): the nearest folder from `start` up with
@@ -265,11 +265,11 @@ char *lsp_find_root(const char *start, const char *fallback);
 char *lsp_vcs_root_above(const char *dir);
 
 /* ---- handlers_ask.c (decoding, commands, status) and ask_run.c (the pipeline) */
-LspStatus on_ask(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_ask(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                  LspError *err);
-LspStatus on_status(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_status(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                     LspError *err);
-LspStatus on_execute_command(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_execute_command(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                              LspError *err);
 
 /* An ask (or an explanation) through the worker, the LLM pool and back. */
@@ -299,67 +299,67 @@ typedef struct AskJob {
     size_t partial_sent; /* chars of text in the last partial result */
 } AskJob;
 
-AskJob *ask_job_new(Workspace *ws, LspCall *call);
+AskJob *lsp_ask_job_new(Workspace *ws, LspCall *call);
 /* Decodes coderag/ask params into j (reader thread). */
-LspStatus ask_decode(Server *s, struct json_t *params, AskJob *j, LspError *err);
+LspStatus lsp_ask_decode(Server *s, struct json_t *params, AskJob *j, LspError *err);
 /* Queues it: sends work-done "begin" at once, then the worker retrieves. */
-void ask_queue(Server *s, AskJob *j);
+void lsp_ask_queue(Server *s, AskJob *j);
 
 /* ---- handlers_explain.c */
-LspStatus on_code_action(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_code_action(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                          LspError *err);
-LspStatus explain_command(Server *s, struct json_t *args, LspCall *call, LspError *err);
+LspStatus lsp_explain_command(Server *s, struct json_t *args, LspCall *call, LspError *err);
 /* Worker: fills j's question from the definition under the cursor; 0 when
  * there is none (err set). */
-int explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err);
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err);
 /* Worker: keeps an explanation for hovers. */
-void explain_store(Workspace *ws, const char *key, const char *markdown);
+void lsp_explain_store(Workspace *ws, const char *key, const char *markdown);
 /* Worker: the cached explanation of a definition, or NULL (borrowed). */
-const char *explain_cached(Workspace *ws, const IdxChunk *d);
+const char *lsp_explain_cached(Workspace *ws, const IdxChunk *d);
 
 /* ---- handlers_doc.c */
-LspStatus on_did_open(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_did_open(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                       LspError *err);
-LspStatus on_did_change(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_did_change(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                         LspError *err);
-LspStatus on_did_close(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_did_close(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                        LspError *err);
-LspStatus on_did_save(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_did_save(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                       LspError *err);
-LspStatus on_watched_files(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_watched_files(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                            LspError *err);
 /* The open document's text, or NULL (borrowed; reader thread). */
-const Doc *docs_find(Server *s, const char *uri);
-void docs_free(Server *s);
+const Doc *lsp_docs_find(Server *s, const char *uri);
+void lsp_docs_free(Server *s);
 
 /* ---- handlers_nav.c */
-LspStatus on_hover(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_hover(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                    LspError *err);
-LspStatus on_code_lens(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_code_lens(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                        LspError *err);
 /* Worker: keeps the question and citations of an answer for code lenses. */
-void nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a);
-void nav_forget_answer(Workspace *ws);
+void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a);
+void lsp_nav_forget_answer(Workspace *ws);
 /* Reader: the identifier at (line, UTF-16 col) of a document (open, else
  * as saved at rel in ws, read only when it resolves inside the root), with
  * its column span; NULL when none. Caller frees. */
-char *nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel, int line,
+char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel, int line,
                       int col, int *c0, int *c1);
 /* Reader: decodes {textDocument: {uri}, position: {line, character}};
  * *out_ws is the workspace holding the document (NULL when none) and
  * *out_rel its root-relative path (caller frees). */
-LspStatus nav_position_params(Server *s, struct json_t *params, const char *method,
+LspStatus lsp_nav_position_params(Server *s, struct json_t *params, const char *method,
                               const char **out_uri, int *line, int *character, Workspace **out_ws,
                               char **out_rel, LspError *err);
 
 /* ---- handlers_hier.c: workspace/symbol and call hierarchy */
-LspStatus on_workspace_symbol(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_workspace_symbol(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                               LspError *err);
-LspStatus on_prepare_call_hierarchy(void *ctx, struct json_t *params, LspCall *call,
+LspStatus lsp_on_prepare_call_hierarchy(void *ctx, struct json_t *params, LspCall *call,
                                     struct json_t **out, LspError *err);
-LspStatus on_incoming_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_incoming_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                             LspError *err);
-LspStatus on_outgoing_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+LspStatus lsp_on_outgoing_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                             LspError *err);
 
 #endif

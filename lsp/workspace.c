@@ -14,7 +14,7 @@
  * and coderag/status. See server_int.h for the design. */
 
 
-Workspace *ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg)
+Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg)
 {
     Workspace *ws = xcalloc(1, sizeof *ws);
     char real[PATH_MAX];
@@ -22,7 +22,7 @@ Workspace *ws_new(Server *s, const char *root, const char *name, const CrConfig 
     ws->root = xstrdup(realpath(root, real) ? real : root);
     if (strcmp(ws->root, root) != 0) ws->alias = xstrdup(root);
     ws->name = xstrdup(name);
-    config_copy(&ws->cfg, cfg);
+    lsp_config_copy(&ws->cfg, cfg);
     free(ws->cfg.root);
     ws->cfg.root = xstrdup(ws->root);
     ws->state = WS_OPENING;
@@ -32,16 +32,16 @@ Workspace *ws_new(Server *s, const char *root, const char *name, const CrConfig 
     return ws;
 }
 
-void ws_free(Workspace *ws)
+void lsp_ws_free(Workspace *ws)
 {
     if (!ws) return;
-    nav_forget_answer(ws);
+    lsp_nav_forget_answer(ws);
     for (size_t i = 0; i < HOVER_CACHE; i++) free(ws->explained[i].markdown);
     idx_close(ws->q);
     free(ws->root);
     free(ws->alias);
     free(ws->name);
-    config_release(&ws->cfg);
+    lsp_config_release(&ws->cfg);
     strmap_release(&ws->pending);
     pthread_mutex_destroy(&ws->pg_mu);
     free(ws);
@@ -55,7 +55,7 @@ static size_t under_root(const char *abs, const char *root, StrBuf *tmp)
     return tmp->len;
 }
 
-Workspace *ws_for_path(Server *s, const char *abs, char **out_rel)
+Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel)
 {
     Workspace *best = NULL;
     size_t best_len = 0;
@@ -89,19 +89,19 @@ Workspace *ws_for_path(Server *s, const char *abs, char **out_rel)
     return best;
 }
 
-Workspace *ws_pick(Server *s, const char *uri)
+Workspace *lsp_ws_pick(Server *s, const char *uri)
 {
     if (uri) {
         char *path = NULL;
         path_from_uri(uri, &path);
-        Workspace *ws = path ? ws_for_path(s, path, NULL) : NULL;
+        Workspace *ws = path ? lsp_ws_for_path(s, path, NULL) : NULL;
         free(path);
         if (ws) return ws;
     }
     return s->n_ws ? s->ws[0] : NULL;
 }
 
-int ws_indexing(Workspace *ws)
+int lsp_ws_indexing(Workspace *ws)
 {
     pthread_mutex_lock(&ws->srv->mu);
     int r = ws->state == WS_OPENING || ws->state == WS_INDEXING || ws->building;
@@ -111,7 +111,7 @@ int ws_indexing(Workspace *ws)
 
 /* ---------------------------------------------------------------- worker */
 
-void ws_set_error(Workspace *ws, const char *msg)
+void lsp_ws_set_error(Workspace *ws, const char *msg)
 {
     pthread_mutex_lock(&ws->srv->mu);
     ws->state = WS_ERROR;
@@ -127,15 +127,15 @@ static void set_snapshot(Workspace *ws, const IdxStatus *st)
 }
 
 /* Opens q (idempotent); errors put the workspace in the error state. */
-int ws_open(Workspace *ws, ErrInfo *e)
+int lsp_ws_open(Workspace *ws, ErrInfo *e)
 {
     if (ws->q) return 1;
     IdxConfig ic;
-    config_idx(&ws->cfg, &ic);
+    lsp_config_idx(&ws->cfg, &ic);
     CrErr rc = idx_open(&ic, 0, &ws->q, e);
     if (rc) {
-        ws_set_error(ws, e->msg[0] ? e->msg : cr_strerror(rc));
-        srv_notice(ws->srv, NOTICE_INDEX, 1, "coderag: cannot open the index of %s: %s", ws->root,
+        lsp_ws_set_error(ws, e->msg[0] ? e->msg : cr_strerror(rc));
+        lsp_srv_notice(ws->srv, NOTICE_INDEX, 1, "coderag: cannot open the index of %s: %s", ws->root,
                    e->msg);
         return 0;
     }
@@ -149,7 +149,7 @@ static int run_open(Server *s, Job *j)
 {
     Workspace *ws = j->ws;
     ErrInfo e = {0};
-    if (!ws_open(ws, &e)) return JOB_DONE;
+    if (!lsp_ws_open(ws, &e)) return JOB_DONE;
     pthread_mutex_lock(&s->mu);
     ws->build_wanted = 1;
     if (!ws->building) {
@@ -161,7 +161,7 @@ static int run_open(Server *s, Job *j)
     return JOB_DONE;
 }
 
-IdxStore *ws_query_store(Workspace *ws, ErrInfo *e)
+IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e)
 {
     if (!ws->q) {
         pthread_mutex_lock(&ws->srv->mu);
@@ -173,7 +173,7 @@ IdxStore *ws_query_store(Workspace *ws, ErrInfo *e)
             pthread_mutex_unlock(&ws->srv->mu);
             return NULL;
         }
-        if (!ws_open(ws, e)) return NULL;
+        if (!lsp_ws_open(ws, e)) return NULL;
     }
     /* Fresh by construction: every search checks the database's
      * data_version and reloads what another connection (the builder's)
@@ -183,7 +183,7 @@ IdxStore *ws_query_store(Workspace *ws, ErrInfo *e)
 }
 
 /* Applies the pending file updates (worker). */
-void ws_run_updates(Server *s, Workspace *ws)
+void lsp_ws_run_updates(Server *s, Workspace *ws)
 {
     StrMap todo;
     pthread_mutex_lock(&s->mu);
@@ -197,7 +197,7 @@ void ws_run_updates(Server *s, Workspace *ws)
     pthread_mutex_unlock(&s->mu);
     if (!todo.len) return;
     ErrInfo e = {0};
-    if (!ws->q && !ws_open(ws, &e)) {
+    if (!ws->q && !lsp_ws_open(ws, &e)) {
         strmap_release(&todo);
         return;
     }
@@ -209,8 +209,8 @@ void ws_run_updates(Server *s, Workspace *ws)
         double t1 = now_ms();
         if (rc && rc != CR_EOUTSIDE)
             log_msg(LOG_WARN, "re-indexing %s failed: %s", todo.keys[i], e.msg);
-        if (endpoint_error(rc))
-            srv_notice(s, NOTICE_EMBED, 2,
+        if (lsp_endpoint_error(rc))
+            lsp_srv_notice(s, NOTICE_EMBED, 2,
                        "coderag: the embeddings endpoint failed (%s); "
                        "the text index is current, vectors follow when it is back",
                        e.msg);
@@ -223,11 +223,11 @@ void ws_run_updates(Server *s, Workspace *ws)
 
 static int run_update(Server *s, Job *j)
 {
-    ws_run_updates(s, j->ws);
+    lsp_ws_run_updates(s, j->ws);
     return JOB_DONE;
 }
 
-void ws_schedule_update(Workspace *ws, const char *rel)
+void lsp_ws_schedule_update(Workspace *ws, const char *rel)
 {
     Server *s = ws->srv;
     pthread_mutex_lock(&s->mu);
@@ -238,20 +238,20 @@ void ws_schedule_update(Workspace *ws, const char *rel)
     pthread_mutex_unlock(&s->mu);
     if (queue) {
         Job *j = xcalloc(1, sizeof *j);
-        job_init(j, ws, NULL, run_update, NULL);
+        lsp_job_init(j, ws, NULL, run_update, NULL);
         j->urgent = 1;
-        srv_push(s, j);
+        lsp_srv_push(s, j);
     }
 }
 
-void ws_request_build(Workspace *ws)
+void lsp_ws_request_build(Workspace *ws)
 {
     Job *j = xcalloc(1, sizeof *j);
-    job_init(j, ws, NULL, run_open, NULL);
-    srv_push(ws->srv, j);
+    lsp_job_init(j, ws, NULL, run_open, NULL);
+    lsp_srv_push(ws->srv, j);
 }
 
-void ws_refresh_stale(Server *s)
+void lsp_ws_refresh_stale(Server *s)
 {
     for (size_t i = 0; i < s->n_ws && !s->head && !s->stopping; i++) {
         Workspace *ws = s->ws[i];
@@ -283,7 +283,7 @@ static const char *state_name(WsState st)
     }
 }
 
-json_t *srv_status_json(Server *s)
+json_t *lsp_srv_status_json(Server *s)
 {
     json_t *roots = json_array();
     json_int_t files = 0, chunks = 0, edges = 0, vectors = 0, indexed = 0, total = 0;
@@ -338,7 +338,7 @@ json_t *srv_status_json(Server *s)
     json_object_set_new(o, "edges", json_integer(edges));
     json_object_set_new(o, "vectors", json_integer(vectors));
     json_object_set_new(o, "roots", roots);
-    json_object_set_new(o, "llm", ep_status_json(&s->llm_ep, s->cfg.llm_url && s->cfg.llm_url[0]));
+    json_object_set_new(o, "llm", lsp_ep_status_json(&s->llm_ep, s->cfg.llm_url && s->cfg.llm_url[0]));
     sb_release(&msg);
     return o;
 }
