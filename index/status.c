@@ -1,0 +1,188 @@
+/* status.c - what an index holds (counts, languages, skipped files, the
+ * dense leg) and the consistency check of `coderag status --check`. */
+#include "store_int.h"
+#include "lang/lang.h"
+#include "vec_int.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int64_t count_rows(IdxStore *st, const char *sql)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return n;
+}
+
+static int64_t file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
+}
+
+static int status__lang_cmp(const void *pa, const void *pb)
+{
+    const IdxLangCount *a = pa, *b = pb;
+    if (a->files != b->files) return a->files > b->files ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* Indexed files per language, by the table's detection on their paths. */
+static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "SELECT path FROM files WHERE status = 'ok'", -1, &s, NULL) !=
+        SQLITE_OK)
+        return store__err(st, e, "status");
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const IdxLang *l = lang_for_path((const char *)sqlite3_column_text(s, 0));
+        const char *name = l ? l->name : "script";
+        size_t i = 0;
+        while (i < out->n_langs && strcmp(out->langs[i].name, name) != 0) i++;
+        if (i == out->n_langs) {
+            if (i == IDX_STATUS_LANGS) continue;
+            snprintf(out->langs[i].name, sizeof out->langs[i].name, "%s", name);
+            out->n_langs++;
+        }
+        out->langs[i].files++;
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE) return store__err(st, e, "status");
+    qsort(out->langs, out->n_langs, sizeof out->langs[0], status__lang_cmp);
+    return CR_OK;
+}
+
+CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
+{
+    memset(out, 0, sizeof *out);
+    out->files = count_rows(st, "SELECT count(*) FROM files WHERE status = 'ok'");
+    out->skipped = count_rows(st, "SELECT count(*) FROM files WHERE status != 'ok'");
+    out->chunks = count_rows(st, "SELECT count(*) FROM chunks");
+    out->edges = count_rows(st, "SELECT count(*) FROM edges");
+    out->symbols = count_rows(st, "SELECT count(*) FROM symbols");
+    if (out->files < 0 || out->skipped < 0 || out->chunks < 0 || out->edges < 0 || out->symbols < 0)
+        return store__err(st, e, "status");
+    CrErr lrc = status__langs(st, out, e);
+    if (lrc) return lrc;
+    out->vectors = dense__count(st);
+    char t[32];
+    if (store__meta_get(st, "last_update", t, sizeof t, e) == CR_EDB) return CR_EDB;
+    out->last_update = atoll(t);
+    char p[PATH_MAX + 8];
+    out->db_bytes = file_size(st->db_path);
+    snprintf(p, sizeof p, "%s-wal", st->db_path);
+    out->db_bytes += file_size(p);
+    snprintf(out->embedder, sizeof out->embedder, "%.95s",
+             st->dense.em ? embedder_id(st->dense.em)
+                          : st->dense.note[0] ? st->dense.note : "none (builtin: no dense leg)");
+    return CR_OK;
+}
+
+CrErr idx_skipped(IdxStore *st, IdxSkipped **out, size_t *n_out, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    IdxSkipped *v = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *n_out = 0;
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT path, status FROM files WHERE status != 'ok' ORDER BY path", -1,
+                           &s, NULL) != SQLITE_OK)
+        return store__err(st, e, "skipped");
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n].path = xstrdup((const char *)sqlite3_column_text(s, 0));
+        v[n].reason = xstrdup((const char *)sqlite3_column_text(s, 1));
+        n++;
+    }
+    if (rc != SQLITE_DONE) {
+        CrErr err = store__err(st, e, "skipped");
+        sqlite3_finalize(s);
+        idx_skipped_free(v, n);
+        return err;
+    }
+    sqlite3_finalize(s);
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+void idx_skipped_free(IdxSkipped *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].path);
+        free(v[i].reason);
+    }
+    free(v);
+}
+
+/* The postings search uses (snapshot and what changed since) hold exactly
+ * what a build from the search text would. */
+static CrErr verify_postings(IdxStore *st, ErrInfo *e)
+{
+    Postings *fresh = NULL, *used = NULL;
+    char why[256];
+    CrErr rc = postings_load(st, 0, &fresh, e);
+    if (!rc) rc = postings_load(st, 1, &used, e);
+    /* A damaged snapshot list is caught where it is read, and searches
+     * then rebuild from the text: a cache to replace, not an inconsistency. */
+    if (!rc && !postings_same(used, fresh, why, sizeof why) && !postings_damaged(used))
+        rc = err_set(e, CR_ECORRUPT, "search postings differ from the search text: %s", why);
+    postings_free(fresh);
+    postings_free(used);
+    return rc;
+}
+
+CrErr idx_verify(IdxStore *st, ErrInfo *e)
+{
+    static const struct {
+        const char *what;
+        const char *sql; /* counts offending rows */
+    } checks[] = {
+        {"chunks without a file",
+         "SELECT count(*) FROM chunks c LEFT JOIN files f ON f.id = c.file_id "
+         "WHERE f.id IS NULL OR f.status != 'ok'"},
+        {"search rows without a chunk",
+         "SELECT count(*) FROM search_text s LEFT JOIN chunks c ON c.id = s.id WHERE c.id IS NULL"},
+        {"chunks without a search row",
+         "SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM search_text)"},
+        {"edges with a missing end",
+         "SELECT count(*) FROM edges e LEFT JOIN chunks a ON a.id = e.src "
+         "LEFT JOIN chunks b ON b.id = e.dst WHERE a.id IS NULL OR b.id IS NULL"},
+        {"edges of a missing ref",
+         "SELECT count(*) FROM edges e LEFT JOIN refs r ON r.id = e.ref_id "
+         "WHERE e.ref_id != 0 AND r.id IS NULL"},
+        {"symbols without a chunk",
+         "SELECT count(*) FROM symbols s LEFT JOIN chunks c ON c.id = s.chunk_id WHERE c.id IS NULL"},
+        {"refs without a chunk",
+         "SELECT count(*) FROM refs r LEFT JOIN chunks c ON c.id = r.chunk_id WHERE c.id IS NULL"},
+        {"imports without a file",
+         "SELECT count(*) FROM imports i LEFT JOIN files f ON f.id = i.file_id WHERE f.id IS NULL"},
+        {"overlapping chunks",
+         "SELECT count(*) FROM chunks a JOIN chunks b ON a.file_id = b.file_id AND a.id < b.id "
+         "AND a.start_line <= b.end_line AND b.start_line <= a.end_line"},
+    };
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) != SQLITE_OK)
+        return store__err(st, e, "quick_check");
+    CrErr rc = CR_OK;
+    if (sqlite3_step(s) != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(s, 0), "ok") != 0)
+        rc = err_set(e, CR_ECORRUPT, "quick_check: %s",
+                     sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "failed");
+    sqlite3_finalize(s);
+    if (rc) return rc;
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
+        int64_t n = count_rows(st, checks[i].sql);
+        if (n != 0)
+            return err_set(e, CR_ECORRUPT, "%lld %s", (long long)n, checks[i].what);
+    }
+    return verify_postings(st, e);
+}
