@@ -39,10 +39,10 @@ static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db, "SELECT path FROM files WHERE status = 'ok'", -1, &s, NULL) !=
         SQLITE_OK)
-        return store__err(st, e, "status");
+        return idx_store_err(st, e, "status");
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const IdxLang *l = lang_for_path((const char *)sqlite3_column_text(s, 0));
+        const IdxLang *l = idx_lang_for_path((const char *)sqlite3_column_text(s, 0));
         const char *name = l ? l->name : "script";
         size_t i = 0;
         while (i < out->n_langs && strcmp(out->langs[i].name, name) != 0) i++;
@@ -54,7 +54,7 @@ static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
         out->langs[i].files++;
     }
     sqlite3_finalize(s);
-    if (rc != SQLITE_DONE) return store__err(st, e, "status");
+    if (rc != SQLITE_DONE) return idx_store_err(st, e, "status");
     qsort(out->langs, out->n_langs, sizeof out->langs[0], status__lang_cmp);
     return CR_OK;
 }
@@ -68,19 +68,19 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     out->edges = count_rows(st, "SELECT count(*) FROM edges");
     out->symbols = count_rows(st, "SELECT count(*) FROM symbols");
     if (out->files < 0 || out->skipped < 0 || out->chunks < 0 || out->edges < 0 || out->symbols < 0)
-        return store__err(st, e, "status");
+        return idx_store_err(st, e, "status");
     CrErr lrc = status__langs(st, out, e);
     if (lrc) return lrc;
-    out->vectors = dense__count(st);
+    out->vectors = idx_dense_count(st);
     char t[32];
-    if (store__meta_get(st, "last_update", t, sizeof t, e) == CR_EDB) return CR_EDB;
+    if (idx_store_meta_get(st, "last_update", t, sizeof t, e) == CR_EDB) return CR_EDB;
     out->last_update = atoll(t);
     char p[PATH_MAX + 8];
     out->db_bytes = file_size(st->db_path);
     snprintf(p, sizeof p, "%s-wal", st->db_path);
     out->db_bytes += file_size(p);
     snprintf(out->embedder, sizeof out->embedder, "%.95s",
-             st->dense.em ? embedder_id(st->dense.em)
+             st->dense.em ? idx_embedder_id(st->dense.em)
                           : st->dense.note[0] ? st->dense.note : "none (builtin: no dense leg)");
     return CR_OK;
 }
@@ -95,7 +95,7 @@ CrErr idx_skipped(IdxStore *st, IdxSkipped **out, size_t *n_out, ErrInfo *e)
     if (sqlite3_prepare_v2(st->db,
                            "SELECT path, status FROM files WHERE status != 'ok' ORDER BY path", -1,
                            &s, NULL) != SQLITE_OK)
-        return store__err(st, e, "skipped");
+        return idx_store_err(st, e, "skipped");
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         ARRAY_GROW(v, n + 1, cap);
@@ -104,7 +104,7 @@ CrErr idx_skipped(IdxStore *st, IdxSkipped **out, size_t *n_out, ErrInfo *e)
         n++;
     }
     if (rc != SQLITE_DONE) {
-        CrErr err = store__err(st, e, "skipped");
+        CrErr err = idx_store_err(st, e, "skipped");
         sqlite3_finalize(s);
         idx_skipped_free(v, n);
         return err;
@@ -130,14 +130,14 @@ static CrErr verify_postings(IdxStore *st, ErrInfo *e)
 {
     Postings *fresh = NULL, *used = NULL;
     char why[256];
-    CrErr rc = postings_load(st, 0, &fresh, e);
-    if (!rc) rc = postings_load(st, 1, &used, e);
+    CrErr rc = idx_postings_load(st, 0, &fresh, e);
+    if (!rc) rc = idx_postings_load(st, 1, &used, e);
     /* A damaged snapshot list is caught where it is read, and searches
      * then rebuild from the text: a cache to replace, not an inconsistency. */
-    if (!rc && !postings_same(used, fresh, why, sizeof why) && !postings_damaged(used))
+    if (!rc && !idx_postings_same(used, fresh, why, sizeof why) && !idx_postings_damaged(used))
         rc = err_set(e, CR_ECORRUPT, "search postings differ from the search text: %s", why);
-    postings_free(fresh);
-    postings_free(used);
+    idx_postings_free(fresh);
+    idx_postings_free(used);
     return rc;
 }
 
@@ -172,7 +172,7 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
     };
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) != SQLITE_OK)
-        return store__err(st, e, "quick_check");
+        return idx_store_err(st, e, "quick_check");
     CrErr rc = CR_OK;
     if (sqlite3_step(s) != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(s, 0), "ok") != 0)
         rc = err_set(e, CR_ECORRUPT, "quick_check: %s",

@@ -51,23 +51,23 @@ static const char schema_sql[] =
     "CREATE INDEX edges_src ON edges(src);"
     "CREATE INDEX edges_dst ON edges(dst);"
     "CREATE INDEX edges_ref ON edges(ref_id);"
-    /* The search text of each chunk (tok_code output), by chunk id: what the
+    /* The search text of each chunk (idx_tok_code output), by chunk id: what the
      * BM25F postings are built from (FTS5's porter tokenizer, no FTS table). */
     "CREATE TABLE search_text(id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,"
     " doc TEXT NOT NULL, body TEXT NOT NULL);";
 
-CrErr store__err(IdxStore *st, ErrInfo *e, const char *what)
+CrErr idx_store_err(IdxStore *st, ErrInfo *e, const char *what)
 {
     return err_set(e, CR_EDB, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
 }
 
-sqlite3_stmt *store__stmt(IdxStore *st, StmtId id, ErrInfo *e)
+sqlite3_stmt *idx_store_stmt(IdxStore *st, StmtId id, ErrInfo *e)
 {
     sqlite3_stmt *s = st->stmts[id];
     if (!s) {
         if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) !=
             SQLITE_OK) {
-            store__err(st, e, "prepare");
+            idx_store_err(st, e, "prepare");
             return NULL;
         }
         st->stmts[id] = s;
@@ -78,16 +78,16 @@ sqlite3_stmt *store__stmt(IdxStore *st, StmtId id, ErrInfo *e)
     return s;
 }
 
-int64_t store__data_version(IdxStore *st)
+int64_t idx_store_data_version(IdxStore *st)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_DATA_VERSION, NULL);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_DATA_VERSION, NULL);
     int64_t v = -1;
     if (s && sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
     if (s) sqlite3_reset(s);
     return v;
 }
 
-CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e)
+CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e)
 {
     char *msg = NULL;
     if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -98,22 +98,22 @@ CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e)
     return CR_OK;
 }
 
-CrErr store__step(IdxStore *st, sqlite3_stmt *s, int *row, ErrInfo *e, const char *what)
+CrErr idx_store_step(IdxStore *st, sqlite3_stmt *s, int *row, ErrInfo *e, const char *what)
 {
     int rc = sqlite3_step(s);
     *row = rc == SQLITE_ROW;
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store__err(st, e, what);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return idx_store_err(st, e, what);
     return CR_OK;
 }
 
-CrErr store__step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what)
+CrErr idx_store_step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what)
 {
     int rc = sqlite3_step(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store__err(st, e, what);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return idx_store_err(st, e, what);
     return CR_OK;
 }
 
-void store__scan_options(const IdxStore *st, ScanOptions *out)
+void idx_store_scan_options(const IdxStore *st, ScanOptions *out)
 {
     out->root = st->root;
     out->index_dir = st->index_dir;
@@ -122,40 +122,40 @@ void store__scan_options(const IdxStore *st, ScanOptions *out)
     out->max_file_bytes = st->max_file_bytes;
 }
 
-char *store__col_dup(sqlite3_stmt *s, int i)
+char *idx_store_col_dup(sqlite3_stmt *s, int i)
 {
     const unsigned char *t = sqlite3_column_text(s, i);
     return xstrdup(t ? (const char *)t : "");
 }
 
-CrErr store__meta_get(IdxStore *st, const char *key, char *out, size_t cap, ErrInfo *e)
+CrErr idx_store_meta_get(IdxStore *st, const char *key, char *out, size_t cap, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_META_GET, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_META_GET, e);
     int row = 0;
     out[0] = '\0';
     if (!s) return CR_EDB;
     sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-    CrErr rc = store__step(st, s, &row, e, "meta");
+    CrErr rc = idx_store_step(st, s, &row, e, "meta");
     if (!rc && row && sqlite3_column_text(s, 0))
         snprintf(out, cap, "%s", (const char *)sqlite3_column_text(s, 0));
     sqlite3_reset(s);
     return rc ? rc : row ? CR_OK : CR_ENOENT;
 }
 
-CrErr store__meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e)
+CrErr idx_store_meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_META_PUT, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_META_PUT, e);
     if (!s) return CR_EDB;
     sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
-    return store__step_done(st, s, e, "meta");
+    return idx_store_step_done(st, s, e, "meta");
 }
 
-CrErr store__touch_update_time(IdxStore *st, ErrInfo *e)
+CrErr idx_store_touch_update_time(IdxStore *st, ErrInfo *e)
 {
     char v[32];
     snprintf(v, sizeof v, "%lld", (long long)time(NULL));
-    return store__meta_put(st, "last_update", v, e);
+    return idx_store_meta_put(st, "last_update", v, e);
 }
 
 /* Whether a failed read says something about the file's content (not a
@@ -193,7 +193,7 @@ static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
         }
         sqlite3_finalize(s);
         if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-            if (!store__content_error(rc)) return store__err(st, e, "reading the schema");
+            if (!store__content_error(rc)) return idx_store_err(st, e, "reading the schema");
             return CR_OK; /* not ours */
         }
         if (*empty) return CR_OK;
@@ -204,31 +204,31 @@ static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
 static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
 {
     char v[32];
-    CrErr rc = store__exec(st, "BEGIN IMMEDIATE", e);
+    CrErr rc = idx_store_exec(st, "BEGIN IMMEDIATE", e);
     if (rc) return rc;
     /* Another process may have created it while we waited for the lock. */
     int ok = 0, empty = 0;
     if ((rc = store__schema_check(st, &ok, &empty, e))) {
-        store__exec(st, "ROLLBACK", NULL);
+        idx_store_exec(st, "ROLLBACK", NULL);
         return rc;
     }
-    if (ok) return store__exec(st, "COMMIT", e);
-    rc = store__exec(st, schema_sql, e);
+    if (ok) return idx_store_exec(st, "COMMIT", e);
+    rc = idx_store_exec(st, schema_sql, e);
     snprintf(v, sizeof v, "coderag-%d", IDX_SCHEMA_VERSION);
-    if (!rc) rc = store__meta_put(st, "schema", v, e);
-    if (!rc) rc = store__meta_put(st, "gen", "0", e);
+    if (!rc) rc = idx_store_meta_put(st, "schema", v, e);
+    if (!rc) rc = idx_store_meta_put(st, "gen", "0", e);
     /* Files beside the database (postings.bin) name the database they
      * belong to: a rebuilt database never adopts an old one's. */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t seed[3] = {(uint64_t)ts.tv_sec, (uint64_t)ts.tv_nsec, (uint64_t)getpid()};
     hash64_hex(hash64(seed, sizeof seed), v);
-    if (!rc) rc = store__meta_put(st, "db_id", v, e);
+    if (!rc) rc = idx_store_meta_put(st, "db_id", v, e);
     if (rc) {
-        store__exec(st, "ROLLBACK", NULL);
+        idx_store_exec(st, "ROLLBACK", NULL);
         return rc;
     }
-    return store__exec(st, "COMMIT", e);
+    return idx_store_exec(st, "COMMIT", e);
 }
 
 /* Whether the last failure was another process holding a lock. */
@@ -242,12 +242,12 @@ static CrErr store__open_db(IdxStore *st, ErrInfo *e)
 {
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(st->db_path, &st->db, flags, NULL) != SQLITE_OK)
-        return store__err(st, e, st->db_path);
+        return idx_store_err(st, e, st->db_path);
     sqlite3_busy_timeout(st->db, 5000);
     /* Switching a new database to WAL can fail with SQLITE_BUSY without
      * waiting while another process sets it up: retry for a while. */
     for (int tries = 0;; tries++) {
-        CrErr rc = store__exec(st,
+        CrErr rc = idx_store_exec(st,
                                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                                "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;"
                                /* Checkpoints happen after full updates and on close, not
@@ -350,7 +350,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (st->threads < 1) st->threads = 1;
     if (st->threads > 16) st->threads = 16;
 
-    if ((rc = dense__open(st, cfg, e))) goto out;
+    if ((rc = idx_dense_open(st, cfg, e))) goto out;
     if (existing && access(st->db_path, F_OK) != 0) {
         rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
                      st->index_dir);
@@ -397,18 +397,18 @@ out:
     return CR_OK;
 }
 
-void store__postings_invalidate(IdxStore *st)
+void idx_store_postings_invalidate(IdxStore *st)
 {
-    postings_free(st->post);
+    idx_postings_free(st->post);
     st->post = NULL;
 }
 
 void idx_close(IdxStore *st)
 {
     if (!st) return;
-    store__postings_invalidate(st);
-    store__file_cache_release(&st->files);
-    dense__close(st);
+    idx_store_postings_invalidate(st);
+    idx_store_file_cache_release(&st->files);
+    idx_dense_close(st);
     if (st->db) {
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);
@@ -428,10 +428,10 @@ const char *idx_root(const IdxStore *st)
 
 int idx_file_is_test(IdxStore *st, int64_t file_id)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_FILE_PATH_BY_ID, NULL);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_PATH_BY_ID, NULL);
     if (!s) return 0;
     sqlite3_bind_int64(s, 1, file_id);
-    int v = sqlite3_step(s) == SQLITE_ROW && lang_is_test_path((const char *)sqlite3_column_text(s, 0));
+    int v = sqlite3_step(s) == SQLITE_ROW && idx_lang_is_test_path((const char *)sqlite3_column_text(s, 0));
     sqlite3_reset(s);
     return v;
 }
