@@ -19,7 +19,7 @@
 #ifndef CODERAG_LANG_H
 #define CODERAG_LANG_H
 
-#include "idx_int.h"
+#include "../idx_int.h"
 
 #include <tree_sitter/api.h>
 
