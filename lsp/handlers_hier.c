@@ -71,17 +71,6 @@ static const char *short_name(const IdxChunk *c)
     return dot ? dot + 1 : c->symbol;
 }
 
-static json_t *pos(uint32_t line, uint32_t ch)
-{
-    return json_pack("{s:i, s:i}", "line", (int)line, "character", (int)ch);
-}
-
-/* Lines a..b (1-based, inclusive) as an LSP range ending at the next line's start. */
-static json_t *lines_range(uint32_t a, uint32_t b)
-{
-    return json_pack("{s:o, s:o}", "start", pos(a - 1, 0), "end", pos(b, 0));
-}
-
 /* The name's place in the definition's header ("def name" / "class name"
  * within its first lines, decorators skipped), as a range; the first line
  * when it is not found. */
@@ -108,8 +97,7 @@ static json_t *name_range(IdxStore *st, const RtvDef *d)
                 if (!strncmp(at, name, nl)) {
                     /* columns in UTF-16 units: the header is ASCII up to the name in practice */
                     uint32_t col = (uint32_t)(at - p);
-                    r = json_pack("{s:o, s:o}", "start", pos(line - 1, col), "end",
-                                  pos(line - 1, col + (uint32_t)nl));
+                    r = lsp_range(line - 1, col, line - 1, col + (uint32_t)nl);
                 }
                 break;
             }
@@ -118,8 +106,7 @@ static json_t *name_range(IdxStore *st, const RtvDef *d)
     }
     sb_release(&text);
     return r ? r
-             : json_pack("{s:o, s:o}", "start", pos(d->start_line - 1, 0), "end",
-                         pos(d->start_line - 1, 0));
+             : lsp_range(d->start_line - 1, 0, d->start_line - 1, 0);
 }
 
 static json_t *hier_item(IdxStore *st, const RtvDef *d)
@@ -129,7 +116,7 @@ static json_t *hier_item(IdxStore *st, const RtvDef *d)
     json_t *item = json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name",
                              lsp_json_string(short_name(c)), "kind", symbol_kind(c), "detail",
                              lsp_json_string(c->signature[0] ? c->signature : c->module), "uri",
-                             lsp_json_string(uri), "range", lines_range(d->start_line, d->end_line),
+                             lsp_json_string(uri), "range", lsp_lines_range(d->start_line, d->end_line),
                              "selectionRange", name_range(st, d), "data", "path",
                              lsp_json_string(c->path), "line", (int)d->start_line);
     free(uri);
@@ -232,7 +219,7 @@ static json_t *symbols(Server *s, const char *query)
                 out,
                 json_pack("{s:o, s:i, s:{s:o, s:o}, s:o}", "name", lsp_json_string(short_name(c)),
                           "kind", symbol_kind(c), "location", "uri", lsp_json_string(uri), "range",
-                          lines_range(defs[i].start_line, defs[i].end_line), "containerName",
+                          lsp_lines_range(defs[i].start_line, defs[i].end_line), "containerName",
                           lsp_json_string(container.buf ? container.buf : "")));
             sb_release(&container);
             free(uri);
@@ -255,7 +242,7 @@ static json_t *calls(IdxStore *st, const char *path, int line0, int outgoing)
             const RtvRef *r = &refs[i];
             json_array_append_new(out, json_pack("{s:o, s:[o]}", outgoing ? "to" : "from",
                                                  hier_item(st, &r->other), "fromRanges",
-                                                 lines_range(r->at_start, r->at_end)));
+                                                 lsp_lines_range(r->at_start, r->at_end)));
         }
         rtv_refs_free(refs, n);
     }

@@ -54,16 +54,6 @@ static NavJob *nav_job(Workspace *ws, LspCall *call, JobRunFn run)
 
 /* ---------------------------------------------------------------- helpers */
 
-static json_t *position(int line, int character)
-{
-    return json_pack("{s:i, s:i}", "line", line, "character", character);
-}
-
-static json_t *line_range(int line, int c0, int c1)
-{
-    return json_pack("{s:o, s:o}", "start", position(line, c0), "end", position(line, c1));
-}
-
 /* "file:///srv/ws/path#L12": editors open such links at the line. */
 static void add_link(StrBuf *sb, const char *root, const IdxChunk *c)
 {
@@ -136,7 +126,7 @@ static json_t *lens(int line, const char *title, const char *command, json_t *ar
     json_object_set_new(cmd, "command", json_string(command));
     if (args) json_object_set_new(cmd, "arguments", args);
     json_t *l = json_object();
-    json_object_set_new(l, "range", line_range(line, 0, 0));
+    json_object_set_new(l, "range", lsp_range(line, 0, line, 0));
     json_object_set_new(l, "command", cmd);
     return l;
 }
@@ -168,7 +158,7 @@ static int run_lens(Server *s, Job *job)
             snprintf(question, sizeof question, "What does `%s` in %s do, and where is it used?",
                      display_name(c), c->path);
             json_t *args = json_pack("[{s:o, s:{s:s}, s:o}]", "question", lsp_json_string(question),
-                                     "textDocument", "uri", j->uri, "position", position(line, 0));
+                                     "textDocument", "uri", j->uri, "position", lsp_position(line, 0));
             json_array_append_new(out, lens(line, "Ask CodeRAG", "coderag.ask", args));
         }
         rtv_defs_free(defs, n);
@@ -406,7 +396,7 @@ static int run_hover(Server *s, Job *job)
         json_object_set_new(
             result, "contents",
             json_pack("{s:s, s:o}", "kind", "markdown", "value", lsp_json_string(md.buf)));
-        json_object_set_new(result, "range", line_range(j->line, j->c0, j->c1));
+        json_object_set_new(result, "range", lsp_range(j->line, j->c0, j->line, j->c1));
         sb_release(&md);
     }
     rtv_defs_free(defs, n_defs);

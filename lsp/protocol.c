@@ -43,21 +43,19 @@ static json_t *jreal(double v)
     return json_real(isfinite(v) ? v : 0.0);
 }
 
-static json_t *position_json(uint32_t line)
+json_t *lsp_position(uint32_t line, uint32_t character)
 {
-    json_t *p = json_object();
-    json_object_set_new(p, "line", json_integer(line));
-    json_object_set_new(p, "character", json_integer(0));
-    return p;
+    return json_pack("{s:I, s:I}", "line", (json_int_t)line, "character", (json_int_t)character);
 }
 
-/* 1-based inclusive lines -> LSP range covering them whole. */
-static json_t *range_json(uint32_t start_line, uint32_t end_line)
+json_t *lsp_range(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1)
 {
-    json_t *r = json_object();
-    json_object_set_new(r, "start", position_json(start_line ? start_line - 1 : 0));
-    json_object_set_new(r, "end", position_json(end_line));
-    return r;
+    return json_pack("{s:o, s:o}", "start", lsp_position(l0, c0), "end", lsp_position(l1, c1));
+}
+
+json_t *lsp_lines_range(uint32_t start_line, uint32_t end_line)
+{
+    return lsp_range(start_line ? start_line - 1 : 0, 0, end_line, 0);
 }
 
 static json_t *citation_json(const VfyCitation *c, const char *root_abs)
@@ -66,7 +64,7 @@ static json_t *citation_json(const VfyCitation *c, const char *root_abs)
     char *uri = path_to_uri(root_abs, c->path);
     json_object_set_new(o, "uri", jstr(uri));
     free(uri);
-    json_object_set_new(o, "range", range_json(c->start_line, c->end_line));
+    json_object_set_new(o, "range", lsp_lines_range(c->start_line, c->end_line));
     json_object_set_new(o, "path", jstr(c->path));
     json_object_set_new(o, "startLine", json_integer(c->start_line));
     json_object_set_new(o, "endLine", json_integer(c->end_line));
