@@ -91,6 +91,10 @@ typedef struct StrBuf {
 void sb_init(StrBuf *sb);
 void sb_release(StrBuf *sb);
 void sb_reset(StrBuf *sb);
+/* Keeps the first len bytes (len <= sb->len), NUL-terminated. */
+void sb_truncate(StrBuf *sb, size_t len);
+/* Drops the first n bytes (n <= sb->len), moving the rest to the front. */
+void sb_consume(StrBuf *sb, size_t n);
 void sb_grow(StrBuf *sb, size_t extra);
 void sb_add(StrBuf *sb, const void *data, size_t len);
 void sb_adds(StrBuf *sb, const char *s);

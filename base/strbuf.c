@@ -156,3 +156,20 @@ out:
     close(fd);
     return rc;
 }
+
+void sb_truncate(StrBuf *sb, size_t len)
+{
+    if (len >= sb->len) return;
+    sb->len = len;
+    sb->buf[len] = '\0';
+}
+
+void sb_consume(StrBuf *sb, size_t n)
+{
+    if (n >= sb->len) {
+        sb_reset(sb);
+        return;
+    }
+    memmove(sb->buf, sb->buf + n, sb->len - n);
+    sb_truncate(sb, sb->len - n);
+}

@@ -133,8 +133,7 @@ static char *embed_text(IdxStore *st, int64_t id)
         sb.len > head + EMBED_TEXT_CHARS) {
         size_t cut = head + EMBED_TEXT_CHARS;
         while (cut > head && ((unsigned char)sb.buf[cut] & 0xC0) == 0x80) cut--;
-        sb.len = cut;
-        sb.buf[cut] = '\0';
+        sb_truncate(&sb, cut);
     }
     idx_chunk_release(&c);
     return sb_detach(&sb, NULL);

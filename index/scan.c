@@ -111,12 +111,6 @@ static void scan__push_name(StrBuf *sb, const char *name, int sep)
     sb_adds(sb, name);
 }
 
-static void scan__truncate(StrBuf *sb, size_t len)
-{
-    sb->len = len;
-    sb->buf[len] = '\0';
-}
-
 /* Reads one .gitignore (relative to dirfd, or absolute with AT_FDCWD);
  * NULL when absent, not a regular file or too large. */
 static IgnoreList *scan__read_gitignore(int dirfd, const char *path, const char *base)
@@ -280,7 +274,7 @@ static char *scan__link_target(Walk *w, const char *name)
     scan__push_name(&w->real, name, 1);
     char *target = realpath(w->real.buf, NULL);
     int err = errno;
-    scan__truncate(&w->real, mark);
+    sb_truncate(&w->real, mark);
     if (!target && !scan__vanished(err)) scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
     return target;
 }
@@ -321,7 +315,7 @@ static void scan__real_dir(Walk *w, int dirfd, const char *name)
     }
     scan__enter(w, fd);
 out:
-    scan__truncate(&w->real, mark);
+    sb_truncate(&w->real, mark);
 }
 
 static void scan__file(Walk *w, int dirfd, const char *name, int is_link, struct stat *st,
@@ -428,7 +422,7 @@ static void scan__walk_dir(Walk *w, DIR *d)
     for (size_t i = 0; i < n; i++, nm += strlen(nm) + 1) {
         scan__push_name(&w->rel, nm, mark > 0);
         scan__entry(w, dfd, nm, types[i]);
-        scan__truncate(&w->rel, mark);
+        sb_truncate(&w->rel, mark);
     }
     if (pushed) w->n_stack--;
     free(types);
@@ -555,7 +549,7 @@ static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
         size_t mark = abs.len;
         sb_adds(&abs, "/.gitignore");
         IgnoreList *l = scan__read_gitignore(AT_FDCWD, abs.buf, prefix.buf);
-        scan__truncate(&abs, mark);
+        sb_truncate(&abs, mark);
         if (l) {
             ARRAY_GROW(stack, n + 1, cap);
             stack[n++] = l;

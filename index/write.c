@@ -233,8 +233,7 @@ static char *import_base(const FileWork *fw, const ChunkRef *r)
                 sb_reset(&sb);
                 continue;
             }
-            sb.len = (size_t)(dot - sb.buf);
-            sb.buf[sb.len] = '\0';
+            sb_truncate(&sb, (size_t)(dot - sb.buf));
         }
     }
     if (r->module && r->module[0]) {

@@ -426,7 +426,8 @@ static void read_loop(McpServer *s, int in_fd)
                 scanned = buf.len;
                 if (buf.len > MCP_MAX_LINE) { /* drop it, answer at its end */
                     skipping = 1;
-                    buf.len = scanned = 0;
+                    sb_reset(&buf);
+                    scanned = 0;
                 }
                 break;
             }
@@ -437,8 +438,7 @@ static void read_loop(McpServer *s, int in_fd)
             else if (line_len > 0)
                 handle(s, buf.buf, line_len);
             skipping = 0;
-            memmove(buf.buf, nl + 1, buf.len - len - 1);
-            buf.len -= len + 1;
+            sb_consume(&buf, len + 1);
             scanned = 0;
         }
     }

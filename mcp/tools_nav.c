@@ -285,8 +285,7 @@ static void run_read(const McpCtx *c, json_t *args, McpResult *r)
         while (cut > 0 && text.buf[cut - 1] != '\n')
             cut--;
         b = a + (long long)count_lines(text.buf, cut) - 1;
-        text.len = cut;
-        text.buf[cut] = '\0';
+        sb_truncate(&text, cut);
         truncated = 1;
     }
     long long line = a;

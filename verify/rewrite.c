@@ -22,8 +22,7 @@ static int ends_word(char c)
 
 static void chop(StrBuf *sb, size_t n)
 {
-    sb->len -= n;
-    sb->buf[sb->len] = '\0';
+    sb_truncate(sb, sb->len - n);
 }
 
 /* The opening run at the end of sb that text[next..] would close right away:

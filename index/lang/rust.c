@@ -122,8 +122,7 @@ static int rust__resolve(const LangImportCtx *ctx, ChunkRef *r)
         sb_adds(&out, ctx->module);
         while (!strncmp(spec, "super::", 7)) {
             char *dot = strrchr(out.buf, '.');
-            out.len = dot ? (size_t)(dot - out.buf) : 0;
-            out.buf[out.len] = '\0';
+            sb_truncate(&out, dot ? (size_t)(dot - out.buf) : 0);
             spec += 7;
         }
     } else {

@@ -25,6 +25,18 @@ static void test_strbuf(void)
     CHECK(sb.len > 3000);
     CHECK(strncmp(sb.buf, "abc-0,1,2,", 10) == 0);
     CHECK_INT(strlen(sb.buf), sb.len);
+    size_t before = sb.len;
+    sb_truncate(&sb, before + 5); /* longer: nothing happens */
+    CHECK_INT(sb.len, before);
+    sb_consume(&sb, 4);
+    CHECK(strncmp(sb.buf, "0,1,2,", 6) == 0);
+    CHECK_INT(sb.len, before - 4);
+    sb_truncate(&sb, 4);
+    CHECK_STR(sb.buf, "0,1,");
+    sb_consume(&sb, 99);
+    CHECK_STR(sb.buf, "");
+    CHECK_INT(sb.len, 0);
+    sb_adds(&sb, "abc-0,1,2,");
     size_t n;
     char *p = sb_detach(&sb, &n);
     CHECK_INT(strlen(p), n);
