@@ -4,23 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-Embedder *idx_embedder_wrap(const EmbedderOps *ops, void *state)
-{
-    Embedder *em = xmalloc(sizeof *em);
-    em->ops = ops;
-    em->state = state;
-    return em;
-}
-
-void idx_embed_normalize(float *v, int dim)
-{
-    double ss = 0;
-    for (int i = 0; i < dim; i++) ss += (double)v[i] * v[i];
-    if (ss <= 0) return;
-    double inv = 1.0 / sqrt(ss);
-    for (int i = 0; i < dim; i++) v[i] = (float)(v[i] * inv);
-}
-
 CrErr idx_embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
 {
     *out = NULL;

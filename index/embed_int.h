@@ -12,6 +12,8 @@
 
 #include "vec_int.h"
 
+#include <math.h>
+
 typedef struct EmbedderOps {
     /* Stable identity, e.g. "openai:nomic-embed-text"; borrowed from state. */
     const char *(*id)(const void *state);
@@ -35,10 +37,23 @@ struct Embedder {
 };
 
 /* Heap Embedder around a provider's state; idx_embedder_free calls ops->free. */
-Embedder *idx_embedder_wrap(const EmbedderOps *ops, void *state);
+static inline Embedder *idx_embedder_wrap(const EmbedderOps *ops, void *state)
+{
+    Embedder *em = xmalloc(sizeof *em);
+    em->ops = ops;
+    em->state = state;
+    return em;
+}
 
 /* Scales v[0..dim) to unit L2 length (an all-zero vector stays zero). */
-void idx_embed_normalize(float *v, int dim);
+static inline void idx_embed_normalize(float *v, int dim)
+{
+    double ss = 0;
+    for (int i = 0; i < dim; i++) ss += (double)v[i] * v[i];
+    if (ss <= 0) return;
+    double inv = 1.0 / sqrt(ss);
+    for (int i = 0; i < dim; i++) v[i] = (float)(v[i] * inv);
+}
 
 /* Providers take the caller's cfg (already non-NULL) and copy what they
  * keep. */

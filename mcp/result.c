@@ -1,0 +1,89 @@
+/* result.c - what every tool shares: reading its arguments, failing with a
+ * one-line message, and the JSON of strings, definitions and "via" lists. */
+#include "mcp_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mcp_fail(McpResult *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_reset(&r->text);
+    sb_vaddf(&r->text, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < r->text.len; i++) /* one line */
+        if (r->text.buf[i] == '\n' || r->text.buf[i] == '\r') r->text.buf[i] = ' ';
+    json_decref(r->structured);
+    r->structured = NULL;
+    r->is_error = 1;
+    return 0;
+}
+
+json_t *mcp_jstr(const char *s)
+{
+    if (!s) s = "";
+    size_t len = strlen(s);
+    if (utf8_valid(s, len)) return json_stringn(s, len);
+    StrBuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < len;) {
+        size_t k = 1;
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80)
+            k = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+        if (i + k <= len && utf8_valid(s + i, k))
+            sb_add(&sb, s + i, k);
+        else {
+            sb_adds(&sb, "\xEF\xBF\xBD");
+            k = 1;
+        }
+        i += k;
+    }
+    json_t *j = json_stringn(sb.buf ? sb.buf : "", sb.len);
+    sb_release(&sb);
+    return j;
+}
+
+const char *mcp_arg_str(json_t *args, const char *name, const char *dflt)
+{
+    json_t *v = args ? json_object_get(args, name) : NULL;
+    return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+long long mcp_arg_int(json_t *args, const char *name, long long dflt)
+{
+    json_t *v = args ? json_object_get(args, name) : NULL;
+    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+/* ---------------------------------------------------------------- shared JSON */
+
+json_t *mcp_def_json(const RtvDef *d, const char *qualified)
+{
+    const IdxChunk *c = &d->head;
+    json_t *o =
+        json_pack("{s:o, s:i, s:i, s:o, s:s}", "path", mcp_jstr(c->path), "startLine",
+                  (int)d->start_line, "endLine", (int)d->end_line, "symbol",
+                  mcp_jstr(c->symbol[0] ? c->symbol : c->module), "kind", idx_kind_name(c->kind));
+    if (qualified) json_object_set_new(o, "qualifiedName", mcp_jstr(qualified));
+    if (c->signature[0]) json_object_set_new(o, "signature", mcp_jstr(c->signature));
+    if (c->docstring[0]) {
+        size_t n = strcspn(c->docstring, "\n");
+        char *line = xstrndup(c->docstring, n > 300 ? 300 : n);
+        json_object_set_new(o, "docstring", mcp_jstr(line));
+        free(line);
+    }
+    return o;
+}
+
+void mcp_via_json(json_t *obj, unsigned via)
+{
+    json_t *v = json_array();
+    if (via & RTV_VIA_BM25) json_array_append_new(v, json_string("bm25"));
+    if (via & RTV_VIA_DENSE) json_array_append_new(v, json_string("dense"));
+    if (via & RTV_VIA_GRAPH) json_array_append_new(v, json_string("graph"));
+    json_object_set_new(obj, "via", v);
+}
