@@ -116,19 +116,6 @@ static void chunk__lines_init(ChunkRun *r)
 }
 
 /* Line (1-based) holding byte b. */
-uint32_t idx_py_line_of(const ChunkRun *r, uint32_t b)
-{
-    uint32_t lo = 1, hi = r->n_lines;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo + 1) / 2;
-        if (r->line_start[mid] <= b)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 /* Line of the last non-blank byte of [start, end), clipped to the segment:
  * node ends may sit past trailing newlines or zero-width MISSING tokens. */
 static uint32_t chunk__end_line(const ChunkRun *r, uint32_t start, uint32_t end)
@@ -137,7 +124,7 @@ static uint32_t chunk__end_line(const ChunkRun *r, uint32_t start, uint32_t end)
     if (end > r->len) end = r->len;
     while (end > start && py_is_space(r->src[end - 1]))
         end--;
-    return idx_py_line_of(r, end > start ? end - 1 : start);
+    return idx_emit_line_of(&r->em, end > start ? end - 1 : start);
 }
 
 /* ---------------------------------------------------------------- units */

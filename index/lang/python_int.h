@@ -91,9 +91,6 @@ static inline uint32_t py_node_line(TSNode n)
     return ts_node_start_point(n).row + 1;
 }
 
-/* python.c */
-uint32_t idx_py_line_of(const ChunkRun *r, uint32_t b);
-
 /* python_refs.c */
 void idx_py_add_text(ChunkRun *r, StrBuf *sb, TSNode n);
 /* Docstring of a body (block or module). Caller frees. */

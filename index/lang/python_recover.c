@@ -49,7 +49,7 @@ uint32_t idx_py_find_cut(ChunkRun *r, TSNode root, uint32_t seg_line)
     const ChunkSyms *sy = r->sy;
     uint32_t e = ts_node_start_byte(chunk__first_error(r, root));
     if (e >= r->len) return 0;
-    uint32_t el = idx_py_line_of(r, e);
+    uint32_t el = idx_emit_line_of(&r->em, e);
     uint32_t l = r->line_start[el] == e ? el : el + 1;
     if (l <= seg_line) l = seg_line + 1;
     TSTreeCursor *c = &r->aux;
