@@ -1,0 +1,117 @@
+/* db.c - the store's SQLite layer, under everything else in index/: the
+ * prepared statements (IDX_STMT_MAP), stepping them with errors kept as
+ * errors, the meta table. Knows nothing of postings, vectors or files. */
+#include "store_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const stmt_sql[] = {
+#define IDX_X(name, sql) sql,
+    IDX_STMT_MAP(IDX_X)
+#undef IDX_X
+};
+
+CrErr idx_store_err(IdxStore *st, ErrInfo *e, const char *what)
+{
+    return err_set(e, CR_EDB, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
+}
+
+sqlite3_stmt *idx_store_stmt(IdxStore *st, StmtId id, ErrInfo *e)
+{
+    sqlite3_stmt *s = st->stmts[id];
+    if (!s) {
+        if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) !=
+            SQLITE_OK) {
+            idx_store_err(st, e, "prepare");
+            return NULL;
+        }
+        st->stmts[id] = s;
+        return s;
+    }
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return s;
+}
+
+int64_t idx_store_data_version(IdxStore *st)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_DATA_VERSION, NULL);
+    int64_t v = -1;
+    if (s && sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
+    if (s) sqlite3_reset(s);
+    return v;
+}
+
+CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        CrErr rc = err_set(e, CR_EDB, "%s", msg ? msg : sqlite3_errmsg(st->db));
+        sqlite3_free(msg);
+        return rc;
+    }
+    return CR_OK;
+}
+
+CrErr idx_store_step(IdxStore *st, sqlite3_stmt *s, int *row, ErrInfo *e, const char *what)
+{
+    int rc = sqlite3_step(s);
+    *row = rc == SQLITE_ROW;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return idx_store_err(st, e, what);
+    return CR_OK;
+}
+
+CrErr idx_store_step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what)
+{
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return idx_store_err(st, e, what);
+    return CR_OK;
+}
+
+void idx_store_scan_options(const IdxStore *st, ScanOptions *out)
+{
+    out->root = st->root;
+    out->index_dir = st->index_dir;
+    out->exclude = (const char *const *)st->exclude;
+    out->n_exclude = st->n_exclude;
+    out->max_file_bytes = st->max_file_bytes;
+}
+
+char *idx_store_col_dup(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return xstrdup(t ? (const char *)t : "");
+}
+
+CrErr idx_store_meta_get(IdxStore *st, const char *key, char *out, size_t cap, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_META_GET, e);
+    int row = 0;
+    out[0] = '\0';
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    CrErr rc = idx_store_step(st, s, &row, e, "meta");
+    if (!rc && row && sqlite3_column_text(s, 0))
+        snprintf(out, cap, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+    return rc ? rc : row ? CR_OK : CR_ENOENT;
+}
+
+CrErr idx_store_meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_META_PUT, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
+    return idx_store_step_done(st, s, e, "meta");
+}
+
+CrErr idx_store_touch_update_time(IdxStore *st, ErrInfo *e)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%lld", (long long)time(NULL));
+    return idx_store_meta_put(st, "last_update", v, e);
+}
