@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* A BM25F index over the four search fields of every chunk (name, path,
  * doc, body): a mapped snapshot plus what changed since (postings_int.h),
@@ -149,6 +150,13 @@ CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e)
     strmap_init(&p->terms);
     *out = p;
     return CR_OK;
+}
+
+void idx_postings_unmap(PostBase *b)
+{
+    if (b->map) munmap(b->map, b->map_len);
+    free(b->checked);
+    memset(b, 0, sizeof *b);
 }
 
 void idx_postings_free(Postings *p)

@@ -56,13 +56,6 @@ static void postfile_path(const IdxStore *st, char *out, size_t cap)
     snprintf(out, cap, "%s/postings.bin", st->index_dir);
 }
 
-void idx_postings_unmap(PostBase *b)
-{
-    if (b->map) munmap(b->map, b->map_len);
-    free(b->checked);
-    memset(b, 0, sizeof *b);
-}
-
 static int section_ok(const PostFileHeader *h, uint64_t off, uint64_t n, uint64_t size)
 {
     return off >= sizeof *h && off % 8 == 0 && n <= (h->file_len - off) / (size ? size : 1) &&

@@ -1,0 +1,97 @@
+/* files.c - the workspace's current text: a small cache of whole files
+ * (by size and mtime) and the lines of a chunk read from it, never outside
+ * the root. */
+#include "store_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The file's current text from the cache when its size and mtime are
+ * unchanged, else read afresh into the least recently used slot. */
+static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **out, ErrInfo *e)
+{
+    StrBuf abs;
+    struct stat sb;
+    sb_init(&abs);
+    sb_addf(&abs, "%s/%s", st->root, path);
+    FileCache *fc = &st->files;
+    fc->tick++;
+    if (stat(abs.buf, &sb) != 0) {
+        CrErr rc = err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s",
+                           path, strerror(errno));
+        sb_release(&abs);
+        return rc;
+    }
+    int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+    FileCacheEntry *victim = &fc->v[0];
+    for (size_t i = 0; i < FILE_CACHE_SLOTS; i++) {
+        FileCacheEntry *c = &fc->v[i];
+        if (c->path && !strcmp(c->path, path) && c->size == (int64_t)sb.st_size &&
+            c->mtime_ns == mtime) {
+            c->used = fc->tick;
+            *out = c;
+            sb_release(&abs);
+            return CR_OK;
+        }
+        if (c->used < victim->used) victim = c;
+    }
+    /* A symlink inside the workspace may point out of it: never read there. */
+    char *real = NULL;
+    CrErr rc = path_real_under(st->root, abs.buf, &real);
+    if (rc) {
+        rc = err_set(e, rc == CR_ENOENT ? rc : CR_EOUTSIDE, "%s: %s", path,
+                     rc == CR_ENOENT ? "vanished" : "resolves outside the workspace");
+        sb_release(&abs);
+        return rc;
+    }
+    free(victim->path);
+    victim->path = NULL;
+    if (!victim->text.buf) sb_init(&victim->text);
+    sb_reset(&victim->text);
+    rc = sb_read_file(&victim->text, real, st->max_file_bytes * 2, e);
+    free(real);
+    sb_release(&abs);
+    if (rc) return rc;
+    /* Line starts, '\n'-separated as Python's ast counts lines. */
+    free(victim->line_off);
+    victim->n_lines = (uint32_t)line_offsets(victim->text.buf, victim->text.len, &victim->line_off);
+    victim->path = xstrdup(path);
+    victim->size = (int64_t)sb.st_size;
+    victim->mtime_ns = mtime;
+    victim->used = fc->tick;
+    *out = victim;
+    return CR_OK;
+}
+
+void idx_store_file_cache_release(FileCache *fc)
+{
+    for (size_t i = 0; i < FILE_CACHE_SLOTS; i++) {
+        free(fc->v[i].path);
+        free(fc->v[i].line_off);
+        sb_release(&fc->v[i].text);
+    }
+    memset(fc, 0, sizeof *fc);
+}
+
+CrErr idx_read_lines(IdxStore *st, const char *path, uint32_t start, uint32_t end, StrBuf *out,
+                     uint32_t *out_total, ErrInfo *e)
+{
+    const FileCacheEntry *f = NULL;
+    CrErr rc;
+    /* paths from the index are normal; callers may pass what a client sent */
+    if (!path_is_normal_rel(path))
+        return err_set(e, CR_EOUTSIDE, "%s: not a path inside the workspace", path);
+    if ((rc = cached_file(st, path, &f, e))) return rc;
+    if (out_total) *out_total = f->n_lines;
+    if (start < 1 || end < start || end > f->n_lines)
+        return err_set(e, CR_EINVAL, "%s: lines %u-%u outside 1-%u", path, start, end, f->n_lines);
+    size_t a = f->line_off[start - 1], b = end < f->n_lines ? f->line_off[end] : f->text.len;
+    sb_add(out, f->text.buf + a, b - a);
+    return CR_OK;
+}

@@ -1,0 +1,162 @@
+/* rows.c - reading the graph's rows: chunks by id or by file, edges of a
+ * chunk, definitions by name. */
+#include "store_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Columns as in CHUNK_GET / CHUNK_OF_FILE. */
+static void chunk_from_row(sqlite3_stmt *s, IdxChunk *c)
+{
+    memset(c, 0, sizeof *c);
+    c->id = sqlite3_column_int64(s, 0);
+    c->file_id = sqlite3_column_int64(s, 1);
+    c->path = idx_store_col_dup(s, 2);
+    c->module = idx_store_col_dup(s, 3);
+    c->symbol = idx_store_col_dup(s, 4);
+    c->signature = idx_store_col_dup(s, 5);
+    c->docstring = idx_store_col_dup(s, 6);
+    c->start_line = (uint32_t)sqlite3_column_int(s, 7);
+    c->end_line = (uint32_t)sqlite3_column_int(s, 8);
+    c->window = (uint32_t)sqlite3_column_int(s, 9);
+    c->kind = (IdxKind)sqlite3_column_int(s, 10);
+    c->parent_id = sqlite3_column_int64(s, 11);
+    const unsigned char *h = sqlite3_column_text(s, 12);
+    snprintf(c->hash, sizeof c->hash, "%s", h ? (const char *)h : "");
+}
+
+void idx_chunk_release(IdxChunk *c)
+{
+    if (!c) return;
+    free(c->path);
+    free(c->module);
+    free(c->symbol);
+    free(c->signature);
+    free(c->docstring);
+    memset(c, 0, sizeof *c);
+}
+
+CrErr idx_chunk_get(IdxStore *st, int64_t id, IdxChunk *out, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_GET, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 1, id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        chunk_from_row(s, out);
+        sqlite3_reset(s);
+        return CR_OK;
+    }
+    sqlite3_reset(s);
+    if (rc == SQLITE_DONE) return err_set(e, CR_ENOENT, "no chunk %lld", (long long)id);
+    return idx_store_err(st, e, "chunk");
+}
+
+CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_out, ErrInfo *e)
+{
+    IdxChunk *v = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *n_out = 0;
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_OF_FILE, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        chunk_from_row(s, &v[n++]);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        idx_chunks_free(v, n);
+        return idx_store_err(st, e, "file chunks");
+    }
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+void idx_chunks_free(IdxChunk *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) idx_chunk_release(&v[i]);
+    free(v);
+}
+
+CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, size_t *n_out,
+                ErrInfo *e)
+{
+    IdxEdge *v = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *n_out = 0;
+    sqlite3_stmt *s = idx_store_stmt(st, outgoing ? STMT_EDGE_OUT : STMT_EDGE_IN, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n].src = sqlite3_column_int64(s, 0);
+        v[n].dst = sqlite3_column_int64(s, 1);
+        v[n].kind = (IdxEdgeKind)sqlite3_column_int(s, 2);
+        v[n].other_kind = (IdxKind)sqlite3_column_int(s, 3);
+        v[n].other_file = sqlite3_column_int64(s, 4);
+        n++;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return idx_store_err(st, e, "edges");
+    }
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+static CrErr collect_ids(IdxStore *st, sqlite3_stmt *s, int64_t **v, size_t *n, size_t *cap,
+                         ErrInfo *e)
+{
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(*v, *n + 1, *cap);
+        (*v)[(*n)++] = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "lookup");
+}
+
+CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n_out, ErrInfo *e)
+{
+    int64_t *v = NULL;
+    size_t n = 0, cap = 0;
+    CrErr rc;
+    *out = NULL;
+    *n_out = 0;
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_SYMBOL_BY_QUAL, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    rc = collect_ids(st, s, &v, &n, &cap, e);
+    if (!rc && n == 0) {
+        const char *last = strrchr(name, '.');
+        s = idx_store_stmt(st, STMT_SYMBOL_BY_NAME, e);
+        if (!s) {
+            free(v);
+            return CR_EDB;
+        }
+        sqlite3_bind_text(s, 1, last ? last + 1 : name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 2, 1000);
+        rc = collect_ids(st, s, &v, &n, &cap, e);
+    }
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
