@@ -62,6 +62,8 @@ typedef struct TsRun {
     const TSLanguage *tl;
     TsDef *defs;
     size_t n_defs, cap_defs;
+    ChunkRef *types; /* type references, emitted after the calls */
+    size_t n_types, cap_types;
     TSSymbol comment_syms[4];
     size_t n_comment_syms;
     StrBuf sb;
@@ -344,8 +346,15 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 /* obj.name(...) captured as @ref.from obj and @ref.call name */
                 if (!ts_node_is_null(from) && ts_node_start_byte(from) < a) a = ts_node_start_byte(from);
                 if (b > r->em.len || !ts__chain(&r->sb, r->em.src, a, b)) continue;
+                uint32_t line = ts_node_start_point(n).row + 1;
+                if (k == CAP_REF_TYPE) {
+                    ARRAY_GROW(r->types, r->n_types + 1, r->cap_types);
+                    r->types[r->n_types++] = (ChunkRef){.kind = REF_CALL, .chunk = -1, .line = line,
+                                                        .name = xstrndup(r->sb.buf, r->sb.len)};
+                    continue;
+                }
                 RefKind rk = k == CAP_REF_INHERIT ? REF_INHERIT : REF_CALL;
-                ChunkRef *ref = emit_ref_push(&r->em, rk, -1, ts_node_start_point(n).row + 1);
+                ChunkRef *ref = emit_ref_push(&r->em, rk, -1, line);
                 ref->name = xstrndup(r->sb.buf, r->sb.len);
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);
@@ -360,6 +369,16 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     }
     ts_query_cursor_delete(qc);
     free(kinds);
+    /* A chunk's calls lead its edges, the types it mentions follow: the
+     * graph walk takes a few edges per definition, and what a function
+     * calls says more about it than the types in its signature. */
+    for (size_t i = 0; i < r->n_types; i++) {
+        ChunkRef *ref = emit_ref_push(&r->em, REF_CALL, -1, r->types[i].line);
+        ref->name = r->types[i].name;
+    }
+    free(r->types);
+    r->types = NULL;
+    r->n_types = r->cap_types = 0;
 }
 
 static int ts__def_cmp(const void *pa, const void *pb)
