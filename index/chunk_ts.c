@@ -422,6 +422,23 @@ static IdxKind ts__idx_kind(CapKind k, int in_container)
     }
 }
 
+/* The unit this definition overloads: the last unit made, when it is a
+ * function with the same symbol that ends before this one starts, the two
+ * together within half a window; else -1. Java and C++ overloads
+ * (constructors above all) would otherwise each take a place in the
+ * ranking with the same name and nearly the same words. */
+static int ts__overload_of(const TsRun *r, CapKind cap, const char *symbol, uint32_t start,
+                           uint32_t end)
+{
+    if (!r->em.n_units || ts__is_container(cap) || cap == CAP_DEF_TYPE) return -1;
+    int last = (int)r->em.n_units - 1;
+    const EmitUnit *u = &r->em.units[last];
+    if (u->kind == IDX_KIND_CLASS || u->end >= start || end - u->start + 1 > r->em.max_lines / 2 ||
+        strcmp(u->symbol, symbol))
+        return -1;
+    return last;
+}
+
 /* Nests the definitions by byte range and makes units of them. */
 static void ts__units(TsRun *r)
 {
@@ -455,11 +472,11 @@ static void ts__units(TsRun *r)
         char *recv = ts_node_is_null(d->receiver) ? NULL : ts__name_text(r, d->receiver);
         TSNode outer = ts__outer(r, d->node);
         TSNode first = ts__first_prefix(r, outer);
+        uint32_t end = emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
         /* the doc comment becomes the docstring; its lines stay outside
          * the definition (measured: inside, they cost recall) */
         uint32_t start = ts_node_start_point(first).row + 1, doc_line = 0;
         char *doc = ts__doc(r, first, &doc_line);
-        uint32_t end = emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
         int parent = up;
         StrBuf sym;
         sb_init(&sym);
@@ -477,7 +494,20 @@ static void ts__units(TsRun *r)
         }
         sb_adds(&sym, name);
         int in_container = up >= 0 || (recv && recv[0]) || strchr(name, '.') != NULL;
-        int id = emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
+        int id = ts__overload_of(r, d->cap, sym.buf, start, end);
+        if (id >= 0) {
+            /* an overload right after its namesake: one unit for both */
+            r->em.units[id].end = end;
+            sb_release(&sym);
+            free(doc);
+            free(name);
+            free(recv);
+            open[depth] = id;
+            open_end[depth] = b;
+            open_cap[depth++] = d->cap;
+            continue;
+        }
+        id = emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
                                sb_detach(&sym, NULL), ts__signature(r, d), doc);
         free(name);
         free(recv);
@@ -536,6 +566,40 @@ out:
     }
 }
 
+/* With an implicit `this`, a bare name used in a method that names a
+ * member of the method's class defined in this file is that member: the
+ * reference becomes "self.name", resolved in the class. */
+static void ts__member_refs(TsRun *r)
+{
+    StrMap syms;
+    StrBuf q;
+    strmap_init(&syms);
+    sb_init(&q);
+    for (size_t i = 0; i < r->em.n_units; i++) strmap_put(&syms, r->em.units[i].symbol, 1);
+    for (size_t i = 0; i < r->em.n_refs; i++) {
+        ChunkRef *ref = &r->em.refs[i];
+        if (ref->kind != REF_CALL || !ref->name || strchr(ref->name, '.') || ref->line < 1 ||
+            ref->line > r->em.n_lines)
+            continue;
+        int o = r->em.owner[ref->line];
+        if (o < 0) continue;
+        const EmitUnit *u = &r->em.units[o];
+        /* the class a method belongs to: its symbol up to the last part */
+        const char *dot = u->kind == IDX_KIND_METHOD ? strrchr(u->symbol, '.') : NULL;
+        if (!dot) continue;
+        sb_reset(&q);
+        sb_add(&q, u->symbol, (size_t)(dot - u->symbol) + 1);
+        sb_adds(&q, ref->name);
+        if (!strmap_get(&syms, q.buf, NULL)) continue;
+        sb_reset(&q);
+        sb_addf(&q, "self.%s", ref->name);
+        free(ref->name);
+        ref->name = sb_detach(&q, NULL);
+    }
+    sb_release(&q);
+    strmap_release(&syms);
+}
+
 CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
                size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
@@ -567,6 +631,7 @@ CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, cons
     if (query) ts__collect(&r, query, root, out);
     ts__units(&r);
     emit_build(&r.em, out);
+    if (lang->implicit_this) ts__member_refs(&r);
     emit_refs_out(&r.em, out);
 
     ts_tree_delete(tree);

@@ -86,4 +86,5 @@ const IdxLang lang_cpp = {
     .module_name = lang_module_keep_ext,
     .import = c__import,
     .resolve_import = c__resolve,
+    .implicit_this = 1,
 };
