@@ -64,6 +64,7 @@ typedef struct TsRun {
     size_t n_defs, cap_defs;
     ChunkRef *types; /* type references, emitted after the calls */
     size_t n_types, cap_types;
+    size_t first_type; /* em.refs from here on are type references */
     TSSymbol comment_syms[4];
     size_t n_comment_syms;
     StrBuf sb;
@@ -372,6 +373,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     /* A chunk's calls lead its edges, the types it mentions follow: the
      * graph walk takes a few edges per definition, and what a function
      * calls says more about it than the types in its signature. */
+    r->first_type = r->em.n_refs;
     for (size_t i = 0; i < r->n_types; i++) {
         ChunkRef *ref = emit_ref_push(&r->em, REF_CALL, -1, r->types[i].line);
         ref->name = r->types[i].name;
@@ -600,6 +602,30 @@ static void ts__member_refs(TsRun *r)
     strmap_release(&syms);
 }
 
+/* Calls of functions this file defines lead a chunk's calls: a
+ * function's own module's helpers are the steps of what it does, more
+ * often than the calls it makes into other modules' interfaces. */
+static void ts__local_calls_first(TsRun *r)
+{
+    StrMap names;
+    strmap_init(&names);
+    for (size_t i = 0; i < r->em.n_units; i++)
+        if (r->em.units[i].kind != IDX_KIND_CLASS) strmap_put(&names, r->em.units[i].name, 1);
+    size_t n = r->first_type, k = 0;
+    ChunkRef *v = xmalloc((n + 1) * sizeof *v);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            const ChunkRef *ref = &r->em.refs[i];
+            const char *last = ref->name ? strrchr(ref->name, '.') : NULL;
+            last = last ? last + 1 : ref->name;
+            int local = ref->kind == REF_CALL && last && strmap_get(&names, last, NULL);
+            if (local == !pass) v[k++] = *ref;
+        }
+    memcpy(r->em.refs, v, n * sizeof *v);
+    free(v);
+    strmap_release(&names);
+}
+
 CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
                size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
@@ -632,6 +658,7 @@ CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, cons
     ts__units(&r);
     emit_build(&r.em, out);
     if (lang->implicit_this) ts__member_refs(&r);
+    ts__local_calls_first(&r);
     emit_refs_out(&r.em, out);
 
     ts_tree_delete(tree);
