@@ -224,6 +224,7 @@ static char *ts__name_text(TsRun *r, TSNode n)
 static void ts__strip_comment(const char *s, size_t n, StrBuf *out)
 {
     size_t i = 0;
+    int fence = 0;
     while (i < n) {
         size_t j = i;
         while (j < n && s[j] != '\n') j++;
@@ -240,12 +241,24 @@ static void ts__strip_comment(const char *s, size_t n, StrBuf *out)
             a += 1;
         while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
         while (b > a && (s[b - 1] == '*' || s[b - 1] == ' ' || s[b - 1] == '\t')) b--;
-        if (a < b) {
+        /* a fenced example (``` ... ```) is code using the definition, not
+         * words describing it */
+        int marker = b - a >= 3 && !memcmp(s + a, "```", 3);
+        if (marker) fence = !fence;
+        if (a < b && !marker && !fence) {
             if (out->len) sb_addc(out, '\n');
             sb_add(out, s + a, b - a);
         }
         i = j + 1;
     }
+}
+
+/* The last row a node covers (a line comment may end with its newline,
+ * at column 0 of the next row). */
+static uint32_t ts__end_row(TSNode n)
+{
+    TSPoint end = ts_node_end_point(n);
+    return end.column == 0 && end.row > ts_node_start_point(n).row ? end.row - 1 : end.row;
 }
 
 /* The comments right above n (no blank line between), as text. */
@@ -255,12 +268,10 @@ static char *ts__doc(TsRun *r, TSNode n, uint32_t *out_line)
     TSNode first = {0};
     for (TSNode p = ts_node_prev_sibling(n); !ts_node_is_null(p); p = ts_node_prev_sibling(p)) {
         if (!ts__is_comment(r, ts_node_symbol(p))) break;
-        TSPoint end = ts_node_end_point(p);
-        uint32_t end_row = end.column == 0 && end.row > 0 ? end.row - 1 : end.row;
-        if (end_row + 1 < row) break;
+        if (ts__end_row(p) + 1 < row) break;
         /* a trailing comment of the previous statement is not a doc comment */
         TSNode pp = ts_node_prev_sibling(p);
-        if (!ts_node_is_null(pp) && ts_node_end_point(pp).row == ts_node_start_point(p).row) break;
+        if (!ts_node_is_null(pp) && ts__end_row(pp) == ts_node_start_point(p).row) break;
         first = p;
         row = ts_node_start_point(p).row;
     }
