@@ -261,6 +261,12 @@ static uint32_t ts__end_row(TSNode n)
     return end.column == 0 && end.row > ts_node_start_point(n).row ? end.row - 1 : end.row;
 }
 
+static int ts__doc_block(const TsRun *r, TSNode n)
+{
+    uint32_t a = ts_node_start_byte(n);
+    return a + 3 <= r->em.len && !memcmp(r->em.src + a, "/**", 3);
+}
+
 /* The comments right above n (no blank line between), as text. */
 static char *ts__doc(TsRun *r, TSNode n, uint32_t *out_line)
 {
@@ -268,7 +274,11 @@ static char *ts__doc(TsRun *r, TSNode n, uint32_t *out_line)
     TSNode first = {0};
     for (TSNode p = ts_node_prev_sibling(n); !ts_node_is_null(p); p = ts_node_prev_sibling(p)) {
         if (!ts__is_comment(r, ts_node_symbol(p))) break;
-        if (ts__end_row(p) + 1 < row) break;
+        /* a doc block (slash-star-star) keeps its definition across one
+         * blank line, as JSDoc reads it (the style of express and its
+         * kin); other comments must touch it */
+        uint32_t gap = ts_node_is_null(first) && ts__doc_block(r, p) ? 2 : 1;
+        if (ts__end_row(p) + gap < row) break;
         /* a trailing comment of the previous statement is not a doc comment */
         TSNode pp = ts_node_prev_sibling(p);
         if (!ts_node_is_null(pp) && ts__end_row(pp) == ts_node_start_point(p).row) break;
