@@ -439,7 +439,8 @@ static IdxKind ts__idx_kind(CapKind k, int in_container)
     case CAP_DEF_CLASS:
     case CAP_DEF_IMPL:
     case CAP_DEF_NAMESPACE:
-    case CAP_DEF_TYPE: return IDX_KIND_CLASS;
+    case CAP_DEF_TYPE:
+    case CAP_DEF_CONSTANT: return IDX_KIND_CLASS;
     case CAP_DEF_METHOD: return IDX_KIND_METHOD;
     default: return in_container ? IDX_KIND_METHOD : IDX_KIND_FUNCTION;
     }
@@ -475,6 +476,9 @@ static void ts__units(TsRun *r)
         TsDef *d = &r->defs[i];
         uint32_t a = ts_node_start_byte(d->node), b = ts_node_end_byte(d->node);
         if (a == prev_a && b == prev_b) continue; /* the same node from two patterns */
+        /* a constant of one line stays module code; a table is a definition */
+        if (d->cap == CAP_DEF_CONSTANT && ts_node_start_point(d->node).row == ts_node_end_point(d->node).row)
+            continue;
         prev_a = a;
         prev_b = b;
         while (depth && open_end[depth - 1] <= a)

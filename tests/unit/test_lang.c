@@ -111,8 +111,10 @@ static int has_edge(IdxStore *st, const char *sp, const char *ss, const char *dp
 static void test_c(void)
 {
     IdxStore *st = index_fixture("c");
+    /* a table is a definition; a one-line variable stays module code */
     check_file(st, "util.c",
-               "module 1-4 \nfunction 5-8 add\n  doc: Adds two integers.\nfunction 10-13 twice\n");
+               "module 1-4 \nfunction 5-8 add\n  doc: Adds two integers.\nfunction 10-13 twice\n"
+               "class 16-18 ops\n  doc: Operations by name.\nmodule 19-19 \n");
     check_file(st, "util.h",
                "module 1-4 \nclass 5-7 point\n  doc: A point on the grid.\nmodule 9-9 \n"
                "function 11-11 SQUARE\nmodule 13-13 \n");
@@ -146,7 +148,8 @@ static void test_go(void)
     check_file(st, "store/store.go",
                "module 1-3 \nclass 4-6 Store\n  doc: Store keeps values by key.\n"
                "function 9-11 New\n  doc: New makes an empty Store.\n"
-               "method 14-16 Store.Get\n  doc: Get returns the value of k.\n");
+               "method 14-16 Store.Get\n  doc: Get returns the value of k.\n"
+               "class 19-21 defaults\n  doc: defaults seeds every new Store.\nmodule 23-23 \n");
     CHECK(has_edge(st, "store/store.go", "Store", "store/store.go", "Store.Get", IDX_EDGE_CONTAIN));
     CHECK(has_edge(st, "main.go", "main", "store/store.go", "New", IDX_EDGE_CALL));
     CHECK(has_edge(st, "main.go", "main", "store/store.go", "Store.Get", IDX_EDGE_CALL));
