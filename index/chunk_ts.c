@@ -594,8 +594,8 @@ out:
 }
 
 /* With an implicit `this`, a bare name used in a method that names a
- * member of the method's class defined in this file is that member: the
- * reference becomes "self.name", resolved in the class. */
+ * member of the method's class (or of a class around it) defined in this
+ * file is that member: the reference becomes its qualified symbol. */
 static void ts__member_refs(TsRun *r)
 {
     StrMap syms;
@@ -611,17 +611,23 @@ static void ts__member_refs(TsRun *r)
         int o = r->em.owner[ref->line];
         if (o < 0) continue;
         const EmitUnit *u = &r->em.units[o];
-        /* the class a method belongs to: its symbol up to the last part */
-        const char *dot = u->kind == IDX_KIND_METHOD ? strrchr(u->symbol, '.') : NULL;
-        if (!dot) continue;
-        sb_reset(&q);
-        sb_add(&q, u->symbol, (size_t)(dot - u->symbol) + 1);
-        sb_adds(&q, ref->name);
-        if (!strmap_get(&syms, q.buf, NULL)) continue;
-        sb_reset(&q);
-        sb_addf(&q, "self.%s", ref->name);
+        if (u->kind != IDX_KIND_METHOD) continue;
+        /* the method's class, then the classes around it (Java's inner
+         * classes see their outer class's members) */
+        size_t n = strlen(u->symbol);
+        int found = 0;
+        while (!found && n) {
+            while (n && u->symbol[n - 1] != '.') n--;
+            if (!n) break;
+            sb_reset(&q);
+            sb_add(&q, u->symbol, n);
+            sb_adds(&q, ref->name);
+            found = strmap_get(&syms, q.buf, NULL);
+            n--;
+        }
+        if (!found) continue;
         free(ref->name);
-        ref->name = sb_detach(&q, NULL);
+        ref->name = sb_detach(&q, NULL); /* "Outer.Inner.name": resolved in the file's module */
     }
     sb_release(&q);
     strmap_release(&syms);
