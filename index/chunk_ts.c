@@ -638,6 +638,7 @@ static void ts__member_refs(TsRun *r)
  * often than the calls it makes into other modules' interfaces. */
 static void ts__local_calls_first(TsRun *r)
 {
+    if (!r->first_type) return;
     StrMap names;
     strmap_init(&names);
     for (size_t i = 0; i < r->em.n_units; i++)
