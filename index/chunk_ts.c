@@ -6,35 +6,10 @@
  * every line belongs to its innermost unit or to module code, long units
  * are split into windows, comment-only runs are dropped.
  */
-#include "chunk_emit.h"
-#include "lang/lang.h"
+#include "chunk_ts_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define TS__SIG_MAX 300u
-#define TS__DOC_MAX 2000u
-
-typedef enum {
-    CAP_NONE,
-    CAP_DEF_FUNCTION,
-    CAP_DEF_METHOD,
-    CAP_DEF_CLASS,
-    CAP_DEF_IMPL,
-    CAP_DEF_NAMESPACE,
-    CAP_DEF_TYPE,
-    CAP_DEF_MACRO,
-    CAP_DEF_CONSTANT,
-    CAP_NAME,
-    CAP_RECEIVER,
-    CAP_BODY,
-    CAP_REF_CALL,
-    CAP_REF_TYPE,
-    CAP_REF_INHERIT,
-    CAP_IMPORT,
-    CAP_PACKAGE,
-    CAP_REF_FROM,
-} CapKind;
 
 static const struct {
     const char *name;
@@ -51,25 +26,6 @@ static const struct {
     {"ref.from", CAP_REF_FROM},
 };
 
-typedef struct TsDef {
-    CapKind cap;
-    TSNode node, name, body, receiver;
-} TsDef;
-
-typedef struct TsRun {
-    ChunkEmit em; /* lines, units, emission (chunk_emit.c) */
-    const IdxLang *lang;
-    const TSLanguage *tl;
-    TsDef *defs;
-    size_t n_defs, cap_defs;
-    ChunkRef *types; /* type references, emitted after the calls */
-    size_t n_types, cap_types;
-    size_t first_type; /* em.refs from here on are type references */
-    TSSymbol comment_syms[4];
-    size_t n_comment_syms;
-    StrBuf sb;
-} TsRun;
-
 static int ts__is_def(CapKind k)
 {
     return k >= CAP_DEF_FUNCTION && k <= CAP_DEF_CONSTANT;
@@ -78,13 +34,6 @@ static int ts__is_def(CapKind k)
 static int ts__is_container(CapKind k)
 {
     return k == CAP_DEF_CLASS || k == CAP_DEF_IMPL || k == CAP_DEF_NAMESPACE;
-}
-
-static int ts__is_comment(const TsRun *r, TSSymbol s)
-{
-    for (size_t i = 0; i < r->n_comment_syms; i++)
-        if (r->comment_syms[i] == s) return 1;
-    return 0;
 }
 
 static int ts__kind_in(TSNode n, const char *const *kinds)
@@ -215,117 +164,6 @@ static char *ts__name_text(TsRun *r, TSNode n)
             while (i + 1 < b && ts__ident_char(src[i + 1])) i++;
         }
     }
-    return xstrndup(sb->buf, sb->len);
-}
-
-/* ---------------------------------------------------------------- doc and signature */
-
-/* Comment text without its markers, one line per line. */
-static void ts__strip_comment(const char *s, size_t n, StrBuf *out)
-{
-    size_t i = 0;
-    int fence = 0;
-    while (i < n) {
-        size_t j = i;
-        while (j < n && s[j] != '\n') j++;
-        size_t a = i, b = j;
-        while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
-        while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) b--;
-        if (b - a >= 2 && s[b - 2] == '*' && s[b - 1] == '/') b -= 2;
-        if (b - a >= 3 && (!memcmp(s + a, "///", 3) || !memcmp(s + a, "//!", 3) || !memcmp(s + a, "/**", 3) ||
-                           !memcmp(s + a, "/*!", 3)))
-            a += 3;
-        else if (b - a >= 2 && (!memcmp(s + a, "//", 2) || !memcmp(s + a, "/*", 2)))
-            a += 2;
-        else if (b - a >= 1 && (s[a] == '*' || s[a] == '#'))
-            a += 1;
-        while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
-        while (b > a && (s[b - 1] == '*' || s[b - 1] == ' ' || s[b - 1] == '\t')) b--;
-        /* a fenced example (``` ... ```) is code using the definition, not
-         * words describing it */
-        int marker = b - a >= 3 && !memcmp(s + a, "```", 3);
-        if (marker) fence = !fence;
-        if (a < b && !marker && !fence) {
-            if (out->len) sb_addc(out, '\n');
-            sb_add(out, s + a, b - a);
-        }
-        i = j + 1;
-    }
-}
-
-/* The last row a node covers (a line comment may end with its newline,
- * at column 0 of the next row). */
-static uint32_t ts__end_row(TSNode n)
-{
-    TSPoint end = ts_node_end_point(n);
-    return end.column == 0 && end.row > ts_node_start_point(n).row ? end.row - 1 : end.row;
-}
-
-static int ts__doc_block(const TsRun *r, TSNode n)
-{
-    uint32_t a = ts_node_start_byte(n);
-    return a + 3 <= r->em.len && !memcmp(r->em.src + a, "/**", 3);
-}
-
-/* The comments right above n (no blank line between), as text. */
-static char *ts__doc(TsRun *r, TSNode n, uint32_t *out_line)
-{
-    uint32_t row = ts_node_start_point(n).row;
-    TSNode first = {0};
-    for (TSNode p = ts_node_prev_sibling(n); !ts_node_is_null(p); p = ts_node_prev_sibling(p)) {
-        if (!ts__is_comment(r, ts_node_symbol(p))) break;
-        /* a doc block (slash-star-star) keeps its definition across one
-         * blank line, as JSDoc reads it (the style of express and its
-         * kin); other comments must touch it */
-        uint32_t gap = ts_node_is_null(first) && ts__doc_block(r, p) ? 2 : 1;
-        if (ts__end_row(p) + gap < row) break;
-        /* a trailing comment of the previous statement is not a doc comment */
-        TSNode pp = ts_node_prev_sibling(p);
-        if (!ts_node_is_null(pp) && ts__end_row(pp) == ts_node_start_point(p).row) break;
-        first = p;
-        row = ts_node_start_point(p).row;
-    }
-    if (ts_node_is_null(first)) return NULL;
-    *out_line = ts_node_start_point(first).row + 1;
-    StrBuf out;
-    sb_init(&out);
-    uint32_t a = ts_node_start_byte(first), b = ts_node_start_byte(n);
-    if (b > a + TS__DOC_MAX) b = a + TS__DOC_MAX;
-    ts__strip_comment(r->em.src + a, b - a, &out);
-    if (!out.len) {
-        sb_release(&out);
-        return NULL;
-    }
-    return sb_detach(&out, NULL);
-}
-
-/* One-line header: from the definition to its body (or the end of its
- * first line), whitespace collapsed. */
-static char *ts__signature(TsRun *r, const TsDef *d)
-{
-    const char *src = r->em.src;
-    uint32_t a = ts_node_start_byte(d->node), b;
-    if (!ts_node_is_null(d->body) && ts_node_start_byte(d->body) > a) {
-        b = ts_node_start_byte(d->body);
-    } else {
-        uint32_t l = ts_node_start_point(d->node).row + 1;
-        b = l <= r->em.n_lines ? r->em.line_start[l + 1] : r->em.len;
-        if (ts_node_end_byte(d->node) < b) b = ts_node_end_byte(d->node);
-    }
-    StrBuf *sb = &r->sb;
-    sb_reset(sb);
-    int space = 0;
-    for (uint32_t i = a; i < b && sb->len < TS__SIG_MAX; i++) {
-        char c = src[i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            space = 1;
-            continue;
-        }
-        if (space && sb->len) sb_addc(sb, ' ');
-        space = 0;
-        sb_addc(sb, c);
-    }
-    while (sb->len && (sb->buf[sb->len - 1] == '{' || sb->buf[sb->len - 1] == ' ')) sb->len--;
     return xstrndup(sb->buf, sb->len);
 }
 
@@ -503,7 +341,7 @@ static void ts__units(TsRun *r)
         /* the doc comment becomes the docstring; its lines stay outside
          * the definition (measured: inside, they cost recall) */
         uint32_t start = ts_node_start_point(first).row + 1, doc_line = 0;
-        char *doc = ts__doc(r, first, &doc_line);
+        char *doc = chunk_ts__doc(r, first, &doc_line);
         int parent = up;
         StrBuf sym;
         sb_init(&sym);
@@ -535,7 +373,7 @@ static void ts__units(TsRun *r)
             continue;
         }
         id = emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
-                               sb_detach(&sym, NULL), ts__signature(r, d), doc);
+                               sb_detach(&sym, NULL), chunk_ts__signature(r, d), doc);
         free(name);
         free(recv);
         open[depth] = id;
@@ -567,7 +405,7 @@ static void ts__mark_lines(TsRun *r, TSNode root)
         }
         TSNode n = ts_tree_cursor_current_node(&cur);
         descend = 1;
-        if (ts__is_comment(r, ts_node_symbol(n))) {
+        if (chunk_ts__is_comment(r, ts_node_symbol(n))) {
             emit_mark_comment(&r->em, ts_node_start_byte(n), ts_node_end_byte(n));
             descend = 0;
         } else if (ts_node_is_named(n)) {
@@ -591,71 +429,6 @@ out:
             p++;
         if (p == e) r->em.line_kind[l] = EMIT_COMMENT;
     }
-}
-
-/* With an implicit `this`, a bare name used in a method that names a
- * member of the method's class (or of a class around it) defined in this
- * file is that member: the reference becomes its qualified symbol. */
-static void ts__member_refs(TsRun *r)
-{
-    StrMap syms;
-    StrBuf q;
-    strmap_init(&syms);
-    sb_init(&q);
-    for (size_t i = 0; i < r->em.n_units; i++) strmap_put(&syms, r->em.units[i].symbol, 1);
-    for (size_t i = 0; i < r->em.n_refs; i++) {
-        ChunkRef *ref = &r->em.refs[i];
-        if (ref->kind != REF_CALL || !ref->name || strchr(ref->name, '.') || ref->line < 1 ||
-            ref->line > r->em.n_lines)
-            continue;
-        int o = r->em.owner[ref->line];
-        if (o < 0) continue;
-        const EmitUnit *u = &r->em.units[o];
-        if (u->kind != IDX_KIND_METHOD) continue;
-        /* the method's class, then the classes around it (Java's inner
-         * classes see their outer class's members) */
-        size_t n = strlen(u->symbol);
-        int found = 0;
-        while (!found && n) {
-            while (n && u->symbol[n - 1] != '.') n--;
-            if (!n) break;
-            sb_reset(&q);
-            sb_add(&q, u->symbol, n);
-            sb_adds(&q, ref->name);
-            found = strmap_get(&syms, q.buf, NULL);
-            n--;
-        }
-        if (!found) continue;
-        free(ref->name);
-        ref->name = sb_detach(&q, NULL); /* "Outer.Inner.name": resolved in the file's module */
-    }
-    sb_release(&q);
-    strmap_release(&syms);
-}
-
-/* Calls of functions this file defines lead a chunk's calls: a
- * function's own module's helpers are the steps of what it does, more
- * often than the calls it makes into other modules' interfaces. */
-static void ts__local_calls_first(TsRun *r)
-{
-    if (!r->first_type) return;
-    StrMap names;
-    strmap_init(&names);
-    for (size_t i = 0; i < r->em.n_units; i++)
-        if (r->em.units[i].kind != IDX_KIND_CLASS) strmap_put(&names, r->em.units[i].name, 1);
-    size_t n = r->first_type, k = 0;
-    ChunkRef *v = xmalloc((n + 1) * sizeof *v);
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n; i++) {
-            const ChunkRef *ref = &r->em.refs[i];
-            const char *last = ref->name ? strrchr(ref->name, '.') : NULL;
-            last = last ? last + 1 : ref->name;
-            int local = ref->kind == REF_CALL && last && strmap_get(&names, last, NULL);
-            if (local == !pass) v[k++] = *ref;
-        }
-    memcpy(r->em.refs, v, n * sizeof *v);
-    free(v);
-    strmap_release(&names);
 }
 
 CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
@@ -689,8 +462,8 @@ CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, cons
     if (query) ts__collect(&r, query, root, out);
     ts__units(&r);
     emit_build(&r.em, out);
-    if (lang->implicit_this) ts__member_refs(&r);
-    ts__local_calls_first(&r);
+    if (lang->implicit_this) chunk_ts__member_refs(&r);
+    chunk_ts__local_calls_first(&r);
     emit_refs_out(&r.em, out);
 
     ts_tree_delete(tree);
