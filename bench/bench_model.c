@@ -2,7 +2,7 @@
  *   build/bench_model [MODEL] [REPEAT]
  * prints the median and worst load time over REPEAT loads (default 20),
  * and the time to embed a 2,000-character chunk and a question. */
-#include "embed_int.h"
+#include "index/embed_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,15 +23,15 @@ int main(int argc, char **argv)
     ErrInfo e = {0};
     for (int i = 0; i < repeat; i++) {
         double t0 = now_ms();
-        if (embedder_builtin_new(path, &em, &e)) {
+        if (idx_embedder_builtin_new(path, &em, &e)) {
             fprintf(stderr, "bench_model: %s\n", e.msg);
             return 1;
         }
         ms[i] = now_ms() - t0;
-        if (i + 1 < repeat) embedder_free(em);
+        if (i + 1 < repeat) idx_embedder_free(em);
     }
     qsort(ms, (size_t)repeat, sizeof *ms, cmp);
-    printf("%s (%s): load median %.2f ms, worst %.2f ms over %d\n", path, embedder_id(em),
+    printf("%s (%s): load median %.2f ms, worst %.2f ms over %d\n", path, idx_embedder_id(em),
            ms[repeat / 2], ms[repeat - 1], repeat);
     StrBuf chunk;
     sb_init(&chunk);
@@ -43,19 +43,19 @@ int main(int argc, char **argv)
     int dim = 0;
     double t0 = now_ms();
     for (int i = 0; i < 1000; i++) {
-        embedder_embed(em, &text, 1, &v, &dim, &e);
+        idx_embedder_embed(em, &text, 1, &v, &dim, &e);
         free(v);
     }
     double t1 = now_ms();
     for (int i = 0; i < 1000; i++) {
-        embedder_embed_query(em, "How does the router reject a request whose method is not allowed?",
+        idx_embedder_embed_query(em, "How does the router reject a request whose method is not allowed?",
                              &v, &dim, &e);
         free(v);
     }
     double t2 = now_ms();
     printf("embed: %.1f us per 2,000-character chunk, %.1f us per question\n", t1 - t0, t2 - t1);
     sb_release(&chunk);
-    embedder_free(em);
+    idx_embedder_free(em);
     free(ms);
     return 0;
 }

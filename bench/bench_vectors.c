@@ -3,7 +3,7 @@
  * HNSW. For each dimension and size: add time, single-query search time
  * (the language server asks one question at a time), recall@10 of HNSW
  * against the exact answer at a few efSearch values, and the store itself
- * (vecstore_add in batches of 64, save, open). Also reports whether OpenMP
+ * (idx_vecstore_add in batches of 64, save, open). Also reports whether OpenMP
  * threads burn CPU while the process idles after a search.
  *
  *   bench_vectors [--dims 128,384] [--sizes 10000,50000,100000,300000]
@@ -20,7 +20,7 @@
  * "HNSW CPU" is process CPU time per isolated query (search, then 50 ms
  * idle), which includes OpenMP workers spinning after the search.
  */
-#include "vec_int.h"
+#include "index/vec_int.h"
 
 #include <faiss/c_api/AutoTune_c.h>
 #include <faiss/c_api/IndexFlat_c.h>
@@ -197,14 +197,14 @@ static void bench_store(int d, long n, const float *xb, const idx_t *ids, const 
     snprintf(path, sizeof path, "%s/vectors.faiss", dir);
     VecStore *vs = NULL;
     ErrInfo e = {0};
-    if (vecstore_open(path, d, &vs, &e)) {
+    if (idx_vecstore_open(path, d, &vs, &e)) {
         fprintf(stderr, "bench_vectors: %s\n", e.msg);
         exit(2);
     }
     double t0 = now_ms();
     for (long i = 0; i < n; i += 64) {
         size_t b = (size_t)(n - i < 64 ? n - i : 64);
-        if (vecstore_add(vs, ids + i, xb + (size_t)i * d, b, &e)) {
+        if (idx_vecstore_add(vs, ids + i, xb + (size_t)i * d, b, &e)) {
             fprintf(stderr, "bench_vectors: %s\n", e.msg);
             exit(2);
         }
@@ -212,18 +212,18 @@ static void bench_store(int d, long n, const float *xb, const idx_t *ids, const 
     double t_add = now_ms() - t0;
     /* a re-embedded file: 64 existing ids replaced */
     t0 = now_ms();
-    vecstore_add(vs, ids + n / 2, xb, 64, &e);
+    idx_vecstore_add(vs, ids + n / 2, xb, 64, &e);
     double t_repl = now_ms() - t0;
     t0 = now_ms();
-    if (vecstore_save(vs, &e)) {
+    if (idx_vecstore_save(vs, &e)) {
         fprintf(stderr, "bench_vectors: %s\n", e.msg);
         exit(2);
     }
     double t_save = now_ms() - t0;
-    vecstore_close(vs);
+    idx_vecstore_close(vs);
     vs = NULL;
     t0 = now_ms();
-    vecstore_open(path, d, &vs, &e);
+    idx_vecstore_open(path, d, &vs, &e);
     double t_open = now_ms() - t0;
     double *ms = xcalloc((size_t)nq, sizeof *ms);
     int64_t got[K];
@@ -231,13 +231,13 @@ static void bench_store(int d, long n, const float *xb, const idx_t *ids, const 
     size_t nf;
     for (int i = 0; i < nq; i++) {
         t0 = now_ms();
-        vecstore_search(vs, q + (size_t)i * d, K, got, sc, &nf, &e);
+        idx_vecstore_search(vs, q + (size_t)i * d, K, got, sc, &nf, &e);
         ms[i] = now_ms() - t0;
     }
     struct timespec ts = {0, 50 * 1000 * 1000};
     double c0 = cpu_ms();
     for (int i = 0; i < 10; i++) {
-        vecstore_search(vs, q + (size_t)i * d, K, got, sc, &nf, &e);
+        idx_vecstore_search(vs, q + (size_t)i * d, K, got, sc, &nf, &e);
         nanosleep(&ts, NULL);
     }
     double cpu_q = (cpu_ms() - c0) / 10;
@@ -248,7 +248,7 @@ static void bench_store(int d, long n, const float *xb, const idx_t *ids, const 
            "(isolated)\n",
            d, n, t_add, t_repl, t_save, st.st_size / 1e6, t_open, median(ms, nq), cpu_q);
     free(ms);
-    vecstore_close(vs);
+    idx_vecstore_close(vs);
     unlink(path);
     rmdir(dir);
 }

@@ -25,17 +25,17 @@ struct Chunker {
     ChunkLangState st[CHUNK__MAX_LANGS];
 };
 
-Chunker *chunker_new(void)
+Chunker *idx_chunker_new(void)
 {
     Chunker *c = xcalloc(1, sizeof *c);
-    c->py = py_chunker_new();
+    c->py = idx_py_chunker_new();
     return c;
 }
 
-void chunker_free(Chunker *c)
+void idx_chunker_free(Chunker *c)
 {
     if (!c) return;
-    py_chunker_free(c->py);
+    idx_py_chunker_free(c->py);
     for (size_t i = 0; i < CHUNK__MAX_LANGS; i++) {
         if (c->st[i].query) ts_query_delete(c->st[i].query);
         if (c->st[i].parser) ts_parser_delete(c->st[i].parser);
@@ -43,7 +43,7 @@ void chunker_free(Chunker *c)
     free(c);
 }
 
-void chunk_set_release(ChunkSet *s)
+void idx_chunk_set_release(ChunkSet *s)
 {
     if (!s) return;
     for (size_t i = 0; i < s->n_chunks; i++) {
@@ -66,16 +66,16 @@ void chunk_set_release(ChunkSet *s)
     memset(s, 0, sizeof *s);
 }
 
-CrErr chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+CrErr idx_chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
                   ErrInfo *e)
 {
-    return py_chunker_run(c->py, src, len, max_lines, out, e);
+    return idx_py_chunker_run(c->py, src, len, max_lines, out, e);
 }
 
 static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
 {
-    size_t i = 0, n = lang_count();
-    while (i < n && lang_at(i) != lang)
+    size_t i = 0, n = idx_lang_count();
+    while (i < n && idx_lang_at(i) != lang)
         i++;
     if (i >= n || i >= CHUNK__MAX_LANGS) {
         err_set(e, CR_EINVAL, "language '%s' is not in the table", lang->name);
@@ -107,13 +107,13 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
     return s;
 }
 
-CrErr chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
+CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
                        uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
     if (!lang || !strcmp(lang->name, "python"))
-        return py_chunker_run(c->py, src, len, max_lines, out, e);
-    if (!lang->grammar) return chunk_text(lang, src, len, max_lines, out, e);
+        return idx_py_chunker_run(c->py, src, len, max_lines, out, e);
+    if (!lang->grammar) return idx_chunk_text(lang, src, len, max_lines, out, e);
     ChunkLangState *s = chunk__state(c, lang, e);
     if (!s) return e ? e->code : CR_EPARSE;
-    return chunk_ts(s->parser, s->query, lang, src, len, max_lines, out, e);
+    return idx_chunk_ts(s->parser, s->query, lang, src, len, max_lines, out, e);
 }

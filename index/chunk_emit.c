@@ -10,7 +10,7 @@ static int emit__space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-void emit_init(ChunkEmit *em, const char *src, uint32_t len, uint32_t max_lines)
+void idx_emit_init(ChunkEmit *em, const char *src, uint32_t len, uint32_t max_lines)
 {
     memset(em, 0, sizeof *em);
     em->src = src;
@@ -39,7 +39,7 @@ void emit_init(ChunkEmit *em, const char *src, uint32_t len, uint32_t max_lines)
     em->line_start[n + 1] = len;
 }
 
-void emit_release(ChunkEmit *em)
+void idx_emit_release(ChunkEmit *em)
 {
     for (size_t i = 0; i < em->n_units; i++) {
         free(em->units[i].symbol);
@@ -62,7 +62,7 @@ void emit_release(ChunkEmit *em)
     memset(em, 0, sizeof *em);
 }
 
-uint32_t emit_first_byte(const ChunkEmit *em, uint32_t l)
+uint32_t idx_emit_first_byte(const ChunkEmit *em, uint32_t l)
 {
     uint32_t p = em->line_start[l], end = em->line_start[l + 1];
     while (p < end && emit__space(em->src[p]))
@@ -70,7 +70,7 @@ uint32_t emit_first_byte(const ChunkEmit *em, uint32_t l)
     return p;
 }
 
-uint32_t emit_line_of(const ChunkEmit *em, uint32_t b)
+uint32_t idx_emit_line_of(const ChunkEmit *em, uint32_t b)
 {
     uint32_t lo = 1, hi = em->n_lines ? em->n_lines : 1;
     while (lo < hi) {
@@ -83,24 +83,24 @@ uint32_t emit_line_of(const ChunkEmit *em, uint32_t b)
     return lo;
 }
 
-void emit_mark_comment(ChunkEmit *em, uint32_t a, uint32_t b)
+void idx_emit_mark_comment(ChunkEmit *em, uint32_t a, uint32_t b)
 {
     if (!em->n_lines) return;
-    for (uint32_t l = emit_line_of(em, a); l <= em->n_lines && em->line_start[l] < b; l++) {
-        uint32_t f = emit_first_byte(em, l);
+    for (uint32_t l = idx_emit_line_of(em, a); l <= em->n_lines && em->line_start[l] < b; l++) {
+        uint32_t f = idx_emit_first_byte(em, l);
         if (em->line_kind[l] == EMIT_CODE && f >= a && f < b) em->line_kind[l] = EMIT_COMMENT;
     }
 }
 
-uint32_t emit_end_line(const ChunkEmit *em, uint32_t start, uint32_t end)
+uint32_t idx_emit_end_line(const ChunkEmit *em, uint32_t start, uint32_t end)
 {
     if (end > em->len) end = em->len;
     while (end > start && emit__space(em->src[end - 1]))
         end--;
-    return emit_line_of(em, end > start ? end - 1 : start);
+    return idx_emit_line_of(em, end > start ? end - 1 : start);
 }
 
-int emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, uint32_t end,
+int idx_emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, uint32_t end,
                   char *symbol, char *signature, char *doc)
 {
     if (start < 1) start = 1;
@@ -122,14 +122,14 @@ int emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, uint3
     return id;
 }
 
-int emit_unit_by_symbol(const ChunkEmit *em, const char *symbol)
+int idx_emit_unit_by_symbol(const ChunkEmit *em, const char *symbol)
 {
     for (size_t i = em->n_units; i-- > 0;)
         if (em->units[i].kind == IDX_KIND_CLASS && !strcmp(em->units[i].symbol, symbol)) return (int)i;
     return -1;
 }
 
-ChunkRef *emit_ref_push(ChunkEmit *em, RefKind kind, int unit, uint32_t line)
+ChunkRef *idx_emit_ref_push(ChunkEmit *em, RefKind kind, int unit, uint32_t line)
 {
     ARRAY_GROW(em->refs, em->n_refs + 1, em->cap_refs);
     ChunkRef *ref = &em->refs[em->n_refs++];
@@ -195,7 +195,7 @@ static int emit__has_code(const ChunkEmit *em, uint32_t a, uint32_t b)
     return 0;
 }
 
-void emit_build(ChunkEmit *em, ChunkSet *out)
+void idx_emit_build(ChunkEmit *em, ChunkSet *out)
 {
     for (size_t i = 0; i < em->n_units; i++)
         for (uint32_t l = em->units[i].start; l <= em->units[i].end; l++)
@@ -226,7 +226,7 @@ void emit_build(ChunkEmit *em, ChunkSet *out)
     }
 }
 
-void emit_refs_out(ChunkEmit *em, ChunkSet *out)
+void idx_emit_refs_out(ChunkEmit *em, ChunkSet *out)
 {
     StrMap seen;
     StrBuf key;

@@ -39,26 +39,26 @@ typedef struct ChunkEmit {
 } ChunkEmit;
 
 /* Lines of src; every non-blank line starts as code. max_lines 0: 100. */
-void emit_init(ChunkEmit *em, const char *src, uint32_t len, uint32_t max_lines);
-void emit_release(ChunkEmit *em);
+void idx_emit_init(ChunkEmit *em, const char *src, uint32_t len, uint32_t max_lines);
+void idx_emit_release(ChunkEmit *em);
 /* Byte of the first non-blank character of line l (or the line's end). */
-uint32_t emit_first_byte(const ChunkEmit *em, uint32_t l);
-uint32_t emit_line_of(const ChunkEmit *em, uint32_t byte);
+uint32_t idx_emit_first_byte(const ChunkEmit *em, uint32_t l);
+uint32_t idx_emit_line_of(const ChunkEmit *em, uint32_t byte);
 /* Lines whose first character lies in the comment [a, b) become comment lines. */
-void emit_mark_comment(ChunkEmit *em, uint32_t a, uint32_t b);
+void idx_emit_mark_comment(ChunkEmit *em, uint32_t a, uint32_t b);
 /* Line of the last non-blank byte of [start, end). */
-uint32_t emit_end_line(const ChunkEmit *em, uint32_t start, uint32_t end);
+uint32_t idx_emit_end_line(const ChunkEmit *em, uint32_t start, uint32_t end);
 /* Adds a unit (units must come in order of start line, outer before inner);
  * takes symbol, signature and doc (any may be NULL). Returns its id. */
-int emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, uint32_t end,
+int idx_emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, uint32_t end,
                   char *symbol, char *signature, char *doc);
 /* The last class-like unit with this symbol (a Go receiver, Foo in Foo::bar), or -1. */
-int emit_unit_by_symbol(const ChunkEmit *em, const char *symbol);
-ChunkRef *emit_ref_push(ChunkEmit *em, RefKind kind, int unit, uint32_t line);
+int idx_emit_unit_by_symbol(const ChunkEmit *em, const char *symbol);
+ChunkRef *idx_emit_ref_push(ChunkEmit *em, RefKind kind, int unit, uint32_t line);
 /* Chunks: every line to its innermost unit, runs of one owner emitted in
  * windows of at most max_lines; runs without code are dropped. */
-void emit_build(ChunkEmit *em, ChunkSet *out);
+void idx_emit_build(ChunkEmit *em, ChunkSet *out);
 /* Moves the references to out, attributed to chunks, duplicates dropped. */
-void emit_refs_out(ChunkEmit *em, ChunkSet *out);
+void idx_emit_refs_out(ChunkEmit *em, ChunkSet *out);
 
 #endif

@@ -56,7 +56,7 @@ static char *text__heading(const ChunkEmit *em, const IdxLang *lang, uint32_t l,
     return NULL;
 }
 
-CrErr chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
+CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
                  ChunkSet *out, ErrInfo *e)
 {
     ChunkEmit em;
@@ -64,7 +64,7 @@ CrErr chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_
     if (!src) src = "";
     if (len >= UINT32_MAX) return err_set(e, CR_EPARSE, "text of %zu bytes is too large", len);
     int sections = !strcmp(lang->name, "markdown") || !strcmp(lang->name, "rst");
-    emit_init(&em, src, (uint32_t)len, sections ? max_lines : TEXT__WINDOW);
+    idx_emit_init(&em, src, (uint32_t)len, sections ? max_lines : TEXT__WINDOW);
     /* paragraph starts are where long sections and windows are cut */
     for (uint32_t l = 1; l <= em.n_lines; l++)
         if (em.line_kind[l] == EMIT_CODE && (l == 1 || em.line_kind[l - 1] == EMIT_BLANK)) em.cut[l] = 1;
@@ -73,12 +73,12 @@ CrErr chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_
         char *h = text__heading(&em, lang, l, &fence);
         if (!h) continue;
         if (open >= 0) em.units[open].end = l > 1 ? l - 1 : 1;
-        open = emit_unit_add(&em, IDX_KIND_SECTION, -1, l, em.n_lines, h, xstrdup(h), NULL);
+        open = idx_emit_unit_add(&em, IDX_KIND_SECTION, -1, l, em.n_lines, h, xstrdup(h), NULL);
         em.cut[l] = 1;
     }
-    if (!sections && em.n_lines) emit_unit_add(&em, IDX_KIND_SECTION, -1, 1, em.n_lines, NULL, NULL, NULL);
-    emit_build(&em, out);
-    emit_release(&em);
+    if (!sections && em.n_lines) idx_emit_unit_add(&em, IDX_KIND_SECTION, -1, 1, em.n_lines, NULL, NULL, NULL);
+    idx_emit_build(&em, out);
+    idx_emit_release(&em);
     return CR_OK;
 }
 
@@ -86,6 +86,6 @@ static const char *const md__exts[] = {".md", ".markdown", NULL};
 static const char *const rst__exts[] = {".rst", NULL};
 static const char *const text__exts[] = {".toml", ".cfg", ".ini", ".yaml", ".yml", ".txt", NULL};
 
-const IdxLang lang_markdown = {.name = "markdown", .exts = md__exts, .is_doc = 1};
-const IdxLang lang_rst = {.name = "rst", .exts = rst__exts, .is_doc = 1};
-const IdxLang lang_text = {.name = "text", .exts = text__exts, .is_doc = 1, .max_bytes = 128 * 1024};
+const IdxLang idx_lang_markdown = {.name = "markdown", .exts = md__exts, .is_doc = 1};
+const IdxLang idx_lang_rst = {.name = "rst", .exts = rst__exts, .is_doc = 1};
+const IdxLang idx_lang_text = {.name = "text", .exts = text__exts, .is_doc = 1, .max_bytes = 128 * 1024};

@@ -47,7 +47,7 @@ static int ts__kind_in(TSNode n, const char *const *kinds)
 
 /* ---------------------------------------------------------------- hook helpers */
 
-char *lang_node_text(const LangParse *p, TSNode n)
+char *idx_lang_node_text(const LangParse *p, TSNode n)
 {
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     if (b > p->len) b = p->len;
@@ -55,9 +55,9 @@ char *lang_node_text(const LangParse *p, TSNode n)
     return xstrndup(p->src + a, b - a);
 }
 
-char *lang_string_text(const LangParse *p, TSNode n)
+char *idx_lang_string_text(const LangParse *p, TSNode n)
 {
-    char *t = lang_node_text(p, n);
+    char *t = idx_lang_node_text(p, n);
     size_t len = strlen(t);
     if (len >= 2 && (t[0] == '"' || t[0] == '\'' || t[0] == '`' || t[0] == '<') &&
         (t[len - 1] == '"' || t[len - 1] == '\'' || t[len - 1] == '`' || t[len - 1] == '>')) {
@@ -67,12 +67,12 @@ char *lang_string_text(const LangParse *p, TSNode n)
     return t;
 }
 
-void lang_add_import(LangParse *p, TSNode at, const char *module, const char *member,
+void idx_lang_add_import(LangParse *p, TSNode at, const char *module, const char *member,
                      const char *alias)
 {
     TsRun *r = p->run;
     if (!module || !module[0] || !alias || !alias[0]) return;
-    ChunkRef *ref = emit_ref_push(&r->em, REF_IMPORT, -1, ts_node_start_point(at).row + 1);
+    ChunkRef *ref = idx_emit_ref_push(&r->em, REF_IMPORT, -1, ts_node_start_point(at).row + 1);
     ref->module = xstrdup(module);
     ref->member = member ? xstrdup(member) : NULL;
     ref->alias = xstrdup(alias);
@@ -214,7 +214,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                     continue;
                 }
                 RefKind rk = k == CAP_REF_INHERIT ? REF_INHERIT : REF_CALL;
-                ChunkRef *ref = emit_ref_push(&r->em, rk, -1, line);
+                ChunkRef *ref = idx_emit_ref_push(&r->em, rk, -1, line);
                 ref->name = xstrndup(r->sb.buf, r->sb.len);
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);
@@ -234,7 +234,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
      * calls says more about it than the types in its signature. */
     r->first_type = r->em.n_refs;
     for (size_t i = 0; i < r->n_types; i++) {
-        ChunkRef *ref = emit_ref_push(&r->em, REF_CALL, -1, r->types[i].line);
+        ChunkRef *ref = idx_emit_ref_push(&r->em, REF_CALL, -1, r->types[i].line);
         ref->name = r->types[i].name;
     }
     free(r->types);
@@ -337,7 +337,7 @@ static void ts__units(TsRun *r)
         char *recv = ts_node_is_null(d->receiver) ? NULL : ts__name_text(r, d->receiver);
         TSNode outer = ts__outer(r, d->node);
         TSNode first = ts__first_prefix(r, outer);
-        uint32_t end = emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
+        uint32_t end = idx_emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
         /* the doc comment becomes the docstring; its lines stay outside
          * the definition (measured: inside, they cost recall) */
         uint32_t start = ts_node_start_point(first).row + 1, doc_line = 0;
@@ -351,10 +351,10 @@ static void ts__units(TsRun *r)
         } else if (recv && recv[0]) {
             sb_adds(&sym, recv);
             sb_addc(&sym, '.');
-            parent = emit_unit_by_symbol(&r->em, recv);
+            parent = idx_emit_unit_by_symbol(&r->em, recv);
         } else if (strrchr(name, '.')) { /* Foo::bar defined outside Foo */
             char *owner = xstrndup(name, (size_t)(strrchr(name, '.') - name));
-            parent = emit_unit_by_symbol(&r->em, owner);
+            parent = idx_emit_unit_by_symbol(&r->em, owner);
             free(owner);
         }
         sb_adds(&sym, name);
@@ -372,7 +372,7 @@ static void ts__units(TsRun *r)
             open_cap[depth++] = d->cap;
             continue;
         }
-        id = emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
+        id = idx_emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
                                sb_detach(&sym, NULL), chunk_ts__signature(r, d), doc);
         free(name);
         free(recv);
@@ -406,13 +406,13 @@ static void ts__mark_lines(TsRun *r, TSNode root)
         TSNode n = ts_tree_cursor_current_node(&cur);
         descend = 1;
         if (chunk_ts__is_comment(r, ts_node_symbol(n))) {
-            emit_mark_comment(&r->em, ts_node_start_byte(n), ts_node_end_byte(n));
+            idx_emit_mark_comment(&r->em, ts_node_start_byte(n), ts_node_end_byte(n));
             descend = 0;
         } else if (ts_node_is_named(n)) {
             TSPoint p = ts_node_start_point(n);
             uint32_t l = p.row + 1;
             if (l <= r->em.n_lines && r->em.line_start[l] + p.column <= ts_node_start_byte(n) &&
-                ts_node_start_byte(n) == emit_first_byte(&r->em, l))
+                ts_node_start_byte(n) == idx_emit_first_byte(&r->em, l))
                 r->em.cut[l] = 1;
             /* nodes of one line hold no further statement starts */
             if (ts_node_end_point(n).row == p.row) descend = 0;
@@ -424,14 +424,14 @@ out:
      * own: it stays in the chunk it closes but never makes a chunk */
     for (uint32_t l = 1; l <= r->em.n_lines; l++) {
         if (r->em.line_kind[l] != EMIT_CODE) continue;
-        uint32_t p = emit_first_byte(&r->em, l), e = r->em.line_start[l + 1];
+        uint32_t p = idx_emit_first_byte(&r->em, l), e = r->em.line_start[l + 1];
         while (p < e && strchr("})]>;, \t\r\n", r->em.src[p]))
             p++;
         if (p == e) r->em.line_kind[l] = EMIT_COMMENT;
     }
 }
 
-CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
+CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
                size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
     TsRun r;
@@ -455,19 +455,19 @@ CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, cons
                                                  (uint32_t)strlen(lang->comments[i]), 1);
         if (s) r.comment_syms[r.n_comment_syms++] = s;
     }
-    emit_init(&r.em, src, (uint32_t)len, max_lines);
+    idx_emit_init(&r.em, src, (uint32_t)len, max_lines);
     TSNode root = ts_tree_root_node(tree);
     out->had_errors = out->had_errors || ts_node_has_error(root);
     ts__mark_lines(&r, root);
     if (query) ts__collect(&r, query, root, out);
     ts__units(&r);
-    emit_build(&r.em, out);
+    idx_emit_build(&r.em, out);
     if (lang->implicit_this) chunk_ts__member_refs(&r);
     chunk_ts__local_calls_first(&r);
-    emit_refs_out(&r.em, out);
+    idx_emit_refs_out(&r.em, out);
 
     ts_tree_delete(tree);
-    emit_release(&r.em);
+    idx_emit_release(&r.em);
     free(r.defs);
     sb_release(&r.sb);
     return rc;

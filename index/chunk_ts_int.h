@@ -63,7 +63,7 @@ char *chunk_ts__doc(TsRun *r, TSNode n, uint32_t *out_line);
 /* The one-line header of d (caller frees). */
 char *chunk_ts__signature(TsRun *r, const TsDef *d);
 /* Bare names of class members become the members' symbols (rows with
- * implicit_this); after emit_build, before emit_refs_out. */
+ * implicit_this); after idx_emit_build, before idx_emit_refs_out. */
 void chunk_ts__member_refs(TsRun *r);
 /* Calls of the file's own functions first among em.refs[0, first_type). */
 void chunk_ts__local_calls_first(TsRun *r);

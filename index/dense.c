@@ -23,7 +23,7 @@ static char *vectors_path(const IdxStore *st)
     return sb_detach(&p, NULL);
 }
 
-CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
+CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
 {
     EmbedConfig ec = {cfg->embed_provider, cfg->embed_url, cfg->embed_model, cfg->embed_api_key_env,
                       0, 0, 0, EMBED_BATCH};
@@ -37,10 +37,10 @@ CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
     }
     if (!strcmp(cfg->embed_provider, "none")) return CR_OK;
     if (cfg->embed_provider && cfg->embed_provider[0] && strcmp(cfg->embed_provider, "builtin"))
-        return embedder_new(&ec, &st->em, e);
+        return idx_embedder_new(&ec, &st->em, e);
     /* A missing or damaged builtin model costs the dense leg, not the index. */
     ErrInfo me = {0};
-    if (embedder_new(&ec, &st->em, &me)) {
+    if (idx_embedder_new(&ec, &st->em, &me)) {
         log_msg(LOG_WARN, "no dense leg: %s", me.msg);
         snprintf(st->dense_note, sizeof st->dense_note, "none (builtin model unusable: %.160s)",
                  me.msg);
@@ -48,17 +48,17 @@ CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
     return CR_OK;
 }
 
-void dense__close(IdxStore *st)
+void idx_dense_close(IdxStore *st)
 {
-    vecstore_close(st->vs);
+    idx_vecstore_close(st->vs);
     st->vs = NULL;
-    embedder_free(st->em);
+    idx_embedder_free(st->em);
     st->em = NULL;
 }
 
-void dense__forget(IdxStore *st)
+void idx_dense_forget(IdxStore *st)
 {
-    vecstore_close(st->vs);
+    idx_vecstore_close(st->vs);
     st->vs = NULL;
 }
 
@@ -74,9 +74,9 @@ static CrErr open_vectors(IdxStore *st, ErrInfo *e)
     if (st->vs) return CR_OK;
     char have[160];
     char *path = vectors_path(st);
-    store__meta_get(st, "embedder", have, sizeof have);
-    if (strcmp(have, embedder_id(st->em)) != 0) unlink(path);
-    CrErr rc = vecstore_open(path, 0, &st->vs, e);
+    idx_store_meta_get(st, "embedder", have, sizeof have);
+    if (strcmp(have, idx_embedder_id(st->em)) != 0) unlink(path);
+    CrErr rc = idx_vecstore_open(path, 0, &st->vs, e);
     free(path);
     return rc;
 }
@@ -87,7 +87,7 @@ static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
     int64_t *v = NULL;
     size_t n = 0, cap = 0;
     if (sqlite3_prepare_v2(st->db, "SELECT id FROM chunks ORDER BY id", -1, &s, NULL) != SQLITE_OK)
-        return store__err(st, e, "chunk ids");
+        return idx_store_err(st, e, "chunk ids");
     while (sqlite3_step(s) == SQLITE_ROW) {
         ARRAY_GROW(v, n + 1, cap);
         v[n++] = sqlite3_column_int64(s, 0);
@@ -120,7 +120,7 @@ static char *embed_text(IdxStore *st, int64_t id)
     return sb_detach(&sb, NULL);
 }
 
-CrErr dense__sync(IdxStore *st, ErrInfo *e)
+CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     int64_t *want = NULL, *have = NULL, *missing = NULL, *orphans = NULL;
@@ -128,7 +128,7 @@ CrErr dense__sync(IdxStore *st, ErrInfo *e)
     if (!st->em) return CR_OK;
     if ((rc = open_vectors(st, e))) return rc;
     if ((rc = chunk_ids(st, &want, &n_want, e))) goto out;
-    if ((rc = vecstore_ids(st->vs, &have, &n_have, e))) goto out;
+    if ((rc = idx_vecstore_ids(st->vs, &have, &n_have, e))) goto out;
     /* Both lists are sorted: one merge finds what is missing and what is orphaned. */
     missing = xcalloc(n_want + 1, sizeof *missing);
     orphans = xcalloc(n_have + 1, sizeof *orphans);
@@ -140,33 +140,33 @@ CrErr dense__sync(IdxStore *st, ErrInfo *e)
         else
             i++, j++;
     }
-    if (n_orphans && (rc = vecstore_remove(st->vs, orphans, n_orphans, e))) goto out;
+    if (n_orphans && (rc = idx_vecstore_remove(st->vs, orphans, n_orphans, e))) goto out;
     for (size_t at = 0; at < n_missing && !rc; at += EMBED_BATCH) {
         size_t m = n_missing - at < EMBED_BATCH ? n_missing - at : EMBED_BATCH;
         char *texts[EMBED_BATCH];
         float *vecs = NULL;
         int dim = 0;
         for (size_t k = 0; k < m; k++) texts[k] = embed_text(st, missing[at + k]);
-        rc = embedder_embed(st->em, (const char *const *)texts, m, &vecs, &dim, e);
+        rc = idx_embedder_embed(st->em, (const char *const *)texts, m, &vecs, &dim, e);
         for (size_t k = 0; k < m; k++) free(texts[k]);
-        if (!rc && !vecstore_dim(st->vs)) {
+        if (!rc && !idx_vecstore_dim(st->vs)) {
             /* An empty store learns its dimension from the first vectors. */
             char *path = vectors_path(st);
-            vecstore_close(st->vs);
+            idx_vecstore_close(st->vs);
             st->vs = NULL;
-            rc = vecstore_open(path, dim, &st->vs, e);
+            rc = idx_vecstore_open(path, dim, &st->vs, e);
             free(path);
         }
-        if (!rc && dim != vecstore_dim(st->vs))
+        if (!rc && dim != idx_vecstore_dim(st->vs))
             rc = err_set(e, CR_EHTTP, "embedding dimension %d differs from the index's %d", dim,
-                         vecstore_dim(st->vs));
-        if (!rc) rc = vecstore_add(st->vs, &missing[at], vecs, m, e);
+                         idx_vecstore_dim(st->vs));
+        if (!rc) rc = idx_vecstore_add(st->vs, &missing[at], vecs, m, e);
         free(vecs);
     }
     /* What was added is kept even when a later batch failed. */
-    CrErr save = vecstore_save(st->vs, rc ? NULL : e);
+    CrErr save = idx_vecstore_save(st->vs, rc ? NULL : e);
     if (!rc) rc = save;
-    if (!rc && vecstore_count(st->vs) > 0) rc = store__meta_put(st, "embedder", embedder_id(st->em), e);
+    if (!rc && idx_vecstore_count(st->vs) > 0) rc = idx_store_meta_put(st, "embedder", idx_embedder_id(st->em), e);
 out:
     free(want);
     free(have);
@@ -175,10 +175,10 @@ out:
     return rc;
 }
 
-int64_t dense__count(IdxStore *st)
+int64_t idx_dense_count(IdxStore *st)
 {
     if (!st->em || open_vectors(st, NULL)) return 0;
-    return vecstore_count(st->vs);
+    return idx_vecstore_count(st->vs);
 }
 
 CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
@@ -191,17 +191,17 @@ CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **o
     *n_out = 0;
     if (!st->em || !limit) return CR_OK;
     if ((rc = open_vectors(st, e))) return rc;
-    if (vecstore_count(st->vs) == 0) return CR_OK;
-    if ((rc = embedder_embed_query(st->em, query, &q, &dim, e))) return rc;
-    if (dim != vecstore_dim(st->vs)) {
+    if (idx_vecstore_count(st->vs) == 0) return CR_OK;
+    if ((rc = idx_embedder_embed_query(st->em, query, &q, &dim, e))) return rc;
+    if (dim != idx_vecstore_dim(st->vs)) {
         free(q);
         return err_set(e, CR_EHTTP, "query embedding has dimension %d, the index %d", dim,
-                       vecstore_dim(st->vs));
+                       idx_vecstore_dim(st->vs));
     }
     int64_t *ids = xcalloc(limit, sizeof *ids);
     float *scores = xcalloc(limit, sizeof *scores);
     size_t n = 0;
-    rc = vecstore_search(st->vs, q, limit, ids, scores, &n, e);
+    rc = idx_vecstore_search(st->vs, q, limit, ids, scores, &n, e);
     if (!rc && n) {
         IdxHit *v = xcalloc(n, sizeof *v);
         for (size_t i = 0; i < n; i++) {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-Embedder *embedder__wrap(const EmbedderOps *ops, void *state)
+Embedder *idx_embedder_wrap(const EmbedderOps *ops, void *state)
 {
     Embedder *em = xmalloc(sizeof *em);
     em->ops = ops;
@@ -12,7 +12,7 @@ Embedder *embedder__wrap(const EmbedderOps *ops, void *state)
     return em;
 }
 
-void embed_normalize(float *v, int dim)
+void idx_embed_normalize(float *v, int dim)
 {
     double ss = 0;
     for (int i = 0; i < dim; i++) ss += (double)v[i] * v[i];
@@ -21,7 +21,7 @@ void embed_normalize(float *v, int dim)
     for (int i = 0; i < dim; i++) v[i] = (float)(v[i] * inv);
 }
 
-CrErr embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
+CrErr idx_embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
 {
     *out = NULL;
     static const EmbedConfig defaults = {0};
@@ -30,47 +30,47 @@ CrErr embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
     /* The offline default: the model trained by scripts/train-embedder.sh,
      * at cfg->model or the path fixed at build time. */
     if (!p || !*p || !strcmp(p, "builtin"))
-        return embedder_builtin_new(cfg->model && *cfg->model ? cfg->model : CODERAG_MODEL_PATH,
+        return idx_embedder_builtin_new(cfg->model && *cfg->model ? cfg->model : CODERAG_MODEL_PATH,
                                     out, e);
-    if (!strcmp(p, "openai")) return embedder_openai_new(cfg, out, e);
+    if (!strcmp(p, "openai")) return idx_embedder_openai_new(cfg, out, e);
     return err_set(e, CR_EINVAL, "unknown embedding provider \"%.64s\" (builtin or openai)", p);
 }
 
-void embedder_free(Embedder *em)
+void idx_embedder_free(Embedder *em)
 {
     if (!em) return;
     em->ops->free(em->state);
     free(em);
 }
 
-const char *embedder_id(const Embedder *em)
+const char *idx_embedder_id(const Embedder *em)
 {
     return em->ops->id(em->state);
 }
 
-int embedder_dim(const Embedder *em)
+int idx_embedder_dim(const Embedder *em)
 {
     return em->ops->dim(em->state);
 }
 
-CrErr embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out, int *out_dim,
+CrErr idx_embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out, int *out_dim,
                      ErrInfo *e)
 {
     *out = NULL;
     *out_dim = em->ops->dim(em->state);
     if (n == 0) return CR_OK;
-    if (!texts) return err_set(e, CR_EINVAL, "embedder_embed: no texts");
+    if (!texts) return err_set(e, CR_EINVAL, "idx_embedder_embed: no texts");
     for (size_t i = 0; i < n; i++)
-        if (!texts[i]) return err_set(e, CR_EINVAL, "embedder_embed: text %zu is NULL", i);
+        if (!texts[i]) return err_set(e, CR_EINVAL, "idx_embedder_embed: text %zu is NULL", i);
     return em->ops->embed(em->state, texts, n, out, out_dim, e);
 }
 
-CrErr embedder_embed_query(Embedder *em, const char *question, float **out, int *out_dim,
+CrErr idx_embedder_embed_query(Embedder *em, const char *question, float **out, int *out_dim,
                            ErrInfo *e)
 {
     *out = NULL;
     *out_dim = em->ops->dim(em->state);
-    if (!question) return err_set(e, CR_EINVAL, "embedder_embed_query: no question");
+    if (!question) return err_set(e, CR_EINVAL, "idx_embedder_embed_query: no question");
     if (!em->ops->embed_query) return em->ops->embed(em->state, &question, 1, out, out_dim, e);
     return em->ops->embed_query(em->state, &question, 1, out, out_dim, e);
 }

@@ -9,7 +9,7 @@
 /*
  * The builtin embedder: a weighted bag of token embeddings trained by
  * scripts/train-embedder.sh. A text's vector is sum_t w_side[t] * E[t] over
- * its tok_code tokens (the first max_tokens of them), L2-normalised; tokens
+ * its idx_tok_code tokens (the first max_tokens of them), L2-normalised; tokens
  * outside the vocabulary are skipped. One table lookup per token.
  *
  * File format (little-endian), version 1:
@@ -107,7 +107,7 @@ static long nb_lookup(const NbowEmbedder *m, const char *s, size_t n)
     }
 }
 
-/* Tokens of text, at most max (0: all) of them. tok_code starts afresh
+/* Tokens of text, at most max (0: all) of them. idx_tok_code starts afresh
  * after every byte that cannot be in an identifier, so tokenizing the text
  * piece by piece, each piece ending at such a byte, gives the same tokens:
  * long texts stop being read once max tokens are in. */
@@ -122,7 +122,7 @@ static void nb_tokens(const char *text, uint32_t max, StrBuf *toks)
                              (unsigned char)text[end - 1] >= 0x80))
             end++;
         size_t before = toks->len;
-        tok_code(text + at, end - at, toks);
+        idx_tok_code(text + at, end - at, toks);
         /* every token after the first is preceded by one space */
         for (size_t i = before; i < toks->len; i++) count += toks->buf[i] == ' ';
         if (before == 0 && toks->len > 0) count++;
@@ -149,7 +149,7 @@ static void nb_embed_one(const NbowEmbedder *m, const char *text, int query, Str
         }
         p = end ? end + 1 : NULL;
     }
-    embed_normalize(v, m->dim);
+    idx_embed_normalize(v, m->dim);
 }
 
 static CrErr nb_embed_side(void *state, const char *const *texts, size_t n, int query, float **out,
@@ -243,7 +243,7 @@ static CrErr nb_parse(NbowEmbedder *m, const char *path, ErrInfo *e)
     return CR_OK;
 }
 
-CrErr embedder_builtin_new(const char *path, Embedder **out, ErrInfo *e)
+CrErr idx_embedder_builtin_new(const char *path, Embedder **out, ErrInfo *e)
 {
     StrBuf sb;
     *out = NULL;
@@ -261,6 +261,6 @@ CrErr embedder_builtin_new(const char *path, Embedder **out, ErrInfo *e)
         nb_free(m);
         return rc;
     }
-    *out = embedder__wrap(&nb_ops, m);
+    *out = idx_embedder_wrap(&nb_ops, m);
     return CR_OK;
 }

@@ -1,10 +1,10 @@
 /*
- * embed_int.h - how embedding providers plug into embedder_new (embed.c).
+ * embed_int.h - how embedding providers plug into idx_embedder_new (embed.c).
  * Not for use outside index/ and its unit tests; everyone else goes through
  * the embedder_* functions of vec_int.h.
  *
  * A provider fills an EmbedderOps table (a const, static vtable) and hands
- * its private state to embedder__wrap. embed.c owns the dispatch and the
+ * its private state to idx_embedder_wrap. embed.c owns the dispatch and the
  * argument checks common to all providers.
  */
 #ifndef CODERAG_EMBED_INT_H
@@ -17,7 +17,7 @@ typedef struct EmbedderOps {
     const char *(*id)(const void *state);
     /* Dimension, 0 while unknown. */
     int (*dim)(const void *state);
-    /* Same contract as embedder_embed; called only with n > 0 and non-NULL
+    /* Same contract as idx_embedder_embed; called only with n > 0 and non-NULL
      * texts, out and out_dim. On failure *out is left NULL. */
     CrErr (*embed)(void *state, const char *const *texts, size_t n, float **out, int *out_dim,
                    ErrInfo *e);
@@ -34,11 +34,11 @@ struct Embedder {
     void *state;
 };
 
-/* Heap Embedder around a provider's state; embedder_free calls ops->free. */
-Embedder *embedder__wrap(const EmbedderOps *ops, void *state);
+/* Heap Embedder around a provider's state; idx_embedder_free calls ops->free. */
+Embedder *idx_embedder_wrap(const EmbedderOps *ops, void *state);
 
 /* Scales v[0..dim) to unit L2 length (an all-zero vector stays zero). */
-void embed_normalize(float *v, int dim);
+void idx_embed_normalize(float *v, int dim);
 
 /* Providers take the caller's cfg (already non-NULL) and copy what they
  * keep. */
@@ -46,11 +46,11 @@ void embed_normalize(float *v, int dim);
 /* OpenAI-compatible /v1/embeddings client (embed_openai.c): CR_EINVAL
  * without cfg->url. Reads the key from the environment variable named by
  * cfg->api_key_env once, here; sends it only as "Authorization: Bearer". */
-CrErr embedder_openai_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
+CrErr idx_embedder_openai_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
 
 /* The trained bag-of-tokens model (embed_builtin.c) read from the model file
  * at path. CR_EPARSE for a file that is not a model, of another format
  * version, truncated or failing its checksum; errors of sb_read_file. */
-CrErr embedder_builtin_new(const char *path, Embedder **out, ErrInfo *e);
+CrErr idx_embedder_builtin_new(const char *path, Embedder **out, ErrInfo *e);
 
 #endif

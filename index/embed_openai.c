@@ -133,7 +133,7 @@ static CrErr oai_parse(OpenAiEmbedder *o, const StrBuf *body, size_t m, size_t a
             }
             v[j] = (float)d;
         }
-        embed_normalize(v, dim);
+        idx_embed_normalize(v, dim);
     }
     o->dim = dim;
 out:
@@ -206,7 +206,7 @@ out:
 
 static const EmbedderOps oai_ops = {oai_id, oai_dim, oai_embed, oai_free, NULL};
 
-CrErr embedder_openai_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
+CrErr idx_embedder_openai_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
 {
     *out = NULL;
     if (!cfg->url || !*cfg->url)
@@ -242,6 +242,6 @@ CrErr embedder_openai_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
     o->connect_timeout_ms = cfg->connect_timeout_ms > 0 ? cfg->connect_timeout_ms : 5000;
     o->max_retries = cfg->max_retries > 0 ? cfg->max_retries : cfg->max_retries < 0 ? 0 : 3;
     o->batch = cfg->batch ? cfg->batch : 64;
-    *out = embedder__wrap(&oai_ops, o);
+    *out = idx_embedder_wrap(&oai_ops, o);
     return CR_OK;
 }

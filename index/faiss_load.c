@@ -82,7 +82,7 @@ static void faiss__load(void)
     a->loaded = 1;
 }
 
-const FaissApi *faiss_api(ErrInfo *e)
+const FaissApi *idx_faiss_api(ErrInfo *e)
 {
     pthread_once(&faiss__once, faiss__load);
     if (!faiss__api.loaded) {

@@ -17,7 +17,7 @@ typedef struct Resolver {
 
 static int64_t first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num)
 {
-    sqlite3_stmt *s = store__stmt(r->st, id, r->e);
+    sqlite3_stmt *s = idx_store_stmt(r->st, id, r->e);
     if (!s) {
         r->rc = CR_EDB;
         return 0;
@@ -36,7 +36,7 @@ static int64_t module_file(Resolver *r, const char *module)
 
 static int64_t module_chunk(Resolver *r, int64_t file_id)
 {
-    sqlite3_stmt *s = store__stmt(r->st, STMT_CHUNK_FIRST_OF_FILE, r->e);
+    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_CHUNK_FIRST_OF_FILE, r->e);
     if (!s) {
         r->rc = CR_EDB;
         return 0;
@@ -50,7 +50,7 @@ static int64_t module_chunk(Resolver *r, int64_t file_id)
 /* The target a file binds a local name to, or NULL. Caller frees. */
 static char *import_binding(Resolver *r, int64_t file_id, const char *alias, size_t len)
 {
-    sqlite3_stmt *s = store__stmt(r->st, STMT_IMPORT_GET, r->e);
+    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_IMPORT_GET, r->e);
     if (!s) {
         r->rc = CR_EDB;
         return NULL;
@@ -68,7 +68,7 @@ static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
 {
     char **v = NULL;
     size_t n = 0, cap = 0;
-    sqlite3_stmt *s = store__stmt(r->st, STMT_IMPORT_STARS, r->e);
+    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_IMPORT_STARS, r->e);
     *n_out = 0;
     if (!s) {
         r->rc = CR_EDB;
@@ -157,7 +157,7 @@ static int64_t resolve_qualified(Resolver *r, const char *q, int depth)
 /* The only definition anywhere with this simple name, or 0. */
 static int64_t unique_by_name(Resolver *r, const char *name)
 {
-    sqlite3_stmt *s = store__stmt(r->st, STMT_SYMBOL_BY_NAME, r->e);
+    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_SYMBOL_BY_NAME, r->e);
     if (!s) {
         r->rc = CR_EDB;
         return 0;
@@ -263,13 +263,13 @@ static IdxEdgeKind edge_kind(int ref_kind)
     return IDX_EDGE_CALL;
 }
 
-CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
+CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
 {
     Resolver r = {st, {0}, e, CR_OK};
     RefRow *rows = NULL;
     size_t n = 0, cap = 0, added = 0;
     strmap_init(&r.memo);
-    sqlite3_stmt *s = store__stmt(st, STMT_REF_DIRTY_LIST, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_DIRTY_LIST, e);
     if (!s) {
         r.rc = CR_EDB;
         goto out;
@@ -281,23 +281,23 @@ CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         row->file_id = sqlite3_column_int64(s, 1);
         row->chunk_id = sqlite3_column_int64(s, 2);
         row->kind = sqlite3_column_int(s, 3);
-        row->name = store__col_dup(s, 4);
-        row->module = store__col_dup(s, 5);
-        row->symbol = store__col_dup(s, 6);
+        row->name = idx_store_col_dup(s, 4);
+        row->module = idx_store_col_dup(s, 5);
+        row->symbol = idx_store_col_dup(s, 6);
     }
     sqlite3_reset(s);
     for (size_t i = 0; i < n && r.rc == CR_OK; i++) {
         RefRow *row = &rows[i];
-        if ((s = store__stmt(st, STMT_EDGE_DELETE_REF, e)) == NULL) {
+        if ((s = idx_store_stmt(st, STMT_EDGE_DELETE_REF, e)) == NULL) {
             r.rc = CR_EDB;
             break;
         }
         sqlite3_bind_int64(s, 1, row->id);
-        if ((r.rc = store__step_done(st, s, e, "edges"))) break;
+        if ((r.rc = idx_store_step_done(st, s, e, "edges"))) break;
         int64_t dst = row->kind == REF_IMPORT ? resolve_qualified(&r, row->name, 0)
                                               : resolve_expr(&r, row);
         if (dst && dst != row->chunk_id) {
-            if ((s = store__stmt(st, STMT_EDGE_INSERT, e)) == NULL) {
+            if ((s = idx_store_stmt(st, STMT_EDGE_INSERT, e)) == NULL) {
                 r.rc = CR_EDB;
                 break;
             }
@@ -305,15 +305,15 @@ CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
             sqlite3_bind_int64(s, 2, dst);
             sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
             sqlite3_bind_int64(s, 4, row->id);
-            if ((r.rc = store__step_done(st, s, e, "edge"))) break;
+            if ((r.rc = idx_store_step_done(st, s, e, "edge"))) break;
             added++;
         }
-        if ((s = store__stmt(st, STMT_REF_RESOLVED, e)) == NULL) {
+        if ((s = idx_store_stmt(st, STMT_REF_RESOLVED, e)) == NULL) {
             r.rc = CR_EDB;
             break;
         }
         sqlite3_bind_int64(s, 1, row->id);
-        r.rc = store__step_done(st, s, e, "ref");
+        r.rc = idx_store_step_done(st, s, e, "ref");
     }
 out:
     for (size_t i = 0; i < n; i++) {

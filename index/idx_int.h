@@ -44,25 +44,25 @@ typedef struct ScanOptions {
  * when their target lies inside the root, and never twice into the same
  * directory (loops). A file or directory that vanishes mid-scan is skipped
  * silently. Fails only when the root itself cannot be read. */
-CrErr scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e);
-void scan_result_release(ScanResult *r);
+CrErr idx_scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e);
+void idx_scan_result_release(ScanResult *r);
 
 /* Whether a single relative path would be indexed by a scan with these
  * options (checks the .gitignore files on its way down, the excludes, the
  * index dir, the .py suffix). For single-file updates. */
-int scan_path_included(const ScanOptions *opt, const char *relpath);
+int idx_scan_path_included(const ScanOptions *opt, const char *relpath);
 
 /* gitignore matching (ignore.c). A list of patterns from one .gitignore
  * (or the exclude list), all relative to base ("" for the root). */
 typedef struct IgnoreList IgnoreList;
 /* Parses gitignore text. base is the directory of the .gitignore, relative to
- * the root ("" or "a/b"). Caller frees with ignore_free. */
-IgnoreList *ignore_parse(const char *base, const char *text, size_t len);
-void ignore_free(IgnoreList *l);
+ * the root ("" or "a/b"). Caller frees with idx_ignore_free. */
+IgnoreList *idx_ignore_parse(const char *base, const char *text, size_t len);
+void idx_ignore_free(IgnoreList *l);
 /* Result of matching one path against one list: the last matching pattern
  * decides. relpath is relative to the root. */
 typedef enum { IGNORE_NONE, IGNORE_EXCLUDE, IGNORE_INCLUDE } IgnoreVerdict;
-IgnoreVerdict ignore_match(const IgnoreList *l, const char *relpath, int is_dir);
+IgnoreVerdict idx_ignore_match(const IgnoreList *l, const char *relpath, int is_dir);
 
 /* ---------------------------------------------------------------- chunk (chunk.c) */
 
@@ -119,24 +119,24 @@ typedef struct IdxLang IdxLang;
 /* Reusable tree-sitter parsers and queries, one per language, created on
  * first use; one Chunker per thread. */
 typedef struct Chunker Chunker;
-Chunker *chunker_new(void);
-void chunker_free(Chunker *c);
+Chunker *idx_chunker_new(void);
+void idx_chunker_free(Chunker *c);
 
 /* Chunks Python source (UTF-8) into out (which must be zeroed or released).
  * Units longer than max_lines (0: 100) are split into windows. Syntax errors
  * do not fail: what parses is chunked; every line of the file belongs to at
  * most one chunk, and every non-blank, non-comment line to exactly one.
  * Fails only with CR_EPARSE when tree-sitter gives up (timeout, cancel). */
-CrErr chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+CrErr idx_chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
                   ErrInfo *e);
-void chunk_set_release(ChunkSet *s);
+void idx_chunk_set_release(ChunkSet *s);
 
 /* Chunks a file of any language in the table (NULL: Python) the same way:
  * one chunk per definition (function, method, class/struct/enum/interface/
  * trait/impl, type, macro), module code in the gaps, Markdown/reST sections
  * and text windows for docs. Doc comments above a definition become its
  * docstring; imports are raw specs (resolved with the row's hook). */
-CrErr chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
+CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
                        uint32_t max_lines, ChunkSet *out, ErrInfo *e);
 
 /* ---------------------------------------------------------------- tokens (tokens.c) */
@@ -146,9 +146,9 @@ CrErr chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t 
  * subwords (getUserName -> getusername get user name; append_slash_redirect
  * -> append_slash_redirect append slash redirect; HTTPServer -> httpserver
  * http server). Numbers and punctuation are dropped. */
-void tok_code(const char *text, size_t len, StrBuf *out);
+void idx_tok_code(const char *text, size_t len, StrBuf *out);
 
 /* Module name from a relative path: "a/b/c.py" -> "a.b.c", "a/b/__init__.py" -> "a.b". */
-char *path_to_module(const char *relpath);
+char *idx_path_to_module(const char *relpath);
 
 #endif

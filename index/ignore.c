@@ -205,7 +205,7 @@ static void ignore__add_line(IgnoreList *l, const char *s, size_t len)
     l->n++;
 }
 
-IgnoreList *ignore_parse(const char *base, const char *text, size_t len)
+IgnoreList *idx_ignore_parse(const char *base, const char *text, size_t len)
 {
     IgnoreList *l = xcalloc(1, sizeof *l);
     size_t blen = base ? strlen(base) : 0;
@@ -227,7 +227,7 @@ IgnoreList *ignore_parse(const char *base, const char *text, size_t len)
     return l;
 }
 
-void ignore_free(IgnoreList *l)
+void idx_ignore_free(IgnoreList *l)
 {
     if (!l) return;
     for (size_t i = 0; i < l->n; i++)
@@ -237,7 +237,7 @@ void ignore_free(IgnoreList *l)
     free(l);
 }
 
-IgnoreVerdict ignore_match(const IgnoreList *l, const char *relpath, int is_dir)
+IgnoreVerdict idx_ignore_match(const IgnoreList *l, const char *relpath, int is_dir)
 {
     if (!l || !l->n) return IGNORE_NONE;
     const char *sub = relpath;

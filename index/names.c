@@ -14,7 +14,7 @@ const char *idx_edge_kind_name(IdxEdgeKind k)
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "unknown";
 }
 
-char *path_to_module(const char *relpath)
+char *idx_path_to_module(const char *relpath)
 {
     size_t n = strlen(relpath);
     if (n >= 3 && !strcmp(relpath + n - 3, ".py")) n -= 3;

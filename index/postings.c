@@ -35,7 +35,7 @@ static int64_t base_lookup(const PostBase *b, const char *t, size_t n)
     return -1;
 }
 
-void postings__reserve_terms(Postings *p, size_t n_terms)
+void idx_postings_reserve_terms(Postings *p, size_t n_terms)
 {
     free(p->lists);
     p->cap_terms = n_terms + 64;
@@ -43,12 +43,12 @@ void postings__reserve_terms(Postings *p, size_t n_terms)
     p->n_terms = n_terms;
 }
 
-uint32_t postings__list_check(const Posting *l, uint32_t n)
+uint32_t idx_postings_list_check(const Posting *l, uint32_t n)
 {
     return (uint32_t)hash64(l, (size_t)n * sizeof *l);
 }
 
-const Posting *postings__base_list(Postings *p, uint32_t t, uint32_t *out_n)
+const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
 {
     PostBase *b = &p->base;
     *out_n = 0;
@@ -59,7 +59,7 @@ const Posting *postings__base_list(Postings *p, uint32_t t, uint32_t *out_n)
         return NULL;
     }
     const Posting *l = b->post + pt->post_off;
-    if (!b->checked[t]) b->checked[t] = postings__list_check(l, pt->n) == pt->check ? 1 : 2;
+    if (!b->checked[t]) b->checked[t] = idx_postings_list_check(l, pt->n) == pt->check ? 1 : 2;
     if (b->checked[t] != 1) {
         b->bad = 1;
         return NULL;
@@ -68,7 +68,7 @@ const Posting *postings__base_list(Postings *p, uint32_t t, uint32_t *out_n)
     return l;
 }
 
-char **postings__added_terms(const Postings *p)
+char **idx_postings_added_terms(const Postings *p)
 {
     char **added = xcalloc(p->n_terms - p->base.n_terms + 1, sizeof *added);
     for (size_t i = 0; i < p->terms.cap; i++)
@@ -76,7 +76,7 @@ char **postings__added_terms(const Postings *p)
     return added;
 }
 
-const char *postings__term_text(const Postings *p, char **added, uint32_t t, uint32_t *out_len)
+const char *idx_postings_term_text(const Postings *p, char **added, uint32_t t, uint32_t *out_len)
 {
     if (t < p->base.n_terms) {
         *out_len = p->base.term[t].str_len;
@@ -120,21 +120,21 @@ static int on_token(void *ctx, int tflags, const char *tok, int n, int start, in
     return SQLITE_OK;
 }
 
-/* Tokenizes text (already code-split by tok_code) into term ids. */
+/* Tokenizes text (already code-split by idx_tok_code) into term ids. */
 static void tokenize(Postings *p, TokCtx *c, const char *text, int flags)
 {
     c->n = 0;
     if (text && text[0]) p->api.xTokenize(p->tok, c, flags, text, (int)strlen(text), on_token);
 }
 
-CrErr postings__new(IdxStore *st, Postings **out, ErrInfo *e)
+CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e)
 {
     fts5_api *api = NULL;
     sqlite3_stmt *s = NULL;
     void *ud = NULL;
     *out = NULL;
     if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &s, NULL) != SQLITE_OK)
-        return store__err(st, e, "fts5 api");
+        return idx_store_err(st, e, "fts5 api");
     sqlite3_bind_pointer(s, 1, (void *)&api, "fts5_api_ptr", NULL);
     sqlite3_step(s);
     sqlite3_finalize(s);
@@ -151,7 +151,7 @@ CrErr postings__new(IdxStore *st, Postings **out, ErrInfo *e)
     return CR_OK;
 }
 
-void postings_free(Postings *p)
+void idx_postings_free(Postings *p)
 {
     if (!p) return;
     if (p->tok) p->api.xDelete(p->tok);
@@ -165,7 +165,7 @@ void postings_free(Postings *p)
     free(p->dead);
     free(p->acc);
     free(p->cov);
-    postings__unmap(&p->base);
+    idx_postings_unmap(&p->base);
     free(p);
 }
 
@@ -175,7 +175,7 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-size_t postings__add_slots(Postings *p, size_t n)
+size_t idx_postings_add_slots(Postings *p, size_t n)
 {
     size_t slot = p->n_slots;
     if (!n) return slot; /* the arrays may still be NULL (an empty index) */
@@ -198,13 +198,13 @@ size_t postings__add_slots(Postings *p, size_t n)
     return slot;
 }
 
-void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
                   const char *const fields[4])
 {
     TokCtx c = {p, NULL, 0, 0, 1, 0};
     uint64_t *pairs = NULL;
     size_t n_pairs = 0, cap_pairs = 0;
-    size_t slot = postings__add_slots(p, 1);
+    size_t slot = idx_postings_add_slots(p, 1);
     p->chunk[slot] = chunk_id;
     p->file[slot] = file_id;
     p->kind[slot] = (unsigned char)kind;
@@ -232,7 +232,7 @@ void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
     free(pairs);
 }
 
-void postings_remove_file(Postings *p, int64_t file_id)
+void idx_postings_remove_file(Postings *p, int64_t file_id)
 {
     for (size_t i = 0; i < p->n_slots; i++) {
         if (p->file[i] != file_id || p->dead[i]) continue;
@@ -242,17 +242,17 @@ void postings_remove_file(Postings *p, int64_t file_id)
     }
 }
 
-int postings_damaged(const Postings *p)
+int idx_postings_damaged(const Postings *p)
 {
     return p && p->base.bad;
 }
 
-int postings_needs_rebuild(const Postings *p)
+int idx_postings_needs_rebuild(const Postings *p)
 {
     return p->n_dead > 1024 && p->n_dead * 3 > p->n_slots;
 }
 
-size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
+size_t idx_postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
                             size_t *n_unknown)
 {
     TokCtx c = {p, NULL, 0, 0, 0, 0};
@@ -294,7 +294,7 @@ static int by_score_desc(const void *a, const void *b)
     return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
-size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_t n_unknown,
+size_t idx_postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_t n_unknown,
                        const Bm25Params *bp, size_t k, IdxHit *out)
 {
     size_t live = p->n_slots - p->n_dead;
@@ -308,7 +308,7 @@ size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_
     for (size_t t = 0; t < n_terms; t++) {
         const TermList *l = &p->lists[terms[t]];
         uint32_t n_base;
-        const Posting *bp0 = postings__base_list(p, terms[t], &n_base);
+        const Posting *bp0 = idx_postings_base_list(p, terms[t], &n_base);
         /* Document frequency over live chunks only: the same as a fresh
          * build's, whatever was tombstoned since. */
         double df = 0;
@@ -376,7 +376,7 @@ static size_t live_list(Postings *p, uint32_t t, int64_t **ids, uint32_t **tfs, 
 {
     const TermList *l = &p->lists[t];
     uint32_t n_base;
-    const Posting *bp = postings__base_list(p, t, &n_base);
+    const Posting *bp = idx_postings_base_list(p, t, &n_base);
     size_t n = 0;
     for (uint32_t i = 0; i < n_base + l->n; i++) {
         const Posting *po = i < n_base ? &bp[i] : &l->p[i - n_base];
@@ -393,16 +393,16 @@ static size_t live_list(Postings *p, uint32_t t, int64_t **ids, uint32_t **tfs, 
     return n;
 }
 
-int postings_same(Postings *a, Postings *b, char *why, size_t cap)
+int idx_postings_same(Postings *a, Postings *b, char *why, size_t cap)
 {
     int same = 1;
     int64_t *ia = NULL, *ib = NULL;
     uint32_t *ta = NULL, *tb = NULL;
     size_t ca = 0, cb = 0, seen = 0;
-    char **added = postings__added_terms(a);
+    char **added = idx_postings_added_terms(a);
     for (uint32_t t = 0; t < a->n_terms && same; t++) {
         uint32_t len;
-        const char *text = postings__term_text(a, added, t, &len);
+        const char *text = idx_postings_term_text(a, added, t, &len);
         size_t na = live_list(a, t, &ia, &ta, &ca);
         if (!na) continue;
         seen++;

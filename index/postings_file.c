@@ -43,7 +43,7 @@ static uint64_t section_start(StrBuf *body)
 
 /* Covers the header (this field 0) and every section before the postings;
  * each term's postings carry a check of their own, verified when first read
- * (postings__base_list): an open reads what a question needs, not all. */
+ * (idx_postings_base_list): an open reads what a question needs, not all. */
 static uint64_t file_checksum(const PostFileHeader *h, const void *body, size_t body_len)
 {
     PostFileHeader c = *h;
@@ -56,7 +56,7 @@ static void postfile_path(const IdxStore *st, char *out, size_t cap)
     snprintf(out, cap, "%s/postings.bin", st->index_dir);
 }
 
-void postings__unmap(PostBase *b)
+void idx_postings_unmap(PostBase *b)
 {
     if (b->map) munmap(b->map, b->map_len);
     free(b->checked);
@@ -69,7 +69,7 @@ static int section_ok(const PostFileHeader *h, uint64_t off, uint64_t n, uint64_
            off + n * size <= h->file_len;
 }
 
-int postings__map(IdxStore *st, Postings *p, const char *db_id)
+int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
 {
     char path[PATH_MAX];
     struct stat sb;
@@ -117,9 +117,9 @@ int postings__map(IdxStore *st, Postings *p, const char *db_id)
     b->n_post = h->n_post;
     b->gen = h->gen;
     b->checked = xcalloc(h->n_terms + 1, 1);
-    postings__reserve_terms(p, h->n_terms);
+    idx_postings_reserve_terms(p, h->n_terms);
     size_t n = (size_t)h->n_slots;
-    postings__add_slots(p, n);
+    idx_postings_add_slots(p, n);
     if (n) { /* an empty index has no arrays yet */
         memcpy(p->chunk, bytes + h->off_chunk, n * 8);
         memcpy(p->file, bytes + h->off_file, n * 8);
@@ -144,13 +144,13 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
+CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     PostFileHeader h;
     StrBuf body, str;
     uint32_t *remap = xmalloc((p->n_slots + 1) * sizeof *remap);
-    char **added = postings__added_terms(p);
+    char **added = idx_postings_added_terms(p);
     PostTerm *terms = NULL;
     Posting *post = NULL;
     uint32_t *hash = NULL;
@@ -165,7 +165,7 @@ CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
     for (uint32_t t = 0; t < p->n_terms; t++) {
         const TermList *l = &p->lists[t];
         uint32_t n_base;
-        const Posting *bp = postings__base_list(p, t, &n_base);
+        const Posting *bp = idx_postings_base_list(p, t, &n_base);
         size_t first = n_post;
         for (uint32_t i = 0; i < n_base + l->n; i++) {
             Posting po = i < n_base ? bp[i] : l->p[i - n_base];
@@ -176,7 +176,7 @@ CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
         }
         if (n_post == first) continue;
         uint32_t len;
-        const char *s = postings__term_text(p, added, t, &len);
+        const char *s = idx_postings_term_text(p, added, t, &len);
         ARRAY_GROW(terms, n_terms + 1, cap_terms);
         terms[n_terms].str_off = str.len;
         terms[n_terms].str_len = len;
@@ -193,7 +193,7 @@ CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
         goto out;
     }
     for (size_t t = 0; t < n_terms; t++)
-        terms[t].check = postings__list_check(post + terms[t].post_off, terms[t].n);
+        terms[t].check = idx_postings_list_check(post + terms[t].post_off, terms[t].n);
     uint64_t n_hash = 64;
     while (n_hash < (uint64_t)n_terms * 2) n_hash *= 2;
     hash = xcalloc(n_hash, sizeof *hash);
@@ -289,14 +289,14 @@ static CrErr drop_changed_files(IdxStore *st, Postings *p, ErrInfo *e)
     I64Map same;
     i64map_init(&same);
     if (sqlite3_prepare_v2(st->db, "SELECT id FROM files WHERE gen <= ?1", -1, &s, NULL) != SQLITE_OK)
-        return store__err(st, e, "load search postings");
+        return idx_store_err(st, e, "load search postings");
     sqlite3_bind_int64(s, 1, p->base.gen);
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) i64map_put(&same, sqlite3_column_int64(s, 0), 1);
     sqlite3_finalize(s);
     if (step != SQLITE_DONE) {
         i64map_release(&same);
-        return store__err(st, e, "load search postings");
+        return idx_store_err(st, e, "load search postings");
     }
     for (size_t i = 0; i < p->n_base_slots; i++) {
         if (i64map_get(&same, p->file[i], NULL)) continue;
@@ -317,20 +317,20 @@ static CrErr add_files_since(IdxStore *st, Postings *p, int64_t gen, ErrInfo *e)
                            "FROM search_text s JOIN chunks c ON c.id = s.id "
                            "WHERE c.file_id IN (SELECT id FROM files WHERE gen > ?1) ORDER BY s.id",
                            -1, &s, NULL) != SQLITE_OK)
-        return store__err(st, e, "load search text");
+        return idx_store_err(st, e, "load search text");
     sqlite3_bind_int64(s, 1, gen);
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         const char *fields[N_FIELDS];
         for (int f = 0; f < N_FIELDS; f++) fields[f] = (const char *)sqlite3_column_text(s, 3 + f);
-        postings_add(p, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+        idx_postings_add(p, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
                      (IdxKind)sqlite3_column_int(s, 2), fields);
     }
     sqlite3_finalize(s);
-    return step == SQLITE_DONE ? CR_OK : store__err(st, e, "load search text");
+    return step == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "load search text");
 }
 
-CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e)
+CrErr idx_postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e)
 {
     char db_id[40], gen_text[32];
     Postings *p = NULL;
@@ -338,14 +338,14 @@ CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e)
     CrErr rc;
     *out = NULL;
     /* One read transaction: the snapshot's complement comes from one state. */
-    if (own_txn && (rc = store__exec(st, "BEGIN", e))) return rc;
-    if ((rc = postings__new(st, &p, e))) goto out;
-    store__meta_get(st, "db_id", db_id, sizeof db_id);
-    store__meta_get(st, "gen", gen_text, sizeof gen_text);
-    if (use_snapshot && db_id[0] && postings__map(st, p, db_id) && p->base.gen > atoll(gen_text)) {
+    if (own_txn && (rc = idx_store_exec(st, "BEGIN", e))) return rc;
+    if ((rc = idx_postings_new(st, &p, e))) goto out;
+    idx_store_meta_get(st, "db_id", db_id, sizeof db_id);
+    idx_store_meta_get(st, "gen", gen_text, sizeof gen_text);
+    if (use_snapshot && db_id[0] && idx_postings_map(st, p, db_id) && p->base.gen > atoll(gen_text)) {
         /* A snapshot ahead of its database cannot describe it. */
-        postings_free(p);
-        if ((rc = postings__new(st, &p, e))) goto out;
+        idx_postings_free(p);
+        if ((rc = idx_postings_new(st, &p, e))) goto out;
     }
     /* Rows are only ever added with a higher generation: as many files up
      * to the snapshot's generation as it saw means none of them went. */
@@ -354,37 +354,37 @@ CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e)
         goto out;
     rc = add_files_since(st, p, p->base.map ? p->base.gen : -1, e);
 out:
-    if (own_txn) store__exec(st, rc ? "ROLLBACK" : "COMMIT", NULL);
+    if (own_txn) idx_store_exec(st, rc ? "ROLLBACK" : "COMMIT", NULL);
     if (rc) {
-        postings_free(p);
+        idx_postings_free(p);
         return rc;
     }
     *out = p;
     return CR_OK;
 }
 
-int postings_stale(const Postings *p)
+int idx_postings_stale(const Postings *p)
 {
     size_t changed = p->n_slots - p->n_base_slots + p->n_dead;
     size_t live = p->n_slots - p->n_dead;
     return !p->base.map || (changed >= 64 && changed * 200 > live);
 }
 
-CrErr postings_current_gen(IdxStore *st, int64_t post_version, PostingsGen *out, ErrInfo *e)
+CrErr idx_postings_current_gen(IdxStore *st, int64_t post_version, PostingsGen *out, ErrInfo *e)
 {
     char gen_text[32];
     memset(out, 0, sizeof *out);
     out->gen = -1;
-    CrErr rc = store__exec(st, "BEGIN", e);
+    CrErr rc = idx_store_exec(st, "BEGIN", e);
     if (rc) return rc;
-    store__meta_get(st, "db_id", out->db_id, sizeof out->db_id);
-    store__meta_get(st, "gen", gen_text, sizeof gen_text);
+    idx_store_meta_get(st, "db_id", out->db_id, sizeof out->db_id);
+    idx_store_meta_get(st, "gen", gen_text, sizeof gen_text);
     /* Another process's commit since the postings were loaded: they no
      * longer describe the database (the next load catches up). */
-    if (store__data_version(st) == post_version && out->db_id[0]) {
+    if (idx_store_data_version(st) == post_version && out->db_id[0]) {
         out->gen = atoll(gen_text);
         out->n_files = count_files_upto(st, out->gen);
     }
-    store__exec(st, "COMMIT", NULL);
+    idx_store_exec(st, "COMMIT", NULL);
     return CR_OK;
 }

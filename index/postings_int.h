@@ -27,7 +27,7 @@ typedef struct PostTerm {
     uint32_t str_len;
     uint32_t n;
     uint64_t post_off;
-    uint32_t check; /* postings__list_check of its postings */
+    uint32_t check; /* idx_postings_list_check of its postings */
     uint32_t pad;
 } PostTerm;
 
@@ -77,26 +77,26 @@ struct Postings {
 
 /* The snapshot's postings of term t, checked on first use: none for a
  * term added since, and none (with base.bad set) for a damaged list. */
-const Posting *postings__base_list(Postings *p, uint32_t t, uint32_t *out_n);
-uint32_t postings__list_check(const Posting *l, uint32_t n);
+const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n);
+uint32_t idx_postings_list_check(const Posting *l, uint32_t n);
 
 /* An empty Postings with the porter tokenizer. Caller frees. */
-CrErr postings__new(IdxStore *st, Postings **out, ErrInfo *e);
+CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e);
 /* Room for n slots; returns the first new one. */
-size_t postings__add_slots(Postings *p, size_t n);
+size_t idx_postings_add_slots(Postings *p, size_t n);
 /* Sets p's term table to hold n_terms (base) terms with empty lists. */
-void postings__reserve_terms(Postings *p, size_t n_terms);
+void idx_postings_reserve_terms(Postings *p, size_t n_terms);
 
 /* The text of the terms added since the base, by term id - base.n_terms
  * (borrowed from p). Caller frees the array. */
-char **postings__added_terms(const Postings *p);
-/* The text of term t (not NUL-terminated), given postings__added_terms. */
-const char *postings__term_text(const Postings *p, char **added, uint32_t t, uint32_t *out_len);
+char **idx_postings_added_terms(const Postings *p);
+/* The text of term t (not NUL-terminated), given idx_postings_added_terms. */
+const char *idx_postings_term_text(const Postings *p, char **added, uint32_t t, uint32_t *out_len);
 
-/* Maps <index_dir>/postings.bin into p (empty, fresh from postings__new)
+/* Maps <index_dir>/postings.bin into p (empty, fresh from idx_postings_new)
  * when it is whole, of this database (db_id) and of this format; returns 0
  * (p untouched) otherwise. */
-int postings__map(IdxStore *st, Postings *p, const char *db_id);
-void postings__unmap(PostBase *b);
+int idx_postings_map(IdxStore *st, Postings *p, const char *db_id);
+void idx_postings_unmap(PostBase *b);
 
 #endif

@@ -15,11 +15,11 @@ static void chunk_from_row(sqlite3_stmt *s, IdxChunk *c)
     memset(c, 0, sizeof *c);
     c->id = sqlite3_column_int64(s, 0);
     c->file_id = sqlite3_column_int64(s, 1);
-    c->path = store__col_dup(s, 2);
-    c->module = store__col_dup(s, 3);
-    c->symbol = store__col_dup(s, 4);
-    c->signature = store__col_dup(s, 5);
-    c->docstring = store__col_dup(s, 6);
+    c->path = idx_store_col_dup(s, 2);
+    c->module = idx_store_col_dup(s, 3);
+    c->symbol = idx_store_col_dup(s, 4);
+    c->signature = idx_store_col_dup(s, 5);
+    c->docstring = idx_store_col_dup(s, 6);
     c->start_line = (uint32_t)sqlite3_column_int(s, 7);
     c->end_line = (uint32_t)sqlite3_column_int(s, 8);
     c->window = (uint32_t)sqlite3_column_int(s, 9);
@@ -42,7 +42,7 @@ void idx_chunk_release(IdxChunk *c)
 
 CrErr idx_chunk_get(IdxStore *st, int64_t id, IdxChunk *out, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_CHUNK_GET, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_GET, e);
     if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 1, id);
     int rc = sqlite3_step(s);
@@ -53,7 +53,7 @@ CrErr idx_chunk_get(IdxStore *st, int64_t id, IdxChunk *out, ErrInfo *e)
     }
     sqlite3_reset(s);
     if (rc == SQLITE_DONE) return err_set(e, CR_ENOENT, "no chunk %lld", (long long)id);
-    return store__err(st, e, "chunk");
+    return idx_store_err(st, e, "chunk");
 }
 
 CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_out, ErrInfo *e)
@@ -62,7 +62,7 @@ CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_
     size_t n = 0, cap = 0;
     *out = NULL;
     *n_out = 0;
-    sqlite3_stmt *s = store__stmt(st, STMT_CHUNK_OF_FILE, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_OF_FILE, e);
     if (!s) return CR_EDB;
     sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
     int rc;
@@ -73,7 +73,7 @@ CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
         idx_chunks_free(v, n);
-        return store__err(st, e, "file chunks");
+        return idx_store_err(st, e, "file chunks");
     }
     *out = v;
     *n_out = n;
@@ -112,7 +112,7 @@ void idx_query_words(const char *query, StrBuf *out)
 {
     StrBuf toks;
     sb_init(&toks);
-    tok_code(query, strlen(query), &toks);
+    idx_tok_code(query, strlen(query), &toks);
     for (const char *p = toks.buf; *p;) {
         while (*p == ' ') p++;
         const char *q = p;
@@ -147,34 +147,34 @@ static void postings_distrust(IdxStore *st)
     st->post_distrust = 1;
     snprintf(path, sizeof path, "%s/postings.bin", st->index_dir);
     if (!st->readonly) unlink(path);
-    store__postings_invalidate(st);
+    idx_store_postings_invalidate(st);
 }
 
 CrErr idx_warm(IdxStore *st, ErrInfo *e)
 {
-    int64_t version = store__data_version(st);
-    if (st->post && (postings_needs_rebuild(st->post) || version != st->post_version)) {
+    int64_t version = idx_store_data_version(st);
+    if (st->post && (idx_postings_needs_rebuild(st->post) || version != st->post_version)) {
         /* Rows another process wrote: what is in memory is out of date. */
-        store__postings_invalidate(st);
-        dense__forget(st);
+        idx_store_postings_invalidate(st);
+        idx_dense_forget(st);
     }
     if (st->post) return CR_OK;
     st->post_version = version;
-    CrErr rc = postings_load(st, !st->post_distrust, &st->post, e);
-    if (!rc) store__postings_checkpoint(st);
+    CrErr rc = idx_postings_load(st, !st->post_distrust, &st->post, e);
+    if (!rc) idx_store_postings_checkpoint(st);
     return rc;
 }
 
 
-void store__postings_checkpoint(IdxStore *st)
+void idx_store_postings_checkpoint(IdxStore *st)
 {
     PostingsGen g;
     ErrInfo e = {0};
-    if (!st->post || st->readonly || !sqlite3_get_autocommit(st->db) || !postings_stale(st->post))
+    if (!st->post || st->readonly || !sqlite3_get_autocommit(st->db) || !idx_postings_stale(st->post))
         return;
-    if (postings_current_gen(st, st->post_version, &g, &e) || g.gen < 0) return;
-    if (postings_save(st, st->post, &g, &e)) {
-        if (postings_damaged(st->post)) {
+    if (idx_postings_current_gen(st, st->post_version, &g, &e) || g.gen < 0) return;
+    if (idx_postings_save(st, st->post, &g, &e)) {
+        if (idx_postings_damaged(st->post)) {
             postings_distrust(st);
             idx_warm(st, NULL);
         } else {
@@ -186,9 +186,9 @@ void store__postings_checkpoint(IdxStore *st)
     st->post_distrust = 0;
     /* Reopen from the new snapshot: the same postings, mapped, compact. */
     int64_t version = st->post_version;
-    store__postings_invalidate(st);
+    idx_store_postings_invalidate(st);
     st->post_version = version;
-    if (postings_load(st, 1, &st->post, &e)) log_msg(LOG_WARN, "search postings: %s", e.msg);
+    if (idx_postings_load(st, 1, &st->post, &e)) log_msg(LOG_WARN, "search postings: %s", e.msg);
 }
 
 
@@ -236,12 +236,12 @@ CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **ou
         if ((rc = idx_warm(st, e))) break;
         size_t n_unknown = 0;
         size_t n_terms =
-            postings_query_terms(st->post, words.buf, terms, 0, MAX_QUERY_TERMS, &n_unknown);
-        n_terms = postings_query_terms(st->post, joined.buf, terms, n_terms, MAX_QUERY_TERMS, NULL);
-        *n_out = n_terms && limit ? postings_search(st->post, terms, n_terms, n_unknown, &bm25_params,
+            idx_postings_query_terms(st->post, words.buf, terms, 0, MAX_QUERY_TERMS, &n_unknown);
+        n_terms = idx_postings_query_terms(st->post, joined.buf, terms, n_terms, MAX_QUERY_TERMS, NULL);
+        *n_out = n_terms && limit ? idx_postings_search(st->post, terms, n_terms, n_unknown, &bm25_params,
                                                     limit, v)
                                   : 0;
-        if (!postings_damaged(st->post)) break;
+        if (!idx_postings_damaged(st->post)) break;
         postings_distrust(st);
         *n_out = 0;
     }
@@ -262,7 +262,7 @@ CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, siz
     size_t n = 0, cap = 0;
     *out = NULL;
     *n_out = 0;
-    sqlite3_stmt *s = store__stmt(st, outgoing ? STMT_EDGE_OUT : STMT_EDGE_IN, e);
+    sqlite3_stmt *s = idx_store_stmt(st, outgoing ? STMT_EDGE_OUT : STMT_EDGE_IN, e);
     if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 1, chunk_id);
     int rc;
@@ -278,7 +278,7 @@ CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, siz
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
         free(v);
-        return store__err(st, e, "edges");
+        return idx_store_err(st, e, "edges");
     }
     *out = v;
     *n_out = n;
@@ -294,7 +294,7 @@ static CrErr collect_ids(IdxStore *st, sqlite3_stmt *s, int64_t **v, size_t *n, 
         (*v)[(*n)++] = sqlite3_column_int64(s, 0);
     }
     sqlite3_reset(s);
-    return rc == SQLITE_DONE ? CR_OK : store__err(st, e, "lookup");
+    return rc == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "lookup");
 }
 
 CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n_out, ErrInfo *e)
@@ -304,13 +304,13 @@ CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n
     CrErr rc;
     *out = NULL;
     *n_out = 0;
-    sqlite3_stmt *s = store__stmt(st, STMT_SYMBOL_BY_QUAL, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_SYMBOL_BY_QUAL, e);
     if (!s) return CR_EDB;
     sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
     rc = collect_ids(st, s, &v, &n, &cap, e);
     if (!rc && n == 0) {
         const char *last = strrchr(name, '.');
-        s = store__stmt(st, STMT_SYMBOL_BY_NAME, e);
+        s = idx_store_stmt(st, STMT_SYMBOL_BY_NAME, e);
         if (!s) {
             free(v);
             return CR_EDB;
@@ -400,7 +400,7 @@ static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **
     return CR_OK;
 }
 
-void store__file_cache_release(FileCache *fc)
+void idx_store_file_cache_release(FileCache *fc)
 {
     for (size_t i = 0; i < FILE_CACHE_SLOTS; i++) {
         free(fc->v[i].path);

@@ -69,21 +69,21 @@ static int scan__is_py(const char *name, size_t len)
 {
     const char *slash = memrchr(name, '/', len);
     const char *base = slash ? slash + 1 : name;
-    return lang_for_path(name) != NULL || (!strchr(base, '.') && *base);
+    return idx_lang_for_path(name) != NULL || (!strchr(base, '.') && *base);
 }
 
 /* Whether a file found by name is indexed: an extensionless file only with
  * a known interpreter on its "#!" line; text formats only under their cap. */
 static int scan__wanted(int dirfd, const char *name, int64_t size)
 {
-    const IdxLang *l = lang_for_path(name);
+    const IdxLang *l = idx_lang_for_path(name);
     if (l) return !l->max_bytes || size <= (int64_t)l->max_bytes;
     char buf[128];
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return 0;
     ssize_t n = read(fd, buf, sizeof buf);
     close(fd);
-    return n > 0 && lang_for_shebang(buf, (size_t)n) != NULL;
+    return n > 0 && idx_lang_for_shebang(buf, (size_t)n) != NULL;
 }
 
 static int scan__has_git_component(const char *rel)
@@ -152,7 +152,7 @@ static IgnoreList *scan__read_gitignore(int dirfd, const char *path, const char 
         sb.len += (size_t)n;
         if (sb.len > SCAN_GITIGNORE_MAX) goto out;
     }
-    l = ignore_parse(base, sb.buf, sb.len);
+    l = idx_ignore_parse(base, sb.buf, sb.len);
 out:
     if (fd >= 0) close(fd);
     sb_release(&sb);
@@ -164,9 +164,9 @@ out:
 static int scan__ignored(const ScanCtx *c, IgnoreList *const *stack, size_t n, const char *rel,
                          int is_dir)
 {
-    if (ignore_match(c->exclude, rel, is_dir) == IGNORE_EXCLUDE) return 1;
+    if (idx_ignore_match(c->exclude, rel, is_dir) == IGNORE_EXCLUDE) return 1;
     for (size_t i = n; i-- > 0;) {
-        IgnoreVerdict v = ignore_match(stack[i], rel, is_dir);
+        IgnoreVerdict v = idx_ignore_match(stack[i], rel, is_dir);
         if (v != IGNORE_NONE) return v == IGNORE_EXCLUDE;
     }
     return 0;
@@ -188,7 +188,7 @@ static void scan__ctx_init(ScanCtx *c, const ScanOptions *opt)
             sb_adds(&sb, opt->exclude[i]);
             sb_addc(&sb, '\n');
         }
-        c->exclude = ignore_parse("", sb.buf, sb.len);
+        c->exclude = idx_ignore_parse("", sb.buf, sb.len);
         sb_release(&sb);
     }
     if (opt->index_dir && *opt->index_dir) {
@@ -206,7 +206,7 @@ static void scan__ctx_init(ScanCtx *c, const ScanOptions *opt)
 static void scan__ctx_release(ScanCtx *c)
 {
     free(c->root);
-    ignore_free(c->exclude);
+    idx_ignore_free(c->exclude);
     free(c->index_real);
 }
 
@@ -493,7 +493,7 @@ static int scan__skip_cmp(const void *a, const void *b)
     return strcmp(((const ScanSkip *)a)->path, ((const ScanSkip *)b)->path);
 }
 
-CrErr scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e)
+CrErr idx_scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     DIR *root = NULL;
@@ -522,7 +522,7 @@ CrErr scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e)
 out:
     if (root) closedir(root);
     for (size_t i = 0; i < w.n_lists; i++)
-        ignore_free(w.lists[i]);
+        idx_ignore_free(w.lists[i]);
     free(w.lists);
     free(w.stack);
     free(w.deferred);
@@ -531,11 +531,11 @@ out:
     sb_release(&w.rel);
     sb_release(&w.real);
     scan__ctx_release(&w.ctx);
-    if (rc) scan_result_release(out);
+    if (rc) idx_scan_result_release(out);
     return rc;
 }
 
-void scan_result_release(ScanResult *r)
+void idx_scan_result_release(ScanResult *r)
 {
     if (!r) return;
     for (size_t i = 0; i < r->n_files; i++)
@@ -595,7 +595,7 @@ static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
         p = slash + 1;
     }
     for (size_t i = 0; i < n; i++)
-        ignore_free(stack[i]);
+        idx_ignore_free(stack[i]);
     free(stack);
     sb_release(&abs);
     sb_release(&prefix);
@@ -616,7 +616,7 @@ static int scan__valid_relpath(const char *rel)
 
 /* A path that does not exist is judged by the rules alone, so that callers
  * can use the answer for deletions too. */
-int scan_path_included(const ScanOptions *opt, const char *relpath)
+int idx_scan_path_included(const ScanOptions *opt, const char *relpath)
 {
     if (!scan__valid_relpath(relpath) || !scan__is_py(relpath, strlen(relpath))) return 0;
     int ok = 0;

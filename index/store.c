@@ -51,23 +51,23 @@ static const char schema_sql[] =
     "CREATE INDEX edges_src ON edges(src);"
     "CREATE INDEX edges_dst ON edges(dst);"
     "CREATE INDEX edges_ref ON edges(ref_id);"
-    /* The search text of each chunk (tok_code output), by chunk id: what the
+    /* The search text of each chunk (idx_tok_code output), by chunk id: what the
      * BM25F postings are built from (FTS5's porter tokenizer, no FTS table). */
     "CREATE TABLE search_text(id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,"
     " doc TEXT NOT NULL, body TEXT NOT NULL);";
 
-CrErr store__err(IdxStore *st, ErrInfo *e, const char *what)
+CrErr idx_store_err(IdxStore *st, ErrInfo *e, const char *what)
 {
     return err_set(e, CR_EDB, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
 }
 
-sqlite3_stmt *store__stmt(IdxStore *st, StmtId id, ErrInfo *e)
+sqlite3_stmt *idx_store_stmt(IdxStore *st, StmtId id, ErrInfo *e)
 {
     sqlite3_stmt *s = st->stmts[id];
     if (!s) {
         if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) !=
             SQLITE_OK) {
-            store__err(st, e, "prepare");
+            idx_store_err(st, e, "prepare");
             return NULL;
         }
         st->stmts[id] = s;
@@ -78,16 +78,16 @@ sqlite3_stmt *store__stmt(IdxStore *st, StmtId id, ErrInfo *e)
     return s;
 }
 
-int64_t store__data_version(IdxStore *st)
+int64_t idx_store_data_version(IdxStore *st)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_DATA_VERSION, NULL);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_DATA_VERSION, NULL);
     int64_t v = -1;
     if (s && sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
     if (s) sqlite3_reset(s);
     return v;
 }
 
-CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e)
+CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e)
 {
     char *msg = NULL;
     if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -98,14 +98,14 @@ CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e)
     return CR_OK;
 }
 
-CrErr store__step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what)
+CrErr idx_store_step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what)
 {
     int rc = sqlite3_step(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store__err(st, e, what);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return idx_store_err(st, e, what);
     return CR_OK;
 }
 
-void store__scan_options(const IdxStore *st, ScanOptions *out)
+void idx_store_scan_options(const IdxStore *st, ScanOptions *out)
 {
     out->root = st->root;
     out->index_dir = st->index_dir;
@@ -114,15 +114,15 @@ void store__scan_options(const IdxStore *st, ScanOptions *out)
     out->max_file_bytes = st->max_file_bytes;
 }
 
-char *store__col_dup(sqlite3_stmt *s, int i)
+char *idx_store_col_dup(sqlite3_stmt *s, int i)
 {
     const unsigned char *t = sqlite3_column_text(s, i);
     return xstrdup(t ? (const char *)t : "");
 }
 
-void store__meta_get(IdxStore *st, const char *key, char *out, size_t cap)
+void idx_store_meta_get(IdxStore *st, const char *key, char *out, size_t cap)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_META_GET, NULL);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_META_GET, NULL);
     out[0] = '\0';
     if (!s) return;
     sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
@@ -131,20 +131,20 @@ void store__meta_get(IdxStore *st, const char *key, char *out, size_t cap)
     sqlite3_reset(s);
 }
 
-CrErr store__meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e)
+CrErr idx_store_meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_META_PUT, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_META_PUT, e);
     if (!s) return CR_EDB;
     sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
-    return store__step_done(st, s, e, "meta");
+    return idx_store_step_done(st, s, e, "meta");
 }
 
-CrErr store__touch_update_time(IdxStore *st, ErrInfo *e)
+CrErr idx_store_touch_update_time(IdxStore *st, ErrInfo *e)
 {
     char v[32];
     snprintf(v, sizeof v, "%lld", (long long)time(NULL));
-    return store__meta_put(st, "last_update", v, e);
+    return idx_store_meta_put(st, "last_update", v, e);
 }
 
 /* Whether the open database carries our schema at our version. A fresh,
@@ -175,27 +175,27 @@ static int store__schema_ok(IdxStore *st, int *empty)
 static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
 {
     char v[32];
-    CrErr rc = store__exec(st, "BEGIN IMMEDIATE", e);
+    CrErr rc = idx_store_exec(st, "BEGIN IMMEDIATE", e);
     if (rc) return rc;
     /* Another process may have created it while we waited for the lock. */
     int empty = 0;
-    if (store__schema_ok(st, &empty)) return store__exec(st, "COMMIT", e);
-    rc = store__exec(st, schema_sql, e);
+    if (store__schema_ok(st, &empty)) return idx_store_exec(st, "COMMIT", e);
+    rc = idx_store_exec(st, schema_sql, e);
     snprintf(v, sizeof v, "coderag-%d", IDX_SCHEMA_VERSION);
-    if (!rc) rc = store__meta_put(st, "schema", v, e);
-    if (!rc) rc = store__meta_put(st, "gen", "0", e);
+    if (!rc) rc = idx_store_meta_put(st, "schema", v, e);
+    if (!rc) rc = idx_store_meta_put(st, "gen", "0", e);
     /* Files beside the database (postings.bin) name the database they
      * belong to: a rebuilt database never adopts an old one's. */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t seed[3] = {(uint64_t)ts.tv_sec, (uint64_t)ts.tv_nsec, (uint64_t)getpid()};
     hash64_hex(hash64(seed, sizeof seed), v);
-    if (!rc) rc = store__meta_put(st, "db_id", v, e);
+    if (!rc) rc = idx_store_meta_put(st, "db_id", v, e);
     if (rc) {
-        store__exec(st, "ROLLBACK", NULL);
+        idx_store_exec(st, "ROLLBACK", NULL);
         return rc;
     }
-    return store__exec(st, "COMMIT", e);
+    return idx_store_exec(st, "COMMIT", e);
 }
 
 /* Whether the last failure was another process holding a lock. */
@@ -209,12 +209,12 @@ static CrErr store__open_db(IdxStore *st, ErrInfo *e)
 {
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(st->db_path, &st->db, flags, NULL) != SQLITE_OK)
-        return store__err(st, e, st->db_path);
+        return idx_store_err(st, e, st->db_path);
     sqlite3_busy_timeout(st->db, 5000);
     /* Switching a new database to WAL can fail with SQLITE_BUSY without
      * waiting while another process sets it up: retry for a while. */
     for (int tries = 0;; tries++) {
-        CrErr rc = store__exec(st,
+        CrErr rc = idx_store_exec(st,
                                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                                "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;"
                                /* Checkpoints happen after full updates and on close, not
@@ -317,7 +317,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (st->threads < 1) st->threads = 1;
     if (st->threads > 16) st->threads = 16;
 
-    if ((rc = dense__open(st, cfg, e))) goto out;
+    if ((rc = idx_dense_open(st, cfg, e))) goto out;
     if (existing && access(st->db_path, F_OK) != 0) {
         rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
                      st->index_dir);
@@ -363,18 +363,18 @@ out:
     return CR_OK;
 }
 
-void store__postings_invalidate(IdxStore *st)
+void idx_store_postings_invalidate(IdxStore *st)
 {
-    postings_free(st->post);
+    idx_postings_free(st->post);
     st->post = NULL;
 }
 
 void idx_close(IdxStore *st)
 {
     if (!st) return;
-    store__postings_invalidate(st);
-    store__file_cache_release(&st->files);
-    dense__close(st);
+    idx_store_postings_invalidate(st);
+    idx_store_file_cache_release(&st->files);
+    idx_dense_close(st);
     if (st->db) {
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);
@@ -410,10 +410,10 @@ static int64_t file_size(const char *path)
 
 int idx_file_is_test(IdxStore *st, int64_t file_id)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_FILE_PATH_BY_ID, NULL);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_PATH_BY_ID, NULL);
     if (!s) return 0;
     sqlite3_bind_int64(s, 1, file_id);
-    int v = sqlite3_step(s) == SQLITE_ROW && lang_is_test_path((const char *)sqlite3_column_text(s, 0));
+    int v = sqlite3_step(s) == SQLITE_ROW && idx_lang_is_test_path((const char *)sqlite3_column_text(s, 0));
     sqlite3_reset(s);
     return v;
 }
@@ -431,10 +431,10 @@ static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db, "SELECT path FROM files WHERE status = 'ok'", -1, &s, NULL) !=
         SQLITE_OK)
-        return store__err(st, e, "status");
+        return idx_store_err(st, e, "status");
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const IdxLang *l = lang_for_path((const char *)sqlite3_column_text(s, 0));
+        const IdxLang *l = idx_lang_for_path((const char *)sqlite3_column_text(s, 0));
         const char *name = l ? l->name : "script";
         size_t i = 0;
         while (i < out->n_langs && strcmp(out->langs[i].name, name) != 0) i++;
@@ -446,7 +446,7 @@ static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
         out->langs[i].files++;
     }
     sqlite3_finalize(s);
-    if (rc != SQLITE_DONE) return store__err(st, e, "status");
+    if (rc != SQLITE_DONE) return idx_store_err(st, e, "status");
     qsort(out->langs, out->n_langs, sizeof out->langs[0], status__lang_cmp);
     return CR_OK;
 }
@@ -460,19 +460,19 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     out->edges = count_rows(st, "SELECT count(*) FROM edges");
     out->symbols = count_rows(st, "SELECT count(*) FROM symbols");
     if (out->files < 0 || out->chunks < 0 || out->edges < 0)
-        return store__err(st, e, "status");
+        return idx_store_err(st, e, "status");
     CrErr lrc = status__langs(st, out, e);
     if (lrc) return lrc;
-    out->vectors = dense__count(st);
+    out->vectors = idx_dense_count(st);
     char t[32];
-    store__meta_get(st, "last_update", t, sizeof t);
+    idx_store_meta_get(st, "last_update", t, sizeof t);
     out->last_update = atoll(t);
     char p[PATH_MAX + 8];
     out->db_bytes = file_size(st->db_path);
     snprintf(p, sizeof p, "%s-wal", st->db_path);
     out->db_bytes += file_size(p);
     snprintf(out->embedder, sizeof out->embedder, "%.95s",
-             st->em ? embedder_id(st->em)
+             st->em ? idx_embedder_id(st->em)
                     : st->dense_note[0] ? st->dense_note : "none (builtin: no dense leg)");
     return CR_OK;
 }
@@ -487,7 +487,7 @@ CrErr idx_skipped(IdxStore *st, IdxSkipped **out, size_t *n_out, ErrInfo *e)
     if (sqlite3_prepare_v2(st->db,
                            "SELECT path, status FROM files WHERE status != 'ok' ORDER BY path", -1,
                            &s, NULL) != SQLITE_OK)
-        return store__err(st, e, "skipped");
+        return idx_store_err(st, e, "skipped");
     while (sqlite3_step(s) == SQLITE_ROW) {
         ARRAY_GROW(v, n + 1, cap);
         v[n].path = xstrdup((const char *)sqlite3_column_text(s, 0));
@@ -515,14 +515,14 @@ static CrErr verify_postings(IdxStore *st, ErrInfo *e)
 {
     Postings *fresh = NULL, *used = NULL;
     char why[256];
-    CrErr rc = postings_load(st, 0, &fresh, e);
-    if (!rc) rc = postings_load(st, 1, &used, e);
+    CrErr rc = idx_postings_load(st, 0, &fresh, e);
+    if (!rc) rc = idx_postings_load(st, 1, &used, e);
     /* A damaged snapshot list is caught where it is read, and searches
      * then rebuild from the text: a cache to replace, not an inconsistency. */
-    if (!rc && !postings_same(used, fresh, why, sizeof why) && !postings_damaged(used))
+    if (!rc && !idx_postings_same(used, fresh, why, sizeof why) && !idx_postings_damaged(used))
         rc = err_set(e, CR_ECORRUPT, "search postings differ from the search text: %s", why);
-    postings_free(fresh);
-    postings_free(used);
+    idx_postings_free(fresh);
+    idx_postings_free(used);
     return rc;
 }
 
@@ -557,7 +557,7 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
     };
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) != SQLITE_OK)
-        return store__err(st, e, "quick_check");
+        return idx_store_err(st, e, "quick_check");
     CrErr rc = CR_OK;
     if (sqlite3_step(s) != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(s, 0), "ok") != 0)
         rc = err_set(e, CR_ECORRUPT, "quick_check: %s",

@@ -113,7 +113,7 @@ typedef struct FileCache {
     uint64_t tick;
 } FileCache;
 
-void store__file_cache_release(FileCache *fc);
+void idx_store_file_cache_release(FileCache *fc);
 
 typedef struct Embedder Embedder;
 typedef struct VecStore VecStore;
@@ -141,24 +141,24 @@ struct IdxStore {
 
 /* Returns the prepared statement, reset and with bindings cleared; NULL on a
  * prepare failure (detail in e). Borrowed. */
-sqlite3_stmt *store__stmt(IdxStore *st, StmtId id, ErrInfo *e);
+sqlite3_stmt *idx_store_stmt(IdxStore *st, StmtId id, ErrInfo *e);
 /* Runs SQL text without results. */
-CrErr store__exec(IdxStore *st, const char *sql, ErrInfo *e);
+CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e);
 /* PRAGMA data_version: changes when another connection commits. */
-int64_t store__data_version(IdxStore *st);
+int64_t idx_store_data_version(IdxStore *st);
 /* CR_EDB with sqlite3_errmsg copied. */
-CrErr store__err(IdxStore *st, ErrInfo *e, const char *what);
+CrErr idx_store_err(IdxStore *st, ErrInfo *e, const char *what);
 /* Steps a statement to completion (no rows expected). */
-CrErr store__step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what);
+CrErr idx_store_step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char *what);
 /* A text column as a heap string ("" for NULL); caller frees. */
-char *store__col_dup(sqlite3_stmt *s, int i);
+char *idx_store_col_dup(sqlite3_stmt *s, int i);
 /* meta table values; a missing key reads as "". */
-void store__meta_get(IdxStore *st, const char *key, char *out, size_t cap);
-CrErr store__meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e);
+void idx_store_meta_get(IdxStore *st, const char *key, char *out, size_t cap);
+CrErr idx_store_meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e);
 /* Records the time of the last completed update in meta. */
-CrErr store__touch_update_time(IdxStore *st, ErrInfo *e);
+CrErr idx_store_touch_update_time(IdxStore *st, ErrInfo *e);
 /* Scan options of this store (borrowed strings). */
-void store__scan_options(const IdxStore *st, ScanOptions *out);
+void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
 
 /* ---------------------------------------------------------------- file work (write.c) */
 
@@ -186,19 +186,19 @@ typedef struct FileWork {
 
 /* Reads and chunks a file; never fails (problems become fw->skip).
  * root is the canonical root. */
-void filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch);
-void filework_release(FileWork *fw);
+void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch);
+void idx_filework_release(FileWork *fw);
 
 /* Writes a prepared file in the current transaction: replaces the file's
  * rows (or removes them for a skipped file and records the skip). When
  * mark_dependents is set, refs elsewhere that may resolve differently are
  * marked for re-resolution. */
-CrErr store__write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e);
+CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e);
 /* Removes the rows that hang off a file (chunks, search text, symbols,
  * imports, refs, edges in and out), marking refs elsewhere that pointed into
  * it for re-resolution when mark_dependents is set; the files row itself
  * goes too unless keep_row. */
-CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
+CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
                          ErrInfo *e);
 
 /* ---------------------------------------------------------------- postings (postings.c) */
@@ -206,10 +206,10 @@ CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int
 /* Loads the postings in one read (or the current write) transaction: the
  * snapshot file when it is usable and use_snapshot, plus the files written
  * since it; else everything from the search text. Caller frees. */
-CrErr postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e);
+CrErr idx_postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e);
 /* Whether enough changed since p's snapshot (or it has none) that writing
  * a new one pays. */
-int postings_stale(const Postings *p);
+int idx_postings_stale(const Postings *p);
 /* What a snapshot describes: a generation of one database. */
 typedef struct PostingsGen {
     char db_id[40];
@@ -219,56 +219,56 @@ typedef struct PostingsGen {
 /* The generation that postings loaded at data_version post_version
  * describe; gen is -1 when another process has committed since. Call
  * outside a transaction. */
-CrErr postings_current_gen(IdxStore *st, int64_t post_version, PostingsGen *out, ErrInfo *e);
+CrErr idx_postings_current_gen(IdxStore *st, int64_t post_version, PostingsGen *out, ErrInfo *e);
 /* Writes p as the snapshot file of generation g (atomically: a reader sees
  * the old file or the new). */
-CrErr postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e);
+CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e);
 /* Writes a new snapshot when the in-memory postings have moved far enough
  * from theirs, and reloads from it; outside a transaction, writable stores
  * only; a failure to write costs only speed (logged). */
-void store__postings_checkpoint(IdxStore *st);
-void postings_free(Postings *p);
-/* Adds one chunk's four fields (tok_code text, as stored in search_text). */
-void postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+void idx_store_postings_checkpoint(IdxStore *st);
+void idx_postings_free(Postings *p);
+/* Adds one chunk's four fields (idx_tok_code text, as stored in search_text). */
+void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
                   const char *const fields[4]);
 /* Tombstones every chunk of a file. */
-void postings_remove_file(Postings *p, int64_t file_id);
+void idx_postings_remove_file(Postings *p, int64_t file_id);
 /* Whether a and b hold the same live postings (chunk ids and term
  * frequencies of every term); else says where they differ in why. */
-int postings_same(Postings *a, Postings *b, char *why, size_t cap);
+int idx_postings_same(Postings *a, Postings *b, char *why, size_t cap);
 /* Whether a damaged list of p's snapshot has been met. */
-int postings_damaged(const Postings *p);
+int idx_postings_damaged(const Postings *p);
 /* Whether enough is tombstoned that a reload pays. */
-int postings_needs_rebuild(const Postings *p);
-/* Adds the term ids of a query text (tok_code output) to out[n..cap),
+int idx_postings_needs_rebuild(const Postings *p);
+/* Adds the term ids of a query text (idx_tok_code output) to out[n..cap),
  * skipping ids already there; unknown terms are dropped and counted in
  * *n_unknown (may be NULL). Returns the new count. */
-size_t postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
+size_t idx_postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
                             size_t *n_unknown);
 /* BM25F top-k, best first; out has room for k. Unknown query words count
  * towards the hits' coverage. */
-size_t postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_t n_unknown,
+size_t idx_postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_t n_unknown,
                        const Bm25Params *bp, size_t k, IdxHit *out);
 /* Drops the in-memory postings (after a rolled-back write); the next
  * search reloads them. */
-void store__postings_invalidate(IdxStore *st);
+void idx_store_postings_invalidate(IdxStore *st);
 
 /* ---------------------------------------------------------------- dense (dense.c) */
 
 /* Creates the configured embedder (none for builtin). */
-CrErr dense__open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e);
-void dense__close(IdxStore *st);
+CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e);
+void idx_dense_close(IdxStore *st);
 /* Brings the vectors in line with the chunks; no-op without an embedder. */
-CrErr dense__sync(IdxStore *st, ErrInfo *e);
+CrErr idx_dense_sync(IdxStore *st, ErrInfo *e);
 /* Drops the in-memory vectors (reopened from the file on next use). */
-void dense__forget(IdxStore *st);
+void idx_dense_forget(IdxStore *st);
 /* Vectors stored (0 without an embedder). */
-int64_t dense__count(IdxStore *st);
+int64_t idx_dense_count(IdxStore *st);
 
 /* ---------------------------------------------------------------- graph (graph.c) */
 
 /* Resolves every ref marked unresolved into edges, in the current
  * transaction. out_edges (may be NULL) receives the count of edges added. */
-CrErr graph__resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
+CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
 
 #endif

@@ -58,7 +58,7 @@ static int tok__parts(const char *s, size_t n, StrBuf *out)
     return parts;
 }
 
-void tok_code(const char *text, size_t len, StrBuf *out)
+void idx_tok_code(const char *text, size_t len, StrBuf *out)
 {
     StrBuf parts;
     sb_init(&parts);

@@ -33,7 +33,7 @@ typedef struct Pool {
 static void *pool_worker(void *arg)
 {
     Pool *p = arg;
-    Chunker *ch = chunker_new();
+    Chunker *ch = idx_chunker_new();
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->stop && p->next < p->n && p->next >= p->written + MAX_AHEAD)
@@ -41,13 +41,13 @@ static void *pool_worker(void *arg)
         if (p->stop || p->next >= p->n) break;
         size_t i = p->next++;
         pthread_mutex_unlock(&p->mu);
-        filework_prepare(&p->work[i], p->root, p->max_bytes, ch);
+        idx_filework_prepare(&p->work[i], p->root, p->max_bytes, ch);
         pthread_mutex_lock(&p->mu);
         p->done[i] = 1;
         pthread_cond_broadcast(&p->cond);
     }
     pthread_mutex_unlock(&p->mu);
-    chunker_free(ch);
+    idx_chunker_free(ch);
     return NULL;
 }
 
@@ -63,7 +63,7 @@ static CrErr load_old_files(IdxStore *st, StrMap *by_path, OldFile **out, size_t
 {
     OldFile *v = NULL;
     size_t n = 0, cap = 0;
-    sqlite3_stmt *s = store__stmt(st, STMT_FILE_ALL, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_ALL, e);
     if (!s) return CR_EDB;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -83,23 +83,23 @@ static CrErr load_old_files(IdxStore *st, StrMap *by_path, OldFile **out, size_t
     sqlite3_reset(s);
     *out = v;
     *n_out = n;
-    if (rc != SQLITE_DONE) return store__err(st, e, "files");
+    if (rc != SQLITE_DONE) return idx_store_err(st, e, "files");
     return CR_OK;
 }
 
 static CrErr begin(IdxStore *st, ErrInfo *e)
 {
-    return store__exec(st, "BEGIN IMMEDIATE", e);
+    return idx_store_exec(st, "BEGIN IMMEDIATE", e);
 }
 
 static CrErr commit(IdxStore *st, ErrInfo *e)
 {
-    return store__exec(st, "COMMIT", e);
+    return idx_store_exec(st, "COMMIT", e);
 }
 
 /* Writes the scan's skip list as files rows (status = reason), so `status`
  * can report them; prepared skips (binary, not-utf8) are written by
- * store__write_file. */
+ * idx_store_write_file. */
 static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_path,
                                OldFile *old, ErrInfo *e)
 {
@@ -114,7 +114,7 @@ static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_
             if (!old[k].ok && old[k].hash[0] == '\0') continue; /* already recorded */
             fw.old_id = old[k].id;
         }
-        rc = store__write_file(st, &fw, 1, e);
+        rc = idx_store_write_file(st, &fw, 1, e);
     }
     return rc;
 }
@@ -150,8 +150,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
 
     int lock_fd = lock_updates(st);
     strmap_init(&by_path);
-    store__scan_options(st, &opt);
-    if ((rc = scan_workspace(&opt, &scan, e))) goto out;
+    idx_store_scan_options(st, &opt);
+    if ((rc = idx_scan_workspace(&opt, &scan, e))) goto out;
     stats.files_seen = scan.n_files;
     if ((rc = load_old_files(st, &by_path, &old, &n_old, e))) goto out;
     int cold = n_old == 0;
@@ -187,7 +187,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     /* Rows of files that are gone (or now ignored) go first. */
     for (size_t k = 0; k < n_old; k++) {
         if (old[k].seen) continue;
-        if ((rc = store__remove_file(st, old[k].id, 1, 0, e))) goto out;
+        if ((rc = idx_store_remove_file(st, old[k].id, 1, 0, e))) goto out;
         stats.files_removed++;
     }
 
@@ -195,8 +195,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
      * be written at the end without reading the search text back. Loaded
      * in this transaction: exactly the rows it sees. */
     if (pool.n && !st->post) {
-        st->post_version = store__data_version(st);
-        if ((rc = postings_load(st, !st->post_distrust, &st->post, e))) goto out;
+        st->post_version = idx_store_data_version(st);
+        if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
 
     pool.root = st->root;
@@ -217,8 +217,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
         else if (fw->same_content) stats.files_unchanged++;
         else if (fw->skip) stats.files_removed += fw->old_id != 0;
         else stats.files_changed++;
-        rc = store__write_file(st, fw, !cold, e);
-        filework_release(fw);
+        rc = idx_store_write_file(st, fw, !cold, e);
+        idx_filework_release(fw);
         pthread_mutex_lock(&pool.mu);
         pool.written = i + 1;
         pthread_cond_broadcast(&pool.cond);
@@ -235,13 +235,13 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
             goto out;
         }
     }
-    if ((rc = graph__resolve_dirty(st, NULL, e))) goto out;
-    if ((rc = store__touch_update_time(st, e))) goto out;
+    if ((rc = idx_graph_resolve_dirty(st, NULL, e))) goto out;
+    if ((rc = idx_store_touch_update_time(st, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
     if (!rc) sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-    if (!rc) store__postings_checkpoint(st);
-    if (!rc) rc = dense__sync(st, e);
+    if (!rc) idx_store_postings_checkpoint(st);
+    if (!rc) rc = idx_dense_sync(st, e);
 out:
     if (threads) {
         pthread_mutex_lock(&pool.mu);
@@ -253,15 +253,15 @@ out:
         pthread_cond_destroy(&pool.cond);
     }
     /* A stop keeps the whole files written so far; anything else rolls back. */
-    if (in_txn) store__exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
-    if (rc) store__postings_invalidate(st);
-    for (size_t i = 0; i < pool.n; i++) filework_release(&pool.work[i]);
+    if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
+    if (rc) idx_store_postings_invalidate(st);
+    for (size_t i = 0; i < pool.n; i++) idx_filework_release(&pool.work[i]);
     free(pool.work);
     free(pool.done);
     free(threads);
     free(old);
     strmap_release(&by_path);
-    scan_result_release(&scan);
+    idx_scan_result_release(&scan);
     if (lock_fd >= 0) close(lock_fd); /* releases the lock */
     stats.ms = now_ms() - t0;
     if (out) *out = stats;
@@ -308,7 +308,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = relative_path(st, path, &rel, e))) goto out;
     fw.path = xstrdup(rel.buf);
 
-    sqlite3_stmt *s = store__stmt(st, STMT_FILE_BY_PATH, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
     if (!s) {
         rc = CR_EDB;
         goto out;
@@ -322,39 +322,39 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     sqlite3_reset(s);
 
     ScanOptions opt;
-    store__scan_options(st, &opt);
+    idx_store_scan_options(st, &opt);
     struct stat sb;
     sb_addf(&abs, "%s/%s", st->root, rel.buf);
-    if (!scan_path_included(&opt, rel.buf) || stat(abs.buf, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (!idx_scan_path_included(&opt, rel.buf) || stat(abs.buf, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         fw.skip = "gone";
     } else if ((size_t)sb.st_size > st->max_file_bytes) {
         fw.skip = "too-large";
     } else {
         fw.size = (int64_t)sb.st_size;
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-        ch = chunker_new();
-        filework_prepare(&fw, st->root, st->max_file_bytes, ch);
+        ch = idx_chunker_new();
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch);
         /* prepare records the size it read; keep the stat's mtime. */
     }
     double t1 = now_ms();
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
-    if ((rc = store__write_file(st, &fw, 1, e))) goto out;
+    if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;
     double t2 = now_ms();
     size_t n_edges = 0;
-    if ((rc = graph__resolve_dirty(st, &n_edges, e))) goto out;
+    if ((rc = idx_graph_resolve_dirty(st, &n_edges, e))) goto out;
     double t3 = now_ms();
-    if ((rc = store__touch_update_time(st, e))) goto out;
+    if ((rc = idx_store_touch_update_time(st, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
     log_msg(LOG_DEBUG, "update %s: prepare %.1f ms, write %.1f ms, resolve %.1f ms (%zu edges), commit %.1f ms",
             rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
-    if (!rc) rc = dense__sync(st, e);
+    if (!rc) rc = idx_dense_sync(st, e);
 out:
-    if (in_txn) store__exec(st, "ROLLBACK", NULL);
-    if (rc) store__postings_invalidate(st);
-    chunker_free(ch);
-    filework_release(&fw);
+    if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);
+    if (rc) idx_store_postings_invalidate(st);
+    idx_chunker_free(ch);
+    idx_filework_release(&fw);
     sb_release(&rel);
     sb_release(&abs);
     return rc;

@@ -35,17 +35,17 @@ typedef struct EmbedConfig {
  * learnt from the first response). "builtin" loads the trained model file
  * (CR_EPARSE when it is corrupt, truncated or of another version; CR_ENOENT
  * when absent). CR_EINVAL for an unknown provider or an openai config
- * without url. Caller frees with embedder_free. */
-CrErr embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
-void embedder_free(Embedder *em);
+ * without url. Caller frees with idx_embedder_free. */
+CrErr idx_embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
+void idx_embedder_free(Embedder *em);
 
 /* A stable identity of what produces the vectors, e.g. "openai:nomic-embed-text"
  * or "builtin:lsa-v1"; vectors from different identities are never mixed.
  * Borrowed. */
-const char *embedder_id(const Embedder *em);
+const char *idx_embedder_id(const Embedder *em);
 
 /* Dimension, or 0 while unknown (openai before its first response). */
-int embedder_dim(const Embedder *em);
+int idx_embedder_dim(const Embedder *em);
 
 /* Embeds n texts into out (n * dim floats, L2-normalised), batching as
  * configured. *out is allocated (caller frees) because the dimension may
@@ -53,12 +53,12 @@ int embedder_dim(const Embedder *em);
  * Errors: CR_EHTTP (endpoint refused, non-2xx after retries, malformed
  * JSON, wrong count, a dimension that differs from an earlier response),
  * CR_ETIMEOUT. Never logs the API key. */
-CrErr embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out, int *out_dim,
+CrErr idx_embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out, int *out_dim,
                      ErrInfo *e);
 
 /* Embeds one question (providers may encode questions and code
- * differently); otherwise as embedder_embed with n = 1. */
-CrErr embedder_embed_query(Embedder *em, const char *question, float **out, int *out_dim,
+ * differently); otherwise as idx_embedder_embed with n = 1. */
+CrErr idx_embedder_embed_query(Embedder *em, const char *question, float **out, int *out_dim,
                            ErrInfo *e);
 
 /* ---------------------------------------------------------------- FAISS (faiss_load.c) */
@@ -82,7 +82,7 @@ typedef struct FaissApi {
 
 /* FAISS, loaded on the first call (a module of its own: faiss_load.c says
  * why). NULL with CR_EVECTOR in e when it cannot be loaded. */
-const FaissApi *faiss_api(ErrInfo *e);
+const FaissApi *idx_faiss_api(ErrInfo *e);
 
 /* ---------------------------------------------------------------- vector store (vectors.c) */
 
@@ -90,28 +90,28 @@ typedef struct VecStore VecStore;
 
 /* Opens (or creates empty) the vector file at path ("<index_dir>/vectors.faiss").
  * dim 0 means "take it from the file"; a file whose dimension differs from
- * a non-zero dim is discarded (rebuild). Caller frees with vecstore_close. */
-CrErr vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e);
-void vecstore_close(VecStore *vs);
+ * a non-zero dim is discarded (rebuild). Caller frees with idx_vecstore_close. */
+CrErr idx_vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e);
+void idx_vecstore_close(VecStore *vs);
 
-int vecstore_dim(const VecStore *vs);
-int64_t vecstore_count(const VecStore *vs);
+int idx_vecstore_dim(const VecStore *vs);
+int64_t idx_vecstore_count(const VecStore *vs);
 
 /* Adds vectors (n * dim floats, L2-normalised) under ids (chunk ids).
  * An id already present is replaced. */
-CrErr vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e);
+CrErr idx_vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e);
 /* Removes ids (absent ids are ignored). */
-CrErr vecstore_remove(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e);
+CrErr idx_vecstore_remove(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e);
 /* All ids present, sorted ascending. Caller frees *out. */
-CrErr vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo *e);
+CrErr idx_vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo *e);
 
 /* Top-k by inner product (cosine, for normalised vectors). out_ids and
  * out_scores have room for k; *n_out receives how many were found. */
-CrErr vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t *out_ids,
+CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t *out_ids,
                       float *out_scores, size_t *n_out, ErrInfo *e);
 
 /* Writes the store to its path atomically (temporary file, fsync, rename)
  * when it changed since the last save. */
-CrErr vecstore_save(VecStore *vs, ErrInfo *e);
+CrErr idx_vecstore_save(VecStore *vs, ErrInfo *e);
 
 #endif

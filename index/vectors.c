@@ -339,12 +339,12 @@ out:
 
 /* ---------------------------------------------------------------- open / close */
 
-CrErr vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e)
+CrErr idx_vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e)
 {
     if (!path || !out || dim < 0 || dim > MAX_DIM)
         return err_set(e, CR_EINVAL, "vectors: bad open arguments");
     *out = NULL;
-    const FaissApi *fa = faiss_api(e);
+    const FaissApi *fa = idx_faiss_api(e);
     if (!fa) return CR_EVECTOR;
     VecStore *vs = xcalloc(1, sizeof *vs);
     vs->fa = fa;
@@ -357,13 +357,13 @@ CrErr vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e)
         vs->dirty = 1; /* the next save replaces the bad file */
     } else if (err != CR_OK && err != CR_ENOENT) {
         err_set(e, err, "%s", why.msg);
-        vecstore_close(vs);
+        idx_vecstore_close(vs);
         return err;
     }
     if (!vs->index && vs->dim) {
         err = vecstore__new_index(vs->fa, vs->dim, &vs->index, e);
         if (err) {
-            vecstore_close(vs);
+            idx_vecstore_close(vs);
             return err;
         }
     }
@@ -371,7 +371,7 @@ CrErr vecstore_open(const char *path, int dim, VecStore **out, ErrInfo *e)
     return CR_OK;
 }
 
-void vecstore_close(VecStore *vs)
+void idx_vecstore_close(VecStore *vs)
 {
     if (!vs) return;
     if (vs->index) vs->fa->Index_free(vs->index);
@@ -380,12 +380,12 @@ void vecstore_close(VecStore *vs)
     free(vs);
 }
 
-int vecstore_dim(const VecStore *vs)
+int idx_vecstore_dim(const VecStore *vs)
 {
     return vs->dim;
 }
 
-int64_t vecstore_count(const VecStore *vs)
+int64_t idx_vecstore_count(const VecStore *vs)
 {
     return (int64_t)vs->ids.len;
 }
@@ -396,7 +396,7 @@ int64_t vecstore_count(const VecStore *vs)
  * (the signature carries none): the caller reopens it with the embedder's
  * dimension; until then adding is CR_EINVAL. Within one call a repeated id
  * keeps its last vector. On failure, ids being replaced may be gone. */
-CrErr vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e)
+CrErr idx_vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e)
 {
     IdSet seen = {0};
     int64_t *uids = NULL;
@@ -449,7 +449,7 @@ out:
     return err;
 }
 
-CrErr vecstore_remove(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
+CrErr idx_vecstore_remove(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
 {
     if (!n || !vs->ids.len) return CR_OK;
     if (!ids) return err_set(e, CR_EINVAL, "vectors: remove without ids");
@@ -462,7 +462,7 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-CrErr vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo *e)
+CrErr idx_vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo *e)
 {
     if (!out || !n_out) return err_set(e, CR_EINVAL, "vectors: ids without outputs");
     *out = NULL;
@@ -481,9 +481,9 @@ CrErr vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo *e)
 /* ---------------------------------------------------------------- search */
 
 /* The query's length cannot be checked (the signature carries none): it
- * must have vecstore_dim floats. A store without a dimension is empty and
+ * must have idx_vecstore_dim floats. A store without a dimension is empty and
  * finds nothing. */
-CrErr vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t *out_ids,
+CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t *out_ids,
                       float *out_scores, size_t *n_out, ErrInfo *e)
 {
     if (!n_out || !query || (k && (!out_ids || !out_scores)))
@@ -555,7 +555,7 @@ static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tm
     return CR_OK;
 }
 
-CrErr vecstore_save(VecStore *vs, ErrInfo *e)
+CrErr idx_vecstore_save(VecStore *vs, ErrInfo *e)
 {
     StrBuf tmp;
     FILE *f = NULL;

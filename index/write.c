@@ -32,7 +32,7 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         const char *dot = strrchr(slash ? slash : fw->path, '.');
         size_t plen = dot && dot > (slash ? slash + 1 : fw->path) ? (size_t)(dot - fw->path)
                                                                   : strlen(fw->path);
-        tok_code(fw->path, plen, &path_tok);
+        idx_tok_code(fw->path, plen, &path_tok);
     }
     for (size_t i = 0; i < n; i++) {
         const ChunkDef *c = &fw->set.chunks[i];
@@ -43,15 +43,15 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         idx_hash_text(src + a, b - a, fw->chunk_hash[i]);
 
         sb_reset(&sb);
-        tok_code(c->symbol, strlen(c->symbol), &sb);
+        idx_tok_code(c->symbol, strlen(c->symbol), &sb);
         fw->text[i * 4] = sb_detach(&sb, NULL);
         fw->text[i * 4 + 1] = xstrdup(path_tok.buf);
-        if (c->docstring) tok_code(c->docstring, strlen(c->docstring), &sb);
+        if (c->docstring) idx_tok_code(c->docstring, strlen(c->docstring), &sb);
         fw->text[i * 4 + 2] = sb_detach(&sb, NULL);
         /* A later window repeats its unit's signature so it stays findable by it. */
         if (fw->cont[i])
-            tok_code(c->signature, strlen(c->signature), &sb);
-        tok_code(src + a, b - a, &sb);
+            idx_tok_code(c->signature, strlen(c->signature), &sb);
+        idx_tok_code(src + a, b - a, &sb);
         fw->text[i * 4 + 3] = sb_detach(&sb, NULL);
     }
     sb_release(&path_tok);
@@ -76,7 +76,7 @@ static void filework__resolve_imports(FileWork *fw, const char *root, const IdxL
     }
 }
 
-void filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch)
+void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch)
 {
     StrBuf abs, src;
     ErrInfo e = {0};
@@ -110,17 +110,17 @@ void filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker 
         goto out;
     }
     fw->lines = (uint32_t)count_lines(src.buf, src.len);
-    const IdxLang *lang = lang_for_path(fw->path);
-    if (!lang) lang = lang_for_shebang(src.buf, src.len);
-    if (!lang) lang = lang_by_name("text");
+    const IdxLang *lang = idx_lang_for_path(fw->path);
+    if (!lang) lang = idx_lang_for_shebang(src.buf, src.len);
+    if (!lang) lang = idx_lang_by_name("text");
     if (lang->refine && lang->refine(src.buf, src.len)) lang = lang->refine(src.buf, src.len);
     fw->lang = lang;
-    fw->module = lang->module_name ? lang->module_name(fw->path) : lang_module_keep_ext(fw->path);
+    fw->module = lang->module_name ? lang->module_name(fw->path) : idx_lang_module_keep_ext(fw->path);
     const char *base = strrchr(fw->path, '/');
     fw->is_pkg = !strcmp(base ? base + 1 : fw->path, "__init__.py");
-    if (chunker_run_lang(ch, lang, src.buf, src.len, 100, &fw->set, &e)) {
+    if (idx_chunker_run_lang(ch, lang, src.buf, src.len, 100, &fw->set, &e)) {
         log_msg(LOG_WARN, "%s: %s (indexed without chunks)", fw->path, e.msg);
-        chunk_set_release(&fw->set);
+        idx_chunk_set_release(&fw->set);
     }
     filework__resolve_imports(fw, root, lang);
     line_off = xmalloc((fw->lines + 1) * sizeof *line_off);
@@ -137,7 +137,7 @@ out:
     sb_release(&src);
 }
 
-void filework_release(FileWork *fw)
+void idx_filework_release(FileWork *fw)
 {
     if (!fw) return;
     if (fw->text)
@@ -145,7 +145,7 @@ void filework_release(FileWork *fw)
     free(fw->text);
     free(fw->chunk_hash);
     free(fw->cont);
-    chunk_set_release(&fw->set);
+    idx_chunk_set_release(&fw->set);
     free(fw->module);
     free(fw->path);
     memset(fw, 0, sizeof *fw);
@@ -155,20 +155,20 @@ void filework_release(FileWork *fw)
 
 static CrErr run_file_stmt(IdxStore *st, StmtId id, int64_t file_id, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, id, e);
+    sqlite3_stmt *s = idx_store_stmt(st, id, e);
     if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 1, file_id);
-    return store__step_done(st, s, e, "remove file rows");
+    return idx_store_step_done(st, s, e, "remove file rows");
 }
 
-CrErr store__remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
+CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
                          ErrInfo *e)
 {
     static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_TEXT,
                                    STMT_RM_SYMBOLS,  STMT_RM_IMPORTS,   STMT_RM_REFS,
                                    STMT_RM_CHUNKS};
     CrErr rc;
-    if (st->post) postings_remove_file(st->post, file_id);
+    if (st->post) idx_postings_remove_file(st->post, file_id);
     if (mark_dependents && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e))) return rc;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if ((rc = run_file_stmt(st, steps[i], file_id, e))) return rc;
@@ -192,9 +192,9 @@ static void bind_file_cols(sqlite3_stmt *s, const FileWork *fw, const char *stat
 /* The next database generation, for a file whose rows are rewritten. */
 static CrErr next_gen(IdxStore *st, int64_t *out, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_GEN_NEXT, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_GEN_NEXT, e);
     if (!s) return CR_EDB;
-    if (sqlite3_step(s) != SQLITE_ROW) return store__err(st, e, "generation");
+    if (sqlite3_step(s) != SQLITE_ROW) return idx_store_err(st, e, "generation");
     *out = sqlite3_column_int64(s, 0);
     sqlite3_reset(s);
     return CR_OK;
@@ -206,7 +206,7 @@ static CrErr upsert_file_row(IdxStore *st, const FileWork *fw, const char *statu
     int64_t gen = 0;
     CrErr rc = next_gen(st, &gen, e);
     if (rc) return rc;
-    sqlite3_stmt *s = store__stmt(st, fw->old_id ? STMT_FILE_UPDATE : STMT_FILE_INSERT, e);
+    sqlite3_stmt *s = idx_store_stmt(st, fw->old_id ? STMT_FILE_UPDATE : STMT_FILE_INSERT, e);
     if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 9, gen);
     if (fw->old_id)
@@ -214,7 +214,7 @@ static CrErr upsert_file_row(IdxStore *st, const FileWork *fw, const char *statu
     else
         sqlite3_bind_text(s, 1, fw->path, -1, SQLITE_STATIC);
     bind_file_cols(s, fw, status);
-    rc = store__step_done(st, s, e, "file row");
+    rc = idx_store_step_done(st, s, e, "file row");
     if (!rc) *out_id = fw->old_id ? fw->old_id : sqlite3_last_insert_rowid(st->db);
     return rc;
 }
@@ -259,14 +259,14 @@ static const char *last_component(const char *name)
 static CrErr insert_ref(IdxStore *st, int64_t file_id, int64_t chunk_id, RefKind kind,
                         const char *name, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_REF_INSERT, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_INSERT, e);
     if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_int64(s, 2, chunk_id);
     sqlite3_bind_int(s, 3, (int)kind);
     sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 5, last_component(name), -1, SQLITE_STATIC);
-    return store__step_done(st, s, e, "ref");
+    return idx_store_step_done(st, s, e, "ref");
 }
 
 static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, int64_t chunk_id,
@@ -293,7 +293,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
     else
         sb_adds(&bound, target.buf);
     if (!target.len) goto out;
-    sqlite3_stmt *s = store__stmt(st, STMT_IMPORT_INSERT, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_IMPORT_INSERT, e);
     if (!s) {
         rc = CR_EDB;
         goto out;
@@ -301,7 +301,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_text(s, 2, r->alias, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, bound.buf, -1, SQLITE_STATIC);
-    if ((rc = store__step_done(st, s, e, "import"))) goto out;
+    if ((rc = idx_store_step_done(st, s, e, "import"))) goto out;
     rc = insert_ref(st, file_id, chunk_id, REF_IMPORT, target.buf, e);
 out:
     free(base);
@@ -320,7 +320,7 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     for (size_t i = 0; i < fw->set.n_chunks && !rc; i++) {
         const ChunkDef *c = &fw->set.chunks[i];
         int64_t parent = c->parent >= 0 && (size_t)c->parent < i ? ids[c->parent] : 0;
-        sqlite3_stmt *s = store__stmt(st, STMT_CHUNK_INSERT, e);
+        sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_INSERT, e);
         if (!s) {
             rc = CR_EDB;
             break;
@@ -336,19 +336,19 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         sqlite3_bind_text(s, 9, c->docstring ? c->docstring : "", -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 10, parent);
         sqlite3_bind_text(s, 11, fw->chunk_hash[i], -1, SQLITE_STATIC);
-        if ((rc = store__step_done(st, s, e, "chunk"))) break;
+        if ((rc = idx_store_step_done(st, s, e, "chunk"))) break;
         ids[i] = sqlite3_last_insert_rowid(st->db);
 
-        s = store__stmt(st, STMT_TEXT_INSERT, e);
+        s = idx_store_stmt(st, STMT_TEXT_INSERT, e);
         if (!s) {
             rc = CR_EDB;
             break;
         }
         sqlite3_bind_int64(s, 1, ids[i]);
         for (int k = 0; k < 4; k++) sqlite3_bind_text(s, 2 + k, fw->text[i * 4 + k], -1, SQLITE_STATIC);
-        if ((rc = store__step_done(st, s, e, "search text"))) break;
+        if ((rc = idx_store_step_done(st, s, e, "search text"))) break;
         if (st->post)
-            postings_add(st->post, ids[i], file_id, c->kind, (const char *const *)&fw->text[i * 4]);
+            idx_postings_add(st->post, ids[i], file_id, c->kind, (const char *const *)&fw->text[i * 4]);
 
         /* A definition is named once: by its first piece (window 0 or 1, and a
          * class's first run, which is the one holding its header). */
@@ -359,7 +359,7 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
             sb_reset(&qual);
             if (fw->module[0]) sb_addf(&qual, "%s.", fw->module);
             sb_adds(&qual, c->symbol);
-            s = store__stmt(st, STMT_SYMBOL_INSERT, e);
+            s = idx_store_stmt(st, STMT_SYMBOL_INSERT, e);
             if (!s) {
                 rc = CR_EDB;
                 break;
@@ -368,10 +368,10 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
             sqlite3_bind_text(s, 2, c->name ? c->name : "", -1, SQLITE_STATIC);
             sqlite3_bind_int64(s, 3, ids[i]);
             sqlite3_bind_int64(s, 4, file_id);
-            rc = store__step_done(st, s, e, "symbol");
+            rc = idx_store_step_done(st, s, e, "symbol");
         }
         if (!rc && parent) {
-            s = store__stmt(st, STMT_EDGE_INSERT, e);
+            s = idx_store_stmt(st, STMT_EDGE_INSERT, e);
             if (!s) {
                 rc = CR_EDB;
                 break;
@@ -380,7 +380,7 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
             sqlite3_bind_int64(s, 2, ids[i]);
             sqlite3_bind_int(s, 3, IDX_EDGE_CONTAIN);
             sqlite3_bind_int64(s, 4, 0);
-            rc = store__step_done(st, s, e, "edge");
+            rc = idx_store_step_done(st, s, e, "edge");
         }
     }
     sb_release(&qual);
@@ -391,14 +391,14 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
 /* Loads the simple names a file defines now (before its rows go). */
 static CrErr load_names(IdxStore *st, int64_t file_id, StrMap *out, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, STMT_SYMBOL_NAMES_OF_FILE, e);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_SYMBOL_NAMES_OF_FILE, e);
     if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 1, file_id);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         strmap_put(out, (const char *)sqlite3_column_text(s, 0), 1);
     sqlite3_reset(s);
-    return rc == SQLITE_DONE ? CR_OK : store__err(st, e, "symbols");
+    return rc == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "symbols");
 }
 
 /* Marks refs anywhere whose last name component is a name this file
@@ -407,10 +407,10 @@ static CrErr load_names(IdxStore *st, int64_t file_id, StrMap *out, ErrInfo *e)
  * when those rows went; names it defined before resolve as they did. */
 static CrErr mark_stmt(IdxStore *st, StmtId id, const char *text, ErrInfo *e)
 {
-    sqlite3_stmt *s = store__stmt(st, id, e);
+    sqlite3_stmt *s = idx_store_stmt(st, id, e);
     if (!s) return CR_EDB;
     sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
-    return store__step_done(st, s, e, "mark refs");
+    return idx_store_step_done(st, s, e, "mark refs");
 }
 
 /* Also marks calls through import aliases of a top-level name
@@ -437,19 +437,19 @@ static CrErr mark_by_names(IdxStore *st, const FileWork *fw, StrMap *seen, ErrIn
     return rc;
 }
 
-CrErr store__write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
+CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     int64_t file_id = 0, *ids = NULL;
     if (fw->skip && !strcmp(fw->skip, "gone"))
-        return fw->old_id ? store__remove_file(st, fw->old_id, mark_dependents, 0, e) : CR_OK;
+        return fw->old_id ? idx_store_remove_file(st, fw->old_id, mark_dependents, 0, e) : CR_OK;
     if (fw->same_content) {
-        sqlite3_stmt *s = store__stmt(st, STMT_FILE_TOUCH, e);
+        sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_TOUCH, e);
         if (!s) return CR_EDB;
         sqlite3_bind_int64(s, 1, fw->old_id);
         sqlite3_bind_int64(s, 2, fw->size);
         sqlite3_bind_int64(s, 3, fw->mtime_ns);
-        return store__step_done(st, s, e, "file row");
+        return idx_store_step_done(st, s, e, "file row");
     }
     StrMap old_names;
     strmap_init(&old_names);
@@ -457,7 +457,7 @@ CrErr store__write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo
         if ((rc = load_names(st, fw->old_id, &old_names, e))) goto out;
         strmap_put(&old_names, last_component(fw->module ? fw->module : ""), 1);
     }
-    if (fw->old_id && (rc = store__remove_file(st, fw->old_id, mark_dependents, 1, e))) goto out;
+    if (fw->old_id && (rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 1, e))) goto out;
     if (fw->skip) {
         fw->hash[0] = '\0';
         rc = upsert_file_row(st, fw, fw->skip, &file_id, e);

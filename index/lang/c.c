@@ -8,14 +8,14 @@
 extern const char idx_query_c[], idx_query_cpp[];
 const TSLanguage *tree_sitter_c(void);
 const TSLanguage *tree_sitter_cpp(void);
-extern const IdxLang lang_cpp;
+extern const IdxLang idx_lang_cpp;
 
 static void c__import(LangParse *p, TSNode node)
 {
     TSNode path = ts_node_child_by_field_name(node, "path", 4);
     if (ts_node_is_null(path) || strcmp(ts_node_type(path), "string_literal") != 0) return;
-    char *spec = lang_string_text(p, path);
-    lang_add_import(p, node, spec, "*", "*");
+    char *spec = idx_lang_string_text(p, path);
+    idx_lang_add_import(p, node, spec, "*", "*");
     free(spec);
 }
 
@@ -26,15 +26,15 @@ static int c__resolve(const LangImportCtx *ctx, ChunkRef *r)
     static const char *const dirs[] = {NULL, "", "include", "src", "lib"};
     char *found = NULL;
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && !found; i++) {
-        char *dir = dirs[i] ? xstrdup(dirs[i]) : lang_dirname(ctx->path);
-        char *cand = lang_join(dir, r->module);
-        if (cand && lang_file_exists(ctx->root, cand)) found = cand;
+        char *dir = dirs[i] ? xstrdup(dirs[i]) : idx_lang_dirname(ctx->path);
+        char *cand = idx_lang_join(dir, r->module);
+        if (cand && idx_lang_file_exists(ctx->root, cand)) found = cand;
         else free(cand);
         free(dir);
     }
     if (!found) return 0;
     free(r->module);
-    r->module = lang_module_keep_ext(found);
+    r->module = idx_lang_module_keep_ext(found);
     free(found);
     return 1;
 }
@@ -52,7 +52,7 @@ static const IdxLang *c__refine(const char *src, size_t len)
     static const char *const cxx[] = {"class ", "namespace ", "template <", "template<", "public:",
                                       "private:", "std::"};
     for (size_t i = 0; i < sizeof cxx / sizeof cxx[0]; i++)
-        if (c__has(src, len, cxx[i])) return &lang_cpp;
+        if (c__has(src, len, cxx[i])) return &idx_lang_cpp;
     return NULL;
 }
 
@@ -62,20 +62,20 @@ static const char *const c__tests[] = {"test/", "tests/", "testing/", "_test.", 
 static const char *const c__comments[] = {"comment", NULL};
 static const char *const cpp__wrappers[] = {"template_declaration", NULL};
 
-const IdxLang lang_c = {
+const IdxLang idx_lang_c = {
     .name = "c",
     .exts = c__exts,
     .grammar = tree_sitter_c,
     .query = idx_query_c,
     .comments = c__comments,
     .tests = c__tests,
-    .module_name = lang_module_keep_ext,
+    .module_name = idx_lang_module_keep_ext,
     .import = c__import,
     .resolve_import = c__resolve,
     .refine = c__refine,
 };
 
-const IdxLang lang_cpp = {
+const IdxLang idx_lang_cpp = {
     .name = "cpp",
     .exts = cpp__exts,
     .grammar = tree_sitter_cpp,
@@ -83,7 +83,7 @@ const IdxLang lang_cpp = {
     .comments = c__comments,
     .tests = c__tests,
     .wrappers = cpp__wrappers,
-    .module_name = lang_module_keep_ext,
+    .module_name = idx_lang_module_keep_ext,
     .import = c__import,
     .resolve_import = c__resolve,
     .implicit_this = 1,

@@ -13,14 +13,14 @@ static void go__import(LangParse *p, TSNode spec)
     TSNode path = ts_node_child_by_field_name(spec, "path", 4);
     TSNode name = ts_node_child_by_field_name(spec, "name", 4);
     if (ts_node_is_null(path)) return;
-    char *imp = lang_string_text(p, path);
-    char *alias = ts_node_is_null(name) ? NULL : lang_node_text(p, name);
+    char *imp = idx_lang_string_text(p, path);
+    char *alias = ts_node_is_null(name) ? NULL : idx_lang_node_text(p, name);
     if (!alias) {
         const char *slash = strrchr(imp, '/');
         alias = xstrdup(slash ? slash + 1 : imp);
     }
-    if (!strcmp(alias, ".")) lang_add_import(p, spec, imp, "*", "*");
-    else if (strcmp(alias, "_") != 0) lang_add_import(p, spec, imp, NULL, alias);
+    if (!strcmp(alias, ".")) idx_lang_add_import(p, spec, imp, "*", "*");
+    else if (strcmp(alias, "_") != 0) idx_lang_add_import(p, spec, imp, NULL, alias);
     free(imp);
     free(alias);
 }
@@ -72,7 +72,7 @@ static const char *const go__tests[] = {"*_test.go", "testdata/", NULL};
 /* `var x = ...`: the declaration holds its doc comment */
 static const char *const go__wrappers[] = {"var_declaration", NULL};
 
-const IdxLang lang_go = {
+const IdxLang idx_lang_go = {
     .name = "go",
     .exts = go__exts,
     .grammar = tree_sitter_go,
@@ -80,7 +80,7 @@ const IdxLang lang_go = {
     .comments = go__comments,
     .tests = go__tests,
     .wrappers = go__wrappers,
-    .module_name = lang_module_dir,
+    .module_name = idx_lang_module_dir,
     .import = go__import,
     .resolve_import = go__resolve,
 };

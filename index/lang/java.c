@@ -10,7 +10,7 @@ const TSLanguage *tree_sitter_java(void);
 
 static void java__import(LangParse *p, TSNode node)
 {
-    char *text = lang_node_text(p, node);
+    char *text = idx_lang_node_text(p, node);
     StrBuf path;
     sb_init(&path);
     /* "import static a.b.C.m;" / "import a.b.*;": keep the dotted path */
@@ -22,10 +22,10 @@ static void java__import(LangParse *p, TSNode node)
     size_t n = path.len;
     if (n > 2 && !strcmp(path.buf + n - 2, ".*")) {
         path.buf[n - 2] = '\0';
-        lang_add_import(p, node, path.buf, "*", "*");
+        idx_lang_add_import(p, node, path.buf, "*", "*");
     } else if (n) {
         const char *last = strrchr(path.buf, '.');
-        lang_add_import(p, node, path.buf, NULL, last ? last + 1 : path.buf);
+        idx_lang_add_import(p, node, path.buf, NULL, last ? last + 1 : path.buf);
     }
     sb_release(&path);
     free(text);
@@ -35,7 +35,7 @@ static void java__import(LangParse *p, TSNode node)
  * directory module a.b); a static member a.b.C.m -> member C.m. */
 static int java__resolve(const LangImportCtx *ctx, ChunkRef *r)
 {
-    char *dir = lang_dirname(ctx->path);
+    char *dir = idx_lang_dirname(ctx->path);
     size_t dn = strlen(dir), pn = strlen(ctx->package);
     StrBuf root, pkg_path;
     sb_init(&root);
@@ -82,14 +82,14 @@ static const char *const java__exts[] = {".java", NULL};
 static const char *const java__tests[] = {"test/", "tests/", "*Test.java", "*Tests.java", NULL};
 static const char *const java__comments[] = {"line_comment", "block_comment", NULL};
 
-const IdxLang lang_java = {
+const IdxLang idx_lang_java = {
     .name = "java",
     .exts = java__exts,
     .grammar = tree_sitter_java,
     .query = idx_query_java,
     .comments = java__comments,
     .tests = java__tests,
-    .module_name = lang_module_dir,
+    .module_name = idx_lang_module_dir,
     .import = java__import,
     .resolve_import = java__resolve,
     .implicit_this = 1,

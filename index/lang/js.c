@@ -23,9 +23,9 @@ static void js__named(LangParse *p, TSNode at, TSNode list, const char *spec)
             alias = ts_node_child_by_field_name(s, "value", 5);
         } else if (strcmp(t, "import_specifier") != 0) continue;
         if (ts_node_is_null(name)) continue;
-        char *n = lang_node_text(p, name);
-        char *a = ts_node_is_null(alias) ? xstrdup(n) : lang_node_text(p, alias);
-        lang_add_import(p, at, spec, n, a);
+        char *n = idx_lang_node_text(p, name);
+        char *a = ts_node_is_null(alias) ? xstrdup(n) : idx_lang_node_text(p, alias);
+        idx_lang_add_import(p, at, spec, n, a);
         free(n);
         free(a);
     }
@@ -35,7 +35,7 @@ static void js__import_statement(LangParse *p, TSNode node)
 {
     TSNode src = ts_node_child_by_field_name(node, "source", 6);
     if (ts_node_is_null(src)) return;
-    char *spec = lang_string_text(p, src);
+    char *spec = idx_lang_string_text(p, src);
     for (uint32_t i = 0; i < ts_node_named_child_count(node); i++) {
         TSNode c = ts_node_named_child(node, i);
         if (strcmp(ts_node_type(c), "import_clause") != 0) continue;
@@ -43,14 +43,14 @@ static void js__import_statement(LangParse *p, TSNode node)
             TSNode g = ts_node_named_child(c, k);
             const char *t = ts_node_type(g);
             if (!strcmp(t, "identifier")) {
-                char *a = lang_node_text(p, g);
-                lang_add_import(p, node, spec, NULL, a);
+                char *a = idx_lang_node_text(p, g);
+                idx_lang_add_import(p, node, spec, NULL, a);
                 free(a);
             } else if (!strcmp(t, "namespace_import")) {
                 TSNode id = ts_node_named_child(g, 0);
                 if (ts_node_is_null(id)) continue;
-                char *a = lang_node_text(p, id);
-                lang_add_import(p, node, spec, NULL, a);
+                char *a = idx_lang_node_text(p, id);
+                idx_lang_add_import(p, node, spec, NULL, a);
                 free(a);
             } else if (!strcmp(t, "named_imports")) {
                 js__named(p, node, g, spec);
@@ -69,16 +69,16 @@ static void js__require(LangParse *p, TSNode decl)
     TSNode fn = ts_node_child_by_field_name(call, "function", 8);
     TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
     if (ts_node_is_null(fn) || ts_node_is_null(args) || ts_node_named_child_count(args) != 1) return;
-    char *f = lang_node_text(p, fn);
+    char *f = idx_lang_node_text(p, fn);
     TSNode arg = ts_node_named_child(args, 0);
     if (strcmp(f, "require") != 0 || strcmp(ts_node_type(arg), "string") != 0) {
         free(f);
         return;
     }
-    char *spec = lang_string_text(p, arg);
+    char *spec = idx_lang_string_text(p, arg);
     if (!strcmp(ts_node_type(name), "identifier")) {
-        char *a = lang_node_text(p, name);
-        lang_add_import(p, decl, spec, NULL, a);
+        char *a = idx_lang_node_text(p, name);
+        idx_lang_add_import(p, decl, spec, NULL, a);
         free(a);
     } else if (!strcmp(ts_node_type(name), "object_pattern")) {
         js__named(p, decl, name, spec);
@@ -101,8 +101,8 @@ static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
                                       ".mjs",      ".cjs",      "/index.ts",  "/index.tsx",
                                       "/index.js", "/index.jsx", "/index.mjs", NULL};
     if (r->module[0] != '.') return 0; /* a package from node_modules */
-    char *dir = lang_dirname(ctx->path);
-    char *base = lang_join(dir, r->module);
+    char *dir = idx_lang_dirname(ctx->path);
+    char *base = idx_lang_join(dir, r->module);
     free(dir);
     if (!base) return 0;
     StrBuf cand;
@@ -111,8 +111,8 @@ static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
     for (size_t i = 0; sfx[i] && !ok; i++) {
         sb_reset(&cand);
         sb_addf(&cand, "%s%s", base, sfx[i]);
-        const IdxLang *l = lang_for_path(cand.buf);
-        if (!l || !l->module_name || !lang_file_exists(ctx->root, cand.buf)) continue;
+        const IdxLang *l = idx_lang_for_path(cand.buf);
+        if (!l || !l->module_name || !idx_lang_file_exists(ctx->root, cand.buf)) continue;
         free(r->module);
         r->module = l->module_name(cand.buf);
         ok = r->module[0] != '\0';
@@ -125,7 +125,7 @@ static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
 static char *js__module_name(const char *relpath)
 {
     static const char *const dir_files[] = {"index", NULL};
-    return lang_module_strip_ext(relpath, dir_files);
+    return idx_lang_module_strip_ext(relpath, dir_files);
 }
 
 static const char *const js__exts[] = {".js", ".jsx", ".mjs", ".cjs", NULL};
@@ -137,7 +137,7 @@ static const char *const js__comments[] = {"comment", NULL};
 static const char *const js__wrappers[] = {"export_statement", "expression_statement", NULL};
 static const char *const ts__prefixes[] = {"decorator", NULL};
 
-const IdxLang lang_javascript = {
+const IdxLang idx_lang_javascript = {
     .name = "javascript",
     .exts = js__exts,
     .interps = js__interps,
@@ -151,7 +151,7 @@ const IdxLang lang_javascript = {
     .resolve_import = js__resolve,
 };
 
-const IdxLang lang_typescript = {
+const IdxLang idx_lang_typescript = {
     .name = "typescript",
     .exts = ts__exts,
     .grammar = tree_sitter_typescript,
@@ -165,7 +165,7 @@ const IdxLang lang_typescript = {
     .resolve_import = js__resolve,
 };
 
-const IdxLang lang_tsx = {
+const IdxLang idx_lang_tsx = {
     .name = "tsx",
     .exts = tsx__exts,
     .grammar = tree_sitter_tsx,

@@ -53,7 +53,7 @@ typedef struct IdxLang {
     const char *const *prefixes;   /* preceding siblings that belong to it (Rust attributes) */
     /* Module name of a workspace file of this language. Caller frees. */
     char *(*module_name)(const char *relpath);
-    /* Parses one @import node into raw import refs (lang_add_import). */
+    /* Parses one @import node into raw import refs (idx_lang_add_import). */
     void (*import)(LangParse *p, TSNode node);
     /* Rewrites r->module (raw spec) into the absolute module it names,
      * using the filesystem under ctx->root where needed; 0 drops the import
@@ -74,48 +74,48 @@ typedef struct IdxLang {
 } IdxLang;
 
 /* The table (lang_table.c). */
-const IdxLang *lang_for_path(const char *relpath);
-const IdxLang *lang_by_name(const char *name);
+const IdxLang *idx_lang_for_path(const char *relpath);
+const IdxLang *idx_lang_by_name(const char *name);
 /* Language by the interpreter of a "#!" first line, or NULL. */
-const IdxLang *lang_for_shebang(const char *first_line, size_t len);
-size_t lang_count(void);
+const IdxLang *idx_lang_for_shebang(const char *first_line, size_t len);
+size_t idx_lang_count(void);
 /* Whether relpath is a test file by its language's conventions. */
-int lang_is_test_path(const char *relpath);
-const IdxLang *lang_at(size_t i);
+int idx_lang_is_test_path(const char *relpath);
+const IdxLang *idx_lang_at(size_t i);
 
 /* Helpers for hooks (chunk_ts.c). */
-char *lang_node_text(const LangParse *p, TSNode n);
+char *idx_lang_node_text(const LangParse *p, TSNode n);
 /* The text of a string literal node without its quotes. Caller frees. */
-char *lang_string_text(const LangParse *p, TSNode n);
-void lang_add_import(LangParse *p, TSNode at, const char *module, const char *member,
+char *idx_lang_string_text(const LangParse *p, TSNode n);
+void idx_lang_add_import(LangParse *p, TSNode at, const char *module, const char *member,
                      const char *alias);
 
 /* Module-name helpers for rows (lang_names.c). */
 /* "a/b.ts" -> "a.b"; a file named one of dir_files ("index") names its
  * directory ("a/index.ts" -> "a"). */
-char *lang_module_strip_ext(const char *relpath, const char *const *dir_files);
-char *lang_module_keep_ext(const char *relpath);  /* "a/b.h" -> "a.b.h" */
-char *lang_module_dir(const char *relpath);       /* "a/b/c.go" -> "a.b" */
+char *idx_lang_module_strip_ext(const char *relpath, const char *const *dir_files);
+char *idx_lang_module_keep_ext(const char *relpath);  /* "a/b.h" -> "a.b.h" */
+char *idx_lang_module_dir(const char *relpath);       /* "a/b/c.go" -> "a.b" */
 /* Whether root/rel is a regular file. */
-int lang_file_exists(const char *root, const char *rel);
+int idx_lang_file_exists(const char *root, const char *rel);
 /* Joins dir and a relative spec ("./x", "../y/z"), normalising; NULL when it
  * climbs above the root. Caller frees. */
-char *lang_join(const char *dir, const char *spec);
+char *idx_lang_join(const char *dir, const char *spec);
 /* Directory of a relative path ("a/b.c" -> "a", "b.c" -> ""). Caller frees. */
-char *lang_dirname(const char *relpath);
+char *idx_lang_dirname(const char *relpath);
 
 /* Python's chunker (lang/python.c), which predates the table: its own walk
  * (docstrings in bodies, decorators, error-recovery re-parses). */
 typedef struct PyChunker PyChunker;
-PyChunker *py_chunker_new(void);
-void py_chunker_free(PyChunker *c);
-CrErr py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+PyChunker *idx_py_chunker_new(void);
+void idx_py_chunker_free(PyChunker *c);
+CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
                      ErrInfo *e);
 /* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
-CrErr chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
+CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
                size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);
 /* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
-CrErr chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
+CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
                  ChunkSet *out, ErrInfo *e);
 
 #endif

@@ -13,7 +13,7 @@ static char *names__dots(const char *s, size_t n)
     return m;
 }
 
-char *lang_module_strip_ext(const char *relpath, const char *const *dir_files)
+char *idx_lang_module_strip_ext(const char *relpath, const char *const *dir_files)
 {
     const char *slash = strrchr(relpath, '/');
     const char *base = slash ? slash + 1 : relpath;
@@ -27,24 +27,24 @@ char *lang_module_strip_ext(const char *relpath, const char *const *dir_files)
     return names__dots(relpath, n);
 }
 
-char *lang_module_keep_ext(const char *relpath)
+char *idx_lang_module_keep_ext(const char *relpath)
 {
     return names__dots(relpath, strlen(relpath));
 }
 
-char *lang_module_dir(const char *relpath)
+char *idx_lang_module_dir(const char *relpath)
 {
     const char *slash = strrchr(relpath, '/');
     return names__dots(relpath, slash ? (size_t)(slash - relpath) : 0);
 }
 
-char *lang_dirname(const char *relpath)
+char *idx_lang_dirname(const char *relpath)
 {
     const char *slash = strrchr(relpath, '/');
     return xstrndup(relpath, slash ? (size_t)(slash - relpath) : 0);
 }
 
-int lang_file_exists(const char *root, const char *rel)
+int idx_lang_file_exists(const char *root, const char *rel)
 {
     StrBuf sb;
     struct stat st;
@@ -55,7 +55,7 @@ int lang_file_exists(const char *root, const char *rel)
     return ok;
 }
 
-char *lang_join(const char *dir, const char *spec)
+char *idx_lang_join(const char *dir, const char *spec)
 {
     StrBuf sb;
     sb_init(&sb);

@@ -36,7 +36,7 @@ static TSFieldId chunk__field(const TSLanguage *l, const char *name)
     return f;
 }
 
-PyChunker *py_chunker_new(void)
+PyChunker *idx_py_chunker_new(void)
 {
     const TSLanguage *l = tree_sitter_python();
     PyChunker *c = xcalloc(1, sizeof *c);
@@ -88,7 +88,7 @@ PyChunker *py_chunker_new(void)
     return c;
 }
 
-void py_chunker_free(PyChunker *c)
+void idx_py_chunker_free(PyChunker *c)
 {
     if (!c) return;
     ts_parser_delete(c->parser);
@@ -100,7 +100,7 @@ void py_chunker_free(PyChunker *c)
 static void chunk__lines_init(ChunkRun *r)
 {
     const char *s = r->src;
-    emit_init(&r->em, s, r->len, r->max_lines);
+    idx_emit_init(&r->em, s, r->len, r->max_lines);
     r->n_lines = r->em.n_lines;
     r->line_start = r->em.line_start;
     r->line_kind = r->em.line_kind;
@@ -116,7 +116,7 @@ static void chunk__lines_init(ChunkRun *r)
 }
 
 /* Line (1-based) holding byte b. */
-uint32_t py_line_of(const ChunkRun *r, uint32_t b)
+uint32_t idx_py_line_of(const ChunkRun *r, uint32_t b)
 {
     uint32_t lo = 1, hi = r->n_lines;
     while (lo < hi) {
@@ -137,7 +137,7 @@ static uint32_t chunk__end_line(const ChunkRun *r, uint32_t start, uint32_t end)
     if (end > r->len) end = r->len;
     while (end > start && py_is_space(r->src[end - 1]))
         end--;
-    return py_line_of(r, end > start ? end - 1 : start);
+    return idx_py_line_of(r, end > start ? end - 1 : start);
 }
 
 /* ---------------------------------------------------------------- units */
@@ -174,7 +174,7 @@ static int chunk__unit_new(ChunkRun *r, TSNode def, TSNode outer, const ChunkFra
         sb_addc(&sym, '.');
     }
     size_t name_off = sym.len;
-    py_add_text(r, &sym, name);
+    idx_py_add_text(r, &sym, name);
     u->symbol = sb_detach(&sym, NULL);
     u->name = u->symbol + name_off;
 
@@ -198,7 +198,7 @@ static int chunk__unit_new(ChunkRun *r, TSNode def, TSNode outer, const ChunkFra
         uint32_t eol = l <= r->n_lines ? r->line_start[l + 1] : r->len;
         u->sig_end = ts_node_end_byte(def) < eol ? ts_node_end_byte(def) : eol;
     }
-    u->docstring = py_docstring(r, body, NULL);
+    u->docstring = idx_py_docstring(r, body, NULL);
     return id;
 }
 
@@ -276,22 +276,22 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
     }
 
     if (s == sy->call) {
-        py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
+        idx_py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
     } else if (s == sy->import_statement || s == sy->import_from_statement ||
                s == sy->future_import_statement) {
-        py_ref_import(r, n);
+        idx_py_ref_import(r, n);
     } else if (s == sy->decorator) {
-        TSNode e = py_first_named(r, n);
+        TSNode e = idx_py_first_named(r, n);
         if (!ts_node_is_null(e) && ts_node_symbol(e) != sy->call)
-            py_ref_chain(r, REF_CALL, -1, e);
+            idx_py_ref_chain(r, REF_CALL, -1, e);
     } else if (s == sy->class_definition) {
-        py_ref_bases(r, n, cls_unit);
+        idx_py_ref_bases(r, n, cls_unit);
     } else if (s == sy->raise_statement) {
-        py_ref_raise(r, n);
+        idx_py_ref_raise(r, n);
     } else if (s == sy->except_clause) {
-        py_ref_caught(r, ts_node_child_by_field_id(n, sy->f_value));
+        idx_py_ref_caught(r, ts_node_child_by_field_id(n, sy->f_value));
     } else if (s == sy->except_group_clause) {
-        py_ref_caught(r, py_first_named(r, n));
+        idx_py_ref_caught(r, idx_py_first_named(r, n));
     }
     return f;
 }
@@ -355,13 +355,13 @@ static void chunk__build(ChunkRun *r, ChunkSet *out)
         ChunkUnit *u = &r->units[i];
         u->signature = chunk__signature(r, u);
         if (u->kind != IDX_KIND_CLASS && u->end - u->start + 1 > r->max_lines) chunk__mark_body(r, u);
-        emit_unit_add(&r->em, u->kind, u->parent, u->start, u->end, u->symbol, u->signature,
+        idx_emit_unit_add(&r->em, u->kind, u->parent, u->start, u->end, u->symbol, u->signature,
                       u->docstring);
         u->symbol = u->signature = u->docstring = NULL; /* owned by em now */
     }
     r->em.module_doc = r->mod_doc;
     r->em.module_doc_line = r->mod_doc_line;
-    emit_build(&r->em, out);
+    idx_emit_build(&r->em, out);
 }
 
 /* Attributes references to chunks, drops duplicates, moves them to out. */
@@ -372,7 +372,7 @@ static void chunk__refs_out(ChunkRun *r, ChunkSet *out)
     r->em.cap_refs = r->cap_refs;
     r->refs = NULL;
     r->n_refs = r->cap_refs = 0;
-    emit_refs_out(&r->em, out);
+    idx_emit_refs_out(&r->em, out);
 }
 
 static void chunk__run_release(ChunkRun *r)
@@ -393,7 +393,7 @@ static void chunk__run_release(ChunkRun *r)
     free(r->comments);
     free(r->frames);
     free(r->chain);
-    emit_release(&r->em);
+    idx_emit_release(&r->em);
     free(r->mod_doc);
     sb_release(&r->sb);
     sb_release(&r->sb2);
@@ -401,7 +401,7 @@ static void chunk__run_release(ChunkRun *r)
 
 /* Appends to out without releasing anything in it: callers pass a zeroed or
  * released set (indices in what is appended count from out->n_chunks). */
-CrErr py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
                   ErrInfo *e)
 {
     TSTree *trees[CHUNK__MAX_SEGMENTS] = {0};
@@ -446,7 +446,7 @@ CrErr py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lin
     while (n_trees < CHUNK__MAX_SEGMENTS) {
         TSNode last = ts_tree_root_node(trees[n_trees - 1]);
         if (!ts_node_has_error(last)) break;
-        uint32_t l = py_find_cut(&r, last, seg_line[n_trees - 1]);
+        uint32_t l = idx_py_find_cut(&r, last, seg_line[n_trees - 1]);
         if (!l || len - r.line_start[l] > budget) break;
         budget -= len - r.line_start[l];
         TSRange range = {{l - 1, 0}, {UINT32_MAX, UINT32_MAX}, r.line_start[l], UINT32_MAX};
@@ -464,7 +464,7 @@ CrErr py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lin
     seg_byte[n_trees] = UINT32_MAX;
 
     if (ts_node_symbol(root) == c->sy.module)
-        r.mod_doc = py_docstring(&r, root, &r.mod_doc_line);
+        r.mod_doc = idx_py_docstring(&r, root, &r.mod_doc_line);
     if (r.mod_doc && n_trees > 1 && r.mod_doc_line >= seg_line[1]) {
         free(r.mod_doc);
         r.mod_doc = NULL;
@@ -490,11 +490,11 @@ out:
 static const char *const py__exts[] = {".py", NULL};
 static const char *const py__interps[] = {"python", NULL};
 
-const IdxLang lang_python = {
+const IdxLang idx_lang_python = {
     .name = "python",
     .exts = py__exts,
     .interps = py__interps,
     .grammar = tree_sitter_python,
-    .module_name = path_to_module,
+    .module_name = idx_path_to_module,
 };
 

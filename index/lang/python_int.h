@@ -92,22 +92,22 @@ static inline uint32_t py_node_line(TSNode n)
 }
 
 /* python.c */
-uint32_t py_line_of(const ChunkRun *r, uint32_t b);
+uint32_t idx_py_line_of(const ChunkRun *r, uint32_t b);
 
 /* python_refs.c */
-void py_add_text(ChunkRun *r, StrBuf *sb, TSNode n);
+void idx_py_add_text(ChunkRun *r, StrBuf *sb, TSNode n);
 /* Docstring of a body (block or module). Caller frees. */
-char *py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line);
-ChunkRef *py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at);
-void py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n);
-void py_ref_import(ChunkRun *r, TSNode n);
-void py_ref_bases(ChunkRun *r, TSNode cls, int unit);
-void py_ref_caught(ChunkRun *r, TSNode v);
-void py_ref_raise(ChunkRun *r, TSNode n);
-TSNode py_first_named(const ChunkRun *r, TSNode n);
+char *idx_py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line);
+ChunkRef *idx_py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at);
+void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n);
+void idx_py_ref_import(ChunkRun *r, TSNode n);
+void idx_py_ref_bases(ChunkRun *r, TSNode cls, int unit);
+void idx_py_ref_caught(ChunkRun *r, TSNode v);
+void idx_py_ref_raise(ChunkRun *r, TSNode n);
+TSNode idx_py_first_named(const ChunkRun *r, TSNode n);
 
 /* python_recover.c: the first line after a syntax error that opens a
  * definition the tree lost, to re-parse from; 0 for none. */
-uint32_t py_find_cut(ChunkRun *r, TSNode root, uint32_t seg_line);
+uint32_t idx_py_find_cut(ChunkRun *r, TSNode root, uint32_t seg_line);
 
 #endif

@@ -44,12 +44,12 @@ static int chunk__starts_def(const char *p, const char *end)
  * an ERROR node or a broken statement. Returns the first line after the error
  * that opens a definition at column 0 which the tree does not show as a sound
  * top-level node, so the caller re-parses from there; 0 for none. */
-uint32_t py_find_cut(ChunkRun *r, TSNode root, uint32_t seg_line)
+uint32_t idx_py_find_cut(ChunkRun *r, TSNode root, uint32_t seg_line)
 {
     const ChunkSyms *sy = r->sy;
     uint32_t e = ts_node_start_byte(chunk__first_error(r, root));
     if (e >= r->len) return 0;
-    uint32_t el = py_line_of(r, e);
+    uint32_t el = idx_py_line_of(r, e);
     uint32_t l = r->line_start[el] == e ? el : el + 1;
     if (l <= seg_line) l = seg_line + 1;
     TSTreeCursor *c = &r->aux;

@@ -6,7 +6,7 @@
 
 /* ---------------------------------------------------------------- text helpers */
 
-void py_add_text(ChunkRun *r, StrBuf *sb, TSNode n)
+void idx_py_add_text(ChunkRun *r, StrBuf *sb, TSNode n)
 {
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     if (b > r->len) b = r->len;
@@ -14,7 +14,7 @@ void py_add_text(ChunkRun *r, StrBuf *sb, TSNode n)
 }
 
 /* Text of a dotted_name without whitespace or line continuations. */
-char *py_dotted_text(ChunkRun *r, TSNode n)
+char *idx_py_dotted_text(ChunkRun *r, TSNode n)
 {
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     sb_reset(&r->sb2);
@@ -25,7 +25,7 @@ char *py_dotted_text(ChunkRun *r, TSNode n)
 
 /* Writes a callee/base expression as a name chain into r->sb ("a.b.c"; a
  * receiver that is not a plain chain becomes "?"). 0 when n is no chain. */
-int py_chain(ChunkRun *r, TSNode n)
+int idx_py_chain(ChunkRun *r, TSNode n)
 {
     const ChunkSyms *sy = r->sy;
     TSSymbol s = ts_node_symbol(n);
@@ -42,19 +42,19 @@ int py_chain(ChunkRun *r, TSNode n)
     }
     if (!ts_node_is_null(n) && ts_node_symbol(n) == sy->identifier) {
         if (ts_node_start_byte(n) == ts_node_end_byte(n)) return 0;
-        py_add_text(r, &r->sb, n);
+        idx_py_add_text(r, &r->sb, n);
     } else {
         sb_addc(&r->sb, '?');
     }
     while (depth > 0) {
         sb_addc(&r->sb, '.');
-        py_add_text(r, &r->sb, r->chain[--depth]);
+        idx_py_add_text(r, &r->sb, r->chain[--depth]);
     }
     return 1;
 }
 
 /* Appends the content of a string node (no prefix, no quotes). */
-void py_string_content(ChunkRun *r, TSNode str, StrBuf *sb)
+void idx_py_string_content(ChunkRun *r, TSNode str, StrBuf *sb)
 {
     TSTreeCursor *c = &r->aux2;
     uint32_t a = ts_node_start_byte(str), b = ts_node_end_byte(str);
@@ -72,7 +72,7 @@ void py_string_content(ChunkRun *r, TSNode str, StrBuf *sb)
 
 /* Docstring of a body (block or module): its first statement when that is a
  * lone string expression. Caller frees. */
-char *py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line)
+char *idx_py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line)
 {
     const ChunkSyms *sy = r->sy;
     TSTreeCursor *c = &r->aux;
@@ -106,13 +106,13 @@ char *py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line)
     TSSymbol s = ts_node_symbol(str);
     sb_reset(&r->sb);
     if (s == sy->string) {
-        py_string_content(r, str, &r->sb);
+        idx_py_string_content(r, str, &r->sb);
     } else if (s == sy->concatenated_string) {
         ts_tree_cursor_reset(c, str);
         if (ts_tree_cursor_goto_first_child(c)) {
             do {
                 TSNode n = ts_tree_cursor_current_node(c);
-                if (ts_node_symbol(n) == sy->string) py_string_content(r, n, &r->sb);
+                if (ts_node_symbol(n) == sy->string) idx_py_string_content(r, n, &r->sb);
             } while (ts_tree_cursor_goto_next_sibling(c));
         }
     } else {
@@ -129,7 +129,7 @@ char *py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line)
 
 /* ---------------------------------------------------------------- references */
 
-ChunkRef *py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at)
+ChunkRef *idx_py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at)
 {
     ARRAY_GROW(r->refs, r->n_refs + 1, r->cap_refs);
     ChunkRef *ref = &r->refs[r->n_refs++];
@@ -141,10 +141,10 @@ ChunkRef *py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at)
 }
 
 /* A REF_CALL/INHERIT/RAISE for a name chain; nothing for other expressions. */
-void py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
+void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
 {
-    if (ts_node_is_null(n) || !py_chain(r, n)) return;
-    py_ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
+    if (ts_node_is_null(n) || !idx_py_chain(r, n)) return;
+    idx_py_ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
 }
 
 static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)
@@ -153,15 +153,15 @@ static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, c
     TSSymbol s = ts_node_symbol(n);
     char *name = NULL, *alias = NULL;
     if (s == sy->dotted_name) {
-        name = py_dotted_text(r, n);
+        name = idx_py_dotted_text(r, n);
         alias = from ? xstrdup(name) : xstrndup(name, strcspn(name, "."));
     } else if (s == sy->aliased_import) {
         TSNode nm = ts_node_child_by_field_id(n, sy->f_name);
         TSNode al = ts_node_child_by_field_id(n, sy->f_alias);
         if (ts_node_is_null(nm) || ts_node_is_null(al)) return;
-        name = py_dotted_text(r, nm);
+        name = idx_py_dotted_text(r, nm);
         sb_reset(&r->sb);
-        py_add_text(r, &r->sb, al);
+        idx_py_add_text(r, &r->sb, al);
         alias = xstrndup(r->sb.buf, r->sb.len);
     } else {
         return;
@@ -171,7 +171,7 @@ static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, c
         free(alias);
         return;
     }
-    ChunkRef *ref = py_ref_push(r, REF_IMPORT, -1, n);
+    ChunkRef *ref = idx_py_ref_push(r, REF_IMPORT, -1, n);
     ref->level = level;
     ref->alias = alias;
     if (from) {
@@ -182,7 +182,7 @@ static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, c
     }
 }
 
-void py_ref_import(ChunkRun *r, TSNode n)
+void idx_py_ref_import(ChunkRun *r, TSNode n)
 {
     const ChunkSyms *sy = r->sy;
     TSSymbol s = ts_node_symbol(n);
@@ -199,7 +199,7 @@ void py_ref_import(ChunkRun *r, TSNode n)
             have_module = 1;
             if (cs == sy->dotted_name) {
                 free(module);
-                module = py_dotted_text(r, ch);
+                module = idx_py_dotted_text(r, ch);
             } else if (cs == sy->relative_import) {
                 TSTreeCursor *c2 = &r->aux2;
                 ts_tree_cursor_reset(c2, ch);
@@ -211,7 +211,7 @@ void py_ref_import(ChunkRun *r, TSNode n)
                             level += r->src[i] == '.';
                     } else if (ts_node_symbol(g) == sy->dotted_name) {
                         free(module);
-                        module = py_dotted_text(r, g);
+                        module = idx_py_dotted_text(r, g);
                     }
                 } while (ts_tree_cursor_goto_next_sibling(c2));
             }
@@ -219,7 +219,7 @@ void py_ref_import(ChunkRun *r, TSNode n)
             if (from && !have_module) continue;
             chunk__ref_import_name(r, ch, from, level, module);
         } else if (cs == sy->wildcard_import && have_module) {
-            ChunkRef *ref = py_ref_push(r, REF_IMPORT, -1, ch);
+            ChunkRef *ref = idx_py_ref_push(r, REF_IMPORT, -1, ch);
             ref->level = level;
             ref->module = xstrdup(module);
             ref->member = xstrdup("*");
@@ -230,7 +230,7 @@ out:
     free(module);
 }
 
-void py_ref_bases(ChunkRun *r, TSNode cls, int unit)
+void idx_py_ref_bases(ChunkRun *r, TSNode cls, int unit)
 {
     const ChunkSyms *sy = r->sy;
     TSNode args = ts_node_child_by_field_id(cls, sy->f_superclasses);
@@ -242,12 +242,12 @@ void py_ref_bases(ChunkRun *r, TSNode cls, int unit)
         TSNode n = ts_tree_cursor_current_node(c);
         TSSymbol s = ts_node_symbol(n);
         if (s == sy->subscript) n = ts_node_child_by_field_id(n, sy->f_value); /* Generic[T] */
-        py_ref_chain(r, REF_INHERIT, unit, n);
+        idx_py_ref_chain(r, REF_INHERIT, unit, n);
     } while (ts_tree_cursor_goto_next_sibling(c));
 }
 
 /* except X / except (X, Y) / except X as e. */
-void py_ref_caught(ChunkRun *r, TSNode v)
+void idx_py_ref_caught(ChunkRun *r, TSNode v)
 {
     const ChunkSyms *sy = r->sy;
     if (ts_node_is_null(v)) return;
@@ -256,18 +256,18 @@ void py_ref_caught(ChunkRun *r, TSNode v)
         v = ts_node_named_child(v, 0);
     if (ts_node_is_null(v)) return;
     if (ts_node_symbol(v) != sy->tuple) {
-        py_ref_chain(r, REF_RAISE, -1, v);
+        idx_py_ref_chain(r, REF_RAISE, -1, v);
         return;
     }
     TSTreeCursor *c = &r->aux;
     ts_tree_cursor_reset(c, v);
     if (!ts_tree_cursor_goto_first_child(c)) return;
     do {
-        py_ref_chain(r, REF_RAISE, -1, ts_tree_cursor_current_node(c));
+        idx_py_ref_chain(r, REF_RAISE, -1, ts_tree_cursor_current_node(c));
     } while (ts_tree_cursor_goto_next_sibling(c));
 }
 
-void py_ref_raise(ChunkRun *r, TSNode n)
+void idx_py_ref_raise(ChunkRun *r, TSNode n)
 {
     const ChunkSyms *sy = r->sy;
     TSTreeCursor *c = &r->aux;
@@ -277,12 +277,12 @@ void py_ref_raise(ChunkRun *r, TSNode n)
         TSNode ch = ts_tree_cursor_current_node(c);
         if (!ts_node_is_named(ch) || ts_node_symbol(ch) == sy->comment) continue;
         if (ts_tree_cursor_current_field_id(c) == sy->f_cause) continue;
-        py_ref_chain(r, REF_RAISE, -1, ch);
+        idx_py_ref_chain(r, REF_RAISE, -1, ch);
         return;
     } while (ts_tree_cursor_goto_next_sibling(c));
 }
 
-TSNode py_first_named(const ChunkRun *r, TSNode n)
+TSNode idx_py_first_named(const ChunkRun *r, TSNode n)
 {
     uint32_t k = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < k; i++) {

@@ -20,7 +20,7 @@ static void rust__use(LangParse *p, TSNode at, TSNode n, const char *prefix, int
         TSNode list = ts_node_child_by_field_name(n, "list", 4);
         sb_adds(&path, prefix);
         if (!ts_node_is_null(pth)) {
-            char *s = lang_node_text(p, pth);
+            char *s = idx_lang_node_text(p, pth);
             if (path.len) sb_adds(&path, "::");
             sb_adds(&path, s);
             free(s);
@@ -33,21 +33,21 @@ static void rust__use(LangParse *p, TSNode at, TSNode n, const char *prefix, int
         TSNode pth = ts_node_child_by_field_name(n, "path", 4);
         TSNode al = ts_node_child_by_field_name(n, "alias", 5);
         if (ts_node_is_null(pth) || ts_node_is_null(al)) goto out;
-        char *s = lang_node_text(p, pth), *a = lang_node_text(p, al);
+        char *s = idx_lang_node_text(p, pth), *a = idx_lang_node_text(p, al);
         sb_addf(&path, "%s%s%s", prefix, *prefix ? "::" : "", s);
-        if (strcmp(a, "_") != 0) lang_add_import(p, at, path.buf, NULL, a);
+        if (strcmp(a, "_") != 0) idx_lang_add_import(p, at, path.buf, NULL, a);
         free(s);
         free(a);
     } else if (!strcmp(t, "use_wildcard")) {
-        char *s = lang_node_text(p, n);
+        char *s = idx_lang_node_text(p, n);
         size_t k = strlen(s);
         if (k >= 3 && !strcmp(s + k - 3, "::*")) s[k - 3] = '\0';
         sb_addf(&path, "%s%s%s", prefix, *prefix && *s ? "::" : "", s);
-        lang_add_import(p, at, path.buf, "*", "*");
+        idx_lang_add_import(p, at, path.buf, "*", "*");
         free(s);
     } else if (!strcmp(t, "scoped_identifier") || !strcmp(t, "identifier") || !strcmp(t, "crate") ||
                !strcmp(t, "self") || !strcmp(t, "super")) {
-        char *s = lang_node_text(p, n);
+        char *s = idx_lang_node_text(p, n);
         sb_addf(&path, "%s%s%s", prefix, *prefix ? "::" : "", s);
         const char *last = strrchr(path.buf, ':');
         last = last ? last + 1 : path.buf;
@@ -58,7 +58,7 @@ static void rust__use(LangParse *p, TSNode at, TSNode n, const char *prefix, int
             last = last ? last + 1 : path.buf;
         }
         char *alias = xstrdup(last);
-        lang_add_import(p, at, path.buf, NULL, alias);
+        idx_lang_add_import(p, at, path.buf, NULL, alias);
         free(alias);
         free(s);
     }
@@ -73,11 +73,11 @@ static void rust__import(LangParse *p, TSNode node)
         if (!ts_node_is_null(ts_node_child_by_field_name(node, "body", 4))) return;
         TSNode name = ts_node_child_by_field_name(node, "name", 4);
         if (ts_node_is_null(name)) return;
-        char *s = lang_node_text(p, name);
+        char *s = idx_lang_node_text(p, name);
         StrBuf path;
         sb_init(&path);
         sb_addf(&path, "self::%s", s);
-        lang_add_import(p, node, path.buf, NULL, s);
+        idx_lang_add_import(p, node, path.buf, NULL, s);
         sb_release(&path);
         free(s);
         return;
@@ -150,7 +150,7 @@ static int rust__resolve(const LangImportCtx *ctx, ChunkRef *r)
 static char *rust__module_name(const char *relpath)
 {
     static const char *const dir_files[] = {"mod", "lib", "main", NULL};
-    return lang_module_strip_ext(relpath, dir_files);
+    return idx_lang_module_strip_ext(relpath, dir_files);
 }
 
 static const char *const rust__exts[] = {".rs", NULL};
@@ -158,7 +158,7 @@ static const char *const rust__comments[] = {"line_comment", "block_comment", NU
 static const char *const rust__tests[] = {"tests/", "benches/", "*_test.rs", "*_tests.rs", NULL};
 static const char *const rust__prefixes[] = {"attribute_item", NULL};
 
-const IdxLang lang_rust = {
+const IdxLang idx_lang_rust = {
     .name = "rust",
     .exts = rust__exts,
     .grammar = tree_sitter_rust,

@@ -3,26 +3,26 @@
 
 #include <string.h>
 
-extern const IdxLang lang_python, lang_c, lang_cpp, lang_go, lang_rust, lang_java,
-    lang_javascript, lang_typescript, lang_tsx, lang_markdown, lang_rst, lang_text;
+extern const IdxLang idx_lang_python, idx_lang_c, idx_lang_cpp, idx_lang_go, idx_lang_rust, idx_lang_java,
+    idx_lang_javascript, idx_lang_typescript, idx_lang_tsx, idx_lang_markdown, idx_lang_rst, idx_lang_text;
 
 static const IdxLang *const table__rows[] = {
-    &lang_python, &lang_c,   &lang_cpp,      &lang_go,  &lang_rust, &lang_java, &lang_javascript,
-    &lang_typescript, &lang_tsx, &lang_markdown, &lang_rst, &lang_text,
+    &idx_lang_python, &idx_lang_c,   &idx_lang_cpp,      &idx_lang_go,  &idx_lang_rust, &idx_lang_java, &idx_lang_javascript,
+    &idx_lang_typescript, &idx_lang_tsx, &idx_lang_markdown, &idx_lang_rst, &idx_lang_text,
 };
 #define TABLE__N (sizeof table__rows / sizeof table__rows[0])
 
-size_t lang_count(void)
+size_t idx_lang_count(void)
 {
     return TABLE__N;
 }
 
-const IdxLang *lang_at(size_t i)
+const IdxLang *idx_lang_at(size_t i)
 {
     return i < TABLE__N ? table__rows[i] : NULL;
 }
 
-const IdxLang *lang_by_name(const char *name)
+const IdxLang *idx_lang_by_name(const char *name)
 {
     for (size_t i = 0; i < TABLE__N; i++)
         if (!strcmp(table__rows[i]->name, name)) return table__rows[i];
@@ -35,7 +35,7 @@ static int table__ends_with(const char *s, size_t n, const char *suffix)
     return n > k && !memcmp(s + n - k, suffix, k);
 }
 
-const IdxLang *lang_for_path(const char *relpath)
+const IdxLang *idx_lang_for_path(const char *relpath)
 {
     const char *slash = strrchr(relpath, '/');
     const char *base = slash ? slash + 1 : relpath;
@@ -46,7 +46,7 @@ const IdxLang *lang_for_path(const char *relpath)
     return NULL;
 }
 
-const IdxLang *lang_for_shebang(const char *line, size_t len)
+const IdxLang *idx_lang_for_shebang(const char *line, size_t len)
 {
     if (len < 3 || line[0] != '#' || line[1] != '!') return NULL;
     const char *end = memchr(line, '\n', len);
@@ -88,12 +88,12 @@ const char *idx_source_ext(size_t i)
 
 int idx_is_source_path(const char *path)
 {
-    return lang_for_path(path) != NULL;
+    return idx_lang_for_path(path) != NULL;
 }
 
-int lang_is_test_path(const char *relpath)
+int idx_lang_is_test_path(const char *relpath)
 {
-    const IdxLang *l = lang_for_path(relpath);
+    const IdxLang *l = idx_lang_for_path(relpath);
     const char *slash = strrchr(relpath, '/');
     const char *base = slash ? slash + 1 : relpath;
     size_t bn = strlen(base);
@@ -113,5 +113,5 @@ int lang_is_test_path(const char *relpath)
 
 int idx_is_test_path(const char *relpath)
 {
-    return lang_is_test_path(relpath);
+    return idx_lang_is_test_path(relpath);
 }

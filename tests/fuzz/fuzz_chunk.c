@@ -6,7 +6,7 @@
  * the small max_lines used here included); parents are class chunks before
  * the child; refs point at a chunk; no sanitizer report or leak.
  */
-#include "idx_int.h"
+#include "index/idx_int.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ static uint32_t line_bound(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static Chunker *c;
-    if (!c) c = chunker_new();
+    if (!c) c = idx_chunker_new();
     if (size > 1 << 16) return 0;
 
     /* The first byte picks max_lines (small values exercise windowing). */
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ChunkSet set;
     memset(&set, 0, sizeof set);
     ErrInfo e = {0};
-    CrErr rc = chunker_run(c, (const char *)data, size, max_lines, &set, &e);
+    CrErr rc = idx_chunker_run(c, (const char *)data, size, max_lines, &set, &e);
     if (rc != CR_OK && rc != CR_EPARSE) abort();
     uint32_t lines = line_bound(data, size);
     for (size_t i = 0; i < set.n_chunks; i++) {
@@ -49,17 +49,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const ChunkRef *r = &set.refs[i];
         if (r->chunk < 0 || (size_t)r->chunk >= set.n_chunks) abort();
     }
-    chunk_set_release(&set);
+    idx_chunk_set_release(&set);
 
     StrBuf sb;
     sb_init(&sb);
-    tok_code((const char *)data, size, &sb);
+    idx_tok_code((const char *)data, size, &sb);
     sb_release(&sb);
 
     char *path = malloc(size + 1);
     memcpy(path, data, size);
     path[size] = '\0';
-    free(path_to_module(path));
+    free(idx_path_to_module(path));
     free(path);
     return 0;
 }

@@ -7,7 +7,7 @@
  * is touched. Properties: every message sent is one JSON object with
  * "jsonrpc":"2.0"; no sanitizer report or leak.
  */
-#include "lsp_int.h"
+#include "lsp/lsp_int.h"
 
 #include <jansson.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * the row's import resolution on a missing workspace drops or rewrites
  * without crashing; no sanitizer report or leak.
  */
-#include "idx_int.h"
-#include "lang/lang.h"
+#include "index/idx_int.h"
+#include "index/lang/lang.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,16 +17,16 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static Chunker *c;
-    if (!c) c = chunker_new();
+    if (!c) c = idx_chunker_new();
     if (size < 1 || size > 1 << 16) return 0;
-    const IdxLang *lang = lang_at(data[0] % lang_count());
+    const IdxLang *lang = idx_lang_at(data[0] % idx_lang_count());
     uint32_t max_lines = (uint32_t)(data[0] / 16) * 3;
     const char *src = (const char *)data + 1;
     size_t len = size - 1;
     ChunkSet set;
     memset(&set, 0, sizeof set);
     ErrInfo e = {0};
-    CrErr rc = chunker_run_lang(c, lang, src, len, max_lines, &set, &e);
+    CrErr rc = idx_chunker_run_lang(c, lang, src, len, max_lines, &set, &e);
     if (rc != CR_OK && rc != CR_EPARSE) abort();
     uint32_t lines = 1;
     for (size_t i = 0; i < len; i++)
@@ -45,6 +45,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r->chunk < 0 || (size_t)r->chunk >= set.n_chunks) abort();
         if (r->kind == REF_IMPORT && lang->resolve_import && r->module) lang->resolve_import(&ctx, r);
     }
-    chunk_set_release(&set);
+    idx_chunk_set_release(&set);
     return 0;
 }

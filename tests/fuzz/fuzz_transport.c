@@ -5,7 +5,7 @@
  * not JSON-looking, as the server does. Properties: reads end (no loop),
  * bodies are NUL-terminated and within the cap, no sanitizer report.
  */
-#include "lsp_int.h"
+#include "lsp/lsp_int.h"
 
 #include <fcntl.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * systems, full disks, two servers, crash recovery) are in
  * tests/cli/hardening_*.sh.
  */
-#include "idx_int.h"
+#include "index/idx_int.h"
 #include "test.h"
 #include "vfy.h"
 
@@ -307,16 +307,16 @@ static void test_deep_nesting_and_syntax_errors(void)
     idx_close(st);
 
     /* The chunker itself: every line of the erroneous file in at most one chunk. */
-    Chunker *c = chunker_new();
+    Chunker *c = idx_chunker_new();
     ChunkSet set;
     memset(&set, 0, sizeof set);
     ErrInfo e = {0};
-    CHECK_INT(chunker_run(c, sb.buf, sb.len, 0, &set, &e), CR_OK);
+    CHECK_INT(idx_chunker_run(c, sb.buf, sb.len, 0, &set, &e), CR_OK);
     CHECK_INT(set.had_errors, 1);
     for (size_t i = 1; i < set.n_chunks; i++)
         CHECK(set.chunks[i].start_line > set.chunks[i - 1].end_line);
-    chunk_set_release(&set);
-    chunker_free(c);
+    idx_chunk_set_release(&set);
+    idx_chunker_free(c);
     sb_release(&sb);
 }
 

@@ -4,7 +4,7 @@
  * feeds and lone CRs; syntax errors; deep nesting; and the line-coverage
  * invariant over every source here and every .py file under tests/fixtures.
  */
-#include "idx_int.h"
+#include "index/idx_int.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -739,21 +739,21 @@ static const ChunkCase cases[] = {
 
 static void test_table(void)
 {
-    Chunker *ck = chunker_new();
+    Chunker *ck = idx_chunker_new();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const ChunkCase *tc = &cases[i];
         ChunkSet s = {0};
         ErrInfo e = {0};
         size_t len = strlen(tc->src);
-        CHECK_INT(chunker_run(ck, tc->src, len, tc->max_lines, &s, &e), CR_OK);
+        CHECK_INT(idx_chunker_run(ck, tc->src, len, tc->max_lines, &s, &e), CR_OK);
         CHECK_INT(s.had_errors, tc->had_errors);
         check_set(tc->name, tc->src, len, tc->max_lines, &s, tc->chunks, tc->refs);
-        chunk_set_release(&s);
+        idx_chunk_set_release(&s);
         CHECK(s.chunks == NULL && s.n_chunks == 0 && s.refs == NULL && s.n_refs == 0);
     }
-    chunker_free(ck);
-    chunker_free(NULL);
-    chunk_set_release(NULL);
+    idx_chunker_free(ck);
+    idx_chunker_free(NULL);
+    idx_chunk_set_release(NULL);
 }
 
 /* ---------------------------------------------------------------- long units */
@@ -785,9 +785,9 @@ static void test_long_function(void)
     sb_adds(&sb, "\n");             /* 231 */
     sb_adds(&sb, "y = big()\n");    /* 232 */
 
-    Chunker *ck = chunker_new();
+    Chunker *ck = idx_chunker_new();
     ChunkSet s = {0};
-    CHECK_INT(chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
     const ExpChunk xc[] = {
         {IDX_KIND_FUNCTION, 1, 94, 1, "big", "def big():", "Big function.", -1},
         {IDX_KIND_FUNCTION, 95, 194, 2, "big", "def big():", "Big function.", -1},
@@ -797,8 +797,8 @@ static void test_long_function(void)
     };
     const ExpRef xr[] = {CALL(1, 95, "compute"), CALL(3, 232, "big"), END_REFS};
     check_set("long function", sb.buf, sb.len, 0, &s, xc, xr);
-    chunk_set_release(&s);
-    chunker_free(ck);
+    idx_chunk_set_release(&s);
+    idx_chunker_free(ck);
     sb_release(&sb);
 }
 
@@ -824,9 +824,9 @@ static void test_long_class_run(void)
     sb_adds(&sb, "\n");                       /* 156 */
     sb_adds(&sb, "    LAST = m\n");           /* 157 */
 
-    Chunker *ck = chunker_new();
+    Chunker *ck = idx_chunker_new();
     ChunkSet s = {0};
-    CHECK_INT(chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
     const ExpChunk xc[] = {
         {IDX_KIND_CLASS, 1, 97, 1, "Config", "class Config:", "Settings.", -1},
         {IDX_KIND_CLASS, 98, 152, 2, "Config", "class Config:", "Settings.", -1},
@@ -836,8 +836,8 @@ static void test_long_class_run(void)
     };
     const ExpRef xr[] = {END_REFS};
     check_set("long class run", sb.buf, sb.len, 0, &s, xc, xr);
-    chunk_set_release(&s);
-    chunker_free(ck);
+    idx_chunk_set_release(&s);
+    idx_chunker_free(ck);
     sb_release(&sb);
 }
 
@@ -845,7 +845,7 @@ static void test_long_class_run(void)
 
 static void test_deep_nesting(void)
 {
-    Chunker *ck = chunker_new();
+    Chunker *ck = idx_chunker_new();
     StrBuf sb;
     sb_init(&sb);
 
@@ -862,7 +862,7 @@ static void test_deep_nesting(void)
         sb_addc(&sb, ')');
     sb_adds(&sb, "\n");
     ChunkSet s = {0};
-    CHECK_INT(chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
     const ExpChunk xc[] = {
         M(1, 1, NULL),
         {IDX_KIND_FUNCTION, 2, 3, 0, "f", "def f():", NULL, -1},
@@ -870,7 +870,7 @@ static void test_deep_nesting(void)
     };
     const ExpRef xr[] = {CALL(1, 3, "g"), END_REFS};
     check_set("10,000 nested parentheses", sb.buf, sb.len, 0, &s, xc, xr);
-    chunk_set_release(&s);
+    idx_chunk_set_release(&s);
 
     sb_reset(&sb);
     for (int i = 0; i < 3000; i++) {
@@ -882,13 +882,13 @@ static void test_deep_nesting(void)
         sb_addc(&sb, ' ');
     sb_adds(&sb, "pass\n");
     sb_adds(&sb, "def after():\n    pass\n");
-    CHECK_INT(chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
     check_invariants("3,000 nested if blocks", sb.buf, sb.len, 0, &s);
     CHECK(s.n_chunks > 0);
-    chunk_set_release(&s);
+    idx_chunk_set_release(&s);
 
     sb_release(&sb);
-    chunker_free(ck);
+    idx_chunker_free(ck);
 }
 
 /* ---------------------------------------------------------------- fixtures */
@@ -916,9 +916,9 @@ static void check_tree(Chunker *ck, const char *dir, int *n_files)
             static const uint32_t maxes[] = {0, 7};
             for (size_t i = 0; i < 2; i++) {
                 ChunkSet s = {0};
-                CHECK_INT(chunker_run(ck, src.buf, src.len, maxes[i], &s, NULL), CR_OK);
+                CHECK_INT(idx_chunker_run(ck, src.buf, src.len, maxes[i], &s, NULL), CR_OK);
                 check_invariants(path.buf, src.buf, src.len, maxes[i], &s);
-                chunk_set_release(&s);
+                idx_chunk_set_release(&s);
             }
             (*n_files)++;
             sb_release(&src);
@@ -930,18 +930,18 @@ static void check_tree(Chunker *ck, const char *dir, int *n_files)
 
 static void test_fixture_invariants(void)
 {
-    Chunker *ck = chunker_new();
+    Chunker *ck = idx_chunker_new();
     int n = 0;
     check_tree(ck, FIXTURE_DIR, &n);
     CHECK(n >= 3); /* at least tests/fixtures/chunk/ */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ChunkSet s = {0};
         size_t len = strlen(cases[i].src);
-        CHECK_INT(chunker_run(ck, cases[i].src, len, 3, &s, NULL), CR_OK);
+        CHECK_INT(idx_chunker_run(ck, cases[i].src, len, 3, &s, NULL), CR_OK);
         check_invariants(cases[i].name, cases[i].src, len, 3, &s);
-        chunk_set_release(&s);
+        idx_chunk_set_release(&s);
     }
-    chunker_free(ck);
+    idx_chunker_free(ck);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /* The JSON-RPC endpoint: table-driven, messages in -> exact messages out,
  * with a small method table of its own. */
-#include "lsp_int.h"
+#include "lsp/lsp_int.h"
 #include "test.h"
 
 #include <jansson.h>

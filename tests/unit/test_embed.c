@@ -1,4 +1,4 @@
-#include "embed_int.h"
+#include "index/embed_int.h"
 #include "test.h"
 #include "fake_server.h"
 
@@ -26,7 +26,7 @@ static void fake_vector(const char *text, int dim, float *out)
         h = h * 6364136223846793005ull + 1442695040888963407ull;
         out[j] = (float)((double)((int)((h >> 33) % 2001) - 1000) / 1000.0);
     }
-    embed_normalize(out, dim);
+    idx_embed_normalize(out, dim);
 }
 
 static int vectors_match(const char *const *texts, size_t n, const float *got, int dim)
@@ -68,40 +68,40 @@ static void test_config(void)
     ErrInfo e = {0};
     EmbedConfig cfg = {0};
     cfg.model = "/nonexistent/model.crm"; /* builtin: the model file named */
-    CHECK_INT(embedder_new(&cfg, &em, &e), CR_ENOENT);
+    CHECK_INT(idx_embedder_new(&cfg, &em, &e), CR_ENOENT);
     CHECK(em == NULL);
     cfg.provider = "builtin";
-    CHECK_INT(embedder_new(&cfg, &em, &e), CR_ENOENT);
+    CHECK_INT(idx_embedder_new(&cfg, &em, &e), CR_ENOENT);
     cfg.model = NULL;
     cfg.provider = "word2vec";
-    CHECK_INT(embedder_new(&cfg, &em, &e), CR_EINVAL);
+    CHECK_INT(idx_embedder_new(&cfg, &em, &e), CR_EINVAL);
     CHECK(strstr(e.msg, "word2vec") != NULL);
     cfg.provider = "openai";
-    CHECK_INT(embedder_new(&cfg, &em, &e), CR_EINVAL); /* no url */
+    CHECK_INT(idx_embedder_new(&cfg, &em, &e), CR_EINVAL); /* no url */
     CHECK(strstr(e.msg, "embed.url") != NULL);
     cfg.url = "ftp://h/v1";
-    CHECK_INT(embedder_new(&cfg, &em, &e), CR_EINVAL);
+    CHECK_INT(idx_embedder_new(&cfg, &em, &e), CR_EINVAL);
     CHECK(em == NULL);
-    embedder_free(NULL);
+    idx_embedder_free(NULL);
 }
 
 static void test_identity(void)
 {
     Embedder *em = NULL;
     EmbedConfig cfg = openai_cfg();
-    CHECK_INT(embedder_new(&cfg, &em, NULL), CR_OK);
-    CHECK_STR(embedder_id(em), "openai:fake-model");
-    CHECK_INT(embedder_dim(em), 0);
-    embedder_free(em);
+    CHECK_INT(idx_embedder_new(&cfg, &em, NULL), CR_OK);
+    CHECK_STR(idx_embedder_id(em), "openai:fake-model");
+    CHECK_INT(idx_embedder_dim(em), 0);
+    idx_embedder_free(em);
     cfg.model = NULL;
-    CHECK_INT(embedder_new(&cfg, &em, NULL), CR_OK);
-    CHECK_STR(embedder_id(em), "openai:default");
+    CHECK_INT(idx_embedder_new(&cfg, &em, NULL), CR_OK);
+    CHECK_STR(idx_embedder_id(em), "openai:default");
     float *v = (float *)&cfg; /* must be overwritten */
     int dim = -1;
-    CHECK_INT(embedder_embed(em, NULL, 0, &v, &dim, NULL), CR_OK);
+    CHECK_INT(idx_embedder_embed(em, NULL, 0, &v, &dim, NULL), CR_OK);
     CHECK(v == NULL);
     CHECK_INT(dim, 0);
-    embedder_free(em);
+    idx_embedder_free(em);
 }
 
 static void test_batching(void)
@@ -117,13 +117,13 @@ static void test_batching(void)
     EmbedConfig cfg = openai_cfg();
     cfg.batch = 64;
     Embedder *em = NULL;
-    CHECK_INT(embedder_new(&cfg, &em, NULL), CR_OK);
+    CHECK_INT(idx_embedder_new(&cfg, &em, NULL), CR_OK);
     float *v = NULL;
     int dim = 0;
     ErrInfo e = {0};
-    CHECK_INT(embedder_embed(em, (const char *const *)texts, N, &v, &dim, &e), CR_OK);
+    CHECK_INT(idx_embedder_embed(em, (const char *const *)texts, N, &v, &dim, &e), CR_OK);
     CHECK_INT(dim, 12);
-    CHECK_INT(embedder_dim(em), 12);
+    CHECK_INT(idx_embedder_dim(em), 12);
     CHECK(v && vectors_match((const char *const *)texts, N, v, dim));
     free(v);
 
@@ -144,7 +144,7 @@ static void test_batching(void)
         CHECK(strstr(rest, KEY) == NULL);
     }
     json_decref(reqs);
-    embedder_free(em);
+    idx_embedder_free(em);
     for (int i = 0; i < N; i++) free(texts[i]);
 }
 
@@ -159,10 +159,10 @@ static void test_no_key(void)
     cfg.url = v1;
     fake_script(&fake, 4, "[]");
     Embedder *em = NULL;
-    CHECK_INT(embedder_new(&cfg, &em, NULL), CR_OK);
+    CHECK_INT(idx_embedder_new(&cfg, &em, NULL), CR_OK);
     float *v = NULL;
     int dim = 0;
-    CHECK_INT(embedder_embed(em, texts, 2, &v, &dim, NULL), CR_OK);
+    CHECK_INT(idx_embedder_embed(em, texts, 2, &v, &dim, NULL), CR_OK);
     CHECK(v && vectors_match(texts, 2, v, dim));
     free(v);
     json_t *reqs = fake_log(&fake);
@@ -172,7 +172,7 @@ static void test_no_key(void)
     CHECK(json_is_null(auth));
     CHECK_STR(path, "/v1/embeddings");
     json_decref(reqs);
-    embedder_free(em);
+    idx_embedder_free(em);
 }
 
 static void test_order(void)
@@ -183,13 +183,13 @@ static void test_order(void)
         fake_script(&fake, 6, scripts[i]);
         EmbedConfig cfg = openai_cfg();
         Embedder *em = NULL;
-        CHECK_INT(embedder_new(&cfg, &em, NULL), CR_OK);
+        CHECK_INT(idx_embedder_new(&cfg, &em, NULL), CR_OK);
         float *v = NULL;
         int dim = 0;
-        CHECK_INT(embedder_embed(em, texts, 4, &v, &dim, NULL), CR_OK);
+        CHECK_INT(idx_embedder_embed(em, texts, 4, &v, &dim, NULL), CR_OK);
         CHECK(v && vectors_match(texts, 4, v, dim));
         free(v);
-        embedder_free(em);
+        idx_embedder_free(em);
     }
 }
 
@@ -227,17 +227,17 @@ static void test_failures(void)
         cfg.max_retries = cases[i].retries;
         if (cases[i].timeout_ms) cfg.timeout_ms = cases[i].timeout_ms;
         Embedder *em = NULL;
-        CHECK_INT(embedder_new(&cfg, &em, NULL), CR_OK);
+        CHECK_INT(idx_embedder_new(&cfg, &em, NULL), CR_OK);
         float *v = (float *)&cfg;
         int dim = -1;
         ErrInfo e = {0};
-        CrErr rc = embedder_embed(em, texts, 3, &v, &dim, &e);
+        CrErr rc = idx_embedder_embed(em, texts, 3, &v, &dim, &e);
         if (rc != cases[i].rc || (cases[i].msg && !strstr(e.msg, cases[i].msg)))
             fprintf(stderr, "failure case %zu (%s): %s\n", i, cases[i].script, e.msg);
         CHECK_INT(rc, cases[i].rc);
         if (rc) {
             CHECK(v == NULL);
-            CHECK_INT(embedder_dim(em), 0);
+            CHECK_INT(idx_embedder_dim(em), 0);
             CHECK(strncmp(e.msg, "embeddings endpoint ", 20) == 0);
             CHECK(strstr(e.msg, cases[i].msg) != NULL);
             CHECK(strstr(e.msg, KEY) == NULL);
@@ -245,7 +245,7 @@ static void test_failures(void)
             CHECK(v && vectors_match(texts, 3, v, dim));
         }
         free(rc ? NULL : v);
-        embedder_free(em);
+        idx_embedder_free(em);
     }
 }
 
@@ -255,27 +255,27 @@ static void test_dimension_fixed(void)
     fake_script(&fake, 8, "[{}, {\"dim\": 16}]");
     EmbedConfig cfg = openai_cfg();
     Embedder *em = NULL;
-    CHECK_INT(embedder_new(&cfg, &em, NULL), CR_OK);
+    CHECK_INT(idx_embedder_new(&cfg, &em, NULL), CR_OK);
     float *v = NULL;
     int dim = 0;
-    CHECK_INT(embedder_embed(em, texts, 2, &v, &dim, NULL), CR_OK);
+    CHECK_INT(idx_embedder_embed(em, texts, 2, &v, &dim, NULL), CR_OK);
     CHECK_INT(dim, 8);
     free(v);
     ErrInfo e = {0};
-    CHECK_INT(embedder_embed(em, texts, 2, &v, &dim, &e), CR_EHTTP);
+    CHECK_INT(idx_embedder_embed(em, texts, 2, &v, &dim, &e), CR_EHTTP);
     CHECK(v == NULL);
     CHECK(strstr(e.msg, "dimension changed from 8 to 16") != NULL);
-    CHECK_INT(embedder_dim(em), 8);
+    CHECK_INT(idx_embedder_dim(em), 8);
 
     /* within one call: the second batch changes dimension */
     fake_script(&fake, 8, "[{}, {\"dim\": 4}]");
-    embedder_free(em);
+    idx_embedder_free(em);
     cfg.batch = 1;
-    CHECK_INT(embedder_new(&cfg, &em, NULL), CR_OK);
-    CHECK_INT(embedder_embed(em, texts, 2, &v, &dim, &e), CR_EHTTP);
+    CHECK_INT(idx_embedder_new(&cfg, &em, NULL), CR_OK);
+    CHECK_INT(idx_embedder_embed(em, texts, 2, &v, &dim, &e), CR_EHTTP);
     CHECK(v == NULL);
     CHECK(strstr(e.msg, "dimension changed from 8 to 4") != NULL);
-    embedder_free(em);
+    idx_embedder_free(em);
 }
 
 static void test_unreachable(void)
@@ -293,14 +293,14 @@ static void test_unreachable(void)
     cfg.url = dead;
     cfg.max_retries = -1;
     Embedder *em = NULL;
-    CHECK_INT(embedder_new(&cfg, &em, NULL), CR_OK);
+    CHECK_INT(idx_embedder_new(&cfg, &em, NULL), CR_OK);
     float *v = NULL;
     int dim = 0;
     ErrInfo e = {0};
-    CHECK_INT(embedder_embed(em, texts, 1, &v, &dim, &e), CR_EHTTP);
+    CHECK_INT(idx_embedder_embed(em, texts, 1, &v, &dim, &e), CR_EHTTP);
     CHECK(strncmp(e.msg, want, strlen(want)) == 0);
     CHECK(strstr(e.msg, KEY) == NULL);
-    embedder_free(em);
+    idx_embedder_free(em);
     close(s);
 }
 

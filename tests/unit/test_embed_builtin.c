@@ -1,4 +1,4 @@
-#include "embed_int.h"
+#include "index/embed_int.h"
 #include "idx.h"
 #include "test.h"
 
@@ -31,7 +31,7 @@ static void test_tokenizer_parity(void)
         CHECK(o && !json_unpack(o, "{s:s, s:s}", "text", &text, "tokens", &want));
         if (text && want) {
             sb_reset(&sb);
-            tok_code(text, strlen(text), &sb);
+            idx_tok_code(text, strlen(text), &sb);
             if (strcmp(sb.buf ? sb.buf : "", want) != 0) CHECK_STR(sb.buf ? sb.buf : "", want);
             cases++;
         }
@@ -48,12 +48,12 @@ static void test_vector_parity(void)
     json_error_t je;
     Embedder *em = NULL;
     ErrInfo e = {0};
-    CHECK_INT(embedder_builtin_new(MODEL, &em, &e), CR_OK);
+    CHECK_INT(idx_embedder_builtin_new(MODEL, &em, &e), CR_OK);
     if (!em) {
         fprintf(stderr, "%s\n", e.msg);
         return;
     }
-    CHECK(strncmp(embedder_id(em), "builtin:code-nbow-py-v1:", 24) == 0);
+    CHECK(strncmp(idx_embedder_id(em), "builtin:code-nbow-py-v1:", 24) == 0);
     FILE *f = fopen(FIXTURE_DIR "/embed/vectors.jsonl", "r");
     CHECK(f != NULL);
     char *line = NULL;
@@ -66,10 +66,10 @@ static void test_vector_parity(void)
         float *v = NULL;
         int dim = 0;
         if (query)
-            CHECK_INT(embedder_embed_query(em, text, &v, &dim, &e), CR_OK);
+            CHECK_INT(idx_embedder_embed_query(em, text, &v, &dim, &e), CR_OK);
         else
-            CHECK_INT(embedder_embed(em, &text, 1, &v, &dim, &e), CR_OK);
-        CHECK_INT(dim, embedder_dim(em));
+            CHECK_INT(idx_embedder_embed(em, &text, 1, &v, &dim, &e), CR_OK);
+        CHECK_INT(dim, idx_embedder_dim(em));
         CHECK_INT(json_array_size(vec), dim);
         double worst = 0;
         for (int k = 0; v && k < dim && k < (int)json_array_size(vec); k++) {
@@ -86,7 +86,7 @@ static void test_vector_parity(void)
     CHECK(cases >= 4);
     free(line);
     if (f) fclose(f);
-    embedder_free(em);
+    idx_embedder_free(em);
 }
 
 /* Writes a model file of dim 2 over vocab {"get", "user"} with chosen
@@ -132,28 +132,28 @@ static void test_tiny_model(void)
     char *path = write_tiny("tiny.crm", 1, NULL, 0);
     Embedder *em = NULL;
     ErrInfo e = {0};
-    CHECK_INT(embedder_builtin_new(path, &em, &e), CR_OK);
+    CHECK_INT(idx_embedder_builtin_new(path, &em, &e), CR_OK);
     if (em) {
         float *v = NULL;
         int dim = 0;
         /* query: get -> 1 * 0.01 * (100, 0) = (1, 0); user -> 2 * 0.02 * (0, 50) = (0, 2) */
-        CHECK_INT(embedder_embed_query(em, "getUser", &v, &dim, &e), CR_OK);
+        CHECK_INT(idx_embedder_embed_query(em, "getUser", &v, &dim, &e), CR_OK);
         CHECK_INT(dim, 2);
         /* "getUser" is the tokens getuser (unknown), get, user: (1, 2) / sqrt(5) */
         CHECK(v && fabsf(v[0] - 1 / sqrtf(5)) < 1e-6f && fabsf(v[1] - 2 / sqrtf(5)) < 1e-6f);
         free(v);
         const char *t = "get user";
-        CHECK_INT(embedder_embed(em, &t, 1, &v, &dim, &e), CR_OK);
+        CHECK_INT(idx_embedder_embed(em, &t, 1, &v, &dim, &e), CR_OK);
         /* code: (0.5, 0) + (0, 0.5) */
         CHECK(v && fabsf(v[0] - v[1]) < 1e-6f && fabsf(v[0] - sqrtf(0.5f)) < 1e-6f);
         free(v);
         t = "nothing known here";
-        CHECK_INT(embedder_embed(em, &t, 1, &v, &dim, &e), CR_OK);
+        CHECK_INT(idx_embedder_embed(em, &t, 1, &v, &dim, &e), CR_OK);
         CHECK(v && v[0] == 0 && v[1] == 0);
         free(v);
-        CHECK(strncmp(embedder_id(em), "builtin:tiny:", 13) == 0);
+        CHECK(strncmp(idx_embedder_id(em), "builtin:tiny:", 13) == 0);
     }
-    embedder_free(em);
+    idx_embedder_free(em);
     free(path);
 }
 
@@ -197,7 +197,7 @@ static void test_damaged(void)
             fclose(f);
             free(good);
         }
-        CHECK_INT(embedder_builtin_new(path, &em, &e), CR_EPARSE);
+        CHECK_INT(idx_embedder_builtin_new(path, &em, &e), CR_EPARSE);
         CHECK(em == NULL);
         if (!strstr(e.msg, cases[i].says)) {
             fprintf(stderr, "%s: \"%s\" lacks \"%s\"\n", cases[i].name, e.msg, cases[i].says);
@@ -207,9 +207,9 @@ static void test_damaged(void)
     }
     Embedder *em = NULL;
     ErrInfo e = {0};
-    CHECK_INT(embedder_builtin_new(FIXTURE_DIR "/no/such/model.crm", &em, &e), CR_ENOENT);
+    CHECK_INT(idx_embedder_builtin_new(FIXTURE_DIR "/no/such/model.crm", &em, &e), CR_ENOENT);
     EmbedConfig cfg = {.provider = "builtin", .model = FIXTURE_DIR "/no/such/model.crm"};
-    CHECK_INT(embedder_new(&cfg, &em, &e), CR_ENOENT);
+    CHECK_INT(idx_embedder_new(&cfg, &em, &e), CR_ENOENT);
     CHECK(em == NULL);
 }
 

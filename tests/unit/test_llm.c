@@ -6,7 +6,7 @@
  * printed: fabricated citations accepted and valid citations rejected. */
 #include "fake_server.h"
 #include "capture.h"
-#include "rtv_int.h"
+#include "retrieve/rtv_int.h"
 #include "test.h"
 
 #include <stdlib.h>

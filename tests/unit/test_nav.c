@@ -3,7 +3,7 @@
  * indexer's window and so stored as several chunks, and where
  * helpers.make_response shares a method's name. */
 #include "rtv.h"
-#include "rtv_int.h"
+#include "retrieve/rtv_int.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Ranking pieces: the file blend, kind priors, window choice, and graph
  * expansion over the shop fixture's known edges. */
-#include "rtv_int.h"
+#include "retrieve/rtv_int.h"
 #include "index_util.h"
 #include "test.h"
 

@@ -1,4 +1,4 @@
-#include "rtv_int.h"
+#include "retrieve/rtv_int.h"
 #include "test.h"
 
 #include <ftw.h>

@@ -1,4 +1,4 @@
-#include "idx_int.h"
+#include "index/idx_int.h"
 #include "test.h"
 
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---------------------------------------------------------------- ignore_match */
+/* ---------------------------------------------------------------- idx_ignore_match */
 
 static void test_ignore_match(void)
 {
@@ -105,19 +105,19 @@ static void test_ignore_match(void)
         {"sub", "*", "sub", 1, N},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        IgnoreList *l = ignore_parse(cases[i].base, cases[i].text, strlen(cases[i].text));
-        int got = (int)ignore_match(l, cases[i].path, cases[i].is_dir);
+        IgnoreList *l = idx_ignore_parse(cases[i].base, cases[i].text, strlen(cases[i].text));
+        int got = (int)idx_ignore_match(l, cases[i].path, cases[i].is_dir);
         if (got != cases[i].want)
             fprintf(stderr, "ignore case %zu: base '%s' pattern '%s' path '%s'\n", i, cases[i].base,
                     cases[i].text, cases[i].path);
         CHECK_INT(got, cases[i].want);
-        ignore_free(l);
+        idx_ignore_free(l);
     }
-    CHECK_INT(ignore_match(NULL, "x.py", 0), IGNORE_NONE);
-    ignore_free(NULL);
+    CHECK_INT(idx_ignore_match(NULL, "x.py", 0), IGNORE_NONE);
+    idx_ignore_free(NULL);
 }
 
-/* ---------------------------------------------------------------- scan_workspace */
+/* ---------------------------------------------------------------- idx_scan_workspace */
 
 static void put(const char *root, const char *rel, const char *text)
 {
@@ -228,7 +228,7 @@ static void test_scan_tree(void)
     ScanOptions opt = {root, index_dir, exclude, 2, 1000};
     ScanResult r;
     ErrInfo e = {0};
-    CHECK_INT(scan_workspace(&opt, &r, &e), CR_OK);
+    CHECK_INT(idx_scan_workspace(&opt, &r, &e), CR_OK);
 
     static const char *const want_files[] = {
         ".hidden/h.py",
@@ -273,8 +273,8 @@ static void test_scan_tree(void)
             fprintf(stderr, "unexpected skip %s (%s)\n", r.skipped[i].path, r.skipped[i].reason);
         }
     }
-    scan_result_release(&r);
-    scan_result_release(NULL);
+    idx_scan_result_release(&r);
+    idx_scan_result_release(NULL);
 
     /* single paths agree with the scan */
     static const struct {
@@ -310,8 +310,8 @@ static void test_scan_tree(void)
         {"", 0},
     };
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++) {
-        int got = scan_path_included(&opt, single[i].path);
-        if (got != single[i].want) fprintf(stderr, "scan_path_included(%s)\n", single[i].path);
+        int got = idx_scan_path_included(&opt, single[i].path);
+        if (got != single[i].want) fprintf(stderr, "idx_scan_path_included(%s)\n", single[i].path);
         CHECK_INT(got, single[i].want);
     }
 
@@ -319,7 +319,7 @@ static void test_scan_tree(void)
     char missing[PATH_MAX];
     snprintf(missing, sizeof missing, "%s/missing", root);
     ScanOptions bad = {missing, NULL, NULL, 0, 0};
-    CHECK_INT(scan_workspace(&bad, &r, &e), CR_ENOENT);
+    CHECK_INT(idx_scan_workspace(&bad, &r, &e), CR_ENOENT);
     CHECK(strstr(e.msg, "missing") != NULL);
     CHECK_INT(r.n_files, 0);
 

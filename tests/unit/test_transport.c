@@ -1,7 +1,7 @@
 /* The Content-Length transport, driven through pipes: partial reads,
  * several messages in one read, header variants, huge and broken lengths,
  * end of input in a header or a body, stalled bodies, writing. */
-#include "lsp_int.h"
+#include "lsp/lsp_int.h"
 #include "test.h"
 
 #include <errno.h>

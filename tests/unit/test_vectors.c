@@ -1,7 +1,7 @@
 /* The vector store (index/vectors.c): exact search, replace, remove, ids,
  * persistence, and what happens to files it must not trust. */
 #include "test.h"
-#include "vec_int.h"
+#include "index/vec_int.h"
 
 #include <faiss/c_api/IndexFlat_c.h>
 #include <faiss/c_api/Index_c.h>
@@ -78,14 +78,14 @@ static void basis(float *v, int i, float w)
 static VecStore *open_filled(const char *path)
 {
     VecStore *vs = NULL;
-    CHECK_INT(vecstore_open(path, D, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_open(path, D, &vs, NULL), CR_OK);
     float v[6 * D];
     int64_t ids[6];
     for (int i = 0; i < 6; i++) {
         basis(v + i * D, i, (float)(i + 1));
         ids[i] = 10 + i;
     }
-    CHECK_INT(vecstore_add(vs, ids, v, 6, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_add(vs, ids, v, 6, NULL), CR_OK);
     return vs;
 }
 
@@ -97,7 +97,7 @@ static void check_search(const VecStore *vs, const float *q, size_t k, const int
     int64_t ids[32];
     float sc[32];
     size_t n = 99;
-    CHECK_INT(vecstore_search(vs, q, k, ids, sc, &n, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_search(vs, q, k, ids, sc, &n, NULL), CR_OK);
     CHECK_INT(n, want_n);
     for (size_t i = 0; i < n && i < want_n; i++) {
         CHECK_INT(ids[i], want_ids[i]);
@@ -109,7 +109,7 @@ static void check_ids(const VecStore *vs, const int64_t *want, size_t want_n)
 {
     int64_t *ids = NULL;
     size_t n = 99;
-    CHECK_INT(vecstore_ids(vs, &ids, &n, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_ids(vs, &ids, &n, NULL), CR_OK);
     CHECK_INT(n, want_n);
     for (size_t i = 0; i < n && i < want_n; i++)
         CHECK_INT(ids[i], want[i]);
@@ -123,8 +123,8 @@ static void test_round_trip(void)
     TmpDir t;
     tmp_init(&t);
     VecStore *vs = open_filled(t.path);
-    CHECK_INT(vecstore_dim(vs), D);
-    CHECK_INT(vecstore_count(vs), 6);
+    CHECK_INT(idx_vecstore_dim(vs), D);
+    CHECK_INT(idx_vecstore_count(vs), 6);
     const int64_t top[3] = {15, 14, 13};
     const float top_s[3] = {6, 5, 4};
     check_search(vs, ones, 3, top, top_s, 3);
@@ -133,25 +133,25 @@ static void test_round_trip(void)
     int64_t id;
     float s;
     size_t n;
-    CHECK_INT(vecstore_search(vs, q, 1, &id, &s, &n, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_search(vs, q, 1, &id, &s, &n, NULL), CR_OK);
     CHECK_INT(n, 1);
     CHECK_INT(id, 12);
     CHECK(s == 3);
 
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+    idx_vecstore_close(vs);
     CHECK_INT(count_files(t.dir), 1); /* no temporary left behind */
 
     for (int dim = 0; dim <= D; dim += D) { /* 0: take it from the file */
         vs = NULL;
-        CHECK_INT(vecstore_open(t.path, dim, &vs, NULL), CR_OK);
+        CHECK_INT(idx_vecstore_open(t.path, dim, &vs, NULL), CR_OK);
         if (!vs) break;
-        CHECK_INT(vecstore_dim(vs), D);
-        CHECK_INT(vecstore_count(vs), 6);
+        CHECK_INT(idx_vecstore_dim(vs), D);
+        CHECK_INT(idx_vecstore_count(vs), 6);
         check_search(vs, ones, 3, top, top_s, 3);
         const int64_t all[6] = {10, 11, 12, 13, 14, 15};
         check_ids(vs, all, 6);
-        vecstore_close(vs);
+        idx_vecstore_close(vs);
     }
     tmp_release(&t);
 }
@@ -165,8 +165,8 @@ static void test_replace(void)
     float v[D];
     basis(v, 7, 9);
     int64_t id = 10;
-    CHECK_INT(vecstore_add(vs, &id, v, 1, NULL), CR_OK);
-    CHECK_INT(vecstore_count(vs), 6);
+    CHECK_INT(idx_vecstore_add(vs, &id, v, 1, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_count(vs), 6);
     const int64_t top[4] = {10, 15, 14, 13};
     const float top_s[4] = {9, 6, 5, 4};
     check_search(vs, ones, 4, top, top_s, 4);
@@ -175,7 +175,7 @@ static void test_replace(void)
     int64_t got[6];
     float sc[6];
     size_t n;
-    CHECK_INT(vecstore_search(vs, q, 6, got, sc, &n, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_search(vs, q, 6, got, sc, &n, NULL), CR_OK);
     CHECK_INT(n, 6);
     for (size_t i = 0; i < n; i++)
         CHECK(sc[i] == 0);
@@ -185,19 +185,19 @@ static void test_replace(void)
     basis(two, 0, 7);
     basis(two + D, 1, 8);
     int64_t dup[2] = {20, 20};
-    CHECK_INT(vecstore_add(vs, dup, two, 2, NULL), CR_OK);
-    CHECK_INT(vecstore_count(vs), 7);
+    CHECK_INT(idx_vecstore_add(vs, dup, two, 2, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_count(vs), 7);
     const int64_t top2[2] = {10, 20};
     const float top2_s[2] = {9, 8};
     check_search(vs, ones, 2, top2, top2_s, 2);
 
     /* replaced ids survive a save and reopen */
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+    idx_vecstore_close(vs);
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, D, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_open(t.path, D, &vs, NULL), CR_OK);
     check_search(vs, ones, 4, (const int64_t[]){10, 20, 15, 14}, (const float[]){9, 8, 6, 5}, 4);
-    vecstore_close(vs);
+    idx_vecstore_close(vs);
     tmp_release(&t);
 }
 
@@ -207,28 +207,28 @@ static void test_remove_and_ids(void)
     tmp_init(&t);
     VecStore *vs = open_filled(t.path);
     const int64_t gone[4] = {15, 13, 999, 15}; /* absent and repeated ids are ignored */
-    CHECK_INT(vecstore_remove(vs, gone, 4, NULL), CR_OK);
-    CHECK_INT(vecstore_count(vs), 4);
+    CHECK_INT(idx_vecstore_remove(vs, gone, 4, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_count(vs), 4);
     const int64_t left[4] = {10, 11, 12, 14};
     check_ids(vs, left, 4);
     const int64_t top[3] = {14, 12, 11};
     const float top_s[3] = {5, 3, 2};
     check_search(vs, ones, 3, top, top_s, 3);
 
-    CHECK_INT(vecstore_remove(vs, left, 4, NULL), CR_OK);
-    CHECK_INT(vecstore_count(vs), 0);
+    CHECK_INT(idx_vecstore_remove(vs, left, 4, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_count(vs), 0);
     check_ids(vs, NULL, 0);
     check_search(vs, ones, 5, NULL, NULL, 0);
-    CHECK_INT(vecstore_remove(vs, left, 4, NULL), CR_OK); /* nothing left: still fine */
+    CHECK_INT(idx_vecstore_remove(vs, left, 4, NULL), CR_OK); /* nothing left: still fine */
 
     /* an emptied store saves and reopens empty */
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+    idx_vecstore_close(vs);
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, 0, &vs, NULL), CR_OK);
-    CHECK_INT(vecstore_dim(vs), D);
-    CHECK_INT(vecstore_count(vs), 0);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_open(t.path, 0, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_dim(vs), D);
+    CHECK_INT(idx_vecstore_count(vs), 0);
+    idx_vecstore_close(vs);
     tmp_release(&t);
 }
 
@@ -237,38 +237,38 @@ static void test_empty_and_k(void)
     TmpDir t;
     tmp_init(&t);
     VecStore *vs = NULL;
-    CHECK_INT(vecstore_open(t.path, D, &vs, NULL), CR_OK);
-    CHECK_INT(vecstore_count(vs), 0);
+    CHECK_INT(idx_vecstore_open(t.path, D, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_count(vs), 0);
     check_search(vs, ones, 10, NULL, NULL, 0);
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK); /* nothing changed: nothing written */
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK); /* nothing changed: nothing written */
     CHECK_INT(count_files(t.dir), 0);
 
     float v[3 * D];
     int64_t ids[3] = {7, 8, 9};
     for (int i = 0; i < 3; i++)
         basis(v + i * D, i, (float)(3 - i));
-    CHECK_INT(vecstore_add(vs, ids, v, 3, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_add(vs, ids, v, 3, NULL), CR_OK);
     const int64_t all[3] = {7, 8, 9};
     const float all_s[3] = {3, 2, 1};
     check_search(vs, ones, 10, all, all_s, 3); /* k larger than count */
     int64_t id;
     float s;
     size_t n = 99;
-    CHECK_INT(vecstore_search(vs, ones, 0, &id, &s, &n, NULL), CR_OK); /* k = 0 */
+    CHECK_INT(idx_vecstore_search(vs, ones, 0, &id, &s, &n, NULL), CR_OK); /* k = 0 */
     CHECK_INT(n, 0);
-    vecstore_close(vs);
+    idx_vecstore_close(vs);
 
     /* dimension 0 and no file: empty, finds nothing, cannot take vectors */
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, 0, &vs, NULL), CR_OK);
-    CHECK_INT(vecstore_dim(vs), 0);
+    CHECK_INT(idx_vecstore_open(t.path, 0, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_dim(vs), 0);
     check_search(vs, ones, 10, NULL, NULL, 0);
     ErrInfo e = {0};
-    CHECK_INT(vecstore_add(vs, ids, v, 3, &e), CR_EINVAL);
+    CHECK_INT(idx_vecstore_add(vs, ids, v, 3, &e), CR_EINVAL);
     CHECK_INT(e.code, CR_EINVAL);
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
     CHECK_INT(count_files(t.dir), 0);
-    vecstore_close(vs);
+    idx_vecstore_close(vs);
     tmp_release(&t);
 }
 
@@ -277,32 +277,32 @@ static void test_bad_arguments(void)
     TmpDir t;
     tmp_init(&t);
     VecStore *vs = NULL;
-    CHECK_INT(vecstore_open(t.path, -1, &vs, NULL), CR_EINVAL);
+    CHECK_INT(idx_vecstore_open(t.path, -1, &vs, NULL), CR_EINVAL);
     CHECK(vs == NULL);
-    CHECK_INT(vecstore_open(NULL, D, &vs, NULL), CR_EINVAL);
+    CHECK_INT(idx_vecstore_open(NULL, D, &vs, NULL), CR_EINVAL);
     vs = open_filled(t.path);
     int64_t got[4];
     float sc[4];
     size_t n = 99;
     ErrInfo e = {0};
     float q[D] = {1, 1, 1, NAN, 1, 1, 1, 1};
-    CHECK_INT(vecstore_search(vs, q, 4, got, sc, &n, &e), CR_EINVAL); /* not a query */
+    CHECK_INT(idx_vecstore_search(vs, q, 4, got, sc, &n, &e), CR_EINVAL); /* not a query */
     CHECK_INT(n, 0);
-    CHECK_INT(vecstore_search(vs, NULL, 4, got, sc, &n, NULL), CR_EINVAL);
-    CHECK_INT(vecstore_search(vs, ones, 4, NULL, sc, &n, NULL), CR_EINVAL);
+    CHECK_INT(idx_vecstore_search(vs, NULL, 4, got, sc, &n, NULL), CR_EINVAL);
+    CHECK_INT(idx_vecstore_search(vs, ones, 4, NULL, sc, &n, NULL), CR_EINVAL);
     float v[D];
     basis(v, 0, 1);
     int64_t neg = -1;
-    CHECK_INT(vecstore_add(vs, &neg, v, 1, NULL), CR_EINVAL);
+    CHECK_INT(idx_vecstore_add(vs, &neg, v, 1, NULL), CR_EINVAL);
     v[1] = INFINITY;
     int64_t ok_id = 77;
-    CHECK_INT(vecstore_add(vs, &ok_id, v, 1, NULL), CR_EINVAL);
-    CHECK_INT(vecstore_count(vs), 6); /* rejected adds change nothing */
-    CHECK_INT(vecstore_ids(vs, NULL, &n, NULL), CR_EINVAL);
-    CHECK_INT(vecstore_add(vs, NULL, NULL, 0, NULL), CR_OK); /* nothing to add */
-    CHECK_INT(vecstore_remove(vs, NULL, 0, NULL), CR_OK);
-    vecstore_close(vs);
-    vecstore_close(NULL);
+    CHECK_INT(idx_vecstore_add(vs, &ok_id, v, 1, NULL), CR_EINVAL);
+    CHECK_INT(idx_vecstore_count(vs), 6); /* rejected adds change nothing */
+    CHECK_INT(idx_vecstore_ids(vs, NULL, &n, NULL), CR_EINVAL);
+    CHECK_INT(idx_vecstore_add(vs, NULL, NULL, 0, NULL), CR_OK); /* nothing to add */
+    CHECK_INT(idx_vecstore_remove(vs, NULL, 0, NULL), CR_OK);
+    idx_vecstore_close(vs);
+    idx_vecstore_close(NULL);
     tmp_release(&t);
 }
 
@@ -311,22 +311,22 @@ static void test_dimension_mismatch(void)
     TmpDir t;
     tmp_init(&t);
     VecStore *vs = open_filled(t.path);
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+    idx_vecstore_close(vs);
 
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, 2 * D, &vs, NULL), CR_OK); /* warns, discards */
-    CHECK_INT(vecstore_dim(vs), 2 * D);
-    CHECK_INT(vecstore_count(vs), 0);
+    CHECK_INT(idx_vecstore_open(t.path, 2 * D, &vs, NULL), CR_OK); /* warns, discards */
+    CHECK_INT(idx_vecstore_dim(vs), 2 * D);
+    CHECK_INT(idx_vecstore_count(vs), 0);
     float q[2 * D] = {1};
     check_search(vs, q, 5, NULL, NULL, 0);
     /* the next save replaces the old file with the new dimension */
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+    idx_vecstore_close(vs);
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, 0, &vs, NULL), CR_OK);
-    CHECK_INT(vecstore_dim(vs), 2 * D);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_open(t.path, 0, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_dim(vs), 2 * D);
+    idx_vecstore_close(vs);
     tmp_release(&t);
 }
 
@@ -335,13 +335,13 @@ static void test_dimension_mismatch(void)
 static void expect_discarded(const char *path, int dim)
 {
     VecStore *vs = NULL;
-    CHECK_INT(vecstore_open(path, dim, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_open(path, dim, &vs, NULL), CR_OK);
     CHECK(vs != NULL);
     if (!vs) return;
-    CHECK_INT(vecstore_dim(vs), dim);
-    CHECK_INT(vecstore_count(vs), 0);
+    CHECK_INT(idx_vecstore_dim(vs), dim);
+    CHECK_INT(idx_vecstore_count(vs), 0);
     check_search(vs, ones, 3, NULL, NULL, 0);
-    vecstore_close(vs);
+    idx_vecstore_close(vs);
 }
 
 static void test_corrupt_files(void)
@@ -349,8 +349,8 @@ static void test_corrupt_files(void)
     TmpDir t;
     tmp_init(&t);
     VecStore *vs = open_filled(t.path);
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+    idx_vecstore_close(vs);
     StrBuf good;
     sb_init(&good);
     CHECK_INT(sb_read_file(&good, t.path, 0, NULL), CR_OK);
@@ -408,24 +408,24 @@ static void test_corrupt_files(void)
      * without a dimension (which removes it) */
     write_bytes(t.path, junk, 100);
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, 0, &vs, NULL), CR_OK);
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_open(t.path, 0, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+    idx_vecstore_close(vs);
     CHECK_INT(count_files(t.dir), 0);
 
     /* the intact bytes still load */
     write_bytes(t.path, good.buf, good.len);
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, D, &vs, NULL), CR_OK);
-    CHECK_INT(vecstore_count(vs), 6);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_open(t.path, D, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_count(vs), 6);
+    idx_vecstore_close(vs);
 
     /* a directory where the file should be is an I/O error, not a discard */
     unlink(t.path);
     CHECK_INT(mkdir(t.path, 0755), 0);
     vs = NULL;
     ErrInfo e = {0};
-    CHECK_INT(vecstore_open(t.path, D, &vs, &e), CR_EIO);
+    CHECK_INT(idx_vecstore_open(t.path, D, &vs, &e), CR_EIO);
     CHECK(vs == NULL);
     CHECK(e.msg[0] != '\0');
     rmdir(t.path);
@@ -439,8 +439,8 @@ static void test_atomic_save(void)
     TmpDir t;
     tmp_init(&t);
     VecStore *vs = open_filled(t.path);
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+    idx_vecstore_close(vs);
     struct stat st0, st1;
     CHECK_INT(stat(t.path, &st0), 0);
 
@@ -449,41 +449,41 @@ static void test_atomic_save(void)
     snprintf(tmp, sizeof tmp, "%s.tmp-4242", t.path);
     write_bytes(tmp, "IxMp half a file", 16);
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, D, &vs, NULL), CR_OK);
-    CHECK_INT(vecstore_count(vs), 6);
+    CHECK_INT(idx_vecstore_open(t.path, D, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_count(vs), 6);
 
     /* no change, no write */
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
     CHECK_INT(stat(t.path, &st1), 0);
     CHECK(st1.st_ino == st0.st_ino);
 
     /* a change is written to a new file renamed over the old one */
-    CHECK_INT(vecstore_remove(vs, (const int64_t[]){10}, 1, NULL), CR_OK);
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_remove(vs, (const int64_t[]){10}, 1, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
     CHECK_INT(stat(t.path, &st1), 0);
     CHECK(st1.st_ino != st0.st_ino);
     CHECK_INT(count_files(t.dir), 2); /* the file and the stranger's leftover */
-    vecstore_close(vs);
+    idx_vecstore_close(vs);
 
     /* a save that cannot write (the directory is gone) fails cleanly and
      * keeps the store dirty */
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, D, &vs, NULL), CR_OK);
-    CHECK_INT(vecstore_count(vs), 5);
-    CHECK_INT(vecstore_remove(vs, (const int64_t[]){11}, 1, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_open(t.path, D, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_count(vs), 5);
+    CHECK_INT(idx_vecstore_remove(vs, (const int64_t[]){11}, 1, NULL), CR_OK);
     unlink(tmp);
     unlink(t.path);
     rmdir(t.dir);
     ErrInfo e = {0};
-    CHECK_INT(vecstore_save(vs, &e), CR_EIO);
+    CHECK_INT(idx_vecstore_save(vs, &e), CR_EIO);
     CHECK(strstr(e.msg, "tmp-") != NULL);
     CHECK_INT(mkdir(t.dir, 0700), 0);
-    CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+    idx_vecstore_close(vs);
     vs = NULL;
-    CHECK_INT(vecstore_open(t.path, D, &vs, NULL), CR_OK);
-    CHECK_INT(vecstore_count(vs), 4);
-    vecstore_close(vs);
+    CHECK_INT(idx_vecstore_open(t.path, D, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_count(vs), 4);
+    idx_vecstore_close(vs);
     tmp_release(&t);
 }
 
@@ -497,7 +497,7 @@ static void test_against_model(void)
     TmpDir t;
     tmp_init(&t);
     VecStore *vs = NULL;
-    CHECK_INT(vecstore_open(t.path, MD, &vs, NULL), CR_OK);
+    CHECK_INT(idx_vecstore_open(t.path, MD, &vs, NULL), CR_OK);
     uint64_t x = 0x2545F4914F6CDD1Dull;
 #define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
     for (int step = 0; step < STEPS && vs; step++) {
@@ -509,27 +509,27 @@ static void test_against_model(void)
         if (RND() % 3) {
             for (size_t i = 0; i < n * MD; i++)
                 v[i] = (float)((double)(RND() % 2001) / 1000.0 - 1.0);
-            CHECK_INT(vecstore_add(vs, ids, v, n, NULL), CR_OK);
+            CHECK_INT(idx_vecstore_add(vs, ids, v, n, NULL), CR_OK);
             for (size_t i = 0; i < n; i++) {
                 memcpy(model[ids[i] / 1000003], v + i * MD, sizeof(float) * MD);
                 present[ids[i] / 1000003] = 1;
             }
         } else {
-            CHECK_INT(vecstore_remove(vs, ids, n, NULL), CR_OK);
+            CHECK_INT(idx_vecstore_remove(vs, ids, n, NULL), CR_OK);
             for (size_t i = 0; i < n; i++)
                 present[ids[i] / 1000003] = 0;
         }
         if (step == STEPS / 2) { /* persistence in the middle */
-            CHECK_INT(vecstore_save(vs, NULL), CR_OK);
-            vecstore_close(vs);
+            CHECK_INT(idx_vecstore_save(vs, NULL), CR_OK);
+            idx_vecstore_close(vs);
             vs = NULL;
-            CHECK_INT(vecstore_open(t.path, MD, &vs, NULL), CR_OK);
+            CHECK_INT(idx_vecstore_open(t.path, MD, &vs, NULL), CR_OK);
             if (!vs) break;
         }
         int64_t want_n = 0;
         for (int i = 0; i < IDS; i++)
             want_n += present[i];
-        CHECK_INT(vecstore_count(vs), want_n);
+        CHECK_INT(idx_vecstore_count(vs), want_n);
 
         float q[MD];
         for (int j = 0; j < MD; j++)
@@ -537,7 +537,7 @@ static void test_against_model(void)
         int64_t got[K];
         float sc[K];
         size_t nf = 0;
-        CHECK_INT(vecstore_search(vs, q, K, got, sc, &nf, NULL), CR_OK);
+        CHECK_INT(idx_vecstore_search(vs, q, K, got, sc, &nf, NULL), CR_OK);
         CHECK_INT(nf, want_n < K ? want_n : K);
         /* the model's best scores, in order; ids compared via scores */
         int taken[IDS] = {0};
@@ -557,7 +557,7 @@ static void test_against_model(void)
         }
         int64_t *all = NULL;
         size_t n_all = 0;
-        CHECK_INT(vecstore_ids(vs, &all, &n_all, NULL), CR_OK);
+        CHECK_INT(idx_vecstore_ids(vs, &all, &n_all, NULL), CR_OK);
         CHECK_INT(n_all, want_n);
         for (size_t i = 0, j = 0; i < IDS; i++) {
             if (!present[i]) continue;
@@ -567,7 +567,7 @@ static void test_against_model(void)
         free(all);
     }
 #undef RND
-    vecstore_close(vs);
+    idx_vecstore_close(vs);
     tmp_release(&t);
 }
 
