@@ -6,35 +6,10 @@
  * every line belongs to its innermost unit or to module code, long units
  * are split into windows, comment-only runs are dropped.
  */
-#include "chunk_emit.h"
-#include "lang/lang.h"
+#include "chunk_ts_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define TS__SIG_MAX 300u
-#define TS__DOC_MAX 2000u
-
-typedef enum {
-    CAP_NONE,
-    CAP_DEF_FUNCTION,
-    CAP_DEF_METHOD,
-    CAP_DEF_CLASS,
-    CAP_DEF_IMPL,
-    CAP_DEF_NAMESPACE,
-    CAP_DEF_TYPE,
-    CAP_DEF_MACRO,
-    CAP_DEF_CONSTANT,
-    CAP_NAME,
-    CAP_RECEIVER,
-    CAP_BODY,
-    CAP_REF_CALL,
-    CAP_REF_TYPE,
-    CAP_REF_INHERIT,
-    CAP_IMPORT,
-    CAP_PACKAGE,
-    CAP_REF_FROM,
-} CapKind;
 
 static const struct {
     const char *name;
@@ -51,22 +26,6 @@ static const struct {
     {"ref.from", CAP_REF_FROM},
 };
 
-typedef struct TsDef {
-    CapKind cap;
-    TSNode node, name, body, receiver;
-} TsDef;
-
-typedef struct TsRun {
-    ChunkEmit em; /* lines, units, emission (chunk_emit.c) */
-    const IdxLang *lang;
-    const TSLanguage *tl;
-    TsDef *defs;
-    size_t n_defs, cap_defs;
-    TSSymbol comment_syms[4];
-    size_t n_comment_syms;
-    StrBuf sb;
-} TsRun;
-
 static int ts__is_def(CapKind k)
 {
     return k >= CAP_DEF_FUNCTION && k <= CAP_DEF_CONSTANT;
@@ -75,13 +34,6 @@ static int ts__is_def(CapKind k)
 static int ts__is_container(CapKind k)
 {
     return k == CAP_DEF_CLASS || k == CAP_DEF_IMPL || k == CAP_DEF_NAMESPACE;
-}
-
-static int ts__is_comment(const TsRun *r, TSSymbol s)
-{
-    for (size_t i = 0; i < r->n_comment_syms; i++)
-        if (r->comment_syms[i] == s) return 1;
-    return 0;
 }
 
 static int ts__kind_in(TSNode n, const char *const *kinds)
@@ -215,96 +167,6 @@ static char *ts__name_text(TsRun *r, TSNode n)
     return xstrndup(sb->buf, sb->len);
 }
 
-/* ---------------------------------------------------------------- doc and signature */
-
-/* Comment text without its markers, one line per line. */
-static void ts__strip_comment(const char *s, size_t n, StrBuf *out)
-{
-    size_t i = 0;
-    while (i < n) {
-        size_t j = i;
-        while (j < n && s[j] != '\n') j++;
-        size_t a = i, b = j;
-        while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
-        while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) b--;
-        if (b - a >= 2 && s[b - 2] == '*' && s[b - 1] == '/') b -= 2;
-        if (b - a >= 3 && (!memcmp(s + a, "///", 3) || !memcmp(s + a, "//!", 3) || !memcmp(s + a, "/**", 3) ||
-                           !memcmp(s + a, "/*!", 3)))
-            a += 3;
-        else if (b - a >= 2 && (!memcmp(s + a, "//", 2) || !memcmp(s + a, "/*", 2)))
-            a += 2;
-        else if (b - a >= 1 && (s[a] == '*' || s[a] == '#'))
-            a += 1;
-        while (a < b && (s[a] == ' ' || s[a] == '\t')) a++;
-        while (b > a && (s[b - 1] == '*' || s[b - 1] == ' ' || s[b - 1] == '\t')) b--;
-        if (a < b) {
-            if (out->len) sb_addc(out, '\n');
-            sb_add(out, s + a, b - a);
-        }
-        i = j + 1;
-    }
-}
-
-/* The comments right above n (no blank line between), as text. */
-static char *ts__doc(TsRun *r, TSNode n, uint32_t *out_line)
-{
-    uint32_t row = ts_node_start_point(n).row;
-    TSNode first = {0};
-    for (TSNode p = ts_node_prev_sibling(n); !ts_node_is_null(p); p = ts_node_prev_sibling(p)) {
-        if (!ts__is_comment(r, ts_node_symbol(p))) break;
-        TSPoint end = ts_node_end_point(p);
-        uint32_t end_row = end.column == 0 && end.row > 0 ? end.row - 1 : end.row;
-        if (end_row + 1 < row) break;
-        /* a trailing comment of the previous statement is not a doc comment */
-        TSNode pp = ts_node_prev_sibling(p);
-        if (!ts_node_is_null(pp) && ts_node_end_point(pp).row == ts_node_start_point(p).row) break;
-        first = p;
-        row = ts_node_start_point(p).row;
-    }
-    if (ts_node_is_null(first)) return NULL;
-    *out_line = ts_node_start_point(first).row + 1;
-    StrBuf out;
-    sb_init(&out);
-    uint32_t a = ts_node_start_byte(first), b = ts_node_start_byte(n);
-    if (b > a + TS__DOC_MAX) b = a + TS__DOC_MAX;
-    ts__strip_comment(r->em.src + a, b - a, &out);
-    if (!out.len) {
-        sb_release(&out);
-        return NULL;
-    }
-    return sb_detach(&out, NULL);
-}
-
-/* One-line header: from the definition to its body (or the end of its
- * first line), whitespace collapsed. */
-static char *ts__signature(TsRun *r, const TsDef *d)
-{
-    const char *src = r->em.src;
-    uint32_t a = ts_node_start_byte(d->node), b;
-    if (!ts_node_is_null(d->body) && ts_node_start_byte(d->body) > a) {
-        b = ts_node_start_byte(d->body);
-    } else {
-        uint32_t l = ts_node_start_point(d->node).row + 1;
-        b = l <= r->em.n_lines ? r->em.line_start[l + 1] : r->em.len;
-        if (ts_node_end_byte(d->node) < b) b = ts_node_end_byte(d->node);
-    }
-    StrBuf *sb = &r->sb;
-    sb_reset(sb);
-    int space = 0;
-    for (uint32_t i = a; i < b && sb->len < TS__SIG_MAX; i++) {
-        char c = src[i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            space = 1;
-            continue;
-        }
-        if (space && sb->len) sb_addc(sb, ' ');
-        space = 0;
-        sb_addc(sb, c);
-    }
-    while (sb->len && (sb->buf[sb->len - 1] == '{' || sb->buf[sb->len - 1] == ' ')) sb->len--;
-    return xstrndup(sb->buf, sb->len);
-}
-
 /* ---------------------------------------------------------------- query pass */
 
 static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
@@ -344,8 +206,15 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 /* obj.name(...) captured as @ref.from obj and @ref.call name */
                 if (!ts_node_is_null(from) && ts_node_start_byte(from) < a) a = ts_node_start_byte(from);
                 if (b > r->em.len || !ts__chain(&r->sb, r->em.src, a, b)) continue;
+                uint32_t line = ts_node_start_point(n).row + 1;
+                if (k == CAP_REF_TYPE) {
+                    ARRAY_GROW(r->types, r->n_types + 1, r->cap_types);
+                    r->types[r->n_types++] = (ChunkRef){.kind = REF_CALL, .chunk = -1, .line = line,
+                                                        .name = xstrndup(r->sb.buf, r->sb.len)};
+                    continue;
+                }
                 RefKind rk = k == CAP_REF_INHERIT ? REF_INHERIT : REF_CALL;
-                ChunkRef *ref = idx_emit_ref_push(&r->em, rk, -1, ts_node_start_point(n).row + 1);
+                ChunkRef *ref = idx_emit_ref_push(&r->em, rk, -1, line);
                 ref->name = xstrndup(r->sb.buf, r->sb.len);
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);
@@ -360,6 +229,17 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     }
     ts_query_cursor_delete(qc);
     free(kinds);
+    /* A chunk's calls lead its edges, the types it mentions follow: the
+     * graph walk takes a few edges per definition, and what a function
+     * calls says more about it than the types in its signature. */
+    r->first_type = r->em.n_refs;
+    for (size_t i = 0; i < r->n_types; i++) {
+        ChunkRef *ref = idx_emit_ref_push(&r->em, REF_CALL, -1, r->types[i].line);
+        ref->name = r->types[i].name;
+    }
+    free(r->types);
+    r->types = NULL;
+    r->n_types = r->cap_types = 0;
 }
 
 static int ts__def_cmp(const void *pa, const void *pb)
@@ -397,10 +277,28 @@ static IdxKind ts__idx_kind(CapKind k, int in_container)
     case CAP_DEF_CLASS:
     case CAP_DEF_IMPL:
     case CAP_DEF_NAMESPACE:
-    case CAP_DEF_TYPE: return IDX_KIND_CLASS;
+    case CAP_DEF_TYPE:
+    case CAP_DEF_CONSTANT: return IDX_KIND_CLASS;
     case CAP_DEF_METHOD: return IDX_KIND_METHOD;
     default: return in_container ? IDX_KIND_METHOD : IDX_KIND_FUNCTION;
     }
+}
+
+/* The unit this definition overloads: the last unit made, when it is a
+ * function with the same symbol that ends before this one starts, the two
+ * together within half a window; else -1. Java and C++ overloads
+ * (constructors above all) would otherwise each take a place in the
+ * ranking with the same name and nearly the same words. */
+static int ts__overload_of(const TsRun *r, CapKind cap, const char *symbol, uint32_t start,
+                           uint32_t end)
+{
+    if (!r->em.n_units || ts__is_container(cap) || cap == CAP_DEF_TYPE) return -1;
+    int last = (int)r->em.n_units - 1;
+    const EmitUnit *u = &r->em.units[last];
+    if (u->kind == IDX_KIND_CLASS || u->end >= start || end - u->start + 1 > r->em.max_lines / 2 ||
+        strcmp(u->symbol, symbol))
+        return -1;
+    return last;
 }
 
 /* Nests the definitions by byte range and makes units of them. */
@@ -416,6 +314,9 @@ static void ts__units(TsRun *r)
         TsDef *d = &r->defs[i];
         uint32_t a = ts_node_start_byte(d->node), b = ts_node_end_byte(d->node);
         if (a == prev_a && b == prev_b) continue; /* the same node from two patterns */
+        /* a constant of one line stays module code; a table is a definition */
+        if (d->cap == CAP_DEF_CONSTANT && ts_node_start_point(d->node).row == ts_node_end_point(d->node).row)
+            continue;
         prev_a = a;
         prev_b = b;
         while (depth && open_end[depth - 1] <= a)
@@ -436,11 +337,11 @@ static void ts__units(TsRun *r)
         char *recv = ts_node_is_null(d->receiver) ? NULL : ts__name_text(r, d->receiver);
         TSNode outer = ts__outer(r, d->node);
         TSNode first = ts__first_prefix(r, outer);
+        uint32_t end = idx_emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
         /* the doc comment becomes the docstring; its lines stay outside
          * the definition (measured: inside, they cost recall) */
         uint32_t start = ts_node_start_point(first).row + 1, doc_line = 0;
-        char *doc = ts__doc(r, first, &doc_line);
-        uint32_t end = idx_emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
+        char *doc = chunk_ts__doc(r, first, &doc_line);
         int parent = up;
         StrBuf sym;
         sb_init(&sym);
@@ -458,8 +359,21 @@ static void ts__units(TsRun *r)
         }
         sb_adds(&sym, name);
         int in_container = up >= 0 || (recv && recv[0]) || strchr(name, '.') != NULL;
-        int id = idx_emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
-                               sb_detach(&sym, NULL), ts__signature(r, d), doc);
+        int id = ts__overload_of(r, d->cap, sym.buf, start, end);
+        if (id >= 0) {
+            /* an overload right after its namesake: one unit for both */
+            r->em.units[id].end = end;
+            sb_release(&sym);
+            free(doc);
+            free(name);
+            free(recv);
+            open[depth] = id;
+            open_end[depth] = b;
+            open_cap[depth++] = d->cap;
+            continue;
+        }
+        id = idx_emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
+                               sb_detach(&sym, NULL), chunk_ts__signature(r, d), doc);
         free(name);
         free(recv);
         open[depth] = id;
@@ -491,7 +405,7 @@ static void ts__mark_lines(TsRun *r, TSNode root)
         }
         TSNode n = ts_tree_cursor_current_node(&cur);
         descend = 1;
-        if (ts__is_comment(r, ts_node_symbol(n))) {
+        if (chunk_ts__is_comment(r, ts_node_symbol(n))) {
             idx_emit_mark_comment(&r->em, ts_node_start_byte(n), ts_node_end_byte(n));
             descend = 0;
         } else if (ts_node_is_named(n)) {
@@ -548,6 +462,8 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     if (query) ts__collect(&r, query, root, out);
     ts__units(&r);
     idx_emit_build(&r.em, out);
+    if (lang->implicit_this) chunk_ts__member_refs(&r);
+    chunk_ts__local_calls_first(&r);
     idx_emit_refs_out(&r.em, out);
 
     ts_tree_delete(tree);

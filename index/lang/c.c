@@ -86,4 +86,5 @@ const IdxLang idx_lang_cpp = {
     .module_name = idx_lang_module_keep_ext,
     .import = c__import,
     .resolve_import = c__resolve,
+    .implicit_this = 1,
 };

@@ -71,6 +71,8 @@ static int go__resolve(const LangImportCtx *ctx, ChunkRef *r)
 static const char *const go__exts[] = {".go", NULL};
 static const char *const go__comments[] = {"comment", NULL};
 static const char *const go__tests[] = {"*_test.go", "testdata/", NULL};
+/* `var x = ...`: the declaration holds its doc comment */
+static const char *const go__wrappers[] = {"var_declaration", NULL};
 
 const IdxLang idx_lang_go = {
     .name = "go",
@@ -79,6 +81,7 @@ const IdxLang idx_lang_go = {
     .query = idx_query_go,
     .comments = go__comments,
     .tests = go__tests,
+    .wrappers = go__wrappers,
     .module_name = idx_lang_module_dir,
     .import = go__import,
     .resolve_import = go__resolve,

@@ -92,4 +92,5 @@ const IdxLang idx_lang_java = {
     .module_name = idx_lang_module_dir,
     .import = java__import,
     .resolve_import = java__resolve,
+    .implicit_this = 1,
 };

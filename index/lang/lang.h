@@ -65,6 +65,10 @@ typedef struct IdxLang {
      * the file name, which must be longer), ".infix." (inside the name).
      * Ranked below the code they test. */
     const char *const *tests;
+    /* A bare call inside a method may name a member of its class (Java,
+     * C++: no `this.` needed), so one that names a member defined in the
+     * same file is resolved in the class, as `this.name` is. */
+    int implicit_this;
     int is_doc;                    /* docs and config: ranked below code */
     size_t max_bytes;              /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;

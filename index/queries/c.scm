@@ -13,6 +13,14 @@
 (enum_specifier name: (type_identifier) @name body: (_) @body) @def.type
 (type_definition declarator: (type_identifier) @name) @def.type
 (preproc_function_def name: (identifier) @name) @def.macro
+; file-level tables: a declaration initialised with a braced list
+(translation_unit (declaration declarator: (init_declarator declarator: [
+  (identifier) @name
+  (array_declarator declarator: (identifier) @name)
+  (array_declarator declarator: (array_declarator declarator: (identifier) @name))
+  (pointer_declarator declarator: (identifier) @name)
+  (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))]
+  value: (initializer_list))) @def.constant)
 
 (call_expression function: (_) @ref.call)
 (type_identifier) @ref.type

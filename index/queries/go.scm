@@ -9,6 +9,10 @@
   name: (field_identifier) @name
   body: (_) @body) @def.method
 (type_declaration (type_spec name: (type_identifier) @name type: (_) @body)) @def.type
+; package-level variables and constants with a value (tables, maps)
+(source_file (var_declaration (var_spec name: (identifier) @name value: (_)) @def.constant))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name value: (_)) @def.constant)))
+(source_file (const_declaration (const_spec name: (identifier) @name value: (_)) @def.constant))
 
 (call_expression function: (_) @ref.call)
 (composite_literal type: (type_identifier) @ref.call)

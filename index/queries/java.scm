@@ -4,6 +4,8 @@
 (enum_declaration name: (identifier) @name body: (_) @body) @def.class
 (record_declaration name: (identifier) @name body: (_) @body) @def.class
 (annotation_type_declaration name: (identifier) @name body: (_) @body) @def.class
+; an enum constant with a body is a class of its own (its methods are its)
+(enum_constant name: (identifier) @name body: (class_body) @body) @def.class
 (method_declaration name: (identifier) @name body: (_) @body) @def.function
 (method_declaration name: (identifier) @name !body) @def.function
 (constructor_declaration name: (identifier) @name body: (_) @body) @def.function

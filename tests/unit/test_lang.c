@@ -7,6 +7,7 @@
 #include "index_util.h"
 #include "test.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -110,8 +111,10 @@ static int has_edge(IdxStore *st, const char *sp, const char *ss, const char *dp
 static void test_c(void)
 {
     IdxStore *st = index_fixture("c");
+    /* a table is a definition; a one-line variable stays module code */
     check_file(st, "util.c",
-               "module 1-4 \nfunction 5-8 add\n  doc: Adds two integers.\nfunction 10-13 twice\n");
+               "module 1-4 \nfunction 5-8 add\n  doc: Adds two integers.\nfunction 10-13 twice\n"
+               "class 16-18 ops\n  doc: Operations by name.\nmodule 19-19 \n");
     check_file(st, "util.h",
                "module 1-4 \nclass 5-7 point\n  doc: A point on the grid.\nmodule 9-9 \n"
                "function 11-11 SQUARE\nmodule 13-13 \n");
@@ -145,7 +148,8 @@ static void test_go(void)
     check_file(st, "store/store.go",
                "module 1-3 \nclass 4-6 Store\n  doc: Store keeps values by key.\n"
                "function 9-11 New\n  doc: New makes an empty Store.\n"
-               "method 14-16 Store.Get\n  doc: Get returns the value of k.\n");
+               "method 14-16 Store.Get\n  doc: Get returns the value of k.\n"
+               "class 19-21 defaults\n  doc: defaults seeds every new Store.\nmodule 23-23 \n");
     CHECK(has_edge(st, "store/store.go", "Store", "store/store.go", "Store.Get", IDX_EDGE_CONTAIN));
     CHECK(has_edge(st, "main.go", "main", "store/store.go", "New", IDX_EDGE_CALL));
     CHECK(has_edge(st, "main.go", "main", "store/store.go", "Store.Get", IDX_EDGE_CALL));
@@ -157,13 +161,14 @@ static void test_rust(void)
 {
     IdxStore *st = index_fixture("rust");
     /* attributes belong to the item; impl blocks hold the type's methods; a
-     * lone closing brace makes no chunk of its own */
+     * lone closing brace makes no chunk of its own; a /// doc of several
+     * lines is whole, without its fenced example */
     check_file(st, "src/parser.rs",
                "class 2-2 Visit\n  doc: Walks a token stream.\nmethod 3-3 Visit.visit\n"
                "class 7-10 Parser\n  doc: The parser state.\nclass 12-13 Parser\n"
                "method 14-16 Parser.new\n  doc: Makes a parser over text.\n"
-               "method 18-20 Parser.parse\nclass 23-23 Parser\n"
-               "method 24-26 Parser.visit\nfunction 29-31 count\n");
+               "method 24-26 Parser.parse\n  doc: Parses the text\nand counts its bytes.\n"
+               "class 29-29 Parser\nmethod 30-32 Parser.visit\nfunction 35-37 count\n");
     /* mod parser; -> the module's first chunk (it has no loose code) */
     CHECK(has_edge(st, "src/lib.rs", "", "src/parser.rs", "Visit", IDX_EDGE_IMPORT));
     CHECK(has_edge(st, "src/lib.rs", "run", "src/parser.rs", "Parser.new", IDX_EDGE_CALL));
@@ -172,29 +177,61 @@ static void test_rust(void)
     done(st);
 }
 
+/* Whether a's first edge of kind call goes to b and its last to c. */
+static int edges_first_last(IdxStore *st, const char *path, const char *a, const char *b,
+                            const char *c)
+{
+    IdxEdge *v = NULL;
+    size_t n = 0, first = SIZE_MAX, last = 0;
+    idx_edges(st, chunk_id(st, path, a), 1, &v, &n, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].kind == IDX_EDGE_CALL) {
+            if (first == SIZE_MAX) first = i;
+            last = i;
+        }
+    int ok = first != SIZE_MAX && v[first].dst == chunk_id(st, path, b) &&
+             v[last].dst == chunk_id(st, "src/main/java/com/ex/Animal.java", c);
+    free(v);
+    return ok;
+}
+
 static void test_java(void)
 {
     IdxStore *st = index_fixture("java");
     const char *dog = "src/main/java/com/ex/zoo/Dog.java", *animal = "src/main/java/com/ex/Animal.java";
+    const char *mood = "src/main/java/com/ex/zoo/Mood.java";
+    /* adjacent overloads are one unit */
     check_file(st, dog,
                "module 1-3 \nclass 5-6 Dog\nmethod 7-10 Dog.sound\n  doc: Barks.\n"
-               "method 12-14 Dog.bark\n");
+               "method 12-18 Dog.bark\nmethod 20-22 Dog.echo\n");
     check_file(st, animal,
                "module 1-5 \nclass 6-6 Animal\n  doc: Something that makes a sound.\n"
                "method 7-7 Animal.sound\nmethod 9-11 Animal.greet\n");
+    /* an enum constant with a body is a class of its own */
+    check_file(st, mood,
+               "module 1-1 \nclass 3-3 Mood\nclass 4-4 Mood.HAPPY\nmethod 5-7 Mood.HAPPY.say\n"
+               "class 9-9 Mood.SAD\nmethod 10-12 Mood.SAD.say\nmethod 15-15 Mood.say\n");
     CHECK(has_edge(st, dog, "Dog", animal, "Animal", IDX_EDGE_INHERIT));
     CHECK(has_edge(st, dog, "", animal, "Animal", IDX_EDGE_IMPORT));
     CHECK(has_edge(st, dog, "Dog.sound", dog, "Dog.bark", IDX_EDGE_CALL));
-    /* sound() names two methods and nothing says which: no edge */
+    /* a bare call is the class's own method (an implicit this) ... */
+    CHECK(has_edge(st, animal, "Animal.greet", animal, "Animal.sound", IDX_EDGE_CALL));
+    /* ... not one of the same name in a subclass */
     CHECK(!has_edge_quiet(st, animal, "Animal.greet", dog, "Dog.sound", IDX_EDGE_CALL));
+    /* calls of the file's own functions first, the types a signature names last */
+    CHECK(has_edge(st, dog, "Dog.echo", animal, "Animal.greet", IDX_EDGE_CALL));
+    CHECK(has_edge(st, dog, "Dog.echo", animal, "Animal", IDX_EDGE_CALL));
+    CHECK(edges_first_last(st, dog, "Dog.echo", "Dog.bark", "Animal"));
     done(st);
 }
 
 static void test_js(void)
 {
     IdxStore *st = index_fixture("js");
+    /* a doc block keeps its definition across one blank line (JSDoc) */
     check_file(st, "lib/util.js",
-               "module 1-5 \nfunction 6-8 slug\n  doc: Lowercases and dashes a title.\nmodule 10-10 \n");
+               "module 1-5 \nfunction 6-8 slug\n  doc: Lowercases and dashes a title.\n"
+               "function 14-16 dash\n  doc: Joins words with dashes.\nmodule 18-18 \n");
     check_file(st, "lib/app.js",
                "module 1-1 \nclass 3-3 App\nmethod 4-6 App.route\n"
                "method 9-11 App.prototype.home\nmodule 13-13 \n");

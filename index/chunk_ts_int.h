@@ -1,0 +1,71 @@
+/*
+ * chunk_ts_int.h - the generic tree-sitter chunker's state, shared by its
+ * files: chunk_ts.c (query pass, units, lines), chunk_ts_doc.c (doc
+ * comments and signatures), chunk_ts_refs.c (references after the units
+ * are known). Internal to index/.
+ */
+#ifndef CODERAG_CHUNK_TS_INT_H
+#define CODERAG_CHUNK_TS_INT_H
+
+#include "chunk_emit.h"
+#include "lang/lang.h"
+
+typedef enum {
+    CAP_NONE,
+    CAP_DEF_FUNCTION,
+    CAP_DEF_METHOD,
+    CAP_DEF_CLASS,
+    CAP_DEF_IMPL,
+    CAP_DEF_NAMESPACE,
+    CAP_DEF_TYPE,
+    CAP_DEF_MACRO,
+    CAP_DEF_CONSTANT,
+    CAP_NAME,
+    CAP_RECEIVER,
+    CAP_BODY,
+    CAP_REF_CALL,
+    CAP_REF_TYPE,
+    CAP_REF_INHERIT,
+    CAP_IMPORT,
+    CAP_PACKAGE,
+    CAP_REF_FROM,
+} CapKind;
+
+typedef struct TsDef {
+    CapKind cap;
+    TSNode node, name, body, receiver;
+} TsDef;
+
+typedef struct TsRun {
+    ChunkEmit em; /* lines, units, emission (chunk_emit.c) */
+    const IdxLang *lang;
+    const TSLanguage *tl;
+    TsDef *defs;
+    size_t n_defs, cap_defs;
+    ChunkRef *types; /* type references, emitted after the calls */
+    size_t n_types, cap_types;
+    size_t first_type; /* em.refs from here on are type references */
+    TSSymbol comment_syms[4];
+    size_t n_comment_syms;
+    StrBuf sb;
+} TsRun;
+
+static inline int chunk_ts__is_comment(const TsRun *r, TSSymbol s)
+{
+    for (size_t i = 0; i < r->n_comment_syms; i++)
+        if (r->comment_syms[i] == s) return 1;
+    return 0;
+}
+
+/* The comments right above n as its doc comment (caller frees), or NULL;
+ * *out_line: the first line of the comment. */
+char *chunk_ts__doc(TsRun *r, TSNode n, uint32_t *out_line);
+/* The one-line header of d (caller frees). */
+char *chunk_ts__signature(TsRun *r, const TsDef *d);
+/* Bare names of class members become the members' symbols (rows with
+ * implicit_this); after idx_emit_build, before idx_emit_refs_out. */
+void chunk_ts__member_refs(TsRun *r);
+/* Calls of the file's own functions first among em.refs[0, first_type). */
+void chunk_ts__local_calls_first(TsRun *r);
+
+#endif
