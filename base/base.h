@@ -32,7 +32,7 @@
     X(EHTTP, "endpoint error")                                                                     \
     X(ETIMEOUT, "timed out")                                                                       \
     X(ECANCELED, "canceled")                                                                       \
-    X(EOUTSIDE, "path outside the workspace")                                                     \
+    X(EOUTSIDE, "path outside the workspace")                                                      \
     X(ENOINDEX, "not indexed yet")
 
 typedef enum {
@@ -52,8 +52,7 @@ typedef struct ErrInfo {
 } ErrInfo;
 
 /* Sets e->code and formats e->msg (when e is not NULL); returns code. */
-CrErr err_set(ErrInfo *e, CrErr code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+CrErr err_set(ErrInfo *e, CrErr code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---------------------------------------------------------------- memory */
 
@@ -70,7 +69,7 @@ char *xstrndup(const char *s, size_t n);
 #define ARRAY_GROW(p, n, cap)                                                                      \
     do {                                                                                           \
         if ((size_t)(n) > (size_t)(cap)) {                                                         \
-            size_t cr__c = (cap) ? (size_t)(cap) * 2 : 16;                                         \
+            size_t cr__c = (cap) ? (size_t)(cap)*2 : 16;                                           \
             if (cr__c < (size_t)(n)) cr__c = (size_t)(n);                                          \
             (p) = xrealloc((p), cr__c * sizeof(*(p)));                                             \
             (cap) = cr__c;                                                                         \

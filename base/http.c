@@ -31,7 +31,8 @@ typedef struct CurlApi {
     CURLMcode (*multi_add_handle)(CURLM *m, CURL *curl);
     CURLMcode (*multi_remove_handle)(CURLM *m, CURL *curl);
     CURLMcode (*multi_perform)(CURLM *m, int *running);
-    CURLMcode (*multi_poll)(CURLM *m, struct curl_waitfd *fds, unsigned n, int timeout_ms, int *ret);
+    CURLMcode (*multi_poll)(CURLM *m, struct curl_waitfd *fds, unsigned n, int timeout_ms,
+                            int *ret);
     CURLMsg *(*multi_info_read)(CURLM *m, int *left);
     CURLMcode (*multi_cleanup)(CURLM *m);
     char error[200]; /* non-empty: could not be loaded */
@@ -138,7 +139,8 @@ static size_t http__header(char *data, size_t size, size_t nmemb, void *ud)
     static const char name[] = "retry-after:";
     if (n > sizeof name - 1 && strncasecmp(data, name, sizeof name - 1) == 0) {
         size_t i = sizeof name - 1;
-        while (i < n && (data[i] == ' ' || data[i] == '\t')) i++;
+        while (i < n && (data[i] == ' ' || data[i] == '\t'))
+            i++;
         long secs = 0;
         size_t digits = 0;
         for (; i < n && data[i] >= '0' && data[i] <= '9'; i++, digits++)
@@ -241,7 +243,8 @@ char *http_endpoint_url(const char *base, const char *endpoint)
 {
     size_t n = strlen(base);
     if (n && base[n - 1] == '/') n--;
-    while (*endpoint == '/') endpoint++;
+    while (*endpoint == '/')
+        endpoint++;
     /* "/v1" must end the path, not be the host of "http://v1" */
     const char *sep = strstr(base, "://");
     size_t path_at = sep ? (size_t)(sep + 3 - base) : 0;
@@ -266,13 +269,15 @@ static void http__mask(char *s, size_t n, const HttpRequest *req)
         if (!colon) continue;
         if (!strncasecmp(line, "Content-Type:", 13) || !strncasecmp(line, "Accept:", 7)) continue;
         const char *v = colon + 1;
-        while (*v == ' ' || *v == '\t') v++;
+        while (*v == ' ' || *v == '\t')
+            v++;
         for (int whole = 1; *v; whole = 0) {
             size_t len = whole ? strlen(v) : strcspn(v, " \t");
             text_mask(s, n, v, len);
             if (!whole) {
                 v += len;
-                while (*v == ' ' || *v == '\t') v++;
+                while (*v == ' ' || *v == '\t')
+                    v++;
             }
         }
     }
@@ -336,8 +341,7 @@ static int http__retryable_code(CURLcode cc)
 }
 
 /* Runs one attempt; sets *retry when another attempt may succeed. */
-static CrErr http__attempt(HttpXfer *x, const char *url_shown, char *errbuf, int *retry,
-                           ErrInfo *e)
+static CrErr http__attempt(HttpXfer *x, const char *url_shown, char *errbuf, int *retry, ErrInfo *e)
 {
     const HttpRequest *req = x->req;
     HttpResponse *out = x->out;

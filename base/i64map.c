@@ -27,7 +27,8 @@ static size_t i64map__home(int64_t key, size_t mask)
 static size_t i64map__slot(const I64Map *m, int64_t key)
 {
     size_t mask = m->cap - 1, i = i64map__home(key, mask);
-    while (m->keys[i] && m->keys[i] != key + 1) i = (i + 1) & mask;
+    while (m->keys[i] && m->keys[i] != key + 1)
+        i = (i + 1) & mask;
     return i;
 }
 
@@ -50,7 +51,8 @@ static void i64map__resize(I64Map *m, size_t cap)
 void i64map_reserve(I64Map *m, size_t n)
 {
     size_t cap = m->cap ? m->cap : 64;
-    while ((n + 1) * 4 >= cap * 3) cap *= 2;
+    while ((n + 1) * 4 >= cap * 3)
+        cap *= 2;
     if (cap > m->cap) i64map__resize(m, cap);
 }
 

@@ -100,7 +100,8 @@ int sb_add_excerpt(StrBuf *sb, const char *s, size_t len, size_t max)
         shown++;
         space = 0;
     }
-    while (sb->len && sb->buf[sb->len - 1] == ' ') sb->buf[--sb->len] = '\0';
+    while (sb->len && sb->buf[sb->len - 1] == ' ')
+        sb->buf[--sb->len] = '\0';
     int cut = i < len;
     if (cut) sb_adds(sb, "...");
     return cut;

@@ -11,7 +11,8 @@ void strmap_init(StrMap *m)
 void strmap_release(StrMap *m)
 {
     if (!m) return;
-    for (size_t i = 0; i < m->cap; i++) free(m->keys[i]);
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->keys[i]);
     free(m->keys);
     free(m->vals);
     memset(m, 0, sizeof *m);

@@ -45,7 +45,8 @@ int main(int argc, char **argv)
     char line[65536];
     size_t cap = 4096, n = 0;
     double *total = calloc(cap, sizeof *total), *stage[5];
-    for (int k = 0; k < 5; k++) stage[k] = calloc(cap, sizeof(double));
+    for (int k = 0; k < 5; k++)
+        stage[k] = calloc(cap, sizeof(double));
     while (fgets(line, sizeof line, f)) {
         json_t *q = json_loads(line, 0, NULL);
         const char *corpus = NULL, *question = NULL;
@@ -78,9 +79,11 @@ int main(int argc, char **argv)
     fclose(f);
     static const char *const names[] = {"bm25", "dense", "graph", "pack", "verify"};
     printf("asks %zu  p50 %.2f ms  p95 %.2f ms ", n, pct(total, n, 0.5), pct(total, n, 0.95));
-    for (int k = 0; k < 5; k++) printf(" %s %.2f", names[k], pct(stage[k], n, 0.5));
+    for (int k = 0; k < 5; k++)
+        printf(" %s %.2f", names[k], pct(stage[k], n, 0.5));
     printf("\n");
-    for (int k = 0; k < 5; k++) free(stage[k]);
+    for (int k = 0; k < 5; k++)
+        free(stage[k]);
     free(total);
     idx_close(st);
     return 0;

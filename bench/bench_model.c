@@ -48,8 +48,8 @@ int main(int argc, char **argv)
     }
     double t1 = now_ms();
     for (int i = 0; i < 1000; i++) {
-        idx_embedder_embed_query(em, "How does the router reject a request whose method is not allowed?",
-                             &v, &dim, &e);
+        idx_embedder_embed_query(
+            em, "How does the router reject a request whose method is not allowed?", &v, &dim, &e);
         free(v);
     }
     double t2 = now_ms();

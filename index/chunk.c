@@ -67,7 +67,7 @@ void idx_chunk_set_release(ChunkSet *s)
 }
 
 CrErr idx_chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
-                  ErrInfo *e)
+                      ErrInfo *e)
 {
     return idx_py_chunker_run(c->py, src, len, max_lines, out, e);
 }
@@ -88,7 +88,8 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
         ts_parser_set_timeout_micros(s->parser, CHUNK__TIMEOUT_US);
         if (!ts_parser_set_language(s->parser, l)) {
             s->failed = 1;
-            log_msg(LOG_ERROR, "chunk: grammar '%s' has an ABI this tree-sitter refuses", lang->name);
+            log_msg(LOG_ERROR, "chunk: grammar '%s' has an ABI this tree-sitter refuses",
+                    lang->name);
         } else if (lang->query) {
             uint32_t off = 0;
             TSQueryError qe = TSQueryErrorNone;
@@ -108,7 +109,7 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
 }
 
 CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
-                       uint32_t max_lines, ChunkSet *out, ErrInfo *e)
+                           uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
     if (!lang || !strcmp(lang->name, "python"))
         return idx_py_chunker_run(c->py, src, len, max_lines, out, e);

@@ -101,7 +101,7 @@ uint32_t idx_emit_end_line(const ChunkEmit *em, uint32_t start, uint32_t end)
 }
 
 int idx_emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, uint32_t end,
-                  char *symbol, char *signature, char *doc)
+                      char *symbol, char *signature, char *doc)
 {
     if (start < 1) start = 1;
     if (end < start) end = start;
@@ -125,7 +125,8 @@ int idx_emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, u
 int idx_emit_unit_by_symbol(const ChunkEmit *em, const char *symbol)
 {
     for (size_t i = em->n_units; i-- > 0;)
-        if (em->units[i].kind == IDX_KIND_CLASS && !strcmp(em->units[i].symbol, symbol)) return (int)i;
+        if (em->units[i].kind == IDX_KIND_CLASS && !strcmp(em->units[i].symbol, symbol))
+            return (int)i;
     return -1;
 }
 
@@ -161,8 +162,8 @@ static void emit__push(ChunkEmit *em, ChunkSet *out, const EmitUnit *u, IdxKind 
 
 /* Lines a..b of one owner, in windows of at most max_lines cut where a
  * statement starts in the last 30% of a window when one does. */
-static void emit__windows(ChunkEmit *em, ChunkSet *out, const EmitUnit *u, IdxKind kind,
-                          uint32_t a, uint32_t b, const char *doc, int parent)
+static void emit__windows(ChunkEmit *em, ChunkSet *out, const EmitUnit *u, IdxKind kind, uint32_t a,
+                          uint32_t b, const char *doc, int parent)
 {
     uint32_t max = em->max_lines;
     if (b - a + 1 <= max) {

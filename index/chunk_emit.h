@@ -32,7 +32,7 @@ typedef struct ChunkEmit {
     int *line_chunk;      /* [1..n_lines] */
     EmitUnit *units;
     size_t n_units, cap_units;
-    ChunkRef *refs;       /* .chunk: a unit, or -1 (attributed by line) */
+    ChunkRef *refs; /* .chunk: a unit, or -1 (attributed by line) */
     size_t n_refs, cap_refs;
     const char *module_doc; /* borrowed: given to the module run holding module_doc_line */
     uint32_t module_doc_line;
@@ -51,7 +51,7 @@ uint32_t idx_emit_end_line(const ChunkEmit *em, uint32_t start, uint32_t end);
 /* Adds a unit (units must come in order of start line, outer before inner);
  * takes symbol, signature and doc (any may be NULL). Returns its id. */
 int idx_emit_unit_add(ChunkEmit *em, IdxKind kind, int parent, uint32_t start, uint32_t end,
-                  char *symbol, char *signature, char *doc);
+                      char *symbol, char *signature, char *doc);
 /* The last class-like unit with this symbol (a Go receiver, Foo in Foo::bar), or -1. */
 int idx_emit_unit_by_symbol(const ChunkEmit *em, const char *symbol);
 ChunkRef *idx_emit_ref_push(ChunkEmit *em, RefKind kind, int unit, uint32_t line);

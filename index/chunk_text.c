@@ -14,7 +14,8 @@
 static int text__punct_line(const char *s, size_t n, char *out_c)
 {
     static const char marks[] = "=-~^*#+`:'\"._";
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\r' || s[n - 1] == '\t')) n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\r' || s[n - 1] == '\t'))
+        n--;
     if (n < 3 || !strchr(marks, s[0])) return 0;
     for (size_t i = 1; i < n; i++)
         if (s[i] != s[0]) return 0;
@@ -27,7 +28,8 @@ static char *text__heading(const ChunkEmit *em, const IdxLang *lang, uint32_t l,
 {
     const char *s = em->src + em->line_start[l];
     size_t n = em->line_start[l + 1] - em->line_start[l];
-    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ')) n--;
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+        n--;
     const char *nx = l < em->n_lines ? em->src + em->line_start[l + 1] : NULL;
     size_t nn = nx ? em->line_start[l + 2] - em->line_start[l + 1] : 0;
     if (!strcmp(lang->name, "markdown")) {
@@ -38,11 +40,14 @@ static char *text__heading(const ChunkEmit *em, const IdxLang *lang, uint32_t l,
         if (*in_fence) return NULL;
         if (n >= 2 && s[0] == '#') {
             size_t k = 0;
-            while (k < n && s[k] == '#') k++;
+            while (k < n && s[k] == '#')
+                k++;
             if (k > 6 || k >= n || s[k] != ' ') return NULL;
-            while (k < n && s[k] == ' ') k++;
+            while (k < n && s[k] == ' ')
+                k++;
             size_t e = n;
-            while (e > k && (s[e - 1] == '#' || s[e - 1] == ' ')) e--;
+            while (e > k && (s[e - 1] == '#' || s[e - 1] == ' '))
+                e--;
             return e > k ? xstrndup(s + k, e - k) : NULL;
         }
         char c;
@@ -52,12 +57,13 @@ static char *text__heading(const ChunkEmit *em, const IdxLang *lang, uint32_t l,
     }
     /* reST: a title line followed by an underline at least as long */
     int u = nx ? text__punct_line(nx, nn, NULL) : 0;
-    if (n && s[0] != ' ' && u && (size_t)u >= n && !text__punct_line(s, n, NULL)) return xstrndup(s, n);
+    if (n && s[0] != ' ' && u && (size_t)u >= n && !text__punct_line(s, n, NULL))
+        return xstrndup(s, n);
     return NULL;
 }
 
 CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
-                 ChunkSet *out, ErrInfo *e)
+                     ChunkSet *out, ErrInfo *e)
 {
     ChunkEmit em;
     if (!src) len = 0;
@@ -67,7 +73,8 @@ CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t 
     idx_emit_init(&em, src, (uint32_t)len, sections ? max_lines : TEXT__WINDOW);
     /* paragraph starts are where long sections and windows are cut */
     for (uint32_t l = 1; l <= em.n_lines; l++)
-        if (em.line_kind[l] == EMIT_CODE && (l == 1 || em.line_kind[l - 1] == EMIT_BLANK)) em.cut[l] = 1;
+        if (em.line_kind[l] == EMIT_CODE && (l == 1 || em.line_kind[l - 1] == EMIT_BLANK))
+            em.cut[l] = 1;
     int fence = 0, open = -1;
     for (uint32_t l = 1; sections && l <= em.n_lines; l++) {
         char *h = text__heading(&em, lang, l, &fence);
@@ -76,7 +83,8 @@ CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t 
         open = idx_emit_unit_add(&em, IDX_KIND_SECTION, -1, l, em.n_lines, h, xstrdup(h), NULL);
         em.cut[l] = 1;
     }
-    if (!sections && em.n_lines) idx_emit_unit_add(&em, IDX_KIND_SECTION, -1, 1, em.n_lines, NULL, NULL, NULL);
+    if (!sections && em.n_lines)
+        idx_emit_unit_add(&em, IDX_KIND_SECTION, -1, 1, em.n_lines, NULL, NULL, NULL);
     idx_emit_build(&em, out);
     idx_emit_release(&em);
     return CR_OK;
@@ -88,4 +96,5 @@ static const char *const text__exts[] = {".toml", ".cfg", ".ini", ".yaml", ".yml
 
 const IdxLang idx_lang_markdown = {.name = "markdown", .exts = md__exts, .is_doc = 1};
 const IdxLang idx_lang_rst = {.name = "rst", .exts = rst__exts, .is_doc = 1};
-const IdxLang idx_lang_text = {.name = "text", .exts = text__exts, .is_doc = 1, .max_bytes = 128 * 1024};
+const IdxLang idx_lang_text = {
+    .name = "text", .exts = text__exts, .is_doc = 1, .max_bytes = 128 * 1024};

@@ -15,14 +15,22 @@ static const struct {
     const char *name;
     CapKind kind;
 } ts__caps[] = {
-    {"def.function", CAP_DEF_FUNCTION}, {"def.method", CAP_DEF_METHOD},
-    {"def.class", CAP_DEF_CLASS},       {"def.impl", CAP_DEF_IMPL},
-    {"def.namespace", CAP_DEF_NAMESPACE}, {"def.type", CAP_DEF_TYPE},
-    {"def.macro", CAP_DEF_MACRO},       {"def.constant", CAP_DEF_CONSTANT},
-    {"name", CAP_NAME},                 {"receiver", CAP_RECEIVER},
-    {"body", CAP_BODY},                 {"ref.call", CAP_REF_CALL},
-    {"ref.type", CAP_REF_TYPE},         {"ref.inherit", CAP_REF_INHERIT},
-    {"import", CAP_IMPORT},             {"package", CAP_PACKAGE},
+    {"def.function", CAP_DEF_FUNCTION},
+    {"def.method", CAP_DEF_METHOD},
+    {"def.class", CAP_DEF_CLASS},
+    {"def.impl", CAP_DEF_IMPL},
+    {"def.namespace", CAP_DEF_NAMESPACE},
+    {"def.type", CAP_DEF_TYPE},
+    {"def.macro", CAP_DEF_MACRO},
+    {"def.constant", CAP_DEF_CONSTANT},
+    {"name", CAP_NAME},
+    {"receiver", CAP_RECEIVER},
+    {"body", CAP_BODY},
+    {"ref.call", CAP_REF_CALL},
+    {"ref.type", CAP_REF_TYPE},
+    {"ref.inherit", CAP_REF_INHERIT},
+    {"import", CAP_IMPORT},
+    {"package", CAP_PACKAGE},
     {"ref.from", CAP_REF_FROM},
 };
 
@@ -68,7 +76,7 @@ char *idx_lang_string_text(const LangParse *p, TSNode n)
 }
 
 void idx_lang_add_import(LangParse *p, TSNode at, const char *module, const char *member,
-                     const char *alias)
+                         const char *alias)
 {
     TsRun *r = p->run;
     if (!module || !module[0] || !alias || !alias[0]) return;
@@ -82,8 +90,8 @@ void idx_lang_add_import(LangParse *p, TSNode at, const char *module, const char
 
 static int ts__ident_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$' || (unsigned char)c >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$' || (unsigned char)c >= 0x80;
 }
 
 /* Writes the expression src[a,b) as a dotted chain into sb: identifiers
@@ -105,8 +113,9 @@ static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
                 j++;
             if (parts++) sb_addc(sb, '.');
             size_t n = j - i;
-            if (parts == 1 && ((n == 4 && (!memcmp(src + i, "this", 4) || !memcmp(src + i, "self", 4) ||
-                                           !memcmp(src + i, "Self", 4)))))
+            if (parts == 1 &&
+                ((n == 4 && (!memcmp(src + i, "this", 4) || !memcmp(src + i, "self", 4) ||
+                             !memcmp(src + i, "Self", 4)))))
                 sb_adds(sb, "self");
             else
                 sb_add(sb, src + i, n);
@@ -129,9 +138,11 @@ static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
     if (ok && !want_ident && parts) return 1;
     /* not a plain chain: keep the last member when it is one */
     uint32_t e = b;
-    while (e > a && (src[e - 1] == ' ' || src[e - 1] == '\n' || src[e - 1] == '\t')) e--;
+    while (e > a && (src[e - 1] == ' ' || src[e - 1] == '\n' || src[e - 1] == '\t'))
+        e--;
     uint32_t s = e;
-    while (s > a && ts__ident_char(src[s - 1])) s--;
+    while (s > a && ts__ident_char(src[s - 1]))
+        s--;
     if (s == e || s == a || (src[s] >= '0' && src[s] <= '9')) return 0;
     if (!(src[s - 1] == '.' || src[s - 1] == '>' || src[s - 1] == ':')) return 0;
     sb_reset(sb);
@@ -152,16 +163,20 @@ static char *ts__name_text(TsRun *r, TSNode n)
     int depth = 0;
     for (uint32_t i = a; i < b; i++) {
         char c = src[i];
-        if (c == '<') depth++;
-        else if (c == '>' && depth) depth--;
-        else if (depth) continue;
+        if (c == '<')
+            depth++;
+        else if (c == '>' && depth)
+            depth--;
+        else if (depth)
+            continue;
         else if (c == ':' && i + 1 < b && src[i + 1] == ':') {
             if (sb->len) sb_addc(sb, '.');
             i++;
         } else if (ts__ident_char(c) || c == '~' || c == '.') {
             sb_addc(sb, c);
-        } else if (c == '\'' ) { /* a lifetime: skip it */
-            while (i + 1 < b && ts__ident_char(src[i + 1])) i++;
+        } else if (c == '\'') { /* a lifetime: skip it */
+            while (i + 1 < b && ts__ident_char(src[i + 1]))
+                i++;
         }
     }
     return xstrndup(sb->buf, sb->len);
@@ -204,12 +219,15 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
             } else if (k == CAP_REF_CALL || k == CAP_REF_TYPE || k == CAP_REF_INHERIT) {
                 uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
                 /* obj.name(...) captured as @ref.from obj and @ref.call name */
-                if (!ts_node_is_null(from) && ts_node_start_byte(from) < a) a = ts_node_start_byte(from);
+                if (!ts_node_is_null(from) && ts_node_start_byte(from) < a)
+                    a = ts_node_start_byte(from);
                 if (b > r->em.len || !ts__chain(&r->sb, r->em.src, a, b)) continue;
                 uint32_t line = ts_node_start_point(n).row + 1;
                 if (k == CAP_REF_TYPE) {
                     ARRAY_GROW(r->types, r->n_types + 1, r->cap_types);
-                    r->types[r->n_types++] = (ChunkRef){.kind = REF_CALL, .chunk = -1, .line = line,
+                    r->types[r->n_types++] = (ChunkRef){.kind = REF_CALL,
+                                                        .chunk = -1,
+                                                        .line = line,
                                                         .name = xstrndup(r->sb.buf, r->sb.len)};
                     continue;
                 }
@@ -222,7 +240,8 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 out->package = ts__name_text(r, n);
             }
         }
-        if (d.cap && !ts_node_is_null(d.name) && ts_node_end_byte(d.name) > ts_node_start_byte(d.name)) {
+        if (d.cap && !ts_node_is_null(d.name) &&
+            ts_node_end_byte(d.name) > ts_node_start_byte(d.name)) {
             ARRAY_GROW(r->defs, r->n_defs + 1, r->cap_defs);
             r->defs[r->n_defs++] = d;
         }
@@ -265,8 +284,8 @@ static TSNode ts__outer(const TsRun *r, TSNode n)
 static TSNode ts__first_prefix(const TsRun *r, TSNode outer)
 {
     TSNode first = outer;
-    for (TSNode p = ts_node_prev_sibling(outer); !ts_node_is_null(p) && ts__kind_in(p, r->lang->prefixes);
-         p = ts_node_prev_sibling(p))
+    for (TSNode p = ts_node_prev_sibling(outer);
+         !ts_node_is_null(p) && ts__kind_in(p, r->lang->prefixes); p = ts_node_prev_sibling(p))
         first = p;
     return first;
 }
@@ -278,9 +297,12 @@ static IdxKind ts__idx_kind(CapKind k, int in_container)
     case CAP_DEF_IMPL:
     case CAP_DEF_NAMESPACE:
     case CAP_DEF_TYPE:
-    case CAP_DEF_CONSTANT: return IDX_KIND_CLASS;
-    case CAP_DEF_METHOD: return IDX_KIND_METHOD;
-    default: return in_container ? IDX_KIND_METHOD : IDX_KIND_FUNCTION;
+    case CAP_DEF_CONSTANT:
+        return IDX_KIND_CLASS;
+    case CAP_DEF_METHOD:
+        return IDX_KIND_METHOD;
+    default:
+        return in_container ? IDX_KIND_METHOD : IDX_KIND_FUNCTION;
     }
 }
 
@@ -315,7 +337,8 @@ static void ts__units(TsRun *r)
         uint32_t a = ts_node_start_byte(d->node), b = ts_node_end_byte(d->node);
         if (a == prev_a && b == prev_b) continue; /* the same node from two patterns */
         /* a constant of one line stays module code; a table is a definition */
-        if (d->cap == CAP_DEF_CONSTANT && ts_node_start_point(d->node).row == ts_node_end_point(d->node).row)
+        if (d->cap == CAP_DEF_CONSTANT &&
+            ts_node_start_point(d->node).row == ts_node_end_point(d->node).row)
             continue;
         prev_a = a;
         prev_b = b;
@@ -337,11 +360,12 @@ static void ts__units(TsRun *r)
         char *recv = ts_node_is_null(d->receiver) ? NULL : ts__name_text(r, d->receiver);
         TSNode outer = ts__outer(r, d->node);
         TSNode first = ts__first_prefix(r, outer);
-        uint32_t end = idx_emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
+        uint32_t end =
+            idx_emit_end_line(&r->em, ts_node_start_byte(outer), ts_node_end_byte(outer));
         /* the doc comment becomes the docstring; its lines stay outside
          * the definition (measured: inside, they cost recall) */
         uint32_t start = ts_node_start_point(first).row + 1, doc_line = 0;
-        char *doc = chunk_ts__doc(r, first, &doc_line);
+        char *doc = idx_chunk_ts_doc(r, first, &doc_line);
         int parent = up;
         StrBuf sym;
         sb_init(&sym);
@@ -373,7 +397,7 @@ static void ts__units(TsRun *r)
             continue;
         }
         id = idx_emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
-                               sb_detach(&sym, NULL), chunk_ts__signature(r, d), doc);
+                               sb_detach(&sym, NULL), idx_chunk_ts_signature(r, d), doc);
         free(name);
         free(recv);
         open[depth] = id;
@@ -432,7 +456,7 @@ out:
 }
 
 CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
-               size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e)
+                   size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
     TsRun r;
     CrErr rc = CR_OK;
@@ -462,8 +486,8 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     if (query) ts__collect(&r, query, root, out);
     ts__units(&r);
     idx_emit_build(&r.em, out);
-    if (lang->implicit_this) chunk_ts__member_refs(&r);
-    chunk_ts__local_calls_first(&r);
+    if (lang->implicit_this) idx_chunk_ts_member_refs(&r);
+    idx_chunk_ts_local_calls_first(&r);
     idx_emit_refs_out(&r.em, out);
 
     ts_tree_delete(tree);

@@ -60,7 +60,7 @@ static int ts__doc_block(const TsRun *r, TSNode n)
 }
 
 /* The comments right above n (no blank line between), as text. */
-char *chunk_ts__doc(TsRun *r, TSNode n, uint32_t *out_line)
+char *idx_chunk_ts_doc(TsRun *r, TSNode n, uint32_t *out_line)
 {
     uint32_t row = ts_node_start_point(n).row;
     TSNode first = {0};
@@ -93,7 +93,7 @@ char *chunk_ts__doc(TsRun *r, TSNode n, uint32_t *out_line)
 
 /* One-line header: from the definition to its body (or the end of its
  * first line), whitespace collapsed. */
-char *chunk_ts__signature(TsRun *r, const TsDef *d)
+char *idx_chunk_ts_signature(TsRun *r, const TsDef *d)
 {
     const char *src = r->em.src;
     uint32_t a = ts_node_start_byte(d->node), b;

@@ -59,13 +59,13 @@ static inline int chunk_ts__is_comment(const TsRun *r, TSSymbol s)
 
 /* The comments right above n as its doc comment (caller frees), or NULL;
  * *out_line: the first line of the comment. */
-char *chunk_ts__doc(TsRun *r, TSNode n, uint32_t *out_line);
+char *idx_chunk_ts_doc(TsRun *r, TSNode n, uint32_t *out_line);
 /* The one-line header of d (caller frees). */
-char *chunk_ts__signature(TsRun *r, const TsDef *d);
+char *idx_chunk_ts_signature(TsRun *r, const TsDef *d);
 /* Bare names of class members become the members' symbols (rows with
  * implicit_this); after idx_emit_build, before idx_emit_refs_out. */
-void chunk_ts__member_refs(TsRun *r);
+void idx_chunk_ts_member_refs(TsRun *r);
 /* Calls of the file's own functions first among em.refs[0, first_type). */
-void chunk_ts__local_calls_first(TsRun *r);
+void idx_chunk_ts_local_calls_first(TsRun *r);
 
 #endif

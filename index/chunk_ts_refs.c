@@ -8,7 +8,7 @@
 /* With an implicit `this`, a bare name used in a method that names a
  * member of the method's class (or of a class around it) defined in this
  * file is that member: the reference becomes its qualified symbol. */
-void chunk_ts__member_refs(TsRun *r)
+void idx_chunk_ts_member_refs(TsRun *r)
 {
     StrMap syms;
     StrBuf q;
@@ -50,7 +50,7 @@ void chunk_ts__member_refs(TsRun *r)
 /* Calls of functions this file defines lead a chunk's calls: a
  * function's own module's helpers are the steps of what it does, more
  * often than the calls it makes into other modules' interfaces. */
-void chunk_ts__local_calls_first(TsRun *r)
+void idx_chunk_ts_local_calls_first(TsRun *r)
 {
     if (!r->first_type) return;
     StrMap names;

@@ -26,8 +26,9 @@ static char *vectors_path(const IdxStore *st)
 
 CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
 {
-    EmbedConfig ec = {cfg->embed_provider, cfg->embed_url, cfg->embed_model, cfg->embed_api_key_env,
-                      0, 0, 0, EMBED_BATCH};
+    EmbedConfig ec = {
+        cfg->embed_provider, cfg->embed_url, cfg->embed_model, cfg->embed_api_key_env, 0, 0, 0,
+        EMBED_BATCH};
     /* The trained model is opt-in (docs/embedder.md): on the dev sets it adds
      * little, and by default every one-shot ask and every update would pay
      * for loading it and the vectors. Unset means no dense leg. */
@@ -132,7 +133,8 @@ static char *embed_text(IdxStore *st, int64_t id)
     if (idx_read_lines(st, c.path, c.start_line, c.end_line, &sb, NULL, NULL) == CR_OK &&
         sb.len > head + EMBED_TEXT_CHARS) {
         size_t cut = head + EMBED_TEXT_CHARS;
-        while (cut > head && ((unsigned char)sb.buf[cut] & 0xC0) == 0x80) cut--;
+        while (cut > head && ((unsigned char)sb.buf[cut] & 0xC0) == 0x80)
+            cut--;
         sb_truncate(&sb, cut);
     }
     idx_chunk_release(&c);
@@ -165,9 +167,11 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
         char *texts[EMBED_BATCH];
         float *vecs = NULL;
         int dim = 0;
-        for (size_t k = 0; k < m; k++) texts[k] = embed_text(st, missing[at + k]);
+        for (size_t k = 0; k < m; k++)
+            texts[k] = embed_text(st, missing[at + k]);
         rc = idx_embedder_embed(st->dense.em, (const char *const *)texts, m, &vecs, &dim, e);
-        for (size_t k = 0; k < m; k++) free(texts[k]);
+        for (size_t k = 0; k < m; k++)
+            free(texts[k]);
         if (!rc && !idx_vecstore_dim(st->dense.vs)) {
             /* An empty store learns its dimension from the first vectors. */
             char *path = vectors_path(st);
@@ -185,7 +189,8 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     /* What was added is kept even when a later batch failed. */
     CrErr save = idx_vecstore_save(st->dense.vs, rc ? NULL : e);
     if (!rc) rc = save;
-    if (!rc && idx_vecstore_count(st->dense.vs) > 0) rc = idx_store_meta_put(st, "embedder", idx_embedder_id(st->dense.em), e);
+    if (!rc && idx_vecstore_count(st->dense.vs) > 0)
+        rc = idx_store_meta_put(st, "embedder", idx_embedder_id(st->dense.em), e);
 out:
     free(want);
     free(have);

@@ -14,7 +14,7 @@ CrErr idx_embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
      * at cfg->model or the path fixed at build time. */
     if (!p || !*p || !strcmp(p, "builtin"))
         return idx_embedder_builtin_new(cfg->model && *cfg->model ? cfg->model : CODERAG_MODEL_PATH,
-                                    out, e);
+                                        out, e);
     if (!strcmp(p, "openai")) return idx_embedder_openai_new(cfg, out, e);
     return err_set(e, CR_EINVAL, "unknown embedding provider \"%.64s\" (builtin or openai)", p);
 }
@@ -36,8 +36,8 @@ int idx_embedder_dim(const Embedder *em)
     return em->ops->dim(em->state);
 }
 
-CrErr idx_embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out, int *out_dim,
-                     ErrInfo *e)
+CrErr idx_embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out,
+                         int *out_dim, ErrInfo *e)
 {
     *out = NULL;
     *out_dim = em->ops->dim(em->state);
@@ -49,7 +49,7 @@ CrErr idx_embedder_embed(Embedder *em, const char *const *texts, size_t n, float
 }
 
 CrErr idx_embedder_embed_query(Embedder *em, const char *question, float **out, int *out_dim,
-                           ErrInfo *e)
+                               ErrInfo *e)
 {
     *out = NULL;
     *out_dim = em->ops->dim(em->state);

@@ -74,7 +74,8 @@ static uint32_t nb_hash(const void *s, size_t n)
 {
     const unsigned char *p = s;
     uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 16777619u;
     return h;
 }
 
@@ -124,7 +125,8 @@ static void nb_tokens(const char *text, uint32_t max, StrBuf *toks)
         size_t before = toks->len;
         idx_tok_code(text + at, end - at, toks);
         /* every token after the first is preceded by one space */
-        for (size_t i = before; i < toks->len; i++) count += toks->buf[i] == ' ';
+        for (size_t i = before; i < toks->len; i++)
+            count += toks->buf[i] == ' ';
         if (before == 0 && toks->len > 0) count++;
         at = end;
     }
@@ -145,7 +147,8 @@ static void nb_embed_one(const NbowEmbedder *m, const char *text, int query, Str
         if (id >= 0) {
             float f = w[id] * m->scale[id];
             const int8_t *row = m->emb + (size_t)id * (size_t)m->dim;
-            for (int k = 0; k < m->dim; k++) v[k] += f * (float)row[k];
+            for (int k = 0; k < m->dim; k++)
+                v[k] += f * (float)row[k];
         }
         p = end ? end + 1 : NULL;
     }
@@ -159,7 +162,8 @@ static CrErr nb_embed_side(void *state, const char *const *texts, size_t n, int 
     StrBuf toks;
     float *v = xcalloc(n * (size_t)m->dim, sizeof *v);
     sb_init(&toks);
-    for (size_t i = 0; i < n; i++) nb_embed_one(m, texts[i], query, &toks, v + i * (size_t)m->dim);
+    for (size_t i = 0; i < n; i++)
+        nb_embed_one(m, texts[i], query, &toks, v + i * (size_t)m->dim);
     sb_release(&toks);
     *out = v;
     *out_dim = m->dim;
@@ -211,13 +215,15 @@ static CrErr nb_parse(NbowEmbedder *m, const char *path, ErrInfo *e)
     m->emb = (const int8_t *)(m->scale + vocab);
     const char *p = d + NB_HEADER + fixed, *end = d + m->size;
     uint32_t cap = 16;
-    while (cap < 2 * vocab) cap <<= 1;
+    while (cap < 2 * vocab)
+        cap <<= 1;
     m->mask = cap - 1;
     m->slots = xcalloc(cap, sizeof *m->slots);
     m->tok = xcalloc(vocab, sizeof *m->tok);
     for (uint32_t i = 0; i < vocab; i++) {
         size_t n = (unsigned char)*p;
-        if (!n || p + 1 + n > end) return err_set(e, CR_EPARSE, "%s: bad vocabulary entry %u", path, i);
+        if (!n || p + 1 + n > end)
+            return err_set(e, CR_EPARSE, "%s: bad vocabulary entry %u", path, i);
         m->tok[i] = (const uint8_t *)p;
         uint32_t at = nb_hash(p + 1, n) & m->mask;
         while (m->slots[at]) {
@@ -230,8 +236,7 @@ static CrErr nb_parse(NbowEmbedder *m, const char *path, ErrInfo *e)
         p += 1 + n;
     }
     for (uint32_t i = 0; i < 3 * vocab; i++)
-        if (!isfinite(m->w_query[i]))
-            return err_set(e, CR_EPARSE, "%s: non-finite weight", path);
+        if (!isfinite(m->w_query[i])) return err_set(e, CR_EPARSE, "%s: non-finite weight", path);
     char name[33];
     memcpy(name, d + 72, 32);
     name[32] = '\0';

@@ -27,8 +27,8 @@ typedef struct EmbedderOps {
     void (*free)(void *state);
     /* Optional: embeds questions when a provider encodes them differently
      * from code (same contract as embed); NULL means embed. */
-    CrErr (*embed_query)(void *state, const char *const *texts, size_t n, float **out,
-                         int *out_dim, ErrInfo *e);
+    CrErr (*embed_query)(void *state, const char *const *texts, size_t n, float **out, int *out_dim,
+                         ErrInfo *e);
 } EmbedderOps;
 
 struct Embedder {
@@ -49,10 +49,12 @@ static inline Embedder *idx_embedder_wrap(const EmbedderOps *ops, void *state)
 static inline void idx_embed_normalize(float *v, int dim)
 {
     double ss = 0;
-    for (int i = 0; i < dim; i++) ss += (double)v[i] * v[i];
+    for (int i = 0; i < dim; i++)
+        ss += (double)v[i] * v[i];
     if (ss <= 0) return;
     double inv = 1.0 / sqrt(ss);
-    for (int i = 0; i < dim; i++) v[i] = (float)(v[i] * inv);
+    for (int i = 0; i < dim; i++)
+        v[i] = (float)(v[i] * inv);
 }
 
 /* Providers take the caller's cfg (already non-NULL) and copy what they

@@ -73,7 +73,8 @@ static CrErr oai_parse(OpenAiEmbedder *o, const StrBuf *body, size_t m, size_t a
         goto out;
     }
     json_t *first = NULL;
-    if (json_unpack(json_array_get(data, 0), "{s:o}", "embedding", &first) || !json_is_array(first)) {
+    if (json_unpack(json_array_get(data, 0), "{s:o}", "embedding", &first) ||
+        !json_is_array(first)) {
         rc = oai_bad(o, e, "\"embedding\" is not an array of numbers");
         goto out;
     }
@@ -98,7 +99,8 @@ static CrErr oai_parse(OpenAiEmbedder *o, const StrBuf *body, size_t m, size_t a
     filled = xcalloc(m, 1);
     for (size_t i = 0; i < m; i++) {
         json_t *emb = NULL, *index = NULL;
-        if (json_unpack(json_array_get(data, i), "{s:o, s?o}", "embedding", &emb, "index", &index) ||
+        if (json_unpack(json_array_get(data, i), "{s:o, s?o}", "embedding", &emb, "index",
+                        &index) ||
             !json_is_array(emb)) {
             rc = oai_bad(o, e, "\"embedding\" is not an array of numbers");
             goto out;
@@ -151,7 +153,8 @@ static CrErr oai_request(OpenAiEmbedder *o, const char *const *texts, size_t m, 
     StrBuf body;
 
     json_t *input = json_array();
-    for (size_t i = 0; i < m; i++) json_array_append_new(input, json_string(texts[i]));
+    for (size_t i = 0; i < m; i++)
+        json_array_append_new(input, json_string(texts[i]));
     json_t *req_json = json_pack("{s:o}", "input", input);
     if (o->model) json_object_set_new(req_json, "model", json_string(o->model));
     char *text = json_dumps(req_json, JSON_COMPACT);

@@ -10,7 +10,7 @@
 
 typedef struct Resolver {
     IdxStore *st;
-    StrMap memo;  /* "qualified name" -> chunk id (0: unresolved) */
+    StrMap memo; /* "qualified name" -> chunk id (0: unresolved) */
     ErrInfo *e;
     CrErr rc;
 } Resolver;
@@ -96,7 +96,8 @@ static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
 
 static void free_strv(char **v, size_t n)
 {
-    for (size_t i = 0; i < n; i++) free(v[i]);
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
     free(v);
 }
 
@@ -190,11 +191,12 @@ static int64_t unique_by_name(Resolver *r, const char *name)
 static int builtin_method(const char *name)
 {
     static const char *const names[] = {
-        "add",     "append", "clear",  "close",   "copy",       "count",     "decode", "discard",
-        "encode",  "endswith", "extend", "find",  "format",     "get",       "index",  "insert",
-        "items",   "join",   "keys",   "lower",   "lstrip",     "pop",       "popitem", "read",
-        "readline", "remove", "replace", "rstrip", "setdefault", "sort",     "split",  "splitlines",
-        "startswith", "strip", "update", "upper", "values",     "write",     "rsplit", "partition",
+        "add",        "append",  "clear",    "close",      "copy",       "count",   "decode",
+        "discard",    "encode",  "endswith", "extend",     "find",       "format",  "get",
+        "index",      "insert",  "items",    "join",       "keys",       "lower",   "lstrip",
+        "pop",        "popitem", "read",     "readline",   "remove",     "replace", "rstrip",
+        "setdefault", "sort",    "split",    "splitlines", "startswith", "strip",   "update",
+        "upper",      "values",  "write",    "rsplit",     "partition",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(names[i], name)) return 1;
@@ -220,7 +222,8 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
         if (*rest && !strchr(rest, '.') && !builtin_method(rest)) v = unique_by_name(r, rest);
         goto out;
     }
-    if (((first == 4 && !strncmp(n, "self", 4)) || (first == 3 && !strncmp(n, "cls", 3))) && *rest) {
+    if (((first == 4 && !strncmp(n, "self", 4)) || (first == 3 && !strncmp(n, "cls", 3))) &&
+        *rest) {
         /* A method of the enclosing class (the symbol up to its last part). */
         const char *dot = strrchr(ref->symbol, '.');
         if (dot) {
@@ -265,10 +268,14 @@ out:
 static IdxEdgeKind edge_kind(int ref_kind)
 {
     switch ((RefKind)ref_kind) {
-    case REF_IMPORT: return IDX_EDGE_IMPORT;
-    case REF_INHERIT: return IDX_EDGE_INHERIT;
-    case REF_RAISE: return IDX_EDGE_RAISE;
-    case REF_CALL: break;
+    case REF_IMPORT:
+        return IDX_EDGE_IMPORT;
+    case REF_INHERIT:
+        return IDX_EDGE_INHERIT;
+    case REF_RAISE:
+        return IDX_EDGE_RAISE;
+    case REF_CALL:
+        break;
     }
     return IDX_EDGE_CALL;
 }
@@ -304,8 +311,8 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         }
         sqlite3_bind_int64(s, 1, row->id);
         if ((r.rc = idx_store_step_done(st, s, e, "edges"))) break;
-        int64_t dst = row->kind == REF_IMPORT ? resolve_qualified(&r, row->name, 0)
-                                              : resolve_expr(&r, row);
+        int64_t dst =
+            row->kind == REF_IMPORT ? resolve_qualified(&r, row->name, 0) : resolve_expr(&r, row);
         /* a lookup that failed resolved nothing: the ref stays dirty */
         if (r.rc) break;
         if (dst && dst != row->chunk_id) {

@@ -22,12 +22,12 @@
 typedef struct IdxStore IdxStore;
 
 typedef struct IdxConfig {
-    const char *root;              /* workspace root; required */
-    const char *index_dir;         /* NULL: <root>/.coderag */
-    const char *const *exclude;    /* extra gitignore-style globs, on top of .gitignore */
+    const char *root;           /* workspace root; required */
+    const char *index_dir;      /* NULL: <root>/.coderag */
+    const char *const *exclude; /* extra gitignore-style globs, on top of .gitignore */
     size_t n_exclude;
-    size_t max_file_bytes;         /* 0: 1 MiB; larger files are skipped and reported */
-    int threads;                   /* parse threads; 0: one per online core */
+    size_t max_file_bytes; /* 0: 1 MiB; larger files are skipped and reported */
+    int threads;           /* parse threads; 0: one per online core */
     /* Dense vectors: provider "openai" (an OpenAI-compatible /v1/embeddings
      * endpoint) embeds every chunk into <index_dir>/vectors.faiss; NULL or
      * "builtin" means no dense leg. */
@@ -76,8 +76,7 @@ typedef int (*IdxProgressFn)(void *ud, size_t done, size_t total);
  * point: the next run finishes the work. progress may be NULL.
  * CR_EHTTP/CR_ETIMEOUT when the embeddings endpoint fails: the text index
  * is up to date all the same, and the next update retries the vectors. */
-CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out,
-                 ErrInfo *e);
+CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out, ErrInfo *e);
 
 /* Re-indexes one file (path relative to the root, absolute inside it, or a
  * file:// URI; read as path_relative does); a file that no longer exists
@@ -97,15 +96,15 @@ typedef struct IdxLangCount {
 } IdxLangCount;
 
 typedef struct IdxStatus {
-    int64_t files;        /* indexed files */
+    int64_t files; /* indexed files */
     int64_t chunks;
     int64_t edges;
     int64_t symbols;
     int64_t vectors;
-    int64_t skipped;      /* files seen but not indexed (see idx_skipped) */
-    int64_t db_bytes;     /* size of the database files on disk */
-    int64_t last_update;  /* unix seconds of the last completed update; 0: never */
-    char embedder[96];    /* the embedder in use ("openai:<model>"), or "none (builtin)" */
+    int64_t skipped;     /* files seen but not indexed (see idx_skipped) */
+    int64_t db_bytes;    /* size of the database files on disk */
+    int64_t last_update; /* unix seconds of the last completed update; 0: never */
+    char embedder[96];   /* the embedder in use ("openai:<model>"), or "none (builtin)" */
     IdxLangCount langs[IDX_STATUS_LANGS]; /* indexed files per language, most first */
     size_t n_langs;
 } IdxStatus;
@@ -158,13 +157,13 @@ const char *idx_kind_name(IdxKind k);
 typedef struct IdxChunk {
     int64_t id;
     int64_t file_id;
-    char *path;        /* relative to the root, '/'-separated */
-    char *module;      /* dotted module name of the file: "pkg.sub.mod" */
-    char *symbol;      /* dotted name inside the module: "Class.method"; "" for module code */
-    char *signature;   /* one-line header ("def f(a, b):"); "" for module code */
-    char *docstring;   /* first docstring line(s); "" when none */
+    char *path;      /* relative to the root, '/'-separated */
+    char *module;    /* dotted module name of the file: "pkg.sub.mod" */
+    char *symbol;    /* dotted name inside the module: "Class.method"; "" for module code */
+    char *signature; /* one-line header ("def f(a, b):"); "" for module code */
+    char *docstring; /* first docstring line(s); "" when none */
     uint32_t start_line, end_line; /* 1-based, inclusive */
-    uint32_t window;   /* 0: whole unit; k >= 1: k-th window of a unit split at 100 lines */
+    uint32_t window; /* 0: whole unit; k >= 1: k-th window of a unit split at 100 lines */
     IdxKind kind;
     int64_t parent_id; /* enclosing class chunk for methods and nested classes; 0: none */
     char hash[17];     /* content hash of lines start..end */
@@ -220,7 +219,8 @@ int idx_has_dense(const IdxStore *st);
 /* ---------------------------------------------------------------- graph */
 
 typedef enum {
-    IDX_EDGE_IMPORT,  /* chunk imports a module or name: dst is the module's code or the definition */
+    IDX_EDGE_IMPORT,  /* chunk imports a module or name: dst is the module's code or the definition
+                       */
     IDX_EDGE_CALL,    /* chunk calls (or instantiates, decorates with) a definition */
     IDX_EDGE_INHERIT, /* class chunk subclasses a class */
     IDX_EDGE_CONTAIN, /* class chunk contains a method or nested class */
@@ -230,11 +230,11 @@ typedef enum {
 const char *idx_edge_kind_name(IdxEdgeKind k);
 
 typedef struct IdxEdge {
-    int64_t src;  /* chunk id */
-    int64_t dst;  /* chunk id */
+    int64_t src; /* chunk id */
+    int64_t dst; /* chunk id */
     IdxEdgeKind kind;
-    IdxKind other_kind;  /* kind of the chunk at the far end (dst when outgoing) */
-    int64_t other_file;  /* its file */
+    IdxKind other_kind; /* kind of the chunk at the far end (dst when outgoing) */
+    int64_t other_file; /* its file */
 } IdxEdge;
 
 /* Edges leaving (outgoing != 0) or entering a chunk. Caller frees with free(). */

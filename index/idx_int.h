@@ -12,29 +12,29 @@
 /* ---------------------------------------------------------------- scan (scan.c, ignore.c) */
 
 typedef struct ScanFile {
-    char *path;       /* relative to the root, '/'-separated, no leading "./" */
+    char *path; /* relative to the root, '/'-separated, no leading "./" */
     int64_t size;
     int64_t mtime_ns;
 } ScanFile;
 
 typedef struct ScanSkip {
-    char *path;       /* relative to the root */
-    char *reason;     /* "too-large", "unreadable", "symlink-loop", "outside-root" */
+    char *path;   /* relative to the root */
+    char *reason; /* "too-large", "unreadable", "symlink-loop", "outside-root" */
 } ScanSkip;
 
 typedef struct ScanResult {
-    ScanFile *files;  /* sorted by path (bytewise) */
+    ScanFile *files; /* sorted by path (bytewise) */
     size_t n_files, cap_files;
     ScanSkip *skipped;
     size_t n_skipped, cap_skipped;
 } ScanResult;
 
 typedef struct ScanOptions {
-    const char *root;               /* absolute, canonical */
-    const char *index_dir;          /* absolute; never descended into (may be NULL) */
-    const char *const *exclude;     /* gitignore-style patterns relative to the root */
+    const char *root;           /* absolute, canonical */
+    const char *index_dir;      /* absolute; never descended into (may be NULL) */
+    const char *const *exclude; /* gitignore-style patterns relative to the root */
     size_t n_exclude;
-    size_t max_file_bytes;          /* files larger are skipped as "too-large" */
+    size_t max_file_bytes; /* files larger are skipped as "too-large" */
 } ScanOptions;
 
 /* Walks the root and lists the files of the language table (by extension,
@@ -72,9 +72,9 @@ typedef struct ChunkDef {
     uint32_t window;               /* 0: whole; k >= 1: k-th window of a split unit */
     char *symbol;                  /* dotted inside the module ("Class.meth"); "" for module code */
     char *name;                    /* last component of symbol; "" for module code */
-    char *signature;               /* header on one line ("def f(a, b=1) -> int:"); "" for module code */
-    char *docstring;               /* docstring text without quotes, or NULL */
-    int parent;                    /* index of the enclosing class chunk (window 0 or 1), or -1 */
+    char *signature; /* header on one line ("def f(a, b=1) -> int:"); "" for module code */
+    char *docstring; /* docstring text without quotes, or NULL */
+    int parent;      /* index of the enclosing class chunk (window 0 or 1), or -1 */
 } ChunkDef;
 
 typedef enum {
@@ -86,8 +86,8 @@ typedef enum {
 
 typedef struct ChunkRef {
     RefKind kind;
-    int chunk;         /* index into ChunkSet.chunks of the chunk it occurs in */
-    uint32_t line;     /* 1-based line where it occurs */
+    int chunk;     /* index into ChunkSet.chunks of the chunk it occurs in */
+    uint32_t line; /* 1-based line where it occurs */
     /* REF_IMPORT: `import a.b as c` -> level 0, module "a.b", member NULL, alias "c";
      * `import a.b` -> alias "a"; `from ..x import y as z` -> level 2, module "x",
      * member "y", alias "z"; `from . import y` -> level 1, module "", member "y";
@@ -109,8 +109,8 @@ typedef struct ChunkSet {
     size_t n_chunks, cap_chunks;
     ChunkRef *refs;
     size_t n_refs, cap_refs;
-    int had_errors;   /* the tree had ERROR or MISSING nodes */
-    char *package;    /* the file's package declaration (Java), or NULL */
+    int had_errors; /* the tree had ERROR or MISSING nodes */
+    char *package;  /* the file's package declaration (Java), or NULL */
 } ChunkSet;
 
 /* A row of the language table (lang/lang.h). */
@@ -128,7 +128,7 @@ void idx_chunker_free(Chunker *c);
  * most one chunk, and every non-blank, non-comment line to exactly one.
  * Fails only with CR_EPARSE when tree-sitter gives up (timeout, cancel). */
 CrErr idx_chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
-                  ErrInfo *e);
+                      ErrInfo *e);
 void idx_chunk_set_release(ChunkSet *s);
 
 /* Chunks a file of any language in the table (NULL: Python) the same way:
@@ -137,7 +137,7 @@ void idx_chunk_set_release(ChunkSet *s);
  * and text windows for docs. Doc comments above a definition become its
  * docstring; imports are raw specs (resolved with the row's hook). */
 CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
-                       uint32_t max_lines, ChunkSet *out, ErrInfo *e);
+                           uint32_t max_lines, ChunkSet *out, ErrInfo *e);
 
 /* ---------------------------------------------------------------- tokens (tokens.c) */
 

@@ -24,7 +24,8 @@ static int64_t base_lookup(const PostBase *b, const char *t, size_t n)
 {
     if (!b->n_hash) return -1;
     uint64_t mask = b->n_hash - 1;
-    for (uint64_t i = hash64(t, n) & mask, probes = 0; probes < b->n_hash; i = (i + 1) & mask, probes++) {
+    for (uint64_t i = hash64(t, n) & mask, probes = 0; probes < b->n_hash;
+         i = (i + 1) & mask, probes++) {
         uint32_t v = b->hash[i];
         if (!v || v > b->n_terms) return -1;
         const PostTerm *pt = &b->term[v - 1];
@@ -163,7 +164,8 @@ void idx_postings_free(Postings *p)
 {
     if (!p) return;
     if (p->tok) p->api.xDelete(p->tok);
-    for (size_t i = 0; i < p->n_terms; i++) free(p->lists[i].p);
+    for (size_t i = 0; i < p->n_terms; i++)
+        free(p->lists[i].p);
     free(p->lists);
     strmap_release(&p->terms);
     free(p->chunk);
@@ -189,7 +191,8 @@ size_t idx_postings_add_slots(Postings *p, size_t n)
     if (!n) return slot; /* the arrays may still be NULL (an empty index) */
     if (slot + n > p->cap_slots) {
         size_t cap = p->cap_slots ? p->cap_slots * 2 : 1024;
-        while (cap < slot + n) cap *= 2;
+        while (cap < slot + n)
+            cap *= 2;
         p->chunk = xrealloc(p->chunk, cap * sizeof *p->chunk);
         p->file = xrealloc(p->file, cap * sizeof *p->file);
         p->kind = xrealloc(p->kind, cap * sizeof *p->kind);
@@ -207,7 +210,7 @@ size_t idx_postings_add_slots(Postings *p, size_t n)
 }
 
 void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
-                  const char *const fields[4])
+                      const char *const fields[4])
 {
     TokCtx c = {p, NULL, 0, 0, 1, 0};
     uint64_t *pairs = NULL;
@@ -222,7 +225,8 @@ void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind ki
         p->len[slot][f] = (uint32_t)c.n;
         p->len_sum[f] += (double)c.n;
         ARRAY_GROW(pairs, n_pairs + c.n, cap_pairs);
-        for (size_t i = 0; i < c.n; i++) pairs[n_pairs++] = ((uint64_t)c.ids[i] << 8) | (uint64_t)f;
+        for (size_t i = 0; i < c.n; i++)
+            pairs[n_pairs++] = ((uint64_t)c.ids[i] << 8) | (uint64_t)f;
     }
     free(c.ids);
     if (n_pairs) qsort(pairs, n_pairs, sizeof *pairs, cmp_u64);
@@ -246,7 +250,8 @@ void idx_postings_remove_file(Postings *p, int64_t file_id)
         if (p->file[i] != file_id || p->dead[i]) continue;
         p->dead[i] = 1;
         p->n_dead++;
-        for (int f = 0; f < N_FIELDS; f++) p->len_sum[f] -= (double)p->len[i][f];
+        for (int f = 0; f < N_FIELDS; f++)
+            p->len_sum[f] -= (double)p->len[i][f];
     }
 }
 
@@ -261,13 +266,14 @@ int idx_postings_needs_rebuild(const Postings *p)
 }
 
 size_t idx_postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
-                            size_t *n_unknown)
+                                size_t *n_unknown)
 {
     TokCtx c = {p, NULL, 0, 0, 0, 0};
     tokenize(p, &c, text, FTS5_TOKENIZE_QUERY);
     for (size_t i = 0; i < c.n && n < cap; i++) {
         size_t k = 0;
-        while (k < n && out[k] != c.ids[i]) k++;
+        while (k < n && out[k] != c.ids[i])
+            k++;
         if (k == n) out[n++] = c.ids[i];
     }
     free(c.ids);
@@ -303,12 +309,13 @@ static int by_score_desc(const void *a, const void *b)
 }
 
 size_t idx_postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_t n_unknown,
-                       const Bm25Params *bp, size_t k, IdxHit *out)
+                           const Bm25Params *bp, size_t k, IdxHit *out)
 {
     size_t live = p->n_slots - p->n_dead;
     if (!live || !k) return 0;
     double avg[N_FIELDS];
-    for (int f = 0; f < N_FIELDS; f++) avg[f] = p->len_sum[f] > 0 ? p->len_sum[f] / (double)live : 1;
+    for (int f = 0; f < N_FIELDS; f++)
+        avg[f] = p->len_sum[f] > 0 ? p->len_sum[f] / (double)live : 1;
     uint32_t *touched = NULL;
     size_t n_touched = 0, cap_touched = 0;
     /* Words no chunk holds weigh in the question's mass as the rarest do. */
@@ -358,7 +365,8 @@ size_t idx_postings_search(Postings *p, const uint32_t *terms, size_t n_terms, s
             h[n].slot = slot;
             n++;
             if (n == k)
-                for (size_t j = k / 2 + 1; j-- > 0;) heap_sift_down(h, n, j);
+                for (size_t j = k / 2 + 1; j-- > 0;)
+                    heap_sift_down(h, n, j);
         } else if (sc > h[0].score) {
             h[0].score = sc;
             h[0].cov = cov;
@@ -424,13 +432,15 @@ int idx_postings_same(Postings *a, Postings *b, char *why, size_t cap)
     }
     /* Every term of b with live postings was met above. */
     size_t in_b = 0;
-    for (uint32_t t = 0; t < b->n_terms && same; t++) in_b += live_list(b, t, &ib, &tb, &cb) > 0;
+    for (uint32_t t = 0; t < b->n_terms && same; t++)
+        in_b += live_list(b, t, &ib, &tb, &cb) > 0;
     if (same && in_b != seen) {
         snprintf(why, cap, "%zu terms against %zu", seen, in_b);
         same = 0;
     }
     if (same && (a->n_slots - a->n_dead != b->n_slots - b->n_dead)) {
-        snprintf(why, cap, "%zu chunks against %zu", a->n_slots - a->n_dead, b->n_slots - b->n_dead);
+        snprintf(why, cap, "%zu chunks against %zu", a->n_slots - a->n_dead,
+                 b->n_slots - b->n_dead);
         same = 0;
     }
     free(added);

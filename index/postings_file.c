@@ -37,7 +37,8 @@ typedef struct PostFileHeader {
 /* Pads body so the next section starts 8-aligned in the file; returns its offset. */
 static uint64_t section_start(StrBuf *body)
 {
-    while ((sizeof(PostFileHeader) + body->len) % 8) sb_addc(body, '\0');
+    while ((sizeof(PostFileHeader) + body->len) % 8)
+        sb_addc(body, '\0');
     return sizeof(PostFileHeader) + body->len;
 }
 
@@ -69,7 +70,8 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
     postfile_path(st, path, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (size_t)sb.st_size < sizeof(PostFileHeader)) {
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        (size_t)sb.st_size < sizeof(PostFileHeader)) {
         close(fd);
         return 0;
     }
@@ -83,13 +85,13 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
              h->endian == POSTFILE_ENDIAN && h->file_len == len &&
              !strncmp(h->db_id, db_id, sizeof h->db_id) && h->n_terms < UINT32_MAX &&
              h->n_slots < UINT32_MAX && h->n_hash && !(h->n_hash & (h->n_hash - 1)) &&
-             section_ok(h, h->off_chunk, h->n_slots, 8) && section_ok(h, h->off_file, h->n_slots, 8) &&
+             section_ok(h, h->off_chunk, h->n_slots, 8) &&
+             section_ok(h, h->off_file, h->n_slots, 8) &&
              section_ok(h, h->off_len, h->n_slots, 4 * N_FIELDS) &&
              section_ok(h, h->off_kind, h->n_slots, 1) &&
              section_ok(h, h->off_term, h->n_terms, sizeof(PostTerm)) &&
              section_ok(h, h->off_hash, h->n_hash, 4) && section_ok(h, h->off_str, h->str_len, 1) &&
-             section_ok(h, h->off_post, h->n_post, sizeof(Posting)) &&
-             h->off_post >= sizeof *h &&
+             section_ok(h, h->off_post, h->n_post, sizeof(Posting)) && h->off_post >= sizeof *h &&
              h->checksum == file_checksum(h, bytes + sizeof *h, h->off_post - sizeof *h);
     if (!ok) {
         log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
@@ -166,7 +168,8 @@ static void postimage__collect(Postings *p, PostImage *im)
     char **added = idx_postings_added_terms(p);
     sb_init(&im->str);
     im->remap = xmalloc((p->n_slots + 1) * sizeof *im->remap);
-    for (size_t i = 0; i < p->n_slots; i++) im->remap[i] = p->dead[i] ? UINT32_MAX : im->live++;
+    for (size_t i = 0; i < p->n_slots; i++)
+        im->remap[i] = p->dead[i] ? UINT32_MAX : im->live++;
     for (uint32_t t = 0; t < p->n_terms; t++) {
         const TermList *l = &p->lists[t];
         uint32_t n_base;
@@ -193,13 +196,17 @@ static void postimage__collect(Postings *p, PostImage *im)
     }
     free(added);
     for (size_t t = 0; t < im->n_terms; t++)
-        im->terms[t].check = idx_postings_list_check(im->post + im->terms[t].post_off, im->terms[t].n);
+        im->terms[t].check =
+            idx_postings_list_check(im->post + im->terms[t].post_off, im->terms[t].n);
     im->n_hash = 64;
-    while (im->n_hash < (uint64_t)im->n_terms * 2) im->n_hash *= 2;
+    while (im->n_hash < (uint64_t)im->n_terms * 2)
+        im->n_hash *= 2;
     im->hash = xcalloc(im->n_hash, sizeof *im->hash);
     for (size_t t = 0; t < im->n_terms; t++) {
-        uint64_t i = hash64(im->str.buf + im->terms[t].str_off, im->terms[t].str_len) & (im->n_hash - 1);
-        while (im->hash[i]) i = (i + 1) & (im->n_hash - 1);
+        uint64_t i =
+            hash64(im->str.buf + im->terms[t].str_off, im->terms[t].str_len) & (im->n_hash - 1);
+        while (im->hash[i])
+            i = (i + 1) & (im->n_hash - 1);
         im->hash[i] = (uint32_t)t + 1;
     }
 }
@@ -232,7 +239,8 @@ static void postimage__layout(const Postings *p, const PostImage *im, const Post
     for (size_t i = 0; i < p->n_slots; i++) {
         if (im->remap[i] == UINT32_MAX) continue;
         sb_add(body, p->len[i], sizeof p->len[i]);
-        for (int f = 0; f < N_FIELDS; f++) h->len_sum[f] += (double)p->len[i][f];
+        for (int f = 0; f < N_FIELDS; f++)
+            h->len_sum[f] += (double)p->len[i][f];
     }
     h->off_kind = section_start(body);
     for (size_t i = 0; i < p->n_slots; i++)
@@ -305,11 +313,13 @@ static CrErr drop_changed_files(IdxStore *st, Postings *p, ErrInfo *e)
     sqlite3_stmt *s = NULL;
     I64Map same;
     i64map_init(&same);
-    if (sqlite3_prepare_v2(st->db, "SELECT id FROM files WHERE gen <= ?1", -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(st->db, "SELECT id FROM files WHERE gen <= ?1", -1, &s, NULL) !=
+        SQLITE_OK)
         return idx_store_err(st, e, "load search postings");
     sqlite3_bind_int64(s, 1, p->base.gen);
     int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) i64map_put(&same, sqlite3_column_int64(s, 0), 1);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
+        i64map_put(&same, sqlite3_column_int64(s, 0), 1);
     sqlite3_finalize(s);
     if (step != SQLITE_DONE) {
         i64map_release(&same);
@@ -319,7 +329,8 @@ static CrErr drop_changed_files(IdxStore *st, Postings *p, ErrInfo *e)
         if (i64map_get(&same, p->file[i], NULL)) continue;
         p->dead[i] = 1;
         p->n_dead++;
-        for (int f = 0; f < N_FIELDS; f++) p->len_sum[f] -= (double)p->len[i][f];
+        for (int f = 0; f < N_FIELDS; f++)
+            p->len_sum[f] -= (double)p->len[i][f];
     }
     i64map_release(&same);
     return CR_OK;
@@ -339,9 +350,10 @@ static CrErr add_files_since(IdxStore *st, Postings *p, int64_t gen, ErrInfo *e)
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         const char *fields[N_FIELDS];
-        for (int f = 0; f < N_FIELDS; f++) fields[f] = (const char *)sqlite3_column_text(s, 3 + f);
+        for (int f = 0; f < N_FIELDS; f++)
+            fields[f] = (const char *)sqlite3_column_text(s, 3 + f);
         idx_postings_add(p, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
-                     (IdxKind)sqlite3_column_int(s, 2), fields);
+                         (IdxKind)sqlite3_column_int(s, 2), fields);
     }
     sqlite3_finalize(s);
     return step == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "load search text");
@@ -360,7 +372,8 @@ CrErr idx_postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo 
     if ((rc = idx_store_meta_get(st, "db_id", db_id, sizeof db_id, e)) == CR_EDB ||
         (rc = idx_store_meta_get(st, "gen", gen_text, sizeof gen_text, e)) == CR_EDB)
         goto out;
-    if (use_snapshot && db_id[0] && idx_postings_map(st, p, db_id) && p->base.gen > atoll(gen_text)) {
+    if (use_snapshot && db_id[0] && idx_postings_map(st, p, db_id) &&
+        p->base.gen > atoll(gen_text)) {
         /* A snapshot ahead of its database cannot describe it. */
         idx_postings_free(p);
         if ((rc = idx_postings_new(st, &p, e))) goto out;

@@ -60,10 +60,10 @@ struct Postings {
     fts5_tokenizer api;
     Fts5Tokenizer *tok;
     PostBase base;
-    StrMap terms;     /* terms the base lacks -> term id (>= base.n_terms) */
-    TermList *lists;  /* per term id: postings added since the base */
+    StrMap terms;    /* terms the base lacks -> term id (>= base.n_terms) */
+    TermList *lists; /* per term id: postings added since the base */
     size_t n_terms, cap_terms;
-    int64_t *chunk;   /* per slot */
+    int64_t *chunk; /* per slot */
     int64_t *file;
     unsigned char *kind;
     uint32_t (*len)[N_FIELDS];

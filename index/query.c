@@ -11,17 +11,17 @@
 
 /* Words that carry no meaning in a question about code. */
 static const char *const stopwords[] = {
-    "a",     "about", "after", "all",   "also",  "an",    "and",   "any",   "are",    "as",
-    "at",    "be",    "been",  "being", "but",   "by",    "can",   "could", "did",    "do",
-    "does",  "doing", "done",  "each",  "for",   "from",  "had",   "has",   "have",   "how",
-    "i",     "if",    "in",    "into",  "is",    "it",    "its",   "just",  "like",   "may",
-    "me",    "might", "must",  "my",    "no",    "not",   "of",    "on",    "one",    "only",
-    "or",    "other", "our",   "out",   "own",   "s",     "same",  "shall", "should", "so",
-    "some",  "such",  "than",  "that",  "the",   "their", "them",  "then",  "there",  "these",
-    "they",  "this",  "those", "through", "to",  "too",   "up",    "us",    "used",   "using",
-    "very",  "was",   "we",    "were",  "what",  "when",  "where", "which", "while",  "who",
-    "whose", "why",   "will",  "with",  "would", "you",   "your",  "e",     "g",      "eg",
-    "ie",    "way",   "happens", "get", "gets",  "work",  "works", "make",  "makes",  "code",
+    "a",     "about", "after",   "all",     "also",  "an",    "and",   "any",   "are",    "as",
+    "at",    "be",    "been",    "being",   "but",   "by",    "can",   "could", "did",    "do",
+    "does",  "doing", "done",    "each",    "for",   "from",  "had",   "has",   "have",   "how",
+    "i",     "if",    "in",      "into",    "is",    "it",    "its",   "just",  "like",   "may",
+    "me",    "might", "must",    "my",      "no",    "not",   "of",    "on",    "one",    "only",
+    "or",    "other", "our",     "out",     "own",   "s",     "same",  "shall", "should", "so",
+    "some",  "such",  "than",    "that",    "the",   "their", "them",  "then",  "there",  "these",
+    "they",  "this",  "those",   "through", "to",    "too",   "up",    "us",    "used",   "using",
+    "very",  "was",   "we",      "were",    "what",  "when",  "where", "which", "while",  "who",
+    "whose", "why",   "will",    "with",    "would", "you",   "your",  "e",     "g",      "eg",
+    "ie",    "way",   "happens", "get",     "gets",  "work",  "works", "make",  "makes",  "code",
 };
 
 static int is_stopword(const char *w, size_t n)
@@ -37,9 +37,11 @@ void idx_query_words(const char *query, StrBuf *out)
     sb_init(&toks);
     idx_tok_code(query, strlen(query), &toks);
     for (const char *p = toks.buf; *p;) {
-        while (*p == ' ') p++;
+        while (*p == ' ')
+            p++;
         const char *q = p;
-        while (*q && *q != ' ') q++;
+        while (*q && *q != ' ')
+            q++;
         size_t n = (size_t)(q - p);
         if (n && !is_stopword(p, n)) {
             if (out->len) sb_addc(out, ' ');
@@ -92,12 +94,12 @@ CrErr idx_warm(IdxStore *st, ErrInfo *e)
     return rc;
 }
 
-
 void idx_store_postings_checkpoint(IdxStore *st)
 {
     PostingsGen g;
     ErrInfo e = {0};
-    if (!st->post || st->readonly || !sqlite3_get_autocommit(st->db) || !idx_postings_stale(st->post))
+    if (!st->post || st->readonly || !sqlite3_get_autocommit(st->db) ||
+        !idx_postings_stale(st->post))
         return;
     if (idx_postings_current_gen(st, st->post_version, &g, &e) || g.gen < 0) return;
     if (idx_postings_save(st, st->post, &g, &e)) {
@@ -118,7 +120,6 @@ void idx_store_postings_checkpoint(IdxStore *st)
     if (idx_postings_load(st, 1, &st->post, &e)) log_msg(LOG_WARN, "search postings: %s", e.msg);
 }
 
-
 /* Adjacent question words often name one identifier ("allowed hosts" is
  * ALLOWED_HOSTS, "append slash" append_slash): appends each adjacent pair
  * of plain words joined by '_', space-separated. Only joins the code holds
@@ -128,9 +129,11 @@ static void join_adjacent(const char *words, StrBuf *out)
     const char *prev = NULL;
     size_t prev_len = 0;
     for (const char *p = words; *p;) {
-        while (*p == ' ') p++;
+        while (*p == ' ')
+            p++;
         const char *q = p;
-        while (*q && *q != ' ') q++;
+        while (*q && *q != ' ')
+            q++;
         size_t n = (size_t)(q - p);
         int plain = n && !memchr(p, '_', n);
         if (plain && prev) {
@@ -164,9 +167,10 @@ CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **ou
         size_t n_unknown = 0;
         size_t n_terms =
             idx_postings_query_terms(st->post, words.buf, terms, 0, MAX_QUERY_TERMS, &n_unknown);
-        n_terms = idx_postings_query_terms(st->post, joined.buf, terms, n_terms, MAX_QUERY_TERMS, NULL);
-        *n_out = n_terms && limit ? idx_postings_search(st->post, terms, n_terms, n_unknown, &bm25_params,
-                                                    limit, v)
+        n_terms =
+            idx_postings_query_terms(st->post, joined.buf, terms, n_terms, MAX_QUERY_TERMS, NULL);
+        *n_out = n_terms && limit ? idx_postings_search(st->post, terms, n_terms, n_unknown,
+                                                        &bm25_params, limit, v)
                                   : 0;
         if (!idx_postings_damaged(st->post)) break;
         postings_distrust(st);

@@ -84,7 +84,8 @@ CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_
 
 void idx_chunks_free(IdxChunk *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++) idx_chunk_release(&v[i]);
+    for (size_t i = 0; i < n; i++)
+        idx_chunk_release(&v[i]);
     free(v);
 }
 

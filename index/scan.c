@@ -275,7 +275,8 @@ static char *scan__link_target(Walk *w, const char *name)
     char *target = realpath(w->real.buf, NULL);
     int err = errno;
     sb_truncate(&w->real, mark);
-    if (!target && !scan__vanished(err)) scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
+    if (!target && !scan__vanished(err))
+        scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
     return target;
 }
 

@@ -45,7 +45,8 @@ static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
         const IdxLang *l = idx_lang_for_path((const char *)sqlite3_column_text(s, 0));
         const char *name = l ? l->name : "script";
         size_t i = 0;
-        while (i < out->n_langs && strcmp(out->langs[i].name, name) != 0) i++;
+        while (i < out->n_langs && strcmp(out->langs[i].name, name) != 0)
+            i++;
         if (i == out->n_langs) {
             if (i == IDX_STATUS_LANGS) continue;
             snprintf(out->langs[i].name, sizeof out->langs[i].name, "%s", name);
@@ -80,8 +81,9 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     snprintf(p, sizeof p, "%s-wal", st->db_path);
     out->db_bytes += file_size(p);
     snprintf(out->embedder, sizeof out->embedder, "%.95s",
-             st->dense.em ? idx_embedder_id(st->dense.em)
-                          : st->dense.note[0] ? st->dense.note : "none (builtin: no dense leg)");
+             st->dense.em        ? idx_embedder_id(st->dense.em)
+             : st->dense.note[0] ? st->dense.note
+                                 : "none (builtin: no dense leg)");
     return CR_OK;
 }
 
@@ -160,8 +162,8 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
         {"edges of a missing ref",
          "SELECT count(*) FROM edges e LEFT JOIN refs r ON r.id = e.ref_id "
          "WHERE e.ref_id != 0 AND r.id IS NULL"},
-        {"symbols without a chunk",
-         "SELECT count(*) FROM symbols s LEFT JOIN chunks c ON c.id = s.chunk_id WHERE c.id IS NULL"},
+        {"symbols without a chunk", "SELECT count(*) FROM symbols s LEFT JOIN chunks c ON c.id = "
+                                    "s.chunk_id WHERE c.id IS NULL"},
         {"refs without a chunk",
          "SELECT count(*) FROM refs r LEFT JOIN chunks c ON c.id = r.chunk_id WHERE c.id IS NULL"},
         {"imports without a file",
@@ -175,14 +177,14 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
         return idx_store_err(st, e, "quick_check");
     CrErr rc = CR_OK;
     if (sqlite3_step(s) != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(s, 0), "ok") != 0)
-        rc = err_set(e, CR_ECORRUPT, "quick_check: %s",
-                     sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "failed");
+        rc =
+            err_set(e, CR_ECORRUPT, "quick_check: %s",
+                    sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "failed");
     sqlite3_finalize(s);
     if (rc) return rc;
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         int64_t n = count_rows(st, checks[i].sql);
-        if (n != 0)
-            return err_set(e, CR_ECORRUPT, "%lld %s", (long long)n, checks[i].what);
+        if (n != 0) return err_set(e, CR_ECORRUPT, "%lld %s", (long long)n, checks[i].what);
     }
     return verify_postings(st, e);
 }

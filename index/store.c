@@ -56,8 +56,12 @@ static const char schema_sql[] =
 static int store__content_error(int code)
 {
     switch (code & 0xff) {
-    case SQLITE_ERROR: case SQLITE_NOTADB: case SQLITE_CORRUPT: case SQLITE_SCHEMA:
-    case SQLITE_MISMATCH: case SQLITE_FORMAT:
+    case SQLITE_ERROR:
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+    case SQLITE_SCHEMA:
+    case SQLITE_MISMATCH:
+    case SQLITE_FORMAT:
         return 1;
     }
     return 0;
@@ -140,12 +144,12 @@ static CrErr store__open_db(IdxStore *st, ErrInfo *e)
      * waiting while another process sets it up: retry for a while. */
     for (int tries = 0;; tries++) {
         CrErr rc = idx_store_exec(st,
-                               "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                               "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;"
-                               /* Checkpoints happen after full updates and on close, not
-                                * in the middle of a save's single-file update. */
-                               "PRAGMA wal_autocheckpoint = 20000;",
-                               e);
+                                  "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                                  "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;"
+                                  /* Checkpoints happen after full updates and on close, not
+                                   * in the middle of a save's single-file update. */
+                                  "PRAGMA wal_autocheckpoint = 20000;",
+                                  e);
         if (!rc || tries == 100 || !store__busy(st)) return rc;
         struct timespec ts = {0, 50 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -213,10 +217,12 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         if (!existing) make_index_dir(cfg->index_dir, NULL);
         char dreal[PATH_MAX];
         if (!realpath(cfg->index_dir, dreal)) {
-            rc = existing && errno == ENOENT
-                     ? err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
-                               cfg->index_dir)
-                     : err_set(e, CR_EIO, "index directory %s: %s", cfg->index_dir, strerror(errno));
+            rc =
+                existing && errno == ENOENT
+                    ? err_set(e, CR_ENOINDEX,
+                              "not indexed yet: run `coderag index` (no index at %s)",
+                              cfg->index_dir)
+                    : err_set(e, CR_EIO, "index directory %s: %s", cfg->index_dir, strerror(errno));
             goto out;
         }
         st->index_dir = xstrdup(dreal);
@@ -234,7 +240,8 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         st->db_path = sb_detach(&p, NULL);
     }
     st->exclude = xcalloc(cfg->n_exclude + 1, sizeof(char *));
-    for (size_t i = 0; i < cfg->n_exclude; i++) st->exclude[i] = xstrdup(cfg->exclude[i]);
+    for (size_t i = 0; i < cfg->n_exclude; i++)
+        st->exclude[i] = xstrdup(cfg->exclude[i]);
     st->n_exclude = cfg->n_exclude;
     st->max_file_bytes = cfg->max_file_bytes ? cfg->max_file_bytes : (size_t)1 << 20;
     st->readonly = (flags & IDX_OPEN_READONLY) != 0;
@@ -262,13 +269,17 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if ((rc = store__schema_check(st, &ok, &empty, e))) goto out;
     if (!ok) {
         if (empty && existing) {
-            rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (the index at %s "
-                                         "is empty)", st->index_dir);
+            rc = err_set(e, CR_ENOINDEX,
+                         "not indexed yet: run `coderag index` (the index at %s "
+                         "is empty)",
+                         st->index_dir);
             goto out;
         }
         if (flags & IDX_OPEN_READONLY) {
-            rc = err_set(e, CR_ESCHEMA, "index at %s has another schema version; re-run "
-                                        "`coderag index`", st->db_path);
+            rc = err_set(e, CR_ESCHEMA,
+                         "index at %s has another schema version; re-run "
+                         "`coderag index`",
+                         st->db_path);
             goto out;
         }
         if (!empty) {
@@ -305,7 +316,8 @@ void idx_close(IdxStore *st)
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);
     }
-    for (size_t i = 0; i < st->n_exclude; i++) free(st->exclude[i]);
+    for (size_t i = 0; i < st->n_exclude; i++)
+        free(st->exclude[i]);
     free(st->exclude);
     free(st->root);
     free(st->index_dir);
@@ -323,7 +335,8 @@ int idx_file_is_test(IdxStore *st, int64_t file_id)
     sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_PATH_BY_ID, NULL);
     if (!s) return 0;
     sqlite3_bind_int64(s, 1, file_id);
-    int v = sqlite3_step(s) == SQLITE_ROW && idx_lang_is_test_path((const char *)sqlite3_column_text(s, 0));
+    int v = sqlite3_step(s) == SQLITE_ROW &&
+            idx_lang_is_test_path((const char *)sqlite3_column_text(s, 0));
     sqlite3_reset(s);
     return v;
 }

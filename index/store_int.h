@@ -21,7 +21,7 @@
     X(FILE_BY_PATH, "SELECT id, hash, size, mtime_ns, status FROM files WHERE path = ?1")          \
     X(FILE_INSERT, "INSERT INTO files(path, module, is_pkg, hash, size, mtime_ns, lines, status, " \
                    "gen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")                             \
-    X(FILE_UPDATE, "UPDATE files SET module = ?2, is_pkg = ?3, hash = ?4, size = ?5, "              \
+    X(FILE_UPDATE, "UPDATE files SET module = ?2, is_pkg = ?3, hash = ?4, size = ?5, "             \
                    "mtime_ns = ?6, lines = ?7, status = ?8, gen = ?9 WHERE id = ?1")               \
     X(GEN_NEXT, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'gen' "            \
                 "RETURNING CAST(value AS INTEGER)")                                                \
@@ -41,10 +41,12 @@
                      "ORDER BY c.start_line, c.win")                                               \
     X(CHUNK_FIRST_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1 "                             \
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
-    X(TEXT_INSERT, "INSERT INTO search_text(id, name, path, doc, body) VALUES (?1, ?2, ?3, ?4, ?5)") \
-    X(SYMBOL_INSERT, "INSERT INTO symbols(qualname, name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)") \
+    X(TEXT_INSERT,                                                                                 \
+      "INSERT INTO search_text(id, name, path, doc, body) VALUES (?1, ?2, ?3, ?4, ?5)")            \
+    X(SYMBOL_INSERT,                                                                               \
+      "INSERT INTO symbols(qualname, name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")            \
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
-    X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")              \
+    X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")                \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
@@ -52,7 +54,7 @@
     X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, name, last, resolved) "               \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
-    X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "              \
+    X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol "    \
@@ -65,9 +67,10 @@
                 "JOIN chunks c ON c.id = e.dst WHERE e.src = ?1")                                  \
     X(EDGE_IN, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id FROM edges e "                      \
                "JOIN chunks c ON c.id = e.src WHERE e.dst = ?1")                                   \
-    X(RM_MARK_DEPENDENTS, "UPDATE refs SET resolved = 0 WHERE id IN (SELECT ref_id FROM edges "     \
-                          "WHERE ref_id != 0 AND dst IN (SELECT id FROM chunks WHERE file_id = ?1)) " \
-                          "AND file_id != ?1")                                                     \
+    X(RM_MARK_DEPENDENTS,                                                                          \
+      "UPDATE refs SET resolved = 0 WHERE id IN (SELECT ref_id FROM edges "                        \
+      "WHERE ref_id != 0 AND dst IN (SELECT id FROM chunks WHERE file_id = ?1)) "                  \
+      "AND file_id != ?1")                                                                         \
     X(RM_EDGES_IN, "DELETE FROM edges WHERE dst IN (SELECT id FROM chunks WHERE file_id = ?1)")    \
     X(RM_EDGES_OUT, "DELETE FROM edges WHERE src IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
     X(RM_TEXT, "DELETE FROM search_text WHERE id IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
@@ -100,10 +103,10 @@ typedef struct Bm25Params {
 #define FILE_CACHE_SLOTS 64
 
 typedef struct FileCacheEntry {
-    char *path;        /* relative; NULL: empty slot */
+    char *path; /* relative; NULL: empty slot */
     int64_t size, mtime_ns;
     StrBuf text;
-    size_t *line_off;  /* start of each line, plus the end */
+    size_t *line_off; /* start of each line, plus the end */
     uint32_t n_lines;
     uint64_t used;
 } FileCacheEntry;
@@ -121,26 +124,26 @@ typedef struct VecStore VecStore;
 /* The dense leg: an object of its own inside the store, touched only by
  * dense.c. */
 typedef struct IdxDense {
-    Embedder *em;  /* NULL: no dense leg */
-    VecStore *vs;  /* opened on first use */
+    Embedder *em;   /* NULL: no dense leg */
+    VecStore *vs;   /* opened on first use */
     char note[200]; /* why the builtin model is not in use, for status */
 } IdxDense;
 
 struct IdxStore {
     sqlite3 *db;
     FileCache files;
-    IdxDense dense;   /* the dense leg (dense.c) */
-    Postings *post;   /* NULL until the first search; kept current by writes */
+    IdxDense dense;       /* the dense leg (dense.c) */
+    Postings *post;       /* NULL until the first search; kept current by writes */
     int64_t post_version; /* PRAGMA data_version when post was loaded: other
                            * processes' commits change it, ours do not */
-    char *root;       /* canonical absolute root */
-    char *index_dir;  /* absolute */
+    char *root;           /* canonical absolute root */
+    char *index_dir;      /* absolute */
     char *db_path;
     char **exclude;
     size_t n_exclude;
     size_t max_file_bytes;
     int threads;
-    int readonly;     /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
+    int readonly;      /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
     int post_distrust; /* the postings snapshot proved damaged: load from the text */
     int post_loaded;   /* postings were loaded once: later loads follow other writers */
     sqlite3_stmt *stmts[STMT__COUNT];
@@ -177,22 +180,23 @@ void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
  * chunk, tokenize), then written by the writer in a transaction. */
 typedef struct FileWork {
     /* in */
-    char *path;          /* relative */
+    char *path; /* relative */
     int64_t size, mtime_ns;
-    int64_t old_id;      /* 0: not in the index yet */
+    int64_t old_id; /* 0: not in the index yet */
     char old_hash[17];
     /* out of prepare */
-    const char *skip;    /* non-NULL: skip reason ("binary", "not-utf8", "too-large", "unreadable", "gone") */
-    int same_content;    /* content hash equals old_hash: only size/mtime change */
+    const char
+        *skip; /* non-NULL: skip reason ("binary", "not-utf8", "too-large", "unreadable", "gone") */
+    int same_content; /* content hash equals old_hash: only size/mtime change */
     char hash[17];
     uint32_t lines;
     char *module;
     int is_pkg;
     const IdxLang *lang; /* the table row it was read as */
     ChunkSet set;
-    char **text;         /* 4 strings per chunk: name, path, doc, body tokens */
+    char **text; /* 4 strings per chunk: name, path, doc, body tokens */
     char (*chunk_hash)[17];
-    char *cont;          /* per chunk: a continuation piece (later window, later class run) */
+    char *cont; /* per chunk: a continuation piece (later window, later class run) */
 } FileWork;
 
 /* Reads and chunks a file; never fails (problems become fw->skip).
@@ -210,7 +214,7 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
  * it for re-resolution when mark_dependents is set; the files row itself
  * goes too unless keep_row. */
 CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
-                         ErrInfo *e);
+                            ErrInfo *e);
 
 /* ---------------------------------------------------------------- postings (postings.c) */
 
@@ -241,7 +245,7 @@ void idx_store_postings_checkpoint(IdxStore *st);
 void idx_postings_free(Postings *p);
 /* Adds one chunk's four fields (idx_tok_code text, as stored in search_text). */
 void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
-                  const char *const fields[4]);
+                      const char *const fields[4]);
 /* Tombstones every chunk of a file. */
 void idx_postings_remove_file(Postings *p, int64_t file_id);
 /* Whether a and b hold the same live postings (chunk ids and term
@@ -255,11 +259,11 @@ int idx_postings_needs_rebuild(const Postings *p);
  * skipping ids already there; unknown terms are dropped and counted in
  * *n_unknown (may be NULL). Returns the new count. */
 size_t idx_postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
-                            size_t *n_unknown);
+                                size_t *n_unknown);
 /* BM25F top-k, best first; out has room for k. Unknown query words count
  * towards the hits' coverage. */
 size_t idx_postings_search(Postings *p, const uint32_t *terms, size_t n_terms, size_t n_unknown,
-                       const Bm25Params *bp, size_t k, IdxHit *out);
+                           const Bm25Params *bp, size_t k, IdxHit *out);
 /* Drops the in-memory postings (after a rolled-back write); the next
  * search reloads them. */
 void idx_store_postings_invalidate(IdxStore *st);

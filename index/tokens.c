@@ -17,7 +17,8 @@ static void add_lower(StrBuf *out, const char *s, size_t n)
 {
     if (out->len) sb_addc(out, ' ');
     sb_grow(out, n);
-    for (size_t i = 0; i < n; i++) out->buf[out->len + i] = (char)tolower((unsigned char)s[i]);
+    for (size_t i = 0; i < n; i++)
+        out->buf[out->len + i] = (char)tolower((unsigned char)s[i]);
     out->len += n;
     out->buf[out->len] = '\0';
 }
@@ -29,25 +30,30 @@ static int tok__parts(const char *s, size_t n, StrBuf *out)
     int parts = 0;
     size_t i = 0;
     while (i < n) {
-        while (i < n && s[i] == '_') i++;
+        while (i < n && s[i] == '_')
+            i++;
         if (i >= n) break;
         size_t j = i + 1;
         unsigned char c0 = (unsigned char)s[i];
         if (isdigit(c0)) {
-            while (j < n && isdigit((unsigned char)s[j])) j++;
+            while (j < n && isdigit((unsigned char)s[j]))
+                j++;
             i = j; /* numbers are not searchable parts */
             continue;
         }
         if (isupper(c0)) {
             if (j < n && isupper((unsigned char)s[j])) {
                 /* an acronym run: HTTPServer -> HTTP + Server */
-                while (j < n && isupper((unsigned char)s[j])) j++;
+                while (j < n && isupper((unsigned char)s[j]))
+                    j++;
                 if (j < n && islower((unsigned char)s[j])) j--;
             } else {
-                while (j < n && (islower((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80)) j++;
+                while (j < n && (islower((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80))
+                    j++;
             }
         } else {
-            while (j < n && (islower((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80)) j++;
+            while (j < n && (islower((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80))
+                j++;
         }
         if (j - i >= 2 || isalpha(c0)) {
             add_lower(out, s + i, j - i);
@@ -67,13 +73,15 @@ void idx_tok_code(const char *text, size_t len, StrBuf *out)
         unsigned char c = (unsigned char)text[i];
         if (!is_ident_start(c)) {
             if (isdigit(c))
-                while (i < len && is_ident_char((unsigned char)text[i])) i++;
+                while (i < len && is_ident_char((unsigned char)text[i]))
+                    i++;
             else
                 i++;
             continue;
         }
         size_t j = i + 1;
-        while (j < len && is_ident_char((unsigned char)text[j])) j++;
+        while (j < len && is_ident_char((unsigned char)text[j]))
+            j++;
         sb_reset(&parts);
         int n = tok__parts(text + i, j - i, &parts);
         if (n != 1 || parts.len != j - i) add_lower(out, text + i, j - i);

@@ -24,8 +24,8 @@ typedef struct Pool {
     size_t max_bytes;
     pthread_mutex_t mu;
     pthread_cond_t cond;
-    size_t next;      /* next index a worker takes */
-    size_t written;   /* index the writer waits on */
+    size_t next;    /* next index a worker takes */
+    size_t written; /* index the writer waits on */
     unsigned char *done;
     int stop;
 } Pool;
@@ -58,8 +58,7 @@ typedef struct OldFile {
     int seen;
 } OldFile;
 
-static CrErr load_old_files(IdxStore *st, StrMap *by_path, OldFile **out, size_t *n_out,
-                            ErrInfo *e)
+static CrErr load_old_files(IdxStore *st, StrMap *by_path, OldFile **out, size_t *n_out, ErrInfo *e)
 {
     OldFile *v = NULL;
     size_t n = 0, cap = 0;
@@ -100,8 +99,8 @@ static CrErr commit(IdxStore *st, ErrInfo *e)
 /* Writes the scan's skip list as files rows (status = reason), so `status`
  * can report them; prepared skips (binary, not-utf8) are written by
  * idx_store_write_file. */
-static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_path,
-                               OldFile *old, ErrInfo *e)
+static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_path, OldFile *old,
+                               ErrInfo *e)
 {
     CrErr rc = CR_OK;
     for (size_t i = 0; i < scan->n_skipped && !rc; i++) {
@@ -172,7 +171,8 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
     pthread_cond_init(&pool->cond, NULL);
     int n = pool->n < (size_t)st->threads ? (int)pool->n : st->threads;
     *threads = xcalloc((size_t)n + 1, sizeof **threads);
-    for (int t = 0; t < n; t++) pthread_create(&(*threads)[t], NULL, pool_worker, pool);
+    for (int t = 0; t < n; t++)
+        pthread_create(&(*threads)[t], NULL, pool_worker, pool);
     return n;
 }
 
@@ -183,7 +183,8 @@ static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
     pool->stop = 1;
     pthread_cond_broadcast(&pool->cond);
     pthread_mutex_unlock(&pool->mu);
-    for (int t = 0; t < n_threads; t++) pthread_join(threads[t], NULL);
+    for (int t = 0; t < n_threads; t++)
+        pthread_join(threads[t], NULL);
     pthread_mutex_destroy(&pool->mu);
     pthread_cond_destroy(&pool->cond);
 }
@@ -197,13 +198,18 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
     CrErr rc = CR_OK;
     for (size_t i = 0; i < pool->n; i++) {
         pthread_mutex_lock(&pool->mu);
-        while (!pool->done[i]) pthread_cond_wait(&pool->cond, &pool->mu);
+        while (!pool->done[i])
+            pthread_cond_wait(&pool->cond, &pool->mu);
         pthread_mutex_unlock(&pool->mu);
         FileWork *fw = &pool->work[i];
-        if (fw->skip && strcmp(fw->skip, "gone") != 0) stats->files_skipped++;
-        else if (fw->same_content) stats->files_unchanged++;
-        else if (fw->skip) stats->files_removed += fw->old_id != 0;
-        else stats->files_changed++;
+        if (fw->skip && strcmp(fw->skip, "gone") != 0)
+            stats->files_skipped++;
+        else if (fw->same_content)
+            stats->files_unchanged++;
+        else if (fw->skip)
+            stats->files_removed += fw->old_id != 0;
+        else
+            stats->files_changed++;
         rc = idx_store_write_file(st, fw, !cold, e);
         idx_filework_release(fw);
         pthread_mutex_lock(&pool->mu);
@@ -279,7 +285,8 @@ out:
     /* A stop keeps the whole files written so far; anything else rolls back. */
     if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
     if (rc) idx_store_postings_invalidate(st);
-    for (size_t i = 0; i < pool.n; i++) idx_filework_release(&pool.work[i]);
+    for (size_t i = 0; i < pool.n; i++)
+        idx_filework_release(&pool.work[i]);
     free(pool.work);
     free(pool.done);
     free(threads);
@@ -360,8 +367,10 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = idx_store_touch_update_time(st, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
-    log_msg(LOG_DEBUG, "update %s: prepare %.1f ms, write %.1f ms, resolve %.1f ms (%zu edges), commit %.1f ms",
-            rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
+    log_msg(
+        LOG_DEBUG,
+        "update %s: prepare %.1f ms, write %.1f ms, resolve %.1f ms (%zu edges), commit %.1f ms",
+        rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
     if (!rc) rc = idx_dense_sync(st, e);
 out:
     if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);

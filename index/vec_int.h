@@ -20,12 +20,14 @@
 typedef struct Embedder Embedder;
 
 typedef struct EmbedConfig {
-    const char *provider;    /* "builtin" (default when NULL) or "openai" */
-    const char *url;         /* openai: base URL; "/v1/embeddings" or "/embeddings" appended as SPEC.md says */
-    const char *model;       /* openai: model name sent in the request; builtin: the model
-                              * file (NULL: CODERAG_MODEL_PATH, fixed at build time) */
-    const char *api_key_env; /* openai: name of the environment variable holding the key (may be NULL) */
-    long timeout_ms;         /* total per request; 0: 60000 */
+    const char *provider; /* "builtin" (default when NULL) or "openai" */
+    const char
+        *url; /* openai: base URL; "/v1/embeddings" or "/embeddings" appended as SPEC.md says */
+    const char *model; /* openai: model name sent in the request; builtin: the model
+                        * file (NULL: CODERAG_MODEL_PATH, fixed at build time) */
+    const char
+        *api_key_env; /* openai: name of the environment variable holding the key (may be NULL) */
+    long timeout_ms;  /* total per request; 0: 60000 */
     long connect_timeout_ms; /* 0: 5000 */
     int max_retries;         /* on 429 / 5xx / transport errors; 0: 3 (negative: none) */
     size_t batch;            /* texts per request; 0: 64 */
@@ -53,24 +55,26 @@ int idx_embedder_dim(const Embedder *em);
  * Errors: CR_EHTTP (endpoint refused, non-2xx after retries, malformed
  * JSON, wrong count, a dimension that differs from an earlier response),
  * CR_ETIMEOUT. Never logs the API key. */
-CrErr idx_embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out, int *out_dim,
-                     ErrInfo *e);
+CrErr idx_embedder_embed(Embedder *em, const char *const *texts, size_t n, float **out,
+                         int *out_dim, ErrInfo *e);
 
 /* Embeds one question (providers may encode questions and code
  * differently); otherwise as idx_embedder_embed with n = 1. */
 CrErr idx_embedder_embed_query(Embedder *em, const char *question, float **out, int *out_dim,
-                           ErrInfo *e);
+                               ErrInfo *e);
 
 /* ---------------------------------------------------------------- FAISS (faiss_load.c) */
 
 /* The FAISS C API functions the vector store calls, each declared by
  * FAISS's own headers (so a signature can never drift from them). */
+/* clang-format off */
 #define FAISS_API_FNS(X)                                                                           \
     X(get_last_error) X(Index_free) X(Index_d) X(Index_ntotal) X(Index_metric_type)                \
     X(Index_add_with_ids) X(Index_search) X(Index_remove_ids) X(IndexFlatIP_new_with)              \
     X(IndexFlat_cast) X(IndexIDMap_new) X(IndexIDMap_set_own_fields) X(IndexIDMap_cast)            \
-    X(IndexIDMap_sub_index) X(IndexIDMap_id_map) X(IDSelectorBatch_new) X(IDSelector_free)        \
+    X(IndexIDMap_sub_index) X(IndexIDMap_id_map) X(IDSelectorBatch_new) X(IDSelector_free)         \
     X(read_index) X(write_index)
+/* clang-format on */
 
 typedef struct FaissApi {
 #define FAISS_FIELD(fn) __typeof__(faiss_##fn) *fn;
@@ -108,7 +112,7 @@ CrErr idx_vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo
 /* Top-k by inner product (cosine, for normalised vectors). out_ids and
  * out_scores have room for k; *n_out receives how many were found. */
 CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t *out_ids,
-                      float *out_scores, size_t *n_out, ErrInfo *e);
+                          float *out_scores, size_t *n_out, ErrInfo *e);
 
 /* Writes the store to its path atomically (temporary file, fsync, rename)
  * when it changed since the last save. */

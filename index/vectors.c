@@ -392,7 +392,8 @@ CrErr idx_vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo
     if (!vs->ids.len) return CR_OK;
     int64_t *v = xmalloc(vs->ids.len * sizeof *v);
     size_t n = 0;
-    for (size_t pos = 0; i64map_next(&vs->ids, &pos, &v[n], NULL);) n++;
+    for (size_t pos = 0; i64map_next(&vs->ids, &pos, &v[n], NULL);)
+        n++;
     qsort(v, n, sizeof *v, cmp_i64);
     *out = v;
     *n_out = n;
@@ -405,7 +406,7 @@ CrErr idx_vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo
  * must have idx_vecstore_dim floats. A store without a dimension is empty and
  * finds nothing. */
 CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t *out_ids,
-                      float *out_scores, size_t *n_out, ErrInfo *e)
+                          float *out_scores, size_t *n_out, ErrInfo *e)
 {
     if (!n_out || !query || (k && (!out_ids || !out_scores)))
         return err_set(e, CR_EINVAL, "vectors: search without query or outputs");

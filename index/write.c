@@ -49,8 +49,7 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         if (c->docstring) idx_tok_code(c->docstring, strlen(c->docstring), &sb);
         fw->text[i * 4 + 2] = sb_detach(&sb, NULL);
         /* A later window repeats its unit's signature so it stays findable by it. */
-        if (fw->cont[i])
-            idx_tok_code(c->signature, strlen(c->signature), &sb);
+        if (fw->cont[i]) idx_tok_code(c->signature, strlen(c->signature), &sb);
         idx_tok_code(src + a, b - a, &sb);
         fw->text[i * 4 + 3] = sb_detach(&sb, NULL);
     }
@@ -115,7 +114,8 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     if (!lang) lang = idx_lang_by_name("text");
     if (lang->refine && lang->refine(src.buf, src.len)) lang = lang->refine(src.buf, src.len);
     fw->lang = lang;
-    fw->module = lang->module_name ? lang->module_name(fw->path) : idx_lang_module_keep_ext(fw->path);
+    fw->module =
+        lang->module_name ? lang->module_name(fw->path) : idx_lang_module_keep_ext(fw->path);
     const char *base = strrchr(fw->path, '/');
     fw->is_pkg = !strcmp(base ? base + 1 : fw->path, "__init__.py");
     if (idx_chunker_run_lang(ch, lang, src.buf, src.len, 100, &fw->set, &e)) {
@@ -135,7 +135,8 @@ void idx_filework_release(FileWork *fw)
 {
     if (!fw) return;
     if (fw->text)
-        for (size_t i = 0; i < fw->set.n_chunks * 4; i++) free(fw->text[i]);
+        for (size_t i = 0; i < fw->set.n_chunks * 4; i++)
+            free(fw->text[i]);
     free(fw->text);
     free(fw->chunk_hash);
     free(fw->cont);
@@ -156,7 +157,7 @@ static CrErr run_file_stmt(IdxStore *st, StmtId id, int64_t file_id, ErrInfo *e)
 }
 
 CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
-                         ErrInfo *e)
+                            ErrInfo *e)
 {
     static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_TEXT,
                                    STMT_RM_SYMBOLS,  STMT_RM_IMPORTS,   STMT_RM_REFS,
@@ -194,8 +195,8 @@ static CrErr next_gen(IdxStore *st, int64_t *out, ErrInfo *e)
     return CR_OK;
 }
 
-static CrErr upsert_file_row(IdxStore *st, const FileWork *fw, const char *status,
-                             int64_t *out_id, ErrInfo *e)
+static CrErr upsert_file_row(IdxStore *st, const FileWork *fw, const char *status, int64_t *out_id,
+                             ErrInfo *e)
 {
     int64_t gen = 0;
     CrErr rc = next_gen(st, &gen, e);
@@ -338,15 +339,17 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
             break;
         }
         sqlite3_bind_int64(s, 1, ids[i]);
-        for (int k = 0; k < 4; k++) sqlite3_bind_text(s, 2 + k, fw->text[i * 4 + k], -1, SQLITE_STATIC);
+        for (int k = 0; k < 4; k++)
+            sqlite3_bind_text(s, 2 + k, fw->text[i * 4 + k], -1, SQLITE_STATIC);
         if ((rc = idx_store_step_done(st, s, e, "search text"))) break;
         if (st->post)
-            idx_postings_add(st->post, ids[i], file_id, c->kind, (const char *const *)&fw->text[i * 4]);
+            idx_postings_add(st->post, ids[i], file_id, c->kind,
+                             (const char *const *)&fw->text[i * 4]);
 
         /* A definition is named once: by its first piece (window 0 or 1, and a
          * class's first run, which is the one holding its header). */
-        int first_piece = c->symbol && c->symbol[0] && !fw->cont[i] &&
-                          !strmap_get(&seen, c->symbol, NULL);
+        int first_piece =
+            c->symbol && c->symbol[0] && !fw->cont[i] && !strmap_get(&seen, c->symbol, NULL);
         if (first_piece) {
             strmap_put(&seen, c->symbol, 1);
             sb_reset(&qual);

@@ -204,7 +204,8 @@ static int ask_retrieve(Server *s, Job *job)
     }
     j->prepared = 1;
     char why[600];
-    if (j->draft.want_llm && j->req.mode == RTV_MODE_AUTO && lsp_ep_skip(&s->llm_ep, why, sizeof why)) {
+    if (j->draft.want_llm && j->req.mode == RTV_MODE_AUTO &&
+        lsp_ep_skip(&s->llm_ep, why, sizeof why)) {
         j->draft.want_llm = 0; /* a dead endpoint is not asked again before its back-off */
         j->draft.llm_rc = CR_EHTTP;
         snprintf(j->draft.llm_msg, sizeof j->draft.llm_msg, "%.500s", why);
@@ -238,7 +239,8 @@ static int ask_llm(Server *s, Job *job)
             j->partial_last_ms = 0;
             on_text(j, j->draft.llm_text, strlen(j->draft.llm_text));
         }
-        if (rc != CR_ECANCELED && !ask_cancelled(j)) lsp_ep_report(s, &s->llm_ep, rc, j->draft.llm_msg);
+        if (rc != CR_ECANCELED && !ask_cancelled(j))
+            lsp_ep_report(s, &s->llm_ep, rc, j->draft.llm_msg);
     }
     if (j->draft.llm_rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
     job->run = ask_finish;

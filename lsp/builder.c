@@ -121,7 +121,8 @@ static int run_adopt(Server *s, Job *job)
         lsp_ws_set_error(ws, j->build_msg);
         snprintf(msg, sizeof msg, "Indexing failed: %.400s", j->build_msg);
         lsp_progress_finish(ws, msg);
-        lsp_srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root, j->build_msg);
+        lsp_srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root,
+                       j->build_msg);
         return JOB_DONE;
     }
     /* The builder's handle is as fresh as the database: it becomes the
@@ -147,9 +148,9 @@ static int run_adopt(Server *s, Job *job)
     pthread_mutex_unlock(&s->mu);
     if (lsp_endpoint_error(j->build_rc))
         lsp_srv_notice(s, NOTICE_EMBED, 2,
-                   "coderag: the embeddings endpoint failed (%s); answers "
-                   "use BM25 and the graph until it is back",
-                   j->build_msg);
+                       "coderag: the embeddings endpoint failed (%s); answers "
+                       "use BM25 and the graph until it is back",
+                       j->build_msg);
     lsp_progress_finish(ws, msg);
     lsp_ws_run_updates(s, ws);
     return JOB_DONE;

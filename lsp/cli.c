@@ -39,7 +39,8 @@ static const struct CliOpt {
     const char *metavar;
     const char *help;
 } cli_opts[] = {
-    {"json", ARG_JSON, offsetof(CliArgs, json), NULL, "print JSON (docs/protocol.md) instead of text"},
+    {"json", ARG_JSON, offsetof(CliArgs, json), NULL,
+     "print JSON (docs/protocol.md) instead of text"},
     {"check", ARG_CHECK, offsetof(CliArgs, check), NULL,
      "also verify the index's consistency (reads all of it)"},
     {"mode", ARG_ASK, offsetof(CliArgs, mode), "MODE",
@@ -73,7 +74,8 @@ static const struct CliCommand {
      "Answers a question with cited code, after bringing the index up to date.\n"
      "Exit status: 0 answered, 1 usage, 2 index or I/O error, 3 LLM or embeddings endpoint\n"
      "error, 4 not indexed yet (with --no-update)."},
-    {"status", lsp_cli_status, ARG_JSON | ARG_CHECK, "coderag status [--root DIR] [options] [settings]",
+    {"status", lsp_cli_status, ARG_JSON | ARG_CHECK,
+     "coderag status [--root DIR] [options] [settings]",
      "Shows what the index holds. A workspace never indexed is reported as such\n"
      "(state \"missing\" with --json), with exit status 0."},
 };
@@ -81,14 +83,19 @@ static const struct CliCommand {
 static int exit_code(CrErr rc)
 {
     switch (rc) {
-    case CR_OK: return 0;
+    case CR_OK:
+        return 0;
     case CR_EUSAGE:
     case CR_EINVAL:
-    case CR_ETOOBIG: return 1;
+    case CR_ETOOBIG:
+        return 1;
     case CR_EHTTP:
-    case CR_ETIMEOUT: return 3;
-    case CR_ENOINDEX: return 4;
-    default: return 2;
+    case CR_ETIMEOUT:
+        return 3;
+    case CR_ENOINDEX:
+        return 4;
+    default:
+        return 2;
     }
 }
 
@@ -113,7 +120,8 @@ static void command_help(const struct CliCommand *c, FILE *f)
         for (size_t i = 0; i < sizeof cli_opts / sizeof cli_opts[0]; i++) {
             if (!(cli_opts[i].accept & c->accept)) continue;
             char left[48];
-            snprintf(left, sizeof left, "--%s%s%s", cli_opts[i].name, cli_opts[i].metavar ? " " : "",
+            snprintf(left, sizeof left, "--%s%s%s", cli_opts[i].name,
+                     cli_opts[i].metavar ? " " : "",
                      cli_opts[i].metavar ? cli_opts[i].metavar : "");
             fprintf(f, "  %-26s %s\n", left, cli_opts[i].help);
         }
@@ -188,7 +196,8 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         const char *eq = strchr(name, '=');
         size_t klen = eq ? (size_t)(eq - name) : strlen(name);
         if (klen >= sizeof key)
-            return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg, argv[0]);
+            return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg,
+                           argv[0]);
         memcpy(key, name, klen);
         key[klen] = '\0';
         const char *val = eq ? eq + 1 : NULL;
@@ -197,7 +206,8 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
             if ((cli_opts[k].accept & accept) && !strcmp(cli_opts[k].name, key)) o = &cli_opts[k];
         int takes_value = o ? o->metavar != NULL : lsp_config_is_flag(key);
         if (!o && !takes_value)
-            return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg, argv[0]);
+            return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg,
+                           argv[0]);
         if (takes_value && !val) {
             if (i + 1 >= argc) return err_set(e, CR_EUSAGE, "option --%s needs a value", key);
             val = argv[++i];
@@ -285,7 +295,8 @@ int lsp_cli_ask(int argc, char **argv)
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (rc || a.help) goto out;
     if (!a.question) {
-        rc = err_set(&e, CR_EUSAGE, "usage: %s (see `coderag ask --help`)", find_command("ask")->usage);
+        rc = err_set(&e, CR_EUSAGE, "usage: %s (see `coderag ask --help`)",
+                     find_command("ask")->usage);
         goto out;
     }
     rtv_request_init(&req);
@@ -342,9 +353,10 @@ static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo 
     char real[PATH_MAX];
     const char *root = realpath(ic->root, real) ? real : ic->root;
     if (a->json) {
-        json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s}", "state", "missing",
-                              "root", root, "message", why->msg, "files", 0, "chunks", 0, "edges", 0,
-                              "vectors", 0, "symbols", 0, "llm", a->cfg.llm_url ? a->cfg.llm_url : "none");
+        json_t *j =
+            json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s}", "state", "missing", "root",
+                      root, "message", why->msg, "files", 0, "chunks", 0, "edges", 0, "vectors", 0,
+                      "symbols", 0, "llm", a->cfg.llm_url ? a->cfg.llm_url : "none");
         print_json(j);
         json_decref(j);
     } else {
@@ -375,12 +387,12 @@ int lsp_cli_status(int argc, char **argv)
     const char *llm = a.cfg.llm_url ? a.cfg.llm_url : "none";
     if (a.json) {
         json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:s, s:s}",
-                              "state", "ready", "root", idx_root(st), "files", (json_int_t)s.files, "chunks",
-                              (json_int_t)s.chunks, "edges", (json_int_t)s.edges, "vectors",
-                              (json_int_t)s.vectors, "symbols", (json_int_t)s.symbols, "skipped",
-                              (json_int_t)s.skipped, "indexBytes", (json_int_t)s.db_bytes,
-                              "lastUpdate", when, "lastUpdateUnix", (json_int_t)s.last_update,
-                              "embedder", s.embedder, "llm", llm);
+                              "state", "ready", "root", idx_root(st), "files", (json_int_t)s.files,
+                              "chunks", (json_int_t)s.chunks, "edges", (json_int_t)s.edges,
+                              "vectors", (json_int_t)s.vectors, "symbols", (json_int_t)s.symbols,
+                              "skipped", (json_int_t)s.skipped, "indexBytes",
+                              (json_int_t)s.db_bytes, "lastUpdate", when, "lastUpdateUnix",
+                              (json_int_t)s.last_update, "embedder", s.embedder, "llm", llm);
         json_t *langs = json_object();
         for (size_t i = 0; i < s.n_langs; i++)
             json_object_set_new(langs, s.langs[i].name, json_integer((json_int_t)s.langs[i].files));
@@ -388,7 +400,8 @@ int lsp_cli_status(int argc, char **argv)
         print_json(j);
         json_decref(j);
     } else {
-        printf("root:      %s\nstate:     ready\nfiles:     %lld (%lld skipped)\nchunks:    %lld\nsymbols:   %lld\n"
+        printf("root:      %s\nstate:     ready\nfiles:     %lld (%lld skipped)\nchunks:    "
+               "%lld\nsymbols:   %lld\n"
                "edges:     %lld\nvectors:   %lld\nindex:     %.1f MB\nupdated:   %s\n"
                "embedder:  %s\nllm:       %s\n",
                idx_root(st), (long long)s.files, (long long)s.skipped, (long long)s.chunks,
@@ -404,7 +417,8 @@ int lsp_cli_status(int argc, char **argv)
         size_t n = 0;
         if (s.skipped && idx_skipped(st, &sk, &n, NULL) == CR_OK) {
             printf("skipped files:\n");
-            for (size_t i = 0; i < n; i++) printf("  %s (%s)\n", sk[i].path, sk[i].reason);
+            for (size_t i = 0; i < n; i++)
+                printf("  %s (%s)\n", sk[i].path, sk[i].reason);
             idx_skipped_free(sk, n);
         }
     }

@@ -30,20 +30,24 @@ static const ConfigKey keys[] = {
     {"llm.model", "llm-model", "CODERAG_LLM_MODEL", OPT_STR, offsetof(CrConfig, llm_model), "NAME",
      "the LLM's model name"},
     {"llm.apiKeyEnv", "llm-api-key-env", "CODERAG_LLM_APIKEYENV", OPT_STR,
-     offsetof(CrConfig, llm_api_key_env), "VAR", "name of the environment variable holding its key"},
+     offsetof(CrConfig, llm_api_key_env), "VAR",
+     "name of the environment variable holding its key"},
     {"embed.provider", "embed-provider", "CODERAG_EMBED_PROVIDER", OPT_STR,
-     offsetof(CrConfig, embed_provider), "P", "builtin (offline) or openai (an embeddings endpoint)"},
+     offsetof(CrConfig, embed_provider), "P",
+     "builtin (offline) or openai (an embeddings endpoint)"},
     {"embed.url", "embed-url", "CODERAG_EMBED_URL", OPT_STR, offsetof(CrConfig, embed_url), "URL",
      "OpenAI-compatible embeddings endpoint"},
     {"embed.model", "embed-model", "CODERAG_EMBED_MODEL", OPT_STR, offsetof(CrConfig, embed_model),
      "NAME", "the embedding model's name"},
     {"embed.apiKeyEnv", "embed-api-key-env", "CODERAG_EMBED_APIKEYENV", OPT_STR,
-     offsetof(CrConfig, embed_api_key_env), "VAR", "name of the environment variable holding its key"},
+     offsetof(CrConfig, embed_api_key_env), "VAR",
+     "name of the environment variable holding its key"},
     {"exclude", "exclude", "CODERAG_EXCLUDE", OPT_LIST, 0, "GLOBS",
      "comma-separated patterns to skip, on top of .gitignore"},
     {"maxFileBytes", "max-file-bytes", "CODERAG_MAXFILEBYTES", OPT_SIZE, 0, "N",
      "skip files larger than this (default: 1 MiB)"},
-    {"threads", "threads", "CODERAG_THREADS", OPT_INT, 0, "N", "parse threads (default: one per core)"},
+    {"threads", "threads", "CODERAG_THREADS", OPT_INT, 0, "N",
+     "parse threads (default: one per core)"},
 };
 
 void lsp_config_print_flags(FILE *f)
@@ -65,7 +69,8 @@ void lsp_config_release(CrConfig *c)
     if (!c) return;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (keys[i].type == OPT_STR) free(*STR_AT(c, keys[i].offset));
-    for (size_t i = 0; i < c->n_exclude; i++) free(c->exclude[i]);
+    for (size_t i = 0; i < c->n_exclude; i++)
+        free(c->exclude[i]);
     free(c->exclude);
     memset(c, 0, sizeof *c);
 }
@@ -79,7 +84,8 @@ void lsp_config_copy(CrConfig *dst, const CrConfig *src)
             *STR_AT(dst, keys[i].offset) = v ? xstrdup(v) : NULL;
         }
     dst->exclude = xcalloc(src->n_exclude + 1, sizeof *dst->exclude);
-    for (size_t i = 0; i < src->n_exclude; i++) dst->exclude[i] = xstrdup(src->exclude[i]);
+    for (size_t i = 0; i < src->n_exclude; i++)
+        dst->exclude[i] = xstrdup(src->exclude[i]);
     dst->n_exclude = src->n_exclude;
     dst->max_file_bytes = src->max_file_bytes;
     dst->threads = src->threads;
@@ -121,9 +127,11 @@ CrErr lsp_config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e
     case OPT_LIST:
         for (const char *p = value; *p;) {
             size_t len = strcspn(p, ",");
-            while (len && isspace((unsigned char)*p)) p++, len--;
+            while (len && isspace((unsigned char)*p))
+                p++, len--;
             size_t tl = len;
-            while (tl && isspace((unsigned char)p[tl - 1])) tl--;
+            while (tl && isspace((unsigned char)p[tl - 1]))
+                tl--;
             if (tl) {
                 c->exclude = xrealloc(c->exclude, (c->n_exclude + 1) * sizeof *c->exclude);
                 c->exclude[c->n_exclude++] = xstrndup(p, tl);
@@ -133,7 +141,8 @@ CrErr lsp_config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e
         }
         break;
     case OPT_SIZE:
-        if (!parse_num(value, &n)) return err_set(e, CR_EUSAGE, "%s: not a byte count: '%s'", key, value);
+        if (!parse_num(value, &n))
+            return err_set(e, CR_EUSAGE, "%s: not a byte count: '%s'", key, value);
         c->max_file_bytes = (size_t)n;
         break;
     case OPT_INT:

@@ -50,10 +50,10 @@ LspStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, LspError *err)
     if (!params ||
         json_unpack_ex(params, &je, 0,
                        "{s:s, s?s, s?I, s?{s?b, s?b, s?b}, s?{s:s}, s?{s:i, s:i}, s?o, s?o, s?o}",
-                       "question", &question, "mode", &mode, "budget", &budget, "retrieval",
-                       "bm25", &bm25, "dense", &dense, "graph", &graph, "textDocument", "uri",
-                       &uri, "position", "line", &line, "character", &character, "workDoneToken",
-                       &token, "partialResultToken", &partial, "history", &history) != 0)
+                       "question", &question, "mode", &mode, "budget", &budget, "retrieval", "bm25",
+                       &bm25, "dense", &dense, "graph", &graph, "textDocument", "uri", &uri,
+                       "position", "line", &line, "character", &character, "workDoneToken", &token,
+                       "partialResultToken", &partial, "history", &history) != 0)
         return lsp_error(err, LSP_INVALID_PARAMS, "coderag/ask: %s",
                          params ? je.text : "params with a \"question\" are required");
     if (mode && !rtv_mode_parse(mode, &m))
@@ -107,7 +107,8 @@ LspStatus lsp_on_status(void *ctx, json_t *params, LspCall *call, json_t **out, 
     return LSP_DONE;
 }
 
-LspStatus lsp_on_execute_command(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_execute_command(void *ctx, json_t *params, LspCall *call, json_t **out,
+                                 LspError *err)
 {
     Server *s = ctx;
     const char *command = NULL;

@@ -22,7 +22,6 @@ static int is_source(const char *path)
     return idx_is_source_path(path) || !strchr(base_name(path), '.');
 }
 
-
 const Doc *lsp_docs_find(Server *s, const char *uri)
 {
     for (Doc *d = s->docs; d; d = d->next)
@@ -145,7 +144,8 @@ LspStatus lsp_on_did_save(void *ctx, json_t *params, LspCall *call, json_t **out
     return LSP_DONE;
 }
 
-LspStatus lsp_on_watched_files(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_watched_files(void *ctx, json_t *params, LspCall *call, json_t **out,
+                               LspError *err)
 {
     json_t *changes, *c;
     json_error_t je;

@@ -105,27 +105,27 @@ static json_t *name_range(IdxStore *st, const RtvDef *d)
         }
     }
     sb_release(&text);
-    return r ? r
-             : lsp_range(d->start_line - 1, 0, d->start_line - 1, 0);
+    return r ? r : lsp_range(d->start_line - 1, 0, d->start_line - 1, 0);
 }
 
 static json_t *hier_item(IdxStore *st, const RtvDef *d)
 {
     const IdxChunk *c = &d->head;
     char *uri = path_to_uri(idx_root(st), c->path);
-    json_t *item = json_pack("{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name",
-                             lsp_json_string(short_name(c)), "kind", symbol_kind(c), "detail",
-                             lsp_json_string(c->signature[0] ? c->signature : c->module), "uri",
-                             lsp_json_string(uri), "range", lsp_lines_range(d->start_line, d->end_line),
-                             "selectionRange", name_range(st, d), "data", "path",
-                             lsp_json_string(c->path), "line", (int)d->start_line);
+    json_t *item = json_pack(
+        "{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name", lsp_json_string(short_name(c)),
+        "kind", symbol_kind(c), "detail",
+        lsp_json_string(c->signature[0] ? c->signature : c->module), "uri", lsp_json_string(uri),
+        "range", lsp_lines_range(d->start_line, d->end_line), "selectionRange", name_range(st, d),
+        "data", "path", lsp_json_string(c->path), "line", (int)d->start_line);
     free(uri);
     return item;
 }
 
 /* ---------------------------------------------------------------- requests */
 
-LspStatus lsp_on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json_t **out,
+                                  LspError *err)
 {
     Server *s = ctx;
     const char *query = NULL;
@@ -142,15 +142,15 @@ LspStatus lsp_on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json
 }
 
 LspStatus lsp_on_prepare_call_hierarchy(void *ctx, json_t *params, LspCall *call, json_t **out,
-                                    LspError *err)
+                                        LspError *err)
 {
     Server *s = ctx;
     const char *uri;
     int line, character, c0 = 0, c1 = 0;
     Workspace *ws = NULL;
     char *rel = NULL, *word = NULL;
-    if (lsp_nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line, &character,
-                            &ws, &rel, err) != LSP_DONE)
+    if (lsp_nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line,
+                                &character, &ws, &rel, err) != LSP_DONE)
         return LSP_FAIL;
     if (ws && rel) word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
@@ -185,12 +185,14 @@ static LspStatus calls_request(Server *s, json_t *params, LspCall *call, json_t 
     return LSP_LATER;
 }
 
-LspStatus lsp_on_incoming_calls(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_incoming_calls(void *ctx, json_t *params, LspCall *call, json_t **out,
+                                LspError *err)
 {
     return calls_request(ctx, params, call, out, err, run_incoming, "callHierarchy/incomingCalls");
 }
 
-LspStatus lsp_on_outgoing_calls(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+LspStatus lsp_on_outgoing_calls(void *ctx, json_t *params, LspCall *call, json_t **out,
+                                LspError *err)
 {
     return calls_request(ctx, params, call, out, err, run_outgoing, "callHierarchy/outgoingCalls");
 }

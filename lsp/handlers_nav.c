@@ -157,8 +157,9 @@ static int run_lens(Server *s, Job *job)
             json_array_append_new(out, lens(line, title, "", NULL));
             snprintf(question, sizeof question, "What does `%s` in %s do, and where is it used?",
                      display_name(c), c->path);
-            json_t *args = json_pack("[{s:o, s:{s:s}, s:o}]", "question", lsp_json_string(question),
-                                     "textDocument", "uri", j->uri, "position", lsp_position(line, 0));
+            json_t *args =
+                json_pack("[{s:o, s:{s:s}, s:o}]", "question", lsp_json_string(question),
+                          "textDocument", "uri", j->uri, "position", lsp_position(line, 0));
             json_array_append_new(out, lens(line, "Ask CodeRAG", "coderag.ask", args));
         }
         rtv_defs_free(defs, n);
@@ -284,8 +285,8 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
     return xstrndup(p + a, b - a);
 }
 
-char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel, int line,
-                      int col, int *c0, int *c1)
+char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel,
+                          int line, int col, int *c0, int *c1)
 {
     char *word = NULL, *real = NULL;
     const Doc *d = lsp_docs_find(s, uri);
@@ -303,9 +304,9 @@ char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const
     return word;
 }
 
-LspStatus lsp_nav_position_params(Server *s, json_t *params, const char *method, const char **out_uri,
-                              int *line, int *character, Workspace **out_ws, char **out_rel,
-                              LspError *err)
+LspStatus lsp_nav_position_params(Server *s, json_t *params, const char *method,
+                                  const char **out_uri, int *line, int *character,
+                                  Workspace **out_ws, char **out_rel, LspError *err)
 {
     return doc_params(s, params, method, 1, out_uri, line, character, out_ws, out_rel, err);
 }
@@ -391,7 +392,8 @@ static int run_hover(Server *s, Job *job)
         }
         /* the LLM only when asked (coderag.explain); its answer is kept */
         const char *why = lsp_explain_cached(j->job.ws, d);
-        if (why) sb_addf(&md, "\n\n---\n**Explanation** (LLM; its citations are verified)\n\n%s", why);
+        if (why)
+            sb_addf(&md, "\n\n---\n**Explanation** (LLM; its citations are verified)\n\n%s", why);
         result = json_object();
         json_object_set_new(
             result, "contents",

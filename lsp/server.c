@@ -32,7 +32,8 @@ static const LspMethod methods[] = {
     {"textDocument/codeLens", lsp_on_code_lens, LSP_REQUEST | LSP_NEEDS_INIT},
     {"textDocument/codeAction", lsp_on_code_action, LSP_REQUEST | LSP_NEEDS_INIT},
     {"workspace/symbol", lsp_on_workspace_symbol, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"textDocument/prepareCallHierarchy", lsp_on_prepare_call_hierarchy, LSP_REQUEST | LSP_NEEDS_INIT},
+    {"textDocument/prepareCallHierarchy", lsp_on_prepare_call_hierarchy,
+     LSP_REQUEST | LSP_NEEDS_INIT},
     {"callHierarchy/incomingCalls", lsp_on_incoming_calls, LSP_REQUEST | LSP_NEEDS_INIT},
     {"callHierarchy/outgoingCalls", lsp_on_outgoing_calls, LSP_REQUEST | LSP_NEEDS_INIT},
     {"coderag/ask", lsp_on_ask, LSP_REQUEST | LSP_NEEDS_INIT},
@@ -152,8 +153,10 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
         log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
         char *vcs = lsp_vcs_root_above(s->ws[i]->root);
         if (vcs)
-            log_msg(LOG_WARN, "workspace %s is inside the repository %s: the root rule "
-                    "(docs/protocol.md) would index %s", s->ws[i]->root, vcs, vcs);
+            log_msg(LOG_WARN,
+                    "workspace %s is inside the repository %s: the root rule "
+                    "(docs/protocol.md) would index %s",
+                    s->ws[i]->root, vcs, vcs);
         free(vcs);
     }
     lsp_srv_start_threads(s);
@@ -185,9 +188,9 @@ static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t
             snprintf(glob, sizeof glob, "**/*%s", ext);
             json_array_append_new(watchers, json_pack("{s:s}", "globPattern", glob));
         }
-        json_t *reg = json_pack("{s:[{s:s, s:s, s:{s:o}}]}", "registrations", "id",
-                                "coderag/watch-sources", "method", "workspace/didChangeWatchedFiles",
-                                "registerOptions", "watchers", watchers);
+        json_t *reg = json_pack(
+            "{s:[{s:s, s:s, s:{s:o}}]}", "registrations", "id", "coderag/watch-sources", "method",
+            "workspace/didChangeWatchedFiles", "registerOptions", "watchers", watchers);
         lsp_rpc_request(s->rpc, "client/registerCapability", reg, NULL, NULL);
     }
     for (size_t i = 0; i < s->n_ws; i++)

@@ -266,11 +266,11 @@ char *lsp_vcs_root_above(const char *dir);
 
 /* ---- handlers_ask.c (decoding, commands, status) and ask_run.c (the pipeline) */
 LspStatus lsp_on_ask(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                 LspError *err);
+                     LspError *err);
 LspStatus lsp_on_status(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                    LspError *err);
-LspStatus lsp_on_execute_command(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                             LspError *err);
+                        LspError *err);
+LspStatus lsp_on_execute_command(void *ctx, struct json_t *params, LspCall *call,
+                                 struct json_t **out, LspError *err);
 
 /* An ask (or an explanation) through the worker, the LLM pool and back. */
 typedef struct AskJob {
@@ -307,7 +307,7 @@ void lsp_ask_queue(Server *s, AskJob *j);
 
 /* ---- handlers_explain.c */
 LspStatus lsp_on_code_action(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                         LspError *err);
+                             LspError *err);
 LspStatus lsp_explain_command(Server *s, struct json_t *args, LspCall *call, LspError *err);
 /* Worker: fills j's question from the definition under the cursor; 0 when
  * there is none (err set). */
@@ -319,47 +319,47 @@ const char *lsp_explain_cached(Workspace *ws, const IdxChunk *d);
 
 /* ---- handlers_doc.c */
 LspStatus lsp_on_did_open(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                      LspError *err);
+                          LspError *err);
 LspStatus lsp_on_did_change(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                        LspError *err);
+                            LspError *err);
 LspStatus lsp_on_did_close(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                       LspError *err);
-LspStatus lsp_on_did_save(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                      LspError *err);
-LspStatus lsp_on_watched_files(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                            LspError *err);
+LspStatus lsp_on_did_save(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                          LspError *err);
+LspStatus lsp_on_watched_files(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                               LspError *err);
 /* The open document's text, or NULL (borrowed; reader thread). */
 const Doc *lsp_docs_find(Server *s, const char *uri);
 void lsp_docs_free(Server *s);
 
 /* ---- handlers_nav.c */
 LspStatus lsp_on_hover(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                   LspError *err);
-LspStatus lsp_on_code_lens(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                        LspError *err);
+LspStatus lsp_on_code_lens(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
+                           LspError *err);
 /* Worker: keeps the question and citations of an answer for code lenses. */
 void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a);
 void lsp_nav_forget_answer(Workspace *ws);
 /* Reader: the identifier at (line, UTF-16 col) of a document (open, else
  * as saved at rel in ws, read only when it resolves inside the root), with
  * its column span; NULL when none. Caller frees. */
-char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel, int line,
-                      int col, int *c0, int *c1);
+char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel,
+                          int line, int col, int *c0, int *c1);
 /* Reader: decodes {textDocument: {uri}, position: {line, character}};
  * *out_ws is the workspace holding the document (NULL when none) and
  * *out_rel its root-relative path (caller frees). */
 LspStatus lsp_nav_position_params(Server *s, struct json_t *params, const char *method,
-                              const char **out_uri, int *line, int *character, Workspace **out_ws,
-                              char **out_rel, LspError *err);
+                                  const char **out_uri, int *line, int *character,
+                                  Workspace **out_ws, char **out_rel, LspError *err);
 
 /* ---- handlers_hier.c: workspace/symbol and call hierarchy */
-LspStatus lsp_on_workspace_symbol(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                              LspError *err);
+LspStatus lsp_on_workspace_symbol(void *ctx, struct json_t *params, LspCall *call,
+                                  struct json_t **out, LspError *err);
 LspStatus lsp_on_prepare_call_hierarchy(void *ctx, struct json_t *params, LspCall *call,
-                                    struct json_t **out, LspError *err);
-LspStatus lsp_on_incoming_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                            LspError *err);
-LspStatus lsp_on_outgoing_calls(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                            LspError *err);
+                                        struct json_t **out, LspError *err);
+LspStatus lsp_on_incoming_calls(void *ctx, struct json_t *params, LspCall *call,
+                                struct json_t **out, LspError *err);
+LspStatus lsp_on_outgoing_calls(void *ctx, struct json_t *params, LspCall *call,
+                                struct json_t **out, LspError *err);
 
 #endif

@@ -228,7 +228,8 @@ static LspReadResult read_headers(LspTransport *t, size_t *clen, ErrInfo *e)
             size_t v;
             if (!parse_length(line + nn + 1, len - nn - 1, t->max_body, &v, &too_big))
                 return bad(t, e, "invalid Content-Length%s", "");
-            if (have_len && v != *clen) return bad(t, e, "conflicting Content-Length headers%s", "");
+            if (have_len && v != *clen)
+                return bad(t, e, "conflicting Content-Length headers%s", "");
             *clen = v;
             have_len = 1;
         }

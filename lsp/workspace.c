@@ -13,7 +13,6 @@
 /* Workspaces: their lifecycle, the worker's query store, file updates,
  * and coderag/status. See server_int.h for the design. */
 
-
 Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg)
 {
     Workspace *ws = xcalloc(1, sizeof *ws);
@@ -36,7 +35,8 @@ void lsp_ws_free(Workspace *ws)
 {
     if (!ws) return;
     lsp_nav_forget_answer(ws);
-    for (size_t i = 0; i < HOVER_CACHE; i++) free(ws->explained[i].markdown);
+    for (size_t i = 0; i < HOVER_CACHE; i++)
+        free(ws->explained[i].markdown);
     idx_close(ws->q);
     free(ws->root);
     free(ws->alias);
@@ -135,8 +135,8 @@ int lsp_ws_open(Workspace *ws, ErrInfo *e)
     CrErr rc = idx_open(&ic, 0, &ws->q, e);
     if (rc) {
         lsp_ws_set_error(ws, e->msg[0] ? e->msg : cr_strerror(rc));
-        lsp_srv_notice(ws->srv, NOTICE_INDEX, 1, "coderag: cannot open the index of %s: %s", ws->root,
-                   e->msg);
+        lsp_srv_notice(ws->srv, NOTICE_INDEX, 1, "coderag: cannot open the index of %s: %s",
+                       ws->root, e->msg);
         return 0;
     }
     idx_warm(ws->q, NULL);
@@ -211,9 +211,9 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
             log_msg(LOG_WARN, "re-indexing %s failed: %s", todo.keys[i], e.msg);
         if (lsp_endpoint_error(rc))
             lsp_srv_notice(s, NOTICE_EMBED, 2,
-                       "coderag: the embeddings endpoint failed (%s); "
-                       "the text index is current, vectors follow when it is back",
-                       e.msg);
+                           "coderag: the embeddings endpoint failed (%s); "
+                           "the text index is current, vectors follow when it is back",
+                           e.msg);
         log_msg(LOG_INFO, "re-indexed %s in %.1f ms (%.1f ms after the notification)", todo.keys[i],
                 t1 - t0, t1 - (double)todo.vals[i] / 1000.0);
     }
@@ -338,7 +338,8 @@ json_t *lsp_srv_status_json(Server *s)
     json_object_set_new(o, "edges", json_integer(edges));
     json_object_set_new(o, "vectors", json_integer(vectors));
     json_object_set_new(o, "roots", roots);
-    json_object_set_new(o, "llm", lsp_ep_status_json(&s->llm_ep, s->cfg.llm_url && s->cfg.llm_url[0]));
+    json_object_set_new(o, "llm",
+                        lsp_ep_status_json(&s->llm_ep, s->cfg.llm_url && s->cfg.llm_url[0]));
     sb_release(&msg);
     return o;
 }

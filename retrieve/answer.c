@@ -56,8 +56,9 @@ static const RtvItem *piece_before(const RtvItem *items, size_t n, const RtvItem
     const IdxChunk *c = &it->chunk;
     for (size_t i = 0; c->window > 0 && i < n; i++) {
         const IdxChunk *o = &items[i].chunk;
-        if (&items[i] == it || o->window == 0 || o->kind != c->kind || strcmp(o->symbol, c->symbol) ||
-            strcmp(o->path, c->path) || items[i].end_line >= it->start_line)
+        if (&items[i] == it || o->window == 0 || o->kind != c->kind ||
+            strcmp(o->symbol, c->symbol) || strcmp(o->path, c->path) ||
+            items[i].end_line >= it->start_line)
             continue;
         if (!best || items[i].end_line > best->end_line) best = &items[i];
     }

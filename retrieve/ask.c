@@ -36,10 +36,14 @@ static CrErr load_item(IdxStore *st, const RtvCand *c, RtvItem *it, StrBuf *sb, 
 static const char *llm_failure(CrErr rc)
 {
     switch (rc) {
-    case CR_ETIMEOUT: return "the LLM timed out";
-    case CR_ETOOBIG: return "the LLM's response was over the size cap";
-    case CR_EPARSE: return "the LLM's response was unreadable";
-    default: return "the LLM failed";
+    case CR_ETIMEOUT:
+        return "the LLM timed out";
+    case CR_ETOOBIG:
+        return "the LLM's response was over the size cap";
+    case CR_EPARSE:
+        return "the LLM's response was unreadable";
+    default:
+        return "the LLM failed";
     }
 }
 
@@ -57,8 +61,7 @@ static const char *search_text(const RtvRequest *req, StrBuf *sb)
     return sb->buf;
 }
 
-CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d,
-                      ErrInfo *e)
+CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     StrBuf qw, line_buf, joined;
@@ -69,8 +72,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     memset(out, 0, sizeof *out);
     memset(d, 0, sizeof *d);
     d->t0 = now_ms();
-    if (!req->question || blank(req->question))
-        return err_set(e, CR_EINVAL, "empty question");
+    if (!req->question || blank(req->question)) return err_set(e, CR_EINVAL, "empty question");
     if (strlen(req->question) > RTV_MAX_QUESTION)
         return err_set(e, CR_ETOOBIG, "question longer than %d bytes", RTV_MAX_QUESTION);
     int has_llm = req->llm_url && req->llm_url[0];
@@ -99,7 +101,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     idx_query_words(sreq.question, &qw);
     const char *words[64];
     size_t n_words = 0;
-    for (char *p = qw.buf, *save = NULL, *w; n_words < 64 && (w = strtok_r(p, " ", &save)); p = NULL)
+    for (char *p = qw.buf, *save = NULL, *w; n_words < 64 && (w = strtok_r(p, " ", &save));
+         p = NULL)
         words[n_words++] = w;
     rtv_packer_init(&pk, budget, RTV_MAX_CANDIDATES);
     out->items = n_fused ? xcalloc(n_fused, sizeof *out->items) : NULL;
@@ -125,8 +128,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
         out->match_reason[0] = '\0';
     }
     log_msg(LOG_DEBUG, "match %s (coverage %.2f, identifiers %zu/%zu, terms %zu)",
-            rtv_match_name(out->match), info.coverage, out->signals.idents_hit,
-            out->signals.idents, out->signals.terms);
+            rtv_match_name(out->match), info.coverage, out->signals.idents_hit, out->signals.idents,
+            out->signals.terms);
     /* auto asks no LLM about nothing relevant; llm mode asks, warned */
     d->want_llm = d->llm_wanted && out->n_items > 0 &&
                   (out->match != RTV_MATCH_NONE || req->mode == RTV_MODE_LLM);
@@ -173,8 +176,8 @@ static char *extractive_draft(const RtvAnswer *out, const RtvDraft *d, const Rtv
         why = "Every match was larger than the context budget.";
     if (!out->n_items) sb_adds(&text, "**Nothing relevant found:** ");
     if (out->match != RTV_MATCH_STRONG && out->n_items) {
-        sb_adds(&text, out->match == RTV_MATCH_NONE ? "**Nothing relevant found:** "
-                                                     : "**Weak match:** ");
+        sb_adds(&text,
+                out->match == RTV_MATCH_NONE ? "**Nothing relevant found:** " : "**Weak match:** ");
         rtv_add_escaped(&text, out->match_reason, 300);
         sb_adds(&text, out->match == RTV_MATCH_NONE
                            ? ". The closest locations are listed below.\n\n"
@@ -191,8 +194,7 @@ static char *extractive_draft(const RtvAnswer *out, const RtvDraft *d, const Rtv
     return sb_detach(&text, NULL);
 }
 
-CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d,
-                     ErrInfo *e)
+CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     char *draft = NULL;
@@ -251,13 +253,14 @@ CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDra
         sb_reset(&text);
         if (out->match != RTV_MATCH_STRONG) {
             sb_adds(&text, out->match == RTV_MATCH_NONE ? "**Nothing relevant found:** "
-                                                         : "**Weak match:** ");
+                                                        : "**Weak match:** ");
             rtv_add_escaped(&text, out->match_reason, 300);
             sb_adds(&text, ".\n\n");
         }
         sb_adds(&text, out->answer);
         if (d->notice[0]) {
-            sb_adds(&text, text.len && text.buf[text.len - 1] == '\n' ? "\n_Note: " : "\n\n_Note: ");
+            sb_adds(&text,
+                    text.len && text.buf[text.len - 1] == '\n' ? "\n_Note: " : "\n\n_Note: ");
             rtv_add_escaped(&text, d->notice, 400);
             sb_adds(&text, "._\n");
         }

@@ -96,7 +96,8 @@ static int line_mentions(const char *s, size_t n, const char *const *words, cons
         for (size_t w = 0; w < n_words; w++) {
             if (words[w][0] != lc || wl[w] > n - i || (seen >> w & 1)) continue;
             size_t k = 1;
-            while (k < wl[w] && (char)(s[i + k] | 0x20) == words[w][k]) k++;
+            while (k < wl[w] && (char)(s[i + k] | 0x20) == words[w][k])
+                k++;
             if (k == wl[w]) seen |= (uint64_t)1 << w;
         }
     }
@@ -110,20 +111,23 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
     /* Line starts of the packed text. */
     size_t *lo, *off = xmalloc(((size_t)n + 1) * sizeof *off);
     size_t k = line_offsets(it->text, strlen(it->text), &lo);
-    for (uint32_t j = 0; j <= n; j++) off[j] = lo[j < k ? j : k];
+    for (uint32_t j = 0; j <= n; j++)
+        off[j] = lo[j < k ? j : k];
     free(lo);
     /* Per line, how many distinct question words it mentions. */
     double *hit = xcalloc(n, sizeof *hit);
     size_t wl[64];
     if (n_words > 64) n_words = 64;
-    for (size_t w = 0; w < n_words; w++) wl[w] = strlen(words[w]);
+    for (size_t w = 0; w < n_words; w++)
+        wl[w] = strlen(words[w]);
     for (uint32_t l = 0; l < n; l++)
         hit[l] = line_mentions(it->text + off[l], off[l + 1] - off[l], words, wl, n_words);
     /* The window with the most mentions; the unit's head (signature and
      * docstring) wins ties, and earns a little for being the head. */
     double best = -1, cur = 0;
     uint32_t best_at = 0;
-    for (uint32_t l = 0; l < max_lines; l++) cur += hit[l];
+    for (uint32_t l = 0; l < max_lines; l++)
+        cur += hit[l];
     for (uint32_t at = 0; at + max_lines <= n; at++) {
         if (at) cur += hit[at + max_lines - 1] - hit[at - 1];
         double s = cur + (at == 0 ? 0.5 : 0);

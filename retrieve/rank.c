@@ -24,7 +24,6 @@ const RtvTuning rtv_tuning = {
     .window_lines = 30,
 };
 
-
 /* Adds a leg's hits to v (scores relative to the leg's best, times weight),
  * merging with candidates already there. */
 static void add_leg(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, size_t n_hits,
@@ -37,7 +36,8 @@ static void add_leg(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, siz
     for (size_t i = 0; i < n_hits; i++) {
         double s = top > 0 ? weight * hits[i].score / top : 0;
         size_t k = 0;
-        while (k < before && (*v)[k].chunk_id != hits[i].chunk_id) k++;
+        while (k < before && (*v)[k].chunk_id != hits[i].chunk_id)
+            k++;
         if (k < before) {
             (*v)[k].score += s;
             (*v)[k].via |= via;
@@ -71,7 +71,8 @@ static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, s
     size_t before = *n;
     I64Map at;
     i64map_init(&at);
-    for (size_t k = 0; k < before; k++) i64map_put(&at, (*v)[k].chunk_id, (int64_t)k);
+    for (size_t k = 0; k < before; k++)
+        i64map_put(&at, (*v)[k].chunk_id, (int64_t)k);
     for (size_t i = 0; i < n_hits; i++) {
         double z = span > 0 ? (hits[i].score - floor) / span : 1.0;
         double s = t->dense_weight * z;
@@ -90,8 +91,8 @@ static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, s
 }
 
 /* File blend, cut, graph expansion and priors over the legs' candidates. */
-static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **v,
-                    size_t *n, size_t *cap, ErrInfo *e)
+static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **v, size_t *n,
+                    size_t *cap, ErrInfo *e)
 {
     rtv_file_boost(*v, *n, t->file_beta);
     if (*n > t->keep) *n = t->keep;
@@ -101,7 +102,8 @@ static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, Rtv
     }
     /* behaviour questions are answered by code, not by the tests exercising it */
     for (size_t i = 0; i < *n; i++)
-        if ((*v)[i].file_id && idx_file_is_test(st, (*v)[i].file_id)) (*v)[i].score *= t->test_prior;
+        if ((*v)[i].file_id && idx_file_is_test(st, (*v)[i].file_id))
+            (*v)[i].score *= t->test_prior;
     rtv_apply_priors(*v, *n, t);
     return CR_OK;
 }
@@ -149,7 +151,8 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
     *n_out = 0;
     memset(info, 0, sizeof *info);
     if (req->use_bm25) {
-        if ((rc = idx_search_bm25(st, req->question, t->bm25_candidates, &hits, &n_hits, e))) goto out;
+        if ((rc = idx_search_bm25(st, req->question, t->bm25_candidates, &hits, &n_hits, e)))
+            goto out;
         add_leg(&v, &n, &cap, hits, n_hits, 1.0, RTV_VIA_BM25);
         for (size_t i = 0; i < n_hits && i < 5; i++)
             if (hits[i].coverage > info->coverage) info->coverage = hits[i].coverage;
@@ -171,7 +174,8 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
         } else {
             /* An unreachable embeddings endpoint costs the dense leg, not the answer. */
             log_msg(LOG_WARN, "dense retrieval skipped: %s", de.msg);
-            snprintf(info->notice, sizeof info->notice, "dense retrieval was skipped: %.400s", de.msg);
+            snprintf(info->notice, sizeof info->notice, "dense retrieval was skipped: %.400s",
+                     de.msg);
         }
     }
     tm->dense_ms = now_ms() - t0;

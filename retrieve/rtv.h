@@ -193,12 +193,10 @@ typedef struct RtvDraft {
     double t0, llm_ms;
 } RtvDraft;
 
-CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d,
-                      ErrInfo *e);
+CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e);
 /* Returns d->llm_rc (CR_ECANCELED when req->cancel said so). */
 CrErr rtv_ask_llm(const RtvRequest *req, const RtvAnswer *out, RtvDraft *d);
-CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d,
-                     ErrInfo *e);
+CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e);
 void rtv_draft_release(RtvDraft *d);
 
 /* The retrieval half of rtv_ask alone: the same checks, ranking and packing,
@@ -206,7 +204,6 @@ void rtv_draft_release(RtvDraft *d);
  * text, citations or LLM call (out->answer is NULL). Release with
  * rtv_answer_release. Errors: as rtv_ask's but the LLM's. */
 CrErr rtv_search(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
-
 
 /* The name an item is known by: the chunk's symbol, or its module's dotted
  * name for module-level code. Borrowed from the item. */

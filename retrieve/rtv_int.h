@@ -16,7 +16,7 @@ size_t rtv_chars(const char *s, size_t len);
  * item already taken from the same file; what does not fit is skipped and
  * the walk goes on, until max_items are taken. */
 typedef struct RtvPacker {
-    size_t left;      /* characters left */
+    size_t left; /* characters left */
     /* Packing stops once less than 1% of the budget is left: a unit that
      * small (two or three lines at 12,000) rarely answers anything, and
      * looking for one means reading every remaining candidate. */
@@ -107,19 +107,19 @@ CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, Err
 
 /* The ranking's constants, chosen on the dev questions (docs/benchmarks.md). */
 typedef struct RtvTuning {
-    size_t bm25_candidates; /* BM25 hits considered */
+    size_t bm25_candidates;  /* BM25 hits considered */
     size_t dense_candidates; /* dense hits considered */
-    double dense_weight;    /* what the dense leg adds at most to a candidate's score */
-    size_t dense_new;       /* dense hits that may enter without lexical evidence */
-    size_t lexical_head;    /* first candidates of the ranking without dense kept first */
-    size_t keep;            /* candidates kept after the file blend */
-    double module_prior;    /* score factor for module-level code */
-    double class_prior;     /* score factor for class headers */
-    double section_prior;   /* score factor for docs and config sections */
-    double test_prior;      /* score factor for test files (by their language's conventions) */
-    double file_beta;       /* weight of the file's score in a candidate's */
+    double dense_weight;     /* what the dense leg adds at most to a candidate's score */
+    size_t dense_new;        /* dense hits that may enter without lexical evidence */
+    size_t lexical_head;     /* first candidates of the ranking without dense kept first */
+    size_t keep;             /* candidates kept after the file blend */
+    double module_prior;     /* score factor for module-level code */
+    double class_prior;      /* score factor for class headers */
+    double section_prior;    /* score factor for docs and config sections */
+    double test_prior;       /* score factor for test files (by their language's conventions) */
+    double file_beta;        /* weight of the file's score in a candidate's */
     RtvGraphParams graph;
-    uint32_t window_lines;  /* longest span packed from one unit */
+    uint32_t window_lines; /* longest span packed from one unit */
 } RtvTuning;
 
 extern const RtvTuning rtv_tuning;
@@ -197,9 +197,9 @@ typedef struct RtvSse {
     int done;        /* "[DONE]" seen (or the JSON object parsed) */
     int finished;    /* a finish_reason seen */
     char finish_reason[32];
-    char *refusal; /* the model's refusal, when it sent one; owned */
-    CrErr err;     /* first failure; CR_OK while none */
-    char msg[300]; /* its message: one line, without `secret` */
+    char *refusal;      /* the model's refusal, when it sent one; owned */
+    CrErr err;          /* first failure; CR_OK while none */
+    char msg[300];      /* its message: one line, without `secret` */
     const char *secret; /* masked in messages (the API key); borrowed; NULL: none */
     RtvProgressFn progress;
     void *progress_ud;

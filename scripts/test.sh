@@ -5,6 +5,8 @@
 #   scripts/test.sh [ctest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Layout first: .clang-format over every C source of ours.
+scripts/check-format.sh
 scripts/setup.sh --sanitize build-test
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

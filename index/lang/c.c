@@ -28,8 +28,10 @@ static int c__resolve(const LangImportCtx *ctx, ChunkRef *r)
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && !found; i++) {
         char *dir = dirs[i] ? xstrdup(dirs[i]) : idx_lang_dirname(ctx->path);
         char *cand = idx_lang_join(dir, r->module);
-        if (cand && idx_lang_file_exists(ctx->root, cand)) found = cand;
-        else free(cand);
+        if (cand && idx_lang_file_exists(ctx->root, cand))
+            found = cand;
+        else
+            free(cand);
         free(dir);
     }
     if (!found) return 0;
@@ -49,16 +51,18 @@ static int c__has(const char *src, size_t len, const char *word)
 
 static const IdxLang *c__refine(const char *src, size_t len)
 {
-    static const char *const cxx[] = {"class ", "namespace ", "template <", "template<", "public:",
-                                      "private:", "std::"};
+    static const char *const cxx[] = {"class ",  "namespace ", "template <", "template<",
+                                      "public:", "private:",   "std::"};
     for (size_t i = 0; i < sizeof cxx / sizeof cxx[0]; i++)
         if (c__has(src, len, cxx[i])) return &idx_lang_cpp;
     return NULL;
 }
 
 static const char *const c__exts[] = {".c", ".h", NULL};
-static const char *const cpp__exts[] = {".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".ipp", ".inl", NULL};
-static const char *const c__tests[] = {"test/", "tests/", "testing/", "_test.", "_unittest.", "_perftest.", "_bench.", NULL};
+static const char *const cpp__exts[] = {".cc", ".cpp", ".cxx", ".c++", ".hpp",
+                                        ".hh", ".hxx", ".ipp", ".inl", NULL};
+static const char *const c__tests[] = {"test/",      "tests/",     "testing/", "_test.",
+                                       "_unittest.", "_perftest.", "_bench.",  NULL};
 static const char *const c__comments[] = {"comment", NULL};
 static const char *const cpp__wrappers[] = {"template_declaration", NULL};
 

@@ -19,8 +19,10 @@ static void go__import(LangParse *p, TSNode spec)
         const char *slash = strrchr(imp, '/');
         alias = xstrdup(slash ? slash + 1 : imp);
     }
-    if (!strcmp(alias, ".")) idx_lang_add_import(p, spec, imp, "*", "*");
-    else if (strcmp(alias, "_") != 0) idx_lang_add_import(p, spec, imp, NULL, alias);
+    if (!strcmp(alias, "."))
+        idx_lang_add_import(p, spec, imp, "*", "*");
+    else if (strcmp(alias, "_") != 0)
+        idx_lang_add_import(p, spec, imp, NULL, alias);
     free(imp);
     free(alias);
 }
@@ -37,10 +39,12 @@ static char *go__module_path(const char *root)
     if (path_real_under(root, path.buf, NULL) == CR_OK &&
         sb_read_file(&text, path.buf, 1u << 20, NULL) == CR_OK) {
         for (const char *p = text.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-            while (*p == ' ' || *p == '\t') p++;
+            while (*p == ' ' || *p == '\t')
+                p++;
             if (strncmp(p, "module", 6) != 0 || (p[6] != ' ' && p[6] != '\t')) continue;
             p += 6;
-            while (*p == ' ' || *p == '\t' || *p == '"') p++;
+            while (*p == ' ' || *p == '\t' || *p == '"')
+                p++;
             size_t n = strcspn(p, " \t\r\n\"");
             if (n) mod = xstrndup(p, n);
             break;

@@ -15,7 +15,8 @@ static void java__import(LangParse *p, TSNode node)
     sb_init(&path);
     /* "import static a.b.C.m;" / "import a.b.*;": keep the dotted path */
     const char *s = text + 6;
-    while (*s == ' ' || *s == '\t' || *s == '\n') s++;
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
     if (!strncmp(s, "static", 6) && (s[6] == ' ' || s[6] == '\t')) s += 6;
     for (; *s && *s != ';'; s++)
         if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') sb_addc(&path, *s);
@@ -43,7 +44,8 @@ static int java__resolve(const LangImportCtx *ctx, ChunkRef *r)
     sb_adds(&pkg_path, ctx->package);
     for (size_t i = 0; i < pkg_path.len; i++)
         if (pkg_path.buf[i] == '.') pkg_path.buf[i] = '/';
-    if (pn && dn >= pn && !strcmp(dir + dn - pn, pkg_path.buf) && (dn == pn || dir[dn - pn - 1] == '/'))
+    if (pn && dn >= pn && !strcmp(dir + dn - pn, pkg_path.buf) &&
+        (dn == pn || dir[dn - pn - 1] == '/'))
         sb_add(&root, dir, dn == pn ? 0 : dn - pn - 1);
     for (size_t i = 0; i < root.len; i++)
         if (root.buf[i] == '/') root.buf[i] = '.';

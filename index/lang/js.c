@@ -17,11 +17,13 @@ static void js__named(LangParse *p, TSNode at, TSNode list, const char *spec)
         const char *t = ts_node_type(s);
         TSNode name = ts_node_child_by_field_name(s, "name", 4);
         TSNode alias = ts_node_child_by_field_name(s, "alias", 5);
-        if (!strcmp(t, "shorthand_property_identifier_pattern")) name = s;
+        if (!strcmp(t, "shorthand_property_identifier_pattern"))
+            name = s;
         else if (!strcmp(t, "pair_pattern")) {
             name = ts_node_child_by_field_name(s, "key", 3);
             alias = ts_node_child_by_field_name(s, "value", 5);
-        } else if (strcmp(t, "import_specifier") != 0) continue;
+        } else if (strcmp(t, "import_specifier") != 0)
+            continue;
         if (ts_node_is_null(name)) continue;
         char *n = idx_lang_node_text(p, name);
         char *a = ts_node_is_null(alias) ? xstrdup(n) : idx_lang_node_text(p, alias);
@@ -68,7 +70,8 @@ static void js__require(LangParse *p, TSNode decl)
     if (ts_node_is_null(name) || ts_node_is_null(call)) return;
     TSNode fn = ts_node_child_by_field_name(call, "function", 8);
     TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
-    if (ts_node_is_null(fn) || ts_node_is_null(args) || ts_node_named_child_count(args) != 1) return;
+    if (ts_node_is_null(fn) || ts_node_is_null(args) || ts_node_named_child_count(args) != 1)
+        return;
     char *f = idx_lang_node_text(p, fn);
     TSNode arg = ts_node_named_child(args, 0);
     if (strcmp(f, "require") != 0 || strcmp(ts_node_type(arg), "string") != 0) {
@@ -97,9 +100,9 @@ static void js__import(LangParse *p, TSNode node)
 
 static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
 {
-    static const char *const sfx[] = {"",          ".ts",       ".tsx",       ".js",      ".jsx",
-                                      ".mjs",      ".cjs",      "/index.ts",  "/index.tsx",
-                                      "/index.js", "/index.jsx", "/index.mjs", NULL};
+    static const char *const sfx[] = {
+        "",          ".ts",        ".tsx",      ".js",        ".jsx",       ".mjs", ".cjs",
+        "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs", NULL};
     if (r->module[0] != '.') return 0; /* a package from node_modules */
     char *dir = idx_lang_dirname(ctx->path);
     char *base = idx_lang_join(dir, r->module);

@@ -43,14 +43,14 @@ struct LangImportCtx {
 };
 
 typedef struct IdxLang {
-    const char *name;              /* "c", "python", "markdown" */
-    const char *const *exts;       /* suffixes with the dot, NULL-terminated */
-    const char *const *interps;    /* shebang interpreters ("node", "python3"), NULL-terminated */
+    const char *name;           /* "c", "python", "markdown" */
+    const char *const *exts;    /* suffixes with the dot, NULL-terminated */
+    const char *const *interps; /* shebang interpreters ("node", "python3"), NULL-terminated */
     const TSLanguage *(*grammar)(void); /* NULL: a text format (docs, config) */
-    const char *query;             /* capture conventions above; NULL for Python and text */
-    const char *const *comments;   /* comment node kinds */
-    const char *const *wrappers;   /* parents that belong to a definition (template, export) */
-    const char *const *prefixes;   /* preceding siblings that belong to it (Rust attributes) */
+    const char *query;                  /* capture conventions above; NULL for Python and text */
+    const char *const *comments;        /* comment node kinds */
+    const char *const *wrappers;        /* parents that belong to a definition (template, export) */
+    const char *const *prefixes;        /* preceding siblings that belong to it (Rust attributes) */
     /* Module name of a workspace file of this language. Caller frees. */
     char *(*module_name)(const char *relpath);
     /* Parses one @import node into raw import refs (idx_lang_add_import). */
@@ -69,8 +69,8 @@ typedef struct IdxLang {
      * C++: no `this.` needed), so one that names a member defined in the
      * same file is resolved in the class, as `this.name` is. */
     int implicit_this;
-    int is_doc;                    /* docs and config: ranked below code */
-    size_t max_bytes;              /* text rows: larger files are not indexed (0: no cap) */
+    int is_doc;       /* docs and config: ranked below code */
+    size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;
 
 /* The table (lang_table.c). */
@@ -88,14 +88,14 @@ char *idx_lang_node_text(const LangParse *p, TSNode n);
 /* The text of a string literal node without its quotes. Caller frees. */
 char *idx_lang_string_text(const LangParse *p, TSNode n);
 void idx_lang_add_import(LangParse *p, TSNode at, const char *module, const char *member,
-                     const char *alias);
+                         const char *alias);
 
 /* Module-name helpers for rows (lang_names.c). */
 /* "a/b.ts" -> "a.b"; a file named one of dir_files ("index") names its
  * directory ("a/index.ts" -> "a"). */
 char *idx_lang_module_strip_ext(const char *relpath, const char *const *dir_files);
-char *idx_lang_module_keep_ext(const char *relpath);  /* "a/b.h" -> "a.b.h" */
-char *idx_lang_module_dir(const char *relpath);       /* "a/b/c.go" -> "a.b" */
+char *idx_lang_module_keep_ext(const char *relpath); /* "a/b.h" -> "a.b.h" */
+char *idx_lang_module_dir(const char *relpath);      /* "a/b/c.go" -> "a.b" */
 /* Whether root/rel is a regular file. */
 int idx_lang_file_exists(const char *root, const char *rel);
 /* Joins dir and a relative spec ("./x", "../y/z"), normalising; NULL when it
@@ -109,13 +109,13 @@ char *idx_lang_dirname(const char *relpath);
 typedef struct PyChunker PyChunker;
 PyChunker *idx_py_chunker_new(void);
 void idx_py_chunker_free(PyChunker *c);
-CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
-                     ErrInfo *e);
+CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
+                         ChunkSet *out, ErrInfo *e);
 /* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
 CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
-               size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);
+                   size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);
 /* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
 CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
-                 ChunkSet *out, ErrInfo *e);
+                     ChunkSet *out, ErrInfo *e);
 
 #endif

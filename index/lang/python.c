@@ -341,9 +341,10 @@ static void chunk__build(ChunkRun *r, ChunkSet *out)
     for (size_t i = 0; i < r->n_units; i++) {
         ChunkUnit *u = &r->units[i];
         u->signature = chunk__signature(r, u);
-        if (u->kind != IDX_KIND_CLASS && u->end - u->start + 1 > r->max_lines) chunk__mark_body(r, u);
+        if (u->kind != IDX_KIND_CLASS && u->end - u->start + 1 > r->max_lines)
+            chunk__mark_body(r, u);
         idx_emit_unit_add(&r->em, u->kind, u->parent, u->start, u->end, u->symbol, u->signature,
-                      u->docstring);
+                          u->docstring);
         u->symbol = u->signature = u->docstring = NULL; /* owned by em now */
     }
     r->em.module_doc = r->mod_doc;
@@ -388,8 +389,8 @@ static void chunk__run_release(ChunkRun *r)
 
 /* Appends to out without releasing anything in it: callers pass a zeroed or
  * released set (indices in what is appended count from out->n_chunks). */
-CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
-                  ErrInfo *e)
+CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
+                         ChunkSet *out, ErrInfo *e)
 {
     TSTree *trees[CHUNK__MAX_SEGMENTS] = {0};
     uint32_t seg_byte[CHUNK__MAX_SEGMENTS + 1], seg_line[CHUNK__MAX_SEGMENTS];
@@ -484,4 +485,3 @@ const IdxLang idx_lang_python = {
     .grammar = tree_sitter_python,
     .module_name = idx_path_to_module,
 };
-

@@ -80,7 +80,6 @@ typedef struct ChunkRun {
     uint32_t seg_end_byte; /* nodes starting here or later belong to the next segment */
 } ChunkRun;
 
-
 static inline int py_is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';

@@ -77,4 +77,3 @@ uint32_t idx_py_find_cut(ChunkRun *r, TSNode root, uint32_t seg_line)
     }
     return 0;
 }
-

@@ -291,4 +291,3 @@ TSNode idx_py_first_named(const ChunkRun *r, TSNode n)
     }
     return (TSNode){0};
 }
-

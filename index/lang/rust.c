@@ -135,7 +135,8 @@ static int rust__resolve(const LangImportCtx *ctx, ChunkRef *r)
         if (out.len) sb_addc(&out, '.');
         sb_add(&out, p, n);
         p += n;
-        while (*p == ':') p++;
+        while (*p == ':')
+            p++;
     }
     if (!out.len) {
         sb_release(&out);

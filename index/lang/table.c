@@ -3,12 +3,14 @@
 
 #include <string.h>
 
-extern const IdxLang idx_lang_python, idx_lang_c, idx_lang_cpp, idx_lang_go, idx_lang_rust, idx_lang_java,
-    idx_lang_javascript, idx_lang_typescript, idx_lang_tsx, idx_lang_markdown, idx_lang_rst, idx_lang_text;
+extern const IdxLang idx_lang_python, idx_lang_c, idx_lang_cpp, idx_lang_go, idx_lang_rust,
+    idx_lang_java, idx_lang_javascript, idx_lang_typescript, idx_lang_tsx, idx_lang_markdown,
+    idx_lang_rst, idx_lang_text;
 
 static const IdxLang *const table__rows[] = {
-    &idx_lang_python, &idx_lang_c,   &idx_lang_cpp,      &idx_lang_go,  &idx_lang_rust, &idx_lang_java, &idx_lang_javascript,
-    &idx_lang_typescript, &idx_lang_tsx, &idx_lang_markdown, &idx_lang_rst, &idx_lang_text,
+    &idx_lang_python, &idx_lang_c,        &idx_lang_cpp,        &idx_lang_go,
+    &idx_lang_rust,   &idx_lang_java,     &idx_lang_javascript, &idx_lang_typescript,
+    &idx_lang_tsx,    &idx_lang_markdown, &idx_lang_rst,        &idx_lang_text,
 };
 #define TABLE__N (sizeof table__rows / sizeof table__rows[0])
 
@@ -58,10 +60,12 @@ const IdxLang *idx_lang_for_shebang(const char *line, size_t len)
     buf[n - 2] = '\0';
     char *tok = buf, *word = NULL;
     while (*tok) {
-        while (*tok == ' ' || *tok == '\t') tok++;
+        while (*tok == ' ' || *tok == '\t')
+            tok++;
         if (!*tok) break;
         char *w = tok;
-        while (*tok && *tok != ' ' && *tok != '\t') tok++;
+        while (*tok && *tok != ' ' && *tok != '\t')
+            tok++;
         if (*tok) *tok++ = '\0';
         char *s = strrchr(w, '/');
         w = s ? s + 1 : w;

@@ -36,14 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (d->start_line < 1 || d->start_line > d->end_line || d->end_line > lines) abort();
         if (!d->symbol || !d->name || !d->signature) abort();
         if (i && set.chunks[i - 1].start_line > d->start_line) abort();
-        if (d->parent >= 0 && ((size_t)d->parent >= i || set.chunks[d->parent].kind != IDX_KIND_CLASS))
+        if (d->parent >= 0 &&
+            ((size_t)d->parent >= i || set.chunks[d->parent].kind != IDX_KIND_CLASS))
             abort();
     }
-    LangImportCtx ctx = {"/nonexistent-coderag-fuzz", "a/b/c.x", "a.b.c", set.package ? set.package : ""};
+    LangImportCtx ctx = {"/nonexistent-coderag-fuzz", "a/b/c.x", "a.b.c",
+                         set.package ? set.package : ""};
     for (size_t i = 0; i < set.n_refs; i++) {
         ChunkRef *r = &set.refs[i];
         if (r->chunk < 0 || (size_t)r->chunk >= set.n_chunks) abort();
-        if (r->kind == REF_IMPORT && lang->resolve_import && r->module) lang->resolve_import(&ctx, r);
+        if (r->kind == REF_IMPORT && lang->resolve_import && r->module)
+            lang->resolve_import(&ctx, r);
     }
     idx_chunk_set_release(&set);
     return 0;

@@ -56,8 +56,10 @@ static char *capture_stop(Capture *c)
     dup2(c->saved, 2);
     close(c->saved);
     unlink(c->path);
-    if (c->log[0]) setenv("CODERAG_LOG", c->log, 1);
-    else unsetenv("CODERAG_LOG");
+    if (c->log[0])
+        setenv("CODERAG_LOG", c->log, 1);
+    else
+        unsetenv("CODERAG_LOG");
     if (text && text[0]) fprintf(stderr, "%s", text);
     return text;
 }

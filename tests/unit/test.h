@@ -27,7 +27,7 @@ static TestState test_state_;
         test_state_.checks++;                                                                      \
         if (!(cond)) {                                                                             \
             test_state_.failed_checks++;                                                           \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
         }                                                                                          \
     } while (0)
 
@@ -62,10 +62,10 @@ static TestState test_state_;
         fn();                                                                                      \
         if (test_state_.skip && test_state_.checks == checks_) {                                   \
             test_state_.skipped++;                                                                 \
-            if (!test_state_.quiet) fprintf(stderr, "SKIP %s: %s\n", #fn, test_state_.skip);                               \
+            if (!test_state_.quiet) fprintf(stderr, "SKIP %s: %s\n", #fn, test_state_.skip);       \
         } else if (test_state_.checks == checks_) {                                                \
             test_state_.failed++;                                                                  \
-            if (!test_state_.quiet) fprintf(stderr, "FAIL %s: made no checks\n", #fn);                                     \
+            if (!test_state_.quiet) fprintf(stderr, "FAIL %s: made no checks\n", #fn);             \
         } else if (test_state_.failed_checks == before_) {                                         \
             test_state_.passed++;                                                                  \
         } else {                                                                                   \

@@ -21,7 +21,8 @@ static void test_strbuf(void)
     sb_init(&sb);
     sb_adds(&sb, "abc");
     sb_addc(&sb, '-');
-    for (int i = 0; i < 1000; i++) sb_addf(&sb, "%d,", i);
+    for (int i = 0; i < 1000; i++)
+        sb_addf(&sb, "%d,", i);
     CHECK(sb.len > 3000);
     CHECK(strncmp(sb.buf, "abc-0,1,2,", 10) == 0);
     CHECK_INT(strlen(sb.buf), sb.len);
@@ -52,10 +53,11 @@ static void test_utf8(void)
         const char *s;
         int valid;
     } cases[] = {
-        {"plain ascii", 1},       {"caf\xc3\xa9", 1},      {"\xe2\x82\xac", 1},
-        {"\xf0\x9f\x98\x80", 1},  {"\xc3", 0},             {"\xc0\xaf", 0}, /* overlong */
-        {"\xed\xa0\x80", 0},      /* surrogate */          {"\xff", 0},
-        {"\xe2\x82", 0},          {"\xf4\x90\x80\x80", 0}, /* > U+10FFFF */
+        {"plain ascii", 1},  {"caf\xc3\xa9", 1},
+        {"\xe2\x82\xac", 1}, {"\xf0\x9f\x98\x80", 1},
+        {"\xc3", 0},         {"\xc0\xaf", 0}, /* overlong */
+        {"\xed\xa0\x80", 0}, /* surrogate */ {"\xff", 0},
+        {"\xe2\x82", 0},     {"\xf4\x90\x80\x80", 0}, /* > U+10FFFF */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int got = utf8_valid(cases[i].s, strlen(cases[i].s));
@@ -113,7 +115,8 @@ static void test_i64map(void)
     i64map_init(&m);
     int64_t v = 0;
     CHECK(!i64map_get(&m, 0, &v));
-    for (int64_t k = -500; k < 5000; k += 3) i64map_put(&m, k * 7919, k);
+    for (int64_t k = -500; k < 5000; k += 3)
+        i64map_put(&m, k * 7919, k);
     i64map_put(&m, 0, 42);
     CHECK(i64map_get(&m, 0, &v));
     CHECK_INT(v, 42);
@@ -123,25 +126,32 @@ static void test_i64map(void)
     CHECK_INT(m.len, 1835); /* 1834 multiples plus key 0 */
     /* deleting every other key keeps the rest findable (probe chains) */
     int ok = 1;
-    for (int64_t k = -500; k < 5000; k += 6) ok &= i64map_del(&m, k * 7919);
+    for (int64_t k = -500; k < 5000; k += 6)
+        ok &= i64map_del(&m, k * 7919);
     CHECK(ok);
     CHECK(!i64map_del(&m, -500 * 7919));
     CHECK_INT(m.len, 1835 - 917);
-    for (int64_t k = -497; k < 5000; k += 6) ok &= i64map_get(&m, k * 7919, &v) && v == k;
+    for (int64_t k = -497; k < 5000; k += 6)
+        ok &= i64map_get(&m, k * 7919, &v) && v == k;
     CHECK(ok);
     CHECK(!i64map_get(&m, -500 * 7919, NULL));
     int64_t sum = 0, key;
     size_t seen = 0;
-    for (size_t pos = 0; i64map_next(&m, &pos, &key, &v); seen++) sum += v;
+    for (size_t pos = 0; i64map_next(&m, &pos, &key, &v); seen++)
+        sum += v;
     CHECK_INT(seen, m.len);
     int64_t want = 42;
-    for (int64_t k = -497; k < 5000; k += 6) want += k;
+    for (int64_t k = -497; k < 5000; k += 6)
+        want += k;
     CHECK_INT(sum, want);
     i64map_release(&m);
 }
 
 static void no_checks(void) {}
-static void skips(void) { SKIP("not on this machine"); }
+static void skips(void)
+{
+    SKIP("not on this machine");
+}
 
 /* The harness itself: a test that checks nothing fails, a skip is a skip. */
 static void test_harness(void)

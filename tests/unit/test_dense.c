@@ -19,8 +19,12 @@ static void sh(const char *fmt, const char *a, const char *b)
 
 static IdxStore *open_store(const char *model)
 {
-    IdxConfig cfg = {.root = root, .index_dir = index_dir, .threads = 1,
-                     .embed_provider = "openai", .embed_url = fake.base, .embed_model = model};
+    IdxConfig cfg = {.root = root,
+                     .index_dir = index_dir,
+                     .threads = 1,
+                     .embed_provider = "openai",
+                     .embed_url = fake.base,
+                     .embed_model = model};
     IdxStore *st = NULL;
     ErrInfo e = {0};
     CrErr rc = idx_open(&cfg, 0, &st, &e);
@@ -82,7 +86,8 @@ static void test_vectors_follow_chunks(void)
     snprintf(saved, sizeof saved, "%s/vectors.saved", index_dir);
     sh("cp '%s' '%s'", vec, saved);
     st = open_store("m1");
-    sh("printf 'def refund(order):\\n    return -order.total()\\n' > '%s/%s'", root, "shop/refund.py");
+    sh("printf 'def refund(order):\\n    return -order.total()\\n' > '%s/%s'", root,
+       "shop/refund.py");
     update_ok(st);
     expect_synced(st, "openai:m1");
     idx_close(st);
@@ -167,7 +172,8 @@ static void test_search(void)
     CHECK_INT(rtv_ask(st, &req, &a, NULL), CR_OK);
     CHECK(a.n_items > 0);
     CHECK(strstr(a.answer, "dense retrieval was skipped") != NULL);
-    for (size_t i = 0; i < a.n_items; i++) CHECK(!(a.items[i].via & RTV_VIA_DENSE));
+    for (size_t i = 0; i < a.n_items; i++)
+        CHECK(!(a.items[i].via & RTV_VIA_DENSE));
     rtv_answer_release(&a);
 
     /* ... and an update indexes the text but reports the endpoint. */

@@ -145,7 +145,8 @@ static void test_batching(void)
     }
     json_decref(reqs);
     idx_embedder_free(em);
-    for (int i = 0; i < N; i++) free(texts[i]);
+    for (int i = 0; i < N; i++)
+        free(texts[i]);
 }
 
 static void test_no_key(void)
@@ -168,7 +169,8 @@ static void test_no_key(void)
     json_t *reqs = fake_log(&fake);
     json_t *auth = NULL;
     const char *path = "";
-    CHECK(reqs && !json_unpack(json_array_get(reqs, 0), "{s:o, s:s}", "auth", &auth, "path", &path));
+    CHECK(reqs &&
+          !json_unpack(json_array_get(reqs, 0), "{s:o, s:s}", "auth", &auth, "path", &path));
     CHECK(json_is_null(auth));
     CHECK_STR(path, "/v1/embeddings");
     json_decref(reqs);
@@ -206,7 +208,8 @@ static void test_failures(void)
         {"[{\"status\": 500}]", 0, 0, CR_OK, NULL},
         {"[{\"status\": 503, \"times\": 3}]", 1, 0, CR_EHTTP, "HTTP 503"},
         {"[{\"status\": 429, \"retry_after\": \"0\"}]", 0, 0, CR_OK, NULL},
-        {"[{\"delay_ms\": 60000}]", 0, 300, CR_ETIMEOUT, "timed out"}, /* only the timeout ends it */
+        {"[{\"delay_ms\": 60000}]", 0, 300, CR_ETIMEOUT,
+         "timed out"}, /* only the timeout ends it */
         {"[{\"raw\": \"{not json\"}]", 0, 0, CR_EHTTP, "malformed response"},
         {"[{\"raw\": \"{\\\"data\\\": 3}\"}]", 0, 0, CR_EHTTP, "no \"data\" array"},
         {"[{\"count_delta\": -1}]", 0, 0, CR_EHTTP, "returned 2 vectors for 3 inputs"},

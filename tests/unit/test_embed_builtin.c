@@ -91,8 +91,8 @@ static void test_vector_parity(void)
 
 /* Writes a model file of dim 2 over vocab {"get", "user"} with chosen
  * weights; mutate() may damage it before the checksum is (re)computed. */
-static char *write_tiny(const char *name, int fix_checksum, void (*mutate)(unsigned char *, size_t *),
-                        size_t cut)
+static char *write_tiny(const char *name, int fix_checksum,
+                        void (*mutate)(unsigned char *, size_t *), size_t cut)
 {
     unsigned char d[256] = {0};
     size_t n = 104;
@@ -107,7 +107,8 @@ static char *write_tiny(const char *name, int fix_checksum, void (*mutate)(unsig
     n += 4;
     memcpy(d + n, "\3get\4user", 9);
     n += 9;
-    while (n % 8) d[n++] = 0;
+    while (n % 8)
+        d[n++] = 0;
     memcpy(d + 72, "tiny", 4);
     if (mutate) mutate(d, &n);
     uint64_t payload = n - 104, h = 0xcbf29ce484222325ull;
@@ -157,11 +158,28 @@ static void test_tiny_model(void)
     free(path);
 }
 
-static void bump_version(unsigned char *d, size_t *n) { d[8] = 2; }
-static void bad_magic(unsigned char *d, size_t *n) { d[0] = 'X'; }
-static void huge_vocab(unsigned char *d, size_t *n) { d[16] = 0xff; d[17] = 0xff; }
-static void dup_token(unsigned char *d, size_t *n) { memcpy(d + 104 + 28, "\3get\3get", 8); }
-static void nan_weight(unsigned char *d, size_t *n) { float x = NAN; memcpy(d + 104, &x, 4); }
+static void bump_version(unsigned char *d, size_t *n)
+{
+    d[8] = 2;
+}
+static void bad_magic(unsigned char *d, size_t *n)
+{
+    d[0] = 'X';
+}
+static void huge_vocab(unsigned char *d, size_t *n)
+{
+    d[16] = 0xff;
+    d[17] = 0xff;
+}
+static void dup_token(unsigned char *d, size_t *n)
+{
+    memcpy(d + 104 + 28, "\3get\3get", 8);
+}
+static void nan_weight(unsigned char *d, size_t *n)
+{
+    float x = NAN;
+    memcpy(d + 104, &x, 4);
+}
 
 static void test_damaged(void)
 {
@@ -230,7 +248,9 @@ static void test_index(void)
             snprintf(model, sizeof model, "%s", good);
             free(good);
         }
-        IdxConfig cfg = {.root = FIXTURE_DIR "/shop", .index_dir = dir, .embed_provider = "builtin",
+        IdxConfig cfg = {.root = FIXTURE_DIR "/shop",
+                         .index_dir = dir,
+                         .embed_provider = "builtin",
                          .embed_model = cases[i].model ? model : NULL};
         IdxStore *st = NULL;
         ErrInfo e = {0};
@@ -248,9 +268,11 @@ static void test_index(void)
             CHECK(strstr(s.embedder, "checksum") != NULL);
         IdxHit *hits = NULL;
         size_t n = 0;
-        CHECK_INT(idx_search_dense(st, "compute the total price of an order", 5, &hits, &n, &e), CR_OK);
+        CHECK_INT(idx_search_dense(st, "compute the total price of an order", 5, &hits, &n, &e),
+                  CR_OK);
         CHECK_INT(n, cases[i].dense ? 5 : 0);
-        for (size_t k = 1; k < n; k++) CHECK(hits[k - 1].score >= hits[k].score);
+        for (size_t k = 1; k < n; k++)
+            CHECK(hits[k - 1].score >= hits[k].score);
         free(hits);
         idx_close(st);
     }

@@ -114,7 +114,8 @@ static void test_no_expect_delay(void)
     StrBuf body;
     sb_init(&body);
     sb_adds(&body, "{\"input\": [\"");
-    for (int i = 0; i < 5000; i++) sb_addc(&body, 'a');
+    for (int i = 0; i < 5000; i++)
+        sb_addc(&body, 'a');
     sb_adds(&body, "\"]}");
     HttpRequest req = base_req();
     req.body = body.buf;

@@ -32,8 +32,12 @@ static void write_file(const char *rel, const char *text, size_t len)
 
 static IdxStore *open_store(size_t max_bytes, const char *const *exclude, size_t n_exclude)
 {
-    IdxConfig cfg = {.root = tmp_root, .index_dir = tmp_index, .exclude = exclude,
-                     .n_exclude = n_exclude, .max_file_bytes = max_bytes, .threads = 2};
+    IdxConfig cfg = {.root = tmp_root,
+                     .index_dir = tmp_index,
+                     .exclude = exclude,
+                     .n_exclude = n_exclude,
+                     .max_file_bytes = max_bytes,
+                     .threads = 2};
     IdxStore *st = NULL;
     ErrInfo e = {0};
     CrErr rc = idx_open(&cfg, 0, &st, &e);
@@ -127,8 +131,8 @@ static void test_chunks_and_names(void)
          "module 1-4 \nclass 7-7 Gateway\nmethod 8-12 Gateway.charge\nmethod 14-15 Gateway._send\n"
          "class 18-18 RetryingGateway\nmethod 19-23 RetryingGateway.charge\n"
          "function 26-30 checkout"},
-        {"build/out.py", ""},              /* .gitignore: build/ */
-        {"shop/cache.generated.py", ""},   /* .gitignore: *.generated.py */
+        {"build/out.py", ""},            /* .gitignore: build/ */
+        {"shop/cache.generated.py", ""}, /* .gitignore: *.generated.py */
     };
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
         char *got = describe_file(st, expect[i].path);
@@ -207,7 +211,8 @@ static void test_edges(void)
          IDX_EDGE_CONTAIN},
     };
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
-        int ok = has_edge(st, expect[i].sp, expect[i].ss, expect[i].dp, expect[i].ds, expect[i].kind);
+        int ok =
+            has_edge(st, expect[i].sp, expect[i].ss, expect[i].dp, expect[i].ds, expect[i].kind);
         if (!ok)
             fprintf(stderr, "missing %s edge %s:%s -> %s:%s\n", idx_edge_kind_name(expect[i].kind),
                     expect[i].sp, expect[i].ss, expect[i].dp, expect[i].ds);
@@ -243,11 +248,10 @@ static void test_incremental(void)
     CHECK_INT(s.files_changed, 0);
 
     /* A call to a function that does not exist yet makes no edge ... */
-    const char *gateway_v2 =
-        "from ..models import Order\nimport shop.models as models\n\n\n"
-        "def checkout(customer, items, token):\n"
-        "    order = models.Order(customer)\n"
-        "    return models.refund(order)\n";
+    const char *gateway_v2 = "from ..models import Order\nimport shop.models as models\n\n\n"
+                             "def checkout(customer, items, token):\n"
+                             "    order = models.Order(customer)\n"
+                             "    return models.refund(order)\n";
     write_file("shop/payments/gateway.py", gateway_v2, strlen(gateway_v2));
     CHECK_INT(idx_update_file(st, "shop/payments/gateway.py", NULL), CR_OK);
     CHECK_INT(idx_verify(st, NULL), CR_OK);
@@ -281,8 +285,7 @@ static void test_incremental(void)
     CHECK(has_edge(st, "shop/payments/gateway.py", "checkout", "shop/models.py", "Order",
                    IDX_EDGE_CALL));
     CHECK(has_edge(st, "shop/__init__.py", "", "shop/models.py", "Order", IDX_EDGE_IMPORT));
-    CHECK(has_edge(st, "shop/models.py", "refund", "shop/models.py", "Order.total",
-                   IDX_EDGE_CALL));
+    CHECK(has_edge(st, "shop/models.py", "refund", "shop/models.py", "Order.total", IDX_EDGE_CALL));
 
     /* A call through an import alias resolves once the module appears. */
     const char *alias_user = "from shop.later import compute as _compute\n\n\n"
@@ -292,8 +295,8 @@ static void test_incremental(void)
     const char *later = "def compute(x):\n    return x * 2\n";
     write_file("shop/later.py", later, strlen(later));
     CHECK_INT(idx_update_file(st, "shop/later.py", NULL), CR_OK);
-    CHECK(has_edge(st, "shop/alias_user.py", "use_later", "shop/later.py", "compute",
-                   IDX_EDGE_CALL));
+    CHECK(
+        has_edge(st, "shop/alias_user.py", "use_later", "shop/later.py", "compute", IDX_EDGE_CALL));
     sh("rm '%s/%s'", tmp_root, "shop/alias_user.py");
     sh("rm '%s/%s'", tmp_root, "shop/later.py");
     update(st);
@@ -341,7 +344,8 @@ static void test_skips_and_excludes(void)
     write_file("shop/latin1.py", "x = '\xe9'\n", 8);
     StrBuf big;
     sb_init(&big);
-    for (int i = 0; i < 400; i++) sb_addf(&big, "VALUE_%d = %d\n", i, i);
+    for (int i = 0; i < 400; i++)
+        sb_addf(&big, "VALUE_%d = %d\n", i, i);
     write_file("shop/big.py", big.buf, big.len);
     sb_release(&big);
 
@@ -354,7 +358,8 @@ static void test_skips_and_excludes(void)
     CHECK_INT(idx_skipped(st, &sk, &n, NULL), CR_OK);
     StrBuf got;
     sb_init(&got);
-    for (size_t i = 0; i < n; i++) sb_addf(&got, "%s:%s ", sk[i].path, sk[i].reason);
+    for (size_t i = 0; i < n; i++)
+        sb_addf(&got, "%s:%s ", sk[i].path, sk[i].reason);
     CHECK_STR(got.buf, "shop/big.py:too-large shop/blob.py:binary shop/latin1.py:not-utf8 ");
     sb_release(&got);
     idx_skipped_free(sk, n);

@@ -133,8 +133,9 @@ static void test_cpp(void)
                "module 1-3 \nclass 5-6 Shape\nmethod 7-7 Shape.~Shape\nclass 8-9 Shape\n"
                "class 12-13 Circle\n  doc: A circle of a given radius.\nmethod 14-14 Circle.area\n"
                "class 15-19 Circle\nmodule 21-21 \n");
-    check_file(st, "shape.cc",
-               "module 1-5 \nmethod 6-10 Circle.scale\n  doc: Grows the circle by k.\nmodule 12-12 \n");
+    check_file(
+        st, "shape.cc",
+        "module 1-5 \nmethod 6-10 Circle.scale\n  doc: Grows the circle by k.\nmodule 12-12 \n");
     CHECK(has_edge(st, "shape.h", "Circle", "shape.h", "Shape", IDX_EDGE_INHERIT));
     CHECK(has_edge(st, "shape.h", "Circle", "shape.h", "Circle.area", IDX_EDGE_CONTAIN));
     CHECK(has_edge(st, "shape.cc", "Circle.scale", "shape.h", "Circle.area", IDX_EDGE_CALL));
@@ -172,7 +173,8 @@ static void test_rust(void)
     /* mod parser; -> the module's first chunk (it has no loose code) */
     CHECK(has_edge(st, "src/lib.rs", "", "src/parser.rs", "Visit", IDX_EDGE_IMPORT));
     CHECK(has_edge(st, "src/lib.rs", "run", "src/parser.rs", "Parser.new", IDX_EDGE_CALL));
-    CHECK(has_edge(st, "src/parser.rs", "Parser.visit", "src/parser.rs", "Parser.parse", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "src/parser.rs", "Parser.visit", "src/parser.rs", "Parser.parse",
+                   IDX_EDGE_CALL));
     CHECK(has_edge(st, "src/parser.rs", "Parser.parse", "src/parser.rs", "count", IDX_EDGE_CALL));
     done(st);
 }
@@ -198,7 +200,8 @@ static int edges_first_last(IdxStore *st, const char *path, const char *a, const
 static void test_java(void)
 {
     IdxStore *st = index_fixture("java");
-    const char *dog = "src/main/java/com/ex/zoo/Dog.java", *animal = "src/main/java/com/ex/Animal.java";
+    const char *dog = "src/main/java/com/ex/zoo/Dog.java",
+               *animal = "src/main/java/com/ex/Animal.java";
     const char *mood = "src/main/java/com/ex/zoo/Mood.java";
     /* adjacent overloads are one unit */
     check_file(st, dog,
@@ -236,10 +239,11 @@ static void test_js(void)
                "module 1-1 \nclass 3-3 App\nmethod 4-6 App.route\n"
                "method 9-11 App.prototype.home\nmodule 13-13 \n");
     check_file(st, "cli", "module 1-2 \n"); /* by its shebang */
-    check_file(st, "NOTICE", "");          /* neither extension nor shebang */
+    check_file(st, "NOTICE", "");           /* neither extension nor shebang */
     CHECK(has_edge(st, "lib/app.js", "App.route", "lib/util.js", "slug", IDX_EDGE_CALL));
     CHECK(has_edge(st, "lib/app.js", "", "lib/util.js", "slug", IDX_EDGE_IMPORT));
-    CHECK(has_edge(st, "lib/app.js", "App.prototype.home", "lib/app.js", "App.route", IDX_EDGE_CALL));
+    CHECK(
+        has_edge(st, "lib/app.js", "App.prototype.home", "lib/app.js", "App.route", IDX_EDGE_CALL));
     done(st);
 }
 

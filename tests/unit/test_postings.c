@@ -20,8 +20,9 @@ static void write_module(int m, const char *extra)
     if (!f) return;
     fprintf(f, "\"\"\"Module %d: ledgers and tariffs.\"\"\"\n", m);
     for (int k = 0; k < 12; k++)
-        fprintf(f, "def settle_ledger_%d_%d(tariff, amount):\n    \"\"\"Settle a ledger entry "
-                   "under tariff %d.\"\"\"\n    return tariff * amount + %d\n\n",
+        fprintf(f,
+                "def settle_ledger_%d_%d(tariff, amount):\n    \"\"\"Settle a ledger entry "
+                "under tariff %d.\"\"\"\n    return tariff * amount + %d\n\n",
                 m, k, k, m);
     if (extra) fputs(extra, f);
     fclose(f);
@@ -68,7 +69,8 @@ static char *search_text_with(unsigned flags)
         IdxHit *hits = NULL;
         size_t n = 0;
         CHECK_INT(idx_search_bm25(st, queries[q], 10, &hits, &n, NULL), CR_OK);
-        for (size_t i = 0; i < n; i++) sb_addf(&sb, "%lld:%.5f ", (long long)hits[i].chunk_id, hits[i].score);
+        for (size_t i = 0; i < n; i++)
+            sb_addf(&sb, "%lld:%.5f ", (long long)hits[i].chunk_id, hits[i].score);
         sb_addc(&sb, '\n');
         free(hits);
     }
@@ -155,7 +157,8 @@ static void test_changes_since_snapshot(void)
     idx_close(st);
 
     /* Enough change since the snapshot: a full update writes a new one. */
-    for (int m = 0; m < 8; m++) write_module(m, "def extra_tariff():\n    return 1\n");
+    for (int m = 0; m < 8; m++)
+        write_module(m, "def extra_tariff():\n    return 1\n");
     update_all();
     CHECK(snap_inode() != before);
     CHECK(verify());
@@ -187,14 +190,14 @@ static void test_damaged_snapshot(void)
         size_t len;
         long truncate; /* >= 0: truncate to this size instead */
     } cases[] = {
-        {0, "XXXX", 4, -1},        /* magic */
-        {60, "\xff\xff", 2, -1},   /* header counts */
-        {300, "\x01", 1, -1},      /* slot columns */
-        {-1, "\x7f", 1, -1},       /* last posting */
+        {0, "XXXX", 4, -1},         /* magic */
+        {60, "\xff\xff", 2, -1},    /* header counts */
+        {300, "\x01", 1, -1},       /* slot columns */
+        {-1, "\x7f", 1, -1},        /* last posting */
         {-4000, "\x00\x00", 2, -1}, /* within the postings */
-        {0, "", 0, 10},            /* shorter than a header */
-        {0, "", 0, 4096},          /* cut short */
-        {0, "", 0, 0},             /* empty */
+        {0, "", 0, 10},             /* shorter than a header */
+        {0, "", 0, 4096},           /* cut short */
+        {0, "", 0, 0},              /* empty */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, snap);
@@ -277,7 +280,8 @@ int main(void)
     mkdir(root, 0755);
     snprintf(p, sizeof p, "%s/pkg", root);
     mkdir(p, 0755);
-    for (int m = 0; m < 40; m++) write_module(m, NULL);
+    for (int m = 0; m < 40; m++)
+        write_module(m, NULL);
     RUN(test_written_and_used);
     RUN(test_changes_since_snapshot);
     RUN(test_damaged_snapshot);

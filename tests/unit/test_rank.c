@@ -14,15 +14,20 @@ static void test_file_boost(void)
 {
     /* file 1 has three hits, file 2 one strong hit, file 3 one weak hit */
     RtvCand v[] = {
-        {10, 1, IDX_KIND_FUNCTION, 0.6, RTV_VIA_BM25}, {11, 1, IDX_KIND_FUNCTION, 0.5, RTV_VIA_BM25}, {12, 1, IDX_KIND_FUNCTION, 0.4, RTV_VIA_BM25},
-        {20, 2, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25}, {30, 3, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25}, {40, 0, IDX_KIND_FUNCTION, 0.9, RTV_VIA_GRAPH},
+        {10, 1, IDX_KIND_FUNCTION, 0.6, RTV_VIA_BM25},
+        {11, 1, IDX_KIND_FUNCTION, 0.5, RTV_VIA_BM25},
+        {12, 1, IDX_KIND_FUNCTION, 0.4, RTV_VIA_BM25},
+        {20, 2, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25},
+        {30, 3, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25},
+        {40, 0, IDX_KIND_FUNCTION, 0.9, RTV_VIA_GRAPH},
     };
     rtv_file_boost(v, 6, 0.5);
     /* file scores: 1 -> .6 + .25 + .1 = .95 (best), 2 -> 1.0 ... so 2 is best: 1.0 */
     double f1 = 0.95 / 1.0, f2 = 1.0, f3 = 0.2 / 1.0;
     static const int64_t order[] = {20, 40, 10, 11, 12, 30};
-    const double want[] = {0.5 * 1.0 + 0.5 * f2, 0.9, 0.5 * 0.6 + 0.5 * f1,
-                           0.5 * 0.5 + 0.5 * f1, 0.5 * 0.4 + 0.5 * f1, 0.5 * 0.2 + 0.5 * f3};
+    const double want[] = {0.5 * 1.0 + 0.5 * f2, 0.9,
+                           0.5 * 0.6 + 0.5 * f1, 0.5 * 0.5 + 0.5 * f1,
+                           0.5 * 0.4 + 0.5 * f1, 0.5 * 0.2 + 0.5 * f3};
     for (int i = 0; i < 6; i++) {
         CHECK_INT(v[i].chunk_id, order[i]);
         CHECK(NEAR(v[i].score, want[i]));
@@ -35,7 +40,8 @@ static void test_file_boost(void)
 
 static void test_priors(void)
 {
-    RtvCand v[] = {{1, 1, IDX_KIND_MODULE, 1.0, 1}, {2, 1, IDX_KIND_CLASS, 1.0, 1},
+    RtvCand v[] = {{1, 1, IDX_KIND_MODULE, 1.0, 1},
+                   {2, 1, IDX_KIND_CLASS, 1.0, 1},
                    {3, 1, IDX_KIND_METHOD, 0.9, 1}};
     RtvTuning t = rtv_tuning;
     t.module_prior = 0.5;
@@ -62,7 +68,8 @@ static void test_trim_window(void)
      * them all, the earlier wins */
     CHECK_INT(it.start_line, 25);
     CHECK_INT(it.end_line, 28);
-    CHECK_STR(it.text, "    d = 4\n    redirectSlash = x\n    if append_slash:\n        return redirect\n");
+    CHECK_STR(it.text,
+              "    d = 4\n    redirectSlash = x\n    if append_slash:\n        return redirect\n");
     /* short enough: untouched */
     rtv_trim_item(&it, words, 3, 4);
     CHECK_INT(it.start_line, 25);
@@ -109,7 +116,8 @@ static void test_expand_graph(void)
           v[1].via == (RTV_VIA_BM25 | RTV_VIA_GRAPH));
     CHECK(v[2].chunk_id == charge && NEAR(v[2].score, 0.5) && v[2].via == RTV_VIA_GRAPH);
     CHECK(v[2].kind == IDX_KIND_METHOD && v[2].file_id != 0); /* known without loading */
-    for (size_t i = 0; i < n; i++) CHECK(v[i].chunk_id != order);
+    for (size_t i = 0; i < n; i++)
+        CHECK(v[i].chunk_id != order);
 
     /* Callers off: only the callee. */
     n = 1;

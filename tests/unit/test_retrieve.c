@@ -359,7 +359,8 @@ static void test_ask_fixture(void)
     req.use_bm25 = 0;
     CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
     CHECK(a.n_items > 0);
-    for (size_t i = 0; i < a.n_items; i++) CHECK(a.items[i].via & RTV_VIA_DENSE);
+    for (size_t i = 0; i < a.n_items; i++)
+        CHECK(a.items[i].via & RTV_VIA_DENSE);
     rtv_answer_release(&a);
     req.use_dense = 0;
     CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);

@@ -231,16 +231,11 @@ static void test_scan_tree(void)
     CHECK_INT(idx_scan_workspace(&opt, &r, &e), CR_OK);
 
     static const char *const want_files[] = {
-        ".hidden/h.py",
-        "a.py",
-        "link.py",
-        "notes.txt", /* text is indexed too (language table) */
-        "pkg/__init__.py",
-        "pkg/sub/deep.py",
-        "pkg/sub/local.py",
-        "pkg/toplevel_only.py",
-        "pkg/x.gen.py",
-        "secret_ok.py",
+        ".hidden/h.py",     "a.py",
+        "link.py",          "notes.txt", /* text is indexed too (language table) */
+        "pkg/__init__.py",  "pkg/sub/deep.py",
+        "pkg/sub/local.py", "pkg/toplevel_only.py",
+        "pkg/x.gen.py",     "secret_ok.py",
     };
     size_t nw = sizeof want_files / sizeof want_files[0];
     CHECK_INT(r.n_files, nw);
