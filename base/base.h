@@ -258,6 +258,20 @@ void i64map_reserve(I64Map *m, size_t n);
  * entry once, in no particular order (k or v may be NULL). */
 int i64map_next(const I64Map *m, size_t *pos, int64_t *key, int64_t *val);
 
+/* ---------------------------------------------------------------- loading libraries */
+
+/* A function of a library loaded at run time, and where its pointer goes
+ * in the caller's table of function pointers. */
+typedef struct DlSym {
+    const char *name;
+    size_t offset;
+} DlSym;
+
+/* Resolves each of syms[0..n) in lib (a dlopen handle) into table. On a
+ * missing name returns 0 with "<what> has no <name>" in err. */
+int dl_bind(void *lib, const DlSym *syms, size_t n, void *table, const char *what, char *err,
+            size_t err_cap);
+
 /* ---------------------------------------------------------------- http */
 
 /* A small HTTP POST client over libcurl: the one seam through which coderag

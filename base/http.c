@@ -43,10 +43,7 @@ static CurlApi http__curl;
 
 static void http__load(void)
 {
-    static const struct {
-        const char *name;
-        size_t offset;
-    } fns[] = {
+    static const DlSym fns[] = {
         {"curl_global_init", offsetof(CurlApi, global_init)},
         {"curl_easy_init", offsetof(CurlApi, easy_init)},
         {"curl_easy_setopt", offsetof(CurlApi, easy_setopt)},
@@ -71,14 +68,8 @@ static void http__load(void)
         snprintf(c->error, sizeof c->error, "cannot load libcurl: %s", why ? why : "not found");
         return;
     }
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
-        void *f = dlsym(lib, fns[i].name);
-        if (!f) {
-            snprintf(c->error, sizeof c->error, "libcurl has no %s", fns[i].name);
-            return;
-        }
-        memcpy((char *)c + fns[i].offset, &f, sizeof f);
-    }
+    if (!dl_bind(lib, fns, sizeof fns / sizeof fns[0], c, "libcurl", c->error, sizeof c->error))
+        return;
     /* a failure shows up as curl_easy_init returning NULL */
     c->global_init(CURL_GLOBAL_DEFAULT);
 }

@@ -46,10 +46,7 @@ static void *faiss__open_near(const char *exe, const char *rel)
 
 static void faiss__load(void)
 {
-    static const struct {
-        const char *name;
-        size_t offset;
-    } fns[] = {
+    static const DlSym fns[] = {
 #define FAISS_ROW(fn) {"faiss_" #fn, offsetof(FaissApi, fn)},
         FAISS_API_FNS(FAISS_ROW)
 #undef FAISS_ROW
@@ -71,14 +68,9 @@ static void faiss__load(void)
                  why ? why : "not found");
         return;
     }
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
-        void *f = dlsym(lib, fns[i].name);
-        if (!f) {
-            snprintf(a->error, sizeof a->error, "the FAISS module has no %s", fns[i].name);
-            return;
-        }
-        memcpy((char *)a + fns[i].offset, &f, sizeof f);
-    }
+    if (!dl_bind(lib, fns, sizeof fns / sizeof fns[0], a, "the FAISS module", a->error,
+                 sizeof a->error))
+        return;
     a->loaded = 1;
 }
 
