@@ -29,8 +29,9 @@ for p in "${missing[@]}"; do [ -n "$p" ] && want+=("$p"); done
 if [ ${#want[@]} -gt 0 ]; then
   echo "setup: installing ${want[*]}" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null
+  $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
+    --no-install-recommends "${want[@]}" >/dev/null
 fi
 
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWERROR=ON -DSANITIZE="$sanitize" >/dev/null

@@ -40,12 +40,11 @@ else
   for f in tests/fuzz/fuzz_*.c; do n=$(basename "$f" .c); targets+=("${n#fuzz_}"); done
 fi
 
-# Reuse a grammar another build dir already fetched (else CMake fetches it).
+# Reuse the grammars another build dir already fetched (else CMake fetches them).
 grammar=()
 for d in build build-test; do
-  g=$(ls -d "$d"/_deps/tree-sitter-python-*/ 2>/dev/null | head -1)
-  if [ -n "$g" ] && [ -f "$g/src/parser.c" ] && [ ! -f build-fuzz/CMakeCache.txt ]; then
-    grammar=(-DTREE_SITTER_PYTHON_DIR="$PWD/${g%/}"); break
+  if ls "$d"/_deps/tree-sitter-python-*/src/parser.c >/dev/null 2>&1 && [ ! -f build-fuzz/CMakeCache.txt ]; then
+    grammar=(-DCR_GRAMMAR_DIR="$PWD/$d/_deps"); break
   fi
 done
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUZZ=ON \
