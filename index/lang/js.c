@@ -98,6 +98,25 @@ static void js__import(LangParse *p, TSNode node)
         js__require(p, node);
 }
 
+static const char *const js__exts[] = {".js", ".jsx", ".mjs", ".cjs", NULL};
+static const char *const ts__exts[] = {".ts", ".mts", ".cts", NULL};
+static const char *const tsx__exts[] = {".tsx", NULL};
+
+/* Whether path is a source file of this family (by the rows' extensions). */
+static int js__is_source(const char *path)
+{
+    static const char *const *const all[] = {js__exts, ts__exts, tsx__exts};
+    size_t n = strlen(path);
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        for (const char *const *e = all[k]; *e; e++) {
+            size_t m = strlen(*e);
+            if (n > m && !strcmp(path + n - m, *e)) return 1;
+        }
+    return 0;
+}
+
+static char *js__module_name(const char *relpath);
+
 static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
 {
     static const char *const sfx[] = {
@@ -114,10 +133,9 @@ static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
     for (size_t i = 0; sfx[i] && !ok; i++) {
         sb_reset(&cand);
         sb_addf(&cand, "%s%s", base, sfx[i]);
-        const IdxLang *l = idx_lang_for_path(cand.buf);
-        if (!l || !l->module_name || !idx_lang_file_exists(ctx->root, cand.buf)) continue;
+        if (!js__is_source(cand.buf) || !idx_lang_file_exists(ctx->root, cand.buf)) continue;
         free(r->module);
-        r->module = l->module_name(cand.buf);
+        r->module = js__module_name(cand.buf);
         ok = r->module[0] != '\0';
     }
     sb_release(&cand);
@@ -131,9 +149,6 @@ static char *js__module_name(const char *relpath)
     return idx_lang_module_strip_ext(relpath, dir_files);
 }
 
-static const char *const js__exts[] = {".js", ".jsx", ".mjs", ".cjs", NULL};
-static const char *const ts__exts[] = {".ts", ".mts", ".cts", NULL};
-static const char *const tsx__exts[] = {".tsx", NULL};
 static const char *const js__interps[] = {"node", NULL};
 static const char *const js__tests[] = {"test/", "tests/", "__tests__/", ".test.", ".spec.", NULL};
 static const char *const js__comments[] = {"comment", NULL};
