@@ -279,3 +279,40 @@ static int ask_finish(Server *s, Job *job)
     job->call = NULL;
     return JOB_DONE;
 }
+
+/* An explain job's word resolved to its definition (this file's first)
+ * and turned into the question to ask. */
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
+{
+    int64_t *ids = NULL;
+    size_t n = 0;
+    IdxChunk d;
+    int found = 0;
+    if (idx_lookup_symbol(st, j->explain_word, &ids, &n, NULL) != CR_OK) n = 0;
+    /* a definition in this file first, then the others in index order */
+    for (int pass = 0; pass < 2 && !found; pass++)
+        for (size_t i = 0; i < n && !found; i++) {
+            if (idx_chunk_get(st, ids[i], &d, NULL) != CR_OK) continue;
+            int here = !strcmp(d.path, j->explain_rel);
+            if ((pass == 0) == here && d.window == 0)
+                found = 1;
+            else
+                idx_chunk_release(&d);
+        }
+    free(ids);
+    if (!found) {
+        lsp_error(err, LSP_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
+        return 0;
+    }
+    StrBuf q;
+    sb_init(&q);
+    sb_addf(&q, "What does %s `%s` in %s do, and how is it used?", idx_kind_name(d.kind),
+            (d.symbol[0] ? d.symbol : d.module), d.path);
+    free(j->question);
+    j->question = sb_detach(&q, NULL);
+    sb_release(&q);
+    lsp_explain_key(&d, j->explain_key);
+    j->explain_symbol = xstrdup((d.symbol[0] ? d.symbol : d.module));
+    idx_chunk_release(&d);
+    return 1;
+}

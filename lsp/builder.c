@@ -23,11 +23,6 @@ static int on_build_progress(void *ud, size_t done, size_t total)
     return stop;
 }
 
-int lsp_endpoint_error(CrErr rc)
-{
-    return rc == CR_EHTTP || rc == CR_ETIMEOUT;
-}
-
 /* A finished build, for the worker to adopt. */
 typedef struct AdoptJob {
     Job job;

@@ -18,21 +18,6 @@ static int llm_configured(const Workspace *ws)
     return ws && ws->cfg.llm_url && ws->cfg.llm_url[0];
 }
 
-static const char *display_name(const IdxChunk *c)
-{
-    return c->symbol[0] ? c->symbol : c->module;
-}
-
-/* The cache key of a definition's explanation: its place and content. */
-static void explain_key(const IdxChunk *d, char key[17])
-{
-    StrBuf k;
-    sb_init(&k);
-    sb_addf(&k, "%s\n%s\n%s", d->path, d->symbol, d->hash);
-    idx_hash_text(k.buf, k.len, key);
-    sb_release(&k);
-}
-
 LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
 {
     Server *s = ctx;
@@ -118,63 +103,4 @@ LspStatus lsp_explain_command(Server *s, json_t *args, LspCall *call, LspError *
     pthread_mutex_unlock(&s->mu);
     lsp_ask_queue(s, j);
     return LSP_LATER;
-}
-
-int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
-{
-    int64_t *ids = NULL;
-    size_t n = 0;
-    IdxChunk d;
-    int found = 0;
-    if (idx_lookup_symbol(st, j->explain_word, &ids, &n, NULL) != CR_OK) n = 0;
-    /* a definition in this file first, then the others in index order */
-    for (int pass = 0; pass < 2 && !found; pass++)
-        for (size_t i = 0; i < n && !found; i++) {
-            if (idx_chunk_get(st, ids[i], &d, NULL) != CR_OK) continue;
-            int here = !strcmp(d.path, j->explain_rel);
-            if ((pass == 0) == here && d.window == 0)
-                found = 1;
-            else
-                idx_chunk_release(&d);
-        }
-    free(ids);
-    if (!found) {
-        lsp_error(err, LSP_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
-        return 0;
-    }
-    StrBuf q;
-    sb_init(&q);
-    sb_addf(&q, "What does %s `%s` in %s do, and how is it used?", idx_kind_name(d.kind),
-            display_name(&d), d.path);
-    free(j->question);
-    j->question = sb_detach(&q, NULL);
-    sb_release(&q);
-    explain_key(&d, j->explain_key);
-    j->explain_symbol = xstrdup(display_name(&d));
-    idx_chunk_release(&d);
-    return 1;
-}
-
-void lsp_explain_store(Workspace *ws, const char *key, const char *markdown)
-{
-    for (size_t i = 0; i < HOVER_CACHE; i++)
-        if (ws->explained[i].markdown && !strcmp(ws->explained[i].key, key)) {
-            free(ws->explained[i].markdown);
-            ws->explained[i].markdown = xstrdup(markdown);
-            return;
-        }
-    size_t slot = ws->explained_next++ % HOVER_CACHE;
-    free(ws->explained[slot].markdown);
-    memcpy(ws->explained[slot].key, key, sizeof ws->explained[slot].key);
-    ws->explained[slot].markdown = xstrdup(markdown);
-}
-
-const char *lsp_explain_cached(Workspace *ws, const IdxChunk *d)
-{
-    char key[17];
-    explain_key(d, key);
-    for (size_t i = 0; i < HOVER_CACHE; i++)
-        if (ws->explained[i].markdown && !strcmp(ws->explained[i].key, key))
-            return ws->explained[i].markdown;
-    return NULL;
 }

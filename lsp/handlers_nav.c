@@ -198,36 +198,6 @@ static int run_lens(Server *s, Job *job)
     return JOB_DONE;
 }
 
-void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a)
-{
-    lsp_nav_forget_answer(ws);
-    ws->last_question = xstrdup(question);
-    ws->last_cites = xcalloc(a->n_citations + 1, sizeof *ws->last_cites);
-    for (size_t i = 0; i < a->n_citations; i++) {
-        const VfyCitation *c = &a->citations[i];
-        LastCite *lc = &ws->last_cites[i];
-        lc->path = xstrdup(c->path);
-        lc->symbol = xstrdup(c->symbol ? c->symbol : "");
-        lc->start_line = c->start_line;
-        lc->end_line = c->end_line;
-        memcpy(lc->hash, c->anchor, sizeof lc->hash);
-    }
-    ws->n_last_cites = a->n_citations;
-}
-
-void lsp_nav_forget_answer(Workspace *ws)
-{
-    for (size_t i = 0; i < ws->n_last_cites; i++) {
-        free(ws->last_cites[i].path);
-        free(ws->last_cites[i].symbol);
-    }
-    free(ws->last_cites);
-    free(ws->last_question);
-    ws->last_cites = NULL;
-    ws->n_last_cites = 0;
-    ws->last_question = NULL;
-}
-
 /* ---------------------------------------------------------------- hover */
 
 static int ident_char(unsigned char c)

@@ -88,7 +88,7 @@ static void run_queue(Server *s, Job **head, Job **tail, pthread_cond_t *cond, i
 {
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        if (worker && !*head) lsp_ws_refresh_stale(s);
+        if (worker && !*head && s->on_idle) s->on_idle(s);
         while (!s->stopping && !*head)
             pthread_cond_wait(cond, &s->mu);
         if (s->stopping) break;
@@ -117,13 +117,14 @@ static void *llm_main(void *arg)
     return NULL;
 }
 
-void lsp_srv_start_threads(Server *s)
+void lsp_srv_start_threads(Server *s, void *(*builder)(void *), void (*on_idle)(Server *))
 {
     if (s->threads_started) return;
+    s->on_idle = on_idle;
     pthread_create(&s->worker, NULL, worker_main, s);
     for (int i = 0; i < LLM_THREADS; i++)
         pthread_create(&s->llm[i], NULL, llm_main, s);
-    pthread_create(&s->builder, NULL, lsp_builder_main, s);
+    pthread_create(&s->builder, NULL, builder, s);
     s->threads_started = 1;
 }
 

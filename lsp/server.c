@@ -159,7 +159,7 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
                     s->ws[i]->root, vcs, vcs);
         free(vcs);
     }
-    lsp_srv_start_threads(s);
+    lsp_srv_start_threads(s, lsp_builder_main, lsp_ws_refresh_stale);
 
     *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b, s:b,"
                      " s:b, s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",

@@ -177,6 +177,7 @@ struct Server {
     Job *llm_head, *llm_tail; /* the LLM pool's */
     int stopping;
     int threads_started;
+    void (*on_idle)(Server *s); /* run by the worker when its queue is empty */
     pthread_t worker, builder, llm[LLM_THREADS];
     char notified[NOTICE__COUNT][256]; /* the last message shown per kind, "" when none */
     int progress_seq;
@@ -195,7 +196,9 @@ void lsp_srv_push(Server *s, Job *j);
 /* Queues a job for the LLM pool: its run must not touch a store. */
 void lsp_srv_push_llm(Server *s, Job *j);
 /* Starts the worker, LLM and builder threads. */
-void lsp_srv_start_threads(Server *s);
+/* The worker, the LLM pool and the builder thread (its main given here, as
+ * the hook the worker runs when its queue is empty: jobs.c knows neither). */
+void lsp_srv_start_threads(Server *s, void *(*builder)(void *), void (*on_idle)(Server *));
 /* Stops them: waits up to wait_ms for running work; returns 0 when all
  * ended, -1 when one is still busy (the caller then leaves at once). */
 int lsp_srv_stop_threads(Server *s, int wait_ms);
@@ -304,18 +307,25 @@ AskJob *lsp_ask_job_new(Workspace *ws, LspCall *call);
 LspStatus lsp_ask_decode(Server *s, struct json_t *params, AskJob *j, LspError *err);
 /* Queues it: sends work-done "begin" at once, then the worker retrieves. */
 void lsp_ask_queue(Server *s, AskJob *j);
+/* Worker: fills an explain job's question from the definition under the
+ * cursor (this file's first); 0 when there is none (err set). */
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err);
 
 /* ---- handlers_explain.c */
 LspStatus lsp_on_code_action(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                              LspError *err);
 LspStatus lsp_explain_command(Server *s, struct json_t *args, LspCall *call, LspError *err);
-/* Worker: fills j's question from the definition under the cursor; 0 when
- * there is none (err set). */
-int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err);
+
+/* ---- memory.c: what a workspace remembers between requests */
+/* Worker: keeps the question and citations of an answer for code lenses. */
+void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a);
+void lsp_nav_forget_answer(Workspace *ws);
 /* Worker: keeps an explanation for hovers. */
 void lsp_explain_store(Workspace *ws, const char *key, const char *markdown);
 /* Worker: the cached explanation of a definition, or NULL (borrowed). */
 const char *lsp_explain_cached(Workspace *ws, const IdxChunk *d);
+/* The cache key of a definition's explanation: its place and content. */
+void lsp_explain_key(const IdxChunk *d, char key[17]);
 
 /* ---- handlers_doc.c */
 LspStatus lsp_on_did_open(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
@@ -337,9 +347,6 @@ LspStatus lsp_on_hover(void *ctx, struct json_t *params, LspCall *call, struct j
                        LspError *err);
 LspStatus lsp_on_code_lens(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                            LspError *err);
-/* Worker: keeps the question and citations of an answer for code lenses. */
-void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a);
-void lsp_nav_forget_answer(Workspace *ws);
 /* Reader: the identifier at (line, UTF-16 col) of a document (open, else
  * as saved at rel in ws, read only when it resolves inside the root), with
  * its column span; NULL when none. Caller frees. */

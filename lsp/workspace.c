@@ -126,6 +126,11 @@ static void set_snapshot(Workspace *ws, const IdxStatus *st)
     pthread_mutex_unlock(&ws->srv->mu);
 }
 
+int lsp_endpoint_error(CrErr rc)
+{
+    return rc == CR_EHTTP || rc == CR_ETIMEOUT;
+}
+
 /* Opens q (idempotent); errors put the workspace in the error state. */
 int lsp_ws_open(Workspace *ws, ErrInfo *e)
 {

@@ -1,0 +1,71 @@
+/* memory.c - what a workspace remembers between requests: the last
+ * answer's citations (as anchors, for "where was that?") and the cache of
+ * explanations shown on hover. Under the handlers that fill and read it. */
+#include "server_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a)
+{
+    lsp_nav_forget_answer(ws);
+    ws->last_question = xstrdup(question);
+    ws->last_cites = xcalloc(a->n_citations + 1, sizeof *ws->last_cites);
+    for (size_t i = 0; i < a->n_citations; i++) {
+        const VfyCitation *c = &a->citations[i];
+        LastCite *lc = &ws->last_cites[i];
+        lc->path = xstrdup(c->path);
+        lc->symbol = xstrdup(c->symbol ? c->symbol : "");
+        lc->start_line = c->start_line;
+        lc->end_line = c->end_line;
+        memcpy(lc->hash, c->anchor, sizeof lc->hash);
+    }
+    ws->n_last_cites = a->n_citations;
+}
+
+void lsp_nav_forget_answer(Workspace *ws)
+{
+    for (size_t i = 0; i < ws->n_last_cites; i++) {
+        free(ws->last_cites[i].path);
+        free(ws->last_cites[i].symbol);
+    }
+    free(ws->last_cites);
+    free(ws->last_question);
+    ws->last_cites = NULL;
+    ws->n_last_cites = 0;
+    ws->last_question = NULL;
+}
+
+/* The cache key of a definition's explanation: its place and content. */
+void lsp_explain_key(const IdxChunk *d, char key[17])
+{
+    StrBuf k;
+    sb_init(&k);
+    sb_addf(&k, "%s\n%s\n%s", d->path, d->symbol, d->hash);
+    idx_hash_text(k.buf, k.len, key);
+    sb_release(&k);
+}
+
+void lsp_explain_store(Workspace *ws, const char *key, const char *markdown)
+{
+    for (size_t i = 0; i < HOVER_CACHE; i++)
+        if (ws->explained[i].markdown && !strcmp(ws->explained[i].key, key)) {
+            free(ws->explained[i].markdown);
+            ws->explained[i].markdown = xstrdup(markdown);
+            return;
+        }
+    size_t slot = ws->explained_next++ % HOVER_CACHE;
+    free(ws->explained[slot].markdown);
+    memcpy(ws->explained[slot].key, key, sizeof ws->explained[slot].key);
+    ws->explained[slot].markdown = xstrdup(markdown);
+}
+
+const char *lsp_explain_cached(Workspace *ws, const IdxChunk *d)
+{
+    char key[17];
+    lsp_explain_key(d, key);
+    for (size_t i = 0; i < HOVER_CACHE; i++)
+        if (ws->explained[i].markdown && !strcmp(ws->explained[i].key, key))
+            return ws->explained[i].markdown;
+    return NULL;
+}
