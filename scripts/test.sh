@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 # Layout first: .clang-format over every C source of ours.
 scripts/check-format.sh
 scripts/setup.sh --sanitize build-test
+# No cycle between the files of one library (from the object files).
+scripts/file-cycles.py build-test
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 (cd build-test && ctest --output-on-failure -j"$(nproc)" "$@")
