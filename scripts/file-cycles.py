@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 LIBS = ["base", "index", "verify", "retrieve", "mcp", "lsp"]
 
@@ -62,7 +63,10 @@ def groups(graph):
 found = 0
 for lib in LIBS:
     objs = glob.glob(f"{build}/CMakeFiles/coderag_{lib}.dir/**/*.o", recursive=True)
-    files = {os.path.relpath(o, f"{build}/CMakeFiles/coderag_{lib}.dir")[:-4]: symbols(o) for o in objs}
+    objdir = f"{build}/CMakeFiles/coderag_{lib}.dir"
+    # objects of sources that still exist (an incremental build keeps stale ones)
+    files = {os.path.relpath(o, objdir)[:-4]: symbols(o) for o in objs
+             if os.path.exists(os.path.join(root, os.path.relpath(o, objdir)[:-2]))}
     graph = collections.defaultdict(set)
     for a, (_, used) in files.items():
         graph[a]
