@@ -126,6 +126,9 @@ void hash64_hex(uint64_t h, char out[17]);
 
 /* True when data[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
 int utf8_valid(const char *data, size_t len);
+/* Appends data[0..len) to out with each byte that is not part of a
+ * well-formed UTF-8 sequence replaced by U+FFFD (for JSON strings). */
+void utf8_repair(const char *data, size_t len, StrBuf *out);
 /* True when the bytes look binary: a NUL byte in the first 8 KiB. */
 int looks_binary(const char *data, size_t len);
 

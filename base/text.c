@@ -73,3 +73,22 @@ size_t line_offsets(const char *data, size_t len, size_t **off)
     *off = v;
     return n;
 }
+
+void utf8_repair(const char *data, size_t len, StrBuf *out)
+{
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)data[i];
+        size_t k = c < 0x80             ? 1
+                   : (c & 0xE0) == 0xC0 ? 2
+                   : (c & 0xF0) == 0xE0 ? 3
+                   : (c & 0xF8) == 0xF0 ? 4
+                                        : 0;
+        if (k && i + k <= len && utf8_valid(data + i, k)) {
+            sb_add(out, data + i, k);
+            i += k;
+        } else {
+            sb_adds(out, "\xEF\xBF\xBD");
+            i++;
+        }
+    }
+}

@@ -120,9 +120,8 @@ LspStatus lsp_on_did_close(void *ctx, json_t *params, LspCall *call, json_t **ou
  * ignore rules changed. */
 static void file_changed(Server *s, const char *uri, int deleted)
 {
-    char *path = NULL, *rel = NULL;
-    path_from_uri(uri, &path);
-    Workspace *ws = path ? lsp_ws_for_path(s, path, &rel) : NULL;
+    char *rel = NULL;
+    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
     if (ws && rel) {
         if (!strcmp(base_name(rel), ".gitignore") || (deleted && !strchr(base_name(rel), '.')))
             lsp_ws_request_build(ws); /* rules changed, or perhaps a folder went */
@@ -130,7 +129,6 @@ static void file_changed(Server *s, const char *uri, int deleted)
             lsp_ws_schedule_update(ws, rel);
     }
     free(rel);
-    free(path);
 }
 
 LspStatus lsp_on_did_save(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)

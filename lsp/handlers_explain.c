@@ -30,10 +30,8 @@ LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **
         return lsp_error(err, LSP_INVALID_PARAMS, "textDocument/codeAction: %s",
                          params ? je.text : "no params");
     *out = json_array();
-    char *path = NULL, *rel = NULL;
-    path_from_uri(uri, &path);
-    Workspace *ws = path ? lsp_ws_for_path(s, path, &rel) : NULL;
-    free(path);
+    char *rel = NULL;
+    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
     char *word = llm_configured(ws) && line >= 0 && character >= 0
                      ? lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
                      : NULL;
@@ -68,10 +66,8 @@ LspStatus lsp_explain_command(Server *s, json_t *args, LspCall *call, LspError *
     if ((token && !json_is_string(token) && !json_is_integer(token)) ||
         (partial && !json_is_string(partial) && !json_is_integer(partial)))
         return lsp_error(err, LSP_INVALID_PARAMS, "tokens must be integers or strings");
-    char *path = NULL, *rel = NULL;
-    path_from_uri(uri, &path);
-    Workspace *ws = path ? lsp_ws_for_path(s, path, &rel) : NULL;
-    free(path);
+    char *rel = NULL;
+    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
     if (!ws || !rel) {
         free(rel);
         return lsp_error(err, LSP_INVALID_PARAMS,

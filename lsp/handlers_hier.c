@@ -172,10 +172,8 @@ static LspStatus calls_request(Server *s, json_t *params, LspCall *call, json_t 
                                   "range", "start", "line", &line) != 0)
         return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (line < 0) return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative line", method);
-    char *path = NULL, *rel = NULL;
-    path_from_uri(uri, &path);
-    Workspace *ws = path ? lsp_ws_for_path(s, path, &rel) : NULL;
-    free(path);
+    char *rel = NULL;
+    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
     if (!ws || !rel) {
         free(rel);
         *out = json_array();

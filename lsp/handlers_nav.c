@@ -83,10 +83,7 @@ static LspStatus doc_params(Server *s, json_t *params, const char *method, int w
         return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (*line < 0 || *character < 0)
         return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative position", method);
-    char *path = NULL;
-    path_from_uri(*out_uri, &path);
-    *out_ws = path ? lsp_ws_for_path(s, path, out_rel) : NULL;
-    free(path);
+    *out_ws = lsp_ws_for_uri(s, *out_uri, out_rel);
     return LSP_DONE;
 }
 

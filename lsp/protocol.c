@@ -13,21 +13,7 @@ static json_t *jstr(const char *s)
     if (utf8_valid(s, n)) return json_stringn(s, n);
     StrBuf sb;
     sb_init(&sb);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t k = c < 0x80             ? 1
-                   : (c & 0xE0) == 0xC0 ? 2
-                   : (c & 0xF0) == 0xE0 ? 3
-                   : (c & 0xF8) == 0xF0 ? 4
-                                        : 0;
-        if (k && i + k <= n && utf8_valid(s + i, k)) {
-            sb_add(&sb, s + i, k);
-            i += k;
-        } else {
-            sb_adds(&sb, "\xEF\xBF\xBD");
-            i++;
-        }
-    }
+    utf8_repair(s, n, &sb);
     json_t *j = json_stringn(sb.buf, sb.len);
     sb_release(&sb);
     return j;

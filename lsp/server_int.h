@@ -238,6 +238,9 @@ void lsp_ws_free(Workspace *ws);
  * (path_is_normal_rel), or NULL for the root itself (caller frees). The
  * path is normalised first: "/ws/a/../../etc/x" is in no workspace. */
 Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel);
+/* The same for a file:// URI (decoded by path_from_uri); NULL for one that
+ * is not a file in a workspace folder. */
+Workspace *lsp_ws_for_uri(Server *s, const char *uri, char **out_rel);
 /* The workspace a request is about: the one holding its document, else the first. */
 Workspace *lsp_ws_pick(Server *s, const char *uri);
 /* Schedules a re-index of one file (root-relative), coalesced per path. */

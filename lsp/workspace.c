@@ -89,13 +89,20 @@ Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel)
     return best;
 }
 
+Workspace *lsp_ws_for_uri(Server *s, const char *uri, char **out_rel)
+{
+    char *path = NULL;
+    if (out_rel) *out_rel = NULL;
+    if (path_from_uri(uri, &path) != CR_OK || !path) return NULL;
+    Workspace *ws = lsp_ws_for_path(s, path, out_rel);
+    free(path);
+    return ws;
+}
+
 Workspace *lsp_ws_pick(Server *s, const char *uri)
 {
     if (uri) {
-        char *path = NULL;
-        path_from_uri(uri, &path);
-        Workspace *ws = path ? lsp_ws_for_path(s, path, NULL) : NULL;
-        free(path);
+        Workspace *ws = lsp_ws_for_uri(s, uri, NULL);
         if (ws) return ws;
     }
     return s->n_ws ? s->ws[0] : NULL;

@@ -29,20 +29,8 @@ json_t *mcp_jstr(const char *s)
     if (utf8_valid(s, len)) return json_stringn(s, len);
     StrBuf sb;
     sb_init(&sb);
-    for (size_t i = 0; i < len;) {
-        size_t k = 1;
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x80)
-            k = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
-        if (i + k <= len && utf8_valid(s + i, k))
-            sb_add(&sb, s + i, k);
-        else {
-            sb_adds(&sb, "\xEF\xBF\xBD");
-            k = 1;
-        }
-        i += k;
-    }
-    json_t *j = json_stringn(sb.buf ? sb.buf : "", sb.len);
+    utf8_repair(s, len, &sb);
+    json_t *j = json_stringn(sb.buf, sb.len);
     sb_release(&sb);
     return j;
 }

@@ -68,6 +68,18 @@ static void test_utf8(void)
     CHECK(!looks_binary("abc", 3));
 }
 
+/* Invalid bytes become U+FFFD one by one; valid sequences pass. */
+static void test_utf8_repair(void)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    const char in[] = "a\xc3\xa9\xff\xe2\x82z\xf0\x9f\x98\x80";
+    utf8_repair(in, sizeof in - 1, &sb);
+    CHECK_STR(sb.buf, "a\xc3\xa9\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDz\xf0\x9f\x98\x80");
+    CHECK(utf8_valid(sb.buf, sb.len));
+    sb_release(&sb);
+}
+
 static void test_count_lines(void)
 {
     CHECK_INT(count_lines("", 0), 0);
@@ -173,6 +185,7 @@ int main(void)
     RUN(test_errors);
     RUN(test_strbuf);
     RUN(test_utf8);
+    RUN(test_utf8_repair);
     RUN(test_count_lines);
     RUN(test_hash);
     RUN(test_strmap);
