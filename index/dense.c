@@ -120,23 +120,25 @@ static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
 }
 
 /* What the embedder sees of a chunk: where it is, what it is called, and
- * the start of its text. */
+ * the start of its text (idx_chunk_body, as the search text has it). */
 static char *embed_text(IdxStore *st, int64_t id)
 {
     IdxChunk c;
-    StrBuf sb;
+    StrBuf sb, lines;
     if (idx_chunk_get(st, id, &c, NULL)) return xstrdup("");
     sb_init(&sb);
+    sb_init(&lines);
     sb_addf(&sb, "%s %s\n", c.path, c.symbol[0] ? c.symbol : c.module);
-    if (c.window > 1 && c.signature[0]) sb_addf(&sb, "%s\n", c.signature);
     size_t head = sb.len;
-    if (idx_read_lines(st, c.path, c.start_line, c.end_line, &sb, NULL, NULL) == CR_OK &&
-        sb.len > head + EMBED_TEXT_CHARS) {
+    if (idx_read_lines(st, c.path, c.start_line, c.end_line, &lines, NULL, NULL) == CR_OK)
+        idx_chunk_body(c.cont, c.signature, lines.buf, lines.len, &sb);
+    if (sb.len > head + EMBED_TEXT_CHARS) {
         size_t cut = head + EMBED_TEXT_CHARS;
         while (cut > head && ((unsigned char)sb.buf[cut] & 0xC0) == 0x80)
             cut--;
         sb_truncate(&sb, cut);
     }
+    sb_release(&lines);
     idx_chunk_release(&c);
     return sb_detach(&sb, NULL);
 }

@@ -167,6 +167,7 @@ typedef struct IdxChunk {
     IdxKind kind;
     int64_t parent_id; /* enclosing class chunk for methods and nested classes; 0: none */
     char hash[17];     /* content hash of lines start..end */
+    int cont; /* continues a unit (a later window or class run): its text repeats the signature */
 } IdxChunk;
 
 void idx_chunk_release(IdxChunk *c);

@@ -139,6 +139,18 @@ void idx_chunk_set_release(ChunkSet *s);
 CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
                            uint32_t max_lines, ChunkSet *out, ErrInfo *e);
 
+/* ---------------------------------------------------------------- chunk body (chunk_body.c) */
+
+/* Whether a chunk continues a unit begun by an earlier chunk of its file: a
+ * later window of a split unit, or a later run of a class's body (a class
+ * whose symbol an earlier chunk already had). */
+int idx_chunk_continues(const ChunkDef *c, int symbol_seen);
+
+/* Appends the text a chunk stands for, as search and embedding both see it:
+ * its unit's signature first when it continues a unit (so a later piece stays
+ * findable by it), then its source lines. */
+void idx_chunk_body(int cont, const char *signature, const char *lines, size_t len, StrBuf *out);
+
 /* ---------------------------------------------------------------- tokens (tokens.c) */
 
 /* Appends code-aware search tokens of text to out, separated by spaces:

@@ -29,6 +29,7 @@ static void chunk_from_row(sqlite3_stmt *s, IdxChunk *c)
     c->parent_id = sqlite3_column_int64(s, 11);
     const unsigned char *h = sqlite3_column_text(s, 12);
     snprintf(c->hash, sizeof c->hash, "%s", h ? (const char *)h : "");
+    c->cont = sqlite3_column_int(s, 13);
 }
 
 void idx_chunk_release(IdxChunk *c)

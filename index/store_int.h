@@ -12,7 +12,7 @@
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 4
+#define IDX_SCHEMA_VERSION 5
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
@@ -30,13 +30,13 @@
     X(FILE_PATH_BY_ID, "SELECT path FROM files WHERE id = ?1")                                     \
     X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
     X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, name, "  \
-                    "signature, docstring, parent_id, hash) "                                      \
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")                       \
+                    "signature, docstring, parent_id, hash, cont) "                                \
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")                  \
     X(CHUNK_GET, "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, c.docstring, "  \
-                 "c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash "                   \
+                 "c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "                   \
                  "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                 \
     X(CHUNK_OF_FILE, "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, "           \
-                     "c.docstring, c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash "  \
+                     "c.docstring, c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "  \
                      "FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?1 "           \
                      "ORDER BY c.start_line, c.win")                                               \
     X(CHUNK_FIRST_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1 "                             \

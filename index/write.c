@@ -9,8 +9,9 @@
 static void filework__tokens(FileWork *fw, const char *src, const size_t *line_off,
                              uint32_t n_lines, size_t src_len)
 {
-    StrBuf sb;
+    StrBuf sb, raw;
     sb_init(&sb);
+    sb_init(&raw);
     size_t n = fw->set.n_chunks;
     fw->text = xcalloc(n * 4 + 1, sizeof(char *));
     fw->chunk_hash = xcalloc(n + 1, sizeof *fw->chunk_hash);
@@ -20,7 +21,7 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
     for (size_t i = 0; i < n; i++) {
         const ChunkDef *c = &fw->set.chunks[i];
         int again = c->symbol && c->symbol[0] && strmap_get(&seen, c->symbol, NULL);
-        fw->cont[i] = c->window > 1 || (c->kind == IDX_KIND_CLASS && c->window == 0 && again);
+        fw->cont[i] = (char)idx_chunk_continues(c, again);
         if (c->symbol && c->symbol[0]) strmap_put(&seen, c->symbol, 1);
     }
     strmap_release(&seen);
@@ -48,12 +49,13 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         fw->text[i * 4 + 1] = xstrdup(path_tok.buf);
         if (c->docstring) idx_tok_code(c->docstring, strlen(c->docstring), &sb);
         fw->text[i * 4 + 2] = sb_detach(&sb, NULL);
-        /* A later window repeats its unit's signature so it stays findable by it. */
-        if (fw->cont[i]) idx_tok_code(c->signature, strlen(c->signature), &sb);
-        idx_tok_code(src + a, b - a, &sb);
+        sb_reset(&raw);
+        idx_chunk_body(fw->cont[i], c->signature, src + a, b - a, &raw);
+        idx_tok_code(raw.buf, raw.len, &sb);
         fw->text[i * 4 + 3] = sb_detach(&sb, NULL);
     }
     sb_release(&path_tok);
+    sb_release(&raw);
     sb_release(&sb);
 }
 
@@ -330,6 +332,7 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         sqlite3_bind_text(s, 9, c->docstring ? c->docstring : "", -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 10, parent);
         sqlite3_bind_text(s, 11, fw->chunk_hash[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 12, fw->cont[i]);
         if ((rc = idx_store_step_done(st, s, e, "chunk"))) break;
         ids[i] = sqlite3_last_insert_rowid(st->db);
 

@@ -195,6 +195,68 @@ static void test_search(void)
     idx_close(st);
 }
 
+/* A later piece of a unit (the second window of a long function, a class's
+ * body after its methods) is embedded as the search text has it: where it
+ * is and what it is called, its unit's signature, then its lines. */
+static void test_continuation_text(void)
+{
+    StrBuf src;
+    sb_init(&src);
+    sb_adds(&src, "def long_body(a):\n");
+    for (int k = 0; k < 150; k++)
+        sb_addf(&src, "    x%d = a + %d\n", k, k);
+    sb_adds(&src, "    return a\n\n\nclass Box:\n    size = 1\n\n    def grow(self):\n"
+                  "        return 2\n\n    limit = 3\n");
+    char path[256];
+    snprintf(path, sizeof path, "%s/shop/longbody.py", root);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fwrite(src.buf, 1, src.len, f);
+    fclose(f);
+    sb_release(&src);
+
+    fake_script(&fake, 12, "[]");
+    IdxStore *st = open_store("m2");
+    if (!st) return;
+    update_ok(st);
+    IdxChunk *v = NULL;
+    size_t nv = 0;
+    CHECK_INT(idx_file_chunks(st, "shop/longbody.py", &v, &nv, NULL), CR_OK);
+    int windows = 0, box_runs = 0;
+    for (size_t i = 0; i < nv; i++) {
+        if (!strcmp(v[i].symbol, "long_body")) {
+            windows++;
+            CHECK_INT(v[i].cont, v[i].window > 1);
+        }
+        if (!strcmp(v[i].symbol, "Box")) CHECK_INT(v[i].cont, box_runs++ > 0);
+        if (!strcmp(v[i].symbol, "Box.grow")) CHECK_INT(v[i].cont, 0);
+    }
+    CHECK_INT(windows, 2);
+    CHECK_INT(box_runs, 2);
+    for (size_t i = 0; i < nv; i++) {
+        if (!v[i].cont) continue;
+        StrBuf q;
+        sb_init(&q);
+        sb_addf(&q, "shop/longbody.py %s\n%s\n", v[i].symbol, v[i].signature);
+        CHECK(v[i].signature[0] != 0);
+        CHECK_INT(idx_read_lines(st, v[i].path, v[i].start_line, v[i].end_line, &q, NULL, NULL),
+                  CR_OK);
+        IdxHit *hits = NULL;
+        size_t n = 0;
+        CHECK_INT(idx_search_dense(st, q.buf, 1, &hits, &n, NULL), CR_OK);
+        CHECK_INT(n, 1);
+        if (n) {
+            CHECK(hits[0].chunk_id == v[i].id);
+            CHECK(hits[0].score > 0.999);
+        }
+        free(hits);
+        sb_release(&q);
+    }
+    idx_chunks_free(v, nv);
+    idx_close(st);
+}
+
 int main(void)
 {
     if (fake_start(&fake) != 0) {
@@ -208,6 +270,7 @@ int main(void)
     sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, root);
     RUN(test_vectors_follow_chunks);
     RUN(test_search);
+    RUN(test_continuation_text);
     sh("rm -rf '%s' '%s'", root, index_dir);
     fake_stop(&fake);
     return test_summary();
