@@ -33,12 +33,13 @@
                     "signature, docstring, parent_id, hash, cont) "                                \
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")                  \
     X(CHUNK_GET, "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, c.docstring, "  \
-                 "c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "                   \
+                 "c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "           \
                  "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                 \
-    X(CHUNK_OF_FILE, "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, "           \
-                     "c.docstring, c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "  \
-                     "FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?1 "           \
-                     "ORDER BY c.start_line, c.win")                                               \
+    X(CHUNK_OF_FILE,                                                                               \
+      "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, "                          \
+      "c.docstring, c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "         \
+      "FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?1 "                          \
+      "ORDER BY c.start_line, c.win")                                                              \
     X(CHUNK_FIRST_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1 "                             \
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
     X(TEXT_INSERT,                                                                                 \
