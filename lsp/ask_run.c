@@ -54,7 +54,7 @@ static void wd_progress(Server *s, AskJob *j, const char *kind, const char *mess
         json_object_set_new(v, "cancellable", json_true());
         json_object_set_new(v, "percentage", json_integer(0));
     }
-    if (message) json_object_set_new(v, "message", lsp_json_string(message));
+    if (message) json_object_set_new(v, "message", json_text(message));
     lsp_rpc_notify(s->rpc, "$/progress", json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
 }
 
@@ -272,8 +272,7 @@ static int ask_finish(Server *s, Job *job)
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = lsp_answer_to_json(&j->ans, idx_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
-    if (j->explain_symbol)
-        json_object_set_new(result, "symbol", lsp_json_string(j->explain_symbol));
+    if (j->explain_symbol) json_object_set_new(result, "symbol", json_text(j->explain_symbol));
     wd_progress(s, j, "end", "done");
     lsp_call_reply(job->call, result, NULL);
     job->call = NULL;

@@ -111,7 +111,7 @@ static json_t *error_object(int code, const char *message)
 {
     json_t *e = json_object();
     json_object_set_new(e, "code", json_integer(code));
-    json_object_set_new(e, "message", lsp_json_string(message));
+    json_object_set_new(e, "message", json_text(message));
     return e;
 }
 

@@ -41,10 +41,10 @@ LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **
     snprintf(title, sizeof title, "Explain `%.200s` with the LLM (CodeRAG)", word);
     json_t *arg = json_pack("{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri", uri, "position",
                             "line", line, "character", character);
-    json_t *cmd = json_pack("{s:o, s:s, s:[o]}", "title", lsp_json_string(title), "command",
+    json_t *cmd = json_pack("{s:o, s:s, s:[o]}", "title", json_text(title), "command",
                             "coderag.explain", "arguments", arg);
-    json_array_append_new(*out, json_pack("{s:o, s:s, s:o}", "title", lsp_json_string(title),
-                                          "kind", "", "command", cmd));
+    json_array_append_new(
+        *out, json_pack("{s:o, s:s, s:o}", "title", json_text(title), "kind", "", "command", cmd));
     free(word);
     return LSP_DONE;
 }

@@ -113,11 +113,10 @@ static json_t *hier_item(IdxStore *st, const RtvDef *d)
     const IdxChunk *c = &d->head;
     char *uri = path_to_uri(idx_root(st), c->path);
     json_t *item = json_pack(
-        "{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name", lsp_json_string(short_name(c)),
-        "kind", symbol_kind(c), "detail",
-        lsp_json_string(c->signature[0] ? c->signature : c->module), "uri", lsp_json_string(uri),
-        "range", lsp_lines_range(d->start_line, d->end_line), "selectionRange", name_range(st, d),
-        "data", "path", lsp_json_string(c->path), "line", (int)d->start_line);
+        "{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name", json_text(short_name(c)), "kind",
+        symbol_kind(c), "detail", json_text(c->signature[0] ? c->signature : c->module), "uri",
+        json_text(uri), "range", lsp_lines_range(d->start_line, d->end_line), "selectionRange",
+        name_range(st, d), "data", "path", json_text(c->path), "line", (int)d->start_line);
     free(uri);
     return item;
 }
@@ -216,11 +215,10 @@ static json_t *symbols(Server *s, const char *query)
             sb_adds(&container, c->module);
             if (dot) sb_addf(&container, ".%.*s", (int)(dot - c->symbol), c->symbol);
             json_array_append_new(
-                out,
-                json_pack("{s:o, s:i, s:{s:o, s:o}, s:o}", "name", lsp_json_string(short_name(c)),
-                          "kind", symbol_kind(c), "location", "uri", lsp_json_string(uri), "range",
-                          lsp_lines_range(defs[i].start_line, defs[i].end_line), "containerName",
-                          lsp_json_string(container.buf ? container.buf : "")));
+                out, json_pack("{s:o, s:i, s:{s:o, s:o}, s:o}", "name", json_text(short_name(c)),
+                               "kind", symbol_kind(c), "location", "uri", json_text(uri), "range",
+                               lsp_lines_range(defs[i].start_line, defs[i].end_line),
+                               "containerName", json_text(container.buf ? container.buf : "")));
             sb_release(&container);
             free(uri);
         }

@@ -119,7 +119,7 @@ LspStatus lsp_on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **ou
 static json_t *lens(int line, const char *title, const char *command, json_t *args)
 {
     json_t *cmd = json_object();
-    json_object_set_new(cmd, "title", lsp_json_string(title));
+    json_object_set_new(cmd, "title", json_text(title));
     json_object_set_new(cmd, "command", json_string(command));
     if (args) json_object_set_new(cmd, "arguments", args);
     json_t *l = json_object();
@@ -155,8 +155,8 @@ static int run_lens(Server *s, Job *job)
             snprintf(question, sizeof question, "What does `%s` in %s do, and where is it used?",
                      display_name(c), c->path);
             json_t *args =
-                json_pack("[{s:o, s:{s:s}, s:o}]", "question", lsp_json_string(question),
-                          "textDocument", "uri", j->uri, "position", lsp_position(line, 0));
+                json_pack("[{s:o, s:{s:s}, s:o}]", "question", json_text(question), "textDocument",
+                          "uri", j->uri, "position", lsp_position(line, 0));
             json_array_append_new(out, lens(line, "Ask CodeRAG", "coderag.ask", args));
         }
         rtv_defs_free(defs, n);
@@ -364,7 +364,7 @@ static int run_hover(Server *s, Job *job)
         result = json_object();
         json_object_set_new(
             result, "contents",
-            json_pack("{s:s, s:o}", "kind", "markdown", "value", lsp_json_string(md.buf)));
+            json_pack("{s:s, s:o}", "kind", "markdown", "value", json_text(md.buf)));
         json_object_set_new(result, "range", lsp_range(j->line, j->c0, j->line, j->c1));
         sb_release(&md);
     }

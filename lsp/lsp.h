@@ -16,10 +16,6 @@
 
 struct json_t;
 
-/* A JSON string from C text (NULL: ""); invalid UTF-8 bytes become U+FFFD.
- * New reference. */
-struct json_t *lsp_json_string(const char *s);
-
 /* The coderag/ask result object for a (keys answer, mode, citations,
  * rejected, context, timings; see SPEC.md). Line ranges become LSP ranges:
  * start {line: startLine-1, character: 0}, end {line: endLine, character: 0}.

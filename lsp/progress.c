@@ -29,7 +29,7 @@ void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
     if (shown) return;
     json_t *p = json_object();
     json_object_set_new(p, "type", json_integer(type));
-    json_object_set_new(p, "message", lsp_json_string(msg));
+    json_object_set_new(p, "message", json_text(msg));
     lsp_rpc_notify(s->rpc, "window/showMessage", p);
 }
 
@@ -74,7 +74,7 @@ static void show(Server *s, int type, const char *msg)
     log_msg(type == 3 ? LOG_INFO : LOG_WARN, "%s", msg);
     json_t *p = json_object();
     json_object_set_new(p, "type", json_integer(type));
-    json_object_set_new(p, "message", lsp_json_string(msg));
+    json_object_set_new(p, "message", json_text(msg));
     lsp_rpc_notify(s->rpc, "window/showMessage", p);
 }
 
@@ -116,9 +116,8 @@ json_t *lsp_ep_status_json(Endpoint *ep, int configured)
 {
     static const char *names[] = {"unknown", "ok", "down"};
     pthread_mutex_lock(&ep->mu);
-    json_t *o =
-        json_pack("{s:b, s:s, s:o}", "configured", configured, "state",
-                  configured ? names[ep->st] : "off", "message", lsp_json_string(ep->reason));
+    json_t *o = json_pack("{s:b, s:s, s:o}", "configured", configured, "state",
+                          configured ? names[ep->st] : "off", "message", json_text(ep->reason));
     pthread_mutex_unlock(&ep->mu);
     return o;
 }
@@ -130,14 +129,14 @@ static json_t *progress_value(const char *kind, const char *title, size_t done, 
 {
     json_t *v = json_object();
     json_object_set_new(v, "kind", json_string(kind));
-    if (title) json_object_set_new(v, "title", lsp_json_string(title));
+    if (title) json_object_set_new(v, "title", json_text(title));
     if (!strcmp(kind, "begin")) json_object_set_new(v, "cancellable", json_false());
     char msg[96];
     if (!message && total) {
         snprintf(msg, sizeof msg, "%zu/%zu files", done, total);
         message = msg;
     }
-    if (message) json_object_set_new(v, "message", lsp_json_string(message));
+    if (message) json_object_set_new(v, "message", json_text(message));
     if (strcmp(kind, "end") != 0)
         json_object_set_new(v, "percentage",
                             json_integer(total ? (json_int_t)(done * 100 / total) : 0));

@@ -5,25 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A JSON string from C text; invalid UTF-8 bytes become U+FFFD. */
-static json_t *jstr(const char *s)
-{
-    if (!s) s = "";
-    size_t n = strlen(s);
-    if (utf8_valid(s, n)) return json_stringn(s, n);
-    StrBuf sb;
-    sb_init(&sb);
-    utf8_repair(s, n, &sb);
-    json_t *j = json_stringn(sb.buf, sb.len);
-    sb_release(&sb);
-    return j;
-}
-
-json_t *lsp_json_string(const char *s)
-{
-    return jstr(s);
-}
-
 static json_t *jreal(double v)
 {
     return json_real(isfinite(v) ? v : 0.0);
@@ -48,18 +29,18 @@ static json_t *citation_json(const VfyCitation *c, const char *root_abs)
 {
     json_t *o = json_object();
     char *uri = path_to_uri(root_abs, c->path);
-    json_object_set_new(o, "uri", jstr(uri));
+    json_object_set_new(o, "uri", json_text(uri));
     free(uri);
     json_object_set_new(o, "range", lsp_lines_range(c->start_line, c->end_line));
-    json_object_set_new(o, "path", jstr(c->path));
+    json_object_set_new(o, "path", json_text(c->path));
     json_object_set_new(o, "startLine", json_integer(c->start_line));
     json_object_set_new(o, "endLine", json_integer(c->end_line));
-    json_object_set_new(o, "symbol", jstr(c->symbol));
+    json_object_set_new(o, "symbol", json_text(c->symbol));
     json_object_set_new(o, "verified", json_boolean(c->verified));
-    json_object_set_new(o, "source", jstr(c->source ? c->source : "auto"));
+    json_object_set_new(o, "source", json_text(c->source ? c->source : "auto"));
     /* Enough for a client to re-find the lines after edits (vfy_anchor_resolve). */
     json_object_set_new(o, "anchor",
-                        json_pack("{s:o, s:s}", "symbol", jstr(c->symbol), "hash", c->anchor));
+                        json_pack("{s:o, s:s}", "symbol", json_text(c->symbol), "hash", c->anchor));
     return o;
 }
 
@@ -78,10 +59,10 @@ static json_t *via_json(unsigned via)
 static json_t *context_json(const RtvItem *it)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "path", jstr(it->chunk.path));
+    json_object_set_new(o, "path", json_text(it->chunk.path));
     json_object_set_new(o, "startLine", json_integer(it->start_line));
     json_object_set_new(o, "endLine", json_integer(it->end_line));
-    json_object_set_new(o, "symbol", jstr(rtv_item_symbol(it)));
+    json_object_set_new(o, "symbol", json_text(rtv_item_symbol(it)));
     json_object_set_new(o, "score", jreal(it->score));
     json_object_set_new(o, "via", via_json(it->via));
     return o;
@@ -111,10 +92,10 @@ json_t *lsp_context_json(const RtvAnswer *a)
 json_t *lsp_answer_to_json(const RtvAnswer *a, const char *root_abs)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "answer", jstr(a->answer));
+    json_object_set_new(o, "answer", json_text(a->answer));
     json_object_set_new(o, "mode", json_string(rtv_mode_name(a->mode)));
     json_object_set_new(o, "match", json_string(rtv_match_name(a->match)));
-    json_object_set_new(o, "matchReason", jstr(a->match_reason));
+    json_object_set_new(o, "matchReason", json_text(a->match_reason));
 
     json_t *cits = json_array();
     for (size_t i = 0; i < a->n_citations; i++)
@@ -124,8 +105,8 @@ json_t *lsp_answer_to_json(const RtvAnswer *a, const char *root_abs)
     json_t *rej = json_array();
     for (size_t i = 0; i < a->n_rejected; i++) {
         json_t *r = json_object();
-        json_object_set_new(r, "text", jstr(a->rejected[i].text));
-        json_object_set_new(r, "reason", jstr(a->rejected[i].reason));
+        json_object_set_new(r, "text", json_text(a->rejected[i].text));
+        json_object_set_new(r, "reason", json_text(a->rejected[i].reason));
         json_array_append_new(rej, r);
     }
     json_object_set_new(o, "rejected", rej);

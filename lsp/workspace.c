@@ -325,13 +325,13 @@ json_t *lsp_srv_status_json(Server *s)
         if (msg.len) sb_adds(&msg, "; ");
         sb_adds(&msg, line);
         json_t *r = json_object();
-        json_object_set_new(r, "root", lsp_json_string(ws->root));
+        json_object_set_new(r, "root", json_text(ws->root));
         json_object_set_new(r, "state", json_string(state_name(st)));
         json_object_set_new(r, "files", json_integer(ws->snap.files));
         json_object_set_new(r, "chunks", json_integer(ws->snap.chunks));
         json_object_set_new(r, "indexed", json_integer((json_int_t)w_indexed));
         json_object_set_new(r, "total", json_integer((json_int_t)w_total));
-        json_object_set_new(r, "message", lsp_json_string(ws->message));
+        json_object_set_new(r, "message", json_text(ws->message));
         json_array_append_new(roots, r);
     }
     pthread_mutex_unlock(&s->mu);
@@ -346,7 +346,7 @@ json_t *lsp_srv_status_json(Server *s)
     json_object_set_new(o, "chunks", json_integer(chunks));
     json_object_set_new(o, "indexed", json_integer(indexed));
     json_object_set_new(o, "total", json_integer(total));
-    json_object_set_new(o, "message", lsp_json_string(msg.buf));
+    json_object_set_new(o, "message", json_text(msg.buf));
     json_object_set_new(o, "edges", json_integer(edges));
     json_object_set_new(o, "vectors", json_integer(vectors));
     json_object_set_new(o, "roots", roots);

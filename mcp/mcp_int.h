@@ -70,7 +70,6 @@ const char *mcp_arg_str(json_t *args, const char *name, const char *dflt);
 long long mcp_arg_int(json_t *args, const char *name, long long dflt);
 
 /* JSON helpers shared by the tools. */
-json_t *mcp_jstr(const char *s); /* invalid UTF-8 -> U+FFFD; NULL -> "" */
 json_t *mcp_def_json(const RtvDef *d, const char *qualified);
 void mcp_via_json(json_t *obj, unsigned via);
 

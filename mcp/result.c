@@ -22,19 +22,6 @@ int mcp_fail(McpResult *r, const char *fmt, ...)
     return 0;
 }
 
-json_t *mcp_jstr(const char *s)
-{
-    if (!s) s = "";
-    size_t len = strlen(s);
-    if (utf8_valid(s, len)) return json_stringn(s, len);
-    StrBuf sb;
-    sb_init(&sb);
-    utf8_repair(s, len, &sb);
-    json_t *j = json_stringn(sb.buf, sb.len);
-    sb_release(&sb);
-    return j;
-}
-
 const char *mcp_arg_str(json_t *args, const char *name, const char *dflt)
 {
     json_t *v = args ? json_object_get(args, name) : NULL;
@@ -53,15 +40,15 @@ json_t *mcp_def_json(const RtvDef *d, const char *qualified)
 {
     const IdxChunk *c = &d->head;
     json_t *o =
-        json_pack("{s:o, s:i, s:i, s:o, s:s}", "path", mcp_jstr(c->path), "startLine",
+        json_pack("{s:o, s:i, s:i, s:o, s:s}", "path", json_text(c->path), "startLine",
                   (int)d->start_line, "endLine", (int)d->end_line, "symbol",
-                  mcp_jstr(c->symbol[0] ? c->symbol : c->module), "kind", idx_kind_name(c->kind));
-    if (qualified) json_object_set_new(o, "qualifiedName", mcp_jstr(qualified));
-    if (c->signature[0]) json_object_set_new(o, "signature", mcp_jstr(c->signature));
+                  json_text(c->symbol[0] ? c->symbol : c->module), "kind", idx_kind_name(c->kind));
+    if (qualified) json_object_set_new(o, "qualifiedName", json_text(qualified));
+    if (c->signature[0]) json_object_set_new(o, "signature", json_text(c->signature));
     if (c->docstring[0]) {
         size_t n = strcspn(c->docstring, "\n");
         char *line = xstrndup(c->docstring, n > 300 ? 300 : n);
-        json_object_set_new(o, "docstring", mcp_jstr(line));
+        json_object_set_new(o, "docstring", json_text(line));
         free(line);
     }
     return o;

@@ -84,7 +84,7 @@ static void reply_error(McpServer *s, json_t *id, int code, const char *fmt, ...
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     send_msg(s, json_pack("{s:s, s:O, s:{s:i, s:o}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-                          "error", "code", code, "message", mcp_jstr(msg)));
+                          "error", "code", code, "message", json_text(msg)));
 }
 
 /* Under s->mu: progress of the first index to every queued call that asked. */

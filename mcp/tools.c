@@ -167,7 +167,7 @@ json_t *mcp_result_json(McpResult *r, int structured)
 {
     json_t *res = json_object();
     json_t *text =
-        json_pack("{s:s, s:o}", "type", "text", "text", mcp_jstr(r->text.buf ? r->text.buf : ""));
+        json_pack("{s:s, s:o}", "type", "text", "text", json_text(r->text.buf ? r->text.buf : ""));
     json_object_set_new(res, "content", json_pack("[o]", text));
     if (r->structured && structured)
         json_object_set_new(res, "structuredContent", r->structured);
@@ -192,12 +192,12 @@ static void run_status(const McpCtx *c, json_t *args, McpResult *r)
     utc_iso8601(s.last_update, when);
     const char *llm = c->opt->llm_label ? c->opt->llm_label : "none";
     r->structured = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:o, s:s}",
-                              "root", mcp_jstr(idx_root(c->st)), "files", (json_int_t)s.files,
+                              "root", json_text(idx_root(c->st)), "files", (json_int_t)s.files,
                               "skipped", (json_int_t)s.skipped, "chunks", (json_int_t)s.chunks,
                               "symbols", (json_int_t)s.symbols, "edges", (json_int_t)s.edges,
                               "vectors", (json_int_t)s.vectors, "indexBytes",
                               (json_int_t)s.db_bytes, "lastUpdate", when, "embedder", s.embedder,
-                              "llm", mcp_jstr(llm), "protocolVersion", MCP_PROTOCOL_VERSION);
+                              "llm", json_text(llm), "protocolVersion", MCP_PROTOCOL_VERSION);
     sb_addf(&r->text,
             "root: %s\nfiles: %lld indexed, %lld skipped\nchunks: %lld, symbols: %lld, graph "
             "edges: %lld, vectors: %lld\nlast update: %s\nembedder: %s\nLLM: %s\n",

@@ -11,10 +11,10 @@ static json_t *item_json(const RtvItem *it, size_t rank)
 {
     const IdxChunk *c = &it->chunk;
     json_t *o = json_pack("{s:i, s:o, s:i, s:i, s:o, s:s, s:f}", "rank", (int)rank, "path",
-                          mcp_jstr(c->path), "startLine", (int)it->start_line, "endLine",
-                          (int)it->end_line, "symbol", mcp_jstr(rtv_item_symbol(it)), "kind",
+                          json_text(c->path), "startLine", (int)it->start_line, "endLine",
+                          (int)it->end_line, "symbol", json_text(rtv_item_symbol(it)), "kind",
                           idx_kind_name(c->kind), "score", it->score);
-    if (c->signature[0]) json_object_set_new(o, "signature", mcp_jstr(c->signature));
+    if (c->signature[0]) json_object_set_new(o, "signature", json_text(c->signature));
     if (it->start_line != c->start_line || it->end_line != c->end_line)
         json_object_set_new(o, "chunkLines",
                             json_pack("[i, i]", (int)c->start_line, (int)c->end_line));
@@ -106,20 +106,20 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
     for (size_t i = 0; i < a.n_citations; i++) {
         const VfyCitation *v = &a.citations[i];
         json_array_append_new(
-            cites, json_pack("{s:o, s:i, s:i, s:o, s:s, s:b}", "path", mcp_jstr(v->path),
+            cites, json_pack("{s:o, s:i, s:i, s:o, s:s, s:b}", "path", json_text(v->path),
                              "startLine", (int)v->start_line, "endLine", (int)v->end_line, "symbol",
-                             mcp_jstr(v->symbol), "source", v->source, "verified", v->verified));
+                             json_text(v->symbol), "source", v->source, "verified", v->verified));
     }
     for (size_t i = 0; i < a.n_rejected; i++)
-        json_array_append_new(rej, json_pack("{s:o, s:s}", "text", mcp_jstr(a.rejected[i].text),
+        json_array_append_new(rej, json_pack("{s:o, s:s}", "text", json_text(a.rejected[i].text),
                                              "reason", a.rejected[i].reason));
     for (size_t i = 0; i < a.n_items; i++)
         json_array_append_new(ctx, item_json(&a.items[i], i + 1));
-    r->structured = json_pack("{s:o, s:s, s:s, s:o, s:o, s:o}", "answer", mcp_jstr(a.answer),
+    r->structured = json_pack("{s:o, s:s, s:s, s:o, s:o, s:o}", "answer", json_text(a.answer),
                               "mode", rtv_mode_name(a.mode), "match", rtv_match_name(a.match),
                               "citations", cites, "rejected", rej, "context", ctx);
     if (a.fallback_reason)
-        json_object_set_new(r->structured, "fallbackReason", mcp_jstr(a.fallback_reason));
+        json_object_set_new(r->structured, "fallbackReason", json_text(a.fallback_reason));
     sb_adds(&r->text, a.answer);
     if (a.n_citations) {
         sb_adds(&r->text, "\n\nVerified citations:");

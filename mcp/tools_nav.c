@@ -297,9 +297,9 @@ static void run_read(const McpCtx *c, json_t *args, McpResult *r)
         i += nl + 1;
     }
     r->structured =
-        json_pack("{s:o, s:I, s:I, s:I, s:b, s:o}", "path", mcp_jstr(rel), "startLine",
+        json_pack("{s:o, s:I, s:I, s:I, s:b, s:o}", "path", json_text(rel), "startLine",
                   (json_int_t)a, "endLine", (json_int_t)b, "totalLines", (json_int_t)total,
-                  "truncated", truncated, "text", mcp_jstr(text.buf ? text.buf : ""));
+                  "truncated", truncated, "text", json_text(text.buf ? text.buf : ""));
     sb_release(&text);
     free(rel);
 }
