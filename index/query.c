@@ -31,18 +31,27 @@ static int is_stopword(const char *w, size_t n)
     return 0;
 }
 
+/* The next space-separated word at *p: moves *p to its start, sets *n to
+ * its length (0 at the end) and returns where it ends. */
+static const char *next_word(const char **p, size_t *n)
+{
+    while (**p == ' ')
+        (*p)++;
+    const char *q = *p;
+    while (*q && *q != ' ')
+        q++;
+    *n = (size_t)(q - *p);
+    return q;
+}
+
 void idx_query_words(const char *query, StrBuf *out)
 {
     StrBuf toks;
     sb_init(&toks);
     idx_tok_code(query, strlen(query), &toks);
     for (const char *p = toks.buf; *p;) {
-        while (*p == ' ')
-            p++;
-        const char *q = p;
-        while (*q && *q != ' ')
-            q++;
-        size_t n = (size_t)(q - p);
+        size_t n;
+        const char *q = next_word(&p, &n);
         if (n && !is_stopword(p, n)) {
             if (out->len) sb_addc(out, ' ');
             sb_add(out, p, n);
@@ -129,12 +138,8 @@ static void join_adjacent(const char *words, StrBuf *out)
     const char *prev = NULL;
     size_t prev_len = 0;
     for (const char *p = words; *p;) {
-        while (*p == ' ')
-            p++;
-        const char *q = p;
-        while (*q && *q != ' ')
-            q++;
-        size_t n = (size_t)(q - p);
+        size_t n;
+        const char *q = next_word(&p, &n);
         int plain = n && !memchr(p, '_', n);
         if (plain && prev) {
             if (out->len) sb_addc(out, ' ');
