@@ -411,6 +411,19 @@ static void ts__units(TsRun *r)
 
 /* ---------------------------------------------------------------- lines */
 
+int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend)
+{
+    if (descend && ts_tree_cursor_goto_first_child(cur)) {
+        (*depth)++;
+        return 1;
+    }
+    while (!ts_tree_cursor_goto_next_sibling(cur)) {
+        if (*depth == 0 || !ts_tree_cursor_goto_parent(cur)) return 0;
+        (*depth)--;
+    }
+    return 1;
+}
+
 /* Comment lines (for dropping comment-only runs) and statement starts (cut
  * points for windows), from one walk over the tree. */
 static void ts__mark_lines(TsRun *r, TSNode root)
@@ -418,15 +431,7 @@ static void ts__mark_lines(TsRun *r, TSNode root)
     TSTreeCursor cur = ts_tree_cursor_new(root);
     size_t depth = 0;
     int descend = 1;
-    for (;;) {
-        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
-            depth++;
-        } else {
-            while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-                if (depth == 0 || !ts_tree_cursor_goto_parent(&cur)) goto out;
-                depth--;
-            }
-        }
+    while (idx_ts_walk_next(&cur, &depth, descend)) {
         TSNode n = ts_tree_cursor_current_node(&cur);
         descend = 1;
         if (chunk_ts__is_comment(r, ts_node_symbol(n))) {
@@ -442,7 +447,6 @@ static void ts__mark_lines(TsRun *r, TSNode root)
             if (ts_node_end_point(n).row == p.row) descend = 0;
         }
     }
-out:
     ts_tree_cursor_delete(&cur);
     /* a line of closing brackets alone ("}", "});") is not code of its
      * own: it stays in the chunk it closes but never makes a chunk */

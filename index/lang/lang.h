@@ -114,6 +114,10 @@ CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max
 /* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
 CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
                    size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);
+/* One step of a depth-first walk over a tree without recursion (inputs nest
+ * arbitrarily deep): into the current node's first child when descend, else
+ * to the next node after its subtree; *depth follows. 0: the walk is over. */
+int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
 /* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
 CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
                      ChunkSet *out, ErrInfo *e);

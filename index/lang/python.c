@@ -293,15 +293,7 @@ static void chunk__walk(ChunkRun *r, TSNode root)
     ARRAY_GROW(r->frames, 1, r->cap_frames);
     r->frames[0] = chunk__visit(r, root, &top);
     int descend = 1;
-    for (;;) {
-        if (descend && ts_tree_cursor_goto_first_child(&cur)) {
-            depth++;
-        } else {
-            while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-                if (depth == 0 || !ts_tree_cursor_goto_parent(&cur)) goto out;
-                depth--;
-            }
-        }
+    while (idx_ts_walk_next(&cur, &depth, descend)) {
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (ts_node_start_byte(n) >= r->seg_end_byte) {
             descend = 0;
@@ -311,7 +303,6 @@ static void chunk__walk(ChunkRun *r, TSNode root)
         r->frames[depth] = chunk__visit(r, n, &r->frames[depth - 1]);
         descend = 1;
     }
-out:
     ts_tree_cursor_delete(&cur);
 }
 
