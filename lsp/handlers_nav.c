@@ -166,8 +166,8 @@ static int run_lens(Server *s, Job *job)
     StrBuf disk;
     sb_init(&disk);
     for (size_t i = 0; j->job.ws->last_question && i < j->job.ws->n_last_cites; i++) {
-        const LastCite *lc = &j->job.ws->last_cites[i];
-        if (strcmp(lc->path, j->path) != 0) continue;
+        const VfyAnchor *anchor = &j->job.ws->last_cites[i];
+        if (strcmp(anchor->path, j->path) != 0) continue;
         const char *text = j->buffer;
         size_t len = j->buffer_len;
         if (!text) {
@@ -181,10 +181,8 @@ static int run_lens(Server *s, Job *job)
             text = disk.buf;
             len = disk.len;
         }
-        VfyAnchor anchor = {lc->path, lc->start_line, lc->end_line, lc->symbol, {0}};
-        memcpy(anchor.hash, lc->hash, sizeof anchor.hash);
         VfyAnchorMatch m;
-        if (vfy_anchor_resolve(&anchor, text, len, &m) == VFY_ANCHOR_LOST) continue;
+        if (vfy_anchor_resolve(anchor, text, len, &m) == VFY_ANCHOR_LOST) continue;
         char title[200];
         snprintf(title, sizeof title, "cited for: %.120s%s", j->job.ws->last_question,
                  strlen(j->job.ws->last_question) > 120 ? "…" : "");

@@ -12,13 +12,10 @@ void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswe
     ws->last_question = xstrdup(question);
     ws->last_cites = xcalloc(a->n_citations + 1, sizeof *ws->last_cites);
     for (size_t i = 0; i < a->n_citations; i++) {
-        const VfyCitation *c = &a->citations[i];
-        LastCite *lc = &ws->last_cites[i];
-        lc->path = xstrdup(c->path);
-        lc->symbol = xstrdup(c->symbol ? c->symbol : "");
-        lc->start_line = c->start_line;
-        lc->end_line = c->end_line;
-        memcpy(lc->hash, c->anchor, sizeof lc->hash);
+        VfyAnchor *an = &ws->last_cites[i];
+        vfy_citation_anchor(&a->citations[i], an);
+        an->path = xstrdup(an->path);
+        an->symbol = xstrdup(an->symbol ? an->symbol : "");
     }
     ws->n_last_cites = a->n_citations;
 }
@@ -26,8 +23,8 @@ void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswe
 void lsp_nav_forget_answer(Workspace *ws)
 {
     for (size_t i = 0; i < ws->n_last_cites; i++) {
-        free(ws->last_cites[i].path);
-        free(ws->last_cites[i].symbol);
+        free((char *)ws->last_cites[i].path);
+        free((char *)ws->last_cites[i].symbol);
     }
     free(ws->last_cites);
     free(ws->last_question);

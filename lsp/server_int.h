@@ -71,16 +71,6 @@ typedef struct Progress {
     double last_ms;
 } Progress;
 
-/* A citation of the last answer, for code lenses. */
-/* A citation of the last answer, with its content anchor so its lens
- * follows the lines as the document is edited. */
-typedef struct LastCite {
-    char *path;
-    char *symbol;
-    uint32_t start_line, end_line;
-    char hash[17];
-} LastCite;
-
 #define HOVER_CACHE 64
 
 typedef struct Workspace {
@@ -92,10 +82,11 @@ typedef struct Workspace {
 
     /* worker thread only */
     IdxStore *q;
-    IdxStatus q_status;  /* at the last open/adopt/update */
-    int q_status_stale;  /* files changed since: recount when idle */
-    char *last_question; /* the last answered question and its citations */
-    LastCite *last_cites;
+    IdxStatus q_status;    /* at the last open/adopt/update */
+    int q_status_stale;    /* files changed since: recount when idle */
+    char *last_question;   /* the last answered question and its citations */
+    VfyAnchor *last_cites; /* as anchors, so their lenses follow the lines as the
+                            * document is edited; path and symbol owned here */
     size_t n_last_cites;
     /* LLM explanations for hover, by the definition's content hash: the
      * same code is explained once, an edited definition afresh. */
