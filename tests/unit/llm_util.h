@@ -103,4 +103,15 @@ static inline void llm_fixture_close(void)
     fake_stop(&fake);
 }
 
+/* The main of an executable whose tests (run_tests: its RUN lines) need
+ * the workspace: 1 when nothing could start, else the summary's code. */
+static inline int llm_main(void (*run_tests)(void))
+{
+    int rc = llm_fixture_open();
+    if (rc < 0) return 1;
+    if (rc == 0) run_tests();
+    llm_fixture_close();
+    return test_summary();
+}
+
 #endif

@@ -460,14 +460,13 @@ static void test_cases(void)
     CHECK_INT(valid_rejected, 0);
 }
 
+static void run_tests(void)
+{
+    RUN(test_context_is_pinned);
+    RUN(test_cases);
+}
+
 int main(void)
 {
-    int rc = llm_fixture_open();
-    if (rc < 0) return 1;
-    if (rc == 0) {
-        RUN(test_context_is_pinned);
-        RUN(test_cases);
-    }
-    llm_fixture_close();
-    return test_summary();
+    return llm_main(run_tests);
 }

@@ -255,14 +255,13 @@ static void test_progress_and_cancel(void)
     rtv_answer_release(&a);
 }
 
+static void run_tests(void)
+{
+    RUN(test_request);
+    RUN(test_progress_and_cancel);
+}
+
 int main(void)
 {
-    int rc = llm_fixture_open();
-    if (rc < 0) return 1;
-    if (rc == 0) {
-        RUN(test_request);
-        RUN(test_progress_and_cancel);
-    }
-    llm_fixture_close();
-    return test_summary();
+    return llm_main(run_tests);
 }
