@@ -253,6 +253,126 @@ static void bench_store(int d, long n, const float *xb, const idx_t *ids, const 
     rmdir(dir);
 }
 
+static const int efs[] = {16, 64, 128};
+enum { N_EF = 3 };
+
+/* One dimension's vectors: nmax stored ones, nq random queries then nq
+ * near ones (remade for each size), and the buffers of the searches. */
+typedef struct Data {
+    int d, nq;
+    float *basis, *xb, *q, *noise;
+    idx_t *ids, *truth, *lab;
+    double *ms;
+} Data;
+
+/* What one size measured (HNSW figures stay 0 with --no-hnsw). */
+typedef struct Row {
+    double t_flat_add, flat_q, build_s, hq[N_EF], rr[N_EF], rn[N_EF], hcpu;
+} Row;
+
+static void data_init(Data *x, int d, long nmax, int nq, int lowrank)
+{
+    memset(x, 0, sizeof *x);
+    x->d = d;
+    x->nq = nq;
+    Rng r = {42 + (uint64_t)d};
+    if (lowrank) {
+        x->basis = xmalloc(sizeof(float) * (size_t)d * LOWRANK);
+        for (size_t j = 0; j < (size_t)d * LOWRANK; j++)
+            x->basis[j] = (float)rng_gauss(&r);
+    }
+    x->xb = xmalloc(sizeof(float) * (size_t)nmax * d);
+    x->ids = xmalloc(sizeof(idx_t) * (size_t)nmax);
+    for (long i = 0; i < nmax; i++) {
+        random_unit(&r, x->basis, x->xb + (size_t)i * d, d);
+        x->ids[i] = 1000 + 3 * i;
+    }
+    /* queries: [0, nq) random, [nq, 2nq) near a stored vector */
+    x->q = xmalloc(sizeof(float) * 2 * (size_t)nq * d);
+    x->noise = xmalloc(sizeof(float) * (size_t)d);
+    for (int i = 0; i < nq; i++)
+        random_unit(&r, x->basis, x->q + (size_t)i * d, d);
+    x->ms = xmalloc(sizeof(double) * 2 * (size_t)nq);
+    x->truth = xmalloc(sizeof(idx_t) * 2 * (size_t)nq * K);
+    x->lab = xmalloc(sizeof(idx_t) * 2 * (size_t)nq * K);
+}
+
+static void data_release(Data *x)
+{
+    free(x->basis);
+    free(x->xb);
+    free(x->ids);
+    free(x->q);
+    free(x->noise);
+    free(x->ms);
+    free(x->truth);
+    free(x->lab);
+}
+
+/* The near queries for the first n stored vectors. */
+static void near_queries(Data *x, long n)
+{
+    int d = x->d, nq = x->nq;
+    Rng rq = {7 + (uint64_t)n};
+    for (int i = 0; i < nq; i++) {
+        float *v = x->q + (size_t)(nq + i) * d;
+        memcpy(v, x->xb + (size_t)(rng_next(&rq) % (uint64_t)n) * d, sizeof(float) * d);
+        random_unit(&rq, NULL, x->noise, d);
+        for (int j = 0; j < d; j++)
+            v[j] += 0.75f * x->noise[j];
+        normalise(v, d);
+    }
+}
+
+/* Exact search over the first n vectors; its labels are the truth. */
+static void bench_flat(Data *x, long n, int first, Row *row)
+{
+    int d = x->d, nq = x->nq, rc;
+    FaissIndexFlatIP *flat = NULL;
+    FaissIndexIDMap *fmap = NULL;
+    if ((rc = faiss_IndexFlatIP_new_with(&flat, d))) die("IndexFlatIP", rc);
+    if ((rc = faiss_IndexIDMap_new(&fmap, flat))) die("IndexIDMap", rc);
+    faiss_IndexIDMap_set_own_fields(fmap, 1);
+    double t0 = now_ms();
+    if ((rc = faiss_Index_add_with_ids(fmap, n, x->xb, x->ids))) die("add flat", rc);
+    row->t_flat_add = now_ms() - t0;
+    /* sub-indexes, labels are positions: IndexIDMap::search would add
+     * an OpenMP label translation (see vectors.c) */
+    time_search(faiss_IndexIDMap_sub_index(fmap), x->q, 2 * nq, d, x->ms, x->truth);
+    row->flat_q = median(x->ms, 2 * nq);
+    if (first) idle_report("a flat search");
+    faiss_Index_free(fmap);
+}
+
+/* HNSW32,Flat over the first n vectors at each efSearch. */
+static void bench_hnsw(Data *x, long n, int first, Row *row)
+{
+    int d = x->d, nq = x->nq, rc;
+    FaissIndex *h = NULL;
+    FaissIndexIDMap *hmap = NULL;
+    FaissParameterSpace *ps = NULL;
+    if ((rc = faiss_index_factory(&h, d, "HNSW32,Flat", METRIC_INNER_PRODUCT)))
+        die("factory HNSW32,Flat", rc);
+    if ((rc = faiss_IndexIDMap_new(&hmap, h))) die("IndexIDMap", rc);
+    faiss_IndexIDMap_set_own_fields(hmap, 1);
+    double t0 = now_ms();
+    if ((rc = faiss_Index_add_with_ids(hmap, n, x->xb, x->ids))) die("add HNSW", rc);
+    row->build_s = (now_ms() - t0) / 1e3;
+    if ((rc = faiss_ParameterSpace_new(&ps))) die("ParameterSpace", rc);
+    for (int ei = 0; ei < N_EF; ei++) {
+        if ((rc = faiss_ParameterSpace_set_index_parameter(ps, hmap, "efSearch", efs[ei])))
+            die("efSearch", rc);
+        time_search(faiss_IndexIDMap_sub_index(hmap), x->q, 2 * nq, d, x->ms, x->lab);
+        row->hq[ei] = median(x->ms, 2 * nq);
+        row->rr[ei] = recall(x->truth, x->lab, nq);
+        row->rn[ei] = recall(x->truth + (size_t)nq * K, x->lab + (size_t)nq * K, nq);
+        if (efs[ei] == 64) row->hcpu = isolated_cpu(faiss_IndexIDMap_sub_index(hmap), x->q, d);
+    }
+    if (first) idle_report("an HNSW search");
+    faiss_ParameterSpace_free(ps);
+    faiss_Index_free(hmap);
+}
+
 int main(int argc, char **argv)
 {
     long dims[MAX_LIST] = {128, 384}, sizes[MAX_LIST] = {10000, 50000, 100000, 300000};
@@ -277,8 +397,6 @@ int main(int argc, char **argv)
         }
     }
     if (nq < 1) nq = 1;
-    static const int efs[] = {16, 64, 128};
-    enum { N_EF = 3 };
     printf("data: %s\n\n", lowrank ? "lowrank" : "random");
     printf("| dim | n | flat add ms | flat ms/query | HNSW build s | HNSW ms/query ef16/64/128 "
            "| HNSW CPU ms/query ef64 | recall@10 random ef16/64/128 "
@@ -290,99 +408,26 @@ int main(int argc, char **argv)
         long nmax = 0;
         for (int si = 0; si < n_sizes; si++)
             if (sizes[si] > nmax) nmax = sizes[si];
-        Rng r = {42 + (uint64_t)d};
-        float *basis = NULL;
-        if (lowrank) {
-            basis = xmalloc(sizeof(float) * (size_t)d * LOWRANK);
-            for (size_t j = 0; j < (size_t)d * LOWRANK; j++)
-                basis[j] = (float)rng_gauss(&r);
-        }
-        float *xb = xmalloc(sizeof(float) * (size_t)nmax * d);
-        idx_t *ids = xmalloc(sizeof(idx_t) * (size_t)nmax);
-        for (long i = 0; i < nmax; i++) {
-            random_unit(&r, basis, xb + (size_t)i * d, d);
-            ids[i] = 1000 + 3 * i;
-        }
-        /* queries: [0, nq) random, [nq, 2nq) near a stored vector */
-        float *q = xmalloc(sizeof(float) * 2 * (size_t)nq * d);
-        float *noise = xmalloc(sizeof(float) * (size_t)d);
-        for (int i = 0; i < nq; i++)
-            random_unit(&r, basis, q + (size_t)i * d, d);
-        double *ms = xmalloc(sizeof(double) * 2 * (size_t)nq);
-        idx_t *truth = xmalloc(sizeof(idx_t) * 2 * (size_t)nq * K);
-        idx_t *lab = xmalloc(sizeof(idx_t) * 2 * (size_t)nq * K);
+        Data x;
+        data_init(&x, d, nmax, nq, lowrank);
         for (int si = 0; si < n_sizes; si++) {
             long n = sizes[si];
-            Rng rq = {7 + (uint64_t)n};
-            for (int i = 0; i < nq; i++) {
-                float *v = q + (size_t)(nq + i) * d;
-                memcpy(v, xb + (size_t)(rng_next(&rq) % (uint64_t)n) * d, sizeof(float) * d);
-                random_unit(&rq, NULL, noise, d);
-                for (int j = 0; j < d; j++)
-                    v[j] += 0.75f * noise[j];
-                normalise(v, d);
-            }
-            FaissIndexFlatIP *flat = NULL;
-            FaissIndexIDMap *fmap = NULL;
-            int rc;
-            if ((rc = faiss_IndexFlatIP_new_with(&flat, d))) die("IndexFlatIP", rc);
-            if ((rc = faiss_IndexIDMap_new(&fmap, flat))) die("IndexIDMap", rc);
-            faiss_IndexIDMap_set_own_fields(fmap, 1);
-            double t0 = now_ms();
-            if ((rc = faiss_Index_add_with_ids(fmap, n, xb, ids))) die("add flat", rc);
-            double t_flat_add = now_ms() - t0;
-            /* sub-indexes, labels are positions: IndexIDMap::search would add
-             * an OpenMP label translation (see vectors.c) */
-            time_search(faiss_IndexIDMap_sub_index(fmap), q, 2 * nq, d, ms, truth);
-            double flat_q = median(ms, 2 * nq);
-            if (di == 0 && si == 0) idle_report("a flat search");
-            faiss_Index_free(fmap);
-
-            double build_s = 0, hq[N_EF] = {0}, rr[N_EF] = {0}, rn[N_EF] = {0}, hcpu = 0;
-            if (hnsw) {
-                FaissIndex *h = NULL;
-                FaissIndexIDMap *hmap = NULL;
-                FaissParameterSpace *ps = NULL;
-                if ((rc = faiss_index_factory(&h, d, "HNSW32,Flat", METRIC_INNER_PRODUCT)))
-                    die("factory HNSW32,Flat", rc);
-                if ((rc = faiss_IndexIDMap_new(&hmap, h))) die("IndexIDMap", rc);
-                faiss_IndexIDMap_set_own_fields(hmap, 1);
-                t0 = now_ms();
-                if ((rc = faiss_Index_add_with_ids(hmap, n, xb, ids))) die("add HNSW", rc);
-                build_s = (now_ms() - t0) / 1e3;
-                if ((rc = faiss_ParameterSpace_new(&ps))) die("ParameterSpace", rc);
-                for (int ei = 0; ei < N_EF; ei++) {
-                    if ((rc = faiss_ParameterSpace_set_index_parameter(ps, hmap, "efSearch",
-                                                                       efs[ei])))
-                        die("efSearch", rc);
-                    time_search(faiss_IndexIDMap_sub_index(hmap), q, 2 * nq, d, ms, lab);
-                    hq[ei] = median(ms, 2 * nq);
-                    rr[ei] = recall(truth, lab, nq);
-                    rn[ei] = recall(truth + (size_t)nq * K, lab + (size_t)nq * K, nq);
-                    if (efs[ei] == 64) hcpu = isolated_cpu(faiss_IndexIDMap_sub_index(hmap), q, d);
-                }
-                if (di == 0 && si == 0) idle_report("an HNSW search");
-                faiss_ParameterSpace_free(ps);
-                faiss_Index_free(hmap);
-            }
+            int first = di == 0 && si == 0;
+            Row row = {0};
+            near_queries(&x, n);
+            bench_flat(&x, n, first, &row);
+            if (hnsw) bench_hnsw(&x, n, first, &row);
             printf("| %d | %ld | %.0f | %.3f | %.1f | %.3f / %.3f / %.3f | %.2f "
                    "| %.3f / %.3f / %.3f | %.3f / %.3f / %.3f |\n",
-                   d, n, t_flat_add, flat_q, build_s, hq[0], hq[1], hq[2], hcpu, rr[0], rr[1],
-                   rr[2], rn[0], rn[1], rn[2]);
+                   d, n, row.t_flat_add, row.flat_q, row.build_s, row.hq[0], row.hq[1], row.hq[2],
+                   row.hcpu, row.rr[0], row.rr[1], row.rr[2], row.rn[0], row.rn[1], row.rn[2]);
             fflush(stdout);
             if (store) {
-                bench_store(d, n, xb, ids, q, nq);
+                bench_store(d, n, x.xb, x.ids, x.q, nq);
                 fflush(stdout);
             }
         }
-        free(basis);
-        free(xb);
-        free(ids);
-        free(q);
-        free(noise);
-        free(ms);
-        free(truth);
-        free(lab);
+        data_release(&x);
     }
     return 0;
 }

@@ -22,7 +22,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "lsp"))
-import lsp_test as L  # noqa: E402
+import lsp_client as L  # noqa: E402
 
 QUESTION = "How does Werkzeug reject a request whose HTTP method a route does not allow?"
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-/* ---------------------------------------------------------------- scan (scan.c, ignore.c) */
+/* ---------------------------------------------------------------- scan (scan*.c, ignore.c) */
 
 typedef struct ScanFile {
     char *path; /* relative to the root, '/'-separated, no leading "./" */
@@ -63,6 +63,36 @@ void idx_ignore_free(IgnoreList *l);
  * decides. relpath is relative to the root. */
 typedef enum { IGNORE_NONE, IGNORE_EXCLUDE, IGNORE_INCLUDE } IgnoreVerdict;
 IgnoreVerdict idx_ignore_match(const IgnoreList *l, const char *relpath, int is_dir);
+
+/* The rules every listing decision uses (scan_rules.c), shared by the walk
+ * (scan.c) and the single-path check (scan_path.c). */
+typedef struct ScanCtx {
+    const ScanOptions *opt;
+    char *root; /* canonical, no trailing '/'; "" for "/" */
+    IgnoreList *exclude;
+    char *index_real; /* canonical index dir, or NULL */
+} ScanCtx;
+/* Fills c from opt (the root without trailing '/', the exclude list parsed,
+ * the index dir canonical when it exists); release with idx_scan_ctx_release. */
+void idx_scan_ctx_init(ScanCtx *c, const ScanOptions *opt);
+void idx_scan_ctx_release(ScanCtx *c);
+/* errno of a path that vanished (ENOENT, ENOTDIR): skipped silently. */
+int idx_scan_vanished(int err);
+/* A source file by its extension (any row of the language table), or a
+ * name without one, which a shebang may still make a script. */
+int idx_scan_is_py(const char *name, size_t len);
+/* Whether a file found by name is indexed: an extensionless file only with
+ * a known interpreter on its "#!" line; text formats only under their cap. */
+int idx_scan_wanted(int dirfd, const char *name, int64_t size);
+/* Inside the index dir or a .git directory (canonical path inside root). */
+int idx_scan_forbidden(const ScanCtx *c, const char *real);
+/* Reads one .gitignore (relative to dirfd, or absolute with AT_FDCWD);
+ * NULL when absent, not a regular file or too large. */
+IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *base);
+/* Whether rel is excluded by the lists stack[0..n) (innermost last), the
+ * exclude list having the last word when it excludes. */
+int idx_scan_ignored(const ScanCtx *c, IgnoreList *const *stack, size_t n, const char *rel,
+                     int is_dir);
 
 /* ---------------------------------------------------------------- chunk (chunk.c) */
 

@@ -1,5 +1,4 @@
 #include "idx_int.h"
-#include "lang/lang.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,17 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* A .gitignore larger than this is not read (a stranger controls it). */
-#define SCAN_GITIGNORE_MAX (1u << 20)
-
-/* What every decision needs: the root, the exclude list, the index dir. */
-typedef struct ScanCtx {
-    const ScanOptions *opt;
-    char *root; /* canonical, no trailing '/'; "" for "/" */
-    IgnoreList *exclude;
-    char *index_real; /* canonical index dir, or NULL */
-} ScanCtx;
 
 typedef struct DirKey {
     dev_t dev;
@@ -57,139 +45,10 @@ typedef struct Walk {
 
 /* ---------------------------------------------------------------- helpers */
 
-static int scan__vanished(int err)
-{
-    return err == ENOENT || err == ENOTDIR;
-}
-
-/* A source file by its extension (any row of the language table), or a
- * name without one, which a shebang may still make a script. */
-static int scan__is_py(const char *name, size_t len)
-{
-    const char *slash = memrchr(name, '/', len);
-    const char *base = slash ? slash + 1 : name;
-    return idx_lang_for_path(name) != NULL || (!strchr(base, '.') && *base);
-}
-
-/* Whether a file found by name is indexed: an extensionless file only with
- * a known interpreter on its "#!" line; text formats only under their cap. */
-static int scan__wanted(int dirfd, const char *name, int64_t size)
-{
-    const IdxLang *l = idx_lang_for_path(name);
-    if (l) return !l->max_bytes || size <= (int64_t)l->max_bytes;
-    char buf[128];
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf);
-    close(fd);
-    return n > 0 && idx_lang_for_shebang(buf, (size_t)n) != NULL;
-}
-
-static int scan__has_git_component(const char *rel)
-{
-    for (const char *p = rel; *p;) {
-        const char *slash = strchr(p, '/');
-        size_t n = slash ? (size_t)(slash - p) : strlen(p);
-        if (n == 4 && !memcmp(p, ".git", 4)) return 1;
-        if (!slash) break;
-        p = slash + 1;
-    }
-    return 0;
-}
-
-/* Inside the index dir or a .git directory (canonical path inside root). */
-static int scan__forbidden(const ScanCtx *c, const char *real)
-{
-    if (c->index_real && path_under(c->index_real, real)) return 1;
-    const char *rel = path_under(c->root, real);
-    return rel && scan__has_git_component(rel);
-}
-
 static void scan__push_name(StrBuf *sb, const char *name, int sep)
 {
     if (sep) sb_addc(sb, '/');
     sb_adds(sb, name);
-}
-
-/* Reads one .gitignore (relative to dirfd, or absolute with AT_FDCWD);
- * NULL when absent, not a regular file or too large. */
-static IgnoreList *scan__read_gitignore(int dirfd, const char *path, const char *base)
-{
-    IgnoreList *l = NULL;
-    StrBuf sb;
-    sb_init(&sb);
-    struct stat st;
-    int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto out;
-    if (st.st_size > SCAN_GITIGNORE_MAX) {
-        log_msg(LOG_WARN, ".gitignore in '%s' is over %u bytes; not read", base,
-                SCAN_GITIGNORE_MAX);
-        goto out;
-    }
-    for (;;) {
-        sb_grow(&sb, 4096);
-        ssize_t n = read(fd, sb.buf + sb.len, sb.cap - sb.len - 1);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) goto out;
-        if (n == 0) break;
-        sb.len += (size_t)n;
-        if (sb.len > SCAN_GITIGNORE_MAX) goto out;
-    }
-    l = idx_ignore_parse(base, sb.buf, sb.len);
-out:
-    if (fd >= 0) close(fd);
-    sb_release(&sb);
-    return l;
-}
-
-/* The exclude list acts as a root .gitignore consulted after all the
- * others: its verdict, when it excludes, cannot be overridden. */
-static int scan__ignored(const ScanCtx *c, IgnoreList *const *stack, size_t n, const char *rel,
-                         int is_dir)
-{
-    if (idx_ignore_match(c->exclude, rel, is_dir) == IGNORE_EXCLUDE) return 1;
-    for (size_t i = n; i-- > 0;) {
-        IgnoreVerdict v = idx_ignore_match(stack[i], rel, is_dir);
-        if (v != IGNORE_NONE) return v == IGNORE_EXCLUDE;
-    }
-    return 0;
-}
-
-static void scan__ctx_init(ScanCtx *c, const ScanOptions *opt)
-{
-    memset(c, 0, sizeof *c);
-    c->opt = opt;
-    size_t n = strlen(opt->root);
-    while (n && opt->root[n - 1] == '/')
-        n--;
-    c->root = xstrndup(opt->root, n);
-    if (opt->n_exclude) {
-        StrBuf sb;
-        sb_init(&sb);
-        for (size_t i = 0; i < opt->n_exclude; i++) {
-            sb_adds(&sb, opt->exclude[i]);
-            sb_addc(&sb, '\n');
-        }
-        c->exclude = idx_ignore_parse("", sb.buf, sb.len);
-        sb_release(&sb);
-    }
-    if (opt->index_dir && *opt->index_dir) {
-        c->index_real = realpath(opt->index_dir, NULL);
-        if (!c->index_real) {
-            /* not created yet: compare the path as given */
-            size_t m = strlen(opt->index_dir);
-            while (m > 1 && opt->index_dir[m - 1] == '/')
-                m--;
-            c->index_real = xstrndup(opt->index_dir, m);
-        }
-    }
-}
-
-static void scan__ctx_release(ScanCtx *c)
-{
-    free(c->root);
-    idx_ignore_free(c->exclude);
-    free(c->index_real);
 }
 
 /* ---------------------------------------------------------------- visited set */
@@ -275,7 +134,7 @@ static char *scan__link_target(Walk *w, const char *name)
     char *target = realpath(w->real.buf, NULL);
     int err = errno;
     sb_truncate(&w->real, mark);
-    if (!target && !scan__vanished(err))
+    if (!target && !idx_scan_vanished(err))
         scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
     return target;
 }
@@ -286,7 +145,7 @@ static void scan__symlink_dir(Walk *w, const char *name)
     if (!target) return;
     if (!path_under(w->ctx.root, target)) {
         scan__skip(w, "outside-root");
-    } else if (scan__forbidden(&w->ctx, target)) {
+    } else if (idx_scan_forbidden(&w->ctx, target)) {
         /* into .git or the index: never entered, not worth reporting */
     } else if (path_under(target, w->real.buf)) {
         scan__skip(w, "symlink-loop");
@@ -311,7 +170,7 @@ static void scan__real_dir(Walk *w, int dirfd, const char *name)
     int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         /* ELOOP: replaced by a symlink since readdir; treat as vanished */
-        if (!scan__vanished(errno) && errno != ELOOP) scan__skip(w, "unreadable");
+        if (!idx_scan_vanished(errno) && errno != ELOOP) scan__skip(w, "unreadable");
         goto out;
     }
     scan__enter(w, fd);
@@ -322,22 +181,22 @@ out:
 static void scan__file(Walk *w, int dirfd, const char *name, int is_link, struct stat *st,
                        int have_st)
 {
-    if (scan__ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0)) return;
+    if (idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0)) return;
     if (is_link) {
         char *target = scan__link_target(w, name);
         if (!target) return;
         int outside = !path_under(w->ctx.root, target);
-        int forbidden = !outside && scan__forbidden(&w->ctx, target);
+        int forbidden = !outside && idx_scan_forbidden(&w->ctx, target);
         free(target);
         if (outside) scan__skip(w, "outside-root");
         if (outside || forbidden) return;
     }
     if (!have_st && fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (!scan__vanished(errno)) scan__skip(w, "unreadable");
+        if (!idx_scan_vanished(errno)) scan__skip(w, "unreadable");
         return;
     }
     if (!S_ISREG(st->st_mode)) return;
-    if (!scan__wanted(dirfd, name, st->st_size)) return;
+    if (!idx_scan_wanted(dirfd, name, st->st_size)) return;
     scan__add_file(w, st);
 }
 
@@ -348,7 +207,7 @@ static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type
     size_t len = strlen(name);
     if (type == DT_UNKNOWN) {
         if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            if (!scan__vanished(errno)) scan__skip(w, "unreadable");
+            if (!idx_scan_vanished(errno)) scan__skip(w, "unreadable");
             return;
         }
         have_st = 1;
@@ -363,8 +222,8 @@ static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type
             /* a dangling link is as good as absent; a looping one is only
              * worth reporting when it would have been a source file */
             int err = errno;
-            if (!scan__vanished(err) && scan__is_py(name, len) &&
-                !scan__ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0))
+            if (!idx_scan_vanished(err) && idx_scan_is_py(name, len) &&
+                !idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0))
                 scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
             return;
         }
@@ -372,9 +231,9 @@ static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type
         type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
     }
     if (type == DT_REG) {
-        if (scan__is_py(name, len)) scan__file(w, dirfd, name, is_link, &st, have_st);
+        if (idx_scan_is_py(name, len)) scan__file(w, dirfd, name, is_link, &st, have_st);
     } else if (type == DT_DIR) {
-        if (scan__ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 1)) return;
+        if (idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 1)) return;
         if (is_link)
             scan__symlink_dir(w, name);
         else
@@ -402,14 +261,14 @@ static void scan__walk_dir(Walk *w, DIR *d)
             has_gitignore = 1;
             continue;
         }
-        if (de->d_type == DT_REG && !scan__is_py(nm, len)) continue;
+        if (de->d_type == DT_REG && !idx_scan_is_py(nm, len)) continue;
         ARRAY_GROW(types, n + 1, cap);
         types[n++] = de->d_type;
         sb_add(&names, nm, len + 1);
     }
     int dfd = dirfd(d);
     if (has_gitignore) {
-        IgnoreList *l = scan__read_gitignore(dfd, ".gitignore", w->rel.buf);
+        IgnoreList *l = idx_scan_read_gitignore(dfd, ".gitignore", w->rel.buf);
         if (l) {
             ARRAY_GROW(w->lists, w->n_lists + 1, w->cap_lists);
             w->lists[w->n_lists++] = l;
@@ -456,7 +315,7 @@ static void scan__run_deferred(Walk *w)
             int fd = open(d->real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
             if (fd >= 0)
                 scan__enter(w, fd);
-            else if (!scan__vanished(errno))
+            else if (!idx_scan_vanished(errno))
                 scan__skip(w, "unreadable");
             free(d->rel);
             free(d->real);
@@ -483,7 +342,7 @@ CrErr idx_scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e)
     Walk w;
     memset(&w, 0, sizeof w);
     memset(out, 0, sizeof *out);
-    scan__ctx_init(&w.ctx, opt);
+    idx_scan_ctx_init(&w.ctx, opt);
     w.out = out;
     sb_init(&w.rel);
     sb_init(&w.real);
@@ -492,7 +351,7 @@ CrErr idx_scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e)
     struct stat st;
     int fd = open(opt->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0 || !(root = fdopendir(fd))) {
-        rc = err_set(e, scan__vanished(errno) ? CR_ENOENT : CR_EIO, "%s: %s", opt->root,
+        rc = err_set(e, idx_scan_vanished(errno) ? CR_ENOENT : CR_EIO, "%s: %s", opt->root,
                      strerror(errno));
         if (fd >= 0) close(fd);
         goto out;
@@ -513,7 +372,7 @@ out:
     free(w.seen.used);
     sb_release(&w.rel);
     sb_release(&w.real);
-    scan__ctx_release(&w.ctx);
+    idx_scan_ctx_release(&w.ctx);
     if (rc) idx_scan_result_release(out);
     return rc;
 }
@@ -530,119 +389,4 @@ void idx_scan_result_release(ScanResult *r)
     free(r->files);
     free(r->skipped);
     memset(r, 0, sizeof *r);
-}
-
-/* ---------------------------------------------------------------- single path */
-
-/* Whether rel (a file, or a directory when is_dir) survives the rules on its
- * way down from the root: no .git component, not the index dir, no ignored
- * ancestor, not ignored itself. Reads the .gitignore files from disk. */
-static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
-{
-    int ok = 1;
-    IgnoreList **stack = NULL;
-    size_t n = 0, cap = 0;
-    StrBuf abs, prefix;
-    sb_init(&abs);
-    sb_init(&prefix);
-    sb_adds(&abs, c->root);
-    for (const char *p = rel;;) {
-        size_t mark = abs.len;
-        sb_adds(&abs, "/.gitignore");
-        IgnoreList *l = scan__read_gitignore(AT_FDCWD, abs.buf, prefix.buf);
-        sb_truncate(&abs, mark);
-        if (l) {
-            ARRAY_GROW(stack, n + 1, cap);
-            stack[n++] = l;
-        }
-        const char *slash = strchr(p, '/');
-        size_t len = slash ? (size_t)(slash - p) : strlen(p);
-        int dir = slash ? 1 : is_dir;
-        if (len == 4 && !memcmp(p, ".git", 4)) {
-            ok = 0;
-            break;
-        }
-        if (prefix.len) sb_addc(&prefix, '/');
-        sb_add(&prefix, p, len);
-        sb_addc(&abs, '/');
-        sb_add(&abs, p, len);
-        if (dir && c->index_real && !strcmp(abs.buf, c->index_real)) {
-            ok = 0;
-            break;
-        }
-        if (scan__ignored(c, stack, n, prefix.buf, dir)) {
-            ok = 0;
-            break;
-        }
-        if (!slash) break;
-        p = slash + 1;
-    }
-    for (size_t i = 0; i < n; i++)
-        idx_ignore_free(stack[i]);
-    free(stack);
-    sb_release(&abs);
-    sb_release(&prefix);
-    return ok;
-}
-
-/* A path that does not exist is judged by the rules alone, so that callers
- * can use the answer for deletions too. */
-int idx_scan_path_included(const ScanOptions *opt, const char *relpath)
-{
-    if (!path_is_normal_rel(relpath) || !scan__is_py(relpath, strlen(relpath))) return 0;
-    int ok = 0;
-    char *parent_real = NULL, *target = NULL;
-    StrBuf abs;
-    sb_init(&abs);
-    ScanCtx c;
-    scan__ctx_init(&c, opt);
-    if (!scan__rules_allow(&c, relpath, 0)) goto out;
-
-    const char *slash = strrchr(relpath, '/');
-    size_t parent_len = slash ? (size_t)(slash - relpath) : 0;
-    sb_adds(&abs, c.root);
-    if (parent_len) {
-        sb_addc(&abs, '/');
-        sb_add(&abs, relpath, parent_len);
-    }
-    parent_real = realpath(abs.len ? abs.buf : "/", NULL);
-    if (!parent_real) {
-        ok = scan__vanished(errno);
-        goto out;
-    }
-    const char *parent_rel = path_under(c.root, parent_real);
-    if (!parent_rel || scan__forbidden(&c, parent_real)) goto out;
-    /* Reached through a symlinked directory: a scan lists it there only
-     * when the real directory is not walked on its own. */
-    if ((strlen(parent_rel) != parent_len || memcmp(parent_rel, relpath, parent_len) != 0) &&
-        (!*parent_rel || scan__rules_allow(&c, parent_rel, 1)))
-        goto out;
-
-    sb_reset(&abs);
-    sb_adds(&abs, c.root);
-    sb_addc(&abs, '/');
-    sb_adds(&abs, relpath);
-    struct stat st;
-    if (lstat(abs.buf, &st) != 0) {
-        ok = scan__vanished(errno);
-        goto out;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        target = realpath(abs.buf, NULL);
-        if (!target) {
-            ok = scan__vanished(errno);
-            goto out;
-        }
-        if (!path_under(c.root, target) || scan__forbidden(&c, target)) goto out;
-        if (stat(target, &st) != 0) goto out;
-    }
-    if (!S_ISREG(st.st_mode)) goto out;
-    ok = (!opt->max_file_bytes || (uint64_t)st.st_size <= opt->max_file_bytes) &&
-         scan__wanted(AT_FDCWD, abs.buf, st.st_size);
-out:
-    free(parent_real);
-    free(target);
-    sb_release(&abs);
-    scan__ctx_release(&c);
-    return ok;
 }

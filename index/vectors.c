@@ -152,19 +152,101 @@ out:
 
 /* ---------------------------------------------------------------- load */
 
+/* Checks the trailer of the mapped file map[0..size) and the header it
+ * describes against vs->dim; fills *out_dim, *out_count and *out_plen (the
+ * FAISS payload's length). CR_ECORRUPT (message in e) for a file to discard. */
+static CrErr vecstore__check_trailer(const VecStore *vs, const void *map, size_t size,
+                                     uint32_t *out_dim, uint64_t *out_count, uint64_t *out_plen,
+                                     ErrInfo *e)
+{
+    const unsigned char *t = (const unsigned char *)map + size - TRAILER_BYTES;
+    uint32_t version = get_u32(t + 8), fdim = get_u32(t + 12);
+    uint64_t count = get_u64(t + 16), plen = get_u64(t + 24);
+    if (memcmp(t, trailer_magic, sizeof trailer_magic) != 0 || get_u64(t + 40) != hash64(t, 40))
+        return err_set(e, CR_ECORRUPT, "no valid trailer (truncated or not a coderag vector file)");
+    if (version != FORMAT_VERSION)
+        return err_set(e, CR_ECORRUPT, "format version %u, expected %d", version, FORMAT_VERSION);
+    if (plen != size - TRAILER_BYTES || hash64(map, (size_t)plen) != get_u64(t + 32))
+        return err_set(e, CR_ECORRUPT, "checksum mismatch");
+    if (fdim == 0 || fdim > MAX_DIM || count > plen / (4 * (uint64_t)fdim))
+        return err_set(e, CR_ECORRUPT, "implausible header (dim %u, %llu vectors)", fdim,
+                       (unsigned long long)count);
+    if (vs->dim && (uint32_t)vs->dim != fdim)
+        return err_set(e, CR_ECORRUPT, "dimension %u, expected %d", fdim, vs->dim);
+    *out_dim = fdim;
+    *out_count = count;
+    *out_plen = plen;
+    return CR_OK;
+}
+
+/* Takes the index FAISS read (an IDMap m of a flat inner-product index,
+ * fdim and count as the trailer says) into vs: its ids into the set.
+ * CR_ECORRUPT when it is anything else; the set may then be partly filled. */
+static CrErr vecstore__adopt(VecStore *vs, FaissIndex *idx, uint32_t fdim, uint64_t count,
+                             ErrInfo *e)
+{
+    FaissIndexIDMap *m = vs->fa->IndexIDMap_cast(idx);
+    if (!m || vs->fa->Index_d(idx) != (int)fdim || vs->fa->Index_ntotal(idx) != (idx_t)count ||
+        vs->fa->Index_metric_type(idx) != METRIC_INNER_PRODUCT)
+        return err_set(e, CR_ECORRUPT, "not an inner-product IDMap of dim %u with %llu vectors",
+                       fdim, (unsigned long long)count);
+    FaissIndex *sub = vs->fa->IndexIDMap_sub_index(m);
+    idx_t *ids = NULL;
+    size_t n_ids = 0;
+    vs->fa->IndexIDMap_id_map(m, &ids, &n_ids);
+    if (!sub || !vs->fa->IndexFlat_cast(sub) || vs->fa->Index_ntotal(sub) != (idx_t)count ||
+        n_ids != count)
+        return err_set(e, CR_ECORRUPT, "not a flat index, or its id map disagrees");
+    i64map_reserve(&vs->ids, n_ids);
+    for (size_t i = 0; i < n_ids; i++) {
+        if (ids[i] < 0 || !id_add(&vs->ids, ids[i]))
+            return err_set(e, CR_ECORRUPT, "negative or duplicate id %lld", (long long)ids[i]);
+    }
+    vs->index = m;
+    vs->dim = (int)fdim;
+    return CR_OK;
+}
+
+/* Reads the FAISS payload map[0..plen) into vs. */
+static CrErr vecstore__read_payload(VecStore *vs, void *map, uint64_t plen, uint32_t fdim,
+                                    uint64_t count, ErrInfo *e)
+{
+    FaissIndex *idx = NULL;
+    CrErr err = CR_OK;
+    FILE *mf = fmemopen(map, (size_t)plen, "rb");
+    if (!mf) return err_set(e, CR_EIO, "vectors: fmemopen: %s", strerror(errno));
+    int rc = vs->fa->read_index(mf, 0, &idx);
+    if (rc) {
+        const char *m = vs->fa->get_last_error();
+        err = err_set(e, CR_ECORRUPT, "FAISS cannot read it: %s", m ? m : "unknown error");
+        goto out;
+    }
+    if (ftell(mf) != (long)plen) {
+        err = err_set(e, CR_ECORRUPT, "FAISS read %ld of %llu bytes", ftell(mf),
+                      (unsigned long long)plen);
+        goto out;
+    }
+    err = vecstore__adopt(vs, idx, fdim, count, e);
+    if (!err) idx = NULL;
+out:
+    if (idx) i64map_release(&vs->ids);
+    vs->fa->Index_free(idx);
+    fclose(mf);
+    return err;
+}
+
 /* Reads path into vs (whose dim is the wanted one, or 0). CR_ENOENT for a
  * missing file, CR_ECORRUPT (message in e) for a file to discard, CR_EIO
  * when it cannot be read at all. */
 static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
 {
-    int fd = -1;
     void *map = MAP_FAILED;
     size_t size = 0;
-    FILE *mf = NULL;
-    FaissIndex *idx = NULL;
+    uint32_t fdim = 0;
+    uint64_t count = 0, plen = 0;
     CrErr err = CR_OK;
 
-    fd = open(vs->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(vs->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return CR_ENOENT;
         return err_set(e, CR_EIO, "vectors: cannot open %s: %s", vs->path, strerror(errno));
@@ -184,78 +266,11 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
         err = err_set(e, CR_EIO, "vectors: cannot map %s: %s", vs->path, strerror(errno));
         goto out;
     }
-    const unsigned char *t = (const unsigned char *)map + size - TRAILER_BYTES;
-    uint32_t version = get_u32(t + 8), fdim = get_u32(t + 12);
-    uint64_t count = get_u64(t + 16), plen = get_u64(t + 24);
-    if (memcmp(t, trailer_magic, sizeof trailer_magic) != 0 || get_u64(t + 40) != hash64(t, 40)) {
-        err = err_set(e, CR_ECORRUPT, "no valid trailer (truncated or not a coderag vector file)");
-        goto out;
-    }
-    if (version != FORMAT_VERSION) {
-        err = err_set(e, CR_ECORRUPT, "format version %u, expected %d", version, FORMAT_VERSION);
-        goto out;
-    }
-    if (plen != size - TRAILER_BYTES || hash64(map, (size_t)plen) != get_u64(t + 32)) {
-        err = err_set(e, CR_ECORRUPT, "checksum mismatch");
-        goto out;
-    }
-    if (fdim == 0 || fdim > MAX_DIM || count > plen / (4 * (uint64_t)fdim)) {
-        err = err_set(e, CR_ECORRUPT, "implausible header (dim %u, %llu vectors)", fdim,
-                      (unsigned long long)count);
-        goto out;
-    }
-    if (vs->dim && (uint32_t)vs->dim != fdim) {
-        err = err_set(e, CR_ECORRUPT, "dimension %u, expected %d", fdim, vs->dim);
-        goto out;
-    }
-    mf = fmemopen(map, (size_t)plen, "rb");
-    if (!mf) {
-        err = err_set(e, CR_EIO, "vectors: fmemopen: %s", strerror(errno));
-        goto out;
-    }
-    int rc = vs->fa->read_index(mf, 0, &idx);
-    if (rc) {
-        const char *m = vs->fa->get_last_error();
-        err = err_set(e, CR_ECORRUPT, "FAISS cannot read it: %s", m ? m : "unknown error");
-        goto out;
-    }
-    if (ftell(mf) != (long)plen) {
-        err = err_set(e, CR_ECORRUPT, "FAISS read %ld of %llu bytes", ftell(mf),
-                      (unsigned long long)plen);
-        goto out;
-    }
-    FaissIndexIDMap *m = vs->fa->IndexIDMap_cast(idx);
-    if (!m || vs->fa->Index_d(idx) != (int)fdim || vs->fa->Index_ntotal(idx) != (idx_t)count ||
-        vs->fa->Index_metric_type(idx) != METRIC_INNER_PRODUCT) {
-        err = err_set(e, CR_ECORRUPT, "not an inner-product IDMap of dim %u with %llu vectors",
-                      fdim, (unsigned long long)count);
-        goto out;
-    }
-    FaissIndex *sub = vs->fa->IndexIDMap_sub_index(m);
-    idx_t *ids = NULL;
-    size_t n_ids = 0;
-    vs->fa->IndexIDMap_id_map(m, &ids, &n_ids);
-    if (!sub || !vs->fa->IndexFlat_cast(sub) || vs->fa->Index_ntotal(sub) != (idx_t)count ||
-        n_ids != count) {
-        err = err_set(e, CR_ECORRUPT, "not a flat index, or its id map disagrees");
-        goto out;
-    }
-    i64map_reserve(&vs->ids, n_ids);
-    for (size_t i = 0; i < n_ids; i++) {
-        if (ids[i] < 0 || !id_add(&vs->ids, ids[i])) {
-            err = err_set(e, CR_ECORRUPT, "negative or duplicate id %lld", (long long)ids[i]);
-            goto out;
-        }
-    }
-    vs->index = m;
-    vs->dim = (int)fdim;
-    idx = NULL;
+    err = vecstore__check_trailer(vs, map, size, &fdim, &count, &plen, e);
+    if (!err) err = vecstore__read_payload(vs, map, plen, fdim, count, e);
 out:
-    if (idx) i64map_release(&vs->ids);
-    vs->fa->Index_free(idx);
-    if (mf) fclose(mf);
     if (map != MAP_FAILED) munmap(map, size);
-    if (fd >= 0) close(fd);
+    close(fd);
     return err;
 }
 

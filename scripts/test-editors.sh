@@ -140,8 +140,9 @@ if command -v emacs >/dev/null 2>&1; then
     # The package byte-compiles without warnings, with Emacs's own libraries only.
     mkdir -p "$TMP/elc" && cp "$ROOT"/editors/emacs/*.el "$TMP/elc/"
     if HOME=$TMP/emacs emacs -Q --batch -L "$TMP/elc" --eval '(setq byte-compile-error-on-warn t)' \
-            -f batch-byte-compile "$TMP/elc/coderag-render.el" "$TMP/elc/coderag.el" >"$TMP/elc.log" 2>&1; then
-        pass_suite "coderag.el and coderag-render.el byte-compile cleanly"
+            -f batch-byte-compile "$TMP/elc/coderag-render.el" "$TMP/elc/coderag-connection.el" \
+            "$TMP/elc/coderag-ask.el" "$TMP/elc/coderag-lens.el" "$TMP/elc/coderag.el" >"$TMP/elc.log" 2>&1; then
+        pass_suite "coderag.el and its parts (coderag-*.el) byte-compile cleanly"
     else
         fail_suite "coderag.el byte-compile"
         cat "$TMP/elc.log"

@@ -9,250 +9,6 @@
 /* Longest bare path considered. */
 #define VFY_MAX_PATH 1024
 
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static int is_quote(char c)
-{
-    return c == '`' || c == '"' || c == '\'';
-}
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static int is_alpha(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static int is_ident(char c)
-{
-    return is_alpha(c) || is_digit(c) || c == '_';
-}
-
-/* The bytes a bare path is made of. */
-static int is_path_char(char c)
-{
-    return is_ident(c) || (c && strchr("-./~+@%=", c) != NULL);
-}
-
-void vfy__trim(const char *s, size_t *b, size_t *e)
-{
-    for (;;) {
-        while (*b < *e && is_blank(s[*b]))
-            (*b)++;
-        while (*e > *b && is_blank(s[*e - 1]))
-            (*e)--;
-        if (*e > *b && (is_quote(s[*b]) || is_quote(s[*e - 1]))) {
-            if (is_quote(s[*b])) (*b)++;
-            if (*e > *b && is_quote(s[*e - 1])) (*e)--;
-            continue;
-        }
-        break;
-    }
-}
-
-static int ends_with(const char *s, size_t n, const char *suffix)
-{
-    size_t k = strlen(suffix);
-    return n >= k && strncasecmp(s + n - k, suffix, k) == 0;
-}
-
-static int starts_with(const char *s, size_t n, const char *prefix)
-{
-    size_t k = strlen(prefix);
-    return n >= k && strncasecmp(s, prefix, k) == 0;
-}
-
-int vfy__path_like(const char *s, size_t n)
-{
-    if (n == 0) return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f || c == ' ' || c == '[' || c == ']') return 0;
-    }
-    const char *scheme = memmem(s, n, "://", 3);
-    if (scheme && !(scheme - s == 4 && strncasecmp(s, "file", 4) == 0)) return 0;
-    return ends_with(s, n, ".py") || ends_with(s, n, ".pyi") || memchr(s, '/', n) != NULL;
-}
-
-/* The stricter test of paths in prose (see vfy_parse). */
-static int file_like(const char *s, size_t n)
-{
-    if (!vfy__path_like(s, n)) return 0;
-    if (ends_with(s, n, ".py") || ends_with(s, n, ".pyi")) return 1;
-    if (starts_with(s, n, "file://") || s[0] == '/' || starts_with(s, n, "./") ||
-        starts_with(s, n, "../") || starts_with(s, n, "~/"))
-        return 1;
-    const char *slash = memrchr(s, '/', n);
-    const char *base = slash ? slash + 1 : s, *end = s + n;
-    const char *dot = memrchr(base, '.', (size_t)(end - base));
-    return dot && dot > base && dot + 1 < end && is_alpha(dot[1]);
-}
-
-/* ---------------------------------------------------------------- line ranges */
-
-/* Reads "[L]digits" at s[*i]; 0 (leaving *i) when no digit is there. Sets
- * *bad when the number does not fit 32 bits (reading all its digits). */
-static int scan_num(const char *s, size_t n, size_t *i, uint32_t *out, int *bad)
-{
-    size_t j = *i;
-    if (j < n && (s[j] == 'L' || s[j] == 'l')) j++;
-    if (j >= n || !is_digit(s[j])) return 0;
-    uint64_t v = 0;
-    for (; j < n && is_digit(s[j]); j++)
-        if (v <= UINT32_MAX) v = v * 10 + (uint64_t)(s[j] - '0');
-    if (v > UINT32_MAX) *bad = 1;
-    *out = v > UINT32_MAX ? 0 : (uint32_t)v;
-    *i = j;
-    return 1;
-}
-
-/* Steps over a range separator at s[*i] ('-', en or em dash, "..", " to ")
- * and the blanks around it; 0 when there is none. */
-static int scan_range_sep(const char *s, size_t n, size_t *i)
-{
-    size_t j = *i;
-    while (j < n && is_blank(s[j]))
-        j++;
-    if (j < n && s[j] == '-')
-        j++;
-    else if (n - j >= 3 && (unsigned char)s[j] == 0xE2 && (unsigned char)s[j + 1] == 0x80 &&
-             ((unsigned char)s[j + 2] == 0x93 || (unsigned char)s[j + 2] == 0x94))
-        j += 3;
-    else if (n - j >= 2 && s[j] == '.' && s[j + 1] == '.')
-        j += 2;
-    else if (j > *i && n - j >= 3 && strncasecmp(s + j, "to", 2) == 0 && is_blank(s[j + 2]))
-        j += 2;
-    else
-        return 0;
-    while (j < n && is_blank(s[j]))
-        j++;
-    *i = j;
-    return 1;
-}
-
-/* Reads LINES at s[*i]; 0 when no number starts there. The range part is
- * only taken when a number follows its separator. *bad: a number overflows,
- * or the range runs backwards. */
-static int scan_lines(const char *s, size_t n, size_t *i, uint32_t *a, uint32_t *b, int *bad)
-{
-    size_t j = *i;
-    if (!scan_num(s, n, &j, a, bad)) return 0;
-    *b = *a;
-    size_t k = j;
-    if (scan_range_sep(s, n, &k) && scan_num(s, n, &k, b, bad)) j = k;
-    if (*b < *a) *bad = 1;
-    *i = j;
-    return 1;
-}
-
-/* Whether the lines that ended at t[*k] end at a word boundary. "a.py:12:5"
- * (line and column) reads as no line range: *bad, and the column is taken. */
-static int at_boundary(const char *t, size_t n, size_t *k, int *bad)
-{
-    if (*k >= n) return 1;
-    char c = t[*k];
-    if (c == ':' && *k + 1 < n && is_digit(t[*k + 1])) {
-        *bad = 1;
-        for ((*k)++; *k < n && is_digit(t[*k]); (*k)++)
-            ;
-        return *k >= n || !is_ident(t[*k]);
-    }
-    if (c == '.' && *k + 1 < n && is_digit(t[*k + 1])) return 0;
-    return !is_ident(c);
-}
-
-/* All of s[0..n) as LINES (blanks around allowed). */
-static int parse_lines(const char *s, size_t n, uint32_t *a, uint32_t *b)
-{
-    size_t i = 0;
-    int bad = 0;
-    while (i < n && is_blank(s[i]))
-        i++;
-    if (!scan_lines(s, n, &i, a, b, &bad)) return 0;
-    while (i < n && is_blank(s[i]))
-        i++;
-    return !bad && i == n;
-}
-
-/* The separator between path and lines: the first ':' or '#' after a
- * file:// scheme. */
-static const char *find_sep(const char *s, size_t n)
-{
-    size_t i = starts_with(s, n, "file://") ? 7 : 0;
-    for (; i < n; i++)
-        if (s[i] == ':' || s[i] == '#') return s + i;
-    return NULL;
-}
-
-/* Reads all of s[b..e) as PATH SEP LINES, the lines starting with a number.
- * 0: not a citation. */
-static int split_ref(const char *s, size_t b, size_t e, size_t *pb, size_t *pe, uint32_t *a,
-                     uint32_t *z, int *bad)
-{
-    const char *sep = find_sep(s + b, e - b);
-    if (!sep) return 0;
-    size_t p0 = b, p1 = (size_t)(sep - s);
-    vfy__trim(s, &p0, &p1);
-    if (!vfy__path_like(s + p0, p1 - p0)) return 0;
-    size_t k = (size_t)(sep - s) + 1;
-    while (k < e && is_blank(s[k]))
-        k++;
-    *bad = 0;
-    if (!scan_lines(s, e, &k, a, z, bad)) return 0;
-    while (k < e && is_blank(s[k]))
-        k++;
-    if (k != e) return 0;
-    *pb = p0;
-    *pe = p1;
-    return 1;
-}
-
-/* ", lines a-b", " line a", " (lines a-b)" at t[j]; *end is one past it. */
-static int scan_prose_lines(const char *t, size_t n, size_t j, uint32_t *a, uint32_t *b, int *bad,
-                            size_t *end)
-{
-    size_t k = j;
-    int comma = 0, paren = 0;
-    if (k < n && t[k] == ',') {
-        comma = 1;
-        k++;
-    }
-    size_t blanks = k;
-    while (k < n && is_blank(t[k]))
-        k++;
-    if (!comma && k == blanks) return 0;
-    if (k < n && t[k] == '(') {
-        paren = 1;
-        for (k++; k < n && is_blank(t[k]); k++)
-            ;
-    }
-    if (n - k < 4 || strncasecmp(t + k, "line", 4) != 0) return 0;
-    k += 4;
-    if (k < n && (t[k] == 's' || t[k] == 'S')) k++;
-    blanks = k;
-    while (k < n && is_blank(t[k]))
-        k++;
-    if (k == blanks) return 0;
-    *bad = 0;
-    if (!scan_lines(t, n, &k, a, b, bad)) return 0;
-    if (paren) {
-        while (k < n && is_blank(t[k]))
-            k++;
-        if (k >= n || t[k] != ')') return 0;
-        k++;
-    } else if (!at_boundary(t, n, &k, bad)) {
-        return 0;
-    }
-    *end = k;
-    return 1;
-}
-
 /* ---------------------------------------------------------------- the scanner */
 
 typedef struct Parser {
@@ -313,7 +69,7 @@ static int parse_group(Parser *p, size_t gb, size_t ge)
                         .off = b,
                         .len = e - b,
                         .form = VFY_FORM_BRACKET};
-        const char *sep = find_sep(text + b, e - b);
+        const char *sep = vfy__find_sep(text + b, e - b);
         if (sep) {
             size_t p0 = b, p1 = (size_t)(sep - text);
             vfy__trim(text, &p0, &p1);
@@ -321,11 +77,11 @@ static int parse_group(Parser *p, size_t gb, size_t ge)
             size_t l0 = (size_t)(sep - text) + 1, l1 = e;
             vfy__trim(text, &l0, &l1);
             m.path = xstrndup(text + p0, p1 - p0);
-            m.malformed = !parse_lines(text + l0, l1 - l0, &m.start_line, &m.end_line);
+            m.malformed = !vfy__parse_lines(text + l0, l1 - l0, &m.start_line, &m.end_line);
             if (m.malformed) m.start_line = m.end_line = 0;
             inherit = text + p0;
             inherit_len = p1 - p0;
-        } else if (inherit && parse_lines(text + b, e - b, &m.start_line, &m.end_line)) {
+        } else if (inherit && vfy__parse_lines(text + b, e - b, &m.start_line, &m.end_line)) {
             m.path = xstrndup(inherit, inherit_len);
         } else {
             goto not_citation;
@@ -349,23 +105,24 @@ static int bracket_prose(Parser *p, size_t gb, size_t ge)
 {
     const char *t = p->t;
     size_t b = gb + 1, e = ge - 1, pb, pe, j, k;
-    while (b < e && is_blank(t[b]))
+    while (b < e && vfy__is_blank(t[b]))
         b++;
-    if (b < e && is_quote(t[b])) {
+    if (b < e && vfy__is_quote(t[b])) {
         const char *q = memchr(t + b + 1, t[b], e - b - 1);
         if (!q) return 0;
         pb = b + 1;
         pe = (size_t)(q - t);
         j = pe + 1;
     } else {
-        for (pb = pe = b; pe < e && is_path_char(t[pe]); pe++)
+        for (pb = pe = b; pe < e && vfy__is_path_char(t[pe]); pe++)
             ;
         j = pe;
     }
     uint32_t a = 0, z = 0;
     int bad = 0;
-    if (!file_like(t + pb, pe - pb) || !scan_prose_lines(t, e, j, &a, &z, &bad, &k)) return 0;
-    while (k < e && is_blank(t[k]))
+    if (!vfy__file_like(t + pb, pe - pb) || !vfy__scan_prose_lines(t, e, j, &a, &z, &bad, &k))
+        return 0;
+    while (k < e && vfy__is_blank(t[k]))
         k++;
     if (k != e || !room_for(p, 1, gb)) return 0;
     push(p, VFY_FORM_PROSE, gb, ge, pb, pe, a, z, bad);
@@ -378,7 +135,7 @@ static int at_bracket(Parser *p, size_t gb, size_t *end, size_t *skip_b, size_t 
 {
     const char *t = p->t;
     size_t len = p->len;
-    if (gb > 0 && (t[gb - 1] == '\\' || is_ident(t[gb - 1]) || t[gb - 1] == ')')) return 0;
+    if (gb > 0 && (t[gb - 1] == '\\' || vfy__is_ident(t[gb - 1]) || t[gb - 1] == ')')) return 0;
     size_t ge = gb + 1;
     while (ge < len && ge - gb <= VFY_MAX_GROUP && t[ge] != ']' && t[ge] != '[' && t[ge] != '\n')
         ge++;
@@ -391,7 +148,7 @@ static int at_bracket(Parser *p, size_t gb, size_t *end, size_t *skip_b, size_t 
             te++;
         if (te < len && t[te] == ')') {
             size_t t0 = ge + 1, t1 = te, pb, pe;
-            while (t0 < t1 && is_blank(t[t0]))
+            while (t0 < t1 && vfy__is_blank(t[t0]))
                 t0++;
             if (t0 < t1 && t[t0] == '<') {
                 const char *gt = memchr(t + t0, '>', t1 - t0);
@@ -403,7 +160,7 @@ static int at_bracket(Parser *p, size_t gb, size_t *end, size_t *skip_b, size_t 
             }
             uint32_t a = 0, b = 0;
             int bad = 0;
-            if (split_ref(t, t0, t1, &pb, &pe, &a, &b, &bad)) {
+            if (vfy__split_ref(t, t0, t1, &pb, &pe, &a, &b, &bad)) {
                 if (!room_for(p, 1, gb)) return 0;
                 push(p, VFY_FORM_LINK, gb, te + 1, pb, pe, a, b, bad);
                 p->v[p->n - 1].label_off = gb + 1;
@@ -457,17 +214,18 @@ static int at_code(Parser *p, size_t cb, size_t *end)
     uint32_t a = 0, z = 0;
     int bad = 0;
     VfyForm form = VFY_FORM_CODE;
-    if (split_ref(t, b, e, &pb, &pe, &a, &z, &bad)) {
+    if (vfy__split_ref(t, b, e, &pb, &pe, &a, &z, &bad)) {
         le = ce;
-    } else if (file_like(t + b, e - b)) {
+    } else if (vfy__file_like(t + b, e - b)) {
         /* "`a.py`:3", "`a.py`, lines 3-5" */
         pb = b;
         pe = e;
         le = ce;
         if (ce < len && (t[ce] == ':' || t[ce] == '#')) {
             le = ce + 1;
-            if (!scan_lines(t, len, &le, &a, &z, &bad) || !at_boundary(t, len, &le, &bad)) return 0;
-        } else if (scan_prose_lines(t, len, ce, &a, &z, &bad, &le)) {
+            if (!vfy__scan_lines(t, len, &le, &a, &z, &bad) || !vfy__at_boundary(t, len, &le, &bad))
+                return 0;
+        } else if (vfy__scan_prose_lines(t, len, ce, &a, &z, &bad, &le)) {
             form = VFY_FORM_PROSE;
         } else {
             return 0;
@@ -486,7 +244,7 @@ static int word_start(const char *t, size_t i)
     if (i == 0) return 1;
     char c = t[i - 1];
     /* right after '[' the bracket form's own rules apply ("[a.py:1, note]") */
-    return (unsigned char)c < 0x80 && !is_path_char(c) && !strchr(":#\\[", c);
+    return (unsigned char)c < 0x80 && !vfy__is_path_char(c) && !strchr(":#\\[", c);
 }
 
 /* At the start of a word: "PATH:LINES", "PATH#LINES", "PATH, lines A-B". */
@@ -494,28 +252,29 @@ static int at_word(Parser *p, size_t tb, size_t *end)
 {
     const char *t = p->t;
     size_t len = p->len, te = tb;
-    while (te < len && is_path_char(t[te]))
+    while (te < len && vfy__is_path_char(t[te]))
         te++;
     *end = te;
     if (te - tb > VFY_MAX_PATH) return 0;
     if (len - te >= 3 && memcmp(t + te, "://", 3) == 0) {
         if (te - tb != 4 || strncasecmp(t + tb, "file", 4) != 0) {
-            for (te += 3; te < len && !is_blank(t[te]) && !strchr("\n)]>\"'`<", t[te]); te++)
+            for (te += 3; te < len && !vfy__is_blank(t[te]) && !strchr("\n)]>\"'`<", t[te]); te++)
                 ;
             *end = te;
             return 0;
         }
-        for (te += 3; te < len && is_path_char(t[te]) && te - tb <= VFY_MAX_PATH; te++)
+        for (te += 3; te < len && vfy__is_path_char(t[te]) && te - tb <= VFY_MAX_PATH; te++)
             ;
         *end = te;
     }
-    if (!file_like(t + tb, te - tb)) return 0;
+    if (!vfy__file_like(t + tb, te - tb)) return 0;
 
     uint32_t a = 0, b = 0;
     int bad = 0;
     size_t k = te + 1;
     if (te < len && (t[te] == ':' || t[te] == '#')) {
-        if (!scan_lines(t, len, &k, &a, &b, &bad) || !at_boundary(t, len, &k, &bad)) return 0;
+        if (!vfy__scan_lines(t, len, &k, &a, &b, &bad) || !vfy__at_boundary(t, len, &k, &bad))
+            return 0;
         if (!room_for(p, 1, tb)) return 0;
         push(p, VFY_FORM_BARE, tb, k, tb, te, a, b, bad);
         *end = k;
@@ -526,7 +285,7 @@ static int at_word(Parser *p, size_t tb, size_t *end)
         gb = tb - 1;
         j = te + 1;
     }
-    if (!scan_prose_lines(t, len, j, &a, &b, &bad, &k)) return 0;
+    if (!vfy__scan_prose_lines(t, len, j, &a, &b, &bad, &k)) return 0;
     if (!room_for(p, 1, gb)) return 0;
     push(p, VFY_FORM_PROSE, gb, k, tb, te, a, b, bad);
     *end = k;
@@ -575,7 +334,8 @@ size_t vfy_parse_ex(const char *text, size_t len, unsigned flags, size_t max, Vf
             if (!at_bracket(&p, i, &end, &skip_b, &skip_e)) end = i + 1;
         } else if (c == '`') {
             at_code(&p, i, &end);
-        } else if (!(flags & VFY_PARSE_BRACKETS_ONLY) && is_path_char(c) && word_start(text, i)) {
+        } else if (!(flags & VFY_PARSE_BRACKETS_ONLY) && vfy__is_path_char(c) &&
+                   word_start(text, i)) {
             at_word(&p, i, &end);
         }
         i = end > i ? end : i + 1;
@@ -608,7 +368,7 @@ int vfy__label_is_ref(const char *s, size_t n)
     vfy_mentions_free(m, k);
     if (k) return 1;
     /* "a.py:3" alone is a citation too, though a word may follow it */
-    const char *sep = find_sep(s + b, e - b);
+    const char *sep = vfy__find_sep(s + b, e - b);
     if (!sep) return 0;
     size_t p0 = b, p1 = (size_t)(sep - s);
     vfy__trim(s, &p0, &p1);

@@ -26,8 +26,8 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lsp_test as L  # noqa: E402
-from lsp_test import Failure, check, check_sanitizers, fake_llm, file_uri  # noqa: E402
+import lsp_client as L  # noqa: E402
+from lsp_client import Failure, check, check_sanitizers, fake_llm, file_uri  # noqa: E402
 
 
 def control(port, what, body=None, timeout=60):

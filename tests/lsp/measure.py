@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lsp_test import Server, file_uri  # noqa: E402
+from lsp_client import Server, file_uri  # noqa: E402
 
 
 def cpu_ticks(pid):

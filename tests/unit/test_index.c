@@ -228,26 +228,11 @@ static void test_edges(void)
     idx_close(st);
 }
 
-static void test_incremental(void)
+/* A call to a function that does not exist yet makes no edge until the
+ * function appears: saving models.py resolves it, and edges into
+ * models.py's re-created chunks are re-established. */
+static void incremental_resolve(IdxStore *st, int64_t checkout_before)
 {
-    IdxStore *st = open_store(0, NULL, 0);
-    if (!st) return;
-    int64_t total_before = chunk_id(st, "shop/models.py", "Order.total");
-    int64_t checkout_before = chunk_id(st, "shop/payments/gateway.py", "checkout");
-
-    /* Nothing changed: every file costs a stat, ids stay. */
-    IdxUpdateStats s = update(st);
-    CHECK_INT(s.files_unchanged, 5);
-    CHECK_INT(s.files_changed, 0);
-    CHECK(chunk_id(st, "shop/models.py", "Order.total") == total_before);
-
-    /* Touched but same content: re-hashed, not re-chunked. */
-    sh("touch -d '2001-01-01' '%s/%s'", tmp_root, "shop/errors.py");
-    s = update(st);
-    CHECK_INT(s.files_unchanged, 5);
-    CHECK_INT(s.files_changed, 0);
-
-    /* A call to a function that does not exist yet makes no edge ... */
     const char *gateway_v2 = "from ..models import Order\nimport shop.models as models\n\n\n"
                              "def checkout(customer, items, token):\n"
                              "    order = models.Order(customer)\n"
@@ -262,8 +247,6 @@ static void test_incremental(void)
     CHECK(has_edge(st, "shop/payments/gateway.py", "checkout", "shop/models.py", "Order",
                    IDX_EDGE_CALL));
 
-    /* ... until the function appears: saving models.py resolves it, and
-     * edges into models.py's re-created chunks are re-established. */
     char *models = NULL;
     {
         char p[512];
@@ -286,8 +269,11 @@ static void test_incremental(void)
                    IDX_EDGE_CALL));
     CHECK(has_edge(st, "shop/__init__.py", "", "shop/models.py", "Order", IDX_EDGE_IMPORT));
     CHECK(has_edge(st, "shop/models.py", "refund", "shop/models.py", "Order.total", IDX_EDGE_CALL));
+}
 
-    /* A call through an import alias resolves once the module appears. */
+/* A call through an import alias resolves once the module appears. */
+static void incremental_alias(IdxStore *st)
+{
     const char *alias_user = "from shop.later import compute as _compute\n\n\n"
                              "def use_later(x):\n    return _compute(x)\n";
     write_file("shop/alias_user.py", alias_user, strlen(alias_user));
@@ -300,18 +286,25 @@ static void test_incremental(void)
     sh("rm '%s/%s'", tmp_root, "shop/alias_user.py");
     sh("rm '%s/%s'", tmp_root, "shop/later.py");
     update(st);
+}
 
-    /* A deleted file's rows go, and so do the edges into it. */
+/* A deleted file's rows go, and so do the edges into it. */
+static void incremental_delete(IdxStore *st)
+{
     sh("rm '%s/%s'", tmp_root, "shop/errors.py");
-    s = update(st);
+    IdxUpdateStats s = update(st);
     CHECK_INT(s.files_removed, 1);
     CHECK_INT(s.files_unchanged, 4);
-    got = describe_file(st, "shop/errors.py");
+    char *got = describe_file(st, "shop/errors.py");
     CHECK_STR(got, "");
     free(got);
     CHECK(!has_edge(st, "shop/__init__.py", "", "shop/errors.py", "ShopError", IDX_EDGE_IMPORT));
+}
 
-    /* Paths outside the root are refused, also through a symlink. */
+/* Paths outside the root are refused, also through a symlink; a
+ * single-file update of an ignored file indexes nothing. */
+static void incremental_outside(IdxStore *st)
+{
     char outside[600];
     snprintf(outside, sizeof outside, "%s.outside.py", tmp_root);
     FILE *of = fopen(outside, "w");
@@ -332,9 +325,34 @@ static void test_incremental(void)
     CHECK_INT(idx_update_file(st, "/etc/passwd", &e), CR_EOUTSIDE);
     /* A single-file update of an ignored file indexes nothing. */
     CHECK_INT(idx_update_file(st, "build/out.py", NULL), CR_OK);
-    got = describe_file(st, "build/out.py");
+    char *got = describe_file(st, "build/out.py");
     CHECK_STR(got, "");
     free(got);
+}
+
+static void test_incremental(void)
+{
+    IdxStore *st = open_store(0, NULL, 0);
+    if (!st) return;
+    int64_t total_before = chunk_id(st, "shop/models.py", "Order.total");
+    int64_t checkout_before = chunk_id(st, "shop/payments/gateway.py", "checkout");
+
+    /* Nothing changed: every file costs a stat, ids stay. */
+    IdxUpdateStats s = update(st);
+    CHECK_INT(s.files_unchanged, 5);
+    CHECK_INT(s.files_changed, 0);
+    CHECK(chunk_id(st, "shop/models.py", "Order.total") == total_before);
+
+    /* Touched but same content: re-hashed, not re-chunked. */
+    sh("touch -d '2001-01-01' '%s/%s'", tmp_root, "shop/errors.py");
+    s = update(st);
+    CHECK_INT(s.files_unchanged, 5);
+    CHECK_INT(s.files_changed, 0);
+
+    incremental_resolve(st, checkout_before);
+    incremental_alias(st);
+    incremental_delete(st);
+    incremental_outside(st);
     idx_close(st);
 }
 

@@ -1,34 +1,14 @@
 /* LLM answers: rtv_ask end to end (the prompt and the event-stream reader
- * are test_llm_parts.c's) against the loopback fake OpenAI server (tests/fake_openai.py) over a
+ * are test_llm_parts.c's, what goes over the wire test_llm_request.c's)
+ * against the loopback fake OpenAI server (tests/fake_openai.py) over a
  * small fixture workspace (tests/fixtures/answers) with a symlink to a
  * folder outside it made at run time. Every scripted answer's citations
  * and rejections are checked exactly, and the two figures that matter are
  * printed: fabricated citations accepted and valid citations rejected. */
-#include "fake_server.h"
-#include "capture.h"
-#include "retrieve/rtv_int.h"
-#include "test.h"
-
-#include <stdlib.h>
-#include <sys/stat.h>
-
-#define QUESTION "How does withdraw refuse an overdraft?"
-#define KEY_ENV "CODERAG_TEST_LLM_KEY"
-#define KEY "sk-test-0123456789abcdef"
-
-static Fake fake;
-static char root[128], outside[128], index_dir[160];
-static IdxStore *st;
+#include "llm_util.h"
 
 /* Over all scripted cases. */
 static int n_valid, n_fabricated, valid_rejected, fabricated_accepted;
-
-static void sh(const char *fmt, const char *a, const char *b)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, fmt, a, b);
-    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
-}
 
 /* ---------------------------------------------------------------- end to end */
 
@@ -87,7 +67,7 @@ static void expand(StrBuf *out, const char *t, const RtvAnswer *a)
     }
 }
 
-static int in_list(const char *s, char **v, size_t n)
+static int in_list(const char *s, char *const *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(s, v[i])) return 1;
@@ -100,35 +80,17 @@ static void free_list(char **v, size_t n)
         free(v[i]);
 }
 
-static int chat_requests(json_t **out_last)
-{
-    json_t *log = fake_log(&fake);
-    int n = 0;
-    for (size_t i = 0; log && i < json_array_size(log); i++) {
-        const char *ep = NULL;
-        json_t *r = json_array_get(log, i);
-        if (!json_unpack(r, "{s:s}", "endpoint", &ep) && !strcmp(ep, "chat/completions")) {
-            n++;
-            if (out_last) {
-                json_decref(*out_last);
-                *out_last = json_incref(r);
-            }
-        }
-    }
-    json_decref(log);
-    return n;
-}
-
-static void run_case(const Case *c)
-{
-    RtvRequest req;
-    RtvAnswer a;
-    ErrInfo e = {0};
-    StrBuf sb, actions;
+/* What one case wants and what the answer has, as "path:a-b source" and
+ * "text => reason" lines. */
+typedef struct Lists {
     char *want_c[16], *want_r[16], *got_c[64], *got_r[64];
-    size_t n_wc = 0, n_wr = 0, n_gc = 0, n_gr = 0;
-    int before = test_state_.failed_checks;
+    size_t n_wc, n_wr, n_gc, n_gr;
+} Lists;
 
+/* Scripts the fake with the case's answer (or its whole chat script). */
+static void script_case(const Case *c)
+{
+    StrBuf sb, actions;
     sb_init(&sb);
     sb_init(&actions);
     if (c->content) {
@@ -143,7 +105,124 @@ static void run_case(const Case *c)
         expand(&actions, c->actions ? c->actions : "[]", NULL);
     }
     fake_script_chat(&fake, actions.buf);
+    sb_release(&sb);
+    sb_release(&actions);
+}
 
+static void fill_lists(const Case *c, const RtvAnswer *a, Lists *l)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < 6 && c->cites[i]; i++) {
+        if (!strcmp(c->cites[i], "ALL auto")) {
+            for (size_t k = 0; k < a->n_items && l->n_wc < 16; k++) {
+                sb_reset(&sb);
+                sb_addf(&sb, "%s:%u-%u auto", a->items[k].chunk.path, a->items[k].start_line,
+                        a->items[k].end_line);
+                l->want_c[l->n_wc++] = xstrdup(sb.buf);
+            }
+            continue;
+        }
+        sb_reset(&sb);
+        expand(&sb, c->cites[i], a);
+        l->want_c[l->n_wc++] = xstrdup(sb.buf);
+    }
+    for (size_t i = 0; i < 6 && c->rejected[i]; i++) {
+        sb_reset(&sb);
+        expand(&sb, c->rejected[i], a);
+        l->want_r[l->n_wr++] = xstrdup(sb.buf);
+    }
+    for (size_t i = 0; i < a->n_citations && l->n_gc < 64; i++) {
+        const VfyCitation *x = &a->citations[i];
+        sb_reset(&sb);
+        sb_addf(&sb, "%s:%u-%u %s", x->path, x->start_line, x->end_line, x->source);
+        l->got_c[l->n_gc++] = xstrdup(sb.buf);
+        CHECK_INT(x->verified, 1);
+    }
+    for (size_t i = 0; i < a->n_rejected && l->n_gr < 64; i++) {
+        sb_reset(&sb);
+        sb_addf(&sb, "%s => %s", a->rejected[i].text, a->rejected[i].reason);
+        l->got_r[l->n_gr++] = xstrdup(sb.buf);
+    }
+    sb_release(&sb);
+}
+
+/* Every wanted line was got and nothing else; what says which list. */
+static void check_same(char *const *want, size_t n_want, char *const *got, size_t n_got,
+                       const char *what)
+{
+    CHECK_INT(n_got, n_want);
+    for (size_t i = 0; i < n_want; i++)
+        if (!in_list(want[i], got, n_got)) {
+            CHECK(!"expected line missing");
+            fprintf(stderr, "  missing %s %s\n", what, want[i]);
+        }
+    for (size_t i = 0; i < n_got; i++)
+        if (!in_list(got[i], want, n_want)) {
+            CHECK(!"unexpected line");
+            fprintf(stderr, "  unexpected %s %s\n", what, got[i]);
+        }
+}
+
+/* The figures: the expected model citations are the valid ones written,
+ * the expected rejections the fabricated ones. */
+static void count_figures(const Lists *l)
+{
+    for (size_t i = 0; i < l->n_wc; i++) {
+        if (!strstr(l->want_c[i], " model")) continue;
+        n_valid++;
+        if (!in_list(l->want_c[i], l->got_c, l->n_gc)) valid_rejected++;
+    }
+    n_fabricated += (int)l->n_wr;
+    for (size_t i = 0; i < l->n_gc; i++)
+        if (strstr(l->got_c[i], " model") && !in_list(l->got_c[i], l->want_c, l->n_wc))
+            fabricated_accepted++;
+}
+
+/* Rejected citations are gone from the text; kept ones are there, canonical. */
+static void check_answer_text(const RtvAnswer *a)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    for (size_t i = 0; i < a->n_rejected; i++)
+        CHECK(strstr(a->answer, a->rejected[i].text) == NULL);
+    for (size_t i = 0; i < a->n_citations; i++) {
+        const VfyCitation *x = &a->citations[i];
+        if (strcmp(x->source, "model")) continue;
+        sb_reset(&sb);
+        if (x->start_line == x->end_line)
+            sb_addf(&sb, "%s:%u", x->path, x->start_line);
+        else
+            sb_addf(&sb, "%s:%u-%u", x->path, x->start_line, x->end_line);
+        CHECK(strstr(a->answer, sb.buf) != NULL);
+    }
+    sb_release(&sb);
+}
+
+/* The mode and the fallback the case expects of a successful answer. */
+static void check_mode(const Case *c, const RtvAnswer *a)
+{
+    CHECK(a->n_items >= 3);
+    CHECK_INT(a->mode, c->reason || c->extractive ? RTV_MODE_EXTRACTIVE : RTV_MODE_LLM);
+    if (c->reason) {
+        CHECK(a->fallback_reason && strstr(a->fallback_reason, c->reason));
+        CHECK(!strncmp(a->answer, "**No LLM answer:** ", 19));
+        CHECK(strstr(a->answer, "This is the extractive answer instead.") != NULL);
+    } else {
+        CHECK(a->fallback_reason == NULL);
+    }
+    if (!c->url || c->url[0]) CHECK(a->timings.llm_ms > 0);
+}
+
+static void run_case(const Case *c)
+{
+    RtvRequest req;
+    RtvAnswer a;
+    ErrInfo e = {0};
+    Lists l = {0};
+    int before = test_state_.failed_checks;
+
+    script_case(c);
     rtv_request_init(&req);
     req.question = QUESTION;
     req.mode = c->mode;
@@ -156,115 +235,29 @@ static void run_case(const Case *c)
     if (rc != CR_OK) {
         CHECK(c->reason && strstr(e.msg, c->reason) != NULL);
         CHECK(a.answer == NULL && a.n_citations == 0);
-        goto out;
-    }
-    CHECK(a.n_items >= 3);
-    CHECK_INT(a.mode, c->reason || c->extractive ? RTV_MODE_EXTRACTIVE : RTV_MODE_LLM);
-    if (c->reason) {
-        CHECK(a.fallback_reason && strstr(a.fallback_reason, c->reason));
-        CHECK(!strncmp(a.answer, "**No LLM answer:** ", 19));
-        CHECK(strstr(a.answer, "This is the extractive answer instead.") != NULL);
     } else {
-        CHECK(a.fallback_reason == NULL);
+        check_mode(c, &a);
+        /* exact citations and rejections, in any order */
+        fill_lists(c, &a, &l);
+        check_same(l.want_c, l.n_wc, l.got_c, l.n_gc, "citation");
+        check_same(l.want_r, l.n_wr, l.got_r, l.n_gr, "rejection");
+        count_figures(&l);
+        check_answer_text(&a);
     }
-    if (!c->url || c->url[0]) CHECK(a.timings.llm_ms > 0);
-
-    /* exact citations and rejections, in any order */
-    for (size_t i = 0; i < 6 && c->cites[i]; i++) {
-        if (!strcmp(c->cites[i], "ALL auto")) {
-            for (size_t k = 0; k < a.n_items && n_wc < 16; k++) {
-                sb_reset(&sb);
-                sb_addf(&sb, "%s:%u-%u auto", a.items[k].chunk.path, a.items[k].start_line,
-                        a.items[k].end_line);
-                want_c[n_wc++] = xstrdup(sb.buf);
-            }
-            continue;
-        }
-        sb_reset(&sb);
-        expand(&sb, c->cites[i], &a);
-        want_c[n_wc++] = xstrdup(sb.buf);
-    }
-    for (size_t i = 0; i < 6 && c->rejected[i]; i++) {
-        sb_reset(&sb);
-        expand(&sb, c->rejected[i], &a);
-        want_r[n_wr++] = xstrdup(sb.buf);
-    }
-    for (size_t i = 0; i < a.n_citations && n_gc < 64; i++) {
-        const VfyCitation *x = &a.citations[i];
-        sb_reset(&sb);
-        sb_addf(&sb, "%s:%u-%u %s", x->path, x->start_line, x->end_line, x->source);
-        got_c[n_gc++] = xstrdup(sb.buf);
-        CHECK_INT(x->verified, 1);
-    }
-    for (size_t i = 0; i < a.n_rejected && n_gr < 64; i++) {
-        sb_reset(&sb);
-        sb_addf(&sb, "%s => %s", a.rejected[i].text, a.rejected[i].reason);
-        got_r[n_gr++] = xstrdup(sb.buf);
-    }
-    CHECK_INT(n_gc, n_wc);
-    CHECK_INT(n_gr, n_wr);
-    for (size_t i = 0; i < n_wc; i++)
-        if (!in_list(want_c[i], got_c, n_gc)) {
-            CHECK(!"expected citation missing");
-            fprintf(stderr, "  missing citation %s\n", want_c[i]);
-        }
-    for (size_t i = 0; i < n_gc; i++)
-        if (!in_list(got_c[i], want_c, n_wc)) {
-            CHECK(!"unexpected citation");
-            fprintf(stderr, "  unexpected citation %s\n", got_c[i]);
-        }
-    for (size_t i = 0; i < n_wr; i++)
-        if (!in_list(want_r[i], got_r, n_gr)) {
-            CHECK(!"expected rejection missing");
-            fprintf(stderr, "  missing rejection %s\n", want_r[i]);
-        }
-    for (size_t i = 0; i < n_gr; i++)
-        if (!in_list(got_r[i], want_r, n_wr)) {
-            CHECK(!"unexpected rejection");
-            fprintf(stderr, "  unexpected rejection %s\n", got_r[i]);
-        }
-
-    /* The figures: the expected model citations are the valid ones written,
-     * the expected rejections the fabricated ones. */
-    for (size_t i = 0; i < n_wc; i++) {
-        if (!strstr(want_c[i], " model")) continue;
-        n_valid++;
-        if (!in_list(want_c[i], got_c, n_gc)) valid_rejected++;
-    }
-    n_fabricated += (int)n_wr;
-    for (size_t i = 0; i < n_gc; i++)
-        if (strstr(got_c[i], " model") && !in_list(got_c[i], want_c, n_wc)) fabricated_accepted++;
-
-    /* rejected citations are gone from the text; kept ones are there, canonical */
-    for (size_t i = 0; i < a.n_rejected; i++)
-        CHECK(strstr(a.answer, a.rejected[i].text) == NULL);
-    for (size_t i = 0; i < a.n_citations; i++) {
-        const VfyCitation *x = &a.citations[i];
-        if (strcmp(x->source, "model")) continue;
-        sb_reset(&sb);
-        if (x->start_line == x->end_line)
-            sb_addf(&sb, "%s:%u", x->path, x->start_line);
-        else
-            sb_addf(&sb, "%s:%u-%u", x->path, x->start_line, x->end_line);
-        CHECK(strstr(a.answer, sb.buf) != NULL);
-    }
-out:
     if (c->requests) CHECK_INT(chat_requests(NULL), c->requests);
     if (test_state_.failed_checks != before) {
         fprintf(stderr, "  in case '%s' (rc %d: %s)\n", c->name, (int)rc, e.msg);
         if (rc == CR_OK) fprintf(stderr, "  answer: %s\n", a.answer);
-        for (size_t i = 0; i < n_gc; i++)
-            fprintf(stderr, "  got citation %s\n", got_c[i]);
-        for (size_t i = 0; i < n_gr; i++)
-            fprintf(stderr, "  got rejection %s\n", got_r[i]);
+        for (size_t i = 0; i < l.n_gc; i++)
+            fprintf(stderr, "  got citation %s\n", l.got_c[i]);
+        for (size_t i = 0; i < l.n_gr; i++)
+            fprintf(stderr, "  got rejection %s\n", l.got_r[i]);
     }
-    free_list(want_c, n_wc);
-    free_list(want_r, n_wr);
-    free_list(got_c, n_gc);
-    free_list(got_r, n_gr);
+    free_list(l.want_c, l.n_wc);
+    free_list(l.want_r, l.n_wr);
+    free_list(l.got_c, l.n_gc);
+    free_list(l.got_r, l.n_gr);
     rtv_answer_release(&a);
-    sb_release(&sb);
-    sb_release(&actions);
 }
 
 static const Case cases[] = {
@@ -467,273 +460,13 @@ static void test_cases(void)
     CHECK_INT(valid_rejected, 0);
 }
 
-/* What goes over the wire: the model, a low temperature, streaming, the
- * system instructions and exactly the packed blocks, no other file content;
- * the key only in the Authorization header, and only when one is set. */
-static void test_request(void)
+static void run_tests(void)
 {
-    RtvRequest req;
-    RtvAnswer a;
-    ErrInfo e = {0};
-    json_t *last = NULL;
-
-    fake_script_chat(&fake, "[{\"content\": \"Withdraw refuses [{ctx0}].\"}]");
-    rtv_request_init(&req);
-    req.question = QUESTION;
-    req.llm_url = fake.base;
-    req.llm_model = "test-model";
-    req.llm_api_key_env = "CODERAG_TEST_UNSET_KEY";
-    unsetenv("CODERAG_TEST_UNSET_KEY");
-    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
-    CHECK_INT(a.mode, RTV_MODE_LLM);
-    CHECK_INT(chat_requests(&last), 1);
-    const char *path = NULL, *model = NULL, *rest = NULL, *r0 = NULL, *c0 = NULL, *r1 = NULL,
-               *c1 = NULL;
-    json_t *auth = NULL;
-    double temp = 0;
-    int stream = 0;
-    CHECK_INT(json_unpack(last, "{s:s, s:o, s:s, s:{s:s, s:F, s:b, s:[{s:s, s:s}, {s:s, s:s}!]}}",
-                          "path", &path, "auth", &auth, "rest", &rest, "json", "model", &model,
-                          "temperature", &temp, "stream", &stream, "messages", "role", &r0,
-                          "content", &c0, "role", &r1, "content", &c1),
-              0);
-    CHECK_STR(path, "/v1/chat/completions");
-    CHECK(json_is_null(auth));
-    CHECK_STR(model, "test-model");
-    CHECK(temp > 0.09 && temp < 0.11);
-    CHECK_INT(stream, 1);
-    CHECK_STR(r0, "system");
-    CHECK_STR(c0, rtv_prompt_system);
-    CHECK_STR(r1, "user");
-    StrBuf want;
-    sb_init(&want);
-    rtv_prompt_user(a.items, a.n_items, QUESTION, &want);
-    CHECK_STR(c1, want.buf);
-    for (size_t i = 0; i < a.n_items; i++)
-        CHECK(c1 && strstr(c1, a.items[i].text) != NULL);
-    /* nothing else from the workspace, nor from outside it */
-    CHECK(rest && !strstr(rest, "outside-the-workspace"));
-    CHECK(rest && !strstr(rest, "render_statement"));
-    CHECK(rest && !strstr(rest, "def deposit"));
-    CHECK(rest && !strstr(rest, "Accounts that hold a balance"));
-    rtv_answer_release(&a);
-    json_decref(last);
-    last = NULL;
-
-    /* with a key, logging everything to a file */
-    char log_path[] = "/tmp/coderag-test-llm-log-XXXXXX";
-    int log_fd = mkstemp(log_path), saved_err = dup(2);
-    CHECK(log_fd >= 0 && saved_err >= 0);
-    fflush(stderr);
-    dup2(log_fd, 2);
-    setenv("CODERAG_LOG", "debug", 1);
-    setenv(KEY_ENV, KEY, 1);
-    req.llm_api_key_env = KEY_ENV;
-    fake_script_chat(&fake, "[{\"content\": \"The key " KEY " is not for answers [{ctx0}].\"}]");
-    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
-    CHECK_INT(chat_requests(&last), 1);
-    const char *auth_s = NULL;
-    rest = NULL;
-    CHECK_INT(json_unpack(last, "{s:s, s:s}", "auth", &auth_s, "rest", &rest), 0);
-    CHECK_STR(auth_s, "Bearer " KEY);
-    CHECK(rest && !strstr(rest, KEY));
-    CHECK(a.answer && !strstr(a.answer, KEY)); /* an echoing server cannot put it in a result */
-    CHECK_INT(a.n_citations, 1);
-    rtv_answer_release(&a);
-    json_decref(last);
-    last = NULL;
-
-    /* a server that echoes the key in an error: not in messages either */
-    fake_script_chat(&fake, "[{\"status\": 401, \"echo_auth\": true, \"times\": 2}]");
-    req.mode = RTV_MODE_LLM;
-    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_EHTTP);
-    CHECK(strstr(e.msg, "HTTP 401") != NULL);
-    CHECK(!strstr(e.msg, KEY));
-    req.mode = RTV_MODE_AUTO;
-    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
-    CHECK(a.fallback_reason && strstr(a.fallback_reason, "HTTP 401") &&
-          !strstr(a.fallback_reason, KEY));
-    CHECK(a.answer && !strstr(a.answer, KEY));
-    rtv_answer_release(&a);
-    fake_script_chat(&fake, "[{\"content\": \"\", \"error_event\": \"bad key " KEY "\"}]");
-    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
-    CHECK(a.fallback_reason && strstr(a.fallback_reason, "bad key") &&
-          !strstr(a.fallback_reason, KEY));
-    CHECK(a.answer && !strstr(a.answer, KEY));
-    rtv_answer_release(&a);
-    /* ... nor a part of it where a quoted message is cut */
-    StrBuf echo;
-    sb_init(&echo);
-    sb_adds(&echo, "[{\"content\": \"\", \"error_event\": \"");
-    for (int i = 0; i < 150; i++)
-        sb_addc(&echo, 'x');
-    sb_adds(&echo, " " KEY "\"}]");
-    fake_script_chat(&fake, echo.buf);
-    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
-    CHECK(a.fallback_reason && strstr(a.fallback_reason, "xxxx") &&
-          !strstr(a.fallback_reason, "sk-te"));
-    rtv_answer_release(&a);
-    sb_release(&echo);
-    unsetenv(KEY_ENV);
-    req.llm_api_key_env = NULL;
-    setenv("CODERAG_LOG", "error", 1);
-    fflush(stderr);
-    dup2(saved_err, 2);
-    close(saved_err);
-    close(log_fd);
-    StrBuf logged;
-    sb_init(&logged);
-    CHECK_INT(sb_read_file(&logged, log_path, 0, NULL), CR_OK);
-    CHECK(strstr(logged.buf, "HTTP 401") != NULL); /* it did log the failures */
-    CHECK(!strstr(logged.buf, KEY));
-    sb_release(&logged);
-    unlink(log_path);
-
-    /* not streamed when asked so; "/v1" already in the URL is not doubled */
-    char url[96];
-    snprintf(url, sizeof url, "%s/v1/", fake.base);
-    req.llm_url = url;
-    req.llm_no_stream = 1;
-    fake_script_chat(&fake, "[{\"content\": \"Withdraw refuses [{ctx0}].\"}]");
-    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
-    CHECK_INT(a.mode, RTV_MODE_LLM);
-    CHECK_INT(chat_requests(&last), 1);
-    stream = 1;
-    CHECK_INT(json_unpack(last, "{s:s, s:{s:b}}", "path", &path, "json", "stream", &stream), 0);
-    CHECK_STR(path, "/v1/chat/completions");
-    CHECK_INT(stream, 0);
-    json_decref(last);
-    rtv_answer_release(&a);
-    sb_release(&want);
-}
-
-typedef struct Progress {
-    size_t calls, tokens, chars;
-    size_t cancel_after; /* 0: never */
-} Progress;
-
-static void on_progress(void *ud, size_t tokens, size_t chars)
-{
-    Progress *p = ud;
-    p->calls++;
-    p->tokens = tokens;
-    p->chars = chars;
-}
-
-static int on_cancel(void *ud)
-{
-    const Progress *p = ud;
-    return p->cancel_after && p->calls >= p->cancel_after;
-}
-
-static void test_progress_and_cancel(void)
-{
-    static const char text[] = "Withdraw raises InsufficientFunds when the amount is larger.";
-    RtvRequest req;
-    RtvAnswer a;
-    ErrInfo e = {0};
-    Progress p = {0};
-
-    fake_script_chat(&fake, "[{\"content\": \"Withdraw raises InsufficientFunds when the amount "
-                            "is larger.\", \"chunk\": 5}]");
-    rtv_request_init(&req);
-    req.question = QUESTION;
-    req.llm_url = fake.base;
-    req.progress = on_progress;
-    req.progress_ud = &p;
-    req.cancel = on_cancel;
-    req.cancel_ud = &p;
-    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
-    size_t pieces = (sizeof text - 1 + 4) / 5;
-    CHECK_INT(p.calls, pieces);
-    CHECK_INT(p.tokens, pieces);
-    CHECK_INT(p.chars, sizeof text - 1);
-    CHECK_INT(a.mode, RTV_MODE_LLM);
-    CHECK_INT(a.n_citations, 1); /* none written: the best item, "auto" */
-    if (a.n_citations) CHECK_STR(a.citations[0].source, "auto");
-    rtv_answer_release(&a);
-
-    /* canceled mid-stream: no fallback, the request fails. The fake sends
-     * six events and then holds the stream open, so only the cancel (after
-     * the third piece) can end it, however slow the machine. */
-    memset(&p, 0, sizeof p);
-    p.cancel_after = 3;
-    fake_script_chat(&fake, "[{\"content\": \"Withdraw raises InsufficientFunds when the amount "
-                            "is larger.\", \"chunk\": 2, \"stall_after\": 6}]");
-    long timeout = req.llm_timeout_ms;
-    req.llm_timeout_ms = 3600 * 1000;
-    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_ECANCELED);
-    CHECK(a.answer == NULL);
-    CHECK(p.calls >= 3 && p.calls <= 6);
-    rtv_answer_release(&a);
-    req.llm_timeout_ms = timeout;
-
-    /* canceled while waiting to retry after a 503 with Retry-After: 5: the
-     * hook cancels once the wait has begun (it is logged); not heard during
-     * the wait, the retry would succeed */
-    fake_script_chat(&fake, "[{\"status\": 503, \"retry_after\": 5}]");
-    req.progress = NULL;
-    Capture cap;
-    req.cancel = capture_cancel_on_retry;
-    req.cancel_ud = &cap;
-    capture_start(&cap);
-    CrErr rc = rtv_ask(st, &req, &a, &e);
-    free(capture_stop(&cap));
-    CHECK_INT(rc, CR_ECANCELED);
-    CHECK_INT(chat_requests(NULL), 1);
-    rtv_answer_release(&a);
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
+    RUN(test_context_is_pinned);
+    RUN(test_cases);
 }
 
 int main(void)
 {
-    /* the fallbacks warn on stderr; the test checks them itself */
-    setenv("CODERAG_LOG", "error", 0);
-
-    if (fake_start(&fake) != 0) {
-        fprintf(stderr, "cannot start the fake server\n");
-        fake_stop(&fake);
-        return 1;
-    }
-    fake_script(&fake, 8, "[]");
-    snprintf(root, sizeof root, "/tmp/coderag-test-llm-XXXXXX");
-    snprintf(outside, sizeof outside, "/tmp/coderag-test-llm-out-XXXXXX");
-    if (!mkdtemp(root) || !mkdtemp(outside)) return 1;
-    snprintf(index_dir, sizeof index_dir, "%s.idx", root);
-    sh("cp -R '%s/answers/.' '%s'", FIXTURE_DIR, root);
-    char path[256], target[256];
-    snprintf(path, sizeof path, "%s/secret.py", outside);
-    write_text(path, "TOKEN = 'outside-the-workspace'\n\n\ndef leak():\n    return TOKEN\n");
-    snprintf(path, sizeof path, "%s/bank/secret.py", root);
-    snprintf(target, sizeof target, "%s/secret.py", outside);
-    CHECK(symlink(target, path) == 0);
-    snprintf(path, sizeof path, "%s/vendor", root);
-    CHECK(symlink(outside, path) == 0);
-
-    /* the LLM cases pin the lexical context; the dense leg is tested elsewhere */
-    IdxConfig cfg = {.root = root, .index_dir = index_dir, .threads = 1, .embed_provider = "none"};
-    ErrInfo e = {0};
-    CrErr rc = idx_open(&cfg, 0, &st, &e);
-    if (!rc) rc = idx_update(st, NULL, NULL, NULL, &e);
-    if (rc) {
-        fprintf(stderr, "indexing the fixture: %s\n", e.msg);
-        CHECK_INT(rc, CR_OK);
-    } else {
-        RUN(test_context_is_pinned);
-        RUN(test_cases);
-        RUN(test_request);
-        RUN(test_progress_and_cancel);
-    }
-    idx_close(st);
-    sh("rm -rf '%s' '%s'", root, index_dir);
-    sh("rm -rf '%s' '%s'", outside, "/nonexistent");
-    fake_stop(&fake);
-    return test_summary();
+    return llm_main(run_tests);
 }

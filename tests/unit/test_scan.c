@@ -11,99 +11,101 @@
 
 /* ---------------------------------------------------------------- idx_ignore_match */
 
+enum { N = IGNORE_NONE, X = IGNORE_EXCLUDE, I = IGNORE_INCLUDE };
+
+static const struct {
+    const char *base, *text, *path;
+    int is_dir;
+    int want;
+} cases[] = {
+    /* basename patterns match at any depth */
+    {"", "*.pyc", "x.pyc", 0, X},
+    {"", "*.pyc", "a/b/x.pyc", 0, X},
+    {"", "*.pyc", "a/b/x.py", 0, N},
+    {"", "foo", "foo", 0, X},
+    {"", "foo", "a/foo", 1, X},
+    {"", "foo", "foobar", 0, N},
+    {"", "*", "a/b", 0, X},
+    /* directory-only */
+    {"", "build/", "build", 1, X},
+    {"", "build/", "build", 0, N},
+    {"", "build/", "src/build", 1, X},
+    {"", "doc/frotz/", "doc/frotz", 1, X},
+    {"", "doc/frotz/", "a/doc/frotz", 1, N},
+    /* anchored: leading or middle slash */
+    {"", "/foo", "foo", 0, X},
+    {"", "/foo", "a/foo", 0, N},
+    {"", "a/foo", "a/foo", 0, X},
+    {"", "a/foo", "b/a/foo", 0, N},
+    {"", "a/*.py", "a/x.py", 0, X},
+    {"", "a/*.py", "a/b/x.py", 0, N},
+    /* ** forms */
+    {"", "**/foo", "foo", 0, X},
+    {"", "**/foo", "x/y/foo", 1, X},
+    {"", "**/foo/bar", "foo/bar", 0, X},
+    {"", "**/foo/bar", "x/foo/bar", 0, X},
+    {"", "**/foo/bar", "x/foo/baz", 0, N},
+    {"", "abc/**", "abc/x", 0, X},
+    {"", "abc/**", "abc/x/y", 0, X},
+    {"", "abc/**", "abc", 1, N},
+    {"", "a/**/b", "a/b", 0, X},
+    {"", "a/**/b", "a/x/b", 0, X},
+    {"", "a/**/b", "a/x/y/b", 0, X},
+    {"", "a/**/b", "a/xb", 0, N},
+    {"", "a/**/b", "c/a/b", 0, N},
+    {"", "**", "p/q/r", 0, X},
+    {"", "foo**bar", "fooxbar", 0, X},
+    {"", "foo**bar", "foo/bar", 0, N},
+    {"", "a/**/*.py", "a/x/y/z.py", 0, X},
+    {"", "**/tests/**", "src/tests/unit/t.py", 0, X},
+    /* ? and classes */
+    {"", "?.py", "a.py", 0, X},
+    {"", "?.py", "ab.py", 0, N},
+    {"", "a?b", "a/b", 0, N},
+    {"", "[abc].py", "b.py", 0, X},
+    {"", "[abc].py", "d.py", 0, N},
+    {"", "[!a]x", "bx", 0, X},
+    {"", "[!a]x", "ax", 0, N},
+    {"", "[^a]x", "ax", 0, N},
+    {"", "[a-c]z", "bz", 0, X},
+    {"", "[a-c]z", "dz", 0, N},
+    {"", "[]]x", "]x", 0, X},
+    {"", "[[:digit:]]*", "9lives", 0, X},
+    {"", "[[:digit:]]*", "lives", 0, N},
+    {"", "[[:upper:][:digit:]]x", "Qx", 0, X},
+    {"", "x[/]y", "x/y", 0, N},
+    {"", "[unterminated", "[unterminated", 0, N},
+    /* negation, last match wins */
+    {"", "*.py\n!keep.py", "keep.py", 0, I},
+    {"", "*.py\n!keep.py", "drop.py", 0, X},
+    {"", "!keep.py\n*.py", "keep.py", 0, X},
+    {"", "!nothing.py", "nothing.py", 0, I},
+    {"", "build/\n!build/", "build", 1, I},
+    /* comments, blank lines, escapes, trailing spaces, CRLF */
+    {"", "# comment\n\n   \n", "# comment", 0, N},
+    {"", "\\#hash", "#hash", 0, X},
+    {"", "\\!bang", "!bang", 0, X},
+    {"", "\\*star", "*star", 0, X},
+    {"", "\\*star", "xstar", 0, N},
+    {"", "trail   ", "trail", 0, X},
+    {"", "sp\\ ", "sp ", 0, X},
+    {"", "sp\\ ", "sp", 0, N},
+    {"", "crlf.py\r\nother", "crlf.py", 0, X},
+    {"", "\357\273\277bom.py", "bom.py", 0, X},
+    /* a nested list only sees its own subtree, relative to its base */
+    {"sub", "*.py", "sub/x.py", 0, X},
+    {"sub", "*.py", "other/x.py", 0, N},
+    {"sub", "*.py", "subx/x.py", 0, N},
+    {"sub", "/x.py", "sub/x.py", 0, X},
+    {"sub", "/x.py", "sub/d/x.py", 0, N},
+    {"sub", "/x.py", "x.py", 0, N},
+    {"a/b", "c/d.py", "a/b/c/d.py", 0, X},
+    {"a/b", "**/d.py", "a/b/c/e/d.py", 0, X},
+    {"sub", "*", "sub", 1, N},
+};
+
 static void test_ignore_match(void)
 {
-    enum { N = IGNORE_NONE, X = IGNORE_EXCLUDE, I = IGNORE_INCLUDE };
-    static const struct {
-        const char *base, *text, *path;
-        int is_dir;
-        int want;
-    } cases[] = {
-        /* basename patterns match at any depth */
-        {"", "*.pyc", "x.pyc", 0, X},
-        {"", "*.pyc", "a/b/x.pyc", 0, X},
-        {"", "*.pyc", "a/b/x.py", 0, N},
-        {"", "foo", "foo", 0, X},
-        {"", "foo", "a/foo", 1, X},
-        {"", "foo", "foobar", 0, N},
-        {"", "*", "a/b", 0, X},
-        /* directory-only */
-        {"", "build/", "build", 1, X},
-        {"", "build/", "build", 0, N},
-        {"", "build/", "src/build", 1, X},
-        {"", "doc/frotz/", "doc/frotz", 1, X},
-        {"", "doc/frotz/", "a/doc/frotz", 1, N},
-        /* anchored: leading or middle slash */
-        {"", "/foo", "foo", 0, X},
-        {"", "/foo", "a/foo", 0, N},
-        {"", "a/foo", "a/foo", 0, X},
-        {"", "a/foo", "b/a/foo", 0, N},
-        {"", "a/*.py", "a/x.py", 0, X},
-        {"", "a/*.py", "a/b/x.py", 0, N},
-        /* ** forms */
-        {"", "**/foo", "foo", 0, X},
-        {"", "**/foo", "x/y/foo", 1, X},
-        {"", "**/foo/bar", "foo/bar", 0, X},
-        {"", "**/foo/bar", "x/foo/bar", 0, X},
-        {"", "**/foo/bar", "x/foo/baz", 0, N},
-        {"", "abc/**", "abc/x", 0, X},
-        {"", "abc/**", "abc/x/y", 0, X},
-        {"", "abc/**", "abc", 1, N},
-        {"", "a/**/b", "a/b", 0, X},
-        {"", "a/**/b", "a/x/b", 0, X},
-        {"", "a/**/b", "a/x/y/b", 0, X},
-        {"", "a/**/b", "a/xb", 0, N},
-        {"", "a/**/b", "c/a/b", 0, N},
-        {"", "**", "p/q/r", 0, X},
-        {"", "foo**bar", "fooxbar", 0, X},
-        {"", "foo**bar", "foo/bar", 0, N},
-        {"", "a/**/*.py", "a/x/y/z.py", 0, X},
-        {"", "**/tests/**", "src/tests/unit/t.py", 0, X},
-        /* ? and classes */
-        {"", "?.py", "a.py", 0, X},
-        {"", "?.py", "ab.py", 0, N},
-        {"", "a?b", "a/b", 0, N},
-        {"", "[abc].py", "b.py", 0, X},
-        {"", "[abc].py", "d.py", 0, N},
-        {"", "[!a]x", "bx", 0, X},
-        {"", "[!a]x", "ax", 0, N},
-        {"", "[^a]x", "ax", 0, N},
-        {"", "[a-c]z", "bz", 0, X},
-        {"", "[a-c]z", "dz", 0, N},
-        {"", "[]]x", "]x", 0, X},
-        {"", "[[:digit:]]*", "9lives", 0, X},
-        {"", "[[:digit:]]*", "lives", 0, N},
-        {"", "[[:upper:][:digit:]]x", "Qx", 0, X},
-        {"", "x[/]y", "x/y", 0, N},
-        {"", "[unterminated", "[unterminated", 0, N},
-        /* negation, last match wins */
-        {"", "*.py\n!keep.py", "keep.py", 0, I},
-        {"", "*.py\n!keep.py", "drop.py", 0, X},
-        {"", "!keep.py\n*.py", "keep.py", 0, X},
-        {"", "!nothing.py", "nothing.py", 0, I},
-        {"", "build/\n!build/", "build", 1, I},
-        /* comments, blank lines, escapes, trailing spaces, CRLF */
-        {"", "# comment\n\n   \n", "# comment", 0, N},
-        {"", "\\#hash", "#hash", 0, X},
-        {"", "\\!bang", "!bang", 0, X},
-        {"", "\\*star", "*star", 0, X},
-        {"", "\\*star", "xstar", 0, N},
-        {"", "trail   ", "trail", 0, X},
-        {"", "sp\\ ", "sp ", 0, X},
-        {"", "sp\\ ", "sp", 0, N},
-        {"", "crlf.py\r\nother", "crlf.py", 0, X},
-        {"", "\357\273\277bom.py", "bom.py", 0, X},
-        /* a nested list only sees its own subtree, relative to its base */
-        {"sub", "*.py", "sub/x.py", 0, X},
-        {"sub", "*.py", "other/x.py", 0, N},
-        {"sub", "*.py", "subx/x.py", 0, N},
-        {"sub", "/x.py", "sub/x.py", 0, X},
-        {"sub", "/x.py", "sub/d/x.py", 0, N},
-        {"sub", "/x.py", "x.py", 0, N},
-        {"a/b", "c/d.py", "a/b/c/d.py", 0, X},
-        {"a/b", "**/d.py", "a/b/c/e/d.py", 0, X},
-        {"sub", "*", "sub", 1, N},
-    };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         IgnoreList *l = idx_ignore_parse(cases[i].base, cases[i].text, strlen(cases[i].text));
         int got = (int)idx_ignore_match(l, cases[i].path, cases[i].is_dir);
@@ -156,16 +158,13 @@ static void rm_tree(const char *path)
     nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void test_scan_tree(void)
+/* The tree every scan check runs on: nested .gitignore files, excluded and
+ * re-included names, .git and the index dir, symlinked files and folders
+ * inside and outside the root, loops, a dangling link, a file over the
+ * cap and (when not run as root) an unreadable folder. Returns whether
+ * that folder was made. */
+static int make_tree(const char *root, const char *outside)
 {
-    char tmpl_root[] = "/tmp/cr_scan_XXXXXX", tmpl_out[] = "/tmp/cr_scan_out_XXXXXX";
-    CHECK(mkdtemp(tmpl_root) != NULL);
-    CHECK(mkdtemp(tmpl_out) != NULL);
-    char *root = realpath(tmpl_root, NULL);
-    char *outside = realpath(tmpl_out, NULL);
-    CHECK(root && outside);
-    if (!root || !outside) return;
-
     put(root, ".gitignore",
         "# root rules\n"
         "build/\n"
@@ -221,15 +220,12 @@ static void test_scan_tree(void)
         snprintf(p, sizeof p, "%s/locked", root);
         chmod(p, 0);
     }
+    return locked;
+}
 
-    char index_dir[PATH_MAX];
-    snprintf(index_dir, sizeof index_dir, "%s/.coderag", root);
-    const char *const exclude[] = {"vendor/", "*.skip.py"};
-    ScanOptions opt = {root, index_dir, exclude, 2, 1000};
-    ScanResult r;
-    ErrInfo e = {0};
-    CHECK_INT(idx_scan_workspace(&opt, &r, &e), CR_OK);
-
+/* The files listed and the paths skipped, each with its reason. */
+static void check_scan(const ScanResult *r, int locked)
+{
     static const char *const want_files[] = {
         ".hidden/h.py",     "a.py",
         "link.py",          "notes.txt", /* text is indexed too (language table) */
@@ -238,16 +234,16 @@ static void test_scan_tree(void)
         "pkg/x.gen.py",     "secret_ok.py",
     };
     size_t nw = sizeof want_files / sizeof want_files[0];
-    CHECK_INT(r.n_files, nw);
-    for (size_t i = 0; i < r.n_files; i++) {
+    CHECK_INT(r->n_files, nw);
+    for (size_t i = 0; i < r->n_files; i++) {
         if (i < nw)
-            CHECK_STR(r.files[i].path, want_files[i]);
+            CHECK_STR(r->files[i].path, want_files[i]);
         else
-            fprintf(stderr, "unexpected file %s\n", r.files[i].path);
+            fprintf(stderr, "unexpected file %s\n", r->files[i].path);
     }
-    for (size_t i = 0; i < r.n_files; i++) {
-        if (!strcmp(r.files[i].path, "pkg/sub/deep.py")) CHECK_INT(r.files[i].size, 18);
-        CHECK(r.files[i].mtime_ns > 0);
+    for (size_t i = 0; i < r->n_files; i++) {
+        if (!strcmp(r->files[i].path, "pkg/sub/deep.py")) CHECK_INT(r->files[i].size, 18);
+        CHECK(r->files[i].mtime_ns > 0);
     }
 
     static const struct {
@@ -259,19 +255,20 @@ static void test_scan_tree(void)
         {"ring1.py", "symlink-loop"},       {"ring2.py", "symlink-loop"},
     };
     size_t ns = sizeof want_skips / sizeof want_skips[0], first = locked ? 0 : 1;
-    CHECK_INT(r.n_skipped, ns - first);
-    for (size_t i = 0; i < r.n_skipped; i++) {
+    CHECK_INT(r->n_skipped, ns - first);
+    for (size_t i = 0; i < r->n_skipped; i++) {
         if (first + i < ns) {
-            CHECK_STR(r.skipped[i].path, want_skips[first + i].path);
-            CHECK_STR(r.skipped[i].reason, want_skips[first + i].reason);
+            CHECK_STR(r->skipped[i].path, want_skips[first + i].path);
+            CHECK_STR(r->skipped[i].reason, want_skips[first + i].reason);
         } else {
-            fprintf(stderr, "unexpected skip %s (%s)\n", r.skipped[i].path, r.skipped[i].reason);
+            fprintf(stderr, "unexpected skip %s (%s)\n", r->skipped[i].path, r->skipped[i].reason);
         }
     }
-    idx_scan_result_release(&r);
-    idx_scan_result_release(NULL);
+}
 
-    /* single paths agree with the scan */
+/* Single paths agree with the scan. */
+static void check_single(const ScanOptions *opt)
+{
     static const struct {
         const char *path;
         int want;
@@ -305,10 +302,34 @@ static void test_scan_tree(void)
         {"", 0},
     };
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++) {
-        int got = idx_scan_path_included(&opt, single[i].path);
+        int got = idx_scan_path_included(opt, single[i].path);
         if (got != single[i].want) fprintf(stderr, "idx_scan_path_included(%s)\n", single[i].path);
         CHECK_INT(got, single[i].want);
     }
+}
+
+static void test_scan_tree(void)
+{
+    char tmpl_root[] = "/tmp/cr_scan_XXXXXX", tmpl_out[] = "/tmp/cr_scan_out_XXXXXX";
+    CHECK(mkdtemp(tmpl_root) != NULL);
+    CHECK(mkdtemp(tmpl_out) != NULL);
+    char *root = realpath(tmpl_root, NULL);
+    char *outside = realpath(tmpl_out, NULL);
+    CHECK(root && outside);
+    if (!root || !outside) return;
+    int locked = make_tree(root, outside);
+
+    char index_dir[PATH_MAX];
+    snprintf(index_dir, sizeof index_dir, "%s/.coderag", root);
+    const char *const exclude[] = {"vendor/", "*.skip.py"};
+    ScanOptions opt = {root, index_dir, exclude, 2, 1000};
+    ScanResult r;
+    ErrInfo e = {0};
+    CHECK_INT(idx_scan_workspace(&opt, &r, &e), CR_OK);
+    check_scan(&r, locked);
+    idx_scan_result_release(&r);
+    idx_scan_result_release(NULL);
+    check_single(&opt);
 
     /* a missing root is the one fatal error */
     char missing[PATH_MAX];

@@ -1,0 +1,296 @@
+;;; coderag-ask.el --- Questions, the answer buffer and its history  -*- lexical-binding: t; -*-
+
+;; Part of coderag.el (see there).
+
+;;; Commentary:
+
+;; `coderag-ask', `coderag-followup', `coderag-explain' and `coderag-cancel':
+;; a question is sent at once and *coderag* shows its progress, the streamed
+;; text, then the verified answer (rendered by coderag-render.el).  Answers
+;; are kept for `coderag-history', follow-ups and `coderag-xref'; also
+;; `coderag-status' and `coderag-reindex'.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'jsonrpc)
+(require 'xref)
+(require 'subr-x)
+(require 'coderag-render)
+(require 'coderag-connection)
+
+(defcustom coderag-ask-mode nil
+  "Answer mode sent with each question.
+nil lets the server choose (auto), \"extractive\" never calls an LLM,
+\"llm\" requires one."
+  :group 'coderag
+  :type '(choice (const :tag "auto" nil) (const "extractive") (const "llm")))
+
+(defcustom coderag-history-size 20
+  "How many answers `coderag-history' keeps."
+  :group 'coderag
+  :type 'integer)
+
+(defcustom coderag-followup-turns 3
+  "How many earlier answers a follow-up question sends."
+  :group 'coderag
+  :type 'integer)
+
+(defcustom coderag-show-xref nil
+  "When non-nil, each answer also lists its citations in an xref buffer."
+  :group 'coderag
+  :type 'boolean)
+
+(defvar coderag-history nil "Answers, newest first: plists (:question :result :root :time).")
+(defvar coderag-last-question nil "The last question answered.")
+(defvar coderag-last-result nil "The last `coderag/ask' result, as a plist.")
+(defvar coderag--view nil "What the *coderag* buffer shows.")
+(defvar coderag--seq 0)
+(defvar coderag-mode)
+(declare-function coderag-refresh-lenses "coderag-lens" (&optional callback))
+
+;;;; The answer buffer
+
+(defvar coderag-answer-mode-map
+  (let ((map (make-sparse-keymap)))
+    (set-keymap-parent map special-mode-map)
+    (define-key map (kbd "TAB") #'forward-button)
+    (define-key map (kbd "<backtab>") #'backward-button)
+    (define-key map (kbd "x") #'coderag-xref)
+    (define-key map (kbd "c") #'coderag-toggle-context)
+    (define-key map (kbd "h") #'coderag-history)
+    (define-key map (kbd "f") #'coderag-followup)
+    (define-key map (kbd "C-c C-k") #'coderag-cancel)
+    map))
+
+(define-derived-mode coderag-answer-mode special-mode "CodeRAG"
+  "Major mode of the *coderag* answer buffer; RET on a citation visits it."
+  (setq-local mode-line-process '(:eval (if coderag--ask (format " [%s]" (or (plist-get coderag--ask :message) "asking")) ""))))
+
+(defun coderag--render-view (view)
+  "Show VIEW in the *coderag* buffer and return the buffer."
+  (setq coderag--view view)
+  (let ((buf (get-buffer-create "*coderag*")))
+    (with-current-buffer buf
+      (let ((inhibit-read-only t) (pt (point)))
+        (unless (derived-mode-p 'coderag-answer-mode) (coderag-answer-mode))
+        (erase-buffer)
+        (when (plist-get view :root) (setq default-directory (file-name-as-directory (plist-get view :root))))
+        (coderag-render-answer view)
+        (goto-char (if (plist-get view :result) (point-min) (min pt (point-max))))))
+    buf))
+
+(defun coderag--refresh ()
+  "Redraw the *coderag* buffer of the running question."
+  (when (and coderag--ask (eq (plist-get coderag--view :pending) coderag--ask)
+             (get-buffer "*coderag*"))
+    (coderag--render-view coderag--view)))
+
+(defun coderag-show-answer (question result &optional root)
+  "Show RESULT of QUESTION in the *coderag* buffer and return the buffer."
+  (setq coderag-last-question question
+        coderag-last-result result
+        coderag-last-root (or root coderag-last-root default-directory))
+  (coderag--render-view (list :question question :result result :root coderag-last-root)))
+
+(defun coderag-toggle-context ()
+  "Show or hide the context the shown answer used (scores, via)."
+  (interactive)
+  (unless (plist-get coderag--view :result) (user-error "No answer shown"))
+  (coderag--render-view (plist-put (copy-sequence coderag--view) :show-context
+                                   (not (plist-get coderag--view :show-context)))))
+
+(defun coderag-show-context ()
+  "Show the last answer with the context it used."
+  (interactive)
+  (unless coderag-last-result (user-error "No answer yet: M-x coderag-ask"))
+  (display-buffer (coderag--render-view (list :question coderag-last-question :result coderag-last-result
+                                              :root coderag-last-root :show-context t))))
+
+(defun coderag-xref-items (&optional result)
+  "Xref items for the citations of RESULT (default: the last answer)."
+  (let ((result (or result coderag-last-result)))
+    (mapcar (lambda (c)
+              (xref-make (format "%s  %s" (coderag--citation-label c) (coderag--citation-symbol c))
+                         (xref-make-file-location (coderag--citation-file c)
+                                                  (plist-get c :startLine) 0)))
+            (or (plist-get result :citations) []))))
+
+;;;###autoload
+(defun coderag-xref ()
+  "List the citations of the last answer in an xref buffer."
+  (interactive)
+  (unless coderag-last-result (user-error "No answer yet: M-x coderag-ask"))
+  (let ((items (coderag-xref-items)))
+    (funcall xref-show-xrefs-function (lambda () items)
+             `((window . ,(selected-window)) (display-action . nil)))))
+
+;;;; Questions
+
+(defun coderag--params (question &optional followup)
+  "The `coderag/ask' params for QUESTION asked here; FOLLOWUP adds the history."
+  (let ((params (list :question question)))
+    (when coderag-ask-mode (setq params (plist-put params :mode coderag-ask-mode)))
+    (when (and followup coderag-history)
+      (setq params (plist-put params :history (coderag-history-turns))))
+    (when buffer-file-name
+      (setq params
+            (plist-put (plist-put params :textDocument
+                                  (list :uri (coderag--path-to-uri buffer-file-name)))
+                       :position
+                       (list :line (1- (line-number-at-pos))
+                             :character (- (point) (line-beginning-position))))))
+    params))
+
+(defun coderag-history-turns (&optional n)
+  "The last N (default `coderag-followup-turns') answers as history, oldest first."
+  (let ((turns (seq-take coderag-history (or n coderag-followup-turns))))
+    (vconcat (mapcar (lambda (h) (list :question (plist-get h :question)
+                                       :answer (or (plist-get (plist-get h :result) :answer) "")))
+                     (reverse turns)))))
+
+(defun coderag--remember (question result root)
+  "Keep RESULT of QUESTION in `coderag-history'."
+  (push (list :question question :result result :root root :time (current-time)) coderag-history)
+  (when (> (length coderag-history) coderag-history-size)
+    (setcdr (nthcdr (1- coderag-history-size) coderag-history) nil)))
+
+(defun coderag--start-request (conn method params question &optional callback)
+  "Send METHOD with PARAMS for QUESTION on CONN; show it in *coderag* at once.
+METHOD is coderag/ask or an executeCommand.  Returns the buffer, where
+progress and the streamed text appear; CALLBACK gets (RESULT ERROR) at
+the end."
+  (when coderag--ask (ignore-errors (coderag-cancel)))
+  (setq coderag--seq (1+ coderag--seq))
+  (let* ((token (format "coderag-el-%d-%d" (emacs-pid) coderag--seq))
+         (ptoken (concat token "-partial"))
+         (target (if (eq method :coderag/ask) params (aref (plist-get params :arguments) 0)))
+         (root (coderag--root conn))
+         a)
+    (setq target (plist-put (plist-put target :workDoneToken token) :partialResultToken ptoken))
+    (if (eq method :coderag/ask) (setq params target) (aset (plist-get params :arguments) 0 target))
+    (setq a (list :question question :conn conn :token token :partial-token ptoken :message "asking"))
+    (setq coderag--ask a)
+    (let ((finish
+           (lambda (result err)
+             (when (eq coderag--ask a) (setq coderag--ask nil))
+             (setq a (plist-put a :done t))
+             (cond
+              (result
+               (coderag--remember question result root)
+               (coderag-show-answer question result root)
+               (dolist (b (buffer-list))
+                 (with-current-buffer b
+                   (when (and coderag-mode buffer-file-name (string-prefix-p root buffer-file-name))
+                     (coderag-refresh-lenses))))
+               (when coderag-show-xref (coderag-xref)))
+              ((eql (plist-get err :code) -32800) (setq a (plist-put a :cancelled t)))
+              (t (setq a (plist-put a :error (format "Error: %s" (plist-get err :message))))
+                 (message "coderag: %s" (plist-get err :message))))
+             (unless result (coderag--render-view (list :question question :pending a :root root)))
+             (force-mode-line-update t)
+             (when callback (funcall callback result err)))))
+      (setq a (plist-put a :sent (coderag--send conn method params
+                                                (lambda (r) (funcall finish r nil))
+                                                (lambda (e) (funcall finish nil e)))))
+      (setq coderag--ask a)
+      (force-mode-line-update t)
+      (coderag--render-view (list :question question :pending a :root root)))))
+
+;;;###autoload
+(defun coderag-ask (question &optional followup callback)
+  "Ask QUESTION about this codebase; the answer streams into *coderag*.
+Returns the buffer at once (the answer arrives later).  With FOLLOWUP, the last
+answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
+  (interactive
+   (list (read-string (if current-prefix-arg "Follow-up question: " "Ask CodeRAG: ")
+                      (when (use-region-p)
+                        (format "What does %s do?"
+                                (buffer-substring-no-properties (region-beginning) (region-end)))))
+         current-prefix-arg))
+  (when (string-empty-p (string-trim question)) (user-error "Empty question"))
+  (let ((buf (coderag--start-request (coderag-connection
+                                      ;; From *coderag*: the server of the answer shown.
+                                      (and (not buffer-file-name) (derived-mode-p 'coderag-answer-mode)
+                                           coderag-last-root (directory-file-name coderag-last-root)))
+                                     :coderag/ask
+                                     (coderag--params question followup) question callback)))
+    (when (called-interactively-p 'any) (display-buffer buf))
+    buf))
+
+;;;###autoload
+(defun coderag-followup (question)
+  "Ask QUESTION as a follow-up of the last answers."
+  (interactive (list (read-string "Follow-up question: ")))
+  (display-buffer (coderag-ask question t)))
+
+;;;###autoload
+(defun coderag-explain ()
+  "Explain the definition under point with the LLM (the server's coderag.explain)."
+  (interactive)
+  (let ((arg (list :textDocument (list :uri (coderag--path-to-uri buffer-file-name))
+                   :position (list :line (1- (line-number-at-pos))
+                                   :character (- (point) (line-beginning-position))))))
+    (display-buffer
+     (coderag--start-request (coderag-connection) :workspace/executeCommand
+                             (list :command "coderag.explain" :arguments (vector arg))
+                             (format "Explain %s" (or (thing-at-point 'symbol t) "this"))))))
+
+;;;###autoload
+(defun coderag-cancel ()
+  "Cancel the running question ($/cancelRequest)."
+  (interactive)
+  (let* ((a coderag--ask) (id (and a (coderag--request-id (plist-get a :sent)))))
+    (unless id (user-error "No question is running"))
+    (jsonrpc-notify (plist-get a :conn) :$/cancelRequest (list :id id))
+    (setq coderag--ask (plist-put a :message "cancelling"))
+    (coderag--refresh)
+    t))
+
+;;;###autoload
+(defun coderag-history ()
+  "Reopen one of the last answers."
+  (interactive)
+  (unless coderag-history (user-error "No answers yet"))
+  (let* ((items (cl-loop for h in coderag-history for i from 1
+                         collect (cons (format "%d. %s" i (plist-get h :question)) h)))
+         (h (cdr (assoc (completing-read "CodeRAG answer: " items nil t) items))))
+    (display-buffer (coderag-show-answer (plist-get h :question) (plist-get h :result) (plist-get h :root)))))
+
+(defun coderag-status-text (s)
+  "A line for a `coderag/status' result S."
+  (let ((one (lambda (x)
+               (pcase (plist-get x :state)
+                 ("indexing"
+                  (let ((total (or (plist-get x :total) 0)) (done (or (plist-get x :indexed) 0)))
+                    (if (> total 0)
+                        (concat (format "indexing %d/%d files (%d%%)" done total (/ (* 100 done) total))
+                                (if (> (or (plist-get x :files) 0) 0)
+                                    (format "; %d files searchable meanwhile" (plist-get x :files)) ""))
+                      "indexing (scanning files)")))
+                 ("ready" (format "ready: %d files, %d chunks" (or (plist-get x :files) 0)
+                                  (or (plist-get x :chunks) 0)))
+                 (_ (format "error: %s" (or (plist-get x :message) "unknown"))))))
+        (roots (append (plist-get s :roots) nil)))
+    (if (<= (length roots) 1)
+        (concat (funcall one s) (if roots (concat " — " (plist-get (car roots) :root)) ""))
+      (mapconcat (lambda (r) (concat (plist-get r :root) ": " (funcall one r))) roots "; "))))
+
+;;;###autoload
+(defun coderag-status (&optional callback)
+  "Show the index status (asynchronously); CALLBACK gets the result."
+  (interactive)
+  (coderag--send (coderag-connection) :coderag/status (make-hash-table)
+                 (lambda (s) (message "coderag: %s" (coderag-status-text s))
+                   (when callback (funcall callback s)))
+                 (lambda (e) (message "coderag: status failed: %s" (plist-get e :message)))))
+
+;;;###autoload
+(defun coderag-reindex ()
+  "Rebuild the index."
+  (interactive)
+  (coderag--send (coderag-connection) :workspace/executeCommand (list :command "coderag.reindex")
+                 #'ignore (lambda (e) (message "coderag: %s" (plist-get e :message)))))
+
+(provide 'coderag-ask)
+;;; coderag-ask.el ends here
