@@ -51,7 +51,7 @@ typedef struct Checker {
     const VfyContextItem *ctx;
     size_t n_ctx;
     StrMap indexed;  /* path -> is_indexed answer, asked once per call */
-    StrMap leaves;   /* path -> vfy__leaves_root answer */
+    StrMap leaves;   /* path -> vfy_leaves_root answer */
     char *real_root; /* realpath of src->root; NULL when it does not exist */
     StrBuf lines;
 } Checker;
@@ -179,7 +179,7 @@ static VfyReason resolve(Checker *c, const char *cited, char **out)
     if (!c->real_root) return VFY_OK;
     int64_t v;
     if (!strmap_get(&c->leaves, *out, &v)) {
-        v = vfy__leaves_root(c->real_root, c->src->root, *out);
+        v = vfy_leaves_root(c->real_root, c->src->root, *out);
         strmap_put(&c->leaves, *out, v);
     }
     if (!v) return VFY_OK;
@@ -255,7 +255,7 @@ CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyC
         add_rejected_mention(out, &cap_rej, answer, m, n_m, i, why);
     }
 
-    vfy__rewrite(answer, stop, m, n_m, kept, canon, &text);
+    vfy_rewrite(answer, stop, m, n_m, kept, canon, &text);
     if (stop < len) {
         while (text.len && (text.buf[text.len - 1] == ' ' || text.buf[text.len - 1] == '\n'))
             text.buf[--text.len] = '\0';

@@ -60,7 +60,7 @@ static int parse_group(Parser *p, size_t gb, size_t ge)
         while (pe < ge - 1 && text[pe] != ';' && text[pe] != ',')
             pe++;
         size_t b = pb, e = pe;
-        vfy__trim(text, &b, &e);
+        vfy_trim(text, &b, &e);
         pb = pe + 1;
         if (b == e) goto not_citation;
 
@@ -69,19 +69,19 @@ static int parse_group(Parser *p, size_t gb, size_t ge)
                         .off = b,
                         .len = e - b,
                         .form = VFY_FORM_BRACKET};
-        const char *sep = vfy__find_sep(text + b, e - b);
+        const char *sep = vfy_find_sep(text + b, e - b);
         if (sep) {
             size_t p0 = b, p1 = (size_t)(sep - text);
-            vfy__trim(text, &p0, &p1);
-            if (!vfy__path_like(text + p0, p1 - p0)) goto not_citation;
+            vfy_trim(text, &p0, &p1);
+            if (!vfy_path_like(text + p0, p1 - p0)) goto not_citation;
             size_t l0 = (size_t)(sep - text) + 1, l1 = e;
-            vfy__trim(text, &l0, &l1);
+            vfy_trim(text, &l0, &l1);
             m.path = xstrndup(text + p0, p1 - p0);
-            m.malformed = !vfy__parse_lines(text + l0, l1 - l0, &m.start_line, &m.end_line);
+            m.malformed = !vfy_parse_lines(text + l0, l1 - l0, &m.start_line, &m.end_line);
             if (m.malformed) m.start_line = m.end_line = 0;
             inherit = text + p0;
             inherit_len = p1 - p0;
-        } else if (inherit && vfy__parse_lines(text + b, e - b, &m.start_line, &m.end_line)) {
+        } else if (inherit && vfy_parse_lines(text + b, e - b, &m.start_line, &m.end_line)) {
             m.path = xstrndup(inherit, inherit_len);
         } else {
             goto not_citation;
@@ -105,24 +105,24 @@ static int bracket_prose(Parser *p, size_t gb, size_t ge)
 {
     const char *t = p->t;
     size_t b = gb + 1, e = ge - 1, pb, pe, j, k;
-    while (b < e && vfy__is_blank(t[b]))
+    while (b < e && vfy_is_blank(t[b]))
         b++;
-    if (b < e && vfy__is_quote(t[b])) {
+    if (b < e && vfy_is_quote(t[b])) {
         const char *q = memchr(t + b + 1, t[b], e - b - 1);
         if (!q) return 0;
         pb = b + 1;
         pe = (size_t)(q - t);
         j = pe + 1;
     } else {
-        for (pb = pe = b; pe < e && vfy__is_path_char(t[pe]); pe++)
+        for (pb = pe = b; pe < e && vfy_is_path_char(t[pe]); pe++)
             ;
         j = pe;
     }
     uint32_t a = 0, z = 0;
     int bad = 0;
-    if (!vfy__file_like(t + pb, pe - pb) || !vfy__scan_prose_lines(t, e, j, &a, &z, &bad, &k))
+    if (!vfy_file_like(t + pb, pe - pb) || !vfy_scan_prose_lines(t, e, j, &a, &z, &bad, &k))
         return 0;
-    while (k < e && vfy__is_blank(t[k]))
+    while (k < e && vfy_is_blank(t[k]))
         k++;
     if (k != e || !room_for(p, 1, gb)) return 0;
     push(p, VFY_FORM_PROSE, gb, ge, pb, pe, a, z, bad);
@@ -135,7 +135,7 @@ static int at_bracket(Parser *p, size_t gb, size_t *end, size_t *skip_b, size_t 
 {
     const char *t = p->t;
     size_t len = p->len;
-    if (gb > 0 && (t[gb - 1] == '\\' || vfy__is_ident(t[gb - 1]) || t[gb - 1] == ')')) return 0;
+    if (gb > 0 && (t[gb - 1] == '\\' || vfy_is_ident(t[gb - 1]) || t[gb - 1] == ')')) return 0;
     size_t ge = gb + 1;
     while (ge < len && ge - gb <= VFY_MAX_GROUP && t[ge] != ']' && t[ge] != '[' && t[ge] != '\n')
         ge++;
@@ -148,7 +148,7 @@ static int at_bracket(Parser *p, size_t gb, size_t *end, size_t *skip_b, size_t 
             te++;
         if (te < len && t[te] == ')') {
             size_t t0 = ge + 1, t1 = te, pb, pe;
-            while (t0 < t1 && vfy__is_blank(t[t0]))
+            while (t0 < t1 && vfy_is_blank(t[t0]))
                 t0++;
             if (t0 < t1 && t[t0] == '<') {
                 const char *gt = memchr(t + t0, '>', t1 - t0);
@@ -160,7 +160,7 @@ static int at_bracket(Parser *p, size_t gb, size_t *end, size_t *skip_b, size_t 
             }
             uint32_t a = 0, b = 0;
             int bad = 0;
-            if (vfy__split_ref(t, t0, t1, &pb, &pe, &a, &b, &bad)) {
+            if (vfy_split_ref(t, t0, t1, &pb, &pe, &a, &b, &bad)) {
                 if (!room_for(p, 1, gb)) return 0;
                 push(p, VFY_FORM_LINK, gb, te + 1, pb, pe, a, b, bad);
                 p->v[p->n - 1].label_off = gb + 1;
@@ -206,7 +206,7 @@ static int at_code(Parser *p, size_t cb, size_t *end)
     if (p->flags & VFY_PARSE_BRACKETS_ONLY) return 0;
 
     size_t b = k, e = j, pb, pe, le;
-    vfy__trim(t, &b, &e);
+    vfy_trim(t, &b, &e);
     if (e - b >= 2 && t[b] == '[' && t[e - 1] == ']') {
         b++;
         e--;
@@ -214,18 +214,18 @@ static int at_code(Parser *p, size_t cb, size_t *end)
     uint32_t a = 0, z = 0;
     int bad = 0;
     VfyForm form = VFY_FORM_CODE;
-    if (vfy__split_ref(t, b, e, &pb, &pe, &a, &z, &bad)) {
+    if (vfy_split_ref(t, b, e, &pb, &pe, &a, &z, &bad)) {
         le = ce;
-    } else if (vfy__file_like(t + b, e - b)) {
+    } else if (vfy_file_like(t + b, e - b)) {
         /* "`a.py`:3", "`a.py`, lines 3-5" */
         pb = b;
         pe = e;
         le = ce;
         if (ce < len && (t[ce] == ':' || t[ce] == '#')) {
             le = ce + 1;
-            if (!vfy__scan_lines(t, len, &le, &a, &z, &bad) || !vfy__at_boundary(t, len, &le, &bad))
+            if (!vfy_scan_lines(t, len, &le, &a, &z, &bad) || !vfy_at_boundary(t, len, &le, &bad))
                 return 0;
-        } else if (vfy__scan_prose_lines(t, len, ce, &a, &z, &bad, &le)) {
+        } else if (vfy_scan_prose_lines(t, len, ce, &a, &z, &bad, &le)) {
             form = VFY_FORM_PROSE;
         } else {
             return 0;
@@ -244,7 +244,7 @@ static int word_start(const char *t, size_t i)
     if (i == 0) return 1;
     char c = t[i - 1];
     /* right after '[' the bracket form's own rules apply ("[a.py:1, note]") */
-    return (unsigned char)c < 0x80 && !vfy__is_path_char(c) && !strchr(":#\\[", c);
+    return (unsigned char)c < 0x80 && !vfy_is_path_char(c) && !strchr(":#\\[", c);
 }
 
 /* At the start of a word: "PATH:LINES", "PATH#LINES", "PATH, lines A-B". */
@@ -252,28 +252,28 @@ static int at_word(Parser *p, size_t tb, size_t *end)
 {
     const char *t = p->t;
     size_t len = p->len, te = tb;
-    while (te < len && vfy__is_path_char(t[te]))
+    while (te < len && vfy_is_path_char(t[te]))
         te++;
     *end = te;
     if (te - tb > VFY_MAX_PATH) return 0;
     if (len - te >= 3 && memcmp(t + te, "://", 3) == 0) {
         if (te - tb != 4 || strncasecmp(t + tb, "file", 4) != 0) {
-            for (te += 3; te < len && !vfy__is_blank(t[te]) && !strchr("\n)]>\"'`<", t[te]); te++)
+            for (te += 3; te < len && !vfy_is_blank(t[te]) && !strchr("\n)]>\"'`<", t[te]); te++)
                 ;
             *end = te;
             return 0;
         }
-        for (te += 3; te < len && vfy__is_path_char(t[te]) && te - tb <= VFY_MAX_PATH; te++)
+        for (te += 3; te < len && vfy_is_path_char(t[te]) && te - tb <= VFY_MAX_PATH; te++)
             ;
         *end = te;
     }
-    if (!vfy__file_like(t + tb, te - tb)) return 0;
+    if (!vfy_file_like(t + tb, te - tb)) return 0;
 
     uint32_t a = 0, b = 0;
     int bad = 0;
     size_t k = te + 1;
     if (te < len && (t[te] == ':' || t[te] == '#')) {
-        if (!vfy__scan_lines(t, len, &k, &a, &b, &bad) || !vfy__at_boundary(t, len, &k, &bad))
+        if (!vfy_scan_lines(t, len, &k, &a, &b, &bad) || !vfy_at_boundary(t, len, &k, &bad))
             return 0;
         if (!room_for(p, 1, tb)) return 0;
         push(p, VFY_FORM_BARE, tb, k, tb, te, a, b, bad);
@@ -285,7 +285,7 @@ static int at_word(Parser *p, size_t tb, size_t *end)
         gb = tb - 1;
         j = te + 1;
     }
-    if (!vfy__scan_prose_lines(t, len, j, &a, &b, &bad, &k)) return 0;
+    if (!vfy_scan_prose_lines(t, len, j, &a, &b, &bad, &k)) return 0;
     if (!room_for(p, 1, gb)) return 0;
     push(p, VFY_FORM_PROSE, gb, k, tb, te, a, b, bad);
     *end = k;
@@ -334,7 +334,7 @@ size_t vfy_parse_ex(const char *text, size_t len, unsigned flags, size_t max, Vf
             if (!at_bracket(&p, i, &end, &skip_b, &skip_e)) end = i + 1;
         } else if (c == '`') {
             at_code(&p, i, &end);
-        } else if (!(flags & VFY_PARSE_BRACKETS_ONLY) && vfy__is_path_char(c) &&
+        } else if (!(flags & VFY_PARSE_BRACKETS_ONLY) && vfy_is_path_char(c) &&
                    word_start(text, i)) {
             at_word(&p, i, &end);
         }
@@ -358,19 +358,19 @@ void vfy_mentions_free(VfyMention *v, size_t n)
     free(v);
 }
 
-int vfy__label_is_ref(const char *s, size_t n)
+int vfy_label_is_ref(const char *s, size_t n)
 {
     size_t b = 0, e = n;
-    vfy__trim(s, &b, &e);
-    if (vfy__path_like(s + b, e - b)) return 1;
+    vfy_trim(s, &b, &e);
+    if (vfy_path_like(s + b, e - b)) return 1;
     VfyMention *m = NULL;
     size_t k = vfy_parse_ex(s, n, 0, 1, &m, NULL);
     vfy_mentions_free(m, k);
     if (k) return 1;
     /* "a.py:3" alone is a citation too, though a word may follow it */
-    const char *sep = vfy__find_sep(s + b, e - b);
+    const char *sep = vfy_find_sep(s + b, e - b);
     if (!sep) return 0;
     size_t p0 = b, p1 = (size_t)(sep - s);
-    vfy__trim(s, &p0, &p1);
-    return vfy__path_like(s + p0, p1 - p0);
+    vfy_trim(s, &p0, &p1);
+    return vfy_path_like(s + p0, p1 - p0);
 }

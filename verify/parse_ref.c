@@ -7,16 +7,16 @@
 #include <string.h>
 #include <strings.h>
 
-void vfy__trim(const char *s, size_t *b, size_t *e)
+void vfy_trim(const char *s, size_t *b, size_t *e)
 {
     for (;;) {
-        while (*b < *e && vfy__is_blank(s[*b]))
+        while (*b < *e && vfy_is_blank(s[*b]))
             (*b)++;
-        while (*e > *b && vfy__is_blank(s[*e - 1]))
+        while (*e > *b && vfy_is_blank(s[*e - 1]))
             (*e)--;
-        if (*e > *b && (vfy__is_quote(s[*b]) || vfy__is_quote(s[*e - 1]))) {
-            if (vfy__is_quote(s[*b])) (*b)++;
-            if (*e > *b && vfy__is_quote(s[*e - 1])) (*e)--;
+        if (*e > *b && (vfy_is_quote(s[*b]) || vfy_is_quote(s[*e - 1]))) {
+            if (vfy_is_quote(s[*b])) (*b)++;
+            if (*e > *b && vfy_is_quote(s[*e - 1])) (*e)--;
             continue;
         }
         break;
@@ -35,7 +35,7 @@ static int starts_with(const char *s, size_t n, const char *prefix)
     return n >= k && strncasecmp(s, prefix, k) == 0;
 }
 
-int vfy__path_like(const char *s, size_t n)
+int vfy_path_like(const char *s, size_t n)
 {
     if (n == 0) return 0;
     for (size_t i = 0; i < n; i++) {
@@ -48,9 +48,9 @@ int vfy__path_like(const char *s, size_t n)
 }
 
 /* The stricter test of paths in prose (see vfy_parse). */
-int vfy__file_like(const char *s, size_t n)
+int vfy_file_like(const char *s, size_t n)
 {
-    if (!vfy__path_like(s, n)) return 0;
+    if (!vfy_path_like(s, n)) return 0;
     if (ends_with(s, n, ".py") || ends_with(s, n, ".pyi")) return 1;
     if (starts_with(s, n, "file://") || s[0] == '/' || starts_with(s, n, "./") ||
         starts_with(s, n, "../") || starts_with(s, n, "~/"))
@@ -58,7 +58,7 @@ int vfy__file_like(const char *s, size_t n)
     const char *slash = memrchr(s, '/', n);
     const char *base = slash ? slash + 1 : s, *end = s + n;
     const char *dot = memrchr(base, '.', (size_t)(end - base));
-    return dot && dot > base && dot + 1 < end && vfy__is_alpha(dot[1]);
+    return dot && dot > base && dot + 1 < end && vfy_is_alpha(dot[1]);
 }
 
 /* ---------------------------------------------------------------- line ranges */
@@ -69,9 +69,9 @@ static int scan_num(const char *s, size_t n, size_t *i, uint32_t *out, int *bad)
 {
     size_t j = *i;
     if (j < n && (s[j] == 'L' || s[j] == 'l')) j++;
-    if (j >= n || !vfy__is_digit(s[j])) return 0;
+    if (j >= n || !vfy_is_digit(s[j])) return 0;
     uint64_t v = 0;
-    for (; j < n && vfy__is_digit(s[j]); j++)
+    for (; j < n && vfy_is_digit(s[j]); j++)
         if (v <= UINT32_MAX) v = v * 10 + (uint64_t)(s[j] - '0');
     if (v > UINT32_MAX) *bad = 1;
     *out = v > UINT32_MAX ? 0 : (uint32_t)v;
@@ -84,7 +84,7 @@ static int scan_num(const char *s, size_t n, size_t *i, uint32_t *out, int *bad)
 static int scan_range_sep(const char *s, size_t n, size_t *i)
 {
     size_t j = *i;
-    while (j < n && vfy__is_blank(s[j]))
+    while (j < n && vfy_is_blank(s[j]))
         j++;
     if (j < n && s[j] == '-')
         j++;
@@ -93,11 +93,11 @@ static int scan_range_sep(const char *s, size_t n, size_t *i)
         j += 3;
     else if (n - j >= 2 && s[j] == '.' && s[j + 1] == '.')
         j += 2;
-    else if (j > *i && n - j >= 3 && strncasecmp(s + j, "to", 2) == 0 && vfy__is_blank(s[j + 2]))
+    else if (j > *i && n - j >= 3 && strncasecmp(s + j, "to", 2) == 0 && vfy_is_blank(s[j + 2]))
         j += 2;
     else
         return 0;
-    while (j < n && vfy__is_blank(s[j]))
+    while (j < n && vfy_is_blank(s[j]))
         j++;
     *i = j;
     return 1;
@@ -106,7 +106,7 @@ static int scan_range_sep(const char *s, size_t n, size_t *i)
 /* Reads LINES at s[*i]; 0 when no number starts there. The range part is
  * only taken when a number follows its separator. *bad: a number overflows,
  * or the range runs backwards. */
-int vfy__scan_lines(const char *s, size_t n, size_t *i, uint32_t *a, uint32_t *b, int *bad)
+int vfy_scan_lines(const char *s, size_t n, size_t *i, uint32_t *a, uint32_t *b, int *bad)
 {
     size_t j = *i;
     if (!scan_num(s, n, &j, a, bad)) return 0;
@@ -120,36 +120,36 @@ int vfy__scan_lines(const char *s, size_t n, size_t *i, uint32_t *a, uint32_t *b
 
 /* Whether the lines that ended at t[*k] end at a word boundary. "a.py:12:5"
  * (line and column) reads as no line range: *bad, and the column is taken. */
-int vfy__at_boundary(const char *t, size_t n, size_t *k, int *bad)
+int vfy_at_boundary(const char *t, size_t n, size_t *k, int *bad)
 {
     if (*k >= n) return 1;
     char c = t[*k];
-    if (c == ':' && *k + 1 < n && vfy__is_digit(t[*k + 1])) {
+    if (c == ':' && *k + 1 < n && vfy_is_digit(t[*k + 1])) {
         *bad = 1;
-        for ((*k)++; *k < n && vfy__is_digit(t[*k]); (*k)++)
+        for ((*k)++; *k < n && vfy_is_digit(t[*k]); (*k)++)
             ;
-        return *k >= n || !vfy__is_ident(t[*k]);
+        return *k >= n || !vfy_is_ident(t[*k]);
     }
-    if (c == '.' && *k + 1 < n && vfy__is_digit(t[*k + 1])) return 0;
-    return !vfy__is_ident(c);
+    if (c == '.' && *k + 1 < n && vfy_is_digit(t[*k + 1])) return 0;
+    return !vfy_is_ident(c);
 }
 
 /* All of s[0..n) as LINES (blanks around allowed). */
-int vfy__parse_lines(const char *s, size_t n, uint32_t *a, uint32_t *b)
+int vfy_parse_lines(const char *s, size_t n, uint32_t *a, uint32_t *b)
 {
     size_t i = 0;
     int bad = 0;
-    while (i < n && vfy__is_blank(s[i]))
+    while (i < n && vfy_is_blank(s[i]))
         i++;
-    if (!vfy__scan_lines(s, n, &i, a, b, &bad)) return 0;
-    while (i < n && vfy__is_blank(s[i]))
+    if (!vfy_scan_lines(s, n, &i, a, b, &bad)) return 0;
+    while (i < n && vfy_is_blank(s[i]))
         i++;
     return !bad && i == n;
 }
 
 /* The separator between path and lines: the first ':' or '#' after a
  * file:// scheme. */
-const char *vfy__find_sep(const char *s, size_t n)
+const char *vfy_find_sep(const char *s, size_t n)
 {
     size_t i = starts_with(s, n, "file://") ? 7 : 0;
     for (; i < n; i++)
@@ -159,20 +159,20 @@ const char *vfy__find_sep(const char *s, size_t n)
 
 /* Reads all of s[b..e) as PATH SEP LINES, the lines starting with a number.
  * 0: not a citation. */
-int vfy__split_ref(const char *s, size_t b, size_t e, size_t *pb, size_t *pe, uint32_t *a,
-                   uint32_t *z, int *bad)
+int vfy_split_ref(const char *s, size_t b, size_t e, size_t *pb, size_t *pe, uint32_t *a,
+                  uint32_t *z, int *bad)
 {
-    const char *sep = vfy__find_sep(s + b, e - b);
+    const char *sep = vfy_find_sep(s + b, e - b);
     if (!sep) return 0;
     size_t p0 = b, p1 = (size_t)(sep - s);
-    vfy__trim(s, &p0, &p1);
-    if (!vfy__path_like(s + p0, p1 - p0)) return 0;
+    vfy_trim(s, &p0, &p1);
+    if (!vfy_path_like(s + p0, p1 - p0)) return 0;
     size_t k = (size_t)(sep - s) + 1;
-    while (k < e && vfy__is_blank(s[k]))
+    while (k < e && vfy_is_blank(s[k]))
         k++;
     *bad = 0;
-    if (!vfy__scan_lines(s, e, &k, a, z, bad)) return 0;
-    while (k < e && vfy__is_blank(s[k]))
+    if (!vfy_scan_lines(s, e, &k, a, z, bad)) return 0;
+    while (k < e && vfy_is_blank(s[k]))
         k++;
     if (k != e) return 0;
     *pb = p0;
@@ -181,8 +181,8 @@ int vfy__split_ref(const char *s, size_t b, size_t e, size_t *pb, size_t *pe, ui
 }
 
 /* ", lines a-b", " line a", " (lines a-b)" at t[j]; *end is one past it. */
-int vfy__scan_prose_lines(const char *t, size_t n, size_t j, uint32_t *a, uint32_t *b, int *bad,
-                          size_t *end)
+int vfy_scan_prose_lines(const char *t, size_t n, size_t j, uint32_t *a, uint32_t *b, int *bad,
+                         size_t *end)
 {
     size_t k = j;
     int comma = 0, paren = 0;
@@ -191,29 +191,29 @@ int vfy__scan_prose_lines(const char *t, size_t n, size_t j, uint32_t *a, uint32
         k++;
     }
     size_t blanks = k;
-    while (k < n && vfy__is_blank(t[k]))
+    while (k < n && vfy_is_blank(t[k]))
         k++;
     if (!comma && k == blanks) return 0;
     if (k < n && t[k] == '(') {
         paren = 1;
-        for (k++; k < n && vfy__is_blank(t[k]); k++)
+        for (k++; k < n && vfy_is_blank(t[k]); k++)
             ;
     }
     if (n - k < 4 || strncasecmp(t + k, "line", 4) != 0) return 0;
     k += 4;
     if (k < n && (t[k] == 's' || t[k] == 'S')) k++;
     blanks = k;
-    while (k < n && vfy__is_blank(t[k]))
+    while (k < n && vfy_is_blank(t[k]))
         k++;
     if (k == blanks) return 0;
     *bad = 0;
-    if (!vfy__scan_lines(t, n, &k, a, b, bad)) return 0;
+    if (!vfy_scan_lines(t, n, &k, a, b, bad)) return 0;
     if (paren) {
-        while (k < n && vfy__is_blank(t[k]))
+        while (k < n && vfy_is_blank(t[k]))
             k++;
         if (k >= n || t[k] != ')') return 0;
         k++;
-    } else if (!vfy__at_boundary(t, n, &k, bad)) {
+    } else if (!vfy_at_boundary(t, n, &k, bad)) {
         return 0;
     }
     *end = k;

@@ -9,7 +9,7 @@
 CrErr vfy_normalize_path(const char *root, const char *path, char **out)
 {
     size_t b = 0, e = strlen(path);
-    vfy__trim(path, &b, &e);
+    vfy_trim(path, &b, &e);
     char *s = xstrndup(path + b, e - b);
     CrErr rc = path_relative(root, s, out);
     free(s);
@@ -61,7 +61,7 @@ out:
     return leaves;
 }
 
-int vfy__leaves_root(const char *real_root, const char *root, const char *rel)
+int vfy_leaves_root(const char *real_root, const char *root, const char *rel)
 {
     StrBuf p;
     sb_init(&p);

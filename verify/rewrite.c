@@ -103,11 +103,11 @@ static int keep_label(const char *text, const VfyMention *m)
         b++;
     while (e > b && is_blank(text[e - 1]))
         e--;
-    return e > b && !vfy__label_is_ref(text + m->label_off, m->label_len);
+    return e > b && !vfy_label_is_ref(text + m->label_off, m->label_len);
 }
 
-void vfy__rewrite(const char *text, size_t len, const VfyMention *m, size_t n_m, const int *kept,
-                  char *const *canon, StrBuf *out)
+void vfy_rewrite(const char *text, size_t len, const VfyMention *m, size_t n_m, const int *kept,
+                 char *const *canon, StrBuf *out)
 {
     size_t pos = 0;
     for (size_t i = 0; i < n_m;) {
