@@ -20,13 +20,6 @@ static Fake fake;
 static char root[128], outside[128], index_dir[160];
 static IdxStore *st;
 
-static inline void sh(const char *fmt, const char *a, const char *b)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, fmt, a, b);
-    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
-}
-
 /* How many chat requests the fake saw; *out_last (when given) gets the last. */
 static inline int chat_requests(json_t **out_last)
 {
@@ -72,7 +65,7 @@ static inline int llm_fixture_open(void)
     snprintf(outside, sizeof outside, "/tmp/coderag-test-llm-out-XXXXXX");
     if (!mkdtemp(root) || !mkdtemp(outside)) return -1;
     snprintf(index_dir, sizeof index_dir, "%s.idx", root);
-    sh("cp -R '%s/answers/.' '%s'", FIXTURE_DIR, root);
+    test_sh("cp -R '%s/answers/.' '%s'", FIXTURE_DIR, root);
     char path[256], target[256];
     snprintf(path, sizeof path, "%s/secret.py", outside);
     write_text(path, "TOKEN = 'outside-the-workspace'\n\n\ndef leak():\n    return TOKEN\n");
@@ -98,8 +91,8 @@ static inline int llm_fixture_open(void)
 static inline void llm_fixture_close(void)
 {
     idx_close(st);
-    sh("rm -rf '%s' '%s'", root, index_dir);
-    sh("rm -rf '%s' '%s'", outside, "/nonexistent");
+    test_sh("rm -rf '%s' '%s'", root, index_dir);
+    test_sh("rm -rf '%s' '%s'", outside, "/nonexistent");
     fake_stop(&fake);
 }
 

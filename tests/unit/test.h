@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct TestState {
@@ -75,6 +76,15 @@ static TestState test_state_;
     } while (0)
 
 #define SKIP(reason) (test_state_.skip = (reason))
+
+/* Runs a shell command made of fmt with two strings (paths of the test's
+ * own files); a failure is said on stderr, the checks that follow decide. */
+static inline void test_sh(const char *fmt, const char *a, const char *b)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
+}
 
 static inline int test_summary(void)
 {

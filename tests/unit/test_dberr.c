@@ -13,13 +13,6 @@
 
 static char root[128], index_dir[160];
 
-static void sh(const char *fmt, const char *a, const char *b)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, fmt, a, b);
-    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
-}
-
 static IdxStore *open_store(void)
 {
     IdxConfig cfg = {.root = root, .index_dir = index_dir, .threads = 1};
@@ -181,9 +174,9 @@ int main(void)
     snprintf(root, sizeof root, "/tmp/coderag-test-dberr-XXXXXX");
     if (!mkdtemp(root)) return 1;
     snprintf(index_dir, sizeof index_dir, "%s.idx", root);
-    sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, root);
+    test_sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, root);
     RUN(test_lookups_report_errors);
     RUN(test_update_survives_any_one_failure);
-    sh("rm -rf '%s' '%s'", root, index_dir);
+    test_sh("rm -rf '%s' '%s'", root, index_dir);
     return test_summary();
 }

@@ -10,13 +10,6 @@
 static Fake fake;
 static char root[128], index_dir[160];
 
-static void sh(const char *fmt, const char *a, const char *b)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, fmt, a, b);
-    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
-}
-
 static IdxStore *open_store(const char *model)
 {
     IdxConfig cfg = {.root = root,
@@ -74,7 +67,7 @@ static void test_vectors_follow_chunks(void)
     CHECK_INT(fake_requests(), 0);
 
     /* A deleted file's vectors go with its chunks. */
-    sh("rm '%s/%s'", root, "shop/errors.py");
+    test_sh("rm '%s/%s'", root, "shop/errors.py");
     update_ok(st);
     expect_synced(st, "openai:m1");
     idx_close(st);
@@ -84,14 +77,14 @@ static void test_vectors_follow_chunks(void)
     char vec[256], saved[256];
     snprintf(vec, sizeof vec, "%s/vectors.faiss", index_dir);
     snprintf(saved, sizeof saved, "%s/vectors.saved", index_dir);
-    sh("cp '%s' '%s'", vec, saved);
+    test_sh("cp '%s' '%s'", vec, saved);
     st = open_store("m1");
-    sh("printf 'def refund(order):\\n    return -order.total()\\n' > '%s/%s'", root,
-       "shop/refund.py");
+    test_sh("printf 'def refund(order):\\n    return -order.total()\\n' > '%s/%s'", root,
+            "shop/refund.py");
     update_ok(st);
     expect_synced(st, "openai:m1");
     idx_close(st);
-    sh("cp '%s' '%s'", saved, vec);
+    test_sh("cp '%s' '%s'", saved, vec);
     st = open_store("m1");
     update_ok(st); /* no file changed, but the vectors are out of step */
     expect_synced(st, "openai:m1");
@@ -177,7 +170,7 @@ static void test_search(void)
     rtv_answer_release(&a);
 
     /* ... and an update indexes the text but reports the endpoint. */
-    sh("printf 'def rebate(order):\\n    return 1\\n' >> '%s/%s'", root, "shop/models.py");
+    test_sh("printf 'def rebate(order):\\n    return 1\\n' >> '%s/%s'", root, "shop/models.py");
     ErrInfo e = {0};
     CHECK_INT(idx_update(st, NULL, NULL, NULL, &e), CR_EHTTP);
     IdxChunk *v = NULL;
@@ -267,11 +260,11 @@ int main(void)
     snprintf(root, sizeof root, "/tmp/coderag-test-dense-XXXXXX");
     if (!mkdtemp(root)) return 1;
     snprintf(index_dir, sizeof index_dir, "%s.idx", root);
-    sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, root);
+    test_sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, root);
     RUN(test_vectors_follow_chunks);
     RUN(test_search);
     RUN(test_continuation_text);
-    sh("rm -rf '%s' '%s'", root, index_dir);
+    test_sh("rm -rf '%s' '%s'", root, index_dir);
     fake_stop(&fake);
     return test_summary();
 }

@@ -12,13 +12,6 @@
 static char tmp_root[256];
 static char tmp_index[256];
 
-static void sh(const char *fmt, const char *a, const char *b)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, fmt, a, b);
-    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
-}
-
 static void write_file(const char *rel, const char *text, size_t len)
 {
     char p[512];
@@ -95,9 +88,9 @@ static void setup_tree(void)
     snprintf(tmp_root, sizeof tmp_root, "/tmp/coderag-test-index-XXXXXX");
     CHECK(mkdtemp(tmp_root) != NULL);
     snprintf(tmp_index, sizeof tmp_index, "%.200s.idx", tmp_root);
-    sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, tmp_root);
+    test_sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, tmp_root);
     /* Files the fixture's .gitignore leaves out (so git does not keep them). */
-    sh("mkdir -p '%s/build'%s", tmp_root, "");
+    test_sh("mkdir -p '%s/build'%s", tmp_root, "");
     static const char out_py[] = "def ignored_build():\n    pass\n";
     static const char gen_py[] = "def ignored_generated():\n    pass\n";
     write_file("build/out.py", out_py, sizeof out_py - 1);
@@ -106,7 +99,7 @@ static void setup_tree(void)
 
 static void teardown_tree(void)
 {
-    sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
+    test_sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
 }
 
 static void test_chunks_and_names(void)
@@ -283,15 +276,15 @@ static void incremental_alias(IdxStore *st)
     CHECK_INT(idx_update_file(st, "shop/later.py", NULL), CR_OK);
     CHECK(
         has_edge(st, "shop/alias_user.py", "use_later", "shop/later.py", "compute", IDX_EDGE_CALL));
-    sh("rm '%s/%s'", tmp_root, "shop/alias_user.py");
-    sh("rm '%s/%s'", tmp_root, "shop/later.py");
+    test_sh("rm '%s/%s'", tmp_root, "shop/alias_user.py");
+    test_sh("rm '%s/%s'", tmp_root, "shop/later.py");
     update(st);
 }
 
 /* A deleted file's rows go, and so do the edges into it. */
 static void incremental_delete(IdxStore *st)
 {
-    sh("rm '%s/%s'", tmp_root, "shop/errors.py");
+    test_sh("rm '%s/%s'", tmp_root, "shop/errors.py");
     IdxUpdateStats s = update(st);
     CHECK_INT(s.files_removed, 1);
     CHECK_INT(s.files_unchanged, 4);
@@ -312,14 +305,14 @@ static void incremental_outside(IdxStore *st)
         fputs("SECRET = 1\n", of);
         fclose(of);
     }
-    sh("ln -s '%s' '%s/shop/out.py'", outside, tmp_root);
+    test_sh("ln -s '%s' '%s/shop/out.py'", outside, tmp_root);
     StrBuf lines;
     sb_init(&lines);
     CHECK_INT(idx_read_lines(st, "shop/out.py", 1, 1, &lines, NULL, NULL), CR_EOUTSIDE);
     CHECK_INT(lines.len, 0);
     CHECK_INT(idx_read_lines(st, "../x.py", 1, 1, &lines, NULL, NULL), CR_EOUTSIDE);
     sb_release(&lines);
-    sh("rm -f '%s/shop/out.py' '%s'", tmp_root, outside);
+    test_sh("rm -f '%s/shop/out.py' '%s'", tmp_root, outside);
     ErrInfo e = {0};
     CHECK_INT(idx_update_file(st, "../etc/passwd", &e), CR_EOUTSIDE);
     CHECK_INT(idx_update_file(st, "/etc/passwd", &e), CR_EOUTSIDE);
@@ -344,7 +337,7 @@ static void test_incremental(void)
     CHECK(chunk_id(st, "shop/models.py", "Order.total") == total_before);
 
     /* Touched but same content: re-hashed, not re-chunked. */
-    sh("touch -d '2001-01-01' '%s/%s'", tmp_root, "shop/errors.py");
+    test_sh("touch -d '2001-01-01' '%s/%s'", tmp_root, "shop/errors.py");
     s = update(st);
     CHECK_INT(s.files_unchanged, 5);
     CHECK_INT(s.files_changed, 0);
@@ -418,7 +411,7 @@ static void test_stop(void)
     CHECK(status.files > 2);
     CHECK_INT(s.files_unchanged, 2);
     idx_close(st);
-    sh("rm -rf '%s'%s", idx2, "");
+    test_sh("rm -rf '%s'%s", idx2, "");
 }
 
 static void test_other_writer(void)
@@ -442,7 +435,7 @@ static void test_other_writer(void)
         idx_chunk_release(&c);
     }
     free(hits);
-    sh("rm '%s/%s'", tmp_root, "shop/zebra.py");
+    test_sh("rm '%s/%s'", tmp_root, "shop/zebra.py");
     CHECK_INT(idx_update_file(writer, "shop/zebra.py", NULL), CR_OK);
     idx_close(reader);
     idx_close(writer);

@@ -14,13 +14,6 @@
 static char tmp_root[256];
 static char tmp_index[256];
 
-static void sh(const char *fmt, const char *a, const char *b)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, fmt, a, b);
-    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
-}
-
 /* Indexes a copy of fixtures/lang/<name> as a workspace of its own. */
 static IdxStore *index_fixture(const char *name)
 {
@@ -29,7 +22,7 @@ static IdxStore *index_fixture(const char *name)
     CHECK(mkdtemp(tmp_root) != NULL);
     snprintf(tmp_index, sizeof tmp_index, "%.200s.idx", tmp_root);
     snprintf(src, sizeof src, "%s/lang/%s", FIXTURE_DIR, name);
-    sh("cp -R '%s/.' '%s'", src, tmp_root);
+    test_sh("cp -R '%s/.' '%s'", src, tmp_root);
     IdxConfig cfg = {.root = tmp_root, .index_dir = tmp_index, .threads = 2};
     IdxStore *st = NULL;
     ErrInfo e = {0};
@@ -48,7 +41,7 @@ static IdxStore *index_fixture(const char *name)
 static void done(IdxStore *st)
 {
     idx_close(st);
-    sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
+    test_sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
 }
 
 /* "kind start-end symbol" per chunk, then "  doc: ..." when it has one. */
