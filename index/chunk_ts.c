@@ -308,16 +308,19 @@ static IdxKind ts__idx_kind(CapKind k, int in_container)
 
 /* The unit this definition overloads: the last unit made, when it is a
  * function with the same symbol that ends before this one starts, the two
- * together within half a window; else -1. Java and C++ overloads
- * (constructors above all) would otherwise each take a place in the
- * ranking with the same name and nearly the same words. */
+ * together within half a window (any size after a declaration without a
+ * body: TypeScript's overload signatures above their implementation);
+ * else -1. Java and C++ overloads (constructors above all) would otherwise
+ * each take a place in the ranking with the same name and nearly the same
+ * words. */
 static int ts__overload_of(const TsRun *r, CapKind cap, const char *symbol, uint32_t start,
                            uint32_t end)
 {
     if (!r->em.n_units || ts__is_container(cap) || cap == CAP_DEF_TYPE) return -1;
     int last = (int)r->em.n_units - 1;
     const EmitUnit *u = &r->em.units[last];
-    if (u->kind == IDX_KIND_CLASS || u->end >= start || end - u->start + 1 > r->em.max_lines / 2 ||
+    if (u->kind == IDX_KIND_CLASS || u->end >= start ||
+        (last != r->sig_unit && end - u->start + 1 > r->em.max_lines / 2) ||
         strcmp(u->symbol, symbol))
         return -1;
     return last;
@@ -385,8 +388,23 @@ static void ts__units(TsRun *r)
         int in_container = up >= 0 || (recv && recv[0]) || strchr(name, '.') != NULL;
         int id = ts__overload_of(r, d->cap, sym.buf, start, end);
         if (id >= 0) {
-            /* an overload right after its namesake: one unit for both */
-            r->em.units[id].end = end;
+            /* an overload right after its namesake: one unit for both. Its
+             * doc is the first one among them, and after a signature every
+             * one (TypeScript documents overloads one by one, the main doc
+             * often above the last signature). */
+            EmitUnit *u = &r->em.units[id];
+            u->end = end;
+            if (doc && doc[0] && (!u->doc || !u->doc[0])) {
+                free(u->doc);
+                u->doc = doc;
+                doc = NULL;
+            } else if (doc && doc[0] && id == r->sig_unit) {
+                size_t had = strlen(u->doc), add = strlen(doc);
+                u->doc = xrealloc(u->doc, had + add + 2);
+                u->doc[had] = '\n';
+                memcpy(u->doc + had + 1, doc, add + 1);
+            }
+            r->sig_unit = ts_node_is_null(d->body) ? id : -1;
             sb_release(&sym);
             free(doc);
             free(name);
@@ -398,6 +416,7 @@ static void ts__units(TsRun *r)
         }
         id = idx_emit_unit_add(&r->em, ts__idx_kind(d->cap, in_container), parent, start, end,
                                sb_detach(&sym, NULL), idx_chunk_ts_signature(r, d), doc);
+        r->sig_unit = ts_node_is_null(d->body) && !ts__is_container(d->cap) ? id : -1;
         free(name);
         free(recv);
         open[depth] = id;
@@ -477,6 +496,7 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
         return err_set(e, CR_EPARSE, "tree-sitter gave up parsing (timeout)");
     }
     r.lang = lang;
+    r.sig_unit = -1;
     r.tl = ts_parser_language(parser);
     for (size_t i = 0; lang->comments && lang->comments[i] && r.n_comment_syms < 4; i++) {
         TSSymbol s = ts_language_symbol_for_name(r.tl, lang->comments[i],

@@ -45,6 +45,7 @@ typedef struct TsRun {
     ChunkRef *types; /* type references, emitted after the calls */
     size_t n_types, cap_types;
     size_t first_type; /* em.refs from here on are type references */
+    int sig_unit;      /* the last unit made from a declaration without a body, or -1 */
     TSSymbol comment_syms[4];
     size_t n_comment_syms;
     StrBuf sb;

@@ -8,6 +8,10 @@
 (type_alias_declaration name: (_) @name) @def.type
 (enum_declaration name: (_) @name body: (_) @body) @def.type
 (method_definition name: (_) @name body: (_) @body) @def.method
+; overload signatures: one unit with the implementation after them (its doc
+; comment sits above the first signature)
+(function_signature name: (identifier) @name) @def.function
+(class_body (method_signature name: (_) @name) @def.method)
 (lexical_declaration (variable_declarator name: (identifier) @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
 (variable_declaration (variable_declarator name: (identifier) @name

@@ -251,6 +251,13 @@ static void test_ts(void)
     CHECK(has_edge(st, "src/cache.ts", "Cache", "src/types.ts", "Keyed", IDX_EDGE_INHERIT));
     CHECK(has_edge(st, "src/cache.ts", "Cache.get", "src/cache.ts", "Cache.find", IDX_EDGE_CALL));
     CHECK(has_edge(st, "src/cache.ts", "makeCache", "src/cache.ts", "Cache", IDX_EDGE_CALL));
+    /* overload signatures and their implementation are one unit, with every
+     * signature's doc (the first one's lines stay outside it) */
+    check_file(st, "src/share.ts",
+               "function 4-7 share\n  doc: Keeps the parts of b equal to a's.\n"
+               "class 9-10 Box\nmethod 11-16 Box.read\n"
+               "  doc: @deprecated Use a string key.\nReads a value.\n");
+    CHECK(has_edge(st, "src/share.ts", "Box.read", "src/share.ts", "share", IDX_EDGE_CALL));
     done(st);
 }
 
