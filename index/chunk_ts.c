@@ -184,6 +184,19 @@ static char *ts__name_text(TsRun *r, TSNode n)
 
 /* ---------------------------------------------------------------- query pass */
 
+/* A macro before a C declaration ("LUA_API lua_Number lua_version (")
+ * makes the grammar read the return type as the name and the name as an
+ * error: the name is then the like node inside the ERROR right after it. */
+static TSNode ts__true_name(TSNode name)
+{
+    TSNode next = ts_node_next_sibling(name);
+    if (ts_node_is_null(next) || strcmp(ts_node_type(next), "ERROR")) return name;
+    uint32_t n = ts_node_named_child_count(next);
+    if (!n) return name;
+    TSNode last = ts_node_named_child(next, n - 1);
+    return strcmp(ts_node_type(last), ts_node_type(name)) ? name : last;
+}
+
 static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
 {
     uint32_t n_caps = ts_query_capture_count(q);
@@ -211,7 +224,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 d.cap = k;
                 d.node = n;
             } else if (k == CAP_NAME) {
-                d.name = n;
+                d.name = ts__true_name(n);
             } else if (k == CAP_BODY) {
                 d.body = n;
             } else if (k == CAP_RECEIVER) {
@@ -490,7 +503,9 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     if (!src) src = "";
     if (len >= UINT32_MAX)
         return err_set(e, CR_EPARSE, "source of %zu bytes is too large for tree-sitter", len);
-    tree = ts_parser_parse_string(parser, NULL, src, (uint32_t)len);
+    char *masked = lang->mask ? lang->mask(src, len) : NULL;
+    tree = ts_parser_parse_string(parser, NULL, masked ? masked : src, (uint32_t)len);
+    free(masked);
     if (!tree) {
         ts_parser_reset(parser);
         return err_set(e, CR_EPARSE, "tree-sitter gave up parsing (timeout)");

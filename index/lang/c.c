@@ -58,6 +58,59 @@ static const IdxLang *c__refine(const char *src, size_t len)
     return NULL;
 }
 
+static int c__ident(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Blanks the macro in "class|struct|union MACRO Name" where MACRO is in
+ * capitals (export and visibility macros: LEVELDB_EXPORT, Q_CORE_EXPORT)
+ * and Name is followed by '{', ':' or "final": the grammar, which does not
+ * expand macros, otherwise reads the class as a function named Name. */
+static char *cpp__mask(const char *src, size_t len)
+{
+    static const char *const keys[] = {"class", "struct", "union"};
+    char *out = NULL;
+    for (size_t i = 0; i < len; i++) {
+        if (i && c__ident(src[i - 1])) continue;
+        size_t k = 0, kn = 0;
+        for (; k < 3; k++) {
+            kn = strlen(keys[k]);
+            if (len - i > kn && !memcmp(src + i, keys[k], kn)) break;
+        }
+        if (k == 3 || (src[i + kn] != ' ' && src[i + kn] != '\t')) continue;
+        size_t m = i + kn;
+        while (m < len && (src[m] == ' ' || src[m] == '\t'))
+            m++;
+        size_t me = m;
+        int caps = 0;
+        while (me < len && c__ident(src[me]) && !(src[me] >= 'a' && src[me] <= 'z'))
+            caps += src[me++] != '_';
+        if (me - m < 2 || !caps || me >= len || (src[me] != ' ' && src[me] != '\t')) continue;
+        size_t nm = me;
+        while (nm < len && (src[nm] == ' ' || src[nm] == '\t'))
+            nm++;
+        size_t ne = nm;
+        while (ne < len && c__ident(src[ne]))
+            ne++;
+        if (ne == nm || (src[nm] >= '0' && src[nm] <= '9')) continue;
+        size_t after = ne;
+        while (after < len && (src[after] == ' ' || src[after] == '\t' || src[after] == '\n'))
+            after++;
+        if (after >= len || !(src[after] == '{' || src[after] == ':' ||
+                               (len - after >= 5 && !memcmp(src + after, "final", 5))))
+            continue;
+        if (!out) {
+            out = xmalloc(len + 1);
+            memcpy(out, src, len);
+            out[len] = '\0';
+        }
+        memset(out + m, ' ', me - m);
+        i = ne;
+    }
+    return out;
+}
+
 static const char *const c__exts[] = {".c", ".h", NULL};
 static const char *const cpp__exts[] = {".cc", ".cpp", ".cxx", ".c++", ".hpp",
                                         ".hh", ".hxx", ".ipp", ".inl", NULL};
@@ -91,4 +144,5 @@ const IdxLang idx_lang_cpp = {
     .import = c__import,
     .resolve_import = c__resolve,
     .implicit_this = 1,
+    .mask = cpp__mask,
 };

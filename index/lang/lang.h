@@ -59,6 +59,11 @@ typedef struct IdxLang {
      * using the filesystem under ctx->root where needed; 0 drops the import
      * (outside the workspace, a library, undecidable). */
     int (*resolve_import)(const LangImportCtx *ctx, ChunkRef *r);
+    /* A copy of src to parse instead, with what the grammar cannot read
+     * blanked byte for byte (so every offset and line stays the source's),
+     * or NULL when nothing needs it. Caller frees. C++: export macros
+     * between `class` and the name ("class LEVELDB_EXPORT DB {"). */
+    char *(*mask)(const char *src, size_t len);
     /* Another row for this file by its content (C headers holding C++), or NULL. */
     const IdxLang *(*refine)(const char *src, size_t len);
     /* Test files by convention: "dir/" (a path component), "*suffix" (end of

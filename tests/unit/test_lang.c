@@ -115,6 +115,11 @@ static void test_c(void)
     CHECK(has_edge(st, "util.c", "twice", "util.c", "add", IDX_EDGE_CALL));
     CHECK(has_edge(st, "main.c", "", "util.h", "", IDX_EDGE_IMPORT));
     CHECK(has_edge(st, "main.c", "main", "util.h", "point", IDX_EDGE_CALL)); /* type use */
+    /* a macro before a function returning a typedef: the grammar's error
+     * node holds the name, not the return type */
+    check_file(st, "api.c",
+               "module 1-5 \nfunction 6-9 lua_atpanic\n"
+               "  doc: Sets the panic function and returns the old one.\n");
     done(st);
 }
 
@@ -133,6 +138,10 @@ static void test_cpp(void)
     CHECK(has_edge(st, "shape.h", "Circle", "shape.h", "Circle.area", IDX_EDGE_CONTAIN));
     CHECK(has_edge(st, "shape.cc", "Circle.scale", "shape.h", "Circle.area", IDX_EDGE_CALL));
     CHECK(has_edge(st, "shape.cc", "", "shape.h", "", IDX_EDGE_IMPORT));
+    /* an export macro between `class` and the name is read past */
+    check_file(st, "store.h",
+               "module 1-5 \nclass 6-7 Store\n  doc: Keeps values by key.\nmethod 8-8 Store.Get\n");
+    CHECK(has_edge(st, "store.h", "Store", "shape.h", "Shape", IDX_EDGE_INHERIT));
     done(st);
 }
 
