@@ -98,7 +98,7 @@ static char *cpp__mask(const char *src, size_t len)
         while (after < len && (src[after] == ' ' || src[after] == '\t' || src[after] == '\n'))
             after++;
         if (after >= len || !(src[after] == '{' || src[after] == ':' ||
-                               (len - after >= 5 && !memcmp(src + after, "final", 5))))
+                              (len - after >= 5 && !memcmp(src + after, "final", 5))))
             continue;
         if (!out) {
             out = xmalloc(len + 1);
