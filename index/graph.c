@@ -1,4 +1,5 @@
 #include "store_int.h"
+#include "lang/lang.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -206,8 +207,92 @@ static int builtin_method(const char *name)
 typedef struct RefRow {
     int64_t id, file_id, chunk_id;
     int kind;
-    char *name, *module, *symbol;
+    char *name, *module, *symbol, *path;
 } RefRow;
+
+static int64_t resolve_expr(Resolver *r, const RefRow *ref);
+
+/* The base expressions of a class chunk. Caller frees each and the array. */
+static char **class_bases(Resolver *r, int64_t class_id, size_t *n_out)
+{
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_REF_BASES_OF_CHUNK, r->e);
+    *n_out = 0;
+    if (!s) {
+        r->rc = CR_EDB;
+        return NULL;
+    }
+    sqlite3_bind_int64(s, 1, class_id);
+    sqlite3_bind_int(s, 2, REF_INHERIT);
+    while (step_row(r, s)) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n++] = xstrdup((const char *)sqlite3_column_text(s, 0));
+    }
+    sqlite3_reset(s);
+    *n_out = n;
+    return v;
+}
+
+/* Member `name` of a class that class `cls` (a symbol of module, in file
+ * file_id) inherits: each base is resolved as the class's own inheritance
+ * reference is, then looked into, then its bases, a few levels up. */
+static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module, const char *cls,
+                                const char *name, int depth)
+{
+    if (depth > 4) return 0;
+    StrBuf q;
+    sb_init(&q);
+    if (module[0]) sb_addf(&q, "%s.", module);
+    sb_adds(&q, cls);
+    int64_t class_id = first_id(r, STMT_SYMBOL_BY_QUAL, q.buf, 0, 0), v = 0;
+    size_t n = 0;
+    char **bases = class_id ? class_bases(r, class_id, &n) : NULL;
+    for (size_t i = 0; i < n && !v && r->rc == CR_OK; i++) {
+        RefRow base = {0,        file_id,        class_id,    REF_INHERIT,
+                       bases[i], (char *)module, (char *)cls, NULL};
+        int64_t bid = resolve_expr(r, &base);
+        sqlite3_stmt *s = bid ? idx_store_stmt(r->st, STMT_CHUNK_QUAL, r->e) : NULL;
+        if (!s) continue;
+        sqlite3_bind_int64(s, 1, bid);
+        if (step_row(r, s)) {
+            int64_t bfile = sqlite3_column_int64(s, 0);
+            char *bmod = idx_store_col_dup(s, 1), *bsym = idx_store_col_dup(s, 2);
+            sqlite3_reset(s);
+            sb_reset(&q);
+            if (bmod[0]) sb_addf(&q, "%s.", bmod);
+            sb_addf(&q, "%s.%s", bsym, name);
+            v = resolve_qualified(r, q.buf, 0);
+            if (!v) v = inherited_member(r, bfile, bmod, bsym, name, depth + 1);
+            free(bmod);
+            free(bsym);
+        } else {
+            sqlite3_reset(s);
+        }
+    }
+    free_strv(bases, n);
+    sb_release(&q);
+    return v;
+}
+
+/* A member call the resolver could not place, in a language whose classes
+ * inherit members: `self.name`, or a bare name where `this.` is implicit. */
+static int64_t resolve_inherited(Resolver *r, const RefRow *ref)
+{
+    const IdxLang *lang = ref->path ? idx_lang_for_path(ref->path) : NULL;
+    if (!lang || !lang->inherited_members || ref->kind != REF_CALL) return 0;
+    const char *n = ref->name, *member = NULL;
+    if (!strncmp(n, "self.", 5) && n[5] && !strchr(n + 5, '.'))
+        member = n + 5;
+    else if (lang->implicit_this && !strchr(n, '.'))
+        member = n;
+    const char *dot = strrchr(ref->symbol, '.');
+    if (!member || !dot) return 0;
+    char *cls = xstrndup(ref->symbol, (size_t)(dot - ref->symbol));
+    int64_t v = inherited_member(r, ref->file_id, ref->module, cls, member, 0);
+    free(cls);
+    return v;
+}
 
 /* Resolves the dotted expression of a call/base/raise written in a chunk. */
 static int64_t resolve_expr(Resolver *r, const RefRow *ref)
@@ -301,6 +386,7 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         row->name = idx_store_col_dup(s, 4);
         row->module = idx_store_col_dup(s, 5);
         row->symbol = idx_store_col_dup(s, 6);
+        row->path = idx_store_col_dup(s, 7);
     }
     sqlite3_reset(s);
     for (size_t i = 0; i < n && r.rc == CR_OK; i++) {
@@ -313,6 +399,7 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         if ((r.rc = idx_store_step_done(st, s, e, "edges"))) break;
         int64_t dst =
             row->kind == REF_IMPORT ? resolve_qualified(&r, row->name, 0) : resolve_expr(&r, row);
+        if (!dst && row->kind == REF_CALL && !r.rc) dst = resolve_inherited(&r, row);
         /* a lookup that failed resolved nothing: the ref stays dirty */
         if (r.rc) break;
         if (dst && dst != row->chunk_id) {
@@ -339,6 +426,7 @@ out:
         free(rows[i].name);
         free(rows[i].module);
         free(rows[i].symbol);
+        free(rows[i].path);
     }
     free(rows);
     strmap_release(&r.memo);

@@ -58,9 +58,12 @@
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \
-    X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol "    \
-                      "FROM refs r JOIN files f ON f.id = r.file_id "                              \
+    X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
+                      "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0")                   \
+    X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE chunk_id = ?1 AND kind = ?2")               \
+    X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
+                  "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                              \
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
     X(EDGE_INSERT, "INSERT INTO edges(src, dst, kind, ref_id) VALUES (?1, ?2, ?3, ?4)")            \
     X(EDGE_DELETE_REF, "DELETE FROM edges WHERE ref_id = ?1")                                      \

@@ -144,5 +144,6 @@ const IdxLang idx_lang_cpp = {
     .import = c__import,
     .resolve_import = c__resolve,
     .implicit_this = 1,
+    .inherited_members = 1,
     .mask = cpp__mask,
 };

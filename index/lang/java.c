@@ -95,4 +95,5 @@ const IdxLang idx_lang_java = {
     .import = java__import,
     .resolve_import = java__resolve,
     .implicit_this = 1,
+    .inherited_members = 1,
 };

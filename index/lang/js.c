@@ -167,6 +167,7 @@ const IdxLang idx_lang_javascript = {
     .module_name = js__module_name,
     .import = js__import,
     .resolve_import = js__resolve,
+    .inherited_members = 1,
 };
 
 const IdxLang idx_lang_typescript = {
@@ -181,6 +182,7 @@ const IdxLang idx_lang_typescript = {
     .module_name = js__module_name,
     .import = js__import,
     .resolve_import = js__resolve,
+    .inherited_members = 1,
 };
 
 const IdxLang idx_lang_tsx = {
@@ -195,4 +197,5 @@ const IdxLang idx_lang_tsx = {
     .module_name = js__module_name,
     .import = js__import,
     .resolve_import = js__resolve,
+    .inherited_members = 1,
 };

@@ -74,6 +74,10 @@ typedef struct IdxLang {
      * C++: no `this.` needed), so one that names a member defined in the
      * same file is resolved in the class, as `this.name` is. */
     int implicit_this;
+    /* A member call the class does not define may name one it inherits:
+     * `this.name` (and, with implicit_this, a bare name) left unresolved is
+     * looked up in the bases, through the class's inheritance references. */
+    int inherited_members;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;

@@ -208,10 +208,10 @@ static void test_java(void)
     /* adjacent overloads are one unit */
     check_file(st, dog,
                "module 1-3 \nclass 5-6 Dog\nmethod 7-10 Dog.sound\n  doc: Barks.\n"
-               "method 12-18 Dog.bark\nmethod 20-22 Dog.echo\n");
+               "method 12-18 Dog.bark\nmethod 20-22 Dog.echo\nmethod 24-26 Dog.introduce\n");
     check_file(st, animal,
                "module 1-5 \nclass 6-6 Animal\n  doc: Something that makes a sound.\n"
-               "method 7-7 Animal.sound\nmethod 9-11 Animal.greet\n");
+               "method 7-7 Animal.sound\nmethod 9-11 Animal.greet\nmethod 13-15 Animal.name\n");
     /* an enum constant with a body is a class of its own */
     check_file(st, mood,
                "module 1-1 \nclass 3-3 Mood\nclass 4-4 Mood.HAPPY\nmethod 5-7 Mood.HAPPY.say\n"
@@ -227,6 +227,11 @@ static void test_java(void)
     CHECK(has_edge(st, dog, "Dog.echo", animal, "Animal.greet", IDX_EDGE_CALL));
     CHECK(has_edge(st, dog, "Dog.echo", animal, "Animal", IDX_EDGE_CALL));
     CHECK(edges_first_last(st, dog, "Dog.echo", "Dog.bark", "Animal"));
+    /* a bare call of an inherited method: the base's, not another class's
+     * method of the same name */
+    CHECK(has_edge(st, dog, "Dog.introduce", animal, "Animal.name", IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, dog, "Dog.introduce", "src/main/java/com/ex/zoo/Robot.java",
+                          "Robot.name", IDX_EDGE_CALL));
     done(st);
 }
 
