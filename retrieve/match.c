@@ -94,9 +94,16 @@ void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *in
     for (char *p = qw.buf, *save = NULL, *w; (w = strtok_r(p, " ", &save)); p = NULL)
         sig->terms++;
     sb_release(&qw);
+    sig->idents = rtv_named_identifiers(st, question, &sig->idents_hit);
+}
+
+size_t rtv_named_identifiers(IdxStore *st, const char *question, size_t *hit)
+{
+    size_t idents = 0;
+    *hit = 0;
     /* identifiers named in the question, looked up whole (last dotted part) */
     const char *p = question;
-    while (*p && sig->idents < 16) {
+    while (*p && idents < 16) {
         while (*p && !ident_byte((unsigned char)*p))
             p++;
         const char *a = p;
@@ -109,7 +116,7 @@ void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *in
         char name[201];
         memcpy(name, a, n);
         name[n] = '\0';
-        sig->idents++;
+        idents++;
         const char *last = strrchr(name, '.');
         int64_t *ids = NULL;
         size_t k = 0;
@@ -118,7 +125,8 @@ void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *in
             ids = NULL;
             if (idx_lookup_symbol(st, last + 1, &ids, &k, NULL) != CR_OK) k = 0;
         }
-        if (k) sig->idents_hit++;
+        if (k) (*hit)++;
         free(ids);
     }
+    return idents;
 }

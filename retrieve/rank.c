@@ -10,8 +10,9 @@
 
 const RtvTuning rtv_tuning = {
     .bm25_candidates = 50,
-    .dense_candidates = 200,
-    .dense_weight = 0.3,
+    .dense_candidates = 1000,
+    .dense_weight = 0.5,
+    .dense_weight_named = 0.3,
     .dense_new = 5,
     .lexical_head = 2,
     .keep = RTV_MAX_CANDIDATES,
@@ -55,7 +56,7 @@ static void add_leg(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, siz
  * tokens still separate. Candidates the lexical legs found gain weight
  * times that; only the first t->dense_new hits may enter on their own. */
 static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, size_t n_hits,
-                      const RtvTuning *t, int alone)
+                      const RtvTuning *t, double weight, int alone)
 {
     /* A question with no known token embeds to zero: every cosine is 0. */
     if (!n_hits || hits[0].score <= 0) return;
@@ -75,7 +76,7 @@ static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, s
         i64map_put(&at, (*v)[k].chunk_id, (int64_t)k);
     for (size_t i = 0; i < n_hits; i++) {
         double z = span > 0 ? (hits[i].score - floor) / span : 1.0;
-        double s = t->dense_weight * z;
+        double s = weight * z;
         int64_t k;
         if (i64map_get(&at, hits[i].chunk_id, &k)) {
             (*v)[k].score += s;
@@ -170,7 +171,12 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
                 memcpy(lex, v, n * sizeof *v);
                 n_lex = cap_lex = n;
             }
-            add_dense(&v, &n, &cap, hits, n_hits, t, !req->use_bm25);
+            /* A question naming an indexed definition is BM25's to answer:
+             * the dense leg weighs less there. */
+            size_t hit = 0;
+            rtv_named_identifiers(st, req->question, &hit);
+            add_dense(&v, &n, &cap, hits, n_hits, t, hit ? t->dense_weight_named : t->dense_weight,
+                      !req->use_bm25);
         } else {
             /* An unreachable embeddings endpoint costs the dense leg, not the answer. */
             log_msg(LOG_WARN, "dense retrieval skipped: %s", de.msg);

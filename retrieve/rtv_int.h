@@ -107,17 +107,18 @@ CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, Err
 
 /* The ranking's constants, chosen on the dev questions (docs/benchmarks.md). */
 typedef struct RtvTuning {
-    size_t bm25_candidates;  /* BM25 hits considered */
-    size_t dense_candidates; /* dense hits considered */
-    double dense_weight;     /* what the dense leg adds at most to a candidate's score */
-    size_t dense_new;        /* dense hits that may enter without lexical evidence */
-    size_t lexical_head;     /* first candidates of the ranking without dense kept first */
-    size_t keep;             /* candidates kept after the file blend */
-    double module_prior;     /* score factor for module-level code */
-    double class_prior;      /* score factor for class headers */
-    double section_prior;    /* score factor for docs and config sections */
-    double test_prior;       /* score factor for test files (by their language's conventions) */
-    double file_beta;        /* weight of the file's score in a candidate's */
+    size_t bm25_candidates;    /* BM25 hits considered */
+    size_t dense_candidates;   /* dense hits considered */
+    double dense_weight;       /* what the dense leg adds at most to a candidate's score */
+    double dense_weight_named; /* the same when the question names an indexed definition */
+    size_t dense_new;          /* dense hits that may enter without lexical evidence */
+    size_t lexical_head;       /* first candidates of the ranking without dense kept first */
+    size_t keep;               /* candidates kept after the file blend */
+    double module_prior;       /* score factor for module-level code */
+    double class_prior;        /* score factor for class headers */
+    double section_prior;      /* score factor for docs and config sections */
+    double test_prior;         /* score factor for test files (by their language's conventions) */
+    double file_beta;          /* weight of the file's score in a candidate's */
     RtvGraphParams graph;
     uint32_t window_lines; /* longest span packed from one unit */
 } RtvTuning;
@@ -133,6 +134,10 @@ typedef struct RtvRankInfo {
 /* The signals rtv_match reads, from a ranked and packed question. */
 void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
                        RtvMatchSignals *sig);
+
+/* How many identifiers (snake_case, CamelCase, dotted; at most 16) the
+ * question names; *hit gets how many of them name indexed definitions. */
+size_t rtv_named_identifiers(IdxStore *st, const char *question, size_t *hit);
 
 /* Below this coverage, no indexed code matches the question well. */
 #define RTV_WEAK_COVERAGE 0.25

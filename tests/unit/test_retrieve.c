@@ -515,6 +515,54 @@ static void test_match_labels(void)
     CHECK_STR(rtv_match_name(RTV_MATCH_WEAK), "weak");
 }
 
+/* Sum of the scores rtv_rank gives a question's candidates under t. */
+static double rank_mass(IdxStore *st, const char *question, const RtvTuning *t)
+{
+    RtvRequest req;
+    RtvCand *v = NULL;
+    size_t n = 0;
+    RtvTimings tm = {0};
+    RtvRankInfo info;
+    ErrInfo e = {0};
+    rtv_request_init(&req);
+    req.question = question;
+    CHECK_INT(rtv_rank(st, &req, t, &v, &n, &tm, &info, &e), CR_OK);
+    double mass = 0;
+    for (size_t i = 0; i < n; i++)
+        mass += v[i].score;
+    CHECK(n > 0);
+    free(v);
+    return mass;
+}
+
+/* The dense leg weighs dense_weight_named instead of dense_weight when the
+ * question names an indexed definition: only such questions rank
+ * differently when that weight alone changes. */
+static void test_dense_weight_by_names(void)
+{
+    char tmp[64];
+    IdxStore *st = open_indexed(FIXTURE_DIR "/retrieve", tmp);
+    CHECK(st != NULL);
+    if (!st) return;
+    size_t hit = 9;
+    CHECK_INT(rtv_named_identifiers(st, "Who calls apply_discount and Cart.total?", &hit), 2);
+    CHECK_INT(hit, 2);
+    CHECK_INT(rtv_named_identifiers(st, "Is no_such_helper used?", &hit), 1);
+    CHECK_INT(hit, 0);
+    CHECK_INT(rtv_named_identifiers(st, "How is a discount coupon applied?", &hit), 0);
+    CHECK_INT(hit, 0);
+    RtvTuning low = rtv_tuning, high = rtv_tuning;
+    low.lexical_head = high.lexical_head = 0;
+    low.dense_weight_named = 0;
+    high.dense_weight_named = 1;
+    const char *named = "What does apply_discount do with an unknown coupon?";
+    const char *plain = "What happens with an unknown discount coupon?";
+    CHECK(rank_mass(st, named, &high) > rank_mass(st, named, &low) + 0.1);
+    CHECK(rank_mass(st, plain, &high) == rank_mass(st, plain, &low));
+    idx_close(st);
+    rm_tree(tmp);
+}
+
 int main(void)
 {
     RUN(test_match_labels);
@@ -529,6 +577,7 @@ int main(void)
     RUN(test_modes);
     RUN(test_ask_fixture);
     RUN(test_ask_errors);
+    RUN(test_dense_weight_by_names);
     RUN(test_verify_against_store);
     return test_summary();
 }
