@@ -11,6 +11,70 @@
  * kept current as files change. Terms are produced by FTS5's own porter
  * tokenizer, so stemming matches the stored search text. */
 
+/* FTS5's porter tokenizer, made from one connection's FTS5 API; one per
+ * thread (an instance is not shared). */
+struct Stemmer {
+    fts5_tokenizer api;
+    Fts5Tokenizer *tok;
+};
+
+CrErr idx_stemmer_new(IdxStore *st, Stemmer **out, ErrInfo *e)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *s = NULL;
+    void *ud = NULL;
+    *out = NULL;
+    if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &s, NULL) != SQLITE_OK)
+        return idx_store_err(st, e, "fts5 api");
+    sqlite3_bind_pointer(s, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(s);
+    sqlite3_finalize(s);
+    if (!api) return err_set(e, CR_EDB, "this SQLite has no FTS5");
+    Stemmer *m = xcalloc(1, sizeof *m);
+    static const char *const args[] = {"unicode61", "tokenchars", "_"};
+    if (api->xFindTokenizer(api, "porter", &ud, &m->api) != SQLITE_OK ||
+        m->api.xCreate(ud, (const char **)args, 3, &m->tok) != SQLITE_OK) {
+        free(m);
+        return err_set(e, CR_EDB, "FTS5 porter tokenizer unavailable");
+    }
+    *out = m;
+    return CR_OK;
+}
+
+void idx_stemmer_free(Stemmer *m)
+{
+    if (!m) return;
+    if (m->tok) m->api.xDelete(m->tok);
+    free(m);
+}
+
+/* Calls fn for each term of text, as the postings count them (a colocated
+ * synonym is not one). */
+static void stem__run(Stemmer *m, const char *text, int flags, void *ctx,
+                      int (*fn)(void *, int, const char *, int, int, int))
+{
+    if (text && text[0]) m->api.xTokenize(m->tok, ctx, flags, text, (int)strlen(text), fn);
+}
+
+static int stem__append(void *ctx, int tflags, const char *tok, int n, int start, int end)
+{
+    StrBuf *out = ctx;
+    (void)start;
+    (void)end;
+    if (n <= 0 || (tflags & FTS5_TOKEN_COLOCATED)) return SQLITE_OK;
+    if (out->len) sb_addc(out, ' ');
+    sb_add(out, tok, (size_t)n);
+    return SQLITE_OK;
+}
+
+char *idx_stem(Stemmer *m, const char *text)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    stem__run(m, text, FTS5_TOKENIZE_DOCUMENT, &sb, stem__append);
+    return sb_detach(&sb, NULL);
+}
+
 typedef struct TokCtx {
     Postings *p;
     uint32_t *ids; /* term ids of one field, or of the query */
@@ -126,28 +190,29 @@ static int on_token(void *ctx, int tflags, const char *tok, int n, int start, in
 static void tokenize(Postings *p, TokCtx *c, const char *text, int flags)
 {
     c->n = 0;
-    if (text && text[0]) p->api.xTokenize(p->tok, c, flags, text, (int)strlen(text), on_token);
+    stem__run(p->stem, text, flags, c, on_token);
+}
+
+/* Term ids of stemmed terms (idx_stem output: space-separated). */
+static void split_terms(Postings *p, TokCtx *c, const char *terms)
+{
+    c->n = 0;
+    for (const char *t = terms; t && *t;) {
+        size_t n = strcspn(t, " ");
+        if (n) on_token(c, 0, t, (int)n, 0, 0);
+        t += n;
+        if (*t) t++;
+    }
 }
 
 CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e)
 {
-    fts5_api *api = NULL;
-    sqlite3_stmt *s = NULL;
-    void *ud = NULL;
+    Stemmer *m = NULL;
+    CrErr rc = idx_stemmer_new(st, &m, e);
     *out = NULL;
-    if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &s, NULL) != SQLITE_OK)
-        return idx_store_err(st, e, "fts5 api");
-    sqlite3_bind_pointer(s, 1, (void *)&api, "fts5_api_ptr", NULL);
-    sqlite3_step(s);
-    sqlite3_finalize(s);
-    if (!api) return err_set(e, CR_EDB, "this SQLite has no FTS5");
+    if (rc) return rc;
     Postings *p = xcalloc(1, sizeof *p);
-    static const char *const args[] = {"unicode61", "tokenchars", "_"};
-    if (api->xFindTokenizer(api, "porter", &ud, &p->api) != SQLITE_OK ||
-        p->api.xCreate(ud, (const char **)args, 3, &p->tok) != SQLITE_OK) {
-        free(p);
-        return err_set(e, CR_EDB, "FTS5 porter tokenizer unavailable");
-    }
+    p->stem = m;
     strmap_init(&p->terms);
     *out = p;
     return CR_OK;
@@ -163,7 +228,7 @@ void idx_postings_unmap(PostBase *b)
 void idx_postings_free(Postings *p)
 {
     if (!p) return;
-    if (p->tok) p->api.xDelete(p->tok);
+    idx_stemmer_free(p->stem);
     for (size_t i = 0; i < p->n_terms; i++)
         free(p->lists[i].p);
     free(p->lists);
@@ -209,8 +274,8 @@ size_t idx_postings_add_slots(Postings *p, size_t n)
     return slot;
 }
 
-void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
-                      const char *const fields[4])
+static void postings__add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+                          const char *const fields[4], int stemmed)
 {
     TokCtx c = {p, NULL, 0, 0, 1, 0};
     uint64_t *pairs = NULL;
@@ -221,7 +286,10 @@ void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind ki
     p->kind[slot] = (unsigned char)kind;
     /* (term, field) pairs of the chunk, sorted, then folded into postings. */
     for (int f = 0; f < N_FIELDS; f++) {
-        tokenize(p, &c, fields[f], FTS5_TOKENIZE_DOCUMENT);
+        if (stemmed)
+            split_terms(p, &c, fields[f]);
+        else
+            tokenize(p, &c, fields[f], FTS5_TOKENIZE_DOCUMENT);
         p->len[slot][f] = (uint32_t)c.n;
         p->len_sum[f] += (double)c.n;
         ARRAY_GROW(pairs, n_pairs + c.n, cap_pairs);
@@ -242,6 +310,18 @@ void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind ki
         l->p[l->n++] = post;
     }
     free(pairs);
+}
+
+void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+                      const char *const fields[4])
+{
+    postings__add(p, chunk_id, file_id, kind, fields, 0);
+}
+
+void idx_postings_add_stemmed(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+                              const char *const terms[4])
+{
+    postings__add(p, chunk_id, file_id, kind, terms, 1);
 }
 
 void idx_postings_remove_file(Postings *p, int64_t file_id)

@@ -57,8 +57,7 @@ typedef struct PostBase {
 } PostBase;
 
 struct Postings {
-    fts5_tokenizer api;
-    Fts5Tokenizer *tok;
+    Stemmer *stem; /* for query texts and unstemmed fields */
     PostBase base;
     StrMap terms;    /* terms the base lacks -> term id (>= base.n_terms) */
     TermList *lists; /* per term id: postings added since the base */

@@ -10,6 +10,8 @@
 
 #include <sqlite3.h>
 
+typedef struct Stemmer Stemmer; /* postings.c */
+
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
 #define IDX_SCHEMA_VERSION 5
@@ -198,14 +200,16 @@ typedef struct FileWork {
     int is_pkg;
     const IdxLang *lang; /* the table row it was read as */
     ChunkSet set;
-    char **text; /* 4 strings per chunk: name, path, doc, body tokens */
+    char **text;  /* 4 strings per chunk: name, path, doc, body tokens */
+    char **terms; /* the same through idx_stem when prepared with a Stemmer, or NULL */
     char (*chunk_hash)[17];
     char *cont; /* per chunk: a continuation piece (later window, later class run) */
 } FileWork;
 
 /* Reads and chunks a file; never fails (problems become fw->skip).
  * root is the canonical root. */
-void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch);
+void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch,
+                          Stemmer *stem);
 void idx_filework_release(FileWork *fw);
 
 /* Writes a prepared file in the current transaction: replaces the file's
@@ -250,6 +254,17 @@ void idx_postings_free(Postings *p);
 /* Adds one chunk's four fields (idx_tok_code text, as stored in search_text). */
 void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
                       const char *const fields[4]);
+/* The same with the fields already through idx_stem (so that a parse
+ * thread, not the writer, pays for the stemming). */
+void idx_postings_add_stemmed(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+                              const char *const terms[4]);
+
+/* The postings' tokenizer (FTS5's porter over unicode61), one per thread:
+ * made on the store's thread, usable from one other thread at a time. */
+CrErr idx_stemmer_new(IdxStore *st, Stemmer **out, ErrInfo *e);
+void idx_stemmer_free(Stemmer *m);
+/* The terms of a text as the postings count them, space-separated. Caller frees. */
+char *idx_stem(Stemmer *m, const char *text);
 /* Tombstones every chunk of a file. */
 void idx_postings_remove_file(Postings *p, int64_t file_id);
 /* Whether a and b hold the same live postings (chunk ids and term

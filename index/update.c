@@ -19,6 +19,8 @@
 
 typedef struct Pool {
     FileWork *work;
+    Stemmer **stems; /* one per worker (made here: they need the store's connection), or NULL */
+    int started;     /* workers that took their Stemmer */
     size_t n;
     const char *root;
     size_t max_bytes;
@@ -35,13 +37,15 @@ static void *pool_worker(void *arg)
     Pool *p = arg;
     Chunker *ch = idx_chunker_new();
     pthread_mutex_lock(&p->mu);
+    Stemmer *stem = p->stems ? p->stems[p->started] : NULL;
+    p->started++;
     for (;;) {
         while (!p->stop && p->next < p->n && p->next >= p->written + MAX_AHEAD)
             pthread_cond_wait(&p->cond, &p->mu);
         if (p->stop || p->next >= p->n) break;
         size_t i = p->next++;
         pthread_mutex_unlock(&p->mu);
-        idx_filework_prepare(&p->work[i], p->root, p->max_bytes, ch);
+        idx_filework_prepare(&p->work[i], p->root, p->max_bytes, ch, stem);
         pthread_mutex_lock(&p->mu);
         p->done[i] = 1;
         pthread_cond_broadcast(&p->cond);
@@ -170,6 +174,19 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->cond, NULL);
     int n = pool->n < (size_t)st->threads ? (int)pool->n : st->threads;
+    /* Stemming for the postings moves to the workers when the postings are
+     * kept current (the writer is the bottleneck of a cold build). */
+    if (st->post && n > 0) {
+        pool->stems = xcalloc((size_t)n, sizeof *pool->stems);
+        for (int t = 0; t < n; t++)
+            if (idx_stemmer_new(st, &pool->stems[t], NULL)) {
+                for (int k = 0; k < t; k++)
+                    idx_stemmer_free(pool->stems[k]);
+                free(pool->stems);
+                pool->stems = NULL;
+                break;
+            }
+    }
     *threads = xcalloc((size_t)n + 1, sizeof **threads);
     for (int t = 0; t < n; t++)
         pthread_create(&(*threads)[t], NULL, pool_worker, pool);
@@ -185,6 +202,9 @@ static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
     pthread_mutex_unlock(&pool->mu);
     for (int t = 0; t < n_threads; t++)
         pthread_join(threads[t], NULL);
+    for (int t = 0; pool->stems && t < n_threads; t++)
+        idx_stemmer_free(pool->stems[t]);
+    free(pool->stems);
     pthread_mutex_destroy(&pool->mu);
     pthread_cond_destroy(&pool->cond);
 }
@@ -353,7 +373,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         fw.size = (int64_t)sb.st_size;
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
         ch = idx_chunker_new();
-        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch);
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL);
         /* prepare records the size it read; keep the stat's mtime. */
     }
     double t1 = now_ms();

@@ -77,7 +77,8 @@ static void filework__resolve_imports(FileWork *fw, const char *root, const IdxL
     }
 }
 
-void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch)
+void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch,
+                          Stemmer *stem)
 {
     StrBuf abs, src;
     ErrInfo e = {0};
@@ -127,6 +128,12 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     filework__resolve_imports(fw, root, lang);
     line_offsets(src.buf, src.len, &line_off);
     filework__tokens(fw, src.buf, line_off, fw->lines, src.len);
+    if (stem) {
+        size_t n = fw->set.n_chunks * 4;
+        fw->terms = xcalloc(n + 1, sizeof *fw->terms);
+        for (size_t i = 0; i < n; i++)
+            fw->terms[i] = idx_stem(stem, fw->text[i]);
+    }
 out:
     free(line_off);
     sb_release(&abs);
@@ -136,10 +143,12 @@ out:
 void idx_filework_release(FileWork *fw)
 {
     if (!fw) return;
-    if (fw->text)
-        for (size_t i = 0; i < fw->set.n_chunks * 4; i++)
-            free(fw->text[i]);
+    for (size_t i = 0; i < fw->set.n_chunks * 4; i++) {
+        if (fw->text) free(fw->text[i]);
+        if (fw->terms) free(fw->terms[i]);
+    }
     free(fw->text);
+    free(fw->terms);
     free(fw->chunk_hash);
     free(fw->cont);
     idx_chunk_set_release(&fw->set);
@@ -345,7 +354,10 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         for (int k = 0; k < 4; k++)
             sqlite3_bind_text(s, 2 + k, fw->text[i * 4 + k], -1, SQLITE_STATIC);
         if ((rc = idx_store_step_done(st, s, e, "search text"))) break;
-        if (st->post)
+        if (st->post && fw->terms)
+            idx_postings_add_stemmed(st->post, ids[i], file_id, c->kind,
+                                     (const char *const *)&fw->terms[i * 4]);
+        else if (st->post)
             idx_postings_add(st->post, ids[i], file_id, c->kind,
                              (const char *const *)&fw->text[i * 4]);
 
