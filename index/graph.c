@@ -186,21 +186,14 @@ static int64_t unique_by_name(Resolver *r, const char *name)
     return n == 1 ? v : 0;
 }
 
-/* Methods of Python's built-in types: a call like `x.append()` on an
- * unknown receiver is almost surely one of these, not a workspace method
- * that happens to share the name. */
-static int builtin_method(const char *name)
+/* Whether a call `x.name()` on a receiver the indexer cannot type more
+ * likely names a method of one of the language's built-in types (its row's
+ * builtin_methods) than a workspace method that shares the name. */
+static int builtin_method(const char *path, const char *name)
 {
-    static const char *const names[] = {
-        "add",        "append",  "clear",    "close",      "copy",       "count",   "decode",
-        "discard",    "encode",  "endswith", "extend",     "find",       "format",  "get",
-        "index",      "insert",  "items",    "join",       "keys",       "lower",   "lstrip",
-        "pop",        "popitem", "read",     "readline",   "remove",     "replace", "rstrip",
-        "setdefault", "sort",    "split",    "splitlines", "startswith", "strip",   "update",
-        "upper",      "values",  "write",    "rsplit",     "partition",
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(names[i], name)) return 1;
+    const IdxLang *lang = path ? idx_lang_for_path(path) : NULL;
+    for (const char *const *m = lang ? lang->builtin_methods : NULL; m && *m; m++)
+        if (!strcmp(*m, name)) return 1;
     return 0;
 }
 
@@ -304,7 +297,8 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
     int64_t v = 0;
     sb_init(&q);
     if (first == 1 && n[0] == '?') {
-        if (*rest && !strchr(rest, '.') && !builtin_method(rest)) v = unique_by_name(r, rest);
+        if (*rest && !strchr(rest, '.') && !builtin_method(ref->path, rest))
+            v = unique_by_name(r, rest);
         goto out;
     }
     if (((first == 4 && !strncmp(n, "self", 4)) || (first == 3 && !strncmp(n, "cls", 3))) &&
@@ -317,7 +311,8 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
             sb_addf(&q, ".%s", rest);
             v = resolve_qualified(r, q.buf, 0);
         }
-        if (!v && !strchr(rest, '.') && !builtin_method(rest)) v = unique_by_name(r, rest);
+        if (!v && !strchr(rest, '.') && !builtin_method(ref->path, rest))
+            v = unique_by_name(r, rest);
         goto out;
     }
     char *bound = import_binding(r, ref->file_id, n, first);
@@ -344,7 +339,8 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
     if (!v && !n[first]) v = unique_by_name(r, n);
     /* `obj.method()` on a receiver we cannot type: the method, when only one
      * definition anywhere has that name. */
-    if (!v && *rest && !strchr(rest, '.') && !builtin_method(rest)) v = unique_by_name(r, rest);
+    if (!v && *rest && !strchr(rest, '.') && !builtin_method(ref->path, rest))
+        v = unique_by_name(r, rest);
 out:
     sb_release(&q);
     return v;

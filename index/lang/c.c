@@ -132,6 +132,13 @@ const IdxLang idx_lang_c = {
     .refine = c__refine,
 };
 
+static const char *const cpp__builtin_methods[] = {
+    "push_back", "emplace_back", "pop_back", "size",  "empty",  "begin",  "end",
+    "find",      "insert",       "erase",    "clear", "at",     "front",  "back",
+    "reserve",   "resize",       "c_str",    "data",  "substr", "append", "count",
+    "get",       "reset",        "swap",     "first", "second", NULL,
+};
+
 const IdxLang idx_lang_cpp = {
     .name = "cpp",
     .exts = cpp__exts,
@@ -146,4 +153,5 @@ const IdxLang idx_lang_cpp = {
     .implicit_this = 1,
     .inherited_members = 1,
     .mask = cpp__mask,
+    .builtin_methods = cpp__builtin_methods,
 };

@@ -84,6 +84,14 @@ static const char *const java__exts[] = {".java", NULL};
 static const char *const java__tests[] = {"test/", "tests/", "*Test.java", "*Tests.java", NULL};
 static const char *const java__comments[] = {"line_comment", "block_comment", NULL};
 
+static const char *const java__builtin_methods[] = {
+    "add",        "addAll",   "get",      "put",    "remove",   "contains",  "containsKey",
+    "size",       "isEmpty",  "clear",    "equals", "hashCode", "toString",  "iterator",
+    "hasNext",    "next",     "append",   "length", "charAt",   "substring", "indexOf",
+    "startsWith", "endsWith", "trim",     "split",  "getClass", "stream",    "forEach",
+    "keySet",     "values",   "entrySet", "getKey", "getValue", "compareTo", NULL,
+};
+
 const IdxLang idx_lang_java = {
     .name = "java",
     .exts = java__exts,
@@ -96,4 +104,5 @@ const IdxLang idx_lang_java = {
     .resolve_import = java__resolve,
     .implicit_this = 1,
     .inherited_members = 1,
+    .builtin_methods = java__builtin_methods,
 };

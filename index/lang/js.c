@@ -155,6 +155,17 @@ static const char *const js__comments[] = {"comment", NULL};
 static const char *const js__wrappers[] = {"export_statement", "expression_statement", NULL};
 static const char *const ts__prefixes[] = {"decorator", NULL};
 
+static const char *const js__builtin_methods[] = {
+    "push",       "pop",      "shift",    "unshift",        "slice",       "splice",
+    "concat",     "join",     "split",    "replace",        "indexOf",     "includes",
+    "map",        "filter",   "reduce",   "forEach",        "find",        "some",
+    "every",      "sort",     "keys",     "values",         "entries",     "get",
+    "set",        "has",      "delete",   "clear",          "add",         "then",
+    "catch",      "finally",  "toString", "trim",           "toLowerCase", "toUpperCase",
+    "startsWith", "endsWith", "charAt",   "substring",      "match",       "test",
+    "call",       "apply",    "bind",     "hasOwnProperty", NULL,
+};
+
 const IdxLang idx_lang_javascript = {
     .name = "javascript",
     .exts = js__exts,
@@ -168,6 +179,7 @@ const IdxLang idx_lang_javascript = {
     .import = js__import,
     .resolve_import = js__resolve,
     .inherited_members = 1,
+    .builtin_methods = js__builtin_methods,
 };
 
 const IdxLang idx_lang_typescript = {
@@ -183,6 +195,7 @@ const IdxLang idx_lang_typescript = {
     .import = js__import,
     .resolve_import = js__resolve,
     .inherited_members = 1,
+    .builtin_methods = js__builtin_methods,
 };
 
 const IdxLang idx_lang_tsx = {
@@ -198,4 +211,5 @@ const IdxLang idx_lang_tsx = {
     .import = js__import,
     .resolve_import = js__resolve,
     .inherited_members = 1,
+    .builtin_methods = js__builtin_methods,
 };

@@ -78,6 +78,11 @@ typedef struct IdxLang {
      * `this.name` (and, with implicit_this, a bare name) left unresolved is
      * looked up in the bases, through the class's inheritance references. */
     int inherited_members;
+    /* Methods of the language's built-in types (Python: `append`, `items`):
+     * a call on a receiver the indexer cannot type (`x.append()`) names one
+     * of these far more often than the workspace method that shares the
+     * name, so it is not resolved by the name alone. NULL-terminated, or NULL. */
+    const char *const *builtin_methods;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;

@@ -469,10 +469,20 @@ out:
 static const char *const py__exts[] = {".py", NULL};
 static const char *const py__interps[] = {"python", NULL};
 
+static const char *const py__builtin_methods[] = {
+    "add",        "append",  "clear",    "close",      "copy",       "count",   "decode",
+    "discard",    "encode",  "endswith", "extend",     "find",       "format",  "get",
+    "index",      "insert",  "items",    "join",       "keys",       "lower",   "lstrip",
+    "pop",        "popitem", "read",     "readline",   "remove",     "replace", "rstrip",
+    "setdefault", "sort",    "split",    "splitlines", "startswith", "strip",   "update",
+    "upper",      "values",  "write",    "rsplit",     "partition",  NULL,
+};
+
 const IdxLang idx_lang_python = {
     .name = "python",
     .exts = py__exts,
     .interps = py__interps,
     .grammar = tree_sitter_python,
     .module_name = idx_path_to_module,
+    .builtin_methods = py__builtin_methods,
 };

@@ -158,6 +158,16 @@ static const char *const rust__comments[] = {"line_comment", "block_comment", NU
 static const char *const rust__tests[] = {"tests/", "benches/", "*_test.rs", "*_tests.rs", NULL};
 static const char *const rust__prefixes[] = {"attribute_item", NULL};
 
+static const char *const rust__builtin_methods[] = {
+    "unwrap",    "expect",  "clone",       "iter",    "iter_mut", "into_iter", "map",
+    "and_then",  "ok",      "err",         "is_some", "is_none",  "is_ok",     "is_err",
+    "unwrap_or", "push",    "pop",         "len",     "is_empty", "insert",    "remove",
+    "get",       "get_mut", "contains",    "collect", "as_ref",   "as_mut",    "to_string",
+    "to_owned",  "as_str",  "as_bytes",    "extend",  "clear",    "next",      "fmt",
+    "eq",        "cmp",     "partial_cmp", "hash",    "into",     "from",      "borrow",
+    NULL,
+};
+
 const IdxLang idx_lang_rust = {
     .name = "rust",
     .exts = rust__exts,
@@ -169,4 +179,5 @@ const IdxLang idx_lang_rust = {
     .module_name = rust__module_name,
     .import = rust__import,
     .resolve_import = rust__resolve,
+    .builtin_methods = rust__builtin_methods,
 };

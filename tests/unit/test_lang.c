@@ -251,6 +251,12 @@ static void test_js(void)
     CHECK(has_edge(st, "lib/app.js", "", "lib/util.js", "slug", IDX_EDGE_IMPORT));
     CHECK(
         has_edge(st, "lib/app.js", "App.prototype.home", "lib/app.js", "App.route", IDX_EDGE_CALL));
+    /* a call on an untyped receiver resolves by a unique name, unless the
+     * name is a method of the language's built-in types (Map's has) */
+    CHECK(has_edge(st, "lib/store.js", "fetchOne", "lib/store.js", "Store.fetch", IDX_EDGE_CALL));
+    CHECK(
+        !has_edge_quiet(st, "lib/store.js", "lookup", "lib/store.js", "Store.has", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "lib/store.js", "Store.fetch", "lib/store.js", "Store.has", IDX_EDGE_CALL));
     done(st);
 }
 
