@@ -74,18 +74,12 @@ static char *import_binding(Resolver *r, int64_t file_id, const char *alias, siz
     return v;
 }
 
-/* Targets of a file's star imports. Caller frees each and the array. */
-static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
+/* The first column of every row of a bound statement, which is reset.
+ * Caller frees each and the array. */
+static char **text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
 {
     char **v = NULL;
     size_t n = 0, cap = 0;
-    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_IMPORT_STARS, r->e);
-    *n_out = 0;
-    if (!s) {
-        r->rc = CR_EDB;
-        return NULL;
-    }
-    sqlite3_bind_int64(s, 1, file_id);
     while (step_row(r, s)) {
         ARRAY_GROW(v, n + 1, cap);
         v[n++] = xstrdup((const char *)sqlite3_column_text(s, 0));
@@ -93,6 +87,19 @@ static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
     sqlite3_reset(s);
     *n_out = n;
     return v;
+}
+
+/* Targets of a file's star imports. Caller frees each and the array. */
+static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
+{
+    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_IMPORT_STARS, r->e);
+    *n_out = 0;
+    if (!s) {
+        r->rc = CR_EDB;
+        return NULL;
+    }
+    sqlite3_bind_int64(s, 1, file_id);
+    return text_rows(r, s, n_out);
 }
 
 static void free_strv(char **v, size_t n)
@@ -208,8 +215,6 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref);
 /* The base expressions of a class chunk. Caller frees each and the array. */
 static char **class_bases(Resolver *r, int64_t class_id, size_t *n_out)
 {
-    char **v = NULL;
-    size_t n = 0, cap = 0;
     sqlite3_stmt *s = idx_store_stmt(r->st, STMT_REF_BASES_OF_CHUNK, r->e);
     *n_out = 0;
     if (!s) {
@@ -218,13 +223,7 @@ static char **class_bases(Resolver *r, int64_t class_id, size_t *n_out)
     }
     sqlite3_bind_int64(s, 1, class_id);
     sqlite3_bind_int(s, 2, REF_INHERIT);
-    while (step_row(r, s)) {
-        ARRAY_GROW(v, n + 1, cap);
-        v[n++] = xstrdup((const char *)sqlite3_column_text(s, 0));
-    }
-    sqlite3_reset(s);
-    *n_out = n;
-    return v;
+    return text_rows(r, s, n_out);
 }
 
 /* Member `name` of a class that class `cls` (a symbol of module, in file
