@@ -68,6 +68,15 @@ static int store__content_error(int code)
     return 0;
 }
 
+/* The version an index is made at: the schema's, and the language
+ * queries' digest, since other queries make other chunks and edges. */
+static void store__version(char out[48])
+{
+    char h[17];
+    hash64_hex(idx_lang_digest(), h);
+    snprintf(out, 48, "coderag-%d-%.8s", IDX_SCHEMA_VERSION, h);
+}
+
 /* Whether the open database carries our schema at our version (*ok). A
  * fresh, empty file counts as "needs schema" (*ok = 0, *empty = 1). A
  * file that cannot be read now is CR_EDB, never "another schema": that
@@ -76,8 +85,8 @@ static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
 {
     static const char *const sql[2] = {"SELECT count(*) FROM sqlite_master",
                                        "SELECT value FROM meta WHERE key = 'schema'"};
-    char want[32];
-    snprintf(want, sizeof want, "coderag-%d", IDX_SCHEMA_VERSION);
+    char want[48];
+    store__version(want);
     *ok = *empty = 0;
     for (int q = 0; q < 2; q++) {
         sqlite3_stmt *s = NULL;
@@ -100,7 +109,7 @@ static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
 
 static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
 {
-    char v[32];
+    char v[48];
     CrErr rc = idx_store_exec(st, "BEGIN IMMEDIATE", e);
     if (rc) return rc;
     /* Another process may have created it while we waited for the lock. */
@@ -111,7 +120,7 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     }
     if (ok) return idx_store_exec(st, "COMMIT", e);
     rc = idx_store_exec(st, schema_sql, e);
-    snprintf(v, sizeof v, "coderag-%d", IDX_SCHEMA_VERSION);
+    store__version(v);
     if (!rc) rc = idx_store_meta_put(st, "schema", v, e);
     if (!rc) rc = idx_store_meta_put(st, "gen", "0", e);
     /* Files beside the database (postings.bin) name the database they

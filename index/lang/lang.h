@@ -96,6 +96,9 @@ size_t idx_lang_count(void);
 /* Whether relpath is a test file by its language's conventions. */
 int idx_lang_is_test_path(const char *relpath);
 const IdxLang *idx_lang_at(size_t i);
+/* A digest of every row's name and query: an index made with other queries
+ * holds other chunks, and is rebuilt (store.c). */
+uint64_t idx_lang_digest(void);
 
 /* Helpers for hooks (chunk_ts.c). */
 char *idx_lang_node_text(const LangParse *p, TSNode n);

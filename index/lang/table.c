@@ -24,6 +24,18 @@ const IdxLang *idx_lang_at(size_t i)
     return i < TABLE__N ? table__rows[i] : NULL;
 }
 
+uint64_t idx_lang_digest(void)
+{
+    uint64_t h = 0;
+    for (size_t i = 0; i < TABLE__N; i++) {
+        const IdxLang *l = table__rows[i];
+        uint64_t part[3] = {h, hash64(l->name, strlen(l->name)),
+                            l->query ? hash64(l->query, strlen(l->query)) : 0};
+        h = hash64(part, sizeof part);
+    }
+    return h;
+}
+
 const IdxLang *idx_lang_by_name(const char *name)
 {
     for (size_t i = 0; i < TABLE__N; i++)

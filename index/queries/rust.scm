@@ -10,6 +10,8 @@
 (impl_item type: (_) @name body: (_) @body) @def.impl
 (mod_item name: (identifier) @name body: (_) @body) @def.namespace
 (macro_definition name: (identifier) @name) @def.macro
+(const_item name: (identifier) @name) @def.constant
+(static_item name: (identifier) @name) @def.constant
 
 (call_expression function: (_) @ref.call)
 (macro_invocation macro: (_) @ref.call)

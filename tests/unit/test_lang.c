@@ -165,13 +165,17 @@ static void test_rust(void)
     IdxStore *st = index_fixture("rust");
     /* attributes belong to the item; impl blocks hold the type's methods; a
      * lone closing brace makes no chunk of its own; a /// doc of several
-     * lines is whole, without its fenced example */
+     * lines is whole, without its fenced example; a table is a definition,
+     * a one-line constant stays module code */
     check_file(st, "src/parser.rs",
                "class 2-2 Visit\n  doc: Walks a token stream.\nmethod 3-3 Visit.visit\n"
                "class 7-10 Parser\n  doc: The parser state.\nclass 12-13 Parser\n"
                "method 14-16 Parser.new\n  doc: Makes a parser over text.\n"
                "method 24-26 Parser.parse\n  doc: Parses the text\nand counts its bytes.\n"
                "class 29-29 Parser\nmethod 30-32 Parser.visit\nfunction 35-37 count\n");
+    check_file(st, "src/lib.rs",
+               "module 1-5 \nfunction 6-9 run\n  doc: Parses the input once.\nmodule 11-13 \n"
+               "class 14-16 STOPS\n  doc: Bytes that end a token.\n");
     /* mod parser; -> the module's first chunk (it has no loose code) */
     CHECK(has_edge(st, "src/lib.rs", "", "src/parser.rs", "Visit", IDX_EDGE_IMPORT));
     CHECK(has_edge(st, "src/lib.rs", "run", "src/parser.rs", "Parser.new", IDX_EDGE_CALL));
