@@ -94,15 +94,22 @@ out:
     return rc;
 }
 
+/* The chunks that should have a vector: those of files in a language the
+ * embedder knows. */
 static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
 {
     sqlite3_stmt *s = NULL;
     int64_t *v = NULL;
     size_t n = 0, cap = 0;
-    if (sqlite3_prepare_v2(st->db, "SELECT id FROM chunks ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id "
+                           "ORDER BY c.id",
+                           -1, &s, NULL) != SQLITE_OK)
         return idx_store_err(st, e, "chunk ids");
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *path = (const char *)sqlite3_column_text(s, 1);
+        if (!path || !idx_embedder_covers(st->dense.em, path)) continue;
         ARRAY_GROW(v, n + 1, cap);
         v[n++] = sqlite3_column_int64(s, 0);
     }

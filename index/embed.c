@@ -1,4 +1,5 @@
 #include "embed_int.h"
+#include "lang/lang.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +30,16 @@ void idx_embedder_free(Embedder *em)
 const char *idx_embedder_id(const Embedder *em)
 {
     return em->ops->id(em->state);
+}
+
+int idx_embedder_covers(const Embedder *em, const char *relpath)
+{
+    const char *const *langs = em->ops->langs;
+    if (!langs) return 1;
+    const IdxLang *l = idx_lang_for_path(relpath);
+    for (; l && *langs; langs++)
+        if (!strcmp(*langs, l->name)) return 1;
+    return 0;
 }
 
 int idx_embedder_dim(const Embedder *em)

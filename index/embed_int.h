@@ -29,6 +29,9 @@ typedef struct EmbedderOps {
      * from code (same contract as embed); NULL means embed. */
     CrErr (*embed_query)(void *state, const char *const *texts, size_t n, float **out, int *out_dim,
                          ErrInfo *e);
+    /* The language rows (IdxLang.name) the model knows, NULL-terminated;
+     * NULL: every one. */
+    const char *const *langs;
 } EmbedderOps;
 
 struct Embedder {

@@ -45,6 +45,9 @@ void idx_embedder_free(Embedder *em);
  * or "builtin:lsa-v1"; vectors from different identities are never mixed.
  * Borrowed. */
 const char *idx_embedder_id(const Embedder *em);
+/* Whether the model knows the language of the file at relpath (by its
+ * name): chunks of other files get no vector. */
+int idx_embedder_covers(const Embedder *em, const char *relpath);
 
 /* Dimension, or 0 while unknown (openai before its first response). */
 int idx_embedder_dim(const Embedder *em);

@@ -278,6 +278,47 @@ static void test_index(void)
     }
 }
 
+/* A model trained on Python embeds Python only: in a workspace with C
+ * beside it, the C chunks get no vector and no dense hit is C. */
+static void test_languages(void)
+{
+    char root[256], dir[256];
+    snprintf(root, sizeof root, "%s/poly", tmpdir);
+    snprintf(dir, sizeof dir, "%s/poly-idx", tmpdir);
+    test_sh("mkdir -p '%s' && cp " FIXTURE_DIR "/lang/c/util.c '%s/'", root, root);
+    test_sh("cp " FIXTURE_DIR "/shop/shop/models.py '%s/' && test -d '%s'", root, root);
+    IdxConfig cfg = {.root = root, .index_dir = dir, .embed_provider = "builtin"};
+    IdxStore *st = NULL;
+    ErrInfo e = {0};
+    CHECK_INT(idx_open(&cfg, 0, &st, &e), CR_OK);
+    if (!st) return;
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, &e), CR_OK);
+    IdxChunk *py = NULL, *c = NULL;
+    size_t n_py = 0, n_c = 0;
+    CHECK_INT(idx_file_chunks(st, "models.py", &py, &n_py, &e), CR_OK);
+    CHECK_INT(idx_file_chunks(st, "util.c", &c, &n_c, &e), CR_OK);
+    CHECK(n_py > 0 && n_c > 0);
+    IdxStatus s;
+    CHECK_INT(idx_status(st, &s, &e), CR_OK);
+    CHECK_INT(s.chunks, (int64_t)(n_py + n_c));
+    CHECK_INT(s.vectors, (int64_t)n_py);
+    IdxHit *hits = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_search_dense(st, "add two integers", 50, &hits, &n, &e), CR_OK);
+    CHECK_INT(n, n_py);
+    for (size_t k = 0; k < n; k++)
+        for (size_t j = 0; j < n_c; j++)
+            CHECK(hits[k].chunk_id != c[j].id);
+    free(hits);
+    for (size_t j = 0; j < n_py; j++)
+        idx_chunk_release(&py[j]);
+    for (size_t j = 0; j < n_c; j++)
+        idx_chunk_release(&c[j]);
+    free(py);
+    free(c);
+    idx_close(st);
+}
+
 int main(void)
 {
     CHECK(mkdtemp(tmpdir) != NULL);
@@ -286,6 +327,7 @@ int main(void)
     RUN(test_tiny_model);
     RUN(test_damaged);
     RUN(test_index);
+    RUN(test_languages);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);
