@@ -67,8 +67,8 @@ typedef struct IdxLang {
     /* Another row for this file by its content (C headers holding C++), or NULL. */
     const IdxLang *(*refine)(const char *src, size_t len);
     /* Test files by convention: "dir/" (a path component), "*suffix" (end of
-     * the file name, which must be longer), ".infix." (inside the name).
-     * Ranked below the code they test. */
+     * the file name, which must be longer), "prefix*" (start of the file
+     * name), ".infix." (inside the name). Ranked below the code they test. */
     const char *const *tests;
     /* A bare call inside a method may name a member of its class (Java,
      * C++: no `this.` needed), so one that names a member defined in the

@@ -478,6 +478,10 @@ static const char *const py__builtin_methods[] = {
     "upper",      "values",  "write",    "rsplit",     "partition",  NULL,
 };
 
+/* pytest's and unittest's conventions; a package named test/ (Django's
+ * test framework) is code, not its tests */
+static const char *const py__tests[] = {"tests/", "test_*", "*_test.py", NULL};
+
 const IdxLang idx_lang_python = {
     .name = "python",
     .exts = py__exts,
@@ -485,4 +489,5 @@ const IdxLang idx_lang_python = {
     .grammar = tree_sitter_python,
     .module_name = idx_path_to_module,
     .builtin_methods = py__builtin_methods,
+    .tests = py__tests,
 };

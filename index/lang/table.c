@@ -120,6 +120,8 @@ int idx_lang_is_test_path(const char *relpath)
                 if (!strncmp(p, *t, k)) return 1;
         } else if ((*t)[0] == '*') {
             if (bn > k - 1 && !strcmp(base + bn - (k - 1), *t + 1)) return 1;
+        } else if ((*t)[k - 1] == '*') {
+            if (!strncmp(base, *t, k - 1)) return 1;
         } else if (strstr(base, *t)) {
             return 1;
         }
