@@ -313,15 +313,26 @@ static void test_test_paths(void)
         const char *path;
         int test;
     } cases[] = {
-        {"pkg/tests/test_api.py", 1},  {"pkg/test_api.py", 1},     {"pkg/api_test.py", 1},
-        {"pkg/tests/helpers.py", 1},   {"django/test/testcases.py", 0}, {"pkg/latest_api.py", 0},
-        {"pkg/testing.py", 0},         {"cmd/root_test.go", 1},    {"cmd/root.go", 0},
-        {"src/FooTest.java", 1},       {"src/Foo.java", 0},        {"lib/a.spec.ts", 1},
-        {"src/parser_tests.rs", 1},    {"src/lexer.c", 0},         {"tests/lexer.c", 1},
+        {"pkg/tests/test_api.py", 1},
+        {"pkg/test_api.py", 1},
+        {"pkg/api_test.py", 1},
+        {"pkg/tests/helpers.py", 1},
+        {"django/test/testcases.py", 0},
+        {"pkg/latest_api.py", 0},
+        {"pkg/testing.py", 0},
+        {"cmd/root_test.go", 1},
+        {"cmd/root.go", 0},
+        {"src/FooTest.java", 1},
+        {"src/Foo.java", 0},
+        {"lib/a.spec.ts", 1},
+        {"src/parser_tests.rs", 1},
+        {"src/lexer.c", 0},
+        {"tests/lexer.c", 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int got = idx_is_test_path(cases[i].path);
-        if (got != cases[i].test) fprintf(stderr, "%s: want test=%d\n", cases[i].path, cases[i].test);
+        if (got != cases[i].test)
+            fprintf(stderr, "%s: want test=%d\n", cases[i].path, cases[i].test);
         CHECK_INT(got, cases[i].test);
     }
 }
