@@ -42,6 +42,20 @@ int idx_embedder_covers(const Embedder *em, const char *relpath)
     return 0;
 }
 
+void idx_embedder_describe(const Embedder *em, char *out, size_t size)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, idx_embedder_id(em));
+    for (const char *const *l = em->ops->langs; l && *l; l++) {
+        sb_adds(&sb, l == em->ops->langs ? " (embeds " : ", ");
+        sb_adds(&sb, *l);
+    }
+    if (em->ops->langs && em->ops->langs[0]) sb_adds(&sb, " files only)");
+    snprintf(out, size, "%s", sb.buf ? sb.buf : "");
+    sb_release(&sb);
+}
+
 int idx_embedder_dim(const Embedder *em)
 {
     return em->ops->dim(em->state);

@@ -104,7 +104,8 @@ typedef struct IdxStatus {
     int64_t skipped;     /* files seen but not indexed (see idx_skipped) */
     int64_t db_bytes;    /* size of the database files on disk */
     int64_t last_update; /* unix seconds of the last completed update; 0: never */
-    char embedder[96];   /* the embedder in use ("openai:<model>"), or "none (builtin)" */
+    char embedder[128]; /* the embedder in use ("openai:<model>", "builtin:<model>:<sum> (embeds
+                         * python files only)"), or why none is */
     IdxLangCount langs[IDX_STATUS_LANGS]; /* indexed files per language, most first */
     size_t n_langs;
 } IdxStatus;

@@ -80,10 +80,11 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     out->db_bytes = file_size(st->db_path);
     snprintf(p, sizeof p, "%s-wal", st->db_path);
     out->db_bytes += file_size(p);
-    snprintf(out->embedder, sizeof out->embedder, "%.95s",
-             st->dense.em        ? idx_embedder_id(st->dense.em)
-             : st->dense.note[0] ? st->dense.note
-                                 : "none (builtin: no dense leg)");
+    if (st->dense.em)
+        idx_embedder_describe(st->dense.em, out->embedder, sizeof out->embedder);
+    else
+        snprintf(out->embedder, sizeof out->embedder, "%.127s",
+                 st->dense.note[0] ? st->dense.note : "none (builtin: no dense leg)");
     return CR_OK;
 }
 

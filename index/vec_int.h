@@ -48,6 +48,9 @@ const char *idx_embedder_id(const Embedder *em);
 /* Whether the model knows the language of the file at relpath (by its
  * name): chunks of other files get no vector. */
 int idx_embedder_covers(const Embedder *em, const char *relpath);
+/* Its identity and, when it embeds some languages only, which:
+ * "builtin:...:6678d69b (embeds python files only)". */
+void idx_embedder_describe(const Embedder *em, char *out, size_t size);
 
 /* Dimension, or 0 while unknown (openai before its first response). */
 int idx_embedder_dim(const Embedder *em);

@@ -302,6 +302,7 @@ static void test_languages(void)
     CHECK_INT(idx_status(st, &s, &e), CR_OK);
     CHECK_INT(s.chunks, (int64_t)(n_py + n_c));
     CHECK_INT(s.vectors, (int64_t)n_py);
+    CHECK(strstr(s.embedder, " (embeds python files only)") != NULL); /* status says why */
     IdxHit *hits = NULL;
     size_t n = 0;
     CHECK_INT(idx_search_dense(st, "add two integers", 50, &hits, &n, &e), CR_OK);
