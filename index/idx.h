@@ -104,8 +104,8 @@ typedef struct IdxStatus {
     int64_t skipped;     /* files seen but not indexed (see idx_skipped) */
     int64_t db_bytes;    /* size of the database files on disk */
     int64_t last_update; /* unix seconds of the last completed update; 0: never */
-    char embedder[128]; /* the embedder in use ("openai:<model>", "builtin:<model>:<sum> (embeds
-                         * python files only)"), or why none is */
+    char embedder[128];  /* the embedder in use ("openai:<model>", "builtin:<model>:<sum> (embeds
+                          * python files only)"), or why none is */
     IdxLangCount langs[IDX_STATUS_LANGS]; /* indexed files per language, most first */
     size_t n_langs;
 } IdxStatus;
@@ -235,8 +235,9 @@ typedef struct IdxEdge {
     int64_t src; /* chunk id */
     int64_t dst; /* chunk id */
     IdxEdgeKind kind;
-    IdxKind other_kind; /* kind of the chunk at the far end (dst when outgoing) */
-    int64_t other_file; /* its file */
+    IdxKind other_kind;   /* kind of the chunk at the far end (dst when outgoing) */
+    int64_t other_file;   /* its file */
+    uint32_t other_lines; /* its length in lines */
 } IdxEdge;
 
 /* Edges leaving (outgoing != 0) or entering a chunk. Caller frees with free(). */

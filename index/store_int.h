@@ -69,9 +69,11 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
     X(EDGE_INSERT, "INSERT INTO edges(src, dst, kind, ref_id) VALUES (?1, ?2, ?3, ?4)")            \
     X(EDGE_DELETE_REF, "DELETE FROM edges WHERE ref_id = ?1")                                      \
-    X(EDGE_OUT, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id FROM edges e "                     \
+    X(EDGE_OUT, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id, c.end_line - c.start_line + 1 "   \
+                "FROM edges e "                                                                    \
                 "JOIN chunks c ON c.id = e.dst WHERE e.src = ?1")                                  \
-    X(EDGE_IN, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id FROM edges e "                      \
+    X(EDGE_IN, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id, c.end_line - c.start_line + 1 "    \
+               "FROM edges e "                                                                     \
                "JOIN chunks c ON c.id = e.src WHERE e.dst = ?1")                                   \
     X(RM_MARK_DEPENDENTS,                                                                          \
       "UPDATE refs SET resolved = 0 WHERE id IN (SELECT ref_id FROM edges "                        \

@@ -6,7 +6,9 @@
 /* Graph expansion: the definitions the best candidates call, raise,
  * subclass or instantiate are often the rest of the answer (the exception
  * class in another module, the helper a function delegates to), and so,
- * less often, are their callers. */
+ * less often, are their callers. A one-line definition (a C macro, a
+ * declaration) is rarely the answer, and a seed may call dozens: it enters
+ * lower. */
 
 static size_t find_cand(const RtvCand *v, size_t n, int64_t id)
 {
@@ -40,6 +42,7 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
                 if (edges[k].kind == IDX_EDGE_CONTAIN || edges[k].kind == IDX_EDGE_IMPORT) continue;
                 int64_t other = dir ? edges[k].dst : edges[k].src;
                 double s = seed_scores[i] * factor;
+                if (edges[k].other_lines <= 1) s *= gp->one_line;
                 size_t at = find_cand(*cands, *n, other);
                 taken++;
                 if (at != (size_t)-1) {

@@ -83,11 +83,13 @@ typedef struct RtvGraphParams {
     size_t per_seed;   /* at most this many neighbours per seed and direction */
     double out_factor; /* score of a referenced definition: referrer's score times this */
     double in_factor;  /* score of a referrer (caller): referenced score times this; 0: off */
+    double one_line;   /* and times this for a one-line definition (a macro, a declaration) */
 } RtvGraphParams;
 
 /* Adds the definitions the first gp->seeds candidates reference (calls,
  * raises, bases) and, when in_factor > 0, their referrers, one hop, with
- * scores scaled from the seed's; a neighbour already present keeps the
+ * scores scaled from the seed's (and by gp->one_line for a one-line
+ * definition); a neighbour already present keeps the
  * higher score and gains RTV_VIA_GRAPH. *cands grows (ARRAY_GROW with *cap). */
 CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
                        const RtvGraphParams *gp, ErrInfo *e);

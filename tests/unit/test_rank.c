@@ -107,7 +107,7 @@ static void test_expand_graph(void)
     RtvCand *v = xcalloc(cap, sizeof *v);
     v[0] = (RtvCand){total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25};
     v[1] = (RtvCand){tax, 0, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25};
-    RtvGraphParams gp = {1, 8, 0.7, 0.5};
+    RtvGraphParams gp = {1, 8, 0.7, 0.5, 1.0};
     CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL), CR_OK);
     rtv_cands_sort(v, n);
     CHECK_INT(n, 3);
@@ -132,11 +132,51 @@ static void test_expand_graph(void)
     CHECK_INT(system(cmd), 0);
 }
 
+/* A one-line definition reached through the graph (a macro, a
+ * declaration) says little: it enters at one_line of the usual share. */
+static void test_expand_one_line(void)
+{
+    char tmp[64] = "/tmp/coderag-rank-XXXXXX";
+    CHECK(mkdtemp(tmp) != NULL);
+    IdxConfig cfg = {.root = FIXTURE_DIR "/lang/c", .index_dir = tmp, .threads = 1};
+    IdxStore *st = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    if (!st) return;
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    int64_t main_fn = chunk_id(st, "main.c", "main");
+    int64_t add = chunk_id(st, "util.c", "add");
+    int64_t square = chunk_id(st, "util.h", "SQUARE");
+    CHECK(main_fn && add && square);
+    size_t n = 1, cap = 1;
+    RtvCand *v = xcalloc(cap, sizeof *v);
+    v[0] = (RtvCand){main_fn, 0, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25};
+    RtvGraphParams gp = {1, 8, 0.7, 0, 0.5};
+    CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL), CR_OK);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].chunk_id == add) {
+            seen |= 1;
+            CHECK(NEAR(v[i].score, 0.7));
+        }
+        if (v[i].chunk_id == square) {
+            seen |= 2;
+            CHECK(NEAR(v[i].score, 0.35));
+        }
+    }
+    CHECK_INT(seen, 3);
+    free(v);
+    idx_close(st);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    CHECK_INT(system(cmd), 0);
+}
+
 int main(void)
 {
     RUN(test_file_boost);
     RUN(test_priors);
     RUN(test_trim_window);
     RUN(test_expand_graph);
+    RUN(test_expand_one_line);
     return test_summary();
 }
