@@ -89,8 +89,8 @@ typedef struct RtvGraphParams {
 /* Adds the definitions the first gp->seeds candidates reference (calls,
  * raises, bases) and, when in_factor > 0, their referrers, one hop, with
  * scores scaled from the seed's (and by gp->one_line for a one-line
- * definition); a neighbour already present keeps the
- * higher score and gains RTV_VIA_GRAPH. *cands grows (ARRAY_GROW with *cap). */
+ * definition); a neighbour already present keeps the higher score and
+ * gains RTV_VIA_GRAPH. *cands grows (ARRAY_GROW with *cap). */
 CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
                        const RtvGraphParams *gp, ErrInfo *e);
 

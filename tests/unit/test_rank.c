@@ -85,15 +85,30 @@ static void test_trim_window(void)
     free(it.text);
 }
 
+/* A fresh index of a fixture in tmp (a mkdtemp template); NULL on failure. */
+static IdxStore *fixture_store(const char *root, char *tmp)
+{
+    CHECK(mkdtemp(tmp) != NULL);
+    IdxConfig cfg = {.root = root, .index_dir = tmp, .threads = 1};
+    IdxStore *st = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    if (st) CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    return st;
+}
+
+static void fixture_drop(IdxStore *st, const char *tmp)
+{
+    idx_close(st);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    CHECK_INT(system(cmd), 0);
+}
+
 static void test_expand_graph(void)
 {
     char tmp[64] = "/tmp/coderag-rank-XXXXXX";
-    CHECK(mkdtemp(tmp) != NULL);
-    IdxConfig cfg = {.root = FIXTURE_DIR "/shop", .index_dir = tmp, .threads = 1};
-    IdxStore *st = NULL;
-    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    IdxStore *st = fixture_store(FIXTURE_DIR "/shop", tmp);
     if (!st) return;
-    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
     int64_t total = chunk_id(st, "shop/models.py", "Order.total");
     int64_t tax = chunk_id(st, "shop/models.py", "apply_tax");
     int64_t charge = chunk_id(st, "shop/payments/gateway.py", "Gateway.charge");
@@ -126,10 +141,7 @@ static void test_expand_graph(void)
     CHECK_INT(n, 2);
     CHECK(v[1].chunk_id == tax);
     free(v);
-    idx_close(st);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    CHECK_INT(system(cmd), 0);
+    fixture_drop(st, tmp);
 }
 
 /* A one-line definition reached through the graph (a macro, a
@@ -137,12 +149,8 @@ static void test_expand_graph(void)
 static void test_expand_one_line(void)
 {
     char tmp[64] = "/tmp/coderag-rank-XXXXXX";
-    CHECK(mkdtemp(tmp) != NULL);
-    IdxConfig cfg = {.root = FIXTURE_DIR "/lang/c", .index_dir = tmp, .threads = 1};
-    IdxStore *st = NULL;
-    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    IdxStore *st = fixture_store(FIXTURE_DIR "/lang/c", tmp);
     if (!st) return;
-    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
     int64_t main_fn = chunk_id(st, "main.c", "main");
     int64_t add = chunk_id(st, "util.c", "add");
     int64_t square = chunk_id(st, "util.h", "SQUARE");
@@ -165,10 +173,7 @@ static void test_expand_one_line(void)
     }
     CHECK_INT(seen, 3);
     free(v);
-    idx_close(st);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    CHECK_INT(system(cmd), 0);
+    fixture_drop(st, tmp);
 }
 
 int main(void)
