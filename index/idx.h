@@ -39,7 +39,7 @@ typedef struct IdxConfig {
 
 enum {
     IDX_OPEN_READONLY = 1 << 0, /* fail instead of creating or rebuilding; write nothing */
-    IDX_OPEN_EXISTING = 1 << 1, /* fail with CR_ENOINDEX instead of creating */
+    IDX_OPEN_EXISTING = 1 << 1, /* fail with CR_ENOINDEX instead of creating or rebuilding */
 };
 
 /* Opens (creating when needed) the index of cfg->root. A database with an

@@ -292,6 +292,14 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
                          st->db_path);
             goto out;
         }
+        if (!empty && (flags & IDX_OPEN_EXISTING)) {
+            /* asked to use the index as it is: not to empty it */
+            rc = err_set(e, CR_ENOINDEX,
+                         "not indexed by this version: run `coderag index` (the index at %s "
+                         "was made by another version of coderag or its language queries)",
+                         st->index_dir);
+            goto out;
+        }
         if (!empty) {
             /* An older or foreign database: rebuild, never misread. */
             log_msg(LOG_WARN, "%s: other schema; rebuilding the index", st->db_path);

@@ -465,6 +465,16 @@ static void test_schema_rebuild(void)
               SQLITE_OK);
     sqlite3_close(h);
     CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, NULL), CR_ESCHEMA);
+    /* `ask --no-update` answers from the index as it is: it says to
+     * re-index, and leaves the old index alone */
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_EXISTING, &st, NULL), CR_ENOINDEX);
+    CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    CHECK_INT(sqlite3_prepare_v2(h, "SELECT count(*) FROM files", -1, &q, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_step(q), SQLITE_ROW);
+    CHECK(sqlite3_column_int(q, 0) > 0);
+    sqlite3_finalize(q);
+    sqlite3_close(h);
     st = open_store(0, NULL, 0); /* rebuilt empty, never misread */
     if (!st) return;
     IdxStatus status;
