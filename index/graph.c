@@ -26,13 +26,18 @@ static int step_row(Resolver *r, sqlite3_stmt *s)
     return row;
 }
 
-static int64_t first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num)
+/* A prepared statement, or NULL with the pass stopped (r->rc). */
+static sqlite3_stmt *lookup_stmt(Resolver *r, StmtId id)
 {
     sqlite3_stmt *s = idx_store_stmt(r->st, id, r->e);
-    if (!s) {
-        r->rc = CR_EDB;
-        return 0;
-    }
+    if (!s && r->rc == CR_OK) r->rc = CR_EDB;
+    return s;
+}
+
+static int64_t first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num)
+{
+    sqlite3_stmt *s = lookup_stmt(r, id);
+    if (!s) return 0;
     sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
     if (use_num) sqlite3_bind_int64(s, 2, num);
     int64_t v = step_row(r, s) ? sqlite3_column_int64(s, 0) : 0;
@@ -47,11 +52,8 @@ static int64_t module_file(Resolver *r, const char *module)
 
 static int64_t module_chunk(Resolver *r, int64_t file_id)
 {
-    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_CHUNK_FIRST_OF_FILE, r->e);
-    if (!s) {
-        r->rc = CR_EDB;
-        return 0;
-    }
+    sqlite3_stmt *s = lookup_stmt(r, STMT_CHUNK_FIRST_OF_FILE);
+    if (!s) return 0;
     sqlite3_bind_int64(s, 1, file_id);
     int64_t v = step_row(r, s) ? sqlite3_column_int64(s, 0) : 0;
     sqlite3_reset(s);
@@ -61,11 +63,8 @@ static int64_t module_chunk(Resolver *r, int64_t file_id)
 /* The target a file binds a local name to, or NULL. Caller frees. */
 static char *import_binding(Resolver *r, int64_t file_id, const char *alias, size_t len)
 {
-    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_IMPORT_GET, r->e);
-    if (!s) {
-        r->rc = CR_EDB;
-        return NULL;
-    }
+    sqlite3_stmt *s = lookup_stmt(r, STMT_IMPORT_GET);
+    if (!s) return NULL;
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_text(s, 2, alias, (int)len, SQLITE_STATIC);
     char *v = NULL;
@@ -92,12 +91,9 @@ static char **text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
 /* Targets of a file's star imports. Caller frees each and the array. */
 static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
 {
-    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_IMPORT_STARS, r->e);
+    sqlite3_stmt *s = lookup_stmt(r, STMT_IMPORT_STARS);
     *n_out = 0;
-    if (!s) {
-        r->rc = CR_EDB;
-        return NULL;
-    }
+    if (!s) return NULL;
     sqlite3_bind_int64(s, 1, file_id);
     return text_rows(r, s, n_out);
 }
@@ -176,11 +172,8 @@ static int64_t resolve_qualified(Resolver *r, const char *q, int depth)
 /* The only definition anywhere with this simple name, or 0. */
 static int64_t unique_by_name(Resolver *r, const char *name)
 {
-    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_SYMBOL_BY_NAME, r->e);
-    if (!s) {
-        r->rc = CR_EDB;
-        return 0;
-    }
+    sqlite3_stmt *s = lookup_stmt(r, STMT_SYMBOL_BY_NAME);
+    if (!s) return 0;
     sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 2, 2);
     int64_t v = 0;
@@ -196,9 +189,8 @@ static int64_t unique_by_name(Resolver *r, const char *name)
 /* Whether a call `x.name()` on a receiver the indexer cannot type more
  * likely names a method of one of the language's built-in types (its row's
  * builtin_methods) than a workspace method that shares the name. */
-static int builtin_method(const char *path, const char *name)
+static int builtin_method(const IdxLang *lang, const char *name)
 {
-    const IdxLang *lang = path ? idx_lang_for_path(path) : NULL;
     for (const char *const *m = lang ? lang->builtin_methods : NULL; m && *m; m++)
         if (!strcmp(*m, name)) return 1;
     return 0;
@@ -207,7 +199,8 @@ static int builtin_method(const char *path, const char *name)
 typedef struct RefRow {
     int64_t id, file_id, chunk_id;
     int kind;
-    char *name, *module, *symbol, *path;
+    char *name, *module, *symbol;
+    const IdxLang *lang; /* of the file the reference is written in; NULL: none known */
 } RefRow;
 
 static int64_t resolve_expr(Resolver *r, const RefRow *ref);
@@ -215,12 +208,9 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref);
 /* The base expressions of a class chunk. Caller frees each and the array. */
 static char **class_bases(Resolver *r, int64_t class_id, size_t *n_out)
 {
-    sqlite3_stmt *s = idx_store_stmt(r->st, STMT_REF_BASES_OF_CHUNK, r->e);
+    sqlite3_stmt *s = lookup_stmt(r, STMT_REF_BASES_OF_CHUNK);
     *n_out = 0;
-    if (!s) {
-        r->rc = CR_EDB;
-        return NULL;
-    }
+    if (!s) return NULL;
     sqlite3_bind_int64(s, 1, class_id);
     sqlite3_bind_int(s, 2, REF_INHERIT);
     return text_rows(r, s, n_out);
@@ -244,7 +234,7 @@ static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module
         RefRow base = {0,        file_id,        class_id,    REF_INHERIT,
                        bases[i], (char *)module, (char *)cls, NULL};
         int64_t bid = resolve_expr(r, &base);
-        sqlite3_stmt *s = bid ? idx_store_stmt(r->st, STMT_CHUNK_QUAL, r->e) : NULL;
+        sqlite3_stmt *s = bid ? lookup_stmt(r, STMT_CHUNK_QUAL) : NULL;
         if (!s) continue;
         sqlite3_bind_int64(s, 1, bid);
         if (step_row(r, s)) {
@@ -271,7 +261,7 @@ static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module
  * inherit members: `self.name`, or a bare name where `this.` is implicit. */
 static int64_t resolve_inherited(Resolver *r, const RefRow *ref)
 {
-    const IdxLang *lang = ref->path ? idx_lang_for_path(ref->path) : NULL;
+    const IdxLang *lang = ref->lang;
     if (!lang || !lang->inherited_members || ref->kind != REF_CALL) return 0;
     const char *n = ref->name, *member = NULL;
     if (!strncmp(n, "self.", 5) && n[5] && !strchr(n + 5, '.'))
@@ -296,7 +286,7 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
     int64_t v = 0;
     sb_init(&q);
     if (first == 1 && n[0] == '?') {
-        if (*rest && !strchr(rest, '.') && !builtin_method(ref->path, rest))
+        if (*rest && !strchr(rest, '.') && !builtin_method(ref->lang, rest))
             v = unique_by_name(r, rest);
         goto out;
     }
@@ -310,7 +300,7 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
             sb_addf(&q, ".%s", rest);
             v = resolve_qualified(r, q.buf, 0);
         }
-        if (!v && !strchr(rest, '.') && !builtin_method(ref->path, rest))
+        if (!v && !strchr(rest, '.') && !builtin_method(ref->lang, rest))
             v = unique_by_name(r, rest);
         goto out;
     }
@@ -338,7 +328,7 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
     if (!v && !n[first]) v = unique_by_name(r, n);
     /* `obj.method()` on a receiver we cannot type: the method, when only one
      * definition anywhere has that name. */
-    if (!v && *rest && !strchr(rest, '.') && !builtin_method(ref->path, rest))
+    if (!v && *rest && !strchr(rest, '.') && !builtin_method(ref->lang, rest))
         v = unique_by_name(r, rest);
 out:
     sb_release(&q);
@@ -366,11 +356,8 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
     RefRow *rows = NULL;
     size_t n = 0, cap = 0, added = 0;
     strmap_init(&r.memo);
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_DIRTY_LIST, e);
-    if (!s) {
-        r.rc = CR_EDB;
-        goto out;
-    }
+    sqlite3_stmt *s = lookup_stmt(&r, STMT_REF_DIRTY_LIST);
+    if (!s) goto out;
     while (step_row(&r, s)) {
         ARRAY_GROW(rows, n + 1, cap);
         RefRow *row = &rows[n++];
@@ -381,15 +368,13 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         row->name = idx_store_col_dup(s, 4);
         row->module = idx_store_col_dup(s, 5);
         row->symbol = idx_store_col_dup(s, 6);
-        row->path = idx_store_col_dup(s, 7);
+        const char *path = (const char *)sqlite3_column_text(s, 7);
+        row->lang = path ? idx_lang_for_path(path) : NULL;
     }
     sqlite3_reset(s);
     for (size_t i = 0; i < n && r.rc == CR_OK; i++) {
         RefRow *row = &rows[i];
-        if ((s = idx_store_stmt(st, STMT_EDGE_DELETE_REF, e)) == NULL) {
-            r.rc = CR_EDB;
-            break;
-        }
+        if ((s = lookup_stmt(&r, STMT_EDGE_DELETE_REF)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
         if ((r.rc = idx_store_step_done(st, s, e, "edges"))) break;
         int64_t dst =
@@ -398,10 +383,7 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         /* a lookup that failed resolved nothing: the ref stays dirty */
         if (r.rc) break;
         if (dst && dst != row->chunk_id) {
-            if ((s = idx_store_stmt(st, STMT_EDGE_INSERT, e)) == NULL) {
-                r.rc = CR_EDB;
-                break;
-            }
+            if ((s = lookup_stmt(&r, STMT_EDGE_INSERT)) == NULL) break;
             sqlite3_bind_int64(s, 1, row->chunk_id);
             sqlite3_bind_int64(s, 2, dst);
             sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
@@ -409,10 +391,7 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
             if ((r.rc = idx_store_step_done(st, s, e, "edge"))) break;
             added++;
         }
-        if ((s = idx_store_stmt(st, STMT_REF_RESOLVED, e)) == NULL) {
-            r.rc = CR_EDB;
-            break;
-        }
+        if ((s = lookup_stmt(&r, STMT_REF_RESOLVED)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
         r.rc = idx_store_step_done(st, s, e, "ref");
     }
@@ -421,7 +400,6 @@ out:
         free(rows[i].name);
         free(rows[i].module);
         free(rows[i].symbol);
-        free(rows[i].path);
     }
     free(rows);
     strmap_release(&r.memo);
