@@ -30,7 +30,9 @@ int main(int argc, char **argv)
         return 1;
     }
     int reps = argc > 5 ? atoi(argv[5]) : 5;
-    IdxConfig cfg = {.root = argv[1], .index_dir = argv[2]};
+    /* the embedder as the CLI takes it from the environment */
+    IdxConfig cfg = {
+        .root = argv[1], .index_dir = argv[2], .embed_provider = getenv("CODERAG_EMBED_PROVIDER")};
     IdxStore *st = NULL;
     ErrInfo e = {0};
     if (idx_open(&cfg, 0, &st, &e) || idx_warm(st, &e)) {

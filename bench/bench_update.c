@@ -24,7 +24,9 @@ int main(int argc, char **argv)
     }
     int n = argc > 4 ? atoi(argv[4]) : 20;
     if (n < 1) n = 1;
-    IdxConfig cfg = {.root = argv[1], .index_dir = argv[2]};
+    /* the embedder as the CLI takes it from the environment */
+    IdxConfig cfg = {
+        .root = argv[1], .index_dir = argv[2], .embed_provider = getenv("CODERAG_EMBED_PROVIDER")};
     IdxStore *st = NULL;
     ErrInfo e = {0};
     if (idx_open(&cfg, 0, &st, &e)) {

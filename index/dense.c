@@ -12,9 +12,13 @@
  * update (missing vectors computed, orphans dropped), so a crash between
  * the two stores never leaves them out of step for long. */
 
-/* Characters of a chunk's text sent to the embedder. */
-#define EMBED_TEXT_CHARS 2000
 #define EMBED_BATCH 64
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
 
 static char *vectors_path(const IdxStore *st)
 {
@@ -52,6 +56,7 @@ CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
 
 void idx_dense_close(IdxStore *st)
 {
+    idx_dense_unstage(st);
     idx_vecstore_close(st->dense.vs);
     st->dense.vs = NULL;
     idx_embedder_free(st->dense.em);
@@ -95,21 +100,27 @@ out:
 }
 
 /* The chunks that should have a vector: those of files in a language the
- * embedder knows. */
+ * embedder knows (asked once per file: a file's chunks are listed
+ * together). */
 static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
 {
     sqlite3_stmt *s = NULL;
-    int64_t *v = NULL;
+    int64_t *v = NULL, file = -1;
     size_t n = 0, cap = 0;
+    int covered = 0;
     if (sqlite3_prepare_v2(st->db,
-                           "SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id "
-                           "ORDER BY c.id",
+                           "SELECT c.id, c.file_id, f.path FROM chunks c "
+                           "JOIN files f ON f.id = c.file_id ORDER BY c.file_id, c.id",
                            -1, &s, NULL) != SQLITE_OK)
         return idx_store_err(st, e, "chunk ids");
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *path = (const char *)sqlite3_column_text(s, 1);
-        if (!path || !idx_embedder_covers(st->dense.em, path)) continue;
+        if (sqlite3_column_int64(s, 1) != file) {
+            const char *path = (const char *)sqlite3_column_text(s, 2);
+            file = sqlite3_column_int64(s, 1);
+            covered = path && idx_embedder_covers(st->dense.em, path);
+        }
+        if (!covered) continue;
         ARRAY_GROW(v, n + 1, cap);
         v[n++] = sqlite3_column_int64(s, 0);
     }
@@ -121,13 +132,27 @@ static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
         return err;
     }
     sqlite3_finalize(s);
+    qsort(v, n, sizeof *v, cmp_i64);
     *out = v;
     *n_out = n;
     return CR_OK;
 }
 
-/* What the embedder sees of a chunk: where it is, what it is called, and
- * the start of its text (idx_chunk_body, as the search text has it). */
+void idx_dense_text(const char *path, const char *name, int cont, const char *signature,
+                    const char *lines, size_t len, StrBuf *out)
+{
+    sb_addf(out, "%s %s\n", path, name);
+    size_t head = out->len;
+    idx_chunk_body(cont, signature, lines, len, out);
+    if (out->len > head + IDX_EMBED_TEXT_CHARS) {
+        size_t cut = head + IDX_EMBED_TEXT_CHARS;
+        while (cut > head && ((unsigned char)out->buf[cut] & 0xC0) == 0x80)
+            cut--;
+        sb_truncate(out, cut);
+    }
+}
+
+/* A chunk's embedding text read back from the index and the file. */
 static char *embed_text(IdxStore *st, int64_t id)
 {
     IdxChunk c;
@@ -135,19 +160,118 @@ static char *embed_text(IdxStore *st, int64_t id)
     if (idx_chunk_get(st, id, &c, NULL)) return xstrdup("");
     sb_init(&sb);
     sb_init(&lines);
-    sb_addf(&sb, "%s %s\n", c.path, c.symbol[0] ? c.symbol : c.module);
-    size_t head = sb.len;
-    if (idx_read_lines(st, c.path, c.start_line, c.end_line, &lines, NULL, NULL) == CR_OK)
-        idx_chunk_body(c.cont, c.signature, lines.buf, lines.len, &sb);
-    if (sb.len > head + EMBED_TEXT_CHARS) {
-        size_t cut = head + EMBED_TEXT_CHARS;
-        while (cut > head && ((unsigned char)sb.buf[cut] & 0xC0) == 0x80)
-            cut--;
-        sb_truncate(&sb, cut);
-    }
+    if (idx_read_lines(st, c.path, c.start_line, c.end_line, &lines, NULL, NULL) != CR_OK)
+        sb_reset(&lines);
+    idx_dense_text(c.path, c.symbol[0] ? c.symbol : c.module, c.cont, c.signature,
+                   lines.buf ? lines.buf : "", lines.len, &sb);
     sb_release(&lines);
     idx_chunk_release(&c);
     return sb_detach(&sb, NULL);
+}
+
+Embedder *idx_dense_parse_embedder(IdxStore *st)
+{
+    return idx_embedder_parallel(st->dense.em) ? st->dense.em : NULL;
+}
+
+void idx_dense_stage(IdxStore *st, int64_t id, const float *v, int dim)
+{
+    IdxDense *d = &st->dense;
+    if (d->n_stage && (id <= d->stage_ids[d->n_stage - 1] || dim != d->stage_dim)) {
+        /* out of order (never expected): the sync embeds them instead */
+        idx_dense_unstage(st);
+        return;
+    }
+    if (d->n_stage == d->cap_stage) {
+        d->cap_stage = d->cap_stage ? d->cap_stage * 2 : 256;
+        d->stage_ids = xrealloc(d->stage_ids, d->cap_stage * sizeof *d->stage_ids);
+        d->stage_vecs = xrealloc(d->stage_vecs, d->cap_stage * (size_t)dim * sizeof *d->stage_vecs);
+    }
+    d->stage_dim = dim;
+    d->stage_ids[d->n_stage] = id;
+    memcpy(d->stage_vecs + d->n_stage * (size_t)dim, v, (size_t)dim * sizeof *v);
+    d->n_stage++;
+}
+
+void idx_dense_unstage(IdxStore *st)
+{
+    IdxDense *d = &st->dense;
+    free(d->stage_ids);
+    free(d->stage_vecs);
+    d->stage_ids = NULL;
+    d->stage_vecs = NULL;
+    d->n_stage = d->cap_stage = 0;
+    d->stage_dim = 0;
+}
+
+/* The staged vector of chunk id, or NULL. */
+static const float *staged(const IdxDense *d, int64_t id)
+{
+    size_t lo = 0, hi = d->n_stage;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->stage_ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < d->n_stage && d->stage_ids[lo] == id ? d->stage_vecs + lo * (size_t)d->stage_dim
+                                                     : NULL;
+}
+
+/* Adds m vectors of dimension dim; an empty store learns its dimension
+ * from the first. */
+static CrErr add_vectors(IdxStore *st, const int64_t *ids, const float *vecs, size_t m, int dim,
+                         ErrInfo *e)
+{
+    if (!idx_vecstore_dim(st->dense.vs)) {
+        char *path = vectors_path(st);
+        idx_vecstore_close(st->dense.vs);
+        st->dense.vs = NULL;
+        CrErr rc = idx_vecstore_open(path, dim, &st->dense.vs, e);
+        free(path);
+        if (rc) return rc;
+    }
+    if (dim != idx_vecstore_dim(st->dense.vs))
+        return err_set(e, CR_EHTTP, "embedding dimension %d differs from the index's %d", dim,
+                       idx_vecstore_dim(st->dense.vs));
+    return idx_vecstore_add(st->dense.vs, ids, vecs, m, e);
+}
+
+/* Adds the missing vectors: the staged ones as they are, the others
+ * embedded in batches. */
+static CrErr add_missing(IdxStore *st, const int64_t *missing, size_t n_missing, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    const IdxDense *d = &st->dense;
+    int64_t *ids = xcalloc(n_missing + 1, sizeof *ids);
+    float *vecs = d->n_stage ? xcalloc(n_missing * (size_t)d->stage_dim + 1, sizeof *vecs) : NULL;
+    size_t n_staged = 0, n_rest = 0;
+    for (size_t i = 0; i < n_missing; i++) {
+        const float *v = d->n_stage ? staged(d, missing[i]) : NULL;
+        if (!v) continue;
+        memcpy(vecs + n_staged * (size_t)d->stage_dim, v, (size_t)d->stage_dim * sizeof *v);
+        ids[n_staged++] = missing[i];
+    }
+    if (n_staged) rc = add_vectors(st, ids, vecs, n_staged, d->stage_dim, e);
+    free(vecs);
+    for (size_t i = 0; i < n_missing; i++)
+        if (!d->n_stage || !staged(d, missing[i])) ids[n_rest++] = missing[i];
+    for (size_t at = 0; at < n_rest && !rc; at += EMBED_BATCH) {
+        size_t m = n_rest - at < EMBED_BATCH ? n_rest - at : EMBED_BATCH;
+        char *texts[EMBED_BATCH];
+        float *bv = NULL;
+        int dim = 0;
+        for (size_t k = 0; k < m; k++)
+            texts[k] = embed_text(st, ids[at + k]);
+        rc = idx_embedder_embed(st->dense.em, (const char *const *)texts, m, &bv, &dim, e);
+        for (size_t k = 0; k < m; k++)
+            free(texts[k]);
+        if (!rc) rc = add_vectors(st, &ids[at], bv, m, dim, e);
+        free(bv);
+    }
+    free(ids);
+    return rc;
 }
 
 CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
@@ -156,7 +280,7 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     int64_t *want = NULL, *have = NULL, *missing = NULL, *orphans = NULL;
     size_t n_want = 0, n_have = 0, n_missing = 0, n_orphans = 0;
     if (!st->dense.em) return CR_OK;
-    if ((rc = open_vectors(st, 1, e))) return rc;
+    if ((rc = open_vectors(st, 1, e))) goto out;
     if ((rc = chunk_ids(st, &want, &n_want, e))) goto out;
     if ((rc = idx_vecstore_ids(st->dense.vs, &have, &n_have, e))) goto out;
     /* Both lists are sorted: one merge finds what is missing and what is orphaned. */
@@ -171,36 +295,14 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
             i++, j++;
     }
     if (n_orphans && (rc = idx_vecstore_remove(st->dense.vs, orphans, n_orphans, e))) goto out;
-    for (size_t at = 0; at < n_missing && !rc; at += EMBED_BATCH) {
-        size_t m = n_missing - at < EMBED_BATCH ? n_missing - at : EMBED_BATCH;
-        char *texts[EMBED_BATCH];
-        float *vecs = NULL;
-        int dim = 0;
-        for (size_t k = 0; k < m; k++)
-            texts[k] = embed_text(st, missing[at + k]);
-        rc = idx_embedder_embed(st->dense.em, (const char *const *)texts, m, &vecs, &dim, e);
-        for (size_t k = 0; k < m; k++)
-            free(texts[k]);
-        if (!rc && !idx_vecstore_dim(st->dense.vs)) {
-            /* An empty store learns its dimension from the first vectors. */
-            char *path = vectors_path(st);
-            idx_vecstore_close(st->dense.vs);
-            st->dense.vs = NULL;
-            rc = idx_vecstore_open(path, dim, &st->dense.vs, e);
-            free(path);
-        }
-        if (!rc && dim != idx_vecstore_dim(st->dense.vs))
-            rc = err_set(e, CR_EHTTP, "embedding dimension %d differs from the index's %d", dim,
-                         idx_vecstore_dim(st->dense.vs));
-        if (!rc) rc = idx_vecstore_add(st->dense.vs, &missing[at], vecs, m, e);
-        free(vecs);
-    }
+    if (n_missing) rc = add_missing(st, missing, n_missing, e);
     /* What was added is kept even when a later batch failed. */
     CrErr save = idx_vecstore_save(st->dense.vs, rc ? NULL : e);
     if (!rc) rc = save;
     if (!rc && idx_vecstore_count(st->dense.vs) > 0)
         rc = idx_store_meta_put(st, "embedder", idx_embedder_id(st->dense.em), e);
 out:
+    idx_dense_unstage(st);
     free(want);
     free(have);
     free(missing);

@@ -56,6 +56,11 @@ void idx_embedder_describe(const Embedder *em, char *out, size_t size)
     sb_release(&sb);
 }
 
+int idx_embedder_parallel(const Embedder *em)
+{
+    return em && em->ops->parallel;
+}
+
 int idx_embedder_dim(const Embedder *em)
 {
     return em->ops->dim(em->state);

@@ -186,7 +186,8 @@ static CrErr nb_embed_query(void *state, const char *const *texts, size_t n, flo
  * vectors lowered recall (docs/benchmarks.md), so their code is not embedded. */
 static const char *const nb_langs[] = {"python", NULL};
 
-static const EmbedderOps nb_ops = {nb_id, nb_dim, nb_embed, nb_free, nb_embed_query, nb_langs};
+/* A table lookup per token over a read-only model: the parse workers embed. */
+static const EmbedderOps nb_ops = {nb_id, nb_dim, nb_embed, nb_free, nb_embed_query, nb_langs, 1};
 
 /* Checks the header and payload of the file in m->data and points the
  * tables into it. */

@@ -32,6 +32,9 @@ typedef struct EmbedderOps {
     /* The language rows (IdxLang.name) the model knows, NULL-terminated;
      * NULL: every one. */
     const char *const *langs;
+    /* Whether embed computes in process, cheaply, and may run on several
+     * threads at once: then the index's parse workers embed as they go. */
+    int parallel;
 } EmbedderOps;
 
 struct Embedder {

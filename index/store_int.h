@@ -135,6 +135,13 @@ typedef struct IdxDense {
     Embedder *em;   /* NULL: no dense leg */
     VecStore *vs;   /* opened on first use */
     char note[200]; /* why the builtin model is not in use, for status */
+    /* Vectors the parse workers computed for chunks written in this update,
+     * by ascending chunk id (idx_dense_stage); the next sync adds them
+     * instead of embedding those chunks again. */
+    int64_t *stage_ids;
+    float *stage_vecs;
+    size_t n_stage, cap_stage;
+    int stage_dim;
 } IdxDense;
 
 struct IdxStore {
@@ -205,13 +212,17 @@ typedef struct FileWork {
     char **text;  /* 4 strings per chunk: name, path, doc, body tokens */
     char **terms; /* the same through idx_stem when prepared with a Stemmer, or NULL */
     char (*chunk_hash)[17];
-    char *cont; /* per chunk: a continuation piece (later window, later class run) */
+    char *cont;  /* per chunk: a continuation piece (later window, later class run) */
+    float *vecs; /* per chunk: its vector (dim floats) when prepared with an embedder
+                  * that covers the file, or NULL */
+    int dim;
 } FileWork;
 
 /* Reads and chunks a file; never fails (problems become fw->skip).
- * root is the canonical root. */
+ * root is the canonical root. With stem, the search text is also stemmed;
+ * with em (idx_dense_parse_embedder), the chunks are also embedded. */
 void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch,
-                          Stemmer *stem);
+                          Stemmer *stem, Embedder *em);
 void idx_filework_release(FileWork *fw);
 
 /* Writes a prepared file in the current transaction: replaces the file's
@@ -300,6 +311,20 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e);
 void idx_dense_forget(IdxStore *st);
 /* Vectors stored (0 without an embedder). */
 int64_t idx_dense_count(IdxStore *st);
+/* The text a chunk is embedded from: where it is, what it is called
+ * (symbol, or the module for module code), then its body as the search
+ * text has it (idx_chunk_body), cut at IDX_EMBED_TEXT_CHARS. */
+#define IDX_EMBED_TEXT_CHARS 2000
+void idx_dense_text(const char *path, const char *name, int cont, const char *signature,
+                    const char *lines, size_t len, StrBuf *out);
+/* The embedder parse workers may call while they prepare files (one that
+ * computes locally and is safe on several threads), or NULL. */
+Embedder *idx_dense_parse_embedder(IdxStore *st);
+/* Keeps a vector a parse worker computed for chunk id, just written; ids
+ * come in ascending order. Copied. */
+void idx_dense_stage(IdxStore *st, int64_t id, const float *v, int dim);
+/* Forgets the staged vectors (a rolled-back write may reuse their ids). */
+void idx_dense_unstage(IdxStore *st);
 
 /* ---------------------------------------------------------------- graph (graph.c) */
 

@@ -20,6 +20,7 @@
 typedef struct Pool {
     FileWork *work;
     Stemmer **stems; /* one per worker (made here: they need the store's connection), or NULL */
+    Embedder *em;    /* embeds as it prepares (idx_dense_parse_embedder), or NULL */
     int started;     /* workers that took their Stemmer */
     size_t n;
     const char *root;
@@ -45,7 +46,7 @@ static void *pool_worker(void *arg)
         if (p->stop || p->next >= p->n) break;
         size_t i = p->next++;
         pthread_mutex_unlock(&p->mu);
-        idx_filework_prepare(&p->work[i], p->root, p->max_bytes, ch, stem);
+        idx_filework_prepare(&p->work[i], p->root, p->max_bytes, ch, stem, p->em);
         pthread_mutex_lock(&p->mu);
         p->done[i] = 1;
         pthread_cond_broadcast(&p->cond);
@@ -170,6 +171,7 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
 {
     pool->root = st->root;
     pool->max_bytes = st->max_file_bytes;
+    pool->em = idx_dense_parse_embedder(st);
     pool->done = xcalloc(pool->n + 1, 1);
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->cond, NULL);
@@ -305,6 +307,7 @@ out:
     /* A stop keeps the whole files written so far; anything else rolls back. */
     if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
     if (rc) idx_store_postings_invalidate(st);
+    idx_dense_unstage(st); /* what a failed update staged; a sync left none */
     for (size_t i = 0; i < pool.n; i++)
         idx_filework_release(&pool.work[i]);
     free(pool.work);
@@ -373,7 +376,8 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         fw.size = (int64_t)sb.st_size;
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
         ch = idx_chunker_new();
-        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL);
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+                             idx_dense_parse_embedder(st));
         /* prepare records the size it read; keep the stat's mtime. */
     }
     double t1 = now_ms();
@@ -395,6 +399,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
 out:
     if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);
     if (rc) idx_store_postings_invalidate(st);
+    idx_dense_unstage(st);
     idx_chunker_free(ch);
     idx_filework_release(&fw);
     sb_release(&rel);

@@ -52,6 +52,9 @@ int idx_embedder_covers(const Embedder *em, const char *relpath);
  * "builtin:...:6678d69b (embeds python files only)". */
 void idx_embedder_describe(const Embedder *em, char *out, size_t size);
 
+/* Whether it may embed on several threads at once (EmbedderOps.parallel). */
+int idx_embedder_parallel(const Embedder *em);
+
 /* Dimension, or 0 while unknown (openai before its first response). */
 int idx_embedder_dim(const Embedder *em);
 

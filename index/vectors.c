@@ -1,22 +1,12 @@
 /*
  * vectors.c - the vector store: exact inner-product search (IndexFlatIP
- * inside an IndexIDMap, through the FAISS C API) keyed by chunk id.
+ * inside an IndexIDMap, through the FAISS C API) keyed by chunk id. Files
+ * and journal: vecstore_int.h and vec_file.c.
  *
  * A VecStore is used by one thread at a time; nothing here locks. FAISS
  * keeps no state of ours between calls.
- *
- * File layout: the FAISS serialisation of the IndexIDMap, then a 48-byte
- * trailer (little-endian):
- *
- *   "CRVECS01" | u32 version | u32 dim | u64 count | u64 payload bytes
- *   | u64 hash64(payload) | u64 hash64(trailer so far)
- *
- * The file still reads as a FAISS index (FAISS ignores what follows), and
- * FAISS's parser never sees bytes that fail the checksum: its reader
- * allocates what a corrupt header claims, which is not a failure mode we
- * want on open.
  */
-#include "vec_int.h"
+#include "vecstore_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,23 +17,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-enum {
-    TRAILER_BYTES = 48,
-    FORMAT_VERSION = 1,
-    MAX_DIM = 65536,
-};
-
-static const char trailer_magic[8] = {'C', 'R', 'V', 'E', 'C', 'S', '0', '1'};
-
-struct VecStore {
-    const FaissApi *fa;
-    char *path;
-    int dim;                /* 0: unknown until opened with a dimension */
-    FaissIndexIDMap *index; /* NULL while dim is 0 */
-    I64Map ids;
-    int dirty;
-};
 
 /* ---------------------------------------------------------------- id set */
 
@@ -58,9 +31,7 @@ static int id_add(I64Map *ids, int64_t id)
 
 /* ---------------------------------------------------------------- helpers */
 
-/* Must run right after the failing FAISS call: the message lives only until
- * the next one. */
-static CrErr vecstore__faiss_err(const FaissApi *fa, ErrInfo *e, const char *what, int rc)
+CrErr vecstore_faiss_err(const FaissApi *fa, ErrInfo *e, const char *what, int rc)
 {
     const char *m = fa->get_last_error();
     return err_set(e, CR_EVECTOR, "vectors: %s: %s (faiss %d)", what, m ? m : "unknown error", rc);
@@ -70,10 +41,10 @@ static CrErr vecstore__new_index(const FaissApi *fa, int dim, FaissIndexIDMap **
 {
     FaissIndexFlatIP *flat = NULL;
     int rc = fa->IndexFlatIP_new_with(&flat, dim);
-    if (rc) return vecstore__faiss_err(fa, e, "IndexFlatIP", rc);
+    if (rc) return vecstore_faiss_err(fa, e, "IndexFlatIP", rc);
     rc = fa->IndexIDMap_new(out, flat);
     if (rc) {
-        CrErr err = vecstore__faiss_err(fa, e, "IndexIDMap", rc);
+        CrErr err = vecstore_faiss_err(fa, e, "IndexIDMap", rc);
         fa->Index_free(flat);
         return err;
     }
@@ -88,36 +59,8 @@ static int vecstore__all_finite(const float *v, size_t n)
     return 1;
 }
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* Removes the listed ids that are present from the index and the set. */
-static CrErr vecstore__drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
+CrErr vecstore_drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
 {
     int64_t *present = NULL;
     FaissIDSelectorBatch *sel = NULL;
@@ -133,9 +76,9 @@ static CrErr vecstore__drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo 
     if (!np) goto out;
     int rc = vs->fa->IDSelectorBatch_new(&sel, np, present);
     if (rc)
-        err = vecstore__faiss_err(vs->fa, e, "IDSelectorBatch", rc);
+        err = vecstore_faiss_err(vs->fa, e, "IDSelectorBatch", rc);
     else if ((rc = vs->fa->Index_remove_ids(vs->index, (const FaissIDSelector *)sel, &removed)))
-        err = vecstore__faiss_err(vs->fa, e, "remove_ids", rc);
+        err = vecstore_faiss_err(vs->fa, e, "remove_ids", rc);
     if (err) {
         for (size_t i = 0; i < np; i++)
             id_add(&vs->ids, present[i]);
@@ -268,6 +211,18 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
     }
     err = vecstore__check_trailer(vs, map, size, &fdim, &count, &plen, e);
     if (!err) err = vecstore__read_payload(vs, map, plen, fdim, count, e);
+    if (!err) {
+        vs->base_hash = get_u64((const unsigned char *)map + size - TRAILER_BYTES + 32);
+        vs->base_bytes = size;
+        err = vecstore_log_replay(vs, e);
+        if (err) {
+            /* discarded whole: the file is rewritten from what the sync computes */
+            vs->fa->Index_free(vs->index);
+            vs->index = NULL;
+            i64map_release(&vs->ids);
+            vs->base_hash = 0;
+        }
+    }
 out:
     if (map != MAP_FAILED) munmap(map, size);
     close(fd);
@@ -313,6 +268,7 @@ void idx_vecstore_close(VecStore *vs)
     if (!vs) return;
     if (vs->index) vs->fa->Index_free(vs->index);
     i64map_release(&vs->ids);
+    sb_release(&vs->pending);
     free(vs->path);
     free(vs);
 }
@@ -333,7 +289,7 @@ int64_t idx_vecstore_count(const VecStore *vs)
  * (the signature carries none): the caller reopens it with the embedder's
  * dimension; until then adding is CR_EINVAL. Within one call a repeated id
  * keeps its last vector. On failure, ids being replaced may be gone. */
-CrErr idx_vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e)
+CrErr vecstore_insert(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e)
 {
     I64Map seen = {0};
     int64_t *uids = NULL;
@@ -368,11 +324,11 @@ CrErr idx_vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size
         ids = uids;
         vecs = uvecs;
     }
-    err = vecstore__drop(vs, ids, m, e);
+    err = vecstore_drop(vs, ids, m, e);
     if (err) goto out;
     int rc = vs->fa->Index_add_with_ids(vs->index, (idx_t)m, vecs, ids);
     if (rc) {
-        err = vecstore__faiss_err(vs->fa, e, "add_with_ids", rc);
+        err = vecstore_faiss_err(vs->fa, e, "add_with_ids", rc);
         goto out;
     }
     i64map_reserve(&vs->ids, vs->ids.len + m);
@@ -386,11 +342,26 @@ out:
     return err;
 }
 
+CrErr idx_vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e)
+{
+    CrErr err = vecstore_insert(vs, ids, vecs, n, e);
+    if (err)
+        vs->pending_lost = 1; /* what changed is unknown: the next save rewrites the file */
+    else if (n)
+        vecstore_log_change(vs, LOG_OP_ADD, ids, vecs, n);
+    return err;
+}
+
 CrErr idx_vecstore_remove(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
 {
     if (!n || !vs->ids.len) return CR_OK;
     if (!ids) return err_set(e, CR_EINVAL, "vectors: remove without ids");
-    return vecstore__drop(vs, ids, n, e);
+    CrErr err = vecstore_drop(vs, ids, n, e);
+    if (err)
+        vs->pending_lost = 1;
+    else
+        vecstore_log_change(vs, LOG_OP_REMOVE, ids, NULL, n);
+    return err;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -435,7 +406,7 @@ CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int6
     size_t kk = k < vs->ids.len ? k : vs->ids.len;
     FaissIndex *flat = vs->fa->IndexIDMap_sub_index(vs->index);
     int rc = vs->fa->Index_search(flat, 1, query, (idx_t)kk, out_scores, out_ids);
-    if (rc) return vecstore__faiss_err(vs->fa, e, "search", rc);
+    if (rc) return vecstore_faiss_err(vs->fa, e, "search", rc);
     idx_t *map = NULL;
     size_t n_map = 0, n = 0;
     vs->fa->IndexIDMap_id_map(vs->index, &map, &n_map);
@@ -447,94 +418,4 @@ CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int6
     }
     *n_out = n;
     return CR_OK;
-}
-
-/* ---------------------------------------------------------------- save */
-
-static CrErr vecstore__sync_dir(const char *path, ErrInfo *e)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-    CrErr err = CR_OK;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    /* some file systems refuse fsync on a directory (EINVAL): nothing to do */
-    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
-        err = err_set(e, CR_EIO, "vectors: cannot sync directory %s: %s", dir, strerror(errno));
-    if (fd >= 0) close(fd);
-    free(dir);
-    return err;
-}
-
-/* FAISS payload, then the trailer, into the open file f (fd). */
-static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tmp, ErrInfo *e)
-{
-    int rc = vs->fa->write_index(vs->index, f);
-    if (rc) return vecstore__faiss_err(vs->fa, e, "write_index", rc);
-    off_t plen = ftello(f);
-    if (fflush(f) != 0 || plen <= 0)
-        return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));
-    void *map = mmap(NULL, (size_t)plen, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED)
-        return err_set(e, CR_EIO, "vectors: cannot map %s: %s", tmp, strerror(errno));
-    uint64_t h = hash64(map, (size_t)plen);
-    munmap(map, (size_t)plen);
-
-    unsigned char t[TRAILER_BYTES];
-    memcpy(t, trailer_magic, sizeof trailer_magic);
-    put_u32(t + 8, FORMAT_VERSION);
-    put_u32(t + 12, (uint32_t)vs->dim);
-    put_u64(t + 16, (uint64_t)vs->ids.len);
-    put_u64(t + 24, (uint64_t)plen);
-    put_u64(t + 32, h);
-    put_u64(t + 40, hash64(t, 40));
-    if (fwrite(t, 1, sizeof t, f) != sizeof t || fflush(f) != 0 || fsync(fd) != 0)
-        return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));
-    return CR_OK;
-}
-
-CrErr idx_vecstore_save(VecStore *vs, ErrInfo *e)
-{
-    StrBuf tmp;
-    FILE *f = NULL;
-    CrErr err = CR_OK;
-    if (!vs->dirty) return CR_OK;
-    sb_init(&tmp);
-    if (!vs->index) {
-        /* dimensionless, hence empty: a discarded file must not come back */
-        if (unlink(vs->path) != 0 && errno != ENOENT)
-            err = err_set(e, CR_EIO, "vectors: cannot remove %s: %s", vs->path, strerror(errno));
-        else
-            err = vecstore__sync_dir(vs->path, e);
-        goto out;
-    }
-    sb_addf(&tmp, "%s.tmp-%ld", vs->path, (long)getpid());
-    int fd = open(tmp.buf, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        err = err_set(e, CR_EIO, "vectors: cannot create %s: %s", tmp.buf, strerror(errno));
-        goto out;
-    }
-    f = fdopen(fd, "w+b");
-    if (!f) {
-        err = err_set(e, CR_EIO, "vectors: fdopen: %s", strerror(errno));
-        close(fd);
-        unlink(tmp.buf);
-        goto out;
-    }
-    err = vecstore__write(vs, f, fd, tmp.buf, e);
-    int close_rc = fclose(f);
-    f = NULL;
-    if (!err && close_rc != 0)
-        err = err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp.buf, strerror(errno));
-    if (!err && rename(tmp.buf, vs->path) != 0)
-        err = err_set(e, CR_EIO, "vectors: cannot rename %s to %s: %s", tmp.buf, vs->path,
-                      strerror(errno));
-    if (err) {
-        unlink(tmp.buf);
-        goto out;
-    }
-    err = vecstore__sync_dir(vs->path, e);
-out:
-    if (!err) vs->dirty = 0;
-    sb_release(&tmp);
-    return err;
 }

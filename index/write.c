@@ -1,5 +1,6 @@
-#include "store_int.h"
 #include "lang/lang.h"
+#include "store_int.h"
+#include "vec_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,7 @@
 /* ---------------------------------------------------------------- prepare (any thread) */
 
 static void filework__tokens(FileWork *fw, const char *src, const size_t *line_off,
-                             uint32_t n_lines, size_t src_len)
+                             uint32_t n_lines, size_t src_len, Embedder *em)
 {
     StrBuf sb, raw;
     sb_init(&sb);
@@ -25,6 +26,8 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         if (c->symbol && c->symbol[0]) strmap_put(&seen, c->symbol, 1);
     }
     strmap_release(&seen);
+    /* with an embedder, each chunk's embedding text (idx_dense_text) */
+    char **etext = em && n ? xcalloc(n, sizeof *etext) : NULL;
     StrBuf path_tok;
     sb_init(&path_tok);
     {
@@ -53,6 +56,20 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         idx_chunk_body(fw->cont[i], c->signature, src + a, b - a, &raw);
         idx_tok_code(raw.buf, raw.len, &sb);
         fw->text[i * 4 + 3] = sb_detach(&sb, NULL);
+        if (etext) {
+            idx_dense_text(fw->path, c->symbol[0] ? c->symbol : fw->module, fw->cont[i],
+                           c->signature, src + a, b - a, &sb);
+            etext[i] = sb_detach(&sb, NULL);
+        }
+    }
+    if (etext) {
+        /* a failure leaves fw->vecs NULL: the sync embeds these chunks then */
+        ErrInfo e = {0};
+        if (idx_embedder_embed(em, (const char *const *)etext, n, &fw->vecs, &fw->dim, &e))
+            fw->vecs = NULL;
+        for (size_t i = 0; i < n; i++)
+            free(etext[i]);
+        free(etext);
     }
     sb_release(&path_tok);
     sb_release(&raw);
@@ -78,7 +95,7 @@ static void filework__resolve_imports(FileWork *fw, const char *root, const IdxL
 }
 
 void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch,
-                          Stemmer *stem)
+                          Stemmer *stem, Embedder *em)
 {
     StrBuf abs, src;
     ErrInfo e = {0};
@@ -127,7 +144,8 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     }
     filework__resolve_imports(fw, root, lang);
     line_offsets(src.buf, src.len, &line_off);
-    filework__tokens(fw, src.buf, line_off, fw->lines, src.len);
+    if (em && !idx_embedder_covers(em, fw->path)) em = NULL;
+    filework__tokens(fw, src.buf, line_off, fw->lines, src.len, em);
     if (stem) {
         size_t n = fw->set.n_chunks * 4;
         fw->terms = xcalloc(n + 1, sizeof *fw->terms);
@@ -151,6 +169,7 @@ void idx_filework_release(FileWork *fw)
     free(fw->terms);
     free(fw->chunk_hash);
     free(fw->cont);
+    free(fw->vecs);
     idx_chunk_set_release(&fw->set);
     free(fw->module);
     free(fw->path);
@@ -344,6 +363,7 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         sqlite3_bind_int(s, 12, fw->cont[i]);
         if ((rc = idx_store_step_done(st, s, e, "chunk"))) break;
         ids[i] = sqlite3_last_insert_rowid(st->db);
+        if (fw->vecs) idx_dense_stage(st, ids[i], fw->vecs + i * (size_t)fw->dim, fw->dim);
 
         s = idx_store_stmt(st, STMT_TEXT_INSERT, e);
         if (!s) {

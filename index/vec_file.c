@@ -1,0 +1,333 @@
+/*
+ * vec_file.c - saving the vector store: the whole file (temporary file,
+ * fsync, rename) or, when little changed since it was written, a record
+ * appended to its journal. Layout and guarantees: vecstore_int.h.
+ */
+#include "vecstore_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The journal is folded into the file once it would exceed a quarter of
+ * it (replaying it then costs more than rewriting saves), and never holds
+ * more than this much regardless. */
+#define LOG_MIN_LIMIT (256 * 1024)
+#define LOG_MAX_LIMIT (64 * 1024 * 1024)
+
+static uint64_t log_limit(const VecStore *vs)
+{
+    uint64_t q = vs->base_bytes / 4;
+    if (q < LOG_MIN_LIMIT) q = LOG_MIN_LIMIT;
+    return q > LOG_MAX_LIMIT ? LOG_MAX_LIMIT : q;
+}
+
+static char *log_path(const VecStore *vs)
+{
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s.log", vs->path);
+    return sb_detach(&p, NULL);
+}
+
+/* ---------------------------------------------------------------- records */
+
+void vecstore_log_change(VecStore *vs, int op, const int64_t *ids, const float *vecs, size_t n)
+{
+    if (vs->pending_lost || !n) return;
+    size_t d = op == LOG_OP_ADD ? (size_t)vs->dim : 0;
+    uint64_t bytes = 8 + (uint64_t)n * (8 + 4 * d) + 8;
+    if (!vs->base_hash || vs->log_bytes + vs->pending.len + bytes > log_limit(vs)) {
+        /* nothing to journal onto, or too much: the next save writes the file */
+        vs->pending_lost = 1;
+        sb_release(&vs->pending);
+        return;
+    }
+    size_t start = vs->pending.len;
+    unsigned char u[8];
+    put_u32(u, (uint32_t)op);
+    put_u32(u + 4, (uint32_t)n);
+    sb_add(&vs->pending, (const char *)u, 8);
+    for (size_t i = 0; i < n; i++) {
+        put_u64(u, (uint64_t)ids[i]);
+        sb_add(&vs->pending, (const char *)u, 8);
+    }
+    if (d) sb_add(&vs->pending, (const char *)vecs, n * d * sizeof *vecs); /* little-endian hosts */
+    put_u64(u, hash64(vs->pending.buf + start, vs->pending.len - start));
+    sb_add(&vs->pending, (const char *)u, 8);
+}
+
+/* The record at p[0..avail): its length, or 0 when it is not a whole,
+ * checked record. */
+static size_t log_record(const VecStore *vs, const unsigned char *p, size_t avail, int *op,
+                         uint32_t *n)
+{
+    if (avail < 16) return 0;
+    *op = (int)get_u32(p);
+    *n = get_u32(p + 4);
+    size_t d = *op == LOG_OP_ADD ? (size_t)vs->dim : 0;
+    if ((*op != LOG_OP_ADD && *op != LOG_OP_REMOVE) || !*n ||
+        (uint64_t)*n > (avail - 16) / (8 + 4 * d))
+        return 0;
+    size_t body = 8 + (size_t)*n * (8 + 4 * d);
+    if (get_u64(p + body) != hash64(p, body)) return 0;
+    return body + 8;
+}
+
+static CrErr log_apply(VecStore *vs, const unsigned char *p, int op, uint32_t n, ErrInfo *e)
+{
+    int64_t *ids = xmalloc((size_t)n * sizeof *ids);
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = (int64_t)get_u64(p + 8 + 8 * (size_t)i);
+    CrErr err;
+    if (op == LOG_OP_ADD) {
+        size_t d = (size_t)vs->dim;
+        float *v = xmalloc((size_t)n * d * sizeof *v);
+        memcpy(v, p + 8 + 8 * (size_t)n, (size_t)n * d * sizeof *v);
+        err = vecstore_insert(vs, ids, v, n, e);
+        free(v);
+    } else {
+        err = vecstore_drop(vs, ids, n, e);
+    }
+    free(ids);
+    return err;
+}
+
+CrErr vecstore_log_replay(VecStore *vs, ErrInfo *e)
+{
+    char *path = log_path(vs);
+    StrBuf sb;
+    CrErr err = CR_OK;
+    sb_init(&sb);
+    vs->log_bytes = 0;
+    vs->log_broken = 0;
+    CrErr rc = sb_read_file(&sb, path, 2 * (uint64_t)LOG_MAX_LIMIT, NULL);
+    if (rc != CR_OK) {
+        /* none, or one too big to read: the next save rewrites the file */
+        if (rc != CR_ENOENT) vs->pending_lost = 1;
+        goto out;
+    }
+    const unsigned char *p = (const unsigned char *)sb.buf;
+    if (sb.len < LOG_HEADER_BYTES || memcmp(p, log_magic, 8) != 0 ||
+        get_u64(p + 24) != hash64(p, 24) || get_u32(p + 8) != LOG_VERSION ||
+        get_u32(p + 12) != (uint32_t)vs->dim || get_u64(p + 16) != vs->base_hash) {
+        vs->log_broken = sb.len > 0; /* another file's journal: replaced on the next save */
+        goto out;
+    }
+    size_t at = LOG_HEADER_BYTES, len;
+    int op;
+    uint32_t n;
+    while ((len = log_record(vs, p + at, sb.len - at, &op, &n)) > 0) {
+        ErrInfo why = {0};
+        if (log_apply(vs, p + at, op, n, &why)) {
+            err = err_set(e, CR_ECORRUPT, "its journal does not apply: %s", why.msg);
+            goto out;
+        }
+        at += len;
+    }
+    vs->log_bytes = at;
+    vs->log_broken = at < sb.len;
+out:
+    sb_release(&sb);
+    free(path);
+    return err;
+}
+
+/* ---------------------------------------------------------------- save */
+
+static CrErr vecstore__sync_dir(const char *path, ErrInfo *e)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    CrErr err = CR_OK;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* some file systems refuse fsync on a directory (EINVAL): nothing to do */
+    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
+        err = err_set(e, CR_EIO, "vectors: cannot sync directory %s: %s", dir, strerror(errno));
+    if (fd >= 0) close(fd);
+    free(dir);
+    return err;
+}
+
+/* FAISS payload, then the trailer, into the open file f (fd); *hash is
+ * the payload's, *size the file's. */
+static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tmp,
+                             uint64_t *hash, uint64_t *size, ErrInfo *e)
+{
+    int rc = vs->fa->write_index(vs->index, f);
+    if (rc) return vecstore_faiss_err(vs->fa, e, "write_index", rc);
+    off_t plen = ftello(f);
+    if (fflush(f) != 0 || plen <= 0)
+        return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));
+    void *map = mmap(NULL, (size_t)plen, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED)
+        return err_set(e, CR_EIO, "vectors: cannot map %s: %s", tmp, strerror(errno));
+    uint64_t h = hash64(map, (size_t)plen);
+    munmap(map, (size_t)plen);
+
+    unsigned char t[TRAILER_BYTES];
+    memcpy(t, trailer_magic, sizeof trailer_magic);
+    put_u32(t + 8, FORMAT_VERSION);
+    put_u32(t + 12, (uint32_t)vs->dim);
+    put_u64(t + 16, (uint64_t)vs->ids.len);
+    put_u64(t + 24, (uint64_t)plen);
+    put_u64(t + 32, h);
+    put_u64(t + 40, hash64(t, 40));
+    if (fwrite(t, 1, sizeof t, f) != sizeof t || fflush(f) != 0 || fsync(fd) != 0)
+        return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));
+    *hash = h;
+    *size = (uint64_t)plen + TRAILER_BYTES;
+    return CR_OK;
+}
+
+/* Removes the journal, and with whole the file it belongs to. */
+static CrErr vecstore__unlink(VecStore *vs, int whole, ErrInfo *e)
+{
+    char *lp = log_path(vs);
+    CrErr err = CR_OK;
+    if (whole && unlink(vs->path) != 0 && errno != ENOENT)
+        err = err_set(e, CR_EIO, "vectors: cannot remove %s: %s", vs->path, strerror(errno));
+    else if (unlink(lp) != 0 && errno != ENOENT)
+        err = err_set(e, CR_EIO, "vectors: cannot remove %s: %s", lp, strerror(errno));
+    else
+        err = vecstore__sync_dir(vs->path, e);
+    free(lp);
+    vs->base_hash = 0;
+    vs->log_bytes = 0;
+    vs->log_broken = 0;
+    return err;
+}
+
+/* Whether the file at vs->path is still the one this store's journal
+ * belongs to (another process may have rewritten it). */
+static int vecstore__base_unchanged(const VecStore *vs)
+{
+    unsigned char t[TRAILER_BYTES];
+    int fd = open(vs->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    int ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size == vs->base_bytes &&
+             pread(fd, t, sizeof t, st.st_size - TRAILER_BYTES) == (ssize_t)sizeof t &&
+             get_u64(t + 32) == vs->base_hash;
+    close(fd);
+    return ok;
+}
+
+/* Appends the pending records to the journal (*done set), or leaves
+ * *done 0 when the file must be rewritten instead: there is none to
+ * journal onto, too much changed, or the journal is broken or was replaced
+ * elsewhere since this store read it. */
+static CrErr log_append(VecStore *vs, int *done, ErrInfo *e)
+{
+    *done = 0;
+    if (!vs->base_hash || vs->pending_lost || (vs->log_broken && vs->log_bytes) ||
+        !vecstore__base_unchanged(vs))
+        return CR_OK;
+    char *path = log_path(vs);
+    CrErr err = CR_OK;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        err = err_set(e, CR_EIO, "vectors: cannot open %s: %s", path, strerror(errno));
+        goto out;
+    }
+    unsigned char h[LOG_HEADER_BYTES];
+    memcpy(h, log_magic, 8);
+    put_u32(h + 8, LOG_VERSION);
+    put_u32(h + 12, (uint32_t)vs->dim);
+    put_u64(h + 16, vs->base_hash);
+    put_u64(h + 24, hash64(h, 24));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        err = err_set(e, CR_EIO, "vectors: cannot stat %s: %s", path, strerror(errno));
+        goto out;
+    }
+    /* Another store (process) may have appended since this one read the
+     * journal: its records are as true as ours, so ours go after them. */
+    off_t at = st.st_size;
+    unsigned char have[LOG_HEADER_BYTES];
+    int ours = st.st_size >= LOG_HEADER_BYTES &&
+               pread(fd, have, sizeof have, 0) == (ssize_t)sizeof have &&
+               !memcmp(have, h, sizeof h);
+    if (ours && (uint64_t)st.st_size < vs->log_bytes) goto out; /* cut short elsewhere */
+    if (!ours && vs->log_bytes) goto out; /* replaced since it was read */
+    if (!ours) {
+        /* none yet, or another file's: start it */
+        if (ftruncate(fd, 0) != 0 || pwrite(fd, h, sizeof h, 0) != (ssize_t)sizeof h) {
+            err = err_set(e, CR_EIO, "vectors: cannot write %s: %s", path, strerror(errno));
+            goto out;
+        }
+        at = LOG_HEADER_BYTES;
+    }
+    if (pwrite(fd, vs->pending.buf, vs->pending.len, at) != (ssize_t)vs->pending.len) {
+        err = err_set(e, CR_EIO, "vectors: cannot write %s: %s", path, strerror(errno));
+        goto out;
+    }
+    /* no fsync: a record lost to a crash is repaired by the next sync */
+    vs->log_bytes = (uint64_t)at + vs->pending.len;
+    *done = 1;
+out:
+    if (fd >= 0) close(fd);
+    free(path);
+    return err;
+}
+
+CrErr idx_vecstore_save(VecStore *vs, ErrInfo *e)
+{
+    StrBuf tmp;
+    FILE *f = NULL;
+    CrErr err = CR_OK;
+    uint64_t hash = 0, size = 0;
+    if (!vs->dirty) return CR_OK;
+    sb_init(&tmp);
+    if (!vs->index) {
+        /* dimensionless, hence empty: a discarded file must not come back */
+        err = vecstore__unlink(vs, 1, e);
+        goto out;
+    }
+    int done = 0;
+    if ((err = log_append(vs, &done, e)) || done) goto out;
+    sb_addf(&tmp, "%s.tmp-%ld", vs->path, (long)getpid());
+    int fd = open(tmp.buf, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        err = err_set(e, CR_EIO, "vectors: cannot create %s: %s", tmp.buf, strerror(errno));
+        goto out;
+    }
+    f = fdopen(fd, "w+b");
+    if (!f) {
+        err = err_set(e, CR_EIO, "vectors: fdopen: %s", strerror(errno));
+        close(fd);
+        unlink(tmp.buf);
+        goto out;
+    }
+    err = vecstore__write(vs, f, fd, tmp.buf, &hash, &size, e);
+    int close_rc = fclose(f);
+    f = NULL;
+    if (!err && close_rc != 0)
+        err = err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp.buf, strerror(errno));
+    if (!err && rename(tmp.buf, vs->path) != 0)
+        err = err_set(e, CR_EIO, "vectors: cannot rename %s to %s: %s", tmp.buf, vs->path,
+                      strerror(errno));
+    if (err) {
+        unlink(tmp.buf);
+        goto out;
+    }
+    /* the journal belonged to the file just replaced */
+    err = vecstore__unlink(vs, 0, e);
+    if (!err) {
+        vs->base_hash = hash;
+        vs->base_bytes = size;
+    }
+out:
+    if (!err) {
+        vs->dirty = 0;
+        vs->pending_lost = 0;
+        sb_release(&vs->pending);
+    }
+    sb_release(&tmp);
+    return err;
+}
