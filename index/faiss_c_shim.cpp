@@ -196,6 +196,13 @@ FaissIndexFlat *faiss_IndexFlat_cast(FaissIndex *index)
     return f ? handle(f) : nullptr;
 }
 
+void faiss_IndexFlat_xb(FaissIndexFlat *index, float **p_xb, size_t *p_size)
+{
+    faiss::IndexFlat *f = dynamic_cast<faiss::IndexFlat *>(ix(index));
+    if (p_xb) *p_xb = f ? f->get_xb() : nullptr;
+    if (p_size) *p_size = f ? f->codes.size() / sizeof(float) : 0;
+}
+
 void faiss_IndexFlatIP_free(FaissIndexFlatIP *obj)
 {
     delete ix(obj);

@@ -156,8 +156,8 @@ static CrErr vecstore__sync_dir(const char *path, ErrInfo *e)
 
 /* FAISS payload, then the trailer, into the open file f (fd); *hash is
  * the payload's, *size the file's. */
-static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tmp,
-                             uint64_t *hash, uint64_t *size, ErrInfo *e)
+static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tmp, uint64_t *hash,
+                             uint64_t *size, ErrInfo *e)
 {
     int rc = vs->fa->write_index(vs->index, f);
     if (rc) return vecstore_faiss_err(vs->fa, e, "write_index", rc);
@@ -254,7 +254,7 @@ static CrErr log_append(VecStore *vs, int *done, ErrInfo *e)
                pread(fd, have, sizeof have, 0) == (ssize_t)sizeof have &&
                !memcmp(have, h, sizeof h);
     if (ours && (uint64_t)st.st_size < vs->log_bytes) goto out; /* cut short elsewhere */
-    if (!ours && vs->log_bytes) goto out; /* replaced since it was read */
+    if (!ours && vs->log_bytes) goto out;                       /* replaced since it was read */
     if (!ours) {
         /* none yet, or another file's: start it */
         if (ftruncate(fd, 0) != 0 || pwrite(fd, h, sizeof h, 0) != (ssize_t)sizeof h) {

@@ -82,7 +82,7 @@ CrErr idx_embedder_embed_query(Embedder *em, const char *question, float **out, 
     X(Index_add_with_ids) X(Index_search) X(Index_remove_ids) X(IndexFlatIP_new_with)              \
     X(IndexFlat_cast) X(IndexIDMap_new) X(IndexIDMap_set_own_fields) X(IndexIDMap_cast)            \
     X(IndexIDMap_sub_index) X(IndexIDMap_id_map) X(IDSelectorBatch_new) X(IDSelector_free)         \
-    X(read_index) X(write_index)
+    X(read_index) X(write_index) X(IndexFlat_xb)
 /* clang-format on */
 
 typedef struct FaissApi {
@@ -122,6 +122,12 @@ CrErr idx_vecstore_ids(const VecStore *vs, int64_t **out, size_t *n_out, ErrInfo
  * out_scores have room for k; *n_out receives how many were found. */
 CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int64_t *out_ids,
                           float *out_scores, size_t *n_out, ErrInfo *e);
+
+/* The k best of n_rows rows (dim floats each) by inner product with
+ * query, best first (equal scores by row): their rows and scores. Returns
+ * how many (min(k, n_rows); 0 when out of memory). vec_scan.c. */
+size_t idx_vec_scan(const float *rows, size_t n_rows, int dim, const float *query, size_t k,
+                    size_t *out_rows, float *out_scores);
 
 /* Writes the store to its path atomically (temporary file, fsync, rename)
  * when it changed since the last save. */

@@ -400,22 +400,26 @@ CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int6
     if (vs->dim && !vecstore__all_finite(query, (size_t)vs->dim))
         return err_set(e, CR_EINVAL, "vectors: non-finite query component");
     if (!k || !vs->ids.len) return CR_OK;
-    /* The flat index alone, not the IDMap: FAISS 1.7.3 translates labels in
-     * IndexIDMap::search with an OpenMP loop, which starts a team for one
-     * query and leaves its workers spinning ~10 ms after every search. */
-    size_t kk = k < vs->ids.len ? k : vs->ids.len;
-    FaissIndex *flat = vs->fa->IndexIDMap_sub_index(vs->index);
-    int rc = vs->fa->Index_search(flat, 1, query, (idx_t)kk, out_scores, out_ids);
-    if (rc) return vecstore_faiss_err(vs->fa, e, "search", rc);
+    /* Scanned here over the flat index's rows (vec_scan.c), not searched
+     * through FAISS: 1.7.3 translates labels in IndexIDMap::search with an
+     * OpenMP loop (a team started for one query, its workers left spinning
+     * ~10 ms), and Debian's build compares rows in a scalar loop. */
+    FaissIndexFlat *flat = vs->fa->IndexFlat_cast(vs->fa->IndexIDMap_sub_index(vs->index));
+    float *xb = NULL;
+    size_t n_xb = 0, n_map = 0, n = 0;
     idx_t *map = NULL;
-    size_t n_map = 0, n = 0;
+    if (flat) vs->fa->IndexFlat_xb(flat, &xb, &n_xb);
     vs->fa->IndexIDMap_id_map(vs->index, &map, &n_map);
-    for (size_t i = 0; i < kk; i++) {
-        if (out_ids[i] < 0 || (size_t)out_ids[i] >= n_map) continue;
-        out_ids[n] = map[out_ids[i]];
+    size_t rows = n_xb / (size_t)vs->dim;
+    if (!xb || rows != n_map) return err_set(e, CR_EVECTOR, "vectors: flat rows and ids disagree");
+    size_t *at = xmalloc((k < rows ? k : rows) * sizeof *at + 1);
+    size_t got = idx_vec_scan(xb, rows, vs->dim, query, k, at, out_scores);
+    for (size_t i = 0; i < got; i++) {
+        out_ids[n] = map[at[i]];
         out_scores[n] = out_scores[i];
         n++;
     }
+    free(at);
     *n_out = n;
     return CR_OK;
 }

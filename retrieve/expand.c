@@ -17,9 +17,49 @@ static size_t find_cand(const RtvCand *v, size_t n, int64_t id)
     return (size_t)-1;
 }
 
-CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
-                       const RtvGraphParams *gp, ErrInfo *e)
+void rtv_lookups_release(RtvLookups *lk)
 {
+    i64map_release(&lk->is_test);
+    for (size_t i = 0; i < lk->n_edges; i++)
+        free(lk->edges[i].edges);
+    free(lk->edges);
+    memset(lk, 0, sizeof *lk);
+}
+
+CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing, const IdxEdge **out,
+                size_t *n_out, ErrInfo *e)
+{
+    for (size_t i = 0; i < lk->n_edges; i++)
+        if (lk->edges[i].chunk == chunk && lk->edges[i].outgoing == outgoing) {
+            *out = lk->edges[i].edges;
+            *n_out = lk->edges[i].n;
+            return CR_OK;
+        }
+    IdxEdge *v = NULL;
+    size_t n = 0;
+    CrErr rc = idx_edges(st, chunk, outgoing, &v, &n, e);
+    if (rc) return rc;
+    ARRAY_GROW(lk->edges, lk->n_edges + 1, lk->cap_edges);
+    lk->edges[lk->n_edges++] = (struct RtvEdgesOf){chunk, outgoing, v, n};
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
+int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id)
+{
+    int64_t v;
+    if (i64map_get(&lk->is_test, file_id, &v)) return (int)v - 1;
+    int t = idx_file_is_test(st, file_id);
+    i64map_put(&lk->is_test, file_id, 1 + t);
+    return t;
+}
+
+CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
+                       const RtvGraphParams *gp, RtvLookups *lk, ErrInfo *e)
+{
+    RtvLookups own = {0};
+    if (!lk) lk = &own;
     size_t seeds = *n < gp->seeds ? *n : gp->seeds;
     /* Seeds are the first candidates (the caller sorts best first); new
      * candidates go after them and are never seeds themselves (one hop). */
@@ -34,9 +74,9 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
         for (int dir = 1; dir >= 0 && !rc; dir--) {
             double factor = dir ? gp->out_factor : gp->in_factor;
             if (factor <= 0) continue;
-            IdxEdge *edges = NULL;
+            const IdxEdge *edges = NULL;
             size_t ne = 0;
-            if ((rc = idx_edges(st, seed_ids[i], dir, &edges, &ne, e))) break;
+            if ((rc = rtv_edges(st, lk, seed_ids[i], dir, &edges, &ne, e))) break;
             size_t taken = 0;
             for (size_t k = 0; k < ne && taken < gp->per_seed; k++) {
                 if (edges[k].kind == IDX_EDGE_CONTAIN || edges[k].kind == IDX_EDGE_IMPORT) continue;
@@ -58,10 +98,10 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
                 (*cands)[*n].via = RTV_VIA_GRAPH;
                 (*n)++;
             }
-            free(edges);
         }
     }
     free(seed_ids);
     free(seed_scores);
+    rtv_lookups_release(&own);
     return rc;
 }

@@ -93,17 +93,17 @@ static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, s
 
 /* File blend, cut, graph expansion and priors over the legs' candidates. */
 static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **v, size_t *n,
-                    size_t *cap, ErrInfo *e)
+                    size_t *cap, RtvLookups *lk, ErrInfo *e)
 {
     rtv_file_boost(*v, *n, t->file_beta);
     if (*n > t->keep) *n = t->keep;
     if (req->use_graph && *n) {
-        CrErr rc = rtv_expand_graph(st, v, n, cap, &t->graph, e);
+        CrErr rc = rtv_expand_graph(st, v, n, cap, &t->graph, lk, e);
         if (rc) return rc;
     }
     /* behaviour questions are answered by code, not by the tests exercising it */
     for (size_t i = 0; i < *n; i++)
-        if ((*v)[i].file_id && idx_file_is_test(st, (*v)[i].file_id))
+        if ((*v)[i].file_id && rtv_file_is_test(st, lk, (*v)[i].file_id))
             (*v)[i].score *= t->test_prior;
     rtv_apply_priors(*v, *n, t);
     return CR_OK;
@@ -146,6 +146,7 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
     IdxHit *hits = NULL;
     size_t n_hits = 0, n = 0, cap = 0, n_lex = 0, cap_lex = 0;
     RtvCand *v = NULL, *lex = NULL;
+    RtvLookups lk = {0};
     int dense = req->use_dense && idx_has_dense(st);
     double t0 = now_ms();
     *out = NULL;
@@ -186,13 +187,14 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
     }
     tm->dense_ms = now_ms() - t0;
     t0 = now_ms();
-    if ((rc = finish(st, req, t, &v, &n, &cap, e))) goto out;
+    if ((rc = finish(st, req, t, &v, &n, &cap, &lk, e))) goto out;
     if (lex) {
-        if ((rc = finish(st, req, t, &lex, &n_lex, &cap_lex, e))) goto out;
+        if ((rc = finish(st, req, t, &lex, &n_lex, &cap_lex, &lk, e))) goto out;
         keep_head(&v, &n, lex, n_lex, t->lexical_head);
     }
     tm->graph_ms = now_ms() - t0;
 out:
+    rtv_lookups_release(&lk);
     free(hits);
     free(lex);
     if (rc) {

@@ -86,13 +86,34 @@ typedef struct RtvGraphParams {
     double one_line;   /* and times this for a one-line definition (a macro, a declaration) */
 } RtvGraphParams;
 
+/* What ranking looks up in the index about candidates (their neighbours,
+ * whether their file is a test), kept for the second ranking of the same
+ * question: rtv_rank ranks with and without the dense leg. */
+typedef struct RtvLookups {
+    I64Map is_test; /* file id -> 1 + whether it is a test file */
+    struct RtvEdgesOf {
+        int64_t chunk;
+        int outgoing;
+        IdxEdge *edges;
+        size_t n;
+    } * edges;
+    size_t n_edges, cap_edges;
+} RtvLookups;
+
+void rtv_lookups_release(RtvLookups *lk);
+/* idx_edges and idx_file_is_test through lk; the edges stay lk's. */
+CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing, const IdxEdge **out,
+                size_t *n_out, ErrInfo *e);
+int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
+
 /* Adds the definitions the first gp->seeds candidates reference (calls,
  * raises, bases) and, when in_factor > 0, their referrers, one hop, with
  * scores scaled from the seed's (and by gp->one_line for a one-line
  * definition); a neighbour already present keeps the higher score and
  * gains RTV_VIA_GRAPH. *cands grows (ARRAY_GROW with *cap). */
 CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
-                       const RtvGraphParams *gp, ErrInfo *e);
+                       const RtvGraphParams *gp, RtvLookups *lk, ErrInfo *e);
+/* (lk may be NULL: then nothing is kept) */
 
 /* Narrows an item longer than max_lines to the max_lines-line window that
  * mentions the most of `words` (lowercase question words) at word starts,

@@ -123,7 +123,7 @@ static void test_expand_graph(void)
     v[0] = (RtvCand){total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25};
     v[1] = (RtvCand){tax, 0, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25};
     RtvGraphParams gp = {1, 8, 0.7, 0.5, 1.0};
-    CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL), CR_OK);
+    CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL, NULL), CR_OK);
     rtv_cands_sort(v, n);
     CHECK_INT(n, 3);
     CHECK(v[0].chunk_id == total && NEAR(v[0].score, 1.0) && v[0].via == RTV_VIA_BM25);
@@ -137,7 +137,7 @@ static void test_expand_graph(void)
     /* Callers off: only the callee. */
     n = 1;
     gp.in_factor = 0;
-    CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL), CR_OK);
+    CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL, NULL), CR_OK);
     CHECK_INT(n, 2);
     CHECK(v[1].chunk_id == tax);
     free(v);
@@ -159,7 +159,7 @@ static void test_expand_one_line(void)
     RtvCand *v = xcalloc(cap, sizeof *v);
     v[0] = (RtvCand){main_fn, 0, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25};
     RtvGraphParams gp = {1, 8, 0.7, 0, 0.5};
-    CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL), CR_OK);
+    CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL, NULL), CR_OK);
     int seen = 0;
     for (size_t i = 0; i < n; i++) {
         if (v[i].chunk_id == add) {

@@ -503,6 +503,44 @@ static void test_against_model(void)
     tmp_release(&t);
 }
 
+/* The scan's selection against a full sort by (score desc, row asc), with
+ * many equal scores (a handful of distinct rows repeated) and every k. */
+static int by_score_then_row(const void *a, const void *b)
+{
+    const float *x = a, *y = b; /* score, row */
+    if (x[0] != y[0]) return x[0] < y[0] ? 1 : -1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void test_scan_selection(void)
+{
+    enum { N = 300, SD = 4 };
+    static float rows[N * SD], want[N][2], got_s[N];
+    static size_t got_r[N];
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t r = 0; r < N; r++)
+        for (int d = 0; d < SD; d++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            rows[r * SD + d] = (float)(x % 5) - 2; /* few distinct rows: many ties */
+        }
+    const float q[SD] = {1, 0.5f, -1, 2};
+    for (size_t r = 0; r < N; r++) {
+        want[r][0] = 0;
+        for (int d = 0; d < SD; d++)
+            want[r][0] += rows[r * SD + d] * q[d];
+        want[r][1] = (float)r;
+    }
+    qsort(want, N, sizeof want[0], by_score_then_row);
+    for (size_t k = 1; k <= N + 5; k += k < 20 ? 1 : 37) {
+        size_t n = idx_vec_scan(rows, N, SD, q, k, got_r, got_s);
+        CHECK_INT(n, k < N ? k : N);
+        for (size_t i = 0; i < n; i++) {
+            CHECK(got_s[i] == want[i][0]);
+            CHECK_INT(got_r[i], (size_t)want[i][1]);
+        }
+    }
+}
+
 int main(void)
 {
     RUN(test_round_trip);
@@ -514,5 +552,6 @@ int main(void)
     RUN(test_corrupt_files);
     RUN(test_atomic_save);
     RUN(test_against_model);
+    RUN(test_scan_selection);
     return test_summary();
 }
