@@ -33,15 +33,12 @@ CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
     EmbedConfig ec = {
         cfg->embed_provider, cfg->embed_url, cfg->embed_model, cfg->embed_api_key_env, 0, 0, 0,
         EMBED_BATCH};
-    /* The trained model is opt-in (docs/embedder.md): on the dev sets it adds
-     * little, and by default every one-shot ask and every update would pay
-     * for loading it and the vectors. Unset means no dense leg. */
-    if (!cfg->embed_provider || !cfg->embed_provider[0]) {
-        snprintf(st->dense.note, sizeof st->dense.note,
-                 "none (the trained model is opt-in: embed.provider builtin)");
+    /* Unset is the trained model (docs/embedder.md): "none" turns the
+     * dense leg off. */
+    if (cfg->embed_provider && !strcmp(cfg->embed_provider, "none")) {
+        snprintf(st->dense.note, sizeof st->dense.note, "none (embed.provider none)");
         return CR_OK;
     }
-    if (!strcmp(cfg->embed_provider, "none")) return CR_OK;
     if (cfg->embed_provider && cfg->embed_provider[0] && strcmp(cfg->embed_provider, "builtin"))
         return idx_embedder_new(&ec, &st->dense.em, e);
     /* A missing or damaged builtin model costs the dense leg, not the index. */
@@ -280,6 +277,9 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     int64_t *want = NULL, *have = NULL, *missing = NULL, *orphans = NULL;
     size_t n_want = 0, n_have = 0, n_missing = 0, n_orphans = 0;
     if (!st->dense.em) return CR_OK;
+    /* What is journaled is the change from what this store holds, so it
+     * must hold what the files say: another process may have written them. */
+    if (st->dense.vs && idx_vecstore_changed_on_disk(st->dense.vs)) idx_dense_forget(st);
     if ((rc = open_vectors(st, 1, e))) goto out;
     if ((rc = chunk_ids(st, &want, &n_want, e))) goto out;
     if ((rc = idx_vecstore_ids(st->dense.vs, &have, &n_have, e))) goto out;

@@ -84,7 +84,7 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
         idx_embedder_describe(st->dense.em, out->embedder, sizeof out->embedder);
     else
         snprintf(out->embedder, sizeof out->embedder, "%.127s",
-                 st->dense.note[0] ? st->dense.note : "none (builtin: no dense leg)");
+                 st->dense.note[0] ? st->dense.note : "none");
     return CR_OK;
 }
 

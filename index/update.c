@@ -124,7 +124,8 @@ static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_
 }
 
 /* Full updates of one index run one at a time across processes (two
- * indexers would both insert the same new files): the second waits. */
+ * indexers would both insert the same new files), and so do the vector
+ * syncs of single-file updates: the second waits. */
 static int lock_updates(const IdxStore *st)
 {
     StrBuf p;
@@ -395,7 +396,12 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         LOG_DEBUG,
         "update %s: prepare %.1f ms, write %.1f ms, resolve %.1f ms (%zu edges), commit %.1f ms",
         rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
-    if (!rc) rc = idx_dense_sync(st, e);
+    if (!rc) {
+        /* vectors are written one process at a time, as full updates are */
+        int lock_fd = lock_updates(st);
+        rc = idx_dense_sync(st, e);
+        if (lock_fd >= 0) close(lock_fd);
+    }
 out:
     if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);
     if (rc) idx_store_postings_invalidate(st);

@@ -218,6 +218,17 @@ static int vecstore__base_unchanged(const VecStore *vs)
     return ok;
 }
 
+int idx_vecstore_changed_on_disk(const VecStore *vs)
+{
+    if (!vs->base_hash) return access(vs->path, F_OK) == 0;
+    if (!vecstore__base_unchanged(vs)) return 1;
+    char *lp = log_path(vs);
+    struct stat st;
+    int gone = stat(lp, &st) != 0;
+    free(lp);
+    return gone ? vs->log_bytes != 0 : (uint64_t)st.st_size != vs->log_bytes;
+}
+
 /* Appends the pending records to the journal (*done set), or leaves
  * *done 0 when the file must be rewritten instead: there is none to
  * journal onto, too much changed, or the journal is broken or was replaced

@@ -129,6 +129,10 @@ CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int6
 size_t idx_vec_scan(const float *rows, size_t n_rows, int dim, const float *query, size_t k,
                     size_t *out_rows, float *out_scores);
 
+/* Whether another store (process) wrote the file or its journal since
+ * this one read or wrote them. */
+int idx_vecstore_changed_on_disk(const VecStore *vs);
+
 /* Writes the store to its path atomically (temporary file, fsync, rename)
  * when it changed since the last save. */
 CrErr idx_vecstore_save(VecStore *vs, ErrInfo *e);

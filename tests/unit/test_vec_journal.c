@@ -172,18 +172,23 @@ static void test_journal_of_another_file(void)
 }
 
 /* Two stores open on one file (a language server and a command-line
- * update): each one's journal records stay readable. */
+ * update): each sees that the other wrote (dense.c then reloads before its
+ * sync), and each one's journal records stay readable. */
 static void test_two_writers(void)
 {
     Journal j;
     journal_init(&j);
     VecStore *a = reopen(&j), *b = reopen(&j);
+    CHECK(!idx_vecstore_changed_on_disk(a) && !idx_vecstore_changed_on_disk(b));
     change(a, 20, 9);
+    CHECK(!idx_vecstore_changed_on_disk(a));
+    CHECK(idx_vecstore_changed_on_disk(b)); /* b must reload before it journals a change */
     float v[D];
     basis(v, 7, 8);
     CHECK_INT(idx_vecstore_add(b, (const int64_t[]){21}, v, 1, NULL), CR_OK);
     CHECK_INT(idx_vecstore_save(b, NULL), CR_OK);
     CHECK(same_file(&j));
+    CHECK(idx_vecstore_changed_on_disk(a));
     idx_vecstore_close(a);
     idx_vecstore_close(b);
     VecStore *vs = reopen(&j);
