@@ -201,21 +201,6 @@ void idx_dense_unstage(IdxStore *st)
     d->stage_dim = 0;
 }
 
-/* The staged vector of chunk id, or NULL. */
-static const float *staged(const IdxDense *d, int64_t id)
-{
-    size_t lo = 0, hi = d->n_stage;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->stage_ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < d->n_stage && d->stage_ids[lo] == id ? d->stage_vecs + lo * (size_t)d->stage_dim
-                                                     : NULL;
-}
-
 /* Adds m vectors of dimension dim; an empty store learns its dimension
  * from the first. */
 static CrErr add_vectors(IdxStore *st, const int64_t *ids, const float *vecs, size_t m, int dim,
@@ -240,20 +225,28 @@ static CrErr add_vectors(IdxStore *st, const int64_t *ids, const float *vecs, si
 static CrErr add_missing(IdxStore *st, const int64_t *missing, size_t n_missing, ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    const IdxDense *d = &st->dense;
+    IdxDense *d = &st->dense;
     int64_t *ids = xcalloc(n_missing + 1, sizeof *ids);
-    float *vecs = d->n_stage ? xcalloc(n_missing * (size_t)d->stage_dim + 1, sizeof *vecs) : NULL;
-    size_t n_staged = 0, n_rest = 0;
-    for (size_t i = 0; i < n_missing; i++) {
-        const float *v = d->n_stage ? staged(d, missing[i]) : NULL;
-        if (!v) continue;
-        memcpy(vecs + n_staged * (size_t)d->stage_dim, v, (size_t)d->stage_dim * sizeof *v);
-        ids[n_staged++] = missing[i];
+    size_t n_staged = 0, n_rest = 0, sd = (size_t)d->stage_dim;
+    /* One merge of the two ascending lists: the staged vectors of missing
+     * chunks move to the front of the stage (in place: at a cold start
+     * nothing moves), the other missing chunks are listed for embedding. */
+    for (size_t i = 0, j = 0; i < n_missing; i++) {
+        while (j < d->n_stage && d->stage_ids[j] < missing[i])
+            j++;
+        if (j < d->n_stage && d->stage_ids[j] == missing[i]) {
+            if (j != n_staged) {
+                d->stage_ids[n_staged] = d->stage_ids[j];
+                memcpy(d->stage_vecs + n_staged * sd, d->stage_vecs + j * sd,
+                       sd * sizeof *d->stage_vecs);
+            }
+            n_staged++;
+            j++;
+        } else {
+            ids[n_rest++] = missing[i];
+        }
     }
-    if (n_staged) rc = add_vectors(st, ids, vecs, n_staged, d->stage_dim, e);
-    free(vecs);
-    for (size_t i = 0; i < n_missing; i++)
-        if (!d->n_stage || !staged(d, missing[i])) ids[n_rest++] = missing[i];
+    if (n_staged) rc = add_vectors(st, d->stage_ids, d->stage_vecs, n_staged, d->stage_dim, e);
     for (size_t at = 0; at < n_rest && !rc; at += EMBED_BATCH) {
         size_t m = n_rest - at < EMBED_BATCH ? n_rest - at : EMBED_BATCH;
         char *texts[EMBED_BATCH];
