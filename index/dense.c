@@ -82,6 +82,9 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
     if (rc == CR_EDB) return rc; /* unreadable is not "another embedder" */
     char *path = vectors_path(st);
     rc = CR_OK;
+    /* a read of a store that has no vectors (no Python in the workspace)
+     * opens nothing: FAISS is not even loaded */
+    if (!purge && access(path, F_OK) != 0) goto out;
     if (strcmp(have, idx_embedder_id(st->dense.em)) != 0 && access(path, F_OK) == 0) {
         if (!purge) goto out;
         if (unlink(path) != 0) {
@@ -273,8 +276,16 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     /* What is journaled is the change from what this store holds, so it
      * must hold what the files say: another process may have written them. */
     if (st->dense.vs && idx_vecstore_changed_on_disk(st->dense.vs)) idx_dense_forget(st);
-    if ((rc = open_vectors(st, 1, e))) goto out;
     if ((rc = chunk_ids(st, &want, &n_want, e))) goto out;
+    if (!n_want && !st->dense.vs) {
+        /* nothing to embed (no Python): unless vectors are there to drop,
+         * nothing to open */
+        char *path = vectors_path(st);
+        int none = access(path, F_OK) != 0;
+        free(path);
+        if (none) goto out;
+    }
+    if ((rc = open_vectors(st, 1, e))) goto out;
     if ((rc = idx_vecstore_ids(st->dense.vs, &have, &n_have, e))) goto out;
     /* Both lists are sorted: one merge finds what is missing and what is orphaned. */
     missing = xcalloc(n_want + 1, sizeof *missing);

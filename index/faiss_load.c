@@ -4,7 +4,8 @@
  * FAISS brings OpenBLAS, OpenMP and the C++ runtime: linked into the
  * binary, the dynamic loader's relocations and OpenBLAS's start-up (CPU
  * detection, a thread pool) cost ~10 ms of every `coderag` process, while
- * most never touch a vector (the dense leg is opt-in). So FAISS lives in a
+ * many never touch a vector (a workspace without Python has none, an
+ * index with nothing to embed writes none). So FAISS lives in a
  * module of its own (coderag-faiss.so: the C API shim over Debian's
  * libfaiss.a, or the system's libfaiss_c) opened with dlopen on first use.
  *

@@ -14,130 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The journal is folded into the file once it would exceed a quarter of
- * it (replaying it then costs more than rewriting saves), and never holds
- * more than this much regardless. */
-#define LOG_MIN_LIMIT (256 * 1024)
-#define LOG_MAX_LIMIT (64 * 1024 * 1024)
-
-static uint64_t log_limit(const VecStore *vs)
-{
-    uint64_t q = vs->base_bytes / 4;
-    if (q < LOG_MIN_LIMIT) q = LOG_MIN_LIMIT;
-    return q > LOG_MAX_LIMIT ? LOG_MAX_LIMIT : q;
-}
-
-static char *log_path(const VecStore *vs)
-{
-    StrBuf p;
-    sb_init(&p);
-    sb_addf(&p, "%s.log", vs->path);
-    return sb_detach(&p, NULL);
-}
-
-/* ---------------------------------------------------------------- records */
-
-void vecstore_log_change(VecStore *vs, int op, const int64_t *ids, const float *vecs, size_t n)
-{
-    if (vs->pending_lost || !n) return;
-    size_t d = op == LOG_OP_ADD ? (size_t)vs->dim : 0;
-    uint64_t bytes = 8 + (uint64_t)n * (8 + 4 * d) + 8;
-    if (!vs->base_hash || vs->log_bytes + vs->pending.len + bytes > log_limit(vs)) {
-        /* nothing to journal onto, or too much: the next save writes the file */
-        vs->pending_lost = 1;
-        sb_release(&vs->pending);
-        return;
-    }
-    size_t start = vs->pending.len;
-    unsigned char u[8];
-    put_u32(u, (uint32_t)op);
-    put_u32(u + 4, (uint32_t)n);
-    sb_add(&vs->pending, (const char *)u, 8);
-    for (size_t i = 0; i < n; i++) {
-        put_u64(u, (uint64_t)ids[i]);
-        sb_add(&vs->pending, (const char *)u, 8);
-    }
-    if (d) sb_add(&vs->pending, (const char *)vecs, n * d * sizeof *vecs); /* little-endian hosts */
-    put_u64(u, hash64(vs->pending.buf + start, vs->pending.len - start));
-    sb_add(&vs->pending, (const char *)u, 8);
-}
-
-/* The record at p[0..avail): its length, or 0 when it is not a whole,
- * checked record. */
-static size_t log_record(const VecStore *vs, const unsigned char *p, size_t avail, int *op,
-                         uint32_t *n)
-{
-    if (avail < 16) return 0;
-    *op = (int)get_u32(p);
-    *n = get_u32(p + 4);
-    size_t d = *op == LOG_OP_ADD ? (size_t)vs->dim : 0;
-    if ((*op != LOG_OP_ADD && *op != LOG_OP_REMOVE) || !*n ||
-        (uint64_t)*n > (avail - 16) / (8 + 4 * d))
-        return 0;
-    size_t body = 8 + (size_t)*n * (8 + 4 * d);
-    if (get_u64(p + body) != hash64(p, body)) return 0;
-    return body + 8;
-}
-
-static CrErr log_apply(VecStore *vs, const unsigned char *p, int op, uint32_t n, ErrInfo *e)
-{
-    int64_t *ids = xmalloc((size_t)n * sizeof *ids);
-    for (uint32_t i = 0; i < n; i++)
-        ids[i] = (int64_t)get_u64(p + 8 + 8 * (size_t)i);
-    CrErr err;
-    if (op == LOG_OP_ADD) {
-        size_t d = (size_t)vs->dim;
-        float *v = xmalloc((size_t)n * d * sizeof *v);
-        memcpy(v, p + 8 + 8 * (size_t)n, (size_t)n * d * sizeof *v);
-        err = vecstore_insert(vs, ids, v, n, e);
-        free(v);
-    } else {
-        err = vecstore_drop(vs, ids, n, e);
-    }
-    free(ids);
-    return err;
-}
-
-CrErr vecstore_log_replay(VecStore *vs, ErrInfo *e)
-{
-    char *path = log_path(vs);
-    StrBuf sb;
-    CrErr err = CR_OK;
-    sb_init(&sb);
-    vs->log_bytes = 0;
-    vs->log_broken = 0;
-    CrErr rc = sb_read_file(&sb, path, 2 * (uint64_t)LOG_MAX_LIMIT, NULL);
-    if (rc != CR_OK) {
-        /* none, or one too big to read: the next save rewrites the file */
-        if (rc != CR_ENOENT) vs->pending_lost = 1;
-        goto out;
-    }
-    const unsigned char *p = (const unsigned char *)sb.buf;
-    if (sb.len < LOG_HEADER_BYTES || memcmp(p, log_magic, 8) != 0 ||
-        get_u64(p + 24) != hash64(p, 24) || get_u32(p + 8) != LOG_VERSION ||
-        get_u32(p + 12) != (uint32_t)vs->dim || get_u64(p + 16) != vs->base_hash) {
-        vs->log_broken = sb.len > 0; /* another file's journal: replaced on the next save */
-        goto out;
-    }
-    size_t at = LOG_HEADER_BYTES, len;
-    int op;
-    uint32_t n;
-    while ((len = log_record(vs, p + at, sb.len - at, &op, &n)) > 0) {
-        ErrInfo why = {0};
-        if (log_apply(vs, p + at, op, n, &why)) {
-            err = err_set(e, CR_ECORRUPT, "its journal does not apply: %s", why.msg);
-            goto out;
-        }
-        at += len;
-    }
-    vs->log_bytes = at;
-    vs->log_broken = at < sb.len;
-out:
-    sb_release(&sb);
-    free(path);
-    return err;
-}
-
 /* ---------------------------------------------------------------- save */
 
 static CrErr vecstore__sync_dir(const char *path, ErrInfo *e)
@@ -188,7 +64,7 @@ static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tm
 /* Removes the journal, and with whole the file it belongs to. */
 static CrErr vecstore__unlink(VecStore *vs, int whole, ErrInfo *e)
 {
-    char *lp = log_path(vs);
+    char *lp = vecstore_log_path(vs);
     CrErr err = CR_OK;
     if (whole && unlink(vs->path) != 0 && errno != ENOENT)
         err = err_set(e, CR_EIO, "vectors: cannot remove %s: %s", vs->path, strerror(errno));
@@ -222,7 +98,7 @@ int idx_vecstore_changed_on_disk(const VecStore *vs)
 {
     if (!vs->base_hash) return access(vs->path, F_OK) == 0;
     if (!vecstore__base_unchanged(vs)) return 1;
-    char *lp = log_path(vs);
+    char *lp = vecstore_log_path(vs);
     struct stat st;
     int gone = stat(lp, &st) != 0;
     free(lp);
@@ -239,7 +115,7 @@ static CrErr log_append(VecStore *vs, int *done, ErrInfo *e)
     if (!vs->base_hash || vs->pending_lost || (vs->log_broken && vs->log_bytes) ||
         !vecstore__base_unchanged(vs))
         return CR_OK;
-    char *path = log_path(vs);
+    char *path = vecstore_log_path(vs);
     CrErr err = CR_OK;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {

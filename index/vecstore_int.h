@@ -1,6 +1,7 @@
 /*
  * vecstore_int.h - the vector store's insides, shared by vectors.c (open,
- * load, add, remove, search) and vec_file.c (saving: the file and its
+ * load and replay, add, remove and their journal records, search) and
+ * vec_file.c (saving: the file whole or the records appended to its
  * journal). Not for use elsewhere: everyone goes through vec_int.h.
  *
  * On disk a store is two files:
@@ -91,16 +92,14 @@ static inline uint64_t get_u64(const unsigned char *p)
 /* Must run right after the failing FAISS call: the message lives only
  * until the next one. */
 CrErr vecstore_faiss_err(const FaissApi *fa, ErrInfo *e, const char *what, int rc);
-/* idx_vecstore_add and idx_vecstore_remove without journaling: what replay
- * applies. */
-CrErr vecstore_insert(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e);
-CrErr vecstore_drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e);
 
-/* vec_file.c: keeps a change for the next save's journal. */
-void vecstore_log_change(VecStore *vs, int op, const int64_t *ids, const float *vecs, size_t n);
-/* Replays the journal of the file just loaded (vs->base_hash set): a
- * missing, foreign or broken journal is ignored (as far as it is broken).
- * CR_ECORRUPT when a checked record cannot be applied. */
-CrErr vecstore_log_replay(VecStore *vs, ErrInfo *e);
+/* The journal's path: <path>.log (caller frees). */
+static inline char *vecstore_log_path(const VecStore *vs)
+{
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s.log", vs->path);
+    return sb_detach(&p, NULL);
+}
 
 #endif

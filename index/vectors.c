@@ -60,7 +60,7 @@ static int vecstore__all_finite(const float *v, size_t n)
 }
 
 /* Removes the listed ids that are present from the index and the set. */
-CrErr vecstore_drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
+static CrErr vecstore__drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
 {
     int64_t *present = NULL;
     FaissIDSelectorBatch *sel = NULL;
@@ -90,6 +90,126 @@ CrErr vecstore_drop(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e)
 out:
     vs->fa->IDSelector_free((FaissIDSelector *)sel);
     free(present);
+    return err;
+}
+
+/* ---------------------------------------------------------------- journal */
+
+static CrErr vecstore__insert(VecStore *vs, const int64_t *ids, const float *vecs, size_t n,
+                              ErrInfo *e);
+
+/* The journal is folded into the file once it would exceed a quarter of
+ * it (replaying it then costs more than rewriting saves), and never holds
+ * more than this much regardless. */
+#define LOG_MIN_LIMIT (256 * 1024)
+#define LOG_MAX_LIMIT (64 * 1024 * 1024)
+
+static uint64_t log_limit(const VecStore *vs)
+{
+    uint64_t q = vs->base_bytes / 4;
+    if (q < LOG_MIN_LIMIT) q = LOG_MIN_LIMIT;
+    return q > LOG_MAX_LIMIT ? LOG_MAX_LIMIT : q;
+}
+
+static void vecstore__log_change(VecStore *vs, int op, const int64_t *ids, const float *vecs,
+                                 size_t n)
+{
+    if (vs->pending_lost || !n) return;
+    size_t d = op == LOG_OP_ADD ? (size_t)vs->dim : 0;
+    uint64_t bytes = 8 + (uint64_t)n * (8 + 4 * d) + 8;
+    if (!vs->base_hash || vs->log_bytes + vs->pending.len + bytes > log_limit(vs)) {
+        /* nothing to journal onto, or too much: the next save writes the file */
+        vs->pending_lost = 1;
+        sb_release(&vs->pending);
+        return;
+    }
+    size_t start = vs->pending.len;
+    unsigned char u[8];
+    put_u32(u, (uint32_t)op);
+    put_u32(u + 4, (uint32_t)n);
+    sb_add(&vs->pending, (const char *)u, 8);
+    for (size_t i = 0; i < n; i++) {
+        put_u64(u, (uint64_t)ids[i]);
+        sb_add(&vs->pending, (const char *)u, 8);
+    }
+    if (d) sb_add(&vs->pending, (const char *)vecs, n * d * sizeof *vecs); /* little-endian hosts */
+    put_u64(u, hash64(vs->pending.buf + start, vs->pending.len - start));
+    sb_add(&vs->pending, (const char *)u, 8);
+}
+
+/* The record at p[0..avail): its length, or 0 when it is not a whole,
+ * checked record. */
+static size_t log_record(const VecStore *vs, const unsigned char *p, size_t avail, int *op,
+                         uint32_t *n)
+{
+    if (avail < 16) return 0;
+    *op = (int)get_u32(p);
+    *n = get_u32(p + 4);
+    size_t d = *op == LOG_OP_ADD ? (size_t)vs->dim : 0;
+    if ((*op != LOG_OP_ADD && *op != LOG_OP_REMOVE) || !*n ||
+        (uint64_t)*n > (avail - 16) / (8 + 4 * d))
+        return 0;
+    size_t body = 8 + (size_t)*n * (8 + 4 * d);
+    if (get_u64(p + body) != hash64(p, body)) return 0;
+    return body + 8;
+}
+
+static CrErr log_apply(VecStore *vs, const unsigned char *p, int op, uint32_t n, ErrInfo *e)
+{
+    int64_t *ids = xmalloc((size_t)n * sizeof *ids);
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = (int64_t)get_u64(p + 8 + 8 * (size_t)i);
+    CrErr err;
+    if (op == LOG_OP_ADD) {
+        size_t d = (size_t)vs->dim;
+        float *v = xmalloc((size_t)n * d * sizeof *v);
+        memcpy(v, p + 8 + 8 * (size_t)n, (size_t)n * d * sizeof *v);
+        err = vecstore__insert(vs, ids, v, n, e);
+        free(v);
+    } else {
+        err = vecstore__drop(vs, ids, n, e);
+    }
+    free(ids);
+    return err;
+}
+
+static CrErr vecstore__log_replay(VecStore *vs, ErrInfo *e)
+{
+    char *path = vecstore_log_path(vs);
+    StrBuf sb;
+    CrErr err = CR_OK;
+    sb_init(&sb);
+    vs->log_bytes = 0;
+    vs->log_broken = 0;
+    CrErr rc = sb_read_file(&sb, path, 2 * (uint64_t)LOG_MAX_LIMIT, NULL);
+    if (rc != CR_OK) {
+        /* none, or one too big to read: the next save rewrites the file */
+        if (rc != CR_ENOENT) vs->pending_lost = 1;
+        goto out;
+    }
+    const unsigned char *p = (const unsigned char *)sb.buf;
+    if (sb.len < LOG_HEADER_BYTES || memcmp(p, log_magic, 8) != 0 ||
+        get_u64(p + 24) != hash64(p, 24) || get_u32(p + 8) != LOG_VERSION ||
+        get_u32(p + 12) != (uint32_t)vs->dim || get_u64(p + 16) != vs->base_hash) {
+        vs->log_broken = sb.len > 0; /* another file's journal: replaced on the next save */
+        goto out;
+    }
+    size_t at = LOG_HEADER_BYTES, len;
+    int op;
+    uint32_t n;
+    while ((len = log_record(vs, p + at, sb.len - at, &op, &n)) > 0) {
+        ErrInfo why = {0};
+        if (log_apply(vs, p + at, op, n, &why)) {
+            err = err_set(e, CR_ECORRUPT, "its journal does not apply: %s", why.msg);
+            goto out;
+        }
+        at += len;
+    }
+    vs->log_bytes = at;
+    vs->log_broken = at < sb.len;
+out:
+    sb_release(&sb);
+    free(path);
     return err;
 }
 
@@ -214,7 +334,7 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
     if (!err) {
         vs->base_hash = get_u64((const unsigned char *)map + size - TRAILER_BYTES + 32);
         vs->base_bytes = size;
-        err = vecstore_log_replay(vs, e);
+        err = vecstore__log_replay(vs, e);
         if (err) {
             /* discarded whole: the file is rewritten from what the sync computes */
             vs->fa->Index_free(vs->index);
@@ -289,7 +409,8 @@ int64_t idx_vecstore_count(const VecStore *vs)
  * (the signature carries none): the caller reopens it with the embedder's
  * dimension; until then adding is CR_EINVAL. Within one call a repeated id
  * keeps its last vector. On failure, ids being replaced may be gone. */
-CrErr vecstore_insert(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e)
+static CrErr vecstore__insert(VecStore *vs, const int64_t *ids, const float *vecs, size_t n,
+                              ErrInfo *e)
 {
     I64Map seen = {0};
     int64_t *uids = NULL;
@@ -324,7 +445,7 @@ CrErr vecstore_insert(VecStore *vs, const int64_t *ids, const float *vecs, size_
         ids = uids;
         vecs = uvecs;
     }
-    err = vecstore_drop(vs, ids, m, e);
+    err = vecstore__drop(vs, ids, m, e);
     if (err) goto out;
     int rc = vs->fa->Index_add_with_ids(vs->index, (idx_t)m, vecs, ids);
     if (rc) {
@@ -344,11 +465,11 @@ out:
 
 CrErr idx_vecstore_add(VecStore *vs, const int64_t *ids, const float *vecs, size_t n, ErrInfo *e)
 {
-    CrErr err = vecstore_insert(vs, ids, vecs, n, e);
+    CrErr err = vecstore__insert(vs, ids, vecs, n, e);
     if (err)
         vs->pending_lost = 1; /* what changed is unknown: the next save rewrites the file */
     else if (n)
-        vecstore_log_change(vs, LOG_OP_ADD, ids, vecs, n);
+        vecstore__log_change(vs, LOG_OP_ADD, ids, vecs, n);
     return err;
 }
 
@@ -356,11 +477,11 @@ CrErr idx_vecstore_remove(VecStore *vs, const int64_t *ids, size_t n, ErrInfo *e
 {
     if (!n || !vs->ids.len) return CR_OK;
     if (!ids) return err_set(e, CR_EINVAL, "vectors: remove without ids");
-    CrErr err = vecstore_drop(vs, ids, n, e);
+    CrErr err = vecstore__drop(vs, ids, n, e);
     if (err)
         vs->pending_lost = 1;
     else
-        vecstore_log_change(vs, LOG_OP_REMOVE, ids, NULL, n);
+        vecstore__log_change(vs, LOG_OP_REMOVE, ids, NULL, n);
     return err;
 }
 

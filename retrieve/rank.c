@@ -167,7 +167,9 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
         ErrInfo de = {0};
         if (idx_search_dense(st, req->question, t->dense_candidates, &hits, &n_hits, &de) ==
             CR_OK) {
-            if (n && t->lexical_head) {
+            /* no hits (no vectors: a workspace without Python): the
+             * lexical ranking is the ranking */
+            if (n && n_hits && t->lexical_head) {
                 lex = xcalloc(n, sizeof *lex);
                 memcpy(lex, v, n * sizeof *v);
                 n_lex = cap_lex = n;
@@ -175,7 +177,7 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
             /* A question naming an indexed definition is BM25's to answer:
              * the dense leg weighs less there. */
             size_t hit = 0;
-            rtv_named_identifiers(st, req->question, &hit);
+            if (n_hits) rtv_named_identifiers(st, req->question, &hit);
             add_dense(&v, &n, &cap, hits, n_hits, t, hit ? t->dense_weight_named : t->dense_weight,
                       !req->use_bm25);
         } else {
