@@ -132,7 +132,7 @@ static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
         return err;
     }
     sqlite3_finalize(s);
-    qsort(v, n, sizeof *v, cmp_i64);
+    if (n) qsort(v, n, sizeof *v, cmp_i64);
     *out = v;
     *n_out = n;
     return CR_OK;
