@@ -123,20 +123,31 @@ static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_
     return rc;
 }
 
-/* Full updates of one index run one at a time across processes (two
- * indexers would both insert the same new files), and so do the vector
- * syncs of single-file updates: the second waits. */
-static int lock_updates(const IdxStore *st)
+/* Takes <index dir>/name (flock, exclusive; waits for another process
+ * holding it). Full updates of one index run one at a time across
+ * processes (update.lock: two indexers would both insert the same new
+ * files), and so do vector syncs (vectors.lock: short, so a single-file
+ * update never waits for a whole full update). Returns the fd to close, or
+ * -1 to run unlocked (a read-only index dir: nothing to write anyway). */
+static int lock_index_file(const IdxStore *st, const char *name)
 {
     StrBuf p;
     sb_init(&p);
-    sb_addf(&p, "%s/update.lock", st->index_dir);
+    sb_addf(&p, "%s/%s", st->index_dir, name);
     int fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     sb_release(&p);
     if (fd >= 0)
         while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
         }
-    return fd; /* -1: run unlocked (read-only index dir: nothing to write anyway) */
+    return fd;
+}
+
+static CrErr locked_dense_sync(IdxStore *st, ErrInfo *e)
+{
+    int fd = lock_index_file(st, "vectors.lock");
+    CrErr rc = idx_dense_sync(st, e);
+    if (fd >= 0) close(fd);
+    return rc;
 }
 
 /* The plan: which scanned files need reading (new, or size or mtime
@@ -266,7 +277,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     IdxUpdateStats stats = {0};
     double t0 = now_ms();
 
-    int lock_fd = lock_updates(st);
+    int lock_fd = lock_index_file(st, "update.lock");
     strmap_init(&by_path);
     idx_store_scan_options(st, &opt);
     if ((rc = idx_scan_workspace(&opt, &scan, e))) goto out;
@@ -302,7 +313,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     in_txn = 0;
     if (!rc) sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
     if (!rc) idx_store_postings_checkpoint(st);
-    if (!rc) rc = idx_dense_sync(st, e);
+    if (!rc) rc = locked_dense_sync(st, e);
 out:
     pool_stop(&pool, threads, n_threads);
     /* A stop keeps the whole files written so far; anything else rolls back. */
@@ -396,12 +407,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         LOG_DEBUG,
         "update %s: prepare %.1f ms, write %.1f ms, resolve %.1f ms (%zu edges), commit %.1f ms",
         rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
-    if (!rc) {
-        /* vectors are written one process at a time, as full updates are */
-        int lock_fd = lock_updates(st);
-        rc = idx_dense_sync(st, e);
-        if (lock_fd >= 0) close(lock_fd);
-    }
+    if (!rc) rc = locked_dense_sync(st, e);
 out:
     if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);
     if (rc) idx_store_postings_invalidate(st);
