@@ -382,6 +382,52 @@ static void test_staged_parity(void)
     }
 }
 
+/* Two stores on one index (a language server and a command-line update in
+ * the same workspace): each journals only the change from what the vector
+ * files hold, so one that missed the other's writes reloads first. Here b
+ * embeds a new file and a, loaded before, deletes it: without the reload a
+ * would not know that file's vectors and leave them behind. */
+static void test_two_stores(void)
+{
+    char root[256], dir[256], extra[300];
+    snprintf(root, sizeof root, "%s/two", tmpdir);
+    snprintf(dir, sizeof dir, "%s/two-idx", tmpdir);
+    snprintf(extra, sizeof extra, "%s/extra.py", root);
+    test_sh("mkdir -p '%s' && cp -R " FIXTURE_DIR "/shop/. '%s/'", root, root);
+    IdxConfig cfg = {.root = root, .index_dir = dir, .embed_provider = "builtin"};
+    IdxStore *a = NULL, *b = NULL, *c = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &a, NULL), CR_OK);
+    CHECK_INT(idx_open(&cfg, 0, &b, NULL), CR_OK);
+    if (!a || !b) return;
+    CHECK_INT(idx_update(a, NULL, NULL, NULL, NULL), CR_OK);
+    IdxHit *hits = NULL;
+    size_t n = 0;
+    for (int k = 0; k < 2; k++) { /* both hold the vectors as built */
+        CHECK_INT(idx_search_dense(k ? b : a, "total price", 3, &hits, &n, NULL), CR_OK);
+        CHECK(n == 3);
+        free(hits);
+    }
+    FILE *f = fopen(extra, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("def sum_of_squares(values):\n    return sum(v * v for v in values)\n", f);
+        fclose(f);
+    }
+    CHECK_INT(idx_update_file(b, extra, NULL), CR_OK);
+    CHECK_INT(unlink(extra), 0);
+    CHECK_INT(idx_update_file(a, extra, NULL), CR_OK);
+    CHECK_INT(idx_open(&cfg, 0, &c, NULL), CR_OK);
+    IdxStatus s;
+    if (c) {
+        CHECK_INT(idx_status(c, &s, NULL), CR_OK);
+        CHECK(s.chunks > 0);
+        CHECK_INT(s.vectors, s.chunks);
+        idx_close(c);
+    }
+    idx_close(a);
+    idx_close(b);
+}
+
 int main(void)
 {
     CHECK(mkdtemp(tmpdir) != NULL);
@@ -392,6 +438,7 @@ int main(void)
     RUN(test_index);
     RUN(test_languages);
     RUN(test_staged_parity);
+    RUN(test_two_stores);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);
