@@ -314,6 +314,11 @@ out:
     return rc;
 }
 
+void idx_dense_preload(IdxStore *st)
+{
+    if (st->dense.em) open_vectors(st, 0, NULL);
+}
+
 int64_t idx_dense_count(IdxStore *st)
 {
     if (!st->dense.em || open_vectors(st, 0, NULL) || !st->dense.vs) return 0;

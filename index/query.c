@@ -100,6 +100,8 @@ CrErr idx_warm(IdxStore *st, ErrInfo *e)
      * going, and writes its own snapshot when it ends. */
     if (!rc && !st->post_loaded) idx_store_postings_checkpoint(st);
     if (!rc) st->post_loaded = 1;
+    /* and the vectors, so that the first ask does not pay for reading them */
+    if (!rc) idx_dense_preload(st);
     return rc;
 }
 

@@ -311,6 +311,9 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e);
 void idx_dense_forget(IdxStore *st);
 /* Vectors stored (0 without an embedder). */
 int64_t idx_dense_count(IdxStore *st);
+/* Reads the vector file now, when there is one (a failure is left for the
+ * search to report). */
+void idx_dense_preload(IdxStore *st);
 /* The text a chunk is embedded from: where it is, what it is called
  * (symbol, or the module for module code), then its body as the search
  * text has it (idx_chunk_body), cut at IDX_EMBED_TEXT_CHARS. */
