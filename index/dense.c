@@ -73,7 +73,8 @@ int idx_has_dense(const IdxStore *st)
 
 /* Opens the vector file. Vectors of another embedder are never mixed with
  * this one's: an update (purge) deletes them and starts empty; a read
- * leaves them alone and sees no vectors (st->dense.vs stays NULL). */
+ * leaves them alone and sees no vectors (st->dense.vs stays NULL). Without
+ * FAISS the dense leg is dropped (st->dense.em NULL, CR_OK). */
 static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
 {
     if (st->dense.vs) return CR_OK;
@@ -85,6 +86,17 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
     /* a read of a store that has no vectors (no Python in the workspace)
      * opens nothing: FAISS is not even loaded */
     if (!purge && access(path, F_OK) != 0) goto out;
+    ErrInfo fe = {0};
+    if (!idx_faiss_api(&fe)) {
+        /* FAISS cannot be loaded (a partial install): like a missing model,
+         * it costs the dense leg, not the index */
+        log_msg(LOG_WARN, "no dense leg: %s", fe.msg);
+        snprintf(st->dense.note, sizeof st->dense.note, "none (%.180s)", fe.msg);
+        idx_dense_unstage(st);
+        idx_embedder_free(st->dense.em);
+        st->dense.em = NULL;
+        goto out;
+    }
     if (strcmp(have, idx_embedder_id(st->dense.em)) != 0 && access(path, F_OK) == 0) {
         if (!purge) goto out;
         if (unlink(path) != 0) {
@@ -285,7 +297,7 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
         free(path);
         if (none) goto out;
     }
-    if ((rc = open_vectors(st, 1, e))) goto out;
+    if ((rc = open_vectors(st, 1, e)) || !st->dense.em) goto out;
     if ((rc = idx_vecstore_ids(st->dense.vs, &have, &n_have, e))) goto out;
     /* Both lists are sorted: one merge finds what is missing and what is orphaned. */
     missing = xcalloc(n_want + 1, sizeof *missing);

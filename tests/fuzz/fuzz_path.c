@@ -72,8 +72,10 @@ static void setup(void)
     strcpy(index_dir, p);
     cfg.index_dir = index_dir;
     ErrInfo e = {0};
-    if (idx_open(&cfg, 0, &st, &e) != CR_OK) abort();
-    if (idx_update(st, NULL, NULL, NULL, &e) != CR_OK) abort();
+    if (idx_open(&cfg, 0, &st, &e) != CR_OK || idx_update(st, NULL, NULL, NULL, &e) != CR_OK) {
+        fprintf(stderr, "fuzz_path setup: %s\n", e.msg);
+        abort();
+    }
     atexit(cleanup);
 }
 
