@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The dense leg: chunk vectors from the configured embedder, kept in FAISS
@@ -279,6 +280,49 @@ static CrErr add_missing(IdxStore *st, const int64_t *missing, size_t n_missing,
     return rc;
 }
 
+/* What the vectors were last brought in line with: the embedder, the
+ * chunks (their highest id and count: ids are never reused, so any write
+ * moves one of them) and the sizes of the vector files. The same again
+ * means nothing to do, and a nothing-changed update need not read the
+ * vectors at all. Empty when it cannot be told. */
+static void sync_state(IdxStore *st, char *out, size_t cap)
+{
+    sqlite3_stmt *s = NULL;
+    out[0] = '\0';
+    if (sqlite3_prepare_v2(st->db, "SELECT coalesce(max(id), 0), count(*) FROM chunks", -1, &s,
+                           NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        char *path = vectors_path(st);
+        StrBuf log;
+        sb_init(&log);
+        sb_addf(&log, "%s.log", path);
+        struct stat a, b;
+        long long va = stat(path, &a) == 0 ? (long long)a.st_size : -1;
+        long long vb = stat(log.buf, &b) == 0 ? (long long)b.st_size : -1;
+        snprintf(out, cap, "%s %lld %lld %lld %lld", idx_embedder_id(st->dense.em),
+                 (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1), va,
+                 vb);
+        sb_release(&log);
+        free(path);
+    }
+    sqlite3_finalize(s);
+}
+
+/* Whether the vectors are as the last sync left them; then *count is how
+ * many it left. */
+static int synced(IdxStore *st, int64_t *count)
+{
+    char state[300], last[300], n[32];
+    sync_state(st, state, sizeof state);
+    if (!state[0] || idx_store_meta_get(st, "vectors_synced", last, sizeof last, NULL) != CR_OK ||
+        strcmp(state, last) != 0 ||
+        idx_store_meta_get(st, "vectors_count", n, sizeof n, NULL) != CR_OK)
+        return 0;
+    *count = strtoll(n, NULL, 10);
+    return 1;
+}
+
 CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -288,6 +332,8 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     /* What is journaled is the change from what this store holds, so it
      * must hold what the files say: another process may have written them. */
     if (st->dense.vs && idx_vecstore_changed_on_disk(st->dense.vs)) idx_dense_forget(st);
+    int64_t count;
+    if (!st->dense.vs && synced(st, &count)) goto out;
     if ((rc = chunk_ids(st, &want, &n_want, e))) goto out;
     if (!n_want && !st->dense.vs) {
         /* nothing to embed (no Python): unless vectors are there to drop,
@@ -317,6 +363,13 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     if (!rc) rc = save;
     if (!rc && idx_vecstore_count(st->dense.vs) > 0)
         rc = idx_store_meta_put(st, "embedder", idx_embedder_id(st->dense.em), e);
+    if (!rc) {
+        char state[300], n[32];
+        snprintf(n, sizeof n, "%lld", (long long)idx_vecstore_count(st->dense.vs));
+        sync_state(st, state, sizeof state);
+        if (state[0] && !(rc = idx_store_meta_put(st, "vectors_count", n, e)))
+            rc = idx_store_meta_put(st, "vectors_synced", state, e);
+    }
 out:
     idx_dense_unstage(st);
     free(want);
@@ -333,6 +386,10 @@ void idx_dense_preload(IdxStore *st)
 
 int64_t idx_dense_count(IdxStore *st)
 {
+    int64_t count;
+    /* as the last sync counted them, when nothing moved since: the file
+     * need not be read for the figure */
+    if (st->dense.em && !st->dense.vs && synced(st, &count)) return count;
     if (!st->dense.em || open_vectors(st, 0, NULL) || !st->dense.vs) return 0;
     return idx_vecstore_count(st->dense.vs);
 }

@@ -1,10 +1,15 @@
 #include "embed_int.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * The builtin embedder: a weighted bag of token embeddings trained by
@@ -37,7 +42,7 @@
 #define NB_MAX_FILE (256u << 20)
 
 typedef struct NbowEmbedder {
-    char *data; /* the whole file */
+    char *data; /* the whole file, mapped read-only */
     size_t size;
     int dim;
     uint32_t vocab, max_tokens;
@@ -92,7 +97,7 @@ static int nb_dim(const void *state)
 static void nb_free(void *state)
 {
     NbowEmbedder *m = state;
-    free(m->data);
+    if (m->data) munmap(m->data, m->size);
     free(m->tok);
     free(m->slots);
     free(m);
@@ -253,21 +258,42 @@ static CrErr nb_parse(NbowEmbedder *m, const char *path, ErrInfo *e)
     return CR_OK;
 }
 
+/* Maps the model file: a fresh process pays for its pages once, mapped
+ * from the page cache in one go, instead of copying 9 MB onto the heap. */
+static CrErr nb_map(const char *path, char **out, size_t *size, ErrInfo *e)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_set(e, errno == ENOENT ? CR_ENOENT : CR_EIO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    CrErr rc = CR_OK;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        rc = err_set(e, CR_EIO, "%s: not a readable file", path);
+    else if ((uint64_t)st.st_size > NB_MAX_FILE)
+        rc = err_set(e, CR_ETOOBIG, "%s: larger than %u bytes", path, NB_MAX_FILE);
+    else if (st.st_size == 0)
+        rc = err_set(e, CR_EPARSE, "%s is not a coderag embedding model (empty)", path);
+    if (!rc) {
+        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (map == MAP_FAILED)
+            rc = err_set(e, CR_EIO, "%s: cannot map: %s", path, strerror(errno));
+        else {
+            *out = map;
+            *size = (size_t)st.st_size;
+        }
+    }
+    close(fd);
+    return rc;
+}
+
 CrErr idx_embedder_builtin_new(const char *path, Embedder **out, ErrInfo *e)
 {
-    StrBuf sb;
     *out = NULL;
     if (!path || !*path) return err_set(e, CR_EINVAL, "no builtin model path");
-    sb_init(&sb);
-    CrErr rc = sb_read_file(&sb, path, NB_MAX_FILE, e);
-    if (rc) {
-        sb_release(&sb);
-        return rc;
-    }
     NbowEmbedder *m = xcalloc(1, sizeof *m);
-    /* malloc's alignment keeps the float tables aligned. */
-    m->data = sb_detach(&sb, &m->size);
-    if ((rc = nb_parse(m, path, e))) {
+    /* the page alignment of the mapping keeps the float tables aligned */
+    CrErr rc = nb_map(path, &m->data, &m->size, e);
+    if (rc || (rc = nb_parse(m, path, e))) {
         nb_free(m);
         return rc;
     }

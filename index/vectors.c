@@ -154,22 +154,44 @@ static size_t log_record(const VecStore *vs, const unsigned char *p, size_t avai
     return body + 8;
 }
 
-static CrErr log_apply(VecStore *vs, const unsigned char *p, int op, uint32_t n, ErrInfo *e)
+/* Applies the records of p[from..to) at once: each remove from a flat index
+ * moves every row after it, so record by record a long journal would cost
+ * a pass over the whole file per record. Every id a record names leaves
+ * the file's set; those whose last record adds it come back with that
+ * vector: the same end state as applying them in order. */
+static CrErr log_apply(VecStore *vs, const unsigned char *p, size_t from, size_t to, ErrInfo *e)
 {
-    int64_t *ids = xmalloc((size_t)n * sizeof *ids);
-    for (uint32_t i = 0; i < n; i++)
-        ids[i] = (int64_t)get_u64(p + 8 + 8 * (size_t)i);
-    CrErr err;
-    if (op == LOG_OP_ADD) {
-        size_t d = (size_t)vs->dim;
-        float *v = xmalloc((size_t)n * d * sizeof *v);
-        memcpy(v, p + 8 + 8 * (size_t)n, (size_t)n * d * sizeof *v);
-        err = vecstore__insert(vs, ids, v, n, e);
-        free(v);
-    } else {
-        err = vecstore__drop(vs, ids, n, e);
+    I64Map last; /* id -> 1 + offset of its last added vector, or 0: removed */
+    int64_t *named = NULL;
+    size_t n_named = 0, cap = 0, d = (size_t)vs->dim;
+    int op;
+    uint32_t n;
+    i64map_init(&last);
+    for (size_t at = from, len; at < to && (len = log_record(vs, p + at, to - at, &op, &n)) > 0;
+         at += len)
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t id = (int64_t)get_u64(p + at + 8 + 8 * (size_t)i);
+            if (!i64map_get(&last, id, NULL)) {
+                ARRAY_GROW(named, n_named + 1, cap);
+                named[n_named++] = id;
+            }
+            size_t vec = at + 8 + 8 * (size_t)n + (size_t)i * d * sizeof(float);
+            i64map_put(&last, id, op == LOG_OP_ADD ? (int64_t)vec + 1 : 0);
+        }
+    CrErr err = n_named ? vecstore__drop(vs, named, n_named, e) : CR_OK;
+    size_t k = 0;
+    float *v = xmalloc(n_named * d * sizeof *v + 1);
+    for (size_t i = 0; i < n_named; i++) {
+        int64_t off = 0;
+        i64map_get(&last, named[i], &off);
+        if (!off) continue;
+        memcpy(v + k * d, p + off - 1, d * sizeof *v);
+        named[k++] = named[i];
     }
-    free(ids);
+    if (!err && k) err = vecstore__insert(vs, named, v, k, e);
+    free(v);
+    free(named);
+    i64map_release(&last);
     return err;
 }
 
@@ -197,13 +219,12 @@ static CrErr vecstore__log_replay(VecStore *vs, ErrInfo *e)
     size_t at = LOG_HEADER_BYTES, len;
     int op;
     uint32_t n;
-    while ((len = log_record(vs, p + at, sb.len - at, &op, &n)) > 0) {
-        ErrInfo why = {0};
-        if (log_apply(vs, p + at, op, n, &why)) {
-            err = err_set(e, CR_ECORRUPT, "its journal does not apply: %s", why.msg);
-            goto out;
-        }
+    while ((len = log_record(vs, p + at, sb.len - at, &op, &n)) > 0)
         at += len;
+    ErrInfo why = {0};
+    if (log_apply(vs, p, LOG_HEADER_BYTES, at, &why)) {
+        err = err_set(e, CR_ECORRUPT, "its journal does not apply: %s", why.msg);
+        goto out;
     }
     vs->log_bytes = at;
     vs->log_broken = at < sb.len;

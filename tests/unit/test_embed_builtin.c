@@ -428,6 +428,31 @@ static void test_two_stores(void)
     idx_close(b);
 }
 
+/* An update that changes nothing leaves the vectors unread (the last
+ * sync's state is in the meta table), but one whose vector file was
+ * removed or changed behind its back brings it back. */
+static void test_unchanged_update(void)
+{
+    char dir[256], vec[300];
+    snprintf(dir, sizeof dir, "%s/unchanged-idx", tmpdir);
+    snprintf(vec, sizeof vec, "%s/vectors.faiss", dir);
+    IdxConfig cfg = {.root = FIXTURE_DIR "/shop", .index_dir = dir, .embed_provider = "builtin"};
+    for (int pass = 0; pass < 4; pass++) {
+        IdxStore *st = NULL;
+        CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+        if (!st) return;
+        CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+        IdxStatus s;
+        CHECK_INT(idx_status(st, &s, NULL), CR_OK);
+        CHECK(s.chunks > 0);
+        CHECK_INT(s.vectors, s.chunks);
+        idx_close(st);
+        CHECK_INT(access(vec, F_OK), 0);
+        if (pass == 1) CHECK_INT(unlink(vec), 0);
+        if (pass == 2) test_sh("printf 'not vectors' > '%s' # %s", vec, "");
+    }
+}
+
 int main(void)
 {
     CHECK(mkdtemp(tmpdir) != NULL);
@@ -439,6 +464,7 @@ int main(void)
     RUN(test_languages);
     RUN(test_staged_parity);
     RUN(test_two_stores);
+    RUN(test_unchanged_update);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);
