@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* The dense leg: chunk vectors from the configured embedder, kept in FAISS
@@ -14,12 +13,6 @@
  * the two stores never leaves them out of step for long. */
 
 #define EMBED_BATCH 64
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 static char *vectors_path(const IdxStore *st)
 {
@@ -86,7 +79,8 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
     rc = CR_OK;
     /* a read of a store that has no vectors (no Python in the workspace)
      * opens nothing: FAISS is not even loaded */
-    if (!purge && access(path, F_OK) != 0) goto out;
+    int exists = access(path, F_OK) == 0;
+    if (!purge && !exists) goto out;
     ErrInfo fe = {0};
     if (!idx_faiss_api(&fe)) {
         /* FAISS cannot be loaded (a partial install): like a missing model,
@@ -98,7 +92,7 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
         st->dense.em = NULL;
         goto out;
     }
-    if (strcmp(have, idx_embedder_id(st->dense.em)) != 0 && access(path, F_OK) == 0) {
+    if (exists && strcmp(have, idx_embedder_id(st->dense.em)) != 0) {
         if (!purge) goto out;
         if (unlink(path) != 0) {
             rc = err_set(e, CR_EIO, "cannot remove %s (vectors of another embedder): %s", path,
@@ -112,40 +106,40 @@ out:
     return rc;
 }
 
-/* The chunks that should have a vector: those of files in a language the
- * embedder knows (asked once per file: a file's chunks are listed
- * together). */
+/* The chunks that should have a vector, ascending: those of files in a
+ * language the embedder knows (each file asked once). */
 static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
 {
     sqlite3_stmt *s = NULL;
-    int64_t *v = NULL, file = -1;
+    int64_t *v = NULL, covered;
     size_t n = 0, cap = 0;
-    int covered = 0;
+    I64Map files; /* file id -> whether it is covered */
     if (sqlite3_prepare_v2(st->db,
                            "SELECT c.id, c.file_id, f.path FROM chunks c "
-                           "JOIN files f ON f.id = c.file_id ORDER BY c.file_id, c.id",
+                           "JOIN files f ON f.id = c.file_id ORDER BY c.id",
                            -1, &s, NULL) != SQLITE_OK)
         return idx_store_err(st, e, "chunk ids");
+    i64map_init(&files);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (sqlite3_column_int64(s, 1) != file) {
+        int64_t file = sqlite3_column_int64(s, 1);
+        if (!i64map_get(&files, file, &covered)) {
             const char *path = (const char *)sqlite3_column_text(s, 2);
-            file = sqlite3_column_int64(s, 1);
             covered = path && idx_embedder_covers(st->dense.em, path);
+            i64map_put(&files, file, covered);
         }
         if (!covered) continue;
         ARRAY_GROW(v, n + 1, cap);
         v[n++] = sqlite3_column_int64(s, 0);
     }
-    if (rc != SQLITE_DONE) {
-        /* a partial list would make the rest look orphaned */
-        CrErr err = idx_store_err(st, e, "chunk ids");
-        sqlite3_finalize(s);
+    i64map_release(&files);
+    /* a partial list would make the rest look orphaned */
+    CrErr err = rc == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "chunk ids");
+    sqlite3_finalize(s);
+    if (err) {
         free(v);
         return err;
     }
-    sqlite3_finalize(s);
-    if (n) qsort(v, n, sizeof *v, cmp_i64);
     *out = v;
     *n_out = n;
     return CR_OK;
@@ -294,16 +288,11 @@ static void sync_state(IdxStore *st, char *out, size_t cap)
         return;
     if (sqlite3_step(s) == SQLITE_ROW) {
         char *path = vectors_path(st);
-        StrBuf log;
-        sb_init(&log);
-        sb_addf(&log, "%s.log", path);
-        struct stat a, b;
-        long long va = stat(path, &a) == 0 ? (long long)a.st_size : -1;
-        long long vb = stat(log.buf, &b) == 0 ? (long long)b.st_size : -1;
+        long long file, journal;
+        idx_vecstore_file_sizes(path, &file, &journal);
         snprintf(out, cap, "%s %lld %lld %lld %lld", idx_embedder_id(st->dense.em),
-                 (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1), va,
-                 vb);
-        sb_release(&log);
+                 (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1), file,
+                 journal);
         free(path);
     }
     sqlite3_finalize(s);

@@ -64,7 +64,7 @@ static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tm
 /* Removes the journal, and with whole the file it belongs to. */
 static CrErr vecstore__unlink(VecStore *vs, int whole, ErrInfo *e)
 {
-    char *lp = vecstore_log_path(vs);
+    char *lp = vecstore_log_path(vs->path);
     CrErr err = CR_OK;
     if (whole && unlink(vs->path) != 0 && errno != ENOENT)
         err = err_set(e, CR_EIO, "vectors: cannot remove %s: %s", vs->path, strerror(errno));
@@ -94,11 +94,20 @@ static int vecstore__base_unchanged(const VecStore *vs)
     return ok;
 }
 
+void idx_vecstore_file_sizes(const char *path, long long *file, long long *journal)
+{
+    struct stat st;
+    char *log = vecstore_log_path(path);
+    *file = stat(path, &st) == 0 ? (long long)st.st_size : -1;
+    *journal = stat(log, &st) == 0 ? (long long)st.st_size : -1;
+    free(log);
+}
+
 int idx_vecstore_changed_on_disk(const VecStore *vs)
 {
     if (!vs->base_hash) return access(vs->path, F_OK) == 0;
     if (!vecstore__base_unchanged(vs)) return 1;
-    char *lp = vecstore_log_path(vs);
+    char *lp = vecstore_log_path(vs->path);
     struct stat st;
     int gone = stat(lp, &st) != 0;
     free(lp);
@@ -115,7 +124,7 @@ static CrErr log_append(VecStore *vs, int *done, ErrInfo *e)
     if (!vs->base_hash || vs->pending_lost || (vs->log_broken && vs->log_bytes) ||
         !vecstore__base_unchanged(vs))
         return CR_OK;
-    char *path = vecstore_log_path(vs);
+    char *path = vecstore_log_path(vs->path);
     CrErr err = CR_OK;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {

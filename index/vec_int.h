@@ -125,9 +125,12 @@ CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int6
 
 /* The k best of n_rows rows (dim floats each) by inner product with
  * query, best first (equal scores by row): their rows and scores. Returns
- * how many (min(k, n_rows); 0 when out of memory). vec_scan.c. */
+ * how many: min(k, n_rows). vec_scan.c. */
 size_t idx_vec_scan(const float *rows, size_t n_rows, int dim, const float *query, size_t k,
                     size_t *out_rows, float *out_scores);
+
+/* The sizes of the store at path: its file and its journal (-1: none). */
+void idx_vecstore_file_sizes(const char *path, long long *file, long long *journal);
 
 /* Whether another store (process) wrote the file or its journal since
  * this one read or wrote them. */

@@ -76,13 +76,8 @@ size_t idx_vec_scan(const float *rows, size_t n_rows, int dim, const float *quer
 {
     if (!n_rows || !k) return 0;
     if (k > n_rows) k = n_rows;
-    float *score = malloc(2 * n_rows * sizeof *score);
-    Scored *best = malloc(k * sizeof *best);
-    if (!score || !best) {
-        free(score);
-        free(best);
-        return 0;
-    }
+    float *score = xmalloc(2 * n_rows * sizeof *score);
+    Scored *best = xmalloc(k * sizeof *best);
     for (size_t r = 0; r < n_rows; r++)
         score[r] = dot(rows + r * (size_t)dim, query, dim);
     /* the k-th best score, then every row above it and, by row, enough of

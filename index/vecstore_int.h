@@ -94,11 +94,11 @@ static inline uint64_t get_u64(const unsigned char *p)
 CrErr vecstore_faiss_err(const FaissApi *fa, ErrInfo *e, const char *what, int rc);
 
 /* The journal's path: <path>.log (caller frees). */
-static inline char *vecstore_log_path(const VecStore *vs)
+static inline char *vecstore_log_path(const char *path)
 {
     StrBuf p;
     sb_init(&p);
-    sb_addf(&p, "%s.log", vs->path);
+    sb_addf(&p, "%s.log", path);
     return sb_detach(&p, NULL);
 }
 

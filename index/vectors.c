@@ -197,7 +197,7 @@ static CrErr log_apply(VecStore *vs, const unsigned char *p, size_t from, size_t
 
 static CrErr vecstore__log_replay(VecStore *vs, ErrInfo *e)
 {
-    char *path = vecstore_log_path(vs);
+    char *path = vecstore_log_path(vs->path);
     StrBuf sb;
     CrErr err = CR_OK;
     sb_init(&sb);

@@ -320,6 +320,17 @@ static void test_languages(void)
     idx_close(st);
 }
 
+/* Every chunk of the index has its vector; returns how many chunks
+ * (at least min). */
+static int64_t expect_all_embedded(IdxStore *st, int64_t min)
+{
+    IdxStatus s;
+    CHECK_INT(idx_status(st, &s, NULL), CR_OK);
+    CHECK(s.chunks > min);
+    CHECK_INT(s.vectors, s.chunks);
+    return s.chunks;
+}
+
 /* Dense hits (ids and exact scores) of a few questions over every vector. */
 static size_t dense_hits(IdxStore *st, int64_t *ids, float *scores, size_t cap)
 {
@@ -365,11 +376,7 @@ static void test_staged_parity(void)
         /* the first pass embeds while parsing; the second finds every file
          * unchanged and every vector missing, so the sync embeds them all */
         CHECK_INT(idx_update(st, NULL, NULL, NULL, &e), CR_OK);
-        IdxStatus s;
-        CHECK_INT(idx_status(st, &s, &e), CR_OK);
-        CHECK(s.chunks > 20);
-        CHECK_INT(s.vectors, s.chunks);
-        chunks = s.chunks;
+        chunks = expect_all_embedded(st, 20);
         n[pass] = dense_hits(st, ids[pass], scores[pass], CAP);
         idx_close(st);
         CHECK_INT(unlink(vec), 0);
@@ -417,11 +424,8 @@ static void test_two_stores(void)
     CHECK_INT(unlink(extra), 0);
     CHECK_INT(idx_update_file(a, extra, NULL), CR_OK);
     CHECK_INT(idx_open(&cfg, 0, &c, NULL), CR_OK);
-    IdxStatus s;
     if (c) {
-        CHECK_INT(idx_status(c, &s, NULL), CR_OK);
-        CHECK(s.chunks > 0);
-        CHECK_INT(s.vectors, s.chunks);
+        expect_all_embedded(c, 0);
         idx_close(c);
     }
     idx_close(a);
@@ -442,10 +446,7 @@ static void test_unchanged_update(void)
         CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
         if (!st) return;
         CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
-        IdxStatus s;
-        CHECK_INT(idx_status(st, &s, NULL), CR_OK);
-        CHECK(s.chunks > 0);
-        CHECK_INT(s.vectors, s.chunks);
+        expect_all_embedded(st, 0);
         idx_close(st);
         CHECK_INT(access(vec, F_OK), 0);
         if (pass == 1) CHECK_INT(unlink(vec), 0);
