@@ -45,17 +45,25 @@ CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
     return CR_OK;
 }
 
+static void disarm(IdxDense *d)
+{
+    free(d->removed);
+    d->removed = NULL;
+    d->n_removed = d->cap_removed = 0;
+    d->delta = 0;
+}
+
 void idx_dense_close(IdxStore *st)
 {
     idx_dense_unstage(st);
-    idx_vecstore_close(st->dense.vs);
-    st->dense.vs = NULL;
+    idx_dense_forget(st);
     idx_embedder_free(st->dense.em);
     st->dense.em = NULL;
 }
 
 void idx_dense_forget(IdxStore *st)
 {
+    disarm(&st->dense);
     idx_vecstore_close(st->dense.vs);
     st->dense.vs = NULL;
 }
@@ -106,9 +114,9 @@ out:
     return rc;
 }
 
-/* The chunks that should have a vector, ascending: those of files in a
- * language the embedder knows (each file asked once). */
-static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
+/* The chunks past id after that should have a vector, ascending: those of
+ * files in a language the embedder knows (each file asked once). */
+static CrErr chunk_ids(IdxStore *st, int64_t after, int64_t **out, size_t *n_out, ErrInfo *e)
 {
     sqlite3_stmt *s = NULL;
     int64_t *v = NULL, covered;
@@ -116,9 +124,10 @@ static CrErr chunk_ids(IdxStore *st, int64_t **out, size_t *n_out, ErrInfo *e)
     I64Map files; /* file id -> whether it is covered */
     if (sqlite3_prepare_v2(st->db,
                            "SELECT c.id, c.file_id, f.path FROM chunks c "
-                           "JOIN files f ON f.id = c.file_id ORDER BY c.id",
+                           "JOIN files f ON f.id = c.file_id WHERE c.id > ?1 ORDER BY c.id",
                            -1, &s, NULL) != SQLITE_OK)
         return idx_store_err(st, e, "chunk ids");
+    sqlite3_bind_int64(s, 1, after);
     i64map_init(&files);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -278,8 +287,9 @@ static CrErr add_missing(IdxStore *st, const int64_t *missing, size_t n_missing,
  * chunks (their highest id and count: ids are never reused, so any write
  * moves one of them) and the sizes of the vector files. The same again
  * means nothing to do, and a nothing-changed update need not read the
- * vectors at all. Empty when it cannot be told. */
-static void sync_state(IdxStore *st, char *out, size_t cap)
+ * vectors at all. Empty when it cannot be told; *max_id (may be NULL) gets
+ * the highest chunk id. */
+static void sync_state(IdxStore *st, char *out, size_t cap, int64_t *max_id)
 {
     sqlite3_stmt *s = NULL;
     out[0] = '\0';
@@ -290,6 +300,7 @@ static void sync_state(IdxStore *st, char *out, size_t cap)
         char *path = vectors_path(st);
         long long file, journal;
         idx_vecstore_file_sizes(path, &file, &journal);
+        if (max_id) *max_id = sqlite3_column_int64(s, 0);
         snprintf(out, cap, "%s %lld %lld %lld %lld", idx_embedder_id(st->dense.em),
                  (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1), file,
                  journal);
@@ -303,7 +314,7 @@ static void sync_state(IdxStore *st, char *out, size_t cap)
 static int synced(IdxStore *st, int64_t *count)
 {
     char state[300], last[300], n[32];
-    sync_state(st, state, sizeof state);
+    sync_state(st, state, sizeof state, NULL);
     if (!state[0] || idx_store_meta_get(st, "vectors_synced", last, sizeof last, NULL) != CR_OK ||
         strcmp(state, last) != 0 ||
         idx_store_meta_get(st, "vectors_count", n, sizeof n, NULL) != CR_OK)
@@ -312,29 +323,39 @@ static int synced(IdxStore *st, int64_t *count)
     return 1;
 }
 
-CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
+void idx_dense_note_removed(IdxStore *st, int64_t file_id)
 {
-    CrErr rc = CR_OK;
-    int64_t *want = NULL, *have = NULL, *missing = NULL, *orphans = NULL;
-    size_t n_want = 0, n_have = 0, n_missing = 0, n_orphans = 0;
-    if (!st->dense.em) return CR_OK;
-    /* What is journaled is the change from what this store holds, so it
-     * must hold what the files say: another process may have written them. */
-    if (st->dense.vs && idx_vecstore_changed_on_disk(st->dense.vs)) idx_dense_forget(st);
-    int64_t count;
-    if (!st->dense.vs && synced(st, &count)) goto out;
-    if ((rc = chunk_ids(st, &want, &n_want, e))) goto out;
-    if (!n_want && !st->dense.vs) {
-        /* nothing to embed (no Python): unless vectors are there to drop,
-         * nothing to open */
-        char *path = vectors_path(st);
-        int none = access(path, F_OK) != 0;
-        free(path);
-        if (none) goto out;
+    IdxDense *d = &st->dense;
+    if (!d->delta) return;
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_IDS_OF_FILE, NULL);
+    if (!s) {
+        disarm(d);
+        return;
     }
-    if ((rc = open_vectors(st, 1, e)) || !st->dense.em) goto out;
-    if ((rc = idx_vecstore_ids(st->dense.vs, &have, &n_have, e))) goto out;
-    /* Both lists are sorted: one merge finds what is missing and what is orphaned. */
+    sqlite3_bind_int64(s, 1, file_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(d->removed, d->n_removed + 1, d->cap_removed);
+        d->removed[d->n_removed++] = sqlite3_column_int64(s, 0);
+    }
+    if (rc != SQLITE_DONE) disarm(d); /* an incomplete list: compare every id */
+    sqlite3_reset(s);
+}
+
+void idx_dense_write_end(IdxStore *st, int ok)
+{
+    idx_dense_unstage(st);
+    if (!ok) disarm(&st->dense);
+}
+
+/* The full reconcile: every chunk id against every stored id (one merge
+ * of the two ascending lists); missing vectors are added, orphans dropped. */
+static CrErr reconcile(IdxStore *st, const int64_t *want, size_t n_want, ErrInfo *e)
+{
+    int64_t *have = NULL, *missing = NULL, *orphans = NULL;
+    size_t n_have = 0, n_missing = 0, n_orphans = 0;
+    CrErr rc = idx_vecstore_ids(st->dense.vs, &have, &n_have, e);
+    if (rc) return rc;
     missing = xcalloc(n_want + 1, sizeof *missing);
     orphans = xcalloc(n_have + 1, sizeof *orphans);
     for (size_t i = 0, j = 0; i < n_want || j < n_have;) {
@@ -345,26 +366,73 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
         else
             i++, j++;
     }
-    if (n_orphans && (rc = idx_vecstore_remove(st->dense.vs, orphans, n_orphans, e))) goto out;
-    if (n_missing) rc = add_missing(st, missing, n_missing, e);
-    /* What was added is kept even when a later batch failed. */
-    CrErr save = idx_vecstore_save(st->dense.vs, rc ? NULL : e);
-    if (!rc) rc = save;
-    if (!rc && idx_vecstore_count(st->dense.vs) > 0)
-        rc = idx_store_meta_put(st, "embedder", idx_embedder_id(st->dense.em), e);
-    if (!rc) {
-        char state[300], n[32];
-        snprintf(n, sizeof n, "%lld", (long long)idx_vecstore_count(st->dense.vs));
-        sync_state(st, state, sizeof state);
-        if (state[0] && !(rc = idx_store_meta_put(st, "vectors_count", n, e)))
-            rc = idx_store_meta_put(st, "vectors_synced", state, e);
-    }
-out:
-    idx_dense_unstage(st);
-    free(want);
+    if (n_orphans) rc = idx_vecstore_remove(st->dense.vs, orphans, n_orphans, e);
+    if (!rc && n_missing) rc = add_missing(st, missing, n_missing, e);
+    log_msg(LOG_DEBUG, "vectors: %zu dropped, %zu added (of %zu chunks, %zu stored)", n_orphans,
+            n_missing, n_want, n_have);
     free(have);
     free(missing);
     free(orphans);
+    return rc;
+}
+
+CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    IdxDense *d = &st->dense;
+    int64_t *want = NULL;
+    size_t n_want = 0;
+    if (!d->em) return CR_OK;
+    double t0 = now_ms();
+    /* What is journaled is the change from what this store holds, so it
+     * must hold what the files say: another process may have written them. */
+    if (d->vs && idx_vecstore_changed_on_disk(d->vs)) idx_dense_forget(st);
+    int64_t count, version = idx_store_data_version(st);
+    /* only this store wrote since it last synced: its delta is complete */
+    int delta = d->delta && d->vs && version >= 0 && version == d->synced_version;
+    if (!delta) disarm(d);
+    if (!d->vs && synced(st, &count)) goto out;
+    if ((rc = chunk_ids(st, delta ? d->synced_max : 0, &want, &n_want, e))) goto out;
+    if (!delta && !n_want && !d->vs) {
+        /* nothing to embed (no Python): unless vectors are there to drop,
+         * nothing to open */
+        char *path = vectors_path(st);
+        int none = access(path, F_OK) != 0;
+        free(path);
+        if (none) goto out;
+    }
+    if ((rc = open_vectors(st, 1, e)) || !d->em) goto out;
+    if (delta) {
+        if (d->n_removed) rc = idx_vecstore_remove(d->vs, d->removed, d->n_removed, e);
+        if (!rc && n_want) rc = add_missing(st, want, n_want, e);
+        log_msg(LOG_DEBUG, "vectors: %zu dropped, %zu added (this store's writes)", d->n_removed,
+                n_want);
+    } else {
+        rc = reconcile(st, want, n_want, e);
+    }
+    disarm(d);
+    /* What was added is kept even when a later batch failed. */
+    CrErr save = idx_vecstore_save(d->vs, rc ? NULL : e);
+    if (!rc) rc = save;
+    if (!rc && idx_vecstore_count(d->vs) > 0)
+        rc = idx_store_meta_put(st, "embedder", idx_embedder_id(d->em), e);
+    if (!rc) {
+        char state[300], n[32];
+        int64_t max_id = 0;
+        snprintf(n, sizeof n, "%lld", (long long)idx_vecstore_count(d->vs));
+        sync_state(st, state, sizeof state, &max_id);
+        if (state[0] && !(rc = idx_store_meta_put(st, "vectors_count", n, e)))
+            rc = idx_store_meta_put(st, "vectors_synced", state, e);
+        if (!rc && state[0]) {
+            d->delta = 1;
+            d->synced_max = max_id;
+            d->synced_version = version;
+        }
+    }
+out:
+    log_msg(LOG_DEBUG, "vectors: %s sync %.1f ms", delta ? "delta" : "full", now_ms() - t0);
+    idx_dense_unstage(st);
+    free(want);
     return rc;
 }
 

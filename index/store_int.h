@@ -37,6 +37,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(CHUNK_GET, "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, c.docstring, "  \
                  "c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "           \
                  "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                 \
+    X(CHUNK_IDS_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1")                               \
     X(CHUNK_OF_FILE,                                                                               \
       "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, "                          \
       "c.docstring, c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "         \
@@ -142,6 +143,15 @@ typedef struct IdxDense {
     float *stage_vecs;
     size_t n_stage, cap_stage;
     int stage_dim;
+    /* Armed (delta set) when a sync left the vectors in memory matching
+     * every chunk up to id synced_max, at PRAGMA data_version
+     * synced_version; removed then lists the chunks this store deleted
+     * since. While no other connection wrote, the next sync need only drop
+     * those and add the chunks past synced_max (ids are never reused). */
+    int delta;
+    int64_t synced_max, synced_version;
+    int64_t *removed;
+    size_t n_removed, cap_removed;
 } IdxDense;
 
 struct IdxStore {
@@ -328,6 +338,13 @@ Embedder *idx_dense_parse_embedder(IdxStore *st);
 void idx_dense_stage(IdxStore *st, int64_t id, const float *v, int dim);
 /* Forgets the staged vectors (a rolled-back write may reuse their ids). */
 void idx_dense_unstage(IdxStore *st);
+/* Notes the chunks of file_id, about to be deleted in this write, for the
+ * next sync's delta. */
+void idx_dense_note_removed(IdxStore *st, int64_t file_id);
+/* Ends a write: forgets what it staged and, when it did not complete
+ * (ok 0: rolled back or not synced), the delta, so the next sync compares
+ * every id. */
+void idx_dense_write_end(IdxStore *st, int ok);
 
 /* ---------------------------------------------------------------- graph (graph.c) */
 

@@ -319,7 +319,7 @@ out:
     /* A stop keeps the whole files written so far; anything else rolls back. */
     if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
     if (rc) idx_store_postings_invalidate(st);
-    idx_dense_unstage(st); /* what a failed update staged; a sync left none */
+    idx_dense_write_end(st, rc == CR_OK);
     for (size_t i = 0; i < pool.n; i++)
         idx_filework_release(&pool.work[i]);
     free(pool.work);
@@ -411,7 +411,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
 out:
     if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);
     if (rc) idx_store_postings_invalidate(st);
-    idx_dense_unstage(st);
+    idx_dense_write_end(st, rc == CR_OK);
     idx_chunker_free(ch);
     idx_filework_release(&fw);
     sb_release(&rel);

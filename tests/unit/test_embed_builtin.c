@@ -454,6 +454,62 @@ static void test_unchanged_update(void)
     }
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* After a sync a store applies only its own writes to the vectors (the
+ * chunks it deleted, those past the last synced id), unless another
+ * connection wrote in between: then it compares every id. Here b, with no
+ * dense leg, deletes a file behind a's back; a delta would leave that
+ * file's vectors behind. */
+static void test_delta_sync(void)
+{
+    char root[256], dir[256], extra[300], errors[300];
+    snprintf(root, sizeof root, "%s/delta", tmpdir);
+    snprintf(dir, sizeof dir, "%s/delta-idx", tmpdir);
+    snprintf(extra, sizeof extra, "%s/extra.py", root);
+    snprintf(errors, sizeof errors, "%s/shop/errors.py", root);
+    test_sh("mkdir -p '%s' && cp -R " FIXTURE_DIR "/shop/. '%s/'", root, root);
+    IdxConfig cfg = {.root = root, .index_dir = dir, .embed_provider = "builtin"};
+    IdxConfig plain = {.root = root, .index_dir = dir, .embed_provider = "none"};
+    IdxStore *a = NULL, *b = NULL, *c = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &a, NULL), CR_OK);
+    if (!a) return;
+    CHECK_INT(idx_update(a, NULL, NULL, NULL, NULL), CR_OK);
+    int64_t base = expect_all_embedded(a, 0);
+    write_text(extra, "def sum_of_squares(values):\n    return sum(v * v for v in values)\n\n\n"
+                      "def mean(values):\n    return sum(values) / len(values)\n");
+    CHECK_INT(idx_update_file(a, extra, NULL), CR_OK);
+    CHECK(expect_all_embedded(a, base) > base);
+    write_text(extra, "def median(values):\n    return sorted(values)[len(values) // 2]\n");
+    CHECK_INT(idx_update_file(a, extra, NULL), CR_OK);
+    expect_all_embedded(a, base);
+    CHECK_INT(unlink(extra), 0);
+    CHECK_INT(idx_update(a, NULL, NULL, NULL, NULL), CR_OK);
+    CHECK_INT(expect_all_embedded(a, 0), base);
+    CHECK_INT(idx_open(&plain, 0, &b, NULL), CR_OK);
+    if (b) {
+        CHECK_INT(unlink(errors), 0);
+        CHECK_INT(idx_update_file(b, errors, NULL), CR_OK);
+        idx_close(b);
+    }
+    write_text(extra, "def mode(values):\n    return max(set(values), key=values.count)\n");
+    CHECK_INT(idx_update_file(a, extra, NULL), CR_OK);
+    expect_all_embedded(a, 0);
+    idx_close(a);
+    CHECK_INT(idx_open(&cfg, 0, &c, NULL), CR_OK);
+    if (c) {
+        expect_all_embedded(c, 0);
+        idx_close(c);
+    }
+}
+
 int main(void)
 {
     CHECK(mkdtemp(tmpdir) != NULL);
@@ -466,6 +522,7 @@ int main(void)
     RUN(test_staged_parity);
     RUN(test_two_stores);
     RUN(test_unchanged_update);
+    RUN(test_delta_sync);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);
