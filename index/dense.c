@@ -430,6 +430,7 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
         }
     }
 out:
+    if (rc) disarm(d); /* what failed may have been half applied */
     log_msg(LOG_DEBUG, "vectors: %s sync %.1f ms", delta ? "delta" : "full", now_ms() - t0);
     idx_dense_unstage(st);
     free(want);

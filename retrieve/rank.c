@@ -22,7 +22,7 @@ const RtvTuning rtv_tuning = {
     .test_prior = 0.5,
     .file_beta = 0.35,
     .graph = {.seeds = 8, .per_seed = 8, .out_factor = 0.7, .in_factor = 0.5, .one_line = 0.7},
-    .window_lines = 30,
+    .window_lines = 20,
 };
 
 /* Adds a leg's hits to v (scores relative to the leg's best, times weight),
