@@ -380,8 +380,8 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     IdxDense *d = &st->dense;
-    int64_t *want = NULL;
-    size_t n_want = 0;
+    int64_t *want = NULL, *removed = NULL, after = 0;
+    size_t n_want = 0, n_removed = 0;
     if (!d->em) return CR_OK;
     double t0 = now_ms();
     /* What is journaled is the change from what this store holds, so it
@@ -390,9 +390,16 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     int64_t count, version = idx_store_data_version(st);
     /* only this store wrote since it last synced: its delta is complete */
     int delta = d->delta && d->vs && version >= 0 && version == d->synced_version;
-    if (!delta) disarm(d);
+    /* the sync takes the delta (or drops it); only a success arms it again */
+    if (delta) {
+        removed = d->removed;
+        n_removed = d->n_removed;
+        after = d->synced_max;
+        d->removed = NULL;
+    }
+    disarm(d);
     if (!d->vs && synced(st, &count)) goto out;
-    if ((rc = chunk_ids(st, delta ? d->synced_max : 0, &want, &n_want, e))) goto out;
+    if ((rc = chunk_ids(st, after, &want, &n_want, e))) goto out;
     if (!delta && !n_want && !d->vs) {
         /* nothing to embed (no Python): unless vectors are there to drop,
          * nothing to open */
@@ -403,14 +410,13 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     }
     if ((rc = open_vectors(st, 1, e)) || !d->em) goto out;
     if (delta) {
-        if (d->n_removed) rc = idx_vecstore_remove(d->vs, d->removed, d->n_removed, e);
+        if (n_removed) rc = idx_vecstore_remove(d->vs, removed, n_removed, e);
         if (!rc && n_want) rc = add_missing(st, want, n_want, e);
-        log_msg(LOG_DEBUG, "vectors: %zu dropped, %zu added (this store's writes)", d->n_removed,
+        log_msg(LOG_DEBUG, "vectors: %zu dropped, %zu added (this store's writes)", n_removed,
                 n_want);
     } else {
         rc = reconcile(st, want, n_want, e);
     }
-    disarm(d);
     /* What was added is kept even when a later batch failed. */
     CrErr save = idx_vecstore_save(d->vs, rc ? NULL : e);
     if (!rc) rc = save;
@@ -430,10 +436,10 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
         }
     }
 out:
-    if (rc) disarm(d); /* what failed may have been half applied */
     log_msg(LOG_DEBUG, "vectors: %s sync %.1f ms", delta ? "delta" : "full", now_ms() - t0);
     idx_dense_unstage(st);
     free(want);
+    free(removed);
     return rc;
 }
 

@@ -331,6 +331,25 @@ static int64_t expect_all_embedded(IdxStore *st, int64_t min)
     return s.chunks;
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A store opened afresh on cfg's index finds every chunk with its vector. */
+static void expect_reopened_all_embedded(const IdxConfig *cfg)
+{
+    IdxStore *st = NULL;
+    CHECK_INT(idx_open(cfg, 0, &st, NULL), CR_OK);
+    if (!st) return;
+    expect_all_embedded(st, 0);
+    idx_close(st);
+}
+
 /* Dense hits (ids and exact scores) of a few questions over every vector. */
 static size_t dense_hits(IdxStore *st, int64_t *ids, float *scores, size_t cap)
 {
@@ -402,7 +421,7 @@ static void test_two_stores(void)
     snprintf(extra, sizeof extra, "%s/extra.py", root);
     test_sh("mkdir -p '%s' && cp -R " FIXTURE_DIR "/shop/. '%s/'", root, root);
     IdxConfig cfg = {.root = root, .index_dir = dir, .embed_provider = "builtin"};
-    IdxStore *a = NULL, *b = NULL, *c = NULL;
+    IdxStore *a = NULL, *b = NULL;
     CHECK_INT(idx_open(&cfg, 0, &a, NULL), CR_OK);
     CHECK_INT(idx_open(&cfg, 0, &b, NULL), CR_OK);
     if (!a || !b) return;
@@ -414,20 +433,11 @@ static void test_two_stores(void)
         CHECK(n == 3);
         free(hits);
     }
-    FILE *f = fopen(extra, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs("def sum_of_squares(values):\n    return sum(v * v for v in values)\n", f);
-        fclose(f);
-    }
+    write_text(extra, "def sum_of_squares(values):\n    return sum(v * v for v in values)\n");
     CHECK_INT(idx_update_file(b, extra, NULL), CR_OK);
     CHECK_INT(unlink(extra), 0);
     CHECK_INT(idx_update_file(a, extra, NULL), CR_OK);
-    CHECK_INT(idx_open(&cfg, 0, &c, NULL), CR_OK);
-    if (c) {
-        expect_all_embedded(c, 0);
-        idx_close(c);
-    }
+    expect_reopened_all_embedded(&cfg);
     idx_close(a);
     idx_close(b);
 }
@@ -454,15 +464,6 @@ static void test_unchanged_update(void)
     }
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
 /* After a sync a store applies only its own writes to the vectors (the
  * chunks it deleted, those past the last synced id), unless another
  * connection wrote in between: then it compares every id. Here b, with no
@@ -478,7 +479,7 @@ static void test_delta_sync(void)
     test_sh("mkdir -p '%s' && cp -R " FIXTURE_DIR "/shop/. '%s/'", root, root);
     IdxConfig cfg = {.root = root, .index_dir = dir, .embed_provider = "builtin"};
     IdxConfig plain = {.root = root, .index_dir = dir, .embed_provider = "none"};
-    IdxStore *a = NULL, *b = NULL, *c = NULL;
+    IdxStore *a = NULL, *b = NULL;
     CHECK_INT(idx_open(&cfg, 0, &a, NULL), CR_OK);
     if (!a) return;
     CHECK_INT(idx_update(a, NULL, NULL, NULL, NULL), CR_OK);
@@ -503,11 +504,7 @@ static void test_delta_sync(void)
     CHECK_INT(idx_update_file(a, extra, NULL), CR_OK);
     expect_all_embedded(a, 0);
     idx_close(a);
-    CHECK_INT(idx_open(&cfg, 0, &c, NULL), CR_OK);
-    if (c) {
-        expect_all_embedded(c, 0);
-        idx_close(c);
-    }
+    expect_reopened_all_embedded(&cfg);
 }
 
 int main(void)
