@@ -127,10 +127,12 @@ typedef struct VfyMention {
  *                        backticks or in quotes
  *
  * LINES is "a", "a-b", "La-Lb", "a–b" (en or em dash), "a..b" or "a to b".
- * PATH has no spaces and contains '/' or ends in ".py"/".pyi"; it may be
+ * PATH has no spaces and contains '/' or is a file name with an extension
+ * ("main.c", "README.md", "x+y.tsx") or a dot-file (".env"); it may be
  * "./"-relative, absolute or a file:// URI. Prose forms ask more, to keep
- * false positives out: PATH ends in ".py"/".pyi", or contains '/' and either
- * starts with '/', "./", "../" or "~/" or ends in an extension; the lines
+ * false positives out ("example.com:8080"): PATH starts with '/', "./",
+ * "../" or "~/", or ends in an extension and either contains '/' or has an
+ * extension the index reads (idx_is_source_path); the lines
  * start at a word boundary and are followed by one. Not citations: escaped
  * brackets ("\["), brackets spanning lines or right after an identifier
  * ("x[a/b:3]"), URLs other than file://, anything inside a fenced code
