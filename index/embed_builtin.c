@@ -188,11 +188,10 @@ static CrErr nb_embed_query(void *state, const char *const *texts, size_t n, flo
 }
 
 /* Trained on Python alone: measured on the other languages' dev sets, its
- * vectors lowered recall (docs/benchmarks.md), so their code is not embedded. */
-static const char *const nb_langs[] = {"python", NULL};
-
+ * vectors lowered recall (docs/benchmarks.md), so only the rows flagged
+ * builtin_embed (Python's) are embedded. */
 /* A table lookup per token over a read-only model: the parse workers embed. */
-static const EmbedderOps nb_ops = {nb_id, nb_dim, nb_embed, nb_free, nb_embed_query, nb_langs, 1};
+static const EmbedderOps nb_ops = {nb_id, nb_dim, nb_embed, nb_free, nb_embed_query, 1, 1};
 
 /* Checks the header and payload of the file in m->data and points the
  * tables into it. */

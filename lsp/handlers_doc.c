@@ -15,13 +15,6 @@ static const char *base_name(const char *path)
     return b ? b + 1 : path;
 }
 
-/* A file the index may read (by extension; a script's shebang is checked
- * by the update itself). */
-static int is_source(const char *path)
-{
-    return idx_is_source_path(path) || !strchr(base_name(path), '.');
-}
-
 const Doc *lsp_docs_find(Server *s, const char *uri)
 {
     for (Doc *d = s->docs; d; d = d->next)
@@ -125,7 +118,7 @@ static void file_changed(Server *s, const char *uri, int deleted)
     if (ws && rel) {
         if (!strcmp(base_name(rel), ".gitignore") || (deleted && !strchr(base_name(rel), '.')))
             lsp_ws_request_build(ws); /* rules changed, or perhaps a folder went */
-        else if (is_source(rel))
+        else if (idx_may_index_path(rel))
             lsp_ws_schedule_update(ws, rel);
     }
     free(rel);

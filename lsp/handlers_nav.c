@@ -340,7 +340,8 @@ static int run_hover(Server *s, Job *job)
         const IdxChunk *d = &defs[0].head;
         StrBuf md;
         sb_init(&md);
-        sb_addf(&md, "```python\n%s\n```\n", d->signature[0] ? d->signature : display_name(d));
+        sb_addf(&md, "```%s\n%s\n```\n", idx_fence_tag(d->path),
+                d->signature[0] ? d->signature : display_name(d));
         if (d->docstring[0]) sb_addf(&md, "\n%s\n", d->docstring);
         sb_addf(&md, "\n%s `%s` — ", idx_kind_name(d->kind), display_name(d));
         add_link(&md, root, d);

@@ -73,6 +73,7 @@ static int go__resolve(const LangImportCtx *ctx, ChunkRef *r)
 }
 
 static const char *const go__exts[] = {".go", NULL};
+static const char *const go__markers[] = {"go.mod", "go.work", NULL};
 static const char *const go__comments[] = {"comment", NULL};
 static const char *const go__tests[] = {"*_test.go", "testdata/", NULL};
 /* `var x = ...`: the declaration holds its doc comment */
@@ -81,6 +82,8 @@ static const char *const go__wrappers[] = {"var_declaration", NULL};
 const IdxLang idx_lang_go = {
     .name = "go",
     .exts = go__exts,
+    .fence = "go",
+    .markers = go__markers,
     .grammar = tree_sitter_go,
     .query = idx_query_go,
     .comments = go__comments,

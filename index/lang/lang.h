@@ -83,11 +83,25 @@ typedef struct IdxLang {
      * of these far more often than the workspace method that shares the
      * name, so it is not resolved by the name alone. NULL-terminated, or NULL. */
     const char *const *builtin_methods;
+    /* The tag of a Markdown code fence around its code ("go", "cpp"), for
+     * prompts and hovers; NULL: none (plain fence). */
+    const char *fence;
+    /* Files whose presence marks a project's root folder ("go.mod",
+     * "Cargo.toml"), for the root rule; NULL-terminated, or NULL. */
+    const char *const *markers;
+    /* The built-in embedder's model covers it (trained on it: its vectors
+     * help); other rows' code is not embedded by it (docs/benchmarks.md). */
+    int builtin_embed;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;
 
-/* The table (lang_table.c). */
+/* The rows (rows.c: that file holds the array alone, so that a test binary
+ * can link its own table, a toy row added, in its place). */
+extern const IdxLang *const idx_lang_rows[];
+extern const size_t idx_lang_n_rows;
+
+/* The table (table.c). */
 const IdxLang *idx_lang_for_path(const char *relpath);
 const IdxLang *idx_lang_by_name(const char *name);
 /* Language by the interpreter of a "#!" first line, or NULL. */

@@ -469,6 +469,7 @@ out:
 static const char *const py__exts[] = {".py", NULL};
 static const char *const py__interps[] = {"python", NULL};
 
+static const char *const py__markers[] = {"pyproject.toml", "setup.py", "setup.cfg", NULL};
 static const char *const py__builtin_methods[] = {
     "add",        "append",  "clear",    "close",      "copy",       "count",   "decode",
     "discard",    "encode",  "endswith", "extend",     "find",       "format",  "get",
@@ -485,6 +486,9 @@ static const char *const py__tests[] = {"tests/", "test_*", "*_test.py", NULL};
 const IdxLang idx_lang_python = {
     .name = "python",
     .exts = py__exts,
+    .fence = "python",
+    .markers = py__markers,
+    .builtin_embed = 1,
     .interps = py__interps,
     .grammar = tree_sitter_python,
     .module_name = idx_path_to_module,

@@ -154,6 +154,7 @@ static char *rust__module_name(const char *relpath)
 }
 
 static const char *const rust__exts[] = {".rs", NULL};
+static const char *const rust__markers[] = {"Cargo.toml", NULL};
 static const char *const rust__comments[] = {"line_comment", "block_comment", NULL};
 static const char *const rust__tests[] = {"tests/", "benches/", "*_test.rs", "*_tests.rs", NULL};
 static const char *const rust__prefixes[] = {"attribute_item", NULL};
@@ -171,6 +172,8 @@ static const char *const rust__builtin_methods[] = {
 const IdxLang idx_lang_rust = {
     .name = "rust",
     .exts = rust__exts,
+    .fence = "rust",
+    .markers = rust__markers,
     .grammar = tree_sitter_rust,
     .query = idx_query_rust,
     .comments = rust__comments,

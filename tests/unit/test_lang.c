@@ -337,8 +337,48 @@ static void test_test_paths(void)
     }
 }
 
+/* What the layers above ask of the table (idx.h): a fence tag per
+ * language, the root rule's project markers, which paths are read. */
+static void test_table_answers(void)
+{
+    static const struct {
+        const char *path, *fence;
+    } fences[] = {
+        {"a.py", "python"},   {"src/main.c", "c"},       {"db/db_impl.cc", "cpp"},
+        {"x.h", "c"},         {"gin.go", "go"},          {"src/lib.rs", "rust"},
+        {"A.java", "java"},   {"a.mjs", "javascript"},   {"src/x.ts", "typescript"},
+        {"src/x.tsx", "tsx"}, {"README.md", "markdown"}, {"pyproject.toml", ""},
+        {"Makefile", ""},     {"photo.png", ""},
+    };
+    for (size_t i = 0; i < sizeof fences / sizeof fences[0]; i++)
+        CHECK_STR(idx_fence_tag(fences[i].path), fences[i].fence);
+    CHECK_STR(idx_fence_tag(NULL), "");
+
+    static const char *const want[] = {"pyproject.toml", "setup.py", "go.mod",
+                                       "Cargo.toml",     "pom.xml",  "package.json",
+                                       "tsconfig.json"};
+    size_t n = 0;
+    for (; idx_project_marker(n); n++)
+        for (size_t k = 0; k < n; k++) /* each once */
+            CHECK(strcmp(idx_project_marker(k), idx_project_marker(n)) != 0);
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        int found = 0;
+        for (size_t i = 0; i < n; i++)
+            found |= !strcmp(idx_project_marker(i), want[w]);
+        CHECK(found);
+    }
+    CHECK(idx_project_marker(n) == NULL);
+
+    CHECK(idx_may_index_path("gin.go"));
+    CHECK(idx_may_index_path("src/a/b.rs"));
+    CHECK(idx_may_index_path("bin/tool")); /* a script, by its shebang */
+    CHECK(!idx_may_index_path("photo.png"));
+    CHECK(!idx_may_index_path("dir/"));
+}
+
 int main(void)
 {
+    RUN(test_table_answers);
     RUN(test_test_paths);
     RUN(test_c);
     RUN(test_cpp);
