@@ -230,7 +230,7 @@ VfyReason vfy_check_path(const VfySource *src, const char *path, char **out_rel)
 /* Where a citation pointed, and what was there: enough to re-find the lines
  * after the file is edited. */
 typedef struct VfyAnchor {
-    const char *path;              /* relative; informational; borrowed */
+    const char *path;              /* relative; its language re-finds the symbol; borrowed */
     uint32_t start_line, end_line; /* 1-based, inclusive, as cited */
     const char *symbol;            /* dotted ("Class.method"); NULL or "": none */
     char hash[17];                 /* vfy_anchor_hash of the cited lines */
@@ -263,11 +263,12 @@ typedef struct VfyAnchorMatch {
  * unsaved editor buffer; '\n' or "\r\n" line ends, NUL bytes allowed):
  * UNCHANGED when the hash matches at the cited lines; else SHIFTED to the
  * nearest block of as many lines with the same hash (nearby first, then the
- * whole file); else MOVED to the definition of the symbol's last component
- * ("def name", "async def name" or "class name"; one inside a class named by
- * the previous component preferred, then the nearest), spanning its header
- * and indented body (not for a symbol that names the module of a->path,
- * as module-level code is named); else LOST. Also returns out->status. */
+ * whole file); else MOVED to the symbol's definition as the index chunks
+ * a->path's language (idx_find_definition: the same symbol, else the same
+ * name in a class of the same name, else the same name; then the nearest),
+ * spanning the whole definition (not for a symbol that names the module of
+ * a->path, as module-level code is named; nor without a path of a language
+ * the index reads); else LOST. Also returns out->status. */
 VfyAnchorStatus vfy_anchor_resolve(const VfyAnchor *a, const char *text, size_t len,
                                    VfyAnchorMatch *out);
 
