@@ -64,6 +64,14 @@ int vfy_path_like(const char *s, size_t n)
     return memchr(s, '/', n) != NULL || has_ext(base, bn);
 }
 
+int vfy_bare_name(const char *s, size_t n)
+{
+    if (n == 0 || n > 255 || !vfy_is_alpha(s[0])) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!vfy_is_ident(s[i]) && s[i] != '-') return 0;
+    return 1;
+}
+
 /* The stricter test of paths in prose (see vfy_parse): a word with a dot
  * and a colon is often no file ("example.com:8080"), so a path with no
  * folder in it must have an extension the index reads. */

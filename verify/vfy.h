@@ -112,6 +112,11 @@ typedef struct VfyMention {
     char *path;                    /* as written, trimmed of spaces and quotes; owned */
     uint32_t start_line, end_line; /* as written; end == start for "[a.py:7]" */
     int malformed;                 /* looks like a citation but the lines do not parse */
+    /* "[NAME:LINES]" alone in its brackets, NAME a file name without
+     * extension or folder ("[cli:3]", "[Makefile:2]"): as likely prose
+     * ("[x:1]"), so vfy_check takes it for a citation only when NAME is an
+     * indexed file, and otherwise leaves it as text. */
+    int weak;
 } VfyMention;
 
 /* Finds the citations in text[0..len), in order, never overlapping:

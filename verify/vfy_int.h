@@ -48,6 +48,10 @@ void vfy_trim(const char *s, size_t *b, size_t *e);
  * file name with an extension (or a dot-file). */
 int vfy_path_like(const char *s, size_t n);
 
+/* A file name without extension or folder ("cli", "Makefile"): letters,
+ * digits, '_' and '-', a letter first. */
+int vfy_bare_name(const char *s, size_t n);
+
 /* The pieces of a citation (parse_ref.c), read by the scanner (parse.c).
  * The stricter test of paths in prose: path_like and an absolute, ./, ../
  * or ~/ start, or an extension and either a '/' or an extension the index

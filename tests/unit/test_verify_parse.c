@@ -258,7 +258,6 @@ static void test_parse_not_citations(void)
         "setup.py lines up with",
         "see [1] and [2]",
         "[see note: 3]",
-        "as in [x:1] here",
         "[1.5:3]",
         "[v1.2:3]",
         "at example.com:8080 or api.example.org:443",
@@ -281,6 +280,29 @@ static void test_parse_not_citations(void)
         size_t n = vfy_parse(cases[i], strlen(cases[i]), &m);
         CHECK_INT(n, 0);
         if (n) fprintf(stderr, "  case %zu: %s (%s)\n", i, cases[i], m[0].path);
+        vfy_mentions_free(m, n);
+    }
+}
+
+/* "[NAME:LINES]" with a file name without extension: weak, for vfy_check
+ * to keep only when the file is indexed; never inside a longer bracket. */
+static void test_parse_weak(void)
+{
+    static const struct {
+        const char *text;
+        int n, weak;
+    } cases[] = {
+        {"as in [x:1] here", 1, 1}, {"[Makefile:2-3]", 1, 1}, {"[cli:3]", 1, 1},
+        {"[main.c:3]", 1, 0},       {"[x:1, note]", 0, 0},    {"[x:1; y:2]", 0, 0},
+        {"[a.py:1; x:2]", 0, 0},    {"[x:y]", 0, 0},          {"[1x:2]", 0, 0},
+        {"[see x:1]", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        VfyMention *m = NULL;
+        size_t n = vfy_parse(cases[i].text, strlen(cases[i].text), &m);
+        CHECK_INT(n, cases[i].n);
+        if (n == 1) CHECK_INT(m[0].weak, cases[i].weak);
+        if ((int)n != cases[i].n) fprintf(stderr, "  case %zu: %s\n", i, cases[i].text);
         vfy_mentions_free(m, n);
     }
 }
@@ -326,6 +348,7 @@ int main(void)
     RUN(test_normalize);
     RUN(test_reason_names);
     RUN(test_parse_forms);
+    RUN(test_parse_weak);
     RUN(test_parse_not_citations);
     RUN(test_parse_cap);
     return test_summary();
