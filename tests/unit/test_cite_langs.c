@@ -24,18 +24,23 @@ typedef struct Lang {
 
 static const Lang langs[] = {
     {"c", ".c", "c", "How does the ring buffer push a byte, and how does add sum two integers?"},
-    {"cpp", ".cc", "cpp", "How does the journal append a record, and how does a circle scale its area?"},
+    {"cpp", ".cc", "cpp",
+     "How does the journal append a record, and how does a circle scale its area?"},
     {"go", ".go", "go", "How does main get a value from the store?"},
-    {"rust", ".rs", "rust", "How does the build script read a setting, and how does the parser parse?"},
-    {"java", ".java", "java", "How does Main welcome the visitors, and how does the dog greet another animal?"},
-    {"js", ".js", "javascript", "How does the emitter call every listener of an event, and how does the store keep items?"},
-    {"ts", ".ts", "typescript", "How does the clock measure elapsed time, and how does the cache look an entry up?"},
+    {"rust", ".rs", "rust",
+     "How does the build script read a setting, and how does the parser parse?"},
+    {"java", ".java", "java",
+     "How does Main welcome the visitors, and how does the dog greet another animal?"},
+    {"js", ".js", "javascript",
+     "How does the emitter call every listener of an event, and how does the store keep items?"},
+    {"ts", ".ts", "typescript",
+     "How does the clock measure elapsed time, and how does the cache look an entry up?"},
     {"python", ".py", "python", "How is the total of the cart computed?"},
 };
 
 /* One line of a file the index holds that no packed item covers. */
-static int unshown_line(IdxStore *st, const char *root, const RtvAnswer *a, char *path,
-                        size_t size, uint32_t *line)
+static int unshown_line(IdxStore *st, const char *root, const RtvAnswer *a, char *path, size_t size,
+                        uint32_t *line)
 {
     char cmd[512];
     snprintf(cmd, sizeof cmd, "cd '%s' && find . -type f -not -path './.coderag*' | sort", root);
@@ -136,8 +141,7 @@ static void run_lang(const Lang *lg, int *fab_passed, int *valid_lost, int *flag
     /* the two valid citations: lines it was shown, at the root and in a folder when it can */
     const RtvItem *v1 = pick_item(&a, 1, NULL), *v2 = pick_item(&a, 0, v1);
     char valid[2][256];
-    snprintf(valid[0], sizeof valid[0], "%s:%u-%u", v1->chunk.path, v1->start_line,
-             v1->end_line);
+    snprintf(valid[0], sizeof valid[0], "%s:%u-%u", v1->chunk.path, v1->start_line, v1->end_line);
     if (v2 != v1)
         snprintf(valid[1], sizeof valid[1], "%s:%u-%u", v2->chunk.path, v2->start_line,
                  v2->end_line);
