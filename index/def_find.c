@@ -48,7 +48,7 @@ int idx_find_definition(const char *path, const char *text, size_t len, const ch
     if (!lang) lang = idx_lang_for_shebang(text, len);
     if (!lang) return 0;
     /* module-level code is named after its module: no definition to find */
-    char *mod = lang->module_name ? lang->module_name(path) : idx_path_to_module(path);
+    char *mod = lang->module_name ? lang->module_name(path) : idx_lang_module_keep_ext(path);
     int is_mod = mod && !strcmp(mod, symbol);
     free(mod);
     if (is_mod) return 0;
