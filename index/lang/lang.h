@@ -64,6 +64,13 @@ typedef struct IdxLang {
      * or NULL when nothing needs it. Caller frees. C++: export macros
      * between `class` and the name ("class LEVELDB_EXPORT DB {"). */
     char *(*mask)(const char *src, size_t len);
+    /* A walk of its own instead of the query-driven one (Python's, which
+     * predates the table), or NULL. *state is the row's slot in the
+     * thread's Chunker: NULL at first (the hook makes what it reuses),
+     * released with chunk_free when the Chunker is. */
+    CrErr (*chunk)(void **state, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+                   ErrInfo *e);
+    void (*chunk_free)(void *state);
     /* Another row for this file by its content (C headers holding C++), or NULL. */
     const IdxLang *(*refine)(const char *src, size_t len);
     /* Test files by convention: "dir/" (a path component), "*suffix" (end of

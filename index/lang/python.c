@@ -483,6 +483,18 @@ static const char *const py__builtin_methods[] = {
  * test framework) is code, not its tests */
 static const char *const py__tests[] = {"tests/", "test_*", "*_test.py", NULL};
 
+static CrErr py__chunk(void **state, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+                       ErrInfo *e)
+{
+    if (!*state) *state = idx_py_chunker_new();
+    return idx_py_chunker_run(*state, src, len, max_lines, out, e);
+}
+
+static void py__chunk_free(void *state)
+{
+    idx_py_chunker_free(state);
+}
+
 const IdxLang idx_lang_python = {
     .name = "python",
     .exts = py__exts,
@@ -491,6 +503,8 @@ const IdxLang idx_lang_python = {
     .builtin_embed = 1,
     .interps = py__interps,
     .grammar = tree_sitter_python,
+    .chunk = py__chunk,
+    .chunk_free = py__chunk_free,
     .module_name = idx_path_to_module,
     .builtin_methods = py__builtin_methods,
     .tests = py__tests,

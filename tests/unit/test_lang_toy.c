@@ -49,10 +49,9 @@ extern const IdxLang idx_lang_python, idx_lang_c, idx_lang_cpp, idx_lang_go, idx
     idx_lang_rst, idx_lang_text;
 
 const IdxLang *const idx_lang_rows[] = {
-    &idx_lang_python, &idx_lang_c,        &idx_lang_cpp,        &idx_lang_go,
-    &idx_lang_rust,   &idx_lang_java,     &idx_lang_javascript, &idx_lang_typescript,
-    &idx_lang_tsx,    &idx_lang_markdown, &idx_lang_rst,        &idx_lang_text,
-    &idx_lang_toy,
+    &idx_lang_python, &idx_lang_c,          &idx_lang_cpp,        &idx_lang_go,  &idx_lang_rust,
+    &idx_lang_java,   &idx_lang_javascript, &idx_lang_typescript, &idx_lang_tsx, &idx_lang_markdown,
+    &idx_lang_rst,    &idx_lang_text,       &idx_lang_toy,
 };
 const size_t idx_lang_n_rows = sizeof idx_lang_rows / sizeof idx_lang_rows[0];
 
@@ -208,8 +207,8 @@ static void test_layers(void)
     rtv_answer_release(&a);
 
     /* a moved citation: found again by the row's definition shape */
-    VfyAnchor an = {.path = "lib/util.toy", .start_line = 2, .end_line = 8,
-                    .symbol = "count_gears"};
+    VfyAnchor an = {
+        .path = "lib/util.toy", .start_line = 2, .end_line = 8, .symbol = "count_gears"};
     vfy_anchor_hash("gone\n", 5, an.hash);
     const char *now = "int other(void) { return 1; }\n\n" UTIL_TOY;
     VfyAnchorMatch m;
