@@ -80,7 +80,7 @@ void idx_scan_ctx_release(ScanCtx *c);
 int idx_scan_vanished(int err);
 /* A source file by its extension (any row of the language table), or a
  * name without one, which a shebang may still make a script. */
-int idx_scan_is_py(const char *name, size_t len);
+int idx_scan_is_candidate(const char *name, size_t len);
 /* Whether a file found by name is indexed: an extensionless file only with
  * a known interpreter on its "#!" line; text formats only under their cap. */
 int idx_scan_wanted(int dirfd, const char *name, int64_t size);

@@ -23,7 +23,7 @@ int idx_scan_vanished(int err)
 
 /* A source file by its extension (any row of the language table), or a
  * name without one, which a shebang may still make a script. */
-int idx_scan_is_py(const char *name, size_t len)
+int idx_scan_is_candidate(const char *name, size_t len)
 {
     const char *slash = memrchr(name, '/', len);
     const char *base = slash ? slash + 1 : name;

@@ -137,7 +137,9 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     fw->module =
         lang->module_name ? lang->module_name(fw->path) : idx_lang_module_keep_ext(fw->path);
     const char *base = strrchr(fw->path, '/');
-    fw->is_pkg = !strcmp(base ? base + 1 : fw->path, "__init__.py");
+    fw->is_pkg = 0;
+    for (const char *const *p = lang->pkg_files; p && *p; p++)
+        fw->is_pkg |= !strcmp(base ? base + 1 : fw->path, *p);
     if (idx_chunker_run_lang(ch, lang, src.buf, src.len, 100, &fw->set, &e)) {
         log_msg(LOG_WARN, "%s: %s (indexed without chunks)", fw->path, e.msg);
         idx_chunk_set_release(&fw->set);

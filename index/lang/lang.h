@@ -53,6 +53,9 @@ typedef struct IdxLang {
     const char *const *prefixes;        /* preceding siblings that belong to it (Rust attributes) */
     /* Module name of a workspace file of this language. Caller frees. */
     char *(*module_name)(const char *relpath);
+    /* File names that stand for their folder as a package ("__init__.py"):
+     * a relative import there starts one level lower. NULL-terminated, or NULL. */
+    const char *const *pkg_files;
     /* Parses one @import node into raw import refs (idx_lang_add_import). */
     void (*import)(LangParse *p, TSNode node);
     /* Rewrites r->module (raw spec) into the absolute module it names,

@@ -468,6 +468,7 @@ out:
 
 static const char *const py__exts[] = {".py", NULL};
 static const char *const py__interps[] = {"python", NULL};
+static const char *const py__pkg_files[] = {"__init__.py", NULL};
 
 static const char *const py__markers[] = {"pyproject.toml", "setup.py", "setup.cfg", NULL};
 static const char *const py__builtin_methods[] = {
@@ -506,6 +507,7 @@ const IdxLang idx_lang_python = {
     .chunk = py__chunk,
     .chunk_free = py__chunk_free,
     .module_name = idx_path_to_module,
+    .pkg_files = py__pkg_files,
     .builtin_methods = py__builtin_methods,
     .tests = py__tests,
 };
