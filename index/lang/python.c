@@ -466,6 +466,21 @@ out:
 
 /* ---------------------------------------------------------------- the row */
 
+/* Python's module names: "a/b/c.py" -> "a.b.c", "a/b/__init__.py" -> "a.b". */
+char *idx_path_to_module(const char *relpath)
+{
+    size_t n = strlen(relpath);
+    if (n >= 3 && !strcmp(relpath + n - 3, ".py")) n -= 3;
+    if (n >= 9 && !strncmp(relpath + n - 9, "/__init__", 9))
+        n -= 9;
+    else if (n == 8 && !strncmp(relpath, "__init__", 8))
+        n = 0;
+    char *m = xstrndup(relpath, n);
+    for (char *p = m; *p; p++)
+        if (*p == '/') *p = '.';
+    return m;
+}
+
 static const char *const py__exts[] = {".py", NULL};
 static const char *const py__interps[] = {"python", NULL};
 static const char *const py__pkg_files[] = {"__init__.py", NULL};
