@@ -328,8 +328,8 @@ typedef struct HttpResponse {
  * errors (e->msg says "unreachable" when no connection could be made);
  * CR_ETIMEOUT; CR_ETOOBIG when the body passes the cap (the transfer stops
  * there, nothing past the cap is allocated); CR_ECANCELED; CR_EINVAL for a
- * bad request. e->msg is one line naming the URL without credentials or
- * query, the curl reason and, for a status, a sanitised body excerpt; it
+ * bad request. e->msg is one line naming the URL as http_redact_url shows
+ * it, the curl reason and, for a status, a sanitised body excerpt; it
  * never contains a header value. */
 CrErr http_post(const HttpRequest *req, HttpResponse *out, ErrInfo *e);
 void http_response_release(HttpResponse *r);
@@ -340,8 +340,12 @@ void http_response_release(HttpResponse *r);
  * Caller frees. */
 char *http_endpoint_url(const char *base, const char *endpoint);
 
-/* Appends url to sb without user:password@ and without ?query or #fragment,
- * for messages. */
+/* Appends url to sb as it may be shown or logged (status, messages, logs):
+ * user:password@ becomes "***@", the value of every query parameter whose
+ * name looks like a credential (key, token, pass, pwd, secret, sig, auth,
+ * cred, session, in any case: api_key, access_token, ...) becomes "***",
+ * the #fragment is dropped and bytes outside printable ASCII become '?'.
+ * The one way a configured URL reaches a person. */
 void http_redact_url(StrBuf *sb, const char *url);
 
 /* The "Authorization: Bearer <key>" header for the key in environment
