@@ -262,7 +262,7 @@ static CrErr nb_parse(NbowEmbedder *m, const char *path, ErrInfo *e)
  * from the page cache in one go, instead of copying 9 MB onto the heap. */
 static CrErr nb_map(const char *path, char **out, size_t *size, ErrInfo *e)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO never blocks */
     if (fd < 0)
         return err_set(e, errno == ENOENT ? CR_ENOENT : CR_EIO, "%s: %s", path, strerror(errno));
     struct stat st;

@@ -22,9 +22,9 @@
 #define MARK_TEXT "coderag index directory: coderag writes and deletes files here\n"
 
 /* Names coderag writes in its folder (a name starting with one of these). */
-static const char *const own_prefixes[] = {"index.db",    "postings.bin", "vectors.faiss",
-                                           "update.lock", "vectors.lock", ".gitignore",
-                                           MARK_NAME,     NULL};
+static const char *const own_prefixes[] = {
+    "index.db",     "postings.bin", "vectors.faiss", "update.lock",
+    "vectors.lock", ".gitignore",   MARK_NAME,       NULL};
 
 static int own_name(const char *name)
 {
@@ -60,8 +60,8 @@ static int legacy_gitignore(int dirfd)
  * name coderag did not write (NULL: none), *odd the first of coderag's
  * names that is not a regular file, *n the number of entries; *marked
  * whether the mark is there. */
-static CrErr survey(int dirfd, const char *dir, char **foreign, char **odd, size_t *n,
-                    int *marked, ErrInfo *e)
+static CrErr survey(int dirfd, const char *dir, char **foreign, char **odd, size_t *n, int *marked,
+                    ErrInfo *e)
 {
     *foreign = *odd = NULL;
     *marked = 0;
@@ -118,8 +118,7 @@ static CrErr claim(int dirfd, const char *dir, int writable, ErrInfo *e)
     } else if (writable && !marked) {
         if (write_new(dirfd, MARK_NAME, MARK_TEXT) != 0 ||
             write_new(dirfd, ".gitignore", "*\n") != 0)
-            rc = err_set(e, CR_EIO, "cannot write in index directory %s: %s", dir,
-                         strerror(errno));
+            rc = err_set(e, CR_EIO, "cannot write in index directory %s: %s", dir, strerror(errno));
     }
     free(foreign);
     free(odd);
@@ -138,8 +137,7 @@ CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int 
             return err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
                            dir);
         if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return err_set(e, CR_EIO, "cannot create index directory %s: %s", dir,
-                           strerror(errno));
+            return err_set(e, CR_EIO, "cannot create index directory %s: %s", dir, strerror(errno));
         if (lstat(dir, &st) != 0)
             return err_set(e, CR_EIO, "index directory %s: %s", dir, strerror(errno));
     }

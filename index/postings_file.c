@@ -68,7 +68,7 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
     char path[PATH_MAX];
     struct stat sb;
     postfile_path(st, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO never blocks */
     if (fd < 0) return 0;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
         (size_t)sb.st_size < sizeof(PostFileHeader)) {

@@ -84,7 +84,7 @@ static CrErr vecstore__unlink(VecStore *vs, int whole, ErrInfo *e)
 static int vecstore__base_unchanged(const VecStore *vs)
 {
     unsigned char t[TRAILER_BYTES];
-    int fd = open(vs->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(vs->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return 0;
     struct stat st;
     int ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size == vs->base_bytes &&
@@ -126,7 +126,7 @@ static CrErr log_append(VecStore *vs, int *done, ErrInfo *e)
         return CR_OK;
     char *path = vecstore_log_path(vs->path);
     CrErr err = CR_OK;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0) {
         err = err_set(e, CR_EIO, "vectors: cannot open %s: %s", path, strerror(errno));
         goto out;
@@ -138,8 +138,10 @@ static CrErr log_append(VecStore *vs, int *done, ErrInfo *e)
     put_u64(h + 16, vs->base_hash);
     put_u64(h + 24, hash64(h, 24));
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        err = err_set(e, CR_EIO, "vectors: cannot stat %s: %s", path, strerror(errno));
+    int unstat = fstat(fd, &st) != 0;
+    if (unstat || !S_ISREG(st.st_mode)) {
+        err = err_set(e, CR_EIO, "vectors: cannot use %s: %s", path,
+                      unstat ? strerror(errno) : "not a regular file");
         goto out;
     }
     /* Another store (process) may have appended since this one read the
