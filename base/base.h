@@ -117,6 +117,15 @@ CrErr sb_read_file(StrBuf *sb, const char *path, size_t max_bytes, ErrInfo *e);
  * messages. A file of the workspace is read with path_read_under. */
 CrErr sb_read_fd(StrBuf *sb, int fd, const char *name, size_t max_bytes, ErrInfo *e);
 
+/* Reads exactly n bytes at off of fd into buf: 1, or 0 when the file ends
+ * first (cut short meanwhile) or on an error. Files that may change under
+ * the process are read this way, never mapped (file.c). */
+int file_pread_all(int fd, void *buf, size_t n, uint64_t off);
+/* The first n bytes of fd in fresh page-aligned read-only memory of the
+ * process (release with munmap(p, n), n 0 counting as 1); NULL when they
+ * cannot all be read. */
+void *file_read_pages(int fd, size_t n);
+
 /* ---------------------------------------------------------------- hashing */
 
 /* A fast 64-bit non-cryptographic hash of bytes (stable across runs and

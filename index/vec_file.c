@@ -40,9 +40,8 @@ static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tm
     off_t plen = ftello(f);
     if (fflush(f) != 0 || plen <= 0)
         return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));
-    void *map = mmap(NULL, (size_t)plen, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED)
-        return err_set(e, CR_EIO, "vectors: cannot map %s: %s", tmp, strerror(errno));
+    void *map = file_read_pages(fd, (size_t)plen); /* read back, never mapped */
+    if (!map) return err_set(e, CR_EIO, "vectors: cannot read back %s", tmp);
     uint64_t h = hash64(map, (size_t)plen);
     munmap(map, (size_t)plen);
 

@@ -345,9 +345,12 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
         err = err_set(e, CR_ECORRUPT, "truncated (%zu bytes)", size);
         goto out;
     }
-    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
-        err = err_set(e, CR_EIO, "vectors: cannot map %s: %s", vs->path, strerror(errno));
+    /* read, not mapped: a file cut short meanwhile is a short read, never
+     * a SIGBUS */
+    map = file_read_pages(fd, size);
+    if (!map) {
+        map = MAP_FAILED;
+        err = err_set(e, CR_ECORRUPT, "cannot read all %zu bytes (cut short?)", size);
         goto out;
     }
     err = vecstore__check_trailer(vs, map, size, &fdim, &count, &plen, e);
