@@ -23,7 +23,8 @@ int file_pread_all(int fd, void *buf, size_t n, uint64_t off)
 
 void *file_read_pages(int fd, size_t n)
 {
-    void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) return NULL;
     if (!file_pread_all(fd, p, n, 0) || mprotect(p, n ? n : 1, PROT_READ) != 0) {
         munmap(p, n ? n : 1);

@@ -28,8 +28,8 @@ static CrErr open_at(const char *index_dir, unsigned flags)
 static char *listing(const char *dir)
 {
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "cd '%s' && for f in $(ls -A); do printf '%%s:%%s ' $f $(wc -c < $f); done",
-             dir);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && for f in $(ls -A); do printf '%%s:%%s ' $f $(wc -c < $f); done", dir);
     FILE *p = popen(cmd, "r");
     StrBuf sb;
     sb_init(&sb);
