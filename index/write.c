@@ -97,15 +97,18 @@ static void filework__resolve_imports(FileWork *fw, const char *root, const IdxL
 void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch,
                           Stemmer *stem, Embedder *em)
 {
-    StrBuf abs, src;
+    StrBuf src;
     ErrInfo e = {0};
     size_t *line_off = NULL;
-    sb_init(&abs);
     sb_init(&src);
-    sb_addf(&abs, "%s/%s", root, fw->path);
-    CrErr rc = sb_read_file(&src, abs.buf, max_bytes, &e);
+    /* opened, then checked: a file swapped for a link out of the root since
+     * the scan is never read */
+    CrErr rc = path_read_under(root, fw->path, &src, max_bytes, &e);
     if (rc == CR_ENOENT) {
         fw->skip = "gone";
+        goto out;
+    } else if (rc == CR_EOUTSIDE) {
+        fw->skip = "outside-root";
         goto out;
     } else if (rc == CR_ETOOBIG) {
         fw->skip = "too-large";
@@ -156,7 +159,6 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     }
 out:
     free(line_off);
-    sb_release(&abs);
     sb_release(&src);
 }
 

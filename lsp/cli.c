@@ -353,12 +353,16 @@ static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo 
     char real[PATH_MAX];
     const char *root = realpath(ic->root, real) ? real : ic->root;
     if (a->json) {
+        StrBuf llm;
+        sb_init(&llm);
+        if (a->cfg.llm_url) http_redact_url(&llm, a->cfg.llm_url);
         json_t *j =
             json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s}", "state", "missing", "root",
                       root, "message", why->msg, "files", 0, "chunks", 0, "edges", 0, "vectors", 0,
-                      "symbols", 0, "llm", a->cfg.llm_url ? a->cfg.llm_url : "none");
+                      "symbols", 0, "llm", a->cfg.llm_url ? llm.buf : "none");
         print_json(j);
         json_decref(j);
+        sb_release(&llm);
     } else {
         printf("root:      %s\nstate:     not indexed yet: run `coderag index`\n", root);
     }
@@ -384,7 +388,10 @@ int lsp_cli_status(int argc, char **argv)
     if ((rc = idx_status(st, &s, &e))) goto out;
     char when[32];
     utc_iso8601(s.last_update, when);
-    const char *llm = a.cfg.llm_url ? a.cfg.llm_url : "none";
+    StrBuf shown;
+    sb_init(&shown);
+    if (a.cfg.llm_url) http_redact_url(&shown, a.cfg.llm_url);
+    const char *llm = a.cfg.llm_url ? shown.buf : "none";
     if (a.json) {
         json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:s, s:s}",
                               "state", "ready", "root", idx_root(st), "files", (json_int_t)s.files,
@@ -422,6 +429,7 @@ int lsp_cli_status(int argc, char **argv)
             idx_skipped_free(sk, n);
         }
     }
+    sb_release(&shown);
 out:
     idx_close(st);
     lsp_config_release(&a.cfg);

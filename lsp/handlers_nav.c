@@ -253,18 +253,14 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
 char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel,
                           int line, int col, int *c0, int *c1)
 {
-    char *word = NULL, *real = NULL;
+    char *word = NULL;
     const Doc *d = lsp_docs_find(s, uri);
     if (d && d->text) return word_at(d->text, d->len, line, col, c0, c1);
     if (!ws || !rel) return NULL;
     StrBuf text; /* not open here: the file as saved, never a symlink's target outside */
     sb_init(&text);
-    sb_addf(&text, "%s/%s", ws->root, rel);
-    int inside = path_real_under(ws->root, text.buf, &real) == CR_OK;
-    sb_reset(&text);
-    if (inside && sb_read_file(&text, real, (size_t)1 << 20, NULL) == CR_OK)
+    if (path_read_under(ws->root, rel, &text, (size_t)1 << 20, NULL) == CR_OK)
         word = word_at(text.buf, text.len, line, col, c0, c1);
-    free(real);
     sb_release(&text);
     return word;
 }
