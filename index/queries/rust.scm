@@ -5,7 +5,10 @@
 (struct_item name: (type_identifier) @name) @def.type
 (enum_item name: (type_identifier) @name) @def.type
 (union_item name: (type_identifier) @name) @def.type
-(type_item name: (type_identifier) @name) @def.type
+; a type alias of a module; an impl's associated types (`type Ok = String;`,
+; a dozen one-liners in every serde impl) are part of the impl, not definitions
+(source_file (type_item name: (type_identifier) @name) @def.type)
+(mod_item body: (declaration_list (type_item name: (type_identifier) @name) @def.type))
 (trait_item name: (type_identifier) @name body: (_) @body) @def.class
 (impl_item type: (_) @name body: (_) @body) @def.impl
 (mod_item name: (identifier) @name body: (_) @body) @def.namespace

@@ -182,6 +182,11 @@ static void test_rust(void)
     CHECK(has_edge(st, "src/parser.rs", "Parser.visit", "src/parser.rs", "Parser.parse",
                    IDX_EDGE_CALL));
     CHECK(has_edge(st, "src/parser.rs", "Parser.parse", "src/parser.rs", "count", IDX_EDGE_CALL));
+    /* a module's type alias is a definition, an impl's associated type is
+     * part of the impl */
+    check_file(st, "src/emit.rs",
+               "class 1-2 Emit\nmethod 3-3 Emit.emit\nclass 6-6 Count\nclass 8-8 Sink\n"
+               "class 10-11 Sink\nmethod 12-14 Sink.emit\n");
     done(st);
 }
 
@@ -282,6 +287,15 @@ static void test_ts(void)
                "class 9-10 Box\nmethod 11-16 Box.read\n"
                "  doc: @deprecated Use a string key.\nReads a value.\n");
     CHECK(has_edge(st, "src/share.ts", "Box.read", "src/share.ts", "share", IDX_EDGE_CALL));
+    /* an implementation with its own doc after its signatures is the
+     * definition (its doc outside its lines, as every definition's), the
+     * signatures module code; a module binding made by a call wrapping a
+     * function is a definition, one inside a function is not */
+    check_file(st, "src/ops.ts",
+               "module 1-5 \nfunction 6-9 first\n  doc: Takes the first element, or the fallback.\n"
+               "function 12-14 EmptyError\n  doc: Thrown when there is no element.\n"
+               "function 16-19 createErrorClass\n");
+    CHECK(has_edge(st, "src/ops.ts", "first", "src/ops.ts", "EmptyError", IDX_EDGE_CALL));
     done(st);
 }
 
