@@ -183,10 +183,11 @@ static void test_rust(void)
                    IDX_EDGE_CALL));
     CHECK(has_edge(st, "src/parser.rs", "Parser.parse", "src/parser.rs", "count", IDX_EDGE_CALL));
     /* a module's type alias is a definition, an impl's associated type is
-     * part of the impl */
+     * part of the impl; an impl for `&'a mut Tap` holds Tap's methods */
     check_file(st, "src/emit.rs",
                "class 1-2 Emit\nmethod 3-3 Emit.emit\nclass 6-6 Count\nclass 8-8 Sink\n"
-               "class 10-11 Sink\nmethod 12-14 Sink.emit\n");
+               "class 10-11 Sink\nmethod 12-14 Sink.emit\nclass 17-17 Tap\nclass 19-20 Tap\n"
+               "method 21-23 Tap.emit\n");
     done(st);
 }
 
