@@ -166,7 +166,7 @@ static void fill_request(AskJob *j)
     req->use_dense = j->dense;
     req->use_graph = j->graph;
     if (j->mode) rtv_mode_parse(j->mode, &req->mode);
-    lsp_config_llm(&ws->cfg, req);
+    ws_config_llm(&ws->cfg, req);
     req->cancel = ask_cancelled;
     req->cancel_ud = j;
     req->progress = on_tokens;

@@ -52,7 +52,7 @@ static void build(Workspace *ws)
     IdxConfig ic;
     ErrInfo e = {0};
     double t0 = now_ms();
-    lsp_config_idx(&ws->cfg, &ic);
+    ws_config_idx(&ws->cfg, &ic);
     /* Inside an editor, a full build leaves a core to the editor unless
      * told otherwise (threads). */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);

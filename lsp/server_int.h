@@ -78,7 +78,7 @@ typedef struct Workspace {
     char *root;  /* absolute and canonical (symbolic links resolved) */
     char *alias; /* the root as the client named it, when that differs; or NULL */
     char *name;
-    CrConfig cfg; /* settings with this root (borrowed by the index) */
+    WsConfig cfg; /* settings with this root (borrowed by the index) */
 
     /* worker thread only */
     IdxStore *q;
@@ -151,7 +151,7 @@ enum { NOTICE_LLM, NOTICE_EMBED, NOTICE_INDEX, NOTICE__COUNT };
 struct Server {
     LspRpc *rpc;
     LspTransport *tr;
-    CrConfig cfg; /* CLI + environment, then initializationOptions */
+    WsConfig cfg; /* CLI + environment, then initializationOptions */
 
     /* client capabilities */
     int cap_progress;      /* window.workDoneProgress */
@@ -222,7 +222,7 @@ struct json_t *lsp_ep_status_json(Endpoint *ep, int configured);
 /* ---- workspace.c */
 
 /* Creates a workspace for root (not opened yet). */
-Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg);
+Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsConfig *cfg);
 void lsp_ws_free(Workspace *ws);
 /* The workspace holding an absolute path (longest root first), or NULL;
  * *out_rel (may be NULL) gets the root-relative part, normalised
@@ -257,9 +257,9 @@ void lsp_ws_refresh_stale(Server *s);
 /* ---- root.c */
 /* The root rule (docs/protocol.md): the nearest folder from `start` up with
  * a VCS marker, else with a project marker, else `fallback`. Caller frees. */
-char *lsp_find_root(const char *start, const char *fallback);
+char *ws_find_root(const char *start, const char *fallback);
 /* The nearest VCS root strictly above dir, or NULL. Caller frees. */
-char *lsp_vcs_root_above(const char *dir);
+char *ws_vcs_root_above(const char *dir);
 
 /* ---- handlers_ask.c (decoding, commands, status) and ask_run.c (the pipeline) */
 LspStatus lsp_on_ask(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,

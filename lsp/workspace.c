@@ -13,7 +13,7 @@
 /* Workspaces: their lifecycle, the worker's query store, file updates,
  * and coderag/status. See server_int.h for the design. */
 
-Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg)
+Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsConfig *cfg)
 {
     Workspace *ws = xcalloc(1, sizeof *ws);
     char real[PATH_MAX];
@@ -21,7 +21,7 @@ Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const CrCon
     ws->root = xstrdup(realpath(root, real) ? real : root);
     if (strcmp(ws->root, root) != 0) ws->alias = xstrdup(root);
     ws->name = xstrdup(name);
-    lsp_config_copy(&ws->cfg, cfg);
+    ws_config_copy(&ws->cfg, cfg);
     free(ws->cfg.root);
     ws->cfg.root = xstrdup(ws->root);
     ws->state = WS_OPENING;
@@ -41,7 +41,7 @@ void lsp_ws_free(Workspace *ws)
     free(ws->root);
     free(ws->alias);
     free(ws->name);
-    lsp_config_release(&ws->cfg);
+    ws_config_release(&ws->cfg);
     strmap_release(&ws->pending);
     pthread_mutex_destroy(&ws->pg_mu);
     free(ws);
@@ -143,7 +143,7 @@ int lsp_ws_open(Workspace *ws, ErrInfo *e)
 {
     if (ws->q) return 1;
     IdxConfig ic;
-    lsp_config_idx(&ws->cfg, &ic);
+    ws_config_idx(&ws->cfg, &ic);
     CrErr rc = idx_open(&ic, 0, &ws->q, e);
     if (rc) {
         lsp_ws_set_error(ws, e->msg[0] ? e->msg : cr_strerror(rc));

@@ -139,10 +139,10 @@ static void call_free(Call *c)
 }
 
 /* Brings the index up to date when the watcher saw a change. */
-static CrErr refresh(McpServer *s, IdxStore *st, McpWatch *w, ErrInfo *e)
+static CrErr refresh(McpServer *s, IdxStore *st, WsWatch *w, ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    for (int i = 0; i < 3 && mcp_watch_changed(w); i++) {
+    for (int i = 0; i < 3 && ws_watch_changed(w); i++) {
         IdxUpdateStats stats;
         rc = idx_update(st, on_index_progress, s, &stats, e);
         if (rc == CR_EHTTP || rc == CR_ETIMEOUT) rc = CR_OK; /* text index current; vectors later */
@@ -155,7 +155,7 @@ static CrErr refresh(McpServer *s, IdxStore *st, McpWatch *w, ErrInfo *e)
     return rc;
 }
 
-static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
+static void run_call(McpServer *s, IdxStore *st, WsWatch *w, Call *c)
 {
     McpResult r = {0};
     ErrInfo e = {0};
@@ -221,14 +221,14 @@ static void *worker(void *ud)
     ErrInfo e = {0};
     IdxUpdateStats stats;
     const IdxConfig *ic = &s->opt->idx;
-    McpWatch *w = NULL;
+    WsWatch *w = NULL;
 
     CrErr rc = idx_open(ic, 0, &st, &e);
     if (!rc) {
         pthread_mutex_lock(&s->mu);
         s->state = IDX_RUNNING;
         pthread_mutex_unlock(&s->mu);
-        w = mcp_watch_open(idx_root(st), ic->index_dir);
+        w = ws_watch_open(idx_root(st), ic->index_dir);
         double t0 = now_ms();
         rc = idx_update(st, on_index_progress, s, &stats, &e);
         if (rc == CR_EHTTP || rc == CR_ETIMEOUT) {
@@ -263,7 +263,7 @@ static void *worker(void *ud)
         pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
-    mcp_watch_close(w);
+    ws_watch_close(w);
     idx_close(st);
     return NULL;
 }

@@ -1,7 +1,8 @@
+#include "cli.h"
 #include "lsp.h"
-#include "lsp_int.h"
 #include "mcp.h"
 #include "rtv.h"
+#include "ws.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -16,7 +17,7 @@
 
 /* Command-line flags a subcommand takes besides the configuration keys. */
 typedef struct CliArgs {
-    CrConfig cfg;
+    WsConfig cfg;
     int json;
     int check;
     int no_update;
@@ -63,19 +64,18 @@ static const struct CliCommand {
     const char *usage;
     const char *summary;
 } cli_commands[] = {
-    {"lsp", lsp_cli_lsp, 0, "coderag lsp [settings]",
+    {"lsp", cli_lsp, 0, "coderag lsp [settings]",
      "Speaks the Language Server Protocol on stdin/stdout (logs on stderr)."},
-    {"mcp", lsp_cli_mcp, 0, "coderag mcp [--root DIR] [settings]",
+    {"mcp", cli_mcp, 0, "coderag mcp [--root DIR] [settings]",
      "Serves coding agents over the Model Context Protocol on stdin/stdout (logs on stderr)."},
-    {"index", lsp_cli_index, 0, "coderag index [--root DIR] [settings]",
+    {"index", cli_index, 0, "coderag index [--root DIR] [settings]",
      "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat)."},
-    {"ask", lsp_cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION,
+    {"ask", cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION,
      "coderag ask [--root DIR] [options] [settings] \"QUESTION\"",
      "Answers a question with cited code, after bringing the index up to date.\n"
      "Exit status: 0 answered, 1 usage, 2 index or I/O error, 3 LLM or embeddings endpoint\n"
      "error, 4 not indexed yet (with --no-update)."},
-    {"status", lsp_cli_status, ARG_JSON | ARG_CHECK,
-     "coderag status [--root DIR] [options] [settings]",
+    {"status", cli_status, ARG_JSON | ARG_CHECK, "coderag status [--root DIR] [options] [settings]",
      "Shows what the index holds. A workspace never indexed is reported as such\n"
      "(state \"missing\" with --json), with exit status 0."},
 };
@@ -127,11 +127,11 @@ static void command_help(const struct CliCommand *c, FILE *f)
         }
     }
     fprintf(f, "\nsettings (or the environment variable named):\n");
-    lsp_config_print_flags(f);
+    ws_config_print_flags(f);
     fprintf(f, "  %-26s %s\n", "--help", "this text");
 }
 
-int lsp_cli_usage(FILE *f)
+int cli_usage(FILE *f)
 {
     fprintf(f, "usage: coderag <command> [--root DIR] [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
@@ -142,11 +142,11 @@ int lsp_cli_usage(FILE *f)
     return f == stderr ? 1 : 0;
 }
 
-int lsp_cli_main(int argc, char **argv)
+int cli_main(int argc, char **argv)
 {
-    if (argc < 2) return lsp_cli_usage(stderr);
+    if (argc < 2) return cli_usage(stderr);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
-        return lsp_cli_usage(stdout);
+        return cli_usage(stdout);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         printf("coderag %s\n", CODERAG_VERSION);
         return 0;
@@ -154,7 +154,7 @@ int lsp_cli_main(int argc, char **argv)
     const struct CliCommand *c = find_command(argv[1]);
     if (!c) {
         fprintf(stderr, "coderag: unknown command '%s'\n", argv[1]);
-        return lsp_cli_usage(stderr);
+        return cli_usage(stderr);
     }
     return c->run(argc - 1, argv + 1);
 }
@@ -169,15 +169,15 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
     const struct CliCommand *cmd = find_command(argv[0]);
     unsigned accept = cmd ? cmd->accept : 0;
     memset(a, 0, sizeof *a);
-    lsp_config_init(&a->cfg);
-    if ((rc = lsp_config_from_env(&a->cfg, e))) return rc;
+    ws_config_init(&a->cfg);
+    if ((rc = ws_config_from_env(&a->cfg, e))) return rc;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' || !strcmp(arg, "-")) {
             if ((accept & ARG_QUESTION) && !a->question)
                 a->question = arg;
             else if (!(accept & ARG_QUESTION) && !a->cfg.root)
-                lsp_config_set(&a->cfg, "root", arg, e);
+                ws_config_set(&a->cfg, "root", arg, e);
             else
                 return err_set(e, CR_EUSAGE, "unexpected argument '%s'", arg);
             continue;
@@ -204,7 +204,7 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         const struct CliOpt *o = NULL;
         for (size_t k = 0; k < sizeof cli_opts / sizeof cli_opts[0] && !o; k++)
             if ((cli_opts[k].accept & accept) && !strcmp(cli_opts[k].name, key)) o = &cli_opts[k];
-        int takes_value = o ? o->metavar != NULL : lsp_config_is_flag(key);
+        int takes_value = o ? o->metavar != NULL : ws_config_is_flag(key);
         if (!o && !takes_value)
             return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg,
                            argv[0]);
@@ -218,7 +218,7 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
             *(const char **)((char *)a + o->offset) = val;
         else if (o)
             *(int *)((char *)a + o->offset) = 1;
-        else if ((rc = lsp_config_set(&a->cfg, key, val, e)))
+        else if ((rc = ws_config_set(&a->cfg, key, val, e)))
             return rc;
     }
     return CR_OK;
@@ -240,7 +240,7 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     IdxConfig ic;
     IdxUpdateStats stats;
     int last = -1;
-    lsp_config_idx(&a->cfg, &ic);
+    ws_config_idx(&a->cfg, &ic);
     CrErr rc = idx_open(&ic, update ? 0 : IDX_OPEN_EXISTING, out, e);
     if (rc || !update) return rc;
     rc = idx_update(*out, verbose ? progress_line : NULL, &last, &stats, e);
@@ -263,7 +263,7 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     return CR_OK;
 }
 
-int lsp_cli_index(int argc, char **argv)
+int cli_index(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -271,7 +271,7 @@ int lsp_cli_index(int argc, char **argv)
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (!rc && !a.help) rc = open_updated(&a, 1, 1, &st, &e);
     idx_close(st);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
 }
 
@@ -285,7 +285,7 @@ static void print_json(json_t *j)
     }
 }
 
-int lsp_cli_ask(int argc, char **argv)
+int cli_ask(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -304,7 +304,7 @@ int lsp_cli_ask(int argc, char **argv)
     req.use_bm25 = !a.no_bm25;
     req.use_dense = !a.no_dense;
     req.use_graph = !a.no_graph;
-    lsp_config_llm(&a.cfg, &req);
+    ws_config_llm(&a.cfg, &req);
     if (a.mode && !rtv_mode_parse(a.mode, &req.mode)) {
         rc = err_set(&e, CR_EUSAGE, "--mode must be extractive, llm or auto, not '%s'", a.mode);
         goto out;
@@ -343,7 +343,7 @@ int lsp_cli_ask(int argc, char **argv)
 out:
     rtv_answer_release(&ans);
     idx_close(st);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
 }
 
@@ -365,7 +365,7 @@ static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo 
     return CR_OK;
 }
 
-int lsp_cli_status(int argc, char **argv)
+int cli_status(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -374,7 +374,7 @@ int lsp_cli_status(int argc, char **argv)
     IdxConfig ic;
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (rc || a.help) goto out;
-    lsp_config_idx(&a.cfg, &ic);
+    ws_config_idx(&a.cfg, &ic);
     if ((rc = idx_open(&ic, IDX_OPEN_READONLY, &st, &e)) == CR_ENOINDEX) {
         rc = print_missing(&a, &ic, &e);
         goto out;
@@ -424,11 +424,11 @@ int lsp_cli_status(int argc, char **argv)
     }
 out:
     idx_close(st);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
 }
 
-int lsp_cli_lsp(int argc, char **argv)
+int cli_lsp(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -447,7 +447,7 @@ int lsp_cli_lsp(int argc, char **argv)
     CrErr rc = parse_args(n, args, &a, &e);
     free(args);
     if (rc || a.help) {
-        lsp_config_release(&a.cfg);
+        ws_config_release(&a.cfg);
         return rc ? fail(rc, &e) : 0;
     }
     /* Nothing but protocol on stdout: the transport writes to a private
@@ -456,39 +456,39 @@ int lsp_cli_lsp(int argc, char **argv)
      * EPIPE instead of killing us. */
     int out = dup(1);
     if (out < 0 || dup2(2, 1) < 0) {
-        lsp_config_release(&a.cfg);
+        ws_config_release(&a.cfg);
         fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
     int code = lsp_server_run(&a.cfg, 0, out);
     close(out);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return code;
 }
 
-int lsp_cli_mcp(int argc, char **argv)
+int cli_mcp(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (rc || a.help) {
-        lsp_config_release(&a.cfg);
+        ws_config_release(&a.cfg);
         return rc ? fail(rc, &e) : 0;
     }
     McpOptions o;
     StrBuf llm;
     sb_init(&llm);
-    lsp_config_idx(&a.cfg, &o.idx);
+    ws_config_idx(&a.cfg, &o.idx);
     rtv_request_init(&o.ask);
-    lsp_config_llm(&a.cfg, &o.ask);
+    ws_config_llm(&a.cfg, &o.ask);
     if (a.cfg.llm_url) http_redact_url(&llm, a.cfg.llm_url);
     o.llm_label = a.cfg.llm_url ? llm.buf : NULL;
     /* As for lsp: protocol alone on the real stdout, stray prints to stderr. */
     int out = dup(1);
     if (out < 0 || dup2(2, 1) < 0) {
         sb_release(&llm);
-        lsp_config_release(&a.cfg);
+        ws_config_release(&a.cfg);
         fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
@@ -496,6 +496,6 @@ int lsp_cli_mcp(int argc, char **argv)
     int code = mcp_server_run(&o, 0, out);
     close(out);
     sb_release(&llm);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return code;
 }

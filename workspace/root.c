@@ -1,4 +1,4 @@
-#include "server_int.h"
+#include "ws.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -43,7 +43,7 @@ static char *nearest(const char *dir, const char *const *names, size_t n, int se
     }
 }
 
-char *lsp_find_root(const char *start, const char *fallback)
+char *ws_find_root(const char *start, const char *fallback)
 {
     char *r = nearest(start, vcs_markers, sizeof vcs_markers / sizeof vcs_markers[0], 1);
     if (!r)
@@ -52,7 +52,14 @@ char *lsp_find_root(const char *start, const char *fallback)
     return r;
 }
 
-char *lsp_vcs_root_above(const char *dir)
+char *ws_vcs_root_above(const char *dir)
 {
     return nearest(dir, vcs_markers, sizeof vcs_markers / sizeof vcs_markers[0], 0);
+}
+
+int ws_skip_dir_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof vcs_markers / sizeof vcs_markers[0]; i++)
+        if (!strcmp(name, vcs_markers[i])) return 1;
+    return !strcmp(name, ".coderag");
 }
