@@ -237,19 +237,12 @@ static int progress_line(void *ud, size_t done, size_t total)
 /* Opens the store of a.cfg and brings it up to date (unless no_update). */
 static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, ErrInfo *e)
 {
-    IdxConfig ic;
     IdxUpdateStats stats;
     int last = -1;
-    ws_config_idx(&a->cfg, &ic);
-    CrErr rc = idx_open(&ic, update ? 0 : IDX_OPEN_EXISTING, out, e);
-    if (rc || !update) return rc;
-    rc = idx_update(*out, verbose ? progress_line : NULL, &last, &stats, e);
+    CrErr rc =
+        ws_store_open(&a->cfg, update, verbose ? progress_line : NULL, &last, &stats, out, e);
     if (verbose && isatty(2) && last >= 0) fputc('\n', stderr);
-    if (rc) {
-        idx_close(*out);
-        *out = NULL;
-        return rc;
-    }
+    if (rc || !update) return rc;
     if (verbose) {
         IdxStatus s;
         if (idx_status(*out, &s, NULL) == CR_OK)
@@ -269,7 +262,10 @@ int cli_index(int argc, char **argv)
     ErrInfo e = {0};
     IdxStore *st = NULL;
     CrErr rc = parse_args(argc, argv, &a, &e);
-    if (!rc && !a.help) rc = open_updated(&a, 1, 1, &st, &e);
+    if (!rc && !a.help) {
+        ws_config_resolve_root(&a.cfg);
+        rc = open_updated(&a, 1, 1, &st, &e);
+    }
     idx_close(st);
     ws_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
@@ -327,11 +323,13 @@ int cli_ask(int argc, char **argv)
         }
         req.llm_timeout_ms = (long)(secs * 1000 + 0.5);
     }
+    ws_config_resolve_root(&a.cfg);
     if ((rc = open_updated(&a, !a.no_update, 0, &st, &e))) goto out;
     double t0 = now_ms();
     if ((rc = idx_warm(st, &e))) goto out;
     log_msg(LOG_INFO, "search structures loaded in %.1f ms", now_ms() - t0);
-    if ((rc = rtv_ask(st, &req, &ans, &e))) goto out;
+    /* one question per process: no endpoint state to keep between asks */
+    if ((rc = ws_ask(NULL, st, &req, &ans, &e))) goto out;
     if (a.json) {
         json_t *j = lsp_answer_to_json(&ans, idx_root(st));
         print_json(j);
@@ -374,6 +372,7 @@ int cli_status(int argc, char **argv)
     IdxConfig ic;
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (rc || a.help) goto out;
+    ws_config_resolve_root(&a.cfg);
     ws_config_idx(&a.cfg, &ic);
     if ((rc = idx_open(&ic, IDX_OPEN_READONLY, &st, &e)) == CR_ENOINDEX) {
         rc = print_missing(&a, &ic, &e);
@@ -386,13 +385,12 @@ int cli_status(int argc, char **argv)
     utc_iso8601(s.last_update, when);
     const char *llm = a.cfg.llm_url ? a.cfg.llm_url : "none";
     if (a.json) {
-        json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:s, s:s}",
-                              "state", "ready", "root", idx_root(st), "files", (json_int_t)s.files,
-                              "chunks", (json_int_t)s.chunks, "edges", (json_int_t)s.edges,
-                              "vectors", (json_int_t)s.vectors, "symbols", (json_int_t)s.symbols,
-                              "skipped", (json_int_t)s.skipped, "indexBytes",
-                              (json_int_t)s.db_bytes, "lastUpdate", when, "lastUpdateUnix",
-                              (json_int_t)s.last_update, "embedder", s.embedder, "llm", llm);
+        json_t *j = json_pack("{s:s}", "state", "ready");
+        json_t *common = ws_status_json(idx_root(st), &s);
+        json_object_update(j, common);
+        json_decref(common);
+        json_object_set_new(j, "lastUpdateUnix", json_integer((json_int_t)s.last_update));
+        json_object_set_new(j, "llm", json_string(llm));
         json_t *langs = json_object();
         for (size_t i = 0; i < s.n_langs; i++)
             json_object_set_new(langs, s.langs[i].name, json_integer((json_int_t)s.langs[i].files));
@@ -479,6 +477,7 @@ int cli_mcp(int argc, char **argv)
     McpOptions o;
     StrBuf llm;
     sb_init(&llm);
+    ws_config_resolve_root(&a.cfg);
     ws_config_idx(&a.cfg, &o.idx);
     rtv_request_init(&o.ask);
     ws_config_llm(&a.cfg, &o.ask);

@@ -221,7 +221,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     pthread_cond_init(&s.work_cond, NULL);
     pthread_cond_init(&s.build_cond, NULL);
     pthread_cond_init(&s.llm_cond, NULL);
-    lsp_ep_init(&s.llm_ep, "LLM");
+    s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
     s.tr = lsp_transport_new(in_fd, out_fd);
     s.rpc = lsp_rpc_new(methods, sizeof methods / sizeof methods[0], &s, send_body, s.tr);
     sb_init(&body);
@@ -267,7 +267,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     pthread_cond_destroy(&s.work_cond);
     pthread_cond_destroy(&s.build_cond);
     pthread_cond_destroy(&s.llm_cond);
-    lsp_ep_destroy(&s.llm_ep);
+    ws_endpoint_free(s.llm_ep);
     pthread_mutex_destroy(&s.mu);
     log_msg(LOG_INFO, "exit %d", code);
     return code;

@@ -126,18 +126,6 @@ struct Job {
 
 #define LLM_THREADS 2
 
-/* An endpoint's health (LLM), kept to back off a dead one and to tell the
- * user when it changes. */
-typedef enum { EP_UNKNOWN, EP_OK, EP_DOWN } EpState;
-typedef struct Endpoint {
-    pthread_mutex_t mu;
-    const char *what; /* "LLM" */
-    EpState st;
-    char reason[400];
-    double retry_at_ms; /* while down: not contacted before this (auto mode) */
-    double backoff_ms;
-} Endpoint;
-
 /* An open document (reader thread only). */
 typedef struct Doc {
     char *uri;
@@ -172,7 +160,7 @@ struct Server {
     pthread_t worker, builder, llm[LLM_THREADS];
     char notified[NOTICE__COUNT][256]; /* the last message shown per kind, "" when none */
     int progress_seq;
-    Endpoint llm_ep;
+    WsEndpoint *llm_ep;   /* the LLM's health and back-off */
     unsigned explain_gen; /* of the latest coderag.explain: older ones are superseded */
 };
 
@@ -208,16 +196,8 @@ void lsp_srv_notice_clear(Server *s, int kind);
 void lsp_progress_start(Workspace *ws);
 void lsp_progress_report(Workspace *ws, size_t done, size_t total);
 void lsp_progress_finish(Workspace *ws, const char *msg);
-void lsp_ep_init(Endpoint *ep, const char *what);
-void lsp_ep_destroy(Endpoint *ep);
-/* Whether a request in auto mode should skip the endpoint (down, back-off
- * not over); *why then says so. */
-int lsp_ep_skip(Endpoint *ep, char *why, size_t why_size);
-/* The outcome of a request: CR_OK, or a failure (CR_ECANCELED is none).
- * Tells the user (window/showMessage) when the state or reason changes. */
-void lsp_ep_report(Server *s, Endpoint *ep, CrErr rc, const char *msg);
-/* {"configured", "state", "message"} for coderag/status. New reference. */
-struct json_t *lsp_ep_status_json(Endpoint *ep, int configured);
+/* The LLM endpoint's changes, told to the user (WsNoticeFn; ud: Server). */
+void lsp_ep_notice(void *ud, int type, const char *msg);
 
 /* ---- workspace.c */
 
@@ -290,7 +270,7 @@ typedef struct AskJob {
     /* the pipeline's state */
     RtvRequest req;
     RtvAnswer ans;
-    RtvDraft draft;
+    WsAsk *ask; /* created by the first step */
     int prepared, indexing;
     double wd_last_ms, partial_last_ms;
     size_t partial_sent; /* chars of text in the last partial result */

@@ -351,7 +351,7 @@ json_t *lsp_srv_status_json(Server *s)
     json_object_set_new(o, "vectors", json_integer(vectors));
     json_object_set_new(o, "roots", roots);
     json_object_set_new(o, "llm",
-                        lsp_ep_status_json(&s->llm_ep, s->cfg.llm_url && s->cfg.llm_url[0]));
+                        ws_endpoint_status_json(s->llm_ep, s->cfg.llm_url && s->cfg.llm_url[0]));
     sb_release(&msg);
     return o;
 }
