@@ -1,3 +1,6 @@
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "progress.h"
 #include "server_int.h"
 
 #include <jansson.h>

@@ -1,3 +1,5 @@
+#include "handlers.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <jansson.h>

@@ -1,3 +1,5 @@
+#include "lsp_ws.h"
+#include "progress.h"
 #include "server_int.h"
 
 #include <jansson.h>

@@ -1,3 +1,7 @@
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "memory.h"
+#include "progress.h"
 #include "server_int.h"
 
 #include <errno.h>
