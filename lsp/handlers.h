@@ -15,7 +15,6 @@ struct Doc {
     struct Doc *next;
 };
 
-
 /* ---- handlers_ask.c (decoding, commands, status) */
 LspStatus lsp_on_ask(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                      LspError *err);
@@ -28,7 +27,6 @@ LspStatus lsp_on_execute_command(void *ctx, struct json_t *params, LspCall *call
 LspStatus lsp_on_code_action(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
                              LspError *err);
 LspStatus lsp_explain_command(Server *s, struct json_t *args, LspCall *call, LspError *err);
-
 
 /* ---- handlers_doc.c */
 LspStatus lsp_on_did_open(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
@@ -44,7 +42,6 @@ LspStatus lsp_on_watched_files(void *ctx, struct json_t *params, LspCall *call, 
 /* The open document's text, or NULL (borrowed; reader thread). */
 const Doc *lsp_docs_find(Server *s, const char *uri);
 void lsp_docs_free(Server *s);
-
 
 /* ---- handlers_nav.c */
 LspStatus lsp_on_hover(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
@@ -62,7 +59,6 @@ char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const
 LspStatus lsp_nav_position_params(Server *s, struct json_t *params, const char *method,
                                   const char **out_uri, int *line, int *character,
                                   Workspace **out_ws, char **out_rel, LspError *err);
-
 
 /* ---- handlers_hier.c: workspace/symbol and call hierarchy */
 LspStatus lsp_on_workspace_symbol(void *ctx, struct json_t *params, LspCall *call,

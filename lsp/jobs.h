@@ -20,7 +20,6 @@ struct Job {
     int urgent; /* file updates, adoption, verification: before other jobs */
 };
 
-
 /* ---- jobs.c */
 
 void lsp_job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn);

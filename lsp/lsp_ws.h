@@ -49,7 +49,6 @@ struct Workspace {
     Progress pg;
 };
 
-
 /* ---- workspace.c */
 
 /* Creates a workspace for root (not opened yet). */
@@ -84,7 +83,6 @@ int lsp_ws_indexing(Workspace *ws);
 /* Worker, idle: refreshes status counts that file updates made stale
  * (s->mu held). */
 void lsp_ws_refresh_stale(Server *s);
-
 
 /* ---- builder.c */
 void *lsp_builder_main(void *arg);

@@ -20,7 +20,6 @@ typedef struct Progress {
     double last_ms;
 } Progress;
 
-
 /* ---- progress.c */
 /* Shows a message when it differs from the last one of its kind (until
  * lsp_srv_notice_clear). type: 1 error, 2 warning, 3 info. */

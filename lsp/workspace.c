@@ -328,11 +328,9 @@ json_t *lsp_srv_status_json(Server *s)
             snprintf(line, sizeof line, "%s: %s", ws->name, ws->message);
         if (msg.len) sb_adds(&msg, "; ");
         sb_adds(&msg, line);
-        json_t *r = json_object();
-        json_object_set_new(r, "root", json_text(ws->root));
+        /* the keys every door reports, then the server's own */
+        json_t *r = ws_status_json(ws->root, &ws->snap);
         json_object_set_new(r, "state", json_string(state_name(st)));
-        json_object_set_new(r, "files", json_integer(ws->snap.files));
-        json_object_set_new(r, "chunks", json_integer(ws->snap.chunks));
         json_object_set_new(r, "indexed", json_integer((json_int_t)w_indexed));
         json_object_set_new(r, "total", json_integer((json_int_t)w_total));
         json_object_set_new(r, "message", json_text(ws->message));

@@ -1,5 +1,6 @@
 #include "ws.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Opening the store and keeping it fresh: the CLI's pre-ask pass, the MCP
@@ -37,4 +38,28 @@ CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, ErrInfo *
         if (!w) break; /* no watcher: one stat pass per call */
     }
     return rc;
+}
+
+WsChange ws_change_kind(const char *rel, int deleted)
+{
+    /* nothing under a VCS's metadata or an index */
+    for (const char *p = rel; *p;) {
+        size_t n = strcspn(p, "/");
+        char part[256];
+        if (n < sizeof part) {
+            memcpy(part, p, n);
+            part[n] = '\0';
+            if (p[n] == '/' && ws_skip_dir_name(part)) return WS_CHANGE_NONE;
+        }
+        p += n;
+        while (*p == '/')
+            p++;
+    }
+    const char *slash = strrchr(rel, '/');
+    const char *name = slash ? slash + 1 : rel;
+    /* a file the index may read: by extension, or a script (its shebang is
+     * checked by the update itself) */
+    int dotless = !strchr(name, '.');
+    if (!strcmp(name, ".gitignore") || (deleted && dotless)) return WS_CHANGE_RESCAN;
+    return idx_is_source_path(rel) || dotless ? WS_CHANGE_FILE : WS_CHANGE_NONE;
 }

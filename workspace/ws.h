@@ -93,6 +93,17 @@ int ws_skip_dir_name(const char *name);
 CrErr ws_store_open(const WsConfig *c, int update, IdxProgressFn fn, void *ud,
                     IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
 
+/* What a change of one file calls for. */
+typedef enum {
+    WS_CHANGE_NONE,   /* nothing: not a source, or under a skipped folder (.git/, .coderag/) */
+    WS_CHANGE_FILE,   /* re-indexing that file */
+    WS_CHANGE_RESCAN, /* a full pass: ignore rules changed, or perhaps a folder went */
+} WsChange;
+
+/* For a root-relative path that was saved, created, changed (deleted 0)
+ * or deleted (1): the language server's saves and watched files. */
+WsChange ws_change_kind(const char *rel, int deleted);
+
 typedef struct WsWatch WsWatch;
 
 /* Watches every directory under root (but ws_skip_dir_name's and the index
