@@ -44,47 +44,6 @@ static const LspMethod methods[] = {
     {"coderag/status", lsp_on_status, LSP_REQUEST | LSP_NEEDS_INIT},
 };
 
-/* initializationOptions: SPEC keys, flat ("llm.url") or nested
- * ({"llm": {"url": ...}}); "exclude" may be a list. Bad entries are logged
- * and skipped: the editor's settings must not keep the server from
- * starting. */
-static void apply_options(WsConfig *cfg, json_t *obj, const char *prefix)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v)
-    {
-        char name[256], num[32];
-        ErrInfo e = {0};
-        snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "", key);
-        const char *val = NULL;
-        if (json_is_object(v)) {
-            apply_options(cfg, v, name);
-            continue;
-        }
-        if (json_is_array(v)) {
-            size_t i;
-            json_t *item;
-            json_array_foreach(v, i, item)
-            {
-                if (json_is_string(item) && ws_config_set(cfg, name, json_string_value(item), &e))
-                    log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
-            }
-            continue;
-        }
-        if (json_is_string(v)) {
-            val = json_string_value(v);
-        } else if (json_is_integer(v)) {
-            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
-            val = num;
-        } else if (!json_is_null(v)) {
-            log_msg(LOG_WARN, "initializationOptions: %s: unsupported value ignored", name);
-        }
-        if (val && ws_config_set(cfg, name, val, &e))
-            log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
-    }
-}
-
 static void add_workspace(Server *s, const char *path, const char *name)
 {
     for (size_t i = 0; i < s->n_ws; i++)
@@ -120,7 +79,7 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
         log_msg(LOG_WARN, "initialize: client capabilities not understood (%s)", je.text);
         s->cap_progress = s->cap_watch_dynamic = 0;
     }
-    if (json_is_object(opts)) apply_options(&s->cfg, opts, "");
+    if (json_is_object(opts)) ws_config_from_json(&s->cfg, opts);
 
     if (json_is_array(folders) && json_array_size(folders)) {
         size_t i;

@@ -1,6 +1,7 @@
 #include "ws.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -196,4 +197,48 @@ const char *ws_config_resolve_root(WsConfig *c)
         free(cwd);
     }
     return c->root;
+}
+
+/* Bad entries are logged and skipped: the editor's settings must not keep
+ * the server from starting. */
+static void apply_json(WsConfig *cfg, json_t *obj, const char *prefix)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        char name[256], num[32];
+        ErrInfo e = {0};
+        snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "", key);
+        const char *val = NULL;
+        if (json_is_object(v)) {
+            apply_json(cfg, v, name);
+            continue;
+        }
+        if (json_is_array(v)) {
+            size_t i;
+            json_t *item;
+            json_array_foreach(v, i, item)
+            {
+                if (json_is_string(item) && ws_config_set(cfg, name, json_string_value(item), &e))
+                    log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
+            }
+            continue;
+        }
+        if (json_is_string(v)) {
+            val = json_string_value(v);
+        } else if (json_is_integer(v)) {
+            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+            val = num;
+        } else if (!json_is_null(v)) {
+            log_msg(LOG_WARN, "initializationOptions: %s: unsupported value ignored", name);
+        }
+        if (val && ws_config_set(cfg, name, val, &e))
+            log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
+    }
+}
+
+void ws_config_from_json(WsConfig *c, const json_t *obj)
+{
+    if (json_is_object(obj)) apply_json(c, (json_t *)obj, "");
 }

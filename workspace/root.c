@@ -12,7 +12,14 @@
  * marker. */
 
 static const char *const vcs_markers[] = {".git", ".hg", ".svn", ".jj"};
-static const char *const project_markers[] = {"pyproject.toml", "setup.py", "setup.cfg"};
+/* The project markers, in one place: today a fixed list; the language
+ * table's per-language markers (index/) are meant to be wired in here. */
+static const char *const *project_markers(size_t *n)
+{
+    static const char *const markers[] = {"pyproject.toml", "setup.py", "setup.cfg"};
+    *n = sizeof markers / sizeof markers[0];
+    return markers;
+}
 
 static int has_any(const char *dir, const char *const *names, size_t n)
 {
@@ -46,8 +53,11 @@ static char *nearest(const char *dir, const char *const *names, size_t n, int se
 char *ws_find_root(const char *start, const char *fallback)
 {
     char *r = nearest(start, vcs_markers, sizeof vcs_markers / sizeof vcs_markers[0], 1);
-    if (!r)
-        r = nearest(start, project_markers, sizeof project_markers / sizeof project_markers[0], 1);
+    if (!r) {
+        size_t n;
+        const char *const *markers = project_markers(&n);
+        r = nearest(start, markers, n, 1);
+    }
     if (!r && fallback) r = xstrdup(fallback);
     return r;
 }

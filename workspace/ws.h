@@ -54,6 +54,12 @@ CrErr ws_config_set(WsConfig *c, const char *key, const char *value, ErrInfo *e)
  * CODERAG_EXCLUDE, ...). Explicit settings made afterwards win. */
 CrErr ws_config_from_env(WsConfig *c, ErrInfo *e);
 
+/* Applies LSP initializationOptions: SPEC keys, flat ("llm.url") or nested
+ * ({"llm": {"url": ...}}); "exclude" may be a list of strings. A bad entry
+ * is logged and skipped (the editor's settings never keep a server from
+ * starting). obj is borrowed; anything but an object is ignored. */
+void ws_config_from_json(WsConfig *c, const struct json_t *obj);
+
 /* Whether a CLI flag (without leading dashes) is a configuration key. */
 int ws_config_is_flag(const char *flag);
 /* Prints the settings as command-line flags, one line each. */
