@@ -239,10 +239,11 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
 {
     IdxUpdateStats stats;
     int last = -1;
+    if (!update) return ws_store_open(&a->cfg, WS_OPEN_EXISTING, out, e);
     CrErr rc =
-        ws_store_open(&a->cfg, update, verbose ? progress_line : NULL, &last, &stats, out, e);
+        ws_store_open_updated(&a->cfg, verbose ? progress_line : NULL, &last, &stats, out, e);
     if (verbose && isatty(2) && last >= 0) fputc('\n', stderr);
-    if (rc || !update) return rc;
+    if (rc) return rc;
     if (verbose) {
         IdxStatus s;
         if (idx_status(*out, &s, NULL) == CR_OK)
@@ -374,7 +375,7 @@ int cli_status(int argc, char **argv)
     if (rc || a.help) goto out;
     ws_config_resolve_root(&a.cfg);
     ws_config_idx(&a.cfg, &ic);
-    if ((rc = idx_open(&ic, IDX_OPEN_READONLY, &st, &e)) == CR_ENOINDEX) {
+    if ((rc = ws_store_open(&a.cfg, WS_OPEN_READ, &st, &e)) == CR_ENOINDEX) {
         rc = print_missing(&a, &ic, &e);
         goto out;
     }
@@ -478,7 +479,7 @@ int cli_mcp(int argc, char **argv)
     StrBuf llm;
     sb_init(&llm);
     ws_config_resolve_root(&a.cfg);
-    ws_config_idx(&a.cfg, &o.idx);
+    o.cfg = &a.cfg;
     rtv_request_init(&o.ask);
     ws_config_llm(&a.cfg, &o.ask);
     if (a.cfg.llm_url) http_redact_url(&llm, a.cfg.llm_url);

@@ -52,16 +52,15 @@ static void build(Workspace *ws)
     AdoptJob *j = xcalloc(1, sizeof *j);
     lsp_job_init(&j->job, ws, NULL, run_adopt, adopt_free);
     j->job.urgent = 1;
-    IdxConfig ic;
     ErrInfo e = {0};
     double t0 = now_ms();
-    ws_config_idx(&ws->cfg, &ic);
     /* Inside an editor, a full build leaves a core to the editor unless
-     * told otherwise (threads). */
+     * told otherwise (threads). A shallow copy: its strings stay ws->cfg's. */
+    WsConfig cfg = ws->cfg;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!ic.threads) ic.threads = cores > 1 ? (int)cores - 1 : 1;
+    if (!cfg.threads) cfg.threads = cores > 1 ? (int)cores - 1 : 1;
     lsp_progress_start(ws);
-    CrErr rc = idx_open(&ic, 0, &j->built, &e);
+    CrErr rc = ws_store_open(&cfg, WS_OPEN_CREATE, &j->built, &e);
     if (!rc) rc = idx_update(j->built, on_build_progress, ws, &j->stats, &e);
     if ((!rc || lsp_endpoint_error(rc)) && idx_status(j->built, &j->built_status, NULL) != CR_OK)
         memset(&j->built_status, 0, sizeof j->built_status);

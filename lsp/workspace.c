@@ -146,9 +146,7 @@ int lsp_endpoint_error(CrErr rc)
 int lsp_ws_open(Workspace *ws, ErrInfo *e)
 {
     if (ws->q) return 1;
-    IdxConfig ic;
-    ws_config_idx(&ws->cfg, &ic);
-    CrErr rc = idx_open(&ic, 0, &ws->q, e);
+    CrErr rc = ws_store_open(&ws->cfg, WS_OPEN_CREATE, &ws->q, e);
     if (rc) {
         lsp_ws_set_error(ws, e->msg[0] ? e->msg : cr_strerror(rc));
         lsp_srv_notice(ws->srv, NOTICE_INDEX, 1, "coderag: cannot open the index of %s: %s",

@@ -203,17 +203,16 @@ static void *worker(void *ud)
     IdxStore *st = NULL;
     ErrInfo e = {0};
     IdxUpdateStats stats;
-    const IdxConfig *ic = &s->opt->idx;
     WsWatch *w = NULL;
     /* the LLM's health across calls: a dead endpoint is backed off */
     WsEndpoint *llm_ep = ws_endpoint_new("LLM", NULL, NULL);
 
-    CrErr rc = idx_open(ic, 0, &st, &e);
+    CrErr rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &st, &e);
     if (!rc) {
         pthread_mutex_lock(&s->mu);
         s->state = IDX_RUNNING;
         pthread_mutex_unlock(&s->mu);
-        w = ws_watch_open(idx_root(st), ic->index_dir);
+        w = ws_watch_open(idx_root(st), s->opt->cfg->index_dir);
         double t0 = now_ms();
         rc = idx_update(st, on_index_progress, s, &stats, &e);
         if (rc == CR_EHTTP || rc == CR_ETIMEOUT) {

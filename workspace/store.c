@@ -7,15 +7,23 @@
  * server's watcher-driven refresh (the language server's saves and watched
  * files go through idx_update_files on its worker). */
 
-CrErr ws_store_open(const WsConfig *c, int update, IdxProgressFn fn, void *ud,
-                    IdxUpdateStats *stats, IdxStore **out, ErrInfo *e)
+CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
 {
+    static const unsigned flags[] = {[WS_OPEN_READ] = IDX_OPEN_READONLY,
+                                     [WS_OPEN_EXISTING] = IDX_OPEN_EXISTING,
+                                     [WS_OPEN_CREATE] = 0};
     IdxConfig ic;
-    IdxUpdateStats local;
     ws_config_idx(c, &ic);
     *out = NULL;
-    CrErr rc = idx_open(&ic, update ? 0 : IDX_OPEN_EXISTING, out, e);
-    if (rc || !update) return rc;
+    return idx_open(&ic, flags[how], out, e);
+}
+
+CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUpdateStats *stats,
+                            IdxStore **out, ErrInfo *e)
+{
+    IdxUpdateStats local;
+    CrErr rc = ws_store_open(c, WS_OPEN_CREATE, out, e);
+    if (rc) return rc;
     rc = idx_update(*out, fn, ud, stats ? stats : &local, e);
     if (rc) {
         idx_close(*out);

@@ -90,14 +90,22 @@ int ws_skip_dir_name(const char *name);
 
 /* ---------------------------------------------------------------- freshness */
 
-/* Opens the store of c (root as set: see ws_config_resolve_root). With
- * update, creates the index when missing and brings it up to date (the
- * CLI's pre-ask check: unchanged files cost a stat), reporting progress
- * through fn (may be NULL) and the pass in *stats (may be NULL); without,
- * opens an existing index as it is (CR_ENOINDEX when there is none).
- * Caller closes *out with idx_close. */
-CrErr ws_store_open(const WsConfig *c, int update, IdxProgressFn fn, void *ud,
-                    IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
+/* How a door opens the store. */
+typedef enum {
+    WS_OPEN_READ,     /* an existing index, read only (status); CR_ENOINDEX when none */
+    WS_OPEN_EXISTING, /* an existing index as it is (ask --no-update); CR_ENOINDEX when none */
+    WS_OPEN_CREATE,   /* created when missing (the servers; a build follows) */
+} WsOpen;
+
+/* Opens the store of c (root as set: see ws_config_resolve_root). Caller
+ * closes *out with idx_close. */
+CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e);
+/* The CLI's pre-ask check: opens (creating the index when missing) and
+ * brings it up to date (unchanged files cost a stat), reporting progress
+ * through fn (may be NULL) and the pass in *stats (may be NULL). On failure
+ * *out is NULL. */
+CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUpdateStats *stats,
+                            IdxStore **out, ErrInfo *e);
 
 /* What a change of one file calls for. */
 typedef enum {
