@@ -91,7 +91,7 @@ void *lsp_builder_main(void *arg)
         if (s->stopping) break;
         ws->build_wanted = 0;
         ws->building = 1;
-        ws->state = WS_INDEXING;
+        ws->state = FOLDER_INDEXING;
         ws->done = ws->total = 0;
         snprintf(ws->message, sizeof ws->message, "indexing %s", ws->root);
         pthread_mutex_unlock(&s->mu);
@@ -137,7 +137,7 @@ static int run_adopt(Server *s, Job *job)
              (long long)j->built_status.edges);
     pthread_mutex_lock(&s->mu);
     ws->snap = j->built_status;
-    ws->state = WS_READY;
+    ws->state = FOLDER_READY;
     ws->building = 0;
     ws->done = ws->total = j->stats.files_seen;
     snprintf(ws->message, sizeof ws->message, "%s", msg);

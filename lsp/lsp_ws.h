@@ -8,7 +8,7 @@
 #include "progress.h"
 #include "server_int.h"
 
-typedef enum { WS_OPENING, WS_INDEXING, WS_READY, WS_ERROR } WsState;
+typedef enum { FOLDER_OPENING, FOLDER_INDEXING, FOLDER_READY, FOLDER_ERROR } FolderState;
 
 #define HOVER_CACHE 64
 
@@ -36,7 +36,7 @@ struct Workspace {
     size_t explained_next;
 
     /* under srv->mu */
-    WsState state;
+    FolderState state;
     int build_wanted; /* a full build is due (the builder takes it) */
     int building;
     size_t done, total; /* files of the running or last build */

@@ -28,7 +28,7 @@ Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsCon
     ws_config_copy(&ws->cfg, cfg);
     free(ws->cfg.root);
     ws->cfg.root = xstrdup(ws->root);
-    ws->state = WS_OPENING;
+    ws->state = FOLDER_OPENING;
     snprintf(ws->message, sizeof ws->message, "waiting for initialized");
     strmap_init(&ws->pending);
     pthread_mutex_init(&ws->pg_mu, NULL);
@@ -115,7 +115,7 @@ Workspace *lsp_ws_pick(Server *s, const char *uri)
 int lsp_ws_indexing(Workspace *ws)
 {
     pthread_mutex_lock(&ws->srv->mu);
-    int r = ws->state == WS_OPENING || ws->state == WS_INDEXING || ws->building;
+    int r = ws->state == FOLDER_OPENING || ws->state == FOLDER_INDEXING || ws->building;
     pthread_mutex_unlock(&ws->srv->mu);
     return r;
 }
@@ -125,7 +125,7 @@ int lsp_ws_indexing(Workspace *ws)
 void lsp_ws_set_error(Workspace *ws, const char *msg)
 {
     pthread_mutex_lock(&ws->srv->mu);
-    ws->state = WS_ERROR;
+    ws->state = FOLDER_ERROR;
     snprintf(ws->message, sizeof ws->message, "%s", msg);
     pthread_mutex_unlock(&ws->srv->mu);
 }
@@ -167,7 +167,7 @@ static int run_open(Server *s, Job *j)
     pthread_mutex_lock(&s->mu);
     ws->build_wanted = 1;
     if (!ws->building) {
-        ws->state = WS_INDEXING;
+        ws->state = FOLDER_INDEXING;
         snprintf(ws->message, sizeof ws->message, "indexing %s", ws->root);
     }
     pthread_cond_signal(&s->build_cond);
@@ -179,9 +179,9 @@ IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e)
 {
     if (!ws->q) {
         pthread_mutex_lock(&ws->srv->mu);
-        WsState st = ws->state;
+        FolderState st = ws->state;
         pthread_mutex_unlock(&ws->srv->mu);
-        if (st == WS_ERROR) {
+        if (st == FOLDER_ERROR) {
             pthread_mutex_lock(&ws->srv->mu);
             err_set(e, CR_EIO, "%s", ws->message);
             pthread_mutex_unlock(&ws->srv->mu);
@@ -284,13 +284,13 @@ void lsp_ws_refresh_stale(Server *s)
 
 /* ---------------------------------------------------------------- status */
 
-static const char *state_name(WsState st)
+static const char *state_name(FolderState st)
 {
     switch (st) {
-    case WS_OPENING:
-    case WS_INDEXING:
+    case FOLDER_OPENING:
+    case FOLDER_INDEXING:
         return "indexing";
-    case WS_READY:
+    case FOLDER_READY:
         return "ready";
     default:
         return "error";
@@ -307,11 +307,11 @@ json_t *lsp_srv_status_json(Server *s)
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < s->n_ws; i++) {
         Workspace *ws = s->ws[i];
-        WsState st = ws->building && ws->state == WS_READY ? WS_INDEXING : ws->state;
+        FolderState st = ws->building && ws->state == FOLDER_READY ? FOLDER_INDEXING : ws->state;
         size_t w_indexed = ws->done, w_total = ws->total;
-        if (st == WS_READY) w_indexed = w_total = (size_t)ws->snap.files;
-        any_indexing |= st == WS_OPENING || st == WS_INDEXING;
-        any_error |= st == WS_ERROR;
+        if (st == FOLDER_READY) w_indexed = w_total = (size_t)ws->snap.files;
+        any_indexing |= st == FOLDER_OPENING || st == FOLDER_INDEXING;
+        any_error |= st == FOLDER_ERROR;
         files += ws->snap.files;
         chunks += ws->snap.chunks;
         edges += ws->snap.edges;
@@ -319,7 +319,7 @@ json_t *lsp_srv_status_json(Server *s)
         indexed += (json_int_t)w_indexed;
         total += (json_int_t)w_total;
         char line[700];
-        if (st == WS_INDEXING && w_total)
+        if (st == FOLDER_INDEXING && w_total)
             snprintf(line, sizeof line, "%s: indexing, %zu/%zu files", ws->name, w_indexed,
                      w_total);
         else
