@@ -9,7 +9,7 @@ functions, a struct field A calls through (`m->fn(...)`). Prints each
 strongly connected group of two or more files and the symbols of each edge
 inside it (`*name`: through a pointer).
 
-    scripts/file-cycles.py [--strict] [--edges] [BUILD_DIR]     (default: build)
+    scripts/file-cycles.py [--strict] [--edges] [--source DIR] [BUILD_DIR]     (default: build)
 
 Exits 1 on a cycle of direct calls; with --strict, also on one that calls
 through registered function pointers close (a framework calling its
@@ -274,8 +274,13 @@ def resolve(t, start, end, fields, field_callers, defs, def_of, here):
     return receivers, var
 
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-strict = "--strict" in sys.argv[1:]
+argv = sys.argv[1:]
+if "--source" in argv:  # another source tree (tests/cli/layers.sh)
+    i = argv.index("--source")
+    root = os.path.abspath(argv[i + 1])
+    del argv[i:i + 2]
+args = [a for a in argv if not a.startswith("--")]
+strict = "--strict" in argv
 build = args[0] if args else "build"
 
 
@@ -316,7 +321,7 @@ for lib in LIBS:
     for (a, b), names in via.items():
         if a in files and b in files:
             full[a].add(b)
-    if "--edges" in sys.argv[1:]:
+    if "--edges" in argv:
         for (a, b), names in sorted(via.items()):
             if a in files and b in files:
                 print(f"{lib}: {a} -> {b} through pointers: {', '.join(sorted(names))}")
