@@ -24,7 +24,8 @@ import subprocess
 import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIBS = ["base", "index", "verify", "retrieve", "workspace", "mcp", "lsp"]
+LIBS = ["base", "index", "verify", "retrieve", "workspace", "mcp", "lsp", "cli"]
+TARGET = {"cli": "coderag"}  # the program's folder; the others are coderag_<folder>
 
 
 def symbols(obj):
@@ -295,8 +296,9 @@ def show(lib, comp, graph, files, via, what):
 
 found = through = 0
 for lib in LIBS:
-    objs = glob.glob(f"{build}/CMakeFiles/coderag_{lib}.dir/**/*.o", recursive=True)
-    objdir = f"{build}/CMakeFiles/coderag_{lib}.dir"
+    target = TARGET.get(lib, f"coderag_{lib}")
+    objs = glob.glob(f"{build}/CMakeFiles/{target}.dir/**/*.o", recursive=True)
+    objdir = f"{build}/CMakeFiles/{target}.dir"
     # objects of sources that still exist (an incremental build keeps stale ones)
     files = {os.path.relpath(o, objdir)[:-4]: symbols(o) for o in objs
              if os.path.exists(os.path.join(root, os.path.relpath(o, objdir)[:-2]))}
