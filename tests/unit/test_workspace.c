@@ -20,7 +20,7 @@ static void test_change_kind(void)
     } cases[] = {
         {"pkg/mod.py", 0, WS_CHANGE_FILE},
         {"pkg/mod.py", 1, WS_CHANGE_FILE},
-        {"bin/tool", 0, WS_CHANGE_FILE}, /* a script, perhaps: the update reads its shebang */
+        {"bin/tool", 0, WS_CHANGE_FILE},   /* a script, perhaps: the update reads its shebang */
         {"pkg/gone", 1, WS_CHANGE_RESCAN}, /* perhaps a folder */
         {".gitignore", 0, WS_CHANGE_RESCAN},
         {"sub/.gitignore", 0, WS_CHANGE_RESCAN},
