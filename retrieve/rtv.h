@@ -169,7 +169,8 @@ typedef struct RtvAnswer {
  * empty). Errors: CR_EINVAL (no or blank question), CR_ETOOBIG (question
  * too long), CR_ECANCELED (req->cancel), in mode llm CR_EHTTP (no llm_url,
  * or any LLM failure but a timeout; e->msg says which) and CR_ETIMEOUT, and
- * the store's errors (CR_EDB, CR_EIO). */
+ * the store's errors (CR_EDB, CR_EIO). It keeps no state between questions:
+ * the doors ask through workspace/'s ws_ask, which backs off a dead LLM. */
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
 void rtv_answer_release(RtvAnswer *a);
 
