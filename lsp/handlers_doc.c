@@ -1,3 +1,5 @@
+#include "handlers.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -8,12 +10,6 @@
  * sync) for what the cursor points at; only saved files are indexed. A
  * save or a watched-file event schedules a re-index of that file, which the
  * worker applies ahead of queued asks; events for one path coalesce. */
-
-static const char *base_name(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
 
 const Doc *lsp_docs_find(Server *s, const char *uri)
 {
@@ -115,12 +111,11 @@ static void file_changed(Server *s, const char *uri, int deleted)
 {
     char *rel = NULL;
     Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
-    if (ws && rel) {
-        if (!strcmp(base_name(rel), ".gitignore") || (deleted && !strchr(base_name(rel), '.')))
-            lsp_ws_request_build(ws); /* rules changed, or perhaps a folder went */
-        else if (idx_may_index_path(rel))
-            lsp_ws_schedule_update(ws, rel);
-    }
+    WsChange kind = ws && rel ? ws_change_kind(rel, deleted) : WS_CHANGE_NONE;
+    if (kind == WS_CHANGE_RESCAN)
+        lsp_ws_request_build(ws);
+    else if (kind == WS_CHANGE_FILE)
+        lsp_ws_schedule_update(ws, rel);
     free(rel);
 }
 

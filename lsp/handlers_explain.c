@@ -1,3 +1,6 @@
+#include "ask_job.h"
+#include "handlers.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <jansson.h>

@@ -1,3 +1,6 @@
+#include "handlers.h"
+#include "jobs.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <jansson.h>

@@ -1,3 +1,7 @@
+#include "handlers.h"
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "memory.h"
 #include "server_int.h"
 
 #include <jansson.h>

@@ -1,3 +1,5 @@
+#include "jobs.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <stdlib.h>

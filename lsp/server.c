@@ -1,3 +1,7 @@
+#include "handlers.h"
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "progress.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -40,53 +44,12 @@ static const LspMethod methods[] = {
     {"coderag/status", lsp_on_status, LSP_REQUEST | LSP_NEEDS_INIT},
 };
 
-/* initializationOptions: SPEC keys, flat ("llm.url") or nested
- * ({"llm": {"url": ...}}); "exclude" may be a list. Bad entries are logged
- * and skipped: the editor's settings must not keep the server from
- * starting. */
-static void apply_options(CrConfig *cfg, json_t *obj, const char *prefix)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v)
-    {
-        char name[256], num[32];
-        ErrInfo e = {0};
-        snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "", key);
-        const char *val = NULL;
-        if (json_is_object(v)) {
-            apply_options(cfg, v, name);
-            continue;
-        }
-        if (json_is_array(v)) {
-            size_t i;
-            json_t *item;
-            json_array_foreach(v, i, item)
-            {
-                if (json_is_string(item) && lsp_config_set(cfg, name, json_string_value(item), &e))
-                    log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
-            }
-            continue;
-        }
-        if (json_is_string(v)) {
-            val = json_string_value(v);
-        } else if (json_is_integer(v)) {
-            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
-            val = num;
-        } else if (!json_is_null(v)) {
-            log_msg(LOG_WARN, "initializationOptions: %s: unsupported value ignored", name);
-        }
-        if (val && lsp_config_set(cfg, name, val, &e))
-            log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
-    }
-}
-
 static void add_workspace(Server *s, const char *path, const char *name)
 {
     for (size_t i = 0; i < s->n_ws; i++)
         if (!strcmp(s->ws[i]->root, path)) return;
-    CrConfig cfg;
-    lsp_config_copy(&cfg, &s->cfg);
+    WsConfig cfg;
+    ws_config_copy(&cfg, &s->cfg);
     if (s->n_ws > 0 && cfg.index_dir) { /* one index per root: indexDir is the first's */
         free(cfg.index_dir);
         cfg.index_dir = NULL;
@@ -97,7 +60,7 @@ static void add_workspace(Server *s, const char *path, const char *name)
     }
     s->ws = xrealloc(s->ws, (s->n_ws + 1) * sizeof *s->ws);
     s->ws[s->n_ws++] = lsp_ws_new(s, path, name, &cfg);
-    lsp_config_release(&cfg);
+    ws_config_release(&cfg);
 }
 
 static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t **out,
@@ -116,7 +79,7 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
         log_msg(LOG_WARN, "initialize: client capabilities not understood (%s)", je.text);
         s->cap_progress = s->cap_watch_dynamic = 0;
     }
-    if (json_is_object(opts)) apply_options(&s->cfg, opts, "");
+    if (json_is_object(opts)) ws_config_from_json(&s->cfg, opts);
 
     if (json_is_array(folders) && json_array_size(folders)) {
         size_t i;
@@ -144,14 +107,14 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
          * working directory (docs/protocol.md) */
         char cwd[4096];
         const char *start = s->cfg.root ? s->cfg.root : getcwd(cwd, sizeof cwd);
-        char *root = start ? lsp_find_root(start, start) : NULL;
+        char *root = start ? ws_find_root(start, start) : NULL;
         if (root) add_workspace(s, root, NULL);
         free(root);
     }
     if (!s->n_ws) log_msg(LOG_WARN, "initialize: no workspace folder; nothing to index");
     for (size_t i = 0; i < s->n_ws; i++) {
         log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
-        char *vcs = lsp_vcs_root_above(s->ws[i]->root);
+        char *vcs = ws_vcs_root_above(s->ws[i]->root);
         if (vcs)
             log_msg(LOG_WARN,
                     "workspace %s is inside the repository %s: the root rule "
@@ -209,19 +172,19 @@ static int send_body(void *ud, const char *body, size_t len)
     return lsp_transport_write(ud, body, len, NULL) == CR_OK ? 0 : -1;
 }
 
-int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
+int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
 {
     Server s;
     StrBuf body;
     ErrInfo e = {0};
     int code = 1;
     memset(&s, 0, sizeof s);
-    lsp_config_copy(&s.cfg, cfg);
+    ws_config_copy(&s.cfg, cfg);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.work_cond, NULL);
     pthread_cond_init(&s.build_cond, NULL);
     pthread_cond_init(&s.llm_cond, NULL);
-    lsp_ep_init(&s.llm_ep, "LLM");
+    s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
     s.tr = lsp_transport_new(in_fd, out_fd);
     s.rpc = lsp_rpc_new(methods, sizeof methods / sizeof methods[0], &s, send_body, s.tr);
     sb_init(&body);
@@ -263,11 +226,11 @@ int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
     lsp_docs_free(&s);
     lsp_rpc_free(s.rpc);
     lsp_transport_free(s.tr);
-    lsp_config_release(&s.cfg);
+    ws_config_release(&s.cfg);
     pthread_cond_destroy(&s.work_cond);
     pthread_cond_destroy(&s.build_cond);
     pthread_cond_destroy(&s.llm_cond);
-    lsp_ep_destroy(&s.llm_ep);
+    ws_endpoint_free(s.llm_ep);
     pthread_mutex_destroy(&s.mu);
     log_msg(LOG_INFO, "exit %d", code);
     return code;

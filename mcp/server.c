@@ -138,24 +138,7 @@ static void call_free(Call *c)
     free(c);
 }
 
-/* Brings the index up to date when the watcher saw a change. */
-static CrErr refresh(McpServer *s, IdxStore *st, McpWatch *w, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    for (int i = 0; i < 3 && mcp_watch_changed(w); i++) {
-        IdxUpdateStats stats;
-        rc = idx_update(st, on_index_progress, s, &stats, e);
-        if (rc == CR_EHTTP || rc == CR_ETIMEOUT) rc = CR_OK; /* text index current; vectors later */
-        if (rc) break;
-        if (stats.files_changed || stats.files_removed)
-            log_msg(LOG_INFO, "index updated: %zu changed, %zu removed file(s)",
-                    stats.files_changed, stats.files_removed);
-        if (!w) break; /* no watcher: one stat pass per call */
-    }
-    return rc;
-}
-
-static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
+static void run_call(McpServer *s, IdxStore *st, WsWatch *w, WsEndpoint *llm_ep, Call *c)
 {
     McpResult r = {0};
     ErrInfo e = {0};
@@ -177,10 +160,10 @@ static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
     }
     if (state == IDX_FAILED) {
         mcp_fail(&r, "the index of the workspace could not be opened: %s", s->error);
-    } else if (refresh(s, st, w, &e) != CR_OK) {
+    } else if (ws_refresh(st, w, on_index_progress, s, &e) != CR_OK) {
         mcp_fail(&r, "updating the index failed: %s", e.msg);
     } else {
-        McpCtx ctx = {st, s->opt, structured, call_cancelled, s};
+        McpCtx ctx = {st, s->opt, structured, call_cancelled, s, llm_ep};
         c->tool->run(&ctx, c->args, &r);
     }
     pthread_mutex_lock(&s->mu);
@@ -220,15 +203,16 @@ static void *worker(void *ud)
     IdxStore *st = NULL;
     ErrInfo e = {0};
     IdxUpdateStats stats;
-    const IdxConfig *ic = &s->opt->idx;
-    McpWatch *w = NULL;
+    WsWatch *w = NULL;
+    /* the LLM's health across calls: a dead endpoint is backed off */
+    WsEndpoint *llm_ep = ws_endpoint_new("LLM", NULL, NULL);
 
-    CrErr rc = idx_open(ic, 0, &st, &e);
+    CrErr rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &st, &e);
     if (!rc) {
         pthread_mutex_lock(&s->mu);
         s->state = IDX_RUNNING;
         pthread_mutex_unlock(&s->mu);
-        w = mcp_watch_open(idx_root(st), ic->index_dir);
+        w = ws_watch_open(idx_root(st), s->opt->cfg->index_dir);
         double t0 = now_ms();
         rc = idx_update(st, on_index_progress, s, &stats, &e);
         if (rc == CR_EHTTP || rc == CR_ETIMEOUT) {
@@ -238,7 +222,7 @@ static void *worker(void *ud)
         if (!rc) {
             log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed) in %.0f ms", idx_root(st),
                     stats.files_seen, stats.files_changed, now_ms() - t0);
-            rc = refresh(s, st, w, &e); /* edits made while indexing */
+            rc = ws_refresh(st, w, on_index_progress, s, &e); /* edits made while indexing */
         }
         if (!rc) rc = idx_warm(st, &e);
         if (!rc) warm_up(st);
@@ -258,12 +242,13 @@ static void *worker(void *ud)
         if (!s->head) s->tail = NULL;
         s->running = c;
         pthread_mutex_unlock(&s->mu);
-        run_call(s, st, w, c);
+        run_call(s, st, w, llm_ep, c);
         call_free(c);
         pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
-    mcp_watch_close(w);
+    ws_watch_close(w);
+    ws_endpoint_free(llm_ep);
     idx_close(st);
     return NULL;
 }
