@@ -14,7 +14,7 @@ import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
-LIBS = ["base", "index", "verify", "retrieve", "mcp", "lsp"]
+LIBS = ["base", "index", "verify", "retrieve", "rpc", "mcp", "lsp"]
 
 
 def symbols(obj):
