@@ -33,7 +33,8 @@ RpcEnd rpc_serve(Rpc *rpc, RpcTransport *t)
     for (;;) {
         RpcReadResult r = rpc_transport_read(t, &body, &e);
         if (r == RPC_READ_MSG) {
-            if (rpc_handle(rpc, body.buf, body.len) < 0) rpc_transport_reject(t, body.buf, body.len);
+            if (rpc_handle(rpc, body.buf, body.len) < 0)
+                rpc_transport_reject(t, body.buf, body.len);
         } else if (r == RPC_READ_BAD) {
             log_msg(LOG_WARN, "framing error: %s", e.msg);
             rpc_framing_error(rpc, e.code == CR_ETOOBIG ? RPC_INVALID_REQUEST : RPC_PARSE_ERROR,

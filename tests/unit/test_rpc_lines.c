@@ -79,27 +79,30 @@ static void run_case(const char *name, const char *input, size_t len, size_t cap
         run_case(name, input, sizeof input - 1, cap, w_, sizeof w_ / sizeof w_[0]);                \
     } while (0)
 
-#define MSG(text) {RPC_READ_MSG, text, CR_OK}
-#define LONG(text) {RPC_READ_BAD, text, CR_ETOOBIG}
-#define END {RPC_READ_EOF, NULL, CR_OK}
+#define MSG(text)                                                                                  \
+    {                                                                                              \
+        RPC_READ_MSG, text, CR_OK                                                                  \
+    }
+#define LONG(text)                                                                                 \
+    {                                                                                              \
+        RPC_READ_BAD, text, CR_ETOOBIG                                                             \
+    }
+#define END                                                                                        \
+    {                                                                                              \
+        RPC_READ_EOF, NULL, CR_OK                                                                  \
+    }
 
 static void test_lines_table(void)
 {
-    RUN_CASE("plain", "{\"a\":1}\n{}\n", 0, MSG("{\"a\":1}"), MSG("{}"),
-             END);
-    RUN_CASE("CRLF and blank lines", "\n\r\n\na\r\n\r\nb\n\n", 0, MSG("a"),
-             MSG("b"), END);
-    RUN_CASE("last line without its newline", "a\nb", 0, MSG("a"),
-             MSG("b"), END, END);
+    RUN_CASE("plain", "{\"a\":1}\n{}\n", 0, MSG("{\"a\":1}"), MSG("{}"), END);
+    RUN_CASE("CRLF and blank lines", "\n\r\n\na\r\n\r\nb\n\n", 0, MSG("a"), MSG("b"), END);
+    RUN_CASE("last line without its newline", "a\nb", 0, MSG("a"), MSG("b"), END, END);
     RUN_CASE("last line a lone CR", "a\n\r", 0, MSG("a"), END);
-    RUN_CASE("at the cap, CR aside", "12345678\r\n12345678", 8, MSG("12345678"),
-             MSG("12345678"), END);
-    RUN_CASE("over the cap", "123456789\nok\n1234\r56789\nok2\n", 8,
-             LONG("longer than 8 bytes"), MSG("ok"),
-             LONG("longer than 8"), MSG("ok2"),
+    RUN_CASE("at the cap, CR aside", "12345678\r\n12345678", 8, MSG("12345678"), MSG("12345678"),
              END);
-    RUN_CASE("last line over the cap", "ok\n123456789", 8, MSG("ok"),
-             LONG("longer than"), END);
+    RUN_CASE("over the cap", "123456789\nok\n1234\r56789\nok2\n", 8, LONG("longer than 8 bytes"),
+             MSG("ok"), LONG("longer than 8"), MSG("ok2"), END);
+    RUN_CASE("last line over the cap", "ok\n123456789", 8, MSG("ok"), LONG("longer than"), END);
 }
 
 /* A line far over the cap and over the read buffer: dropped as it arrives
@@ -161,7 +164,8 @@ static RpcEnd serve(const RpcFraming *fr, const RpcProfile *pf, const char *inpu
     pthread_create(&th, NULL, feeder, &f);
     RpcTransport *t = rpc_transport_new(fr, in[0], res[1]);
     if (cap) rpc_transport_set_limits(t, cap, 0);
-    Rpc *rpc = rpc_new(pf, methods, sizeof methods / sizeof methods[0], NULL, rpc_transport_send, t);
+    Rpc *rpc =
+        rpc_new(pf, methods, sizeof methods / sizeof methods[0], NULL, rpc_transport_send, t);
     RpcEnd end = rpc_serve(rpc, t);
     pthread_join(th, NULL);
     rpc_free(rpc);
@@ -185,7 +189,8 @@ static void test_serve(void)
     sb_init(&out);
     /* MCP over lines: no exit method, the end of input ends the loop. */
     CHECK_INT(serve(&rpc_framing_lines, &rpc_profile_mcp,
-                    INIT "\nnot json\n" "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}\n"
+                    INIT "\nnot json\n"
+                         "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}\n"
                          "0123456789012345678901234567890123456789012345678901234567890123456789"
                          "\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}",
                     64, &out),
@@ -206,7 +211,8 @@ static void test_serve(void)
                     "Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}",
                     0, &out),
               RPC_END_EXIT);
-    CHECK_STR(out.buf, "Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"ok\"}");
+    CHECK_STR(out.buf,
+              "Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"ok\"}");
     /* A Content-Length over the cap: -32600; a broken header: -32700. */
     CHECK_INT(serve(&rpc_framing_content_length, &rpc_profile_lsp,
                     "Content-Length: 99999\r\n\r\nxx Content-Length: 2\r\nBad\r\n\r\n", 64, &out),
