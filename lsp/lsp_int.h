@@ -71,59 +71,6 @@ int lsp_cli_mcp(int argc, char **argv);
  * The transport (Content-Length framing) and the envelope are rpc/'s
  * (rpc.h), with rpc_profile_lsp. */
 
-/* TEMPORARY: the names lsp/ used before rpc/ existed, until lsp/ adopts
- * rpc.h's own (scripts/rename-rpc.sh). */
-#define LspTransport RpcTransport
-#define LspReadResult RpcReadResult
-#define LSP_READ_MSG RPC_READ_MSG
-#define LSP_READ_BAD RPC_READ_BAD
-#define LSP_READ_EOF RPC_READ_EOF
-#define LSP_READ_IO RPC_READ_IO
-#define lsp_transport_new(in, out) rpc_transport_new(&rpc_framing_content_length, in, out)
-#define lsp_transport_free rpc_transport_free
-#define lsp_transport_set_limits rpc_transport_set_limits
-#define lsp_transport_read rpc_transport_read
-#define lsp_transport_reject rpc_transport_reject
-#define lsp_transport_write rpc_transport_write
-#define lsp_transport_broken rpc_transport_broken
-#define LSP_PARSE_ERROR RPC_PARSE_ERROR
-#define LSP_INVALID_REQUEST RPC_INVALID_REQUEST
-#define LSP_METHOD_NOT_FOUND RPC_METHOD_NOT_FOUND
-#define LSP_INVALID_PARAMS RPC_INVALID_PARAMS
-#define LSP_INTERNAL_ERROR RPC_INTERNAL_ERROR
-#define LSP_SERVER_NOT_INITIALIZED RPC_SERVER_NOT_INITIALIZED
-#define LSP_REQUEST_FAILED RPC_REQUEST_FAILED
-#define LSP_REQUEST_CANCELLED RPC_REQUEST_CANCELLED
-#define LspRpc Rpc
-#define LspCall RpcCall
-#define LspError RpcError
-#define LspStatus RpcStatus
-#define LSP_DONE RPC_DONE
-#define LSP_FAIL RPC_FAIL
-#define LSP_LATER RPC_LATER
-#define LspHandler RpcHandler
-#define LSP_REQUEST RPC_REQUEST
-#define LSP_NOTIFY RPC_NOTIFY
-#define LSP_NEEDS_INIT RPC_NEEDS_INIT
-#define LSP_INIT RPC_INIT
-#define LSP_SHUTDOWN RPC_SHUTDOWN
-#define LspMethod RpcMethod
-#define LspSendFn RpcSendFn
-#define lsp_rpc_new(m, n, ctx, send, ud) rpc_new(&rpc_profile_lsp, m, n, ctx, send, ud)
-#define lsp_rpc_free rpc_free
-#define lsp_rpc_handle rpc_handle
-#define lsp_rpc_framing_error rpc_framing_error
-#define lsp_rpc_exited rpc_exited
-#define lsp_rpc_shut_down rpc_shut_down
-#define lsp_call_reply rpc_call_reply
-#define lsp_call_drop rpc_call_drop
-#define lsp_call_cancelled rpc_call_cancelled
-#define lsp_call_method rpc_call_method
-#define lsp_rpc_notify rpc_notify
-#define LspResponseFn RpcResponseFn
-#define lsp_rpc_request rpc_request
-#define lsp_error rpc_error
-
 /* LSP Position and Range objects (0-based lines and characters). */
 struct json_t *lsp_position(uint32_t line, uint32_t character);
 struct json_t *lsp_range(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1);

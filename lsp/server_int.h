@@ -117,7 +117,7 @@ typedef void (*JobFreeFn)(Job *j);
 
 struct Job {
     Workspace *ws;
-    LspCall *call; /* requests: answered by run (lsp_job_free drops what is left) */
+    RpcCall *call; /* requests: answered by run (lsp_job_free drops what is left) */
     JobRunFn run;
     JobFreeFn free; /* frees the payload and the job; NULL: free(j) */
     Job *next;
@@ -149,8 +149,8 @@ typedef struct Doc {
 enum { NOTICE_LLM, NOTICE_EMBED, NOTICE_INDEX, NOTICE__COUNT };
 
 struct Server {
-    LspRpc *rpc;
-    LspTransport *tr;
+    Rpc *rpc;
+    RpcTransport *tr;
     CrConfig cfg; /* CLI + environment, then initializationOptions */
 
     /* client capabilities */
@@ -178,7 +178,7 @@ struct Server {
 
 /* ---- jobs.c */
 
-void lsp_job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn);
+void lsp_job_init(Job *j, Workspace *ws, RpcCall *call, JobRunFn run, JobFreeFn free_fn);
 /* Drops what is left of the call and frees the job. */
 void lsp_job_free(Job *j);
 /* Queues a job for the worker (the queue owns it); urgent jobs go first,
@@ -262,12 +262,12 @@ char *lsp_find_root(const char *start, const char *fallback);
 char *lsp_vcs_root_above(const char *dir);
 
 /* ---- handlers_ask.c (decoding, commands, status) and ask_run.c (the pipeline) */
-LspStatus lsp_on_ask(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                     LspError *err);
-LspStatus lsp_on_status(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                        LspError *err);
-LspStatus lsp_on_execute_command(void *ctx, struct json_t *params, LspCall *call,
-                                 struct json_t **out, LspError *err);
+RpcStatus lsp_on_ask(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                     RpcError *err);
+RpcStatus lsp_on_status(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                        RpcError *err);
+RpcStatus lsp_on_execute_command(void *ctx, struct json_t *params, RpcCall *call,
+                                 struct json_t **out, RpcError *err);
 
 /* An ask (or an explanation) through the worker, the LLM pool and back. */
 typedef struct AskJob {
@@ -296,19 +296,19 @@ typedef struct AskJob {
     size_t partial_sent; /* chars of text in the last partial result */
 } AskJob;
 
-AskJob *lsp_ask_job_new(Workspace *ws, LspCall *call);
+AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call);
 /* Decodes coderag/ask params into j (reader thread). */
-LspStatus lsp_ask_decode(Server *s, struct json_t *params, AskJob *j, LspError *err);
+RpcStatus lsp_ask_decode(Server *s, struct json_t *params, AskJob *j, RpcError *err);
 /* Queues it: sends work-done "begin" at once, then the worker retrieves. */
 void lsp_ask_queue(Server *s, AskJob *j);
 /* Worker: fills an explain job's question from the definition under the
  * cursor (this file's first); 0 when there is none (err set). */
-int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err);
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err);
 
 /* ---- handlers_explain.c */
-LspStatus lsp_on_code_action(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                             LspError *err);
-LspStatus lsp_explain_command(Server *s, struct json_t *args, LspCall *call, LspError *err);
+RpcStatus lsp_on_code_action(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                             RpcError *err);
+RpcStatus lsp_explain_command(Server *s, struct json_t *args, RpcCall *call, RpcError *err);
 
 /* ---- memory.c: what a workspace remembers between requests */
 /* Worker: keeps the question and citations of an answer for code lenses. */
@@ -322,25 +322,25 @@ const char *lsp_explain_cached(Workspace *ws, const IdxChunk *d);
 void lsp_explain_key(const IdxChunk *d, char key[17]);
 
 /* ---- handlers_doc.c */
-LspStatus lsp_on_did_open(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                          LspError *err);
-LspStatus lsp_on_did_change(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                            LspError *err);
-LspStatus lsp_on_did_close(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                           LspError *err);
-LspStatus lsp_on_did_save(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                          LspError *err);
-LspStatus lsp_on_watched_files(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                               LspError *err);
+RpcStatus lsp_on_did_open(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                          RpcError *err);
+RpcStatus lsp_on_did_change(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                            RpcError *err);
+RpcStatus lsp_on_did_close(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                           RpcError *err);
+RpcStatus lsp_on_did_save(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                          RpcError *err);
+RpcStatus lsp_on_watched_files(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                               RpcError *err);
 /* The open document's text, or NULL (borrowed; reader thread). */
 const Doc *lsp_docs_find(Server *s, const char *uri);
 void lsp_docs_free(Server *s);
 
 /* ---- handlers_nav.c */
-LspStatus lsp_on_hover(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                       LspError *err);
-LspStatus lsp_on_code_lens(void *ctx, struct json_t *params, LspCall *call, struct json_t **out,
-                           LspError *err);
+RpcStatus lsp_on_hover(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                       RpcError *err);
+RpcStatus lsp_on_code_lens(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                           RpcError *err);
 /* Reader: the identifier at (line, UTF-16 col) of a document (open, else
  * as saved at rel in ws, read only when it resolves inside the root), with
  * its column span; NULL when none. Caller frees. */
@@ -349,18 +349,18 @@ char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const
 /* Reader: decodes {textDocument: {uri}, position: {line, character}};
  * *out_ws is the workspace holding the document (NULL when none) and
  * *out_rel its root-relative path (caller frees). */
-LspStatus lsp_nav_position_params(Server *s, struct json_t *params, const char *method,
+RpcStatus lsp_nav_position_params(Server *s, struct json_t *params, const char *method,
                                   const char **out_uri, int *line, int *character,
-                                  Workspace **out_ws, char **out_rel, LspError *err);
+                                  Workspace **out_ws, char **out_rel, RpcError *err);
 
 /* ---- handlers_hier.c: workspace/symbol and call hierarchy */
-LspStatus lsp_on_workspace_symbol(void *ctx, struct json_t *params, LspCall *call,
-                                  struct json_t **out, LspError *err);
-LspStatus lsp_on_prepare_call_hierarchy(void *ctx, struct json_t *params, LspCall *call,
-                                        struct json_t **out, LspError *err);
-LspStatus lsp_on_incoming_calls(void *ctx, struct json_t *params, LspCall *call,
-                                struct json_t **out, LspError *err);
-LspStatus lsp_on_outgoing_calls(void *ctx, struct json_t *params, LspCall *call,
-                                struct json_t **out, LspError *err);
+RpcStatus lsp_on_workspace_symbol(void *ctx, struct json_t *params, RpcCall *call,
+                                  struct json_t **out, RpcError *err);
+RpcStatus lsp_on_prepare_call_hierarchy(void *ctx, struct json_t *params, RpcCall *call,
+                                        struct json_t **out, RpcError *err);
+RpcStatus lsp_on_incoming_calls(void *ctx, struct json_t *params, RpcCall *call,
+                                struct json_t **out, RpcError *err);
+RpcStatus lsp_on_outgoing_calls(void *ctx, struct json_t *params, RpcCall *call,
+                                struct json_t **out, RpcError *err);
 
 #endif
