@@ -133,8 +133,7 @@ static void check_output(const RpcFraming *fr, int out)
     rpc_transport_free(t);
 }
 
-static void serve_pass(const RpcFraming *fr, const RpcProfile *pf, const uint8_t *data,
-                       size_t size)
+static void serve_pass(const RpcFraming *fr, const RpcProfile *pf, const uint8_t *data, size_t size)
 {
     int in = memfd_with(data, size);
     int out = memfd_create("fuzz-rpc-out", 0);
@@ -142,7 +141,8 @@ static void serve_pass(const RpcFraming *fr, const RpcProfile *pf, const uint8_t
     RpcTransport *t = rpc_transport_new(fr, in, out);
     rpc_transport_set_limits(t, CAP, 50);
     Ctx ctx = {0};
-    Rpc *rpc = rpc_new(pf, methods, sizeof methods / sizeof methods[0], &ctx, rpc_transport_send, t);
+    Rpc *rpc =
+        rpc_new(pf, methods, sizeof methods / sizeof methods[0], &ctx, rpc_transport_send, t);
     RpcEnd end = rpc_serve(rpc, t);
     if (end != RPC_END_EXIT && end != RPC_END_EOF) abort();
     /* Finish deferred calls: odd ones answered, even ones with an error. */
