@@ -4,6 +4,8 @@
 # Safe to re-run (after merging a branch that still uses the old names).
 #
 #   scripts/rename-rpc.sh FILE...        e.g. scripts/rename-rpc.sh lsp/*.[ch] tests/unit/*.c
+#
+# Then scripts/check-format.sh --fix: shorter names can reflow a line.
 set -eu
 [ $# -gt 0 ] || { echo "usage: $0 FILE..." >&2; exit 1; }
 sed -i -E \
