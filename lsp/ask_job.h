@@ -35,13 +35,13 @@ typedef struct AskJob {
     size_t partial_sent; /* chars of text in the last partial result */
 } AskJob;
 
-AskJob *lsp_ask_job_new(Workspace *ws, LspCall *call);
+AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call);
 /* Decodes coderag/ask params into j (reader thread). */
-LspStatus lsp_ask_decode(Server *s, struct json_t *params, AskJob *j, LspError *err);
+RpcStatus lsp_ask_decode(Server *s, struct json_t *params, AskJob *j, RpcError *err);
 /* Queues it: sends work-done "begin" at once, then the worker retrieves. */
 void lsp_ask_queue(Server *s, AskJob *j);
 /* Worker: fills an explain job's question from the definition under the
  * cursor (this file's first); 0 when there is none (err set). */
-int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err);
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err);
 
 #endif

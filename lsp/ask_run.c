@@ -40,7 +40,7 @@ static void ask_free(Job *job)
 
 static int ask_retrieve(Server *s, Job *job);
 
-AskJob *lsp_ask_job_new(Workspace *ws, LspCall *call)
+AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call)
 {
     AskJob *j = xcalloc(1, sizeof *j);
     lsp_job_init(&j->job, ws, call, ask_retrieve, ask_free);
@@ -59,7 +59,7 @@ static void wd_progress(Server *s, AskJob *j, const char *kind, const char *mess
         json_object_set_new(v, "percentage", json_integer(0));
     }
     if (message) json_object_set_new(v, "message", json_text(message));
-    lsp_rpc_notify(s->rpc, "$/progress", json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
+    rpc_notify(s->rpc, "$/progress", json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
 }
 
 /* A partial result (value is stolen). */
@@ -69,8 +69,8 @@ static void partial(Server *s, AskJob *j, json_t *value)
         json_decref(value);
         return;
     }
-    lsp_rpc_notify(s->rpc, "$/progress",
-                   json_pack("{s:O, s:o}", "token", j->partial_token, "value", value));
+    rpc_notify(s->rpc, "$/progress",
+               json_pack("{s:O, s:o}", "token", j->partial_token, "value", value));
 }
 
 static json_t *partial_value(AskJob *j, const char *stage, const char *text, size_t len)
@@ -99,7 +99,7 @@ static int ask_cancelled(void *ud)
     pthread_mutex_lock(&s->mu);
     int stop = s->stopping || (j->explain_gen && j->explain_gen != s->explain_gen);
     pthread_mutex_unlock(&s->mu);
-    return stop || lsp_call_cancelled(j->job.call);
+    return stop || rpc_call_cancelled(j->job.call);
 }
 
 /* The LLM's text so far: the first piece at once, then at most every 50 ms. */
@@ -135,27 +135,27 @@ static int error_code(CrErr rc)
     switch (rc) {
     case CR_EINVAL:
     case CR_ETOOBIG:
-        return LSP_INVALID_PARAMS;
+        return RPC_INVALID_PARAMS;
     case CR_ECANCELED:
-        return LSP_REQUEST_CANCELLED;
+        return RPC_REQUEST_CANCELLED;
     default:
-        return LSP_REQUEST_FAILED;
+        return RPC_REQUEST_FAILED;
     }
 }
 
-static int reply_error(Server *s, AskJob *j, const LspError *err)
+static int reply_error(Server *s, AskJob *j, const RpcError *err)
 {
-    wd_progress(s, j, "end", err->code == LSP_REQUEST_CANCELLED ? "cancelled" : "failed");
-    lsp_call_reply(j->job.call, NULL, err);
+    wd_progress(s, j, "end", err->code == RPC_REQUEST_CANCELLED ? "cancelled" : "failed");
+    rpc_call_reply(j->job.call, NULL, err);
     j->job.call = NULL;
     return JOB_DONE;
 }
 
 static int reply_cancelled(Server *s, AskJob *j)
 {
-    LspError err = {.code = LSP_REQUEST_CANCELLED};
+    RpcError err = {.code = RPC_REQUEST_CANCELLED};
     snprintf(err.message, sizeof err.message, "%s",
-             lsp_call_cancelled(j->job.call) ? "the request was cancelled"
+             rpc_call_cancelled(j->job.call) ? "the request was cancelled"
                                              : "superseded by a newer request");
     return reply_error(s, j, &err);
 }
@@ -190,12 +190,12 @@ static int ask_retrieve(Server *s, Job *job)
 {
     AskJob *j = (AskJob *)job;
     Workspace *ws = job->ws;
-    LspError err = {0};
+    RpcError err = {0};
     ErrInfo e = {0};
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     IdxStore *st = lsp_ws_query_store(ws, &e);
     if (!st) {
-        lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
@@ -205,7 +205,7 @@ static int ask_retrieve(Server *s, Job *job)
     if (!j->ask) j->ask = ws_ask_new(s->llm_ep);
     CrErr rc = ws_ask_prepare(j->ask, st, &j->req, &j->ans, &e);
     if (rc) {
-        lsp_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
     j->prepared = 1;
@@ -249,17 +249,17 @@ static int ask_finish(Server *s, Job *job)
 {
     AskJob *j = (AskJob *)job;
     Workspace *ws = job->ws;
-    LspError err = {0};
+    RpcError err = {0};
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(ws, &e);
     if (!st) {
-        lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
     CrErr rc = ws_ask_finish(j->ask, st, &j->req, &j->ans, &e);
     if (rc) {
-        lsp_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
     if (j->explain_gen && j->ans.mode == RTV_MODE_LLM)
@@ -269,14 +269,14 @@ static int ask_finish(Server *s, Job *job)
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
     if (j->explain_symbol) json_object_set_new(result, "symbol", json_text(j->explain_symbol));
     wd_progress(s, j, "end", "done");
-    lsp_call_reply(job->call, result, NULL);
+    rpc_call_reply(job->call, result, NULL);
     job->call = NULL;
     return JOB_DONE;
 }
 
 /* An explain job's word resolved to its definition (this file's first)
  * and turned into the question to ask. */
-int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
 {
     int64_t *ids = NULL;
     size_t n = 0;
@@ -295,7 +295,7 @@ int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
         }
     free(ids);
     if (!found) {
-        lsp_error(err, LSP_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
+        rpc_error(err, RPC_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
         return 0;
     }
     StrBuf q;

@@ -56,7 +56,7 @@ static void bad_notification(const char *method, const json_error_t *je)
     log_msg(LOG_WARN, "%s with bad params ignored: %s", method, je ? je->text : "no params");
 }
 
-LspStatus lsp_on_did_open(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_did_open(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     const char *uri, *text;
     json_error_t je;
@@ -65,10 +65,10 @@ LspStatus lsp_on_did_open(void *ctx, json_t *params, LspCall *call, json_t **out
         bad_notification("textDocument/didOpen", params ? &je : NULL);
     else
         docs_set(ctx, uri, text);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-LspStatus lsp_on_did_change(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_did_change(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     const char *uri;
     json_t *changes;
@@ -78,7 +78,7 @@ LspStatus lsp_on_did_change(void *ctx, json_t *params, LspCall *call, json_t **o
                        "contentChanges", &changes) != 0 ||
         !json_is_array(changes)) {
         bad_notification("textDocument/didChange", params ? &je : NULL);
-        return LSP_DONE;
+        return RPC_DONE;
     }
     /* Full sync: the last whole-text change wins; a ranged change (which
      * we did not ask for) leaves the text unknown. */
@@ -91,10 +91,10 @@ LspStatus lsp_on_did_change(void *ctx, json_t *params, LspCall *call, json_t **o
         if (json_unpack_ex(c, &je, 0, "{s:s, s?o}", "text", &text, "range", &range) != 0) continue;
         docs_set(ctx, uri, range ? NULL : text);
     }
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-LspStatus lsp_on_did_close(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_did_close(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     const char *uri;
     json_error_t je;
@@ -102,7 +102,7 @@ LspStatus lsp_on_did_close(void *ctx, json_t *params, LspCall *call, json_t **ou
         bad_notification("textDocument/didClose", params ? &je : NULL);
     else
         docs_remove(ctx, uri);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
 /* A file changed on disk: re-index it, or rescan when a folder went or
@@ -119,7 +119,7 @@ static void file_changed(Server *s, const char *uri, int deleted)
     free(rel);
 }
 
-LspStatus lsp_on_did_save(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_did_save(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     const char *uri;
     json_error_t je;
@@ -127,11 +127,11 @@ LspStatus lsp_on_did_save(void *ctx, json_t *params, LspCall *call, json_t **out
         bad_notification("textDocument/didSave", params ? &je : NULL);
     else
         file_changed(ctx, uri, 0);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-LspStatus lsp_on_watched_files(void *ctx, json_t *params, LspCall *call, json_t **out,
-                               LspError *err)
+RpcStatus lsp_on_watched_files(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err)
 {
     json_t *changes, *c;
     json_error_t je;
@@ -139,7 +139,7 @@ LspStatus lsp_on_watched_files(void *ctx, json_t *params, LspCall *call, json_t 
     if (!params || json_unpack_ex(params, &je, 0, "{s:o}", "changes", &changes) != 0 ||
         !json_is_array(changes)) {
         bad_notification("workspace/didChangeWatchedFiles", params ? &je : NULL);
-        return LSP_DONE;
+        return RPC_DONE;
     }
     json_array_foreach(changes, i, c)
     {
@@ -148,5 +148,5 @@ LspStatus lsp_on_watched_files(void *ctx, json_t *params, LspCall *call, json_t 
         if (json_unpack_ex(c, &je, 0, "{s:s, s:i}", "uri", &uri, "type", &type) == 0)
             file_changed(ctx, uri, type == 3);
     }
-    return LSP_DONE;
+    return RPC_DONE;
 }

@@ -13,7 +13,7 @@ typedef void (*JobFreeFn)(Job *j);
 
 struct Job {
     Workspace *ws;
-    LspCall *call; /* requests: answered by run (lsp_job_free drops what is left) */
+    RpcCall *call; /* requests: answered by run (lsp_job_free drops what is left) */
     JobRunFn run;
     JobFreeFn free; /* frees the payload and the job; NULL: free(j) */
     Job *next;
@@ -22,7 +22,7 @@ struct Job {
 
 /* ---- jobs.c */
 
-void lsp_job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn);
+void lsp_job_init(Job *j, Workspace *ws, RpcCall *call, JobRunFn run, JobFreeFn free_fn);
 /* Drops what is left of the call and frees the job. */
 void lsp_job_free(Job *j);
 /* Queues a job for the worker (the queue owns it); urgent jobs go first,

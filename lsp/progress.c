@@ -32,7 +32,7 @@ void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
     json_t *p = json_object();
     json_object_set_new(p, "type", json_integer(type));
     json_object_set_new(p, "message", json_text(msg));
-    lsp_rpc_notify(s->rpc, "window/showMessage", p);
+    rpc_notify(s->rpc, "window/showMessage", p);
 }
 
 void lsp_srv_notice_clear(Server *s, int kind)
@@ -51,7 +51,7 @@ void lsp_ep_notice(void *ud, int type, const char *msg)
     json_t *p = json_object();
     json_object_set_new(p, "type", json_integer(type));
     json_object_set_new(p, "message", json_text(msg));
-    lsp_rpc_notify(s->rpc, "window/showMessage", p);
+    rpc_notify(s->rpc, "window/showMessage", p);
 }
 
 /* ---------------------------------------------------------------- progress */
@@ -81,7 +81,7 @@ static void progress_send(Workspace *ws, json_t *value)
     json_t *p = json_object();
     json_object_set_new(p, "token", json_string(ws->pg.token));
     json_object_set_new(p, "value", value);
-    lsp_rpc_notify(ws->srv->rpc, "$/progress", p);
+    rpc_notify(ws->srv->rpc, "$/progress", p);
 }
 
 static void progress_begin_locked(Workspace *ws)
@@ -133,7 +133,7 @@ void lsp_progress_start(Workspace *ws)
     json_t *p = json_object();
     json_object_set_new(p, "token", json_string(ws->pg.token));
     pthread_mutex_unlock(&ws->pg_mu);
-    lsp_rpc_request(s->rpc, "window/workDoneProgress/create", p, on_progress_created, ws);
+    rpc_request(s->rpc, "window/workDoneProgress/create", p, on_progress_created, ws);
 }
 
 void lsp_progress_report(Workspace *ws, size_t done, size_t total)

@@ -66,8 +66,8 @@ typedef struct Doc Doc;
 enum { NOTICE_LLM, NOTICE_EMBED, NOTICE_INDEX, NOTICE__COUNT };
 
 struct Server {
-    LspRpc *rpc;
-    LspTransport *tr;
+    Rpc *rpc;
+    RpcTransport *tr;
     WsConfig cfg; /* CLI + environment, then initializationOptions */
 
     /* client capabilities */

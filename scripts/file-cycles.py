@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIBS = ["base", "index", "verify", "retrieve", "workspace", "mcp", "lsp", "cli"]
+LIBS = ["base", "index", "verify", "retrieve", "workspace", "rpc", "mcp", "lsp", "cli"]
 TARGET = {"cli": "coderag"}  # the program's folder; the others are coderag_<folder>
 
 
