@@ -6,6 +6,8 @@
  *   - opening the store and keeping it fresh (a pre-ask check, a file
  *     watcher, the skip list of what is never watched);
  *   - the status every door reports (one builder for the shared keys);
+ *   - the pace and the words of progress reports (an index pass, an LLM
+ *     writing), the same in every door;
  *   - the one orchestration of a question (prepare -> LLM -> verify) with
  *     the LLM endpoint's back-off, as steps (for a server that runs the
  *     LLM on another thread) and as one call.
@@ -153,9 +155,9 @@ struct json_t *ws_status_json(const char *root, const IdxStatus *s);
  * one of a known total (done == total); the time floor only ever drops
  * reports, so the step rule bounds their number (at most WS_PACE_STEPS + 1
  * over a known total, 1 + done / WS_PACE_UNITS otherwise). */
-#define WS_PACE_STEPS 50    /* a report per 2% of the files */
-#define WS_PACE_UNITS 16    /* a report per 16 tokens of an answer */
-#define WS_PACE_MIN_MS 250. /* at most four reports a second */
+#define WS_PACE_STEPS 50     /* a report per 2% of the files */
+#define WS_PACE_UNITS 16     /* a report per 16 tokens of an answer */
+#define WS_PACE_MIN_MS 250.0 /* at most four reports a second */
 
 typedef struct WsPace {
     double min_ms, last_ms;
