@@ -80,14 +80,17 @@ static void store__version(char out[48])
 /* Whether the open database carries our schema at our version (*ok). A
  * fresh, empty file counts as "needs schema" (*ok = 0, *empty = 1). A
  * file that cannot be read now is CR_EDB, never "another schema": that
- * would rebuild an index over a passing lock. */
-static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
+ * would rebuild an index over a passing lock. A file whose content cannot
+ * be read (damaged, not a database) sets *damaged (when not NULL): not
+ * ours either, but told apart from an index of another version. */
+static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, int *damaged, ErrInfo *e)
 {
     static const char *const sql[2] = {"SELECT count(*) FROM sqlite_master",
                                        "SELECT value FROM meta WHERE key = 'schema'"};
     char want[48];
     store__version(want);
     *ok = *empty = 0;
+    if (damaged) *damaged = 0;
     for (int q = 0; q < 2; q++) {
         sqlite3_stmt *s = NULL;
         int rc = sqlite3_prepare_v2(st->db, sql[q], -1, &s, NULL);
@@ -100,7 +103,9 @@ static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
         sqlite3_finalize(s);
         if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
             if (!store__content_error(rc)) return idx_store_err(st, e, "reading the schema");
-            return CR_OK; /* not ours */
+            /* not ours: no such table is another program's database */
+            if (damaged) *damaged = (rc & 0xff) != SQLITE_ERROR;
+            return CR_OK;
         }
         if (*empty) return CR_OK;
     }
@@ -114,7 +119,7 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     if (rc) return rc;
     /* Another process may have created it while we waited for the lock. */
     int ok = 0, empty = 0;
-    if ((rc = store__schema_check(st, &ok, &empty, e))) {
+    if ((rc = store__schema_check(st, &ok, &empty, NULL, e))) {
         idx_store_exec(st, "ROLLBACK", NULL);
         return rc;
     }
@@ -252,8 +257,15 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         rc = store__open_db(st, e);
     }
     if (rc) goto out;
-    int ok = 0, empty = 0;
-    if ((rc = store__schema_check(st, &ok, &empty, e))) goto out;
+    int ok = 0, empty = 0, damaged = 0;
+    if ((rc = store__schema_check(st, &ok, &empty, &damaged, e))) goto out;
+    if (!ok && damaged && (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING))) {
+        rc = err_set(e, (flags & IDX_OPEN_READONLY) ? CR_ESCHEMA : CR_ENOINDEX,
+                     "index at %s is damaged (or not a coderag index): run `coderag index` to "
+                     "rebuild it",
+                     st->db_path);
+        goto out;
+    }
     if (!ok) {
         if (empty && existing) {
             rc = err_set(e, CR_ENOINDEX,
@@ -279,7 +291,8 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         }
         if (!empty) {
             /* An older or foreign database: rebuild, never misread. */
-            log_msg(LOG_WARN, "%s: other schema; rebuilding the index", st->db_path);
+            log_msg(LOG_WARN, "%s: %s; rebuilding the index", st->db_path,
+                    damaged ? "damaged" : "other schema");
             store__close_db(st);
             remove_db_files(st->db_path);
             if ((rc = store__open_db(st, e))) goto out;

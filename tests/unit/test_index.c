@@ -464,7 +464,9 @@ static void test_schema_rebuild(void)
                            NULL, NULL),
               SQLITE_OK);
     sqlite3_close(h);
-    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, NULL), CR_ESCHEMA);
+    ErrInfo e = {0};
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, &e), CR_ESCHEMA);
+    CHECK(strstr(e.msg, "another schema version") != NULL);
     /* `ask --no-update` answers from the index as it is: it says to
      * re-index, and leaves the old index alone */
     CHECK_INT(idx_open(&cfg, IDX_OPEN_EXISTING, &st, NULL), CR_ENOINDEX);
@@ -485,8 +487,34 @@ static void test_schema_rebuild(void)
     CHECK(status.files > 0);
     idx_close(st);
 
+    /* A damaged page where the schema is read: readers say it is damaged,
+     * not of another version, and how to mend it; a writer rebuilds. */
+    FILE *f = fopen(db, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        char junk[512];
+        memset(junk, 0xa5, sizeof junk);
+        fseek(f, 4096, SEEK_SET); /* page 2: the first table's */
+        fwrite(junk, 1, sizeof junk, f);
+        fclose(f);
+    }
+    ErrInfo de = {0};
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, &de), CR_ESCHEMA);
+    CHECK(strstr(de.msg, "is damaged") && strstr(de.msg, "run `coderag index`"));
+    CHECK(!strstr(de.msg, "version"));
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_EXISTING, &st, &de), CR_ENOINDEX);
+    CHECK(strstr(de.msg, "is damaged") && strstr(de.msg, "run `coderag index`"));
+    st = open_store(0, NULL, 0);
+    CHECK(st != NULL);
+    if (st) {
+        update(st);
+        idx_status(st, &status, NULL);
+        CHECK(status.files > 0);
+        idx_close(st);
+    }
+
     /* A foreign file where the database should be is replaced, not read. */
-    FILE *f = fopen(db, "wb");
+    f = fopen(db, "wb");
     fputs("this is not a database", f);
     fclose(f);
     char p[600];
