@@ -197,6 +197,29 @@ static void remove_db_files(const char *db_path)
     unlink(p);
 }
 
+/* The index names the workspace it was made for (meta "root"): an index
+ * folder named for another workspace (--index-dir, CODERAG_INDEXDIR) is
+ * refused, never read with paths that mean other files, nor emptied by an
+ * update of this one. An index folder inside the root moves with it (a
+ * renamed project keeps its .coderag/): a writer records the new root. An
+ * index made before the key: a writer records it. */
+static CrErr store__root_check(IdxStore *st, int writable, ErrInfo *e)
+{
+    char have[PATH_MAX];
+    CrErr rc = idx_store_meta_get(st, "root", have, sizeof have, e);
+    if (rc && rc != CR_ENOENT) return rc;
+    if (!rc && !strcmp(have, st->root)) return CR_OK;
+    if (!rc && !path_under(st->root, st->index_dir))
+        return err_set(e, CR_EUSAGE,
+                       "index directory %s holds the index of %s, not of %s: pass --root %s, "
+                       "or name another index directory",
+                       st->index_dir, have, st->root, have);
+    /* best effort: a reader, or a writer that cannot write now, says the
+     * same next time */
+    if (writable) idx_store_meta_put(st, "root", st->root, NULL);
+    return CR_OK;
+}
+
 CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -299,6 +322,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         }
         if ((rc = store__create_schema(st, e))) goto out;
     }
+    rc = store__root_check(st, !(flags & IDX_OPEN_READONLY), e);
 out:
     if (rc) {
         idx_close(st);
