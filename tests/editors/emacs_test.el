@@ -112,8 +112,7 @@ server may take long, and the test must still pass."
         (mk "repo/pkg/sub/x.py") (make-directory (expand-file-name "repo/.git" tmp) t) (mk "repo/pkg/pyproject.toml")
         (mk "proj/pyproject.toml") (mk "proj/pkg/mod/x.py")
         (mk "plain/flask/app.py") (make-directory (expand-file-name "plain/flask/.coderag" tmp) t)
-        (mk "wt/.git") (mk "wt/a/b.py") (mk "elsewhere/loose.py")
-        (mk "gomod/go.mod") (mk "gomod/doc/md_docs.go"))
+        (mk "wt/.git") (mk "wt/a/b.py") (mk "elsewhere/loose.py"))
       (let ((command-line-default-directory (expand-file-name "plain/" tmp))
             (d (directory-file-name tmp)))
         (ct-check (equal (coderag-root (expand-file-name "repo/pkg/sub/x.py" tmp)) (cons (concat d "/repo") 'vcs))
@@ -125,9 +124,6 @@ server may take long, and the test must still pass."
                   (coderag-root (expand-file-name "plain/flask/app.py" tmp)))
         (ct-check (equal (car (coderag-root (expand-file-name "wt/a/b.py" tmp))) (concat d "/wt"))
                   "root: a .git file (worktree) is a VCS marker")
-        (ct-check (equal (coderag-root (expand-file-name "gomod/doc/md_docs.go" tmp)) (cons (concat d "/gomod") 'project))
-                  "root: any language's project marker (go.mod), as the server's rule"
-                  (coderag-root (expand-file-name "gomod/doc/md_docs.go" tmp)))
         (ct-check (eq (cdr (coderag-root (expand-file-name "elsewhere/loose.py" tmp))) 'file)
                   "root: a file outside the opened folder says so"))
 

@@ -268,15 +268,12 @@ local ok, err = xpcall(function()
   mk('plain/flask/app.py'); vim.fn.mkdir(t .. '/plain/flask/.coderag', 'p')
   mk('wt/.git'); mk('wt/a/b.py') -- a worktree: .git is a file
   mk('elsewhere/loose.py')
-  mk('gomod/go.mod'); mk('gomod/doc/md_docs.go') -- the Go table row's marker, as the server's
   check(root.find(t .. '/repo/pkg/sub/x.py', t) == t .. '/repo', 'root: the VCS root wins over a nested pyproject.toml')
   check(root.find(t .. '/proj/pkg/mod/x.py', t) == t .. '/proj', 'root: nearest project marker without VCS')
   check(root.find(t .. '/plain/flask/app.py', t .. '/plain') == t .. '/plain',
     'root: a leftover .coderag/ is not a marker; the opened folder, not the file\'s folder',
     root.find(t .. '/plain/flask/app.py', t .. '/plain'))
   check(root.find(t .. '/wt/a/b.py', t) == t .. '/wt', 'root: a .git file (worktree) is a VCS marker')
-  check(root.find(t .. '/gomod/doc/md_docs.go', t .. '/gomod/doc') == t .. '/gomod',
-    'root: any language\'s project marker (go.mod), as the server\'s rule', root.find(t .. '/gomod/doc/md_docs.go', t .. '/gomod/doc'))
   local r, how = root.find(t .. '/elsewhere/loose.py', t .. '/plain')
   check(r == t .. '/elsewhere' and how == 'file', 'root: a file outside the opened folder says so')
   check(root.find('', t .. '/plain') == t .. '/plain', 'root: no file: the opened folder')

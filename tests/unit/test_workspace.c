@@ -1,7 +1,6 @@
 /*
  * test_workspace.c - the workspace layer (ws.h): what a file change calls
- * for, the root rule from the current folder (and the clients' copy of its
- * project markers), the LLM endpoint's back-off,
+ * for, the root rule from the current folder, the LLM endpoint's back-off,
  * the pace of progress reports, and the one orchestration of a question
  * (steps and one call) against the fake OpenAI server.
  */
@@ -84,80 +83,6 @@ static void test_root_from_current_folder(void)
     CHECK(chdir(cwd) == 0);
     free(cwd);
     test_sh("rm -rf '%s' '%s'", base, "/nonexistent");
-}
-
-/* The editors apply the root rule before they start the server, so each
- * client carries the project markers: exactly the language table's
- * (idx_project_marker), or an editor and `coderag index` pick different
- * roots in a Go, Rust, Java or JavaScript project and build two indexes. */
-static void test_clients_share_project_markers(void)
-{
-    static const struct {
-        const char *path; /* below the source tree */
-        const char *key;  /* the list follows this text */
-        char close;       /* and ends at this character */
-        char quote;       /* the names are quoted with this */
-    } clients[] = {
-        {"editors/nvim/lua/coderag/root.lua", "R.project_markers =", '}', '\''},
-        {"editors/emacs/coderag-connection.el", "(defcustom coderag-project-markers", ')', '"'},
-        {"editors/vscode-client/src/logic.ts", "export const PROJECT_MARKERS =", ']', '\''},
-    };
-    size_t n_table = 0;
-    while (idx_project_marker(n_table))
-        n_table++;
-    CHECK(n_table > 3);
-    for (size_t c = 0; c < sizeof clients / sizeof clients[0]; c++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/../../%s", FIXTURE_DIR, clients[c].path);
-        StrBuf sb;
-        sb_init(&sb);
-        ErrInfo e = {0};
-        CHECK_INT(sb_read_file(&sb, path, 1 << 20, &e), CR_OK);
-        const char *list = sb.buf ? strstr(sb.buf, clients[c].key) : NULL;
-        CHECK(list != NULL);
-        if (!list) {
-            sb_release(&sb);
-            continue;
-        }
-        list += strlen(clients[c].key);
-        const char *end = strchr(list, clients[c].close);
-        CHECK(end != NULL);
-        /* every quoted name in the client's list is a marker of the table */
-        size_t n_client = 0;
-        for (const char *q = list; end && q < end;) {
-            char quote = *q;
-            if (quote != clients[c].quote) {
-                q++;
-                continue;
-            }
-            const char *close = strchr(q + 1, quote);
-            if (!close || close > end) break;
-            char name[128];
-            snprintf(name, sizeof name, "%.*s", (int)(close - q - 1), q + 1);
-            int found = 0;
-            for (size_t i = 0; i < n_table; i++)
-                found |= !strcmp(idx_project_marker(i), name);
-            if (!found)
-                fprintf(stderr, "  %s: '%s' is not a project marker\n", clients[c].path, name);
-            CHECK(found);
-            n_client++;
-            q = close + 1;
-        }
-        /* and every marker of the table is in the client's list */
-        for (size_t i = 0; end && i < n_table; i++) {
-            char quoted[140];
-            snprintf(quoted, sizeof quoted, "%c%s%c", clients[c].quote, idx_project_marker(i),
-                     clients[c].quote);
-            const char *hit = strstr(list, quoted);
-            int found = hit && hit < end;
-            if (!found)
-                fprintf(stderr, "  %s lacks the project marker '%s'\n", clients[c].path,
-                        idx_project_marker(i));
-            CHECK(found);
-        }
-        CHECK_INT(n_client, n_table);
-        sb_release(&sb);
-    }
 }
 
 typedef struct Notices {
@@ -334,7 +259,6 @@ static void run_tests(void)
 {
     RUN(test_change_kind);
     RUN(test_root_from_current_folder);
-    RUN(test_clients_share_project_markers);
     RUN(test_endpoint_backoff);
     RUN(test_pace_steps);
     RUN(test_pace_open_ended);

@@ -52,14 +52,7 @@ export interface StatusResult {
 }
 
 export const VCS_MARKERS = ['.git', '.hg', '.svn', '.jj'];
-/** Every language's project markers, as the server's language table lists them
- *  (idx_project_marker; tests/unit/test_workspace.c checks that the lists agree). */
-export const PROJECT_MARKERS = [
-  'pyproject.toml', 'setup.py', 'setup.cfg', 'configure.ac', 'compile_commands.json',
-  '.clangd', 'go.mod', 'go.work', 'Cargo.toml', 'pom.xml',
-  'build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts', 'package.json',
-  'deno.json', 'tsconfig.json',
-];
+export const PROJECT_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg'];
 
 /**
  * The root rule shared by every coderag client (editors/README.md): from `start` (a file's

@@ -146,13 +146,10 @@ test('the context table shows score, lines, symbol and via; a weak match is flag
 });
 
 test('the root rule: VCS root, else project marker, else the opened folder; .coderag/ is no marker', () => {
-  const fsys = new Set(['/r/.git', '/r/pkg/pyproject.toml', '/p/pyproject.toml', '/plain/flask/.coderag', '/wt/.git', '/g/go.mod', '/rs/Cargo.toml']);
+  const fsys = new Set(['/r/.git', '/r/pkg/pyproject.toml', '/p/pyproject.toml', '/plain/flask/.coderag', '/wt/.git']);
   const ex = (p: string) => fsys.has(p);
   assert.deepEqual(findRoot('/r/pkg/sub', '/r/pkg/sub', ex), { root: '/r', how: 'vcs' });
   assert.deepEqual(findRoot('/p/pkg/mod', '/p/pkg/mod', ex), { root: '/p', how: 'project' });
   assert.deepEqual(findRoot('/plain/flask', '/plain', ex), { root: '/plain', how: 'opened' });
   assert.deepEqual(findRoot('/wt/a', '/wt/a', ex), { root: '/wt', how: 'vcs' });
-  // every language's project marker, as the server's rule (go.mod, Cargo.toml...)
-  assert.deepEqual(findRoot('/g/doc', '/g/doc', ex), { root: '/g', how: 'project' });
-  assert.deepEqual(findRoot('/rs/src/unicode', '/rs/src', ex), { root: '/rs', how: 'project' });
 });
