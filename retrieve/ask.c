@@ -105,7 +105,13 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
          p = NULL)
         words[n_words++] = w;
     rtv_packer_init(&pk, budget, RTV_MAX_CANDIDATES);
-    out->items = n_fused ? xcalloc(n_fused, sizeof *out->items) : NULL;
+    out->items = xcalloc(n_fused + 1, sizeof *out->items);
+    if (req->focus_chunk) { /* the definition asked about, whole, first */
+        rc = rtv_focus_item(st, req->focus_chunk, &out->items[0], e);
+        if (rc) goto out;
+        rtv_packer_force(&pk, &out->items[0]);
+        out->n_items = 1;
+    }
     for (size_t i = 0; i < n_fused && rtv_packer_open(&pk); i++) {
         RtvItem *it = &out->items[out->n_items];
         rc = load_item(st, &fused[i], it, &line_buf, e);
@@ -123,7 +129,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
 
     rtv_match_signals(st, req->question, &info, out->n_items, &out->signals);
     out->match = rtv_match(&out->signals, out->match_reason, sizeof out->match_reason);
-    if (!req->use_bm25 && out->n_items) { /* an ablation: coverage is not measured */
+    /* an ablation: coverage is not measured; a focus: the context holds what is asked about */
+    if ((!req->use_bm25 || req->focus_chunk) && out->n_items) {
         out->match = RTV_MATCH_STRONG;
         out->match_reason[0] = '\0';
     }

@@ -81,6 +81,11 @@ typedef struct RtvRequest {
      * question is searched together with this one. */
     const RtvTurn *history;
     size_t n_history;
+    /* A chunk (any piece) of the definition the question is about, e.g. the
+     * one rtv_def_under found for an explanation; 0: none. Its whole
+     * definition, however many pieces it is stored as, is the first context
+     * item, whatever the budget; retrieval's other items fill what is left. */
+    int64_t focus_chunk;
 } RtvRequest;
 
 /* Fills r with the defaults (no question, default budget, every retriever
@@ -245,6 +250,19 @@ CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e);
 /* The innermost definition of path whose lines (first to last piece)
  * contain `line` (1-based). CR_ENOENT when the line is in none. */
 CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, ErrInfo *e);
+
+/* The definition that `word` (an identifier) at `line` (1-based) of path
+ * names, for hover, explain and go-to: the innermost definition of path
+ * named word whose lines contain line (the cursor is on its name, or in its
+ * own body); else word in the scopes reachable from there, innermost first
+ * (in Headers.update, "copy" is Headers.copy before a module-level copy);
+ * else the file's definition named word nearest to line; only when path
+ * defines no word, the index's first definition of that name elsewhere
+ * (rtv_defs_named). Its head.symbol is qualified ("Class.method"). Release
+ * with rtv_def_release. CR_ENOENT when the index defines no word; CR_EINVAL
+ * without path or word; the store's errors. */
+CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *word, RtvDef *out,
+                    ErrInfo *e);
 
 /* The definitions of a name: a qualified dotted name ("pkg.mod.Class.meth"),
  * or when none matches, every definition whose last component is the name's

@@ -30,6 +30,9 @@ void rtv_packer_init(RtvPacker *p, size_t budget, size_t max_items);
 void rtv_packer_release(RtvPacker *p);
 /* Whether `it` is taken (it must stay valid while the packer lives). */
 int rtv_packer_offer(RtvPacker *p, const RtvItem *it);
+/* Takes `it` whatever its size (the focus of a request): the budget left
+ * shrinks by its cost, to 0 when it costs more. */
+void rtv_packer_force(RtvPacker *p, const RtvItem *it);
 /* Whether anything more could still be taken. */
 int rtv_packer_open(const RtvPacker *p);
 
@@ -177,6 +180,12 @@ void rtv_apply_priors(RtvCand *v, size_t n, const RtvTuning *t);
 
 /* Releases an item's chunk and text. */
 void rtv_item_release(RtvItem *it);
+
+/* The focus item of a request (RtvRequest.focus_chunk): the whole
+ * definition chunk_id is a piece of, as one item named by its first piece,
+ * its lines read now, score 1. Release with rtv_item_release. CR_ENOENT when
+ * the chunk is gone; the store's errors. */
+CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e);
 
 /* ---------------------------------------------------------------- LLM answers */
 
