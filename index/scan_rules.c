@@ -72,7 +72,8 @@ IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *bas
     StrBuf sb;
     sb_init(&sb);
     struct stat st;
-    int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named .gitignore must not block the open */
+    int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto out;
     if (st.st_size > SCAN_GITIGNORE_MAX) {
         log_msg(LOG_WARN, ".gitignore in '%s' is over %u bytes; not read", base,

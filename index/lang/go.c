@@ -30,14 +30,11 @@ static void go__import(LangParse *p, TSNode spec)
 /* The module path declared by root/go.mod, or NULL. Caller frees. */
 static char *go__module_path(const char *root)
 {
-    StrBuf path, text;
+    StrBuf text;
     char *mod = NULL;
-    sb_init(&path);
     sb_init(&text);
-    sb_addf(&path, "%s/go.mod", root);
     /* never a go.mod linked from outside the workspace */
-    if (path_real_under(root, path.buf, NULL) == CR_OK &&
-        sb_read_file(&text, path.buf, 1u << 20, NULL) == CR_OK) {
+    if (path_read_under(root, "go.mod", &text, 1u << 20, NULL) == CR_OK) {
         for (const char *p = text.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
             while (*p == ' ' || *p == '\t')
                 p++;
@@ -50,7 +47,6 @@ static char *go__module_path(const char *root)
             break;
         }
     }
-    sb_release(&path);
     sb_release(&text);
     return mod;
 }
