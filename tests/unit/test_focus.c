@@ -30,7 +30,8 @@ static const Lang langs[] = {
     {"cpp/headers.cc", "cpp/util/render.cc", "Headers.render", "render", "one step at a time"},
     {"go/headers.go", "go/util/render.go", "Headers.render", "render", "one step at a time"},
     {"rust/headers.rs", "rust/util/render.rs", "Headers.render", "render", "one step at a time"},
-    {"java/Headers.java", "java/util/Render.java", "Headers.render", "Render.render", "one step at a time"},
+    {"java/Headers.java", "java/util/Render.java", "Headers.render", "Render.render",
+     "one step at a time"},
     {"js/headers.js", "js/util/render.js", "Headers.render", "render", "one step at a time"},
     {"ts/headers.ts", "ts/util/render.ts", "Headers.render", "render", "one step at a time"},
 };
