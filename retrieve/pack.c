@@ -52,10 +52,7 @@ int rtv_packer_offer(RtvPacker *p, const RtvItem *it)
 
 void rtv_packer_force(RtvPacker *p, const RtvItem *it)
 {
-    const char *t = it->text ? it->text : "";
-    size_t cost = rtv_chars(t, strlen(t));
     if (p->n_taken < p->max_items) p->taken[p->n_taken++] = it;
-    p->left = cost < p->left ? p->left - cost : 0;
 }
 
 size_t rtv_pack_select(const RtvItem *cands, size_t n, size_t budget, size_t max_items,

@@ -30,8 +30,8 @@ void rtv_packer_init(RtvPacker *p, size_t budget, size_t max_items);
 void rtv_packer_release(RtvPacker *p);
 /* Whether `it` is taken (it must stay valid while the packer lives). */
 int rtv_packer_offer(RtvPacker *p, const RtvItem *it);
-/* Takes `it` whatever its size (the focus of a request): the budget left
- * shrinks by its cost, to 0 when it costs more. */
+/* Takes `it` whatever its size, outside the budget (the focus of a
+ * request): later offers may not overlap it. */
 void rtv_packer_force(RtvPacker *p, const RtvItem *it);
 /* Whether anything more could still be taken. */
 int rtv_packer_open(const RtvPacker *p);
