@@ -149,3 +149,41 @@ CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e)
     rtv_def_release(&d);
     return rc;
 }
+
+CrErr rtv_focus_callers(IdxStore *st, int64_t chunk_id, size_t max, RtvCand **out, size_t *n_out,
+                        ErrInfo *e)
+{
+    RtvDef d;
+    RtvRef *refs = NULL;
+    size_t n = 0;
+    *out = NULL;
+    *n_out = 0;
+    CrErr rc = rtv_def_of_chunk(st, chunk_id, &d, e);
+    if (rc) return rc;
+    rc = rtv_refs(st, &d, 0, RTV_REF_BIT(IDX_EDGE_CALL), max, &refs, &n, NULL, e);
+    *out = n ? xcalloc(n, sizeof **out) : NULL;
+    for (size_t i = 0; !rc && i < n; i++) {
+        const RtvDef *o = &refs[i].other;
+        int64_t piece = o->pieces[0]; /* the piece the call is written in */
+        for (size_t k = 1; k < o->n_pieces; k++) {
+            IdxChunk c;
+            if (idx_chunk_get(st, o->pieces[k], &c, NULL) != CR_OK) continue;
+            if (c.start_line == refs[i].at_start) piece = c.id;
+            idx_chunk_release(&c);
+        }
+        RtvCand *c = &(*out)[(*n_out)++];
+        c->chunk_id = piece;
+        c->file_id = o->head.file_id;
+        c->kind = o->head.kind;
+        c->score = 1.0;
+        c->via = RTV_VIA_GRAPH;
+    }
+    rtv_refs_free(refs, n);
+    rtv_def_release(&d);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n_out = 0;
+    }
+    return rc;
+}

@@ -84,8 +84,9 @@ typedef struct RtvRequest {
     /* A chunk (any piece) of the definition the question is about, e.g. the
      * one rtv_def_under found for an explanation; 0: none. Its whole
      * definition, however many pieces it is stored as, is the first context
-     * item, outside the budget (the user asked about all of it); retrieval's
-     * other items, none overlapping it, fill the budget. rtv_ask fails with
+     * item, outside the budget (the user asked about all of it); its callers
+     * (the code graph's, up to 3) and then retrieval's other items, none
+     * overlapping it, fill the budget. rtv_ask fails with
      * CR_ENOENT when the chunk is no longer indexed. */
     int64_t focus_chunk;
 } RtvRequest;

@@ -186,6 +186,13 @@ void rtv_item_release(RtvItem *it);
  * its lines read now, score 1. Release with rtv_item_release. CR_ENOENT when
  * the chunk is gone; the store's errors. */
 CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e);
+/* Callers an explanation's context shows first, after the focus. */
+#define RTV_FOCUS_CALLERS 3
+/* Candidates for the callers of that definition (the pieces the calls are
+ * written in), at most max, by path and line, score 1, via graph: what an
+ * explanation's "how is it used" needs first. Caller frees *out. */
+CrErr rtv_focus_callers(IdxStore *st, int64_t chunk_id, size_t max, RtvCand **out, size_t *n_out,
+                        ErrInfo *e);
 
 /* ---------------------------------------------------------------- LLM answers */
 
