@@ -304,7 +304,7 @@ int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
     free(j->question);
     j->question = sb_detach(&q, NULL);
     sb_release(&q);
-    lsp_explain_key(&d.head, j->explain_key);
+    lsp_explain_key(st, &d, j->explain_key);
     free(j->explain_symbol);
     j->explain_symbol = xstrdup(name);
     j->explain_focus = d.head.id;

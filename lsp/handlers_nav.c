@@ -390,7 +390,7 @@ static int run_hover(Server *s, Job *job)
             if (n > n_defs) sb_addf(&md, "\n- … %zu definitions in all", n);
         }
         /* the LLM only when asked (coderag.explain); its answer is kept */
-        const char *why = lsp_explain_cached(j->job.ws, d);
+        const char *why = lsp_explain_cached(j->job.ws, st, &defs[0]);
         if (why)
             sb_addf(&md, "\n\n---\n**Explanation** (LLM; its citations are verified)\n\n%s", why);
         result = json_object();

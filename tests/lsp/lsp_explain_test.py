@@ -118,8 +118,28 @@ def t_explain_langs(env):
                     block = "[%s:%d-%d] %s" % (rel, first, ctx["endLine"], symbol)
                     check(block in prompt.split("\n## Block 2")[0] and "`%s`" % symbol in prompt,
                           "%s: the LLM saw it first: %s" % (what, prompt[:600]))
+        stale_after_edit(env, s)
         check(s.shutdown_exit() == 0, "exit code")
         check_sanitizers(s)
+
+
+def stale_after_edit(env, s):
+    """Hover shows the explanation of Headers.render until a line of its last
+    window changes (the cache is keyed on every piece, not the first)."""
+    rel = "python/headers.py"
+    uri = env.uri(rel)
+    lines = lines_of(env, rel)
+    name = positions(lines, "class Headers")[0]
+    where = {"textDocument": {"uri": uri}, "position": {"line": name[0], "character": name[1] + 1}}
+    md = s.call("textDocument/hover", where)["result"]["contents"]["value"]
+    check("**Explanation**" in md and "It renders every header" in md, "hover shows it: %s" % md)
+    at = [i for i, text in enumerate(lines) if "n + 115" in text][0]
+    lines[at] = lines[at].replace("n + 115", "n + 1150")
+    env.write(rel, "\n".join(lines))
+    s.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+    md = s.call("textDocument/hover", where)["result"]["contents"]["value"]
+    check("Headers.render" in md and "**Explanation**" not in md,
+          "an edit in its last window: the explanation is stale: %s" % md)
 
 
 GROUPS = {"explain": [t_explain_langs]}
