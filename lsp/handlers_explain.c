@@ -45,6 +45,10 @@ static int run_action(Server *s, Job *job)
     ActionJob *j = (ActionJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
+    if (rpc_call_cancelled(call)) { /* editors ask on every cursor move, and move on */
+        rpc_call_reply(call, NULL, NULL);
+        return JOB_DONE;
+    }
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
     RtvDef d = {0};
