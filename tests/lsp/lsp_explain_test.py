@@ -2,8 +2,9 @@
 """Hover, code lens, code action and coderag.explain on the definition under
 the cursor, in every language (tests/fixtures/explain, see its generator
 tests/fixtures/explain.gen.py): in each, Headers.render is longer than the
-indexer's window (several chunks), Other.render (nearer to the call in
-Headers.update) and a module-level render in util/ share its name. The LLM
+indexer's window (several chunks), First.render (the file's first),
+Other.render (nearer to the call in Headers.update) and a module-level render
+in util/ share its name. The LLM
 is tests/fake_openai.py on loopback.
 
     lsp_explain_test.py CODERAG_BIN FIXTURE_DIR explain

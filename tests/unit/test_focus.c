@@ -1,10 +1,11 @@
 /* The definition under the cursor (rtv_def_under) and a request's focus
  * (RtvRequest.focus_chunk) on tests/fixtures/explain: in each language a
- * class Headers whose render is longer than the indexer's window (several
- * chunks), whose update calls render after filler lines, then a class Other
- * with a short render (nearer to that call than Headers.render), and a
- * module-level render in a folder (util/). C has no classes: its render is a
- * static function, the other in util/. */
+ * class First with a short render (the file's first), a class Headers whose
+ * render is longer than the indexer's window (several chunks) and whose
+ * update calls render after filler lines, then a class Other with a short
+ * render (nearer to that call than Headers.render), and a module-level
+ * render in a folder (util/). C has no classes: its render is a static
+ * function, the other in util/. */
 #include "rtv.h"
 #include "test.h"
 
