@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Hover, code lens, code action and coderag.explain on the definition under
-the cursor, in every language (tests/fixtures/explain, see its generator
+"""Hover, code lens, call hierarchy, code action and coderag.explain on the
+definition under the cursor, in every language (tests/fixtures/explain, see its generator
 tests/fixtures/explain.gen.py): in each, Headers.render is longer than the
 indexer's window (several chunks), First.render (the file's first),
 Other.render (nearer to the call in Headers.update) and a module-level render
@@ -90,6 +90,13 @@ def t_explain_langs(env):
             head = md.split("**Also defined**")[0]
             check("`%s` — [`%s`](%s#L%d)" % (symbol, symbol, uri, first) in head,
                   "%s: hover names the definition in scope: %s" % (what, md))
+
+            # call hierarchy from the call: the same definition, whole
+            r = s.call("textDocument/prepareCallHierarchy",
+                       {"textDocument": {"uri": uri}, "position": {"line": call[0], "character": call[1] + 1}})
+            items = r.get("result") or []
+            check(len(items) == 1 and items[0]["uri"] == uri and items[0]["range"]["start"]["line"] == first - 1
+                  and items[0]["range"]["end"]["line"] >= last, "%s: call hierarchy item %r" % (what, r))
 
             # lenses: one pair on Headers.render, its question qualified
             lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
