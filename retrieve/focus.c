@@ -143,7 +143,21 @@ CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e)
         out->start_line = d.start_line;
         out->end_line = d.end_line;
         out->score = 1.0;
-        out->text = xstrndup(sb.buf, sb.len);
+        size_t len = sb.len;
+        if (len > RTV_FOCUS_MAX_CHARS) { /* whole lines up to the cap, at least one */
+            uint32_t lines = 0;
+            const char *p = sb.buf, *end = sb.buf + sb.len, *nl;
+            len = 0;
+            while ((nl = memchr(p, '\n', (size_t)(end - p))) &&
+                   (!lines || (size_t)(nl + 1 - sb.buf) <= RTV_FOCUS_MAX_CHARS)) {
+                len = (size_t)(nl + 1 - sb.buf);
+                lines++;
+                p = nl + 1;
+            }
+            if (!lines) len = RTV_FOCUS_MAX_CHARS; /* one line longer than the cap */
+            out->end_line = d.start_line + (lines ? lines - 1 : 0);
+        }
+        out->text = xstrndup(sb.buf, len);
     }
     sb_release(&sb);
     rtv_def_release(&d);

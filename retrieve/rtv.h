@@ -84,12 +84,16 @@ typedef struct RtvRequest {
     /* A chunk (any piece) of the definition the question is about, e.g. the
      * one rtv_def_under found for an explanation; 0: none. Its whole
      * definition, however many pieces it is stored as, is the first context
-     * item, outside the budget (the user asked about all of it); its callers
+     * item, outside the budget (the user asked about all of it) up to
+     * RTV_FOCUS_MAX_CHARS (a longer one is cut at a line end); its callers
      * (the code graph's, up to 3) and then retrieval's other items, none
      * overlapping it, fill the budget. rtv_ask fails with
      * CR_ENOENT when the chunk is no longer indexed. */
     int64_t focus_chunk;
 } RtvRequest;
+
+/* Most characters of a focus definition packed (RtvRequest.focus_chunk). */
+#define RTV_FOCUS_MAX_CHARS 40000
 
 /* Fills r with the defaults (no question, default budget, every retriever
  * on, mode auto, no LLM, streaming, default timeouts and retries, no hooks). */

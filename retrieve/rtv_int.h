@@ -183,7 +183,8 @@ void rtv_item_release(RtvItem *it);
 
 /* The focus item of a request (RtvRequest.focus_chunk): the whole
  * definition chunk_id is a piece of, as one item named by its first piece,
- * its lines read now, score 1. Release with rtv_item_release. CR_ENOENT when
+ * its lines read now (at most RTV_FOCUS_MAX_CHARS bytes, cut after a whole
+ * line: end_line says where), score 1. Release with rtv_item_release. CR_ENOENT when
  * the chunk is gone; the store's errors. */
 CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e);
 /* Callers an explanation's context shows first, after the focus. */

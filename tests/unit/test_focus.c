@@ -195,6 +195,54 @@ static void test_focus_first_whole(void)
     }
 }
 
+/* A definition longer than RTV_FOCUS_MAX_CHARS is packed up to the cap,
+ * cut after a whole line, its end_line saying where. */
+static void test_focus_capped(void)
+{
+    char root[64], ix[64], path[96];
+    strcpy(root, "/tmp/coderag-focus-big-XXXXXX");
+    CHECK(mkdtemp(root) != NULL);
+    snprintf(ix, sizeof ix, "%s/.ix", root);
+    snprintf(path, sizeof path, "%s/big.py", root);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "def huge(x):\n");
+    for (int i = 0; i < 3000; i++) /* 3,000 lines of 31 bytes: past the cap */
+        fprintf(f, "    x = x + %05d  # one step\n", i);
+    fprintf(f, "    return x\n");
+    fclose(f);
+    IdxStore *big = NULL;
+    IdxUpdateStats stats;
+    IdxConfig cfg = {.root = root, .index_dir = ix, .threads = 1};
+    CHECK_INT(idx_open(&cfg, 0, &big, NULL), CR_OK);
+    CHECK_INT(idx_update(big, NULL, NULL, &stats, NULL), CR_OK);
+    RtvDef d;
+    CHECK_INT(rtv_def_under(big, "big.py", 1, "huge", &d, NULL), CR_OK);
+    RtvRequest req;
+    RtvAnswer a;
+    rtv_request_init(&req);
+    req.question = "What does huge do?";
+    req.budget = 50; /* nothing else: the pieces past the cap are not joined to it */
+    req.use_dense = 0;
+    req.focus_chunk = d.pieces[0];
+    CHECK_INT(rtv_search(big, &req, &a, NULL), CR_OK);
+    CHECK(a.n_items >= 1);
+    if (a.n_items) {
+        const RtvItem *it = &a.items[0];
+        size_t len = strlen(it->text);
+        CHECK(len <= RTV_FOCUS_MAX_CHARS && len > RTV_FOCUS_MAX_CHARS - 100);
+        CHECK(it->text[len - 1] == '\n');
+        CHECK_INT(it->start_line, 1);
+        CHECK_INT(it->end_line, nl_count(it->text));
+        CHECK(it->end_line < d.end_line);
+    }
+    rtv_answer_release(&a);
+    rtv_def_release(&d);
+    idx_close(big);
+    test_sh("rm -rf '%s'", root, "");
+}
+
 static void test_focus_gone(void)
 {
     RtvRequest req;
@@ -214,6 +262,7 @@ int main(void)
     RUN(test_def_under);
     RUN(test_def_under_elsewhere);
     RUN(test_focus_first_whole);
+    RUN(test_focus_capped);
     RUN(test_focus_gone);
     idx_close(st);
     char cmd[128];
