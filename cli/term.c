@@ -1,0 +1,315 @@
+#include "term.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Markdown as a terminal shows it, fed in pieces as an LLM streams: each
+ * byte is written as soon as what it is can be told, so a streamed answer
+ * appears as it arrives. What is still undecided waits in `hold`: a line's
+ * first bytes (a heading's '#', a fence's backticks), a '*' that may be
+ * "**", a backtick run, a backslash, a bracket that may be a citation. */
+
+enum { ST_BOLD = 1, ST_CODE = 2, ST_CITE = 4 };
+
+#define CITE_MAX 400 /* longest "[path:range]" waited for */
+
+struct CliTerm {
+    FILE *f;
+    int styles;
+    char *root; /* absolute, for links; or NULL */
+    StrBuf hold;
+    int line_start;
+    int fence;
+    int heading;
+    int bold;
+    size_t code_ticks; /* inside a code span opened by this many backticks */
+    int shown;         /* the style last written */
+};
+
+CliTerm *cli_term_new(FILE *f, int styles, const char *root_abs)
+{
+    CliTerm *t = xcalloc(1, sizeof *t);
+    t->f = f;
+    t->styles = styles;
+    t->root = root_abs ? xstrdup(root_abs) : NULL;
+    sb_init(&t->hold);
+    t->line_start = 1;
+    return t;
+}
+
+void cli_term_free(CliTerm *t)
+{
+    if (!t) return;
+    sb_release(&t->hold);
+    free(t->root);
+    free(t);
+}
+
+int cli_term_styles_wanted(int fd_is_tty, const char *no_color, const char *term)
+{
+    if (!fd_is_tty) return 0;
+    if (no_color && no_color[0]) return 0; /* https://no-color.org */
+    return !(term && !strcmp(term, "dumb"));
+}
+
+static void show(CliTerm *t, int want)
+{
+    if (!t->styles || want == t->shown) return;
+    fputs("\x1b[0m", t->f);
+    if (want & ST_BOLD) fputs("\x1b[1m", t->f);
+    if (want & ST_CODE) fputs("\x1b[36m", t->f);
+    if (want & ST_CITE) fputs("\x1b[4;34m", t->f);
+    t->shown = want;
+}
+
+static int current(const CliTerm *t)
+{
+    return ((t->bold || t->heading) ? ST_BOLD : 0) | (t->code_ticks || t->fence ? ST_CODE : 0);
+}
+
+static void out(CliTerm *t, const char *s, size_t n)
+{
+    show(t, current(t));
+    fwrite(s, 1, n, t->f);
+}
+
+/* A file link (OSC 8) around text, where the terminal takes escapes. */
+static void link_open(CliTerm *t, const char *rel)
+{
+    if (!t->styles || !t->root) return;
+    char *uri = path_to_uri(t->root, rel);
+    if (uri) fprintf(t->f, "\x1b]8;;%s\x1b\\", uri);
+    free(uri);
+}
+
+static void link_close(CliTerm *t)
+{
+    if (t->styles && t->root) fputs("\x1b]8;;\x1b\\", t->f);
+}
+
+/* "path:12" or "path:12-30" with a path of no blanks: a citation. The
+ * length of its path, or 0. */
+static size_t cite_path_len(const char *s, size_t n)
+{
+    const char *colon = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == ' ' || s[i] == '\t' || s[i] == '[') return 0;
+        if (s[i] == ':') colon = s + i;
+    }
+    if (!colon || colon == s) return 0;
+    const char *p = colon + 1, *end = s + n;
+    if (p == end) return 0;
+    int dash = 0;
+    for (; p < end; p++) {
+        if (*p == '-' && !dash && p > colon + 1 && p + 1 < end) {
+            dash = 1;
+            continue;
+        }
+        if (*p < '0' || *p > '9') return 0;
+    }
+    return (size_t)(colon - s);
+}
+
+static void newline(CliTerm *t)
+{
+    /* styles end with the line: an unclosed "**" must not bold the rest */
+    t->bold = t->heading = 0;
+    if (!t->fence) t->code_ticks = 0;
+    show(t, current(t));
+    fputc('\n', t->f);
+    t->line_start = 1;
+}
+
+/* The start of a line: 0 to wait for more, else the bytes consumed. */
+static size_t line_head(CliTerm *t, const char *s, size_t n, int final)
+{
+    size_t i = 0;
+    while (i < n && i < 3 && s[i] == ' ')
+        i++;
+    size_t ticks = 0;
+    while (i + ticks < n && s[i + ticks] == '`')
+        ticks++;
+    if (ticks >= 3 || (i + ticks == n && ticks && !final)) {
+        /* a fence line: wait for its end, then show none of it */
+        const char *nl = memchr(s, '\n', n);
+        if (ticks < 3) return 0;
+        if (!nl && !final) return 0;
+        t->fence = !t->fence;
+        t->line_start = 1;
+        return nl ? (size_t)(nl - s) + 1 : n;
+    }
+    if (t->fence) { /* code: as it is, indent included */
+        t->line_start = 0;
+        return 0;
+    }
+    size_t h = 0;
+    while (i + h < n && s[i + h] == '#')
+        h++;
+    if (h && i + h == n && !final) return 0;
+    t->line_start = 0;
+    if (h >= 1 && h <= 6 && i + h < n && s[i + h] == ' ') {
+        t->heading = 1;
+        return i + h + 1;
+    }
+    if (i) out(t, s, i);
+    return i;
+}
+
+/* One inline step: 0 to wait for more, else the bytes consumed. */
+static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
+{
+    char c = s[0];
+    if (c == '\n') {
+        newline(t);
+        return 1;
+    }
+    if (t->fence) {
+        const char *nl = memchr(s, '\n', n);
+        size_t k = nl ? (size_t)(nl - s) : n;
+        out(t, s, k);
+        return k;
+    }
+    if (c == '`') {
+        size_t k = 0;
+        while (k < n && s[k] == '`')
+            k++;
+        if (k == n && !final) return 0;
+        if (t->code_ticks == k) {
+            t->code_ticks = 0;
+        } else if (t->code_ticks) {
+            out(t, s, k);
+        } else {
+            t->code_ticks = k;
+            if (k < n && s[k] == ' ' && k > 1) k++; /* "`` x ``": padding */
+        }
+        return k;
+    }
+    if (t->code_ticks) {
+        size_t k = 1;
+        while (k < n && s[k] != '`' && s[k] != '\n')
+            k++;
+        if (k < n && s[k] == '`' && s[k - 1] == ' ' && t->code_ticks > 1) {
+            /* "`` a` ``": a space before the closing run is padding */
+            size_t run = 0;
+            while (k + run < n && s[k + run] == '`')
+                run++;
+            if (k + run == n && !final) return 0;
+            if (run == t->code_ticks) {
+                if (k > 1) out(t, s, k - 1);
+                return k;
+            }
+        }
+        if (k == n && !final && s[k - 1] == ' ' && t->code_ticks > 1) k--; /* may be padding */
+        if (k) out(t, s, k);
+        return k;
+    }
+    if (c == '*') {
+        if (n < 2 && !final) return 0;
+        if (n >= 2 && s[1] == '*') {
+            t->bold = !t->bold;
+            return 2;
+        }
+        out(t, s, 1);
+        return 1;
+    }
+    if (c == '\\') {
+        if (n < 2 && !final) return 0;
+        if (n >= 2 && strchr("\\`*_[]{}()#+-.!|<>", s[1]) && s[1]) {
+            out(t, s + 1, 1);
+            return 2;
+        }
+        out(t, s, 1);
+        return 1;
+    }
+    if (c == '[') {
+        size_t k = 1;
+        while (k < n && k < CITE_MAX && s[k] != ']' && s[k] != '\n')
+            k++;
+        if (k == n && k < CITE_MAX && !final) return 0;
+        size_t plen = k < n && s[k] == ']' ? cite_path_len(s + 1, k - 1) : 0;
+        if (!plen) {
+            out(t, s, 1);
+            return 1;
+        }
+        char *rel = xstrndup(s + 1, plen);
+        link_open(t, rel);
+        show(t, current(t) | ST_CITE);
+        fwrite(s + 1, 1, k - 1, t->f);
+        show(t, current(t));
+        link_close(t);
+        free(rel);
+        return k + 1;
+    }
+    size_t k = 1;
+    while (k < n && !strchr("\n`*\\[", s[k]))
+        k++;
+    out(t, s, k);
+    return k;
+}
+
+static void drain(CliTerm *t, int final)
+{
+    size_t pos = 0;
+    while (pos < t->hold.len) {
+        const char *s = t->hold.buf + pos;
+        size_t n = t->hold.len - pos;
+        size_t k;
+        if (t->line_start) {
+            k = line_head(t, s, n, final);
+            if (!k && t->line_start) break; /* waiting */
+        } else {
+            k = inline_step(t, s, n, final);
+            if (!k) break;
+        }
+        pos += k;
+    }
+    sb_consume(&t->hold, pos);
+}
+
+void cli_term_md(CliTerm *t, const char *s, size_t n)
+{
+    sb_add(&t->hold, s, n);
+    drain(t, 0);
+    fflush(t->f);
+}
+
+void cli_term_end(CliTerm *t)
+{
+    drain(t, 1);
+    if (t->hold.len) { /* what could be nothing else: as it is */
+        out(t, t->hold.buf, t->hold.len);
+        sb_reset(&t->hold);
+    }
+    t->bold = t->heading = t->fence = 0;
+    t->code_ticks = 0;
+    show(t, 0);
+    if (!t->line_start) fputc('\n', t->f);
+    t->line_start = 1;
+    fflush(t->f);
+}
+
+void cli_term_heading(CliTerm *t, const char *text)
+{
+    show(t, ST_BOLD);
+    fputs(text, t->f);
+    show(t, 0);
+    fputc('\n', t->f);
+}
+
+void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint32_t line,
+                       const char *label)
+{
+    fputs("  ", t->f);
+    link_open(t, rel);
+    show(t, ST_CITE);
+    fprintf(t->f, "%s:%u", shown_path, line);
+    show(t, 0);
+    link_close(t);
+    if (label && label[0]) {
+        fputs("  ", t->f);
+        show(t, ST_CODE);
+        fputs(label, t->f);
+        show(t, 0);
+    }
+    fputc('\n', t->f);
+}

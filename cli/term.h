@@ -1,0 +1,41 @@
+/*
+ * term.h - answers for a person at a terminal (cli/term.c): Markdown
+ * rendered as the terminal shows it - bold and colour through escapes
+ * when styles are on, never the syntax itself - fed in pieces as an LLM
+ * streams; citations shown as path:line, linked to the file (OSC 8) where
+ * the terminal takes escapes.
+ */
+#ifndef CODERAG_CLI_TERM_INT_H
+#define CODERAG_CLI_TERM_INT_H
+
+#include "base.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct CliTerm CliTerm;
+
+/* Whether to style output on a descriptor: a terminal, NO_COLOR unset or
+ * empty (https://no-color.org), TERM not "dumb". */
+int cli_term_styles_wanted(int fd_is_tty, const char *no_color, const char *term);
+
+/* A renderer writing to f (borrowed); root_abs (copied; may be NULL) makes
+ * citation links. styles 0: plain text, no escape at all. */
+CliTerm *cli_term_new(FILE *f, int styles, const char *root_abs);
+void cli_term_free(CliTerm *t);
+
+/* Renders the next piece of a Markdown text; what cannot be told yet
+ * (a "*" that may open "**", a "[" that may be a citation) waits for the
+ * next piece or cli_term_end. Flushes f. */
+void cli_term_md(CliTerm *t, const char *s, size_t n);
+/* Ends the text: writes what waited, resets styles, ends the line. */
+void cli_term_end(CliTerm *t);
+
+/* A line of its own, bold. */
+void cli_term_heading(CliTerm *t, const char *text);
+/* "  shown_path:line  label": a location the terminal can open; rel is
+ * the path under root_abs that the link names. */
+void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint32_t line,
+                       const char *label);
+
+#endif

@@ -1,0 +1,106 @@
+/* cli/term.c: Markdown for a terminal, whole or streamed in pieces. */
+#include "cli/term.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Renders md in pieces of `step` bytes (0: whole) and returns the output. */
+static char *render(const char *md, size_t step, int styles)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CliTerm *t = cli_term_new(f, styles, styles ? "/ws" : NULL);
+    size_t n = strlen(md);
+    if (!step) step = n ? n : 1;
+    for (size_t i = 0; i < n; i += step)
+        cli_term_md(t, md + i, i + step > n ? n - i : step);
+    cli_term_end(t);
+    cli_term_free(t);
+    fclose(f);
+    return buf;
+}
+
+static void expect_plain(const char *md, const char *want)
+{
+    /* the same text whatever the pieces it arrives in */
+    for (size_t step = 0; step <= 7; step++) {
+        char *got = render(md, step, 0);
+        if (strcmp(got, want)) fprintf(stderr, "pieces of %zu:\n", step);
+        CHECK_STR(got, want);
+        free(got);
+    }
+}
+
+static void test_plain_strips_syntax(void)
+{
+    static const struct {
+        const char *md, *want;
+    } cases[] = {
+        {"**`shop/models.py`**\n- `apply_tax` [shop/models.py:39-41] — adds tax.\n",
+         "shop/models.py\n- apply_tax shop/models.py:39-41 — adds tax.\n"},
+        {"## Routing\nThe `Map` **binds** rules.", "Routing\nThe Map binds rules.\n"},
+        {"a * b and 2*3, snake_case_name", "a * b and 2*3, snake_case_name\n"},
+        {"escaped \\[not a citation\\] and \\*star\\*", "escaped [not a citation] and *star*\n"},
+        {"[1] and [see note: 3] stay; [routergroup.go:41-60] is a citation",
+         "[1] and [see note: 3] stay; routergroup.go:41-60 is a citation\n"},
+        {"``a ` b`` code", "a ` b code\n"},
+        {"see `` `x` `` here", "see `x` here\n"},
+        {"text\n```python\ndef f():\n    return **kw\n```\nafter",
+         "text\ndef f():\n    return **kw\nafter\n"},
+        {"unclosed **bold\nnext line", "unclosed bold\nnext line\n"},
+        {"#hashtag and # not heading mid-line", "#hashtag and # not heading mid-line\n"},
+        {"trailing [x.py:3", "trailing [x.py:3\n"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_plain(cases[i].md, cases[i].want);
+}
+
+static void test_styles(void)
+{
+    char *got = render("**b** `c` [a.py:3-4]", 0, 1);
+    CHECK(strstr(got, "\x1b[1mb") != NULL);                        /* bold */
+    CHECK(strstr(got, "\x1b[36mc") != NULL);                       /* code */
+    CHECK(strstr(got, "\x1b]8;;file:///ws/a.py\x1b\\") != NULL);   /* a link to the file */
+    CHECK(strstr(got, "a.py:3-4") != NULL);
+    CHECK(strstr(got, "**") == NULL && strchr(got, '`') == NULL); /* no syntax */
+    const char *reset = strstr(got, "\x1b[0m"), *r;
+    while (reset && (r = strstr(reset + 1, "\x1b[0m")))
+        reset = r;
+    CHECK(reset && !strstr(reset + 1, "\x1b[")); /* styles reset at the end */
+    free(got);
+}
+
+static void test_styles_wanted(void)
+{
+    CHECK_INT(cli_term_styles_wanted(1, NULL, "xterm-256color"), 1);
+    CHECK_INT(cli_term_styles_wanted(1, "", "xterm"), 1);
+    CHECK_INT(cli_term_styles_wanted(1, "1", "xterm"), 0);
+    CHECK_INT(cli_term_styles_wanted(1, NULL, "dumb"), 0);
+    CHECK_INT(cli_term_styles_wanted(0, NULL, "xterm"), 0);
+}
+
+static void test_location(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CliTerm *t = cli_term_new(f, 0, "/ws");
+    cli_term_heading(t, "Citations");
+    cli_term_location(t, "pkg/a.py", "../pkg/a.py", 12, "Map.bind");
+    cli_term_free(t);
+    fclose(f);
+    CHECK_STR(buf, "Citations\n  ../pkg/a.py:12  Map.bind\n");
+    free(buf);
+}
+
+int main(void)
+{
+    RUN(test_plain_strips_syntax);
+    RUN(test_styles);
+    RUN(test_styles_wanted);
+    RUN(test_location);
+    return test_summary();
+}
