@@ -67,10 +67,34 @@ static int current(const CliTerm *t)
     return ((t->bold || t->heading) ? ST_BOLD : 0) | (t->code_ticks || t->fence ? ST_CODE : 0);
 }
 
+/* Text from the LLM or the index, never a command to the terminal: C0
+ * controls but tab and newline, DEL and C1 controls (U+0080-U+009F) are
+ * shown as U+FFFD, so that no escape sequence (a title, the clipboard, a
+ * cursor move) written into a file or an answer reaches the terminal. */
+static void put(FILE *f, const char *s, size_t n)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t bad = 0;
+        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+            bad = 1;
+        else if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+                 (unsigned char)s[i + 1] <= 0x9f)
+            bad = 2;
+        if (!bad) continue;
+        fwrite(s + from, 1, i - from, f);
+        fputs("\xef\xbf\xbd", f);
+        i += bad - 1;
+        from = i + 1;
+    }
+    fwrite(s + from, 1, n - from, f);
+}
+
 static void out(CliTerm *t, const char *s, size_t n)
 {
     show(t, current(t));
-    fwrite(s, 1, n, t->f);
+    put(t->f, s, n);
 }
 
 /* A file link (OSC 8) around text, where the terminal takes escapes. */
@@ -87,6 +111,21 @@ static void link_close(CliTerm *t)
     if (t->styles && t->root) fputs("\x1b]8;;\x1b\\", t->f);
 }
 
+/* "12" or "12-30": a line range. */
+static int is_range(const char *s, size_t n)
+{
+    int dash = 0;
+    if (!n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '-' && !dash && i > 0 && i + 1 < n) {
+            dash = 1;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9') return 0;
+    }
+    return 1;
+}
+
 /* "path:12" or "path:12-30" with a path of no blanks: a citation. The
  * length of its path, or 0. */
 static size_t cite_path_len(const char *s, size_t n)
@@ -97,17 +136,43 @@ static size_t cite_path_len(const char *s, size_t n)
         if (s[i] == ':') colon = s + i;
     }
     if (!colon || colon == s) return 0;
-    const char *p = colon + 1, *end = s + n;
-    if (p == end) return 0;
-    int dash = 0;
-    for (; p < end; p++) {
-        if (*p == '-' && !dash && p > colon + 1 && p + 1 < end) {
-            dash = 1;
-            continue;
+    return is_range(colon + 1, (size_t)(s + n - colon - 1)) ? (size_t)(colon - s) : 0;
+}
+
+/* The parts of a bracket's text s[0..n), split at ',' and ';', blanks
+ * trimmed: calls fn on each with the path it names (a part "12-30" after
+ * "a.py:3" names a.py too) and the separator before it. Returns 0, having
+ * called nothing, unless every part is a citation: "[a.py:3-4, 9; b.py:2]". */
+typedef void (*CitePartFn)(CliTerm *t, const char *sep, size_t sep_len, const char *part,
+                           size_t part_len, const char *path, size_t path_len);
+
+static int cite_parts(CliTerm *t, const char *s, size_t n, CitePartFn fn)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const char *path = NULL;
+        size_t path_len = 0, pb = 0, sep_from = 0;
+        while (pb <= n) {
+            size_t pe = pb;
+            while (pe < n && s[pe] != ',' && s[pe] != ';')
+                pe++;
+            size_t b = pb, e = pe;
+            while (b < e && (s[b] == ' ' || s[b] == '\t'))
+                b++;
+            while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+                e--;
+            size_t plen = cite_path_len(s + b, e - b);
+            if (plen) {
+                path = s + b;
+                path_len = plen;
+            } else if (!path || !is_range(s + b, e - b)) {
+                return 0;
+            }
+            if (pass) fn(t, s + sep_from, b - sep_from, s + b, e - b, path, path_len);
+            sep_from = e;
+            pb = pe + 1;
         }
-        if (*p < '0' || *p > '9') return 0;
     }
-    return (size_t)(colon - s);
+    return 1;
 }
 
 static void newline(CliTerm *t)
@@ -126,6 +191,7 @@ static size_t line_head(CliTerm *t, const char *s, size_t n, int final)
     size_t i = 0;
     while (i < n && i < 3 && s[i] == ' ')
         i++;
+    if (i == n && !final) return 0; /* a heading or a fence may follow the blanks */
     size_t ticks = 0;
     while (i + ticks < n && s[i + ticks] == '`')
         ticks++;
@@ -153,6 +219,20 @@ static size_t line_head(CliTerm *t, const char *s, size_t n, int final)
     }
     if (i) out(t, s, i);
     return i;
+}
+
+/* One part of a citation: linked to its file where the terminal can. */
+static void cite_part(CliTerm *t, const char *sep, size_t sep_len, const char *part,
+                      size_t part_len, const char *path, size_t path_len)
+{
+    out(t, sep, sep_len);
+    char *rel = xstrndup(path, path_len);
+    link_open(t, rel);
+    show(t, current(t) | ST_CITE);
+    put(t->f, part, part_len);
+    show(t, current(t));
+    link_close(t);
+    free(rel);
 }
 
 /* One inline step: 0 to wait for more, else the bytes consumed. */
@@ -226,19 +306,9 @@ static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
         while (k < n && k < CITE_MAX && s[k] != ']' && s[k] != '\n')
             k++;
         if (k == n && k < CITE_MAX && !final) return 0;
-        size_t plen = k < n && s[k] == ']' ? cite_path_len(s + 1, k - 1) : 0;
-        if (!plen) {
-            out(t, s, 1);
-            return 1;
-        }
-        char *rel = xstrndup(s + 1, plen);
-        link_open(t, rel);
-        show(t, current(t) | ST_CITE);
-        fwrite(s + 1, 1, k - 1, t->f);
-        show(t, current(t));
-        link_close(t);
-        free(rel);
-        return k + 1;
+        if (k < n && s[k] == ']' && cite_parts(t, s + 1, k - 1, cite_part)) return k + 1;
+        out(t, s, 1);
+        return 1;
     }
     size_t k = 1;
     while (k < n && !strchr("\n`*\\[", s[k]))
@@ -291,7 +361,7 @@ void cli_term_end(CliTerm *t)
 void cli_term_heading(CliTerm *t, const char *text)
 {
     show(t, ST_BOLD);
-    fputs(text, t->f);
+    put(t->f, text, strlen(text));
     show(t, 0);
     fputc('\n', t->f);
 }
@@ -302,14 +372,27 @@ void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint
     fputs("  ", t->f);
     link_open(t, rel);
     show(t, ST_CITE);
-    fprintf(t->f, "%s:%u", shown_path, line);
+    put(t->f, shown_path, strlen(shown_path));
+    fprintf(t->f, ":%u", line);
     show(t, 0);
     link_close(t);
     if (label && label[0]) {
         fputs("  ", t->f);
         show(t, ST_CODE);
-        fputs(label, t->f);
+        put(t->f, label, strlen(label));
         show(t, 0);
+    }
+    fputc('\n', t->f);
+}
+
+void cli_term_item(CliTerm *t, const char *text, const char *note)
+{
+    fputs("  ", t->f);
+    put(t->f, text, strlen(text));
+    if (note && note[0]) {
+        fputs("  (", t->f);
+        put(t->f, note, strlen(note));
+        fputc(')', t->f);
     }
     fputc('\n', t->f);
 }

@@ -38,4 +38,7 @@ void cli_term_heading(CliTerm *t, const char *text);
 void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint32_t line,
                        const char *label);
 
+/* "  text  (note)": an entry of a list, text as written (not Markdown). */
+void cli_term_item(CliTerm *t, const char *text, const char *note);
+
 #endif

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FFFD "\xef\xbf\xbd" /* U+FFFD: a control character shown */
+
 /* Renders md in pieces of `step` bytes (0: whole) and returns the output. */
 static char *render(const char *md, size_t step, int styles)
 {
@@ -52,6 +54,13 @@ static void test_plain_strips_syntax(void)
         {"unclosed **bold\nnext line", "unclosed bold\nnext line\n"},
         {"#hashtag and # not heading mid-line", "#hashtag and # not heading mid-line\n"},
         {"trailing [x.py:3", "trailing [x.py:3\n"},
+        {"  ## Indented heading\n   ```\ncode\n```", "Indented heading\ncode\n"},
+        {"[a.py:3-4, 9; b/c.py:2] and [a.py:3, see] and [1, 2]",
+         "a.py:3-4, 9; b/c.py:2 and [a.py:3, see] and [1, 2]\n"},
+        {"a\x1b]52;c;eA==\x07"
+         "b \x1b[2J\rc\xc2\x9b"
+         "d\x7f",
+         "a" FFFD "]52;c;eA==" FFFD "b " FFFD "[2J" FFFD "c" FFFD "d" FFFD "\n"},
         {"", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -61,10 +70,16 @@ static void test_plain_strips_syntax(void)
 static void test_styles(void)
 {
     char *got = render("**b** `c` [a.py:3-4]", 0, 1);
-    CHECK(strstr(got, "\x1b[1mb") != NULL);                        /* bold */
-    CHECK(strstr(got, "\x1b[36mc") != NULL);                       /* code */
-    CHECK(strstr(got, "\x1b]8;;file:///ws/a.py\x1b\\") != NULL);   /* a link to the file */
+    CHECK(strstr(got, "\x1b[1mb") != NULL);                      /* bold */
+    CHECK(strstr(got, "\x1b[36mc") != NULL);                     /* code */
+    CHECK(strstr(got, "\x1b]8;;file:///ws/a.py\x1b\\") != NULL); /* a link to the file */
     CHECK(strstr(got, "a.py:3-4") != NULL);
+    free(got);
+    got = render("[a.py:3, 9; b.py:2]", 3, 1); /* each part linked to its file */
+    CHECK(strstr(got, "\x1b]8;;file:///ws/a.py\x1b\\") != NULL);
+    CHECK(strstr(got, "\x1b]8;;file:///ws/b.py\x1b\\") != NULL);
+    for (const char *b = strchr(got, '['); b; b = strchr(b + 1, '['))
+        CHECK(b > got && b[-1] == '\x1b');                        /* no bracket but escapes' */
     CHECK(strstr(got, "**") == NULL && strchr(got, '`') == NULL); /* no syntax */
     const char *reset = strstr(got, "\x1b[0m"), *r;
     while (reset && (r = strstr(reset + 1, "\x1b[0m")))
@@ -90,9 +105,12 @@ static void test_location(void)
     CliTerm *t = cli_term_new(f, 0, "/ws");
     cli_term_heading(t, "Citations");
     cli_term_location(t, "pkg/a.py", "../pkg/a.py", 12, "Map.bind");
+    cli_term_item(t, "[x.py:90]", "out_of_range");
+    cli_term_location(t, "e\x1b[1m.py", "e\x1b[1m.py", 1, NULL);
     cli_term_free(t);
     fclose(f);
-    CHECK_STR(buf, "Citations\n  ../pkg/a.py:12  Map.bind\n");
+    CHECK_STR(buf, "Citations\n  ../pkg/a.py:12  Map.bind\n  [x.py:90]  (out_of_range)\n"
+                   "  e" FFFD "[1m.py:1\n");
     free(buf);
 }
 
