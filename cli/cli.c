@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "lsp.h"
+#include "term.h"
 #include "mcp.h"
 #include "rtv.h"
 #include "ws.h"
@@ -282,6 +283,41 @@ static void print_json(json_t *j)
     }
 }
 
+/* ask with stdout on a terminal: the steps of ws_ask, each shown. */
+static CrErr ask_on_terminal(CliArgs *a, RtvRequest *req, RtvAnswer *ans, ErrInfo *e)
+{
+    IdxStore *st = NULL;
+    IdxUpdateStats stats;
+    const char *term = getenv("TERM");
+    int styles = cli_term_styles_wanted(1, getenv("NO_COLOR"), term);
+    CliAskView *v =
+        cli_ask_view_new(stdout, styles, isatty(2) ? stderr : NULL, a->cfg.root ? a->cfg.root : ".");
+    CrErr rc;
+    if (a->no_update) {
+        rc = ws_store_open(&a->cfg, WS_OPEN_EXISTING, &st, e);
+    } else {
+        cli_ask_view_progress(v, "updating the index");
+        rc = ws_store_open_updated(&a->cfg, cli_ask_view_update_fn, v, &stats, &st, e);
+    }
+    if (!rc) {
+        cli_ask_view_progress(v, "retrieving");
+        rc = idx_warm(st, e);
+    }
+    WsAsk *w = ws_ask_new(NULL);
+    cli_ask_view_hook(v, req);
+    if (!rc) rc = ws_ask_prepare(w, st, req, ans, e);
+    if (!rc && ws_ask_wants_llm(w)) {
+        cli_ask_view_progress(v, "asking the LLM");
+        ws_ask_llm(w, req, ans); /* its failure is the answer's fallback_reason */
+    }
+    if (!rc) rc = ws_ask_finish(w, st, req, ans, e);
+    if (!rc) cli_ask_view_answer(v, ans);
+    ws_ask_free(w);
+    cli_ask_view_free(v);
+    idx_close(st);
+    return rc;
+}
+
 int cli_ask(int argc, char **argv)
 {
     CliArgs a;
@@ -325,6 +361,10 @@ int cli_ask(int argc, char **argv)
         req.llm_timeout_ms = (long)(secs * 1000 + 0.5);
     }
     ws_config_resolve_root(&a.cfg);
+    if (!a.json && isatty(1)) { /* for a person: progress, the text as it comes, citations */
+        rc = ask_on_terminal(&a, &req, &ans, &e);
+        goto out;
+    }
     if ((rc = open_updated(&a, !a.no_update, 0, &st, &e))) goto out;
     double t0 = now_ms();
     if ((rc = idx_warm(st, &e))) goto out;

@@ -9,6 +9,7 @@
 #define CODERAG_CLI_TERM_INT_H
 
 #include "base.h"
+#include "rtv.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -40,5 +41,27 @@ void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint
 
 /* "  text  (note)": an entry of a list, text as written (not Markdown). */
 void cli_term_item(CliTerm *t, const char *text, const char *note);
+
+/* ---------------------------------------------------------------- ask on a terminal */
+
+/* `coderag ask` for a person (cli/ask_view.c): the answer rendered on out
+ * (streamed as the LLM writes it), a progress line on `progress` (NULL:
+ * none) cleared before any answer text, then the verified citations as
+ * path:line from the current folder with their symbols, and the rejected
+ * ones with their reasons. root: the index's root. */
+typedef struct CliAskView CliAskView;
+
+CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *root);
+/* Clears the progress line. */
+void cli_ask_view_free(CliAskView *v);
+/* Replaces the progress line (NULL: clears it). */
+void cli_ask_view_progress(CliAskView *v, const char *line);
+/* An IdxProgressFn for the index's update (ud: the view). */
+int cli_ask_view_update_fn(void *ud, size_t done, size_t total);
+/* Sets req's progress and text hooks to the view (which must outlive the
+ * request). */
+void cli_ask_view_hook(CliAskView *v, RtvRequest *req);
+/* The answer (what was not streamed of it) and its citations. */
+void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans);
 
 #endif

@@ -1,0 +1,156 @@
+#include "term.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* `coderag ask` on a terminal: a progress line on stderr while the index
+ * is updated, the context retrieved and the LLM asked; the answer streamed
+ * as it arrives, rendered (term.c); then the verified citations as
+ * path:line from the current folder, and the rejected ones. */
+
+struct CliAskView {
+    CliTerm *t;
+    FILE *out;
+    FILE *err;      /* the progress line's terminal, or NULL */
+    size_t err_len; /* the progress line's width on screen */
+    char *root;     /* the index's root, absolute */
+    char *cwd;      /* the current folder, absolute; or NULL */
+    size_t streamed; /* bytes of the LLM's text rendered */
+    size_t last_pct; /* the update's last percentage shown, +1 */
+};
+
+CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *root)
+{
+    CliAskView *v = xcalloc(1, sizeof *v);
+    char buf[PATH_MAX];
+    v->root = xstrdup(realpath(root, buf) ? buf : root);
+    v->cwd = realpath(".", buf) ? xstrdup(buf) : NULL;
+    v->t = cli_term_new(out, styles, v->root);
+    v->out = out;
+    v->err = progress;
+    return v;
+}
+
+void cli_ask_view_free(CliAskView *v)
+{
+    if (!v) return;
+    cli_ask_view_progress(v, NULL);
+    cli_term_end(v->t); /* a text cut by an error ends its line, styles reset */
+    cli_term_free(v->t);
+    free(v->root);
+    free(v->cwd);
+    free(v);
+}
+
+void cli_ask_view_progress(CliAskView *v, const char *line)
+{
+    if (!v->err) return;
+    /* blanks over the old line: no escape, so TERM=dumb clears it too */
+    if (v->err_len) fprintf(v->err, "\r%*s\r", (int)v->err_len, "");
+    v->err_len = 0;
+    if (line && line[0]) {
+        fputs(line, v->err);
+        v->err_len = strlen(line);
+    }
+    fflush(v->err);
+}
+
+int cli_ask_view_update_fn(void *ud, size_t done, size_t total)
+{
+    CliAskView *v = ud;
+    size_t pct = total ? done * 100 / total : 100;
+    if (pct + 1 == v->last_pct) return 0;
+    v->last_pct = pct + 1;
+    char line[96];
+    snprintf(line, sizeof line, "updating the index: %zu/%zu files", done, total);
+    cli_ask_view_progress(v, line);
+    return 0;
+}
+
+static void on_tokens(void *ud, size_t tokens, size_t chars)
+{
+    CliAskView *v = ud;
+    (void)chars;
+    if (v->streamed) return; /* the text itself is on screen */
+    char line[64];
+    snprintf(line, sizeof line, "asking the LLM: %zu token%s", tokens, tokens == 1 ? "" : "s");
+    cli_ask_view_progress(v, line);
+}
+
+static void on_text(void *ud, const char *text, size_t len)
+{
+    CliAskView *v = ud;
+    if (len <= v->streamed) return;
+    if (!v->streamed) cli_ask_view_progress(v, NULL); /* the answer takes the screen */
+    cli_term_md(v->t, text + v->streamed, len - v->streamed);
+    v->streamed = len;
+}
+
+void cli_ask_view_hook(CliAskView *v, RtvRequest *req)
+{
+    req->progress = on_tokens;
+    req->progress_ud = v;
+    req->on_text = on_text;
+    req->text_ud = v;
+}
+
+/* to, as seen from the folder from (both absolute and normalised):
+ * "../pkg/a.py". Caller frees. */
+static char *relative_to(const char *from, const char *to)
+{
+    size_t common = 0, i = 0;
+    /* the longest common prefix ending at a component boundary */
+    for (;; i++) {
+        int fe = from[i] == '\0' || from[i] == '/', te = to[i] == '\0' || to[i] == '/';
+        if (fe && te) common = i;
+        if (!from[i] || !to[i] || from[i] != to[i]) break;
+    }
+    StrBuf sb;
+    sb_init(&sb);
+    for (const char *p = from + common; *p; p++)
+        if (*p == '/' && p[1]) sb_adds(&sb, "../");
+    const char *rest = to + common;
+    while (*rest == '/')
+        rest++;
+    sb_adds(&sb, rest);
+    if (!sb.len) sb_adds(&sb, ".");
+    return sb_detach(&sb, NULL);
+}
+
+void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans)
+{
+    cli_ask_view_progress(v, NULL);
+    if (v->streamed && ans->mode == RTV_MODE_LLM) {
+        cli_term_end(v->t); /* the text is on screen as the LLM wrote it */
+    } else {
+        if (v->streamed) cli_term_end(v->t); /* cut short: the answer follows */
+        cli_term_md(v->t, ans->answer, strlen(ans->answer));
+        cli_term_end(v->t);
+    }
+    if (ans->n_citations) {
+        fputc('\n', v->out);
+        cli_term_heading(v->t, "Citations");
+    }
+    for (size_t i = 0; i < ans->n_citations; i++) {
+        const VfyCitation *c = &ans->citations[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = ans->citations[j].start_line == c->start_line &&
+                   !strcmp(ans->citations[j].path, c->path);
+        if (seen) continue;
+        StrBuf abs;
+        sb_init(&abs);
+        sb_addf(&abs, "%s/%s", v->root, c->path);
+        char *shown = v->cwd ? relative_to(v->cwd, abs.buf) : xstrdup(abs.buf);
+        cli_term_location(v->t, c->path, shown, c->start_line, c->symbol);
+        free(shown);
+        sb_release(&abs);
+    }
+    if (ans->n_rejected) cli_term_heading(v->t, "Rejected citations");
+    for (size_t i = 0; i < ans->n_rejected; i++)
+        cli_term_item(v->t, ans->rejected[i].text, ans->rejected[i].reason);
+    fflush(v->out);
+}
