@@ -14,10 +14,10 @@
 struct CliAskView {
     CliTerm *t;
     FILE *out;
-    FILE *err;      /* the progress line's terminal, or NULL */
-    size_t err_len; /* the progress line's width on screen */
-    char *root;     /* the index's root, absolute */
-    char *cwd;      /* the current folder, absolute; or NULL */
+    FILE *err;       /* the progress line's terminal, or NULL */
+    size_t err_len;  /* the progress line's width on screen */
+    char *root;      /* the index's root, absolute */
+    char *cwd;       /* the current folder, absolute; or NULL */
     size_t streamed; /* bytes of the LLM's text rendered */
     size_t last_pct; /* the update's last percentage shown, +1 */
 };

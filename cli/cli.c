@@ -290,8 +290,8 @@ static CrErr ask_on_terminal(CliArgs *a, RtvRequest *req, RtvAnswer *ans, ErrInf
     IdxUpdateStats stats;
     const char *term = getenv("TERM");
     int styles = cli_term_styles_wanted(1, getenv("NO_COLOR"), term);
-    CliAskView *v =
-        cli_ask_view_new(stdout, styles, isatty(2) ? stderr : NULL, a->cfg.root ? a->cfg.root : ".");
+    CliAskView *v = cli_ask_view_new(stdout, styles, isatty(2) ? stderr : NULL,
+                                     a->cfg.root ? a->cfg.root : ".");
     CrErr rc;
     if (a->no_update) {
         rc = ws_store_open(&a->cfg, WS_OPEN_EXISTING, &st, e);
