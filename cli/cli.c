@@ -62,21 +62,23 @@ static const struct CliCommand {
     const char *name;
     int (*run)(int argc, char **argv);
     unsigned accept;
+    unsigned settings; /* WsFor: the settings it takes */
     const char *usage;
     const char *summary;
 } cli_commands[] = {
-    {"lsp", cli_lsp, 0, "coderag lsp [settings]",
+    {"lsp", cli_lsp, 0, WS_FOR_SERVER, "coderag lsp [settings]",
      "Speaks the Language Server Protocol on stdin/stdout (logs on stderr)."},
-    {"mcp", cli_mcp, 0, "coderag mcp [--root DIR] [settings]",
+    {"mcp", cli_mcp, 0, WS_FOR_SERVER, "coderag mcp [--root DIR] [settings]",
      "Serves coding agents over the Model Context Protocol on stdin/stdout (logs on stderr)."},
-    {"index", cli_index, 0, "coderag index [--root DIR] [settings]",
+    {"index", cli_index, 0, WS_FOR_INDEX, "coderag index [--root DIR] [settings]",
      "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat)."},
-    {"ask", cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION,
+    {"ask", cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION, WS_FOR_ASK,
      "coderag ask [--root DIR] [options] [settings] \"QUESTION\"",
      "Answers a question with cited code, after bringing the index up to date.\n"
      "Exit status: 0 answered, 1 usage, 2 index or I/O error, 3 LLM or embeddings endpoint\n"
      "error, 4 not indexed yet (with --no-update)."},
-    {"status", cli_status, ARG_JSON | ARG_CHECK, "coderag status [--root DIR] [options] [settings]",
+    {"status", cli_status, ARG_JSON | ARG_CHECK, WS_FOR_STATUS,
+     "coderag status [--root DIR] [options] [settings]",
      "Shows what the index holds. A workspace never indexed is reported as such\n"
      "(state \"missing\" with --json), with exit status 0."},
 };
@@ -128,7 +130,7 @@ static void command_help(const struct CliCommand *c, FILE *f)
         }
     }
     fprintf(f, "\nsettings (or the environment variable named):\n");
-    ws_config_print_flags(f);
+    ws_config_print_flags(f, c->settings);
     fprintf(f, "  %-26s %s\n", "--help", "this text");
 }
 
@@ -205,10 +207,15 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         const struct CliOpt *o = NULL;
         for (size_t k = 0; k < sizeof cli_opts / sizeof cli_opts[0] && !o; k++)
             if ((cli_opts[k].accept & accept) && !strcmp(cli_opts[k].name, key)) o = &cli_opts[k];
-        int takes_value = o ? o->metavar != NULL : ws_config_is_flag(key);
+        unsigned takes = 0;
+        int takes_value = o ? o->metavar != NULL : ws_config_is_flag(key, &takes);
         if (!o && !takes_value)
             return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg,
                            argv[0]);
+        if (!o && cmd && !(takes & cmd->settings))
+            return err_set(e, CR_EUSAGE,
+                           "--%s is not a setting of `coderag %s` (see `coderag %s --help`)", key,
+                           argv[0], argv[0]);
         if (takes_value && !val) {
             if (i + 1 >= argc) return err_set(e, CR_EUSAGE, "option --%s needs a value", key);
             val = argv[++i];
@@ -421,10 +428,15 @@ int cli_status(int argc, char **argv)
     ws_config_idx(&a.cfg, &ic);
     if ((rc = ws_store_open(&a.cfg, WS_OPEN_READ, &st, &e)) == CR_ENOINDEX) {
         rc = print_missing(&a, &ic, &e);
+        if (a.check && !a.json) printf("check: nothing to check: not indexed yet\n");
         goto out;
     }
     if (rc) goto out;
-    if (a.check && (rc = idx_verify(st, &e))) goto out;
+    if (a.check && (rc = idx_verify(st, &e))) {
+        /* the verdict on stdout (and the error on stderr, exit 2) */
+        if (!a.json) printf("check: FAILED: %s\n", e.msg[0] ? e.msg : cr_strerror(rc));
+        goto out;
+    }
     if ((rc = idx_status(st, &s, &e))) goto out;
     char when[32];
     utc_iso8601(s.last_update, when);
@@ -443,6 +455,7 @@ int cli_status(int argc, char **argv)
         for (size_t i = 0; i < s.n_langs; i++)
             json_object_set_new(langs, s.langs[i].name, json_integer((json_int_t)s.langs[i].files));
         json_object_set_new(j, "languages", langs);
+        if (a.check) json_object_set_new(j, "check", json_string("ok"));
         print_json(j);
         json_decref(j);
     } else {
@@ -467,6 +480,7 @@ int cli_status(int argc, char **argv)
                 printf("  %s (%s)\n", sk[i].path, sk[i].reason);
             idx_skipped_free(sk, n);
         }
+        if (a.check) printf("check: ok\n");
     }
     sb_release(&shown);
 out:

@@ -60,10 +60,24 @@ CrErr ws_config_from_env(WsConfig *c, ErrInfo *e);
  * starting). obj is borrowed; anything but an object is ignored. */
 void ws_config_from_json(WsConfig *c, const struct json_t *obj);
 
-/* Whether a CLI flag (without leading dashes) is a configuration key. */
-int ws_config_is_flag(const char *flag);
-/* Prints the settings as command-line flags, one line each. */
-void ws_config_print_flags(FILE *f);
+/* Which commands take a setting (a column of the settings table): index
+ * builds (root, index, files, embeddings), ask also answers (the LLM),
+ * status reports (where the index is, the embedder whose vectors count,
+ * the LLM in use), the servers do everything. The environment applies to every command all the
+ * same. */
+typedef enum {
+    WS_FOR_INDEX = 1,
+    WS_FOR_ASK = 2,
+    WS_FOR_STATUS = 4,
+    WS_FOR_SERVER = 8,
+} WsFor;
+
+/* Whether a CLI flag (without leading dashes) is a configuration key;
+ * *takes (may be NULL) gets the WsFor bits of the commands that take it. */
+int ws_config_is_flag(const char *flag, unsigned *takes);
+/* Prints the settings that commands `mask` (WsFor bits) take as command-line
+ * flags, one line each. */
+void ws_config_print_flags(FILE *f, unsigned mask);
 
 /* Without a root setting, sets it by the root rule from the current folder
  * (ws_find_root; the folder itself when no marker is found). Returns the
