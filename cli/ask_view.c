@@ -1,4 +1,4 @@
-#include "term.h"
+#include "cli_int.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -153,4 +153,39 @@ void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans)
     for (size_t i = 0; i < ans->n_rejected; i++)
         cli_term_item(v->t, ans->rejected[i].text, ans->rejected[i].reason);
     fflush(v->out);
+}
+
+CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvAnswer *ans,
+                       ErrInfo *e)
+{
+    IdxStore *st = NULL;
+    IdxUpdateStats stats;
+    const char *term = getenv("TERM");
+    int styles = cli_term_styles_wanted(1, getenv("NO_COLOR"), term);
+    CliAskView *v =
+        cli_ask_view_new(stdout, styles, isatty(2) ? stderr : NULL, cfg->root ? cfg->root : ".");
+    CrErr rc;
+    if (no_update) {
+        rc = ws_store_open(cfg, WS_OPEN_EXISTING, &st, e);
+    } else {
+        cli_ask_view_progress(v, "updating the index");
+        rc = ws_store_open_updated(cfg, cli_ask_view_update_fn, v, &stats, &st, e);
+    }
+    if (!rc) {
+        cli_ask_view_progress(v, "retrieving");
+        rc = idx_warm(st, e);
+    }
+    WsAsk *w = ws_ask_new(NULL);
+    cli_ask_view_hook(v, req);
+    if (!rc) rc = ws_ask_prepare(w, st, req, ans, e);
+    if (!rc && ws_ask_wants_llm(w)) {
+        cli_ask_view_progress(v, "asking the LLM");
+        ws_ask_llm(w, req, ans); /* its failure is the answer's fallback_reason */
+    }
+    if (!rc) rc = ws_ask_finish(w, st, req, ans, e);
+    if (!rc) cli_ask_view_answer(v, ans);
+    ws_ask_free(w);
+    cli_ask_view_free(v);
+    idx_close(st);
+    return rc;
 }

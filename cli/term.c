@@ -1,4 +1,4 @@
-#include "term.h"
+#include "cli_int.h"
 
 #include <stdlib.h>
 #include <string.h>

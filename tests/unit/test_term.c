@@ -1,5 +1,5 @@
 /* cli/term.c: Markdown for a terminal, whole or streamed in pieces. */
-#include "cli/term.h"
+#include "cli/cli_int.h"
 #include "test.h"
 
 #include <stdlib.h>

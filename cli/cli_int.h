@@ -1,18 +1,57 @@
 /*
- * term.h - answers for a person at a terminal (cli/term.c): Markdown
- * rendered as the terminal shows it - bold and colour through escapes
- * when styles are on, never the syntax itself - fed in pieces as an LLM
- * streams; citations shown as path:line, linked to the file (OSC 8) where
- * the terminal takes escapes.
+ * cli_int.h - cli/'s internals, shared by its files:
+ *   - the command line's arguments (args.c: the table of each command's
+ *     flags and settings, --help, the parser); the commands in cli.c and
+ *     report.c;
+ *   - answers for a person at a terminal (term.c): Markdown rendered as the
+ *     terminal shows it - bold and colour through escapes when styles are
+ *     on, never the syntax itself - fed in pieces as an LLM streams;
+ *     citations shown as path:line, linked to the file (OSC 8) where the
+ *     terminal takes escapes;
+ *   - `coderag ask` on a terminal (ask_view.c).
  */
-#ifndef CODERAG_CLI_TERM_INT_H
-#define CODERAG_CLI_TERM_INT_H
+#ifndef CODERAG_CLI_INT_H
+#define CODERAG_CLI_INT_H
 
 #include "base.h"
 #include "rtv.h"
+#include "ws.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* ---------------------------------------------------------------- the command line */
+
+/* Command-line flags a subcommand takes besides the configuration keys. */
+typedef struct CliArgs {
+    WsConfig cfg;
+    int json;
+    int check;
+    int no_update;
+    const char *mode;
+    const char *budget;
+    const char *llm_timeout;
+    int no_bm25, no_dense, no_graph;
+    const char *question;
+    int markers;
+    int root_arg; /* the root was given on the command line (not by CODERAG_ROOT) */
+    int help;
+} CliArgs;
+
+/* Which commands take a flag of their own. */
+enum { ARG_JSON = 1, ARG_ASK = 2, ARG_QUESTION = 4, ARG_CHECK = 8, ARG_MARKERS = 16 };
+
+/* Parses argv[1..] (argv[0] is the subcommand) into *a (see args.c). */
+CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e);
+/* Prints the error on stderr; returns the exit status of rc. */
+int cli_fail(CrErr rc, const ErrInfo *e);
+/* A command's usage line. Static. */
+const char *cli_command_usage(const char *name);
+/* One line of compact JSON on stdout. */
+void cli_print_json(struct json_t *j);
+
+/* ---------------------------------------------------------------- the terminal */
 
 typedef struct CliTerm CliTerm;
 
@@ -63,5 +102,11 @@ int cli_ask_view_update_fn(void *ud, size_t done, size_t total);
 void cli_ask_view_hook(CliAskView *v, RtvRequest *req);
 /* The answer (what was not streamed of it) and its citations. */
 void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans);
+
+/* `coderag ask` with stdout on a terminal: the store of cfg (root
+ * resolved) opened and, unless no_update, brought up to date; req asked
+ * through ws_ask's steps, each shown; *ans as ws_ask leaves it. */
+CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvAnswer *ans,
+                       ErrInfo *e);
 
 #endif
