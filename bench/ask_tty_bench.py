@@ -5,7 +5,7 @@ from the LLM's first token to its appearance on the terminal (target
 LLM (tests/fake_openai.py) that sends its first token, notes the time, and
 holds the rest of its answer until the figure is taken:
 
-    bench/ask_tty_bench.py CODERAG_BIN CORPUS_DIR [--rounds N] [--question Q]
+    bench/ask_tty_bench.py CODERAG_BIN CORPUS_DIR [--index-dir DIR] [--rounds N] [--question Q]
 
 The figure per round: the moment the first token's text is read from the
 terminal minus the moment the fake finished sending it (both time.time() on
@@ -37,13 +37,14 @@ def control(port, what, body):
     return json.load(urllib.request.urlopen(req, timeout=600))
 
 
-def one_round(bin_path, corpus, question, port, name):
+def one_round(bin_path, corpus, index_dir, question, port, name):
     control(port, "reset", {"actions": {"chat": [{"content": ANSWER, "chunk": len(FIRST),
                                                   "hold_after": name}]}})
     env = dict(os.environ, CODERAG_LLM_URL="http://127.0.0.1:%d" % port, TERM="xterm-256color")
     env.pop("NO_COLOR", None)
     master, slave = pty.openpty()
-    proc = subprocess.Popen([bin_path, "ask", "--root", corpus, question], env=env, stdin=slave,
+    args = [bin_path, "ask", "--root", corpus] + (["--index-dir", index_dir] if index_dir else [])
+    proc = subprocess.Popen(args + [question], env=env, stdin=slave,
                             stdout=slave, stderr=slave, close_fds=True)
     os.close(slave)
     screen, seen_at = b"", None
@@ -80,6 +81,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bin")
     ap.add_argument("corpus")
+    ap.add_argument("--index-dir", help="where the index lives (default: CORPUS_DIR/.coderag)")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--question", default="How is tax applied to an order?")
     a = ap.parse_args()
@@ -87,7 +89,7 @@ def main():
     figures = []
     with fake_llm({}) as port:
         for i in range(a.rounds + 1):
-            ms = one_round(a.bin, corpus, a.question, port, "round%d" % i)
+            ms = one_round(a.bin, corpus, a.index_dir, a.question, port, "round%d" % i)
             if i:  # the first round also builds the index: a warm-up
                 figures.append(ms)
     print("first token -> terminal: median %.1f ms, max %.1f ms over %d rounds (target <= 100 ms)"

@@ -134,6 +134,9 @@ void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans)
         fputc('\n', v->out);
         cli_term_heading(v->t, "Citations");
     }
+    /* each location once, as seen from here; labels in a column */
+    char **shown = xcalloc(ans->n_citations + 1, sizeof *shown);
+    size_t width = 0;
     for (size_t i = 0; i < ans->n_citations; i++) {
         const VfyCitation *c = &ans->citations[i];
         int seen = 0;
@@ -144,11 +147,18 @@ void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans)
         StrBuf abs;
         sb_init(&abs);
         sb_addf(&abs, "%s/%s", v->root, c->path);
-        char *shown = v->cwd ? relative_to(v->cwd, abs.buf) : xstrdup(abs.buf);
-        cli_term_location(v->t, c->path, shown, c->start_line, c->symbol);
-        free(shown);
+        shown[i] = v->cwd ? relative_to(v->cwd, abs.buf) : xstrdup(abs.buf);
         sb_release(&abs);
+        char num[16];
+        size_t len = strlen(shown[i]) + (size_t)snprintf(num, sizeof num, ":%u", c->start_line);
+        if (len > width) width = len;
     }
+    for (size_t i = 0; i < ans->n_citations; i++) {
+        const VfyCitation *c = &ans->citations[i];
+        if (shown[i]) cli_term_location(v->t, c->path, shown[i], c->start_line, c->symbol, width);
+        free(shown[i]);
+    }
+    free(shown);
     if (ans->n_rejected) cli_term_heading(v->t, "Rejected citations");
     for (size_t i = 0; i < ans->n_rejected; i++)
         cli_term_item(v->t, ans->rejected[i].text, ans->rejected[i].reason);
@@ -181,6 +191,10 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
     if (!rc && ws_ask_wants_llm(w)) {
         cli_ask_view_progress(v, "asking the LLM");
         ws_ask_llm(w, req, ans); /* its failure is the answer's fallback_reason */
+        /* the LLM is done: what verification logs (a fallback's warning)
+         * starts a line of its own */
+        cli_ask_view_progress(v, NULL);
+        if (v->streamed) cli_term_end(v->t);
     }
     if (!rc) rc = ws_ask_finish(w, st, req, ans, e);
     if (!rc) cli_ask_view_answer(v, ans);

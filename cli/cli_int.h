@@ -74,9 +74,10 @@ void cli_term_end(CliTerm *t);
 /* A line of its own, bold. */
 void cli_term_heading(CliTerm *t, const char *text);
 /* "  shown_path:line  label": a location the terminal can open; rel is
- * the path under root_abs that the link names. */
+ * the path under root_abs that the link names. The location is padded to
+ * `width` bytes (0: none), so that a list's labels line up. */
 void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint32_t line,
-                       const char *label);
+                       const char *label, size_t width);
 
 /* "  text  (note)": an entry of a list, text as written (not Markdown). */
 void cli_term_item(CliTerm *t, const char *text, const char *note);

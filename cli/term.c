@@ -367,17 +367,20 @@ void cli_term_heading(CliTerm *t, const char *text)
 }
 
 void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint32_t line,
-                       const char *label)
+                       const char *label, size_t width)
 {
+    char num[16];
+    int n = snprintf(num, sizeof num, ":%u", line);
+    size_t len = strlen(shown_path) + (size_t)n;
     fputs("  ", t->f);
     link_open(t, rel);
     show(t, ST_CITE);
     put(t->f, shown_path, strlen(shown_path));
-    fprintf(t->f, ":%u", line);
+    fputs(num, t->f);
     show(t, 0);
     link_close(t);
     if (label && label[0]) {
-        fputs("  ", t->f);
+        fprintf(t->f, "%*s  ", len < width ? (int)(width - len) : 0, "");
         show(t, ST_CODE);
         put(t->f, label, strlen(label));
         show(t, 0);

@@ -104,13 +104,15 @@ static void test_location(void)
     FILE *f = open_memstream(&buf, &len);
     CliTerm *t = cli_term_new(f, 0, "/ws");
     cli_term_heading(t, "Citations");
-    cli_term_location(t, "pkg/a.py", "../pkg/a.py", 12, "Map.bind");
+    cli_term_location(t, "pkg/a.py", "../pkg/a.py", 12, "Map.bind", 0);
+    cli_term_location(t, "b.py", "b.py", 3, "f", 9);
     cli_term_item(t, "[x.py:90]", "out_of_range");
-    cli_term_location(t, "e\x1b[1m.py", "e\x1b[1m.py", 1, NULL);
+    cli_term_location(t, "e\x1b[1m.py", "e\x1b[1m.py", 1, NULL, 20);
     cli_term_free(t);
     fclose(f);
-    CHECK_STR(buf, "Citations\n  ../pkg/a.py:12  Map.bind\n  [x.py:90]  (out_of_range)\n"
-                   "  e" FFFD "[1m.py:1\n");
+    CHECK_STR(buf,
+              "Citations\n  ../pkg/a.py:12  Map.bind\n  b.py:3     f\n  [x.py:90]  (out_of_range)\n"
+              "  e" FFFD "[1m.py:1\n");
     free(buf);
 }
 
