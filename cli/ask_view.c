@@ -1,6 +1,7 @@
 #include "cli_int.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,18 @@ void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans)
     fflush(v->out);
 }
 
+/* Interrupted while styles are on: the terminal back to plain (no style,
+ * no open link) before the signal does what it does. Installed only when
+ * styles are on, so it needs no state. */
+static void reset_styles_and_raise(int sig)
+{
+    static const char reset[] = "\x1b[0m\x1b]8;;\x1b\\\n";
+    ssize_t w = write(1, reset, sizeof reset - 1);
+    (void)w;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvAnswer *ans,
                        ErrInfo *e)
 {
@@ -174,6 +187,10 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
     int styles = cli_term_styles_wanted(1, getenv("NO_COLOR"), term);
     CliAskView *v =
         cli_ask_view_new(stdout, styles, isatty(2) ? stderr : NULL, cfg->root ? cfg->root : ".");
+    if (styles) {
+        signal(SIGINT, reset_styles_and_raise);
+        signal(SIGTERM, reset_styles_and_raise);
+    }
     CrErr rc;
     if (no_update) {
         rc = ws_store_open(cfg, WS_OPEN_EXISTING, &st, e);

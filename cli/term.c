@@ -235,6 +235,14 @@ static void cite_part(CliTerm *t, const char *sep, size_t sep_len, const char *p
     free(rel);
 }
 
+/* k bytes of a run of text s[0..n) to write now: a last byte that may
+ * start a C1 control (U+0080-U+009F: 0xc2, then 0x80-0x9f) waits for the
+ * next, so that put() sees the two together. */
+static size_t whole(const char *s, size_t k, size_t n, int final)
+{
+    return k == n && !final && k && (unsigned char)s[k - 1] == 0xc2 ? k - 1 : k;
+}
+
 /* One inline step: 0 to wait for more, else the bytes consumed. */
 static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
 {
@@ -245,7 +253,7 @@ static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
     }
     if (t->fence) {
         const char *nl = memchr(s, '\n', n);
-        size_t k = nl ? (size_t)(nl - s) : n;
+        size_t k = whole(s, nl ? (size_t)(nl - s) : n, n, final);
         out(t, s, k);
         return k;
     }
@@ -280,6 +288,7 @@ static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
             }
         }
         if (k == n && !final && s[k - 1] == ' ' && t->code_ticks > 1) k--; /* may be padding */
+        k = whole(s, k, n, final);
         if (k) out(t, s, k);
         return k;
     }
@@ -313,6 +322,7 @@ static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
     size_t k = 1;
     while (k < n && !strchr("\n`*\\[", s[k]))
         k++;
+    k = whole(s, k, n, final);
     out(t, s, k);
     return k;
 }

@@ -9,6 +9,7 @@ pseudo-terminal, with tests/fake_openai.py as the LLM:
   timing involved); progress went to the terminal before it and was cleared;
 - no Markdown syntax on screen; the verified citations follow as path:line
   from the current folder with their symbols, then the rejected ones;
+- interrupted (SIGINT) in the middle of a bold piece, the terminal is reset;
 - NO_COLOR and TERM=dumb: no escape sequence at all;
 - piped, the output is the answer's text as before (what --json reports as
   "answer", ended by a newline), with nothing on stderr but logs.
@@ -131,6 +132,23 @@ def t_streamed(root, sub):
     check(text.index("Tax is") < text.index("Citations"), "citations after the answer")
 
 
+def t_interrupt(root, sub):
+    """Ctrl-C while a style is on leaves the terminal plain."""
+    script = {"actions": {"chat": [{"content": "**Tax is** applied.", "chunk": 7, "hold_after": "never"}]}}
+    with fake_llm(script) as port:
+        t = Tty([BIN, "ask", QUESTION], sub, environment(port))
+        seen = t.read_until(b"Tax i")
+        check(seen, "the first bold piece on screen: %r" % t.screen)
+        bold = t.screen.rfind(b"\x1b[1m")
+        check(bold >= 0 and b"\x1b[0m" not in t.screen[bold:], "bold is on: %r" % t.screen)
+        t.proc.send_signal(2)  # SIGINT
+        code = t.finish()
+    check(code == -2, "ended by SIGINT, got %r" % code)
+    bold = t.screen.rfind(b"\x1b[1m")
+    check(b"\x1b[0m" in t.screen[bold:] and t.screen.endswith(b"\x1b]8;;\x1b\\\r\n"),
+          "styles reset when interrupted: %r" % t.screen[-40:])
+
+
 def t_plain(root, sub, extra, what):
     script = {"actions": {"chat": [{"content": ANSWER}]}}
     with fake_llm(script) as port:
@@ -171,6 +189,7 @@ def main():
         open(os.path.join(root, "pyproject.toml"), "w").close()  # the root rule's marker
         sub = os.path.join(root, "shop")
         t_streamed(root, sub)
+        t_interrupt(root, sub)
         t_plain(root, sub, {"NO_COLOR": "1"}, "NO_COLOR")
         t_plain(root, sub, {"TERM": "dumb"}, "TERM=dumb")
         t_piped(root, sub)

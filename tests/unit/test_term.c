@@ -61,6 +61,9 @@ static void test_plain_strips_syntax(void)
          "b \x1b[2J\rc\xc2\x9b"
          "d\x7f",
          "a" FFFD "]52;c;eA==" FFFD "b " FFFD "[2J" FFFD "c" FFFD "d" FFFD "\n"},
+        {"c\xc2\x9b"
+         "d `\xc2\x9b` x\xc2\xa0y",
+         "c" FFFD "d " FFFD " x\xc2\xa0y\n"}, /* C1, split or not */
         {"", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
