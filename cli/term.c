@@ -9,7 +9,7 @@
  * first bytes (a heading's '#', a fence's backticks), a '*' that may be
  * "**", a backtick run, a backslash, a bracket that may be a citation. */
 
-enum { ST_BOLD = 1, ST_CODE = 2, ST_CITE = 4 };
+enum { ST_BOLD = 1, ST_CODE = 2, ST_CITE = 4, ST_ITALIC = 8 };
 
 #define CITE_MAX 400 /* longest "[path:range]" waited for */
 
@@ -22,6 +22,8 @@ struct CliTerm {
     int fence;
     int heading;
     int bold;
+    int italic;
+    char prev;         /* the last byte of text written on this line; 0 at its start */
     size_t code_ticks; /* inside a code span opened by this many backticks */
     int shown;         /* the style last written */
 };
@@ -57,6 +59,7 @@ static void show(CliTerm *t, int want)
     if (!t->styles || want == t->shown) return;
     fputs("\x1b[0m", t->f);
     if (want & ST_BOLD) fputs("\x1b[1m", t->f);
+    if (want & ST_ITALIC) fputs("\x1b[3m", t->f);
     if (want & ST_CODE) fputs("\x1b[36m", t->f);
     if (want & ST_CITE) fputs("\x1b[4;34m", t->f);
     t->shown = want;
@@ -64,7 +67,8 @@ static void show(CliTerm *t, int want)
 
 static int current(const CliTerm *t)
 {
-    return ((t->bold || t->heading) ? ST_BOLD : 0) | (t->code_ticks || t->fence ? ST_CODE : 0);
+    return ((t->bold || t->heading) ? ST_BOLD : 0) | (t->italic ? ST_ITALIC : 0) |
+           (t->code_ticks || t->fence ? ST_CODE : 0);
 }
 
 /* Text from the LLM or the index, never a command to the terminal: C0
@@ -95,6 +99,7 @@ static void out(CliTerm *t, const char *s, size_t n)
 {
     show(t, current(t));
     put(t->f, s, n);
+    if (n) t->prev = s[n - 1];
 }
 
 /* A file link (OSC 8) around text, where the terminal takes escapes. */
@@ -178,7 +183,8 @@ static int cite_parts(CliTerm *t, const char *s, size_t n, CitePartFn fn)
 static void newline(CliTerm *t)
 {
     /* styles end with the line: an unclosed "**" must not bold the rest */
-    t->bold = t->heading = 0;
+    t->bold = t->heading = t->italic = 0;
+    t->prev = 0;
     if (!t->fence) t->code_ticks = 0;
     show(t, current(t));
     fputc('\n', t->f);
@@ -243,6 +249,36 @@ static size_t whole(const char *s, size_t k, size_t n, int final)
     return k == n && !final && k && (unsigned char)s[k - 1] == 0xc2 ? k - 1 : k;
 }
 
+/* "[text](target)" as "text (target)", the text linked to the target (a
+ * URL, or a file under the root) where the terminal takes escapes. */
+static void md_link(CliTerm *t, const char *text, size_t text_len, const char *target,
+                    size_t target_len)
+{
+    char *uri = NULL;
+    int clean = 1;
+    for (size_t i = 0; i < target_len; i++)
+        if ((unsigned char)target[i] < 0x20 || target[i] == 0x7f) clean = 0;
+    if (clean && (!strncmp(target, "http://", 7) || !strncmp(target, "https://", 8))) {
+        uri = xstrndup(target, target_len);
+    } else if (clean && t->root) {
+        size_t plen = 0;
+        while (plen < target_len && target[plen] != '#')
+            plen++;
+        char *rel = xstrndup(target, plen);
+        uri = path_to_uri(t->root, rel);
+        free(rel);
+    }
+    if (t->styles && uri) fprintf(t->f, "\x1b]8;;%s\x1b\\", uri);
+    show(t, current(t) | ST_CITE);
+    put(t->f, text, text_len);
+    show(t, current(t));
+    if (t->styles && uri) fputs("\x1b]8;;\x1b\\", t->f);
+    out(t, " (", 2);
+    out(t, target, target_len);
+    out(t, ")", 1);
+    free(uri);
+}
+
 /* One inline step: 0 to wait for more, else the bytes consumed. */
 static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
 {
@@ -298,6 +334,18 @@ static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
             t->bold = !t->bold;
             return 2;
         }
+        /* "*a few words*": italic, opened before a word and not inside one
+         * ("2*3", "a * b" stay), closed after a word */
+        char next = n >= 2 ? s[1] : ' ';
+        int blank_before = !t->prev || strchr(" \t([{\"'", t->prev);
+        if (t->italic && !strchr(" \t", t->prev ? t->prev : ' ')) {
+            t->italic = 0;
+            return 1;
+        }
+        if (!t->italic && blank_before && !strchr(" \t\n", next)) {
+            t->italic = 1;
+            return 1;
+        }
         out(t, s, 1);
         return 1;
     }
@@ -316,6 +364,18 @@ static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
             k++;
         if (k == n && k < CITE_MAX && !final) return 0;
         if (k < n && s[k] == ']' && cite_parts(t, s + 1, k - 1, cite_part)) return k + 1;
+        if (k < n && s[k] == ']') { /* "[text](target)": a link */
+            if (k + 1 == n && !final) return 0;
+            size_t m = k + 2;
+            while (k + 1 < n && s[k + 1] == '(' && m < n && m - k < CITE_MAX &&
+                   !strchr(") \t\n", s[m]))
+                m++;
+            if (k + 1 < n && s[k + 1] == '(' && m == n && m - k < CITE_MAX && !final) return 0;
+            if (k + 1 < n && s[k + 1] == '(' && m < n && s[m] == ')' && m > k + 2) {
+                md_link(t, s + 1, k - 1, s + k + 2, m - k - 2);
+                return m + 1;
+            }
+        }
         out(t, s, 1);
         return 1;
     }
@@ -360,7 +420,7 @@ void cli_term_end(CliTerm *t)
         out(t, t->hold.buf, t->hold.len);
         sb_reset(&t->hold);
     }
-    t->bold = t->heading = t->fence = 0;
+    t->bold = t->heading = t->fence = t->italic = 0;
     t->code_ticks = 0;
     show(t, 0);
     if (!t->line_start) fputc('\n', t->f);

@@ -64,6 +64,10 @@ static void test_plain_strips_syntax(void)
         {"c\xc2\x9b"
          "d `\xc2\x9b` x\xc2\xa0y",
          "c" FFFD "d " FFFD " x\xc2\xa0y\n"}, /* C1, split or not */
+        {"*Note:* a *few words* here; 2*3, a * b, * item, (*x*)",
+         "Note: a few words here; 2*3, a * b, * item, (x)\n"},
+        {"see [the map](pkg/routing.py#L40) and [docs](https://x.org/a), not [x] (y) nor [a](b c)",
+         "see the map (pkg/routing.py#L40) and docs (https://x.org/a), not [x] (y) nor [a](b c)\n"},
         {"", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -77,6 +81,11 @@ static void test_styles(void)
     CHECK(strstr(got, "\x1b[36mc") != NULL);                     /* code */
     CHECK(strstr(got, "\x1b]8;;file:///ws/a.py\x1b\\") != NULL); /* a link to the file */
     CHECK(strstr(got, "a.py:3-4") != NULL);
+    free(got);
+    got = render("*it* [m](b.py#L2) [w](https://x.org/\x1b)", 2, 1);
+    CHECK(strstr(got, "\x1b[3mit") != NULL);                     /* italic */
+    CHECK(strstr(got, "\x1b]8;;file:///ws/b.py\x1b\\") != NULL); /* a link to the file */
+    CHECK(strstr(got, "x.org/\x1b") == NULL); /* a target with an escape: no link, shown inert */
     free(got);
     got = render("[a.py:3, 9; b.py:2]", 3, 1); /* each part linked to its file */
     CHECK(strstr(got, "\x1b]8;;file:///ws/a.py\x1b\\") != NULL);
