@@ -182,10 +182,11 @@ CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         if (!o && !takes_value)
             return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg,
                            argv[0]);
+        /* SPEC: every configuration key is also a flag of every command, so a
+         * script may pass one setting list to all; one the command does not use
+         * is said, and ignored */
         if (!o && cmd && !(takes & cmd->settings))
-            return err_set(e, CR_EUSAGE,
-                           "--%s is not a setting of `coderag %s` (see `coderag %s --help`)", key,
-                           argv[0], argv[0]);
+            fprintf(stderr, "coderag: --%s is not used by `coderag %s` (ignored)\n", key, argv[0]);
         if (takes_value && !val) {
             if (i + 1 >= argc) return err_set(e, CR_EUSAGE, "option --%s needs a value", key);
             val = argv[++i];
