@@ -126,7 +126,11 @@ int cli_usage(FILE *f)
     fprintf(f, "usage: coderag <command> [--root DIR] [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
         const char *s = cli_commands[i].summary;
-        fprintf(f, "  %-8s %.*s\n", cli_commands[i].name, (int)strcspn(s, "\n"), s);
+        /* the first sentence */
+        const char *stop = strstr(s, ". ");
+        size_t n = strcspn(s, "\n");
+        if (stop && (size_t)(stop - s) < n) n = (size_t)(stop - s) + 1;
+        fprintf(f, "  %-8s %.*s\n", cli_commands[i].name, (int)n, s);
     }
     fprintf(f, "\n`coderag COMMAND --help` lists a command's options; `coderag --version`.\n");
     return f == stderr ? 1 : 0;

@@ -149,6 +149,10 @@ int cli_ask(int argc, char **argv)
     } else {
         fputs(ans.answer, stdout);
         if (ans.answer[0] && ans.answer[strlen(ans.answer) - 1] != '\n') fputc('\n', stdout);
+        /* what verification removed from the text, said beside it */
+        for (size_t i = 0; i < ans.n_rejected; i++)
+            fprintf(stderr, "coderag: citation removed: %s (%s)\n", ans.rejected[i].text,
+                    ans.rejected[i].reason);
     }
 out:
     rtv_answer_release(&ans);
