@@ -21,6 +21,23 @@
 
 typedef struct IdxStore IdxStore;
 
+/* Read-only data every store of a process can share instead of each holding
+ * a copy: the builtin embedding model (9 MB), loaded by the first store that
+ * needs it and lent to the others (a model file changed on disk since is
+ * loaded anew for the stores opened after). A server with many workspace
+ * roots opens one and passes it to every store through IdxConfig.shared.
+ * Thread-safe. Refcounted: each store opened with it holds a reference, so
+ * the opener may drop its own at any time. */
+typedef struct IdxShared IdxShared;
+
+/* A new handle holding one reference. */
+IdxShared *idx_shared_new(void);
+/* One more reference. Returns sh. */
+IdxShared *idx_shared_ref(IdxShared *sh);
+/* Drops one reference; the last frees the handle and its references to
+ * what it holds (a store still using the model keeps it). NULL-safe. */
+void idx_shared_unref(IdxShared *sh);
+
 typedef struct IdxConfig {
     const char *root;           /* workspace root; required */
     const char *index_dir;      /* NULL: <root>/.coderag */
@@ -35,6 +52,7 @@ typedef struct IdxConfig {
     const char *embed_url;
     const char *embed_model;
     const char *embed_api_key_env;
+    IdxShared *shared; /* NULL: the store loads what it needs for itself */
 } IdxConfig;
 
 enum {
