@@ -147,8 +147,11 @@ static int store__busy(IdxStore *st)
 static CrErr store__open_db(IdxStore *st, ErrInfo *e)
 {
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(st->db_path, &st->db, flags, NULL) != SQLITE_OK)
-        return idx_store_err(st, e, st->db_path);
+    if (sqlite3_open_v2(st->db_path, &st->db, flags, idx_vfs_name(st->vfs)) != SQLITE_OK) {
+        char what[PATH_MAX + 16];
+        snprintf(what, sizeof what, "%s/index.db", st->index_real);
+        return idx_store_err(st, e, what);
+    }
     sqlite3_busy_timeout(st->db, 5000);
     /* Switching a new database to WAL can fail with SQLITE_BUSY without
      * waiting while another process sets it up: retry for a while. */
@@ -174,6 +177,20 @@ static void store__close_db(IdxStore *st)
     }
     sqlite3_close(st->db);
     st->db = NULL;
+}
+
+/* How the files of the index folder open on fd are named: through the
+ * descriptor when /proc shows it (the folder checked, whatever its path
+ * becomes), else by its canonical path. */
+static char *store__dir_access(int fd, const char *real)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    struct stat a, b;
+    if (stat(p, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return xstrdup(p);
+    log_msg(LOG_INFO, "no /proc/self/fd: the files of %s are opened by its path", real);
+    return xstrdup(real);
 }
 
 static void remove_db_files(const char *db_path)
@@ -204,6 +221,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         return err_set(e, CR_ENOENT, "workspace root %s is not a readable directory", cfg->root);
 
     st = xcalloc(1, sizeof *st);
+    st->index_fd = -1;
     st->root = xstrdup(real);
     int existing = (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING)) != 0;
     {
@@ -216,10 +234,12 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         else
             sb_addf(&d, "%s/.coderag", st->root);
         rc = idx_dir_claim(st->root, d.buf, !cfg->index_dir, !existing,
-                           !(flags & IDX_OPEN_READONLY), &st->index_dir, e);
+                           !(flags & IDX_OPEN_READONLY), &st->index_real, &st->index_fd, e);
         sb_release(&d);
         if (rc) goto out;
+        st->index_dir = store__dir_access(st->index_fd, st->index_real);
     }
+    if ((rc = idx_vfs_new(&st->vfs, e))) goto out;
     {
         StrBuf p;
         sb_init(&p);
@@ -239,14 +259,15 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if ((rc = idx_dense_open(st, cfg, e))) goto out;
     if (existing && access(st->db_path, F_OK) != 0) {
         rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
-                     st->index_dir);
+                     st->index_real);
         goto out;
     }
     rc = store__open_db(st, e);
     if (rc && !(flags & IDX_OPEN_READONLY) && !store__busy(st)) {
         /* Not a database at all (or a damaged header): start over. A lock
          * held by another process is no reason to delete its database. */
-        log_msg(LOG_WARN, "%s: %s; rebuilding the index", st->db_path, e ? e->msg : "unreadable");
+        log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
+                e ? e->msg : "unreadable");
         store__close_db(st);
         remove_db_files(st->db_path);
         rc = store__open_db(st, e);
@@ -259,14 +280,14 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
             rc = err_set(e, CR_ENOINDEX,
                          "not indexed yet: run `coderag index` (the index at %s "
                          "is empty)",
-                         st->index_dir);
+                         st->index_real);
             goto out;
         }
         if (flags & IDX_OPEN_READONLY) {
             rc = err_set(e, CR_ESCHEMA,
-                         "index at %s has another schema version; re-run "
+                         "index at %s/index.db has another schema version; re-run "
                          "`coderag index`",
-                         st->db_path);
+                         st->index_real);
             goto out;
         }
         if (!empty && (flags & IDX_OPEN_EXISTING)) {
@@ -274,12 +295,12 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
             rc = err_set(e, CR_ENOINDEX,
                          "not indexed by this version: run `coderag index` (the index at %s "
                          "was made by another version of coderag or its language queries)",
-                         st->index_dir);
+                         st->index_real);
             goto out;
         }
         if (!empty) {
             /* An older or foreign database: rebuild, never misread. */
-            log_msg(LOG_WARN, "%s: other schema; rebuilding the index", st->db_path);
+            log_msg(LOG_WARN, "%s/index.db: other schema; rebuilding the index", st->index_real);
             store__close_db(st);
             remove_db_files(st->db_path);
             if ((rc = store__open_db(st, e))) goto out;
@@ -315,7 +336,10 @@ void idx_close(IdxStore *st)
         free(st->exclude[i]);
     free(st->exclude);
     free(st->root);
+    idx_vfs_free(st->vfs);
+    if (st->index_fd >= 0) close(st->index_fd);
     free(st->index_dir);
+    free(st->index_real);
     free(st->db_path);
     free(st);
 }
