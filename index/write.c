@@ -339,6 +339,24 @@ out:
     return rc;
 }
 
+/* Which chunk names each symbol of the file: its first piece, except that a
+ * function or method takes a name from a type declared before it (TypeScript
+ * merges `interface EmptyError` and `const EmptyError = …`; a call means
+ * the value). owner maps symbol -> chunk index. */
+static void symbol_owners(const FileWork *fw, StrMap *owner)
+{
+    for (size_t i = 0; i < fw->set.n_chunks; i++) {
+        const ChunkDef *c = &fw->set.chunks[i];
+        if (!c->symbol || !c->symbol[0] || fw->cont[i]) continue;
+        int64_t k;
+        if (!strmap_get(owner, c->symbol, &k))
+            strmap_put(owner, c->symbol, (int64_t)i);
+        else if (fw->set.chunks[k].kind == IDX_KIND_CLASS &&
+                 (c->kind == IDX_KIND_FUNCTION || c->kind == IDX_KIND_METHOD))
+            strmap_put(owner, c->symbol, (int64_t)i);
+    }
+}
+
 static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t *ids, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -346,6 +364,7 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     StrMap seen;
     sb_init(&qual);
     strmap_init(&seen);
+    symbol_owners(fw, &seen);
     for (size_t i = 0; i < fw->set.n_chunks && !rc; i++) {
         const ChunkDef *c = &fw->set.chunks[i];
         int64_t parent = c->parent >= 0 && (size_t)c->parent < i ? ids[c->parent] : 0;
@@ -387,11 +406,12 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
                              (const char *const *)&fw->text[i * 4]);
 
         /* A definition is named once: by its first piece (window 0 or 1, and a
-         * class's first run, which is the one holding its header). */
-        int first_piece =
-            c->symbol && c->symbol[0] && !fw->cont[i] && !strmap_get(&seen, c->symbol, NULL);
+         * class's first run, which is the one holding its header), or by a
+         * function after a type of its name (symbol_owners). */
+        int64_t owner = -1;
+        int first_piece = c->symbol && c->symbol[0] && !fw->cont[i] &&
+                          strmap_get(&seen, c->symbol, &owner) && owner == (int64_t)i;
         if (first_piece) {
-            strmap_put(&seen, c->symbol, 1);
             sb_reset(&qual);
             if (fw->module[0]) sb_addf(&qual, "%s.", fw->module);
             sb_adds(&qual, c->symbol);
