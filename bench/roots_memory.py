@@ -2,9 +2,9 @@
 """Memory of `coderag lsp` with many workspace folders (not a test; numbers
 for docs/benchmarks.md).
 
-    roots_memory.py CODERAG_BIN [N_ROOTS=200] [--asks]
+    roots_memory.py CODERAG_BIN [N_ROOTS=200] [MODULES=3] [--asks]
 
-Writes N small Python projects (3 modules each) into a temporary folder,
+Writes N small Python projects (MODULES modules each) into a temporary folder,
 starts `coderag lsp` with all of them as workspaceFolders, waits until
 coderag/status says ready (every root indexed), optionally asks one question
 (every root searched: postings and the model in use), and prints the
@@ -53,6 +53,7 @@ def main(argv):
     args = [a for a in argv if not a.startswith("--")]
     bin_path = os.path.abspath(args[0])
     n = int(args[1]) if len(args) > 1 else 200
+    modules = int(args[2]) if len(args) > 2 else 3
     top = tempfile.mkdtemp(prefix="coderag-roots-")
     try:
         roots = []
@@ -60,7 +61,7 @@ def main(argv):
             r = os.path.join(top, "p%03d" % i)
             os.makedirs(os.path.join(r, "pkg"))
             open(os.path.join(r, "pkg", "__init__.py"), "w").close()
-            for m in range(3):
+            for m in range(modules):
                 with open(os.path.join(r, "pkg", "m%d.py" % m), "w") as f:
                     f.write(MODULE.format(i=i, m=m))
             roots.append(r)

@@ -173,6 +173,8 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     int code = 1;
     memset(&s, 0, sizeof s);
     ws_config_copy(&s.cfg, cfg);
+    /* every root's stores share one copy of what is read-only (the model) */
+    if (!s.cfg.shared) s.cfg.shared = idx_shared_new();
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.work_cond, NULL);
     pthread_cond_init(&s.build_cond, NULL);
