@@ -26,8 +26,8 @@ typedef struct IdxStore IdxStore;
  * needs it and lent to the others (a model file changed on disk since is
  * loaded anew for the stores opened after). A server with many workspace
  * roots opens one and passes it to every store through IdxConfig.shared.
- * Thread-safe. Refcounted: each store opened with it holds a reference, so
- * the opener may drop its own at any time. */
+ * Thread-safe. Refcounted, and what a store took from it (the model) is
+ * the store's reference: the handle may be dropped while stores are open. */
 typedef struct IdxShared IdxShared;
 
 /* A new handle holding one reference. */
