@@ -217,11 +217,48 @@ def t_multiroot(env):
     check_sanitizers(s)
 
 
+def t_foreign_folders(env):
+    """Folders that cannot be served (another scheme, another host, a
+    malformed entry) are skipped and named in one warning; the local folder
+    beside them is indexed (issue 25: the whole initialize was refused)."""
+    s = env.server()
+    folders = [{"uri": "vscode-vfs://github/someone/project", "name": "remote"},
+               {"uri": file_uri(env.root), "name": "shop"},
+               {"uri": "file://otherhost/srv/code", "name": "elsewhere"},
+               {"name": "no uri"}]
+    r = s.call("initialize", {"processId": os.getpid(), "rootUri": file_uri(env.root),
+                              "capabilities": {}, "workspaceFolders": folders})
+    check("result" in r, "initialize answered: %r" % r)
+    s.notify("initialized", {})
+    m = s.wait_method({"method": "window/showMessage"})
+    text = m["params"]["message"]
+    check(m["params"]["type"] == 2, "a warning: %r" % m)
+    check("vscode-vfs://github/someone/project" in text and "file://otherhost/srv/code" in text
+          and "(malformed)" in text and "indexing the others" in text, "names them: %r" % text)
+    st = s.wait_ready()
+    check(len(st["roots"]) == 1 and st["files"] > 0, "the local folder indexed: %r" % st)
+    r = s.ask("How is tax applied?")
+    check("shop/models.py" in context_paths(r), "asks answered: %r" % context_paths(r))
+    check("cannot serve workspace folders" in s.stderr(), "logged")
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+    # only a remote rootUri: initialize still succeeds, the user is told
+    s = env.server()
+    r = s.call("initialize", {"processId": os.getpid(), "capabilities": {},
+                              "rootUri": "vscode-vfs://github/someone/project"})
+    check("result" in r, "initialize with a remote rootUri answered: %r" % r)
+    s.notify("initialized", {})
+    m = s.wait_method({"method": "window/showMessage"})
+    check("nothing to index" in m["params"]["message"], "told: %r" % m)
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
 GROUPS = {
     "save": [t_save, t_save_outside],
     "watch": [t_watch],
     "storm": [t_storm],
-    "multiroot": [t_multiroot],
+    "multiroot": [t_multiroot, t_foreign_folders],
 }
 
 
