@@ -1,9 +1,11 @@
 /*
- * shared.c - IdxShared: read-only data lent to every store of a process.
- * Today the builtin model, one per model file (by path, device, inode, size
- * and mtime: a file rebuilt on disk is a new model).
+ * shared.c - IdxShared: read-only data lent to every store of a process:
+ * the builtin model, one per model file (by path, device, inode, size and
+ * mtime: a file rebuilt on disk is a new model), and the language table's
+ * compiled tree-sitter queries.
  */
 #include "embed_int.h"
+#include "lang/lang.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <sys/stat.h>
 
 #define SHARED__MODELS 4
+#define SHARED__LANGS 32
 
 typedef struct SharedModel {
     char *path; /* NULL: empty slot */
@@ -25,7 +28,10 @@ struct IdxShared {
     atomic_int refs;
     pthread_mutex_t mu; /* guards models */
     SharedModel models[SHARED__MODELS];
-    unsigned next; /* slot replaced when all are taken */
+    unsigned next;                   /* slot replaced when all are taken */
+    pthread_mutex_t qmu;             /* guards queries: a compile never waits for a model read */
+    TSQuery *queries[SHARED__LANGS]; /* by row of the language table */
+    signed char query_state[SHARED__LANGS]; /* 0 not compiled yet, 1 done, -1 failed */
 };
 
 IdxShared *idx_shared_new(void)
@@ -33,6 +39,7 @@ IdxShared *idx_shared_new(void)
     IdxShared *sh = xcalloc(1, sizeof *sh);
     atomic_init(&sh->refs, 1);
     pthread_mutex_init(&sh->mu, NULL);
+    pthread_mutex_init(&sh->qmu, NULL);
     return sh;
 }
 
@@ -54,7 +61,10 @@ void idx_shared_unref(IdxShared *sh)
     if (!sh || atomic_fetch_sub(&sh->refs, 1) != 1) return;
     for (size_t i = 0; i < SHARED__MODELS; i++)
         shared__drop(&sh->models[i]);
+    for (size_t i = 0; i < SHARED__LANGS; i++)
+        if (sh->queries[i]) ts_query_delete(sh->queries[i]);
     pthread_mutex_destroy(&sh->mu);
+    pthread_mutex_destroy(&sh->qmu);
     free(sh);
 }
 
@@ -102,4 +112,20 @@ CrErr idx_shared_embedder(IdxShared *sh, const EmbedConfig *cfg, Embedder **out,
     if (m) *out = idx_embedder_ref(m->em);
     pthread_mutex_unlock(&sh->mu);
     return rc;
+}
+
+const TSQuery *idx_shared_query(IdxShared *sh, const IdxLang *lang)
+{
+    size_t i = 0, n = idx_lang_count();
+    while (i < n && idx_lang_at(i) != lang)
+        i++;
+    if (i >= n || i >= SHARED__LANGS || !lang->grammar || !lang->query) return NULL;
+    pthread_mutex_lock(&sh->qmu);
+    if (!sh->query_state[i]) {
+        sh->queries[i] = idx_chunk_query_compile(lang);
+        sh->query_state[i] = sh->queries[i] ? 1 : -1;
+    }
+    const TSQuery *q = sh->queries[i];
+    pthread_mutex_unlock(&sh->qmu);
+    return q;
 }

@@ -256,6 +256,8 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (st->threads < 1) st->threads = 1;
     if (st->threads > 16) st->threads = 16;
 
+    /* what is read-only (the model, compiled queries) comes from here */
+    st->shared = cfg->shared ? idx_shared_ref(cfg->shared) : idx_shared_new();
     if ((rc = idx_dense_open(st, cfg, e))) goto out;
     if (existing && access(st->db_path, F_OK) != 0) {
         rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
@@ -328,6 +330,7 @@ void idx_close(IdxStore *st)
     idx_store_postings_invalidate(st);
     idx_store_file_cache_release(&st->files);
     idx_dense_close(st);
+    idx_shared_unref(st->shared);
     if (st->db) {
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);

@@ -171,7 +171,8 @@ struct IdxStore {
     char *index_dir;
     char *index_real;
     int index_fd;
-    IdxVfs *vfs; /* SQLite opens index_dir's files through it */
+    IdxVfs *vfs;       /* SQLite opens index_dir's files through it */
+    IdxShared *shared; /* a reference: IdxConfig.shared, or one of the store's own */
     char *db_path;
     char **exclude;
     size_t n_exclude;

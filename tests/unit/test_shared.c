@@ -1,4 +1,5 @@
 #include "idx.h"
+#include "index/lang/lang.h"
 #include "index/store_int.h"
 #include "index/vec_int.h"
 #include "test.h"
@@ -146,6 +147,44 @@ static void test_threads(void)
         idx_close(o[i].st);
 }
 
+/* Compiled tree-sitter queries are kept by the handle: one per language
+ * for every store and thread (the C++ query takes ~200 ms to compile; each
+ * save compiled it again), and chunking with them equals chunking with a
+ * Chunker's own. */
+static void test_queries(void)
+{
+    const IdxLang *cpp = idx_lang_by_name("cpp");
+    CHECK(cpp != NULL);
+    if (!cpp) return;
+    IdxShared *sh = idx_shared_new();
+    const TSQuery *q = idx_shared_query(sh, cpp);
+    CHECK(q != NULL);
+    CHECK(idx_shared_query(sh, cpp) == q);
+    const char *src = "#include <vector>\nnamespace n {\nclass Box {\n public:\n  int size() const "
+                      "{ return 1; }\n};\nint twice(int x) { return 2 * x; }\n}\n";
+    Chunker *own = idx_chunker_new(), *lent = idx_chunker_new_shared(sh);
+    ChunkSet a = {0}, b = {0};
+    CHECK_INT(idx_chunker_run_lang(own, cpp, src, strlen(src), 0, &a, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run_lang(lent, cpp, src, strlen(src), 0, &b, NULL), CR_OK);
+    CHECK(a.n_chunks >= 2);
+    CHECK_INT(a.n_chunks, b.n_chunks);
+    for (size_t i = 0; i < a.n_chunks && i < b.n_chunks; i++) {
+        CHECK_STR(a.chunks[i].symbol, b.chunks[i].symbol);
+        CHECK_INT(a.chunks[i].start_line, b.chunks[i].start_line);
+    }
+    idx_chunk_set_release(&a);
+    idx_chunk_set_release(&b);
+    idx_chunker_free(own);
+    idx_chunker_free(lent);
+    /* a store's updates take theirs from its handle */
+    IdxStore *st = open_store("q", sh, model);
+    if (st) {
+        CHECK(st->shared == sh);
+        idx_close(st);
+    }
+    idx_shared_unref(sh);
+}
+
 int main(void)
 {
     CHECK(mkdtemp(tmpdir) != NULL);
@@ -155,6 +194,7 @@ int main(void)
     RUN(test_changed_file);
     RUN(test_bad_model);
     RUN(test_threads);
+    RUN(test_queries);
     test_sh("rm -rf '%s' # %s", tmpdir, "");
     return test_summary();
 }
