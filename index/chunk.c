@@ -39,18 +39,6 @@ Chunker *idx_chunker_new_shared(IdxShared *sh)
     return c;
 }
 
-TSQuery *idx_chunk_query_compile(const IdxLang *lang)
-{
-    uint32_t off = 0;
-    TSQueryError qe = TSQueryErrorNone;
-    TSQuery *q =
-        ts_query_new(lang->grammar(), lang->query, (uint32_t)strlen(lang->query), &off, &qe);
-    if (!q)
-        log_msg(LOG_ERROR, "chunk: query for '%s' fails at byte %u (error %d)", lang->name, off,
-                (int)qe);
-    return q;
-}
-
 void idx_chunker_free(Chunker *c)
 {
     if (!c) return;

@@ -154,7 +154,7 @@ CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max
                          ChunkSet *out, ErrInfo *e);
 /* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
 /* lang's query (IdxLang.query) compiled for its grammar, or NULL (the
- * failure logged). Caller frees with ts_query_delete. (chunk.c) */
+ * failure logged). Caller frees with ts_query_delete. (chunk_query.c) */
 TSQuery *idx_chunk_query_compile(const IdxLang *lang);
 /* lang's compiled query kept by sh (compiled on first use, once; shared by
  * every thread: a query is read-only, each run has its own cursor), or
