@@ -336,6 +336,10 @@ out:
     strmap_release(&by_path);
     idx_scan_result_release(&scan);
     if (lock_fd >= 0) close(lock_fd); /* releases the lock */
+    /* A full pass leaves the connection's page cache full of the pages it
+     * wrote (up to cache_size, 16 MB): a server keeps a connection per root
+     * for good, and asks read little through it. Give them back. */
+    if (st->db) sqlite3_db_release_memory(st->db);
     stats.ms = now_ms() - t0;
     if (out) *out = stats;
     return rc;
