@@ -253,6 +253,9 @@ void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)
     Server *s = ws->srv;
     pthread_mutex_lock(&s->mu);
     int was_failing = ws->write_error[0] != '\0';
+    /* a full pass that failed (a full disk too) left the root in error: a
+     * write that works again is the moment to retry it */
+    int pass_failed = !why && ws->state == FOLDER_ERROR && !ws->building;
     if (why)
         snprintf(ws->write_error, sizeof ws->write_error, "%s", why);
     else
@@ -263,10 +266,11 @@ void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)
                        "coderag: the index of %s cannot be updated: %s. Answers may miss "
                        "the changes since; updating resumes when it can.",
                        ws->root, why);
-    if (!why && was_failing) {
+    if (!why && (was_failing || pass_failed)) {
         /* the saves that failed: a full pass (a stat per file), before the
          * user is told, so status says "indexing" from then */
         if (catch_up) want_build(ws);
+        if (pass_failed) lsp_srv_notice_clear(s, NOTICE_INDEX);
         lsp_srv_notice_clear(s, NOTICE_UPDATE);
         lsp_srv_notice(s, NOTICE_UPDATE, 3,
                        "coderag: the index of %s is being updated again; catching up with the "

@@ -111,6 +111,19 @@ def t_disk_full(env):
     told = [m for m in s.server_msgs if m.get("method") == "window/showMessage"
             and "cannot be updated" in m["params"]["message"]]
     check(not told, "one error notice for the whole episode: %r" % told)
+    # a full pass into the full disk fails too; the next save that works retries it
+    open(flag, "w").close()
+    env.write("shop/errors.py", "\n\ndef spare_later():\n    return 1\n", "a")
+    s.call("workspace/executeCommand", {"command": "coderag.reindex", "arguments": []})
+    m = s.wait_method({"method": "window/showMessage", "params": {"message": "~indexing .* failed"}})
+    check(m["params"]["type"] == 1 and "full" in m["params"]["message"], "pass failure told: %r" % m)
+    os.unlink(flag)
+    env.write("shop/models.py", "\n\ndef settle_the_invoice(total):\n    return total\n", "a")
+    s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri("shop/models.py")}})
+    s.wait_method({"method": "window/showMessage", "params": {"message": "~updated again"}})
+    st = s.wait_ready()
+    r = s.ask("spare later")
+    check("spare_later" in context_symbols(r), "the failed pass retried: %r" % context_symbols(r))
     check(s.shutdown_exit() == 0, "exit code")
     check_sanitizers(s)
     chk = subprocess.run([env.bin, "status", "--root", env.root, "--check"], capture_output=True,
