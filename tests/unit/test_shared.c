@@ -178,6 +178,14 @@ static void test_queries(void)
     idx_chunk_set_release(&b);
     idx_chunker_free(own);
     idx_chunker_free(lent);
+    /* re-finding a definition in an unsaved buffer borrows them too */
+    uint32_t s1 = 0, e1 = 0, s2 = 0, e2 = 0;
+    CHECK_INT(idx_find_definition("n/box.cc", src, strlen(src), "n.twice", 1, &s1, &e1), 1);
+    CHECK_INT(idx_find_definition_shared(sh, "n/box.cc", src, strlen(src), "n.twice", 1, &s2, &e2),
+              1);
+    CHECK_INT(s1, 7);
+    CHECK_INT(s2, s1);
+    CHECK_INT(e2, e1);
     /* a store's updates take theirs from its handle */
     IdxStore *st = open_store("q", sh, model);
     if (st) {
