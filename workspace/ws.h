@@ -39,6 +39,10 @@ typedef struct WsConfig {
     size_t n_exclude;
     size_t max_file_bytes;
     int threads;
+    /* Read-only data lent to every store opened with these settings (the
+     * builtin model): a server with many roots sets it once, a copy takes a
+     * reference, release drops it. NULL: each store loads its own. */
+    IdxShared *shared;
 } WsConfig;
 
 void ws_config_init(WsConfig *c);

@@ -4,6 +4,7 @@
  * the pace of progress reports, and the one orchestration of a question
  * (steps and one call) against the fake OpenAI server.
  */
+#include "index/store_int.h"
 #include "llm_util.h"
 #include "ws.h"
 
@@ -255,6 +256,37 @@ static void test_ask_steps_equal_one_call(void)
     rtv_answer_release(&steps);
 }
 
+/* Settings copied from a server's (one per root) lend the server's shared
+ * data to every store they open: one model for all the roots. */
+static void test_shared_across_roots(void)
+{
+    char dir[] = "/tmp/coderag-ws-shared-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    WsConfig server, root_a, root_b;
+    ws_config_init(&server);
+    server.shared = idx_shared_new();
+    CHECK_INT(ws_config_set(&server, "embed.provider", "builtin", NULL), CR_OK);
+    ws_config_copy(&root_a, &server);
+    ws_config_copy(&root_b, &server);
+    ws_config_release(&server); /* the copies keep the handle */
+    char ia[PATH_MAX], ib[PATH_MAX];
+    snprintf(ia, sizeof ia, "%s/a", dir);
+    snprintf(ib, sizeof ib, "%s/b", dir);
+    root_a.root = xstrdup(FIXTURE_DIR "/shop");
+    root_a.index_dir = xstrdup(ia);
+    root_b.root = xstrdup(FIXTURE_DIR "/shop");
+    root_b.index_dir = xstrdup(ib);
+    IdxStore *a = NULL, *b = NULL;
+    CHECK_INT(ws_store_open(&root_a, WS_OPEN_CREATE, &a, NULL), CR_OK);
+    CHECK_INT(ws_store_open(&root_b, WS_OPEN_CREATE, &b, NULL), CR_OK);
+    if (a && b) CHECK(a->dense.em != NULL && a->dense.em == b->dense.em);
+    idx_close(a);
+    idx_close(b);
+    ws_config_release(&root_a);
+    ws_config_release(&root_b);
+    test_sh("rm -rf '%s' # %s", dir, "");
+}
+
 static void run_tests(void)
 {
     RUN(test_change_kind);
@@ -265,6 +297,7 @@ static void run_tests(void)
     RUN(test_pace_time_floor);
     RUN(test_ask_backs_off_a_dead_llm);
     RUN(test_ask_steps_equal_one_call);
+    RUN(test_shared_across_roots);
 }
 
 int main(void)
