@@ -157,6 +157,23 @@ out:
     return rc ? cli_fail(rc, &e) : 0;
 }
 
+/* For a protocol server: nothing but protocol on stdout. Returns a private
+ * copy of stdout for the transport (caller closes) and makes fd 1 stderr,
+ * so that no stray print can corrupt the stream; a client that goes away
+ * makes writes fail with EPIPE instead of killing us. -1 (said on stderr)
+ * when that cannot be set up. */
+static int protocol_stdout(void)
+{
+    int out = dup(1);
+    if (out < 0 || dup2(2, 1) < 0) {
+        fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
+        if (out >= 0) close(out);
+        return -1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    return out;
+}
+
 int cli_lsp(int argc, char **argv)
 {
     CliArgs a;
@@ -179,17 +196,11 @@ int cli_lsp(int argc, char **argv)
         ws_config_release(&a.cfg);
         return rc ? cli_fail(rc, &e) : 0;
     }
-    /* Nothing but protocol on stdout: the transport writes to a private
-     * copy of it, and fd 1 becomes stderr so that no stray print can
-     * corrupt the stream. A client that goes away makes writes fail with
-     * EPIPE instead of killing us. */
-    int out = dup(1);
-    if (out < 0 || dup2(2, 1) < 0) {
+    int out = protocol_stdout();
+    if (out < 0) {
         ws_config_release(&a.cfg);
-        fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
-    signal(SIGPIPE, SIG_IGN);
     int code = lsp_server_run(&a.cfg, 0, out);
     close(out);
     ws_config_release(&a.cfg);
@@ -206,26 +217,17 @@ int cli_mcp(int argc, char **argv)
         return rc ? cli_fail(rc, &e) : 0;
     }
     McpOptions o;
-    StrBuf llm;
-    sb_init(&llm);
     ws_config_resolve_root(&a.cfg);
     o.cfg = &a.cfg;
     rtv_request_init(&o.ask);
     ws_config_llm(&a.cfg, &o.ask);
-    if (a.cfg.llm_url) http_redact_url(&llm, a.cfg.llm_url);
-    o.llm_label = a.cfg.llm_url ? llm.buf : NULL;
-    /* As for lsp: protocol alone on the real stdout, stray prints to stderr. */
-    int out = dup(1);
-    if (out < 0 || dup2(2, 1) < 0) {
-        sb_release(&llm);
+    int out = protocol_stdout();
+    if (out < 0) {
         ws_config_release(&a.cfg);
-        fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
-    signal(SIGPIPE, SIG_IGN);
     int code = mcp_server_run(&o, 0, out);
     close(out);
-    sb_release(&llm);
     ws_config_release(&a.cfg);
     return code;
 }
