@@ -30,7 +30,6 @@ typedef struct McpOptions {
     /* Defaults for the ask tool: the LLM settings (llm_*), budget and mode;
      * question and hooks are ignored. Strings borrowed. */
     RtvRequest ask;
-    const char *llm_label; /* what status reports as the LLM ("none" when NULL) */
 } McpOptions;
 
 /* Serves one client until in_fd reaches end of file (or a read fails):
