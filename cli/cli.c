@@ -41,13 +41,20 @@ int cli_main(int argc, char **argv)
     return cli_usage(stderr);
 }
 
+/* The index pass's line on a terminal, at the pace of every door. */
+typedef struct ProgressLine {
+    WsPace pace;
+    int shown;
+} ProgressLine;
+
 static int progress_line(void *ud, size_t done, size_t total)
 {
-    int *last = ud;
-    int pct = total ? (int)(done * 100 / total) : 100;
-    if (pct == *last) return 0;
-    *last = pct;
-    if (isatty(2)) fprintf(stderr, "\rindexing: %zu/%zu files (%d%%)", done, total, pct);
+    ProgressLine *p = ud;
+    if (!isatty(2) || !ws_pace_due(&p->pace, done, total)) return 0;
+    char files[64];
+    ws_progress_files(files, sizeof files, done, total);
+    fprintf(stderr, "\rindexing: %s (%d%%)", files, total ? (int)(done * 100 / total) : 100);
+    p->shown = 1;
     return 0;
 }
 
@@ -55,11 +62,12 @@ static int progress_line(void *ud, size_t done, size_t total)
 static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, ErrInfo *e)
 {
     IdxUpdateStats stats;
-    int last = -1;
+    ProgressLine line = {.shown = 0};
+    ws_pace_init(&line.pace, WS_PACE_MIN_MS);
     if (!update) return ws_store_open(&a->cfg, WS_OPEN_EXISTING, out, e);
     CrErr rc =
-        ws_store_open_updated(&a->cfg, verbose ? progress_line : NULL, &last, &stats, out, e);
-    if (verbose && isatty(2) && last >= 0) fputc('\n', stderr);
+        ws_store_open_updated(&a->cfg, verbose ? progress_line : NULL, &line, &stats, out, e);
+    if (line.shown) fputc('\n', stderr);
     if (rc) return rc;
     if (verbose) {
         IdxStatus s;
