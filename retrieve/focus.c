@@ -11,12 +11,6 @@
  * class's members, a Go or Rust method (outside its type's lines) its type's,
  * a C++ out-of-line definition its class's. */
 
-const char *rtv_last_part(const char *symbol)
-{
-    const char *dot = strrchr(symbol, '.');
-    return dot ? dot + 1 : symbol;
-}
-
 static int named(const RtvDef *d, const char *word)
 {
     return d->head.symbol &&

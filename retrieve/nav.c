@@ -252,6 +252,12 @@ static int fuzzy_in(const char *q, const char *name)
     return 0;
 }
 
+const char *rtv_last_part(const char *symbol)
+{
+    const char *dot = strrchr(symbol, '.');
+    return dot ? dot + 1 : symbol;
+}
+
 CrErr rtv_symbols(IdxStore *st, const char *query, size_t max, RtvDef **out, size_t *n_out,
                   ErrInfo *e)
 {
