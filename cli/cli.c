@@ -224,11 +224,8 @@ int cli_mcp(int argc, char **argv)
         ws_config_release(&a.cfg);
         return rc ? cli_fail(rc, &e) : 0;
     }
-    McpOptions o;
     ws_config_resolve_root(&a.cfg);
-    o.cfg = &a.cfg;
-    rtv_request_init(&o.ask);
-    ws_config_llm(&a.cfg, &o.ask);
+    McpOptions o = {.cfg = &a.cfg};
     int out = protocol_stdout();
     if (out < 0) {
         ws_config_release(&a.cfg);
