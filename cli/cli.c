@@ -44,13 +44,14 @@ int cli_main(int argc, char **argv)
 /* The index pass's line on a terminal, at the pace of every door. */
 typedef struct ProgressLine {
     WsPace pace;
+    int tty; /* stderr is a terminal: else no line at all */
     int shown;
 } ProgressLine;
 
 static int progress_line(void *ud, size_t done, size_t total)
 {
     ProgressLine *p = ud;
-    if (!isatty(2) || !ws_pace_due(&p->pace, done, total)) return 0;
+    if (!p->tty || !ws_pace_due(&p->pace, done, total)) return 0;
     char files[64];
     ws_progress_files(files, sizeof files, done, total);
     fprintf(stderr, "\rindexing: %s (%d%%)", files, total ? (int)(done * 100 / total) : 100);
@@ -62,7 +63,7 @@ static int progress_line(void *ud, size_t done, size_t total)
 static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, ErrInfo *e)
 {
     IdxUpdateStats stats;
-    ProgressLine line = {.shown = 0};
+    ProgressLine line = {.tty = isatty(2)};
     ws_pace_init(&line.pace, WS_PACE_MIN_MS);
     if (!update) return ws_store_open(&a->cfg, WS_OPEN_EXISTING, out, e);
     CrErr rc =
