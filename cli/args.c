@@ -189,7 +189,8 @@ CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         /* SPEC: every configuration key is also a flag of every command, so a
          * script may pass one setting list to all; one the command does not use
          * is said, and ignored */
-        if (!o && cmd && !(takes & cmd->settings))
+        int unused = !o && cmd && !(takes & cmd->settings);
+        if (unused)
             fprintf(stderr, "coderag: --%s is not used by `coderag %s` (ignored)\n", key, argv[0]);
         if (takes_value && !val) {
             if (i + 1 >= argc) return err_set(e, CR_EUSAGE, "option --%s needs a value", key);
@@ -197,7 +198,9 @@ CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         } else if (!takes_value && val) {
             return err_set(e, CR_EUSAGE, "option --%s takes no value", key);
         }
-        if (o && o->metavar)
+        if (unused)
+            continue;
+        else if (o && o->metavar)
             *(const char **)((char *)a + o->offset) = val;
         else if (o)
             *(int *)((char *)a + o->offset) = 1;

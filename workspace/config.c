@@ -186,6 +186,14 @@ void ws_config_llm(const WsConfig *c, RtvRequest *req)
     req->llm_api_key_env = c->llm_api_key_env;
 }
 
+void ws_config_llm_label(const WsConfig *c, StrBuf *sb)
+{
+    if (c->llm_url)
+        http_redact_url(sb, c->llm_url);
+    else
+        sb_adds(sb, "none");
+}
+
 void ws_config_idx(const WsConfig *c, IdxConfig *out)
 {
     memset(out, 0, sizeof *out);

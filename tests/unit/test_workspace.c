@@ -184,6 +184,25 @@ static void test_pace_time_floor(void)
     CHECK_STR(msg, "writing the answer: 48 tokens");
 }
 
+/* Every door's status shows the LLM this way: credentials never. */
+static void test_llm_label(void)
+{
+    WsConfig c;
+    StrBuf sb;
+    ws_config_init(&c);
+    sb_init(&sb);
+    ws_config_llm_label(&c, &sb);
+    CHECK_STR(sb.buf, "none");
+    ErrInfo e = {0};
+    CHECK_INT(ws_config_set(&c, "llm.url", "http://u:pw@h:1/v1?api_key=s3cret", &e), CR_OK);
+    sb_reset(&sb);
+    ws_config_llm_label(&c, &sb);
+    CHECK(strstr(sb.buf, "pw") == NULL && strstr(sb.buf, "s3cret") == NULL);
+    CHECK(strstr(sb.buf, "h:1/v1") != NULL);
+    sb_release(&sb);
+    ws_config_release(&c);
+}
+
 static void ask_request(RtvRequest *req)
 {
     rtv_request_init(req);
@@ -295,6 +314,7 @@ static void run_tests(void)
     RUN(test_pace_steps);
     RUN(test_pace_open_ended);
     RUN(test_pace_time_floor);
+    RUN(test_llm_label);
     RUN(test_ask_backs_off_a_dead_llm);
     RUN(test_ask_steps_equal_one_call);
     RUN(test_shared_across_roots);
