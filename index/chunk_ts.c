@@ -126,6 +126,8 @@ static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
             want_ident = 1;
         } else if (!want_ident && i + 1 < b &&
                    ((c == '-' && src[i + 1] == '>') || (c == ':' && src[i + 1] == ':'))) {
+            if (c == ':' && i + 2 < b && src[i + 2] == '<')
+                break; /* f::<T>(): generic arguments end it, as in Foo<T> */
             i += 2;
             want_ident = 1;
         } else if (!want_ident && c == '<') {

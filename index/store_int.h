@@ -52,6 +52,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")                \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
+    X(METHODS_BY_NAME, "SELECT s.chunk_id, p.id, p.name FROM symbols s "                           \
+                       "JOIN chunks c ON c.id = s.chunk_id JOIN chunks p ON p.id = c.parent_id "   \
+                       "WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3")                               \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \

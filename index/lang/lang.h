@@ -88,6 +88,13 @@ typedef struct IdxLang {
      * `this.name` (and, with implicit_this, a bare name) left unresolved is
      * looked up in the bases, through the class's inheritance references. */
     int inherited_members;
+    /* A method call on a receiver the indexer cannot type (a field or a
+     * value of a generic type) whose name an interface declares (a Rust
+     * trait) and types implementing it define reaches the declaration and
+     * those implementations: implementations name their interface as a base
+     * (`impl Trait for X`), so the graph can tell them from same-named
+     * methods of unrelated types. */
+    int interface_dispatch;
     /* Methods of the language's built-in types (Python: `append`, `items`):
      * a call on a receiver the indexer cannot type (`x.append()`) names one
      * of these far more often than the workspace method that shares the

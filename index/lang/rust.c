@@ -186,4 +186,5 @@ const IdxLang idx_lang_rust = {
     .import = rust__import,
     .resolve_import = rust__resolve,
     .builtin_methods = rust__builtin_methods,
+    .interface_dispatch = 1,
 };

@@ -188,6 +188,15 @@ static void test_rust(void)
                "class 1-2 Emit\nmethod 3-3 Emit.emit\nclass 6-6 Count\nclass 8-8 Sink\n"
                "class 10-11 Sink\nmethod 12-14 Sink.emit\nclass 17-17 Tap\nclass 19-20 Tap\n"
                "method 21-23 Tap.emit\n");
+    /* a call through a field of a generic type reaches the trait's
+     * declaration and its implementation, not a same-named method of a type
+     * that does not implement the trait; a call with generic arguments
+     * (`widen::<u8>()`) is a call of its function */
+    const char *relay = "src/relay.rs", *parser = "src/parser.rs";
+    CHECK(has_edge(st, relay, "Relay.relay", parser, "Visit.visit", IDX_EDGE_CALL));
+    CHECK(has_edge(st, relay, "Relay.relay", parser, "Parser.visit", IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, relay, "Relay.relay", relay, "Other.visit", IDX_EDGE_CALL));
+    CHECK(has_edge(st, relay, "Relay.relay", relay, "widen", IDX_EDGE_CALL));
     done(st);
 }
 
