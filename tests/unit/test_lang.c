@@ -197,6 +197,10 @@ static void test_rust(void)
     CHECK(has_edge(st, relay, "Relay.relay", parser, "Parser.visit", IDX_EDGE_CALL));
     CHECK(!has_edge_quiet(st, relay, "Relay.relay", relay, "Other.visit", IDX_EDGE_CALL));
     CHECK(has_edge(st, relay, "Relay.relay", relay, "widen", IDX_EDGE_CALL));
+    /* calls in a macro's arguments, which the grammar leaves as tokens */
+    CHECK(has_edge(st, relay, "wrapped", relay, "widen", IDX_EDGE_CALL));
+    CHECK(has_edge(st, relay, "wrapped", relay, "Other.plain", IDX_EDGE_CALL));
+    CHECK(has_edge(st, relay, "wrapped", relay, "tri", IDX_EDGE_CALL));
     done(st);
 }
 
