@@ -236,11 +236,12 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 /* a called name right after `.` or `::` (in tokens a grammar
                  * leaves unparsed) ends a chain another pattern captures
                  * whole, with its @ref.from */
-                TSNode prev = ts_node_prev_sibling(n);
-                if (k == CAP_REF_CALL && ts_node_is_null(from) && !ts_node_is_null(prev) &&
-                    !ts_node_is_named(prev) &&
-                    (!strcmp(ts_node_type(prev), ".") || !strcmp(ts_node_type(prev), "::")))
-                    continue;
+                if (k == CAP_REF_CALL && ts_node_is_null(from)) {
+                    TSNode prev = ts_node_prev_sibling(n);
+                    if (!ts_node_is_null(prev) && !ts_node_is_named(prev) &&
+                        (!strcmp(ts_node_type(prev), ".") || !strcmp(ts_node_type(prev), "::")))
+                        continue;
+                }
                 /* obj.name(...) captured as @ref.from obj and @ref.call name */
                 if (!ts_node_is_null(from) && ts_node_start_byte(from) < a)
                     a = ts_node_start_byte(from);
