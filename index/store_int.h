@@ -30,6 +30,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
     X(FILE_DELETE, "DELETE FROM files WHERE id = ?1")                                              \
     X(FILE_PATH_BY_ID, "SELECT path FROM files WHERE id = ?1")                                     \
+    X(CHUNK_PATH_SYMBOL, "SELECT f.path, c.symbol FROM chunks c "                                  \
+                         "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                       \
     X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
     X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, name, "  \
                     "signature, docstring, parent_id, hash, cont) "                                \

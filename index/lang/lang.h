@@ -80,6 +80,10 @@ typedef struct IdxLang {
      * the file name, which must be longer), "prefix*" (start of the file
      * name), ".infix." (inside the name). Ranked below the code they test. */
     const char *const *tests;
+    /* Modules that hold tests inside a source file by convention (Rust's
+     * `#[cfg(test)] mod tests`): a definition in one (any part of its
+     * symbol) ranks as a test file's do. NULL-terminated, or NULL. */
+    const char *const *test_modules;
     /* A bare call inside a method may name a member of its class (Java,
      * C++: no `this.` needed), so one that names a member defined in the
      * same file is resolved in the class, as `this.name` is. */
@@ -126,6 +130,9 @@ const IdxLang *idx_lang_for_shebang(const char *first_line, size_t len);
 size_t idx_lang_count(void);
 /* Whether relpath is a test file by its language's conventions. */
 int idx_lang_is_test_path(const char *relpath);
+/* Whether a definition (its dotted symbol) in relpath sits in one of its
+ * language's test modules. */
+int idx_lang_is_test_symbol(const char *relpath, const char *symbol);
 const IdxLang *idx_lang_at(size_t i);
 /* A digest of every row's name and query: an index made with other queries
  * holds other chunks, and is rebuilt (store.c). */

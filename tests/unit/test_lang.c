@@ -201,6 +201,9 @@ static void test_rust(void)
     CHECK(has_edge(st, relay, "wrapped", relay, "widen", IDX_EDGE_CALL));
     CHECK(has_edge(st, relay, "wrapped", relay, "Other.plain", IDX_EDGE_CALL));
     CHECK(has_edge(st, relay, "wrapped", relay, "tri", IDX_EDGE_CALL));
+    /* a definition in `mod tests` is a test, as a tests/ file is */
+    CHECK(idx_chunk_in_test_module(st, chunk_id(st, relay, "tests.relay_adds")));
+    CHECK(!idx_chunk_in_test_module(st, chunk_id(st, relay, "Relay.relay")));
     done(st);
 }
 
