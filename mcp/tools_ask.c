@@ -81,9 +81,10 @@ static const McpField search_fields[] = {
 const McpTool mcp_tool_search = {
     "search",
     "Search code",
-    "Ranked definitions (functions, methods, classes, module code) for a query, best first: "
-    "path, lines, symbol, kind, signature, score and which retrievers found each (bm25, "
-    "dense, graph). The same ranking `ask` answers from; no answer text.",
+    "Ranked definitions (functions, methods, classes, module code) for a query, best first "
+    "(rank 1 is the best): path, lines, symbol, kind, signature, score (relevance, 1.0 at "
+    "most, never rising down the list) and which retrievers found each (bm25, dense, graph). "
+    "The same ranking `ask` answers from; no answer text.",
     search_fields,
     sizeof search_fields / sizeof search_fields[0],
     1,
