@@ -10,7 +10,9 @@
  *     writing), the same in every door;
  *   - the one orchestration of a question (prepare -> LLM -> verify) with
  *     the LLM endpoint's back-off, as steps (for a server that runs the
- *     LLM on another thread) and as one call.
+ *     LLM on another thread) and as one call;
+ *   - the answer as JSON: SPEC.md's coderag/ask result object, and the
+ *     parts of it every door's results share.
  *
  * JSON values are jansson's; the header only forward-declares json_t.
  */
@@ -257,5 +259,27 @@ CrErr ws_ask_finish(WsAsk *a, IdxStore *st, const RtvRequest *req, RtvAnswer *ou
 /* The three steps in one call, on the calling thread: what the CLI and the
  * MCP server use. Errors: rtv_ask's. */
 CrErr ws_ask(WsEndpoint *ep, IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
+
+/* ---------------------------------------------------------------- the answer as JSON */
+
+/* The coderag/ask result object of SPEC.md for a (keys answer, mode, match,
+ * matchReason, citations, rejected, context, timings): the language
+ * server's coderag/ask result and `coderag ask --json`. A citation's uri is
+ * its file under root_abs; its range is ws_lines_range_json's. Invalid
+ * UTF-8 in strings becomes U+FFFD, a number JSON cannot hold 0. New
+ * reference (caller json_decref's). */
+struct json_t *ws_answer_json(const RtvAnswer *a, const char *root_abs);
+/* The result's "context" array alone (a server's partial result). New reference. */
+struct json_t *ws_answer_context_json(const RtvAnswer *a);
+/* The result's "rejected" array, {text, reason} per citation verification
+ * removed: the same in every door's ask result. New reference. */
+struct json_t *ws_answer_rejected_json(const RtvAnswer *a);
+/* The retrievers of a via bitmask (RTV_VIA_*) by name, ["bm25", "dense",
+ * "graph"] in that order: every door's context and search items. New reference. */
+struct json_t *ws_via_json(unsigned via);
+/* A 1-based inclusive line span as an LSP Range of whole lines: start
+ * {line: start_line-1, character: 0}, end {line: end_line, character: 0}.
+ * New reference. */
+struct json_t *ws_lines_range_json(uint32_t start_line, uint32_t end_line);
 
 #endif
