@@ -87,9 +87,13 @@ int ws_config_is_flag(const char *flag, unsigned *takes);
  * flags, one line each. */
 void ws_config_print_flags(FILE *f, unsigned mask);
 
-/* Without a root setting, sets it by the root rule from the current folder
- * (ws_find_root; the folder itself when no marker is found). Returns the
- * root (borrowed from c). */
+/* The root of a door that was named no folder (the CLI's commands, the MCP
+ * server, a language server whose client named none), one rule for all: a
+ * root setting (--root, CODERAG_ROOT, the initialization options) is used
+ * as given -- the user chose it, no marker overrides that; without one, the
+ * root rule from the current folder (ws_find_root; the folder itself when
+ * no marker is found; "." when the current folder is gone), which is then
+ * set in c. Returns the root (borrowed from c). */
 const char *ws_config_resolve_root(WsConfig *c);
 
 /* The IdxConfig view of c (borrowing its strings). root defaults to ".". */
