@@ -112,15 +112,16 @@ void ws_config_llm_label(const WsConfig *c, StrBuf *sb);
  * An index left behind (.coderag/) is never a marker. Caller frees. */
 char *ws_find_root(const char *start, const char *fallback);
 /* The root rule's markers, NULL past the last (static strings): the i-th
- * VCS marker (".git", ".hg", ...), and the i-th project marker (the
- * language table's: idx_project_marker). `coderag root --markers` lists
+ * VCS marker (index/'s VCS folder names: idx_vcs_dir), and the i-th
+ * project marker (the language table's: idx_project_marker). `coderag root --markers` lists
  * them for the editor clients, which must use the same. */
 const char *ws_vcs_marker(size_t i);
 const char *ws_project_marker(size_t i);
 /* The nearest VCS root strictly above dir, or NULL. Caller frees. */
 char *ws_vcs_root_above(const char *dir);
 /* Whether a directory of that name is never watched nor a source of
- * changes: a VCS's metadata, or an index left behind. */
+ * changes: a VCS's metadata (idx_is_vcs_dir), or an index left behind
+ * (IDX_DIR_NAME). */
 int ws_skip_dir_name(const char *name);
 
 /* ---------------------------------------------------------------- freshness */
