@@ -182,6 +182,18 @@ int idx_may_index_path(const char *path);
  * a path the index does not read by name. Static. */
 const char *idx_fence_tag(const char *path);
 
+/* The index folder's name under the root when no index folder is set
+ * (<root>/.coderag): never a source of the index, nor a root marker. */
+#define IDX_DIR_NAME ".coderag"
+
+/* The i-th VCS metadata folder name (".git", ".hg", ".svn", ".jj"; static),
+ * or NULL past the last: never scanned nor watched, and a folder holding
+ * one (a folder, or a file: worktrees, submodules) is a repository root
+ * (the root rule). */
+const char *idx_vcs_dir(size_t i);
+/* Whether the len bytes at name are one of idx_vcs_dir's names. */
+int idx_is_vcs_dir(const char *name, size_t len);
+
 /* The i-th project marker of the languages the index reads ("pyproject.toml",
  * "go.mod", "Cargo.toml", "package.json"...; each once, static), or NULL past
  * the last: a folder holding one is a project root (the root rule). */

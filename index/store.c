@@ -260,7 +260,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         if (cfg->index_dir)
             sb_adds(&d, cfg->index_dir);
         else
-            sb_addf(&d, "%s/.coderag", st->root);
+            sb_addf(&d, "%s/" IDX_DIR_NAME, st->root);
         rc = idx_dir_claim(st->root, d.buf, !cfg->index_dir, !existing,
                            !(flags & IDX_OPEN_READONLY), &st->index_real, &st->index_fd, e);
         sb_release(&d);

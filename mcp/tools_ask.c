@@ -105,7 +105,7 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
         rtv_answer_release(&a);
         return;
     }
-    json_t *cites = json_array(), *rej = json_array(), *ctx = json_array();
+    json_t *cites = json_array(), *ctx = json_array();
     for (size_t i = 0; i < a.n_citations; i++) {
         const VfyCitation *v = &a.citations[i];
         json_array_append_new(
@@ -113,14 +113,12 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
                              "startLine", (int)v->start_line, "endLine", (int)v->end_line, "symbol",
                              json_text(v->symbol), "source", v->source, "verified", v->verified));
     }
-    for (size_t i = 0; i < a.n_rejected; i++)
-        json_array_append_new(rej, json_pack("{s:o, s:s}", "text", json_text(a.rejected[i].text),
-                                             "reason", a.rejected[i].reason));
     for (size_t i = 0; i < a.n_items; i++)
         json_array_append_new(ctx, item_json(&a.items[i], i + 1));
-    r->structured = json_pack("{s:o, s:s, s:s, s:o, s:o, s:o}", "answer", json_text(a.answer),
-                              "mode", rtv_mode_name(a.mode), "match", rtv_match_name(a.match),
-                              "citations", cites, "rejected", rej, "context", ctx);
+    r->structured =
+        json_pack("{s:o, s:s, s:s, s:o, s:o, s:o}", "answer", json_text(a.answer), "mode",
+                  rtv_mode_name(a.mode), "match", rtv_match_name(a.match), "citations", cites,
+                  "rejected", ws_answer_rejected_json(&a), "context", ctx);
     if (a.fallback_reason)
         json_object_set_new(r->structured, "fallbackReason", json_text(a.fallback_reason));
     sb_adds(&r->text, a.answer);
