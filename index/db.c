@@ -16,6 +16,7 @@ static const char *const stmt_sql[] = {
 
 CrErr idx_store_err(IdxStore *st, ErrInfo *e, const char *what)
 {
+    if (st->db && idx_store_code_damaged(sqlite3_errcode(st->db))) idx_store_note_damaged(st);
     return err_set(e, CR_EDB, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
 }
 
@@ -48,7 +49,9 @@ int64_t idx_store_data_version(IdxStore *st)
 CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e)
 {
     char *msg = NULL;
-    if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int code = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+    if (code != SQLITE_OK) {
+        if (idx_store_code_damaged(code)) idx_store_note_damaged(st);
         CrErr rc = err_set(e, CR_EDB, "%s", msg ? msg : sqlite3_errmsg(st->db));
         sqlite3_free(msg);
         return rc;

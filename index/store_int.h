@@ -171,6 +171,7 @@ struct IdxStore {
     int readonly;      /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
     int post_distrust; /* the postings snapshot proved damaged: load from the text */
     int post_loaded;   /* postings were loaded once: later loads follow other writers */
+    int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
     sqlite3_stmt *stmts[STMT__COUNT];
 };
 
@@ -196,6 +197,20 @@ CrErr idx_store_meta_get(IdxStore *st, const char *key, char *out, size_t cap, E
 CrErr idx_store_meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e);
 /* Records the time of the last completed update in meta. */
 CrErr idx_store_touch_update_time(IdxStore *st, ErrInfo *e);
+/* integrity.c. Whether an SQLite result code says the file is damaged. */
+int idx_store_code_damaged(int code);
+/* Records that the database is damaged (index.db.damaged): the next writable
+ * open rebuilds it, every open until then refuses to read it. */
+void idx_store_note_damaged(IdxStore *st);
+/* After a clean close: index.db.clean describes the file as it is now, so
+ * the next open trusts it without a quick_check. */
+void idx_store_mark_clean(IdxStore *st);
+/* Removes both marks (the database is being rebuilt). */
+void idx_store_integrity_forget(const IdxStore *st);
+/* Whether the open database is damaged (*damaged, the reason appended to
+ * why): the damaged mark, else the clean mark, else PRAGMA quick_check.
+ * CR_EDB when it cannot tell (a lock, an I/O error). */
+CrErr idx_store_integrity(IdxStore *st, int *damaged, StrBuf *why, ErrInfo *e);
 /* Scan options of this store (borrowed strings). */
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
 

@@ -121,7 +121,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     if ((rc = rtv_join_pieces(st, out->items, &out->n_items, &pk.left, e))) goto out;
     out->timings.pack_ms = now_ms() - t;
 
-    rtv_match_signals(st, req->question, &info, out->n_items, &out->signals);
+    if ((rc = rtv_match_signals(st, req->question, &info, out->n_items, &out->signals, e)))
+        goto out;
     out->match = rtv_match(&out->signals, out->match_reason, sizeof out->match_reason);
     if (!req->use_bm25 && out->n_items) { /* an ablation: coverage is not measured */
         out->match = RTV_MATCH_STRONG;
