@@ -11,10 +11,18 @@
 
 typedef struct Resolver {
     IdxStore *st;
-    StrMap memo; /* "qualified name" -> chunk id (0: unresolved) */
+    StrMap memo; /* "qualified name" -> chunk id (0: unresolved), or MEMO_* */
     ErrInfo *e;
     CrErr rc;
+    size_t cuts; /* lookups cut short (an import cycle, the depth bound) so far */
 } Resolver;
+
+/* Memo marks: a lookup in progress (an import cycle meets it), and one whose
+ * answer depended on where the cycle was entered or on the depth it was
+ * asked at: not kept, so that every reference resolves the same whatever
+ * was resolved before it (an update equals a fresh build). */
+#define MEMO_BUSY (-1)
+#define MEMO_UNCACHED (-2)
 
 /* One step of a lookup: 1 for a row. A failed step is remembered in r->rc
  * (the pass stops), never taken for "no such name". */
@@ -160,12 +168,20 @@ static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
 static int64_t resolve_qualified(Resolver *r, const char *q, int depth)
 {
     int64_t v;
-    if (depth > 6 || !q[0]) return 0;
-    if (strmap_get(&r->memo, q, &v)) return v;
-    /* Mark in progress so import cycles terminate. */
-    strmap_put(&r->memo, q, 0);
+    if (!q[0]) return 0;
+    if (depth > 6) {
+        r->cuts++;
+        return 0;
+    }
+    if (strmap_get(&r->memo, q, &v) && v != MEMO_UNCACHED) {
+        if (v != MEMO_BUSY) return v;
+        r->cuts++; /* an import cycle: cut here */
+        return 0;
+    }
+    strmap_put(&r->memo, q, MEMO_BUSY);
+    size_t cuts = r->cuts;
     v = resolve_qualified_uncached(r, q, depth);
-    strmap_put(&r->memo, q, v);
+    strmap_put(&r->memo, q, r->cuts == cuts ? v : MEMO_UNCACHED);
     return v;
 }
 
@@ -350,15 +366,49 @@ static IdxEdgeKind edge_kind(int ref_kind)
     return IDX_EDGE_CALL;
 }
 
-CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
+/* The chunk a reference's edge points at now (0: none). */
+static int64_t old_dst(Resolver *r, int64_t ref_id)
 {
-    Resolver r = {st, {0}, e, CR_OK};
+    sqlite3_stmt *s = lookup_stmt(r, STMT_EDGE_DST_OF_REF);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, ref_id);
+    int64_t v = step_row(r, s) ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return v;
+}
+
+static int chunk_exists(Resolver *r, int64_t id)
+{
+    sqlite3_stmt *s = lookup_stmt(r, STMT_CHUNK_EXISTS);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, id);
+    int v = step_row(r, s);
+    sqlite3_reset(s);
+    return v;
+}
+
+/* Whether a class's base moving from was to now can change what calls in
+ * it and its subclasses find by inheritance: it comes or goes, or turns to
+ * another class; a base whose file was rewritten resolving to the same
+ * class again (its old chunk gone) changes nothing, unless some class or
+ * base changed in this update. */
+static int base_moved(Resolver *r, int64_t was, int64_t now)
+{
+    if (was == now) return 0;
+    if (!was || !now || r->st->classes_moved) return 1;
+    return chunk_exists(r, was);
+}
+
+/* One pass over the references marked dirty; *n_seen gets how many. */
+static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
+{
+    IdxStore *st = r->st;
+    ErrInfo *e = r->e;
     RefRow *rows = NULL;
-    size_t n = 0, cap = 0, added = 0;
-    strmap_init(&r.memo);
-    sqlite3_stmt *s = lookup_stmt(&r, STMT_REF_DIRTY_LIST);
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *s = lookup_stmt(r, STMT_REF_DIRTY_LIST);
     if (!s) goto out;
-    while (step_row(&r, s)) {
+    while (step_row(r, s)) {
         ARRAY_GROW(rows, n + 1, cap);
         RefRow *row = &rows[n++];
         row->id = sqlite3_column_int64(s, 0);
@@ -372,28 +422,32 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         row->lang = path ? idx_lang_for_path(path) : NULL;
     }
     sqlite3_reset(s);
-    for (size_t i = 0; i < n && r.rc == CR_OK; i++) {
+    for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
         RefRow *row = &rows[i];
-        if ((s = lookup_stmt(&r, STMT_EDGE_DELETE_REF)) == NULL) break;
+        int64_t was = row->kind == REF_INHERIT ? old_dst(r, row->id) : 0;
+        if (r->rc || (s = lookup_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
-        if ((r.rc = idx_store_step_done(st, s, e, "edges"))) break;
+        if ((r->rc = idx_store_step_done(st, s, e, "edges"))) break;
         int64_t dst =
-            row->kind == REF_IMPORT ? resolve_qualified(&r, row->name, 0) : resolve_expr(&r, row);
-        if (!dst && row->kind == REF_CALL && !r.rc) dst = resolve_inherited(&r, row);
+            row->kind == REF_IMPORT ? resolve_qualified(r, row->name, 0) : resolve_expr(r, row);
+        if (!dst && row->kind == REF_CALL && !r->rc) dst = resolve_inherited(r, row);
         /* a lookup that failed resolved nothing: the ref stays dirty */
-        if (r.rc) break;
-        if (dst && dst != row->chunk_id) {
-            if ((s = lookup_stmt(&r, STMT_EDGE_INSERT)) == NULL) break;
+        if (r->rc) break;
+        if (dst == row->chunk_id) dst = 0;
+        if (dst) {
+            if ((s = lookup_stmt(r, STMT_EDGE_INSERT)) == NULL) break;
             sqlite3_bind_int64(s, 1, row->chunk_id);
             sqlite3_bind_int64(s, 2, dst);
             sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
             sqlite3_bind_int64(s, 4, row->id);
-            if ((r.rc = idx_store_step_done(st, s, e, "edge"))) break;
-            added++;
+            if ((r->rc = idx_store_step_done(st, s, e, "edge"))) break;
+            (*added)++;
         }
-        if ((s = lookup_stmt(&r, STMT_REF_RESOLVED)) == NULL) break;
+        if ((s = lookup_stmt(r, STMT_REF_RESOLVED)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
-        r.rc = idx_store_step_done(st, s, e, "ref");
+        if ((r->rc = idx_store_step_done(st, s, e, "ref"))) break;
+        if (row->kind == REF_INHERIT && base_moved(r, was, dst) && !r->rc)
+            r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
     }
 out:
     for (size_t i = 0; i < n; i++) {
@@ -402,7 +456,26 @@ out:
         free(rows[i].symbol);
     }
     free(rows);
+    *n_seen = n;
+}
+
+CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
+{
+    Resolver r = {st, {0}, e, CR_OK, 0};
+    size_t added = 0, n = 0;
+    strmap_init(&r.memo);
+    /* Passes until nothing is dirty: a base that moved marks the calls of
+     * its subclasses, resolved again in the next pass (each class's calls
+     * at most once per moved base, so this ends). */
+    for (int pass = 0; r.rc == CR_OK; pass++) {
+        resolve_pass(&r, &n, &added);
+        if (!n) break;
+        /* the memo holds answers of the tables as they were */
+        strmap_release(&r.memo);
+        strmap_init(&r.memo);
+    }
     strmap_release(&r.memo);
+    if (r.rc == CR_OK) st->classes_moved = 0;
     if (out_edges) *out_edges = added;
     return r.rc;
 }

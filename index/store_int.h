@@ -16,6 +16,14 @@ typedef struct Stemmer Stemmer; /* postings.c */
  * another version is rebuilt from scratch. */
 #define IDX_SCHEMA_VERSION 5
 
+/* The calls (?3) in the methods of the classes seeded, and of their
+ * subclasses at any depth (edges of kind ?2): what an inherited member
+ * lookup could now find elsewhere. */
+#define IDX_SUBCLASS_CALLS(seed)                                                                   \
+    "WITH RECURSIVE sub(id) AS (" seed " UNION SELECT e.src FROM edges e JOIN sub ON e.dst = "     \
+    "sub.id WHERE e.kind = ?2) UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?3 "     \
+    "AND chunk_id IN (SELECT c.id FROM chunks c WHERE c.parent_id IN (SELECT id FROM sub))"
+
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
 #define IDX_STMT_MAP(X)                                                                            \
@@ -61,6 +69,13 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \
+    X(REF_DIRTY_BY_MODULE_NAMES,                                                                   \
+      "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN (SELECT s.name FROM symbols s " \
+      "JOIN files f ON f.id = s.file_id WHERE f.module = ?1 UNION SELECT i.alias FROM imports i "  \
+      "JOIN files f ON f.id = i.file_id WHERE f.module = ?1)")                                     \
+    X(REF_DIRTY_SUBCLASS_CALLS, IDX_SUBCLASS_CALLS("SELECT ?1"))                                   \
+    X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE ref_id = ?1")                                  \
+    X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0")                   \
@@ -171,6 +186,8 @@ struct IdxStore {
     int readonly;      /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
     int post_distrust; /* the postings snapshot proved damaged: load from the text */
     int post_loaded;   /* postings were loaded once: later loads follow other writers */
+    int classes_moved; /* a write changed some file's classes or bases: graph.c follows
+                        * every changed inheritance edge into the subclasses */
     int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
     sqlite3_stmt *stmts[STMT__COUNT];
 };
@@ -197,6 +214,22 @@ CrErr idx_store_meta_get(IdxStore *st, const char *key, char *out, size_t cap, E
 CrErr idx_store_meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e);
 /* Records the time of the last completed update in meta. */
 CrErr idx_store_touch_update_time(IdxStore *st, ErrInfo *e);
+/* deps.c: a file's facts for the resolver (what it defines, re-exports,
+ * inherits), to mark the references an update must re-resolve. */
+typedef struct IdxFacts {
+    char **v;
+    size_t n, cap;
+} IdxFacts;
+/* Appends the facts of a file's rows as they are now. */
+CrErr idx_facts_load(IdxStore *st, int64_t file_id, IdxFacts *out, ErrInfo *e);
+void idx_facts_release(IdxFacts *f);
+/* Whether the classes or their bases differ (sorts both). */
+int idx_facts_classes_differ(IdxFacts *old, IdxFacts *now);
+/* Marks the references a fact that came or went (old vs now) can change. */
+CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e);
+/* Marks the calls in the methods of class chunk class_id and of its
+ * subclasses at any depth. */
+CrErr idx_facts_mark_subclasses(IdxStore *st, int64_t class_id, ErrInfo *e);
 /* integrity.c. Whether an SQLite result code says the file is damaged. */
 int idx_store_code_damaged(int code);
 /* Records that the database is damaged (index.db.damaged): the next writable

@@ -293,7 +293,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     /* Rows of files that are gone (or now ignored) go first. */
     for (size_t k = 0; k < n_old; k++) {
         if (old[k].seen) continue;
-        if ((rc = idx_store_remove_file(st, old[k].id, 1, 0, e))) goto out;
+        FileWork gone = {.old_id = old[k].id, .skip = "gone"};
+        if ((rc = idx_store_write_file(st, &gone, 1, e))) goto out;
         stats.files_removed++;
     }
 
@@ -390,7 +391,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         ch = idx_chunker_new();
         idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                              idx_dense_parse_embedder(st));
-        /* prepare records the size it read; keep the stat's mtime. */
+        /* prepare records the size and mtime of what it read */
     }
     double t1 = now_ms();
     if ((rc = begin(st, e))) goto out;

@@ -2,8 +2,11 @@
 #include "store_int.h"
 #include "vec_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------- prepare (any thread) */
 
@@ -94,6 +97,39 @@ static void filework__resolve_imports(FileWork *fw, const char *root, const IdxL
     }
 }
 
+static int same_stat(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Reads the file whole, and again when it changed while being read (its
+ * identity, size or mtime moved between the stat before and the one after).
+ * *mtime_ns is the mtime of the content read, or 0 (the next update reads
+ * it again) when it never held still, or was modified in the last seconds:
+ * a write within the same clock tick leaves the mtime where it was. */
+static CrErr read_settled(const char *abs, size_t max, StrBuf *src, int64_t *mtime_ns, ErrInfo *e)
+{
+    struct stat a, b;
+    *mtime_ns = 0;
+    for (int tries = 0; tries < 5; tries++) {
+        if (stat(abs, &a) != 0)
+            return err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s",
+                           abs, strerror(errno));
+        sb_reset(src);
+        CrErr rc = sb_read_file(src, abs, max, e);
+        if (rc) return rc;
+        if (stat(abs, &b) == 0 && same_stat(&a, &b) && (int64_t)src->len == (int64_t)b.st_size) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            if (b.st_mtim.tv_sec + 2 < now.tv_sec)
+                *mtime_ns = (int64_t)b.st_mtim.tv_sec * 1000000000 + b.st_mtim.tv_nsec;
+            return CR_OK;
+        }
+    }
+    return CR_OK; /* what was read last, to be read again */
+}
+
 void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch,
                           Stemmer *stem, Embedder *em)
 {
@@ -103,7 +139,7 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     sb_init(&abs);
     sb_init(&src);
     sb_addf(&abs, "%s/%s", root, fw->path);
-    CrErr rc = sb_read_file(&src, abs.buf, max_bytes, &e);
+    CrErr rc = read_settled(abs.buf, max_bytes, &src, &fw->mtime_ns, &e);
     if (rc == CR_ENOENT) {
         fw->skip = "gone";
         goto out;
@@ -420,61 +456,11 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     return rc;
 }
 
-/* Loads the simple names a file defines now (before its rows go). */
-static CrErr load_names(IdxStore *st, int64_t file_id, StrMap *out, ErrInfo *e)
-{
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_SYMBOL_NAMES_OF_FILE, e);
-    if (!s) return CR_EDB;
-    sqlite3_bind_int64(s, 1, file_id);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        strmap_put(out, (const char *)sqlite3_column_text(s, 0), 1);
-    sqlite3_reset(s);
-    return rc == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "symbols");
-}
-
-/* Marks refs anywhere whose last name component is a name this file
- * newly defines (or the module's own name, for a new file): they may now
- * resolve here. Refs that resolved into the file's old rows were marked
- * when those rows went; names it defined before resolve as they did. */
-static CrErr mark_stmt(IdxStore *st, StmtId id, const char *text, ErrInfo *e)
-{
-    sqlite3_stmt *s = idx_store_stmt(st, id, e);
-    if (!s) return CR_EDB;
-    sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
-    return idx_store_step_done(st, s, e, "mark refs");
-}
-
-/* Also marks calls through import aliases of a top-level name
- * (`from b import f as _g` ... `_g()`), whose written name is not the
- * definition's. */
-static CrErr mark_by_names(IdxStore *st, const FileWork *fw, StrMap *seen, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    StrBuf target;
-    sb_init(&target);
-    for (size_t i = 0; i <= fw->set.n_chunks && !rc; i++) {
-        const ChunkDef *c = i < fw->set.n_chunks ? &fw->set.chunks[i] : NULL;
-        const char *name = c ? c->name : last_component(fw->module);
-        if (!name || !name[0] || strmap_get(seen, name, NULL)) continue;
-        strmap_put(seen, name, 1);
-        rc = mark_stmt(st, STMT_REF_DIRTY_BY_LAST, name, e);
-        if (rc || (c && strchr(c->symbol, '.'))) continue;
-        sb_reset(&target);
-        sb_adds(&target, fw->module);
-        if (c) sb_addf(&target, "%s%s", target.len ? "." : "", c->symbol);
-        if (target.len) rc = mark_stmt(st, STMT_REF_DIRTY_BY_ALIAS, target.buf, e);
-    }
-    sb_release(&target);
-    return rc;
-}
-
 CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     int64_t file_id = 0, *ids = NULL;
-    if (fw->skip && !strcmp(fw->skip, "gone"))
-        return fw->old_id ? idx_store_remove_file(st, fw->old_id, mark_dependents, 0, e) : CR_OK;
+    IdxFacts old = {0}, now = {0};
     if (fw->same_content) {
         sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_TOUCH, e);
         if (!s) return CR_EDB;
@@ -483,17 +469,18 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         sqlite3_bind_int64(s, 3, fw->mtime_ns);
         return idx_store_step_done(st, s, e, "file row");
     }
-    StrMap old_names;
-    strmap_init(&old_names);
-    if (fw->old_id && mark_dependents) {
-        if ((rc = load_names(st, fw->old_id, &old_names, e))) goto out;
-        strmap_put(&old_names, last_component(fw->module ? fw->module : ""), 1);
+    /* What the file offered the resolver before: references that could
+     * meet what comes or goes are resolved again (deps.c). */
+    if (fw->old_id && mark_dependents && (rc = idx_facts_load(st, fw->old_id, &old, e))) goto out;
+    if (fw->skip && !strcmp(fw->skip, "gone")) {
+        if (fw->old_id) rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 0, e);
+        goto marks;
     }
     if (fw->old_id && (rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 1, e))) goto out;
     if (fw->skip) {
         fw->hash[0] = '\0';
         rc = upsert_file_row(st, fw, fw->skip, &file_id, e);
-        goto out;
+        goto marks;
     }
     if ((rc = upsert_file_row(st, fw, "ok", &file_id, e))) goto out;
     ids = xcalloc(fw->set.n_chunks + 1, sizeof *ids);
@@ -506,9 +493,15 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         else if (r->name && r->name[0])
             rc = insert_ref(st, file_id, ids[r->chunk], r->kind, r->name, e);
     }
-    if (!rc && mark_dependents) rc = mark_by_names(st, fw, &old_names, e);
+marks:
+    if (!rc && mark_dependents && file_id) rc = idx_facts_load(st, file_id, &now, e);
+    if (!rc && mark_dependents) {
+        if (idx_facts_classes_differ(&old, &now)) st->classes_moved = 1;
+        rc = idx_facts_mark(st, &old, &now, e);
+    }
 out:
-    strmap_release(&old_names);
+    idx_facts_release(&old);
+    idx_facts_release(&now);
     free(ids);
     return rc;
 }

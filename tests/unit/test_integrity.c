@@ -32,8 +32,8 @@ static Shape build(void)
     ErrInfo e = {0};
     Shape out = {-1, -1, -1, -1};
     IdxStatus s;
-    if (open_store(0, &st, &e) || idx_update(st, NULL, NULL, NULL, &e) ||
-        idx_status(st, &s, &e) || idx_verify(st, &e))
+    if (open_store(0, &st, &e) || idx_update(st, NULL, NULL, NULL, &e) || idx_status(st, &s, &e) ||
+        idx_verify(st, &e))
         fprintf(stderr, "build: %s\n", e.msg);
     else
         out = (Shape){s.files, s.chunks, s.edges, s.symbols};
