@@ -95,8 +95,8 @@ static void random_py(const char *rel, StrBuf *out)
     for (unsigned i = 0; i < n_defs; i++) {
         const char *name = names[rnd(N_NAMES)];
         if (name[0] == 'S') {
-            sb_addf(out, "\n\nclass %s(%s):\n    def area(self):\n        return self.%s()\n",
-                    name, rnd(2) ? "object" : names[rnd(N_NAMES)], names[rnd(N_NAMES - 1)]);
+            sb_addf(out, "\n\nclass %s(%s):\n    def area(self):\n        return self.%s()\n", name,
+                    rnd(2) ? "object" : names[rnd(N_NAMES)], names[rnd(N_NAMES - 1)]);
             continue;
         }
         sb_addf(out, "\n\ndef %s(x):\n", name);
@@ -149,8 +149,8 @@ static void rewrite(const char *rel)
     sb_release(&sb);
 }
 
-static const char *const all_files[] = {"pkg/__init__.py", "pkg/m1.py", "pkg/m2.py",
-                                        "app.py",          "util.py",   "pkg/sub.py",
+static const char *const all_files[] = {"pkg/__init__.py", "pkg/m1.py",  "pkg/m2.py",
+                                        "app.py",          "util.py",    "pkg/sub.py",
                                         "web/main.js",     "cmd/main.go"};
 #define N_FILES (sizeof all_files / sizeof all_files[0])
 
@@ -201,15 +201,19 @@ static void dump(IdxStore *st, StrBuf *out)
     static const char *const sql[] = {
         "SELECT 'file', path, module, is_pkg, hash, lines, status FROM files",
         "SELECT 'chunk', " CH("c", "f") ", c.end_line, c.kind, c.name, c.signature, c.hash, c.cont "
-        "FROM chunks c JOIN files f ON f.id = c.file_id",
-        "SELECT 'symbol', s.qualname, s.name, " CH("c", "f") " FROM symbols s "
-        "JOIN chunks c ON c.id = s.chunk_id JOIN files f ON f.id = c.file_id",
-        "SELECT 'import', f.path, i.alias, i.target FROM imports i JOIN files f ON f.id = i.file_id",
-        "SELECT 'ref', " CH("c", "f") ", r.kind, r.name, r.resolved FROM refs r "
-        "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id",
-        "SELECT 'edge', " CH("a", "fa") ", " CH("b", "fb") ", e.kind, e.ref_id != 0 FROM edges e "
-        "JOIN chunks a ON a.id = e.src JOIN files fa ON fa.id = a.file_id "
-        "JOIN chunks b ON b.id = e.dst JOIN files fb ON fb.id = b.file_id",
+                                        "FROM chunks c JOIN files f ON f.id = c.file_id",
+        "SELECT 'symbol', s.qualname, s.name, " CH(
+            "c", "f") " FROM symbols s "
+                      "JOIN chunks c ON c.id = s.chunk_id JOIN files f ON f.id = c.file_id",
+        "SELECT 'import', f.path, i.alias, i.target FROM imports i JOIN files f ON f.id = "
+        "i.file_id",
+        "SELECT 'ref', " CH(
+            "c", "f") ", r.kind, r.name, r.resolved FROM refs r "
+                      "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id",
+        "SELECT 'edge', " CH("a", "fa") ", " CH(
+            "b", "fb") ", e.kind, e.ref_id != 0 FROM edges e "
+                       "JOIN chunks a ON a.id = e.src JOIN files fa ON fa.id = a.file_id "
+                       "JOIN chunks b ON b.id = e.dst JOIN files fb ON fb.id = b.file_id",
     };
 #undef CH
     char **rows = NULL;
@@ -326,11 +330,87 @@ static void run_script(unsigned long long seed, int steps)
         }
         if (whole) CHECK_INT(idx_update(inc, NULL, NULL, NULL, &e), CR_OK);
         ok = same_as_fresh(inc, step);
-        if (!ok) fprintf(stderr, "seed %llu, step %d (%s update)\n", seed, step,
-                         whole ? "whole-tree" : "single-file");
+        if (!ok)
+            fprintf(stderr, "seed %llu, step %d (%s update)\n", seed, step,
+                    whole ? "whole-tree" : "single-file");
     }
     CHECK(ok);
     idx_close(inc);
+}
+
+/* A named case: the tree (path, text pairs, NULL-terminated), then edits
+ * (path, text; NULL text deletes), each followed by a whole-tree update or
+ * a single-file update, and the comparison with a fresh index. */
+static void run_case(const char *const *tree, const char *const *edits, int single)
+{
+    test_sh("rm -rf '%s' '%s'", root, inc_dir);
+    mkdir(root, 0755);
+    for (size_t i = 0; tree[i]; i += 2)
+        write_file(tree[i], tree[i + 1]);
+    IdxStore *inc = open_at(inc_dir);
+    CHECK(inc != NULL);
+    if (!inc) return;
+    ErrInfo e = {0};
+    CHECK_INT(idx_update(inc, NULL, NULL, NULL, &e), CR_OK);
+    int ok = same_as_fresh(inc, 0);
+    for (size_t i = 0; edits[i] && ok; i += 2) {
+        if (edits[i + 1]) {
+            write_file(edits[i], edits[i + 1]);
+        } else {
+            char p[512];
+            snprintf(p, sizeof p, "%s/%s", root, edits[i]);
+            unlink(p);
+        }
+        if (single)
+            CHECK_INT(idx_update_file(inc, edits[i], &e), CR_OK);
+        else
+            CHECK_INT(idx_update(inc, NULL, NULL, NULL, &e), CR_OK);
+        ok = same_as_fresh(inc, (int)i / 2 + 1);
+    }
+    CHECK(ok);
+    idx_close(inc);
+}
+
+/* A definition deleted, then renamed away: the reference that two same-named
+ * definitions left unresolved now has one to resolve to. */
+static void test_deleted_definition_frees_its_name(void)
+{
+    static const char *const tree[] = {
+        "a.py", "def helper(x):\n    return x\n",      "b.py", "def helper(x):\n    return x\n",
+        "c.py", "def main():\n    return helper(1)\n", NULL};
+    static const char *const del[] = {"b.py", "X = 1\n", NULL};
+    static const char *const ren[] = {"b.py", "def helper2(x):\n    return x\n", NULL};
+    static const char *const gone[] = {"b.py", NULL, NULL};
+    for (int single = 0; single < 2; single++) {
+        run_case(tree, del, single);
+        run_case(tree, ren, single);
+        run_case(tree, gone, single);
+    }
+}
+
+/* `import pkg` resolves once the empty __init__.py gains a definition. */
+static void test_import_of_package_that_gains_code(void)
+{
+    static const char *const tree[] = {"pkg/__init__.py", "", "app.py",
+                                       "import pkg\n\n\ndef main():\n    return pkg.run()\n", NULL};
+    static const char *const edits[] = {"pkg/__init__.py", "def run():\n    return 1\n", NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
+/* A re-export removed from pkg/__init__.py takes its edges with it. */
+static void test_removed_reexport(void)
+{
+    static const char *const tree[] = {"pkg/__init__.py",
+                                       "from .mod import f\n",
+                                       "pkg/mod.py",
+                                       "def f():\n    return 1\n",
+                                       "app.py",
+                                       "from pkg import f\n\n\ndef main():\n    return f()\n",
+                                       NULL};
+    static const char *const edits[] = {"pkg/__init__.py", "X = 2\n", NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
 }
 
 /* CODERAG_TEST_SEEDS=a-b runs other seeds (the default set runs in CI). */
@@ -349,6 +429,9 @@ int main(void)
     if (!mkdtemp(root)) return 1;
     snprintf(inc_dir, sizeof inc_dir, "%s.inc", root);
     snprintf(fresh_dir, sizeof fresh_dir, "%s.fresh", root);
+    RUN(test_deleted_definition_frees_its_name);
+    RUN(test_import_of_package_that_gains_code);
+    RUN(test_removed_reexport);
     RUN(test_random_edit_scripts);
     test_sh("rm -rf '%s' '%s'", root, inc_dir);
     test_sh("rm -rf '%s'%s", fresh_dir, "");
