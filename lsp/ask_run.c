@@ -287,11 +287,15 @@ int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
     size_t n = 0;
     IdxChunk d;
     int found = 0;
-    if (idx_lookup_symbol(st, j->explain_word, &ids, &n, NULL) != CR_OK) n = 0;
+    ErrInfo e = {0};
+    CrErr rc = idx_lookup_symbol(st, j->explain_word, &ids, &n, &e);
+    if (rc) n = 0;
     /* a definition in this file first, then the others in index order */
-    for (int pass = 0; pass < 2 && !found; pass++)
-        for (size_t i = 0; i < n && !found; i++) {
-            if (idx_chunk_get(st, ids[i], &d, NULL) != CR_OK) continue;
+    for (int pass = 0; pass < 2 && !found && !rc; pass++)
+        for (size_t i = 0; i < n && !found && !rc; i++) {
+            CrErr got = idx_chunk_get(st, ids[i], &d, &e);
+            if (got == CR_ENOENT) continue;
+            if ((rc = got)) break;
             int here = !strcmp(d.path, j->explain_rel);
             if ((pass == 0) == here && d.window == 0)
                 found = 1;
@@ -299,6 +303,10 @@ int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
                 idx_chunk_release(&d);
         }
     free(ids);
+    if (rc) {
+        lsp_error(err, LSP_REQUEST_FAILED, "the index could not be read: %.400s", e.msg);
+        return 0;
+    }
     if (!found) {
         lsp_error(err, LSP_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
         return 0;

@@ -208,6 +208,16 @@ void lsp_call_reply(LspCall *call, json_t *result, const LspError *err)
     call_free(call);
 }
 
+int lsp_call_reply_failed(LspCall *call, CrErr rc, const ErrInfo *e)
+{
+    if (rc != CR_EDB && rc != CR_ECORRUPT && rc != CR_EIO) return 0;
+    LspError err = {.code = LSP_REQUEST_FAILED};
+    snprintf(err.message, sizeof err.message, "the index could not be read: %.400s",
+             e && e->msg[0] ? e->msg : cr_strerror(rc));
+    lsp_call_reply(call, NULL, &err);
+    return 1;
+}
+
 void lsp_call_drop(LspCall *call)
 {
     if (!call) return;

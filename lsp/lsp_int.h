@@ -232,6 +232,10 @@ int lsp_rpc_shut_down(const LspRpc *rpc);
  * reference, stolen; NULL: null) or, when err is not NULL, an error. A
  * cancelled call is answered with -32800 instead. */
 void lsp_call_reply(LspCall *call, struct json_t *result, const LspError *err);
+/* When rc says the index could not be read (CR_EDB, CR_ECORRUPT, CR_EIO),
+ * answers the call with that error (never an empty result) and returns 1;
+ * otherwise does nothing and returns 0. */
+int lsp_call_reply_failed(LspCall *call, CrErr rc, const ErrInfo *e);
 /* Frees a deferred call without answering (the server is going away). */
 void lsp_call_drop(LspCall *call);
 /* Whether $/cancelRequest named this call; any thread. */

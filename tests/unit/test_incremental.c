@@ -416,7 +416,7 @@ static void test_removed_reexport(void)
 /* CODERAG_TEST_SEEDS=a-b runs other seeds (the default set runs in CI). */
 static void test_random_edit_scripts(void)
 {
-    unsigned long long lo = 1, hi = 6;
+    unsigned long long lo = 18, hi = 23; /* 20 and 21 met import cycles */
     const char *env = getenv("CODERAG_TEST_SEEDS");
     if (env && sscanf(env, "%llu-%llu", &lo, &hi) != 2) lo = hi = 1;
     for (unsigned long long seed = lo; seed <= hi; seed++)
