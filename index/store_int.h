@@ -69,10 +69,13 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \
+    /* the names module ?1 offers, and those of the modules it star-imports */                     \
     X(REF_DIRTY_BY_MODULE_NAMES,                                                                   \
+      "WITH RECURSIVE mods(m) AS (SELECT ?1 UNION SELECT i.target FROM imports i "                 \
+      "JOIN files f ON f.id = i.file_id JOIN mods ON f.module = mods.m WHERE i.alias = '*') "      \
       "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN (SELECT s.name FROM symbols s " \
-      "JOIN files f ON f.id = s.file_id WHERE f.module = ?1 UNION SELECT i.alias FROM imports i "  \
-      "JOIN files f ON f.id = i.file_id WHERE f.module = ?1)")                                     \
+      "JOIN files f ON f.id = s.file_id WHERE f.module IN mods UNION SELECT i.alias FROM "         \
+      "imports i JOIN files f ON f.id = i.file_id WHERE f.module IN mods)")                        \
     X(REF_DIRTY_SUBCLASS_CALLS, IDX_SUBCLASS_CALLS("SELECT ?1"))                                   \
     X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE ref_id = ?1")                                  \
     X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \

@@ -211,7 +211,7 @@ static void dump(IdxStore *st, StrBuf *out)
             "c", "f") ", r.kind, r.name, r.resolved FROM refs r "
                       "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id",
         "SELECT 'edge', " CH("a", "fa") ", " CH(
-            "b", "fb") ", e.kind, e.ref_id != 0 FROM edges e "
+            "b", "fb") ", e.kind, (SELECT name FROM refs WHERE id = e.ref_id) FROM edges e "
                        "JOIN chunks a ON a.id = e.src JOIN files fa ON fa.id = a.file_id "
                        "JOIN chunks b ON b.id = e.dst JOIN files fb ON fb.id = b.file_id",
     };
@@ -323,16 +323,22 @@ static void run_script(unsigned long long seed, int steps)
         unsigned n_edits = 1 + rnd(3);
         for (unsigned k = 0; k < n_edits; k++) {
             const char *changed, *also;
+            if (getenv("CODERAG_TEST_VERBOSE")) test_sh("cd '%s' && grep -rn '' . >&2%s", root, "");
             random_edit(&changed, &also);
+            if (getenv("CODERAG_TEST_VERBOSE"))
+                fprintf(stderr, "step %d: %s%s%s\n", step, changed, also ? " from " : "",
+                        also ? also : "");
             if (whole) continue;
             CHECK_INT(idx_update_file(inc, changed, &e), CR_OK);
             if (also) CHECK_INT(idx_update_file(inc, also, &e), CR_OK);
         }
         if (whole) CHECK_INT(idx_update(inc, NULL, NULL, NULL, &e), CR_OK);
         ok = same_as_fresh(inc, step);
-        if (!ok)
-            fprintf(stderr, "seed %llu, step %d (%s update)\n", seed, step,
+        if (!ok) {
+            fprintf(stderr, "seed %llu, step %d (%s update); the tree:\n", seed, step,
                     whole ? "whole-tree" : "single-file");
+            test_sh("cd '%s' && grep -rn '' . >&2%s", root, "");
+        }
     }
     CHECK(ok);
     idx_close(inc);
@@ -433,6 +439,7 @@ int main(void)
     RUN(test_import_of_package_that_gains_code);
     RUN(test_removed_reexport);
     RUN(test_random_edit_scripts);
+    if (getenv("CODERAG_TEST_KEEP")) return test_summary(); /* to look into */
     test_sh("rm -rf '%s' '%s'", root, inc_dir);
     test_sh("rm -rf '%s'%s", fresh_dir, "");
     return test_summary();
