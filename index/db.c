@@ -14,9 +14,17 @@ static const char *const stmt_sql[] = {
 #undef IDX_X
 };
 
+/* A full disk, said plainly, with where the index lives. */
+static CrErr store__full(IdxStore *st, ErrInfo *e, const char *what)
+{
+    return err_set(e, CR_EIO, "%s: no space left on the disk holding the index %s", what,
+                   st->index_dir ? st->index_dir : "");
+}
+
 CrErr idx_store_err(IdxStore *st, ErrInfo *e, const char *what)
 {
     if (st->db && idx_store_code_damaged(sqlite3_errcode(st->db))) idx_store_note_damaged(st);
+    if (st->db && (sqlite3_errcode(st->db) & 0xff) == SQLITE_FULL) return store__full(st, e, what);
     return err_set(e, CR_EDB, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
 }
 
@@ -52,6 +60,10 @@ CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e)
     int code = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
     if (code != SQLITE_OK) {
         if (idx_store_code_damaged(code)) idx_store_note_damaged(st);
+        if ((code & 0xff) == SQLITE_FULL) {
+            sqlite3_free(msg);
+            return store__full(st, e, "writing the index");
+        }
         CrErr rc = err_set(e, CR_EDB, "%s", msg ? msg : sqlite3_errmsg(st->db));
         sqlite3_free(msg);
         return rc;
