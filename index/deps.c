@@ -118,12 +118,13 @@ static CrErr mark_fact(IdxStore *st, const char *module, const char *fact, ErrIn
     return rc;
 }
 
-/* The B and C facts (class bases, classes) of f, sorted, in out. */
+/* The facts that decide how classes inherit (class bases, classes, and
+ * the imports a base is resolved through) of f, sorted, in out. */
 static void class_facts(IdxFacts *f, IdxFacts *out)
 {
     sort_facts(f);
     for (size_t i = 0; i < f->n; i++)
-        if (f->v[i][0] == 'B' || f->v[i][0] == 'C') facts_add(out, f->v[i]);
+        if (f->v[i][0] == 'B' || f->v[i][0] == 'C' || f->v[i][0] == 'I') facts_add(out, f->v[i]);
 }
 
 int idx_facts_classes_differ(IdxFacts *old, IdxFacts *now)

@@ -14,15 +14,30 @@ typedef struct Resolver {
     StrMap memo; /* "qualified name" -> chunk id (0: unresolved), or MEMO_* */
     ErrInfo *e;
     CrErr rc;
-    size_t cuts; /* lookups cut short (an import cycle, the depth bound) so far */
+    size_t cuts;          /* lookups cut short (an import cycle, the depth bound) so far */
+    char **volatile_keys; /* memo entries that hold for the current reference only */
+    size_t n_volatile, cap_volatile;
 } Resolver;
 
-/* Memo marks: a lookup in progress (an import cycle meets it), and one whose
- * answer depended on where the cycle was entered or on the depth it was
- * asked at: not kept, so that every reference resolves the same whatever
- * was resolved before it (an update equals a fresh build). */
+/* Memo marks: a lookup in progress (an import cycle meets it), one not
+ * known, and answers that depended on where a cycle was entered (or on the
+ * depth asked at): those hold while one reference resolves and are then
+ * forgotten, so that every reference resolves the same whatever was resolved
+ * before it (an update equals a fresh build). */
 #define MEMO_BUSY (-1)
 #define MEMO_UNCACHED (-2)
+#define MEMO_VOLATILE(v) (-(v)-3)
+#define MEMO_IS_VOLATILE(m) ((m) <= -3)
+
+/* Forgets the answers that held for one reference. */
+static void memo_end_ref(Resolver *r)
+{
+    for (size_t i = 0; i < r->n_volatile; i++) {
+        strmap_put(&r->memo, r->volatile_keys[i], MEMO_UNCACHED);
+        free(r->volatile_keys[i]);
+    }
+    r->n_volatile = 0;
+}
 
 /* One step of a lookup: 1 for a row. A failed step is remembered in r->rc
  * (the pass stops), never taken for "no such name". */
@@ -174,14 +189,20 @@ static int64_t resolve_qualified(Resolver *r, const char *q, int depth)
         return 0;
     }
     if (strmap_get(&r->memo, q, &v) && v != MEMO_UNCACHED) {
-        if (v != MEMO_BUSY) return v;
-        r->cuts++; /* an import cycle: cut here */
-        return 0;
+        if (v >= 0) return v;
+        r->cuts++; /* an import cycle, or an answer that depended on one */
+        return v == MEMO_BUSY ? 0 : -(v + 3);
     }
     strmap_put(&r->memo, q, MEMO_BUSY);
     size_t cuts = r->cuts;
     v = resolve_qualified_uncached(r, q, depth);
-    strmap_put(&r->memo, q, r->cuts == cuts ? v : MEMO_UNCACHED);
+    if (r->cuts == cuts) {
+        strmap_put(&r->memo, q, v);
+    } else {
+        strmap_put(&r->memo, q, MEMO_VOLATILE(v));
+        ARRAY_GROW(r->volatile_keys, r->n_volatile + 1, r->cap_volatile);
+        r->volatile_keys[r->n_volatile++] = xstrdup(q);
+    }
     return v;
 }
 
@@ -388,15 +409,17 @@ static int chunk_exists(Resolver *r, int64_t id)
 }
 
 /* Whether a class's base moving from was to now can change what calls in
- * it and its subclasses find by inheritance: it comes or goes, or turns to
- * another class; a base whose file was rewritten resolving to the same
- * class again (its old chunk gone) changes nothing, unless some class or
- * base changed in this update. */
+ * it and its subclasses find by inheritance. When some written file changed
+ * its classes, bases or imports (classes_moved), any move can; otherwise a
+ * base that resolved to a class still there and now resolves elsewhere (a
+ * re-export changed). A base whose file was rewritten resolving to the same
+ * class again (the old chunk gone), and a class rewritten with the same
+ * bases (its references new), change nothing. */
 static int base_moved(Resolver *r, int64_t was, int64_t now)
 {
     if (was == now) return 0;
-    if (!was || !now || r->st->classes_moved) return 1;
-    return chunk_exists(r, was);
+    if (r->st->classes_moved) return 1;
+    return was && chunk_exists(r, was);
 }
 
 /* One pass over the references marked dirty; *n_seen gets how many. */
@@ -408,6 +431,9 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
     size_t n = 0, cap = 0;
     sqlite3_stmt *s = lookup_stmt(r, STMT_REF_DIRTY_LIST);
     if (!s) goto out;
+    /* bases first: a moved one marks calls its pass has not resolved yet
+     * (they stay dirty) rather than ones it has (resolved twice) */
+    sqlite3_bind_int(s, 1, REF_INHERIT);
     while (step_row(r, s)) {
         ARRAY_GROW(rows, n + 1, cap);
         RefRow *row = &rows[n++];
@@ -431,6 +457,7 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
         int64_t dst =
             row->kind == REF_IMPORT ? resolve_qualified(r, row->name, 0) : resolve_expr(r, row);
         if (!dst && row->kind == REF_CALL && !r->rc) dst = resolve_inherited(r, row);
+        memo_end_ref(r);
         /* a lookup that failed resolved nothing: the ref stays dirty */
         if (r->rc) break;
         if (dst == row->chunk_id) dst = 0;
@@ -461,7 +488,7 @@ out:
 
 CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
 {
-    Resolver r = {st, {0}, e, CR_OK, 0};
+    Resolver r = {st, {0}, e, CR_OK, 0, NULL, 0, 0};
     size_t added = 0, n = 0;
     strmap_init(&r.memo);
     /* Passes until nothing is dirty: a base that moved marks the calls of
@@ -474,6 +501,8 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         strmap_release(&r.memo);
         strmap_init(&r.memo);
     }
+    memo_end_ref(&r);
+    free(r.volatile_keys);
     strmap_release(&r.memo);
     if (r.rc == CR_OK) st->classes_moved = 0;
     if (out_edges) *out_edges = added;

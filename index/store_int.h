@@ -21,8 +21,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
  * lookup could now find elsewhere. */
 #define IDX_SUBCLASS_CALLS(seed)                                                                   \
     "WITH RECURSIVE sub(id) AS (" seed " UNION SELECT e.src FROM edges e JOIN sub ON e.dst = "     \
-    "sub.id WHERE e.kind = ?2) UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?3 "     \
-    "AND chunk_id IN (SELECT c.id FROM chunks c WHERE c.parent_id IN (SELECT id FROM sub))"
+    "sub.id WHERE e.kind = ?2), subf(fid) AS (SELECT DISTINCT file_id FROM chunks WHERE id IN "    \
+    "sub) UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?3 AND file_id IN subf "      \
+    "AND chunk_id IN (SELECT c.id FROM chunks c WHERE c.file_id IN subf AND c.parent_id IN sub)"
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
@@ -81,7 +82,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
-                      "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0")                   \
+                      "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
+                      "ORDER BY r.kind != ?1")                                                     \
     X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE chunk_id = ?1 AND kind = ?2")               \
     X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
                   "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                              \
@@ -189,7 +191,7 @@ struct IdxStore {
     int readonly;      /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
     int post_distrust; /* the postings snapshot proved damaged: load from the text */
     int post_loaded;   /* postings were loaded once: later loads follow other writers */
-    int classes_moved; /* a write changed some file's classes or bases: graph.c follows
+    int classes_moved; /* a write changed some file's classes, bases or imports: graph.c follows
                         * every changed inheritance edge into the subclasses */
     int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
     sqlite3_stmt *stmts[STMT__COUNT];
@@ -226,7 +228,7 @@ typedef struct IdxFacts {
 /* Appends the facts of a file's rows as they are now. */
 CrErr idx_facts_load(IdxStore *st, int64_t file_id, IdxFacts *out, ErrInfo *e);
 void idx_facts_release(IdxFacts *f);
-/* Whether the classes or their bases differ (sorts both). */
+/* Whether the classes, their bases or the imports differ (sorts both). */
 int idx_facts_classes_differ(IdxFacts *old, IdxFacts *now);
 /* Marks the references a fact that came or went (old vs now) can change. */
 CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e);
