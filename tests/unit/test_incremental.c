@@ -14,6 +14,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char root[128], inc_dir[160], fresh_dir[160];
@@ -419,6 +420,110 @@ static void test_removed_reexport(void)
     run_case(tree, edits, 1);
 }
 
+/* A file rewritten with the same size within the clock tick of the last
+ * read (its mtime as it was): the update reads it again, since a file
+ * modified in the last seconds is never taken as unchanged. The mtime is set
+ * ahead of the clock, so that "the last seconds" holds however slow the
+ * machine. */
+static void test_same_tick_rewrite(void)
+{
+    static const char *const v[2] = {"def f(x):\n    return x\n", "def g(x):\n    return x\n"};
+    test_sh("rm -rf '%s' '%s'", root, inc_dir);
+    mkdir(root, 0755);
+    write_file("b.py", "from a import *\n\n\ndef main():\n    return f(1) + g(2)\n");
+    char p[512];
+    snprintf(p, sizeof p, "%s/a.py", root);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct timespec t[2] = {{now.tv_sec + 3600, 0}, {now.tv_sec + 3600, 0}};
+    IdxStore *inc = open_at(inc_dir);
+    CHECK(inc != NULL);
+    if (!inc) return;
+    ErrInfo e = {0};
+    for (int k = 0; k < 4; k++) {
+        FILE *f = fopen(p, "w");
+        if (!f) break;
+        fputs(v[k % 2], f);
+        fclose(f);
+        utimensat(AT_FDCWD, p, t, 0); /* the same tick every time */
+        CHECK_INT(idx_update(inc, NULL, NULL, NULL, &e), CR_OK);
+        CHECK(same_as_fresh(inc, k));
+    }
+    idx_close(inc);
+}
+
+/* What happens to the tree while an update runs: at the k-th file written
+ * (of whatever the pool has read ahead), one file is deleted, renamed,
+ * rewritten, truncated, or replaced by a FIFO or a symlink. */
+typedef struct Meddler {
+    size_t calls;
+} Meddler;
+
+static int meddle(void *ud, size_t done, size_t total)
+{
+    Meddler *m = ud;
+    (void)done;
+    (void)total;
+    const char *rel = all_files[m->calls % N_FILES];
+    char p[512], q[512];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    switch (m->calls++ % 6) {
+    case 0:
+        unlink(p);
+        break;
+    case 1:
+        snprintf(q, sizeof q, "%s/renamed_%zu.py", root, m->calls);
+        rename(p, q);
+        break;
+    case 2:
+        rewrite(rel);
+        break;
+    case 3:
+        if (truncate(p, 7) == 0) {
+            struct timespec t[2] = {{1600000000 + ++writes, 0}, {1600000000 + writes, 0}};
+            utimensat(AT_FDCWD, p, t, 0);
+        }
+        break;
+    case 4:
+        unlink(p);
+        mkfifo(p, 0644);
+        break;
+    default:
+        unlink(p);
+        snprintf(q, sizeof q, "%s/%s", root, all_files[(m->calls + 1) % N_FILES]);
+        if (symlink(q, p) != 0) fprintf(stderr, "symlink %s\n", p);
+    }
+    return 0;
+}
+
+/* Files changing under an update (the first one, and later ones): the next
+ * update, with the tree still, gives what a fresh index of it gives. */
+static void test_changes_while_indexing(void)
+{
+    for (int round = 0; round < 6; round++) {
+        rng = 0x5DEECE66Dull + (unsigned long long)round;
+        test_sh("rm -rf '%s' '%s'", root, inc_dir);
+        mkdir(root, 0755);
+        for (size_t i = 0; i < N_FILES; i++)
+            rewrite(all_files[i]);
+        IdxStore *inc = open_at(inc_dir);
+        CHECK(inc != NULL);
+        if (!inc) return;
+        ErrInfo e = {0};
+        Meddler m = {(size_t)round};
+        if (round % 2) { /* an update after a first, quiet one */
+            CHECK_INT(idx_update(inc, NULL, NULL, NULL, &e), CR_OK);
+            for (size_t i = 0; i < N_FILES; i++)
+                rewrite(all_files[i]);
+        }
+        CHECK_INT(idx_update(inc, meddle, &m, NULL, &e), CR_OK);
+        CHECK(m.calls > (size_t)round);
+        CHECK_INT(idx_update(inc, NULL, NULL, NULL, &e), CR_OK);
+        CHECK(same_as_fresh(inc, round));
+        idx_close(inc);
+    }
+}
+
 /* CODERAG_TEST_SEEDS=a-b runs other seeds (the default set runs in CI). */
 static void test_random_edit_scripts(void)
 {
@@ -438,6 +543,8 @@ int main(void)
     RUN(test_deleted_definition_frees_its_name);
     RUN(test_import_of_package_that_gains_code);
     RUN(test_removed_reexport);
+    RUN(test_same_tick_rewrite);
+    RUN(test_changes_while_indexing);
     RUN(test_random_edit_scripts);
     if (getenv("CODERAG_TEST_KEEP")) return test_summary(); /* to look into */
     test_sh("rm -rf '%s' '%s'", root, inc_dir);
