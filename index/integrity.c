@@ -127,7 +127,7 @@ CrErr idx_store_integrity(IdxStore *st, int *damaged, StrBuf *why, ErrInfo *e)
         *damaged = 1;
         sb_addf(why, "%s", sqlite3_errmsg(st->db));
     } else {
-        CrErr r = idx_store_err(st, e, "checking the index");
+        CrErr r = err_set(e, CR_EDB, "checking the index: %s", sqlite3_errmsg(st->db));
         sqlite3_finalize(s);
         return r;
     }
