@@ -6,6 +6,7 @@
 #include "fault_vfs.h"
 #include "index/store_int.h" /* the connection, to shrink its page cache */
 #include "index_util.h"
+#include "retrieve/rtv_int.h" /* rtv_named_identifiers */
 #include "rtv.h"
 #include "test.h"
 
@@ -60,6 +61,9 @@ static void test_lookups_report_errors(void)
     CHECK_INT(rtv_def_counts(st, &d, &callers, &others, NULL), CR_EDB);
     IdxStatus s;
     CHECK_INT(idx_status(st, &s, NULL), CR_EDB);
+    /* the identifiers a question names: an error, never "none indexed" */
+    size_t idents = 0, hit = 0;
+    CHECK_INT(rtv_named_identifiers(st, "Who calls apply_tax?", &idents, &hit, NULL), CR_EDB);
     CHECK(fault_vfs.injected > 0);
     fault_vfs_disarm();
 
