@@ -10,6 +10,7 @@
  * members can move (graph.c, when a class's base resolves elsewhere, or
  * any class or base changed in the update). References into the file's old rows are marked when
  * those rows go (RM_MARK_DEPENDENTS). */
+#include "lang/lang.h"
 #include "store_int.h"
 
 #include <stdlib.h>
@@ -152,6 +153,63 @@ static const char *facts_module(const IdxFacts *f, size_t *len)
     return NULL;
 }
 
+/* The files that import module (or a name in it) in a language that
+ * resolves imports against the filesystem: what they import may resolve to
+ * another file, or none, now that it is gone. Noted in st->reread. */
+static CrErr note_importers(IdxStore *st, const char *module, size_t len, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_IMPORTERS_OF_MODULE, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, module, (int)len, SQLITE_TRANSIENT);
+    int row = 0;
+    CrErr rc;
+    while (!(rc = idx_store_step(st, s, &row, e, "importers")) && row) {
+        const char *path = (const char *)sqlite3_column_text(s, 0);
+        const IdxLang *lang = path ? idx_lang_for_path(path) : NULL;
+        if (!lang || !lang->resolve_import) continue;
+        ARRAY_GROW(st->reread, st->n_reread + 1, st->cap_reread);
+        st->reread[st->n_reread++] = xstrdup(path);
+    }
+    sqlite3_reset(s);
+    return rc;
+}
+
+void idx_store_reread_clear(IdxStore *st)
+{
+    for (size_t i = 0; i < st->n_reread; i++)
+        free(st->reread[i]);
+    st->n_reread = 0;
+}
+
+CrErr idx_store_reread(IdxStore *st, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    Chunker *ch = NULL;
+    while (!rc && st->n_reread) {
+        FileWork fw = {0};
+        fw.path = st->reread[--st->n_reread];
+        sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
+        int row = 0;
+        if (!s) rc = CR_EDB;
+        if (!rc) {
+            sqlite3_bind_text(s, 1, fw.path, -1, SQLITE_STATIC);
+            rc = idx_store_step(st, s, &row, e, "file lookup");
+            if (row) fw.old_id = sqlite3_column_int64(s, 0); /* no old hash: chunked again */
+            sqlite3_reset(s);
+        }
+        if (!rc && fw.old_id) {
+            if (!ch) ch = idx_chunker_new();
+            idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+                                 idx_dense_parse_embedder(st));
+            rc = idx_store_write_file(st, &fw, 1, e);
+        }
+        idx_filework_release(&fw);
+    }
+    idx_store_reread_clear(st);
+    idx_chunker_free(ch);
+    return rc;
+}
+
 CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e)
 {
     size_t mlen = 0;
@@ -173,6 +231,8 @@ CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e)
         /* B and C facts work through the class graph (idx_facts_mark_subclasses) */
         if (fact[0] != 'B' && fact[0] != 'C') rc = mark_fact(st, module, fact, e);
     }
+    size_t nlen = 0;
+    if (!rc && m && !facts_module(now, &nlen)) rc = note_importers(st, module, strlen(module), e);
     free(module);
     return rc;
 }

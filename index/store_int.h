@@ -80,6 +80,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_SUBCLASS_CALLS, IDX_SUBCLASS_CALLS("SELECT ?1"))                                   \
     X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE ref_id = ?1")                                  \
     X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \
+    X(IMPORTERS_OF_MODULE, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "         \
+                           "i.file_id WHERE i.target = ?1 OR (i.target >= ?1 || '.' AND "          \
+                           "i.target < ?1 || '/')")                                                \
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
@@ -191,6 +194,9 @@ struct IdxStore {
     int readonly;      /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
     int post_distrust; /* the postings snapshot proved damaged: load from the text */
     int post_loaded;   /* postings were loaded once: later loads follow other writers */
+    char **reread;     /* files (relative paths) to read again in this update: their
+                        * imports were resolved against a file that is gone (deps.c) */
+    size_t n_reread, cap_reread;
     int classes_moved; /* a write changed some file's classes, bases or imports: graph.c follows
                         * every changed inheritance edge into the subclasses */
     int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
@@ -232,6 +238,11 @@ void idx_facts_release(IdxFacts *f);
 int idx_facts_classes_differ(IdxFacts *old, IdxFacts *now);
 /* Marks the references a fact that came or went (old vs now) can change. */
 CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e);
+/* Reads and writes again the files noted in st->reread (their imports
+ * resolved against the filesystem, through a file that went). */
+CrErr idx_store_reread(IdxStore *st, ErrInfo *e);
+/* Forgets them (a failed update). */
+void idx_store_reread_clear(IdxStore *st);
 /* Marks the calls in the methods of class chunk class_id and of its
  * subclasses at any depth. */
 CrErr idx_facts_mark_subclasses(IdxStore *st, int64_t class_id, ErrInfo *e);

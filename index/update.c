@@ -308,6 +308,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     n_threads = pool_start(&pool, st, &threads);
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
+    if ((rc = idx_store_reread(st, e))) goto out;
     if ((rc = idx_graph_resolve_dirty(st, NULL, e))) goto out;
     if ((rc = idx_store_touch_update_time(st, e))) goto out;
     rc = commit(st, e);
@@ -316,6 +317,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     if (!rc) idx_store_postings_checkpoint(st);
     if (!rc) rc = locked_dense_sync(st, e);
 out:
+    idx_store_reread_clear(st);
     pool_stop(&pool, threads, n_threads);
     /* A stop keeps the whole files written so far; anything else rolls back. */
     if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
@@ -397,6 +399,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
     if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;
+    if ((rc = idx_store_reread(st, e))) goto out;
     double t2 = now_ms();
     size_t n_edges = 0;
     if ((rc = idx_graph_resolve_dirty(st, &n_edges, e))) goto out;
@@ -410,6 +413,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
     if (!rc) rc = locked_dense_sync(st, e);
 out:
+    idx_store_reread_clear(st);
     if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);
     if (rc) idx_store_postings_invalidate(st);
     idx_dense_write_end(st, rc == CR_OK);

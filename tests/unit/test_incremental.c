@@ -524,6 +524,23 @@ static void test_changes_while_indexing(void)
     }
 }
 
+/* A file moved away from the path another file's relative import names:
+ * the importer, unchanged, is read again (its import resolved against the
+ * filesystem), as a fresh index reads it. */
+static void test_import_target_moved(void)
+{
+    static const char *const tree[] = {
+        "src/a.ts", "export class Base {\n  go(): number {\n    return 1;\n  }\n}\n", "src/b.ts",
+        "import { Base } from './a';\n\nexport class Sub extends Base {\n  run(): number {\n"
+        "    return this.go();\n  }\n}\n",
+        NULL};
+    static const char *const edits[] = {
+        "src/a.ts", NULL, "src/a_moved.ts",
+        "export class Base {\n  go(): number {\n    return 1;\n  }\n}\n", NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* CODERAG_TEST_SEEDS=a-b runs other seeds (the default set runs in CI). */
 static void test_random_edit_scripts(void)
 {
@@ -543,6 +560,7 @@ int main(void)
     RUN(test_deleted_definition_frees_its_name);
     RUN(test_import_of_package_that_gains_code);
     RUN(test_removed_reexport);
+    RUN(test_import_target_moved);
     RUN(test_same_tick_rewrite);
     RUN(test_changes_while_indexing);
     RUN(test_random_edit_scripts);
