@@ -174,6 +174,88 @@ static CrErr note_importers(IdxStore *st, const char *module, size_t len, ErrInf
     return rc;
 }
 
+/* The last two runs of name characters of s (up to len), in a and b ("" for
+ * none): "../util/Scheduler" -> util, Scheduler; "a/b.h" -> b, h;
+ * "src.internal.Scheduler" -> internal, Scheduler. */
+static void last_two_names(const char *s, size_t len, StrBuf *a, StrBuf *b)
+{
+    const char *runs[2] = {NULL, NULL};
+    size_t lens[2] = {0, 0};
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        if (!(c == '_' || c == '-' || c >= 0x80 || (c >= '0' && c <= '9') ||
+              ((c | 32) >= 'a' && (c | 32) <= 'z'))) {
+            i++;
+            continue;
+        }
+        size_t k = i;
+        while (k < len &&
+               (s[k] == '_' || s[k] == '-' || (unsigned char)s[k] >= 0x80 ||
+                (s[k] >= '0' && s[k] <= '9') || ((s[k] | 32) >= 'a' && (s[k] | 32) <= 'z')))
+            k++;
+        runs[0] = runs[1];
+        lens[0] = lens[1];
+        runs[1] = s + i;
+        lens[1] = k - i;
+        i = k;
+    }
+    if (runs[0]) sb_add(a, runs[0], lens[0]);
+    if (runs[1]) sb_add(b, runs[1], lens[1]);
+}
+
+CrErr idx_facts_add_pending(IdxStore *st, int64_t file_id, const char *spec, ErrInfo *e)
+{
+    StrBuf k[2];
+    sb_init(&k[0]);
+    sb_init(&k[1]);
+    last_two_names(spec ? spec : "", spec ? strlen(spec) : 0, &k[0], &k[1]);
+    CrErr rc = CR_OK;
+    for (int i = 0; i < 2 && !rc; i++) {
+        if (!k[i].len || (i == 1 && k[0].len && !strcmp(k[0].buf, k[1].buf))) continue;
+        sqlite3_stmt *s = idx_store_stmt(st, STMT_IMPORT_INSERT, e);
+        if (!s) {
+            rc = CR_EDB;
+            break;
+        }
+        sqlite3_bind_int64(s, 1, file_id);
+        sqlite3_bind_text(s, 2, "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 3, k[i].buf, (int)k[i].len, SQLITE_STATIC);
+        rc = idx_store_step_done(st, s, e, "import");
+    }
+    sb_release(&k[0]);
+    sb_release(&k[1]);
+    return rc;
+}
+
+/* A module appeared: the files whose imports found no file under its last
+ * names read again, in a language that resolves against the filesystem. */
+static CrErr note_pending(IdxStore *st, const char *module, ErrInfo *e)
+{
+    StrBuf k[2];
+    sb_init(&k[0]);
+    sb_init(&k[1]);
+    last_two_names(module, strlen(module), &k[0], &k[1]);
+    CrErr rc = CR_OK;
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_IMPORTERS_PENDING, e);
+    if (!s) rc = CR_EDB;
+    if (!rc) {
+        sqlite3_bind_text(s, 1, k[0].buf ? k[0].buf : "", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, k[1].buf ? k[1].buf : "", -1, SQLITE_TRANSIENT);
+        int row = 0;
+        while (!(rc = idx_store_step(st, s, &row, e, "importers")) && row) {
+            const char *path = (const char *)sqlite3_column_text(s, 0);
+            const IdxLang *lang = path ? idx_lang_for_path(path) : NULL;
+            if (!lang || !lang->resolve_import) continue;
+            ARRAY_GROW(st->reread, st->n_reread + 1, st->cap_reread);
+            st->reread[st->n_reread++] = xstrdup(path);
+        }
+        sqlite3_reset(s);
+    }
+    sb_release(&k[0]);
+    sb_release(&k[1]);
+    return rc;
+}
+
 void idx_store_reread_clear(IdxStore *st)
 {
     for (size_t i = 0; i < st->n_reread; i++)
@@ -231,8 +313,10 @@ CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e)
         /* B and C facts work through the class graph (idx_facts_mark_subclasses) */
         if (fact[0] != 'B' && fact[0] != 'C') rc = mark_fact(st, module, fact, e);
     }
-    size_t nlen = 0;
-    if (!rc && m && !facts_module(now, &nlen)) rc = note_importers(st, module, strlen(module), e);
+    size_t olen = 0, nlen = 0;
+    const char *om = facts_module(old, &olen), *nm = facts_module(now, &nlen);
+    if (!rc && om && !nm) rc = note_importers(st, module, strlen(module), e);
+    if (!rc && nm && !om) rc = note_pending(st, module, e);
     free(module);
     return rc;
 }

@@ -80,6 +80,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_SUBCLASS_CALLS, IDX_SUBCLASS_CALLS("SELECT ?1"))                                   \
     X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE ref_id = ?1")                                  \
     X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \
+    X(IMPORTERS_PENDING, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "           \
+                         "i.file_id WHERE i.alias = '' AND i.target IN (?1, ?2)")                  \
     X(IMPORTERS_OF_MODULE, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "         \
                            "i.file_id WHERE i.target = ?1 OR (i.target >= ?1 || '.' AND "          \
                            "i.target < ?1 || '/')")                                                \
@@ -238,6 +240,10 @@ void idx_facts_release(IdxFacts *f);
 int idx_facts_classes_differ(IdxFacts *old, IdxFacts *now);
 /* Marks the references a fact that came or went (old vs now) can change. */
 CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e);
+/* Records an import no file answered (spec as written) as rows of alias ""
+ * keyed by its last two name parts: a file appearing under such a name has
+ * the importer read again. */
+CrErr idx_facts_add_pending(IdxStore *st, int64_t file_id, const char *spec, ErrInfo *e);
 /* Reads and writes again the files noted in st->reread (their imports
  * resolved against the filesystem, through a file that went). */
 CrErr idx_store_reread(IdxStore *st, ErrInfo *e);

@@ -90,10 +90,18 @@ static void filework__resolve_imports(FileWork *fw, const char *root, const IdxL
         ChunkRef *r = &fw->set.refs[i];
         if (r->kind != REF_IMPORT || !r->module) continue;
         r->level = 0;
+        char *raw = xstrdup(r->module);
         if (!lang->resolve_import(&ctx, r)) {
+            /* no file by that name (yet): kept as written, level -1, so that
+             * the file is read again when one appears (deps.c) */
             free(r->alias);
             r->alias = NULL;
+            free(r->module);
+            r->module = raw;
+            raw = NULL;
+            r->level = -1;
         }
+        free(raw);
     }
 }
 
@@ -335,6 +343,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
 {
     CrErr rc = CR_OK;
     StrBuf target, bound;
+    if (r->level < 0) return idx_facts_add_pending(st, file_id, r->module, e);
     char *base = import_base(fw, r);
     if (!base || !r->alias) {
         free(base);

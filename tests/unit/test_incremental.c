@@ -539,6 +539,19 @@ static void test_import_target_moved(void)
         "export class Base {\n  go(): number {\n    return 1;\n  }\n}\n", NULL};
     run_case(tree, edits, 0);
     run_case(tree, edits, 1);
+    /* and back: the import that found no file finds one again */
+    static const char *const back[] = {
+        "src/a.ts",
+        NULL,
+        "src/a_moved.ts",
+        "export class Base {\n  go(): number {\n    return 1;\n  }\n}\n",
+        "src/a_moved.ts",
+        NULL,
+        "src/a.ts",
+        "export class Base {\n  go(): number {\n    return 1;\n  }\n}\n",
+        NULL};
+    run_case(tree, back, 0);
+    run_case(tree, back, 1);
 }
 
 /* CODERAG_TEST_SEEDS=a-b runs other seeds (the default set runs in CI). */
