@@ -256,42 +256,6 @@ static CrErr note_pending(IdxStore *st, const char *module, ErrInfo *e)
     return rc;
 }
 
-void idx_store_reread_clear(IdxStore *st)
-{
-    for (size_t i = 0; i < st->n_reread; i++)
-        free(st->reread[i]);
-    st->n_reread = 0;
-}
-
-CrErr idx_store_reread(IdxStore *st, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    Chunker *ch = NULL;
-    while (!rc && st->n_reread) {
-        FileWork fw = {0};
-        fw.path = st->reread[--st->n_reread];
-        sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
-        int row = 0;
-        if (!s) rc = CR_EDB;
-        if (!rc) {
-            sqlite3_bind_text(s, 1, fw.path, -1, SQLITE_STATIC);
-            rc = idx_store_step(st, s, &row, e, "file lookup");
-            if (row) fw.old_id = sqlite3_column_int64(s, 0); /* no old hash: chunked again */
-            sqlite3_reset(s);
-        }
-        if (!rc && fw.old_id) {
-            if (!ch) ch = idx_chunker_new();
-            idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
-                                 idx_dense_parse_embedder(st));
-            rc = idx_store_write_file(st, &fw, 1, e);
-        }
-        idx_filework_release(&fw);
-    }
-    idx_store_reread_clear(st);
-    idx_chunker_free(ch);
-    return rc;
-}
-
 CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e)
 {
     size_t mlen = 0;

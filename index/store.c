@@ -375,7 +375,8 @@ void idx_close(IdxStore *st)
         store__close_db(st);
         idx_store_mark_clean(st);
     }
-    idx_store_reread_clear(st);
+    for (size_t i = 0; i < st->n_reread; i++)
+        free(st->reread[i]);
     free(st->reread);
     for (size_t i = 0; i < st->n_exclude; i++)
         free(st->exclude[i]);

@@ -244,11 +244,6 @@ CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e);
  * keyed by its last two name parts: a file appearing under such a name has
  * the importer read again. */
 CrErr idx_facts_add_pending(IdxStore *st, int64_t file_id, const char *spec, ErrInfo *e);
-/* Reads and writes again the files noted in st->reread (their imports
- * resolved against the filesystem, through a file that went). */
-CrErr idx_store_reread(IdxStore *st, ErrInfo *e);
-/* Forgets them (a failed update). */
-void idx_store_reread_clear(IdxStore *st);
 /* Marks the calls in the methods of class chunk class_id and of its
  * subclasses at any depth. */
 CrErr idx_facts_mark_subclasses(IdxStore *st, int64_t class_id, ErrInfo *e);
