@@ -113,6 +113,18 @@ char *sb_detach(StrBuf *sb, size_t *out_len);
  * max_bytes (0 = no cap), CR_EIO for anything but a regular file (a FIFO is
  * refused without blocking) and CR_ENOENT/CR_EIO otherwise. */
 CrErr sb_read_file(StrBuf *sb, const char *path, size_t max_bytes, ErrInfo *e);
+/* The same for a file already open on fd (left open), named name in
+ * messages. A file of the workspace is read with path_read_under. */
+CrErr sb_read_fd(StrBuf *sb, int fd, const char *name, size_t max_bytes, ErrInfo *e);
+
+/* Reads exactly n bytes at off of fd into buf: 1, or 0 when the file ends
+ * first (cut short meanwhile) or on an error. Files that may change under
+ * the process are read this way, never mapped (file.c). */
+int file_pread_all(int fd, void *buf, size_t n, uint64_t off);
+/* The first n bytes of fd in fresh page-aligned read-only memory of the
+ * process (release with munmap(p, n), n 0 counting as 1); NULL when they
+ * cannot all be read. */
+void *file_read_pages(int fd, size_t n);
 
 /* ---------------------------------------------------------------- hashing */
 
@@ -204,6 +216,33 @@ CrErr path_relative(const char *root, const char *path, char **out);
  * resolves outside; CR_ENOENT when it (or a directory on the way) does not
  * exist; CR_EIO otherwise (a symlink loop, no permission). */
 CrErr path_real_under(const char *real_root, const char *path, char **out_real);
+
+/* Opening a workspace file, the one way every reader of the workspace's
+ * files (index, verify, retrieve, lsp, mcp) opens one: symlinks whose
+ * targets lie inside the root are followed, and nothing outside the root is
+ * ever opened, however the tree changes meanwhile (no check-then-use).
+ *
+ * path_open_beneath opens sub, a canonical path below real_root (a
+ * realpath(3)), one component at a time from the root's descriptor with
+ * O_NOFOLLOW (O_NONBLOCK for the file: a FIFO never blocks), so that a
+ * component swapped for a symlink since sub was resolved fails instead of
+ * leading out. CR_OK with *out_fd a regular file open for reading (caller
+ * closes); CR_ENOENT when a component is missing, a symlink or not a
+ * directory; CR_EIO for anything but a regular file or another failure;
+ * CR_EOUTSIDE when sub is not a normal relative path.
+ *
+ * path_open_under opens rel (a normal relative path): it resolves it
+ * (path_real_under), then opens the result with path_open_beneath,
+ * resolving again (a few times) when a component changed in between.
+ * Errors: CR_EOUTSIDE when it resolves outside the root (or rel is not
+ * normal), CR_ENOENT, CR_EIO as above.
+ *
+ * path_read_under appends the whole file (at most max_bytes; 0 = no cap,
+ * else CR_ETOOBIG) to sb, with a message naming rel in e. */
+CrErr path_open_beneath(const char *real_root, const char *sub, int *out_fd);
+CrErr path_open_under(const char *real_root, const char *rel, int *out_fd);
+CrErr path_read_under(const char *real_root, const char *rel, StrBuf *sb, size_t max_bytes,
+                      ErrInfo *e);
 
 /* ---------------------------------------------------------------- time */
 
@@ -328,8 +367,8 @@ typedef struct HttpResponse {
  * errors (e->msg says "unreachable" when no connection could be made);
  * CR_ETIMEOUT; CR_ETOOBIG when the body passes the cap (the transfer stops
  * there, nothing past the cap is allocated); CR_ECANCELED; CR_EINVAL for a
- * bad request. e->msg is one line naming the URL without credentials or
- * query, the curl reason and, for a status, a sanitised body excerpt; it
+ * bad request. e->msg is one line naming the URL as http_redact_url shows
+ * it, the curl reason and, for a status, a sanitised body excerpt; it
  * never contains a header value. */
 CrErr http_post(const HttpRequest *req, HttpResponse *out, ErrInfo *e);
 void http_response_release(HttpResponse *r);
@@ -340,8 +379,12 @@ void http_response_release(HttpResponse *r);
  * Caller frees. */
 char *http_endpoint_url(const char *base, const char *endpoint);
 
-/* Appends url to sb without user:password@ and without ?query or #fragment,
- * for messages. */
+/* Appends url to sb as it may be shown or logged (status, messages, logs):
+ * user:password@ becomes "***@", the value of every query parameter whose
+ * name looks like a credential (key, token, pass, pwd, secret, sig, auth,
+ * cred, session, in any case: api_key, access_token, ...) becomes "***",
+ * the #fragment is dropped and bytes outside printable ASCII become '?'.
+ * The one way a configured URL reaches a person. */
 void http_redact_url(StrBuf *sb, const char *url);
 
 /* The "Authorization: Bearer <key>" header for the key in environment

@@ -216,6 +216,19 @@ static void http__add_clean(StrBuf *sb, const char *s, size_t n)
     }
 }
 
+/* Whether a query parameter's name looks like it carries a credential. */
+static int http__secret_param(const char *name, size_t n)
+{
+    static const char *const words[] = {"key", "token", "pass", "pwd",     "secret",
+                                        "sig", "auth",  "cred", "session", NULL};
+    for (size_t w = 0; words[w]; w++) {
+        size_t k = strlen(words[w]);
+        for (size_t i = 0; i + k <= n; i++)
+            if (!strncasecmp(name + i, words[w], k)) return 1;
+    }
+    return 0;
+}
+
 void http_redact_url(StrBuf *sb, const char *url)
 {
     const char *sep = strstr(url, "://");
@@ -225,9 +238,32 @@ void http_redact_url(StrBuf *sb, const char *url)
     for (size_t i = 0; i < host_len; i++)
         if (auth[i] == '@') host = auth + i + 1;
     http__add_clean(sb, url, (size_t)(auth - url));
+    if (host != auth) sb_adds(sb, "***@");
     http__add_clean(sb, host, (size_t)(auth + host_len - host));
     const char *path = auth + host_len;
-    http__add_clean(sb, path, strcspn(path, "?#"));
+    size_t path_len = strcspn(path, "?#");
+    http__add_clean(sb, path, path_len);
+    if (path[path_len] != '?') return; /* a #fragment is never shown */
+    const char *q = path + path_len + 1;
+    size_t q_len = strcspn(q, "#");
+    sb_addc(sb, '?');
+    for (size_t i = 0; i < q_len;) {
+        size_t n = strcspn(q + i, "&#");
+        if (n > q_len - i) n = q_len - i;
+        const char *eq = memchr(q + i, '=', n);
+        size_t name_len = eq ? (size_t)(eq - (q + i)) : n;
+        if (eq && http__secret_param(q + i, name_len)) {
+            http__add_clean(sb, q + i, name_len + 1);
+            sb_adds(sb, "***");
+        } else {
+            http__add_clean(sb, q + i, n);
+        }
+        i += n;
+        if (i < q_len) {
+            sb_addc(sb, '&');
+            i++;
+        }
+    }
 }
 
 char *http_endpoint_url(const char *base, const char *endpoint)

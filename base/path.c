@@ -1,9 +1,13 @@
 #include "base.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The one answer to "is this path inside the workspace?" (base.h). */
 
@@ -191,4 +195,79 @@ CrErr path_real_under(const char *real_root, const char *path, char **out_real)
     else
         free(real);
     return CR_OK;
+}
+
+CrErr path_open_beneath(const char *real_root, const char *sub, int *out_fd)
+{
+    *out_fd = -1;
+    if (!path_is_normal_rel(sub)) return CR_EOUTSIDE;
+    int fd = open(real_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO;
+    /* Each component is a real entry of the directory before it (never a
+     * symlink, never ".."), so what opens is inside the root whatever was
+     * swapped since sub was resolved. */
+    for (const char *p = sub;;) {
+        const char *slash = strchr(p, '/');
+        char name[NAME_MAX + 1];
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n > NAME_MAX) {
+            close(fd);
+            return CR_ENOENT;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (slash ? O_DIRECTORY : O_NONBLOCK);
+        int next = openat(fd, name, flags);
+        int err = errno;
+        close(fd);
+        if (next < 0) return err == ENOENT || err == ENOTDIR || err == ELOOP ? CR_ENOENT : CR_EIO;
+        fd = next;
+        if (!slash) break;
+        p = slash + 1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return CR_EIO;
+    }
+    *out_fd = fd;
+    return CR_OK;
+}
+
+/* Attempts at resolving and opening a path that changes meanwhile. */
+#define PATH_OPEN_TRIES 4
+
+CrErr path_open_under(const char *real_root, const char *rel, int *out_fd)
+{
+    *out_fd = -1;
+    if (!path_is_normal_rel(rel)) return CR_EOUTSIDE;
+    StrBuf abs;
+    sb_init(&abs);
+    sb_addf(&abs, "%s/%s", real_root, rel);
+    CrErr rc = CR_ENOENT;
+    for (int i = 0; i < PATH_OPEN_TRIES; i++) {
+        char *real = NULL;
+        if ((rc = path_real_under(real_root, abs.buf, &real))) break;
+        const char *sub = path_under(real_root, real);
+        rc = sub && *sub ? path_open_beneath(real_root, sub, out_fd) : CR_EIO;
+        free(real);
+        /* CR_ENOENT: a component changed since it was resolved (a symlink
+         * or a file where a directory was): resolve again */
+        if (rc != CR_ENOENT) break;
+    }
+    sb_release(&abs);
+    return rc;
+}
+
+CrErr path_read_under(const char *real_root, const char *rel, StrBuf *sb, size_t max_bytes,
+                      ErrInfo *e)
+{
+    int fd;
+    CrErr rc = path_open_under(real_root, rel, &fd);
+    if (rc == CR_EOUTSIDE) return err_set(e, rc, "%s: resolves outside the workspace", rel);
+    if (rc == CR_ENOENT) return err_set(e, rc, "%s: no such file", rel);
+    if (rc) return err_set(e, rc, "%s: not a readable regular file", rel);
+    rc = sb_read_fd(sb, fd, rel, max_bytes, e);
+    close(fd);
+    return rc;
 }

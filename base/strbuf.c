@@ -116,9 +116,33 @@ char *sb_detach(StrBuf *sb, size_t *out_len)
     return p;
 }
 
+CrErr sb_read_fd(StrBuf *sb, int fd, const char *name, size_t max_bytes, ErrInfo *e)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return err_set(e, CR_EIO, "%s: not a regular file", name);
+    if (max_bytes && (size_t)st.st_size > max_bytes)
+        return err_set(e, CR_ETOOBIG, "%s: %lld bytes is over the %zu byte limit", name,
+                       (long long)st.st_size, max_bytes);
+    sb_grow(sb, (size_t)st.st_size);
+    for (;;) {
+        sb_grow(sb, 65536);
+        ssize_t n = read(fd, sb->buf + sb->len, sb->cap - sb->len - 1);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return err_set(e, CR_EIO, "%s: %s", name, strerror(errno));
+        }
+        if (n == 0) break;
+        sb->len += (size_t)n;
+        if (max_bytes && sb->len > max_bytes)
+            return err_set(e, CR_ETOOBIG, "%s: over the %zu byte limit", name, max_bytes);
+    }
+    sb->buf[sb->len] = '\0';
+    return CR_OK;
+}
+
 CrErr sb_read_file(StrBuf *sb, const char *path, size_t max_bytes, ErrInfo *e)
 {
-    CrErr rc = CR_OK;
     /* O_NONBLOCK: a FIFO put where a source file was must not block the
      * open (it has no effect on regular files); anything but a regular file
      * is refused. */
@@ -126,34 +150,7 @@ CrErr sb_read_file(StrBuf *sb, const char *path, size_t max_bytes, ErrInfo *e)
     if (fd < 0)
         return err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s", path,
                        strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        rc = err_set(e, CR_EIO, "%s: not a regular file", path);
-        goto out;
-    }
-    if (max_bytes && (size_t)st.st_size > max_bytes) {
-        rc = err_set(e, CR_ETOOBIG, "%s: %lld bytes is over the %zu byte limit", path,
-                     (long long)st.st_size, max_bytes);
-        goto out;
-    }
-    sb_grow(sb, (size_t)st.st_size);
-    for (;;) {
-        sb_grow(sb, 65536);
-        ssize_t n = read(fd, sb->buf + sb->len, sb->cap - sb->len - 1);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            rc = err_set(e, CR_EIO, "%s: %s", path, strerror(errno));
-            goto out;
-        }
-        if (n == 0) break;
-        sb->len += (size_t)n;
-        if (max_bytes && sb->len > max_bytes) {
-            rc = err_set(e, CR_ETOOBIG, "%s: over the %zu byte limit", path, max_bytes);
-            goto out;
-        }
-    }
-    sb->buf[sb->len] = '\0';
-out:
+    CrErr rc = sb_read_fd(sb, fd, path, max_bytes, e);
     close(fd);
     return rc;
 }

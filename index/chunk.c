@@ -1,7 +1,7 @@
 /*
  * chunk.c - one Chunker per thread: a parser and a compiled query per
  * language, created on first use, and the dispatch to the language's walk
- * (Python's own, the generic query-driven one, or the text splitter).
+ * (the row's own, the generic query-driven one, or the text splitter).
  */
 #include "lang/lang.h"
 
@@ -18,25 +18,23 @@ typedef struct ChunkLangState {
     TSParser *parser;
     TSQuery *query;
     int failed; /* the query did not compile: definitions unavailable */
+    void *own;  /* the row's own walk's state (IdxLang.chunk) */
 } ChunkLangState;
 
 struct Chunker {
-    PyChunker *py;
     ChunkLangState st[CHUNK__MAX_LANGS];
 };
 
 Chunker *idx_chunker_new(void)
 {
-    Chunker *c = xcalloc(1, sizeof *c);
-    c->py = idx_py_chunker_new();
-    return c;
+    return xcalloc(1, sizeof(Chunker));
 }
 
 void idx_chunker_free(Chunker *c)
 {
     if (!c) return;
-    idx_py_chunker_free(c->py);
     for (size_t i = 0; i < CHUNK__MAX_LANGS; i++) {
+        if (c->st[i].own && i < idx_lang_count()) idx_lang_at(i)->chunk_free(c->st[i].own);
         if (c->st[i].query) ts_query_delete(c->st[i].query);
         if (c->st[i].parser) ts_parser_delete(c->st[i].parser);
     }
@@ -69,10 +67,11 @@ void idx_chunk_set_release(ChunkSet *s)
 CrErr idx_chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
                       ErrInfo *e)
 {
-    return idx_py_chunker_run(c->py, src, len, max_lines, out, e);
+    return idx_chunker_run_lang(c, NULL, src, len, max_lines, out, e);
 }
 
-static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
+/* The row's slot in the Chunker, or NULL (e set). */
+static ChunkLangState *chunk__slot(Chunker *c, const IdxLang *lang, ErrInfo *e)
 {
     size_t i = 0, n = idx_lang_count();
     while (i < n && idx_lang_at(i) != lang)
@@ -81,7 +80,13 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
         err_set(e, CR_EINVAL, "language '%s' is not in the table", lang->name);
         return NULL;
     }
-    ChunkLangState *s = &c->st[i];
+    return &c->st[i];
+}
+
+static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
+{
+    ChunkLangState *s = chunk__slot(c, lang, e);
+    if (!s) return NULL;
     if (!s->parser && !s->failed) {
         const TSLanguage *l = lang->grammar();
         s->parser = ts_parser_new();
@@ -111,8 +116,12 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
 CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
                            uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
-    if (!lang || !strcmp(lang->name, "python"))
-        return idx_py_chunker_run(c->py, src, len, max_lines, out, e);
+    if (!lang) lang = idx_lang_by_name("python"); /* idx_chunker_run: Python's by contract */
+    if (!lang) return err_set(e, CR_EINVAL, "no Python row in the language table");
+    if (lang->chunk) {
+        ChunkLangState *s = chunk__slot(c, lang, e);
+        return s ? lang->chunk(&s->own, src, len, max_lines, out, e) : e ? e->code : CR_EINVAL;
+    }
     if (!lang->grammar) return idx_chunk_text(lang, src, len, max_lines, out, e);
     ChunkLangState *s = chunk__state(c, lang, e);
     if (!s) return e ? e->code : CR_EPARSE;

@@ -94,7 +94,8 @@ static const char *const md__exts[] = {".md", ".markdown", NULL};
 static const char *const rst__exts[] = {".rst", NULL};
 static const char *const text__exts[] = {".toml", ".cfg", ".ini", ".yaml", ".yml", ".txt", NULL};
 
-const IdxLang idx_lang_markdown = {.name = "markdown", .exts = md__exts, .is_doc = 1};
-const IdxLang idx_lang_rst = {.name = "rst", .exts = rst__exts, .is_doc = 1};
+const IdxLang idx_lang_markdown = {
+    .name = "markdown", .exts = md__exts, .fence = "markdown", .is_doc = 1};
+const IdxLang idx_lang_rst = {.name = "rst", .exts = rst__exts, .fence = "rst", .is_doc = 1};
 const IdxLang idx_lang_text = {
     .name = "text", .exts = text__exts, .is_doc = 1, .max_bytes = 128 * 1024};

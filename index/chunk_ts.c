@@ -339,6 +339,17 @@ static int ts__overload_of(const TsRun *r, CapKind cap, const char *symbol, uint
     return last;
 }
 
+/* Forgets the last unit made (nothing refers to it yet). */
+static void ts__drop_last_unit(TsRun *r)
+{
+    EmitUnit *u = &r->em.units[--r->em.n_units];
+    free(u->symbol);
+    free(u->signature);
+    free(u->doc);
+    memset(u, 0, sizeof *u);
+    r->sig_unit = -1;
+}
+
 /* Nests the definitions by byte range and makes units of them. */
 static void ts__units(TsRun *r)
 {
@@ -400,6 +411,15 @@ static void ts__units(TsRun *r)
         sb_adds(&sym, name);
         int in_container = up >= 0 || (recv && recv[0]) || strchr(name, '.') != NULL;
         int id = ts__overload_of(r, d->cap, sym.buf, start, end);
+        if (id >= 0 && id == r->sig_unit && !ts_node_is_null(d->body) && doc && doc[0]) {
+            /* an implementation with a doc of its own after its signatures
+             * (RxJS documents the last one): it is the definition, its doc
+             * outside its lines as every definition's; the signatures above
+             * the doc are module code. One unit would hold the doc inside,
+             * and the window packed of it would be the doc, not the code. */
+            ts__drop_last_unit(r);
+            id = -1;
+        }
         if (id >= 0) {
             /* an overload right after its namesake: one unit for both. Its
              * doc is the first one among them, and after a signature every

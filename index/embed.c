@@ -34,12 +34,9 @@ const char *idx_embedder_id(const Embedder *em)
 
 int idx_embedder_covers(const Embedder *em, const char *relpath)
 {
-    const char *const *langs = em->ops->langs;
-    if (!langs) return 1;
+    if (!em->ops->rows_flagged) return 1;
     const IdxLang *l = idx_lang_for_path(relpath);
-    for (; l && *langs; langs++)
-        if (!strcmp(*langs, l->name)) return 1;
-    return 0;
+    return l && l->builtin_embed;
 }
 
 void idx_embedder_describe(const Embedder *em, char *out, size_t size)
@@ -47,11 +44,13 @@ void idx_embedder_describe(const Embedder *em, char *out, size_t size)
     StrBuf sb;
     sb_init(&sb);
     sb_adds(&sb, idx_embedder_id(em));
-    for (const char *const *l = em->ops->langs; l && *l; l++) {
-        sb_adds(&sb, l == em->ops->langs ? " (embeds " : ", ");
-        sb_adds(&sb, *l);
+    size_t named = 0;
+    for (size_t i = 0; em->ops->rows_flagged && i < idx_lang_count(); i++) {
+        if (!idx_lang_at(i)->builtin_embed) continue;
+        sb_adds(&sb, named++ ? ", " : " (embeds ");
+        sb_adds(&sb, idx_lang_at(i)->name);
     }
-    if (em->ops->langs && em->ops->langs[0]) sb_adds(&sb, " files only)");
+    if (named) sb_adds(&sb, " files only)");
     snprintf(out, size, "%s", sb.buf ? sb.buf : "");
     sb_release(&sb);
 }

@@ -188,11 +188,10 @@ static CrErr nb_embed_query(void *state, const char *const *texts, size_t n, flo
 }
 
 /* Trained on Python alone: measured on the other languages' dev sets, its
- * vectors lowered recall (docs/benchmarks.md), so their code is not embedded. */
-static const char *const nb_langs[] = {"python", NULL};
-
+ * vectors lowered recall (docs/benchmarks.md), so only the rows flagged
+ * builtin_embed (Python's) are embedded. */
 /* A table lookup per token over a read-only model: the parse workers embed. */
-static const EmbedderOps nb_ops = {nb_id, nb_dim, nb_embed, nb_free, nb_embed_query, nb_langs, 1};
+static const EmbedderOps nb_ops = {nb_id, nb_dim, nb_embed, nb_free, nb_embed_query, 1, 1};
 
 /* Checks the header and payload of the file in m->data and points the
  * tables into it. */
@@ -258,11 +257,12 @@ static CrErr nb_parse(NbowEmbedder *m, const char *path, ErrInfo *e)
     return CR_OK;
 }
 
-/* Maps the model file: a fresh process pays for its pages once, mapped
- * from the page cache in one go, instead of copying 9 MB onto the heap. */
+/* Reads the model file into page-aligned memory of its own (the float
+ * tables stay aligned), in one go. Not a mapping of the file: one cut short
+ * under a running server would kill it with SIGBUS. */
 static CrErr nb_map(const char *path, char **out, size_t *size, ErrInfo *e)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO never blocks */
     if (fd < 0)
         return err_set(e, errno == ENOENT ? CR_ENOENT : CR_EIO, "%s: %s", path, strerror(errno));
     struct stat st;
@@ -274,9 +274,11 @@ static CrErr nb_map(const char *path, char **out, size_t *size, ErrInfo *e)
     else if (st.st_size == 0)
         rc = err_set(e, CR_EPARSE, "%s is not a coderag embedding model (empty)", path);
     if (!rc) {
-        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (map == MAP_FAILED)
-            rc = err_set(e, CR_EIO, "%s: cannot map: %s", path, strerror(errno));
+        /* read into pages of its own, never mapped from the file: a model
+         * file cut short under a running server would kill it (SIGBUS) */
+        void *map = file_read_pages(fd, (size_t)st.st_size);
+        if (!map)
+            rc = err_set(e, CR_EIO, "%s: cannot read it whole (cut short?)", path);
         else {
             *out = map;
             *size = (size_t)st.st_size;

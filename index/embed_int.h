@@ -29,9 +29,9 @@ typedef struct EmbedderOps {
      * from code (same contract as embed); NULL means embed. */
     CrErr (*embed_query)(void *state, const char *const *texts, size_t n, float **out, int *out_dim,
                          ErrInfo *e);
-    /* The language rows (IdxLang.name) the model knows, NULL-terminated;
-     * NULL: every one. */
-    const char *const *langs;
+    /* 1: the model knows only the rows that say so (IdxLang.builtin_embed);
+     * 0: every one. */
+    int rows_flagged;
     /* Whether embed computes in process, cheaply, and may run on several
      * threads at once: then the index's parse workers embed as they go. */
     int parallel;

@@ -207,7 +207,7 @@ out:
     return rc;
 }
 
-static const EmbedderOps oai_ops = {oai_id, oai_dim, oai_embed, oai_free, NULL, NULL, 0};
+static const EmbedderOps oai_ops = {oai_id, oai_dim, oai_embed, oai_free, NULL, 0, 0};
 
 CrErr idx_embedder_openai_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
 {

@@ -13,19 +13,24 @@
 #include <unistd.h>
 
 /* The file's current text from the cache when its size and mtime are
- * unchanged, else read afresh into the least recently used slot. */
+ * unchanged, else read afresh into the least recently used slot. Opened
+ * first and then looked at (path_open_under): never outside the root, even
+ * when the tree changes meanwhile. */
 static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **out, ErrInfo *e)
 {
-    StrBuf abs;
     struct stat sb;
-    sb_init(&abs);
-    sb_addf(&abs, "%s/%s", st->root, path);
     FileCache *fc = &st->files;
     fc->tick++;
-    if (stat(abs.buf, &sb) != 0) {
-        CrErr rc = err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s",
-                           path, strerror(errno));
-        sb_release(&abs);
+    int fd;
+    CrErr rc = path_open_under(st->root, path, &fd);
+    if (rc)
+        return err_set(e, rc, "%s: %s", path,
+                       rc == CR_ENOENT     ? "vanished"
+                       : rc == CR_EOUTSIDE ? "resolves outside the workspace"
+                                           : "not a readable regular file");
+    if (fstat(fd, &sb) != 0) {
+        rc = err_set(e, CR_EIO, "%s: %s", path, strerror(errno));
+        close(fd);
         return rc;
     }
     int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
@@ -36,27 +41,17 @@ static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **
             c->mtime_ns == mtime) {
             c->used = fc->tick;
             *out = c;
-            sb_release(&abs);
+            close(fd);
             return CR_OK;
         }
         if (c->used < victim->used) victim = c;
-    }
-    /* A symlink inside the workspace may point out of it: never read there. */
-    char *real = NULL;
-    CrErr rc = path_real_under(st->root, abs.buf, &real);
-    if (rc) {
-        rc = err_set(e, rc == CR_ENOENT ? rc : CR_EOUTSIDE, "%s: %s", path,
-                     rc == CR_ENOENT ? "vanished" : "resolves outside the workspace");
-        sb_release(&abs);
-        return rc;
     }
     free(victim->path);
     victim->path = NULL;
     if (!victim->text.buf) sb_init(&victim->text);
     sb_reset(&victim->text);
-    rc = sb_read_file(&victim->text, real, st->max_file_bytes * 2, e);
-    free(real);
-    sb_release(&abs);
+    rc = sb_read_fd(&victim->text, fd, path, st->max_file_bytes * 2, e);
+    close(fd);
     if (rc) return rc;
     /* Line starts, '\n'-separated as Python's ast counts lines. */
     free(victim->line_off);

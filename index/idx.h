@@ -154,6 +154,20 @@ int idx_file_is_test(IdxStore *st, int64_t file_id);
 
 /* Whether a path has an extension the index reads. */
 int idx_is_source_path(const char *path);
+/* Whether the index may read a file at this path: an extension it reads,
+ * or none (a script, indexed when its "#!" line names a known interpreter;
+ * idx_update_file decides). For the LSP's saved and watched files. */
+int idx_may_index_path(const char *path);
+
+/* The tag of a Markdown code fence around the code of a path's language
+ * ("python", "go", "cpp", "typescript"), or "" for a language without one or
+ * a path the index does not read by name. Static. */
+const char *idx_fence_tag(const char *path);
+
+/* The i-th project marker of the languages the index reads ("pyproject.toml",
+ * "go.mod", "Cargo.toml", "package.json"...; each once, static), or NULL past
+ * the last: a folder holding one is a project root (the root rule). */
+const char *idx_project_marker(size_t i);
 
 /* Stable names for kinds: "module", "class", "function", "method", "section". */
 const char *idx_kind_name(IdxKind k);
@@ -260,6 +274,17 @@ CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n
  * *out_total (may be NULL) receives the file's line count. */
 CrErr idx_read_lines(IdxStore *st, const char *path, uint32_t start, uint32_t end, StrBuf *out,
                      uint32_t *out_total, ErrInfo *e);
+
+/* The definition of symbol ("Class.method", as IdxChunk.symbol names it) in
+ * text[0..len), the current content of the file at path (an unsaved buffer
+ * too), chunked as the index chunks path's language (by extension, else by
+ * "#!" line): the same symbol first, then the same last name inside a
+ * parent of the same name, then the same last name; the nearest to line
+ * near (1-based) among equals. 1 with *start..*end (1-based, inclusive: the
+ * whole unit, every window and member), 0 when none is found, the language
+ * is unknown, or symbol names path's module (module-level code). */
+int idx_find_definition(const char *path, const char *text, size_t len, const char *symbol,
+                        uint32_t near, uint32_t *start, uint32_t *end);
 
 /* Content hash of a span of text, as stored in IdxChunk.hash. */
 void idx_hash_text(const char *text, size_t len, char out[17]);

@@ -80,7 +80,7 @@ void idx_scan_ctx_release(ScanCtx *c);
 int idx_scan_vanished(int err);
 /* A source file by its extension (any row of the language table), or a
  * name without one, which a shebang may still make a script. */
-int idx_scan_is_py(const char *name, size_t len);
+int idx_scan_is_candidate(const char *name, size_t len);
 /* Whether a file found by name is indexed: an extensionless file only with
  * a known interpreter on its "#!" line; text formats only under their cap. */
 int idx_scan_wanted(int dirfd, const char *name, int64_t size);
@@ -190,7 +190,8 @@ void idx_chunk_body(int cont, const char *signature, const char *lines, size_t l
  * http server). Numbers and punctuation are dropped. */
 void idx_tok_code(const char *text, size_t len, StrBuf *out);
 
-/* Module name from a relative path: "a/b/c.py" -> "a.b.c", "a/b/__init__.py" -> "a.b". */
+/* Python's module name of a relative path (lang/python.c): "a/b/c.py" -> "a.b.c",
+ * "a/b/__init__.py" -> "a.b". */
 char *idx_path_to_module(const char *relpath);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <unistd.h>
 
 /* A BM25F index over the four search fields of every chunk (name, path,
  * doc, body): a mapped snapshot plus what changed since (postings_int.h),
@@ -124,14 +124,23 @@ const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
         b->bad = 1;
         return NULL;
     }
-    const Posting *l = b->post + pt->post_off;
-    if (!b->checked[t]) b->checked[t] = idx_postings_list_check(l, pt->n) == pt->check ? 1 : 2;
+    if (!b->checked[t]) {
+        size_t bytes = (size_t)pt->n * sizeof(Posting);
+        Posting *l = xmalloc(bytes ? bytes : 1);
+        int ok = file_pread_all(b->fd, l, bytes, b->post_at + pt->post_off * sizeof(Posting)) &&
+                 idx_postings_list_check(l, pt->n) == pt->check;
+        b->checked[t] = ok ? 1 : 2;
+        if (ok)
+            b->lists[t] = l;
+        else
+            free(l);
+    }
     if (b->checked[t] != 1) {
         b->bad = 1;
         return NULL;
     }
     *out_n = pt->n;
-    return l;
+    return b->lists[t];
 }
 
 char **idx_postings_added_terms(const Postings *p)
@@ -220,7 +229,13 @@ CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e)
 
 void idx_postings_unmap(PostBase *b)
 {
-    if (b->map) munmap(b->map, b->map_len);
+    if (b->map) {
+        close(b->fd);
+        for (uint32_t t = 0; t < b->n_terms; t++)
+            free(b->lists[t]);
+    }
+    free(b->map);
+    free(b->lists);
     free(b->checked);
     memset(b, 0, sizeof *b);
 }

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,62 +66,73 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
 {
     char path[PATH_MAX];
     struct stat sb;
+    PostFileHeader hd;
     postfile_path(st, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO never blocks */
     if (fd < 0) return 0;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-        (size_t)sb.st_size < sizeof(PostFileHeader)) {
+    size_t len = 0;
+    /* The header first, then the head it describes: read, never mapped (a
+     * mapped file truncated under the server would kill it). */
+    int ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+             (size_t)sb.st_size >= sizeof(PostFileHeader) && file_pread_all(fd, &hd, sizeof hd, 0);
+    if (ok) len = (size_t)sb.st_size;
+    const PostFileHeader *h = &hd;
+    ok = ok && !memcmp(h->magic, POSTFILE_MAGIC, 8) && h->version == POSTFILE_VERSION &&
+         h->endian == POSTFILE_ENDIAN && h->file_len == len &&
+         !strncmp(h->db_id, db_id, sizeof h->db_id) && h->n_terms < UINT32_MAX &&
+         h->n_slots < UINT32_MAX && h->n_hash && !(h->n_hash & (h->n_hash - 1)) &&
+         section_ok(h, h->off_chunk, h->n_slots, 8) && section_ok(h, h->off_file, h->n_slots, 8) &&
+         section_ok(h, h->off_len, h->n_slots, 4 * N_FIELDS) &&
+         section_ok(h, h->off_kind, h->n_slots, 1) &&
+         section_ok(h, h->off_term, h->n_terms, sizeof(PostTerm)) &&
+         section_ok(h, h->off_hash, h->n_hash, 4) && section_ok(h, h->off_str, h->str_len, 1) &&
+         section_ok(h, h->off_post, h->n_post, sizeof(Posting)) && h->off_post >= sizeof *h;
+    unsigned char *map = NULL;
+    if (ok) {
+        map = xmalloc((size_t)h->off_post);
+        ok = file_pread_all(fd, map, (size_t)h->off_post, 0) && !memcmp(map, &hd, sizeof hd) &&
+             h->checksum == file_checksum(h, map + sizeof *h, h->off_post - sizeof *h);
+    }
+    if (!ok) {
+        if (len) log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
+        free(map);
         close(fd);
         return 0;
     }
-    size_t len = (size_t)sb.st_size;
-    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) return 0;
-    const PostFileHeader *h = map;
-    const unsigned char *bytes = map;
-    int ok = !memcmp(h->magic, POSTFILE_MAGIC, 8) && h->version == POSTFILE_VERSION &&
-             h->endian == POSTFILE_ENDIAN && h->file_len == len &&
-             !strncmp(h->db_id, db_id, sizeof h->db_id) && h->n_terms < UINT32_MAX &&
-             h->n_slots < UINT32_MAX && h->n_hash && !(h->n_hash & (h->n_hash - 1)) &&
-             section_ok(h, h->off_chunk, h->n_slots, 8) &&
-             section_ok(h, h->off_file, h->n_slots, 8) &&
-             section_ok(h, h->off_len, h->n_slots, 4 * N_FIELDS) &&
-             section_ok(h, h->off_kind, h->n_slots, 1) &&
-             section_ok(h, h->off_term, h->n_terms, sizeof(PostTerm)) &&
-             section_ok(h, h->off_hash, h->n_hash, 4) && section_ok(h, h->off_str, h->str_len, 1) &&
-             section_ok(h, h->off_post, h->n_post, sizeof(Posting)) && h->off_post >= sizeof *h &&
-             h->checksum == file_checksum(h, bytes + sizeof *h, h->off_post - sizeof *h);
-    if (!ok) {
-        log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
-        munmap(map, len);
-        return 0;
-    }
+    /* What a question reads (terms, their hash and text) is kept; the
+     * per-slot arrays are copied out and their bytes freed. */
+    uint64_t keep = h->off_term;
+    if (h->off_hash < keep) keep = h->off_hash;
+    if (h->off_str < keep) keep = h->off_str;
+    unsigned char *kept = xmalloc((size_t)(h->off_post - keep) + 1);
+    memcpy(kept, map + keep, (size_t)(h->off_post - keep));
     PostBase *b = &p->base;
-    b->map = map;
-    b->map_len = len;
-    b->term = (const PostTerm *)(bytes + h->off_term);
+    b->map = kept;
+    b->fd = fd;
+    b->post_at = h->off_post;
+    b->term = (const PostTerm *)(kept + (h->off_term - keep));
     b->n_terms = (uint32_t)h->n_terms;
-    b->hash = (const uint32_t *)(bytes + h->off_hash);
+    b->hash = (const uint32_t *)(kept + (h->off_hash - keep));
     b->str_len = h->str_len;
     b->n_files = h->n_files;
     b->n_hash = h->n_hash;
-    b->str = (const char *)(bytes + h->off_str);
-    b->post = (const Posting *)(bytes + h->off_post);
+    b->str = (const char *)(kept + (h->off_str - keep));
     b->n_post = h->n_post;
     b->gen = h->gen;
     b->checked = xcalloc(h->n_terms + 1, 1);
+    b->lists = xcalloc(h->n_terms + 1, sizeof *b->lists);
     idx_postings_reserve_terms(p, h->n_terms);
     size_t n = (size_t)h->n_slots;
     idx_postings_add_slots(p, n);
     if (n) { /* an empty index has no arrays yet */
-        memcpy(p->chunk, bytes + h->off_chunk, n * 8);
-        memcpy(p->file, bytes + h->off_file, n * 8);
-        memcpy(p->len, bytes + h->off_len, n * 4 * N_FIELDS);
-        memcpy(p->kind, bytes + h->off_kind, n);
+        memcpy(p->chunk, map + h->off_chunk, n * 8);
+        memcpy(p->file, map + h->off_file, n * 8);
+        memcpy(p->len, map + h->off_len, n * 4 * N_FIELDS);
+        memcpy(p->kind, map + h->off_kind, n);
     }
     p->n_base_slots = n;
     memcpy(p->len_sum, h->len_sum, sizeof p->len_sum);
+    free(map);
     return 1;
 }
 

@@ -36,10 +36,15 @@ typedef struct TermList {
     uint32_t n, cap;
 } TermList;
 
-/* The mapped snapshot; all pointers into map, validated when mapped. */
+/* The snapshot: its head (everything before the postings) read into map
+ * and validated when opened, term, hash and str pointing into it; the
+ * postings of a term read from the file (kept open) on first use and
+ * checked then. Nothing of it is mapped: a snapshot truncated or damaged
+ * under a running server is a damaged list (bad), never a SIGBUS. */
 typedef struct PostBase {
-    void *map;
-    size_t map_len;
+    void *map;        /* the head on the heap; NULL when there is no snapshot */
+    int fd;           /* the file, open while map is set */
+    uint64_t post_at; /* file offset of the postings */
     const PostTerm *term;
     uint32_t n_terms;
     const uint32_t *hash; /* open addressing: term index + 1, 0 = empty */
@@ -47,7 +52,7 @@ typedef struct PostBase {
     const char *str;
     uint64_t str_len;
     uint64_t n_files; /* files rows up to gen when it was written */
-    const Posting *post;
+    Posting **lists;  /* per term: its postings once read and found sound */
     uint64_t n_post;
     int64_t gen; /* the database generation it reflects */
     /* Posting lists are checked when first read (the rest of the file when

@@ -222,7 +222,7 @@ static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type
             /* a dangling link is as good as absent; a looping one is only
              * worth reporting when it would have been a source file */
             int err = errno;
-            if (!idx_scan_vanished(err) && idx_scan_is_py(name, len) &&
+            if (!idx_scan_vanished(err) && idx_scan_is_candidate(name, len) &&
                 !idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0))
                 scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
             return;
@@ -231,7 +231,7 @@ static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type
         type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
     }
     if (type == DT_REG) {
-        if (idx_scan_is_py(name, len)) scan__file(w, dirfd, name, is_link, &st, have_st);
+        if (idx_scan_is_candidate(name, len)) scan__file(w, dirfd, name, is_link, &st, have_st);
     } else if (type == DT_DIR) {
         if (idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 1)) return;
         if (is_link)
@@ -261,7 +261,7 @@ static void scan__walk_dir(Walk *w, DIR *d)
             has_gitignore = 1;
             continue;
         }
-        if (de->d_type == DT_REG && !idx_scan_is_py(nm, len)) continue;
+        if (de->d_type == DT_REG && !idx_scan_is_candidate(nm, len)) continue;
         ARRAY_GROW(types, n + 1, cap);
         types[n++] = de->d_type;
         sb_add(&names, nm, len + 1);

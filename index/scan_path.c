@@ -65,7 +65,7 @@ static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
  * can use the answer for deletions too. */
 int idx_scan_path_included(const ScanOptions *opt, const char *relpath)
 {
-    if (!path_is_normal_rel(relpath) || !idx_scan_is_py(relpath, strlen(relpath))) return 0;
+    if (!path_is_normal_rel(relpath) || !idx_scan_is_candidate(relpath, strlen(relpath))) return 0;
     int ok = 0;
     char *parent_real = NULL, *target = NULL;
     StrBuf abs;

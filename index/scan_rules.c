@@ -23,7 +23,7 @@ int idx_scan_vanished(int err)
 
 /* A source file by its extension (any row of the language table), or a
  * name without one, which a shebang may still make a script. */
-int idx_scan_is_py(const char *name, size_t len)
+int idx_scan_is_candidate(const char *name, size_t len)
 {
     const char *slash = memrchr(name, '/', len);
     const char *base = slash ? slash + 1 : name;
@@ -72,7 +72,8 @@ IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *bas
     StrBuf sb;
     sb_init(&sb);
     struct stat st;
-    int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named .gitignore must not block the open */
+    int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto out;
     if (st.st_size > SCAN_GITIGNORE_MAX) {
         log_msg(LOG_WARN, ".gitignore in '%s' is over %u bytes; not read", base,

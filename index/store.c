@@ -226,23 +226,6 @@ static CrErr store__check_whole(IdxStore *st, int existing, ErrInfo *e)
     return rc;
 }
 
-/* Creates the index dir with a .gitignore of its own ("*"). */
-static CrErr make_index_dir(const char *dir, ErrInfo *e)
-{
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return err_set(e, CR_EIO, "cannot create index directory %s: %s", dir, strerror(errno));
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s/.gitignore", dir);
-    if (access(p, F_OK) != 0) {
-        FILE *f = fopen(p, "w");
-        if (f) {
-            fputs("*\n", f);
-            fclose(f);
-        }
-    }
-    return CR_OK;
-}
-
 CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -257,26 +240,20 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     st = xcalloc(1, sizeof *st);
     st->root = xstrdup(real);
     int existing = (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING)) != 0;
-    if (cfg->index_dir) {
-        if (!existing) make_index_dir(cfg->index_dir, NULL);
-        char dreal[PATH_MAX];
-        if (!realpath(cfg->index_dir, dreal)) {
-            rc =
-                existing && errno == ENOENT
-                    ? err_set(e, CR_ENOINDEX,
-                              "not indexed yet: run `coderag index` (no index at %s)",
-                              cfg->index_dir)
-                    : err_set(e, CR_EIO, "index directory %s: %s", cfg->index_dir, strerror(errno));
-            goto out;
-        }
-        st->index_dir = xstrdup(dreal);
-    } else {
+    {
+        /* index_dir.c: never a symlinked .coderag, the root or a folder of
+         * someone else's files */
         StrBuf d;
         sb_init(&d);
-        sb_addf(&d, "%s/.coderag", st->root);
-        st->index_dir = sb_detach(&d, NULL);
+        if (cfg->index_dir)
+            sb_adds(&d, cfg->index_dir);
+        else
+            sb_addf(&d, "%s/.coderag", st->root);
+        rc = idx_dir_claim(st->root, d.buf, !cfg->index_dir, !existing,
+                           !(flags & IDX_OPEN_READONLY), &st->index_dir, e);
+        sb_release(&d);
+        if (rc) goto out;
     }
-    if (!existing && (rc = make_index_dir(st->index_dir, e))) goto out;
     {
         StrBuf p;
         sb_init(&p);

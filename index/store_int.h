@@ -262,6 +262,16 @@ void idx_store_integrity_forget(const IdxStore *st);
  * CR_EDB when it cannot tell (a lock, an I/O error). */
 CrErr idx_store_integrity(IdxStore *st, int *damaged, StrBuf *why, ErrInfo *e);
 /* Scan options of this store (borrowed strings). */
+/* The index folder dir (the default <root>/.coderag when is_default) as a
+ * canonical path in *out_real (caller frees), made when missing and create
+ * is set (else CR_ENOINDEX). Errors: CR_EIO for a default that is a
+ * symbolic link or not a directory, or one of coderag's files in it that is
+ * not a regular file; CR_EUSAGE for the root or a folder holding it, and,
+ * when writable, a folder coderag did not make that holds files
+ * (index_dir.c, which marks the folders coderag may write in). */
+CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int create,
+                    int writable, char **out_real, ErrInfo *e);
+
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
 
 /* ---------------------------------------------------------------- file work (write.c) */

@@ -134,8 +134,13 @@ static int lock_index_file(const IdxStore *st, const char *name)
     StrBuf p;
     sb_init(&p);
     sb_addf(&p, "%s/%s", st->index_dir, name);
-    int fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
     sb_release(&p);
+    struct stat sb;
+    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
     if (fd >= 0)
         while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
         }

@@ -40,9 +40,8 @@ static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tm
     off_t plen = ftello(f);
     if (fflush(f) != 0 || plen <= 0)
         return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));
-    void *map = mmap(NULL, (size_t)plen, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED)
-        return err_set(e, CR_EIO, "vectors: cannot map %s: %s", tmp, strerror(errno));
+    void *map = file_read_pages(fd, (size_t)plen); /* read back, never mapped */
+    if (!map) return err_set(e, CR_EIO, "vectors: cannot read back %s", tmp);
     uint64_t h = hash64(map, (size_t)plen);
     munmap(map, (size_t)plen);
 
@@ -84,7 +83,7 @@ static CrErr vecstore__unlink(VecStore *vs, int whole, ErrInfo *e)
 static int vecstore__base_unchanged(const VecStore *vs)
 {
     unsigned char t[TRAILER_BYTES];
-    int fd = open(vs->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(vs->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return 0;
     struct stat st;
     int ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size == vs->base_bytes &&
@@ -126,7 +125,7 @@ static CrErr log_append(VecStore *vs, int *done, ErrInfo *e)
         return CR_OK;
     char *path = vecstore_log_path(vs->path);
     CrErr err = CR_OK;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0) {
         err = err_set(e, CR_EIO, "vectors: cannot open %s: %s", path, strerror(errno));
         goto out;
@@ -138,8 +137,10 @@ static CrErr log_append(VecStore *vs, int *done, ErrInfo *e)
     put_u64(h + 16, vs->base_hash);
     put_u64(h + 24, hash64(h, 24));
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        err = err_set(e, CR_EIO, "vectors: cannot stat %s: %s", path, strerror(errno));
+    int unstat = fstat(fd, &st) != 0;
+    if (unstat || !S_ISREG(st.st_mode)) {
+        err = err_set(e, CR_EIO, "vectors: cannot use %s: %s", path,
+                      unstat ? strerror(errno) : "not a regular file");
         goto out;
     }
     /* Another store (process) may have appended since this one read the

@@ -330,7 +330,7 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
     uint64_t count = 0, plen = 0;
     CrErr err = CR_OK;
 
-    int fd = open(vs->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(vs->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO never blocks */
     if (fd < 0) {
         if (errno == ENOENT) return CR_ENOENT;
         return err_set(e, CR_EIO, "vectors: cannot open %s: %s", vs->path, strerror(errno));
@@ -345,9 +345,12 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
         err = err_set(e, CR_ECORRUPT, "truncated (%zu bytes)", size);
         goto out;
     }
-    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
-        err = err_set(e, CR_EIO, "vectors: cannot map %s: %s", vs->path, strerror(errno));
+    /* read, not mapped: a file cut short meanwhile is a short read, never
+     * a SIGBUS */
+    map = file_read_pages(fd, size);
+    if (!map) {
+        map = MAP_FAILED;
+        err = err_set(e, CR_ECORRUPT, "cannot read all %zu bytes (cut short?)", size);
         goto out;
     }
     err = vecstore__check_trailer(vs, map, size, &fdim, &count, &plen, e);

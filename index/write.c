@@ -111,45 +111,59 @@ static int same_stat(const struct stat *a, const struct stat *b)
            a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* Reads the file whole, and again when it changed while being read (its
- * identity, size or mtime moved between the stat before and the one after).
- * *mtime_ns is the mtime of the content read, or 0 (the next update reads
- * it again) when it never held still, or was modified in the last seconds:
- * a write within the same clock tick leaves the mtime where it was. */
-static CrErr read_settled(const char *abs, size_t max, StrBuf *src, int64_t *mtime_ns, ErrInfo *e)
+/* Reads rel under root whole (path_read_under: opened, then checked, so a
+ * file swapped for a link out of the root is never read), and again when it
+ * changed while being read (its identity, size or mtime moved between the
+ * stat before and the one after). *mtime_ns is the mtime of the content
+ * read, or 0 (the next update reads it again) when it never held still, or
+ * was modified in the last seconds: a write within the same clock tick
+ * leaves the mtime where it was. */
+static CrErr read_settled(const char *root, const char *rel, size_t max, StrBuf *src,
+                          int64_t *mtime_ns, ErrInfo *e)
 {
     struct stat a, b;
+    StrBuf abs;
+    sb_init(&abs);
+    sb_addf(&abs, "%s/%s", root, rel);
     *mtime_ns = 0;
+    CrErr rc = CR_OK;
     for (int tries = 0; tries < 5; tries++) {
-        if (stat(abs, &a) != 0)
-            return err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s",
-                           abs, strerror(errno));
+        if (stat(abs.buf, &a) != 0) {
+            rc = err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s", rel,
+                         strerror(errno));
+            break;
+        }
         sb_reset(src);
-        CrErr rc = sb_read_file(src, abs, max, e);
-        if (rc) return rc;
-        if (stat(abs, &b) == 0 && same_stat(&a, &b) && (int64_t)src->len == (int64_t)b.st_size) {
+        if ((rc = path_read_under(root, rel, src, max, e))) break;
+        if (stat(abs.buf, &b) == 0 && same_stat(&a, &b) &&
+            (int64_t)src->len == (int64_t)b.st_size) {
             struct timespec now;
             clock_gettime(CLOCK_REALTIME, &now);
             if (b.st_mtim.tv_sec + 2 < now.tv_sec)
                 *mtime_ns = (int64_t)b.st_mtim.tv_sec * 1000000000 + b.st_mtim.tv_nsec;
-            return CR_OK;
+            break;
         }
+        /* else: what was read last, to be read again (mtime 0) */
     }
-    return CR_OK; /* what was read last, to be read again */
+    sb_release(&abs);
+    return rc;
 }
 
 void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch,
                           Stemmer *stem, Embedder *em)
 {
-    StrBuf abs, src;
+    StrBuf src;
     ErrInfo e = {0};
     size_t *line_off = NULL;
-    sb_init(&abs);
     sb_init(&src);
-    sb_addf(&abs, "%s/%s", root, fw->path);
-    CrErr rc = read_settled(abs.buf, max_bytes, &src, &fw->mtime_ns, &e);
+    /* opened, then checked: a file swapped for a link out of the root since
+     * the scan is never read */
+    CrErr rc = read_settled(root, fw->path, max_bytes, &src, &fw->mtime_ns, &e);
     if (rc == CR_ENOENT) {
         fw->skip = "gone";
+        goto out;
+    } else if (rc == CR_EOUTSIDE) {
+        fw->skip = "outside-root";
         goto out;
     } else if (rc == CR_ETOOBIG) {
         fw->skip = "too-large";
@@ -181,7 +195,9 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     fw->module =
         lang->module_name ? lang->module_name(fw->path) : idx_lang_module_keep_ext(fw->path);
     const char *base = strrchr(fw->path, '/');
-    fw->is_pkg = !strcmp(base ? base + 1 : fw->path, "__init__.py");
+    fw->is_pkg = 0;
+    for (const char *const *p = lang->pkg_files; p && *p; p++)
+        fw->is_pkg |= !strcmp(base ? base + 1 : fw->path, *p);
     if (idx_chunker_run_lang(ch, lang, src.buf, src.len, 100, &fw->set, &e)) {
         log_msg(LOG_WARN, "%s: %s (indexed without chunks)", fw->path, e.msg);
         idx_chunk_set_release(&fw->set);
@@ -198,7 +214,6 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     }
 out:
     free(line_off);
-    sb_release(&abs);
     sb_release(&src);
 }
 
@@ -380,6 +395,24 @@ out:
     return rc;
 }
 
+/* Which chunk names each symbol of the file: its first piece, except that a
+ * function or method takes a name from a type declared before it (TypeScript
+ * merges `interface EmptyError` and `const EmptyError = …`; a call means
+ * the value). owner maps symbol -> chunk index. */
+static void symbol_owners(const FileWork *fw, StrMap *owner)
+{
+    for (size_t i = 0; i < fw->set.n_chunks; i++) {
+        const ChunkDef *c = &fw->set.chunks[i];
+        if (!c->symbol || !c->symbol[0] || fw->cont[i]) continue;
+        int64_t k;
+        if (!strmap_get(owner, c->symbol, &k))
+            strmap_put(owner, c->symbol, (int64_t)i);
+        else if (fw->set.chunks[k].kind == IDX_KIND_CLASS &&
+                 (c->kind == IDX_KIND_FUNCTION || c->kind == IDX_KIND_METHOD))
+            strmap_put(owner, c->symbol, (int64_t)i);
+    }
+}
+
 static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t *ids, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -387,6 +420,7 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     StrMap seen;
     sb_init(&qual);
     strmap_init(&seen);
+    symbol_owners(fw, &seen);
     for (size_t i = 0; i < fw->set.n_chunks && !rc; i++) {
         const ChunkDef *c = &fw->set.chunks[i];
         int64_t parent = c->parent >= 0 && (size_t)c->parent < i ? ids[c->parent] : 0;
@@ -428,11 +462,12 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
                              (const char *const *)&fw->text[i * 4]);
 
         /* A definition is named once: by its first piece (window 0 or 1, and a
-         * class's first run, which is the one holding its header). */
-        int first_piece =
-            c->symbol && c->symbol[0] && !fw->cont[i] && !strmap_get(&seen, c->symbol, NULL);
+         * class's first run, which is the one holding its header), or by a
+         * function after a type of its name (symbol_owners). */
+        int64_t owner = -1;
+        int first_piece = c->symbol && c->symbol[0] && !fw->cont[i] &&
+                          strmap_get(&seen, c->symbol, &owner) && owner == (int64_t)i;
         if (first_piece) {
-            strmap_put(&seen, c->symbol, 1);
             sb_reset(&qual);
             if (fw->module[0]) sb_addf(&qual, "%s.", fw->module);
             sb_adds(&qual, c->symbol);

@@ -1,3 +1,7 @@
+#include "ask_job.h"
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "memory.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -11,7 +15,6 @@
  * throughout. docs/protocol.md, "Streaming, progress and cancel". */
 
 #define PARTIAL_INTERVAL_MS 50.0
-#define REPORT_INTERVAL_MS 200.0
 
 static void ask_free(Job *job)
 {
@@ -29,18 +32,19 @@ static void ask_free(Job *job)
     free(j->explain_word);
     free(j->explain_rel);
     free(j->explain_symbol);
-    rtv_draft_release(&j->draft);
+    ws_ask_free(j->ask);
     rtv_answer_release(&j->ans);
     free(j);
 }
 
 static int ask_retrieve(Server *s, Job *job);
 
-AskJob *lsp_ask_job_new(Workspace *ws, LspCall *call)
+AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call)
 {
     AskJob *j = xcalloc(1, sizeof *j);
     lsp_job_init(&j->job, ws, call, ask_retrieve, ask_free);
     j->bm25 = j->dense = j->graph = 1;
+    ws_pace_init(&j->wd_pace, WS_PACE_MIN_MS);
     return j;
 }
 
@@ -55,7 +59,7 @@ static void wd_progress(Server *s, AskJob *j, const char *kind, const char *mess
         json_object_set_new(v, "percentage", json_integer(0));
     }
     if (message) json_object_set_new(v, "message", json_text(message));
-    lsp_rpc_notify(s->rpc, "$/progress", json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
+    rpc_notify(s->rpc, "$/progress", json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
 }
 
 /* A partial result (value is stolen). */
@@ -65,8 +69,8 @@ static void partial(Server *s, AskJob *j, json_t *value)
         json_decref(value);
         return;
     }
-    lsp_rpc_notify(s->rpc, "$/progress",
-                   json_pack("{s:O, s:o}", "token", j->partial_token, "value", value));
+    rpc_notify(s->rpc, "$/progress",
+               json_pack("{s:O, s:o}", "token", j->partial_token, "value", value));
 }
 
 static json_t *partial_value(AskJob *j, const char *stage, const char *text, size_t len)
@@ -77,7 +81,8 @@ static json_t *partial_value(AskJob *j, const char *stage, const char *text, siz
     json_t *t = json_stringn(text ? text : "", len);
     json_object_set_new(v, "answer", t ? t : json_string(""));
     json_object_set_new(v, "match", json_string(rtv_match_name(j->ans.match)));
-    json_object_set_new(v, "mode", json_string(j->draft.want_llm ? "llm" : "extractive"));
+    json_object_set_new(v, "mode",
+                        json_string(j->ask && ws_ask_wants_llm(j->ask) ? "llm" : "extractive"));
     return v;
 }
 
@@ -94,7 +99,7 @@ static int ask_cancelled(void *ud)
     pthread_mutex_lock(&s->mu);
     int stop = s->stopping || (j->explain_gen && j->explain_gen != s->explain_gen);
     pthread_mutex_unlock(&s->mu);
-    return stop || lsp_call_cancelled(j->job.call);
+    return stop || rpc_call_cancelled(j->job.call);
 }
 
 /* The LLM's text so far: the first piece at once, then at most every 50 ms. */
@@ -117,11 +122,9 @@ static void on_text(void *ud, const char *text, size_t len)
 static void on_tokens(void *ud, size_t tokens, size_t chars)
 {
     AskJob *j = ud;
-    double now = now_ms();
-    if (now - j->wd_last_ms < REPORT_INTERVAL_MS) return;
-    j->wd_last_ms = now;
+    if (!ws_pace_due(&j->wd_pace, tokens, 0)) return;
     char msg[64];
-    snprintf(msg, sizeof msg, "writing the answer: %zu tokens", tokens);
+    ws_progress_tokens(msg, sizeof msg, tokens);
     wd_progress(j->job.ws->srv, j, "report", msg);
 }
 
@@ -130,27 +133,27 @@ static int error_code(CrErr rc)
     switch (rc) {
     case CR_EINVAL:
     case CR_ETOOBIG:
-        return LSP_INVALID_PARAMS;
+        return RPC_INVALID_PARAMS;
     case CR_ECANCELED:
-        return LSP_REQUEST_CANCELLED;
+        return RPC_REQUEST_CANCELLED;
     default:
-        return LSP_REQUEST_FAILED;
+        return RPC_REQUEST_FAILED;
     }
 }
 
-static int reply_error(Server *s, AskJob *j, const LspError *err)
+static int reply_error(Server *s, AskJob *j, const RpcError *err)
 {
-    wd_progress(s, j, "end", err->code == LSP_REQUEST_CANCELLED ? "cancelled" : "failed");
-    lsp_call_reply(j->job.call, NULL, err);
+    wd_progress(s, j, "end", err->code == RPC_REQUEST_CANCELLED ? "cancelled" : "failed");
+    rpc_call_reply(j->job.call, NULL, err);
     j->job.call = NULL;
     return JOB_DONE;
 }
 
 static int reply_cancelled(Server *s, AskJob *j)
 {
-    LspError err = {.code = LSP_REQUEST_CANCELLED};
+    RpcError err = {.code = RPC_REQUEST_CANCELLED};
     snprintf(err.message, sizeof err.message, "%s",
-             lsp_call_cancelled(j->job.call) ? "the request was cancelled"
+             rpc_call_cancelled(j->job.call) ? "the request was cancelled"
                                              : "superseded by a newer request");
     return reply_error(s, j, &err);
 }
@@ -166,7 +169,7 @@ static void fill_request(AskJob *j)
     req->use_dense = j->dense;
     req->use_graph = j->graph;
     if (j->mode) rtv_mode_parse(j->mode, &req->mode);
-    lsp_config_llm(&ws->cfg, req);
+    ws_config_llm(&ws->cfg, req);
     req->cancel = ask_cancelled;
     req->cancel_ud = j;
     req->progress = on_tokens;
@@ -175,6 +178,7 @@ static void fill_request(AskJob *j)
     req->text_ud = j;
     req->history = j->turns;
     req->n_history = j->n_turns;
+    req->focus_chunk = j->explain_focus;
 }
 
 static int ask_llm(Server *s, Job *job);
@@ -185,40 +189,34 @@ static int ask_retrieve(Server *s, Job *job)
 {
     AskJob *j = (AskJob *)job;
     Workspace *ws = job->ws;
-    LspError err = {0};
+    RpcError err = {0};
     ErrInfo e = {0};
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     IdxStore *st = lsp_ws_query_store(ws, &e);
     if (!st) {
-        lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
     if (j->explain_gen && !lsp_explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
     j->indexing = lsp_ws_indexing(ws);
     fill_request(j);
-    CrErr rc = rtv_ask_prepare(st, &j->req, &j->ans, &j->draft, &e);
+    if (!j->ask) j->ask = ws_ask_new(s->llm_ep);
+    CrErr rc = ws_ask_prepare(j->ask, st, &j->req, &j->ans, &e);
     if (rc) {
-        lsp_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
     j->prepared = 1;
-    char why[600];
-    if (j->draft.want_llm && j->req.mode == RTV_MODE_AUTO &&
-        lsp_ep_skip(&s->llm_ep, why, sizeof why)) {
-        j->draft.want_llm = 0; /* a dead endpoint is not asked again before its back-off */
-        j->draft.llm_rc = CR_EHTTP;
-        snprintf(j->draft.llm_msg, sizeof j->draft.llm_msg, "%.500s", why);
-    }
     json_t *v = partial_value(j, "context", "", 0);
     json_object_set_new(v, "context", lsp_context_json(&j->ans));
     partial(s, j, v);
     char msg[200];
     snprintf(msg, sizeof msg, "found %zu location%s (match %s); %s", j->ans.n_items,
              j->ans.n_items == 1 ? "" : "s", rtv_match_name(j->ans.match),
-             j->draft.want_llm ? "asking the LLM" : "writing the answer");
+             ws_ask_wants_llm(j->ask) ? "asking the LLM" : "writing the answer");
     wd_progress(s, j, "report", msg);
-    if (j->draft.want_llm) {
+    if (ws_ask_wants_llm(j->ask)) {
         job->run = ask_llm;
         lsp_srv_push_llm(s, job);
         return JOB_KEPT;
@@ -230,19 +228,15 @@ static int ask_retrieve(Server *s, Job *job)
 static int ask_llm(Server *s, Job *job)
 {
     AskJob *j = (AskJob *)job;
-    if (ask_cancelled(j)) {
-        j->draft.llm_rc = CR_ECANCELED;
-    } else {
-        CrErr rc = rtv_ask_llm(&j->req, &j->ans, &j->draft);
-        if (rc == CR_OK && j->draft.llm_text && strlen(j->draft.llm_text) > j->partial_sent) {
-            j->partial_sent = 0; /* the whole text, unthrottled */
-            j->partial_last_ms = 0;
-            on_text(j, j->draft.llm_text, strlen(j->draft.llm_text));
-        }
-        if (rc != CR_ECANCELED && !ask_cancelled(j))
-            lsp_ep_report(s, &s->llm_ep, rc, j->draft.llm_msg);
+    if (ask_cancelled(j)) return reply_cancelled(s, j);
+    CrErr rc = ws_ask_llm(j->ask, &j->req, &j->ans);
+    const char *text = ws_ask_llm_text(j->ask);
+    if (rc == CR_OK && text && strlen(text) > j->partial_sent) {
+        j->partial_sent = 0; /* the whole text, unthrottled */
+        j->partial_last_ms = 0;
+        on_text(j, text, strlen(text));
     }
-    if (j->draft.llm_rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
+    if (rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
     job->run = ask_finish;
     job->urgent = 1; /* verification is quick: not behind other asks */
     lsp_srv_push(s, job);
@@ -254,17 +248,17 @@ static int ask_finish(Server *s, Job *job)
 {
     AskJob *j = (AskJob *)job;
     Workspace *ws = job->ws;
-    LspError err = {0};
+    RpcError err = {0};
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(ws, &e);
     if (!st) {
-        lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
-    CrErr rc = rtv_ask_finish(st, &j->req, &j->ans, &j->draft, &e);
+    CrErr rc = ws_ask_finish(j->ask, st, &j->req, &j->ans, &e);
     if (rc) {
-        lsp_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
     if (j->explain_gen && j->ans.mode == RTV_MODE_LLM)
@@ -272,54 +266,50 @@ static int ask_finish(Server *s, Job *job)
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = lsp_answer_to_json(&j->ans, idx_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
-    if (j->explain_symbol) json_object_set_new(result, "symbol", json_text(j->explain_symbol));
+    if (j->explain_symbol) {
+        json_object_set_new(result, "symbol", json_text(j->explain_symbol));
+        char title[300];
+        snprintf(title, sizeof title, "Explain `%.200s`", j->explain_symbol);
+        json_object_set_new(result, "title", json_text(title));
+    }
     wd_progress(s, j, "end", "done");
-    lsp_call_reply(job->call, result, NULL);
+    rpc_call_reply(job->call, result, NULL);
     job->call = NULL;
     return JOB_DONE;
 }
 
-/* An explain job's word resolved to its definition (this file's first)
- * and turned into the question to ask. */
-int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
+/* An explain job's word resolved to the definition it names from the
+ * cursor's place, and turned into the question to ask. */
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
 {
-    int64_t *ids = NULL;
-    size_t n = 0;
-    IdxChunk d;
-    int found = 0;
+    (void)s;
+    RtvDef d;
     ErrInfo e = {0};
-    CrErr rc = idx_lookup_symbol(st, j->explain_word, &ids, &n, &e);
-    if (rc) n = 0;
-    /* a definition in this file first, then the others in index order */
-    for (int pass = 0; pass < 2 && !found && !rc; pass++)
-        for (size_t i = 0; i < n && !found && !rc; i++) {
-            CrErr got = idx_chunk_get(st, ids[i], &d, &e);
-            if (got == CR_ENOENT) continue;
-            if ((rc = got)) break;
-            int here = !strcmp(d.path, j->explain_rel);
-            if ((pass == 0) == here && d.window == 0)
-                found = 1;
-            else
-                idx_chunk_release(&d);
-        }
-    free(ids);
+    CrErr rc = rtv_def_under(st, j->explain_rel, (uint32_t)j->line + 1, j->explain_word, &d, &e);
+    if (rc == CR_ENOENT) {
+        rpc_error(err, RPC_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
+        return 0;
+    }
     if (rc) {
-        lsp_error(err, LSP_REQUEST_FAILED, "the index could not be read: %.400s", e.msg);
+        rpc_error(err, RPC_REQUEST_FAILED, "%s%.400s",
+                  rc == CR_EDB || rc == CR_ECORRUPT || rc == CR_EIO
+                      ? "the index could not be read: "
+                      : "",
+                  e.msg[0] ? e.msg : cr_strerror(rc));
         return 0;
     }
-    if (!found) {
-        lsp_error(err, LSP_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
-        return 0;
-    }
+    const char *name = d.head.symbol[0] ? d.head.symbol : d.head.module;
     StrBuf q;
     sb_init(&q);
-    sb_addf(&q, "What does %s `%s` in %s do, and how is it used?", idx_kind_name(d.kind),
-            (d.symbol[0] ? d.symbol : d.module), d.path);
+    sb_addf(&q, "What does %s `%s` in %s do, and how is it used?", idx_kind_name(d.head.kind), name,
+            d.head.path);
     free(j->question);
     j->question = sb_detach(&q, NULL);
     sb_release(&q);
-    lsp_explain_key(&d, j->explain_key);
-    j->explain_symbol = xstrdup((d.symbol[0] ? d.symbol : d.module));
-    idx_chunk_release(&d);
+    lsp_explain_key(st, &d, j->explain_key);
+    free(j->explain_symbol);
+    j->explain_symbol = xstrdup(name);
+    j->explain_focus = d.head.id;
+    rtv_def_release(&d);
     return 1;
 }

@@ -1,3 +1,7 @@
+#include "ask_job.h"
+#include "handlers.h"
+#include "jobs.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -18,7 +22,53 @@ static int llm_configured(const Workspace *ws)
     return ws && ws->cfg.llm_url && ws->cfg.llm_url[0];
 }
 
-LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+/* A code action request, for the worker: its title names the definition
+ * the explanation would be about, as the index qualifies it. */
+typedef struct ActionJob {
+    Job job;
+    char *uri, *rel, *word;
+    int line, character; /* 0-based */
+} ActionJob;
+
+static void action_free(Job *job)
+{
+    ActionJob *j = (ActionJob *)job;
+    free(j->uri);
+    free(j->rel);
+    free(j->word);
+    free(j);
+}
+
+static int run_action(Server *s, Job *job)
+{
+    (void)s;
+    ActionJob *j = (ActionJob *)job;
+    RpcCall *call = job->call;
+    job->call = NULL;
+    if (rpc_call_cancelled(call)) { /* editors ask on every cursor move, and move on */
+        rpc_call_reply(call, NULL, NULL);
+        return JOB_DONE;
+    }
+    ErrInfo e = {0};
+    IdxStore *st = lsp_ws_query_store(job->ws, &e);
+    RtvDef d = {0};
+    const char *name = j->word; /* the index does not know it (yet): the word */
+    if (st && rtv_def_under(st, j->rel, (uint32_t)j->line + 1, j->word, &d, NULL) == CR_OK)
+        name = d.head.symbol[0] ? d.head.symbol : d.head.module;
+    char title[300];
+    snprintf(title, sizeof title, "Explain `%.200s` with the LLM (CodeRAG)", name);
+    rtv_def_release(&d);
+    json_t *arg = json_pack("{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri", j->uri, "position",
+                            "line", j->line, "character", j->character);
+    json_t *cmd = json_pack("{s:o, s:s, s:[o]}", "title", json_text(title), "command",
+                            "coderag.explain", "arguments", arg);
+    json_t *out =
+        json_pack("[{s:o, s:s, s:o}]", "title", json_text(title), "kind", "", "command", cmd);
+    rpc_call_reply(call, out, NULL);
+    return JOB_DONE;
+}
+
+RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -27,29 +77,30 @@ LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **
     if (!params ||
         json_unpack_ex(params, &je, 0, "{s:{s:s}, s:{s:{s:i, s:i}}}", "textDocument", "uri", &uri,
                        "range", "start", "line", &line, "character", &character) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "textDocument/codeAction: %s",
+        return rpc_error(err, RPC_INVALID_PARAMS, "textDocument/codeAction: %s",
                          params ? je.text : "no params");
-    *out = json_array();
     char *rel = NULL;
     Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
-    char *word = llm_configured(ws) && line >= 0 && character >= 0
+    char *word = llm_configured(ws) && rel && line >= 0 && character >= 0
                      ? lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
                      : NULL;
-    free(rel);
-    if (!word) return LSP_DONE;
-    char title[300];
-    snprintf(title, sizeof title, "Explain `%.200s` with the LLM (CodeRAG)", word);
-    json_t *arg = json_pack("{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri", uri, "position",
-                            "line", line, "character", character);
-    json_t *cmd = json_pack("{s:o, s:s, s:[o]}", "title", json_text(title), "command",
-                            "coderag.explain", "arguments", arg);
-    json_array_append_new(
-        *out, json_pack("{s:o, s:s, s:o}", "title", json_text(title), "kind", "", "command", cmd));
-    free(word);
-    return LSP_DONE;
+    if (!word) {
+        free(rel);
+        *out = json_array();
+        return RPC_DONE;
+    }
+    ActionJob *j = xcalloc(1, sizeof *j);
+    lsp_job_init(&j->job, ws, call, run_action, action_free);
+    j->uri = xstrdup(uri);
+    j->rel = rel;
+    j->word = word;
+    j->line = line;
+    j->character = character;
+    lsp_srv_push(s, &j->job);
+    return RPC_LATER;
 }
 
-LspStatus lsp_explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
+RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *err)
 {
     const char *uri;
     int line = 0, character = 0, c0 = 0, c1 = 0;
@@ -59,29 +110,29 @@ LspStatus lsp_explain_command(Server *s, json_t *args, LspCall *call, LspError *
         json_unpack_ex(args, &je, 0, "{s:{s:s}, s:{s:i, s:i}, s?o, s?o}", "textDocument", "uri",
                        &uri, "position", "line", &line, "character", &character, "workDoneToken",
                        &token, "partialResultToken", &partial) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS,
+        return rpc_error(err, RPC_INVALID_PARAMS,
                          "coderag.explain takes one argument: {textDocument, position}");
     if (line < 0 || character < 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "coderag.explain: negative position");
+        return rpc_error(err, RPC_INVALID_PARAMS, "coderag.explain: negative position");
     if ((token && !json_is_string(token) && !json_is_integer(token)) ||
         (partial && !json_is_string(partial) && !json_is_integer(partial)))
-        return lsp_error(err, LSP_INVALID_PARAMS, "tokens must be integers or strings");
+        return rpc_error(err, RPC_INVALID_PARAMS, "tokens must be integers or strings");
     char *rel = NULL;
     Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
     if (!ws || !rel) {
         free(rel);
-        return lsp_error(err, LSP_INVALID_PARAMS,
+        return rpc_error(err, RPC_INVALID_PARAMS,
                          "coderag.explain: the document is not in a "
                          "workspace folder");
     }
     if (!llm_configured(ws)) {
         free(rel);
-        return lsp_error(err, LSP_REQUEST_FAILED, "no LLM endpoint configured (llm.url)");
+        return rpc_error(err, RPC_REQUEST_FAILED, "no LLM endpoint configured (llm.url)");
     }
     char *word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
-        return lsp_error(err, LSP_REQUEST_FAILED, "no identifier under the cursor");
+        return rpc_error(err, RPC_REQUEST_FAILED, "no identifier under the cursor");
     }
     AskJob *j = lsp_ask_job_new(ws, call);
     j->explain_word = word;
@@ -98,5 +149,5 @@ LspStatus lsp_explain_command(Server *s, json_t *args, LspCall *call, LspError *
     if (!j->explain_gen) j->explain_gen = ++s->explain_gen;
     pthread_mutex_unlock(&s->mu);
     lsp_ask_queue(s, j);
-    return LSP_LATER;
+    return RPC_LATER;
 }

@@ -1,3 +1,7 @@
+#include "handlers.h"
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "memory.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -45,7 +49,7 @@ static void nav_free(Job *job)
 static int run_hover(Server *s, Job *job);
 static int run_lens(Server *s, Job *job);
 
-static NavJob *nav_job(Workspace *ws, LspCall *call, JobRunFn run)
+static NavJob *nav_job(Workspace *ws, RpcCall *call, JobRunFn run)
 {
     NavJob *j = xcalloc(1, sizeof *j);
     lsp_job_init(&j->job, ws, call, run, nav_free);
@@ -69,9 +73,9 @@ static const char *display_name(const IdxChunk *c)
 }
 
 /* Files and positions of a request. */
-static LspStatus doc_params(Server *s, json_t *params, const char *method, int want_pos,
+static RpcStatus doc_params(Server *s, json_t *params, const char *method, int want_pos,
                             const char **out_uri, int *line, int *character, Workspace **out_ws,
-                            char **out_rel, LspError *err)
+                            char **out_rel, RpcError *err)
 {
     json_error_t je;
     *line = *character = 0;
@@ -80,16 +84,16 @@ static LspStatus doc_params(Server *s, json_t *params, const char *method, int w
              ? json_unpack_ex(params, &je, 0, "{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri",
                               out_uri, "position", "line", line, "character", character)
              : json_unpack_ex(params, &je, 0, "{s:{s:s}}", "textDocument", "uri", out_uri)) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
+        return rpc_error(err, RPC_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (*line < 0 || *character < 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative position", method);
+        return rpc_error(err, RPC_INVALID_PARAMS, "%s: negative position", method);
     *out_ws = lsp_ws_for_uri(s, *out_uri, out_rel);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
 /* ---------------------------------------------------------------- code lens */
 
-LspStatus lsp_on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_code_lens(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -97,12 +101,12 @@ LspStatus lsp_on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **ou
     Workspace *ws = NULL;
     char *rel = NULL;
     if (doc_params(s, params, "textDocument/codeLens", 0, &uri, &line, &character, &ws, &rel,
-                   err) != LSP_DONE)
-        return LSP_FAIL;
+                   err) != RPC_DONE)
+        return RPC_FAIL;
     if (!ws || !rel) { /* not in a workspace: no lenses */
         free(rel);
         *out = json_array();
-        return LSP_DONE;
+        return RPC_DONE;
     }
     NavJob *j = nav_job(ws, call, run_lens);
     j->path = rel;
@@ -113,7 +117,7 @@ LspStatus lsp_on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **ou
         j->buffer_len = d->len;
     }
     lsp_srv_push(s, &j->job);
-    return LSP_LATER;
+    return RPC_LATER;
 }
 
 static json_t *lens(int line, const char *title, const char *command, json_t *args)
@@ -131,7 +135,7 @@ static json_t *lens(int line, const char *title, const char *command, json_t *ar
 static int run_lens(Server *s, Job *job)
 {
     NavJob *j = (NavJob *)job;
-    LspCall *call = job->call;
+    RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
@@ -194,7 +198,7 @@ static int run_lens(Server *s, Job *job)
         json_array_append_new(out, lens((int)m.start_line - 1, title, "", NULL));
     }
     sb_release(&disk);
-    lsp_call_reply(call, out, NULL);
+    rpc_call_reply(call, out, NULL);
     return JOB_DONE;
 }
 
@@ -258,30 +262,26 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
 char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel,
                           int line, int col, int *c0, int *c1)
 {
-    char *word = NULL, *real = NULL;
+    char *word = NULL;
     const Doc *d = lsp_docs_find(s, uri);
     if (d && d->text) return word_at(d->text, d->len, line, col, c0, c1);
     if (!ws || !rel) return NULL;
     StrBuf text; /* not open here: the file as saved, never a symlink's target outside */
     sb_init(&text);
-    sb_addf(&text, "%s/%s", ws->root, rel);
-    int inside = path_real_under(ws->root, text.buf, &real) == CR_OK;
-    sb_reset(&text);
-    if (inside && sb_read_file(&text, real, (size_t)1 << 20, NULL) == CR_OK)
+    if (path_read_under(ws->root, rel, &text, (size_t)1 << 20, NULL) == CR_OK)
         word = word_at(text.buf, text.len, line, col, c0, c1);
-    free(real);
     sb_release(&text);
     return word;
 }
 
-LspStatus lsp_nav_position_params(Server *s, json_t *params, const char *method,
+RpcStatus lsp_nav_position_params(Server *s, json_t *params, const char *method,
                                   const char **out_uri, int *line, int *character,
-                                  Workspace **out_ws, char **out_rel, LspError *err)
+                                  Workspace **out_ws, char **out_rel, RpcError *err)
 {
     return doc_params(s, params, method, 1, out_uri, line, character, out_ws, out_rel, err);
 }
 
-LspStatus lsp_on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_hover(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -289,12 +289,12 @@ LspStatus lsp_on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, L
     Workspace *ws = NULL;
     char *rel = NULL, *word = NULL;
     if (doc_params(s, params, "textDocument/hover", 1, &uri, &line, &character, &ws, &rel, err) !=
-        LSP_DONE)
-        return LSP_FAIL;
+        RPC_DONE)
+        return RPC_FAIL;
     if (ws && rel) word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
-        return LSP_DONE; /* null: nothing to say */
+        return RPC_DONE; /* null: nothing to say */
     }
     NavJob *j = nav_job(ws, call, run_hover);
     j->path = rel;
@@ -304,7 +304,7 @@ LspStatus lsp_on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, L
     j->c0 = c0;
     j->c1 = c1;
     lsp_srv_push(s, &j->job);
-    return LSP_LATER;
+    return RPC_LATER;
 }
 
 /* Links to the definitions at the far end of incoming edges of one kind. */
@@ -325,32 +325,66 @@ static CrErr add_edge_links(StrBuf *sb, IdxStore *st, const char *root, const Rt
     return CR_OK;
 }
 
+static int same_def(const RtvDef *a, const RtvDef *b)
+{
+    return a->start_line == b->start_line && !strcmp(a->head.path, b->head.path);
+}
+
+/* Puts *under (taken) first among the n_defs definitions of a name (of *n
+ * in all), once, keeping at most MAX_DEFS. */
+static void put_first(RtvDef **defs, size_t *n_defs, size_t *n, RtvDef *under, const char *word)
+{
+    RtvDef *v = xcalloc(MAX_DEFS, sizeof *v);
+    size_t k = 0;
+    /* whether *n counts it: named the word itself, among them, or they are
+     * named by their last part */
+    int counted = !strcmp(under->head.symbol, word);
+    v[k++] = *under;
+    memset(under, 0, sizeof *under);
+    for (size_t i = 0; i < *n_defs; i++) {
+        if (same_def(&(*defs)[i], &v[0]) || strcmp((*defs)[i].head.symbol, word) != 0) counted = 1;
+        if (same_def(&(*defs)[i], &v[0]) || k == MAX_DEFS)
+            rtv_def_release(&(*defs)[i]);
+        else
+            v[k++] = (*defs)[i];
+    }
+    free(*defs);
+    *defs = v;
+    *n_defs = k;
+    if (!counted) (*n)++;
+}
+
 static int run_hover(Server *s, Job *job)
 {
     NavJob *j = (NavJob *)job;
-    LspCall *call = job->call;
+    RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
     RtvDef *defs = NULL;
     size_t n_defs = 0, n = 0;
     json_t *result = NULL;
-    /* The definition under the cursor first (a long one too), then the
+    /* The definition the word names from there (a long one too), then the
      * others of this file, then the rest. */
-    CrErr rc = st ? rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, MAX_DEFS, &defs,
-                                   &n_defs, &n, &e)
-                  : CR_OK;
-    if (lsp_call_reply_failed(call, rc, &e)) return JOB_DONE;
+    RtvDef under = {0};
+    CrErr rc = st ? rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &under, &e) : CR_OK;
+    if (st && rc == CR_OK)
+        rc = rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, MAX_DEFS, &defs, &n_defs,
+                            &n, &e);
     if (!st || rc) {
-        lsp_call_reply(call, NULL, NULL);
+        rtv_def_release(&under);
+        rtv_defs_free(defs, n_defs);
+        if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
         return JOB_DONE;
     }
+    put_first(&defs, &n_defs, &n, &under, j->word);
     if (n_defs) {
         const char *root = idx_root(st);
         const IdxChunk *d = &defs[0].head;
         StrBuf md;
         sb_init(&md);
-        sb_addf(&md, "```python\n%s\n```\n", d->signature[0] ? d->signature : display_name(d));
+        sb_addf(&md, "```%s\n%s\n```\n", idx_fence_tag(d->path),
+                d->signature[0] ? d->signature : display_name(d));
         if (d->docstring[0]) sb_addf(&md, "\n%s\n", d->docstring);
         sb_addf(&md, "\n%s `%s` — ", idx_kind_name(d->kind), display_name(d));
         add_link(&md, root, d);
@@ -361,7 +395,7 @@ static int run_hover(Server *s, Job *job)
         if (rc) {
             sb_release(&md);
             rtv_defs_free(defs, n_defs);
-            if (!lsp_call_reply_failed(call, rc, &e)) lsp_call_reply(call, NULL, NULL);
+            if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
             return JOB_DONE;
         }
         if (n_defs > 1 || n > n_defs) {
@@ -373,7 +407,7 @@ static int run_hover(Server *s, Job *job)
             if (n > n_defs) sb_addf(&md, "\n- … %zu definitions in all", n);
         }
         /* the LLM only when asked (coderag.explain); its answer is kept */
-        const char *why = lsp_explain_cached(j->job.ws, d);
+        const char *why = lsp_explain_cached(j->job.ws, st, &defs[0]);
         if (why)
             sb_addf(&md, "\n\n---\n**Explanation** (LLM; its citations are verified)\n\n%s", why);
         result = json_object();
@@ -384,6 +418,6 @@ static int run_hover(Server *s, Job *job)
         sb_release(&md);
     }
     rtv_defs_free(defs, n_defs);
-    lsp_call_reply(call, result, NULL);
+    rpc_call_reply(call, result, NULL);
     return JOB_DONE;
 }

@@ -1,7 +1,9 @@
 #include "lsp.h"
+#include "lsp_int.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,16 @@ json_t *lsp_range(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1)
 json_t *lsp_lines_range(uint32_t start_line, uint32_t end_line)
 {
     return lsp_range(start_line ? start_line - 1 : 0, 0, end_line, 0);
+}
+
+int lsp_call_reply_failed(RpcCall *call, CrErr rc, const ErrInfo *e)
+{
+    if (rc != CR_EDB && rc != CR_ECORRUPT && rc != CR_EIO) return 0;
+    RpcError err = {.code = RPC_REQUEST_FAILED};
+    snprintf(err.message, sizeof err.message, "the index could not be read: %.400s",
+             e && e->msg[0] ? e->msg : cr_strerror(rc));
+    rpc_call_reply(call, NULL, &err);
+    return 1;
 }
 
 static json_t *citation_json(const VfyCitation *c, const char *root_abs)

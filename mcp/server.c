@@ -1,11 +1,10 @@
 #include "mcp_int.h"
+#include "rpc.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The server: the calling thread reads messages and answers what needs no
  * index (initialize, ping, tools/list, argument errors); tool calls queue
@@ -13,12 +12,22 @@
  * then runs the calls in order, bringing the index up to date before each
  * one when the watcher saw a change. */
 
+typedef enum { PHASE_NONE, PHASE_INDEX, PHASE_READY, PHASE_LLM } CallPhase;
+
 typedef struct Call {
-    json_t *id;
+    RpcCall *call; /* the request: answered (or dropped) once, then NULL */
     const McpTool *tool;
     json_t *args;
-    json_t *token;   /* _meta.progressToken, or NULL */
-    double progress; /* last progress value sent to token */
+    json_t *token; /* _meta.progressToken, or NULL */
+    struct McpServer *srv;
+    /* Progress sent to token, at a human pace (ws_pace_due), in phases (an
+     * index pass, the LLM writing): a phase's values start above the last
+     * one sent, so that the call's values strictly increase. */
+    long long sent; /* last progress value sent; -1: none */
+    long long base; /* the current phase's 0 */
+    CallPhase phase;
+    unsigned pass; /* PHASE_INDEX: which index pass (McpServer.pass) */
+    WsPace pace;
     struct Call *next;
 } Call;
 
@@ -26,175 +35,176 @@ typedef enum { IDX_STARTING, IDX_RUNNING, IDX_READY, IDX_FAILED } IndexState;
 
 typedef struct McpServer {
     const McpOptions *opt;
-    int out_fd;
-    pthread_mutex_t out_mu; /* one writer at a time */
-    pthread_mutex_t mu;     /* everything below */
+    Rpc *rpc;
+    pthread_mutex_t mu; /* everything below, and the progress fields of the calls */
     pthread_cond_t cv;
     Call *head, *tail;
-    Call *running;
-    int running_cancelled;
+    Call *running; /* the call the worker runs, or NULL */
     int stopping;
-    int initialized;
     int structured;
     IndexState state;
-    size_t done, total;
+    unsigned pass;      /* index passes begun */
+    size_t done, total; /* the current pass's progress */
+    long long files;    /* files in the index (status's count); -1: unknown */
     char error[512];
 } McpServer;
 
 static const char *const versions[] = {MCP_PROTOCOL_VERSION, "2025-06-18", "2025-03-26",
                                        "2024-11-05", "2024-10-07"};
 
-/* ---------------------------------------------------------------- output */
+/* ---------------------------------------------------------------- progress */
 
-static void send_msg(McpServer *s, json_t *msg)
+/* Under s->mu: a new phase of c's progress, reported at a human pace. */
+static void phase_begin_locked(Call *c, CallPhase phase, unsigned pass)
 {
-    char *text = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!text) return;
-    size_t len = strlen(text);
-    pthread_mutex_lock(&s->out_mu);
-    const char *p = text;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t w = write(s->out_fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break; /* the client is gone; reading will end too */
-        p += w;
-        left -= (size_t)w;
-    }
-    while (write(s->out_fd, "\n", 1) < 0 && errno == EINTR) {
-    }
-    pthread_mutex_unlock(&s->out_mu);
-    free(text);
+    c->phase = phase;
+    c->pass = pass;
+    c->base = c->sent + 1;
+    ws_pace_init(&c->pace, WS_PACE_MIN_MS);
 }
 
-static void reply(McpServer *s, json_t *id, json_t *result)
+/* Under s->mu: one notifications/progress to c, done out of total (0:
+ * open-ended) in the current phase, when it is due. */
+static void progress_to_locked(McpServer *s, Call *c, size_t done, size_t total, const char *msg)
 {
-    send_msg(s, json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-                          "result", result));
+    if (!c->token || rpc_call_cancelled(c->call)) return; /* a cancelled call hears nothing more */
+    long long v = c->base + (long long)done;
+    if (v <= c->sent || !ws_pace_due(&c->pace, done, total)) return;
+    c->sent = v;
+    json_t *p = json_pack("{s:O, s:I, s:s}", "progressToken", c->token, "progress", (json_int_t)v,
+                          "message", msg);
+    if (total) json_object_set_new(p, "total", json_integer((json_int_t)(c->base + total)));
+    rpc_notify(s->rpc, "notifications/progress", p);
 }
 
-static void reply_error(McpServer *s, json_t *id, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void reply_error(McpServer *s, json_t *id, int code, const char *fmt, ...)
+/* Under s->mu: the current index pass to c. */
+static void index_progress_to_locked(McpServer *s, Call *c)
 {
-    char msg[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    send_msg(s, json_pack("{s:s, s:O, s:{s:i, s:o}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-                          "error", "code", code, "message", json_text(msg)));
+    if (c->phase != PHASE_INDEX || c->pass != s->pass) phase_begin_locked(c, PHASE_INDEX, s->pass);
+    char files[64], msg[160];
+    ws_progress_files(files, sizeof files, s->done, s->total);
+    snprintf(msg, sizeof msg, "indexing the workspace: %s", files);
+    progress_to_locked(s, c, s->done, s->total, msg);
 }
 
-/* Under s->mu: progress of the first index to every queued call that asked. */
-static void progress_locked(McpServer *s, const char *what)
+/* Under s->mu: an index pass begins. */
+static void pass_begin_locked(McpServer *s)
 {
-    for (Call *c = s->head; c; c = c->next) {
-        if (!c->token || (double)s->done <= c->progress) continue; /* strictly increasing */
-        c->progress = (double)s->done;
-        char msg[160];
-        if (s->total)
-            snprintf(msg, sizeof msg, "%s: %zu/%zu files", what, s->done, s->total);
-        else
-            snprintf(msg, sizeof msg, "%s: scanning", what);
-        json_t *p = json_pack("{s:O, s:I, s:s}", "progressToken", c->token, "progress",
-                              (json_int_t)s->done, "message", msg);
-        if (s->total) json_object_set_new(p, "total", json_integer((json_int_t)s->total));
-        send_msg(s, json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method",
-                              "notifications/progress", "params", p));
-    }
+    s->pass++;
+    s->done = s->total = 0;
 }
 
+/* Worker: progress of an index pass to the running call and every queued
+ * one that asked. */
 static int on_index_progress(void *ud, size_t done, size_t total)
 {
     McpServer *s = ud;
     pthread_mutex_lock(&s->mu);
     s->done = done;
     s->total = total;
-    progress_locked(s, "indexing the workspace");
+    if (s->running) index_progress_to_locked(s, s->running);
+    for (Call *c = s->head; c; c = c->next)
+        index_progress_to_locked(s, c);
     int stop = s->stopping && !s->head; /* calls still queued at end of input are answered */
     pthread_mutex_unlock(&s->mu);
     return stop;
+}
+
+/* Worker (RtvProgressFn): the LLM writing the running call's answer. */
+static void on_llm_tokens(void *ud, size_t tokens, size_t chars)
+{
+    Call *c = ud;
+    McpServer *s = c->srv;
+    char msg[96];
+    ws_progress_tokens(msg, sizeof msg, tokens);
+    pthread_mutex_lock(&s->mu);
+    if (c->phase != PHASE_LLM) phase_begin_locked(c, PHASE_LLM, 0);
+    progress_to_locked(s, c, tokens, 0, msg);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Worker: where the index stands, to the running call (its count is
+ * status's). */
+static void ready_to(McpServer *s, Call *c)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->files >= 0) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "index ready: %lld file%s", s->files, s->files == 1 ? "" : "s");
+        phase_begin_locked(c, PHASE_READY, 0);
+        progress_to_locked(s, c, (size_t)s->files, (size_t)s->files, msg);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Worker: counts the files in the index again (after a pass changed it). */
+static void count_files(McpServer *s, IdxStore *st)
+{
+    IdxStatus is;
+    long long files = idx_status(st, &is, NULL) == CR_OK ? (long long)is.files : -1;
+    pthread_mutex_lock(&s->mu);
+    s->files = files;
+    pthread_mutex_unlock(&s->mu);
 }
 
 /* ---------------------------------------------------------------- worker */
 
 static int call_cancelled(void *ud)
 {
-    McpServer *s = ud;
-    pthread_mutex_lock(&s->mu);
-    int c = s->running_cancelled;
-    pthread_mutex_unlock(&s->mu);
-    return c;
+    const Call *c = ud;
+    return rpc_call_cancelled(c->call);
 }
 
 static void call_free(Call *c)
 {
     if (!c) return;
-    json_decref(c->id);
+    rpc_call_drop(c->call);
     json_decref(c->args);
     json_decref(c->token);
     free(c);
 }
 
-/* Brings the index up to date when the watcher saw a change. */
-static CrErr refresh(McpServer *s, IdxStore *st, McpWatch *w, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    for (int i = 0; i < 3 && mcp_watch_changed(w); i++) {
-        IdxUpdateStats stats;
-        rc = idx_update(st, on_index_progress, s, &stats, e);
-        if (rc == CR_EHTTP || rc == CR_ETIMEOUT) rc = CR_OK; /* text index current; vectors later */
-        if (rc) break;
-        if (stats.files_changed || stats.files_removed)
-            log_msg(LOG_INFO, "index updated: %zu changed, %zu removed file(s)",
-                    stats.files_changed, stats.files_removed);
-        if (!w) break; /* no watcher: one stat pass per call */
-    }
-    return rc;
-}
-
-static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
+static void run_call(McpServer *s, IdxStore *st, WsWatch *w, WsEndpoint *llm_ep, Call *c)
 {
     McpResult r = {0};
     ErrInfo e = {0};
     double t0 = now_ms();
+    if (rpc_call_cancelled(c->call)) { /* cancelled while queued: no answer */
+        rpc_call_reply(c->call, NULL, NULL);
+        c->call = NULL;
+        return;
+    }
     sb_init(&r.text);
     pthread_mutex_lock(&s->mu);
     IndexState state = s->state;
     int structured = s->structured;
     pthread_mutex_unlock(&s->mu);
-    if (c->token && c->progress < 0) { /* every call that asks hears where the index stands */
-        pthread_mutex_lock(&s->mu);
-        char msg[160];
-        snprintf(msg, sizeof msg, "index ready: %zu files", s->total);
-        send_msg(s, json_pack("{s:s, s:s, s:{s:O, s:I, s:I, s:s}}", "jsonrpc", "2.0", "method",
-                              "notifications/progress", "params", "progressToken", c->token,
-                              "progress", (json_int_t)s->total, "total", (json_int_t)s->total,
-                              "message", msg));
-        pthread_mutex_unlock(&s->mu);
-    }
+    int passes = 0;
     if (state == IDX_FAILED) {
         mcp_fail(&r, "the index of the workspace could not be opened: %s", s->error);
-    } else if (refresh(s, st, w, &e) != CR_OK) {
-        mcp_fail(&r, "updating the index failed: %s", e.msg);
     } else {
-        McpCtx ctx = {st, s->opt, structured, call_cancelled, s};
-        c->tool->run(&ctx, c->args, &r);
+        pthread_mutex_lock(&s->mu);
+        pass_begin_locked(s);
+        pthread_mutex_unlock(&s->mu);
+        CrErr rc = ws_refresh(st, w, on_index_progress, s, &passes, &e);
+        if (passes) count_files(s, st);
+        if (rc) {
+            mcp_fail(&r, "updating the index failed: %s", e.msg);
+        } else {
+            ready_to(s, c); /* every call that asks hears where the index stands */
+            McpCtx ctx = {st, s->opt, structured, call_cancelled, c, llm_ep, NULL, NULL};
+            if (c->token) {
+                ctx.progress = on_llm_tokens;
+                ctx.progress_ud = c;
+            }
+            c->tool->run(&ctx, c->args, &r);
+        }
     }
-    pthread_mutex_lock(&s->mu);
-    int cancelled = s->running_cancelled;
-    s->running = NULL;
-    s->running_cancelled = 0;
-    pthread_mutex_unlock(&s->mu);
     json_t *res = mcp_result_json(&r, structured);
     /* time inside the server, freshness check included (bench/mcp_bench.py) */
     json_object_set_new(res, "_meta", json_pack("{s:f}", "coderag/ms", now_ms() - t0));
-    if (cancelled) /* the client said it no longer wants an answer */
-        json_decref(res);
-    else
-        reply(s, c->id, res);
+    rpc_call_reply(c->call, res, NULL); /* no answer when the client cancelled it */
+    c->call = NULL;
     sb_release(&r.text);
 }
 
@@ -220,16 +230,18 @@ static void *worker(void *ud)
     IdxStore *st = NULL;
     ErrInfo e = {0};
     IdxUpdateStats stats;
-    const IdxConfig *ic = &s->opt->idx;
-    McpWatch *w = NULL;
+    WsWatch *w = NULL;
+    /* the LLM's health across calls: a dead endpoint is backed off */
+    WsEndpoint *llm_ep = ws_endpoint_new("LLM", NULL, NULL);
 
-    CrErr rc = idx_open(ic, 0, &st, &e);
+    CrErr rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &st, &e);
     if (!rc) {
+        w = ws_watch_open(idx_root(st), s->opt->cfg->index_dir);
+        double t0 = now_ms();
         pthread_mutex_lock(&s->mu);
+        pass_begin_locked(s);
         s->state = IDX_RUNNING;
         pthread_mutex_unlock(&s->mu);
-        w = mcp_watch_open(idx_root(st), ic->index_dir);
-        double t0 = now_ms();
         rc = idx_update(st, on_index_progress, s, &stats, &e);
         if (rc == CR_EHTTP || rc == CR_ETIMEOUT) {
             log_msg(LOG_WARN, "embeddings failed, dense leg off until the next update: %s", e.msg);
@@ -238,8 +250,12 @@ static void *worker(void *ud)
         if (!rc) {
             log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed) in %.0f ms", idx_root(st),
                     stats.files_seen, stats.files_changed, now_ms() - t0);
-            rc = refresh(s, st, w, &e); /* edits made while indexing */
+            pthread_mutex_lock(&s->mu);
+            pass_begin_locked(s);
+            pthread_mutex_unlock(&s->mu);
+            rc = ws_refresh(st, w, on_index_progress, s, NULL, &e); /* edits made while indexing */
         }
+        if (!rc) count_files(s, st);
         if (!rc) rc = idx_warm(st, &e);
         if (!rc) warm_up(st);
     }
@@ -258,34 +274,37 @@ static void *worker(void *ud)
         if (!s->head) s->tail = NULL;
         s->running = c;
         pthread_mutex_unlock(&s->mu);
-        run_call(s, st, w, c);
+        run_call(s, st, w, llm_ep, c);
+        pthread_mutex_lock(&s->mu);
+        s->running = NULL;
+        pthread_mutex_unlock(&s->mu);
         call_free(c);
         pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
-    mcp_watch_close(w);
+    ws_watch_close(w);
+    ws_endpoint_free(llm_ep);
     idx_close(st);
     return NULL;
 }
 
 /* ---------------------------------------------------------------- requests */
 
-static json_t *on_initialize(McpServer *s, json_t *params, json_t *id)
+static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err)
 {
+    McpServer *s = ctx;
     const char *asked = NULL;
     json_error_t je;
-    if (!params || json_unpack_ex(params, &je, 0, "{s:s}", "protocolVersion", &asked) != 0) {
-        reply_error(s, id, -32602, "initialize: %s", params ? je.text : "no params");
-        return NULL;
-    }
+    if (!params || json_unpack_ex(params, &je, 0, "{s:s}", "protocolVersion", &asked) != 0)
+        return rpc_error(err, RPC_INVALID_PARAMS, "initialize: %s", params ? je.text : "no params");
     const char *use = versions[0];
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
         if (!strcmp(asked, versions[i])) use = versions[i];
     pthread_mutex_lock(&s->mu);
-    s->initialized = 1;
     s->structured = strcmp(use, "2025-06-18") >= 0;
     pthread_mutex_unlock(&s->mu);
-    return json_pack(
+    *out = json_pack(
         "{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", use, "capabilities",
         "tools", "listChanged", 0, "serverInfo", "name", "coderag", "title", "CodeRAG", "version",
         "0.1.0", "instructions",
@@ -293,18 +312,39 @@ static json_t *on_initialize(McpServer *s, json_t *params, json_t *id)
         "question, `ask` answers with citations checked against the code, `definition`, "
         "`callers` and `callees` query the static code graph, `read` returns indexed source "
         "lines, `status` tells what is indexed.");
+    return RPC_DONE;
 }
 
-static void on_tools_call(McpServer *s, json_t *params, json_t *id)
+static RpcStatus on_initialized(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                                RpcError *err)
 {
+    return RPC_DONE;
+}
+
+static RpcStatus on_ping(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
+{
+    *out = json_object();
+    return RPC_DONE;
+}
+
+static RpcStatus on_tools_list(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err)
+{
+    *out = mcp_tools_list();
+    return RPC_DONE;
+}
+
+/* Answers what needs no index now; queues the rest for the worker. */
+static RpcStatus on_tools_call(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err)
+{
+    McpServer *s = ctx;
     const char *name = NULL;
     json_t *args = NULL, *meta = NULL;
     json_error_t je;
     if (!params || json_unpack_ex(params, &je, 0, "{s:s, s?o, s?o}", "name", &name, "arguments",
-                                  &args, "_meta", &meta) != 0) {
-        reply_error(s, id, -32602, "tools/call: %s", params ? je.text : "no params");
-        return;
-    }
+                                  &args, "_meta", &meta) != 0)
+        return rpc_error(err, RPC_INVALID_PARAMS, "tools/call: %s", params ? je.text : "no params");
     McpResult r = {0};
     sb_init(&r.text);
     const McpTool *t = mcp_tool_find(name);
@@ -317,18 +357,19 @@ static void on_tools_call(McpServer *s, json_t *params, json_t *id)
         pthread_mutex_lock(&s->mu);
         int structured = s->structured;
         pthread_mutex_unlock(&s->mu);
-        reply(s, id, mcp_result_json(&r, structured));
+        *out = mcp_result_json(&r, structured);
         sb_release(&r.text);
-        return;
+        return RPC_DONE;
     }
     sb_release(&r.text);
     Call *c = xcalloc(1, sizeof *c);
-    c->id = json_incref(id);
+    c->call = call;
     c->tool = t;
     c->args = args ? json_incref(args) : json_object();
     json_t *tok = meta ? json_object_get(meta, "progressToken") : NULL;
     if (tok && (json_is_string(tok) || json_is_integer(tok))) c->token = json_incref(tok);
-    c->progress = -1;
+    c->srv = s;
+    c->sent = -1;
     pthread_mutex_lock(&s->mu);
     if (s->tail)
         s->tail->next = c;
@@ -336,131 +377,44 @@ static void on_tools_call(McpServer *s, json_t *params, json_t *id)
         s->head = c;
     s->tail = c;
     if (s->state == IDX_STARTING || s->state == IDX_RUNNING)
-        progress_locked(s, "indexing the workspace");
+        index_progress_to_locked(s, c); /* where the first index stands */
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
+    return RPC_LATER;
 }
 
-/* notifications/cancelled: a queued call is dropped unanswered, a running
- * one is told to stop (an LLM request is abandoned). */
-static void on_cancelled(McpServer *s, json_t *params)
-{
-    json_t *rid = params ? json_object_get(params, "requestId") : NULL;
-    if (!rid) return;
-    pthread_mutex_lock(&s->mu);
-    Call **pp = &s->head, *prev = NULL;
-    while (*pp) {
-        Call *c = *pp;
-        if (json_equal(c->id, rid)) {
-            *pp = c->next;
-            if (s->tail == c) s->tail = prev;
-            call_free(c);
-            break;
-        }
-        prev = c;
-        pp = &c->next;
-    }
-    if (s->running && json_equal(s->running->id, rid)) s->running_cancelled = 1;
-    pthread_mutex_unlock(&s->mu);
-}
-
-static void handle(McpServer *s, const char *line, size_t len)
-{
-    json_error_t je;
-    json_t *msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-    if (!msg) {
-        reply_error(s, NULL, -32700, "parse error: %s", je.text);
-        return;
-    }
-    json_t *id = json_object_get(msg, "id");
-    json_t *mj = json_object_get(msg, "method");
-    json_t *params = json_object_get(msg, "params");
-    const char *method = json_string_value(mj);
-    if (!json_is_object(msg)) {
-        reply_error(s, NULL, -32600,
-                    "a message must be a JSON object (batches are not "
-                    "supported)");
-    } else if (!method && (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
-        /* a response: we send no requests, so there is nothing to match */
-    } else if (!method || (id && !json_is_string(id) && !json_is_integer(id)) ||
-               (params && !json_is_object(params))) {
-        reply_error(s, id && (json_is_string(id) || json_is_integer(id)) ? id : NULL, -32600,
-                    "invalid request: a method name, an integer or string id, object params");
-    } else if (!id) { /* notifications */
-        if (!strcmp(method, "notifications/cancelled")) on_cancelled(s, params);
-    } else if (!strcmp(method, "initialize")) {
-        json_t *res = on_initialize(s, params, id);
-        if (res) reply(s, id, res);
-    } else if (!strcmp(method, "ping")) {
-        reply(s, id, json_object());
-    } else if (!s->initialized) {
-        reply_error(s, id, -32002, "the server is not initialized (send initialize first)");
-    } else if (!strcmp(method, "tools/list")) {
-        reply(s, id, mcp_tools_list());
-    } else if (!strcmp(method, "tools/call")) {
-        on_tools_call(s, params, id);
-    } else {
-        reply_error(s, id, -32601, "method not found: %.100s", method);
-    }
-    json_decref(msg);
-}
+/* notifications/cancelled is the profile's: a queued call is then dropped
+ * unanswered, a running one is told to stop (an LLM request is abandoned). */
+static const RpcMethod methods[] = {
+    {"initialize", on_initialize, RPC_REQUEST | RPC_INIT},
+    {"notifications/initialized", on_initialized, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"ping", on_ping, RPC_REQUEST},
+    {"tools/list", on_tools_list, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"tools/call", on_tools_call, RPC_REQUEST | RPC_NEEDS_INIT},
+};
 
 /* ---------------------------------------------------------------- loop */
-
-/* Reads newline-delimited messages until end of input. */
-static void read_loop(McpServer *s, int in_fd)
-{
-    StrBuf buf;
-    size_t scanned = 0;
-    int skipping = 0;
-    char chunk[65536];
-    sb_init(&buf);
-    for (;;) {
-        ssize_t n = read(in_fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        sb_add(&buf, chunk, (size_t)n);
-        for (;;) {
-            char *nl = memchr(buf.buf + scanned, '\n', buf.len - scanned);
-            if (!nl) {
-                scanned = buf.len;
-                if (buf.len > MCP_MAX_LINE) { /* drop it, answer at its end */
-                    skipping = 1;
-                    sb_reset(&buf);
-                    scanned = 0;
-                }
-                break;
-            }
-            size_t len = (size_t)(nl - buf.buf);
-            size_t line_len = len && buf.buf[len - 1] == '\r' ? len - 1 : len;
-            if (skipping || line_len > MCP_MAX_LINE)
-                reply_error(s, NULL, -32600, "message longer than %zu bytes", MCP_MAX_LINE);
-            else if (line_len > 0)
-                handle(s, buf.buf, line_len);
-            skipping = 0;
-            sb_consume(&buf, len + 1);
-            scanned = 0;
-        }
-    }
-    if (buf.len && !skipping) handle(s, buf.buf, buf.len); /* a last line without '\n' */
-    sb_release(&buf);
-}
 
 int mcp_server_run(const McpOptions *o, int in_fd, int out_fd)
 {
     McpServer s;
     memset(&s, 0, sizeof s);
     s.opt = o;
-    s.out_fd = out_fd;
-    pthread_mutex_init(&s.out_mu, NULL);
+    s.files = -1;
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
+    RpcTransport *tr = rpc_transport_new(&rpc_framing_lines, in_fd, out_fd);
+    rpc_transport_set_limits(tr, MCP_MAX_LINE, 0);
+    s.rpc = rpc_new(&rpc_profile_mcp, methods, sizeof methods / sizeof methods[0], &s,
+                    rpc_transport_send, tr);
     pthread_t th;
+    int code = 0;
     if (pthread_create(&th, NULL, worker, &s) != 0) {
         log_msg(LOG_ERROR, "cannot start the worker thread");
-        return 2;
+        code = 2;
+        goto out;
     }
-    read_loop(&s, in_fd);
+    rpc_serve(s.rpc, tr);
     pthread_mutex_lock(&s.mu);
     s.stopping = 1;
     pthread_cond_signal(&s.cv);
@@ -471,8 +425,10 @@ int mcp_server_run(const McpOptions *o, int in_fd, int out_fd)
         s.head = c->next;
         call_free(c);
     }
+out:
+    rpc_free(s.rpc);
+    rpc_transport_free(tr);
     pthread_cond_destroy(&s.cv);
     pthread_mutex_destroy(&s.mu);
-    pthread_mutex_destroy(&s.out_mu);
-    return 0;
+    return code;
 }

@@ -61,6 +61,83 @@ static const char *search_text(const RtvRequest *req, StrBuf *sb)
     return sb->buf;
 }
 
+struct RtvDraft {
+    int want_llm;      /* set by prepare: call rtv_ask_llm before finish */
+    int llm_wanted;    /* the mode wanted an LLM (whether or not it is due) */
+    char *llm_text;    /* the LLM's answer; owned */
+    CrErr llm_rc;      /* the LLM's failure; CR_OK when none */
+    char llm_msg[512]; /* its message */
+    size_t n_fused;
+    char notice[512];
+    double t0, llm_ms;
+};
+
+RtvDraft *rtv_draft_new(void)
+{
+    return xcalloc(1, sizeof(RtvDraft));
+}
+
+static void draft_release(RtvDraft *d)
+{
+    free(d->llm_text);
+    d->llm_text = NULL;
+}
+
+void rtv_draft_free(RtvDraft *d)
+{
+    if (!d) return;
+    draft_release(d);
+    free(d);
+}
+
+int rtv_draft_wants_llm(const RtvDraft *d)
+{
+    return d->want_llm;
+}
+
+void rtv_draft_skip_llm(RtvDraft *d, CrErr rc, const char *msg)
+{
+    d->want_llm = 0;
+    d->llm_rc = rc;
+    snprintf(d->llm_msg, sizeof d->llm_msg, "%s", msg ? msg : "");
+}
+
+const char *rtv_draft_llm_text(const RtvDraft *d)
+{
+    return d->llm_text;
+}
+
+const char *rtv_draft_llm_msg(const RtvDraft *d)
+{
+    return d->llm_msg;
+}
+
+/* The focus's callers ahead of the ranked candidates (each once). */
+static CrErr with_callers(IdxStore *st, int64_t focus, RtvCand **fused, size_t *n_fused, ErrInfo *e)
+{
+    RtvCand *callers = NULL;
+    size_t n = 0;
+    CrErr rc = rtv_focus_callers(st, focus, RTV_FOCUS_CALLERS, &callers, &n, e);
+    if (rc || !n) {
+        free(callers);
+        return rc;
+    }
+    RtvCand *v = xcalloc(n + *n_fused, sizeof *v);
+    memcpy(v, callers, n * sizeof *v);
+    size_t k = n;
+    for (size_t i = 0; i < *n_fused; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < n && !dup; j++)
+            dup = callers[j].chunk_id == (*fused)[i].chunk_id;
+        if (!dup) v[k++] = (*fused)[i];
+    }
+    free(callers);
+    free(*fused);
+    *fused = v;
+    *n_fused = k;
+    return CR_OK;
+}
+
 CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -70,6 +147,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     size_t n_fused = 0;
 
     memset(out, 0, sizeof *out);
+    draft_release(d);
     memset(d, 0, sizeof *d);
     d->t0 = now_ms();
     if (!req->question || blank(req->question)) return err_set(e, CR_EINVAL, "empty question");
@@ -105,7 +183,17 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
          p = NULL)
         words[n_words++] = w;
     rtv_packer_init(&pk, budget, RTV_MAX_CANDIDATES);
-    out->items = n_fused ? xcalloc(n_fused, sizeof *out->items) : NULL;
+    if (req->focus_chunk) { /* the definition asked about, whole, first; then its callers */
+        RtvItem focus;
+        if ((rc = rtv_focus_item(st, req->focus_chunk, &focus, e)) ||
+            (rc = with_callers(st, req->focus_chunk, &fused, &n_fused, e)))
+            goto out;
+        out->items = xcalloc(n_fused + 1, sizeof *out->items);
+        out->items[out->n_items++] = focus;
+        rtv_packer_force(&pk, &out->items[0]);
+    } else {
+        out->items = xcalloc(n_fused + 1, sizeof *out->items);
+    }
     for (size_t i = 0; i < n_fused && rtv_packer_open(&pk); i++) {
         RtvItem *it = &out->items[out->n_items];
         rc = load_item(st, &fused[i], it, &line_buf, e);
@@ -124,7 +212,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     if ((rc = rtv_match_signals(st, req->question, &info, out->n_items, &out->signals, e)))
         goto out;
     out->match = rtv_match(&out->signals, out->match_reason, sizeof out->match_reason);
-    if (!req->use_bm25 && out->n_items) { /* an ablation: coverage is not measured */
+    /* an ablation: coverage is not measured; a focus: the context holds what is asked about */
+    if ((!req->use_bm25 || req->focus_chunk) && out->n_items) {
         out->match = RTV_MATCH_STRONG;
         out->match_reason[0] = '\0';
     }
@@ -279,30 +368,24 @@ out:
     return rc;
 }
 
-void rtv_draft_release(RtvDraft *d)
-{
-    free(d->llm_text);
-    d->llm_text = NULL;
-}
-
 CrErr rtv_search(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 {
-    RtvDraft d;
+    RtvDraft d = {0};
     RtvRequest r = *req;
     r.mode = RTV_MODE_EXTRACTIVE; /* the retrieval half: no LLM is due */
     CrErr rc = rtv_ask_prepare(st, &r, out, &d, e);
     if (!rc) out->timings.total_ms = now_ms() - d.t0;
-    rtv_draft_release(&d);
+    draft_release(&d);
     return rc;
 }
 
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 {
-    RtvDraft d;
+    RtvDraft d = {0};
     CrErr rc = rtv_ask_prepare(st, req, out, &d, e);
     if (rc) return rc;
     if (d.want_llm) rtv_ask_llm(req, out, &d);
     rc = rtv_ask_finish(st, req, out, &d, e);
-    rtv_draft_release(&d);
+    draft_release(&d);
     return rc;
 }

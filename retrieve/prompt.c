@@ -41,7 +41,6 @@ void rtv_prompt_user(const RtvItem *items, size_t n, const char *question, StrBu
         const char *path = it->chunk.path;
         const char *text = it->text ? it->text : "";
         size_t len = strlen(text);
-        size_t plen = strlen(path);
         /* one header line: symbols and paths come from files, so no newline may pass */
         sb_addf(out, "\n" RTV_BLOCK_HEADER " %zu [", i + 1);
         for (const char *p = path; *p; p++)
@@ -56,7 +55,7 @@ void rtv_prompt_user(const RtvItem *items, size_t n, const char *question, StrBu
         sb_addc(out, '\n');
         size_t f = fence_len(text, len);
         add_fence(out, f);
-        if (plen >= 3 && !strcmp(path + plen - 3, ".py")) sb_adds(out, "python");
+        sb_adds(out, idx_fence_tag(path));
         sb_addc(out, '\n');
         sb_add(out, text, len);
         if (len && text[len - 1] != '\n') sb_addc(out, '\n');

@@ -81,7 +81,19 @@ typedef struct RtvRequest {
      * question is searched together with this one. */
     const RtvTurn *history;
     size_t n_history;
+    /* A chunk (any piece) of the definition the question is about, e.g. the
+     * one rtv_def_under found for an explanation; 0: none. Its whole
+     * definition, however many pieces it is stored as, is the first context
+     * item, outside the budget (the user asked about all of it) up to
+     * RTV_FOCUS_MAX_CHARS (a longer one is cut at a line end); its callers
+     * (the code graph's, up to 3) and then retrieval's other items, none
+     * overlapping it, fill the budget. rtv_ask fails with
+     * CR_ENOENT when the chunk is no longer indexed. */
+    int64_t focus_chunk;
 } RtvRequest;
+
+/* Most characters of a focus definition packed (RtvRequest.focus_chunk). */
+#define RTV_FOCUS_MAX_CHARS 40000
 
 /* Fills r with the defaults (no question, default budget, every retriever
  * on, mode auto, no LLM, streaming, default timeouts and retries, no hooks). */
@@ -169,7 +181,8 @@ typedef struct RtvAnswer {
  * empty). Errors: CR_EINVAL (no or blank question), CR_ETOOBIG (question
  * too long), CR_ECANCELED (req->cancel), in mode llm CR_EHTTP (no llm_url,
  * or any LLM failure but a timeout; e->msg says which) and CR_ETIMEOUT, and
- * the store's errors (CR_EDB, CR_EIO). */
+ * the store's errors (CR_EDB, CR_EIO). It keeps no state between questions:
+ * the doors ask through workspace/'s ws_ask, which backs off a dead LLM. */
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
 void rtv_answer_release(RtvAnswer *a);
 
@@ -180,24 +193,28 @@ void rtv_answer_release(RtvAnswer *a);
  *   rtv_ask_llm (no store, any thread): the LLM's draft, when due;
  *   rtv_ask_finish (store): the draft (LLM or extractive) verified.
  * req must stay the same and valid through the three; out is owned by the
- * caller throughout (rtv_ask_llm only reads its items). */
-typedef struct RtvDraft {
-    int want_llm;      /* set by prepare: call rtv_ask_llm before finish */
-    int llm_wanted;    /* the mode wanted an LLM (whether or not it is due) */
-    char *llm_text;    /* the LLM's answer; owned */
-    CrErr llm_rc;      /* the LLM's failure; CR_OK when none. A caller may set it
-                        * (with want_llm 0) to skip an endpoint known to be down. */
-    char llm_msg[512]; /* its message */
-    size_t n_fused;
-    char notice[512];
-    double t0, llm_ms;
-} RtvDraft;
+ * caller throughout (rtv_ask_llm only reads its items). The draft between
+ * them is opaque. */
+typedef struct RtvDraft RtvDraft;
+
+/* A draft for one question; free with rtv_draft_free (accepts NULL). */
+RtvDraft *rtv_draft_new(void);
+void rtv_draft_free(RtvDraft *d);
 
 CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e);
-/* Returns d->llm_rc (CR_ECANCELED when req->cancel said so). */
+/* Set by prepare: whether rtv_ask_llm is due before finish. */
+int rtv_draft_wants_llm(const RtvDraft *d);
+/* After prepare: the LLM is not asked and its failure is taken to be rc
+ * with msg (e.g. an endpoint known to be down): finish then answers as
+ * after that failure (extractively, said why, in auto mode). */
+void rtv_draft_skip_llm(RtvDraft *d, CrErr rc, const char *msg);
+/* Returns the LLM's outcome (CR_ECANCELED when req->cancel said so). */
 CrErr rtv_ask_llm(const RtvRequest *req, const RtvAnswer *out, RtvDraft *d);
+/* After rtv_ask_llm: the LLM's whole answer (NULL when it failed) and its
+ * failure's message ("" when none). Borrowed; valid until finish. */
+const char *rtv_draft_llm_text(const RtvDraft *d);
+const char *rtv_draft_llm_msg(const RtvDraft *d);
 CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e);
-void rtv_draft_release(RtvDraft *d);
 
 /* The retrieval half of rtv_ask alone: the same checks, ranking and packing,
  * so out->items is exactly the context rtv_ask would use, with no answer
@@ -245,6 +262,19 @@ CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e);
 /* The innermost definition of path whose lines (first to last piece)
  * contain `line` (1-based). CR_ENOENT when the line is in none. */
 CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, ErrInfo *e);
+
+/* The definition that `word` (an identifier) at `line` (1-based) of path
+ * names, for hover, explain and go-to: the innermost definition of path
+ * named word whose lines contain line (the cursor is on its name, or in its
+ * own body); else word in the scopes reachable from there, innermost first
+ * (in Headers.update, "copy" is Headers.copy before a module-level copy);
+ * else the file's definition named word nearest to line; only when path
+ * defines no word, the index's first definition of that name elsewhere
+ * (rtv_defs_named). Its head.symbol is qualified ("Class.method"). Release
+ * with rtv_def_release. CR_ENOENT when the index defines no word; CR_EINVAL
+ * without path or word; the store's errors. */
+CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *word, RtvDef *out,
+                    ErrInfo *e);
 
 /* The definitions of a name: a qualified dotted name ("pkg.mod.Class.meth"),
  * or when none matches, every definition whose last component is the name's

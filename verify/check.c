@@ -210,6 +210,23 @@ static void add_rejected_mention(VfyResult *r, size_t *cap, const char *answer, 
     sb_release(&part);
 }
 
+/* Drops the weak mentions ("[cli:3]") that name no indexed file: prose
+ * after all. Returns how many mentions are left. */
+static size_t drop_weak(const VfySource *src, VfyMention *m, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *rel = NULL;
+        if (m[i].weak && vfy_check_path(src, m[i].path, &rel) != VFY_OK) {
+            free(m[i].path);
+            continue;
+        }
+        free(rel);
+        m[k++] = m[i];
+    }
+    return k;
+}
+
 CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyContextItem *ctx,
                 size_t n_ctx, VfyAuthor author, VfyResult *out, ErrInfo *e)
 {
@@ -219,6 +236,7 @@ CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyC
     VfyMention *m = NULL;
     size_t stop = len;
     size_t n_m = vfy_parse_ex(answer, len, flags, VFY_MAX_CITATIONS, &m, &stop);
+    n_m = drop_weak(src, m, n_m);
     int *kept = n_m ? xcalloc(n_m, sizeof *kept) : NULL;
     char **canon = n_m ? xcalloc(n_m, sizeof *canon) : NULL;
     size_t cap_cit = 0, cap_rej = 0;

@@ -73,11 +73,20 @@ static int parse_group(Parser *p, size_t gb, size_t ge)
         if (sep) {
             size_t p0 = b, p1 = (size_t)(sep - text);
             vfy_trim(text, &p0, &p1);
-            if (!vfy_path_like(text + p0, p1 - p0)) goto not_citation;
             size_t l0 = (size_t)(sep - text) + 1, l1 = e;
             vfy_trim(text, &l0, &l1);
+            if (!vfy_path_like(text + p0, p1 - p0)) {
+                /* "[cli:3]", "[Makefile:2]": a bracket of its own, read as
+                 * a citation only if it names an indexed file (vfy_check) */
+                if (first != p->n || b != gb + 1 || e != ge - 1 ||
+                    !vfy_bare_name(text + p0, p1 - p0) ||
+                    !vfy_parse_lines(text + l0, l1 - l0, &m.start_line, &m.end_line))
+                    goto not_citation;
+                m.weak = 1;
+            }
             m.path = xstrndup(text + p0, p1 - p0);
-            m.malformed = !vfy_parse_lines(text + l0, l1 - l0, &m.start_line, &m.end_line);
+            if (!m.weak)
+                m.malformed = !vfy_parse_lines(text + l0, l1 - l0, &m.start_line, &m.end_line);
             if (m.malformed) m.start_line = m.end_line = 0;
             inherit = text + p0;
             inherit_len = p1 - p0;

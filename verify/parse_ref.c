@@ -23,16 +23,31 @@ void vfy_trim(const char *s, size_t *b, size_t *e)
     }
 }
 
-static int ends_with(const char *s, size_t n, const char *suffix)
-{
-    size_t k = strlen(suffix);
-    return n >= k && strncasecmp(s + n - k, suffix, k) == 0;
-}
-
 static int starts_with(const char *s, size_t n, const char *prefix)
 {
     size_t k = strlen(prefix);
     return n >= k && strncasecmp(s, prefix, k) == 0;
+}
+
+/* The file name of path s[0..n): after its last '/'. */
+static const char *base_of(const char *s, size_t n, size_t *bn)
+{
+    const char *slash = memrchr(s, '/', n);
+    const char *base = slash ? slash + 1 : s;
+    *bn = (size_t)(s + n - base);
+    return base;
+}
+
+/* Whether a file name has an extension ("main.c", "x.test.tsx", "README.md")
+ * or is a dot-file (".env"): a '.' followed by a letter, and then only name
+ * bytes. "1.5", "v1.2" and "a." are none. */
+static int has_ext(const char *base, size_t bn)
+{
+    const char *dot = memrchr(base, '.', bn);
+    if (!dot || (size_t)(dot - base) + 1 >= bn || !vfy_is_alpha(dot[1])) return 0;
+    for (const char *p = dot + 1; p < base + bn; p++)
+        if (!vfy_is_ident(*p) && *p != '+' && *p != '-') return 0;
+    return 1;
 }
 
 int vfy_path_like(const char *s, size_t n)
@@ -44,21 +59,37 @@ int vfy_path_like(const char *s, size_t n)
     }
     const char *scheme = memmem(s, n, "://", 3);
     if (scheme && !(scheme - s == 4 && strncasecmp(s, "file", 4) == 0)) return 0;
-    return ends_with(s, n, ".py") || ends_with(s, n, ".pyi") || memchr(s, '/', n) != NULL;
+    size_t bn;
+    const char *base = base_of(s, n, &bn);
+    return memchr(s, '/', n) != NULL || has_ext(base, bn);
 }
 
-/* The stricter test of paths in prose (see vfy_parse). */
+int vfy_bare_name(const char *s, size_t n)
+{
+    if (n == 0 || n > 255 || !vfy_is_alpha(s[0])) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!vfy_is_ident(s[i]) && s[i] != '-') return 0;
+    return 1;
+}
+
+/* The stricter test of paths in prose (see vfy_parse): a word with a dot
+ * and a colon is often no file ("example.com:8080"), so a path with no
+ * folder in it must have an extension the index reads. */
 int vfy_file_like(const char *s, size_t n)
 {
     if (!vfy_path_like(s, n)) return 0;
-    if (ends_with(s, n, ".py") || ends_with(s, n, ".pyi")) return 1;
     if (starts_with(s, n, "file://") || s[0] == '/' || starts_with(s, n, "./") ||
         starts_with(s, n, "../") || starts_with(s, n, "~/"))
         return 1;
-    const char *slash = memrchr(s, '/', n);
-    const char *base = slash ? slash + 1 : s, *end = s + n;
-    const char *dot = memrchr(base, '.', (size_t)(end - base));
-    return dot && dot > base && dot + 1 < end && vfy_is_alpha(dot[1]);
+    size_t bn;
+    const char *base = base_of(s, n, &bn);
+    if (!has_ext(base, bn)) return 0;
+    if (memchr(s, '/', n)) return 1;
+    char name[256];
+    if (bn >= sizeof name) return 0;
+    memcpy(name, base, bn);
+    name[bn] = '\0';
+    return idx_is_source_path(name);
 }
 
 /* ---------------------------------------------------------------- line ranges */

@@ -112,6 +112,11 @@ typedef struct VfyMention {
     char *path;                    /* as written, trimmed of spaces and quotes; owned */
     uint32_t start_line, end_line; /* as written; end == start for "[a.py:7]" */
     int malformed;                 /* looks like a citation but the lines do not parse */
+    /* "[NAME:LINES]" alone in its brackets, NAME a file name without
+     * extension or folder ("[cli:3]", "[Makefile:2]"): as likely prose
+     * ("[x:1]"), so vfy_check takes it for a citation only when NAME is an
+     * indexed file, and otherwise leaves it as text. */
+    int weak;
 } VfyMention;
 
 /* Finds the citations in text[0..len), in order, never overlapping:
@@ -127,10 +132,12 @@ typedef struct VfyMention {
  *                        backticks or in quotes
  *
  * LINES is "a", "a-b", "La-Lb", "a–b" (en or em dash), "a..b" or "a to b".
- * PATH has no spaces and contains '/' or ends in ".py"/".pyi"; it may be
+ * PATH has no spaces and contains '/' or is a file name with an extension
+ * ("main.c", "README.md", "x+y.tsx") or a dot-file (".env"); it may be
  * "./"-relative, absolute or a file:// URI. Prose forms ask more, to keep
- * false positives out: PATH ends in ".py"/".pyi", or contains '/' and either
- * starts with '/', "./", "../" or "~/" or ends in an extension; the lines
+ * false positives out ("example.com:8080"): PATH starts with '/', "./",
+ * "../" or "~/", or ends in an extension and either contains '/' or has an
+ * extension the index reads (idx_is_source_path); the lines
  * start at a word boundary and are followed by one. Not citations: escaped
  * brackets ("\["), brackets spanning lines or right after an identifier
  * ("x[a/b:3]"), URLs other than file://, anything inside a fenced code
@@ -228,7 +235,7 @@ VfyReason vfy_check_path(const VfySource *src, const char *path, char **out_rel)
 /* Where a citation pointed, and what was there: enough to re-find the lines
  * after the file is edited. */
 typedef struct VfyAnchor {
-    const char *path;              /* relative; informational; borrowed */
+    const char *path;              /* relative; its language re-finds the symbol; borrowed */
     uint32_t start_line, end_line; /* 1-based, inclusive, as cited */
     const char *symbol;            /* dotted ("Class.method"); NULL or "": none */
     char hash[17];                 /* vfy_anchor_hash of the cited lines */
@@ -261,11 +268,12 @@ typedef struct VfyAnchorMatch {
  * unsaved editor buffer; '\n' or "\r\n" line ends, NUL bytes allowed):
  * UNCHANGED when the hash matches at the cited lines; else SHIFTED to the
  * nearest block of as many lines with the same hash (nearby first, then the
- * whole file); else MOVED to the definition of the symbol's last component
- * ("def name", "async def name" or "class name"; one inside a class named by
- * the previous component preferred, then the nearest), spanning its header
- * and indented body (not for a symbol that names the module of a->path,
- * as module-level code is named); else LOST. Also returns out->status. */
+ * whole file); else MOVED to the symbol's definition as the index chunks
+ * a->path's language (idx_find_definition: the same symbol, else the same
+ * name in a class of the same name, else the same name; then the nearest),
+ * spanning the whole definition (not for a symbol that names the module of
+ * a->path, as module-level code is named; nor without a path of a language
+ * the index reads); else LOST. Also returns out->status. */
 VfyAnchorStatus vfy_anchor_resolve(const VfyAnchor *a, const char *text, size_t len,
                                    VfyAnchorMatch *out);
 

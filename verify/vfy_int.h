@@ -45,12 +45,17 @@ void vfy_trim(const char *s, size_t *b, size_t *e);
 
 /* The lenient path test of brackets, code spans and links: no blanks,
  * brackets or control bytes, no URL scheme but file://, and '/' inside or a
- * ".py"/".pyi" ending. */
+ * file name with an extension (or a dot-file). */
 int vfy_path_like(const char *s, size_t n);
 
+/* A file name without extension or folder ("cli", "Makefile"): letters,
+ * digits, '_' and '-', a letter first. */
+int vfy_bare_name(const char *s, size_t n);
+
 /* The pieces of a citation (parse_ref.c), read by the scanner (parse.c).
- * The stricter test of paths in prose: path_like and a .py/.pyi ending, an
- * absolute, ./, ../ or ~/ start, or a file name with an extension. */
+ * The stricter test of paths in prose: path_like and an absolute, ./, ../
+ * or ~/ start, or an extension and either a '/' or an extension the index
+ * reads. */
 int vfy_file_like(const char *s, size_t n);
 /* Reads LINES ("[L]A", "A-B", "A..B", "A to B", en/em dash) at s[*i]; 0 when
  * no number starts there. *bad: a number overflows or the range runs backwards. */

@@ -114,6 +114,9 @@ static char *cpp__mask(const char *src, size_t len)
 static const char *const c__exts[] = {".c", ".h", NULL};
 static const char *const cpp__exts[] = {".cc", ".cpp", ".cxx", ".c++", ".hpp",
                                         ".hh", ".hxx", ".ipp", ".inl", NULL};
+/* top-level only (a CMakeLists.txt or Makefile sits in every folder of a
+ * project, so the nearest one would be a subfolder) */
+static const char *const c__markers[] = {"configure.ac", "compile_commands.json", ".clangd", NULL};
 static const char *const c__tests[] = {"test/",      "tests/",     "testing/", "_test.",
                                        "_unittest.", "_perftest.", "_bench.",  NULL};
 static const char *const c__comments[] = {"comment", NULL};
@@ -122,6 +125,8 @@ static const char *const cpp__wrappers[] = {"template_declaration", NULL};
 const IdxLang idx_lang_c = {
     .name = "c",
     .exts = c__exts,
+    .fence = "c",
+    .markers = c__markers,
     .grammar = tree_sitter_c,
     .query = idx_query_c,
     .comments = c__comments,
@@ -142,6 +147,8 @@ static const char *const cpp__builtin_methods[] = {
 const IdxLang idx_lang_cpp = {
     .name = "cpp",
     .exts = cpp__exts,
+    .fence = "cpp",
+    .markers = c__markers,
     .grammar = tree_sitter_cpp,
     .query = idx_query_cpp,
     .comments = c__comments,

@@ -30,14 +30,11 @@ static void go__import(LangParse *p, TSNode spec)
 /* The module path declared by root/go.mod, or NULL. Caller frees. */
 static char *go__module_path(const char *root)
 {
-    StrBuf path, text;
+    StrBuf text;
     char *mod = NULL;
-    sb_init(&path);
     sb_init(&text);
-    sb_addf(&path, "%s/go.mod", root);
     /* never a go.mod linked from outside the workspace */
-    if (path_real_under(root, path.buf, NULL) == CR_OK &&
-        sb_read_file(&text, path.buf, 1u << 20, NULL) == CR_OK) {
+    if (path_read_under(root, "go.mod", &text, 1u << 20, NULL) == CR_OK) {
         for (const char *p = text.buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
             while (*p == ' ' || *p == '\t')
                 p++;
@@ -50,7 +47,6 @@ static char *go__module_path(const char *root)
             break;
         }
     }
-    sb_release(&path);
     sb_release(&text);
     return mod;
 }
@@ -73,6 +69,7 @@ static int go__resolve(const LangImportCtx *ctx, ChunkRef *r)
 }
 
 static const char *const go__exts[] = {".go", NULL};
+static const char *const go__markers[] = {"go.mod", "go.work", NULL};
 static const char *const go__comments[] = {"comment", NULL};
 static const char *const go__tests[] = {"*_test.go", "testdata/", NULL};
 /* `var x = ...`: the declaration holds its doc comment */
@@ -81,6 +78,8 @@ static const char *const go__wrappers[] = {"var_declaration", NULL};
 const IdxLang idx_lang_go = {
     .name = "go",
     .exts = go__exts,
+    .fence = "go",
+    .markers = go__markers,
     .grammar = tree_sitter_go,
     .query = idx_query_go,
     .comments = go__comments,

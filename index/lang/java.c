@@ -92,9 +92,13 @@ static const char *const java__builtin_methods[] = {
     "keySet",     "values",   "entrySet", "getKey", "getValue", "compareTo", NULL,
 };
 
+static const char *const java__markers[] = {
+    "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", NULL};
 const IdxLang idx_lang_java = {
     .name = "java",
     .exts = java__exts,
+    .fence = "java",
+    .markers = java__markers,
     .grammar = tree_sitter_java,
     .query = idx_query_java,
     .comments = java__comments,

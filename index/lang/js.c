@@ -150,6 +150,8 @@ static char *js__module_name(const char *relpath)
 }
 
 static const char *const js__interps[] = {"node", NULL};
+static const char *const js__markers[] = {"package.json", "deno.json", NULL};
+static const char *const ts__markers[] = {"tsconfig.json", "package.json", "deno.json", NULL};
 static const char *const js__tests[] = {"test/", "tests/", "__tests__/", ".test.", ".spec.", NULL};
 static const char *const js__comments[] = {"comment", NULL};
 static const char *const js__wrappers[] = {"export_statement", "expression_statement", NULL};
@@ -169,6 +171,8 @@ static const char *const js__builtin_methods[] = {
 const IdxLang idx_lang_javascript = {
     .name = "javascript",
     .exts = js__exts,
+    .fence = "javascript",
+    .markers = js__markers,
     .interps = js__interps,
     .grammar = tree_sitter_javascript,
     .query = idx_query_javascript,
@@ -185,6 +189,8 @@ const IdxLang idx_lang_javascript = {
 const IdxLang idx_lang_typescript = {
     .name = "typescript",
     .exts = ts__exts,
+    .fence = "typescript",
+    .markers = ts__markers,
     .grammar = tree_sitter_typescript,
     .query = idx_query_typescript,
     .comments = js__comments,
@@ -201,6 +207,8 @@ const IdxLang idx_lang_typescript = {
 const IdxLang idx_lang_tsx = {
     .name = "tsx",
     .exts = tsx__exts,
+    .fence = "tsx",
+    .markers = ts__markers,
     .grammar = tree_sitter_tsx,
     .query = idx_query_tsx,
     .comments = js__comments,

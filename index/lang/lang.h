@@ -53,6 +53,9 @@ typedef struct IdxLang {
     const char *const *prefixes;        /* preceding siblings that belong to it (Rust attributes) */
     /* Module name of a workspace file of this language. Caller frees. */
     char *(*module_name)(const char *relpath);
+    /* File names that stand for their folder as a package ("__init__.py"):
+     * a relative import there starts one level lower. NULL-terminated, or NULL. */
+    const char *const *pkg_files;
     /* Parses one @import node into raw import refs (idx_lang_add_import). */
     void (*import)(LangParse *p, TSNode node);
     /* Rewrites r->module (raw spec) into the absolute module it names,
@@ -64,6 +67,13 @@ typedef struct IdxLang {
      * or NULL when nothing needs it. Caller frees. C++: export macros
      * between `class` and the name ("class LEVELDB_EXPORT DB {"). */
     char *(*mask)(const char *src, size_t len);
+    /* A walk of its own instead of the query-driven one (Python's, which
+     * predates the table), or NULL. *state is the row's slot in the
+     * thread's Chunker: NULL at first (the hook makes what it reuses),
+     * released with chunk_free when the Chunker is. */
+    CrErr (*chunk)(void **state, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+                   ErrInfo *e);
+    void (*chunk_free)(void *state);
     /* Another row for this file by its content (C headers holding C++), or NULL. */
     const IdxLang *(*refine)(const char *src, size_t len);
     /* Test files by convention: "dir/" (a path component), "*suffix" (end of
@@ -83,11 +93,25 @@ typedef struct IdxLang {
      * of these far more often than the workspace method that shares the
      * name, so it is not resolved by the name alone. NULL-terminated, or NULL. */
     const char *const *builtin_methods;
+    /* The tag of a Markdown code fence around its code ("go", "cpp"), for
+     * prompts and hovers; NULL: none (plain fence). */
+    const char *fence;
+    /* Files whose presence marks a project's root folder ("go.mod",
+     * "Cargo.toml"), for the root rule; NULL-terminated, or NULL. */
+    const char *const *markers;
+    /* The built-in embedder's model covers it (trained on it: its vectors
+     * help); other rows' code is not embedded by it (docs/benchmarks.md). */
+    int builtin_embed;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;
 
-/* The table (lang_table.c). */
+/* The rows (rows.c: that file holds the array alone, so that a test binary
+ * can link its own table, a toy row added, in its place). */
+extern const IdxLang *const idx_lang_rows[];
+extern const size_t idx_lang_n_rows;
+
+/* The table (table.c). */
 const IdxLang *idx_lang_for_path(const char *relpath);
 const IdxLang *idx_lang_by_name(const char *name);
 /* Language by the interpreter of a "#!" first line, or NULL. */

@@ -466,9 +466,26 @@ out:
 
 /* ---------------------------------------------------------------- the row */
 
+/* Python's module names: "a/b/c.py" -> "a.b.c", "a/b/__init__.py" -> "a.b". */
+char *idx_path_to_module(const char *relpath)
+{
+    size_t n = strlen(relpath);
+    if (n >= 3 && !strcmp(relpath + n - 3, ".py")) n -= 3;
+    if (n >= 9 && !strncmp(relpath + n - 9, "/__init__", 9))
+        n -= 9;
+    else if (n == 8 && !strncmp(relpath, "__init__", 8))
+        n = 0;
+    char *m = xstrndup(relpath, n);
+    for (char *p = m; *p; p++)
+        if (*p == '/') *p = '.';
+    return m;
+}
+
 static const char *const py__exts[] = {".py", NULL};
 static const char *const py__interps[] = {"python", NULL};
+static const char *const py__pkg_files[] = {"__init__.py", NULL};
 
+static const char *const py__markers[] = {"pyproject.toml", "setup.py", "setup.cfg", NULL};
 static const char *const py__builtin_methods[] = {
     "add",        "append",  "clear",    "close",      "copy",       "count",   "decode",
     "discard",    "encode",  "endswith", "extend",     "find",       "format",  "get",
@@ -482,12 +499,30 @@ static const char *const py__builtin_methods[] = {
  * test framework) is code, not its tests */
 static const char *const py__tests[] = {"tests/", "test_*", "*_test.py", NULL};
 
+static CrErr py__chunk(void **state, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+                       ErrInfo *e)
+{
+    if (!*state) *state = idx_py_chunker_new();
+    return idx_py_chunker_run(*state, src, len, max_lines, out, e);
+}
+
+static void py__chunk_free(void *state)
+{
+    idx_py_chunker_free(state);
+}
+
 const IdxLang idx_lang_python = {
     .name = "python",
     .exts = py__exts,
+    .fence = "python",
+    .markers = py__markers,
+    .builtin_embed = 1,
     .interps = py__interps,
     .grammar = tree_sitter_python,
+    .chunk = py__chunk,
+    .chunk_free = py__chunk_free,
     .module_name = idx_path_to_module,
+    .pkg_files = py__pkg_files,
     .builtin_methods = py__builtin_methods,
     .tests = py__tests,
 };

@@ -154,23 +154,29 @@ static char *rust__module_name(const char *relpath)
 }
 
 static const char *const rust__exts[] = {".rs", NULL};
+static const char *const rust__markers[] = {"Cargo.toml", NULL};
 static const char *const rust__comments[] = {"line_comment", "block_comment", NULL};
 static const char *const rust__tests[] = {"tests/", "benches/", "*_test.rs", "*_tests.rs", NULL};
 static const char *const rust__prefixes[] = {"attribute_item", NULL};
 
 static const char *const rust__builtin_methods[] = {
-    "unwrap",    "expect",  "clone",       "iter",    "iter_mut", "into_iter", "map",
-    "and_then",  "ok",      "err",         "is_some", "is_none",  "is_ok",     "is_err",
-    "unwrap_or", "push",    "pop",         "len",     "is_empty", "insert",    "remove",
-    "get",       "get_mut", "contains",    "collect", "as_ref",   "as_mut",    "to_string",
-    "to_owned",  "as_str",  "as_bytes",    "extend",  "clear",    "next",      "fmt",
-    "eq",        "cmp",     "partial_cmp", "hash",    "into",     "from",      "borrow",
-    NULL,
+    "unwrap",    "expect",  "clone",       "iter",     "iter_mut",
+    "into_iter", "map",     "and_then",    "ok",       "err",
+    "is_some",   "is_none", "is_ok",       "is_err",   "unwrap_or",
+    "push",      "pop",     "len",         "is_empty", "insert",
+    "remove",    "get",     "get_mut",     "contains", "collect",
+    "as_ref",    "as_mut",  "to_string",   "to_owned", "as_str",
+    "as_bytes",  "extend",  "clear",       "next",     "fmt",
+    "eq",        "cmp",     "partial_cmp", "hash",     "into",
+    "from",      "borrow",  "take",        "replace",  "unwrap_or_else",
+    "map_err",   "ok_or",   "ok_or_else",  "as_deref", NULL,
 };
 
 const IdxLang idx_lang_rust = {
     .name = "rust",
     .exts = rust__exts,
+    .fence = "rust",
+    .markers = rust__markers,
     .grammar = tree_sitter_rust,
     .query = idx_query_rust,
     .comments = rust__comments,

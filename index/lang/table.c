@@ -3,32 +3,21 @@
 
 #include <string.h>
 
-extern const IdxLang idx_lang_python, idx_lang_c, idx_lang_cpp, idx_lang_go, idx_lang_rust,
-    idx_lang_java, idx_lang_javascript, idx_lang_typescript, idx_lang_tsx, idx_lang_markdown,
-    idx_lang_rst, idx_lang_text;
-
-static const IdxLang *const table__rows[] = {
-    &idx_lang_python, &idx_lang_c,        &idx_lang_cpp,        &idx_lang_go,
-    &idx_lang_rust,   &idx_lang_java,     &idx_lang_javascript, &idx_lang_typescript,
-    &idx_lang_tsx,    &idx_lang_markdown, &idx_lang_rst,        &idx_lang_text,
-};
-#define TABLE__N (sizeof table__rows / sizeof table__rows[0])
-
 size_t idx_lang_count(void)
 {
-    return TABLE__N;
+    return idx_lang_n_rows;
 }
 
 const IdxLang *idx_lang_at(size_t i)
 {
-    return i < TABLE__N ? table__rows[i] : NULL;
+    return i < idx_lang_n_rows ? idx_lang_rows[i] : NULL;
 }
 
 uint64_t idx_lang_digest(void)
 {
     uint64_t h = 0;
-    for (size_t i = 0; i < TABLE__N; i++) {
-        const IdxLang *l = table__rows[i];
+    for (size_t i = 0; i < idx_lang_n_rows; i++) {
+        const IdxLang *l = idx_lang_rows[i];
         uint64_t part[3] = {h, hash64(l->name, strlen(l->name)),
                             l->query ? hash64(l->query, strlen(l->query)) : 0};
         h = hash64(part, sizeof part);
@@ -38,8 +27,8 @@ uint64_t idx_lang_digest(void)
 
 const IdxLang *idx_lang_by_name(const char *name)
 {
-    for (size_t i = 0; i < TABLE__N; i++)
-        if (!strcmp(table__rows[i]->name, name)) return table__rows[i];
+    for (size_t i = 0; i < idx_lang_n_rows; i++)
+        if (!strcmp(idx_lang_rows[i]->name, name)) return idx_lang_rows[i];
     return NULL;
 }
 
@@ -54,9 +43,9 @@ const IdxLang *idx_lang_for_path(const char *relpath)
     const char *slash = strrchr(relpath, '/');
     const char *base = slash ? slash + 1 : relpath;
     size_t n = strlen(base);
-    for (size_t i = 0; i < TABLE__N; i++)
-        for (const char *const *e = table__rows[i]->exts; e && *e; e++)
-            if (table__ends_with(base, n, *e)) return table__rows[i];
+    for (size_t i = 0; i < idx_lang_n_rows; i++)
+        for (const char *const *e = idx_lang_rows[i]->exts; e && *e; e++)
+            if (table__ends_with(base, n, *e)) return idx_lang_rows[i];
     return NULL;
 }
 
@@ -86,9 +75,9 @@ const IdxLang *idx_lang_for_shebang(const char *line, size_t len)
         break;
     }
     if (!word) return NULL;
-    for (size_t i = 0; i < TABLE__N; i++)
-        for (const char *const *p = table__rows[i]->interps; p && *p; p++)
-            if (!strncmp(word, *p, strlen(*p))) return table__rows[i];
+    for (size_t i = 0; i < idx_lang_n_rows; i++)
+        for (const char *const *p = idx_lang_rows[i]->interps; p && *p; p++)
+            if (!strncmp(word, *p, strlen(*p))) return idx_lang_rows[i];
     return NULL;
 }
 
@@ -96,8 +85,8 @@ const IdxLang *idx_lang_for_shebang(const char *line, size_t len)
 
 const char *idx_source_ext(size_t i)
 {
-    for (size_t r = 0; r < TABLE__N; r++)
-        for (const char *const *e = table__rows[r]->exts; e && *e; e++)
+    for (size_t r = 0; r < idx_lang_n_rows; r++)
+        for (const char *const *e = idx_lang_rows[r]->exts; e && *e; e++)
             if (i-- == 0) return *e;
     return NULL;
 }
@@ -132,4 +121,36 @@ int idx_lang_is_test_path(const char *relpath)
 int idx_is_test_path(const char *relpath)
 {
     return idx_lang_is_test_path(relpath);
+}
+
+const char *idx_fence_tag(const char *path)
+{
+    const IdxLang *l = path ? idx_lang_for_path(path) : NULL;
+    return l && l->fence ? l->fence : "";
+}
+
+/* Whether marker *m of row r was listed before (rows share markers). */
+static int table__marker_before(size_t r, const char *const *m)
+{
+    for (size_t q = 0; q <= r; q++)
+        for (const char *const *o = idx_lang_rows[q]->markers; o && *o; o++) {
+            if (q == r && o == m) return 0;
+            if (!strcmp(*o, *m)) return 1;
+        }
+    return 0;
+}
+
+const char *idx_project_marker(size_t i)
+{
+    for (size_t r = 0; r < idx_lang_n_rows; r++)
+        for (const char *const *m = idx_lang_rows[r]->markers; m && *m; m++)
+            if (!table__marker_before(r, m) && i-- == 0) return *m;
+    return NULL;
+}
+
+int idx_may_index_path(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    return idx_lang_for_path(path) != NULL || (*base && !strchr(base, '.'));
 }

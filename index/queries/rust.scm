@@ -5,9 +5,17 @@
 (struct_item name: (type_identifier) @name) @def.type
 (enum_item name: (type_identifier) @name) @def.type
 (union_item name: (type_identifier) @name) @def.type
-(type_item name: (type_identifier) @name) @def.type
+; a type alias of a module; an impl's associated types (`type Ok = String;`,
+; a dozen one-liners in every serde impl) are part of the impl, not definitions
+(source_file (type_item name: (type_identifier) @name) @def.type)
+(mod_item body: (declaration_list (type_item name: (type_identifier) @name) @def.type))
 (trait_item name: (type_identifier) @name body: (_) @body) @def.class
-(impl_item type: (_) @name body: (_) @body) @def.impl
+; `impl Trait for &'a mut Deserializer<R>` holds Deserializer's methods
+(impl_item type: [(type_identifier) (generic_type) (scoped_type_identifier) (primitive_type)
+                  (array_type) (tuple_type) (dynamic_type) (pointer_type) (function_type)
+                  (unit_type) (never_type) (abstract_type) (bounded_type)] @name
+  body: (_) @body) @def.impl
+(impl_item type: (reference_type type: (_) @name) body: (_) @body) @def.impl
 (mod_item name: (identifier) @name body: (_) @body) @def.namespace
 (macro_definition name: (identifier) @name) @def.macro
 (const_item name: (identifier) @name) @def.constant

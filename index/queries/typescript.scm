@@ -16,6 +16,15 @@
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
 (variable_declaration (variable_declarator name: (identifier) @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
+; a module's binding made by a call that wraps a function (RxJS's error classes:
+; `const EmptyError = createErrorClass((_super) => function EmptyErrorImpl() {…})`);
+; not inside functions (a test's `const unsub = x.subscribe(() => …)`)
+([(program (lexical_declaration (variable_declarator name: (identifier) @name
+    value: [(call_expression arguments: (arguments [(arrow_function) (function_expression)]))
+            (new_expression arguments: (arguments [(arrow_function) (function_expression)]))])) @def.function)
+  (export_statement (lexical_declaration (variable_declarator name: (identifier) @name
+    value: [(call_expression arguments: (arguments [(arrow_function) (function_expression)]))
+            (new_expression arguments: (arguments [(arrow_function) (function_expression)]))])) @def.function)])
 (assignment_expression left: (member_expression) @name
   right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def.function
 

@@ -16,12 +16,16 @@ Groups:
   two        two indexers, and two language servers, on one workspace at once.
   secrets    the API key never appears in logs (CODERAG_LOG=debug), results or
              error messages; citations never read outside the workspace.
+  leak       symlink races (CLI, LSP, MCP), the index folder (a symlinked
+             .coderag, foreign files, the root), credentials in llm.url.
+  avail      FIFOs in every role; mapped files cut short under a live server.
 
 Random moments come from HARDENING_SEED (printed). HARDENING_KEEP=1 keeps the work
 directory of a failed case; HARDENING_EARLY_SAVES=1 makes lspkill storm right after
 initialize (shows the aliased-import edge loss of docs/hardening.md). Python standard
 library only. The harness is hardening_util.py's; fs and two are
-hardening_fs.py's, secrets hardening_secrets.py's.
+hardening_fs.py's, secrets hardening_secrets.py's, leak and avail
+hardening_leak.py's.
 """
 import os
 import re
@@ -37,6 +41,7 @@ from hardening_util import (
 import lsp_client  # on sys.path through hardening_util
 import hardening_fs
 import hardening_secrets
+import hardening_leak
 
 
 # ---------------------------------------------------------------- crash
@@ -228,6 +233,7 @@ def t_lspkill(bin_path, fixtures, work):
 GROUPS = {"crash": [t_crash], "lspkill": [t_lspkill]}
 GROUPS.update(hardening_fs.GROUPS)
 GROUPS.update(hardening_secrets.GROUPS)
+GROUPS.update(hardening_leak.GROUPS)
 
 
 def main(argv):

@@ -102,6 +102,25 @@ def t_nav_long(env):
     check_sanitizers(s)
 
 
+def t_nav_lang(env):
+    """Hover fences a definition in its own language (the table's fence tag),
+    never as Python (tests/fixtures/lang/go and ts beside the shop)."""
+    shutil.copytree(os.path.join(env.fixtures, "lang", "go"), os.path.join(env.root, "goapp"))
+    shutil.copytree(os.path.join(env.fixtures, "lang", "ts"), os.path.join(env.root, "tsapp"))
+    s = env.server()
+    s.initialize(env.root)
+    s.wait_ready()
+    for rel, line, char, want in (("goapp/store/store.go", 13, 17, "```go\nfunc (s *Store) Get(k string)"),
+                                  ("tsapp/index.ts", 7, 3, "```typescript\n"),
+                                  ("shop/models.py", 38, 6, "```python\n")):
+        h = s.call("textDocument/hover", {"textDocument": {"uri": env.uri(rel)},
+                                          "position": {"line": line, "character": char}})
+        md = (h["result"] or {}).get("contents", {}).get("value", "")
+        check(md.startswith(want), "hover in %s: %s" % (rel, md[:200]))
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
 def t_hierarchy(env):
     """workspace/symbol and call hierarchy over the graph, long definitions
     included (tests/fixtures/longdef beside the shop)."""
@@ -151,7 +170,7 @@ def t_hierarchy(env):
 
 
 GROUPS = {
-    "nav": [t_nav, t_nav_long, t_hierarchy],
+    "nav": [t_nav, t_nav_long, t_nav_lang, t_hierarchy],
 }
 
 

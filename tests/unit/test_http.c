@@ -77,10 +77,15 @@ static void test_redact_url(void)
         const char *url, *want;
     } cases[] = {
         {"http://h:1/v1/embeddings", "http://h:1/v1/embeddings"},
-        {"https://user:pw@h/v1?key=abc#frag", "https://h/v1"},
-        {"http://a@b@h:2/x", "http://h:2/x"},
+        {"https://user:pw@h/v1?key=abc#frag", "https://***@h/v1?key=***"},
+        {"http://a@b@h:2/x", "http://***@h:2/x"},
         {"http://h/p\xc3\xa9\n", "http://h/p???"},
-        {"h/x?y", "h/x"},
+        {"h/x?y", "h/x?y"},
+        /* credential-looking parameters masked, others kept */
+        {"http://bob:PASSWORD@host/v1?api_key=TOKEN", "http://***@host/v1?api_key=***"},
+        {"http://h/v1?model=m&access_token=T1&x&Password=P&sig=S&apikey=K&SECRET=Z&n=1",
+         "http://h/v1?model=m&access_token=***&x&Password=***&sig=***&apikey=***&SECRET=***&n=1"},
+        {"http://h/v1?token=#frag", "http://h/v1?token=***"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         StrBuf sb;

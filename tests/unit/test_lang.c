@@ -182,7 +182,31 @@ static void test_rust(void)
     CHECK(has_edge(st, "src/parser.rs", "Parser.visit", "src/parser.rs", "Parser.parse",
                    IDX_EDGE_CALL));
     CHECK(has_edge(st, "src/parser.rs", "Parser.parse", "src/parser.rs", "count", IDX_EDGE_CALL));
+    /* a module's type alias is a definition, an impl's associated type is
+     * part of the impl; an impl for `&'a mut Tap` holds Tap's methods */
+    check_file(st, "src/emit.rs",
+               "class 1-2 Emit\nmethod 3-3 Emit.emit\nclass 6-6 Count\nclass 8-8 Sink\n"
+               "class 10-11 Sink\nmethod 12-14 Sink.emit\nclass 17-17 Tap\nclass 19-20 Tap\n"
+               "method 21-23 Tap.emit\n");
     done(st);
+}
+
+/* Whether chunk (path, symbol) calls the chunk of its file starting at line. */
+static int calls_line(IdxStore *st, const char *path, const char *symbol, uint32_t line)
+{
+    int64_t a = chunk_id(st, path, symbol);
+    IdxEdge *v = NULL;
+    size_t n = 0;
+    int found = 0;
+    idx_edges(st, a, 1, &v, &n, NULL);
+    for (size_t i = 0; i < n; i++) {
+        IdxChunk c;
+        if (v[i].kind != IDX_EDGE_CALL || idx_chunk_get(st, v[i].dst, &c, NULL) != CR_OK) continue;
+        if (c.start_line == line && !strcmp(c.path, path)) found = 1;
+        idx_chunk_release(&c);
+    }
+    free(v);
+    return found;
 }
 
 /* Whether a's first edge of kind call goes to b and its last to c. */
@@ -282,6 +306,18 @@ static void test_ts(void)
                "class 9-10 Box\nmethod 11-16 Box.read\n"
                "  doc: @deprecated Use a string key.\nReads a value.\n");
     CHECK(has_edge(st, "src/share.ts", "Box.read", "src/share.ts", "share", IDX_EDGE_CALL));
+    /* an implementation with its own doc after its signatures is the
+     * definition (its doc outside its lines, as every definition's), the
+     * signatures module code; a module binding made by a call wrapping a
+     * function is a definition, one inside a function is not */
+    check_file(st, "src/ops.ts",
+               "class 1-1 EmptyError\nmodule 3-7 \n"
+               "function 8-11 first\n  doc: Takes the first element, or the fallback.\n"
+               "function 14-16 EmptyError\n  doc: Thrown when there is no element.\n"
+               "function 18-21 createErrorClass\n");
+    /* `new EmptyError()` means the value, not the interface merged with it */
+    CHECK(calls_line(st, "src/ops.ts", "first", 14));
+    CHECK(!calls_line(st, "src/ops.ts", "first", 1));
     done(st);
 }
 
@@ -337,8 +373,48 @@ static void test_test_paths(void)
     }
 }
 
+/* What the layers above ask of the table (idx.h): a fence tag per
+ * language, the root rule's project markers, which paths are read. */
+static void test_table_answers(void)
+{
+    static const struct {
+        const char *path, *fence;
+    } fences[] = {
+        {"a.py", "python"},   {"src/main.c", "c"},       {"db/db_impl.cc", "cpp"},
+        {"x.h", "c"},         {"gin.go", "go"},          {"src/lib.rs", "rust"},
+        {"A.java", "java"},   {"a.mjs", "javascript"},   {"src/x.ts", "typescript"},
+        {"src/x.tsx", "tsx"}, {"README.md", "markdown"}, {"pyproject.toml", ""},
+        {"Makefile", ""},     {"photo.png", ""},
+    };
+    for (size_t i = 0; i < sizeof fences / sizeof fences[0]; i++)
+        CHECK_STR(idx_fence_tag(fences[i].path), fences[i].fence);
+    CHECK_STR(idx_fence_tag(NULL), "");
+
+    static const char *const want[] = {"pyproject.toml", "setup.py", "go.mod",
+                                       "Cargo.toml",     "pom.xml",  "package.json",
+                                       "tsconfig.json"};
+    size_t n = 0;
+    for (; idx_project_marker(n); n++)
+        for (size_t k = 0; k < n; k++) /* each once */
+            CHECK(strcmp(idx_project_marker(k), idx_project_marker(n)) != 0);
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        int found = 0;
+        for (size_t i = 0; i < n; i++)
+            found |= !strcmp(idx_project_marker(i), want[w]);
+        CHECK(found);
+    }
+    CHECK(idx_project_marker(n) == NULL);
+
+    CHECK(idx_may_index_path("gin.go"));
+    CHECK(idx_may_index_path("src/a/b.rs"));
+    CHECK(idx_may_index_path("bin/tool")); /* a script, by its shebang */
+    CHECK(!idx_may_index_path("photo.png"));
+    CHECK(!idx_may_index_path("dir/"));
+}
+
 int main(void)
 {
+    RUN(test_table_answers);
     RUN(test_test_paths);
     RUN(test_c);
     RUN(test_cpp);

@@ -3,6 +3,8 @@
 #include "test.h"
 
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -292,6 +294,72 @@ static void test_real_under(void)
 #undef AT
 }
 
+/* Reads the workspace file rel the one way readers do; "" when refused. */
+static CrErr read_under(const char *root, const char *rel, StrBuf *sb)
+{
+    sb_reset(sb);
+    return path_read_under(root, rel, sb, 0, NULL);
+}
+
+/* path_open_under and path_open_beneath on a real tree: root/{a.py,
+ * in -> a.py, d/b.py, out -> ../secret.py, fifo}, with secret.py and
+ * outdir/b.py beside root. The race of issue 25 is played at a chosen
+ * moment: a path is resolved, then a directory (or the file) on it is
+ * swapped for a symlink leading out of the root, then it is opened. */
+static void test_open_under(void)
+{
+    char tmpl[] = "/tmp/coderag-open.XXXXXX", real[PATH_MAX], p[PATH_MAX + 64];
+    CHECK(mkdtemp(tmpl) != NULL);
+    CHECK(realpath(tmpl, real) != NULL);
+    char root[PATH_MAX + 8];
+    snprintf(root, sizeof root, "%s/root", real);
+    test_sh("mkdir -p %s/d %s/../outdir", root, root);
+    test_sh("printf inside > %s/a.py; printf inside-b > %s/d/b.py", root, root);
+    test_sh("printf SECRET > %s/../secret.py; printf SECRET-B > %s/../outdir/b.py", root, root);
+    test_sh("ln -s a.py %s/in; ln -s ../secret.py %s/out", root, root);
+    test_sh("mkfifo %s/fifo; ln -s d %s/dl", root, root);
+    StrBuf sb;
+    sb_init(&sb);
+    CHECK_INT(read_under(root, "a.py", &sb), CR_OK);
+    CHECK_STR(sb.buf, "inside");
+    CHECK_INT(read_under(root, "in", &sb), CR_OK); /* a link inside: followed */
+    CHECK_STR(sb.buf, "inside");
+    CHECK_INT(read_under(root, "dl/b.py", &sb), CR_OK);
+    CHECK_STR(sb.buf, "inside-b");
+    CHECK_INT(read_under(root, "out", &sb), CR_EOUTSIDE);
+    CHECK_INT(read_under(root, "../secret.py", &sb), CR_EOUTSIDE);
+    CHECK_INT(read_under(root, "missing.py", &sb), CR_ENOENT);
+    CHECK_INT(read_under(root, "fifo", &sb), CR_EIO); /* refused, never blocks */
+    CHECK_INT(read_under(root, "d", &sb), CR_EIO);
+    CHECK(strstr(sb.buf, "SECRET") == NULL);
+
+    /* Resolved while d is a directory, opened after it became a link out. */
+    char *r = NULL;
+    snprintf(p, sizeof p, "%s/d/b.py", root);
+    CHECK_INT(path_real_under(root, p, &r), CR_OK);
+    const char *sub = r ? path_under(root, r) : NULL;
+    CHECK(sub && !strcmp(sub, "d/b.py"));
+    test_sh("mv %s/d %s/d.real", root, root);
+    test_sh("ln -s ../outdir %s/d", root, NULL);
+    sb_reset(&sb);
+    CHECK_INT(sb_read_file(&sb, r, 0, NULL), CR_OK); /* check-then-use reads outside */
+    CHECK_STR(sb.buf, "SECRET-B");
+    int fd = -1;
+    CHECK_INT(path_open_beneath(root, sub ? sub : "d/b.py", &fd), CR_ENOENT);
+    CHECK_INT(fd, -1);
+    CHECK_INT(read_under(root, "d/b.py", &sb), CR_EOUTSIDE); /* resolved again */
+    free(r);
+
+    /* The file itself swapped for a link out after it was resolved. */
+    test_sh("rm %s/a.py; ln -s ../secret.py %s/a.py", root, root);
+    CHECK_INT(path_open_beneath(root, "a.py", &fd), CR_ENOENT);
+    CHECK_INT(read_under(root, "a.py", &sb), CR_EOUTSIDE);
+    CHECK_INT(path_open_beneath(root, "../secret.py", &fd), CR_EOUTSIDE);
+    CHECK_INT((int)sb.len, 0);
+    sb_release(&sb);
+    test_sh("rm -rf %s", real, NULL);
+}
+
 int main(void)
 {
     RUN(test_normalize);
@@ -302,5 +370,6 @@ int main(void)
     RUN(test_to_uri);
     RUN(test_relative);
     RUN(test_real_under);
+    RUN(test_open_under);
     return test_summary();
 }

@@ -54,6 +54,28 @@ static void test_check_reasons(void)
     vfy_result_release(&r);
 }
 
+/* Files of every language, at any depth, and dot-files are checked and
+ * flagged, never left as text; a bracket naming a file without extension
+ * is a citation only when that file is indexed ("[x:1]" is prose). */
+static void test_check_any_file(void)
+{
+    VfySource src = fake_source();
+    const char *answer = "A [pkg/a.py:4-5] B [routing.go:12-30] C [README.md:1-2] D [.env:1] "
+                         "E [Makefile:1] F [x:1] G [src/@x/y-z+w.tsx:3] H [main.c:1, note] I.";
+    VfyResult r;
+    ErrInfo e = {0};
+    CHECK_INT(vfy_check(&src, answer, strlen(answer), ctx, 2, VFY_AUTHOR_MODEL, &r, &e), CR_OK);
+    CHECK_INT(r.n_citations, 1);
+    CHECK_INT(r.n_rejected, 5);
+    CHECK_STR(reason_of(&r, "[routing.go:12-30]"), "file-not-found");
+    CHECK_STR(reason_of(&r, "[README.md:1-2]"), "file-not-found");
+    CHECK_STR(reason_of(&r, "[.env:1]"), "file-not-found");
+    CHECK_STR(reason_of(&r, "[Makefile:1]"), "not-in-context");
+    CHECK_STR(reason_of(&r, "[src/@x/y-z+w.tsx:3]"), "file-not-found");
+    CHECK_STR(r.answer, "A [pkg/a.py:4-5] B C D E F [x:1] G H [main.c:1, note] I.");
+    vfy_result_release(&r);
+}
+
 static void test_check_rewrite(void)
 {
     static const struct {
@@ -298,6 +320,7 @@ static void test_hostile(void)
 int main(void)
 {
     RUN(test_check_reasons);
+    RUN(test_check_any_file);
     RUN(test_check_rewrite);
     RUN(test_auto_cite);
     RUN(test_source_error);

@@ -95,7 +95,7 @@ static void test_anchor_resolve(void)
 
     /* A multi-line header; the body ends before the next statement at its level. */
     const char *t = "x = 1\n\ndef h(\n    a,\n    b,\n):\n    return a\n\n# done\ny = 2\n";
-    VfyAnchor ah = {.start_line = 1, .end_line = 2, .symbol = "h"};
+    VfyAnchor ah = {.path = "m.py", .start_line = 1, .end_line = 2, .symbol = "h"};
     vfy_anchor_hash("gone\n", 5, ah.hash);
     VfyAnchorMatch m;
     CHECK_INT(vfy_anchor_resolve(&ah, t, strlen(t), &m), VFY_ANCHOR_MOVED);
@@ -127,10 +127,69 @@ static void test_anchor_resolve(void)
     CHECK_INT(m.start_line, 3);
 
     /* A bad anchor: no crash, lost. */
-    VfyAnchor bad = {.start_line = 5, .end_line = 2, .symbol = "A.f", .hash = "zz"};
+    VfyAnchor bad = {.path = "m.py", .start_line = 5, .end_line = 2, .symbol = "A.f", .hash = "zz"};
     CHECK_INT(vfy_anchor_resolve(&bad, CLS, strlen(CLS), &m), VFY_ANCHOR_MOVED);
     bad.symbol = ".";
     CHECK_INT(vfy_anchor_resolve(&bad, CLS, strlen(CLS), &m), VFY_ANCHOR_LOST);
+}
+
+/* A moved citation is re-found by its language's own definition shape (the
+ * index's chunker), in every language: never by Python's def/class alone. */
+static void test_anchor_languages(void)
+{
+    static const struct {
+        const char *path, *symbol, *text;
+        uint32_t a, b;
+    } cases[] = {
+        {"main.c", "f",
+         "#include <x.h>\n\nint g(void) { return 0; }\n\nstatic int f(int a)\n{\n"
+         "    a += 2;\n    return a;\n}\n",
+         5, 9},
+        {"db/db.cc", "DB.Get",
+         "namespace x {\nclass DB {\n public:\n  int Get(int k) {\n    k++;\n    return k;\n"
+         "  }\n};\n}\n",
+         4, 7},
+        {"gin.go", "Engine.Run",
+         "package gin\n\nfunc Run() {}\n\nfunc (e *Engine) Run(addr string) error {\n"
+         "\taddr += \"x\"\n\treturn nil\n}\n",
+         5, 8},
+        {"src/lib.rs", "Value.get",
+         "fn get() {}\n\nimpl Value {\n    pub fn get(&self) -> i32 {\n        let x = 1;\n"
+         "        x\n    }\n}\n",
+         4, 7},
+        {"A.java", "A.run",
+         "package p;\n\nclass A {\n    void run() {\n        int x = 1;\n    }\n}\n", 4, 6},
+        {"src/x.ts", "Sub.map",
+         "export function map() {}\n\nexport class Sub {\n  map(x: number): number {\n"
+         "    return x + 1;\n  }\n}\n",
+         4, 6},
+        {"lib/y.js", "load", "const a = 1;\n\nfunction load(p) {\n  return p;\n}\n", 3, 5},
+        {"bin/tool", "main", "#!/usr/bin/env python3\nimport os\n\ndef main():\n    os.exit(0)\n",
+         4, 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        VfyAnchor a = {
+            .path = cases[i].path, .start_line = 1, .end_line = 2, .symbol = cases[i].symbol};
+        vfy_anchor_hash("gone\n", 5, a.hash);
+        VfyAnchorMatch m;
+        int before = test_state_.failed_checks;
+        CHECK_INT(vfy_anchor_resolve(&a, cases[i].text, strlen(cases[i].text), &m),
+                  VFY_ANCHOR_MOVED);
+        CHECK_INT(m.start_line, cases[i].a);
+        CHECK_INT(m.end_line, cases[i].b);
+        if (test_state_.failed_checks != before)
+            fprintf(stderr, "  case %zu: %s %s\n", i, cases[i].path, cases[i].symbol);
+    }
+    /* an unknown language, or the module's own code: nothing to re-find */
+    VfyAnchor u = {.path = "x.unknown", .start_line = 1, .end_line = 1, .symbol = "f"};
+    vfy_anchor_hash("gone\n", 5, u.hash);
+    VfyAnchorMatch m;
+    const char *t = "def f():\n    pass\n";
+    CHECK_INT(vfy_anchor_resolve(&u, t, strlen(t), &m), VFY_ANCHOR_LOST);
+    u.path = "pkg/gin.go";
+    u.symbol = "pkg";
+    t = "package pkg\n\nfunc pkg() {}\n";
+    CHECK_INT(vfy_anchor_resolve(&u, t, strlen(t), &m), VFY_ANCHOR_LOST);
 }
 
 /* A verified citation's anchor re-finds its lines in the file as it is,
@@ -161,6 +220,7 @@ int main(void)
 {
     RUN(test_anchor_hash);
     RUN(test_anchor_resolve);
+    RUN(test_anchor_languages);
     RUN(test_citation_anchor);
     return test_summary();
 }

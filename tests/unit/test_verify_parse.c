@@ -194,6 +194,25 @@ static void test_parse_forms(void)
         {"`a.py:7-2`", VFY_FORM_CODE, "`a.py:7-2`", "a.py", 0, 0, 1},
         {"```\ncode [a.py:1]\n```\nsee a.py:3", VFY_FORM_BARE, "a.py:3", "a.py", 3, 3, 0},
         {"```x``` then\nsee a.py:3", VFY_FORM_BARE, "a.py:3", "a.py", 3, 3, 0},
+        /* any file at any depth, in any language the index reads (issue 23) */
+        {"see [main.c:3-5].", VFY_FORM_BRACKET, "[main.c:3-5]", "main.c", 3, 5, 0},
+        {"[routergroup.go:41-60]", VFY_FORM_BRACKET, "[routergroup.go:41-60]", "routergroup.go", 41,
+         60, 0},
+        {"[README.md:10-20]", VFY_FORM_BRACKET, "[README.md:10-20]", "README.md", 10, 20, 0},
+        {"[src/x.tsx:1-2]", VFY_FORM_BRACKET, "[src/x.tsx:1-2]", "src/x.tsx", 1, 2, 0},
+        {"[lib.rs:7]", VFY_FORM_BRACKET, "[lib.rs:7]", "lib.rs", 7, 7, 0},
+        {"[Main.java:1-2]", VFY_FORM_BRACKET, "[Main.java:1-2]", "Main.java", 1, 2, 0},
+        {"[db_impl.cc:10]", VFY_FORM_BRACKET, "[db_impl.cc:10]", "db_impl.cc", 10, 10, 0},
+        {"[src/@types/x-y+z.d.ts:4]", VFY_FORM_BRACKET, "[src/@types/x-y+z.d.ts:4]",
+         "src/@types/x-y+z.d.ts", 4, 4, 0},
+        {"[my-mod.c++:2]", VFY_FORM_BRACKET, "[my-mod.c++:2]", "my-mod.c++", 2, 2, 0},
+        {"[.env:1]", VFY_FORM_BRACKET, "[.env:1]", ".env", 1, 1, 0},
+        {"[a.pyi:3]", VFY_FORM_BRACKET, "[a.pyi:3]", "a.pyi", 3, 3, 0},
+        {"`util.go:12`", VFY_FORM_CODE, "`util.go:12`", "util.go", 12, 12, 0},
+        {"at main.c:12, and", VFY_FORM_BARE, "main.c:12", "main.c", 12, 12, 0},
+        {"in gin.go, lines 3-5", VFY_FORM_PROSE, "gin.go, lines 3-5", "gin.go", 3, 5, 0},
+        {"see README.md:4 x", VFY_FORM_BARE, "README.md:4", "README.md", 4, 4, 0},
+        {"see src/notes.weird:4 x", VFY_FORM_BARE, "src/notes.weird:4", "src/notes.weird", 4, 4, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         VfyMention *m = NULL;
@@ -237,6 +256,14 @@ static void test_parse_not_citations(void)
         "[docs](docs/guide.md#install)",
         "[link](http://x/a.py#L3)",
         "setup.py lines up with",
+        "see [1] and [2]",
+        "[see note: 3]",
+        "[1.5:3]",
+        "[v1.2:3]",
+        "at example.com:8080 or api.example.org:443",
+        "localhost:8080",
+        "ratio 1.5:2",
+        "the .env:1 file",
         "a.py:3abc",
         "a.py:3.5",
         "pkg/a.py,lines",
@@ -253,6 +280,29 @@ static void test_parse_not_citations(void)
         size_t n = vfy_parse(cases[i], strlen(cases[i]), &m);
         CHECK_INT(n, 0);
         if (n) fprintf(stderr, "  case %zu: %s (%s)\n", i, cases[i], m[0].path);
+        vfy_mentions_free(m, n);
+    }
+}
+
+/* "[NAME:LINES]" with a file name without extension: weak, for vfy_check
+ * to keep only when the file is indexed; never inside a longer bracket. */
+static void test_parse_weak(void)
+{
+    static const struct {
+        const char *text;
+        int n, weak;
+    } cases[] = {
+        {"as in [x:1] here", 1, 1}, {"[Makefile:2-3]", 1, 1}, {"[cli:3]", 1, 1},
+        {"[main.c:3]", 1, 0},       {"[x:1, note]", 0, 0},    {"[x:1; y:2]", 0, 0},
+        {"[a.py:1; x:2]", 0, 0},    {"[x:y]", 0, 0},          {"[1x:2]", 0, 0},
+        {"[see x:1]", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        VfyMention *m = NULL;
+        size_t n = vfy_parse(cases[i].text, strlen(cases[i].text), &m);
+        CHECK_INT(n, cases[i].n);
+        if (n == 1) CHECK_INT(m[0].weak, cases[i].weak);
+        if ((int)n != cases[i].n) fprintf(stderr, "  case %zu: %s\n", i, cases[i].text);
         vfy_mentions_free(m, n);
     }
 }
@@ -298,6 +348,7 @@ int main(void)
     RUN(test_normalize);
     RUN(test_reason_names);
     RUN(test_parse_forms);
+    RUN(test_parse_weak);
     RUN(test_parse_not_citations);
     RUN(test_parse_cap);
     return test_summary();

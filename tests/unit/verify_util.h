@@ -66,6 +66,7 @@ static const FakeFile files[] = {
     {"pkg/a.py", A_PY, 1},
     {"pkg/b.py", B_PY, 1},
     {"notindexed.py", "x = 1\n", 0},
+    {"Makefile", "all:\n\tcc x.c\n", 1},
 };
 
 static Fake fake;

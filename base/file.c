@@ -1,0 +1,34 @@
+/* file.c - reading a file's bytes without mapping it: a mapped file cut
+ * short by someone else kills the process (SIGBUS) when a page past the new
+ * end is touched; a read just comes up short. */
+#include "base.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int file_pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+    char *c = buf;
+    while (n) {
+        ssize_t r = pread(fd, c, n, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        c += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 1;
+}
+
+void *file_read_pages(int fd, size_t n)
+{
+    void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    if (!file_pread_all(fd, p, n, 0) || mprotect(p, n ? n : 1, PROT_READ) != 0) {
+        munmap(p, n ? n : 1);
+        return NULL;
+    }
+    return p;
+}
