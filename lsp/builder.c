@@ -26,6 +26,32 @@ static int on_build_progress(void *ud, size_t done, size_t total)
     return stop;
 }
 
+int lsp_ws_warm(Workspace *ws)
+{
+    ErrInfo e = {0};
+    CrErr rc = idx_warm(ws->q, &e);
+    if (rc == CR_OK) return 1;
+    const char *why = e.msg[0] ? e.msg : cr_strerror(rc);
+    log_msg(LOG_WARN, "loading the search structures of %s failed: %s", ws->root, why);
+    lsp_srv_notice(ws->srv, NOTICE_INDEX, 2, "coderag: the index of %s could not be loaded: %s",
+                   ws->root, why);
+    return 0;
+}
+
+int lsp_ws_count(Workspace *ws, IdxStatus *out)
+{
+    ErrInfo e = {0};
+    IdxStatus got;
+    CrErr rc = idx_status(ws->q, &got, &e);
+    if (rc == CR_OK) {
+        *out = got;
+        return 1;
+    }
+    log_msg(LOG_WARN, "counting the index of %s failed: %s", ws->root,
+            e.msg[0] ? e.msg : cr_strerror(rc));
+    return 0;
+}
+
 /* A finished build, for the worker to adopt. */
 typedef struct AdoptJob {
     Job job;
@@ -62,8 +88,16 @@ static void build(Workspace *ws)
     lsp_progress_start(ws);
     CrErr rc = ws_store_open(&cfg, WS_OPEN_CREATE, &j->built, &e);
     if (!rc) rc = idx_update(j->built, on_build_progress, ws, &j->stats, &e);
-    if ((!rc || lsp_endpoint_error(rc)) && idx_status(j->built, &j->built_status, NULL) != CR_OK)
-        memset(&j->built_status, 0, sizeof j->built_status);
+    if (!rc || lsp_endpoint_error(rc)) {
+        /* counts that cannot be read: the build failed (never "0 files") */
+        ErrInfo se = {0};
+        CrErr src = idx_status(j->built, &j->built_status, &se);
+        if (src) {
+            rc = src;
+            snprintf(e.msg, sizeof e.msg, "the index could not be read: %.400s",
+                     se.msg[0] ? se.msg : cr_strerror(src));
+        }
+    }
     j->build_rc = rc;
     snprintf(j->build_msg, sizeof j->build_msg, "%s",
              rc ? (e.msg[0] ? e.msg : cr_strerror(rc)) : "");
@@ -128,8 +162,8 @@ static int run_adopt(Server *s, Job *job)
     idx_close(ws->q);
     ws->q = j->built;
     j->built = NULL;
-    idx_warm(ws->q, NULL);
-    log_msg(LOG_INFO, "search structures of %s ready in %.0f ms", ws->root, now_ms() - t0);
+    if (lsp_ws_warm(ws))
+        log_msg(LOG_INFO, "search structures of %s ready in %.0f ms", ws->root, now_ms() - t0);
     ws->q_status = j->built_status;
     ws->q_status_stale = 0;
     snprintf(msg, sizeof msg, "%lld files, %lld chunks, %lld edges",
