@@ -262,8 +262,10 @@ CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, siz
                 ErrInfo *e);
 
 /* Chunks defining a name: exact qualified name ("pkg.mod.Class.meth"), or,
- * when no dot-qualified match exists, every definition whose last component
- * is `name`. Caller frees with free(). */
+ * when none is, every definition whose qualified name ends with `name` at a
+ * component boundary: "meth" finds every meth, "Class.meth" finds
+ * pkg.mod.Class.meth but not Other.meth. "::" reads as "." (Class::meth).
+ * Caller frees with free(). */
 CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n_out, ErrInfo *e);
 
 /* ---------------------------------------------------------------- source */

@@ -80,14 +80,17 @@ static void store__version(char out[48])
 /* Whether the open database carries our schema at our version (*ok). A
  * fresh, empty file counts as "needs schema" (*ok = 0, *empty = 1). A
  * file that cannot be read now is CR_EDB, never "another schema": that
- * would rebuild an index over a passing lock. */
-static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
+ * would rebuild an index over a passing lock. A file whose content cannot
+ * be read (damaged, not a database) sets *damaged (when not NULL): not
+ * ours either, but told apart from an index of another version. */
+static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, int *damaged, ErrInfo *e)
 {
     static const char *const sql[2] = {"SELECT count(*) FROM sqlite_master",
                                        "SELECT value FROM meta WHERE key = 'schema'"};
     char want[48];
     store__version(want);
     *ok = *empty = 0;
+    if (damaged) *damaged = 0;
     for (int q = 0; q < 2; q++) {
         sqlite3_stmt *s = NULL;
         int rc = sqlite3_prepare_v2(st->db, sql[q], -1, &s, NULL);
@@ -100,7 +103,9 @@ static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
         sqlite3_finalize(s);
         if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
             if (!store__content_error(rc)) return idx_store_err(st, e, "reading the schema");
-            return CR_OK; /* not ours */
+            /* not ours: no such table is another program's database */
+            if (damaged) *damaged = (rc & 0xff) != SQLITE_ERROR;
+            return CR_OK;
         }
         if (*empty) return CR_OK;
     }
@@ -114,7 +119,7 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     if (rc) return rc;
     /* Another process may have created it while we waited for the lock. */
     int ok = 0, empty = 0;
-    if ((rc = store__schema_check(st, &ok, &empty, e))) {
+    if ((rc = store__schema_check(st, &ok, &empty, NULL, e))) {
         idx_store_exec(st, "ROLLBACK", NULL);
         return rc;
     }
@@ -226,6 +231,29 @@ static CrErr store__check_whole(IdxStore *st, int existing, ErrInfo *e)
     return rc;
 }
 
+/* The index names the workspace it was made for (meta "root"): an index
+ * folder named for another workspace (--index-dir, CODERAG_INDEXDIR) is
+ * refused, never read with paths that mean other files, nor emptied by an
+ * update of this one. An index folder inside the root moves with it (a
+ * renamed project keeps its .coderag/): a writer records the new root. An
+ * index made before the key: a writer records it. */
+static CrErr store__root_check(IdxStore *st, int writable, ErrInfo *e)
+{
+    char have[PATH_MAX];
+    CrErr rc = idx_store_meta_get(st, "root", have, sizeof have, e);
+    if (rc && rc != CR_ENOENT) return rc;
+    if (!rc && !strcmp(have, st->root)) return CR_OK;
+    if (!rc && !path_under(st->root, st->index_dir))
+        return err_set(e, CR_EUSAGE,
+                       "index directory %s holds the index of %s, not of %s: pass --root %s, "
+                       "or name another index directory",
+                       st->index_dir, have, st->root, have);
+    /* best effort: a reader, or a writer that cannot write now, says the
+     * same next time */
+    if (writable) idx_store_meta_put(st, "root", st->root, NULL);
+    return CR_OK;
+}
+
 CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -293,8 +321,13 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     }
     if (rc) goto out;
     if ((rc = store__check_whole(st, existing, e))) goto out;
-    int ok = 0, empty = 0;
-    if ((rc = store__schema_check(st, &ok, &empty, e))) goto out;
+    int ok = 0, empty = 0, damaged = 0;
+    if ((rc = store__schema_check(st, &ok, &empty, &damaged, e))) goto out;
+    if (!ok && damaged && existing) {
+        /* told as damaged, with the remedy, not as another version */
+        rc = store__refuse_damaged(st, "its schema cannot be read", e);
+        goto out;
+    }
     if (!ok) {
         if (empty && existing) {
             rc = err_set(e, CR_ENOINDEX,
@@ -320,11 +353,13 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         }
         if (!empty) {
             /* An older or foreign database: rebuild, never misread. */
-            log_msg(LOG_WARN, "%s: other schema; rebuilding the index", st->db_path);
+            log_msg(LOG_WARN, "%s: %s; rebuilding the index", st->db_path,
+                    damaged ? "damaged" : "other schema");
             if ((rc = store__start_over(st, e))) goto out;
         }
         if ((rc = store__create_schema(st, e))) goto out;
     }
+    rc = store__root_check(st, !(flags & IDX_OPEN_READONLY), e);
 out:
     if (rc) {
         st->readonly = 1; /* a store that failed to open leaves no marks behind */

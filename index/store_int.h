@@ -61,6 +61,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")                \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
+    X(SYMBOL_BY_SUFFIX, "SELECT chunk_id FROM symbols WHERE name = ?1 AND (qualname = ?3 OR "      \
+                        "substr(qualname, -length(?3) - 1) = '.' || ?3) LIMIT ?2")                 \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \

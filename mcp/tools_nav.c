@@ -63,7 +63,8 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
 
 static const McpField definition_fields[] = {
     {"symbol", MCP_T_STRING, 1, 0, 1000, NULL,
-     "A name (`make_response`) or dotted qualified name (`flask.app.Flask.make_response`)."},
+     "A name (`make_response`) or a qualified name, whole or in part (`Flask.make_response`, "
+     "`flask.app.Flask.make_response`; `::` reads as `.`)."},
     {"path", MCP_T_STRING, 0, 0, 4096, NULL,
      "Optional: a file whose own definitions are listed first."},
     {"limit", MCP_T_INT, 0, 1, 100, NULL, "Most definitions returned (default 10)."},
