@@ -41,7 +41,7 @@ void idx_store_note_damaged(IdxStore *st)
     if (!st || st->damaged) return;
     st->damaged = 1;
     if (st->readonly || !st->db_path) return; /* writes nothing; a writer's check finds it */
-    log_msg(LOG_WARN, "%s is damaged; `coderag index` rebuilds it", st->db_path);
+    log_msg(LOG_WARN, "%s/index.db is damaged; `coderag index` rebuilds it", st->index_real);
     StrBuf p;
     mark_path(st, "clean", &p);
     unlink(p.buf);

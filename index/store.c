@@ -152,8 +152,11 @@ static int store__busy(IdxStore *st)
 static CrErr store__open_db(IdxStore *st, ErrInfo *e)
 {
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(st->db_path, &st->db, flags, NULL) != SQLITE_OK)
-        return idx_store_err(st, e, st->db_path);
+    if (sqlite3_open_v2(st->db_path, &st->db, flags, idx_vfs_name(st->vfs)) != SQLITE_OK) {
+        char what[PATH_MAX + 16];
+        snprintf(what, sizeof what, "%s/index.db", st->index_real);
+        return idx_store_err(st, e, what);
+    }
     sqlite3_busy_timeout(st->db, 5000);
     /* Switching a new database to WAL can fail with SQLITE_BUSY without
      * waiting while another process sets it up: retry for a while. */
@@ -179,6 +182,20 @@ static void store__close_db(IdxStore *st)
     }
     sqlite3_close(st->db);
     st->db = NULL;
+}
+
+/* How the files of the index folder open on fd are named: through the
+ * descriptor when /proc shows it (the folder checked, whatever its path
+ * becomes), else by its canonical path. */
+static char *store__dir_access(int fd, const char *real)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    struct stat a, b;
+    if (stat(p, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return xstrdup(p);
+    log_msg(LOG_INFO, "no /proc/self/fd: the files of %s are opened by its path", real);
+    return xstrdup(real);
 }
 
 static void remove_db_files(const char *db_path)
@@ -210,8 +227,8 @@ static CrErr store__start_over(IdxStore *st, ErrInfo *e)
 static CrErr store__refuse_damaged(IdxStore *st, const char *why, ErrInfo *e)
 {
     return err_set(e, CR_ECORRUPT,
-                   "the index at %s is damaged (%s): run `coderag index` to rebuild it",
-                   st->db_path, why);
+                   "the index at %s/index.db is damaged (%s): run `coderag index` to rebuild it",
+                   st->index_real, why);
 }
 
 /* A damaged database is rebuilt by a writer and refused by a reader
@@ -224,7 +241,8 @@ static CrErr store__check_whole(IdxStore *st, int existing, ErrInfo *e)
     CrErr rc = idx_store_integrity(st, &damaged, &why, e);
     if (!rc && damaged && existing) rc = store__refuse_damaged(st, why.buf, e);
     if (!rc && damaged) {
-        log_msg(LOG_WARN, "%s is damaged (%s); rebuilding the index", st->db_path, why.buf);
+        log_msg(LOG_WARN, "%s/index.db is damaged (%s); rebuilding the index", st->index_real,
+                why.buf);
         rc = store__start_over(st, e);
     }
     sb_release(&why);
@@ -243,11 +261,11 @@ static CrErr store__root_check(IdxStore *st, int writable, ErrInfo *e)
     CrErr rc = idx_store_meta_get(st, "root", have, sizeof have, e);
     if (rc && rc != CR_ENOENT) return rc;
     if (!rc && !strcmp(have, st->root)) return CR_OK;
-    if (!rc && !path_under(st->root, st->index_dir))
+    if (!rc && !path_under(st->root, st->index_real))
         return err_set(e, CR_EUSAGE,
                        "index directory %s holds the index of %s, not of %s: pass --root %s, "
                        "or name another index directory",
-                       st->index_dir, have, st->root, have);
+                       st->index_real, have, st->root, have);
     /* best effort: a reader, or a writer that cannot write now, says the
      * same next time */
     if (writable) idx_store_meta_put(st, "root", st->root, NULL);
@@ -266,6 +284,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         return err_set(e, CR_ENOENT, "workspace root %s is not a readable directory", cfg->root);
 
     st = xcalloc(1, sizeof *st);
+    st->index_fd = -1;
     st->root = xstrdup(real);
     int existing = (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING)) != 0;
     {
@@ -278,10 +297,12 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         else
             sb_addf(&d, "%s/.coderag", st->root);
         rc = idx_dir_claim(st->root, d.buf, !cfg->index_dir, !existing,
-                           !(flags & IDX_OPEN_READONLY), &st->index_dir, e);
+                           !(flags & IDX_OPEN_READONLY), &st->index_real, &st->index_fd, e);
         sb_release(&d);
         if (rc) goto out;
+        st->index_dir = store__dir_access(st->index_fd, st->index_real);
     }
+    if ((rc = idx_vfs_new(&st->vfs, e))) goto out;
     {
         StrBuf p;
         sb_init(&p);
@@ -298,10 +319,12 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (st->threads < 1) st->threads = 1;
     if (st->threads > 16) st->threads = 16;
 
+    /* what is read-only (the model, compiled queries) comes from here */
+    st->shared = cfg->shared ? idx_shared_ref(cfg->shared) : idx_shared_new();
     if ((rc = idx_dense_open(st, cfg, e))) goto out;
     if (existing && access(st->db_path, F_OK) != 0) {
         rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
-                     st->index_dir);
+                     st->index_real);
         goto out;
     }
     rc = store__open_db(st, e);
@@ -316,7 +339,8 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (rc && !existing && !store__busy(st)) {
         /* Not a database at all (or a damaged header): start over. A lock
          * held by another process is no reason to delete its database. */
-        log_msg(LOG_WARN, "%s: %s; rebuilding the index", st->db_path, e ? e->msg : "unreadable");
+        log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
+                e ? e->msg : "unreadable");
         rc = store__start_over(st, e);
     }
     if (rc) goto out;
@@ -333,14 +357,14 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
             rc = err_set(e, CR_ENOINDEX,
                          "not indexed yet: run `coderag index` (the index at %s "
                          "is empty)",
-                         st->index_dir);
+                         st->index_real);
             goto out;
         }
         if (flags & IDX_OPEN_READONLY) {
             rc = err_set(e, CR_ESCHEMA,
-                         "index at %s has another schema version; re-run "
+                         "index at %s/index.db has another schema version; re-run "
                          "`coderag index`",
-                         st->db_path);
+                         st->index_real);
             goto out;
         }
         if (!empty && (flags & IDX_OPEN_EXISTING)) {
@@ -348,12 +372,12 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
             rc = err_set(e, CR_ENOINDEX,
                          "not indexed by this version: run `coderag index` (the index at %s "
                          "was made by another version of coderag or its language queries)",
-                         st->index_dir);
+                         st->index_real);
             goto out;
         }
         if (!empty) {
             /* An older or foreign database: rebuild, never misread. */
-            log_msg(LOG_WARN, "%s: %s; rebuilding the index", st->db_path,
+            log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
                     damaged ? "damaged" : "other schema");
             if ((rc = store__start_over(st, e))) goto out;
         }
@@ -382,6 +406,7 @@ void idx_close(IdxStore *st)
     idx_store_postings_invalidate(st);
     idx_store_file_cache_release(&st->files);
     idx_dense_close(st);
+    idx_shared_unref(st->shared);
     if (st->db) {
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);
@@ -394,7 +419,10 @@ void idx_close(IdxStore *st)
         free(st->exclude[i]);
     free(st->exclude);
     free(st->root);
+    idx_vfs_free(st->vfs);
+    if (st->index_fd >= 0) close(st->index_fd);
     free(st->index_dir);
+    free(st->index_real);
     free(st->db_path);
     free(st);
 }
@@ -402,6 +430,18 @@ void idx_close(IdxStore *st)
 const char *idx_root(const IdxStore *st)
 {
     return st->root;
+}
+
+int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_PATH_SYMBOL, NULL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    int v = sqlite3_step(s) == SQLITE_ROW &&
+            idx_lang_is_test_symbol((const char *)sqlite3_column_text(s, 0),
+                                    (const char *)sqlite3_column_text(s, 1));
+    sqlite3_reset(s);
+    return v;
 }
 
 int idx_file_is_test(IdxStore *st, int64_t file_id)
