@@ -36,12 +36,9 @@ int idx_store_code_damaged(int code)
     return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
 }
 
-void idx_store_note_damaged(IdxStore *st)
+/* Replaces the clean mark with the damaged one. */
+static void write_damaged_mark(IdxStore *st)
 {
-    if (!st || st->damaged) return;
-    st->damaged = 1;
-    if (st->readonly || !st->db_path) return; /* writes nothing; a writer's check finds it */
-    log_msg(LOG_WARN, "%s/index.db is damaged; `coderag index` rebuilds it", st->index_real);
     StrBuf p;
     mark_path(st, "clean", &p);
     unlink(p.buf);
@@ -50,6 +47,24 @@ void idx_store_note_damaged(IdxStore *st)
     int fd = open(p.buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd >= 0) close(fd);
     sb_release(&p);
+}
+
+void idx_store_note_damaged(IdxStore *st)
+{
+    if (!st || st->damaged) return;
+    st->damaged = 1;
+    if (st->readonly || !st->db_path) return; /* writes nothing; a writer's check finds it */
+    log_msg(LOG_WARN, "%s/index.db is damaged; `coderag index` rebuilds it", st->index_real);
+    write_damaged_mark(st);
+}
+
+void idx_store_record_damaged(IdxStore *st)
+{
+    if (!st || !st->db_path) return;
+    int had = st->damaged;
+    st->damaged = 1;
+    /* a reader that noted it earlier wrote nothing then */
+    if (!had || st->readonly) write_damaged_mark(st);
 }
 
 void idx_store_mark_clean(IdxStore *st)

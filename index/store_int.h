@@ -269,6 +269,13 @@ int idx_store_code_damaged(int code);
 /* Records that the database is damaged (index.db.damaged): the next writable
  * open rebuilds it, every open until then refuses to read it. */
 void idx_store_note_damaged(IdxStore *st);
+/* Records damage a full check proved (status --check's quick_check), even
+ * from a reader (IDX_OPEN_READONLY): the clean mark may still describe the
+ * file, so no later open would look. Writes only the marks, never index.db;
+ * an index folder that cannot be written keeps no mark. */
+void idx_store_record_damaged(IdxStore *st);
+/* store.c. CR_ECORRUPT: the index is damaged (why), `coderag index` rebuilds it. */
+CrErr idx_store_refuse_damaged(IdxStore *st, const char *why, ErrInfo *e);
 /* After a clean close: index.db.clean describes the file as it is now, so
  * the next open trusts it without a quick_check. */
 void idx_store_mark_clean(IdxStore *st);
