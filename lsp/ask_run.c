@@ -1,3 +1,7 @@
+#include "ask_job.h"
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "memory.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -29,14 +33,14 @@ static void ask_free(Job *job)
     free(j->explain_word);
     free(j->explain_rel);
     free(j->explain_symbol);
-    rtv_draft_release(&j->draft);
+    ws_ask_free(j->ask);
     rtv_answer_release(&j->ans);
     free(j);
 }
 
 static int ask_retrieve(Server *s, Job *job);
 
-AskJob *lsp_ask_job_new(Workspace *ws, LspCall *call)
+AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call)
 {
     AskJob *j = xcalloc(1, sizeof *j);
     lsp_job_init(&j->job, ws, call, ask_retrieve, ask_free);
@@ -55,7 +59,7 @@ static void wd_progress(Server *s, AskJob *j, const char *kind, const char *mess
         json_object_set_new(v, "percentage", json_integer(0));
     }
     if (message) json_object_set_new(v, "message", json_text(message));
-    lsp_rpc_notify(s->rpc, "$/progress", json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
+    rpc_notify(s->rpc, "$/progress", json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
 }
 
 /* A partial result (value is stolen). */
@@ -65,8 +69,8 @@ static void partial(Server *s, AskJob *j, json_t *value)
         json_decref(value);
         return;
     }
-    lsp_rpc_notify(s->rpc, "$/progress",
-                   json_pack("{s:O, s:o}", "token", j->partial_token, "value", value));
+    rpc_notify(s->rpc, "$/progress",
+               json_pack("{s:O, s:o}", "token", j->partial_token, "value", value));
 }
 
 static json_t *partial_value(AskJob *j, const char *stage, const char *text, size_t len)
@@ -77,7 +81,8 @@ static json_t *partial_value(AskJob *j, const char *stage, const char *text, siz
     json_t *t = json_stringn(text ? text : "", len);
     json_object_set_new(v, "answer", t ? t : json_string(""));
     json_object_set_new(v, "match", json_string(rtv_match_name(j->ans.match)));
-    json_object_set_new(v, "mode", json_string(j->draft.want_llm ? "llm" : "extractive"));
+    json_object_set_new(v, "mode",
+                        json_string(j->ask && ws_ask_wants_llm(j->ask) ? "llm" : "extractive"));
     return v;
 }
 
@@ -94,7 +99,7 @@ static int ask_cancelled(void *ud)
     pthread_mutex_lock(&s->mu);
     int stop = s->stopping || (j->explain_gen && j->explain_gen != s->explain_gen);
     pthread_mutex_unlock(&s->mu);
-    return stop || lsp_call_cancelled(j->job.call);
+    return stop || rpc_call_cancelled(j->job.call);
 }
 
 /* The LLM's text so far: the first piece at once, then at most every 50 ms. */
@@ -130,27 +135,27 @@ static int error_code(CrErr rc)
     switch (rc) {
     case CR_EINVAL:
     case CR_ETOOBIG:
-        return LSP_INVALID_PARAMS;
+        return RPC_INVALID_PARAMS;
     case CR_ECANCELED:
-        return LSP_REQUEST_CANCELLED;
+        return RPC_REQUEST_CANCELLED;
     default:
-        return LSP_REQUEST_FAILED;
+        return RPC_REQUEST_FAILED;
     }
 }
 
-static int reply_error(Server *s, AskJob *j, const LspError *err)
+static int reply_error(Server *s, AskJob *j, const RpcError *err)
 {
-    wd_progress(s, j, "end", err->code == LSP_REQUEST_CANCELLED ? "cancelled" : "failed");
-    lsp_call_reply(j->job.call, NULL, err);
+    wd_progress(s, j, "end", err->code == RPC_REQUEST_CANCELLED ? "cancelled" : "failed");
+    rpc_call_reply(j->job.call, NULL, err);
     j->job.call = NULL;
     return JOB_DONE;
 }
 
 static int reply_cancelled(Server *s, AskJob *j)
 {
-    LspError err = {.code = LSP_REQUEST_CANCELLED};
+    RpcError err = {.code = RPC_REQUEST_CANCELLED};
     snprintf(err.message, sizeof err.message, "%s",
-             lsp_call_cancelled(j->job.call) ? "the request was cancelled"
+             rpc_call_cancelled(j->job.call) ? "the request was cancelled"
                                              : "superseded by a newer request");
     return reply_error(s, j, &err);
 }
@@ -166,7 +171,7 @@ static void fill_request(AskJob *j)
     req->use_dense = j->dense;
     req->use_graph = j->graph;
     if (j->mode) rtv_mode_parse(j->mode, &req->mode);
-    lsp_config_llm(&ws->cfg, req);
+    ws_config_llm(&ws->cfg, req);
     req->cancel = ask_cancelled;
     req->cancel_ud = j;
     req->progress = on_tokens;
@@ -185,40 +190,34 @@ static int ask_retrieve(Server *s, Job *job)
 {
     AskJob *j = (AskJob *)job;
     Workspace *ws = job->ws;
-    LspError err = {0};
+    RpcError err = {0};
     ErrInfo e = {0};
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     IdxStore *st = lsp_ws_query_store(ws, &e);
     if (!st) {
-        lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
     if (j->explain_gen && !lsp_explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
     j->indexing = lsp_ws_indexing(ws);
     fill_request(j);
-    CrErr rc = rtv_ask_prepare(st, &j->req, &j->ans, &j->draft, &e);
+    if (!j->ask) j->ask = ws_ask_new(s->llm_ep);
+    CrErr rc = ws_ask_prepare(j->ask, st, &j->req, &j->ans, &e);
     if (rc) {
-        lsp_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
     j->prepared = 1;
-    char why[600];
-    if (j->draft.want_llm && j->req.mode == RTV_MODE_AUTO &&
-        lsp_ep_skip(&s->llm_ep, why, sizeof why)) {
-        j->draft.want_llm = 0; /* a dead endpoint is not asked again before its back-off */
-        j->draft.llm_rc = CR_EHTTP;
-        snprintf(j->draft.llm_msg, sizeof j->draft.llm_msg, "%.500s", why);
-    }
     json_t *v = partial_value(j, "context", "", 0);
     json_object_set_new(v, "context", lsp_context_json(&j->ans));
     partial(s, j, v);
     char msg[200];
     snprintf(msg, sizeof msg, "found %zu location%s (match %s); %s", j->ans.n_items,
              j->ans.n_items == 1 ? "" : "s", rtv_match_name(j->ans.match),
-             j->draft.want_llm ? "asking the LLM" : "writing the answer");
+             ws_ask_wants_llm(j->ask) ? "asking the LLM" : "writing the answer");
     wd_progress(s, j, "report", msg);
-    if (j->draft.want_llm) {
+    if (ws_ask_wants_llm(j->ask)) {
         job->run = ask_llm;
         lsp_srv_push_llm(s, job);
         return JOB_KEPT;
@@ -230,19 +229,15 @@ static int ask_retrieve(Server *s, Job *job)
 static int ask_llm(Server *s, Job *job)
 {
     AskJob *j = (AskJob *)job;
-    if (ask_cancelled(j)) {
-        j->draft.llm_rc = CR_ECANCELED;
-    } else {
-        CrErr rc = rtv_ask_llm(&j->req, &j->ans, &j->draft);
-        if (rc == CR_OK && j->draft.llm_text && strlen(j->draft.llm_text) > j->partial_sent) {
-            j->partial_sent = 0; /* the whole text, unthrottled */
-            j->partial_last_ms = 0;
-            on_text(j, j->draft.llm_text, strlen(j->draft.llm_text));
-        }
-        if (rc != CR_ECANCELED && !ask_cancelled(j))
-            lsp_ep_report(s, &s->llm_ep, rc, j->draft.llm_msg);
+    if (ask_cancelled(j)) return reply_cancelled(s, j);
+    CrErr rc = ws_ask_llm(j->ask, &j->req, &j->ans);
+    const char *text = ws_ask_llm_text(j->ask);
+    if (rc == CR_OK && text && strlen(text) > j->partial_sent) {
+        j->partial_sent = 0; /* the whole text, unthrottled */
+        j->partial_last_ms = 0;
+        on_text(j, text, strlen(text));
     }
-    if (j->draft.llm_rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
+    if (rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
     job->run = ask_finish;
     job->urgent = 1; /* verification is quick: not behind other asks */
     lsp_srv_push(s, job);
@@ -254,17 +249,17 @@ static int ask_finish(Server *s, Job *job)
 {
     AskJob *j = (AskJob *)job;
     Workspace *ws = job->ws;
-    LspError err = {0};
+    RpcError err = {0};
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(ws, &e);
     if (!st) {
-        lsp_error(&err, LSP_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
-    CrErr rc = rtv_ask_finish(st, &j->req, &j->ans, &j->draft, &e);
+    CrErr rc = ws_ask_finish(j->ask, st, &j->req, &j->ans, &e);
     if (rc) {
-        lsp_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
     if (j->explain_gen && j->ans.mode == RTV_MODE_LLM)
@@ -274,14 +269,14 @@ static int ask_finish(Server *s, Job *job)
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
     if (j->explain_symbol) json_object_set_new(result, "symbol", json_text(j->explain_symbol));
     wd_progress(s, j, "end", "done");
-    lsp_call_reply(job->call, result, NULL);
+    rpc_call_reply(job->call, result, NULL);
     job->call = NULL;
     return JOB_DONE;
 }
 
 /* An explain job's word resolved to its definition (this file's first)
  * and turned into the question to ask. */
-int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
 {
     int64_t *ids = NULL;
     size_t n = 0;
@@ -300,7 +295,7 @@ int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, LspError *err)
         }
     free(ids);
     if (!found) {
-        lsp_error(err, LSP_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
+        rpc_error(err, RPC_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
         return 0;
     }
     StrBuf q;

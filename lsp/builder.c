@@ -1,3 +1,6 @@
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "progress.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -49,16 +52,15 @@ static void build(Workspace *ws)
     AdoptJob *j = xcalloc(1, sizeof *j);
     lsp_job_init(&j->job, ws, NULL, run_adopt, adopt_free);
     j->job.urgent = 1;
-    IdxConfig ic;
     ErrInfo e = {0};
     double t0 = now_ms();
-    lsp_config_idx(&ws->cfg, &ic);
     /* Inside an editor, a full build leaves a core to the editor unless
-     * told otherwise (threads). */
+     * told otherwise (threads). A shallow copy: its strings stay ws->cfg's. */
+    WsConfig cfg = ws->cfg;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!ic.threads) ic.threads = cores > 1 ? (int)cores - 1 : 1;
+    if (!cfg.threads) cfg.threads = cores > 1 ? (int)cores - 1 : 1;
     lsp_progress_start(ws);
-    CrErr rc = idx_open(&ic, 0, &j->built, &e);
+    CrErr rc = ws_store_open(&cfg, WS_OPEN_CREATE, &j->built, &e);
     if (!rc) rc = idx_update(j->built, on_build_progress, ws, &j->stats, &e);
     if ((!rc || lsp_endpoint_error(rc)) && idx_status(j->built, &j->built_status, NULL) != CR_OK)
         memset(&j->built_status, 0, sizeof j->built_status);
@@ -89,7 +91,7 @@ void *lsp_builder_main(void *arg)
         if (s->stopping) break;
         ws->build_wanted = 0;
         ws->building = 1;
-        ws->state = WS_INDEXING;
+        ws->state = FOLDER_INDEXING;
         ws->done = ws->total = 0;
         snprintf(ws->message, sizeof ws->message, "indexing %s", ws->root);
         pthread_mutex_unlock(&s->mu);
@@ -135,7 +137,7 @@ static int run_adopt(Server *s, Job *job)
              (long long)j->built_status.edges);
     pthread_mutex_lock(&s->mu);
     ws->snap = j->built_status;
-    ws->state = WS_READY;
+    ws->state = FOLDER_READY;
     ws->building = 0;
     ws->done = ws->total = j->stats.files_seen;
     snprintf(ws->message, sizeof ws->message, "%s", msg);

@@ -1,3 +1,7 @@
+#include "ask_job.h"
+#include "handlers.h"
+#include "jobs.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -13,11 +17,11 @@
 #define MAX_HISTORY 50
 
 /* Decodes history: [{"question": s, "answer": s}, ...]. */
-static LspStatus decode_history(json_t *h, AskJob *j, LspError *err)
+static RpcStatus decode_history(json_t *h, AskJob *j, RpcError *err)
 {
-    if (!h || json_is_null(h)) return LSP_DONE;
+    if (!h || json_is_null(h)) return RPC_DONE;
     if (!json_is_array(h) || json_array_size(h) > MAX_HISTORY)
-        return lsp_error(err, LSP_INVALID_PARAMS,
+        return rpc_error(err, RPC_INVALID_PARAMS,
                          "history must be an array of at most %d {question, answer} objects",
                          MAX_HISTORY);
     size_t n = json_array_size(h);
@@ -25,13 +29,13 @@ static LspStatus decode_history(json_t *h, AskJob *j, LspError *err)
     for (size_t i = 0; i < n; i++) {
         const char *q = NULL, *a = NULL;
         if (json_unpack(json_array_get(h, i), "{s:s, s?s}", "question", &q, "answer", &a) != 0)
-            return lsp_error(err, LSP_INVALID_PARAMS,
+            return rpc_error(err, RPC_INVALID_PARAMS,
                              "history[%zu] must be {\"question\": string, \"answer\": string}", i);
         j->turns[i].question = xstrdup(q);
         j->turns[i].answer = xstrdup(a ? a : "");
         j->n_turns = i + 1;
     }
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
 static int is_token(json_t *t)
@@ -39,7 +43,7 @@ static int is_token(json_t *t)
     return !t || json_is_string(t) || json_is_integer(t);
 }
 
-LspStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, LspError *err)
+RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *err)
 {
     const char *question = NULL, *mode = NULL, *uri = NULL;
     json_t *token = NULL, *partial = NULL, *history = NULL;
@@ -54,21 +58,21 @@ LspStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, LspError *err)
                        &bm25, "dense", &dense, "graph", &graph, "textDocument", "uri", &uri,
                        "position", "line", &line, "character", &character, "workDoneToken", &token,
                        "partialResultToken", &partial, "history", &history) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "coderag/ask: %s",
+        return rpc_error(err, RPC_INVALID_PARAMS, "coderag/ask: %s",
                          params ? je.text : "params with a \"question\" are required");
     if (mode && !rtv_mode_parse(mode, &m))
-        return lsp_error(err, LSP_INVALID_PARAMS, "mode must be extractive, llm or auto");
+        return rpc_error(err, RPC_INVALID_PARAMS, "mode must be extractive, llm or auto");
     if (budget < 0 || budget > MAX_BUDGET)
-        return lsp_error(err, LSP_INVALID_PARAMS, "budget must be 0-%d characters", MAX_BUDGET);
+        return rpc_error(err, RPC_INVALID_PARAMS, "budget must be 0-%d characters", MAX_BUDGET);
     if (!is_token(token) || !is_token(partial))
-        return lsp_error(err, LSP_INVALID_PARAMS,
+        return rpc_error(err, RPC_INVALID_PARAMS,
                          "workDoneToken and partialResultToken must be integers or strings");
     if (strlen(question) > RTV_MAX_QUESTION)
-        return lsp_error(err, LSP_INVALID_PARAMS, "the question is longer than %d bytes",
+        return rpc_error(err, RPC_INVALID_PARAMS, "the question is longer than %d bytes",
                          RTV_MAX_QUESTION);
-    if (decode_history(history, j, err) != LSP_DONE) return LSP_FAIL;
+    if (decode_history(history, j, err) != RPC_DONE) return RPC_FAIL;
     Workspace *ws = lsp_ws_pick(s, uri);
-    if (!ws) return lsp_error(err, LSP_REQUEST_FAILED, "no workspace folder is open");
+    if (!ws) return rpc_error(err, RPC_REQUEST_FAILED, "no workspace folder is open");
     j->job.ws = ws;
     j->question = xstrdup(question);
     j->mode = mode ? xstrdup(mode) : NULL;
@@ -81,34 +85,34 @@ LspStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, LspError *err)
     j->character = character;
     j->wd_token = token ? json_deep_copy(token) : NULL;
     j->partial_token = partial ? json_deep_copy(partial) : NULL;
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-static LspStatus queue_ask(Server *s, json_t *params, LspCall *call, LspError *err)
+static RpcStatus queue_ask(Server *s, json_t *params, RpcCall *call, RpcError *err)
 {
     AskJob *j = lsp_ask_job_new(NULL, call);
-    if (lsp_ask_decode(s, params, j, err) != LSP_DONE) {
+    if (lsp_ask_decode(s, params, j, err) != RPC_DONE) {
         j->job.call = NULL; /* the dispatcher answers with the error */
         lsp_job_free(&j->job);
-        return LSP_FAIL;
+        return RPC_FAIL;
     }
     lsp_ask_queue(s, j);
-    return LSP_LATER;
+    return RPC_LATER;
 }
 
-LspStatus lsp_on_ask(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_ask(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     return queue_ask(ctx, params, call, err);
 }
 
-LspStatus lsp_on_status(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_status(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     *out = lsp_srv_status_json(ctx);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-LspStatus lsp_on_execute_command(void *ctx, json_t *params, LspCall *call, json_t **out,
-                                 LspError *err)
+RpcStatus lsp_on_execute_command(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                                 RpcError *err)
 {
     Server *s = ctx;
     const char *command = NULL;
@@ -116,19 +120,19 @@ LspStatus lsp_on_execute_command(void *ctx, json_t *params, LspCall *call, json_
     json_error_t je;
     if (!params ||
         json_unpack_ex(params, &je, 0, "{s:s, s?o}", "command", &command, "arguments", &args) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "workspace/executeCommand: %s",
+        return rpc_error(err, RPC_INVALID_PARAMS, "workspace/executeCommand: %s",
                          params ? je.text : "params are required");
     json_t *first = json_is_array(args) ? json_array_get(args, 0) : NULL;
     if (!strcmp(command, "coderag.ask")) {
         if (json_is_string(first)) {
             json_t *p = json_pack("{s:O}", "question", first);
-            LspStatus st = queue_ask(s, p, call, err);
+            RpcStatus st = queue_ask(s, p, call, err);
             json_decref(p);
             return st;
         }
         if (!json_is_object(first))
-            return lsp_error(
-                err, LSP_INVALID_PARAMS,
+            return rpc_error(
+                err, RPC_INVALID_PARAMS,
                 "coderag.ask takes one argument: the coderag/ask params or a question");
         return queue_ask(s, first, call, err);
     }
@@ -136,7 +140,7 @@ LspStatus lsp_on_execute_command(void *ctx, json_t *params, LspCall *call, json_
     if (!strcmp(command, "coderag.reindex")) {
         for (size_t i = 0; i < s->n_ws; i++)
             lsp_ws_request_build(s->ws[i]);
-        return LSP_DONE;
+        return RPC_DONE;
     }
-    return lsp_error(err, LSP_INVALID_PARAMS, "unknown command %s", command);
+    return rpc_error(err, RPC_INVALID_PARAMS, "unknown command %s", command);
 }

@@ -1,3 +1,5 @@
+#include "handlers.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -8,12 +10,6 @@
  * sync) for what the cursor points at; only saved files are indexed. A
  * save or a watched-file event schedules a re-index of that file, which the
  * worker applies ahead of queued asks; events for one path coalesce. */
-
-static const char *base_name(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
 
 const Doc *lsp_docs_find(Server *s, const char *uri)
 {
@@ -60,7 +56,7 @@ static void bad_notification(const char *method, const json_error_t *je)
     log_msg(LOG_WARN, "%s with bad params ignored: %s", method, je ? je->text : "no params");
 }
 
-LspStatus lsp_on_did_open(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_did_open(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     const char *uri, *text;
     json_error_t je;
@@ -69,10 +65,10 @@ LspStatus lsp_on_did_open(void *ctx, json_t *params, LspCall *call, json_t **out
         bad_notification("textDocument/didOpen", params ? &je : NULL);
     else
         docs_set(ctx, uri, text);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-LspStatus lsp_on_did_change(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_did_change(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     const char *uri;
     json_t *changes;
@@ -82,7 +78,7 @@ LspStatus lsp_on_did_change(void *ctx, json_t *params, LspCall *call, json_t **o
                        "contentChanges", &changes) != 0 ||
         !json_is_array(changes)) {
         bad_notification("textDocument/didChange", params ? &je : NULL);
-        return LSP_DONE;
+        return RPC_DONE;
     }
     /* Full sync: the last whole-text change wins; a ranged change (which
      * we did not ask for) leaves the text unknown. */
@@ -95,10 +91,10 @@ LspStatus lsp_on_did_change(void *ctx, json_t *params, LspCall *call, json_t **o
         if (json_unpack_ex(c, &je, 0, "{s:s, s?o}", "text", &text, "range", &range) != 0) continue;
         docs_set(ctx, uri, range ? NULL : text);
     }
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-LspStatus lsp_on_did_close(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_did_close(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     const char *uri;
     json_error_t je;
@@ -106,7 +102,7 @@ LspStatus lsp_on_did_close(void *ctx, json_t *params, LspCall *call, json_t **ou
         bad_notification("textDocument/didClose", params ? &je : NULL);
     else
         docs_remove(ctx, uri);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
 /* A file changed on disk: re-index it, or rescan when a folder went or
@@ -115,16 +111,15 @@ static void file_changed(Server *s, const char *uri, int deleted)
 {
     char *rel = NULL;
     Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
-    if (ws && rel) {
-        if (!strcmp(base_name(rel), ".gitignore") || (deleted && !strchr(base_name(rel), '.')))
-            lsp_ws_request_build(ws); /* rules changed, or perhaps a folder went */
-        else if (idx_may_index_path(rel))
-            lsp_ws_schedule_update(ws, rel);
-    }
+    WsChange kind = ws && rel ? ws_change_kind(rel, deleted) : WS_CHANGE_NONE;
+    if (kind == WS_CHANGE_RESCAN)
+        lsp_ws_request_build(ws);
+    else if (kind == WS_CHANGE_FILE)
+        lsp_ws_schedule_update(ws, rel);
     free(rel);
 }
 
-LspStatus lsp_on_did_save(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_did_save(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     const char *uri;
     json_error_t je;
@@ -132,11 +127,11 @@ LspStatus lsp_on_did_save(void *ctx, json_t *params, LspCall *call, json_t **out
         bad_notification("textDocument/didSave", params ? &je : NULL);
     else
         file_changed(ctx, uri, 0);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-LspStatus lsp_on_watched_files(void *ctx, json_t *params, LspCall *call, json_t **out,
-                               LspError *err)
+RpcStatus lsp_on_watched_files(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err)
 {
     json_t *changes, *c;
     json_error_t je;
@@ -144,7 +139,7 @@ LspStatus lsp_on_watched_files(void *ctx, json_t *params, LspCall *call, json_t 
     if (!params || json_unpack_ex(params, &je, 0, "{s:o}", "changes", &changes) != 0 ||
         !json_is_array(changes)) {
         bad_notification("workspace/didChangeWatchedFiles", params ? &je : NULL);
-        return LSP_DONE;
+        return RPC_DONE;
     }
     json_array_foreach(changes, i, c)
     {
@@ -153,5 +148,5 @@ LspStatus lsp_on_watched_files(void *ctx, json_t *params, LspCall *call, json_t 
         if (json_unpack_ex(c, &je, 0, "{s:s, s:i}", "uri", &uri, "type", &type) == 0)
             file_changed(ctx, uri, type == 3);
     }
-    return LSP_DONE;
+    return RPC_DONE;
 }

@@ -1,3 +1,6 @@
+#include "ask_job.h"
+#include "handlers.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -18,7 +21,7 @@ static int llm_configured(const Workspace *ws)
     return ws && ws->cfg.llm_url && ws->cfg.llm_url[0];
 }
 
-LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -27,7 +30,7 @@ LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **
     if (!params ||
         json_unpack_ex(params, &je, 0, "{s:{s:s}, s:{s:{s:i, s:i}}}", "textDocument", "uri", &uri,
                        "range", "start", "line", &line, "character", &character) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "textDocument/codeAction: %s",
+        return rpc_error(err, RPC_INVALID_PARAMS, "textDocument/codeAction: %s",
                          params ? je.text : "no params");
     *out = json_array();
     char *rel = NULL;
@@ -36,7 +39,7 @@ LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **
                      ? lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
                      : NULL;
     free(rel);
-    if (!word) return LSP_DONE;
+    if (!word) return RPC_DONE;
     char title[300];
     snprintf(title, sizeof title, "Explain `%.200s` with the LLM (CodeRAG)", word);
     json_t *arg = json_pack("{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri", uri, "position",
@@ -46,10 +49,10 @@ LspStatus lsp_on_code_action(void *ctx, json_t *params, LspCall *call, json_t **
     json_array_append_new(
         *out, json_pack("{s:o, s:s, s:o}", "title", json_text(title), "kind", "", "command", cmd));
     free(word);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-LspStatus lsp_explain_command(Server *s, json_t *args, LspCall *call, LspError *err)
+RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *err)
 {
     const char *uri;
     int line = 0, character = 0, c0 = 0, c1 = 0;
@@ -59,29 +62,29 @@ LspStatus lsp_explain_command(Server *s, json_t *args, LspCall *call, LspError *
         json_unpack_ex(args, &je, 0, "{s:{s:s}, s:{s:i, s:i}, s?o, s?o}", "textDocument", "uri",
                        &uri, "position", "line", &line, "character", &character, "workDoneToken",
                        &token, "partialResultToken", &partial) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS,
+        return rpc_error(err, RPC_INVALID_PARAMS,
                          "coderag.explain takes one argument: {textDocument, position}");
     if (line < 0 || character < 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "coderag.explain: negative position");
+        return rpc_error(err, RPC_INVALID_PARAMS, "coderag.explain: negative position");
     if ((token && !json_is_string(token) && !json_is_integer(token)) ||
         (partial && !json_is_string(partial) && !json_is_integer(partial)))
-        return lsp_error(err, LSP_INVALID_PARAMS, "tokens must be integers or strings");
+        return rpc_error(err, RPC_INVALID_PARAMS, "tokens must be integers or strings");
     char *rel = NULL;
     Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
     if (!ws || !rel) {
         free(rel);
-        return lsp_error(err, LSP_INVALID_PARAMS,
+        return rpc_error(err, RPC_INVALID_PARAMS,
                          "coderag.explain: the document is not in a "
                          "workspace folder");
     }
     if (!llm_configured(ws)) {
         free(rel);
-        return lsp_error(err, LSP_REQUEST_FAILED, "no LLM endpoint configured (llm.url)");
+        return rpc_error(err, RPC_REQUEST_FAILED, "no LLM endpoint configured (llm.url)");
     }
     char *word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
-        return lsp_error(err, LSP_REQUEST_FAILED, "no identifier under the cursor");
+        return rpc_error(err, RPC_REQUEST_FAILED, "no identifier under the cursor");
     }
     AskJob *j = lsp_ask_job_new(ws, call);
     j->explain_word = word;
@@ -98,5 +101,5 @@ LspStatus lsp_explain_command(Server *s, json_t *args, LspCall *call, LspError *
     if (!j->explain_gen) j->explain_gen = ++s->explain_gen;
     pthread_mutex_unlock(&s->mu);
     lsp_ask_queue(s, j);
-    return LSP_LATER;
+    return RPC_LATER;
 }

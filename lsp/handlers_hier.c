@@ -1,3 +1,6 @@
+#include "handlers.h"
+#include "jobs.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -38,7 +41,7 @@ static int run_incoming(Server *s, Job *job);
 static int run_outgoing(Server *s, Job *job);
 
 /* Queues a job for the worker; path and word are taken over. */
-static void hier_push(Server *s, Workspace *ws, LspCall *call, JobRunFn run, char *path, char *word,
+static void hier_push(Server *s, Workspace *ws, RpcCall *call, JobRunFn run, char *path, char *word,
                       int line)
 {
     HierJob *j = xcalloc(1, sizeof *j);
@@ -123,25 +126,25 @@ static json_t *hier_item(IdxStore *st, const RtvDef *d)
 
 /* ---------------------------------------------------------------- requests */
 
-LspStatus lsp_on_workspace_symbol(void *ctx, json_t *params, LspCall *call, json_t **out,
-                                  LspError *err)
+RpcStatus lsp_on_workspace_symbol(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                                  RpcError *err)
 {
     Server *s = ctx;
     const char *query = NULL;
     json_error_t je;
     if (!params || json_unpack_ex(params, &je, 0, "{s:s}", "query", &query) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "workspace/symbol: %s",
+        return rpc_error(err, RPC_INVALID_PARAMS, "workspace/symbol: %s",
                          params ? je.text : "no params");
     if (!s->n_ws || !query[0] || strlen(query) > 200) {
         *out = json_array();
-        return LSP_DONE;
+        return RPC_DONE;
     }
     hier_push(s, s->ws[0], call, run_symbol, NULL, xstrdup(query), 0);
-    return LSP_LATER;
+    return RPC_LATER;
 }
 
-LspStatus lsp_on_prepare_call_hierarchy(void *ctx, json_t *params, LspCall *call, json_t **out,
-                                        LspError *err)
+RpcStatus lsp_on_prepare_call_hierarchy(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                                        RpcError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -149,47 +152,47 @@ LspStatus lsp_on_prepare_call_hierarchy(void *ctx, json_t *params, LspCall *call
     Workspace *ws = NULL;
     char *rel = NULL, *word = NULL;
     if (lsp_nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line,
-                                &character, &ws, &rel, err) != LSP_DONE)
-        return LSP_FAIL;
+                                &character, &ws, &rel, err) != RPC_DONE)
+        return RPC_FAIL;
     if (ws && rel) word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
-        return LSP_DONE; /* null */
+        return RPC_DONE; /* null */
     }
     hier_push(s, ws, call, run_prepare, rel, word, line);
-    return LSP_LATER;
+    return RPC_LATER;
 }
 
 /* incomingCalls / outgoingCalls: {item: CallHierarchyItem}. */
-static LspStatus calls_request(Server *s, json_t *params, LspCall *call, json_t **out,
-                               LspError *err, JobRunFn run, const char *method)
+static RpcStatus calls_request(Server *s, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err, JobRunFn run, const char *method)
 {
     const char *uri;
     int line = 0;
     json_error_t je;
     if (!params || json_unpack_ex(params, &je, 0, "{s:{s:s, s:{s:{s:i}}}}", "item", "uri", &uri,
                                   "range", "start", "line", &line) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
-    if (line < 0) return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative line", method);
+        return rpc_error(err, RPC_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
+    if (line < 0) return rpc_error(err, RPC_INVALID_PARAMS, "%s: negative line", method);
     char *rel = NULL;
     Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
     if (!ws || !rel) {
         free(rel);
         *out = json_array();
-        return LSP_DONE;
+        return RPC_DONE;
     }
     hier_push(s, ws, call, run, rel, NULL, line);
-    return LSP_LATER;
+    return RPC_LATER;
 }
 
-LspStatus lsp_on_incoming_calls(void *ctx, json_t *params, LspCall *call, json_t **out,
-                                LspError *err)
+RpcStatus lsp_on_incoming_calls(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                                RpcError *err)
 {
     return calls_request(ctx, params, call, out, err, run_incoming, "callHierarchy/incomingCalls");
 }
 
-LspStatus lsp_on_outgoing_calls(void *ctx, json_t *params, LspCall *call, json_t **out,
-                                LspError *err)
+RpcStatus lsp_on_outgoing_calls(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                                RpcError *err)
 {
     return calls_request(ctx, params, call, out, err, run_outgoing, "callHierarchy/outgoingCalls");
 }
@@ -251,16 +254,16 @@ static json_t *calls(IdxStore *st, const char *path, int line0, int outgoing)
 static int run_symbol(Server *s, Job *job)
 {
     HierJob *j = (HierJob *)job;
-    LspCall *call = job->call;
+    RpcCall *call = job->call;
     job->call = NULL;
-    lsp_call_reply(call, symbols(s, j->word), NULL);
+    rpc_call_reply(call, symbols(s, j->word), NULL);
     return JOB_DONE;
 }
 
 static int run_prepare(Server *s, Job *job)
 {
     HierJob *j = (HierJob *)job;
-    LspCall *call = job->call;
+    RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
     json_t *result = NULL;
@@ -273,18 +276,18 @@ static int run_prepare(Server *s, Job *job)
         n && defs[0].head.kind != IDX_KIND_MODULE)
         result = json_pack("[o]", hier_item(st, &defs[0]));
     rtv_defs_free(defs, n);
-    lsp_call_reply(call, result, NULL);
+    rpc_call_reply(call, result, NULL);
     return JOB_DONE;
 }
 
 static int run_calls(Job *job, int outgoing)
 {
     HierJob *j = (HierJob *)job;
-    LspCall *call = job->call;
+    RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
-    lsp_call_reply(call, st ? calls(st, j->path, j->line, outgoing) : json_array(), NULL);
+    rpc_call_reply(call, st ? calls(st, j->path, j->line, outgoing) : json_array(), NULL);
     return JOB_DONE;
 }
 

@@ -1,3 +1,7 @@
+#include "handlers.h"
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "memory.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -45,7 +49,7 @@ static void nav_free(Job *job)
 static int run_hover(Server *s, Job *job);
 static int run_lens(Server *s, Job *job);
 
-static NavJob *nav_job(Workspace *ws, LspCall *call, JobRunFn run)
+static NavJob *nav_job(Workspace *ws, RpcCall *call, JobRunFn run)
 {
     NavJob *j = xcalloc(1, sizeof *j);
     lsp_job_init(&j->job, ws, call, run, nav_free);
@@ -69,9 +73,9 @@ static const char *display_name(const IdxChunk *c)
 }
 
 /* Files and positions of a request. */
-static LspStatus doc_params(Server *s, json_t *params, const char *method, int want_pos,
+static RpcStatus doc_params(Server *s, json_t *params, const char *method, int want_pos,
                             const char **out_uri, int *line, int *character, Workspace **out_ws,
-                            char **out_rel, LspError *err)
+                            char **out_rel, RpcError *err)
 {
     json_error_t je;
     *line = *character = 0;
@@ -80,16 +84,16 @@ static LspStatus doc_params(Server *s, json_t *params, const char *method, int w
              ? json_unpack_ex(params, &je, 0, "{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri",
                               out_uri, "position", "line", line, "character", character)
              : json_unpack_ex(params, &je, 0, "{s:{s:s}}", "textDocument", "uri", out_uri)) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
+        return rpc_error(err, RPC_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (*line < 0 || *character < 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "%s: negative position", method);
+        return rpc_error(err, RPC_INVALID_PARAMS, "%s: negative position", method);
     *out_ws = lsp_ws_for_uri(s, *out_uri, out_rel);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
 /* ---------------------------------------------------------------- code lens */
 
-LspStatus lsp_on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_code_lens(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -97,12 +101,12 @@ LspStatus lsp_on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **ou
     Workspace *ws = NULL;
     char *rel = NULL;
     if (doc_params(s, params, "textDocument/codeLens", 0, &uri, &line, &character, &ws, &rel,
-                   err) != LSP_DONE)
-        return LSP_FAIL;
+                   err) != RPC_DONE)
+        return RPC_FAIL;
     if (!ws || !rel) { /* not in a workspace: no lenses */
         free(rel);
         *out = json_array();
-        return LSP_DONE;
+        return RPC_DONE;
     }
     NavJob *j = nav_job(ws, call, run_lens);
     j->path = rel;
@@ -113,7 +117,7 @@ LspStatus lsp_on_code_lens(void *ctx, json_t *params, LspCall *call, json_t **ou
         j->buffer_len = d->len;
     }
     lsp_srv_push(s, &j->job);
-    return LSP_LATER;
+    return RPC_LATER;
 }
 
 static json_t *lens(int line, const char *title, const char *command, json_t *args)
@@ -131,7 +135,7 @@ static json_t *lens(int line, const char *title, const char *command, json_t *ar
 static int run_lens(Server *s, Job *job)
 {
     NavJob *j = (NavJob *)job;
-    LspCall *call = job->call;
+    RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
@@ -189,7 +193,7 @@ static int run_lens(Server *s, Job *job)
         json_array_append_new(out, lens((int)m.start_line - 1, title, "", NULL));
     }
     sb_release(&disk);
-    lsp_call_reply(call, out, NULL);
+    rpc_call_reply(call, out, NULL);
     return JOB_DONE;
 }
 
@@ -265,14 +269,14 @@ char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const
     return word;
 }
 
-LspStatus lsp_nav_position_params(Server *s, json_t *params, const char *method,
+RpcStatus lsp_nav_position_params(Server *s, json_t *params, const char *method,
                                   const char **out_uri, int *line, int *character,
-                                  Workspace **out_ws, char **out_rel, LspError *err)
+                                  Workspace **out_ws, char **out_rel, RpcError *err)
 {
     return doc_params(s, params, method, 1, out_uri, line, character, out_ws, out_rel, err);
 }
 
-LspStatus lsp_on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+RpcStatus lsp_on_hover(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     Server *s = ctx;
     const char *uri;
@@ -280,12 +284,12 @@ LspStatus lsp_on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, L
     Workspace *ws = NULL;
     char *rel = NULL, *word = NULL;
     if (doc_params(s, params, "textDocument/hover", 1, &uri, &line, &character, &ws, &rel, err) !=
-        LSP_DONE)
-        return LSP_FAIL;
+        RPC_DONE)
+        return RPC_FAIL;
     if (ws && rel) word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
         free(rel);
-        return LSP_DONE; /* null: nothing to say */
+        return RPC_DONE; /* null: nothing to say */
     }
     NavJob *j = nav_job(ws, call, run_hover);
     j->path = rel;
@@ -295,7 +299,7 @@ LspStatus lsp_on_hover(void *ctx, json_t *params, LspCall *call, json_t **out, L
     j->c0 = c0;
     j->c1 = c1;
     lsp_srv_push(s, &j->job);
-    return LSP_LATER;
+    return RPC_LATER;
 }
 
 /* Links to the definitions at the far end of incoming edges of one kind. */
@@ -317,7 +321,7 @@ static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, const Rtv
 static int run_hover(Server *s, Job *job)
 {
     NavJob *j = (NavJob *)job;
-    LspCall *call = job->call;
+    RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
@@ -328,7 +332,7 @@ static int run_hover(Server *s, Job *job)
      * others of this file, then the rest. */
     if (!st || rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, MAX_DEFS, &defs, &n_defs,
                               &n, &e) != CR_OK) {
-        lsp_call_reply(call, NULL, NULL);
+        rpc_call_reply(call, NULL, NULL);
         return JOB_DONE;
     }
     if (n_defs) {
@@ -364,6 +368,6 @@ static int run_hover(Server *s, Job *job)
         sb_release(&md);
     }
     rtv_defs_free(defs, n_defs);
-    lsp_call_reply(call, result, NULL);
+    rpc_call_reply(call, result, NULL);
     return JOB_DONE;
 }

@@ -1,3 +1,5 @@
+#include "jobs.h"
+#include "lsp_ws.h"
 #include "server_int.h"
 
 #include <stdlib.h>
@@ -8,7 +10,7 @@
  * pool's (LLM requests only), their threads, and their start and stop.
  * See server_int.h for the design. */
 
-void lsp_job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn free_fn)
+void lsp_job_init(Job *j, Workspace *ws, RpcCall *call, JobRunFn run, JobFreeFn free_fn)
 {
     j->ws = ws;
     j->call = call;
@@ -21,7 +23,7 @@ void lsp_job_init(Job *j, Workspace *ws, LspCall *call, JobRunFn run, JobFreeFn 
 void lsp_job_free(Job *j)
 {
     if (!j) return;
-    lsp_call_drop(j->call);
+    rpc_call_drop(j->call);
     j->call = NULL;
     if (j->free)
         j->free(j);

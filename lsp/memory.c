@@ -1,6 +1,8 @@
 /* memory.c - what a workspace remembers between requests: the last
  * answer's citations (as anchors, for "where was that?") and the cache of
  * explanations shown on hover. Under the handlers that fill and read it. */
+#include "lsp_ws.h"
+#include "memory.h"
 #include "server_int.h"
 
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+#include "lsp_ws.h"
+#include "progress.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -6,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the user is told: notices (window/showMessage), the state of the
- * LLM endpoint (backed off while down, announced when it changes) and the
- * work-done progress of builds. */
+/* What the user is told: notices (window/showMessage), changes of the LLM
+ * endpoint's state (ws.h keeps it and its back-off) and the work-done
+ * progress of builds. */
 
 /* ---------------------------------------------------------------- notices */
 
@@ -30,7 +32,7 @@ void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
     json_t *p = json_object();
     json_object_set_new(p, "type", json_integer(type));
     json_object_set_new(p, "message", json_text(msg));
-    lsp_rpc_notify(s->rpc, "window/showMessage", p);
+    rpc_notify(s->rpc, "window/showMessage", p);
 }
 
 void lsp_srv_notice_clear(Server *s, int kind)
@@ -42,84 +44,14 @@ void lsp_srv_notice_clear(Server *s, int kind)
 
 /* ---------------------------------------------------------------- endpoints */
 
-#define EP_BACKOFF_FIRST_MS 10000.0
-#define EP_BACKOFF_MAX_MS 300000.0
-
-void lsp_ep_init(Endpoint *ep, const char *what)
+void lsp_ep_notice(void *ud, int type, const char *msg)
 {
-    memset(ep, 0, sizeof *ep);
-    pthread_mutex_init(&ep->mu, NULL);
-    ep->what = what;
-}
-
-void lsp_ep_destroy(Endpoint *ep)
-{
-    pthread_mutex_destroy(&ep->mu);
-}
-
-int lsp_ep_skip(Endpoint *ep, char *why, size_t why_size)
-{
-    pthread_mutex_lock(&ep->mu);
-    double now = now_ms();
-    int skip = ep->st == EP_DOWN && now < ep->retry_at_ms;
-    if (skip)
-        snprintf(why, why_size, "the %s endpoint is down (%.300s); next try in %.0f s", ep->what,
-                 ep->reason, (ep->retry_at_ms - now) / 1000.0 + 0.5);
-    pthread_mutex_unlock(&ep->mu);
-    return skip;
-}
-
-static void show(Server *s, int type, const char *msg)
-{
+    Server *s = ud;
     log_msg(type == 3 ? LOG_INFO : LOG_WARN, "%s", msg);
     json_t *p = json_object();
     json_object_set_new(p, "type", json_integer(type));
     json_object_set_new(p, "message", json_text(msg));
-    lsp_rpc_notify(s->rpc, "window/showMessage", p);
-}
-
-void lsp_ep_report(Server *s, Endpoint *ep, CrErr rc, const char *msg)
-{
-    char text[600];
-    int type = 0;
-    if (rc == CR_ECANCELED) return;
-    pthread_mutex_lock(&ep->mu);
-    if (rc == CR_OK) {
-        if (ep->st == EP_DOWN) {
-            snprintf(text, sizeof text, "coderag: the %s endpoint works again", ep->what);
-            type = 3;
-        }
-        ep->st = EP_OK;
-        ep->reason[0] = '\0';
-        ep->backoff_ms = 0;
-    } else {
-        int changed = ep->st != EP_DOWN || strcmp(ep->reason, msg ? msg : "") != 0;
-        ep->backoff_ms = ep->st != EP_DOWN || ep->backoff_ms <= 0 ? EP_BACKOFF_FIRST_MS
-                         : ep->backoff_ms * 2 > EP_BACKOFF_MAX_MS ? EP_BACKOFF_MAX_MS
-                                                                  : ep->backoff_ms * 2;
-        ep->st = EP_DOWN;
-        ep->retry_at_ms = now_ms() + ep->backoff_ms;
-        snprintf(ep->reason, sizeof ep->reason, "%s", msg ? msg : "");
-        if (changed) {
-            snprintf(text, sizeof text,
-                     "coderag: the %s endpoint failed: %.400s; answers are extractive until it "
-                     "works again (next try in %.0f s)",
-                     ep->what, ep->reason, ep->backoff_ms / 1000.0);
-            type = 2;
-        }
-    }
-    pthread_mutex_unlock(&ep->mu);
-    if (type) show(s, type, text);
-}
-
-json_t *lsp_ep_status_json(Endpoint *ep, int configured)
-{
-    static const char *names[] = {"unknown", "ok", "down"};
-    pthread_mutex_lock(&ep->mu);
-    json_t *o = json_pack("{s:b, s:s, s:o}", "configured", configured, "state",
-                          configured ? names[ep->st] : "off", "message", json_text(ep->reason));
-    pthread_mutex_unlock(&ep->mu);
-    return o;
+    rpc_notify(s->rpc, "window/showMessage", p);
 }
 
 /* ---------------------------------------------------------------- progress */
@@ -149,7 +81,7 @@ static void progress_send(Workspace *ws, json_t *value)
     json_t *p = json_object();
     json_object_set_new(p, "token", json_string(ws->pg.token));
     json_object_set_new(p, "value", value);
-    lsp_rpc_notify(ws->srv->rpc, "$/progress", p);
+    rpc_notify(ws->srv->rpc, "$/progress", p);
 }
 
 static void progress_begin_locked(Workspace *ws)
@@ -201,7 +133,7 @@ void lsp_progress_start(Workspace *ws)
     json_t *p = json_object();
     json_object_set_new(p, "token", json_string(ws->pg.token));
     pthread_mutex_unlock(&ws->pg_mu);
-    lsp_rpc_request(s->rpc, "window/workDoneProgress/create", p, on_progress_created, ws);
+    rpc_request(s->rpc, "window/workDoneProgress/create", p, on_progress_created, ws);
 }
 
 void lsp_progress_report(Workspace *ws, size_t done, size_t total)

@@ -1,4 +1,5 @@
 #include "lsp.h"
+#include "lsp_int.h"
 
 #include <jansson.h>
 #include <math.h>

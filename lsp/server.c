@@ -1,3 +1,7 @@
+#include "handlers.h"
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "progress.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -12,81 +16,40 @@
 #define SERVER_VERSION "0.1.0"
 #define STOP_WAIT_MS 5000
 
-static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t **out,
-                               LspError *err);
-static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t **out,
-                                LspError *err);
-static LspStatus on_shutdown(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err);
+static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err);
+static RpcStatus on_initialized(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                                RpcError *err);
+static RpcStatus on_shutdown(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err);
 
-static const LspMethod methods[] = {
-    {"initialize", on_initialize, LSP_REQUEST | LSP_INIT},
-    {"initialized", on_initialized, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"shutdown", on_shutdown, LSP_REQUEST | LSP_NEEDS_INIT | LSP_SHUTDOWN},
-    {"textDocument/didOpen", lsp_on_did_open, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"textDocument/didChange", lsp_on_did_change, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"textDocument/didClose", lsp_on_did_close, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"textDocument/didSave", lsp_on_did_save, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"workspace/didChangeWatchedFiles", lsp_on_watched_files, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"workspace/executeCommand", lsp_on_execute_command, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"textDocument/hover", lsp_on_hover, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"textDocument/codeLens", lsp_on_code_lens, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"textDocument/codeAction", lsp_on_code_action, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"workspace/symbol", lsp_on_workspace_symbol, LSP_REQUEST | LSP_NEEDS_INIT},
+static const RpcMethod methods[] = {
+    {"initialize", on_initialize, RPC_REQUEST | RPC_INIT},
+    {"initialized", on_initialized, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"shutdown", on_shutdown, RPC_REQUEST | RPC_NEEDS_INIT | RPC_SHUTDOWN},
+    {"textDocument/didOpen", lsp_on_did_open, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"textDocument/didChange", lsp_on_did_change, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"textDocument/didClose", lsp_on_did_close, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"textDocument/didSave", lsp_on_did_save, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"workspace/didChangeWatchedFiles", lsp_on_watched_files, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"workspace/executeCommand", lsp_on_execute_command, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"textDocument/hover", lsp_on_hover, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"textDocument/codeLens", lsp_on_code_lens, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"textDocument/codeAction", lsp_on_code_action, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"workspace/symbol", lsp_on_workspace_symbol, RPC_REQUEST | RPC_NEEDS_INIT},
     {"textDocument/prepareCallHierarchy", lsp_on_prepare_call_hierarchy,
-     LSP_REQUEST | LSP_NEEDS_INIT},
-    {"callHierarchy/incomingCalls", lsp_on_incoming_calls, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"callHierarchy/outgoingCalls", lsp_on_outgoing_calls, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"coderag/ask", lsp_on_ask, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"coderag/status", lsp_on_status, LSP_REQUEST | LSP_NEEDS_INIT},
+     RPC_REQUEST | RPC_NEEDS_INIT},
+    {"callHierarchy/incomingCalls", lsp_on_incoming_calls, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"callHierarchy/outgoingCalls", lsp_on_outgoing_calls, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"coderag/ask", lsp_on_ask, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"coderag/status", lsp_on_status, RPC_REQUEST | RPC_NEEDS_INIT},
 };
-
-/* initializationOptions: SPEC keys, flat ("llm.url") or nested
- * ({"llm": {"url": ...}}); "exclude" may be a list. Bad entries are logged
- * and skipped: the editor's settings must not keep the server from
- * starting. */
-static void apply_options(CrConfig *cfg, json_t *obj, const char *prefix)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v)
-    {
-        char name[256], num[32];
-        ErrInfo e = {0};
-        snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "", key);
-        const char *val = NULL;
-        if (json_is_object(v)) {
-            apply_options(cfg, v, name);
-            continue;
-        }
-        if (json_is_array(v)) {
-            size_t i;
-            json_t *item;
-            json_array_foreach(v, i, item)
-            {
-                if (json_is_string(item) && lsp_config_set(cfg, name, json_string_value(item), &e))
-                    log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
-            }
-            continue;
-        }
-        if (json_is_string(v)) {
-            val = json_string_value(v);
-        } else if (json_is_integer(v)) {
-            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
-            val = num;
-        } else if (!json_is_null(v)) {
-            log_msg(LOG_WARN, "initializationOptions: %s: unsupported value ignored", name);
-        }
-        if (val && lsp_config_set(cfg, name, val, &e))
-            log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
-    }
-}
 
 static void add_workspace(Server *s, const char *path, const char *name)
 {
     for (size_t i = 0; i < s->n_ws; i++)
         if (!strcmp(s->ws[i]->root, path)) return;
-    CrConfig cfg;
-    lsp_config_copy(&cfg, &s->cfg);
+    WsConfig cfg;
+    ws_config_copy(&cfg, &s->cfg);
     if (s->n_ws > 0 && cfg.index_dir) { /* one index per root: indexDir is the first's */
         free(cfg.index_dir);
         cfg.index_dir = NULL;
@@ -97,11 +60,11 @@ static void add_workspace(Server *s, const char *path, const char *name)
     }
     s->ws = xrealloc(s->ws, (s->n_ws + 1) * sizeof *s->ws);
     s->ws[s->n_ws++] = lsp_ws_new(s, path, name, &cfg);
-    lsp_config_release(&cfg);
+    ws_config_release(&cfg);
 }
 
-static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t **out,
-                               LspError *err)
+static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err)
 {
     Server *s = ctx;
     json_t *caps = NULL, *root_uri = NULL, *root_path = NULL, *folders = NULL, *opts = NULL;
@@ -109,14 +72,14 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
     if (params && json_unpack_ex(params, &je, 0, "{s?o, s?o, s?o, s?o, s?o}", "capabilities", &caps,
                                  "rootUri", &root_uri, "rootPath", &root_path, "workspaceFolders",
                                  &folders, "initializationOptions", &opts) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "initialize: %s", je.text);
+        return rpc_error(err, RPC_INVALID_PARAMS, "initialize: %s", je.text);
     if (caps && json_unpack_ex(caps, &je, 0, "{s?{s?b}, s?{s?{s?b}}}", "window", "workDoneProgress",
                                &s->cap_progress, "workspace", "didChangeWatchedFiles",
                                "dynamicRegistration", &s->cap_watch_dynamic) != 0) {
         log_msg(LOG_WARN, "initialize: client capabilities not understood (%s)", je.text);
         s->cap_progress = s->cap_watch_dynamic = 0;
     }
-    if (json_is_object(opts)) apply_options(&s->cfg, opts, "");
+    if (json_is_object(opts)) ws_config_from_json(&s->cfg, opts);
 
     if (json_is_array(folders) && json_array_size(folders)) {
         size_t i;
@@ -127,14 +90,14 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
             char *path = NULL;
             if (json_unpack_ex(f, &je, 0, "{s:s, s?s}", "uri", &uri, "name", &name) != 0 ||
                 path_from_uri(uri, &path) != CR_OK)
-                return lsp_error(err, LSP_INVALID_PARAMS, "initialize: bad workspace folder");
+                return rpc_error(err, RPC_INVALID_PARAMS, "initialize: bad workspace folder");
             add_workspace(s, path, name);
             free(path);
         }
     } else if (json_is_string(root_uri)) {
         char *path = NULL;
         if (path_from_uri(json_string_value(root_uri), &path) != CR_OK)
-            return lsp_error(err, LSP_INVALID_PARAMS, "initialize: rootUri is not a file URI");
+            return rpc_error(err, RPC_INVALID_PARAMS, "initialize: rootUri is not a file URI");
         add_workspace(s, path, NULL);
         free(path);
     } else if (json_is_string(root_path)) {
@@ -144,14 +107,14 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
          * working directory (docs/protocol.md) */
         char cwd[4096];
         const char *start = s->cfg.root ? s->cfg.root : getcwd(cwd, sizeof cwd);
-        char *root = start ? lsp_find_root(start, start) : NULL;
+        char *root = start ? ws_find_root(start, start) : NULL;
         if (root) add_workspace(s, root, NULL);
         free(root);
     }
     if (!s->n_ws) log_msg(LOG_WARN, "initialize: no workspace folder; nothing to index");
     for (size_t i = 0; i < s->n_ws; i++) {
         log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
-        char *vcs = lsp_vcs_root_above(s->ws[i]->root);
+        char *vcs = ws_vcs_root_above(s->ws[i]->root);
         if (vcs)
             log_msg(LOG_WARN,
                     "workspace %s is inside the repository %s: the root rule "
@@ -170,14 +133,14 @@ static LspStatus on_initialize(void *ctx, json_t *params, LspCall *call, json_t 
                      "workspaceSymbolProvider", 1, "callHierarchyProvider", 1, "workspace",
                      "workspaceFolders", "supported", 1, "changeNotifications", 0, "serverInfo",
                      "name", "coderag", "version", SERVER_VERSION);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t **out,
-                                LspError *err)
+static RpcStatus on_initialized(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                                RpcError *err)
 {
     Server *s = ctx;
-    if (s->initialized) return LSP_DONE;
+    if (s->initialized) return RPC_DONE;
     s->initialized = 1;
     if (s->cap_watch_dynamic) {
         /* every extension the index reads */
@@ -191,65 +154,47 @@ static LspStatus on_initialized(void *ctx, json_t *params, LspCall *call, json_t
         json_t *reg = json_pack(
             "{s:[{s:s, s:s, s:{s:o}}]}", "registrations", "id", "coderag/watch-sources", "method",
             "workspace/didChangeWatchedFiles", "registerOptions", "watchers", watchers);
-        lsp_rpc_request(s->rpc, "client/registerCapability", reg, NULL, NULL);
+        rpc_request(s->rpc, "client/registerCapability", reg, NULL, NULL);
     }
     for (size_t i = 0; i < s->n_ws; i++)
         lsp_ws_request_build(s->ws[i]);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-static LspStatus on_shutdown(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+static RpcStatus on_shutdown(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     log_msg(LOG_INFO, "shutdown requested");
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-static int send_body(void *ud, const char *body, size_t len)
-{
-    return lsp_transport_write(ud, body, len, NULL) == CR_OK ? 0 : -1;
-}
-
-int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
+int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
 {
     Server s;
-    StrBuf body;
-    ErrInfo e = {0};
     int code = 1;
     memset(&s, 0, sizeof s);
-    lsp_config_copy(&s.cfg, cfg);
+    ws_config_copy(&s.cfg, cfg);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.work_cond, NULL);
     pthread_cond_init(&s.build_cond, NULL);
     pthread_cond_init(&s.llm_cond, NULL);
-    lsp_ep_init(&s.llm_ep, "LLM");
-    s.tr = lsp_transport_new(in_fd, out_fd);
-    s.rpc = lsp_rpc_new(methods, sizeof methods / sizeof methods[0], &s, send_body, s.tr);
-    sb_init(&body);
+    s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
+    s.tr = rpc_transport_new(&rpc_framing_content_length, in_fd, out_fd);
+    s.rpc = rpc_new(&rpc_profile_lsp, methods, sizeof methods / sizeof methods[0], &s,
+                    rpc_transport_send, s.tr);
     log_msg(LOG_INFO, "language server %s ready on fd %d/%d", SERVER_VERSION, in_fd, out_fd);
 
-    for (;;) {
-        LspReadResult r = lsp_transport_read(s.tr, &body, &e);
-        if (r == LSP_READ_MSG) {
-            if (lsp_rpc_handle(s.rpc, body.buf, body.len) < 0)
-                lsp_transport_reject(s.tr, body.buf, body.len);
-        } else if (r == LSP_READ_BAD) {
-            log_msg(LOG_WARN, "framing error: %s", e.msg);
-            lsp_rpc_framing_error(
-                s.rpc, e.code == CR_ETOOBIG ? LSP_INVALID_REQUEST : LSP_PARSE_ERROR, e.msg);
-        } else {
-            if (e.msg[0]) log_msg(r == LSP_READ_IO ? LOG_ERROR : LOG_INFO, "input: %s", e.msg);
-            log_msg(LOG_INFO, "end of input");
-            code = lsp_rpc_shut_down(s.rpc) ? 0 : 1;
-            break;
-        }
-        if (lsp_rpc_exited(s.rpc, &code)) break;
-        if (lsp_transport_broken(s.tr)) {
-            log_msg(LOG_WARN, "the client stopped reading; leaving");
-            code = lsp_rpc_shut_down(s.rpc) ? 0 : 2;
-            break;
-        }
+    switch (rpc_serve(s.rpc, s.tr)) {
+    case RPC_END_EXIT:
+        rpc_exited(s.rpc, &code);
+        break;
+    case RPC_END_EOF:
+    case RPC_END_IO:
+        code = rpc_shut_down(s.rpc) ? 0 : 1;
+        break;
+    case RPC_END_BROKEN:
+        code = rpc_shut_down(s.rpc) ? 0 : 2;
+        break;
     }
-    sb_release(&body);
 
     if (lsp_srv_stop_threads(&s, STOP_WAIT_MS) != 0) {
         /* A build or an LLM request that cannot be interrupted: the index
@@ -261,13 +206,13 @@ int lsp_server_run(const CrConfig *cfg, int in_fd, int out_fd)
         lsp_ws_free(s.ws[i]);
     free(s.ws);
     lsp_docs_free(&s);
-    lsp_rpc_free(s.rpc);
-    lsp_transport_free(s.tr);
-    lsp_config_release(&s.cfg);
+    rpc_free(s.rpc);
+    rpc_transport_free(s.tr);
+    ws_config_release(&s.cfg);
     pthread_cond_destroy(&s.work_cond);
     pthread_cond_destroy(&s.build_cond);
     pthread_cond_destroy(&s.llm_cond);
-    lsp_ep_destroy(&s.llm_ep);
+    ws_endpoint_free(s.llm_ep);
     pthread_mutex_destroy(&s.mu);
     log_msg(LOG_INFO, "exit %d", code);
     return code;

@@ -1,3 +1,7 @@
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "memory.h"
+#include "progress.h"
 #include "server_int.h"
 
 #include <errno.h>
@@ -13,7 +17,7 @@
 /* Workspaces: their lifecycle, the worker's query store, file updates,
  * and coderag/status. See server_int.h for the design. */
 
-Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const CrConfig *cfg)
+Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsConfig *cfg)
 {
     Workspace *ws = xcalloc(1, sizeof *ws);
     char real[PATH_MAX];
@@ -21,10 +25,10 @@ Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const CrCon
     ws->root = xstrdup(realpath(root, real) ? real : root);
     if (strcmp(ws->root, root) != 0) ws->alias = xstrdup(root);
     ws->name = xstrdup(name);
-    lsp_config_copy(&ws->cfg, cfg);
+    ws_config_copy(&ws->cfg, cfg);
     free(ws->cfg.root);
     ws->cfg.root = xstrdup(ws->root);
-    ws->state = WS_OPENING;
+    ws->state = FOLDER_OPENING;
     snprintf(ws->message, sizeof ws->message, "waiting for initialized");
     strmap_init(&ws->pending);
     pthread_mutex_init(&ws->pg_mu, NULL);
@@ -41,7 +45,7 @@ void lsp_ws_free(Workspace *ws)
     free(ws->root);
     free(ws->alias);
     free(ws->name);
-    lsp_config_release(&ws->cfg);
+    ws_config_release(&ws->cfg);
     strmap_release(&ws->pending);
     pthread_mutex_destroy(&ws->pg_mu);
     free(ws);
@@ -111,7 +115,7 @@ Workspace *lsp_ws_pick(Server *s, const char *uri)
 int lsp_ws_indexing(Workspace *ws)
 {
     pthread_mutex_lock(&ws->srv->mu);
-    int r = ws->state == WS_OPENING || ws->state == WS_INDEXING || ws->building;
+    int r = ws->state == FOLDER_OPENING || ws->state == FOLDER_INDEXING || ws->building;
     pthread_mutex_unlock(&ws->srv->mu);
     return r;
 }
@@ -121,7 +125,7 @@ int lsp_ws_indexing(Workspace *ws)
 void lsp_ws_set_error(Workspace *ws, const char *msg)
 {
     pthread_mutex_lock(&ws->srv->mu);
-    ws->state = WS_ERROR;
+    ws->state = FOLDER_ERROR;
     snprintf(ws->message, sizeof ws->message, "%s", msg);
     pthread_mutex_unlock(&ws->srv->mu);
 }
@@ -142,9 +146,7 @@ int lsp_endpoint_error(CrErr rc)
 int lsp_ws_open(Workspace *ws, ErrInfo *e)
 {
     if (ws->q) return 1;
-    IdxConfig ic;
-    lsp_config_idx(&ws->cfg, &ic);
-    CrErr rc = idx_open(&ic, 0, &ws->q, e);
+    CrErr rc = ws_store_open(&ws->cfg, WS_OPEN_CREATE, &ws->q, e);
     if (rc) {
         lsp_ws_set_error(ws, e->msg[0] ? e->msg : cr_strerror(rc));
         lsp_srv_notice(ws->srv, NOTICE_INDEX, 1, "coderag: cannot open the index of %s: %s",
@@ -165,7 +167,7 @@ static int run_open(Server *s, Job *j)
     pthread_mutex_lock(&s->mu);
     ws->build_wanted = 1;
     if (!ws->building) {
-        ws->state = WS_INDEXING;
+        ws->state = FOLDER_INDEXING;
         snprintf(ws->message, sizeof ws->message, "indexing %s", ws->root);
     }
     pthread_cond_signal(&s->build_cond);
@@ -177,9 +179,9 @@ IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e)
 {
     if (!ws->q) {
         pthread_mutex_lock(&ws->srv->mu);
-        WsState st = ws->state;
+        FolderState st = ws->state;
         pthread_mutex_unlock(&ws->srv->mu);
-        if (st == WS_ERROR) {
+        if (st == FOLDER_ERROR) {
             pthread_mutex_lock(&ws->srv->mu);
             err_set(e, CR_EIO, "%s", ws->message);
             pthread_mutex_unlock(&ws->srv->mu);
@@ -282,13 +284,13 @@ void lsp_ws_refresh_stale(Server *s)
 
 /* ---------------------------------------------------------------- status */
 
-static const char *state_name(WsState st)
+static const char *state_name(FolderState st)
 {
     switch (st) {
-    case WS_OPENING:
-    case WS_INDEXING:
+    case FOLDER_OPENING:
+    case FOLDER_INDEXING:
         return "indexing";
-    case WS_READY:
+    case FOLDER_READY:
         return "ready";
     default:
         return "error";
@@ -305,11 +307,11 @@ json_t *lsp_srv_status_json(Server *s)
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < s->n_ws; i++) {
         Workspace *ws = s->ws[i];
-        WsState st = ws->building && ws->state == WS_READY ? WS_INDEXING : ws->state;
+        FolderState st = ws->building && ws->state == FOLDER_READY ? FOLDER_INDEXING : ws->state;
         size_t w_indexed = ws->done, w_total = ws->total;
-        if (st == WS_READY) w_indexed = w_total = (size_t)ws->snap.files;
-        any_indexing |= st == WS_OPENING || st == WS_INDEXING;
-        any_error |= st == WS_ERROR;
+        if (st == FOLDER_READY) w_indexed = w_total = (size_t)ws->snap.files;
+        any_indexing |= st == FOLDER_OPENING || st == FOLDER_INDEXING;
+        any_error |= st == FOLDER_ERROR;
         files += ws->snap.files;
         chunks += ws->snap.chunks;
         edges += ws->snap.edges;
@@ -317,18 +319,16 @@ json_t *lsp_srv_status_json(Server *s)
         indexed += (json_int_t)w_indexed;
         total += (json_int_t)w_total;
         char line[700];
-        if (st == WS_INDEXING && w_total)
+        if (st == FOLDER_INDEXING && w_total)
             snprintf(line, sizeof line, "%s: indexing, %zu/%zu files", ws->name, w_indexed,
                      w_total);
         else
             snprintf(line, sizeof line, "%s: %s", ws->name, ws->message);
         if (msg.len) sb_adds(&msg, "; ");
         sb_adds(&msg, line);
-        json_t *r = json_object();
-        json_object_set_new(r, "root", json_text(ws->root));
+        /* the keys every door reports, then the server's own */
+        json_t *r = ws_status_json(ws->root, &ws->snap);
         json_object_set_new(r, "state", json_string(state_name(st)));
-        json_object_set_new(r, "files", json_integer(ws->snap.files));
-        json_object_set_new(r, "chunks", json_integer(ws->snap.chunks));
         json_object_set_new(r, "indexed", json_integer((json_int_t)w_indexed));
         json_object_set_new(r, "total", json_integer((json_int_t)w_total));
         json_object_set_new(r, "message", json_text(ws->message));
@@ -351,7 +351,7 @@ json_t *lsp_srv_status_json(Server *s)
     json_object_set_new(o, "vectors", json_integer(vectors));
     json_object_set_new(o, "roots", roots);
     json_object_set_new(o, "llm",
-                        lsp_ep_status_json(&s->llm_ep, s->cfg.llm_url && s->cfg.llm_url[0]));
+                        ws_endpoint_status_json(s->llm_ep, s->cfg.llm_url && s->cfg.llm_url[0]));
     sb_release(&msg);
     return o;
 }

@@ -15,6 +15,7 @@
 
 #include "idx.h"
 #include "rtv.h"
+#include "ws.h"
 
 /* The revision this server speaks natively. */
 #define MCP_PROTOCOL_VERSION "2025-11-25"
@@ -25,7 +26,7 @@
 #define MCP_MAX_LINE ((size_t)32 << 20)
 
 typedef struct McpOptions {
-    IdxConfig idx; /* the workspace; strings borrowed for the server's life */
+    const WsConfig *cfg; /* the workspace's settings; borrowed for the server's life */
     /* Defaults for the ask tool: the LLM settings (llm_*), budget and mode;
      * question and hooks are ignored. Strings borrowed. */
     RtvRequest ask;

@@ -1,13 +1,14 @@
 /*
  * mcp_int.h - what the files of mcp/ share: the tool table and its argument
- * checks (tools.c), the tools (tools_ask.c, tools_nav.c), the file watcher
- * (watch.c). Not for use outside mcp/ and its tests.
+ * checks (tools.c) and the tools (tools_ask.c, tools_nav.c). Not for use
+ * outside mcp/ and its tests.
  */
 #ifndef CODERAG_MCP_INT_H
 #define CODERAG_MCP_INT_H
 
 #include "mcp.h"
 #include "vfy.h"
+#include "ws.h"
 
 #include <jansson.h>
 
@@ -32,6 +33,7 @@ typedef struct McpCtx {
     int structured;     /* the negotiated revision has structuredContent */
     RtvCancelFn cancel; /* the call was cancelled by the client */
     void *cancel_ud;
+    WsEndpoint *llm_ep; /* the LLM's health and back-off (ws_ask) */
 } McpCtx;
 
 /* A tool's answer: text for the model, the same as JSON, or an error. */
@@ -72,19 +74,5 @@ long long mcp_arg_int(json_t *args, const char *name, long long dflt);
 /* JSON helpers shared by the tools. */
 json_t *mcp_def_json(const RtvDef *d, const char *qualified);
 void mcp_via_json(json_t *obj, unsigned via);
-
-/* ---------------------------------------------------------------- watcher */
-
-typedef struct McpWatch McpWatch;
-
-/* Watches every directory under root (but .git and the index directory)
- * for changes. NULL when inotify is unavailable or runs out of watches:
- * then every call is treated as possibly stale. */
-McpWatch *mcp_watch_open(const char *root, const char *index_dir);
-void mcp_watch_close(McpWatch *w);
-/* Reads the pending events without blocking: 1 when something under the
- * root changed since the last call (or the queue overflowed; or w is
- * NULL), 0 otherwise. New directories are watched as they appear. */
-int mcp_watch_changed(McpWatch *w);
 
 #endif

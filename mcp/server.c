@@ -1,11 +1,10 @@
 #include "mcp_int.h"
+#include "rpc.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The server: the calling thread reads messages and answers what needs no
  * index (initialize, ping, tools/list, argument errors); tool calls queue
@@ -14,7 +13,7 @@
  * one when the watcher saw a change. */
 
 typedef struct Call {
-    json_t *id;
+    RpcCall *call; /* the request: answered (or dropped) once, then NULL */
     const McpTool *tool;
     json_t *args;
     json_t *token;   /* _meta.progressToken, or NULL */
@@ -26,15 +25,11 @@ typedef enum { IDX_STARTING, IDX_RUNNING, IDX_READY, IDX_FAILED } IndexState;
 
 typedef struct McpServer {
     const McpOptions *opt;
-    int out_fd;
-    pthread_mutex_t out_mu; /* one writer at a time */
-    pthread_mutex_t mu;     /* everything below */
+    Rpc *rpc;
+    pthread_mutex_t mu; /* everything below */
     pthread_cond_t cv;
     Call *head, *tail;
-    Call *running;
-    int running_cancelled;
     int stopping;
-    int initialized;
     int structured;
     IndexState state;
     size_t done, total;
@@ -44,54 +39,12 @@ typedef struct McpServer {
 static const char *const versions[] = {MCP_PROTOCOL_VERSION, "2025-06-18", "2025-03-26",
                                        "2024-11-05", "2024-10-07"};
 
-/* ---------------------------------------------------------------- output */
-
-static void send_msg(McpServer *s, json_t *msg)
-{
-    char *text = json_dumps(msg, JSON_COMPACT);
-    json_decref(msg);
-    if (!text) return;
-    size_t len = strlen(text);
-    pthread_mutex_lock(&s->out_mu);
-    const char *p = text;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t w = write(s->out_fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break; /* the client is gone; reading will end too */
-        p += w;
-        left -= (size_t)w;
-    }
-    while (write(s->out_fd, "\n", 1) < 0 && errno == EINTR) {
-    }
-    pthread_mutex_unlock(&s->out_mu);
-    free(text);
-}
-
-static void reply(McpServer *s, json_t *id, json_t *result)
-{
-    send_msg(s, json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-                          "result", result));
-}
-
-static void reply_error(McpServer *s, json_t *id, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void reply_error(McpServer *s, json_t *id, int code, const char *fmt, ...)
-{
-    char msg[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    send_msg(s, json_pack("{s:s, s:O, s:{s:i, s:o}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-                          "error", "code", code, "message", json_text(msg)));
-}
-
 /* Under s->mu: progress of the first index to every queued call that asked. */
 static void progress_locked(McpServer *s, const char *what)
 {
     for (Call *c = s->head; c; c = c->next) {
-        if (!c->token || (double)s->done <= c->progress) continue; /* strictly increasing */
+        if (!c->token || (double)s->done <= c->progress || rpc_call_cancelled(c->call))
+            continue; /* strictly increasing; a cancelled call hears nothing more */
         c->progress = (double)s->done;
         char msg[160];
         if (s->total)
@@ -101,8 +54,7 @@ static void progress_locked(McpServer *s, const char *what)
         json_t *p = json_pack("{s:O, s:I, s:s}", "progressToken", c->token, "progress",
                               (json_int_t)s->done, "message", msg);
         if (s->total) json_object_set_new(p, "total", json_integer((json_int_t)s->total));
-        send_msg(s, json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method",
-                              "notifications/progress", "params", p));
+        rpc_notify(s->rpc, "notifications/progress", p);
     }
 }
 
@@ -122,44 +74,29 @@ static int on_index_progress(void *ud, size_t done, size_t total)
 
 static int call_cancelled(void *ud)
 {
-    McpServer *s = ud;
-    pthread_mutex_lock(&s->mu);
-    int c = s->running_cancelled;
-    pthread_mutex_unlock(&s->mu);
-    return c;
+    const Call *c = ud;
+    return rpc_call_cancelled(c->call);
 }
 
 static void call_free(Call *c)
 {
     if (!c) return;
-    json_decref(c->id);
+    rpc_call_drop(c->call);
     json_decref(c->args);
     json_decref(c->token);
     free(c);
 }
 
-/* Brings the index up to date when the watcher saw a change. */
-static CrErr refresh(McpServer *s, IdxStore *st, McpWatch *w, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    for (int i = 0; i < 3 && mcp_watch_changed(w); i++) {
-        IdxUpdateStats stats;
-        rc = idx_update(st, on_index_progress, s, &stats, e);
-        if (rc == CR_EHTTP || rc == CR_ETIMEOUT) rc = CR_OK; /* text index current; vectors later */
-        if (rc) break;
-        if (stats.files_changed || stats.files_removed)
-            log_msg(LOG_INFO, "index updated: %zu changed, %zu removed file(s)",
-                    stats.files_changed, stats.files_removed);
-        if (!w) break; /* no watcher: one stat pass per call */
-    }
-    return rc;
-}
-
-static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
+static void run_call(McpServer *s, IdxStore *st, WsWatch *w, WsEndpoint *llm_ep, Call *c)
 {
     McpResult r = {0};
     ErrInfo e = {0};
     double t0 = now_ms();
+    if (rpc_call_cancelled(c->call)) { /* cancelled while queued: no answer */
+        rpc_call_reply(c->call, NULL, NULL);
+        c->call = NULL;
+        return;
+    }
     sb_init(&r.text);
     pthread_mutex_lock(&s->mu);
     IndexState state = s->state;
@@ -169,32 +106,24 @@ static void run_call(McpServer *s, IdxStore *st, McpWatch *w, Call *c)
         pthread_mutex_lock(&s->mu);
         char msg[160];
         snprintf(msg, sizeof msg, "index ready: %zu files", s->total);
-        send_msg(s, json_pack("{s:s, s:s, s:{s:O, s:I, s:I, s:s}}", "jsonrpc", "2.0", "method",
-                              "notifications/progress", "params", "progressToken", c->token,
-                              "progress", (json_int_t)s->total, "total", (json_int_t)s->total,
-                              "message", msg));
+        rpc_notify(s->rpc, "notifications/progress",
+                   json_pack("{s:O, s:I, s:I, s:s}", "progressToken", c->token, "progress",
+                             (json_int_t)s->total, "total", (json_int_t)s->total, "message", msg));
         pthread_mutex_unlock(&s->mu);
     }
     if (state == IDX_FAILED) {
         mcp_fail(&r, "the index of the workspace could not be opened: %s", s->error);
-    } else if (refresh(s, st, w, &e) != CR_OK) {
+    } else if (ws_refresh(st, w, on_index_progress, s, &e) != CR_OK) {
         mcp_fail(&r, "updating the index failed: %s", e.msg);
     } else {
-        McpCtx ctx = {st, s->opt, structured, call_cancelled, s};
+        McpCtx ctx = {st, s->opt, structured, call_cancelled, c, llm_ep};
         c->tool->run(&ctx, c->args, &r);
     }
-    pthread_mutex_lock(&s->mu);
-    int cancelled = s->running_cancelled;
-    s->running = NULL;
-    s->running_cancelled = 0;
-    pthread_mutex_unlock(&s->mu);
     json_t *res = mcp_result_json(&r, structured);
     /* time inside the server, freshness check included (bench/mcp_bench.py) */
     json_object_set_new(res, "_meta", json_pack("{s:f}", "coderag/ms", now_ms() - t0));
-    if (cancelled) /* the client said it no longer wants an answer */
-        json_decref(res);
-    else
-        reply(s, c->id, res);
+    rpc_call_reply(c->call, res, NULL); /* no answer when the client cancelled it */
+    c->call = NULL;
     sb_release(&r.text);
 }
 
@@ -220,15 +149,16 @@ static void *worker(void *ud)
     IdxStore *st = NULL;
     ErrInfo e = {0};
     IdxUpdateStats stats;
-    const IdxConfig *ic = &s->opt->idx;
-    McpWatch *w = NULL;
+    WsWatch *w = NULL;
+    /* the LLM's health across calls: a dead endpoint is backed off */
+    WsEndpoint *llm_ep = ws_endpoint_new("LLM", NULL, NULL);
 
-    CrErr rc = idx_open(ic, 0, &st, &e);
+    CrErr rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &st, &e);
     if (!rc) {
         pthread_mutex_lock(&s->mu);
         s->state = IDX_RUNNING;
         pthread_mutex_unlock(&s->mu);
-        w = mcp_watch_open(idx_root(st), ic->index_dir);
+        w = ws_watch_open(idx_root(st), s->opt->cfg->index_dir);
         double t0 = now_ms();
         rc = idx_update(st, on_index_progress, s, &stats, &e);
         if (rc == CR_EHTTP || rc == CR_ETIMEOUT) {
@@ -238,7 +168,7 @@ static void *worker(void *ud)
         if (!rc) {
             log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed) in %.0f ms", idx_root(st),
                     stats.files_seen, stats.files_changed, now_ms() - t0);
-            rc = refresh(s, st, w, &e); /* edits made while indexing */
+            rc = ws_refresh(st, w, on_index_progress, s, &e); /* edits made while indexing */
         }
         if (!rc) rc = idx_warm(st, &e);
         if (!rc) warm_up(st);
@@ -256,36 +186,35 @@ static void *worker(void *ud)
         Call *c = s->head;
         s->head = c->next;
         if (!s->head) s->tail = NULL;
-        s->running = c;
         pthread_mutex_unlock(&s->mu);
-        run_call(s, st, w, c);
+        run_call(s, st, w, llm_ep, c);
         call_free(c);
         pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
-    mcp_watch_close(w);
+    ws_watch_close(w);
+    ws_endpoint_free(llm_ep);
     idx_close(st);
     return NULL;
 }
 
 /* ---------------------------------------------------------------- requests */
 
-static json_t *on_initialize(McpServer *s, json_t *params, json_t *id)
+static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err)
 {
+    McpServer *s = ctx;
     const char *asked = NULL;
     json_error_t je;
-    if (!params || json_unpack_ex(params, &je, 0, "{s:s}", "protocolVersion", &asked) != 0) {
-        reply_error(s, id, -32602, "initialize: %s", params ? je.text : "no params");
-        return NULL;
-    }
+    if (!params || json_unpack_ex(params, &je, 0, "{s:s}", "protocolVersion", &asked) != 0)
+        return rpc_error(err, RPC_INVALID_PARAMS, "initialize: %s", params ? je.text : "no params");
     const char *use = versions[0];
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
         if (!strcmp(asked, versions[i])) use = versions[i];
     pthread_mutex_lock(&s->mu);
-    s->initialized = 1;
     s->structured = strcmp(use, "2025-06-18") >= 0;
     pthread_mutex_unlock(&s->mu);
-    return json_pack(
+    *out = json_pack(
         "{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", use, "capabilities",
         "tools", "listChanged", 0, "serverInfo", "name", "coderag", "title", "CodeRAG", "version",
         "0.1.0", "instructions",
@@ -293,18 +222,39 @@ static json_t *on_initialize(McpServer *s, json_t *params, json_t *id)
         "question, `ask` answers with citations checked against the code, `definition`, "
         "`callers` and `callees` query the static code graph, `read` returns indexed source "
         "lines, `status` tells what is indexed.");
+    return RPC_DONE;
 }
 
-static void on_tools_call(McpServer *s, json_t *params, json_t *id)
+static RpcStatus on_initialized(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                                RpcError *err)
 {
+    return RPC_DONE;
+}
+
+static RpcStatus on_ping(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
+{
+    *out = json_object();
+    return RPC_DONE;
+}
+
+static RpcStatus on_tools_list(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err)
+{
+    *out = mcp_tools_list();
+    return RPC_DONE;
+}
+
+/* Answers what needs no index now; queues the rest for the worker. */
+static RpcStatus on_tools_call(void *ctx, json_t *params, RpcCall *call, json_t **out,
+                               RpcError *err)
+{
+    McpServer *s = ctx;
     const char *name = NULL;
     json_t *args = NULL, *meta = NULL;
     json_error_t je;
     if (!params || json_unpack_ex(params, &je, 0, "{s:s, s?o, s?o}", "name", &name, "arguments",
-                                  &args, "_meta", &meta) != 0) {
-        reply_error(s, id, -32602, "tools/call: %s", params ? je.text : "no params");
-        return;
-    }
+                                  &args, "_meta", &meta) != 0)
+        return rpc_error(err, RPC_INVALID_PARAMS, "tools/call: %s", params ? je.text : "no params");
     McpResult r = {0};
     sb_init(&r.text);
     const McpTool *t = mcp_tool_find(name);
@@ -317,13 +267,13 @@ static void on_tools_call(McpServer *s, json_t *params, json_t *id)
         pthread_mutex_lock(&s->mu);
         int structured = s->structured;
         pthread_mutex_unlock(&s->mu);
-        reply(s, id, mcp_result_json(&r, structured));
+        *out = mcp_result_json(&r, structured);
         sb_release(&r.text);
-        return;
+        return RPC_DONE;
     }
     sb_release(&r.text);
     Call *c = xcalloc(1, sizeof *c);
-    c->id = json_incref(id);
+    c->call = call;
     c->tool = t;
     c->args = args ? json_incref(args) : json_object();
     json_t *tok = meta ? json_object_get(meta, "progressToken") : NULL;
@@ -339,128 +289,40 @@ static void on_tools_call(McpServer *s, json_t *params, json_t *id)
         progress_locked(s, "indexing the workspace");
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
+    return RPC_LATER;
 }
 
-/* notifications/cancelled: a queued call is dropped unanswered, a running
- * one is told to stop (an LLM request is abandoned). */
-static void on_cancelled(McpServer *s, json_t *params)
-{
-    json_t *rid = params ? json_object_get(params, "requestId") : NULL;
-    if (!rid) return;
-    pthread_mutex_lock(&s->mu);
-    Call **pp = &s->head, *prev = NULL;
-    while (*pp) {
-        Call *c = *pp;
-        if (json_equal(c->id, rid)) {
-            *pp = c->next;
-            if (s->tail == c) s->tail = prev;
-            call_free(c);
-            break;
-        }
-        prev = c;
-        pp = &c->next;
-    }
-    if (s->running && json_equal(s->running->id, rid)) s->running_cancelled = 1;
-    pthread_mutex_unlock(&s->mu);
-}
-
-static void handle(McpServer *s, const char *line, size_t len)
-{
-    json_error_t je;
-    json_t *msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-    if (!msg) {
-        reply_error(s, NULL, -32700, "parse error: %s", je.text);
-        return;
-    }
-    json_t *id = json_object_get(msg, "id");
-    json_t *mj = json_object_get(msg, "method");
-    json_t *params = json_object_get(msg, "params");
-    const char *method = json_string_value(mj);
-    if (!json_is_object(msg)) {
-        reply_error(s, NULL, -32600,
-                    "a message must be a JSON object (batches are not "
-                    "supported)");
-    } else if (!method && (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
-        /* a response: we send no requests, so there is nothing to match */
-    } else if (!method || (id && !json_is_string(id) && !json_is_integer(id)) ||
-               (params && !json_is_object(params))) {
-        reply_error(s, id && (json_is_string(id) || json_is_integer(id)) ? id : NULL, -32600,
-                    "invalid request: a method name, an integer or string id, object params");
-    } else if (!id) { /* notifications */
-        if (!strcmp(method, "notifications/cancelled")) on_cancelled(s, params);
-    } else if (!strcmp(method, "initialize")) {
-        json_t *res = on_initialize(s, params, id);
-        if (res) reply(s, id, res);
-    } else if (!strcmp(method, "ping")) {
-        reply(s, id, json_object());
-    } else if (!s->initialized) {
-        reply_error(s, id, -32002, "the server is not initialized (send initialize first)");
-    } else if (!strcmp(method, "tools/list")) {
-        reply(s, id, mcp_tools_list());
-    } else if (!strcmp(method, "tools/call")) {
-        on_tools_call(s, params, id);
-    } else {
-        reply_error(s, id, -32601, "method not found: %.100s", method);
-    }
-    json_decref(msg);
-}
+/* notifications/cancelled is the profile's: a queued call is then dropped
+ * unanswered, a running one is told to stop (an LLM request is abandoned). */
+static const RpcMethod methods[] = {
+    {"initialize", on_initialize, RPC_REQUEST | RPC_INIT},
+    {"notifications/initialized", on_initialized, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"ping", on_ping, RPC_REQUEST},
+    {"tools/list", on_tools_list, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"tools/call", on_tools_call, RPC_REQUEST | RPC_NEEDS_INIT},
+};
 
 /* ---------------------------------------------------------------- loop */
-
-/* Reads newline-delimited messages until end of input. */
-static void read_loop(McpServer *s, int in_fd)
-{
-    StrBuf buf;
-    size_t scanned = 0;
-    int skipping = 0;
-    char chunk[65536];
-    sb_init(&buf);
-    for (;;) {
-        ssize_t n = read(in_fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        sb_add(&buf, chunk, (size_t)n);
-        for (;;) {
-            char *nl = memchr(buf.buf + scanned, '\n', buf.len - scanned);
-            if (!nl) {
-                scanned = buf.len;
-                if (buf.len > MCP_MAX_LINE) { /* drop it, answer at its end */
-                    skipping = 1;
-                    sb_reset(&buf);
-                    scanned = 0;
-                }
-                break;
-            }
-            size_t len = (size_t)(nl - buf.buf);
-            size_t line_len = len && buf.buf[len - 1] == '\r' ? len - 1 : len;
-            if (skipping || line_len > MCP_MAX_LINE)
-                reply_error(s, NULL, -32600, "message longer than %zu bytes", MCP_MAX_LINE);
-            else if (line_len > 0)
-                handle(s, buf.buf, line_len);
-            skipping = 0;
-            sb_consume(&buf, len + 1);
-            scanned = 0;
-        }
-    }
-    if (buf.len && !skipping) handle(s, buf.buf, buf.len); /* a last line without '\n' */
-    sb_release(&buf);
-}
 
 int mcp_server_run(const McpOptions *o, int in_fd, int out_fd)
 {
     McpServer s;
     memset(&s, 0, sizeof s);
     s.opt = o;
-    s.out_fd = out_fd;
-    pthread_mutex_init(&s.out_mu, NULL);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
+    RpcTransport *tr = rpc_transport_new(&rpc_framing_lines, in_fd, out_fd);
+    rpc_transport_set_limits(tr, MCP_MAX_LINE, 0);
+    s.rpc = rpc_new(&rpc_profile_mcp, methods, sizeof methods / sizeof methods[0], &s,
+                    rpc_transport_send, tr);
     pthread_t th;
+    int code = 0;
     if (pthread_create(&th, NULL, worker, &s) != 0) {
         log_msg(LOG_ERROR, "cannot start the worker thread");
-        return 2;
+        code = 2;
+        goto out;
     }
-    read_loop(&s, in_fd);
+    rpc_serve(s.rpc, tr);
     pthread_mutex_lock(&s.mu);
     s.stopping = 1;
     pthread_cond_signal(&s.cv);
@@ -471,8 +333,10 @@ int mcp_server_run(const McpOptions *o, int in_fd, int out_fd)
         s.head = c->next;
         call_free(c);
     }
+out:
+    rpc_free(s.rpc);
+    rpc_transport_free(tr);
     pthread_cond_destroy(&s.cv);
     pthread_mutex_destroy(&s.mu);
-    pthread_mutex_destroy(&s.out_mu);
-    return 0;
+    return code;
 }

@@ -191,13 +191,9 @@ static void run_status(const McpCtx *c, json_t *args, McpResult *r)
     char when[32];
     utc_iso8601(s.last_update, when);
     const char *llm = c->opt->llm_label ? c->opt->llm_label : "none";
-    r->structured = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:o, s:s}",
-                              "root", json_text(idx_root(c->st)), "files", (json_int_t)s.files,
-                              "skipped", (json_int_t)s.skipped, "chunks", (json_int_t)s.chunks,
-                              "symbols", (json_int_t)s.symbols, "edges", (json_int_t)s.edges,
-                              "vectors", (json_int_t)s.vectors, "indexBytes",
-                              (json_int_t)s.db_bytes, "lastUpdate", when, "embedder", s.embedder,
-                              "llm", json_text(llm), "protocolVersion", MCP_PROTOCOL_VERSION);
+    r->structured = ws_status_json(idx_root(c->st), &s);
+    json_object_set_new(r->structured, "llm", json_text(llm));
+    json_object_set_new(r->structured, "protocolVersion", json_string(MCP_PROTOCOL_VERSION));
     sb_addf(&r->text,
             "root: %s\nfiles: %lld indexed, %lld skipped\nchunks: %lld, symbols: %lld, graph "
             "edges: %lld, vectors: %lld\nlast update: %s\nembedder: %s\nLLM: %s\n",

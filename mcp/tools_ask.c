@@ -96,7 +96,7 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
     RtvAnswer a = {0};
     ErrInfo e = {0};
     request_from(c, args, mcp_arg_str(args, "question", ""), &req);
-    CrErr rc = rtv_ask(c->st, &req, &a, &e);
+    CrErr rc = ws_ask(c->llm_ep, c->st, &req, &a, &e);
     if (rc) {
         mcp_fail(r, "ask: %s", e.msg[0] ? e.msg : cr_strerror(rc));
         rtv_answer_release(&a);

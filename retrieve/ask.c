@@ -61,6 +61,57 @@ static const char *search_text(const RtvRequest *req, StrBuf *sb)
     return sb->buf;
 }
 
+struct RtvDraft {
+    int want_llm;      /* set by prepare: call rtv_ask_llm before finish */
+    int llm_wanted;    /* the mode wanted an LLM (whether or not it is due) */
+    char *llm_text;    /* the LLM's answer; owned */
+    CrErr llm_rc;      /* the LLM's failure; CR_OK when none */
+    char llm_msg[512]; /* its message */
+    size_t n_fused;
+    char notice[512];
+    double t0, llm_ms;
+};
+
+RtvDraft *rtv_draft_new(void)
+{
+    return xcalloc(1, sizeof(RtvDraft));
+}
+
+static void draft_release(RtvDraft *d)
+{
+    free(d->llm_text);
+    d->llm_text = NULL;
+}
+
+void rtv_draft_free(RtvDraft *d)
+{
+    if (!d) return;
+    draft_release(d);
+    free(d);
+}
+
+int rtv_draft_wants_llm(const RtvDraft *d)
+{
+    return d->want_llm;
+}
+
+void rtv_draft_skip_llm(RtvDraft *d, CrErr rc, const char *msg)
+{
+    d->want_llm = 0;
+    d->llm_rc = rc;
+    snprintf(d->llm_msg, sizeof d->llm_msg, "%s", msg ? msg : "");
+}
+
+const char *rtv_draft_llm_text(const RtvDraft *d)
+{
+    return d->llm_text;
+}
+
+const char *rtv_draft_llm_msg(const RtvDraft *d)
+{
+    return d->llm_msg;
+}
+
 CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -70,6 +121,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     size_t n_fused = 0;
 
     memset(out, 0, sizeof *out);
+    draft_release(d);
     memset(d, 0, sizeof *d);
     d->t0 = now_ms();
     if (!req->question || blank(req->question)) return err_set(e, CR_EINVAL, "empty question");
@@ -278,30 +330,24 @@ out:
     return rc;
 }
 
-void rtv_draft_release(RtvDraft *d)
-{
-    free(d->llm_text);
-    d->llm_text = NULL;
-}
-
 CrErr rtv_search(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 {
-    RtvDraft d;
+    RtvDraft d = {0};
     RtvRequest r = *req;
     r.mode = RTV_MODE_EXTRACTIVE; /* the retrieval half: no LLM is due */
     CrErr rc = rtv_ask_prepare(st, &r, out, &d, e);
     if (!rc) out->timings.total_ms = now_ms() - d.t0;
-    rtv_draft_release(&d);
+    draft_release(&d);
     return rc;
 }
 
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 {
-    RtvDraft d;
+    RtvDraft d = {0};
     CrErr rc = rtv_ask_prepare(st, req, out, &d, e);
     if (rc) return rc;
     if (d.want_llm) rtv_ask_llm(req, out, &d);
     rc = rtv_ask_finish(st, req, out, &d, e);
-    rtv_draft_release(&d);
+    draft_release(&d);
     return rc;
 }

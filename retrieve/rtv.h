@@ -169,7 +169,8 @@ typedef struct RtvAnswer {
  * empty). Errors: CR_EINVAL (no or blank question), CR_ETOOBIG (question
  * too long), CR_ECANCELED (req->cancel), in mode llm CR_EHTTP (no llm_url,
  * or any LLM failure but a timeout; e->msg says which) and CR_ETIMEOUT, and
- * the store's errors (CR_EDB, CR_EIO). */
+ * the store's errors (CR_EDB, CR_EIO). It keeps no state between questions:
+ * the doors ask through workspace/'s ws_ask, which backs off a dead LLM. */
 CrErr rtv_ask(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
 void rtv_answer_release(RtvAnswer *a);
 
@@ -180,24 +181,28 @@ void rtv_answer_release(RtvAnswer *a);
  *   rtv_ask_llm (no store, any thread): the LLM's draft, when due;
  *   rtv_ask_finish (store): the draft (LLM or extractive) verified.
  * req must stay the same and valid through the three; out is owned by the
- * caller throughout (rtv_ask_llm only reads its items). */
-typedef struct RtvDraft {
-    int want_llm;      /* set by prepare: call rtv_ask_llm before finish */
-    int llm_wanted;    /* the mode wanted an LLM (whether or not it is due) */
-    char *llm_text;    /* the LLM's answer; owned */
-    CrErr llm_rc;      /* the LLM's failure; CR_OK when none. A caller may set it
-                        * (with want_llm 0) to skip an endpoint known to be down. */
-    char llm_msg[512]; /* its message */
-    size_t n_fused;
-    char notice[512];
-    double t0, llm_ms;
-} RtvDraft;
+ * caller throughout (rtv_ask_llm only reads its items). The draft between
+ * them is opaque. */
+typedef struct RtvDraft RtvDraft;
+
+/* A draft for one question; free with rtv_draft_free (accepts NULL). */
+RtvDraft *rtv_draft_new(void);
+void rtv_draft_free(RtvDraft *d);
 
 CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e);
-/* Returns d->llm_rc (CR_ECANCELED when req->cancel said so). */
+/* Set by prepare: whether rtv_ask_llm is due before finish. */
+int rtv_draft_wants_llm(const RtvDraft *d);
+/* After prepare: the LLM is not asked and its failure is taken to be rc
+ * with msg (e.g. an endpoint known to be down): finish then answers as
+ * after that failure (extractively, said why, in auto mode). */
+void rtv_draft_skip_llm(RtvDraft *d, CrErr rc, const char *msg);
+/* Returns the LLM's outcome (CR_ECANCELED when req->cancel said so). */
 CrErr rtv_ask_llm(const RtvRequest *req, const RtvAnswer *out, RtvDraft *d);
+/* After rtv_ask_llm: the LLM's whole answer (NULL when it failed) and its
+ * failure's message ("" when none). Borrowed; valid until finish. */
+const char *rtv_draft_llm_text(const RtvDraft *d);
+const char *rtv_draft_llm_msg(const RtvDraft *d);
 CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e);
-void rtv_draft_release(RtvDraft *d);
 
 /* The retrieval half of rtv_ask alone: the same checks, ranking and packing,
  * so out->items is exactly the context rtv_ask would use, with no answer

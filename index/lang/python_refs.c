@@ -14,7 +14,7 @@ void idx_py_add_text(ChunkRun *r, StrBuf *sb, TSNode n)
 }
 
 /* Text of a dotted_name without whitespace or line continuations. */
-char *idx_py_dotted_text(ChunkRun *r, TSNode n)
+static char *idx_py_dotted_text(ChunkRun *r, TSNode n)
 {
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     sb_reset(&r->sb2);
@@ -25,7 +25,7 @@ char *idx_py_dotted_text(ChunkRun *r, TSNode n)
 
 /* Writes a callee/base expression as a name chain into r->sb ("a.b.c"; a
  * receiver that is not a plain chain becomes "?"). 0 when n is no chain. */
-int idx_py_chain(ChunkRun *r, TSNode n)
+static int idx_py_chain(ChunkRun *r, TSNode n)
 {
     const ChunkSyms *sy = r->sy;
     TSSymbol s = ts_node_symbol(n);
@@ -54,7 +54,7 @@ int idx_py_chain(ChunkRun *r, TSNode n)
 }
 
 /* Appends the content of a string node (no prefix, no quotes). */
-void idx_py_string_content(ChunkRun *r, TSNode str, StrBuf *sb)
+static void idx_py_string_content(ChunkRun *r, TSNode str, StrBuf *sb)
 {
     TSTreeCursor *c = &r->aux2;
     uint32_t a = ts_node_start_byte(str), b = ts_node_end_byte(str);

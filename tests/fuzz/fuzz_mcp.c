@@ -35,9 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int out = memfd_create("fuzz-mcp-out", 0);
     if (out < 0) abort();
     McpOptions o;
+    WsConfig cfg;
     memset(&o, 0, sizeof o);
-    o.idx.root = "/nonexistent/coderag-fuzz-root";
-    o.idx.index_dir = "/nonexistent/coderag-fuzz-root/.coderag";
+    memset(&cfg, 0, sizeof cfg);
+    cfg.root = (char *)"/nonexistent/coderag-fuzz-root";
+    cfg.index_dir = (char *)"/nonexistent/coderag-fuzz-root/.coderag";
+    o.cfg = &cfg;
     rtv_request_init(&o.ask);
     if (mcp_server_run(&o, in, out) != 0) abort();
     off_t len = lseek(out, 0, SEEK_END);

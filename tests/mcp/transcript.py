@@ -59,11 +59,11 @@ def unescape(s):
 
 
 class Server:
-    def __init__(self, bin_path, root, errpath):
+    def __init__(self, bin_path, root, errpath, extra=()):
         env = {k: v for k, v in os.environ.items() if not k.startswith("CODERAG_")}
         env["CODERAG_LOG"] = "info"
         self.err = open(errpath, "wb")
-        self.proc = subprocess.Popen([bin_path, "mcp", "--root", root], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([bin_path, "mcp", "--root", root, *extra], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.err, env=env)
         self.responses = queue.Queue()
         self.progress = queue.Queue()

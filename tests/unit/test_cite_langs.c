@@ -125,13 +125,13 @@ static void run_lang(const Lang *lg, int *fab_passed, int *valid_lost, int *flag
     req.llm_model = "test-model";
     req.llm_timeout_ms = 30000;
     RtvAnswer a;
-    RtvDraft d;
-    rc = rtv_ask_prepare(st, &req, &a, &d, &e);
+    RtvDraft *d = rtv_draft_new();
+    rc = rtv_ask_prepare(st, &req, &a, d, &e);
     CHECK_INT(rc, CR_OK);
     CHECK(a.n_items >= 1);
-    if (rc || !a.n_items || !d.want_llm) {
+    if (rc || !a.n_items || !rtv_draft_wants_llm(d)) {
         fprintf(stderr, "  %s: nothing packed (%s)\n", lg->dir, e.msg);
-        rtv_draft_release(&d);
+        rtv_draft_free(d);
         rtv_answer_release(&a);
         idx_close(st);
         test_sh("rm -rf '%s' '%s'", root, index_dir);
@@ -184,8 +184,8 @@ static void run_lang(const Lang *lg, int *fab_passed, int *valid_lost, int *flag
     json_decref(s);
     sb_release(&actions);
 
-    CHECK_INT(rtv_ask_llm(&req, &a, &d), CR_OK);
-    CHECK_INT(rtv_ask_finish(st, &req, &a, &d, &e), CR_OK);
+    CHECK_INT(rtv_ask_llm(&req, &a, d), CR_OK);
+    CHECK_INT(rtv_ask_finish(st, &req, &a, d, &e), CR_OK);
     CHECK_INT(a.mode, RTV_MODE_LLM);
 
     /* the prompt fences the code in the language's tag */
@@ -231,7 +231,7 @@ static void run_lang(const Lang *lg, int *fab_passed, int *valid_lost, int *flag
     *flagged += flag;
 
     sb_release(&answer);
-    rtv_draft_release(&d);
+    rtv_draft_free(d);
     rtv_answer_release(&a);
     idx_close(st);
     test_sh("rm -rf '%s' '%s'", root, index_dir);

@@ -1,5 +1,4 @@
-#include "lsp.h"
-#include "lsp_int.h"
+#include "rpc.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -15,50 +14,53 @@
 
 enum { ST_NEW, ST_READY, ST_SHUTDOWN };
 
-struct LspCall {
-    LspRpc *rpc;
+struct RpcCall {
+    Rpc *rpc;
     int id_is_str;
     json_int_t id_int;
     char *id_str;
     char *method;
     int cancelled; /* under rpc->mu */
-    LspCall *prev, *next;
+    RpcCall *prev, *next;
 };
 
 typedef struct Outgoing {
     json_int_t id;
-    LspResponseFn fn;
+    RpcResponseFn fn;
     void *ud;
     struct Outgoing *next;
 } Outgoing;
 
-struct LspRpc {
-    const LspMethod *methods;
+struct Rpc {
+    const RpcProfile *profile;
+    const RpcMethod *methods;
     size_t n_methods;
     void *ctx;
-    LspSendFn send;
+    RpcSendFn send;
     void *send_ud;
     int state; /* reader thread only */
     int exited, exit_code;
     pthread_mutex_t mu; /* calls, outgoing, next_id, cancelled flags */
-    LspCall *calls;
+    RpcCall *calls;
     Outgoing *outgoing;
     json_int_t next_id;
 };
 
-LspStatus lsp_error(LspError *err, int code, const char *fmt, ...)
+RpcStatus rpc_error(RpcError *err, int code, const char *fmt, ...)
 {
     va_list ap;
     err->code = code;
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
-    return LSP_FAIL;
+    return RPC_FAIL;
 }
 
-LspRpc *lsp_rpc_new(const LspMethod *methods, size_t n, void *ctx, LspSendFn send, void *send_ud)
+Rpc *rpc_new(const RpcProfile *profile, const RpcMethod *methods, size_t n, void *ctx,
+             RpcSendFn send, void *send_ud)
 {
-    LspRpc *rpc = xcalloc(1, sizeof *rpc);
+    Rpc *rpc = xcalloc(1, sizeof *rpc);
+    rpc->profile = profile;
     rpc->methods = methods;
     rpc->n_methods = n;
     rpc->ctx = ctx;
@@ -68,7 +70,7 @@ LspRpc *lsp_rpc_new(const LspMethod *methods, size_t n, void *ctx, LspSendFn sen
     return rpc;
 }
 
-static void call_free(LspCall *c)
+static void call_free(RpcCall *c)
 {
     if (!c) return;
     free(c->id_str);
@@ -76,11 +78,11 @@ static void call_free(LspCall *c)
     free(c);
 }
 
-void lsp_rpc_free(LspRpc *rpc)
+void rpc_free(Rpc *rpc)
 {
     if (!rpc) return;
     while (rpc->calls) {
-        LspCall *c = rpc->calls;
+        RpcCall *c = rpc->calls;
         rpc->calls = c->next;
         call_free(c);
     }
@@ -94,16 +96,16 @@ void lsp_rpc_free(LspRpc *rpc)
 }
 
 /* Serialises and sends msg (stolen). */
-static void send_msg(LspRpc *rpc, json_t *msg)
+static void send_msg(Rpc *rpc, json_t *msg)
 {
     char *text = json_dumps(msg, JSON_COMPACT);
     json_decref(msg);
     if (!text) {
-        log_msg(LOG_ERROR, "lsp: cannot serialise a message");
+        log_msg(LOG_ERROR, "%s: cannot serialise a message", rpc->profile->name);
         return;
     }
     if (rpc->send(rpc->send_ud, text, strlen(text)) != 0)
-        log_msg(LOG_INFO, "lsp: cannot send a message: the client is gone");
+        log_msg(LOG_INFO, "%s: cannot send a message: the client is gone", rpc->profile->name);
     free(text);
 }
 
@@ -116,7 +118,7 @@ static json_t *error_object(int code, const char *message)
 }
 
 /* Sends a reply; id (borrowed) may be NULL for an unknown id. */
-static void send_reply(LspRpc *rpc, json_t *id, json_t *result, const LspError *err)
+static void send_reply(Rpc *rpc, json_t *id, json_t *result, const RpcError *err)
 {
     json_t *m = json_object();
     json_object_set_new(m, "jsonrpc", json_string("2.0"));
@@ -130,12 +132,12 @@ static void send_reply(LspRpc *rpc, json_t *id, json_t *result, const LspError *
     send_msg(rpc, m);
 }
 
-static void reply_error(LspRpc *rpc, json_t *id, int code, const char *fmt, ...)
+static void reply_error(Rpc *rpc, json_t *id, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static void reply_error(LspRpc *rpc, json_t *id, int code, const char *fmt, ...)
+static void reply_error(Rpc *rpc, json_t *id, int code, const char *fmt, ...)
 {
-    LspError err = {.code = code};
+    RpcError err = {.code = code};
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err.message, sizeof err.message, fmt, ap);
@@ -143,26 +145,26 @@ static void reply_error(LspRpc *rpc, json_t *id, int code, const char *fmt, ...)
     send_reply(rpc, id, NULL, &err);
 }
 
-void lsp_rpc_framing_error(LspRpc *rpc, int code, const char *message)
+void rpc_framing_error(Rpc *rpc, int code, const char *message)
 {
     reply_error(rpc, NULL, code, "%s", message);
 }
 
-static json_t *call_id(const LspCall *c)
+static json_t *call_id(const RpcCall *c)
 {
     return c->id_is_str ? json_string(c->id_str) : json_integer(c->id_int);
 }
 
-static int id_matches(const LspCall *c, json_t *id)
+static int id_matches(const RpcCall *c, json_t *id)
 {
     if (json_is_integer(id)) return !c->id_is_str && c->id_int == json_integer_value(id);
     if (json_is_string(id)) return c->id_is_str && !strcmp(c->id_str, json_string_value(id));
     return 0;
 }
 
-static LspCall *call_new(LspRpc *rpc, json_t *id, const char *method)
+static RpcCall *call_new(Rpc *rpc, json_t *id, const char *method)
 {
-    LspCall *c = xcalloc(1, sizeof *c);
+    RpcCall *c = xcalloc(1, sizeof *c);
     c->rpc = rpc;
     if (json_is_string(id)) {
         c->id_is_str = 1;
@@ -180,9 +182,9 @@ static LspCall *call_new(LspRpc *rpc, json_t *id, const char *method)
 }
 
 /* Unlinks c; returns whether it was cancelled. */
-static int call_unlink(LspCall *c)
+static int call_unlink(RpcCall *c)
 {
-    LspRpc *rpc = c->rpc;
+    Rpc *rpc = c->rpc;
     pthread_mutex_lock(&rpc->mu);
     if (c->prev)
         c->prev->next = c->next;
@@ -194,11 +196,16 @@ static int call_unlink(LspCall *c)
     return cancelled;
 }
 
-void lsp_call_reply(LspCall *call, json_t *result, const LspError *err)
+void rpc_call_reply(RpcCall *call, json_t *result, const RpcError *err)
 {
-    LspRpc *rpc = call->rpc;
-    LspError cancelled = {.code = LSP_REQUEST_CANCELLED};
+    Rpc *rpc = call->rpc;
+    RpcError cancelled = {.code = RPC_REQUEST_CANCELLED};
     if (call_unlink(call)) {
+        if (rpc->profile->cancel_silent) { /* the client wants no answer */
+            json_decref(result);
+            call_free(call);
+            return;
+        }
         snprintf(cancelled.message, sizeof cancelled.message, "%s was cancelled", call->method);
         err = &cancelled;
     }
@@ -208,14 +215,14 @@ void lsp_call_reply(LspCall *call, json_t *result, const LspError *err)
     call_free(call);
 }
 
-void lsp_call_drop(LspCall *call)
+void rpc_call_drop(RpcCall *call)
 {
     if (!call) return;
     call_unlink(call);
     call_free(call);
 }
 
-int lsp_call_cancelled(const LspCall *call)
+int rpc_call_cancelled(const RpcCall *call)
 {
     pthread_mutex_lock(&call->rpc->mu);
     int c = call->cancelled;
@@ -223,23 +230,24 @@ int lsp_call_cancelled(const LspCall *call)
     return c;
 }
 
-const char *lsp_call_method(const LspCall *call)
+const char *rpc_call_method(const RpcCall *call)
 {
     return call->method;
 }
 
-static void cancel_request(LspRpc *rpc, json_t *params)
+static void cancel_request(Rpc *rpc, json_t *params)
 {
     json_t *id = NULL;
     json_error_t je;
-    if (!params || json_unpack_ex(params, &je, 0, "{s:o}", "id", &id) != 0) return;
+    if (!params || json_unpack_ex(params, &je, 0, "{s:o}", rpc->profile->cancel_key, &id) != 0)
+        return;
     pthread_mutex_lock(&rpc->mu);
-    for (LspCall *c = rpc->calls; c; c = c->next)
+    for (RpcCall *c = rpc->calls; c; c = c->next)
         if (id_matches(c, id)) c->cancelled = 1;
     pthread_mutex_unlock(&rpc->mu);
 }
 
-void lsp_rpc_notify(LspRpc *rpc, const char *method, json_t *params)
+void rpc_notify(Rpc *rpc, const char *method, json_t *params)
 {
     json_t *m = json_object();
     json_object_set_new(m, "jsonrpc", json_string("2.0"));
@@ -248,7 +256,7 @@ void lsp_rpc_notify(LspRpc *rpc, const char *method, json_t *params)
     send_msg(rpc, m);
 }
 
-void lsp_rpc_request(LspRpc *rpc, const char *method, json_t *params, LspResponseFn fn, void *ud)
+void rpc_request(Rpc *rpc, const char *method, json_t *params, RpcResponseFn fn, void *ud)
 {
     Outgoing *o = xcalloc(1, sizeof *o);
     o->fn = fn;
@@ -268,7 +276,7 @@ void lsp_rpc_request(LspRpc *rpc, const char *method, json_t *params, LspRespons
 }
 
 /* A response to one of our requests. */
-static void handle_response(LspRpc *rpc, json_t *msg, json_t *id)
+static void handle_response(Rpc *rpc, json_t *msg, json_t *id)
 {
     Outgoing *o = NULL;
     if (json_is_integer(id)) {
@@ -282,7 +290,7 @@ static void handle_response(LspRpc *rpc, json_t *msg, json_t *id)
         pthread_mutex_unlock(&rpc->mu);
     }
     if (!o) {
-        log_msg(LOG_DEBUG, "lsp: response to an unknown request ignored");
+        log_msg(LOG_DEBUG, "%s: response to an unknown request ignored", rpc->profile->name);
         return;
     }
     json_t *error = json_object_get(msg, "error");
@@ -290,14 +298,14 @@ static void handle_response(LspRpc *rpc, json_t *msg, json_t *id)
     free(o);
 }
 
-static const LspMethod *find_method(const LspRpc *rpc, const char *name)
+static const RpcMethod *find_method(const Rpc *rpc, const char *name)
 {
     for (size_t i = 0; i < rpc->n_methods; i++)
         if (!strcmp(rpc->methods[i].name, name)) return &rpc->methods[i];
     return NULL;
 }
 
-static void dispatch(LspRpc *rpc, json_t *msg)
+static void dispatch(Rpc *rpc, json_t *msg)
 {
     json_t *jv = json_object_get(msg, "jsonrpc");
     json_t *id = json_object_get(msg, "id");
@@ -307,101 +315,108 @@ static void dispatch(LspRpc *rpc, json_t *msg)
     json_t *reply_id = valid_id ? id : NULL;
 
     if (jv && !(json_is_string(jv) && !strcmp(json_string_value(jv), "2.0"))) {
-        reply_error(rpc, reply_id, LSP_INVALID_REQUEST, "\"jsonrpc\" must be \"2.0\"");
+        reply_error(rpc, reply_id, RPC_INVALID_REQUEST, "\"jsonrpc\" must be \"2.0\"");
         return;
     }
     if (!method) {
         if (id && (json_object_get(msg, "result") || json_object_get(msg, "error")))
             handle_response(rpc, msg, id);
         else
-            reply_error(rpc, reply_id, LSP_INVALID_REQUEST, "a message needs a \"method\"");
+            reply_error(rpc, reply_id, RPC_INVALID_REQUEST, "a message needs a \"method\"");
         return;
     }
     if (!json_is_string(method)) {
-        reply_error(rpc, reply_id, LSP_INVALID_REQUEST, "\"method\" must be a string");
+        reply_error(rpc, reply_id, RPC_INVALID_REQUEST, "\"method\" must be a string");
         return;
     }
     if (id && !valid_id) {
-        reply_error(rpc, NULL, LSP_INVALID_REQUEST, "\"id\" must be an integer or a string");
+        reply_error(rpc, NULL, RPC_INVALID_REQUEST, "\"id\" must be an integer or a string");
         return;
     }
     const char *name = json_string_value(method);
     int is_request = id != NULL;
-    if (!strcmp(name, "exit")) {
+    const RpcProfile *pf = rpc->profile;
+    if (pf->exit_method && !strcmp(name, pf->exit_method)) {
         rpc->exited = 1;
         rpc->exit_code = rpc->state == ST_SHUTDOWN ? 0 : 1;
         return;
     }
-    if (!strcmp(name, "$/cancelRequest")) {
+    if (!strcmp(name, pf->cancel_method)) {
         if (is_request)
-            reply_error(rpc, id, LSP_INVALID_REQUEST, "$/cancelRequest is a notification");
+            reply_error(rpc, id, RPC_INVALID_REQUEST, "%s is a notification", name);
         else
             cancel_request(rpc, params);
         return;
     }
     if (rpc->state == ST_SHUTDOWN) {
         if (is_request)
-            reply_error(rpc, id, LSP_INVALID_REQUEST, "%s after shutdown: only exit is accepted",
+            reply_error(rpc, id, RPC_INVALID_REQUEST, "%s after shutdown: only exit is accepted",
                         name);
         return;
     }
-    const LspMethod *m = find_method(rpc, name);
-    if (rpc->state == ST_NEW && (!m || (m->flags & LSP_NEEDS_INIT))) {
+    const RpcMethod *m = find_method(rpc, name);
+    if (rpc->state == ST_NEW && (!m || (m->flags & RPC_NEEDS_INIT))) {
         if (is_request)
-            reply_error(rpc, id, LSP_SERVER_NOT_INITIALIZED, "%s before initialize", name);
+            reply_error(rpc, id, RPC_SERVER_NOT_INITIALIZED,
+                        "%s before initialize: the server is not initialized", name);
         return;
     }
     if (!m) {
-        if (is_request) reply_error(rpc, id, LSP_METHOD_NOT_FOUND, "unknown method %s", name);
+        if (is_request) reply_error(rpc, id, RPC_METHOD_NOT_FOUND, "unknown method %s", name);
         return; /* unknown notifications are ignored, $/ or not */
     }
-    if (is_request && !(m->flags & LSP_REQUEST)) {
-        reply_error(rpc, id, LSP_INVALID_REQUEST, "%s is a notification; it takes no id", name);
+    if (is_request && !(m->flags & RPC_REQUEST)) {
+        reply_error(rpc, id, RPC_INVALID_REQUEST, "%s is a notification; it takes no id", name);
         return;
     }
-    if (!is_request && !(m->flags & LSP_NOTIFY)) {
-        log_msg(LOG_INFO, "lsp: %s without an id is a notification nobody answers; ignored", name);
+    if (!is_request && !(m->flags & RPC_NOTIFY)) {
+        log_msg(LOG_INFO, "%s: %s without an id is a notification nobody answers; ignored",
+                rpc->profile->name, name);
         return;
     }
-    if ((m->flags & LSP_INIT) && rpc->state != ST_NEW) {
-        reply_error(rpc, id, LSP_INVALID_REQUEST, "initialize was already received");
+    if ((m->flags & RPC_INIT) && rpc->state != ST_NEW) {
+        reply_error(rpc, id, RPC_INVALID_REQUEST, "initialize was already received");
         return;
     }
     if (json_is_null(params)) params = NULL;
+    if (params && pf->object_params && !json_is_object(params)) {
+        if (is_request) reply_error(rpc, id, RPC_INVALID_REQUEST, "\"params\" must be an object");
+        return;
+    }
     if (params && !json_is_object(params) && !json_is_array(params)) {
         if (is_request)
-            reply_error(rpc, id, LSP_INVALID_PARAMS, "\"params\" must be an object or an array");
+            reply_error(rpc, id, RPC_INVALID_PARAMS, "\"params\" must be an object or an array");
         return;
     }
 
-    LspCall *call = is_request ? call_new(rpc, id, name) : NULL;
+    RpcCall *call = is_request ? call_new(rpc, id, name) : NULL;
     json_t *result = NULL;
-    LspError err = {0};
-    LspStatus st = m->fn(rpc->ctx, params, call, &result, &err);
+    RpcError err = {0};
+    RpcStatus st = m->fn(rpc->ctx, params, call, &result, &err);
     if (!call) {
         json_decref(result);
         return;
     }
-    if (st == LSP_DONE) {
-        if (m->flags & LSP_INIT) rpc->state = ST_READY;
-        if (m->flags & LSP_SHUTDOWN) rpc->state = ST_SHUTDOWN;
-        lsp_call_reply(call, result, NULL);
-    } else if (st == LSP_FAIL) {
-        lsp_call_reply(call, result, &err);
+    if (st == RPC_DONE) {
+        if (m->flags & RPC_INIT) rpc->state = ST_READY;
+        if (m->flags & RPC_SHUTDOWN) rpc->state = ST_SHUTDOWN;
+        rpc_call_reply(call, result, NULL);
+    } else if (st == RPC_FAIL) {
+        rpc_call_reply(call, result, &err);
     }
 }
 
-int lsp_rpc_handle(LspRpc *rpc, const char *body, size_t len)
+int rpc_handle(Rpc *rpc, const char *body, size_t len)
 {
     json_error_t je;
-    json_t *msg = json_loadb(body, len, JSON_DECODE_ANY, &je);
+    json_t *msg = json_loadb(body, len, JSON_DECODE_ANY | rpc->profile->json_flags, &je);
     if (!msg) {
-        reply_error(rpc, NULL, LSP_PARSE_ERROR, "not JSON: %s (at byte %zu)", je.text,
+        reply_error(rpc, NULL, RPC_PARSE_ERROR, "not JSON: %s (at byte %zu)", je.text,
                     (size_t)je.position);
         return -1;
     }
     if (!json_is_object(msg))
-        reply_error(rpc, NULL, LSP_INVALID_REQUEST,
+        reply_error(rpc, NULL, RPC_INVALID_REQUEST,
                     json_is_array(msg) ? "batches (JSON arrays) are not supported"
                                        : "a message must be a JSON object");
     else
@@ -410,13 +425,13 @@ int lsp_rpc_handle(LspRpc *rpc, const char *body, size_t len)
     return 0;
 }
 
-int lsp_rpc_exited(const LspRpc *rpc, int *out_code)
+int rpc_exited(const Rpc *rpc, int *out_code)
 {
     if (rpc->exited && out_code) *out_code = rpc->exit_code;
     return rpc->exited;
 }
 
-int lsp_rpc_shut_down(const LspRpc *rpc)
+int rpc_shut_down(const Rpc *rpc)
 {
     return rpc->state == ST_SHUTDOWN;
 }

@@ -1,4 +1,4 @@
-#include "lsp_int.h"
+#include "cli.h"
 
 #include <signal.h>
 
@@ -7,5 +7,5 @@ int main(int argc, char **argv)
     /* Past a file-size limit, writes fail with EFBIG (reported as an I/O
      * error) instead of the process being killed. */
     signal(SIGXFSZ, SIG_IGN);
-    return lsp_cli_main(argc, argv);
+    return cli_main(argc, argv);
 }

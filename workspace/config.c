@@ -1,10 +1,12 @@
-#include "lsp_int.h"
+#include "ws.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef enum { OPT_STR, OPT_LIST, OPT_SIZE, OPT_INT } OptType;
 
@@ -21,26 +23,26 @@ typedef struct ConfigKey {
 #define STR_AT(c, off) ((char **)((char *)(c) + (off)))
 
 static const ConfigKey keys[] = {
-    {"root", "root", "CODERAG_ROOT", OPT_STR, offsetof(CrConfig, root), "DIR",
-     "the workspace (default: the current folder)"},
-    {"indexDir", "index-dir", "CODERAG_INDEXDIR", OPT_STR, offsetof(CrConfig, index_dir), "DIR",
+    {"root", "root", "CODERAG_ROOT", OPT_STR, offsetof(WsConfig, root), "DIR",
+     "the workspace (default: the root rule from the current folder)"},
+    {"indexDir", "index-dir", "CODERAG_INDEXDIR", OPT_STR, offsetof(WsConfig, index_dir), "DIR",
      "where the index lives (default: ROOT/.coderag)"},
-    {"llm.url", "llm-url", "CODERAG_LLM_URL", OPT_STR, offsetof(CrConfig, llm_url), "URL",
+    {"llm.url", "llm-url", "CODERAG_LLM_URL", OPT_STR, offsetof(WsConfig, llm_url), "URL",
      "OpenAI-compatible chat endpoint (default: none, extractive answers)"},
-    {"llm.model", "llm-model", "CODERAG_LLM_MODEL", OPT_STR, offsetof(CrConfig, llm_model), "NAME",
+    {"llm.model", "llm-model", "CODERAG_LLM_MODEL", OPT_STR, offsetof(WsConfig, llm_model), "NAME",
      "the LLM's model name"},
     {"llm.apiKeyEnv", "llm-api-key-env", "CODERAG_LLM_APIKEYENV", OPT_STR,
-     offsetof(CrConfig, llm_api_key_env), "VAR",
+     offsetof(WsConfig, llm_api_key_env), "VAR",
      "name of the environment variable holding its key"},
     {"embed.provider", "embed-provider", "CODERAG_EMBED_PROVIDER", OPT_STR,
-     offsetof(CrConfig, embed_provider), "P",
+     offsetof(WsConfig, embed_provider), "P",
      "builtin (offline) or openai (an embeddings endpoint)"},
-    {"embed.url", "embed-url", "CODERAG_EMBED_URL", OPT_STR, offsetof(CrConfig, embed_url), "URL",
+    {"embed.url", "embed-url", "CODERAG_EMBED_URL", OPT_STR, offsetof(WsConfig, embed_url), "URL",
      "OpenAI-compatible embeddings endpoint"},
-    {"embed.model", "embed-model", "CODERAG_EMBED_MODEL", OPT_STR, offsetof(CrConfig, embed_model),
+    {"embed.model", "embed-model", "CODERAG_EMBED_MODEL", OPT_STR, offsetof(WsConfig, embed_model),
      "NAME", "the embedding model's name"},
     {"embed.apiKeyEnv", "embed-api-key-env", "CODERAG_EMBED_APIKEYENV", OPT_STR,
-     offsetof(CrConfig, embed_api_key_env), "VAR",
+     offsetof(WsConfig, embed_api_key_env), "VAR",
      "name of the environment variable holding its key"},
     {"exclude", "exclude", "CODERAG_EXCLUDE", OPT_LIST, 0, "GLOBS",
      "comma-separated patterns to skip, on top of .gitignore"},
@@ -50,7 +52,7 @@ static const ConfigKey keys[] = {
      "parse threads (default: one per core)"},
 };
 
-void lsp_config_print_flags(FILE *f)
+void ws_config_print_flags(FILE *f)
 {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         char left[48];
@@ -59,12 +61,12 @@ void lsp_config_print_flags(FILE *f)
     }
 }
 
-void lsp_config_init(CrConfig *c)
+void ws_config_init(WsConfig *c)
 {
     memset(c, 0, sizeof *c);
 }
 
-void lsp_config_release(CrConfig *c)
+void ws_config_release(WsConfig *c)
 {
     if (!c) return;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -75,9 +77,9 @@ void lsp_config_release(CrConfig *c)
     memset(c, 0, sizeof *c);
 }
 
-void lsp_config_copy(CrConfig *dst, const CrConfig *src)
+void ws_config_copy(WsConfig *dst, const WsConfig *src)
 {
-    lsp_config_init(dst);
+    ws_config_init(dst);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (keys[i].type == OPT_STR) {
             const char *v = *STR_AT(src, keys[i].offset);
@@ -98,7 +100,7 @@ static const ConfigKey *find_key(const char *name)
     return NULL;
 }
 
-int lsp_config_is_flag(const char *flag)
+int ws_config_is_flag(const char *flag)
 {
     const ConfigKey *k = find_key(flag);
     return k && !strcmp(k->flag, flag);
@@ -114,7 +116,7 @@ static int parse_num(const char *v, long long *out)
     return 1;
 }
 
-CrErr lsp_config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e)
+CrErr ws_config_set(WsConfig *c, const char *key, const char *value, ErrInfo *e)
 {
     const ConfigKey *k = find_key(key);
     long long n;
@@ -154,25 +156,25 @@ CrErr lsp_config_set(CrConfig *c, const char *key, const char *value, ErrInfo *e
     return CR_OK;
 }
 
-CrErr lsp_config_from_env(CrConfig *c, ErrInfo *e)
+CrErr ws_config_from_env(WsConfig *c, ErrInfo *e)
 {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *v = getenv(keys[i].env);
         if (!v || !v[0]) continue;
-        CrErr rc = lsp_config_set(c, keys[i].key, v, e);
+        CrErr rc = ws_config_set(c, keys[i].key, v, e);
         if (rc) return rc;
     }
     return CR_OK;
 }
 
-void lsp_config_llm(const CrConfig *c, RtvRequest *req)
+void ws_config_llm(const WsConfig *c, RtvRequest *req)
 {
     req->llm_url = c->llm_url;
     req->llm_model = c->llm_model;
     req->llm_api_key_env = c->llm_api_key_env;
 }
 
-void lsp_config_idx(const CrConfig *c, IdxConfig *out)
+void ws_config_idx(const WsConfig *c, IdxConfig *out)
 {
     memset(out, 0, sizeof *out);
     out->root = c->root ? c->root : ".";
@@ -185,4 +187,58 @@ void lsp_config_idx(const CrConfig *c, IdxConfig *out)
     out->embed_url = c->embed_url;
     out->embed_model = c->embed_model;
     out->embed_api_key_env = c->embed_api_key_env;
+}
+
+const char *ws_config_resolve_root(WsConfig *c)
+{
+    if (!c->root) {
+        char *cwd = getcwd(NULL, 0);
+        c->root = cwd ? ws_find_root(cwd, cwd) : xstrdup(".");
+        free(cwd);
+    }
+    return c->root;
+}
+
+/* Bad entries are logged and skipped: the editor's settings must not keep
+ * the server from starting. */
+static void apply_json(WsConfig *cfg, json_t *obj, const char *prefix)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        char name[256], num[32];
+        ErrInfo e = {0};
+        snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "." : "", key);
+        const char *val = NULL;
+        if (json_is_object(v)) {
+            apply_json(cfg, v, name);
+            continue;
+        }
+        if (json_is_array(v)) {
+            size_t i;
+            json_t *item;
+            json_array_foreach(v, i, item)
+            {
+                if (json_is_string(item) && ws_config_set(cfg, name, json_string_value(item), &e))
+                    log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
+            }
+            continue;
+        }
+        if (json_is_string(v)) {
+            val = json_string_value(v);
+        } else if (json_is_integer(v)) {
+            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+            val = num;
+        } else if (!json_is_null(v)) {
+            log_msg(LOG_WARN, "initializationOptions: %s: unsupported value ignored", name);
+        }
+        if (val && ws_config_set(cfg, name, val, &e))
+            log_msg(LOG_WARN, "initializationOptions: %s", e.msg);
+    }
+}
+
+void ws_config_from_json(WsConfig *c, const json_t *obj)
+{
+    if (json_is_object(obj)) apply_json(c, (json_t *)obj, "");
 }

@@ -1,4 +1,4 @@
-#include "mcp_int.h"
+#include "ws.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 
 #define MAX_WATCH_DEPTH 64
 
-struct McpWatch {
+struct WsWatch {
     int fd;
     char *index_real; /* realpath of the index directory: never watched */
     I64Map dirs;      /* watch descriptor -> index in paths */
@@ -31,11 +31,9 @@ struct McpWatch {
 static const unsigned MASK = IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM |
                              IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
-static int skip_dir(const McpWatch *w, const char *name, const char *path)
+static int skip_dir(const WsWatch *w, const char *name, const char *path)
 {
-    if (!strcmp(name, ".git") || !strcmp(name, ".hg") || !strcmp(name, ".svn") ||
-        !strcmp(name, ".coderag"))
-        return 1;
+    if (ws_skip_dir_name(name)) return 1;
     if (!w->index_real) return 0;
     char *real = realpath(path, NULL);
     int same = real && !strcmp(real, w->index_real);
@@ -44,7 +42,7 @@ static int skip_dir(const McpWatch *w, const char *name, const char *path)
 }
 
 /* Watches dir and the directories below it; 0 when the watch limit is hit. */
-static int add_tree(McpWatch *w, const char *dir, int depth)
+static int add_tree(WsWatch *w, const char *dir, int depth)
 {
     int wd = inotify_add_watch(w->fd, dir, MASK);
     if (wd < 0) return errno == ENOENT || errno == EACCES || errno == ENOTDIR;
@@ -75,23 +73,23 @@ static int add_tree(McpWatch *w, const char *dir, int depth)
     return ok;
 }
 
-McpWatch *mcp_watch_open(const char *root, const char *index_dir)
+WsWatch *ws_watch_open(const char *root, const char *index_dir)
 {
-    McpWatch *w = xcalloc(1, sizeof *w);
+    WsWatch *w = xcalloc(1, sizeof *w);
     i64map_init(&w->dirs);
     w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (index_dir) w->index_real = realpath(index_dir, NULL);
     if (w->fd < 0 || !add_tree(w, root, 0)) {
         log_msg(LOG_WARN, "cannot watch %s (%s): every tool call re-checks the files", root,
                 w->fd < 0 ? strerror(errno) : "inotify watch limit reached");
-        mcp_watch_close(w);
+        ws_watch_close(w);
         return NULL;
     }
     log_msg(LOG_DEBUG, "watching %zu directories", w->n_paths);
     return w;
 }
 
-void mcp_watch_close(McpWatch *w)
+void ws_watch_close(WsWatch *w)
 {
     if (!w) return;
     if (w->fd >= 0) close(w->fd);
@@ -103,7 +101,7 @@ void mcp_watch_close(McpWatch *w)
     free(w);
 }
 
-int mcp_watch_changed(McpWatch *w)
+int ws_watch_changed(WsWatch *w)
 {
     if (!w) return 1;
     char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));

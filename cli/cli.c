@@ -1,7 +1,8 @@
+#include "cli.h"
 #include "lsp.h"
-#include "lsp_int.h"
 #include "mcp.h"
 #include "rtv.h"
+#include "ws.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -16,7 +17,7 @@
 
 /* Command-line flags a subcommand takes besides the configuration keys. */
 typedef struct CliArgs {
-    CrConfig cfg;
+    WsConfig cfg;
     int json;
     int check;
     int no_update;
@@ -63,19 +64,18 @@ static const struct CliCommand {
     const char *usage;
     const char *summary;
 } cli_commands[] = {
-    {"lsp", lsp_cli_lsp, 0, "coderag lsp [settings]",
+    {"lsp", cli_lsp, 0, "coderag lsp [settings]",
      "Speaks the Language Server Protocol on stdin/stdout (logs on stderr)."},
-    {"mcp", lsp_cli_mcp, 0, "coderag mcp [--root DIR] [settings]",
+    {"mcp", cli_mcp, 0, "coderag mcp [--root DIR] [settings]",
      "Serves coding agents over the Model Context Protocol on stdin/stdout (logs on stderr)."},
-    {"index", lsp_cli_index, 0, "coderag index [--root DIR] [settings]",
+    {"index", cli_index, 0, "coderag index [--root DIR] [settings]",
      "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat)."},
-    {"ask", lsp_cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION,
+    {"ask", cli_ask, ARG_JSON | ARG_ASK | ARG_QUESTION,
      "coderag ask [--root DIR] [options] [settings] \"QUESTION\"",
      "Answers a question with cited code, after bringing the index up to date.\n"
      "Exit status: 0 answered, 1 usage, 2 index or I/O error, 3 LLM or embeddings endpoint\n"
      "error, 4 not indexed yet (with --no-update)."},
-    {"status", lsp_cli_status, ARG_JSON | ARG_CHECK,
-     "coderag status [--root DIR] [options] [settings]",
+    {"status", cli_status, ARG_JSON | ARG_CHECK, "coderag status [--root DIR] [options] [settings]",
      "Shows what the index holds. A workspace never indexed is reported as such\n"
      "(state \"missing\" with --json), with exit status 0."},
 };
@@ -127,11 +127,11 @@ static void command_help(const struct CliCommand *c, FILE *f)
         }
     }
     fprintf(f, "\nsettings (or the environment variable named):\n");
-    lsp_config_print_flags(f);
+    ws_config_print_flags(f);
     fprintf(f, "  %-26s %s\n", "--help", "this text");
 }
 
-int lsp_cli_usage(FILE *f)
+int cli_usage(FILE *f)
 {
     fprintf(f, "usage: coderag <command> [--root DIR] [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
@@ -142,11 +142,11 @@ int lsp_cli_usage(FILE *f)
     return f == stderr ? 1 : 0;
 }
 
-int lsp_cli_main(int argc, char **argv)
+int cli_main(int argc, char **argv)
 {
-    if (argc < 2) return lsp_cli_usage(stderr);
+    if (argc < 2) return cli_usage(stderr);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
-        return lsp_cli_usage(stdout);
+        return cli_usage(stdout);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         printf("coderag %s\n", CODERAG_VERSION);
         return 0;
@@ -154,7 +154,7 @@ int lsp_cli_main(int argc, char **argv)
     const struct CliCommand *c = find_command(argv[1]);
     if (!c) {
         fprintf(stderr, "coderag: unknown command '%s'\n", argv[1]);
-        return lsp_cli_usage(stderr);
+        return cli_usage(stderr);
     }
     return c->run(argc - 1, argv + 1);
 }
@@ -169,15 +169,15 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
     const struct CliCommand *cmd = find_command(argv[0]);
     unsigned accept = cmd ? cmd->accept : 0;
     memset(a, 0, sizeof *a);
-    lsp_config_init(&a->cfg);
-    if ((rc = lsp_config_from_env(&a->cfg, e))) return rc;
+    ws_config_init(&a->cfg);
+    if ((rc = ws_config_from_env(&a->cfg, e))) return rc;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' || !strcmp(arg, "-")) {
             if ((accept & ARG_QUESTION) && !a->question)
                 a->question = arg;
             else if (!(accept & ARG_QUESTION) && !a->cfg.root)
-                lsp_config_set(&a->cfg, "root", arg, e);
+                ws_config_set(&a->cfg, "root", arg, e);
             else
                 return err_set(e, CR_EUSAGE, "unexpected argument '%s'", arg);
             continue;
@@ -204,7 +204,7 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         const struct CliOpt *o = NULL;
         for (size_t k = 0; k < sizeof cli_opts / sizeof cli_opts[0] && !o; k++)
             if ((cli_opts[k].accept & accept) && !strcmp(cli_opts[k].name, key)) o = &cli_opts[k];
-        int takes_value = o ? o->metavar != NULL : lsp_config_is_flag(key);
+        int takes_value = o ? o->metavar != NULL : ws_config_is_flag(key);
         if (!o && !takes_value)
             return err_set(e, CR_EUSAGE, "unknown option '%s' (see `coderag %s --help`)", arg,
                            argv[0]);
@@ -218,7 +218,7 @@ static CrErr parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
             *(const char **)((char *)a + o->offset) = val;
         else if (o)
             *(int *)((char *)a + o->offset) = 1;
-        else if ((rc = lsp_config_set(&a->cfg, key, val, e)))
+        else if ((rc = ws_config_set(&a->cfg, key, val, e)))
             return rc;
     }
     return CR_OK;
@@ -237,19 +237,13 @@ static int progress_line(void *ud, size_t done, size_t total)
 /* Opens the store of a.cfg and brings it up to date (unless no_update). */
 static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, ErrInfo *e)
 {
-    IdxConfig ic;
     IdxUpdateStats stats;
     int last = -1;
-    lsp_config_idx(&a->cfg, &ic);
-    CrErr rc = idx_open(&ic, update ? 0 : IDX_OPEN_EXISTING, out, e);
-    if (rc || !update) return rc;
-    rc = idx_update(*out, verbose ? progress_line : NULL, &last, &stats, e);
+    if (!update) return ws_store_open(&a->cfg, WS_OPEN_EXISTING, out, e);
+    CrErr rc =
+        ws_store_open_updated(&a->cfg, verbose ? progress_line : NULL, &last, &stats, out, e);
     if (verbose && isatty(2) && last >= 0) fputc('\n', stderr);
-    if (rc) {
-        idx_close(*out);
-        *out = NULL;
-        return rc;
-    }
+    if (rc) return rc;
     if (verbose) {
         IdxStatus s;
         if (idx_status(*out, &s, NULL) == CR_OK)
@@ -263,15 +257,18 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     return CR_OK;
 }
 
-int lsp_cli_index(int argc, char **argv)
+int cli_index(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     IdxStore *st = NULL;
     CrErr rc = parse_args(argc, argv, &a, &e);
-    if (!rc && !a.help) rc = open_updated(&a, 1, 1, &st, &e);
+    if (!rc && !a.help) {
+        ws_config_resolve_root(&a.cfg);
+        rc = open_updated(&a, 1, 1, &st, &e);
+    }
     idx_close(st);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
 }
 
@@ -285,7 +282,7 @@ static void print_json(json_t *j)
     }
 }
 
-int lsp_cli_ask(int argc, char **argv)
+int cli_ask(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -304,7 +301,7 @@ int lsp_cli_ask(int argc, char **argv)
     req.use_bm25 = !a.no_bm25;
     req.use_dense = !a.no_dense;
     req.use_graph = !a.no_graph;
-    lsp_config_llm(&a.cfg, &req);
+    ws_config_llm(&a.cfg, &req);
     if (a.mode && !rtv_mode_parse(a.mode, &req.mode)) {
         rc = err_set(&e, CR_EUSAGE, "--mode must be extractive, llm or auto, not '%s'", a.mode);
         goto out;
@@ -327,11 +324,13 @@ int lsp_cli_ask(int argc, char **argv)
         }
         req.llm_timeout_ms = (long)(secs * 1000 + 0.5);
     }
+    ws_config_resolve_root(&a.cfg);
     if ((rc = open_updated(&a, !a.no_update, 0, &st, &e))) goto out;
     double t0 = now_ms();
     if ((rc = idx_warm(st, &e))) goto out;
     log_msg(LOG_INFO, "search structures loaded in %.1f ms", now_ms() - t0);
-    if ((rc = rtv_ask(st, &req, &ans, &e))) goto out;
+    /* one question per process: no endpoint state to keep between asks */
+    if ((rc = ws_ask(NULL, st, &req, &ans, &e))) goto out;
     if (a.json) {
         json_t *j = lsp_answer_to_json(&ans, idx_root(st));
         print_json(j);
@@ -343,7 +342,7 @@ int lsp_cli_ask(int argc, char **argv)
 out:
     rtv_answer_release(&ans);
     idx_close(st);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
 }
 
@@ -369,7 +368,7 @@ static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo 
     return CR_OK;
 }
 
-int lsp_cli_status(int argc, char **argv)
+int cli_status(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -378,8 +377,9 @@ int lsp_cli_status(int argc, char **argv)
     IdxConfig ic;
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (rc || a.help) goto out;
-    lsp_config_idx(&a.cfg, &ic);
-    if ((rc = idx_open(&ic, IDX_OPEN_READONLY, &st, &e)) == CR_ENOINDEX) {
+    ws_config_resolve_root(&a.cfg);
+    ws_config_idx(&a.cfg, &ic);
+    if ((rc = ws_store_open(&a.cfg, WS_OPEN_READ, &st, &e)) == CR_ENOINDEX) {
         rc = print_missing(&a, &ic, &e);
         goto out;
     }
@@ -393,13 +393,12 @@ int lsp_cli_status(int argc, char **argv)
     if (a.cfg.llm_url) http_redact_url(&shown, a.cfg.llm_url);
     const char *llm = a.cfg.llm_url ? shown.buf : "none";
     if (a.json) {
-        json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:s, s:s}",
-                              "state", "ready", "root", idx_root(st), "files", (json_int_t)s.files,
-                              "chunks", (json_int_t)s.chunks, "edges", (json_int_t)s.edges,
-                              "vectors", (json_int_t)s.vectors, "symbols", (json_int_t)s.symbols,
-                              "skipped", (json_int_t)s.skipped, "indexBytes",
-                              (json_int_t)s.db_bytes, "lastUpdate", when, "lastUpdateUnix",
-                              (json_int_t)s.last_update, "embedder", s.embedder, "llm", llm);
+        json_t *j = json_pack("{s:s}", "state", "ready");
+        json_t *common = ws_status_json(idx_root(st), &s);
+        json_object_update(j, common);
+        json_decref(common);
+        json_object_set_new(j, "lastUpdateUnix", json_integer((json_int_t)s.last_update));
+        json_object_set_new(j, "llm", json_string(llm));
         json_t *langs = json_object();
         for (size_t i = 0; i < s.n_langs; i++)
             json_object_set_new(langs, s.langs[i].name, json_integer((json_int_t)s.langs[i].files));
@@ -432,11 +431,11 @@ int lsp_cli_status(int argc, char **argv)
     sb_release(&shown);
 out:
     idx_close(st);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return rc ? fail(rc, &e) : 0;
 }
 
-int lsp_cli_lsp(int argc, char **argv)
+int cli_lsp(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -455,7 +454,7 @@ int lsp_cli_lsp(int argc, char **argv)
     CrErr rc = parse_args(n, args, &a, &e);
     free(args);
     if (rc || a.help) {
-        lsp_config_release(&a.cfg);
+        ws_config_release(&a.cfg);
         return rc ? fail(rc, &e) : 0;
     }
     /* Nothing but protocol on stdout: the transport writes to a private
@@ -464,39 +463,40 @@ int lsp_cli_lsp(int argc, char **argv)
      * EPIPE instead of killing us. */
     int out = dup(1);
     if (out < 0 || dup2(2, 1) < 0) {
-        lsp_config_release(&a.cfg);
+        ws_config_release(&a.cfg);
         fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
     int code = lsp_server_run(&a.cfg, 0, out);
     close(out);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return code;
 }
 
-int lsp_cli_mcp(int argc, char **argv)
+int cli_mcp(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     CrErr rc = parse_args(argc, argv, &a, &e);
     if (rc || a.help) {
-        lsp_config_release(&a.cfg);
+        ws_config_release(&a.cfg);
         return rc ? fail(rc, &e) : 0;
     }
     McpOptions o;
     StrBuf llm;
     sb_init(&llm);
-    lsp_config_idx(&a.cfg, &o.idx);
+    ws_config_resolve_root(&a.cfg);
+    o.cfg = &a.cfg;
     rtv_request_init(&o.ask);
-    lsp_config_llm(&a.cfg, &o.ask);
+    ws_config_llm(&a.cfg, &o.ask);
     if (a.cfg.llm_url) http_redact_url(&llm, a.cfg.llm_url);
     o.llm_label = a.cfg.llm_url ? llm.buf : NULL;
     /* As for lsp: protocol alone on the real stdout, stray prints to stderr. */
     int out = dup(1);
     if (out < 0 || dup2(2, 1) < 0) {
         sb_release(&llm);
-        lsp_config_release(&a.cfg);
+        ws_config_release(&a.cfg);
         fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
@@ -504,6 +504,6 @@ int lsp_cli_mcp(int argc, char **argv)
     int code = mcp_server_run(&o, 0, out);
     close(out);
     sb_release(&llm);
-    lsp_config_release(&a.cfg);
+    ws_config_release(&a.cfg);
     return code;
 }

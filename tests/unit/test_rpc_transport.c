@@ -1,7 +1,7 @@
 /* The Content-Length transport, driven through pipes: partial reads,
  * several messages in one read, header variants, huge and broken lengths,
  * end of input in a header or a body, stalled bodies, writing. */
-#include "lsp/lsp_int.h"
+#include "rpc.h"
 #include "test.h"
 
 #include <errno.h>
@@ -41,7 +41,7 @@ static void puts_fd(int fd, const char *s)
 /* Expected result of one read: kind, and the body (MSG) or a substring of
  * the error message (BAD, EOF; NULL: no message). */
 typedef struct Expect {
-    LspReadResult r;
+    RpcReadResult r;
     const char *text;
 } Expect;
 
@@ -52,21 +52,21 @@ static void run_case(const char *name, const char *input, size_t input_len, cons
     Pipe p = pipe_new();
     put(p.wr, input, input_len);
     close(p.wr);
-    LspTransport *t = lsp_transport_new(p.rd, -1);
+    RpcTransport *t = rpc_transport_new(&rpc_framing_content_length, p.rd, -1);
     StrBuf body;
     sb_init(&body);
     for (size_t i = 0; i < n_want; i++) {
         ErrInfo e = {0};
-        LspReadResult r = lsp_transport_read(t, &body, &e);
+        RpcReadResult r = rpc_transport_read(t, &body, &e);
         if (r != want[i].r) fprintf(stderr, "case %s, read %zu: %d (%s)\n", name, i, r, e.msg);
         CHECK_INT(r, want[i].r);
-        if (r == LSP_READ_MSG && want[i].text) CHECK_STR(body.buf, want[i].text);
-        if (r != LSP_READ_MSG && want[i].text) CHECK(strstr(e.msg, want[i].text) != NULL);
-        if (r != LSP_READ_MSG && !want[i].text) CHECK_STR(e.msg, "");
-        if (r == LSP_READ_BAD) CHECK(body.cap < ((size_t)1 << 20)); /* nothing big allocated */
+        if (r == RPC_READ_MSG && want[i].text) CHECK_STR(body.buf, want[i].text);
+        if (r != RPC_READ_MSG && want[i].text) CHECK(strstr(e.msg, want[i].text) != NULL);
+        if (r != RPC_READ_MSG && !want[i].text) CHECK_STR(e.msg, "");
+        if (r == RPC_READ_BAD) CHECK(body.cap < ((size_t)1 << 20)); /* nothing big allocated */
     }
     sb_release(&body);
-    lsp_transport_free(t);
+    rpc_transport_free(t);
     close(p.rd);
 }
 
@@ -80,47 +80,47 @@ static void run_case(const char *name, const char *input, size_t input_len, cons
 static void test_framing_table(void)
 {
     RUN_CASE("two in one read", "Content-Length: 2\r\n\r\n{}Content-Length: 7\r\n\r\n{\"a\":1}",
-             {LSP_READ_MSG, "{}"}, {LSP_READ_MSG, "{\"a\":1}"}, {LSP_READ_EOF, NULL});
+             {RPC_READ_MSG, "{}"}, {RPC_READ_MSG, "{\"a\":1}"}, {RPC_READ_EOF, NULL});
     RUN_CASE("header case, Content-Type, unknown headers",
              "content-LENGTH:   2  \r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
              "X-Other: yes\r\n\r\n{}",
-             {LSP_READ_MSG, "{}"}, {LSP_READ_EOF, NULL});
+             {RPC_READ_MSG, "{}"}, {RPC_READ_EOF, NULL});
     RUN_CASE("bare LF and blank lines between messages",
              "\r\n\nContent-Length: 2\n\n{}\r\n\r\nContent-Length: 2\r\n\r\n[]",
-             {LSP_READ_MSG, "{}"}, {LSP_READ_MSG, "[]"}, {LSP_READ_EOF, NULL});
+             {RPC_READ_MSG, "{}"}, {RPC_READ_MSG, "[]"}, {RPC_READ_EOF, NULL});
     RUN_CASE("empty body", "Content-Length: 0\r\n\r\nContent-Length: 2\r\n\r\n{}",
-             {LSP_READ_MSG, ""}, {LSP_READ_MSG, "{}"});
+             {RPC_READ_MSG, ""}, {RPC_READ_MSG, "{}"});
     RUN_CASE("missing Content-Length",
              "Content-Type: x\r\n\r\n{\"id\":1}Content-Length: 2\r\n\r\n{}",
-             {LSP_READ_BAD, "missing Content-Length"}, {LSP_READ_MSG, "{}"}, {LSP_READ_EOF, NULL});
+             {RPC_READ_BAD, "missing Content-Length"}, {RPC_READ_MSG, "{}"}, {RPC_READ_EOF, NULL});
     RUN_CASE(
         "bad values",
         "Content-Length: abc\r\n\r\n{}Content-Length: -1\r\n\r\n{}Content-Length: 1 2\r\n\r\n{}"
         "Content-Length:\r\n\r\n{}Content-Length: 2\r\n\r\n{}",
-        {LSP_READ_BAD, "invalid"}, {LSP_READ_BAD, "invalid"}, {LSP_READ_BAD, "invalid"},
-        {LSP_READ_BAD, "invalid"}, {LSP_READ_MSG, "{}"});
+        {RPC_READ_BAD, "invalid"}, {RPC_READ_BAD, "invalid"}, {RPC_READ_BAD, "invalid"},
+        {RPC_READ_BAD, "invalid"}, {RPC_READ_MSG, "{}"});
     RUN_CASE("conflicting lengths",
              "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}"
              "Content-Length: 2\r\nContent-Length: 2\r\n\r\n[]",
-             {LSP_READ_BAD, "conflicting"}, {LSP_READ_MSG, "[]"});
+             {RPC_READ_BAD, "conflicting"}, {RPC_READ_MSG, "[]"});
     RUN_CASE("2 GB", "Content-Length: 2147483648\r\n\r\n{\"big\":1}Content-Length: 2\r\n\r\n{}",
-             {LSP_READ_BAD, "exceeds the limit"}, {LSP_READ_MSG, "{}"}, {LSP_READ_EOF, NULL});
+             {RPC_READ_BAD, "exceeds the limit"}, {RPC_READ_MSG, "{}"}, {RPC_READ_EOF, NULL});
     RUN_CASE("overflowing length",
              "Content-Length: 999999999999999999999999999999\r\n\r\nxContent-Length: 2\r\n\r\n{}",
-             {LSP_READ_BAD, "exceeds the limit"}, {LSP_READ_MSG, "{}"});
+             {RPC_READ_BAD, "exceeds the limit"}, {RPC_READ_MSG, "{}"});
     RUN_CASE("junk line", "hello world\r\nContent-Length: 2\r\n\r\n{}",
-             {LSP_READ_BAD, "malformed header"}, {LSP_READ_MSG, "{}"});
+             {RPC_READ_BAD, "malformed header"}, {RPC_READ_MSG, "{}"});
     RUN_CASE("header glued to junk", "xx}Content-Length: 2\r\n\r\n{}",
-             {LSP_READ_BAD, "malformed header"}, {LSP_READ_MSG, "{}"});
-    RUN_CASE("junk then end", "garbage without newline", {LSP_READ_EOF, "inside a message header"});
-    RUN_CASE("EOF in header", "Content-Length: 5\r\n", {LSP_READ_EOF, "inside a message header"});
+             {RPC_READ_BAD, "malformed header"}, {RPC_READ_MSG, "{}"});
+    RUN_CASE("junk then end", "garbage without newline", {RPC_READ_EOF, "inside a message header"});
+    RUN_CASE("EOF in header", "Content-Length: 5\r\n", {RPC_READ_EOF, "inside a message header"});
     RUN_CASE("EOF in body", "Content-Length: 10\r\n\r\n{}",
-             {LSP_READ_EOF, "inside a message body"});
+             {RPC_READ_EOF, "inside a message body"});
     RUN_CASE("header without body", "Content-Length: 10\r\n\r\n",
-             {LSP_READ_EOF, "inside a message body"});
-    RUN_CASE("nothing", "", {LSP_READ_EOF, NULL});
-    RUN_CASE("EOF after bad", "Content-Length: x\r\n\r\nnothing follows", {LSP_READ_BAD, "invalid"},
-             {LSP_READ_EOF, NULL});
+             {RPC_READ_EOF, "inside a message body"});
+    RUN_CASE("nothing", "", {RPC_READ_EOF, NULL});
+    RUN_CASE("EOF after bad", "Content-Length: x\r\n\r\nnothing follows", {RPC_READ_BAD, "invalid"},
+             {RPC_READ_EOF, NULL});
 }
 
 static void test_header_too_long(void)
@@ -136,11 +136,11 @@ static void test_header_too_long(void)
     for (int i = 0; i < 20000; i++)
         sb_addc(&in, ' ');
     sb_adds(&in, "\r\n\r\nxContent-Length: 2\r\n\r\n[]");
-    Expect want[] = {{LSP_READ_BAD, "longer than"},
-                     {LSP_READ_MSG, "{}"},
-                     {LSP_READ_BAD, "longer than"},
-                     {LSP_READ_MSG, "[]"},
-                     {LSP_READ_EOF, NULL}};
+    Expect want[] = {{RPC_READ_BAD, "longer than"},
+                     {RPC_READ_MSG, "{}"},
+                     {RPC_READ_BAD, "longer than"},
+                     {RPC_READ_MSG, "[]"},
+                     {RPC_READ_EOF, NULL}};
     run_case("long header", in.buf, in.len, want, sizeof want / sizeof want[0]);
     sb_release(&in);
 }
@@ -173,19 +173,19 @@ static void test_partial_reads(void)
     Dribble d = {p.wr, in, sizeof in - 1, 1};
     pthread_t th;
     pthread_create(&th, NULL, dribble, &d);
-    LspTransport *t = lsp_transport_new(p.rd, -1);
-    lsp_transport_set_limits(t, 0, -1); /* however slowly the writer runs */
+    RpcTransport *t = rpc_transport_new(&rpc_framing_content_length, p.rd, -1);
+    rpc_transport_set_limits(t, 0, -1); /* however slowly the writer runs */
     StrBuf body;
     sb_init(&body);
     ErrInfo e = {0};
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_MSG);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_MSG);
     CHECK_STR(body.buf, "{\"a\":\"b c d\"}");
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_MSG);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_MSG);
     CHECK_STR(body.buf, "[]");
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_EOF);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_EOF);
     pthread_join(th, NULL);
     sb_release(&body);
-    lsp_transport_free(t);
+    rpc_transport_free(t);
     close(p.rd);
 }
 
@@ -203,35 +203,35 @@ static void test_big_body(void)
     Dribble d = {p.wr, in.buf, in.len, 4093};
     pthread_t th;
     pthread_create(&th, NULL, dribble, &d);
-    LspTransport *t = lsp_transport_new(p.rd, -1);
-    lsp_transport_set_limits(t, 0, -1); /* however slowly the writer runs */
+    RpcTransport *t = rpc_transport_new(&rpc_framing_content_length, p.rd, -1);
+    rpc_transport_set_limits(t, 0, -1); /* however slowly the writer runs */
     StrBuf body;
     sb_init(&body);
     ErrInfo e = {0};
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_MSG);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_MSG);
     CHECK_INT(body.len, n);
     CHECK(body.len == n && !memcmp(body.buf, in.buf + start, n));
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_MSG);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_MSG);
     CHECK_STR(body.buf, "{}");
     CHECK(body.cap < ((size_t)1 << 20)); /* a big buffer is not kept */
 
     /* Over a small cap: refused and skipped. */
-    lsp_transport_free(t);
+    rpc_transport_free(t);
     pthread_join(th, NULL);
     close(p.rd);
     p = pipe_new();
     d = (Dribble){p.wr, in.buf, in.len, 4093};
     pthread_create(&th, NULL, dribble, &d);
-    t = lsp_transport_new(p.rd, -1);
-    lsp_transport_set_limits(t, 1000, -1);
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_BAD);
+    t = rpc_transport_new(&rpc_framing_content_length, p.rd, -1);
+    rpc_transport_set_limits(t, 1000, -1);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_BAD);
     CHECK_INT(e.code, CR_ETOOBIG);
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_MSG);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_MSG);
     CHECK_STR(body.buf, "{}");
     pthread_join(th, NULL);
     sb_release(&body);
     sb_release(&in);
-    lsp_transport_free(t);
+    rpc_transport_free(t);
     close(p.rd);
 }
 
@@ -240,34 +240,34 @@ static void test_big_body(void)
 static void test_stall(void)
 {
     Pipe p = pipe_new();
-    LspTransport *t = lsp_transport_new(p.rd, -1);
-    lsp_transport_set_limits(t, 0, 50);
+    RpcTransport *t = rpc_transport_new(&rpc_framing_content_length, p.rd, -1);
+    rpc_transport_set_limits(t, 0, 50);
     StrBuf body;
     sb_init(&body);
     ErrInfo e = {0};
     puts_fd(p.wr, "Content-Length: 100\r\n\r\n{\"id\":1}");
     double t0 = now_ms();
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_BAD);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_BAD);
     CHECK(strstr(e.msg, "incomplete") != NULL);
     CHECK(now_ms() - t0 >= 45);
     puts_fd(p.wr, "Content-Length: 2\r\n\r\n{}");
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_MSG);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_MSG);
     CHECK_STR(body.buf, "{}");
 
     /* Too long a length swallowing the next message's header: recovered
      * once the stall ends, from what arrived. */
     puts_fd(p.wr, "Content-Length: 40\r\n\r\n{}Content-Length: 7\r\n\r\n{\"a\":1}");
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_BAD);
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_MSG);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_BAD);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_MSG);
     CHECK_STR(body.buf, "{\"a\":1}");
     close(p.wr);
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_EOF);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_EOF);
     sb_release(&body);
-    lsp_transport_free(t);
+    rpc_transport_free(t);
     close(p.rd);
 }
 
-/* lsp_transport_reject: a body that swallowed the next header. */
+/* rpc_transport_reject: a body that swallowed the next header. */
 static void test_reject(void)
 {
     static const char in[] =
@@ -275,24 +275,24 @@ static void test_reject(void)
     Pipe p = pipe_new();
     put(p.wr, in, sizeof in - 1);
     close(p.wr);
-    LspTransport *t = lsp_transport_new(p.rd, -1);
+    RpcTransport *t = rpc_transport_new(&rpc_framing_content_length, p.rd, -1);
     StrBuf body;
     sb_init(&body);
     ErrInfo e = {0};
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_MSG);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_MSG);
     CHECK_STR(body.buf, "{\"a\":1}Content-Length: 7");
-    CHECK_INT(lsp_transport_reject(t, body.buf, body.len), 1);
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_MSG);
+    CHECK_INT(rpc_transport_reject(t, body.buf, body.len), 1);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_MSG);
     CHECK_STR(body.buf, "{\"b\":2}");
-    CHECK_INT(lsp_transport_reject(t, body.buf, body.len), 0);
-    CHECK_INT(lsp_transport_read(t, &body, &e), LSP_READ_EOF);
+    CHECK_INT(rpc_transport_reject(t, body.buf, body.len), 0);
+    CHECK_INT(rpc_transport_read(t, &body, &e), RPC_READ_EOF);
     sb_release(&body);
-    lsp_transport_free(t);
+    rpc_transport_free(t);
     close(p.rd);
 }
 
 typedef struct Writer {
-    LspTransport *t;
+    RpcTransport *t;
     int id;
 } Writer;
 
@@ -302,7 +302,7 @@ static void *write_many(void *arg)
     char msg[64];
     for (int i = 0; i < 200; i++) {
         int n = snprintf(msg, sizeof msg, "{\"writer\":%d,\"n\":%d}", w->id, i);
-        lsp_transport_write(w->t, msg, (size_t)n, NULL);
+        rpc_transport_write(w->t, msg, (size_t)n, NULL);
     }
     return NULL;
 }
@@ -311,16 +311,16 @@ static void *write_many(void *arg)
 static void test_write(void)
 {
     Pipe p = pipe_new();
-    LspTransport *out = lsp_transport_new(-1, p.wr);
+    RpcTransport *out = rpc_transport_new(&rpc_framing_content_length, -1, p.wr);
     ErrInfo e = {0};
-    CHECK_INT(lsp_transport_write(out, "{}", 2, &e), CR_OK);
+    CHECK_INT(rpc_transport_write(out, "{}", 2, &e), CR_OK);
     char buf[64] = {0};
     CHECK(read(p.rd, buf, sizeof buf - 1) == 23);
     CHECK_STR(buf, "Content-Length: 2\r\n\r\n{}");
 
     Writer w[4];
     pthread_t th[4];
-    LspTransport *in = lsp_transport_new(p.rd, -1);
+    RpcTransport *in = rpc_transport_new(&rpc_framing_content_length, p.rd, -1);
     for (int i = 0; i < 4; i++) {
         w[i] = (Writer){out, i};
         pthread_create(&th[i], NULL, write_many, &w[i]);
@@ -330,7 +330,7 @@ static void test_write(void)
     sb_init(&body);
     for (int k = 0; k < 800; k++) {
         int id = -1, n = -1;
-        CHECK_INT(lsp_transport_read(in, &body, &e), LSP_READ_MSG);
+        CHECK_INT(rpc_transport_read(in, &body, &e), RPC_READ_MSG);
         CHECK(sscanf(body.buf, "{\"writer\":%d,\"n\":%d}", &id, &n) == 2);
         CHECK(id >= 0 && id < 4 && n == next[id]);
         if (id >= 0 && id < 4) next[id]++;
@@ -340,13 +340,13 @@ static void test_write(void)
 
     /* The reader goes away: EPIPE, the transport is broken. */
     close(p.rd);
-    CHECK(!lsp_transport_broken(out));
-    CHECK_INT(lsp_transport_write(out, "{}", 2, &e), CR_EIO);
-    CHECK(lsp_transport_broken(out));
-    CHECK_INT(lsp_transport_write(out, "{}", 2, &e), CR_EIO);
+    CHECK(!rpc_transport_broken(out));
+    CHECK_INT(rpc_transport_write(out, "{}", 2, &e), CR_EIO);
+    CHECK(rpc_transport_broken(out));
+    CHECK_INT(rpc_transport_write(out, "{}", 2, &e), CR_EIO);
     sb_release(&body);
-    lsp_transport_free(in);
-    lsp_transport_free(out);
+    rpc_transport_free(in);
+    rpc_transport_free(out);
     close(p.wr);
 }
 

@@ -1,4 +1,4 @@
-#include "server_int.h"
+#include "ws.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -11,22 +11,28 @@
  * the editor was opened in. An index left behind (.coderag/) is never a
  * marker. */
 
-static const char *const vcs_markers[] = {".git", ".hg", ".svn", ".jj"};
-static const char *const project_markers[] = {"pyproject.toml", "setup.py", "setup.cfg"};
+static const char *const vcs_markers[] = {".git", ".hg", ".svn", ".jj", NULL};
 
-static int has_any(const char *dir, const char *const *names, size_t n)
+static const char *vcs_marker(size_t i)
+{
+    return vcs_markers[i];
+}
+
+/* A folder holding one of the markers marker(0), marker(1)... (NULL ends). */
+static int has_any(const char *dir, const char *(*marker)(size_t i))
 {
     char path[PATH_MAX];
     struct stat sb;
-    for (size_t i = 0; i < n; i++) {
-        if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path) continue;
+    const char *m;
+    for (size_t i = 0; (m = marker(i)) != NULL; i++) {
+        if (snprintf(path, sizeof path, "%s/%s", dir, m) >= (int)sizeof path) continue;
         if (stat(path, &sb) == 0) return 1;
     }
     return 0;
 }
 
 /* The nearest folder from dir up (dir included when self) holding a marker. */
-static char *nearest(const char *dir, const char *const *names, size_t n, int self)
+static char *nearest(const char *dir, const char *(*marker)(size_t i), int self)
 {
     char cur[PATH_MAX];
     if (!realpath(dir, cur)) return NULL;
@@ -36,23 +42,29 @@ static char *nearest(const char *dir, const char *const *names, size_t n, int se
         if (slash) *(slash == cur ? slash + 1 : slash) = '\0';
     }
     for (int first = 1;; first = 0) {
-        if ((self || !first) && has_any(cur, names, n)) return xstrdup(cur);
+        if ((self || !first) && has_any(cur, marker)) return xstrdup(cur);
         char *slash = strrchr(cur, '/');
         if (!slash || (slash == cur && cur[1] == '\0')) return NULL;
         *(slash == cur ? slash + 1 : slash) = '\0';
     }
 }
 
-char *lsp_find_root(const char *start, const char *fallback)
+char *ws_find_root(const char *start, const char *fallback)
 {
-    char *r = nearest(start, vcs_markers, sizeof vcs_markers / sizeof vcs_markers[0], 1);
-    if (!r)
-        r = nearest(start, project_markers, sizeof project_markers / sizeof project_markers[0], 1);
+    char *r = nearest(start, vcs_marker, 1);
+    if (!r) r = nearest(start, idx_project_marker, 1); /* the languages' own */
     if (!r && fallback) r = xstrdup(fallback);
     return r;
 }
 
-char *lsp_vcs_root_above(const char *dir)
+char *ws_vcs_root_above(const char *dir)
 {
-    return nearest(dir, vcs_markers, sizeof vcs_markers / sizeof vcs_markers[0], 0);
+    return nearest(dir, vcs_marker, 0);
+}
+
+int ws_skip_dir_name(const char *name)
+{
+    for (size_t i = 0; vcs_markers[i]; i++)
+        if (!strcmp(name, vcs_markers[i])) return 1;
+    return !strcmp(name, ".coderag");
 }

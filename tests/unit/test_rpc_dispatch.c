@@ -1,6 +1,6 @@
 /* The JSON-RPC endpoint: table-driven, messages in -> exact messages out,
  * with a small method table of its own. */
-#include "lsp/lsp_int.h"
+#include "rpc.h"
 #include "test.h"
 
 #include <jansson.h>
@@ -9,7 +9,7 @@
 
 typedef struct Ctx {
     StrBuf out;        /* every message sent, one per line */
-    LspCall *later[8]; /* deferred calls */
+    RpcCall *later[8]; /* deferred calls */
     int n_later;
     int notes; /* test/note notifications seen */
     int responses;
@@ -24,49 +24,49 @@ static int capture(void *ud, const char *body, size_t len)
     return 0;
 }
 
-static LspStatus h_initialize(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+static RpcStatus h_initialize(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     *out = json_pack("{s:{}}", "capabilities");
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-static LspStatus h_nothing(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+static RpcStatus h_nothing(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-static LspStatus h_echo(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+static RpcStatus h_echo(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     const char *text;
     json_error_t je;
     if (!params || json_unpack_ex(params, &je, 0, "{s:s}", "text", &text) != 0)
-        return lsp_error(err, LSP_INVALID_PARAMS, "echo: %s", params ? je.text : "no params");
+        return rpc_error(err, RPC_INVALID_PARAMS, "echo: %s", params ? je.text : "no params");
     *out = json_pack("{s:s}", "text", text);
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-static LspStatus h_later(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+static RpcStatus h_later(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     Ctx *c = ctx;
     c->later[c->n_later++] = call;
-    return LSP_LATER;
+    return RPC_LATER;
 }
 
-static LspStatus h_note(void *ctx, json_t *params, LspCall *call, json_t **out, LspError *err)
+static RpcStatus h_note(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     Ctx *c = ctx;
     c->notes++;
-    return LSP_DONE;
+    return RPC_DONE;
 }
 
-static const LspMethod methods[] = {
-    {"initialize", h_initialize, LSP_REQUEST | LSP_INIT},
-    {"initialized", h_nothing, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"shutdown", h_nothing, LSP_REQUEST | LSP_NEEDS_INIT | LSP_SHUTDOWN},
-    {"test/echo", h_echo, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"test/later", h_later, LSP_REQUEST | LSP_NEEDS_INIT},
-    {"test/note", h_note, LSP_NOTIFY | LSP_NEEDS_INIT},
-    {"test/early", h_note, LSP_NOTIFY | LSP_REQUEST},
+static const RpcMethod methods[] = {
+    {"initialize", h_initialize, RPC_REQUEST | RPC_INIT},
+    {"initialized", h_nothing, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"shutdown", h_nothing, RPC_REQUEST | RPC_NEEDS_INIT | RPC_SHUTDOWN},
+    {"test/echo", h_echo, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"test/later", h_later, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"test/note", h_note, RPC_NOTIFY | RPC_NEEDS_INIT},
+    {"test/early", h_note, RPC_NOTIFY | RPC_REQUEST},
 };
 
 #define INIT "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}"
@@ -83,9 +83,9 @@ static const struct {
       "{\"jsonrpc\":\"2.0\",\"method\":\"test/note\"}",
       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"no/such\"}"},
      "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32002,\"message\":\"test/echo before "
-     "initialize\"}}\n"
+     "initialize: the server is not initialized\"}}\n"
      "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32002,\"message\":\"no/such before "
-     "initialize\"}}\n",
+     "initialize: the server is not initialized\"}}\n",
      0},
     {"allowed before initialize", {"{\"jsonrpc\":\"2.0\",\"method\":\"test/early\"}"}, "", 1},
     {"initialize twice",
@@ -190,14 +190,14 @@ static void ctx_init(Ctx *c)
     sb_init(&c->out);
 }
 
-static LspRpc *rpc_new(Ctx *c)
+static Rpc *endpoint(Ctx *c)
 {
-    return lsp_rpc_new(methods, sizeof methods / sizeof methods[0], c, capture, c);
+    return rpc_new(&rpc_profile_lsp, methods, sizeof methods / sizeof methods[0], c, capture, c);
 }
 
-static void feed(LspRpc *rpc, const char *msg)
+static void feed(Rpc *rpc, const char *msg)
 {
-    lsp_rpc_handle(rpc, msg, strlen(msg));
+    rpc_handle(rpc, msg, strlen(msg));
 }
 
 static void test_table(void)
@@ -205,7 +205,7 @@ static void test_table(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         Ctx c;
         ctx_init(&c);
-        LspRpc *rpc = rpc_new(&c);
+        Rpc *rpc = endpoint(&c);
         for (size_t k = 0; k < 6 && cases[i].in[k]; k++)
             feed(rpc, cases[i].in[k]);
         if (strcmp(c.out.buf, cases[i].out) != 0)
@@ -213,13 +213,13 @@ static void test_table(void)
                     cases[i].out);
         CHECK_STR(c.out.buf, cases[i].out);
         CHECK_INT(c.notes, cases[i].notes);
-        CHECK(!lsp_rpc_exited(rpc, NULL));
-        lsp_rpc_free(rpc);
+        CHECK(!rpc_exited(rpc, NULL));
+        rpc_free(rpc);
         sb_release(&c.out);
     }
 }
 
-/* Not JSON: -32700 (jansson words the reason), and lsp_rpc_handle says so. */
+/* Not JSON: -32700 (jansson words the reason), and rpc_handle says so. */
 static void test_not_json(void)
 {
     static const char *const bad[] = {"{\"jsonrpc\":", "", "{\"a\":1}}", "\xff", "{'a':1}"};
@@ -228,12 +228,12 @@ static void test_not_json(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         Ctx c;
         ctx_init(&c);
-        LspRpc *rpc = rpc_new(&c);
-        CHECK_INT(lsp_rpc_handle(rpc, bad[i], strlen(bad[i])), -1);
+        Rpc *rpc = endpoint(&c);
+        CHECK_INT(rpc_handle(rpc, bad[i], strlen(bad[i])), -1);
         CHECK(!strncmp(c.out.buf, want, sizeof want - 1));
         CHECK(strchr(c.out.buf, '\n') == c.out.buf + c.out.len - 1);
-        CHECK_INT(lsp_rpc_handle(rpc, "[]", 2), 0);
-        lsp_rpc_free(rpc);
+        CHECK_INT(rpc_handle(rpc, "[]", 2), 0);
+        rpc_free(rpc);
         sb_release(&c.out);
     }
 }
@@ -253,13 +253,13 @@ static void test_exit_codes(void)
     for (size_t i = 0; i < sizeof exits / sizeof exits[0]; i++) {
         Ctx c;
         ctx_init(&c);
-        LspRpc *rpc = rpc_new(&c);
+        Rpc *rpc = endpoint(&c);
         for (size_t k = 0; k < 3 && exits[i].in[k]; k++)
             feed(rpc, exits[i].in[k]);
         int code = -1;
-        CHECK(lsp_rpc_exited(rpc, &code));
+        CHECK(rpc_exited(rpc, &code));
         CHECK_INT(code, exits[i].code);
-        lsp_rpc_free(rpc);
+        rpc_free(rpc);
         sb_release(&c.out);
     }
 }
@@ -269,7 +269,7 @@ static void test_later_and_cancel(void)
 {
     Ctx c;
     ctx_init(&c);
-    LspRpc *rpc = rpc_new(&c);
+    Rpc *rpc = endpoint(&c);
     feed(rpc, INIT);
     sb_reset(&c.out);
     feed(rpc, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"test/later\"}");
@@ -283,15 +283,15 @@ static void test_later_and_cancel(void)
     feed(rpc, "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":\"7\"}}");
     feed(rpc, "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\"}");
     CHECK_STR(c.out.buf, "");
-    CHECK(lsp_call_cancelled(c.later[0]));
-    CHECK(lsp_call_cancelled(c.later[1]));
-    CHECK(!lsp_call_cancelled(c.later[2]));
-    CHECK_STR(lsp_call_method(c.later[2]), "test/later");
-    lsp_call_reply(c.later[0], json_pack("{s:i}", "n", 1), NULL);
-    LspError err = {.code = LSP_REQUEST_FAILED};
+    CHECK(rpc_call_cancelled(c.later[0]));
+    CHECK(rpc_call_cancelled(c.later[1]));
+    CHECK(!rpc_call_cancelled(c.later[2]));
+    CHECK_STR(rpc_call_method(c.later[2]), "test/later");
+    rpc_call_reply(c.later[0], json_pack("{s:i}", "n", 1), NULL);
+    RpcError err = {.code = RPC_REQUEST_FAILED};
     strcpy(err.message, "failed");
-    lsp_call_reply(c.later[1], NULL, &err);
-    lsp_call_reply(c.later[2], json_pack("{s:i}", "n", 3), NULL);
+    rpc_call_reply(c.later[1], NULL, &err);
+    rpc_call_reply(c.later[2], json_pack("{s:i}", "n", 3), NULL);
     CHECK_STR(c.out.buf,
               "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32800,\"message\":\"test/later "
               "was cancelled\"}}\n"
@@ -302,8 +302,8 @@ static void test_later_and_cancel(void)
     /* A pending call can be dropped; one left over is freed with the endpoint. */
     feed(rpc, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"test/later\"}");
     feed(rpc, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"test/later\"}");
-    lsp_call_drop(c.later[3]);
-    lsp_rpc_free(rpc);
+    rpc_call_drop(c.later[3]);
+    rpc_free(rpc);
     sb_release(&c.out);
 }
 
@@ -321,13 +321,13 @@ static void test_outgoing(void)
 {
     Ctx c;
     ctx_init(&c);
-    LspRpc *rpc = rpc_new(&c);
-    lsp_rpc_request(rpc, "window/workDoneProgress/create", json_pack("{s:s}", "token", "t"),
-                    on_response, &c);
-    lsp_rpc_request(rpc, "client/registerCapability", NULL, on_response, &c);
-    lsp_rpc_notify(rpc, "$/progress", json_pack("{s:s}", "token", "t"));
-    lsp_rpc_notify(rpc, "window/logMessage", NULL);
-    lsp_rpc_framing_error(rpc, LSP_PARSE_ERROR, "bad \xff header");
+    Rpc *rpc = endpoint(&c);
+    rpc_request(rpc, "window/workDoneProgress/create", json_pack("{s:s}", "token", "t"),
+                on_response, &c);
+    rpc_request(rpc, "client/registerCapability", NULL, on_response, &c);
+    rpc_notify(rpc, "$/progress", json_pack("{s:s}", "token", "t"));
+    rpc_notify(rpc, "window/logMessage", NULL);
+    rpc_framing_error(rpc, RPC_PARSE_ERROR, "bad \xff header");
     CHECK_STR(c.out.buf,
               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"window/workDoneProgress/create\","
               "\"params\":{\"token\":\"t\"}}\n"
@@ -349,8 +349,49 @@ static void test_outgoing(void)
     CHECK_INT(c.responses, 2);
     CHECK_STR(c.out.buf, "");
     /* One still waiting is freed with the endpoint. */
-    lsp_rpc_request(rpc, "client/x", NULL, on_response, &c);
-    lsp_rpc_free(rpc);
+    rpc_request(rpc, "client/x", NULL, on_response, &c);
+    rpc_free(rpc);
+    sb_release(&c.out);
+}
+
+/* The MCP profile: notifications/cancelled {requestId} makes a call
+ * silent, object params only, duplicate keys are not JSON, no exit. */
+static void test_mcp_profile(void)
+{
+    Ctx c;
+    ctx_init(&c);
+    Rpc *rpc =
+        rpc_new(&rpc_profile_mcp, methods, sizeof methods / sizeof methods[0], &c, capture, &c);
+    feed(rpc, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"test/echo\"}");
+    feed(rpc, INIT);
+    sb_reset(&c.out);
+    feed(rpc, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"test/echo\",\"params\":[\"x\"]}");
+    feed(rpc, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"test/echo\",\"id\":4}");
+    feed(rpc, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    CHECK(!rpc_exited(rpc, NULL));
+    CHECK(!strncmp(c.out.buf,
+                   "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32600,\"message\":"
+                   "\"\\\"params\\\" must be an object\"}}\n"
+                   "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":"
+                   "\"not JSON: duplicate object key",
+                   170));
+    sb_reset(&c.out);
+    feed(rpc, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"test/later\"}");
+    feed(rpc, "{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"method\":\"test/later\"}");
+    feed(rpc, "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":5}}");
+    CHECK(!rpc_call_cancelled(c.later[0]));
+    feed(rpc, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+              "\"params\":{\"requestId\":5}}");
+    feed(rpc, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"notifications/cancelled\","
+              "\"params\":{\"requestId\":\"6\"}}");
+    CHECK(rpc_call_cancelled(c.later[0]));
+    CHECK(!rpc_call_cancelled(c.later[1]));
+    rpc_call_reply(c.later[0], json_pack("{s:i}", "n", 5), NULL);
+    rpc_call_reply(c.later[1], json_pack("{s:i}", "n", 6), NULL);
+    CHECK_STR(c.out.buf, "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32600,\"message\":"
+                         "\"notifications/cancelled is a notification\"}}\n"
+                         "{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"result\":{\"n\":6}}\n");
+    rpc_free(rpc);
     sb_release(&c.out);
 }
 
@@ -361,5 +402,6 @@ int main(void)
     RUN(test_exit_codes);
     RUN(test_later_and_cancel);
     RUN(test_outgoing);
+    RUN(test_mcp_profile);
     return test_summary();
 }

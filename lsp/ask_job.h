@@ -1,0 +1,47 @@
+/*
+ * ask_job.h - an ask (or an explanation) through the worker, the LLM pool and
+ * back (handlers_ask.c decodes it, ask_run.c runs it).
+ */
+#ifndef CODERAG_LSP_ASK_JOB_H
+#define CODERAG_LSP_ASK_JOB_H
+
+#include "jobs.h"
+#include "server_int.h"
+
+/* An ask (or an explanation) through the worker, the LLM pool and back. */
+typedef struct AskJob {
+    Job job;
+    char *question;
+    char *mode;
+    long long budget;
+    int bm25, dense, graph;
+    char *uri; /* textDocument.uri or NULL */
+    int line, character;
+    struct json_t *wd_token;      /* client's workDoneToken (a private copy) or NULL */
+    struct json_t *partial_token; /* client's partialResultToken or NULL */
+    RtvTurn *turns;               /* history; strings owned */
+    size_t n_turns;
+    /* coderag.explain: the definition under the cursor, resolved by the worker */
+    char *explain_word, *explain_rel;
+    char explain_key[17];
+    char *explain_symbol;
+    unsigned explain_gen; /* 0: not an explanation */
+    /* the pipeline's state */
+    RtvRequest req;
+    RtvAnswer ans;
+    WsAsk *ask; /* created by the first step */
+    int prepared, indexing;
+    double wd_last_ms, partial_last_ms;
+    size_t partial_sent; /* chars of text in the last partial result */
+} AskJob;
+
+AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call);
+/* Decodes coderag/ask params into j (reader thread). */
+RpcStatus lsp_ask_decode(Server *s, struct json_t *params, AskJob *j, RpcError *err);
+/* Queues it: sends work-done "begin" at once, then the worker retrieves. */
+void lsp_ask_queue(Server *s, AskJob *j);
+/* Worker: fills an explain job's question from the definition under the
+ * cursor (this file's first); 0 when there is none (err set). */
+int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * lsp_ws.h - a workspace folder of the language server (workspace.c): its
+ * lifecycle, query store, file updates and status; full builds (builder.c).
+ */
+#ifndef CODERAG_LSP_WS_H
+#define CODERAG_LSP_WS_H
+
+#include "progress.h"
+#include "server_int.h"
+
+typedef enum { FOLDER_OPENING, FOLDER_INDEXING, FOLDER_READY, FOLDER_ERROR } FolderState;
+
+#define HOVER_CACHE 64
+
+struct Workspace {
+    Server *srv;
+    char *root;  /* absolute and canonical (symbolic links resolved) */
+    char *alias; /* the root as the client named it, when that differs; or NULL */
+    char *name;
+    WsConfig cfg; /* settings with this root (borrowed by the index) */
+
+    /* worker thread only */
+    IdxStore *q;
+    IdxStatus q_status;    /* at the last open/adopt/update */
+    int q_status_stale;    /* files changed since: recount when idle */
+    char *last_question;   /* the last answered question and its citations */
+    VfyAnchor *last_cites; /* as anchors, so their lenses follow the lines as the
+                            * document is edited; path and symbol owned here */
+    size_t n_last_cites;
+    /* LLM explanations for hover, by the definition's content hash: the
+     * same code is explained once, an edited definition afresh. */
+    struct {
+        char key[17];
+        char *markdown;
+    } explained[HOVER_CACHE];
+    size_t explained_next;
+
+    /* under srv->mu */
+    FolderState state;
+    int build_wanted; /* a full build is due (the builder takes it) */
+    int building;
+    size_t done, total; /* files of the running or last build */
+    IdxStatus snap;     /* counts for coderag/status */
+    char message[512];
+    StrMap pending; /* path -> arrival time (ms * 1000) of updates to apply */
+    int update_queued;
+
+    pthread_mutex_t pg_mu;
+    Progress pg;
+};
+
+/* ---- workspace.c */
+
+/* Creates a workspace for root (not opened yet). */
+Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsConfig *cfg);
+void lsp_ws_free(Workspace *ws);
+/* The workspace holding an absolute path (longest root first), or NULL;
+ * *out_rel (may be NULL) gets the root-relative part, normalised
+ * (path_is_normal_rel), or NULL for the root itself (caller frees). The
+ * path is normalised first: "/ws/a/../../etc/x" is in no workspace. */
+Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel);
+/* The same for a file:// URI (decoded by path_from_uri); NULL for one that
+ * is not a file in a workspace folder. */
+Workspace *lsp_ws_for_uri(Server *s, const char *uri, char **out_rel);
+/* The workspace a request is about: the one holding its document, else the first. */
+Workspace *lsp_ws_pick(Server *s, const char *uri);
+/* Schedules a re-index of one file (root-relative), coalesced per path. */
+void lsp_ws_schedule_update(Workspace *ws, const char *rel);
+/* Asks for a full build (rescan) of the workspace. */
+void lsp_ws_request_build(Workspace *ws);
+/* Worker: opens q (idempotent); errors put the workspace in the error state. */
+int lsp_ws_open(Workspace *ws, ErrInfo *e);
+/* Worker: the pending file updates, applied. */
+void lsp_ws_run_updates(Server *s, Workspace *ws);
+void lsp_ws_set_error(Workspace *ws, const char *msg);
+/* The coderag/status result. New reference. */
+struct json_t *lsp_srv_status_json(Server *s);
+/* Worker side: makes sure ws->q is open and, during a first build, fresh
+ * enough; returns it or NULL with e set. */
+IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e);
+/* Whether the workspace is (still) indexing; any thread. */
+int lsp_ws_indexing(Workspace *ws);
+/* Worker, idle: refreshes status counts that file updates made stale
+ * (s->mu held). */
+void lsp_ws_refresh_stale(Server *s);
+
+/* ---- builder.c */
+void *lsp_builder_main(void *arg);
+int lsp_endpoint_error(CrErr rc);
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * test_workspace.c - the workspace layer (ws.h): what a file change calls
+ * for, the root rule from the current folder, the LLM endpoint's back-off,
+ * and the one orchestration of a question (steps and one call) against the
+ * fake OpenAI server.
+ */
+#include "llm_util.h"
+#include "ws.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <unistd.h>
+
+static void test_change_kind(void)
+{
+    static const struct {
+        const char *rel;
+        int deleted;
+        WsChange want;
+    } cases[] = {
+        {"pkg/mod.py", 0, WS_CHANGE_FILE},
+        {"pkg/mod.py", 1, WS_CHANGE_FILE},
+        {"bin/tool", 0, WS_CHANGE_FILE},   /* a script, perhaps: the update reads its shebang */
+        {"pkg/gone", 1, WS_CHANGE_RESCAN}, /* perhaps a folder */
+        {".gitignore", 0, WS_CHANGE_RESCAN},
+        {"sub/.gitignore", 0, WS_CHANGE_RESCAN},
+        {"notes.bin", 0, WS_CHANGE_NONE},
+        {".git/HEAD", 0, WS_CHANGE_NONE},
+        {".git/refs/heads/main", 1, WS_CHANGE_NONE},
+        {"sub/.hg/store", 1, WS_CHANGE_NONE},
+        {".coderag/index.db", 0, WS_CHANGE_NONE},
+        {"a/.coderag/x.py", 0, WS_CHANGE_NONE},
+        {".github/ci.py", 0, WS_CHANGE_FILE}, /* only the exact names are skipped */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        WsChange got = ws_change_kind(cases[i].rel, cases[i].deleted);
+        if (got != cases[i].want) fprintf(stderr, "  case %s\n", cases[i].rel);
+        CHECK_INT(got, cases[i].want);
+    }
+}
+
+static void test_root_from_current_folder(void)
+{
+    char base[64] = "/tmp/coderag-test-ws-XXXXXX", real[PATH_MAX], path[PATH_MAX];
+    char *cwd = getcwd(NULL, 0);
+    CHECK(mkdtemp(base) != NULL);
+    CHECK(realpath(base, real) != NULL);
+    test_sh("mkdir -p '%s/repo/.git' '%s/repo/pkg/deep'", base, base);
+    test_sh("mkdir -p '%s/plain/sub' '%s/plain'", base, base);
+
+    /* from a subfolder of a repository: the repository */
+    snprintf(path, sizeof path, "%s/repo/pkg/deep", base);
+    CHECK(chdir(path) == 0);
+    WsConfig c;
+    ws_config_init(&c);
+    char want[PATH_MAX + 16];
+    snprintf(want, sizeof want, "%s/repo", real);
+    CHECK_STR(ws_config_resolve_root(&c), want);
+    ws_config_release(&c);
+
+    /* an explicit root is kept as given */
+    ws_config_init(&c);
+    ErrInfo e = {0};
+    CHECK_INT(ws_config_set(&c, "root", ".", &e), CR_OK);
+    CHECK_STR(ws_config_resolve_root(&c), ".");
+    ws_config_release(&c);
+
+    /* a plain folder (no marker up to /tmp): itself */
+    snprintf(path, sizeof path, "%s/plain/sub", base);
+    CHECK(chdir(path) == 0);
+    ws_config_init(&c);
+    snprintf(want, sizeof want, "%s/plain/sub", real);
+    char *found = ws_find_root(path, NULL);
+    if (found) { /* a marker above /tmp on this machine: the rule still applies */
+        CHECK_STR(ws_config_resolve_root(&c), found);
+    } else {
+        CHECK_STR(ws_config_resolve_root(&c), want);
+    }
+    free(found);
+    ws_config_release(&c);
+
+    CHECK(ws_skip_dir_name(".git") && ws_skip_dir_name(".coderag") && !ws_skip_dir_name("src"));
+    CHECK(chdir(cwd) == 0);
+    free(cwd);
+    test_sh("rm -rf '%s' '%s'", base, "/nonexistent");
+}
+
+typedef struct Notices {
+    int n, last_type;
+    char last[600];
+} Notices;
+
+static void on_notice(void *ud, int type, const char *msg)
+{
+    Notices *n = ud;
+    n->n++;
+    n->last_type = type;
+    snprintf(n->last, sizeof n->last, "%s", msg);
+}
+
+static void test_endpoint_backoff(void)
+{
+    Notices n = {0};
+    char why[600] = "";
+    WsEndpoint *ep = ws_endpoint_new("LLM", on_notice, &n);
+    CHECK(!ws_endpoint_skip(ep, why, sizeof why));
+    ws_endpoint_report(ep, CR_EHTTP, "connection refused");
+    CHECK_INT(n.n, 1);
+    CHECK_INT(n.last_type, 2);
+    CHECK(strstr(n.last, "connection refused") != NULL);
+    CHECK(ws_endpoint_skip(ep, why, sizeof why));
+    CHECK(strstr(why, "down") != NULL);
+    ws_endpoint_report(ep, CR_EHTTP, "connection refused"); /* the same: not told again */
+    CHECK_INT(n.n, 1);
+    ws_endpoint_report(ep, CR_ECANCELED, "cancelled"); /* no outcome */
+    CHECK_INT(n.n, 1);
+    ws_endpoint_report(ep, CR_OK, NULL);
+    CHECK_INT(n.n, 2);
+    CHECK_INT(n.last_type, 3);
+    CHECK(!ws_endpoint_skip(ep, why, sizeof why));
+    json_t *j = ws_endpoint_status_json(ep, 1);
+    CHECK_STR(json_string_value(json_object_get(j, "state")), "ok");
+    json_decref(j);
+    ws_endpoint_free(ep);
+    ws_endpoint_free(NULL);
+}
+
+static void ask_request(RtvRequest *req)
+{
+    rtv_request_init(req);
+    req->question = QUESTION;
+    req->llm_url = fake.base;
+    req->llm_max_retries = -1;
+    req->use_dense = 0;
+}
+
+/* A dead LLM is asked once: the next auto-mode question (CLI or MCP alike)
+ * answers extractively at once, saying why, without contacting it. */
+static void test_ask_backs_off_a_dead_llm(void)
+{
+    RtvRequest req;
+    RtvAnswer a = {0};
+    ErrInfo e = {0};
+    Notices n = {0};
+    WsEndpoint *ep = ws_endpoint_new("LLM", on_notice, &n);
+    ask_request(&req);
+    fake_script_chat(&fake, "[{\"status\": 500, \"times\": 5}]");
+    CHECK_INT(ws_ask(ep, st, &req, &a, &e), CR_OK);
+    CHECK_INT(a.mode, RTV_MODE_EXTRACTIVE);
+    CHECK(a.fallback_reason != NULL);
+    CHECK_INT(chat_requests(NULL), 1);
+    CHECK_INT(n.n, 1);
+    rtv_answer_release(&a);
+
+    CHECK_INT(ws_ask(ep, st, &req, &a, &e), CR_OK);
+    CHECK_INT(a.mode, RTV_MODE_EXTRACTIVE);
+    CHECK(a.fallback_reason && strstr(a.fallback_reason, "endpoint is down"));
+    CHECK_INT(chat_requests(NULL), 1); /* not contacted again */
+    rtv_answer_release(&a);
+
+    /* mode llm insists: the user asked for the LLM whatever its state */
+    req.mode = RTV_MODE_LLM;
+    CHECK(ws_ask(ep, st, &req, &a, &e) != CR_OK);
+    CHECK_INT(chat_requests(NULL), 2);
+    rtv_answer_release(&a);
+
+    /* without an endpoint to remember it, every question asks */
+    req.mode = RTV_MODE_AUTO;
+    CHECK_INT(ws_ask(NULL, st, &req, &a, &e), CR_OK);
+    CHECK_INT(chat_requests(NULL), 3);
+    rtv_answer_release(&a);
+    ws_endpoint_free(ep);
+}
+
+/* The steps (the language server's threading) give what the one call gives. */
+static void test_ask_steps_equal_one_call(void)
+{
+    RtvRequest req;
+    RtvAnswer one = {0}, steps = {0};
+    ErrInfo e = {0};
+    ask_request(&req);
+    fake_script_chat(&fake, "[{\"content\": \"It raises [{ctx0}].\", \"times\": 2}]");
+    CHECK_INT(ws_ask(NULL, st, &req, &one, &e), CR_OK);
+    CHECK_INT(one.mode, RTV_MODE_LLM);
+
+    WsAsk *a = ws_ask_new(NULL);
+    CHECK_INT(ws_ask_prepare(a, st, &req, &steps, &e), CR_OK);
+    CHECK(ws_ask_wants_llm(a));
+    CHECK_INT(ws_ask_llm(a, &req, &steps), CR_OK);
+    CHECK(ws_ask_llm_text(a) && strstr(ws_ask_llm_text(a), "It raises"));
+    CHECK_INT(ws_ask_finish(a, st, &req, &steps, &e), CR_OK);
+    CHECK_STR(steps.answer, one.answer);
+    CHECK_INT(steps.n_citations, one.n_citations);
+    ws_ask_free(a);
+    ws_ask_free(NULL);
+    rtv_answer_release(&one);
+    rtv_answer_release(&steps);
+}
+
+static void run_tests(void)
+{
+    RUN(test_change_kind);
+    RUN(test_root_from_current_folder);
+    RUN(test_endpoint_backoff);
+    RUN(test_ask_backs_off_a_dead_llm);
+    RUN(test_ask_steps_equal_one_call);
+}
+
+int main(void)
+{
+    return llm_main(run_tests);
+}

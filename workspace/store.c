@@ -1,0 +1,71 @@
+#include "ws.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Opening the store and keeping it fresh: the CLI's pre-ask pass, the MCP
+ * server's watcher-driven refresh (the language server's saves and watched
+ * files go through idx_update_files on its worker). */
+
+CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
+{
+    static const unsigned flags[] = {[WS_OPEN_READ] = IDX_OPEN_READONLY,
+                                     [WS_OPEN_EXISTING] = IDX_OPEN_EXISTING,
+                                     [WS_OPEN_CREATE] = 0};
+    IdxConfig ic;
+    ws_config_idx(c, &ic);
+    *out = NULL;
+    return idx_open(&ic, flags[how], out, e);
+}
+
+CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUpdateStats *stats,
+                            IdxStore **out, ErrInfo *e)
+{
+    IdxUpdateStats local;
+    CrErr rc = ws_store_open(c, WS_OPEN_CREATE, out, e);
+    if (rc) return rc;
+    rc = idx_update(*out, fn, ud, stats ? stats : &local, e);
+    if (rc) {
+        idx_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    for (int i = 0; i < 3 && ws_watch_changed(w); i++) {
+        IdxUpdateStats stats;
+        rc = idx_update(st, fn, ud, &stats, e);
+        if (rc == CR_EHTTP || rc == CR_ETIMEOUT) rc = CR_OK; /* text index current; vectors later */
+        if (rc) break;
+        if (stats.files_changed || stats.files_removed)
+            log_msg(LOG_INFO, "index updated: %zu changed, %zu removed file(s)",
+                    stats.files_changed, stats.files_removed);
+        if (!w) break; /* no watcher: one stat pass per call */
+    }
+    return rc;
+}
+
+WsChange ws_change_kind(const char *rel, int deleted)
+{
+    /* nothing under a VCS's metadata or an index */
+    for (const char *p = rel; *p;) {
+        size_t n = strcspn(p, "/");
+        char part[256];
+        if (n < sizeof part) {
+            memcpy(part, p, n);
+            part[n] = '\0';
+            if (p[n] == '/' && ws_skip_dir_name(part)) return WS_CHANGE_NONE;
+        }
+        p += n;
+        while (*p == '/')
+            p++;
+    }
+    const char *slash = strrchr(rel, '/');
+    const char *name = slash ? slash + 1 : rel;
+    if (!strcmp(name, ".gitignore") || (deleted && !strchr(name, '.')))
+        return WS_CHANGE_RESCAN; /* rules changed, or perhaps a folder went */
+    return idx_may_index_path(rel) ? WS_CHANGE_FILE : WS_CHANGE_NONE;
+}

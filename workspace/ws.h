@@ -1,0 +1,195 @@
+/*
+ * ws.h - the workspace layer: what the three doors (the language server,
+ * the command line and the MCP server) share above retrieve/. It owns
+ *   - the settings (flags, environment, initialization options: one table);
+ *   - the root rule (which folder a path or a command belongs to);
+ *   - opening the store and keeping it fresh (a pre-ask check, a file
+ *     watcher, the skip list of what is never watched);
+ *   - the status every door reports (one builder for the shared keys);
+ *   - the one orchestration of a question (prepare -> LLM -> verify) with
+ *     the LLM endpoint's back-off, as steps (for a server that runs the
+ *     LLM on another thread) and as one call.
+ *
+ * JSON values are jansson's; the header only forward-declares json_t.
+ */
+#ifndef CODERAG_WS_H
+#define CODERAG_WS_H
+
+#include "base.h"
+#include "idx.h"
+#include "rtv.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct json_t;
+
+/* ---------------------------------------------------------------- settings */
+
+/* Settings from SPEC.md's configuration table, plus index tuning. Strings
+ * are owned (NULL: unset). */
+typedef struct WsConfig {
+    char *root;
+    char *index_dir;
+    char *llm_url, *llm_model, *llm_api_key_env;
+    char *embed_provider, *embed_url, *embed_model, *embed_api_key_env;
+    char **exclude;
+    size_t n_exclude;
+    size_t max_file_bytes;
+    int threads;
+} WsConfig;
+
+void ws_config_init(WsConfig *c);
+void ws_config_release(WsConfig *c);
+/* A deep copy of src into dst (not initialised before). */
+void ws_config_copy(WsConfig *dst, const WsConfig *src);
+
+/* Sets a key by its SPEC name ("llm.url", "indexDir", "exclude", ...) or
+ * its CLI flag name ("llm-url", "index-dir", ...). "exclude" appends; a
+ * comma-separated value appends several. CR_EUSAGE for an unknown key or a
+ * bad number. */
+CrErr ws_config_set(WsConfig *c, const char *key, const char *value, ErrInfo *e);
+
+/* Applies CODERAG_* environment variables (CODERAG_LLM_URL, CODERAG_INDEXDIR,
+ * CODERAG_EXCLUDE, ...). Explicit settings made afterwards win. */
+CrErr ws_config_from_env(WsConfig *c, ErrInfo *e);
+
+/* Applies LSP initializationOptions: SPEC keys, flat ("llm.url") or nested
+ * ({"llm": {"url": ...}}); "exclude" may be a list of strings. A bad entry
+ * is logged and skipped (the editor's settings never keep a server from
+ * starting). obj is borrowed; anything but an object is ignored. */
+void ws_config_from_json(WsConfig *c, const struct json_t *obj);
+
+/* Whether a CLI flag (without leading dashes) is a configuration key. */
+int ws_config_is_flag(const char *flag);
+/* Prints the settings as command-line flags, one line each. */
+void ws_config_print_flags(FILE *f);
+
+/* Without a root setting, sets it by the root rule from the current folder
+ * (ws_find_root; the folder itself when no marker is found). Returns the
+ * root (borrowed from c). */
+const char *ws_config_resolve_root(WsConfig *c);
+
+/* The IdxConfig view of c (borrowing its strings). root defaults to ".". */
+void ws_config_idx(const WsConfig *c, IdxConfig *out);
+/* The LLM settings of a request (endpoint, model, key variable), from the
+ * configuration: the one place they are copied. Borrows from c. */
+void ws_config_llm(const WsConfig *c, RtvRequest *req);
+
+/* ---------------------------------------------------------------- root rule */
+
+/* The root rule (docs/protocol.md): the nearest folder from `start` up with
+ * a VCS marker, else with a project marker, else `fallback` (may be NULL).
+ * An index left behind (.coderag/) is never a marker. Caller frees. */
+char *ws_find_root(const char *start, const char *fallback);
+/* The nearest VCS root strictly above dir, or NULL. Caller frees. */
+char *ws_vcs_root_above(const char *dir);
+/* Whether a directory of that name is never watched nor a source of
+ * changes: a VCS's metadata, or an index left behind. */
+int ws_skip_dir_name(const char *name);
+
+/* ---------------------------------------------------------------- freshness */
+
+/* How a door opens the store. */
+typedef enum {
+    WS_OPEN_READ,     /* an existing index, read only (status); CR_ENOINDEX when none */
+    WS_OPEN_EXISTING, /* an existing index as it is (ask --no-update); CR_ENOINDEX when none */
+    WS_OPEN_CREATE,   /* created when missing (the servers; a build follows) */
+} WsOpen;
+
+/* Opens the store of c (root as set: see ws_config_resolve_root). Caller
+ * closes *out with idx_close. */
+CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e);
+/* The CLI's pre-ask check: opens (creating the index when missing) and
+ * brings it up to date (unchanged files cost a stat), reporting progress
+ * through fn (may be NULL) and the pass in *stats (may be NULL). On failure
+ * *out is NULL. */
+CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUpdateStats *stats,
+                            IdxStore **out, ErrInfo *e);
+
+/* What a change of one file calls for. */
+typedef enum {
+    WS_CHANGE_NONE,   /* nothing: not a source, or under a skipped folder (.git/, .coderag/) */
+    WS_CHANGE_FILE,   /* re-indexing that file */
+    WS_CHANGE_RESCAN, /* a full pass: ignore rules changed, or perhaps a folder went */
+} WsChange;
+
+/* For a root-relative path that was saved, created, changed (deleted 0)
+ * or deleted (1): the language server's saves and watched files. */
+WsChange ws_change_kind(const char *rel, int deleted);
+
+typedef struct WsWatch WsWatch;
+
+/* Watches every directory under root (but ws_skip_dir_name's and the index
+ * directory) for changes. NULL when inotify is unavailable or runs out of
+ * watches: then every call is treated as possibly stale. */
+WsWatch *ws_watch_open(const char *root, const char *index_dir);
+void ws_watch_close(WsWatch *w);
+/* Reads the pending events without blocking: 1 when something under the
+ * root changed since the last call (or the queue overflowed; or w is
+ * NULL), 0 otherwise. New directories are watched as they appear. */
+int ws_watch_changed(WsWatch *w);
+
+/* Brings st up to date while w reports changes (at most a few passes; one
+ * pass when w is NULL). An embeddings failure is not one (the text index is
+ * current; vectors follow at the next update). */
+CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, ErrInfo *e);
+
+/* ---------------------------------------------------------------- status */
+
+/* The keys every door reports for an index (docs/protocol.md): root, files,
+ * skipped, chunks, symbols, edges, vectors, indexBytes, lastUpdate,
+ * embedder. A door adds its own (state, llm, ...). New reference. */
+struct json_t *ws_status_json(const char *root, const IdxStatus *s);
+
+/* ---------------------------------------------------------------- the LLM endpoint */
+
+/* An endpoint's health, kept to back off a dead one and to tell the user
+ * when it changes. Thread-safe. */
+typedef struct WsEndpoint WsEndpoint;
+
+/* Told when the endpoint's state changes: type 2 (it failed; a warning) or
+ * 3 (it works again; information), with a message for the user. */
+typedef void (*WsNoticeFn)(void *ud, int type, const char *msg);
+
+/* what names it in messages ("LLM"; borrowed for its life); notice may be
+ * NULL (the change is logged). */
+WsEndpoint *ws_endpoint_new(const char *what, WsNoticeFn notice, void *ud);
+void ws_endpoint_free(WsEndpoint *ep);
+/* Whether a request in auto mode should skip the endpoint (down, back-off
+ * not over); *why then says so. */
+int ws_endpoint_skip(WsEndpoint *ep, char *why, size_t why_size);
+/* The outcome of a request: CR_OK, or a failure (CR_ECANCELED is none). */
+void ws_endpoint_report(WsEndpoint *ep, CrErr rc, const char *msg);
+/* {"configured", "state", "message"}. New reference. */
+struct json_t *ws_endpoint_status_json(WsEndpoint *ep, int configured);
+
+/* ---------------------------------------------------------------- a question */
+
+/* One question through prepare -> LLM -> verify:
+ *   ws_ask_prepare (store's thread): retrieval and packing; a dead endpoint
+ *     in its back-off is not asked (auto mode answers extractively);
+ *   ws_ask_llm (any thread, no store): the LLM's draft, when wanted; the
+ *     outcome is reported to the endpoint;
+ *   ws_ask_finish (store's thread): the draft verified into *out.
+ * req and out must stay the same and valid through the three; out is the
+ * caller's (release with rtv_answer_release, also after a failure). */
+typedef struct WsAsk WsAsk;
+
+/* ep may be NULL (no back-off). Free with ws_ask_free. */
+WsAsk *ws_ask_new(WsEndpoint *ep);
+void ws_ask_free(WsAsk *a);
+CrErr ws_ask_prepare(WsAsk *a, IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
+/* Whether the LLM is to be asked (after prepare). */
+int ws_ask_wants_llm(const WsAsk *a);
+/* Returns the LLM's outcome (CR_ECANCELED when req->cancel said so). */
+CrErr ws_ask_llm(WsAsk *a, const RtvRequest *req, const RtvAnswer *out);
+/* The LLM's whole text (after ws_ask_llm succeeded), or NULL. Borrowed. */
+const char *ws_ask_llm_text(const WsAsk *a);
+CrErr ws_ask_finish(WsAsk *a, IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
+
+/* The three steps in one call, on the calling thread: what the CLI and the
+ * MCP server use. Errors: rtv_ask's. */
+CrErr ws_ask(WsEndpoint *ep, IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
+
+#endif
