@@ -22,7 +22,7 @@ set -euo pipefail
 work=${5:-$(mktemp -d /tmp/coderag-compare.XXXXXX)}
 mkdir -p "$work"
 exec /usr/bin/python3 - "$1" "$2" "$3" "$4" "$work" <<'PY'
-import json, os, shlex, statistics, subprocess, sys, time
+import json, os, resource, shlex, statistics, subprocess, sys, time
 
 old_bin, new_bin, questions, corpus, work = sys.argv[1:6]
 bins = {"old": os.path.abspath(old_bin), "new": os.path.abspath(new_bin)}
@@ -36,10 +36,10 @@ corpora = sorted({q["corpus"] for q in qs})
 
 def timed(argv):
     """(exit status, stdout, stderr, wall s, CPU s: user + sys) of one process."""
-    r0, t0 = os.times(), time.monotonic()
+    r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
     p = subprocess.run(argv, capture_output=True, text=True)
-    wall, r1 = time.monotonic() - t0, os.times()
-    cpu = (r1.children_user - r0.children_user) + (r1.children_system - r0.children_system)
+    wall, r1 = time.monotonic() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     return p.returncode, p.stdout, p.stderr, wall, cpu
 
 
@@ -161,7 +161,8 @@ for q, what, o, w in diffs[:show]:
 if len(diffs) > show:
     print("... %d more (SHOW=N for more)" % (len(diffs) - show))
 
-print("\n| corpus | cold index wall (s) old → new | CPU (s) old → new | index size (MB) old → new "
+print("\nThe all row: index figures summed over the corpora, ask figures the median of every ask.")
+print("| corpus | cold index wall (s) old → new | CPU (s) old → new | index size (MB) old → new "
       "| ask wall (ms, median) old → new | ask CPU (ms, median) old → new |")
 print("|---|---|---|---|---|---|")
 allw = {"old": [], "new": []}
@@ -175,7 +176,11 @@ for c in corpora:
           % (c, med(o["wall"]), med(w["wall"]), med(o["cpu"]), med(w["cpu"]), o["size"] / 1e6,
              w["size"] / 1e6, 1000 * med(ao["wall"]), 1000 * med(aw["wall"]), 1000 * med(ao["cpu"]),
              1000 * med(aw["cpu"])))
-print("| all asks | | | | %.0f → %.0f | %.0f → %.0f |"
-      % (1000 * med(allw["old"]), 1000 * med(allw["new"]), 1000 * med(allc["old"]), 1000 * med(allc["new"])))
+tot = {k: sum(med(idx[("old", c)][k]) for c in corpora) for k in ("wall", "cpu")}
+totn = {k: sum(med(idx[("new", c)][k]) for c in corpora) for k in ("wall", "cpu")}
+size = [sum(idx[(b, c)]["size"] for c in corpora) / 1e6 for b in ("old", "new")]
+print("| all | %.2f → %.2f | %.2f → %.2f | %.1f → %.1f | %.0f → %.0f | %.0f → %.0f |"
+      % (tot["wall"], totn["wall"], tot["cpu"], totn["cpu"], size[0], size[1], 1000 * med(allw["old"]),
+         1000 * med(allw["new"]), 1000 * med(allc["old"]), 1000 * med(allc["new"])))
 print("\nload average at the end: %.1f %.1f %.1f" % os.getloadavg())
 PY
