@@ -31,7 +31,8 @@ typedef struct AskJob {
     RtvAnswer ans;
     WsAsk *ask; /* created by the first step */
     int prepared, indexing;
-    double wd_last_ms, partial_last_ms;
+    WsPace wd_pace; /* the LLM's tokens, reported at every door's pace */
+    double partial_last_ms;
     size_t partial_sent; /* chars of text in the last partial result */
 } AskJob;
 

@@ -15,7 +15,6 @@
  * throughout. docs/protocol.md, "Streaming, progress and cancel". */
 
 #define PARTIAL_INTERVAL_MS 50.0
-#define REPORT_INTERVAL_MS 200.0
 
 static void ask_free(Job *job)
 {
@@ -45,6 +44,7 @@ AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call)
     AskJob *j = xcalloc(1, sizeof *j);
     lsp_job_init(&j->job, ws, call, ask_retrieve, ask_free);
     j->bm25 = j->dense = j->graph = 1;
+    ws_pace_init(&j->wd_pace, WS_PACE_MIN_MS);
     return j;
 }
 
@@ -122,11 +122,9 @@ static void on_text(void *ud, const char *text, size_t len)
 static void on_tokens(void *ud, size_t tokens, size_t chars)
 {
     AskJob *j = ud;
-    double now = now_ms();
-    if (now - j->wd_last_ms < REPORT_INTERVAL_MS) return;
-    j->wd_last_ms = now;
+    if (!ws_pace_due(&j->wd_pace, tokens, 0)) return;
     char msg[64];
-    snprintf(msg, sizeof msg, "writing the answer: %zu tokens", tokens);
+    ws_progress_tokens(msg, sizeof msg, tokens);
     wd_progress(j->job.ws->srv, j, "report", msg);
 }
 

@@ -65,7 +65,7 @@ static json_t *progress_value(const char *kind, const char *title, size_t done, 
     if (!strcmp(kind, "begin")) json_object_set_new(v, "cancellable", json_false());
     char msg[96];
     if (!message && total) {
-        snprintf(msg, sizeof msg, "%zu/%zu files", done, total);
+        ws_progress_files(msg, sizeof msg, done, total);
         message = msg;
     }
     if (message) json_object_set_new(v, "message", json_text(message));
@@ -95,8 +95,8 @@ static void progress_begin_locked(Workspace *ws)
     snprintf(title, sizeof title, "Indexing %s", ws->name);
     progress_send(ws, progress_value("begin", title, done, total, total ? NULL : "scanning"));
     ws->pg.st = PG_ACTIVE;
-    ws->pg.last_pct = total ? (int)(done * 100 / total) : 0;
-    ws->pg.last_ms = now_ms();
+    ws_pace_init(&ws->pg.pace, WS_PACE_MIN_MS);
+    ws_pace_due(&ws->pg.pace, done, total); /* the begin is the first report */
 }
 
 /* Reader thread: the client answered window/workDoneProgress/create. */
@@ -139,14 +139,9 @@ void lsp_progress_start(Workspace *ws)
 void lsp_progress_report(Workspace *ws, size_t done, size_t total)
 {
     if (!ws->srv->cap_progress) return;
-    int pct = total ? (int)(done * 100 / total) : 0;
-    double now = now_ms();
     pthread_mutex_lock(&ws->pg_mu);
-    if (ws->pg.st == PG_ACTIVE && pct != ws->pg.last_pct && now - ws->pg.last_ms >= 100) {
+    if (ws->pg.st == PG_ACTIVE && ws_pace_due(&ws->pg.pace, done, total))
         progress_send(ws, progress_value("report", NULL, done, total, NULL));
-        ws->pg.last_pct = pct;
-        ws->pg.last_ms = now;
-    }
     pthread_mutex_unlock(&ws->pg_mu);
 }
 

@@ -16,8 +16,7 @@ typedef struct Progress {
     char token[48];
     int finished; /* the build ended while the token was being created */
     char end_msg[256];
-    int last_pct;
-    double last_ms;
+    WsPace pace; /* reports at the pace every door keeps */
 } Progress;
 
 /* ---- progress.c */

@@ -33,7 +33,9 @@ typedef struct McpCtx {
     int structured;     /* the negotiated revision has structuredContent */
     RtvCancelFn cancel; /* the call was cancelled by the client */
     void *cancel_ud;
-    WsEndpoint *llm_ep; /* the LLM's health and back-off (ws_ask) */
+    WsEndpoint *llm_ep;     /* the LLM's health and back-off (ws_ask) */
+    RtvProgressFn progress; /* the LLM writing, told to the client; NULL: not asked for */
+    void *progress_ud;
 } McpCtx;
 
 /* A tool's answer: text for the model, the same as JSON, or an error. */

@@ -12,12 +12,22 @@
  * then runs the calls in order, bringing the index up to date before each
  * one when the watcher saw a change. */
 
+typedef enum { PHASE_NONE, PHASE_INDEX, PHASE_READY, PHASE_LLM } CallPhase;
+
 typedef struct Call {
     RpcCall *call; /* the request: answered (or dropped) once, then NULL */
     const McpTool *tool;
     json_t *args;
-    json_t *token;   /* _meta.progressToken, or NULL */
-    double progress; /* last progress value sent to token */
+    json_t *token; /* _meta.progressToken, or NULL */
+    struct McpServer *srv;
+    /* Progress sent to token, at a human pace (ws_pace_due), in phases (an
+     * index pass, the LLM writing): a phase's values start above the last
+     * one sent, so that the call's values strictly increase. */
+    long long sent; /* last progress value sent; -1: none */
+    long long base; /* the current phase's 0 */
+    CallPhase phase;
+    unsigned pass; /* PHASE_INDEX: which index pass (McpServer.pass) */
+    WsPace pace;
     struct Call *next;
 } Call;
 
@@ -26,48 +36,115 @@ typedef enum { IDX_STARTING, IDX_RUNNING, IDX_READY, IDX_FAILED } IndexState;
 typedef struct McpServer {
     const McpOptions *opt;
     Rpc *rpc;
-    pthread_mutex_t mu; /* everything below */
+    pthread_mutex_t mu; /* everything below, and the progress fields of the calls */
     pthread_cond_t cv;
     Call *head, *tail;
+    Call *running; /* the call the worker runs, or NULL */
     int stopping;
     int structured;
     IndexState state;
-    size_t done, total;
+    unsigned pass;      /* index passes begun */
+    size_t done, total; /* the current pass's progress */
+    long long files;    /* files in the index (status's count); -1: unknown */
     char error[512];
 } McpServer;
 
 static const char *const versions[] = {MCP_PROTOCOL_VERSION, "2025-06-18", "2025-03-26",
                                        "2024-11-05", "2024-10-07"};
 
-/* Under s->mu: progress of the first index to every queued call that asked. */
-static void progress_locked(McpServer *s, const char *what)
+/* ---------------------------------------------------------------- progress */
+
+/* Under s->mu: a new phase of c's progress, reported at a human pace. */
+static void phase_begin_locked(Call *c, CallPhase phase, unsigned pass)
 {
-    for (Call *c = s->head; c; c = c->next) {
-        if (!c->token || (double)s->done <= c->progress || rpc_call_cancelled(c->call))
-            continue; /* strictly increasing; a cancelled call hears nothing more */
-        c->progress = (double)s->done;
-        char msg[160];
-        if (s->total)
-            snprintf(msg, sizeof msg, "%s: %zu/%zu files", what, s->done, s->total);
-        else
-            snprintf(msg, sizeof msg, "%s: scanning", what);
-        json_t *p = json_pack("{s:O, s:I, s:s}", "progressToken", c->token, "progress",
-                              (json_int_t)s->done, "message", msg);
-        if (s->total) json_object_set_new(p, "total", json_integer((json_int_t)s->total));
-        rpc_notify(s->rpc, "notifications/progress", p);
-    }
+    c->phase = phase;
+    c->pass = pass;
+    c->base = c->sent + 1;
+    ws_pace_init(&c->pace, WS_PACE_MIN_MS);
 }
 
+/* Under s->mu: one notifications/progress to c, done out of total (0:
+ * open-ended) in the current phase, when it is due. */
+static void progress_to_locked(McpServer *s, Call *c, size_t done, size_t total, const char *msg)
+{
+    if (!c->token || rpc_call_cancelled(c->call)) return; /* a cancelled call hears nothing more */
+    long long v = c->base + (long long)done;
+    if (v <= c->sent || !ws_pace_due(&c->pace, done, total)) return;
+    c->sent = v;
+    json_t *p = json_pack("{s:O, s:I, s:s}", "progressToken", c->token, "progress", (json_int_t)v,
+                          "message", msg);
+    if (total) json_object_set_new(p, "total", json_integer((json_int_t)(c->base + total)));
+    rpc_notify(s->rpc, "notifications/progress", p);
+}
+
+/* Under s->mu: the current index pass to c. */
+static void index_progress_to_locked(McpServer *s, Call *c)
+{
+    if (c->phase != PHASE_INDEX || c->pass != s->pass) phase_begin_locked(c, PHASE_INDEX, s->pass);
+    char files[64], msg[160];
+    ws_progress_files(files, sizeof files, s->done, s->total);
+    snprintf(msg, sizeof msg, "indexing the workspace: %s", files);
+    progress_to_locked(s, c, s->done, s->total, msg);
+}
+
+/* Under s->mu: an index pass begins. */
+static void pass_begin_locked(McpServer *s)
+{
+    s->pass++;
+    s->done = s->total = 0;
+}
+
+/* Worker: progress of an index pass to the running call and every queued
+ * one that asked. */
 static int on_index_progress(void *ud, size_t done, size_t total)
 {
     McpServer *s = ud;
     pthread_mutex_lock(&s->mu);
     s->done = done;
     s->total = total;
-    progress_locked(s, "indexing the workspace");
+    if (s->running) index_progress_to_locked(s, s->running);
+    for (Call *c = s->head; c; c = c->next)
+        index_progress_to_locked(s, c);
     int stop = s->stopping && !s->head; /* calls still queued at end of input are answered */
     pthread_mutex_unlock(&s->mu);
     return stop;
+}
+
+/* Worker (RtvProgressFn): the LLM writing the running call's answer. */
+static void on_llm_tokens(void *ud, size_t tokens, size_t chars)
+{
+    Call *c = ud;
+    McpServer *s = c->srv;
+    char msg[96];
+    ws_progress_tokens(msg, sizeof msg, tokens);
+    pthread_mutex_lock(&s->mu);
+    if (c->phase != PHASE_LLM) phase_begin_locked(c, PHASE_LLM, 0);
+    progress_to_locked(s, c, tokens, 0, msg);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Worker: where the index stands, to the running call (its count is
+ * status's). */
+static void ready_to(McpServer *s, Call *c)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->files >= 0) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "index ready: %lld file%s", s->files, s->files == 1 ? "" : "s");
+        phase_begin_locked(c, PHASE_READY, 0);
+        progress_to_locked(s, c, (size_t)s->files, (size_t)s->files, msg);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Worker: counts the files in the index again (after a pass changed it). */
+static void count_files(McpServer *s, IdxStore *st)
+{
+    IdxStatus is;
+    long long files = idx_status(st, &is, NULL) == CR_OK ? (long long)is.files : -1;
+    pthread_mutex_lock(&s->mu);
+    s->files = files;
+    pthread_mutex_unlock(&s->mu);
 }
 
 /* ---------------------------------------------------------------- worker */
@@ -102,22 +179,26 @@ static void run_call(McpServer *s, IdxStore *st, WsWatch *w, WsEndpoint *llm_ep,
     IndexState state = s->state;
     int structured = s->structured;
     pthread_mutex_unlock(&s->mu);
-    if (c->token && c->progress < 0) { /* every call that asks hears where the index stands */
-        pthread_mutex_lock(&s->mu);
-        char msg[160];
-        snprintf(msg, sizeof msg, "index ready: %zu files", s->total);
-        rpc_notify(s->rpc, "notifications/progress",
-                   json_pack("{s:O, s:I, s:I, s:s}", "progressToken", c->token, "progress",
-                             (json_int_t)s->total, "total", (json_int_t)s->total, "message", msg));
-        pthread_mutex_unlock(&s->mu);
-    }
+    int passes = 0;
     if (state == IDX_FAILED) {
         mcp_fail(&r, "the index of the workspace could not be opened: %s", s->error);
-    } else if (ws_refresh(st, w, on_index_progress, s, &e) != CR_OK) {
-        mcp_fail(&r, "updating the index failed: %s", e.msg);
     } else {
-        McpCtx ctx = {st, s->opt, structured, call_cancelled, c, llm_ep};
-        c->tool->run(&ctx, c->args, &r);
+        pthread_mutex_lock(&s->mu);
+        pass_begin_locked(s);
+        pthread_mutex_unlock(&s->mu);
+        CrErr rc = ws_refresh(st, w, on_index_progress, s, &passes, &e);
+        if (passes) count_files(s, st);
+        if (rc) {
+            mcp_fail(&r, "updating the index failed: %s", e.msg);
+        } else {
+            ready_to(s, c); /* every call that asks hears where the index stands */
+            McpCtx ctx = {st, s->opt, structured, call_cancelled, c, llm_ep, NULL, NULL};
+            if (c->token) {
+                ctx.progress = on_llm_tokens;
+                ctx.progress_ud = c;
+            }
+            c->tool->run(&ctx, c->args, &r);
+        }
     }
     json_t *res = mcp_result_json(&r, structured);
     /* time inside the server, freshness check included (bench/mcp_bench.py) */
@@ -155,11 +236,12 @@ static void *worker(void *ud)
 
     CrErr rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &st, &e);
     if (!rc) {
-        pthread_mutex_lock(&s->mu);
-        s->state = IDX_RUNNING;
-        pthread_mutex_unlock(&s->mu);
         w = ws_watch_open(idx_root(st), s->opt->cfg->index_dir);
         double t0 = now_ms();
+        pthread_mutex_lock(&s->mu);
+        pass_begin_locked(s);
+        s->state = IDX_RUNNING;
+        pthread_mutex_unlock(&s->mu);
         rc = idx_update(st, on_index_progress, s, &stats, &e);
         if (rc == CR_EHTTP || rc == CR_ETIMEOUT) {
             log_msg(LOG_WARN, "embeddings failed, dense leg off until the next update: %s", e.msg);
@@ -168,8 +250,12 @@ static void *worker(void *ud)
         if (!rc) {
             log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed) in %.0f ms", idx_root(st),
                     stats.files_seen, stats.files_changed, now_ms() - t0);
-            rc = ws_refresh(st, w, on_index_progress, s, &e); /* edits made while indexing */
+            pthread_mutex_lock(&s->mu);
+            pass_begin_locked(s);
+            pthread_mutex_unlock(&s->mu);
+            rc = ws_refresh(st, w, on_index_progress, s, NULL, &e); /* edits made while indexing */
         }
+        if (!rc) count_files(s, st);
         if (!rc) rc = idx_warm(st, &e);
         if (!rc) warm_up(st);
     }
@@ -186,8 +272,12 @@ static void *worker(void *ud)
         Call *c = s->head;
         s->head = c->next;
         if (!s->head) s->tail = NULL;
+        s->running = c;
         pthread_mutex_unlock(&s->mu);
         run_call(s, st, w, llm_ep, c);
+        pthread_mutex_lock(&s->mu);
+        s->running = NULL;
+        pthread_mutex_unlock(&s->mu);
         call_free(c);
         pthread_mutex_lock(&s->mu);
     }
@@ -278,7 +368,8 @@ static RpcStatus on_tools_call(void *ctx, json_t *params, RpcCall *call, json_t 
     c->args = args ? json_incref(args) : json_object();
     json_t *tok = meta ? json_object_get(meta, "progressToken") : NULL;
     if (tok && (json_is_string(tok) || json_is_integer(tok))) c->token = json_incref(tok);
-    c->progress = -1;
+    c->srv = s;
+    c->sent = -1;
     pthread_mutex_lock(&s->mu);
     if (s->tail)
         s->tail->next = c;
@@ -286,7 +377,7 @@ static RpcStatus on_tools_call(void *ctx, json_t *params, RpcCall *call, json_t 
         s->head = c;
     s->tail = c;
     if (s->state == IDX_STARTING || s->state == IDX_RUNNING)
-        progress_locked(s, "indexing the workspace");
+        index_progress_to_locked(s, c); /* where the first index stands */
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
     return RPC_LATER;
@@ -309,6 +400,7 @@ int mcp_server_run(const McpOptions *o, int in_fd, int out_fd)
     McpServer s;
     memset(&s, 0, sizeof s);
     s.opt = o;
+    s.files = -1;
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     RpcTransport *tr = rpc_transport_new(&rpc_framing_lines, in_fd, out_fd);

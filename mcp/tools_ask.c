@@ -26,7 +26,8 @@ static void request_from(const McpCtx *c, json_t *args, const char *question, Rt
 {
     *req = c->opt->ask;
     req->question = question;
-    req->progress = NULL;
+    req->progress = c->progress;
+    req->progress_ud = c->progress_ud;
     req->cancel = c->cancel;
     req->cancel_ud = c->cancel_ud;
     long long budget = mcp_arg_int(args, "budget", 0);

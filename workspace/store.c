@@ -32,11 +32,13 @@ CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUp
     return rc;
 }
 
-CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, ErrInfo *e)
+CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *passes, ErrInfo *e)
 {
     CrErr rc = CR_OK;
+    if (passes) *passes = 0;
     for (int i = 0; i < 3 && ws_watch_changed(w); i++) {
         IdxUpdateStats stats;
+        if (passes) (*passes)++;
         rc = idx_update(st, fn, ud, &stats, e);
         if (rc == CR_EHTTP || rc == CR_ETIMEOUT) rc = CR_OK; /* text index current; vectors later */
         if (rc) break;

@@ -6,6 +6,8 @@
  *   - opening the store and keeping it fresh (a pre-ask check, a file
  *     watcher, the skip list of what is never watched);
  *   - the status every door reports (one builder for the shared keys);
+ *   - the pace and the words of progress reports (an index pass, an LLM
+ *     writing), the same in every door;
  *   - the one orchestration of a question (prepare -> LLM -> verify) with
  *     the LLM endpoint's back-off, as steps (for a server that runs the
  *     LLM on another thread) and as one call.
@@ -132,8 +134,9 @@ int ws_watch_changed(WsWatch *w);
 
 /* Brings st up to date while w reports changes (at most a few passes; one
  * pass when w is NULL). An embeddings failure is not one (the text index is
- * current; vectors follow at the next update). */
-CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, ErrInfo *e);
+ * current; vectors follow at the next update). *passes (may be NULL): the
+ * update passes made (0: the index was current). */
+CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *passes, ErrInfo *e);
 
 /* ---------------------------------------------------------------- status */
 
@@ -141,6 +144,37 @@ CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, ErrInfo *
  * skipped, chunks, symbols, edges, vectors, indexBytes, lastUpdate,
  * embedder. A door adds its own (state, llm, ...). New reference. */
 struct json_t *ws_status_json(const char *root, const IdxStatus *s);
+
+/* ---------------------------------------------------------------- progress */
+
+/* How often every door tells a human how long work goes (an index build
+ * over files, an LLM writing tokens): a report when the work crosses a
+ * step -- one of WS_PACE_STEPS equal steps of a known total, or every
+ * WS_PACE_UNITS units of open-ended work -- and no sooner than min_ms after
+ * the previous report. The first report is always due, and so is the last
+ * one of a known total (done == total); the time floor only ever drops
+ * reports, so the step rule bounds their number (at most WS_PACE_STEPS + 1
+ * over a known total, 1 + done / WS_PACE_UNITS otherwise). */
+#define WS_PACE_STEPS 50     /* a report per 2% of the files */
+#define WS_PACE_UNITS 16     /* a report per 16 tokens of an answer */
+#define WS_PACE_MIN_MS 250.0 /* at most four reports a second */
+
+typedef struct WsPace {
+    double min_ms, last_ms;
+    long long last_step; /* -1: nothing reported yet */
+} WsPace;
+
+/* min_ms: the time floor (0: none; WS_PACE_MIN_MS for people). */
+void ws_pace_init(WsPace *p, double min_ms);
+/* Whether a report of done out of total (0: open-ended) is due now; when
+ * it is, the report is counted as made. */
+int ws_pace_due(WsPace *p, size_t done, size_t total);
+
+/* The messages of the reports, the same in every door. */
+/* "12/860 files", or "scanning" while total is 0. */
+void ws_progress_files(char *buf, size_t size, size_t done, size_t total);
+/* "writing the answer: 48 tokens". */
+void ws_progress_tokens(char *buf, size_t size, size_t tokens);
 
 /* ---------------------------------------------------------------- the LLM endpoint */
 

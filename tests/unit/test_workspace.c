@@ -1,8 +1,8 @@
 /*
  * test_workspace.c - the workspace layer (ws.h): what a file change calls
  * for, the root rule from the current folder, the LLM endpoint's back-off,
- * and the one orchestration of a question (steps and one call) against the
- * fake OpenAI server.
+ * the pace of progress reports, and the one orchestration of a question
+ * (steps and one call) against the fake OpenAI server.
  */
 #include "llm_util.h"
 #include "ws.h"
@@ -125,6 +125,64 @@ static void test_endpoint_backoff(void)
     ws_endpoint_free(NULL);
 }
 
+/* Reports over a known total: the first, one per step, the last; never
+ * more than WS_PACE_STEPS + 1 however many files (issue 24: 860 for 860). */
+static void test_pace_steps(void)
+{
+    size_t totals[] = {1, 7, 50, 860, 100000};
+    for (size_t k = 0; k < sizeof totals / sizeof totals[0]; k++) {
+        size_t total = totals[k], n = 0, last = 0;
+        WsPace p;
+        ws_pace_init(&p, 0);
+        for (size_t done = 1; done <= total; done++)
+            if (ws_pace_due(&p, done, total)) {
+                n++;
+                last = done;
+            }
+        /* a first report before the first step, then one per step */
+        size_t want = total <= WS_PACE_STEPS ? total : WS_PACE_STEPS + 1;
+        CHECK_INT(n, want);
+        CHECK_INT(last, total); /* the end is always told */
+        CHECK(!ws_pace_due(&p, total, total));
+    }
+}
+
+/* Open-ended work (an LLM's tokens): the first report, then one per
+ * WS_PACE_UNITS units. */
+static void test_pace_open_ended(void)
+{
+    WsPace p;
+    size_t n = 0;
+    ws_pace_init(&p, 0);
+    for (size_t tokens = 1; tokens <= 10 * WS_PACE_UNITS; tokens++)
+        n += (size_t)ws_pace_due(&p, tokens, 0);
+    CHECK_INT(n, 11);
+}
+
+/* The time floor only drops reports: with one that never passes, the
+ * first and the last of a known total are all that is told. */
+static void test_pace_time_floor(void)
+{
+    WsPace p;
+    size_t n = 0;
+    ws_pace_init(&p, 1e12);
+    for (size_t done = 1; done <= 860; done++)
+        n += (size_t)ws_pace_due(&p, done, 860);
+    CHECK_INT(n, 2);
+    ws_pace_init(&p, 1e12);
+    n = 0;
+    for (size_t tokens = 1; tokens <= 1000; tokens++)
+        n += (size_t)ws_pace_due(&p, tokens, 0);
+    CHECK_INT(n, 1);
+    char msg[64];
+    ws_progress_files(msg, sizeof msg, 12, 860);
+    CHECK_STR(msg, "12/860 files");
+    ws_progress_files(msg, sizeof msg, 0, 0);
+    CHECK_STR(msg, "scanning");
+    ws_progress_tokens(msg, sizeof msg, 48);
+    CHECK_STR(msg, "writing the answer: 48 tokens");
+}
+
 static void ask_request(RtvRequest *req)
 {
     rtv_request_init(req);
@@ -202,6 +260,9 @@ static void run_tests(void)
     RUN(test_change_kind);
     RUN(test_root_from_current_folder);
     RUN(test_endpoint_backoff);
+    RUN(test_pace_steps);
+    RUN(test_pace_open_ended);
+    RUN(test_pace_time_floor);
     RUN(test_ask_backs_off_a_dead_llm);
     RUN(test_ask_steps_equal_one_call);
 }
