@@ -1,6 +1,6 @@
 /*
  * cli.h - the program: `main` and the command line above the protocols
- * (coderag index|ask|status|lsp|mcp). It parses flags into the workspace
+ * (coderag index|ask|status|lsp|mcp|root). It parses flags into the workspace
  * layer's settings (ws.h) and starts a door: the language server (lsp.h),
  * the MCP server (mcp.h), or a command that answers on the terminal.
  */
@@ -22,5 +22,6 @@ int cli_ask(int argc, char **argv);
 int cli_status(int argc, char **argv);
 int cli_lsp(int argc, char **argv);
 int cli_mcp(int argc, char **argv);
+int cli_root(int argc, char **argv);
 
 #endif

@@ -24,8 +24,9 @@ typedef struct AskJob {
     /* coderag.explain: the definition under the cursor, resolved by the worker */
     char *explain_word, *explain_rel;
     char explain_key[17];
-    char *explain_symbol;
-    unsigned explain_gen; /* 0: not an explanation */
+    char *explain_symbol;  /* qualified ("Flask.make_response") */
+    int64_t explain_focus; /* a chunk of it: the whole definition leads the context */
+    unsigned explain_gen;  /* 0: not an explanation */
     /* the pipeline's state */
     RtvRequest req;
     RtvAnswer ans;
@@ -41,8 +42,9 @@ AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call);
 RpcStatus lsp_ask_decode(Server *s, struct json_t *params, AskJob *j, RpcError *err);
 /* Queues it: sends work-done "begin" at once, then the worker retrieves. */
 void lsp_ask_queue(Server *s, AskJob *j);
-/* Worker: fills an explain job's question from the definition under the
- * cursor (this file's first); 0 when there is none (err set). */
+/* Worker: resolves an explain job's word at its place to the definition it
+ * names (rtv_def_under) and fills the question, symbol and focus from it;
+ * 0 when there is none (err set). */
 int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err);
 
 #endif

@@ -178,6 +178,7 @@ static void fill_request(AskJob *j)
     req->text_ud = j;
     req->history = j->turns;
     req->n_history = j->n_turns;
+    req->focus_chunk = j->explain_focus;
 }
 
 static int ask_llm(Server *s, Job *job);
@@ -265,46 +266,46 @@ static int ask_finish(Server *s, Job *job)
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = lsp_answer_to_json(&j->ans, idx_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
-    if (j->explain_symbol) json_object_set_new(result, "symbol", json_text(j->explain_symbol));
+    if (j->explain_symbol) {
+        json_object_set_new(result, "symbol", json_text(j->explain_symbol));
+        char title[300];
+        snprintf(title, sizeof title, "Explain `%.200s`", j->explain_symbol);
+        json_object_set_new(result, "title", json_text(title));
+    }
     wd_progress(s, j, "end", "done");
     rpc_call_reply(job->call, result, NULL);
     job->call = NULL;
     return JOB_DONE;
 }
 
-/* An explain job's word resolved to its definition (this file's first)
- * and turned into the question to ask. */
+/* An explain job's word resolved to the definition it names from the
+ * cursor's place, and turned into the question to ask. */
 int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
 {
-    int64_t *ids = NULL;
-    size_t n = 0;
-    IdxChunk d;
-    int found = 0;
-    if (idx_lookup_symbol(st, j->explain_word, &ids, &n, NULL) != CR_OK) n = 0;
-    /* a definition in this file first, then the others in index order */
-    for (int pass = 0; pass < 2 && !found; pass++)
-        for (size_t i = 0; i < n && !found; i++) {
-            if (idx_chunk_get(st, ids[i], &d, NULL) != CR_OK) continue;
-            int here = !strcmp(d.path, j->explain_rel);
-            if ((pass == 0) == here && d.window == 0)
-                found = 1;
-            else
-                idx_chunk_release(&d);
-        }
-    free(ids);
-    if (!found) {
+    (void)s;
+    RtvDef d;
+    ErrInfo e = {0};
+    CrErr rc = rtv_def_under(st, j->explain_rel, (uint32_t)j->line + 1, j->explain_word, &d, &e);
+    if (rc == CR_ENOENT) {
         rpc_error(err, RPC_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
         return 0;
     }
+    if (rc) {
+        rpc_error(err, RPC_REQUEST_FAILED, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        return 0;
+    }
+    const char *name = d.head.symbol[0] ? d.head.symbol : d.head.module;
     StrBuf q;
     sb_init(&q);
-    sb_addf(&q, "What does %s `%s` in %s do, and how is it used?", idx_kind_name(d.kind),
-            (d.symbol[0] ? d.symbol : d.module), d.path);
+    sb_addf(&q, "What does %s `%s` in %s do, and how is it used?", idx_kind_name(d.head.kind), name,
+            d.head.path);
     free(j->question);
     j->question = sb_detach(&q, NULL);
     sb_release(&q);
-    lsp_explain_key(&d, j->explain_key);
-    j->explain_symbol = xstrdup((d.symbol[0] ? d.symbol : d.module));
-    idx_chunk_release(&d);
+    lsp_explain_key(st, &d, j->explain_key);
+    free(j->explain_symbol);
+    j->explain_symbol = xstrdup(name);
+    j->explain_focus = d.head.id;
+    rtv_def_release(&d);
     return 1;
 }

@@ -1,5 +1,6 @@
 #include "ask_job.h"
 #include "handlers.h"
+#include "jobs.h"
 #include "lsp_ws.h"
 #include "server_int.h"
 
@@ -21,6 +22,52 @@ static int llm_configured(const Workspace *ws)
     return ws && ws->cfg.llm_url && ws->cfg.llm_url[0];
 }
 
+/* A code action request, for the worker: its title names the definition
+ * the explanation would be about, as the index qualifies it. */
+typedef struct ActionJob {
+    Job job;
+    char *uri, *rel, *word;
+    int line, character; /* 0-based */
+} ActionJob;
+
+static void action_free(Job *job)
+{
+    ActionJob *j = (ActionJob *)job;
+    free(j->uri);
+    free(j->rel);
+    free(j->word);
+    free(j);
+}
+
+static int run_action(Server *s, Job *job)
+{
+    (void)s;
+    ActionJob *j = (ActionJob *)job;
+    RpcCall *call = job->call;
+    job->call = NULL;
+    if (rpc_call_cancelled(call)) { /* editors ask on every cursor move, and move on */
+        rpc_call_reply(call, NULL, NULL);
+        return JOB_DONE;
+    }
+    ErrInfo e = {0};
+    IdxStore *st = lsp_ws_query_store(job->ws, &e);
+    RtvDef d = {0};
+    const char *name = j->word; /* the index does not know it (yet): the word */
+    if (st && rtv_def_under(st, j->rel, (uint32_t)j->line + 1, j->word, &d, NULL) == CR_OK)
+        name = d.head.symbol[0] ? d.head.symbol : d.head.module;
+    char title[300];
+    snprintf(title, sizeof title, "Explain `%.200s` with the LLM (CodeRAG)", name);
+    rtv_def_release(&d);
+    json_t *arg = json_pack("{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri", j->uri, "position",
+                            "line", j->line, "character", j->character);
+    json_t *cmd = json_pack("{s:o, s:s, s:[o]}", "title", json_text(title), "command",
+                            "coderag.explain", "arguments", arg);
+    json_t *out =
+        json_pack("[{s:o, s:s, s:o}]", "title", json_text(title), "kind", "", "command", cmd);
+    rpc_call_reply(call, out, NULL);
+    return JOB_DONE;
+}
+
 RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
 {
     Server *s = ctx;
@@ -32,24 +79,25 @@ RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **
                        "range", "start", "line", &line, "character", &character) != 0)
         return rpc_error(err, RPC_INVALID_PARAMS, "textDocument/codeAction: %s",
                          params ? je.text : "no params");
-    *out = json_array();
     char *rel = NULL;
     Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
-    char *word = llm_configured(ws) && line >= 0 && character >= 0
+    char *word = llm_configured(ws) && rel && line >= 0 && character >= 0
                      ? lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
                      : NULL;
-    free(rel);
-    if (!word) return RPC_DONE;
-    char title[300];
-    snprintf(title, sizeof title, "Explain `%.200s` with the LLM (CodeRAG)", word);
-    json_t *arg = json_pack("{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri", uri, "position",
-                            "line", line, "character", character);
-    json_t *cmd = json_pack("{s:o, s:s, s:[o]}", "title", json_text(title), "command",
-                            "coderag.explain", "arguments", arg);
-    json_array_append_new(
-        *out, json_pack("{s:o, s:s, s:o}", "title", json_text(title), "kind", "", "command", cmd));
-    free(word);
-    return RPC_DONE;
+    if (!word) {
+        free(rel);
+        *out = json_array();
+        return RPC_DONE;
+    }
+    ActionJob *j = xcalloc(1, sizeof *j);
+    lsp_job_init(&j->job, ws, call, run_action, action_free);
+    j->uri = xstrdup(uri);
+    j->rel = rel;
+    j->word = word;
+    j->line = line;
+    j->character = character;
+    lsp_srv_push(s, &j->job);
+    return RPC_LATER;
 }
 
 RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *err)

@@ -268,14 +268,11 @@ static int run_prepare(Server *s, Job *job)
     ErrInfo e = {0};
     json_t *result = NULL;
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
-    RtvDef *defs = NULL;
-    size_t n = 0;
-    if (st &&
-        rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, 1, &defs, &n, NULL, &e) ==
-            CR_OK &&
-        n && defs[0].head.kind != IDX_KIND_MODULE)
-        result = json_pack("[o]", hier_item(st, &defs[0]));
-    rtv_defs_free(defs, n);
+    RtvDef d = {0};
+    if (st && rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &d, &e) == CR_OK &&
+        d.head.kind != IDX_KIND_MODULE)
+        result = json_pack("[o]", hier_item(st, &d));
+    rtv_def_release(&d);
     rpc_call_reply(call, result, NULL);
     return JOB_DONE;
 }

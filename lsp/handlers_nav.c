@@ -318,6 +318,35 @@ static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, const Rtv
     rtv_refs_free(refs, n);
 }
 
+static int same_def(const RtvDef *a, const RtvDef *b)
+{
+    return a->start_line == b->start_line && !strcmp(a->head.path, b->head.path);
+}
+
+/* Puts *under (taken) first among the n_defs definitions of a name (of *n
+ * in all), once, keeping at most MAX_DEFS. */
+static void put_first(RtvDef **defs, size_t *n_defs, size_t *n, RtvDef *under, const char *word)
+{
+    RtvDef *v = xcalloc(MAX_DEFS, sizeof *v);
+    size_t k = 0;
+    /* whether *n counts it: named the word itself, among them, or they are
+     * named by their last part */
+    int counted = !strcmp(under->head.symbol, word);
+    v[k++] = *under;
+    memset(under, 0, sizeof *under);
+    for (size_t i = 0; i < *n_defs; i++) {
+        if (same_def(&(*defs)[i], &v[0]) || strcmp((*defs)[i].head.symbol, word) != 0) counted = 1;
+        if (same_def(&(*defs)[i], &v[0]) || k == MAX_DEFS)
+            rtv_def_release(&(*defs)[i]);
+        else
+            v[k++] = (*defs)[i];
+    }
+    free(*defs);
+    *defs = v;
+    *n_defs = k;
+    if (!counted) (*n)++;
+}
+
 static int run_hover(Server *s, Job *job)
 {
     NavJob *j = (NavJob *)job;
@@ -328,13 +357,17 @@ static int run_hover(Server *s, Job *job)
     RtvDef *defs = NULL;
     size_t n_defs = 0, n = 0;
     json_t *result = NULL;
-    /* The definition under the cursor first (a long one too), then the
+    /* The definition the word names from there (a long one too), then the
      * others of this file, then the rest. */
-    if (!st || rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, MAX_DEFS, &defs, &n_defs,
-                              &n, &e) != CR_OK) {
+    RtvDef under = {0};
+    if (!st || rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &under, &e) != CR_OK ||
+        rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, MAX_DEFS, &defs, &n_defs, &n,
+                       &e) != CR_OK) {
+        rtv_def_release(&under);
         rpc_call_reply(call, NULL, NULL);
         return JOB_DONE;
     }
+    put_first(&defs, &n_defs, &n, &under, j->word);
     if (n_defs) {
         const char *root = idx_root(st);
         const IdxChunk *d = &defs[0].head;
@@ -357,7 +390,7 @@ static int run_hover(Server *s, Job *job)
             if (n > n_defs) sb_addf(&md, "\n- … %zu definitions in all", n);
         }
         /* the LLM only when asked (coderag.explain); its answer is kept */
-        const char *why = lsp_explain_cached(j->job.ws, d);
+        const char *why = lsp_explain_cached(j->job.ws, st, &defs[0]);
         if (why)
             sb_addf(&md, "\n\n---\n**Explanation** (LLM; its citations are verified)\n\n%s", why);
         result = json_object();

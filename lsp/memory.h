@@ -14,8 +14,9 @@ void lsp_nav_forget_answer(Workspace *ws);
 /* Worker: keeps an explanation for hovers. */
 void lsp_explain_store(Workspace *ws, const char *key, const char *markdown);
 /* Worker: the cached explanation of a definition, or NULL (borrowed). */
-const char *lsp_explain_cached(Workspace *ws, const IdxChunk *d);
-/* The cache key of a definition's explanation: its place and content. */
-void lsp_explain_key(const IdxChunk *d, char key[17]);
+const char *lsp_explain_cached(Workspace *ws, IdxStore *st, const RtvDef *d);
+/* The cache key of a definition's explanation: its place and the content of
+ * every piece. */
+void lsp_explain_key(IdxStore *st, const RtvDef *d, char key[17]);
 
 #endif

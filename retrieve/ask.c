@@ -112,6 +112,32 @@ const char *rtv_draft_llm_msg(const RtvDraft *d)
     return d->llm_msg;
 }
 
+/* The focus's callers ahead of the ranked candidates (each once). */
+static CrErr with_callers(IdxStore *st, int64_t focus, RtvCand **fused, size_t *n_fused, ErrInfo *e)
+{
+    RtvCand *callers = NULL;
+    size_t n = 0;
+    CrErr rc = rtv_focus_callers(st, focus, RTV_FOCUS_CALLERS, &callers, &n, e);
+    if (rc || !n) {
+        free(callers);
+        return rc;
+    }
+    RtvCand *v = xcalloc(n + *n_fused, sizeof *v);
+    memcpy(v, callers, n * sizeof *v);
+    size_t k = n;
+    for (size_t i = 0; i < *n_fused; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < n && !dup; j++)
+            dup = callers[j].chunk_id == (*fused)[i].chunk_id;
+        if (!dup) v[k++] = (*fused)[i];
+    }
+    free(callers);
+    free(*fused);
+    *fused = v;
+    *n_fused = k;
+    return CR_OK;
+}
+
 CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -157,7 +183,17 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
          p = NULL)
         words[n_words++] = w;
     rtv_packer_init(&pk, budget, RTV_MAX_CANDIDATES);
-    out->items = n_fused ? xcalloc(n_fused, sizeof *out->items) : NULL;
+    if (req->focus_chunk) { /* the definition asked about, whole, first; then its callers */
+        RtvItem focus;
+        if ((rc = rtv_focus_item(st, req->focus_chunk, &focus, e)) ||
+            (rc = with_callers(st, req->focus_chunk, &fused, &n_fused, e)))
+            goto out;
+        out->items = xcalloc(n_fused + 1, sizeof *out->items);
+        out->items[out->n_items++] = focus;
+        rtv_packer_force(&pk, &out->items[0]);
+    } else {
+        out->items = xcalloc(n_fused + 1, sizeof *out->items);
+    }
     for (size_t i = 0; i < n_fused && rtv_packer_open(&pk); i++) {
         RtvItem *it = &out->items[out->n_items];
         rc = load_item(st, &fused[i], it, &line_buf, e);
@@ -175,7 +211,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
 
     rtv_match_signals(st, req->question, &info, out->n_items, &out->signals);
     out->match = rtv_match(&out->signals, out->match_reason, sizeof out->match_reason);
-    if (!req->use_bm25 && out->n_items) { /* an ablation: coverage is not measured */
+    /* an ablation: coverage is not measured; a focus: the context holds what is asked about */
+    if ((!req->use_bm25 || req->focus_chunk) && out->n_items) {
         out->match = RTV_MATCH_STRONG;
         out->match_reason[0] = '\0';
     }

@@ -50,6 +50,11 @@ int rtv_packer_offer(RtvPacker *p, const RtvItem *it)
     return 1;
 }
 
+void rtv_packer_force(RtvPacker *p, const RtvItem *it)
+{
+    if (p->n_taken < p->max_items) p->taken[p->n_taken++] = it;
+}
+
 size_t rtv_pack_select(const RtvItem *cands, size_t n, size_t budget, size_t max_items,
                        size_t *out_idx)
 {

@@ -81,7 +81,19 @@ typedef struct RtvRequest {
      * question is searched together with this one. */
     const RtvTurn *history;
     size_t n_history;
+    /* A chunk (any piece) of the definition the question is about, e.g. the
+     * one rtv_def_under found for an explanation; 0: none. Its whole
+     * definition, however many pieces it is stored as, is the first context
+     * item, outside the budget (the user asked about all of it) up to
+     * RTV_FOCUS_MAX_CHARS (a longer one is cut at a line end); its callers
+     * (the code graph's, up to 3) and then retrieval's other items, none
+     * overlapping it, fill the budget. rtv_ask fails with
+     * CR_ENOENT when the chunk is no longer indexed. */
+    int64_t focus_chunk;
 } RtvRequest;
+
+/* Most characters of a focus definition packed (RtvRequest.focus_chunk). */
+#define RTV_FOCUS_MAX_CHARS 40000
 
 /* Fills r with the defaults (no question, default budget, every retriever
  * on, mode auto, no LLM, streaming, default timeouts and retries, no hooks). */
@@ -250,6 +262,19 @@ CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e);
 /* The innermost definition of path whose lines (first to last piece)
  * contain `line` (1-based). CR_ENOENT when the line is in none. */
 CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, ErrInfo *e);
+
+/* The definition that `word` (an identifier) at `line` (1-based) of path
+ * names, for hover, explain and go-to: the innermost definition of path
+ * named word whose lines contain line (the cursor is on its name, or in its
+ * own body); else word in the scopes reachable from there, innermost first
+ * (in Headers.update, "copy" is Headers.copy before a module-level copy);
+ * else the file's definition named word nearest to line; only when path
+ * defines no word, the index's first definition of that name elsewhere
+ * (rtv_defs_named). Its head.symbol is qualified ("Class.method"). Release
+ * with rtv_def_release. CR_ENOENT when the index defines no word; CR_EINVAL
+ * without path or word; the store's errors. */
+CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *word, RtvDef *out,
+                    ErrInfo *e);
 
 /* The definitions of a name: a qualified dotted name ("pkg.mod.Class.meth"),
  * or when none matches, every definition whose last component is the name's

@@ -30,6 +30,9 @@ void rtv_packer_init(RtvPacker *p, size_t budget, size_t max_items);
 void rtv_packer_release(RtvPacker *p);
 /* Whether `it` is taken (it must stay valid while the packer lives). */
 int rtv_packer_offer(RtvPacker *p, const RtvItem *it);
+/* Takes `it` whatever its size, outside the budget (the focus of a
+ * request): later offers may not overlap it. */
+void rtv_packer_force(RtvPacker *p, const RtvItem *it);
 /* Whether anything more could still be taken. */
 int rtv_packer_open(const RtvPacker *p);
 
@@ -177,6 +180,20 @@ void rtv_apply_priors(RtvCand *v, size_t n, const RtvTuning *t);
 
 /* Releases an item's chunk and text. */
 void rtv_item_release(RtvItem *it);
+
+/* The focus item of a request (RtvRequest.focus_chunk): the whole
+ * definition chunk_id is a piece of, as one item named by its first piece,
+ * its lines read now (at most RTV_FOCUS_MAX_CHARS bytes, cut after a whole
+ * line: end_line says where), score 1. Release with rtv_item_release. CR_ENOENT when
+ * the chunk is gone; the store's errors. */
+CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e);
+/* Callers an explanation's context shows first, after the focus. */
+#define RTV_FOCUS_CALLERS 3
+/* Candidates for the callers of that definition (the pieces the calls are
+ * written in), at most max, by path and line, score 1, via graph: what an
+ * explanation's "how is it used" needs first. Caller frees *out. */
+CrErr rtv_focus_callers(IdxStore *st, int64_t chunk_id, size_t max, RtvCand **out, size_t *n_out,
+                        ErrInfo *e);
 
 /* ---------------------------------------------------------------- LLM answers */
 

@@ -25,7 +25,7 @@ import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBS = ["base", "index", "verify", "retrieve", "workspace", "rpc", "mcp", "lsp", "cli"]
-TARGET = {"cli": "coderag"}  # the program's folder; the others are coderag_<folder>
+TARGET = {}  # a folder's library is coderag_<folder> (cli/main.c alone is the program)
 
 
 def symbols(obj):

@@ -17,44 +17,53 @@ typedef struct ConfigKey {
     OptType type;
     size_t offset;
     const char *metavar;
+    unsigned takes; /* WsFor: the commands that take it */
     const char *help;
 } ConfigKey;
 
 #define STR_AT(c, off) ((char **)((char *)(c) + (off)))
 
+/* The commands that take a setting: every one; those that build the index
+ * (ask updates it first); those that ask the LLM. */
+#define FOR_ALL (WS_FOR_INDEX | WS_FOR_ASK | WS_FOR_STATUS | WS_FOR_SERVER)
+#define FOR_BUILD (WS_FOR_INDEX | WS_FOR_ASK | WS_FOR_SERVER)
+#define FOR_LLM (WS_FOR_ASK | WS_FOR_SERVER)
+
 static const ConfigKey keys[] = {
-    {"root", "root", "CODERAG_ROOT", OPT_STR, offsetof(WsConfig, root), "DIR",
+    {"root", "root", "CODERAG_ROOT", OPT_STR, offsetof(WsConfig, root), "DIR", FOR_ALL,
      "the workspace (default: the root rule from the current folder)"},
     {"indexDir", "index-dir", "CODERAG_INDEXDIR", OPT_STR, offsetof(WsConfig, index_dir), "DIR",
-     "where the index lives (default: ROOT/.coderag)"},
+     FOR_ALL, "where the index lives (default: ROOT/.coderag)"},
     {"llm.url", "llm-url", "CODERAG_LLM_URL", OPT_STR, offsetof(WsConfig, llm_url), "URL",
+     FOR_LLM | WS_FOR_STATUS,
      "OpenAI-compatible chat endpoint (default: none, extractive answers)"},
     {"llm.model", "llm-model", "CODERAG_LLM_MODEL", OPT_STR, offsetof(WsConfig, llm_model), "NAME",
-     "the LLM's model name"},
+     FOR_LLM, "the LLM's model name"},
     {"llm.apiKeyEnv", "llm-api-key-env", "CODERAG_LLM_APIKEYENV", OPT_STR,
-     offsetof(WsConfig, llm_api_key_env), "VAR",
+     offsetof(WsConfig, llm_api_key_env), "VAR", FOR_LLM,
      "name of the environment variable holding its key"},
     {"embed.provider", "embed-provider", "CODERAG_EMBED_PROVIDER", OPT_STR,
-     offsetof(WsConfig, embed_provider), "P",
+     offsetof(WsConfig, embed_provider), "P", FOR_BUILD | WS_FOR_STATUS,
      "builtin (offline) or openai (an embeddings endpoint)"},
     {"embed.url", "embed-url", "CODERAG_EMBED_URL", OPT_STR, offsetof(WsConfig, embed_url), "URL",
-     "OpenAI-compatible embeddings endpoint"},
+     FOR_BUILD | WS_FOR_STATUS, "OpenAI-compatible embeddings endpoint"},
     {"embed.model", "embed-model", "CODERAG_EMBED_MODEL", OPT_STR, offsetof(WsConfig, embed_model),
-     "NAME", "the embedding model's name"},
+     "NAME", FOR_BUILD | WS_FOR_STATUS, "the embedding model's name"},
     {"embed.apiKeyEnv", "embed-api-key-env", "CODERAG_EMBED_APIKEYENV", OPT_STR,
-     offsetof(WsConfig, embed_api_key_env), "VAR",
+     offsetof(WsConfig, embed_api_key_env), "VAR", FOR_BUILD | WS_FOR_STATUS,
      "name of the environment variable holding its key"},
-    {"exclude", "exclude", "CODERAG_EXCLUDE", OPT_LIST, 0, "GLOBS",
+    {"exclude", "exclude", "CODERAG_EXCLUDE", OPT_LIST, 0, "GLOBS", FOR_BUILD,
      "comma-separated patterns to skip, on top of .gitignore"},
-    {"maxFileBytes", "max-file-bytes", "CODERAG_MAXFILEBYTES", OPT_SIZE, 0, "N",
+    {"maxFileBytes", "max-file-bytes", "CODERAG_MAXFILEBYTES", OPT_SIZE, 0, "N", FOR_BUILD,
      "skip files larger than this (default: 1 MiB)"},
-    {"threads", "threads", "CODERAG_THREADS", OPT_INT, 0, "N",
+    {"threads", "threads", "CODERAG_THREADS", OPT_INT, 0, "N", FOR_BUILD,
      "parse threads (default: one per core)"},
 };
 
-void ws_config_print_flags(FILE *f)
+void ws_config_print_flags(FILE *f, unsigned mask)
 {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (!(keys[i].takes & mask)) continue;
         char left[48];
         snprintf(left, sizeof left, "--%s %s", keys[i].flag, keys[i].metavar);
         fprintf(f, "  %-26s %s [%s]\n", left, keys[i].help, keys[i].env);
@@ -100,9 +109,10 @@ static const ConfigKey *find_key(const char *name)
     return NULL;
 }
 
-int ws_config_is_flag(const char *flag)
+int ws_config_is_flag(const char *flag, unsigned *takes)
 {
     const ConfigKey *k = find_key(flag);
+    if (takes) *takes = k ? k->takes : 0;
     return k && !strcmp(k->flag, flag);
 }
 

@@ -13,9 +13,14 @@
 
 static const char *const vcs_markers[] = {".git", ".hg", ".svn", ".jj", NULL};
 
-static const char *vcs_marker(size_t i)
+const char *ws_vcs_marker(size_t i)
 {
-    return vcs_markers[i];
+    return i < sizeof vcs_markers / sizeof vcs_markers[0] ? vcs_markers[i] : NULL;
+}
+
+const char *ws_project_marker(size_t i)
+{
+    return idx_project_marker(i);
 }
 
 /* A folder holding one of the markers marker(0), marker(1)... (NULL ends). */
@@ -51,7 +56,7 @@ static char *nearest(const char *dir, const char *(*marker)(size_t i), int self)
 
 char *ws_find_root(const char *start, const char *fallback)
 {
-    char *r = nearest(start, vcs_marker, 1);
+    char *r = nearest(start, ws_vcs_marker, 1);
     if (!r) r = nearest(start, idx_project_marker, 1); /* the languages' own */
     if (!r && fallback) r = xstrdup(fallback);
     return r;
@@ -59,7 +64,7 @@ char *ws_find_root(const char *start, const char *fallback)
 
 char *ws_vcs_root_above(const char *dir)
 {
-    return nearest(dir, vcs_marker, 0);
+    return nearest(dir, ws_vcs_marker, 0);
 }
 
 int ws_skip_dir_name(const char *name)

@@ -62,10 +62,24 @@ CrErr ws_config_from_env(WsConfig *c, ErrInfo *e);
  * starting). obj is borrowed; anything but an object is ignored. */
 void ws_config_from_json(WsConfig *c, const struct json_t *obj);
 
-/* Whether a CLI flag (without leading dashes) is a configuration key. */
-int ws_config_is_flag(const char *flag);
-/* Prints the settings as command-line flags, one line each. */
-void ws_config_print_flags(FILE *f);
+/* Which commands take a setting (a column of the settings table): index
+ * builds (root, index, files, embeddings), ask also answers (the LLM),
+ * status reports (where the index is, the embedder whose vectors count,
+ * the LLM in use), the servers do everything. The environment applies to every command all the
+ * same. */
+typedef enum {
+    WS_FOR_INDEX = 1,
+    WS_FOR_ASK = 2,
+    WS_FOR_STATUS = 4,
+    WS_FOR_SERVER = 8,
+} WsFor;
+
+/* Whether a CLI flag (without leading dashes) is a configuration key;
+ * *takes (may be NULL) gets the WsFor bits of the commands that take it. */
+int ws_config_is_flag(const char *flag, unsigned *takes);
+/* Prints the settings that commands `mask` (WsFor bits) take as command-line
+ * flags, one line each. */
+void ws_config_print_flags(FILE *f, unsigned mask);
 
 /* Without a root setting, sets it by the root rule from the current folder
  * (ws_find_root; the folder itself when no marker is found). Returns the
@@ -84,6 +98,12 @@ void ws_config_llm(const WsConfig *c, RtvRequest *req);
  * a VCS marker, else with a project marker, else `fallback` (may be NULL).
  * An index left behind (.coderag/) is never a marker. Caller frees. */
 char *ws_find_root(const char *start, const char *fallback);
+/* The root rule's markers, NULL past the last (static strings): the i-th
+ * VCS marker (".git", ".hg", ...), and the i-th project marker (the
+ * language table's: idx_project_marker). `coderag root --markers` lists
+ * them for the editor clients, which must use the same. */
+const char *ws_vcs_marker(size_t i);
+const char *ws_project_marker(size_t i);
 /* The nearest VCS root strictly above dir, or NULL. Caller frees. */
 char *ws_vcs_root_above(const char *dir);
 /* Whether a directory of that name is never watched nor a source of

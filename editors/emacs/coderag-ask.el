@@ -177,6 +177,8 @@ the end."
              (setq a (plist-put a :done t))
              (cond
               (result
+               ;; an explanation's result names its definition ("Explain `Headers.render`")
+               (when (stringp (plist-get result :title)) (setq question (plist-get result :title)))
                (coderag--remember question result root)
                (coderag-show-answer question result root)
                (dolist (b (buffer-list))

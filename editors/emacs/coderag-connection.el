@@ -44,8 +44,12 @@ object, and the server then reads its CODERAG_* environment variables."
   "Files or folders that mark a VCS root (step 1 of the root rule)."
   :type '(repeat string))
 
-(defcustom coderag-project-markers '("pyproject.toml" "setup.py" "setup.cfg")
-  "Files that mark a Python project root (step 2 of the root rule)."
+(defcustom coderag-project-markers '("pyproject.toml" "setup.py" "setup.cfg" "configure.ac"
+    "compile_commands.json" ".clangd" "go.mod" "go.work" "Cargo.toml" "pom.xml" "build.gradle"
+    "build.gradle.kts" "settings.gradle" "settings.gradle.kts" "package.json" "deno.json"
+    "tsconfig.json")
+  "Files that mark a project root (step 2 of the root rule): the server's, in its
+order (`coderag root --markers`; tests/cli/root_markers.sh checks)."
   :type '(repeat string))
 
 (defvar coderag--connections (make-hash-table :test #'equal) "Root -> connection.")

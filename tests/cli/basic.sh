@@ -52,6 +52,33 @@ check "index" 0 "$bin" index --root "$root"
 check "status json" 0 "$bin" status --root "$root" --json
 json_check "status keys" 'j["state"] == "ready" and all(isinstance(j[k], int) for k in ("files","chunks","edges","vectors")) and j["files"] == 5 and j["chunks"] == 21'
 check "status text" 0 "$bin" status --root "$root"
+# --check ends with a verdict line; a damaged index fails it (exit 2) and says why
+check "status --check" 0 "$bin" status --root "$root" --check
+[ "$(tail -n 1 "$work/out")" = "check: ok" ] && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL status --check verdict"; cat "$work/out"; }
+check "status --check --json" 0 "$bin" status --root "$root" --check --json
+json_check "status --check --json verdict" 'j["check"] == "ok" and j["state"] == "ready"'
+cp -R "$root" "$work/damaged"
+/usr/bin/python3 -c "import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute('DELETE FROM search_text WHERE rowid IN (SELECT rowid FROM search_text LIMIT 1)'); c.commit()" "$work/damaged/.coderag/index.db"
+check "status --check on a damaged index" 2 "$bin" status --root "$work/damaged" --check
+grep -qx 'check: FAILED: .*without a search row' "$work/out" && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL status --check failure verdict"; cat "$work/out"; }
+mkdir "$work/nothing-here"
+check "status --check before index" 0 "$bin" status --root "$work/nothing-here" --check
+[ "$(tail -n 1 "$work/out")" = "check: nothing to check: not indexed yet" ] && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL status --check verdict before index"; cat "$work/out"; }
+# each command's --help lists the settings it takes, and takes no other
+index_help=$("$bin" index --help) status_help=$("$bin" status --help) ask_help=$("$bin" ask --help)
+if ! grep -q -- '--llm' <<<"$index_help" && grep -q -- '--exclude' <<<"$index_help" &&
+   grep -q -- '--index-dir' <<<"$status_help" && grep -q -- '--embed-provider' <<<"$status_help" &&
+   ! grep -qE -- '--(exclude|threads|max-file-bytes|llm-model|llm-api-key-env)' <<<"$status_help" &&
+   grep -q -- '--llm-model' <<<"$ask_help" && grep -q -- '--threads' <<<"$ask_help"; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL --help lists each command's own settings"; fi
+# a setting the command does not use is accepted (SPEC: every key is a flag), said and ignored
+check "a setting index does not take" 0 "$bin" index --root "$root" --llm-url http://127.0.0.1:9
+grep -q -- '--llm-url is not used by `coderag index` (ignored)' "$work/err" && passed=$((passed + 1)) ||
+  { failed=$((failed + 1)); echo "FAIL message for a setting index does not take"; cat "$work/err"; }
+check "a setting status does not take" 0 "$bin" status --root "$root" --threads 2
 
 check "ask json" 0 "$bin" ask --root "$root" --json "How is tax applied to an order total?"
 json_check "ask shape" 'set(j) >= {"answer","mode","citations","rejected","context","timings"} and j["mode"] == "extractive"'

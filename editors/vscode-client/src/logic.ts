@@ -52,7 +52,11 @@ export interface StatusResult {
 }
 
 export const VCS_MARKERS = ['.git', '.hg', '.svn', '.jj'];
-export const PROJECT_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg'];
+/** The server's project markers, in its order (`coderag root --markers`; tests/cli/root_markers.sh checks). */
+export const PROJECT_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'configure.ac',
+  'compile_commands.json', '.clangd', 'go.mod', 'go.work', 'Cargo.toml', 'pom.xml', 'build.gradle',
+  'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts', 'package.json', 'deno.json',
+  'tsconfig.json'];
 
 /**
  * The root rule shared by every coderag client (editors/README.md): from `start` (a file's

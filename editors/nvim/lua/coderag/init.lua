@@ -319,6 +319,8 @@ function M.start_request(client, method, params, question, opts, bufnr)
       return
     end
     progress.finish_ask('done')
+    -- an explanation's result names its definition ("Explain `Headers.render`")
+    if type(result) == 'table' and type(result.title) == 'string' then question = result.title end
     remember(question, result)
     vim.fn.setqflist({}, ' ', { title = 'CodeRAG: ' .. question, items = M.qf_items(result) })
     if p.float then ui.show(M, { question = question, result = result, provisional = p.text }) end

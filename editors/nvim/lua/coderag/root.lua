@@ -1,6 +1,7 @@
 -- The workspace root rule, the same in every coderag client:
 --   1. the nearest folder above the file holding a VCS marker (.git, .hg, .svn, .jj);
---   2. else the nearest folder holding a project marker (pyproject.toml, setup.py, setup.cfg);
+--   2. else the nearest folder holding a project marker of a language the server reads
+--      (pyproject.toml, go.mod, Cargo.toml, package.json, ...: `coderag root --markers`);
 --   3. else the folder the editor was opened in (the working directory at start-up), when the
 --      file lies inside it; a file outside it gets its own folder, and the caller says so.
 -- A `.coderag/` index folder is never a marker.
@@ -9,7 +10,12 @@ local R = {}
 local uv = vim.uv or vim.loop
 
 R.vcs_markers = { '.git', '.hg', '.svn', '.jj' }
-R.project_markers = { 'pyproject.toml', 'setup.py', 'setup.cfg' }
+-- the server's markers, in its order: `coderag root --markers` (tests/cli/root_markers.sh checks)
+R.project_markers = {
+  'pyproject.toml', 'setup.py', 'setup.cfg', 'configure.ac', 'compile_commands.json', '.clangd',
+  'go.mod', 'go.work', 'Cargo.toml', 'pom.xml', 'build.gradle', 'build.gradle.kts',
+  'settings.gradle', 'settings.gradle.kts', 'package.json', 'deno.json', 'tsconfig.json',
+}
 
 local function dirname(p) return vim.fn.fnamemodify(p, ':h') end
 

@@ -1,0 +1,113 @@
+/*
+ * cli_int.h - cli/'s internals, shared by its files:
+ *   - the command line's arguments (args.c: the table of each command's
+ *     flags and settings, --help, the parser); the commands in cli.c and
+ *     report.c;
+ *   - answers for a person at a terminal (term.c): Markdown rendered as the
+ *     terminal shows it - bold and colour through escapes when styles are
+ *     on, never the syntax itself - fed in pieces as an LLM streams;
+ *     citations shown as path:line, linked to the file (OSC 8) where the
+ *     terminal takes escapes;
+ *   - `coderag ask` on a terminal (ask_view.c).
+ */
+#ifndef CODERAG_CLI_INT_H
+#define CODERAG_CLI_INT_H
+
+#include "base.h"
+#include "rtv.h"
+#include "ws.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- the command line */
+
+/* Command-line flags a subcommand takes besides the configuration keys. */
+typedef struct CliArgs {
+    WsConfig cfg;
+    int json;
+    int check;
+    int no_update;
+    const char *mode;
+    const char *budget;
+    const char *llm_timeout;
+    int no_bm25, no_dense, no_graph;
+    const char *question;
+    int markers;
+    int root_arg; /* the root was given on the command line (not by CODERAG_ROOT) */
+    int help;
+} CliArgs;
+
+/* Which commands take a flag of their own. */
+enum { ARG_JSON = 1, ARG_ASK = 2, ARG_QUESTION = 4, ARG_CHECK = 8, ARG_MARKERS = 16 };
+
+/* Parses argv[1..] (argv[0] is the subcommand) into *a (see args.c). */
+CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e);
+/* Prints the error on stderr; returns the exit status of rc. */
+int cli_fail(CrErr rc, const ErrInfo *e);
+/* A command's usage line. Static. */
+const char *cli_command_usage(const char *name);
+/* One line of compact JSON on stdout. */
+void cli_print_json(struct json_t *j);
+
+/* ---------------------------------------------------------------- the terminal */
+
+typedef struct CliTerm CliTerm;
+
+/* Whether to style output on a descriptor: a terminal, NO_COLOR unset or
+ * empty (https://no-color.org), TERM not "dumb". */
+int cli_term_styles_wanted(int fd_is_tty, const char *no_color, const char *term);
+
+/* A renderer writing to f (borrowed); root_abs (copied; may be NULL) makes
+ * citation links. styles 0: plain text, no escape at all. */
+CliTerm *cli_term_new(FILE *f, int styles, const char *root_abs);
+void cli_term_free(CliTerm *t);
+
+/* Renders the next piece of a Markdown text; what cannot be told yet
+ * (a "*" that may open "**", a "[" that may be a citation) waits for the
+ * next piece or cli_term_end. Flushes f. */
+void cli_term_md(CliTerm *t, const char *s, size_t n);
+/* Ends the text: writes what waited, resets styles, ends the line. */
+void cli_term_end(CliTerm *t);
+
+/* A line of its own, bold. */
+void cli_term_heading(CliTerm *t, const char *text);
+/* "  shown_path:line  label": a location the terminal can open; rel is
+ * the path under root_abs that the link names. The location is padded to
+ * `width` bytes (0: none), so that a list's labels line up. */
+void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint32_t line,
+                       const char *label, size_t width);
+
+/* "  text  (note)": an entry of a list, text as written (not Markdown). */
+void cli_term_item(CliTerm *t, const char *text, const char *note);
+
+/* ---------------------------------------------------------------- ask on a terminal */
+
+/* `coderag ask` for a person (cli/ask_view.c): the answer rendered on out
+ * (streamed as the LLM writes it), a progress line on `progress` (NULL:
+ * none) cleared before any answer text, then the verified citations as
+ * path:line from the current folder with their symbols, and the rejected
+ * ones with their reasons. root: the index's root. */
+typedef struct CliAskView CliAskView;
+
+CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *root);
+/* Clears the progress line. */
+void cli_ask_view_free(CliAskView *v);
+/* Replaces the progress line (NULL: clears it). */
+void cli_ask_view_progress(CliAskView *v, const char *line);
+/* An IdxProgressFn for the index's update (ud: the view). */
+int cli_ask_view_update_fn(void *ud, size_t done, size_t total);
+/* Sets req's progress and text hooks to the view (which must outlive the
+ * request). */
+void cli_ask_view_hook(CliAskView *v, RtvRequest *req);
+/* The answer (what was not streamed of it) and its citations. */
+void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans);
+
+/* `coderag ask` with stdout on a terminal: the store of cfg (root
+ * resolved) opened and, unless no_update, brought up to date; req asked
+ * through ws_ask's steps, each shown; *ans as ws_ask leaves it. */
+CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvAnswer *ans,
+                       ErrInfo *e);
+
+#endif

@@ -1,0 +1,168 @@
+#include "cli.h"
+#include "cli_int.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The commands that report: status (what the index holds) and root (where
+ * it is, by the root rule). */
+
+/* status of a workspace never indexed: not an error, a state. */
+static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo *why)
+{
+    char real[PATH_MAX];
+    const char *root = realpath(ic->root, real) ? real : ic->root;
+    if (a->json) {
+        StrBuf llm;
+        sb_init(&llm);
+        if (a->cfg.llm_url) http_redact_url(&llm, a->cfg.llm_url);
+        json_t *j =
+            json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s}", "state", "missing", "root",
+                      root, "message", why->msg, "files", 0, "chunks", 0, "edges", 0, "vectors", 0,
+                      "symbols", 0, "llm", a->cfg.llm_url ? llm.buf : "none");
+        cli_print_json(j);
+        json_decref(j);
+        sb_release(&llm);
+    } else {
+        printf("root:      %s\nstate:     not indexed yet: run `coderag index`\n", root);
+    }
+    return CR_OK;
+}
+
+int cli_status(int argc, char **argv)
+{
+    CliArgs a;
+    ErrInfo e = {0};
+    IdxStore *st = NULL;
+    IdxStatus s;
+    IdxConfig ic;
+    CrErr rc = cli_parse_args(argc, argv, &a, &e);
+    if (rc || a.help) goto out;
+    ws_config_resolve_root(&a.cfg);
+    ws_config_idx(&a.cfg, &ic);
+    if ((rc = ws_store_open(&a.cfg, WS_OPEN_READ, &st, &e)) == CR_ENOINDEX) {
+        rc = print_missing(&a, &ic, &e);
+        if (a.check && !a.json) printf("check: nothing to check: not indexed yet\n");
+        goto out;
+    }
+    if (rc) goto out;
+    if (a.check && (rc = idx_verify(st, &e))) {
+        /* the verdict on stdout (and the error on stderr, exit 2) */
+        if (!a.json) printf("check: FAILED: %s\n", e.msg[0] ? e.msg : cr_strerror(rc));
+        goto out;
+    }
+    if ((rc = idx_status(st, &s, &e))) goto out;
+    char when[32];
+    utc_iso8601(s.last_update, when);
+    StrBuf shown;
+    sb_init(&shown);
+    if (a.cfg.llm_url) http_redact_url(&shown, a.cfg.llm_url);
+    const char *llm = a.cfg.llm_url ? shown.buf : "none";
+    if (a.json) {
+        json_t *j = json_pack("{s:s}", "state", "ready");
+        json_t *common = ws_status_json(idx_root(st), &s);
+        json_object_update(j, common);
+        json_decref(common);
+        json_object_set_new(j, "lastUpdateUnix", json_integer((json_int_t)s.last_update));
+        json_object_set_new(j, "llm", json_string(llm));
+        json_t *langs = json_object();
+        for (size_t i = 0; i < s.n_langs; i++)
+            json_object_set_new(langs, s.langs[i].name, json_integer((json_int_t)s.langs[i].files));
+        json_object_set_new(j, "languages", langs);
+        if (a.check) json_object_set_new(j, "check", json_string("ok"));
+        cli_print_json(j);
+        json_decref(j);
+    } else {
+        printf("root:      %s\nstate:     ready\nfiles:     %lld (%lld skipped)\nchunks:    "
+               "%lld\nsymbols:   %lld\n"
+               "edges:     %lld\nvectors:   %lld\nindex:     %.1f MB\nupdated:   %s\n"
+               "embedder:  %s\nllm:       %s\n",
+               idx_root(st), (long long)s.files, (long long)s.skipped, (long long)s.chunks,
+               (long long)s.symbols, (long long)s.edges, (long long)s.vectors,
+               (double)s.db_bytes / 1e6, when, s.embedder, llm);
+        if (s.n_langs) {
+            printf("languages:");
+            for (size_t i = 0; i < s.n_langs; i++)
+                printf("%s %s %lld", i ? "," : "", s.langs[i].name, (long long)s.langs[i].files);
+            printf("\n");
+        }
+        IdxSkipped *sk = NULL;
+        size_t n = 0;
+        if (s.skipped && idx_skipped(st, &sk, &n, NULL) == CR_OK) {
+            printf("skipped files:\n");
+            for (size_t i = 0; i < n; i++)
+                printf("  %s (%s)\n", sk[i].path, sk[i].reason);
+            idx_skipped_free(sk, n);
+        }
+        if (a.check) printf("check: ok\n");
+    }
+    sb_release(&shown);
+out:
+    idx_close(st);
+    ws_config_release(&a.cfg);
+    return rc ? cli_fail(rc, &e) : 0;
+}
+
+static void print_markers(const CliArgs *a)
+{
+    const char *m;
+    if (a->json) {
+        json_t *vcs = json_array(), *project = json_array();
+        for (size_t i = 0; (m = ws_vcs_marker(i)) != NULL; i++)
+            json_array_append_new(vcs, json_string(m));
+        for (size_t i = 0; (m = ws_project_marker(i)) != NULL; i++)
+            json_array_append_new(project, json_string(m));
+        json_t *j = json_pack("{s:o, s:o}", "vcs", vcs, "project", project);
+        cli_print_json(j);
+        json_decref(j);
+        return;
+    }
+    for (size_t i = 0; (m = ws_vcs_marker(i)) != NULL; i++)
+        printf("vcs %s\n", m);
+    for (size_t i = 0; (m = ws_project_marker(i)) != NULL; i++)
+        printf("project %s\n", m);
+}
+
+int cli_root(int argc, char **argv)
+{
+    CliArgs a;
+    ErrInfo e = {0};
+    char *root = NULL;
+    char start[PATH_MAX];
+    CrErr rc = cli_parse_args(argc, argv, &a, &e);
+    if (rc || a.help) goto out;
+    if (a.markers) {
+        print_markers(&a);
+        goto out;
+    }
+    const char *path = a.cfg.root ? a.cfg.root : ".";
+    if (!realpath(path, start)) {
+        rc = err_set(&e, CR_EIO, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    struct stat sb;
+    if (a.cfg.root && !a.root_arg) { /* CODERAG_ROOT: the root as it is, for every command */
+        root = xstrdup(start);
+    } else {
+        char *slash = strrchr(start, '/');
+        if (stat(start, &sb) == 0 && !S_ISDIR(sb.st_mode) && slash)
+            *(slash == start ? slash + 1 : slash) = '\0'; /* a file: its folder */
+        root = ws_find_root(start, start);
+    }
+    if (a.json) {
+        json_t *j = json_pack("{s:s}", "root", root);
+        cli_print_json(j);
+        json_decref(j);
+    } else {
+        printf("%s\n", root);
+    }
+out:
+    free(root);
+    ws_config_release(&a.cfg);
+    return rc ? cli_fail(rc, &e) : 0;
+}

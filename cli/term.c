@@ -1,0 +1,471 @@
+#include "cli_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Markdown as a terminal shows it, fed in pieces as an LLM streams: each
+ * byte is written as soon as what it is can be told, so a streamed answer
+ * appears as it arrives. What is still undecided waits in `hold`: a line's
+ * first bytes (a heading's '#', a fence's backticks), a '*' that may be
+ * "**", a backtick run, a backslash, a bracket that may be a citation. */
+
+enum { ST_BOLD = 1, ST_CODE = 2, ST_CITE = 4, ST_ITALIC = 8 };
+
+#define CITE_MAX 400 /* longest "[path:range]" waited for */
+
+struct CliTerm {
+    FILE *f;
+    int styles;
+    char *root; /* absolute, for links; or NULL */
+    StrBuf hold;
+    int line_start;
+    int fence;
+    int heading;
+    int bold;
+    int italic;
+    char prev;         /* the last byte of text written on this line; 0 at its start */
+    size_t code_ticks; /* inside a code span opened by this many backticks */
+    int shown;         /* the style last written */
+};
+
+CliTerm *cli_term_new(FILE *f, int styles, const char *root_abs)
+{
+    CliTerm *t = xcalloc(1, sizeof *t);
+    t->f = f;
+    t->styles = styles;
+    t->root = root_abs ? xstrdup(root_abs) : NULL;
+    sb_init(&t->hold);
+    t->line_start = 1;
+    return t;
+}
+
+void cli_term_free(CliTerm *t)
+{
+    if (!t) return;
+    sb_release(&t->hold);
+    free(t->root);
+    free(t);
+}
+
+int cli_term_styles_wanted(int fd_is_tty, const char *no_color, const char *term)
+{
+    if (!fd_is_tty) return 0;
+    if (no_color && no_color[0]) return 0; /* https://no-color.org */
+    return !(term && !strcmp(term, "dumb"));
+}
+
+static void show(CliTerm *t, int want)
+{
+    if (!t->styles || want == t->shown) return;
+    fputs("\x1b[0m", t->f);
+    if (want & ST_BOLD) fputs("\x1b[1m", t->f);
+    if (want & ST_ITALIC) fputs("\x1b[3m", t->f);
+    if (want & ST_CODE) fputs("\x1b[36m", t->f);
+    if (want & ST_CITE) fputs("\x1b[4;34m", t->f);
+    t->shown = want;
+}
+
+static int current(const CliTerm *t)
+{
+    return ((t->bold || t->heading) ? ST_BOLD : 0) | (t->italic ? ST_ITALIC : 0) |
+           (t->code_ticks || t->fence ? ST_CODE : 0);
+}
+
+/* Text from the LLM or the index, never a command to the terminal: C0
+ * controls but tab and newline, DEL and C1 controls (U+0080-U+009F) are
+ * shown as U+FFFD, so that no escape sequence (a title, the clipboard, a
+ * cursor move) written into a file or an answer reaches the terminal. */
+static void put(FILE *f, const char *s, size_t n)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t bad = 0;
+        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+            bad = 1;
+        else if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+                 (unsigned char)s[i + 1] <= 0x9f)
+            bad = 2;
+        if (!bad) continue;
+        fwrite(s + from, 1, i - from, f);
+        fputs("\xef\xbf\xbd", f);
+        i += bad - 1;
+        from = i + 1;
+    }
+    fwrite(s + from, 1, n - from, f);
+}
+
+static void out(CliTerm *t, const char *s, size_t n)
+{
+    show(t, current(t));
+    put(t->f, s, n);
+    if (n) t->prev = s[n - 1];
+}
+
+/* A file link (OSC 8) around text, where the terminal takes escapes. */
+static void link_open(CliTerm *t, const char *rel)
+{
+    if (!t->styles || !t->root) return;
+    char *uri = path_to_uri(t->root, rel);
+    if (uri) fprintf(t->f, "\x1b]8;;%s\x1b\\", uri);
+    free(uri);
+}
+
+static void link_close(CliTerm *t)
+{
+    if (t->styles && t->root) fputs("\x1b]8;;\x1b\\", t->f);
+}
+
+/* "12" or "12-30": a line range. */
+static int is_range(const char *s, size_t n)
+{
+    int dash = 0;
+    if (!n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '-' && !dash && i > 0 && i + 1 < n) {
+            dash = 1;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9') return 0;
+    }
+    return 1;
+}
+
+/* "path:12" or "path:12-30" with a path of no blanks: a citation. The
+ * length of its path, or 0. */
+static size_t cite_path_len(const char *s, size_t n)
+{
+    const char *colon = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == ' ' || s[i] == '\t' || s[i] == '[') return 0;
+        if (s[i] == ':') colon = s + i;
+    }
+    if (!colon || colon == s) return 0;
+    return is_range(colon + 1, (size_t)(s + n - colon - 1)) ? (size_t)(colon - s) : 0;
+}
+
+/* The parts of a bracket's text s[0..n), split at ',' and ';', blanks
+ * trimmed: calls fn on each with the path it names (a part "12-30" after
+ * "a.py:3" names a.py too) and the separator before it. Returns 0, having
+ * called nothing, unless every part is a citation: "[a.py:3-4, 9; b.py:2]". */
+typedef void (*CitePartFn)(CliTerm *t, const char *sep, size_t sep_len, const char *part,
+                           size_t part_len, const char *path, size_t path_len);
+
+static int cite_parts(CliTerm *t, const char *s, size_t n, CitePartFn fn)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const char *path = NULL;
+        size_t path_len = 0, pb = 0, sep_from = 0;
+        while (pb <= n) {
+            size_t pe = pb;
+            while (pe < n && s[pe] != ',' && s[pe] != ';')
+                pe++;
+            size_t b = pb, e = pe;
+            while (b < e && (s[b] == ' ' || s[b] == '\t'))
+                b++;
+            while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+                e--;
+            size_t plen = cite_path_len(s + b, e - b);
+            if (plen) {
+                path = s + b;
+                path_len = plen;
+            } else if (!path || !is_range(s + b, e - b)) {
+                return 0;
+            }
+            if (pass) fn(t, s + sep_from, b - sep_from, s + b, e - b, path, path_len);
+            sep_from = e;
+            pb = pe + 1;
+        }
+    }
+    return 1;
+}
+
+static void newline(CliTerm *t)
+{
+    /* styles end with the line: an unclosed "**" must not bold the rest */
+    t->bold = t->heading = t->italic = 0;
+    t->prev = 0;
+    if (!t->fence) t->code_ticks = 0;
+    show(t, current(t));
+    fputc('\n', t->f);
+    t->line_start = 1;
+}
+
+/* The start of a line: 0 to wait for more, else the bytes consumed. */
+static size_t line_head(CliTerm *t, const char *s, size_t n, int final)
+{
+    size_t i = 0;
+    while (i < n && i < 3 && s[i] == ' ')
+        i++;
+    if (i == n && !final) return 0; /* a heading or a fence may follow the blanks */
+    size_t ticks = 0;
+    while (i + ticks < n && s[i + ticks] == '`')
+        ticks++;
+    if (ticks >= 3 || (i + ticks == n && ticks && !final)) {
+        /* a fence line: wait for its end, then show none of it */
+        const char *nl = memchr(s, '\n', n);
+        if (ticks < 3) return 0;
+        if (!nl && !final) return 0;
+        t->fence = !t->fence;
+        t->line_start = 1;
+        return nl ? (size_t)(nl - s) + 1 : n;
+    }
+    if (t->fence) { /* code: as it is, indent included */
+        t->line_start = 0;
+        return 0;
+    }
+    size_t h = 0;
+    while (i + h < n && s[i + h] == '#')
+        h++;
+    if (h && i + h == n && !final) return 0;
+    t->line_start = 0;
+    if (h >= 1 && h <= 6 && i + h < n && s[i + h] == ' ') {
+        t->heading = 1;
+        return i + h + 1;
+    }
+    if (i) out(t, s, i);
+    return i;
+}
+
+/* One part of a citation: linked to its file where the terminal can. */
+static void cite_part(CliTerm *t, const char *sep, size_t sep_len, const char *part,
+                      size_t part_len, const char *path, size_t path_len)
+{
+    out(t, sep, sep_len);
+    char *rel = xstrndup(path, path_len);
+    link_open(t, rel);
+    show(t, current(t) | ST_CITE);
+    put(t->f, part, part_len);
+    show(t, current(t));
+    link_close(t);
+    free(rel);
+}
+
+/* k bytes of a run of text s[0..n) to write now: a last byte that may
+ * start a C1 control (U+0080-U+009F: 0xc2, then 0x80-0x9f) waits for the
+ * next, so that put() sees the two together. */
+static size_t whole(const char *s, size_t k, size_t n, int final)
+{
+    return k == n && !final && k && (unsigned char)s[k - 1] == 0xc2 ? k - 1 : k;
+}
+
+/* "[text](target)" as "text (target)", the text linked to the target (a
+ * URL, or a file under the root) where the terminal takes escapes. */
+static void md_link(CliTerm *t, const char *text, size_t text_len, const char *target,
+                    size_t target_len)
+{
+    char *uri = NULL;
+    int clean = 1;
+    for (size_t i = 0; i < target_len; i++)
+        if ((unsigned char)target[i] < 0x20 || target[i] == 0x7f) clean = 0;
+    if (clean && (!strncmp(target, "http://", 7) || !strncmp(target, "https://", 8))) {
+        uri = xstrndup(target, target_len);
+    } else if (clean && t->root) {
+        size_t plen = 0;
+        while (plen < target_len && target[plen] != '#')
+            plen++;
+        char *rel = xstrndup(target, plen);
+        uri = path_to_uri(t->root, rel);
+        free(rel);
+    }
+    if (t->styles && uri) fprintf(t->f, "\x1b]8;;%s\x1b\\", uri);
+    show(t, current(t) | ST_CITE);
+    put(t->f, text, text_len);
+    show(t, current(t));
+    if (t->styles && uri) fputs("\x1b]8;;\x1b\\", t->f);
+    out(t, " (", 2);
+    out(t, target, target_len);
+    out(t, ")", 1);
+    free(uri);
+}
+
+/* One inline step: 0 to wait for more, else the bytes consumed. */
+static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
+{
+    char c = s[0];
+    if (c == '\n') {
+        newline(t);
+        return 1;
+    }
+    if (t->fence) {
+        const char *nl = memchr(s, '\n', n);
+        size_t k = whole(s, nl ? (size_t)(nl - s) : n, n, final);
+        out(t, s, k);
+        return k;
+    }
+    if (c == '`') {
+        size_t k = 0;
+        while (k < n && s[k] == '`')
+            k++;
+        if (k == n && !final) return 0;
+        if (t->code_ticks == k) {
+            t->code_ticks = 0;
+        } else if (t->code_ticks) {
+            out(t, s, k);
+        } else {
+            t->code_ticks = k;
+            if (k < n && s[k] == ' ' && k > 1) k++; /* "`` x ``": padding */
+        }
+        return k;
+    }
+    if (t->code_ticks) {
+        size_t k = 1;
+        while (k < n && s[k] != '`' && s[k] != '\n')
+            k++;
+        if (k < n && s[k] == '`' && s[k - 1] == ' ' && t->code_ticks > 1) {
+            /* "`` a` ``": a space before the closing run is padding */
+            size_t run = 0;
+            while (k + run < n && s[k + run] == '`')
+                run++;
+            if (k + run == n && !final) return 0;
+            if (run == t->code_ticks) {
+                if (k > 1) out(t, s, k - 1);
+                return k;
+            }
+        }
+        if (k == n && !final && s[k - 1] == ' ' && t->code_ticks > 1) k--; /* may be padding */
+        k = whole(s, k, n, final);
+        if (k) out(t, s, k);
+        return k;
+    }
+    if (c == '*') {
+        if (n < 2 && !final) return 0;
+        if (n >= 2 && s[1] == '*') {
+            t->bold = !t->bold;
+            return 2;
+        }
+        /* "*a few words*": italic, opened before a word and not inside one
+         * ("2*3", "a * b" stay), closed after a word */
+        char next = n >= 2 ? s[1] : ' ';
+        int blank_before = !t->prev || strchr(" \t([{\"'", t->prev);
+        if (t->italic && !strchr(" \t", t->prev ? t->prev : ' ')) {
+            t->italic = 0;
+            return 1;
+        }
+        if (!t->italic && blank_before && !strchr(" \t\n", next)) {
+            t->italic = 1;
+            return 1;
+        }
+        out(t, s, 1);
+        return 1;
+    }
+    if (c == '\\') {
+        if (n < 2 && !final) return 0;
+        if (n >= 2 && strchr("\\`*_[]{}()#+-.!|<>", s[1]) && s[1]) {
+            out(t, s + 1, 1);
+            return 2;
+        }
+        out(t, s, 1);
+        return 1;
+    }
+    if (c == '[') {
+        size_t k = 1;
+        while (k < n && k < CITE_MAX && s[k] != ']' && s[k] != '\n')
+            k++;
+        if (k == n && k < CITE_MAX && !final) return 0;
+        if (k < n && s[k] == ']' && cite_parts(t, s + 1, k - 1, cite_part)) return k + 1;
+        if (k < n && s[k] == ']') { /* "[text](target)": a link */
+            if (k + 1 == n && !final) return 0;
+            size_t m = k + 2;
+            while (k + 1 < n && s[k + 1] == '(' && m < n && m - k < CITE_MAX &&
+                   !strchr(") \t\n", s[m]))
+                m++;
+            if (k + 1 < n && s[k + 1] == '(' && m == n && m - k < CITE_MAX && !final) return 0;
+            if (k + 1 < n && s[k + 1] == '(' && m < n && s[m] == ')' && m > k + 2) {
+                md_link(t, s + 1, k - 1, s + k + 2, m - k - 2);
+                return m + 1;
+            }
+        }
+        out(t, s, 1);
+        return 1;
+    }
+    size_t k = 1;
+    while (k < n && !strchr("\n`*\\[", s[k]))
+        k++;
+    k = whole(s, k, n, final);
+    out(t, s, k);
+    return k;
+}
+
+static void drain(CliTerm *t, int final)
+{
+    size_t pos = 0;
+    while (pos < t->hold.len) {
+        const char *s = t->hold.buf + pos;
+        size_t n = t->hold.len - pos;
+        size_t k;
+        if (t->line_start) {
+            k = line_head(t, s, n, final);
+            if (!k && t->line_start) break; /* waiting */
+        } else {
+            k = inline_step(t, s, n, final);
+            if (!k) break;
+        }
+        pos += k;
+    }
+    sb_consume(&t->hold, pos);
+}
+
+void cli_term_md(CliTerm *t, const char *s, size_t n)
+{
+    sb_add(&t->hold, s, n);
+    drain(t, 0);
+    fflush(t->f);
+}
+
+void cli_term_end(CliTerm *t)
+{
+    drain(t, 1);
+    if (t->hold.len) { /* what could be nothing else: as it is */
+        out(t, t->hold.buf, t->hold.len);
+        sb_reset(&t->hold);
+    }
+    t->bold = t->heading = t->fence = t->italic = 0;
+    t->code_ticks = 0;
+    show(t, 0);
+    if (!t->line_start) fputc('\n', t->f);
+    t->line_start = 1;
+    fflush(t->f);
+}
+
+void cli_term_heading(CliTerm *t, const char *text)
+{
+    show(t, ST_BOLD);
+    put(t->f, text, strlen(text));
+    show(t, 0);
+    fputc('\n', t->f);
+}
+
+void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint32_t line,
+                       const char *label, size_t width)
+{
+    char num[16];
+    int n = snprintf(num, sizeof num, ":%u", line);
+    size_t len = strlen(shown_path) + (size_t)n;
+    fputs("  ", t->f);
+    link_open(t, rel);
+    show(t, ST_CITE);
+    put(t->f, shown_path, strlen(shown_path));
+    fputs(num, t->f);
+    show(t, 0);
+    link_close(t);
+    if (label && label[0]) {
+        fprintf(t->f, "%*s  ", len < width ? (int)(width - len) : 0, "");
+        show(t, ST_CODE);
+        put(t->f, label, strlen(label));
+        show(t, 0);
+    }
+    fputc('\n', t->f);
+}
+
+void cli_term_item(CliTerm *t, const char *text, const char *note)
+{
+    fputs("  ", t->f);
+    put(t->f, text, strlen(text));
+    if (note && note[0]) {
+        fputs("  (", t->f);
+        put(t->f, note, strlen(note));
+        fputc(')', t->f);
+    }
+    fputc('\n', t->f);
+}

@@ -1,0 +1,203 @@
+#include "rtv_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The definition a word at a place in a file names (rtv_def_under) and the
+ * focus item an explanation packs first (rtv_focus_item). Scopes are read
+ * from the index's qualified names ("Class.method"), which every language's
+ * row produces, so one rule serves them all: a method's body reaches its
+ * class's members, a Go or Rust method (outside its type's lines) its type's,
+ * a C++ out-of-line definition its class's. */
+
+static const char *last_part(const char *symbol)
+{
+    const char *dot = strrchr(symbol, '.');
+    return dot ? dot + 1 : symbol;
+}
+
+static int named(const RtvDef *d, const char *word)
+{
+    return d->head.symbol &&
+           (!strcmp(d->head.symbol, word) || !strcmp(last_part(d->head.symbol), word));
+}
+
+static int contains(const RtvDef *d, uint32_t line)
+{
+    return line >= d->start_line && line <= d->end_line;
+}
+
+static uint32_t span(const RtvDef *d)
+{
+    return d->end_line - d->start_line;
+}
+
+/* The innermost of defs containing line (named word, when word is set);
+ * -1 when none. */
+static long innermost(const RtvDef *v, size_t n, uint32_t line, const char *word)
+{
+    long best = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!contains(&v[i], line) || (word && !named(&v[i], word))) continue;
+        if (best < 0 || span(&v[i]) < span(&v[best])) best = (long)i;
+    }
+    return best;
+}
+
+static long by_symbol(const RtvDef *v, size_t n, const char *symbol)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].head.symbol && !strcmp(v[i].head.symbol, symbol)) return (long)i;
+    return -1;
+}
+
+/* The definition of word reachable from the scope of `scope` (a qualified
+ * name, "" at module level): scope.word, then each enclosing scope's. */
+static long in_scopes(const RtvDef *v, size_t n, const char *scope, const char *word)
+{
+    StrBuf q;
+    sb_init(&q);
+    long at = -1;
+    size_t len = strlen(scope);
+    for (;;) {
+        sb_reset(&q);
+        if (len) sb_addf(&q, "%.*s.", (int)len, scope);
+        sb_adds(&q, word);
+        if ((at = by_symbol(v, n, q.buf)) >= 0 || !len) break;
+        while (len && scope[len - 1] != '.')
+            len--;
+        if (len) len--; /* the dot */
+    }
+    sb_release(&q);
+    return at;
+}
+
+/* Of the file's definitions named word, the nearest to line. */
+static long nearest_named(const RtvDef *v, size_t n, uint32_t line, const char *word)
+{
+    long best = -1;
+    uint32_t best_d = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!named(&v[i], word)) continue;
+        uint32_t d = line < v[i].start_line ? v[i].start_line - line
+                     : line > v[i].end_line ? line - v[i].end_line
+                                            : 0;
+        if (best < 0 || d < best_d) {
+            best = (long)i;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *word, RtvDef *out,
+                    ErrInfo *e)
+{
+    RtvDef *v = NULL;
+    size_t n = 0;
+    memset(out, 0, sizeof *out);
+    if (!path || !word || !word[0]) return err_set(e, CR_EINVAL, "no path or word");
+    CrErr rc = rtv_file_defs(st, path, &v, &n, e);
+    if (rc == CR_ENOENT) {
+        n = 0;
+        rc = CR_OK;
+    }
+    if (rc) return rc;
+    long at = innermost(v, n, line, word); /* on its name, or inside itself */
+    if (at < 0) {
+        long here = innermost(v, n, line, NULL);
+        at = in_scopes(v, n, here >= 0 ? v[here].head.symbol : "", word);
+    }
+    if (at < 0) at = nearest_named(v, n, line, word);
+    if (at >= 0) {
+        *out = v[at];
+        memset(&v[at], 0, sizeof v[at]);
+        rtv_defs_free(v, n);
+        return CR_OK;
+    }
+    rtv_defs_free(v, n);
+    /* none in this file: the index's first definition of that name */
+    RtvDef *any = NULL;
+    size_t n_any = 0;
+    rc = rtv_defs_named(st, word, path, line, 1, &any, &n_any, NULL, e);
+    if (rc) return rc;
+    if (!n_any) return err_set(e, CR_ENOENT, "no indexed definition of `%s`", word);
+    *out = any[0];
+    memset(&any[0], 0, sizeof any[0]);
+    rtv_defs_free(any, n_any);
+    return CR_OK;
+}
+
+CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e)
+{
+    RtvDef d;
+    StrBuf sb;
+    memset(out, 0, sizeof *out);
+    CrErr rc = rtv_def_of_chunk(st, chunk_id, &d, e);
+    if (rc) return rc;
+    sb_init(&sb);
+    rc = idx_read_lines(st, d.head.path, d.start_line, d.end_line, &sb, NULL, e);
+    if (!rc) {
+        out->chunk = d.head;
+        memset(&d.head, 0, sizeof d.head);
+        out->start_line = d.start_line;
+        out->end_line = d.end_line;
+        out->score = 1.0;
+        size_t len = sb.len;
+        if (len > RTV_FOCUS_MAX_CHARS) { /* whole lines up to the cap, at least one */
+            uint32_t lines = 0;
+            const char *p = sb.buf, *end = sb.buf + sb.len, *nl;
+            len = 0;
+            while ((nl = memchr(p, '\n', (size_t)(end - p))) &&
+                   (!lines || (size_t)(nl + 1 - sb.buf) <= RTV_FOCUS_MAX_CHARS)) {
+                len = (size_t)(nl + 1 - sb.buf);
+                lines++;
+                p = nl + 1;
+            }
+            if (!lines) len = RTV_FOCUS_MAX_CHARS; /* one line longer than the cap */
+            out->end_line = d.start_line + (lines ? lines - 1 : 0);
+        }
+        out->text = xstrndup(sb.buf, len);
+    }
+    sb_release(&sb);
+    rtv_def_release(&d);
+    return rc;
+}
+
+CrErr rtv_focus_callers(IdxStore *st, int64_t chunk_id, size_t max, RtvCand **out, size_t *n_out,
+                        ErrInfo *e)
+{
+    RtvDef d;
+    RtvRef *refs = NULL;
+    size_t n = 0;
+    *out = NULL;
+    *n_out = 0;
+    CrErr rc = rtv_def_of_chunk(st, chunk_id, &d, e);
+    if (rc) return rc;
+    rc = rtv_refs(st, &d, 0, RTV_REF_BIT(IDX_EDGE_CALL), max, &refs, &n, NULL, e);
+    *out = n ? xcalloc(n, sizeof **out) : NULL;
+    for (size_t i = 0; !rc && i < n; i++) {
+        const RtvDef *o = &refs[i].other;
+        int64_t piece = o->pieces[0]; /* the piece the call is written in */
+        for (size_t k = 1; k < o->n_pieces; k++) {
+            IdxChunk c;
+            if (idx_chunk_get(st, o->pieces[k], &c, NULL) != CR_OK) continue;
+            if (c.start_line == refs[i].at_start) piece = c.id;
+            idx_chunk_release(&c);
+        }
+        RtvCand *c = &(*out)[(*n_out)++];
+        c->chunk_id = piece;
+        c->file_id = o->head.file_id;
+        c->kind = o->head.kind;
+        c->score = 1.0;
+        c->via = RTV_VIA_GRAPH;
+    }
+    rtv_refs_free(refs, n);
+    rtv_def_release(&d);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n_out = 0;
+    }
+    return rc;
+}
