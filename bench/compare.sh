@@ -98,7 +98,7 @@ def ctx(r):
 
 
 def cites(r):
-    return [{k: v for k, v in x.items()} for x in r.get("citations", [])]
+    return r.get("citations", [])
 
 
 def answer(r):
