@@ -126,7 +126,11 @@ int cli_usage(FILE *f)
     fprintf(f, "usage: coderag <command> [--root DIR] [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
         const char *s = cli_commands[i].summary;
-        fprintf(f, "  %-8s %.*s\n", cli_commands[i].name, (int)strcspn(s, "\n"), s);
+        /* the first sentence */
+        const char *stop = strstr(s, ". ");
+        size_t n = strcspn(s, "\n");
+        if (stop && (size_t)(stop - s) < n) n = (size_t)(stop - s) + 1;
+        fprintf(f, "  %-8s %.*s\n", cli_commands[i].name, (int)n, s);
     }
     fprintf(f, "\n`coderag COMMAND --help` lists a command's options; `coderag --version`.\n");
     return f == stderr ? 1 : 0;
@@ -185,7 +189,8 @@ CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         /* SPEC: every configuration key is also a flag of every command, so a
          * script may pass one setting list to all; one the command does not use
          * is said, and ignored */
-        if (!o && cmd && !(takes & cmd->settings))
+        int unused = !o && cmd && !(takes & cmd->settings);
+        if (unused)
             fprintf(stderr, "coderag: --%s is not used by `coderag %s` (ignored)\n", key, argv[0]);
         if (takes_value && !val) {
             if (i + 1 >= argc) return err_set(e, CR_EUSAGE, "option --%s needs a value", key);
@@ -193,7 +198,9 @@ CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e)
         } else if (!takes_value && val) {
             return err_set(e, CR_EUSAGE, "option --%s takes no value", key);
         }
-        if (o && o->metavar)
+        if (unused)
+            continue;
+        else if (o && o->metavar)
             *(const char **)((char *)a + o->offset) = val;
         else if (o)
             *(int *)((char *)a + o->offset) = 1;

@@ -20,7 +20,7 @@ struct CliAskView {
     char *root;      /* the index's root, absolute */
     char *cwd;       /* the current folder, absolute; or NULL */
     size_t streamed; /* bytes of the LLM's text rendered */
-    size_t last_pct; /* the update's last percentage shown, +1 */
+    WsPace pace;     /* of the current progress (the update's, the LLM's) */
 };
 
 CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *root)
@@ -32,6 +32,7 @@ CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *
     v->t = cli_term_new(out, styles, v->root);
     v->out = out;
     v->err = progress;
+    ws_pace_init(&v->pace, WS_PACE_MIN_MS);
     return v;
 }
 
@@ -62,11 +63,10 @@ void cli_ask_view_progress(CliAskView *v, const char *line)
 int cli_ask_view_update_fn(void *ud, size_t done, size_t total)
 {
     CliAskView *v = ud;
-    size_t pct = total ? done * 100 / total : 100;
-    if (pct + 1 == v->last_pct) return 0;
-    v->last_pct = pct + 1;
-    char line[96];
-    snprintf(line, sizeof line, "updating the index: %zu/%zu files", done, total);
+    if (!ws_pace_due(&v->pace, done, total)) return 0;
+    char files[64], line[96];
+    ws_progress_files(files, sizeof files, done, total);
+    snprintf(line, sizeof line, "updating the index: %s", files);
     cli_ask_view_progress(v, line);
     return 0;
 }
@@ -76,6 +76,7 @@ static void on_tokens(void *ud, size_t tokens, size_t chars)
     CliAskView *v = ud;
     (void)chars;
     if (v->streamed) return; /* the text itself is on screen */
+    if (!ws_pace_due(&v->pace, tokens, 0)) return;
     char line[64];
     snprintf(line, sizeof line, "asking the LLM: %zu token%s", tokens, tokens == 1 ? "" : "s");
     cli_ask_view_progress(v, line);
@@ -207,6 +208,7 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
     if (!rc) rc = ws_ask_prepare(w, st, req, ans, e);
     if (!rc && ws_ask_wants_llm(w)) {
         cli_ask_view_progress(v, "asking the LLM");
+        ws_pace_init(&v->pace, WS_PACE_MIN_MS);
         ws_ask_llm(w, req, ans); /* its failure is the answer's fallback_reason */
         /* the LLM is done: what verification logs (a fallback's warning)
          * starts a line of its own */

@@ -41,13 +41,21 @@ int cli_main(int argc, char **argv)
     return cli_usage(stderr);
 }
 
+/* The index pass's line on a terminal, at the pace of every door. */
+typedef struct ProgressLine {
+    WsPace pace;
+    int tty; /* stderr is a terminal: else no line at all */
+    int shown;
+} ProgressLine;
+
 static int progress_line(void *ud, size_t done, size_t total)
 {
-    int *last = ud;
-    int pct = total ? (int)(done * 100 / total) : 100;
-    if (pct == *last) return 0;
-    *last = pct;
-    if (isatty(2)) fprintf(stderr, "\rindexing: %zu/%zu files (%d%%)", done, total, pct);
+    ProgressLine *p = ud;
+    if (!p->tty || !ws_pace_due(&p->pace, done, total)) return 0;
+    char files[64];
+    ws_progress_files(files, sizeof files, done, total);
+    fprintf(stderr, "\rindexing: %s (%d%%)", files, total ? (int)(done * 100 / total) : 100);
+    p->shown = 1;
     return 0;
 }
 
@@ -55,11 +63,12 @@ static int progress_line(void *ud, size_t done, size_t total)
 static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, ErrInfo *e)
 {
     IdxUpdateStats stats;
-    int last = -1;
+    ProgressLine line = {.tty = isatty(2)};
+    ws_pace_init(&line.pace, WS_PACE_MIN_MS);
     if (!update) return ws_store_open(&a->cfg, WS_OPEN_EXISTING, out, e);
     CrErr rc =
-        ws_store_open_updated(&a->cfg, verbose ? progress_line : NULL, &last, &stats, out, e);
-    if (verbose && isatty(2) && last >= 0) fputc('\n', stderr);
+        ws_store_open_updated(&a->cfg, verbose ? progress_line : NULL, &line, &stats, out, e);
+    if (line.shown) fputc('\n', stderr);
     if (rc) return rc;
     if (verbose) {
         IdxStatus s;
@@ -149,12 +158,33 @@ int cli_ask(int argc, char **argv)
     } else {
         fputs(ans.answer, stdout);
         if (ans.answer[0] && ans.answer[strlen(ans.answer) - 1] != '\n') fputc('\n', stdout);
+        /* what verification removed from the text, said beside it */
+        for (size_t i = 0; i < ans.n_rejected; i++)
+            fprintf(stderr, "coderag: citation removed: %s (%s)\n", ans.rejected[i].text,
+                    ans.rejected[i].reason);
     }
 out:
     rtv_answer_release(&ans);
     idx_close(st);
     ws_config_release(&a.cfg);
     return rc ? cli_fail(rc, &e) : 0;
+}
+
+/* For a protocol server: nothing but protocol on stdout. Returns a private
+ * copy of stdout for the transport (caller closes) and makes fd 1 stderr,
+ * so that no stray print can corrupt the stream; a client that goes away
+ * makes writes fail with EPIPE instead of killing us. -1 (said on stderr)
+ * when that cannot be set up. */
+static int protocol_stdout(void)
+{
+    int out = dup(1);
+    if (out < 0 || dup2(2, 1) < 0) {
+        fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
+        if (out >= 0) close(out);
+        return -1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    return out;
 }
 
 int cli_lsp(int argc, char **argv)
@@ -179,17 +209,11 @@ int cli_lsp(int argc, char **argv)
         ws_config_release(&a.cfg);
         return rc ? cli_fail(rc, &e) : 0;
     }
-    /* Nothing but protocol on stdout: the transport writes to a private
-     * copy of it, and fd 1 becomes stderr so that no stray print can
-     * corrupt the stream. A client that goes away makes writes fail with
-     * EPIPE instead of killing us. */
-    int out = dup(1);
-    if (out < 0 || dup2(2, 1) < 0) {
+    int out = protocol_stdout();
+    if (out < 0) {
         ws_config_release(&a.cfg);
-        fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
-    signal(SIGPIPE, SIG_IGN);
     int code = lsp_server_run(&a.cfg, 0, out);
     close(out);
     ws_config_release(&a.cfg);
@@ -205,27 +229,15 @@ int cli_mcp(int argc, char **argv)
         ws_config_release(&a.cfg);
         return rc ? cli_fail(rc, &e) : 0;
     }
-    McpOptions o;
-    StrBuf llm;
-    sb_init(&llm);
     ws_config_resolve_root(&a.cfg);
-    o.cfg = &a.cfg;
-    rtv_request_init(&o.ask);
-    ws_config_llm(&a.cfg, &o.ask);
-    if (a.cfg.llm_url) http_redact_url(&llm, a.cfg.llm_url);
-    o.llm_label = a.cfg.llm_url ? llm.buf : NULL;
-    /* As for lsp: protocol alone on the real stdout, stray prints to stderr. */
-    int out = dup(1);
-    if (out < 0 || dup2(2, 1) < 0) {
-        sb_release(&llm);
+    McpOptions o = {.cfg = &a.cfg};
+    int out = protocol_stdout();
+    if (out < 0) {
         ws_config_release(&a.cfg);
-        fprintf(stderr, "coderag: cannot set up stdout: %s\n", strerror(errno));
         return 2;
     }
-    signal(SIGPIPE, SIG_IGN);
     int code = mcp_server_run(&o, 0, out);
     close(out);
-    sb_release(&llm);
     ws_config_release(&a.cfg);
     return code;
 }

@@ -20,11 +20,10 @@ static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo 
     if (a->json) {
         StrBuf llm;
         sb_init(&llm);
-        if (a->cfg.llm_url) http_redact_url(&llm, a->cfg.llm_url);
-        json_t *j =
-            json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s}", "state", "missing", "root",
-                      root, "message", why->msg, "files", 0, "chunks", 0, "edges", 0, "vectors", 0,
-                      "symbols", 0, "llm", a->cfg.llm_url ? llm.buf : "none");
+        ws_config_llm_label(&a->cfg, &llm);
+        json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s}", "state", "missing",
+                              "root", root, "message", why->msg, "files", 0, "chunks", 0, "edges",
+                              0, "vectors", 0, "symbols", 0, "llm", llm.buf);
         cli_print_json(j);
         json_decref(j);
         sb_release(&llm);
@@ -61,8 +60,8 @@ int cli_status(int argc, char **argv)
     utc_iso8601(s.last_update, when);
     StrBuf shown;
     sb_init(&shown);
-    if (a.cfg.llm_url) http_redact_url(&shown, a.cfg.llm_url);
-    const char *llm = a.cfg.llm_url ? shown.buf : "none";
+    ws_config_llm_label(&a.cfg, &shown);
+    const char *llm = shown.buf;
     if (a.json) {
         json_t *j = json_pack("{s:s}", "state", "ready");
         json_t *common = ws_status_json(idx_root(st), &s);

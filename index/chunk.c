@@ -16,13 +16,15 @@
 
 typedef struct ChunkLangState {
     TSParser *parser;
-    TSQuery *query;
-    int failed; /* the query did not compile: definitions unavailable */
-    void *own;  /* the row's own walk's state (IdxLang.chunk) */
+    const TSQuery *query;
+    TSQuery *own_query; /* compiled here (no IdxShared), or NULL */
+    int failed;         /* the query did not compile: definitions unavailable */
+    void *own;          /* the row's own walk's state (IdxLang.chunk) */
 } ChunkLangState;
 
 struct Chunker {
     ChunkLangState st[CHUNK__MAX_LANGS];
+    IdxShared *sh; /* borrowed; NULL: queries compiled here */
 };
 
 Chunker *idx_chunker_new(void)
@@ -30,12 +32,19 @@ Chunker *idx_chunker_new(void)
     return xcalloc(1, sizeof(Chunker));
 }
 
+Chunker *idx_chunker_new_shared(IdxShared *sh)
+{
+    Chunker *c = idx_chunker_new();
+    c->sh = sh;
+    return c;
+}
+
 void idx_chunker_free(Chunker *c)
 {
     if (!c) return;
     for (size_t i = 0; i < CHUNK__MAX_LANGS; i++) {
         if (c->st[i].own && i < idx_lang_count()) idx_lang_at(i)->chunk_free(c->st[i].own);
-        if (c->st[i].query) ts_query_delete(c->st[i].query);
+        if (c->st[i].own_query) ts_query_delete(c->st[i].own_query);
         if (c->st[i].parser) ts_parser_delete(c->st[i].parser);
     }
     free(c);
@@ -96,14 +105,11 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
             log_msg(LOG_ERROR, "chunk: grammar '%s' has an ABI this tree-sitter refuses",
                     lang->name);
         } else if (lang->query) {
-            uint32_t off = 0;
-            TSQueryError qe = TSQueryErrorNone;
-            s->query = ts_query_new(l, lang->query, (uint32_t)strlen(lang->query), &off, &qe);
-            if (!s->query) {
-                s->failed = 1;
-                log_msg(LOG_ERROR, "chunk: query for '%s' fails at byte %u (error %d)", lang->name,
-                        off, (int)qe);
-            }
+            if (c->sh)
+                s->query = idx_shared_query(c->sh, lang);
+            else
+                s->query = s->own_query = idx_chunk_query_compile(lang);
+            if (!s->query) s->failed = 1;
         }
     }
     if (s->failed) {

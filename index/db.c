@@ -8,6 +8,58 @@
 #include <string.h>
 #include <time.h>
 
+#define FD_PREFIX "/proc/self/fd/"
+
+struct IdxVfs {
+    sqlite3_vfs vfs; /* first: SQLite hands &vfs back to the methods */
+    sqlite3_vfs *base;
+    char name[48];
+};
+
+static int vfs__full_pathname(sqlite3_vfs *vfs, const char *name, int n_out, char *out)
+{
+    IdxVfs *v = (IdxVfs *)vfs;
+    if (strncmp(name, FD_PREFIX, strlen(FD_PREFIX)) != 0)
+        return v->base->xFullPathname(v->base, name, n_out, out);
+    if ((int)strlen(name) >= n_out) return SQLITE_CANTOPEN;
+    memcpy(out, name, strlen(name) + 1);
+    return SQLITE_OK;
+}
+
+CrErr idx_vfs_new(IdxVfs **out, ErrInfo *e)
+{
+    *out = NULL;
+    sqlite3_vfs *base = sqlite3_vfs_find(NULL);
+    if (!base) return err_set(e, CR_EDB, "SQLite has no default VFS");
+    IdxVfs *v = xcalloc(1, sizeof *v);
+    /* the default's methods and its pAppData (the unix VFS keeps its
+     * locking style there), under a name of this store's own */
+    v->vfs = *base;
+    v->vfs.pNext = NULL;
+    v->base = base;
+    snprintf(v->name, sizeof v->name, "coderag-%p", (void *)v);
+    v->vfs.zName = v->name;
+    v->vfs.xFullPathname = vfs__full_pathname;
+    if (sqlite3_vfs_register(&v->vfs, 0) != SQLITE_OK) {
+        free(v);
+        return err_set(e, CR_EDB, "cannot register a SQLite VFS");
+    }
+    *out = v;
+    return CR_OK;
+}
+
+const char *idx_vfs_name(const IdxVfs *v)
+{
+    return v->name;
+}
+
+void idx_vfs_free(IdxVfs *v)
+{
+    if (!v) return;
+    sqlite3_vfs_unregister(&v->vfs);
+    free(v);
+}
+
 static const char *const stmt_sql[] = {
 #define IDX_X(name, sql) sql,
     IDX_STMT_MAP(IDX_X)
@@ -74,7 +126,7 @@ CrErr idx_store_step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char 
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out)
 {
     out->root = st->root;
-    out->index_dir = st->index_dir;
+    out->index_dir = st->index_real;
     out->exclude = (const char *const *)st->exclude;
     out->n_exclude = st->n_exclude;
     out->max_file_bytes = st->max_file_bytes;

@@ -34,10 +34,10 @@ CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
         return CR_OK;
     }
     if (cfg->embed_provider && cfg->embed_provider[0] && strcmp(cfg->embed_provider, "builtin"))
-        return idx_embedder_new(&ec, &st->dense.em, e);
+        return idx_shared_embedder(st->shared, &ec, &st->dense.em, e);
     /* A missing or damaged builtin model costs the dense leg, not the index. */
     ErrInfo me = {0};
-    if (idx_embedder_new(&ec, &st->dense.em, &me)) {
+    if (idx_shared_embedder(st->shared, &ec, &st->dense.em, &me)) {
         log_msg(LOG_WARN, "no dense leg: %s", me.msg);
         snprintf(st->dense.note, sizeof st->dense.note, "none (builtin model unusable: %.160s)",
                  me.msg);

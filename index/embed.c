@@ -14,15 +14,25 @@ CrErr idx_embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
     /* The offline default: the model trained by scripts/train-embedder.sh,
      * at cfg->model or the path fixed at build time. */
     if (!p || !*p || !strcmp(p, "builtin"))
-        return idx_embedder_builtin_new(cfg->model && *cfg->model ? cfg->model : CODERAG_MODEL_PATH,
-                                        out, e);
+        return idx_embedder_builtin_new(idx_embedder_builtin_path(cfg), out, e);
     if (!strcmp(p, "openai")) return idx_embedder_openai_new(cfg, out, e);
     return err_set(e, CR_EINVAL, "unknown embedding provider \"%.64s\" (builtin or openai)", p);
 }
 
+const char *idx_embedder_builtin_path(const EmbedConfig *cfg)
+{
+    return cfg->model && *cfg->model ? cfg->model : CODERAG_MODEL_PATH;
+}
+
+Embedder *idx_embedder_ref(Embedder *em)
+{
+    atomic_fetch_add(&em->refs, 1);
+    return em;
+}
+
 void idx_embedder_free(Embedder *em)
 {
-    if (!em) return;
+    if (!em || atomic_fetch_sub(&em->refs, 1) != 1) return;
     em->ops->free(em->state);
     free(em);
 }

@@ -13,6 +13,7 @@
 #include "vec_int.h"
 
 #include <math.h>
+#include <stdatomic.h>
 
 typedef struct EmbedderOps {
     /* Stable identity, e.g. "openai:nomic-embed-text"; borrowed from state. */
@@ -40,14 +41,17 @@ typedef struct EmbedderOps {
 struct Embedder {
     const EmbedderOps *ops;
     void *state;
+    atomic_int refs; /* idx_embedder_ref; the last idx_embedder_free frees */
 };
 
-/* Heap Embedder around a provider's state; idx_embedder_free calls ops->free. */
+/* Heap Embedder around a provider's state, one reference; the last
+ * idx_embedder_free calls ops->free. */
 static inline Embedder *idx_embedder_wrap(const EmbedderOps *ops, void *state)
 {
     Embedder *em = xmalloc(sizeof *em);
     em->ops = ops;
     em->state = state;
+    atomic_init(&em->refs, 1);
     return em;
 }
 

@@ -21,6 +21,23 @@
 
 typedef struct IdxStore IdxStore;
 
+/* Read-only data every store of a process can share instead of each holding
+ * a copy: the builtin embedding model (9 MB), loaded by the first store that
+ * needs it and lent to the others (a model file changed on disk since is
+ * loaded anew for the stores opened after). A server with many workspace
+ * roots opens one and passes it to every store through IdxConfig.shared.
+ * Thread-safe. Refcounted, and what a store took from it (the model) is
+ * the store's reference: the handle may be dropped while stores are open. */
+typedef struct IdxShared IdxShared;
+
+/* A new handle holding one reference. */
+IdxShared *idx_shared_new(void);
+/* One more reference. Returns sh. */
+IdxShared *idx_shared_ref(IdxShared *sh);
+/* Drops one reference; the last frees the handle and its references to
+ * what it holds (a store still using the model keeps it). NULL-safe. */
+void idx_shared_unref(IdxShared *sh);
+
 typedef struct IdxConfig {
     const char *root;           /* workspace root; required */
     const char *index_dir;      /* NULL: <root>/.coderag */
@@ -35,6 +52,7 @@ typedef struct IdxConfig {
     const char *embed_url;
     const char *embed_model;
     const char *embed_api_key_env;
+    IdxShared *shared; /* NULL: the store loads what it needs for itself */
 } IdxConfig;
 
 enum {
@@ -259,8 +277,10 @@ CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, siz
                 ErrInfo *e);
 
 /* Chunks defining a name: exact qualified name ("pkg.mod.Class.meth"), or,
- * when no dot-qualified match exists, every definition whose last component
- * is `name`. Caller frees with free(). */
+ * when none is, every definition whose qualified name ends with `name` at a
+ * component boundary: "meth" finds every meth, "Class.meth" finds
+ * pkg.mod.Class.meth but not Other.meth. "::" reads as "." (Class::meth).
+ * Caller frees with free(). */
 CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n_out, ErrInfo *e);
 
 /* ---------------------------------------------------------------- source */
@@ -282,6 +302,10 @@ CrErr idx_read_lines(IdxStore *st, const char *path, uint32_t start, uint32_t en
  * is unknown, or symbol names path's module (module-level code). */
 int idx_find_definition(const char *path, const char *text, size_t len, const char *symbol,
                         uint32_t near, uint32_t *start, uint32_t *end);
+/* The same with the language's compiled query from sh (NULL: compiled for
+ * this call alone, which takes ~200 ms for C++). */
+int idx_find_definition_shared(IdxShared *sh, const char *path, const char *text, size_t len,
+                               const char *symbol, uint32_t near, uint32_t *start, uint32_t *end);
 
 /* Content hash of a span of text, as stored in IdxChunk.hash. */
 void idx_hash_text(const char *text, size_t len, char out[17]);

@@ -150,6 +150,10 @@ typedef struct IdxLang IdxLang;
  * first use; one Chunker per thread. */
 typedef struct Chunker Chunker;
 Chunker *idx_chunker_new(void);
+/* The same, with the compiled queries borrowed from sh (compiled once for
+ * every store and thread using sh: the C++ query takes ~200 ms to
+ * compile); sh must outlive the Chunker. NULL: idx_chunker_new. */
+Chunker *idx_chunker_new_shared(IdxShared *sh);
 void idx_chunker_free(Chunker *c);
 
 /* Chunks Python source (UTF-8) into out (which must be zeroed or released).

@@ -126,9 +126,10 @@ static CrErr claim(int dirfd, const char *dir, int writable, ErrInfo *e)
 }
 
 CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int create,
-                    int writable, char **out_real, ErrInfo *e)
+                    int writable, char **out_real, int *out_fd, ErrInfo *e)
 {
     *out_real = NULL;
+    *out_fd = -1;
     struct stat st;
     if (lstat(dir, &st) != 0) {
         if (errno != ENOENT)
@@ -160,8 +161,11 @@ CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int 
         return err_set(e, CR_EIO, "index directory %s: %s", dir,
                        errno == ENOTDIR ? "not a directory" : strerror(errno));
     CrErr rc = claim(dirfd, dir, writable, e);
-    close(dirfd);
-    if (rc) return rc;
+    if (rc) {
+        close(dirfd);
+        return rc;
+    }
     *out_real = xstrdup(real);
+    *out_fd = dirfd;
     return CR_OK;
 }

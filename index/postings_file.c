@@ -68,7 +68,7 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
     struct stat sb;
     PostFileHeader hd;
     postfile_path(st, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO never blocks */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW); /* a FIFO never blocks */
     if (fd < 0) return 0;
     size_t len = 0;
     /* The header first, then the head it describes: read, never mapped (a
@@ -284,7 +284,7 @@ CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo
     char path[PATH_MAX], tmp[PATH_MAX + 32];
     postfile_path(st, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0 || write_all(fd, &h, sizeof h) || write_all(fd, body.buf, body.len) ||
         write_all(fd, im.post, im.n_post * sizeof *im.post) || fsync(fd) != 0) {
         rc = err_set(e, CR_EIO, "cannot write %s: %s", tmp, strerror(errno));

@@ -77,7 +77,7 @@ static const Bm25Params bm25_params = {
 static void postings_distrust(IdxStore *st)
 {
     char path[PATH_MAX + 16];
-    log_msg(LOG_WARN, "%s/postings.bin is damaged; rebuilding the search postings", st->index_dir);
+    log_msg(LOG_WARN, "%s/postings.bin is damaged; rebuilding the search postings", st->index_real);
     st->post_distrust = 1;
     snprintf(path, sizeof path, "%s/postings.bin", st->index_dir);
     if (!st->readonly) unlink(path);

@@ -140,21 +140,39 @@ CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n
     CrErr rc;
     *out = NULL;
     *n_out = 0;
+    /* "Class::meth" is "Class.meth" */
+    StrBuf dotted;
+    sb_init(&dotted);
+    for (const char *p = name; *p; p++) {
+        if (p[0] == ':' && p[1] == ':') {
+            sb_addc(&dotted, '.');
+            p++;
+        } else {
+            sb_addc(&dotted, *p);
+        }
+    }
+    const char *q = dotted.buf ? dotted.buf : "";
     sqlite3_stmt *s = idx_store_stmt(st, STMT_SYMBOL_BY_QUAL, e);
-    if (!s) return CR_EDB;
-    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    if (!s) {
+        sb_release(&dotted);
+        return CR_EDB;
+    }
+    sqlite3_bind_text(s, 1, q, -1, SQLITE_STATIC);
     rc = collect_ids(st, s, &v, &n, &cap, e);
     if (!rc && n == 0) {
-        const char *last = strrchr(name, '.');
-        s = idx_store_stmt(st, STMT_SYMBOL_BY_NAME, e);
+        const char *last = strrchr(q, '.');
+        s = idx_store_stmt(st, last ? STMT_SYMBOL_BY_SUFFIX : STMT_SYMBOL_BY_NAME, e);
         if (!s) {
             free(v);
+            sb_release(&dotted);
             return CR_EDB;
         }
-        sqlite3_bind_text(s, 1, last ? last + 1 : name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 1, last ? last + 1 : q, -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 2, 1000);
+        if (last) sqlite3_bind_text(s, 3, q, -1, SQLITE_STATIC);
         rc = collect_ids(st, s, &v, &n, &cap, e);
     }
+    sb_release(&dotted);
     if (rc) {
         free(v);
         return rc;

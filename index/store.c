@@ -80,14 +80,17 @@ static void store__version(char out[48])
 /* Whether the open database carries our schema at our version (*ok). A
  * fresh, empty file counts as "needs schema" (*ok = 0, *empty = 1). A
  * file that cannot be read now is CR_EDB, never "another schema": that
- * would rebuild an index over a passing lock. */
-static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
+ * would rebuild an index over a passing lock. A file whose content cannot
+ * be read (damaged, not a database) sets *damaged (when not NULL): not
+ * ours either, but told apart from an index of another version. */
+static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, int *damaged, ErrInfo *e)
 {
     static const char *const sql[2] = {"SELECT count(*) FROM sqlite_master",
                                        "SELECT value FROM meta WHERE key = 'schema'"};
     char want[48];
     store__version(want);
     *ok = *empty = 0;
+    if (damaged) *damaged = 0;
     for (int q = 0; q < 2; q++) {
         sqlite3_stmt *s = NULL;
         int rc = sqlite3_prepare_v2(st->db, sql[q], -1, &s, NULL);
@@ -100,7 +103,9 @@ static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, ErrInfo *e)
         sqlite3_finalize(s);
         if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
             if (!store__content_error(rc)) return idx_store_err(st, e, "reading the schema");
-            return CR_OK; /* not ours */
+            /* not ours: no such table is another program's database */
+            if (damaged) *damaged = (rc & 0xff) != SQLITE_ERROR;
+            return CR_OK;
         }
         if (*empty) return CR_OK;
     }
@@ -114,7 +119,7 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     if (rc) return rc;
     /* Another process may have created it while we waited for the lock. */
     int ok = 0, empty = 0;
-    if ((rc = store__schema_check(st, &ok, &empty, e))) {
+    if ((rc = store__schema_check(st, &ok, &empty, NULL, e))) {
         idx_store_exec(st, "ROLLBACK", NULL);
         return rc;
     }
@@ -147,8 +152,11 @@ static int store__busy(IdxStore *st)
 static CrErr store__open_db(IdxStore *st, ErrInfo *e)
 {
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(st->db_path, &st->db, flags, NULL) != SQLITE_OK)
-        return idx_store_err(st, e, st->db_path);
+    if (sqlite3_open_v2(st->db_path, &st->db, flags, idx_vfs_name(st->vfs)) != SQLITE_OK) {
+        char what[PATH_MAX + 16];
+        snprintf(what, sizeof what, "%s/index.db", st->index_real);
+        return idx_store_err(st, e, what);
+    }
     sqlite3_busy_timeout(st->db, 5000);
     /* Switching a new database to WAL can fail with SQLITE_BUSY without
      * waiting while another process sets it up: retry for a while. */
@@ -176,6 +184,20 @@ static void store__close_db(IdxStore *st)
     st->db = NULL;
 }
 
+/* How the files of the index folder open on fd are named: through the
+ * descriptor when /proc shows it (the folder checked, whatever its path
+ * becomes), else by its canonical path. */
+static char *store__dir_access(int fd, const char *real)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    struct stat a, b;
+    if (stat(p, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return xstrdup(p);
+    log_msg(LOG_INFO, "no /proc/self/fd: the files of %s are opened by its path", real);
+    return xstrdup(real);
+}
+
 static void remove_db_files(const char *db_path)
 {
     char p[PATH_MAX + 16];
@@ -192,6 +214,29 @@ static void remove_db_files(const char *db_path)
     unlink(p);
 }
 
+/* The index names the workspace it was made for (meta "root"): an index
+ * folder named for another workspace (--index-dir, CODERAG_INDEXDIR) is
+ * refused, never read with paths that mean other files, nor emptied by an
+ * update of this one. An index folder inside the root moves with it (a
+ * renamed project keeps its .coderag/): a writer records the new root. An
+ * index made before the key: a writer records it. */
+static CrErr store__root_check(IdxStore *st, int writable, ErrInfo *e)
+{
+    char have[PATH_MAX];
+    CrErr rc = idx_store_meta_get(st, "root", have, sizeof have, e);
+    if (rc && rc != CR_ENOENT) return rc;
+    if (!rc && !strcmp(have, st->root)) return CR_OK;
+    if (!rc && !path_under(st->root, st->index_real))
+        return err_set(e, CR_EUSAGE,
+                       "index directory %s holds the index of %s, not of %s: pass --root %s, "
+                       "or name another index directory",
+                       st->index_real, have, st->root, have);
+    /* best effort: a reader, or a writer that cannot write now, says the
+     * same next time */
+    if (writable) idx_store_meta_put(st, "root", st->root, NULL);
+    return CR_OK;
+}
+
 CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -204,6 +249,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         return err_set(e, CR_ENOENT, "workspace root %s is not a readable directory", cfg->root);
 
     st = xcalloc(1, sizeof *st);
+    st->index_fd = -1;
     st->root = xstrdup(real);
     int existing = (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING)) != 0;
     {
@@ -216,10 +262,12 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         else
             sb_addf(&d, "%s/.coderag", st->root);
         rc = idx_dir_claim(st->root, d.buf, !cfg->index_dir, !existing,
-                           !(flags & IDX_OPEN_READONLY), &st->index_dir, e);
+                           !(flags & IDX_OPEN_READONLY), &st->index_real, &st->index_fd, e);
         sb_release(&d);
         if (rc) goto out;
+        st->index_dir = store__dir_access(st->index_fd, st->index_real);
     }
+    if ((rc = idx_vfs_new(&st->vfs, e))) goto out;
     {
         StrBuf p;
         sb_init(&p);
@@ -236,37 +284,47 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if (st->threads < 1) st->threads = 1;
     if (st->threads > 16) st->threads = 16;
 
+    /* what is read-only (the model, compiled queries) comes from here */
+    st->shared = cfg->shared ? idx_shared_ref(cfg->shared) : idx_shared_new();
     if ((rc = idx_dense_open(st, cfg, e))) goto out;
     if (existing && access(st->db_path, F_OK) != 0) {
         rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
-                     st->index_dir);
+                     st->index_real);
         goto out;
     }
     rc = store__open_db(st, e);
     if (rc && !(flags & IDX_OPEN_READONLY) && !store__busy(st)) {
         /* Not a database at all (or a damaged header): start over. A lock
          * held by another process is no reason to delete its database. */
-        log_msg(LOG_WARN, "%s: %s; rebuilding the index", st->db_path, e ? e->msg : "unreadable");
+        log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
+                e ? e->msg : "unreadable");
         store__close_db(st);
         remove_db_files(st->db_path);
         rc = store__open_db(st, e);
     }
     if (rc) goto out;
-    int ok = 0, empty = 0;
-    if ((rc = store__schema_check(st, &ok, &empty, e))) goto out;
+    int ok = 0, empty = 0, damaged = 0;
+    if ((rc = store__schema_check(st, &ok, &empty, &damaged, e))) goto out;
+    if (!ok && damaged && (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING))) {
+        rc = err_set(e, (flags & IDX_OPEN_READONLY) ? CR_ESCHEMA : CR_ENOINDEX,
+                     "index at %s is damaged (or not a coderag index): run `coderag index` to "
+                     "rebuild it",
+                     st->db_path);
+        goto out;
+    }
     if (!ok) {
         if (empty && existing) {
             rc = err_set(e, CR_ENOINDEX,
                          "not indexed yet: run `coderag index` (the index at %s "
                          "is empty)",
-                         st->index_dir);
+                         st->index_real);
             goto out;
         }
         if (flags & IDX_OPEN_READONLY) {
             rc = err_set(e, CR_ESCHEMA,
-                         "index at %s has another schema version; re-run "
+                         "index at %s/index.db has another schema version; re-run "
                          "`coderag index`",
-                         st->db_path);
+                         st->index_real);
             goto out;
         }
         if (!empty && (flags & IDX_OPEN_EXISTING)) {
@@ -274,18 +332,20 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
             rc = err_set(e, CR_ENOINDEX,
                          "not indexed by this version: run `coderag index` (the index at %s "
                          "was made by another version of coderag or its language queries)",
-                         st->index_dir);
+                         st->index_real);
             goto out;
         }
         if (!empty) {
             /* An older or foreign database: rebuild, never misread. */
-            log_msg(LOG_WARN, "%s: other schema; rebuilding the index", st->db_path);
+            log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
+                    damaged ? "damaged" : "other schema");
             store__close_db(st);
             remove_db_files(st->db_path);
             if ((rc = store__open_db(st, e))) goto out;
         }
         if ((rc = store__create_schema(st, e))) goto out;
     }
+    rc = store__root_check(st, !(flags & IDX_OPEN_READONLY), e);
 out:
     if (rc) {
         idx_close(st);
@@ -307,6 +367,7 @@ void idx_close(IdxStore *st)
     idx_store_postings_invalidate(st);
     idx_store_file_cache_release(&st->files);
     idx_dense_close(st);
+    idx_shared_unref(st->shared);
     if (st->db) {
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);
@@ -315,7 +376,10 @@ void idx_close(IdxStore *st)
         free(st->exclude[i]);
     free(st->exclude);
     free(st->root);
+    idx_vfs_free(st->vfs);
+    if (st->index_fd >= 0) close(st->index_fd);
     free(st->index_dir);
+    free(st->index_real);
     free(st->db_path);
     free(st);
 }

@@ -52,6 +52,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")                \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
+    X(SYMBOL_BY_SUFFIX, "SELECT chunk_id FROM symbols WHERE name = ?1 AND (qualname = ?3 OR "      \
+                        "substr(qualname, -length(?3) - 1) = '.' || ?3) LIMIT ?2")                 \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
@@ -129,6 +131,7 @@ void idx_store_file_cache_release(FileCache *fc);
 
 typedef struct Embedder Embedder;
 typedef struct VecStore VecStore;
+typedef struct IdxVfs IdxVfs; /* db.c */
 
 /* The dense leg: an object of its own inside the store, touched only by
  * dense.c. */
@@ -162,7 +165,16 @@ struct IdxStore {
     int64_t post_version; /* PRAGMA data_version when post was loaded: other
                            * processes' commits change it, ours do not */
     char *root;           /* canonical absolute root */
-    char *index_dir;      /* absolute */
+    /* The index folder as opened and checked once (index_fd), named for
+     * every file coderag opens in it through the descriptor,
+     * "/proc/self/fd/N": a folder swapped for a symbolic link afterwards
+     * redirects nothing. Its canonical path (index_real) when /proc is not
+     * there. Messages name index_real. */
+    char *index_dir;
+    char *index_real;
+    int index_fd;
+    IdxVfs *vfs;       /* SQLite opens index_dir's files through it */
+    IdxShared *shared; /* a reference: IdxConfig.shared, or one of the store's own */
     char *db_path;
     char **exclude;
     size_t n_exclude;
@@ -196,17 +208,29 @@ CrErr idx_store_meta_get(IdxStore *st, const char *key, char *out, size_t cap, E
 CrErr idx_store_meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e);
 /* Records the time of the last completed update in meta. */
 CrErr idx_store_touch_update_time(IdxStore *st, ErrInfo *e);
-/* Scan options of this store (borrowed strings). */
 /* The index folder dir (the default <root>/.coderag when is_default) as a
- * canonical path in *out_real (caller frees), made when missing and create
- * is set (else CR_ENOINDEX). Errors: CR_EIO for a default that is a
+ * canonical path in *out_real (caller frees) and a descriptor of the folder
+ * checked, opened with O_DIRECTORY|O_NOFOLLOW, in *out_fd (caller closes),
+ * made when missing and create is set (else CR_ENOINDEX). Errors: CR_EIO for a default that is a
  * symbolic link or not a directory, or one of coderag's files in it that is
  * not a regular file; CR_EUSAGE for the root or a folder holding it, and,
  * when writable, a folder coderag did not make that holds files
  * (index_dir.c, which marks the folders coderag may write in). */
 CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int create,
-                    int writable, char **out_real, ErrInfo *e);
+                    int writable, char **out_real, int *out_fd, ErrInfo *e);
 
+/* A SQLite VFS of one store's own (db.c): the default one, except that a
+ * database path naming the index folder through its descriptor
+ * ("/proc/self/fd/N/index.db") is used as it is. SQLite's unix VFS resolves
+ * every symbolic link of a path, /proc's too, back to the folder's name,
+ * which a swap of the folder for a link would redirect. Registered under a
+ * name of its own (never the default); CR_EDB when SQLite has no default
+ * VFS. Free after the connection using it is closed. */
+CrErr idx_vfs_new(IdxVfs **out, ErrInfo *e);
+const char *idx_vfs_name(const IdxVfs *v);
+void idx_vfs_free(IdxVfs *v);
+
+/* Scan options of this store (borrowed strings). */
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
 
 /* ---------------------------------------------------------------- file work (write.c) */

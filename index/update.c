@@ -25,6 +25,7 @@ typedef struct Pool {
     size_t n;
     const char *root;
     size_t max_bytes;
+    IdxShared *shared; /* the store's: compiled queries */
     pthread_mutex_t mu;
     pthread_cond_t cond;
     size_t next;    /* next index a worker takes */
@@ -36,7 +37,7 @@ typedef struct Pool {
 static void *pool_worker(void *arg)
 {
     Pool *p = arg;
-    Chunker *ch = idx_chunker_new();
+    Chunker *ch = idx_chunker_new_shared(p->shared);
     pthread_mutex_lock(&p->mu);
     Stemmer *stem = p->stems ? p->stems[p->started] : NULL;
     p->started++;
@@ -188,6 +189,7 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
 {
     pool->root = st->root;
     pool->max_bytes = st->max_file_bytes;
+    pool->shared = st->shared;
     pool->em = idx_dense_parse_embedder(st);
     pool->done = xcalloc(pool->n + 1, 1);
     pthread_mutex_init(&pool->mu, NULL);
@@ -334,6 +336,10 @@ out:
     strmap_release(&by_path);
     idx_scan_result_release(&scan);
     if (lock_fd >= 0) close(lock_fd); /* releases the lock */
+    /* A full pass leaves the connection's page cache full of the pages it
+     * wrote (up to cache_size, 16 MB): a server keeps a connection per root
+     * for good, and asks read little through it. Give them back. */
+    if (st->db) sqlite3_db_release_memory(st->db);
     stats.ms = now_ms() - t0;
     if (out) *out = stats;
     return rc;
@@ -392,7 +398,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     } else {
         fw.size = (int64_t)sb.st_size;
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-        ch = idx_chunker_new();
+        ch = idx_chunker_new_shared(st->shared);
         idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                              idx_dense_parse_embedder(st));
         /* prepare records the size it read; keep the stat's mtime. */

@@ -83,7 +83,7 @@ static CrErr vecstore__unlink(VecStore *vs, int whole, ErrInfo *e)
 static int vecstore__base_unchanged(const VecStore *vs)
 {
     unsigned char t[TRAILER_BYTES];
-    int fd = open(vs->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = open(vs->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) return 0;
     struct stat st;
     int ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size == vs->base_bytes &&
@@ -125,7 +125,7 @@ static CrErr log_append(VecStore *vs, int *done, ErrInfo *e)
         return CR_OK;
     char *path = vecstore_log_path(vs->path);
     CrErr err = CR_OK;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
     if (fd < 0) {
         err = err_set(e, CR_EIO, "vectors: cannot open %s: %s", path, strerror(errno));
         goto out;
@@ -189,7 +189,7 @@ CrErr idx_vecstore_save(VecStore *vs, ErrInfo *e)
     int done = 0;
     if ((err = log_append(vs, &done, e)) || done) goto out;
     sb_addf(&tmp, "%s.tmp-%ld", vs->path, (long)getpid());
-    int fd = open(tmp.buf, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp.buf, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
         err = err_set(e, CR_EIO, "vectors: cannot create %s: %s", tmp.buf, strerror(errno));
         goto out;

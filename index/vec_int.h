@@ -39,7 +39,22 @@ typedef struct EmbedConfig {
  * when absent). CR_EINVAL for an unknown provider or an openai config
  * without url. Caller frees with idx_embedder_free. */
 CrErr idx_embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
+/* Drops one reference; the last frees. NULL-safe. */
 void idx_embedder_free(Embedder *em);
+/* One more reference to an embedder that may be used from several threads
+ * at once (EmbedderOps.parallel: the builtin model), for sharing it between
+ * stores (IdxShared). Returns em. */
+Embedder *idx_embedder_ref(Embedder *em);
+
+/* The builtin model's file for cfg: cfg->model, or CODERAG_MODEL_PATH. Static
+ * or borrowed from cfg. */
+const char *idx_embedder_builtin_path(const EmbedConfig *cfg);
+
+/* The embedder for cfg as idx_embedder_new makes it, except that with sh the
+ * builtin model is the one sh holds for that file (loaded once, shared; a
+ * file changed on disk since is loaded anew). Caller frees with
+ * idx_embedder_free. */
+CrErr idx_shared_embedder(IdxShared *sh, const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
 
 /* A stable identity of what produces the vectors, e.g. "openai:nomic-embed-text"
  * or "builtin:lsa-v1"; vectors from different identities are never mixed.

@@ -330,7 +330,8 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
     uint64_t count = 0, plen = 0;
     CrErr err = CR_OK;
 
-    int fd = open(vs->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO never blocks */
+    int fd =
+        open(vs->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW); /* a FIFO never blocks */
     if (fd < 0) {
         if (errno == ENOENT) return CR_ENOENT;
         return err_set(e, CR_EIO, "vectors: cannot open %s: %s", vs->path, strerror(errno));

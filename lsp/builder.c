@@ -149,6 +149,7 @@ static int run_adopt(Server *s, Job *job)
                        "use BM25 and the graph until it is back",
                        j->build_msg);
     lsp_progress_finish(ws, msg);
+    lsp_ws_write_outcome(ws, NULL, 0); /* a whole pass written: nothing is behind */
     lsp_ws_run_updates(s, ws);
     return JOB_DONE;
 }

@@ -186,7 +186,9 @@ static int run_lens(Server *s, Job *job)
             len = disk.len;
         }
         VfyAnchorMatch m;
-        if (vfy_anchor_resolve(anchor, text, len, &m) == VFY_ANCHOR_LOST) continue;
+        if (vfy_anchor_resolve_shared(j->job.ws->cfg.shared, anchor, text, len, &m) ==
+            VFY_ANCHOR_LOST)
+            continue;
         char title[200];
         snprintf(title, sizeof title, "cited for: %.120s%s", j->job.ws->last_question,
                  strlen(j->job.ws->last_question) > 120 ? "…" : "");

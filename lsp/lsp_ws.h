@@ -42,6 +42,10 @@ struct Workspace {
     size_t done, total; /* files of the running or last build */
     IdxStatus snap;     /* counts for coderag/status */
     char message[512];
+    /* Why the last write to the index (a file update) failed - a full disk,
+     * a database error - or "" when the last one succeeded: status shows
+     * the root in the error state with it. */
+    char write_error[512];
     StrMap pending; /* path -> arrival time (ms * 1000) of updates to apply */
     int update_queued;
 
@@ -73,6 +77,12 @@ int lsp_ws_open(Workspace *ws, ErrInfo *e);
 /* Worker: the pending file updates, applied. */
 void lsp_ws_run_updates(Server *s, Workspace *ws);
 void lsp_ws_set_error(Workspace *ws, const char *msg);
+/* Worker: the outcome of a write to the index of ws (why: NULL for a
+ * success). The first failure after a success sets write_error and tells
+ * the user (window/showMessage, an error); the first success after a
+ * failure clears it, asks for a full pass when catch_up (the changes that
+ * failed are caught up) and tells the user. Otherwise nothing is shown. */
+void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up);
 /* The coderag/status result. New reference. */
 struct json_t *lsp_srv_status_json(Server *s);
 /* Worker side: makes sure ws->q is open and, during a first build, fresh

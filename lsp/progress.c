@@ -21,7 +21,7 @@ void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    log_msg(type == 1 ? LOG_ERROR : LOG_WARN, "%s", msg);
+    log_msg(type == 1 ? LOG_ERROR : type == 2 ? LOG_WARN : LOG_INFO, "%s", msg);
     /* shown again whenever it changes: a new problem is never hidden
      * behind an old one */
     pthread_mutex_lock(&s->mu);

@@ -81,24 +81,35 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
     }
     if (json_is_object(opts)) ws_config_from_json(&s->cfg, opts);
 
+    /* A folder that cannot be served (another scheme: vscode-vfs://, a
+     * remote host, a malformed entry) is skipped and named; the others are
+     * indexed. */
+    StrBuf skipped;
+    size_t n_skipped = 0;
+    sb_init(&skipped);
     if (json_is_array(folders) && json_array_size(folders)) {
         size_t i;
         json_t *f;
         json_array_foreach(folders, i, f)
         {
-            const char *uri, *name = NULL;
+            const char *uri = NULL, *name = NULL;
             char *path = NULL;
             if (json_unpack_ex(f, &je, 0, "{s:s, s?s}", "uri", &uri, "name", &name) != 0 ||
-                path_from_uri(uri, &path) != CR_OK)
-                return rpc_error(err, RPC_INVALID_PARAMS, "initialize: bad workspace folder");
+                path_from_uri(uri, &path) != CR_OK) {
+                sb_addf(&skipped, "%s%.200s", n_skipped++ ? ", " : "", uri ? uri : "(malformed)");
+                continue;
+            }
             add_workspace(s, path, name);
             free(path);
         }
     } else if (json_is_string(root_uri)) {
         char *path = NULL;
-        if (path_from_uri(json_string_value(root_uri), &path) != CR_OK)
-            return rpc_error(err, RPC_INVALID_PARAMS, "initialize: rootUri is not a file URI");
-        add_workspace(s, path, NULL);
+        if (path_from_uri(json_string_value(root_uri), &path) == CR_OK) {
+            add_workspace(s, path, NULL);
+        } else {
+            sb_addf(&skipped, "%.200s", json_string_value(root_uri));
+            n_skipped++;
+        }
         free(path);
     } else if (json_is_string(root_path)) {
         add_workspace(s, json_string_value(root_path), NULL);
@@ -111,6 +122,19 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
         if (root) add_workspace(s, root, NULL);
         free(root);
     }
+    if (n_skipped) {
+        StrBuf m;
+        sb_init(&m);
+        sb_addf(&m,
+                "coderag: cannot serve workspace folder%s %s (only local file: folders are "
+                "indexed); %s",
+                n_skipped > 1 ? "s" : "", skipped.buf,
+                s->n_ws ? "indexing the others" : "nothing to index");
+        /* logged and shown at initialized (the client listens from then) */
+        free(s->skipped_folders);
+        s->skipped_folders = sb_detach(&m, NULL);
+    }
+    sb_release(&skipped);
     if (!s->n_ws) log_msg(LOG_WARN, "initialize: no workspace folder; nothing to index");
     for (size_t i = 0; i < s->n_ws; i++) {
         log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
@@ -142,6 +166,7 @@ static RpcStatus on_initialized(void *ctx, json_t *params, RpcCall *call, json_t
     Server *s = ctx;
     if (s->initialized) return RPC_DONE;
     s->initialized = 1;
+    if (s->skipped_folders) lsp_srv_notice(s, NOTICE_FOLDERS, 2, "%s", s->skipped_folders);
     if (s->cap_watch_dynamic) {
         /* every extension the index reads */
         json_t *watchers = json_array();
@@ -173,6 +198,8 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     int code = 1;
     memset(&s, 0, sizeof s);
     ws_config_copy(&s.cfg, cfg);
+    /* every root's stores share one copy of what is read-only (the model) */
+    if (!s.cfg.shared) s.cfg.shared = idx_shared_new();
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.work_cond, NULL);
     pthread_cond_init(&s.build_cond, NULL);
@@ -206,6 +233,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
         lsp_ws_free(s.ws[i]);
     free(s.ws);
     lsp_docs_free(&s);
+    free(s.skipped_folders);
     rpc_free(s.rpc);
     rpc_transport_free(s.tr);
     ws_config_release(&s.cfg);

@@ -63,7 +63,7 @@ typedef struct Doc Doc;
 
 #define LLM_THREADS 2
 
-enum { NOTICE_LLM, NOTICE_EMBED, NOTICE_INDEX, NOTICE__COUNT };
+enum { NOTICE_LLM, NOTICE_EMBED, NOTICE_INDEX, NOTICE_FOLDERS, NOTICE_UPDATE, NOTICE__COUNT };
 
 struct Server {
     Rpc *rpc;
@@ -76,6 +76,7 @@ struct Server {
 
     Workspace **ws; /* fixed at initialize */
     size_t n_ws;
+    char *skipped_folders; /* what initialize could not serve, told at initialized; or NULL */
     Doc *docs;
     int initialized;
 

@@ -158,12 +158,10 @@ int lsp_ws_open(Workspace *ws, ErrInfo *e)
     return 1;
 }
 
-/* Worker: open the query store and ask the builder for a build. */
-static int run_open(Server *s, Job *j)
+/* Asks the builder for a full pass; the root says "indexing" from now. */
+static void want_build(Workspace *ws)
 {
-    Workspace *ws = j->ws;
-    ErrInfo e = {0};
-    if (!lsp_ws_open(ws, &e)) return JOB_DONE;
+    Server *s = ws->srv;
     pthread_mutex_lock(&s->mu);
     ws->build_wanted = 1;
     if (!ws->building) {
@@ -172,6 +170,14 @@ static int run_open(Server *s, Job *j)
     }
     pthread_cond_signal(&s->build_cond);
     pthread_mutex_unlock(&s->mu);
+}
+
+/* Worker: open the query store and ask the builder for a build. */
+static int run_open(Server *s, Job *j)
+{
+    Workspace *ws = j->ws;
+    ErrInfo e = {0};
+    if (lsp_ws_open(ws, &e)) want_build(ws);
     return JOB_DONE;
 }
 
@@ -223,6 +229,13 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
         double t1 = now_ms();
         if (rc && rc != CR_EOUTSIDE)
             log_msg(LOG_WARN, "re-indexing %s failed: %s", todo.keys[i], e.msg);
+        /* a path naming nothing to index is the client's, not the index's */
+        if (rc != CR_EOUTSIDE && rc != CR_EINVAL) {
+            char why[sizeof ws->write_error];
+            snprintf(why, sizeof why, "re-indexing %.200s failed: %.280s", todo.keys[i],
+                     e.msg[0] ? e.msg : cr_strerror(rc));
+            lsp_ws_write_outcome(ws, rc && !lsp_endpoint_error(rc) ? why : NULL, 1);
+        }
         if (lsp_endpoint_error(rc))
             lsp_srv_notice(s, NOTICE_EMBED, 2,
                            "coderag: the embeddings endpoint failed (%s); "
@@ -233,6 +246,38 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
     }
     strmap_release(&todo);
     ws->q_status_stale = 1; /* counted when the worker is idle, not before the next ask */
+}
+
+void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)
+{
+    Server *s = ws->srv;
+    pthread_mutex_lock(&s->mu);
+    int was_failing = ws->write_error[0] != '\0';
+    /* a full pass that failed (a full disk too) left the root in error: a
+     * write that works again is the moment to retry it */
+    int pass_failed = !why && ws->state == FOLDER_ERROR && !ws->building;
+    if (why)
+        snprintf(ws->write_error, sizeof ws->write_error, "%s", why);
+    else
+        ws->write_error[0] = '\0';
+    pthread_mutex_unlock(&s->mu);
+    if (why && !was_failing)
+        lsp_srv_notice(s, NOTICE_UPDATE, 1,
+                       "coderag: the index of %s cannot be updated: %s. Answers may miss "
+                       "the changes since; updating resumes when it can.",
+                       ws->root, why);
+    if (!why && (was_failing || pass_failed)) {
+        /* the saves that failed: a full pass (a stat per file), before the
+         * user is told, so status says "indexing" from then */
+        if (catch_up) want_build(ws);
+        if (pass_failed) lsp_srv_notice_clear(s, NOTICE_INDEX);
+        lsp_srv_notice_clear(s, NOTICE_UPDATE);
+        lsp_srv_notice(s, NOTICE_UPDATE, 3,
+                       "coderag: the index of %s is being updated again; catching up with the "
+                       "changes it missed.",
+                       ws->root);
+        lsp_srv_notice_clear(s, NOTICE_UPDATE);
+    }
 }
 
 static int run_update(Server *s, Job *j)
@@ -308,6 +353,12 @@ json_t *lsp_srv_status_json(Server *s)
     for (size_t i = 0; i < s->n_ws; i++) {
         Workspace *ws = s->ws[i];
         FolderState st = ws->building && ws->state == FOLDER_READY ? FOLDER_INDEXING : ws->state;
+        /* a failed update: the index serves, but is behind the files */
+        const char *message = ws->message;
+        if (st == FOLDER_READY && ws->write_error[0]) {
+            st = FOLDER_ERROR;
+            message = ws->write_error;
+        }
         size_t w_indexed = ws->done, w_total = ws->total;
         if (st == FOLDER_READY) w_indexed = w_total = (size_t)ws->snap.files;
         any_indexing |= st == FOLDER_OPENING || st == FOLDER_INDEXING;
@@ -323,7 +374,7 @@ json_t *lsp_srv_status_json(Server *s)
             snprintf(line, sizeof line, "%s: indexing, %zu/%zu files", ws->name, w_indexed,
                      w_total);
         else
-            snprintf(line, sizeof line, "%s: %s", ws->name, ws->message);
+            snprintf(line, sizeof line, "%s: %s", ws->name, message);
         if (msg.len) sb_adds(&msg, "; ");
         sb_adds(&msg, line);
         /* the keys every door reports, then the server's own */
@@ -331,7 +382,7 @@ json_t *lsp_srv_status_json(Server *s)
         json_object_set_new(r, "state", json_string(state_name(st)));
         json_object_set_new(r, "indexed", json_integer((json_int_t)w_indexed));
         json_object_set_new(r, "total", json_integer((json_int_t)w_total));
-        json_object_set_new(r, "message", json_text(ws->message));
+        json_object_set_new(r, "message", json_text(message));
         json_array_append_new(roots, r);
     }
     pthread_mutex_unlock(&s->mu);

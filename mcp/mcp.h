@@ -13,8 +13,6 @@
 #ifndef CODERAG_MCP_H
 #define CODERAG_MCP_H
 
-#include "idx.h"
-#include "rtv.h"
 #include "ws.h"
 
 /* The revision this server speaks natively. */
@@ -26,11 +24,8 @@
 #define MCP_MAX_LINE ((size_t)32 << 20)
 
 typedef struct McpOptions {
-    const WsConfig *cfg; /* the workspace's settings; borrowed for the server's life */
-    /* Defaults for the ask tool: the LLM settings (llm_*), budget and mode;
-     * question and hooks are ignored. Strings borrowed. */
-    RtvRequest ask;
-    const char *llm_label; /* what status reports as the LLM ("none" when NULL) */
+    const WsConfig
+        *cfg; /* the workspace's settings (the LLM's too); borrowed for the server's life */
 } McpOptions;
 
 /* Serves one client until in_fd reaches end of file (or a read fails):

@@ -243,7 +243,7 @@ static void *worker(void *ud)
         s->state = IDX_RUNNING;
         pthread_mutex_unlock(&s->mu);
         rc = idx_update(st, on_index_progress, s, &stats, &e);
-        if (rc == CR_EHTTP || rc == CR_ETIMEOUT) {
+        if (ws_update_embed_failed(rc)) {
             log_msg(LOG_WARN, "embeddings failed, dense leg off until the next update: %s", e.msg);
             rc = CR_OK;
         }

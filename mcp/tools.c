@@ -190,15 +190,19 @@ static void run_status(const McpCtx *c, json_t *args, McpResult *r)
     }
     char when[32];
     utc_iso8601(s.last_update, when);
-    const char *llm = c->opt->llm_label ? c->opt->llm_label : "none";
+    StrBuf llm;
+    sb_init(&llm);
+    ws_config_llm_label(c->opt->cfg, &llm);
     r->structured = ws_status_json(idx_root(c->st), &s);
-    json_object_set_new(r->structured, "llm", json_text(llm));
+    json_object_set_new(r->structured, "llm", json_text(llm.buf));
     json_object_set_new(r->structured, "protocolVersion", json_string(MCP_PROTOCOL_VERSION));
     sb_addf(&r->text,
             "root: %s\nfiles: %lld indexed, %lld skipped\nchunks: %lld, symbols: %lld, graph "
             "edges: %lld, vectors: %lld\nlast update: %s\nembedder: %s\nLLM: %s\n",
             idx_root(c->st), (long long)s.files, (long long)s.skipped, (long long)s.chunks,
-            (long long)s.symbols, (long long)s.edges, (long long)s.vectors, when, s.embedder, llm);
+            (long long)s.symbols, (long long)s.edges, (long long)s.vectors, when, s.embedder,
+            llm.buf);
+    sb_release(&llm);
 }
 
 const McpTool mcp_tool_status = {

@@ -24,7 +24,8 @@ static json_t *item_json(const RtvItem *it, size_t rank)
 
 static void request_from(const McpCtx *c, json_t *args, const char *question, RtvRequest *req)
 {
-    *req = c->opt->ask;
+    rtv_request_init(req);
+    ws_config_llm(c->opt->cfg, req);
     req->question = question;
     req->progress = c->progress;
     req->progress_ud = c->progress_ud;

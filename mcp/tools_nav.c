@@ -63,7 +63,8 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
 
 static const McpField definition_fields[] = {
     {"symbol", MCP_T_STRING, 1, 0, 1000, NULL,
-     "A name (`make_response`) or dotted qualified name (`flask.app.Flask.make_response`)."},
+     "A name (`make_response`) or a qualified name, whole or in part (`Flask.make_response`, "
+     "`flask.app.Flask.make_response`; `::` reads as `.`)."},
     {"path", MCP_T_STRING, 0, 0, 4096, NULL,
      "Optional: a file whose own definitions are listed first."},
     {"limit", MCP_T_INT, 0, 1, 100, NULL, "Most definitions returned (default 10)."},
@@ -153,9 +154,12 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
         if ((rc = rtv_refs(c->st, &defs[i], outgoing, kinds, limit, &refs, &nr, &tr, &e))) break;
         char *q = qualified(&defs[i]);
         json_t *d = mcp_def_json(&defs[i], q), *rl = json_array();
-        sb_addf(&r->text, "%s `%s` (%s:%u-%u): %zu %s\n",
-                outgoing ? "Referenced from" : "References to", q, defs[i].head.path,
-                defs[i].start_line, defs[i].end_line, tr, tr == 1 ? "definition" : "definitions");
+        sb_addf(&r->text, "%s `%s` (%s:%u-%u): ", outgoing ? "Referenced from" : "References to", q,
+                defs[i].head.path, defs[i].start_line, defs[i].end_line);
+        if (tr)
+            sb_addf(&r->text, "%zu %s\n", tr, tr == 1 ? "definition" : "definitions");
+        else
+            sb_adds(&r->text, "no resolved references\n");
         for (size_t k = 0; k < nr; k++) {
             const RtvRef *x = &refs[k];
             json_t *o = mcp_def_json(&x->other, NULL);

@@ -3,23 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The definition a word at a place in a file names (rtv_def_under) and the
- * focus item an explanation packs first (rtv_focus_item). Scopes are read
+/* The definition at a line (rtv_def_at), the one a word at a place in a
+ * file names (rtv_def_under) and the focus item an explanation packs first
+ * (rtv_focus_item). Scopes are read
  * from the index's qualified names ("Class.method"), which every language's
  * row produces, so one rule serves them all: a method's body reaches its
  * class's members, a Go or Rust method (outside its type's lines) its type's,
  * a C++ out-of-line definition its class's. */
 
-static const char *last_part(const char *symbol)
-{
-    const char *dot = strrchr(symbol, '.');
-    return dot ? dot + 1 : symbol;
-}
-
 static int named(const RtvDef *d, const char *word)
 {
     return d->head.symbol &&
-           (!strcmp(d->head.symbol, word) || !strcmp(last_part(d->head.symbol), word));
+           (!strcmp(d->head.symbol, word) || !strcmp(rtv_last_part(d->head.symbol), word));
 }
 
 static int contains(const RtvDef *d, uint32_t line)
@@ -88,6 +83,24 @@ static long nearest_named(const RtvDef *v, size_t n, uint32_t line, const char *
         }
     }
     return best;
+}
+
+CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, ErrInfo *e)
+{
+    RtvDef *v = NULL;
+    size_t n = 0;
+    memset(out, 0, sizeof *out);
+    CrErr rc = rtv_file_defs(st, path, &v, &n, e);
+    if (rc) return rc;
+    long at = innermost(v, n, line, NULL);
+    if (at < 0) {
+        rc = err_set(e, CR_ENOENT, "%s:%u is in no definition", path, line);
+    } else {
+        *out = v[at];
+        memset(&v[at], 0, sizeof v[at]);
+    }
+    rtv_defs_free(v, n);
+    return rc;
 }
 
 CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *word, RtvDef *out,

@@ -1,4 +1,4 @@
-#include "rtv.h"
+#include "rtv_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,29 +162,6 @@ CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e)
     return rc;
 }
 
-CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, ErrInfo *e)
-{
-    RtvDef *defs = NULL;
-    size_t n = 0, best = (size_t)-1;
-    memset(out, 0, sizeof *out);
-    CrErr rc = rtv_file_defs(st, path, &defs, &n, e);
-    if (rc) return rc;
-    for (size_t i = 0; i < n; i++) {
-        if (line < defs[i].start_line || line > defs[i].end_line) continue;
-        if (best == (size_t)-1 ||
-            defs[i].end_line - defs[i].start_line < defs[best].end_line - defs[best].start_line)
-            best = i;
-    }
-    if (best == (size_t)-1) {
-        rc = err_set(e, CR_ENOENT, "%s:%u is in no definition", path, line);
-    } else {
-        *out = defs[best];
-        memset(&defs[best], 0, sizeof defs[best]);
-    }
-    rtv_defs_free(defs, n);
-    return rc;
-}
-
 /* Ranking class of a definition against the place it is asked from. */
 static int nearness(const RtvDef *d, const char *near_path, uint32_t near_line)
 {
@@ -275,7 +252,7 @@ static int fuzzy_in(const char *q, const char *name)
     return 0;
 }
 
-static const char *last_part(const char *symbol)
+const char *rtv_last_part(const char *symbol)
 {
     const char *dot = strrchr(symbol, '.');
     return dot ? dot + 1 : symbol;
@@ -322,7 +299,7 @@ CrErr rtv_symbols(IdxStore *st, const char *query, size_t max, RtvDef **out, siz
         sb_reset(&key);
         sb_addf(&key, "%s:%u", d.head.path, d.start_line);
         if (d.head.kind == IDX_KIND_MODULE || strmap_get(&seen, key.buf, NULL) ||
-            !fuzzy_in(query, last_part(d.head.symbol))) {
+            !fuzzy_in(query, rtv_last_part(d.head.symbol))) {
             rtv_def_release(&d);
             continue;
         }

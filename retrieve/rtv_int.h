@@ -181,6 +181,10 @@ void rtv_apply_priors(RtvCand *v, size_t n, const RtvTuning *t);
 /* Releases an item's chunk and text. */
 void rtv_item_release(RtvItem *it);
 
+/* The last component of a qualified symbol ("method" of "Class.method").
+ * Borrowed from symbol. */
+const char *rtv_last_part(const char *symbol);
+
 /* The focus item of a request (RtvRequest.focus_chunk): the whole
  * definition chunk_id is a piece of, as one item named by its first piece,
  * its lines read now (at most RTV_FOCUS_MAX_CHARS bytes, cut after a whole

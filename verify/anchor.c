@@ -98,6 +98,12 @@ static int parse_hash(const char *hex, uint64_t *out)
 VfyAnchorStatus vfy_anchor_resolve(const VfyAnchor *a, const char *text, size_t len,
                                    VfyAnchorMatch *out)
 {
+    return vfy_anchor_resolve_shared(NULL, a, text, len, out);
+}
+
+VfyAnchorStatus vfy_anchor_resolve_shared(IdxShared *sh, const VfyAnchor *a, const char *text,
+                                          size_t len, VfyAnchorMatch *out)
+{
     Lines l;
     StrBuf buf;
     uint64_t want;
@@ -127,7 +133,8 @@ VfyAnchorStatus vfy_anchor_resolve(const VfyAnchor *a, const char *text, size_t 
     }
     /* the definition, found as the index finds definitions in the file's language */
     uint32_t ds, de;
-    if (idx_find_definition(a->path, text, len, a->symbol, (uint32_t)near + 1, &ds, &de)) {
+    if (idx_find_definition_shared(sh, a->path, text, len, a->symbol, (uint32_t)near + 1, &ds,
+                                   &de)) {
         r.status = VFY_ANCHOR_MOVED;
         r.start_line = ds;
         r.end_line = de;

@@ -276,5 +276,9 @@ typedef struct VfyAnchorMatch {
  * the index reads); else LOST. Also returns out->status. */
 VfyAnchorStatus vfy_anchor_resolve(const VfyAnchor *a, const char *text, size_t len,
                                    VfyAnchorMatch *out);
+/* The same, the definition found with sh's compiled queries
+ * (idx_find_definition_shared; NULL: compiled for the call). */
+VfyAnchorStatus vfy_anchor_resolve_shared(IdxShared *sh, const VfyAnchor *a, const char *text,
+                                          size_t len, VfyAnchorMatch *out);
 
 #endif

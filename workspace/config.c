@@ -83,6 +83,7 @@ void ws_config_release(WsConfig *c)
     for (size_t i = 0; i < c->n_exclude; i++)
         free(c->exclude[i]);
     free(c->exclude);
+    idx_shared_unref(c->shared);
     memset(c, 0, sizeof *c);
 }
 
@@ -100,6 +101,7 @@ void ws_config_copy(WsConfig *dst, const WsConfig *src)
     dst->n_exclude = src->n_exclude;
     dst->max_file_bytes = src->max_file_bytes;
     dst->threads = src->threads;
+    dst->shared = src->shared ? idx_shared_ref(src->shared) : NULL;
 }
 
 static const ConfigKey *find_key(const char *name)
@@ -184,6 +186,14 @@ void ws_config_llm(const WsConfig *c, RtvRequest *req)
     req->llm_api_key_env = c->llm_api_key_env;
 }
 
+void ws_config_llm_label(const WsConfig *c, StrBuf *sb)
+{
+    if (c->llm_url)
+        http_redact_url(sb, c->llm_url);
+    else
+        sb_adds(sb, "none");
+}
+
 void ws_config_idx(const WsConfig *c, IdxConfig *out)
 {
     memset(out, 0, sizeof *out);
@@ -197,6 +207,7 @@ void ws_config_idx(const WsConfig *c, IdxConfig *out)
     out->embed_url = c->embed_url;
     out->embed_model = c->embed_model;
     out->embed_api_key_env = c->embed_api_key_env;
+    out->shared = c->shared;
 }
 
 const char *ws_config_resolve_root(WsConfig *c)

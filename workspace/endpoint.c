@@ -97,7 +97,7 @@ void ws_endpoint_report(WsEndpoint *ep, CrErr rc, const char *msg)
 
 json_t *ws_endpoint_status_json(WsEndpoint *ep, int configured)
 {
-    static const char *names[] = {"unknown", "ok", "down"};
+    static const char *const names[] = {"unknown", "ok", "down"};
     pthread_mutex_lock(&ep->mu);
     json_t *o = json_pack("{s:b, s:s, s:o}", "configured", configured, "state",
                           configured ? names[ep->st] : "off", "message", json_text(ep->reason));

@@ -32,6 +32,11 @@ CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUp
     return rc;
 }
 
+int ws_update_embed_failed(CrErr rc)
+{
+    return rc == CR_EHTTP || rc == CR_ETIMEOUT;
+}
+
 CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *passes, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -40,7 +45,7 @@ CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *pass
         IdxUpdateStats stats;
         if (passes) (*passes)++;
         rc = idx_update(st, fn, ud, &stats, e);
-        if (rc == CR_EHTTP || rc == CR_ETIMEOUT) rc = CR_OK; /* text index current; vectors later */
+        if (ws_update_embed_failed(rc)) rc = CR_OK;
         if (rc) break;
         if (stats.files_changed || stats.files_removed)
             log_msg(LOG_INFO, "index updated: %zu changed, %zu removed file(s)",

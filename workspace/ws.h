@@ -39,6 +39,10 @@ typedef struct WsConfig {
     size_t n_exclude;
     size_t max_file_bytes;
     int threads;
+    /* Read-only data lent to every store opened with these settings (the
+     * builtin model): a server with many roots sets it once, a copy takes a
+     * reference, release drops it. NULL: each store loads its own. */
+    IdxShared *shared;
 } WsConfig;
 
 void ws_config_init(WsConfig *c);
@@ -91,6 +95,9 @@ void ws_config_idx(const WsConfig *c, IdxConfig *out);
 /* The LLM settings of a request (endpoint, model, key variable), from the
  * configuration: the one place they are copied. Borrows from c. */
 void ws_config_llm(const WsConfig *c, RtvRequest *req);
+/* Appends to sb the LLM as every door's status shows it: llm.url as
+ * http_redact_url shows it, or "none" when it is unset. */
+void ws_config_llm_label(const WsConfig *c, StrBuf *sb);
 
 /* ---------------------------------------------------------------- root rule */
 
@@ -151,6 +158,11 @@ void ws_watch_close(WsWatch *w);
  * root changed since the last call (or the queue overflowed; or w is
  * NULL), 0 otherwise. New directories are watched as they appear. */
 int ws_watch_changed(WsWatch *w);
+
+/* Whether an idx_update failure is the embedder's alone (CR_EHTTP,
+ * CR_ETIMEOUT): the text index is then current and the vectors follow at
+ * the next update, so a server goes on with the dense leg off. */
+int ws_update_embed_failed(CrErr rc);
 
 /* Brings st up to date while w reports changes (at most a few passes; one
  * pass when w is NULL). An embeddings failure is not one (the text index is

@@ -153,6 +153,14 @@ void idx_py_chunker_free(PyChunker *c);
 CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
                          ChunkSet *out, ErrInfo *e);
 /* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
+/* lang's query (IdxLang.query) compiled for its grammar, or NULL (the
+ * failure logged). Caller frees with ts_query_delete. (chunk_query.c) */
+TSQuery *idx_chunk_query_compile(const IdxLang *lang);
+/* lang's compiled query kept by sh (compiled on first use, once; shared by
+ * every thread: a query is read-only, each run has its own cursor), or
+ * NULL when it does not compile. Borrowed for sh's life. (shared.c) */
+const TSQuery *idx_shared_query(IdxShared *sh, const IdxLang *lang);
+
 CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
                    size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);
 /* One step of a depth-first walk over a tree without recursion (inputs nest

@@ -178,6 +178,8 @@ def t_piped(root, sub):
     check(b"**" in piped.stdout and b"\x1b" not in piped.stdout, "piped: Markdown kept, no escapes")
     err = piped.stderr.decode("utf-8", "replace")
     check("\r" not in err and "asking the LLM" not in err, "piped: no progress line: %r" % err)
+    check("citation removed: [shop/nowhere.py:1-2] (file-not-found)" in err,
+          "piped: a removed citation is said on stderr: %r" % err)
     sanitizers_quiet(err + js.stderr.decode("utf-8", "replace"), "piped")
 
 

@@ -104,8 +104,11 @@ def t_root(tmp):
     check(r.stdout == os.path.realpath(proj) + "\n", "PATH over CODERAG_ROOT: %r" % r.stdout)
     r = run(["root", os.path.join(tmp, "nope")])
     check(r.returncode == 2 and "nope" in r.stderr, "missing PATH: exit 2 and a message: %r" % r.stderr)
-    r = run(["root", "--root", proj])
-    check(r.returncode == 1, "root takes no settings: exit %d" % r.returncode)
+    # root takes no settings: one is said and ignored (SPEC: every key is a flag)
+    r = run(["root", "--root", plain], cwd=os.path.join(proj, "src"))
+    check(r.returncode == 0 and r.stdout == os.path.realpath(proj) + "\n" and
+          "--root is not used by `coderag root` (ignored)" in r.stderr,
+          "root --root is ignored: %r %r (exit %d)" % (r.stdout, r.stderr, r.returncode))
 
 
 def main():

@@ -41,7 +41,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.root = (char *)"/nonexistent/coderag-fuzz-root";
     cfg.index_dir = (char *)"/nonexistent/coderag-fuzz-root/.coderag";
     o.cfg = &cfg;
-    rtv_request_init(&o.ask);
     if (mcp_server_run(&o, in, out) != 0) abort();
     off_t len = lseek(out, 0, SEEK_END);
     char *text = malloc((size_t)len + 1);

@@ -66,6 +66,71 @@ def t_save(env):
           "(server: re-indexed in %s ms)" % (ms, big_ms, took[-1] if took else "?"))
 
 
+def t_disk_full(env):
+    """Saves into a full disk (ENOSPC injected by tests/fault/enospc.c on the
+    index folder's files) reach the user: one window/showMessage error for
+    the change of state, status 'error' with the reason while it lasts; the
+    next save that succeeds clears it, says so, and catches up on the saves
+    that failed (issue 25: 30 saves logged 24 warnings, status stayed
+    'ready', the client was told nothing)."""
+    lib = os.path.join(os.path.dirname(os.path.abspath(env.bin)), "libcrfault.so")
+    if not os.path.exists(lib):
+        raise Failure("no %s (tests/fault is built with the tests)" % lib)
+    flag = os.path.join(env.dir, "disk-full")
+    asan = os.environ.get("ASAN_OPTIONS", "")
+    s = env.server(env_extra={
+        "LD_PRELOAD": lib, "CRFAULT_ENOSPC": flag,
+        "CRFAULT_PREFIX": os.path.join(os.path.realpath(env.root), ".coderag") + "/",
+        # the shim is preloaded ahead of the sanitizer's runtime
+        "ASAN_OPTIONS": (asan + ":" if asan else "") + "verify_asan_link_order=0"})
+    s.initialize(env.root)
+    s.wait_ready()
+    open(flag, "w").close()
+    env.write("shop/models.py", '\n\ndef compute_quarterly_rebate(total):\n    return total / 4\n', "a")
+    s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri("shop/models.py")}})
+    m = s.wait_method({"method": "window/showMessage", "params": {"message": "~cannot be updated"}})
+    check(m["params"]["type"] == 1 and "disk is full" in m["params"]["message"], "told: %r" % m)
+    for i in range(5):  # more saves into the full disk: told once
+        env.write("shop/errors.py", "\n\ndef spare_%d():\n    return %d\n" % (i, i), "a")
+        s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri("shop/errors.py")}})
+    s.ask("quarterly rebate")  # after the saves on the worker
+    st = s.call("coderag/status", {})["result"]
+    check(st["state"] == "error" and st["roots"][0]["state"] == "error", "status error: %r" % st)
+    check("re-indexing shop/errors.py failed" in st["message"] and "disk is full" in st["message"],
+          "the reason: %r" % st["message"])
+    os.unlink(flag)
+    env.write("shop/errors.py", "\n\ndef spare_again():\n    return 0\n", "a")
+    s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri("shop/errors.py")}})
+    m = s.wait_method({"method": "window/showMessage", "params": {"message": "~updated again"}})
+    check(m["params"]["type"] == 3, "recovery told: %r" % m)
+    st = s.wait_ready()
+    check(st["state"] == "ready", "status clears: %r" % st)
+    r = s.ask("compute quarterly rebate")
+    check(context_symbols(r)[:1] == ["compute_quarterly_rebate"],
+          "the save that failed caught up: %r" % context_symbols(r))
+    told = [m for m in s.server_msgs if m.get("method") == "window/showMessage"
+            and "cannot be updated" in m["params"]["message"]]
+    check(not told, "one error notice for the whole episode: %r" % told)
+    # a full pass into the full disk fails too; the next save that works retries it
+    open(flag, "w").close()
+    env.write("shop/errors.py", "\n\ndef spare_later():\n    return 1\n", "a")
+    s.call("workspace/executeCommand", {"command": "coderag.reindex", "arguments": []})
+    m = s.wait_method({"method": "window/showMessage", "params": {"message": "~indexing .* failed"}})
+    check(m["params"]["type"] == 1 and "full" in m["params"]["message"], "pass failure told: %r" % m)
+    os.unlink(flag)
+    env.write("shop/models.py", "\n\ndef settle_the_invoice(total):\n    return total\n", "a")
+    s.notify("textDocument/didSave", {"textDocument": {"uri": env.uri("shop/models.py")}})
+    s.wait_method({"method": "window/showMessage", "params": {"message": "~updated again"}})
+    st = s.wait_ready()
+    r = s.ask("spare later")
+    check("spare_later" in context_symbols(r), "the failed pass retried: %r" % context_symbols(r))
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+    chk = subprocess.run([env.bin, "status", "--root", env.root, "--check"], capture_output=True,
+                         text=True)
+    check(chk.returncode == 0, "index check after the full disk: %s" % chk.stderr)
+
+
 def t_save_outside(env):
     """didSave, watched-file events and hover with URIs that leave the
     workspace (a percent-encoded "..", "%2F" separators, a symlink to a file
@@ -217,11 +282,48 @@ def t_multiroot(env):
     check_sanitizers(s)
 
 
+def t_foreign_folders(env):
+    """Folders that cannot be served (another scheme, another host, a
+    malformed entry) are skipped and named in one warning; the local folder
+    beside them is indexed (issue 25: the whole initialize was refused)."""
+    s = env.server()
+    folders = [{"uri": "vscode-vfs://github/someone/project", "name": "remote"},
+               {"uri": file_uri(env.root), "name": "shop"},
+               {"uri": "file://otherhost/srv/code", "name": "elsewhere"},
+               {"name": "no uri"}]
+    r = s.call("initialize", {"processId": os.getpid(), "rootUri": file_uri(env.root),
+                              "capabilities": {}, "workspaceFolders": folders})
+    check("result" in r, "initialize answered: %r" % r)
+    s.notify("initialized", {})
+    m = s.wait_method({"method": "window/showMessage"})
+    text = m["params"]["message"]
+    check(m["params"]["type"] == 2, "a warning: %r" % m)
+    check("vscode-vfs://github/someone/project" in text and "file://otherhost/srv/code" in text
+          and "(malformed)" in text and "indexing the others" in text, "names them: %r" % text)
+    st = s.wait_ready()
+    check(len(st["roots"]) == 1 and st["files"] > 0, "the local folder indexed: %r" % st)
+    r = s.ask("How is tax applied?")
+    check("shop/models.py" in context_paths(r), "asks answered: %r" % context_paths(r))
+    check("cannot serve workspace folders" in s.stderr(), "logged")
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+    # only a remote rootUri: initialize still succeeds, the user is told
+    s = env.server()
+    r = s.call("initialize", {"processId": os.getpid(), "capabilities": {},
+                              "rootUri": "vscode-vfs://github/someone/project"})
+    check("result" in r, "initialize with a remote rootUri answered: %r" % r)
+    s.notify("initialized", {})
+    m = s.wait_method({"method": "window/showMessage"})
+    check("nothing to index" in m["params"]["message"], "told: %r" % m)
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
 GROUPS = {
-    "save": [t_save, t_save_outside],
+    "save": [t_save, t_save_outside, t_disk_full],
     "watch": [t_watch],
     "storm": [t_storm],
-    "multiroot": [t_multiroot],
+    "multiroot": [t_multiroot, t_foreign_folders],
 }
 
 

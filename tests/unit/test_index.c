@@ -464,7 +464,9 @@ static void test_schema_rebuild(void)
                            NULL, NULL),
               SQLITE_OK);
     sqlite3_close(h);
-    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, NULL), CR_ESCHEMA);
+    ErrInfo e = {0};
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, &e), CR_ESCHEMA);
+    CHECK(strstr(e.msg, "another schema version") != NULL);
     /* `ask --no-update` answers from the index as it is: it says to
      * re-index, and leaves the old index alone */
     CHECK_INT(idx_open(&cfg, IDX_OPEN_EXISTING, &st, NULL), CR_ENOINDEX);
@@ -485,8 +487,34 @@ static void test_schema_rebuild(void)
     CHECK(status.files > 0);
     idx_close(st);
 
+    /* A damaged page where the schema is read: readers say it is damaged,
+     * not of another version, and how to mend it; a writer rebuilds. */
+    FILE *f = fopen(db, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        char junk[512];
+        memset(junk, 0xa5, sizeof junk);
+        fseek(f, 4096, SEEK_SET); /* page 2: the first table's */
+        fwrite(junk, 1, sizeof junk, f);
+        fclose(f);
+    }
+    ErrInfo de = {0};
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, &de), CR_ESCHEMA);
+    CHECK(strstr(de.msg, "is damaged") && strstr(de.msg, "run `coderag index`"));
+    CHECK(!strstr(de.msg, "version"));
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_EXISTING, &st, &de), CR_ENOINDEX);
+    CHECK(strstr(de.msg, "is damaged") && strstr(de.msg, "run `coderag index`"));
+    st = open_store(0, NULL, 0);
+    CHECK(st != NULL);
+    if (st) {
+        update(st);
+        idx_status(st, &status, NULL);
+        CHECK(status.files > 0);
+        idx_close(st);
+    }
+
     /* A foreign file where the database should be is replaced, not read. */
-    FILE *f = fopen(db, "wb");
+    f = fopen(db, "wb");
     fputs("this is not a database", f);
     fclose(f);
     char p[600];
@@ -495,6 +523,61 @@ static void test_schema_rebuild(void)
     st = open_store(0, NULL, 0);
     CHECK(st != NULL);
     idx_close(st);
+}
+
+/* An index folder holds one workspace's index: another root is refused
+ * (never read with paths that mean other files, nor emptied by its
+ * update); an index folder inside its root moves with it. */
+static void test_index_of_another_root(void)
+{
+    char other[256] = "/tmp/coderag-test-index-other-XXXXXX", moved[300], p[600];
+    CHECK(mkdtemp(other) != NULL);
+    IdxStore *st = open_store(0, NULL, 0);
+    if (!st) return;
+    update(st);
+    IdxStatus before;
+    CHECK_INT(idx_status(st, &before, NULL), CR_OK);
+    idx_close(st);
+    static const unsigned modes[] = {IDX_OPEN_READONLY, IDX_OPEN_EXISTING, 0};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        IdxConfig cfg = {.root = other, .index_dir = tmp_index, .threads = 1};
+        ErrInfo e = {0};
+        st = NULL;
+        CHECK_INT(idx_open(&cfg, modes[i], &st, &e), CR_EUSAGE);
+        CHECK(strstr(e.msg, "holds the index of") && strstr(e.msg, tmp_root));
+        idx_close(st);
+    }
+    st = open_store(0, NULL, 0); /* untouched: the same files */
+    if (st) {
+        IdxStatus after;
+        CHECK_INT(idx_status(st, &after, NULL), CR_OK);
+        CHECK_INT(after.files, before.files);
+        idx_close(st);
+    }
+
+    /* a workspace moved with its .coderag/ keeps it */
+    snprintf(p, sizeof p, "%s/ws", other);
+    test_sh("cp -R '%s' '%s'", tmp_root, p);
+    IdxConfig cfg = {.root = p, .threads = 1};
+    st = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK); /* its .coderag/, made for p */
+    if (st) update(st);
+    idx_close(st);
+    snprintf(moved, sizeof moved, "%s/moved", other);
+    test_sh("mv '%s' '%s'", p, moved);
+    cfg.root = moved;
+    st = NULL;
+    ErrInfo e = {0};
+    CHECK_INT(idx_open(&cfg, 0, &st, &e), CR_OK);
+    if (st) {
+        IdxUpdateStats s = update(st);
+        CHECK_INT(s.files_changed, 0);
+        idx_close(st);
+    }
+    st = NULL;
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, &e), CR_OK);
+    idx_close(st);
+    test_sh("rm -rf '%s'%s", other, "");
 }
 
 int main(void)
@@ -507,6 +590,7 @@ int main(void)
     RUN(test_stop);
     RUN(test_other_writer);
     RUN(test_schema_rebuild);
+    RUN(test_index_of_another_root);
     teardown_tree();
     return test_summary();
 }

@@ -2,6 +2,7 @@
  * (issue 25): a symlinked .coderag, the root, a folder holding it and a
  * folder of someone else's files are refused with nothing written there. */
 #include "idx.h"
+#include "index/store_int.h"
 #include "test.h"
 
 #include <stdio.h>
@@ -125,6 +126,56 @@ static void test_fifo_in_folder(void)
     CHECK_INT(open_at(d, IDX_OPEN_READONLY), CR_EIO);
 }
 
+/* The folder is checked once and then named through its descriptor: a
+ * .coderag swapped for a link to another folder after the store opened it
+ * (the moment of the race of issue 25, chosen) redirects nothing. Before,
+ * the locks, the postings and SQLite's files went by path into the link's
+ * target. */
+static void test_swapped_after_open(void)
+{
+    char ws[256], dot[300], moved[300], away[256], other[300];
+    snprintf(ws, sizeof ws, "%s/swap", base_dir);
+    snprintf(dot, sizeof dot, "%s/.coderag", ws);
+    snprintf(moved, sizeof moved, "%s/.coderag-moved", ws);
+    snprintf(away, sizeof away, "%s/away", base_dir);
+    snprintf(other, sizeof other, "%s/b.py", ws);
+    test_sh("mkdir -p %s %s", ws, away);
+    test_sh("echo 'def f():\n    return 1' > %s/a.py # %s", ws, "");
+    IdxConfig cfg = {.root = ws, .threads = 1, .embed_provider = "none"};
+    IdxStore *st = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    if (!st) return;
+    /* SQLite names its files (-wal, -shm, the journal) after the path it
+     * keeps: the descriptor's, not one resolved back to .coderag */
+    CHECK(!strncmp(sqlite3_db_filename(st->db, "main"), "/proc/self/fd/", 14));
+    CHECK_INT(rename(dot, moved), 0);
+    CHECK_INT(symlink(away, dot), 0);
+    test_sh("echo 'def beta_caller():\n    return f()' > %s # %s", other, "");
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    IdxHit *hits = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_search_bm25(st, "beta_caller", 5, &hits, &n, NULL), CR_OK);
+    CHECK(n >= 1);
+    free(hits);
+    IdxStatus s1;
+    CHECK_INT(idx_status(st, &s1, NULL), CR_OK);
+    CHECK_INT(s1.files, 2);
+    idx_close(st);
+    char *in_away = listing(away), *in_moved = listing(moved);
+    CHECK_STR(in_away, "");
+    CHECK(strstr(in_moved, "index.db:") && strstr(in_moved, "update.lock:"));
+    free(in_away);
+    free(in_moved);
+    /* what was written is in the folder opened */
+    IdxConfig again = {.root = ws, .index_dir = moved, .threads = 1, .embed_provider = "none"};
+    CHECK_INT(idx_open(&again, IDX_OPEN_EXISTING, &st, NULL), CR_OK);
+    if (st) {
+        CHECK_INT(idx_status(st, &s1, NULL), CR_OK);
+        CHECK_INT(s1.files, 2);
+        idx_close(st);
+    }
+}
+
 int main(void)
 {
     snprintf(base_dir, sizeof base_dir, "/tmp/coderag-idxdir.XXXXXX");
@@ -136,6 +187,7 @@ int main(void)
     RUN(test_root_or_above);
     RUN(test_symlinked_default);
     RUN(test_fifo_in_folder);
+    RUN(test_swapped_after_open);
     test_sh("rm -rf %s", base_dir, NULL);
     return test_summary();
 }

@@ -130,6 +130,34 @@ static void test_defs_named_near(void)
     CHECK_INT(n, 0);
 }
 
+/* A partly qualified name finds the definitions it names, not every one
+ * that shares its last component; "::" reads as ".". */
+static void test_defs_named_qualified(void)
+{
+    static const struct {
+        const char *q;
+        size_t want;
+        const char *path; /* of the one found, when want is 1 */
+    } cases[] = {
+        {"Application.make_response", 1, APP},
+        {"app.Application.make_response", 1, APP},
+        {"Application::make_response", 1, APP},
+        {"helpers.make_response", 1, "webapp/helpers.py"},
+        {"make_response", 2, NULL},
+        {"NoSuchClass.make_response", 0, NULL},
+        {"plication.make_response", 0, NULL}, /* a component boundary, not any suffix */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        RtvDef *d = NULL;
+        size_t n = 0, total = 0;
+        CHECK_INT(rtv_defs_named(st, cases[i].q, NULL, 0, 0, &d, &n, &total, NULL), CR_OK);
+        if (total != cases[i].want) fprintf(stderr, "  case %s\n", cases[i].q);
+        CHECK_INT(total, cases[i].want);
+        if (n == 1 && cases[i].path) CHECK_STR(d[0].head.path, cases[i].path);
+        rtv_defs_free(d, n);
+    }
+}
+
 static RtvDef def_named(const char *q)
 {
     RtvDef *d = NULL, one = {0};
@@ -313,6 +341,7 @@ int main(void)
     RUN(test_file_defs_whole);
     RUN(test_def_at);
     RUN(test_defs_named_near);
+    RUN(test_defs_named_qualified);
     RUN(test_refs);
     RUN(test_symbols);
     RUN(test_join_pieces);

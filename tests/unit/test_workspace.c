@@ -4,6 +4,7 @@
  * the pace of progress reports, and the one orchestration of a question
  * (steps and one call) against the fake OpenAI server.
  */
+#include "index/store_int.h"
 #include "llm_util.h"
 #include "ws.h"
 
@@ -183,6 +184,25 @@ static void test_pace_time_floor(void)
     CHECK_STR(msg, "writing the answer: 48 tokens");
 }
 
+/* Every door's status shows the LLM this way: credentials never. */
+static void test_llm_label(void)
+{
+    WsConfig c;
+    StrBuf sb;
+    ws_config_init(&c);
+    sb_init(&sb);
+    ws_config_llm_label(&c, &sb);
+    CHECK_STR(sb.buf, "none");
+    ErrInfo e = {0};
+    CHECK_INT(ws_config_set(&c, "llm.url", "http://u:pw@h:1/v1?api_key=s3cret", &e), CR_OK);
+    sb_reset(&sb);
+    ws_config_llm_label(&c, &sb);
+    CHECK(strstr(sb.buf, "pw") == NULL && strstr(sb.buf, "s3cret") == NULL);
+    CHECK(strstr(sb.buf, "h:1/v1") != NULL);
+    sb_release(&sb);
+    ws_config_release(&c);
+}
+
 static void ask_request(RtvRequest *req)
 {
     rtv_request_init(req);
@@ -255,6 +275,37 @@ static void test_ask_steps_equal_one_call(void)
     rtv_answer_release(&steps);
 }
 
+/* Settings copied from a server's (one per root) lend the server's shared
+ * data to every store they open: one model for all the roots. */
+static void test_shared_across_roots(void)
+{
+    char dir[] = "/tmp/coderag-ws-shared-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    WsConfig server, root_a, root_b;
+    ws_config_init(&server);
+    server.shared = idx_shared_new();
+    CHECK_INT(ws_config_set(&server, "embed.provider", "builtin", NULL), CR_OK);
+    ws_config_copy(&root_a, &server);
+    ws_config_copy(&root_b, &server);
+    ws_config_release(&server); /* the copies keep the handle */
+    char ia[PATH_MAX], ib[PATH_MAX];
+    snprintf(ia, sizeof ia, "%s/a", dir);
+    snprintf(ib, sizeof ib, "%s/b", dir);
+    root_a.root = xstrdup(FIXTURE_DIR "/shop");
+    root_a.index_dir = xstrdup(ia);
+    root_b.root = xstrdup(FIXTURE_DIR "/shop");
+    root_b.index_dir = xstrdup(ib);
+    IdxStore *a = NULL, *b = NULL;
+    CHECK_INT(ws_store_open(&root_a, WS_OPEN_CREATE, &a, NULL), CR_OK);
+    CHECK_INT(ws_store_open(&root_b, WS_OPEN_CREATE, &b, NULL), CR_OK);
+    if (a && b) CHECK(a->dense.em != NULL && a->dense.em == b->dense.em);
+    idx_close(a);
+    idx_close(b);
+    ws_config_release(&root_a);
+    ws_config_release(&root_b);
+    test_sh("rm -rf '%s' # %s", dir, "");
+}
+
 static void run_tests(void)
 {
     RUN(test_change_kind);
@@ -263,8 +314,10 @@ static void run_tests(void)
     RUN(test_pace_steps);
     RUN(test_pace_open_ended);
     RUN(test_pace_time_floor);
+    RUN(test_llm_label);
     RUN(test_ask_backs_off_a_dead_llm);
     RUN(test_ask_steps_equal_one_call);
+    RUN(test_shared_across_roots);
 }
 
 int main(void)

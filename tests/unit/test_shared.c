@@ -1,0 +1,229 @@
+#include "idx.h"
+#include "index/lang/lang.h"
+#include "index/store_int.h"
+#include "index/vec_int.h"
+#include "test.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a server with many roots holds per root (issue 25). IdxShared:
+ * stores opened with one handle share one copy of the builtin model (a
+ * server with 200 roots held 200 copies, 1.8 GB) and the compiled queries;
+ * the model outlives the handle while a store uses it; a model file changed
+ * on disk is loaded anew; without a handle each store loads its own as
+ * before. And a full pass gives its page cache back. */
+
+#define MODEL FIXTURE_DIR "/../../models/code-nbow-py-v1.crm"
+
+static char tmpdir[] = "/tmp/coderag-test-shared-XXXXXX";
+static char model[300];
+
+static IdxStore *open_store(const char *name, IdxShared *sh, const char *model_path)
+{
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
+    IdxConfig cfg = {.root = FIXTURE_DIR "/shop",
+                     .index_dir = dir,
+                     .embed_provider = "builtin",
+                     .embed_model = model_path,
+                     .shared = sh};
+    IdxStore *st = NULL;
+    ErrInfo e = {0};
+    CrErr rc = idx_open(&cfg, 0, &st, &e);
+    if (rc) fprintf(stderr, "idx_open %s: %s\n", name, e.msg);
+    CHECK_INT(rc, CR_OK);
+    return st;
+}
+
+/* The first dense hit for a question, or 0. */
+static int64_t first_dense(IdxStore *st)
+{
+    IdxHit *hits = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_search_dense(st, "total price with tax", 3, &hits, &n, NULL), CR_OK);
+    int64_t id = n ? hits[0].chunk_id : 0;
+    free(hits);
+    return id;
+}
+
+static void test_one_copy(void)
+{
+    IdxShared *sh = idx_shared_new();
+    IdxStore *a = open_store("a", sh, model), *b = open_store("b", sh, model);
+    IdxStore *own = open_store("own", NULL, model);
+    if (!a || !b || !own) return;
+    CHECK(a->dense.em != NULL);
+    CHECK(a->dense.em == b->dense.em);
+    CHECK(own->dense.em != NULL && own->dense.em != a->dense.em);
+    /* the opener lets go while the stores still embed with it */
+    idx_shared_unref(sh);
+    CHECK_INT(idx_update(a, NULL, NULL, NULL, NULL), CR_OK);
+    idx_close(a);
+    CHECK_INT(idx_update(b, NULL, NULL, NULL, NULL), CR_OK);
+    CHECK_INT(idx_update(own, NULL, NULL, NULL, NULL), CR_OK);
+    /* the shared model answers as a store's own does */
+    int64_t hb = first_dense(b);
+    CHECK(hb != 0);
+    CHECK_INT(hb, first_dense(own));
+    idx_close(b);
+    idx_close(own);
+}
+
+/* A model file rewritten on disk is a new model for the stores opened
+ * after; the stores opened before keep theirs. */
+static void test_changed_file(void)
+{
+    IdxShared *sh = idx_shared_new();
+    IdxStore *a = open_store("c1", sh, model);
+    struct timespec t[2] = {{0, UTIME_OMIT}, {1000000000, 0}};
+    CHECK_INT(utimensat(AT_FDCWD, model, t, 0), 0);
+    IdxStore *b = open_store("c2", sh, model), *c = open_store("c3", sh, model);
+    if (a && b && c) {
+        CHECK(b->dense.em != NULL && a->dense.em != b->dense.em);
+        CHECK(b->dense.em == c->dense.em);
+    }
+    idx_shared_unref(sh);
+    idx_close(a);
+    idx_close(b);
+    idx_close(c);
+}
+
+/* A damaged or missing model costs the dense leg, shared or not, and is
+ * not remembered as good. */
+static void test_bad_model(void)
+{
+    char bad[320];
+    snprintf(bad, sizeof bad, "%s/bad.crm", tmpdir);
+    FILE *f = fopen(bad, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("not a model", f);
+        fclose(f);
+    }
+    IdxShared *sh = idx_shared_new();
+    IdxStore *a = open_store("bad1", sh, bad), *b = open_store("bad2", sh, "/no/such/model.crm");
+    if (a && b) {
+        CHECK(a->dense.em == NULL && strstr(a->dense.note, "unusable") != NULL);
+        CHECK(b->dense.em == NULL);
+    }
+    idx_close(a);
+    idx_close(b);
+    idx_shared_unref(sh);
+}
+
+typedef struct Opener {
+    IdxShared *sh;
+    char name[16];
+    IdxStore *st;
+} Opener;
+
+static void *opener(void *arg)
+{
+    Opener *o = arg;
+    o->st = open_store(o->name, o->sh, model);
+    return NULL;
+}
+
+/* Stores opened on several threads at once load the model once. */
+static void test_threads(void)
+{
+    IdxShared *sh = idx_shared_new();
+    Opener o[6];
+    pthread_t th[6];
+    for (int i = 0; i < 6; i++) {
+        o[i].sh = sh;
+        snprintf(o[i].name, sizeof o[i].name, "t%d", i);
+        o[i].st = NULL;
+        CHECK_INT(pthread_create(&th[i], NULL, opener, &o[i]), 0);
+    }
+    for (int i = 0; i < 6; i++)
+        pthread_join(th[i], NULL);
+    idx_shared_unref(sh);
+    for (int i = 0; i < 6; i++)
+        CHECK(o[i].st && o[i].st->dense.em && o[i].st->dense.em == o[0].st->dense.em);
+    for (int i = 0; i < 6; i++)
+        idx_close(o[i].st);
+}
+
+/* Compiled tree-sitter queries are kept by the handle: one per language
+ * for every store and thread (the C++ query takes ~200 ms to compile; each
+ * save compiled it again), and chunking with them equals chunking with a
+ * Chunker's own. */
+static void test_queries(void)
+{
+    const IdxLang *cpp = idx_lang_by_name("cpp");
+    CHECK(cpp != NULL);
+    if (!cpp) return;
+    IdxShared *sh = idx_shared_new();
+    const TSQuery *q = idx_shared_query(sh, cpp);
+    CHECK(q != NULL);
+    CHECK(idx_shared_query(sh, cpp) == q);
+    const char *src = "#include <vector>\nnamespace n {\nclass Box {\n public:\n  int size() const "
+                      "{ return 1; }\n};\nint twice(int x) { return 2 * x; }\n}\n";
+    Chunker *own = idx_chunker_new(), *lent = idx_chunker_new_shared(sh);
+    ChunkSet a = {0}, b = {0};
+    CHECK_INT(idx_chunker_run_lang(own, cpp, src, strlen(src), 0, &a, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run_lang(lent, cpp, src, strlen(src), 0, &b, NULL), CR_OK);
+    CHECK(a.n_chunks >= 2);
+    CHECK_INT(a.n_chunks, b.n_chunks);
+    for (size_t i = 0; i < a.n_chunks && i < b.n_chunks; i++) {
+        CHECK_STR(a.chunks[i].symbol, b.chunks[i].symbol);
+        CHECK_INT(a.chunks[i].start_line, b.chunks[i].start_line);
+    }
+    idx_chunk_set_release(&a);
+    idx_chunk_set_release(&b);
+    idx_chunker_free(own);
+    idx_chunker_free(lent);
+    /* re-finding a definition in an unsaved buffer borrows them too */
+    uint32_t s1 = 0, e1 = 0, s2 = 0, e2 = 0;
+    CHECK_INT(idx_find_definition("n/box.cc", src, strlen(src), "n.twice", 1, &s1, &e1), 1);
+    CHECK_INT(idx_find_definition_shared(sh, "n/box.cc", src, strlen(src), "n.twice", 1, &s2, &e2),
+              1);
+    CHECK_INT(s1, 7);
+    CHECK_INT(s2, s1);
+    CHECK_INT(e2, e1);
+    /* a store's updates take theirs from its handle */
+    IdxStore *st = open_store("q", sh, model);
+    if (st) {
+        CHECK(st->shared == sh);
+        idx_close(st);
+    }
+    idx_shared_unref(sh);
+}
+
+/* A full pass gives its page cache back: a server keeps one connection per
+ * root for good, and the pages a build wrote (up to 16 MB each) were held
+ * for nothing. */
+static void test_update_releases_cache(void)
+{
+    IdxShared *sh = idx_shared_new();
+    IdxStore *st = open_store("cache", sh, model);
+    if (st) {
+        CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+        int used = 0, hi = 0;
+        CHECK_INT(sqlite3_db_status(st->db, SQLITE_DBSTATUS_CACHE_USED, &used, &hi, 0), SQLITE_OK);
+        fprintf(stderr, "  cache used after a full pass: %d bytes\n", used);
+        CHECK(used < 32 * 1024);
+        idx_close(st);
+    }
+    idx_shared_unref(sh);
+}
+
+int main(void)
+{
+    CHECK(mkdtemp(tmpdir) != NULL);
+    snprintf(model, sizeof model, "%s/model.crm", tmpdir);
+    test_sh("cp '%s' '%s'", MODEL, model);
+    RUN(test_one_copy);
+    RUN(test_changed_file);
+    RUN(test_bad_model);
+    RUN(test_threads);
+    RUN(test_queries);
+    RUN(test_update_releases_cache);
+    test_sh("rm -rf '%s' # %s", tmpdir, "");
+    return test_summary();
+}
