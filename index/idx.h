@@ -166,6 +166,9 @@ const char *idx_source_ext(size_t i);
 int idx_is_test_path(const char *path);
 /* Whether the indexed file with this id is a test file (idx_is_test_path). */
 int idx_file_is_test(IdxStore *st, int64_t file_id);
+/* Whether the chunk with this id is in a test module of its language
+ * (idx_lang_is_test_symbol; Rust's `mod tests`); its file is not asked. */
+int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id);
 
 /* Whether a path has an extension the index reads. */
 int idx_is_source_path(const char *path);

@@ -389,6 +389,18 @@ const char *idx_root(const IdxStore *st)
     return st->root;
 }
 
+int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_PATH_SYMBOL, NULL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    int v = sqlite3_step(s) == SQLITE_ROW &&
+            idx_lang_is_test_symbol((const char *)sqlite3_column_text(s, 0),
+                                    (const char *)sqlite3_column_text(s, 1));
+    sqlite3_reset(s);
+    return v;
+}
+
 int idx_file_is_test(IdxStore *st, int64_t file_id)
 {
     sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_PATH_BY_ID, NULL);
