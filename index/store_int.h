@@ -71,7 +71,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0")                   \
-    X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE chunk_id = ?1 AND kind = ?2")               \
+    X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE file_id = "                                 \
+                          "(SELECT file_id FROM chunks WHERE id = ?1) "                            \
+                          "AND chunk_id = ?1 AND kind = ?2")                                       \
     X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
                   "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                              \
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
