@@ -72,13 +72,17 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     if (rc) return rc;
     if (verbose) {
         IdxStatus s;
-        if (idx_status(*out, &s, NULL) == CR_OK)
-            fprintf(stderr,
-                    "indexed %s: %zu files (%zu changed, %zu unchanged, %zu removed, %zu skipped), "
-                    "%lld chunks, %lld edges in %.0f ms\n",
-                    idx_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
-                    stats.files_removed, stats.files_skipped, (long long)s.chunks,
-                    (long long)s.edges, stats.ms);
+        if ((rc = idx_status(*out, &s, e))) {
+            idx_close(*out);
+            *out = NULL;
+            return rc;
+        }
+        fprintf(stderr,
+                "indexed %s: %zu files (%zu changed, %zu unchanged, %zu removed, %zu skipped), "
+                "%lld chunks, %lld edges in %.0f ms\n",
+                idx_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
+                stats.files_removed, stats.files_skipped, (long long)s.chunks, (long long)s.edges,
+                stats.ms);
     }
     return CR_OK;
 }
@@ -152,7 +156,7 @@ int cli_ask(int argc, char **argv)
     /* one question per process: no endpoint state to keep between asks */
     if ((rc = ws_ask(NULL, st, &req, &ans, &e))) goto out;
     if (a.json) {
-        json_t *j = lsp_answer_to_json(&ans, idx_root(st));
+        json_t *j = ws_answer_json(&ans, idx_root(st));
         cli_print_json(j);
         json_decref(j);
     } else {

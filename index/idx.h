@@ -61,10 +61,13 @@ enum {
 };
 
 /* Opens (creating when needed) the index of cfg->root. A database with an
- * older or foreign schema is rebuilt from scratch (unless READONLY, which
- * fails with CR_ESCHEMA). Errors: CR_ENOENT (no such root), CR_ENOINDEX
- * (READONLY or EXISTING, and no indexing run has finished its first step
- * there), CR_EDB, CR_EIO. Caller closes with idx_close. */
+ * older or foreign schema, or a damaged one, is rebuilt from scratch; with
+ * READONLY or EXISTING nothing is ever deleted: another schema fails with
+ * CR_ESCHEMA (READONLY) or CR_ENOINDEX (EXISTING), a damaged database with
+ * CR_ECORRUPT naming `coderag index`. Errors: CR_ENOENT (no such root),
+ * CR_ENOINDEX (READONLY or EXISTING, and no indexing run has finished its
+ * first step there), CR_ECORRUPT, CR_EDB, CR_EIO. Caller closes with
+ * idx_close. */
 CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e);
 void idx_close(IdxStore *st);
 
@@ -181,6 +184,18 @@ int idx_may_index_path(const char *path);
  * ("python", "go", "cpp", "typescript"), or "" for a language without one or
  * a path the index does not read by name. Static. */
 const char *idx_fence_tag(const char *path);
+
+/* The index folder's name under the root when no index folder is set
+ * (<root>/.coderag): never a source of the index, nor a root marker. */
+#define IDX_DIR_NAME ".coderag"
+
+/* The i-th VCS metadata folder name (".git", ".hg", ".svn", ".jj"; static),
+ * or NULL past the last: never scanned nor watched, and a folder holding
+ * one (a folder, or a file: worktrees, submodules) is a repository root
+ * (the root rule). */
+const char *idx_vcs_dir(size_t i);
+/* Whether the len bytes at name are one of idx_vcs_dir's names. */
+int idx_is_vcs_dir(const char *name, size_t len);
 
 /* The i-th project marker of the languages the index reads ("pyproject.toml",
  * "go.mod", "Cargo.toml", "package.json"...; each once, static), or NULL past

@@ -2,14 +2,7 @@
 #include "lsp_int.h"
 
 #include <jansson.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-static json_t *jreal(double v)
-{
-    return json_real(isfinite(v) ? v : 0.0);
-}
+#include <stdio.h>
 
 json_t *lsp_position(uint32_t line, uint32_t character)
 {
@@ -21,109 +14,12 @@ json_t *lsp_range(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1)
     return json_pack("{s:o, s:o}", "start", lsp_position(l0, c0), "end", lsp_position(l1, c1));
 }
 
-json_t *lsp_lines_range(uint32_t start_line, uint32_t end_line)
+int lsp_call_reply_failed(RpcCall *call, CrErr rc, const ErrInfo *e)
 {
-    return lsp_range(start_line ? start_line - 1 : 0, 0, end_line, 0);
-}
-
-static json_t *citation_json(const VfyCitation *c, const char *root_abs)
-{
-    json_t *o = json_object();
-    char *uri = path_to_uri(root_abs, c->path);
-    json_object_set_new(o, "uri", json_text(uri));
-    free(uri);
-    json_object_set_new(o, "range", lsp_lines_range(c->start_line, c->end_line));
-    json_object_set_new(o, "path", json_text(c->path));
-    json_object_set_new(o, "startLine", json_integer(c->start_line));
-    json_object_set_new(o, "endLine", json_integer(c->end_line));
-    json_object_set_new(o, "symbol", json_text(c->symbol));
-    json_object_set_new(o, "verified", json_boolean(c->verified));
-    json_object_set_new(o, "source", json_text(c->source ? c->source : "auto"));
-    /* Enough for a client to re-find the lines after edits (vfy_anchor_resolve). */
-    json_object_set_new(o, "anchor",
-                        json_pack("{s:o, s:s}", "symbol", json_text(c->symbol), "hash", c->anchor));
-    return o;
-}
-
-static json_t *via_json(unsigned via)
-{
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } names[] = {{RTV_VIA_BM25, "bm25"}, {RTV_VIA_DENSE, "dense"}, {RTV_VIA_GRAPH, "graph"}};
-    json_t *a = json_array();
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (via & names[i].bit) json_array_append_new(a, json_string(names[i].name));
-    return a;
-}
-
-static json_t *context_json(const RtvItem *it)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "path", json_text(it->chunk.path));
-    json_object_set_new(o, "startLine", json_integer(it->start_line));
-    json_object_set_new(o, "endLine", json_integer(it->end_line));
-    json_object_set_new(o, "symbol", json_text(rtv_item_symbol(it)));
-    json_object_set_new(o, "score", jreal(it->score));
-    json_object_set_new(o, "via", via_json(it->via));
-    return o;
-}
-
-static json_t *timings_json(const RtvTimings *t)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "bm25_ms", jreal(t->bm25_ms));
-    json_object_set_new(o, "dense_ms", jreal(t->dense_ms));
-    json_object_set_new(o, "graph_ms", jreal(t->graph_ms));
-    json_object_set_new(o, "pack_ms", jreal(t->pack_ms));
-    json_object_set_new(o, "llm_ms", jreal(t->llm_ms));
-    json_object_set_new(o, "verify_ms", jreal(t->verify_ms));
-    json_object_set_new(o, "total_ms", jreal(t->total_ms));
-    return o;
-}
-
-json_t *lsp_context_json(const RtvAnswer *a)
-{
-    json_t *ctx = json_array();
-    for (size_t i = 0; i < a->n_items; i++)
-        json_array_append_new(ctx, context_json(&a->items[i]));
-    return ctx;
-}
-
-json_t *lsp_answer_to_json(const RtvAnswer *a, const char *root_abs)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "answer", json_text(a->answer));
-    json_object_set_new(o, "mode", json_string(rtv_mode_name(a->mode)));
-    json_object_set_new(o, "match", json_string(rtv_match_name(a->match)));
-    json_object_set_new(o, "matchReason", json_text(a->match_reason));
-
-    json_t *cits = json_array();
-    for (size_t i = 0; i < a->n_citations; i++)
-        json_array_append_new(cits, citation_json(&a->citations[i], root_abs));
-    json_object_set_new(o, "citations", cits);
-
-    json_t *rej = json_array();
-    for (size_t i = 0; i < a->n_rejected; i++) {
-        json_t *r = json_object();
-        json_object_set_new(r, "text", json_text(a->rejected[i].text));
-        json_object_set_new(r, "reason", json_text(a->rejected[i].reason));
-        json_array_append_new(rej, r);
-    }
-    json_object_set_new(o, "rejected", rej);
-
-    json_object_set_new(o, "context", lsp_context_json(a));
-
-    json_object_set_new(o, "timings", timings_json(&a->timings));
-    return o;
-}
-
-char *lsp_answer_json(const RtvAnswer *a, const char *root_abs, size_t *out_len)
-{
-    json_t *o = lsp_answer_to_json(a, root_abs);
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8));
-    json_decref(o);
-    if (!s) abort(); /* only on allocation failure, which xmalloc would abort on too */
-    if (out_len) *out_len = strlen(s);
-    return s;
+    if (rc != CR_EDB && rc != CR_ECORRUPT && rc != CR_EIO) return 0;
+    RpcError err = {.code = RPC_REQUEST_FAILED};
+    snprintf(err.message, sizeof err.message, "the index could not be read: %.400s",
+             e && e->msg[0] ? e->msg : cr_strerror(rc));
+    rpc_call_reply(call, NULL, &err);
+    return 1;
 }

@@ -131,6 +131,13 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
  * not fit stay, and the extractive answer says so. Errors: the store's. */
 CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, ErrInfo *e);
 
+/* Makes the packed items' scores follow their order, as every door shows
+ * them ("best first"): at most 1.0, never rising down the list. Where a
+ * score rises above the one before it (the lexical head, then the
+ * dense-informed ranking whose scale runs higher; a joined piece), that item
+ * and all after it are scaled down to meet it, so ratios within a run stay. */
+void rtv_scores_by_rank(RtvItem *items, size_t n);
+
 /* The ranking's constants, chosen on the dev questions (docs/benchmarks.md). */
 typedef struct RtvTuning {
     size_t bm25_candidates;    /* BM25 hits considered */
@@ -158,12 +165,14 @@ typedef struct RtvRankInfo {
 } RtvRankInfo;
 
 /* The signals rtv_match reads, from a ranked and packed question. */
-void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
-                       RtvMatchSignals *sig);
+CrErr rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
+                        RtvMatchSignals *sig, ErrInfo *e);
 
 /* How many identifiers (snake_case, CamelCase, dotted; at most 16) the
- * question names; *hit gets how many of them name indexed definitions. */
-size_t rtv_named_identifiers(IdxStore *st, const char *question, size_t *hit);
+ * question names (*n_idents); *hit gets how many of them name indexed
+ * definitions. CR_EDB when the index cannot be read (never "no match"). */
+CrErr rtv_named_identifiers(IdxStore *st, const char *question, size_t *n_idents, size_t *hit,
+                            ErrInfo *e);
 
 /* Below this coverage, no indexed code matches the question well. */
 #define RTV_WEAK_COVERAGE 0.25

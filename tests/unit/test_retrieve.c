@@ -544,12 +544,18 @@ static void test_dense_weight_by_names(void)
     IdxStore *st = open_indexed(FIXTURE_DIR "/retrieve", tmp);
     CHECK(st != NULL);
     if (!st) return;
-    size_t hit = 9;
-    CHECK_INT(rtv_named_identifiers(st, "Who calls apply_discount and Cart.total?", &hit), 2);
+    size_t hit = 9, idents = 9;
+    CHECK_INT(
+        rtv_named_identifiers(st, "Who calls apply_discount and Cart.total?", &idents, &hit, NULL),
+        CR_OK);
+    CHECK_INT(idents, 2);
     CHECK_INT(hit, 2);
-    CHECK_INT(rtv_named_identifiers(st, "Is no_such_helper used?", &hit), 1);
+    CHECK_INT(rtv_named_identifiers(st, "Is no_such_helper used?", &idents, &hit, NULL), CR_OK);
+    CHECK_INT(idents, 1);
     CHECK_INT(hit, 0);
-    CHECK_INT(rtv_named_identifiers(st, "How is a discount coupon applied?", &hit), 0);
+    CHECK_INT(rtv_named_identifiers(st, "How is a discount coupon applied?", &idents, &hit, NULL),
+              CR_OK);
+    CHECK_INT(idents, 0);
     CHECK_INT(hit, 0);
     RtvTuning low = rtv_tuning, high = rtv_tuning;
     low.lexical_head = high.lexical_head = 0;
@@ -559,6 +565,43 @@ static void test_dense_weight_by_names(void)
     const char *plain = "What happens with an unknown discount coupon?";
     CHECK(rank_mass(st, named, &high) > rank_mass(st, named, &low) + 0.1);
     CHECK(rank_mass(st, plain, &high) == rank_mass(st, plain, &low));
+    idx_close(st);
+    rm_tree(tmp);
+}
+
+/* Scores follow the order every door shows as "best first": at most 1.0 and
+ * never rising down the list. Before, the lexical head kept its BM25-scale
+ * scores and the dense-informed ranking after it ran higher (shop, "how are
+ * orders saved": 0.94, 0.91, then 1.08). */
+static void test_scores_follow_rank(void)
+{
+    static const char *const questions[] = {"how are orders saved", "payment processing",
+                                            "price of items with quantity",
+                                            "How is a discount coupon applied to the cart total?"};
+    char tmp[64];
+    IdxStore *st = open_indexed(FIXTURE_DIR "/shop", tmp);
+    CHECK(st != NULL);
+    if (!st) return;
+    for (size_t q = 0; q < sizeof questions / sizeof *questions; q++) {
+        RtvRequest req;
+        RtvAnswer a = {0};
+        ErrInfo e = {0};
+        rtv_request_init(&req);
+        req.question = questions[q];
+        CHECK_INT(rtv_search(st, &req, &a, &e), CR_OK);
+        CHECK(a.n_items > 2);
+        int rising = 0;
+        for (size_t i = 0; i < a.n_items; i++) {
+            if (a.items[i].score > 1.0 || (i && a.items[i].score > a.items[i - 1].score)) {
+                fprintf(stderr, "  %s: item %zu scores %.3f\n", questions[q], i + 1,
+                        a.items[i].score);
+                rising = 1;
+            }
+            CHECK(a.items[i].score > 0);
+        }
+        CHECK(!rising);
+        rtv_answer_release(&a);
+    }
     idx_close(st);
     rm_tree(tmp);
 }
@@ -578,6 +621,7 @@ int main(void)
     RUN(test_ask_fixture);
     RUN(test_ask_errors);
     RUN(test_dense_weight_by_names);
+    RUN(test_scores_follow_rank);
     RUN(test_verify_against_store);
     return test_summary();
 }
