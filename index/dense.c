@@ -35,14 +35,26 @@ CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
     }
     if (cfg->embed_provider && cfg->embed_provider[0] && strcmp(cfg->embed_provider, "builtin"))
         return idx_shared_embedder(st->shared, &ec, &st->dense.em, e);
+    /* the builtin model is read on first use (idx_dense_embedder) */
+    st->dense.pending = 1;
+    st->dense.model_path = cfg->embed_model ? xstrdup(cfg->embed_model) : NULL;
+    return CR_OK;
+}
+
+Embedder *idx_dense_embedder(IdxStore *st)
+{
+    IdxDense *d = &st->dense;
+    if (!d->pending) return d->em;
+    d->pending = 0;
+    EmbedConfig ec = {"builtin", NULL, d->model_path, NULL, 0, 0, 0, EMBED_BATCH};
     /* A missing or damaged builtin model costs the dense leg, not the index. */
     ErrInfo me = {0};
-    if (idx_shared_embedder(st->shared, &ec, &st->dense.em, &me)) {
+    if (idx_shared_embedder(st->shared, &ec, &d->em, &me)) {
         log_msg(LOG_WARN, "no dense leg: %s", me.msg);
-        snprintf(st->dense.note, sizeof st->dense.note, "none (builtin model unusable: %.160s)",
-                 me.msg);
+        snprintf(d->note, sizeof d->note, "none (builtin model unusable: %.160s)", me.msg);
+        d->em = NULL;
     }
-    return CR_OK;
+    return d->em;
 }
 
 static void disarm(IdxDense *d)
@@ -59,6 +71,9 @@ void idx_dense_close(IdxStore *st)
     idx_dense_forget(st);
     idx_embedder_free(st->dense.em);
     st->dense.em = NULL;
+    st->dense.pending = 0;
+    free(st->dense.model_path);
+    st->dense.model_path = NULL;
 }
 
 void idx_dense_forget(IdxStore *st)
@@ -70,7 +85,7 @@ void idx_dense_forget(IdxStore *st)
 
 int idx_has_dense(const IdxStore *st)
 {
-    return st->dense.em != NULL;
+    return st->dense.em != NULL || st->dense.pending;
 }
 
 /* Opens the vector file. Vectors of another embedder are never mixed with
@@ -98,8 +113,10 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
         idx_dense_unstage(st);
         idx_embedder_free(st->dense.em);
         st->dense.em = NULL;
+        st->dense.pending = 0;
         goto out;
     }
+    if (!idx_dense_embedder(st)) goto out;
     if (exists && strcmp(have, idx_embedder_id(st->dense.em)) != 0) {
         if (!purge) goto out;
         if (unlink(path) != 0) {
@@ -187,7 +204,8 @@ static char *embed_text(IdxStore *st, int64_t id)
 
 Embedder *idx_dense_parse_embedder(IdxStore *st)
 {
-    return idx_embedder_parallel(st->dense.em) ? st->dense.em : NULL;
+    Embedder *em = idx_dense_embedder(st);
+    return em && idx_embedder_parallel(em) ? em : NULL;
 }
 
 void idx_dense_stage(IdxStore *st, int64_t id, const float *v, int dim)
@@ -382,7 +400,7 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     IdxDense *d = &st->dense;
     int64_t *want = NULL, *removed = NULL, after = 0;
     size_t n_want = 0, n_removed = 0;
-    if (!d->em) return CR_OK;
+    if (!idx_dense_embedder(st)) return CR_OK;
     double t0 = now_ms();
     /* What is journaled is the change from what this store holds, so it
      * must hold what the files say: another process may have written them. */
@@ -445,7 +463,7 @@ out:
 
 void idx_dense_preload(IdxStore *st)
 {
-    if (st->dense.em) open_vectors(st, 0, NULL);
+    if (idx_has_dense(st)) open_vectors(st, 0, NULL);
 }
 
 int64_t idx_dense_count(IdxStore *st)
@@ -453,8 +471,9 @@ int64_t idx_dense_count(IdxStore *st)
     int64_t count;
     /* as the last sync counted them, when nothing moved since: the file
      * need not be read for the figure */
-    if (st->dense.em && !st->dense.vs && synced(st, &count)) return count;
-    if (!st->dense.em || open_vectors(st, 0, NULL) || !st->dense.vs) return 0;
+    if (!idx_dense_embedder(st)) return 0;
+    if (!st->dense.vs && synced(st, &count)) return count;
+    if (open_vectors(st, 0, NULL) || !st->dense.vs) return 0;
     return idx_vecstore_count(st->dense.vs);
 }
 
@@ -466,9 +485,10 @@ CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **o
     int dim = 0;
     *out = NULL;
     *n_out = 0;
-    if (!st->dense.em || !limit) return CR_OK;
+    if (!idx_has_dense(st) || !limit) return CR_OK;
+    /* opens nothing, and loads no model, when there are no vectors */
     if ((rc = open_vectors(st, 0, e))) return rc;
-    if (!st->dense.vs || idx_vecstore_count(st->dense.vs) == 0) return CR_OK;
+    if (!st->dense.vs || !st->dense.em || idx_vecstore_count(st->dense.vs) == 0) return CR_OK;
     if ((rc = idx_embedder_embed_query(st->dense.em, query, &q, &dim, e))) return rc;
     if (dim != idx_vecstore_dim(st->dense.vs)) {
         free(q);

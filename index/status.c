@@ -80,8 +80,9 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     out->db_bytes = file_size(st->db_path);
     snprintf(p, sizeof p, "%s-wal", st->db_path);
     out->db_bytes += file_size(p);
-    if (st->dense.em)
-        idx_embedder_describe(st->dense.em, out->embedder, sizeof out->embedder);
+    Embedder *em = idx_dense_embedder(st);
+    if (em)
+        idx_embedder_describe(em, out->embedder, sizeof out->embedder);
     else
         snprintf(out->embedder, sizeof out->embedder, "%.127s",
                  st->dense.note[0] ? st->dense.note : "none");

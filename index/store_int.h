@@ -168,9 +168,13 @@ typedef struct IdxVfs IdxVfs; /* db.c */
 /* The dense leg: an object of its own inside the store, touched only by
  * dense.c. */
 typedef struct IdxDense {
-    Embedder *em;   /* NULL: no dense leg */
-    VecStore *vs;   /* opened on first use */
-    char note[200]; /* why the builtin model is not in use, for status */
+    Embedder *em; /* NULL: no dense leg (or the builtin model not loaded yet) */
+    /* The builtin model is loaded on first use (idx_dense_embedder): a
+     * store that never embeds (no Python) never reads its 9 MB. */
+    int pending;      /* 1: builtin, not loaded yet */
+    char *model_path; /* its configured file (NULL: the default) */
+    VecStore *vs;     /* opened on first use */
+    char note[200];   /* why the builtin model is not in use, for status */
     /* Vectors the parse workers computed for chunks written in this update,
      * by ascending chunk id (idx_dense_stage); the next sync adds them
      * instead of embedding those chunks again. */
@@ -428,6 +432,10 @@ void idx_store_postings_invalidate(IdxStore *st);
 /* Creates the configured embedder (none for builtin). */
 CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e);
 void idx_dense_close(IdxStore *st);
+/* The embedder, the builtin model loaded now if it was not yet (a model
+ * that cannot be loaded is logged once, kept in dense.note and leaves no
+ * dense leg). NULL: no dense leg. */
+Embedder *idx_dense_embedder(IdxStore *st);
 /* Brings the vectors in line with the chunks; no-op without an embedder. */
 CrErr idx_dense_sync(IdxStore *st, ErrInfo *e);
 /* Drops the in-memory vectors (reopened from the file on next use). */

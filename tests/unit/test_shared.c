@@ -56,9 +56,12 @@ static void test_one_copy(void)
     IdxStore *a = open_store("a", sh, model), *b = open_store("b", sh, model);
     IdxStore *own = open_store("own", NULL, model);
     if (!a || !b || !own) return;
-    CHECK(a->dense.em != NULL);
-    CHECK(a->dense.em == b->dense.em);
-    CHECK(own->dense.em != NULL && own->dense.em != a->dense.em);
+    /* opening reads no model: the first use does */
+    CHECK(a->dense.em == NULL && b->dense.em == NULL && own->dense.em == NULL);
+    CHECK(idx_has_dense(a));
+    CHECK(idx_dense_embedder(a) != NULL);
+    CHECK(idx_dense_embedder(a) == idx_dense_embedder(b));
+    CHECK(idx_dense_embedder(own) != NULL && idx_dense_embedder(own) != a->dense.em);
     /* the opener lets go while the stores still embed with it */
     idx_shared_unref(sh);
     CHECK_INT(idx_update(a, NULL, NULL, NULL, NULL), CR_OK);
@@ -79,12 +82,13 @@ static void test_changed_file(void)
 {
     IdxShared *sh = idx_shared_new();
     IdxStore *a = open_store("c1", sh, model);
+    if (a) CHECK(idx_dense_embedder(a) != NULL);
     struct timespec t[2] = {{0, UTIME_OMIT}, {1000000000, 0}};
     CHECK_INT(utimensat(AT_FDCWD, model, t, 0), 0);
     IdxStore *b = open_store("c2", sh, model), *c = open_store("c3", sh, model);
     if (a && b && c) {
-        CHECK(b->dense.em != NULL && a->dense.em != b->dense.em);
-        CHECK(b->dense.em == c->dense.em);
+        CHECK(idx_dense_embedder(b) != NULL && a->dense.em != b->dense.em);
+        CHECK(b->dense.em == idx_dense_embedder(c));
     }
     idx_shared_unref(sh);
     idx_close(a);
@@ -107,12 +111,50 @@ static void test_bad_model(void)
     IdxShared *sh = idx_shared_new();
     IdxStore *a = open_store("bad1", sh, bad), *b = open_store("bad2", sh, "/no/such/model.crm");
     if (a && b) {
-        CHECK(a->dense.em == NULL && strstr(a->dense.note, "unusable") != NULL);
-        CHECK(b->dense.em == NULL);
+        /* reported at first use, and the dense leg is gone */
+        CHECK(a->dense.note[0] == '\0' && idx_has_dense(a));
+        CHECK(idx_dense_embedder(a) == NULL && strstr(a->dense.note, "unusable") != NULL);
+        CHECK(!idx_has_dense(a));
+        CHECK(idx_dense_embedder(b) == NULL && !idx_has_dense(b));
+        IdxStatus s;
+        CHECK_INT(idx_status(a, &s, NULL), CR_OK);
+        CHECK(strstr(s.embedder, "unusable") != NULL);
     }
     idx_close(a);
     idx_close(b);
     idx_shared_unref(sh);
+}
+
+/* A store whose workspace has no Python reads no model to answer: an
+ * index of Go files is searched (both legs) with the model never loaded,
+ * since there are no vectors to compare a question with. */
+static void test_no_python_no_model(void)
+{
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/go", tmpdir);
+    IdxConfig cfg = {.root = FIXTURE_DIR "/lang/go",
+                     .index_dir = dir,
+                     .embed_provider = "builtin",
+                     .embed_model = model};
+    IdxStore *st = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    if (!st) return;
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    idx_close(st);
+    st = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    if (!st) return;
+    IdxHit *hits = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_search_bm25(st, "new", 5, &hits, &n, NULL), CR_OK);
+    CHECK(n > 0);
+    free(hits);
+    hits = NULL;
+    CHECK_INT(idx_search_dense(st, "route group", 5, &hits, &n, NULL), CR_OK);
+    CHECK_INT(n, 0);
+    free(hits);
+    CHECK(st->dense.em == NULL && idx_has_dense(st));
+    idx_close(st);
 }
 
 typedef struct Opener {
@@ -125,10 +167,11 @@ static void *opener(void *arg)
 {
     Opener *o = arg;
     o->st = open_store(o->name, o->sh, model);
+    if (o->st) idx_dense_embedder(o->st); /* the first uses, at once */
     return NULL;
 }
 
-/* Stores opened on several threads at once load the model once. */
+/* Stores opened and first used on several threads at once load the model once. */
 static void test_threads(void)
 {
     IdxShared *sh = idx_shared_new();
@@ -222,6 +265,7 @@ int main(void)
     RUN(test_changed_file);
     RUN(test_bad_model);
     RUN(test_threads);
+    RUN(test_no_python_no_model);
     RUN(test_queries);
     RUN(test_update_releases_cache);
     test_sh("rm -rf '%s' # %s", tmpdir, "");

@@ -300,7 +300,7 @@ static void test_shared_across_roots(void)
     IdxStore *a = NULL, *b = NULL;
     CHECK_INT(ws_store_open(&root_a, WS_OPEN_CREATE, &a, NULL), CR_OK);
     CHECK_INT(ws_store_open(&root_b, WS_OPEN_CREATE, &b, NULL), CR_OK);
-    if (a && b) CHECK(a->dense.em != NULL && a->dense.em == b->dense.em);
+    if (a && b) CHECK(idx_dense_embedder(a) != NULL && a->dense.em == idx_dense_embedder(b));
     idx_close(a);
     idx_close(b);
     ws_config_release(&root_a);
