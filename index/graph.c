@@ -17,6 +17,18 @@ typedef struct Resolver {
     size_t cuts;          /* lookups cut short (an import cycle, the depth bound) so far */
     char **volatile_keys; /* memo entries that hold for the current reference only */
     size_t n_volatile, cap_volatile;
+    /* A top-level lookup (depth 0, entered with no volatile answer held) whose
+     * answer was volatile: q -> index into tops, with the volatile answers it
+     * left, replayed on the next such lookup of q instead of walking the
+     * (star-)import cycle again. Same state after, so the same edges. */
+    StrMap top;
+    struct TopMemo {
+        int64_t v;
+        size_t cuts, n;
+        char **keys;
+        int64_t *vals;
+    } * tops;
+    size_t n_tops, cap_tops;
 } Resolver;
 
 /* Memo marks: a lookup in progress (an import cycle meets it), one not
@@ -180,10 +192,59 @@ static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
     return v;
 }
 
+static int64_t resolve_qualified(Resolver *r, const char *q, int depth);
+
+/* Forgets every top-level answer (the tables changed). */
+static void tops_clear(Resolver *r)
+{
+    for (size_t i = 0; i < r->n_tops; i++) {
+        free_strv(r->tops[i].keys, r->tops[i].n);
+        free(r->tops[i].vals);
+    }
+    r->n_tops = 0;
+    strmap_release(&r->top);
+    strmap_init(&r->top);
+}
+
+/* resolve_qualified at depth 0 with no volatile answer held: the memo holds
+ * only answers that do not depend on the path, so the lookup's answer and
+ * the volatile answers it leaves depend on q alone and are replayed. */
+static int64_t resolve_top(Resolver *r, const char *q)
+{
+    int64_t t;
+    if (strmap_get(&r->top, q, &t)) {
+        struct TopMemo *m = &r->tops[t];
+        for (size_t i = 0; i < m->n; i++) {
+            strmap_put(&r->memo, m->keys[i], m->vals[i]);
+            ARRAY_GROW(r->volatile_keys, r->n_volatile + 1, r->cap_volatile);
+            r->volatile_keys[r->n_volatile++] = xstrdup(m->keys[i]);
+        }
+        r->cuts += m->cuts;
+        return m->v;
+    }
+    size_t cuts = r->cuts;
+    int64_t v = resolve_qualified(r, q, 1 << 30);
+    if (r->n_volatile == 0 || r->rc != CR_OK) return v;
+    ARRAY_GROW(r->tops, r->n_tops + 1, r->cap_tops);
+    struct TopMemo *m = &r->tops[r->n_tops];
+    *m = (struct TopMemo){v, r->cuts - cuts, r->n_volatile, xcalloc(r->n_volatile, sizeof(char *)),
+                          xcalloc(r->n_volatile, sizeof(int64_t))};
+    for (size_t i = 0; i < m->n; i++) {
+        m->keys[i] = xstrdup(r->volatile_keys[i]);
+        strmap_get(&r->memo, m->keys[i], &m->vals[i]);
+    }
+    strmap_put(&r->top, q, (int64_t)r->n_tops++);
+    return v;
+}
+
 static int64_t resolve_qualified(Resolver *r, const char *q, int depth)
 {
     int64_t v;
     if (!q[0]) return 0;
+    if (depth == 1 << 30)
+        depth = 0;
+    else if (depth == 0 && r->n_volatile == 0 && !(strmap_get(&r->memo, q, &v) && v >= 0))
+        return resolve_top(r, q);
     if (depth > 6) {
         r->cuts++;
         return 0;
@@ -575,9 +636,10 @@ out:
 
 CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
 {
-    Resolver r = {st, {0}, e, CR_OK, 0, NULL, 0, 0};
+    Resolver r = {st, {0}, e, CR_OK, 0, NULL, 0, 0, {0}, NULL, 0, 0};
     size_t added = 0, n = 0;
     strmap_init(&r.memo);
+    strmap_init(&r.top);
     /* Passes until nothing is dirty: a base that moved marks the calls of
      * its subclasses, resolved again in the next pass (each class's calls
      * at most once per moved base, so this ends). */
@@ -587,7 +649,11 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         /* the memo holds answers of the tables as they were */
         strmap_release(&r.memo);
         strmap_init(&r.memo);
+        tops_clear(&r);
     }
+    tops_clear(&r);
+    strmap_release(&r.top);
+    free(r.tops);
     memo_end_ref(&r);
     free(r.volatile_keys);
     strmap_release(&r.memo);
