@@ -152,7 +152,7 @@ int cli_ask(int argc, char **argv)
     /* one question per process: no endpoint state to keep between asks */
     if ((rc = ws_ask(NULL, st, &req, &ans, &e))) goto out;
     if (a.json) {
-        json_t *j = lsp_answer_to_json(&ans, idx_root(st));
+        json_t *j = ws_answer_json(&ans, idx_root(st));
         cli_print_json(j);
         json_decref(j);
     } else {

@@ -126,6 +126,8 @@ static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
             want_ident = 1;
         } else if (!want_ident && i + 1 < b &&
                    ((c == '-' && src[i + 1] == '>') || (c == ':' && src[i + 1] == ':'))) {
+            if (c == ':' && i + 2 < b && src[i + 2] == '<')
+                break; /* f::<T>(): generic arguments end it, as in Foo<T> */
             i += 2;
             want_ident = 1;
         } else if (!want_ident && c == '<') {
@@ -231,6 +233,15 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 d.receiver = n;
             } else if (k == CAP_REF_CALL || k == CAP_REF_TYPE || k == CAP_REF_INHERIT) {
                 uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+                /* a called name right after `.` or `::` (in tokens a grammar
+                 * leaves unparsed) ends a chain another pattern captures
+                 * whole, with its @ref.from */
+                if (k == CAP_REF_CALL && ts_node_is_null(from)) {
+                    TSNode prev = ts_node_prev_sibling(n);
+                    if (!ts_node_is_null(prev) && !ts_node_is_named(prev) &&
+                        (!strcmp(ts_node_type(prev), ".") || !strcmp(ts_node_type(prev), "::")))
+                        continue;
+                }
                 /* obj.name(...) captured as @ref.from obj and @ref.call name */
                 if (!ts_node_is_null(from) && ts_node_start_byte(from) < a)
                     a = ts_node_start_byte(from);

@@ -335,6 +335,83 @@ out:
     return v;
 }
 
+/* The last part of a dotted name. */
+static const char *last_part(const char *s)
+{
+    const char *dot = strrchr(s, '.');
+    return dot ? dot + 1 : s;
+}
+
+/* Whether container chunk `cls` names `base` (its last part) among its
+ * inheritance references (`impl Base for X`, `class X implements Base`). */
+static int names_base(Resolver *r, int64_t cls, const char *base)
+{
+    size_t n = 0;
+    char **bases = class_bases(r, cls, &n);
+    int yes = 0;
+    for (size_t i = 0; i < n && !yes; i++)
+        yes = !strcmp(last_part(bases[i]), base);
+    free_strv(bases, n);
+    return yes;
+}
+
+enum { DISPATCH_MAX = 6, DISPATCH_SCAN = 16 };
+
+/* A method call on a receiver the indexer cannot type, in a language whose
+ * row says so (interface_dispatch: `self.re.find_at()` with `re: R` and
+ * `R: RegularExpression`): when a method of that name is declared in an
+ * interface that the containers of other methods of the name implement,
+ * the call reaches the declaration and those implementations (best
+ * supported declaration first; at most DISPATCH_MAX targets; none when
+ * more than DISPATCH_SCAN methods share the name). Returns the count. */
+static size_t dispatch_targets(Resolver *r, const RefRow *ref, int64_t *out)
+{
+    const IdxLang *lang = ref->lang;
+    if (!lang || !lang->interface_dispatch || ref->kind != REF_CALL) return 0;
+    const char *dot = strrchr(ref->name, '.');
+    if (!dot || !dot[1] || builtin_method(lang, dot + 1)) return 0;
+    sqlite3_stmt *s = lookup_stmt(r, STMT_METHODS_BY_NAME);
+    if (!s) return 0;
+    int64_t chunk[DISPATCH_SCAN + 1], cls[DISPATCH_SCAN + 1];
+    char *cls_name[DISPATCH_SCAN + 1];
+    size_t n = 0, best = 0, best_impls = 0;
+    sqlite3_bind_text(s, 1, dot + 1, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 2, IDX_KIND_METHOD);
+    sqlite3_bind_int(s, 3, DISPATCH_SCAN + 1);
+    while (n <= DISPATCH_SCAN && step_row(r, s)) {
+        chunk[n] = sqlite3_column_int64(s, 0);
+        cls[n] = sqlite3_column_int64(s, 1);
+        cls_name[n] = idx_store_col_dup(s, 2);
+        n++;
+    }
+    sqlite3_reset(s);
+    if (n > DISPATCH_SCAN) goto out;
+    /* impl[i][j]: method j's container implements method i's */
+    unsigned char impl[DISPATCH_SCAN][DISPATCH_SCAN] = {{0}};
+    for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++)
+            if (j != i && cls[j] != cls[i] && names_base(r, cls[j], cls_name[i])) {
+                impl[i][j] = 1;
+                k++;
+            }
+        if (k > best_impls) best = i, best_impls = k;
+    }
+    if (!best_impls || r->rc) {
+        best_impls = 0;
+        goto out;
+    }
+    out[0] = chunk[best];
+    size_t m = 1;
+    for (size_t j = 0; j < n && m < DISPATCH_MAX; j++)
+        if (impl[best][j]) out[m++] = chunk[j];
+    best_impls = m;
+out:
+    for (size_t i = 0; i < n; i++)
+        free(cls_name[i]);
+    return best_impls;
+}
+
 static IdxEdgeKind edge_kind(int ref_kind)
 {
     switch ((RefKind)ref_kind) {
@@ -377,20 +454,28 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         if ((s = lookup_stmt(&r, STMT_EDGE_DELETE_REF)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
         if ((r.rc = idx_store_step_done(st, s, e, "edges"))) break;
-        int64_t dst =
+        int64_t dst[DISPATCH_MAX];
+        size_t nd = 0;
+        dst[0] =
             row->kind == REF_IMPORT ? resolve_qualified(&r, row->name, 0) : resolve_expr(&r, row);
-        if (!dst && row->kind == REF_CALL && !r.rc) dst = resolve_inherited(&r, row);
+        if (!dst[0] && row->kind == REF_CALL && !r.rc) dst[0] = resolve_inherited(&r, row);
+        if (dst[0])
+            nd = 1;
+        else if (!r.rc)
+            nd = dispatch_targets(&r, row, dst);
         /* a lookup that failed resolved nothing: the ref stays dirty */
         if (r.rc) break;
-        if (dst && dst != row->chunk_id) {
+        for (size_t k = 0; k < nd && !r.rc; k++) {
+            if (dst[k] == row->chunk_id) continue;
             if ((s = lookup_stmt(&r, STMT_EDGE_INSERT)) == NULL) break;
             sqlite3_bind_int64(s, 1, row->chunk_id);
-            sqlite3_bind_int64(s, 2, dst);
+            sqlite3_bind_int64(s, 2, dst[k]);
             sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
             sqlite3_bind_int64(s, 4, row->id);
             if ((r.rc = idx_store_step_done(st, s, e, "edge"))) break;
             added++;
         }
+        if (r.rc) break;
         if ((s = lookup_stmt(&r, STMT_REF_RESOLVED)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
         r.rc = idx_store_step_done(st, s, e, "ref");

@@ -166,6 +166,9 @@ const char *idx_source_ext(size_t i);
 int idx_is_test_path(const char *path);
 /* Whether the indexed file with this id is a test file (idx_is_test_path). */
 int idx_file_is_test(IdxStore *st, int64_t file_id);
+/* Whether the chunk with this id is in a test module of its language
+ * (idx_lang_is_test_symbol; Rust's `mod tests`); its file is not asked. */
+int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id);
 
 /* Whether a path has an extension the index reads. */
 int idx_is_source_path(const char *path);
@@ -178,6 +181,18 @@ int idx_may_index_path(const char *path);
  * ("python", "go", "cpp", "typescript"), or "" for a language without one or
  * a path the index does not read by name. Static. */
 const char *idx_fence_tag(const char *path);
+
+/* The index folder's name under the root when no index folder is set
+ * (<root>/.coderag): never a source of the index, nor a root marker. */
+#define IDX_DIR_NAME ".coderag"
+
+/* The i-th VCS metadata folder name (".git", ".hg", ".svn", ".jj"; static),
+ * or NULL past the last: never scanned nor watched, and a folder holding
+ * one (a folder, or a file: worktrees, submodules) is a repository root
+ * (the root rule). */
+const char *idx_vcs_dir(size_t i);
+/* Whether the len bytes at name are one of idx_vcs_dir's names. */
+int idx_is_vcs_dir(const char *name, size_t len);
 
 /* The i-th project marker of the languages the index reads ("pyproject.toml",
  * "go.mod", "Cargo.toml", "package.json"...; each once, static), or NULL past

@@ -5,7 +5,9 @@
  * one, or one an older coderag made (only coderag's files, its ".gitignore"
  * of "*"). The default ".coderag" is never a symbolic link, and no index
  * folder is the workspace root or holds it. Every file of coderag's found
- * in it must be a regular file (a FIFO there would block an open).
+ * in it must be a regular file (a FIFO there would block an open). A named
+ * folder that does not exist is made with its missing parents (0755, as
+ * `mkdir -p`); a parent that cannot be made is named.
  */
 #include "store_int.h"
 
@@ -125,6 +127,29 @@ static CrErr claim(int dirfd, const char *dir, int writable, ErrInfo *e)
     return rc;
 }
 
+/* Creates the folders above dir that are missing, as `mkdir -p` does (an
+ * index folder named anywhere, like `--index-dir /tmp/a/b/c`, is made with
+ * its parents); the first that cannot be made is named. */
+static CrErr make_parents(const char *dir, ErrInfo *e)
+{
+    if (!dir[0]) return err_set(e, CR_EUSAGE, "no index directory named");
+    char *p = xstrdup(dir);
+    CrErr rc = CR_OK;
+    for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+        if (s[-1] == '/') continue; /* "a//b" */
+        *s = '\0';
+        struct stat st;
+        if (mkdir(p, 0755) != 0 && (errno != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            rc = err_set(e, CR_EIO, "cannot create index directory %s: %s: %s", dir, p,
+                         errno == EEXIST ? "not a directory" : strerror(errno));
+            break;
+        }
+        *s = '/';
+    }
+    free(p);
+    return rc;
+}
+
 CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int create,
                     int writable, char **out_real, int *out_fd, ErrInfo *e)
 {
@@ -132,12 +157,18 @@ CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int 
     *out_fd = -1;
     struct stat st;
     if (lstat(dir, &st) != 0) {
-        if (errno != ENOENT)
+        if (errno != ENOENT && errno != ENOTDIR) /* ENOTDIR: a parent is a file */
             return err_set(e, CR_EIO, "index directory %s: %s", dir, strerror(errno));
         if (!create)
             return err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
                            dir);
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        int made = mkdir(dir, 0755) == 0 || errno == EEXIST;
+        if (!made && (errno == ENOENT || errno == ENOTDIR)) { /* a parent is missing (or a file) */
+            CrErr prc = make_parents(dir, e);
+            if (prc) return prc;
+            made = mkdir(dir, 0755) == 0 || errno == EEXIST;
+        }
+        if (!made)
             return err_set(e, CR_EIO, "cannot create index directory %s: %s", dir, strerror(errno));
         if (lstat(dir, &st) != 0)
             return err_set(e, CR_EIO, "index directory %s: %s", dir, strerror(errno));

@@ -146,7 +146,7 @@ static void scan__symlink_dir(Walk *w, const char *name)
     if (!path_under(w->ctx.root, target)) {
         scan__skip(w, "outside-root");
     } else if (idx_scan_forbidden(&w->ctx, target)) {
-        /* into .git or the index: never entered, not worth reporting */
+        /* into a VCS folder or the index: never entered, not worth reporting */
     } else if (path_under(target, w->real.buf)) {
         scan__skip(w, "symlink-loop");
     } else {
@@ -256,7 +256,7 @@ static void scan__walk_dir(Walk *w, DIR *d)
         const char *nm = de->d_name;
         size_t len = strlen(nm);
         if (nm[0] == '.' && (len == 1 || (len == 2 && nm[1] == '.'))) continue;
-        if (len == 4 && !memcmp(nm, ".git", 4)) continue;
+        if (idx_is_vcs_dir(nm, len)) continue;
         if (len == 10 && !memcmp(nm, ".gitignore", 10)) {
             has_gitignore = 1;
             continue;

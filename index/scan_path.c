@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 /* Whether rel (a file, or a directory when is_dir) survives the rules on its
- * way down from the root: no .git component, not the index dir, no ignored
+ * way down from the root: no VCS folder component, not the index dir, no ignored
  * ancestor, not ignored itself. Reads the .gitignore files from disk. */
 static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
 {
@@ -34,7 +34,7 @@ static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
         const char *slash = strchr(p, '/');
         size_t len = slash ? (size_t)(slash - p) : strlen(p);
         int dir = slash ? 1 : is_dir;
-        if (len == 4 && !memcmp(p, ".git", 4)) {
+        if (idx_is_vcs_dir(p, len)) {
             ok = 0;
             break;
         }

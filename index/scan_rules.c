@@ -44,24 +44,24 @@ int idx_scan_wanted(int dirfd, const char *name, int64_t size)
     return n > 0 && idx_lang_for_shebang(buf, (size_t)n) != NULL;
 }
 
-static int scan__has_git_component(const char *rel)
+static int scan__has_vcs_component(const char *rel)
 {
     for (const char *p = rel; *p;) {
         const char *slash = strchr(p, '/');
         size_t n = slash ? (size_t)(slash - p) : strlen(p);
-        if (n == 4 && !memcmp(p, ".git", 4)) return 1;
+        if (idx_is_vcs_dir(p, n)) return 1;
         if (!slash) break;
         p = slash + 1;
     }
     return 0;
 }
 
-/* Inside the index dir or a .git directory (canonical path inside root). */
+/* Inside the index dir or a VCS folder (idx_vcs_dir; canonical path inside root). */
 int idx_scan_forbidden(const ScanCtx *c, const char *real)
 {
     if (c->index_real && path_under(c->index_real, real)) return 1;
     const char *rel = path_under(c->root, real);
-    return rel && scan__has_git_component(rel);
+    return rel && scan__has_vcs_component(rel);
 }
 
 /* Reads one .gitignore (relative to dirfd, or absolute with AT_FDCWD);

@@ -260,7 +260,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         if (cfg->index_dir)
             sb_adds(&d, cfg->index_dir);
         else
-            sb_addf(&d, "%s/.coderag", st->root);
+            sb_addf(&d, "%s/" IDX_DIR_NAME, st->root);
         rc = idx_dir_claim(st->root, d.buf, !cfg->index_dir, !existing,
                            !(flags & IDX_OPEN_READONLY), &st->index_real, &st->index_fd, e);
         sb_release(&d);
@@ -387,6 +387,18 @@ void idx_close(IdxStore *st)
 const char *idx_root(const IdxStore *st)
 {
     return st->root;
+}
+
+int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_PATH_SYMBOL, NULL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    int v = sqlite3_step(s) == SQLITE_ROW &&
+            idx_lang_is_test_symbol((const char *)sqlite3_column_text(s, 0),
+                                    (const char *)sqlite3_column_text(s, 1));
+    sqlite3_reset(s);
+    return v;
 }
 
 int idx_file_is_test(IdxStore *st, int64_t file_id)

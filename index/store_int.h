@@ -30,6 +30,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
     X(FILE_DELETE, "DELETE FROM files WHERE id = ?1")                                              \
     X(FILE_PATH_BY_ID, "SELECT path FROM files WHERE id = ?1")                                     \
+    X(CHUNK_PATH_SYMBOL, "SELECT f.path, c.symbol FROM chunks c "                                  \
+                         "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                       \
     X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
     X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, name, "  \
                     "signature, docstring, parent_id, hash, cont) "                                \
@@ -54,6 +56,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
     X(SYMBOL_BY_SUFFIX, "SELECT chunk_id FROM symbols WHERE name = ?1 AND (qualname = ?3 OR "      \
                         "substr(qualname, -length(?3) - 1) = '.' || ?3) LIMIT ?2")                 \
+    X(METHODS_BY_NAME, "SELECT s.chunk_id, p.id, p.name FROM symbols s "                           \
+                       "JOIN chunks c ON c.id = s.chunk_id JOIN chunks p ON p.id = c.parent_id "   \
+                       "WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3")                               \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \

@@ -209,7 +209,7 @@ static int ask_retrieve(Server *s, Job *job)
     }
     j->prepared = 1;
     json_t *v = partial_value(j, "context", "", 0);
-    json_object_set_new(v, "context", lsp_context_json(&j->ans));
+    json_object_set_new(v, "context", ws_answer_context_json(&j->ans));
     partial(s, j, v);
     char msg[200];
     snprintf(msg, sizeof msg, "found %zu location%s (match %s); %s", j->ans.n_items,
@@ -264,7 +264,7 @@ static int ask_finish(Server *s, Job *job)
     if (j->explain_gen && j->ans.mode == RTV_MODE_LLM)
         lsp_explain_store(ws, j->explain_key, j->ans.answer);
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
-    json_t *result = lsp_answer_to_json(&j->ans, idx_root(st));
+    json_t *result = ws_answer_json(&j->ans, idx_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
     if (j->explain_symbol) {
         json_object_set_new(result, "symbol", json_text(j->explain_symbol));

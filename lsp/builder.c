@@ -62,7 +62,8 @@ static void build(Workspace *ws)
     lsp_progress_start(ws);
     CrErr rc = ws_store_open(&cfg, WS_OPEN_CREATE, &j->built, &e);
     if (!rc) rc = idx_update(j->built, on_build_progress, ws, &j->stats, &e);
-    if ((!rc || lsp_endpoint_error(rc)) && idx_status(j->built, &j->built_status, NULL) != CR_OK)
+    if ((!rc || ws_update_embed_failed(rc)) &&
+        idx_status(j->built, &j->built_status, NULL) != CR_OK)
         memset(&j->built_status, 0, sizeof j->built_status);
     j->build_rc = rc;
     snprintf(j->build_msg, sizeof j->build_msg, "%s",
@@ -108,7 +109,7 @@ static int run_adopt(Server *s, Job *job)
     AdoptJob *j = (AdoptJob *)job;
     Workspace *ws = job->ws;
     char msg[sizeof ws->message];
-    if (j->build_rc && !lsp_endpoint_error(j->build_rc)) {
+    if (j->build_rc && !ws_update_embed_failed(j->build_rc)) {
         idx_close(j->built);
         j->built = NULL;
         pthread_mutex_lock(&s->mu);
@@ -143,7 +144,7 @@ static int run_adopt(Server *s, Job *job)
     snprintf(ws->message, sizeof ws->message, "%s", msg);
     if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
     pthread_mutex_unlock(&s->mu);
-    if (lsp_endpoint_error(j->build_rc))
+    if (ws_update_embed_failed(j->build_rc))
         lsp_srv_notice(s, NOTICE_EMBED, 2,
                        "coderag: the embeddings endpoint failed (%s); answers "
                        "use BM25 and the graph until it is back",

@@ -118,7 +118,7 @@ static json_t *hier_item(IdxStore *st, const RtvDef *d)
     json_t *item = json_pack(
         "{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name", json_text(short_name(c)), "kind",
         symbol_kind(c), "detail", json_text(c->signature[0] ? c->signature : c->module), "uri",
-        json_text(uri), "range", lsp_lines_range(d->start_line, d->end_line), "selectionRange",
+        json_text(uri), "range", ws_lines_range_json(d->start_line, d->end_line), "selectionRange",
         name_range(st, d), "data", "path", json_text(c->path), "line", (int)d->start_line);
     free(uri);
     return item;
@@ -220,7 +220,7 @@ static json_t *symbols(Server *s, const char *query)
             json_array_append_new(
                 out, json_pack("{s:o, s:i, s:{s:o, s:o}, s:o}", "name", json_text(short_name(c)),
                                "kind", symbol_kind(c), "location", "uri", json_text(uri), "range",
-                               lsp_lines_range(defs[i].start_line, defs[i].end_line),
+                               ws_lines_range_json(defs[i].start_line, defs[i].end_line),
                                "containerName", json_text(container.buf ? container.buf : "")));
             sb_release(&container);
             free(uri);
@@ -243,7 +243,7 @@ static json_t *calls(IdxStore *st, const char *path, int line0, int outgoing)
             const RtvRef *r = &refs[i];
             json_array_append_new(out, json_pack("{s:o, s:[o]}", outgoing ? "to" : "from",
                                                  hier_item(st, &r->other), "fromRanges",
-                                                 lsp_lines_range(r->at_start, r->at_end)));
+                                                 ws_lines_range_json(r->at_start, r->at_end)));
         }
         rtv_refs_free(refs, n);
     }

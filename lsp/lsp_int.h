@@ -21,7 +21,5 @@ struct json_t;
 /* LSP Position and Range objects (0-based lines and characters). */
 struct json_t *lsp_position(uint32_t line, uint32_t character);
 struct json_t *lsp_range(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1);
-/* Lines a..b (1-based, inclusive) whole: from a's start to b + 1's start. */
-struct json_t *lsp_lines_range(uint32_t a, uint32_t b);
 
 #endif

@@ -97,6 +97,5 @@ void lsp_ws_refresh_stale(Server *s);
 
 /* ---- builder.c */
 void *lsp_builder_main(void *arg);
-int lsp_endpoint_error(CrErr rc);
 
 #endif

@@ -114,13 +114,9 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
     } else if (json_is_string(root_path)) {
         add_workspace(s, json_string_value(root_path), NULL);
     } else {
-        /* no folder named: the root rule from the configured root or the
-         * working directory (docs/protocol.md) */
-        char cwd[4096];
-        const char *start = s->cfg.root ? s->cfg.root : getcwd(cwd, sizeof cwd);
-        char *root = start ? ws_find_root(start, start) : NULL;
-        if (root) add_workspace(s, root, NULL);
-        free(root);
+        /* no folder named: the configured root as given, else the root
+         * rule from the working directory, as every door (ws.h) */
+        add_workspace(s, ws_config_resolve_root(&s->cfg), NULL);
     }
     if (n_skipped) {
         StrBuf m;

@@ -148,11 +148,6 @@ static void set_snapshot(Workspace *ws, const IdxStatus *st)
     pthread_mutex_unlock(&ws->srv->mu);
 }
 
-int lsp_endpoint_error(CrErr rc)
-{
-    return rc == CR_EHTTP || rc == CR_ETIMEOUT;
-}
-
 /* Opens q (idempotent); errors put the workspace in the error state. */
 int lsp_ws_open(Workspace *ws, ErrInfo *e)
 {
@@ -245,9 +240,9 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
             char why[sizeof ws->write_error];
             snprintf(why, sizeof why, "re-indexing %.200s failed: %.280s", todo.keys[i],
                      e.msg[0] ? e.msg : cr_strerror(rc));
-            lsp_ws_write_outcome(ws, rc && !lsp_endpoint_error(rc) ? why : NULL, 1);
+            lsp_ws_write_outcome(ws, rc && !ws_update_embed_failed(rc) ? why : NULL, 1);
         }
-        if (lsp_endpoint_error(rc))
+        if (ws_update_embed_failed(rc))
             lsp_srv_notice(s, NOTICE_EMBED, 2,
                            "coderag: the embeddings endpoint failed (%s); "
                            "the text index is current, vectors follow when it is back",

@@ -56,9 +56,5 @@ json_t *mcp_def_json(const RtvDef *d, const char *qualified)
 
 void mcp_via_json(json_t *obj, unsigned via)
 {
-    json_t *v = json_array();
-    if (via & RTV_VIA_BM25) json_array_append_new(v, json_string("bm25"));
-    if (via & RTV_VIA_DENSE) json_array_append_new(v, json_string("dense"));
-    if (via & RTV_VIA_GRAPH) json_array_append_new(v, json_string("graph"));
-    json_object_set_new(obj, "via", v);
+    json_object_set_new(obj, "via", ws_via_json(via));
 }

@@ -81,9 +81,10 @@ static const McpField search_fields[] = {
 const McpTool mcp_tool_search = {
     "search",
     "Search code",
-    "Ranked definitions (functions, methods, classes, module code) for a query, best first: "
-    "path, lines, symbol, kind, signature, score and which retrievers found each (bm25, "
-    "dense, graph). The same ranking `ask` answers from; no answer text.",
+    "Ranked definitions (functions, methods, classes, module code) for a query, best first "
+    "(rank 1 is the best): path, lines, symbol, kind, signature, score (relevance, 1.0 at "
+    "most, never rising down the list) and which retrievers found each (bm25, dense, graph). "
+    "The same ranking `ask` answers from; no answer text.",
     search_fields,
     sizeof search_fields / sizeof search_fields[0],
     1,
@@ -104,7 +105,7 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
         rtv_answer_release(&a);
         return;
     }
-    json_t *cites = json_array(), *rej = json_array(), *ctx = json_array();
+    json_t *cites = json_array(), *ctx = json_array();
     for (size_t i = 0; i < a.n_citations; i++) {
         const VfyCitation *v = &a.citations[i];
         json_array_append_new(
@@ -112,14 +113,12 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
                              "startLine", (int)v->start_line, "endLine", (int)v->end_line, "symbol",
                              json_text(v->symbol), "source", v->source, "verified", v->verified));
     }
-    for (size_t i = 0; i < a.n_rejected; i++)
-        json_array_append_new(rej, json_pack("{s:o, s:s}", "text", json_text(a.rejected[i].text),
-                                             "reason", a.rejected[i].reason));
     for (size_t i = 0; i < a.n_items; i++)
         json_array_append_new(ctx, item_json(&a.items[i], i + 1));
-    r->structured = json_pack("{s:o, s:s, s:s, s:o, s:o, s:o}", "answer", json_text(a.answer),
-                              "mode", rtv_mode_name(a.mode), "match", rtv_match_name(a.match),
-                              "citations", cites, "rejected", rej, "context", ctx);
+    r->structured =
+        json_pack("{s:o, s:s, s:s, s:o, s:o, s:o}", "answer", json_text(a.answer), "mode",
+                  rtv_mode_name(a.mode), "match", rtv_match_name(a.match), "citations", cites,
+                  "rejected", ws_answer_rejected_json(&a), "context", ctx);
     if (a.fallback_reason)
         json_object_set_new(r->structured, "fallbackReason", json_text(a.fallback_reason));
     sb_adds(&r->text, a.answer);

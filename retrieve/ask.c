@@ -207,6 +207,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     }
     /* Pieces of one definition are joined when the lines between fit. */
     if ((rc = rtv_join_pieces(st, out->items, &out->n_items, &pk.left, e))) goto out;
+    rtv_scores_by_rank(out->items, out->n_items);
     out->timings.pack_ms = now_ms() - t;
 
     rtv_match_signals(st, req->question, &info, out->n_items, &out->signals);

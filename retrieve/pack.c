@@ -149,3 +149,17 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
     free(hit);
     free(off);
 }
+
+void rtv_scores_by_rank(RtvItem *items, size_t n)
+{
+    double factor = 1.0, prev = 1.0;
+    for (size_t i = 0; i < n; i++) {
+        double s = items[i].score * factor;
+        if (s > prev && items[i].score > 0) {
+            factor = prev / items[i].score;
+            s = prev;
+        }
+        items[i].score = s;
+        prev = s;
+    }
+}

@@ -103,7 +103,8 @@ static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, Rtv
     }
     /* behaviour questions are answered by code, not by the tests exercising it */
     for (size_t i = 0; i < *n; i++)
-        if ((*v)[i].file_id && rtv_file_is_test(st, lk, (*v)[i].file_id))
+        if (((*v)[i].file_id && rtv_file_is_test(st, lk, (*v)[i].file_id)) ||
+            idx_chunk_in_test_module(st, (*v)[i].chunk_id))
             (*v)[i].score *= t->test_prior;
     rtv_apply_priors(*v, *n, t);
     return CR_OK;

@@ -106,7 +106,8 @@ typedef enum { RTV_VIA_BM25 = 1, RTV_VIA_DENSE = 2, RTV_VIA_GRAPH = 4 } RtvVia;
 typedef struct RtvItem {
     IdxChunk chunk;                /* the chunk it came from; owned */
     uint32_t start_line, end_line; /* packed span, 1-based inclusive (the chunk's, for now) */
-    double score; /* fused relevance, best item 1.0 (BM25 relative to the top hit) */
+    double score; /* fused relevance (BM25 relative to the top hit), at most 1.0 and
+                   * never rising down the list: rtv_scores_by_rank */
     unsigned via; /* RtvVia bits */
     char *text;   /* the packed lines as read at packing time; owned */
 } RtvItem;

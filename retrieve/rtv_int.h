@@ -131,6 +131,13 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
  * not fit stay, and the extractive answer says so. Errors: the store's. */
 CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, ErrInfo *e);
 
+/* Makes the packed items' scores follow their order, as every door shows
+ * them ("best first"): at most 1.0, never rising down the list. Where a
+ * score rises above the one before it (the lexical head, then the
+ * dense-informed ranking whose scale runs higher; a joined piece), that item
+ * and all after it are scaled down to meet it, so ratios within a run stay. */
+void rtv_scores_by_rank(RtvItem *items, size_t n);
+
 /* The ranking's constants, chosen on the dev questions (docs/benchmarks.md). */
 typedef struct RtvTuning {
     size_t bm25_candidates;    /* BM25 hits considered */

@@ -11,11 +11,9 @@
  * the editor was opened in. An index left behind (.coderag/) is never a
  * marker. */
 
-static const char *const vcs_markers[] = {".git", ".hg", ".svn", ".jj", NULL};
-
 const char *ws_vcs_marker(size_t i)
 {
-    return i < sizeof vcs_markers / sizeof vcs_markers[0] ? vcs_markers[i] : NULL;
+    return idx_vcs_dir(i);
 }
 
 const char *ws_project_marker(size_t i)
@@ -69,7 +67,5 @@ char *ws_vcs_root_above(const char *dir)
 
 int ws_skip_dir_name(const char *name)
 {
-    for (size_t i = 0; vcs_markers[i]; i++)
-        if (!strcmp(name, vcs_markers[i])) return 1;
-    return !strcmp(name, ".coderag");
+    return idx_is_vcs_dir(name, strlen(name)) || !strcmp(name, IDX_DIR_NAME);
 }

@@ -10,7 +10,9 @@
  *     writing), the same in every door;
  *   - the one orchestration of a question (prepare -> LLM -> verify) with
  *     the LLM endpoint's back-off, as steps (for a server that runs the
- *     LLM on another thread) and as one call.
+ *     LLM on another thread) and as one call;
+ *   - the answer as JSON: SPEC.md's coderag/ask result object, and the
+ *     parts of it every door's results share.
  *
  * JSON values are jansson's; the header only forward-declares json_t.
  */
@@ -85,9 +87,13 @@ int ws_config_is_flag(const char *flag, unsigned *takes);
  * flags, one line each. */
 void ws_config_print_flags(FILE *f, unsigned mask);
 
-/* Without a root setting, sets it by the root rule from the current folder
- * (ws_find_root; the folder itself when no marker is found). Returns the
- * root (borrowed from c). */
+/* The root of a door that was named no folder (the CLI's commands, the MCP
+ * server, a language server whose client named none), one rule for all: a
+ * root setting (--root, CODERAG_ROOT, the initialization options) is used
+ * as given -- the user chose it, no marker overrides that; without one, the
+ * root rule from the current folder (ws_find_root; the folder itself when
+ * no marker is found; "." when the current folder is gone), which is then
+ * set in c. Returns the root (borrowed from c). */
 const char *ws_config_resolve_root(WsConfig *c);
 
 /* The IdxConfig view of c (borrowing its strings). root defaults to ".". */
@@ -106,15 +112,16 @@ void ws_config_llm_label(const WsConfig *c, StrBuf *sb);
  * An index left behind (.coderag/) is never a marker. Caller frees. */
 char *ws_find_root(const char *start, const char *fallback);
 /* The root rule's markers, NULL past the last (static strings): the i-th
- * VCS marker (".git", ".hg", ...), and the i-th project marker (the
- * language table's: idx_project_marker). `coderag root --markers` lists
+ * VCS marker (index/'s VCS folder names: idx_vcs_dir), and the i-th
+ * project marker (the language table's: idx_project_marker). `coderag root --markers` lists
  * them for the editor clients, which must use the same. */
 const char *ws_vcs_marker(size_t i);
 const char *ws_project_marker(size_t i);
 /* The nearest VCS root strictly above dir, or NULL. Caller frees. */
 char *ws_vcs_root_above(const char *dir);
 /* Whether a directory of that name is never watched nor a source of
- * changes: a VCS's metadata, or an index left behind. */
+ * changes: a VCS's metadata (idx_is_vcs_dir), or an index left behind
+ * (IDX_DIR_NAME). */
 int ws_skip_dir_name(const char *name);
 
 /* ---------------------------------------------------------------- freshness */
@@ -257,5 +264,27 @@ CrErr ws_ask_finish(WsAsk *a, IdxStore *st, const RtvRequest *req, RtvAnswer *ou
 /* The three steps in one call, on the calling thread: what the CLI and the
  * MCP server use. Errors: rtv_ask's. */
 CrErr ws_ask(WsEndpoint *ep, IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
+
+/* ---------------------------------------------------------------- the answer as JSON */
+
+/* The coderag/ask result object of SPEC.md for a (keys answer, mode, match,
+ * matchReason, citations, rejected, context, timings): the language
+ * server's coderag/ask result and `coderag ask --json`. A citation's uri is
+ * its file under root_abs; its range is ws_lines_range_json's. Invalid
+ * UTF-8 in strings becomes U+FFFD, a number JSON cannot hold 0. New
+ * reference (caller json_decref's). */
+struct json_t *ws_answer_json(const RtvAnswer *a, const char *root_abs);
+/* The result's "context" array alone (a server's partial result). New reference. */
+struct json_t *ws_answer_context_json(const RtvAnswer *a);
+/* The result's "rejected" array, {text, reason} per citation verification
+ * removed: the same in every door's ask result. New reference. */
+struct json_t *ws_answer_rejected_json(const RtvAnswer *a);
+/* The retrievers of a via bitmask (RTV_VIA_*) by name, ["bm25", "dense",
+ * "graph"] in that order: every door's context and search items. New reference. */
+struct json_t *ws_via_json(unsigned via);
+/* A 1-based inclusive line span as an LSP Range of whole lines: start
+ * {line: start_line-1, character: 0}, end {line: end_line, character: 0}.
+ * New reference. */
+struct json_t *ws_lines_range_json(uint32_t start_line, uint32_t end_line);
 
 #endif

@@ -80,6 +80,10 @@ typedef struct IdxLang {
      * the file name, which must be longer), "prefix*" (start of the file
      * name), ".infix." (inside the name). Ranked below the code they test. */
     const char *const *tests;
+    /* Modules that hold tests inside a source file by convention (Rust's
+     * `#[cfg(test)] mod tests`): a definition in one (any part of its
+     * symbol) ranks as a test file's do. NULL-terminated, or NULL. */
+    const char *const *test_modules;
     /* A bare call inside a method may name a member of its class (Java,
      * C++: no `this.` needed), so one that names a member defined in the
      * same file is resolved in the class, as `this.name` is. */
@@ -88,6 +92,13 @@ typedef struct IdxLang {
      * `this.name` (and, with implicit_this, a bare name) left unresolved is
      * looked up in the bases, through the class's inheritance references. */
     int inherited_members;
+    /* A method call on a receiver the indexer cannot type (a field or a
+     * value of a generic type) whose name an interface declares (a Rust
+     * trait) and types implementing it define reaches the declaration and
+     * those implementations: implementations name their interface as a base
+     * (`impl Trait for X`), so the graph can tell them from same-named
+     * methods of unrelated types. */
+    int interface_dispatch;
     /* Methods of the language's built-in types (Python: `append`, `items`):
      * a call on a receiver the indexer cannot type (`x.append()`) names one
      * of these far more often than the workspace method that shares the
@@ -119,6 +130,9 @@ const IdxLang *idx_lang_for_shebang(const char *first_line, size_t len);
 size_t idx_lang_count(void);
 /* Whether relpath is a test file by its language's conventions. */
 int idx_lang_is_test_path(const char *relpath);
+/* Whether a definition (its dotted symbol) in relpath sits in one of its
+ * language's test modules. */
+int idx_lang_is_test_symbol(const char *relpath, const char *symbol);
 const IdxLang *idx_lang_at(size_t i);
 /* A digest of every row's name and query: an index made with other queries
  * holds other chunks, and is rebuilt (store.c). */

@@ -157,6 +157,7 @@ static const char *const rust__exts[] = {".rs", NULL};
 static const char *const rust__markers[] = {"Cargo.toml", NULL};
 static const char *const rust__comments[] = {"line_comment", "block_comment", NULL};
 static const char *const rust__tests[] = {"tests/", "benches/", "*_test.rs", "*_tests.rs", NULL};
+static const char *const rust__test_modules[] = {"tests", "test", NULL};
 static const char *const rust__prefixes[] = {"attribute_item", NULL};
 
 static const char *const rust__builtin_methods[] = {
@@ -181,9 +182,11 @@ const IdxLang idx_lang_rust = {
     .query = idx_query_rust,
     .comments = rust__comments,
     .tests = rust__tests,
+    .test_modules = rust__test_modules,
     .prefixes = rust__prefixes,
     .module_name = rust__module_name,
     .import = rust__import,
     .resolve_import = rust__resolve,
     .builtin_methods = rust__builtin_methods,
+    .interface_dispatch = 1,
 };

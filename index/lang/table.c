@@ -118,6 +118,18 @@ int idx_lang_is_test_path(const char *relpath)
     return 0;
 }
 
+int idx_lang_is_test_symbol(const char *relpath, const char *symbol)
+{
+    const IdxLang *l = idx_lang_for_path(relpath);
+    for (const char *p = symbol; l && l->test_modules && p && *p;) {
+        size_t n = strcspn(p, ".");
+        for (const char *const *t = l->test_modules; *t; t++)
+            if (strlen(*t) == n && !strncmp(p, *t, n)) return 1;
+        p = p[n] ? p + n + 1 : NULL;
+    }
+    return 0;
+}
+
 int idx_is_test_path(const char *relpath)
 {
     return idx_lang_is_test_path(relpath);

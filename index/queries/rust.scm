@@ -23,6 +23,12 @@
 
 (call_expression function: (_) @ref.call)
 (macro_invocation macro: (_) @ref.call)
+; calls inside a macro's arguments (`tri!(self.parse_whitespace())`,
+; `check_recursion! { visitor.visit_seq(SeqAccess::new(self)) }`), which the
+; grammar leaves as tokens: a name, or a receiver and a name, before (...)
+(token_tree [(identifier) (self)] @ref.from . "." . (identifier) @ref.call . (token_tree . "("))
+(token_tree (identifier) @ref.from . "::" . (identifier) @ref.call . (token_tree . "("))
+(token_tree (identifier) @ref.call . (token_tree . "("))
 (struct_expression name: (_) @ref.call)
 (impl_item trait: (_) @ref.inherit)
 (type_identifier) @ref.type

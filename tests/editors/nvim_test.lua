@@ -304,9 +304,10 @@ local ok, err = xpcall(function()
   -- #7: paths in code spans so markdown cannot eat underscores; the float fits wrapped lines.
   close_floats()
   local long = string.rep('word ', 70)
+  local straddling = string.rep('reloader ', 30) -- 9 columns: a row of 58 ends inside one
   local fake = {
     answer = 'The reloader lives in werkzeug/_reloader.py [werkzeug/_reloader.py:10-20] and ' ..
-      'flask/__init__.py exports `make_response`; see __init__.py, called from **Order.total** with (*args, **kwargs).\n\n**`werkzeug/__init__.py`**\n\n' .. long .. '\n\nLast line.',
+      'flask/__init__.py exports `make_response`; see __init__.py, called from **Order.total** with (*args, **kwargs).\n\n**`werkzeug/__init__.py`**\n\n' .. long .. '\n\n' .. straddling .. '\n\nLast line.',
     citations = { { uri = vim.uri_from_fname(ws .. '/shop/models.py'), path = 'werkzeug/_reloader.py',
       startLine = 10, endLine = 20, symbol = 'run_with_reloader' } },
     rejected = { { text = '[werkzeug/_gone.py:1-2]', reason = 'file-not-found' } },
@@ -332,6 +333,54 @@ local ok, err = xpcall(function()
   local last_visible = vim.fn.line('w$', fw)
   check(last_visible == nlines, 'float height counts wrapped lines: the last line is visible',
     last_visible .. ' of ' .. nlines .. ', height ' .. vim.api.nvim_win_get_height(fw))
+  -- #8: the float breaks rows between words (linebreak), and its height is the rows the text takes.
+  local fbuf = vim.api.nvim_win_get_buf(fw)
+  local split = {}
+  for l, text in ipairs(vim.api.nvim_buf_get_lines(fbuf, 0, -1, false)) do
+    local from = 1
+    while true do
+      local a, b = text:find('reloader', from, true)
+      if not a then break end
+      local ra, rb = vim.fn.screenpos(fw, l, a).row, vim.fn.screenpos(fw, l, b).row
+      if ra ~= rb or ra == 0 then table.insert(split, l .. ':' .. a .. ' rows ' .. ra .. '-' .. rb) end
+      from = b + 1
+    end
+  end
+  check(vim.wo[fw].linebreak and #split == 0, 'float wraps between words, never inside one', table.concat(split, ', '))
+  local lastl = vim.api.nvim_buf_get_lines(fbuf, nlines - 1, nlines, false)[1]
+  local top, bottom = vim.fn.screenpos(fw, 1, 1).row, vim.fn.screenpos(fw, nlines, math.max(#lastl, 1)).row
+  check(top > 0 and bottom - top + 1 == vim.api.nvim_win_get_height(fw),
+    'float height is the rows its text takes (no row cut, none empty)',
+    'text rows ' .. (bottom - top + 1) .. ', height ' .. vim.api.nvim_win_get_height(fw))
+  -- the row count against Neovim's own layout: words at the edge, long words, tabs, wide characters
+  do
+    local words = { 'a', 'word', 'werkzeug/_reloader.py', '[shop/models.py:10-20]', 'x,y', 'foo-bar', 'tab\tx',
+      '\t\tindent', 'longlonglonglonglonglonglonglonglonglongword', '`make_response`', 'é', '漢字', '(*args,' }
+    local sbuf = vim.api.nvim_create_buf(false, true)
+    local seed, wrong = 7, {}
+    local function rnd(n) seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n + 1 end
+    for _, w in ipairs({ 5, 9, 16, 23, 40, 57 }) do
+      local sw = vim.api.nvim_open_win(sbuf, false, { relative = 'editor', width = w, row = 0, col = 0,
+        height = math.max(vim.o.lines - 4, 5), style = 'minimal' })
+      vim.wo[sw].wrap, vim.wo[sw].linebreak = true, true
+      for _ = 1, 12 do
+        local parts = {}
+        for _ = 1, rnd(8) do
+          table.insert(parts, words[rnd(#words)])
+          table.insert(parts, ({ ' ', ' ', '  ', ', ', '' })[rnd(5)])
+        end
+        local text = table.concat(parts)
+        vim.api.nvim_buf_set_lines(sbuf, 0, -1, false, { text, 'end' })
+        vim.cmd('redraw')
+        local real = vim.fn.screenpos(sw, 2, 1).row - vim.fn.screenpos(sw, 1, 1).row
+        local est = render.wrapped_height({ text }, w, vim.bo[sbuf].tabstop)
+        if real <= 0 or real ~= est then table.insert(wrong, string.format('%d cols %q: %d rows, counted %d', w, text, real, est)) end
+      end
+      vim.api.nvim_win_close(sw, true)
+    end
+    vim.api.nvim_buf_delete(sbuf, { force = true })
+    check(#wrong == 0, 'wrapped_height counts the rows Neovim lays out with linebreak', table.concat(wrong, '; '))
+  end
   -- Rejected citations are struck out.
   local struck = false
   for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.api.nvim_win_get_buf(fw), vim.api.nvim_get_namespaces().coderag, 0, -1, { details = true })) do

@@ -276,7 +276,8 @@ def t_history(env):
 
 def t_root(env):
     """Problem 6, server side: with no folder named, the root rule from the
-    working directory; `.coderag/` alone is no marker."""
+    working directory; `.coderag/` alone is no marker; a configured root is
+    used as given."""
     proj = os.path.join(env.dir, "proj")
     sub = os.path.join(proj, "pkg", "inner")
     os.makedirs(os.path.join(sub, ".coderag"))
@@ -291,6 +292,18 @@ def t_root(env):
     s.notify("initialized", {})
     st = s.wait_ready()
     check([x["root"] for x in st["roots"]] == [os.path.realpath(proj)], "root: %r" % st["roots"])
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+    # a configured root is used as given, as by the command line: no marker
+    # above it (pyproject.toml in proj) takes its place
+    pkg = os.path.join(proj, "pkg")
+    s = L.Server(env.bin, env.dir, args=("--root", pkg), stderr_path=os.path.join(env.dir, "pkg.stderr"))
+    env.servers.append(s)
+    r = s.call("initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": {}})
+    check("result" in r, "initialize: %r" % r)
+    s.notify("initialized", {})
+    st = s.wait_ready()
+    check([x["root"] for x in st["roots"]] == [os.path.realpath(pkg)], "--root: %r" % st["roots"])
     check(s.shutdown_exit() == 0, "exit code")
     check_sanitizers(s)
 

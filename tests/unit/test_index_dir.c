@@ -59,6 +59,36 @@ static void test_new_folder_marked(void)
     CHECK(access(p, F_OK) == 0);
 }
 
+/* An index folder named with missing parents is made with them (mkdir -p);
+ * a reader makes nothing; a parent that is a file is named. */
+static void test_missing_parents(void)
+{
+    char d[256], p[300];
+    snprintf(d, sizeof d, "%s/deep/a/b/idx", base_dir);
+    CHECK_INT(open_at(d, IDX_OPEN_EXISTING), CR_ENOINDEX);
+    CHECK_INT(open_at(d, IDX_OPEN_READONLY), CR_ENOINDEX);
+    snprintf(p, sizeof p, "%s/deep", base_dir);
+    CHECK(access(p, F_OK) != 0);
+    CHECK_INT(open_at(d, 0), CR_OK);
+    snprintf(p, sizeof p, "%s/.coderag-index", d);
+    CHECK(access(p, F_OK) == 0);
+    CHECK_INT(open_at(d, IDX_OPEN_EXISTING), CR_OK);
+    snprintf(d, sizeof d, "%s/deep//a2/./idx/", base_dir);
+    CHECK_INT(open_at(d, 0), CR_OK);
+
+    snprintf(p, sizeof p, "%s/plain", base_dir);
+    test_sh("echo text > %s # %s", p, "");
+    snprintf(d, sizeof d, "%s/plain/x/idx", base_dir);
+    IdxConfig cfg = {.root = root, .index_dir = d, .threads = 1};
+    IdxStore *st = NULL;
+    ErrInfo e = {0};
+    CHECK_INT(idx_open(&cfg, 0, &st, &e), CR_EIO);
+    char named[320];
+    snprintf(named, sizeof named, ": %s: not a directory", p);
+    CHECK(strstr(e.msg, named) != NULL);
+    idx_close(st);
+}
+
 static void test_foreign_folder(void)
 {
     char d[256];
@@ -183,6 +213,7 @@ int main(void)
     snprintf(root, sizeof root, "%s/ws", base_dir);
     test_sh("mkdir -p %s && echo 'def f():\n    return 1' > %s/a.py", root, root);
     RUN(test_new_folder_marked);
+    RUN(test_missing_parents);
     RUN(test_foreign_folder);
     RUN(test_root_or_above);
     RUN(test_symlinked_default);

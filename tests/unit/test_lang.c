@@ -188,6 +188,22 @@ static void test_rust(void)
                "class 1-2 Emit\nmethod 3-3 Emit.emit\nclass 6-6 Count\nclass 8-8 Sink\n"
                "class 10-11 Sink\nmethod 12-14 Sink.emit\nclass 17-17 Tap\nclass 19-20 Tap\n"
                "method 21-23 Tap.emit\n");
+    /* a call through a field of a generic type reaches the trait's
+     * declaration and its implementation, not a same-named method of a type
+     * that does not implement the trait; a call with generic arguments
+     * (`widen::<u8>()`) is a call of its function */
+    const char *relay = "src/relay.rs", *parser = "src/parser.rs";
+    CHECK(has_edge(st, relay, "Relay.relay", parser, "Visit.visit", IDX_EDGE_CALL));
+    CHECK(has_edge(st, relay, "Relay.relay", parser, "Parser.visit", IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, relay, "Relay.relay", relay, "Other.visit", IDX_EDGE_CALL));
+    CHECK(has_edge(st, relay, "Relay.relay", relay, "widen", IDX_EDGE_CALL));
+    /* calls in a macro's arguments, which the grammar leaves as tokens */
+    CHECK(has_edge(st, relay, "wrapped", relay, "widen", IDX_EDGE_CALL));
+    CHECK(has_edge(st, relay, "wrapped", relay, "Other.plain", IDX_EDGE_CALL));
+    CHECK(has_edge(st, relay, "wrapped", relay, "tri", IDX_EDGE_CALL));
+    /* a definition in `mod tests` is a test, as a tests/ file is */
+    CHECK(idx_chunk_in_test_module(st, chunk_id(st, relay, "tests.relay_adds")));
+    CHECK(!idx_chunk_in_test_module(st, chunk_id(st, relay, "Relay.relay")));
     done(st);
 }
 

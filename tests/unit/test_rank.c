@@ -176,6 +176,33 @@ static void test_expand_one_line(void)
     fixture_drop(st, tmp);
 }
 
+/* A definition in a Rust `mod tests` ranks as a test file's: below the
+ * code it exercises, even when it names the question's words best. */
+static void test_test_module_prior(void)
+{
+    char tmp[64] = "/tmp/coderag-rank-XXXXXX";
+    IdxStore *st = fixture_store(FIXTURE_DIR "/lang/rust", tmp);
+    if (!st) return;
+    RtvRequest req;
+    RtvAnswer a;
+    ErrInfo e = {0};
+    rtv_request_init(&req);
+    req.question = "How does relay add the widened value?";
+    req.mode = RTV_MODE_EXTRACTIVE;
+    req.use_dense = 0;
+    CHECK_INT(rtv_ask(st, &req, &a, &e), CR_OK);
+    int test_at = -1, code_at = -1;
+    for (size_t i = 0; i < a.n_items; i++) {
+        const char *s = rtv_item_symbol(&a.items[i]);
+        if (!strcmp(s, "tests.relay_adds")) test_at = (int)i;
+        if (!strcmp(s, "Relay.relay")) code_at = (int)i;
+    }
+    CHECK(code_at >= 0);
+    CHECK(test_at < 0 || test_at > code_at);
+    rtv_answer_release(&a);
+    fixture_drop(st, tmp);
+}
+
 int main(void)
 {
     RUN(test_file_boost);
@@ -183,5 +210,6 @@ int main(void)
     RUN(test_trim_window);
     RUN(test_expand_graph);
     RUN(test_expand_one_line);
+    RUN(test_test_module_prior);
     return test_summary();
 }

@@ -563,6 +563,43 @@ static void test_dense_weight_by_names(void)
     rm_tree(tmp);
 }
 
+/* Scores follow the order every door shows as "best first": at most 1.0 and
+ * never rising down the list. Before, the lexical head kept its BM25-scale
+ * scores and the dense-informed ranking after it ran higher (shop, "how are
+ * orders saved": 0.94, 0.91, then 1.08). */
+static void test_scores_follow_rank(void)
+{
+    static const char *const questions[] = {"how are orders saved", "payment processing",
+                                            "price of items with quantity",
+                                            "How is a discount coupon applied to the cart total?"};
+    char tmp[64];
+    IdxStore *st = open_indexed(FIXTURE_DIR "/shop", tmp);
+    CHECK(st != NULL);
+    if (!st) return;
+    for (size_t q = 0; q < sizeof questions / sizeof *questions; q++) {
+        RtvRequest req;
+        RtvAnswer a = {0};
+        ErrInfo e = {0};
+        rtv_request_init(&req);
+        req.question = questions[q];
+        CHECK_INT(rtv_search(st, &req, &a, &e), CR_OK);
+        CHECK(a.n_items > 2);
+        int rising = 0;
+        for (size_t i = 0; i < a.n_items; i++) {
+            if (a.items[i].score > 1.0 || (i && a.items[i].score > a.items[i - 1].score)) {
+                fprintf(stderr, "  %s: item %zu scores %.3f\n", questions[q], i + 1,
+                        a.items[i].score);
+                rising = 1;
+            }
+            CHECK(a.items[i].score > 0);
+        }
+        CHECK(!rising);
+        rtv_answer_release(&a);
+    }
+    idx_close(st);
+    rm_tree(tmp);
+}
+
 int main(void)
 {
     RUN(test_match_labels);
@@ -578,6 +615,7 @@ int main(void)
     RUN(test_ask_fixture);
     RUN(test_ask_errors);
     RUN(test_dense_weight_by_names);
+    RUN(test_scores_follow_rank);
     RUN(test_verify_against_store);
     return test_summary();
 }

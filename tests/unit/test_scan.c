@@ -159,7 +159,7 @@ static void rm_tree(const char *path)
 }
 
 /* The tree every scan check runs on: nested .gitignore files, excluded and
- * re-included names, .git and the index dir, symlinked files and folders
+ * re-included names, VCS folders and the index dir, symlinked files and folders
  * inside and outside the root, loops, a dangling link, a file over the
  * cap and (when not run as root) an unreadable folder. Returns whether
  * that folder was made. */
@@ -194,6 +194,8 @@ static int make_tree(const char *root, const char *outside)
     put(root, "vendor/v.py", "");
     put(root, ".git/hooks/h.py", "");
     put(root, ".git/HEAD", "ref: refs/heads/main\n");
+    put(root, ".hg/store/h.py", ""); /* every VCS's folder (idx_vcs_dir), not .git alone */
+    put(root, "pkg/.svn/pristine/p.py", "");
     put(root, ".coderag/idx.py", "");
     put(root, ".hidden/h.py", "");
     put(outside, "o.py", "");
@@ -289,6 +291,9 @@ static void check_single(const ScanOptions *opt)
         {"a.skip.py", 0},
         {"pkg/local.py", 0},
         {".git/hooks/h.py", 0},
+        {".hg/store/h.py", 0},
+        {"pkg/.svn/pristine/p.py", 0},
+        {".jj/repo/new.py", 0},
         {".coderag/idx.py", 0},
         {"notes.txt", 1},
         {"pkg/big.py", 0},

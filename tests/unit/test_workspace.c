@@ -81,6 +81,8 @@ static void test_root_from_current_folder(void)
     ws_config_release(&c);
 
     CHECK(ws_skip_dir_name(".git") && ws_skip_dir_name(".coderag") && !ws_skip_dir_name("src"));
+    CHECK(ws_skip_dir_name(".hg") && ws_skip_dir_name(".jj") && !ws_skip_dir_name(".gitignore"));
+    CHECK(!ws_skip_dir_name(".g") && !ws_skip_dir_name(".coderag-index"));
     CHECK(chdir(cwd) == 0);
     free(cwd);
     test_sh("rm -rf '%s' '%s'", base, "/nonexistent");

@@ -148,21 +148,71 @@ function R.answer_view(view)
   return lines, cite_rows, hls
 end
 
---- Screen rows `lines` take in a window `width` columns wide with 'wrap' on.
-function R.wrapped_height(lines, width)
+--- Screen rows one line takes with 'wrap' and 'linebreak' on, laid out as
+--- Neovim does: a row breaks after a 'breakat' character when the next word
+--- and the breakable characters after it would not fit (a word longer than
+--- the row is cut where the row ends); a tab reaches the next tab stop; a
+--- double-width character that does not fit starts the next row.
+local function linebreak_rows(l, width, breakat, ts)
+  local chars = vim.fn.split(l, '\\zs')
+  local function brk(c) return c ~= nil and #c == 1 and breakat:find(c, 1, true) ~= nil end
+  local widths = {}
+  for i, c in ipairs(chars) do widths[i] = vim.fn.strdisplaywidth(c) end
+  local function cells(i, vcol) return chars[i] == '\t' and ts - vcol % ts or widths[i] end
+  local vcol = 0
+  for i, c in ipairs(chars) do
+    local size = cells(i, vcol)
+    if brk(c) and not brk(chars[i + 1]) then
+      -- the word after c, with the breakable characters that follow it, up
+      -- to where c's row ends (less a tab's width beyond one, as Neovim counts)
+      local adj = c == '\t' and size - 1 or 0
+      local colmax = width - adj
+      if vcol >= colmax then
+        local q = (vcol - width) / width
+        colmax = width + ((q < 0 and math.ceil(q) or math.floor(q)) + 1) * width - adj
+      end
+      local col2, j = vcol, i
+      while true do
+        j = j + 1
+        if not (chars[j] and (brk(chars[j]) or col2 == vcol or not brk(chars[j - 1]))) then break end
+        col2 = col2 + cells(j, col2)
+        if col2 >= colmax then
+          size = colmax - vcol + adj
+          break
+        end
+      end
+    elseif c ~= '\t' and size > 1 and vcol % width + size > width then
+      size = size + width - vcol % width
+    end
+    vcol = vcol + size
+  end
+  return math.max(1, math.ceil(vcol / width))
+end
+
+--- Screen rows `lines` take in a window `width` columns wide with 'wrap' and
+--- 'linebreak' on (the answer float's: words are not cut at the edge); tabs
+--- every `tabstop` (8) columns.
+function R.wrapped_height(lines, width, tabstop)
+  width = math.max(width, 1)
+  local breakat, ts = vim.o.breakat, math.max(tabstop or 8, 1)
   local rows = 0
   for _, l in ipairs(lines) do
-    rows = rows + math.max(1, math.ceil(vim.fn.strdisplaywidth(l) / math.max(width, 1)))
+    if not l:find('\t', 1, true) and vim.fn.strdisplaywidth(l) <= width then
+      rows = rows + 1
+    else
+      rows = rows + linebreak_rows(l, width, breakat, ts)
+    end
   end
   return rows
 end
 
---- Float geometry for `lines`: { width, height }, height counting wrapped rows.
-function R.float_size(lines, fc, columns, total_lines)
+--- Float geometry for `lines`: { width, height }, height counting wrapped rows
+--- (tabs every `tabstop` columns).
+function R.float_size(lines, fc, columns, total_lines, tabstop)
   local width = 20
   for _, l in ipairs(lines) do width = math.max(width, vim.fn.strdisplaywidth(l)) end
   width = math.min(width + 2, fc.max_width, columns - 4)
-  local height = math.min(R.wrapped_height(lines, width), fc.max_height, math.max(total_lines - 6, 3))
+  local height = math.min(R.wrapped_height(lines, width, tabstop), fc.max_height, math.max(total_lines - 6, 3))
   return { width = width, height = height }
 end
 

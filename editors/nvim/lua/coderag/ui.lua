@@ -87,7 +87,7 @@ function U.show(M, view)
   if vim.bo[buf].filetype ~= 'markdown' then vim.bo[buf].filetype = 'markdown' end
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   for _, h in ipairs(hls) do vim.api.nvim_buf_add_highlight(buf, ns, h[4], h[1], h[2], h[3]) end
-  local size = render.float_size(lines, M.config.float, vim.o.columns, vim.o.lines)
+  local size = render.float_size(lines, M.config.float, vim.o.columns, vim.o.lines, vim.bo[buf].tabstop)
   local cfg = {
     relative = 'editor',
     width = size.width,
@@ -104,7 +104,9 @@ function U.show(M, view)
   end
   local wo = vim.wo[state.win]
   wo.wrap = true
-  wo.linebreak = false -- wrapped_height counts character wrapping
+  wo.linebreak = true -- words whole at the edge; wrapped_height counts rows so
+  wo.breakindent = false
+  wo.showbreak = ''
   wo.conceallevel = 2
   return state.win
 end
