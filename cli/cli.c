@@ -72,13 +72,17 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     if (rc) return rc;
     if (verbose) {
         IdxStatus s;
-        if (idx_status(*out, &s, NULL) == CR_OK)
-            fprintf(stderr,
-                    "indexed %s: %zu files (%zu changed, %zu unchanged, %zu removed, %zu skipped), "
-                    "%lld chunks, %lld edges in %.0f ms\n",
-                    idx_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
-                    stats.files_removed, stats.files_skipped, (long long)s.chunks,
-                    (long long)s.edges, stats.ms);
+        if ((rc = idx_status(*out, &s, e))) {
+            idx_close(*out);
+            *out = NULL;
+            return rc;
+        }
+        fprintf(stderr,
+                "indexed %s: %zu files (%zu changed, %zu unchanged, %zu removed, %zu skipped), "
+                "%lld chunks, %lld edges in %.0f ms\n",
+                idx_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
+                stats.files_removed, stats.files_skipped, (long long)s.chunks, (long long)s.edges,
+                stats.ms);
     }
     return CR_OK;
 }

@@ -92,7 +92,11 @@ int cli_status(int argc, char **argv)
         }
         IdxSkipped *sk = NULL;
         size_t n = 0;
-        if (s.skipped && idx_skipped(st, &sk, &n, NULL) == CR_OK) {
+        if (s.skipped && (rc = idx_skipped(st, &sk, &n, &e))) {
+            sb_release(&shown);
+            goto out;
+        }
+        if (s.skipped) {
             printf("skipped files:\n");
             for (size_t i = 0; i < n; i++)
                 printf("  %s (%s)\n", sk[i].path, sk[i].reason);

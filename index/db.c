@@ -66,8 +66,18 @@ static const char *const stmt_sql[] = {
 #undef IDX_X
 };
 
+/* A full disk, said plainly, with where the index lives. */
+static CrErr store__full(IdxStore *st, ErrInfo *e, const char *what)
+{
+    return err_set(e, CR_EIO,
+                   "%s: the disk is full: no space left on the disk holding the index %s", what,
+                   st->index_real ? st->index_real : "");
+}
+
 CrErr idx_store_err(IdxStore *st, ErrInfo *e, const char *what)
 {
+    if (st->db && idx_store_code_damaged(sqlite3_errcode(st->db))) idx_store_note_damaged(st);
+    if (st->db && (sqlite3_errcode(st->db) & 0xff) == SQLITE_FULL) return store__full(st, e, what);
     return err_set(e, CR_EDB, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
 }
 
@@ -100,7 +110,13 @@ int64_t idx_store_data_version(IdxStore *st)
 CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e)
 {
     char *msg = NULL;
-    if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int code = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+    if (code != SQLITE_OK) {
+        if (idx_store_code_damaged(code)) idx_store_note_damaged(st);
+        if ((code & 0xff) == SQLITE_FULL) {
+            sqlite3_free(msg);
+            return store__full(st, e, "writing the index");
+        }
         CrErr rc = err_set(e, CR_EDB, "%s", msg ? msg : sqlite3_errmsg(st->db));
         sqlite3_free(msg);
         return rc;

@@ -11,10 +11,33 @@
 
 typedef struct Resolver {
     IdxStore *st;
-    StrMap memo; /* "qualified name" -> chunk id (0: unresolved) */
+    StrMap memo; /* "qualified name" -> chunk id (0: unresolved), or MEMO_* */
     ErrInfo *e;
     CrErr rc;
+    size_t cuts;          /* lookups cut short (an import cycle, the depth bound) so far */
+    char **volatile_keys; /* memo entries that hold for the current reference only */
+    size_t n_volatile, cap_volatile;
 } Resolver;
+
+/* Memo marks: a lookup in progress (an import cycle meets it), one not
+ * known, and answers that depended on where a cycle was entered (or on the
+ * depth asked at): those hold while one reference resolves and are then
+ * forgotten, so that every reference resolves the same whatever was resolved
+ * before it (an update equals a fresh build). */
+#define MEMO_BUSY (-1)
+#define MEMO_UNCACHED (-2)
+#define MEMO_VOLATILE(v) (-(v)-3)
+#define MEMO_IS_VOLATILE(m) ((m) <= -3)
+
+/* Forgets the answers that held for one reference. */
+static void memo_end_ref(Resolver *r)
+{
+    for (size_t i = 0; i < r->n_volatile; i++) {
+        strmap_put(&r->memo, r->volatile_keys[i], MEMO_UNCACHED);
+        free(r->volatile_keys[i]);
+    }
+    r->n_volatile = 0;
+}
 
 /* One step of a lookup: 1 for a row. A failed step is remembered in r->rc
  * (the pass stops), never taken for "no such name". */
@@ -160,12 +183,26 @@ static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
 static int64_t resolve_qualified(Resolver *r, const char *q, int depth)
 {
     int64_t v;
-    if (depth > 6 || !q[0]) return 0;
-    if (strmap_get(&r->memo, q, &v)) return v;
-    /* Mark in progress so import cycles terminate. */
-    strmap_put(&r->memo, q, 0);
+    if (!q[0]) return 0;
+    if (depth > 6) {
+        r->cuts++;
+        return 0;
+    }
+    if (strmap_get(&r->memo, q, &v) && v != MEMO_UNCACHED) {
+        if (v >= 0) return v;
+        r->cuts++; /* an import cycle, or an answer that depended on one */
+        return v == MEMO_BUSY ? 0 : -(v + 3);
+    }
+    strmap_put(&r->memo, q, MEMO_BUSY);
+    size_t cuts = r->cuts;
     v = resolve_qualified_uncached(r, q, depth);
-    strmap_put(&r->memo, q, v);
+    if (r->cuts == cuts) {
+        strmap_put(&r->memo, q, v);
+    } else {
+        strmap_put(&r->memo, q, MEMO_VOLATILE(v));
+        ARRAY_GROW(r->volatile_keys, r->n_volatile + 1, r->cap_volatile);
+        r->volatile_keys[r->n_volatile++] = xstrdup(q);
+    }
     return v;
 }
 
@@ -427,15 +464,54 @@ static IdxEdgeKind edge_kind(int ref_kind)
     return IDX_EDGE_CALL;
 }
 
-CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
+/* The chunk a reference's edge points at now (0: none). */
+static int64_t old_dst(Resolver *r, int64_t ref_id)
 {
-    Resolver r = {st, {0}, e, CR_OK};
+    sqlite3_stmt *s = lookup_stmt(r, STMT_EDGE_DST_OF_REF);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, ref_id);
+    int64_t v = step_row(r, s) ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return v;
+}
+
+static int chunk_exists(Resolver *r, int64_t id)
+{
+    sqlite3_stmt *s = lookup_stmt(r, STMT_CHUNK_EXISTS);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, id);
+    int v = step_row(r, s);
+    sqlite3_reset(s);
+    return v;
+}
+
+/* Whether a class's base moving from was to now can change what calls in
+ * it and its subclasses find by inheritance. When some written file changed
+ * its classes, bases or imports (classes_moved), any move can; otherwise a
+ * base that resolved to a class still there and now resolves elsewhere (a
+ * re-export changed). A base whose file was rewritten resolving to the same
+ * class again (the old chunk gone), and a class rewritten with the same
+ * bases (its references new), change nothing. */
+static int base_moved(Resolver *r, int64_t was, int64_t now)
+{
+    if (was == now) return 0;
+    if (r->st->classes_moved) return 1;
+    return was && chunk_exists(r, was);
+}
+
+/* One pass over the references marked dirty; *n_seen gets how many. */
+static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
+{
+    IdxStore *st = r->st;
+    ErrInfo *e = r->e;
     RefRow *rows = NULL;
-    size_t n = 0, cap = 0, added = 0;
-    strmap_init(&r.memo);
-    sqlite3_stmt *s = lookup_stmt(&r, STMT_REF_DIRTY_LIST);
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *s = lookup_stmt(r, STMT_REF_DIRTY_LIST);
     if (!s) goto out;
-    while (step_row(&r, s)) {
+    /* bases first: a moved one marks calls its pass has not resolved yet
+     * (they stay dirty) rather than ones it has (resolved twice) */
+    sqlite3_bind_int(s, 1, REF_INHERIT);
+    while (step_row(r, s)) {
         ARRAY_GROW(rows, n + 1, cap);
         RefRow *row = &rows[n++];
         row->id = sqlite3_column_int64(s, 0);
@@ -449,36 +525,40 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         row->lang = path ? idx_lang_for_path(path) : NULL;
     }
     sqlite3_reset(s);
-    for (size_t i = 0; i < n && r.rc == CR_OK; i++) {
+    for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
         RefRow *row = &rows[i];
-        if ((s = lookup_stmt(&r, STMT_EDGE_DELETE_REF)) == NULL) break;
+        int64_t was = row->kind == REF_INHERIT ? old_dst(r, row->id) : 0;
+        if (r->rc || (s = lookup_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
-        if ((r.rc = idx_store_step_done(st, s, e, "edges"))) break;
+        if ((r->rc = idx_store_step_done(st, s, e, "edges"))) break;
         int64_t dst[DISPATCH_MAX];
         size_t nd = 0;
         dst[0] =
-            row->kind == REF_IMPORT ? resolve_qualified(&r, row->name, 0) : resolve_expr(&r, row);
-        if (!dst[0] && row->kind == REF_CALL && !r.rc) dst[0] = resolve_inherited(&r, row);
+            row->kind == REF_IMPORT ? resolve_qualified(r, row->name, 0) : resolve_expr(r, row);
+        if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = resolve_inherited(r, row);
         if (dst[0])
             nd = 1;
-        else if (!r.rc)
-            nd = dispatch_targets(&r, row, dst);
+        else if (!r->rc)
+            nd = dispatch_targets(r, row, dst);
+        memo_end_ref(r);
         /* a lookup that failed resolved nothing: the ref stays dirty */
-        if (r.rc) break;
-        for (size_t k = 0; k < nd && !r.rc; k++) {
+        if (r->rc) break;
+        for (size_t k = 0; k < nd && !r->rc; k++) {
             if (dst[k] == row->chunk_id) continue;
-            if ((s = lookup_stmt(&r, STMT_EDGE_INSERT)) == NULL) break;
+            if ((s = lookup_stmt(r, STMT_EDGE_INSERT)) == NULL) break;
             sqlite3_bind_int64(s, 1, row->chunk_id);
             sqlite3_bind_int64(s, 2, dst[k]);
             sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
             sqlite3_bind_int64(s, 4, row->id);
-            if ((r.rc = idx_store_step_done(st, s, e, "edge"))) break;
-            added++;
+            if ((r->rc = idx_store_step_done(st, s, e, "edge"))) break;
+            (*added)++;
         }
-        if (r.rc) break;
-        if ((s = lookup_stmt(&r, STMT_REF_RESOLVED)) == NULL) break;
+        if (r->rc) break;
+        if ((s = lookup_stmt(r, STMT_REF_RESOLVED)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
-        r.rc = idx_store_step_done(st, s, e, "ref");
+        if ((r->rc = idx_store_step_done(st, s, e, "ref"))) break;
+        if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc)
+            r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
     }
 out:
     for (size_t i = 0; i < n; i++) {
@@ -487,7 +567,28 @@ out:
         free(rows[i].symbol);
     }
     free(rows);
+    *n_seen = n;
+}
+
+CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
+{
+    Resolver r = {st, {0}, e, CR_OK, 0, NULL, 0, 0};
+    size_t added = 0, n = 0;
+    strmap_init(&r.memo);
+    /* Passes until nothing is dirty: a base that moved marks the calls of
+     * its subclasses, resolved again in the next pass (each class's calls
+     * at most once per moved base, so this ends). */
+    for (int pass = 0; r.rc == CR_OK; pass++) {
+        resolve_pass(&r, &n, &added);
+        if (!n) break;
+        /* the memo holds answers of the tables as they were */
+        strmap_release(&r.memo);
+        strmap_init(&r.memo);
+    }
+    memo_end_ref(&r);
+    free(r.volatile_keys);
     strmap_release(&r.memo);
+    if (r.rc == CR_OK) st->classes_moved = 0;
     if (out_edges) *out_edges = added;
     return r.rc;
 }

@@ -61,10 +61,13 @@ enum {
 };
 
 /* Opens (creating when needed) the index of cfg->root. A database with an
- * older or foreign schema is rebuilt from scratch (unless READONLY, which
- * fails with CR_ESCHEMA). Errors: CR_ENOENT (no such root), CR_ENOINDEX
- * (READONLY or EXISTING, and no indexing run has finished its first step
- * there), CR_EDB, CR_EIO. Caller closes with idx_close. */
+ * older or foreign schema, or a damaged one, is rebuilt from scratch; with
+ * READONLY or EXISTING nothing is ever deleted: another schema fails with
+ * CR_ESCHEMA (READONLY) or CR_ENOINDEX (EXISTING), a damaged database with
+ * CR_ECORRUPT naming `coderag index`. Errors: CR_ENOENT (no such root),
+ * CR_ENOINDEX (READONLY or EXISTING, and no indexing run has finished its
+ * first step there), CR_ECORRUPT, CR_EDB, CR_EIO. Caller closes with
+ * idx_close. */
 CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e);
 void idx_close(IdxStore *st);
 

@@ -177,10 +177,13 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
     if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) != SQLITE_OK)
         return idx_store_err(st, e, "quick_check");
     CrErr rc = CR_OK;
-    if (sqlite3_step(s) != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(s, 0), "ok") != 0)
+    if (sqlite3_step(s) != SQLITE_ROW ||
+        strcmp((const char *)sqlite3_column_text(s, 0), "ok") != 0) {
+        idx_store_note_damaged(st);
         rc =
             err_set(e, CR_ECORRUPT, "quick_check: %s",
                     sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "failed");
+    }
     sqlite3_finalize(s);
     if (rc) return rc;
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {

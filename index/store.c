@@ -214,6 +214,41 @@ static void remove_db_files(const char *db_path)
     unlink(p);
 }
 
+/* Deletes the database (and what belongs to it) and opens a new, empty one. */
+static CrErr store__start_over(IdxStore *st, ErrInfo *e)
+{
+    store__close_db(st);
+    remove_db_files(st->db_path);
+    idx_store_integrity_forget(st);
+    st->damaged = 0;
+    return store__open_db(st, e);
+}
+
+static CrErr store__refuse_damaged(IdxStore *st, const char *why, ErrInfo *e)
+{
+    return err_set(e, CR_ECORRUPT,
+                   "the index at %s/index.db is damaged (%s): run `coderag index` to rebuild it",
+                   st->index_real, why);
+}
+
+/* A damaged database is rebuilt by a writer and refused by a reader
+ * (IDX_OPEN_READONLY, IDX_OPEN_EXISTING), which never deletes it. */
+static CrErr store__check_whole(IdxStore *st, int existing, ErrInfo *e)
+{
+    int damaged = 0;
+    StrBuf why;
+    sb_init(&why);
+    CrErr rc = idx_store_integrity(st, &damaged, &why, e);
+    if (!rc && damaged && existing) rc = store__refuse_damaged(st, why.buf, e);
+    if (!rc && damaged) {
+        log_msg(LOG_WARN, "%s/index.db is damaged (%s); rebuilding the index", st->index_real,
+                why.buf);
+        rc = store__start_over(st, e);
+    }
+    sb_release(&why);
+    return rc;
+}
+
 /* The index names the workspace it was made for (meta "root"): an index
  * folder named for another workspace (--index-dir, CODERAG_INDEXDIR) is
  * refused, never read with paths that mean other files, nor emptied by an
@@ -293,23 +328,28 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         goto out;
     }
     rc = store__open_db(st, e);
-    if (rc && !(flags & IDX_OPEN_READONLY) && !store__busy(st)) {
+    if (rc && existing && !store__busy(st) && st->db &&
+        idx_store_code_damaged(sqlite3_errcode(st->db))) {
+        /* asked to read the index as it is: never to delete it */
+        char why[256];
+        snprintf(why, sizeof why, "%s", sqlite3_errmsg(st->db));
+        rc = store__refuse_damaged(st, why, e);
+        goto out;
+    }
+    if (rc && !existing && !store__busy(st)) {
         /* Not a database at all (or a damaged header): start over. A lock
          * held by another process is no reason to delete its database. */
         log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
                 e ? e->msg : "unreadable");
-        store__close_db(st);
-        remove_db_files(st->db_path);
-        rc = store__open_db(st, e);
+        rc = store__start_over(st, e);
     }
     if (rc) goto out;
+    if ((rc = store__check_whole(st, existing, e))) goto out;
     int ok = 0, empty = 0, damaged = 0;
     if ((rc = store__schema_check(st, &ok, &empty, &damaged, e))) goto out;
-    if (!ok && damaged && (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING))) {
-        rc = err_set(e, (flags & IDX_OPEN_READONLY) ? CR_ESCHEMA : CR_ENOINDEX,
-                     "index at %s is damaged (or not a coderag index): run `coderag index` to "
-                     "rebuild it",
-                     st->db_path);
+    if (!ok && damaged && existing) {
+        /* told as damaged, with the remedy, not as another version */
+        rc = store__refuse_damaged(st, "its schema cannot be read", e);
         goto out;
     }
     if (!ok) {
@@ -339,15 +379,14 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
             /* An older or foreign database: rebuild, never misread. */
             log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
                     damaged ? "damaged" : "other schema");
-            store__close_db(st);
-            remove_db_files(st->db_path);
-            if ((rc = store__open_db(st, e))) goto out;
+            if ((rc = store__start_over(st, e))) goto out;
         }
         if ((rc = store__create_schema(st, e))) goto out;
     }
     rc = store__root_check(st, !(flags & IDX_OPEN_READONLY), e);
 out:
     if (rc) {
+        st->readonly = 1; /* a store that failed to open leaves no marks behind */
         idx_close(st);
         return rc;
     }
@@ -371,7 +410,11 @@ void idx_close(IdxStore *st)
     if (st->db) {
         sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         store__close_db(st);
+        idx_store_mark_clean(st);
     }
+    for (size_t i = 0; i < st->n_reread; i++)
+        free(st->reread[i]);
+    free(st->reread);
     for (size_t i = 0; i < st->n_exclude; i++)
         free(st->exclude[i]);
     free(st->exclude);

@@ -16,6 +16,15 @@ typedef struct Stemmer Stemmer; /* postings.c */
  * another version is rebuilt from scratch. */
 #define IDX_SCHEMA_VERSION 5
 
+/* The calls (?3) in the methods of the classes seeded, and of their
+ * subclasses at any depth (edges of kind ?2): what an inherited member
+ * lookup could now find elsewhere. */
+#define IDX_SUBCLASS_CALLS(seed)                                                                   \
+    "WITH RECURSIVE sub(id) AS (" seed " UNION SELECT e.src FROM edges e JOIN sub ON e.dst = "     \
+    "sub.id WHERE e.kind = ?2), subf(fid) AS (SELECT DISTINCT file_id FROM chunks WHERE id IN "    \
+    "sub) UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?3 AND file_id IN subf "      \
+    "AND chunk_id IN (SELECT c.id FROM chunks c WHERE c.file_id IN subf AND c.parent_id IN sub)"
+
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
 #define IDX_STMT_MAP(X)                                                                            \
@@ -68,9 +77,25 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \
+    /* the names module ?1 offers, and those of the modules it star-imports */                     \
+    X(REF_DIRTY_BY_MODULE_NAMES,                                                                   \
+      "WITH RECURSIVE mods(m) AS (SELECT ?1 UNION SELECT i.target FROM imports i "                 \
+      "JOIN files f ON f.id = i.file_id JOIN mods ON f.module = mods.m WHERE i.alias = '*') "      \
+      "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN (SELECT s.name FROM symbols s " \
+      "JOIN files f ON f.id = s.file_id WHERE f.module IN mods UNION SELECT i.alias FROM "         \
+      "imports i JOIN files f ON f.id = i.file_id WHERE f.module IN mods)")                        \
+    X(REF_DIRTY_SUBCLASS_CALLS, IDX_SUBCLASS_CALLS("SELECT ?1"))                                   \
+    X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE ref_id = ?1")                                  \
+    X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \
+    X(IMPORTERS_PENDING, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "           \
+                         "i.file_id WHERE i.alias = '' AND i.target IN (?1, ?2)")                  \
+    X(IMPORTERS_OF_MODULE, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "         \
+                           "i.file_id WHERE i.target = ?1 OR (i.target >= ?1 || '.' AND "          \
+                           "i.target < ?1 || '/')")                                                \
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
-                      "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0")                   \
+                      "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
+                      "ORDER BY r.kind != ?1")                                                     \
     X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE chunk_id = ?1 AND kind = ?2")               \
     X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
                   "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                              \
@@ -188,6 +213,12 @@ struct IdxStore {
     int readonly;      /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
     int post_distrust; /* the postings snapshot proved damaged: load from the text */
     int post_loaded;   /* postings were loaded once: later loads follow other writers */
+    char **reread;     /* files (relative paths) to read again in this update: their
+                        * imports were resolved against a file that is gone (deps.c) */
+    size_t n_reread, cap_reread;
+    int classes_moved; /* a write changed some file's classes, bases or imports: graph.c follows
+                        * every changed inheritance edge into the subclasses */
+    int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
     sqlite3_stmt *stmts[STMT__COUNT];
 };
 
@@ -213,6 +244,40 @@ CrErr idx_store_meta_get(IdxStore *st, const char *key, char *out, size_t cap, E
 CrErr idx_store_meta_put(IdxStore *st, const char *key, const char *value, ErrInfo *e);
 /* Records the time of the last completed update in meta. */
 CrErr idx_store_touch_update_time(IdxStore *st, ErrInfo *e);
+/* deps.c: a file's facts for the resolver (what it defines, re-exports,
+ * inherits), to mark the references an update must re-resolve. */
+typedef struct IdxFacts {
+    char **v;
+    size_t n, cap;
+} IdxFacts;
+/* Appends the facts of a file's rows as they are now. */
+CrErr idx_facts_load(IdxStore *st, int64_t file_id, IdxFacts *out, ErrInfo *e);
+void idx_facts_release(IdxFacts *f);
+/* Whether the classes, their bases or the imports differ (sorts both). */
+int idx_facts_classes_differ(IdxFacts *old, IdxFacts *now);
+/* Marks the references a fact that came or went (old vs now) can change. */
+CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e);
+/* Records an import no file answered (spec as written) as rows of alias ""
+ * keyed by its last two name parts: a file appearing under such a name has
+ * the importer read again. */
+CrErr idx_facts_add_pending(IdxStore *st, int64_t file_id, const char *spec, ErrInfo *e);
+/* Marks the calls in the methods of class chunk class_id and of its
+ * subclasses at any depth. */
+CrErr idx_facts_mark_subclasses(IdxStore *st, int64_t class_id, ErrInfo *e);
+/* integrity.c. Whether an SQLite result code says the file is damaged. */
+int idx_store_code_damaged(int code);
+/* Records that the database is damaged (index.db.damaged): the next writable
+ * open rebuilds it, every open until then refuses to read it. */
+void idx_store_note_damaged(IdxStore *st);
+/* After a clean close: index.db.clean describes the file as it is now, so
+ * the next open trusts it without a quick_check. */
+void idx_store_mark_clean(IdxStore *st);
+/* Removes both marks (the database is being rebuilt). */
+void idx_store_integrity_forget(const IdxStore *st);
+/* Whether the open database is damaged (*damaged, the reason appended to
+ * why): the damaged mark, else the clean mark, else PRAGMA quick_check.
+ * CR_EDB when it cannot tell (a lock, an I/O error). */
+CrErr idx_store_integrity(IdxStore *st, int *damaged, StrBuf *why, ErrInfo *e);
 /* The index folder dir (the default <root>/.coderag when is_default) as a
  * canonical path in *out_real (caller frees) and a descriptor of the folder
  * checked, opened with O_DIRECTORY|O_NOFOLLOW, in *out_fd (caller closes),

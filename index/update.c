@@ -270,6 +270,44 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
     return CR_OK;
 }
 
+static void reread_clear(IdxStore *st)
+{
+    for (size_t i = 0; i < st->n_reread; i++)
+        free(st->reread[i]);
+    st->n_reread = 0;
+}
+
+/* Reads and writes again the files noted in st->reread (their imports
+ * resolved against the filesystem, through a file that came or went). */
+static CrErr reread(IdxStore *st, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    Chunker *ch = NULL;
+    while (!rc && st->n_reread) {
+        FileWork fw = {0};
+        fw.path = st->reread[--st->n_reread];
+        sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
+        int row = 0;
+        if (!s) rc = CR_EDB;
+        if (!rc) {
+            sqlite3_bind_text(s, 1, fw.path, -1, SQLITE_STATIC);
+            rc = idx_store_step(st, s, &row, e, "file lookup");
+            if (row) fw.old_id = sqlite3_column_int64(s, 0); /* no old hash: chunked again */
+            sqlite3_reset(s);
+        }
+        if (!rc && fw.old_id) {
+            if (!ch) ch = idx_chunker_new();
+            idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+                                 idx_dense_parse_embedder(st));
+            rc = idx_store_write_file(st, &fw, 1, e);
+        }
+        idx_filework_release(&fw);
+    }
+    reread_clear(st);
+    idx_chunker_free(ch);
+    return rc;
+}
+
 CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -300,7 +338,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     /* Rows of files that are gone (or now ignored) go first. */
     for (size_t k = 0; k < n_old; k++) {
         if (old[k].seen) continue;
-        if ((rc = idx_store_remove_file(st, old[k].id, 1, 0, e))) goto out;
+        FileWork gone = {.old_id = old[k].id, .skip = "gone"};
+        if ((rc = idx_store_write_file(st, &gone, 1, e))) goto out;
         stats.files_removed++;
     }
 
@@ -314,6 +353,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     n_threads = pool_start(&pool, st, &threads);
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
+    if ((rc = reread(st, e))) goto out;
     if ((rc = idx_graph_resolve_dirty(st, NULL, e))) goto out;
     if ((rc = idx_store_touch_update_time(st, e))) goto out;
     rc = commit(st, e);
@@ -322,6 +362,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     if (!rc) idx_store_postings_checkpoint(st);
     if (!rc) rc = locked_dense_sync(st, e);
 out:
+    reread_clear(st);
     pool_stop(&pool, threads, n_threads);
     /* A stop keeps the whole files written so far; anything else rolls back. */
     if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
@@ -401,12 +442,13 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         ch = idx_chunker_new_shared(st->shared);
         idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                              idx_dense_parse_embedder(st));
-        /* prepare records the size it read; keep the stat's mtime. */
+        /* prepare records the size and mtime of what it read */
     }
     double t1 = now_ms();
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
     if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;
+    if ((rc = reread(st, e))) goto out;
     double t2 = now_ms();
     size_t n_edges = 0;
     if ((rc = idx_graph_resolve_dirty(st, &n_edges, e))) goto out;
@@ -420,6 +462,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
     if (!rc) rc = locked_dense_sync(st, e);
 out:
+    reread_clear(st);
     if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);
     if (rc) idx_store_postings_invalidate(st);
     idx_dense_write_end(st, rc == CR_OK);

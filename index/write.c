@@ -2,8 +2,11 @@
 #include "store_int.h"
 #include "vec_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------- prepare (any thread) */
 
@@ -87,11 +90,63 @@ static void filework__resolve_imports(FileWork *fw, const char *root, const IdxL
         ChunkRef *r = &fw->set.refs[i];
         if (r->kind != REF_IMPORT || !r->module) continue;
         r->level = 0;
+        char *raw = xstrdup(r->module);
         if (!lang->resolve_import(&ctx, r)) {
+            /* no file by that name (yet): kept as written, level -1, so that
+             * the file is read again when one appears (deps.c) */
             free(r->alias);
             r->alias = NULL;
+            free(r->module);
+            r->module = raw;
+            raw = NULL;
+            r->level = -1;
         }
+        free(raw);
     }
+}
+
+static int same_stat(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Reads rel under root whole (path_read_under: opened, then checked, so a
+ * file swapped for a link out of the root is never read), and again when it
+ * changed while being read (its identity, size or mtime moved between the
+ * stat before and the one after). *mtime_ns is the mtime of the content
+ * read, or 0 (the next update reads it again) when it never held still, or
+ * was modified in the last seconds: a write within the same clock tick
+ * leaves the mtime where it was. */
+static CrErr read_settled(const char *root, const char *rel, size_t max, StrBuf *src,
+                          int64_t *mtime_ns, ErrInfo *e)
+{
+    struct stat a, b;
+    StrBuf abs;
+    sb_init(&abs);
+    sb_addf(&abs, "%s/%s", root, rel);
+    *mtime_ns = 0;
+    CrErr rc = CR_OK;
+    for (int tries = 0; tries < 5; tries++) {
+        if (stat(abs.buf, &a) != 0) {
+            rc = err_set(e, errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO, "%s: %s", rel,
+                         strerror(errno));
+            break;
+        }
+        sb_reset(src);
+        if ((rc = path_read_under(root, rel, src, max, e))) break;
+        if (stat(abs.buf, &b) == 0 && same_stat(&a, &b) &&
+            (int64_t)src->len == (int64_t)b.st_size) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            if (b.st_mtim.tv_sec + 2 < now.tv_sec)
+                *mtime_ns = (int64_t)b.st_mtim.tv_sec * 1000000000 + b.st_mtim.tv_nsec;
+            break;
+        }
+        /* else: what was read last, to be read again (mtime 0) */
+    }
+    sb_release(&abs);
+    return rc;
 }
 
 void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch,
@@ -103,7 +158,7 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     sb_init(&src);
     /* opened, then checked: a file swapped for a link out of the root since
      * the scan is never read */
-    CrErr rc = path_read_under(root, fw->path, &src, max_bytes, &e);
+    CrErr rc = read_settled(root, fw->path, max_bytes, &src, &fw->mtime_ns, &e);
     if (rc == CR_ENOENT) {
         fw->skip = "gone";
         goto out;
@@ -303,6 +358,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
 {
     CrErr rc = CR_OK;
     StrBuf target, bound;
+    if (r->level < 0) return idx_facts_add_pending(st, file_id, r->module, e);
     char *base = import_base(fw, r);
     if (!base || !r->alias) {
         free(base);
@@ -444,61 +500,11 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     return rc;
 }
 
-/* Loads the simple names a file defines now (before its rows go). */
-static CrErr load_names(IdxStore *st, int64_t file_id, StrMap *out, ErrInfo *e)
-{
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_SYMBOL_NAMES_OF_FILE, e);
-    if (!s) return CR_EDB;
-    sqlite3_bind_int64(s, 1, file_id);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        strmap_put(out, (const char *)sqlite3_column_text(s, 0), 1);
-    sqlite3_reset(s);
-    return rc == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "symbols");
-}
-
-/* Marks refs anywhere whose last name component is a name this file
- * newly defines (or the module's own name, for a new file): they may now
- * resolve here. Refs that resolved into the file's old rows were marked
- * when those rows went; names it defined before resolve as they did. */
-static CrErr mark_stmt(IdxStore *st, StmtId id, const char *text, ErrInfo *e)
-{
-    sqlite3_stmt *s = idx_store_stmt(st, id, e);
-    if (!s) return CR_EDB;
-    sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
-    return idx_store_step_done(st, s, e, "mark refs");
-}
-
-/* Also marks calls through import aliases of a top-level name
- * (`from b import f as _g` ... `_g()`), whose written name is not the
- * definition's. */
-static CrErr mark_by_names(IdxStore *st, const FileWork *fw, StrMap *seen, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    StrBuf target;
-    sb_init(&target);
-    for (size_t i = 0; i <= fw->set.n_chunks && !rc; i++) {
-        const ChunkDef *c = i < fw->set.n_chunks ? &fw->set.chunks[i] : NULL;
-        const char *name = c ? c->name : last_component(fw->module);
-        if (!name || !name[0] || strmap_get(seen, name, NULL)) continue;
-        strmap_put(seen, name, 1);
-        rc = mark_stmt(st, STMT_REF_DIRTY_BY_LAST, name, e);
-        if (rc || (c && strchr(c->symbol, '.'))) continue;
-        sb_reset(&target);
-        sb_adds(&target, fw->module);
-        if (c) sb_addf(&target, "%s%s", target.len ? "." : "", c->symbol);
-        if (target.len) rc = mark_stmt(st, STMT_REF_DIRTY_BY_ALIAS, target.buf, e);
-    }
-    sb_release(&target);
-    return rc;
-}
-
 CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     int64_t file_id = 0, *ids = NULL;
-    if (fw->skip && !strcmp(fw->skip, "gone"))
-        return fw->old_id ? idx_store_remove_file(st, fw->old_id, mark_dependents, 0, e) : CR_OK;
+    IdxFacts old = {0}, now = {0};
     if (fw->same_content) {
         sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_TOUCH, e);
         if (!s) return CR_EDB;
@@ -507,17 +513,18 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         sqlite3_bind_int64(s, 3, fw->mtime_ns);
         return idx_store_step_done(st, s, e, "file row");
     }
-    StrMap old_names;
-    strmap_init(&old_names);
-    if (fw->old_id && mark_dependents) {
-        if ((rc = load_names(st, fw->old_id, &old_names, e))) goto out;
-        strmap_put(&old_names, last_component(fw->module ? fw->module : ""), 1);
+    /* What the file offered the resolver before: references that could
+     * meet what comes or goes are resolved again (deps.c). */
+    if (fw->old_id && mark_dependents && (rc = idx_facts_load(st, fw->old_id, &old, e))) goto out;
+    if (fw->skip && !strcmp(fw->skip, "gone")) {
+        if (fw->old_id) rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 0, e);
+        goto marks;
     }
     if (fw->old_id && (rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 1, e))) goto out;
     if (fw->skip) {
         fw->hash[0] = '\0';
         rc = upsert_file_row(st, fw, fw->skip, &file_id, e);
-        goto out;
+        goto marks;
     }
     if ((rc = upsert_file_row(st, fw, "ok", &file_id, e))) goto out;
     ids = xcalloc(fw->set.n_chunks + 1, sizeof *ids);
@@ -530,9 +537,15 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         else if (r->name && r->name[0])
             rc = insert_ref(st, file_id, ids[r->chunk], r->kind, r->name, e);
     }
-    if (!rc && mark_dependents) rc = mark_by_names(st, fw, &old_names, e);
+marks:
+    if (!rc && mark_dependents && file_id) rc = idx_facts_load(st, file_id, &now, e);
+    if (!rc && mark_dependents) {
+        if (idx_facts_classes_differ(&old, &now)) st->classes_moved = 1;
+        rc = idx_facts_mark(st, &old, &now, e);
+    }
 out:
-    strmap_release(&old_names);
+    idx_facts_release(&old);
+    idx_facts_release(&now);
     free(ids);
     return rc;
 }

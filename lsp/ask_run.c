@@ -291,7 +291,11 @@ int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
         return 0;
     }
     if (rc) {
-        rpc_error(err, RPC_REQUEST_FAILED, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(err, RPC_REQUEST_FAILED, "%s%.400s",
+                  rc == CR_EDB || rc == CR_ECORRUPT || rc == CR_EIO
+                      ? "the index could not be read: "
+                      : "",
+                  e.msg[0] ? e.msg : cr_strerror(rc));
         return 0;
     }
     const char *name = d.head.symbol[0] ? d.head.symbol : d.head.module;

@@ -62,9 +62,16 @@ static void build(Workspace *ws)
     lsp_progress_start(ws);
     CrErr rc = ws_store_open(&cfg, WS_OPEN_CREATE, &j->built, &e);
     if (!rc) rc = idx_update(j->built, on_build_progress, ws, &j->stats, &e);
-    if ((!rc || ws_update_embed_failed(rc)) &&
-        idx_status(j->built, &j->built_status, NULL) != CR_OK)
-        memset(&j->built_status, 0, sizeof j->built_status);
+    if (!rc || ws_update_embed_failed(rc)) {
+        /* counts that cannot be read: the build failed (never "0 files") */
+        ErrInfo se = {0};
+        CrErr src = idx_status(j->built, &j->built_status, &se);
+        if (src) {
+            rc = src;
+            snprintf(e.msg, sizeof e.msg, "the index could not be read: %.400s",
+                     se.msg[0] ? se.msg : cr_strerror(src));
+        }
+    }
     j->build_rc = rc;
     snprintf(j->build_msg, sizeof j->build_msg, "%s",
              rc ? (e.msg[0] ? e.msg : cr_strerror(rc)) : "");
@@ -129,8 +136,8 @@ static int run_adopt(Server *s, Job *job)
     idx_close(ws->q);
     ws->q = j->built;
     j->built = NULL;
-    idx_warm(ws->q, NULL);
-    log_msg(LOG_INFO, "search structures of %s ready in %.0f ms", ws->root, now_ms() - t0);
+    if (lsp_ws_warm(ws))
+        log_msg(LOG_INFO, "search structures of %s ready in %.0f ms", ws->root, now_ms() - t0);
     ws->q_status = j->built_status;
     ws->q_status_stale = 0;
     snprintf(msg, sizeof msg, "%lld files, %lld chunks, %lld edges",

@@ -199,16 +199,23 @@ RpcStatus lsp_on_outgoing_calls(void *ctx, json_t *params, RpcCall *call, json_t
 
 /* ---------------------------------------------------------------- worker */
 
-static json_t *symbols(Server *s, const char *query)
+/* The symbols of every workspace; *rc and e get the first failure to
+ * read an index. */
+static json_t *symbols(Server *s, const char *query, CrErr *rc, ErrInfo *e)
 {
     json_t *out = json_array();
     for (size_t w = 0; w < s->n_ws && json_array_size(out) < MAX_SYMBOLS; w++) {
-        ErrInfo e = {0};
-        IdxStore *st = lsp_ws_query_store(s->ws[w], &e);
+        ErrInfo we = {0};
+        IdxStore *st = lsp_ws_query_store(s->ws[w], &we);
         RtvDef *defs = NULL;
         size_t n = 0;
-        if (!st || rtv_symbols(st, query, MAX_SYMBOLS - json_array_size(out), &defs, &n, &e))
-            continue;
+        CrErr got =
+            st ? rtv_symbols(st, query, MAX_SYMBOLS - json_array_size(out), &defs, &n, &we) : CR_OK;
+        if (got && !*rc) {
+            *rc = got;
+            *e = we;
+        }
+        if (!st || got) continue;
         for (size_t i = 0; i < n; i++) {
             const IdxChunk *c = &defs[i].head;
             char *uri = path_to_uri(idx_root(st), c->path);
@@ -230,15 +237,18 @@ static json_t *symbols(Server *s, const char *query)
     return out;
 }
 
-static json_t *calls(IdxStore *st, const char *path, int line0, int outgoing)
+static CrErr calls(IdxStore *st, const char *path, int line0, int outgoing, json_t **out_json,
+                   ErrInfo *e)
 {
     RtvDef d;
     RtvRef *refs = NULL;
     size_t n = 0;
     json_t *out = json_array();
-    if (rtv_def_at(st, path, (uint32_t)line0 + 1, &d, NULL) != CR_OK) return out;
-    if (rtv_refs(st, &d, outgoing, RTV_REF_BIT(IDX_EDGE_CALL), MAX_CALLS, &refs, &n, NULL, NULL) ==
-        CR_OK) {
+    *out_json = out;
+    CrErr rc = rtv_def_at(st, path, (uint32_t)line0 + 1, &d, e);
+    if (rc) return rc == CR_ENOENT ? CR_OK : rc;
+    rc = rtv_refs(st, &d, outgoing, RTV_REF_BIT(IDX_EDGE_CALL), MAX_CALLS, &refs, &n, NULL, e);
+    if (rc == CR_OK) {
         for (size_t i = 0; i < n; i++) {
             const RtvRef *r = &refs[i];
             json_array_append_new(out, json_pack("{s:o, s:[o]}", outgoing ? "to" : "from",
@@ -248,7 +258,7 @@ static json_t *calls(IdxStore *st, const char *path, int line0, int outgoing)
         rtv_refs_free(refs, n);
     }
     rtv_def_release(&d);
-    return out;
+    return rc;
 }
 
 static int run_symbol(Server *s, Job *job)
@@ -256,7 +266,13 @@ static int run_symbol(Server *s, Job *job)
     HierJob *j = (HierJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
-    rpc_call_reply(call, symbols(s, j->word), NULL);
+    CrErr rc = CR_OK;
+    ErrInfo e = {0};
+    json_t *out = symbols(s, j->word, &rc, &e);
+    if (lsp_call_reply_failed(call, rc, &e))
+        json_decref(out);
+    else
+        rpc_call_reply(call, out, NULL);
     return JOB_DONE;
 }
 
@@ -269,11 +285,12 @@ static int run_prepare(Server *s, Job *job)
     json_t *result = NULL;
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
     RtvDef d = {0};
-    if (st && rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &d, &e) == CR_OK &&
-        d.head.kind != IDX_KIND_MODULE)
+    CrErr rc = st ? rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &d, &e) : CR_OK;
+    if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE)
         result = json_pack("[o]", hier_item(st, &d));
     rtv_def_release(&d);
-    rpc_call_reply(call, result, NULL);
+    if (rc == CR_ENOENT) rc = CR_OK;
+    if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, result, NULL);
     return JOB_DONE;
 }
 
@@ -284,7 +301,12 @@ static int run_calls(Job *job, int outgoing)
     job->call = NULL;
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
-    rpc_call_reply(call, st ? calls(st, j->path, j->line, outgoing) : json_array(), NULL);
+    json_t *out = NULL;
+    CrErr rc = st ? calls(st, j->path, j->line, outgoing, &out, &e) : CR_OK;
+    if (lsp_call_reply_failed(call, rc, &e))
+        json_decref(out);
+    else
+        rpc_call_reply(call, out ? out : json_array(), NULL);
     return JOB_DONE;
 }
 

@@ -143,12 +143,13 @@ static int run_lens(Server *s, Job *job)
     RtvDef *defs = NULL;
     size_t n = 0;
     /* Whole definitions, however they were chunked. */
-    if (st && rtv_file_defs(st, j->path, &defs, &n, &e) == CR_OK) {
-        for (size_t i = 0; i < n; i++) {
+    CrErr rc = st ? rtv_file_defs(st, j->path, &defs, &n, &e) : CR_OK;
+    if (st && rc == CR_OK) {
+        for (size_t i = 0; i < n && !rc; i++) {
             const IdxChunk *c = &defs[i].head;
             size_t callers, refs;
             char title[160], question[600];
-            if (rtv_def_counts(st, &defs[i], &callers, &refs, NULL) != CR_OK) continue;
+            if ((rc = rtv_def_counts(st, &defs[i], &callers, &refs, &e)) != CR_OK) break;
             if (!callers && !refs)
                 snprintf(title, sizeof title, "no callers or references");
             else
@@ -164,6 +165,10 @@ static int run_lens(Server *s, Job *job)
             json_array_append_new(out, lens(line, "Ask CodeRAG", "coderag.ask", args));
         }
         rtv_defs_free(defs, n);
+    }
+    if (lsp_call_reply_failed(call, rc, &e)) {
+        json_decref(out);
+        return JOB_DONE;
     }
     /* Ranges the last answer cited in this file, where their lines are now:
      * in the unsaved buffer when the document is open, else on disk. */
@@ -305,12 +310,13 @@ RpcStatus lsp_on_hover(void *ctx, json_t *params, RpcCall *call, json_t **out, R
 }
 
 /* Links to the definitions at the far end of incoming edges of one kind. */
-static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, const RtvDef *d,
-                           IdxEdgeKind kind, const char *label)
+static CrErr add_edge_links(StrBuf *sb, IdxStore *st, const char *root, const RtvDef *d,
+                            IdxEdgeKind kind, const char *label, ErrInfo *e)
 {
     RtvRef *refs = NULL;
     size_t n = 0, total = 0;
-    if (rtv_refs(st, d, 0, RTV_REF_BIT(kind), MAX_LINKS, &refs, &n, &total, NULL) != CR_OK) return;
+    CrErr rc = rtv_refs(st, d, 0, RTV_REF_BIT(kind), MAX_LINKS, &refs, &n, &total, e);
+    if (rc) return rc;
     for (size_t i = 0; i < n; i++) {
         sb_adds(sb, i ? "\n- " : "\n\n");
         if (!i) sb_addf(sb, "**%s**\n- ", label);
@@ -318,6 +324,7 @@ static void add_edge_links(StrBuf *sb, IdxStore *st, const char *root, const Rtv
     }
     if (total > n) sb_addf(sb, "\n- … and %zu more", total - n);
     rtv_refs_free(refs, n);
+    return CR_OK;
 }
 
 static int same_def(const RtvDef *a, const RtvDef *b)
@@ -362,11 +369,14 @@ static int run_hover(Server *s, Job *job)
     /* The definition the word names from there (a long one too), then the
      * others of this file, then the rest. */
     RtvDef under = {0};
-    if (!st || rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &under, &e) != CR_OK ||
-        rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, MAX_DEFS, &defs, &n_defs, &n,
-                       &e) != CR_OK) {
+    CrErr rc = st ? rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &under, &e) : CR_OK;
+    if (st && rc == CR_OK)
+        rc = rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, MAX_DEFS, &defs, &n_defs,
+                            &n, &e);
+    if (!st || rc) {
         rtv_def_release(&under);
-        rpc_call_reply(call, NULL, NULL);
+        rtv_defs_free(defs, n_defs);
+        if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
         return JOB_DONE;
     }
     put_first(&defs, &n_defs, &n, &under, j->word);
@@ -380,9 +390,16 @@ static int run_hover(Server *s, Job *job)
         if (d->docstring[0]) sb_addf(&md, "\n%s\n", d->docstring);
         sb_addf(&md, "\n%s `%s` — ", idx_kind_name(d->kind), display_name(d));
         add_link(&md, root, d);
-        add_edge_links(&md, st, root, &defs[0], IDX_EDGE_CALL, "Called from");
-        add_edge_links(&md, st, root, &defs[0], IDX_EDGE_IMPORT, "Imported by");
-        add_edge_links(&md, st, root, &defs[0], IDX_EDGE_INHERIT, "Subclassed by");
+        rc = add_edge_links(&md, st, root, &defs[0], IDX_EDGE_CALL, "Called from", &e);
+        if (!rc) rc = add_edge_links(&md, st, root, &defs[0], IDX_EDGE_IMPORT, "Imported by", &e);
+        if (!rc)
+            rc = add_edge_links(&md, st, root, &defs[0], IDX_EDGE_INHERIT, "Subclassed by", &e);
+        if (rc) {
+            sb_release(&md);
+            rtv_defs_free(defs, n_defs);
+            if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
+            return JOB_DONE;
+        }
         if (n_defs > 1 || n > n_defs) {
             sb_adds(&md, "\n\n**Also defined**");
             for (size_t i = 1; i < n_defs; i++) {

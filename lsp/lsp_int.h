@@ -22,4 +22,9 @@ struct json_t;
 struct json_t *lsp_position(uint32_t line, uint32_t character);
 struct json_t *lsp_range(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1);
 
+/* When rc says the index could not be read (CR_EDB, CR_ECORRUPT, CR_EIO),
+ * answers the call with that error (never an empty result) and returns 1;
+ * otherwise does nothing and returns 0. */
+int lsp_call_reply_failed(RpcCall *call, CrErr rc, const ErrInfo *e);
+
 #endif

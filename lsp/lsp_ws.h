@@ -95,6 +95,14 @@ int lsp_ws_indexing(Workspace *ws);
  * (s->mu held). */
 void lsp_ws_refresh_stale(Server *s);
 
+/* ---- ws_read.c */
+/* Worker: loads ws->q's search structures (idx_warm); a failure is logged
+ * and shown (a warning: searches load them again) and returns 0. */
+int lsp_ws_warm(Workspace *ws);
+/* Worker: ws->q's counts into *out (idx_status); a failure is logged and
+ * returns 0, *out as it was. */
+int lsp_ws_count(Workspace *ws, IdxStatus *out);
+
 /* ---- builder.c */
 void *lsp_builder_main(void *arg);
 

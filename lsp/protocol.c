@@ -2,6 +2,7 @@
 #include "lsp_int.h"
 
 #include <jansson.h>
+#include <stdio.h>
 
 json_t *lsp_position(uint32_t line, uint32_t character)
 {
@@ -11,4 +12,14 @@ json_t *lsp_position(uint32_t line, uint32_t character)
 json_t *lsp_range(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1)
 {
     return json_pack("{s:o, s:o}", "start", lsp_position(l0, c0), "end", lsp_position(l1, c1));
+}
+
+int lsp_call_reply_failed(RpcCall *call, CrErr rc, const ErrInfo *e)
+{
+    if (rc != CR_EDB && rc != CR_ECORRUPT && rc != CR_EIO) return 0;
+    RpcError err = {.code = RPC_REQUEST_FAILED};
+    snprintf(err.message, sizeof err.message, "the index could not be read: %.400s",
+             e && e->msg[0] ? e->msg : cr_strerror(rc));
+    rpc_call_reply(call, NULL, &err);
+    return 1;
 }

@@ -159,8 +159,8 @@ int lsp_ws_open(Workspace *ws, ErrInfo *e)
                        ws->root, e->msg);
         return 0;
     }
-    idx_warm(ws->q, NULL);
-    if (idx_status(ws->q, &ws->q_status, NULL) == CR_OK) set_snapshot(ws, &ws->q_status);
+    lsp_ws_warm(ws);
+    if (lsp_ws_count(ws, &ws->q_status)) set_snapshot(ws, &ws->q_status);
     return 1;
 }
 
@@ -324,7 +324,7 @@ void lsp_ws_refresh_stale(Server *s)
         ws->q_status_stale = 0;
         pthread_mutex_unlock(&s->mu);
         IdxStatus st;
-        int ok = idx_status(ws->q, &st, NULL) == CR_OK;
+        int ok = lsp_ws_count(ws, &st);
         pthread_mutex_lock(&s->mu);
         if (ok) {
             ws->q_status = st;

@@ -210,7 +210,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     rtv_scores_by_rank(out->items, out->n_items);
     out->timings.pack_ms = now_ms() - t;
 
-    rtv_match_signals(st, req->question, &info, out->n_items, &out->signals);
+    if ((rc = rtv_match_signals(st, req->question, &info, out->n_items, &out->signals, e)))
+        goto out;
     out->match = rtv_match(&out->signals, out->match_reason, sizeof out->match_reason);
     /* an ablation: coverage is not measured; a focus: the context holds what is asked about */
     if ((!req->use_bm25 || req->focus_chunk) && out->n_items) {

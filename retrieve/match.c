@@ -82,8 +82,8 @@ static int looks_like_identifier(const char *w, size_t n)
     return alpha && (under || camel || dot);
 }
 
-void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
-                       RtvMatchSignals *sig)
+CrErr rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
+                        RtvMatchSignals *sig, ErrInfo *e)
 {
     memset(sig, 0, sizeof *sig);
     sig->coverage = info->coverage;
@@ -94,16 +94,18 @@ void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *in
     for (char *p = qw.buf, *save = NULL, *w; (w = strtok_r(p, " ", &save)); p = NULL)
         sig->terms++;
     sb_release(&qw);
-    sig->idents = rtv_named_identifiers(st, question, &sig->idents_hit);
+    return rtv_named_identifiers(st, question, &sig->idents, &sig->idents_hit, e);
 }
 
-size_t rtv_named_identifiers(IdxStore *st, const char *question, size_t *hit)
+CrErr rtv_named_identifiers(IdxStore *st, const char *question, size_t *n_idents, size_t *hit,
+                            ErrInfo *e)
 {
     size_t idents = 0;
+    CrErr rc = CR_OK;
     *hit = 0;
     /* identifiers named in the question, looked up whole (last dotted part) */
     const char *p = question;
-    while (*p && idents < 16) {
+    while (*p && idents < 16 && !rc) {
         while (*p && !ident_byte((unsigned char)*p))
             p++;
         const char *a = p;
@@ -120,13 +122,15 @@ size_t rtv_named_identifiers(IdxStore *st, const char *question, size_t *hit)
         const char *last = strrchr(name, '.');
         int64_t *ids = NULL;
         size_t k = 0;
-        if (idx_lookup_symbol(st, name, &ids, &k, NULL) == CR_OK && k == 0 && last) {
+        rc = idx_lookup_symbol(st, name, &ids, &k, e);
+        if (!rc && k == 0 && last) {
             free(ids);
             ids = NULL;
-            if (idx_lookup_symbol(st, last + 1, &ids, &k, NULL) != CR_OK) k = 0;
+            rc = idx_lookup_symbol(st, last + 1, &ids, &k, e);
         }
-        if (k) (*hit)++;
+        if (!rc && k) (*hit)++;
         free(ids);
     }
-    return idents;
+    *n_idents = idents;
+    return rc;
 }

@@ -177,8 +177,9 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
             }
             /* A question naming an indexed definition is BM25's to answer:
              * the dense leg weighs less there. */
-            size_t hit = 0;
-            if (n_hits) rtv_named_identifiers(st, req->question, &hit);
+            size_t hit = 0, idents = 0;
+            if (n_hits && (rc = rtv_named_identifiers(st, req->question, &idents, &hit, e)))
+                goto out;
             add_dense(&v, &n, &cap, hits, n_hits, t, hit ? t->dense_weight_named : t->dense_weight,
                       !req->use_bm25);
         } else {

@@ -165,12 +165,14 @@ typedef struct RtvRankInfo {
 } RtvRankInfo;
 
 /* The signals rtv_match reads, from a ranked and packed question. */
-void rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
-                       RtvMatchSignals *sig);
+CrErr rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
+                        RtvMatchSignals *sig, ErrInfo *e);
 
 /* How many identifiers (snake_case, CamelCase, dotted; at most 16) the
- * question names; *hit gets how many of them name indexed definitions. */
-size_t rtv_named_identifiers(IdxStore *st, const char *question, size_t *hit);
+ * question names (*n_idents); *hit gets how many of them name indexed
+ * definitions. CR_EDB when the index cannot be read (never "no match"). */
+CrErr rtv_named_identifiers(IdxStore *st, const char *question, size_t *n_idents, size_t *hit,
+                            ErrInfo *e);
 
 /* Below this coverage, no indexed code matches the question well. */
 #define RTV_WEAK_COVERAGE 0.25

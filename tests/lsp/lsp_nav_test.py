@@ -7,6 +7,7 @@ definitions), long definitions, workspace symbols and call hierarchy.
 (lsp_test.py runs the group too.) The harness is lsp_client.py's."""
 import os
 import shutil
+import sqlite3
 import sys
 from lsp_client import check, check_sanitizers, context_symbols, did_open, run_groups
 
@@ -169,8 +170,57 @@ def t_hierarchy(env):
     check_sanitizers(s)
 
 
+def damage_under_server(db):
+    """Damages index.db under a running server so that its next read meets
+    the damage: a commit from another connection (the server's page cache is
+    dropped when it sees one), every page moved into the file, then every
+    page but the first (the header and the schema, which the server has
+    read) overwritten with garbage."""
+    con = sqlite3.connect(db, timeout=30)
+    con.execute("INSERT INTO meta VALUES('lsp-test', 'x')")
+    con.commit()
+    con.execute("DELETE FROM meta WHERE key = 'lsp-test'")
+    con.commit()
+    busy = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    page = con.execute("PRAGMA page_size").fetchone()[0]
+    con.close()
+    check(busy == 0, "the checkpoint moved every page into index.db")
+    size = os.path.getsize(db)
+    check(size > 4 * page, "a database of several pages (%d bytes)" % size)
+    with open(db, "r+b") as f:
+        f.seek(page)
+        f.write(b"\xa5" * (size - page))
+
+
+def t_nav_dberr(env):
+    """A database that cannot be read is an error reply (-32803 naming the
+    index), never an empty result: hover, code lenses, workspace symbols
+    and call hierarchy, on an index damaged under the server."""
+    s = env.server()
+    s.initialize(env.root)
+    s.wait_ready()
+    uri, _ = did_open(s, env, "shop/models.py")
+    at_call = {"textDocument": {"uri": uri}, "position": {"line": 35, "character": 18}}
+    requests = (("textDocument/hover", at_call),
+                ("textDocument/codeLens", {"textDocument": {"uri": uri}}),
+                ("workspace/symbol", {"query": "apply_tax"}),
+                ("textDocument/prepareCallHierarchy", at_call))
+    for method, params in requests:
+        r = s.call(method, params)
+        check(r.get("result"), "%s answers before the damage: %r" % (method, r))
+    damage_under_server(os.path.join(env.root, ".coderag", "index.db"))
+    for method, params in requests:
+        r = s.call(method, params)
+        err = r.get("error") or {}
+        check(err.get("code") == -32803 and "index" in err.get("message", ""),
+              "%s: an error, not an empty result: %r" % (method, r))
+    check(s.call("coderag/status", {}).get("result"), "the server still answers")
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
+
+
 GROUPS = {
-    "nav": [t_nav, t_nav_long, t_nav_lang, t_hierarchy],
+    "nav": [t_nav, t_nav_long, t_nav_lang, t_hierarchy, t_nav_dberr],
 }
 
 

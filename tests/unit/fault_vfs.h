@@ -7,7 +7,8 @@
  * database and its WAL: reads, writes, syncs, truncation, locks and
  * shared-memory locks) is counted; fault_vfs_arm(n, sticky) makes the n-th
  * such call from now fail with an I/O error, and with sticky every call after
- * it too, until fault_vfs_disarm(). Memory-mapped I/O is not offered, so
+ * it too, until fault_vfs_disarm(). fault_vfs.full = 1 makes every write to
+ * such a file fail as on a full disk (SQLITE_FULL). Memory-mapped I/O is not offered, so
  * every page read goes through xRead.
  */
 #ifndef CODERAG_FAULT_VFS_H
@@ -30,6 +31,7 @@ static struct {
     int failing; /* the armed call came: every later call fails (sticky) */
     long calls;  /* watched calls since the last arm */
     long injected;
+    int full; /* every write to a watched file fails with SQLITE_FULL (a full disk) */
 } fault_vfs;
 
 static void fault_vfs_arm(long nth, int sticky)
@@ -75,6 +77,7 @@ static int fault__read(sqlite3_file *p, void *buf, int n, sqlite3_int64 off)
 
 static int fault__write(sqlite3_file *p, const void *buf, int n, sqlite3_int64 off)
 {
+    if (fault_vfs.full && ((FaultFile *)p)->watched) return SQLITE_FULL;
     int rc = fault__check((FaultFile *)p, SQLITE_IOERR_WRITE);
     return rc ? rc : FAULT_REAL(p)->pMethods->xWrite(FAULT_REAL(p), buf, n, off);
 }

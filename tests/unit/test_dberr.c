@@ -6,6 +6,7 @@
 #include "fault_vfs.h"
 #include "index/store_int.h" /* the connection, to shrink its page cache */
 #include "index_util.h"
+#include "retrieve/rtv_int.h" /* rtv_named_identifiers */
 #include "rtv.h"
 #include "test.h"
 
@@ -60,6 +61,9 @@ static void test_lookups_report_errors(void)
     CHECK_INT(rtv_def_counts(st, &d, &callers, &others, NULL), CR_EDB);
     IdxStatus s;
     CHECK_INT(idx_status(st, &s, NULL), CR_EDB);
+    /* the identifiers a question names: an error, never "none indexed" */
+    size_t idents = 0, hit = 0;
+    CHECK_INT(rtv_named_identifiers(st, "Who calls apply_tax?", &idents, &hit, NULL), CR_EDB);
     CHECK(fault_vfs.injected > 0);
     fault_vfs_disarm();
 
@@ -165,6 +169,36 @@ static void test_update_survives_any_one_failure(void)
     idx_close(st);
 }
 
+/* A full disk during an update (whole-tree or one file) is an error that
+ * says so, and loses nothing: once there is room, the next update gives the
+ * index a fault-free update gives. */
+static void test_disk_full(void)
+{
+    IdxStore *st = open_store();
+    CHECK(st != NULL);
+    if (!st) return;
+    write_errors(0);
+    CHECK_INT(update(st), CR_OK);
+    Shape want = shape(st);
+    for (int single = 0; single < 2; single++) {
+        write_errors(1);
+        fault_vfs.full = 1;
+        ErrInfo e = {0};
+        char path[256];
+        snprintf(path, sizeof path, "%s/shop/errors.py", root);
+        CrErr rc = single ? idx_update_file(st, path, &e) : idx_update(st, NULL, NULL, NULL, &e);
+        fault_vfs.full = 0;
+        CHECK_INT(rc, CR_EIO);
+        CHECK(strstr(e.msg, "no space left") != NULL);
+        CHECK(strstr(e.msg, index_dir) != NULL);
+        write_errors(0);
+        CHECK_INT(update(st), CR_OK);
+        CHECK(same_shape(shape(st), want));
+        CHECK_INT(idx_verify(st, NULL), CR_OK);
+    }
+    idx_close(st);
+}
+
 int main(void)
 {
     if (fault_vfs_install() != 0) {
@@ -177,6 +211,7 @@ int main(void)
     test_sh("cp -R '%s/shop/.' '%s'", FIXTURE_DIR, root);
     RUN(test_lookups_report_errors);
     RUN(test_update_survives_any_one_failure);
+    RUN(test_disk_full);
     test_sh("rm -rf '%s' '%s'", root, index_dir);
     return test_summary();
 }

@@ -499,10 +499,10 @@ static void test_schema_rebuild(void)
         fclose(f);
     }
     ErrInfo de = {0};
-    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, &de), CR_ESCHEMA);
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_READONLY, &st, &de), CR_ECORRUPT);
     CHECK(strstr(de.msg, "is damaged") && strstr(de.msg, "run `coderag index`"));
     CHECK(!strstr(de.msg, "version"));
-    CHECK_INT(idx_open(&cfg, IDX_OPEN_EXISTING, &st, &de), CR_ENOINDEX);
+    CHECK_INT(idx_open(&cfg, IDX_OPEN_EXISTING, &st, &de), CR_ECORRUPT);
     CHECK(strstr(de.msg, "is damaged") && strstr(de.msg, "run `coderag index`"));
     st = open_store(0, NULL, 0);
     CHECK(st != NULL);

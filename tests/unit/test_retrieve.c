@@ -544,12 +544,18 @@ static void test_dense_weight_by_names(void)
     IdxStore *st = open_indexed(FIXTURE_DIR "/retrieve", tmp);
     CHECK(st != NULL);
     if (!st) return;
-    size_t hit = 9;
-    CHECK_INT(rtv_named_identifiers(st, "Who calls apply_discount and Cart.total?", &hit), 2);
+    size_t hit = 9, idents = 9;
+    CHECK_INT(
+        rtv_named_identifiers(st, "Who calls apply_discount and Cart.total?", &idents, &hit, NULL),
+        CR_OK);
+    CHECK_INT(idents, 2);
     CHECK_INT(hit, 2);
-    CHECK_INT(rtv_named_identifiers(st, "Is no_such_helper used?", &hit), 1);
+    CHECK_INT(rtv_named_identifiers(st, "Is no_such_helper used?", &idents, &hit, NULL), CR_OK);
+    CHECK_INT(idents, 1);
     CHECK_INT(hit, 0);
-    CHECK_INT(rtv_named_identifiers(st, "How is a discount coupon applied?", &hit), 0);
+    CHECK_INT(rtv_named_identifiers(st, "How is a discount coupon applied?", &idents, &hit, NULL),
+              CR_OK);
+    CHECK_INT(idents, 0);
     CHECK_INT(hit, 0);
     RtvTuning low = rtv_tuning, high = rtv_tuning;
     low.lexical_head = high.lexical_head = 0;
