@@ -36,11 +36,14 @@ int idx_store_code_damaged(int code)
     return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
 }
 
-void idx_store_note_damaged(IdxStore *st)
+static void note_damaged(IdxStore *st, int even_readonly)
 {
     if (!st || st->damaged) return;
     st->damaged = 1;
-    if (st->readonly || !st->db_path) return; /* writes nothing; a writer's check finds it */
+    /* a reader writes nothing (a writer's check finds what SQLite met),
+     * except the verdict of a check the user asked for (idx_verify): no
+     * writer's check sees damage inside whole pages */
+    if ((st->readonly && !even_readonly) || !st->db_path) return;
     log_msg(LOG_WARN, "%s/index.db is damaged; `coderag index` rebuilds it", st->index_real);
     StrBuf p;
     mark_path(st, "clean", &p);
@@ -50,6 +53,16 @@ void idx_store_note_damaged(IdxStore *st)
     int fd = open(p.buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd >= 0) close(fd);
     sb_release(&p);
+}
+
+void idx_store_note_damaged(IdxStore *st)
+{
+    note_damaged(st, 0);
+}
+
+void idx_store_note_damaged_checked(IdxStore *st)
+{
+    note_damaged(st, 1);
 }
 
 void idx_store_mark_clean(IdxStore *st)
@@ -110,7 +123,7 @@ CrErr idx_store_integrity(IdxStore *st, int *damaged, StrBuf *why, ErrInfo *e)
     sb_release(&p);
     if (marked) {
         *damaged = 1;
-        sb_adds(why, "SQLite found it damaged earlier");
+        sb_adds(why, "found damaged earlier, by SQLite or `status --check`");
         return CR_OK;
     }
     if (clean_mark_holds(st)) return CR_OK;

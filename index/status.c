@@ -144,7 +144,28 @@ static CrErr verify_postings(IdxStore *st, ErrInfo *e)
     return rc;
 }
 
+static CrErr verify(IdxStore *st, ErrInfo *e);
+
+/* Every check reads one state of the database (a writer's commit between
+ * two of them is no inconsistency); what it finds marks the database
+ * damaged, rebuilt by the next writer. */
 CrErr idx_verify(IdxStore *st, ErrInfo *e)
+{
+    int own_txn = sqlite3_get_autocommit(st->db);
+    CrErr rc = own_txn ? idx_store_exec(st, "BEGIN", e) : CR_OK;
+    if (rc) return rc;
+    rc = verify(st, e);
+    if (own_txn) idx_store_exec(st, "COMMIT", NULL);
+    if (rc == CR_ECORRUPT) {
+        idx_store_note_damaged_checked(st);
+        size_t n = strlen(e->msg);
+        if (n + 1 < sizeof e->msg)
+            snprintf(e->msg + n, sizeof e->msg - n, "; `coderag index` rebuilds the index");
+    }
+    return rc;
+}
+
+static CrErr verify(IdxStore *st, ErrInfo *e)
 {
     static const struct {
         const char *what;
@@ -179,7 +200,6 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
     CrErr rc = CR_OK;
     if (sqlite3_step(s) != SQLITE_ROW ||
         strcmp((const char *)sqlite3_column_text(s, 0), "ok") != 0) {
-        idx_store_note_damaged(st);
         rc =
             err_set(e, CR_ECORRUPT, "quick_check: %s",
                     sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "failed");

@@ -269,6 +269,9 @@ int idx_store_code_damaged(int code);
 /* Records that the database is damaged (index.db.damaged): the next writable
  * open rebuilds it, every open until then refuses to read it. */
 void idx_store_note_damaged(IdxStore *st);
+/* The same for what idx_verify found: the mark is written by a read-only
+ * store too (the check was asked for; quick_check on open cannot see it). */
+void idx_store_note_damaged_checked(IdxStore *st);
 /* After a clean close: index.db.clean describes the file as it is now, so
  * the next open trusts it without a quick_check. */
 void idx_store_mark_clean(IdxStore *st);
