@@ -379,17 +379,13 @@ static const char *last_part(const char *s)
     return dot ? dot + 1 : s;
 }
 
-/* Whether container chunk `cls` names `base` (its last part) among its
- * inheritance references (`impl Base for X`, `class X implements Base`). */
-static int names_base(Resolver *r, int64_t cls, const char *base)
+/* Whether a container's inheritance references (`impl Base for X`,
+ * `class X implements Base`) name `base` (its last part). */
+static int names_base(char *const *bases, size_t n, const char *base)
 {
-    size_t n = 0;
-    char **bases = class_bases(r, cls, &n);
-    int yes = 0;
-    for (size_t i = 0; i < n && !yes; i++)
-        yes = !strcmp(last_part(bases[i]), base);
-    free_strv(bases, n);
-    return yes;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(last_part(bases[i]), base)) return 1;
+    return 0;
 }
 
 enum { DISPATCH_MAX = 6, DISPATCH_SCAN = 16 };
@@ -423,17 +419,24 @@ static size_t dispatch_targets(Resolver *r, const RefRow *ref, int64_t *out)
     }
     sqlite3_reset(s);
     if (n > DISPATCH_SCAN) goto out;
+    /* each container's bases read once (n queries, not n * n) */
+    char **bases[DISPATCH_SCAN + 1] = {0};
+    size_t n_bases[DISPATCH_SCAN + 1] = {0};
+    for (size_t j = 0; j < n && r->rc == CR_OK; j++)
+        bases[j] = class_bases(r, cls[j], &n_bases[j]);
     /* impl[i][j]: method j's container implements method i's */
     unsigned char impl[DISPATCH_SCAN][DISPATCH_SCAN] = {{0}};
     for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
         size_t k = 0;
         for (size_t j = 0; j < n; j++)
-            if (j != i && cls[j] != cls[i] && names_base(r, cls[j], cls_name[i])) {
+            if (j != i && cls[j] != cls[i] && names_base(bases[j], n_bases[j], cls_name[i])) {
                 impl[i][j] = 1;
                 k++;
             }
         if (k > best_impls) best = i, best_impls = k;
     }
+    for (size_t j = 0; j < n; j++)
+        free_strv(bases[j], n_bases[j]);
     if (!best_impls || r->rc) {
         best_impls = 0;
         goto out;

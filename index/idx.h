@@ -138,7 +138,11 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
  * chunk, both ends of every edge, every symbol, import and ref's chunk or
  * file exist, and no file has overlapping chunks; and that the search
  * postings in use (snapshot and what changed since) equal a build from the
- * search text. CR_ECORRUPT with the first problem found in e. */
+ * search text. CR_ECORRUPT with the first problem found in e. Damage
+ * SQLite proves (quick_check fails, a read meets a damaged page) is recorded
+ * even through a read-only store (index.db.damaged, beside the file, which
+ * stays as it is): later opens refuse it and the next `coderag index`
+ * rebuilds; e then says so. */
 CrErr idx_verify(IdxStore *st, ErrInfo *e);
 
 typedef struct IdxSkipped {

@@ -36,15 +36,9 @@ int idx_store_code_damaged(int code)
     return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
 }
 
-static void note_damaged(IdxStore *st, int even_readonly)
+/* Replaces the clean mark with the damaged one. */
+static void write_damaged_mark(IdxStore *st)
 {
-    if (!st || st->damaged) return;
-    st->damaged = 1;
-    /* a reader writes nothing (a writer's check finds what SQLite met),
-     * except the verdict of a check the user asked for (idx_verify): no
-     * writer's check sees damage inside whole pages */
-    if ((st->readonly && !even_readonly) || !st->db_path) return;
-    log_msg(LOG_WARN, "%s/index.db is damaged; `coderag index` rebuilds it", st->index_real);
     StrBuf p;
     mark_path(st, "clean", &p);
     unlink(p.buf);
@@ -57,12 +51,20 @@ static void note_damaged(IdxStore *st, int even_readonly)
 
 void idx_store_note_damaged(IdxStore *st)
 {
-    note_damaged(st, 0);
+    if (!st || st->damaged) return;
+    st->damaged = 1;
+    if (st->readonly || !st->db_path) return; /* writes nothing; a writer's check finds it */
+    log_msg(LOG_WARN, "%s/index.db is damaged; `coderag index` rebuilds it", st->index_real);
+    write_damaged_mark(st);
 }
 
-void idx_store_note_damaged_checked(IdxStore *st)
+void idx_store_record_damaged(IdxStore *st)
 {
-    note_damaged(st, 1);
+    if (!st || !st->db_path) return;
+    int had = st->damaged;
+    st->damaged = 1;
+    /* a reader that noted it earlier wrote nothing then */
+    if (!had || st->readonly) write_damaged_mark(st);
 }
 
 void idx_store_mark_clean(IdxStore *st)
@@ -123,7 +125,7 @@ CrErr idx_store_integrity(IdxStore *st, int *damaged, StrBuf *why, ErrInfo *e)
     sb_release(&p);
     if (marked) {
         *damaged = 1;
-        sb_adds(why, "found damaged earlier, by SQLite or `status --check`");
+        sb_adds(why, "SQLite found it damaged earlier");
         return CR_OK;
     }
     if (clean_mark_holds(st)) return CR_OK;

@@ -144,11 +144,46 @@ static CrErr verify_postings(IdxStore *st, ErrInfo *e)
     return rc;
 }
 
+/* SQLite's own check of the file. Damage it proves is recorded (the
+ * damaged mark): the clean mark may still describe the file, and the next
+ * `coderag index` must rebuild rather than trust it. */
+static CrErr check_pages(IdxStore *st, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) != SQLITE_OK) {
+        sqlite3_finalize(s);
+        return idx_store_err(st, e, "quick_check");
+    }
+    int step = sqlite3_step(s);
+    const char *v = step == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+    if (step == SQLITE_ROW && v && !strcmp(v, "ok")) {
+        sqlite3_finalize(s);
+        return CR_OK;
+    }
+    if (step != SQLITE_ROW && !idx_store_code_damaged(step)) { /* a lock, an I/O error */
+        CrErr rc = err_set(e, CR_EDB, "quick_check: %s", sqlite3_errmsg(st->db));
+        sqlite3_finalize(s);
+        return rc;
+    }
+    /* The first problem, on one line: past the "*** in database main ***" heading. */
+    StrBuf why;
+    sb_init(&why);
+    if (!v) v = sqlite3_errmsg(st->db);
+    if (!strncmp(v, "*** ", 4) && strchr(v, '\n')) v = strchr(v, '\n') + 1;
+    sb_addf(&why, "quick_check: %.*s", (int)strcspn(v, "\n"), v);
+    sqlite3_finalize(s);
+    idx_store_record_damaged(st);
+    CrErr rc = idx_store_refuse_damaged(st, why.buf, e);
+    sb_release(&why);
+    return rc;
+}
+
 static CrErr verify(IdxStore *st, ErrInfo *e);
 
-/* Every check reads one state of the database (a writer's commit between
- * two of them is no inconsistency); what it finds marks the database
- * damaged, rebuilt by the next writer. */
+/* Every check reads one state of the database (a writer's commit between two
+ * of them is no inconsistency). What the row checks and the postings find
+ * is damage inside whole pages (a row's bytes changed: quick_check passes):
+ * recorded like quick_check's, so the next `coderag index` rebuilds. */
 CrErr idx_verify(IdxStore *st, ErrInfo *e)
 {
     int own_txn = sqlite3_get_autocommit(st->db);
@@ -156,13 +191,16 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
     if (rc) return rc;
     rc = verify(st, e);
     if (own_txn) idx_store_exec(st, "COMMIT", NULL);
-    if (rc == CR_ECORRUPT) {
-        idx_store_note_damaged_checked(st);
-        size_t n = strlen(e->msg);
-        if (n + 1 < sizeof e->msg)
-            snprintf(e->msg + n, sizeof e->msg - n, "; `coderag index` rebuilds the index");
-    }
     return rc;
+}
+
+/* A row check's or the postings' finding, recorded and told. */
+static CrErr found_damage(IdxStore *st, ErrInfo *e)
+{
+    char why[sizeof e->msg];
+    snprintf(why, sizeof why, "%s", e->msg);
+    idx_store_record_damaged(st);
+    return idx_store_refuse_damaged(st, why, e);
 }
 
 static CrErr verify(IdxStore *st, ErrInfo *e)
@@ -194,21 +232,26 @@ static CrErr verify(IdxStore *st, ErrInfo *e)
          "SELECT count(*) FROM chunks a JOIN chunks b ON a.file_id = b.file_id AND a.id < b.id "
          "AND a.start_line <= b.end_line AND b.start_line <= a.end_line"},
     };
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) != SQLITE_OK)
-        return idx_store_err(st, e, "quick_check");
-    CrErr rc = CR_OK;
-    if (sqlite3_step(s) != SQLITE_ROW ||
-        strcmp((const char *)sqlite3_column_text(s, 0), "ok") != 0) {
-        rc =
-            err_set(e, CR_ECORRUPT, "quick_check: %s",
-                    sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "failed");
-    }
-    sqlite3_finalize(s);
+    CrErr rc = check_pages(st, e);
     if (rc) return rc;
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         int64_t n = count_rows(st, checks[i].sql);
-        if (n != 0) return err_set(e, CR_ECORRUPT, "%lld %s", (long long)n, checks[i].what);
+        if (n < 0 && idx_store_code_damaged(sqlite3_errcode(st->db))) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", sqlite3_errmsg(st->db));
+            idx_store_record_damaged(st);
+            return idx_store_refuse_damaged(st, why, e);
+        }
+        if (n < 0) return idx_store_err(st, e, checks[i].what);
+        int code = sqlite3_errcode(st->db) & 0xff;
+        if (n == -1 && code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE &&
+            !idx_store_code_damaged(code)) /* a lock, an I/O error: no finding */
+            return idx_store_err(st, e, checks[i].what);
+        if (n != 0) {
+            err_set(e, CR_ECORRUPT, "%lld %s", (long long)n, checks[i].what);
+            return found_damage(st, e);
+        }
     }
-    return verify_postings(st, e);
+    rc = verify_postings(st, e);
+    return rc == CR_ECORRUPT ? found_damage(st, e) : rc;
 }

@@ -224,7 +224,7 @@ static CrErr store__start_over(IdxStore *st, ErrInfo *e)
     return store__open_db(st, e);
 }
 
-static CrErr store__refuse_damaged(IdxStore *st, const char *why, ErrInfo *e)
+CrErr idx_store_refuse_damaged(IdxStore *st, const char *why, ErrInfo *e)
 {
     return err_set(e, CR_ECORRUPT,
                    "the index at %s/index.db is damaged (%s): run `coderag index` to rebuild it",
@@ -239,7 +239,7 @@ static CrErr store__check_whole(IdxStore *st, int existing, ErrInfo *e)
     StrBuf why;
     sb_init(&why);
     CrErr rc = idx_store_integrity(st, &damaged, &why, e);
-    if (!rc && damaged && existing) rc = store__refuse_damaged(st, why.buf, e);
+    if (!rc && damaged && existing) rc = idx_store_refuse_damaged(st, why.buf, e);
     if (!rc && damaged) {
         log_msg(LOG_WARN, "%s/index.db is damaged (%s); rebuilding the index", st->index_real,
                 why.buf);
@@ -333,7 +333,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         /* asked to read the index as it is: never to delete it */
         char why[256];
         snprintf(why, sizeof why, "%s", sqlite3_errmsg(st->db));
-        rc = store__refuse_damaged(st, why, e);
+        rc = idx_store_refuse_damaged(st, why, e);
         goto out;
     }
     if (rc && !existing && !store__busy(st)) {
@@ -349,7 +349,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if ((rc = store__schema_check(st, &ok, &empty, &damaged, e))) goto out;
     if (!ok && damaged && existing) {
         /* told as damaged, with the remedy, not as another version */
-        rc = store__refuse_damaged(st, "its schema cannot be read", e);
+        rc = idx_store_refuse_damaged(st, "its schema cannot be read", e);
         goto out;
     }
     if (!ok) {

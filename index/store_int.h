@@ -96,7 +96,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
                       "ORDER BY r.kind != ?1")                                                     \
-    X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE chunk_id = ?1 AND kind = ?2")               \
+    X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE file_id = "                                 \
+                          "(SELECT file_id FROM chunks WHERE id = ?1) "                            \
+                          "AND chunk_id = ?1 AND kind = ?2")                                       \
     X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
                   "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                              \
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
@@ -269,9 +271,13 @@ int idx_store_code_damaged(int code);
 /* Records that the database is damaged (index.db.damaged): the next writable
  * open rebuilds it, every open until then refuses to read it. */
 void idx_store_note_damaged(IdxStore *st);
-/* The same for what idx_verify found: the mark is written by a read-only
- * store too (the check was asked for; quick_check on open cannot see it). */
-void idx_store_note_damaged_checked(IdxStore *st);
+/* Records damage a full check proved (status --check's quick_check), even
+ * from a reader (IDX_OPEN_READONLY): the clean mark may still describe the
+ * file, so no later open would look. Writes only the marks, never index.db;
+ * an index folder that cannot be written keeps no mark. */
+void idx_store_record_damaged(IdxStore *st);
+/* store.c. CR_ECORRUPT: the index is damaged (why), `coderag index` rebuilds it. */
+CrErr idx_store_refuse_damaged(IdxStore *st, const char *why, ErrInfo *e);
 /* After a clean close: index.db.clean describes the file as it is now, so
  * the next open trusts it without a quick_check. */
 void idx_store_mark_clean(IdxStore *st);

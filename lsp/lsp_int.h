@@ -1,6 +1,7 @@
 /*
  * lsp_int.h - what the lsp/ files share besides the server's state
- * (server_int.h): the LSP Position and Range converters (protocol.c). The
+ * (server_int.h): the LSP Position and Range converters and the reply to a
+ * request the index could not serve (protocol.c). The
  * JSON-RPC envelope and the Content-Length framing are rpc/'s (rpc.h);
  * settings are the workspace layer's (ws.h).
  */

@@ -60,5 +60,27 @@ for how in zero flip; do
   grep -q 'apply_tax' "$work/out"; ok "ask answers from the rebuilt index ($how)" $?
 done
 
+# Damage behind the clean mark's back: bytes overwritten deep in the file,
+# its mtime put back.
+check "index (hidden)" 0 "$bin" index --root "$root"
+touch -r "$db" "$work/stamp"
+damage zero
+touch -r "$work/stamp" "$db"
+sum=$(md5sum <"$db")
+check "status --check finds hidden damage" 2 "$bin" status --root "$root" --check
+grep -q '^check: FAILED: .*damaged (quick_check: [^*].*): run `coderag index` to rebuild it$' "$work/out"
+ok "the verdict names the first problem and the cure on one line" $?
+[ "$(wc -l <"$work/out")" -eq 1 ]; ok "the verdict is one line" $?
+[ "$(md5sum <"$db")" = "$sum" ]; ok "status --check leaves the index as it is (hidden)" $?
+[ -e "$db.damaged" ] && [ ! -e "$db.clean" ]; ok "status --check records the damage" $?
+check "status after a failed check refuses the index" 2 "$bin" status --root "$root"
+grep -q 'damaged' "$work/err" && grep -q 'coderag index' "$work/err"; ok "status names the damage and the cure" $?
+check "ask --no-update after a failed check" 2 "$bin" ask --root "$root" --no-update "How is tax applied?"
+check "index rebuilds (hidden)" 0 "$bin" index --root "$root"
+grep -q 'rebuilding' "$work/err"; ok "index says it rebuilds (hidden)" $?
+check "status --check after index (hidden)" 0 "$bin" status --root "$root" --check
+check "ask --no-update after index (hidden)" 0 "$bin" ask --root "$root" --no-update --json "How is tax applied to an order total?"
+grep -q 'apply_tax' "$work/out"; ok "ask answers from the rebuilt index (hidden)" $?
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
