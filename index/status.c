@@ -179,7 +179,32 @@ static CrErr check_pages(IdxStore *st, ErrInfo *e)
     return rc;
 }
 
+static CrErr verify(IdxStore *st, ErrInfo *e);
+
+/* Every check reads one state of the database (a writer's commit between two
+ * of them is no inconsistency). What the row checks and the postings find
+ * is damage inside whole pages (a row's bytes changed: quick_check passes):
+ * recorded like quick_check's, so the next `coderag index` rebuilds. */
 CrErr idx_verify(IdxStore *st, ErrInfo *e)
+{
+    int own_txn = sqlite3_get_autocommit(st->db);
+    CrErr rc = own_txn ? idx_store_exec(st, "BEGIN", e) : CR_OK;
+    if (rc) return rc;
+    rc = verify(st, e);
+    if (own_txn) idx_store_exec(st, "COMMIT", NULL);
+    return rc;
+}
+
+/* A row check's or the postings' finding, recorded and told. */
+static CrErr found_damage(IdxStore *st, ErrInfo *e)
+{
+    char why[sizeof e->msg];
+    snprintf(why, sizeof why, "%s", e->msg);
+    idx_store_record_damaged(st);
+    return idx_store_refuse_damaged(st, why, e);
+}
+
+static CrErr verify(IdxStore *st, ErrInfo *e)
 {
     static const struct {
         const char *what;
@@ -219,7 +244,15 @@ CrErr idx_verify(IdxStore *st, ErrInfo *e)
             return idx_store_refuse_damaged(st, why, e);
         }
         if (n < 0) return idx_store_err(st, e, checks[i].what);
-        if (n != 0) return err_set(e, CR_ECORRUPT, "%lld %s", (long long)n, checks[i].what);
+        int code = sqlite3_errcode(st->db) & 0xff;
+        if (n == -1 && code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE &&
+            !idx_store_code_damaged(code)) /* a lock, an I/O error: no finding */
+            return idx_store_err(st, e, checks[i].what);
+        if (n != 0) {
+            err_set(e, CR_ECORRUPT, "%lld %s", (long long)n, checks[i].what);
+            return found_damage(st, e);
+        }
     }
-    return verify_postings(st, e);
+    rc = verify_postings(st, e);
+    return rc == CR_ECORRUPT ? found_damage(st, e) : rc;
 }

@@ -66,7 +66,8 @@ Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel);
 /* The same for a file:// URI (decoded by path_from_uri); NULL for one that
  * is not a file in a workspace folder. */
 Workspace *lsp_ws_for_uri(Server *s, const char *uri, char **out_rel);
-/* The workspace a request is about: the one holding its document, else the first. */
+/* The workspace a request is about: the one holding its document, else the
+ * first not in the error state (else the first). */
 Workspace *lsp_ws_pick(Server *s, const char *uri);
 /* Schedules a re-index of one file (root-relative), coalesced per path. */
 void lsp_ws_schedule_update(Workspace *ws, const char *rel);

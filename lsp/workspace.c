@@ -109,7 +109,18 @@ Workspace *lsp_ws_pick(Server *s, const char *uri)
         Workspace *ws = lsp_ws_for_uri(s, uri, NULL);
         if (ws) return ws;
     }
-    return s->n_ws ? s->ws[0] : NULL;
+    /* the first folder not in error: one that cannot be opened (not a
+     * folder, no index directory) must not fail every ask of the others */
+    Workspace *pick = s->n_ws ? s->ws[0] : NULL;
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < s->n_ws; i++) {
+        if (s->ws[i]->state != FOLDER_ERROR) {
+            pick = s->ws[i];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return pick;
 }
 
 int lsp_ws_indexing(Workspace *ws)

@@ -61,8 +61,13 @@ json_check "status --check --json verdict" 'j["check"] == "ok" and j["state"] ==
 cp -R "$root" "$work/damaged"
 /usr/bin/python3 -c "import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute('DELETE FROM search_text WHERE rowid IN (SELECT rowid FROM search_text LIMIT 1)'); c.commit()" "$work/damaged/.coderag/index.db"
 check "status --check on a damaged index" 2 "$bin" status --root "$work/damaged" --check
-grep -qx 'check: FAILED: .*without a search row' "$work/out" && passed=$((passed + 1)) ||
+grep -qx 'check: FAILED: the index at .* is damaged (1 chunks without a search row): run `coderag index` to rebuild it' "$work/out" &&
+  passed=$((passed + 1)) ||
   { failed=$((failed + 1)); echo "FAIL status --check failure verdict"; cat "$work/out"; }
+# what the check found is marked: readers refuse the index, `coderag index` rebuilds it (issue 25)
+check "status after a failed check" 2 "$bin" status --root "$work/damaged"
+check "index after a failed check" 0 "$bin" index --root "$work/damaged"
+check "status --check after index" 0 "$bin" status --root "$work/damaged" --check
 mkdir "$work/nothing-here"
 check "status --check before index" 0 "$bin" status --root "$work/nothing-here" --check
 [ "$(tail -n 1 "$work/out")" = "check: nothing to check: not indexed yet" ] && passed=$((passed + 1)) ||

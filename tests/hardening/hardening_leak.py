@@ -11,7 +11,9 @@ hardening.py, which runs them):
   avail  FIFOs in every role (.gitignore in the root and a subfolder, a source
          file, coderag's files in the index folder): nothing blocks; every
          mapped-before file (postings.bin, vectors.faiss, the model) cut short
-         under a live language server: every ask answered.
+         under a live language server: every ask answered; every other file of
+         the index folder cut or deleted under a live language server and MCP
+         server: every request answered.
 Operation counts, never durations, bound every loop; timeouts are last-resort
 bounds on a hang.
 """
@@ -179,18 +181,23 @@ def t_symlink_race(bin_path, fixtures, work):
                 for rel in ("pkg/swap.py", "swapdir/mod.py"):
                     s.notify("textDocument/didSave",
                              {"textDocument": {"uri": lsp_client.file_uri(os.path.join(ws, rel))}})
-                r = s.call("coderag/ask", {"question": "%s_fn inside_swap inside_dir" % MARK})
+                # the words of the mark, not the mark: the "cited for" lens repeats the question
+                r = s.call("coderag/ask", {"question": "%s fn inside_swap inside_dir"
+                                           % MARK.replace("_", " ")})
                 replies.append(json.dumps(r))
-                r = s.call("textDocument/hover", {
-                    "textDocument": {"uri": lsp_client.file_uri(os.path.join(ws, "pkg/swap.py"))},
-                    "position": {"line": 0, "character": 6}})
-                replies.append(json.dumps(r))
+                for rel in ("pkg/swap.py", "swapdir/mod.py"):
+                    doc = {"uri": lsp_client.file_uri(os.path.join(ws, rel))}
+                    r = s.call("textDocument/hover", {"textDocument": doc,
+                                                      "position": {"line": 0, "character": 6}})
+                    replies.append(json.dumps(r))
+                    replies.append(json.dumps(s.call("textDocument/codeLens", {"textDocument": doc})))
             check(s.shutdown_exit() == 0, "lsp exit")
             check(sanitizer_clean(s.stderr()), "lsp sanitizer report")
         finally:
             s.kill()
         lsp_swaps = sw.n - cli_swaps
-        check(not any(MARK in r for r in replies), "outside content in an LSP reply")
+        check(not any(MARK in r for r in replies), "outside content in an LSP reply: %s"
+              % [r for r in replies if MARK in r][:1])
         # MCP: reads and definitions
         m = Mcp(bin_path, ws, ("--index-dir", ix))
         out = []
@@ -198,11 +205,13 @@ def t_symlink_race(bin_path, fixtures, work):
             out.append(json.dumps(m.tool("read", {"path": "pkg/swap.py"})))
             out.append(json.dumps(m.tool("read", {"path": "swapdir/mod.py"})))
             out.append(json.dumps(m.tool("definition", {"symbol": "inside_swap"})))
+            out.append(json.dumps(m.tool("callers", {"path": "pkg/swap.py", "line": 1})))
         code, err = m.close()
         check(code == 0 and sanitizer_clean(err), "mcp exit %s: %s" % (code, err[-300:]))
         check(not any(MARK in o for o in out), "outside content in an MCP result")
-    print("  %d CLI indexes (%d swaps), %d LSP saves+asks+hovers, %d MCP reads+definitions "
-          "(%d swaps in all): nothing from outside" % (runs, cli_swaps, runs * 3, runs * 15, sw.n))
+    print("  %d CLI indexes (%d swaps), %d LSP saves+asks+hovers+lenses, %d MCP reads+definitions"
+          "+callers (%d swaps in all): nothing from outside" % (runs, cli_swaps, runs * 3, runs * 20,
+                                                               sw.n))
 
 
 # ---------------------------------------------------------------- index folder
@@ -288,14 +297,32 @@ def t_url_secrets(bin_path, fixtures, work):
         outs.append(r.stdout + r.stderr)
     check("http://***@127.0.0.1:9/v1?api_key=***&model=m&access_token=***" in outs[-2],
           "status shows the URL masked: %s" % outs[-2])
+    # the endpoint is dead: its error messages and the debug logs name it, masked
+    env["CODERAG_LOG"] = "debug"
+    r = run([bin_path, "ask", "--root", ws, "--index-dir", ix, "--mode", "llm", "--llm-model", "m",
+             "order total"], env=env)
+    check(r.returncode == 3 and "http://***@127.0.0.1:9" in r.stderr, "ask: %s" % r.stderr)
+    outs.append(r.stdout + r.stderr)
     m = Mcp(bin_path, ws, ("--index-dir", ix), env)
     outs.append(json.dumps(m.tool("status", {})))
+    outs.append(json.dumps(m.tool("ask", {"question": "order total", "mode": "llm"})))
     code, err = m.close()
     outs.append(err)
+    s = lsp_client.Server(bin_path, work, args=("--index-dir", ix),
+                          env_extra={k: v for k, v in env.items() if k.startswith("CODERAG_")})
+    try:
+        s.initialize(ws)
+        outs.append(json.dumps(s.wait_ready()))
+        outs.append(json.dumps(s.call("coderag/ask", {"question": "order total"})))
+        check(s.shutdown_exit() == 0, "lsp exit")
+    finally:
+        s.kill()
+    outs += [json.dumps(s.server_msgs), s.stderr()]
+    check("http://***@127.0.0.1:9" in outs[-1], "the LSP log names the endpoint masked")
     for secret in ("PASSWORD", "TOKEN1", "TOKEN2", "bob"):
         check(not any(secret in o for o in outs), "%s shown: %s" % (secret, outs))
-    print("  status (text, --json, missing) and MCP status: userinfo, api_key and access_token "
-          "masked")
+    print("  status (text, --json, missing), MCP status and ask, LSP status, ask and notices, an "
+          "unreachable endpoint's errors, debug logs: userinfo, api_key and access_token masked")
 
 
 # ---------------------------------------------------------------- availability
@@ -380,5 +407,70 @@ def t_truncate_live(bin_path, fixtures, work):
           "answered, clean exit" % (answered, asked))
 
 
+# index.db: the damaged-database repair's (docs/hardening.md); index.db-shm: SQLite's own mapping,
+# whose truncation under a live server is a SIGBUS (docs/hardening.md, what remains)
+CUT_FILES = (".coderag-index", ".gitignore", "postings.bin", "update.lock", "vectors.faiss",
+             "vectors.lock", "index.db-wal")
+
+
+def cut(path, how):
+    if how == "delete":
+        os.unlink(path)
+    else:
+        os.truncate(path, os.path.getsize(path) // 3 if how == "third" else 0)
+
+
+def t_cut_index_dir(bin_path, fixtures, work):
+    """Every other file of the index folder cut to a third, emptied or deleted under a live
+    language server and a live MCP server: every request answered, updates go on, a clean exit,
+    and `status --check` passes after `coderag index`."""
+    ws = shop(fixtures, work)
+    saved = lsp_client.file_uri(os.path.join(ws, "shop", "models.py"))
+    n = 0
+    for door in ("lsp", "mcp"):
+        for name in CUT_FILES:
+            for how in ("third", "zero", "delete"):
+                ix = os.path.join(work, "ix-%s-%s-%s" % (door, name, how))
+                check(index(bin_path, ws, ix).returncode == 0, "index")
+                what = "%s, %s cut (%s)" % (door, name, how)
+                if door == "lsp":
+                    s = lsp_client.Server(bin_path, work, args=("--index-dir", ix))
+                    try:
+                        s.initialize(ws)
+                        s.wait_ready()
+                        s.ask("order total")
+                        if os.path.exists(os.path.join(ix, name)):
+                            cut(os.path.join(ix, name), how)
+                        for q in ("how is the order total computed", "discount rules"):
+                            s.ask(q)
+                            s.notify("textDocument/didSave", {"textDocument": {"uri": saved}})
+                            st = s.wait_ready()
+                            check(st["state"] == "ready", "%s: %r" % (what, st))
+                        check(s.shutdown_exit() == 0 and sanitizer_clean(s.stderr()),
+                              "%s: exit %s" % (what, s.stderr()[-300:]))
+                    finally:
+                        s.kill()
+                else:
+                    m = Mcp(bin_path, ws, ("--index-dir", ix))
+                    m.tool("search", {"query": "order total"})
+                    if os.path.exists(os.path.join(ix, name)):
+                        cut(os.path.join(ix, name), how)
+                    for tool, args in (("search", {"query": "order total"}),
+                                       ("ask", {"question": "discount rules"}),
+                                       ("definition", {"symbol": "Order"}), ("status", {})):
+                        os.utime(os.path.join(ws, "shop", "models.py"))
+                        r = m.tool(tool, args)
+                        check(not r.get("isError"), "%s: %s %r" % (what, tool, r))
+                    code, err = m.close()
+                    check(code == 0 and sanitizer_clean(err), "%s: exit %s %s" % (what, code, err))
+                check(index(bin_path, ws, ix).returncode == 0, "%s: index after" % what)
+                r = run([bin_path, "status", "--check", "--root", ws, "--index-dir", ix])
+                check(r.returncode == 0, "%s: status --check %s" % (what, r.stdout + r.stderr))
+                n += 1
+    print("  %d cuts (%s; a third, empty, deleted) under a live language server and MCP server: "
+          "every request answered, clean exits, status --check clean after index"
+          % (n, ", ".join(CUT_FILES)))
+
+
 GROUPS = {"leak": [t_symlink_race, t_index_dir, t_url_secrets],
-          "avail": [t_fifo, t_truncate_live]}
+          "avail": [t_fifo, t_truncate_live, t_cut_index_dir]}

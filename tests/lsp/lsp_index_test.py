@@ -307,6 +307,19 @@ def t_foreign_folders(env):
     check("cannot serve workspace folders" in s.stderr(), "logged")
     check(s.shutdown_exit() == 0, "exit code")
     check_sanitizers(s)
+    # a file: folder that cannot be opened (a file, not a folder) listed first: asks without a
+    # document go to the folder that answers (they all failed with its error)
+    s = env.server()
+    s.initialize(env.root, folders=["/dev/null", env.root])
+    for _ in range(100000):
+        st = s.call("coderag/status", {})["result"]
+        if all(r["state"] != "indexing" for r in st["roots"]) and len(st["roots"]) == 2:
+            break
+    check([r["state"] for r in st["roots"]] == ["error", "ready"], "roots: %r" % st["roots"])
+    r = s.ask("How is tax applied?")
+    check("shop/models.py" in context_paths(r), "asked the folder that answers: %r" % r)
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
     # only a remote rootUri: initialize still succeeds, the user is told
     s = env.server()
     r = s.call("initialize", {"processId": os.getpid(), "capabilities": {},

@@ -7,6 +7,7 @@
 #include "test.h"
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -147,6 +148,33 @@ static void test_damage_met_while_reading(void)
     check_refused_then_rebuilt(want);
 }
 
+/* Damage quick_check cannot see (a row's bytes changed, the pages whole:
+ * the search text no longer what its postings were built from): `status
+ * --check` finds it on a read-only open and marks the database damaged, so
+ * readers refuse it and the next writer rebuilds it (issue 25: the check
+ * failed again after every `coderag index`). */
+static void test_content_damaged(void)
+{
+    Shape want = build();
+    sqlite3 *h = NULL;
+    CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(h,
+                           "UPDATE search_text SET body = 'zzqq ' || body "
+                           "WHERE id = (SELECT min(id) FROM search_text)",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(h);
+    IdxStore *st = NULL;
+    ErrInfo e = {0};
+    CHECK_INT(open_store(IDX_OPEN_READONLY, &st, &e), CR_OK);
+    if (st) {
+        CHECK_INT(idx_verify(st, &e), CR_ECORRUPT);
+        CHECK(strstr(e.msg, "coderag index") != NULL);
+        idx_close(st);
+    }
+    check_refused_then_rebuilt(want);
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/coderag-test-integrity-XXXXXX");
@@ -169,6 +197,7 @@ int main(void)
     RUN(test_flipped_bytes);
     RUN(test_damage_met_while_reading);
     RUN(test_header_damaged);
+    RUN(test_content_damaged);
     test_sh("rm -rf '%s' '%s'", root, index_dir);
     return test_summary();
 }
