@@ -141,8 +141,8 @@ static void random_go(StrBuf *out)
 static void random_rs(StrBuf *out)
 {
     static const char *const traits[] = {"Reader", "Writer"}, *const types[] = {"Foo", "Bar"};
-    for (unsigned i = 0, n = rnd(4); i < n; i++) {
-        const char *a = names[rnd(N_NAMES - 1)], *b = names[rnd(N_NAMES - 1)];
+    for (unsigned i = 0, n = 1 + rnd(4); i < n; i++) {
+        const char *a = names[rnd(2)], *b = names[rnd(2)]; /* that trait and impl meet */
         switch (rnd(3)) {
         case 0:
             sb_addf(out, "pub trait %s {\n    fn %s(&self) -> i32;\n}\n\n", traits[rnd(2)], a);
@@ -157,6 +157,28 @@ static void random_rs(StrBuf *out)
             sb_addf(out, "pub fn %s(w: &W) -> i32 {\n    w.inner.%s()\n}\n\n", a, b);
         }
     }
+}
+
+/* A Rust file's impls moved to the other trait, one or more, the methods
+ * the same (a rewrite changes the methods too, and so hides the move). */
+static void flip_impls(const char *rel)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    char text[4096];
+    FILE *f = fopen(p, "r");
+    if (!f) return;
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    int flipped = 0;
+    for (char *c = text; (c = strstr(c, "impl ")) != NULL; c += 5) {
+        if (rnd(2) && flipped) continue;
+        if (!strncmp(c + 5, "Reader", 6))
+            memcpy(c + 5, "Writer", 6), flipped = 1;
+        else if (!strncmp(c + 5, "Writer", 6))
+            memcpy(c + 5, "Reader", 6), flipped = 1;
+    }
+    write_file(rel, text);
 }
 
 static void rewrite(const char *rel)
@@ -177,8 +199,8 @@ static void rewrite(const char *rel)
 }
 
 static const char *const all_files[] = {
-    "pkg/__init__.py", "pkg/m1.py",   "pkg/m2.py",   "app.py",      "util.py",    "pkg/sub.py",
-    "web/main.js",     "cmd/main.go", "rs/src/a.rs", "rs/src/b.rs", "rs/src/c.rs"};
+    "pkg/__init__.py", "pkg/m1.py",   "pkg/m2.py", "app.py",   "util.py", "pkg/sub.py",
+    "web/main.js",     "cmd/main.go", "src/a.rs",  "src/b.rs", "src/c.rs"};
 #define N_FILES (sizeof all_files / sizeof all_files[0])
 
 /* One random edit; *changed gets the path a save would name (for renames,
@@ -208,6 +230,13 @@ static void random_edit(const char **changed, const char **also)
         }
         break;
     }
+    case 3: /* a Rust file's impls moved to another trait */
+        if (strstr(rel, ".rs")) {
+            flip_impls(rel);
+            break;
+        }
+        rewrite(rel);
+        break;
     default: /* rewritten */
         rewrite(rel);
     }
