@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 static char root[128], inc_dir[160], fresh_dir[160];
+static IdxShared *shared; /* the queries compiled once, as a server does */
 
 /* ---------------------------------------------------------------- the tree */
 
@@ -303,7 +304,7 @@ static void dump(IdxStore *st, StrBuf *out)
 
 static IdxStore *open_at(const char *dir)
 {
-    IdxConfig cfg = {.root = root, .index_dir = dir, .threads = 2};
+    IdxConfig cfg = {.root = root, .index_dir = dir, .threads = 2, .shared = shared};
     IdxStore *st = NULL;
     ErrInfo e = {0};
     if (idx_open(&cfg, 0, &st, &e)) fprintf(stderr, "idx_open: %s\n", e.msg);
@@ -641,6 +642,7 @@ int main(void)
 {
     snprintf(root, sizeof root, "/tmp/coderag-test-incremental-XXXXXX");
     if (!mkdtemp(root)) return 1;
+    shared = idx_shared_new();
     snprintf(inc_dir, sizeof inc_dir, "%s.inc", root);
     snprintf(fresh_dir, sizeof fresh_dir, "%s.fresh", root);
     RUN(test_deleted_definition_frees_its_name);
@@ -651,6 +653,7 @@ int main(void)
     RUN(test_changes_while_indexing);
     RUN(test_impl_moved_to_another_trait);
     RUN(test_random_edit_scripts);
+    idx_shared_unref(shared);
     if (getenv("CODERAG_TEST_KEEP")) return test_summary(); /* to look into */
     test_sh("rm -rf '%s' '%s'", root, inc_dir);
     test_sh("rm -rf '%s'%s", fresh_dir, "");
