@@ -25,7 +25,11 @@
     "UNION ALL SELECT 'B' || char(9) || c.symbol || char(9) || r.name FROM refs r "                \
     "JOIN chunks c ON c.id = r.chunk_id WHERE r.file_id = ?1 AND r.kind = ?2 "                     \
     "UNION ALL SELECT 'C' || char(9) || s.qualname || char(9) FROM symbols s "                     \
-    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.kind = ?3"
+    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.kind = ?3 "                     \
+    "UNION ALL SELECT 'M' || char(9) || s.name || char(9) || p.symbol || char(9) || r.name "       \
+    "FROM refs r JOIN chunks p ON p.id = r.chunk_id JOIN chunks c ON c.parent_id = p.id "          \
+    "AND c.file_id = ?1 AND c.kind = ?4 JOIN symbols s ON s.chunk_id = c.id "                      \
+    "WHERE r.file_id = ?1 AND r.kind = ?2"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -51,6 +55,7 @@ CrErr idx_facts_load(IdxStore *st, int64_t file_id, IdxFacts *out, ErrInfo *e)
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_int(s, 2, REF_INHERIT);
     sqlite3_bind_int(s, 3, IDX_KIND_CLASS);
+    sqlite3_bind_int(s, 4, IDX_KIND_METHOD);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         facts_add(out, idx_store_col_dup(s, 0));
@@ -107,6 +112,10 @@ static CrErr mark_fact(IdxStore *st, const char *module, const char *fact, ErrIn
         rc = mark_text(st, STMT_REF_DIRTY_BY_LAST, a, alen, e);
         sb_addf(&q, "%s%s%.*s", module, module[0] ? "." : "", (int)alen, a);
         if (!rc) rc = mark_text(st, STMT_REF_DIRTY_BY_ALIAS, q.buf, q.len, e);
+        break;
+    case 'M': /* method name, its container and a base it names: calls that dispatch
+               * through an interface (graph.c dispatch_targets) by the method's name */
+        rc = mark_text(st, STMT_REF_DIRTY_BY_LAST, a, alen, e);
         break;
     case 'F': { /* module, has chunks: the module itself, and what is looked up inside it */
         const char *last = last_part(a, alen, &n);
