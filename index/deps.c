@@ -165,11 +165,10 @@ static const char *facts_module(const IdxFacts *f, size_t *len)
 /* The files that import module (or a name in it) in a language that
  * resolves imports against the filesystem: what they import may resolve to
  * another file, or none, now that it is gone. Noted in st->reread. */
-static CrErr note_importers(IdxStore *st, const char *module, size_t len, ErrInfo *e)
+/* Notes the paths a bound statement yields (column 0) in st->reread, those
+ * of a language that resolves imports against the filesystem; resets it. */
+static CrErr reread_paths(IdxStore *st, sqlite3_stmt *s, ErrInfo *e)
 {
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_IMPORTERS_OF_MODULE, e);
-    if (!s) return CR_EDB;
-    sqlite3_bind_text(s, 1, module, (int)len, SQLITE_TRANSIENT);
     int row = 0;
     CrErr rc;
     while (!(rc = idx_store_step(st, s, &row, e, "importers")) && row) {
@@ -181,6 +180,14 @@ static CrErr note_importers(IdxStore *st, const char *module, size_t len, ErrInf
     }
     sqlite3_reset(s);
     return rc;
+}
+
+static CrErr note_importers(IdxStore *st, const char *module, size_t len, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_IMPORTERS_OF_MODULE, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, module, (int)len, SQLITE_TRANSIENT);
+    return reread_paths(st, s, e);
 }
 
 /* The last two runs of name characters of s (up to len), in a and b ("" for
@@ -250,15 +257,7 @@ static CrErr note_pending(IdxStore *st, const char *module, ErrInfo *e)
     if (!rc) {
         sqlite3_bind_text(s, 1, k[0].buf ? k[0].buf : "", -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(s, 2, k[1].buf ? k[1].buf : "", -1, SQLITE_TRANSIENT);
-        int row = 0;
-        while (!(rc = idx_store_step(st, s, &row, e, "importers")) && row) {
-            const char *path = (const char *)sqlite3_column_text(s, 0);
-            const IdxLang *lang = path ? idx_lang_for_path(path) : NULL;
-            if (!lang || !lang->resolve_import) continue;
-            ARRAY_GROW(st->reread, st->n_reread + 1, st->cap_reread);
-            st->reread[st->n_reread++] = xstrdup(path);
-        }
-        sqlite3_reset(s);
+        rc = reread_paths(st, s, e);
     }
     sb_release(&k[0]);
     sb_release(&k[1]);
