@@ -74,9 +74,15 @@ static const char *short_name(const IdxChunk *c)
     return dot ? dot + 1 : c->symbol;
 }
 
-/* The name's place in the definition's header ("def name" / "class name"
- * within its first lines, decorators skipped), as a range; the first line
- * when it is not found. */
+static int is_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           (unsigned char)c >= 0x80;
+}
+
+/* The name's place in the definition's header (its first whole-word use
+ * within the first lines, whatever the language writes before it), as a
+ * range; the first line when it is not found. */
 static json_t *name_range(IdxStore *st, const RtvDef *d)
 {
     const char *name = short_name(&d->head);
@@ -88,21 +94,16 @@ static json_t *name_range(IdxStore *st, const RtvDef *d)
         idx_read_lines(st, d->head.path, d->start_line, last, &text, NULL, NULL) == CR_OK) {
         size_t nl = strlen(name);
         uint32_t line = d->start_line;
-        for (const char *p = text.buf; p && *p && !r; line++) {
+        for (const char *p = text.buf; nl && p && *p && !r; line++) {
             const char *end = strchr(p, '\n');
             size_t ll = end ? (size_t)(end - p) : strlen(p);
-            for (const char *kw = p; kw + nl < p + ll; kw++) {
-                int def = !strncmp(kw, "def ", 4) || !strncmp(kw, "class ", 6);
-                if (!def) continue;
-                const char *at = kw + (kw[0] == 'd' ? 4 : 6);
-                while (*at == ' ')
-                    at++;
-                if (!strncmp(at, name, nl)) {
-                    /* columns in UTF-16 units: the header is ASCII up to the name in practice */
-                    uint32_t col = (uint32_t)(at - p);
-                    r = lsp_range(line - 1, col, line - 1, col + (uint32_t)nl);
-                }
-                break;
+            for (const char *at = p; at + nl <= p + ll && !r; at++) {
+                if (strncmp(at, name, nl) || (at > p && is_word_char(at[-1])) ||
+                    (at + nl < p + ll && is_word_char(at[nl])))
+                    continue;
+                /* columns in UTF-16 units: the header is ASCII up to the name in practice */
+                uint32_t col = (uint32_t)(at - p);
+                r = lsp_range(line - 1, col, line - 1, col + (uint32_t)nl);
             }
             p = end ? end + 1 : NULL;
         }

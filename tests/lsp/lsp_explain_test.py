@@ -97,6 +97,9 @@ def t_explain_langs(env):
             items = r.get("result") or []
             check(len(items) == 1 and items[0]["uri"] == uri and items[0]["range"]["start"]["line"] == first - 1
                   and items[0]["range"]["end"]["line"] >= last, "%s: call hierarchy item %r" % (what, r))
+            sel = items[0]["selectionRange"]["start"] if items else None
+            check(sel == {"line": name[0], "character": name[1]},
+                  "%s: call hierarchy selection on the name: %r" % (what, sel))
 
             # lenses: one pair on Headers.render, its question qualified
             lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
