@@ -41,13 +41,21 @@ nil lets the server choose (auto), \"extractive\" never calls an LLM,
   :group 'coderag
   :type 'boolean)
 
+(defcustom coderag-history-directory (locate-user-emacs-file "coderag-history/")
+  "Where each workspace's answers are kept across restarts (one file per root).
+nil keeps them only for the session."
+  :group 'coderag
+  :type '(choice (const :tag "this session only" nil) directory))
+
 (defvar coderag-history nil "Answers, newest first: plists (:question :result :root :time).")
+(defvar coderag--history-loaded nil "Roots whose saved history was read.")
 (defvar coderag-last-question nil "The last question answered.")
 (defvar coderag-last-result nil "The last `coderag/ask' result, as a plist.")
 (defvar coderag--view nil "What the *coderag* buffer shows.")
 (defvar coderag--seq 0)
 (defvar coderag-mode)
 (declare-function coderag-refresh-lenses "coderag-lens" (&optional callback))
+(declare-function coderag-flush-changes "coderag" ())
 
 ;;;; The answer buffer
 
@@ -142,18 +150,70 @@ nil lets the server choose (auto), \"extractive\" never calls an LLM,
                              :character (- (point) (line-beginning-position))))))
     params))
 
+(defun coderag--here-root ()
+  "The workspace root of this buffer (or of the answer shown), or nil."
+  (cond (buffer-file-name (car (coderag-root)))
+        (coderag-last-root (directory-file-name coderag-last-root))))
+
+(defun coderag--root-history (&optional root)
+  "The kept answers of ROOT (default: here), newest first; all when no root."
+  (let ((root (or root (coderag--here-root))))
+    (if root
+        (cl-remove-if-not (lambda (h) (equal (directory-file-name (or (plist-get h :root) "")) root))
+                          coderag-history)
+      coderag-history)))
+
 (defun coderag-history-turns (&optional n)
-  "The last N (default `coderag-followup-turns') answers as history, oldest first."
-  (let ((turns (seq-take coderag-history (or n coderag-followup-turns))))
+  "The last N (default `coderag-followup-turns') answers here, oldest first."
+  (let ((turns (seq-take (coderag--root-history) (or n coderag-followup-turns))))
     (vconcat (mapcar (lambda (h) (list :question (plist-get h :question)
                                        :answer (or (plist-get (plist-get h :result) :answer) "")))
                      (reverse turns)))))
 
+(defun coderag-history-file (root)
+  "The file keeping ROOT's answers, or nil (see `coderag-history-directory')."
+  (when coderag-history-directory
+    (expand-file-name (concat (replace-regexp-in-string "[/\\:]" "!" (directory-file-name root)) ".eld")
+                      coderag-history-directory)))
+
+(defun coderag--save-history (root)
+  "Write ROOT's last `coderag-history-size' answers to its file."
+  (let ((file (coderag-history-file root)))
+    (when file
+      (condition-case err
+          (progn
+            (make-directory (file-name-directory file) t)
+            (with-temp-file file
+              (let ((print-length nil) (print-level nil) (print-circle nil))
+                (insert ";; coderag answers of " root "\n")
+                (prin1 (seq-take (coderag--root-history root) coderag-history-size) (current-buffer)))))
+        (file-error (message "coderag: could not save the history: %s" (error-message-string err)))))))
+
+(defun coderag-load-history (root)
+  "Read ROOT's saved answers into `coderag-history' (once per session)."
+  (unless (member root coderag--history-loaded)
+    (push root coderag--history-loaded)
+    (let ((file (coderag-history-file root)))
+      (when (and file (file-readable-p file))
+        (let ((saved (ignore-errors
+                       (with-temp-buffer (insert-file-contents file) (goto-char (point-min)) (read (current-buffer))))))
+          (dolist (h (and (listp saved) saved))
+            (unless (cl-some (lambda (k) (and (equal (plist-get k :time) (plist-get h :time))
+                                              (equal (plist-get k :question) (plist-get h :question))))
+                             coderag-history)
+              (setq coderag-history (append coderag-history (list h)))))
+          (setq coderag-history
+                (sort coderag-history (lambda (a b) (time-less-p (plist-get b :time) (plist-get a :time))))))))))
+
 (defun coderag--remember (question result root)
-  "Keep RESULT of QUESTION in `coderag-history'."
+  "Keep RESULT of QUESTION in `coderag-history' and in ROOT's file."
+  (coderag-load-history root)
   (push (list :question question :result result :root root :time (current-time)) coderag-history)
-  (when (> (length coderag-history) coderag-history-size)
-    (setcdr (nthcdr (1- coderag-history-size) coderag-history) nil)))
+  (let ((mine (coderag--root-history root)))
+    (when (> (length mine) coderag-history-size)
+      (let ((drop (nthcdr coderag-history-size mine)))
+        (setq coderag-history (cl-remove-if (lambda (h) (memq h drop)) coderag-history)))))
+  (coderag--save-history root))
 
 (defun coderag--start-request (conn method params question &optional callback)
   "Send METHOD with PARAMS for QUESTION on CONN; show it in *coderag* at once.
@@ -211,6 +271,7 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
                                 (buffer-substring-no-properties (region-beginning) (region-end)))))
          current-prefix-arg))
   (when (string-empty-p (string-trim question)) (user-error "Empty question"))
+  (coderag-flush-changes)
   (let ((buf (coderag--start-request (coderag-connection
                                       ;; From *coderag*: the server of the answer shown.
                                       (and (not buffer-file-name) (derived-mode-p 'coderag-answer-mode)
@@ -253,8 +314,9 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
 (defun coderag-history ()
   "Reopen one of the last answers."
   (interactive)
-  (unless coderag-history (user-error "No answers yet"))
-  (let* ((items (cl-loop for h in coderag-history for i from 1
+  (let ((root (coderag--here-root))) (when root (coderag-load-history root)))
+  (unless (coderag--root-history) (user-error "No answers yet"))
+  (let* ((items (cl-loop for h in (coderag--root-history) for i from 1
                          collect (cons (format "%d. %s" i (plist-get h :question)) h)))
          (h (cdr (assoc (completing-read "CodeRAG answer: " items nil t) items))))
     (display-buffer (coderag-show-answer (plist-get h :question) (plist-get h :result) (plist-get h :root)))))

@@ -55,6 +55,7 @@ order (`coderag root --markers`; tests/cli/root_markers.sh checks)."
 (defvar coderag--connections (make-hash-table :test #'equal) "Root -> connection.")
 (defvar coderag--ask nil "The running question, a plist (see `coderag--start-request').")
 (declare-function coderag--refresh "coderag-ask" ())
+(declare-function coderag-load-history "coderag-ask" (root))
 
 ;;;; The root rule
 
@@ -105,6 +106,17 @@ a marker."
       (user-error "coderag: the server program \"%s\" was not found%s; build coderag (scripts/setup.sh build) and set `coderag-program' to build/coderag"
                   coderag-program
                   (if (file-name-absolute-p coderag-program) "" " on `exec-path'"))))
+
+(defvar coderag--told nil "Messages `coderag--tell-once' has shown as a warning.")
+
+(defun coderag--tell-once (msg)
+  "Say MSG in the echo area and, the first time, as a warning that stays.
+Other messages (the file's mode, eldoc) overwrite the echo area a moment
+later; the *Warnings* buffer keeps it."
+  (unless (member msg coderag--told)
+    (push msg coderag--told)
+    (display-warning 'coderag msg :error))
+  (message "%s" msg))
 
 (defun coderag--on-request (_conn method params)
   "Requests from the server."
@@ -184,6 +196,7 @@ a marker."
                                   :notification-dispatcher #'coderag--on-notification
                                   :on-shutdown (lambda (_c) (remhash root coderag--connections)))))
         (puthash root conn coderag--connections)
+        (coderag-load-history root)
         (coderag--initialize conn)
         (when (eq (cdr (coderag-root)) 'file)
           (message "coderag: %s has no VCS or project root and lies outside %s: indexing %s"

@@ -6,7 +6,7 @@
 
 ;; The server's code lenses shown as lines above the definitions they belong
 ;; to: counts in grey, "Ask CodeRAG" and "Explain" as links that stream their
-;; answer into *coderag* (C-c C-r l runs this line's).
+;; answer into *coderag* (C-c ' l runs this line's).
 
 ;;; Code:
 
@@ -33,7 +33,7 @@
   "The text of LENS: a clickable title for commands, grey for counts."
   (let* ((cmd (plist-get lens :command)) (title (or (plist-get cmd :title) "")))
     (if (member (plist-get cmd :command) '("coderag.ask" "coderag.explain"))
-        (propertize title 'face 'link 'mouse-face 'highlight 'help-echo "mouse-1: run; C-c C-r l runs this line's"
+        (propertize title 'face 'link 'mouse-face 'highlight 'help-echo "mouse-1: run; C-c ' l runs this line's"
                     'keymap (let ((m (make-sparse-keymap)))
                               (define-key m [mouse-1] (lambda () (interactive) (coderag--run-lens cmd)))
                               m))

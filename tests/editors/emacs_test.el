@@ -106,6 +106,47 @@ server may take long, and the test must still pass."
           (ct-check (and msg (string-match-p "\"/nonexistent/coderag\" was not found.*coderag-program" msg))
                     "missing binary: a clear user-error" msg)))
 
+      ;; Issue 27: turning coderag-mode on without the binary says so in a warning that
+      ;; stays (the echo area is overwritten a moment later), once.
+      (let ((coderag-program "/nonexistent/coderag")
+            (f (expand-file-name "nobin/x.py" tmp)))
+        (make-directory (file-name-directory f) t) (write-region "" nil f)
+        (with-current-buffer (find-file-noselect f)
+          (coderag-mode 1)
+          (ct-check (not coderag-mode) "missing binary: coderag-mode stays off")
+          (coderag-mode 1)
+          (let ((w (and (get-buffer "*Warnings*") (with-current-buffer "*Warnings*" (buffer-string)))))
+            (ct-check (and w (string-match-p "\"/nonexistent/coderag\" was not found" w)
+                           (= 1 (cl-count-if (lambda (l) (string-match-p "was not found" l)) (split-string w "\n"))))
+                      "missing binary: one lasting warning in *Warnings*" w)))
+        (kill-buffer (find-buffer-visiting f)))
+
+      ;; Issue 27: reST ``double`` backticks pair; a C comment's * lines in a hover are not bullets.
+      (with-temp-buffer
+        (coderag-insert-markdown "Use ``make_response`` or `abort`; ``a`` and ``b``.")
+        (ct-check (equal (string-trim (buffer-string)) "Use make_response or abort; a and b.")
+                  "reST double backticks paired" (buffer-string))
+        (ct-check (ct-face-at (current-buffer) "make_response" 'coderag-code-face) "``code`` has the code face"))
+      (let ((h (coderag-render-string "```c\nstatic TValue *index2value (lua_State *L, int idx)\n```\n\n* Convert an acceptable index.\n* Non-valid indices return nil.\n** old style\n\nCalled from\n- [`lua_copy`](file:///w/src/lapi.c#L259)")))
+        (ct-check (and (string-match-p "^\\* Convert an acceptable index\\.$" h) (string-match-p "^\\*\\* old style$" h)
+                       (not (string-match-p "• Convert\\|• Non-valid" h)) (string-match-p "^• lua_copy" h))
+                  "hover: comment * lines stay, - lists are bullets" h))
+      ;; Issue 27: a citation the server picked (source auto) is not "verified"; context sorted by score.
+      (with-temp-buffer
+        (let ((coderag-last-root "/w/"))
+          (coderag-render-answer
+           (list :question "Q" :show-context t
+                 :result (list :answer "Some text." :match "strong"
+                               :citations (vector (list :path "a.py" :startLine 1 :endLine 2 :symbol "f" :source "auto"))
+                               :context (vector (list :path "a.py" :startLine 1 :endLine 2 :score 0.3)
+                                                (list :path "b.py" :startLine 3 :endLine 4 :score 0.9)
+                                                (list :path "c.py" :startLine 5 :endLine 6 :score 0.5))))))
+        (let ((text (buffer-string)))
+          (ct-check (and (string-match-p "server's pick" text) (not (string-match-p "verified" text)))
+                    "a source \"auto\" citation is labelled the server's pick, not verified" text)
+          (ct-check (string-match-p "0\\.90 b\\.py.*\n.*0\\.50 c\\.py.*\n.*0\\.30 a\\.py" text)
+                    "context listed by the score it shows" text)))
+
       ;; #6: one root rule.
       (cl-flet ((mk (p) (let ((f (expand-file-name p tmp)))
                           (make-directory (file-name-directory f) t) (write-region "" nil f))))
@@ -142,6 +183,20 @@ server may take long, and the test must still pass."
         (ct-check (and (boundp 'eglot-server-programs) (equal before eglot-server-programs))
                   "eglot-server-programs untouched (pyright/pylsp keep python-mode)"))
       (ct-check coderag-mode "coderag-mode on in shop/models.py")
+      ;; Issue 27: keys under C-c ' (minor modes' room); python-mode keeps C-c C-r and C-c C-k free.
+      (ct-check (and (eq (key-binding (kbd "C-c ' a")) #'coderag-ask) (eq (key-binding (kbd "C-c ' k")) #'coderag-cancel))
+                "C-c ' a asks, C-c ' k cancels" (key-binding (kbd "C-c ' a")))
+      (ct-check (and (eq (key-binding (kbd "C-c C-r")) #'python-shell-send-region)
+                     (not (eq (key-binding (kbd "C-c C-k")) #'coderag-cancel)))
+                "python-mode's C-c C-r (python-shell-send-region) is not shadowed" (key-binding (kbd "C-c C-r")))
+      (ct-check (equal (coderag--language-id) "python") "didOpen names the buffer's language" (coderag--language-id))
+      ;; Issue 27: eglot 1.9 replaces eldoc-documentation-functions when it manages the buffer
+      ;; (eglot--managed-mode: setq-local, then eglot-managed-mode-hook): coderag's hover stays.
+      (setq-local eldoc-documentation-functions '(eglot-signature-eldoc-function eglot-hover-eldoc-function))
+      (run-hooks 'eglot-managed-mode-hook)
+      (ct-check (and (memq #'coderag-eldoc-function eldoc-documentation-functions)
+                     (memq #'eglot-hover-eldoc-function eldoc-documentation-functions))
+                "under eglot, eldoc asks both eglot's hover and coderag's" eldoc-documentation-functions)
       (let ((conn (gethash (directory-file-name ws) coderag--connections)))
         (ct-check (and conn (jsonrpc-running-p conn)) "its own coderag lsp process for the workspace root"
                   (hash-table-keys coderag--connections))
@@ -289,6 +344,16 @@ server may take long, and the test must still pass."
       (coderag-show-context)
       (ct-check (with-current-buffer "*coderag*" (string-match-p "Context the answer used.*\n.* via " (buffer-string)))
                 "the context with scores and via")
+;; Issue 27: answers kept per workspace across restarts.
+      (let* ((root (directory-file-name ws)) (file (coderag-history-file root))
+             (before (mapcar (lambda (h) (plist-get h :question)) (coderag--root-history root))))
+        (ct-check (and file (file-exists-p file)) "the workspace's answers are saved" file)
+        (setq coderag-history nil coderag--history-loaded nil)
+        (coderag-load-history root)
+        (ct-check (and before (equal (mapcar (lambda (h) (plist-get h :question)) (coderag--root-history root)) before))
+                  "after a restart the workspace's answers are read back" (length coderag-history))
+        (ct-check (null (coderag--root-history "/some/other/root")) "another workspace has its own history"))
+
       ;; #4: nothing relevant: the first line says so, with the warning face.
       (pcase-let ((`(,buf ,cell) (ct-ask "How is the GPU kernel scheduled?")))
         (ct-wait (lambda () (car cell)))
@@ -296,6 +361,23 @@ server may take long, and the test must still pass."
                   (plist-get (car (car cell)) :match))
         (ct-check (ct-face-at buf "Nothing relevant found" 'coderag-warning-face)
                   "its first line \"Nothing relevant found\" is shown as a warning"))
+
+;; Issue 27: unsaved edits reach the server before a question (didChange, debounced, and
+      ;; flushed by the question itself).
+      (with-current-buffer (find-file-noselect models)
+        (goto-char (point-max))
+        (insert "\n\ndef zebra_discount_rate(order):\n    \"\"\"The zebra discount applied to striped orders.\"\"\"\n    return 0.42\n")
+        (let ((v coderag--version) (pending coderag--change-timer))
+          (pcase-let ((`(,_buf ,cell) (ct-ask "What is the zebra discount rate of striped orders?")))
+            (ct-check (and pending (null coderag--change-timer) (> coderag--version v))
+                      "a question sends the pending change first" (list pending coderag--change-timer))
+            (ct-wait (lambda () (car cell)))
+            (if (not (getenv "CODERAG_TEST_UNSAVED"))
+                (princ "skip the answer sees the unsaved edit: the server's didChange overlay (helper srv) has not landed; set CODERAG_TEST_UNSAVED=1 once it has\n")
+              (ct-check (cl-some (lambda (c) (equal (plist-get c :symbol) "zebra_discount_rate"))
+                                 (plist-get (car (car cell)) :citations))
+                        "the answer sees the unsaved edit" (car cell)))))
+        (set-buffer-modified-p nil))
 
       (ct-finish))
   (error (ct-check nil "test script error" err) (ct-finish)))
