@@ -87,6 +87,16 @@ local function buf_text(win)
   return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), '\n')
 end
 
+-- The chat panel's window, and the text of its last entry (the newest question).
+local function panel() return require('coderag.ui').panel_win() end
+local function last_entry()
+  local st = require('coderag.ui').state
+  local from = st.starts[#st.entries]
+  if not from or not st.buf then return '' end
+  return table.concat(vim.api.nvim_buf_get_lines(st.buf, from - 1, -1, false), '\n')
+end
+local function close_panel() require('coderag.ui').close() end
+
 local ok, err = xpcall(function()
   local bin = assert(os.getenv('CODERAG_BIN'), 'CODERAG_BIN')
   local ws = assert(os.getenv('CODERAG_WS'), 'CODERAG_WS')
@@ -143,29 +153,29 @@ local ok, err = xpcall(function()
   local result = coderag.last.result
   check(result.mode == 'extractive', 'extractive mode', result.mode)
 
-  -- The floating window with the answer.
-  local float
-  for _, w in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_config(w).relative ~= '' then float = w end
-  end
-  check(float ~= nil, 'answer shown in a floating window')
+  -- The chat panel with the answer: a split window, not a float.
+  local float = panel()
+  check(float ~= nil and vim.api.nvim_win_get_config(float).relative == '' and #float_wins() == 0,
+    'answer shown in the chat panel (a split, no float)')
   if float then
     local text = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false), '\n')
-    check(text:find('How is tax applied', 1, true) ~= nil, 'float shows the question')
-    check(text:find('[`shop/models.py:39-41`] `apply_tax`', 1, true) ~= nil, 'float lists the apply_tax citation (in code spans)')
-    -- <CR> on the citation line jumps there.
+    check(text:find('How is tax applied', 1, true) ~= nil, 'panel shows the question')
+    check(text:find('[`shop/models.py:39-41`] `apply_tax`', 1, true) ~= nil, 'panel lists the apply_tax citation (in code spans)')
+    -- <CR> on the citation line jumps there; the panel stays.
     local buf = vim.api.nvim_win_get_buf(float)
     local row
     for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
       if l:find('%[`shop/models.py:39%-41`%] `apply_tax`') then row = i end
     end
+    vim.api.nvim_set_current_win(float)
     vim.api.nvim_win_set_cursor(float, { row, 0 })
     vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
-    check(not vim.api.nvim_win_is_valid(float), '<CR> closes the float')
+    check(vim.api.nvim_win_is_valid(float) and vim.api.nvim_get_current_win() ~= float, '<CR> opens the citation beside the panel')
     local cur = vim.api.nvim_win_get_cursor(0)
     check(vim.api.nvim_buf_get_name(0) == ws .. '/shop/models.py' and cur[1] == 39, '<CR> jumps to apply_tax',
       vim.api.nvim_buf_get_name(0) .. ':' .. cur[1])
   end
+  close_panel()
   vim.api.nvim_set_current_win(src_win)
 
   -- The quickfix list holds the verified citations.
@@ -240,9 +250,8 @@ local ok, err = xpcall(function()
       if c.path == 'shop/models.py' and c.startLine <= 39 and c.endLine >= 39 then cites_tax = true end
     end
     check(cites_tax, 'the lens question is answered with a citation of apply_tax')
-    for _, w in ipairs(vim.api.nvim_list_wins()) do
-      if vim.api.nvim_win_get_config(w).relative ~= '' then vim.api.nvim_win_close(w, true) end
-    end
+    close_panel()
+    vim.api.nvim_set_current_win(src_win)
   end
 
   -- Hover (what K shows).
@@ -301,57 +310,66 @@ local ok, err = xpcall(function()
   check(real and render.status_text(real):find('^ready: %d+ files, %d+ chunks') ~= nil, ':CodeRagStatus when ready',
     real and render.status_text(real))
 
-  -- #7: paths in code spans so markdown cannot eat underscores; the float fits wrapped lines.
-  close_floats()
+  -- #7: paths in code spans so markdown cannot eat underscores; the panel wraps between words.
+  close_panel()
   local long = string.rep('word ', 70)
   local straddling = string.rep('reloader ', 30) -- 9 columns: a row of 58 ends inside one
   local fake = {
     answer = 'The reloader lives in werkzeug/_reloader.py [werkzeug/_reloader.py:10-20] and ' ..
-      'flask/__init__.py exports `make_response`; see __init__.py, called from **Order.total** with (*args, **kwargs).\n\n**`werkzeug/__init__.py`**\n\n' .. long .. '\n\n' .. straddling .. '\n\nLast line.',
+      'flask/__init__.py exports `make_response`; see __init__.py, called from **Order.total** with (*args, **kwargs).\n\n**`werkzeug/__init__.py`**\n\n' .. long .. '\n\n' .. straddling ..
+      '\n\nIt reads nums\\[i\\] (see http://example.org/a_b/c and https://x.org/d.)\n\n' ..
+      'Totals: `shop/models.py:34-36` and (shop/models.py:39).\n\nLast line.',
     citations = { { uri = vim.uri_from_fname(ws .. '/shop/models.py'), path = 'werkzeug/_reloader.py',
-      startLine = 10, endLine = 20, symbol = 'run_with_reloader' } },
+      startLine = 10, endLine = 20, symbol = 'run_with_reloader' },
+      { path = 'shop/models.py', startLine = 39, endLine = 41, symbol = 'apply_tax', source = 'auto' } },
     rejected = { { text = '[werkzeug/_gone.py:1-2]', reason = 'file-not-found' } },
-    context = { { path = 'werkzeug/_reloader.py', startLine = 1, endLine = 40, symbol = 'run_with_reloader',
-      score = 0.92, via = { 'bm25', 'dense' } } },
+    context = { { path = 'shop/models.py', startLine = 34, endLine = 36, symbol = 'Order.total', score = 0.31, via = { 'bm25' } },
+      { path = 'werkzeug/_reloader.py', startLine = 1, endLine = 40, symbol = 'run_with_reloader',
+      score = 0.92, via = { 'bm25', 'dense' } },
+      { path = 'shop/models.py', startLine = 39, endLine = 41, symbol = 'apply_tax', score = 0.55, via = { 'dense' } } },
     mode = 'llm', match = 'strong',
   }
-  coderag.config.float.max_width = 60
+  coderag.config.panel.width = 60
   local ui = require('coderag.ui')
-  local fw = ui.show(coderag, { question = 'Where is the reloader?', result = fake })
+  ui.clear(coderag)
+  local fw = ui.show(coderag, { question = 'Where is the reloader?', result = fake, root = ws })
   vim.cmd('redraw')
   local shown = {}
   local nlines = vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(fw))
   for l = 1, nlines do table.insert(shown, visible_line(fw, l)) end
   shown = table.concat(shown, '\n')
-  check(shown:find('werkzeug/_reloader.py', 1, true) ~= nil, 'float shows werkzeug/_reloader.py with its underscore', shown)
+  check(shown:find('werkzeug/_reloader.py', 1, true) ~= nil, 'panel shows werkzeug/_reloader.py with its underscore', shown)
   check(shown:find('flask/__init__.py', 1, true) ~= nil and select(2, shown:gsub('__init__%.py', '')) >= 3,
-    'float shows __init__.py with its underscores')
-  check(shown:find('make_response', 1, true) ~= nil, 'float keeps code spans')
+    'panel shows __init__.py with its underscores')
+  check(shown:find('make_response', 1, true) ~= nil, 'panel keeps code spans')
   check(shown:find('`**O', 1, true) == nil and shown:find('*args', 1, true) ~= nil, 'bold stays bold, *args is code', shown)
-  vim.api.nvim_win_set_cursor(fw, { 1, 0 })
-  vim.cmd('redraw')
-  local last_visible = vim.fn.line('w$', fw)
-  check(last_visible == nlines, 'float height counts wrapped lines: the last line is visible',
-    last_visible .. ' of ' .. nlines .. ', height ' .. vim.api.nvim_win_get_height(fw))
-  -- #8: the float breaks rows between words (linebreak), and its height is the rows the text takes.
+  -- Issue 27: markdown escapes and URLs read as written.
+  check(shown:find('reads nums[i] (see http://example.org/a_b/c and https://x.org/d.)', 1, true) ~= nil,
+    'escapes dropped (nums[i]) and URLs whole', shown:match('reads[^\n]*'))
+  -- Issue 27: a source "auto" citation is the server's pick, not "verified".
+  check(shown:find("Citations (1 verified, 1 the server's pick)", 1, true) ~= nil
+    and shown:find("`apply_tax` (the server's pick: the answer cited nothing)", 1, true) ~= nil
+    or shown:find("apply_tax (the server's pick: the answer cited nothing)", 1, true) ~= nil,
+    "a source auto citation is labelled the server's pick", shown:match('## Citations[^\n]*'))
+  check(fw and vim.api.nvim_win_get_config(fw).relative == '' and vim.wo[fw].wrap and vim.wo[fw].linebreak,
+    'the panel is a split with wrap and linebreak (nothing cut with @@@)')
+  -- #8: rows break between words (linebreak).
   local fbuf = vim.api.nvim_win_get_buf(fw)
   local split = {}
+  vim.api.nvim_win_set_cursor(fw, { 1, 0 })
   for l, text in ipairs(vim.api.nvim_buf_get_lines(fbuf, 0, -1, false)) do
     local from = 1
     while true do
       local a, b = text:find('reloader', from, true)
       if not a then break end
+      vim.api.nvim_win_set_cursor(fw, { l, 0 })
+      vim.cmd('redraw')
       local ra, rb = vim.fn.screenpos(fw, l, a).row, vim.fn.screenpos(fw, l, b).row
       if ra ~= rb or ra == 0 then table.insert(split, l .. ':' .. a .. ' rows ' .. ra .. '-' .. rb) end
       from = b + 1
     end
   end
-  check(vim.wo[fw].linebreak and #split == 0, 'float wraps between words, never inside one', table.concat(split, ', '))
-  local lastl = vim.api.nvim_buf_get_lines(fbuf, nlines - 1, nlines, false)[1]
-  local top, bottom = vim.fn.screenpos(fw, 1, 1).row, vim.fn.screenpos(fw, nlines, math.max(#lastl, 1)).row
-  check(top > 0 and bottom - top + 1 == vim.api.nvim_win_get_height(fw),
-    'float height is the rows its text takes (no row cut, none empty)',
-    'text rows ' .. (bottom - top + 1) .. ', height ' .. vim.api.nvim_win_get_height(fw))
+  check(vim.wo[fw].linebreak and #split == 0, 'panel wraps between words, never inside one', table.concat(split, ', '))
   -- the row count against Neovim's own layout: words at the edge, long words, tabs, wide characters
   do
     local words = { 'a', 'word', 'werkzeug/_reloader.py', '[shop/models.py:10-20]', 'x,y', 'foo-bar', 'tab\tx',
@@ -390,13 +408,40 @@ local ok, err = xpcall(function()
   check(struck, 'a rejected citation is highlighted CodeRagRejected')
   local hl = vim.api.nvim_get_hl_by_name('CodeRagRejected', true)
   check(hl.strikethrough == true, 'CodeRagRejected is struck through')
-  -- The context the answer used: c toggles it.
+  -- The context the answer used: c toggles it, sorted by score, and puts it in view.
   vim.api.nvim_set_current_win(fw)
+  vim.api.nvim_win_set_cursor(fw, { 1, 0 })
   vim.api.nvim_feedkeys('c', 'x', false)
   check(buf_text(fw):find('0.92 `werkzeug/_reloader.py:1-40` `run_with_reloader` via bm25+dense', 1, true) ~= nil,
     'c shows the context with score and via', buf_text(fw))
-  close_floats()
-  coderag.config.float.max_width = 100
+  local ctx_text = buf_text(fw):match('## Context.*') or ''
+  local s1, s2, s3 = ctx_text:find('0.92', 1, true), ctx_text:find('0.55', 1, true), ctx_text:find('0.31', 1, true)
+  check(s1 and s2 and s3 and s1 < s2 and s2 < s3, 'context listed by the score it shows', ctx_text)
+  local top = vim.fn.line('w0', fw)
+  check(vim.api.nvim_buf_get_lines(fbuf, top - 1, top, false)[1]:find('^## Context') ~= nil
+    and vim.api.nvim_get_current_win() == fw, 'c scrolls the context into view (its heading at the top)',
+    vim.api.nvim_buf_get_lines(fbuf, top - 1, top, false)[1])
+  -- Issue 27: <CR> opens every citation form shown: `path:a-b`, (path:a), a context row.
+  local function cr_on(pattern)
+    local row, col
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(fbuf, 0, -1, false)) do
+      local at = l:find(pattern)
+      if at and not row then row, col = i, at end
+    end
+    if not row then return 'no line ' .. pattern end
+    vim.api.nvim_set_current_win(fw)
+    vim.api.nvim_win_set_cursor(fw, { row, col + 2 })
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+    local got = vim.api.nvim_buf_get_name(0) .. ':' .. vim.api.nvim_win_get_cursor(0)[1]
+    vim.api.nvim_set_current_win(fw)
+    return got
+  end
+  check(cr_on('`shop/models%.py:34%-36`') == ws .. '/shop/models.py:34', '<CR> on `path:a-b` in the text', cr_on('`shop/models%.py:34%-36`'))
+  check(cr_on('%(`?shop/models%.py`?:39%)') == ws .. '/shop/models.py:39', '<CR> on (path:a) in the text', cr_on('%(`?shop/models%.py`?:39%)'))
+  check(cr_on('0%.31 `shop') == ws .. '/shop/models.py:34', '<CR> on a context row', cr_on('0%.31 `shop'))
+  check(ui.panel_win() == fw, 'the panel stays open after <CR>')
+  close_panel()
+  coderag.config.panel.width = nil
   vim.api.nvim_set_current_win(src_win)
   vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
 
@@ -411,10 +456,10 @@ local ok, err = xpcall(function()
   local got
   coderag.ask('How is tax applied to an order total?', { mode = 'llm', callback = function(e, r) got = { e = e, r = r } end })
   local p = coderag.pending
-  check(p ~= nil and #float_wins() == 1 and buf_text(float_wins()[1]):find('asking', 1, true) ~= nil,
-    'the float opens at once with progress, before any reply')
+  check(p ~= nil and panel() and last_entry():find('asking', 1, true) ~= nil,
+    'the panel shows the question at once with progress, before any reply')
   check(coderag.statusline():find('^CodeRAG') ~= nil, 'the statusline shows the question at once', coderag.statusline())
-  check(vim.wait(LIMIT, function() return float_wins()[1] and buf_text(float_wins()[1]):find('Provisional', 1, true) ~= nil end, 20),
+  check(vim.wait(LIMIT, function() return last_entry():find('Provisional', 1, true) ~= nil end, 20),
     'the first words are shown, provisional, while the LLM is still writing')
   check(got == nil and (p.partials or 0) >= 1 and p.text:find('Tax i', 1, true) ~= nil, 'partial results, no result yet',
     (p.partials or 0) .. ' partials, text ' .. tostring(p.text))
@@ -425,15 +470,19 @@ local ok, err = xpcall(function()
   local saw_server = false
   for _, m in ipairs(msgs) do if m == 'retrieving' or m:find('writing', 1, true) or m:find('found', 1, true) then saw_server = true end end
   check(saw_server, 'work-done progress from the server on the question\'s token', table.concat(msgs, ' | '))
-  local ft = float_wins()[1] and buf_text(float_wins()[1]) or ''
+  local ft = last_entry()
   check(ft:find('Provisional', 1, true) == nil and ft:find('Tax is applied', 1, true) ~= nil,
     'the verified answer replaced the provisional text')
   check(got and got.r and #(got.r.rejected or {}) >= 1 and ft:find('shop/nowhere.py', 1, true) ~= nil,
     'the rejected citation is listed (struck out) under the answer')
   check(coderag.statusline() == '', 'statusline empty once answered', coderag.statusline())
 
+  -- Issue 27: a follow-up is appended under the earlier answer in the same panel.
+  local n_entries = #require('coderag.ui').state.entries
+  check(n_entries >= 2 and buf_text(panel()):find('How is tax applied to an order total?', 1, true) ~= nil,
+    'the panel keeps the conversation: earlier answers stay above', n_entries)
+
   -- #2: cancel sends $/cancelRequest; the server stops the LLM request.
-  close_floats()
   llm_control('reset', { actions = { chat = { { hold = 'never' } } } })
   got = nil
   coderag.ask('How is the order total computed?', { mode = 'llm', callback = function(e, r) got = { e = e, r = r } end })
@@ -443,9 +492,8 @@ local ok, err = xpcall(function()
   check(vim.wait(LIMIT, function() return progress.ask and progress.ask.done and progress.ask.message == 'cancelled' end, 20),
     'the server acknowledged: its progress ended "cancelled"', vim.inspect(progress.ask))
   check((llm_control('wait', { kind = 'closed', count = 1, timeout_s = 300 }) or {}).ok == true, 'the server closed the LLM connection')
-  check(float_wins()[1] and buf_text(float_wins()[1]):find('Cancelled.', 1, true) ~= nil, 'the float says Cancelled.')
+  check(last_entry():find('Cancelled.', 1, true) ~= nil, 'the panel says Cancelled.')
   check(coderag.pending == nil and coderag.statusline() == '', 'nothing pending after the cancel')
-  close_floats()
   llm_control('reset', {})
 
   -- History, follow-up with the previous turn, reopening.
@@ -458,18 +506,35 @@ local ok, err = xpcall(function()
   vim.cmd('CodeRagFollowup And where is it called?')
   vim.wait(LIMIT, function() return got == nil and coderag.pending == nil end, 20)
   check(#coderag.history == n + 1 and coderag.last.question == 'And where is it called?', 'the follow-up is answered')
-  close_floats()
+  check(#require('coderag.ui').state.entries == n_entries + 2 and last_entry():find('^# And where is it called%?') ~= nil,
+    'the follow-up is appended to the panel', #require('coderag.ui').state.entries)
   local orig_select = vim.ui.select
   vim.ui.select = function(items, _, on_choice) on_choice(items[2]) end
   vim.cmd('CodeRagHistory')
   vim.ui.select = orig_select
-  check(float_wins()[1] and buf_text(float_wins()[1]):find('# ' .. coderag.history[n].question, 1, true) ~= nil,
+  check(last_entry():find('# ' .. coderag.history[n].question, 1, true) ~= nil,
     ':CodeRagHistory reopens an earlier answer')
-  close_floats()
   vim.cmd('CodeRagContext')
-  check(float_wins()[1] and buf_text(float_wins()[1]):find('## Context the answer used', 1, true) ~= nil
-    and buf_text(float_wins()[1]):find(' via ', 1, true) ~= nil, ':CodeRagContext shows scores and via')
-  close_floats()
+  check(last_entry():find('## Context the answer used', 1, true) ~= nil
+    and last_entry():find(' via ', 1, true) ~= nil, ':CodeRagContext shows scores and via')
+
+  -- Issue 27: this workspace's answers are kept across restarts (a JSON file under stdpath('data')).
+  do
+    local history = require('coderag.history')
+    local file = history.file(coderag.config.history_dir, ws)
+    check(vim.loop.fs_stat(file) ~= nil, 'the answers are saved under stdpath("data")', file)
+    local before = {}
+    for _, h in ipairs(coderag.workspace_history(ws)) do table.insert(before, h.question) end
+    coderag.history, coderag.history_loaded, coderag.last = {}, {}, nil
+    coderag.load_history(ws)
+    local after = {}
+    for _, h in ipairs(coderag.workspace_history(ws)) do table.insert(after, h.question) end
+    check(#before > 0 and vim.deep_equal(before, after), 'after a restart the workspace\'s answers are read back',
+      #before .. ' saved, ' .. #after .. ' read')
+    check(#coderag.workspace_history('/some/other/root') == 0, 'another workspace has its own history')
+    coderag.last = coderag.history[#coderag.history]
+  end
+  close_panel()
 
   -- #4: nothing relevant: the first line says so and is shown as a warning.
   got = nil
@@ -477,15 +542,15 @@ local ok, err = xpcall(function()
   vim.wait(30000, function() return got ~= nil end, 20)
   check(got and got.r and got.r.match == 'none', 'an off-topic question has match none', got and got.r and got.r.match)
   local warned = false
-  if float_wins()[1] then
-    local b = vim.api.nvim_win_get_buf(float_wins()[1])
+  if panel() then
+    local b = vim.api.nvim_win_get_buf(panel())
     for _, m in ipairs(vim.api.nvim_buf_get_extmarks(b, vim.api.nvim_get_namespaces().coderag, 0, -1, { details = true })) do
       local line = vim.api.nvim_buf_get_lines(b, m[2], m[2] + 1, false)[1]
       if m[4].hl_group == 'WarningMsg' and line:find('Nothing relevant found', 1, true) then warned = true end
     end
   end
   check(warned, 'its first line "Nothing relevant found" is shown as a warning')
-  close_floats()
+  close_panel()
 
   -- Explain with the LLM (coderag.explain), streamed like a question.
   vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
@@ -496,7 +561,155 @@ local ok, err = xpcall(function()
   check(#coderag.history == n_hist + 1 and coderag.last.question:find('apply_tax', 1, true) ~= nil
     and coderag.last.result.mode == 'llm', ':CodeRagExplain answers about apply_tax with the LLM',
     coderag.last and coderag.last.question)
-  close_floats()
+  close_panel()
+
+  -- Issue 27: a failed question (here: explain's error path) ends with one echoed line, no
+  -- hit-enter prompt: the error is in the panel, not in a second message.
+  do
+    local echoed = {}
+    local orig_echo, orig_n = vim.api.nvim_echo, vim.notify
+    vim.api.nvim_echo = function(chunks, ...) table.insert(echoed, chunks[1] and chunks[1][1] or '') return orig_echo(chunks, ...) end
+    vim.notify = function(m) table.insert(echoed, m) end
+    local fin
+    coderag.start_request(coderag.client(0), 'workspace/executeCommand', { command = 'coderag.explain', arguments = { {} } },
+      'Explain nothing', { callback = function(e) fin = e end }, vim.api.nvim_get_current_buf())
+    vim.wait(LIMIT, function() return fin ~= nil end, 20)
+    vim.api.nvim_echo, vim.notify = orig_echo, orig_n
+    local after = {}
+    for _, m in ipairs(echoed) do if not m:find('asking', 1, true) then table.insert(after, m) end end
+    check(fin ~= nil and #after <= 1 and last_entry():find('Error:', 1, true) ~= nil,
+      'a failed question: the panel shows the error, at most one echo line', vim.inspect(echoed))
+    close_panel()
+  end
+
+  -- Issue 27: a code action offers Explain (with an LLM configured).
+  do
+    local bufnr = vim.api.nvim_get_current_buf()
+    local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+      range = { start = { line = 38, character = 5 }, ['end'] = { line = 38, character = 5 } }, context = { diagnostics = {} } }
+    local r = coderag.client(0).request_sync('textDocument/codeAction', params, LIMIT, bufnr)
+    local acts = r and r.result or {}
+    check(acts[1] and acts[1].command and acts[1].command.command == 'coderag.explain',
+      'textDocument/codeAction offers "Explain ... with the LLM"', vim.inspect(acts))
+  end
+
+  -- Issue 27: running a count lens ("2 callers, ...") lists the callers in the quickfix list.
+  do
+    vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+    local bufnr = vim.api.nvim_get_current_buf()
+    coderag.refresh_codelens(bufnr)
+    local count
+    vim.wait(LIMIT, function()
+      for _, l in ipairs(vim.lsp.codelens.get(bufnr) or {}) do
+        if l.command and l.command.command == '' and l.range.start.line == 38 and (l.command.title or ''):find('^%d+ caller') then count = l end
+      end
+      if not count then coderag.refresh_codelens(bufnr) end
+      return count ~= nil
+    end, 200)
+    check(count ~= nil, 'a callers lens above apply_tax', count and count.command.title)
+    if count then
+      vim.api.nvim_win_set_cursor(0, { 39, 0 })
+      coderag.last_callers = nil
+      local orig_select = vim.ui.select
+      vim.ui.select = function(items, _, on_choice)
+        for _, it in ipairs(items) do
+          if it.lens and (it.lens.command.title or ''):find('^%d+ caller') then return on_choice(it) end
+        end
+        on_choice(items[1])
+      end
+      vim.lsp.codelens.run()
+      vim.ui.select = orig_select
+      vim.wait(LIMIT, function() return coderag.last_callers ~= nil end, 20)
+      local qf = vim.fn.getqflist({ title = 1, items = 1 })
+      local from_total = false
+      for _, it in ipairs(qf.items) do
+        if vim.api.nvim_buf_get_name(it.bufnr) == ws .. '/shop/models.py' and it.text == 'total'
+          and it.lnum >= 34 and it.lnum <= 36 then from_total = true end
+      end
+      check(coderag.last_callers and qf.title == 'CodeRAG: callers of apply_tax' and from_total,
+        'running the callers lens lists the callers (Order.total calls apply_tax)', vim.inspect(qf))
+      vim.cmd('cclose')
+    end
+  end
+
+  -- Issue 27: :CodeRagAsk without an argument prompts (vim.ui.input).
+  do
+    local orig_input, prompted = vim.ui.input, nil
+    vim.ui.input = function(o, on_confirm) prompted = o.prompt; on_confirm('Where is apply_tax defined?') end
+    coderag.last = nil
+    vim.cmd('CodeRagAsk')
+    vim.ui.input = orig_input
+    vim.wait(LIMIT, function() return coderag.last ~= nil end, 20)
+    check(prompted ~= nil and coderag.last and coderag.last.question == 'Where is apply_tax defined?',
+      ':CodeRagAsk with no argument prompts for the question', prompted)
+    close_panel()
+  end
+
+  -- Issue 27: with another hover server attached (a second server standing in for pylsp), K
+  -- shows one float and a second K focuses it; coderag's hover is kept for :CodeRagHover.
+  do
+    vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+    local bufnr = vim.api.nvim_get_current_buf()
+    local other = vim.lsp.start_client({ name = 'otherls', cmd = { bin, 'lsp' }, root_dir = ws,
+      init_options = { indexDir = index_dir } })
+    vim.lsp.buf_attach_client(bufnr, other)
+    vim.wait(LIMIT, function() local c = vim.lsp.get_client_by_id(other); return c and c.initialized end, 50)
+    local replies = 0
+    local orig_h = vim.lsp.handlers['textDocument/hover']
+    vim.lsp.handlers['textDocument/hover'] = function(...) replies = replies + 1; return orig_h(...) end
+    coderag.last_hover = nil
+    local src = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_cursor(src, { 36, 16 })
+    vim.lsp.buf.hover()
+    vim.wait(LIMIT, function() return replies >= 1 and coderag.last_hover ~= nil end, 20)
+    vim.lsp.handlers['textDocument/hover'] = orig_h
+    check(#float_wins() == 1 and vim.api.nvim_get_current_win() == src and replies == 1,
+      'K with two hover servers: one float, the cursor stays in the buffer', #float_wins() .. ' floats, ' .. replies .. ' shown')
+    vim.lsp.buf.hover()
+    vim.wait(LIMIT, function() return vim.api.nvim_get_current_win() ~= src end, 20)
+    check(vim.api.nvim_win_get_config(vim.api.nvim_get_current_win()).relative ~= '', 'a second K focuses the float')
+    vim.api.nvim_set_current_win(src)
+    close_floats()
+    vim.lsp.stop_client(other)
+    vim.wait(LIMIT, function() return vim.lsp.get_client_by_id(other) == nil end, 50)
+  end
+
+  -- Issue 27: unsaved edits: Neovim sends didChange (the server declares full sync) and flushes
+  -- it before a request; the answer sees the edit once the server's overlay (helper srv) lands.
+  do
+    vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+    local bufnr = vim.api.nvim_get_current_buf()
+    local sync = coderag.client(0).server_capabilities.textDocumentSync
+    check(type(sync) == 'table' and sync.openClose and sync.change == 1, 'the server asks for didOpen and full didChange', vim.inspect(sync))
+    vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { '', '', 'def zebra_discount_rate(order):',
+      '    """The zebra discount applied to striped orders."""', '    return 0.42' })
+    if not os.getenv('CODERAG_TEST_UNSAVED') then
+      io.stdout:write("skip the answer sees the unsaved edit: the server's didChange overlay (helper srv) has not landed; set CODERAG_TEST_UNSAVED=1 once it has\n")
+    else
+      coderag.last = nil
+      coderag.ask('What is the zebra discount rate of striped orders?', { mode = 'extractive', bufnr = bufnr })
+      vim.wait(LIMIT, function() return coderag.last ~= nil end, 20)
+      local seen = false
+      for _, c in ipairs(coderag.last and coderag.last.result.citations or {}) do
+        if c.symbol == 'zebra_discount_rate' then seen = true end
+      end
+      check(seen, 'the answer sees the unsaved edit', coderag.last and coderag.last.result.answer)
+      close_panel()
+    end
+    vim.cmd('silent! edit!')
+  end
+
+  -- Issue 27: an already indexed workspace does not say "Indexing" on open.
+  do
+    local echoed = {}
+    local orig_echo = vim.api.nvim_echo
+    vim.api.nvim_echo = function(chunks, ...) table.insert(echoed, chunks[1] and chunks[1][1] or '') return orig_echo(chunks, ...) end
+    progress.update('index', { kind = 'begin', title = 'Indexing ws', message = 'scanning', percentage = 0 })
+    progress.update('index', { kind = 'end', message = '5 files, 21 chunks' })
+    vim.api.nvim_echo = orig_echo
+    local said = table.concat(echoed, ' | ')
+    check(not said:find('Indexing', 1, true) and said:find('ws: 5 files', 1, true), 'a quick check of the index is not "Indexing"', said)
+  end
 
   -- #8 (Neovim side): a missing binary gives one clear message, no stack trace.
   local notes = {}
@@ -509,6 +722,12 @@ local ok, err = xpcall(function()
   coderag.config.cmd = saved
   vim.notify = orig_notify
   check(#notes == 1 and notes[1]:find('not an executable', 1, true) ~= nil, 'missing binary: one clear message', vim.inspect(notes))
+  notes = {}
+  vim.notify = function(m) table.insert(notes, m) end
+  vim.cmd('CodeRagAsk where is it?')
+  vim.notify = orig_notify
+  check(#notes == 1 and notes[1]:find('not running', 1, true) and notes[1]:find('/nonexistent/coderag', 1, true)
+    and not notes[1]:find('Python', 1, true), ':CodeRagAsk then says the server is not running, not "open a Python file"', vim.inspect(notes))
 end, debug.traceback)
 
 if not ok then check(false, 'test script error', err) end

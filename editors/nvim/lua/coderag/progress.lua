@@ -21,9 +21,14 @@ end
 
 local function show(kind, p)
   if not P.notify_enabled then return end
+  -- The server opens every workspace with an "Indexing NAME" progress, also when the index is
+  -- up to date and it only checks the files: its begin is not echoed, and its end names the
+  -- workspace, not "Indexing" ("CodeRAG c-lua: 61 files, 2175 chunks").
+  if kind == 'index' and p.kind == 'begin' then return end
   local text = render.progress_text(p)
   if p.done then
     local title = (p.title and p.title ~= 'CodeRAG') and (' ' .. p.title) or ''
+    if kind == 'index' then title = title:gsub('^ Indexing ', ' ') end
     text = 'CodeRAG' .. title .. ': ' .. (p.message or 'done')
   end
   if last_notified[kind] == text then return end

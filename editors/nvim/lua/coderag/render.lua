@@ -35,6 +35,32 @@ local function protect_words(s)
   end))
 end
 
+-- Text outside code spans: markdown's backslash escapes dropped (Neovim's markdown syntax shows
+-- them: `nums\[i\]`), URLs kept whole (in a code span only when markdown would eat a `_` or `*`
+-- of them), [path:a-b] citations in code spans, then loose words protected.
+local function protect_text(text)
+  text = text:gsub('\\([%[%]%(%)#!%.%-%+{}<>|_%*`\\])', '%1')
+  local out, last = {}, 1
+  local function plain(t)
+    local parts, at = {}, 1
+    for s, inner, e in t:gmatch('()%[([^%[%]%s`]+:%d+[^%[%]%s]*)%]()') do
+      table.insert(parts, protect_words(t:sub(at, s - 1)))
+      table.insert(parts, '[`' .. inner .. '`]')
+      at = e
+    end
+    table.insert(parts, protect_words(t:sub(at)))
+    return table.concat(parts)
+  end
+  for s, url, e in text:gmatch('()(%a[%w+.-]*://[^%s<>`%)%]]*[^%s<>`%)%]%.,;:!?\'"])()') do
+    table.insert(out, plain(text:sub(last, s - 1)))
+    -- markdown's emphasis starts at a `_` or `*` after a non-word character (`/_x`)
+    table.insert(out, url:find('[^%w_*][_*]') and ('`' .. url .. '`') or url)
+    last = e
+  end
+  table.insert(out, plain(text:sub(last)))
+  return table.concat(out)
+end
+
 --- One line of answer text with citations and paths in code spans, so that markdown's
 --- emphasis cannot hide underscores (`werkzeug/_reloader.py`, `__init__.py`).
 function R.protect(line)
@@ -45,15 +71,7 @@ function R.protect(line)
     if p.code then
       table.insert(parts, p.text)
     else
-      -- [path:a-b] citations first, then loose words.
-      local t, last = {}, 1
-      for s, inner, e in p.text:gmatch('()%[([^%[%]%s`]+:%d+[^%[%]%s]*)%]()') do
-        table.insert(t, protect_words(p.text:sub(last, s - 1)))
-        table.insert(t, '[`' .. inner .. '`]')
-        last = e
-      end
-      table.insert(t, protect_words(p.text:sub(last)))
-      table.insert(parts, table.concat(t))
+      table.insert(parts, protect_text(p.text))
     end
   end
   return table.concat(parts)
@@ -80,15 +98,39 @@ local function answer_body(text)
   return out
 end
 
+--- The context items of a result, highest score first (the order of the scores shown).
+function R.sorted_context(result)
+  local items = {}
+  for i, c in ipairs(result.context or {}) do items[i] = c end
+  table.sort(items, function(a, b)
+    local x, y = tonumber(a.score) or 0, tonumber(b.score) or 0
+    if x ~= y then return x > y end
+    return (a.path or '') .. (a.startLine or 0) < (b.path or '') .. (b.startLine or 0)
+  end)
+  return items
+end
+
 --- Lines of the context an answer used: score, lines, symbol, how it was found.
 function R.context_lines(result)
   local lines = {}
-  for i, c in ipairs(result.context or {}) do
+  for i, c in ipairs(R.sorted_context(result)) do
     local via = type(c.via) == 'table' and table.concat(c.via, '+') or ''
     table.insert(lines, string.format('%d. %.2f `%s` %s%s', i, tonumber(c.score) or 0, R.cite_label(c),
       nonempty(c.symbol) and ('`' .. c.symbol .. '` ') or '', via ~= '' and ('via ' .. via) or ''))
   end
   return lines
+end
+
+--- The heading of a citation list: verified, or the server's pick (source "auto": the LLM
+--- cited nothing and the server cited its best context).
+function R.citations_heading(cites)
+  local auto = 0
+  for _, c in ipairs(cites) do
+    if c.source == 'auto' then auto = auto + 1 end
+  end
+  if auto == 0 then return '## Citations (verified)' end
+  if auto == #cites then return "## Citations (the server's pick: the answer cited nothing)" end
+  return string.format("## Citations (%d verified, %d the server's pick)", #cites - auto, auto)
 end
 
 --- The float's content. `view` = { question, result?, pending?, show_context? } where pending
@@ -122,9 +164,10 @@ function R.answer_view(view)
     add(l, (i == 1 and (result.match == 'none' or result.match == 'weak')) and 'WarningMsg' or nil)
   end
   add('')
-  add('## Citations (verified) — <CR> opens, :cnext walks them, c shows the context')
+  add(R.citations_heading(result.citations or {}) .. ' — <CR> opens, :cnext walks them, c shows the context')
   for i, c in ipairs(result.citations or {}) do
-    add(string.format('%d. [`%s`] %s', i, R.cite_label(c), nonempty(c.symbol) and ('`' .. c.symbol .. '`') or ''))
+    add(string.format('%d. [`%s`] %s%s', i, R.cite_label(c), nonempty(c.symbol) and ('`' .. c.symbol .. '`') or '',
+      c.source == 'auto' and " (the server's pick: the answer cited nothing)" or ''))
     cite_rows[#lines] = i
   end
   if result.rejected and #result.rejected > 0 then
