@@ -699,6 +699,37 @@ local ok, err = xpcall(function()
     vim.cmd('silent! edit!')
   end
 
+  -- Issue 27: an answer given while the index is being built says so first, and is asked again
+  -- (replacing it in the panel) when indexing ends. The server's `indexing: true` is set on the
+  -- reply here: the fixture indexes too fast to ask in between.
+  do
+    vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+    local client0 = coderag.client(0)
+    local orig, flip = client0.request, true
+    client0.request = function(method, params, handler, b)
+      return orig(method, params, function(e, r, ...)
+        if method == 'coderag/ask' and r and flip then r.indexing, flip = true, false end
+        return handler(e, r, ...)
+      end, b)
+    end
+    local ui = require('coderag.ui')
+    ui.clear(coderag)
+    local n_hist = #coderag.history
+    coderag.ask('How is tax applied to an order total?', { mode = 'extractive' })
+    vim.wait(LIMIT, function() return #coderag.history == n_hist + 1 end, 20)
+    local first = last_entry()
+    check(first:find('^# How is tax applied[^\n]*\n\nThe index is still being built') ~= nil and coderag.reask ~= nil,
+      'an answer during indexing says so first', first:sub(1, 200))
+    coderag.on_progress(nil, { token = 'coderag/index/test', value = { kind = 'end', message = '5 files' } },
+      { client_id = client0.id, method = '$/progress' })
+    vim.wait(LIMIT, function() return #coderag.history == n_hist + 2 end, 20)
+    client0.request = orig
+    check(#coderag.history == n_hist + 2 and #ui.state.entries == 1 and not last_entry():find('still being built', 1, true)
+      and last_entry():find('apply_tax', 1, true) ~= nil, 'when indexing ends the question is asked again, the answer replaced',
+      #ui.state.entries .. ' entries: ' .. last_entry():sub(1, 120))
+    close_panel()
+  end
+
   -- Issue 27: an already indexed workspace does not say "Indexing" on open.
   do
     local echoed = {}

@@ -160,6 +160,7 @@ local function on_progress(err, result, ctx, config)
     ui.refresh(M)
   else
     progress.update('index', result.value)
+    if result.value.kind == 'end' and M.reask then vim.schedule(M.reask_now) end
   end
   local h = vim.lsp.handlers['$/progress']
   if h then pcall(h, err, result, ctx, config) end
@@ -255,6 +256,8 @@ function M.show_callers(client, item, bufnr)
     pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'CodeRagCallers', modeline = false })
   end, bufnr)
 end
+
+M.on_progress = on_progress
 
 local function lsp_config(root)
   local caps = M.config.capabilities or vim.lsp.protocol.make_client_capabilities()
@@ -468,7 +471,8 @@ function M.start_request(client, method, params, question, opts, bufnr)
   M.pending = p
   M.last_token = token
   progress.update('ask', { kind = 'begin', title = 'CodeRAG', message = 'asking' })
-  if p.float then ui.show(M, { question = question, pending = p, key = p, root = root }) end
+  local key = opts.key or p
+  if p.float then ui.show(M, { question = question, pending = p, key = key, root = root }) end
   local function done(err, result)
     if p.finished then return end -- a reply after a cancel
     p.finished = true
@@ -481,7 +485,7 @@ function M.start_request(client, method, params, question, opts, bufnr)
         -- The panel shows it; one more echo line after the progress's would ask for Enter.
         if not p.float then notify(p.error, vim.log.levels.ERROR) end
       end
-      if p.float then ui.show(M, { question = question, pending = p, key = p, root = root }) end
+      if p.float then ui.show(M, { question = question, pending = p, key = key, root = root }) end
       if opts.callback then opts.callback(err, nil) end
       return
     end
@@ -490,7 +494,11 @@ function M.start_request(client, method, params, question, opts, bufnr)
     if type(result) == 'table' and type(result.title) == 'string' then question = result.title end
     remember(question, result, root)
     vim.fn.setqflist({}, ' ', { title = 'CodeRAG: ' .. question, items = M.qf_items(result) })
-    if p.float then ui.show(M, { question = question, result = result, key = p, root = root }) end
+    if p.float then ui.show(M, { question = question, result = result, key = key, root = root }) end
+    if type(result) == 'table' and result.indexing == true then
+      M.reask = { client_id = client.id, method = method, params = params, question = question, opts = opts,
+        bufnr = bufnr, key = key }
+    end
     if M.config.open_quickfix then vim.cmd('copen') end
     M.refresh_codelens()
     pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'CodeRagAnswer', modeline = false })
@@ -507,6 +515,20 @@ function M.start_request(client, method, params, question, opts, bufnr)
   end
   p.id = id
   return p
+end
+
+--- Asks again the question answered while the index was being built (its result said
+--- `indexing`), now that indexing ended; the new answer replaces it in the panel.
+function M.reask_now()
+  local r = M.reask
+  M.reask = nil
+  if not r or M.pending then return end
+  local client = vim.lsp.get_client_by_id(r.client_id)
+  if not client then return end
+  local params = vim.deepcopy(r.params)
+  local target = r.method == 'coderag/ask' and params or params.arguments[1]
+  target.workDoneToken, target.partialResultToken = nil, nil
+  M.start_request(client, r.method, params, r.question, vim.tbl_extend('force', r.opts, { key = r.key }), r.bufnr)
 end
 
 --- Cancels the running question ($/cancelRequest). Returns true when there was one.

@@ -158,6 +158,12 @@ function R.answer_view(view)
     end
     return lines, cite_rows, hls
   end
+  if result.indexing == true then
+    -- said first: the answer below comes from part of the workspace
+    add('The index is still being built: this answer comes from the files indexed so far. ' ..
+      'It is asked again when indexing ends.', 'WarningMsg')
+    add('')
+  end
   local body = answer_body(result.answer)
   for i, l in ipairs(body) do
     -- The first line says plainly when nothing relevant was found.
@@ -183,10 +189,6 @@ function R.answer_view(view)
     add('')
     add('## Context the answer used (score, lines, symbol, via)')
     for _, l in ipairs(R.context_lines(result)) do add(l) end
-  end
-  if result.indexing then
-    add('')
-    add('The index was still being built; ask again for a complete answer.', 'WarningMsg')
   end
   return lines, cite_rows, hls
 end
