@@ -241,6 +241,8 @@ the end."
                (when (stringp (plist-get result :title)) (setq question (plist-get result :title)))
                (coderag--remember question result root)
                (coderag-show-answer question result root)
+               (when (eq (plist-get result :indexing) t)
+                 (setq coderag--reask (list conn method params question callback)))
                (dolist (b (buffer-list))
                  (with-current-buffer b
                    (when (and coderag-mode buffer-file-name (string-prefix-p root buffer-file-name))
@@ -298,6 +300,14 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
      (coderag--start-request (coderag-connection) :workspace/executeCommand
                              (list :command "coderag.explain" :arguments (vector arg))
                              (format "Explain %s" (or (thing-at-point 'symbol t) "this"))))))
+
+(defun coderag-reask-now ()
+  "Ask again the question answered while the index was being built.
+Its result said `indexing'; indexing has ended, so the new answer replaces it."
+  (let ((r coderag--reask))
+    (setq coderag--reask nil)
+    (when (and r (null coderag--ask) (jsonrpc-running-p (nth 0 r)))
+      (apply #'coderag--start-request r))))
 
 ;;;###autoload
 (defun coderag-cancel ()

@@ -54,6 +54,9 @@ order (`coderag root --markers`; tests/cli/root_markers.sh checks)."
 
 (defvar coderag--connections (make-hash-table :test #'equal) "Root -> connection.")
 (defvar coderag--ask nil "The running question, a plist (see `coderag--start-request').")
+(defvar coderag--reask nil
+  "(CONN METHOD PARAMS QUESTION CALLBACK) of an answer given while indexing, to ask again.")
+(declare-function coderag-reask-now "coderag-ask" ())
 (declare-function coderag--refresh "coderag-ask" ())
 (declare-function coderag-load-history "coderag-ask" (root))
 
@@ -244,7 +247,9 @@ later; the *Warnings* buffer keeps it."
      (t (let ((p (if (equal (plist-get v :kind) "begin") nil (coderag--progress conn))))
           (dolist (k '(:title :message :percentage))
             (when (plist-get v k) (setq p (plist-put p k (plist-get v k)))))
-          (setf (coderag--progress conn) (plist-put p :done (equal (plist-get v :kind) "end"))))))
+          (setf (coderag--progress conn) (plist-put p :done (equal (plist-get v :kind) "end")))
+          (when (and (equal (plist-get v :kind) "end") coderag--reask (eq (car coderag--reask) conn))
+            (run-at-time 0 nil #'coderag-reask-now)))))
     (force-mode-line-update t)))
 
 (defun coderag--on-partial (a v)

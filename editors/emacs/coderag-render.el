@@ -233,6 +233,13 @@ with the streamed, provisional text."
       (let ((cites (or (plist-get result :citations) []))
             (match (plist-get result :match))
             (start (point)))
+        (when (eq (plist-get result :indexing) t)
+          ;; said first: the answer below comes from part of the workspace
+          (insert (propertize (concat "The index is still being built: this answer comes from the files"
+                                      " indexed so far.  It is asked again when indexing ends.")
+                              'face 'warning)
+                  "\n\n")
+          (setq start (point)))
         (coderag-insert-markdown (plist-get result :answer) cites)
         (when (member match '("weak" "none"))
           (save-excursion
@@ -260,10 +267,7 @@ with the streamed, provisional text."
                   rejected)))
         (when (plist-get view :show-context)
           (insert "\n" (propertize "Context the answer used (score, lines, symbol, via)" 'face 'bold) "\n")
-          (coderag--insert-context result))
-        (when (eq (plist-get result :indexing) t)
-          (insert "\n" (propertize "The index was still being built; ask again for a complete answer."
-                                   'face 'warning) "\n"))))))
+          (coderag--insert-context result))))))
 
 (provide 'coderag-render)
 ;;; coderag-render.el ends here
