@@ -591,6 +591,20 @@ local ok, err = xpcall(function()
     local acts = r and r.result or {}
     check(acts[1] and acts[1].command and acts[1].command.command == 'coderag.explain',
       'textDocument/codeAction offers "Explain ... with the LLM"', vim.inspect(acts))
+    -- and Neovim's own menu (vim.lsp.buf.code_action) lists it
+    local offered
+    local orig_select = vim.ui.select
+    vim.ui.select = function(items, o, on_choice)
+      offered = {}
+      for _, it in ipairs(items) do table.insert(offered, o.format_item and o.format_item(it) or vim.inspect(it)) end
+      on_choice(nil)
+    end
+    vim.api.nvim_win_set_cursor(0, { 39, 5 })
+    vim.lsp.buf.code_action()
+    vim.wait(LIMIT, function() return offered ~= nil end, 20)
+    vim.ui.select = orig_select
+    check(offered and table.concat(offered, '|'):find('Explain `apply_tax` with the LLM', 1, true) ~= nil,
+      'vim.lsp.buf.code_action() offers Explain', vim.inspect(offered))
   end
 
   -- Issue 27: running a count lens ("2 callers, ...") lists the callers in the quickfix list.
