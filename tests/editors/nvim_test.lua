@@ -464,8 +464,12 @@ local ok, err = xpcall(function()
   check(got == nil and (p.partials or 0) >= 1 and p.text:find('Tax i', 1, true) ~= nil, 'partial results, no result yet',
     (p.partials or 0) .. ' partials, text ' .. tostring(p.text))
   check(coderag.statusline():find('writing', 1, true) ~= nil, 'the statusline shows the writing', coderag.statusline())
+  -- the user goes back to the code while the answer is written: the answer does not take the focus
+  local code_win = vim.fn.win_getid(vim.fn.winnr('#'))
+  vim.api.nvim_set_current_win(code_win)
   llm_control('release', { name = 'rest' })
   vim.wait(LIMIT, function() return got ~= nil end, 20)
+  check(vim.api.nvim_get_current_win() == code_win, 'the finished answer leaves the cursor where the user went')
   check(got and got.r and got.r.mode == 'llm', 'llm answer', got and (got.e and vim.inspect(got.e) or got.r.mode))
   local saw_server = false
   for _, m in ipairs(msgs) do if m == 'retrieving' or m:find('writing', 1, true) or m:find('found', 1, true) then saw_server = true end end
@@ -532,7 +536,14 @@ local ok, err = xpcall(function()
     check(#before > 0 and vim.deep_equal(before, after), 'after a restart the workspace\'s answers are read back',
       #before .. ' saved, ' .. #after .. ' read')
     check(#coderag.workspace_history('/some/other/root') == 0, 'another workspace has its own history')
-    coderag.last = coderag.history[#coderag.history]
+    check(coderag.last ~= nil and coderag.last.question == before[#before], 'the last answer is the last saved one')
+    close_panel()
+    require('coderag.ui').clear(coderag)
+    vim.api.nvim_set_current_win(src_win)
+    vim.cmd('CodeRagChat')
+    check(panel() and #require('coderag.ui').state.entries == math.min(3, #before)
+      and last_entry():find('# ' .. before[#before], 1, true) ~= nil, ':CodeRagChat after a restart shows the workspace\'s last answers',
+      #require('coderag.ui').state.entries)
   end
   close_panel()
 

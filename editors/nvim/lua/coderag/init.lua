@@ -360,6 +360,7 @@ function M.load_history(root)
   if not root or M.history_loaded[root] then return end
   M.history_loaded[root] = true
   history.merge(M.history, history.load(M.config.history_dir, root))
+  if not M.last then M.last = M.history[#M.history] end
 end
 
 -- The turns a follow-up sends: this workspace's last answers, oldest first.
@@ -572,11 +573,16 @@ local function define_commands()
     { nargs = '*', desc = 'Ask a follow-up question (sends the last answers as history)' })
   cmd('CodeRagChat', function()
     if ui.panel_win() then return vim.api.nvim_set_current_win(ui.panel_win()) end
-    if #ui.state.entries == 0 and M.last then
-      return ui.show(M, { question = M.last.question, result = M.last.result, root = M.last.root })
+    if #ui.state.entries == 0 then
+      -- after a restart: this workspace's last answers, kept in its history
+      local hist = M.workspace_history()
+      for i = math.max(1, #hist - M.config.followup_turns + 1), #hist do
+        local h = hist[i]
+        table.insert(ui.state.entries, { question = h.question, result = h.result, root = h.root })
+      end
     end
     ui.show_panel(M)
-  end, { desc = 'Open the CodeRAG chat panel' })
+  end, { desc = 'Open the CodeRAG chat panel (after a restart: the last answers of this workspace)' })
   cmd('CodeRagHover', function() M.hover() end, { desc = "coderag's hover for the name under the cursor" })
   cmd('CodeRagCancel', function()
     if not M.cancel() then notify('no question is running') end

@@ -242,7 +242,8 @@ function U.show(M, view)
   end
   ensure_buf(M)
   redraw(M)
-  local w = ensure_win(M, M.config.panel == nil or M.config.panel.focus ~= false)
+  -- focus moves to the panel for a new question only, not while its answer streams in
+  local w = ensure_win(M, fresh and (M.config.panel == nil or M.config.panel.focus ~= false))
   if fresh then show_row(at, 1) end
   return w
 end
