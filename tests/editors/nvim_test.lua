@@ -695,6 +695,19 @@ local ok, err = xpcall(function()
     check(vim.api.nvim_win_get_config(vim.api.nvim_get_current_win()).relative ~= '', 'a second K focuses the float')
     vim.api.nvim_set_current_win(src)
     close_floats()
+    -- the plugin's K: both servers' hovers in one float; a second K focuses it
+    check(vim.fn.maparg('K', 'n'):find('hover_all', 1, true) ~= nil or vim.fn.maparg('K', 'n') ~= '', 'K is mapped')
+    coderag.hover_all(bufnr)
+    vim.wait(LIMIT, function() return #float_wins() == 1 end, 20)
+    local ftext = float_wins()[1] and buf_text(float_wins()[1]) or ''
+    local _, copies = ftext:gsub('apply_tax', '')
+    check(#float_wins() == 1 and vim.api.nvim_get_current_win() == src and (ftext:find('\n%-%-%-\n') ~= nil or ftext:find('─', 1, true) ~= nil) and copies >= 2,
+      "the plugin's K: every server's hover in one float", ftext:sub(1, 300))
+    coderag.hover_all(bufnr)
+    vim.wait(LIMIT, function() return vim.api.nvim_get_current_win() ~= src end, 20)
+    check(vim.api.nvim_win_get_config(vim.api.nvim_get_current_win()).relative ~= '', "a second press of the plugin's K focuses it")
+    vim.api.nvim_set_current_win(src)
+    close_floats()
     vim.lsp.stop_client(other)
     vim.wait(LIMIT, function() return vim.lsp.get_client_by_id(other) == nil end, 50)
   end

@@ -121,9 +121,9 @@ local function on_attach(client, bufnr)
     })
     M.refresh_codelens(bufnr)
   end
-  -- K is hover; keep a user's own mapping.
+  -- K is hover (every attached server's, in one float); keep a user's own mapping.
   if vim.fn.maparg('K', 'n') == '' then
-    vim.keymap.set('n', 'K', vim.lsp.buf.hover, { buffer = bufnr, desc = 'coderag hover' })
+    vim.keymap.set('n', 'K', function() M.hover_all() end, { buffer = bufnr, desc = 'hover: every server, one float' })
   end
   if M.config.cancel_key and vim.fn.maparg(M.config.cancel_key, 'n') == '' then
     vim.keymap.set('n', M.config.cancel_key, function()
@@ -178,15 +178,42 @@ local function other_hover(bufnr, client_id)
 end
 M.other_hover = other_hover
 
--- coderag's hover reply. With another hover server attached (pylsp, clangd...), K shows that
--- one alone: two replies would open a float each, the second focusing the first, and a second
--- K then runs 'keywordprg'. coderag's is kept for :CodeRagHover.
+-- coderag's hover reply to vim.lsp.buf.hover (a K of your own). With another hover server
+-- attached (pylsp, clangd...), it shows that one alone: two replies would open a float each, the
+-- second focusing the first, and a second K then runs 'keywordprg'. coderag's is kept for
+-- :CodeRagHover; the plugin's own K (M.hover_all) shows both in one float.
 local function on_hover(err, result, ctx, config)
   if other_hover(ctx.bufnr, ctx.client_id) then
     M.last_hover = { result = result, bufnr = ctx.bufnr }
     return
   end
   return vim.lsp.handlers['textDocument/hover'](err, result, ctx, config)
+end
+
+--- Hover from every server attached to the buffer in one float, coderag's last (what K runs
+--- when you have no K of your own). A second call focuses the float, as Neovim's hover does.
+function M.hover_all(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local params = vim.lsp.util.make_position_params()
+  vim.lsp.buf_request_all(bufnr, 'textDocument/hover', params, function(results)
+    local parts = {}
+    local function add(id, r)
+      if not r or r.error or not r.result or not r.result.contents then return end
+      local lines = vim.lsp.util.trim_empty_lines(vim.lsp.util.convert_input_to_markdown_lines(r.result.contents))
+      if #lines == 0 then return end
+      if #parts > 0 then table.insert(parts, '---') end
+      for _, l in ipairs(lines) do table.insert(parts, l) end
+    end
+    local mine = {}
+    for id, r in pairs(results) do
+      local c = vim.lsp.get_client_by_id(id)
+      if c and c.name == 'coderag' then table.insert(mine, r) else add(id, r) end
+    end
+    for _, r in ipairs(mine) do add(nil, r) end
+    if #parts == 0 then return end
+    vim.lsp.util.open_floating_preview(parts, 'markdown', { border = M.config.float.border, focus_id = 'textDocument/hover',
+      max_width = M.config.float.max_width, max_height = M.config.float.max_height })
+  end)
 end
 
 --- Shows coderag's hover for the cursor's name in a float (a second call focuses it).
