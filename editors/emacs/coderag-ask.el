@@ -101,19 +101,33 @@ nil keeps them only for the session."
         coderag-last-root (or root coderag-last-root default-directory))
   (coderag--render-view (list :question question :result result :root coderag-last-root)))
 
+(defun coderag--goto-context (buf)
+  "Put the context heading of BUF at the top of its window (where one looks)."
+  (with-current-buffer buf
+    (goto-char (point-min))
+    (when (search-forward "Context the answer used" nil t)
+      (goto-char (line-beginning-position))
+      (let ((w (get-buffer-window buf)))
+        (when w (set-window-point w (point)) (set-window-start w (point)))))))
+
 (defun coderag-toggle-context ()
-  "Show or hide the context the shown answer used (scores, via)."
+  "Show or hide the context the shown answer used (scores, via), in view."
   (interactive)
   (unless (plist-get coderag--view :result) (user-error "No answer shown"))
-  (coderag--render-view (plist-put (copy-sequence coderag--view) :show-context
-                                   (not (plist-get coderag--view :show-context)))))
+  (let* ((on (not (plist-get coderag--view :show-context)))
+         (buf (coderag--render-view (plist-put (copy-sequence coderag--view) :show-context on))))
+    (when on (coderag--goto-context buf))
+    buf))
 
 (defun coderag-show-context ()
   "Show the last answer with the context it used."
   (interactive)
   (unless coderag-last-result (user-error "No answer yet: M-x coderag-ask"))
-  (display-buffer (coderag--render-view (list :question coderag-last-question :result coderag-last-result
-                                              :root coderag-last-root :show-context t))))
+  (let ((buf (coderag--render-view (list :question coderag-last-question :result coderag-last-result
+                                         :root coderag-last-root :show-context t))))
+    (display-buffer buf)
+    (coderag--goto-context buf)
+    buf))
 
 (defun coderag-xref-items (&optional result)
   "Xref items for the citations of RESULT (default: the last answer)."

@@ -344,6 +344,13 @@ server may take long, and the test must still pass."
       (coderag-show-context)
       (ct-check (with-current-buffer "*coderag*" (string-match-p "Context the answer used.*\n.* via " (buffer-string)))
                 "the context with scores and via")
+      ;; Issue 27: shown, the context is where one looks (point on its heading).
+      (with-current-buffer "*coderag*"
+        (ct-check (looking-at "Context the answer used") "the context is brought into view (point on its heading)"
+                  (buffer-substring (point) (line-end-position)))
+        (coderag-toggle-context) (coderag-toggle-context)
+        (ct-check (looking-at "Context the answer used") "c in *coderag* brings the context into view"
+                  (buffer-substring (point) (line-end-position))))
 ;; Issue 27: answers kept per workspace across restarts.
       (let* ((root (directory-file-name ws)) (file (coderag-history-file root))
              (before (mapcar (lambda (h) (plist-get h :question)) (coderag--root-history root))))
