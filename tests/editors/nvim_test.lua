@@ -758,8 +758,9 @@ local ok, err = xpcall(function()
     local first = last_entry()
     check(first:find('^# How is tax applied[^\n]*\n\nThe index is still being built') ~= nil and coderag.reask ~= nil,
       'an answer during indexing says so first', first:sub(1, 200))
-    coderag.on_progress(nil, { token = 'coderag/index/test', value = { kind = 'end', message = '5 files' } },
-      { client_id = client0.id, method = '$/progress' })
+    for _, v in ipairs({ { kind = 'begin', title = 'Indexing ws' }, { kind = 'end', message = '5 files' } }) do
+      coderag.on_progress(nil, { token = 'coderag/index/test', value = v }, { client_id = client0.id, method = '$/progress' })
+    end
     vim.wait(LIMIT, function() return #coderag.history == n_hist + 2 end, 20)
     client0.request = orig
     check(#coderag.history == n_hist + 2 and #ui.state.entries == 1 and not last_entry():find('still being built', 1, true)

@@ -28,7 +28,7 @@ local function show(kind, p)
   local text = render.progress_text(p)
   if p.done then
     local title = (p.title and p.title ~= 'CodeRAG') and (' ' .. p.title) or ''
-    if kind == 'index' then title = title:gsub('^ Indexing ', ' ') end
+    if kind == 'index' then title = title:gsub('^ Indexing ?', ' '):gsub('^%s+$', '') end
     text = 'CodeRAG' .. title .. ': ' .. (p.message or 'done')
   end
   if last_notified[kind] == text then return end
