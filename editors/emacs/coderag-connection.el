@@ -118,7 +118,7 @@ Other messages (the file's mode, eldoc) overwrite the echo area a moment
 later; the *Warnings* buffer keeps it."
   (unless (member msg coderag--told)
     (push msg coderag--told)
-    (display-warning 'coderag msg :error))
+    (display-warning 'coderag (string-remove-prefix "coderag: " msg) :error))
   (message "%s" msg))
 
 (defun coderag--on-request (_conn method params)
