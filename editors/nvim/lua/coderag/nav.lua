@@ -7,6 +7,15 @@ return function(M)
 local N = {}
 local request, notify = M.request, M.notify
 
+-- The lines without their leading and trailing empty ones (vim.lsp.util.trim_empty_lines went
+-- away in Neovim 0.10).
+local function trim(lines)
+  local a, b = 1, #lines
+  while a <= b and lines[a]:match('^%s*$') do a = a + 1 end
+  while b >= a and lines[b]:match('^%s*$') do b = b - 1 end
+  return vim.list_slice(lines, a, b)
+end
+
 local function get_clients_all(bufnr)
   if vim.lsp.get_clients then return vim.lsp.get_clients({ bufnr = bufnr }) end
   return vim.lsp.buf_get_clients(bufnr)
@@ -44,7 +53,7 @@ function M.hover_all(bufnr)
     local parts = {}
     local function add(id, r)
       if not r or r.error or not r.result or not r.result.contents then return end
-      local lines = vim.lsp.util.trim_empty_lines(vim.lsp.util.convert_input_to_markdown_lines(r.result.contents))
+      local lines = trim(vim.lsp.util.convert_input_to_markdown_lines(r.result.contents))
       if #lines == 0 then return end
       if #parts > 0 then table.insert(parts, '---') end
       for _, l in ipairs(lines) do table.insert(parts, l) end
@@ -71,7 +80,7 @@ function M.hover(bufnr)
   request(client, 'textDocument/hover', params, function(err, result)
     if err or not result or not result.contents then return notify('no hover here') end
     local lines = vim.lsp.util.convert_input_to_markdown_lines(result.contents)
-    lines = vim.lsp.util.trim_empty_lines(lines)
+    lines = trim(lines)
     vim.lsp.util.open_floating_preview(lines, 'markdown', { border = M.config.float.border, focus_id = 'coderag_hover',
       max_width = M.config.float.max_width, max_height = M.config.float.max_height })
   end, bufnr)
