@@ -318,7 +318,8 @@ local ok, err = xpcall(function()
     answer = 'The reloader lives in werkzeug/_reloader.py [werkzeug/_reloader.py:10-20] and ' ..
       'flask/__init__.py exports `make_response`; see __init__.py, called from **Order.total** with (*args, **kwargs).\n\n**`werkzeug/__init__.py`**\n\n' .. long .. '\n\n' .. straddling ..
       '\n\nIt reads nums\\[i\\] (see http://example.org/a_b/c and https://x.org/d.)\n\n' ..
-      'Totals: `shop/models.py:34-36` and (shop/models.py:39).\n\nLast line.',
+      'Totals: `shop/models.py:34-36` and (shop/models.py:39).\n\n' ..
+      "Avoids problems with 'double*' here.\n\nThen `late_code` stays code.\n\nAnd lua_State *L here; **bold** and *this*.\n\nLast line.",
     citations = { { uri = vim.uri_from_fname(ws .. '/shop/models.py'), path = 'werkzeug/_reloader.py',
       startLine = 10, endLine = 20, symbol = 'run_with_reloader' },
       { path = 'shop/models.py', startLine = 39, endLine = 41, symbol = 'apply_tax', source = 'auto' } },
@@ -346,6 +347,19 @@ local ok, err = xpcall(function()
   -- Issue 27: markdown escapes and URLs read as written.
   check(shown:find('reads nums[i] (see http://example.org/a_b/c and https://x.org/d.)', 1, true) ~= nil,
     'escapes dropped (nums[i]) and URLs whole', shown:match('reads[^\n]*'))
+  -- A star touching a word ('double*', *L) does not open an emphasis that swallows what follows.
+  do
+    local row, col
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false)) do
+      local c = l:find('late_code', 1, true)
+      if c then row, col = i, c end
+    end
+    local names = {}
+    for _, id in ipairs(row and vim.fn.synstack(row, col) or {}) do table.insert(names, vim.fn.synIDattr(id, 'name')) end
+    check(row and table.concat(names, ' '):find('markdownCode', 1, true) and not table.concat(names, ' '):find('Italic', 1, true),
+      "a lone star ('double*', *L) opens no emphasis: a later code span stays code", table.concat(names, ' '))
+    check(shown:find('**bold**', 1, true) == nil and shown:find('bold', 1, true) ~= nil, 'bold and emphasis pairs stay markup')
+  end
   -- Issue 27: a source "auto" citation is the server's pick, not "verified".
   check(shown:find("Citations (1 verified, 1 the server's pick)", 1, true) ~= nil
     and shown:find("`apply_tax` (the server's pick: the answer cited nothing)", 1, true) ~= nil

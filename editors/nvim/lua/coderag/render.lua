@@ -63,6 +63,22 @@ end
 
 --- One line of answer text with citations and paths in code spans, so that markdown's
 --- emphasis cannot hide underscores (`werkzeug/_reloader.py`, `__init__.py`).
+-- A `*` touching a word outside **bold** and *emphasis* pairs ('double*', *L) opens an
+-- emphasis in Neovim's markdown syntax that runs to the next star, lines or answers later,
+-- swallowing the code spans between: the word goes in a code span.
+local function lone_stars(text)
+  local keep = {}
+  local function hold(m)
+    table.insert(keep, m)
+    return '\1' .. #keep .. '\2'
+  end
+  text = text:gsub('%*%*[^%s*][^*]-%*%*', hold):gsub('%*[^%s*][^*]-[^%s*]%*', hold):gsub('%*[^%s*]%*', hold)
+  text = text:gsub('[%w_%.%-/]*%*+[%w_%.%-/]*', function(w)
+    if w:find('[^*]') then return '`' .. w .. '`' end
+  end)
+  return (text:gsub('\1(%d+)\2', function(i) return keep[tonumber(i)] end))
+end
+
 function R.protect(line)
   -- Markdown's syntax cannot nest a code span in bold: **`a/__init__.py`** loses underscores.
   line = line:gsub('%*%*(`[^`]+`)%*%*', '%1')
@@ -74,7 +90,12 @@ function R.protect(line)
       table.insert(parts, protect_text(p.text))
     end
   end
-  return table.concat(parts)
+  -- then the stars left outside code spans
+  local out = {}
+  for _, p in ipairs(split_code(table.concat(parts))) do
+    table.insert(out, p.code and p.text or lone_stars(p.text))
+  end
+  return table.concat(out)
 end
 
 function R.cite_label(c)
