@@ -360,6 +360,24 @@ local ok, err = xpcall(function()
       "a lone star ('double*', *L) opens no emphasis: a later code span stays code", table.concat(names, ' '))
     check(shown:find('**bold**', 1, true) == nil and shown:find('bold', 1, true) ~= nil, 'bold and emphasis pairs stay markup')
   end
+  -- A lone backtick or an open fence (an answer cut short) does not run over the next answer.
+  do
+    local b = vim.api.nvim_win_get_buf(fw)
+    ui.show(coderag, { question = 'cut short', result = { answer = 'A lone ` backtick.\n\n```python\nx = 1', citations = {} }, root = ws })
+    ui.show(coderag, { question = 'next', result = { answer = 'Then `next_code` here.', citations = {} }, root = ws })
+    local row, col
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
+      local c = l:find('next_code', 1, true)
+      if c then row, col = i, c end
+    end
+    local names = {}
+    for _, id in ipairs(row and vim.fn.synstack(row, col) or {}) do table.insert(names, vim.fn.synIDattr(id, 'name')) end
+    check(row and table.concat(names, ' '):find('markdownCode', 1, true) and not table.concat(names, ' '):find('Block', 1, true),
+      'an answer cut short (lone backtick, open fence) leaves the next answer intact', table.concat(names, ' '))
+    table.remove(ui.state.entries); table.remove(ui.state.entries)
+    ui.show_panel(coderag)
+    fw = ui.panel_win()
+  end
   -- Issue 27: a source "auto" citation is the server's pick, not "verified".
   check(shown:find("Citations (1 verified, 1 the server's pick)", 1, true) ~= nil
     and shown:find("`apply_tax` (the server's pick: the answer cited nothing)", 1, true) ~= nil

@@ -110,12 +110,21 @@ local function split_lines(text)
 end
 
 -- Answer text lines, protected outside fenced code blocks.
+-- A code span or a fence left open (an answer cut short) runs on in Neovim's markdown syntax
+-- over every later line and answer of the panel: a line's lone backtick is closed at its end, an
+-- open fence at the answer's end.
 local function answer_body(text)
   local out, fenced = {}, false
   for _, l in ipairs(split_lines(text)) do
-    if l:match('^%s*```') then fenced = not fenced end
-    table.insert(out, fenced and l or (l:match('^%s*```') and l or R.protect(l)))
+    if l:match('^%s*```') then
+      fenced = not fenced
+    elseif not fenced then
+      l = R.protect(l)
+      if select(2, l:gsub('`', '')) % 2 == 1 then l = l .. '`' end
+    end
+    table.insert(out, l)
   end
+  if fenced then table.insert(out, '```') end
   return out
 end
 
