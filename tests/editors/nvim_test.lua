@@ -370,9 +370,10 @@ local ok, err = xpcall(function()
       local c = l:find('next_code', 1, true)
       if c then row, col = i, c end
     end
+    -- the backtick before next_code opens a code span (inside a run-on fence it is plain code)
     local names = {}
-    for _, id in ipairs(row and vim.fn.synstack(row, col) or {}) do table.insert(names, vim.fn.synIDattr(id, 'name')) end
-    check(row and table.concat(names, ' '):find('markdownCode', 1, true) and not table.concat(names, ' '):find('Block', 1, true),
+    for _, id in ipairs(row and vim.fn.synstack(row, col - 1) or {}) do table.insert(names, vim.fn.synIDattr(id, 'name')) end
+    check(row and names[#names] == 'markdownCodeDelimiter',
       'an answer cut short (lone backtick, open fence) leaves the next answer intact', table.concat(names, ' '))
     table.remove(ui.state.entries); table.remove(ui.state.entries)
     ui.show_panel(coderag)
