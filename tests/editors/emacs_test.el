@@ -197,6 +197,21 @@ server may take long, and the test must still pass."
       (ct-check (and (memq #'coderag-eldoc-function eldoc-documentation-functions)
                      (memq #'eglot-hover-eldoc-function eldoc-documentation-functions))
                 "under eglot, eldoc asks both eglot's hover and coderag's" eldoc-documentation-functions)
+      ;; The same under a real eglot 1.9 managing the buffer: a second coderag process (its own
+      ;; index folder) stands in for the Python server.
+      (when (fboundp 'eglot--guess-contact)
+        (kill-local-variable 'eldoc-documentation-functions)
+        (add-hook 'eldoc-documentation-functions #'coderag-eldoc-function t t)
+        (let ((eglot-server-programs
+               `((python-mode ,bin "lsp" :initializationOptions
+                              (:indexDir ,(concat (or index-dir (make-temp-file "idx" t)) "-eglot"))))))
+          (apply #'eglot (eglot--guess-contact))
+          (ct-wait (lambda () (eglot-managed-p)))
+          (ct-check (and (eglot-managed-p) (memq #'eglot-hover-eldoc-function eldoc-documentation-functions)
+                         (memq #'coderag-eldoc-function eldoc-documentation-functions))
+                    "with eglot 1.9 managing the buffer, eldoc still asks coderag" eldoc-documentation-functions)
+          (ignore-errors (eglot-shutdown (eglot-current-server)))
+          (ct-wait (lambda () (not (eglot-managed-p))))))
       (let ((conn (gethash (directory-file-name ws) coderag--connections)))
         (ct-check (and conn (jsonrpc-running-p conn)) "its own coderag lsp process for the workspace root"
                   (hash-table-keys coderag--connections))
