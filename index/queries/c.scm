@@ -25,3 +25,5 @@
 (call_expression function: (_) @ref.call)
 (type_identifier) @ref.type
 (preproc_include) @import
+; a function-like macro's body: its calls are its users' (REF_EXPAND)
+(preproc_function_def value: (preproc_arg) @ref.expand)
