@@ -87,17 +87,30 @@ void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
 {
     const char *src = r->em.src;
     uint32_t a = ts_node_start_byte(body), b = ts_node_end_byte(body);
-    uint32_t line = ts_node_start_point(body).row + 1;
     if (b > r->em.len) b = (uint32_t)r->em.len;
+    /* the grammar ends the body at a comment; the macro goes on to the
+     * last line not continued by a backslash */
+    for (uint32_t i = a; i < r->em.len && src[i] != '\n'; i++) {
+        uint32_t j = i;
+        while (j < r->em.len && src[j] != '\n')
+            j++;
+        uint32_t k = j;
+        while (k > i && (src[k - 1] == '\r' || src[k - 1] == ' ' || src[k - 1] == '\t'))
+            k--;
+        if (j > b) b = j;
+        if (j >= r->em.len || k == i || src[k - 1] != '\\') break;
+        i = j;
+    }
     TSNode def = ts_node_parent(body);
-    uint32_t def_line = ts_node_is_null(def) ? line : ts_node_start_point(def).row + 1;
+    uint32_t def_line = ts_node_start_point(ts_node_is_null(def) ? body : def).row + 1;
+    /* every ref on the definition's first line: the unit may end before
+     * the body does (where the grammar ends it) */
     ChunkRef *mark = idx_emit_ref_push(&r->em, REF_EXPAND, -1, def_line);
     mark->name = xstrdup(IDX_REF_MACRO_MARK);
     char prev = ' '; /* the last non-blank byte before the token */
     for (uint32_t i = a; i < b;) {
         char c = src[i];
         if (c == '\n') {
-            line++;
             i++;
         } else if (c == '"' || c == '\'') {
             for (i++; i < b && src[i] != c && src[i] != '\n'; i++)
@@ -106,7 +119,7 @@ void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
             prev = c;
         } else if (c == '/' && i + 1 < b && src[i + 1] == '*') {
             for (i += 2; i + 1 < b && !(src[i] == '*' && src[i + 1] == '/'); i++)
-                line += src[i] == '\n';
+                ;
             i += 2;
         } else if (c == '/' && i + 1 < b && src[i + 1] == '/') {
             while (i < b && src[i] != '\n')
@@ -122,7 +135,7 @@ void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
             int member =
                 prev == '.' || prev == '#' || (prev == '>' && s0 >= 2 && src[s0 - 2] == '-');
             if (j < b && src[j] == '(' && !member) {
-                ChunkRef *ref = idx_emit_ref_push(&r->em, REF_EXPAND, -1, line);
+                ChunkRef *ref = idx_emit_ref_push(&r->em, REF_EXPAND, -1, def_line);
                 ref->name = xstrndup(src + s0, i - s0);
             }
             prev = 'a';

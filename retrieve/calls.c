@@ -51,7 +51,7 @@ static CrErr expand_out(IdxStore *st, int64_t from, const IdxEdge *out, size_t n
             x.kind = IDX_EDGE_CALL;
             calls_add(l, x, via);
         } else if (depth < MACRO_DEPTH) {
-            rc = expand_out(st, from, sub, ns, via, depth + 1, l, e);
+            rc = expand_out(st, from, sub, ns, via ? via : out[i].dst, depth + 1, l, e);
         }
         free(sub);
     }
@@ -91,9 +91,9 @@ CrErr rtv_call_edges(IdxStore *st, int64_t chunk, int outgoing, IdxEdge **out, i
     for (size_t i = 0; i < n && !rc; i++) {
         if (is_mark(&v[i])) continue;
         if (outgoing && v[i].kind == IDX_EDGE_EXPAND) {
-            /* a macro's own callees: its body's calls */
+            /* a macro's own callees: its body's calls (through no other macro) */
             IdxEdge one = v[i];
-            rc = expand_out(st, chunk, &one, 1, chunk, 1, &l, e);
+            rc = expand_out(st, chunk, &one, 1, 0, 1, &l, e);
         } else if (outgoing && v[i].kind == IDX_EDGE_CALL) {
             IdxEdge *sub = NULL;
             size_t ns = 0;
