@@ -78,6 +78,18 @@ static CrErr expand_in(IdxStore *st, int64_t m, int64_t to, int64_t via, int dep
     return rc;
 }
 
+int rtv_is_macro(IdxStore *st, int64_t chunk)
+{
+    IdxEdge *v = NULL;
+    size_t n = 0;
+    int macro = 0;
+    if (idx_edges(st, chunk, 1, &v, &n, NULL) == CR_OK)
+        for (size_t i = 0; i < n; i++)
+            macro |= is_mark(&v[i]);
+    free(v);
+    return macro;
+}
+
 CrErr rtv_call_edges(IdxStore *st, int64_t chunk, int outgoing, IdxEdge **out, int64_t **via,
                      size_t *n_out, ErrInfo *e)
 {

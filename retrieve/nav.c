@@ -379,6 +379,8 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
             if (!(kinds & RTV_REF_BIT(ed[i].kind)) ||
                 (own_piece(d, other) && ed[i].kind != IDX_EDGE_CALL))
                 continue;
+            /* a macro named without `(` is a variable of its name, not it */
+            if (ed[i].kind == IDX_EDGE_REFERENCE && rtv_is_macro(st, ed[i].dst)) continue;
             IdxChunk c;
             rc = idx_chunk_get(st, other, &c, e);
             if (rc == CR_ENOENT) {

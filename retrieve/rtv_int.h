@@ -115,6 +115,8 @@ int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
  * *out and *via. */
 CrErr rtv_call_edges(IdxStore *st, int64_t chunk, int outgoing, IdxEdge **out, int64_t **via,
                      size_t *n_out, ErrInfo *e);
+/* Whether a chunk is a macro (calls.c); 0 when the store cannot say. */
+int rtv_is_macro(IdxStore *st, int64_t chunk);
 
 /* Adds the definitions the first gp->seeds candidates reference (calls,
  * raises, bases) and, when in_factor > 0, their referrers, one hop, with

@@ -23,6 +23,14 @@
   value: (initializer_list))) @def.constant)
 
 (call_expression function: (_) @ref.call)
+; a function named as a value: an argument, a table entry, an initial or
+; assigned value, an address taken (a reference, not a call)
+(argument_list (identifier) @ref.value)
+(initializer_list (identifier) @ref.value)
+(initializer_pair value: (identifier) @ref.value)
+(init_declarator value: (identifier) @ref.value)
+(assignment_expression right: (identifier) @ref.value)
+(pointer_expression argument: (identifier) @ref.value)
 (type_identifier) @ref.type
 (preproc_include) @import
 ; a function-like macro's body: its calls are its users' (REF_EXPAND)

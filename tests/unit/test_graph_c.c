@@ -29,9 +29,10 @@ static IdxStore *index_fixture(void)
     return st;
 }
 
-/* "path:symbol[ via macro]" of every call to (outgoing 0) or from the
- * definition of symbol in path, sorted by rtv_refs, one per line. */
-static char *calls(IdxStore *st, const char *path, const char *symbol, int outgoing)
+/* "path:symbol[ via macro]" of every edge of the kinds to (outgoing 0) or
+ * from the definition of symbol in path, sorted by rtv_refs, one per line. */
+static char *refs_of(IdxStore *st, const char *path, const char *symbol, int outgoing,
+                     unsigned kinds)
 {
     StrBuf sb;
     sb_init(&sb);
@@ -41,10 +42,7 @@ static char *calls(IdxStore *st, const char *path, const char *symbol, int outgo
     CHECK(n == 1 && !strcmp(defs[0].head.path, path));
     RtvRef *refs = NULL;
     size_t nr = 0;
-    if (n)
-        CHECK_INT(rtv_refs(st, &defs[0], outgoing, RTV_REF_BIT(IDX_EDGE_CALL), 0, &refs, &nr, NULL,
-                           NULL),
-                  CR_OK);
+    if (n) CHECK_INT(rtv_refs(st, &defs[0], outgoing, kinds, 0, &refs, &nr, NULL, NULL), CR_OK);
     for (size_t i = 0; i < nr; i++) {
         sb_addf(&sb, "%s:%s", refs[i].other.head.path, refs[i].other.head.symbol);
         if (refs[i].via) sb_addf(&sb, " via %s", refs[i].via);
@@ -55,15 +53,21 @@ static char *calls(IdxStore *st, const char *path, const char *symbol, int outgo
     return sb.buf ? sb_detach(&sb, NULL) : xstrdup("");
 }
 
+static void check_refs(IdxStore *st, const char *path, const char *symbol, int outgoing,
+                       unsigned kinds, const char *want)
+{
+    char *got = refs_of(st, path, symbol, outgoing, kinds);
+    if (strcmp(got, want) != 0)
+        fprintf(stderr, "%s of %s:%s:\n got:\n%s want:\n%s", outgoing ? "callees" : "callers", path,
+                symbol, got, want);
+    CHECK(!strcmp(got, want));
+    free(got);
+}
+
 static void check_calls(IdxStore *st, const char *path, const char *symbol, int outgoing,
                         const char *want)
 {
-    char *got = calls(st, path, symbol, outgoing);
-    if (strcmp(got, want) != 0)
-        fprintf(stderr, "%s of %s:%s:\n got:\n%s want:\n%s", outgoing ? "callees" : "callers",
-                path, symbol, got, want);
-    CHECK(!strcmp(got, want));
-    free(got);
+    check_refs(st, path, symbol, outgoing, RTV_REF_BIT(IDX_EDGE_CALL), want);
 }
 
 static int has_edge(IdxStore *st, const char *sp, const char *ss, const char *dp, const char *ds,
@@ -93,7 +97,8 @@ static void test_rules(void)
                 "api.c:guarded via api_guard\napi.c:use via api_twice\n"
                 "aux.c:aux_main via api_twice\n");
     /* a macro body the grammar cut at a comment: calls on the lines after */
-    check_calls(st, "api.c", "guarded", 1, "api.c:api_count via api_guard\napi.c:api_check via api_guard\n");
+    check_calls(st, "api.c", "guarded", 1,
+                "api.c:api_count via api_guard\napi.c:api_check via api_guard\n");
     check_calls(st, "api.c", "api_total", 0, "api.c:use\n");
     /* a macro whose body calls nothing is no callee either */
     check_calls(st, "api.c", "api_total", 1, "");
@@ -106,6 +111,10 @@ static void test_rules(void)
     /* a macro's own callees are what its body calls */
     check_calls(st, "api.h", "api_twice", 1, "api.c:api_count\n");
     check_calls(st, "api.h", "api_four", 1, "api.c:api_count via api_twice\n");
+    /* a function passed as a value: a reference, not a call */
+    check_calls(st, "api.c", "wire", 1, "api.c:apply\n");
+    check_refs(st, "api.c", "wire", 1, RTV_REF_BIT(IDX_EDGE_REFERENCE), "api.c:api_count\n");
+    check_refs(st, "api.c", "api_count", 0, RTV_REF_BIT(IDX_EDGE_REFERENCE), "api.c:wire\n");
     /* the kinds say what they are */
     CHECK(has_edge(st, "api.c", "use", "api.h", "Node", IDX_EDGE_TYPE));
     CHECK(!has_edge(st, "api.c", "use", "api.h", "Node", IDX_EDGE_CALL));
