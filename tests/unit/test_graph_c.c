@@ -121,6 +121,13 @@ static void test_rules(void)
     CHECK(has_edge(st, "api.c", "use", "api.h", "api_four", IDX_EDGE_CALL));
     CHECK(has_edge(st, "api.h", "api_four", "api.h", "api_twice", IDX_EDGE_EXPAND));
     CHECK(has_edge(st, "api.h", "api_four", "api.h", "api_four", IDX_EDGE_EXPAND));
+    /* the macro's body edited: its users' calls follow at the next update */
+    test_sh("sed -i 's/define api_twice(n) api_count(api_count(n))/define api_twice(n) "
+            "api_check(n, n)/' '%s/api.h'%s",
+            tmp_root, "");
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    check_calls(st, "api.c", "use", 1, "api.c:api_total\napi.c:api_check via api_four\n");
+    check_calls(st, "aux.c", "aux_main", 1, "api.c:api_check via api_twice\naux.c:panic\n");
     idx_close(st);
     test_sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
 }
