@@ -1,7 +1,8 @@
 /*
  * graph_int.h - the resolver of references into edges, shared by its files:
- * graph.c (lookups, names, the passes) and graph_member.c (members a class
- * inherits, calls dispatched through an interface). Internal to index/.
+ * graph_lookup.c (lookups, names), graph_member.c (members a class
+ * inherits, calls dispatched through an interface) and graph.c (the
+ * passes), each using only the ones before it. Internal to index/.
  */
 #ifndef CODERAG_GRAPH_INT_H
 #define CODERAG_GRAPH_INT_H
@@ -60,6 +61,11 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth);
 int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref);
 /* Whether name is one of the row's builtin_methods. */
 int idx_graph_builtin_method(const IdxLang *lang, const char *name);
+
+/* Forgets the memo's answers that held for one reference. */
+void idx_graph_memo_end_ref(Resolver *r);
+/* Forgets every top-level answer (the tables changed). */
+void idx_graph_tops_clear(Resolver *r);
 
 /* (graph_member.c) The base expressions of a class chunk. Caller frees. */
 char **idx_graph_class_bases(Resolver *r, int64_t class_id, size_t *n_out);
