@@ -34,6 +34,7 @@ static const struct {
     {"ref.from", CAP_REF_FROM},
     {"ref.value", CAP_REF_VALUE},
     {"ref.expand", CAP_REF_EXPAND},
+    {"local", CAP_LOCAL},
 };
 
 static int ts__is_def(CapKind k)
@@ -233,6 +234,10 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 d.body = n;
             } else if (k == CAP_RECEIVER) {
                 d.receiver = n;
+            } else if (k == CAP_LOCAL) {
+                ARRAY_GROW(r->locals, r->n_locals + 1, r->cap_locals);
+                r->locals[r->n_locals++] =
+                    (ChunkRef){.line = ts_node_start_point(n).row + 1, .name = ts__name_text(r, n)};
             } else if (k == CAP_REF_EXPAND) {
                 idx_chunk_ts_expand_refs(r, n);
             } else if (k == CAP_REF_CALL || k == CAP_REF_TYPE || k == CAP_REF_INHERIT ||
@@ -570,6 +575,9 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
 
     ts_tree_delete(tree);
     idx_emit_release(&r.em);
+    for (size_t i = 0; i < r.n_locals; i++)
+        free(r.locals[i].name);
+    free(r.locals);
     free(r.defs);
     sb_release(&r.sb);
     return rc;

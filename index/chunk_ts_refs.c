@@ -149,6 +149,17 @@ void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
 void idx_chunk_ts_fix_refs(TsRun *r)
 {
     size_t k = 0, first_type = r->first_type;
+    StrMap locals; /* "unit:name" of the variables each unit declares */
+    StrBuf key;
+    strmap_init(&locals);
+    sb_init(&key);
+    for (size_t i = 0; i < r->n_locals; i++) {
+        uint32_t l = r->locals[i].line;
+        if (l < 1 || l > r->em.n_lines || !r->locals[i].name) continue;
+        sb_reset(&key);
+        sb_addf(&key, "%d:%s", r->em.owner[l], r->locals[i].name);
+        strmap_put(&locals, key.buf, 1);
+    }
     for (size_t i = 0; i < r->em.n_refs; i++) {
         ChunkRef *ref = &r->em.refs[i];
         int in = ref->line >= 1 && ref->line <= r->em.n_lines;
@@ -159,6 +170,11 @@ void idx_chunk_ts_fix_refs(TsRun *r)
          * function's, but the mark would make the function a macro */
         if (ref->kind == REF_EXPAND && ref->name && !strcmp(ref->name, IDX_REF_MACRO_MARK))
             drop = o < 0 || r->em.units[o].start != ref->line;
+        if (ref->kind == REF_VALUE && ref->name && !drop) {
+            sb_reset(&key);
+            sb_addf(&key, "%d:%s", o, ref->name);
+            drop = strmap_get(&locals, key.buf, NULL);
+        }
         if (drop) {
             free(ref->name);
             free(ref->module);
@@ -171,4 +187,6 @@ void idx_chunk_ts_fix_refs(TsRun *r)
     }
     r->em.n_refs = k;
     r->first_type = first_type;
+    strmap_release(&locals);
+    sb_release(&key);
 }

@@ -332,4 +332,3 @@ out:
     sb_release(&q);
     return v;
 }
-

@@ -13,6 +13,8 @@
  *   @body      where the signature ends (else: the first line)
  *   @ref.call @ref.type @ref.inherit     a callee / type / base expression
  *   @ref.value a name used as a value (a function passed, stored in a table)
+ *   @local     a variable declared: a @ref.value of its name in the same
+ *              definition is the variable
  *   @ref.expand the unparsed body of a macro: each `name(` in it is a call
  *              the macro's users make (REF_EXPAND); the definition holding
  *              it is a macro, followed through where it is called

@@ -113,6 +113,7 @@ static void test_rules(void)
     check_calls(st, "api.h", "api_four", 1, "api.c:api_count via api_twice\n");
     /* a function passed as a value: a reference, not a call */
     check_calls(st, "api.c", "wire", 1, "api.c:apply\n");
+    /* ... and a local variable named like a function (fact) is the variable */
     check_refs(st, "api.c", "wire", 1, RTV_REF_BIT(IDX_EDGE_REFERENCE), "api.c:api_count\n");
     check_refs(st, "api.c", "api_count", 0, RTV_REF_BIT(IDX_EDGE_REFERENCE), "api.c:wire\n");
     /* the kinds say what they are */
