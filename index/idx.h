@@ -281,6 +281,11 @@ typedef enum {
     IDX_EDGE_INHERIT, /* class chunk subclasses a class */
     IDX_EDGE_CONTAIN, /* class chunk contains a method or nested class */
     IDX_EDGE_RAISE,   /* chunk raises or catches an exception class */
+    IDX_EDGE_TYPE,    /* chunk names a type (declarations, casts): a use, not a call */
+    IDX_EDGE_REFERENCE, /* chunk names a function as a value (a callback): not a call */
+    /* a macro's body calls a definition: a call of the macro is a call of the
+     * definition (rtv_refs follows these); src == dst marks src as a macro */
+    IDX_EDGE_EXPAND,
 } IdxEdgeKind;
 
 const char *idx_edge_kind_name(IdxEdgeKind k);

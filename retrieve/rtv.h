@@ -302,14 +302,22 @@ typedef struct RtvRef {
      * `other` for incoming references, of the queried definition for
      * outgoing ones (the graph records chunks, not call-site lines). */
     uint32_t at_start, at_end;
+    /* A call made through a macro: the macro's symbol (the definition
+     * calls the macro, whose body calls `other`, or the reverse); else NULL. */
+    char *via;
 } RtvRef;
 
-/* Bit of an edge kind in a kinds mask; RTV_REFS_ALL: every kind but
- * IDX_EDGE_CONTAIN (class membership is structure, not a reference). */
+/* Bit of an edge kind in a kinds mask; RTV_REFS_ALL: calls, imports,
+ * bases and raises (the default; not IDX_EDGE_CONTAIN: class membership is
+ * structure, not a reference). Calls (IDX_EDGE_CALL) go through macros:
+ * a macro's callers call what its body calls (RtvRef.via). */
 #define RTV_REF_BIT(kind) (1u << (kind))
 #define RTV_REFS_ALL                                                                               \
     (RTV_REF_BIT(IDX_EDGE_IMPORT) | RTV_REF_BIT(IDX_EDGE_CALL) | RTV_REF_BIT(IDX_EDGE_INHERIT) |   \
      RTV_REF_BIT(IDX_EDGE_RAISE))
+/* Every kind a client may ask for: RTV_REFS_ALL, type uses and functions
+ * named as values (IDX_EDGE_EXPAND is followed by calls, never listed). */
+#define RTV_REFS_ANY (RTV_REFS_ALL | RTV_REF_BIT(IDX_EDGE_TYPE) | RTV_REF_BIT(IDX_EDGE_REFERENCE))
 
 /* The references to (outgoing 0: callers, importers, subclasses, raisers) or
  * from (outgoing 1: callees, imported and raised definitions, bases) a

@@ -108,6 +108,15 @@ void rtv_lookups_release(RtvLookups *lk);
 CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing, const IdxEdge **out,
                 size_t *n_out, ErrInfo *e);
 int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
+/* idx_edges with calls through macros followed (calls.c): a call of a
+ * macro is replaced by the calls its body makes, and a definition a macro's
+ * body calls gains the macro's callers; (*via)[i] is the macro's chunk for
+ * such an edge (0: a direct one). Macro marks are left out. Caller frees
+ * *out and *via. */
+CrErr rtv_call_edges(IdxStore *st, int64_t chunk, int outgoing, IdxEdge **out, int64_t **via,
+                     size_t *n_out, ErrInfo *e);
+/* Whether a chunk is a macro (calls.c); 0 when the store cannot say. */
+int rtv_is_macro(IdxStore *st, int64_t chunk);
 
 /* Adds the definitions the first gp->seeds candidates reference (calls,
  * raises, bases) and, when in_factor > 0, their referrers, one hop, with

@@ -135,6 +135,8 @@ const IdxLang idx_lang_c = {
     .import = c__import,
     .resolve_import = c__resolve,
     .refine = c__refine,
+    .field_calls = 1,
+    .no_module_calls = 1,
 };
 
 static const char *const cpp__builtin_methods[] = {

@@ -451,6 +451,26 @@ static void test_deleted_definition_frees_its_name(void)
     }
 }
 
+/* C: a macro's body edited (its expansion edges), the macro made a
+ * prototype and back, a function it calls gone and back. */
+static void test_macro_body_changes(void)
+{
+    static const char *const tree[] = {
+        "m.h", "#define twice(n) one(one(n))\n#define wrap(n) twice(n)\n",
+        "a.c", "int one(int n)\n{\n    return n;\n}\n\nint two(int n)\n{\n    return n;\n}\n",
+        "u.c", "#include \"m.h\"\n\nint use(int n)\n{\n    return wrap(n) + use(n);\n}\n",
+        NULL};
+    static const char *const edits[] = {
+        "m.h", "#define twice(n) two(n) /* now two */\n#define wrap(n) twice(n)\n",
+        "m.h", "int twice(int n);\n#define wrap(n) twice(n)\n",
+        "m.h", "#define twice(n) \\\n    one(n)\n#define wrap(n) twice(n)\n",
+        "a.c", "int two(int n)\n{\n    return n;\n}\n",
+        "a.c", "int one(int n)\n{\n    return one(n);\n}\n",
+        NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* `import pkg` resolves once the empty __init__.py gains a definition. */
 static void test_import_of_package_that_gains_code(void)
 {
@@ -647,6 +667,7 @@ int main(void)
     snprintf(fresh_dir, sizeof fresh_dir, "%s.fresh", root);
     RUN(test_deleted_definition_frees_its_name);
     RUN(test_import_of_package_that_gains_code);
+    RUN(test_macro_body_changes);
     RUN(test_removed_reexport);
     RUN(test_import_target_moved);
     RUN(test_same_tick_rewrite);
