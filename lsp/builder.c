@@ -1,3 +1,4 @@
+#include "ask_job.h"
 #include "jobs.h"
 #include "lsp_ws.h"
 #include "progress.h"
@@ -23,6 +24,7 @@ static int on_build_progress(void *ud, size_t done, size_t total)
     int stop = ws->srv->stopping; /* exit: a build stops at the next file */
     pthread_mutex_unlock(&ws->srv->mu);
     lsp_progress_report(ws, done, total);
+    lsp_ask_waiting_progress(ws, done, total);
     return stop;
 }
 
@@ -128,6 +130,7 @@ static int run_adopt(Server *s, Job *job)
         lsp_progress_finish(ws, msg);
         lsp_srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root,
                        j->build_msg);
+        lsp_ws_unpark(ws, 1); /* answered from what there is, or with the error */
         return JOB_DONE;
     }
     /* The builder's handle is as fresh as the database: it becomes the
@@ -147,6 +150,7 @@ static int run_adopt(Server *s, Job *job)
     ws->snap = j->built_status;
     ws->state = FOLDER_READY;
     ws->building = 0;
+    ws->complete = 1;
     ws->done = ws->total = j->stats.files_seen;
     snprintf(ws->message, sizeof ws->message, "%s", msg);
     if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
@@ -157,6 +161,7 @@ static int run_adopt(Server *s, Job *job)
                        "use BM25 and the graph until it is back",
                        j->build_msg);
     lsp_progress_finish(ws, msg);
+    lsp_ws_unpark(ws, 1);              /* the asks that waited for the first index */
     lsp_ws_write_outcome(ws, NULL, 0); /* a whole pass written: nothing is behind */
     lsp_ws_run_updates(s, ws);
     return JOB_DONE;

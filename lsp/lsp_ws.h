@@ -48,6 +48,11 @@ struct Workspace {
     char write_error[512];
     StrMap pending; /* path -> arrival time (ms * 1000) of updates to apply */
     int update_queued;
+    /* Whether the index has finished a whole pass (it had when opened, or
+     * a build was adopted): until then asks wait in `parked` (lsp_ws_park)
+     * instead of answering from a part of the workspace. */
+    int complete;
+    Job *parked;
 
     pthread_mutex_t pg_mu;
     Progress pg;
@@ -91,6 +96,15 @@ struct json_t *lsp_srv_status_json(Server *s);
 IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e);
 /* Whether the workspace is (still) indexing; any thread. */
 int lsp_ws_indexing(Workspace *ws);
+/* Worker: keeps j (an ask) aside when ws's index has never finished a pass
+ * and one is under way or due (the first index): returns 1, and j runs
+ * again (its run called anew on the worker) when the build ends, fails or
+ * j's call is cancelled. 0: j goes on now. */
+int lsp_ws_park(Workspace *ws, Job *j);
+/* Any thread: puts parked jobs back in the worker's
+ * queue, all of them (all 1: a build ended) or those whose call the client
+ * cancelled (all 0). */
+void lsp_ws_unpark(Workspace *ws, int all);
 /* Worker, idle: refreshes status counts that file updates made stale
  * (s->mu held). */
 void lsp_ws_refresh_stale(Server *s);

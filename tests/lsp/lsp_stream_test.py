@@ -308,7 +308,53 @@ def t_root(env):
     check_sanitizers(s)
 
 
-CASES = [t_no_waiting, t_explain, t_supersede, t_stream, t_cancel, t_backoff, t_match, t_history, t_root]
+def t_first_index(env):
+    """Issue 27: an ask during the first index waits for it (with progress on
+    its token, cancellable, other requests served meanwhile) instead of
+    answering "nothing relevant" from a part of the workspace. The build is
+    held at a known point: the embeddings request, which the fake holds."""
+    script = {"actions": {"embeddings": [{"hold": "index"}]}}
+    with fake_llm(script) as port:
+        s = env.server()
+        s.initialize(env.root, options={"embed": {"provider": "openai",
+                                                  "url": "http://127.0.0.1:%d" % port}})
+        rid = s.request("coderag/ask", {"question": "How is the tax applied to an order total?",
+                                        "workDoneToken": "w1"})
+        m = s.wait_method({"method": "$/progress", "params": {
+            "token": "w1", "value": {"kind": "report", "message": "~^waiting for the first index"}}})
+        check(0 <= m["params"]["value"]["percentage"] <= 100, "percentage: %r" % m)
+        st = s.call("coderag/status", {})["result"]  # served while the ask waits
+        check(st["state"] == "indexing", "status while held: %r" % st)
+        check(rid not in s.responses, "the ask waits for the index: %r" % s.responses.get(rid))
+        # a waiting ask is cancellable: answered -32800 at once, its progress ends
+        rid2 = s.request("coderag/ask", {"question": "Where is the order total computed?",
+                                         "workDoneToken": "w2"})
+        s.wait_method({"method": "$/progress", "params": {
+            "token": "w2", "value": {"kind": "report", "message": "~^waiting for the first index"}}})
+        s.notify("$/cancelRequest", {"id": rid2})
+        r2 = s.wait_response(rid2)
+        check(r2.get("error", {}).get("code") == -32800, "cancelled while waiting: %r" % r2)
+        s.wait_method({"method": "$/progress", "params": {"token": "w2", "value": {
+            "kind": "end", "message": "cancelled"}}})
+        check(rid not in s.responses, "still waiting: %r" % s.responses.get(rid))
+        control(port, "release", {"name": "index"})
+        r = s.wait_response(rid)
+        check("result" in r, "answered after the index: %r" % r)
+        res = r["result"]
+        check(res["indexing"] is False and res["match"] == "strong" and res["citations"],
+              "a whole index's answer: %r" % {k: res.get(k) for k in ("indexing", "match", "answer")})
+        # later asks (the index complete) never wait, even during a rebuild
+        s.call("workspace/executeCommand", {"command": "coderag.reindex"})
+        r3 = s.ask("How is the tax applied to an order total?", workDoneToken="w3")
+        check(r3["citations"], "ask during a rebuild: %r" % r3)
+        check(not any(m.get("method") == "$/progress" and m["params"]["token"] == "w3"
+                      and "waiting" in m["params"]["value"].get("message", "")
+                      for m in s.server_msgs), "a complete index is never waited for")
+        check(s.shutdown_exit() == 0, "exit code")
+        check_sanitizers(s)
+
+
+CASES = [t_first_index, t_no_waiting, t_explain, t_supersede, t_stream, t_cancel, t_backoff, t_match, t_history, t_root]
 
 
 def main(argv):
