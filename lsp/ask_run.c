@@ -336,7 +336,10 @@ static int ask_finish(Server *s, Job *job)
     if (j->explain_symbol) {
         json_object_set_new(result, "symbol", json_text(j->explain_symbol));
         char title[300];
-        snprintf(title, sizeof title, "Explain `%.200s`", j->explain_symbol);
+        if (j->mode && !strcmp(j->mode, "extractive"))
+            snprintf(title, sizeof title, "`%.200s` and its callers", j->explain_symbol);
+        else
+            snprintf(title, sizeof title, "Explain `%.200s`", j->explain_symbol);
         json_object_set_new(result, "title", json_text(title));
     }
     wd_progress(s, j, "end", "done");

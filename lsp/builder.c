@@ -143,9 +143,18 @@ static int run_adopt(Server *s, Job *job)
         log_msg(LOG_INFO, "search structures of %s ready in %.0f ms", ws->root, now_ms() - t0);
     ws->q_status = j->built_status;
     ws->q_status_stale = 0;
-    snprintf(msg, sizeof msg, "%lld files, %lld chunks, %lld edges",
-             (long long)j->built_status.files, (long long)j->built_status.chunks,
-             (long long)j->built_status.edges);
+    pthread_mutex_lock(&s->mu);
+    int was_complete = ws->complete;
+    pthread_mutex_unlock(&s->mu);
+    const IdxUpdateStats *u = &j->stats;
+    char changed[96] = "";
+    if (u->files_changed || u->files_removed)
+        snprintf(changed, sizeof changed, " (%zu changed, %zu removed)", u->files_changed,
+                 u->files_removed);
+    snprintf(msg, sizeof msg, "%s%lld files, %lld chunks, %lld edges%s",
+             was_complete && !changed[0] ? "up to date: " : "", (long long)j->built_status.files,
+             (long long)j->built_status.chunks, (long long)j->built_status.edges,
+             was_complete ? changed : "");
     pthread_mutex_lock(&s->mu);
     ws->snap = j->built_status;
     ws->state = FOLDER_READY;

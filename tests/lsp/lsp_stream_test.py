@@ -118,7 +118,18 @@ def t_explain(env):
         acts = s2.call("textDocument/codeAction", {"textDocument": {"uri": uri},
                                                    "range": {"start": HOVER, "end": HOVER},
                                                    "context": {"diagnostics": []}})["result"]
-        check(acts == [], "no explain action without an LLM")
+        # without an LLM: an action that shows the definition and its callers
+        # (issue 27: Neovim's Explain ended in an error and no action)
+        check(len(acts) == 1 and acts[0]["command"]["command"] == "coderag.explain"
+              and acts[0]["title"] == "Show `apply_tax` and its callers (CodeRAG)"
+              and acts[0]["command"]["arguments"][0].get("mode") == "extractive",
+              "action without an LLM: %r" % acts)
+        r = s2.call("workspace/executeCommand", {"command": "coderag.explain",
+                                                 "arguments": acts[0]["command"]["arguments"]})
+        res = r.get("result") or {}
+        check(res.get("mode") == "extractive" and res.get("symbol") == "apply_tax"
+              and res.get("title") == "`apply_tax` and its callers" and res["citations"]
+              and res["context"][0]["symbol"] == "apply_tax", "shown: %r" % r)
         r = s2.call("workspace/executeCommand", {"command": "coderag.explain",
                                                  "arguments": [{"textDocument": {"uri": uri},
                                                                 "position": HOVER}]})

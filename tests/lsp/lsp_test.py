@@ -142,6 +142,21 @@ def t_progress(env):
     check(s.shutdown_exit() == 0, "exit code")
     check_sanitizers(s)
     print("  progress: %d reports, end message %r" % (len(reports), end["params"]["value"].get("message")))
+    # Reopened, the index is whole: the pass checks it and says so, never
+    # "Indexing" (issue 27: Neovim said "Indexing ..." on every open).
+    s = env.server()
+    s.initialize(env.root, capabilities={"window": {"workDoneProgress": True}})
+    begin = s.wait_method({"method": "$/progress", "params": {"value": {"kind": "begin"}}})
+    title = begin["params"]["value"]["title"]
+    check(title.startswith("Checking the index of") and "Indexing" not in title, "title %r" % title)
+    end = s.wait_method({"method": "$/progress", "params": {"value": {"kind": "end"}}})
+    check(end["params"]["value"]["message"].startswith("up to date: 1205 files"), "end %r" % end)
+    for r in [m for m in s.server_msgs if m.get("method") == "$/progress"]:
+        v = r["params"]["value"]
+        check(v["kind"] != "report" or re.match(r"checking \d+/\d+ files", v["message"]),
+              "report %r" % v)
+    check(s.shutdown_exit() == 0, "exit code")
+    check_sanitizers(s)
 
 
 def t_no_progress(env):
