@@ -122,8 +122,13 @@ typedef enum { RTV_MATCH_STRONG, RTV_MATCH_WEAK, RTV_MATCH_NONE } RtvMatch;
 
 /* What retrieval saw, for rtv_match. */
 typedef struct RtvMatchSignals {
-    double coverage;   /* best share of the question's term weight among the top BM25 hits */
-    size_t terms;      /* the question's distinct search terms */
+    double coverage; /* best share of the question's term weight among the top BM25 hits */
+    size_t terms;    /* the question's distinct search terms */
+    /* of those, the ones that cannot make a match by themselves: a
+     * language's syntax words (idx_is_syntax_word) and words any question
+     * may hold ("else", "explain", "anything"); when every term is one,
+     * nothing is relevant */
+    size_t empty_terms;
     size_t idents;     /* identifiers in the question (snake_case, CamelCase, dotted) */
     size_t idents_hit; /* of those, names of indexed definitions */
     size_t n_items;    /* packed context items */
