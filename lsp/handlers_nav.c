@@ -387,7 +387,11 @@ static int run_hover(Server *s, Job *job)
         sb_init(&md);
         sb_addf(&md, "```%s\n%s\n```\n", idx_fence_tag(d->path),
                 d->signature[0] ? d->signature : display_name(d));
-        if (d->docstring[0]) sb_addf(&md, "\n%s\n", d->docstring);
+        if (d->docstring[0]) {
+            sb_addc(&md, '\n');
+            lsp_doc_markdown(d->docstring, &md);
+            sb_addc(&md, '\n');
+        }
         sb_addf(&md, "\n%s `%s` — ", idx_kind_name(d->kind), display_name(d));
         add_link(&md, root, d);
         rc = add_edge_links(&md, st, root, &defs[0], IDX_EDGE_CALL, "Called from", &e);
