@@ -244,6 +244,8 @@ static void fill_request(AskJob *j)
     req->history = j->turns;
     req->n_history = j->n_turns;
     req->focus_chunk = j->explain_focus;
+    req->buffer = lsp_ws_buffer_text; /* what the editor shows, saved or not */
+    req->buffer_ud = ws;
 }
 
 static int ask_llm(Server *s, Job *job);

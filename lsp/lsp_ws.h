@@ -11,6 +11,12 @@
 typedef enum { FOLDER_OPENING, FOLDER_INDEXING, FOLDER_READY, FOLDER_ERROR } FolderState;
 
 #define HOVER_CACHE 64
+/* Unsaved buffers kept for asks (buffers.c): at most this many bytes in
+ * all, and a file's at most max_file_bytes (the index's cap; this when
+ * unset); past either, asks read the file on disk. */
+#define LSP_BUFFERS_MAX_BYTES (64 * 1024 * 1024)
+#define LSP_BUFFER_MAX_FILE (1024 * 1024)
+typedef struct LspBuffer LspBuffer;
 
 struct Workspace {
     Server *srv;
@@ -27,6 +33,8 @@ struct Workspace {
     VfyAnchor *last_cites; /* as anchors, so their lenses follow the lines as the
                             * document is edited; path and symbol owned here */
     size_t n_last_cites;
+    LspBuffer *buffers;   /* unsaved buffers asks read (buffers.c) */
+    size_t buffers_bytes; /* their text in all */
     /* LLM explanations for hover, by the definition's content hash: the
      * same code is explained once, an edited definition afresh. */
     struct {
@@ -53,6 +61,8 @@ struct Workspace {
      * instead of answering from a part of the workspace. */
     int complete;
     Job *parked;
+    LspBuffer *buf_pending; /* texts of open documents for the worker to take */
+    int buf_queued;
 
     pthread_mutex_t pg_mu;
     Progress pg;
@@ -109,6 +119,15 @@ void lsp_ws_unpark(Workspace *ws, int all);
  * (s->mu held). */
 void lsp_ws_refresh_stale(Server *s);
 
+/* ---- buffers.c */
+/* Reader: the editor shows text (NULL: the file as on disk, after a
+ * didClose, a didSave or a change the server cannot follow) for rel; the
+ * worker takes it before its next job. */
+void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text);
+/* Worker (RtvRequest.buffer, ud a Workspace): the unsaved text of rel, or NULL. */
+const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len);
+/* Frees them all (the workspace is going away). */
+void lsp_ws_buffers_free(Workspace *ws);
 /* ---- ws_read.c */
 /* Worker: loads ws->q's search structures (idx_warm); a failure is logged
  * and shown (a warning: searches load them again) and returns 0. */

@@ -44,6 +44,7 @@ void lsp_ws_free(Workspace *ws)
         lsp_job_free(j);
     }
     lsp_nav_forget_answer(ws);
+    lsp_ws_buffers_free(ws);
     for (size_t i = 0; i < HOVER_CACHE; i++)
         free(ws->explained[i].markdown);
     idx_close(ws->q);

@@ -90,6 +90,15 @@ typedef struct RtvRequest {
      * overlapping it, fill the budget. rtv_ask fails with
      * CR_ENOENT when the chunk is no longer indexed. */
     int64_t focus_chunk;
+    /* The text of a file (root-relative path) that an editor shows unsaved,
+     * or NULL to read the disk's; *len its length. Retrieval reads context
+     * from it, with the index's line ranges carried onto it by a line diff,
+     * and verification checks citations against it: what was shown is what
+     * was checked. Called on the threads of rtv_ask_prepare and
+     * rtv_ask_finish; the text must stay valid until the call returns.
+     * NULL (the default): every file as it is on disk. */
+    const char *(*buffer)(void *ud, const char *path, size_t *len);
+    void *buffer_ud;
 } RtvRequest;
 
 /* Most characters of a focus definition packed (RtvRequest.focus_chunk). */

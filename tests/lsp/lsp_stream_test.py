@@ -27,7 +27,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lsp_client as L  # noqa: E402
-from lsp_client import Failure, check, check_sanitizers, fake_llm, file_uri  # noqa: E402
+from lsp_client import Failure, check, check_sanitizers, did_open, fake_llm, file_uri  # noqa: E402
 
 
 def control(port, what, body=None, timeout=60):
@@ -365,7 +365,57 @@ def t_first_index(env):
         check_sanitizers(s)
 
 
-CASES = [t_first_index, t_no_waiting, t_explain, t_supersede, t_stream, t_cancel, t_backoff, t_match, t_history, t_root]
+def t_buffer(env):
+    """Issue 27: unsaved buffers. An ask reads what the editor shows (the
+    LLM is given the buffer's lines, citations are verified against them,
+    line numbers are the buffer's); the disk and the index are untouched;
+    didClose (and didSave) return to the disk's text."""
+    script = {"actions": {"chat": [{"content": "It applies the tax {ctx0}.", "times": 100}]}}
+    with fake_llm(script) as port:
+        s = llm_server(env, port)
+        st0 = s.call("coderag/status", {})["result"]
+        q = "How does apply_tax add the tax to an amount?"
+
+        def models_item(res):
+            return next(c for c in res["context"] if c["path"] == "shop/models.py"
+                        and c["symbol"] == "apply_tax")
+
+        def last_prompt():
+            return json.dumps(chats(port)[-1]["json"]["messages"])
+
+        disk = s.ask(q, mode="llm")
+        d0 = models_item(disk)
+        check("bufferonly_marker" not in last_prompt(), "disk prompt")
+        uri, text = did_open(s, env, "shop/models.py")
+        edited = "# one\n# two\n# three\n" + text.replace(
+            "    return amount * (1 + TAX_RATE)", "    return amount * (1 + TAX_RATE)  # bufferonly_marker")
+        check(edited != "# one\n# two\n# three\n" + text, "the fixture has the line")
+        s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                            "contentChanges": [{"text": edited}]})
+        buf = s.ask(q, mode="llm")
+        b0 = models_item(buf)
+        check((b0["startLine"], b0["endLine"]) == (d0["startLine"] + 3, d0["endLine"] + 3),
+              "the buffer's lines: %r vs disk %r" % (b0, d0))
+        check("bufferonly_marker" in last_prompt(), "the LLM is shown the buffer's text")
+        check(buf["rejected"] == [] and buf["citations"], "verified against the buffer: %r" % buf)
+        cited = [c for c in buf["citations"] if c["path"] == "shop/models.py"]
+        check(cited and cited[0]["startLine"] == b0["startLine"] and cited[0]["verified"],
+              "a citation of the buffer's lines: %r" % buf["citations"])
+        with open(os.path.join(env.root, "shop/models.py"), encoding="utf-8") as f:
+            check(f.read() == text, "the disk is untouched")
+        st1 = s.call("coderag/status", {})["result"]
+        check((st1["files"], st1["chunks"]) == (st0["files"], st0["chunks"]), "the index is untouched")
+        s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        again = s.ask(q, mode="llm")
+        a0 = models_item(again)
+        check((a0["startLine"], a0["endLine"]) == (d0["startLine"], d0["endLine"]),
+              "the disk's lines after didClose: %r" % a0)
+        check("bufferonly_marker" not in last_prompt(), "the disk's text after didClose")
+        check(s.shutdown_exit() == 0, "exit code")
+        check_sanitizers(s)
+
+
+CASES = [t_first_index, t_buffer, t_no_waiting, t_explain, t_supersede, t_stream, t_cancel, t_backoff, t_match, t_history, t_root]
 
 
 def main(argv):

@@ -37,7 +37,8 @@ static void test_comment_leaders(void)
 static void test_rest_backticks(void)
 {
     check_md("Use ``app.run()`` or ``flask run``.", "Use `app.run()` or `flask run`.");
-    check_md("Single `x` stays; ``a `b` c`` is left as is.", "Single `x` stays; ``a `b` c`` is left as is.");
+    check_md("Single `x` stays; ``a `b` c`` is left as is.",
+             "Single `x` stays; ``a `b` c`` is left as is.");
     check_md("an open `` pair", "an open `` pair");
 }
 
