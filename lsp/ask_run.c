@@ -357,7 +357,8 @@ int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
     (void)s;
     RtvDef d;
     ErrInfo e = {0};
-    CrErr rc = rtv_def_under(st, j->explain_rel, (uint32_t)j->line + 1, j->explain_word, &d, &e);
+    uint32_t at = lsp_ws_disk_line(j->job.ws, st, j->explain_rel, j->line); /* unsaved buffer */
+    CrErr rc = rtv_def_under(st, j->explain_rel, at, j->explain_word, &d, &e);
     if (rc == CR_ENOENT) {
         rpc_error(err, RPC_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
         return 0;

@@ -122,3 +122,14 @@ const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len)
         }
     return NULL;
 }
+
+uint32_t lsp_ws_disk_line(Workspace *ws, IdxStore *st, const char *rel, int line0)
+{
+    size_t len = 0;
+    uint32_t line = (uint32_t)line0 + 1;
+    const char *buf = st && rel ? lsp_ws_buffer_text(ws, rel, &len) : NULL;
+    RtvLineMap *lm = buf ? rtv_line_map_new(st, rel, buf, len) : NULL;
+    if (lm) line = rtv_line_map_to_disk(lm, line);
+    rtv_line_map_free(lm);
+    return line;
+}

@@ -56,7 +56,8 @@ static int run_action(Server *s, Job *job)
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
     RtvDef d = {0};
     const char *name = j->word; /* the index does not know it (yet): the word */
-    if (st && rtv_def_under(st, j->rel, (uint32_t)j->line + 1, j->word, &d, NULL) == CR_OK)
+    if (st && rtv_def_under(st, j->rel, lsp_ws_disk_line(job->ws, st, j->rel, j->line), j->word, &d,
+                            NULL) == CR_OK)
         name = d.head.symbol[0] ? d.head.symbol : d.head.module;
     char title[300];
     if (j->llm)

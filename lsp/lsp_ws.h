@@ -126,6 +126,10 @@ void lsp_ws_refresh_stale(Server *s);
 void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text);
 /* Worker (RtvRequest.buffer, ud a Workspace): the unsaved text of rel, or NULL. */
 const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len);
+/* Worker: the line (1-based) of rel as the index knows it (the disk's) of
+ * line line0 (0-based) of what the editor shows: through its unsaved
+ * buffer's line map when it has one (rtv_line_map_to_disk). */
+uint32_t lsp_ws_disk_line(Workspace *ws, IdxStore *st, const char *rel, int line0);
 /* Frees them all (the workspace is going away). */
 void lsp_ws_buffers_free(Workspace *ws);
 /* ---- ws_read.c */

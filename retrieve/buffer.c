@@ -49,7 +49,7 @@ static int myers(const uint64_t *a, size_t n, const uint64_t *b, size_t m, uint3
         memcpy(trace + d * w, v, (size_t)w * sizeof *v);
         for (long k = -d; k <= d; k += 2) {
             long x = (k == -d || (k != d && v[off + k - 1] < v[off + k + 1])) ? v[off + k + 1]
-                                                                                : v[off + k - 1] + 1;
+                                                                              : v[off + k - 1] + 1;
             long y = x - k;
             while (x < (long)n && y < (long)m && a[x] == b[y])
                 x++, y++;
@@ -107,15 +107,59 @@ static uint32_t *line_map(const char *disk, size_t dlen, const char *buf, size_t
     return map;
 }
 
+struct RtvLineMap {
+    uint32_t *map; /* map[i]: the buffer line of disk line i + 1, 0 when it changed */
+    size_t n, m;   /* lines on disk, in the buffer */
+};
+
+RtvLineMap *rtv_line_map_new(IdxStore *st, const char *path, const char *buf, size_t len)
+{
+    StrBuf disk;
+    sb_init(&disk);
+    uint32_t total = 0;
+    CrErr rc = idx_read_lines(st, path, 1, 1, &disk, &total, NULL);
+    if (!rc && total > 1) rc = idx_read_lines(st, path, 2, total, &disk, NULL, NULL);
+    RtvLineMap *lm = NULL;
+    if (!rc) {
+        lm = xcalloc(1, sizeof *lm);
+        lm->map = line_map(disk.buf ? disk.buf : "", disk.len, buf, len, &lm->n, &lm->m);
+    }
+    sb_release(&disk);
+    return lm;
+}
+
+void rtv_line_map_free(RtvLineMap *lm)
+{
+    if (!lm) return;
+    free(lm->map);
+    free(lm);
+}
+
 /* The buffer line of disk line i (1-based): its own, else the nearest kept
- * line's before it, moved as that one moved. */
-static long map_line(const uint32_t *map, size_t n, uint32_t i)
+ * line's before it, moved as that one moved (the first kept one after it,
+ * when none is before). */
+static long to_buffer(const RtvLineMap *lm, uint32_t i)
 {
     for (long k = (long)i - 1; k >= 0; k--)
-        if (map[k]) return (long)map[k] + ((long)i - 1 - k);
-    for (size_t k = i; k < n; k++) /* nothing kept before: the first kept line after */
-        if (map[k]) return (long)map[k] - ((long)k - ((long)i - 1));
+        if ((size_t)k < lm->n && lm->map[k]) return (long)lm->map[k] + ((long)i - 1 - k);
+    for (size_t k = i; k < lm->n; k++)
+        if (lm->map[k]) return (long)lm->map[k] - ((long)k - ((long)i - 1));
     return (long)i;
+}
+
+uint32_t rtv_line_map_to_buffer(const RtvLineMap *lm, uint32_t disk_line)
+{
+    long l = to_buffer(lm, disk_line);
+    return l < 1 ? 1 : l > (long)lm->m ? (uint32_t)(lm->m ? lm->m : 1) : (uint32_t)l;
+}
+
+uint32_t rtv_line_map_to_disk(const RtvLineMap *lm, uint32_t buf_line)
+{
+    long best = -1; /* the last kept line at or before buf_line */
+    for (size_t k = 0; k < lm->n; k++)
+        if (lm->map[k] && lm->map[k] <= buf_line) best = (long)k;
+    long l = best < 0 ? (long)buf_line : best + 1 + ((long)buf_line - (long)lm->map[best]);
+    return l < 1 ? 1 : l > (long)lm->n ? (uint32_t)(lm->n ? lm->n : 1) : (uint32_t)l;
 }
 
 CrErr rtv_buffer_lines(IdxStore *st, const RtvRequest *req, const char *path, uint32_t *start,
@@ -124,29 +168,20 @@ CrErr rtv_buffer_lines(IdxStore *st, const RtvRequest *req, const char *path, ui
     size_t blen = 0;
     const char *buf = req && req->buffer ? req->buffer(req->buffer_ud, path, &blen) : NULL;
     if (!buf) return CR_OK;
-    StrBuf disk;
-    sb_init(&disk);
-    uint32_t total = 0;
-    CrErr rc = idx_read_lines(st, path, 1, 1, &disk, &total, NULL);
-    if (!rc && total > 1) rc = idx_read_lines(st, path, 2, total, &disk, NULL, e);
-    if (rc) { /* no disk text to map from: the lines as they are */
-        sb_release(&disk);
-        return rc == CR_EDB ? rc : CR_OK;
-    }
-    size_t n, m;
-    uint32_t *map = line_map(disk.buf ? disk.buf : "", disk.len, buf, blen, &n, &m);
+    RtvLineMap *lm = rtv_line_map_new(st, path, buf, blen);
+    if (!lm) return CR_OK; /* no disk text to map from: the lines as they are */
     long s = -1, t = -1;
-    for (uint32_t i = *start; i <= *end && i <= n; i++) /* the first and last kept lines */
-        if (map[i - 1]) {
-            if (s < 0) s = (long)map[i - 1] - (long)(i - *start);
-            t = (long)map[i - 1] + (long)(*end - i);
+    for (uint32_t i = *start; i <= *end && i <= lm->n; i++) /* the first and last kept lines */
+        if (lm->map[i - 1]) {
+            if (s < 0) s = (long)lm->map[i - 1] - (long)(i - *start);
+            t = (long)lm->map[i - 1] + (long)(*end - i);
         }
     if (s < 0) { /* every line of the span changed: it moved as the lines before it did */
-        s = map_line(map, n, *start);
+        s = to_buffer(lm, *start);
         t = s + (long)(*end - *start);
     }
-    free(map);
-    sb_release(&disk);
+    size_t m = lm->m;
+    rtv_line_map_free(lm);
     if (s < 1) s = 1;
     if (t > (long)m) t = (long)m;
     if (s > (long)m || t < s) return err_set(e, CR_ENOENT, "%s: lines gone from the buffer", path);

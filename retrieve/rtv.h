@@ -173,6 +173,19 @@ typedef struct RtvAnswer {
     double coverage;     /* best BM25 hit's share of the question's term weight, 0-1 */
 } RtvAnswer;
 
+/* A line map between a file as the index read it (the disk's text) and an
+ * editor's unsaved buffer of it (RtvRequest.buffer): a line diff (Myers',
+ * up to 512 edits; past that, lines between the first and last change
+ * follow the nearest unchanged line). NULL when the file cannot be read. */
+typedef struct RtvLineMap RtvLineMap;
+RtvLineMap *rtv_line_map_new(IdxStore *st, const char *path, const char *buf, size_t len);
+void rtv_line_map_free(RtvLineMap *lm);
+/* Where a line (1-based) is in the other text: an unchanged line's own
+ * place; a changed or added one moves as the nearest unchanged line before
+ * it did. Clamped to the other text's lines. */
+uint32_t rtv_line_map_to_buffer(const RtvLineMap *lm, uint32_t disk_line);
+uint32_t rtv_line_map_to_disk(const RtvLineMap *lm, uint32_t buf_line);
+
 /* Answers req over the store: candidates from the enabled legs, packed best
  * first into the budget, then an answer.
  *

@@ -401,6 +401,14 @@ def t_buffer(env):
         cited = [c for c in buf["citations"] if c["path"] == "shop/models.py"]
         check(cited and cited[0]["startLine"] == b0["startLine"] and cited[0]["verified"],
               "a citation of the buffer's lines: %r" % buf["citations"])
+        # lenses and hovers stand where the buffer has the lines
+        lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+        starts = sorted({l["range"]["start"]["line"] for l in lenses
+                         if "caller" in l["command"]["title"] or "reference" in l["command"]["title"]})
+        check(38 + 3 in starts and 38 not in starts, "apply_tax's lens on its buffer line: %r" % starts)
+        md = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {
+            "line": HOVER["line"] + 3, "character": HOVER["character"]}})["result"]["contents"]["value"]
+        check("apply_tax" in md and "Adds value-added tax" in md, "hover in the buffer: %s" % md)
         with open(os.path.join(env.root, "shop/models.py"), encoding="utf-8") as f:
             check(f.read() == text, "the disk is untouched")
         st1 = s.call("coderag/status", {})["result"]
