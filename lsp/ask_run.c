@@ -330,7 +330,9 @@ static int ask_finish(Server *s, Job *job)
         rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
-    if (j->explain_gen && j->ans.mode == RTV_MODE_LLM)
+    /* kept by the indexed content's hash: never an explanation of unsaved text */
+    if (j->explain_gen && j->ans.mode == RTV_MODE_LLM &&
+        !lsp_ws_buffer_unsaved(ws, st, j->explain_rel))
         lsp_explain_store(ws, j->explain_key, j->ans.answer);
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = ws_answer_json(&j->ans, idx_root(st));

@@ -133,3 +133,18 @@ uint32_t lsp_ws_disk_line(Workspace *ws, IdxStore *st, const char *rel, int line
     rtv_line_map_free(lm);
     return line;
 }
+
+int lsp_ws_buffer_unsaved(Workspace *ws, IdxStore *st, const char *rel)
+{
+    size_t len = 0;
+    const char *buf = rel ? lsp_ws_buffer_text(ws, rel, &len) : NULL;
+    if (!buf) return 0;
+    StrBuf disk;
+    sb_init(&disk);
+    uint32_t total = 0;
+    CrErr rc = idx_read_lines(st, rel, 1, 1, &disk, &total, NULL);
+    if (!rc && total > 1) rc = idx_read_lines(st, rel, 2, total, &disk, NULL, NULL);
+    int differs = rc || disk.len != len || (len && memcmp(disk.buf, buf, len) != 0);
+    sb_release(&disk);
+    return differs;
+}

@@ -130,6 +130,9 @@ const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len);
  * line line0 (0-based) of what the editor shows: through its unsaved
  * buffer's line map when it has one (rtv_line_map_to_disk). */
 uint32_t lsp_ws_disk_line(Workspace *ws, IdxStore *st, const char *rel, int line0);
+/* Worker: whether rel has an unsaved buffer whose text differs from the
+ * file's on disk. */
+int lsp_ws_buffer_unsaved(Workspace *ws, IdxStore *st, const char *rel);
 /* Frees them all (the workspace is going away). */
 void lsp_ws_buffers_free(Workspace *ws);
 /* ---- ws_read.c */

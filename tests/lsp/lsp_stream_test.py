@@ -409,6 +409,18 @@ def t_buffer(env):
         md = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {
             "line": HOVER["line"] + 3, "character": HOVER["character"]}})["result"]["contents"]["value"]
         check("apply_tax" in md and "Adds value-added tax" in md, "hover in the buffer: %s" % md)
+        # an explanation of the buffer: its definition's buffer lines, never cached as the
+        # indexed definition's
+        r = s.call("workspace/executeCommand", {"command": "coderag.explain", "arguments": [{
+            "textDocument": {"uri": uri},
+            "position": {"line": HOVER["line"] + 3, "character": HOVER["character"]}}]})
+        res = r.get("result") or {}
+        check(res.get("symbol") == "apply_tax" and res["context"][0]["startLine"] == 42
+              and res["context"][0]["endLine"] == 44, "explained from the buffer: %r" % r)
+        check("bufferonly_marker" in last_prompt(), "the explanation's LLM saw the buffer")
+        md = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {
+            "line": HOVER["line"] + 3, "character": HOVER["character"]}})["result"]["contents"]["value"]
+        check("**Explanation**" not in md, "no cached explanation of unsaved text: %s" % md)
         with open(os.path.join(env.root, "shop/models.py"), encoding="utf-8") as f:
             check(f.read() == text, "the disk is untouched")
         st1 = s.call("coderag/status", {})["result"]
