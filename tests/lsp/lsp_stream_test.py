@@ -352,6 +352,9 @@ def t_first_index(env):
         r = s.wait_response(rid)
         check("result" in r, "answered after the index: %r" % r)
         res = r["result"]
+        scores = [c["score"] for c in res["context"]]
+        check(scores == sorted(scores, reverse=True) and scores[0] <= 1.0,
+              "context ordered by the score it shows: %r" % scores)
         check(res["indexing"] is False and res["match"] == "strong" and res["citations"],
               "a whole index's answer: %r" % {k: res.get(k) for k in ("indexing", "match", "answer")})
         # later asks (the index complete) never wait, even during a rebuild
@@ -415,6 +418,8 @@ def t_buffer(env):
             "textDocument": {"uri": uri},
             "position": {"line": HOVER["line"] + 3, "character": HOVER["character"]}}]})
         res = r.get("result") or {}
+        scores = [c["score"] for c in res["context"]]
+        check(scores == sorted(scores, reverse=True), "ordered by the score shown: %r" % scores)
         check(res.get("symbol") == "apply_tax" and res["context"][0]["startLine"] == 42
               and res["context"][0]["endLine"] == 44, "explained from the buffer: %r" % r)
         check("bufferonly_marker" in last_prompt(), "the explanation's LLM saw the buffer")
