@@ -189,6 +189,11 @@ int idx_may_index_path(const char *path);
  * a path the index does not read by name. Static. */
 const char *idx_fence_tag(const char *path);
 
+/* Whether the n bytes at w (lower case) are a syntax word of a language the
+ * index reads (its row's keywords: `else`, `return`, `self`, `func`): words
+ * most files hold, which never make a question's match by themselves. */
+int idx_is_syntax_word(const char *w, size_t n);
+
 /* The index folder's name under the root when no index folder is set
  * (<root>/.coderag): never a source of the index, nor a root marker. */
 #define IDX_DIR_NAME ".coderag"

@@ -14,19 +14,23 @@ static int blank(const char *s)
 /* Loads a candidate's chunk and current text. CR_ENOENT (skip it) when the
  * chunk vanished or its file changed or became unreadable since indexing;
  * other errors are the store's. */
-static CrErr load_item(IdxStore *st, const RtvCand *c, RtvItem *it, StrBuf *sb, ErrInfo *e)
+static CrErr load_item(IdxStore *st, const RtvRequest *req, const RtvCand *c, RtvItem *it,
+                       StrBuf *sb, ErrInfo *e)
 {
     memset(it, 0, sizeof *it);
     CrErr rc = idx_chunk_get(st, c->chunk_id, &it->chunk, e);
     if (rc) return rc;
     sb_reset(sb);
-    rc = idx_read_lines(st, it->chunk.path, it->chunk.start_line, it->chunk.end_line, sb, NULL, e);
+    /* an unsaved buffer's lines where the editor has one */
+    uint32_t a = it->chunk.start_line, b = it->chunk.end_line;
+    rc = rtv_buffer_lines(st, req, it->chunk.path, &a, &b, e);
+    if (!rc) rc = rtv_read_lines(st, req, it->chunk.path, a, b, sb, NULL, e);
     if (rc) {
         idx_chunk_release(&it->chunk);
         return rc == CR_EDB ? rc : CR_ENOENT;
     }
-    it->start_line = it->chunk.start_line;
-    it->end_line = it->chunk.end_line;
+    it->start_line = a;
+    it->end_line = b;
     it->score = c->score;
     it->via = c->via;
     it->text = xstrndup(sb->buf, sb->len);
@@ -185,7 +189,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     rtv_packer_init(&pk, budget, RTV_MAX_CANDIDATES);
     if (req->focus_chunk) { /* the definition asked about, whole, first; then its callers */
         RtvItem focus;
-        if ((rc = rtv_focus_item(st, req->focus_chunk, &focus, e)) ||
+        if ((rc = rtv_focus_item(st, req, req->focus_chunk, &focus, e)) ||
             (rc = with_callers(st, req->focus_chunk, &fused, &n_fused, e)))
             goto out;
         out->items = xcalloc(n_fused + 1, sizeof *out->items);
@@ -196,7 +200,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     }
     for (size_t i = 0; i < n_fused && rtv_packer_open(&pk); i++) {
         RtvItem *it = &out->items[out->n_items];
-        rc = load_item(st, &fused[i], it, &line_buf, e);
+        rc = load_item(st, req, &fused[i], it, &line_buf, e);
         if (rc == CR_ENOENT) continue;
         if (rc) goto out;
         rtv_trim_item(it, words, n_words, rtv_tuning.window_lines);
@@ -206,7 +210,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
             rtv_item_release(it);
     }
     /* Pieces of one definition are joined when the lines between fit. */
-    if ((rc = rtv_join_pieces(st, out->items, &out->n_items, &pk.left, e))) goto out;
+    if ((rc = rtv_join_pieces(st, req, out->items, &out->n_items, &pk.left, e))) goto out;
     rtv_scores_by_rank(out->items, out->n_items);
     out->timings.pack_ms = now_ms() - t;
 
@@ -292,6 +296,7 @@ CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDra
     VfyContextItem *ctx = NULL;
     VfyResult vr = {0};
     VfySource src;
+    RtvSourceCtx src_ctx;
     StrBuf text;
     sb_init(&text);
     out->timings.llm_ms = d->llm_ms;
@@ -327,7 +332,7 @@ CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDra
     }
 
     double t = now_ms();
-    vfy_source_for_store(&src, st);
+    rtv_vfy_source(&src, &src_ctx, st, req); /* what was shown, unsaved buffers too */
     ctx = rtv_vfy_context(out->items, out->n_items);
     rc = vfy_check(&src, draft, strlen(draft), ctx, out->n_items,
                    out->mode == RTV_MODE_LLM ? VFY_AUTHOR_MODEL : VFY_AUTHOR_SERVER, &vr, e);

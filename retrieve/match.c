@@ -49,6 +49,13 @@ RtvMatch rtv_match(const RtvMatchSignals *sig, char *why, size_t why_size)
         return RTV_MATCH_NONE;
     }
     if (sig->idents_hit > 0) return RTV_MATCH_STRONG; /* it names code that exists */
+    if (sig->terms && sig->empty_terms >= sig->terms) {
+        /* "what else?": `else` is in every file; a hit holding it says nothing */
+        snprintf(why, why_size,
+                 "the question's words are syntax or question words that most files hold, "
+                 "naming nothing in particular");
+        return RTV_MATCH_NONE;
+    }
     double matched = sig->coverage * (double)sig->terms;
     if (matched >= MATCH_WEAK_TERMS || sig->coverage >= MATCH_FULL_COVERAGE)
         return RTV_MATCH_STRONG;
@@ -82,6 +89,24 @@ static int looks_like_identifier(const char *w, size_t n)
     return alpha && (under || camel || dot);
 }
 
+/* Words a question about anything may hold that the search keeps (they
+ * can name code: `show`, `more`) but that never make a match by themselves,
+ * beside idx_query_words' stop words and the languages' syntax words. */
+static const char *const question_words[] = {
+    "else",    "anything", "something", "everything", "thing",  "things",   "stuff", "more", "tell",
+    "explain", "show",     "see",       "mean",       "means",  "meaning",  "know",  "find", "give",
+    "here",    "ok",       "okay",      "please",     "thanks", "thank",    "hello", "hi",   "hey",
+    "yes",     "again",    "now",       "really",     "answer", "question", "help",  NULL,
+};
+
+static int content_word(const char *w, size_t n)
+{
+    if (idx_is_syntax_word(w, n)) return 0;
+    for (const char *const *q = question_words; *q; q++)
+        if (strlen(*q) == n && !memcmp(*q, w, n)) return 0;
+    return 1;
+}
+
 CrErr rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
                         RtvMatchSignals *sig, ErrInfo *e)
 {
@@ -91,8 +116,10 @@ CrErr rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *i
     StrBuf qw;
     sb_init(&qw);
     idx_query_words(question, &qw);
-    for (char *p = qw.buf, *save = NULL, *w; (w = strtok_r(p, " ", &save)); p = NULL)
+    for (char *p = qw.buf, *save = NULL, *w; (w = strtok_r(p, " ", &save)); p = NULL) {
         sig->terms++;
+        sig->empty_terms += !content_word(w, strlen(w));
+    }
     sb_release(&qw);
     return rtv_named_identifiers(st, question, &sig->idents, &sig->idents_hit, e);
 }

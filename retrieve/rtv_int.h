@@ -138,7 +138,8 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
  * from disk, when the lines between fit in *left characters (which shrinks
  * by what they cost); the joined item keeps the better rank. Holes that do
  * not fit stay, and the extractive answer says so. Errors: the store's. */
-CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, ErrInfo *e);
+CrErr rtv_join_pieces(IdxStore *st, const RtvRequest *req, RtvItem *items, size_t *n, size_t *left,
+                      ErrInfo *e);
 
 /* Makes the packed items' scores follow their order, as every door shows
  * them ("best first"): at most 1.0, never rising down the list. Where a
@@ -208,7 +209,32 @@ const char *rtv_last_part(const char *symbol);
  * its lines read now (at most RTV_FOCUS_MAX_CHARS bytes, cut after a whole
  * line: end_line says where), score 1. Release with rtv_item_release. CR_ENOENT when
  * the chunk is gone; the store's errors. */
-CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e);
+CrErr rtv_focus_item(IdxStore *st, const RtvRequest *req, int64_t chunk_id, RtvItem *out,
+                     ErrInfo *e);
+
+/* ---- buffer.c: unsaved buffers (RtvRequest.buffer; req may be NULL: the disk) */
+
+/* Lines start..end (1-based, inclusive) of path as the request reads them:
+ * the editor's unsaved buffer when it has one, else the disk's
+ * (idx_read_lines, with its errors and *out_total). */
+CrErr rtv_read_lines(IdxStore *st, const RtvRequest *req, const char *path, uint32_t start,
+                     uint32_t end, StrBuf *out, uint32_t *out_total, ErrInfo *e);
+/* Carries the index's (the disk's) lines *start..*end of path onto its
+ * unsaved buffer, when the request has one, through a line diff: the
+ * first and last lines of the span that are unchanged move as they moved
+ * (a span all changed moves as the nearest unchanged line before it).
+ * CR_ENOENT when the span is past the buffer's end; CR_OK otherwise
+ * (nothing to do without a buffer). */
+CrErr rtv_buffer_lines(IdxStore *st, const RtvRequest *req, const char *path, uint32_t *start,
+                       uint32_t *end, ErrInfo *e);
+/* A verification source over st that reads as the request does
+ * (rtv_read_lines); ctx holds its state and must outlive src. */
+typedef struct RtvSourceCtx {
+    VfySource store;
+    IdxStore *st;
+    const RtvRequest *req;
+} RtvSourceCtx;
+void rtv_vfy_source(VfySource *src, RtvSourceCtx *ctx, IdxStore *st, const RtvRequest *req);
 /* Callers an explanation's context shows first, after the focus. */
 #define RTV_FOCUS_CALLERS 3
 /* Candidates for the callers of that definition (the pieces the calls are

@@ -127,6 +127,11 @@ typedef struct IdxLang {
     /* The built-in embedder's model covers it (trained on it: its vectors
      * help); other rows' code is not embedded by it (docs/benchmarks.md). */
     int builtin_embed;
+    /* Words of the language's syntax that most of its files hold (`else`,
+     * `return`, `self`), lower case, NULL-terminated, or NULL: a question
+     * made of such words alone ("what else?") matches every file, so they
+     * never make a match by themselves (idx_is_syntax_word). */
+    const char *const *keywords;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;

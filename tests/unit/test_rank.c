@@ -83,6 +83,20 @@ static void test_trim_window(void)
     CHECK_INT(it.end_line, 3);
     CHECK_STR(it.text, "1\n2\n3\n");
     free(it.text);
+    /* issue 27's drift: a window one line past the definition's first line
+     * holds a mention more (the last line); the citation still starts at
+     * the `def` (a quarter-window of 8 lines: windows at +1 are none) */
+    it.start_line = 1825;
+    it.end_line = 1840;
+    it.text = xstrdup("def finalize_request(\n    response,\n    rv,\n):\n    \"\"\"Given\n"
+                      "    the response\n    \"\"\"\n    response = x\n    response = y\n"
+                      "    return r\n    pass\n    pass\n    pass\n    pass\n"
+                      "    pass\n    pass\n");
+    static const char *const rw[] = {"response"};
+    rtv_trim_item(&it, rw, 1, 8);
+    CHECK_INT(it.start_line, 1825);
+    CHECK_INT(it.end_line, 1832);
+    free(it.text);
 }
 
 /* A fresh index of a fixture in tmp (a mkdtemp template); NULL on failure. */

@@ -278,6 +278,7 @@ static void check_citations_verify(const RtvAnswer *a)
         const VfyCitation *c = &a->citations[i];
         CHECK_INT(c->verified, 1);
         CHECK_STR(c->source, "auto");
+        CHECK_STR(c->origin, "extractive");
         int in_ctx = 0;
         for (size_t k = 0; k < a->n_items; k++)
             in_ctx |= !strcmp(a->items[k].chunk.path, c->path) &&
