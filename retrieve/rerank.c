@@ -10,10 +10,10 @@
  * written by scripts/train-ranker.sh from models/ranker-v1.json). */
 
 const char *const rtv_feature_names[RTV_N_FEATURES] = {
-    "score",      "rank",      "bm25",      "dense",     "via_bm25", "via_dense", "via_graph",
-    "graph_only", "graph_out", "graph_in",  "agree",     "function", "class",     "module",
-    "section",    "test",      "name",      "name_cover", "path",    "ident",     "doc",
-    "has_doc",    "lines",     "window",    "file_rank", "file_hits",
+    "score",      "rank",      "bm25",     "dense",      "via_bm25",  "via_dense", "via_graph",
+    "graph_only", "graph_out", "graph_in", "agree",      "function",  "class",     "module",
+    "section",    "test",      "name",     "name_cover", "path",      "ident",     "doc",
+    "has_doc",    "lines",     "window",   "file_rank",  "file_hits",
 };
 
 /* Whether two lowercase words are the same word give or take an ending

@@ -3,35 +3,36 @@
 #include "rtv_int.h"
 
 const RtvRanker rtv_ranker = {
-    .name = "ranker-v0-identity",
-    .sha256 = "cc7115b09859732c129f61ad3b1dc1862e232d5359cff471a42bb48d83a0343b",
+    .name = "ranker-v1",
+    .sha256 = "9b13941400a3ac3f9122968707ed8bf0e3980e3dbd9ee002beca2b3ef7e8df81",
     .bias = 0.0,
-    .w = {
-        0.0, /* score */
-        1.0, /* rank */
-        0.0, /* bm25 */
-        0.0, /* dense */
-        0.0, /* via_bm25 */
-        0.0, /* via_dense */
-        0.0, /* via_graph */
-        0.0, /* graph_only */
-        0.0, /* graph_out */
-        0.0, /* graph_in */
-        0.0, /* agree */
-        0.0, /* function */
-        0.0, /* class */
-        0.0, /* module */
-        0.0, /* section */
-        0.0, /* test */
-        0.0, /* name */
-        0.0, /* name_cover */
-        0.0, /* path */
-        0.0, /* ident */
-        0.0, /* doc */
-        0.0, /* has_doc */
-        0.0, /* lines */
-        0.0, /* window */
-        0.0, /* file_rank */
-        0.0, /* file_hits */
-    },
+    .w =
+        {
+            6.688102,  /* score */
+            1.125632,  /* rank */
+            0.087976,  /* bm25 */
+            -2.737734, /* dense */
+            0.079711,  /* via_bm25 */
+            0.523003,  /* via_dense */
+            0.512213,  /* via_graph */
+            -0.048196, /* graph_only */
+            0.359076,  /* graph_out */
+            -0.3209,   /* graph_in */
+            0.554518,  /* agree */
+            -0.099241, /* function */
+            0.824755,  /* class */
+            -0.725514, /* module */
+            0.0,       /* section */
+            -0.382518, /* test */
+            0.0,       /* name */
+            0.0,       /* name_cover */
+            0.0,       /* path */
+            0.0,       /* ident */
+            0.0,       /* doc */
+            0.0,       /* has_doc */
+            -0.80211,  /* lines */
+            0.921808,  /* window */
+            0.705562,  /* file_rank */
+            -0.893953, /* file_hits */
+        },
 };

@@ -40,10 +40,10 @@ static int dump(IdxStore *st, const char *id, const char *question, ErrInfo *e)
         json_t *fv = json_array();
         for (size_t k = 0; k < RTV_N_FEATURES; k++)
             json_array_append_new(fv, json_real(f[i * RTV_N_FEATURES + k]));
-        json_array_append_new(cands, json_pack("{s:s, s:i, s:i, s:s, s:o}", "path", ch.path,
-                                               "start", (json_int_t)ch.start_line, "end",
-                                               (json_int_t)ch.end_line, "symbol", ch.symbol, "f",
-                                               fv));
+        json_array_append_new(cands,
+                              json_pack("{s:s, s:i, s:i, s:s, s:o}", "path", ch.path, "start",
+                                        (json_int_t)ch.start_line, "end", (json_int_t)ch.end_line,
+                                        "symbol", ch.symbol, "f", fv));
         idx_chunk_release(&ch);
     }
     json_t *out = json_pack("{s:s, s:o}", "id", id, "cands", cands);

@@ -59,8 +59,9 @@ static void test_features(void)
     IdxStore *st = fixture_store(FIXTURE_DIR "/shop", tmp);
     if (!st) return;
     RtvQuery q;
-    CHECK_INT(rtv_query_read(st, "where does apply_tax compute taxes for the order total", &q, NULL),
-              CR_OK);
+    CHECK_INT(
+        rtv_query_read(st, "where does apply_tax compute taxes for the order total", &q, NULL),
+        CR_OK);
     size_t n = 0;
     RtvCand *v = ranked(st, &q, &n);
     CHECK(n > 2);
