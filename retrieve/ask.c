@@ -194,17 +194,34 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     } else {
         out->items = xcalloc(n_fused + 1, sizeof *out->items);
     }
-    for (size_t i = 0; i < n_fused && rtv_packer_open(&pk); i++) {
-        RtvItem *it = &out->items[out->n_items];
-        rc = load_item(st, &fused[i], it, &line_buf, e);
-        if (rc == CR_ENOENT) continue;
-        if (rc) goto out;
-        rtv_trim_item(it, q.words, q.n_words, rtv_tuning.window_lines);
-        if (rtv_packer_offer(&pk, it))
-            out->n_items++;
-        else
-            rtv_item_release(it);
+    /* By coverage: a second piece of a definition already packed waits
+     * until every other candidate has had its turn. */
+    size_t *later = xcalloc(n_fused + 1, sizeof *later), n_later = 0;
+    for (size_t pass = 0; pass < 2 && rc == CR_OK; pass++) {
+        size_t n_walk = pass ? n_later : n_fused;
+        for (size_t k = 0; k < n_walk && rtv_packer_open(&pk); k++) {
+            size_t i = pass ? later[k] : k;
+            RtvItem *it = &out->items[out->n_items];
+            rc = load_item(st, &fused[i], it, &line_buf, e);
+            if (rc == CR_ENOENT) {
+                rc = CR_OK;
+                continue;
+            }
+            if (rc) break;
+            if (!pass && rtv_tuning.pack_by_coverage && rtv_packer_has_def(&pk, it)) {
+                later[n_later++] = i;
+                rtv_item_release(it);
+                continue;
+            }
+            rtv_trim_item(it, q.words, q.n_words, rtv_tuning.window_lines);
+            if (rtv_packer_offer(&pk, it))
+                out->n_items++;
+            else
+                rtv_item_release(it);
+        }
     }
+    free(later);
+    if (rc) goto out;
     /* Pieces of one definition are joined when the lines between fit. */
     if ((rc = rtv_join_pieces(st, out->items, &out->n_items, &pk.left, e))) goto out;
     rtv_scores_by_rank(out->items, out->n_items);

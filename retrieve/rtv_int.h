@@ -33,6 +33,10 @@ int rtv_packer_offer(RtvPacker *p, const RtvItem *it);
 /* Takes `it` whatever its size, outside the budget (the focus of a
  * request): later offers may not overlap it. */
 void rtv_packer_force(RtvPacker *p, const RtvItem *it);
+/* Whether a piece of the definition `it` is a piece of (same path, symbol
+ * and kind) is taken: packing by coverage offers such a piece only once
+ * every other candidate has had its turn. */
+int rtv_packer_has_def(const RtvPacker *p, const RtvItem *it);
 /* Whether anything more could still be taken. */
 int rtv_packer_open(const RtvPacker *p);
 
@@ -162,6 +166,7 @@ typedef struct RtvTuning {
     RtvGraphParams graph;
     uint32_t window_lines; /* longest span packed from one unit */
     int rerank;            /* the learned re-ranker (rtv_ranker) reorders the first candidates */
+    int pack_by_coverage;  /* second pieces of a packed definition wait for the rest */
 } RtvTuning;
 
 extern const RtvTuning rtv_tuning;

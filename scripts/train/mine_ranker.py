@@ -6,10 +6,11 @@ seeded quarter of the rest dropped, so that the model learns from questions
 that do not name what they ask about.
 
     mine_ranker.py INDEX_DIR NAME OUT_JSONL [--seed N] [--max-doc N] [--max-test N]
-                   [--paraphrase names|words]
+                   [--paraphrase names|words] [--targets all|functions] [--min-lines N]
 
 --paraphrase names (the default) removes the target's identifiers as
-written; words also every word they are made of.
+written; words also every word they are made of. --targets functions asks
+doc questions about functions and methods only, of at least --min-lines lines.
 
 Writes dev-lang-questions.jsonl lines: {"id", "corpus": NAME, "question",
 "gold": [{"path", "symbol", "start", "end"}], "kind": "doc"|"test"}.
@@ -70,10 +71,13 @@ def paraphrase(text, own, rng, whole_only):
 
 def main():
     idx, name, out = sys.argv[1], sys.argv[2], sys.argv[3]
-    opts = {"--seed": "1", "--max-doc": "80", "--max-test": "40", "--paraphrase": "names"}
+    opts = {"--seed": "1", "--max-doc": "80", "--max-test": "40", "--paraphrase": "names",
+            "--targets": "all", "--min-lines": "1"}
     args = sys.argv[4:]
     for i in range(0, len(args), 2):
         opts[args[i]] = args[i + 1]
+    kinds = {KIND_FUNCTION, KIND_METHOD} if opts["--targets"] == "functions" else \
+        {KIND_CLASS, KIND_FUNCTION, KIND_METHOD}
     rng = random.Random("%s/%s" % (opts["--seed"], name))
     db = sqlite3.connect("file:%s/index.db?mode=ro" % idx, uri=True)
     files = {fid: path for fid, path in db.execute("SELECT id, path FROM files")}
@@ -93,11 +97,11 @@ def main():
         if path_excluded(path):
             continue
         is_test = bool(TEST_PATH.search(path))
-        if doc and not is_test:
+        a, b = spans[(fid, sym)]
+        if doc and not is_test and kind in kinds and b - a + 1 >= int(opts["--min-lines"]):
             own = sym.split(".") + [sym]
             q = paraphrase(first_sentence(doc), own, rng, opts["--paraphrase"] == "names")
             if q:
-                a, b = spans[(fid, sym)]
                 docs.append({"question": q, "kind": "doc",
                              "gold": [{"path": path, "symbol": sym, "start": a, "end": b}]})
         last = sym.split(".")[-1]

@@ -148,8 +148,32 @@ static void test_model_is_committed_file(void)
     json_decref(m);
 }
 
+/* Packing by coverage asks whether a piece of the same definition (path,
+ * symbol, kind) is packed already. */
+static void test_packer_has_def(void)
+{
+    RtvItem a = {0}, b = {0}, c = {0}, d = {0};
+    a.chunk = (IdxChunk){.path = "x.go", .symbol = "node.addRoute", .kind = IDX_KIND_METHOD};
+    a.start_line = 228, a.end_line = 247, a.text = "piece one";
+    b = a; /* a later piece of it */
+    b.start_line = 249, b.end_line = 264;
+    c = a; /* another definition of the same file */
+    c.chunk.symbol = "findWildcard", c.chunk.kind = IDX_KIND_FUNCTION;
+    d = a; /* the same name in another file */
+    d.chunk.path = "y.go";
+    RtvPacker p;
+    rtv_packer_init(&p, 1000, 10);
+    CHECK(!rtv_packer_has_def(&p, &a));
+    CHECK(rtv_packer_offer(&p, &a));
+    CHECK(rtv_packer_has_def(&p, &b));
+    CHECK(!rtv_packer_has_def(&p, &c));
+    CHECK(!rtv_packer_has_def(&p, &d));
+    rtv_packer_release(&p);
+}
+
 int main(void)
 {
+    RUN(test_packer_has_def);
     RUN(test_features);
     RUN(test_rerank_order);
     RUN(test_model_is_committed_file);
