@@ -196,27 +196,31 @@ static int by_learned(const void *pa, const void *pb)
 }
 
 CrErr rtv_rerank(IdxStore *st, const RtvQuery *q, const RtvRanker *m, RtvCand *v, size_t n,
-                 ErrInfo *e)
+                 size_t keep, ErrInfo *e)
 {
     if (n > RTV_RERANK_DEPTH) n = RTV_RERANK_DEPTH;
-    if (n < 2) return CR_OK;
+    if (n < 2 || keep >= n - 1) return CR_OK;
     double *f = xcalloc(n * RTV_N_FEATURES, sizeof *f);
     CrErr rc = rtv_features(st, q, v, n, f, e);
     if (!rc) {
-        Scored *s = xcalloc(n, sizeof *s);
+        /* the first `keep` stay where they are; the rest are reordered */
+        size_t k = n - keep;
+        Scored *s = xcalloc(k, sizeof *s);
         double lo = 0, hi = 0;
-        for (size_t i = 0; i < n; i++) {
-            s[i] = (Scored){v[i], rtv_ranker_score(m, f + i * RTV_N_FEATURES), i};
+        for (size_t i = 0; i < k; i++) {
+            size_t at = keep + i;
+            s[i] = (Scored){v[at], rtv_ranker_score(m, f + at * RTV_N_FEATURES), at};
             if (!i || s[i].s < lo) lo = s[i].s;
             if (!i || s[i].s > hi) hi = s[i].s;
         }
-        qsort(s, n, sizeof *s, by_learned);
-        /* scores keep the first ranking's scale: the best gets the old
-         * best's, the rest in proportion to their learned score */
-        double top = v[0].score, span = hi - lo;
-        for (size_t i = 0; i < n; i++) {
-            v[i] = s[i].c;
-            v[i].score = span > 0 ? top * (0.5 + 0.5 * (s[i].s - lo) / span) : top;
+        qsort(s, k, sizeof *s, by_learned);
+        /* scores keep the first ranking's scale: the first reordered one
+         * gets the old one's at its place, the rest in proportion to their
+         * learned score */
+        double top = v[keep].score, span = hi - lo;
+        for (size_t i = 0; i < k; i++) {
+            v[keep + i] = s[i].c;
+            v[keep + i].score = span > 0 ? top * (0.5 + 0.5 * (s[i].s - lo) / span) : top;
         }
         free(s);
     }

@@ -4,11 +4,11 @@
 
 const RtvRanker rtv_ranker = {
     .name = "ranker-v1",
-    .sha256 = "9b13941400a3ac3f9122968707ed8bf0e3980e3dbd9ee002beca2b3ef7e8df81",
+    .sha256 = "dd9dc5c19ce2f05dd1480c8c6c8081cb7834561d6e56c112ee0b06f52146df39",
     .bias = 0.0,
     .w =
         {
-            6.688102,  /* score */
+            16.688102, /* score */
             1.125632,  /* rank */
             0.087976,  /* bm25 */
             -2.737734, /* dense */

@@ -272,10 +272,11 @@ extern const RtvRanker rtv_ranker;
 CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, double *out,
                    ErrInfo *e);
 double rtv_ranker_score(const RtvRanker *m, const double *f);
-/* Reorders the first RTV_RERANK_DEPTH candidates of v by m's score (ties
- * keep their order); their scores follow, on the first ranking's scale. */
+/* Reorders candidates keep.. of the first RTV_RERANK_DEPTH of v by m's
+ * score (ties keep their order; the first `keep`, the lexical head, stay);
+ * their scores follow, on the first ranking's scale. */
 CrErr rtv_rerank(IdxStore *st, const RtvQuery *q, const RtvRanker *m, RtvCand *v, size_t n,
-                 ErrInfo *e);
+                 size_t keep, ErrInfo *e);
 
 /* Below this coverage, no indexed code matches the question well. */
 #define RTV_WEAK_COVERAGE 0.25

@@ -19,7 +19,9 @@
 #   scripts/train-ranker.sh [BUILD_DIR] [WORK_DIR]   (defaults build, /tmp/coderag-ranker)
 #
 # Environment: SEED (1), EPOCHS (6), DROP (features left out, comma-separated;
-# default the ones the construction biases: see docs/ranker.md), DEV_CORPORA.
+# default the ones the construction biases: see docs/ranker.md), ANCHOR (10:
+# weight added to the first ranking's score after training, so that the model
+# corrects the first ranking rather than replacing it), DEV_CORPORA.
 # About 2 minutes on two cores once the packages are fetched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +44,8 @@ for d in "$work"/src/*; do
     "$work/dump/$n.lab.jsonl"
 done | tee "$work/mine.log"
 python3 scripts/train/ranker.py train models/ranker-v1.json "$work"/dump/*.lab.jsonl \
-  --names "$work/names.json" --seed "$seed" --epochs "${EPOCHS:-6}" --drop "$drop"
+  --names "$work/names.json" --seed "$seed" --epochs "${EPOCHS:-6}" --drop "$drop" \
+  --anchor "${ANCHOR:-10}"
 python3 scripts/train/export_ranker.py models/ranker-v1.json retrieve/rerank_model.c
 clang-format -i retrieve/rerank_model.c 2>/dev/null || true
 scripts/train/sums.sh models/ranker-v1.json
@@ -50,7 +53,7 @@ grep ranker models/SHA256SUMS
 if [ -n "${DEV_CORPORA:-}" ]; then
   shared=${SHARED_BENCH:-/work/shared/bench}
   for set in "$shared/dev-questions.jsonl" "$shared/dev-lang-questions.jsonl" \
-             bench/lang2-questions.jsonl bench/lang3-questions.jsonl; do
+             bench/lang2-questions.jsonl bench/lang3-questions.jsonl "$shared/dev2-questions.jsonl"; do
     s=$(basename "$set" .jsonl)
     : > "$work/dev-$s.jsonl"
     for c in $(python3 -c 'import json,sys

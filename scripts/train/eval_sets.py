@@ -44,13 +44,15 @@ def main():
     for name in sets:
         qfile = SETS[name]
         out = "/tmp/coderag-eval/%s-%s.jsonl" % (tag, name)
-        with open(qfile) as f, open(out, "w") as w:
+        asked = "/tmp/coderag-eval/%s-%s.questions.jsonl" % (tag, name)
+        with open(qfile) as f, open(out, "w") as w, open(asked, "w") as wq:
             for line in f:
                 if not line.strip():
                     continue
                 q = json.loads(line)
                 if not os.path.isdir("%s/.idx-%s" % (root, q["corpus"])):
-                    continue
+                    continue  # a corpus not built: its questions are left out
+                wq.write(line)
                 p = subprocess.run([binary, "ask", "--root", "%s/%s" % (root, q["corpus"]),
                                     "--index-dir", "%s/.idx-%s" % (root, q["corpus"]),
                                     "--no-update", "--json", *extra, q["question"]],
@@ -60,7 +62,7 @@ def main():
                           file=sys.stderr)
                     continue
                 w.write(json.dumps({"id": q["id"], "result": json.loads(p.stdout)}) + "\n")
-        p = subprocess.run(["/usr/bin/python3", SHARED + "/score.py", qfile, out,
+        p = subprocess.run(["/usr/bin/python3", SHARED + "/score.py", asked, out,
                             "--corpus-root", root, "--json"], capture_output=True, text=True)
         try:
             m = json.loads(p.stdout)

@@ -105,13 +105,13 @@ static void test_rerank_order(void)
     memcpy(w, v, n * sizeof *v);
     RtvRanker keep = {.name = "keep"};
     keep.w[RTV_F_RANK] = 1;
-    CHECK_INT(rtv_rerank(st, &q, &keep, w, n, NULL), CR_OK);
+    CHECK_INT(rtv_rerank(st, &q, &keep, w, n, 0, NULL), CR_OK);
     for (size_t i = 0; i < n; i++)
         CHECK(w[i].chunk_id == v[i].chunk_id);
     RtvRanker by_name = {.name = "by name"};
     by_name.w[RTV_F_NAME_COVER] = 10;
     by_name.w[RTV_F_RANK] = 1;
-    CHECK_INT(rtv_rerank(st, &q, &by_name, w, n, NULL), CR_OK);
+    CHECK_INT(rtv_rerank(st, &q, &by_name, w, n, 0, NULL), CR_OK);
     double *f = xcalloc(n * RTV_N_FEATURES, sizeof *f);
     CHECK_INT(rtv_features(st, &q, w, n, f, NULL), CR_OK);
     CHECK(f[RTV_F_NAME_COVER] > 0); /* "charge" of "charged" */
@@ -119,6 +119,14 @@ static void test_rerank_order(void)
         CHECK(f[RTV_F_NAME_COVER] >= f[i * RTV_N_FEATURES + RTV_F_NAME_COVER]);
     free(f);
     CHECK(w[0].score == v[0].score); /* the best keeps the first ranking's best score */
+    /* the lexical head stays where it is: only candidates after it move */
+    RtvRanker reverse = {.name = "reverse"};
+    reverse.w[RTV_F_RANK] = -1;
+    memcpy(w, v, n * sizeof *v);
+    CHECK_INT(rtv_rerank(st, &q, &reverse, w, n, 2, NULL), CR_OK);
+    CHECK(w[0].chunk_id == v[0].chunk_id && w[1].chunk_id == v[1].chunk_id);
+    size_t last = (n < RTV_RERANK_DEPTH ? n : RTV_RERANK_DEPTH) - 1;
+    if (last > 2) CHECK(w[2].chunk_id == v[last].chunk_id && w[last].chunk_id == v[2].chunk_id);
     for (size_t i = 1; i < n && i < RTV_RERANK_DEPTH; i++)
         CHECK(w[i].score <= w[i - 1].score);
     free(w);
