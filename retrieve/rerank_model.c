@@ -4,35 +4,35 @@
 
 const RtvRanker rtv_ranker = {
     .name = "ranker-v1",
-    .sha256 = "dd9dc5c19ce2f05dd1480c8c6c8081cb7834561d6e56c112ee0b06f52146df39",
+    .sha256 = "943cd26c58e8a4a4c84e79082a1d65c09d3c30e1bd4be9238dfd0cd3e97d84b5",
     .bias = 0.0,
     .w =
         {
-            16.688102, /* score */
-            1.125632,  /* rank */
-            0.087976,  /* bm25 */
-            -2.737734, /* dense */
-            0.079711,  /* via_bm25 */
-            0.523003,  /* via_dense */
-            0.512213,  /* via_graph */
-            -0.048196, /* graph_only */
-            0.359076,  /* graph_out */
-            -0.3209,   /* graph_in */
-            0.554518,  /* agree */
-            -0.099241, /* function */
-            0.824755,  /* class */
-            -0.725514, /* module */
+            16.647702, /* score */
+            1.202117,  /* rank */
+            0.065888,  /* bm25 */
+            -2.673304, /* dense */
+            0.001848,  /* via_bm25 */
+            0.530253,  /* via_dense */
+            0.324261,  /* via_graph */
+            0.022709,  /* graph_only */
+            0.409908,  /* graph_out */
+            -0.233175, /* graph_in */
+            0.55481,   /* agree */
+            -0.066623, /* function */
+            0.882666,  /* class */
+            -0.816043, /* module */
             0.0,       /* section */
-            -0.382518, /* test */
+            -0.972455, /* test */
             0.0,       /* name */
             0.0,       /* name_cover */
             0.0,       /* path */
             0.0,       /* ident */
             0.0,       /* doc */
             0.0,       /* has_doc */
-            -0.80211,  /* lines */
-            0.921808,  /* window */
-            0.705562,  /* file_rank */
-            -0.893953, /* file_hits */
+            -0.573219, /* lines */
+            0.86861,   /* window */
+            0.748431,  /* file_rank */
+            -0.715037, /* file_hits */
         },
 };
