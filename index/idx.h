@@ -260,6 +260,10 @@ typedef struct IdxHit {
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
                       ErrInfo *e);
 
+/* The same over words idx_query_words made (a question read once). */
+CrErr idx_search_bm25_words(IdxStore *st, const char *words, size_t limit, IdxHit **out,
+                            size_t *n_out, ErrInfo *e);
+
 /* Appends the words of a question that search uses: identifiers whole and
  * split into subwords, lowercased, without stopwords, space-separated. */
 void idx_query_words(const char *query, StrBuf *out);

@@ -93,15 +93,17 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
                 taken++;
                 if (at != (size_t)-1) {
                     (*cands)[at].via |= RTV_VIA_GRAPH;
+                    (*cands)[at].graph |= dir ? 1 : 2;
                     if (s > (*cands)[at].score) (*cands)[at].score = s;
                     continue;
                 }
                 ARRAY_GROW(*cands, *n + 1, *cap);
-                (*cands)[*n].chunk_id = other;
-                (*cands)[*n].file_id = edges[k].other_file;
-                (*cands)[*n].kind = edges[k].other_kind;
-                (*cands)[*n].score = s;
-                (*cands)[*n].via = RTV_VIA_GRAPH;
+                (*cands)[*n] = (RtvCand){.chunk_id = other,
+                                         .file_id = edges[k].other_file,
+                                         .kind = edges[k].other_kind,
+                                         .score = s,
+                                         .via = RTV_VIA_GRAPH};
+                (*cands)[*n].graph = dir ? 1 : 2;
                 (*n)++;
             }
         }

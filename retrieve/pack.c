@@ -50,6 +50,19 @@ int rtv_packer_offer(RtvPacker *p, const RtvItem *it)
     return 1;
 }
 
+int rtv_packer_has_def(const RtvPacker *p, const RtvItem *it)
+{
+    const char *sym = it->chunk.symbol ? it->chunk.symbol : "";
+    for (size_t k = 0; k < p->n_taken; k++) {
+        const RtvItem *o = p->taken[k];
+        if (o->chunk.kind == it->chunk.kind &&
+            !strcmp(o->chunk.symbol ? o->chunk.symbol : "", sym) &&
+            !strcmp(o->chunk.path, it->chunk.path))
+            return 1;
+    }
+    return 0;
+}
+
 void rtv_packer_force(RtvPacker *p, const RtvItem *it)
 {
     if (p->n_taken < p->max_items) p->taken[p->n_taken++] = it;

@@ -525,9 +525,12 @@ static double rank_mass(IdxStore *st, const char *question, const RtvTuning *t)
     RtvTimings tm = {0};
     RtvRankInfo info;
     ErrInfo e = {0};
+    RtvQuery q;
     rtv_request_init(&req);
     req.question = question;
-    CHECK_INT(rtv_rank(st, &req, t, &v, &n, &tm, &info, &e), CR_OK);
+    CHECK_INT(rtv_query_read(st, question, &q, &e), CR_OK);
+    CHECK_INT(rtv_rank(st, &req, &q, t, &v, &n, &tm, &info, &e), CR_OK);
+    rtv_query_release(&q);
     double mass = 0;
     for (size_t i = 0; i < n; i++)
         mass += v[i].score;
