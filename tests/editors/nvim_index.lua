@@ -1,0 +1,96 @@
+-- nvim_test.lua part: unsaved edits, answers given while indexing, the index's progress on a
+-- reopen, a missing binary.
+local T = ...
+local check, LIMIT = T.check, T.LIMIT
+local coderag, client, ws, bin, index_dir = T.coderag, T.client, T.ws, T.bin, T.index_dir
+local src_win, progress, render = T.src_win, T.progress, T.render
+local panel, last_entry, close_panel = T.panel, T.last_entry, T.close_panel
+local float_wins, close_floats, buf_text, visible_line = T.float_wins, T.close_floats, T.buf_text, T.visible_line
+local llm_control = T.llm_control
+
+-- Issue 27: unsaved edits: Neovim sends didChange (the server declares full sync) and flushes
+-- it before a request; the answer sees the edit once the server's overlay (helper srv) lands.
+do
+  vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+  local bufnr = vim.api.nvim_get_current_buf()
+  local sync = coderag.client(0).server_capabilities.textDocumentSync
+  check(type(sync) == 'table' and sync.openClose and sync.change == 1, 'the server asks for didOpen and full didChange', vim.inspect(sync))
+  vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { '', '', 'def zebra_discount_rate(order):',
+    '    """The zebra discount applied to striped orders."""', '    return 0.42' })
+  if not os.getenv('CODERAG_TEST_UNSAVED') then
+    io.stdout:write("skip the answer sees the unsaved edit: the server's didChange overlay (helper srv) has not landed; set CODERAG_TEST_UNSAVED=1 once it has\n")
+  else
+    coderag.last = nil
+    coderag.ask('What is the zebra discount rate of striped orders?', { mode = 'extractive', bufnr = bufnr })
+    vim.wait(LIMIT, function() return coderag.last ~= nil end, 20)
+    local seen = false
+    for _, c in ipairs(coderag.last and coderag.last.result.citations or {}) do
+      if c.symbol == 'zebra_discount_rate' then seen = true end
+    end
+    check(seen, 'the answer sees the unsaved edit', coderag.last and coderag.last.result.answer)
+    close_panel()
+  end
+  vim.cmd('silent! edit!')
+end
+
+-- Issue 27: an answer given while the index is being built says so first, and is asked again
+-- (replacing it in the panel) when indexing ends. The server's `indexing: true` is set on the
+-- reply here: the fixture indexes too fast to ask in between.
+do
+  vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+  local client0 = coderag.client(0)
+  local orig, flip = client0.request, true
+  client0.request = function(method, params, handler, b)
+    return orig(method, params, function(e, r, ...)
+      if method == 'coderag/ask' and r and flip then r.indexing, flip = true, false end
+      return handler(e, r, ...)
+    end, b)
+  end
+  local ui = require('coderag.ui')
+  ui.clear(coderag)
+  local n_hist = #coderag.history
+  coderag.ask('How is tax applied to an order total?', { mode = 'extractive' })
+  vim.wait(LIMIT, function() return #coderag.history == n_hist + 1 end, 20)
+  local first = last_entry()
+  check(first:find('^# How is tax applied[^\n]*\n\nThe index is still being built') ~= nil and coderag.reask ~= nil,
+    'an answer during indexing says so first', first:sub(1, 200))
+  for _, v in ipairs({ { kind = 'begin', title = 'Indexing ws' }, { kind = 'end', message = '5 files' } }) do
+    coderag.on_progress(nil, { token = 'coderag/index/test', value = v }, { client_id = client0.id, method = '$/progress' })
+  end
+  vim.wait(LIMIT, function() return #coderag.history == n_hist + 2 end, 20)
+  client0.request = orig
+  check(#coderag.history == n_hist + 2 and #ui.state.entries == 1 and not last_entry():find('still being built', 1, true)
+    and last_entry():find('apply_tax', 1, true) ~= nil, 'when indexing ends the question is asked again, the answer replaced',
+    #ui.state.entries .. ' entries: ' .. last_entry():sub(1, 120))
+  close_panel()
+end
+
+-- Issue 27: an already indexed workspace does not say "Indexing" on open.
+do
+  local echoed = {}
+  local orig_echo = vim.api.nvim_echo
+  vim.api.nvim_echo = function(chunks, ...) table.insert(echoed, chunks[1] and chunks[1][1] or '') return orig_echo(chunks, ...) end
+  progress.update('index', { kind = 'begin', title = 'Indexing ws', message = 'scanning', percentage = 0 })
+  progress.update('index', { kind = 'end', message = '5 files, 21 chunks' })
+  vim.api.nvim_echo = orig_echo
+  local said = table.concat(echoed, ' | ')
+  check(not said:find('Indexing', 1, true) and said:find('ws: 5 files', 1, true), 'a quick check of the index is not "Indexing"', said)
+end
+
+-- #8 (Neovim side): a missing binary gives one clear message, no stack trace.
+local notes = {}
+local orig_notify = vim.notify
+vim.notify = function(m) table.insert(notes, m) end
+local saved = coderag.config.cmd
+coderag.config.cmd = { '/nonexistent/coderag', 'lsp' }
+coderag.missing_told = nil
+vim.cmd('edit ' .. vim.fn.fnameescape(T.tmp .. '/proj/pkg/mod/x.py'))
+coderag.config.cmd = saved
+vim.notify = orig_notify
+check(#notes == 1 and notes[1]:find('not an executable', 1, true) ~= nil, 'missing binary: one clear message', vim.inspect(notes))
+notes = {}
+vim.notify = function(m) table.insert(notes, m) end
+vim.cmd('CodeRagAsk where is it?')
+vim.notify = orig_notify
+check(#notes == 1 and notes[1]:find('not running', 1, true) and notes[1]:find('/nonexistent/coderag', 1, true)
+  and not notes[1]:find('Python', 1, true), ':CodeRagAsk then says the server is not running, not "open a Python file"', vim.inspect(notes))
