@@ -146,6 +146,21 @@ server may take long, and the test must still pass."
                     "a source \"auto\" citation is labelled the server's pick, not verified" text)
           (ct-check (string-match-p "0\\.90 b\\.py.*\n.*0\\.50 c\\.py.*\n.*0\\.30 a\\.py" text)
                     "context listed by the score it shows" text)))
+      ;; origin says who chose the lines: only "fallback" is the server's pick ("extractive":
+      ;; the extractive answer cites them in its own text); without origin (an older server),
+      ;; source "auto" is.
+      (with-temp-buffer
+        (coderag-render-answer
+         (list :question "Q"
+               :result (list :answer "Text [a.py:1-2]." :match "strong"
+                             :citations (vector (list :path "a.py" :startLine 1 :endLine 2 :symbol "f"
+                                                      :source "auto" :origin "extractive")))))
+        (ct-check (not (string-match-p "server's pick" (buffer-string)))
+                  "an origin \"extractive\" citation is not labelled the server's pick" (buffer-string)))
+      (ct-check (equal (coderag-citations-heading
+                        (vector (list :source "model" :origin "model") (list :source "auto" :origin "fallback")))
+                       "Citations (1 verified, 1 the server's pick)")
+                "an origin \"fallback\" citation is the server's pick")
 
       ;; #6: one root rule.
       (cl-flet ((mk (p) (let ((f (expand-file-name p tmp)))
@@ -240,6 +255,10 @@ server may take long, and the test must still pass."
         (let* ((result (car (car cell))) (cites (plist-get result :citations)))
           (ct-check (equal (plist-get result :mode) "extractive") "extractive answer" (cadr (car cell)))
           (ct-check (> (length cites) 0) "citations")
+          (ct-check (and (cl-every (lambda (c) (equal (plist-get c :origin) "extractive")) cites)
+                         (not (with-current-buffer buf (string-match-p "server's pick" (buffer-string)))))
+                    "an extractive answer's citations are not labelled the server's pick"
+                    (mapcar (lambda (c) (plist-get c :origin)) cites))
           ;; #7: rendered, not raw markdown.
           (with-current-buffer buf
             (ct-check (not (string-match-p "\\*\\*\\|`" (buffer-string))) "no raw markdown (** or `) in *coderag*"))

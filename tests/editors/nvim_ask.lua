@@ -25,6 +25,13 @@ if float then
   local text = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false), '\n')
   check(text:find('How is tax applied', 1, true) ~= nil, 'panel shows the question')
   check(text:find('[`shop/models.py:39-41`] `apply_tax`', 1, true) ~= nil, 'panel lists the apply_tax citation (in code spans)')
+  -- The extractive answer cites these in its own text (origin "extractive", source "auto"):
+  -- they are not the server's pick (only origin "fallback" is).
+  local origins = {}
+  for _, c in ipairs(result.citations or {}) do origins[tostring(c.origin)] = true end
+  check(origins.extractive and not origins.fallback and text:find("server's pick", 1, true) == nil
+    and text:find('## Citations (verified)', 1, true) ~= nil,
+    "an extractive answer's citations are not labelled the server's pick", vim.inspect(origins) .. ' ' .. (text:match('## Citations[^\n]*') or ''))
   -- <CR> on the citation line jumps there; the panel stays.
   local buf = vim.api.nvim_win_get_buf(float)
   local row

@@ -125,3 +125,16 @@ if panel() then
 end
 check(warned, 'its first line "Nothing relevant found" is shown as a warning')
 close_panel()
+
+-- An LLM answer that cites nothing: the server cites its best context (origin "fallback"),
+-- labelled the server's pick, not the model's verified citation.
+llm_control('reset', { actions = { chat = { { content = 'Tax is added to the subtotal when the total is computed.' } } } })
+got = nil
+coderag.ask('How is tax applied to an order total?', { mode = 'llm', callback = function(e, r) got = { e = e, r = r } end })
+vim.wait(LIMIT, function() return got ~= nil end, 20)
+llm_control('reset', {})
+local fallback = got and got.r and got.r.citations and got.r.citations[1]
+check(fallback and fallback.origin == 'fallback' and last_entry():find("the server's pick: the answer cited nothing", 1, true) ~= nil,
+  "an LLM answer citing nothing: the server's fallback citation is labelled its pick",
+  vim.inspect(fallback) .. ' ' .. (last_entry():match('## Citations[^\n]*') or ''))
+close_panel()

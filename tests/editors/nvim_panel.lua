@@ -82,6 +82,13 @@ check(shown:find("Citations (1 verified, 1 the server's pick)", 1, true) ~= nil
   and shown:find("`apply_tax` (the server's pick: the answer cited nothing)", 1, true) ~= nil
   or shown:find("apply_tax (the server's pick: the answer cited nothing)", 1, true) ~= nil,
   "a source auto citation is labelled the server's pick", shown:match('## Citations[^\n]*'))
+-- origin says who chose the lines; source "auto" alone (an older server) is the old rule.
+check(render.citations_heading({ { source = 'auto', origin = 'extractive' }, { source = 'auto', origin = 'extractive' } })
+    == '## Citations (verified)'
+  and render.citations_heading({ { source = 'model', origin = 'model' }, { source = 'auto', origin = 'fallback' } })
+    == "## Citations (1 verified, 1 the server's pick)"
+  and render.server_pick({ source = 'auto' }) and not render.server_pick({ source = 'auto', origin = 'extractive' }),
+  "the server's pick is origin fallback (source auto without an origin)")
 check(fw and vim.api.nvim_win_get_config(fw).relative == '' and vim.wo[fw].wrap and vim.wo[fw].linebreak,
   'the panel is a split with wrap and linebreak (nothing cut with @@@)')
 -- #8: rows break between words (linebreak).
