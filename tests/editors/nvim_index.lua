@@ -63,16 +63,32 @@ do
   close_panel()
 end
 
--- Issue 27: an already indexed workspace does not say "Indexing" on open.
+-- Issue 27: an already indexed workspace does not say "Indexing" on open: a restarted server
+-- checks the index it finds ("Checking the index of ws", echoed from its begin) and ends
+-- "up to date".
 do
+  vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
   local echoed = {}
   local orig_echo = vim.api.nvim_echo
-  vim.api.nvim_echo = function(chunks, ...) table.insert(echoed, chunks[1] and chunks[1][1] or '') return orig_echo(chunks, ...) end
-  progress.update('index', { kind = 'begin', title = 'Indexing ws', message = 'scanning', percentage = 0 })
-  progress.update('index', { kind = 'end', message = '5 files, 21 chunks' })
+  local begun
+  vim.api.nvim_echo = function(chunks, ...)
+    local text = chunks[1] and chunks[1][1] or ''
+    if progress.index and progress.index.kind == 'begin' then begun = text end
+    table.insert(echoed, text)
+    return orig_echo(chunks, ...)
+  end
+  local old = coderag.client(0)
+  vim.lsp.stop_client(old.id)
+  vim.wait(LIMIT, function() return vim.lsp.get_client_by_id(old.id) == nil end, 50)
+  progress.index = nil
+  coderag.attach(vim.api.nvim_get_current_buf())
+  vim.wait(LIMIT, function() return progress.index ~= nil and progress.index.done == true end, 50)
   vim.api.nvim_echo = orig_echo
   local said = table.concat(echoed, ' | ')
-  check(not said:find('Indexing', 1, true) and said:find('ws: 5 files', 1, true), 'a quick check of the index is not "Indexing"', said)
+  check(begun and begun:find('^CodeRAG Checking the index of ws') and not said:find('Indexing', 1, true)
+    and said:find('CodeRAG ws: up to date: 5 files', 1, true),
+    'a reopened index is checked ("Checking the index of ws" ... "ws: up to date"), not "Indexing"',
+    tostring(begun) .. ' || ' .. said)
 end
 
 -- #8 (Neovim side): a missing binary gives one clear message, no stack trace.
