@@ -21,13 +21,7 @@
 
 (defun coderag--run-lens (cmd)
   "Run lens command CMD (coderag.ask or coderag.explain) with streaming."
-  (let* ((args (plist-get cmd :arguments))
-         (arg (and args (> (length args) 0) (aref args 0)))
-         (arg (if (stringp arg) (list :question arg) (copy-sequence arg))))
-    (display-buffer
-     (coderag--start-request (coderag-connection) :workspace/executeCommand
-                             (list :command (plist-get cmd :command) :arguments (vector arg))
-                             (or (plist-get arg :question) "Explain")))))
+  (display-buffer (coderag--run-command (coderag-connection) cmd)))
 
 (defun coderag--lens-text (lens)
   "The text of LENS: a clickable title for commands, grey for counts."

@@ -135,6 +135,7 @@ The debounce ended, or a question needs the text."
     (define-key map "h" #'coderag-history)
     (define-key map "c" #'coderag-show-context)
     (define-key map "e" #'coderag-explain)
+    (define-key map "." #'coderag-code-action)
     (define-key map "d" #'coderag-hover)
     (define-key map "s" #'coderag-status)
     (define-key map "l" #'coderag-lens-run)

@@ -447,7 +447,38 @@ server may take long, and the test must still pass."
               (ct-check (and tax (eql (plist-get tax :startLine) 42) (eql (plist-get tax :endLine) 44))
                         "the answer cites the unsaved buffer's lines (apply_tax at 42-44)"
                         (and tax (list (plist-get tax :startLine) (plist-get tax :endLine)))))))
-        (set-buffer-modified-p nil))
+        (revert-buffer t t))
+
+      ;; Issue 27: without an LLM the server offers "Show `NAME' and its callers (CodeRAG)"
+      ;; (coderag.explain, mode extractive): coderag-code-action runs it and shows the answer,
+      ;; and so does coderag-explain.  The server is restarted without an LLM on its index.
+      (coderag-shutdown-all)
+      (setq coderag-initialization-options (when index-dir (list :indexDir index-dir)))
+      (with-current-buffer (find-file-noselect models)
+        (goto-char (point-min)) (forward-line 38) (forward-char 5)
+        (cl-flet ((shown-p (what)
+                    (let* ((r coderag-last-result)
+                           (syms (mapcar (lambda (c) (plist-get c :symbol)) (plist-get r :citations))))
+                      (ct-check (and (equal (plist-get r :mode) "extractive")
+                                     (equal coderag-last-question "`apply_tax` and its callers")
+                                     (member "apply_tax" syms) (member "Order.total" syms)
+                                     (with-current-buffer "*coderag*"
+                                       (string-prefix-p "`apply_tax` and its callers" (buffer-string))))
+                                what (list coderag-last-question (plist-get r :mode) syms)))))
+          (let ((n (length coderag-history)) offered)
+            (cl-letf (((symbol-function 'completing-read)
+                       (lambda (_p items &rest _) (setq offered items)
+                         (cl-find-if (lambda (i) (string-match-p "\\`Show" i)) items))))
+              (coderag-code-action)
+              (ct-wait (lambda () (and (> (length coderag-history) n) (null coderag--ask)))))
+            (ct-check (and (> (length coderag-history) n) (or (null offered) (cl-find-if (lambda (i) (string-match-p "\\`Show" i)) offered)))
+                      "without an LLM, coderag-code-action runs \"Show `apply_tax' and its callers\"" offered)
+            (shown-p "the Show action's extractive answer is shown: apply_tax and its caller Order.total"))
+          (setq coderag-last-result nil coderag-last-question nil)
+          (let ((n (length coderag-history)))
+            (coderag-explain)
+            (ct-wait (lambda () (and (> (length coderag-history) n) (null coderag--ask))))
+            (shown-p "coderag-explain without an LLM shows the definition and its callers (no error)"))))
 
       (ct-finish))
   (error (ct-check nil "test script error" err) (ct-finish)))

@@ -13,7 +13,7 @@ vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
 vim.api.nvim_win_set_cursor(0, { 39, 5 })
 local n_hist = #coderag.history
 coderag.explain()
-vim.wait(30000, function() return coderag.pending == nil end, 20)
+vim.wait(LIMIT, function() return #coderag.history == n_hist + 1 and coderag.pending == nil end, 20)
 check(#coderag.history == n_hist + 1 and coderag.last.question:find('apply_tax', 1, true) ~= nil
   and coderag.last.result.mode == 'llm', ':CodeRagExplain answers about apply_tax with the LLM',
   coderag.last and coderag.last.question)
@@ -61,6 +61,60 @@ do
   vim.ui.select = orig_select
   check(offered and table.concat(offered, '|'):find('Explain `apply_tax` with the LLM', 1, true) ~= nil,
     'vim.lsp.buf.code_action() offers Explain', vim.inspect(offered))
+end
+
+-- Without an LLM the server offers "Show `NAME` and its callers (CodeRAG)" (coderag.explain,
+-- mode extractive): chosen from vim.lsp.buf.code_action(), it is run and its answer shown in
+-- the panel; :CodeRagExplain runs it too. A second server without an LLM (its own client,
+-- the same index) offers it here.
+do
+  vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/shop/models.py'))
+  local bufnr = vim.api.nvim_get_current_buf()
+  local nollm = vim.lsp.start_client({ name = 'coderag-nollm', cmd = { bin, 'lsp' }, root_dir = ws,
+    init_options = { indexDir = index_dir, llm = { url = '' } } })
+  vim.lsp.buf_attach_client(bufnr, nollm)
+  vim.wait(LIMIT, function() local c = vim.lsp.get_client_by_id(nollm); return c and c.initialized end, 50)
+  local function shown_ok(what, detail)
+    local r = coderag.last and coderag.last.result or {}
+    local cites = {}
+    for _, c in ipairs(r.citations or {}) do cites[tostring(c.symbol)] = true end
+    check(r.mode == 'extractive' and coderag.last.question == '`apply_tax` and its callers' and cites.apply_tax
+      and cites['Order.total'] and last_entry():find('^# `apply_tax` and its callers') ~= nil, what,
+      detail or vim.inspect({ q = coderag.last and coderag.last.question, mode = r.mode, cites = cites }))
+  end
+  local offered
+  local orig_select = vim.ui.select
+  vim.ui.select = function(items, o, on_choice)
+    offered = {}
+    for _, it in ipairs(items) do
+      local title = o.format_item and o.format_item(it) or ''
+      table.insert(offered, title)
+      if title:find('Show `apply_tax` and its callers', 1, true) then return on_choice(it) end
+    end
+    on_choice(nil)
+  end
+  vim.api.nvim_win_set_cursor(0, { 39, 5 })
+  local n = #coderag.history
+  vim.lsp.buf.code_action()
+  vim.wait(LIMIT, function() return offered ~= nil and (#coderag.history > n or not table.concat(offered, '|'):find('Show', 1, true)) end, 20)
+  vim.wait(LIMIT, function() return coderag.pending == nil end, 20)
+  vim.ui.select = orig_select
+  check(offered and table.concat(offered, '|'):find('Show `apply_tax` and its callers (CodeRAG)', 1, true) ~= nil,
+    'without an LLM, code actions offer "Show `apply_tax` and its callers"', vim.inspect(offered))
+  shown_ok('the Show action runs coderag.explain (extractive): apply_tax and its caller Order.total in the panel')
+  close_panel()
+  -- :CodeRagExplain runs the action its server offers: here the extractive one.
+  local orig_client = coderag.client
+  coderag.client = function() return vim.lsp.get_client_by_id(nollm) end
+  coderag.last = nil
+  n = #coderag.history
+  vim.cmd('CodeRagExplain')
+  vim.wait(LIMIT, function() return #coderag.history > n and coderag.pending == nil end, 20)
+  coderag.client = orig_client
+  shown_ok(':CodeRagExplain without an LLM shows the definition and its callers (no error)')
+  close_panel()
+  vim.lsp.stop_client(nollm)
+  vim.wait(LIMIT, function() return vim.lsp.get_client_by_id(nollm) == nil end, 50)
 end
 
 -- Issue 27: running a count lens ("2 callers, ...") lists the callers in the quickfix list.
