@@ -360,6 +360,20 @@ server may take long, and the test must still pass."
           (ct-check (null coderag--ask) "nothing pending after the cancel")))
       (ct-llm-control "reset")
 
+      ;; An LLM answer that cites nothing: the server cites its best context (origin
+      ;; "fallback"), labelled the server's pick, not the model's verified citation.
+      (ct-llm-control "reset" '(:actions (:chat [(:content "Tax is added to the subtotal when the total is computed.")])))
+      (let ((coderag-ask-mode "llm"))
+        (pcase-let ((`(,buf ,cell) (ct-ask "How is tax applied to an order total?")))
+          (ct-wait (lambda () (car cell)))
+          (let* ((cites (plist-get (car (car cell)) :citations))
+                 (c (and (> (length cites) 0) (elt cites 0))))
+            (ct-check (and c (equal (plist-get c :origin) "fallback")
+                           (with-current-buffer buf
+                             (string-match-p "the server's pick: the answer cited nothing" (buffer-string))))
+                      "an LLM answer citing nothing: the server's fallback citation is labelled its pick" c))))
+      (ct-llm-control "reset")
+
       ;; History, follow-up, context.
       (let ((n (length coderag-history)))
         (ct-check (>= n 2) "answers kept in the history" n)
