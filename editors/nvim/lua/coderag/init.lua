@@ -469,7 +469,6 @@ local function ask_command(command, ctx)
   M.start_request(client, 'workspace/executeCommand', { command = command.command, arguments = { arg } },
     arg.question or (title ~= '' and title) or 'Explain', {}, ctx.bufnr)
 end
-M.ask_command = ask_command
 
 --- Explains the definition under the cursor (coderag.explain): runs the explain action the
 --- server offers there (with the LLM, or without one its extractive "Show `NAME` and its
