@@ -16,6 +16,8 @@
 (require 'coderag-ask)
 
 (defvar coderag-mode)
+(defvar coderag--change-timer)
+(declare-function coderag--send-change "coderag" (buf))
 
 (defvar-local coderag--lens-overlays nil)
 
@@ -57,6 +59,8 @@
   (interactive)
   (when (and buffer-file-name coderag-mode)
     (let ((buf (current-buffer)))
+      ;; the lenses stand on the lines of the text the server has: send a pending edit first
+      (when coderag--change-timer (coderag--send-change buf))
       (coderag--send (coderag-connection) :textDocument/codeLens (list :textDocument (coderag--doc-id))
                      (lambda (lenses)
                        (when (buffer-live-p buf)

@@ -461,6 +461,19 @@ server may take long, and the test must still pass."
               (ct-check (and tax (eql (plist-get tax :startLine) 42) (eql (plist-get tax :endLine) 44))
                         "the answer cites the unsaved buffer's lines (apply_tax at 42-44)"
                         (and tax (list (plist-get tax :startLine) (plist-get tax :endLine)))))))
+        ;; One more line, its change still waiting for the debounce: the lenses asked for at
+        ;; once stand above def apply_tax, now line 43 (the pending change sent first).
+        (goto-char (point-min))
+        (insert "# one more\n")
+        (let ((pending coderag--change-timer) got)
+          (coderag-refresh-lenses (lambda (_) (setq got t)))
+          (ct-wait (lambda () got))
+          (let ((ov (cl-find-if (lambda (o) (string-match-p "Ask CodeRAG" (overlay-get o 'before-string)))
+                                coderag--lens-overlays)))
+            (ct-check (and pending ov (= (line-number-at-pos (overlay-start ov)) 43)
+                           (save-excursion (goto-char (overlay-start ov)) (looking-at "def apply_tax")))
+                      "lenses asked for before the debounce stand on the edited buffer's lines (the change sent first)"
+                      (and ov (line-number-at-pos (overlay-start ov))))))
         (revert-buffer t t))
 
       ;; Issue 27: without an LLM the server offers "Show `NAME' and its callers (CodeRAG)"
