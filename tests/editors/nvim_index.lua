@@ -28,6 +28,15 @@ do
   check(tax and tax.startLine == 42 and tax.endLine == 44, "the answer cites the unsaved buffer's lines (apply_tax at 42-44)",
     tax and (tax.startLine .. '-' .. tax.endLine))
   close_panel()
+  -- the code lenses stand on the buffer's lines: "Ask CodeRAG" above def apply_tax, now line 42
+  local lr = coderag.client(0).request_sync('textDocument/codeLens', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } },
+    LIMIT, bufnr)
+  local lens_line
+  for _, l in ipairs(lr and lr.result or {}) do
+    if l.command and l.command.command == 'coderag.ask'
+        and (l.command.arguments[1].question or ''):find('apply_tax', 1, true) then lens_line = l.range.start.line end
+  end
+  check(lens_line == 41, "the lens above apply_tax stands on the unsaved buffer's line 42", lens_line and lens_line + 1)
   vim.cmd('silent! edit!')
 end
 
