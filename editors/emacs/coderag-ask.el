@@ -305,15 +305,77 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
 
 ;;;###autoload
 (defun coderag-explain ()
-  "Explain the definition under point with the LLM (the server's coderag.explain)."
+  "Explain the definition under point (the server's coderag.explain).
+Runs the explain action the server offers at point: with an LLM, \"Explain
+`NAME' with the LLM\"; without one, \"Show `NAME' and its callers\" (no LLM
+needed).  When it offers none, asks for the LLM's explanation (the server
+says why it cannot give one)."
   (interactive)
-  (let ((arg (list :textDocument (list :uri (coderag--path-to-uri buffer-file-name))
-                   :position (list :line (1- (line-number-at-pos))
-                                   :character (- (point) (line-beginning-position))))))
-    (display-buffer
-     (coderag--start-request (coderag-connection) :workspace/executeCommand
-                             (list :command "coderag.explain" :arguments (vector arg))
-                             (format "Explain %s" (or (thing-at-point 'symbol t) "this"))))))
+  (let ((conn (coderag-connection))
+        (word (or (thing-at-point 'symbol t) "this"))
+        (arg (list :textDocument (coderag--doc-id) :position (coderag--point-position))))
+    (coderag--code-actions
+     conn
+     (lambda (cmds)
+       (let ((cmd (cl-find "coderag.explain" cmds :key (lambda (c) (plist-get c :command)) :test #'equal)))
+         (display-buffer
+          (if cmd
+              (coderag--run-command conn cmd)
+            (coderag--start-request conn :workspace/executeCommand
+                                    (list :command "coderag.explain" :arguments (vector arg))
+                                    (format "Explain %s" word)))))))))
+
+(defun coderag--point-position ()
+  "Point as an LSP position."
+  (list :line (1- (line-number-at-pos)) :character (- (point) (line-beginning-position))))
+
+(defun coderag--run-command (conn cmd &optional callback)
+  "Run the server's command CMD (:title :command :arguments) on CONN, streamed.
+CMD is coderag.ask or coderag.explain, from a code lens or a code action; its
+answer goes to *coderag*, which is returned; CALLBACK gets (RESULT ERROR)."
+  (let* ((args (plist-get cmd :arguments))
+         (arg (and args (> (length args) 0) (aref args 0)))
+         (arg (if (stringp arg) (list :question arg) (copy-sequence arg)))
+         ;; shown until the result's title replaces it
+         (title (replace-regexp-in-string " *(CodeRAG)\\'" "" (or (plist-get cmd :title) ""))))
+    (coderag--start-request conn :workspace/executeCommand
+                            (list :command (plist-get cmd :command) :arguments (vector arg))
+                            (or (plist-get arg :question) (and (not (string-empty-p title)) title) "Explain")
+                            callback)))
+
+(defun coderag--code-actions (conn callback)
+  "Ask CONN for its code actions at point; CALLBACK gets their commands.
+CALLBACK runs from a timer, not the process filter (it may ask the user)."
+  (coderag-flush-changes)
+  (let ((pos (coderag--point-position)))
+    (coderag--send conn :textDocument/codeAction
+                   (list :textDocument (coderag--doc-id) :range (list :start pos :end pos)
+                         :context (list :diagnostics []))
+                   (lambda (actions)
+                     (let ((cmds (delq nil (mapcar (lambda (a)
+                                                     (let ((c (plist-get a :command)))
+                                                       (if (stringp c) a c)))
+                                                   (and (sequencep actions) actions)))))
+                       (run-at-time 0 nil callback cmds)))
+                   (lambda (e) (message "coderag: %s" (plist-get e :message))))))
+
+;;;###autoload
+(defun coderag-code-action ()
+  "Choose one of the server's code actions at point and run it.
+Without an LLM the server offers \"Show `NAME' and its callers\"; with one,
+\"Explain `NAME' with the LLM\".  The answer streams into *coderag*."
+  (interactive)
+  (let ((conn (coderag-connection)))
+    (coderag--code-actions
+     conn
+     (lambda (cmds)
+       (if (null cmds)
+           (message "coderag: no action here (put point on a name)")
+         (let* ((titles (mapcar (lambda (c) (plist-get c :title)) cmds))
+                (pick (if (cdr cmds) (completing-read "CodeRAG action: " titles nil t) (car titles))))
+           (display-buffer
+            (coderag--run-command conn (cl-find pick cmds :key (lambda (c) (plist-get c :title))
+                                                :test #'equal)))))))))
 
 (defun coderag-reask-now ()
   "Ask again the question answered while the index was being built.

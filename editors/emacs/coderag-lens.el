@@ -16,18 +16,14 @@
 (require 'coderag-ask)
 
 (defvar coderag-mode)
+(defvar coderag--change-timer)
+(declare-function coderag--send-change "coderag" (buf))
 
 (defvar-local coderag--lens-overlays nil)
 
 (defun coderag--run-lens (cmd)
   "Run lens command CMD (coderag.ask or coderag.explain) with streaming."
-  (let* ((args (plist-get cmd :arguments))
-         (arg (and args (> (length args) 0) (aref args 0)))
-         (arg (if (stringp arg) (list :question arg) (copy-sequence arg))))
-    (display-buffer
-     (coderag--start-request (coderag-connection) :workspace/executeCommand
-                             (list :command (plist-get cmd :command) :arguments (vector arg))
-                             (or (plist-get arg :question) "Explain")))))
+  (display-buffer (coderag--run-command (coderag-connection) cmd)))
 
 (defun coderag--lens-text (lens)
   "The text of LENS: a clickable title for commands, grey for counts."
@@ -63,6 +59,8 @@
   (interactive)
   (when (and buffer-file-name coderag-mode)
     (let ((buf (current-buffer)))
+      ;; the lenses stand on the lines of the text the server has: send a pending edit first
+      (when coderag--change-timer (coderag--send-change buf))
       (coderag--send (coderag-connection) :textDocument/codeLens (list :textDocument (coderag--doc-id))
                      (lambda (lenses)
                        (when (buffer-live-p buf)

@@ -202,11 +202,21 @@ docstring may be a C comment's `*' lines, never bullets."
                     "\n"))
           (coderag-sorted-context result))))
 
+(defun coderag-server-pick-p (c)
+  "Whether citation C is the server's pick: origin \"fallback\" (the LLM cited
+nothing that passed the checks, so the server cited its best context).  An
+extractive answer's citations (origin \"extractive\") are cited in its own
+text.  Older servers send no origin: source \"auto\"."
+  (let ((origin (plist-get c :origin)))
+    (if (stringp origin)
+        (equal origin "fallback")
+      (equal (plist-get c :source) "auto"))))
+
 (defun coderag-citations-heading (cites)
   "The heading of the citation list CITES: verified ones, and the server's picks
-\(source \"auto\": the LLM cited nothing, the server cited its best context)."
+\(`coderag-server-pick-p')."
   (let* ((n (length cites))
-         (auto (cl-count-if (lambda (c) (equal (plist-get c :source) "auto")) cites)))
+         (auto (cl-count-if #'coderag-server-pick-p cites)))
     (cond ((= auto 0) (format "Citations (%d, verified)" n))
           ((= auto n) (format "Citations (%d, the server's pick: the answer cited nothing)" n))
           (t (format "Citations (%d verified, %d the server's pick)" (- n auto) auto)))))
@@ -253,7 +263,7 @@ with the streamed, provisional text."
                   (insert-text-button (coderag--citation-label c)
                                       'type 'coderag-citation 'coderag-citation c)
                   (insert "  " (coderag--citation-symbol c)
-                          (if (equal (plist-get c :source) "auto")
+                          (if (coderag-server-pick-p c)
                               (propertize "  (the server's pick: the answer cited nothing)" 'face 'shadow)
                             "")
                           "\n"))

@@ -59,6 +59,8 @@
   "Eldoc: coderag's hover for the name at point, rendered, links as buttons."
   (when (and buffer-file-name (thing-at-point 'symbol))
     (let ((buf (current-buffer)))
+      ;; the server reads the position in the text it has: send a pending edit first
+      (when coderag--change-timer (coderag--send-change buf))
       (coderag--send (coderag-connection) :textDocument/hover
                      (list :textDocument (coderag--doc-id)
                            :position (list :line (1- (line-number-at-pos))
@@ -135,6 +137,7 @@ The debounce ended, or a question needs the text."
     (define-key map "h" #'coderag-history)
     (define-key map "c" #'coderag-show-context)
     (define-key map "e" #'coderag-explain)
+    (define-key map "." #'coderag-code-action)
     (define-key map "d" #'coderag-hover)
     (define-key map "s" #'coderag-status)
     (define-key map "l" #'coderag-lens-run)

@@ -528,6 +528,55 @@ static void test_same_tick_rewrite(void)
     idx_close(inc);
 }
 
+/* The progress of an update counts each file once: files read again only
+ * to find their content unchanged (modified in the last seconds: mtimes
+ * set ahead of the clock here) are not counted twice, so done never passes
+ * total ("checking 10/5 files", 200%). */
+typedef struct Counted {
+    size_t calls, max_done, total;
+} Counted;
+
+static int count_progress(void *ud, size_t done, size_t total)
+{
+    Counted *c = ud;
+    c->calls++;
+    if (done > c->max_done) c->max_done = done;
+    c->total = total;
+    return 0;
+}
+
+static void test_progress_counts_each_file_once(void)
+{
+    test_sh("rm -rf '%s' '%s'", root, inc_dir);
+    mkdir(root, 0755);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct timespec t[2] = {{now.tv_sec + 3600, 0}, {now.tv_sec + 3600, 0}};
+    char p[512];
+    for (int k = 0; k < 4; k++) {
+        char rel[32], text[64];
+        snprintf(rel, sizeof rel, "m%d.py", k);
+        snprintf(text, sizeof text, "def f%d(x):\n    return x\n", k);
+        write_file(rel, text);
+        snprintf(p, sizeof p, "%s/%s", root, rel);
+        utimensat(AT_FDCWD, p, t, 0);
+    }
+    IdxStore *inc = open_at(inc_dir);
+    CHECK(inc != NULL);
+    if (!inc) return;
+    ErrInfo e = {0};
+    Counted c = {0};
+    CHECK_INT(idx_update(inc, count_progress, &c, NULL, &e), CR_OK);
+    CHECK(c.calls > 0 && c.max_done == c.total && c.total == 4);
+    IdxUpdateStats stats = {0};
+    c = (Counted){0};
+    CHECK_INT(idx_update(inc, count_progress, &c, &stats, &e), CR_OK);
+    CHECK_INT((long long)stats.files_unchanged, 4);
+    CHECK(c.calls > 0 && c.total == 4);
+    CHECK_INT((long long)c.max_done, 4);
+    idx_close(inc);
+}
+
 /* What happens to the tree while an update runs: at the k-th file written
  * (of whatever the pool has read ahead), one file is deleted, renamed,
  * rewritten, truncated, or replaced by a FIFO or a symlink. */
@@ -671,6 +720,7 @@ int main(void)
     RUN(test_removed_reexport);
     RUN(test_import_target_moved);
     RUN(test_same_tick_rewrite);
+    RUN(test_progress_counts_each_file_once);
     RUN(test_changes_while_indexing);
     RUN(test_impl_moved_to_another_trait);
     RUN(test_random_edit_scripts);

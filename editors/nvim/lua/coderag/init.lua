@@ -456,25 +456,42 @@ function M.cancel()
   return true
 end
 
--- The server's "Ask CodeRAG" code lens runs coderag.ask: stream and show its answer.
+-- The server's commands in lenses and code actions: coderag.ask ("Ask CodeRAG") and
+-- coderag.explain ("Explain `NAME` with the LLM", or without an LLM "Show `NAME` and its
+-- callers", mode "extractive"): stream and show the answer in the panel.
 local function ask_command(command, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id) or M.client(ctx.bufnr)
   if not client then return end
   local first = command.arguments and command.arguments[1]
   local arg = type(first) == 'table' and vim.deepcopy(first) or { question = tostring(first or '') }
+  -- shown until the result's title replaces it
+  local title = type(command.title) == 'string' and command.title:gsub('%s*%(CodeRAG%)$', '') or ''
   M.start_request(client, 'workspace/executeCommand', { command = command.command, arguments = { arg } },
-    arg.question or 'Explain', {}, ctx.bufnr)
+    arg.question or (title ~= '' and title) or 'Explain', {}, ctx.bufnr)
 end
 
---- Asks the server to explain the definition under the cursor with the LLM (coderag.explain).
+--- Explains the definition under the cursor (coderag.explain): runs the explain action the
+--- server offers there (with the LLM, or without one its extractive "Show `NAME` and its
+--- callers"); with none offered, asks the LLM's explanation (the server says why it cannot).
 function M.explain(bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   local client = M.client(bufnr)
   if not client then return notify(M.why_no_client(bufnr), vim.log.levels.WARN) end
   local cur = vim.api.nvim_win_get_cursor(0)
-  local arg = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = cur[1] - 1, character = cur[2] } }
-  M.start_request(client, 'workspace/executeCommand', { command = 'coderag.explain', arguments = { arg } },
-    'Explain `' .. vim.fn.expand('<cword>') .. '`', {}, bufnr)
+  local pos = { line = cur[1] - 1, character = cur[2] }
+  local arg = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = pos }
+  local word = vim.fn.expand('<cword>')
+  local params = { textDocument = arg.textDocument, range = { start = pos, ['end'] = pos }, context = { diagnostics = {} } }
+  request(client, 'textDocument/codeAction', params, function(_, actions)
+    vim.schedule(function()
+      for _, a in ipairs(type(actions) == 'table' and actions or {}) do
+        local c = type(a.command) == 'table' and a.command or a
+        if c.command == 'coderag.explain' then return ask_command(c, { client_id = client.id, bufnr = bufnr }) end
+      end
+      M.start_request(client, 'workspace/executeCommand', { command = 'coderag.explain', arguments = { arg } },
+        'Explain `' .. word .. '`', {}, bufnr)
+    end)
+  end, bufnr)
 end
 
 local function define_commands()
@@ -499,7 +516,8 @@ local function define_commands()
   cmd('CodeRagCancel', function()
     if not M.cancel() then notify('no question is running') end
   end, { desc = 'Cancel the running CodeRAG question' })
-  cmd('CodeRagExplain', function() M.explain() end, { desc = 'Explain the definition under the cursor with the LLM' })
+  cmd('CodeRagExplain', function() M.explain() end,
+    { desc = 'Explain the definition under the cursor (with the LLM; without one, show it and its callers)' })
   cmd('CodeRagHistory', function() ui.pick_history(M) end, { desc = 'Reopen one of the last answers' })
   cmd('CodeRagContext', function()
     if not M.last then return notify('no answer yet') end

@@ -151,12 +151,19 @@ function R.context_lines(result)
   return lines
 end
 
---- The heading of a citation list: verified, or the server's pick (source "auto": the LLM
---- cited nothing and the server cited its best context).
+--- Whether a citation is the server's pick: origin "fallback" (the LLM cited nothing that
+--- passed the checks, so the server cited its best context). An extractive answer's citations
+--- (origin "extractive") are cited in its own text. Older servers send no origin: source "auto".
+function R.server_pick(c)
+  if type(c.origin) == 'string' then return c.origin == 'fallback' end
+  return c.source == 'auto'
+end
+
+--- The heading of a citation list: verified, or the server's pick (R.server_pick).
 function R.citations_heading(cites)
   local auto = 0
   for _, c in ipairs(cites) do
-    if c.source == 'auto' then auto = auto + 1 end
+    if R.server_pick(c) then auto = auto + 1 end
   end
   if auto == 0 then return '## Citations (verified)' end
   if auto == #cites then return "## Citations (the server's pick: the answer cited nothing)" end
@@ -203,7 +210,7 @@ function R.answer_view(view)
   add(R.citations_heading(result.citations or {}) .. ' — <CR> opens, :cnext walks them, c shows the context')
   for i, c in ipairs(result.citations or {}) do
     add(string.format('%d. [`%s`] %s%s', i, R.cite_label(c), nonempty(c.symbol) and ('`' .. c.symbol .. '`') or '',
-      c.source == 'auto' and " (the server's pick: the answer cited nothing)" or ''))
+      R.server_pick(c) and " (the server's pick: the answer cited nothing)" or ''))
     cite_rows[#lines] = i
   end
   if result.rejected and #result.rejected > 0 then
