@@ -313,6 +313,12 @@ CrErr idx_vfs_new(IdxVfs **out, ErrInfo *e);
 const char *idx_vfs_name(const IdxVfs *v);
 void idx_vfs_free(IdxVfs *v);
 
+/* store.c. The graph tables' secondary indexes: dropped for a cold build's
+ * bulk load, made (when missing) before the graph is resolved and at the
+ * start of every later write. In the current transaction. */
+CrErr idx_store_indexes_drop(IdxStore *st, ErrInfo *e);
+CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e);
+
 /* Scan options of this store (borrowed strings). */
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
 
