@@ -95,7 +95,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
-                      "ORDER BY r.kind != ?1")                                                     \
+                      "AND (r.kind = ?1) = ?2 AND r.id > ?3 ORDER BY r.id LIMIT ?4")               \
     X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE file_id = "                                 \
                           "(SELECT file_id FROM chunks WHERE id = ?1) "                            \
                           "AND chunk_id = ?1 AND kind = ?2")                                       \
