@@ -321,7 +321,12 @@ static void postings__add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKin
             if (*tf < 255) (*tf)++;
         }
         TermList *l = &p->lists[term];
-        ARRAY_GROW(l->p, (size_t)l->n + 1, l->cap);
+        if (l->n == l->cap) {
+            /* by half again, from 2: most terms are rare, and a build of
+             * a large tree holds every list at once */
+            l->cap = l->cap < 2 ? 2 : l->cap + l->cap / 2;
+            l->p = xrealloc(l->p, (size_t)l->cap * sizeof *l->p);
+        }
         l->p[l->n++] = post;
     }
     free(pairs);

@@ -149,14 +149,16 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-/* What a snapshot holds, gathered before it is laid out. */
+/* What a snapshot holds, gathered before it is laid out: everything but
+ * the postings themselves, which are written straight from the lists
+ * (postimage__write_posts), never copied whole. */
 typedef struct PostImage {
     uint32_t *remap; /* slot -> live slot number, UINT32_MAX: dead */
     uint32_t live;
     PostTerm *terms;
-    size_t n_terms, cap_terms;
-    Posting *post;
-    size_t n_post, cap_post;
+    uint32_t *src; /* per image term: its term id in the Postings */
+    size_t n_terms, cap_terms, cap_src;
+    size_t n_post;
     uint32_t *hash;
     uint64_t n_hash;
     StrBuf str;
@@ -166,13 +168,34 @@ static void postimage__release(PostImage *im)
 {
     free(im->remap);
     free(im->terms);
-    free(im->post);
+    free(im->src);
     free(im->hash);
     sb_release(&im->str);
 }
 
-/* Live slots renumbered in order (dead ones dropped); each term's live
- * postings, its text, its check; the terms' hash table. */
+/* The live postings of term t, renumbered, into *buf (grown as needed). */
+static size_t live_postings(Postings *p, const PostImage *im, uint32_t t, Posting **buf,
+                            size_t *cap)
+{
+    const TermList *l = &p->lists[t];
+    uint32_t n_base;
+    const Posting *bp = idx_postings_base_list(p, t, &n_base);
+    size_t n = 0;
+    for (uint32_t i = 0; i < n_base + l->n; i++) {
+        Posting po = i < n_base ? bp[i] : l->p[i - n_base];
+        if (po.slot >= p->n_slots || im->remap[po.slot] == UINT32_MAX) continue;
+        po.slot = im->remap[po.slot];
+        if (buf) {
+            ARRAY_GROW(*buf, n + 1, *cap);
+            (*buf)[n] = po;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* Live slots renumbered in order (dead ones dropped); each term with live
+ * postings, its text and where its postings go; the terms' hash table. */
 static void postimage__collect(Postings *p, PostImage *im)
 {
     char **added = idx_postings_added_terms(p);
@@ -181,33 +204,23 @@ static void postimage__collect(Postings *p, PostImage *im)
     for (size_t i = 0; i < p->n_slots; i++)
         im->remap[i] = p->dead[i] ? UINT32_MAX : im->live++;
     for (uint32_t t = 0; t < p->n_terms; t++) {
-        const TermList *l = &p->lists[t];
-        uint32_t n_base;
-        const Posting *bp = idx_postings_base_list(p, t, &n_base);
-        size_t first = im->n_post;
-        for (uint32_t i = 0; i < n_base + l->n; i++) {
-            Posting po = i < n_base ? bp[i] : l->p[i - n_base];
-            if (po.slot >= p->n_slots || im->remap[po.slot] == UINT32_MAX) continue;
-            po.slot = im->remap[po.slot];
-            ARRAY_GROW(im->post, im->n_post + 1, im->cap_post);
-            im->post[im->n_post++] = po;
-        }
-        if (im->n_post == first) continue;
+        size_t n = live_postings(p, im, t, NULL, NULL);
+        if (!n) continue;
         uint32_t len;
         const char *s = idx_postings_term_text(p, added, t, &len);
         ARRAY_GROW(im->terms, im->n_terms + 1, im->cap_terms);
+        ARRAY_GROW(im->src, im->n_terms + 1, im->cap_src);
+        im->src[im->n_terms] = t;
         PostTerm *pt = &im->terms[im->n_terms++];
         memset(pt, 0, sizeof *pt);
         pt->str_off = im->str.len;
         pt->str_len = len;
-        pt->n = (uint32_t)(im->n_post - first);
-        pt->post_off = first;
+        pt->n = (uint32_t)n;
+        pt->post_off = im->n_post;
+        im->n_post += n;
         sb_add(&im->str, s, len);
     }
     free(added);
-    for (size_t t = 0; t < im->n_terms; t++)
-        im->terms[t].check =
-            idx_postings_list_check(im->post + im->terms[t].post_off, im->terms[t].n);
     im->n_hash = 64;
     while (im->n_hash < (uint64_t)im->n_terms * 2)
         im->n_hash *= 2;
@@ -219,6 +232,32 @@ static void postimage__collect(Postings *p, PostImage *im)
             i = (i + 1) & (im->n_hash - 1);
         im->hash[i] = (uint32_t)t + 1;
     }
+}
+
+static int write_all(int fd, const void *buf, size_t n);
+
+/* Writes every term's postings at fd's offset (off_post), one list at a
+ * time through a bounded buffer, and records each list's check. */
+static int postimage__write_posts(Postings *p, PostImage *im, int fd)
+{
+    Posting *list = NULL;
+    size_t cap = 0;
+    StrBuf out;
+    sb_init(&out);
+    int rc = 0;
+    for (size_t k = 0; k < im->n_terms && !rc; k++) {
+        size_t n = live_postings(p, im, im->src[k], &list, &cap);
+        im->terms[k].check = idx_postings_list_check(list, (uint32_t)n);
+        sb_add(&out, list, n * sizeof *list);
+        if (out.len >= (1u << 20)) {
+            rc = write_all(fd, out.buf, out.len);
+            sb_reset(&out);
+        }
+    }
+    if (!rc && out.len) rc = write_all(fd, out.buf, out.len);
+    sb_release(&out);
+    free(list);
+    return rc;
 }
 
 /* The header and the sections before the postings, in order, each
@@ -262,7 +301,7 @@ static void postimage__layout(const Postings *p, const PostImage *im, const Post
     h->off_str = section_start(body);
     sb_add(body, im->str.buf, im->str.len);
     h->off_post = section_start(body);
-    h->file_len = h->off_post + im->n_post * sizeof *im->post;
+    h->file_len = h->off_post + im->n_post * sizeof(Posting);
     h->checksum = file_checksum(h, body->buf, body->len);
 }
 
@@ -279,14 +318,23 @@ CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo
         rc = err_set(e, CR_ECORRUPT, "the search postings snapshot is damaged");
         goto out;
     }
+    /* Laid out once to place the postings, written, then laid out again
+     * with the lists' checks (the same offsets) and written before them. */
     postimage__layout(p, &im, g, &h, &body);
 
     char path[PATH_MAX], tmp[PATH_MAX + 32];
     postfile_path(st, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0 || write_all(fd, &h, sizeof h) || write_all(fd, body.buf, body.len) ||
-        write_all(fd, im.post, im.n_post * sizeof *im.post) || fsync(fd) != 0) {
+    int bad = fd < 0 || lseek(fd, (off_t)h.off_post, SEEK_SET) != (off_t)h.off_post ||
+              postimage__write_posts(p, &im, fd);
+    if (!bad) {
+        sb_reset(&body);
+        postimage__layout(p, &im, g, &h, &body);
+        bad = lseek(fd, 0, SEEK_SET) != 0 || write_all(fd, &h, sizeof h) ||
+              write_all(fd, body.buf, body.len) || fsync(fd) != 0;
+    }
+    if (bad) {
         rc = err_set(e, CR_EIO, "cannot write %s: %s", tmp, strerror(errno));
         if (fd >= 0) close(fd);
         unlink(tmp);
