@@ -20,12 +20,18 @@ build=${1:-build}
 corpus=${2:-/work/corpus}
 scratch=${3:-/tmp/coderag-kernel-bench}
 shared=${SHARED_DIR:-/work/shared}
-bin=$PWD/$build/coderag
-[ -x "$bin" ] || scripts/setup.sh "$build"
+[ -x "$build/coderag" ] || scripts/setup.sh "$build"
+mkdir -p "$scratch"
+# a copy: a rebuild during the run changes nothing measured
+cp "$build/coderag" "$scratch/coderag"
+bin=$scratch/coderag
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
 [ -d "$corpus/c-linux" ] || bash "$shared/bench/make-corpus.sh" "$corpus" c-linux >&2
-root=$corpus/c-linux
 mkdir -p "$scratch"
+# a tree of hard links to the corpus (no copy): the one file the update
+# figure changes is unlinked and copied first, so the corpus is never written
+root=$scratch/c-linux
+[ -d "$root" ] || cp -al "$corpus/c-linux" "$root"
 idx=$scratch/idx
 rm -rf "$idx"
 tv=$scratch/time.txt
@@ -64,9 +70,9 @@ print("one-shot ask --no-update: p50 %.3f s, max %.3f s (%d questions; CPU %.3f 
 PY
 
 # one file changed, then nothing changed
-f=$(cd "$root" && ls kernel/sched/core.c)
-cp "$root/$f" "$scratch/saved.c"
-trap 'cp "$scratch/saved.c" "$root/$f"' EXIT
+f=kernel/sched/core.c
+cp -p "$root/$f" "$scratch/saved.c"
+cp -p --remove-destination "$scratch/saved.c" "$root/$f"
 sleep 3 # a file modified in the last 2 s is read again by the next pass (write.c)
 echo "/* kernel_bench */" >> "$root/$f"
 sleep 3
@@ -76,8 +82,7 @@ printf 'index after one file changed (%s): wall %s s, CPU %s s\n' "$f" "$wall" "
 /usr/bin/time -v "$bin" index --root "$root" --index-dir "$idx" 2>"$tv" >/dev/null
 read -r wall cpu rss < <(time_figs)
 printf 'index with nothing changed: wall %s s, CPU %s s, peak RSS %s MB\n' "$wall" "$cpu" "$rss"
-cp "$scratch/saved.c" "$root/$f"
-touch -r "$scratch/saved.c" "$root/$f"
+cp -p "$scratch/saved.c" "$root/$f"
 "$bin" index --root "$root" --index-dir "$idx" >/dev/null 2>&1
 
 # the language server

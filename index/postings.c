@@ -109,9 +109,57 @@ void idx_postings_reserve_terms(Postings *p, size_t n_terms)
     p->n_terms = n_terms;
 }
 
-uint32_t idx_postings_list_check(const Posting *l, uint32_t n)
+uint32_t idx_postings_list_check(const void *bytes, size_t n)
 {
-    return (uint32_t)hash64(l, (size_t)n * sizeof *l);
+    return (uint32_t)hash64(bytes, n);
+}
+
+size_t idx_postings_encode(const Posting *l, size_t n, StrBuf *out)
+{
+    size_t bytes = 0;
+    uint32_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b[16];
+        size_t k = 0;
+        unsigned mask = 0;
+        for (int f = 0; f < N_FIELDS; f++)
+            mask |= (l[i].tf[f] != 0) << f;
+        uint64_t v = ((uint64_t)(l[i].slot - prev) << 4) | mask;
+        prev = l[i].slot;
+        do {
+            b[k++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+            v >>= 7;
+        } while (v);
+        for (int f = 0; f < N_FIELDS; f++)
+            if (l[i].tf[f]) b[k++] = l[i].tf[f];
+        if (out) sb_add(out, b, k);
+        bytes += k;
+    }
+    return bytes;
+}
+
+int idx_postings_decode(const unsigned char *b, size_t len, Posting *out, size_t n)
+{
+    size_t at = 0;
+    uint64_t slot = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        for (int shift = 0;; shift += 7) {
+            if (at >= len || shift > 35) return 0;
+            v |= (uint64_t)(b[at] & 0x7f) << shift;
+            if (!(b[at++] & 0x80)) break;
+        }
+        slot += v >> 4;
+        if (slot > UINT32_MAX || (i && !(v >> 4))) return 0;
+        out[i].slot = (uint32_t)slot;
+        for (int f = 0; f < N_FIELDS; f++) {
+            out[i].tf[f] = 0;
+            if (!(v & (1u << f))) continue;
+            if (at >= len || !b[at]) return 0;
+            out[i].tf[f] = b[at++];
+        }
+    }
+    return at == len;
 }
 
 const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
@@ -120,15 +168,18 @@ const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
     *out_n = 0;
     if (t >= b->n_terms) return NULL;
     const PostTerm *pt = &b->term[t];
-    if (pt->post_off > b->n_post || pt->n > b->n_post - pt->post_off) {
+    /* every posting takes 1 byte at least */
+    if (pt->post_off > b->n_post || pt->bytes > b->n_post - pt->post_off || pt->n > pt->bytes) {
         b->bad = 1;
         return NULL;
     }
     if (!b->checked[t]) {
-        size_t bytes = (size_t)pt->n * sizeof(Posting);
-        Posting *l = xmalloc(bytes ? bytes : 1);
-        int ok = file_pread_all(b->fd, l, bytes, b->post_at + pt->post_off * sizeof(Posting)) &&
-                 idx_postings_list_check(l, pt->n) == pt->check;
+        unsigned char *raw = xmalloc(pt->bytes ? pt->bytes : 1);
+        Posting *l = xmalloc(((size_t)pt->n + 1) * sizeof *l);
+        int ok = file_pread_all(b->fd, raw, pt->bytes, b->post_at + pt->post_off) &&
+                 idx_postings_list_check(raw, pt->bytes) == pt->check &&
+                 idx_postings_decode(raw, pt->bytes, l, pt->n);
+        free(raw);
         b->checked[t] = ok ? 1 : 2;
         if (ok)
             b->lists[t] = l;

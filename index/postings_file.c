@@ -16,7 +16,7 @@
  * and the re-tokenizing of what changed since. */
 
 #define POSTFILE_MAGIC "CRPOST\0\1"
-#define POSTFILE_VERSION 2
+#define POSTFILE_VERSION 3
 #define POSTFILE_ENDIAN 0x01020304u
 
 typedef struct PostFileHeader {
@@ -86,7 +86,7 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
          section_ok(h, h->off_kind, h->n_slots, 1) &&
          section_ok(h, h->off_term, h->n_terms, sizeof(PostTerm)) &&
          section_ok(h, h->off_hash, h->n_hash, 4) && section_ok(h, h->off_str, h->str_len, 1) &&
-         section_ok(h, h->off_post, h->n_post, sizeof(Posting)) && h->off_post >= sizeof *h;
+         section_ok(h, h->off_post, h->n_post, 1) && h->off_post >= sizeof *h;
     unsigned char *map = NULL;
     if (ok) {
         map = xmalloc((size_t)h->off_post);
@@ -203,8 +203,10 @@ static void postimage__collect(Postings *p, PostImage *im)
     im->remap = xmalloc((p->n_slots + 1) * sizeof *im->remap);
     for (size_t i = 0; i < p->n_slots; i++)
         im->remap[i] = p->dead[i] ? UINT32_MAX : im->live++;
+    Posting *list = NULL;
+    size_t cap = 0;
     for (uint32_t t = 0; t < p->n_terms; t++) {
-        size_t n = live_postings(p, im, t, NULL, NULL);
+        size_t n = live_postings(p, im, t, &list, &cap);
         if (!n) continue;
         uint32_t len;
         const char *s = idx_postings_term_text(p, added, t, &len);
@@ -217,10 +219,12 @@ static void postimage__collect(Postings *p, PostImage *im)
         pt->str_len = len;
         pt->n = (uint32_t)n;
         pt->post_off = im->n_post;
-        im->n_post += n;
+        pt->bytes = (uint32_t)idx_postings_encode(list, n, NULL);
+        im->n_post += pt->bytes;
         sb_add(&im->str, s, len);
     }
     free(added);
+    free(list);
     im->n_hash = 64;
     while (im->n_hash < (uint64_t)im->n_terms * 2)
         im->n_hash *= 2;
@@ -247,8 +251,9 @@ static int postimage__write_posts(Postings *p, PostImage *im, int fd)
     int rc = 0;
     for (size_t k = 0; k < im->n_terms && !rc; k++) {
         size_t n = live_postings(p, im, im->src[k], &list, &cap);
-        im->terms[k].check = idx_postings_list_check(list, (uint32_t)n);
-        sb_add(&out, list, n * sizeof *list);
+        size_t at = out.len;
+        idx_postings_encode(list, n, &out);
+        im->terms[k].check = idx_postings_list_check(out.buf + at, out.len - at);
         if (out.len >= (1u << 20)) {
             rc = write_all(fd, out.buf, out.len);
             sb_reset(&out);
@@ -301,7 +306,7 @@ static void postimage__layout(const Postings *p, const PostImage *im, const Post
     h->off_str = section_start(body);
     sb_add(body, im->str.buf, im->str.len);
     h->off_post = section_start(body);
-    h->file_len = h->off_post + im->n_post * sizeof(Posting);
+    h->file_len = h->off_post + im->n_post;
     h->checksum = file_checksum(h, body->buf, body->len);
 }
 
