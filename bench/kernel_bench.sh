@@ -14,6 +14,7 @@
 # Timings are wall clock on a shared machine: the CPU time is printed beside.
 #
 #   bench/kernel_bench.sh [BUILD_DIR] [CORPUS_DIR] [SCRATCH]
+# (REUSE_INDEX=1 keeps the cold index of an earlier run in SCRATCH)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -33,18 +34,19 @@ mkdir -p "$scratch"
 root=$scratch/c-linux
 [ -d "$root" ] || cp -al "$corpus/c-linux" "$root"
 idx=$scratch/idx
-rm -rf "$idx"
 tv=$scratch/time.txt
+# REUSE_INDEX=1: keep the index (and time.txt) of an earlier run's cold build
+[ "${REUSE_INDEX:-0}" = 1 ] && [ -f "$tv" ] || rm -rf "$idx"
 
 # "wall_s cpu_s rss_mb" of the /usr/bin/time -v report in $tv
 time_figs() {
   awk -F': ' '/Elapsed/ {n = split($2, a, ":"); w = 0; for (i = 1; i <= n; i++) w = w * 60 + a[i]}
               /User time/ {u = $2} /System time/ {s = $2} /Maximum resident/ {r = $2}
-              END {printf "%.1f %.1f %d", w, u + s, r / 1024}' "$tv"
+              END {printf "%.1f %.1f %d\n", w, u + s, r / 1024}' "$tv"
 }
 
 echo "corpus: $root ($(find "$root" -type f | wc -l) files); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-/usr/bin/time -v "$bin" index --root "$root" --index-dir "$idx" 2>"$tv" >/dev/null
+[ -d "$idx" ] || /usr/bin/time -v "$bin" index --root "$root" --index-dir "$idx" 2>"$tv" >/dev/null
 read -r wall cpu rss < <(time_figs)
 grep -E '^indexed' "$tv" || true
 printf 'cold index: wall %s s, CPU %s s, peak RSS %s MB\n' "$wall" "$cpu" "$rss"
