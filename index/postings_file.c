@@ -41,14 +41,28 @@ static uint64_t section_start(StrBuf *body)
     return sizeof(PostFileHeader) + body->len;
 }
 
-/* Covers the header (this field 0) and every section before the postings;
- * each term's postings carry a check of their own, verified when first read
- * (idx_postings_base_list): an open reads what a question needs, not all. */
-static uint64_t file_checksum(const PostFileHeader *h, const void *body, size_t body_len)
+/* Covers the header (this field 0) and every section before the postings,
+ * each section by itself (so that a reader can read each straight where it
+ * goes); each term's postings carry a check of their own, verified when
+ * first read (idx_postings_base_list): an open reads what a question needs,
+ * not all. sec[i] holds the bytes of section i (chunk, file, len, kind,
+ * term, hash, str). */
+enum { N_SECTIONS = 7 };
+static uint64_t file_checksum(const PostFileHeader *h, const void *const sec[N_SECTIONS])
 {
     PostFileHeader c = *h;
     c.checksum = 0;
-    return hash64(&c, sizeof c) ^ (hash64(body, body_len) * 0x9e3779b97f4a7c15ull);
+    const uint64_t len[N_SECTIONS] = {h->n_slots * 8,
+                                      h->n_slots * 8,
+                                      h->n_slots * 4 * N_FIELDS,
+                                      h->n_slots,
+                                      h->n_terms * sizeof(PostTerm),
+                                      h->n_hash * 4,
+                                      h->str_len};
+    uint64_t sum = hash64(&c, sizeof c);
+    for (int i = 0; i < N_SECTIONS; i++)
+        sum = sum * 0x9e3779b97f4a7c15ull ^ hash64(sec[i], (size_t)len[i]);
+    return sum;
 }
 
 static void postfile_path(const IdxStore *st, char *out, size_t cap)
@@ -86,26 +100,46 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
          section_ok(h, h->off_kind, h->n_slots, 1) &&
          section_ok(h, h->off_term, h->n_terms, sizeof(PostTerm)) &&
          section_ok(h, h->off_hash, h->n_hash, 4) && section_ok(h, h->off_str, h->str_len, 1) &&
-         section_ok(h, h->off_post, h->n_post, 1) && h->off_post >= sizeof *h;
-    unsigned char *map = NULL;
-    if (ok) {
-        map = xmalloc((size_t)h->off_post);
-        ok = file_pread_all(fd, map, (size_t)h->off_post, 0) && !memcmp(map, &hd, sizeof hd) &&
-             h->checksum == file_checksum(h, map + sizeof *h, h->off_post - sizeof *h);
-    }
-    if (!ok) {
-        if (len) log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
-        free(map);
-        close(fd);
-        return 0;
-    }
-    /* What a question reads (terms, their hash and text) is kept; the
-     * per-slot arrays are copied out and their bytes freed. */
+         section_ok(h, h->off_post, h->n_post, 1) && h->off_post >= sizeof *h &&
+         /* the head's sections all end where the postings start */
+         h->off_chunk + h->n_slots * 8 <= h->off_post &&
+         h->off_file + h->n_slots * 8 <= h->off_post &&
+         h->off_len + h->n_slots * 4 * N_FIELDS <= h->off_post &&
+         h->off_kind + h->n_slots <= h->off_post &&
+         h->off_term + h->n_terms * sizeof(PostTerm) <= h->off_post &&
+         h->off_hash + h->n_hash * 4 <= h->off_post && h->off_str + h->str_len <= h->off_post;
+    /* What a question reads (terms, their hash and text) is read into one
+     * block kept for the store's life; the per-slot arrays straight into
+     * the Postings' own. Nothing is copied twice. */
     uint64_t keep = h->off_term;
     if (h->off_hash < keep) keep = h->off_hash;
     if (h->off_str < keep) keep = h->off_str;
-    unsigned char *kept = xmalloc((size_t)(h->off_post - keep) + 1);
-    memcpy(kept, map + keep, (size_t)(h->off_post - keep));
+    size_t n = (size_t)h->n_slots;
+    unsigned char *kept = NULL;
+    if (ok) {
+        kept = xmalloc((size_t)(h->off_post - keep) + 1);
+        idx_postings_add_slots(p, n);
+        ok = file_pread_all(fd, kept, (size_t)(h->off_post - keep), keep) &&
+             (!n || (file_pread_all(fd, p->chunk, n * 8, h->off_chunk) &&
+                     file_pread_all(fd, p->file, n * 8, h->off_file) &&
+                     file_pread_all(fd, p->len, n * 4 * N_FIELDS, h->off_len) &&
+                     file_pread_all(fd, p->kind, n, h->off_kind)));
+        const void *sec[N_SECTIONS] = {p->chunk,
+                                       p->file,
+                                       p->len,
+                                       p->kind,
+                                       kept + (h->off_term - keep),
+                                       kept + (h->off_hash - keep),
+                                       kept + (h->off_str - keep)};
+        ok = ok && h->checksum == file_checksum(h, sec);
+        if (!ok) p->n_slots = 0; /* the arrays stay, empty: p as it was */
+    }
+    if (!ok) {
+        if (len) log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
+        free(kept);
+        close(fd);
+        return 0;
+    }
     PostBase *b = &p->base;
     b->map = kept;
     b->fd = fd;
@@ -122,17 +156,8 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
     b->checked = xcalloc(h->n_terms + 1, 1);
     b->lists = xcalloc(h->n_terms + 1, sizeof *b->lists);
     idx_postings_reserve_terms(p, h->n_terms);
-    size_t n = (size_t)h->n_slots;
-    idx_postings_add_slots(p, n);
-    if (n) { /* an empty index has no arrays yet */
-        memcpy(p->chunk, map + h->off_chunk, n * 8);
-        memcpy(p->file, map + h->off_file, n * 8);
-        memcpy(p->len, map + h->off_len, n * 4 * N_FIELDS);
-        memcpy(p->kind, map + h->off_kind, n);
-    }
     p->n_base_slots = n;
     memcpy(p->len_sum, h->len_sum, sizeof p->len_sum);
-    free(map);
     return 1;
 }
 
@@ -307,7 +332,12 @@ static void postimage__layout(const Postings *p, const PostImage *im, const Post
     sb_add(body, im->str.buf, im->str.len);
     h->off_post = section_start(body);
     h->file_len = h->off_post + im->n_post;
-    h->checksum = file_checksum(h, body->buf, body->len);
+    const uint64_t off[N_SECTIONS] = {h->off_chunk, h->off_file, h->off_len, h->off_kind,
+                                      h->off_term,  h->off_hash, h->off_str};
+    const void *sec[N_SECTIONS];
+    for (int i = 0; i < N_SECTIONS; i++)
+        sec[i] = body->buf + (off[i] - sizeof *h); /* a file offset -> its byte in body */
+    h->checksum = file_checksum(h, sec);
 }
 
 CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
