@@ -336,6 +336,34 @@ static void test_list_codec(void)
     sb_release(&sb);
 }
 
+/* A snapshot of an index with no chunks (no slots: the arrays are never
+ * made) is written and read back like any other. */
+static void test_empty_snapshot(void)
+{
+    char tmpl[] = "/tmp/coderag-postings-empty.XXXXXX";
+    if (!mkdtemp(tmpl)) return;
+    char ws[300], idx[300];
+    snprintf(ws, sizeof ws, "%s/ws", tmpl);
+    snprintf(idx, sizeof idx, "%s/index", tmpl);
+    mkdir(ws, 0755);
+    for (int pass = 0; pass < 2; pass++) {
+        IdxConfig cfg = {.root = ws, .index_dir = idx, .threads = 1};
+        IdxStore *st = NULL;
+        CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+        if (!st) break;
+        CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+        IdxHit *hits = NULL;
+        size_t n = 7;
+        CHECK_INT(idx_search_bm25(st, "anything", 10, &hits, &n, NULL), CR_OK);
+        CHECK_INT(n, 0);
+        free(hits);
+        idx_close(st);
+    }
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpl);
+    if (system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/coderag-postings.XXXXXX";
@@ -350,6 +378,7 @@ int main(void)
     for (int m = 0; m < 40; m++)
         write_module(m, NULL);
     RUN(test_list_codec);
+    RUN(test_empty_snapshot);
     RUN(test_written_and_used);
     RUN(test_changes_since_snapshot);
     RUN(test_damaged_snapshot);
