@@ -32,10 +32,11 @@ mkdir -p "$scratch"
 # a tree of hard links to the corpus (no copy): the one file the update
 # figure changes is unlinked and copied first, so the corpus is never written
 root=$scratch/c-linux
-[ -d "$root" ] || cp -al "$corpus/c-linux" "$root"
+[ -d "$root" ] || cp -al "$corpus/c-linux" "$root" 2>/dev/null ||
+  { rm -rf "$root"; cp -R "$corpus/c-linux" "$root"; } # another file system: a copy
 idx=$scratch/idx
 tv=$scratch/time.txt
-# REUSE_INDEX=1: keep the index (and time.txt) of an earlier run's cold build
+# REUSE_INDEX=1: keep the index (and cold-time.txt) of an earlier run's cold build
 cold=$scratch/cold-time.txt
 [ "${REUSE_INDEX:-0}" = 1 ] && [ -f "$cold" ] || rm -rf "$idx"
 
