@@ -76,21 +76,26 @@ static int base_moved(Resolver *r, int64_t was, int64_t now)
     return was && chunk_exists(r, was);
 }
 
-/* One pass over the references marked dirty; *n_seen gets how many. */
-static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
+/* Dirty references are read and resolved a page at a time: a cold build of
+ * millions of references holds one page of rows, and a memo that is forgotten
+ * after each page (its answers depend on the tables alone, never on which
+ * references were resolved before), so memory does not grow with the tree. */
+#define RESOLVE_PAGE 32768
+
+/* Reads the next page of dirty references of one group (bases, or the rest)
+ * with an id above after. */
+static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, size_t *cap)
 {
-    IdxStore *st = r->st;
-    ErrInfo *e = r->e;
-    RefRow *rows = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0;
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_REF_DIRTY_LIST);
-    if (!s) goto out;
-    /* bases first: a moved one marks calls its pass has not resolved yet
-     * (they stay dirty) rather than ones it has (resolved twice) */
+    if (!s) return 0;
     sqlite3_bind_int(s, 1, REF_INHERIT);
+    sqlite3_bind_int(s, 2, bases);
+    sqlite3_bind_int64(s, 3, after);
+    sqlite3_bind_int(s, 4, RESOLVE_PAGE);
     while (idx_graph_step(r, s)) {
-        ARRAY_GROW(rows, n + 1, cap);
-        RefRow *row = &rows[n++];
+        ARRAY_GROW(*rows, n + 1, *cap);
+        RefRow *row = &(*rows)[n++];
         row->id = sqlite3_column_int64(s, 0);
         row->file_id = sqlite3_column_int64(s, 1);
         row->chunk_id = sqlite3_column_int64(s, 2);
@@ -102,54 +107,85 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
         row->lang = path ? idx_lang_for_path(path) : NULL;
     }
     sqlite3_reset(s);
-    for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
-        RefRow *row = &rows[i];
-        int64_t was = row->kind == REF_INHERIT ? old_dst(r, row->id) : 0;
-        if (r->rc || (s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) break;
-        sqlite3_bind_int64(s, 1, row->id);
-        if ((r->rc = idx_store_step_done(st, s, e, "edges"))) break;
-        int64_t dst[DISPATCH_MAX];
-        size_t nd = 0;
-        if (row->kind == REF_IMPORT)
-            dst[0] = idx_graph_resolve_qualified(r, row->name, 0);
-        else if (row->kind == REF_EXPAND && !strcmp(row->name, IDX_REF_MACRO_MARK))
-            dst[0] = row->chunk_id; /* the macro's mark */
-        else
-            dst[0] = idx_graph_resolve_expr(r, row);
-        if (!dst[0] && row->kind == REF_CALL && !r->rc)
-            dst[0] = idx_graph_resolve_inherited(r, row);
-        if (dst[0])
-            nd = 1;
-        else if (!r->rc)
-            nd = idx_graph_dispatch(r, row, dst);
-        idx_graph_memo_end_ref(r);
-        /* a lookup that failed resolved nothing: the ref stays dirty */
-        if (r->rc) break;
-        for (size_t k = 0; k < nd && !r->rc; k++) {
-            if (dst[k] == row->chunk_id && !self_edge(row)) continue;
-            if ((s = idx_graph_stmt(r, STMT_EDGE_INSERT)) == NULL) break;
-            sqlite3_bind_int64(s, 1, row->chunk_id);
-            sqlite3_bind_int64(s, 2, dst[k]);
-            sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
-            sqlite3_bind_int64(s, 4, row->id);
-            if ((r->rc = idx_store_step_done(st, s, e, "edge"))) break;
-            (*added)++;
-        }
-        if (r->rc) break;
-        if ((s = idx_graph_stmt(r, STMT_REF_RESOLVED)) == NULL) break;
-        sqlite3_bind_int64(s, 1, row->id);
-        if ((r->rc = idx_store_step_done(st, s, e, "ref"))) break;
-        if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc)
-            r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
+    return n;
+}
+
+/* Resolves one reference into its edges and marks it resolved. */
+static void resolve_row(Resolver *r, const RefRow *row, size_t *added)
+{
+    IdxStore *st = r->st;
+    ErrInfo *e = r->e;
+    sqlite3_stmt *s;
+    int64_t was = row->kind == REF_INHERIT ? old_dst(r, row->id) : 0;
+    if (r->rc || (s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) return;
+    sqlite3_bind_int64(s, 1, row->id);
+    if ((r->rc = idx_store_step_done(st, s, e, "edges"))) return;
+    int64_t dst[DISPATCH_MAX];
+    size_t nd = 0;
+    if (row->kind == REF_IMPORT)
+        dst[0] = idx_graph_resolve_qualified(r, row->name, 0);
+    else if (row->kind == REF_EXPAND && !strcmp(row->name, IDX_REF_MACRO_MARK))
+        dst[0] = row->chunk_id; /* the macro's mark */
+    else
+        dst[0] = idx_graph_resolve_expr(r, row);
+    if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
+    if (dst[0])
+        nd = 1;
+    else if (!r->rc)
+        nd = idx_graph_dispatch(r, row, dst);
+    idx_graph_memo_end_ref(r);
+    /* a lookup that failed resolved nothing: the ref stays dirty */
+    if (r->rc) return;
+    for (size_t k = 0; k < nd && !r->rc; k++) {
+        if (dst[k] == row->chunk_id && !self_edge(row)) continue;
+        if ((s = idx_graph_stmt(r, STMT_EDGE_INSERT)) == NULL) return;
+        sqlite3_bind_int64(s, 1, row->chunk_id);
+        sqlite3_bind_int64(s, 2, dst[k]);
+        sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
+        sqlite3_bind_int64(s, 4, row->id);
+        if ((r->rc = idx_store_step_done(st, s, e, "edge"))) return;
+        (*added)++;
     }
-out:
-    for (size_t i = 0; i < n; i++) {
-        free(rows[i].name);
-        free(rows[i].module);
-        free(rows[i].symbol);
+    if ((s = idx_graph_stmt(r, STMT_REF_RESOLVED)) == NULL) return;
+    sqlite3_bind_int64(s, 1, row->id);
+    if ((r->rc = idx_store_step_done(st, s, e, "ref"))) return;
+    if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc)
+        r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
+}
+
+static void memo_forget(Resolver *r)
+{
+    strmap_release(&r->memo);
+    strmap_init(&r->memo);
+    idx_graph_tops_clear(r);
+}
+
+/* One pass over the references marked dirty; *n_seen gets how many. Bases
+ * first: a moved one marks calls its pass has not resolved yet (they stay
+ * dirty) rather than ones it has (resolved twice). */
+static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
+{
+    RefRow *rows = NULL;
+    size_t cap = 0;
+    *n_seen = 0;
+    for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
+        int64_t after = 0;
+        for (;;) {
+            size_t n = dirty_page(r, bases, after, &rows, &cap);
+            for (size_t i = 0; i < n && r->rc == CR_OK; i++)
+                resolve_row(r, &rows[i], added);
+            for (size_t i = 0; i < n; i++) {
+                free(rows[i].name);
+                free(rows[i].module);
+                free(rows[i].symbol);
+            }
+            *n_seen += n;
+            if (n) after = rows[n - 1].id;
+            if (n < RESOLVE_PAGE || r->rc) break;
+            memo_forget(r);
+        }
     }
     free(rows);
-    *n_seen = n;
 }
 
 CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
@@ -165,9 +201,7 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
         resolve_pass(&r, &n, &added);
         if (!n) break;
         /* the memo holds answers of the tables as they were */
-        strmap_release(&r.memo);
-        strmap_init(&r.memo);
-        idx_graph_tops_clear(&r);
+        memo_forget(&r);
     }
     idx_graph_tops_clear(&r);
     strmap_release(&r.top);

@@ -109,9 +109,9 @@ void idx_postings_reserve_terms(Postings *p, size_t n_terms)
     p->n_terms = n_terms;
 }
 
-uint32_t idx_postings_list_check(const Posting *l, uint32_t n)
+uint32_t idx_postings_list_check(const void *bytes, size_t n)
 {
-    return (uint32_t)hash64(l, (size_t)n * sizeof *l);
+    return (uint32_t)hash64(bytes, n);
 }
 
 const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
@@ -120,15 +120,18 @@ const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
     *out_n = 0;
     if (t >= b->n_terms) return NULL;
     const PostTerm *pt = &b->term[t];
-    if (pt->post_off > b->n_post || pt->n > b->n_post - pt->post_off) {
+    /* every posting takes 1 byte at least */
+    if (pt->post_off > b->n_post || pt->bytes > b->n_post - pt->post_off || pt->n > pt->bytes) {
         b->bad = 1;
         return NULL;
     }
     if (!b->checked[t]) {
-        size_t bytes = (size_t)pt->n * sizeof(Posting);
-        Posting *l = xmalloc(bytes ? bytes : 1);
-        int ok = file_pread_all(b->fd, l, bytes, b->post_at + pt->post_off * sizeof(Posting)) &&
-                 idx_postings_list_check(l, pt->n) == pt->check;
+        unsigned char *raw = xmalloc(pt->bytes ? pt->bytes : 1);
+        Posting *l = xmalloc(((size_t)pt->n + 1) * sizeof *l);
+        int ok = file_pread_all(b->fd, raw, pt->bytes, b->post_at + pt->post_off) &&
+                 idx_postings_list_check(raw, pt->bytes) == pt->check &&
+                 idx_postings_decode(raw, pt->bytes, l, pt->n);
+        free(raw);
         b->checked[t] = ok ? 1 : 2;
         if (ok)
             b->lists[t] = l;
@@ -321,7 +324,12 @@ static void postings__add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKin
             if (*tf < 255) (*tf)++;
         }
         TermList *l = &p->lists[term];
-        ARRAY_GROW(l->p, (size_t)l->n + 1, l->cap);
+        if (l->n == l->cap) {
+            /* by half again, from 2: most terms are rare, and a build of
+             * a large tree holds every list at once */
+            l->cap = l->cap < 2 ? 2 : l->cap + l->cap / 2;
+            l->p = xrealloc(l->p, (size_t)l->cap * sizeof *l->p);
+        }
         l->p[l->n++] = post;
     }
     free(pairs);

@@ -16,7 +16,7 @@
  * and the re-tokenizing of what changed since. */
 
 #define POSTFILE_MAGIC "CRPOST\0\1"
-#define POSTFILE_VERSION 2
+#define POSTFILE_VERSION 3
 #define POSTFILE_ENDIAN 0x01020304u
 
 typedef struct PostFileHeader {
@@ -41,14 +41,76 @@ static uint64_t section_start(StrBuf *body)
     return sizeof(PostFileHeader) + body->len;
 }
 
-/* Covers the header (this field 0) and every section before the postings;
- * each term's postings carry a check of their own, verified when first read
- * (idx_postings_base_list): an open reads what a question needs, not all. */
-static uint64_t file_checksum(const PostFileHeader *h, const void *body, size_t body_len)
+/* Covers the header (this field 0) and every section before the postings,
+ * each section by itself (so that a reader can read each straight where it
+ * goes); each term's postings carry a check of their own, verified when
+ * first read (idx_postings_base_list): an open reads what a question needs,
+ * not all. sec[i] holds the bytes of section i (chunk, file, len, kind,
+ * term, hash, str). */
+enum { N_SECTIONS = 7 };
+static uint64_t file_checksum(const PostFileHeader *h, const void *const sec[N_SECTIONS])
 {
     PostFileHeader c = *h;
     c.checksum = 0;
-    return hash64(&c, sizeof c) ^ (hash64(body, body_len) * 0x9e3779b97f4a7c15ull);
+    const uint64_t len[N_SECTIONS] = {h->n_slots * 8,
+                                      h->n_slots * 8,
+                                      h->n_slots * 4 * N_FIELDS,
+                                      h->n_slots,
+                                      h->n_terms * sizeof(PostTerm),
+                                      h->n_hash * 4,
+                                      h->str_len};
+    uint64_t sum = hash64(&c, sizeof c);
+    for (int i = 0; i < N_SECTIONS; i++)
+        sum = sum * 0x9e3779b97f4a7c15ull ^ hash64(len[i] ? sec[i] : "", (size_t)len[i]);
+    return sum;
+}
+
+size_t idx_postings_encode(const Posting *l, size_t n, StrBuf *out)
+{
+    size_t bytes = 0;
+    uint32_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b[16];
+        size_t k = 0;
+        unsigned mask = 0;
+        for (int f = 0; f < N_FIELDS; f++)
+            mask |= (l[i].tf[f] != 0) << f;
+        uint64_t v = ((uint64_t)(l[i].slot - prev) << 4) | mask;
+        prev = l[i].slot;
+        do {
+            b[k++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+            v >>= 7;
+        } while (v);
+        for (int f = 0; f < N_FIELDS; f++)
+            if (l[i].tf[f]) b[k++] = l[i].tf[f];
+        if (out) sb_add(out, b, k);
+        bytes += k;
+    }
+    return bytes;
+}
+
+int idx_postings_decode(const unsigned char *b, size_t len, Posting *out, size_t n)
+{
+    size_t at = 0;
+    uint64_t slot = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        for (int shift = 0;; shift += 7) {
+            if (at >= len || shift > 35) return 0;
+            v |= (uint64_t)(b[at] & 0x7f) << shift;
+            if (!(b[at++] & 0x80)) break;
+        }
+        slot += v >> 4;
+        if (slot > UINT32_MAX || (i && !(v >> 4))) return 0;
+        out[i].slot = (uint32_t)slot;
+        for (int f = 0; f < N_FIELDS; f++) {
+            out[i].tf[f] = 0;
+            if (!(v & (1u << f))) continue;
+            if (at >= len || !b[at]) return 0;
+            out[i].tf[f] = b[at++];
+        }
+    }
+    return at == len;
 }
 
 static void postfile_path(const IdxStore *st, char *out, size_t cap)
@@ -86,26 +148,46 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
          section_ok(h, h->off_kind, h->n_slots, 1) &&
          section_ok(h, h->off_term, h->n_terms, sizeof(PostTerm)) &&
          section_ok(h, h->off_hash, h->n_hash, 4) && section_ok(h, h->off_str, h->str_len, 1) &&
-         section_ok(h, h->off_post, h->n_post, sizeof(Posting)) && h->off_post >= sizeof *h;
-    unsigned char *map = NULL;
-    if (ok) {
-        map = xmalloc((size_t)h->off_post);
-        ok = file_pread_all(fd, map, (size_t)h->off_post, 0) && !memcmp(map, &hd, sizeof hd) &&
-             h->checksum == file_checksum(h, map + sizeof *h, h->off_post - sizeof *h);
-    }
-    if (!ok) {
-        if (len) log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
-        free(map);
-        close(fd);
-        return 0;
-    }
-    /* What a question reads (terms, their hash and text) is kept; the
-     * per-slot arrays are copied out and their bytes freed. */
+         section_ok(h, h->off_post, h->n_post, 1) && h->off_post >= sizeof *h &&
+         /* the head's sections all end where the postings start */
+         h->off_chunk + h->n_slots * 8 <= h->off_post &&
+         h->off_file + h->n_slots * 8 <= h->off_post &&
+         h->off_len + h->n_slots * 4 * N_FIELDS <= h->off_post &&
+         h->off_kind + h->n_slots <= h->off_post &&
+         h->off_term + h->n_terms * sizeof(PostTerm) <= h->off_post &&
+         h->off_hash + h->n_hash * 4 <= h->off_post && h->off_str + h->str_len <= h->off_post;
+    /* What a question reads (terms, their hash and text) is read into one
+     * block kept for the store's life; the per-slot arrays straight into
+     * the Postings' own. Nothing is copied twice. */
     uint64_t keep = h->off_term;
     if (h->off_hash < keep) keep = h->off_hash;
     if (h->off_str < keep) keep = h->off_str;
-    unsigned char *kept = xmalloc((size_t)(h->off_post - keep) + 1);
-    memcpy(kept, map + keep, (size_t)(h->off_post - keep));
+    size_t n = (size_t)h->n_slots;
+    unsigned char *kept = NULL;
+    if (ok) {
+        kept = xmalloc((size_t)(h->off_post - keep) + 1);
+        idx_postings_add_slots(p, n);
+        ok = file_pread_all(fd, kept, (size_t)(h->off_post - keep), keep) &&
+             (!n || (file_pread_all(fd, p->chunk, n * 8, h->off_chunk) &&
+                     file_pread_all(fd, p->file, n * 8, h->off_file) &&
+                     file_pread_all(fd, p->len, n * 4 * N_FIELDS, h->off_len) &&
+                     file_pread_all(fd, p->kind, n, h->off_kind)));
+        const void *sec[N_SECTIONS] = {p->chunk,
+                                       p->file,
+                                       p->len,
+                                       p->kind,
+                                       kept + (h->off_term - keep),
+                                       kept + (h->off_hash - keep),
+                                       kept + (h->off_str - keep)};
+        ok = ok && h->checksum == file_checksum(h, sec);
+        if (!ok) p->n_slots = 0; /* the arrays stay, empty: p as it was */
+    }
+    if (!ok) {
+        if (len) log_msg(LOG_INFO, "%s: not usable; rebuilding the search postings", path);
+        free(kept);
+        close(fd);
+        return 0;
+    }
     PostBase *b = &p->base;
     b->map = kept;
     b->fd = fd;
@@ -122,17 +204,8 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
     b->checked = xcalloc(h->n_terms + 1, 1);
     b->lists = xcalloc(h->n_terms + 1, sizeof *b->lists);
     idx_postings_reserve_terms(p, h->n_terms);
-    size_t n = (size_t)h->n_slots;
-    idx_postings_add_slots(p, n);
-    if (n) { /* an empty index has no arrays yet */
-        memcpy(p->chunk, map + h->off_chunk, n * 8);
-        memcpy(p->file, map + h->off_file, n * 8);
-        memcpy(p->len, map + h->off_len, n * 4 * N_FIELDS);
-        memcpy(p->kind, map + h->off_kind, n);
-    }
     p->n_base_slots = n;
     memcpy(p->len_sum, h->len_sum, sizeof p->len_sum);
-    free(map);
     return 1;
 }
 
@@ -149,14 +222,16 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-/* What a snapshot holds, gathered before it is laid out. */
+/* What a snapshot holds, gathered before it is laid out: everything but
+ * the postings themselves, which are written straight from the lists
+ * (postimage__write_posts), never copied whole. */
 typedef struct PostImage {
     uint32_t *remap; /* slot -> live slot number, UINT32_MAX: dead */
     uint32_t live;
     PostTerm *terms;
-    size_t n_terms, cap_terms;
-    Posting *post;
-    size_t n_post, cap_post;
+    uint32_t *src; /* per image term: its term id in the Postings */
+    size_t n_terms, cap_terms, cap_src;
+    size_t n_post;
     uint32_t *hash;
     uint64_t n_hash;
     StrBuf str;
@@ -166,13 +241,34 @@ static void postimage__release(PostImage *im)
 {
     free(im->remap);
     free(im->terms);
-    free(im->post);
+    free(im->src);
     free(im->hash);
     sb_release(&im->str);
 }
 
-/* Live slots renumbered in order (dead ones dropped); each term's live
- * postings, its text, its check; the terms' hash table. */
+/* The live postings of term t, renumbered, into *buf (grown as needed). */
+static size_t live_postings(Postings *p, const PostImage *im, uint32_t t, Posting **buf,
+                            size_t *cap)
+{
+    const TermList *l = &p->lists[t];
+    uint32_t n_base;
+    const Posting *bp = idx_postings_base_list(p, t, &n_base);
+    size_t n = 0;
+    for (uint32_t i = 0; i < n_base + l->n; i++) {
+        Posting po = i < n_base ? bp[i] : l->p[i - n_base];
+        if (po.slot >= p->n_slots || im->remap[po.slot] == UINT32_MAX) continue;
+        po.slot = im->remap[po.slot];
+        if (buf) {
+            ARRAY_GROW(*buf, n + 1, *cap);
+            (*buf)[n] = po;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* Live slots renumbered in order (dead ones dropped); each term with live
+ * postings, its text and where its postings go; the terms' hash table. */
 static void postimage__collect(Postings *p, PostImage *im)
 {
     char **added = idx_postings_added_terms(p);
@@ -180,34 +276,28 @@ static void postimage__collect(Postings *p, PostImage *im)
     im->remap = xmalloc((p->n_slots + 1) * sizeof *im->remap);
     for (size_t i = 0; i < p->n_slots; i++)
         im->remap[i] = p->dead[i] ? UINT32_MAX : im->live++;
+    Posting *list = NULL;
+    size_t cap = 0;
     for (uint32_t t = 0; t < p->n_terms; t++) {
-        const TermList *l = &p->lists[t];
-        uint32_t n_base;
-        const Posting *bp = idx_postings_base_list(p, t, &n_base);
-        size_t first = im->n_post;
-        for (uint32_t i = 0; i < n_base + l->n; i++) {
-            Posting po = i < n_base ? bp[i] : l->p[i - n_base];
-            if (po.slot >= p->n_slots || im->remap[po.slot] == UINT32_MAX) continue;
-            po.slot = im->remap[po.slot];
-            ARRAY_GROW(im->post, im->n_post + 1, im->cap_post);
-            im->post[im->n_post++] = po;
-        }
-        if (im->n_post == first) continue;
+        size_t n = live_postings(p, im, t, &list, &cap);
+        if (!n) continue;
         uint32_t len;
         const char *s = idx_postings_term_text(p, added, t, &len);
         ARRAY_GROW(im->terms, im->n_terms + 1, im->cap_terms);
+        ARRAY_GROW(im->src, im->n_terms + 1, im->cap_src);
+        im->src[im->n_terms] = t;
         PostTerm *pt = &im->terms[im->n_terms++];
         memset(pt, 0, sizeof *pt);
         pt->str_off = im->str.len;
         pt->str_len = len;
-        pt->n = (uint32_t)(im->n_post - first);
-        pt->post_off = first;
+        pt->n = (uint32_t)n;
+        pt->post_off = im->n_post;
+        pt->bytes = (uint32_t)idx_postings_encode(list, n, NULL);
+        im->n_post += pt->bytes;
         sb_add(&im->str, s, len);
     }
     free(added);
-    for (size_t t = 0; t < im->n_terms; t++)
-        im->terms[t].check =
-            idx_postings_list_check(im->post + im->terms[t].post_off, im->terms[t].n);
+    free(list);
     im->n_hash = 64;
     while (im->n_hash < (uint64_t)im->n_terms * 2)
         im->n_hash *= 2;
@@ -219,6 +309,33 @@ static void postimage__collect(Postings *p, PostImage *im)
             i = (i + 1) & (im->n_hash - 1);
         im->hash[i] = (uint32_t)t + 1;
     }
+}
+
+static int write_all(int fd, const void *buf, size_t n);
+
+/* Writes every term's postings at fd's offset (off_post), one list at a
+ * time through a bounded buffer, and records each list's check. */
+static int postimage__write_posts(Postings *p, PostImage *im, int fd)
+{
+    Posting *list = NULL;
+    size_t cap = 0;
+    StrBuf out;
+    sb_init(&out);
+    int rc = 0;
+    for (size_t k = 0; k < im->n_terms && !rc; k++) {
+        size_t n = live_postings(p, im, im->src[k], &list, &cap);
+        size_t at = out.len;
+        idx_postings_encode(list, n, &out);
+        im->terms[k].check = idx_postings_list_check(out.buf + at, out.len - at);
+        if (out.len >= (1u << 20)) {
+            rc = write_all(fd, out.buf, out.len);
+            sb_reset(&out);
+        }
+    }
+    if (!rc && out.len) rc = write_all(fd, out.buf, out.len);
+    sb_release(&out);
+    free(list);
+    return rc;
 }
 
 /* The header and the sections before the postings, in order, each
@@ -262,8 +379,13 @@ static void postimage__layout(const Postings *p, const PostImage *im, const Post
     h->off_str = section_start(body);
     sb_add(body, im->str.buf, im->str.len);
     h->off_post = section_start(body);
-    h->file_len = h->off_post + im->n_post * sizeof *im->post;
-    h->checksum = file_checksum(h, body->buf, body->len);
+    h->file_len = h->off_post + im->n_post;
+    const uint64_t off[N_SECTIONS] = {h->off_chunk, h->off_file, h->off_len, h->off_kind,
+                                      h->off_term,  h->off_hash, h->off_str};
+    const void *sec[N_SECTIONS];
+    for (int i = 0; i < N_SECTIONS; i++)
+        sec[i] = body->buf + (off[i] - sizeof *h); /* a file offset -> its byte in body */
+    h->checksum = file_checksum(h, sec);
 }
 
 CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)
@@ -279,14 +401,23 @@ CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo
         rc = err_set(e, CR_ECORRUPT, "the search postings snapshot is damaged");
         goto out;
     }
+    /* Laid out once to place the postings, written, then laid out again
+     * with the lists' checks (the same offsets) and written before them. */
     postimage__layout(p, &im, g, &h, &body);
 
     char path[PATH_MAX], tmp[PATH_MAX + 32];
     postfile_path(st, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0 || write_all(fd, &h, sizeof h) || write_all(fd, body.buf, body.len) ||
-        write_all(fd, im.post, im.n_post * sizeof *im.post) || fsync(fd) != 0) {
+    int bad = fd < 0 || lseek(fd, (off_t)h.off_post, SEEK_SET) != (off_t)h.off_post ||
+              postimage__write_posts(p, &im, fd);
+    if (!bad) {
+        sb_reset(&body);
+        postimage__layout(p, &im, g, &h, &body);
+        bad = lseek(fd, 0, SEEK_SET) != 0 || write_all(fd, &h, sizeof h) ||
+              write_all(fd, body.buf, body.len) || fsync(fd) != 0;
+    }
+    if (bad) {
         rc = err_set(e, CR_EIO, "cannot write %s: %s", tmp, strerror(errno));
         if (fd >= 0) close(fd);
         unlink(tmp);

@@ -21,14 +21,16 @@ typedef struct Posting {
     uint8_t tf[N_FIELDS]; /* capped at 255 */
 } Posting;
 
-/* One term of a snapshot: its text in the string blob and its postings. */
+/* One term of a snapshot: its text in the string blob and its postings,
+ * compressed (idx_postings_encode): bytes of them at byte post_off of the
+ * postings section. */
 typedef struct PostTerm {
     uint64_t str_off;
     uint32_t str_len;
     uint32_t n;
     uint64_t post_off;
-    uint32_t check; /* idx_postings_list_check of its postings */
-    uint32_t pad;
+    uint32_t check; /* idx_postings_list_check of its encoded bytes */
+    uint32_t bytes;
 } PostTerm;
 
 typedef struct TermList {
@@ -53,8 +55,8 @@ typedef struct PostBase {
     uint64_t str_len;
     uint64_t n_files; /* files rows up to gen when it was written */
     Posting **lists;  /* per term: its postings once read and found sound */
-    uint64_t n_post;
-    int64_t gen; /* the database generation it reflects */
+    uint64_t n_post;  /* bytes of the postings section */
+    int64_t gen;      /* the database generation it reflects */
     /* Posting lists are checked when first read (the rest of the file when
      * mapped): per term 0 not yet, 1 sound, 2 damaged. */
     unsigned char *checked;
@@ -82,7 +84,15 @@ struct Postings {
 /* The snapshot's postings of term t, checked on first use: none for a
  * term added since, and none (with base.bad set) for a damaged list. */
 const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n);
-uint32_t idx_postings_list_check(const Posting *l, uint32_t n);
+uint32_t idx_postings_list_check(const void *bytes, size_t n);
+/* A list in slot order as the snapshot stores it: per posting a varint of
+ * (slot - previous slot) << 4 | the mask of fields with a frequency, then
+ * those frequencies, one byte each (2-3 bytes where a Posting takes 8).
+ * Appends to out when not NULL; returns the bytes. */
+size_t idx_postings_encode(const Posting *l, size_t n, StrBuf *out);
+/* Decodes exactly n postings from exactly len bytes into out; 0 when the
+ * bytes are not such a list. */
+int idx_postings_decode(const unsigned char *b, size_t len, Posting *out, size_t n);
 
 /* An empty Postings with the porter tokenizer. Caller frees. */
 CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e);

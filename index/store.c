@@ -27,29 +27,68 @@ static const char schema_sql[] =
     " kind INTEGER NOT NULL, symbol TEXT NOT NULL, name TEXT NOT NULL, signature TEXT NOT NULL,"
     " docstring TEXT NOT NULL, parent_id INTEGER NOT NULL, hash TEXT NOT NULL,"
     " cont INTEGER NOT NULL);"
-    "CREATE INDEX chunks_file ON chunks(file_id, start_line);"
     "CREATE TABLE symbols(qualname TEXT NOT NULL, name TEXT NOT NULL, chunk_id INTEGER NOT NULL,"
     " file_id INTEGER NOT NULL);"
-    "CREATE INDEX symbols_qual ON symbols(qualname);"
-    "CREATE INDEX symbols_name ON symbols(name);"
-    "CREATE INDEX symbols_file ON symbols(file_id);"
     "CREATE TABLE imports(file_id INTEGER NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);"
-    "CREATE INDEX imports_file ON imports(file_id, alias);"
-    "CREATE INDEX imports_target ON imports(target);"
     "CREATE TABLE refs(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL,"
     " kind INTEGER NOT NULL, name TEXT NOT NULL, last TEXT NOT NULL, resolved INTEGER NOT NULL);"
-    "CREATE INDEX refs_file ON refs(file_id);"
-    "CREATE INDEX refs_last ON refs(last);"
-    "CREATE INDEX refs_dirty ON refs(id) WHERE resolved = 0;"
     "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, kind INTEGER NOT NULL,"
     " ref_id INTEGER NOT NULL);"
-    "CREATE INDEX edges_src ON edges(src);"
-    "CREATE INDEX edges_dst ON edges(dst);"
-    "CREATE INDEX edges_ref ON edges(ref_id);"
     /* The search text of each chunk (idx_tok_code output), by chunk id: what the
      * BM25F postings are built from (FTS5's porter tokenizer, no FTS table). */
     "CREATE TABLE search_text(id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,"
     " doc TEXT NOT NULL, body TEXT NOT NULL);";
+
+/* The secondary indexes of the graph's tables: made with the schema, and
+ * dropped by a cold build while it loads the tables (appending rows to a
+ * table costs little; inserting them into ever larger b-trees keyed by
+ * name costs a page read per row) and made again, each by one sort, before
+ * the graph is resolved. An index missing after a cold build that stopped
+ * half way is made by the next write (idx_store_indexes_ensure). */
+static const char *const index_sql[][2] = {
+    {"chunks_file", "chunks(file_id, start_line)"},
+    {"symbols_qual", "symbols(qualname)"},
+    {"symbols_name", "symbols(name)"},
+    {"symbols_file", "symbols(file_id)"},
+    {"imports_file", "imports(file_id, alias)"},
+    {"imports_target", "imports(target)"},
+    {"refs_file", "refs(file_id)"},
+    {"refs_last", "refs(last)"},
+    {"refs_dirty", "refs(id) WHERE resolved = 0"},
+    {"edges_src", "edges(src)"},
+    {"edges_dst", "edges(dst)"},
+    {"edges_ref", "edges(ref_id)"},
+};
+
+static CrErr store__indexes(IdxStore *st, int make, ErrInfo *e)
+{
+    StrBuf sql;
+    sb_init(&sql);
+    for (size_t i = 0; i < sizeof index_sql / sizeof index_sql[0]; i++) {
+        if (make)
+            sb_addf(&sql, "CREATE INDEX IF NOT EXISTS %s ON %s;", index_sql[i][0], index_sql[i][1]);
+        else
+            sb_addf(&sql, "DROP INDEX IF EXISTS %s;", index_sql[i][0]);
+    }
+    CrErr rc = idx_store_exec(st, sql.buf, e);
+    sb_release(&sql);
+    return rc;
+}
+
+CrErr idx_store_indexes_drop(IdxStore *st, ErrInfo *e)
+{
+    return store__indexes(st, 0, e);
+}
+
+CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e)
+{
+    /* SQLite's sorter spills to temporary files past cache_size, whatever
+     * temp_store says; with threads it sorts on both cores. */
+    CrErr rc = idx_store_exec(st, "PRAGMA threads = 2;", e);
+    if (!rc) rc = store__indexes(st, 1, e);
+    idx_store_exec(st, "PRAGMA threads = 0;", NULL);
+    return rc;
+}
 
 /* Whether a failed read says something about the file's content (not a
  * database, damaged, no such table: rebuild it) rather than about this
@@ -125,6 +164,7 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     }
     if (ok) return idx_store_exec(st, "COMMIT", e);
     rc = idx_store_exec(st, schema_sql, e);
+    if (!rc) rc = store__indexes(st, 1, e);
     store__version(v);
     if (!rc) rc = idx_store_meta_put(st, "schema", v, e);
     if (!rc) rc = idx_store_meta_put(st, "gen", "0", e);

@@ -95,7 +95,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
-                      "ORDER BY r.kind != ?1")                                                     \
+                      "AND (r.kind = ?1) = ?2 AND r.id > ?3 ORDER BY r.id LIMIT ?4")               \
     X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE file_id = "                                 \
                           "(SELECT file_id FROM chunks WHERE id = ?1) "                            \
                           "AND chunk_id = ?1 AND kind = ?2")                                       \
@@ -312,6 +312,12 @@ CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int 
 CrErr idx_vfs_new(IdxVfs **out, ErrInfo *e);
 const char *idx_vfs_name(const IdxVfs *v);
 void idx_vfs_free(IdxVfs *v);
+
+/* store.c. The graph tables' secondary indexes: dropped for a cold build's
+ * bulk load, made (when missing) before the graph is resolved and at the
+ * start of every later write. In the current transaction. */
+CrErr idx_store_indexes_drop(IdxStore *st, ErrInfo *e);
+CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e);
 
 /* Scan options of this store (borrowed strings). */
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out);

@@ -336,6 +336,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
 
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
+    /* A cold build loads the tables bare and indexes them once at the end. */
+    if ((rc = cold ? idx_store_indexes_drop(st, e) : idx_store_indexes_ensure(st, e))) goto out;
     if ((rc = record_scan_skips(st, &scan, &by_path, old, e))) goto out;
     stats.files_skipped += scan.n_skipped;
     /* Rows of files that are gone (or now ignored) go first. */
@@ -356,6 +358,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     n_threads = pool_start(&pool, st, &threads);
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
+    if (cold && (rc = idx_store_indexes_ensure(st, e))) goto out;
     if ((rc = reread(st, e))) goto out;
     if ((rc = idx_graph_resolve_dirty(st, NULL, e))) goto out;
     if ((rc = idx_store_touch_update_time(st, e))) goto out;
@@ -450,6 +453,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     double t1 = now_ms();
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
+    if ((rc = idx_store_indexes_ensure(st, e))) goto out;
     if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;
     if ((rc = reread(st, e))) goto out;
     double t2 = now_ms();

@@ -1,6 +1,7 @@
 /* The index over a fixture repository: chunks, qualified names, edges,
  * skips, incremental updates and consistency, asserted exactly. */
 #include "idx.h"
+#include "index/store_int.h" /* the connection, to list the indexes */
 #include "index_util.h"
 #include "test.h"
 
@@ -390,6 +391,21 @@ static int stop_after_two(void *ud, size_t done, size_t total)
     return ++*calls >= 2;
 }
 
+/* The indexes of the store's tables (SQLite's own for UNIQUE aside). */
+static int count_indexes(IdxStore *st)
+{
+    sqlite3_stmt *s = NULL;
+    int n = -1;
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT count(*) FROM sqlite_master WHERE type = 'index' "
+                           "AND name NOT LIKE 'sqlite_autoindex%'",
+                           -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    return n;
+}
+
 static void test_stop(void)
 {
     char idx2[300];
@@ -406,10 +422,26 @@ static void test_stop(void)
     IdxStatus status;
     idx_status(st, &status, NULL);
     CHECK_INT(status.files, 2);
-    s = update(st); /* the next update finishes the work */
+    /* a cold build loads the tables bare: the indexes come at its end */
+    int stopped = count_indexes(st);
+    s = update(st); /* the next update finishes the work, indexes too */
     idx_status(st, &status, NULL);
     CHECK(status.files > 2);
     CHECK_INT(s.files_unchanged, 2);
+    CHECK(stopped < count_indexes(st));
+    {
+        char idx3[320];
+        snprintf(idx3, sizeof idx3, "%.200s.whole", tmp_root);
+        IdxConfig c3 = {.root = tmp_root, .index_dir = idx3, .threads = 1};
+        IdxStore *whole = NULL;
+        CHECK_INT(idx_open(&c3, 0, &whole, NULL), CR_OK);
+        if (whole) {
+            update(whole);
+            CHECK_INT(count_indexes(st), count_indexes(whole));
+            idx_close(whole);
+        }
+        test_sh("rm -rf '%s'%s", idx3, "");
+    }
     idx_close(st);
     test_sh("rm -rf '%s'%s", idx2, "");
 }

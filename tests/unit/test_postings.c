@@ -3,9 +3,11 @@
  * when it is damaged, foreign or behind: every search then gives what a
  * build from the search text gives, and `status --check` agrees. */
 #include "idx.h"
+#include "index/postings_int.h" /* the snapshot's list codec */
 #include "test.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -304,6 +306,64 @@ static void test_truncated_while_open(void)
     free(want);
 }
 
+/* The snapshot's compressed lists decode to what was encoded, and bytes
+ * that are not such a list (cut short, one byte too many, a slot that does
+ * not grow) are refused rather than misread. */
+static void test_list_codec(void)
+{
+    Posting l[5] = {{0, {1, 0, 0, 0}},
+                    {1, {0, 0, 0, 255}},
+                    {200, {3, 1, 2, 9}},
+                    {70000, {0, 1, 0, 0}},
+                    {4000000000u, {0, 0, 7, 0}}};
+    StrBuf sb;
+    sb_init(&sb);
+    size_t n = idx_postings_encode(l, 5, &sb);
+    CHECK_INT(n, sb.len);
+    CHECK(n < sizeof l);
+    Posting back[5];
+    CHECK(idx_postings_decode((const unsigned char *)sb.buf, sb.len, back, 5));
+    CHECK(!memcmp(back, l, sizeof l));
+    CHECK(!idx_postings_decode((const unsigned char *)sb.buf, sb.len - 1, back, 5));
+    CHECK(!idx_postings_decode((const unsigned char *)sb.buf, sb.len, back, 4));
+    sb_addc(&sb, 0);
+    CHECK(!idx_postings_decode((const unsigned char *)sb.buf, sb.len, back, 5));
+    /* two postings of one slot */
+    Posting same[2] = {{5, {1, 0, 0, 0}}, {5, {1, 0, 0, 0}}};
+    sb_reset(&sb);
+    idx_postings_encode(same, 2, &sb);
+    CHECK(!idx_postings_decode((const unsigned char *)sb.buf, sb.len, back, 2));
+    sb_release(&sb);
+}
+
+/* A snapshot of an index with no chunks (no slots: the arrays are never
+ * made) is written and read back like any other. */
+static void test_empty_snapshot(void)
+{
+    char tmpl[] = "/tmp/coderag-postings-empty.XXXXXX";
+    if (!mkdtemp(tmpl)) return;
+    char ws[300], idx[300];
+    snprintf(ws, sizeof ws, "%s/ws", tmpl);
+    snprintf(idx, sizeof idx, "%s/index", tmpl);
+    mkdir(ws, 0755);
+    for (int pass = 0; pass < 2; pass++) {
+        IdxConfig cfg = {.root = ws, .index_dir = idx, .threads = 1};
+        IdxStore *st = NULL;
+        CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+        if (!st) break;
+        CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+        IdxHit *hits = NULL;
+        size_t n = 7;
+        CHECK_INT(idx_search_bm25(st, "anything", 10, &hits, &n, NULL), CR_OK);
+        CHECK_INT(n, 0);
+        free(hits);
+        idx_close(st);
+    }
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpl);
+    if (system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/coderag-postings.XXXXXX";
@@ -317,6 +377,8 @@ int main(void)
     mkdir(p, 0755);
     for (int m = 0; m < 40; m++)
         write_module(m, NULL);
+    RUN(test_list_codec);
+    RUN(test_empty_snapshot);
     RUN(test_written_and_used);
     RUN(test_changes_since_snapshot);
     RUN(test_damaged_snapshot);
