@@ -121,12 +121,12 @@ say "VS Code $("$CS" --config "$TMP/config.yaml" --version 2>/dev/null | head -1
 CODERAG_BIN=$BIN CODERAG_FAKE_LLM=$ROOT/tests/fake_openai.py CODE_SERVER=$CS CODE_SERVER_CONFIG=$TMP/config.yaml \
     VSCODE_USER_DIR=$USER_DIR VSCODE_EXT_DIR=$EXT_DIR VSCODE_WS=$TMP/ws VSCODE_TMP=$TMP \
     PUPPETEER_DIR=$CACHE CHROMIUM=/usr/lib/chromium/chromium HOME=$TMP/home \
-    timeout 1800 node "$ROOT/tests/editors/vscode_e2e.mjs" > >(tee "$TMP/e2e.log") 2>&1 &
+    timeout 1800 node "$ROOT/tests/editors/vscode_e2e.mjs" >"$TMP/e2e.log" 2>&1 &
 E2E_PID=$!
 trap 'kill "$E2E_PID" 2>/dev/null; wait "$E2E_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 wait "$E2E_PID"
 status=$?
-wait # tee
+cat "$TMP/e2e.log"
 if ! grep -q '^vscode e2e: [0-9]* passed, [0-9]* failed$' "$TMP/e2e.log"; then
     echo "FAIL vscode e2e: no result (exit $status)"
     [ -f "$TMP/code-server.log" ] && tail -30 "$TMP/code-server.log"

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 
 const env = process.env;
-const LIMIT = 120000;
+const LIMIT = Number(env.VSCODE_E2E_LIMIT_MS) || 120000;
 const require = createRequire(path.join(env.PUPPETEER_DIR, 'package.json'));
 const puppeteer = require('puppeteer-core');
 
@@ -22,13 +22,14 @@ let failed = 0;
 let page;
 // VSCODE_E2E_ARTIFACTS: a folder for a screenshot of the page at each failed check.
 const artifacts = env.VSCODE_E2E_ARTIFACTS;
+const shots = [];
 function check(ok, name, detail) {
   if (ok) { passed++; console.log(`ok - ${name}`); return ok; }
   failed++;
   console.log(`FAIL - ${name}${detail !== undefined ? `: ${detail}` : ''}`);
   if (artifacts && page) {
     fs.mkdirSync(artifacts, { recursive: true });
-    page.screenshot({ path: path.join(artifacts, `fail-${failed}.png`) }).catch(() => undefined);
+    shots.push(page.screenshot({ path: path.join(artifacts, `fail-${failed}.png`) }).catch(() => undefined));
   }
   return ok;
 }
@@ -150,12 +151,20 @@ async function answerInput(title, text) {
   return true;
 }
 
-/** The answer panel's frame (the webview's inner page), once it exists. */
+/**
+ * The answer panel's frame (the webview's inner page), once it exists. Only the webview's
+ * frames are asked (a frame still loading answers nothing until it has loaded).
+ */
 async function panelFrame() {
   const deadline = Date.now() + LIMIT;
   for (;;) {
     for (const f of page.frames()) {
-      try { if (await f.$('#root')) return f; } catch { /* detached */ }
+      if (!/webview/.test(f.url())) continue;
+      const has = await Promise.race([
+        f.evaluate(() => !!document.getElementById('root')).catch(() => false),
+        new Promise((r) => setTimeout(() => r(false), 1000)),
+      ]);
+      if (has) return f;
     }
     if (Date.now() > deadline) return undefined;
     await new Promise((r) => setTimeout(r, 100)); // polling, as waitForFunction does
@@ -178,6 +187,12 @@ async function cursor() {
   const m = t && /^Ln (\d+), Col (\d+)/.exec(t);
   return m ? { line: Number(m[1]), col: Number(m[2]) } : undefined;
 }
+
+/** Waits until the keyboard is in the text editor (a click in the panel moved it there). */
+const editorFocused = () => waitFor('the editor has the focus', () => {
+  const a = document.activeElement;
+  return !!(a && a.closest && a.closest('.editor-group-container .monaco-editor') && !a.closest('.webview'));
+});
 
 /** The line numbers shown in the first editor group. */
 const visibleLines = () => page.$$eval('.editor-group-container .monaco-editor .line-numbers',
@@ -259,6 +274,7 @@ try {
   check(await waitFor('cursor on the cited line', (l) => [...document.querySelectorAll('.statusbar-item')]
     .some((e) => e.textContent.trim().startsWith(`Ln ${l}, Col 1`)), citedStart),
   `clicking the citation ${last?.text} puts the cursor on its first line`, JSON.stringify(await cursor()));
+  check(await editorFocused(), 'the citation\'s editor has the focus');
   const shown = await visibleLines();
   const want = [];
   for (let l = Number(citedStart); l <= Number(citedEnd || citedStart); l++) want.push(l);
@@ -279,18 +295,19 @@ try {
   }), 'the context table is unfolded and scrolled into view');
   const ctx = await frame.evaluate(() => ({
     scores: [...document.querySelectorAll('table.context tr td:nth-child(2)')].map((td) => Number(td.textContent)),
-    explained: /score<\/b>: /.test(document.getElementById('context').innerHTML),
-    width: document.querySelector('table.context').getBoundingClientRect().width / document.body.clientWidth,
+    explained: /score<\/b>: /.test(document.getElementById('context')?.innerHTML || ''),
+    width: (document.querySelector('table.context')?.getBoundingClientRect().width || 0) / document.body.clientWidth,
     link: document.querySelector('table.context a.cite')?.textContent,
   }));
   check(ctx.scores.length > 0 && ctx.scores.every((s, i) => i === 0 || ctx.scores[i - 1] >= s), 'the context is sorted by score', ctx.scores.join(' '));
   check(ctx.explained, 'the scores are explained');
   check(ctx.width > 0.9, 'the context table spans the panel', ctx.width.toFixed(2));
   const ctxStart = /:(\d+)/.exec(ctx.link || '')?.[1];
-  await (await frame.$('table.context a.cite')).click();
+  await (await frame.$('table.context a.cite'))?.click();
   check(await waitFor('cursor on the context line', (l) => [...document.querySelectorAll('.statusbar-item')]
     .some((e) => e.textContent.trim().startsWith(`Ln ${l}, Col 1`)), ctxStart),
   `a context row (${ctx.link}) opens its lines`, JSON.stringify(await cursor()));
+  await editorFocused();
 
   // A follow-up: its answer clears the earlier highlights.
   await llm('reset', { actions: { chat: [{ content: 'It is called from `Order.total` [{ctx0}].' }] } });
@@ -340,6 +357,56 @@ try {
   check(await frameWait(frame, 'cancelled', () => /Cancelled\./.test(document.body.innerText)), 'the panel says Cancelled.');
   check((await llm('wait', { kind: 'closed', count: 1, timeout_s: 300 })).ok === true, 'the server closed the LLM connection');
 
+  // The settings UI edits the string settings (llm.url, indexDir...) in a text box.
+  async function editSetting(key, title, value) {
+    // The row of the setting (its title, e.g. "Llm: Url") with a text box, alone in the list.
+    const row = (t) => {
+      const rows = [...document.querySelectorAll('.settings-editor .settings-tree-container .monaco-list-row')]
+        .filter((r) => r.querySelector('.setting-item-title'));
+      return rows.length === 1 && rows[0].querySelector('.setting-item-title').textContent.includes(t) &&
+        rows[0].querySelector('.setting-item-control input[type="text"], .setting-item-control input:not([type])') ? rows[0] : null;
+    };
+    if (!(await page.evaluate(row, title))) {
+      await palette('Preferences: Open Settings (UI)');
+      await waitFor('settings search focused', () => !!document.activeElement?.closest?.('.settings-editor .suggest-input-container'));
+      await page.keyboard.down('Control'); await page.keyboard.press('KeyA'); await page.keyboard.up('Control');
+      await page.keyboard.type(key);
+    }
+    if (!(await waitFor(`setting ${key} shown with a text box`, row, title))) return false;
+    const input = await page.evaluateHandle((t, f) => new Function(`return (${f})`)()(t).querySelector('.setting-item-control input'), title, row.toString());
+    await input.click();
+    await page.keyboard.down('Control'); await page.keyboard.press('KeyA'); await page.keyboard.up('Control');
+    await page.keyboard.type(value);
+    await page.keyboard.press('Tab');
+    return true;
+  }
+  const notes = () => page.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent));
+  check(await editSetting('coderag.llm.url', 'Llm: Url', llmUrl), 'the settings UI shows coderag.llm.url as a text box');
+
+  // A server that cannot start: one notification, closed once it starts; one output channel.
+  const badPath = path.join(env.VSCODE_TMP, 'no-such-coderag');
+  check(await editSetting('coderag.server.path', 'Server: Path', badPath), 'the settings UI edits coderag.server.path');
+  check(await waitFor('restart prompt', () => [...document.querySelectorAll('.notification-list-item')]
+    .some((n) => n.textContent.includes('restart the server?') && n.querySelector('.monaco-button'))), 'a settings change offers a restart');
+  await page.evaluate(() => {
+    const n = [...document.querySelectorAll('.notification-list-item')].find((x) => x.textContent.includes('restart the server?'));
+    [...(n?.querySelectorAll('.monaco-button') || [])].find((b) => b.textContent.trim() === 'Restart')?.click();
+  });
+  // (The settings UI saves as one types: the server may be restarted with each prefix of the path.)
+  check(await waitFor('start failure', () => [...document.querySelectorAll('.notification-list-item-message')]
+    .some((e) => e.textContent.includes('could not start') && e.textContent.includes('no-such-coderag'))), 'a server that cannot start is reported');
+  const failures = (await notes()).filter((t) => /could not start|couldn't create connection|Starting client failed/i.test(t));
+  check(failures.length === 1 && failures[0].includes('no-such-coderag'), 'in one notification, naming the path', failures.join(' | '));
+  check(await editSetting('coderag.server.path', 'Server: Path', env.CODERAG_BIN), 'the settings UI sets the path back');
+  check(await waitFor('started again', () => [...document.querySelectorAll('.statusbar-item')].some((e) => /CodeRAG: \d+ files/.test(e.textContent)) &&
+    ![...document.querySelectorAll('.notification-list-item-message')].some((e) => e.textContent.includes('could not start'))),
+  'once the path is fixed the server starts and the notification is gone', (await notes()).join(' | '));
+  check(await palette('Output: Show Output Channels', { expectFirst: 'Output: Show Output Channels' }), 'the palette lists the output channels');
+  await waitFor('channel rows', () => document.querySelectorAll('.quick-input-widget .monaco-list-row').length > 1);
+  const channels = await page.$$eval('.quick-input-widget .monaco-list-row', (els) => els.map((e) => e.getAttribute('aria-label') || ''));
+  check(channels.filter((c) => /^CodeRAG\b/.test(c) && !/Trace/.test(c)).length === 1, 'after two restarts, one CodeRAG output channel', channels.join(' | '));
+  await page.keyboard.press('Escape');
+
   // History per workspace across restarts: a reload starts a new extension host.
   await page.reload({ waitUntil: 'domcontentloaded', timeout: LIMIT });
   await waitFor('workbench again', () => [...document.querySelectorAll('.statusbar-item')].some((e) => /CodeRAG: \d+ files/.test(e.textContent)));
@@ -352,6 +419,7 @@ try {
 } catch (err) {
   check(false, 'the scenario ran to its end', err && err.stack || err);
 } finally {
+  await Promise.all(shots);
   await browser.close().catch(() => undefined);
   stopChildren();
 }
