@@ -31,6 +31,9 @@ let highlight: vscode.TextEditorDecorationType;
 const lensesChanged = new vscode.EventEmitter<void>();
 /** Closes the "could not start" notification (the server started, or the user closed it). */
 let startFailure: { close: () => void } | undefined;
+/** A question answered while the index was being built: asked again when indexing ends. */
+let reask: { question: string; params: object; send: (p: object, t: vscode.CancellationToken) => Promise<unknown> } | undefined;
+let lastState: string | undefined;
 /** Set by "Re-index Workspace" until the server's next indexing progress ends. */
 let reindex: { report?: (m: string) => void; done?: (m: string) => void } | undefined;
 
@@ -166,7 +169,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
       },
       handleWorkDoneProgress: (token, params, next) => {
         next(token, params);
-        if (!reindex || !String(token).startsWith('coderag/index/')) return;
+        if (!String(token).startsWith('coderag/index/')) return;
+        if (params.kind === 'end') reaskNow();
+        if (!reindex) return;
         if (params.kind === 'end') reindex.done?.(params.message || 'done');
         else if (params.message) reindex.report?.(params.message);
       },
@@ -257,6 +262,8 @@ function pollStatus(): void {
   if (!c) return;
   c.sendRequest<StatusResult>('coderag/status').then((s) => {
     renderStatus(s);
+    if (lastState === 'indexing' && s.state !== 'indexing') reaskNow();
+    lastState = s.state;
     statusTimer = setTimeout(pollStatus, s.state === 'indexing' ? 1000 : 30000);
   }, () => {
     renderStatus(undefined);
@@ -331,6 +338,7 @@ async function runQuestion(q: string, params: object,
     if (running === me) running = undefined;
   }
   if (result && typeof result === 'object' && 'answer' in result) {
+    reask = result.indexing ? { question: q, params, send } : undefined;
     serverLast = q;
     history.add(q, result);
     void state?.update(HISTORY_KEY, history.toJSON());
@@ -338,6 +346,14 @@ async function runQuestion(q: string, params: object,
     return result;
   }
   return undefined;
+}
+
+/** Asks again the question answered during indexing, if its answer is still the one on screen. */
+function reaskNow(): void {
+  const r = reask;
+  reask = undefined;
+  if (!r || running || shown?.question !== r.question) return;
+  void runQuestion(r.question, r.params, r.send);
 }
 
 async function showHistory(): Promise<void> {

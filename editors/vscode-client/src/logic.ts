@@ -289,6 +289,10 @@ export function renderAnswerHtml(question: string, r: AskResult,
   const cites = r.citations || [];
   const html: string[] = [];
   if (!opts.bodyOnly) html.push(questionHtml(question));
+  if (!opts.bodyOnly && r.indexing) {
+    html.push('<p class="warn">The index is still being built: this answer comes from the files indexed so far. ' +
+      'It is asked again when indexing ends.</p>');
+  }
   let first = !opts.bodyOnly && (r.match === 'weak' || r.match === 'none');
   let inList = false;
   let inCode = false;

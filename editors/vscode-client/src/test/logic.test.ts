@@ -243,3 +243,10 @@ test('the server binary is looked up as the server would be started', () => {
   assert.equal(whichExecutable('/abs/coderag', '', ex), '/abs/coderag');
   assert.equal(whichExecutable('/abs/missing', '/opt/bin', ex), undefined);
 });
+
+test('an answer given while indexing says so first', () => {
+  const html = renderAnswerHtml('Q', { answer: 'Partial.', mode: 'extractive', citations: [], indexing: true });
+  assert.ok(html.indexOf('still being built') > 0 && html.indexOf('still being built') < html.indexOf('Partial.'));
+  assert.match(html, /asked again when indexing ends/);
+  assert.doesNotMatch(renderAnswerHtml('Q', { answer: 'Done.', mode: 'extractive', citations: [] }), /still being built/);
+});
