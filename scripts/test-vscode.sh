@@ -34,7 +34,7 @@ INSTALL_ONLY=
 say() { printf '== %s\n' "$*"; }
 red() { printf 'FAIL %s\n' "$*"; echo "vscode e2e: 0 passed, 1 failed"; exit 1; }
 skip() { printf 'SKIP vscode e2e: %s\n' "$*"; exit 0; }
-# True when neither Debian's archive nor the npm registry answers.
+# True when the npm registry does not answer.
 offline() {
     ! timeout 60 npm ping >/dev/null 2>&1
 }

@@ -34,6 +34,8 @@ let startFailure: { close: () => void } | undefined;
 /** A question answered while the index was being built: asked again when indexing ends. */
 let reask: { question: string; params: object; send: (p: object, t: vscode.CancellationToken) => Promise<unknown> } | undefined;
 let lastState: string | undefined;
+/** A "restart the server?" prompt is showing. */
+let restartPrompt = false;
 /** Set by "Re-index Workspace" until the server's next indexing progress ends. */
 let reindex: { report?: (m: string) => void; done?: (m: string) => void } | undefined;
 
@@ -80,8 +82,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           e.affectsConfiguration('coderag.embed') || e.affectsConfiguration('coderag.indexDir') ||
           e.affectsConfiguration('coderag.exclude')) {
         // A server that is not running has nothing to lose: start it with the new settings.
-        const choice = client ? await vscode.window.showInformationMessage(
-          'CodeRAG settings changed: restart the server?', 'Restart') : 'Restart';
+        // One prompt at a time (the Settings UI saves as one types); its answer takes the
+        // settings as they are then.
+        if (client && restartPrompt) return;
+        let choice: string | undefined = 'Restart';
+        if (client) {
+          restartPrompt = true;
+          try {
+            choice = await vscode.window.showInformationMessage('CodeRAG settings changed: restart the server?', 'Restart');
+          } finally {
+            restartPrompt = false;
+          }
+        }
         if (choice === 'Restart') { await stopClient(); await startClient(context); }
       }
     }),
