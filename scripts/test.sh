@@ -15,6 +15,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 (cd build-test && ctest --output-on-failure -j"$(nproc)" "$@")
 # The editor clients against the same (sanitized) server.
 CODERAG_BIN=$PWD/build-test/coderag scripts/test-editors.sh
+# The VS Code extension in a real VS Code (code-server in headless Chromium).
+CODERAG_BIN=$PWD/build-test/coderag scripts/test-vscode.sh
 # The MCP server against the official MCP TypeScript SDK client.
 CODERAG_BIN=$PWD/build-test/coderag scripts/test-mcp.sh
 # libFuzzer targets, bounded (FUZZ_SECONDS per target, default 60).

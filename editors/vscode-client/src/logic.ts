@@ -128,6 +128,32 @@ export function serverCommand(get: SettingGetter): { command: string; args: stri
   };
 }
 
+/**
+ * The file a command names, as the server would be started: a path (with a `/`) as is, a bare
+ * name searched in `pathVar`'s folders. Undefined when it is not an executable file.
+ */
+export function whichExecutable(command: string, pathVar: string,
+  isExec: (p: string) => boolean = defaultIsExec): string | undefined {
+  const path = require('path') as typeof import('path');
+  if (command.includes('/')) return isExec(command) ? command : undefined;
+  for (const dir of pathVar.split(path.delimiter)) {
+    if (!dir) continue;
+    const p = path.join(dir, command);
+    if (isExec(p)) return p;
+  }
+  return undefined;
+}
+
+function defaultIsExec(p: string): boolean {
+  const fs = require('fs') as typeof import('fs');
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** coderag/ask params for a question asked where the user stands. */
 export function buildAskParams(question: string, opts: {
   mode?: string; budget?: number | null; uri?: string; position?: Position; history?: Turn[];
@@ -171,7 +197,8 @@ export function citationQuickPickItems(r: AskResult): QuickPickEntry[] {
   return (r.citations || []).map((c, index) => ({
     label: c.symbol ? `$(symbol-method) ${c.symbol}` : '$(file-code) module code',
     description: citationLabel(c),
-    detail: c.source === 'auto' ? 'cited by the server (extractive)' : 'cited by the model, verified',
+    detail: r.mode === 'extractive' ? 'quoted by the extractive answer'
+      : c.source === 'auto' ? 'picked by the server (the model cited nothing)' : 'cited by the model, verified',
     index,
   }));
 }
@@ -195,35 +222,61 @@ export function escapeHtml(s: string): string {
 
 const CITE_RE = /\[([^\[\]\s:]+):(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?\]/g;
 
+/**
+ * A link to citation i. No `href`: VS Code's webview host scrolls the page to the top on a
+ * click on `href="#"` before the page's own handler runs; the page's script opens it
+ * (click, or Enter on the focused link).
+ */
 function citeLink(i: number, text: string): string {
-  return `<a href="#" class="cite" data-cite="${i}" title="Open ${escapeHtml(text)}">${escapeHtml(text)}</a>`;
+  return `<a class="cite" role="link" tabindex="0" data-cite="${i}" title="Open ${escapeHtml(text)}">${escapeHtml(text)}</a>`;
 }
 
-/** Inline markdown (code, bold, citations) of one already-split line, to HTML. */
-function renderInline(line: string, cites: Citation[]): string {
-  // Split on code spans first so their content is left alone.
-  const parts = line.split(/(`[^`]*`)/);
-  return parts.map((part) => {
-    if (part.length >= 2 && part.startsWith('`') && part.endsWith('`'))
-      return `<code>${escapeHtml(part.slice(1, -1))}</code>`;
-    let out = '';
-    let last = 0;
-    CITE_RE.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = CITE_RE.exec(part)) !== null) {
-      out += inlineText(part.slice(last, m.index));
-      const start = Number(m[2]);
-      const end = m[3] ? Number(m[3]) : start;
-      const i = findCitation(cites, m[1], start, end);
-      out += i >= 0 ? citeLink(i, m[0]) : escapeHtml(m[0]);
-      last = m.index + m[0].length;
-    }
-    return out + inlineText(part.slice(last));
-  }).join('');
+/** A link to context item i (opened like a citation, by the page's script). */
+function contextLink(i: number, text: string): string {
+  return `<a class="cite" role="link" tabindex="0" data-context="${i}" title="Open ${escapeHtml(text)}">${escapeHtml(text)}</a>`;
+}
+
+/**
+ * Inline markdown (code spans, bold, citations) of one already-split line, to HTML. Code spans
+ * are set aside first (their content is left alone) and bold applies across them, so
+ * `**`app.py`**` is a bold code span.
+ */
+export function renderInline(line: string, cites: Citation[]): string {
+  const spans: string[] = [];
+  const held = line.replace(/`([^`]*)`/g, (_m, code: string) => {
+    spans.push(`<code>${escapeHtml(code)}</code>`);
+    return `\u0000${spans.length - 1}\u0000`;
+  });
+  let out = '';
+  let last = 0;
+  CITE_RE.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = CITE_RE.exec(held)) !== null) {
+    out += inlineText(held.slice(last, m.index));
+    const start = Number(m[2]);
+    const end = m[3] ? Number(m[3]) : start;
+    const i = findCitation(cites, m[1], start, end);
+    out += i >= 0 ? citeLink(i, m[0]) : escapeHtml(m[0]);
+    last = m.index + m[0].length;
+  }
+  out += inlineText(held.slice(last));
+  out = out.replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>');
+  return out.replace(/\u0000(\d+)\u0000/g, (_m, n: string) => spans[Number(n)]);
 }
 
 function inlineText(s: string): string {
-  return escapeHtml(s).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+  return escapeHtml(s);
+}
+
+/** A question as a panel tab title: markdown code marks dropped, at most 40 characters. */
+export function panelTitle(question: string): string {
+  const t = question.replace(/`/g, '').replace(/\s+/g, ' ').trim();
+  return `CodeRAG: ${t.length > 40 ? t.slice(0, 40) + '…' : t}`;
+}
+
+/** A question as the panel's heading: its code spans as code. */
+export function questionHtml(question: string): string {
+  return `<h2>${renderInline(question, [])}</h2>`;
 }
 
 /**
@@ -235,7 +288,11 @@ export function renderAnswerHtml(question: string, r: AskResult,
   opts: { bodyOnly?: boolean; showContext?: boolean } = {}): string {
   const cites = r.citations || [];
   const html: string[] = [];
-  if (!opts.bodyOnly) html.push(`<h2>${escapeHtml(question)}</h2>`);
+  if (!opts.bodyOnly) html.push(questionHtml(question));
+  if (!opts.bodyOnly && r.indexing) {
+    html.push('<p class="warn">The index is still being built: this answer comes from the files indexed so far. ' +
+      'It is asked again when indexing ends.</p>');
+  }
   let first = !opts.bodyOnly && (r.match === 'weak' || r.match === 'none');
   let inList = false;
   let inCode = false;
@@ -266,13 +323,7 @@ export function renderAnswerHtml(question: string, r: AskResult,
   if (inCode) html.push(`<pre><code>${escapeHtml(code.join('\n'))}</code></pre>`);
   if (inList) html.push('</ul>');
   if (opts.bodyOnly) return html.join('\n');
-  html.push(`<h3>Citations (${cites.length}, verified)</h3>`);
-  html.push('<ol class="citations">');
-  cites.forEach((c, i) => {
-    html.push(`<li>${citeLink(i, citationLabel(c))}${c.symbol ? ` <code>${escapeHtml(c.symbol)}</code>` : ''}` +
-      `${c.source === 'auto' ? ' <em>(server)</em>' : ''}</li>`);
-  });
-  html.push('</ol>');
+  html.push(citationsHtml(cites, r.mode));
   const rej = r.rejected || [];
   if (rej.length) {
     html.push(`<h3>Rejected citations (${rej.length})</h3><ul class="rejected">`);
@@ -285,19 +336,64 @@ export function renderAnswerHtml(question: string, r: AskResult,
   return html.join('\n');
 }
 
-/** The context an answer used, best first: score, lines, symbol, how it was found. */
+/**
+ * The citations list. A citation the model wrote and the server checked is "verified"; one
+ * the server added because the model cited nothing (`source: "auto"` in an LLM answer) is
+ * labelled as the server's pick. An extractive answer is the server's own: its citations are
+ * its quotes, checked like any other. An answer without citations says so.
+ */
+export function citationsHtml(cites: Citation[], mode = 'llm'): string {
+  if (!cites.length) return '<h3>Citations</h3>\n<p class="meta">This answer has no citations.</p>';
+  const extractive = mode === 'extractive';
+  const auto = cites.filter((c) => c.source === 'auto').length;
+  const model = cites.length - auto;
+  const parts: string[] = [];
+  if (extractive) parts.push(`${cites.length}, quoted by the extractive answer`);
+  else {
+    if (model) parts.push(`${model} verified`);
+    if (auto) parts.push(`${auto} picked by the server`);
+  }
+  const html = [`<h3>Citations (${parts.join(', ')})</h3>`];
+  if (auto && !model && !extractive)
+    html.push('<p class="meta">The model cited nothing: these are the evidence the server picked for its answer.</p>');
+  html.push('<ol class="citations">');
+  cites.forEach((c, i) => {
+    const label = extractive ? '' : c.source === 'auto' ? ' <span class="meta">(picked by the server)</span>'
+      : ' <span class="meta">(verified)</span>';
+    html.push(`<li>${citeLink(i, citationLabel(c))}${c.symbol ? ` <code>${escapeHtml(c.symbol)}</code>` : ''}${label}</li>`);
+  });
+  html.push('</ol>');
+  return html.join('\n');
+}
+
+/** The context items best first: by score, the server's order among equal scores. */
+export function sortedContext(items: ContextItem[]): { item: ContextItem; index: number }[] {
+  return items.map((item, index) => ({ item, index }))
+    .sort((a, b) => (b.item.score ?? 0) - (a.item.score ?? 0) || a.index - b.index);
+}
+
+const VIA_NAMES: Record<string, string> = { bm25: 'words', dense: 'meaning', graph: 'call graph' };
+
+/**
+ * The context an answer used, best first: score, lines (links that open them, `data-context`
+ * is the item's index in `items`), symbol, how it was found. `open` shows it unfolded.
+ */
 export function contextHtml(items: ContextItem[], open = false): string {
   if (!items.length) return '';
-  const rows = items.map((c, i) => `<tr><td>${i + 1}</td><td>${(c.score ?? 0).toFixed(2)}</td>` +
-    `<td><code>${escapeHtml(citationLabel(c as Citation))}</code></td><td>${c.symbol ? `<code>${escapeHtml(c.symbol)}</code>` : ''}</td>` +
-    `<td>${escapeHtml((c.via || []).join('+'))}</td></tr>`);
-  return `<details class="context"${open ? ' open' : ''}><summary>Context the answer used (${items.length})</summary>` +
-    `<table><tr><th>#</th><th>score</th><th>lines</th><th>symbol</th><th>via</th></tr>${rows.join('')}</table></details>`;
+  const rows = sortedContext(items).map(({ item: c, index }, i) =>
+    `<tr><td>${i + 1}</td><td>${(c.score ?? 0).toFixed(2)}</td>` +
+    `<td>${contextLink(index, citationLabel(c as Citation))}</td><td>${c.symbol ? `<code>${escapeHtml(c.symbol)}</code>` : ''}</td>` +
+    `<td>${escapeHtml((c.via || []).map((v) => VIA_NAMES[v] || v).join(' + '))}</td></tr>`);
+  return `<details class="context" id="context"${open ? ' open' : ''}><summary>Context the answer used (${items.length})</summary>` +
+    '<p class="meta">What the answer was given to read, best first. <b>score</b>: the relevance the search ' +
+    'gave it, from 0 to 1 (1 is the best match of this question); <b>found by</b>: words (the question\'s ' +
+    'words in the code), meaning (embeddings), call graph (a caller or callee of a match).</p>' +
+    `<table class="context"><tr><th>#</th><th>score</th><th>lines</th><th>symbol</th><th>found by</th></tr>${rows.join('')}</table></details>`;
 }
 
 /** What the panel shows while a question runs: progress, then the provisional text. */
 export function renderPendingHtml(question: string, s: AskSession): string {
-  const html: string[] = [`<h2>${escapeHtml(question)}</h2>`];
+  const html: string[] = [questionHtml(question)];
   if (s.error) html.push(`<p class="error">${escapeHtml(s.error)}</p>`);
   else if (s.cancelled) html.push('<p class="warn">Cancelled.</p>');
   else html.push(`<p class="progress">… ${escapeHtml(s.message)}</p>`);
@@ -345,9 +441,14 @@ export class AskSession {
   }
 }
 
-/** The last answers, newest first, for reopening and for follow-up questions. */
+export interface HistoryEntry { question: string; result: AskResult; time: number }
+
+/**
+ * The last answers, newest first, for reopening and for follow-up questions. `toJSON`/`load`
+ * carry them across restarts (the extension keeps them in the workspace's state).
+ */
 export class AnswerHistory {
-  readonly entries: { question: string; result: AskResult; time: number }[] = [];
+  readonly entries: HistoryEntry[] = [];
   constructor(readonly size = 20) {}
   add(question: string, result: AskResult, time = Date.now()): void {
     this.entries.unshift({ question, result, time });
@@ -357,6 +458,54 @@ export class AnswerHistory {
   turns(n = 3): Turn[] {
     return this.entries.slice(0, n).reverse().map((e) => ({ question: e.question, answer: e.result.answer }));
   }
+  /** What is stored: the entries without timings (plain JSON). */
+  toJSON(): HistoryEntry[] {
+    return this.entries.map((e) => ({ question: e.question, time: e.time, result: { ...e.result, timings: undefined } }));
+  }
+  /** Replaces the entries with stored ones, skipping any that is not an answer. */
+  load(stored: unknown): void {
+    this.entries.length = 0;
+    if (!Array.isArray(stored)) return;
+    for (const e of stored) {
+      if (!e || typeof e.question !== 'string' || !e.result || typeof e.result.answer !== 'string') continue;
+      const result: AskResult = { ...e.result, citations: Array.isArray(e.result.citations) ? e.result.citations : [] };
+      this.entries.push({ question: e.question, result, time: typeof e.time === 'number' ? e.time : 0 });
+      if (this.entries.length >= this.size) break;
+    }
+  }
+}
+
+/** The prefix of the server's lenses over the ranges its last answer cited. */
+export const CITED_FOR = 'cited for: ';
+
+/**
+ * Whether a server lens stays: its "cited for" lenses name the server's last answer; when the
+ * panel shows another one (from the history), they are dropped for `citedForLenses`.
+ */
+export function keepServerLens(title: string | undefined, shown: string | undefined, serverLast: string | undefined): boolean {
+  if (!title || !title.startsWith(CITED_FOR)) return true;
+  return shown === undefined || shown.trim() === serverLast?.trim();
+}
+
+/**
+ * The "cited for" lenses of the answer on screen in one document (by its URI), when it is not
+ * the server's last answer (whose lenses the server gives, following edits): 0-based lines.
+ * `isDoc` tells a citation's URI names the document.
+ */
+export function citedForLenses(shown: { question: string; result: AskResult } | undefined, serverLast: string | undefined,
+  isDoc: (uri: string) => boolean): { line: number; title: string }[] {
+  if (!shown || shown.question.trim() === serverLast?.trim()) return [];
+  const q = shown.question.length > 120 ? shown.question.slice(0, 120) + '…' : shown.question;
+  const seen = new Set<number>();
+  const out: { line: number; title: string }[] = [];
+  for (const c of shown.result.citations || []) {
+    if (!isDoc(c.uri)) continue;
+    const line = citationSelection(c).startLine;
+    if (seen.has(line)) continue;
+    seen.add(line);
+    out.push({ line, title: CITED_FOR + q });
+  }
+  return out;
 }
 
 /** The text of the status bar item for a coderag/status result. */

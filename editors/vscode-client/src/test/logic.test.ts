@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
   findRoot, AnswerHistory, AskSession, contextHtml, renderPendingHtml, AskResult, Citation, buildAskParams, citationLabel, citationQuickPickItems, citationSelection,
-  findCitation, progressText, renderAnswerHtml, serverCommand, settingsToInitOptions, statusBarText,
+  findCitation, progressText, citationsHtml, sortedContext, renderInline, panelTitle, questionHtml, keepServerLens,
+  citedForLenses, whichExecutable, renderAnswerHtml, serverCommand, settingsToInitOptions, statusBarText,
 } from '../logic';
 
 function cite(path: string, a: number, b: number, symbol?: string, source = 'auto'): Citation {
@@ -70,7 +71,9 @@ test('answer markers link to their citations', () => {
     rejected: [{ text: '[shop/gone.py:1-2]', reason: 'file-not-found' }],
   };
   const html = renderAnswerHtml('How is <tax> applied?', r);
-  assert.match(html, /<a href="#" class="cite" data-cite="1"[^>]*>\[shop\/models.py:39-41\]<\/a>/);
+  assert.match(html, /<a class="cite" role="link" tabindex="0" data-cite="1"[^>]*>\[shop\/models.py:39-41\]<\/a>/);
+  // No href: VS Code's webview scrolls to the top on a click on href="#".
+  assert.ok(!html.includes('href='), 'citation links carry no href');
   assert.match(html, /data-cite="0"[^>]*>\[shop\/models.py:34-36\]<\/a>/);
   assert.match(html, /<strong>Order.total<\/strong>/);
   assert.match(html, /<code>apply_tax<\/code>/);
@@ -88,14 +91,18 @@ test('answer markers link to their citations', () => {
 });
 
 test('quick pick lists citations with symbol and location', () => {
-  const items = citationQuickPickItems({ answer: '', mode: 'extractive',
+  const items = citationQuickPickItems({ answer: '', mode: 'llm',
     citations: [cite('shop/models.py', 39, 41, 'apply_tax'), cite('shop/__init__.py', 1, 5, undefined, 'model')] });
   assert.equal(items.length, 2);
   assert.equal(items[0].description, 'shop/models.py:39-41');
   assert.match(items[0].label, /apply_tax/);
   assert.match(items[1].label, /module code/);
-  assert.match(items[1].detail || '', /model/);
+  assert.match(items[1].detail || '', /model, verified/);
+  assert.match(items[0].detail || '', /picked by the server/);
+  assert.doesNotMatch(items[0].detail || '', /verified/);
   assert.equal(items[1].index, 1);
+  const ex = citationQuickPickItems({ answer: '', mode: 'extractive', citations: [cite('a.py', 1, 2)] });
+  assert.match(ex[0].detail || '', /extractive/);
 });
 
 test('status bar text follows coderag/status and $/progress', () => {
@@ -138,8 +145,9 @@ test('history keeps the last answers and gives follow-up turns oldest first', ()
 
 test('the context table shows score, lines, symbol and via; a weak match is flagged', () => {
   const html = contextHtml([{ path: 'a.py', startLine: 1, endLine: 3, symbol: 'f', score: 0.923, via: ['bm25', 'graph'] }], true);
-  assert.match(html, /<details class="context" open>/);
-  assert.match(html, /<td>0.92<\/td><td><code>a.py:1-3<\/code><\/td><td><code>f<\/code><\/td><td>bm25\+graph<\/td>/);
+  assert.match(html, /<details class="context" id="context" open>/);
+  assert.match(html, /<td>0.92<\/td><td><a class="cite"[^>]*data-context="0"[^>]*>a.py:1-3<\/a><\/td><td><code>f<\/code><\/td><td>words \+ call graph<\/td>/);
+  assert.match(html, /<b>score<\/b>: /, 'the score is explained');
   const weak = renderAnswerHtml('Q', { answer: '**Weak match:** little matches.\n\nRest.', mode: 'extractive', match: 'weak', citations: [] });
   assert.match(weak, /<p class="warn"><strong>Weak match:<\/strong> little matches.<\/p>/);
   assert.match(weak, /match: weak/);
@@ -152,4 +160,93 @@ test('the root rule: VCS root, else project marker, else the opened folder; .cod
   assert.deepEqual(findRoot('/p/pkg/mod', '/p/pkg/mod', ex), { root: '/p', how: 'project' });
   assert.deepEqual(findRoot('/plain/flask', '/plain', ex), { root: '/plain', how: 'opened' });
   assert.deepEqual(findRoot('/wt/a', '/wt/a', ex), { root: '/wt', how: 'vcs' });
+});
+
+test('the context is listed by score, best first; its lines open (data-context is the item\'s index)', () => {
+  const items = [
+    { path: 'b.py', startLine: 5, endLine: 6, score: 0.4 },
+    { path: 'a.py', startLine: 1, endLine: 3, score: 0.9 },
+    { path: 'c.py', startLine: 2, endLine: 2, score: 0.4 },
+  ];
+  assert.deepEqual(sortedContext(items).map((x) => x.index), [1, 0, 2]);
+  const html = contextHtml(items);
+  const order = [...html.matchAll(/data-context="(\d+)"[^>]*>([^<]+)</g)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(order, [['1', 'a.py:1-3'], ['0', 'b.py:5-6'], ['2', 'c.py:2']]);
+  assert.doesNotMatch(html, / open>/, 'folded unless asked');
+});
+
+test('bold around a code span, as file headings are written, renders as bold code', () => {
+  assert.equal(renderInline('**`flask/app.py`**', []), '<strong><code>flask/app.py</code></strong>');
+  assert.equal(renderInline('a `x**y` and **b**', []), 'a <code>x**y</code> and <strong>b</strong>');
+  const html = renderAnswerHtml('Q', { answer: '### **`flask/app.py`**\n- `run` [flask/app.py:1-2]', mode: 'llm', citations: [cite('flask/app.py', 1, 2)] });
+  assert.ok(!html.includes('**'), 'no literal ** left');
+  assert.match(html, /<h5><strong><code>flask\/app.py<\/code><\/strong><\/h5>/);
+});
+
+test('a question with code marks: code in the heading, no backticks in the tab title', () => {
+  const q = 'What does `Flask.run` in flask/app.py do?';
+  assert.equal(questionHtml(q), '<h2>What does <code>Flask.run</code> in flask/app.py do?</h2>');
+  assert.equal(panelTitle(q), 'CodeRAG: What does Flask.run in flask/app.py do?');
+  assert.ok(!panelTitle(q).includes('`'));
+  assert.equal(panelTitle('x'.repeat(50)), `CodeRAG: ${'x'.repeat(40)}…`);
+  assert.ok(!renderAnswerHtml(q, { answer: 'a', mode: 'llm', citations: [] }).includes('`'));
+});
+
+test('citations: the model\'s are verified, the server\'s picks say so, none says none', () => {
+  const model = citationsHtml([cite('a.py', 1, 2, 'f', 'model')], 'llm');
+  assert.match(model, /Citations \(1 verified\)/);
+  assert.match(model, /\(verified\)/);
+  const auto = citationsHtml([cite('a.py', 1, 2, 'f', 'auto')], 'llm');
+  assert.match(auto, /Citations \(1 picked by the server\)/);
+  assert.match(auto, /The model cited nothing/);
+  assert.doesNotMatch(auto, /verified/);
+  const mixed = citationsHtml([cite('a.py', 1, 2, 'f', 'model'), cite('b.py', 1, 2, 'g', 'auto')], 'llm');
+  assert.match(mixed, /1 verified, 1 picked by the server/);
+  assert.match(citationsHtml([cite('a.py', 1, 2)], 'extractive'), /quoted by the extractive answer/);
+  const none = renderAnswerHtml('Q', { answer: 'Nothing relevant found.', mode: 'llm', citations: [] });
+  assert.match(none, /This answer has no citations\./);
+  assert.doesNotMatch(none, /Citations \(0/);
+});
+
+test('history survives a restart as plain JSON, and bad stored entries are skipped', () => {
+  const h = new AnswerHistory(3);
+  h.add('q1', { answer: 'a1', mode: 'llm', citations: [cite('a.py', 1, 2)], timings: { total_ms: 3 } }, 1000);
+  h.add('q2', { answer: 'a2', mode: 'extractive', citations: [] }, 2000);
+  const stored = JSON.parse(JSON.stringify(h.toJSON()));
+  const back = new AnswerHistory(3);
+  back.load([...stored, null, { question: 'x' }, { question: 'y', result: { answer: 3 } }]);
+  assert.deepEqual(back.entries.map((e) => [e.question, e.result.answer, e.time]), [['q2', 'a2', 2000], ['q1', 'a1', 1000]]);
+  assert.equal(back.entries[1].result.citations[0].path, 'a.py');
+  assert.equal(back.entries[1].result.timings, undefined);
+  back.load(undefined);
+  assert.equal(back.entries.length, 0);
+});
+
+test('"cited for" lenses follow the answer on screen, not the server\'s last', () => {
+  const older = { question: 'Where is tax applied?', result: { answer: 'x', mode: 'llm', citations: [cite('shop/models.py', 39, 41), cite('shop/models.py', 39, 40), cite('shop/other.py', 3, 4)] } };
+  const isModels = (u: string) => u === 'file:///ws/shop/models.py';
+  // The server's last answer is on screen: its lenses stay, none added.
+  assert.ok(keepServerLens('cited for: Where is tax applied?', 'Where is tax applied?', 'Where is tax applied?'));
+  assert.deepEqual(citedForLenses(older, 'Where is tax applied?', isModels), []);
+  // An older answer is on screen: the server's "cited for" lenses go, the shown answer's come.
+  assert.ok(!keepServerLens('cited for: Newer?', 'Where is tax applied?', 'Newer?'));
+  assert.ok(keepServerLens('2 callers, 0 references', 'Where is tax applied?', 'Newer?'));
+  assert.deepEqual(citedForLenses(older, 'Newer?', isModels), [{ line: 38, title: 'cited for: Where is tax applied?' }]);
+  assert.deepEqual(citedForLenses(undefined, 'Newer?', isModels), []);
+});
+
+test('the server binary is looked up as the server would be started', () => {
+  const files = new Set(['/opt/bin/coderag', '/abs/coderag']);
+  const ex = (p: string) => files.has(p);
+  assert.equal(whichExecutable('coderag', '/usr/bin:/opt/bin', ex), '/opt/bin/coderag');
+  assert.equal(whichExecutable('coderag', '/usr/bin', ex), undefined);
+  assert.equal(whichExecutable('/abs/coderag', '', ex), '/abs/coderag');
+  assert.equal(whichExecutable('/abs/missing', '/opt/bin', ex), undefined);
+});
+
+test('an answer given while indexing says so first', () => {
+  const html = renderAnswerHtml('Q', { answer: 'Partial.', mode: 'extractive', citations: [], indexing: true });
+  assert.ok(html.indexOf('still being built') > 0 && html.indexOf('still being built') < html.indexOf('Partial.'));
+  assert.match(html, /asked again when indexing ends/);
+  assert.doesNotMatch(renderAnswerHtml('Q', { answer: 'Done.', mode: 'extractive', citations: [] }), /still being built/);
 });

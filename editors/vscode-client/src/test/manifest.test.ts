@@ -17,6 +17,24 @@ test('every command the extension registers is contributed, and the other way ro
   const titles = pkg.contributes.commands.map((c: any) => `${c.category}: ${c.title}`);
   assert.ok(titles.includes('CodeRAG: Ask About This Codebase'));
   assert.ok(titles.includes('CodeRAG: Show Citations'));
+  // Typing "CodeRAG: Ask" + Enter runs Ask: no other command's title has a word starting "Ask".
+  const ask = titles.filter((t: string) => /\bAsk/i.test(t.replace(/^CodeRAG: /, '')));
+  assert.deepEqual(ask, ['CodeRAG: Ask About This Codebase']);
+});
+
+test('every setting can be edited in the settings UI: one plain type, no null default', () => {
+  const props = pkg.contributes.configuration.properties;
+  for (const [k, v] of Object.entries<any>(props)) {
+    assert.equal(typeof v.type, 'string', `${k} has one type`);
+    assert.notEqual(v.default, null, `${k} has a default that is not null`);
+    if (v.type === 'string' && !v.enum && k !== 'coderag.server.path') assert.equal(v.default, '', `${k}: "" is unset`);
+  }
+  // "" and 0 are unset: nothing reaches the server.
+  assert.deepEqual(settingsToInitOptions((k) => props[`coderag.${k}`].default), { embed: { provider: 'builtin' } });
+});
+
+test('.coderag/ is hidden from the Explorer', () => {
+  assert.equal(pkg.contributes.configurationDefaults['files.exclude']['**/.coderag'], true);
 });
 
 test('every forwarded setting is declared, and reaches initializationOptions', () => {
