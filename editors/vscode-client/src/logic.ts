@@ -13,6 +13,18 @@ export interface Citation {
   symbol?: string;
   verified?: boolean;
   source?: string;
+  /** "model", "extractive" or "fallback" (the server's pick); absent from older servers */
+  origin?: string;
+}
+
+/**
+ * Whether the server picked this citation because the model cited nothing: `origin:
+ * "fallback"`; an older server without `origin` says `source: "auto"` in an answer not
+ * extractive.
+ */
+export function serverPick(c: Citation, mode = 'llm'): boolean {
+  if (c.origin) return c.origin === 'fallback';
+  return mode !== 'extractive' && c.source === 'auto';
 }
 
 export interface Rejected { text: string; reason: string }
@@ -198,7 +210,7 @@ export function citationQuickPickItems(r: AskResult): QuickPickEntry[] {
     label: c.symbol ? `$(symbol-method) ${c.symbol}` : '$(file-code) module code',
     description: citationLabel(c),
     detail: r.mode === 'extractive' ? 'quoted by the extractive answer'
-      : c.source === 'auto' ? 'picked by the server (the model cited nothing)' : 'cited by the model, verified',
+      : serverPick(c, r.mode) ? 'picked by the server (the model cited nothing)' : 'cited by the model, verified',
     index,
   }));
 }
@@ -338,14 +350,14 @@ export function renderAnswerHtml(question: string, r: AskResult,
 
 /**
  * The citations list. A citation the model wrote and the server checked is "verified"; one
- * the server added because the model cited nothing (`source: "auto"` in an LLM answer) is
+ * the server added because the model cited nothing (serverPick) is
  * labelled as the server's pick. An extractive answer is the server's own: its citations are
  * its quotes, checked like any other. An answer without citations says so.
  */
 export function citationsHtml(cites: Citation[], mode = 'llm'): string {
   if (!cites.length) return '<h3>Citations</h3>\n<p class="meta">This answer has no citations.</p>';
   const extractive = mode === 'extractive';
-  const auto = cites.filter((c) => c.source === 'auto').length;
+  const auto = cites.filter((c) => serverPick(c, mode)).length;
   const model = cites.length - auto;
   const parts: string[] = [];
   if (extractive) parts.push(`${cites.length}, quoted by the extractive answer`);
@@ -358,7 +370,7 @@ export function citationsHtml(cites: Citation[], mode = 'llm'): string {
     html.push('<p class="meta">The model cited nothing: these are the evidence the server picked for its answer.</p>');
   html.push('<ol class="citations">');
   cites.forEach((c, i) => {
-    const label = extractive ? '' : c.source === 'auto' ? ' <span class="meta">(picked by the server)</span>'
+    const label = extractive ? '' : serverPick(c, mode) ? ' <span class="meta">(picked by the server)</span>'
       : ' <span class="meta">(verified)</span>';
     html.push(`<li>${citeLink(i, citationLabel(c))}${c.symbol ? ` <code>${escapeHtml(c.symbol)}</code>` : ''}${label}</li>`);
   });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
-  findRoot, AnswerHistory, AskSession, contextHtml, renderPendingHtml, AskResult, Citation, buildAskParams, citationLabel, citationQuickPickItems, citationSelection,
+  serverPick, findRoot, AnswerHistory, AskSession, contextHtml, renderPendingHtml, AskResult, Citation, buildAskParams, citationLabel, citationQuickPickItems, citationSelection,
   findCitation, progressText, citationsHtml, sortedContext, renderInline, panelTitle, questionHtml, keepServerLens,
   citedForLenses, whichExecutable, renderAnswerHtml, serverCommand, settingsToInitOptions, statusBarText,
 } from '../logic';
@@ -203,6 +203,13 @@ test('citations: the model\'s are verified, the server\'s picks say so, none say
   const mixed = citationsHtml([cite('a.py', 1, 2, 'f', 'model'), cite('b.py', 1, 2, 'g', 'auto')], 'llm');
   assert.match(mixed, /1 verified, 1 picked by the server/);
   assert.match(citationsHtml([cite('a.py', 1, 2)], 'extractive'), /quoted by the extractive answer/);
+  // origin, when the server sends it, decides: an extractive citation in an LLM-mode answer
+  // is not the server's pick; a fallback one is.
+  const ex = { ...cite('a.py', 1, 2, 'f', 'auto'), origin: 'extractive' };
+  const fb = { ...cite('b.py', 1, 2, 'g', 'auto'), origin: 'fallback' };
+  assert.doesNotMatch(citationsHtml([ex], 'llm'), /picked by the server/);
+  assert.match(citationsHtml([fb], 'llm'), /Citations \(1 picked by the server\)/);
+  assert.ok(serverPick(fb) && !serverPick(ex) && !serverPick({ ...fb, origin: 'model' }));
   const none = renderAnswerHtml('Q', { answer: 'Nothing relevant found.', mode: 'llm', citations: [] });
   assert.match(none, /This answer has no citations\./);
   assert.doesNotMatch(none, /Citations \(0/);
