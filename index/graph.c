@@ -1,5 +1,4 @@
-#include "store_int.h"
-#include "lang/lang.h"
+#include "graph_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +298,7 @@ typedef struct RefRow {
     int kind;
     char *name, *module, *symbol;
     const IdxLang *lang; /* of the file the reference is written in; NULL: none known */
+    int strict;          /* no match by the name alone (a receiver's type, graph_types.c) */
 } RefRow;
 
 static int64_t resolve_expr(Resolver *r, const RefRow *ref);
@@ -329,8 +329,8 @@ static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module
     size_t n = 0;
     char **bases = class_id ? class_bases(r, class_id, &n) : NULL;
     for (size_t i = 0; i < n && !v && r->rc == CR_OK; i++) {
-        RefRow base = {0,        file_id,        class_id,    REF_INHERIT,
-                       bases[i], (char *)module, (char *)cls, NULL};
+        RefRow base = {0,           file_id, class_id, REF_INHERIT, bases[i], (char *)module,
+                       (char *)cls, NULL,    0};
         int64_t bid = resolve_expr(r, &base);
         sqlite3_stmt *s = bid ? lookup_stmt(r, STMT_CHUNK_QUAL) : NULL;
         if (!s) continue;
@@ -382,6 +382,8 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
     const char *rest = n[first] ? n + first + 1 : "";
     StrBuf q;
     int64_t v = 0;
+    IdxRefAt at = {ref->file_id, ref->module, ref->symbol, ref->lang};
+    if (ref->kind == REF_CALL && idx_graph_typed(r, &at, n, &v)) return v;
     sb_init(&q);
     if (first == 1 && n[0] == '?') {
         if (*rest && !strchr(rest, '.') && !builtin_method(ref->lang, rest))
@@ -423,10 +425,12 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
         }
         free_strv(stars, ns);
     }
-    if (!v && !n[first]) v = unique_by_name(r, n);
+    /* a builtin the module neither defines nor imports is the builtin */
+    if (!v && !n[first] && !ref->strict && !idx_graph_is_builtin(ref->lang, n))
+        v = unique_by_name(r, n);
     /* `obj.method()` on a receiver we cannot type: the method, when only one
      * definition anywhere has that name. */
-    if (!v && *rest && !strchr(rest, '.') && !builtin_method(ref->lang, rest))
+    if (!v && *rest && !strchr(rest, '.') && !ref->strict && !builtin_method(ref->lang, rest))
         v = unique_by_name(r, rest);
 out:
     sb_release(&q);
@@ -587,6 +591,7 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
         row->symbol = idx_store_col_dup(s, 6);
         const char *path = (const char *)sqlite3_column_text(s, 7);
         row->lang = path ? idx_lang_for_path(path) : NULL;
+        row->strict = 0;
     }
     sqlite3_reset(s);
     for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
@@ -621,8 +626,10 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
         if ((s = lookup_stmt(r, STMT_REF_RESOLVED)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
         if ((r->rc = idx_store_step_done(st, s, e, "ref"))) break;
-        if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc)
+        if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc) {
             r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
+            if (!r->rc) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
+        }
     }
 out:
     for (size_t i = 0; i < n; i++) {
@@ -660,4 +667,70 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
     if (r.rc == CR_OK) st->classes_moved = 0;
     if (out_edges) *out_edges = added;
     return r.rc;
+}
+
+/* ---------------------------------------------------------------- for graph_types.c */
+
+int64_t idx_graph_expr(Resolver *r, const IdxRefAt *at, const char *expr)
+{
+    RefRow ref = {
+        0, at->file_id, 0, REF_CALL, (char *)expr, (char *)at->module, (char *)at->symbol, at->lang,
+        1};
+    return resolve_expr(r, &ref);
+}
+
+int64_t idx_graph_qualified(Resolver *r, const char *q)
+{
+    return resolve_qualified(r, q, 0);
+}
+
+int64_t idx_graph_unique(Resolver *r, const char *name)
+{
+    return unique_by_name(r, name);
+}
+
+int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len)
+{
+    char *bound = import_binding(r, file_id, alias, len);
+    free(bound);
+    return bound != NULL;
+}
+
+int idx_graph_chunk_kind(Resolver *r, int64_t id)
+{
+    sqlite3_stmt *s = lookup_stmt(r, STMT_CHUNK_GET);
+    if (!s) return -1;
+    sqlite3_bind_int64(s, 1, id);
+    int kind = step_row(r, s) ? sqlite3_column_int(s, 10) : -1;
+    sqlite3_reset(s);
+    return kind;
+}
+
+int64_t idx_graph_inherited(Resolver *r, const IdxRefAt *at, const char *cls, const char *name)
+{
+    return inherited_member(r, at->file_id, at->module, cls, name, 0);
+}
+
+int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
+{
+    sqlite3_stmt *s = lookup_stmt(r, STMT_CHUNK_QUAL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, cls);
+    if (!step_row(r, s)) {
+        sqlite3_reset(s);
+        return 0;
+    }
+    int64_t file = sqlite3_column_int64(s, 0);
+    char *mod = idx_store_col_dup(s, 1), *sym = idx_store_col_dup(s, 2);
+    sqlite3_reset(s);
+    StrBuf q;
+    sb_init(&q);
+    if (mod[0]) sb_addf(&q, "%s.", mod);
+    sb_addf(&q, "%s.%s", sym, name);
+    int64_t v = resolve_qualified(r, q.buf, 0);
+    if (!v) v = inherited_member(r, file, mod, sym, name, 0);
+    sb_release(&q);
+    free(mod);
+    free(sym);
+    return v;
 }

@@ -1,0 +1,111 @@
+/* graph_types.c - calls on receivers of a known type, as a row's chunker
+ * writes them (lang/python_types.c): "T().m" is method m of an instance of
+ * T, T read in the calling file's scope ("=T": a qualified name, a proxy
+ * of the row's receiver_proxies); "super().m" is m as the enclosing class
+ * inherits it. A receiver whose type is a library's (its name imported from
+ * outside the workspace, or a builtin) calls no workspace method; one whose
+ * type is no class the workspace defines resolves by the method's name
+ * alone, as an untyped receiver does. */
+#include "graph_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int idx_graph_is_builtin(const IdxLang *lang, const char *name)
+{
+    for (const char *const *b = lang ? lang->builtins : NULL; b && *b; b++)
+        if (!strcmp(*b, name)) return 1;
+    return 0;
+}
+
+static int builtin_method(const IdxLang *lang, const char *name)
+{
+    for (const char *const *m = lang ? lang->builtin_methods : NULL; m && *m; m++)
+        if (!strcmp(*m, name)) return 1;
+    return 0;
+}
+
+/* The chunk a type expression names, or 0 with *lib set when it is a
+ * library's (or a builtin's) type. */
+static int64_t type_of(Resolver *r, const IdxRefAt *at, const char *type, int *lib, int depth)
+{
+    *lib = 0;
+    const char *open = strstr(type, "().");
+    if (open && depth < 4) {
+        /* a method of an instance: its class's member, the type unknown */
+        char *inner = xstrndup(type, (size_t)(open - type));
+        int64_t t = type_of(r, at, inner, lib, depth + 1);
+        free(inner);
+        if (*lib) return 0;
+        const char *m = open + 3;
+        if (!t || strchr(m, '.') || idx_graph_chunk_kind(r, t) != IDX_KIND_CLASS) return 0;
+        return idx_graph_member(r, t, m);
+    }
+    if (type[0] == '=') {
+        int64_t t = idx_graph_qualified(r, type + 1);
+        *lib = !t;
+        return t;
+    }
+    int64_t t = idx_graph_expr(r, at, type);
+    if (t) return t;
+    size_t root = strcspn(type, ".");
+    char *name = xstrndup(type, root);
+    *lib = idx_graph_imported(r, at->file_id, type, root) || idx_graph_is_builtin(at->lang, name);
+    free(name);
+    return 0;
+}
+
+int idx_graph_typed(Resolver *r, const IdxRefAt *at, const char *name, int64_t *out)
+{
+    *out = 0;
+    if (!strncmp(name, "super().", 8)) {
+        const char *m = name + 8, *dot = strrchr(at->symbol, '.');
+        if (!*m || strchr(m, '.') || !dot) return 1;
+        char *cls = xstrndup(at->symbol, (size_t)(dot - at->symbol));
+        *out = idx_graph_inherited(r, at, cls, m);
+        free(cls);
+        return 1;
+    }
+    const char *open = strrchr(name, '(');
+    if (!open || strncmp(open, "().", 3) != 0) return 0;
+    const char *m = open + 3;
+    char *type = xstrndup(name, (size_t)(open - name));
+    int lib = 0;
+    int64_t t = type_of(r, at, type, &lib, 0);
+    free(type);
+    if (lib || strchr(m, '.')) return 1;
+    if (t && idx_graph_chunk_kind(r, t) == IDX_KIND_CLASS)
+        *out = idx_graph_member(r, t, m);
+    else if (!builtin_method(at->lang, m))
+        *out = idx_graph_unique(r, m);
+    return 1;
+}
+
+#define ANCESTOR_METHODS                                                                           \
+    "WITH RECURSIVE anc(id) AS (SELECT ?1 UNION SELECT ?2 UNION SELECT e.dst FROM edges e "        \
+    "JOIN anc ON e.src = anc.id WHERE e.kind = ?3) "                                               \
+    "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?4 AND last IN "                   \
+    "(SELECT c.name FROM chunks c WHERE c.parent_id IN anc AND c.parent_id != 0)"
+
+CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    int row = 0;
+    CrErr rc = CR_OK;
+    /* nothing resolved yet (a fresh build's first pass): nothing to mark */
+    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM refs WHERE resolved = 1 LIMIT 1", -1, &s,
+                           NULL) != SQLITE_OK)
+        return idx_store_err(st, e, "typed receivers");
+    rc = idx_store_step(st, s, &row, e, "typed receivers");
+    sqlite3_finalize(s);
+    if (rc || !row) return rc;
+    if (sqlite3_prepare_v2(st->db, ANCESTOR_METHODS, -1, &s, NULL) != SQLITE_OK)
+        return idx_store_err(st, e, "typed receivers");
+    sqlite3_bind_int64(s, 1, was);
+    sqlite3_bind_int64(s, 2, now);
+    sqlite3_bind_int(s, 3, IDX_EDGE_INHERIT);
+    sqlite3_bind_int(s, 4, REF_CALL);
+    rc = idx_store_step_done(st, s, e, "typed receivers");
+    sqlite3_finalize(s);
+    return rc;
+}
