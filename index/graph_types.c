@@ -30,8 +30,10 @@ static int builtin_method(const IdxLang *lang, const char *name)
 static int64_t type_of(Resolver *r, const IdxRefAt *at, const char *type, int *lib, int depth)
 {
     *lib = 0;
-    const char *open = strstr(type, "().");
-    if (open && depth < 4) {
+    const char *open = NULL;
+    for (const char *p = strstr(type, "()."); p; p = strstr(p + 1, "()."))
+        open = p;
+    if (open && depth < 8) {
         /* a method of an instance: its class's member, the type unknown */
         char *inner = xstrndup(type, (size_t)(open - type));
         int64_t t = type_of(r, at, inner, lib, depth + 1);
@@ -93,8 +95,8 @@ CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e)
     int row = 0;
     CrErr rc = CR_OK;
     /* nothing resolved yet (a fresh build's first pass): nothing to mark */
-    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM refs WHERE resolved = 1 LIMIT 1", -1, &s,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM refs WHERE resolved = 1 LIMIT 1", -1, &s, NULL) !=
+        SQLITE_OK)
         return idx_store_err(st, e, "typed receivers");
     rc = idx_store_step(st, s, &row, e, "typed receivers");
     sqlite3_finalize(s);

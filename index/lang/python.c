@@ -77,6 +77,7 @@ PyChunker *idx_py_chunker_new(void)
     s->assignment = chunk__sym(l, "assignment", 1);
     s->typed_parameter = chunk__sym(l, "typed_parameter", 1);
     s->typed_default_parameter = chunk__sym(l, "typed_default_parameter", 1);
+    s->for_statement = chunk__sym(l, "for_statement", 1);
     s->f_name = chunk__field(l, "name");
     s->f_body = chunk__field(l, "body");
     s->f_definition = chunk__field(l, "definition");

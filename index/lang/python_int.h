@@ -20,7 +20,7 @@ typedef struct ChunkSyms {
         dotted_name, relative_import, import_prefix, wildcard_import, call, attribute, identifier,
         subscript, raise_statement, except_clause, except_group_clause, expression_statement,
         string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon, assignment,
-        typed_parameter, typed_default_parameter;
+        typed_parameter, typed_default_parameter, for_statement;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
         f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters;
 } ChunkSyms;

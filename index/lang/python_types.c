@@ -21,10 +21,11 @@
 extern const IdxLang idx_lang_python;
 
 typedef struct PyVar {
-    int scope;  /* unit index; -1: the module */
-    int attr;   /* 1: an attribute of the class unit `scope` (self.name) */
+    int scope; /* unit index; -1: the module */
+    int attr;  /* 1: an attribute of the class unit `scope` (self.name) */
     char *name;
-    char *type; /* NULL: unknown (assigned something else too) */
+    char *type;   /* NULL: unknown (assigned something else too) */
+    int declared; /* by an annotation: what else it is assigned does not count */
 } PyVar;
 
 typedef struct PyTypes {
@@ -92,7 +93,16 @@ static int annotation_type(const char *s, size_t n, StrBuf *out)
             }
         if (!k) break;
     }
+    /* a generic class (`t.Match[str]`, `list[int]`): the class */
+    size_t open = 0;
+    while (open < n && s[open] != '[')
+        open++;
+    if (open < n && s[n - 1] == ']') n = open;
     if (!is_chain(s, n) || (n == 4 && !memcmp(s, "None", 4))) return 0;
+    /* Type[X] is the class X itself, not an instance */
+    if (n >= 4 && (!memcmp(s + n - 4, "Type", 4) || !memcmp(s + n - 4, "type", 4)) &&
+        (n == 4 || s[n - 5] == '.'))
+        return 0;
     sb_reset(out);
     sb_add(out, s, n);
     return 1;
@@ -107,22 +117,31 @@ static void squeezed(ChunkRun *r, TSNode n, StrBuf *out)
         if (!py_is_space(r->src[i]) && r->src[i] != '\\') sb_addc(out, r->src[i]);
 }
 
-static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t len,
-                    const char *type)
+static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t len, const char *type,
+                    int declared)
 {
     for (size_t i = 0; i < t->n; i++) {
         PyVar *v = &t->v[i];
         if (v->scope != scope || v->attr != attr || strlen(v->name) != len ||
             memcmp(v->name, name, len) != 0)
             continue;
-        if (v->type && (!type || strcmp(v->type, type) != 0)) {
+        if (declared && !v->declared) {
+            free(v->type);
+            v->type = type ? xstrdup(type) : NULL;
+            v->declared = 1;
+        } else if (v->declared) {
+            if (declared && v->type && (!type || strcmp(v->type, type) != 0)) {
+                free(v->type);
+                v->type = NULL;
+            }
+        } else if (v->type && (!type || strcmp(v->type, type) != 0)) {
             free(v->type);
             v->type = NULL;
         }
         return;
     }
     ARRAY_GROW(t->v, t->n + 1, t->cap);
-    t->v[t->n++] = (PyVar){scope, attr, xstrndup(name, len), type ? xstrdup(type) : NULL};
+    t->v[t->n++] = (PyVar){scope, attr, xstrndup(name, len), type ? xstrdup(type) : NULL, declared};
 }
 
 /* 1 with the variable's entry (its type may be NULL: unknown), 0 for none. */
@@ -137,9 +156,11 @@ static const PyVar *var_get(const PyTypes *t, int scope, int attr, const char *n
     return NULL;
 }
 
-/* The type an assignment gives its target: its annotation, else the callee
- * of the call it assigns (a plain chain), else none (0). Into t->t. */
-static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg)
+/* The type an assignment in unit `scope` (-1: the module) gives its target:
+ * 2 its annotation (-1: one naming no class), 1 the callee of the call it
+ * assigns (a plain chain) or the type of the variable it assigns, 0 none.
+ * Into t->t. */
+static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
 {
     const ChunkSyms *sy = r->sy;
     TSNode ty = ts_node_child_by_field_id(asg, sy->f_type);
@@ -149,13 +170,29 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg)
         squeezed(r, ty, &raw);
         int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
         sb_release(&raw);
-        return ok;
+        return ok ? 2 : -1;
     }
     TSNode rhs = ts_node_child_by_field_id(asg, sy->f_right);
-    if (ts_node_is_null(rhs) || ts_node_symbol(rhs) != sy->call) return 0;
+    if (ts_node_is_null(rhs)) return 0;
+    if (ts_node_symbol(rhs) == sy->identifier) { /* another variable's type */
+        uint32_t a = ts_node_start_byte(rhs), b = ts_node_end_byte(rhs);
+        const PyVar *v = NULL;
+        for (int s = scope; s >= 0 && !v; s = r->units[s].parent)
+            if (r->units[s].kind != IDX_KIND_CLASS) v = var_get(t, s, 0, r->src + a, b - a);
+        if (!v && b > a) v = var_get(t, -1, 0, r->src + a, b - a);
+        if (!v || !v->type) return 0;
+        sb_reset(&t->t);
+        sb_adds(&t->t, v->type);
+        return 1;
+    }
+    if (ts_node_symbol(rhs) != sy->call) return 0;
     TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
     if (ts_node_is_null(fn)) return 0;
     squeezed(r, fn, &t->t);
+    /* `self.make()`: a method's result, of no type known here */
+    if ((t->t.len > 5 && !memcmp(t->t.buf, "self.", 5)) ||
+        (t->t.len > 4 && !memcmp(t->t.buf, "cls.", 4)))
+        return 0;
     return is_chain(t->t.buf ? t->t.buf : "", t->t.len);
 }
 
@@ -166,12 +203,13 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
     const ChunkSyms *sy = r->sy;
     TSNode lhs = ts_node_child_by_field_id(asg, sy->f_left);
     if (ts_node_is_null(lhs)) return;
-    int typed = assigned_type(r, t, asg);
-    const char *type = typed ? t->t.buf : NULL;
+    int typed = assigned_type(r, t, asg, scope);
+    const char *type = typed > 0 ? t->t.buf : NULL;
+    int declared = typed == 2 || typed == -1;
     TSSymbol s = ts_node_symbol(lhs);
     if (s == sy->identifier) {
         uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
-        if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, type);
+        if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, type, declared);
     } else if (s == sy->attribute && cls >= 0) {
         TSNode obj = ts_node_child_by_field_id(lhs, sy->f_object);
         TSNode at = ts_node_child_by_field_id(lhs, sy->f_attribute);
@@ -180,8 +218,29 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
         uint32_t oa = ts_node_start_byte(obj), ob = ts_node_end_byte(obj);
         if (ob - oa != 4 || memcmp(r->src + oa, "self", 4) != 0) return;
         uint32_t a = ts_node_start_byte(at), b = ts_node_end_byte(at);
-        if (b > a && b <= r->len) var_put(t, cls, 1, r->src + a, b - a, type);
+        if (b > a && b <= r->len) var_put(t, cls, 1, r->src + a, b - a, type, declared);
     }
+}
+
+/* `for x in f(...)`: x is an item of what f returns ("f().__iter__"). */
+static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode lhs = ts_node_child_by_field_id(loop, sy->f_left);
+    TSNode rhs = ts_node_child_by_field_id(loop, sy->f_right);
+    if (ts_node_is_null(lhs) || ts_node_symbol(lhs) != sy->identifier) return;
+    const char *type = NULL;
+    if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->call) {
+        TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
+        if (!ts_node_is_null(fn)) squeezed(r, fn, &t->t);
+        if (!ts_node_is_null(fn) && is_chain(t->t.buf ? t->t.buf : "", t->t.len) &&
+            !(t->t.len > 5 && !memcmp(t->t.buf, "self.", 5))) {
+            sb_adds(&t->t, "().__iter__");
+            type = t->t.buf;
+        }
+    }
+    uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
+    if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, type, 0);
 }
 
 /* Every assignment in the subtree of n (function bodies: nested ones too). */
@@ -194,6 +253,7 @@ static void scan_assignments(ChunkRun *r, PyTypes *t, TSNode n, int scope, int c
         TSNode c = ts_tree_cursor_current_node(&cur);
         descend = ts_node_symbol(c) != r->sy->class_definition;
         if (ts_node_symbol(c) == r->sy->assignment) note_assignment(r, t, c, scope, cls);
+        if (ts_node_symbol(c) == r->sy->for_statement) note_loop(r, t, c, scope);
     }
     ts_tree_cursor_delete(&cur);
 }
@@ -211,8 +271,10 @@ static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
         TSNode lhs = ts_node_child_by_field_id(asg, sy->f_left);
         if (ts_node_is_null(lhs) || ts_node_symbol(lhs) != sy->identifier) continue;
         uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
-        const char *type = assigned_type(r, t, asg) ? t->t.buf : NULL;
-        if (b > a && b <= r->len) var_put(t, scope, attr, r->src + a, b - a, type);
+        int typed = assigned_type(r, t, asg, attr ? -1 : scope);
+        const char *type = typed > 0 ? t->t.buf : NULL;
+        if (b > a && b <= r->len)
+            var_put(t, scope, attr, r->src + a, b - a, type, typed == 2 || typed == -1);
     }
 }
 
@@ -240,7 +302,7 @@ static void scan_params(ChunkRun *r, PyTypes *t, TSNode def, int scope)
         squeezed(r, ty, &raw);
         uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
         int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
-        if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, ok ? t->t.buf : NULL);
+        if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, ok ? t->t.buf : NULL, 1);
     }
     sb_release(&raw);
 }
