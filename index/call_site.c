@@ -13,6 +13,32 @@
     "WHERE f.path = ?1 AND ?2 BETWEEN c.start_line AND c.end_line AND r.last = ?3 "                \
     "AND r.kind = ?4 ORDER BY r.id"
 
+/* The member named ?3 of the class whose method holds path ?1's line ?2,
+ * its own or the nearest one it inherits (the graph's INHERIT edges). */
+#define SELF_MEMBER_SQL                                                                            \
+    "WITH RECURSIVE cls(id) AS (SELECT c.parent_id FROM files f JOIN chunks c ON c.file_id = "     \
+    "f.id WHERE f.path = ?1 AND ?2 BETWEEN c.start_line AND c.end_line AND c.parent_id != 0 "      \
+    "ORDER BY c.start_line DESC LIMIT 1), anc(id, d) AS (SELECT id, 0 FROM cls UNION ALL "         \
+    "SELECT e.dst, anc.d + 1 FROM edges e JOIN anc ON e.src = anc.id WHERE e.kind = ?4 "           \
+    "AND anc.d < 8) SELECT c.id FROM anc JOIN chunks c ON c.parent_id = anc.id "                   \
+    "WHERE c.name = ?3 AND c.win <= 1 ORDER BY anc.d, c.start_line LIMIT 1"
+
+static CrErr self_member(IdxStore *st, const char *path, uint32_t line, const char *word,
+                         int64_t *out, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, SELF_MEMBER_SQL, -1, &s, NULL) != SQLITE_OK)
+        return idx_store_err(st, e, "self member");
+    sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, line);
+    sqlite3_bind_text(s, 3, word, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 4, IDX_EDGE_INHERIT);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) *out = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "self member");
+}
+
 /* Whether a reference's name is a typed receiver's form ("T().m", "super().m"). */
 static int typed_form(const char *name)
 {
@@ -57,5 +83,10 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
         *out = typed;
     else if (any_same)
         *out = any;
+    /* `self.name` with no call resolved there (a property, an attribute):
+     * the class's member, or the one it inherits */
+    if (!*out && chain && (!strncmp(chain, "self.", 5) || !strncmp(chain, "this.", 5)) &&
+        !strcmp(chain + 5, word))
+        return self_member(st, path, line, word, out, e);
     return CR_OK;
 }
