@@ -12,7 +12,9 @@ definitions; for each, both servers are asked prepareCallHierarchy at the
 definition's name, then incoming and outgoing calls. Call items are compared as
 (file, enclosing definition) -- the innermost def/class of the item's line in
 Python's own `ast`, "<module>" outside any -- so that a module item and a chunk
-of module code compare equal. Then --sites call sites (pyright's fromRanges)
+of module code compare equal; a function's inner functions count as the
+function (neither tool's item for them is sampled), and `@overload` stubs and
+their implementation share one name, so they are one function. Then --sites call sites (pyright's fromRanges)
 are asked textDocument/definition at the callee's name: the first answer is
 right when it lands in the definition pyright names.
 
@@ -148,7 +150,10 @@ class Defs:
                         q = prefix + ch.name
                         first = min([ch.lineno] + [d.lineno for d in ch.decorator_list])
                         out.append((first, ch.end_lineno, q, ch))
-                        walk(ch, q + ".")
+                        # a function's inner definitions are part of it (as an
+                        # index of definitions names them): not descended into
+                        if isinstance(ch, ast.ClassDef):
+                            walk(ch, q + ".")
                     else:
                         walk(ch, prefix)
             if tree:
