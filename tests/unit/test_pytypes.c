@@ -98,7 +98,8 @@ static void check_under(const char *path, uint32_t line, const char *word, const
     CHECK_INT(rtv_def_under(st, path, line, word, &d, NULL), CR_OK);
     char got[256];
     snprintf(got, sizeof got, "%s:%s", d.head.path ? d.head.path : "", d.head.symbol);
-    if (strcmp(got, want) != 0) fprintf(stderr, "%s:%u %s: %s, want %s\n", path, line, word, got, want);
+    if (strcmp(got, want) != 0)
+        fprintf(stderr, "%s:%u %s: %s, want %s\n", path, line, word, got, want);
     CHECK(!strcmp(got, want));
     rtv_def_release(&d);
 }
@@ -122,8 +123,7 @@ static void test_overload_is_one_function(void)
         RtvRef *refs = NULL;
         size_t n = 0;
         CHECK_INT(rtv_def_under(st, "pkg/over.py", lines[i], "wrap", &d, NULL), CR_OK);
-        CHECK_INT(rtv_refs(st, &d, 0, RTV_REF_BIT(IDX_EDGE_CALL), 0, &refs, &n, NULL, NULL),
-                  CR_OK);
+        CHECK_INT(rtv_refs(st, &d, 0, RTV_REF_BIT(IDX_EDGE_CALL), 0, &refs, &n, NULL, NULL), CR_OK);
         counts[i] = n;
         rtv_refs_free(refs, n);
         rtv_def_release(&d);
