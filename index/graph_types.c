@@ -68,6 +68,24 @@ int idx_graph_typed(Resolver *r, const IdxRefAt *at, const char *name, int64_t *
         free(cls);
         return 1;
     }
+    if (!strncmp(name, "__class__().", 12)) { /* `self.name` read: a method only */
+        const char *m = name + 12, *dot = strrchr(at->symbol, '.');
+        if (!*m || strchr(m, '.') || !dot) return 1;
+        StrBuf q;
+        sb_init(&q);
+        if (at->module[0]) sb_addf(&q, "%s.", at->module);
+        sb_add(&q, at->symbol, (size_t)(dot - at->symbol));
+        sb_addf(&q, ".%s", m);
+        int64_t v = idx_graph_qualified(r, q.buf);
+        sb_release(&q);
+        if (!v) {
+            char *cls = xstrndup(at->symbol, (size_t)(dot - at->symbol));
+            v = idx_graph_inherited(r, at, cls, m);
+            free(cls);
+        }
+        if (v && idx_graph_chunk_kind(r, v) == IDX_KIND_METHOD) *out = v;
+        return 1;
+    }
     const char *open = strrchr(name, '(');
     if (!open || strncmp(open, "().", 3) != 0) return 0;
     const char *m = open + 3;

@@ -78,6 +78,7 @@ PyChunker *idx_py_chunker_new(void)
     s->typed_parameter = chunk__sym(l, "typed_parameter", 1);
     s->typed_default_parameter = chunk__sym(l, "typed_default_parameter", 1);
     s->for_statement = chunk__sym(l, "for_statement", 1);
+    s->augmented_assignment = chunk__sym(l, "augmented_assignment", 1);
     s->f_name = chunk__field(l, "name");
     s->f_body = chunk__field(l, "body");
     s->f_definition = chunk__field(l, "definition");
@@ -270,7 +271,13 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
         }
     }
 
-    if (s == sy->call) {
+    if (s == sy->attribute) {
+        /* a read of `self.name` that is no call: a property's getter runs */
+        int called = up->sym == sy->call && r->field == sy->f_function;
+        int written = (up->sym == sy->assignment || up->sym == sy->augmented_assignment) &&
+                      r->field == sy->f_left;
+        if (!called && !written) idx_py_ref_self_read(r, n);
+    } else if (s == sy->call) {
         idx_py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
     } else if (s == sy->import_statement || s == sy->import_from_statement ||
                s == sy->future_import_statement) {
@@ -308,6 +315,7 @@ static void chunk__walk(ChunkRun *r, TSNode root)
             continue;
         }
         ARRAY_GROW(r->frames, depth + 1, r->cap_frames);
+        r->field = ts_tree_cursor_current_field_id(&cur);
         r->frames[depth] = chunk__visit(r, n, &r->frames[depth - 1]);
         descend = 1;
     }

@@ -159,6 +159,21 @@ void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
     idx_py_ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
 }
 
+void idx_py_ref_self_read(ChunkRun *r, TSNode attr)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode obj = ts_node_child_by_field_id(attr, sy->f_object);
+    TSNode at = ts_node_child_by_field_id(attr, sy->f_attribute);
+    if (ts_node_is_null(obj) || ts_node_is_null(at) || ts_node_symbol(obj) != sy->identifier)
+        return;
+    uint32_t a = ts_node_start_byte(obj), b = ts_node_end_byte(obj);
+    if (b - a != 4 || b > r->len || memcmp(r->src + a, "self", 4) != 0) return;
+    sb_reset(&r->sb);
+    sb_adds(&r->sb, "__class__().");
+    idx_py_add_text(r, &r->sb, at);
+    idx_py_ref_push(r, REF_CALL, -1, attr)->name = xstrndup(r->sb.buf, r->sb.len);
+}
+
 static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)
 {
     const ChunkSyms *sy = r->sy;

@@ -385,6 +385,47 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref)
     ref->name = xstrndup(t->t.buf, t->t.len);
 }
 
+/* Whether unit u's definition has a decorator whose name ends in "property"
+ * (`property`, `cached_property`, `functools.cached_property`). */
+static int is_property(ChunkRun *r, const ChunkUnit *u)
+{
+    TSNode dd = ts_node_parent(u->def);
+    if (ts_node_is_null(dd) || ts_node_symbol(dd) != r->sy->decorated_definition) return 0;
+    uint32_t k = ts_node_named_child_count(dd);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode d = ts_node_named_child(dd, i);
+        if (ts_node_symbol(d) != r->sy->decorator) continue;
+        TSNode e = idx_py_first_named(r, d);
+        if (!ts_node_is_null(e) && ts_node_symbol(e) == r->sy->call)
+            e = ts_node_child_by_field_id(e, r->sy->f_function);
+        if (ts_node_is_null(e)) continue;
+        uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
+        if (b <= r->len && b - a >= 8 && !memcmp(r->src + b - 8, "property", 8)) return 1;
+    }
+    return 0;
+}
+
+/* A `self.name` read ("__class__().name") outside a method, of a data
+ * attribute the class assigns, or where a class of this file defines name
+ * as a method and none as a property (the method passed as a value, not
+ * called): 1 to drop it. */
+static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
+{
+    const char *m = ref->name + 12;
+    int method = 0;
+    /* in a method, not a data attribute its class assigns (self.name = ...) */
+    int u = unit_at(r, ref->line);
+    if (u < 0 || r->units[u].kind != IDX_KIND_METHOD) return 1;
+    if (var_get(t, r->units[u].parent, 1, m, strlen(m))) return 1;
+    for (size_t i = 0; i < r->n_units; i++) {
+        const ChunkUnit *v = &r->units[i];
+        if (v->kind != IDX_KIND_METHOD || strcmp(v->name, m) != 0) continue;
+        if (is_property(r, v)) return 0;
+        method = 1;
+    }
+    return method;
+}
+
 void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots)
 {
     PyTypes t = {0};
@@ -402,8 +443,18 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots)
         int cls = u->kind == IDX_KIND_METHOD ? u->parent : -1;
         if (!ts_node_is_null(body)) scan_assignments(r, &t, body, (int)i, cls);
     }
-    for (size_t i = 0; i < r->n_refs; i++)
-        if (r->refs[i].kind == REF_CALL && r->refs[i].name) retype_ref(r, &t, &r->refs[i]);
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_refs; i++) {
+        ChunkRef *ref = &r->refs[i];
+        if (ref->kind == REF_CALL && ref->name && !strncmp(ref->name, "__class__().", 12) &&
+            method_value(r, &t, ref)) {
+            free(ref->name);
+            continue;
+        }
+        if (ref->kind == REF_CALL && ref->name) retype_ref(r, &t, ref);
+        r->refs[k++] = *ref;
+    }
+    r->n_refs = k;
     for (size_t i = 0; i < t.n; i++) {
         free(t.v[i].name);
         free(t.v[i].type);

@@ -1,6 +1,7 @@
 /* Calls on receivers of a known type (tests/fixtures/pytypes): a
  * self-attribute typed in __init__ or by a class annotation, an annotated
- * parameter, a module-level instance, a proxy named in the row, super();
+ * parameter, a module-level instance, a proxy named in the row, super(),
+ * a property read through self;
  * builtins and library types not matched by name; the definition a call
  * site names, as the graph resolved it; @overload stubs and their
  * implementation one function. Each case has another definition of the
@@ -78,6 +79,14 @@ static void test_super(void)
     check_callees("pkg/ds.py", "Headers.load", "pkg/ds.py:Base.load\n");
 }
 
+static void test_property_reads(void)
+{
+    /* self.size: a property the class inherits from another file's class */
+    check_callees("pkg/use.py", "Measured.total", "pkg/ds.py:Sized.size\n");
+    /* self.snapshot not called: the method passed as a value, no call */
+    check_callees("pkg/ds.py", "Sized.callback", "");
+}
+
 static void test_proxy(void)
 {
     /* current_app stands for flask.Flask (the row's receiver_proxies) */
@@ -139,6 +148,7 @@ int main(void)
     RUN(test_self_attributes);
     RUN(test_parameters_and_module_instances);
     RUN(test_super);
+    RUN(test_property_reads);
     RUN(test_proxy);
     RUN(test_builtins_and_library_types);
     RUN(test_definition_from_call_site);
