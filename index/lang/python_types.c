@@ -416,14 +416,13 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
     /* in a method, not a data attribute its class assigns (self.name = ...) */
     int u = unit_at(r, ref->line);
     if (u < 0 || r->units[u].kind != IDX_KIND_METHOD) return 1;
-    if (var_get(t, r->units[u].parent, 1, m, strlen(m))) return 1;
     for (size_t i = 0; i < r->n_units; i++) {
         const ChunkUnit *v = &r->units[i];
         if (v->kind != IDX_KIND_METHOD || strcmp(v->name, m) != 0) continue;
-        if (is_property(r, v)) return 0;
+        if (is_property(r, v)) return 0; /* assigned through its setter, maybe */
         method = 1;
     }
-    return method;
+    return method || var_get(t, r->units[u].parent, 1, m, strlen(m)) != NULL;
 }
 
 void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots)
