@@ -302,6 +302,7 @@ typedef struct RefRow {
 } RefRow;
 
 static int64_t resolve_expr(Resolver *r, const RefRow *ref);
+static const IdxGraphOps graph_ops;
 
 /* The base expressions of a class chunk. Caller frees each and the array. */
 static char **class_bases(Resolver *r, int64_t class_id, size_t *n_out)
@@ -383,7 +384,7 @@ static int64_t resolve_expr(Resolver *r, const RefRow *ref)
     StrBuf q;
     int64_t v = 0;
     IdxRefAt at = {ref->file_id, ref->module, ref->symbol, ref->lang};
-    if (ref->kind == REF_CALL && idx_graph_typed(r, &at, n, &v)) return v;
+    if (ref->kind == REF_CALL && idx_graph_typed(&graph_ops, r, &at, n, &v)) return v;
     sb_init(&q);
     if (first == 1 && n[0] == '?') {
         if (*rest && !strchr(rest, '.') && !builtin_method(ref->lang, rest))
@@ -671,7 +672,7 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
 
 /* ---------------------------------------------------------------- for graph_types.c */
 
-int64_t idx_graph_expr(Resolver *r, const IdxRefAt *at, const char *expr)
+static int64_t ops_expr(Resolver *r, const IdxRefAt *at, const char *expr)
 {
     RefRow ref = {
         0, at->file_id, 0, REF_CALL, (char *)expr, (char *)at->module, (char *)at->symbol, at->lang,
@@ -679,24 +680,24 @@ int64_t idx_graph_expr(Resolver *r, const IdxRefAt *at, const char *expr)
     return resolve_expr(r, &ref);
 }
 
-int64_t idx_graph_qualified(Resolver *r, const char *q)
+static int64_t ops_qualified(Resolver *r, const char *q)
 {
     return resolve_qualified(r, q, 0);
 }
 
-int64_t idx_graph_unique(Resolver *r, const char *name)
+static int64_t ops_unique(Resolver *r, const char *name)
 {
     return unique_by_name(r, name);
 }
 
-int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len)
+static int ops_imported(Resolver *r, int64_t file_id, const char *alias, size_t len)
 {
     char *bound = import_binding(r, file_id, alias, len);
     free(bound);
     return bound != NULL;
 }
 
-int idx_graph_chunk_kind(Resolver *r, int64_t id)
+static int ops_chunk_kind(Resolver *r, int64_t id)
 {
     sqlite3_stmt *s = lookup_stmt(r, STMT_CHUNK_GET);
     if (!s) return -1;
@@ -706,12 +707,12 @@ int idx_graph_chunk_kind(Resolver *r, int64_t id)
     return kind;
 }
 
-int64_t idx_graph_inherited(Resolver *r, const IdxRefAt *at, const char *cls, const char *name)
+static int64_t ops_inherited(Resolver *r, const IdxRefAt *at, const char *cls, const char *name)
 {
     return inherited_member(r, at->file_id, at->module, cls, name, 0);
 }
 
-int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
+static int64_t ops_member(Resolver *r, int64_t cls, const char *name)
 {
     sqlite3_stmt *s = lookup_stmt(r, STMT_CHUNK_QUAL);
     if (!s) return 0;
@@ -734,3 +735,6 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
     free(sym);
     return v;
 }
+
+static const IdxGraphOps graph_ops = {ops_expr,   ops_qualified, ops_member,    ops_inherited,
+                                      ops_unique, ops_imported,  ops_chunk_kind};

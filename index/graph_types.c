@@ -27,7 +27,8 @@ static int builtin_method(const IdxLang *lang, const char *name)
 
 /* The chunk a type expression names, or 0 with *lib set when it is a
  * library's (or a builtin's) type. */
-static int64_t type_of(Resolver *r, const IdxRefAt *at, const char *type, int *lib, int depth)
+static int64_t type_of(const IdxGraphOps *ops, Resolver *r, const IdxRefAt *at, const char *type,
+                       int *lib, int depth)
 {
     *lib = 0;
     const char *open = NULL;
@@ -36,35 +37,36 @@ static int64_t type_of(Resolver *r, const IdxRefAt *at, const char *type, int *l
     if (open && depth < 8) {
         /* a method of an instance: its class's member, the type unknown */
         char *inner = xstrndup(type, (size_t)(open - type));
-        int64_t t = type_of(r, at, inner, lib, depth + 1);
+        int64_t t = type_of(ops, r, at, inner, lib, depth + 1);
         free(inner);
         if (*lib) return 0;
         const char *m = open + 3;
-        if (!t || strchr(m, '.') || idx_graph_chunk_kind(r, t) != IDX_KIND_CLASS) return 0;
-        return idx_graph_member(r, t, m);
+        if (!t || strchr(m, '.') || ops->chunk_kind(r, t) != IDX_KIND_CLASS) return 0;
+        return ops->member(r, t, m);
     }
     if (type[0] == '=') {
-        int64_t t = idx_graph_qualified(r, type + 1);
+        int64_t t = ops->qualified(r, type + 1);
         *lib = !t;
         return t;
     }
-    int64_t t = idx_graph_expr(r, at, type);
+    int64_t t = ops->expr(r, at, type);
     if (t) return t;
     size_t root = strcspn(type, ".");
     char *name = xstrndup(type, root);
-    *lib = idx_graph_imported(r, at->file_id, type, root) || idx_graph_is_builtin(at->lang, name);
+    *lib = ops->imported(r, at->file_id, type, root) || idx_graph_is_builtin(at->lang, name);
     free(name);
     return 0;
 }
 
-int idx_graph_typed(Resolver *r, const IdxRefAt *at, const char *name, int64_t *out)
+int idx_graph_typed(const IdxGraphOps *ops, Resolver *r, const IdxRefAt *at, const char *name,
+                    int64_t *out)
 {
     *out = 0;
     if (!strncmp(name, "super().", 8)) {
         const char *m = name + 8, *dot = strrchr(at->symbol, '.');
         if (!*m || strchr(m, '.') || !dot) return 1;
         char *cls = xstrndup(at->symbol, (size_t)(dot - at->symbol));
-        *out = idx_graph_inherited(r, at, cls, m);
+        *out = ops->inherited(r, at, cls, m);
         free(cls);
         return 1;
     }
@@ -76,14 +78,14 @@ int idx_graph_typed(Resolver *r, const IdxRefAt *at, const char *name, int64_t *
         if (at->module[0]) sb_addf(&q, "%s.", at->module);
         sb_add(&q, at->symbol, (size_t)(dot - at->symbol));
         sb_addf(&q, ".%s", m);
-        int64_t v = idx_graph_qualified(r, q.buf);
+        int64_t v = ops->qualified(r, q.buf);
         sb_release(&q);
         if (!v) {
             char *cls = xstrndup(at->symbol, (size_t)(dot - at->symbol));
-            v = idx_graph_inherited(r, at, cls, m);
+            v = ops->inherited(r, at, cls, m);
             free(cls);
         }
-        if (v && idx_graph_chunk_kind(r, v) == IDX_KIND_METHOD) *out = v;
+        if (v && ops->chunk_kind(r, v) == IDX_KIND_METHOD) *out = v;
         return 1;
     }
     const char *open = strrchr(name, '(');
@@ -91,13 +93,13 @@ int idx_graph_typed(Resolver *r, const IdxRefAt *at, const char *name, int64_t *
     const char *m = open + 3;
     char *type = xstrndup(name, (size_t)(open - name));
     int lib = 0;
-    int64_t t = type_of(r, at, type, &lib, 0);
+    int64_t t = type_of(ops, r, at, type, &lib, 0);
     free(type);
     if (lib || strchr(m, '.')) return 1;
-    if (t && idx_graph_chunk_kind(r, t) == IDX_KIND_CLASS)
-        *out = idx_graph_member(r, t, m);
+    if (t && ops->chunk_kind(r, t) == IDX_KIND_CLASS)
+        *out = ops->member(r, t, m);
     else if (!builtin_method(at->lang, m))
-        *out = idx_graph_unique(r, m);
+        *out = ops->unique(r, m);
     return 1;
 }
 

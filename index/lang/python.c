@@ -394,6 +394,12 @@ static void chunk__run_release(ChunkRun *r)
     sb_release(&r->sb2);
 }
 
+/* Proxies of well-known frameworks: the name imported, the class it stands
+ * for (the row's receiver_proxies; the chunker's typed receivers read it). */
+static const char *const py__receiver_proxies[] = {
+    "current_app", "flask.Flask", "request", "flask.Request", "g", "flask.ctx._AppCtxGlobals", NULL,
+};
+
 /* Appends to out without releasing anything in it: callers pass a zeroed or
  * released set (indices in what is appended count from out->n_chunks). */
 CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
@@ -471,7 +477,7 @@ CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max
     TSNode roots[CHUNK__MAX_SEGMENTS];
     for (size_t i = 0; i < n_trees; i++)
         roots[i] = ts_tree_root_node(trees[i]);
-    idx_py_type_refs(&r, roots, n_trees);
+    idx_py_type_refs(&r, roots, n_trees, py__receiver_proxies);
     chunk__build(&r, out);
     chunk__refs_out(&r, out);
     ts_tree_cursor_delete(&r.aux);
@@ -528,11 +534,6 @@ static const char *const py__builtins[] = {
     "pow",        "print",   "property", "range",     "repr",         "reversed",   "round",
     "set",        "setattr", "slice",    "sorted",    "staticmethod", "str",        "sum",
     "super",      "tuple",   "type",     "vars",      "zip",          "__import__", NULL,
-};
-
-/* Proxies of well-known frameworks: the name imported, the class it stands for. */
-static const char *const py__receiver_proxies[] = {
-    "current_app", "flask.Flask", "request", "flask.Request", "g", "flask.ctx._AppCtxGlobals", NULL,
 };
 
 /* pytest's and unittest's conventions; a package named test/ (Django's

@@ -110,8 +110,9 @@ void idx_py_ref_raise(ChunkRun *r, TSNode n);
 TSNode idx_py_first_named(const ChunkRun *r, TSNode n);
 
 /* python_types.c: rewrites the calls whose receiver has a type known in
- * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots. */
-void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots);
+ * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots;
+ * proxies: the row's receiver_proxies (name, qualified class pairs). */
+void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *const *proxies);
 
 /* python_recover.c: the first line after a syntax error that opens a
  * definition the tree lost, to re-parse from; 0 for none. */

@@ -18,8 +18,6 @@
 
 #include <stdlib.h>
 
-extern const IdxLang idx_lang_python;
-
 typedef struct PyVar {
     int scope; /* unit index; -1: the module */
     int attr;  /* 1: an attribute of the class unit `scope` (self.name) */
@@ -321,9 +319,8 @@ static int unit_at(const ChunkRun *r, uint32_t line)
 
 /* The class a proxy name stands for when the file imports it by that name
  * (`from flask import current_app`), from the row's receiver_proxies. */
-static const char *proxy_type(const ChunkRun *r, const char *name, size_t len)
+static const char *proxy_type(const ChunkRun *r, const char *const *p, const char *name, size_t len)
 {
-    const char *const *p = idx_lang_python.receiver_proxies;
     for (; p && p[0] && p[1]; p += 2) {
         if (strlen(p[0]) != len || memcmp(p[0], name, len) != 0) continue;
         for (size_t i = 0; i < r->n_refs; i++) {
@@ -336,7 +333,7 @@ static const char *proxy_type(const ChunkRun *r, const char *name, size_t len)
     return NULL;
 }
 
-static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref)
+static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const *proxies)
 {
     const char *n = ref->name;
     size_t first = strcspn(n, ".");
@@ -355,7 +352,7 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref)
         for (int s = u; s >= 0 && !v; s = r->units[s].parent)
             if (r->units[s].kind != IDX_KIND_CLASS) v = var_get(t, s, 0, n, first);
         if (!v) v = var_get(t, -1, 0, n, first);
-        if (!v && (type = proxy_type(r, n, first)) != NULL) proxy = 1;
+        if (!v && (type = proxy_type(r, proxies, n, first)) != NULL) proxy = 1;
     }
     if (v) type = v->type;
     if (!type) return;
@@ -425,7 +422,7 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
     return method || var_get(t, r->units[u].parent, 1, m, strlen(m)) != NULL;
 }
 
-void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots)
+void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *const *proxies)
 {
     PyTypes t = {0};
     sb_init(&t.t);
@@ -450,7 +447,7 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots)
             free(ref->name);
             continue;
         }
-        if (ref->kind == REF_CALL && ref->name) retype_ref(r, &t, ref);
+        if (ref->kind == REF_CALL && ref->name) retype_ref(r, &t, ref, proxies);
         r->refs[k++] = *ref;
     }
     r->n_refs = k;
