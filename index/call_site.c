@@ -76,12 +76,14 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
     }
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE) return idx_store_err(st, e, "call site");
+    /* a bare name only as written: on a definition's own line the name is
+     * no call, whatever calls of it the definition holds */
     int bare = !chain || !strchr(chain, '.');
     if (exact)
         *out = exact;
     else if (typed_n == 1 && !bare)
         *out = typed;
-    else if (any_same)
+    else if (any_same && !bare)
         *out = any;
     /* `self.name` with no call resolved there (a property, an attribute):
      * the class's member, or the one it inherits */

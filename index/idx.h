@@ -310,7 +310,8 @@ CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n
  * call, its receiver's type and the class's bases included. chain: the
  * dotted expression written up to word ("self.headers.get"), or NULL;
  * when several calls of word share the line's chunk, the one written so
- * (else the one on a typed receiver, else the target all share). */
+ * (else, for a chain with a receiver, the one on a typed receiver, else
+ * the target all share); a bare name only as written. */
 CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
                       const char *chain, int64_t *out, ErrInfo *e);
 

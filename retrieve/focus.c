@@ -133,7 +133,7 @@ static char *chain_to(const char *text, size_t len, const char *word)
 }
 
 /* The definition the call of word at path:line reaches in the call graph
- * (idx_call_target), or -1 with *out untouched. */
+ * (idx_call_target): *found 1 with *out, else 0 with *out untouched. */
 static CrErr call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
                          RtvDef *out, int *found, ErrInfo *e)
 {
@@ -164,16 +164,14 @@ CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *w
         rc = CR_OK;
     }
     if (rc) return rc;
-    long at = innermost(v, n, line, word); /* on its name, or inside itself */
+    /* a call there, as the call graph resolved it (`super().__init__`
+     * inside an __init__ is the base's) */
     int found = 0;
-    if (at < 0 && (rc = call_target(st, path, line, word, out, &found, e)) != CR_OK) {
+    if ((rc = call_target(st, path, line, word, out, &found, e)) != CR_OK || found) {
         rtv_defs_free(v, n);
         return rc;
     }
-    if (found) { /* a call there, as the call graph resolved it */
-        rtv_defs_free(v, n);
-        return CR_OK;
-    }
+    long at = innermost(v, n, line, word); /* on its name, or inside itself */
     if (at < 0) {
         long here = innermost(v, n, line, NULL);
         at = in_scopes(v, n, here >= 0 ? v[here].head.symbol : "", word);

@@ -120,6 +120,9 @@ static void test_definition_from_call_site(void)
     /* h: Optional[Headers], another get defined first */
     check_under("pkg/use.py", 21, "get", "pkg/ds.py:Headers.get");
     check_under("pkg/use.py", 14, "get", "pkg/ds.py:Headers.get");
+    /* super().__init__ inside an __init__ is the base's; the def line, its own */
+    check_under("pkg/over.py", 27, "__init__", "pkg/over.py:Base2.__init__");
+    check_under("pkg/over.py", 26, "__init__", "pkg/over.py:Child.__init__");
 }
 
 static void test_overload_is_one_function(void)
