@@ -151,6 +151,34 @@ static CrErr call_target(IdxStore *st, const char *path, uint32_t line, const ch
     return rc;
 }
 
+/* Whether line is where definition d names itself: the first line of it
+ * (decorators, then the header) using word as a whole word. */
+static int names_at(IdxStore *st, const RtvDef *d, uint32_t line, const char *word)
+{
+    StrBuf text;
+    sb_init(&text);
+    int at = 0;
+    if (line >= d->start_line &&
+        idx_read_lines(st, d->head.path, d->start_line, line, &text, NULL, NULL) == CR_OK &&
+        text.buf) {
+        uint32_t l = d->start_line;
+        for (const char *p = text.buf; p && *p; l++) {
+            const char *eol = strchr(p, '\n');
+            size_t len = eol ? (size_t)(eol - p) : strlen(p);
+            char *c = chain_to(p, len, word);
+            int hit = c != NULL;
+            free(c);
+            if (hit) {
+                at = l == line;
+                break;
+            }
+            p = eol ? eol + 1 : NULL;
+        }
+    }
+    sb_release(&text);
+    return at;
+}
+
 CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *word, RtvDef *out,
                     ErrInfo *e)
 {
@@ -164,14 +192,15 @@ CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *w
         rc = CR_OK;
     }
     if (rc) return rc;
-    /* a call there, as the call graph resolved it (`super().__init__`
-     * inside an __init__ is the base's) */
+    long at = innermost(v, n, line, word); /* on its name, or inside itself */
+    /* on the definition's own name: itself; else a call there, as the call
+     * graph resolved it (`super().__init__` inside an __init__ is the base's) */
     int found = 0;
-    if ((rc = call_target(st, path, line, word, out, &found, e)) != CR_OK || found) {
+    if ((at < 0 || !names_at(st, &v[at], line, word)) &&
+        ((rc = call_target(st, path, line, word, out, &found, e)) != CR_OK || found)) {
         rtv_defs_free(v, n);
         return rc;
     }
-    long at = innermost(v, n, line, word); /* on its name, or inside itself */
     if (at < 0) {
         long here = innermost(v, n, line, NULL);
         at = in_scopes(v, n, here >= 0 ? v[here].head.symbol : "", word);
