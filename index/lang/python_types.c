@@ -106,6 +106,42 @@ static int annotation_type(const char *s, size_t n, StrBuf *out)
     return 1;
 }
 
+/* The item class of a container annotation (`t.Iterable[X]`, `list["X"]`),
+ * into out; 0 for none. */
+static int annotation_item(const char *s, size_t n, StrBuf *out)
+{
+    static const char *const containers[] = {
+        "Iterable",        "Iterator",    "List",  "list",      "Sequence",
+        "MutableSequence", "Set",         "set",   "FrozenSet", "frozenset",
+        "Collection",      "AbstractSet", "Deque", "deque",     "Reversible"};
+    while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
+        s++, n -= 2;
+    size_t open = 0;
+    while (open < n && s[open] != '[')
+        open++;
+    if (open == n || s[n - 1] != ']' || !is_chain(s, open)) return 0;
+    size_t last = open;
+    while (last > 0 && s[last - 1] != '.')
+        last--;
+    int known = 0;
+    for (size_t i = 0; i < sizeof containers / sizeof *containers && !known; i++)
+        known =
+            strlen(containers[i]) == open - last && !memcmp(s + last, containers[i], open - last);
+    const char *in = s + open + 1;
+    size_t k = n - open - 2;
+    while (k >= 2 && (in[0] == '"' || in[0] == '\'') && in[k - 1] == in[0])
+        in++, k -= 2;
+    if (!known || !is_chain(in, k)) return 0;
+    sb_reset(out);
+    sb_add(out, in, k);
+    return 1;
+}
+
+/* Notes name[0..len)'s item class ("name[]": no identifier) from its
+ * annotation's squeezed text, when it is a container of one. */
+static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t len,
+                       const char *ann, size_t ann_len);
+
 /* The text of a node with whitespace and line continuations dropped. */
 static void squeezed(ChunkRun *r, TSNode n, StrBuf *out)
 {
@@ -217,6 +253,22 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
         if (ob - oa != 4 || memcmp(r->src + oa, "self", 4) != 0) return;
         uint32_t a = ts_node_start_byte(at), b = ts_node_end_byte(at);
         if (b > a && b <= r->len) var_put(t, cls, 1, r->src + a, b - a, type, declared);
+        /* self.rules = rules, rules: Iterable[Rule]: its items too */
+        TSNode rhs = ts_node_child_by_field_id(asg, sy->f_right);
+        if (b > a && b <= r->len && !ts_node_is_null(rhs) &&
+            ts_node_symbol(rhs) == sy->identifier) {
+            uint32_t ra = ts_node_start_byte(rhs), rb = ts_node_end_byte(rhs);
+            StrBuf k;
+            sb_init(&k);
+            sb_add(&k, r->src + ra, rb - ra);
+            sb_adds(&k, "[]");
+            const PyVar *v = var_get(t, scope, 0, k.buf, k.len);
+            sb_reset(&k);
+            sb_add(&k, r->src + a, b - a);
+            sb_adds(&k, "[]");
+            if (v && v->type) var_put(t, cls, 1, k.buf, k.len, v->type, 0);
+            sb_release(&k);
+        }
     }
 }
 
@@ -228,7 +280,34 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
     TSNode rhs = ts_node_child_by_field_id(loop, sy->f_right);
     if (ts_node_is_null(lhs) || ts_node_symbol(lhs) != sy->identifier) return;
     const char *type = NULL;
-    if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->call) {
+    const PyVar *items = NULL;
+    StrBuf k;
+    sb_init(&k);
+    if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->identifier) {
+        idx_py_add_text(r, &k, rhs);
+        sb_adds(&k, "[]");
+        for (int s = scope; s >= 0 && !items; s = r->units[s].parent)
+            if (r->units[s].kind != IDX_KIND_CLASS) items = var_get(t, s, 0, k.buf, k.len);
+        if (!items) items = var_get(t, -1, 0, k.buf, k.len);
+    } else if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->attribute && scope >= 0 &&
+               r->units[scope].kind == IDX_KIND_METHOD) {
+        TSNode obj = ts_node_child_by_field_id(rhs, sy->f_object);
+        TSNode at = ts_node_child_by_field_id(rhs, sy->f_attribute);
+        uint32_t oa = ts_node_is_null(obj) ? 0 : ts_node_start_byte(obj);
+        if (!ts_node_is_null(at) && !ts_node_is_null(obj) &&
+            ts_node_symbol(obj) == sy->identifier && ts_node_end_byte(obj) - oa == 4 &&
+            !memcmp(r->src + oa, "self", 4)) {
+            idx_py_add_text(r, &k, at);
+            sb_adds(&k, "[]");
+            items = var_get(t, r->units[scope].parent, 1, k.buf, k.len);
+        }
+    }
+    sb_release(&k);
+    if (items && items->type) {
+        sb_reset(&t->t);
+        sb_adds(&t->t, items->type);
+        type = t->t.buf;
+    } else if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->call) {
         TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
         if (!ts_node_is_null(fn)) squeezed(r, fn, &t->t);
         if (!ts_node_is_null(fn) && is_chain(t->t.buf ? t->t.buf : "", t->t.len) &&
@@ -239,6 +318,21 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
     }
     uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
     if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, type, 0);
+}
+
+static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t len,
+                       const char *ann, size_t ann_len)
+{
+    StrBuf item, key;
+    sb_init(&item);
+    sb_init(&key);
+    if (annotation_item(ann, ann_len, &item)) {
+        sb_add(&key, name, len);
+        sb_adds(&key, "[]");
+        var_put(t, scope, attr, key.buf, key.len, item.buf, 1);
+    }
+    sb_release(&item);
+    sb_release(&key);
 }
 
 /* Every assignment in the subtree of n (function bodies: nested ones too). */
@@ -273,6 +367,14 @@ static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
         const char *type = typed > 0 ? t->t.buf : NULL;
         if (b > a && b <= r->len)
             var_put(t, scope, attr, r->src + a, b - a, type, typed == 2 || typed == -1);
+        TSNode ty = ts_node_child_by_field_id(asg, sy->f_type);
+        if (b > a && b <= r->len && !ts_node_is_null(ty)) {
+            StrBuf raw;
+            sb_init(&raw);
+            squeezed(r, ty, &raw);
+            note_items(t, scope, attr, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
+            sb_release(&raw);
+        }
     }
 }
 
@@ -300,7 +402,10 @@ static void scan_params(ChunkRun *r, PyTypes *t, TSNode def, int scope)
         squeezed(r, ty, &raw);
         uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
         int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
-        if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, ok ? t->t.buf : NULL, 1);
+        if (b > a && b <= r->len) {
+            var_put(t, scope, 0, r->src + a, b - a, ok ? t->t.buf : NULL, 1);
+            note_items(t, scope, 0, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
+        }
     }
     sb_release(&raw);
 }
