@@ -94,6 +94,7 @@ PyChunker *idx_py_chunker_new(void)
     s->f_right = chunk__field(l, "right");
     s->f_type = chunk__field(l, "type");
     s->f_parameters = chunk__field(l, "parameters");
+    s->f_return_type = chunk__field(l, "return_type");
     return c;
 }
 

@@ -22,7 +22,8 @@ typedef struct ChunkSyms {
         string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon, assignment,
         typed_parameter, typed_default_parameter, for_statement, augmented_assignment;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
-        f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters;
+        f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters,
+        f_return_type;
 } ChunkSyms;
 
 struct PyChunker {

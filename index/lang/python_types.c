@@ -190,6 +190,27 @@ static const PyVar *var_get(const PyTypes *t, int scope, int attr, const char *n
     return NULL;
 }
 
+/* The class a function of this file (parent -2: a module-level one; else
+ * a method of class unit `parent`) named name says it returns (`-> X`),
+ * into t->t: 1, or 0 for none. */
+static int returned_type(ChunkRun *r, PyTypes *t, int parent, const char *name)
+{
+    for (size_t i = 0; i < r->n_units; i++) {
+        const ChunkUnit *u = &r->units[i];
+        int where = u->kind == IDX_KIND_FUNCTION ? -2 : u->kind == IDX_KIND_METHOD ? u->parent : -3;
+        if (where != parent || strcmp(u->name, name) != 0) continue;
+        TSNode rt = ts_node_child_by_field_id(u->def, r->sy->f_return_type);
+        if (ts_node_is_null(rt)) return 0;
+        StrBuf raw;
+        sb_init(&raw);
+        squeezed(r, rt, &raw);
+        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
+        sb_release(&raw);
+        return ok;
+    }
+    return 0;
+}
+
 /* The type an assignment in unit `scope` (-1: the module) gives its target:
  * 2 its annotation (-1: one naming no class), 1 the callee of the call it
  * assigns (a plain chain) or the type of the variable it assigns, 0 none.
@@ -223,10 +244,16 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
     TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
     if (ts_node_is_null(fn)) return 0;
     squeezed(r, fn, &t->t);
-    /* `self.make()`: a method's result, of no type known here */
-    if ((t->t.len > 5 && !memcmp(t->t.buf, "self.", 5)) ||
-        (t->t.len > 4 && !memcmp(t->t.buf, "cls.", 4)))
-        return 0;
+    /* `make()`, `self.make()`: what this file's make says it returns */
+    int self = t->t.len > 5 && !memcmp(t->t.buf, "self.", 5);
+    int cls = scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
+    if (self || !strchr(t->t.buf ? t->t.buf : "", '.')) {
+        char *name = xstrdup(t->t.buf ? t->t.buf + (self ? 5 : 0) : "");
+        int got = returned_type(r, t, self ? cls : -2, name);
+        free(name);
+        if (got || self) return got;
+    }
+    if (t->t.len > 4 && !memcmp(t->t.buf, "cls.", 4)) return 0;
     return is_chain(t->t.buf ? t->t.buf : "", t->t.len);
 }
 

@@ -73,6 +73,8 @@ static void test_parameters_and_module_instances(void)
     check_callees("pkg/use.py", "by_module", "pkg/ds.py:Headers.get\n");
     /* an item of self.parts, parts: Iterable[Headers] */
     check_callees("pkg/use.py", "Chain.first", "pkg/ds.py:Headers.get\n");
+    /* h = make(), make() -> Headers in this file */
+    check_callees("pkg/use.py", "by_return", "pkg/use.py:make\npkg/ds.py:Headers.get\n");
 }
 
 static void test_super(void)
