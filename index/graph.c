@@ -1,6 +1,7 @@
 /* graph.c - the passes that turn references marked dirty into edges
  * (graph_lookup.c finds what a name names, graph_member.c what a class
- * inherits or an interface dispatches to). */
+ * inherits or an interface dispatches to, graph_types.c what a call on a
+ * typed receiver reaches). */
 #include "graph_int.h"
 
 #include <stdlib.h>
@@ -100,6 +101,7 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
         row->symbol = idx_store_col_dup(s, 6);
         const char *path = (const char *)sqlite3_column_text(s, 7);
         row->lang = path ? idx_lang_for_path(path) : NULL;
+        row->strict = 0;
     }
     sqlite3_reset(s);
     for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
@@ -114,7 +116,7 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
             dst[0] = idx_graph_resolve_qualified(r, row->name, 0);
         else if (row->kind == REF_EXPAND && !strcmp(row->name, IDX_REF_MACRO_MARK))
             dst[0] = row->chunk_id; /* the macro's mark */
-        else
+        else if (!idx_graph_typed(r, row, &dst[0]) && !r->rc)
             dst[0] = idx_graph_resolve_expr(r, row);
         if (!dst[0] && row->kind == REF_CALL && !r->rc)
             dst[0] = idx_graph_resolve_inherited(r, row);
@@ -139,8 +141,10 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
         if ((s = idx_graph_stmt(r, STMT_REF_RESOLVED)) == NULL) break;
         sqlite3_bind_int64(s, 1, row->id);
         if ((r->rc = idx_store_step_done(st, s, e, "ref"))) break;
-        if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc)
+        if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc) {
             r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
+            if (!r->rc) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
+        }
     }
 out:
     for (size_t i = 0; i < n; i++) {
