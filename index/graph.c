@@ -104,6 +104,9 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
         row->strict = 0;
     }
     sqlite3_reset(s);
+    /* calls on typed receivers to mark when a base moves (none resolved yet: none) */
+    int typed_calls = 0;
+    if (n && r->rc == CR_OK) r->rc = idx_graph_types_any_resolved(st, &typed_calls, e);
     for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
         RefRow *row = &rows[i];
         int64_t was = row->kind == REF_INHERIT ? old_dst(r, row->id) : 0;
@@ -143,7 +146,7 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
         if ((r->rc = idx_store_step_done(st, s, e, "ref"))) break;
         if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc) {
             r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
-            if (!r->rc) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
+            if (!r->rc && typed_calls) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
         }
     }
 out:

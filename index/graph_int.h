@@ -100,5 +100,8 @@ int idx_graph_typed(Resolver *r, const RefRow *ref, int64_t *out);
  * class `now` (either 0) can resolve differently through typed receivers:
  * those named like a method of either or of their ancestors. */
 CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e);
+/* Whether any call reference is resolved (*out): none in a fresh build's
+ * first pass, when there is nothing idx_graph_types_mark could mark. */
+CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e);
 
 #endif

@@ -121,25 +121,29 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
     "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?4 AND last IN "                   \
     "(SELECT c.name FROM chunks c WHERE c.parent_id IN anc AND c.parent_id != 0)"
 
+CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    *out = 0;
+    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM refs WHERE resolved = 1 AND kind = ?1 LIMIT 1",
+                           -1, &s, NULL) != SQLITE_OK)
+        return idx_store_err(st, e, "typed receivers");
+    sqlite3_bind_int(s, 1, REF_CALL);
+    CrErr rc = idx_store_step(st, s, out, e, "typed receivers");
+    sqlite3_finalize(s);
+    return rc;
+}
+
 CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e)
 {
     sqlite3_stmt *s = NULL;
-    int row = 0;
-    CrErr rc = CR_OK;
-    /* nothing resolved yet (a fresh build's first pass): nothing to mark */
-    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM refs WHERE resolved = 1 LIMIT 1", -1, &s, NULL) !=
-        SQLITE_OK)
-        return idx_store_err(st, e, "typed receivers");
-    rc = idx_store_step(st, s, &row, e, "typed receivers");
-    sqlite3_finalize(s);
-    if (rc || !row) return rc;
     if (sqlite3_prepare_v2(st->db, ANCESTOR_METHODS, -1, &s, NULL) != SQLITE_OK)
         return idx_store_err(st, e, "typed receivers");
     sqlite3_bind_int64(s, 1, was);
     sqlite3_bind_int64(s, 2, now);
     sqlite3_bind_int(s, 3, IDX_EDGE_INHERIT);
     sqlite3_bind_int(s, 4, REF_CALL);
-    rc = idx_store_step_done(st, s, e, "typed receivers");
+    CrErr rc = idx_store_step_done(st, s, e, "typed receivers");
     sqlite3_finalize(s);
     return rc;
 }
