@@ -151,6 +151,23 @@ static void test_overload_is_one_function(void)
     CHECK_INT(counts[1], 2);
 }
 
+/* A name defined again once per branch, the branches' definitions
+ * interleaved (C's `#if` variants, a version check): each definition is its
+ * own, not one spanning the other's lines. */
+static void test_interleaved_variants(void)
+{
+    const uint32_t lines[4] = {6, 9, 14, 17};
+    const char *want[4] = {"pick_a", "pick_b", "pick_a", "pick_b"};
+    for (int i = 0; i < 4; i++) {
+        RtvDef d = {0};
+        CHECK_INT(rtv_def_at(st, "pkg/variants.py", lines[i], &d, NULL), CR_OK);
+        if (!d.head.symbol || strcmp(d.head.symbol, want[i]) != 0)
+            fprintf(stderr, "line %u: %s, want %s\n", lines[i], d.head.symbol, want[i]);
+        CHECK(d.head.symbol && !strcmp(d.head.symbol, want[i]));
+        rtv_def_release(&d);
+    }
+}
+
 int main(void)
 {
     st = index_fixture();
@@ -163,6 +180,7 @@ int main(void)
     RUN(test_builtins_and_library_types);
     RUN(test_definition_from_call_site);
     RUN(test_overload_is_one_function);
+    RUN(test_interleaved_variants);
     idx_close(st);
     test_sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
     return test_summary();
