@@ -32,6 +32,9 @@ static const struct {
     {"import", CAP_IMPORT},
     {"package", CAP_PACKAGE},
     {"ref.from", CAP_REF_FROM},
+    {"ref.value", CAP_REF_VALUE},
+    {"ref.expand", CAP_REF_EXPAND},
+    {"local", CAP_LOCAL},
 };
 
 static int ts__is_def(CapKind k)
@@ -231,7 +234,14 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 d.body = n;
             } else if (k == CAP_RECEIVER) {
                 d.receiver = n;
-            } else if (k == CAP_REF_CALL || k == CAP_REF_TYPE || k == CAP_REF_INHERIT) {
+            } else if (k == CAP_LOCAL) {
+                ARRAY_GROW(r->locals, r->n_locals + 1, r->cap_locals);
+                r->locals[r->n_locals++] =
+                    (ChunkRef){.line = ts_node_start_point(n).row + 1, .name = ts__name_text(r, n)};
+            } else if (k == CAP_REF_EXPAND) {
+                idx_chunk_ts_expand_refs(r, n);
+            } else if (k == CAP_REF_CALL || k == CAP_REF_TYPE || k == CAP_REF_INHERIT ||
+                       k == CAP_REF_VALUE) {
                 uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
                 /* a called name right after `.` or `::` (in tokens a grammar
                  * leaves unparsed) ends a chain another pattern captures
@@ -249,13 +259,15 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 uint32_t line = ts_node_start_point(n).row + 1;
                 if (k == CAP_REF_TYPE) {
                     ARRAY_GROW(r->types, r->n_types + 1, r->cap_types);
-                    r->types[r->n_types++] = (ChunkRef){.kind = REF_CALL,
+                    r->types[r->n_types++] = (ChunkRef){.kind = REF_TYPE,
                                                         .chunk = -1,
                                                         .line = line,
                                                         .name = xstrndup(r->sb.buf, r->sb.len)};
                     continue;
                 }
-                RefKind rk = k == CAP_REF_INHERIT ? REF_INHERIT : REF_CALL;
+                RefKind rk = k == CAP_REF_INHERIT ? REF_INHERIT
+                             : k == CAP_REF_VALUE ? REF_VALUE
+                                                  : REF_CALL;
                 ChunkRef *ref = idx_emit_ref_push(&r->em, rk, -1, line);
                 ref->name = xstrndup(r->sb.buf, r->sb.len);
             } else if (k == CAP_IMPORT && r->lang->import) {
@@ -277,7 +289,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
      * calls says more about it than the types in its signature. */
     r->first_type = r->em.n_refs;
     for (size_t i = 0; i < r->n_types; i++) {
-        ChunkRef *ref = idx_emit_ref_push(&r->em, REF_CALL, -1, r->types[i].line);
+        ChunkRef *ref = idx_emit_ref_push(&r->em, REF_TYPE, -1, r->types[i].line);
         ref->name = r->types[i].name;
     }
     free(r->types);
@@ -556,12 +568,16 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     if (query) ts__collect(&r, query, root, out);
     ts__units(&r);
     idx_emit_build(&r.em, out);
+    idx_chunk_ts_fix_refs(&r);
     if (lang->implicit_this) idx_chunk_ts_member_refs(&r);
     idx_chunk_ts_local_calls_first(&r);
     idx_emit_refs_out(&r.em, out);
 
     ts_tree_delete(tree);
     idx_emit_release(&r.em);
+    for (size_t i = 0; i < r.n_locals; i++)
+        free(r.locals[i].name);
+    free(r.locals);
     free(r.defs);
     sb_release(&r.sb);
     return rc;

@@ -29,6 +29,9 @@ typedef enum {
     CAP_IMPORT,
     CAP_PACKAGE,
     CAP_REF_FROM,
+    CAP_REF_VALUE,
+    CAP_REF_EXPAND,
+    CAP_LOCAL,
 } CapKind;
 
 typedef struct TsDef {
@@ -45,7 +48,9 @@ typedef struct TsRun {
     ChunkRef *types; /* type references, emitted after the calls */
     size_t n_types, cap_types;
     size_t first_type; /* em.refs from here on are type references */
-    int sig_unit;      /* the last unit made from a declaration without a body, or -1 */
+    ChunkRef *locals;  /* names declared (@local): .name and .line only */
+    size_t n_locals, cap_locals;
+    int sig_unit; /* the last unit made from a declaration without a body, or -1 */
     TSSymbol comment_syms[4];
     size_t n_comment_syms;
     StrBuf sb;
@@ -66,6 +71,14 @@ char *idx_chunk_ts_signature(TsRun *r, const TsDef *d);
 /* Bare names of class members become the members' symbols (rows with
  * implicit_this); after idx_emit_build, before idx_emit_refs_out. */
 void idx_chunk_ts_member_refs(TsRun *r);
+/* The calls written in a macro's unparsed body (node: an @ref.expand
+ * capture) as REF_EXPAND refs, and the mark that makes its definition a
+ * macro (an empty name). */
+void idx_chunk_ts_expand_refs(TsRun *r, TSNode body);
+/* Drops the calls written outside every unit (rows with no_module_calls),
+ * the macro marks not at the start of their unit, and the values that name
+ * a variable their unit declares (r->locals, freed); after idx_emit_build. */
+void idx_chunk_ts_fix_refs(TsRun *r);
 /* Calls of the file's own functions first among em.refs[0, first_type). */
 void idx_chunk_ts_local_calls_first(TsRun *r);
 

@@ -1,5 +1,6 @@
 /* chunk_ts_refs.c - references once the units are known: members named
- * without `this`, and the order a chunk's edges are stored in. */
+ * without `this`, calls in macro bodies, calls outside definitions, and the
+ * order a chunk's edges are stored in. */
 #include "chunk_ts_int.h"
 
 #include <stdlib.h>
@@ -18,8 +19,8 @@ void idx_chunk_ts_member_refs(TsRun *r)
         strmap_put(&syms, r->em.units[i].symbol, 1);
     for (size_t i = 0; i < r->em.n_refs; i++) {
         ChunkRef *ref = &r->em.refs[i];
-        if (ref->kind != REF_CALL || !ref->name || strchr(ref->name, '.') || ref->line < 1 ||
-            ref->line > r->em.n_lines)
+        if ((ref->kind != REF_CALL && ref->kind != REF_TYPE) || !ref->name ||
+            strchr(ref->name, '.') || ref->line < 1 || ref->line > r->em.n_lines)
             continue;
         int o = r->em.owner[ref->line];
         if (o < 0) continue;
@@ -70,4 +71,122 @@ void idx_chunk_ts_local_calls_first(TsRun *r)
     memcpy(r->em.refs, v, n * sizeof *v);
     free(v);
     strmap_release(&names);
+}
+
+static int refs__ident(char c, int first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && c >= '0' && c <= '9');
+}
+
+/* A macro body is tokens the grammar does not parse: a name followed by
+ * `(` is a call its users make, unless it follows `.`, `->` (a field) or
+ * `#` (pasted, stringified). Strings, characters and comments are skipped;
+ * names nothing defines (keywords, parameters called) resolve to nothing. */
+void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
+{
+    const char *src = r->em.src;
+    uint32_t a = ts_node_start_byte(body), b = ts_node_end_byte(body);
+    if (b > r->em.len) b = (uint32_t)r->em.len;
+    /* the grammar ends the body at a comment; the macro goes on to the
+     * last line not continued by a backslash */
+    for (uint32_t i = a; i < r->em.len && src[i] != '\n'; i++) {
+        uint32_t j = i;
+        while (j < r->em.len && src[j] != '\n')
+            j++;
+        uint32_t k = j;
+        while (k > i && (src[k - 1] == '\r' || src[k - 1] == ' ' || src[k - 1] == '\t'))
+            k--;
+        if (j > b) b = j;
+        if (j >= r->em.len || k == i || src[k - 1] != '\\') break;
+        i = j;
+    }
+    TSNode def = ts_node_parent(body);
+    uint32_t def_line = ts_node_start_point(ts_node_is_null(def) ? body : def).row + 1;
+    /* every ref on the definition's first line: the unit may end before
+     * the body does (where the grammar ends it) */
+    ChunkRef *mark = idx_emit_ref_push(&r->em, REF_EXPAND, -1, def_line);
+    mark->name = xstrdup(IDX_REF_MACRO_MARK);
+    char prev = ' '; /* the last non-blank byte before the token */
+    for (uint32_t i = a; i < b;) {
+        char c = src[i];
+        if (c == '\n') {
+            i++;
+        } else if (c == '"' || c == '\'') {
+            for (i++; i < b && src[i] != c && src[i] != '\n'; i++)
+                if (src[i] == '\\') i++;
+            i++;
+            prev = c;
+        } else if (c == '/' && i + 1 < b && src[i + 1] == '*') {
+            for (i += 2; i + 1 < b && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i += 2;
+        } else if (c == '/' && i + 1 < b && src[i + 1] == '/') {
+            while (i < b && src[i] != '\n')
+                i++;
+        } else if (refs__ident(c, 1)) {
+            uint32_t s0 = i;
+            while (i < b && refs__ident(src[i], 0))
+                i++;
+            uint32_t j = i;
+            while (j < b && (src[j] == ' ' || src[j] == '\t' || src[j] == '\\' || src[j] == '\r' ||
+                             src[j] == '\n'))
+                j++;
+            int member =
+                prev == '.' || prev == '#' || (prev == '>' && s0 >= 2 && src[s0 - 2] == '-');
+            if (j < b && src[j] == '(' && !member) {
+                ChunkRef *ref = idx_emit_ref_push(&r->em, REF_EXPAND, -1, def_line);
+                ref->name = xstrndup(src + s0, i - s0);
+            }
+            prev = 'a';
+        } else {
+            if (c != ' ' && c != '\t' && c != '\\' && c != '\r') prev = c;
+            i++;
+        }
+    }
+}
+
+void idx_chunk_ts_fix_refs(TsRun *r)
+{
+    size_t k = 0, first_type = r->first_type;
+    StrMap locals; /* "unit:name" of the variables each unit declares */
+    StrBuf key;
+    strmap_init(&locals);
+    sb_init(&key);
+    for (size_t i = 0; i < r->n_locals; i++) {
+        uint32_t l = r->locals[i].line;
+        if (l < 1 || l > r->em.n_lines || !r->locals[i].name) continue;
+        sb_reset(&key);
+        sb_addf(&key, "%d:%s", r->em.owner[l], r->locals[i].name);
+        strmap_put(&locals, key.buf, 1);
+    }
+    for (size_t i = 0; i < r->em.n_refs; i++) {
+        ChunkRef *ref = &r->em.refs[i];
+        int in = ref->line >= 1 && ref->line <= r->em.n_lines;
+        int o = in ? r->em.owner[ref->line] : -1;
+        int drop = r->lang->no_module_calls && in && o < 0 && ref->chunk < 0 &&
+                   (ref->kind == REF_CALL || ref->kind == REF_VALUE);
+        /* a macro defined inside a function is part of it: its calls are the
+         * function's, but the mark would make the function a macro */
+        if (ref->kind == REF_EXPAND && ref->name && !strcmp(ref->name, IDX_REF_MACRO_MARK))
+            drop = o < 0 || r->em.units[o].start != ref->line;
+        if (ref->kind == REF_VALUE && ref->name && !drop) {
+            sb_reset(&key);
+            sb_addf(&key, "%d:%s", o, ref->name);
+            drop = strmap_get(&locals, key.buf, NULL);
+        }
+        if (drop) {
+            free(ref->name);
+            free(ref->module);
+            free(ref->member);
+            free(ref->alias);
+            if (i < r->first_type) first_type--;
+            continue;
+        }
+        r->em.refs[k++] = *ref;
+    }
+    r->em.n_refs = k;
+    r->first_type = first_type;
+    strmap_release(&locals);
+    sb_release(&key);
 }

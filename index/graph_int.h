@@ -1,14 +1,93 @@
 /*
- * graph_int.h - what graph.c's resolver lends graph_types.c (the typed
- * receivers a language row's chunker writes). Internal to index/.
+ * graph_int.h - the resolver of references into edges, shared by its files:
+ * graph_lookup.c (lookups, names), graph_member.c (members a class
+ * inherits, calls dispatched through an interface) and graph.c (the
+ * passes), each using only the ones before it; graph_types.c (typed
+ * receivers) reaches them through IdxGraphOps. Internal to index/.
  */
 #ifndef CODERAG_GRAPH_INT_H
 #define CODERAG_GRAPH_INT_H
 
-#include "store_int.h"
 #include "lang/lang.h"
+#include "store_int.h"
 
-typedef struct Resolver Resolver;
+/* Resolution of raw references (imports, calls, bases, raises, types,
+ * values, macro bodies) into edges between chunks, through each file's
+ * import bindings and the symbol table. */
+typedef struct Resolver {
+    IdxStore *st;
+    StrMap memo; /* "qualified name" -> chunk id (0: unresolved), or MEMO_* */
+    ErrInfo *e;
+    CrErr rc;
+    size_t cuts;          /* lookups cut short (an import cycle, the depth bound) so far */
+    char **volatile_keys; /* memo entries that hold for the current reference only */
+    size_t n_volatile, cap_volatile;
+    /* A top-level lookup (depth 0, entered with no volatile answer held) whose
+     * answer was volatile: q -> index into tops, with the volatile answers it
+     * left, replayed on the next such lookup of q instead of walking the
+     * (star-)import cycle again. Same state after, so the same edges. */
+    StrMap top;
+    struct TopMemo {
+        int64_t v;
+        size_t cuts, n;
+        char **keys;
+        int64_t *vals;
+    } * tops;
+    size_t n_tops, cap_tops;
+    const struct IdxGraphOps *ops; /* graph.c's, lent to graph_types.c */
+} Resolver;
+
+typedef struct RefRow {
+    int64_t id, file_id, chunk_id;
+    int kind;
+    char *name, *module, *symbol;
+    const IdxLang *lang; /* of the file the reference is written in; NULL: none known */
+    int strict;          /* no match by the name alone (a receiver's type, graph_types.c) */
+} RefRow;
+
+/* Most targets a call dispatched through an interface reaches. */
+enum { DISPATCH_MAX = 6 };
+
+/* A prepared statement, or NULL with the pass stopped (r->rc). */
+sqlite3_stmt *idx_graph_stmt(Resolver *r, StmtId id);
+/* One step of a lookup: 1 for a row; a failure stops the pass (r->rc). */
+int idx_graph_step(Resolver *r, sqlite3_stmt *s);
+/* The first column of the first row of statement id bound with text (and num). */
+int64_t idx_graph_first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num);
+/* The first column of every row of a bound statement, which is reset.
+ * Caller frees each and the array (idx_graph_free_strv). */
+char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out);
+void idx_graph_free_strv(char **v, size_t n);
+/* The chunk a qualified name ("mod.Class.meth") names, or 0. */
+int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth);
+/* The chunk the dotted expression of a reference names, or 0. */
+int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref);
+/* Whether name is one of the row's builtin_methods. */
+int idx_graph_builtin_method(const IdxLang *lang, const char *name);
+
+/* Forgets the memo's answers that held for one reference. */
+void idx_graph_memo_end_ref(Resolver *r);
+/* Forgets every top-level answer (the tables changed). */
+void idx_graph_tops_clear(Resolver *r);
+
+/* (graph_member.c) The base expressions of a class chunk. Caller frees. */
+char **idx_graph_class_bases(Resolver *r, int64_t class_id, size_t *n_out);
+/* A member call the class does not define, found in its bases, or 0. */
+int64_t idx_graph_resolve_inherited(Resolver *r, const RefRow *ref);
+/* The targets of a call dispatched through an interface (at most
+ * DISPATCH_MAX, into out); returns the count. */
+size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out);
+
+/* (graph_lookup.c) The only definition anywhere named name, or 0. */
+int64_t idx_graph_unique_by_name(Resolver *r, const char *name);
+/* The target a file binds a local name to, or NULL. Caller frees. */
+char *idx_graph_import_binding(Resolver *r, int64_t file_id, const char *alias, size_t len);
+/* (graph_member.c) Member `name` that class `cls` (a symbol of module, in
+ * file file_id) inherits, or 0. */
+int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *module,
+                                   const char *cls, const char *name, int depth);
+
+/* ---------------------------------------------------------------- typed receivers */
 
 /* A reference's place: its file, module, enclosing symbol and language. */
 typedef struct IdxRefAt {
@@ -17,8 +96,8 @@ typedef struct IdxRefAt {
     const IdxLang *lang;
 } IdxRefAt;
 
-/* What graph.c's resolver lends graph_types.c, through pointers (graph.c
- * calls graph_types.c, never the other way round). */
+/* What the resolver lends graph_types.c, through pointers (graph.c sets
+ * them; graph_lookup.c calls graph_types.c, never the other way round). */
 typedef struct IdxGraphOps {
     /* a dotted expression resolved as a call written at `at` is */
     int64_t (*expr)(Resolver *r, const IdxRefAt *at, const char *expr);
@@ -36,12 +115,12 @@ typedef struct IdxGraphOps {
     int (*chunk_kind)(Resolver *r, int64_t id);
 } IdxGraphOps;
 
-/* graph_types.c */
-/* Whether a name is one of lang's builtins (IdxLang.builtins). */
+/* (graph_types.c) Whether a name is one of lang's builtins (IdxLang.builtins). */
 int idx_graph_is_builtin(const IdxLang *lang, const char *name);
 /* Resolves the typed forms of a call name: "super().m" (m in the bases of
- * the enclosing class) and "T().m" (T read in the file's scope; "=T": a
- * qualified name). 1 when name is one (*out: its target, or 0), else 0. */
+ * the enclosing class), "__class__().m" (a self.m read: a method of the
+ * class or one it inherits) and "T().m" (T read in the file's scope; "=T":
+ * a qualified name). 1 when name is one (*out: its target, or 0), else 0. */
 int idx_graph_typed(const IdxGraphOps *ops, Resolver *r, const IdxRefAt *at, const char *name,
                     int64_t *out);
 /* Marks the references that a class's base moving from class `was` to

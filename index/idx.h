@@ -189,6 +189,11 @@ int idx_may_index_path(const char *path);
  * a path the index does not read by name. Static. */
 const char *idx_fence_tag(const char *path);
 
+/* Whether the n bytes at w (lower case) are a syntax word of a language the
+ * index reads (its row's keywords: `else`, `return`, `self`, `func`): words
+ * most files hold, which never make a question's match by themselves. */
+int idx_is_syntax_word(const char *w, size_t n);
+
 /* The index folder's name under the root when no index folder is set
  * (<root>/.coderag): never a source of the index, nor a root marker. */
 #define IDX_DIR_NAME ".coderag"
@@ -255,6 +260,10 @@ typedef struct IdxHit {
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
                       ErrInfo *e);
 
+/* The same over words idx_query_words made (a question read once). */
+CrErr idx_search_bm25_words(IdxStore *st, const char *words, size_t limit, IdxHit **out,
+                            size_t *n_out, ErrInfo *e);
+
 /* Appends the words of a question that search uses: identifiers whole and
  * split into subwords, lowercased, without stopwords, space-separated. */
 void idx_query_words(const char *query, StrBuf *out);
@@ -281,6 +290,11 @@ typedef enum {
     IDX_EDGE_INHERIT, /* class chunk subclasses a class */
     IDX_EDGE_CONTAIN, /* class chunk contains a method or nested class */
     IDX_EDGE_RAISE,   /* chunk raises or catches an exception class */
+    IDX_EDGE_TYPE,    /* chunk names a type (declarations, casts): a use, not a call */
+    IDX_EDGE_REFERENCE, /* chunk names a function as a value (a callback): not a call */
+    /* a macro's body calls a definition: a call of the macro is a call of the
+     * definition (rtv_refs follows these); src == dst marks src as a macro */
+    IDX_EDGE_EXPAND,
 } IdxEdgeKind;
 
 const char *idx_edge_kind_name(IdxEdgeKind k);

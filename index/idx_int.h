@@ -112,7 +112,15 @@ typedef enum {
     REF_CALL,    /* call, instantiation or decorator: name is the callee expression */
     REF_INHERIT, /* base class of a class chunk: name is the base expression */
     REF_RAISE,   /* raise X / except X without a call: name is X */
+    REF_TYPE,    /* a type named (a declaration, a cast): name is the type expression */
+    REF_VALUE,   /* a function named as a value (a callback, a table entry): name is the name */
+    /* a call written in a macro's body (what a use of the macro expands to);
+     * the name IDX_REF_MACRO_MARK marks the definition as expanded where used */
+    REF_EXPAND,
 } RefKind;
+
+/* The name of the REF_EXPAND that marks its chunk as a macro (no identifier). */
+#define IDX_REF_MACRO_MARK "()"
 
 typedef struct ChunkRef {
     RefKind kind;

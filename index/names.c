@@ -10,7 +10,8 @@ const char *idx_kind_name(IdxKind k)
 
 const char *idx_edge_kind_name(IdxEdgeKind k)
 {
-    static const char *const names[] = {"import", "call", "inherit", "contain", "raise"};
+    static const char *const names[] = {"import", "call", "inherit",   "contain",
+                                        "raise",  "type", "reference", "expand"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "unknown";
 }
 

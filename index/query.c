@@ -158,22 +158,31 @@ static void join_adjacent(const char *words, StrBuf *out)
 CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
                       ErrInfo *e)
 {
+    StrBuf words;
+    sb_init(&words);
+    idx_query_words(query, &words);
+    CrErr rc = idx_search_bm25_words(st, words.buf, limit, out, n_out, e);
+    sb_release(&words);
+    return rc;
+}
+
+CrErr idx_search_bm25_words(IdxStore *st, const char *words, size_t limit, IdxHit **out,
+                            size_t *n_out, ErrInfo *e)
+{
     CrErr rc;
-    StrBuf words, joined;
+    StrBuf joined;
     uint32_t terms[MAX_QUERY_TERMS];
     *out = NULL;
     *n_out = 0;
-    sb_init(&words);
     sb_init(&joined);
-    idx_query_words(query, &words);
-    join_adjacent(words.buf, &joined);
+    join_adjacent(words, &joined);
     IdxHit *v = xcalloc(limit + 1, sizeof *v);
     /* A second round only when the first met a damaged snapshot list. */
     for (int round = 0; round < 2; round++) {
         if ((rc = idx_warm(st, e))) break;
         size_t n_unknown = 0;
         size_t n_terms =
-            idx_postings_query_terms(st->post, words.buf, terms, 0, MAX_QUERY_TERMS, &n_unknown);
+            idx_postings_query_terms(st->post, words, terms, 0, MAX_QUERY_TERMS, &n_unknown);
         n_terms =
             idx_postings_query_terms(st->post, joined.buf, terms, n_terms, MAX_QUERY_TERMS, NULL);
         *n_out = n_terms && limit ? idx_postings_search(st->post, terms, n_terms, n_unknown,
@@ -184,7 +193,6 @@ CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **ou
         *n_out = 0;
     }
     sb_release(&joined);
-    sb_release(&words);
     if (rc || !*n_out) {
         free(v);
         return rc;

@@ -237,6 +237,9 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
                            ErrInfo *e)
 {
     CrErr rc = CR_OK;
+    /* Files the plan found unchanged (size and mtime); the pool's files are
+     * counted by i, whatever the apply finds them to be. */
+    size_t planned_unchanged = stats->files_unchanged;
     for (size_t i = 0; i < pool->n; i++) {
         pthread_mutex_lock(&pool->mu);
         while (!pool->done[i])
@@ -264,7 +267,7 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
                 return rc;
             }
         }
-        if (progress && progress(ud, stats->files_unchanged + i + 1, n_scanned))
+        if (progress && progress(ud, planned_unchanged + i + 1, n_scanned))
             return err_set(e, CR_ECANCELED, "indexing stopped");
     }
     return CR_OK;

@@ -48,18 +48,83 @@ AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call)
     return j;
 }
 
-/* Work-done progress on the client's token (no create needed). */
-static void wd_progress(Server *s, AskJob *j, const char *kind, const char *message)
+/* A work-done $/progress's params on the client's token (no create
+ * needed); percentage < 0: none. */
+static json_t *wd_params(AskJob *j, const char *kind, const char *message, int percentage)
 {
-    if (!j->wd_token) return;
     json_t *v = json_pack("{s:s}", "kind", kind);
     if (!strcmp(kind, "begin")) {
         json_object_set_new(v, "title", json_string("CodeRAG"));
         json_object_set_new(v, "cancellable", json_true());
-        json_object_set_new(v, "percentage", json_integer(0));
+        percentage = 0;
     }
     if (message) json_object_set_new(v, "message", json_text(message));
-    rpc_notify(s->rpc, "$/progress", json_pack("{s:O, s:o}", "token", j->wd_token, "value", v));
+    if (percentage >= 0) json_object_set_new(v, "percentage", json_integer(percentage));
+    return json_pack("{s:O, s:o}", "token", j->wd_token, "value", v);
+}
+
+static void wd_progress(Server *s, AskJob *j, const char *kind, const char *message)
+{
+    if (j->wd_token) rpc_notify(s->rpc, "$/progress", wd_params(j, kind, message, -1));
+}
+
+/* "waiting for the first index of NAME: 12/860 files". */
+static void waiting_message(Workspace *ws, size_t done, size_t total, char *msg, size_t size)
+{
+    char files[64];
+    ws_progress_files(files, sizeof files, done, total);
+    snprintf(msg, size, "waiting for the first index of %s: %s", ws->name, files);
+}
+
+static int waiting_percentage(size_t done, size_t total)
+{
+    return total ? (int)(done * 100 / total) : 0;
+}
+
+void lsp_ask_waiting_progress(Workspace *ws, size_t done, size_t total)
+{
+    Server *s = ws->srv;
+    char msg[400];
+    waiting_message(ws, done, total, msg, sizeof msg);
+    json_t *out = json_array();
+    pthread_mutex_lock(&s->mu);
+    for (Job *p = ws->parked; p; p = p->next) {
+        AskJob *j = (AskJob *)p; /* only asks wait there */
+        if (j->wd_token && ws_pace_due(&j->wd_pace, done, total))
+            json_array_append_new(out,
+                                  wd_params(j, "report", msg, waiting_percentage(done, total)));
+    }
+    pthread_mutex_unlock(&s->mu);
+    /* sent outside the lock: a slow client never holds the server's state */
+    size_t i;
+    json_t *p;
+    json_array_foreach(out, i, p) rpc_notify(s->rpc, "$/progress", json_incref(p));
+    json_decref(out);
+}
+
+/* Worker: keeps j aside while the first index is built (docs/protocol.md,
+ * "Asking during the first index"); 1 when it was. */
+static int wait_for_index(Server *s, AskJob *j)
+{
+    Workspace *ws = j->job.ws;
+    pthread_mutex_lock(&s->mu);
+    size_t done = ws->done, total = ws->total;
+    pthread_mutex_unlock(&s->mu);
+    char msg[400];
+    waiting_message(ws, done, total, msg, sizeof msg);
+    /* told before it is parked: once parked, the builder's reports and the
+     * job's resumption may come at any moment */
+    json_t *p = j->wd_token && !j->waited
+                    ? wd_params(j, "report", msg, waiting_percentage(done, total))
+                    : NULL;
+    if (!lsp_ws_park(ws, &j->job)) {
+        json_decref(p);
+        if (j->waited) ws_pace_init(&j->wd_pace, WS_PACE_MIN_MS); /* for the LLM's tokens */
+        return 0;
+    }
+    if (p) rpc_notify(s->rpc, "$/progress", p);
+    j->waited = 1;
+    return 1;
 }
 
 /* A partial result (value is stolen). */
@@ -179,6 +244,8 @@ static void fill_request(AskJob *j)
     req->history = j->turns;
     req->n_history = j->n_turns;
     req->focus_chunk = j->explain_focus;
+    req->buffer = lsp_ws_buffer_text; /* what the editor shows, saved or not */
+    req->buffer_ud = ws;
 }
 
 static int ask_llm(Server *s, Job *job);
@@ -198,6 +265,8 @@ static int ask_retrieve(Server *s, Job *job)
                   e.msg);
         return reply_error(s, j, &err);
     }
+    if (wait_for_index(s, j)) return JOB_KEPT;
+    if (ask_cancelled(j)) return reply_cancelled(s, j);
     if (j->explain_gen && !lsp_explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
     j->indexing = lsp_ws_indexing(ws);
     fill_request(j);
@@ -261,7 +330,9 @@ static int ask_finish(Server *s, Job *job)
         rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
-    if (j->explain_gen && j->ans.mode == RTV_MODE_LLM)
+    /* kept by the indexed content's hash: never an explanation of unsaved text */
+    if (j->explain_gen && j->ans.mode == RTV_MODE_LLM &&
+        !lsp_ws_buffer_unsaved(ws, st, j->explain_rel))
         lsp_explain_store(ws, j->explain_key, j->ans.answer);
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = ws_answer_json(&j->ans, idx_root(st));
@@ -269,7 +340,10 @@ static int ask_finish(Server *s, Job *job)
     if (j->explain_symbol) {
         json_object_set_new(result, "symbol", json_text(j->explain_symbol));
         char title[300];
-        snprintf(title, sizeof title, "Explain `%.200s`", j->explain_symbol);
+        if (j->mode && !strcmp(j->mode, "extractive"))
+            snprintf(title, sizeof title, "`%.200s` and its callers", j->explain_symbol);
+        else
+            snprintf(title, sizeof title, "Explain `%.200s`", j->explain_symbol);
         json_object_set_new(result, "title", json_text(title));
     }
     wd_progress(s, j, "end", "done");
@@ -285,7 +359,8 @@ int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
     (void)s;
     RtvDef d;
     ErrInfo e = {0};
-    CrErr rc = rtv_def_under(st, j->explain_rel, (uint32_t)j->line + 1, j->explain_word, &d, &e);
+    uint32_t at = lsp_ws_disk_line(j->job.ws, st, j->explain_rel, j->line); /* unsaved buffer */
+    CrErr rc = rtv_def_under(st, j->explain_rel, at, j->explain_word, &d, &e);
     if (rc == CR_ENOENT) {
         rpc_error(err, RPC_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
         return 0;

@@ -1,3 +1,4 @@
+#include "ask_job.h"
 #include "jobs.h"
 #include "lsp_ws.h"
 #include "progress.h"
@@ -23,6 +24,7 @@ static int on_build_progress(void *ud, size_t done, size_t total)
     int stop = ws->srv->stopping; /* exit: a build stops at the next file */
     pthread_mutex_unlock(&ws->srv->mu);
     lsp_progress_report(ws, done, total);
+    lsp_ask_waiting_progress(ws, done, total);
     return stop;
 }
 
@@ -128,6 +130,7 @@ static int run_adopt(Server *s, Job *job)
         lsp_progress_finish(ws, msg);
         lsp_srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root,
                        j->build_msg);
+        lsp_ws_unpark(ws, 1); /* answered from what there is, or with the error */
         return JOB_DONE;
     }
     /* The builder's handle is as fresh as the database: it becomes the
@@ -140,13 +143,23 @@ static int run_adopt(Server *s, Job *job)
         log_msg(LOG_INFO, "search structures of %s ready in %.0f ms", ws->root, now_ms() - t0);
     ws->q_status = j->built_status;
     ws->q_status_stale = 0;
-    snprintf(msg, sizeof msg, "%lld files, %lld chunks, %lld edges",
-             (long long)j->built_status.files, (long long)j->built_status.chunks,
-             (long long)j->built_status.edges);
+    pthread_mutex_lock(&s->mu);
+    int was_complete = ws->complete;
+    pthread_mutex_unlock(&s->mu);
+    const IdxUpdateStats *u = &j->stats;
+    char changed[96] = "";
+    if (u->files_changed || u->files_removed)
+        snprintf(changed, sizeof changed, " (%zu changed, %zu removed)", u->files_changed,
+                 u->files_removed);
+    snprintf(msg, sizeof msg, "%s%lld files, %lld chunks, %lld edges%s",
+             was_complete && !changed[0] ? "up to date: " : "", (long long)j->built_status.files,
+             (long long)j->built_status.chunks, (long long)j->built_status.edges,
+             was_complete ? changed : "");
     pthread_mutex_lock(&s->mu);
     ws->snap = j->built_status;
     ws->state = FOLDER_READY;
     ws->building = 0;
+    ws->complete = 1;
     ws->done = ws->total = j->stats.files_seen;
     snprintf(ws->message, sizeof ws->message, "%s", msg);
     if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
@@ -157,6 +170,7 @@ static int run_adopt(Server *s, Job *job)
                        "use BM25 and the graph until it is back",
                        j->build_msg);
     lsp_progress_finish(ws, msg);
+    lsp_ws_unpark(ws, 1);              /* the asks that waited for the first index */
     lsp_ws_write_outcome(ws, NULL, 0); /* a whole pass written: nothing is behind */
     lsp_ws_run_updates(s, ws);
     return JOB_DONE;

@@ -51,6 +51,16 @@ void lsp_docs_free(Server *s)
         docs_remove(s, s->docs->uri);
 }
 
+/* The text an editor shows for uri (NULL: the disk's), for the asks of the
+ * workspace holding it. */
+static void buffer_put(Server *s, const char *uri, const char *text)
+{
+    char *rel = NULL;
+    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
+    if (ws && rel) lsp_ws_buffer_put(ws, rel, text);
+    free(rel);
+}
+
 static void bad_notification(const char *method, const json_error_t *je)
 {
     log_msg(LOG_WARN, "%s with bad params ignored: %s", method, je ? je->text : "no params");
@@ -63,8 +73,10 @@ RpcStatus lsp_on_did_open(void *ctx, json_t *params, RpcCall *call, json_t **out
     if (!params || json_unpack_ex(params, &je, 0, "{s:{s:s, s:s}}", "textDocument", "uri", &uri,
                                   "text", &text) != 0)
         bad_notification("textDocument/didOpen", params ? &je : NULL);
-    else
+    else {
         docs_set(ctx, uri, text);
+        buffer_put(ctx, uri, text);
+    }
     return RPC_DONE;
 }
 
@@ -90,6 +102,7 @@ RpcStatus lsp_on_did_change(void *ctx, json_t *params, RpcCall *call, json_t **o
         json_t *range = NULL;
         if (json_unpack_ex(c, &je, 0, "{s:s, s?o}", "text", &text, "range", &range) != 0) continue;
         docs_set(ctx, uri, range ? NULL : text);
+        buffer_put(ctx, uri, range ? NULL : text);
     }
     return RPC_DONE;
 }
@@ -100,8 +113,10 @@ RpcStatus lsp_on_did_close(void *ctx, json_t *params, RpcCall *call, json_t **ou
     json_error_t je;
     if (!params || json_unpack_ex(params, &je, 0, "{s:{s:s}}", "textDocument", "uri", &uri) != 0)
         bad_notification("textDocument/didClose", params ? &je : NULL);
-    else
+    else {
         docs_remove(ctx, uri);
+        buffer_put(ctx, uri, NULL); /* the disk's text again */
+    }
     return RPC_DONE;
 }
 
@@ -125,8 +140,10 @@ RpcStatus lsp_on_did_save(void *ctx, json_t *params, RpcCall *call, json_t **out
     json_error_t je;
     if (!params || json_unpack_ex(params, &je, 0, "{s:{s:s}}", "textDocument", "uri", &uri) != 0)
         bad_notification("textDocument/didSave", params ? &je : NULL);
-    else
+    else {
+        buffer_put(ctx, uri, NULL); /* saved: the disk holds what the editor shows */
         file_changed(ctx, uri, 0);
+    }
     return RPC_DONE;
 }
 

@@ -23,11 +23,14 @@ static int llm_configured(const Workspace *ws)
 }
 
 /* A code action request, for the worker: its title names the definition
- * the explanation would be about, as the index qualifies it. */
+ * the explanation would be about, as the index qualifies it. Without an
+ * LLM, the action shows the definition and its callers (coderag.explain in
+ * mode extractive). */
 typedef struct ActionJob {
     Job job;
     char *uri, *rel, *word;
     int line, character; /* 0-based */
+    int llm;             /* an LLM is configured */
 } ActionJob;
 
 static void action_free(Job *job)
@@ -53,13 +56,18 @@ static int run_action(Server *s, Job *job)
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
     RtvDef d = {0};
     const char *name = j->word; /* the index does not know it (yet): the word */
-    if (st && rtv_def_under(st, j->rel, (uint32_t)j->line + 1, j->word, &d, NULL) == CR_OK)
+    if (st && rtv_def_under(st, j->rel, lsp_ws_disk_line(job->ws, st, j->rel, j->line), j->word, &d,
+                            NULL) == CR_OK)
         name = d.head.symbol[0] ? d.head.symbol : d.head.module;
     char title[300];
-    snprintf(title, sizeof title, "Explain `%.200s` with the LLM (CodeRAG)", name);
+    if (j->llm)
+        snprintf(title, sizeof title, "Explain `%.200s` with the LLM (CodeRAG)", name);
+    else
+        snprintf(title, sizeof title, "Show `%.200s` and its callers (CodeRAG)", name);
     rtv_def_release(&d);
     json_t *arg = json_pack("{s:{s:s}, s:{s:i, s:i}}", "textDocument", "uri", j->uri, "position",
                             "line", j->line, "character", j->character);
+    if (!j->llm) json_object_set_new(arg, "mode", json_string("extractive"));
     json_t *cmd = json_pack("{s:o, s:s, s:[o]}", "title", json_text(title), "command",
                             "coderag.explain", "arguments", arg);
     json_t *out =
@@ -81,7 +89,7 @@ RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **
                          params ? je.text : "no params");
     char *rel = NULL;
     Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
-    char *word = llm_configured(ws) && rel && line >= 0 && character >= 0
+    char *word = ws && rel && line >= 0 && character >= 0
                      ? lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
                      : NULL;
     if (!word) {
@@ -96,22 +104,27 @@ RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **
     j->word = word;
     j->line = line;
     j->character = character;
+    j->llm = llm_configured(ws);
     lsp_srv_push(s, &j->job);
     return RPC_LATER;
 }
 
 RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *err)
 {
-    const char *uri;
+    const char *uri, *mode = "llm";
     int line = 0, character = 0, c0 = 0, c1 = 0;
     json_t *token = NULL, *partial = NULL;
     json_error_t je;
     if (!json_is_object(args) ||
-        json_unpack_ex(args, &je, 0, "{s:{s:s}, s:{s:i, s:i}, s?o, s?o}", "textDocument", "uri",
-                       &uri, "position", "line", &line, "character", &character, "workDoneToken",
-                       &token, "partialResultToken", &partial) != 0)
+        json_unpack_ex(args, &je, 0, "{s:{s:s}, s:{s:i, s:i}, s?o, s?o, s?s}", "textDocument",
+                       "uri", &uri, "position", "line", &line, "character", &character,
+                       "workDoneToken", &token, "partialResultToken", &partial, "mode", &mode) != 0)
         return rpc_error(err, RPC_INVALID_PARAMS,
                          "coderag.explain takes one argument: {textDocument, position}");
+    int extractive = !strcmp(mode, "extractive");
+    if (!extractive && strcmp(mode, "llm") != 0)
+        return rpc_error(err, RPC_INVALID_PARAMS,
+                         "coderag.explain: mode must be llm or extractive");
     if (line < 0 || character < 0)
         return rpc_error(err, RPC_INVALID_PARAMS, "coderag.explain: negative position");
     if ((token && !json_is_string(token) && !json_is_integer(token)) ||
@@ -125,9 +138,11 @@ RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *
                          "coderag.explain: the document is not in a "
                          "workspace folder");
     }
-    if (!llm_configured(ws)) {
+    if (!extractive && !llm_configured(ws)) {
         free(rel);
-        return rpc_error(err, RPC_REQUEST_FAILED, "no LLM endpoint configured (llm.url)");
+        return rpc_error(err, RPC_REQUEST_FAILED,
+                         "no LLM endpoint configured (llm.url); mode \"extractive\" shows the "
+                         "definition and its callers");
     }
     char *word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
     if (!word) {
@@ -137,7 +152,7 @@ RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *
     AskJob *j = lsp_ask_job_new(ws, call);
     j->explain_word = word;
     j->explain_rel = rel;
-    j->mode = xstrdup("llm");
+    j->mode = xstrdup(extractive ? "extractive" : "llm");
     j->budget = EXPLAIN_BUDGET;
     j->uri = xstrdup(uri);
     j->line = line;

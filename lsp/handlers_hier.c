@@ -309,7 +309,9 @@ static int run_prepare(Server *s, Job *job)
     json_t *result = NULL;
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
     RtvDef d = {0};
-    CrErr rc = st ? rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &d, &e) : CR_OK;
+    CrErr rc = st ? rtv_def_under(st, j->path, lsp_ws_disk_line(job->ws, st, j->path, j->line),
+                                  j->word, &d, &e)
+                  : CR_OK;
     if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE)
         result = json_pack("[o]", hier_item(st, &d));
     rtv_def_release(&d);

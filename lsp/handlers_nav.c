@@ -144,6 +144,10 @@ static int run_lens(Server *s, Job *job)
     size_t n = 0;
     /* Whole definitions, however they were chunked. */
     CrErr rc = st ? rtv_file_defs(st, j->path, &defs, &n, &e) : CR_OK;
+    /* over an unsaved buffer, each where its lines are now */
+    RtvLineMap *lm = st && rc == CR_OK && j->buffer
+                         ? rtv_line_map_new(st, j->path, j->buffer, j->buffer_len)
+                         : NULL;
     if (st && rc == CR_OK) {
         for (size_t i = 0; i < n && !rc; i++) {
             const IdxChunk *c = &defs[i].head;
@@ -155,7 +159,8 @@ static int run_lens(Server *s, Job *job)
             else
                 snprintf(title, sizeof title, "%zu caller%s, %zu reference%s", callers,
                          callers == 1 ? "" : "s", refs, refs == 1 ? "" : "s");
-            int line = (int)defs[i].start_line - 1;
+            int line =
+                (int)(lm ? rtv_line_map_to_buffer(lm, defs[i].start_line) : defs[i].start_line) - 1;
             json_array_append_new(out, lens(line, title, "", NULL));
             snprintf(question, sizeof question, "What does `%s` in %s do, and where is it used?",
                      display_name(c), c->path);
@@ -166,6 +171,7 @@ static int run_lens(Server *s, Job *job)
         }
         rtv_defs_free(defs, n);
     }
+    rtv_line_map_free(lm);
     if (lsp_call_reply_failed(call, rc, &e)) {
         json_decref(out);
         return JOB_DONE;
@@ -369,10 +375,11 @@ static int run_hover(Server *s, Job *job)
     /* The definition the word names from there (a long one too), then the
      * others of this file, then the rest. */
     RtvDef under = {0};
-    CrErr rc = st ? rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &under, &e) : CR_OK;
+    /* the cursor's line in the unsaved buffer, as the index knows the file */
+    uint32_t at = lsp_ws_disk_line(j->job.ws, st, j->path, j->line);
+    CrErr rc = st ? rtv_def_under(st, j->path, at, j->word, &under, &e) : CR_OK;
     if (st && rc == CR_OK)
-        rc = rtv_defs_named(st, j->word, j->path, (uint32_t)j->line + 1, MAX_DEFS, &defs, &n_defs,
-                            &n, &e);
+        rc = rtv_defs_named(st, j->word, j->path, at, MAX_DEFS, &defs, &n_defs, &n, &e);
     if (!st || rc) {
         rtv_def_release(&under);
         rtv_defs_free(defs, n_defs);
@@ -387,7 +394,11 @@ static int run_hover(Server *s, Job *job)
         sb_init(&md);
         sb_addf(&md, "```%s\n%s\n```\n", idx_fence_tag(d->path),
                 d->signature[0] ? d->signature : display_name(d));
-        if (d->docstring[0]) sb_addf(&md, "\n%s\n", d->docstring);
+        if (d->docstring[0]) {
+            sb_addc(&md, '\n');
+            lsp_doc_markdown(d->docstring, &md);
+            sb_addc(&md, '\n');
+        }
         sb_addf(&md, "\n%s `%s` — ", idx_kind_name(d->kind), display_name(d));
         add_link(&md, root, d);
         rc = add_edge_links(&md, st, root, &defs[0], IDX_EDGE_CALL, "Called from", &e);

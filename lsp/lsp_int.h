@@ -28,4 +28,11 @@ struct json_t *lsp_range(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1);
  * otherwise does nothing and returns 0. */
 int lsp_call_reply_failed(RpcCall *call, CrErr rc, const ErrInfo *e);
 
+/* Appends a definition's doc (IdxChunk.docstring) as hover Markdown text
+ * (doc_md.c): comment leaders the index left ("** " of a C block comment,
+ * when every line has one) stripped, the indentation lines after the
+ * first share removed (a Python docstring's, which Markdown would show as
+ * code), reST's ``x`` as `x`. */
+void lsp_doc_markdown(const char *doc, StrBuf *out);
+
 #endif

@@ -11,6 +11,12 @@
 typedef enum { FOLDER_OPENING, FOLDER_INDEXING, FOLDER_READY, FOLDER_ERROR } FolderState;
 
 #define HOVER_CACHE 64
+/* Unsaved buffers kept for asks (buffers.c): at most this many bytes in
+ * all, and a file's at most max_file_bytes (the index's cap; this when
+ * unset); past either, asks read the file on disk. */
+#define LSP_BUFFERS_MAX_BYTES (64 * 1024 * 1024)
+#define LSP_BUFFER_MAX_FILE (1024 * 1024)
+typedef struct LspBuffer LspBuffer;
 
 struct Workspace {
     Server *srv;
@@ -27,6 +33,8 @@ struct Workspace {
     VfyAnchor *last_cites; /* as anchors, so their lenses follow the lines as the
                             * document is edited; path and symbol owned here */
     size_t n_last_cites;
+    LspBuffer *buffers;   /* unsaved buffers asks read (buffers.c) */
+    size_t buffers_bytes; /* their text in all */
     /* LLM explanations for hover, by the definition's content hash: the
      * same code is explained once, an edited definition afresh. */
     struct {
@@ -48,6 +56,13 @@ struct Workspace {
     char write_error[512];
     StrMap pending; /* path -> arrival time (ms * 1000) of updates to apply */
     int update_queued;
+    /* Whether the index has finished a whole pass (it had when opened, or
+     * a build was adopted): until then asks wait in `parked` (lsp_ws_park)
+     * instead of answering from a part of the workspace. */
+    int complete;
+    Job *parked;
+    LspBuffer *buf_pending; /* texts of open documents for the worker to take */
+    int buf_queued;
 
     pthread_mutex_t pg_mu;
     Progress pg;
@@ -91,10 +106,35 @@ struct json_t *lsp_srv_status_json(Server *s);
 IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e);
 /* Whether the workspace is (still) indexing; any thread. */
 int lsp_ws_indexing(Workspace *ws);
+/* Worker: keeps j (an ask) aside when ws's index has never finished a pass
+ * and one is under way or due (the first index): returns 1, and j runs
+ * again (its run called anew on the worker) when the build ends, fails or
+ * j's call is cancelled. 0: j goes on now. */
+int lsp_ws_park(Workspace *ws, Job *j);
+/* Any thread: puts parked jobs back in the worker's
+ * queue, all of them (all 1: a build ended) or those whose call the client
+ * cancelled (all 0). */
+void lsp_ws_unpark(Workspace *ws, int all);
 /* Worker, idle: refreshes status counts that file updates made stale
  * (s->mu held). */
 void lsp_ws_refresh_stale(Server *s);
 
+/* ---- buffers.c */
+/* Reader: the editor shows text (NULL: the file as on disk, after a
+ * didClose, a didSave or a change the server cannot follow) for rel; the
+ * worker takes it before its next job. */
+void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text);
+/* Worker (RtvRequest.buffer, ud a Workspace): the unsaved text of rel, or NULL. */
+const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len);
+/* Worker: the line (1-based) of rel as the index knows it (the disk's) of
+ * line line0 (0-based) of what the editor shows: through its unsaved
+ * buffer's line map when it has one (rtv_line_map_to_disk). */
+uint32_t lsp_ws_disk_line(Workspace *ws, IdxStore *st, const char *rel, int line0);
+/* Worker: whether rel has an unsaved buffer whose text differs from the
+ * file's on disk. */
+int lsp_ws_buffer_unsaved(Workspace *ws, IdxStore *st, const char *rel);
+/* Frees them all (the workspace is going away). */
+void lsp_ws_buffers_free(Workspace *ws);
 /* ---- ws_read.c */
 /* Worker: loads ws->q's search structures (idx_warm); a failure is logged
  * and shown (a warning: searches load them again) and returns 0. */

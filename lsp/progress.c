@@ -56,16 +56,18 @@ void lsp_ep_notice(void *ud, int type, const char *msg)
 
 /* ---------------------------------------------------------------- progress */
 
-static json_t *progress_value(const char *kind, const char *title, size_t done, size_t total,
-                              const char *message)
+static json_t *progress_value(const Progress *pg, const char *kind, const char *title, size_t done,
+                              size_t total, const char *message)
 {
     json_t *v = json_object();
     json_object_set_new(v, "kind", json_string(kind));
     if (title) json_object_set_new(v, "title", json_text(title));
     if (!strcmp(kind, "begin")) json_object_set_new(v, "cancellable", json_false());
-    char msg[96];
+    char files[96], msg[128];
     if (!message && total) {
-        ws_progress_files(msg, sizeof msg, done, total);
+        ws_progress_files(files, sizeof files, done, total);
+        /* an index that was whole is checked (a stat per file), not built */
+        snprintf(msg, sizeof msg, "%s%s", pg->checking ? "checking " : "", files);
         message = msg;
     }
     if (message) json_object_set_new(v, "message", json_text(message));
@@ -92,8 +94,14 @@ static void progress_begin_locked(Workspace *ws)
     done = ws->done;
     total = ws->total;
     pthread_mutex_unlock(&ws->srv->mu);
-    snprintf(title, sizeof title, "Indexing %s", ws->name);
-    progress_send(ws, progress_value("begin", title, done, total, total ? NULL : "scanning"));
+    if (ws->pg.checking)
+        snprintf(title, sizeof title, "Checking the index of %s", ws->name);
+    else
+        snprintf(title, sizeof title, "Indexing %s", ws->name);
+    progress_send(ws, progress_value(&ws->pg, "begin", title, done, total,
+                                     total             ? NULL
+                                     : ws->pg.checking ? "checking"
+                                                       : "scanning"));
     ws->pg.st = PG_ACTIVE;
     ws_pace_init(&ws->pg.pace, WS_PACE_MIN_MS);
     ws_pace_due(&ws->pg.pace, done, total); /* the begin is the first report */
@@ -110,7 +118,7 @@ static void on_progress_created(void *ud, json_t *result, json_t *error)
         } else {
             progress_begin_locked(ws);
             if (ws->pg.finished) {
-                progress_send(ws, progress_value("end", NULL, 0, 0, ws->pg.end_msg));
+                progress_send(ws, progress_value(&ws->pg, "end", NULL, 0, 0, ws->pg.end_msg));
                 ws->pg.st = PG_DONE;
             }
         }
@@ -124,10 +132,12 @@ void lsp_progress_start(Workspace *ws)
     if (!s->cap_progress) return;
     pthread_mutex_lock(&s->mu);
     int seq = ++s->progress_seq;
+    int checking = ws->complete;
     pthread_mutex_unlock(&s->mu);
     pthread_mutex_lock(&ws->pg_mu);
     memset(&ws->pg, 0, sizeof ws->pg);
     ws->pg.seq = seq;
+    ws->pg.checking = checking;
     snprintf(ws->pg.token, sizeof ws->pg.token, "coderag/index/%d", seq);
     ws->pg.st = PG_CREATING;
     json_t *p = json_object();
@@ -141,7 +151,7 @@ void lsp_progress_report(Workspace *ws, size_t done, size_t total)
     if (!ws->srv->cap_progress) return;
     pthread_mutex_lock(&ws->pg_mu);
     if (ws->pg.st == PG_ACTIVE && ws_pace_due(&ws->pg.pace, done, total))
-        progress_send(ws, progress_value("report", NULL, done, total, NULL));
+        progress_send(ws, progress_value(&ws->pg, "report", NULL, done, total, NULL));
     pthread_mutex_unlock(&ws->pg_mu);
 }
 
@@ -149,7 +159,7 @@ void lsp_progress_finish(Workspace *ws, const char *msg)
 {
     pthread_mutex_lock(&ws->pg_mu);
     if (ws->pg.st == PG_ACTIVE) {
-        progress_send(ws, progress_value("end", NULL, 0, 0, msg));
+        progress_send(ws, progress_value(&ws->pg, "end", NULL, 0, 0, msg));
         ws->pg.st = PG_DONE;
     } else if (ws->pg.st == PG_CREATING) {
         ws->pg.finished = 1;

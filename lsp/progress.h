@@ -15,6 +15,7 @@ typedef struct Progress {
     int seq;
     char token[48];
     int finished; /* the build ended while the token was being created */
+    int checking; /* the index was complete: the pass checks it for changes */
     char end_msg[256];
     WsPace pace; /* reports at the pace every door keeps */
 } Progress;

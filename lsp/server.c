@@ -189,6 +189,15 @@ static RpcStatus on_shutdown(void *ctx, json_t *params, RpcCall *call, json_t **
     return RPC_DONE;
 }
 
+/* Reader: a call was cancelled; asks waiting for a first index are
+ * answered now (the others notice it where they poll). */
+static void on_cancel(void *ctx)
+{
+    Server *s = ctx;
+    for (size_t i = 0; i < s->n_ws; i++)
+        lsp_ws_unpark(s->ws[i], 0);
+}
+
 int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
 {
     Server s;
@@ -205,6 +214,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     s.tr = rpc_transport_new(&rpc_framing_content_length, in_fd, out_fd);
     s.rpc = rpc_new(&rpc_profile_lsp, methods, sizeof methods / sizeof methods[0], &s,
                     rpc_transport_send, s.tr);
+    rpc_set_on_cancel(s.rpc, on_cancel);
     log_msg(LOG_INFO, "language server %s ready on fd %d/%d", SERVER_VERSION, in_fd, out_fd);
 
     switch (rpc_serve(s.rpc, s.tr)) {

@@ -38,7 +38,13 @@ Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsCon
 void lsp_ws_free(Workspace *ws)
 {
     if (!ws) return;
+    while (ws->parked) { /* the server is going away: nothing answers them */
+        Job *j = ws->parked;
+        ws->parked = j->next;
+        lsp_job_free(j);
+    }
     lsp_nav_forget_answer(ws);
+    lsp_ws_buffers_free(ws);
     for (size_t i = 0; i < HOVER_CACHE; i++)
         free(ws->explained[i].markdown);
     idx_close(ws->q);
@@ -131,6 +137,47 @@ int lsp_ws_indexing(Workspace *ws)
     return r;
 }
 
+int lsp_ws_park(Workspace *ws, Job *j)
+{
+    Server *s = ws->srv;
+    pthread_mutex_lock(&s->mu);
+    int wait = !ws->complete && ws->state != FOLDER_ERROR && !s->stopping &&
+               (ws->state == FOLDER_OPENING || ws->state == FOLDER_INDEXING || ws->building ||
+                ws->build_wanted) &&
+               !(j->call && rpc_call_cancelled(j->call));
+    if (wait) {
+        j->next = ws->parked;
+        ws->parked = j;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return wait;
+}
+
+void lsp_ws_unpark(Workspace *ws, int all)
+{
+    Server *s = ws->srv;
+    Job *go = NULL;
+    pthread_mutex_lock(&s->mu);
+    for (Job **p = &ws->parked; *p;) {
+        Job *j = *p;
+        if (all || (j->call && rpc_call_cancelled(j->call))) {
+            *p = j->next;
+            j->next = go;
+            go = j;
+        } else {
+            p = &j->next;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    /* in the order they were asked (both lists are reversed) */
+    while (go) {
+        Job *j = go;
+        go = j->next;
+        j->next = NULL;
+        lsp_srv_push(s, j);
+    }
+}
+
 /* ---------------------------------------------------------------- worker */
 
 void lsp_ws_set_error(Workspace *ws, const char *msg)
@@ -161,6 +208,9 @@ int lsp_ws_open(Workspace *ws, ErrInfo *e)
     }
     lsp_ws_warm(ws);
     if (lsp_ws_count(ws, &ws->q_status)) set_snapshot(ws, &ws->q_status);
+    pthread_mutex_lock(&ws->srv->mu);
+    ws->complete = ws->q_status.last_update != 0; /* a whole pass was written before */
+    pthread_mutex_unlock(&ws->srv->mu);
     return 1;
 }
 

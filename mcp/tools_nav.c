@@ -117,7 +117,8 @@ const McpTool mcp_tool_definition = {
 
 /* ---------------------------------------------------------------- callers / callees */
 
-static const char *const edge_names[] = {"import", "call", "inherit", "raise", NULL};
+static const char *const edge_names[] = {"import", "call",      "inherit", "raise",
+                                         "type",   "reference", NULL};
 
 static unsigned kinds_mask(json_t *args)
 {
@@ -125,10 +126,10 @@ static unsigned kinds_mask(json_t *args)
     unsigned m = 0;
     for (size_t i = 0; json_is_array(v) && i < json_array_size(v); i++) {
         const char *k = json_string_value(json_array_get(v, i));
-        for (int e = IDX_EDGE_IMPORT; e <= IDX_EDGE_RAISE; e++)
+        for (int e = IDX_EDGE_IMPORT; e <= IDX_EDGE_REFERENCE; e++)
             if (!strcmp(k, idx_edge_kind_name((IdxEdgeKind)e))) m |= RTV_REF_BIT(e);
     }
-    return m & RTV_REFS_ALL;
+    return m & RTV_REFS_ANY;
 }
 
 /* The definitions a references call is about: the one at path:line, or
@@ -198,13 +199,16 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
             const RtvRef *x = &refs[k];
             json_t *o = mcp_def_json(&x->other, NULL);
             json_object_set_new(o, "relation", json_string(idx_edge_kind_name(x->kind)));
+            if (x->via) json_object_set_new(o, "via", json_string(x->via));
             json_object_set_new(
                 o, "at",
                 json_pack("{s:i, s:i}", "startLine", (int)x->at_start, "endLine", (int)x->at_end));
             json_array_append_new(rl, o);
-            sb_addf(&r->text, "- %s %s `%s` %s:%u-%u\n", idx_edge_kind_name(x->kind),
+            sb_addf(&r->text, "- %s %s `%s` %s:%u-%u", idx_edge_kind_name(x->kind),
                     outgoing ? "to" : "from", shown_name(&x->other), x->other.head.path,
                     x->other.start_line, x->other.end_line);
+            if (x->via) sb_addf(&r->text, " (through macro `%s`)", x->via);
+            sb_addc(&r->text, '\n');
         }
         if (tr > nr) sb_addf(&r->text, "- … %zu more (raise limit)\n", tr - nr);
         json_object_set_new(d, "references", rl);
@@ -246,7 +250,8 @@ static const McpField refs_fields[] = {
      "definitions of the symbol."},
     {"line", MCP_T_INT, 0, 1, 100000000, NULL, "A line (1-based) inside the definition."},
     {"kinds", MCP_T_ENUM_LIST, 0, 0, 0, edge_names,
-     "Edge kinds to include (default all): call, import, inherit, raise."},
+     "Edge kinds to include (default: call, import, inherit, raise): also type (a type "
+     "named) and reference (a function named as a value, not called)."},
     {"limit", MCP_T_INT, 0, 1, 500, NULL, "Most references per definition (default 50)."},
 };
 

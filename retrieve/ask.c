@@ -14,19 +14,23 @@ static int blank(const char *s)
 /* Loads a candidate's chunk and current text. CR_ENOENT (skip it) when the
  * chunk vanished or its file changed or became unreadable since indexing;
  * other errors are the store's. */
-static CrErr load_item(IdxStore *st, const RtvCand *c, RtvItem *it, StrBuf *sb, ErrInfo *e)
+static CrErr load_item(IdxStore *st, const RtvRequest *req, const RtvCand *c, RtvItem *it,
+                       StrBuf *sb, ErrInfo *e)
 {
     memset(it, 0, sizeof *it);
     CrErr rc = idx_chunk_get(st, c->chunk_id, &it->chunk, e);
     if (rc) return rc;
     sb_reset(sb);
-    rc = idx_read_lines(st, it->chunk.path, it->chunk.start_line, it->chunk.end_line, sb, NULL, e);
+    /* an unsaved buffer's lines where the editor has one */
+    uint32_t a = it->chunk.start_line, b = it->chunk.end_line;
+    rc = rtv_buffer_lines(st, req, it->chunk.path, &a, &b, e);
+    if (!rc) rc = rtv_read_lines(st, req, it->chunk.path, a, b, sb, NULL, e);
     if (rc) {
         idx_chunk_release(&it->chunk);
         return rc == CR_EDB ? rc : CR_ENOENT;
     }
-    it->start_line = it->chunk.start_line;
-    it->end_line = it->chunk.end_line;
+    it->start_line = a;
+    it->end_line = b;
     it->score = c->score;
     it->via = c->via;
     it->text = xstrndup(sb->buf, sb->len);
@@ -141,8 +145,9 @@ static CrErr with_callers(IdxStore *st, int64_t focus, RtvCand **fused, size_t *
 CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    StrBuf qw, line_buf, joined;
+    StrBuf line_buf, joined;
     RtvPacker pk = {0};
+    RtvQuery q = {0}, asked = {0};
     RtvCand *fused = NULL;
     size_t n_fused = 0;
 
@@ -159,14 +164,21 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     d->llm_wanted = req->mode == RTV_MODE_LLM || (req->mode == RTV_MODE_AUTO && has_llm);
     out->mode = RTV_MODE_EXTRACTIVE;
     size_t budget = req->budget ? req->budget : RTV_DEFAULT_BUDGET;
-    sb_init(&qw);
     sb_init(&line_buf);
     sb_init(&joined);
 
     RtvRequest sreq = *req;
     sreq.question = search_text(req, &joined);
+    /* Read once: the searched text, and the question alone (what the match
+     * signals judge) when a follow-up joined the last turn's to it. */
+    if ((rc = rtv_query_read(st, sreq.question, &q, e))) goto out;
+    if (sreq.question != req->question && (rc = rtv_query_read(st, req->question, &asked, e)))
+        goto out;
     RtvRankInfo info;
-    if ((rc = rtv_rank(st, &sreq, &rtv_tuning, &fused, &n_fused, &out->timings, &info, e)))
+    if ((rc = rtv_rank(st, &sreq, &q, &rtv_tuning, &fused, &n_fused, &out->timings, &info, e)))
+        goto out;
+    if (rtv_tuning.rerank &&
+        (rc = rtv_rerank(st, &q, &rtv_ranker, fused, n_fused, rtv_tuning.lexical_head, e)))
         goto out;
     d->n_fused = n_fused;
     out->n_candidates = n_fused;
@@ -176,16 +188,10 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     /* Candidates are read in rank order only until the budget is spent:
      * long units are narrowed to their best-matching window first. */
     double t = now_ms();
-    idx_query_words(sreq.question, &qw);
-    const char *words[64];
-    size_t n_words = 0;
-    for (char *p = qw.buf, *save = NULL, *w; n_words < 64 && (w = strtok_r(p, " ", &save));
-         p = NULL)
-        words[n_words++] = w;
     rtv_packer_init(&pk, budget, RTV_MAX_CANDIDATES);
     if (req->focus_chunk) { /* the definition asked about, whole, first; then its callers */
         RtvItem focus;
-        if ((rc = rtv_focus_item(st, req->focus_chunk, &focus, e)) ||
+        if ((rc = rtv_focus_item(st, req, req->focus_chunk, &focus, e)) ||
             (rc = with_callers(st, req->focus_chunk, &fused, &n_fused, e)))
             goto out;
         out->items = xcalloc(n_fused + 1, sizeof *out->items);
@@ -194,24 +200,41 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     } else {
         out->items = xcalloc(n_fused + 1, sizeof *out->items);
     }
-    for (size_t i = 0; i < n_fused && rtv_packer_open(&pk); i++) {
-        RtvItem *it = &out->items[out->n_items];
-        rc = load_item(st, &fused[i], it, &line_buf, e);
-        if (rc == CR_ENOENT) continue;
-        if (rc) goto out;
-        rtv_trim_item(it, words, n_words, rtv_tuning.window_lines);
-        if (rtv_packer_offer(&pk, it))
-            out->n_items++;
-        else
-            rtv_item_release(it);
+    /* By coverage: a second piece of a definition already packed waits
+     * until every other candidate has had its turn. */
+    size_t *later = xcalloc(n_fused + 1, sizeof *later), n_later = 0;
+    for (size_t pass = 0; pass < 2 && rc == CR_OK; pass++) {
+        size_t n_walk = pass ? n_later : n_fused;
+        for (size_t k = 0; k < n_walk && rtv_packer_open(&pk); k++) {
+            size_t i = pass ? later[k] : k;
+            RtvItem *it = &out->items[out->n_items];
+            rc = load_item(st, req, &fused[i], it, &line_buf, e);
+            if (rc == CR_ENOENT) {
+                rc = CR_OK;
+                continue;
+            }
+            if (rc) break;
+            if (!pass && rtv_tuning.pack_by_coverage && rtv_packer_has_def(&pk, it)) {
+                later[n_later++] = i;
+                rtv_item_release(it);
+                continue;
+            }
+            rtv_trim_item(it, q.words, q.n_words, rtv_tuning.window_lines);
+            if (rtv_packer_offer(&pk, it))
+                out->n_items++;
+            else
+                rtv_item_release(it);
+        }
     }
+    free(later);
+    if (rc) goto out;
     /* Pieces of one definition are joined when the lines between fit. */
-    if ((rc = rtv_join_pieces(st, out->items, &out->n_items, &pk.left, e))) goto out;
+    if ((rc = rtv_join_pieces(st, req, out->items, &out->n_items, &pk.left, e))) goto out;
     rtv_scores_by_rank(out->items, out->n_items);
     out->timings.pack_ms = now_ms() - t;
 
-    if ((rc = rtv_match_signals(st, req->question, &info, out->n_items, &out->signals, e)))
-        goto out;
+    rtv_match_signals(sreq.question != req->question ? &asked : &q, &info, out->n_items,
+                      &out->signals);
     out->match = rtv_match(&out->signals, out->match_reason, sizeof out->match_reason);
     /* an ablation: coverage is not measured; a focus: the context holds what is asked about */
     if ((!req->use_bm25 || req->focus_chunk) && out->n_items) {
@@ -228,7 +251,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
 out:
     if (rc != CR_OK) rtv_answer_release(out);
     rtv_packer_release(&pk);
-    sb_release(&qw);
+    rtv_query_release(&q);
+    rtv_query_release(&asked);
     sb_release(&line_buf);
     sb_release(&joined);
     free(fused);
@@ -292,6 +316,7 @@ CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDra
     VfyContextItem *ctx = NULL;
     VfyResult vr = {0};
     VfySource src;
+    RtvSourceCtx src_ctx;
     StrBuf text;
     sb_init(&text);
     out->timings.llm_ms = d->llm_ms;
@@ -327,7 +352,7 @@ CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDra
     }
 
     double t = now_ms();
-    vfy_source_for_store(&src, st);
+    rtv_vfy_source(&src, &src_ctx, st, req); /* what was shown, unsaved buffers too */
     ctx = rtv_vfy_context(out->items, out->n_items);
     rc = vfy_check(&src, draft, strlen(draft), ctx, out->n_items,
                    out->mode == RTV_MODE_LLM ? VFY_AUTHOR_MODEL : VFY_AUTHOR_SERVER, &vr, e);

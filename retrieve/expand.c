@@ -79,23 +79,31 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
             if ((rc = rtv_edges(st, lk, seed_ids[i], dir, &edges, &ne, e))) break;
             size_t taken = 0;
             for (size_t k = 0; k < ne && taken < gp->per_seed; k++) {
-                if (edges[k].kind == IDX_EDGE_CONTAIN || edges[k].kind == IDX_EDGE_IMPORT) continue;
+                /* structure, imports, macro bodies and functions named as
+                 * values are not followed (measured: docs/benchmarks.md) */
+                IdxEdgeKind ek = edges[k].kind;
+                if (ek == IDX_EDGE_CONTAIN || ek == IDX_EDGE_IMPORT || ek == IDX_EDGE_EXPAND ||
+                    ek == IDX_EDGE_REFERENCE)
+                    continue;
                 int64_t other = dir ? edges[k].dst : edges[k].src;
+                if (other == seed_ids[i]) continue; /* recursion */
                 double s = seed_scores[i] * factor;
                 if (edges[k].other_lines <= 1) s *= gp->one_line;
                 size_t at = find_cand(*cands, *n, other);
                 taken++;
                 if (at != (size_t)-1) {
                     (*cands)[at].via |= RTV_VIA_GRAPH;
+                    (*cands)[at].graph |= dir ? 1 : 2;
                     if (s > (*cands)[at].score) (*cands)[at].score = s;
                     continue;
                 }
                 ARRAY_GROW(*cands, *n + 1, *cap);
-                (*cands)[*n].chunk_id = other;
-                (*cands)[*n].file_id = edges[k].other_file;
-                (*cands)[*n].kind = edges[k].other_kind;
-                (*cands)[*n].score = s;
-                (*cands)[*n].via = RTV_VIA_GRAPH;
+                (*cands)[*n] = (RtvCand){.chunk_id = other,
+                                         .file_id = edges[k].other_file,
+                                         .kind = edges[k].other_kind,
+                                         .score = s,
+                                         .via = RTV_VIA_GRAPH};
+                (*cands)[*n].graph = dir ? 1 : 2;
                 (*n)++;
             }
         }

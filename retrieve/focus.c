@@ -225,7 +225,8 @@ CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *w
     return CR_OK;
 }
 
-CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e)
+CrErr rtv_focus_item(IdxStore *st, const RtvRequest *req, int64_t chunk_id, RtvItem *out,
+                     ErrInfo *e)
 {
     RtvDef d;
     StrBuf sb;
@@ -233,7 +234,8 @@ CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e)
     CrErr rc = rtv_def_of_chunk(st, chunk_id, &d, e);
     if (rc) return rc;
     sb_init(&sb);
-    rc = idx_read_lines(st, d.head.path, d.start_line, d.end_line, &sb, NULL, e);
+    rc = rtv_buffer_lines(st, req, d.head.path, &d.start_line, &d.end_line, e);
+    if (!rc) rc = rtv_read_lines(st, req, d.head.path, d.start_line, d.end_line, &sb, NULL, e);
     if (!rc) {
         out->chunk = d.head;
         memset(&d.head, 0, sizeof d.head);

@@ -11,14 +11,14 @@ static int same_unit(const RtvItem *a, const RtvItem *b)
 }
 
 /* Makes a span b too when the lines between fit; *joined says whether it did. */
-static CrErr join_two(IdxStore *st, RtvItem *a, RtvItem *b, size_t *left, StrBuf *sb, int *joined,
-                      ErrInfo *e)
+static CrErr join_two(IdxStore *st, const RtvRequest *req, RtvItem *a, RtvItem *b, size_t *left,
+                      StrBuf *sb, int *joined, ErrInfo *e)
 {
     uint32_t lo = a->start_line < b->start_line ? a->start_line : b->start_line;
     uint32_t hi = a->end_line > b->end_line ? a->end_line : b->end_line;
     *joined = 0;
     sb_reset(sb);
-    CrErr rc = idx_read_lines(st, a->chunk.path, lo, hi, sb, NULL, e);
+    CrErr rc = rtv_read_lines(st, req, a->chunk.path, lo, hi, sb, NULL, e);
     if (rc == CR_EDB) return rc;
     if (rc) return CR_OK; /* changed on disk since: leave both as they are */
     size_t had = rtv_chars(a->text, strlen(a->text)) + rtv_chars(b->text, strlen(b->text));
@@ -40,7 +40,8 @@ static CrErr join_two(IdxStore *st, RtvItem *a, RtvItem *b, size_t *left, StrBuf
     return CR_OK;
 }
 
-CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, ErrInfo *e)
+CrErr rtv_join_pieces(IdxStore *st, const RtvRequest *req, RtvItem *items, size_t *n, size_t *left,
+                      ErrInfo *e)
 {
     StrBuf sb;
     CrErr rc = CR_OK;
@@ -49,7 +50,7 @@ CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, Err
         for (size_t k = i + 1; k < *n && !rc; k++) {
             int joined = 0;
             if (!same_unit(&items[i], &items[k])) continue;
-            if ((rc = join_two(st, &items[i], &items[k], left, &sb, &joined, e)) || !joined)
+            if ((rc = join_two(st, req, &items[i], &items[k], left, &sb, &joined, e)) || !joined)
                 continue;
             rtv_item_release(&items[k]);
             memmove(&items[k], &items[k + 1], (*n - k - 1) * sizeof *items);

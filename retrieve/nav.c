@@ -331,6 +331,7 @@ typedef struct RefSeen {
     char *path;
     uint32_t line; /* its first line, for ordering */
     uint32_t at_start, at_end;
+    int64_t via; /* the macro a call goes through, or 0 */
 } RefSeen;
 
 static int ref_cmp(const void *a, const void *b)
@@ -362,16 +363,28 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
     sb_init(&key);
     for (size_t p = 0; p < d->n_pieces && !rc; p++) {
         IdxEdge *ed = NULL;
+        int64_t *via = NULL;
         size_t ne = 0;
         IdxChunk piece = {0};
-        if ((rc = idx_edges(st, d->pieces[p], outgoing, &ed, &ne, e))) break;
+        if (kinds & RTV_REF_BIT(IDX_EDGE_CALL))
+            rc = rtv_call_edges(st, d->pieces[p], outgoing, &ed, &via, &ne, e);
+        else
+            rc = idx_edges(st, d->pieces[p], outgoing, &ed, &ne, e);
+        if (rc) break;
         if (outgoing && ne && (rc = idx_chunk_get(st, d->pieces[p], &piece, e))) {
             free(ed);
+            free(via);
             break;
         }
         for (size_t i = 0; i < ne; i++) {
             int64_t other = outgoing ? ed[i].dst : ed[i].src;
-            if (!(kinds & RTV_REF_BIT(ed[i].kind)) || own_piece(d, other)) continue;
+            /* a call of its own definition is recursion; other references
+             * between its pieces are structure */
+            if (!(kinds & RTV_REF_BIT(ed[i].kind)) ||
+                (own_piece(d, other) && ed[i].kind != IDX_EDGE_CALL))
+                continue;
+            /* a macro named without `(` is a variable of its name, not it */
+            if (ed[i].kind == IDX_EDGE_REFERENCE && rtv_is_macro(st, ed[i].dst)) continue;
             IdxChunk c;
             rc = idx_chunk_get(st, other, &c, e);
             if (rc == CR_ENOENT) {
@@ -405,12 +418,14 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
                 r->line = c.start_line;
                 r->at_start = outgoing ? piece.start_line : c.start_line;
                 r->at_end = outgoing ? piece.end_line : c.end_line;
+                r->via = via ? via[i] : 0;
                 strmap_put(&seen, key.buf, (int64_t)n++);
             }
             idx_chunk_release(&c);
         }
         idx_chunk_release(&piece);
         free(ed);
+        free(via);
     }
     strmap_release(&seen);
     sb_release(&key);
@@ -456,6 +471,11 @@ CrErr rtv_refs(IdxStore *st, const RtvDef *d, int outgoing, unsigned kinds, size
         r->kind = v[i].kind;
         r->at_start = v[i].at_start;
         r->at_end = v[i].at_end;
+        IdxChunk m;
+        if (v[i].via && idx_chunk_get(st, v[i].via, &m, NULL) == CR_OK) {
+            r->via = xstrdup(m.symbol ? m.symbol : "");
+            idx_chunk_release(&m);
+        }
         (*n_out)++;
     }
 out:
@@ -472,8 +492,10 @@ out:
 
 void rtv_refs_free(RtvRef *v, size_t n)
 {
-    for (size_t i = 0; v && i < n; i++)
+    for (size_t i = 0; v && i < n; i++) {
         rtv_def_release(&v[i].other);
+        free(v[i].via);
+    }
     free(v);
 }
 

@@ -50,6 +50,19 @@ int rtv_packer_offer(RtvPacker *p, const RtvItem *it)
     return 1;
 }
 
+int rtv_packer_has_def(const RtvPacker *p, const RtvItem *it)
+{
+    const char *sym = it->chunk.symbol ? it->chunk.symbol : "";
+    for (size_t k = 0; k < p->n_taken; k++) {
+        const RtvItem *o = p->taken[k];
+        if (o->chunk.kind == it->chunk.kind &&
+            !strcmp(o->chunk.symbol ? o->chunk.symbol : "", sym) &&
+            !strcmp(o->chunk.path, it->chunk.path))
+            return 1;
+    }
+    return 0;
+}
+
 void rtv_packer_force(RtvPacker *p, const RtvItem *it)
 {
     if (p->n_taken < p->max_items) p->taken[p->n_taken++] = it;
@@ -128,13 +141,18 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
     for (uint32_t l = 0; l < n; l++)
         hit[l] = line_mentions(it->text + off[l], off[l + 1] - off[l], words, wl, n_words);
     /* The window with the most mentions; the unit's head (signature and
-     * docstring) wins ties, and earns a little for being the head. */
+     * docstring) wins ties, and earns a little for being the head. A window
+     * starting in the first quarter-window after the head is no candidate:
+     * "def f at 1825 cited as 1826-1845" reads as a wrong citation, not as a
+     * part of f, so a citation of a definition starts at its first line
+     * (decorators included, as the chunk does) or clearly inside it. */
     double best = -1, cur = 0;
-    uint32_t best_at = 0;
+    uint32_t best_at = 0, snap = max_lines / 4;
     for (uint32_t l = 0; l < max_lines; l++)
         cur += hit[l];
     for (uint32_t at = 0; at + max_lines <= n; at++) {
         if (at) cur += hit[at + max_lines - 1] - hit[at - 1];
+        if (at && at < snap) continue;
         double s = cur + (at == 0 ? 0.5 : 0);
         if (s > best) {
             best = s;

@@ -23,6 +23,8 @@ const RtvTuning rtv_tuning = {
     .file_beta = 0.35,
     .graph = {.seeds = 8, .per_seed = 8, .out_factor = 0.7, .in_factor = 0.5, .one_line = 0.7},
     .window_lines = 20,
+    .rerank = 0,           /* not better than the hand-tuned ranking yet (docs/benchmarks.md) */
+    .pack_by_coverage = 0, /* neutral on hits, -2 strict on lang2: docs/ranker.md */
 };
 
 /* Adds a leg's hits to v (scores relative to the leg's best, times weight),
@@ -42,11 +44,17 @@ static void add_leg(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, siz
         if (k < before) {
             (*v)[k].score += s;
             (*v)[k].via |= via;
+            (*v)[k].bm25 = (float)(s / weight);
             if (!(*v)[k].file_id) (*v)[k].file_id = hits[i].file_id;
             continue;
         }
         ARRAY_GROW(*v, *n + 1, *cap);
-        (*v)[*n] = (RtvCand){hits[i].chunk_id, hits[i].file_id, hits[i].kind, s, via};
+        (*v)[*n] = (RtvCand){.chunk_id = hits[i].chunk_id,
+                             .file_id = hits[i].file_id,
+                             .kind = hits[i].kind,
+                             .score = s,
+                             .via = via};
+        (*v)[*n].bm25 = (float)(s / weight);
         (*n)++;
     }
 }
@@ -81,11 +89,17 @@ static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, s
         if (i64map_get(&at, hits[i].chunk_id, &k)) {
             (*v)[k].score += s;
             (*v)[k].via |= RTV_VIA_DENSE;
+            (*v)[k].dense = (float)z;
             continue;
         }
         if (i >= entrants) continue;
         ARRAY_GROW(*v, *n + 1, *cap);
-        (*v)[*n] = (RtvCand){hits[i].chunk_id, hits[i].file_id, hits[i].kind, s, RTV_VIA_DENSE};
+        (*v)[*n] = (RtvCand){.chunk_id = hits[i].chunk_id,
+                             .file_id = hits[i].file_id,
+                             .kind = hits[i].kind,
+                             .score = s,
+                             .via = RTV_VIA_DENSE};
+        (*v)[*n].dense = (float)z;
         (*n)++;
     }
     i64map_release(&at);
@@ -104,8 +118,10 @@ static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, Rtv
     /* behaviour questions are answered by code, not by the tests exercising it */
     for (size_t i = 0; i < *n; i++)
         if (((*v)[i].file_id && rtv_file_is_test(st, lk, (*v)[i].file_id)) ||
-            idx_chunk_in_test_module(st, (*v)[i].chunk_id))
+            idx_chunk_in_test_module(st, (*v)[i].chunk_id)) {
             (*v)[i].score *= t->test_prior;
+            (*v)[i].test = 1;
+        }
     rtv_apply_priors(*v, *n, t);
     return CR_OK;
 }
@@ -140,8 +156,8 @@ static void keep_head(RtvCand **v, size_t *n, const RtvCand *lex, size_t n_lex, 
     *n = k;
 }
 
-CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **out,
-               size_t *n_out, RtvTimings *tm, RtvRankInfo *info, ErrInfo *e)
+CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvQuery *q, const RtvTuning *t,
+               RtvCand **out, size_t *n_out, RtvTimings *tm, RtvRankInfo *info, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     IdxHit *hits = NULL;
@@ -154,7 +170,8 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
     *n_out = 0;
     memset(info, 0, sizeof *info);
     if (req->use_bm25) {
-        if ((rc = idx_search_bm25(st, req->question, t->bm25_candidates, &hits, &n_hits, e)))
+        if ((rc =
+                 idx_search_bm25_words(st, q->search_words, t->bm25_candidates, &hits, &n_hits, e)))
             goto out;
         add_leg(&v, &n, &cap, hits, n_hits, 1.0, RTV_VIA_BM25);
         for (size_t i = 0; i < n_hits && i < 5; i++)
@@ -166,8 +183,7 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
     t0 = now_ms();
     if (dense) {
         ErrInfo de = {0};
-        if (idx_search_dense(st, req->question, t->dense_candidates, &hits, &n_hits, &de) ==
-            CR_OK) {
+        if (idx_search_dense(st, q->text, t->dense_candidates, &hits, &n_hits, &de) == CR_OK) {
             /* no hits (no vectors: a workspace without Python): the
              * lexical ranking is the ranking */
             if (n && n_hits && t->lexical_head) {
@@ -177,11 +193,8 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand 
             }
             /* A question naming an indexed definition is BM25's to answer:
              * the dense leg weighs less there. */
-            size_t hit = 0, idents = 0;
-            if (n_hits && (rc = rtv_named_identifiers(st, req->question, &idents, &hit, e)))
-                goto out;
-            add_dense(&v, &n, &cap, hits, n_hits, t, hit ? t->dense_weight_named : t->dense_weight,
-                      !req->use_bm25);
+            add_dense(&v, &n, &cap, hits, n_hits, t,
+                      q->idents_hit ? t->dense_weight_named : t->dense_weight, !req->use_bm25);
         } else {
             /* An unreachable embeddings endpoint costs the dense leg, not the answer. */
             log_msg(LOG_WARN, "dense retrieval skipped: %s", de.msg);

@@ -90,6 +90,15 @@ typedef struct RtvRequest {
      * overlapping it, fill the budget. rtv_ask fails with
      * CR_ENOENT when the chunk is no longer indexed. */
     int64_t focus_chunk;
+    /* The text of a file (root-relative path) that an editor shows unsaved,
+     * or NULL to read the disk's; *len its length. Retrieval reads context
+     * from it, with the index's line ranges carried onto it by a line diff,
+     * and verification checks citations against it: what was shown is what
+     * was checked. Called on the threads of rtv_ask_prepare and
+     * rtv_ask_finish; the text must stay valid until the call returns.
+     * NULL (the default): every file as it is on disk. */
+    const char *(*buffer)(void *ud, const char *path, size_t *len);
+    void *buffer_ud;
 } RtvRequest;
 
 /* Most characters of a focus definition packed (RtvRequest.focus_chunk). */
@@ -122,8 +131,13 @@ typedef enum { RTV_MATCH_STRONG, RTV_MATCH_WEAK, RTV_MATCH_NONE } RtvMatch;
 
 /* What retrieval saw, for rtv_match. */
 typedef struct RtvMatchSignals {
-    double coverage;   /* best share of the question's term weight among the top BM25 hits */
-    size_t terms;      /* the question's distinct search terms */
+    double coverage; /* best share of the question's term weight among the top BM25 hits */
+    size_t terms;    /* the question's distinct search terms */
+    /* of those, the ones that cannot make a match by themselves: a
+     * language's syntax words (idx_is_syntax_word) and words any question
+     * may hold ("else", "explain", "anything"); when every term is one,
+     * nothing is relevant */
+    size_t empty_terms;
     size_t idents;     /* identifiers in the question (snake_case, CamelCase, dotted) */
     size_t idents_hit; /* of those, names of indexed definitions */
     size_t n_items;    /* packed context items */
@@ -158,6 +172,19 @@ typedef struct RtvAnswer {
     size_t n_candidates; /* ranked candidates before packing */
     double coverage;     /* best BM25 hit's share of the question's term weight, 0-1 */
 } RtvAnswer;
+
+/* A line map between a file as the index read it (the disk's text) and an
+ * editor's unsaved buffer of it (RtvRequest.buffer): a line diff (Myers',
+ * up to 512 edits; past that, lines between the first and last change
+ * follow the nearest unchanged line). NULL when the file cannot be read. */
+typedef struct RtvLineMap RtvLineMap;
+RtvLineMap *rtv_line_map_new(IdxStore *st, const char *path, const char *buf, size_t len);
+void rtv_line_map_free(RtvLineMap *lm);
+/* Where a line (1-based) is in the other text: an unchanged line's own
+ * place; a changed or added one moves as the nearest unchanged line before
+ * it did. Clamped to the other text's lines. */
+uint32_t rtv_line_map_to_buffer(const RtvLineMap *lm, uint32_t disk_line);
+uint32_t rtv_line_map_to_disk(const RtvLineMap *lm, uint32_t buf_line);
 
 /* Answers req over the store: candidates from the enabled legs, packed best
  * first into the budget, then an answer.
@@ -302,14 +329,22 @@ typedef struct RtvRef {
      * `other` for incoming references, of the queried definition for
      * outgoing ones (the graph records chunks, not call-site lines). */
     uint32_t at_start, at_end;
+    /* A call made through a macro: the macro's symbol (the definition
+     * calls the macro, whose body calls `other`, or the reverse); else NULL. */
+    char *via;
 } RtvRef;
 
-/* Bit of an edge kind in a kinds mask; RTV_REFS_ALL: every kind but
- * IDX_EDGE_CONTAIN (class membership is structure, not a reference). */
+/* Bit of an edge kind in a kinds mask; RTV_REFS_ALL: calls, imports,
+ * bases and raises (the default; not IDX_EDGE_CONTAIN: class membership is
+ * structure, not a reference). Calls (IDX_EDGE_CALL) go through macros:
+ * a macro's callers call what its body calls (RtvRef.via). */
 #define RTV_REF_BIT(kind) (1u << (kind))
 #define RTV_REFS_ALL                                                                               \
     (RTV_REF_BIT(IDX_EDGE_IMPORT) | RTV_REF_BIT(IDX_EDGE_CALL) | RTV_REF_BIT(IDX_EDGE_INHERIT) |   \
      RTV_REF_BIT(IDX_EDGE_RAISE))
+/* Every kind a client may ask for: RTV_REFS_ALL, type uses and functions
+ * named as values (IDX_EDGE_EXPAND is followed by calls, never listed). */
+#define RTV_REFS_ANY (RTV_REFS_ALL | RTV_REF_BIT(IDX_EDGE_TYPE) | RTV_REF_BIT(IDX_EDGE_REFERENCE))
 
 /* The references to (outgoing 0: callers, importers, subclasses, raisers) or
  * from (outgoing 1: callees, imported and raised definitions, bases) a

@@ -33,6 +33,10 @@ int rtv_packer_offer(RtvPacker *p, const RtvItem *it);
 /* Takes `it` whatever its size, outside the budget (the focus of a
  * request): later offers may not overlap it. */
 void rtv_packer_force(RtvPacker *p, const RtvItem *it);
+/* Whether a piece of the definition `it` is a piece of (same path, symbol
+ * and kind) is taken: packing by coverage offers such a piece only once
+ * every other candidate has had its turn. */
+int rtv_packer_has_def(const RtvPacker *p, const RtvItem *it);
 /* Whether anything more could still be taken. */
 int rtv_packer_open(const RtvPacker *p);
 
@@ -68,6 +72,13 @@ typedef struct RtvCand {
     IdxKind kind;
     double score;
     unsigned via;
+    /* what the re-ranker reads besides: the BM25 score relative to the
+     * leg's best, the dense leg's (0-1 between its last and best hit),
+     * whether the unit is test code, how the graph reached it (1: a seed
+     * references it, 2: it references a seed) */
+    float bm25, dense;
+    int test;
+    int graph;
 } RtvCand;
 
 /* Blends each candidate's score with its file's: a file where several
@@ -108,6 +119,15 @@ void rtv_lookups_release(RtvLookups *lk);
 CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing, const IdxEdge **out,
                 size_t *n_out, ErrInfo *e);
 int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
+/* idx_edges with calls through macros followed (calls.c): a call of a
+ * macro is replaced by the calls its body makes, and a definition a macro's
+ * body calls gains the macro's callers; (*via)[i] is the macro's chunk for
+ * such an edge (0: a direct one). Macro marks are left out. Caller frees
+ * *out and *via. */
+CrErr rtv_call_edges(IdxStore *st, int64_t chunk, int outgoing, IdxEdge **out, int64_t **via,
+                     size_t *n_out, ErrInfo *e);
+/* Whether a chunk is a macro (calls.c); 0 when the store cannot say. */
+int rtv_is_macro(IdxStore *st, int64_t chunk);
 
 /* Adds the definitions the first gp->seeds candidates reference (calls,
  * raises, bases) and, when in_factor > 0, their referrers, one hop, with
@@ -129,7 +149,8 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
  * from disk, when the lines between fit in *left characters (which shrinks
  * by what they cost); the joined item keeps the better rank. Holes that do
  * not fit stay, and the extractive answer says so. Errors: the store's. */
-CrErr rtv_join_pieces(IdxStore *st, RtvItem *items, size_t *n, size_t *left, ErrInfo *e);
+CrErr rtv_join_pieces(IdxStore *st, const RtvRequest *req, RtvItem *items, size_t *n, size_t *left,
+                      ErrInfo *e);
 
 /* Makes the packed items' scores follow their order, as every door shows
  * them ("best first"): at most 1.0, never rising down the list. Where a
@@ -154,6 +175,8 @@ typedef struct RtvTuning {
     double file_beta;          /* weight of the file's score in a candidate's */
     RtvGraphParams graph;
     uint32_t window_lines; /* longest span packed from one unit */
+    int rerank;            /* the learned re-ranker (rtv_ranker) reorders the first candidates */
+    int pack_by_coverage;  /* second pieces of a packed definition wait for the rest */
 } RtvTuning;
 
 extern const RtvTuning rtv_tuning;
@@ -164,15 +187,106 @@ typedef struct RtvRankInfo {
     char notice[512]; /* a leg skipped on an endpoint failure, and why; "" when none */
 } RtvRankInfo;
 
+/* ---------------------------------------------------------------- the query */
+
+#define RTV_QUERY_MAX_WORDS 64
+#define RTV_QUERY_MAX_IDENTS 16
+
+typedef struct RtvQueryIdent {
+    char *name;  /* as written (trailing dots dropped); owned */
+    int defined; /* an indexed definition has this name (or its last dotted part) */
+} RtvQueryIdent;
+
+/* A question read once, for every leg, the window trim, the match signals
+ * and the re-ranker's features. */
+typedef struct RtvQuery {
+    const char *text;   /* borrowed */
+    char *search_words; /* idx_query_words of text, space-separated; owned */
+    char *word_buf;     /* the same, split: words point into it */
+    const char *words[RTV_QUERY_MAX_WORDS];
+    size_t n_words; /* the first RTV_QUERY_MAX_WORDS of them */
+    size_t n_terms; /* all of them */
+    /* identifiers (snake_case, CamelCase, dotted) the text names */
+    RtvQueryIdent idents[RTV_QUERY_MAX_IDENTS];
+    size_t n_idents;
+    size_t idents_hit; /* how many name indexed definitions */
+} RtvQuery;
+
+/* Reads text into q (text must outlive it). CR_EDB when the index cannot
+ * be read (never "no match"); q holds nothing then. */
+CrErr rtv_query_read(IdxStore *st, const char *text, RtvQuery *q, ErrInfo *e);
+void rtv_query_release(RtvQuery *q);
+
 /* The signals rtv_match reads, from a ranked and packed question. */
-CrErr rtv_match_signals(IdxStore *st, const char *question, const RtvRankInfo *info, size_t n_items,
-                        RtvMatchSignals *sig, ErrInfo *e);
+void rtv_match_signals(const RtvQuery *q, const RtvRankInfo *info, size_t n_items,
+                       RtvMatchSignals *sig);
 
 /* How many identifiers (snake_case, CamelCase, dotted; at most 16) the
  * question names (*n_idents); *hit gets how many of them name indexed
  * definitions. CR_EDB when the index cannot be read (never "no match"). */
 CrErr rtv_named_identifiers(IdxStore *st, const char *question, size_t *n_idents, size_t *hit,
                             ErrInfo *e);
+
+/* ---------------------------------------------------------------- the re-ranker */
+
+/* Features of a (question, candidate) pair, in the order of
+ * rtv_feature_names (the model file names them). */
+enum {
+    RTV_F_SCORE,      /* first-ranking score relative to the best */
+    RTV_F_RANK,       /* 1 / (1 + position in the first ranking) */
+    RTV_F_BM25,       /* BM25 relative to the leg's best (0: not found) */
+    RTV_F_DENSE,      /* the dense leg's 0-1 score (0: not found) */
+    RTV_F_VIA_BM25,   /* found by BM25 */
+    RTV_F_VIA_DENSE,  /* found by the dense leg */
+    RTV_F_VIA_GRAPH,  /* reached along the graph */
+    RTV_F_GRAPH_ONLY, /* only along the graph */
+    RTV_F_GRAPH_OUT,  /* a seed references it */
+    RTV_F_GRAPH_IN,   /* it references a seed */
+    RTV_F_AGREE,      /* BM25 and the dense leg both found it */
+    RTV_F_FUNCTION,   /* kind: function or method */
+    RTV_F_CLASS,      /* kind: class header */
+    RTV_F_MODULE,     /* kind: module code */
+    RTV_F_SECTION,    /* kind: docs or config section */
+    RTV_F_TEST,       /* test code */
+    RTV_F_NAME,       /* share of the question's words in its name (stem-alike) */
+    RTV_F_NAME_COVER, /* share of its name's subwords in the question */
+    RTV_F_PATH,       /* share of the question's words in its path */
+    RTV_F_IDENT,      /* the question names it */
+    RTV_F_DOC,        /* share of the question's words in its docstring */
+    RTV_F_HAS_DOC,    /* it has a docstring */
+    RTV_F_LINES,      /* log(1 + lines) / 6 */
+    RTV_F_WINDOW,     /* a later window of a split unit */
+    RTV_F_FILE_RANK,  /* 1 / (1 + its file's position among the candidates' files) */
+    RTV_F_FILE_HITS,  /* candidates in its file, / 5, at most 1 */
+    RTV_N_FEATURES
+};
+extern const char *const rtv_feature_names[RTV_N_FEATURES];
+
+/* How many of the first ranking's candidates the re-ranker reorders. */
+#define RTV_RERANK_DEPTH 60
+
+/* A linear model over the features. */
+typedef struct RtvRanker {
+    const char *name;
+    const char *sha256; /* of the model file it was written from */
+    double bias;
+    double w[RTV_N_FEATURES];
+} RtvRanker;
+
+/* The committed model (rerank_model.c, written from models/ranker-v1.json). */
+extern const RtvRanker rtv_ranker;
+
+/* Features of v[0..n) (ranked best first) for q, row-major into out (room
+ * for n * RTV_N_FEATURES). A candidate gone from the index gets no text
+ * features; the store's other errors. */
+CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, double *out,
+                   ErrInfo *e);
+double rtv_ranker_score(const RtvRanker *m, const double *f);
+/* Reorders candidates keep.. of the first RTV_RERANK_DEPTH of v by m's
+ * score (ties keep their order; the first `keep`, the lexical head, stay);
+ * their scores follow, on the first ranking's scale. */
+CrErr rtv_rerank(IdxStore *st, const RtvQuery *q, const RtvRanker *m, RtvCand *v, size_t n,
+                 size_t keep, ErrInfo *e);
 
 /* Below this coverage, no indexed code matches the question well. */
 #define RTV_WEAK_COVERAGE 0.25
@@ -181,8 +295,8 @@ CrErr rtv_named_identifiers(IdxStore *st, const char *question, size_t *n_idents
  * hits fused (see rank.c), then graph neighbours. Fills tm's bm25_ms,
  * dense_ms and graph_ms, and *info. A leg that fails on an endpoint is
  * skipped and explained in info->notice. Caller frees *out. */
-CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **out,
-               size_t *n_out, RtvTimings *tm, RtvRankInfo *info, ErrInfo *e);
+CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvQuery *q, const RtvTuning *t,
+               RtvCand **out, size_t *n_out, RtvTimings *tm, RtvRankInfo *info, ErrInfo *e);
 
 /* Weights candidates by kind (module code, class headers) and re-sorts. */
 void rtv_apply_priors(RtvCand *v, size_t n, const RtvTuning *t);
@@ -199,7 +313,32 @@ const char *rtv_last_part(const char *symbol);
  * its lines read now (at most RTV_FOCUS_MAX_CHARS bytes, cut after a whole
  * line: end_line says where), score 1. Release with rtv_item_release. CR_ENOENT when
  * the chunk is gone; the store's errors. */
-CrErr rtv_focus_item(IdxStore *st, int64_t chunk_id, RtvItem *out, ErrInfo *e);
+CrErr rtv_focus_item(IdxStore *st, const RtvRequest *req, int64_t chunk_id, RtvItem *out,
+                     ErrInfo *e);
+
+/* ---- buffer.c: unsaved buffers (RtvRequest.buffer; req may be NULL: the disk) */
+
+/* Lines start..end (1-based, inclusive) of path as the request reads them:
+ * the editor's unsaved buffer when it has one, else the disk's
+ * (idx_read_lines, with its errors and *out_total). */
+CrErr rtv_read_lines(IdxStore *st, const RtvRequest *req, const char *path, uint32_t start,
+                     uint32_t end, StrBuf *out, uint32_t *out_total, ErrInfo *e);
+/* Carries the index's (the disk's) lines *start..*end of path onto its
+ * unsaved buffer, when the request has one, through a line diff: the
+ * first and last lines of the span that are unchanged move as they moved
+ * (a span all changed moves as the nearest unchanged line before it).
+ * CR_ENOENT when the span is past the buffer's end; CR_OK otherwise
+ * (nothing to do without a buffer). */
+CrErr rtv_buffer_lines(IdxStore *st, const RtvRequest *req, const char *path, uint32_t *start,
+                       uint32_t *end, ErrInfo *e);
+/* A verification source over st that reads as the request does
+ * (rtv_read_lines); ctx holds its state and must outlive src. */
+typedef struct RtvSourceCtx {
+    VfySource store;
+    IdxStore *st;
+    const RtvRequest *req;
+} RtvSourceCtx;
+void rtv_vfy_source(VfySource *src, RtvSourceCtx *ctx, IdxStore *st, const RtvRequest *req);
 /* Callers an explanation's context shows first, after the focus. */
 #define RTV_FOCUS_CALLERS 3
 /* Candidates for the callers of that definition (the pieces the calls are

@@ -44,6 +44,7 @@ struct Rpc {
     RpcCall *calls;
     Outgoing *outgoing;
     json_int_t next_id;
+    void (*on_cancel)(void *ctx); /* rpc_set_on_cancel; reader thread */
 };
 
 RpcStatus rpc_error(RpcError *err, int code, const char *fmt, ...)
@@ -241,10 +242,17 @@ static void cancel_request(Rpc *rpc, json_t *params)
     json_error_t je;
     if (!params || json_unpack_ex(params, &je, 0, "{s:o}", rpc->profile->cancel_key, &id) != 0)
         return;
+    int marked = 0;
     pthread_mutex_lock(&rpc->mu);
     for (RpcCall *c = rpc->calls; c; c = c->next)
-        if (id_matches(c, id)) c->cancelled = 1;
+        if (id_matches(c, id)) c->cancelled = marked = 1;
     pthread_mutex_unlock(&rpc->mu);
+    if (marked && rpc->on_cancel) rpc->on_cancel(rpc->ctx);
+}
+
+void rpc_set_on_cancel(Rpc *rpc, void (*fn)(void *ctx))
+{
+    rpc->on_cancel = fn;
 }
 
 void rpc_notify(Rpc *rpc, const char *method, json_t *params)

@@ -191,6 +191,12 @@ typedef int (*RpcSendFn)(void *ud, const char *body, size_t len);
  * handlers. */
 Rpc *rpc_new(const RpcProfile *profile, const RpcMethod *methods, size_t n, void *ctx,
              RpcSendFn send, void *send_ud);
+/* fn (may be NULL) is called with the handlers' ctx on the reader thread
+ * after the profile's cancel notification marked a pending call cancelled:
+ * for a server whose deferred calls wait where nothing polls
+ * rpc_call_cancelled (an ask waiting for the first index). Set before
+ * rpc_serve. */
+void rpc_set_on_cancel(Rpc *rpc, void (*fn)(void *ctx));
 /* Frees the endpoint; calls still pending are dropped without a reply
  * (their owners must be done with them: call after the workers stopped). */
 void rpc_free(Rpc *rpc);

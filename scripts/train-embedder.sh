@@ -42,5 +42,5 @@ nice /usr/bin/python3 scripts/train/train.py "$work/pairs.jsonl" "$model" \
   --epochs "${EPOCHS:-2}" --dim "${DIM:-128}" --seed "${SEED:-1}" --name code-nbow-py-v1 \
   | tee "$work/train.log"
 /usr/bin/python3 scripts/train/fixture.py "$model" tests/fixtures/embed
-(cd models && sha256sum "$(basename "$model")" > SHA256SUMS)
+scripts/train/sums.sh "$model"
 cat models/SHA256SUMS

@@ -232,6 +232,7 @@ CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyC
 {
     CrErr rc = CR_OK;
     const char *source = author == VFY_AUTHOR_MODEL ? "model" : "auto";
+    const char *origin = author == VFY_AUTHOR_MODEL ? "model" : "extractive";
     unsigned flags = author == VFY_AUTHOR_MODEL ? 0 : VFY_PARSE_BRACKETS_ONLY;
     VfyMention *m = NULL;
     size_t stop = len;
@@ -265,6 +266,7 @@ CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyC
                 cit.path = xstrdup(path);
                 cit.verified = 1;
                 cit.source = source;
+                cit.origin = origin;
                 add_citation(out, &cap_cit, &cit);
                 continue;
             }
@@ -294,6 +296,7 @@ CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyC
         cit.path = xstrdup(ctx[i].path);
         cit.verified = 1;
         cit.source = "auto";
+        cit.origin = "fallback";
         add_citation(out, &cap_cit, &cit);
     }
     out->answer = sb_detach(&text, &out->answer_len);

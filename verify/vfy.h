@@ -35,7 +35,13 @@ typedef struct VfyCitation {
     char *symbol;                  /* of the context item it overlaps most; owned, never NULL */
     int verified;                  /* 1: every check passed (all entries, for now) */
     const char *source; /* static: "model" (written by the LLM) or "auto" (by the server) */
-    char anchor[17];    /* vfy_anchor_hash of the cited lines as they are now */
+    /* static, who chose the lines (docs/protocol.md, "Citation origin"):
+     * "model" (the LLM wrote it, the checks passed), "extractive" (the
+     * server's own answer text cites it) or "fallback" (the server's pick:
+     * the LLM's answer cited nothing that passed, so the best context item
+     * is cited; the answer text does not mention it) */
+    const char *origin;
+    char anchor[17]; /* vfy_anchor_hash of the cited lines as they are now */
 } VfyCitation;
 
 /* A citation that failed a check, as it was written. */
@@ -215,10 +221,11 @@ typedef struct VfyResult {
  * that text is itself a path or citation).
  *
  * When no citation survives and ctx is not empty, the first context item that
- * passes the same checks is cited with source "auto" (the answer text is left
- * as it is). Fills *out (release with vfy_result_release).
- * Errors: only the src->read_lines errors that abort (see VfySource); *out
- * is then empty. */
+ * passes the same checks is cited with source "auto" and origin "fallback"
+ * (the answer text is left as it is). Citations the text holds have origin
+ * "model" (author VFY_AUTHOR_MODEL) or "extractive" (VFY_AUTHOR_SERVER). Fills *out (release with
+ * vfy_result_release). Errors: only the src->read_lines errors that abort (see VfySource); *out is
+ * then empty. */
 CrErr vfy_check(const VfySource *src, const char *answer, size_t len, const VfyContextItem *ctx,
                 size_t n_ctx, VfyAuthor author, VfyResult *out, ErrInfo *e);
 void vfy_result_release(VfyResult *r);

@@ -31,7 +31,8 @@ static json_t *citation_json(const VfyCitation *c, const char *root_abs)
     json_object_set_new(o, "endLine", json_integer(c->end_line));
     json_object_set_new(o, "symbol", json_text(c->symbol));
     json_object_set_new(o, "verified", json_boolean(c->verified));
-    json_object_set_new(o, "source", json_text(c->source ? c->source : "auto"));
+    json_object_set_new(o, "source", json_string(c->source));
+    json_object_set_new(o, "origin", json_string(c->origin));
     /* Enough for a client to re-find the lines after edits (vfy_anchor_resolve). */
     json_object_set_new(o, "anchor",
                         json_pack("{s:o, s:s}", "symbol", json_text(c->symbol), "hash", c->anchor));

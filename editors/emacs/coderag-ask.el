@@ -41,13 +41,21 @@ nil lets the server choose (auto), \"extractive\" never calls an LLM,
   :group 'coderag
   :type 'boolean)
 
+(defcustom coderag-history-directory (locate-user-emacs-file "coderag-history/")
+  "Where each workspace's answers are kept across restarts (one file per root).
+nil keeps them only for the session."
+  :group 'coderag
+  :type '(choice (const :tag "this session only" nil) directory))
+
 (defvar coderag-history nil "Answers, newest first: plists (:question :result :root :time).")
+(defvar coderag--history-loaded nil "Roots whose saved history was read.")
 (defvar coderag-last-question nil "The last question answered.")
 (defvar coderag-last-result nil "The last `coderag/ask' result, as a plist.")
 (defvar coderag--view nil "What the *coderag* buffer shows.")
 (defvar coderag--seq 0)
 (defvar coderag-mode)
 (declare-function coderag-refresh-lenses "coderag-lens" (&optional callback))
+(declare-function coderag-flush-changes "coderag" ())
 
 ;;;; The answer buffer
 
@@ -93,19 +101,33 @@ nil lets the server choose (auto), \"extractive\" never calls an LLM,
         coderag-last-root (or root coderag-last-root default-directory))
   (coderag--render-view (list :question question :result result :root coderag-last-root)))
 
+(defun coderag--goto-context (buf)
+  "Put the context heading of BUF at the top of its window (where one looks)."
+  (with-current-buffer buf
+    (goto-char (point-min))
+    (when (search-forward "Context the answer used" nil t)
+      (goto-char (line-beginning-position))
+      (let ((w (get-buffer-window buf)))
+        (when w (set-window-point w (point)) (set-window-start w (point)))))))
+
 (defun coderag-toggle-context ()
-  "Show or hide the context the shown answer used (scores, via)."
+  "Show or hide the context the shown answer used (scores, via), in view."
   (interactive)
   (unless (plist-get coderag--view :result) (user-error "No answer shown"))
-  (coderag--render-view (plist-put (copy-sequence coderag--view) :show-context
-                                   (not (plist-get coderag--view :show-context)))))
+  (let* ((on (not (plist-get coderag--view :show-context)))
+         (buf (coderag--render-view (plist-put (copy-sequence coderag--view) :show-context on))))
+    (when on (coderag--goto-context buf))
+    buf))
 
 (defun coderag-show-context ()
   "Show the last answer with the context it used."
   (interactive)
   (unless coderag-last-result (user-error "No answer yet: M-x coderag-ask"))
-  (display-buffer (coderag--render-view (list :question coderag-last-question :result coderag-last-result
-                                              :root coderag-last-root :show-context t))))
+  (let ((buf (coderag--render-view (list :question coderag-last-question :result coderag-last-result
+                                         :root coderag-last-root :show-context t))))
+    (display-buffer buf)
+    (coderag--goto-context buf)
+    buf))
 
 (defun coderag-xref-items (&optional result)
   "Xref items for the citations of RESULT (default: the last answer)."
@@ -142,18 +164,70 @@ nil lets the server choose (auto), \"extractive\" never calls an LLM,
                              :character (- (point) (line-beginning-position))))))
     params))
 
+(defun coderag--here-root ()
+  "The workspace root of this buffer (or of the answer shown), or nil."
+  (cond (buffer-file-name (car (coderag-root)))
+        (coderag-last-root (directory-file-name coderag-last-root))))
+
+(defun coderag--root-history (&optional root)
+  "The kept answers of ROOT (default: here), newest first; all when no root."
+  (let ((root (or root (coderag--here-root))))
+    (if root
+        (cl-remove-if-not (lambda (h) (equal (directory-file-name (or (plist-get h :root) "")) root))
+                          coderag-history)
+      coderag-history)))
+
 (defun coderag-history-turns (&optional n)
-  "The last N (default `coderag-followup-turns') answers as history, oldest first."
-  (let ((turns (seq-take coderag-history (or n coderag-followup-turns))))
+  "The last N (default `coderag-followup-turns') answers here, oldest first."
+  (let ((turns (seq-take (coderag--root-history) (or n coderag-followup-turns))))
     (vconcat (mapcar (lambda (h) (list :question (plist-get h :question)
                                        :answer (or (plist-get (plist-get h :result) :answer) "")))
                      (reverse turns)))))
 
+(defun coderag-history-file (root)
+  "The file keeping ROOT's answers, or nil (see `coderag-history-directory')."
+  (when coderag-history-directory
+    (expand-file-name (concat (replace-regexp-in-string "[/\\:]" "!" (directory-file-name root)) ".eld")
+                      coderag-history-directory)))
+
+(defun coderag--save-history (root)
+  "Write ROOT's last `coderag-history-size' answers to its file."
+  (let ((file (coderag-history-file root)))
+    (when file
+      (condition-case err
+          (progn
+            (make-directory (file-name-directory file) t)
+            (with-temp-file file
+              (let ((print-length nil) (print-level nil) (print-circle nil))
+                (insert ";; coderag answers of " root "\n")
+                (prin1 (seq-take (coderag--root-history root) coderag-history-size) (current-buffer)))))
+        (file-error (message "coderag: could not save the history: %s" (error-message-string err)))))))
+
+(defun coderag-load-history (root)
+  "Read ROOT's saved answers into `coderag-history' (once per session)."
+  (unless (member root coderag--history-loaded)
+    (push root coderag--history-loaded)
+    (let ((file (coderag-history-file root)))
+      (when (and file (file-readable-p file))
+        (let ((saved (ignore-errors
+                       (with-temp-buffer (insert-file-contents file) (goto-char (point-min)) (read (current-buffer))))))
+          (dolist (h (and (listp saved) saved))
+            (unless (cl-some (lambda (k) (and (equal (plist-get k :time) (plist-get h :time))
+                                              (equal (plist-get k :question) (plist-get h :question))))
+                             coderag-history)
+              (setq coderag-history (append coderag-history (list h)))))
+          (setq coderag-history
+                (sort coderag-history (lambda (a b) (time-less-p (plist-get b :time) (plist-get a :time))))))))))
+
 (defun coderag--remember (question result root)
-  "Keep RESULT of QUESTION in `coderag-history'."
+  "Keep RESULT of QUESTION in `coderag-history' and in ROOT's file."
+  (coderag-load-history root)
   (push (list :question question :result result :root root :time (current-time)) coderag-history)
-  (when (> (length coderag-history) coderag-history-size)
-    (setcdr (nthcdr (1- coderag-history-size) coderag-history) nil)))
+  (let ((mine (coderag--root-history root)))
+    (when (> (length mine) coderag-history-size)
+      (let ((drop (nthcdr coderag-history-size mine)))
+        (setq coderag-history (cl-remove-if (lambda (h) (memq h drop)) coderag-history)))))
+  (coderag--save-history root))
 
 (defun coderag--start-request (conn method params question &optional callback)
   "Send METHOD with PARAMS for QUESTION on CONN; show it in *coderag* at once.
@@ -181,6 +255,8 @@ the end."
                (when (stringp (plist-get result :title)) (setq question (plist-get result :title)))
                (coderag--remember question result root)
                (coderag-show-answer question result root)
+               (when (eq (plist-get result :indexing) t)
+                 (setq coderag--reask (list conn method params question callback)))
                (dolist (b (buffer-list))
                  (with-current-buffer b
                    (when (and coderag-mode buffer-file-name (string-prefix-p root buffer-file-name))
@@ -211,6 +287,7 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
                                 (buffer-substring-no-properties (region-beginning) (region-end)))))
          current-prefix-arg))
   (when (string-empty-p (string-trim question)) (user-error "Empty question"))
+  (coderag-flush-changes)
   (let ((buf (coderag--start-request (coderag-connection
                                       ;; From *coderag*: the server of the answer shown.
                                       (and (not buffer-file-name) (derived-mode-p 'coderag-answer-mode)
@@ -228,15 +305,85 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
 
 ;;;###autoload
 (defun coderag-explain ()
-  "Explain the definition under point with the LLM (the server's coderag.explain)."
+  "Explain the definition under point (the server's coderag.explain).
+Runs the explain action the server offers at point: with an LLM, \"Explain
+`NAME' with the LLM\"; without one, \"Show `NAME' and its callers\" (no LLM
+needed).  When it offers none, asks for the LLM's explanation (the server
+says why it cannot give one)."
   (interactive)
-  (let ((arg (list :textDocument (list :uri (coderag--path-to-uri buffer-file-name))
-                   :position (list :line (1- (line-number-at-pos))
-                                   :character (- (point) (line-beginning-position))))))
-    (display-buffer
-     (coderag--start-request (coderag-connection) :workspace/executeCommand
-                             (list :command "coderag.explain" :arguments (vector arg))
-                             (format "Explain %s" (or (thing-at-point 'symbol t) "this"))))))
+  (let ((conn (coderag-connection))
+        (word (or (thing-at-point 'symbol t) "this"))
+        (arg (list :textDocument (coderag--doc-id) :position (coderag--point-position))))
+    (coderag--code-actions
+     conn
+     (lambda (cmds)
+       (let ((cmd (cl-find "coderag.explain" cmds :key (lambda (c) (plist-get c :command)) :test #'equal)))
+         (display-buffer
+          (if cmd
+              (coderag--run-command conn cmd)
+            (coderag--start-request conn :workspace/executeCommand
+                                    (list :command "coderag.explain" :arguments (vector arg))
+                                    (format "Explain %s" word)))))))))
+
+(defun coderag--point-position ()
+  "Point as an LSP position."
+  (list :line (1- (line-number-at-pos)) :character (- (point) (line-beginning-position))))
+
+(defun coderag--run-command (conn cmd &optional callback)
+  "Run the server's command CMD (:title :command :arguments) on CONN, streamed.
+CMD is coderag.ask or coderag.explain, from a code lens or a code action; its
+answer goes to *coderag*, which is returned; CALLBACK gets (RESULT ERROR)."
+  (let* ((args (plist-get cmd :arguments))
+         (arg (and args (> (length args) 0) (aref args 0)))
+         (arg (if (stringp arg) (list :question arg) (copy-sequence arg)))
+         ;; shown until the result's title replaces it
+         (title (replace-regexp-in-string " *(CodeRAG)\\'" "" (or (plist-get cmd :title) ""))))
+    (coderag--start-request conn :workspace/executeCommand
+                            (list :command (plist-get cmd :command) :arguments (vector arg))
+                            (or (plist-get arg :question) (and (not (string-empty-p title)) title) "Explain")
+                            callback)))
+
+(defun coderag--code-actions (conn callback)
+  "Ask CONN for its code actions at point; CALLBACK gets their commands.
+CALLBACK runs from a timer, not the process filter (it may ask the user)."
+  (coderag-flush-changes)
+  (let ((pos (coderag--point-position)))
+    (coderag--send conn :textDocument/codeAction
+                   (list :textDocument (coderag--doc-id) :range (list :start pos :end pos)
+                         :context (list :diagnostics []))
+                   (lambda (actions)
+                     (let ((cmds (delq nil (mapcar (lambda (a)
+                                                     (let ((c (plist-get a :command)))
+                                                       (if (stringp c) a c)))
+                                                   (and (sequencep actions) actions)))))
+                       (run-at-time 0 nil callback cmds)))
+                   (lambda (e) (message "coderag: %s" (plist-get e :message))))))
+
+;;;###autoload
+(defun coderag-code-action ()
+  "Choose one of the server's code actions at point and run it.
+Without an LLM the server offers \"Show `NAME' and its callers\"; with one,
+\"Explain `NAME' with the LLM\".  The answer streams into *coderag*."
+  (interactive)
+  (let ((conn (coderag-connection)))
+    (coderag--code-actions
+     conn
+     (lambda (cmds)
+       (if (null cmds)
+           (message "coderag: no action here (put point on a name)")
+         (let* ((titles (mapcar (lambda (c) (plist-get c :title)) cmds))
+                (pick (if (cdr cmds) (completing-read "CodeRAG action: " titles nil t) (car titles))))
+           (display-buffer
+            (coderag--run-command conn (cl-find pick cmds :key (lambda (c) (plist-get c :title))
+                                                :test #'equal)))))))))
+
+(defun coderag-reask-now ()
+  "Ask again the question answered while the index was being built.
+Its result said `indexing'; indexing has ended, so the new answer replaces it."
+  (let ((r coderag--reask))
+    (setq coderag--reask nil)
+    (when (and r (null coderag--ask) (jsonrpc-running-p (nth 0 r)))
+      (apply #'coderag--start-request r))))
 
 ;;;###autoload
 (defun coderag-cancel ()
@@ -253,8 +400,9 @@ answers go with it as history.  CALLBACK, when given, gets (RESULT ERROR)."
 (defun coderag-history ()
   "Reopen one of the last answers."
   (interactive)
-  (unless coderag-history (user-error "No answers yet"))
-  (let* ((items (cl-loop for h in coderag-history for i from 1
+  (let ((root (coderag--here-root))) (when root (coderag-load-history root)))
+  (unless (coderag--root-history) (user-error "No answers yet"))
+  (let* ((items (cl-loop for h in (coderag--root-history) for i from 1
                          collect (cons (format "%d. %s" i (plist-get h :question)) h)))
          (h (cdr (assoc (completing-read "CodeRAG answer: " items nil t) items))))
     (display-buffer (coderag-show-answer (plist-get h :question) (plist-get h :result) (plist-get h :root)))))

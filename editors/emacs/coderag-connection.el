@@ -54,7 +54,11 @@ order (`coderag root --markers`; tests/cli/root_markers.sh checks)."
 
 (defvar coderag--connections (make-hash-table :test #'equal) "Root -> connection.")
 (defvar coderag--ask nil "The running question, a plist (see `coderag--start-request').")
+(defvar coderag--reask nil
+  "(CONN METHOD PARAMS QUESTION CALLBACK) of an answer given while indexing, to ask again.")
+(declare-function coderag-reask-now "coderag-ask" ())
 (declare-function coderag--refresh "coderag-ask" ())
+(declare-function coderag-load-history "coderag-ask" (root))
 
 ;;;; The root rule
 
@@ -105,6 +109,17 @@ a marker."
       (user-error "coderag: the server program \"%s\" was not found%s; build coderag (scripts/setup.sh build) and set `coderag-program' to build/coderag"
                   coderag-program
                   (if (file-name-absolute-p coderag-program) "" " on `exec-path'"))))
+
+(defvar coderag--told nil "Messages `coderag--tell-once' has shown as a warning.")
+
+(defun coderag--tell-once (msg)
+  "Say MSG in the echo area and, the first time, as a warning that stays.
+Other messages (the file's mode, eldoc) overwrite the echo area a moment
+later; the *Warnings* buffer keeps it."
+  (unless (member msg coderag--told)
+    (push msg coderag--told)
+    (display-warning 'coderag (string-remove-prefix "coderag: " msg) :error))
+  (message "%s" msg))
 
 (defun coderag--on-request (_conn method params)
   "Requests from the server."
@@ -184,6 +199,7 @@ a marker."
                                   :notification-dispatcher #'coderag--on-notification
                                   :on-shutdown (lambda (_c) (remhash root coderag--connections)))))
         (puthash root conn coderag--connections)
+        (coderag-load-history root)
         (coderag--initialize conn)
         (when (eq (cdr (coderag-root)) 'file)
           (message "coderag: %s has no VCS or project root and lies outside %s: indexing %s"
@@ -231,7 +247,9 @@ a marker."
      (t (let ((p (if (equal (plist-get v :kind) "begin") nil (coderag--progress conn))))
           (dolist (k '(:title :message :percentage))
             (when (plist-get v k) (setq p (plist-put p k (plist-get v k)))))
-          (setf (coderag--progress conn) (plist-put p :done (equal (plist-get v :kind) "end"))))))
+          (setf (coderag--progress conn) (plist-put p :done (equal (plist-get v :kind) "end")))
+          (when (and (equal (plist-get v :kind) "end") coderag--reask (eq (car coderag--reask) conn))
+            (run-at-time 0 nil #'coderag-reask-now)))))
     (force-mode-line-update t)))
 
 (defun coderag--on-partial (a v)

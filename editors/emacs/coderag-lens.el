@@ -6,7 +6,7 @@
 
 ;; The server's code lenses shown as lines above the definitions they belong
 ;; to: counts in grey, "Ask CodeRAG" and "Explain" as links that stream their
-;; answer into *coderag* (C-c C-r l runs this line's).
+;; answer into *coderag* (C-c ' l runs this line's).
 
 ;;; Code:
 
@@ -16,24 +16,20 @@
 (require 'coderag-ask)
 
 (defvar coderag-mode)
+(defvar coderag--change-timer)
+(declare-function coderag--send-change "coderag" (buf))
 
 (defvar-local coderag--lens-overlays nil)
 
 (defun coderag--run-lens (cmd)
   "Run lens command CMD (coderag.ask or coderag.explain) with streaming."
-  (let* ((args (plist-get cmd :arguments))
-         (arg (and args (> (length args) 0) (aref args 0)))
-         (arg (if (stringp arg) (list :question arg) (copy-sequence arg))))
-    (display-buffer
-     (coderag--start-request (coderag-connection) :workspace/executeCommand
-                             (list :command (plist-get cmd :command) :arguments (vector arg))
-                             (or (plist-get arg :question) "Explain")))))
+  (display-buffer (coderag--run-command (coderag-connection) cmd)))
 
 (defun coderag--lens-text (lens)
   "The text of LENS: a clickable title for commands, grey for counts."
   (let* ((cmd (plist-get lens :command)) (title (or (plist-get cmd :title) "")))
     (if (member (plist-get cmd :command) '("coderag.ask" "coderag.explain"))
-        (propertize title 'face 'link 'mouse-face 'highlight 'help-echo "mouse-1: run; C-c C-r l runs this line's"
+        (propertize title 'face 'link 'mouse-face 'highlight 'help-echo "mouse-1: run; C-c ' l runs this line's"
                     'keymap (let ((m (make-sparse-keymap)))
                               (define-key m [mouse-1] (lambda () (interactive) (coderag--run-lens cmd)))
                               m))
@@ -63,6 +59,8 @@
   (interactive)
   (when (and buffer-file-name coderag-mode)
     (let ((buf (current-buffer)))
+      ;; the lenses stand on the lines of the text the server has: send a pending edit first
+      (when coderag--change-timer (coderag--send-change buf))
       (coderag--send (coderag-connection) :textDocument/codeLens (list :textDocument (coderag--doc-id))
                      (lambda (lenses)
                        (when (buffer-live-p buf)

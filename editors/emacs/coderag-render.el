@@ -110,11 +110,11 @@
           (and (match-string 2 url) (string-to-number (match-string 2 url))))))
 
 (defconst coderag--inline-re
-  (concat "\\(`\\([^`\n]+\\)`\\)"                              ; 1, 2 code
-          "\\|\\(\\*\\*\\([^*\n]+\\)\\*\\*\\)"                 ; 3, 4 bold
-          "\\|\\(\\[\\([^]\n]+\\)\\](\\([^)\n]+\\))\\)"        ; 5, 6, 7 link
-          "\\|\\(\\[`?\\([^][ \t\n:`]+\\):\\([0-9]+\\)"        ; 8, 9, 10 citation
-          "\\(?:[-–—]\\([0-9]+\\)\\)?`?\\]\\)")                ; 11
+  (concat "\\(?1:\\(?9:``?\\)\\(?2:[^`\n]+\\)\\9\\)"          ; 2 code, in ` or `` (reST)
+          "\\|\\(?3:\\*\\*\\(?4:[^*\n]+\\)\\*\\*\\)"              ; 4 bold
+          "\\|\\(?5:\\[\\(?6:[^]\n]+\\)\\](\\(?7:[^)\n]+\\))\\)"     ; 6, 7 link
+          "\\|\\(?8:\\[`?\\(?12:[^][ \t\n:`]+\\):\\(?10:[0-9]+\\)"    ; 12, 10 citation
+          "\\(?:[-–—]\\(?11:[0-9]+\\)\\)?`?\\]\\)")                  ; 11
   "Inline markdown the renderer knows.")
 
 (defun coderag--insert-inline (s cites)
@@ -124,7 +124,7 @@
       (let ((mb (match-beginning 0)) (me (match-end 0))
             (code (match-string 2 s)) (bold (match-string 4 s))
             (ltext (match-string 6 s)) (lurl (match-string 7 s))
-            (path (match-string 9 s)) (a (match-string 10 s)) (b (match-string 11 s)))
+            (path (match-string 12 s)) (a (match-string 10 s)) (b (match-string 11 s)))
         (insert (substring s pos mb))
         (cond
          (code (insert (propertize code 'face 'coderag-code-face)))
@@ -148,9 +148,11 @@
         (setq pos me)))
     (insert (substring s pos))))
 
-(defun coderag-insert-markdown (text &optional cites face)
+(defun coderag-insert-markdown (text &optional cites face literal-stars)
   "Insert markdown TEXT rendered; citation markers naming CITES become buttons.
-FACE, when non-nil, is added to everything inserted."
+FACE, when non-nil, is added to everything inserted.  With LITERAL-STARS,
+lines starting with `*' stay as they are (a C comment's ` * ...' lines in a
+hover are not a list); `-' and `+' lines are still bullets."
   (let ((start (point)) (fence nil) (cites (or cites [])))
     (dolist (line (split-string (string-trim-right (or text "")) "\n"))
       (cond
@@ -161,18 +163,25 @@ FACE, when non-nil, is added to everything inserted."
           (coderag--insert-inline (match-string 2 line) cites)
           (add-face-text-property s (point) 'coderag-heading-face)
           (insert "\n")))
-       ((string-match "\\`\\([ \t]*\\)[-*+][ \t]+\\(.*\\)" line)
+       ((and (string-match "\\`\\([ \t]*\\)\\([-*+]\\)[ \t]+\\(.*\\)" line)
+             (not (and literal-stars (equal (match-string 2 line) "*"))))
         (insert (match-string 1 line) "• ")
-        (coderag--insert-inline (match-string 2 line) cites)
+        (coderag--insert-inline (match-string 3 line) cites)
         (insert "\n"))
        (t (coderag--insert-inline line cites) (insert "\n"))))
     (when face (add-face-text-property start (point) face))))
 
 (defun coderag-render-string (markdown)
-  "MARKDOWN rendered as a propertized string (for eldoc)."
+  "MARKDOWN rendered as a propertized string (for eldoc): a hover, whose
+docstring may be a C comment's `*' lines, never bullets."
   (with-temp-buffer
-    (coderag-insert-markdown markdown)
+    (coderag-insert-markdown markdown nil nil t)
     (string-trim-right (buffer-string))))
+
+(defun coderag-sorted-context (result)
+  "RESULT's context items, highest score first (the order of the scores shown)."
+  (sort (append (plist-get result :context) nil)
+        (lambda (a b) (> (or (plist-get a :score) 0) (or (plist-get b :score) 0)))))
 
 (defun coderag--insert-context (result)
   "Insert the context RESULT's answer used: score, lines, symbol, via."
@@ -191,7 +200,26 @@ FACE, when non-nil, is added to everything inserted."
                           (concat "  via " (mapconcat #'identity via "+"))
                         ""))
                     "\n"))
-          (or (plist-get result :context) []))))
+          (coderag-sorted-context result))))
+
+(defun coderag-server-pick-p (c)
+  "Whether citation C is the server's pick: origin \"fallback\" (the LLM cited
+nothing that passed the checks, so the server cited its best context).  An
+extractive answer's citations (origin \"extractive\") are cited in its own
+text.  Older servers send no origin: source \"auto\"."
+  (let ((origin (plist-get c :origin)))
+    (if (stringp origin)
+        (equal origin "fallback")
+      (equal (plist-get c :source) "auto"))))
+
+(defun coderag-citations-heading (cites)
+  "The heading of the citation list CITES: verified ones, and the server's picks
+\(`coderag-server-pick-p')."
+  (let* ((n (length cites))
+         (auto (cl-count-if #'coderag-server-pick-p cites)))
+    (cond ((= auto 0) (format "Citations (%d, verified)" n))
+          ((= auto n) (format "Citations (%d, the server's pick: the answer cited nothing)" n))
+          (t (format "Citations (%d verified, %d the server's pick)" (- n auto) auto)))))
 
 (defun coderag-render-answer (view)
   "Insert VIEW: (:question Q :result R :pending P :show-context B).
@@ -215,12 +243,19 @@ with the streamed, provisional text."
       (let ((cites (or (plist-get result :citations) []))
             (match (plist-get result :match))
             (start (point)))
+        (when (eq (plist-get result :indexing) t)
+          ;; said first: the answer below comes from part of the workspace
+          (insert (propertize (concat "The index is still being built: this answer comes from the files"
+                                      " indexed so far.  It is asked again when indexing ends.")
+                              'face 'warning)
+                  "\n\n")
+          (setq start (point)))
         (coderag-insert-markdown (plist-get result :answer) cites)
         (when (member match '("weak" "none"))
           (save-excursion
             (goto-char start)
             (add-face-text-property start (line-end-position) 'coderag-warning-face)))
-        (insert "\n" (propertize (format "Citations (%d, verified)" (length cites)) 'face 'bold) "\n")
+        (insert "\n" (propertize (coderag-citations-heading cites) 'face 'bold) "\n")
         (let ((i 0))
           (mapc (lambda (c)
                   (setq i (1+ i))
@@ -228,7 +263,9 @@ with the streamed, provisional text."
                   (insert-text-button (coderag--citation-label c)
                                       'type 'coderag-citation 'coderag-citation c)
                   (insert "  " (coderag--citation-symbol c)
-                          (if (equal (plist-get c :source) "auto") "  (server)" "")
+                          (if (coderag-server-pick-p c)
+                              (propertize "  (the server's pick: the answer cited nothing)" 'face 'shadow)
+                            "")
                           "\n"))
                 cites))
         (let ((rejected (plist-get result :rejected)))
@@ -240,10 +277,7 @@ with the streamed, provisional text."
                   rejected)))
         (when (plist-get view :show-context)
           (insert "\n" (propertize "Context the answer used (score, lines, symbol, via)" 'face 'bold) "\n")
-          (coderag--insert-context result))
-        (when (eq (plist-get result :indexing) t)
-          (insert "\n" (propertize "The index was still being built; ask again for a complete answer."
-                                   'face 'warning) "\n"))))))
+          (coderag--insert-context result))))))
 
 (provide 'coderag-render)
 ;;; coderag-render.el ends here

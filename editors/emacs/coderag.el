@@ -1,4 +1,4 @@
-;;; coderag.el --- Ask questions about a Python codebase through coderag  -*- lexical-binding: t; -*-
+;;; coderag.el --- Ask questions about a codebase through coderag  -*- lexical-binding: t; -*-
 
 ;; Version: 0.2.0
 ;; Package-Requires: ((emacs "28.1") (jsonrpc "1.0.14"))
@@ -8,18 +8,21 @@
 ;;; Commentary:
 
 ;; A client of the coderag language server (`coderag lsp') that runs beside
-;; whatever Python server you use (eglot with pyright or pylsp, lsp-mode, none):
-;; it starts its own `coderag lsp' process per workspace root over jsonrpc.el and
-;; never touches eglot's configuration.
+;; whatever language server you use (eglot, lsp-mode, none): it starts its own
+;; `coderag lsp' process per workspace root over jsonrpc.el and never touches
+;; eglot's configuration.
 ;;
 ;;   (require 'coderag)
-;;   (add-hook 'python-mode-hook #'coderag-mode)
+;;   (add-hook 'prog-mode-hook #'coderag-mode)   ; or python-mode-hook, c-mode-hook...
 ;;
-;; `coderag-mode' keeps the server informed of the buffer, shows indexing and
-;; question progress in the mode line and adds coderag's hover to eldoc.
-;; `coderag-ask' (C-c C-r a) never blocks: the *coderag* buffer opens at once,
-;; shows progress, streams the answer as the LLM writes it (provisional), then
-;; the verified answer with buttons on its citations.  C-c C-k cancels.
+;; `coderag-mode' keeps the server informed of the buffer (unsaved edits
+;; included), shows indexing and question progress in the mode line and adds
+;; coderag's hover to eldoc (also under eglot, which resets eldoc's functions).
+;; Its commands live under `coderag-keymap-prefix' (C-c ' by default, a prefix
+;; left to minor modes): `coderag-ask' (C-c ' a) never blocks: the *coderag*
+;; buffer opens at once, shows progress, streams the answer as the LLM writes
+;; it (provisional), then the verified answer with buttons on its citations.
+;; C-c ' k cancels.
 ;; `coderag-followup' asks with the last answers as history, `coderag-history'
 ;; reopens an earlier answer, `c' in the answer buffer shows the context used.
 ;;
@@ -47,10 +50,17 @@
 (defvar-local coderag--version 0)
 (defvar-local coderag--change-timer nil)
 
+(defcustom coderag-change-delay 0.5
+  "Idle seconds after an edit before the buffer's text is sent (didChange)."
+  :group 'coderag
+  :type 'number)
+
 (defun coderag-eldoc-function (callback &rest _)
   "Eldoc: coderag's hover for the name at point, rendered, links as buttons."
   (when (and buffer-file-name (thing-at-point 'symbol))
     (let ((buf (current-buffer)))
+      ;; the server reads the position in the text it has: send a pending edit first
+      (when coderag--change-timer (coderag--send-change buf))
       (coderag--send (coderag-connection) :textDocument/hover
                      (list :textDocument (coderag--doc-id)
                            :position (list :line (1- (line-number-at-pos))
@@ -73,28 +83,43 @@
          (erase-buffer) (special-mode) (insert doc) (goto-char (point-min))))
      (display-buffer "*coderag hover*"))))
 
+(defun coderag--language-id ()
+  "The LSP language id of this buffer, from its major mode (c-ts-mode -> \"c\")."
+  (let ((name (replace-regexp-in-string "\\(-ts\\)?-mode\\'" "" (symbol-name major-mode))))
+    (pcase name
+      ("c++" "cpp") ("js" "javascript") ("js2" "javascript") ("rjsx" "javascriptreact")
+      ("tsx" "typescriptreact") (_ name))))
+
 (defun coderag--did-open ()
   (jsonrpc-notify (coderag-connection) :textDocument/didOpen
                   (list :textDocument (list :uri (coderag--path-to-uri buffer-file-name)
-                                            :languageId "python" :version coderag--version
+                                            :languageId (coderag--language-id) :version coderag--version
                                             :text (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))))
 
+(defun coderag--send-change (buf)
+  "Send BUF's whole text as a didChange now.
+The debounce ended, or a question needs the text."
+  (when (buffer-live-p buf)
+    (with-current-buffer buf
+      (when coderag--change-timer (cancel-timer coderag--change-timer))
+      (setq coderag--change-timer nil coderag--version (1+ coderag--version))
+      (ignore-errors
+        (jsonrpc-notify (coderag-connection) :textDocument/didChange
+                        (list :textDocument (list :uri (coderag--path-to-uri buffer-file-name)
+                                                  :version coderag--version)
+                              :contentChanges
+                              (vector (list :text (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))))))))
+
 (defun coderag--did-change (&rest _)
+  "Debounce the changes: one didChange after `coderag-change-delay' idle seconds."
   (when coderag--change-timer (cancel-timer coderag--change-timer))
-  (let ((buf (current-buffer)))
-    (setq coderag--change-timer
-          (run-with-idle-timer
-           0.5 nil
-           (lambda ()
-             (when (buffer-live-p buf)
-               (with-current-buffer buf
-                 (setq coderag--change-timer nil coderag--version (1+ coderag--version))
-                 (ignore-errors
-                   (jsonrpc-notify (coderag-connection) :textDocument/didChange
-                                   (list :textDocument (list :uri (coderag--path-to-uri buffer-file-name)
-                                                             :version coderag--version)
-                                         :contentChanges
-                                         (vector (list :text (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))))))))))))
+  (setq coderag--change-timer
+        (run-with-idle-timer coderag-change-delay nil #'coderag--send-change (current-buffer))))
+
+(defun coderag-flush-changes ()
+  "Send every buffer's pending (debounced) change now, so a question sees it."
+  (dolist (b (buffer-list))
+    (when (buffer-local-value 'coderag--change-timer b) (coderag--send-change b))))
 
 (defun coderag--did-save ()
   (ignore-errors (jsonrpc-notify (coderag-connection) :textDocument/didSave (list :textDocument (coderag--doc-id))))
@@ -105,18 +130,51 @@
     (when (and conn (jsonrpc-running-p conn))
       (ignore-errors (jsonrpc-notify conn :textDocument/didClose (list :textDocument (coderag--doc-id)))))))
 
-(defvar coderag-mode-map
+(defvar coderag-command-map
   (let ((map (make-sparse-keymap)))
-    (define-key map (kbd "C-c C-r a") #'coderag-ask)
-    (define-key map (kbd "C-c C-r f") #'coderag-followup)
-    (define-key map (kbd "C-c C-r h") #'coderag-history)
-    (define-key map (kbd "C-c C-r c") #'coderag-show-context)
-    (define-key map (kbd "C-c C-r e") #'coderag-explain)
-    (define-key map (kbd "C-c C-r d") #'coderag-hover)
-    (define-key map (kbd "C-c C-r s") #'coderag-status)
-    (define-key map (kbd "C-c C-r l") #'coderag-lens-run)
-    (define-key map (kbd "C-c C-k") #'coderag-cancel)
-    map))
+    (define-key map "a" #'coderag-ask)
+    (define-key map "f" #'coderag-followup)
+    (define-key map "h" #'coderag-history)
+    (define-key map "c" #'coderag-show-context)
+    (define-key map "e" #'coderag-explain)
+    (define-key map "." #'coderag-code-action)
+    (define-key map "d" #'coderag-hover)
+    (define-key map "s" #'coderag-status)
+    (define-key map "l" #'coderag-lens-run)
+    (define-key map "k" #'coderag-cancel)
+    (define-key map "x" #'coderag-xref)
+    (define-key map "r" #'coderag-reindex)
+    map)
+  "CodeRAG's commands, under `coderag-keymap-prefix' in `coderag-mode'.")
+(fset 'coderag-command-map coderag-command-map)
+
+(defvar coderag-mode-map (make-sparse-keymap)
+  "Keymap of `coderag-mode': `coderag-command-map' under `coderag-keymap-prefix'.")
+
+(defun coderag--set-prefix (sym value)
+  "Setter of `coderag-keymap-prefix': move the command map to VALUE."
+  (when (and (boundp sym) (symbol-value sym))
+    (define-key coderag-mode-map (kbd (symbol-value sym)) nil))
+  (set-default sym value)
+  (when value (define-key coderag-mode-map (kbd value) 'coderag-command-map)))
+
+(defcustom coderag-keymap-prefix "C-c '"
+  "The prefix of CodeRAG's commands in `coderag-mode' (nil: none, bind your own).
+C-c followed by a punctuation character is what Emacs leaves to minor
+modes, so major modes' C-c C-<letter> keys (python-mode's C-c C-r) stay
+theirs.  Set it with customize or `setopt' (or before loading coderag)."
+  :group 'coderag
+  :type '(choice (const :tag "none" nil) string)
+  :set #'coderag--set-prefix)
+
+(defvar coderag-mode)
+
+(defun coderag--eglot-managed ()
+  "Put coderag's hover back into eldoc (eglot replaces eldoc's functions)."
+  (when (and coderag-mode (not (memq #'coderag-eldoc-function eldoc-documentation-functions)))
+    (add-hook 'eldoc-documentation-functions #'coderag-eldoc-function t t)))
+
+(add-hook 'eglot-managed-mode-hook #'coderag--eglot-managed)
 
 ;;;###autoload
 (define-minor-mode coderag-mode
@@ -132,10 +190,10 @@
           (add-hook 'after-change-functions #'coderag--did-change nil t)
           (add-hook 'after-save-hook #'coderag--did-save nil t)
           (add-hook 'kill-buffer-hook #'coderag--did-close nil t)
-          (add-hook 'eldoc-documentation-functions #'coderag-eldoc-function nil t)
+          (add-hook 'eldoc-documentation-functions #'coderag-eldoc-function t t)
           (eldoc-mode 1)
           (coderag-refresh-lenses))
-      (user-error (setq coderag-mode nil) (message "%s" (error-message-string err)))))
+      (user-error (setq coderag-mode nil) (coderag--tell-once (error-message-string err)))))
    (t
     (coderag--did-close)
     (remove-hook 'after-change-functions #'coderag--did-change t)

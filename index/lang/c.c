@@ -122,7 +122,14 @@ static const char *const c__tests[] = {"test/",      "tests/",     "testing/", "
 static const char *const c__comments[] = {"comment", NULL};
 static const char *const cpp__wrappers[] = {"template_declaration", NULL};
 
+static const char *const c__keywords[] = {
+    "break",  "case",    "char",   "const",    "continue", "default",  "do",     "double",
+    "else",   "enum",    "extern", "float",    "for",      "goto",     "if",     "int",
+    "long",   "null",    "return", "short",    "signed",   "sizeof",   "static", "struct",
+    "switch", "typedef", "union",  "unsigned", "void",     "volatile", "while",  NULL};
+
 const IdxLang idx_lang_c = {
+    .keywords = c__keywords,
     .name = "c",
     .exts = c__exts,
     .fence = "c",
@@ -135,6 +142,8 @@ const IdxLang idx_lang_c = {
     .import = c__import,
     .resolve_import = c__resolve,
     .refine = c__refine,
+    .field_calls = 1,
+    .no_module_calls = 1,
 };
 
 static const char *const cpp__builtin_methods[] = {
@@ -144,7 +153,16 @@ static const char *const cpp__builtin_methods[] = {
     "get",       "reset",        "swap",     "first", "second", NULL,
 };
 
+static const char *const cpp__keywords[] = {
+    "auto",     "bool",     "break",   "case",      "char",   "class",  "const",
+    "continue", "default",  "delete",  "do",        "double", "else",   "enum",
+    "false",    "float",    "for",     "if",        "int",    "long",   "namespace",
+    "new",      "nullptr",  "private", "protected", "public", "return", "short",
+    "static",   "struct",   "switch",  "template",  "this",   "true",   "typedef",
+    "typename", "unsigned", "using",   "virtual",   "void",   "while",  NULL};
+
 const IdxLang idx_lang_cpp = {
+    .keywords = cpp__keywords,
     .name = "cpp",
     .exts = cpp__exts,
     .fence = "cpp",

@@ -75,7 +75,12 @@ static const char *const go__tests[] = {"*_test.go", "testdata/", NULL};
 /* `var x = ...`: the declaration holds its doc comment */
 static const char *const go__wrappers[] = {"var_declaration", NULL};
 
+static const char *const go__keywords[] = {
+    "break", "case", "const", "continue", "default", "defer",  "else", "false", "for",
+    "func",  "if",   "nil",   "package",  "return",  "switch", "true", "var",   NULL};
+
 const IdxLang idx_lang_go = {
+    .keywords = go__keywords,
     .name = "go",
     .exts = go__exts,
     .fence = "go",

@@ -94,7 +94,15 @@ static const char *const java__builtin_methods[] = {
 
 static const char *const java__markers[] = {
     "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", NULL};
+static const char *const java__keywords[] = {
+    "boolean", "break",   "case",   "catch",   "class",     "continue", "default",
+    "else",    "extends", "final",  "finally", "for",       "if",       "implements",
+    "int",     "new",     "null",   "private", "protected", "public",   "return",
+    "static",  "super",   "switch", "this",    "throw",     "throws",   "true",
+    "false",   "try",     "void",   "while",   NULL};
+
 const IdxLang idx_lang_java = {
+    .keywords = java__keywords,
     .name = "java",
     .exts = java__exts,
     .fence = "java",

@@ -168,7 +168,13 @@ static const char *const js__builtin_methods[] = {
     "call",       "apply",    "bind",     "hasOwnProperty", NULL,
 };
 
+static const char *const js__keywords[] = {
+    "break", "case",     "catch", "const",     "continue", "default", "else",   "false",
+    "for",   "function", "if",    "let",       "new",      "null",    "return", "switch",
+    "this",  "true",     "try",   "undefined", "var",      "while",   NULL};
+
 const IdxLang idx_lang_javascript = {
+    .keywords = js__keywords,
     .name = "javascript",
     .exts = js__exts,
     .fence = "javascript",
@@ -186,7 +192,14 @@ const IdxLang idx_lang_javascript = {
     .builtin_methods = js__builtin_methods,
 };
 
+static const char *const ts__keywords[] = {
+    "break", "case",    "catch",     "const",    "continue",  "default", "else",
+    "false", "for",     "function",  "if",       "interface", "let",     "new",
+    "null",  "private", "public",    "readonly", "return",    "switch",  "this",
+    "true",  "try",     "undefined", "var",      "while",     NULL};
+
 const IdxLang idx_lang_typescript = {
+    .keywords = ts__keywords,
     .name = "typescript",
     .exts = ts__exts,
     .fence = "typescript",
@@ -205,6 +218,7 @@ const IdxLang idx_lang_typescript = {
 };
 
 const IdxLang idx_lang_tsx = {
+    .keywords = ts__keywords,
     .name = "tsx",
     .exts = tsx__exts,
     .fence = "tsx",

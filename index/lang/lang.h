@@ -12,6 +12,12 @@
  *   @receiver  Go: the receiver type a method belongs to
  *   @body      where the signature ends (else: the first line)
  *   @ref.call @ref.type @ref.inherit     a callee / type / base expression
+ *   @ref.value a name used as a value (a function passed, stored in a table)
+ *   @local     a variable declared: a @ref.value of its name in the same
+ *              definition is the variable
+ *   @ref.expand the unparsed body of a macro: each `name(` in it is a call
+ *              the macro's users make (REF_EXPAND); the definition holding
+ *              it is a macro, followed through where it is called
  *   @import    an import/include node, parsed by the row's import hook
  *   @package   the file's package/namespace declaration (Java)
  * Query predicates are not used: libtree-sitter 0.20 does not apply them.
@@ -114,6 +120,14 @@ typedef struct IdxLang {
      * ("flask.Flask"): a call on it is a call of that class's method.
      * NULL-terminated, or NULL. */
     const char *const *receiver_proxies;
+    /* A call through a member (`s->fn()`, `s.fn()`) calls a function held in
+     * a field (C has no methods): it is never resolved by the member's name
+     * alone, which would pick an unrelated function of that name. */
+    int field_calls;
+    /* Code outside every definition holds no calls: what the grammar reads
+     * as one there is a declaration (`int (f) (int);`, a prototype wrapped
+     * in export macros) or a macro that declares; only its types are kept. */
+    int no_module_calls;
     /* The tag of a Markdown code fence around its code ("go", "cpp"), for
      * prompts and hovers; NULL: none (plain fence). */
     const char *fence;
@@ -123,6 +137,11 @@ typedef struct IdxLang {
     /* The built-in embedder's model covers it (trained on it: its vectors
      * help); other rows' code is not embedded by it (docs/benchmarks.md). */
     int builtin_embed;
+    /* Words of the language's syntax that most of its files hold (`else`,
+     * `return`, `self`), lower case, NULL-terminated, or NULL: a question
+     * made of such words alone ("what else?") matches every file, so they
+     * never make a match by themselves (idx_is_syntax_word). */
+    const char *const *keywords;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;

@@ -553,7 +553,14 @@ static void py__chunk_free(void *state)
     idx_py_chunker_free(state);
 }
 
+static const char *const py__keywords[] = {
+    "and",  "as",   "assert", "break",    "class",   "continue", "def",    "del",
+    "elif", "else", "except", "false",    "finally", "for",      "global", "if",
+    "in",   "is",   "none",   "nonlocal", "not",     "or",       "pass",   "return",
+    "self", "true", "try",    "while",    "with",    NULL};
+
 const IdxLang idx_lang_python = {
+    .keywords = py__keywords,
     .name = "python",
     .exts = py__exts,
     .fence = "python",

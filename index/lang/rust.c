@@ -173,7 +173,13 @@ static const char *const rust__builtin_methods[] = {
     "map_err",   "ok_or",   "ok_or_else",  "as_deref", NULL,
 };
 
+static const char *const rust__keywords[] = {
+    "as",   "break",  "const", "continue", "else",  "enum",  "false", "fn",  "for",
+    "if",   "impl",   "in",    "let",      "loop",  "mod",   "mut",   "pub", "return",
+    "self", "struct", "true",  "use",      "where", "while", NULL};
+
 const IdxLang idx_lang_rust = {
+    .keywords = rust__keywords,
     .name = "rust",
     .exts = rust__exts,
     .fence = "rust",

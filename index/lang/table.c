@@ -141,6 +141,14 @@ const char *idx_fence_tag(const char *path)
     return l && l->fence ? l->fence : "";
 }
 
+int idx_is_syntax_word(const char *w, size_t n)
+{
+    for (size_t r = 0; r < idx_lang_n_rows; r++)
+        for (const char *const *k = idx_lang_rows[r]->keywords; k && *k; k++)
+            if (strlen(*k) == n && !memcmp(*k, w, n)) return 1;
+    return 0;
+}
+
 /* Whether marker *m of row r was listed before (rows share markers). */
 static int table__marker_before(size_t r, const char *const *m)
 {

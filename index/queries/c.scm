@@ -23,5 +23,23 @@
   value: (initializer_list))) @def.constant)
 
 (call_expression function: (_) @ref.call)
+; a function named as a value: an argument, a table entry, an initial or
+; assigned value, an address taken (a reference, not a call)
+(argument_list (identifier) @ref.value)
+(initializer_list (identifier) @ref.value)
+(initializer_pair value: (identifier) @ref.value)
+(init_declarator value: (identifier) @ref.value)
+(assignment_expression right: (identifier) @ref.value)
+(pointer_expression argument: (identifier) @ref.value)
+; variables declared: a value that names one is not a function
+(parameter_declaration declarator: (identifier) @local)
+(parameter_declaration declarator: (pointer_declarator declarator: (identifier) @local))
+(declaration declarator: (identifier) @local)
+(declaration declarator: (pointer_declarator declarator: (identifier) @local))
+(init_declarator declarator: (identifier) @local)
+(init_declarator declarator: (pointer_declarator declarator: (identifier) @local))
+(array_declarator declarator: (identifier) @local)
 (type_identifier) @ref.type
 (preproc_include) @import
+; a function-like macro's body: its calls are its users' (REF_EXPAND)
+(preproc_function_def value: (preproc_arg) @ref.expand)

@@ -27,3 +27,4 @@
 (base_class_clause (template_type name: (_) @ref.inherit))
 (type_identifier) @ref.type
 (preproc_include) @import
+(preproc_function_def value: (preproc_arg) @ref.expand)

@@ -26,14 +26,8 @@ import subprocess
 import sys
 
 import toks
+from excluded import EXCLUDED_DIRS, EXCLUDED_MODULES
 
-# Projects whose questions measure retrieval (top-level import names).
-EXCLUDED_MODULES = {
-    "flask", "werkzeug", "requests", "click", "jinja2", "pytest", "_pytest", "py",
-    "django", "sympy", "sphinx", "pylint", "astroid", "xarray", "astropy",
-    "matplotlib", "mpl_toolkits", "sklearn", "streamlink",
-}
-EXCLUDED_DIRS = {"_vendor", "vendor", "vendored", "_vendored", "extern", "_extern"}
 SITE = "/usr/lib/python3/dist-packages/"
 MAX_CODE_TOKENS = 256
 MAX_QUERY_TOKENS = 64

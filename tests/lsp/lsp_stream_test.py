@@ -27,7 +27,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lsp_client as L  # noqa: E402
-from lsp_client import Failure, check, check_sanitizers, fake_llm, file_uri  # noqa: E402
+from lsp_client import Failure, check, check_sanitizers, did_open, fake_llm, file_uri  # noqa: E402
 
 
 def control(port, what, body=None, timeout=60):
@@ -118,7 +118,18 @@ def t_explain(env):
         acts = s2.call("textDocument/codeAction", {"textDocument": {"uri": uri},
                                                    "range": {"start": HOVER, "end": HOVER},
                                                    "context": {"diagnostics": []}})["result"]
-        check(acts == [], "no explain action without an LLM")
+        # without an LLM: an action that shows the definition and its callers
+        # (issue 27: Neovim's Explain ended in an error and no action)
+        check(len(acts) == 1 and acts[0]["command"]["command"] == "coderag.explain"
+              and acts[0]["title"] == "Show `apply_tax` and its callers (CodeRAG)"
+              and acts[0]["command"]["arguments"][0].get("mode") == "extractive",
+              "action without an LLM: %r" % acts)
+        r = s2.call("workspace/executeCommand", {"command": "coderag.explain",
+                                                 "arguments": acts[0]["command"]["arguments"]})
+        res = r.get("result") or {}
+        check(res.get("mode") == "extractive" and res.get("symbol") == "apply_tax"
+              and res.get("title") == "`apply_tax` and its callers" and res["citations"]
+              and res["context"][0]["symbol"] == "apply_tax", "shown: %r" % r)
         r = s2.call("workspace/executeCommand", {"command": "coderag.explain",
                                                  "arguments": [{"textDocument": {"uri": uri},
                                                                 "position": HOVER}]})
@@ -308,7 +319,128 @@ def t_root(env):
     check_sanitizers(s)
 
 
-CASES = [t_no_waiting, t_explain, t_supersede, t_stream, t_cancel, t_backoff, t_match, t_history, t_root]
+def t_first_index(env):
+    """Issue 27: an ask during the first index waits for it (with progress on
+    its token, cancellable, other requests served meanwhile) instead of
+    answering "nothing relevant" from a part of the workspace. The build is
+    held at a known point: the embeddings request, which the fake holds."""
+    script = {"actions": {"embeddings": [{"hold": "index"}]}}
+    with fake_llm(script) as port:
+        s = env.server()
+        s.initialize(env.root, options={"embed": {"provider": "openai",
+                                                  "url": "http://127.0.0.1:%d" % port}})
+        rid = s.request("coderag/ask", {"question": "How is the tax applied to an order total?",
+                                        "workDoneToken": "w1"})
+        m = s.wait_method({"method": "$/progress", "params": {
+            "token": "w1", "value": {"kind": "report", "message": "~^waiting for the first index"}}})
+        check(0 <= m["params"]["value"]["percentage"] <= 100, "percentage: %r" % m)
+        st = s.call("coderag/status", {})["result"]  # served while the ask waits
+        check(st["state"] == "indexing", "status while held: %r" % st)
+        check(rid not in s.responses, "the ask waits for the index: %r" % s.responses.get(rid))
+        # a waiting ask is cancellable: answered -32800 at once, its progress ends
+        rid2 = s.request("coderag/ask", {"question": "Where is the order total computed?",
+                                         "workDoneToken": "w2"})
+        s.wait_method({"method": "$/progress", "params": {
+            "token": "w2", "value": {"kind": "report", "message": "~^waiting for the first index"}}})
+        s.notify("$/cancelRequest", {"id": rid2})
+        r2 = s.wait_response(rid2)
+        check(r2.get("error", {}).get("code") == -32800, "cancelled while waiting: %r" % r2)
+        s.wait_method({"method": "$/progress", "params": {"token": "w2", "value": {
+            "kind": "end", "message": "cancelled"}}})
+        check(rid not in s.responses, "still waiting: %r" % s.responses.get(rid))
+        control(port, "release", {"name": "index"})
+        r = s.wait_response(rid)
+        check("result" in r, "answered after the index: %r" % r)
+        res = r["result"]
+        scores = [c["score"] for c in res["context"]]
+        check(scores == sorted(scores, reverse=True) and scores[0] <= 1.0,
+              "context ordered by the score it shows: %r" % scores)
+        check(res["indexing"] is False and res["match"] == "strong" and res["citations"],
+              "a whole index's answer: %r" % {k: res.get(k) for k in ("indexing", "match", "answer")})
+        # later asks (the index complete) never wait, even during a rebuild
+        s.call("workspace/executeCommand", {"command": "coderag.reindex"})
+        r3 = s.ask("How is the tax applied to an order total?", workDoneToken="w3")
+        check(r3["citations"], "ask during a rebuild: %r" % r3)
+        check(not any(m.get("method") == "$/progress" and m["params"]["token"] == "w3"
+                      and "waiting" in m["params"]["value"].get("message", "")
+                      for m in s.server_msgs), "a complete index is never waited for")
+        check(s.shutdown_exit() == 0, "exit code")
+        check_sanitizers(s)
+
+
+def t_buffer(env):
+    """Issue 27: unsaved buffers. An ask reads what the editor shows (the
+    LLM is given the buffer's lines, citations are verified against them,
+    line numbers are the buffer's); the disk and the index are untouched;
+    didClose (and didSave) return to the disk's text."""
+    script = {"actions": {"chat": [{"content": "It applies the tax {ctx0}.", "times": 100}]}}
+    with fake_llm(script) as port:
+        s = llm_server(env, port)
+        st0 = s.call("coderag/status", {})["result"]
+        q = "How does apply_tax add the tax to an amount?"
+
+        def models_item(res):
+            return next(c for c in res["context"] if c["path"] == "shop/models.py"
+                        and c["symbol"] == "apply_tax")
+
+        def last_prompt():
+            return json.dumps(chats(port)[-1]["json"]["messages"])
+
+        disk = s.ask(q, mode="llm")
+        d0 = models_item(disk)
+        check("bufferonly_marker" not in last_prompt(), "disk prompt")
+        uri, text = did_open(s, env, "shop/models.py")
+        edited = "# one\n# two\n# three\n" + text.replace(
+            "    return amount * (1 + TAX_RATE)", "    return amount * (1 + TAX_RATE)  # bufferonly_marker")
+        check(edited != "# one\n# two\n# three\n" + text, "the fixture has the line")
+        s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                            "contentChanges": [{"text": edited}]})
+        buf = s.ask(q, mode="llm")
+        b0 = models_item(buf)
+        check((b0["startLine"], b0["endLine"]) == (d0["startLine"] + 3, d0["endLine"] + 3),
+              "the buffer's lines: %r vs disk %r" % (b0, d0))
+        check("bufferonly_marker" in last_prompt(), "the LLM is shown the buffer's text")
+        check(buf["rejected"] == [] and buf["citations"], "verified against the buffer: %r" % buf)
+        cited = [c for c in buf["citations"] if c["path"] == "shop/models.py"]
+        check(cited and cited[0]["startLine"] == b0["startLine"] and cited[0]["verified"],
+              "a citation of the buffer's lines: %r" % buf["citations"])
+        # lenses and hovers stand where the buffer has the lines
+        lenses = s.call("textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+        starts = sorted({l["range"]["start"]["line"] for l in lenses
+                         if "caller" in l["command"]["title"] or "reference" in l["command"]["title"]})
+        check(38 + 3 in starts and 38 not in starts, "apply_tax's lens on its buffer line: %r" % starts)
+        md = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {
+            "line": HOVER["line"] + 3, "character": HOVER["character"]}})["result"]["contents"]["value"]
+        check("apply_tax" in md and "Adds value-added tax" in md, "hover in the buffer: %s" % md)
+        # an explanation of the buffer: its definition's buffer lines, never cached as the
+        # indexed definition's
+        r = s.call("workspace/executeCommand", {"command": "coderag.explain", "arguments": [{
+            "textDocument": {"uri": uri},
+            "position": {"line": HOVER["line"] + 3, "character": HOVER["character"]}}]})
+        res = r.get("result") or {}
+        scores = [c["score"] for c in res["context"]]
+        check(scores == sorted(scores, reverse=True), "ordered by the score shown: %r" % scores)
+        check(res.get("symbol") == "apply_tax" and res["context"][0]["startLine"] == 42
+              and res["context"][0]["endLine"] == 44, "explained from the buffer: %r" % r)
+        check("bufferonly_marker" in last_prompt(), "the explanation's LLM saw the buffer")
+        md = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {
+            "line": HOVER["line"] + 3, "character": HOVER["character"]}})["result"]["contents"]["value"]
+        check("**Explanation**" not in md, "no cached explanation of unsaved text: %s" % md)
+        with open(os.path.join(env.root, "shop/models.py"), encoding="utf-8") as f:
+            check(f.read() == text, "the disk is untouched")
+        st1 = s.call("coderag/status", {})["result"]
+        check((st1["files"], st1["chunks"]) == (st0["files"], st0["chunks"]), "the index is untouched")
+        s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        again = s.ask(q, mode="llm")
+        a0 = models_item(again)
+        check((a0["startLine"], a0["endLine"]) == (d0["startLine"], d0["endLine"]),
+              "the disk's lines after didClose: %r" % a0)
+        check("bufferonly_marker" not in last_prompt(), "the disk's text after didClose")
+        check(s.shutdown_exit() == 0, "exit code")
+        check_sanitizers(s)
+
+
+CASES = [t_first_index, t_buffer, t_no_waiting, t_explain, t_supersede, t_stream, t_cancel, t_backoff, t_match, t_history, t_root]
 
 
 def main(argv):

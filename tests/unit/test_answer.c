@@ -37,6 +37,7 @@ static void make_answer(RtvAnswer *a)
     a->citations[0].symbol = xstrdup("Map.match");
     a->citations[0].verified = 1;
     a->citations[0].source = "auto";
+    a->citations[0].origin = "fallback";
     a->n_rejected = 1;
     a->rejected = xcalloc(1, sizeof *a->rejected);
     a->rejected[0].text = xstrdup("[gone.py:1-2]");
@@ -83,6 +84,7 @@ static void test_answer_json(void)
     CHECK_STR(gets(c, "symbol"), "Map.match");
     CHECK(json_is_true(json_object_get(c, "verified")));
     CHECK_STR(gets(c, "source"), "auto");
+    CHECK_STR(gets(c, "origin"), "fallback");
     json_t *range = json_object_get(c, "range");
     CHECK_INT(geti(json_object_get(range, "start"), "line"), 2);
     CHECK_INT(geti(json_object_get(range, "start"), "character"), 0);

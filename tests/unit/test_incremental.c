@@ -451,6 +451,26 @@ static void test_deleted_definition_frees_its_name(void)
     }
 }
 
+/* C: a macro's body edited (its expansion edges), the macro made a
+ * prototype and back, a function it calls gone and back. */
+static void test_macro_body_changes(void)
+{
+    static const char *const tree[] = {
+        "m.h", "#define twice(n) one(one(n))\n#define wrap(n) twice(n)\n",
+        "a.c", "int one(int n)\n{\n    return n;\n}\n\nint two(int n)\n{\n    return n;\n}\n",
+        "u.c", "#include \"m.h\"\n\nint use(int n)\n{\n    return wrap(n) + use(n);\n}\n",
+        NULL};
+    static const char *const edits[] = {
+        "m.h", "#define twice(n) two(n) /* now two */\n#define wrap(n) twice(n)\n",
+        "m.h", "int twice(int n);\n#define wrap(n) twice(n)\n",
+        "m.h", "#define twice(n) \\\n    one(n)\n#define wrap(n) twice(n)\n",
+        "a.c", "int two(int n)\n{\n    return n;\n}\n",
+        "a.c", "int one(int n)\n{\n    return one(n);\n}\n",
+        NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* `import pkg` resolves once the empty __init__.py gains a definition. */
 static void test_import_of_package_that_gains_code(void)
 {
@@ -505,6 +525,55 @@ static void test_same_tick_rewrite(void)
         CHECK_INT(idx_update(inc, NULL, NULL, NULL, &e), CR_OK);
         CHECK(same_as_fresh(inc, k));
     }
+    idx_close(inc);
+}
+
+/* The progress of an update counts each file once: files read again only
+ * to find their content unchanged (modified in the last seconds: mtimes
+ * set ahead of the clock here) are not counted twice, so done never passes
+ * total ("checking 10/5 files", 200%). */
+typedef struct Counted {
+    size_t calls, max_done, total;
+} Counted;
+
+static int count_progress(void *ud, size_t done, size_t total)
+{
+    Counted *c = ud;
+    c->calls++;
+    if (done > c->max_done) c->max_done = done;
+    c->total = total;
+    return 0;
+}
+
+static void test_progress_counts_each_file_once(void)
+{
+    test_sh("rm -rf '%s' '%s'", root, inc_dir);
+    mkdir(root, 0755);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct timespec t[2] = {{now.tv_sec + 3600, 0}, {now.tv_sec + 3600, 0}};
+    char p[512];
+    for (int k = 0; k < 4; k++) {
+        char rel[32], text[64];
+        snprintf(rel, sizeof rel, "m%d.py", k);
+        snprintf(text, sizeof text, "def f%d(x):\n    return x\n", k);
+        write_file(rel, text);
+        snprintf(p, sizeof p, "%s/%s", root, rel);
+        utimensat(AT_FDCWD, p, t, 0);
+    }
+    IdxStore *inc = open_at(inc_dir);
+    CHECK(inc != NULL);
+    if (!inc) return;
+    ErrInfo e = {0};
+    Counted c = {0};
+    CHECK_INT(idx_update(inc, count_progress, &c, NULL, &e), CR_OK);
+    CHECK(c.calls > 0 && c.max_done == c.total && c.total == 4);
+    IdxUpdateStats stats = {0};
+    c = (Counted){0};
+    CHECK_INT(idx_update(inc, count_progress, &c, &stats, &e), CR_OK);
+    CHECK_INT((long long)stats.files_unchanged, 4);
+    CHECK(c.calls > 0 && c.total == 4);
+    CHECK_INT((long long)c.max_done, 4);
     idx_close(inc);
 }
 
@@ -680,9 +749,11 @@ int main(void)
     snprintf(fresh_dir, sizeof fresh_dir, "%s.fresh", root);
     RUN(test_deleted_definition_frees_its_name);
     RUN(test_import_of_package_that_gains_code);
+    RUN(test_macro_body_changes);
     RUN(test_removed_reexport);
     RUN(test_import_target_moved);
     RUN(test_same_tick_rewrite);
+    RUN(test_progress_counts_each_file_once);
     RUN(test_changes_while_indexing);
     RUN(test_impl_moved_to_another_trait);
     RUN(test_typed_receiver_base_moved);

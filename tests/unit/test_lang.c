@@ -114,7 +114,7 @@ static void test_c(void)
     CHECK(has_edge(st, "main.c", "main", "util.c", "add", IDX_EDGE_CALL));
     CHECK(has_edge(st, "util.c", "twice", "util.c", "add", IDX_EDGE_CALL));
     CHECK(has_edge(st, "main.c", "", "util.h", "", IDX_EDGE_IMPORT));
-    CHECK(has_edge(st, "main.c", "main", "util.h", "point", IDX_EDGE_CALL)); /* type use */
+    CHECK(has_edge(st, "main.c", "main", "util.h", "point", IDX_EDGE_TYPE)); /* type use */
     /* a macro before a function returning a typedef: the grammar's error
      * node holds the name, not the return type */
     check_file(st, "api.c",
@@ -225,7 +225,7 @@ static int calls_line(IdxStore *st, const char *path, const char *symbol, uint32
     return found;
 }
 
-/* Whether a's first edge of kind call goes to b and its last to c. */
+/* Whether a's first edge of kind call goes to b and its last call or type use to c. */
 static int edges_first_last(IdxStore *st, const char *path, const char *a, const char *b,
                             const char *c)
 {
@@ -233,8 +233,8 @@ static int edges_first_last(IdxStore *st, const char *path, const char *a, const
     size_t n = 0, first = SIZE_MAX, last = 0;
     idx_edges(st, chunk_id(st, path, a), 1, &v, &n, NULL);
     for (size_t i = 0; i < n; i++)
-        if (v[i].kind == IDX_EDGE_CALL) {
-            if (first == SIZE_MAX) first = i;
+        if (v[i].kind == IDX_EDGE_CALL || v[i].kind == IDX_EDGE_TYPE) {
+            if (first == SIZE_MAX && v[i].kind == IDX_EDGE_CALL) first = i;
             last = i;
         }
     int ok = first != SIZE_MAX && v[first].dst == chunk_id(st, path, b) &&
@@ -269,7 +269,7 @@ static void test_java(void)
     CHECK(!has_edge_quiet(st, animal, "Animal.greet", dog, "Dog.sound", IDX_EDGE_CALL));
     /* calls of the file's own functions first, the types a signature names last */
     CHECK(has_edge(st, dog, "Dog.echo", animal, "Animal.greet", IDX_EDGE_CALL));
-    CHECK(has_edge(st, dog, "Dog.echo", animal, "Animal", IDX_EDGE_CALL));
+    CHECK(has_edge(st, dog, "Dog.echo", animal, "Animal", IDX_EDGE_TYPE));
     CHECK(edges_first_last(st, dog, "Dog.echo", "Dog.bark", "Animal"));
     /* a bare call of an inherited method: the base's, not another class's
      * method of the same name */

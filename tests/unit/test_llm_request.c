@@ -222,6 +222,7 @@ static void test_progress_and_cancel(void)
     CHECK_INT(a.mode, RTV_MODE_LLM);
     CHECK_INT(a.n_citations, 1); /* none written: the best item, "auto" */
     if (a.n_citations) CHECK_STR(a.citations[0].source, "auto");
+    if (a.n_citations) CHECK_STR(a.citations[0].origin, "fallback");
     rtv_answer_release(&a);
 
     /* canceled mid-stream: no fallback, the request fails. The fake sends

@@ -276,7 +276,7 @@ static void test_join_pieces(void)
     v[0] = piece(mr.pieces[1], b0, b0 + 9);
     v[1] = piece(mr.pieces[0], 130, 139);
     size_t n = 2, left = 0;
-    CHECK_INT(rtv_join_pieces(st, v, &n, &left, NULL), CR_OK);
+    CHECK_INT(rtv_join_pieces(st, NULL, v, &n, &left, NULL), CR_OK);
     CHECK_INT(n, 2); /* nothing left to pay for the hole */
     char *a = rtv_extractive_answer(v, n, NULL, 0, NULL);
     char want[160];
@@ -286,7 +286,7 @@ static void test_join_pieces(void)
     free(a);
 
     left = 100000;
-    CHECK_INT(rtv_join_pieces(st, v, &n, &left, NULL), CR_OK);
+    CHECK_INT(rtv_join_pieces(st, NULL, v, &n, &left, NULL), CR_OK);
     CHECK_INT(n, 1);
     CHECK_INT(v[0].start_line, 130);
     CHECK_INT(v[0].end_line, b0 + 9);

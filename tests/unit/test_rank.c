@@ -9,17 +9,21 @@
 #include <unistd.h>
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+#define CAND(id, file, k, s, v)                                                                    \
+    {                                                                                              \
+        .chunk_id = (id), .file_id = (file), .kind = (k), .score = (s), .via = (v)                 \
+    }
 
 static void test_file_boost(void)
 {
     /* file 1 has three hits, file 2 one strong hit, file 3 one weak hit */
     RtvCand v[] = {
-        {10, 1, IDX_KIND_FUNCTION, 0.6, RTV_VIA_BM25},
-        {11, 1, IDX_KIND_FUNCTION, 0.5, RTV_VIA_BM25},
-        {12, 1, IDX_KIND_FUNCTION, 0.4, RTV_VIA_BM25},
-        {20, 2, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25},
-        {30, 3, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25},
-        {40, 0, IDX_KIND_FUNCTION, 0.9, RTV_VIA_GRAPH},
+        CAND(10, 1, IDX_KIND_FUNCTION, 0.6, RTV_VIA_BM25),
+        CAND(11, 1, IDX_KIND_FUNCTION, 0.5, RTV_VIA_BM25),
+        CAND(12, 1, IDX_KIND_FUNCTION, 0.4, RTV_VIA_BM25),
+        CAND(20, 2, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25),
+        CAND(30, 3, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25),
+        CAND(40, 0, IDX_KIND_FUNCTION, 0.9, RTV_VIA_GRAPH),
     };
     rtv_file_boost(v, 6, 0.5);
     /* file scores: 1 -> .6 + .25 + .1 = .95 (best), 2 -> 1.0 ... so 2 is best: 1.0 */
@@ -32,7 +36,7 @@ static void test_file_boost(void)
         CHECK_INT(v[i].chunk_id, order[i]);
         CHECK(NEAR(v[i].score, want[i]));
     }
-    RtvCand w[] = {{1, 1, IDX_KIND_FUNCTION, 0.3, 1}, {2, 2, IDX_KIND_FUNCTION, 0.3, 1}};
+    RtvCand w[] = {CAND(1, 1, IDX_KIND_FUNCTION, 0.3, 1), CAND(2, 2, IDX_KIND_FUNCTION, 0.3, 1)};
     rtv_file_boost(w, 2, 0); /* off: unchanged */
     CHECK(NEAR(w[0].score, 0.3) && NEAR(w[1].score, 0.3));
     rtv_file_boost(NULL, 0, 0.5);
@@ -40,9 +44,8 @@ static void test_file_boost(void)
 
 static void test_priors(void)
 {
-    RtvCand v[] = {{1, 1, IDX_KIND_MODULE, 1.0, 1},
-                   {2, 1, IDX_KIND_CLASS, 1.0, 1},
-                   {3, 1, IDX_KIND_METHOD, 0.9, 1}};
+    RtvCand v[] = {CAND(1, 1, IDX_KIND_MODULE, 1.0, 1), CAND(2, 1, IDX_KIND_CLASS, 1.0, 1),
+                   CAND(3, 1, IDX_KIND_METHOD, 0.9, 1)};
     RtvTuning t = rtv_tuning;
     t.module_prior = 0.5;
     t.class_prior = 0.8;
@@ -83,6 +86,20 @@ static void test_trim_window(void)
     CHECK_INT(it.end_line, 3);
     CHECK_STR(it.text, "1\n2\n3\n");
     free(it.text);
+    /* issue 27's drift: a window one line past the definition's first line
+     * holds a mention more (the last line); the citation still starts at
+     * the `def` (a quarter-window of 8 lines: windows at +1 are none) */
+    it.start_line = 1825;
+    it.end_line = 1840;
+    it.text = xstrdup("def finalize_request(\n    response,\n    rv,\n):\n    \"\"\"Given\n"
+                      "    the response\n    \"\"\"\n    response = x\n    response = y\n"
+                      "    return r\n    pass\n    pass\n    pass\n    pass\n"
+                      "    pass\n    pass\n");
+    static const char *const rw[] = {"response"};
+    rtv_trim_item(&it, rw, 1, 8);
+    CHECK_INT(it.start_line, 1825);
+    CHECK_INT(it.end_line, 1832);
+    free(it.text);
 }
 
 /* A fresh index of a fixture in tmp (a mkdtemp template); NULL on failure. */
@@ -120,8 +137,8 @@ static void test_expand_graph(void)
      * already a candidate with a lower score, which the graph raises. */
     size_t n = 2, cap = 2;
     RtvCand *v = xcalloc(cap, sizeof *v);
-    v[0] = (RtvCand){total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25};
-    v[1] = (RtvCand){tax, 0, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25};
+    v[0] = (RtvCand)CAND(total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25);
+    v[1] = (RtvCand)CAND(tax, 0, IDX_KIND_FUNCTION, 0.2, RTV_VIA_BM25);
     RtvGraphParams gp = {1, 8, 0.7, 0.5, 1.0};
     CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL, NULL), CR_OK);
     rtv_cands_sort(v, n);
@@ -157,7 +174,7 @@ static void test_expand_one_line(void)
     CHECK(main_fn && add && square);
     size_t n = 1, cap = 1;
     RtvCand *v = xcalloc(cap, sizeof *v);
-    v[0] = (RtvCand){main_fn, 0, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25};
+    v[0] = (RtvCand)CAND(main_fn, 0, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25);
     RtvGraphParams gp = {1, 8, 0.7, 0, 0.5};
     CHECK_INT(rtv_expand_graph(st, &v, &n, &cap, &gp, NULL, NULL), CR_OK);
     int seen = 0;

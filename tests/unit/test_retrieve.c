@@ -278,6 +278,7 @@ static void check_citations_verify(const RtvAnswer *a)
         const VfyCitation *c = &a->citations[i];
         CHECK_INT(c->verified, 1);
         CHECK_STR(c->source, "auto");
+        CHECK_STR(c->origin, "extractive");
         int in_ctx = 0;
         for (size_t k = 0; k < a->n_items; k++)
             in_ctx |= !strcmp(a->items[k].chunk.path, c->path) &&
@@ -524,9 +525,12 @@ static double rank_mass(IdxStore *st, const char *question, const RtvTuning *t)
     RtvTimings tm = {0};
     RtvRankInfo info;
     ErrInfo e = {0};
+    RtvQuery q;
     rtv_request_init(&req);
     req.question = question;
-    CHECK_INT(rtv_rank(st, &req, t, &v, &n, &tm, &info, &e), CR_OK);
+    CHECK_INT(rtv_query_read(st, question, &q, &e), CR_OK);
+    CHECK_INT(rtv_rank(st, &req, &q, t, &v, &n, &tm, &info, &e), CR_OK);
+    rtv_query_release(&q);
     double mass = 0;
     for (size_t i = 0; i < n; i++)
         mass += v[i].score;

@@ -33,6 +33,7 @@ static void test_check_reasons(void)
         CHECK_STR(c->symbol, "A.f");
         CHECK_INT(c->verified, 1);
         CHECK_STR(c->source, "model");
+        CHECK_STR(c->origin, "model");
         char h[17];
         idx_hash_text("l4\nl5\n", 6, h);
         CHECK_STR(c->anchor, h);
@@ -121,6 +122,7 @@ static void test_auto_cite(void)
         CHECK_INT(r.citations[0].start_line, 3);
         CHECK_INT(r.citations[0].end_line, 6);
         CHECK_STR(r.citations[0].source, "auto");
+        CHECK_STR(r.citations[0].origin, "fallback"); /* the server's pick */
         CHECK_STR(r.citations[0].symbol, "A.f");
     }
     CHECK_STR(r.answer, "No citations here.");
@@ -142,7 +144,10 @@ static void test_auto_cite(void)
     /* Server-written citations are "auto" too. */
     CHECK_INT(vfy_check(&src, "[pkg/a.py:3]", 12, ctx, 2, VFY_AUTHOR_SERVER, &r, NULL), CR_OK);
     CHECK_INT(r.n_citations, 1);
-    if (r.n_citations == 1) CHECK_STR(r.citations[0].source, "auto");
+    if (r.n_citations == 1) {
+        CHECK_STR(r.citations[0].source, "auto");
+        CHECK_STR(r.citations[0].origin, "extractive"); /* in the server's own text */
+    }
     vfy_result_release(&r);
 }
 

@@ -21,9 +21,15 @@ end
 
 local function show(kind, p)
   if not P.notify_enabled then return end
+  -- The server titles a first index "Indexing NAME" and the check of an index built before
+  -- "Checking the index of NAME"; the end names the workspace ("CodeRAG c-lua: up to date: 61
+  -- files, 2175 chunks, ..."), the pass being over.
   local text = render.progress_text(p)
   if p.done then
     local title = (p.title and p.title ~= 'CodeRAG') and (' ' .. p.title) or ''
+    if kind == 'index' then
+      title = title:gsub('^ Indexing ?', ' '):gsub('^ Checking the index of ', ' '):gsub('^%s+$', '')
+    end
     text = 'CodeRAG' .. title .. ': ' .. (p.message or 'done')
   end
   if last_notified[kind] == text then return end

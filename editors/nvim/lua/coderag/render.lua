@@ -35,8 +35,50 @@ local function protect_words(s)
   end))
 end
 
+-- Text outside code spans: markdown's backslash escapes dropped (Neovim's markdown syntax shows
+-- them: `nums\[i\]`), URLs kept whole (in a code span only when markdown would eat a `_` or `*`
+-- of them), [path:a-b] citations in code spans, then loose words protected.
+local function protect_text(text)
+  text = text:gsub('\\([%[%]%(%)#!%.%-%+{}<>|_%*`\\])', '%1')
+  local out, last = {}, 1
+  local function plain(t)
+    local parts, at = {}, 1
+    for s, inner, e in t:gmatch('()%[([^%[%]%s`]+:%d+[^%[%]%s]*)%]()') do
+      table.insert(parts, protect_words(t:sub(at, s - 1)))
+      table.insert(parts, '[`' .. inner .. '`]')
+      at = e
+    end
+    table.insert(parts, protect_words(t:sub(at)))
+    return table.concat(parts)
+  end
+  for s, url, e in text:gmatch('()(%a[%w+.-]*://[^%s<>`%)%]]*[^%s<>`%)%]%.,;:!?\'"])()') do
+    table.insert(out, plain(text:sub(last, s - 1)))
+    -- markdown's emphasis starts at a `_` or `*` after a non-word character (`/_x`)
+    table.insert(out, url:find('[^%w_*][_*]') and ('`' .. url .. '`') or url)
+    last = e
+  end
+  table.insert(out, plain(text:sub(last)))
+  return table.concat(out)
+end
+
 --- One line of answer text with citations and paths in code spans, so that markdown's
 --- emphasis cannot hide underscores (`werkzeug/_reloader.py`, `__init__.py`).
+-- A `*` touching a word outside **bold** and *emphasis* pairs ('double*', *L) opens an
+-- emphasis in Neovim's markdown syntax that runs to the next star, lines or answers later,
+-- swallowing the code spans between: the word goes in a code span.
+local function lone_stars(text)
+  local keep = {}
+  local function hold(m)
+    table.insert(keep, m)
+    return '\1' .. #keep .. '\2'
+  end
+  text = text:gsub('%*%*[^%s*][^*]-%*%*', hold):gsub('%*[^%s*][^*]-[^%s*]%*', hold):gsub('%*[^%s*]%*', hold)
+  text = text:gsub('[%w_%.%-/]*%*+[%w_%.%-/]*', function(w)
+    if w:find('[^*]') then return '`' .. w .. '`' end
+  end)
+  return (text:gsub('\1(%d+)\2', function(i) return keep[tonumber(i)] end))
+end
+
 function R.protect(line)
   -- Markdown's syntax cannot nest a code span in bold: **`a/__init__.py`** loses underscores.
   line = line:gsub('%*%*(`[^`]+`)%*%*', '%1')
@@ -45,18 +87,15 @@ function R.protect(line)
     if p.code then
       table.insert(parts, p.text)
     else
-      -- [path:a-b] citations first, then loose words.
-      local t, last = {}, 1
-      for s, inner, e in p.text:gmatch('()%[([^%[%]%s`]+:%d+[^%[%]%s]*)%]()') do
-        table.insert(t, protect_words(p.text:sub(last, s - 1)))
-        table.insert(t, '[`' .. inner .. '`]')
-        last = e
-      end
-      table.insert(t, protect_words(p.text:sub(last)))
-      table.insert(parts, table.concat(t))
+      table.insert(parts, protect_text(p.text))
     end
   end
-  return table.concat(parts)
+  -- then the stars left outside code spans
+  local out = {}
+  for _, p in ipairs(split_code(table.concat(parts))) do
+    table.insert(out, p.code and p.text or lone_stars(p.text))
+  end
+  return table.concat(out)
 end
 
 function R.cite_label(c)
@@ -71,24 +110,64 @@ local function split_lines(text)
 end
 
 -- Answer text lines, protected outside fenced code blocks.
+-- A code span or a fence left open (an answer cut short) runs on in Neovim's markdown syntax
+-- over every later line and answer of the panel: a line's lone backtick is closed at its end, an
+-- open fence at the answer's end.
 local function answer_body(text)
   local out, fenced = {}, false
   for _, l in ipairs(split_lines(text)) do
-    if l:match('^%s*```') then fenced = not fenced end
-    table.insert(out, fenced and l or (l:match('^%s*```') and l or R.protect(l)))
+    if l:match('^%s*```') then
+      fenced = not fenced
+    elseif not fenced then
+      l = R.protect(l)
+      if select(2, l:gsub('`', '')) % 2 == 1 then l = l .. '`' end
+    end
+    table.insert(out, l)
   end
+  if fenced then table.insert(out, '```') end
   return out
+end
+
+--- The context items of a result, highest score first (the order of the scores shown).
+function R.sorted_context(result)
+  local items = {}
+  for i, c in ipairs(result.context or {}) do items[i] = c end
+  table.sort(items, function(a, b)
+    local x, y = tonumber(a.score) or 0, tonumber(b.score) or 0
+    if x ~= y then return x > y end
+    return (a.path or '') .. (a.startLine or 0) < (b.path or '') .. (b.startLine or 0)
+  end)
+  return items
 end
 
 --- Lines of the context an answer used: score, lines, symbol, how it was found.
 function R.context_lines(result)
   local lines = {}
-  for i, c in ipairs(result.context or {}) do
+  for i, c in ipairs(R.sorted_context(result)) do
     local via = type(c.via) == 'table' and table.concat(c.via, '+') or ''
     table.insert(lines, string.format('%d. %.2f `%s` %s%s', i, tonumber(c.score) or 0, R.cite_label(c),
       nonempty(c.symbol) and ('`' .. c.symbol .. '` ') or '', via ~= '' and ('via ' .. via) or ''))
   end
   return lines
+end
+
+--- Whether a citation is the server's pick: origin "fallback" (the LLM cited nothing that
+--- passed the checks, so the server cited its best context). An extractive answer's citations
+--- (origin "extractive") are cited in its own text. Older servers send no origin: source "auto".
+function R.server_pick(c)
+  if type(c.origin) == 'string' then return c.origin == 'fallback' end
+  return c.source == 'auto'
+end
+
+--- The heading of a citation list: verified, or the server's pick (R.server_pick).
+function R.citations_heading(cites)
+  local auto = 0
+  for _, c in ipairs(cites) do
+    if R.server_pick(c) then auto = auto + 1 end
+  end
+  if auto == 0 then return '## Citations (verified)' end
+  if auto == #cites then return "## Citations (the server's pick: the answer cited nothing)" end
+  return string.format("## Citations (%d verified, %d the server's pick)", #cites - auto, auto)
 end
 
 --- The float's content. `view` = { question, result?, pending?, show_context? } where pending
@@ -116,15 +195,22 @@ function R.answer_view(view)
     end
     return lines, cite_rows, hls
   end
+  if result.indexing == true then
+    -- said first: the answer below comes from part of the workspace
+    add('The index is still being built: this answer comes from the files indexed so far. ' ..
+      'It is asked again when indexing ends.', 'WarningMsg')
+    add('')
+  end
   local body = answer_body(result.answer)
   for i, l in ipairs(body) do
     -- The first line says plainly when nothing relevant was found.
     add(l, (i == 1 and (result.match == 'none' or result.match == 'weak')) and 'WarningMsg' or nil)
   end
   add('')
-  add('## Citations (verified) — <CR> opens, :cnext walks them, c shows the context')
+  add(R.citations_heading(result.citations or {}) .. ' — <CR> opens, :cnext walks them, c shows the context')
   for i, c in ipairs(result.citations or {}) do
-    add(string.format('%d. [`%s`] %s', i, R.cite_label(c), nonempty(c.symbol) and ('`' .. c.symbol .. '`') or ''))
+    add(string.format('%d. [`%s`] %s%s', i, R.cite_label(c), nonempty(c.symbol) and ('`' .. c.symbol .. '`') or '',
+      R.server_pick(c) and " (the server's pick: the answer cited nothing)" or ''))
     cite_rows[#lines] = i
   end
   if result.rejected and #result.rejected > 0 then
@@ -140,10 +226,6 @@ function R.answer_view(view)
     add('')
     add('## Context the answer used (score, lines, symbol, via)')
     for _, l in ipairs(R.context_lines(result)) do add(l) end
-  end
-  if result.indexing then
-    add('')
-    add('The index was still being built; ask again for a complete answer.', 'WarningMsg')
   end
   return lines, cite_rows, hls
 end

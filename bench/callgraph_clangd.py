@@ -1,0 +1,472 @@
+#!/usr/bin/env python3
+"""coderag's call graph against clangd's (issue 28), on a C corpus:
+
+    bench/callgraph_clangd.py CODERAG_BIN [--corpus /work/corpus/c-lua] [--n 60]
+        [--seeds 1,2,3] [--sites 40] [--clangd clangd-14] [--define X ...] [--work DIR]
+
+clangd is the reference: it is given a compile_commands.json written in a
+temporary folder (never in the corpus; each .c file compiled with -D of
+--define, `-DLUA_USE_LINUX` by default) and builds its background index
+there. Per seed, N functions defined in .c files that clangd says are
+called (incomingCalls not empty) are sampled; for each:
+
+- callers: clangd's callHierarchy/incomingCalls against coderag's `callers`
+  (MCP, kinds ["call"]), both as (file, enclosing function name):
+  recall and precision over the sample;
+- callees: coderag's `callees` (MCP, kinds ["call"]); an edge is right when
+  clangd lists the function among the callers of the callee (prepared at
+  the callee's definition). A type, a prototype or a macro cannot be
+  prepared as a function with that caller, so they count false;
+- definition from a call site: up to --sites call sites of the sampled
+  functions (a direct call, the function's name written before `(`);
+  clangd's textDocument/definition and coderag's `definition` (MCP, the
+  name and the calling file) must land on the sampled definition: the
+  first answer is counted.
+- p50 latency of each request, coderag's and clangd's (the same pipes).
+
+clangd's own errors, and what the script does with them:
+- a function passed as a value (`{"abs", math_abs}`, `lua_pushcfunction(L,
+  f)`) is a reference clangd 14 lists among incoming calls. Not a call: a
+  clangd caller whose every fromRange is not followed by `(` is dropped from
+  the truth (counted in the "values" column).
+- two programs' `main` (lua.c, luac.c) share one symbol (USR c:@F@main) in
+  clangd's index, so their callers and callees merge: functions named
+  `main` are never sampled, and callers in another file named `main` are
+  matched by file.
+- a call written in a macro's body is attributed by clangd to the macro's
+  use (the caller is the function that uses the macro), which is what
+  coderag's callers give too (`via` the macro).
+- code in #if branches the configuration does not build is invisible to
+  clangd: a coderag caller from such a branch counts false.
+Stdlib only.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+
+# ---------------------------------------------------------------- JSON-RPC over stdio
+
+class Rpc:
+    """A JSON-RPC peer over a child's stdin/stdout: Content-Length framing
+    (lsp=True) or one JSON object per line (MCP)."""
+
+    def __init__(self, argv, lsp, cwd=None):
+        self.lsp = lsp
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, cwd=cwd)
+        self.next_id = 1
+        self.replies = {}
+        self.notes = []
+        self.cv = threading.Condition()
+        self.on_request = None
+        threading.Thread(target=self._reader, daemon=True).start()
+
+    def _read(self):
+        f = self.p.stdout
+        if not self.lsp:
+            line = f.readline()
+            return json.loads(line) if line else None
+        length = None
+        while True:
+            line = f.readline()
+            if not line:
+                return None
+            line = line.strip()
+            if not line:
+                break
+            k, _, v = line.decode().partition(":")
+            if k.lower() == "content-length":
+                length = int(v)
+        return json.loads(f.read(length))
+
+    def _reader(self):
+        while True:
+            msg = self._read()
+            if msg is None:
+                with self.cv:
+                    self.replies[None] = True
+                    self.cv.notify_all()
+                return
+            if "method" in msg and "id" in msg:  # a request from the server
+                result = self.on_request(msg) if self.on_request else None
+                self._send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+                continue
+            with self.cv:
+                if "id" in msg:
+                    self.replies[msg["id"]] = msg
+                else:
+                    self.notes.append(msg)
+                self.cv.notify_all()
+
+    def _send(self, msg):
+        data = json.dumps(msg).encode()
+        if self.lsp:
+            data = b"Content-Length: %d\r\n\r\n" % len(data) + data
+        else:
+            data += b"\n"
+        self.p.stdin.write(data)
+        self.p.stdin.flush()
+
+    def notify(self, method, params):
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def call(self, method, params, timeout=600):
+        """(result, seconds); raises on an error reply."""
+        i = self.next_id
+        self.next_id += 1
+        t0 = time.perf_counter()
+        self._send({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+        with self.cv:
+            while i not in self.replies:
+                if None in self.replies or not self.cv.wait(timeout):
+                    raise RuntimeError("%s: no reply" % method)
+            msg = self.replies.pop(i)
+        dt = time.perf_counter() - t0
+        if "error" in msg:
+            raise RuntimeError("%s: %s" % (method, msg["error"]))
+        return msg.get("result"), dt
+
+    def wait_note(self, pred, timeout):
+        end = time.time() + timeout
+        with self.cv:
+            while True:
+                for n in self.notes:
+                    if pred(n):
+                        return n
+                left = end - time.time()
+                if left <= 0 or None in self.replies:
+                    return None
+                self.cv.wait(left)
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+
+
+def uri(path):
+    return "file://" + urllib.parse.quote(os.path.abspath(path))
+
+
+def path_of(u):
+    return urllib.parse.unquote(urllib.parse.urlparse(u).path)
+
+
+# ---------------------------------------------------------------- clangd
+
+class Clangd:
+    def __init__(self, exe, corpus, work, defines):
+        files = sorted(os.path.join(d, f) for d, _, fs in os.walk(corpus) for f in fs
+                       if f.endswith(".c"))
+        self.corpus = corpus
+        self.c_files = files
+        cc = [{"directory": os.path.dirname(f), "file": f,
+               "arguments": ["clang", "-c", "-std=gnu99"] + ["-D" + d for d in defines] + [f]}
+              for f in files]
+        with open(os.path.join(work, "compile_commands.json"), "w") as fh:
+            json.dump(cc, fh)
+        self.rpc = Rpc([exe, "--compile-commands-dir=" + work, "--background-index",
+                        "-j=2", "--log=error", "--pch-storage=memory"], lsp=True, cwd=work)
+        self.rpc.on_request = lambda msg: None  # workDoneProgress/create and the like
+        self.rpc.call("initialize", {
+            "processId": os.getpid(), "rootUri": uri(corpus),
+            "capabilities": {"window": {"workDoneProgress": True},
+                             "textDocument": {"callHierarchy": {}, "documentSymbol": {
+                                 "hierarchicalDocumentSymbolSupport": True}}}})
+        self.rpc.notify("initialized", {})
+        self.opened = set()
+        self.text = {}
+
+    def wait_index(self, timeout=1800):
+        # open one file so that the background index starts, then wait for its end
+        self.open(self.c_files[0])
+        done = self.rpc.wait_note(
+            lambda n: n.get("method") == "$/progress" and
+            n["params"].get("token") == "backgroundIndexProgress" and
+            n["params"]["value"].get("kind") == "end", timeout)
+        if not done:
+            print("warning: clangd's background index did not report its end", file=sys.stderr)
+
+    def source(self, path):
+        if path not in self.text:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                self.text[path] = fh.read().split("\n")
+        return self.text[path]
+
+    def open(self, path):
+        if path in self.opened:
+            return
+        self.opened.add(path)
+        self.rpc.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri(path), "languageId": "c", "version": 1,
+            "text": "\n".join(self.source(path))}})
+
+    def functions(self, path):
+        """(name, line0, col0) of every function defined in path."""
+        self.open(path)
+        syms, _ = self.rpc.call("textDocument/documentSymbol",
+                                {"textDocument": {"uri": uri(path)}})
+        out = []
+
+        def walk(v):
+            for s in v or []:
+                if s.get("kind") == 12 and "range" in s:
+                    r = s["range"]
+                    lines = self.source(path)[r["start"]["line"]:r["end"]["line"] + 1]
+                    if "{" in "\n".join(lines):  # a definition, not a prototype
+                        sel = s["selectionRange"]["start"]
+                        out.append((s["name"], sel["line"], sel["character"]))
+                walk(s.get("children"))
+        walk(syms)
+        return out
+
+    def prepare(self, path, line0, col0):
+        self.open(path)
+        items, dt = self.rpc.call("textDocument/prepareCallHierarchy", {
+            "textDocument": {"uri": uri(path)}, "position": {"line": line0, "character": col0}})
+        return (items or []), dt
+
+    def incoming(self, item):
+        calls, dt = self.rpc.call("callHierarchy/incomingCalls", {"item": item})
+        return (calls or []), dt
+
+    def definition(self, path, line0, col0):
+        self.open(path)
+        locs, dt = self.rpc.call("textDocument/definition", {
+            "textDocument": {"uri": uri(path)}, "position": {"line": line0, "character": col0}})
+        if isinstance(locs, dict):
+            locs = [locs]
+        return (locs or []), dt
+
+
+# ---------------------------------------------------------------- coderag (MCP)
+
+class Coderag:
+    def __init__(self, exe, corpus, index_dir):
+        subprocess.run([exe, "index", "--root", corpus, "--index-dir", index_dir],
+                       check=True, stdout=subprocess.DEVNULL)
+        self.rpc = Rpc([exe, "mcp", "--root", corpus, "--index-dir", index_dir], lsp=False)
+        self.rpc.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "callgraph_clangd", "version": "1"}})
+        self.rpc.notify("notifications/initialized", {})
+
+    def tool(self, name, args):
+        res, dt = self.rpc.call("tools/call", {"name": name, "arguments": args})
+        return res.get("structuredContent") or {}, dt
+
+    def refs(self, tool, rel, line1):
+        s, dt = self.tool(tool, {"path": rel, "line": line1, "kinds": ["call"], "limit": 500})
+        defs = s.get("definitions") or []
+        return (defs[0].get("references") or []) if defs else [], dt
+
+    def definition(self, name, rel):
+        s, dt = self.tool("definition", {"symbol": name, "path": rel, "limit": 3})
+        return s.get("definitions") or [], dt
+
+
+# ---------------------------------------------------------------- the measure
+
+def short(sym):
+    return sym.rsplit(".", 1)[-1]
+
+
+def is_call_at(lines, rng):
+    """Whether the name at rng is followed by `(` (a call, not a value)."""
+    ln = rng["end"]["line"]
+    rest = lines[ln][rng["end"]["character"]:] if ln < len(lines) else ""
+    k = ln
+    while not rest.strip() and k + 1 < len(lines):
+        k += 1
+        rest = lines[k]
+    return rest.lstrip().startswith("(")
+
+
+def p50(v):
+    return statistics.median(v) * 1000 if v else float("nan")
+
+
+def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
+    rng = random.Random(seed)
+    order = funcs[:]
+    rng.shuffle(order)
+    corpus = args.corpus
+    st = dict(truth=0, found=0, reported=0, right=0, values=0, callees=0, callees_right=0,
+              sites=0, cl_def_right=0, cr_def_right=0)
+    lat = {k: [] for k in ("cl_in", "cl_def", "cr_callers", "cr_callees", "cr_def")}
+    wrong = []
+    sample = []
+    sites = []
+    for path, name, line0, col0 in order:
+        if len(sample) >= args.n:
+            break
+        if name == "main":
+            continue
+        items, _ = cl.prepare(path, line0, col0)
+        if not items:
+            continue
+        calls, dt = cl.incoming(items[0])
+        lat["cl_in"].append(dt)
+        if not calls:
+            continue
+        sample.append((path, name, line0, col0, items[0], calls))
+    for path, name, line0, col0, item, calls in sample:
+        rel = os.path.relpath(path, corpus)
+        truth = set()
+        for c in calls:
+            fp = path_of(c["from"]["uri"])
+            lines = cl.source(fp)
+            real = [r for r in c["fromRanges"] if is_call_at(lines, r)]
+            if not real:
+                st["values"] += 1
+                continue
+            truth.add((os.path.relpath(fp, corpus), c["from"]["name"]))
+            for r in real:
+                text = lines[r["start"]["line"]][r["start"]["character"]:r["end"]["character"]]
+                if text == name:
+                    sites.append((fp, r["start"]["line"], r["start"]["character"], path, line0,
+                                  name))
+        refs, dt = cr.refs("callers", rel, line0 + 1)
+        lat["cr_callers"].append(dt)
+        got = {(x["path"], short(x.get("symbol") or "")) for x in refs}
+        st["truth"] += len(truth)
+        st["found"] += len(truth & got)
+        st["reported"] += len(got)
+        st["right"] += len(got & truth)
+        for miss in sorted(truth - got):
+            wrong.append("missed caller %s:%s -> %s" % (miss[0], miss[1], name))
+        for extra in sorted(got - truth):
+            wrong.append("extra caller %s:%s -> %s" % (extra[0], extra[1], name))
+        # callees: each must have this function among clangd's callers
+        outs, dt = cr.refs("callees", rel, line0 + 1)
+        lat["cr_callees"].append(dt)
+        for x in outs:
+            st["callees"] += 1
+            key = (x["path"], x.get("startLine"), short(x.get("symbol") or ""))
+            if key not in callers_cache:
+                callers_cache[key] = callee_callers(cl, corpus, key, prep_cache)
+            if (rel, name) in callers_cache[key]:
+                st["callees_right"] += 1
+            else:
+                wrong.append("wrong callee %s -> %s:%s" % (name, key[0], key[2]))
+    rng.shuffle(sites)
+    for fp, l0, c0, dpath, dline0, name in sites[:args.sites]:
+        st["sites"] += 1
+        locs, dt = cl.definition(fp, l0, c0)
+        lat["cl_def"].append(dt)
+        if locs and path_of(locs[0].get("uri") or locs[0].get("targetUri")) == dpath:
+            st["cl_def_right"] += 1
+        defs, dt = cr.definition(name, os.path.relpath(fp, corpus))
+        lat["cr_def"].append(dt)
+        d = defs[0] if defs else {}
+        if d.get("path") == os.path.relpath(dpath, corpus) and \
+                d.get("startLine", 0) <= dline0 + 1 <= d.get("endLine", 0):
+            st["cr_def_right"] += 1
+        else:
+            wrong.append("definition of %s from %s:%d -> %s:%s" % (
+                name, os.path.relpath(fp, corpus), l0 + 1, d.get("path"), d.get("startLine")))
+    return st, lat, wrong
+
+
+def callee_callers(cl, corpus, key, prep_cache):
+    """The (file, name) clangd lists as calling the definition at key."""
+    rel, line1, name = key
+    path = os.path.join(corpus, rel)
+    lines = cl.source(path)
+    pos = None
+    for ln in range((line1 or 1) - 1, min(len(lines), (line1 or 1) + 3)):
+        m = re.search(r"\b%s\s*\(" % re.escape(name), lines[ln])
+        if m:
+            pos = (ln, m.start())
+            break
+    if pos is None:
+        return set()
+    items, _ = cl.prepare(path, *pos)
+    if not items or items[0].get("kind") not in (12, 6):
+        return set()
+    calls, _ = cl.incoming(items[0])
+    out = set()
+    for c in calls:
+        fp = path_of(c["from"]["uri"])
+        if any(is_call_at(cl.source(fp), r) for r in c["fromRanges"]):
+            out.add((os.path.relpath(fp, corpus), c["from"]["name"]))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("coderag")
+    ap.add_argument("--corpus", default="/work/corpus/c-lua")
+    ap.add_argument("--n", type=int, default=60)
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--sites", type=int, default=40)
+    ap.add_argument("--clangd", default=shutil.which("clangd-14") or "clangd")
+    ap.add_argument("--define", action="append", default=None)
+    ap.add_argument("--work", help="folder for clangd's and coderag's indexes (default: a temp)")
+    ap.add_argument("--show", type=int, default=15, help="errors listed per seed")
+    args = ap.parse_args()
+    args.corpus = os.path.abspath(args.corpus)
+    defines = args.define if args.define is not None else ["LUA_USE_LINUX"]
+    work = args.work or tempfile.mkdtemp(prefix="callgraph-clangd-")
+    os.makedirs(work, exist_ok=True)
+    t0 = time.time()
+    cl = Clangd(args.clangd, args.corpus, work, defines)
+    cl.wait_index()
+    cr = Coderag(os.path.abspath(args.coderag), args.corpus, os.path.join(work, "coderag"))
+    print("# clangd and coderag ready in %.0f s (work folder %s)" % (time.time() - t0, work))
+    funcs = []
+    for f in cl.c_files:
+        for name, l0, c0 in cl.functions(f):
+            funcs.append((f, name, l0, c0))
+    funcs.sort()
+    callers_cache, prep_cache = {}, {}
+    tot = {}
+    lats = {}
+    print("seed  callers(recall precision)  callees(precision)  definition(clangd coderag)  values")
+    for seed in [int(s) for s in args.seeds.split(",")]:
+        st, lat, wrong = run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache)
+        for k, v in st.items():
+            tot[k] = tot.get(k, 0) + v
+        for k, v in lat.items():
+            lats.setdefault(k, []).extend(v)
+        print("%4d  %.3f %.3f (%d/%d, %d/%d)  %.3f (%d/%d)  %d/%d %d/%d  %d" % (
+            seed, st["found"] / max(1, st["truth"]), st["right"] / max(1, st["reported"]),
+            st["found"], st["truth"], st["right"], st["reported"],
+            st["callees_right"] / max(1, st["callees"]), st["callees_right"], st["callees"],
+            st["cl_def_right"], st["sites"], st["cr_def_right"], st["sites"], st["values"]))
+        for w in wrong[:args.show]:
+            print("      " + w)
+        if len(wrong) > args.show:
+            print("      ... %d more" % (len(wrong) - args.show))
+    print("all   callers recall %.3f precision %.3f; callees precision %.3f; "
+          "definition first right: clangd %d/%d, coderag %d/%d" % (
+              tot["found"] / max(1, tot["truth"]), tot["right"] / max(1, tot["reported"]),
+              tot["callees_right"] / max(1, tot["callees"]), tot["cl_def_right"], tot["sites"],
+              tot["cr_def_right"], tot["sites"]))
+    print("p50 ms: coderag callers %.2f callees %.2f definition %.2f; "
+          "clangd incomingCalls %.2f definition %.2f" % (
+              p50(lats["cr_callers"]), p50(lats["cr_callees"]), p50(lats["cr_def"]),
+              p50(lats["cl_in"]), p50(lats["cl_def"])))
+    cr.rpc.close()
+    cl.rpc.close()
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

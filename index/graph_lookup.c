@@ -1,0 +1,338 @@
+/* graph_lookup.c - what a reference names: lookups in SQLite through
+ * prepared statements, through import bindings and star imports; a
+ * per-pass memo keeps repeated names (the same helper called from many
+ * places) cheap. */
+#include "graph_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Memo marks: a lookup in progress (an import cycle meets it), one not
+ * known, and answers that depended on where a cycle was entered (or on the
+ * depth asked at): those hold while one reference resolves and are then
+ * forgotten, so that every reference resolves the same whatever was resolved
+ * before it (an update equals a fresh build). */
+#define MEMO_BUSY (-1)
+#define MEMO_UNCACHED (-2)
+#define MEMO_VOLATILE(v) (-(v)-3)
+#define MEMO_IS_VOLATILE(m) ((m) <= -3)
+
+/* Forgets the answers that held for one reference. */
+void idx_graph_memo_end_ref(Resolver *r)
+{
+    for (size_t i = 0; i < r->n_volatile; i++) {
+        strmap_put(&r->memo, r->volatile_keys[i], MEMO_UNCACHED);
+        free(r->volatile_keys[i]);
+    }
+    r->n_volatile = 0;
+}
+
+/* One step of a lookup: 1 for a row. A failed step is remembered in r->rc
+ * (the pass stops), never taken for "no such name". */
+int idx_graph_step(Resolver *r, sqlite3_stmt *s)
+{
+    int row = 0;
+    CrErr rc = idx_store_step(r->st, s, &row, r->e, "graph lookup");
+    if (rc && r->rc == CR_OK) r->rc = rc;
+    return row;
+}
+
+/* A prepared statement, or NULL with the pass stopped (r->rc). */
+sqlite3_stmt *idx_graph_stmt(Resolver *r, StmtId id)
+{
+    sqlite3_stmt *s = idx_store_stmt(r->st, id, r->e);
+    if (!s && r->rc == CR_OK) r->rc = CR_EDB;
+    return s;
+}
+
+int64_t idx_graph_first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, id);
+    if (!s) return 0;
+    sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+    if (use_num) sqlite3_bind_int64(s, 2, num);
+    int64_t v = idx_graph_step(r, s) ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return v;
+}
+
+static int64_t module_file(Resolver *r, const char *module)
+{
+    return idx_graph_first_id(r, STMT_FILE_BY_MODULE, module, 0, 0);
+}
+
+static int64_t module_chunk(Resolver *r, int64_t file_id)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_FIRST_OF_FILE);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, file_id);
+    int64_t v = idx_graph_step(r, s) ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return v;
+}
+
+/* The target a file binds a local name to, or NULL. Caller frees. */
+char *idx_graph_import_binding(Resolver *r, int64_t file_id, const char *alias, size_t len)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_IMPORT_GET);
+    if (!s) return NULL;
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_text(s, 2, alias, (int)len, SQLITE_STATIC);
+    char *v = NULL;
+    if (idx_graph_step(r, s)) v = xstrdup((const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+    return v;
+}
+
+/* The first column of every row of a bound statement, which is reset.
+ * Caller frees each and the array. */
+char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
+{
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    while (idx_graph_step(r, s)) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n++] = xstrdup((const char *)sqlite3_column_text(s, 0));
+    }
+    sqlite3_reset(s);
+    *n_out = n;
+    return v;
+}
+
+/* Targets of a file's star imports. Caller frees each and the array. */
+static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_IMPORT_STARS);
+    *n_out = 0;
+    if (!s) return NULL;
+    sqlite3_bind_int64(s, 1, file_id);
+    return idx_graph_text_rows(r, s, n_out);
+}
+
+void idx_graph_free_strv(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Looks `rest` up inside module file `fid` (whose module name is known):
+ * a definition, a re-exported import, or a name from a star import. */
+static int64_t resolve_in_module(Resolver *r, const char *module, int64_t fid, const char *rest,
+                                 int depth)
+{
+    int64_t v = 0;
+    size_t first = strcspn(rest, ".");
+    char *bound = idx_graph_import_binding(r, fid, rest, first);
+    StrBuf q;
+    sb_init(&q);
+    if (bound) {
+        sb_addf(&q, "%s%s", bound, rest + first);
+        if (strcmp(q.buf, module) != 0) v = idx_graph_resolve_qualified(r, q.buf, depth + 1);
+        free(bound);
+    }
+    if (!v) {
+        size_t n;
+        char **stars = star_imports(r, fid, &n);
+        for (size_t i = 0; i < n && !v; i++) {
+            sb_reset(&q);
+            sb_addf(&q, "%s.%s", stars[i], rest);
+            if (strcmp(stars[i], module) != 0) v = idx_graph_resolve_qualified(r, q.buf, depth + 1);
+        }
+        idx_graph_free_strv(stars, n);
+    }
+    sb_release(&q);
+    return v;
+}
+
+static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
+{
+    int64_t v = idx_graph_first_id(r, STMT_SYMBOL_BY_QUAL, q, 0, 0);
+    if (v) return v;
+    int64_t fid = module_file(r, q);
+    if (fid) return module_chunk(r, fid);
+    /* The longest prefix that names a workspace module, then the rest
+     * inside it (definitions, re-exports through imports, star imports). */
+    char *buf = xstrdup(q);
+    for (char *dot = strrchr(buf, '.'); dot && !v && r->rc == CR_OK; dot = strrchr(buf, '.')) {
+        *dot = '\0';
+        fid = module_file(r, buf);
+        if (fid) {
+            v = resolve_in_module(r, buf, fid, q + (dot - buf) + 1, depth);
+            break;
+        }
+    }
+    free(buf);
+    return v;
+}
+
+/* Forgets every top-level answer (the tables changed). */
+void idx_graph_tops_clear(Resolver *r)
+{
+    for (size_t i = 0; i < r->n_tops; i++) {
+        idx_graph_free_strv(r->tops[i].keys, r->tops[i].n);
+        free(r->tops[i].vals);
+    }
+    r->n_tops = 0;
+    strmap_release(&r->top);
+    strmap_init(&r->top);
+}
+
+/* idx_graph_resolve_qualified at depth 0 with no volatile answer held: the memo holds
+ * only answers that do not depend on the path, so the lookup's answer and
+ * the volatile answers it leaves depend on q alone and are replayed. */
+static int64_t resolve_top(Resolver *r, const char *q)
+{
+    int64_t t;
+    if (strmap_get(&r->top, q, &t)) {
+        struct TopMemo *m = &r->tops[t];
+        for (size_t i = 0; i < m->n; i++) {
+            strmap_put(&r->memo, m->keys[i], m->vals[i]);
+            ARRAY_GROW(r->volatile_keys, r->n_volatile + 1, r->cap_volatile);
+            r->volatile_keys[r->n_volatile++] = xstrdup(m->keys[i]);
+        }
+        r->cuts += m->cuts;
+        return m->v;
+    }
+    size_t cuts = r->cuts;
+    int64_t v = idx_graph_resolve_qualified(r, q, 1 << 30);
+    if (r->n_volatile == 0 || r->rc != CR_OK) return v;
+    ARRAY_GROW(r->tops, r->n_tops + 1, r->cap_tops);
+    struct TopMemo *m = &r->tops[r->n_tops];
+    *m = (struct TopMemo){v, r->cuts - cuts, r->n_volatile, xcalloc(r->n_volatile, sizeof(char *)),
+                          xcalloc(r->n_volatile, sizeof(int64_t))};
+    for (size_t i = 0; i < m->n; i++) {
+        m->keys[i] = xstrdup(r->volatile_keys[i]);
+        strmap_get(&r->memo, m->keys[i], &m->vals[i]);
+    }
+    strmap_put(&r->top, q, (int64_t)r->n_tops++);
+    return v;
+}
+
+int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
+{
+    int64_t v;
+    if (!q[0]) return 0;
+    if (depth == 1 << 30)
+        depth = 0;
+    else if (depth == 0 && r->n_volatile == 0 && !(strmap_get(&r->memo, q, &v) && v >= 0))
+        return resolve_top(r, q);
+    if (depth > 6) {
+        r->cuts++;
+        return 0;
+    }
+    if (strmap_get(&r->memo, q, &v) && v != MEMO_UNCACHED) {
+        if (v >= 0) return v;
+        r->cuts++; /* an import cycle, or an answer that depended on one */
+        return v == MEMO_BUSY ? 0 : -(v + 3);
+    }
+    strmap_put(&r->memo, q, MEMO_BUSY);
+    size_t cuts = r->cuts;
+    v = resolve_qualified_uncached(r, q, depth);
+    if (r->cuts == cuts) {
+        strmap_put(&r->memo, q, v);
+    } else {
+        strmap_put(&r->memo, q, MEMO_VOLATILE(v));
+        ARRAY_GROW(r->volatile_keys, r->n_volatile + 1, r->cap_volatile);
+        r->volatile_keys[r->n_volatile++] = xstrdup(q);
+    }
+    return v;
+}
+
+/* The only definition anywhere with this simple name, or 0. */
+int64_t idx_graph_unique_by_name(Resolver *r, const char *name)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
+    if (!s) return 0;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, 2);
+    int64_t v = 0;
+    int n = 0;
+    while (idx_graph_step(r, s)) {
+        v = sqlite3_column_int64(s, 0);
+        n++;
+    }
+    sqlite3_reset(s);
+    return n == 1 ? v : 0;
+}
+
+/* Whether a call `x.name()` on a receiver the indexer cannot type more
+ * likely names a method of one of the language's built-in types (its row's
+ * builtin_methods) than a workspace method that shares the name. */
+int idx_graph_builtin_method(const IdxLang *lang, const char *name)
+{
+    for (const char *const *m = lang ? lang->builtin_methods : NULL; m && *m; m++)
+        if (!strcmp(*m, name)) return 1;
+    return 0;
+}
+
+/* Whether a member call `x.name()` on a receiver the indexer cannot type
+ * must not be resolved by its name alone: a built-in type's method, or a
+ * function pointer held in a field (rows with field_calls). */
+static int by_member_name(const IdxLang *lang, const char *name)
+{
+    return (lang && lang->field_calls) || idx_graph_builtin_method(lang, name);
+}
+
+/* Resolves the dotted expression of a call/base/raise written in a chunk. */
+int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
+{
+    const char *n = ref->name;
+    size_t first = strcspn(n, ".");
+    const char *rest = n[first] ? n + first + 1 : "";
+    StrBuf q;
+    int64_t v = 0;
+    IdxRefAt at = {ref->file_id, ref->module, ref->symbol, ref->lang};
+    if (ref->kind == REF_CALL && r->ops && idx_graph_typed(r->ops, r, &at, n, &v)) return v;
+    sb_init(&q);
+    if (first == 1 && n[0] == '?') {
+        if (*rest && !strchr(rest, '.') && !by_member_name(ref->lang, rest))
+            v = idx_graph_unique_by_name(r, rest);
+        goto out;
+    }
+    if (((first == 4 && !strncmp(n, "self", 4)) || (first == 3 && !strncmp(n, "cls", 3))) &&
+        *rest) {
+        /* A method of the enclosing class (the symbol up to its last part). */
+        const char *dot = strrchr(ref->symbol, '.');
+        if (dot) {
+            if (ref->module[0]) sb_addf(&q, "%s.", ref->module);
+            sb_add(&q, ref->symbol, (size_t)(dot - ref->symbol));
+            sb_addf(&q, ".%s", rest);
+            v = idx_graph_resolve_qualified(r, q.buf, 0);
+        }
+        if (!v && !strchr(rest, '.') && !by_member_name(ref->lang, rest))
+            v = idx_graph_unique_by_name(r, rest);
+        goto out;
+    }
+    char *bound = idx_graph_import_binding(r, ref->file_id, n, first);
+    if (bound) {
+        sb_addf(&q, "%s%s", bound, n + first);
+        free(bound);
+        v = idx_graph_resolve_qualified(r, q.buf, 0);
+        goto out;
+    }
+    sb_reset(&q);
+    if (ref->module[0]) sb_addf(&q, "%s.", ref->module);
+    sb_adds(&q, n);
+    v = idx_graph_resolve_qualified(r, q.buf, 0);
+    if (!v) {
+        size_t ns;
+        char **stars = star_imports(r, ref->file_id, &ns);
+        for (size_t i = 0; i < ns && !v; i++) {
+            sb_reset(&q);
+            sb_addf(&q, "%s.%s", stars[i], n);
+            v = idx_graph_resolve_qualified(r, q.buf, 0);
+        }
+        idx_graph_free_strv(stars, ns);
+    }
+    /* a builtin the module neither defines nor imports is the builtin */
+    if (!v && !n[first] && !ref->strict && !idx_graph_is_builtin(ref->lang, n))
+        v = idx_graph_unique_by_name(r, n);
+    /* `obj.method()` on a receiver we cannot type: the method, when only one
+     * definition anywhere has that name. */
+    if (!v && *rest && !strchr(rest, '.') && !ref->strict && !by_member_name(ref->lang, rest))
+        v = idx_graph_unique_by_name(r, rest);
+out:
+    sb_release(&q);
+    return v;
+}

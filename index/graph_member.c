@@ -1,0 +1,157 @@
+/* graph_member.c - members a class inherits, and calls on untyped
+ * receivers dispatched through an interface (rows that say so). */
+#include "graph_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The base expressions of a class chunk. Caller frees each and the array. */
+char **idx_graph_class_bases(Resolver *r, int64_t class_id, size_t *n_out)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_REF_BASES_OF_CHUNK);
+    *n_out = 0;
+    if (!s) return NULL;
+    sqlite3_bind_int64(s, 1, class_id);
+    sqlite3_bind_int(s, 2, REF_INHERIT);
+    return idx_graph_text_rows(r, s, n_out);
+}
+
+/* Member `name` of a class that class `cls` (a symbol of module, in file
+ * file_id) inherits: each base is resolved as the class's own inheritance
+ * reference is, then looked into, then its bases, a few levels up. */
+int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *module,
+                                   const char *cls, const char *name, int depth)
+{
+    if (depth > 4) return 0;
+    StrBuf q;
+    sb_init(&q);
+    if (module[0]) sb_addf(&q, "%s.", module);
+    sb_adds(&q, cls);
+    int64_t class_id = idx_graph_first_id(r, STMT_SYMBOL_BY_QUAL, q.buf, 0, 0), v = 0;
+    size_t n = 0;
+    char **bases = class_id ? idx_graph_class_bases(r, class_id, &n) : NULL;
+    for (size_t i = 0; i < n && !v && r->rc == CR_OK; i++) {
+        RefRow base = {0,           file_id, class_id, REF_INHERIT, bases[i], (char *)module,
+                       (char *)cls, NULL,    0};
+        int64_t bid = idx_graph_resolve_expr(r, &base);
+        sqlite3_stmt *s = bid ? idx_graph_stmt(r, STMT_CHUNK_QUAL) : NULL;
+        if (!s) continue;
+        sqlite3_bind_int64(s, 1, bid);
+        if (idx_graph_step(r, s)) {
+            int64_t bfile = sqlite3_column_int64(s, 0);
+            char *bmod = idx_store_col_dup(s, 1), *bsym = idx_store_col_dup(s, 2);
+            sqlite3_reset(s);
+            sb_reset(&q);
+            if (bmod[0]) sb_addf(&q, "%s.", bmod);
+            sb_addf(&q, "%s.%s", bsym, name);
+            v = idx_graph_resolve_qualified(r, q.buf, 0);
+            if (!v) v = idx_graph_inherited_member(r, bfile, bmod, bsym, name, depth + 1);
+            free(bmod);
+            free(bsym);
+        } else {
+            sqlite3_reset(s);
+        }
+    }
+    idx_graph_free_strv(bases, n);
+    sb_release(&q);
+    return v;
+}
+
+/* A member call the resolver could not place, in a language whose classes
+ * inherit members: `self.name`, or a bare name where `this.` is implicit. */
+int64_t idx_graph_resolve_inherited(Resolver *r, const RefRow *ref)
+{
+    const IdxLang *lang = ref->lang;
+    if (!lang || !lang->inherited_members || ref->kind != REF_CALL) return 0;
+    const char *n = ref->name, *member = NULL;
+    if (!strncmp(n, "self.", 5) && n[5] && !strchr(n + 5, '.'))
+        member = n + 5;
+    else if (lang->implicit_this && !strchr(n, '.'))
+        member = n;
+    const char *dot = strrchr(ref->symbol, '.');
+    if (!member || !dot) return 0;
+    char *cls = xstrndup(ref->symbol, (size_t)(dot - ref->symbol));
+    int64_t v = idx_graph_inherited_member(r, ref->file_id, ref->module, cls, member, 0);
+    free(cls);
+    return v;
+}
+
+/* The last part of a dotted name. */
+static const char *last_part(const char *s)
+{
+    const char *dot = strrchr(s, '.');
+    return dot ? dot + 1 : s;
+}
+
+/* Whether a container's inheritance references (`impl Base for X`,
+ * `class X implements Base`) name `base` (its last part). */
+static int names_base(char *const *bases, size_t n, const char *base)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(last_part(bases[i]), base)) return 1;
+    return 0;
+}
+
+enum { DISPATCH_SCAN = 16 };
+
+/* A method call on a receiver the indexer cannot type, in a language whose
+ * row says so (interface_dispatch: `self.re.find_at()` with `re: R` and
+ * `R: RegularExpression`): when a method of that name is declared in an
+ * interface that the containers of other methods of the name implement,
+ * the call reaches the declaration and those implementations (best
+ * supported declaration first; at most DISPATCH_MAX targets; none when
+ * more than DISPATCH_SCAN methods share the name). Returns the count. */
+size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out)
+{
+    const IdxLang *lang = ref->lang;
+    if (!lang || !lang->interface_dispatch || ref->kind != REF_CALL) return 0;
+    const char *dot = strrchr(ref->name, '.');
+    if (!dot || !dot[1] || idx_graph_builtin_method(lang, dot + 1)) return 0;
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_METHODS_BY_NAME);
+    if (!s) return 0;
+    int64_t chunk[DISPATCH_SCAN + 1], cls[DISPATCH_SCAN + 1];
+    char *cls_name[DISPATCH_SCAN + 1];
+    size_t n = 0, best = 0, best_impls = 0;
+    sqlite3_bind_text(s, 1, dot + 1, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 2, IDX_KIND_METHOD);
+    sqlite3_bind_int(s, 3, DISPATCH_SCAN + 1);
+    while (n <= DISPATCH_SCAN && idx_graph_step(r, s)) {
+        chunk[n] = sqlite3_column_int64(s, 0);
+        cls[n] = sqlite3_column_int64(s, 1);
+        cls_name[n] = idx_store_col_dup(s, 2);
+        n++;
+    }
+    sqlite3_reset(s);
+    if (n > DISPATCH_SCAN) goto out;
+    /* each container's bases read once (n queries, not n * n) */
+    char **bases[DISPATCH_SCAN + 1] = {0};
+    size_t n_bases[DISPATCH_SCAN + 1] = {0};
+    for (size_t j = 0; j < n && r->rc == CR_OK; j++)
+        bases[j] = idx_graph_class_bases(r, cls[j], &n_bases[j]);
+    /* impl[i][j]: method j's container implements method i's */
+    unsigned char impl[DISPATCH_SCAN][DISPATCH_SCAN] = {{0}};
+    for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++)
+            if (j != i && cls[j] != cls[i] && names_base(bases[j], n_bases[j], cls_name[i])) {
+                impl[i][j] = 1;
+                k++;
+            }
+        if (k > best_impls) best = i, best_impls = k;
+    }
+    for (size_t j = 0; j < n; j++)
+        idx_graph_free_strv(bases[j], n_bases[j]);
+    if (!best_impls || r->rc) {
+        best_impls = 0;
+        goto out;
+    }
+    out[0] = chunk[best];
+    size_t m = 1;
+    for (size_t j = 0; j < n && m < DISPATCH_MAX; j++)
+        if (impl[best][j]) out[m++] = chunk[j];
+    best_impls = m;
+out:
+    for (size_t i = 0; i < n; i++)
+        free(cls_name[i]);
+    return best_impls;
+}

@@ -1,0 +1,150 @@
+#include "jobs.h"
+#include "lsp_ws.h"
+#include "server_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Unsaved buffers (docs/protocol.md, "Unsaved buffers"): the reader copies
+ * an open document's text into the workspace's pending list at each
+ * didOpen/didChange (the latest text of a path replaces the one not yet
+ * taken: a burst of keystrokes costs the worker one copy), and the worker
+ * takes the pending texts into the buffers asks read (RtvRequest.buffer)
+ * before its next job. A didClose, a didSave or a change the server cannot
+ * follow puts the path back on the disk's text. The index never sees them. */
+
+struct LspBuffer {
+    char *rel;
+    char *text; /* NULL (pending only): back to the disk's text */
+    size_t len;
+    LspBuffer *next;
+};
+
+static void list_free(LspBuffer *b)
+{
+    while (b) {
+        LspBuffer *next = b->next;
+        free(b->rel);
+        free(b->text);
+        free(b);
+        b = next;
+    }
+}
+
+/* Unlinks the entry for rel from *list and returns it, or NULL. */
+static LspBuffer *take(LspBuffer **list, const char *rel)
+{
+    for (LspBuffer **p = list; *p; p = &(*p)->next)
+        if (!strcmp((*p)->rel, rel)) {
+            LspBuffer *b = *p;
+            *p = b->next;
+            b->next = NULL;
+            return b;
+        }
+    return NULL;
+}
+
+void lsp_ws_buffers_free(Workspace *ws)
+{
+    list_free(ws->buffers);
+    list_free(ws->buf_pending);
+    ws->buffers = ws->buf_pending = NULL;
+    ws->buffers_bytes = 0;
+}
+
+/* Worker: the pending texts taken, within the caps. */
+static int run_take(Server *s, Job *job)
+{
+    Workspace *ws = job->ws;
+    pthread_mutex_lock(&s->mu);
+    LspBuffer *todo = ws->buf_pending;
+    ws->buf_pending = NULL;
+    ws->buf_queued = 0;
+    pthread_mutex_unlock(&s->mu);
+    size_t max_file = ws->cfg.max_file_bytes ? ws->cfg.max_file_bytes : LSP_BUFFER_MAX_FILE;
+    while (todo) {
+        LspBuffer *b = todo;
+        todo = b->next;
+        b->next = NULL;
+        LspBuffer *old = take(&ws->buffers, b->rel);
+        if (old) ws->buffers_bytes -= old->len;
+        list_free(old);
+        if (b->text && (b->len > max_file || ws->buffers_bytes + b->len > LSP_BUFFERS_MAX_BYTES)) {
+            log_msg(LOG_WARN,
+                    "unsaved buffer %s (%zu bytes) over the cap (%zu per file, %d in all): "
+                    "answers read the file on disk",
+                    b->rel, b->len, max_file, LSP_BUFFERS_MAX_BYTES);
+            free(b->text);
+            b->text = NULL;
+        }
+        if (!b->text) {
+            list_free(b);
+            continue;
+        }
+        ws->buffers_bytes += b->len;
+        b->next = ws->buffers;
+        ws->buffers = b;
+    }
+    return JOB_DONE;
+}
+
+void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text)
+{
+    Server *s = ws->srv;
+    LspBuffer *b = xcalloc(1, sizeof *b);
+    b->rel = xstrdup(rel);
+    if (text) {
+        b->len = strlen(text);
+        b->text = xstrndup(text, b->len);
+    }
+    pthread_mutex_lock(&s->mu);
+    list_free(take(&ws->buf_pending, rel)); /* not taken yet: the newer text wins */
+    b->next = ws->buf_pending;
+    ws->buf_pending = b;
+    int queue = !ws->buf_queued;
+    ws->buf_queued = 1;
+    pthread_mutex_unlock(&s->mu);
+    if (queue) {
+        Job *j = xcalloc(1, sizeof *j);
+        lsp_job_init(j, ws, NULL, run_take, NULL);
+        j->urgent = 1; /* before the asks queued after the change */
+        lsp_srv_push(s, j);
+    }
+}
+
+const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len)
+{
+    Workspace *ws = ud;
+    for (LspBuffer *b = ws->buffers; b; b = b->next)
+        if (!strcmp(b->rel, rel)) {
+            *len = b->len;
+            return b->text;
+        }
+    return NULL;
+}
+
+uint32_t lsp_ws_disk_line(Workspace *ws, IdxStore *st, const char *rel, int line0)
+{
+    size_t len = 0;
+    uint32_t line = (uint32_t)line0 + 1;
+    const char *buf = st && rel ? lsp_ws_buffer_text(ws, rel, &len) : NULL;
+    RtvLineMap *lm = buf ? rtv_line_map_new(st, rel, buf, len) : NULL;
+    if (lm) line = rtv_line_map_to_disk(lm, line);
+    rtv_line_map_free(lm);
+    return line;
+}
+
+int lsp_ws_buffer_unsaved(Workspace *ws, IdxStore *st, const char *rel)
+{
+    size_t len = 0;
+    const char *buf = rel ? lsp_ws_buffer_text(ws, rel, &len) : NULL;
+    if (!buf) return 0;
+    StrBuf disk;
+    sb_init(&disk);
+    uint32_t total = 0;
+    CrErr rc = idx_read_lines(st, rel, 1, 1, &disk, &total, NULL);
+    if (!rc && total > 1) rc = idx_read_lines(st, rel, 2, total, &disk, NULL, NULL);
+    int differs = rc || disk.len != len || (len && memcmp(disk.buf, buf, len) != 0);
+    sb_release(&disk);
+    return differs;
+}
