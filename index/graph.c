@@ -1,6 +1,7 @@
 /* graph.c - the passes that turn references marked dirty into edges
  * (graph_lookup.c finds what a name names, graph_member.c what a class
- * inherits or an interface dispatches to). */
+ * inherits or an interface dispatches to, graph_types.c what a call on a
+ * typed receiver reaches). */
 #include "graph_int.h"
 
 #include <stdlib.h>
@@ -105,13 +106,15 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
         row->symbol = idx_store_col_dup(s, 6);
         const char *path = (const char *)sqlite3_column_text(s, 7);
         row->lang = path ? idx_lang_for_path(path) : NULL;
+        row->strict = 0;
     }
     sqlite3_reset(s);
     return n;
 }
 
-/* Resolves one reference into its edges and marks it resolved. */
-static void resolve_row(Resolver *r, const RefRow *row, size_t *added)
+/* Resolves one reference into its edges and marks it resolved; typed_calls:
+ * some call on a typed receiver is resolved (to mark when a base moves). */
+static void resolve_row(Resolver *r, const RefRow *row, int typed_calls, size_t *added)
 {
     IdxStore *st = r->st;
     ErrInfo *e = r->e;
@@ -126,7 +129,7 @@ static void resolve_row(Resolver *r, const RefRow *row, size_t *added)
         dst[0] = idx_graph_resolve_qualified(r, row->name, 0);
     else if (row->kind == REF_EXPAND && !strcmp(row->name, IDX_REF_MACRO_MARK))
         dst[0] = row->chunk_id; /* the macro's mark */
-    else
+    else if (!idx_graph_typed(r, row, &dst[0]) && !r->rc)
         dst[0] = idx_graph_resolve_expr(r, row);
     if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
     if (dst[0])
@@ -149,8 +152,10 @@ static void resolve_row(Resolver *r, const RefRow *row, size_t *added)
     if ((s = idx_graph_stmt(r, STMT_REF_RESOLVED)) == NULL) return;
     sqlite3_bind_int64(s, 1, row->id);
     if ((r->rc = idx_store_step_done(st, s, e, "ref"))) return;
-    if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc)
+    if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc) {
         r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
+        if (!r->rc && typed_calls) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
+    }
 }
 
 static void memo_forget(Resolver *r)
@@ -168,12 +173,15 @@ static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
     RefRow *rows = NULL;
     size_t cap = 0;
     *n_seen = 0;
+    /* calls on typed receivers to mark when a base moves (none resolved yet: none) */
+    int typed_calls = 0;
+    r->rc = idx_graph_types_any_resolved(r->st, &typed_calls, r->e);
     for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
         int64_t after = 0;
         for (;;) {
             size_t n = dirty_page(r, bases, after, &rows, &cap);
             for (size_t i = 0; i < n && r->rc == CR_OK; i++)
-                resolve_row(r, &rows[i], added);
+                resolve_row(r, &rows[i], typed_calls, added);
             for (size_t i = 0; i < n; i++) {
                 free(rows[i].name);
                 free(rows[i].module);

@@ -1,8 +1,9 @@
 /*
  * graph_int.h - the resolver of references into edges, shared by its files:
  * graph_lookup.c (lookups, names), graph_member.c (members a class
- * inherits, calls dispatched through an interface) and graph.c (the
- * passes), each using only the ones before it. Internal to index/.
+ * inherits, calls dispatched through an interface), graph_types.c (calls
+ * on receivers of a known type) and graph.c (the passes), each using only
+ * the ones before it. Internal to index/.
  */
 #ifndef CODERAG_GRAPH_INT_H
 #define CODERAG_GRAPH_INT_H
@@ -40,6 +41,7 @@ typedef struct RefRow {
     int kind;
     char *name, *module, *symbol;
     const IdxLang *lang; /* of the file the reference is written in; NULL: none known */
+    int strict;          /* no match by the name alone (a receiver's type, graph_types.c) */
 } RefRow;
 
 /* Most targets a call dispatched through an interface reaches. */
@@ -61,6 +63,12 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth);
 int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref);
 /* Whether name is one of the row's builtin_methods. */
 int idx_graph_builtin_method(const IdxLang *lang, const char *name);
+/* Whether a name is one of lang's builtins (IdxLang.builtins). */
+int idx_graph_is_builtin(const IdxLang *lang, const char *name);
+/* The only definition anywhere named name, or 0. */
+int64_t idx_graph_unique_by_name(Resolver *r, const char *name);
+/* Whether file_id binds the local name alias[0..len) by an import. */
+int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len);
 
 /* Forgets the memo's answers that held for one reference. */
 void idx_graph_memo_end_ref(Resolver *r);
@@ -69,10 +77,31 @@ void idx_graph_tops_clear(Resolver *r);
 
 /* (graph_member.c) The base expressions of a class chunk. Caller frees. */
 char **idx_graph_class_bases(Resolver *r, int64_t class_id, size_t *n_out);
+/* Member `name` that class `cls` (a symbol of module, in file file_id)
+ * inherits from its bases, or 0. */
+int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *module,
+                                   const char *cls, const char *name);
+/* Member `name` of class chunk cls: its own, else one it inherits, or 0. */
+int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name);
 /* A member call the class does not define, found in its bases, or 0. */
 int64_t idx_graph_resolve_inherited(Resolver *r, const RefRow *ref);
 /* The targets of a call dispatched through an interface (at most
  * DISPATCH_MAX, into out); returns the count. */
 size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out);
+
+/* (graph_types.c) Resolves the typed forms of a call reference's name, as
+ * a row's chunker writes them: "super().m" (m in the bases of the
+ * enclosing class), "__class__().m" (a method of the enclosing class read
+ * as a property) and "T().m" (T read in the file's scope; "=T": a
+ * qualified name). 1 when the name is one (*out: its target, or 0), else
+ * 0 (the name is resolved as written). */
+int idx_graph_typed(Resolver *r, const RefRow *ref, int64_t *out);
+/* Marks the references that a class's base moving from class `was` to
+ * class `now` (either 0) can resolve differently through typed receivers:
+ * those named like a method of either or of their ancestors. */
+CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e);
+/* Whether any call reference is resolved (*out): none in a fresh build's
+ * first pass, when there is nothing idx_graph_types_mark could mark. */
+CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e);
 
 #endif

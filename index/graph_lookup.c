@@ -99,6 +99,13 @@ char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
     return v;
 }
 
+int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len)
+{
+    char *bound = import_binding(r, file_id, alias, len);
+    free(bound);
+    return bound != NULL;
+}
+
 /* Targets of a file's star imports. Caller frees each and the array. */
 static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
 {
@@ -240,7 +247,7 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
 }
 
 /* The only definition anywhere with this simple name, or 0. */
-static int64_t unique_by_name(Resolver *r, const char *name)
+int64_t idx_graph_unique_by_name(Resolver *r, const char *name)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
     if (!s) return 0;
@@ -266,6 +273,16 @@ int idx_graph_builtin_method(const IdxLang *lang, const char *name)
     return 0;
 }
 
+/* Whether a name is one of the language's built-in functions (its row's
+ * builtins): a bare call of one the module neither defines nor imports is
+ * the builtin, not a workspace definition that shares the name. */
+int idx_graph_is_builtin(const IdxLang *lang, const char *name)
+{
+    for (const char *const *b = lang ? lang->builtins : NULL; b && *b; b++)
+        if (!strcmp(*b, name)) return 1;
+    return 0;
+}
+
 /* Whether a member call `x.name()` on a receiver the indexer cannot type
  * must not be resolved by its name alone: a built-in type's method, or a
  * function pointer held in a field (rows with field_calls). */
@@ -285,7 +302,7 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
     sb_init(&q);
     if (first == 1 && n[0] == '?') {
         if (*rest && !strchr(rest, '.') && !by_member_name(ref->lang, rest))
-            v = unique_by_name(r, rest);
+            v = idx_graph_unique_by_name(r, rest);
         goto out;
     }
     if (((first == 4 && !strncmp(n, "self", 4)) || (first == 3 && !strncmp(n, "cls", 3))) &&
@@ -299,7 +316,7 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
             v = idx_graph_resolve_qualified(r, q.buf, 0);
         }
         if (!v && !strchr(rest, '.') && !by_member_name(ref->lang, rest))
-            v = unique_by_name(r, rest);
+            v = idx_graph_unique_by_name(r, rest);
         goto out;
     }
     char *bound = import_binding(r, ref->file_id, n, first);
@@ -323,11 +340,13 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
         }
         idx_graph_free_strv(stars, ns);
     }
-    if (!v && !n[first]) v = unique_by_name(r, n);
+    /* a builtin the module neither defines nor imports is the builtin */
+    if (!v && !n[first] && !ref->strict && !idx_graph_is_builtin(ref->lang, n))
+        v = idx_graph_unique_by_name(r, n);
     /* `obj.method()` on a receiver we cannot type: the method, when only one
      * definition anywhere has that name. */
-    if (!v && *rest && !strchr(rest, '.') && !by_member_name(ref->lang, rest))
-        v = unique_by_name(r, rest);
+    if (!v && *rest && !strchr(rest, '.') && !ref->strict && !by_member_name(ref->lang, rest))
+        v = idx_graph_unique_by_name(r, rest);
 out:
     sb_release(&q);
     return v;

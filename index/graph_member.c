@@ -31,8 +31,12 @@ static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module
     size_t n = 0;
     char **bases = class_id ? idx_graph_class_bases(r, class_id, &n) : NULL;
     for (size_t i = 0; i < n && !v && r->rc == CR_OK; i++) {
-        RefRow base = {0,        file_id,        class_id,    REF_INHERIT,
-                       bases[i], (char *)module, (char *)cls, NULL};
+        RefRow base = {.file_id = file_id,
+                       .chunk_id = class_id,
+                       .kind = REF_INHERIT,
+                       .name = bases[i],
+                       .module = (char *)module,
+                       .symbol = (char *)cls};
         int64_t bid = idx_graph_resolve_expr(r, &base);
         sqlite3_stmt *s = bid ? idx_graph_stmt(r, STMT_CHUNK_QUAL) : NULL;
         if (!s) continue;
@@ -54,6 +58,36 @@ static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module
     }
     idx_graph_free_strv(bases, n);
     sb_release(&q);
+    return v;
+}
+
+int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *module,
+                                   const char *cls, const char *name)
+{
+    return inherited_member(r, file_id, module, cls, name, 0);
+}
+
+int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_QUAL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, cls);
+    if (!idx_graph_step(r, s)) {
+        sqlite3_reset(s);
+        return 0;
+    }
+    int64_t file = sqlite3_column_int64(s, 0);
+    char *mod = idx_store_col_dup(s, 1), *sym = idx_store_col_dup(s, 2);
+    sqlite3_reset(s);
+    StrBuf q;
+    sb_init(&q);
+    if (mod[0]) sb_addf(&q, "%s.", mod);
+    sb_addf(&q, "%s.%s", sym, name);
+    int64_t v = idx_graph_resolve_qualified(r, q.buf, 0);
+    if (!v) v = inherited_member(r, file, mod, sym, name, 0);
+    sb_release(&q);
+    free(mod);
+    free(sym);
     return v;
 }
 

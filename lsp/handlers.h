@@ -65,6 +65,9 @@ RpcStatus lsp_on_workspace_symbol(void *ctx, struct json_t *params, RpcCall *cal
                                   struct json_t **out, RpcError *err);
 RpcStatus lsp_on_prepare_call_hierarchy(void *ctx, struct json_t *params, RpcCall *call,
                                         struct json_t **out, RpcError *err);
+/* textDocument/definition (handlers_hier.c). */
+RpcStatus lsp_on_definition(void *ctx, struct json_t *params, RpcCall *call, struct json_t **out,
+                            RpcError *err);
 RpcStatus lsp_on_incoming_calls(void *ctx, struct json_t *params, RpcCall *call,
                                 struct json_t **out, RpcError *err);
 RpcStatus lsp_on_outgoing_calls(void *ctx, struct json_t *params, RpcCall *call,

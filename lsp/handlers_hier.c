@@ -39,6 +39,7 @@ static int run_symbol(Server *s, Job *job);
 static int run_prepare(Server *s, Job *job);
 static int run_incoming(Server *s, Job *job);
 static int run_outgoing(Server *s, Job *job);
+static int run_definition(Server *s, Job *job);
 
 /* Queues a job for the worker; path and word are taken over. */
 static void hier_push(Server *s, Workspace *ws, RpcCall *call, JobRunFn run, char *path, char *word,
@@ -161,6 +162,28 @@ RpcStatus lsp_on_prepare_call_hierarchy(void *ctx, json_t *params, RpcCall *call
         return RPC_DONE; /* null */
     }
     hier_push(s, ws, call, run_prepare, rel, word, line);
+    return RPC_LATER;
+}
+
+/* textDocument/definition: the definition the word at the cursor names,
+ * found as hover, call hierarchy and explain find it (rtv_def_under: a
+ * call there as the call graph resolved it, else by scope, else by name). */
+RpcStatus lsp_on_definition(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
+{
+    Server *s = ctx;
+    const char *uri;
+    int line, character, c0 = 0, c1 = 0;
+    Workspace *ws = NULL;
+    char *rel = NULL, *word = NULL;
+    if (lsp_nav_position_params(s, params, "textDocument/definition", &uri, &line, &character, &ws,
+                                &rel, err) != RPC_DONE)
+        return RPC_FAIL;
+    if (ws && rel) word = lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1);
+    if (!word) {
+        free(rel);
+        return RPC_DONE; /* null */
+    }
+    hier_push(s, ws, call, run_definition, rel, word, line);
     return RPC_LATER;
 }
 
@@ -291,6 +314,28 @@ static int run_prepare(Server *s, Job *job)
                   : CR_OK;
     if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE)
         result = json_pack("[o]", hier_item(st, &d));
+    rtv_def_release(&d);
+    if (rc == CR_ENOENT) rc = CR_OK;
+    if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, result, NULL);
+    return JOB_DONE;
+}
+
+static int run_definition(Server *s, Job *job)
+{
+    HierJob *j = (HierJob *)job;
+    RpcCall *call = job->call;
+    job->call = NULL;
+    ErrInfo e = {0};
+    json_t *result = NULL;
+    IdxStore *st = lsp_ws_query_store(job->ws, &e);
+    RtvDef d = {0};
+    CrErr rc = st ? rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &d, &e) : CR_OK;
+    if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE) {
+        char *uri = path_to_uri(idx_root(st), d.head.path);
+        result = json_pack("{s:o, s:o}", "uri", json_text(uri), "range",
+                           ws_lines_range_json(d.start_line, d.start_line));
+        free(uri);
+    }
     rtv_def_release(&d);
     if (rc == CR_ENOENT) rc = CR_OK;
     if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, result, NULL);

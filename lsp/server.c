@@ -33,6 +33,7 @@ static const RpcMethod methods[] = {
     {"workspace/didChangeWatchedFiles", lsp_on_watched_files, RPC_NOTIFY | RPC_NEEDS_INIT},
     {"workspace/executeCommand", lsp_on_execute_command, RPC_REQUEST | RPC_NEEDS_INIT},
     {"textDocument/hover", lsp_on_hover, RPC_REQUEST | RPC_NEEDS_INIT},
+    {"textDocument/definition", lsp_on_definition, RPC_REQUEST | RPC_NEEDS_INIT},
     {"textDocument/codeLens", lsp_on_code_lens, RPC_REQUEST | RPC_NEEDS_INIT},
     {"textDocument/codeAction", lsp_on_code_action, RPC_REQUEST | RPC_NEEDS_INIT},
     {"workspace/symbol", lsp_on_workspace_symbol, RPC_REQUEST | RPC_NEEDS_INIT},
@@ -145,14 +146,14 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
     lsp_srv_start_threads(s, lsp_builder_main, lsp_ws_refresh_stale);
 
     *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b, s:b,"
-                     " s:b, s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
+                     " s:b, s:b, s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
                      "capabilities", "positionEncoding", "utf-16", "textDocumentSync", "openClose",
                      1, "change", 1, "save", "includeText", 0, "executeCommandProvider", "commands",
                      "coderag.ask", "coderag.reindex", "coderag.explain", "hoverProvider", 1,
                      "codeLensProvider", "resolveProvider", 0, "codeActionProvider", 1,
-                     "workspaceSymbolProvider", 1, "callHierarchyProvider", 1, "workspace",
-                     "workspaceFolders", "supported", 1, "changeNotifications", 0, "serverInfo",
-                     "name", "coderag", "version", SERVER_VERSION);
+                     "workspaceSymbolProvider", 1, "callHierarchyProvider", 1, "definitionProvider",
+                     1, "workspace", "workspaceFolders", "supported", 1, "changeNotifications", 0,
+                     "serverInfo", "name", "coderag", "version", SERVER_VERSION);
     return RPC_DONE;
 }
 

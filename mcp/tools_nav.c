@@ -30,18 +30,48 @@ static const char *shown_name(const RtvDef *d)
 
 /* ---------------------------------------------------------------- definition */
 
+/* Puts the definition the name at path:line reaches (rtv_def_under: the
+ * call there as the call graph resolved it, as LSP definition and hover
+ * find it) first among defs, once; *total counts it when it was not there. */
+static void call_site_first(const McpCtx *c, const char *name, const char *path, uint32_t line,
+                            RtvDef **defs, size_t *n, size_t *total)
+{
+    const char *dot = strrchr(name, '.'), *word = dot ? dot + 1 : name;
+    RtvDef under = {0};
+    if (!path || !line || rtv_def_under(c->st, path, line, word, &under, NULL) != CR_OK) return;
+    RtvDef *v = xcalloc(*n + 1, sizeof *v);
+    size_t k = 0;
+    int was_there = 0;
+    v[k++] = under;
+    for (size_t i = 0; i < *n; i++) {
+        if ((*defs)[i].start_line == under.start_line &&
+            !strcmp((*defs)[i].head.path, under.head.path)) {
+            was_there = 1;
+            rtv_def_release(&(*defs)[i]);
+        } else {
+            v[k++] = (*defs)[i];
+        }
+    }
+    free(*defs);
+    *defs = v;
+    *n = k;
+    if (!was_there) (*total)++;
+}
+
 static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
 {
     RtvDef *defs = NULL;
     size_t n = 0, total = 0;
     ErrInfo e = {0};
     const char *name = mcp_arg_str(args, "symbol", "");
+    const char *path = mcp_arg_str(args, "path", NULL);
     size_t limit = (size_t)mcp_arg_int(args, "limit", 10);
-    if (rtv_defs_named(c->st, name, mcp_arg_str(args, "path", NULL), 0, limit, &defs, &n, &total,
-                       &e) != CR_OK) {
+    if (rtv_defs_named(c->st, name, path, 0, limit, &defs, &n, &total, &e) != CR_OK) {
         mcp_fail(r, "definition: %s", e.msg);
         return;
     }
+    call_site_first(c, name, path, (uint32_t)mcp_arg_int(args, "line", 0), &defs, &n, &total);
+    if (n > limit) rtv_def_release(&defs[--n]);
     json_t *list = json_array();
     for (size_t i = 0; i < n; i++) {
         char *q = qualified(&defs[i]);
@@ -68,6 +98,10 @@ static const McpField definition_fields[] = {
     {"path", MCP_T_STRING, 0, 0, 4096, NULL,
      "Optional: a file whose own definitions are listed first."},
     {"limit", MCP_T_INT, 0, 1, 100, NULL, "Most definitions returned (default 10)."},
+    {"line", MCP_T_INT, 0, 1, 100000000, NULL,
+     "Optional, with path: the line (1-based) where the name is used; the definition that use "
+     "reaches (a call on `self.headers` finds `Headers.get`) is listed first, as the editor's "
+     "go-to-definition finds it."},
 };
 
 const McpTool mcp_tool_definition = {

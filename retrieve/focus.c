@@ -103,6 +103,82 @@ CrErr rtv_def_at(IdxStore *st, const char *path, uint32_t line, RtvDef *out, Err
     return rc;
 }
 
+static int ident_char(char c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z') ||
+           (unsigned char)c >= 0x80;
+}
+
+/* The dotted expression written up to word's first whole-word use on a
+ * line ("self.headers.get", "super().copy"), or NULL. Caller frees. */
+static char *chain_to(const char *text, size_t len, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= len; i++) {
+        if (memcmp(text + i, word, w) != 0 || (i && ident_char(text[i - 1])) ||
+            (i + w < len && ident_char(text[i + w])))
+            continue;
+        size_t a = i;
+        while (a > 0 && text[a - 1] == '.') {
+            size_t b = a - 1;
+            if (b >= 2 && text[b - 1] == ')' && text[b - 2] == '(') b -= 2; /* super() */
+            while (b > 0 && ident_char(text[b - 1]))
+                b--;
+            if (b == a - 1) break;
+            a = b;
+        }
+        return xstrndup(text + a, i + w - a);
+    }
+    return NULL;
+}
+
+/* The definition the call of word at path:line reaches in the call graph
+ * (idx_call_target): *found 1 with *out, else 0 with *out untouched. */
+static CrErr call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
+                         RtvDef *out, int *found, ErrInfo *e)
+{
+    StrBuf text;
+    sb_init(&text);
+    *found = 0;
+    char *chain = NULL;
+    if (idx_read_lines(st, path, line, line, &text, NULL, NULL) == CR_OK && text.buf)
+        chain = chain_to(text.buf, text.len, word);
+    int64_t id = 0;
+    CrErr rc = idx_call_target(st, path, line, word, chain, &id, e);
+    if (!rc && id && rtv_def_of_chunk(st, id, out, NULL) == CR_OK) *found = 1;
+    free(chain);
+    sb_release(&text);
+    return rc;
+}
+
+/* Whether line is where definition d names itself: the first line of it
+ * (decorators, then the header) using word as a whole word. */
+static int names_at(IdxStore *st, const RtvDef *d, uint32_t line, const char *word)
+{
+    StrBuf text;
+    sb_init(&text);
+    int at = 0;
+    if (line >= d->start_line &&
+        idx_read_lines(st, d->head.path, d->start_line, line, &text, NULL, NULL) == CR_OK &&
+        text.buf) {
+        uint32_t l = d->start_line;
+        for (const char *p = text.buf; p && *p; l++) {
+            const char *eol = strchr(p, '\n');
+            size_t len = eol ? (size_t)(eol - p) : strlen(p);
+            char *c = chain_to(p, len, word);
+            int hit = c != NULL;
+            free(c);
+            if (hit) {
+                at = l == line;
+                break;
+            }
+            p = eol ? eol + 1 : NULL;
+        }
+    }
+    sb_release(&text);
+    return at;
+}
+
 CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *word, RtvDef *out,
                     ErrInfo *e)
 {
@@ -117,6 +193,14 @@ CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *w
     }
     if (rc) return rc;
     long at = innermost(v, n, line, word); /* on its name, or inside itself */
+    /* on the definition's own name: itself; else a call there, as the call
+     * graph resolved it (`super().__init__` inside an __init__ is the base's) */
+    int found = 0;
+    if ((at < 0 || !names_at(st, &v[at], line, word)) &&
+        ((rc = call_target(st, path, line, word, out, &found, e)) != CR_OK || found)) {
+        rtv_defs_free(v, n);
+        return rc;
+    }
     if (at < 0) {
         long here = innermost(v, n, line, NULL);
         at = in_scopes(v, n, here >= 0 ? v[here].head.symbol : "", word);

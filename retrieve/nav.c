@@ -46,24 +46,34 @@ static int is_code(const IdxChunk *c)
 
 /* For chunks of one file in line order, head[i] is the index of the first
  * piece of chunk i's definition, or -1 for module code. A piece continues
- * the latest definition of the same symbol and kind when it is a later
- * window (2, 3, ...) or another run of a class; the rule the indexer uses
- * to name a definition once (index/write.c). */
+ * the first definition of the same symbol and kind: a later window (2,
+ * 3, ...), another run of a class, another definition of the name right
+ * after it (overloads); the rule the indexer uses to name a definition
+ * once (index/write.c). */
 static void group_chunks(const IdxChunk *c, size_t n, long *head)
 {
     StrMap last;
     strmap_init(&last);
+    long prev = -1; /* the latest definition's chunk */
     for (size_t i = 0; i < n; i++) {
         int64_t h;
         head[i] = -1;
         if (is_code(&c[i])) continue;
         int seen = strmap_get(&last, c[i].symbol, &h) && c[h].kind == c[i].kind;
-        if (seen && (c[i].window > 1 || c[i].kind == IDX_KIND_CLASS)) {
+        /* a function defined again under its name right after its previous
+         * definition (`@overload` stubs and their implementation, a
+         * definition per branch of an `if`) is one function: the index
+         * names the first, calls reach it. Definitions of a name that
+         * interleave with others' (C's `#if` variants of several
+         * functions) stay apart, or one would span the other's lines. */
+        if (seen && (c[i].window > 1 || c[i].kind == IDX_KIND_CLASS ||
+                     (prev >= 0 && head[prev] == (long)h))) {
             head[i] = (long)h;
         } else {
             head[i] = (long)i;
             strmap_put(&last, c[i].symbol, (int64_t)i);
         }
+        prev = (long)i;
     }
     strmap_release(&last);
 }

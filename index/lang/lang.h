@@ -118,6 +118,16 @@ typedef struct IdxLang {
      * as one there is a declaration (`int (f) (int);`, a prototype wrapped
      * in export macros) or a macro that declares; only its types are kept. */
     int no_module_calls;
+    /* Functions of the language's standard library and built-in scope
+     * (Python: `range`, `compile`, `open`): a bare call of one that the
+     * module neither defines nor imports is not resolved to a workspace
+     * method or function that shares the name. NULL-terminated, or NULL. */
+    const char *const *builtins;
+    /* Well-known proxy objects, as pairs: the name a module imports
+     * (`current_app`) and the qualified class it stands for
+     * ("flask.Flask"): a call on it is a call of that class's method.
+     * NULL-terminated, or NULL. */
+    const char *const *receiver_proxies;
     /* The tag of a Markdown code fence around its code ("go", "cpp"), for
      * prompts and hovers; NULL: none (plain fence). */
     const char *fence;

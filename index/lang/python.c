@@ -74,6 +74,11 @@ PyChunker *idx_py_chunker_new(void)
     s->parenthesized_expression = chunk__sym(l, "parenthesized_expression", 1);
     s->as_pattern = chunk__sym(l, "as_pattern", 1);
     s->colon = chunk__sym(l, ":", 0);
+    s->assignment = chunk__sym(l, "assignment", 1);
+    s->typed_parameter = chunk__sym(l, "typed_parameter", 1);
+    s->typed_default_parameter = chunk__sym(l, "typed_default_parameter", 1);
+    s->for_statement = chunk__sym(l, "for_statement", 1);
+    s->augmented_assignment = chunk__sym(l, "augmented_assignment", 1);
     s->f_name = chunk__field(l, "name");
     s->f_body = chunk__field(l, "body");
     s->f_definition = chunk__field(l, "definition");
@@ -85,6 +90,11 @@ PyChunker *idx_py_chunker_new(void)
     s->f_attribute = chunk__field(l, "attribute");
     s->f_value = chunk__field(l, "value");
     s->f_cause = chunk__field(l, "cause");
+    s->f_left = chunk__field(l, "left");
+    s->f_right = chunk__field(l, "right");
+    s->f_type = chunk__field(l, "type");
+    s->f_parameters = chunk__field(l, "parameters");
+    s->f_return_type = chunk__field(l, "return_type");
     return c;
 }
 
@@ -262,7 +272,13 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
         }
     }
 
-    if (s == sy->call) {
+    if (s == sy->attribute) {
+        /* a read of `self.name` that is no call: a property's getter runs */
+        int called = up->sym == sy->call && r->field == sy->f_function;
+        int written = (up->sym == sy->assignment || up->sym == sy->augmented_assignment) &&
+                      r->field == sy->f_left;
+        if (!called && !written) idx_py_ref_self_read(r, n);
+    } else if (s == sy->call) {
         idx_py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
     } else if (s == sy->import_statement || s == sy->import_from_statement ||
                s == sy->future_import_statement) {
@@ -300,6 +316,7 @@ static void chunk__walk(ChunkRun *r, TSNode root)
             continue;
         }
         ARRAY_GROW(r->frames, depth + 1, r->cap_frames);
+        r->field = ts_tree_cursor_current_field_id(&cur);
         r->frames[depth] = chunk__visit(r, n, &r->frames[depth - 1]);
         descend = 1;
     }
@@ -378,6 +395,12 @@ static void chunk__run_release(ChunkRun *r)
     sb_release(&r->sb2);
 }
 
+/* Proxies of well-known frameworks: the name imported, the class it stands
+ * for (the row's receiver_proxies; the chunker's typed receivers read it). */
+static const char *const py__receiver_proxies[] = {
+    "current_app", "flask.Flask", "request", "flask.Request", "g", "flask.ctx._AppCtxGlobals", NULL,
+};
+
 /* Appends to out without releasing anything in it: callers pass a zeroed or
  * released set (indices in what is appended count from out->n_chunks). */
 CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
@@ -452,6 +475,10 @@ CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max
         r.seg_end_byte = seg_byte[i + 1];
         chunk__walk(&r, ts_tree_root_node(trees[i]));
     }
+    TSNode roots[CHUNK__MAX_SEGMENTS];
+    for (size_t i = 0; i < n_trees; i++)
+        roots[i] = ts_tree_root_node(trees[i]);
+    idx_py_type_refs(&r, roots, n_trees, py__receiver_proxies);
     chunk__build(&r, out);
     chunk__refs_out(&r, out);
     ts_tree_cursor_delete(&r.aux);
@@ -495,6 +522,21 @@ static const char *const py__builtin_methods[] = {
     "upper",      "values",  "write",    "rsplit",     "partition",  NULL,
 };
 
+/* Python's built-in functions and classes (the builtins module): a bare
+ * call of one is not a workspace method of the same name. */
+static const char *const py__builtins[] = {
+    "abs",        "all",     "any",      "ascii",     "bin",          "bool",       "breakpoint",
+    "bytearray",  "bytes",   "callable", "chr",       "classmethod",  "compile",    "complex",
+    "delattr",    "dict",    "dir",      "divmod",    "enumerate",    "eval",       "exec",
+    "filter",     "float",   "format",   "frozenset", "getattr",      "globals",    "hasattr",
+    "hash",       "help",    "hex",      "id",        "input",        "int",        "isinstance",
+    "issubclass", "iter",    "len",      "list",      "locals",       "map",        "max",
+    "memoryview", "min",     "next",     "object",    "oct",          "open",       "ord",
+    "pow",        "print",   "property", "range",     "repr",         "reversed",   "round",
+    "set",        "setattr", "slice",    "sorted",    "staticmethod", "str",        "sum",
+    "super",      "tuple",   "type",     "vars",      "zip",          "__import__", NULL,
+};
+
 /* pytest's and unittest's conventions; a package named test/ (Django's
  * test framework) is code, not its tests */
 static const char *const py__tests[] = {"tests/", "test_*", "*_test.py", NULL};
@@ -531,5 +573,7 @@ const IdxLang idx_lang_python = {
     .module_name = idx_path_to_module,
     .pkg_files = py__pkg_files,
     .builtin_methods = py__builtin_methods,
+    .builtins = py__builtins,
+    .receiver_proxies = py__receiver_proxies,
     .tests = py__tests,
 };

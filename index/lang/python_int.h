@@ -19,9 +19,11 @@ typedef struct ChunkSyms {
         decorator, import_statement, import_from_statement, future_import_statement, aliased_import,
         dotted_name, relative_import, import_prefix, wildcard_import, call, attribute, identifier,
         subscript, raise_statement, except_clause, except_group_clause, expression_statement,
-        string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon;
+        string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon, assignment,
+        typed_parameter, typed_default_parameter, for_statement, augmented_assignment;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
-        f_object, f_attribute, f_value, f_cause;
+        f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters,
+        f_return_type;
 } ChunkSyms;
 
 struct PyChunker {
@@ -78,6 +80,7 @@ typedef struct ChunkRun {
     char *mod_doc;
     uint32_t mod_doc_line;
     uint32_t seg_end_byte; /* nodes starting here or later belong to the next segment */
+    TSFieldId field;       /* the visited node's field in its parent (0: none) */
 } ChunkRun;
 
 static inline int py_is_space(char c)
@@ -95,12 +98,22 @@ void idx_py_add_text(ChunkRun *r, StrBuf *sb, TSNode n);
 /* Docstring of a body (block or module). Caller frees. */
 char *idx_py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line);
 ChunkRef *idx_py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at);
+/* Whether n is a call of `super` (`super()`, `super(C, self)`). */
+int idx_py_is_super(ChunkRun *r, TSNode n);
+/* `self.name` read (not called, not assigned): "__class__().name", a member
+ * of the enclosing class or one it inherits, a method only (graph_types.c). */
+void idx_py_ref_self_read(ChunkRun *r, TSNode attr);
 void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n);
 void idx_py_ref_import(ChunkRun *r, TSNode n);
 void idx_py_ref_bases(ChunkRun *r, TSNode cls, int unit);
 void idx_py_ref_caught(ChunkRun *r, TSNode v);
 void idx_py_ref_raise(ChunkRun *r, TSNode n);
 TSNode idx_py_first_named(const ChunkRun *r, TSNode n);
+
+/* python_types.c: rewrites the calls whose receiver has a type known in
+ * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots;
+ * proxies: the row's receiver_proxies (name, qualified class pairs). */
+void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *const *proxies);
 
 /* python_recover.c: the first line after a syntax error that opens a
  * definition the tree lost, to re-parse from; 0 for none. */

@@ -23,8 +23,18 @@ static char *idx_py_dotted_text(ChunkRun *r, TSNode n)
     return xstrndup(r->sb2.buf, r->sb2.len);
 }
 
+int idx_py_is_super(ChunkRun *r, TSNode n)
+{
+    if (ts_node_is_null(n) || ts_node_symbol(n) != r->sy->call) return 0;
+    TSNode f = ts_node_child_by_field_id(n, r->sy->f_function);
+    if (ts_node_is_null(f) || ts_node_symbol(f) != r->sy->identifier) return 0;
+    uint32_t a = ts_node_start_byte(f), b = ts_node_end_byte(f);
+    return b - a == 5 && b <= r->len && !memcmp(r->src + a, "super", 5);
+}
+
 /* Writes a callee/base expression as a name chain into r->sb ("a.b.c"; a
- * receiver that is not a plain chain becomes "?"). 0 when n is no chain. */
+ * receiver that is not a plain chain becomes "?", `super()` stays). 0 when n
+ * is no chain. */
 static int idx_py_chain(ChunkRun *r, TSNode n)
 {
     const ChunkSyms *sy = r->sy;
@@ -43,6 +53,8 @@ static int idx_py_chain(ChunkRun *r, TSNode n)
     if (!ts_node_is_null(n) && ts_node_symbol(n) == sy->identifier) {
         if (ts_node_start_byte(n) == ts_node_end_byte(n)) return 0;
         idx_py_add_text(r, &r->sb, n);
+    } else if (depth && idx_py_is_super(r, n)) {
+        sb_adds(&r->sb, "super()"); /* the enclosing class's bases (graph_types.c) */
     } else {
         sb_addc(&r->sb, '?');
     }
@@ -145,6 +157,21 @@ void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
 {
     if (ts_node_is_null(n) || !idx_py_chain(r, n)) return;
     idx_py_ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
+}
+
+void idx_py_ref_self_read(ChunkRun *r, TSNode attr)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode obj = ts_node_child_by_field_id(attr, sy->f_object);
+    TSNode at = ts_node_child_by_field_id(attr, sy->f_attribute);
+    if (ts_node_is_null(obj) || ts_node_is_null(at) || ts_node_symbol(obj) != sy->identifier)
+        return;
+    uint32_t a = ts_node_start_byte(obj), b = ts_node_end_byte(obj);
+    if (b - a != 4 || b > r->len || memcmp(r->src + a, "self", 4) != 0) return;
+    sb_reset(&r->sb);
+    sb_adds(&r->sb, "__class__().");
+    idx_py_add_text(r, &r->sb, at);
+    idx_py_ref_push(r, REF_CALL, -1, attr)->name = xstrndup(r->sb.buf, r->sb.len);
 }
 
 static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)

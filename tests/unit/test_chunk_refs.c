@@ -68,7 +68,7 @@ static const ChunkCase cases[] = {
          INHERIT(0, 1, "B"),
          CALL(1, 3, "self.helper"),
          CALL(1, 4, "super"),
-         CALL(1, 4, "?.run"),
+         CALL(1, 4, "super().run"),
          CALL(1, 5, "os.path.join"),
          CALL(1, 6, "a"),
          CALL(1, 6, "?.b"),

@@ -696,6 +696,39 @@ static void test_impl_moved_to_another_trait(void)
     run_case(tree, edits, 0);
 }
 
+/* A call on a typed receiver (`h: Headers`, h.get()) reaches the method
+ * Headers inherits: the class's base moving to another class in another
+ * file, or Headers gaining its own get, moves the edge. */
+static void test_typed_receiver_base_moved(void)
+{
+    static const char *const tree[] = {
+        "pkg/__init__.py",
+        "",
+        "pkg/base.py",
+        "class Base:\n    def get(self):\n        return 1\n\n\n"
+        "class Other:\n    def get(self):\n        return 2\n",
+        "pkg/ds.py",
+        "from .base import Base, Other\n\n\nclass Headers(Base):\n    pass\n",
+        "pkg/use.py",
+        "from .ds import Headers\n\n\ndef f(h: Headers):\n    return h.get()\n\n\n"
+        "class R:\n    def __init__(self):\n        self.h = Headers()\n\n"
+        "    def g(self):\n        return self.h.get()\n",
+        NULL};
+    static const char *const edits[] = {
+        "pkg/ds.py",
+        "from .base import Base, Other\n\n\nclass Headers(Other):\n    pass\n",
+        "pkg/ds.py",
+        "from .base import Base, Other\n\n\nclass Headers(Base):\n    pass\n",
+        "pkg/ds.py",
+        "from .base import Base, Other\n\n\nclass Headers(Base):\n"
+        "    def get(self):\n        return 3\n",
+        "pkg/base.py",
+        "class Base:\n    def put(self):\n        return 1\n",
+        NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* CODERAG_TEST_SEEDS=a-b runs other seeds (the default set runs in CI). */
 static void test_random_edit_scripts(void)
 {
@@ -723,6 +756,7 @@ int main(void)
     RUN(test_progress_counts_each_file_once);
     RUN(test_changes_while_indexing);
     RUN(test_impl_moved_to_another_trait);
+    RUN(test_typed_receiver_base_moved);
     RUN(test_random_edit_scripts);
     idx_shared_unref(shared);
     if (getenv("CODERAG_TEST_KEEP")) return test_summary(); /* to look into */

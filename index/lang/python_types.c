@@ -1,0 +1,592 @@
+/* python_types.c - a light, local type inference for the receivers of
+ * Python calls, so that the resolver (graph_types.c) can follow them:
+ *
+ *   self.h = Headers(...)   (any method)    self.h.get()    -> "Headers().get"
+ *   h: Headers              (class body)    self.h.get()    -> "Headers().get"
+ *   def f(h: Optional[Headers]) / h = Headers()   h.get()   -> "Headers().get"
+ *   app = Flask(__name__)   (module level)  app.route()     -> "Flask().route"
+ *   m = re.match(...)                       m.group()       -> "re.match().group"
+ *   from flask import current_app           current_app.x() -> "=flask.Flask().x"
+ *
+ * A receiver's type is the callee of the call it was assigned from, or its
+ * annotation, written as in the file (the resolver reads it in the file's
+ * scope); "=" marks a qualified name from the row's receiver_proxies. A
+ * name assigned two different things (or something that is no call) has
+ * no type. Nothing leaves the file: the rewrite is a function of the
+ * file's text, so incremental updates see it as they see any reference. */
+#include "python_int.h"
+
+#include <stdlib.h>
+
+typedef struct PyVar {
+    int scope; /* unit index; -1: the module */
+    int attr;  /* 1: an attribute of the class unit `scope` (self.name) */
+    char *name;
+    char *type;   /* NULL: unknown (assigned something else too) */
+    int declared; /* by an annotation: what else it is assigned does not count */
+} PyVar;
+
+typedef struct PyTypes {
+    PyVar *v;
+    size_t n, cap;
+    StrBuf t;
+} PyTypes;
+
+static int ident_char(char c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z') ||
+           (unsigned char)c >= 0x80;
+}
+
+/* Whether s[0..n) is a dotted name chain ("a", "a.B"). */
+static int is_chain(const char *s, size_t n)
+{
+    if (!n || s[0] == '.' || s[n - 1] == '.' || (s[0] >= '0' && s[0] <= '9')) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!ident_char(s[i]) && !(s[i] == '.' && s[i + 1] != '.')) return 0;
+    return 1;
+}
+
+/* Whether s[0..n) starts with wrapper (last part of a dotted name: "Optional",
+ * "t.Optional", "typing.Optional") followed by '['. */
+static size_t wrapped(const char *s, size_t n, const char *wrapper)
+{
+    size_t w = strlen(wrapper);
+    for (size_t i = 0; i + w < n; i++) {
+        if (s[i] == '[') return 0;
+        if ((i == 0 || s[i - 1] == '.') && !memcmp(s + i, wrapper, w) && s[i + w] == '[')
+            return i + w + 1;
+    }
+    return 0;
+}
+
+/* The class an annotation (whitespace removed) names an instance of, into
+ * out: `X`, `"X"`, `Optional[X]`, `X | None`, `Union[X, None]`, `Final[X]`,
+ * `ClassVar[X]`. 0 for anything else (containers, Type[X], callables). */
+static int annotation_type(const char *s, size_t n, StrBuf *out)
+{
+    for (int guard = 0; guard < 4; guard++) {
+        while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
+            s++, n -= 2;
+        if (n > 5 && !memcmp(s + n - 5, "|None", 5))
+            n -= 5;
+        else if (n > 5 && !memcmp(s, "None|", 5))
+            s += 5, n -= 5;
+        size_t k = 0;
+        static const char *const wrappers[] = {"Optional", "Final", "ClassVar", "Union"};
+        for (size_t w = 0; w < 4 && !k; w++)
+            if ((k = wrapped(s, n, wrappers[w])) != 0 && s[n - 1] == ']') {
+                s += k;
+                n -= k + 1;
+                if (w == 3) { /* Union[X, None] */
+                    if (n > 5 && !memcmp(s + n - 5, ",None", 5))
+                        n -= 5;
+                    else if (n > 5 && !memcmp(s, "None,", 5))
+                        s += 5, n -= 5;
+                    else
+                        return 0;
+                }
+            } else {
+                k = 0;
+            }
+        if (!k) break;
+    }
+    /* a generic class (`t.Match[str]`, `list[int]`): the class */
+    size_t open = 0;
+    while (open < n && s[open] != '[')
+        open++;
+    if (open < n && s[n - 1] == ']') n = open;
+    if (!is_chain(s, n) || (n == 4 && !memcmp(s, "None", 4))) return 0;
+    /* Type[X] is the class X itself, not an instance */
+    if (n >= 4 && (!memcmp(s + n - 4, "Type", 4) || !memcmp(s + n - 4, "type", 4)) &&
+        (n == 4 || s[n - 5] == '.'))
+        return 0;
+    sb_reset(out);
+    sb_add(out, s, n);
+    return 1;
+}
+
+/* The item class of a container annotation (`t.Iterable[X]`, `list["X"]`),
+ * into out; 0 for none. */
+static int annotation_item(const char *s, size_t n, StrBuf *out)
+{
+    static const char *const containers[] = {
+        "Iterable",        "Iterator",    "List",  "list",      "Sequence",
+        "MutableSequence", "Set",         "set",   "FrozenSet", "frozenset",
+        "Collection",      "AbstractSet", "Deque", "deque",     "Reversible"};
+    while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
+        s++, n -= 2;
+    size_t open = 0;
+    while (open < n && s[open] != '[')
+        open++;
+    if (open == n || s[n - 1] != ']' || !is_chain(s, open)) return 0;
+    size_t last = open;
+    while (last > 0 && s[last - 1] != '.')
+        last--;
+    int known = 0;
+    for (size_t i = 0; i < sizeof containers / sizeof *containers && !known; i++)
+        known =
+            strlen(containers[i]) == open - last && !memcmp(s + last, containers[i], open - last);
+    const char *in = s + open + 1;
+    size_t k = n - open - 2;
+    while (k >= 2 && (in[0] == '"' || in[0] == '\'') && in[k - 1] == in[0])
+        in++, k -= 2;
+    if (!known || !is_chain(in, k)) return 0;
+    sb_reset(out);
+    sb_add(out, in, k);
+    return 1;
+}
+
+/* Notes name[0..len)'s item class ("name[]": no identifier) from its
+ * annotation's squeezed text, when it is a container of one. */
+static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t len,
+                       const char *ann, size_t ann_len);
+
+/* The text of a node with whitespace and line continuations dropped. */
+static void squeezed(ChunkRun *r, TSNode n, StrBuf *out)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    sb_reset(out);
+    for (uint32_t i = a; i < b && i < r->len; i++)
+        if (!py_is_space(r->src[i]) && r->src[i] != '\\') sb_addc(out, r->src[i]);
+}
+
+static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t len, const char *type,
+                    int declared)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        PyVar *v = &t->v[i];
+        if (v->scope != scope || v->attr != attr || strlen(v->name) != len ||
+            memcmp(v->name, name, len) != 0)
+            continue;
+        if (declared && !v->declared) {
+            free(v->type);
+            v->type = type ? xstrdup(type) : NULL;
+            v->declared = 1;
+        } else if (v->declared) {
+            if (declared && v->type && (!type || strcmp(v->type, type) != 0)) {
+                free(v->type);
+                v->type = NULL;
+            }
+        } else if (v->type && (!type || strcmp(v->type, type) != 0)) {
+            free(v->type);
+            v->type = NULL;
+        }
+        return;
+    }
+    ARRAY_GROW(t->v, t->n + 1, t->cap);
+    t->v[t->n++] = (PyVar){scope, attr, xstrndup(name, len), type ? xstrdup(type) : NULL, declared};
+}
+
+/* 1 with the variable's entry (its type may be NULL: unknown), 0 for none. */
+static const PyVar *var_get(const PyTypes *t, int scope, int attr, const char *name, size_t len)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const PyVar *v = &t->v[i];
+        if (v->scope == scope && v->attr == attr && strlen(v->name) == len &&
+            !memcmp(v->name, name, len))
+            return v;
+    }
+    return NULL;
+}
+
+/* The class a function of this file (parent -2: a module-level one; else
+ * a method of class unit `parent`) named name says it returns (`-> X`),
+ * into t->t: 1, or 0 for none. */
+static int returned_type(ChunkRun *r, PyTypes *t, int parent, const char *name)
+{
+    for (size_t i = 0; i < r->n_units; i++) {
+        const ChunkUnit *u = &r->units[i];
+        int where = u->kind == IDX_KIND_FUNCTION ? -2 : u->kind == IDX_KIND_METHOD ? u->parent : -3;
+        if (where != parent || strcmp(u->name, name) != 0) continue;
+        TSNode rt = ts_node_child_by_field_id(u->def, r->sy->f_return_type);
+        if (ts_node_is_null(rt)) return 0;
+        StrBuf raw;
+        sb_init(&raw);
+        squeezed(r, rt, &raw);
+        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
+        sb_release(&raw);
+        return ok;
+    }
+    return 0;
+}
+
+/* The type an assignment in unit `scope` (-1: the module) gives its target:
+ * 2 its annotation (-1: one naming no class), 1 the callee of the call it
+ * assigns (a plain chain) or the type of the variable it assigns, 0 none.
+ * Into t->t. */
+static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode ty = ts_node_child_by_field_id(asg, sy->f_type);
+    if (!ts_node_is_null(ty)) {
+        StrBuf raw;
+        sb_init(&raw);
+        squeezed(r, ty, &raw);
+        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
+        sb_release(&raw);
+        return ok ? 2 : -1;
+    }
+    TSNode rhs = ts_node_child_by_field_id(asg, sy->f_right);
+    if (ts_node_is_null(rhs)) return 0;
+    if (ts_node_symbol(rhs) == sy->identifier) { /* another variable's type */
+        uint32_t a = ts_node_start_byte(rhs), b = ts_node_end_byte(rhs);
+        const PyVar *v = NULL;
+        for (int s = scope; s >= 0 && !v; s = r->units[s].parent)
+            if (r->units[s].kind != IDX_KIND_CLASS) v = var_get(t, s, 0, r->src + a, b - a);
+        if (!v && b > a) v = var_get(t, -1, 0, r->src + a, b - a);
+        if (!v || !v->type) return 0;
+        sb_reset(&t->t);
+        sb_adds(&t->t, v->type);
+        return 1;
+    }
+    if (ts_node_symbol(rhs) != sy->call) return 0;
+    TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
+    if (ts_node_is_null(fn)) return 0;
+    squeezed(r, fn, &t->t);
+    /* `make()`, `self.make()`: what this file's make says it returns */
+    int self = t->t.len > 5 && !memcmp(t->t.buf, "self.", 5);
+    int cls = scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
+    if (self || !strchr(t->t.buf ? t->t.buf : "", '.')) {
+        char *name = xstrdup(t->t.buf ? t->t.buf + (self ? 5 : 0) : "");
+        int got = returned_type(r, t, self ? cls : -2, name);
+        free(name);
+        if (got || self) return got;
+    }
+    if (t->t.len > 4 && !memcmp(t->t.buf, "cls.", 4)) return 0;
+    return is_chain(t->t.buf ? t->t.buf : "", t->t.len);
+}
+
+/* One assignment seen in a scope: `name = ...` (a variable of scope), or
+ * `self.name = ...` inside a method (an attribute of its class). */
+static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int cls)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode lhs = ts_node_child_by_field_id(asg, sy->f_left);
+    if (ts_node_is_null(lhs)) return;
+    int typed = assigned_type(r, t, asg, scope);
+    const char *type = typed > 0 ? t->t.buf : NULL;
+    int declared = typed == 2 || typed == -1;
+    TSSymbol s = ts_node_symbol(lhs);
+    if (s == sy->identifier) {
+        uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
+        if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, type, declared);
+    } else if (s == sy->attribute && cls >= 0) {
+        TSNode obj = ts_node_child_by_field_id(lhs, sy->f_object);
+        TSNode at = ts_node_child_by_field_id(lhs, sy->f_attribute);
+        if (ts_node_is_null(obj) || ts_node_is_null(at) || ts_node_symbol(obj) != sy->identifier)
+            return;
+        uint32_t oa = ts_node_start_byte(obj), ob = ts_node_end_byte(obj);
+        if (ob - oa != 4 || memcmp(r->src + oa, "self", 4) != 0) return;
+        uint32_t a = ts_node_start_byte(at), b = ts_node_end_byte(at);
+        if (b > a && b <= r->len) var_put(t, cls, 1, r->src + a, b - a, type, declared);
+        /* self.rules = rules, rules: Iterable[Rule]: its items too */
+        TSNode rhs = ts_node_child_by_field_id(asg, sy->f_right);
+        if (b > a && b <= r->len && !ts_node_is_null(rhs) &&
+            ts_node_symbol(rhs) == sy->identifier) {
+            uint32_t ra = ts_node_start_byte(rhs), rb = ts_node_end_byte(rhs);
+            StrBuf k;
+            sb_init(&k);
+            sb_add(&k, r->src + ra, rb - ra);
+            sb_adds(&k, "[]");
+            const PyVar *v = var_get(t, scope, 0, k.buf, k.len);
+            sb_reset(&k);
+            sb_add(&k, r->src + a, b - a);
+            sb_adds(&k, "[]");
+            if (v && v->type) var_put(t, cls, 1, k.buf, k.len, v->type, 0);
+            sb_release(&k);
+        }
+    }
+}
+
+/* `for x in f(...)`: x is an item of what f returns ("f().__iter__"). */
+static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode lhs = ts_node_child_by_field_id(loop, sy->f_left);
+    TSNode rhs = ts_node_child_by_field_id(loop, sy->f_right);
+    if (ts_node_is_null(lhs) || ts_node_symbol(lhs) != sy->identifier) return;
+    const char *type = NULL;
+    const PyVar *items = NULL;
+    StrBuf k;
+    sb_init(&k);
+    if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->identifier) {
+        idx_py_add_text(r, &k, rhs);
+        sb_adds(&k, "[]");
+        for (int s = scope; s >= 0 && !items; s = r->units[s].parent)
+            if (r->units[s].kind != IDX_KIND_CLASS) items = var_get(t, s, 0, k.buf, k.len);
+        if (!items) items = var_get(t, -1, 0, k.buf, k.len);
+    } else if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->attribute && scope >= 0 &&
+               r->units[scope].kind == IDX_KIND_METHOD) {
+        TSNode obj = ts_node_child_by_field_id(rhs, sy->f_object);
+        TSNode at = ts_node_child_by_field_id(rhs, sy->f_attribute);
+        uint32_t oa = ts_node_is_null(obj) ? 0 : ts_node_start_byte(obj);
+        if (!ts_node_is_null(at) && !ts_node_is_null(obj) &&
+            ts_node_symbol(obj) == sy->identifier && ts_node_end_byte(obj) - oa == 4 &&
+            !memcmp(r->src + oa, "self", 4)) {
+            idx_py_add_text(r, &k, at);
+            sb_adds(&k, "[]");
+            items = var_get(t, r->units[scope].parent, 1, k.buf, k.len);
+        }
+    }
+    sb_release(&k);
+    if (items && items->type) {
+        sb_reset(&t->t);
+        sb_adds(&t->t, items->type);
+        type = t->t.buf;
+    } else if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->call) {
+        TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
+        if (!ts_node_is_null(fn)) squeezed(r, fn, &t->t);
+        if (!ts_node_is_null(fn) && is_chain(t->t.buf ? t->t.buf : "", t->t.len) &&
+            !(t->t.len > 5 && !memcmp(t->t.buf, "self.", 5))) {
+            sb_adds(&t->t, "().__iter__");
+            type = t->t.buf;
+        }
+    }
+    uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
+    if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, type, 0);
+}
+
+static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t len,
+                       const char *ann, size_t ann_len)
+{
+    StrBuf item, key;
+    sb_init(&item);
+    sb_init(&key);
+    if (annotation_item(ann, ann_len, &item)) {
+        sb_add(&key, name, len);
+        sb_adds(&key, "[]");
+        var_put(t, scope, attr, key.buf, key.len, item.buf, 1);
+    }
+    sb_release(&item);
+    sb_release(&key);
+}
+
+/* Every assignment in the subtree of n (function bodies: nested ones too). */
+static void scan_assignments(ChunkRun *r, PyTypes *t, TSNode n, int scope, int cls)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    size_t depth = 0;
+    int descend = 1;
+    while (idx_ts_walk_next(&cur, &depth, descend)) {
+        TSNode c = ts_tree_cursor_current_node(&cur);
+        descend = ts_node_symbol(c) != r->sy->class_definition;
+        if (ts_node_symbol(c) == r->sy->assignment) note_assignment(r, t, c, scope, cls);
+        if (ts_node_symbol(c) == r->sy->for_statement) note_loop(r, t, c, scope);
+    }
+    ts_tree_cursor_delete(&cur);
+}
+
+/* The statements directly in a body (module or class): their assignments. */
+static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
+{
+    const ChunkSyms *sy = r->sy;
+    uint32_t k = ts_node_named_child_count(body);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode st = ts_node_named_child(body, i);
+        if (ts_node_symbol(st) != sy->expression_statement) continue;
+        TSNode asg = idx_py_first_named(r, st);
+        if (ts_node_is_null(asg) || ts_node_symbol(asg) != sy->assignment) continue;
+        TSNode lhs = ts_node_child_by_field_id(asg, sy->f_left);
+        if (ts_node_is_null(lhs) || ts_node_symbol(lhs) != sy->identifier) continue;
+        uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
+        int typed = assigned_type(r, t, asg, attr ? -1 : scope);
+        const char *type = typed > 0 ? t->t.buf : NULL;
+        if (b > a && b <= r->len)
+            var_put(t, scope, attr, r->src + a, b - a, type, typed == 2 || typed == -1);
+        TSNode ty = ts_node_child_by_field_id(asg, sy->f_type);
+        if (b > a && b <= r->len && !ts_node_is_null(ty)) {
+            StrBuf raw;
+            sb_init(&raw);
+            squeezed(r, ty, &raw);
+            note_items(t, scope, attr, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
+            sb_release(&raw);
+        }
+    }
+}
+
+/* A function's annotated parameters. */
+static void scan_params(ChunkRun *r, PyTypes *t, TSNode def, int scope)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode ps = ts_node_child_by_field_id(def, sy->f_parameters);
+    if (ts_node_is_null(ps)) return;
+    uint32_t k = ts_node_named_child_count(ps);
+    StrBuf raw;
+    sb_init(&raw);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode p = ts_node_named_child(ps, i), name = {0};
+        TSSymbol s = ts_node_symbol(p);
+        if (s == sy->typed_default_parameter)
+            name = ts_node_child_by_field_id(p, sy->f_name);
+        else if (s == sy->typed_parameter)
+            name = ts_node_named_child(p, 0);
+        else
+            continue;
+        TSNode ty = ts_node_child_by_field_id(p, sy->f_type);
+        if (ts_node_is_null(name) || ts_node_symbol(name) != sy->identifier || ts_node_is_null(ty))
+            continue;
+        squeezed(r, ty, &raw);
+        uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
+        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
+        if (b > a && b <= r->len) {
+            var_put(t, scope, 0, r->src + a, b - a, ok ? t->t.buf : NULL, 1);
+            note_items(t, scope, 0, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
+        }
+    }
+    sb_release(&raw);
+}
+
+/* The innermost unit holding a line, or -1 (module code). */
+static int unit_at(const ChunkRun *r, uint32_t line)
+{
+    int best = -1;
+    for (size_t i = 0; i < r->n_units; i++) {
+        const ChunkUnit *u = &r->units[i];
+        if (u->start <= line && line <= u->end && (best < 0 || u->start >= r->units[best].start))
+            best = (int)i;
+    }
+    return best;
+}
+
+/* The class a proxy name stands for when the file imports it by that name
+ * (`from flask import current_app`), from the row's receiver_proxies. */
+static const char *proxy_type(const ChunkRun *r, const char *const *p, const char *name, size_t len)
+{
+    for (; p && p[0] && p[1]; p += 2) {
+        if (strlen(p[0]) != len || memcmp(p[0], name, len) != 0) continue;
+        for (size_t i = 0; i < r->n_refs; i++) {
+            const ChunkRef *im = &r->refs[i];
+            if (im->kind == REF_IMPORT && im->member && im->alias && !strcmp(im->member, p[0]) &&
+                !strcmp(im->alias, p[0]))
+                return p[1];
+        }
+    }
+    return NULL;
+}
+
+static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const *proxies)
+{
+    const char *n = ref->name;
+    size_t first = strcspn(n, ".");
+    if (!n[first] || n[0] == '?' || (first == 7 && !memcmp(n, "super()", 7))) return;
+    int u = unit_at(r, ref->line);
+    const PyVar *v = NULL;
+    const char *rest = n + first + 1, *type = NULL;
+    int proxy = 0;
+    if (first == 4 && !memcmp(n, "self", 4)) {
+        int cls = u >= 0 && r->units[u].kind == IDX_KIND_METHOD ? r->units[u].parent : -1;
+        size_t an = strcspn(rest, ".");
+        if (cls < 0 || !rest[an]) return;
+        v = var_get(t, cls, 1, rest, an);
+        rest += an + 1;
+    } else {
+        for (int s = u; s >= 0 && !v; s = r->units[s].parent)
+            if (r->units[s].kind != IDX_KIND_CLASS) v = var_get(t, s, 0, n, first);
+        if (!v) v = var_get(t, -1, 0, n, first);
+        if (!v && (type = proxy_type(r, proxies, n, first)) != NULL) proxy = 1;
+    }
+    if (v) type = v->type;
+    if (!type) return;
+    StrBuf full;
+    sb_init(&full);
+    sb_addf(&full, "%s%s().%s", proxy ? "=" : "", type, rest);
+    /* a type read off another typed receiver (`m = rx.match(s)` with
+     * `rx = re.compile(...)`): that receiver's type in its place */
+    for (int depth = 0; depth < 3 && !proxy; depth++) {
+        size_t root = strcspn(full.buf, ".(");
+        if (full.buf[root] != '.') break;
+        const PyVar *w = NULL;
+        for (int s = u; s >= 0 && !w; s = r->units[s].parent)
+            if (r->units[s].kind != IDX_KIND_CLASS) w = var_get(t, s, 0, full.buf, root);
+        if (!w) w = var_get(t, -1, 0, full.buf, root);
+        if (!w || !w->type || w == v) break;
+        sb_reset(&t->t);
+        sb_addf(&t->t, "%s()%s", w->type, full.buf + root);
+        sb_reset(&full);
+        sb_add(&full, t->t.buf, t->t.len);
+        v = w;
+    }
+    sb_reset(&t->t);
+    sb_add(&t->t, full.buf, full.len);
+    sb_release(&full);
+    free(ref->name);
+    ref->name = xstrndup(t->t.buf, t->t.len);
+}
+
+/* Whether unit u's definition has a decorator whose name ends in "property"
+ * (`property`, `cached_property`, `functools.cached_property`). */
+static int is_property(ChunkRun *r, const ChunkUnit *u)
+{
+    TSNode dd = ts_node_parent(u->def);
+    if (ts_node_is_null(dd) || ts_node_symbol(dd) != r->sy->decorated_definition) return 0;
+    uint32_t k = ts_node_named_child_count(dd);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode d = ts_node_named_child(dd, i);
+        if (ts_node_symbol(d) != r->sy->decorator) continue;
+        TSNode e = idx_py_first_named(r, d);
+        if (!ts_node_is_null(e) && ts_node_symbol(e) == r->sy->call)
+            e = ts_node_child_by_field_id(e, r->sy->f_function);
+        if (ts_node_is_null(e)) continue;
+        uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
+        if (b <= r->len && b - a >= 8 && !memcmp(r->src + b - 8, "property", 8)) return 1;
+    }
+    return 0;
+}
+
+/* A `self.name` read ("__class__().name") outside a method, of a data
+ * attribute the class assigns, or where a class of this file defines name
+ * as a method and none as a property (the method passed as a value, not
+ * called): 1 to drop it. */
+static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
+{
+    const char *m = ref->name + 12;
+    int method = 0;
+    /* in a method, not a data attribute its class assigns (self.name = ...) */
+    int u = unit_at(r, ref->line);
+    if (u < 0 || r->units[u].kind != IDX_KIND_METHOD) return 1;
+    for (size_t i = 0; i < r->n_units; i++) {
+        const ChunkUnit *v = &r->units[i];
+        if (v->kind != IDX_KIND_METHOD || strcmp(v->name, m) != 0) continue;
+        if (is_property(r, v)) return 0; /* assigned through its setter, maybe */
+        method = 1;
+    }
+    return method || var_get(t, r->units[u].parent, 1, m, strlen(m)) != NULL;
+}
+
+void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *const *proxies)
+{
+    PyTypes t = {0};
+    sb_init(&t.t);
+    for (size_t i = 0; i < n_roots; i++)
+        scan_body(r, &t, roots[i], -1, 0);
+    for (size_t i = 0; i < r->n_units; i++) {
+        ChunkUnit *u = &r->units[i];
+        TSNode body = ts_node_child_by_field_id(u->def, r->sy->f_body);
+        if (u->kind == IDX_KIND_CLASS) {
+            if (!ts_node_is_null(body)) scan_body(r, &t, body, (int)i, 1);
+            continue;
+        }
+        scan_params(r, &t, u->def, (int)i);
+        int cls = u->kind == IDX_KIND_METHOD ? u->parent : -1;
+        if (!ts_node_is_null(body)) scan_assignments(r, &t, body, (int)i, cls);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < r->n_refs; i++) {
+        ChunkRef *ref = &r->refs[i];
+        if (ref->kind == REF_CALL && ref->name && !strncmp(ref->name, "__class__().", 12) &&
+            method_value(r, &t, ref)) {
+            free(ref->name);
+            continue;
+        }
+        if (ref->kind == REF_CALL && ref->name) retype_ref(r, &t, ref, proxies);
+        r->refs[k++] = *ref;
+    }
+    r->n_refs = k;
+    for (size_t i = 0; i < t.n; i++) {
+        free(t.v[i].name);
+        free(t.v[i].type);
+    }
+    free(t.v);
+    sb_release(&t.t);
+}

@@ -1,0 +1,187 @@
+/* Calls on receivers of a known type (tests/fixtures/pytypes): a
+ * self-attribute typed in __init__ or by a class annotation, an annotated
+ * parameter, a module-level instance, a proxy named in the row, super(),
+ * a property read through self;
+ * builtins and library types not matched by name; the definition a call
+ * site names, as the graph resolved it; @overload stubs and their
+ * implementation one function. Each case has another definition of the
+ * same name, so that a match by the name alone cannot pass it. */
+#include "idx.h"
+#include "index_util.h"
+#include "rtv.h"
+#include "test.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char tmp_root[256];
+static char tmp_index[256];
+static IdxStore *st;
+
+static IdxStore *index_fixture(void)
+{
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/coderag-test-pytypes-XXXXXX");
+    CHECK(mkdtemp(tmp_root) != NULL);
+    snprintf(tmp_index, sizeof tmp_index, "%.200s.idx", tmp_root);
+    test_sh("cp -R '%s/pytypes/.' '%s'", FIXTURE_DIR, tmp_root);
+    IdxConfig cfg = {.root = tmp_root, .index_dir = tmp_index, .threads = 2};
+    IdxStore *s = NULL;
+    ErrInfo e = {0};
+    CHECK_INT(idx_open(&cfg, 0, &s, &e), CR_OK);
+    if (!s) return NULL;
+    IdxUpdateStats u = {0};
+    CHECK_INT(idx_update(s, NULL, NULL, &u, &e), CR_OK);
+    return s;
+}
+
+/* The call edges out of path:sym, as "path:symbol" lines. */
+static char *callees(const char *path, const char *sym)
+{
+    IdxEdge *v = NULL;
+    size_t n = 0;
+    StrBuf sb;
+    sb_init(&sb);
+    idx_edges(st, chunk_id(st, path, sym), 1, &v, &n, NULL);
+    for (size_t i = 0; i < n; i++) {
+        IdxChunk c;
+        if (v[i].kind != IDX_EDGE_CALL || idx_chunk_get(st, v[i].dst, &c, NULL)) continue;
+        sb_addf(&sb, "%s:%s\n", c.path, c.symbol);
+        idx_chunk_release(&c);
+    }
+    free(v);
+    return sb_detach(&sb, NULL);
+}
+
+static void check_callees(const char *path, const char *sym, const char *want)
+{
+    char *got = callees(path, sym);
+    if (strcmp(got, want) != 0) fprintf(stderr, "%s:%s calls\n%s want\n%s", path, sym, got, want);
+    CHECK(!strcmp(got, want));
+    free(got);
+}
+
+static void test_self_attributes(void)
+{
+    check_callees("pkg/use.py", "Response.by_init", "pkg/ds.py:Headers.get\n");
+    check_callees("pkg/use.py", "Response.by_annotation", "pkg/ds.py:Headers.get\n");
+}
+
+static void test_parameters_and_module_instances(void)
+{
+    check_callees("pkg/use.py", "by_param", "pkg/ds.py:Headers.get\n");
+    check_callees("pkg/use.py", "by_module", "pkg/ds.py:Headers.get\n");
+    /* an item of self.parts, parts: Iterable[Headers] */
+    check_callees("pkg/use.py", "Chain.first", "pkg/ds.py:Headers.get\n");
+    /* h = make(), make() -> Headers in this file */
+    check_callees("pkg/use.py", "by_return", "pkg/use.py:make\npkg/ds.py:Headers.get\n");
+}
+
+static void test_super(void)
+{
+    /* Headers.load's own name is not the target: the base's is */
+    check_callees("pkg/ds.py", "Headers.load", "pkg/ds.py:Base.load\n");
+}
+
+static void test_property_reads(void)
+{
+    /* self.size: a property the class inherits from another file's class */
+    check_callees("pkg/use.py", "Measured.total", "pkg/ds.py:Sized.size\n");
+    /* self.snapshot not called: the method passed as a value, no call */
+    check_callees("pkg/ds.py", "Sized.callback", "");
+}
+
+static void test_proxy(void)
+{
+    /* current_app stands for flask.Flask (the row's receiver_proxies) */
+    check_callees("flask/helpers.py", "stream", "flask/app.py:Flask.ensure_sync\n");
+}
+
+static void test_builtins_and_library_types(void)
+{
+    /* range, compile: builtins, not Request.range / Rule.compile;
+     * re.match(...).group: a library type's, not AppGroup.group */
+    check_callees("pkg/use.py", "builtins_and_library", "");
+}
+
+/* rtv_def_under: what the LSP definition, hover, call hierarchy and explain ask. */
+static void check_under(const char *path, uint32_t line, const char *word, const char *want)
+{
+    RtvDef d = {0};
+    CHECK_INT(rtv_def_under(st, path, line, word, &d, NULL), CR_OK);
+    char got[256];
+    snprintf(got, sizeof got, "%s:%s", d.head.path ? d.head.path : "", d.head.symbol);
+    if (strcmp(got, want) != 0)
+        fprintf(stderr, "%s:%u %s: %s, want %s\n", path, line, word, got, want);
+    CHECK(!strcmp(got, want));
+    rtv_def_release(&d);
+}
+
+static void test_definition_from_call_site(void)
+{
+    /* an inherited self.copy(), another copy in the same file */
+    check_under("pkg/use.py", 45, "copy", "pkg/ds.py:Headers.copy");
+    /* h: Optional[Headers], another get defined first */
+    check_under("pkg/use.py", 21, "get", "pkg/ds.py:Headers.get");
+    check_under("pkg/use.py", 14, "get", "pkg/ds.py:Headers.get");
+    /* super().__init__ inside an __init__ is the base's; the def line, its own */
+    check_under("pkg/over.py", 27, "__init__", "pkg/over.py:Base2.__init__");
+    check_under("pkg/over.py", 26, "__init__", "pkg/over.py:Child.__init__");
+    /* a method's own name on its def line, though its body calls a function of that name */
+    check_under("pkg/over.py", 31, "wrap", "pkg/over.py:Holder.wrap");
+    check_under("pkg/over.py", 32, "wrap", "pkg/over.py:wrap");
+}
+
+static void test_overload_is_one_function(void)
+{
+    /* at the implementation, as at the first stub: the same callers */
+    size_t counts[2] = {0, 0};
+    const uint32_t lines[2] = {5, 13};
+    for (int i = 0; i < 2; i++) {
+        RtvDef d = {0};
+        RtvRef *refs = NULL;
+        size_t n = 0;
+        CHECK_INT(rtv_def_under(st, "pkg/over.py", lines[i], "wrap", &d, NULL), CR_OK);
+        CHECK_INT(rtv_refs(st, &d, 0, RTV_REF_BIT(IDX_EDGE_CALL), 0, &refs, &n, NULL, NULL), CR_OK);
+        counts[i] = n;
+        rtv_refs_free(refs, n);
+        rtv_def_release(&d);
+    }
+    CHECK_INT(counts[0], 2); /* caller and Holder.wrap */
+    CHECK_INT(counts[1], 2);
+}
+
+/* A name defined again once per branch, the branches' definitions
+ * interleaved (C's `#if` variants, a version check): each definition is its
+ * own, not one spanning the other's lines. */
+static void test_interleaved_variants(void)
+{
+    const uint32_t lines[4] = {6, 9, 14, 17};
+    const char *want[4] = {"pick_a", "pick_b", "pick_a", "pick_b"};
+    for (int i = 0; i < 4; i++) {
+        RtvDef d = {0};
+        CHECK_INT(rtv_def_at(st, "pkg/variants.py", lines[i], &d, NULL), CR_OK);
+        if (!d.head.symbol || strcmp(d.head.symbol, want[i]) != 0)
+            fprintf(stderr, "line %u: %s, want %s\n", lines[i], d.head.symbol, want[i]);
+        CHECK(d.head.symbol && !strcmp(d.head.symbol, want[i]));
+        rtv_def_release(&d);
+    }
+}
+
+int main(void)
+{
+    st = index_fixture();
+    if (!st) return test_summary();
+    RUN(test_self_attributes);
+    RUN(test_parameters_and_module_instances);
+    RUN(test_super);
+    RUN(test_property_reads);
+    RUN(test_proxy);
+    RUN(test_builtins_and_library_types);
+    RUN(test_definition_from_call_site);
+    RUN(test_overload_is_one_function);
+    RUN(test_interleaved_variants);
+    idx_close(st);
+    test_sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
+    return test_summary();
+}
