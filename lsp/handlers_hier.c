@@ -36,6 +36,7 @@ static void hier_free(Job *job)
 }
 
 static int run_symbol(Server *s, Job *job);
+
 static int run_prepare(Server *s, Job *job);
 static int run_incoming(Server *s, Job *job);
 static int run_outgoing(Server *s, Job *job);
@@ -300,18 +301,25 @@ static int run_symbol(Server *s, Job *job)
     return JOB_DONE;
 }
 
-static int run_prepare(Server *s, Job *job)
+/* The definition the word under the cursor reaches (the line mapped from an
+ * unsaved buffer onto the indexed file): one lookup for call hierarchy and
+ * go-to-definition, as for hover and explain. */
+static CrErr def_at_cursor(Job *job, IdxStore *st, RtvDef *d, ErrInfo *e)
 {
     HierJob *j = (HierJob *)job;
+    return rtv_def_under(st, j->path, lsp_ws_disk_line(job->ws, st, j->path, j->line), j->word, d,
+                         e);
+}
+
+static int run_prepare(Server *s, Job *job)
+{
     RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
     json_t *result = NULL;
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
     RtvDef d = {0};
-    CrErr rc = st ? rtv_def_under(st, j->path, lsp_ws_disk_line(job->ws, st, j->path, j->line),
-                                  j->word, &d, &e)
-                  : CR_OK;
+    CrErr rc = st ? def_at_cursor(job, st, &d, &e) : CR_OK;
     if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE)
         result = json_pack("[o]", hier_item(st, &d));
     rtv_def_release(&d);
@@ -322,14 +330,13 @@ static int run_prepare(Server *s, Job *job)
 
 static int run_definition(Server *s, Job *job)
 {
-    HierJob *j = (HierJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
     json_t *result = NULL;
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
     RtvDef d = {0};
-    CrErr rc = st ? rtv_def_under(st, j->path, (uint32_t)j->line + 1, j->word, &d, &e) : CR_OK;
+    CrErr rc = st ? def_at_cursor(job, st, &d, &e) : CR_OK;
     if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE) {
         char *uri = path_to_uri(idx_root(st), d.head.path);
         result = json_pack("{s:o, s:o}", "uri", json_text(uri), "range",
