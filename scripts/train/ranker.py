@@ -160,6 +160,20 @@ def train(groups, n_feat, seed=1, epochs=8, l2=1e-4, lr=0.05, drop=()):
     return w
 
 
+def parse_opts(args, opts):
+    """Fills opts (name -> default) from "--name value" pairs in args; returns the rest."""
+    rest = []
+    i = 0
+    while i < len(args):
+        if args[i] in opts:
+            opts[args[i]] = args[i + 1]
+            i += 2
+        else:
+            rest.append(args[i])
+            i += 1
+    return rest
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "label":
@@ -169,15 +183,7 @@ def main():
         args = sys.argv[3:]
         opts = {"--seed": "1", "--epochs": "8", "--l2": "1e-4", "--drop": "", "--names": "",
                 "--anchor": "0"}
-        files = []
-        i = 0
-        while i < len(args):
-            if args[i] in opts:
-                opts[args[i]] = args[i + 1]
-                i += 2
-            else:
-                files.append(args[i])
-                i += 1
+        files = parse_opts(args, opts)
         groups = load(files)
         names = json.load(open(opts["--names"]))  # rank_features's list, or a model's
         names = names["features"] if isinstance(names, dict) else names

@@ -23,15 +23,7 @@ def main():
     opts = {"--drop": "doc,has_doc,name,name_cover,path,ident", "--objective": "rank:pairwise",
             "--rounds": "100", "--names": os.path.join(os.path.dirname(__file__),
                                                         "../../models/ranker-v1.json")}
-    files = []
-    i = 0
-    while i < len(args):
-        if args[i] in opts:
-            opts[args[i]] = args[i + 1]
-            i += 2
-        else:
-            files.append(args[i])
-            i += 1
+    files = ranker.parse_opts(args, opts)
     names = json.load(open(opts["--names"]))["features"]
     drop = set(x for x in opts["--drop"].split(",") if x)
     keep = [k for k, n in enumerate(names) if n not in drop]
