@@ -65,54 +65,6 @@ static uint64_t file_checksum(const PostFileHeader *h, const void *const sec[N_S
     return sum;
 }
 
-size_t idx_postings_encode(const Posting *l, size_t n, StrBuf *out)
-{
-    size_t bytes = 0;
-    uint32_t prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b[16];
-        size_t k = 0;
-        unsigned mask = 0;
-        for (int f = 0; f < N_FIELDS; f++)
-            mask |= (l[i].tf[f] != 0) << f;
-        uint64_t v = ((uint64_t)(l[i].slot - prev) << 4) | mask;
-        prev = l[i].slot;
-        do {
-            b[k++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-            v >>= 7;
-        } while (v);
-        for (int f = 0; f < N_FIELDS; f++)
-            if (l[i].tf[f]) b[k++] = l[i].tf[f];
-        if (out) sb_add(out, b, k);
-        bytes += k;
-    }
-    return bytes;
-}
-
-int idx_postings_decode(const unsigned char *b, size_t len, Posting *out, size_t n)
-{
-    size_t at = 0;
-    uint64_t slot = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = 0;
-        for (int shift = 0;; shift += 7) {
-            if (at >= len || shift > 35) return 0;
-            v |= (uint64_t)(b[at] & 0x7f) << shift;
-            if (!(b[at++] & 0x80)) break;
-        }
-        slot += v >> 4;
-        if (slot > UINT32_MAX || (i && !(v >> 4))) return 0;
-        out[i].slot = (uint32_t)slot;
-        for (int f = 0; f < N_FIELDS; f++) {
-            out[i].tf[f] = 0;
-            if (!(v & (1u << f))) continue;
-            if (at >= len || !b[at]) return 0;
-            out[i].tf[f] = b[at++];
-        }
-    }
-    return at == len;
-}
-
 static void postfile_path(const IdxStore *st, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/postings.bin", st->index_dir);
