@@ -348,7 +348,7 @@ try {
   // Re-index gives feedback.
   check(await palette('CodeRAG: Re-index Workspace'), 'the palette runs "Re-index Workspace"');
   check(await waitFor('re-index notification', () => [...document.querySelectorAll('.notification-list-item-message')]
-    .some((e) => /CodeRAG: re-indexed \(\d+ files/.test(e.textContent))), 'a notification says the workspace was re-indexed');
+    .some((e) => /CodeRAG: re-indexed \((up to date: )?\d+ files/.test(e.textContent))), 'a notification says the workspace was re-indexed');
 
   // Cancel: the LLM holds its answer; "CodeRAG: Cancel" ends the question and the LLM request.
   await llm('reset', { actions: { chat: [{ hold: 'never' }] } });
