@@ -301,52 +301,50 @@ static int run_symbol(Server *s, Job *job)
     return JOB_DONE;
 }
 
-/* The definition the word under the cursor reaches (the line mapped from an
- * unsaved buffer onto the indexed file): one lookup for call hierarchy and
- * go-to-definition, as for hover and explain. */
-static CrErr def_at_cursor(Job *job, IdxStore *st, RtvDef *d, ErrInfo *e)
+static json_t *prepare_result(IdxStore *st, RtvDef *d)
+{
+    return json_pack("[o]", hier_item(st, d));
+}
+
+static json_t *definition_result(IdxStore *st, RtvDef *d)
+{
+    char *uri = path_to_uri(idx_root(st), d->head.path);
+    json_t *out = json_pack("{s:o, s:o}", "uri", json_text(uri), "range",
+                            ws_lines_range_json(d->start_line, d->start_line));
+    free(uri);
+    return out;
+}
+
+/* Replies with shape(the definition the word under the cursor reaches: the
+ * line mapped from an unsaved buffer onto the indexed file, one lookup as
+ * for hover and explain), or null when none does or it is a module. */
+static int reply_def_at_cursor(Job *job, json_t *(*shape)(IdxStore *st, RtvDef *d))
 {
     HierJob *j = (HierJob *)job;
-    return rtv_def_under(st, j->path, lsp_ws_disk_line(job->ws, st, j->path, j->line), j->word, d,
-                         e);
+    RpcCall *call = job->call;
+    job->call = NULL;
+    ErrInfo e = {0};
+    json_t *result = NULL;
+    IdxStore *st = lsp_ws_query_store(job->ws, &e);
+    RtvDef d = {0};
+    CrErr rc = st ? rtv_def_under(st, j->path, lsp_ws_disk_line(job->ws, st, j->path, j->line),
+                                  j->word, &d, &e)
+                  : CR_OK;
+    if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE) result = shape(st, &d);
+    rtv_def_release(&d);
+    if (rc == CR_ENOENT) rc = CR_OK;
+    if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, result, NULL);
+    return JOB_DONE;
 }
 
 static int run_prepare(Server *s, Job *job)
 {
-    RpcCall *call = job->call;
-    job->call = NULL;
-    ErrInfo e = {0};
-    json_t *result = NULL;
-    IdxStore *st = lsp_ws_query_store(job->ws, &e);
-    RtvDef d = {0};
-    CrErr rc = st ? def_at_cursor(job, st, &d, &e) : CR_OK;
-    if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE)
-        result = json_pack("[o]", hier_item(st, &d));
-    rtv_def_release(&d);
-    if (rc == CR_ENOENT) rc = CR_OK;
-    if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, result, NULL);
-    return JOB_DONE;
+    return reply_def_at_cursor(job, prepare_result);
 }
 
 static int run_definition(Server *s, Job *job)
 {
-    RpcCall *call = job->call;
-    job->call = NULL;
-    ErrInfo e = {0};
-    json_t *result = NULL;
-    IdxStore *st = lsp_ws_query_store(job->ws, &e);
-    RtvDef d = {0};
-    CrErr rc = st ? def_at_cursor(job, st, &d, &e) : CR_OK;
-    if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE) {
-        char *uri = path_to_uri(idx_root(st), d.head.path);
-        result = json_pack("{s:o, s:o}", "uri", json_text(uri), "range",
-                           ws_lines_range_json(d.start_line, d.start_line));
-        free(uri);
-    }
-    rtv_def_release(&d);
-    if (rc == CR_ENOENT) rc = CR_OK;
-    if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, result, NULL);
-    return JOB_DONE;
+    return reply_def_at_cursor(job, definition_result);
 }
 
 static int run_calls(Job *job, int outgoing)

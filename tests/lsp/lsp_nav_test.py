@@ -56,6 +56,13 @@ def t_nav(env):
     check("Called from" in md and "Order.total" in md and uri + "#L34" in md, "caller link: %s" % md)
     check(res["range"] == {"start": {"line": 35, "character": 15}, "end": {"line": 35, "character": 24}},
           "word range %r" % res["range"])
+    # Go to definition from the same call: apply_tax's first line (0-based 38).
+    d = s.call("textDocument/definition", {"textDocument": {"uri": uri}, "position": {"line": 35, "character": 18}})
+    res = d.get("result") or {}
+    check(res.get("uri") == uri and res.get("range", {}).get("start", {}).get("line") == 38,
+          "definition of apply_tax from its call: %r" % d)
+    d = s.call("textDocument/definition", {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 0}})
+    check("result" in d and d["result"] is None, "no definition on a blank line: %r" % d)
     h = s.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 0}})
     check(h["result"] is None, "nothing on a blank line")
     h = s.call("textDocument/hover", {"textDocument": {"uri": env.uri("shop/payments/gateway.py")},

@@ -6,6 +6,7 @@
 #include "idx.h"
 #include "index_util.h"
 #include "rtv.h"
+#include "fixture_util.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -17,16 +18,7 @@ static char tmp_index[256];
 static IdxStore *index_fixture(void)
 {
     snprintf(tmp_root, sizeof tmp_root, "/tmp/coderag-test-graph-c-XXXXXX");
-    CHECK(mkdtemp(tmp_root) != NULL);
-    snprintf(tmp_index, sizeof tmp_index, "%.200s.idx", tmp_root);
-    test_sh("cp -R '%s/graph_c/.' '%s'", FIXTURE_DIR, tmp_root);
-    IdxConfig cfg = {.root = tmp_root, .index_dir = tmp_index, .threads = 2};
-    IdxStore *st = NULL;
-    ErrInfo e = {0};
-    CHECK_INT(idx_open(&cfg, 0, &st, &e), CR_OK);
-    if (!st) return NULL;
-    CHECK_INT(idx_update(st, NULL, NULL, NULL, &e), CR_OK);
-    return st;
+    return fixture_copy_store("graph_c", tmp_root, tmp_index);
 }
 
 /* "path:symbol[ via macro]" of every edge of the kinds to (outgoing 0) or

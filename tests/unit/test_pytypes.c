@@ -9,6 +9,7 @@
 #include "idx.h"
 #include "index_util.h"
 #include "rtv.h"
+#include "fixture_util.h"
 #include "test.h"
 
 #include <stdint.h>
@@ -22,17 +23,7 @@ static IdxStore *st;
 static IdxStore *index_fixture(void)
 {
     snprintf(tmp_root, sizeof tmp_root, "/tmp/coderag-test-pytypes-XXXXXX");
-    CHECK(mkdtemp(tmp_root) != NULL);
-    snprintf(tmp_index, sizeof tmp_index, "%.200s.idx", tmp_root);
-    test_sh("cp -R '%s/pytypes/.' '%s'", FIXTURE_DIR, tmp_root);
-    IdxConfig cfg = {.root = tmp_root, .index_dir = tmp_index, .threads = 2};
-    IdxStore *s = NULL;
-    ErrInfo e = {0};
-    CHECK_INT(idx_open(&cfg, 0, &s, &e), CR_OK);
-    if (!s) return NULL;
-    IdxUpdateStats u = {0};
-    CHECK_INT(idx_update(s, NULL, NULL, &u, &e), CR_OK);
-    return s;
+    return fixture_copy_store("pytypes", tmp_root, tmp_index);
 }
 
 /* The call edges out of path:sym, as "path:symbol" lines. */

@@ -2,29 +2,12 @@
  * names and whether they are defined, and the legs and signals that use
  * them, over the shop fixture. */
 #include "retrieve/rtv_int.h"
+#include "fixture_util.h"
 #include "test.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static IdxStore *fixture_store(const char *root, char *tmp)
-{
-    CHECK(mkdtemp(tmp) != NULL);
-    IdxConfig cfg = {.root = root, .index_dir = tmp, .threads = 1};
-    IdxStore *st = NULL;
-    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
-    if (st) CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
-    return st;
-}
-
-static void fixture_drop(IdxStore *st, const char *tmp)
-{
-    idx_close(st);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    CHECK_INT(system(cmd), 0);
-}
 
 static void test_query_read(void)
 {

@@ -2,6 +2,7 @@
  * expansion over the shop fixture's known edges. */
 #include "retrieve/rtv_int.h"
 #include "index_util.h"
+#include "fixture_util.h"
 #include "test.h"
 
 #include <math.h>
@@ -100,25 +101,6 @@ static void test_trim_window(void)
     CHECK_INT(it.start_line, 1825);
     CHECK_INT(it.end_line, 1832);
     free(it.text);
-}
-
-/* A fresh index of a fixture in tmp (a mkdtemp template); NULL on failure. */
-static IdxStore *fixture_store(const char *root, char *tmp)
-{
-    CHECK(mkdtemp(tmp) != NULL);
-    IdxConfig cfg = {.root = root, .index_dir = tmp, .threads = 1};
-    IdxStore *st = NULL;
-    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
-    if (st) CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
-    return st;
-}
-
-static void fixture_drop(IdxStore *st, const char *tmp)
-{
-    idx_close(st);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    CHECK_INT(system(cmd), 0);
 }
 
 static void test_expand_graph(void)

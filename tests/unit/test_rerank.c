@@ -2,6 +2,7 @@
  * fixture, reordering by a model, and the compiled model being the
  * committed models/ranker-v1.json. */
 #include "retrieve/rtv_int.h"
+#include "fixture_util.h"
 #include "test.h"
 
 #include <jansson.h>
@@ -9,24 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static IdxStore *fixture_store(const char *root, char *tmp)
-{
-    CHECK(mkdtemp(tmp) != NULL);
-    IdxConfig cfg = {.root = root, .index_dir = tmp, .threads = 1};
-    IdxStore *st = NULL;
-    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
-    if (st) CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
-    return st;
-}
-
-static void fixture_drop(IdxStore *st, const char *tmp)
-{
-    idx_close(st);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    CHECK_INT(system(cmd), 0);
-}
 
 /* The first ranking of a question, and where a symbol is in it (or -1). */
 static RtvCand *ranked(IdxStore *st, const RtvQuery *q, size_t *n)
