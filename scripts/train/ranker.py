@@ -3,7 +3,7 @@ from labelled candidate lists, and measures a model on them.
 
     ranker.py label DUMP QUESTIONS CORPUS_ROOT OUT      label dev dumps (score.py's gold)
     ranker.py train OUT_JSON LABELLED... --names NAMES_JSON [--seed N] [--epochs N] [--l2 X]
-                    [--drop a,b] [--anchor X] [--kinds doc,test,refs,...]
+                    [--drop a,b] [--anchor X] [--kinds doc,test,refs,...] [--seeds N]
     ranker.py eval MODEL_JSON LABELLED...               identity vs model, per file
 
 A labelled file has one JSON line per question: {"id", "n_gold", "cands":
@@ -191,14 +191,18 @@ def main():
         out = sys.argv[2]
         args = sys.argv[3:]
         opts = {"--seed": "1", "--epochs": "8", "--l2": "1e-4", "--drop": "", "--names": "",
-                "--anchor": "0", "--kinds": ""}
+                "--anchor": "0", "--kinds": "", "--seeds": "1"}
         files = parse_opts(args, opts)
         groups = load(files, {k for k in opts["--kinds"].split(",") if k})
         names = json.load(open(opts["--names"]))  # rank_features's list, or a model's
         names = names["features"] if isinstance(names, dict) else names
         drop = {names.index(x) for x in opts["--drop"].split(",") if x}
-        w = train(groups, len(names), int(opts["--seed"]), int(opts["--epochs"]),
-                  float(opts["--l2"]), drop=drop)
+        # the mean of --seeds runs (seeds seed, seed+1, ...): a linear model
+        # learnt by SGD from a few thousand questions moves with its seed as
+        # much as with its data; the mean moves less
+        runs = [train(groups, len(names), int(opts["--seed"]) + k, int(opts["--epochs"]),
+                      float(opts["--l2"]), drop=drop) for k in range(int(opts["--seeds"]))]
+        w = [sum(x) / len(runs) for x in zip(*runs)]
         # the anchor: how much of the first ranking's score the model keeps on
         # top of what it learnt (0: none), so that the learnt part corrects it
         anchor = float(opts["--anchor"])
@@ -208,6 +212,7 @@ def main():
         json.dump({"name": "ranker-v1", "features": names, "bias": 0.0,
                    "weights": [round(x, 6) for x in w],
                    "training": {"questions": len(groups), "seed": int(opts["--seed"]),
+                                "seeds": int(opts["--seeds"]),
                                 "epochs": int(opts["--epochs"]), "l2": float(opts["--l2"]),
                                 "anchor": anchor,
                                 "kinds": opts["--kinds"] or "all",
