@@ -67,9 +67,10 @@ class MineMultiTest(unittest.TestCase):
         self.assertEqual(symbols(gold), ["RecordReader", "RecordReader.close", "RecordWriter.close"])
         # another definition of its own name is not one it names
         pkg = package()
-        pkg.rows[5] = pkg.rows[5][:4] + ("Flushes, as the reader's `close` does not.", K_METH)
-        pkg.by_id[6] = pkg.rows[5]
-        self.assertEqual(pkg.named_in(pkg.rows[5][4])[0], [5, 6])
+        k = [r[0] for r in pkg.rows].index(6)  # RecordWriter.close
+        pkg.rows[k] = pkg.rows[k][:4] + ("Flushes, as the reader's `close` does not.", K_METH)
+        pkg.by_id[6] = pkg.rows[k]
+        self.assertEqual(pkg.named_in(pkg.rows[k][4])[0], [5, 6])
         self.assertEqual([q for q in mine_multi.refs(pkg, "") if q[1][0]["symbol"] ==
                           "RecordWriter.close"], [])
 
