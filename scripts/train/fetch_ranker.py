@@ -1,7 +1,8 @@
 """Fetches the re-ranker's training packages (ranker-packages.txt) into
 WORK/src/NAME: Debian packages downloaded and unpacked (never installed),
 Debian source packages' upstream tarballs, npm tarballs packed; only the files the index reads, refusing evaluation
-corpora and vendored copies (excluded.py). Prints what it used and refused.
+corpora and vendored copies (excluded.py). Their README and manual pages go
+to WORK/docs/NAME (mine_multi.py's sections). Prints what it used and refused.
 
     fetch_ranker.py PACKAGES_TXT WORK
 """
@@ -12,6 +13,7 @@ import sys
 import tarfile
 
 from excluded import package_excluded, path_excluded
+from mine_multi import doc_files
 
 SOURCE_EXTS = {".py", ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".java",
                ".js", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"}
@@ -82,6 +84,22 @@ def fetch(kind, spec, dl, work):
     return unpacked
 
 
+def copy_docs(unpacked, out):
+    """The package's README and manual pages (mine_multi.py's section
+    miner reads them), wherever the package keeps them; returns how many."""
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    n = 0
+    for f in doc_files(unpacked):
+        rel = os.path.relpath(f, unpacked)
+        if path_excluded(rel) or "/testdata/" in "/" + rel or "/test/" in "/" + rel:
+            continue
+        os.makedirs(os.path.dirname(os.path.join(out, rel)), exist_ok=True)
+        shutil.copyfile(f, os.path.join(out, rel))
+        n += 1
+    return n
+
+
 def main():
     packages, work = sys.argv[1], sys.argv[2]
     for line in open(packages):
@@ -92,7 +110,8 @@ def main():
         if why:
             print("refused %s: %s" % (name, why))
             continue
-        src = os.path.join(fetch(kind, spec, os.path.join(work, "dl", name), work), path)
+        unpacked = fetch(kind, spec, os.path.join(work, "dl", name), work)
+        src = os.path.join(unpacked, path)
         out = os.path.join(work, "src", name)
         if os.path.isdir(out):
             shutil.rmtree(out)
@@ -108,7 +127,9 @@ def main():
                 os.makedirs(os.path.dirname(os.path.join(out, rel)), exist_ok=True)
                 shutil.copyfile(os.path.join(d, f), os.path.join(out, rel))
                 n += 1
-        print("%s %s: %d files (%d refused)" % (name, spec, n, refused), flush=True)
+        docs = copy_docs(unpacked, os.path.join(work, "docs", name))
+        print("%s %s: %d files (%d refused), %d doc files" % (name, spec, n, refused, docs),
+              flush=True)
 
 
 if __name__ == "__main__":

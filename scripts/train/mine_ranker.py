@@ -1,12 +1,22 @@
 """Mines pseudo-questions for the re-ranker from one package's index, in any
 language the index reads: a definition's doc comment's first sentence asks
-for that definition, and a test's name asks for what the test calls. Both
-are paraphrased: the target's own name is removed, and a
+for that definition, and a test's name asks for what the test calls. All
+are paraphrased: the targets' own names are removed, and a
 seeded quarter of the rest dropped, so that the model learns from questions
 that do not name what they ask about.
 
+Questions whose gold is several definitions (as most questions asked of a
+code base are: --multi, scripts/train/mine_multi.py):
+  refs     a doc comment naming other definitions of the package -> it and them;
+  calls    a test (its doc comment, else its name) -> the 2 to 5 definitions it calls;
+  module   a module's doc comment -> the definitions it names, else its file's
+           public definitions when there are 2 to 5;
+  section  a README/manual section (Markdown, reST; --docs DIR) -> the
+           definitions its code names.
+
     mine_ranker.py INDEX_DIR NAME OUT_JSONL [--seed N] [--max-doc N] [--max-test N]
                    [--paraphrase names|words] [--targets all|functions] [--min-lines N]
+                   [--multi refs,calls,module,section] [--max-multi N] [--docs DIR]
 
 --paraphrase names (the default) removes the target's identifiers as
 written; words also every word they are made of. --targets functions asks
@@ -21,6 +31,7 @@ import re
 import sqlite3
 import sys
 
+import mine_multi
 from excluded import path_excluded
 
 KIND_CLASS, KIND_FUNCTION, KIND_METHOD = 1, 2, 3
@@ -72,7 +83,8 @@ def paraphrase(text, own, rng, whole_only):
 def main():
     idx, name, out = sys.argv[1], sys.argv[2], sys.argv[3]
     opts = {"--seed": "1", "--max-doc": "80", "--max-test": "40", "--paraphrase": "names",
-            "--targets": "all", "--min-lines": "1"}
+            "--targets": "all", "--min-lines": "1", "--multi": "", "--max-multi": "60",
+            "--docs": ""}
     args = sys.argv[4:]
     for i in range(0, len(args), 2):
         opts[args[i]] = args[i + 1]
@@ -123,6 +135,22 @@ def main():
     rng.shuffle(docs)
     rng.shuffle(tests)
     picked = docs[:int(opts["--max-doc"])] + tests[:int(opts["--max-test"])]
+    multi = []
+    if opts["--multi"]:
+        ctx = mine_multi.Package(db, files, spans, rows, is_test=lambda p: bool(TEST_PATH.search(p)),
+                                 excluded=path_excluded)
+        for kind in opts["--multi"].split(","):
+            qs = mine_multi.MINERS[kind](ctx, opts["--docs"])
+            out_qs = []
+            for text, gold, own in qs:
+                q = paraphrase(text, own, rng, opts["--paraphrase"] == "names")
+                if q:
+                    out_qs.append({"question": q, "kind": kind, "gold": gold})
+            rng.shuffle(out_qs)
+            multi += out_qs[:int(opts["--max-multi"])]
+            print("%s: %s %d (of %d)" % (name, kind, min(len(out_qs), int(opts["--max-multi"])),
+                                         len(out_qs)))
+    picked += multi
     with open(out, "w") as w:
         for i, q in enumerate(picked):
             q = dict(q, id="%s-%03d" % (name, i), corpus=name)

@@ -3,7 +3,7 @@ from labelled candidate lists, and measures a model on them.
 
     ranker.py label DUMP QUESTIONS CORPUS_ROOT OUT      label dev dumps (score.py's gold)
     ranker.py train OUT_JSON LABELLED... --names NAMES_JSON [--seed N] [--epochs N] [--l2 X]
-                    [--drop a,b] [--anchor X]
+                    [--drop a,b] [--anchor X] [--kinds doc,test,refs,...] [--seeds N]
     ranker.py eval MODEL_JSON LABELLED...               identity vs model, per file
 
 A labelled file has one JSON line per question: {"id", "n_gold", "cands":
@@ -50,15 +50,20 @@ def label_dump(dump, questions, root, out):
                         break
                 cands.append({"f": c["f"], "y": 1 if hit >= 0 else 0, "g": hit,
                               "n": c["end"] - c["start"] + 1})
-            w.write(json.dumps({"id": d["id"], "n_gold": len(golds), "cands": cands}) + "\n")
+            w.write(json.dumps({"id": d["id"], "kind": q.get("kind", ""), "n_gold": len(golds),
+                                "cands": cands}) + "\n")
 
 
-def load(paths):
+def load(paths, kinds=None):
+    """The labelled questions of the files, only those of the given kinds
+    (mine_ranker.py's: doc, test, refs, calls, module, section) if any."""
     groups = []
     for p in paths:
         for line in open(p):
             if line.strip():
-                groups.append(json.loads(line))
+                g = json.loads(line)
+                if not kinds or g.get("kind", "") in kinds:
+                    groups.append(g)
     return groups
 
 
@@ -66,7 +71,17 @@ def score_of(w, b, f):
     return b + sum(x * y for x, y in zip(w, f))
 
 
-def metrics(groups, w=None, b=0.0, k=10):
+def order_of(g, w, b, keep):
+    """The candidates' order under a model (None: the first ranking's),
+    the first `keep` left in place as rtv_rerank leaves them."""
+    order = list(range(len(g["cands"])))
+    if w is not None:
+        s = [score_of(w, b, c["f"]) for c in g["cands"]]
+        order = order[:keep] + sorted(order[keep:], key=lambda i: (-s[i], i))
+    return order
+
+
+def metrics(groups, w=None, b=0.0, k=10, keep=2):
     """MRR of the first gold candidate, share of gold definitions in the first k,
     and questions with a gold candidate first."""
     mrr = rec = top1 = 0.0
@@ -75,10 +90,7 @@ def metrics(groups, w=None, b=0.0, k=10):
         if not g["n_gold"]:
             continue
         n += 1
-        order = list(range(len(g["cands"])))
-        if w is not None:
-            s = [score_of(w, b, c["f"]) for c in g["cands"]]
-            order.sort(key=lambda i: (-s[i], i))
+        order = order_of(g, w, b, keep)
         seen = set()
         for r, i in enumerate(order):
             c = g["cands"][i]
@@ -95,7 +107,7 @@ def metrics(groups, w=None, b=0.0, k=10):
     return {"MRR": mrr / n, "Recall@%d" % k: rec / n, "Top1": top1 / n, "n": n}
 
 
-def packed_recall(groups, w=None, b=0.0, budget_lines=300, window=20):
+def packed_recall(groups, w=None, b=0.0, budget_lines=300, window=20, keep=2):
     """Share of gold definitions packed when candidates are taken in order
     while their lines (at most `window` each, as the trim leaves them) fit
     in budget_lines: about what 12,000 characters hold."""
@@ -104,10 +116,7 @@ def packed_recall(groups, w=None, b=0.0, budget_lines=300, window=20):
         if not g["n_gold"] or not g["cands"] or "n" not in g["cands"][0]:
             continue
         n += 1
-        order = list(range(len(g["cands"])))
-        if w is not None:
-            s = [score_of(w, b, c["f"]) for c in g["cands"]]
-            order.sort(key=lambda i: (-s[i], i))
+        order = order_of(g, w, b, keep)
         left, seen = budget_lines, set()
         for i in order:
             c = g["cands"][i]
@@ -182,14 +191,18 @@ def main():
         out = sys.argv[2]
         args = sys.argv[3:]
         opts = {"--seed": "1", "--epochs": "8", "--l2": "1e-4", "--drop": "", "--names": "",
-                "--anchor": "0"}
+                "--anchor": "0", "--kinds": "", "--seeds": "1"}
         files = parse_opts(args, opts)
-        groups = load(files)
+        groups = load(files, {k for k in opts["--kinds"].split(",") if k})
         names = json.load(open(opts["--names"]))  # rank_features's list, or a model's
         names = names["features"] if isinstance(names, dict) else names
         drop = {names.index(x) for x in opts["--drop"].split(",") if x}
-        w = train(groups, len(names), int(opts["--seed"]), int(opts["--epochs"]),
-                  float(opts["--l2"]), drop=drop)
+        # the mean of --seeds runs (seeds seed, seed+1, ...): a linear model
+        # learnt by SGD from a few thousand questions moves with its seed as
+        # much as with its data; the mean moves less
+        runs = [train(groups, len(names), int(opts["--seed"]) + k, int(opts["--epochs"]),
+                      float(opts["--l2"]), drop=drop) for k in range(int(opts["--seeds"]))]
+        w = [sum(x) / len(runs) for x in zip(*runs)]
         # the anchor: how much of the first ranking's score the model keeps on
         # top of what it learnt (0: none), so that the learnt part corrects it
         anchor = float(opts["--anchor"])
@@ -199,8 +212,10 @@ def main():
         json.dump({"name": "ranker-v1", "features": names, "bias": 0.0,
                    "weights": [round(x, 6) for x in w],
                    "training": {"questions": len(groups), "seed": int(opts["--seed"]),
+                                "seeds": int(opts["--seeds"]),
                                 "epochs": int(opts["--epochs"]), "l2": float(opts["--l2"]),
                                 "anchor": anchor,
+                                "kinds": opts["--kinds"] or "all",
                                 "dropped": sorted(names[k] for k in drop)}},
                   open(out, "w"), indent=1)
     elif cmd == "eval":
