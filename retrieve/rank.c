@@ -9,7 +9,7 @@
  * weighted by what kind of unit they are. */
 
 const RtvTuning rtv_tuning = {
-    .bm25_candidates = 50,
+    .bm25_candidates = 100,
     .dense_candidates = 1000,
     .dense_weight = 0.5,
     .dense_weight_named = 0.3,
