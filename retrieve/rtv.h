@@ -18,7 +18,7 @@
 #define RTV_MAX_QUESTION 8192
 /* Packed-context budget in characters (code points) when the request says 0. */
 #define RTV_DEFAULT_BUDGET 12000
-/* Candidates taken from each retriever, and the most items packed. */
+/* The most items packed (and results an MCP search returns). */
 #define RTV_MAX_CANDIDATES 50
 
 typedef enum { RTV_MODE_AUTO, RTV_MODE_EXTRACTIVE, RTV_MODE_LLM } RtvMode;
