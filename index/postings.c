@@ -263,7 +263,7 @@ CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e)
     p->stem = m;
     p->base.tblock_at = p->base.hblock_at = -1;
     p->run_fd = -1;
-    p->dir = xstrdup(st->index_dir);
+    p->dir = st->readonly ? NULL : xstrdup(st->index_dir); /* a read-only store writes nothing */
     p->budget = st->post_budget;
     *out = p;
     return CR_OK;

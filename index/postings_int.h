@@ -205,6 +205,39 @@ int idx_runcur_next(RunCur *c);
 size_t idx_runcur_take(RunCur *c, Posting **buf, size_t *cap, size_t n);
 void idx_runcur_close(RunCur *c);
 
+/* The snapshot file's header (postings_file.c says the layout). */
+#define POSTFILE_MAGIC "CRPOST\0\1"
+#define POSTFILE_VERSION 4
+#define POSTFILE_ENDIAN 0x01020304u
+
+enum { SEC_CHUNK, SEC_FILE, SEC_LEN, SEC_KIND, SEC_TCHECK, SEC_HCHECK, N_READ };
+
+typedef struct PostFileHeader {
+    char magic[8];
+    uint32_t version;
+    uint32_t endian;
+    char db_id[40];
+    int64_t gen;
+    uint64_t n_files; /* files rows of generation <= gen when written */
+    uint64_t n_slots, n_terms, n_post, n_hash, str_len;
+    double len_sum[N_FIELDS];
+    uint64_t off_post, off_term, off_str, off_hash;
+    uint64_t off[N_READ]; /* the sections read whole at open */
+    uint64_t file_len;
+    uint64_t sec_check[N_READ]; /* sec_check of each */
+    uint64_t checksum;          /* hash64 of this header, this field 0 */
+} PostFileHeader;
+
+uint64_t idx_postfile_fold(uint64_t sum, const void *piece, size_t n);
+/* The check of a section read whole at open: over its pieces of 1 MiB,
+ * then its length. */
+uint64_t idx_postfile_sec_check(const void *data, uint64_t len);
+/* hash64 of the header with its checksum 0. */
+uint64_t idx_postfile_header_check(const PostFileHeader *h);
+/* Bytes of section i (SEC_*) of a snapshot with header h. */
+uint64_t idx_postfile_sec_len(const PostFileHeader *h, int i);
+void idx_postfile_path(const IdxStore *st, char *out, size_t cap);
+
 /* Reads <index_dir>/postings.bin into p (empty, fresh from
  * idx_postings_new) when it is whole, of this database (db_id) and of this
  * format; returns 0 (p untouched) otherwise. */
