@@ -134,7 +134,9 @@ static void dict_release(TermDict *d)
 void idx_postings_reserve_terms(Postings *p, size_t n_terms)
 {
     free(p->lists);
-    p->cap_terms = n_terms + 64;
+    /* headroom for the terms an update adds: never touched (calloc's pages
+     * stay unmade) unless used, where growing would copy every entry */
+    p->cap_terms = n_terms + n_terms / 4 + 1024;
     p->lists = xcalloc(p->cap_terms, sizeof *p->lists);
     p->n_terms = n_terms;
 }
@@ -309,13 +311,9 @@ size_t idx_postings_add_slots(Postings *p, size_t n)
         p->kind = xrealloc(p->kind, cap * sizeof *p->kind);
         p->len = xrealloc(p->len, cap * sizeof *p->len);
         p->dead = xrealloc(p->dead, cap * sizeof *p->dead);
-        p->acc = xrealloc(p->acc, cap * sizeof *p->acc);
-        p->cov = xrealloc(p->cov, cap * sizeof *p->cov);
         p->cap_slots = cap;
     }
     memset(p->dead + slot, 0, n);
-    memset(p->acc + slot, 0, n * sizeof *p->acc);
-    memset(p->cov + slot, 0, n * sizeof *p->cov);
     p->n_slots += n;
     return slot;
 }
@@ -450,6 +448,14 @@ size_t idx_postings_search(Postings *p, const uint32_t *terms, size_t n_terms, s
     double avg[N_FIELDS];
     for (int f = 0; f < N_FIELDS; f++)
         avg[f] = p->len_sum[f] > 0 ? p->len_sum[f] / (double)live : 1;
+    if (p->cap_acc < p->n_slots) {
+        /* zeroed by the system as touched: a build never pays for them */
+        free(p->acc);
+        free(p->cov);
+        p->cap_acc = p->cap_slots;
+        p->acc = xcalloc(p->cap_acc, sizeof *p->acc);
+        p->cov = xcalloc(p->cap_acc, sizeof *p->cov);
+    }
     uint32_t *touched = NULL;
     size_t n_touched = 0, cap_touched = 0;
     Posting *list = NULL;

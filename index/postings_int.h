@@ -123,6 +123,7 @@ struct Postings {
     double len_sum[N_FIELDS];
     float *acc; /* query scratch, per slot: score */
     float *cov; /* query scratch, per slot: idf of the query terms it holds */
+    size_t cap_acc;
     /* Spilling: lists past budget bytes go to runs of an unlinked file in
      * dir (run_fd, -1 until the first). */
     char *dir;

@@ -367,4 +367,3 @@ CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo
     sb_release(&s.enc);
     return rc;
 }
-
