@@ -186,8 +186,15 @@ static CrErr drop_changed_files(IdxStore *st, Postings *p, ErrInfo *e)
         i64map_release(&same);
         return idx_store_err(st, e, "load search postings");
     }
+    /* a file's slots are consecutive: one lookup per file, not per slot */
+    int64_t last = 0;
+    int last_same = 0;
     for (size_t i = 0; i < p->n_base_slots; i++) {
-        if (i64map_get(&same, p->file[i], NULL)) continue;
+        if (!i || p->file[i] != last) {
+            last = p->file[i];
+            last_same = i64map_get(&same, last, NULL);
+        }
+        if (last_same) continue;
         p->dead[i] = 1;
         p->n_dead++;
         for (int f = 0; f < N_FIELDS; f++)

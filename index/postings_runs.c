@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,10 @@ void idx_postings_spill(Postings *p)
         memset(l, 0, sizeof *l);
     }
     p->list_bytes = 0;
+    /* The lists were many small blocks among others: give their pages back
+     * (else the heap keeps its high-water mark, and the next phase of a
+     * build adds to it). */
+    malloc_trim(0);
 }
 
 void idx_runcur_open(RunCur *c, int fd, uint64_t off, uint64_t len)
