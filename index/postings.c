@@ -141,11 +141,6 @@ void idx_postings_reserve_terms(Postings *p, size_t n_terms)
     p->n_terms = n_terms;
 }
 
-uint32_t idx_postings_list_check(const void *bytes, size_t n)
-{
-    return (uint32_t)hash64(bytes, n);
-}
-
 const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
 {
     PostBase *b = &p->base;

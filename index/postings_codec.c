@@ -2,7 +2,7 @@
  * a varint of the slot's delta from the last one shifted left by four, the
  * low four bits a mask of the fields with a nonzero frequency, then those
  * frequencies, a byte each. Used by the writer (postings_file.c) and the
- * reader (postings.c), below both. */
+ * reader (postings.c), below both; with the check of a list or block. */
 #include "postings_int.h"
 
 size_t idx_postings_encode(const Posting *l, size_t n, StrBuf *out)
@@ -71,4 +71,9 @@ size_t idx_postings_put_varint(unsigned char *b, uint64_t v)
         v >>= 7;
     } while (v);
     return k;
+}
+
+uint32_t idx_postings_list_check(const void *bytes, size_t n)
+{
+    return (uint32_t)hash64(bytes, n);
 }
