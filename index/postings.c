@@ -91,7 +91,7 @@ static int64_t dict_find(const TermDict *d, const char *t, size_t n, uint64_t h)
         uint32_t v = d->slot[i];
         if (!v) return -1;
         const char *k = d->text.buf + d->off[v - 1];
-        if (!memcmp(k, t, n) && !k[n]) return (int64_t)(v - 1);
+        if (!strncmp(k, t, n) && !k[n]) return (int64_t)(v - 1); /* k may be shorter */
     }
 }
 
