@@ -40,10 +40,14 @@ const char *idx_postbase_text(PostBase *b, const PostTerm *pt)
         return NULL;
     }
     if (pt->str_off < b->win_off || pt->str_off + pt->str_len > b->win_off + b->win_len) {
-        /* a window from here: the terms that follow are read with it */
+        /* Just past the window (a walk in term order): a window from here,
+         * the terms that follow are read with it; else (a lookup) the text
+         * alone. */
+        int walk = b->win_len && pt->str_off >= b->win_off + b->win_len &&
+                   pt->str_off - (b->win_off + b->win_len) < 4096;
         size_t want = (size_t)(b->str_len - pt->str_off);
         if (want > (1u << 16)) want = 1u << 16;
-        if (want < pt->str_len) want = pt->str_len;
+        if (!walk || want < pt->str_len) want = pt->str_len;
         if (want > b->win_cap) {
             b->win = xrealloc(b->win, want + 1);
             b->win_cap = want;
