@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 /* A BM25F index over the four search fields of every chunk (name, path,
- * doc, body): a mapped snapshot plus what changed since (postings_int.h),
+ * doc, body): a snapshot read in place plus what changed since (postings_int.h),
  * kept current as files change. Terms are produced by FTS5's own porter
  * tokenizer, so stemming matches the stored search text. */
 

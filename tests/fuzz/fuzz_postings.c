@@ -77,8 +77,10 @@ static void setup(void)
         StrBuf sb;
         sb_init(&sb);
         for (int k = 0; k < 8; k++)
-            sb_addf(&sb, "def settle_ledger_%d_%d(tariff, amount):\n    \"\"\"Ledger %d.\"\"\"\n"
-                         "    return tariff * amount + %d\n\n", m, k, k, m);
+            sb_addf(&sb,
+                    "def settle_ledger_%d_%d(tariff, amount):\n    \"\"\"Ledger %d.\"\"\"\n"
+                    "    return tariff * amount + %d\n\n",
+                    m, k, k, m);
         snprintf(p, sizeof p, "%s/mod%d.py", root, m);
         put(p, sb.buf);
         sb_release(&sb);
