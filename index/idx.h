@@ -45,6 +45,9 @@ typedef struct IdxConfig {
     size_t n_exclude;
     size_t max_file_bytes; /* 0: 1 MiB; larger files are skipped and reported */
     int threads;           /* parse threads; 0: one per online core */
+    /* bytes of posting lists a build holds in memory before it spills them
+     * to a temporary file beside the index; 0: 64 MiB */
+    size_t postings_budget;
     /* Dense vectors: provider "openai" (an OpenAI-compatible /v1/embeddings
      * endpoint) embeds every chunk into <index_dir>/vectors.faiss; NULL or
      * "builtin" means no dense leg. */

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 /* A BM25F index over the four search fields of every chunk (name, path,
- * doc, body): a mapped snapshot plus what changed since (postings_int.h),
+ * doc, body): a snapshot read in place plus what changed since (postings_int.h),
  * kept current as files change. Terms are produced by FTS5's own porter
  * tokenizer, so stemming matches the stored search text. */
 
@@ -83,35 +83,62 @@ typedef struct TokCtx {
     size_t unknown; /* tokens not in the dictionary (when not creating) */
 } TokCtx;
 
-/* The snapshot's id of a term, or -1. */
-static int64_t base_lookup(const PostBase *b, const char *t, size_t n)
+/* The added term of text t, or -1. */
+static int64_t dict_find(const TermDict *d, const char *t, size_t n, uint64_t h)
 {
-    if (!b->n_hash) return -1;
-    uint64_t mask = b->n_hash - 1;
-    for (uint64_t i = hash64(t, n) & mask, probes = 0; probes < b->n_hash;
-         i = (i + 1) & mask, probes++) {
-        uint32_t v = b->hash[i];
-        if (!v || v > b->n_terms) return -1;
-        const PostTerm *pt = &b->term[v - 1];
-        /* Bounds as well as text: a term is only ever read through here. */
-        if (pt->str_len == n && pt->str_off <= b->str_len && n <= b->str_len - pt->str_off &&
-            !memcmp(b->str + pt->str_off, t, n))
-            return (int64_t)(v - 1);
+    if (!d->cap) return -1;
+    for (size_t i = h & (d->cap - 1);; i = (i + 1) & (d->cap - 1)) {
+        uint32_t v = d->slot[i];
+        if (!v) return -1;
+        const char *k = d->text.buf + d->off[v - 1];
+        if (!strncmp(k, t, n) && !k[n]) return (int64_t)(v - 1); /* k may be shorter */
     }
-    return -1;
+}
+
+static void dict_place(TermDict *d, uint32_t k, uint64_t h)
+{
+    size_t i = h & (d->cap - 1);
+    while (d->slot[i])
+        i = (i + 1) & (d->cap - 1);
+    d->slot[i] = k + 1;
+}
+
+static uint32_t dict_add(TermDict *d, const char *t, size_t n, uint64_t h)
+{
+    if ((d->n + 1) * 2 > d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 1024;
+        free(d->slot);
+        d->slot = xcalloc(cap, sizeof *d->slot);
+        d->cap = cap;
+        for (size_t k = 0; k < d->n; k++) {
+            const char *s = d->text.buf + d->off[k];
+            dict_place(d, (uint32_t)k, hash64(s, strlen(s)));
+        }
+    }
+    ARRAY_GROW(d->off, d->n + 1, d->cap_off);
+    d->off[d->n] = d->text.len;
+    sb_add(&d->text, t, n);
+    sb_addc(&d->text, '\0');
+    dict_place(d, (uint32_t)d->n, h);
+    return (uint32_t)d->n++;
+}
+
+static void dict_release(TermDict *d)
+{
+    sb_release(&d->text);
+    free(d->off);
+    free(d->slot);
+    memset(d, 0, sizeof *d);
 }
 
 void idx_postings_reserve_terms(Postings *p, size_t n_terms)
 {
     free(p->lists);
-    p->cap_terms = n_terms + 64;
+    /* headroom for the terms an update adds: never touched (calloc's pages
+     * stay unmade) unless used, where growing would copy every entry */
+    p->cap_terms = n_terms + n_terms / 4 + 1024;
     p->lists = xcalloc(p->cap_terms, sizeof *p->lists);
     p->n_terms = n_terms;
-}
-
-uint32_t idx_postings_list_check(const void *bytes, size_t n)
-{
-    return (uint32_t)hash64(bytes, n);
 }
 
 const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
@@ -119,66 +146,72 @@ const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
     PostBase *b = &p->base;
     *out_n = 0;
     if (t >= b->n_terms) return NULL;
-    const PostTerm *pt = &b->term[t];
-    /* every posting takes 1 byte at least */
-    if (pt->post_off > b->n_post || pt->bytes > b->n_post - pt->post_off || pt->n > pt->bytes) {
-        b->bad = 1;
-        return NULL;
-    }
+    PostTerm pt;
+    if (!idx_postbase_term(b, t, &pt)) return NULL;
     if (!b->checked[t]) {
-        unsigned char *raw = xmalloc(pt->bytes ? pt->bytes : 1);
-        Posting *l = xmalloc(((size_t)pt->n + 1) * sizeof *l);
-        int ok = file_pread_all(b->fd, raw, pt->bytes, b->post_at + pt->post_off) &&
-                 idx_postings_list_check(raw, pt->bytes) == pt->check &&
-                 idx_postings_decode(raw, pt->bytes, l, pt->n);
-        free(raw);
+        Posting *l = xmalloc(((size_t)pt.n + 1) * sizeof *l);
+        int ok = idx_postbase_read_list(b, &pt, l);
         b->checked[t] = ok ? 1 : 2;
-        if (ok)
+        if (ok) {
             b->lists[t] = l;
-        else
+            ARRAY_GROW(b->cached, b->n_cached + 1, b->cap_cached);
+            b->cached[b->n_cached++] = t;
+        } else {
             free(l);
+        }
     }
     if (b->checked[t] != 1) {
         b->bad = 1;
         return NULL;
     }
-    *out_n = pt->n;
+    *out_n = pt.n;
     return b->lists[t];
 }
 
-char **idx_postings_added_terms(const Postings *p)
+const char *idx_postings_term_text(Postings *p, uint32_t t, uint32_t *out_len)
 {
-    char **added = xcalloc(p->n_terms - p->base.n_terms + 1, sizeof *added);
-    for (size_t i = 0; i < p->terms.cap; i++)
-        if (p->terms.keys[i]) added[p->terms.vals[i] - p->base.n_terms] = p->terms.keys[i];
-    return added;
+    *out_len = 0;
+    if (t < p->base.n_terms) {
+        PostTerm pt;
+        const char *s =
+            idx_postbase_term(&p->base, t, &pt) ? idx_postbase_text(&p->base, &pt) : NULL;
+        if (s) *out_len = pt.str_len;
+        return s;
+    }
+    const char *s = p->terms.text.buf + p->terms.off[t - p->base.n_terms];
+    *out_len = (uint32_t)strlen(s);
+    return s;
 }
 
-const char *idx_postings_term_text(const Postings *p, char **added, uint32_t t, uint32_t *out_len)
+size_t idx_postings_gather(Postings *p, uint32_t t, Posting **buf, size_t *cap)
 {
-    if (t < p->base.n_terms) {
-        *out_len = p->base.term[t].str_len;
-        return p->base.str + p->base.term[t].str_off;
-    }
-    const char *s = added[t - p->base.n_terms];
-    *out_len = s ? (uint32_t)strlen(s) : 0;
-    return s ? s : "";
+    uint32_t n_base;
+    const Posting *bp = idx_postings_base_list(p, t, &n_base);
+    const TermList *l = &p->lists[t];
+    ARRAY_GROW(*buf, (size_t)n_base + l->n + 1, *cap);
+    if (n_base) memcpy(*buf, bp, n_base * sizeof *bp);
+    size_t n = n_base;
+    for (size_t r = 0; r < p->n_runs; r++)
+        n = idx_postings_run_find(p, r, t, buf, cap, n);
+    ARRAY_GROW(*buf, n + l->n + 1, *cap);
+    if (l->n) memcpy(*buf + n, l->p, l->n * sizeof *l->p);
+    return n + l->n;
 }
 
 static uint32_t term_id(Postings *p, const char *t, size_t n, int create, int *found)
 {
-    int64_t v = base_lookup(&p->base, t, n);
-    if (v >= 0 || strmap_getn(&p->terms, t, n, &v)) {
+    uint64_t h = hash64(t, n);
+    int64_t v = idx_postbase_lookup(&p->base, t, n);
+    if (v < 0 && (v = dict_find(&p->terms, t, n, h)) >= 0) v += p->base.n_terms;
+    if (v >= 0) {
         *found = 1;
         return (uint32_t)v;
     }
     *found = 0;
     if (!create) return 0;
-    char *k = xstrndup(t, n);
     ARRAY_GROW(p->lists, p->n_terms + 1, p->cap_terms);
     memset(&p->lists[p->n_terms], 0, sizeof p->lists[0]);
-    strmap_put(&p->terms, k, (int64_t)p->n_terms);
-    free(k);
+    dict_add(&p->terms, t, n, h);
     *found = 1;
     return (uint32_t)p->n_terms++;
 }
@@ -225,22 +258,12 @@ CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e)
     if (rc) return rc;
     Postings *p = xcalloc(1, sizeof *p);
     p->stem = m;
-    strmap_init(&p->terms);
+    p->base.tblock_at = p->base.hblock_at = -1;
+    p->run_fd = -1;
+    p->dir = st->readonly ? NULL : xstrdup(st->index_dir); /* a read-only store writes nothing */
+    p->budget = st->post_budget;
     *out = p;
     return CR_OK;
-}
-
-void idx_postings_unmap(PostBase *b)
-{
-    if (b->map) {
-        close(b->fd);
-        for (uint32_t t = 0; t < b->n_terms; t++)
-            free(b->lists[t]);
-    }
-    free(b->map);
-    free(b->lists);
-    free(b->checked);
-    memset(b, 0, sizeof *b);
 }
 
 void idx_postings_free(Postings *p)
@@ -250,7 +273,9 @@ void idx_postings_free(Postings *p)
     for (size_t i = 0; i < p->n_terms; i++)
         free(p->lists[i].p);
     free(p->lists);
-    strmap_release(&p->terms);
+    dict_release(&p->terms);
+    idx_postings_runs_close(p);
+    free(p->dir);
     free(p->chunk);
     free(p->file);
     free(p->kind);
@@ -258,7 +283,7 @@ void idx_postings_free(Postings *p)
     free(p->dead);
     free(p->acc);
     free(p->cov);
-    idx_postings_unmap(&p->base);
+    idx_postbase_close(&p->base);
     free(p);
 }
 
@@ -281,13 +306,9 @@ size_t idx_postings_add_slots(Postings *p, size_t n)
         p->kind = xrealloc(p->kind, cap * sizeof *p->kind);
         p->len = xrealloc(p->len, cap * sizeof *p->len);
         p->dead = xrealloc(p->dead, cap * sizeof *p->dead);
-        p->acc = xrealloc(p->acc, cap * sizeof *p->acc);
-        p->cov = xrealloc(p->cov, cap * sizeof *p->cov);
         p->cap_slots = cap;
     }
     memset(p->dead + slot, 0, n);
-    memset(p->acc + slot, 0, n * sizeof *p->acc);
-    memset(p->cov + slot, 0, n * sizeof *p->cov);
     p->n_slots += n;
     return slot;
 }
@@ -327,12 +348,15 @@ static void postings__add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKin
         if (l->n == l->cap) {
             /* by half again, from 2: most terms are rare, and a build of
              * a large tree holds every list at once */
-            l->cap = l->cap < 2 ? 2 : l->cap + l->cap / 2;
+            uint32_t grown = l->cap < 2 ? 2 : l->cap + l->cap / 2;
+            p->list_bytes += (size_t)(grown - l->cap) * sizeof *l->p;
+            l->cap = grown;
             l->p = xrealloc(l->p, (size_t)l->cap * sizeof *l->p);
         }
         l->p[l->n++] = post;
     }
     free(pairs);
+    if (p->list_bytes > p->budget) idx_postings_spill(p);
 }
 
 void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
@@ -360,7 +384,7 @@ void idx_postings_remove_file(Postings *p, int64_t file_id)
 
 int idx_postings_damaged(const Postings *p)
 {
-    return p && p->base.bad;
+    return p && (p->base.bad || p->run_bad);
 }
 
 int idx_postings_needs_rebuild(const Postings *p)
@@ -419,26 +443,34 @@ size_t idx_postings_search(Postings *p, const uint32_t *terms, size_t n_terms, s
     double avg[N_FIELDS];
     for (int f = 0; f < N_FIELDS; f++)
         avg[f] = p->len_sum[f] > 0 ? p->len_sum[f] / (double)live : 1;
+    if (p->cap_acc < p->n_slots) {
+        /* zeroed by the system as touched: a build never pays for them */
+        free(p->acc);
+        free(p->cov);
+        p->cap_acc = p->cap_slots;
+        p->acc = xcalloc(p->cap_acc, sizeof *p->acc);
+        p->cov = xcalloc(p->cap_acc, sizeof *p->cov);
+    }
     uint32_t *touched = NULL;
     size_t n_touched = 0, cap_touched = 0;
+    Posting *list = NULL;
+    size_t cap_list = 0;
     /* Words no chunk holds weigh in the question's mass as the rarest do. */
     double idf_mass = (double)n_unknown * log(1.0 + ((double)live + 0.5) / 0.5);
     for (size_t t = 0; t < n_terms; t++) {
-        const TermList *l = &p->lists[terms[t]];
-        uint32_t n_base;
-        const Posting *bp0 = idx_postings_base_list(p, terms[t], &n_base);
+        size_t n_list = idx_postings_gather(p, terms[t], &list, &cap_list);
         /* Document frequency over live chunks only: the same as a fresh
          * build's, whatever was tombstoned since. */
         double df = 0;
-        for (uint32_t i = 0; i < n_base + l->n; i++) {
-            const Posting *po = i < n_base ? &bp0[i] : &l->p[i - n_base];
+        for (size_t i = 0; i < n_list; i++) {
+            const Posting *po = &list[i];
             df += po->slot < p->n_slots && !p->dead[po->slot];
         }
         double idf = log(1.0 + ((double)live - df + 0.5) / (df + 0.5));
         if (idf <= 0) continue;
         idf_mass += idf;
-        for (uint32_t i = 0; i < n_base + l->n; i++) {
-            const Posting *po = i < n_base ? &bp0[i] : &l->p[i - n_base];
+        for (size_t i = 0; i < n_list; i++) {
+            const Posting *po = &list[i];
             if (po->slot >= p->n_slots || p->dead[po->slot]) continue;
             double tfw = 0;
             for (int f = 0; f < N_FIELDS; f++) {
@@ -487,18 +519,18 @@ size_t idx_postings_search(Postings *p, const uint32_t *terms, size_t n_terms, s
     }
     free(h);
     free(touched);
+    free(list);
     return n;
 }
 
 /* The live postings of term t as (chunk id, tf) in slot order. */
 static size_t live_list(Postings *p, uint32_t t, int64_t **ids, uint32_t **tfs, size_t *cap)
 {
-    const TermList *l = &p->lists[t];
-    uint32_t n_base;
-    const Posting *bp = idx_postings_base_list(p, t, &n_base);
-    size_t n = 0;
-    for (uint32_t i = 0; i < n_base + l->n; i++) {
-        const Posting *po = i < n_base ? &bp[i] : &l->p[i - n_base];
+    Posting *list = NULL;
+    size_t cap_list = 0, n = 0;
+    size_t n_list = idx_postings_gather(p, t, &list, &cap_list);
+    for (size_t i = 0; i < n_list; i++) {
+        const Posting *po = &list[i];
         if (po->slot >= p->n_slots || p->dead[po->slot]) continue;
         if (n + 1 > *cap) {
             *cap = *cap ? *cap * 2 : 64;
@@ -509,6 +541,7 @@ static size_t live_list(Postings *p, uint32_t t, int64_t **ids, uint32_t **tfs, 
         memcpy(&(*tfs)[n], po->tf, sizeof po->tf);
         n++;
     }
+    free(list);
     return n;
 }
 
@@ -518,13 +551,14 @@ int idx_postings_same(Postings *a, Postings *b, char *why, size_t cap)
     int64_t *ia = NULL, *ib = NULL;
     uint32_t *ta = NULL, *tb = NULL;
     size_t ca = 0, cb = 0, seen = 0;
-    char **added = idx_postings_added_terms(a);
     for (uint32_t t = 0; t < a->n_terms && same; t++) {
-        uint32_t len;
-        const char *text = idx_postings_term_text(a, added, t, &len);
         size_t na = live_list(a, t, &ia, &ta, &ca);
         if (!na) continue;
         seen++;
+        uint32_t len;
+        const char *s = idx_postings_term_text(a, t, &len);
+        if (!s) break; /* a damaged snapshot: said by idx_postings_damaged */
+        char *text = xstrndup(s, len);
         int found;
         uint32_t u = term_id(b, text, len, 0, &found);
         size_t nb = found ? live_list(b, u, &ib, &tb, &cb) : 0;
@@ -532,6 +566,7 @@ int idx_postings_same(Postings *a, Postings *b, char *why, size_t cap)
             snprintf(why, cap, "term '%.*s': %zu postings against %zu", (int)len, text, na, nb);
             same = 0;
         }
+        free(text);
     }
     /* Every term of b with live postings was met above. */
     size_t in_b = 0;
@@ -546,7 +581,6 @@ int idx_postings_same(Postings *a, Postings *b, char *why, size_t cap)
                  b->n_slots - b->n_dead);
         same = 0;
     }
-    free(added);
     free(ia);
     free(ib);
     free(ta);

@@ -2,7 +2,7 @@
  * a varint of the slot's delta from the last one shifted left by four, the
  * low four bits a mask of the fields with a nonzero frequency, then those
  * frequencies, a byte each. Used by the writer (postings_file.c) and the
- * reader (postings.c), below both. */
+ * reader (postings.c), below both; with the check of a list or block. */
 #include "postings_int.h"
 
 size_t idx_postings_encode(const Posting *l, size_t n, StrBuf *out)
@@ -51,4 +51,29 @@ int idx_postings_decode(const unsigned char *b, size_t len, Posting *out, size_t
         }
     }
     return at == len;
+}
+
+int idx_postings_varint(const unsigned char *b, size_t len, size_t *at, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0;; shift += 7) {
+        if (*at >= len || shift > 63) return 0;
+        *v |= (uint64_t)(b[*at] & 0x7f) << shift;
+        if (!(b[(*at)++] & 0x80)) return 1;
+    }
+}
+
+size_t idx_postings_put_varint(unsigned char *b, uint64_t v)
+{
+    size_t k = 0;
+    do {
+        b[k++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return k;
+}
+
+uint32_t idx_postings_list_check(const void *bytes, size_t n)
+{
+    return (uint32_t)hash64(bytes, n);
 }

@@ -354,6 +354,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         st->exclude[i] = xstrdup(cfg->exclude[i]);
     st->n_exclude = cfg->n_exclude;
     st->max_file_bytes = cfg->max_file_bytes ? cfg->max_file_bytes : (size_t)1 << 20;
+    st->post_budget = cfg->postings_budget ? cfg->postings_budget : (size_t)64 << 20;
     st->readonly = (flags & IDX_OPEN_READONLY) != 0;
     st->threads = cfg->threads > 0 ? cfg->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (st->threads < 1) st->threads = 1;

@@ -215,6 +215,7 @@ struct IdxStore {
     char **exclude;
     size_t n_exclude;
     size_t max_file_bytes;
+    size_t post_budget; /* bytes of posting lists a build holds before spilling */
     int threads;
     int readonly;      /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */
     int post_distrust; /* the postings snapshot proved damaged: load from the text */
