@@ -284,9 +284,12 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
                s == sy->future_import_statement) {
         idx_py_ref_import(r, n);
     } else if (s == sy->decorator) {
+        /* `@cached_property` names a function the definition is passed to:
+         * a reference, not a call written here (`@app.route("/")` calls
+         * app.route, found as any call is) */
         TSNode e = idx_py_first_named(r, n);
         if (!ts_node_is_null(e) && ts_node_symbol(e) != sy->call)
-            idx_py_ref_chain(r, REF_CALL, -1, e);
+            idx_py_ref_chain(r, REF_VALUE, -1, e);
     } else if (s == sy->class_definition) {
         idx_py_ref_bases(r, n, cls_unit);
     } else if (s == sy->raise_statement) {

@@ -109,11 +109,11 @@ static const ChunkCase cases[] = {
      },
      (const ExpRef[]){
          IMPORT(0, 1, 0, "abc", NULL, "abc"),
-         CALL(1, 4, "decorate"),
+         VALUE(1, 4, "decorate"), /* a decorator is no call written here */
          INHERIT(1, 5, "base.Base"),
          INHERIT(1, 5, "Mixin"),
          CALL(2, 16, "self.setup"),
-         CALL(3, 18, "property"),
+         VALUE(3, 18, "property"),
          CALL(3, 20, "self.name.upper"),
          CALL(4, 25, "make_other"),
          CALL(5, 27, "app.route"),
@@ -229,7 +229,7 @@ static const ChunkCase cases[] = {
          END_CHUNKS,
      },
      (const ExpRef[]){
-         CALL(0, 1, "a"),
+         VALUE(0, 1, "a"),
          CALL(0, 2, "b.c"),
          END_REFS,
      }},

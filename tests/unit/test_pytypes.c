@@ -26,8 +26,8 @@ static IdxStore *index_fixture(void)
     return fixture_copy_store("pytypes", tmp_root, tmp_index);
 }
 
-/* The call edges out of path:sym, as "path:symbol" lines. */
-static char *callees(const char *path, const char *sym)
+/* The edges of a kind out of path:sym, as "path:symbol" lines. */
+static char *edges_of(const char *path, const char *sym, IdxEdgeKind kind)
 {
     IdxEdge *v = NULL;
     size_t n = 0;
@@ -36,12 +36,18 @@ static char *callees(const char *path, const char *sym)
     idx_edges(st, chunk_id(st, path, sym), 1, &v, &n, NULL);
     for (size_t i = 0; i < n; i++) {
         IdxChunk c;
-        if (v[i].kind != IDX_EDGE_CALL || idx_chunk_get(st, v[i].dst, &c, NULL)) continue;
+        if (v[i].kind != kind || idx_chunk_get(st, v[i].dst, &c, NULL)) continue;
         sb_addf(&sb, "%s:%s\n", c.path, c.symbol);
         idx_chunk_release(&c);
     }
     free(v);
     return sb_detach(&sb, NULL);
+}
+
+/* The call edges out of path:sym. */
+static char *callees(const char *path, const char *sym)
+{
+    return edges_of(path, sym, IDX_EDGE_CALL);
 }
 
 static void check_callees(const char *path, const char *sym, const char *want)
@@ -86,6 +92,15 @@ static void test_proxy(void)
 {
     /* current_app stands for flask.Flask (the row's receiver_proxies) */
     check_callees("flask/helpers.py", "stream", "flask/app.py:Flask.ensure_sync\n");
+}
+
+static void test_decorator_is_no_call(void)
+{
+    /* @cached: Memo.value is passed to cached, it calls nothing */
+    check_callees("pkg/ds.py", "Memo.value", "");
+    char *ref = edges_of("pkg/ds.py", "Memo.value", IDX_EDGE_REFERENCE);
+    CHECK_STR(ref, "pkg/ds.py:cached\n");
+    free(ref);
 }
 
 static void test_builtins_and_library_types(void)
@@ -168,6 +183,7 @@ int main(void)
     RUN(test_super);
     RUN(test_property_reads);
     RUN(test_proxy);
+    RUN(test_decorator_is_no_call);
     RUN(test_builtins_and_library_types);
     RUN(test_definition_from_call_site);
     RUN(test_overload_is_one_function);
