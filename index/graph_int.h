@@ -83,6 +83,9 @@ int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *mod
                                    const char *cls, const char *name);
 /* Member `name` of class chunk cls: its own, else one it inherits, or 0. */
 int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name);
+/* The classes class chunk class_id names as its bases, each resolved as
+ * its inheritance reference is (at most max, into out); returns the count. */
+size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max);
 /* A member call the class does not define, found in its bases, or 0. */
 int64_t idx_graph_resolve_inherited(Resolver *r, const RefRow *ref);
 /* The targets of a call dispatched through an interface (at most

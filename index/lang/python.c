@@ -79,6 +79,7 @@ PyChunker *idx_py_chunker_new(void)
     s->typed_default_parameter = chunk__sym(l, "typed_default_parameter", 1);
     s->for_statement = chunk__sym(l, "for_statement", 1);
     s->augmented_assignment = chunk__sym(l, "augmented_assignment", 1);
+    s->return_statement = chunk__sym(l, "return_statement", 1);
     s->f_name = chunk__field(l, "name");
     s->f_body = chunk__field(l, "body");
     s->f_definition = chunk__field(l, "definition");

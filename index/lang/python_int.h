@@ -20,7 +20,8 @@ typedef struct ChunkSyms {
         dotted_name, relative_import, import_prefix, wildcard_import, call, attribute, identifier,
         subscript, raise_statement, except_clause, except_group_clause, expression_statement,
         string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon, assignment,
-        typed_parameter, typed_default_parameter, for_statement, augmented_assignment;
+        typed_parameter, typed_default_parameter, for_statement, augmented_assignment,
+        return_statement;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
         f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters,
         f_return_type;
@@ -109,6 +110,21 @@ void idx_py_ref_bases(ChunkRun *r, TSNode cls, int unit);
 void idx_py_ref_caught(ChunkRun *r, TSNode v);
 void idx_py_ref_raise(ChunkRun *r, TSNode n);
 TSNode idx_py_first_named(const ChunkRun *r, TSNode n);
+
+/* python_annot.c: annotations. Whether s[0..n) is a dotted name chain. */
+int idx_py_is_chain(const char *s, size_t n);
+/* The class an annotation (whitespace removed) names an instance of, into
+ * out: `X`, `"X"`, `Optional[X]`, `X | None`, `Union[X, None]`, `Final[X]`,
+ * `ClassVar[X]`; 0 for anything else (containers, Type[X], callables). */
+int idx_py_annotation_type(const char *s, size_t n, StrBuf *out);
+/* The item class of a container annotation (`t.Iterable[X]`), or 0. */
+int idx_py_annotation_item(const char *s, size_t n, StrBuf *out);
+/* The text of a node with whitespace and line continuations dropped. */
+void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out);
+/* What a call of function unit u returns, into out: its return annotation's
+ * class, its own class for a method annotated `-> Self` or one that returns
+ * `self` or `cls(...)` unannotated. 0 for none. */
+int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out);
 
 /* python_types.c: rewrites the calls whose receiver has a type known in
  * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots;

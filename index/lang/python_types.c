@@ -32,124 +32,10 @@ typedef struct PyTypes {
     StrBuf t;
 } PyTypes;
 
-static int ident_char(char c)
-{
-    return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z') ||
-           (unsigned char)c >= 0x80;
-}
-
-/* Whether s[0..n) is a dotted name chain ("a", "a.B"). */
-static int is_chain(const char *s, size_t n)
-{
-    if (!n || s[0] == '.' || s[n - 1] == '.' || (s[0] >= '0' && s[0] <= '9')) return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!ident_char(s[i]) && !(s[i] == '.' && s[i + 1] != '.')) return 0;
-    return 1;
-}
-
-/* Whether s[0..n) starts with wrapper (last part of a dotted name: "Optional",
- * "t.Optional", "typing.Optional") followed by '['. */
-static size_t wrapped(const char *s, size_t n, const char *wrapper)
-{
-    size_t w = strlen(wrapper);
-    for (size_t i = 0; i + w < n; i++) {
-        if (s[i] == '[') return 0;
-        if ((i == 0 || s[i - 1] == '.') && !memcmp(s + i, wrapper, w) && s[i + w] == '[')
-            return i + w + 1;
-    }
-    return 0;
-}
-
-/* The class an annotation (whitespace removed) names an instance of, into
- * out: `X`, `"X"`, `Optional[X]`, `X | None`, `Union[X, None]`, `Final[X]`,
- * `ClassVar[X]`. 0 for anything else (containers, Type[X], callables). */
-static int annotation_type(const char *s, size_t n, StrBuf *out)
-{
-    for (int guard = 0; guard < 4; guard++) {
-        while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
-            s++, n -= 2;
-        if (n > 5 && !memcmp(s + n - 5, "|None", 5))
-            n -= 5;
-        else if (n > 5 && !memcmp(s, "None|", 5))
-            s += 5, n -= 5;
-        size_t k = 0;
-        static const char *const wrappers[] = {"Optional", "Final", "ClassVar", "Union"};
-        for (size_t w = 0; w < 4 && !k; w++)
-            if ((k = wrapped(s, n, wrappers[w])) != 0 && s[n - 1] == ']') {
-                s += k;
-                n -= k + 1;
-                if (w == 3) { /* Union[X, None] */
-                    if (n > 5 && !memcmp(s + n - 5, ",None", 5))
-                        n -= 5;
-                    else if (n > 5 && !memcmp(s, "None,", 5))
-                        s += 5, n -= 5;
-                    else
-                        return 0;
-                }
-            } else {
-                k = 0;
-            }
-        if (!k) break;
-    }
-    /* a generic class (`t.Match[str]`, `list[int]`): the class */
-    size_t open = 0;
-    while (open < n && s[open] != '[')
-        open++;
-    if (open < n && s[n - 1] == ']') n = open;
-    if (!is_chain(s, n) || (n == 4 && !memcmp(s, "None", 4))) return 0;
-    /* Type[X] is the class X itself, not an instance */
-    if (n >= 4 && (!memcmp(s + n - 4, "Type", 4) || !memcmp(s + n - 4, "type", 4)) &&
-        (n == 4 || s[n - 5] == '.'))
-        return 0;
-    sb_reset(out);
-    sb_add(out, s, n);
-    return 1;
-}
-
-/* The item class of a container annotation (`t.Iterable[X]`, `list["X"]`),
- * into out; 0 for none. */
-static int annotation_item(const char *s, size_t n, StrBuf *out)
-{
-    static const char *const containers[] = {
-        "Iterable",        "Iterator",    "List",  "list",      "Sequence",
-        "MutableSequence", "Set",         "set",   "FrozenSet", "frozenset",
-        "Collection",      "AbstractSet", "Deque", "deque",     "Reversible"};
-    while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
-        s++, n -= 2;
-    size_t open = 0;
-    while (open < n && s[open] != '[')
-        open++;
-    if (open == n || s[n - 1] != ']' || !is_chain(s, open)) return 0;
-    size_t last = open;
-    while (last > 0 && s[last - 1] != '.')
-        last--;
-    int known = 0;
-    for (size_t i = 0; i < sizeof containers / sizeof *containers && !known; i++)
-        known =
-            strlen(containers[i]) == open - last && !memcmp(s + last, containers[i], open - last);
-    const char *in = s + open + 1;
-    size_t k = n - open - 2;
-    while (k >= 2 && (in[0] == '"' || in[0] == '\'') && in[k - 1] == in[0])
-        in++, k -= 2;
-    if (!known || !is_chain(in, k)) return 0;
-    sb_reset(out);
-    sb_add(out, in, k);
-    return 1;
-}
-
 /* Notes name[0..len)'s item class ("name[]": no identifier) from its
  * annotation's squeezed text, when it is a container of one. */
 static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t len,
                        const char *ann, size_t ann_len);
-
-/* The text of a node with whitespace and line continuations dropped. */
-static void squeezed(ChunkRun *r, TSNode n, StrBuf *out)
-{
-    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-    sb_reset(out);
-    for (uint32_t i = a; i < b && i < r->len; i++)
-        if (!py_is_space(r->src[i]) && r->src[i] != '\\') sb_addc(out, r->src[i]);
-}
 
 static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t len, const char *type,
                     int declared)
@@ -191,22 +77,14 @@ static const PyVar *var_get(const PyTypes *t, int scope, int attr, const char *n
 }
 
 /* The class a function of this file (parent -2: a module-level one; else
- * a method of class unit `parent`) named name says it returns (`-> X`),
+ * a method of class unit `parent`) named name returns (idx_py_return_type),
  * into t->t: 1, or 0 for none. */
 static int returned_type(ChunkRun *r, PyTypes *t, int parent, const char *name)
 {
     for (size_t i = 0; i < r->n_units; i++) {
         const ChunkUnit *u = &r->units[i];
         int where = u->kind == IDX_KIND_FUNCTION ? -2 : u->kind == IDX_KIND_METHOD ? u->parent : -3;
-        if (where != parent || strcmp(u->name, name) != 0) continue;
-        TSNode rt = ts_node_child_by_field_id(u->def, r->sy->f_return_type);
-        if (ts_node_is_null(rt)) return 0;
-        StrBuf raw;
-        sb_init(&raw);
-        squeezed(r, rt, &raw);
-        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
-        sb_release(&raw);
-        return ok;
+        if (where == parent && !strcmp(u->name, name)) return idx_py_return_type(r, u, &t->t);
     }
     return 0;
 }
@@ -222,8 +100,8 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
     if (!ts_node_is_null(ty)) {
         StrBuf raw;
         sb_init(&raw);
-        squeezed(r, ty, &raw);
-        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
+        idx_py_squeezed(r, ty, &raw);
+        int ok = idx_py_annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
         sb_release(&raw);
         return ok ? 2 : -1;
     }
@@ -243,7 +121,7 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
     if (ts_node_symbol(rhs) != sy->call) return 0;
     TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
     if (ts_node_is_null(fn)) return 0;
-    squeezed(r, fn, &t->t);
+    idx_py_squeezed(r, fn, &t->t);
     /* `make()`, `self.make()`: what this file's make says it returns */
     int self = t->t.len > 5 && !memcmp(t->t.buf, "self.", 5);
     int cls = scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
@@ -254,7 +132,7 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
         if (got || self) return got;
     }
     if (t->t.len > 4 && !memcmp(t->t.buf, "cls.", 4)) return 0;
-    return is_chain(t->t.buf ? t->t.buf : "", t->t.len);
+    return idx_py_is_chain(t->t.buf ? t->t.buf : "", t->t.len);
 }
 
 /* One assignment seen in a scope: `name = ...` (a variable of scope), or
@@ -336,8 +214,8 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
         type = t->t.buf;
     } else if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->call) {
         TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
-        if (!ts_node_is_null(fn)) squeezed(r, fn, &t->t);
-        if (!ts_node_is_null(fn) && is_chain(t->t.buf ? t->t.buf : "", t->t.len) &&
+        if (!ts_node_is_null(fn)) idx_py_squeezed(r, fn, &t->t);
+        if (!ts_node_is_null(fn) && idx_py_is_chain(t->t.buf ? t->t.buf : "", t->t.len) &&
             !(t->t.len > 5 && !memcmp(t->t.buf, "self.", 5))) {
             sb_adds(&t->t, "().__iter__");
             type = t->t.buf;
@@ -353,7 +231,7 @@ static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t
     StrBuf item, key;
     sb_init(&item);
     sb_init(&key);
-    if (annotation_item(ann, ann_len, &item)) {
+    if (idx_py_annotation_item(ann, ann_len, &item)) {
         sb_add(&key, name, len);
         sb_adds(&key, "[]");
         var_put(t, scope, attr, key.buf, key.len, item.buf, 1);
@@ -398,7 +276,7 @@ static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
         if (b > a && b <= r->len && !ts_node_is_null(ty)) {
             StrBuf raw;
             sb_init(&raw);
-            squeezed(r, ty, &raw);
+            idx_py_squeezed(r, ty, &raw);
             note_items(t, scope, attr, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
             sb_release(&raw);
         }
@@ -426,9 +304,9 @@ static void scan_params(ChunkRun *r, PyTypes *t, TSNode def, int scope)
         TSNode ty = ts_node_child_by_field_id(p, sy->f_type);
         if (ts_node_is_null(name) || ts_node_symbol(name) != sy->identifier || ts_node_is_null(ty))
             continue;
-        squeezed(r, ty, &raw);
+        idx_py_squeezed(r, ty, &raw);
         uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
-        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
+        int ok = idx_py_annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
         if (b > a && b <= r->len) {
             var_put(t, scope, 0, r->src + a, b - a, ok ? t->t.buf : NULL, 1);
             note_items(t, scope, 0, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
@@ -465,21 +343,53 @@ static const char *proxy_type(const ChunkRun *r, const char *const *p, const cha
     return NULL;
 }
 
+/* A call on the result of a call the file cannot type ("?.f().m",
+ * "super().f().m"): "?.m", the method resolved by its name as on any
+ * untyped receiver. */
+static void untyped_result(ChunkRef *ref)
+{
+    const char *last = NULL, *from = ref->name;
+    if (!strncmp(from, "super().", 8)) from += 7; /* super() itself is no result */
+    for (const char *p = strstr(from, "()."); p; p = strstr(p + 1, "()."))
+        last = p;
+    if (!last) return;
+    char *m = xstrdup(last + 3);
+    free(ref->name);
+    ref->name = xmalloc(strlen(m) + 3);
+    memcpy(ref->name, "?.", 2);
+    memcpy(ref->name + 2, m, strlen(m) + 1);
+    free(m);
+}
+
 static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const *proxies)
 {
     const char *n = ref->name;
-    size_t first = strcspn(n, ".");
-    if (!n[first] || n[0] == '?' || (first == 7 && !memcmp(n, "super()", 7))) return;
+    size_t first = strcspn(n, ".(");
+    if (n[0] == '?' || !strncmp(n, "super().", 8) || (first == 3 && !memcmp(n, "cls", 3))) {
+        untyped_result(ref);
+        return;
+    }
+    /* "f().m": the resolver reads what f returns (graph_types.c) */
+    if (!n[first] || n[first] == '(') return;
     int u = unit_at(r, ref->line);
     const PyVar *v = NULL;
     const char *rest = n + first + 1, *type = NULL;
-    int proxy = 0;
+    int proxy = 0, own = 0;
     if (first == 4 && !memcmp(n, "self", 4)) {
         int cls = u >= 0 && r->units[u].kind == IDX_KIND_METHOD ? r->units[u].parent : -1;
-        size_t an = strcspn(rest, ".");
+        size_t an = strcspn(rest, ".(");
+        if (cls < 0) untyped_result(ref);
         if (cls < 0 || !rest[an]) return;
-        v = var_get(t, cls, 1, rest, an);
-        rest += an + 1;
+        v = rest[an] == '.' ? var_get(t, cls, 1, rest, an) : NULL;
+        if (v) {
+            rest += an + 1;
+        } else {
+            /* `self.h.get()` with h typed elsewhere (a base, another file), or
+             * `self.copy().m`: the class's own name, its attribute or
+             * method's result read by the resolver */
+            type = r->units[cls].symbol;
+            own = 1;
+        }
     } else {
         for (int s = u; s >= 0 && !v; s = r->units[s].parent)
             if (r->units[s].kind != IDX_KIND_CLASS) v = var_get(t, s, 0, n, first);
@@ -487,13 +397,16 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
         if (!v && (type = proxy_type(r, proxies, n, first)) != NULL) proxy = 1;
     }
     if (v) type = v->type;
-    if (!type) return;
+    if (!type) {
+        if (v) untyped_result(ref);
+        return;
+    }
     StrBuf full;
     sb_init(&full);
     sb_addf(&full, "%s%s().%s", proxy ? "=" : "", type, rest);
     /* a type read off another typed receiver (`m = rx.match(s)` with
      * `rx = re.compile(...)`): that receiver's type in its place */
-    for (int depth = 0; depth < 3 && !proxy; depth++) {
+    for (int depth = 0; depth < 3 && !proxy && !own; depth++) {
         size_t root = strcspn(full.buf, ".(");
         if (full.buf[root] != '.') break;
         const PyVar *w = NULL;
@@ -554,6 +467,30 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
     return method || var_get(t, r->units[u].parent, 1, m, strlen(m)) != NULL;
 }
 
+/* The type facts other files' receivers read (IDX_REF_TYPE_FACT): each
+ * class's typed attributes on the class, each function's result on it. */
+static void push_facts(ChunkRun *r, PyTypes *t)
+{
+    StrBuf f;
+    sb_init(&f);
+    for (size_t i = 0; i < t->n; i++) {
+        const PyVar *v = &t->v[i];
+        size_t len = strlen(v->name);
+        if (!v->attr || v->scope < 0 || !v->type || (len > 2 && v->name[len - 1] == ']')) continue;
+        sb_reset(&f);
+        sb_addf(&f, "%s%s:%s", IDX_REF_TYPE_FACT, v->name, v->type);
+        ChunkRef *ref = idx_py_ref_push(r, REF_TYPE, v->scope, r->units[v->scope].def);
+        ref->name = xstrndup(f.buf, f.len);
+    }
+    for (size_t i = 0; i < r->n_units; i++) {
+        if (!idx_py_return_type(r, &r->units[i], &t->t)) continue;
+        sb_reset(&f);
+        sb_addf(&f, "%s():%s", IDX_REF_TYPE_FACT, t->t.buf);
+        idx_py_ref_push(r, REF_TYPE, (int)i, r->units[i].def)->name = xstrndup(f.buf, f.len);
+    }
+    sb_release(&f);
+}
+
 void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *const *proxies)
 {
     PyTypes t = {0};
@@ -583,6 +520,7 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *co
         r->refs[k++] = *ref;
     }
     r->n_refs = k;
+    push_facts(r, &t);
     for (size_t i = 0; i < t.n; i++) {
         free(t.v[i].name);
         free(t.v[i].type);

@@ -74,6 +74,27 @@ static void test_parameters_and_module_instances(void)
     check_callees("pkg/use.py", "by_return", "pkg/use.py:make\npkg/ds.py:Headers.get\n");
 }
 
+/* Attributes of another file's class (pkg/reply.py: a class annotation,
+ * `self.store = Headers()`, a property's `-> Headers`), results of calls
+ * (`-> "Reply"`, `return self`, a function's `-> Reply`), and attributes a
+ * class inherits from its base in another file. */
+static void test_attributes_and_results_across_files(void)
+{
+    const char *get = "pkg/ds.py:Headers.get\n";
+    check_callees("pkg/chains.py", "class_annotation", get);
+    check_callees("pkg/chains.py", "init_attribute", get);
+    check_callees("pkg/chains.py", "annotated_result",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
+    check_callees("pkg/chains.py", "returns_self",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:Reply.me\n");
+    check_callees("pkg/chains.py", "property_result", get);
+    check_callees("pkg/chains.py", "function_result",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:make_reply\n");
+    check_callees("pkg/chains.py", "Derived.inherited", get);
+    check_callees("pkg/chains.py", "Derived.own_result",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
+}
+
 static void test_super(void)
 {
     /* Headers.load's own name is not the target: the base's is */
@@ -180,6 +201,7 @@ int main(void)
     if (!st) return test_summary();
     RUN(test_self_attributes);
     RUN(test_parameters_and_module_instances);
+    RUN(test_attributes_and_results_across_files);
     RUN(test_super);
     RUN(test_property_reads);
     RUN(test_proxy);
