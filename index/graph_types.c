@@ -187,10 +187,14 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
         if (v && chunk_kind(r, v) == IDX_KIND_METHOD) *out = v;
         return 1;
     }
+    /* an attribute read through a typed receiver: a property only */
+    size_t pre = strlen(IDX_REF_READ);
+    int read = !strncmp(name, IDX_REF_READ, pre);
+    if (read) name += pre;
     const char *open = NULL;
     for (const char *p = strstr(name, "()."); p; p = strstr(p + 1, "()."))
         open = p;
-    if (!open) return 0;
+    if (!open) return read;
     /* "T().a.b.m": m of what attribute b of attribute a of a T holds */
     char *callee = xstrndup(name, (size_t)(open - name));
     int lib = 0;
@@ -206,8 +210,13 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
     if (strchr(m, '.')) return 1; /* an attribute of no known class */
     if (c && chunk_kind(r, c) == IDX_KIND_CLASS)
         *out = idx_graph_member(r, c, m);
-    else if (!idx_graph_builtin_method(at->lang, m))
+    else if (!read && !idx_graph_builtin_method(at->lang, m))
         *out = idx_graph_unique_by_name(r, m);
+    if (read && *out) {
+        char *prop = chunk_kind(r, *out) == IDX_KIND_METHOD ? type_fact(r, *out, "@") : NULL;
+        if (!prop) *out = 0;
+        free(prop);
+    }
     return 1;
 }
 

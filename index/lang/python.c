@@ -278,7 +278,7 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
         int called = up->sym == sy->call && r->field == sy->f_function;
         int written = (up->sym == sy->assignment || up->sym == sy->augmented_assignment) &&
                       r->field == sy->f_left;
-        if (!called && !written) idx_py_ref_self_read(r, n);
+        if (!called) idx_py_ref_attr_read(r, n, written);
     } else if (s == sy->call) {
         idx_py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
     } else if (s == sy->import_statement || s == sy->import_from_statement ||

@@ -3,6 +3,8 @@
  * python_types.c. */
 #include "python_int.h"
 
+#include <stdlib.h>
+
 static int ident_char(char c)
 {
     return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z') ||
@@ -33,7 +35,8 @@ static size_t wrapped(const char *s, size_t n, const char *wrapper)
 
 /* The class an annotation (whitespace removed) names an instance of, into
  * out: `X`, `"X"`, `Optional[X]`, `X | None`, `Union[X, None]`, `Final[X]`,
- * `ClassVar[X]`. 0 for anything else (containers, Type[X], callables). */
+ * `ClassVar[X]`; "@X" for `Type[X]` (the class itself). 0 for anything
+ * else (containers, callables). */
 int idx_py_annotation_type(const char *s, size_t n, StrBuf *out)
 {
     for (int guard = 0; guard < 4; guard++) {
@@ -66,12 +69,22 @@ int idx_py_annotation_type(const char *s, size_t n, StrBuf *out)
     size_t open = 0;
     while (open < n && s[open] != '[')
         open++;
+    size_t whole = n;
     if (open < n && s[n - 1] == ']') n = open;
     if (!idx_py_is_chain(s, n) || (n == 4 && !memcmp(s, "None", 4))) return 0;
-    /* Type[X] is the class X itself, not an instance */
+    /* Type[X] is the class X itself, not an instance: "@X" */
     if (n >= 4 && (!memcmp(s + n - 4, "Type", 4) || !memcmp(s + n - 4, "type", 4)) &&
-        (n == 4 || s[n - 5] == '.'))
-        return 0;
+        (n == 4 || s[n - 5] == '.')) {
+        if (n == whole || !idx_py_annotation_type(s + n + 1, whole - n - 2, out) ||
+            out->buf[0] == '@')
+            return 0;
+        char *x = xstrndup(out->buf, out->len);
+        sb_reset(out);
+        sb_addc(out, '@');
+        sb_adds(out, x);
+        free(x);
+        return 1;
+    }
     sb_reset(out);
     sb_add(out, s, n);
     return 1;
@@ -117,7 +130,6 @@ void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out)
         if (!py_is_space(r->src[i]) && r->src[i] != '\\') sb_addc(out, r->src[i]);
 }
 
-
 /* Whether a method's body (not its nested definitions) returns `self` or
  * `cls(...)`. */
 static int returns_own_instance(ChunkRun *r, TSNode body)
@@ -146,8 +158,8 @@ static int returns_own_instance(ChunkRun *r, TSNode body)
 int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out)
 {
     if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) return 0;
-    const char *cls = u->kind == IDX_KIND_METHOD && u->parent >= 0 ? r->units[u->parent].symbol
-                                                                   : NULL;
+    const char *cls =
+        u->kind == IDX_KIND_METHOD && u->parent >= 0 ? r->units[u->parent].symbol : NULL;
     TSNode rt = ts_node_child_by_field_id(u->def, r->sy->f_return_type);
     if (ts_node_is_null(rt)) {
         TSNode body = ts_node_child_by_field_id(u->def, r->sy->f_body);
@@ -159,7 +171,7 @@ int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out)
     StrBuf raw;
     sb_init(&raw);
     idx_py_squeezed(r, rt, &raw);
-    int ok = idx_py_annotation_type(raw.buf ? raw.buf : "", raw.len, out);
+    int ok = idx_py_annotation_type(raw.buf ? raw.buf : "", raw.len, out) && out->buf[0] != '@';
     sb_release(&raw);
     /* `-> Self`, `-> t.Self`: the class the method is of */
     if (ok && out->len >= 4 && !memcmp(out->buf + out->len - 4, "Self", 4) &&

@@ -14,6 +14,10 @@
 
 #define CHUNK__SYM_ERROR ((TSSymbol)-1)
 
+/* The prefix of a call reference that is an attribute read through a typed
+ * receiver (IDX_REF_READ, for graph_types.c). */
+#define IDX_PY_READ IDX_REF_READ
+
 typedef struct ChunkSyms {
     TSSymbol module, block, comment, function_definition, class_definition, decorated_definition,
         decorator, import_statement, import_from_statement, future_import_statement, aliased_import,
@@ -101,9 +105,12 @@ char *idx_py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line);
 ChunkRef *idx_py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at);
 /* Whether n is a call of `super` (`super()`, `super(C, self)`). */
 int idx_py_is_super(ChunkRun *r, TSNode n);
-/* `self.name` read (not called, not assigned): "__class__().name", a member
- * of the enclosing class or one it inherits, a method only (graph_types.c). */
-void idx_py_ref_self_read(ChunkRun *r, TSNode attr);
+/* An attribute read or written, not called: `self.name` read is
+ * "__class__().name", a member of the enclosing class or one it inherits, a
+ * method only (graph_types.c); another chain `x.a.name` (read or written)
+ * is IDX_PY_READ "x.a.name", kept when python_types.c types its receiver:
+ * a property's getter or setter runs. */
+void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written);
 void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n);
 void idx_py_ref_import(ChunkRun *r, TSNode n);
 void idx_py_ref_bases(ChunkRun *r, TSNode cls, int unit);
@@ -115,7 +122,8 @@ TSNode idx_py_first_named(const ChunkRun *r, TSNode n);
 int idx_py_is_chain(const char *s, size_t n);
 /* The class an annotation (whitespace removed) names an instance of, into
  * out: `X`, `"X"`, `Optional[X]`, `X | None`, `Union[X, None]`, `Final[X]`,
- * `ClassVar[X]`; 0 for anything else (containers, Type[X], callables). */
+ * `ClassVar[X]`; "@X" for `Type[X]` (the class itself); 0 for anything
+ * else (containers, callables). */
 int idx_py_annotation_type(const char *s, size_t n, StrBuf *out);
 /* The item class of a container annotation (`t.Iterable[X]`), or 0. */
 int idx_py_annotation_item(const char *s, size_t n, StrBuf *out);

@@ -180,19 +180,28 @@ void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
     idx_py_ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
 }
 
-void idx_py_ref_self_read(ChunkRun *r, TSNode attr)
+void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written)
 {
     const ChunkSyms *sy = r->sy;
     TSNode obj = ts_node_child_by_field_id(attr, sy->f_object);
     TSNode at = ts_node_child_by_field_id(attr, sy->f_attribute);
-    if (ts_node_is_null(obj) || ts_node_is_null(at) || ts_node_symbol(obj) != sy->identifier)
-        return;
+    if (ts_node_is_null(obj) || ts_node_is_null(at)) return;
     uint32_t a = ts_node_start_byte(obj), b = ts_node_end_byte(obj);
-    if (b - a != 4 || b > r->len || memcmp(r->src + a, "self", 4) != 0) return;
-    sb_reset(&r->sb);
-    sb_adds(&r->sb, "__class__().");
-    idx_py_add_text(r, &r->sb, at);
-    idx_py_ref_push(r, REF_CALL, -1, attr)->name = xstrndup(r->sb.buf, r->sb.len);
+    int self = ts_node_symbol(obj) == sy->identifier && b - a == 4 && b <= r->len &&
+               !memcmp(r->src + a, "self", 4);
+    if (self && written) return;
+    if (self) {
+        sb_reset(&r->sb);
+        sb_adds(&r->sb, "__class__().");
+        idx_py_add_text(r, &r->sb, at);
+    } else if (!idx_py_chain(r, attr) || r->sb.buf[0] == '?') {
+        return;
+    }
+    StrBuf name;
+    sb_init(&name);
+    if (!self) sb_adds(&name, IDX_PY_READ);
+    sb_add(&name, r->sb.buf, r->sb.len);
+    idx_py_ref_push(r, REF_CALL, -1, attr)->name = sb_detach(&name, NULL);
 }
 
 static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)

@@ -125,6 +125,21 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
     /* `make()`, `self.make()`: what this file's make says it returns */
     int self = t->t.len > 5 && !memcmp(t->t.buf, "self.", 5);
     int cls = scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
+    /* `k(...)`, `self.k(...)` with k a class held in a variable (`k:
+     * Type[X]`, `k = X` in a class body): an X */
+    const char *callee = t->t.buf ? t->t.buf + (self ? 5 : 0) : "";
+    const PyVar *k = NULL;
+    if (self && cls >= 0) k = var_get(t, cls, 1, callee, strlen(callee));
+    for (int s = scope; !self && s >= 0 && !k; s = r->units[s].parent)
+        if (r->units[s].kind != IDX_KIND_CLASS) k = var_get(t, s, 0, callee, strlen(callee));
+    if (!self && !k) k = var_get(t, -1, 0, callee, strlen(callee));
+    if (k && k->type && k->type[0] == '@') {
+        char *x = xstrdup(k->type + 1);
+        sb_reset(&t->t);
+        sb_adds(&t->t, x);
+        free(x);
+        return 1;
+    }
     if (self || !strchr(t->t.buf ? t->t.buf : "", '.')) {
         char *name = xstrdup(t->t.buf ? t->t.buf + (self ? 5 : 0) : "");
         int got = returned_type(r, t, self ? cls : -2, name);
@@ -142,6 +157,21 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
     const ChunkSyms *sy = r->sy;
     TSNode lhs = ts_node_child_by_field_id(asg, sy->f_left);
     if (ts_node_is_null(lhs)) return;
+    /* `x = x.m(...)`: a fluent method (`rv = rv.make_conditional()`) keeps x's type */
+    TSNode rhs0 = ts_node_child_by_field_id(asg, sy->f_right);
+    TSNode f = ts_node_is_null(rhs0) || ts_node_symbol(rhs0) != sy->call
+                   ? (TSNode){0}
+                   : ts_node_child_by_field_id(rhs0, sy->f_function);
+    if (!ts_node_is_null(f) && ts_node_symbol(f) == sy->attribute &&
+        ts_node_symbol(lhs) == sy->identifier) {
+        while (!ts_node_is_null(f) && ts_node_symbol(f) == sy->attribute)
+            f = ts_node_child_by_field_id(f, sy->f_object);
+        uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
+        uint32_t fa = ts_node_is_null(f) ? 0 : ts_node_start_byte(f);
+        if (!ts_node_is_null(f) && ts_node_symbol(f) == sy->identifier &&
+            ts_node_end_byte(f) - fa == b - a && !memcmp(r->src + fa, r->src + a, b - a))
+            return;
+    }
     int typed = assigned_type(r, t, asg, scope);
     const char *type = typed > 0 ? t->t.buf : NULL;
     int declared = typed == 2 || typed == -1;
@@ -269,6 +299,21 @@ static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
         if (ts_node_is_null(lhs) || ts_node_symbol(lhs) != sy->identifier) continue;
         uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
         int typed = assigned_type(r, t, asg, attr ? -1 : scope);
+        TSNode rhs = ts_node_child_by_field_id(asg, sy->f_right);
+        if (!typed && attr && !ts_node_is_null(rhs) &&
+            (ts_node_symbol(rhs) == sy->identifier || ts_node_symbol(rhs) == sy->attribute)) {
+            /* `response_class = Response` in a class body: the class itself */
+            StrBuf raw;
+            sb_init(&raw);
+            idx_py_squeezed(r, rhs, &raw);
+            if (idx_py_is_chain(raw.buf ? raw.buf : "", raw.len)) {
+                sb_reset(&t->t);
+                sb_addc(&t->t, '@');
+                sb_add(&t->t, raw.buf, raw.len);
+                typed = 1;
+            }
+            sb_release(&raw);
+        }
         const char *type = typed > 0 ? t->t.buf : NULL;
         if (b > a && b <= r->len)
             var_put(t, scope, attr, r->src + a, b - a, type, typed == 2 || typed == -1);
@@ -403,7 +448,10 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
     }
     StrBuf full;
     sb_init(&full);
-    sb_addf(&full, "%s%s().%s", proxy ? "=" : "", type, rest);
+    if (type[0] == '@') /* a class held in a variable: its attribute */
+        sb_addf(&full, "%s.%s", type + 1, rest);
+    else
+        sb_addf(&full, "%s%s().%s", proxy ? "=" : "", type, rest);
     /* a type read off another typed receiver (`m = rx.match(s)` with
      * `rx = re.compile(...)`): that receiver's type in its place */
     for (int depth = 0; depth < 3 && !proxy && !own; depth++) {
@@ -415,7 +463,10 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
         if (!w) w = var_get(t, -1, 0, full.buf, root);
         if (!w || !w->type || w == v) break;
         sb_reset(&t->t);
-        sb_addf(&t->t, "%s()%s", w->type, full.buf + root);
+        if (w->type[0] == '@')
+            sb_addf(&t->t, "%s%s", w->type + 1, full.buf + root);
+        else
+            sb_addf(&t->t, "%s()%s", w->type, full.buf + root);
         sb_reset(&full);
         sb_add(&full, t->t.buf, t->t.len);
         v = w;
@@ -468,7 +519,8 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
 }
 
 /* The type facts other files' receivers read (IDX_REF_TYPE_FACT): each
- * class's typed attributes on the class, each function's result on it. */
+ * class's typed attributes on the class, each function's result on it,
+ * and which methods are properties. */
 static void push_facts(ChunkRun *r, PyTypes *t)
 {
     StrBuf f;
@@ -476,13 +528,18 @@ static void push_facts(ChunkRun *r, PyTypes *t)
     for (size_t i = 0; i < t->n; i++) {
         const PyVar *v = &t->v[i];
         size_t len = strlen(v->name);
-        if (!v->attr || v->scope < 0 || !v->type || (len > 2 && v->name[len - 1] == ']')) continue;
+        if (!v->attr || v->scope < 0 || !v->type || v->type[0] == '@' ||
+            (len > 2 && v->name[len - 1] == ']'))
+            continue;
         sb_reset(&f);
         sb_addf(&f, "%s%s:%s", IDX_REF_TYPE_FACT, v->name, v->type);
         ChunkRef *ref = idx_py_ref_push(r, REF_TYPE, v->scope, r->units[v->scope].def);
         ref->name = xstrndup(f.buf, f.len);
     }
     for (size_t i = 0; i < r->n_units; i++) {
+        if (r->units[i].kind == IDX_KIND_METHOD && is_property(r, &r->units[i]))
+            idx_py_ref_push(r, REF_TYPE, (int)i, r->units[i].def)->name =
+                xstrdup(IDX_REF_TYPE_FACT "@:");
         if (!idx_py_return_type(r, &r->units[i], &t->t)) continue;
         sb_reset(&f);
         sb_addf(&f, "%s():%s", IDX_REF_TYPE_FACT, t->t.buf);
@@ -508,7 +565,7 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *co
         int cls = u->kind == IDX_KIND_METHOD ? u->parent : -1;
         if (!ts_node_is_null(body)) scan_assignments(r, &t, body, (int)i, cls);
     }
-    size_t k = 0;
+    size_t k = 0, pre = strlen(IDX_PY_READ);
     for (size_t i = 0; i < r->n_refs; i++) {
         ChunkRef *ref = &r->refs[i];
         if (ref->kind == REF_CALL && ref->name && !strncmp(ref->name, "__class__().", 12) &&
@@ -516,7 +573,22 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *co
             free(ref->name);
             continue;
         }
-        if (ref->kind == REF_CALL && ref->name) retype_ref(r, &t, ref, proxies);
+        if (ref->kind == REF_CALL && ref->name && !strncmp(ref->name, IDX_PY_READ, pre)) {
+            /* an attribute read: kept with its receiver typed, else no call */
+            memmove(ref->name, ref->name + pre, strlen(ref->name + pre) + 1);
+            retype_ref(r, &t, ref, proxies);
+            if (!strstr(ref->name, "().") || ref->name[0] == '?') {
+                free(ref->name);
+                continue;
+            }
+            char *read = xmalloc(pre + strlen(ref->name) + 1);
+            memcpy(read, IDX_PY_READ, pre);
+            memcpy(read + pre, ref->name, strlen(ref->name) + 1);
+            free(ref->name);
+            ref->name = read;
+        } else if (ref->kind == REF_CALL && ref->name) {
+            retype_ref(r, &t, ref, proxies);
+        }
         r->refs[k++] = *ref;
     }
     r->n_refs = k;

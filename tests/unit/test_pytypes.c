@@ -76,8 +76,9 @@ static void test_parameters_and_module_instances(void)
 
 /* Attributes of another file's class (pkg/reply.py: a class annotation,
  * `self.store = Headers()`, a property's `-> Headers`), results of calls
- * (`-> "Reply"`, `return self`, a function's `-> Reply`), and attributes a
- * class inherits from its base in another file. */
+ * (`-> "Reply"`, `return self`, a function's `-> Reply`), attributes a
+ * class inherits from its base in another file, properties read through a
+ * typed receiver, classes held in variables. */
 static void test_attributes_and_results_across_files(void)
 {
     const char *get = "pkg/ds.py:Headers.get\n";
@@ -87,7 +88,16 @@ static void test_attributes_and_results_across_files(void)
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
     check_callees("pkg/chains.py", "returns_self",
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.me\n");
-    check_callees("pkg/chains.py", "property_result", get);
+    /* rv.first: a property's getter runs */
+    check_callees("pkg/chains.py", "property_result",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:Reply.first\n");
+    /* a class held in a variable (`Type[Reply]`, `reply_class = Reply` in a
+     * class body) called; `rv = rv.me()` keeps rv's type */
+    check_callees("pkg/chains.py", "class_in_variable",
+                  "pkg/reply.py:Reply.me\npkg/ds.py:Headers.get\n");
+    check_callees("pkg/chains.py", "Maker.make", get);
+    /* a method read as a value and a data attribute: no call */
+    check_callees("pkg/chains.py", "reads_no_call", "");
     check_callees("pkg/chains.py", "function_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:make_reply\n");
     check_callees("pkg/chains.py", "Derived.inherited", get);
