@@ -105,11 +105,11 @@ char *idx_py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line);
 ChunkRef *idx_py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at);
 /* Whether n is a call of `super` (`super()`, `super(C, self)`). */
 int idx_py_is_super(ChunkRun *r, TSNode n);
-/* An attribute read or written, not called: `self.name` read is
+/* An attribute read or written, not called: `self.name` is
  * "__class__().name", a member of the enclosing class or one it inherits, a
- * method only (graph_types.c); another chain `x.a.name` (read or written)
- * is IDX_PY_READ "x.a.name", kept when python_types.c types its receiver:
- * a property's getter or setter runs. */
+ * method only (graph_types.c; a property's setter, for a write); another chain `x.a.name` (read or
+ * written) is IDX_PY_READ "x.a.name", kept when python_types.c types its receiver: a property's
+ * getter or setter runs. */
 void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written);
 void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n);
 void idx_py_ref_import(ChunkRun *r, TSNode n);

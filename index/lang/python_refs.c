@@ -189,7 +189,6 @@ void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written)
     uint32_t a = ts_node_start_byte(obj), b = ts_node_end_byte(obj);
     int self = ts_node_symbol(obj) == sy->identifier && b - a == 4 && b <= r->len &&
                !memcmp(r->src + a, "self", 4);
-    if (self && written) return;
     if (self) {
         sb_reset(&r->sb);
         sb_adds(&r->sb, "__class__().");

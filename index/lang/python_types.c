@@ -24,6 +24,9 @@ typedef struct PyVar {
     char *name;
     char *type;   /* NULL: unknown (assigned something else too) */
     int declared; /* by an annotation: what else it is assigned does not count */
+    /* declared naming no one class (`h: Union[Headers, list]`): 1 while every
+     * assignment agrees on one (`h = Headers(h)`, its type), 2 once not */
+    int narrow;
 } PyVar;
 
 typedef struct PyTypes {
@@ -53,6 +56,14 @@ static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t le
             if (declared && v->type && (!type || strcmp(v->type, type) != 0)) {
                 free(v->type);
                 v->type = NULL;
+                v->narrow = 2;
+            } else if (!declared && !v->narrow && !v->type) {
+                v->type = type ? xstrdup(type) : NULL;
+                v->narrow = type ? 1 : 2;
+            } else if (!declared && v->narrow == 1 && (!type || strcmp(v->type, type) != 0)) {
+                free(v->type);
+                v->type = NULL;
+                v->narrow = 2;
             }
         } else if (v->type && (!type || strcmp(v->type, type) != 0)) {
             free(v->type);
@@ -61,7 +72,8 @@ static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t le
         return;
     }
     ARRAY_GROW(t->v, t->n + 1, t->cap);
-    t->v[t->n++] = (PyVar){scope, attr, xstrndup(name, len), type ? xstrdup(type) : NULL, declared};
+    t->v[t->n++] =
+        (PyVar){scope, attr, xstrndup(name, len), type ? xstrdup(type) : NULL, declared, 0};
 }
 
 /* 1 with the variable's entry (its type may be NULL: unknown), 0 for none. */

@@ -96,6 +96,10 @@ static void test_attributes_and_results_across_files(void)
     check_callees("pkg/chains.py", "class_in_variable",
                   "pkg/reply.py:Reply.me\npkg/ds.py:Headers.get\n");
     check_callees("pkg/chains.py", "Maker.make", get);
+    /* h: Union[Headers, ...] narrowed by its one assignment, h = Headers(h) */
+    check_callees("pkg/chains.py", "narrowed", "pkg/ds.py:Headers\npkg/ds.py:Headers.get\n");
+    /* self.width = 3: the property's setter runs */
+    check_callees("pkg/chains.py", "Box.__init__", "pkg/chains.py:Box.width\n");
     /* a method read as a value and a data attribute: no call */
     check_callees("pkg/chains.py", "reads_no_call", "");
     check_callees("pkg/chains.py", "function_result",
