@@ -1,6 +1,6 @@
 /* python_annot.c - Python annotations read as the class they name an
- * instance of (`Optional[X]` -> X), for the typed receivers of
- * python_types.c. */
+ * instance of (`Optional[X]` -> X), what a function returns, and whether a
+ * method is a property, for the typed receivers of python_types.c. */
 #include "python_int.h"
 
 #include <stdlib.h>
@@ -181,4 +181,24 @@ int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out)
         sb_adds(out, cls);
     }
     return ok;
+}
+
+/* Whether unit u's definition has a decorator whose name ends in "property"
+ * (`property`, `cached_property`, `functools.cached_property`). */
+int idx_py_is_property(ChunkRun *r, const ChunkUnit *u)
+{
+    TSNode dd = ts_node_parent(u->def);
+    if (ts_node_is_null(dd) || ts_node_symbol(dd) != r->sy->decorated_definition) return 0;
+    uint32_t k = ts_node_named_child_count(dd);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode d = ts_node_named_child(dd, i);
+        if (ts_node_symbol(d) != r->sy->decorator) continue;
+        TSNode e = idx_py_first_named(r, d);
+        if (!ts_node_is_null(e) && ts_node_symbol(e) == r->sy->call)
+            e = ts_node_child_by_field_id(e, r->sy->f_function);
+        if (ts_node_is_null(e)) continue;
+        uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
+        if (b <= r->len && b - a >= 8 && !memcmp(r->src + b - 8, "property", 8)) return 1;
+    }
+    return 0;
 }

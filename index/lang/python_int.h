@@ -133,6 +133,9 @@ void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out);
  * class, its own class for a method annotated `-> Self` or one that returns
  * `self` or `cls(...)` unannotated. 0 for none. */
 int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out);
+/* Whether unit u's definition has a decorator whose name ends in "property"
+ * (`property`, `cached_property`, `functools.cached_property`). */
+int idx_py_is_property(ChunkRun *r, const ChunkUnit *u);
 
 /* python_types.c: rewrites the calls whose receiver has a type known in
  * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots;

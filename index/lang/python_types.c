@@ -490,26 +490,6 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
     ref->name = xstrndup(t->t.buf, t->t.len);
 }
 
-/* Whether unit u's definition has a decorator whose name ends in "property"
- * (`property`, `cached_property`, `functools.cached_property`). */
-static int is_property(ChunkRun *r, const ChunkUnit *u)
-{
-    TSNode dd = ts_node_parent(u->def);
-    if (ts_node_is_null(dd) || ts_node_symbol(dd) != r->sy->decorated_definition) return 0;
-    uint32_t k = ts_node_named_child_count(dd);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode d = ts_node_named_child(dd, i);
-        if (ts_node_symbol(d) != r->sy->decorator) continue;
-        TSNode e = idx_py_first_named(r, d);
-        if (!ts_node_is_null(e) && ts_node_symbol(e) == r->sy->call)
-            e = ts_node_child_by_field_id(e, r->sy->f_function);
-        if (ts_node_is_null(e)) continue;
-        uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
-        if (b <= r->len && b - a >= 8 && !memcmp(r->src + b - 8, "property", 8)) return 1;
-    }
-    return 0;
-}
-
 /* A `self.name` read ("__class__().name") outside a method, of a data
  * attribute the class assigns, or where a class of this file defines name
  * as a method and none as a property (the method passed as a value, not
@@ -524,7 +504,7 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
     for (size_t i = 0; i < r->n_units; i++) {
         const ChunkUnit *v = &r->units[i];
         if (v->kind != IDX_KIND_METHOD || strcmp(v->name, m) != 0) continue;
-        if (is_property(r, v)) return 0; /* assigned through its setter, maybe */
+        if (idx_py_is_property(r, v)) return 0; /* assigned through its setter, maybe */
         method = 1;
     }
     return method || var_get(t, r->units[u].parent, 1, m, strlen(m)) != NULL;
@@ -549,7 +529,7 @@ static void push_facts(ChunkRun *r, PyTypes *t)
         ref->name = xstrndup(f.buf, f.len);
     }
     for (size_t i = 0; i < r->n_units; i++) {
-        if (r->units[i].kind == IDX_KIND_METHOD && is_property(r, &r->units[i]))
+        if (r->units[i].kind == IDX_KIND_METHOD && idx_py_is_property(r, &r->units[i]))
             idx_py_ref_push(r, REF_TYPE, (int)i, r->units[i].def)->name =
                 xstrdup(IDX_REF_TYPE_FACT "@:");
         if (!idx_py_return_type(r, &r->units[i], &t->t)) continue;
