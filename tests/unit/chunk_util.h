@@ -45,6 +45,7 @@ typedef struct ChunkCase {
 #define INHERIT(c, l, n) {REF_INHERIT, c, l, n, 0, NULL, NULL, NULL}
 #define RAISE(c, l, n) {REF_RAISE, c, l, n, 0, NULL, NULL, NULL}
 #define VALUE(c, l, n) {REF_VALUE, c, l, n, 0, NULL, NULL, NULL}
+#define TYPE(c, l, n) {REF_TYPE, c, l, n, 0, NULL, NULL, NULL}
 #define IMPORT(c, l, lvl, mod, mem, al) {REF_IMPORT, c, l, NULL, lvl, mod, mem, al}
 #define END_REFS {REF_CALL, 0, 0, NULL, 0, NULL, NULL, NULL}
 /* clang-format on */

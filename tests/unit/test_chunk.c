@@ -117,9 +117,12 @@ static const ChunkCase cases[] = {
          CALL(3, 20, "self.name.upper"),
          CALL(4, 25, "make_other"),
          CALL(5, 27, "app.route"),
-         CALL(5, 29, "self.client.get"),
-         CALL(5, 29, "__class__().client"), /* a read that may be a property */
+         CALL(5, 29, "Widget().client.get"), /* client: typed elsewhere, maybe */
+         CALL(5, 29, "__class__().client"),  /* a read that may be a property */
          CALL(8, 41, "Widget"),
+         /* type facts for other files' calls (IDX_REF_TYPE_FACT) */
+         TYPE(1, 5, "=other:make_other"),
+         TYPE(3, 19, "=@:"),
          END_REFS,
      }},
 
@@ -231,6 +234,7 @@ static const ChunkCase cases[] = {
      (const ExpRef[]){
          VALUE(0, 1, "a"),
          CALL(0, 2, "b.c"),
+         TYPE(0, 3, "=():R"),
          END_REFS,
      }},
 
