@@ -352,6 +352,18 @@ static void test_random_edit_scripts(void)
         run_script(seed * 0x9E3779B97F4A7C15ull, 40);
 }
 
+/* The random scripts with typed Python receivers (attribute facts,
+ * annotated results, calls on results and attributes), moved by edits in
+ * any file. */
+static void test_random_typed_scripts(void)
+{
+    if (getenv("CODERAG_TEST_NO_SCRIPTS")) return;
+    typed_py = 1;
+    for (unsigned long long seed = 101; seed <= 103; seed++)
+        run_script(seed * 0x9E3779B97F4A7C15ull, 40);
+    typed_py = 0;
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/coderag-test-incremental-XXXXXX");
@@ -371,6 +383,7 @@ int main(void)
     RUN(test_typed_receiver_base_moved);
     RUN(test_type_fact_changed);
     RUN(test_random_edit_scripts);
+    RUN(test_random_typed_scripts);
     idx_shared_unref(shared);
     if (getenv("CODERAG_TEST_KEEP")) return test_summary(); /* to look into */
     test_sh("rm -rf '%s' '%s'", root, inc_dir);
