@@ -95,9 +95,11 @@ size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out);
 /* (graph_types.c) Resolves the typed forms of a call reference's name, as
  * a row's chunker writes them: "super().m" (m in the bases of the
  * enclosing class), "__class__().m" (a method of the enclosing class read
- * as a property) and "T().m" (T read in the file's scope; "=T": a
- * qualified name). 1 when the name is one (*out: its target, or 0), else
- * 0 (the name is resolved as written). */
+ * as a property), "T().m" and "T().a.m" (T read in the file's scope, "=T":
+ * a qualified name; attributes through type facts), "f().m" (m of f's
+ * result), "!T().a" (an attribute read: a property only); a type fact
+ * (REF_TYPE "=NAME:TYPE") makes no edge. 1 when the name is one (*out: its
+ * target, or 0), else 0 (the name is resolved as written). */
 int idx_graph_typed(Resolver *r, const RefRow *ref, int64_t *out);
 /* Marks the references that a class's base moving from class `was` to
  * class `now` (either 0) can resolve differently through typed receivers:

@@ -1,11 +1,16 @@
 /* graph_types.c - calls on receivers of a known type, as a row's chunker
- * writes them (lang/python_types.c): "T().m" is method m of an instance of
- * T, T read in the calling file's scope ("=T": a qualified name, a proxy
- * of the row's receiver_proxies); "super().m" is m as the enclosing class
- * inherits it. A receiver whose type is a library's (its name imported from
- * outside the workspace, or a builtin) calls no workspace method; one whose
- * type is no class the workspace defines resolves by the method's name
- * alone, as an untyped receiver does. */
+ * writes them (lang/python_types.c): "T().m" is method m of what calling T
+ * gives (T read in the calling file's scope: a class, an instance of it; a
+ * function, what its result fact says; "=T": a qualified name, a proxy of
+ * the row's receiver_proxies); "T().a.b.m" follows attributes a and b
+ * through the type facts of each class (IDX_REF_TYPE_FACT, read in the
+ * file that states them) or a property's result; "f().m" is m of f's
+ * result; "!T().a" an attribute read, a property only (IDX_REF_READ);
+ * "super().m" is m as the enclosing class inherits it. A receiver whose
+ * type is a library's (its name imported from outside the workspace, or a
+ * builtin) calls no workspace method; a call whose receiver's class is not
+ * found resolves by the method's name alone, as an untyped receiver does
+ * (never an attribute read). */
 #include "graph_int.h"
 
 #include <stdlib.h>
