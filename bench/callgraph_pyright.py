@@ -161,21 +161,28 @@ class Defs:
             self.cache[rel] = out
         return self.cache[rel]
 
-    def at(self, rel, line):
-        """The innermost definition holding a 1-based line, as 'rel:qual'."""
+    def at(self, rel, line, functions=False):
+        """The innermost definition holding a 1-based line, as 'rel:qual'
+        (functions: the innermost function, a class body being the code
+        around the class, as pyright's callers place it)."""
         best = None
-        for a, b, q, _ in self.spans(rel):
+        for a, b, q, node in self.spans(rel):
+            if functions and isinstance(node, ast.ClassDef):
+                continue
             if a <= line <= b and (best is None or a >= best[0]):
                 best = (a, q)
         return "%s:%s" % (rel, best[1] if best else "<module>")
 
 
-def item_key(defs, root, item):
+def item_key(defs, root, item, caller=False):
+    """A call item as 'rel:qual'; a caller in a class body (coderag's class
+    chunk) is the code around the class: pyright's callers never name a
+    class, it places calls in a class body in the module (or function)."""
     p = path_of(item["uri"])
     if not p.startswith(root + "/"):
         return None
     rel = p[len(root) + 1:]
-    return defs.at(rel, item["selectionRange"]["start"]["line"] + 1)
+    return defs.at(rel, item["selectionRange"]["start"]["line"] + 1, caller)
 
 
 def loc_key(defs, root, loc):
@@ -300,12 +307,12 @@ def main():
         py_in, py_out = hierarchy(py, path, line0, col, seen_py, lat["pyright"])
         if not py_in:
             continue
-        gold = {item_key(defs, root, c["from"]) for c in py_in} - {None}
+        gold = {item_key(defs, root, c["from"], True) for c in py_in} - {None}
         if not gold:
             continue
         sampled += 1
         cr_in, cr_out = hierarchy(cr, path, line0, col, seen_cr, lat["coderag"])
-        got = {item_key(defs, root, c["from"]) for c in (cr_in or [])} - {None}
+        got = {item_key(defs, root, c["from"], True) for c in (cr_in or [])} - {None}
         tp += len(gold & got)
         fn += len(gold - got)
         fp += len(got - gold)

@@ -9,7 +9,9 @@
  * module's names into another, and the calls in subclasses whose inherited
  * members can move (graph.c, when a class's base resolves elsewhere, or
  * any class or base changed in the update). References into the file's old rows are marked when
- * those rows go (RM_MARK_DEPENDENTS). */
+ * those rows go (RM_MARK_DEPENDENTS). A type fact (an attribute's class, a
+ * function's result: IDX_REF_TYPE_FACT) or a base that comes or goes marks
+ * every call typed through facts ("T().a.m", "f().m"). */
 #include "lang/lang.h"
 #include "store_int.h"
 
@@ -29,7 +31,16 @@
     "UNION ALL SELECT 'M' || char(9) || s.name || char(9) || p.symbol || char(9) || r.name "       \
     "FROM refs r JOIN chunks p ON p.id = r.chunk_id JOIN chunks c ON c.parent_id = p.id "          \
     "AND c.file_id = ?1 AND c.kind = ?4 JOIN symbols s ON s.chunk_id = c.id "                      \
-    "WHERE r.file_id = ?1 AND r.kind = ?2"
+    "WHERE r.file_id = ?1 AND r.kind = ?2 "                                                        \
+    "UNION ALL SELECT 'T' || char(9) || c.symbol || char(9) || r.name FROM refs r "                \
+    "JOIN chunks c ON c.id = r.chunk_id WHERE r.file_id = ?1 AND r.kind = ?5 "                     \
+    "AND substr(r.name, 1, length(?6)) = ?6"
+
+/* The calls on the result of a call or through a typed receiver's
+ * attribute ("T().a.m", "f().m"): what a type fact (IDX_REF_TYPE_FACT) or
+ * a class's bases say can move them, through any number of facts. */
+#define TYPED_CALLS_SQL                                                                            \
+    "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?1 AND instr(name, '().') > 0"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -56,6 +67,8 @@ CrErr idx_facts_load(IdxStore *st, int64_t file_id, IdxFacts *out, ErrInfo *e)
     sqlite3_bind_int(s, 2, REF_INHERIT);
     sqlite3_bind_int(s, 3, IDX_KIND_CLASS);
     sqlite3_bind_int(s, 4, IDX_KIND_METHOD);
+    sqlite3_bind_int(s, 5, REF_TYPE);
+    sqlite3_bind_text(s, 6, IDX_REF_TYPE_FACT, -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         facts_add(out, idx_store_col_dup(s, 0));
@@ -264,6 +277,20 @@ static CrErr note_pending(IdxStore *st, const char *module, ErrInfo *e)
     return rc;
 }
 
+/* A type fact or a class's bases changed: every call whose receiver is
+ * typed through facts is resolved again (facts lead to facts, in any file). */
+static CrErr mark_typed_calls(IdxStore *st, ErrInfo *e)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v3(st->db, TYPED_CALLS_SQL, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) !=
+        SQLITE_OK)
+        return idx_store_err(st, e, "typed calls");
+    sqlite3_bind_int(s, 1, REF_CALL);
+    CrErr rc = idx_store_step_done(st, s, e, "typed calls");
+    sqlite3_finalize(s);
+    return rc;
+}
+
 CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e)
 {
     size_t mlen = 0;
@@ -273,6 +300,7 @@ CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e)
     sort_facts(old);
     sort_facts(now);
     size_t i = 0, k = 0;
+    int typed = 0;
     CrErr rc = CR_OK;
     while (!rc && (i < old->n || k < now->n)) {
         int c = i == old->n ? 1 : k == now->n ? -1 : strcmp(old->v[i], now->v[k]);
@@ -284,7 +312,9 @@ CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e)
         const char *fact = c < 0 ? old->v[i++] : now->v[k++];
         /* B and C facts work through the class graph (idx_facts_mark_subclasses) */
         if (fact[0] != 'B' && fact[0] != 'C') rc = mark_fact(st, module, fact, e);
+        typed = typed || fact[0] == 'T' || fact[0] == 'B';
     }
+    if (!rc && typed) rc = mark_typed_calls(st, e);
     size_t olen = 0, nlen = 0;
     const char *om = facts_module(old, &olen), *nm = facts_module(now, &nlen);
     if (!rc && om && !nm) rc = note_importers(st, module, strlen(module), e);

@@ -83,6 +83,9 @@ int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *mod
                                    const char *cls, const char *name);
 /* Member `name` of class chunk cls: its own, else one it inherits, or 0. */
 int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name);
+/* The classes class chunk class_id names as its bases, each resolved as
+ * its inheritance reference is (at most max, into out); returns the count. */
+size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max);
 /* A member call the class does not define, found in its bases, or 0. */
 int64_t idx_graph_resolve_inherited(Resolver *r, const RefRow *ref);
 /* The targets of a call dispatched through an interface (at most
@@ -92,9 +95,11 @@ size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out);
 /* (graph_types.c) Resolves the typed forms of a call reference's name, as
  * a row's chunker writes them: "super().m" (m in the bases of the
  * enclosing class), "__class__().m" (a method of the enclosing class read
- * as a property) and "T().m" (T read in the file's scope; "=T": a
- * qualified name). 1 when the name is one (*out: its target, or 0), else
- * 0 (the name is resolved as written). */
+ * as a property), "T().m" and "T().a.m" (T read in the file's scope, "=T":
+ * a qualified name; attributes through type facts), "f().m" (m of f's
+ * result), "!T().a" (an attribute read: a property only); a type fact
+ * (REF_TYPE "=NAME:TYPE") makes no edge. 1 when the name is one (*out: its
+ * target, or 0), else 0 (the name is resolved as written). */
 int idx_graph_typed(Resolver *r, const RefRow *ref, int64_t *out);
 /* Marks the references that a class's base moving from class `was` to
  * class `now` (either 0) can resolve differently through typed receivers:

@@ -91,6 +91,36 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
     return v;
 }
 
+size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_QUAL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, class_id);
+    if (!idx_graph_step(r, s)) {
+        sqlite3_reset(s);
+        return 0;
+    }
+    int64_t file = sqlite3_column_int64(s, 0);
+    char *mod = idx_store_col_dup(s, 1), *sym = idx_store_col_dup(s, 2);
+    sqlite3_reset(s);
+    size_t n = 0, k = 0;
+    char **bases = idx_graph_class_bases(r, class_id, &n);
+    for (size_t i = 0; i < n && k < max && r->rc == CR_OK; i++) {
+        RefRow base = {.file_id = file,
+                       .chunk_id = class_id,
+                       .kind = REF_INHERIT,
+                       .name = bases[i],
+                       .module = mod,
+                       .symbol = sym};
+        int64_t bid = idx_graph_resolve_expr(r, &base);
+        if (bid && bid != class_id) out[k++] = bid;
+    }
+    idx_graph_free_strv(bases, n);
+    free(mod);
+    free(sym);
+    return k;
+}
+
 /* A member call the resolver could not place, in a language whose classes
  * inherit members: `self.name`, or a bare name where `this.` is implicit. */
 int64_t idx_graph_resolve_inherited(Resolver *r, const RefRow *ref)

@@ -1,11 +1,16 @@
 /* graph_types.c - calls on receivers of a known type, as a row's chunker
- * writes them (lang/python_types.c): "T().m" is method m of an instance of
- * T, T read in the calling file's scope ("=T": a qualified name, a proxy
- * of the row's receiver_proxies); "super().m" is m as the enclosing class
- * inherits it. A receiver whose type is a library's (its name imported from
- * outside the workspace, or a builtin) calls no workspace method; one whose
- * type is no class the workspace defines resolves by the method's name
- * alone, as an untyped receiver does. */
+ * writes them (lang/python_types.c): "T().m" is method m of what calling T
+ * gives (T read in the calling file's scope: a class, an instance of it; a
+ * function, what its result fact says; "=T": a qualified name, a proxy of
+ * the row's receiver_proxies); "T().a.b.m" follows attributes a and b
+ * through the type facts of each class (IDX_REF_TYPE_FACT, read in the
+ * file that states them) or a property's result; "f().m" is m of f's
+ * result; "!T().a" an attribute read, a property only (IDX_REF_READ);
+ * "super().m" is m as the enclosing class inherits it. A receiver whose
+ * type is a library's (its name imported from outside the workspace, or a
+ * builtin) calls no workspace method; a call whose receiver's class is not
+ * found resolves by the method's name alone, as an untyped receiver does
+ * (never an attribute read). */
 #include "graph_int.h"
 
 #include <stdlib.h>
@@ -43,34 +48,118 @@ static int64_t enclosing_inherited(Resolver *r, const RefRow *at, const char *do
     return v;
 }
 
-/* The chunk a type expression names, or 0 with *lib set when it is a
- * library's (or a builtin's) type. */
-static int64_t type_of(Resolver *r, const RefRow *at, const char *type, int *lib, int depth)
+enum { TYPE_DEPTH = 8 };
+
+static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int *lib, int depth);
+
+/* The TYPE of chunk id's type fact "=NAME:TYPE" (IDX_REF_TYPE_FACT) for
+ * name, or NULL. Caller frees. */
+static char *type_fact(Resolver *r, int64_t id, const char *name)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_REF_BASES_OF_CHUNK);
+    if (!s) return NULL;
+    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_int(s, 2, REF_TYPE);
+    size_t n = 0, pre = strlen(IDX_REF_TYPE_FACT), len = strlen(name);
+    char **v = idx_graph_text_rows(r, s, &n), *out = NULL;
+    for (size_t i = 0; i < n && !out; i++)
+        if (!strncmp(v[i], IDX_REF_TYPE_FACT, pre) && !strncmp(v[i] + pre, name, len) &&
+            v[i][pre + len] == ':')
+            out = xstrdup(v[i] + pre + len + 1);
+    idx_graph_free_strv(v, n);
+    return out;
+}
+
+/* The class of what calling fact's TYPE gives, read in the file of chunk id
+ * (where the fact is written), or 0. */
+static int64_t fact_class(Resolver *r, int64_t id, const char *type, int depth)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, id);
+    if (!idx_graph_step(r, s)) {
+        sqlite3_reset(s);
+        return 0;
+    }
+    RefRow at = {.file_id = sqlite3_column_int64(s, 1), .chunk_id = id, .kind = REF_CALL};
+    char *path = idx_store_col_dup(s, 2);
+    at.module = idx_store_col_dup(s, 3);
+    at.symbol = idx_store_col_dup(s, 4);
+    sqlite3_reset(s);
+    at.lang = idx_lang_for_path(path);
+    int lib = 0;
+    int64_t c = call_class(r, &at, type, &lib, depth + 1);
+    free(path);
+    free(at.module);
+    free(at.symbol);
+    return c;
+}
+
+/* The class of what calling chunk t gives: a class, an instance of it; a
+ * function or method, what its result fact says; else 0. */
+static int64_t result_class(Resolver *r, int64_t t, int depth)
+{
+    int kind = chunk_kind(r, t);
+    if (kind == IDX_KIND_CLASS) return t;
+    if ((kind != IDX_KIND_FUNCTION && kind != IDX_KIND_METHOD) || depth > TYPE_DEPTH) return 0;
+    char *type = type_fact(r, t, "()");
+    int64_t c = type ? fact_class(r, t, type, depth) : 0;
+    free(type);
+    return c;
+}
+
+/* The class of attribute a of an instance of class c: a property's result,
+ * or what the class (or a base, a few levels up) says the attribute holds. */
+static int64_t attr_class(Resolver *r, int64_t c, const char *a, int depth)
+{
+    if (depth > TYPE_DEPTH) return 0;
+    int64_t m = idx_graph_member(r, c, a);
+    if (m && chunk_kind(r, m) != IDX_KIND_CLASS) return result_class(r, m, depth + 1);
+    char *type = type_fact(r, c, a);
+    int64_t v = type ? fact_class(r, c, type, depth) : 0;
+    free(type);
+    int64_t bases[4];
+    size_t nb = type || v ? 0 : idx_graph_base_ids(r, c, bases, 4);
+    for (size_t i = 0; i < nb && !v && r->rc == CR_OK; i++)
+        v = attr_class(r, bases[i], a, depth + 1);
+    return v;
+}
+
+/* The class of what calling `callee` gives, written where ref is ("T", "f",
+ * "=q.T", "T().f", "T().a.f"), or 0 with *lib set when it is a library's
+ * (or a builtin's). */
+static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int *lib, int depth)
 {
     *lib = 0;
+    if (depth > TYPE_DEPTH) return 0;
     const char *open = NULL;
-    for (const char *p = strstr(type, "()."); p; p = strstr(p + 1, "()."))
+    for (const char *p = strstr(callee, "()."); p; p = strstr(p + 1, "()."))
         open = p;
-    if (open && depth < 8) {
-        /* a method of an instance: its class's member, the type unknown */
-        char *inner = xstrndup(type, (size_t)(open - type));
-        int64_t t = type_of(r, at, inner, lib, depth + 1);
+    if (open) {
+        /* a method (through attributes) of a call's result */
+        char *inner = xstrndup(callee, (size_t)(open - callee));
+        int64_t c = call_class(r, at, inner, lib, depth + 1);
         free(inner);
-        if (*lib) return 0;
-        const char *m = open + 3;
-        if (!t || strchr(m, '.') || chunk_kind(r, t) != IDX_KIND_CLASS) return 0;
-        return idx_graph_member(r, t, m);
+        const char *seg = open + 3;
+        for (const char *dot; c && (dot = strchr(seg, '.')) != NULL; seg = dot + 1) {
+            char *a = xstrndup(seg, (size_t)(dot - seg));
+            c = attr_class(r, c, a, depth + 1);
+            free(a);
+        }
+        if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+        int64_t m = idx_graph_member(r, c, seg);
+        return m ? result_class(r, m, depth + 1) : 0;
     }
-    if (type[0] == '=') {
-        int64_t t = idx_graph_resolve_qualified(r, type + 1, 0);
+    if (callee[0] == '=') {
+        int64_t t = idx_graph_resolve_qualified(r, callee + 1, 0);
         *lib = !t;
-        return t;
+        return t ? result_class(r, t, depth + 1) : 0;
     }
-    int64_t t = type_expr(r, at, type);
-    if (t) return t;
-    size_t root = strcspn(type, ".");
-    char *name = xstrndup(type, root);
-    *lib = idx_graph_imported(r, at->file_id, type, root) || idx_graph_is_builtin(at->lang, name);
+    int64_t t = type_expr(r, at, callee);
+    if (t) return result_class(r, t, depth + 1);
+    size_t root = strcspn(callee, ".");
+    char *name = xstrndup(callee, root);
+    *lib = idx_graph_imported(r, at->file_id, callee, root) || idx_graph_is_builtin(at->lang, name);
     free(name);
     return 0;
 }
@@ -79,6 +168,9 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
 {
     const char *name = at->name;
     *out = 0;
+    /* a type fact: read by the calls it types, no edge of its own */
+    if (at->kind == REF_TYPE && !strncmp(name, IDX_REF_TYPE_FACT, strlen(IDX_REF_TYPE_FACT)))
+        return 1;
     if (at->kind != REF_CALL) return 0;
     if (!strncmp(name, "super().", 8)) {
         const char *m = name + 8, *dot = strrchr(at->symbol, '.');
@@ -100,18 +192,36 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
         if (v && chunk_kind(r, v) == IDX_KIND_METHOD) *out = v;
         return 1;
     }
-    const char *open = strrchr(name, '(');
-    if (!open || strncmp(open, "().", 3) != 0) return 0;
-    const char *m = open + 3;
-    char *type = xstrndup(name, (size_t)(open - name));
+    /* an attribute read through a typed receiver: a property only */
+    size_t pre = strlen(IDX_REF_READ);
+    int read = !strncmp(name, IDX_REF_READ, pre);
+    if (read) name += pre;
+    const char *open = NULL;
+    for (const char *p = strstr(name, "()."); p; p = strstr(p + 1, "()."))
+        open = p;
+    if (!open) return read;
+    /* "T().a.b.m": m of what attribute b of attribute a of a T holds */
+    char *callee = xstrndup(name, (size_t)(open - name));
     int lib = 0;
-    int64_t t = type_of(r, at, type, &lib, 0);
-    free(type);
-    if (lib || strchr(m, '.')) return 1;
-    if (t && chunk_kind(r, t) == IDX_KIND_CLASS)
-        *out = idx_graph_member(r, t, m);
-    else if (!idx_graph_builtin_method(at->lang, m))
+    int64_t c = call_class(r, at, callee, &lib, 0);
+    free(callee);
+    if (lib) return 1;
+    const char *m = open + 3;
+    for (const char *dot; c && (dot = strchr(m, '.')) != NULL; m = dot + 1) {
+        char *a = xstrndup(m, (size_t)(dot - m));
+        c = attr_class(r, c, a, 1);
+        free(a);
+    }
+    if (strchr(m, '.')) return 1; /* an attribute of no known class */
+    if (c && chunk_kind(r, c) == IDX_KIND_CLASS)
+        *out = idx_graph_member(r, c, m);
+    else if (!read && !idx_graph_builtin_method(at->lang, m))
         *out = idx_graph_unique_by_name(r, m);
+    if (read && *out) {
+        char *prop = chunk_kind(r, *out) == IDX_KIND_METHOD ? type_fact(r, *out, "@") : NULL;
+        if (!prop) *out = 0;
+        free(prop);
+    }
     return 1;
 }
 

@@ -289,12 +289,13 @@ int idx_has_dense(const IdxStore *st);
 typedef enum {
     IDX_EDGE_IMPORT,  /* chunk imports a module or name: dst is the module's code or the definition
                        */
-    IDX_EDGE_CALL,    /* chunk calls (or instantiates, decorates with) a definition */
+    IDX_EDGE_CALL,    /* chunk calls (or instantiates) a definition */
     IDX_EDGE_INHERIT, /* class chunk subclasses a class */
     IDX_EDGE_CONTAIN, /* class chunk contains a method or nested class */
     IDX_EDGE_RAISE,   /* chunk raises or catches an exception class */
     IDX_EDGE_TYPE,    /* chunk names a type (declarations, casts): a use, not a call */
-    IDX_EDGE_REFERENCE, /* chunk names a function as a value (a callback): not a call */
+    IDX_EDGE_REFERENCE, /* chunk names a function as a value (a callback, a Python decorator
+                         * without arguments): not a call */
     /* a macro's body calls a definition: a call of the macro is a call of the
      * definition (rtv_refs follows these); src == dst marks src as a macro */
     IDX_EDGE_EXPAND,

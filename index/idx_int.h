@@ -122,6 +122,20 @@ typedef enum {
 /* The name of the REF_EXPAND that marks its chunk as a macro (no identifier). */
 #define IDX_REF_MACRO_MARK "()"
 
+/* A REF_TYPE whose name starts with this states a type fact for calls on
+ * typed receivers (graph_types.c), not a type use (no edge):
+ * "=NAME:TYPE" on a class chunk: its attribute NAME holds what calling TYPE
+ * gives; "=():TYPE" on a function chunk: a call of it returns what calling
+ * TYPE gives (TYPE a class: an instance); "=@:" on a method: it is read as
+ * an attribute (a property). TYPE is read in the chunk's file,
+ * as a typed receiver's type is ("Headers", "make", "Cls().copy"). */
+#define IDX_REF_TYPE_FACT "="
+/* A REF_CALL whose name starts with this is an attribute read or written
+ * through a typed receiver ("!T().name"): it reaches a method only, one a
+ * type fact "=@:" marks as read like an attribute (a Python property),
+ * never a definition found by the name alone. */
+#define IDX_REF_READ "!"
+
 typedef struct ChunkRef {
     RefKind kind;
     int chunk;     /* index into ChunkSet.chunks of the chunk it occurs in */

@@ -168,6 +168,47 @@ static const char *const js__builtin_methods[] = {
     "call",       "apply",    "bind",     "hasOwnProperty", NULL,
 };
 
+/* Global functions and constructors of JavaScript and its hosts (browsers,
+ * Node): a bare call of one the module neither defines nor imports is not
+ * a workspace definition that shares the name. */
+static const char *const js__builtins[] = {
+    "Array",
+    "Boolean",
+    "Date",
+    "Error",
+    "Function",
+    "Map",
+    "Number",
+    "Object",
+    "Promise",
+    "Proxy",
+    "RegExp",
+    "Set",
+    "String",
+    "Symbol",
+    "TypeError",
+    "WeakMap",
+    "WeakSet",
+    "clearInterval",
+    "clearTimeout",
+    "decodeURI",
+    "decodeURIComponent",
+    "encodeURI",
+    "encodeURIComponent",
+    "fetch",
+    "isFinite",
+    "isNaN",
+    "parseFloat",
+    "parseInt",
+    "queueMicrotask",
+    "require",
+    "setImmediate",
+    "setInterval",
+    "setTimeout",
+    "structuredClone",
+    NULL,
+};
+
 static const char *const js__keywords[] = {
     "break", "case",     "catch", "const",     "continue", "default", "else",   "false",
     "for",   "function", "if",    "let",       "new",      "null",    "return", "switch",
@@ -190,6 +231,7 @@ const IdxLang idx_lang_javascript = {
     .resolve_import = js__resolve,
     .inherited_members = 1,
     .builtin_methods = js__builtin_methods,
+    .builtins = js__builtins,
 };
 
 static const char *const ts__keywords[] = {
@@ -215,6 +257,7 @@ const IdxLang idx_lang_typescript = {
     .resolve_import = js__resolve,
     .inherited_members = 1,
     .builtin_methods = js__builtin_methods,
+    .builtins = js__builtins,
 };
 
 const IdxLang idx_lang_tsx = {
@@ -234,4 +277,5 @@ const IdxLang idx_lang_tsx = {
     .resolve_import = js__resolve,
     .inherited_members = 1,
     .builtin_methods = js__builtin_methods,
+    .builtins = js__builtins,
 };

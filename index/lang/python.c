@@ -79,6 +79,7 @@ PyChunker *idx_py_chunker_new(void)
     s->typed_default_parameter = chunk__sym(l, "typed_default_parameter", 1);
     s->for_statement = chunk__sym(l, "for_statement", 1);
     s->augmented_assignment = chunk__sym(l, "augmented_assignment", 1);
+    s->return_statement = chunk__sym(l, "return_statement", 1);
     s->f_name = chunk__field(l, "name");
     s->f_body = chunk__field(l, "body");
     s->f_definition = chunk__field(l, "definition");
@@ -277,16 +278,19 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
         int called = up->sym == sy->call && r->field == sy->f_function;
         int written = (up->sym == sy->assignment || up->sym == sy->augmented_assignment) &&
                       r->field == sy->f_left;
-        if (!called && !written) idx_py_ref_self_read(r, n);
+        if (!called) idx_py_ref_attr_read(r, n, written);
     } else if (s == sy->call) {
         idx_py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
     } else if (s == sy->import_statement || s == sy->import_from_statement ||
                s == sy->future_import_statement) {
         idx_py_ref_import(r, n);
     } else if (s == sy->decorator) {
+        /* `@cached_property` names a function the definition is passed to:
+         * a reference, not a call written here (`@app.route("/")` calls
+         * app.route, found as any call is) */
         TSNode e = idx_py_first_named(r, n);
         if (!ts_node_is_null(e) && ts_node_symbol(e) != sy->call)
-            idx_py_ref_chain(r, REF_CALL, -1, e);
+            idx_py_ref_chain(r, REF_VALUE, -1, e);
     } else if (s == sy->class_definition) {
         idx_py_ref_bases(r, n, cls_unit);
     } else if (s == sy->raise_statement) {

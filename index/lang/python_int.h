@@ -14,13 +14,18 @@
 
 #define CHUNK__SYM_ERROR ((TSSymbol)-1)
 
+/* The prefix of a call reference that is an attribute read through a typed
+ * receiver (IDX_REF_READ, for graph_types.c). */
+#define IDX_PY_READ IDX_REF_READ
+
 typedef struct ChunkSyms {
     TSSymbol module, block, comment, function_definition, class_definition, decorated_definition,
         decorator, import_statement, import_from_statement, future_import_statement, aliased_import,
         dotted_name, relative_import, import_prefix, wildcard_import, call, attribute, identifier,
         subscript, raise_statement, except_clause, except_group_clause, expression_statement,
         string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon, assignment,
-        typed_parameter, typed_default_parameter, for_statement, augmented_assignment;
+        typed_parameter, typed_default_parameter, for_statement, augmented_assignment,
+        return_statement;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
         f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters,
         f_return_type;
@@ -100,15 +105,37 @@ char *idx_py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line);
 ChunkRef *idx_py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at);
 /* Whether n is a call of `super` (`super()`, `super(C, self)`). */
 int idx_py_is_super(ChunkRun *r, TSNode n);
-/* `self.name` read (not called, not assigned): "__class__().name", a member
- * of the enclosing class or one it inherits, a method only (graph_types.c). */
-void idx_py_ref_self_read(ChunkRun *r, TSNode attr);
+/* An attribute read or written, not called: `self.name` is
+ * "__class__().name", a member of the enclosing class or one it inherits, a
+ * method only (graph_types.c; a property's setter, for a write); another chain `x.a.name` (read or
+ * written) is IDX_PY_READ "x.a.name", kept when python_types.c types its receiver: a property's
+ * getter or setter runs. */
+void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written);
 void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n);
 void idx_py_ref_import(ChunkRun *r, TSNode n);
 void idx_py_ref_bases(ChunkRun *r, TSNode cls, int unit);
 void idx_py_ref_caught(ChunkRun *r, TSNode v);
 void idx_py_ref_raise(ChunkRun *r, TSNode n);
 TSNode idx_py_first_named(const ChunkRun *r, TSNode n);
+
+/* python_annot.c: annotations. Whether s[0..n) is a dotted name chain. */
+int idx_py_is_chain(const char *s, size_t n);
+/* The class an annotation (whitespace removed) names an instance of, into
+ * out: `X`, `"X"`, `Optional[X]`, `X | None`, `Union[X, None]`, `Final[X]`,
+ * `ClassVar[X]`; "@X" for `Type[X]` (the class itself); 0 for anything
+ * else (containers, callables). */
+int idx_py_annotation_type(const char *s, size_t n, StrBuf *out);
+/* The item class of a container annotation (`t.Iterable[X]`), or 0. */
+int idx_py_annotation_item(const char *s, size_t n, StrBuf *out);
+/* The text of a node with whitespace and line continuations dropped. */
+void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out);
+/* What a call of function unit u returns, into out: its return annotation's
+ * class, its own class for a method annotated `-> Self` or one that returns
+ * `self` or `cls(...)` unannotated. 0 for none. */
+int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out);
+/* Whether unit u's definition has a decorator whose name ends in "property"
+ * (`property`, `cached_property`, `functools.cached_property`). */
+int idx_py_is_property(ChunkRun *r, const ChunkUnit *u);
 
 /* python_types.c: rewrites the calls whose receiver has a type known in
  * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots;

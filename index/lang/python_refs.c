@@ -32,23 +32,39 @@ int idx_py_is_super(ChunkRun *r, TSNode n)
     return b - a == 5 && b <= r->len && !memcmp(r->src + a, "super", 5);
 }
 
-/* Writes a callee/base expression as a name chain into r->sb ("a.b.c"; a
- * receiver that is not a plain chain becomes "?", `super()` stays). 0 when n
- * is no chain. */
+/* Writes a callee/base expression as a name chain into r->sb ("a.b.c"; the
+ * result of a call in the receiver is written as the call, "a.f().b", up to
+ * a few calls deep; a receiver that is not a plain chain becomes "?",
+ * `super()` stays). 0 when n is no chain. */
 static int idx_py_chain(ChunkRun *r, TSNode n)
 {
     const ChunkSyms *sy = r->sy;
     TSSymbol s = ts_node_symbol(n);
     size_t depth = 0;
+    int calls = 0;
     sb_reset(&r->sb);
     if (s != sy->identifier && s != sy->attribute) return 0;
-    while (ts_node_symbol(n) == sy->attribute) {
-        TSNode a = ts_node_child_by_field_id(n, sy->f_attribute);
-        if (ts_node_is_null(a) || ts_node_start_byte(a) == ts_node_end_byte(a)) return 0;
+    for (;;) {
+        while (ts_node_symbol(n) == sy->attribute) {
+            TSNode a = ts_node_child_by_field_id(n, sy->f_attribute);
+            if (ts_node_is_null(a) || ts_node_start_byte(a) == ts_node_end_byte(a)) return 0;
+            ARRAY_GROW(r->chain, depth + 1, r->cap_chain);
+            r->chain[depth++] = a;
+            n = ts_node_child_by_field_id(n, sy->f_object);
+            if (ts_node_is_null(n)) break;
+        }
+        /* `f(...).m`: f's result (a null node in the chain marks the call) */
+        if (ts_node_is_null(n) || !depth || ts_node_symbol(n) != sy->call || calls == 3 ||
+            idx_py_is_super(r, n))
+            break;
+        TSNode f = ts_node_child_by_field_id(n, sy->f_function);
+        if (ts_node_is_null(f) ||
+            (ts_node_symbol(f) != sy->identifier && ts_node_symbol(f) != sy->attribute))
+            break;
         ARRAY_GROW(r->chain, depth + 1, r->cap_chain);
-        r->chain[depth++] = a;
-        n = ts_node_child_by_field_id(n, sy->f_object);
-        if (ts_node_is_null(n)) break;
+        r->chain[depth++] = (TSNode){0};
+        calls++;
+        n = f;
     }
     if (!ts_node_is_null(n) && ts_node_symbol(n) == sy->identifier) {
         if (ts_node_start_byte(n) == ts_node_end_byte(n)) return 0;
@@ -59,8 +75,13 @@ static int idx_py_chain(ChunkRun *r, TSNode n)
         sb_addc(&r->sb, '?');
     }
     while (depth > 0) {
+        TSNode a = r->chain[--depth];
+        if (ts_node_is_null(a)) {
+            sb_adds(&r->sb, "()");
+            continue;
+        }
         sb_addc(&r->sb, '.');
-        idx_py_add_text(r, &r->sb, r->chain[--depth]);
+        idx_py_add_text(r, &r->sb, a);
     }
     return 1;
 }
@@ -159,19 +180,27 @@ void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
     idx_py_ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
 }
 
-void idx_py_ref_self_read(ChunkRun *r, TSNode attr)
+void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written)
 {
     const ChunkSyms *sy = r->sy;
     TSNode obj = ts_node_child_by_field_id(attr, sy->f_object);
     TSNode at = ts_node_child_by_field_id(attr, sy->f_attribute);
-    if (ts_node_is_null(obj) || ts_node_is_null(at) || ts_node_symbol(obj) != sy->identifier)
-        return;
+    if (ts_node_is_null(obj) || ts_node_is_null(at)) return;
     uint32_t a = ts_node_start_byte(obj), b = ts_node_end_byte(obj);
-    if (b - a != 4 || b > r->len || memcmp(r->src + a, "self", 4) != 0) return;
-    sb_reset(&r->sb);
-    sb_adds(&r->sb, "__class__().");
-    idx_py_add_text(r, &r->sb, at);
-    idx_py_ref_push(r, REF_CALL, -1, attr)->name = xstrndup(r->sb.buf, r->sb.len);
+    int self = ts_node_symbol(obj) == sy->identifier && b - a == 4 && b <= r->len &&
+               !memcmp(r->src + a, "self", 4);
+    if (self) {
+        sb_reset(&r->sb);
+        sb_adds(&r->sb, "__class__().");
+        idx_py_add_text(r, &r->sb, at);
+    } else if (!idx_py_chain(r, attr) || r->sb.buf[0] == '?') {
+        return;
+    }
+    StrBuf name;
+    sb_init(&name);
+    if (!self) sb_adds(&name, IDX_PY_READ);
+    sb_add(&name, r->sb.buf, r->sb.len);
+    idx_py_ref_push(r, REF_CALL, -1, attr)->name = sb_detach(&name, NULL);
 }
 
 static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)

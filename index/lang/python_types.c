@@ -24,6 +24,9 @@ typedef struct PyVar {
     char *name;
     char *type;   /* NULL: unknown (assigned something else too) */
     int declared; /* by an annotation: what else it is assigned does not count */
+    /* declared naming no one class (`h: Union[Headers, list]`): 1 while every
+     * assignment agrees on one (`h = Headers(h)`, its type), 2 once not */
+    int narrow;
 } PyVar;
 
 typedef struct PyTypes {
@@ -32,124 +35,10 @@ typedef struct PyTypes {
     StrBuf t;
 } PyTypes;
 
-static int ident_char(char c)
-{
-    return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z') ||
-           (unsigned char)c >= 0x80;
-}
-
-/* Whether s[0..n) is a dotted name chain ("a", "a.B"). */
-static int is_chain(const char *s, size_t n)
-{
-    if (!n || s[0] == '.' || s[n - 1] == '.' || (s[0] >= '0' && s[0] <= '9')) return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!ident_char(s[i]) && !(s[i] == '.' && s[i + 1] != '.')) return 0;
-    return 1;
-}
-
-/* Whether s[0..n) starts with wrapper (last part of a dotted name: "Optional",
- * "t.Optional", "typing.Optional") followed by '['. */
-static size_t wrapped(const char *s, size_t n, const char *wrapper)
-{
-    size_t w = strlen(wrapper);
-    for (size_t i = 0; i + w < n; i++) {
-        if (s[i] == '[') return 0;
-        if ((i == 0 || s[i - 1] == '.') && !memcmp(s + i, wrapper, w) && s[i + w] == '[')
-            return i + w + 1;
-    }
-    return 0;
-}
-
-/* The class an annotation (whitespace removed) names an instance of, into
- * out: `X`, `"X"`, `Optional[X]`, `X | None`, `Union[X, None]`, `Final[X]`,
- * `ClassVar[X]`. 0 for anything else (containers, Type[X], callables). */
-static int annotation_type(const char *s, size_t n, StrBuf *out)
-{
-    for (int guard = 0; guard < 4; guard++) {
-        while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
-            s++, n -= 2;
-        if (n > 5 && !memcmp(s + n - 5, "|None", 5))
-            n -= 5;
-        else if (n > 5 && !memcmp(s, "None|", 5))
-            s += 5, n -= 5;
-        size_t k = 0;
-        static const char *const wrappers[] = {"Optional", "Final", "ClassVar", "Union"};
-        for (size_t w = 0; w < 4 && !k; w++)
-            if ((k = wrapped(s, n, wrappers[w])) != 0 && s[n - 1] == ']') {
-                s += k;
-                n -= k + 1;
-                if (w == 3) { /* Union[X, None] */
-                    if (n > 5 && !memcmp(s + n - 5, ",None", 5))
-                        n -= 5;
-                    else if (n > 5 && !memcmp(s, "None,", 5))
-                        s += 5, n -= 5;
-                    else
-                        return 0;
-                }
-            } else {
-                k = 0;
-            }
-        if (!k) break;
-    }
-    /* a generic class (`t.Match[str]`, `list[int]`): the class */
-    size_t open = 0;
-    while (open < n && s[open] != '[')
-        open++;
-    if (open < n && s[n - 1] == ']') n = open;
-    if (!is_chain(s, n) || (n == 4 && !memcmp(s, "None", 4))) return 0;
-    /* Type[X] is the class X itself, not an instance */
-    if (n >= 4 && (!memcmp(s + n - 4, "Type", 4) || !memcmp(s + n - 4, "type", 4)) &&
-        (n == 4 || s[n - 5] == '.'))
-        return 0;
-    sb_reset(out);
-    sb_add(out, s, n);
-    return 1;
-}
-
-/* The item class of a container annotation (`t.Iterable[X]`, `list["X"]`),
- * into out; 0 for none. */
-static int annotation_item(const char *s, size_t n, StrBuf *out)
-{
-    static const char *const containers[] = {
-        "Iterable",        "Iterator",    "List",  "list",      "Sequence",
-        "MutableSequence", "Set",         "set",   "FrozenSet", "frozenset",
-        "Collection",      "AbstractSet", "Deque", "deque",     "Reversible"};
-    while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
-        s++, n -= 2;
-    size_t open = 0;
-    while (open < n && s[open] != '[')
-        open++;
-    if (open == n || s[n - 1] != ']' || !is_chain(s, open)) return 0;
-    size_t last = open;
-    while (last > 0 && s[last - 1] != '.')
-        last--;
-    int known = 0;
-    for (size_t i = 0; i < sizeof containers / sizeof *containers && !known; i++)
-        known =
-            strlen(containers[i]) == open - last && !memcmp(s + last, containers[i], open - last);
-    const char *in = s + open + 1;
-    size_t k = n - open - 2;
-    while (k >= 2 && (in[0] == '"' || in[0] == '\'') && in[k - 1] == in[0])
-        in++, k -= 2;
-    if (!known || !is_chain(in, k)) return 0;
-    sb_reset(out);
-    sb_add(out, in, k);
-    return 1;
-}
-
 /* Notes name[0..len)'s item class ("name[]": no identifier) from its
  * annotation's squeezed text, when it is a container of one. */
 static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t len,
                        const char *ann, size_t ann_len);
-
-/* The text of a node with whitespace and line continuations dropped. */
-static void squeezed(ChunkRun *r, TSNode n, StrBuf *out)
-{
-    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-    sb_reset(out);
-    for (uint32_t i = a; i < b && i < r->len; i++)
-        if (!py_is_space(r->src[i]) && r->src[i] != '\\') sb_addc(out, r->src[i]);
-}
 
 static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t len, const char *type,
                     int declared)
@@ -167,6 +56,14 @@ static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t le
             if (declared && v->type && (!type || strcmp(v->type, type) != 0)) {
                 free(v->type);
                 v->type = NULL;
+                v->narrow = 2;
+            } else if (!declared && !v->narrow && !v->type) {
+                v->type = type ? xstrdup(type) : NULL;
+                v->narrow = type ? 1 : 2;
+            } else if (!declared && v->narrow == 1 && (!type || strcmp(v->type, type) != 0)) {
+                free(v->type);
+                v->type = NULL;
+                v->narrow = 2;
             }
         } else if (v->type && (!type || strcmp(v->type, type) != 0)) {
             free(v->type);
@@ -175,7 +72,8 @@ static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t le
         return;
     }
     ARRAY_GROW(t->v, t->n + 1, t->cap);
-    t->v[t->n++] = (PyVar){scope, attr, xstrndup(name, len), type ? xstrdup(type) : NULL, declared};
+    t->v[t->n++] =
+        (PyVar){scope, attr, xstrndup(name, len), type ? xstrdup(type) : NULL, declared, 0};
 }
 
 /* 1 with the variable's entry (its type may be NULL: unknown), 0 for none. */
@@ -191,22 +89,14 @@ static const PyVar *var_get(const PyTypes *t, int scope, int attr, const char *n
 }
 
 /* The class a function of this file (parent -2: a module-level one; else
- * a method of class unit `parent`) named name says it returns (`-> X`),
+ * a method of class unit `parent`) named name returns (idx_py_return_type),
  * into t->t: 1, or 0 for none. */
 static int returned_type(ChunkRun *r, PyTypes *t, int parent, const char *name)
 {
     for (size_t i = 0; i < r->n_units; i++) {
         const ChunkUnit *u = &r->units[i];
         int where = u->kind == IDX_KIND_FUNCTION ? -2 : u->kind == IDX_KIND_METHOD ? u->parent : -3;
-        if (where != parent || strcmp(u->name, name) != 0) continue;
-        TSNode rt = ts_node_child_by_field_id(u->def, r->sy->f_return_type);
-        if (ts_node_is_null(rt)) return 0;
-        StrBuf raw;
-        sb_init(&raw);
-        squeezed(r, rt, &raw);
-        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
-        sb_release(&raw);
-        return ok;
+        if (where == parent && !strcmp(u->name, name)) return idx_py_return_type(r, u, &t->t);
     }
     return 0;
 }
@@ -222,8 +112,8 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
     if (!ts_node_is_null(ty)) {
         StrBuf raw;
         sb_init(&raw);
-        squeezed(r, ty, &raw);
-        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
+        idx_py_squeezed(r, ty, &raw);
+        int ok = idx_py_annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
         sb_release(&raw);
         return ok ? 2 : -1;
     }
@@ -243,10 +133,25 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
     if (ts_node_symbol(rhs) != sy->call) return 0;
     TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
     if (ts_node_is_null(fn)) return 0;
-    squeezed(r, fn, &t->t);
+    idx_py_squeezed(r, fn, &t->t);
     /* `make()`, `self.make()`: what this file's make says it returns */
     int self = t->t.len > 5 && !memcmp(t->t.buf, "self.", 5);
     int cls = scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
+    /* `k(...)`, `self.k(...)` with k a class held in a variable (`k:
+     * Type[X]`, `k = X` in a class body): an X */
+    const char *callee = t->t.buf ? t->t.buf + (self ? 5 : 0) : "";
+    const PyVar *k = NULL;
+    if (self && cls >= 0) k = var_get(t, cls, 1, callee, strlen(callee));
+    for (int s = scope; !self && s >= 0 && !k; s = r->units[s].parent)
+        if (r->units[s].kind != IDX_KIND_CLASS) k = var_get(t, s, 0, callee, strlen(callee));
+    if (!self && !k) k = var_get(t, -1, 0, callee, strlen(callee));
+    if (k && k->type && k->type[0] == '@') {
+        char *x = xstrdup(k->type + 1);
+        sb_reset(&t->t);
+        sb_adds(&t->t, x);
+        free(x);
+        return 1;
+    }
     if (self || !strchr(t->t.buf ? t->t.buf : "", '.')) {
         char *name = xstrdup(t->t.buf ? t->t.buf + (self ? 5 : 0) : "");
         int got = returned_type(r, t, self ? cls : -2, name);
@@ -254,7 +159,7 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
         if (got || self) return got;
     }
     if (t->t.len > 4 && !memcmp(t->t.buf, "cls.", 4)) return 0;
-    return is_chain(t->t.buf ? t->t.buf : "", t->t.len);
+    return idx_py_is_chain(t->t.buf ? t->t.buf : "", t->t.len);
 }
 
 /* One assignment seen in a scope: `name = ...` (a variable of scope), or
@@ -264,6 +169,21 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
     const ChunkSyms *sy = r->sy;
     TSNode lhs = ts_node_child_by_field_id(asg, sy->f_left);
     if (ts_node_is_null(lhs)) return;
+    /* `x = x.m(...)`: a fluent method (`rv = rv.make_conditional()`) keeps x's type */
+    TSNode rhs0 = ts_node_child_by_field_id(asg, sy->f_right);
+    TSNode f = ts_node_is_null(rhs0) || ts_node_symbol(rhs0) != sy->call
+                   ? (TSNode){0}
+                   : ts_node_child_by_field_id(rhs0, sy->f_function);
+    if (!ts_node_is_null(f) && ts_node_symbol(f) == sy->attribute &&
+        ts_node_symbol(lhs) == sy->identifier) {
+        while (!ts_node_is_null(f) && ts_node_symbol(f) == sy->attribute)
+            f = ts_node_child_by_field_id(f, sy->f_object);
+        uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
+        uint32_t fa = ts_node_is_null(f) ? 0 : ts_node_start_byte(f);
+        if (!ts_node_is_null(f) && ts_node_symbol(f) == sy->identifier &&
+            ts_node_end_byte(f) - fa == b - a && !memcmp(r->src + fa, r->src + a, b - a))
+            return;
+    }
     int typed = assigned_type(r, t, asg, scope);
     const char *type = typed > 0 ? t->t.buf : NULL;
     int declared = typed == 2 || typed == -1;
@@ -336,8 +256,8 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
         type = t->t.buf;
     } else if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->call) {
         TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
-        if (!ts_node_is_null(fn)) squeezed(r, fn, &t->t);
-        if (!ts_node_is_null(fn) && is_chain(t->t.buf ? t->t.buf : "", t->t.len) &&
+        if (!ts_node_is_null(fn)) idx_py_squeezed(r, fn, &t->t);
+        if (!ts_node_is_null(fn) && idx_py_is_chain(t->t.buf ? t->t.buf : "", t->t.len) &&
             !(t->t.len > 5 && !memcmp(t->t.buf, "self.", 5))) {
             sb_adds(&t->t, "().__iter__");
             type = t->t.buf;
@@ -353,7 +273,7 @@ static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t
     StrBuf item, key;
     sb_init(&item);
     sb_init(&key);
-    if (annotation_item(ann, ann_len, &item)) {
+    if (idx_py_annotation_item(ann, ann_len, &item)) {
         sb_add(&key, name, len);
         sb_adds(&key, "[]");
         var_put(t, scope, attr, key.buf, key.len, item.buf, 1);
@@ -391,6 +311,21 @@ static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
         if (ts_node_is_null(lhs) || ts_node_symbol(lhs) != sy->identifier) continue;
         uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
         int typed = assigned_type(r, t, asg, attr ? -1 : scope);
+        TSNode rhs = ts_node_child_by_field_id(asg, sy->f_right);
+        if (!typed && attr && !ts_node_is_null(rhs) &&
+            (ts_node_symbol(rhs) == sy->identifier || ts_node_symbol(rhs) == sy->attribute)) {
+            /* `response_class = Response` in a class body: the class itself */
+            StrBuf raw;
+            sb_init(&raw);
+            idx_py_squeezed(r, rhs, &raw);
+            if (idx_py_is_chain(raw.buf ? raw.buf : "", raw.len)) {
+                sb_reset(&t->t);
+                sb_addc(&t->t, '@');
+                sb_add(&t->t, raw.buf, raw.len);
+                typed = 1;
+            }
+            sb_release(&raw);
+        }
         const char *type = typed > 0 ? t->t.buf : NULL;
         if (b > a && b <= r->len)
             var_put(t, scope, attr, r->src + a, b - a, type, typed == 2 || typed == -1);
@@ -398,7 +333,7 @@ static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
         if (b > a && b <= r->len && !ts_node_is_null(ty)) {
             StrBuf raw;
             sb_init(&raw);
-            squeezed(r, ty, &raw);
+            idx_py_squeezed(r, ty, &raw);
             note_items(t, scope, attr, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
             sb_release(&raw);
         }
@@ -426,9 +361,9 @@ static void scan_params(ChunkRun *r, PyTypes *t, TSNode def, int scope)
         TSNode ty = ts_node_child_by_field_id(p, sy->f_type);
         if (ts_node_is_null(name) || ts_node_symbol(name) != sy->identifier || ts_node_is_null(ty))
             continue;
-        squeezed(r, ty, &raw);
+        idx_py_squeezed(r, ty, &raw);
         uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
-        int ok = annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
+        int ok = idx_py_annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
         if (b > a && b <= r->len) {
             var_put(t, scope, 0, r->src + a, b - a, ok ? t->t.buf : NULL, 1);
             note_items(t, scope, 0, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
@@ -465,21 +400,53 @@ static const char *proxy_type(const ChunkRun *r, const char *const *p, const cha
     return NULL;
 }
 
+/* A call on the result of a call the file cannot type ("?.f().m",
+ * "super().f().m"): "?.m", the method resolved by its name as on any
+ * untyped receiver. */
+static void untyped_result(ChunkRef *ref)
+{
+    const char *last = NULL, *from = ref->name;
+    if (!strncmp(from, "super().", 8)) from += 7; /* super() itself is no result */
+    for (const char *p = strstr(from, "()."); p; p = strstr(p + 1, "()."))
+        last = p;
+    if (!last) return;
+    char *m = xstrdup(last + 3);
+    free(ref->name);
+    ref->name = xmalloc(strlen(m) + 3);
+    memcpy(ref->name, "?.", 2);
+    memcpy(ref->name + 2, m, strlen(m) + 1);
+    free(m);
+}
+
 static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const *proxies)
 {
     const char *n = ref->name;
-    size_t first = strcspn(n, ".");
-    if (!n[first] || n[0] == '?' || (first == 7 && !memcmp(n, "super()", 7))) return;
+    size_t first = strcspn(n, ".(");
+    if (n[0] == '?' || !strncmp(n, "super().", 8) || (first == 3 && !memcmp(n, "cls", 3))) {
+        untyped_result(ref);
+        return;
+    }
+    /* "f().m": the resolver reads what f returns (graph_types.c) */
+    if (!n[first] || n[first] == '(') return;
     int u = unit_at(r, ref->line);
     const PyVar *v = NULL;
     const char *rest = n + first + 1, *type = NULL;
-    int proxy = 0;
+    int proxy = 0, own = 0;
     if (first == 4 && !memcmp(n, "self", 4)) {
         int cls = u >= 0 && r->units[u].kind == IDX_KIND_METHOD ? r->units[u].parent : -1;
-        size_t an = strcspn(rest, ".");
+        size_t an = strcspn(rest, ".(");
+        if (cls < 0) untyped_result(ref);
         if (cls < 0 || !rest[an]) return;
-        v = var_get(t, cls, 1, rest, an);
-        rest += an + 1;
+        v = rest[an] == '.' ? var_get(t, cls, 1, rest, an) : NULL;
+        if (v) {
+            rest += an + 1;
+        } else {
+            /* `self.h.get()` with h typed elsewhere (a base, another file), or
+             * `self.copy().m`: the class's own name, its attribute or
+             * method's result read by the resolver */
+            type = r->units[cls].symbol;
+            own = 1;
+        }
     } else {
         for (int s = u; s >= 0 && !v; s = r->units[s].parent)
             if (r->units[s].kind != IDX_KIND_CLASS) v = var_get(t, s, 0, n, first);
@@ -487,13 +454,19 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
         if (!v && (type = proxy_type(r, proxies, n, first)) != NULL) proxy = 1;
     }
     if (v) type = v->type;
-    if (!type) return;
+    if (!type) {
+        if (v) untyped_result(ref);
+        return;
+    }
     StrBuf full;
     sb_init(&full);
-    sb_addf(&full, "%s%s().%s", proxy ? "=" : "", type, rest);
+    if (type[0] == '@') /* a class held in a variable: its attribute */
+        sb_addf(&full, "%s.%s", type + 1, rest);
+    else
+        sb_addf(&full, "%s%s().%s", proxy ? "=" : "", type, rest);
     /* a type read off another typed receiver (`m = rx.match(s)` with
      * `rx = re.compile(...)`): that receiver's type in its place */
-    for (int depth = 0; depth < 3 && !proxy; depth++) {
+    for (int depth = 0; depth < 3 && !proxy && !own; depth++) {
         size_t root = strcspn(full.buf, ".(");
         if (full.buf[root] != '.') break;
         const PyVar *w = NULL;
@@ -502,7 +475,10 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
         if (!w) w = var_get(t, -1, 0, full.buf, root);
         if (!w || !w->type || w == v) break;
         sb_reset(&t->t);
-        sb_addf(&t->t, "%s()%s", w->type, full.buf + root);
+        if (w->type[0] == '@')
+            sb_addf(&t->t, "%s%s", w->type + 1, full.buf + root);
+        else
+            sb_addf(&t->t, "%s()%s", w->type, full.buf + root);
         sb_reset(&full);
         sb_add(&full, t->t.buf, t->t.len);
         v = w;
@@ -512,26 +488,6 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
     sb_release(&full);
     free(ref->name);
     ref->name = xstrndup(t->t.buf, t->t.len);
-}
-
-/* Whether unit u's definition has a decorator whose name ends in "property"
- * (`property`, `cached_property`, `functools.cached_property`). */
-static int is_property(ChunkRun *r, const ChunkUnit *u)
-{
-    TSNode dd = ts_node_parent(u->def);
-    if (ts_node_is_null(dd) || ts_node_symbol(dd) != r->sy->decorated_definition) return 0;
-    uint32_t k = ts_node_named_child_count(dd);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode d = ts_node_named_child(dd, i);
-        if (ts_node_symbol(d) != r->sy->decorator) continue;
-        TSNode e = idx_py_first_named(r, d);
-        if (!ts_node_is_null(e) && ts_node_symbol(e) == r->sy->call)
-            e = ts_node_child_by_field_id(e, r->sy->f_function);
-        if (ts_node_is_null(e)) continue;
-        uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
-        if (b <= r->len && b - a >= 8 && !memcmp(r->src + b - 8, "property", 8)) return 1;
-    }
-    return 0;
 }
 
 /* A `self.name` read ("__class__().name") outside a method, of a data
@@ -548,10 +504,40 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
     for (size_t i = 0; i < r->n_units; i++) {
         const ChunkUnit *v = &r->units[i];
         if (v->kind != IDX_KIND_METHOD || strcmp(v->name, m) != 0) continue;
-        if (is_property(r, v)) return 0; /* assigned through its setter, maybe */
+        if (idx_py_is_property(r, v)) return 0; /* assigned through its setter, maybe */
         method = 1;
     }
     return method || var_get(t, r->units[u].parent, 1, m, strlen(m)) != NULL;
+}
+
+/* The type facts other files' receivers read (IDX_REF_TYPE_FACT): each
+ * class's typed attributes on the class, each function's result on it,
+ * and which methods are properties. */
+static void push_facts(ChunkRun *r, PyTypes *t)
+{
+    StrBuf f;
+    sb_init(&f);
+    for (size_t i = 0; i < t->n; i++) {
+        const PyVar *v = &t->v[i];
+        size_t len = strlen(v->name);
+        if (!v->attr || v->scope < 0 || !v->type || v->type[0] == '@' ||
+            (len > 2 && v->name[len - 1] == ']'))
+            continue;
+        sb_reset(&f);
+        sb_addf(&f, "%s%s:%s", IDX_REF_TYPE_FACT, v->name, v->type);
+        ChunkRef *ref = idx_py_ref_push(r, REF_TYPE, v->scope, r->units[v->scope].def);
+        ref->name = xstrndup(f.buf, f.len);
+    }
+    for (size_t i = 0; i < r->n_units; i++) {
+        if (r->units[i].kind == IDX_KIND_METHOD && idx_py_is_property(r, &r->units[i]))
+            idx_py_ref_push(r, REF_TYPE, (int)i, r->units[i].def)->name =
+                xstrdup(IDX_REF_TYPE_FACT "@:");
+        if (!idx_py_return_type(r, &r->units[i], &t->t)) continue;
+        sb_reset(&f);
+        sb_addf(&f, "%s():%s", IDX_REF_TYPE_FACT, t->t.buf);
+        idx_py_ref_push(r, REF_TYPE, (int)i, r->units[i].def)->name = xstrndup(f.buf, f.len);
+    }
+    sb_release(&f);
 }
 
 void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *const *proxies)
@@ -571,7 +557,7 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *co
         int cls = u->kind == IDX_KIND_METHOD ? u->parent : -1;
         if (!ts_node_is_null(body)) scan_assignments(r, &t, body, (int)i, cls);
     }
-    size_t k = 0;
+    size_t k = 0, pre = strlen(IDX_PY_READ);
     for (size_t i = 0; i < r->n_refs; i++) {
         ChunkRef *ref = &r->refs[i];
         if (ref->kind == REF_CALL && ref->name && !strncmp(ref->name, "__class__().", 12) &&
@@ -579,10 +565,26 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *co
             free(ref->name);
             continue;
         }
-        if (ref->kind == REF_CALL && ref->name) retype_ref(r, &t, ref, proxies);
+        if (ref->kind == REF_CALL && ref->name && !strncmp(ref->name, IDX_PY_READ, pre)) {
+            /* an attribute read: kept with its receiver typed, else no call */
+            memmove(ref->name, ref->name + pre, strlen(ref->name + pre) + 1);
+            retype_ref(r, &t, ref, proxies);
+            if (!strstr(ref->name, "().") || ref->name[0] == '?') {
+                free(ref->name);
+                continue;
+            }
+            char *read = xmalloc(pre + strlen(ref->name) + 1);
+            memcpy(read, IDX_PY_READ, pre);
+            memcpy(read + pre, ref->name, strlen(ref->name) + 1);
+            free(ref->name);
+            ref->name = read;
+        } else if (ref->kind == REF_CALL && ref->name) {
+            retype_ref(r, &t, ref, proxies);
+        }
         r->refs[k++] = *ref;
     }
     r->n_refs = k;
+    push_facts(r, &t);
     for (size_t i = 0; i < t.n; i++) {
         free(t.v[i].name);
         free(t.v[i].type);

@@ -44,6 +44,8 @@ typedef struct ChunkCase {
 #define CALL(c, l, n) {REF_CALL, c, l, n, 0, NULL, NULL, NULL}
 #define INHERIT(c, l, n) {REF_INHERIT, c, l, n, 0, NULL, NULL, NULL}
 #define RAISE(c, l, n) {REF_RAISE, c, l, n, 0, NULL, NULL, NULL}
+#define VALUE(c, l, n) {REF_VALUE, c, l, n, 0, NULL, NULL, NULL}
+#define TYPE(c, l, n) {REF_TYPE, c, l, n, 0, NULL, NULL, NULL}
 #define IMPORT(c, l, lvl, mod, mem, al) {REF_IMPORT, c, l, NULL, lvl, mod, mem, al}
 #define END_REFS {REF_CALL, 0, 0, NULL, 0, NULL, NULL, NULL}
 /* clang-format on */
@@ -136,7 +138,8 @@ static inline void check_invariants(const char *what, const char *src, size_t le
 
 static inline void dump_set(const ChunkSet *s)
 {
-    static const char *const rk[] = {"IMPORT", "CALL", "INHERIT", "RAISE"};
+    static const char *const rk[] = {"IMPORT", "CALL",  "INHERIT", "RAISE",
+                                     "TYPE",   "VALUE", "EXPAND"};
     for (size_t i = 0; i < s->n_chunks; i++) {
         const ChunkDef *d = &s->chunks[i];
         fprintf(stderr, "  [%zu] %s %u-%u w%u \"%s\" \"%s\" doc=%s parent=%d\n", i,

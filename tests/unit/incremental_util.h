@@ -32,6 +32,10 @@ static const char *const py_mods[] = {"pkg/__init__.py", "pkg/m1.py", "pkg/m2.py
 #define N_PY (sizeof py_mods / sizeof py_mods[0])
 
 static unsigned long long rng;
+/* random_py also writes typed receivers: attribute facts, annotated
+ * results, calls on call results and attributes (off: the scripts of the
+ * seeds before these forms, unchanged) */
+static int typed_py;
 
 static unsigned rnd(unsigned n)
 {
@@ -101,12 +105,28 @@ static void random_py(const char *rel, StrBuf *out)
         if (name[0] == 'S') {
             sb_addf(out, "\n\nclass %s(%s):\n    def area(self):\n        return self.%s()\n", name,
                     rnd(2) ? "object" : names[rnd(N_NAMES)], names[rnd(N_NAMES - 1)]);
+            if (typed_py)
+                sb_addf(out,
+                        "\n    def __init__(self):\n        self.h = %s()\n\n"
+                        "    def make(self) -> %s:\n        return self\n",
+                        names[rnd(N_NAMES)], names[rnd(N_NAMES)]);
             continue;
         }
-        sb_addf(out, "\n\ndef %s(x):\n", name);
+        const char *ret = typed_py && rnd(2) ? names[rnd(N_NAMES)] : NULL;
+        sb_addf(out, "\n\ndef %s(x)%s%s:\n", name, ret ? " -> " : "", ret ? ret : "");
         unsigned n_calls = 1 + rnd(3);
         for (unsigned k = 0; k < n_calls; k++) {
-            switch (rnd(3)) {
+            switch (typed_py ? rnd(6) : rnd(3)) {
+            case 3:
+                sb_addf(out, "    x = %s().h.%s()\n", names[rnd(N_NAMES)], names[rnd(N_NAMES)]);
+                break;
+            case 4:
+                sb_addf(out, "    x = %s(x).make().%s()\n", names[rnd(N_NAMES)],
+                        names[rnd(N_NAMES)]);
+                break;
+            case 5:
+                sb_addf(out, "    x = x.h.%s\n", names[rnd(N_NAMES)]);
+                break;
             case 0:
                 sb_addf(out, "    x = %s(x)\n", names[rnd(N_NAMES)]);
                 break;

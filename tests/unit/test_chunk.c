@@ -109,17 +109,20 @@ static const ChunkCase cases[] = {
      },
      (const ExpRef[]){
          IMPORT(0, 1, 0, "abc", NULL, "abc"),
-         CALL(1, 4, "decorate"),
+         VALUE(1, 4, "decorate"), /* a decorator is no call written here */
          INHERIT(1, 5, "base.Base"),
          INHERIT(1, 5, "Mixin"),
          CALL(2, 16, "self.setup"),
-         CALL(3, 18, "property"),
+         VALUE(3, 18, "property"),
          CALL(3, 20, "self.name.upper"),
          CALL(4, 25, "make_other"),
          CALL(5, 27, "app.route"),
-         CALL(5, 29, "self.client.get"),
-         CALL(5, 29, "__class__().client"), /* a read that may be a property */
+         CALL(5, 29, "Widget().client.get"), /* client: typed elsewhere, maybe */
+         CALL(5, 29, "__class__().client"),  /* a read that may be a property */
          CALL(8, 41, "Widget"),
+         /* type facts for other files' calls (IDX_REF_TYPE_FACT) */
+         TYPE(1, 5, "=other:make_other"),
+         TYPE(3, 19, "=@:"),
          END_REFS,
      }},
 
@@ -229,8 +232,9 @@ static const ChunkCase cases[] = {
          END_CHUNKS,
      },
      (const ExpRef[]){
-         CALL(0, 1, "a"),
+         VALUE(0, 1, "a"),
          CALL(0, 2, "b.c"),
+         TYPE(0, 3, "=():R"),
          END_REFS,
      }},
 

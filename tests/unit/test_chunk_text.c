@@ -145,7 +145,7 @@ static const ChunkCase cases[] = {
      },
      (const ExpRef[]){
          IMPORT(0, 1, 0, "os", NULL, "os"),
-         CALL(3, 17, "deco"),
+         VALUE(3, 17, "deco"),
          END_REFS,
      }},
 

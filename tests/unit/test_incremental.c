@@ -303,6 +303,44 @@ static void test_typed_receiver_base_moved(void)
     run_case(tree, edits, 1);
 }
 
+/* Calls typed through another file's facts (`rv.store.get()` with
+ * `rv: Reply` and Reply's `self.store = A()`; `make().get()` with make's
+ * `-> A`; an attribute Reply inherits): the fact changing in that file, or
+ * the base moving, moves the edge, though the calling file is unchanged. */
+static void test_type_fact_changed(void)
+{
+    static const char *const tree[] = {
+        "pkg/__init__.py",
+        "",
+        "pkg/ds.py",
+        "class A:\n    def get(self):\n        return 1\n\n\n"
+        "class B:\n    def get(self):\n        return 2\n",
+        "pkg/reply.py",
+        "from .ds import A, B\n\n\nclass Base:\n    held: A\n\n\n"
+        "class Reply(Base):\n    def __init__(self):\n        self.store = A()\n\n\n"
+        "def make() -> A:\n    return A()\n",
+        "pkg/use.py",
+        "from .reply import Reply, make\n\n\ndef f(rv: Reply):\n    return rv.store.get()\n\n\n"
+        "def g():\n    return make().get()\n\n\ndef h(rv: Reply):\n    return rv.held.get()\n",
+        NULL};
+    static const char *const edits[] = {
+        "pkg/reply.py",
+        "from .ds import A, B\n\n\nclass Base:\n    held: A\n\n\n"
+        "class Reply(Base):\n    def __init__(self):\n        self.store = B()\n\n\n"
+        "def make() -> B:\n    return B()\n",
+        "pkg/reply.py",
+        "from .ds import A, B\n\n\nclass Base:\n    held: B\n\n\n"
+        "class Reply:\n    def __init__(self):\n        self.store = B()\n\n\n"
+        "def make() -> B:\n    return B()\n",
+        "pkg/reply.py",
+        "from .ds import A, B\n\n\nclass Base:\n    held: B\n\n\n"
+        "class Reply(Base):\n    def __init__(self):\n        self.store = B()\n\n\n"
+        "def make():\n    return B()\n",
+        NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* CODERAG_TEST_SEEDS=a-b runs other seeds (the default set runs in CI). */
 static void test_random_edit_scripts(void)
 {
@@ -312,6 +350,18 @@ static void test_random_edit_scripts(void)
     if (env && sscanf(env, "%llu-%llu", &lo, &hi) != 2) lo = hi = 1;
     for (unsigned long long seed = lo; seed <= hi; seed++)
         run_script(seed * 0x9E3779B97F4A7C15ull, 40);
+}
+
+/* The random scripts with typed Python receivers (attribute facts,
+ * annotated results, calls on results and attributes), moved by edits in
+ * any file. */
+static void test_random_typed_scripts(void)
+{
+    if (getenv("CODERAG_TEST_NO_SCRIPTS")) return;
+    typed_py = 1;
+    for (unsigned long long seed = 101; seed <= 103; seed++)
+        run_script(seed * 0x9E3779B97F4A7C15ull, 40);
+    typed_py = 0;
 }
 
 int main(void)
@@ -331,7 +381,9 @@ int main(void)
     RUN(test_changes_while_indexing);
     RUN(test_impl_moved_to_another_trait);
     RUN(test_typed_receiver_base_moved);
+    RUN(test_type_fact_changed);
     RUN(test_random_edit_scripts);
+    RUN(test_random_typed_scripts);
     idx_shared_unref(shared);
     if (getenv("CODERAG_TEST_KEEP")) return test_summary(); /* to look into */
     test_sh("rm -rf '%s' '%s'", root, inc_dir);

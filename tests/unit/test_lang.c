@@ -301,6 +301,10 @@ static void test_js(void)
     CHECK(
         !has_edge_quiet(st, "lib/store.js", "lookup", "lib/store.js", "Store.has", IDX_EDGE_CALL));
     CHECK(has_edge(st, "lib/store.js", "Store.fetch", "lib/store.js", "Store.has", IDX_EDGE_CALL));
+    /* a global function of the language (setTimeout) is not the workspace
+     * method of that name */
+    CHECK(!has_edge_quiet(st, "lib/store.js", "later", "lib/store.js", "Clock.setTimeout",
+                          IDX_EDGE_CALL));
     done(st);
 }
 

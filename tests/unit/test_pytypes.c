@@ -26,8 +26,8 @@ static IdxStore *index_fixture(void)
     return fixture_copy_store("pytypes", tmp_root, tmp_index);
 }
 
-/* The call edges out of path:sym, as "path:symbol" lines. */
-static char *callees(const char *path, const char *sym)
+/* The edges of a kind out of path:sym, as "path:symbol" lines. */
+static char *edges_of(const char *path, const char *sym, IdxEdgeKind kind)
 {
     IdxEdge *v = NULL;
     size_t n = 0;
@@ -36,12 +36,18 @@ static char *callees(const char *path, const char *sym)
     idx_edges(st, chunk_id(st, path, sym), 1, &v, &n, NULL);
     for (size_t i = 0; i < n; i++) {
         IdxChunk c;
-        if (v[i].kind != IDX_EDGE_CALL || idx_chunk_get(st, v[i].dst, &c, NULL)) continue;
+        if (v[i].kind != kind || idx_chunk_get(st, v[i].dst, &c, NULL)) continue;
         sb_addf(&sb, "%s:%s\n", c.path, c.symbol);
         idx_chunk_release(&c);
     }
     free(v);
     return sb_detach(&sb, NULL);
+}
+
+/* The call edges out of path:sym. */
+static char *callees(const char *path, const char *sym)
+{
+    return edges_of(path, sym, IDX_EDGE_CALL);
 }
 
 static void check_callees(const char *path, const char *sym, const char *want)
@@ -68,6 +74,41 @@ static void test_parameters_and_module_instances(void)
     check_callees("pkg/use.py", "by_return", "pkg/use.py:make\npkg/ds.py:Headers.get\n");
 }
 
+/* Attributes of another file's class (pkg/reply.py: a class annotation,
+ * `self.store = Headers()`, a property's `-> Headers`), results of calls
+ * (`-> "Reply"`, `return self`, a function's `-> Reply`), attributes a
+ * class inherits from its base in another file, properties read through a
+ * typed receiver, classes held in variables. */
+static void test_attributes_and_results_across_files(void)
+{
+    const char *get = "pkg/ds.py:Headers.get\n";
+    check_callees("pkg/chains.py", "class_annotation", get);
+    check_callees("pkg/chains.py", "init_attribute", get);
+    check_callees("pkg/chains.py", "annotated_result",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
+    check_callees("pkg/chains.py", "returns_self",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:Reply.me\n");
+    /* rv.first: a property's getter runs */
+    check_callees("pkg/chains.py", "property_result",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:Reply.first\n");
+    /* a class held in a variable (`Type[Reply]`, `reply_class = Reply` in a
+     * class body) called; `rv = rv.me()` keeps rv's type */
+    check_callees("pkg/chains.py", "class_in_variable",
+                  "pkg/reply.py:Reply.me\npkg/ds.py:Headers.get\n");
+    check_callees("pkg/chains.py", "Maker.make", get);
+    /* h: Union[Headers, ...] narrowed by its one assignment, h = Headers(h) */
+    check_callees("pkg/chains.py", "narrowed", "pkg/ds.py:Headers\npkg/ds.py:Headers.get\n");
+    /* self.width = 3: the property's setter runs */
+    check_callees("pkg/chains.py", "Box.__init__", "pkg/chains.py:Box.width\n");
+    /* a method read as a value and a data attribute: no call */
+    check_callees("pkg/chains.py", "reads_no_call", "");
+    check_callees("pkg/chains.py", "function_result",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:make_reply\n");
+    check_callees("pkg/chains.py", "Derived.inherited", get);
+    check_callees("pkg/chains.py", "Derived.own_result",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
+}
+
 static void test_super(void)
 {
     /* Headers.load's own name is not the target: the base's is */
@@ -86,6 +127,15 @@ static void test_proxy(void)
 {
     /* current_app stands for flask.Flask (the row's receiver_proxies) */
     check_callees("flask/helpers.py", "stream", "flask/app.py:Flask.ensure_sync\n");
+}
+
+static void test_decorator_is_no_call(void)
+{
+    /* @cached: Memo.value is passed to cached, it calls nothing */
+    check_callees("pkg/ds.py", "Memo.value", "");
+    char *ref = edges_of("pkg/ds.py", "Memo.value", IDX_EDGE_REFERENCE);
+    CHECK_STR(ref, "pkg/ds.py:cached\n");
+    free(ref);
 }
 
 static void test_builtins_and_library_types(void)
@@ -165,9 +215,11 @@ int main(void)
     if (!st) return test_summary();
     RUN(test_self_attributes);
     RUN(test_parameters_and_module_instances);
+    RUN(test_attributes_and_results_across_files);
     RUN(test_super);
     RUN(test_property_reads);
     RUN(test_proxy);
+    RUN(test_decorator_is_no_call);
     RUN(test_builtins_and_library_types);
     RUN(test_definition_from_call_site);
     RUN(test_overload_is_one_function);
