@@ -34,6 +34,11 @@ static const char schema_sql[] =
     " kind INTEGER NOT NULL, name TEXT NOT NULL, last TEXT NOT NULL, resolved INTEGER NOT NULL);"
     "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, kind INTEGER NOT NULL,"
     " ref_id INTEGER NOT NULL);"
+    /* Preprocessor facts of a file (rows with preprocessor captures, pp.c):
+     * kind 0 a conditional branch's lines (text: its whole condition), 1 a
+     * macro defined at start_line (text: its value), 2 one undefined. */
+    "CREATE TABLE pp(file_id INTEGER NOT NULL, kind INTEGER NOT NULL, start_line INTEGER NOT NULL,"
+    " end_line INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL);"
     /* The search text of each chunk (idx_tok_code output), by chunk id: what the
      * BM25F postings are built from (FTS5's porter tokenizer, no FTS table). */
     "CREATE TABLE search_text(id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,"
@@ -58,6 +63,8 @@ static const char *const index_sql[][2] = {
     {"edges_src", "edges(src)"},
     {"edges_dst", "edges(dst)"},
     {"edges_ref", "edges(ref_id)"},
+    {"pp_file", "pp(file_id, start_line)"},
+    {"pp_name", "pp(name) WHERE kind > 0"},
 };
 
 static CrErr store__indexes(IdxStore *st, int make, ErrInfo *e)

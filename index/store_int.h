@@ -14,7 +14,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 6
+#define IDX_SCHEMA_VERSION 7
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -120,6 +120,15 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
     X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1")                                              \
+    X(RM_PP, "DELETE FROM pp WHERE file_id = ?1")                                                  \
+    X(PP_INSERT, "INSERT INTO pp(file_id, kind, start_line, end_line, name, text) "                \
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")                                                \
+    /* the innermost conditional branch of file ?1 holding line ?2 */                              \
+    X(PP_COND_AT, "SELECT text FROM pp WHERE file_id = ?1 AND start_line <= ?2 AND kind = 0 "     \
+                  "AND end_line >= ?2 ORDER BY start_line DESC LIMIT 1")                            \
+    /* the definitions (kind 1) and undefinitions (2) of macro ?1 */                               \
+    X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind > 0 "     \
+                "ORDER BY file_id, start_line LIMIT 64")                                           \
     X(RM_CHUNKS, "DELETE FROM chunks WHERE file_id = ?1")                                          \
     X(DATA_VERSION, "PRAGMA data_version")                                                         \
     X(META_GET, "SELECT value FROM meta WHERE key = ?1")                                           \
