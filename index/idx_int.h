@@ -146,8 +146,7 @@ typedef struct ChunkRef {
  * @pp.define, index/pp.c). */
 typedef enum {
     PP_BRANCH, /* lines start..end are compiled when text (a condition) holds */
-    PP_DEFINE, /* macro name is defined at start_line as text (its value; "(" for a function-like one) */
-    PP_UNDEF,  /* macro name is undefined at start_line */
+    PP_DEFINE, /* macro name is defined at start_line as text (its value; "(": function-like) */
 } PpKind;
 
 typedef struct ChunkPp {

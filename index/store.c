@@ -1,5 +1,6 @@
 #include "store_int.h"
 #include "lang/lang.h"
+#include "pp_int.h"
 #include "vec_int.h"
 
 #include <errno.h>
@@ -36,7 +37,7 @@ static const char schema_sql[] =
     " ref_id INTEGER NOT NULL);"
     /* Preprocessor facts of a file (rows with preprocessor captures, pp.c):
      * kind 0 a conditional branch's lines (text: its whole condition), 1 a
-     * macro defined at start_line (text: its value), 2 one undefined. */
+     * macro defined at start_line (text: its value). */
     "CREATE TABLE pp(file_id INTEGER NOT NULL, kind INTEGER NOT NULL, start_line INTEGER NOT NULL,"
     " end_line INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL);"
     /* The search text of each chunk (idx_tok_code output), by chunk id: what the
@@ -465,6 +466,7 @@ void idx_close(IdxStore *st)
     for (size_t i = 0; i < st->n_exclude; i++)
         free(st->exclude[i]);
     free(st->exclude);
+    idx_pp_config_free(st->pp_config);
     free(st->root);
     idx_vfs_free(st->vfs);
     if (st->index_fd >= 0) close(st->index_fd);
