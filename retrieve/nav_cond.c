@@ -1,0 +1,134 @@
+/* nav_cond.c - preprocessor conditions in navigation: the condition a
+ * reference is compiled under, the variants of a definition written once
+ * per #if branch, and definitions the build compiles ranked before those
+ * it does not (idx_pp_cond decides, against compile_commands.json when the
+ * workspace has one). */
+#include "rtv_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int rtv_built_rank(IdxBuilt b)
+{
+    return b == IDX_BUILT_YES ? 0 : b == IDX_BUILT_UNKNOWN ? 1 : 2;
+}
+
+static void cond_join(char **acc, IdxBuilt *built, char *cond, IdxBuilt b)
+{
+    *built = idx_built_and(*built, b);
+    if (!cond) return;
+    if (!*acc) {
+        *acc = cond;
+        return;
+    }
+    if (strcmp(*acc, cond)) {
+        StrBuf sb;
+        sb_init(&sb);
+        sb_addf(&sb, "%s && %s", *acc, cond);
+        free(*acc);
+        *acc = sb_detach(&sb, NULL);
+    }
+    free(cond);
+}
+
+CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, char **cond, IdxBuilt *built,
+                    ErrInfo *e)
+{
+    char *c = NULL;
+    IdxBuilt b = IDX_BUILT_YES;
+    *cond = NULL;
+    *built = IDX_BUILT_YES;
+    CrErr rc = idx_pp_cond(st, site->file_id, site->start_line, &c, &b, e);
+    if (rc) return rc;
+    cond_join(cond, built, c, b);
+    IdxChunk m;
+    if (via && idx_chunk_get(st, via, &m, NULL) == CR_OK) {
+        rc = idx_pp_cond(st, m.file_id, m.start_line, &c, &b, e);
+        idx_chunk_release(&m);
+        if (!rc) cond_join(cond, built, c, b);
+    }
+    if (rc) {
+        free(*cond);
+        *cond = NULL;
+    }
+    return rc;
+}
+
+void rtv_variants_free(RtvVariant *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i].cond);
+    free(v);
+}
+
+CrErr rtv_def_variants(IdxStore *st, const RtvDef *d, RtvVariant **out, size_t *n_out, ErrInfo *e)
+{
+    RtvVariant *v = NULL;
+    size_t n = 0, cap = 0;
+    int any = 0;
+    CrErr rc = CR_OK;
+    for (size_t i = 0; i < d->n_pieces && !rc; i++) {
+        IdxChunk c;
+        if ((rc = idx_chunk_get(st, d->pieces[i], &c, e))) {
+            if (rc == CR_ENOENT) rc = CR_OK;
+            continue;
+        }
+        char *cond = NULL;
+        IdxBuilt b = IDX_BUILT_YES;
+        rc = idx_pp_cond(st, c.file_id, c.start_line, &cond, &b, e);
+        if (!rc && n && ((!cond && !v[n - 1].cond) ||
+                         (cond && v[n - 1].cond && !strcmp(cond, v[n - 1].cond)))) {
+            if (c.end_line > v[n - 1].end_line) v[n - 1].end_line = c.end_line; /* one more piece */
+            free(cond);
+        } else if (!rc) {
+            ARRAY_GROW(v, n + 1, cap);
+            v[n++] = (RtvVariant){c.start_line, c.end_line, cond, b};
+            any |= cond != NULL;
+        }
+        idx_chunk_release(&c);
+    }
+    if (rc || !any) {
+        rtv_variants_free(v, n);
+        v = NULL;
+        n = 0;
+    }
+    *out = v;
+    *n_out = n;
+    return rc;
+}
+
+IdxBuilt rtv_variants_built(const RtvVariant *v, size_t n)
+{
+    IdxBuilt best = n ? IDX_BUILT_NO : IDX_BUILT_YES;
+    for (size_t i = 0; i < n; i++)
+        if (rtv_built_rank(v[i].built) < rtv_built_rank(best)) best = v[i].built;
+    return best;
+}
+
+CrErr rtv_defs_built_first(IdxStore *st, RtvDef *defs, size_t n, const char *near_path,
+                           uint32_t near_line, ErrInfo *e)
+{
+    if (n < 2) return CR_OK;
+    int *rank = xcalloc(n, sizeof *rank);
+    CrErr rc = CR_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        RtvVariant *v = NULL;
+        size_t nv = 0;
+        rc = rtv_def_variants(st, &defs[i], &v, &nv, e);
+        int here = near_path && near_line && !strcmp(defs[i].head.path, near_path) &&
+                   near_line >= defs[i].start_line && near_line <= defs[i].end_line;
+        rank[i] = here ? -1 : rtv_built_rank(rtv_variants_built(v, nv));
+        rtv_variants_free(v, nv);
+    }
+    if (!rc) {
+        RtvDef *w = xmalloc(n * sizeof *w);
+        size_t k = 0;
+        for (int r = -1; r <= 2; r++)
+            for (size_t i = 0; i < n; i++)
+                if (rank[i] == r) w[k++] = defs[i];
+        memcpy(defs, w, n * sizeof *w);
+        free(w);
+    }
+    free(rank);
+    return rc;
+}
