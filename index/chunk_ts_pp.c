@@ -166,7 +166,8 @@ static void pp__whole(const TsRun *r, TSNode b, StrBuf *out, int depth)
     if (!pp__guard(r, top)) pp__outer(r, top, out, depth);
     StrBuf part;
     sb_init(&part);
-    for (TSNode c = top; !ts_node_is_null(c) && !ts_node_eq(c, b); c = pp__field(c, "alternative")) {
+    for (TSNode c = top; !ts_node_is_null(c) && !ts_node_eq(c, b);
+         c = pp__field(c, "alternative")) {
         sb_reset(&part);
         if (pp__own(r, c, 1, &part)) pp__and(out, &part);
     }
@@ -194,9 +195,8 @@ void idx_chunk_ts_pp_if(TsRun *r, TSNode top, ChunkSet *out)
     for (TSNode b = top; !ts_node_is_null(b); b = pp__field(b, "alternative")) {
         TSNode head = pp__field(b, "condition");
         if (ts_node_is_null(head)) head = pp__field(b, "name");
-        uint32_t first = (ts_node_is_null(head) ? ts_node_start_point(b).row
-                                                : ts_node_end_point(head).row) +
-                         2;
+        uint32_t first =
+            (ts_node_is_null(head) ? ts_node_start_point(b).row : ts_node_end_point(head).row) + 2;
         TSNode next = pp__field(b, "alternative");
         uint32_t last = ts_node_is_null(next) ? endif - 1 : ts_node_start_point(next).row;
         sb_reset(&cond);

@@ -80,9 +80,9 @@ static PpRow *pp__defs(PpCtx *c, const char *name, size_t *n_out)
     while (s && n < PP_ROWS && pp__step(c, s)) {
         if (sqlite3_column_int(s, 0) != PP_DEFINE) continue;
         ARRAY_GROW(v, n + 1, cap);
-        v[n++] = (PpRow){PP_DEFINE, sqlite3_column_int64(s, 1),
-                         (uint32_t)sqlite3_column_int64(s, 2),
-                         xstrdup((const char *)sqlite3_column_text(s, 3))};
+        v[n++] =
+            (PpRow){PP_DEFINE, sqlite3_column_int64(s, 1), (uint32_t)sqlite3_column_int64(s, 2),
+                    xstrdup((const char *)sqlite3_column_text(s, 3))};
     }
     if (s) sqlite3_reset(s);
     *n_out = n;

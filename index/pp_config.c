@@ -204,12 +204,12 @@ PpConfig *idx_pp_config_load(PpConfig *old, const char *root)
     return c;
 }
 
-int idx_pp_config_flag(const PpConfig *c, const char *relpath, const char *name,
-                       const char **value)
+int idx_pp_config_flag(const PpConfig *c, const char *relpath, const char *name, const char **value)
 {
     if (!c) return 0;
     int64_t at;
-    const PpEntry *en = relpath && strmap_get(&c->files, relpath, &at) ? &c->entries[at] : &c->common;
+    const PpEntry *en =
+        relpath && strmap_get(&c->files, relpath, &at) ? &c->entries[at] : &c->common;
     size_t n = strlen(name);
     for (size_t k = en->n; k-- > 0;) {
         const char *f = en->flags[k];

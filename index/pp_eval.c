@@ -146,8 +146,14 @@ static Val ev__unary(Ev *e)
 
 /* Binary operators by precedence, lowest first (&& and || apart). */
 static const char *const ev__levels[][5] = {
-    {"|", NULL},        {"^", NULL},        {"&", NULL},         {"==", "!=", NULL},
-    {"<=", ">=", "<", ">", NULL}, {"<<", ">>", NULL}, {"+", "-", NULL}, {"*", "/", "%", NULL},
+    {"|", NULL},
+    {"^", NULL},
+    {"&", NULL},
+    {"==", "!=", NULL},
+    {"<=", ">=", "<", ">", NULL},
+    {"<<", ">>", NULL},
+    {"+", "-", NULL},
+    {"*", "/", "%", NULL},
 };
 enum { EV_LEVELS = sizeof ev__levels / sizeof ev__levels[0] };
 

@@ -11,7 +11,7 @@
 
 /* What is known of the macros a condition names. */
 typedef struct PpFacts {
-    IdxBuilt (*defined)(void *ctx, const char *name); /* defined(name) */
+    IdxBuilt (*defined)(void *ctx, const char *name);      /* defined(name) */
     int (*value)(void *ctx, const char *name, int64_t *v); /* 1 with *v, 0 unknown */
     void *ctx;
 } PpFacts;

@@ -155,7 +155,10 @@ const McpTool mcp_tool_definition = {
     "definition",
     "Find definitions",
     "Where a name is defined: every function, method or class with that name (or the one "
-    "dotted qualified name), with its lines, signature and first docstring line.",
+    "dotted qualified name), with its lines, signature and first docstring line. C/C++: a "
+    "definition under #if carries `condition` and `built` (true, false, null: unknown; "
+    "compile_commands.json decides when the workspace has one), one written per branch its "
+    "`variants`; what the build compiles is listed first.",
     definition_fields,
     sizeof definition_fields / sizeof definition_fields[0],
     1,
@@ -314,7 +317,8 @@ const McpTool mcp_tool_callers = {
     "Who references a definition",
     "From the static code graph: the definitions that call, import, subclass or raise/catch "
     "the given one, with locations. Says what the graph cannot see (dynamic dispatch, "
-    "getattr); an edge is only listed when the indexer resolved it.",
+    "getattr); an edge is only listed when the indexer resolved it. C/C++: a reference "
+    "written under #if carries `condition` and `built` (true, false, null: unknown).",
     refs_fields,
     sizeof refs_fields / sizeof refs_fields[0],
     1,
@@ -326,7 +330,8 @@ const McpTool mcp_tool_callees = {
     "What a definition references",
     "From the static code graph: the definitions the given one calls, imports, subclasses "
     "or raises/catches, with the lines the reference is written in. Unresolved references "
-    "(dynamic dispatch, getattr, library code) are not listed.",
+    "(dynamic dispatch, getattr, library code) are not listed. C/C++: a reference written "
+    "under #if carries `condition` and `built` (true, false, null: unknown).",
     refs_fields,
     sizeof refs_fields / sizeof refs_fields[0],
     1,

@@ -76,8 +76,9 @@ CrErr rtv_def_variants(IdxStore *st, const RtvDef *d, RtvVariant **out, size_t *
         char *cond = NULL;
         IdxBuilt b = IDX_BUILT_YES;
         rc = idx_pp_cond(st, c.file_id, c.start_line, &cond, &b, e);
-        if (!rc && n && ((!cond && !v[n - 1].cond) ||
-                         (cond && v[n - 1].cond && !strcmp(cond, v[n - 1].cond)))) {
+        if (!rc && n &&
+            ((!cond && !v[n - 1].cond) ||
+             (cond && v[n - 1].cond && !strcmp(cond, v[n - 1].cond)))) {
             if (c.end_line > v[n - 1].end_line) v[n - 1].end_line = c.end_line; /* one more piece */
             free(cond);
         } else if (!rc) {

@@ -58,9 +58,9 @@ static char *calls_of(IdxStore *st, const char *path, const char *symbol, int ou
     RtvRef *refs = NULL;
     size_t nr = 0;
     if (n)
-        CHECK_INT(rtv_refs(st, &defs[0], outgoing, RTV_REF_BIT(IDX_EDGE_CALL), 0, &refs, &nr, NULL,
-                           NULL),
-                  CR_OK);
+        CHECK_INT(
+            rtv_refs(st, &defs[0], outgoing, RTV_REF_BIT(IDX_EDGE_CALL), 0, &refs, &nr, NULL, NULL),
+            CR_OK);
     for (size_t i = 0; i < nr; i++)
         sb_addf(&sb, "%s %c %s\n", refs[i].other.head.symbol, built_char(refs[i].built),
                 refs[i].cond ? refs[i].cond : "");
@@ -86,7 +86,7 @@ static char *defs_of(IdxStore *st, const char *symbol)
 #define CHECK_TEXT(got_expr, want)                                                                 \
     do {                                                                                           \
         char *got_ = (got_expr);                                                                   \
-        if (strcmp(got_, want) != 0) fprintf(stderr, "got:\n%swant:\n%s", got_, want);            \
+        if (strcmp(got_, want) != 0) fprintf(stderr, "got:\n%swant:\n%s", got_, want);             \
         CHECK(!strcmp(got_, want));                                                                \
         free(got_);                                                                                \
     } while (0)
