@@ -438,6 +438,17 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
                 continue;
             }
             if (rc) break;
+            /* a call of a function defined once per #if branch reaches the
+             * first; the one the build compiles is the callee */
+            int64_t alt = 0;
+            if (outgoing && (rc = rtv_built_variant(st, &c, &alt, e))) {
+                idx_chunk_release(&c);
+                break;
+            }
+            if (alt) {
+                idx_chunk_release(&c);
+                if ((rc = idx_chunk_get(st, alt, &c, e))) break;
+            }
             /* pieces of one definition share file, kind and symbol */
             sb_reset(&key);
             if (is_code(&c))
@@ -447,7 +458,8 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
                         c.symbol);
             char *cond = NULL;
             IdxBuilt built = IDX_BUILT_YES;
-            rc = rtv_site_cond(st, outgoing ? &piece : &c, via ? via[i] : 0, &cond, &built, e);
+            rc = rtv_site_cond(st, outgoing ? &piece : &c, via ? via[i] : 0, outgoing ? &c : NULL,
+                               &cond, &built, e);
             if (rc) {
                 idx_chunk_release(&c);
                 break;

@@ -31,8 +31,57 @@ static void cond_join(char **acc, IdxBuilt *built, char *cond, IdxBuilt b)
     free(cond);
 }
 
-CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, char **cond, IdxBuilt *built,
-                    ErrInfo *e)
+/* Whether target's condition holds for every call of it: a definition
+ * under a branch with no variant elsewhere in its file (a variant's calls
+ * reach the first variant, whatever the branch). */
+static CrErr target_cond(IdxStore *st, const IdxChunk *target, char **cond, IdxBuilt *built,
+                         ErrInfo *e)
+{
+    char *c = NULL;
+    IdxBuilt b = IDX_BUILT_YES;
+    CrErr rc = idx_pp_cond(st, target->file_id, target->start_line, &c, &b, e);
+    if (rc || !c) return rc;
+    int64_t *v = NULL;
+    size_t nv = 0;
+    rc = idx_variant_chunks(st, target->id, &v, &nv, e);
+    free(v);
+    if (!rc && !nv) {
+        cond_join(cond, built, c, b);
+        c = NULL;
+    }
+    free(c);
+    return rc;
+}
+
+CrErr rtv_built_variant(IdxStore *st, const IdxChunk *c, int64_t *alt, ErrInfo *e)
+{
+    char *cond = NULL;
+    IdxBuilt b = IDX_BUILT_YES;
+    *alt = 0;
+    CrErr rc = idx_pp_cond(st, c->file_id, c->start_line, &cond, &b, e);
+    free(cond);
+    if (rc || b == IDX_BUILT_YES) return rc;
+    int64_t *v = NULL;
+    size_t nv = 0;
+    rc = idx_variant_chunks(st, c->id, &v, &nv, e);
+    int best = rtv_built_rank(b);
+    for (size_t i = 0; i < nv && !rc && best > 0; i++) {
+        IdxChunk x;
+        if (idx_chunk_get(st, v[i], &x, NULL) != CR_OK) continue;
+        rc = idx_pp_cond(st, x.file_id, x.start_line, &cond, &b, e);
+        free(cond);
+        if (!rc && rtv_built_rank(b) < best) {
+            best = rtv_built_rank(b);
+            *alt = x.id;
+        }
+        idx_chunk_release(&x);
+    }
+    free(v);
+    return rc;
+}
+
+CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, const IdxChunk *target,
+                    char **cond, IdxBuilt *built, ErrInfo *e)
 {
     char *c = NULL;
     IdxBuilt b = IDX_BUILT_YES;
@@ -47,6 +96,7 @@ CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, char **cond
         idx_chunk_release(&m);
         if (!rc) cond_join(cond, built, c, b);
     }
+    if (!rc && target) rc = target_cond(st, target, cond, built, e);
     if (rc) {
         free(*cond);
         *cond = NULL;

@@ -129,10 +129,15 @@ CrErr rtv_call_edges(IdxStore *st, int64_t chunk, int outgoing, IdxEdge **out, i
 /* Whether a chunk is a macro (calls.c); 0 when the store cannot say. */
 int rtv_is_macro(IdxStore *st, int64_t chunk);
 /* (nav_cond.c) The condition a reference written in chunk site (through
- * macro chunk via, 0: none) is compiled under: both joined by &&, NULL
- * when none; *built whether it holds. */
-CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, char **cond, IdxBuilt *built,
-                    ErrInfo *e);
+ * macro chunk via, 0: none; to chunk target, NULL: not asked) is compiled
+ * under: all joined by &&, NULL when none; *built whether it holds. A
+ * target's condition counts unless it is one variant of several. */
+CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, const IdxChunk *target,
+                    char **cond, IdxBuilt *built, ErrInfo *e);
+/* A variant of chunk c's definition that the build compiles (*alt), when
+ * c's is not built and its file defines it again under another branch;
+ * else *alt = 0. */
+CrErr rtv_built_variant(IdxStore *st, const IdxChunk *c, int64_t *alt, ErrInfo *e);
 /* Built first: 0 built, 1 unknown, 2 not built. */
 int rtv_built_rank(IdxBuilt b);
 /* Reorders defs (stable): the one whose lines hold near_path:near_line

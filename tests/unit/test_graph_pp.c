@@ -61,9 +61,12 @@ static char *calls_of(IdxStore *st, const char *path, const char *symbol, int ou
         CHECK_INT(
             rtv_refs(st, &defs[0], outgoing, RTV_REF_BIT(IDX_EDGE_CALL), 0, &refs, &nr, NULL, NULL),
             CR_OK);
-    for (size_t i = 0; i < nr; i++)
-        sb_addf(&sb, "%s %c %s\n", refs[i].other.head.symbol, built_char(refs[i].built),
-                refs[i].cond ? refs[i].cond : "");
+    for (size_t i = 0; i < nr; i++) {
+        const RtvDef *o = &refs[i].other;
+        sb_adds(&sb, o->head.symbol);
+        if (!strcmp(o->head.symbol, "mix")) sb_addf(&sb, ":%u", o->start_line);
+        sb_addf(&sb, " %c %s\n", built_char(refs[i].built), refs[i].cond ? refs[i].cond : "");
+    }
     rtv_refs_free(refs, nr);
     rtv_defs_free(defs, n);
     return sb.buf ? sb_detach(&sb, NULL) : xstrdup("");
@@ -133,6 +136,10 @@ static void test_conditions(void)
                "posix_now + !defined(_WIN32) && !defined(__APPLE__)\n");
     /* interleaved variants are two definitions: the built one first */
     CHECK_TEXT(defs_of(st, "rot"), "31-31\n28-28\n");
+    /* a callee defined under a branch not built is marked; of a function
+     * defined once per branch, the variant built is the callee */
+    CHECK_TEXT(calls_of(st, "main.c", "main", 1),
+               "deep + \nfast - defined(FASTPATH)\ndead - 0\napi + defined(API)\nmix:32 + \n");
 
     /* a build configuration: its -D decides, what it builds comes first */
     write_config("-DUSE_FAST");
@@ -140,6 +147,8 @@ static void test_conditions(void)
     CHECK_TEXT(calls_of(st, "main.c", "deep", 0),
                "fast + defined(FASTPATH)\napi + defined(API)\nmain + \ndead - 0\n");
     CHECK_TEXT(defs_of(st, "rot"), "28-28\n31-31\n");
+    CHECK_TEXT(calls_of(st, "main.c", "main", 1),
+               "deep + \nfast + defined(FASTPATH)\napi + defined(API)\nmix:29 + \ndead - 0\n");
     /* -U undefines; the row's predefined macros are the build's */
     write_config("-UAPI -D__APPLE__");
     CHECK_TEXT(calls_of(st, "main.c", "deep", 0),
