@@ -578,6 +578,7 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     ts__units(&r);
     idx_emit_build(&r.em, out);
     idx_chunk_ts_fix_refs(&r);
+    idx_chunk_ts_pp_sites(&r, out);
     if (lang->implicit_this) idx_chunk_ts_member_refs(&r);
     idx_chunk_ts_local_calls_first(&r);
     idx_emit_refs_out(&r.em, out);

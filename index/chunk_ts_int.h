@@ -86,6 +86,9 @@ void idx_chunk_ts_fix_refs(TsRun *r);
  * with its whole condition, and a macro definition, into out->pp. */
 void idx_chunk_ts_pp_if(TsRun *r, TSNode top, ChunkSet *out);
 void idx_chunk_ts_pp_define(TsRun *r, TSNode def, ChunkSet *out);
+/* The calls a definition makes under a branch of its body (after
+ * idx_emit_build): each call of such a name in it, as a PP_SITE fact. */
+void idx_chunk_ts_pp_sites(TsRun *r, ChunkSet *out);
 /* Whether lines a and b are in different preprocessor branches. */
 int idx_chunk_ts_pp_apart(const TsRun *r, uint32_t a, uint32_t b);
 /* Calls of the file's own functions first among em.refs[0, first_type). */

@@ -246,3 +246,39 @@ int idx_chunk_ts_pp_apart(const TsRun *r, uint32_t a, uint32_t b)
 {
     return r->out && r->out->n_pp && pp__branch_at(r->out, a) != pp__branch_at(r->out, b);
 }
+
+/* The last component of a call's name ("obj.f" -> "f"). */
+static const char *pp__last(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot ? dot + 1 : name;
+}
+
+void idx_chunk_ts_pp_sites(TsRun *r, ChunkSet *out)
+{
+    if (!out->n_pp) return;
+    StrMap cond; /* "unit:name" of the calls some definition makes under a branch of its body */
+    StrBuf key;
+    strmap_init(&cond);
+    sb_init(&key);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < r->em.n_refs; i++) {
+            const ChunkRef *ref = &r->em.refs[i];
+            if (ref->kind != REF_CALL || !ref->name || ref->line < 1 || ref->line > r->em.n_lines)
+                continue;
+            int o = r->em.owner[ref->line];
+            if (o < 0) continue;
+            sb_reset(&key);
+            sb_addf(&key, "%d:%s", o, pp__last(ref->name));
+            if (pass == 0) {
+                if (pp__branch_at(out, ref->line) != pp__branch_at(out, r->em.units[o].start))
+                    strmap_put(&cond, key.buf, 1);
+            } else if (strmap_get(&cond, key.buf, NULL)) {
+                ChunkPp *p = pp__push(out, PP_SITE, ref->line, ref->line);
+                p->name = xstrdup(pp__last(ref->name));
+                p->text = xstrdup("");
+            }
+        }
+    strmap_release(&cond);
+    sb_release(&key);
+}

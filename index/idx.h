@@ -323,9 +323,16 @@ IdxBuilt idx_built_and(IdxBuilt a, IdxBuilt b);
 CrErr idx_pp_cond(IdxStore *st, int64_t file_id, uint32_t line, char **cond, IdxBuilt *built,
                   ErrInfo *e);
 
+/* The condition a call of `name` (its last component) written in lines
+ * from..to of file_id (a chunk) is compiled under: where the chunk calls
+ * name under a branch of its body, the least conditional of those calls'
+ * lines; else the chunk's first line's (idx_pp_cond). */
+CrErr idx_pp_site_cond(IdxStore *st, int64_t file_id, uint32_t from, uint32_t to, const char *name,
+                       char **cond, IdxBuilt *built, ErrInfo *e);
+
 /* The other definitions of chunk_id's symbol in its file (a function
  * defined once per #if branch, interleaved with others: the symbol table
- * names the first only), by line. Caller frees. */
+ * names the first only), by line; none in a file without #if. Caller frees. */
 CrErr idx_variant_chunks(IdxStore *st, int64_t chunk_id, int64_t **out, size_t *n_out, ErrInfo *e);
 
 /* Whether the workspace has a build configuration (read again when it

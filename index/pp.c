@@ -248,3 +248,46 @@ CrErr idx_variant_chunks(IdxStore *st, int64_t chunk_id, int64_t **out, size_t *
     *n_out = n;
     return CR_OK;
 }
+
+CrErr idx_pp_site_cond(IdxStore *st, int64_t file_id, uint32_t from, uint32_t to, const char *name,
+                       char **cond, IdxBuilt *built, ErrInfo *e)
+{
+    PpCtx c = {.st = st, .e = e};
+    uint32_t lines[64];
+    size_t n = 0;
+    sqlite3_stmt *s = name && name[0] ? idx_store_stmt(st, STMT_PP_SITES, e) : NULL;
+    if (s) {
+        sqlite3_bind_int64(s, 1, file_id);
+        sqlite3_bind_int64(s, 2, from);
+        sqlite3_bind_int64(s, 3, to);
+        sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC);
+        while (n < 64 && pp__step(&c, s))
+            lines[n++] = (uint32_t)sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+        if (c.rc) return c.rc;
+    }
+    if (!n) return idx_pp_cond(st, file_id, from, cond, built, e);
+    *cond = NULL;
+    *built = IDX_BUILT_NO;
+    int best = 3;
+    for (size_t i = 0; i < n && best > 0; i++) {
+        char *t = NULL;
+        IdxBuilt b;
+        CrErr rc = idx_pp_cond(st, file_id, lines[i], &t, &b, e);
+        if (rc) {
+            free(*cond);
+            *cond = NULL;
+            return rc;
+        }
+        int rank = b == IDX_BUILT_YES ? 0 : b == IDX_BUILT_UNKNOWN ? 1 : 2;
+        if (rank < best) {
+            best = rank;
+            free(*cond);
+            *cond = t;
+            *built = b;
+        } else {
+            free(t);
+        }
+    }
+    return CR_OK;
+}

@@ -37,7 +37,8 @@ static const char schema_sql[] =
     " ref_id INTEGER NOT NULL);"
     /* Preprocessor facts of a file (rows with preprocessor captures, pp.c):
      * kind 0 a conditional branch's lines (text: its whole condition), 1 a
-     * macro defined at start_line (text: its value). */
+     * macro defined at start_line (text: its value), 2 a call site of name
+     * in a definition that calls it under a branch of its body. */
     "CREATE TABLE pp(file_id INTEGER NOT NULL, kind INTEGER NOT NULL, start_line INTEGER NOT NULL,"
     " end_line INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL);"
     /* The search text of each chunk (idx_tok_code output), by chunk id: what the
@@ -64,8 +65,8 @@ static const char *const index_sql[][2] = {
     {"edges_src", "edges(src)"},
     {"edges_dst", "edges(dst)"},
     {"edges_ref", "edges(ref_id)"},
-    {"pp_file", "pp(file_id, start_line)"},
-    {"pp_name", "pp(name) WHERE kind > 0"},
+    {"pp_file", "pp(file_id, kind, start_line)"},
+    {"pp_name", "pp(name) WHERE kind = 1"},
 };
 
 static CrErr store__indexes(IdxStore *st, int make, ErrInfo *e)

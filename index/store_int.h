@@ -125,14 +125,18 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(CHUNK_VARIANTS, "SELECT b.id FROM chunks a JOIN chunks b ON b.file_id = a.file_id "          \
                       "AND b.symbol = a.symbol AND b.kind = a.kind AND b.id != a.id "              \
                       "AND b.win <= 1 AND b.cont = 0 WHERE a.id = ?1 AND a.symbol != '' "          \
+                      "AND EXISTS (SELECT 1 FROM pp WHERE file_id = a.file_id AND kind = 0) "      \
                       "ORDER BY b.start_line LIMIT 16")                                            \
     X(PP_INSERT, "INSERT INTO pp(file_id, kind, start_line, end_line, name, text) "                \
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")                                                \
     /* the innermost conditional branch of file ?1 holding line ?2 */                              \
-    X(PP_COND_AT, "SELECT text FROM pp WHERE file_id = ?1 AND start_line <= ?2 AND kind = 0 "      \
+    X(PP_COND_AT, "SELECT text FROM pp WHERE file_id = ?1 AND kind = 0 AND start_line <= ?2 "      \
                   "AND end_line >= ?2 ORDER BY start_line DESC LIMIT 1")                           \
+    /* the lines of file ?1 from ?2 to ?3 where ?4 is called under a branch (kind 2) */            \
+    X(PP_SITES, "SELECT start_line FROM pp WHERE file_id = ?1 AND kind = 2 AND start_line "        \
+                "BETWEEN ?2 AND ?3 AND name = ?4 ORDER BY start_line LIMIT 64")                    \
     /* the definitions (kind 1) of macro ?1 */                                                     \
-    X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind > 0 "     \
+    X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind = 1 "     \
                 "ORDER BY file_id, start_line LIMIT 64")                                           \
     X(RM_CHUNKS, "DELETE FROM chunks WHERE file_id = ?1")                                          \
     X(DATA_VERSION, "PRAGMA data_version")                                                         \

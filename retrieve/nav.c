@@ -184,6 +184,7 @@ static int nearness(const RtvDef *d, const char *near_path, uint32_t near_line)
 static CrErr variants_add(IdxStore *st, int64_t **ids, size_t *n, ErrInfo *e)
 {
     size_t n0 = *n, cap = *n;
+    if (n0 > 32) return CR_OK; /* a common name: its variants change no rank that matters */
     CrErr rc = CR_OK;
     for (size_t i = 0; i < n0 && !rc; i++) {
         int64_t *v = NULL;
@@ -459,7 +460,8 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
             char *cond = NULL;
             IdxBuilt built = IDX_BUILT_YES;
             rc = rtv_site_cond(st, outgoing ? &piece : &c, via ? via[i] : 0, outgoing ? &c : NULL,
-                               &cond, &built, e);
+                               rtv_last_part(outgoing ? c.symbol : d->head.symbol), &cond, &built,
+                               e);
             if (rc) {
                 idx_chunk_release(&c);
                 break;

@@ -81,21 +81,24 @@ CrErr rtv_built_variant(IdxStore *st, const IdxChunk *c, int64_t *alt, ErrInfo *
 }
 
 CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, const IdxChunk *target,
-                    char **cond, IdxBuilt *built, ErrInfo *e)
+                    const char *callee, char **cond, IdxBuilt *built, ErrInfo *e)
 {
     char *c = NULL;
     IdxBuilt b = IDX_BUILT_YES;
+    IdxChunk m = {0};
+    int have_via = via && idx_chunk_get(st, via, &m, NULL) == CR_OK;
     *cond = NULL;
     *built = IDX_BUILT_YES;
-    CrErr rc = idx_pp_cond(st, site->file_id, site->start_line, &c, &b, e);
-    if (rc) return rc;
-    cond_join(cond, built, c, b);
-    IdxChunk m;
-    if (via && idx_chunk_get(st, via, &m, NULL) == CR_OK) {
+    /* the name written at the call: the macro's when it goes through one */
+    const char *name = have_via ? rtv_last_part(m.symbol) : callee;
+    CrErr rc =
+        idx_pp_site_cond(st, site->file_id, site->start_line, site->end_line, name, &c, &b, e);
+    if (!rc) cond_join(cond, built, c, b);
+    if (!rc && have_via) {
         rc = idx_pp_cond(st, m.file_id, m.start_line, &c, &b, e);
-        idx_chunk_release(&m);
         if (!rc) cond_join(cond, built, c, b);
     }
+    idx_chunk_release(&m);
     if (!rc && target) rc = target_cond(st, target, cond, built, e);
     if (rc) {
         free(*cond);

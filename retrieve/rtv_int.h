@@ -128,12 +128,14 @@ CrErr rtv_call_edges(IdxStore *st, int64_t chunk, int outgoing, IdxEdge **out, i
                      size_t *n_out, ErrInfo *e);
 /* Whether a chunk is a macro (calls.c); 0 when the store cannot say. */
 int rtv_is_macro(IdxStore *st, int64_t chunk);
-/* (nav_cond.c) The condition a reference written in chunk site (through
- * macro chunk via, 0: none; to chunk target, NULL: not asked) is compiled
- * under: all joined by &&, NULL when none; *built whether it holds. A
- * target's condition counts unless it is one variant of several. */
+/* (nav_cond.c) The condition a call of callee (its name) written in chunk
+ * site (through macro chunk via, 0: none; to chunk target, NULL: not
+ * asked) is compiled under: the call's lines where site calls it under a
+ * branch of its body (idx_pp_site_cond), the macro's, the target's, joined
+ * by &&, NULL when none; *built whether it holds. A target's condition
+ * counts unless it is one variant of several. */
 CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, const IdxChunk *target,
-                    char **cond, IdxBuilt *built, ErrInfo *e);
+                    const char *callee, char **cond, IdxBuilt *built, ErrInfo *e);
 /* A variant of chunk c's definition that the build compiles (*alt), when
  * c's is not built and its file defines it again under another branch;
  * else *alt = 0. */

@@ -134,6 +134,12 @@ static void test_conditions(void)
                "win_now - defined(_WIN32)\n"
                "mac_now - !defined(_WIN32) && defined(__APPLE__)\n"
                "posix_now + !defined(_WIN32) && !defined(__APPLE__)\n");
+    /* a call under a branch of the body carries that branch; a name also
+     * called outside it does not */
+    CHECK_TEXT(calls_of(st, "main.c", "body", 1),
+               "win_now - defined(_WIN32)\nmac_now + \nposix_now + \n");
+    CHECK_TEXT(calls_of(st, "main.c", "win_now", 0),
+               "clock_now - defined(_WIN32)\nbody - defined(_WIN32)\n");
     /* interleaved variants are two definitions: the built one first */
     CHECK_TEXT(defs_of(st, "rot"), "31-31\n28-28\n");
     /* a callee defined under a branch not built is marked; of a function
