@@ -20,8 +20,8 @@ called (incomingCalls not empty) are sampled; for each:
 - definition from a call site: up to --sites call sites of the sampled
   functions (a direct call, the function's name written before `(`);
   clangd's textDocument/definition and coderag's `definition` (MCP, the
-  name and the calling file) must land on the sampled definition: the
-  first answer is counted.
+  name, the calling file and line) must land on the sampled definition:
+  the first answer is counted.
 - p50 latency of each request, coderag's and clangd's (the same pipes).
 
 clangd's own errors, and what the script does with them:
@@ -297,8 +297,9 @@ class Coderag:
         defs = s.get("definitions") or []
         return (defs[0].get("references") or []) if defs else [], dt
 
-    def definition(self, name, rel):
-        s, dt = self.tool("definition", {"symbol": name, "path": rel, "limit": 3})
+    def definition(self, name, rel, line1):
+        # the name, the calling file and line: the definition that use reaches first
+        s, dt = self.tool("definition", {"symbol": name, "path": rel, "line": line1, "limit": 3})
         return s.get("definitions") or [], dt
 
 
@@ -401,7 +402,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         lat["cl_def"].append(dt)
         if locs and path_of(locs[0].get("uri") or locs[0].get("targetUri")) == dpath:
             st["cl_def_right"] += 1
-        defs, dt = cr.definition(name, os.path.relpath(fp, corpus))
+        defs, dt = cr.definition(name, os.path.relpath(fp, corpus), l0 + 1)
         lat["cr_def"].append(dt)
         d = defs[0] if defs else {}
         if d.get("path") == os.path.relpath(dpath, corpus) and \

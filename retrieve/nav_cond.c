@@ -90,7 +90,8 @@ CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, const IdxCh
     *cond = NULL;
     *built = IDX_BUILT_YES;
     /* the name written at the call: the macro's when it goes through one */
-    const char *name = have_via ? rtv_last_part(m.symbol) : callee;
+    const char *name = callee;
+    if (have_via) name = strrchr(m.symbol, '.') ? strrchr(m.symbol, '.') + 1 : m.symbol;
     CrErr rc =
         idx_pp_site_cond(st, site->file_id, site->start_line, site->end_line, name, &c, &b, e);
     if (!rc) cond_join(cond, built, c, b);
