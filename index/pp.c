@@ -97,7 +97,25 @@ static void pp__rows_free(PpRow *v, size_t n)
 }
 
 static IdxBuilt pp__holds(PpCtx *c, const char *cond);
-static int pp__value(void *ctx, const char *name, int64_t *v);
+static int pp__value(PpCtx *c, const char *name, int64_t *v);
+static IdxBuilt pp__defined(PpCtx *c, const char *name);
+
+/* The value of expr: what is known of each macro it names first. */
+static int pp__eval(PpCtx *c, const char *expr, int64_t *v)
+{
+    size_t n;
+    PpName *names = idx_pp_names(expr, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (names[i].in_defined)
+            names[i].defined = pp__defined(c, names[i].name);
+        else
+            names[i].known = pp__value(c, names[i].name, &names[i].value);
+    }
+    PpFacts f = {names, n};
+    int ok = idx_pp_eval(expr, &f, v);
+    idx_pp_names_free(names, n);
+    return ok;
+}
 
 /* The row's predefined macro name ("NAME" or "NAME=VALUE"), or NULL. */
 static const char *pp__predefined(const PpCtx *c, const char *name)
@@ -115,9 +133,8 @@ static int pp__busy(const PpCtx *c, const char *name)
     return 0;
 }
 
-static IdxBuilt pp__defined(void *ctx, const char *name)
+static IdxBuilt pp__defined(PpCtx *c, const char *name)
 {
-    PpCtx *c = ctx;
     const char *value;
     int flag = idx_pp_config_flag(c->cfg, c->relpath, name, &value);
     if (flag) return flag > 0 ? IDX_BUILT_YES : IDX_BUILT_NO;
@@ -144,15 +161,13 @@ static int pp__expr_value(PpCtx *c, const char *name, const char *text, int64_t 
 {
     if (c->depth >= PP_DEPTH || pp__busy(c, name)) return 0;
     c->stack[c->depth++] = name;
-    PpFacts f = {pp__defined, pp__value, c};
-    int ok = idx_pp_eval(text, &f, v);
+    int ok = pp__eval(c, text, v);
     c->depth--;
     return ok;
 }
 
-static int pp__value(void *ctx, const char *name, int64_t *v)
+static int pp__value(PpCtx *c, const char *name, int64_t *v)
 {
-    PpCtx *c = ctx;
     const char *value;
     int flag = idx_pp_config_flag(c->cfg, c->relpath, name, &value);
     if (flag < 0) {
@@ -183,9 +198,8 @@ static int pp__value(void *ctx, const char *name, int64_t *v)
 
 static IdxBuilt pp__holds(PpCtx *c, const char *cond)
 {
-    PpFacts f = {pp__defined, pp__value, c};
     int64_t v;
-    if (!idx_pp_eval(cond, &f, &v)) return IDX_BUILT_UNKNOWN;
+    if (!pp__eval(c, cond, &v)) return IDX_BUILT_UNKNOWN;
     return v ? IDX_BUILT_YES : IDX_BUILT_NO;
 }
 

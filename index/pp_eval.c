@@ -63,6 +63,14 @@ static int ev__eat(Ev *e, const char *op)
 
 static Val ev__cond(Ev *e);
 
+static const PpName *ev__fact(const Ev *e, const char *name, int in_defined)
+{
+    for (size_t i = 0; i < e->f->n; i++)
+        if (e->f->names[i].in_defined == in_defined && !strcmp(e->f->names[i].name, name))
+            return &e->f->names[i];
+    return NULL;
+}
+
 static Val ev__number(Ev *e)
 {
     char *end;
@@ -109,7 +117,8 @@ static Val ev__primary(Ev *e)
             e->bad = 1;
             return UNKNOWN;
         }
-        IdxBuilt b = e->f->defined(e->f->ctx, m);
+        const PpName *x = ev__fact(e, m, 1);
+        IdxBuilt b = x ? x->defined : IDX_BUILT_UNKNOWN;
         return b == IDX_BUILT_UNKNOWN ? UNKNOWN : known(b == IDX_BUILT_YES);
     }
     ev__blank(e);
@@ -122,8 +131,8 @@ static Val ev__primary(Ev *e)
         } while (*e->p && depth > 0);
         return UNKNOWN;
     }
-    int64_t v;
-    return e->f->value(e->f->ctx, name, &v) ? known(v) : UNKNOWN;
+    const PpName *x = ev__fact(e, name, 0);
+    return x && x->known ? known(x->value) : UNKNOWN;
 }
 
 static Val ev__unary(Ev *e)
@@ -267,4 +276,55 @@ int idx_pp_eval(const char *expr, const PpFacts *f, int64_t *v)
     if (e.bad || *e.p || !r.known) return 0;
     *v = r.v;
     return 1;
+}
+
+void idx_pp_names_free(PpName *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].name);
+    free(v);
+}
+
+PpName *idx_pp_names(const char *expr, size_t *n_out)
+{
+    PpName *v = NULL;
+    size_t n = 0, cap = 0;
+    int after_defined = 0;
+    for (const char *p = expr ? expr : ""; *p;) {
+        if (*p == '\'') { /* a character: no names inside */
+            for (p++; *p && *p != '\''; p++)
+                ;
+            if (*p) p++;
+            continue;
+        }
+        if (isdigit((unsigned char)*p)) {
+            while (ev__ident(*p, 0))
+                p++;
+            continue;
+        }
+        if (!ev__ident(*p, 1)) {
+            if (*p != ' ' && *p != '(') after_defined = 0;
+            p++;
+            continue;
+        }
+        size_t len = 0;
+        while (ev__ident(p[len], 0))
+            len++;
+        if (len == 7 && !strncmp(p, "defined", 7)) {
+            after_defined = 1;
+        } else {
+            int have = 0;
+            for (size_t i = 0; i < n && !have; i++)
+                have = v[i].in_defined == after_defined && strlen(v[i].name) == len &&
+                       !strncmp(v[i].name, p, len);
+            if (!have) {
+                ARRAY_GROW(v, n + 1, cap);
+                v[n++] = (PpName){xstrndup(p, len), after_defined, IDX_BUILT_UNKNOWN, 0, 0};
+            }
+            after_defined = 0;
+        }
+        p += len;
+    }
+    *n_out = n;
+    return v;
 }

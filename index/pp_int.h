@@ -9,11 +9,24 @@
 
 #include "idx.h"
 
-/* What is known of the macros a condition names. */
+/* What is known of one macro a condition names: defined() (for a name
+ * after `defined`), else its value. */
+typedef struct PpName {
+    char *name;
+    int in_defined; /* named as defined(name) */
+    IdxBuilt defined;
+    int known; /* its value is known */
+    int64_t value;
+} PpName;
+
+/* The names of expr, each once, with in_defined set (values left for the
+ * caller to fill). Caller frees with idx_pp_names_free. */
+PpName *idx_pp_names(const char *expr, size_t *n_out);
+void idx_pp_names_free(PpName *v, size_t n);
+
 typedef struct PpFacts {
-    IdxBuilt (*defined)(void *ctx, const char *name);      /* defined(name) */
-    int (*value)(void *ctx, const char *name, int64_t *v); /* 1 with *v, 0 unknown */
-    void *ctx;
+    const PpName *names;
+    size_t n;
 } PpFacts;
 
 /* The value of a #if expression: 1 when known (*v), 0 when it depends on

@@ -6,6 +6,7 @@
  * build compiles comes first. */
 #include "idx.h"
 #include "fixture_util.h"
+#include "index/pp_int.h"
 #include "rtv.h"
 #include "test.h"
 
@@ -179,8 +180,49 @@ static void test_conditions(void)
     test_sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
 }
 
+/* expr under A defined as 2, B not defined, U unknown: "v" or "?" */
+static void check_eval(const char *expr, const char *want)
+{
+    size_t n;
+    PpName *names = idx_pp_names(expr, &n);
+    for (size_t i = 0; i < n; i++) {
+        int a = !strcmp(names[i].name, "A"), b = !strcmp(names[i].name, "B");
+        names[i].defined = a ? IDX_BUILT_YES : b ? IDX_BUILT_NO : IDX_BUILT_UNKNOWN;
+        names[i].known = a || b;
+        names[i].value = a ? 2 : 0;
+    }
+    PpFacts f = {names, n};
+    int64_t v = 0;
+    char got[32];
+    if (idx_pp_eval(expr, &f, &v))
+        snprintf(got, sizeof got, "%lld", (long long)v);
+    else
+        snprintf(got, sizeof got, "?");
+    if (strcmp(got, want)) fprintf(stderr, "%s: got %s, want %s\n", expr, got, want);
+    CHECK(!strcmp(got, want));
+    idx_pp_names_free(names, n);
+}
+
+static void test_eval(void)
+{
+    check_eval("defined(A) && !defined B", "1");
+    check_eval("A * 3 + 1 == 7", "1");
+    check_eval("(A << 4) | 1", "33");
+    check_eval("A > 1 ? 10 : 20", "10");
+    check_eval("U && 0", "0"); /* the known side decides */
+    check_eval("U || A", "1");
+    check_eval("U + 1", "?"); /* an unknown value */
+    check_eval("defined(U)", "?");
+    check_eval("A / B", "?"); /* no division by zero */
+    check_eval("'a' == 97", "1");
+    check_eval("0x10 >= 16UL", "1");
+    check_eval("F(A)", "?"); /* a function-like macro */
+    check_eval("A +", "?");  /* not an expression */
+}
+
 int main(void)
 {
+    RUN(test_eval);
     RUN(test_conditions);
     return test_summary();
 }
