@@ -147,14 +147,62 @@ static TSNode pp__top(TSNode b)
 
 static void pp__whole(const TsRun *r, TSNode b, StrBuf *out, int depth);
 
-/* The whole condition of the branch around n (none at the top). */
+/* The first line of branch b's body. */
+static uint32_t pp__first(TSNode b)
+{
+    TSNode head = pp__field(b, "condition");
+    if (ts_node_is_null(head)) head = pp__field(b, "name");
+    return (ts_node_is_null(head) ? ts_node_start_point(b).row : ts_node_end_point(head).row) + 2;
+}
+
+static int pp__word(const char *w, size_t n, const char *want)
+{
+    return n == strlen(want) && !memcmp(w, want, n);
+}
+
+/* The last line of the branch whose body starts at line first, read from
+ * the directives themselves: the line before the #elif, #else or #endif
+ * that closes it. The grammar's node can be wider: `#ifdef __cplusplus` /
+ * `extern "C" {` / `#endif` opens a block that the closing `}` under the
+ * header's last #ifdef ends, so the node spans the whole header. */
+static uint32_t pp__last(const TsRun *r, uint32_t first)
+{
+    const char *s = r->em.src;
+    int depth = 0;
+    for (uint32_t l = first; l <= r->em.n_lines; l++) {
+        uint32_t b = r->em.line_start[l], e = r->em.line_start[l + 1];
+        while (b < e && (s[b] == ' ' || s[b] == '\t'))
+            b++;
+        if (b >= e || s[b] != '#') continue;
+        for (b++; b < e && (s[b] == ' ' || s[b] == '\t'); b++)
+            ;
+        uint32_t w = b;
+        while (b < e && s[b] >= 'a' && s[b] <= 'z')
+            b++;
+        const char *word = s + w;
+        size_t n = b - w;
+        if (pp__word(word, n, "if") || pp__word(word, n, "ifdef") || pp__word(word, n, "ifndef"))
+            depth++;
+        else if (pp__word(word, n, "endif") && depth-- == 0)
+            return l - 1;
+        else if (!depth && (pp__word(word, n, "else") || (n >= 4 && !memcmp(word, "elif", 4))))
+            return l - 1;
+    }
+    return r->em.n_lines;
+}
+
+/* The whole condition of the branch around n (none at the top): the
+ * nearest branch above it whose lines hold it. */
 static void pp__outer(const TsRun *r, TSNode n, StrBuf *out, int depth)
 {
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
-        if (pp__is_branch(p)) {
-            pp__whole(r, p, out, depth + 1);
-            return;
-        }
+    uint32_t line = ts_node_start_point(n).row + 1;
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        if (!pp__is_branch(p)) continue;
+        uint32_t first = pp__first(p);
+        if (line < first || line > pp__last(r, first)) continue;
+        pp__whole(r, p, out, depth + 1);
+        return;
+    }
 }
 
 /* The whole condition of branch b into out: the branch around its chain,
@@ -187,18 +235,10 @@ static ChunkPp *pp__push(ChunkSet *out, PpKind kind, uint32_t a, uint32_t b)
 void idx_chunk_ts_pp_if(TsRun *r, TSNode top, ChunkSet *out)
 {
     if (pp__guard(r, top)) return;
-    /* the line of #endif: the chain's last line */
-    TSPoint end = ts_node_end_point(top);
-    uint32_t endif = end.column == 0 && end.row > 0 ? end.row : end.row + 1;
     StrBuf cond;
     sb_init(&cond);
     for (TSNode b = top; !ts_node_is_null(b); b = pp__field(b, "alternative")) {
-        TSNode head = pp__field(b, "condition");
-        if (ts_node_is_null(head)) head = pp__field(b, "name");
-        uint32_t first =
-            (ts_node_is_null(head) ? ts_node_start_point(b).row : ts_node_end_point(head).row) + 2;
-        TSNode next = pp__field(b, "alternative");
-        uint32_t last = ts_node_is_null(next) ? endif - 1 : ts_node_start_point(next).row;
+        uint32_t first = pp__first(b), last = pp__last(r, first);
         sb_reset(&cond);
         pp__whole(r, b, &cond, 0);
         if (first <= last && cond.len) {
@@ -248,7 +288,7 @@ int idx_chunk_ts_pp_apart(const TsRun *r, uint32_t a, uint32_t b)
 }
 
 /* The last component of a call's name ("obj.f" -> "f"). */
-static const char *pp__last(const char *name)
+static const char *pp__last_part(const char *name)
 {
     const char *dot = strrchr(name, '.');
     return dot ? dot + 1 : name;
@@ -269,13 +309,15 @@ void idx_chunk_ts_pp_sites(TsRun *r, ChunkSet *out)
             int o = r->em.owner[ref->line];
             if (o < 0) continue;
             sb_reset(&key);
-            sb_addf(&key, "%d:%s", o, pp__last(ref->name));
+            sb_addf(&key, "%d:%s", o, pp__last_part(ref->name));
             if (pass == 0) {
                 if (pp__branch_at(out, ref->line) != pp__branch_at(out, r->em.units[o].start))
                     strmap_put(&cond, key.buf, 1);
             } else if (strmap_get(&cond, key.buf, NULL)) {
-                ChunkPp *p = pp__push(out, PP_SITE, ref->line, ref->line);
-                p->name = xstrdup(pp__last(ref->name));
+                /* end_line: the definition's first line, wherever its
+                 * windows split it */
+                ChunkPp *p = pp__push(out, PP_SITE, ref->line, r->em.units[o].start);
+                p->name = xstrdup(pp__last_part(ref->name));
                 p->text = xstrdup("");
             }
         }

@@ -323,9 +323,10 @@ IdxBuilt idx_built_and(IdxBuilt a, IdxBuilt b);
 CrErr idx_pp_cond(IdxStore *st, int64_t file_id, uint32_t line, char **cond, IdxBuilt *built,
                   ErrInfo *e);
 
-/* The condition a call of `name` (its last component) written in lines
- * from..to of file_id (a chunk) is compiled under: where the chunk calls
- * name under a branch of its body, the least conditional of those calls'
+/* The condition a call of `name` (its last component) written in the
+ * chunk of lines from..to of file_id is compiled under: where the
+ * definition starting in those lines calls name under a branch of its
+ * body (in any of its windows), the least conditional of those calls'
  * lines; else the chunk's first line's (idx_pp_cond). */
 CrErr idx_pp_site_cond(IdxStore *st, int64_t file_id, uint32_t from, uint32_t to, const char *name,
                        char **cond, IdxBuilt *built, ErrInfo *e);

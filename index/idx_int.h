@@ -148,7 +148,8 @@ typedef enum {
     PP_BRANCH, /* lines start..end are compiled when text (a condition) holds */
     PP_DEFINE, /* macro name is defined at start_line as text (its value; "(": function-like) */
     /* a call of name (its last component) at start_line, in a definition
-     * that calls name under a branch of its body: every such call */
+     * (starting at end_line) that calls name under a branch of its body:
+     * every such call */
     PP_SITE,
 } PpKind;
 

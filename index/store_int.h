@@ -132,8 +132,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* the innermost conditional branch of file ?1 holding line ?2 */                              \
     X(PP_COND_AT, "SELECT text FROM pp WHERE file_id = ?1 AND kind = 0 AND start_line <= ?2 "      \
                   "AND end_line >= ?2 ORDER BY start_line DESC LIMIT 1")                           \
-    /* the lines of file ?1 from ?2 to ?3 where ?4 is called under a branch (kind 2) */            \
-    X(PP_SITES, "SELECT start_line FROM pp WHERE file_id = ?1 AND kind = 2 AND start_line "        \
+    /* the lines where the definition of file ?1 starting in lines ?2..?3 calls ?4 (kind 2) */     \
+    X(PP_SITES, "SELECT start_line FROM pp WHERE file_id = ?1 AND kind = 2 AND end_line "          \
                 "BETWEEN ?2 AND ?3 AND name = ?4 ORDER BY start_line LIMIT 64")                    \
     /* the definitions (kind 1) of macro ?1 */                                                     \
     X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind = 1 "     \

@@ -123,6 +123,10 @@ static void test_conditions(void)
                "7-7 - defined(_WIN32)\n"
                "9-9 - !defined(_WIN32) && defined(__APPLE__)\n"
                "11-11 + !defined(_WIN32) && !defined(__APPLE__)\n");
+    /* `#ifdef __cplusplus` / `extern "C" {` / `#endif`: the grammar's
+     * node spans the header, the branch is the one line */
+    CHECK_TEXT(variants_of(st, "cxx.h", "f2"), "");
+    CHECK_TEXT(variants_of(st, "cxx.h", "f1"), "8-8 - defined(FOO)\n");
     /* a macro's value from the workspace's #define */
     CHECK_TEXT(variants_of(st, "main.c", "deep"), "9-9 + (LEVEL > 2)\n11-11 - !(LEVEL > 2)\n");
     /* callers marked: FASTPATH is defined only under USE_FAST, which
@@ -139,6 +143,8 @@ static void test_conditions(void)
      * called outside it does not */
     CHECK_TEXT(calls_of(st, "main.c", "body", 1),
                "win_now - defined(_WIN32)\nmac_now + \nposix_now + \n");
+    /* ... in any window of a long definition */
+    CHECK_TEXT(calls_of(st, "main.c", "longer", 1), "posix_now + \n");
     CHECK_TEXT(calls_of(st, "main.c", "win_now", 0),
                "clock_now - defined(_WIN32)\nbody - defined(_WIN32)\n");
     /* interleaved variants are two definitions: the built one first */
