@@ -314,8 +314,7 @@ void idx_chunk_ts_pp_sites(TsRun *r, ChunkSet *out)
                 if (pp__branch_at(out, ref->line) != pp__branch_at(out, r->em.units[o].start))
                     strmap_put(&cond, key.buf, 1);
             } else if (strmap_get(&cond, key.buf, NULL)) {
-                /* end_line: the definition's first line, wherever its
-                 * windows split it */
+                /* end_line: the definition's first line */
                 ChunkPp *p = pp__push(out, PP_SITE, ref->line, r->em.units[o].start);
                 p->name = xstrdup(pp__last_part(ref->name));
                 p->text = xstrdup("");

@@ -317,17 +317,18 @@ const char *idx_built_name(IdxBuilt b);
 /* Both a and b: no when either is no, yes when both are yes. */
 IdxBuilt idx_built_and(IdxBuilt a, IdxBuilt b);
 
-/* The condition line `line` of file_id is compiled under (*cond: as
- * written, the branches around it joined by &&; NULL when none; caller
- * frees) and whether it holds (*built: IDX_BUILT_YES when there is none). */
-CrErr idx_pp_cond(IdxStore *st, int64_t file_id, uint32_t line, char **cond, IdxBuilt *built,
-                  ErrInfo *e);
+/* The condition lines line..to of file_id are compiled under: the
+ * innermost branch holding them all (a window of a long function that
+ * starts inside a branch of its body is not under it); *cond as written,
+ * the branches around it joined by &&, NULL when none (caller frees);
+ * *built whether it holds (IDX_BUILT_YES when there is none). */
+CrErr idx_pp_cond(IdxStore *st, int64_t file_id, uint32_t line, uint32_t to, char **cond,
+                  IdxBuilt *built, ErrInfo *e);
 
 /* The condition a call of `name` (its last component) written in the
- * chunk of lines from..to of file_id is compiled under: where the
- * definition starting in those lines calls name under a branch of its
- * body (in any of its windows), the least conditional of those calls'
- * lines; else the chunk's first line's (idx_pp_cond). */
+ * chunk of lines from..to of file_id is compiled under: where its
+ * definition calls name under a branch of its body, the least conditional
+ * of the calls in those lines; else the chunk's (idx_pp_cond). */
 CrErr idx_pp_site_cond(IdxStore *st, int64_t file_id, uint32_t from, uint32_t to, const char *name,
                        char **cond, IdxBuilt *built, ErrInfo *e);
 

@@ -54,7 +54,7 @@ static int pp__step(PpCtx *c, sqlite3_stmt *s)
 }
 
 /* The condition of the innermost branch holding file:line, or NULL. */
-static char *pp__cond_text(PpCtx *c, int64_t file_id, uint32_t line)
+static char *pp__cond_text(PpCtx *c, int64_t file_id, uint32_t line, uint32_t to)
 {
     sqlite3_stmt *s = idx_store_stmt(c->st, STMT_PP_COND_AT, c->e);
     if (!s) {
@@ -63,6 +63,7 @@ static char *pp__cond_text(PpCtx *c, int64_t file_id, uint32_t line)
     }
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_int64(s, 2, line);
+    sqlite3_bind_int64(s, 3, to < line ? line : to);
     char *v = pp__step(c, s) ? xstrdup((const char *)sqlite3_column_text(s, 0)) : NULL;
     sqlite3_reset(s);
     return v;
@@ -146,7 +147,7 @@ static IdxBuilt pp__defined(PpCtx *c, const char *name)
     IdxBuilt res = IDX_BUILT_NO;
     c->stack[c->depth++] = name;
     for (size_t i = 0; i < n && res != IDX_BUILT_YES; i++) {
-        char *cond = pp__cond_text(c, rows[i].file_id, rows[i].line);
+        char *cond = pp__cond_text(c, rows[i].file_id, rows[i].line, rows[i].line);
         IdxBuilt b = cond ? pp__holds(c, cond) : IDX_BUILT_YES;
         if (b != IDX_BUILT_NO) res = b;
         free(cond);
@@ -182,7 +183,7 @@ static int pp__value(PpCtx *c, const char *name, int64_t *v)
     PpRow *rows = pp__defs(c, name, &n);
     int ok = 0;
     for (size_t i = 0; i < n && !ok; i++) {
-        char *cond = pp__cond_text(c, rows[i].file_id, rows[i].line);
+        char *cond = pp__cond_text(c, rows[i].file_id, rows[i].line, rows[i].line);
         IdxBuilt b = cond ? pp__holds(c, cond) : IDX_BUILT_YES;
         free(cond);
         if (b == IDX_BUILT_UNKNOWN) break; /* which one holds is not known */
@@ -209,13 +210,13 @@ int idx_pp_configured(IdxStore *st)
     return st->pp_config != NULL;
 }
 
-CrErr idx_pp_cond(IdxStore *st, int64_t file_id, uint32_t line, char **cond, IdxBuilt *built,
-                  ErrInfo *e)
+CrErr idx_pp_cond(IdxStore *st, int64_t file_id, uint32_t line, uint32_t to, char **cond,
+                  IdxBuilt *built, ErrInfo *e)
 {
     PpCtx c = {.st = st, .e = e};
     *cond = NULL;
     *built = IDX_BUILT_YES;
-    char *text = pp__cond_text(&c, file_id, line);
+    char *text = pp__cond_text(&c, file_id, line, to);
     if (!text) return c.rc;
     sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_PATH_BY_ID, e);
     if (!s) {
@@ -280,14 +281,14 @@ CrErr idx_pp_site_cond(IdxStore *st, int64_t file_id, uint32_t from, uint32_t to
         sqlite3_reset(s);
         if (c.rc) return c.rc;
     }
-    if (!n) return idx_pp_cond(st, file_id, from, cond, built, e);
+    if (!n) return idx_pp_cond(st, file_id, from, to, cond, built, e);
     *cond = NULL;
     *built = IDX_BUILT_NO;
     int best = 3;
     for (size_t i = 0; i < n && best > 0; i++) {
         char *t = NULL;
         IdxBuilt b;
-        CrErr rc = idx_pp_cond(st, file_id, lines[i], &t, &b, e);
+        CrErr rc = idx_pp_cond(st, file_id, lines[i], lines[i], &t, &b, e);
         if (rc) {
             free(*cond);
             *cond = NULL;

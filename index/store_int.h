@@ -129,11 +129,11 @@ typedef struct Stemmer Stemmer; /* postings.c */
                       "ORDER BY b.start_line LIMIT 16")                                            \
     X(PP_INSERT, "INSERT INTO pp(file_id, kind, start_line, end_line, name, text) "                \
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")                                                \
-    /* the innermost conditional branch of file ?1 holding line ?2 */                              \
+    /* the innermost conditional branch of file ?1 holding lines ?2..?3 */                         \
     X(PP_COND_AT, "SELECT text FROM pp WHERE file_id = ?1 AND kind = 0 AND start_line <= ?2 "      \
-                  "AND end_line >= ?2 ORDER BY start_line DESC LIMIT 1")                           \
-    /* the lines where the definition of file ?1 starting in lines ?2..?3 calls ?4 (kind 2) */     \
-    X(PP_SITES, "SELECT start_line FROM pp WHERE file_id = ?1 AND kind = 2 AND end_line "          \
+                  "AND end_line >= ?3 ORDER BY start_line DESC LIMIT 1")                           \
+    /* the lines ?2..?3 of file ?1 where ?4 is called by a definition calling it under a branch */ \
+    X(PP_SITES, "SELECT start_line FROM pp WHERE file_id = ?1 AND kind = 2 AND start_line "        \
                 "BETWEEN ?2 AND ?3 AND name = ?4 ORDER BY start_line LIMIT 64")                    \
     /* the definitions (kind 1) of macro ?1 */                                                     \
     X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind = 1 "     \

@@ -39,7 +39,7 @@ static CrErr target_cond(IdxStore *st, const IdxChunk *target, char **cond, IdxB
 {
     char *c = NULL;
     IdxBuilt b = IDX_BUILT_YES;
-    CrErr rc = idx_pp_cond(st, target->file_id, target->start_line, &c, &b, e);
+    CrErr rc = idx_pp_cond(st, target->file_id, target->start_line, target->end_line, &c, &b, e);
     if (rc || !c) return rc;
     int64_t *v = NULL;
     size_t nv = 0;
@@ -58,7 +58,7 @@ CrErr rtv_built_variant(IdxStore *st, const IdxChunk *c, int64_t *alt, ErrInfo *
     char *cond = NULL;
     IdxBuilt b = IDX_BUILT_YES;
     *alt = 0;
-    CrErr rc = idx_pp_cond(st, c->file_id, c->start_line, &cond, &b, e);
+    CrErr rc = idx_pp_cond(st, c->file_id, c->start_line, c->end_line, &cond, &b, e);
     free(cond);
     if (rc || b == IDX_BUILT_YES) return rc;
     int64_t *v = NULL;
@@ -68,7 +68,7 @@ CrErr rtv_built_variant(IdxStore *st, const IdxChunk *c, int64_t *alt, ErrInfo *
     for (size_t i = 0; i < nv && !rc && best > 0; i++) {
         IdxChunk x;
         if (idx_chunk_get(st, v[i], &x, NULL) != CR_OK) continue;
-        rc = idx_pp_cond(st, x.file_id, x.start_line, &cond, &b, e);
+        rc = idx_pp_cond(st, x.file_id, x.start_line, x.end_line, &cond, &b, e);
         free(cond);
         if (!rc && rtv_built_rank(b) < best) {
             best = rtv_built_rank(b);
@@ -96,7 +96,7 @@ CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, const IdxCh
         idx_pp_site_cond(st, site->file_id, site->start_line, site->end_line, name, &c, &b, e);
     if (!rc) cond_join(cond, built, c, b);
     if (!rc && have_via) {
-        rc = idx_pp_cond(st, m.file_id, m.start_line, &c, &b, e);
+        rc = idx_pp_cond(st, m.file_id, m.start_line, m.end_line, &c, &b, e);
         if (!rc) cond_join(cond, built, c, b);
     }
     idx_chunk_release(&m);
@@ -129,7 +129,7 @@ CrErr rtv_def_variants(IdxStore *st, const RtvDef *d, RtvVariant **out, size_t *
         }
         char *cond = NULL;
         IdxBuilt b = IDX_BUILT_YES;
-        rc = idx_pp_cond(st, c.file_id, c.start_line, &cond, &b, e);
+        rc = idx_pp_cond(st, c.file_id, c.start_line, c.end_line, &cond, &b, e);
         if (!rc && n &&
             ((!cond && !v[n - 1].cond) ||
              (cond && v[n - 1].cond && !strcmp(cond, v[n - 1].cond)))) {
