@@ -20,8 +20,8 @@ called (incomingCalls not empty) are sampled; for each:
 - definition from a call site: up to --sites call sites of the sampled
   functions (a direct call, the function's name written before `(`);
   clangd's textDocument/definition and coderag's `definition` (MCP, the
-  name and the calling file) must land on the sampled definition: the
-  first answer is counted.
+  name, the calling file and line) must land on the sampled definition:
+  the first answer is counted.
 - p50 latency of each request, coderag's and clangd's (the same pipes).
 
 clangd's own errors, and what the script does with them:
@@ -37,7 +37,16 @@ clangd's own errors, and what the script does with them:
   use (the caller is the function that uses the macro), which is what
   coderag's callers give too (`via` the macro).
 - code in #if branches the configuration does not build is invisible to
-  clangd: a coderag caller from such a branch counts false.
+  clangd. coderag is given the same compile_commands.json (the corpus is
+  copied into the work folder with it at its root; --no-config: not given)
+  and marks what the configuration does not build (`built: false`); those
+  references are not counted as its answer (without the configuration, a
+  branch is marked not built only when its macros are defined nowhere).
+
+C++ (--lang cpp, or auto when the corpus holds more C++ than C files):
+every .cc/.cpp file compiled as C++17 with -I for the root, include/ and
+src/; functions and methods (documentSymbol kinds 12 and 6) are sampled,
+matched by their last name component.
 Stdlib only.
 """
 import argparse
@@ -170,18 +179,30 @@ def path_of(u):
 
 # ---------------------------------------------------------------- clangd
 
+C_EXTS = (".c",)
+CPP_EXTS = (".cc", ".cpp", ".cxx")
+
+
+def source_files(corpus, exts):
+    return sorted(os.path.join(d, f) for d, ds, fs in os.walk(corpus) for f in fs
+                  if f.endswith(exts) and ".git" not in d.split(os.sep))
+
+
 class Clangd:
-    def __init__(self, exe, corpus, work, defines):
-        files = sorted(os.path.join(d, f) for d, _, fs in os.walk(corpus) for f in fs
-                       if f.endswith(".c"))
+    def __init__(self, exe, corpus, work, defines, cpp, cdb_dir):
+        files = source_files(corpus, CPP_EXTS if cpp else C_EXTS)
         self.corpus = corpus
         self.c_files = files
+        self.language = "cpp" if cpp else "c"
+        head = ["clang++", "-c", "-std=c++17"] if cpp else ["clang", "-c", "-std=gnu99"]
+        incs = ["-I" + os.path.join(corpus, d) for d in ("", "include", "src")
+                if os.path.isdir(os.path.join(corpus, d))]
         cc = [{"directory": os.path.dirname(f), "file": f,
-               "arguments": ["clang", "-c", "-std=gnu99"] + ["-D" + d for d in defines] + [f]}
+               "arguments": head + incs + ["-D" + d for d in defines if d] + [f]}
               for f in files]
-        with open(os.path.join(work, "compile_commands.json"), "w") as fh:
+        with open(os.path.join(cdb_dir, "compile_commands.json"), "w") as fh:
             json.dump(cc, fh)
-        self.rpc = Rpc([exe, "--compile-commands-dir=" + work, "--background-index",
+        self.rpc = Rpc([exe, "--compile-commands-dir=" + cdb_dir, "--background-index",
                         "-j=2", "--log=error", "--pch-storage=memory"], lsp=True, cwd=work)
         self.rpc.on_request = lambda msg: None  # workDoneProgress/create and the like
         self.rpc.call("initialize", {
@@ -214,7 +235,7 @@ class Clangd:
             return
         self.opened.add(path)
         self.rpc.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri(path), "languageId": "c", "version": 1,
+            "uri": uri(path), "languageId": self.language, "version": 1,
             "text": "\n".join(self.source(path))}})
 
     def functions(self, path):
@@ -226,12 +247,13 @@ class Clangd:
 
         def walk(v):
             for s in v or []:
-                if s.get("kind") == 12 and "range" in s:
+                if s.get("kind") in (12, 6) and "range" in s:
                     r = s["range"]
                     lines = self.source(path)[r["start"]["line"]:r["end"]["line"] + 1]
                     if "{" in "\n".join(lines):  # a definition, not a prototype
                         sel = s["selectionRange"]["start"]
-                        out.append((s["name"], sel["line"], sel["character"]))
+                        out.append((short(s["name"].replace("::", ".")), sel["line"],
+                                    sel["character"]))
                 walk(s.get("children"))
         walk(syms)
         return out
@@ -275,12 +297,18 @@ class Coderag:
         defs = s.get("definitions") or []
         return (defs[0].get("references") or []) if defs else [], dt
 
-    def definition(self, name, rel):
-        s, dt = self.tool("definition", {"symbol": name, "path": rel, "limit": 3})
+    def definition(self, name, rel, line1):
+        # the name, the calling file and line: the definition that use reaches first
+        s, dt = self.tool("definition", {"symbol": name, "path": rel, "line": line1, "limit": 3})
         return s.get("definitions") or [], dt
 
 
 # ---------------------------------------------------------------- the measure
+
+def cname(name):
+    """clangd's name of a function or method, its last component."""
+    return short(name.replace("::", "."))
+
 
 def short(sym):
     return sym.rsplit(".", 1)[-1]
@@ -335,7 +363,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
             if not real:
                 st["values"] += 1
                 continue
-            truth.add((os.path.relpath(fp, corpus), c["from"]["name"]))
+            truth.add((os.path.relpath(fp, corpus), cname(c["from"]["name"])))
             for r in real:
                 text = lines[r["start"]["line"]][r["start"]["character"]:r["end"]["character"]]
                 if text == name:
@@ -343,7 +371,8 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
                                   name))
         refs, dt = cr.refs("callers", rel, line0 + 1)
         lat["cr_callers"].append(dt)
-        got = {(x["path"], short(x.get("symbol") or "")) for x in refs}
+        got = {(x["path"], short(x.get("symbol") or "")) for x in refs
+               if x.get("built") is not False}
         st["truth"] += len(truth)
         st["found"] += len(truth & got)
         st["reported"] += len(got)
@@ -356,6 +385,8 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         outs, dt = cr.refs("callees", rel, line0 + 1)
         lat["cr_callees"].append(dt)
         for x in outs:
+            if x.get("built") is False:
+                continue
             st["callees"] += 1
             key = (x["path"], x.get("startLine"), short(x.get("symbol") or ""))
             if key not in callers_cache:
@@ -371,7 +402,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         lat["cl_def"].append(dt)
         if locs and path_of(locs[0].get("uri") or locs[0].get("targetUri")) == dpath:
             st["cl_def_right"] += 1
-        defs, dt = cr.definition(name, os.path.relpath(fp, corpus))
+        defs, dt = cr.definition(name, os.path.relpath(fp, corpus), l0 + 1)
         lat["cr_def"].append(dt)
         d = defs[0] if defs else {}
         if d.get("path") == os.path.relpath(dpath, corpus) and \
@@ -404,7 +435,7 @@ def callee_callers(cl, corpus, key, prep_cache):
     for c in calls:
         fp = path_of(c["from"]["uri"])
         if any(is_call_at(cl.source(fp), r) for r in c["fromRanges"]):
-            out.add((os.path.relpath(fp, corpus), c["from"]["name"]))
+            out.add((os.path.relpath(fp, corpus), cname(c["from"]["name"])))
     return out
 
 
@@ -417,6 +448,9 @@ def main():
     ap.add_argument("--sites", type=int, default=40)
     ap.add_argument("--clangd", default=shutil.which("clangd-14") or "clangd")
     ap.add_argument("--define", action="append", default=None)
+    ap.add_argument("--lang", choices=("auto", "c", "cpp"), default="auto")
+    ap.add_argument("--no-config", action="store_true",
+                    help="do not give coderag the compile_commands.json")
     ap.add_argument("--work", help="folder for clangd's and coderag's indexes (default: a temp)")
     ap.add_argument("--show", type=int, default=15, help="errors listed per seed")
     args = ap.parse_args()
@@ -425,7 +459,19 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix="callgraph-clangd-")
     os.makedirs(work, exist_ok=True)
     t0 = time.time()
-    cl = Clangd(args.clangd, args.corpus, work, defines)
+    # the corpus copied, with the configuration at its root for coderag
+    src = os.path.join(work, "src")
+    if not os.path.isdir(src):
+        shutil.copytree(args.corpus, src, symlinks=True,
+                        ignore=shutil.ignore_patterns(".git", ".coderag"))
+    args.corpus = src
+    cpp = args.lang == "cpp" or (args.lang == "auto" and len(source_files(src, CPP_EXTS)) >
+                                 len(source_files(src, C_EXTS)))
+    cdb = os.path.join(work, "cdb")
+    os.makedirs(cdb, exist_ok=True)
+    cl = Clangd(args.clangd, args.corpus, work, defines, cpp, cdb)
+    if not args.no_config:
+        shutil.copy(os.path.join(cdb, "compile_commands.json"), src)
     cl.wait_index()
     cr = Coderag(os.path.abspath(args.coderag), args.corpus, os.path.join(work, "coderag"))
     print("# clangd and coderag ready in %.0f s (work folder %s)" % (time.time() - t0, work))

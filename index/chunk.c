@@ -67,8 +67,13 @@ void idx_chunk_set_release(ChunkSet *s)
         free(r->alias);
         free(r->name);
     }
+    for (size_t i = 0; i < s->n_pp; i++) {
+        free(s->pp[i].name);
+        free(s->pp[i].text);
+    }
     free(s->chunks);
     free(s->refs);
+    free(s->pp);
     free(s->package);
     memset(s, 0, sizeof *s);
 }

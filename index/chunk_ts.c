@@ -35,6 +35,8 @@ static const struct {
     {"ref.value", CAP_REF_VALUE},
     {"ref.expand", CAP_REF_EXPAND},
     {"local", CAP_LOCAL},
+    {"pp.if", CAP_PP_IF},
+    {"pp.define", CAP_PP_DEFINE},
 };
 
 static int ts__is_def(CapKind k)
@@ -240,6 +242,10 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                     (ChunkRef){.line = ts_node_start_point(n).row + 1, .name = ts__name_text(r, n)};
             } else if (k == CAP_REF_EXPAND) {
                 idx_chunk_ts_expand_refs(r, n);
+            } else if (k == CAP_PP_IF) {
+                idx_chunk_ts_pp_if(r, n, out);
+            } else if (k == CAP_PP_DEFINE) {
+                idx_chunk_ts_pp_define(r, n, out);
             } else if (k == CAP_REF_CALL || k == CAP_REF_TYPE || k == CAP_REF_INHERIT ||
                        k == CAP_REF_VALUE) {
                 uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
@@ -355,7 +361,9 @@ static int ts__overload_of(const TsRun *r, CapKind cap, const char *symbol, uint
     if (!r->em.n_units || ts__is_container(cap) || cap == CAP_DEF_TYPE) return -1;
     int last = (int)r->em.n_units - 1;
     const EmitUnit *u = &r->em.units[last];
-    if (u->kind == IDX_KIND_CLASS || u->end >= start ||
+    /* a definition per #if branch is a variant of its own (pp.c says
+     * which one the build compiles) */
+    if (u->kind == IDX_KIND_CLASS || u->end >= start || idx_chunk_ts_pp_apart(r, u->start, start) ||
         (last != r->sig_unit && end - u->start + 1 > r->em.max_lines / 2) ||
         strcmp(u->symbol, symbol))
         return -1;
@@ -554,6 +562,7 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
         return err_set(e, CR_EPARSE, "tree-sitter gave up parsing (timeout)");
     }
     r.lang = lang;
+    r.out = out;
     r.sig_unit = -1;
     r.tl = ts_parser_language(parser);
     for (size_t i = 0; lang->comments && lang->comments[i] && r.n_comment_syms < 4; i++) {
@@ -569,6 +578,7 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     ts__units(&r);
     idx_emit_build(&r.em, out);
     idx_chunk_ts_fix_refs(&r);
+    idx_chunk_ts_pp_sites(&r, out);
     if (lang->implicit_this) idx_chunk_ts_member_refs(&r);
     idx_chunk_ts_local_calls_first(&r);
     idx_emit_refs_out(&r.em, out);

@@ -32,6 +32,8 @@ typedef enum {
     CAP_REF_VALUE,
     CAP_REF_EXPAND,
     CAP_LOCAL,
+    CAP_PP_IF,     /* a conditional's first branch (chunk_ts_pp.c) */
+    CAP_PP_DEFINE, /* a macro definition */
 } CapKind;
 
 typedef struct TsDef {
@@ -50,7 +52,8 @@ typedef struct TsRun {
     size_t first_type; /* em.refs from here on are type references */
     ChunkRef *locals;  /* names declared (@local): .name and .line only */
     size_t n_locals, cap_locals;
-    int sig_unit; /* the last unit made from a declaration without a body, or -1 */
+    int sig_unit;        /* the last unit made from a declaration without a body, or -1 */
+    const ChunkSet *out; /* what the query pass collected (its preprocessor branches) */
     TSSymbol comment_syms[4];
     size_t n_comment_syms;
     StrBuf sb;
@@ -79,6 +82,15 @@ void idx_chunk_ts_expand_refs(TsRun *r, TSNode body);
  * the macro marks not at the start of their unit, and the values that name
  * a variable their unit declares (r->locals, freed); after idx_emit_build. */
 void idx_chunk_ts_fix_refs(TsRun *r);
+/* (chunk_ts_pp.c) The branches of the conditional that starts at top, each
+ * with its whole condition, and a macro definition, into out->pp. */
+void idx_chunk_ts_pp_if(TsRun *r, TSNode top, ChunkSet *out);
+void idx_chunk_ts_pp_define(TsRun *r, TSNode def, ChunkSet *out);
+/* The calls a definition makes under a branch of its body (after
+ * idx_emit_build): each call of such a name in it, as a PP_SITE fact. */
+void idx_chunk_ts_pp_sites(TsRun *r, ChunkSet *out);
+/* Whether lines a and b are in different preprocessor branches. */
+int idx_chunk_ts_pp_apart(const TsRun *r, uint32_t a, uint32_t b);
 /* Calls of the file's own functions first among em.refs[0, first_type). */
 void idx_chunk_ts_local_calls_first(TsRun *r);
 

@@ -303,6 +303,48 @@ typedef enum {
 
 const char *idx_edge_kind_name(IdxEdgeKind k);
 
+/* ---------------------------------------------------------------- preprocessor conditions (pp.c)
+ */
+
+/* Whether code under a preprocessor condition is compiled: decided by the
+ * workspace's build configuration (compile_commands.json at the root or in
+ * build/: each file's -D and -U, and the row's predefined macros) and the
+ * macros the workspace defines; a macro nothing defines is not defined. */
+typedef enum {
+    IDX_BUILT_UNKNOWN, /* it depends on what neither says */
+    IDX_BUILT_YES,
+    IDX_BUILT_NO,
+} IdxBuilt;
+
+/* "built", "not built", "unknown". */
+const char *idx_built_name(IdxBuilt b);
+/* Both a and b: no when either is no, yes when both are yes. */
+IdxBuilt idx_built_and(IdxBuilt a, IdxBuilt b);
+
+/* The condition lines line..to of file_id are compiled under: the
+ * innermost branch holding them all (a window of a long function that
+ * starts inside a branch of its body is not under it); *cond as written,
+ * the branches around it joined by &&, NULL when none (caller frees);
+ * *built whether it holds (IDX_BUILT_YES when there is none). */
+CrErr idx_pp_cond(IdxStore *st, int64_t file_id, uint32_t line, uint32_t to, char **cond,
+                  IdxBuilt *built, ErrInfo *e);
+
+/* The condition a call of `name` (its last component) written in the
+ * chunk of lines from..to of file_id is compiled under: where its
+ * definition calls name under a branch of its body, the least conditional
+ * of the calls in those lines; else the chunk's (idx_pp_cond). */
+CrErr idx_pp_site_cond(IdxStore *st, int64_t file_id, uint32_t from, uint32_t to, const char *name,
+                       char **cond, IdxBuilt *built, ErrInfo *e);
+
+/* The other definitions of chunk_id's symbol in its file (a function
+ * defined once per #if branch, interleaved with others: the symbol table
+ * names the first only), by line; none in a file without #if. Caller frees. */
+CrErr idx_variant_chunks(IdxStore *st, int64_t chunk_id, int64_t **out, size_t *n_out, ErrInfo *e);
+
+/* Whether the workspace has a build configuration (read again when it
+ * changes on disk). */
+int idx_pp_configured(IdxStore *st);
+
 typedef struct IdxEdge {
     int64_t src; /* chunk id */
     int64_t dst; /* chunk id */

@@ -156,11 +156,31 @@ typedef struct ChunkRef {
     char *name;
 } ChunkRef;
 
+/* A preprocessor fact of a file (rows whose queries capture @pp.if and
+ * @pp.define, index/pp.c). */
+typedef enum {
+    PP_BRANCH, /* lines start..end are compiled when text (a condition) holds */
+    PP_DEFINE, /* macro name is defined at start_line as text (its value; "(": function-like) */
+    /* a call of name (its last component) at start_line, in a definition
+     * (starting at end_line) that calls name under a branch of its body:
+     * every such call */
+    PP_SITE,
+} PpKind;
+
+typedef struct ChunkPp {
+    PpKind kind;
+    uint32_t start_line, end_line;
+    char *name; /* "" for a branch */
+    char *text;
+} ChunkPp;
+
 typedef struct ChunkSet {
     ChunkDef *chunks; /* in line order (by start_line, then window) */
     size_t n_chunks, cap_chunks;
     ChunkRef *refs;
     size_t n_refs, cap_refs;
+    ChunkPp *pp; /* preprocessor facts, in no particular order */
+    size_t n_pp, cap_pp;
     int had_errors; /* the tree had ERROR or MISSING nodes */
     char *package;  /* the file's package declaration (Java), or NULL */
 } ChunkSet;

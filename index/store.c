@@ -1,5 +1,6 @@
 #include "store_int.h"
 #include "lang/lang.h"
+#include "pp_int.h"
 #include "vec_int.h"
 
 #include <errno.h>
@@ -34,6 +35,12 @@ static const char schema_sql[] =
     " kind INTEGER NOT NULL, name TEXT NOT NULL, last TEXT NOT NULL, resolved INTEGER NOT NULL);"
     "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, kind INTEGER NOT NULL,"
     " ref_id INTEGER NOT NULL);"
+    /* Preprocessor facts of a file (rows with preprocessor captures, pp.c):
+     * kind 0 a conditional branch's lines (text: its whole condition), 1 a
+     * macro defined at start_line (text: its value), 2 a call site of name
+     * in a definition that calls it under a branch of its body. */
+    "CREATE TABLE pp(file_id INTEGER NOT NULL, kind INTEGER NOT NULL, start_line INTEGER NOT NULL,"
+    " end_line INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL);"
     /* The search text of each chunk (idx_tok_code output), by chunk id: what the
      * BM25F postings are built from (FTS5's porter tokenizer, no FTS table). */
     "CREATE TABLE search_text(id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,"
@@ -58,6 +65,8 @@ static const char *const index_sql[][2] = {
     {"edges_src", "edges(src)"},
     {"edges_dst", "edges(dst)"},
     {"edges_ref", "edges(ref_id)"},
+    {"pp_file", "pp(file_id, kind, start_line)"},
+    {"pp_name", "pp(name) WHERE kind = 1"},
 };
 
 static CrErr store__indexes(IdxStore *st, int make, ErrInfo *e)
@@ -459,6 +468,7 @@ void idx_close(IdxStore *st)
     for (size_t i = 0; i < st->n_exclude; i++)
         free(st->exclude[i]);
     free(st->exclude);
+    idx_pp_config_free(st->pp_config);
     free(st->root);
     idx_vfs_free(st->vfs);
     if (st->index_fd >= 0) close(st->index_fd);

@@ -120,6 +120,24 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
     X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1")                                              \
+    X(RM_PP, "DELETE FROM pp WHERE file_id = ?1")                                                  \
+    /* the other first pieces named like chunk ?1 in its file: its variants */                     \
+    X(CHUNK_VARIANTS, "SELECT b.id FROM chunks a JOIN chunks b ON b.file_id = a.file_id "          \
+                      "AND b.symbol = a.symbol AND b.kind = a.kind AND b.id != a.id "              \
+                      "AND b.win <= 1 AND b.cont = 0 WHERE a.id = ?1 AND a.symbol != '' "          \
+                      "AND EXISTS (SELECT 1 FROM pp WHERE file_id = a.file_id AND kind = 0) "      \
+                      "ORDER BY b.start_line LIMIT 16")                                            \
+    X(PP_INSERT, "INSERT INTO pp(file_id, kind, start_line, end_line, name, text) "                \
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")                                                \
+    /* the innermost conditional branch of file ?1 holding lines ?2..?3 */                         \
+    X(PP_COND_AT, "SELECT text FROM pp WHERE file_id = ?1 AND kind = 0 AND start_line <= ?2 "      \
+                  "AND end_line >= ?3 ORDER BY start_line DESC LIMIT 1")                           \
+    /* the lines ?2..?3 of file ?1 where ?4 is called by a definition calling it under a branch */ \
+    X(PP_SITES, "SELECT start_line FROM pp WHERE file_id = ?1 AND kind = 2 AND start_line "        \
+                "BETWEEN ?2 AND ?3 AND name = ?4 ORDER BY start_line LIMIT 64")                    \
+    /* the definitions (kind 1) of macro ?1 */                                                     \
+    X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind = 1 "     \
+                "ORDER BY file_id, start_line LIMIT 64")                                           \
     X(RM_CHUNKS, "DELETE FROM chunks WHERE file_id = ?1")                                          \
     X(DATA_VERSION, "PRAGMA data_version")                                                         \
     X(META_GET, "SELECT value FROM meta WHERE key = ?1")                                           \
@@ -226,6 +244,7 @@ struct IdxStore {
     int classes_moved; /* a write changed some file's classes, bases or imports: graph.c follows
                         * every changed inheritance edge into the subclasses */
     int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
+    struct PpConfig *pp_config; /* the build configuration as last read (pp_config.c), or NULL */
     sqlite3_stmt *stmts[STMT__COUNT];
 };
 

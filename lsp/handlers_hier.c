@@ -276,8 +276,18 @@ static CrErr calls(IdxStore *st, const char *path, int line0, int outgoing, json
     if (rc == CR_OK) {
         for (size_t i = 0; i < n; i++) {
             const RtvRef *r = &refs[i];
-            json_array_append_new(out, json_pack("{s:o, s:[o]}", outgoing ? "to" : "from",
-                                                 hier_item(st, &r->other), "fromRanges",
+            json_t *item = hier_item(st, &r->other);
+            if (r->cond) { /* the #if the call is written under, as MCP's condition */
+                StrBuf detail;
+                sb_init(&detail);
+                sb_addf(&detail, "%s · #if %s (%s)",
+                        json_string_value(json_object_get(item, "detail")), r->cond,
+                        idx_built_name(r->built));
+                json_object_set_new(item, "detail", json_text(detail.buf));
+                sb_release(&detail);
+            }
+            json_array_append_new(out, json_pack("{s:o, s:[o]}", outgoing ? "to" : "from", item,
+                                                 "fromRanges",
                                                  ws_lines_range_json(r->at_start, r->at_end)));
         }
         rtv_refs_free(refs, n);

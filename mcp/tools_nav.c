@@ -28,6 +28,51 @@ static const char *shown_name(const RtvDef *d)
     return d->head.symbol[0] ? d->head.symbol : d->head.module;
 }
 
+/* ---------------------------------------------------------------- preprocessor conditions */
+
+static json_t *built_json(IdxBuilt b)
+{
+    return b == IDX_BUILT_UNKNOWN ? json_null() : json_boolean(b == IDX_BUILT_YES);
+}
+
+/* "condition" (as written) and "built" (true, false, null: unknown) on o,
+ * and the same after the line of text. */
+static void cond_out(json_t *o, StrBuf *text, const char *cond, IdxBuilt b)
+{
+    if (!cond) return;
+    json_object_set_new(o, "condition", json_text(cond));
+    json_object_set_new(o, "built", built_json(b));
+    sb_addf(text, " [#if %s: %s]", cond, idx_built_name(b));
+}
+
+/* A definition's variants (its pieces under distinct #if branches) on o:
+ * one as its condition, several as "variants" with the condition of each. */
+static void variants_out(const McpCtx *c, const RtvDef *d, json_t *o, StrBuf *text)
+{
+    RtvVariant *v = NULL;
+    size_t n = 0;
+    if (rtv_def_variants(c->st, d, &v, &n, NULL) != CR_OK || !n) return;
+    if (n == 1) {
+        cond_out(o, text, v[0].cond, v[0].built);
+    } else {
+        json_t *list = json_array();
+        json_object_set_new(o, "built", built_json(rtv_variants_built(v, n)));
+        for (size_t i = 0; i < n; i++) {
+            json_t *x = json_pack("{s:i, s:i}", "startLine", (int)v[i].start_line, "endLine",
+                                  (int)v[i].end_line);
+            if (v[i].cond) {
+                json_object_set_new(x, "condition", json_text(v[i].cond));
+                json_object_set_new(x, "built", built_json(v[i].built));
+            }
+            json_array_append_new(list, x);
+            sb_addf(text, "\n    variant %u-%u", v[i].start_line, v[i].end_line);
+            if (v[i].cond) sb_addf(text, " [#if %s: %s]", v[i].cond, idx_built_name(v[i].built));
+        }
+        json_object_set_new(o, "variants", list);
+    }
+    rtv_variants_free(v, n);
+}
+
 /* ---------------------------------------------------------------- definition */
 
 /* Puts the definition the name at path:line reaches (rtv_def_under: the
@@ -75,11 +120,13 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
     json_t *list = json_array();
     for (size_t i = 0; i < n; i++) {
         char *q = qualified(&defs[i]);
-        json_array_append_new(list, mcp_def_json(&defs[i], q));
+        json_t *o = mcp_def_json(&defs[i], q);
+        json_array_append_new(list, o);
         const IdxChunk *h = &defs[i].head;
         sb_addf(&r->text, "%s:%u-%u %s `%s`", h->path, defs[i].start_line, defs[i].end_line,
                 idx_kind_name(h->kind), q);
         if (h->signature[0]) sb_addf(&r->text, " — %s", h->signature);
+        variants_out(c, &defs[i], o, &r->text);
         if (h->docstring[0])
             sb_addf(&r->text, "\n    %.*s", (int)strcspn(h->docstring, "\n"), h->docstring);
         sb_addc(&r->text, '\n');
@@ -108,7 +155,10 @@ const McpTool mcp_tool_definition = {
     "definition",
     "Find definitions",
     "Where a name is defined: every function, method or class with that name (or the one "
-    "dotted qualified name), with its lines, signature and first docstring line.",
+    "dotted qualified name), with its lines, signature and first docstring line. C/C++: a "
+    "definition under #if carries `condition` and `built` (true, false, null: unknown; "
+    "compile_commands.json decides when the workspace has one), one written per branch its "
+    "`variants`; what the build compiles is listed first.",
     definition_fields,
     sizeof definition_fields / sizeof definition_fields[0],
     1,
@@ -189,12 +239,18 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
         if ((rc = rtv_refs(c->st, &defs[i], outgoing, kinds, limit, &refs, &nr, &tr, &e))) break;
         char *q = qualified(&defs[i]);
         json_t *d = mcp_def_json(&defs[i], q), *rl = json_array();
-        sb_addf(&r->text, "%s `%s` (%s:%u-%u): ", outgoing ? "Referenced from" : "References to", q,
-                defs[i].head.path, defs[i].start_line, defs[i].end_line);
+        StrBuf vt;
+        sb_init(&vt);
+        variants_out(c, &defs[i], d, &vt);
+        sb_addf(&r->text, "%s `%s` (%s:%u-%u)%s: ", outgoing ? "Referenced from" : "References to",
+                q, defs[i].head.path, defs[i].start_line, defs[i].end_line,
+                vt.buf && vt.buf[0] == ' ' ? vt.buf : "");
         if (tr)
-            sb_addf(&r->text, "%zu %s\n", tr, tr == 1 ? "definition" : "definitions");
+            sb_addf(&r->text, "%zu %s", tr, tr == 1 ? "definition" : "definitions");
         else
-            sb_adds(&r->text, "no resolved references\n");
+            sb_adds(&r->text, "no resolved references");
+        sb_addf(&r->text, "%s\n", vt.buf && vt.buf[0] == '\n' ? vt.buf : "");
+        sb_release(&vt);
         for (size_t k = 0; k < nr; k++) {
             const RtvRef *x = &refs[k];
             json_t *o = mcp_def_json(&x->other, NULL);
@@ -208,6 +264,7 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
                     outgoing ? "to" : "from", shown_name(&x->other), x->other.head.path,
                     x->other.start_line, x->other.end_line);
             if (x->via) sb_addf(&r->text, " (through macro `%s`)", x->via);
+            cond_out(o, &r->text, x->cond, x->built);
             sb_addc(&r->text, '\n');
         }
         if (tr > nr) sb_addf(&r->text, "- … %zu more (raise limit)\n", tr - nr);
@@ -260,7 +317,8 @@ const McpTool mcp_tool_callers = {
     "Who references a definition",
     "From the static code graph: the definitions that call, import, subclass or raise/catch "
     "the given one, with locations. Says what the graph cannot see (dynamic dispatch, "
-    "getattr); an edge is only listed when the indexer resolved it.",
+    "getattr); an edge is only listed when the indexer resolved it. C/C++: a reference "
+    "written under #if carries `condition` and `built` (true, false, null: unknown).",
     refs_fields,
     sizeof refs_fields / sizeof refs_fields[0],
     1,
@@ -272,7 +330,8 @@ const McpTool mcp_tool_callees = {
     "What a definition references",
     "From the static code graph: the definitions the given one calls, imports, subclasses "
     "or raises/catches, with the lines the reference is written in. Unresolved references "
-    "(dynamic dispatch, getattr, library code) are not listed.",
+    "(dynamic dispatch, getattr, library code) are not listed. C/C++: a reference written "
+    "under #if carries `condition` and `built` (true, false, null: unknown).",
     refs_fields,
     sizeof refs_fields / sizeof refs_fields[0],
     1,

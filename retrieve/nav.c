@@ -179,6 +179,39 @@ static int nearness(const RtvDef *d, const char *near_path, uint32_t near_line)
     return near_line >= d->start_line && near_line <= d->end_line ? 0 : 1;
 }
 
+/* The ids with the variants of each (a definition per #if branch that the
+ * symbol table does not name), each id once. */
+static CrErr variants_add(IdxStore *st, int64_t **ids, size_t *n, ErrInfo *e)
+{
+    size_t n0 = *n, cap = *n;
+    if (n0 > 32) return CR_OK; /* a common name: its variants change no rank that matters */
+    CrErr rc = CR_OK;
+    for (size_t i = 0; i < n0 && !rc; i++) {
+        int64_t *v = NULL;
+        size_t nv = 0;
+        rc = idx_variant_chunks(st, (*ids)[i], &v, &nv, e);
+        for (size_t k = 0; k < nv; k++) {
+            int have = 0;
+            for (size_t j = 0; j < *n && !have; j++)
+                have = (*ids)[j] == v[k];
+            if (have) continue;
+            ARRAY_GROW(*ids, *n + 1, cap);
+            (*ids)[(*n)++] = v[k];
+        }
+        free(v);
+    }
+    return rc;
+}
+
+/* Whether defs[0..n) has a definition starting where d does. */
+static int def_listed(const RtvDef *defs, size_t n, const RtvDef *d)
+{
+    for (size_t i = 0; i < n; i++)
+        if (defs[i].start_line == d->start_line && !strcmp(defs[i].head.path, d->head.path))
+            return 1;
+    return 0;
+}
+
 CrErr rtv_defs_named(IdxStore *st, const char *name, const char *near_path, uint32_t near_line,
                      size_t max, RtvDef **out, size_t *n_out, size_t *n_total, ErrInfo *e)
 {
@@ -191,6 +224,10 @@ CrErr rtv_defs_named(IdxStore *st, const char *name, const char *near_path, uint
     if (n_total) *n_total = 0;
     CrErr rc = idx_lookup_symbol(st, name, &ids, &n, e);
     if (rc) return rc;
+    if ((rc = variants_add(st, &ids, &n, e))) {
+        free(ids);
+        return rc;
+    }
     /* A common name ("__init__") has hundreds of definitions: rank them by
      * their first piece (one row each) and build only those returned and
      * those of near_path (whose span decides their rank). */
@@ -221,9 +258,11 @@ CrErr rtv_defs_named(IdxStore *st, const char *name, const char *near_path, uint
                 rc = CR_OK;
                 continue;
             }
+            if (def_listed(*out, *n_out, &all[i])) continue; /* a piece of one listed */
             (*out)[(*n_out)++] = all[i];
             memset(&all[i], 0, sizeof all[i]);
         }
+    rc = rtv_defs_built_first(st, *out, *n_out, near_path, near_line, e);
 out:
     if (rc) {
         rtv_defs_free(*out, *n_out);
@@ -338,6 +377,8 @@ typedef struct RefSeen {
     uint32_t line; /* its first line, for ordering */
     uint32_t at_start, at_end;
     int64_t via; /* the macro a call goes through, or 0 */
+    char *cond;  /* the condition it is compiled under (site_cond), or NULL */
+    IdxBuilt built;
 } RefSeen;
 
 static int ref_cmp(const void *a, const void *b)
@@ -398,6 +439,17 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
                 continue;
             }
             if (rc) break;
+            /* a call of a function defined once per #if branch reaches the
+             * first; the one the build compiles is the callee */
+            int64_t alt = 0;
+            if (outgoing && (rc = rtv_built_variant(st, &c, &alt, e))) {
+                idx_chunk_release(&c);
+                break;
+            }
+            if (alt) {
+                idx_chunk_release(&c);
+                if ((rc = idx_chunk_get(st, alt, &c, e))) break;
+            }
             /* pieces of one definition share file, kind and symbol */
             sb_reset(&key);
             if (is_code(&c))
@@ -405,8 +457,25 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
             else
                 sb_addf(&key, "%d|%lld|%d|%s", (int)ed[i].kind, (long long)c.file_id, (int)c.kind,
                         c.symbol);
+            char *cond = NULL;
+            IdxBuilt built = IDX_BUILT_YES;
+            rc = rtv_site_cond(st, outgoing ? &piece : &c, via ? via[i] : 0, outgoing ? &c : NULL,
+                               rtv_last_part(outgoing ? c.symbol : d->head.symbol), &cond, &built,
+                               e);
+            if (rc) {
+                idx_chunk_release(&c);
+                break;
+            }
             int64_t at;
             if (strmap_get(&seen, key.buf, &at)) {
+                /* the same definition from several pieces: compiled if one is */
+                if (rtv_built_rank(built) < rtv_built_rank(v[at].built)) {
+                    free(v[at].cond);
+                    v[at].cond = cond;
+                    v[at].built = built;
+                    cond = NULL;
+                }
+                free(cond);
                 if (!outgoing && c.start_line < v[at].at_start) {
                     v[at].at_start = c.start_line;
                     v[at].at_end = c.end_line;
@@ -425,6 +494,8 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
                 r->at_start = outgoing ? piece.start_line : c.start_line;
                 r->at_end = outgoing ? piece.end_line : c.end_line;
                 r->via = via ? via[i] : 0;
+                r->cond = cond;
+                r->built = built;
                 strmap_put(&seen, key.buf, (int64_t)n++);
             }
             idx_chunk_release(&c);
@@ -436,6 +507,16 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
     strmap_release(&seen);
     sb_release(&key);
     if (n) qsort(v, n, sizeof *v, ref_cmp);
+    /* with a build configuration, what it compiles comes first */
+    if (n && !rc && idx_pp_configured(st)) {
+        RefSeen *w = xmalloc(n * sizeof *w);
+        size_t k = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < n; i++)
+                if ((v[i].built == IDX_BUILT_NO) == pass) w[k++] = v[i];
+        memcpy(v, w, n * sizeof *w);
+        free(w);
+    }
     *out = v;
     *n_out = n;
     return rc;
@@ -443,8 +524,10 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
 
 static void seen_free(RefSeen *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(v[i].path);
+        free(v[i].cond);
+    }
     free(v);
 }
 
@@ -475,6 +558,9 @@ CrErr rtv_refs(IdxStore *st, const RtvDef *d, int outgoing, unsigned kinds, size
         RtvRef *r = &(*out)[*n_out];
         if (!view_def_of(&view, v[i].other, &r->other)) continue;
         r->kind = v[i].kind;
+        r->cond = v[i].cond;
+        v[i].cond = NULL;
+        r->built = v[i].built;
         r->at_start = v[i].at_start;
         r->at_end = v[i].at_end;
         IdxChunk m;
@@ -501,6 +587,7 @@ void rtv_refs_free(RtvRef *v, size_t n)
     for (size_t i = 0; v && i < n; i++) {
         rtv_def_release(&v[i].other);
         free(v[i].via);
+        free(v[i].cond);
     }
     free(v);
 }

@@ -332,6 +332,11 @@ typedef struct RtvRef {
     /* A call made through a macro: the macro's symbol (the definition
      * calls the macro, whose body calls `other`, or the reverse); else NULL. */
     char *via;
+    /* The preprocessor condition the reference is compiled under (the
+     * piece it is written in, and the macro it goes through), NULL when
+     * none, and whether the build compiles it (idx_pp_cond). */
+    char *cond;
+    IdxBuilt built;
 } RtvRef;
 
 /* Bit of an edge kind in a kinds mask; RTV_REFS_ALL: calls, imports,
@@ -356,6 +361,22 @@ typedef struct RtvRef {
 CrErr rtv_refs(IdxStore *st, const RtvDef *d, int outgoing, unsigned kinds, size_t max,
                RtvRef **out, size_t *n_out, size_t *n_total, ErrInfo *e);
 void rtv_refs_free(RtvRef *v, size_t n);
+
+/* One variant of a definition: its pieces (lines start..end) written under
+ * one preprocessor condition (a function defined once per platform in
+ * #if/#elif/#else branches is one definition with a variant each). */
+typedef struct RtvVariant {
+    uint32_t start_line, end_line;
+    char *cond; /* as written; NULL: none */
+    IdxBuilt built;
+} RtvVariant;
+
+/* The variants of d, in line order; none (*n_out 0) when no piece is
+ * under a condition. Caller frees with rtv_variants_free. */
+CrErr rtv_def_variants(IdxStore *st, const RtvDef *d, RtvVariant **out, size_t *n_out, ErrInfo *e);
+void rtv_variants_free(RtvVariant *v, size_t n);
+/* Whether some variant is built: yes if one is, no if none can be. */
+IdxBuilt rtv_variants_built(const RtvVariant *v, size_t n);
 
 /* What a code lens shows: distinct callers of d, and distinct other
  * referrers (importers, subclasses, raisers/catchers). */

@@ -128,6 +128,25 @@ CrErr rtv_call_edges(IdxStore *st, int64_t chunk, int outgoing, IdxEdge **out, i
                      size_t *n_out, ErrInfo *e);
 /* Whether a chunk is a macro (calls.c); 0 when the store cannot say. */
 int rtv_is_macro(IdxStore *st, int64_t chunk);
+/* (nav_cond.c) The condition a call of callee (its name) written in chunk
+ * site (through macro chunk via, 0: none; to chunk target, NULL: not
+ * asked) is compiled under: the call's lines where site calls it under a
+ * branch of its body (idx_pp_site_cond), the macro's, the target's, joined
+ * by &&, NULL when none; *built whether it holds. A target's condition
+ * counts unless it is one variant of several. */
+CrErr rtv_site_cond(IdxStore *st, const IdxChunk *site, int64_t via, const IdxChunk *target,
+                    const char *callee, char **cond, IdxBuilt *built, ErrInfo *e);
+/* A variant of chunk c's definition that the build compiles (*alt), when
+ * c's is not built and its file defines it again under another branch;
+ * else *alt = 0. */
+CrErr rtv_built_variant(IdxStore *st, const IdxChunk *c, int64_t *alt, ErrInfo *e);
+/* Built first: 0 built, 1 unknown, 2 not built. */
+int rtv_built_rank(IdxBuilt b);
+/* Reorders defs (stable): the one whose lines hold near_path:near_line
+ * first, then those some configuration builds, then the unknown, then
+ * those nothing builds. */
+CrErr rtv_defs_built_first(IdxStore *st, RtvDef *defs, size_t n, const char *near_path,
+                           uint32_t near_line, ErrInfo *e);
 
 /* Adds the definitions the first gp->seeds candidates reference (calls,
  * raises, bases) and, when in_factor > 0, their referrers, one hop, with

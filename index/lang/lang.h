@@ -142,6 +142,10 @@ typedef struct IdxLang {
      * made of such words alone ("what else?") matches every file, so they
      * never make a match by themselves (idx_is_syntax_word). */
     const char *const *keywords;
+    /* Macros the compiler defines ("NAME" or "NAME=VALUE"), taken as
+     * defined when the workspace has a build configuration (pp.c: the
+     * platform it builds for). NULL-terminated, or NULL. */
+    const char *const *predefined;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;

@@ -43,3 +43,8 @@
 (preproc_include) @import
 ; a function-like macro's body: its calls are its users' (REF_EXPAND)
 (preproc_function_def value: (preproc_arg) @ref.expand)
+; preprocessor facts: conditional branches and macros defined (chunk_ts_pp.c)
+(preproc_if) @pp.if
+(preproc_ifdef) @pp.if
+(preproc_def) @pp.define
+(preproc_function_def) @pp.define

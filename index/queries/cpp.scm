@@ -28,3 +28,8 @@
 (type_identifier) @ref.type
 (preproc_include) @import
 (preproc_function_def value: (preproc_arg) @ref.expand)
+; preprocessor facts: conditional branches and macros defined (chunk_ts_pp.c)
+(preproc_if) @pp.if
+(preproc_ifdef) @pp.if
+(preproc_def) @pp.define
+(preproc_function_def) @pp.define

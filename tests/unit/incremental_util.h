@@ -286,6 +286,8 @@ static void dump(IdxStore *st, StrBuf *out)
                       "JOIN chunks c ON c.id = s.chunk_id JOIN files f ON f.id = c.file_id",
         "SELECT 'import', f.path, i.alias, i.target FROM imports i JOIN files f ON f.id = "
         "i.file_id",
+        "SELECT 'pp', f.path, p.kind, p.start_line, p.end_line, p.name, p.text FROM pp p "
+        "JOIN files f ON f.id = p.file_id",
         "SELECT 'ref', " CH(
             "c", "f") ", r.kind, r.name, r.resolved FROM refs r "
                       "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id",

@@ -1,0 +1,50 @@
+/*
+ * pp_int.h - preprocessor conditions: the evaluator of a condition
+ * (pp_eval.c), the build configuration read from compile_commands.json
+ * (pp_config.c) and the facts of the index both feed it (pp.c). Internal
+ * to index/.
+ */
+#ifndef CODERAG_PP_INT_H
+#define CODERAG_PP_INT_H
+
+#include "idx.h"
+
+/* What is known of one macro a condition names: defined() (for a name
+ * after `defined`), else its value. */
+typedef struct PpName {
+    char *name;
+    int in_defined; /* named as defined(name) */
+    IdxBuilt defined;
+    int known; /* its value is known */
+    int64_t value;
+} PpName;
+
+/* The names of expr, each once, with in_defined set (values left for the
+ * caller to fill). Caller frees with idx_pp_names_free. */
+PpName *idx_pp_names(const char *expr, size_t *n_out);
+void idx_pp_names_free(PpName *v, size_t n);
+
+typedef struct PpFacts {
+    const PpName *names;
+    size_t n;
+} PpFacts;
+
+/* The value of a #if expression: 1 when known (*v), 0 when it depends on
+ * something f does not know (or is no expression this reads). */
+int idx_pp_eval(const char *expr, const PpFacts *f, int64_t *v);
+
+/* A build configuration: each compiled file's -D and -U flags. */
+typedef struct PpConfig PpConfig;
+
+/* The configuration of the workspace at root: old when its file did not
+ * change (same path, size and mtime), else a new one (old is freed), or
+ * NULL when there is none or it cannot be read (old is freed). */
+PpConfig *idx_pp_config_load(PpConfig *old, const char *root);
+/* What the configuration says of macro name for the file at relpath (a
+ * file it does not compile: the flags every compiled file has): 1 defined
+ * (*value: its value, "1" for a bare -D), -1 undefined, 0 nothing. */
+int idx_pp_config_flag(const PpConfig *c, const char *relpath, const char *name,
+                       const char **value);
+void idx_pp_config_free(PpConfig *c);
+
+#endif
