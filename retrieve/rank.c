@@ -9,13 +9,13 @@
  * weighted by what kind of unit they are. */
 
 const RtvTuning rtv_tuning = {
-    .bm25_candidates = 100,
+    .bm25_candidates = 50,
     .dense_candidates = 1000,
     .dense_weight = 0.5,
     .dense_weight_named = 0.3,
     .dense_new = 5,
     .lexical_head = 2,
-    .keep = 100,
+    .keep = RTV_MAX_CANDIDATES,
     .module_prior = 0.75,
     .class_prior = 0.85,
     .section_prior = 0.6,
