@@ -159,7 +159,8 @@ void idx_graph_par_stop(GraphPar *p)
         reader_close(&w->rd);
     }
     if (damaged) idx_store_note_damaged(p->st);
-    log_msg(LOG_DEBUG, "resolve: %d lookup threads, CPU %.0f + %.0f ms; %zu pages, waited for %zu blocks",
+    log_msg(LOG_DEBUG,
+            "resolve: %d lookup threads, CPU %.0f + %.0f ms; %zu pages, waited for %zu blocks",
             p->n, p->w[0].cpu_ms, p->n > 1 ? p->w[1].cpu_ms : 0.0, (size_t)p->gen, p->waits);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->work);

@@ -49,8 +49,7 @@ static void make_tree(const char *root)
         sb_addf(&sb, "    def helper(self):\n        return super().run() + self.step%d()\n\n",
                 i % 3);
         sb_addf(&sb, "    def step%d(self):\n        return C%d().run()\n\n\n", i % 3, a);
-        sb_addf(&sb, "def f%d():\n    c = C%d()\n    return c.run() + f%d() + g%d()\n", i, i, a,
-                b);
+        sb_addf(&sb, "def f%d():\n    c = C%d()\n    return c.run() + f%d() + g%d()\n", i, i, a, b);
         snprintf(rel, sizeof rel, "pkg/m%d.py", i);
         put(root, rel, sb.buf);
         sb_release(&sb);
@@ -62,8 +61,9 @@ static void make_tree(const char *root)
         sb_init(&sb);
         sb_addf(&sb, "#include \"common.h\"\n\nstatic int helper_%d(void) { return %d; }\n\n", i,
                 i);
-        sb_addf(&sb, "int g%d(void)\n{\n    return CALL_TWICE(helper_%d) + g%d() + shared(%d);\n}\n",
-                i, i, (i * 3 + 1) % N_C, i);
+        sb_addf(&sb,
+                "int g%d(void)\n{\n    return CALL_TWICE(helper_%d) + g%d() + shared(%d);\n}\n", i,
+                i, (i * 3 + 1) % N_C, i);
         sb_addf(&sb, "\nint shared%d(int v)\n{\n    return v ? g%d() : HELP(%d);\n}\n", i, i, i);
         snprintf(rel, sizeof rel, "csrc/c%d.c", i);
         put(root, rel, sb.buf);
