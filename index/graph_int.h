@@ -2,8 +2,9 @@
  * graph_int.h - the resolver of references into edges, shared by its files:
  * graph_lookup.c (lookups, names), graph_member.c (members a class
  * inherits, calls dispatched through an interface), graph_types.c (calls
- * on receivers of a known type) and graph.c (the passes), each using only
- * the ones before it. Internal to index/.
+ * on receivers of a known type), graph_row.c (one reference looked up),
+ * graph_par.c (lookups on threads) and graph.c (the passes), each using
+ * only the ones before it. Internal to index/.
  */
 #ifndef CODERAG_GRAPH_INT_H
 #define CODERAG_GRAPH_INT_H
@@ -104,7 +105,7 @@ CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e);
  * first pass, when there is nothing idx_graph_types_mark could mark. */
 CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e);
 
-/* (graph.c) A resolver over st's connection (its memo empty); released
+/* (graph_row.c) A resolver over st's connection (its memo empty); released
  * with idx_graph_resolver_release. */
 void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e);
 void idx_graph_resolver_release(Resolver *r);
