@@ -112,19 +112,28 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
     return n;
 }
 
+/* How a pass writes: typed_calls, some call on a typed receiver is
+ * resolved (to mark when a base moves); fresh, no reference had an edge
+ * when the pass began (a cold build): nothing to delete or compare. */
+typedef struct PassMode {
+    int typed_calls, fresh;
+} PassMode;
+
 /* Writes one reference's edges (dst[0..nd), as idx_graph_lookup_row found
- * them) in place of its old ones and marks it resolved; typed_calls: some
- * call on a typed receiver is resolved (to mark when a base moves). */
+ * them) in place of its old ones; its page marks it resolved. */
 static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t nd,
-                      int typed_calls, size_t *added)
+                      const PassMode *m, size_t *added)
 {
     IdxStore *st = r->st;
     ErrInfo *e = r->e;
     sqlite3_stmt *s;
-    int64_t was = row->kind == REF_INHERIT ? old_dst(r, row->id) : 0;
-    if (r->rc || (s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) return;
-    sqlite3_bind_int64(s, 1, row->id);
-    if ((r->rc = idx_store_step_done(st, s, e, "edges"))) return;
+    int64_t was = row->kind == REF_INHERIT && !m->fresh ? old_dst(r, row->id) : 0;
+    if (r->rc) return;
+    if (!m->fresh) {
+        if ((s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) return;
+        sqlite3_bind_int64(s, 1, row->id);
+        if ((r->rc = idx_store_step_done(st, s, e, "edges"))) return;
+    }
     for (size_t k = 0; k < nd && !r->rc; k++) {
         if (dst[k] == row->chunk_id && !self_edge(row)) continue;
         if ((s = idx_graph_stmt(r, STMT_EDGE_INSERT)) == NULL) return;
@@ -135,13 +144,50 @@ static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t
         if ((r->rc = idx_store_step_done(st, s, e, "edge"))) return;
         (*added)++;
     }
-    if ((s = idx_graph_stmt(r, STMT_REF_RESOLVED)) == NULL) return;
-    sqlite3_bind_int64(s, 1, row->id);
-    if ((r->rc = idx_store_step_done(st, s, e, "ref"))) return;
     if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc) {
         r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
-        if (!r->rc && typed_calls) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
+        if (!r->rc && m->typed_calls) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
     }
+}
+
+/* Marks the rows of a page resolved, by one statement: the dirty refs of
+ * its group between its first and last id are its rows (a moved base marks
+ * calls, never bases, dirty). */
+static void page_resolved(Resolver *r, int bases, const RefRow *rows, size_t n)
+{
+    sqlite3_stmt *s = NULL;
+    if (!n || r->rc) return;
+    if (sqlite3_prepare_v2(r->st->db,
+                           "UPDATE refs SET resolved = 1 WHERE id BETWEEN ?1 AND ?2 "
+                           "AND resolved = 0 AND (kind = ?3) = ?4",
+                           -1, &s, NULL) != SQLITE_OK) {
+        r->rc = idx_store_err(r->st, r->e, "refs");
+        return;
+    }
+    sqlite3_bind_int64(s, 1, rows[0].id);
+    sqlite3_bind_int64(s, 2, rows[n - 1].id);
+    sqlite3_bind_int(s, 3, REF_INHERIT);
+    sqlite3_bind_int(s, 4, bases);
+    r->rc = idx_store_step_done(r->st, s, r->e, "refs");
+    sqlite3_finalize(s);
+}
+
+/* Whether no reference has an edge (PassMode.fresh). */
+static int no_ref_edges(Resolver *r)
+{
+    sqlite3_stmt *s = NULL;
+    int none = 0;
+    if (r->rc) return 0;
+    if (sqlite3_prepare_v2(r->st->db, "SELECT 1 FROM edges WHERE ref_id > 0 LIMIT 1", -1, &s,
+                           NULL) != SQLITE_OK) {
+        r->rc = idx_store_err(r->st, r->e, "edges");
+        return 0;
+    }
+    int row = 0;
+    r->rc = idx_store_step(r->st, s, &row, r->e, "edges");
+    none = !r->rc && !row;
+    sqlite3_finalize(s);
+    return none;
 }
 
 static void rows_free(RefRow *rows, size_t n)
@@ -156,8 +202,8 @@ static void rows_free(RefRow *rows, size_t n)
 /* Resolves one page of references, in id order: looked up here, or on
  * par's threads while this thread writes the edges of the rows they are
  * done with. */
-static void resolve_page(Resolver *r, GraphPar *par, const RefRow *rows, size_t n, int typed_calls,
-                         size_t *added)
+static void resolve_page(Resolver *r, GraphPar *par, int bases, const RefRow *rows, size_t n,
+                         const PassMode *m, size_t *added)
 {
     int64_t buf[DISPATCH_MAX];
     for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
@@ -168,9 +214,10 @@ static void resolve_page(Resolver *r, GraphPar *par, const RefRow *rows, size_t 
         else
             nd = idx_graph_lookup_row(r, &rows[i], buf);
         /* a lookup that failed resolved nothing: the ref stays dirty */
-        if (r->rc == CR_OK) apply_row(r, &rows[i], dst, nd, typed_calls, added);
+        if (r->rc == CR_OK) apply_row(r, &rows[i], dst, nd, m, added);
     }
     if (par) idx_graph_par_finish(par);
+    page_resolved(r, bases, rows, n);
 }
 
 /* One pass over the references marked dirty; *n_seen gets how many. Bases
@@ -184,8 +231,9 @@ static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *add
     size_t cap[2] = {0, 0};
     *n_seen = 0;
     /* calls on typed receivers to mark when a base moves (none resolved yet: none) */
-    int typed_calls = 0;
-    r->rc = idx_graph_types_any_resolved(r->st, &typed_calls, r->e);
+    PassMode m = {0, 0};
+    r->rc = idx_graph_types_any_resolved(r->st, &m.typed_calls, r->e);
+    m.fresh = no_ref_edges(r);
     for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
         int cur = 0;
         size_t n = dirty_page(r, bases, 0, &rows[cur], &cap[cur]);
@@ -194,7 +242,7 @@ static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *add
             size_t n_next = 0;
             if (n == RESOLVE_PAGE && r->rc == CR_OK)
                 n_next = dirty_page(r, bases, rows[cur][n - 1].id, &rows[!cur], &cap[!cur]);
-            resolve_page(r, par, rows[cur], n, typed_calls, added);
+            resolve_page(r, par, bases, rows[cur], n, &m, added);
             rows_free(rows[cur], n);
             *n_seen += n;
             if (n < RESOLVE_PAGE || r->rc) {

@@ -51,4 +51,3 @@ void idx_graph_resolver_release(Resolver *r)
     free(r->volatile_keys);
     strmap_release(&r->memo);
 }
-
