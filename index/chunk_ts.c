@@ -204,6 +204,20 @@ static TSNode ts__true_name(TSNode name)
     return strcmp(ts_node_type(last), ts_node_type(name)) ? name : last;
 }
 
+/* Whether the source before byte a, past blanks, ends in `.` or `:`: the
+ * only way the token before a node there can be `.` or `::`. Looking
+ * first spares ts_node_prev_sibling (a walk down from the root) for
+ * almost every call. */
+static int ts__after_dot(const TsRun *r, uint32_t a)
+{
+    if (a > r->em.len) return 1;
+    /* blanks, and a backslash that continues a line: more here only means
+     * asking tree-sitter more often */
+    while (a > 0 && r->em.src[a - 1] && strchr(" \t\r\n\f\v\\", r->em.src[a - 1]))
+        a--;
+    return a > 0 && (r->em.src[a - 1] == '.' || r->em.src[a - 1] == ':');
+}
+
 static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
 {
     uint32_t n_caps = ts_query_capture_count(q);
@@ -252,7 +266,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 /* a called name right after `.` or `::` (in tokens a grammar
                  * leaves unparsed) ends a chain another pattern captures
                  * whole, with its @ref.from */
-                if (k == CAP_REF_CALL && ts_node_is_null(from)) {
+                if (k == CAP_REF_CALL && ts_node_is_null(from) && ts__after_dot(r, a)) {
                     TSNode prev = ts_node_prev_sibling(n);
                     if (!ts_node_is_null(prev) && !ts_node_is_named(prev) &&
                         (!strcmp(ts_node_type(prev), ".") || !strcmp(ts_node_type(prev), "::")))

@@ -112,33 +112,28 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
     return n;
 }
 
-/* Resolves one reference into its edges and marks it resolved; typed_calls:
- * some call on a typed receiver is resolved (to mark when a base moves). */
-static void resolve_row(Resolver *r, const RefRow *row, int typed_calls, size_t *added)
+/* How a pass writes: typed_calls, some call on a typed receiver is
+ * resolved (to mark when a base moves); fresh, no reference had an edge
+ * when the pass began (a cold build): nothing to delete or compare. */
+typedef struct PassMode {
+    int typed_calls, fresh;
+} PassMode;
+
+/* Writes one reference's edges (dst[0..nd), as idx_graph_lookup_row found
+ * them) in place of its old ones; its page marks it resolved. */
+static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t nd,
+                      const PassMode *m, size_t *added)
 {
     IdxStore *st = r->st;
     ErrInfo *e = r->e;
     sqlite3_stmt *s;
-    int64_t was = row->kind == REF_INHERIT ? old_dst(r, row->id) : 0;
-    if (r->rc || (s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) return;
-    sqlite3_bind_int64(s, 1, row->id);
-    if ((r->rc = idx_store_step_done(st, s, e, "edges"))) return;
-    int64_t dst[DISPATCH_MAX];
-    size_t nd = 0;
-    if (row->kind == REF_IMPORT)
-        dst[0] = idx_graph_resolve_qualified(r, row->name, 0);
-    else if (row->kind == REF_EXPAND && !strcmp(row->name, IDX_REF_MACRO_MARK))
-        dst[0] = row->chunk_id; /* the macro's mark */
-    else if (!idx_graph_typed(r, row, &dst[0]) && !r->rc)
-        dst[0] = idx_graph_resolve_expr(r, row);
-    if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
-    if (dst[0])
-        nd = 1;
-    else if (!r->rc)
-        nd = idx_graph_dispatch(r, row, dst);
-    idx_graph_memo_end_ref(r);
-    /* a lookup that failed resolved nothing: the ref stays dirty */
+    int64_t was = row->kind == REF_INHERIT && !m->fresh ? old_dst(r, row->id) : 0;
     if (r->rc) return;
+    if (!m->fresh) {
+        if ((s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) return;
+        sqlite3_bind_int64(s, 1, row->id);
+        if ((r->rc = idx_store_step_done(st, s, e, "edges"))) return;
+    }
     for (size_t k = 0; k < nd && !r->rc; k++) {
         if (dst[k] == row->chunk_id && !self_edge(row)) continue;
         if ((s = idx_graph_stmt(r, STMT_EDGE_INSERT)) == NULL) return;
@@ -149,75 +144,150 @@ static void resolve_row(Resolver *r, const RefRow *row, int typed_calls, size_t 
         if ((r->rc = idx_store_step_done(st, s, e, "edge"))) return;
         (*added)++;
     }
-    if ((s = idx_graph_stmt(r, STMT_REF_RESOLVED)) == NULL) return;
-    sqlite3_bind_int64(s, 1, row->id);
-    if ((r->rc = idx_store_step_done(st, s, e, "ref"))) return;
     if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc) {
         r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
-        if (!r->rc && typed_calls) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
+        if (!r->rc && m->typed_calls) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
     }
 }
 
-static void memo_forget(Resolver *r)
+/* Marks the rows of a page resolved, by one statement: the dirty refs of
+ * its group between its first and last id are its rows (a moved base marks
+ * calls, never bases, dirty). */
+static void page_resolved(Resolver *r, int bases, const RefRow *rows, size_t n)
 {
-    strmap_release(&r->memo);
-    strmap_init(&r->memo);
-    idx_graph_tops_clear(r);
+    sqlite3_stmt *s = NULL;
+    if (!n || r->rc) return;
+    if (sqlite3_prepare_v2(r->st->db,
+                           "UPDATE refs SET resolved = 1 WHERE id BETWEEN ?1 AND ?2 "
+                           "AND resolved = 0 AND (kind = ?3) = ?4",
+                           -1, &s, NULL) != SQLITE_OK) {
+        r->rc = idx_store_err(r->st, r->e, "refs");
+        return;
+    }
+    sqlite3_bind_int64(s, 1, rows[0].id);
+    sqlite3_bind_int64(s, 2, rows[n - 1].id);
+    sqlite3_bind_int(s, 3, REF_INHERIT);
+    sqlite3_bind_int(s, 4, bases);
+    r->rc = idx_store_step_done(r->st, s, r->e, "refs");
+    sqlite3_finalize(s);
+}
+
+/* Whether no reference has an edge (PassMode.fresh). */
+static int no_ref_edges(Resolver *r)
+{
+    sqlite3_stmt *s = NULL;
+    int none = 0;
+    if (r->rc) return 0;
+    if (sqlite3_prepare_v2(r->st->db, "SELECT 1 FROM edges WHERE ref_id > 0 LIMIT 1", -1, &s,
+                           NULL) != SQLITE_OK) {
+        r->rc = idx_store_err(r->st, r->e, "edges");
+        return 0;
+    }
+    int row = 0;
+    r->rc = idx_store_step(r->st, s, &row, r->e, "edges");
+    none = !r->rc && !row;
+    sqlite3_finalize(s);
+    return none;
+}
+
+static void rows_free(RefRow *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(rows[i].name);
+        free(rows[i].module);
+        free(rows[i].symbol);
+    }
+}
+
+/* Resolves one page of references, in id order: looked up here, or on
+ * par's threads while this thread writes the edges of the rows they are
+ * done with. */
+static void resolve_page(Resolver *r, GraphPar *par, int bases, const RefRow *rows, size_t n,
+                         const PassMode *m, size_t *added)
+{
+    int64_t buf[DISPATCH_MAX];
+    for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
+        const int64_t *dst = buf;
+        size_t nd;
+        if (par)
+            r->rc = idx_graph_par_take(par, i, &dst, &nd, r->e);
+        else
+            nd = idx_graph_lookup_row(r, &rows[i], buf);
+        /* a lookup that failed resolved nothing: the ref stays dirty */
+        if (r->rc == CR_OK) apply_row(r, &rows[i], dst, nd, m, added);
+    }
+    if (par) idx_graph_par_finish(par);
+    page_resolved(r, bases, rows, n);
 }
 
 /* One pass over the references marked dirty; *n_seen gets how many. Bases
  * first: a moved one marks calls its pass has not resolved yet (they stay
- * dirty) rather than ones it has (resolved twice). */
-static void resolve_pass(Resolver *r, size_t *n_seen, size_t *added)
+ * dirty) rather than ones it has (resolved twice). The next page of a group
+ * is read before this one is written: writing a page marks calls alone (a
+ * moved base), never rows of its own group. */
+static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *added)
 {
-    RefRow *rows = NULL;
-    size_t cap = 0;
+    RefRow *rows[2] = {NULL, NULL};
+    size_t cap[2] = {0, 0};
     *n_seen = 0;
     /* calls on typed receivers to mark when a base moves (none resolved yet: none) */
-    int typed_calls = 0;
-    r->rc = idx_graph_types_any_resolved(r->st, &typed_calls, r->e);
+    PassMode m = {0, 0};
+    r->rc = idx_graph_types_any_resolved(r->st, &m.typed_calls, r->e);
+    m.fresh = no_ref_edges(r);
     for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
-        int64_t after = 0;
+        int cur = 0;
+        size_t n = dirty_page(r, bases, 0, &rows[cur], &cap[cur]);
         for (;;) {
-            size_t n = dirty_page(r, bases, after, &rows, &cap);
-            for (size_t i = 0; i < n && r->rc == CR_OK; i++)
-                resolve_row(r, &rows[i], typed_calls, added);
-            for (size_t i = 0; i < n; i++) {
-                free(rows[i].name);
-                free(rows[i].module);
-                free(rows[i].symbol);
-            }
+            if (par) idx_graph_par_post(par, rows[cur], n);
+            size_t n_next = 0;
+            if (n == RESOLVE_PAGE && r->rc == CR_OK)
+                n_next = dirty_page(r, bases, rows[cur][n - 1].id, &rows[!cur], &cap[!cur]);
+            resolve_page(r, par, bases, rows[cur], n, &m, added);
+            rows_free(rows[cur], n);
             *n_seen += n;
-            if (n) after = rows[n - 1].id;
-            if (n < RESOLVE_PAGE || r->rc) break;
-            memo_forget(r);
+            if (n < RESOLVE_PAGE || r->rc) {
+                rows_free(rows[!cur], n_next);
+                break;
+            }
+            idx_graph_memo_forget(r);
+            cur = !cur;
+            n = n_next;
         }
     }
-    free(rows);
+    free(rows[0]);
+    free(rows[1]);
 }
 
-CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
+static CrErr resolve_dirty(IdxStore *st, GraphPar *par, size_t *out_edges, ErrInfo *e)
 {
-    Resolver r = {st, {0}, e, CR_OK, 0, NULL, 0, 0, {0}, NULL, 0, 0};
+    Resolver r;
     size_t added = 0, n = 0;
-    strmap_init(&r.memo);
-    strmap_init(&r.top);
+    idx_graph_resolver_init(&r, st, e);
     /* Passes until nothing is dirty: a base that moved marks the calls of
      * its subclasses, resolved again in the next pass (each class's calls
      * at most once per moved base, so this ends). */
     for (int pass = 0; r.rc == CR_OK; pass++) {
-        resolve_pass(&r, &n, &added);
+        resolve_pass(&r, par, &n, &added);
         if (!n) break;
         /* the memo holds answers of the tables as they were */
-        memo_forget(&r);
+        idx_graph_memo_forget(&r);
     }
-    idx_graph_tops_clear(&r);
-    strmap_release(&r.top);
-    free(r.tops);
-    idx_graph_memo_end_ref(&r);
-    free(r.volatile_keys);
-    strmap_release(&r.memo);
-    if (r.rc == CR_OK) st->classes_moved = 0;
+    CrErr rc = r.rc;
+    idx_graph_resolver_release(&r);
+    if (rc == CR_OK) st->classes_moved = 0;
     if (out_edges) *out_edges = added;
-    return r.rc;
+    return rc;
+}
+
+CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
+{
+    return resolve_dirty(st, NULL, out_edges, e);
+}
+
+CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e)
+{
+    GraphPar *par = st->threads > 1 ? idx_graph_par_start(st, st->threads) : NULL;
+    CrErr rc = resolve_dirty(st, par, out_edges, e);
+    idx_graph_par_stop(par);
+    return rc;
 }

@@ -2,8 +2,9 @@
  * graph_int.h - the resolver of references into edges, shared by its files:
  * graph_lookup.c (lookups, names), graph_member.c (members a class
  * inherits, calls dispatched through an interface), graph_types.c (calls
- * on receivers of a known type) and graph.c (the passes), each using only
- * the ones before it. Internal to index/.
+ * on receivers of a known type), graph_row.c (one reference looked up),
+ * graph_par.c (lookups on threads) and graph.c (the passes), each using
+ * only the ones before it. Internal to index/.
  */
 #ifndef CODERAG_GRAPH_INT_H
 #define CODERAG_GRAPH_INT_H
@@ -108,5 +109,34 @@ CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e);
 /* Whether any call reference is resolved (*out): none in a fresh build's
  * first pass, when there is nothing idx_graph_types_mark could mark. */
 CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e);
+
+/* (graph_row.c) A resolver over st's connection (its memo empty); released
+ * with idx_graph_resolver_release. */
+void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e);
+void idx_graph_resolver_release(Resolver *r);
+/* Forgets every memo answer (memory: answers depend on the tables alone). */
+void idx_graph_memo_forget(Resolver *r);
+/* The targets of one reference (at most DISPATCH_MAX, into dst): reads
+ * only, so that threads can look up rows over connections of their own.
+ * Returns the count; 0 with r->rc set on a failed lookup. */
+size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst);
+
+/* (graph_par.c) Lookups of a page of references on threads of their own,
+ * each over a read-only connection that sees the last commit: the tables
+ * lookups read (files, chunks, symbols, imports, the names of refs) must
+ * be committed and not change while it runs; the caller writes the edges
+ * on its connection, in row order, as rows are done. */
+typedef struct GraphPar GraphPar;
+/* n threads, or NULL (nothing started: resolve serially). Free with
+ * idx_graph_par_stop (NULL-safe). */
+GraphPar *idx_graph_par_start(IdxStore *st, int n);
+void idx_graph_par_stop(GraphPar *p);
+/* Hands the threads rows[0..n) (borrowed until idx_graph_par_finish). */
+void idx_graph_par_post(GraphPar *p, const RefRow *rows, size_t n);
+/* Waits for the targets of row i of the posted page (*dst borrowed until
+ * the next post); the first failed lookup's error. */
+CrErr idx_graph_par_take(GraphPar *p, size_t i, const int64_t **dst, size_t *nd, ErrInfo *e);
+/* Stops handing out the posted page and waits until no thread reads it. */
+void idx_graph_par_finish(GraphPar *p);
 
 #endif

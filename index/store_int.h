@@ -498,5 +498,9 @@ void idx_dense_write_end(IdxStore *st, int ok);
 /* Resolves every ref marked unresolved into edges, in the current
  * transaction. out_edges (may be NULL) receives the count of edges added. */
 CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
+/* The same, the lookups on st->threads threads over read-only connections
+ * (serially when there is one thread or they cannot open): everything but
+ * the edges and the resolved marks must be committed. The same edges. */
+CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* Files are prepared (read, hashed, chunked, tokenized) by a pool of
  * threads and written by the calling thread in path order, in batched
@@ -280,6 +281,33 @@ static void reread_clear(IdxStore *st)
     st->n_reread = 0;
 }
 
+/* Wall and process CPU time of an update's phases, for the debug log
+ * (CODERAG_LOG=debug): where a large build spends its time. */
+typedef struct Phases {
+    double wall, cpu;
+} Phases;
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void phases_init(Phases *ph)
+{
+    ph->wall = now_ms();
+    ph->cpu = cpu_ms();
+}
+
+static void phase_mark(Phases *ph, const char *name)
+{
+    double w = now_ms(), c = cpu_ms();
+    log_msg(LOG_DEBUG, "update: %s %.0f ms wall, %.0f ms CPU", name, w - ph->wall, c - ph->cpu);
+    ph->wall = w;
+    ph->cpu = c;
+}
+
 /* Reads and writes again the files noted in st->reread (their imports
  * resolved against the filesystem, through a file that came or went). */
 static CrErr reread(IdxStore *st, ErrInfo *e)
@@ -356,16 +384,37 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
         if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
     n_threads = pool_start(&pool, st, &threads);
+    Phases ph;
+    phases_init(&ph);
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
+    phase_mark(&ph, "parse+write");
     if (cold && (rc = idx_store_indexes_ensure(st, e))) goto out;
+    phase_mark(&ph, "indexes");
     if ((rc = reread(st, e))) goto out;
-    if ((rc = idx_graph_resolve_dirty(st, NULL, e))) goto out;
+    /* Many files written (a cold build): their rows are committed first, so
+     * that resolution can look names up on threads over connections of
+     * their own (the files are already committed in batches: an update that
+     * stops here leaves references marked unresolved, which the next one
+     * resolves). */
+    if (pool.n >= BATCH_FILES && st->threads > 1) {
+        if ((rc = commit(st, e)) || (rc = begin(st, e))) {
+            in_txn = rc == CR_OK;
+            goto out;
+        }
+        rc = idx_graph_resolve_dirty_par(st, NULL, e);
+    } else {
+        rc = idx_graph_resolve_dirty(st, NULL, e);
+    }
+    if (rc) goto out;
+    phase_mark(&ph, "resolve");
     if ((rc = idx_store_touch_update_time(st, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
     if (!rc) sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    phase_mark(&ph, "commit");
     if (!rc) idx_store_postings_checkpoint(st);
+    phase_mark(&ph, "postings");
     if (!rc) rc = locked_dense_sync(st, e);
 out:
     reread_clear(st);
