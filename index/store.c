@@ -33,11 +33,10 @@ static const char schema_sql[] =
     "CREATE TABLE refs(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL,"
     " kind INTEGER NOT NULL, name TEXT NOT NULL, last TEXT NOT NULL, resolved INTEGER NOT NULL);"
     "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, kind INTEGER NOT NULL,"
-    " ref_id INTEGER NOT NULL);"
-    /* The search text of each chunk (idx_tok_code output), by chunk id: what the
-     * BM25F postings are built from (FTS5's porter tokenizer, no FTS table). */
-    "CREATE TABLE search_text(id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,"
-    " doc TEXT NOT NULL, body TEXT NOT NULL);";
+    " ref_id INTEGER NOT NULL);";
+/* No table holds the search text: the BM25F postings (postings.bin) are
+ * rebuilt, when needed, from the chunks' rows and the source files
+ * (postings_rebuild.c). */
 
 /* The secondary indexes of the graph's tables: made with the schema, and
  * dropped by a cold build while it loads the tables (appending rows to a
@@ -455,6 +454,7 @@ void idx_close(IdxStore *st)
     for (size_t i = 0; i < st->n_reread; i++)
         free(st->reread[i]);
     free(st->reread);
+    free(st->post_stale);
     for (size_t i = 0; i < st->n_exclude; i++)
         free(st->exclude[i]);
     free(st->exclude);

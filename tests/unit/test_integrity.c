@@ -149,7 +149,7 @@ static void test_damage_met_while_reading(void)
 }
 
 /* Damage quick_check cannot see (a row's bytes changed, the pages whole:
- * the search text no longer what its postings were built from): `status
+ * a chunk's row no longer what its postings were built from): `status
  * --check` finds it on a read-only open and marks the database damaged, so
  * readers refuse it and the next writer rebuilds it (issue 25: the check
  * failed again after every `coderag index`). */
@@ -159,8 +159,8 @@ static void test_content_damaged(void)
     sqlite3 *h = NULL;
     CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
     CHECK_INT(sqlite3_exec(h,
-                           "UPDATE search_text SET body = 'zzqq ' || body "
-                           "WHERE id = (SELECT min(id) FROM search_text)",
+                           "UPDATE chunks SET symbol = 'zzqq_' || symbol "
+                           "WHERE id = (SELECT min(id) FROM chunks)",
                            NULL, NULL, NULL),
               SQLITE_OK);
     sqlite3_close(h);
