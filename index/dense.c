@@ -76,11 +76,18 @@ void idx_dense_close(IdxStore *st)
     st->dense.model_path = NULL;
 }
 
+static void forget_view(IdxDense *d)
+{
+    idx_vecview_close(d->view);
+    d->view = NULL;
+}
+
 void idx_dense_forget(IdxStore *st)
 {
     disarm(&st->dense);
     idx_vecstore_close(st->dense.vs);
     st->dense.vs = NULL;
+    forget_view(&st->dense);
 }
 
 int idx_has_dense(const IdxStore *st)
@@ -90,11 +97,20 @@ int idx_has_dense(const IdxStore *st)
 
 /* Opens the vector file. Vectors of another embedder are never mixed with
  * this one's: an update (purge) deletes them and starts empty; a read
- * leaves them alone and sees no vectors (st->dense.vs stays NULL). Without
- * FAISS the dense leg is dropped (st->dense.em NULL, CR_OK). */
+ * leaves them alone and sees no vectors (st->dense.vs stays NULL). A read
+ * takes the file through a view (no FAISS) when it can (vec_view.c), else
+ * as a store. Without FAISS the dense leg is dropped (st->dense.em NULL,
+ * CR_OK). */
 static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
 {
     if (st->dense.vs) return CR_OK;
+    if (st->dense.view && !purge) {
+        char *path = vectors_path(st);
+        int moved = idx_vecview_changed_on_disk(st->dense.view, path);
+        free(path);
+        if (!moved) return CR_OK;
+    }
+    forget_view(&st->dense);
     char have[160];
     CrErr rc = idx_store_meta_get(st, "embedder", have, sizeof have, e);
     if (rc == CR_EDB) return rc; /* unreadable is not "another embedder" */
@@ -104,6 +120,9 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
      * opens nothing: FAISS is not even loaded */
     int exists = access(path, F_OK) == 0;
     if (!purge && !exists) goto out;
+    if (!purge && exists && have[0] && idx_dense_embedder(st) &&
+        !strcmp(have, idx_embedder_id(st->dense.em)) && idx_vecview_open(path, &st->dense.view))
+        goto out;
     ErrInfo fe = {0};
     if (!idx_faiss_api(&fe)) {
         /* FAISS cannot be loaded (a partial install): like a missing model,
@@ -402,8 +421,10 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     size_t n_want = 0, n_removed = 0;
     if (!idx_dense_embedder(st)) return CR_OK;
     double t0 = now_ms();
-    /* What is journaled is the change from what this store holds, so it
-     * must hold what the files say: another process may have written them. */
+    /* A sync reads and writes the file as a store. What is journaled is
+     * the change from what this store holds, so it must hold what the files
+     * say: another process may have written them. */
+    forget_view(d);
     if (d->vs && idx_vecstore_changed_on_disk(d->vs)) idx_dense_forget(st);
     int64_t count, version = idx_store_data_version(st);
     /* only this store wrote since it last synced: its delta is complete */
@@ -473,8 +494,9 @@ int64_t idx_dense_count(IdxStore *st)
      * need not be read for the figure */
     if (!idx_dense_embedder(st)) return 0;
     if (!st->dense.vs && synced(st, &count)) return count;
-    if (open_vectors(st, 0, NULL) || !st->dense.vs) return 0;
-    return idx_vecstore_count(st->dense.vs);
+    if (open_vectors(st, 0, NULL)) return 0;
+    if (st->dense.vs) return idx_vecstore_count(st->dense.vs);
+    return st->dense.view ? idx_vecview_count(st->dense.view) : 0;
 }
 
 CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
@@ -488,17 +510,21 @@ CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **o
     if (!idx_has_dense(st) || !limit) return CR_OK;
     /* opens nothing, and loads no model, when there are no vectors */
     if ((rc = open_vectors(st, 0, e))) return rc;
-    if (!st->dense.vs || !st->dense.em || idx_vecstore_count(st->dense.vs) == 0) return CR_OK;
+    const VecStore *vs = st->dense.vs;
+    const VecView *view = vs ? NULL : st->dense.view;
+    int64_t count = vs ? idx_vecstore_count(vs) : view ? idx_vecview_count(view) : 0;
+    int vdim = vs ? idx_vecstore_dim(vs) : view ? idx_vecview_dim(view) : 0;
+    if (!st->dense.em || count == 0) return CR_OK;
     if ((rc = idx_embedder_embed_query(st->dense.em, query, &q, &dim, e))) return rc;
-    if (dim != idx_vecstore_dim(st->dense.vs)) {
+    if (dim != vdim) {
         free(q);
-        return err_set(e, CR_EHTTP, "query embedding has dimension %d, the index %d", dim,
-                       idx_vecstore_dim(st->dense.vs));
+        return err_set(e, CR_EHTTP, "query embedding has dimension %d, the index %d", dim, vdim);
     }
     int64_t *ids = xcalloc(limit, sizeof *ids);
     float *scores = xcalloc(limit, sizeof *scores);
     size_t n = 0;
-    rc = idx_vecstore_search(st->dense.vs, q, limit, ids, scores, &n, e);
+    rc = vs ? idx_vecstore_search(vs, q, limit, ids, scores, &n, e)
+            : idx_vecview_search(view, q, limit, ids, scores, &n, e);
     if (!rc && n) {
         IdxHit *v = xcalloc(n, sizeof *v);
         for (size_t i = 0; i < n; i++) {

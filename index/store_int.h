@@ -160,6 +160,7 @@ void idx_store_file_cache_release(FileCache *fc);
 
 typedef struct Embedder Embedder;
 typedef struct VecStore VecStore;
+typedef struct VecView VecView;
 typedef struct IdxVfs IdxVfs; /* db.c */
 
 /* The dense leg: an object of its own inside the store, touched only by
@@ -170,7 +171,8 @@ typedef struct IdxDense {
      * store that never embeds (no Python) never reads its 9 MB. */
     int pending;      /* 1: builtin, not loaded yet */
     char *model_path; /* its configured file (NULL: the default) */
-    VecStore *vs;     /* opened on first use */
+    VecStore *vs;     /* opened on first use by a sync (or a search it cannot serve) */
+    VecView *view;    /* searches read the file through it while vs is not open */
     char note[200];   /* why the builtin model is not in use, for status */
     /* Vectors the parse workers computed for chunks written in this update,
      * by ascending chunk id (idx_dense_stage); the next sync adds them

@@ -144,6 +144,25 @@ CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int6
 size_t idx_vec_scan(const float *rows, size_t n_rows, int dim, const float *query, size_t k,
                     size_t *out_rows, float *out_scores);
 
+/* ---------------------------------------------------------------- read-only view (vec_view.c) */
+
+/* A vector file read for searching only, without FAISS: what a one-shot
+ * ask needs. The same hits as a VecStore of the same file. */
+typedef struct VecView VecView;
+/* 1 with *out (caller frees with idx_vecview_close) when the file at path
+ * can be served so: it is whole (trailer and checksum), in the layout this
+ * build writes, with no journal to replay. 0 otherwise (no file, damaged,
+ * a journal): idx_vecstore_open then reads, repairs or reports it. */
+int idx_vecview_open(const char *path, VecView **out);
+void idx_vecview_close(VecView *v);
+int idx_vecview_dim(const VecView *v);
+int64_t idx_vecview_count(const VecView *v);
+/* Whether the file at path, or its journal, is no longer what v read. */
+int idx_vecview_changed_on_disk(const VecView *v, const char *path);
+/* As idx_vecstore_search. */
+CrErr idx_vecview_search(const VecView *v, const float *query, size_t k, int64_t *out_ids,
+                         float *out_scores, size_t *n_out, ErrInfo *e);
+
 /* The sizes of the store at path: its file and its journal (-1: none). */
 void idx_vecstore_file_sizes(const char *path, long long *file, long long *journal);
 
