@@ -320,30 +320,61 @@ static CrErr add_missing(IdxStore *st, const int64_t *missing, size_t n_missing,
     return rc;
 }
 
+/* The embedder's id, without loading the builtin model when it is not
+ * loaded yet (its file's header says it); NULL when there is no dense leg
+ * or it cannot be told. */
+static const char *dense__id(IdxStore *st, char *buf, size_t cap)
+{
+    IdxDense *d = &st->dense;
+    if (!d->pending) return d->em ? idx_embedder_id(d->em) : NULL;
+    EmbedConfig ec = {"builtin", NULL, d->model_path, NULL, 0, 0, 0, EMBED_BATCH};
+    if (idx_embedder_builtin_peek_id(idx_embedder_builtin_path(&ec), buf, cap)) return buf;
+    return idx_dense_embedder(st) ? idx_embedder_id(d->em) : NULL;
+}
+
 /* What the vectors were last brought in line with: the embedder, the
  * chunks (their highest id and count: ids are never reused, so any write
  * moves one of them) and the sizes of the vector files. The same again
  * means nothing to do, and a nothing-changed update need not read the
- * vectors at all. Empty when it cannot be told; *max_id (may be NULL) gets
- * the highest chunk id. */
+ * vectors, nor load the model. Empty when it cannot be told; *max_id (may
+ * be NULL) gets the highest chunk id. Two statements: max() and count()
+ * together make SQLite read every row. */
 static void sync_state(IdxStore *st, char *out, size_t cap, int64_t *max_id)
 {
-    sqlite3_stmt *s = NULL;
+    static const char *const sql[2] = {"SELECT coalesce(max(id), 0) FROM chunks",
+                                       "SELECT count(*) FROM chunks"};
+    int64_t v[2] = {0, 0};
+    char idb[160];
     out[0] = '\0';
-    if (sqlite3_prepare_v2(st->db, "SELECT coalesce(max(id), 0), count(*) FROM chunks", -1, &s,
-                           NULL) != SQLITE_OK)
-        return;
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        char *path = vectors_path(st);
-        long long file, journal;
-        idx_vecstore_file_sizes(path, &file, &journal);
-        if (max_id) *max_id = sqlite3_column_int64(s, 0);
-        snprintf(out, cap, "%s %lld %lld %lld %lld", idx_embedder_id(st->dense.em),
-                 (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1), file,
-                 journal);
-        free(path);
+    const char *id = dense__id(st, idb, sizeof idb);
+    if (!id) return;
+    for (int i = 0; i < 2; i++) {
+        sqlite3_stmt *s = NULL;
+        int ok = sqlite3_prepare_v2(st->db, sql[i], -1, &s, NULL) == SQLITE_OK &&
+                 sqlite3_step(s) == SQLITE_ROW;
+        if (ok) v[i] = sqlite3_column_int64(s, 0);
+        sqlite3_finalize(s);
+        if (!ok) return;
     }
-    sqlite3_finalize(s);
+    char *path = vectors_path(st);
+    long long file, journal;
+    idx_vecstore_file_sizes(path, &file, &journal);
+    if (max_id) *max_id = v[0];
+    snprintf(out, cap, "%s %lld %lld %lld %lld", id, (long long)v[0], (long long)v[1], file,
+             journal);
+    free(path);
+}
+
+/* Records what the vectors were brought in line with (count of them). */
+static CrErr note_synced(IdxStore *st, int64_t count, int64_t *max_id, ErrInfo *e)
+{
+    char state[300], n[32];
+    snprintf(n, sizeof n, "%lld", (long long)count);
+    sync_state(st, state, sizeof state, max_id);
+    if (!state[0]) return CR_OK;
+    CrErr rc = idx_store_meta_put(st, "vectors_count", n, e);
+    if (!rc) rc = idx_store_meta_put(st, "vectors_synced", state, e);
+    return rc;
 }
 
 /* Whether the vectors are as the last sync left them; then *count is how
@@ -358,6 +389,26 @@ static int synced(IdxStore *st, int64_t *count)
         return 0;
     *count = strtoll(n, NULL, 10);
     return 1;
+}
+
+/* The highest chunk id the last sync saw when it left no vectors and no
+ * vector file (nothing the embedder covers: a tree without Python): then
+ * only the chunks written since can need one. -1 otherwise. */
+static int64_t synced_empty_upto(IdxStore *st)
+{
+    char last[300], n[32], id[160];
+    long long max_id = -1, count = -1, file = 0, journal = 0;
+    if (idx_store_meta_get(st, "vectors_synced", last, sizeof last, NULL) != CR_OK ||
+        idx_store_meta_get(st, "vectors_count", n, sizeof n, NULL) != CR_OK ||
+        strtoll(n, NULL, 10) != 0 ||
+        sscanf(last, "%159s %lld %lld %lld %lld", id, &max_id, &count, &file, &journal) != 5 ||
+        file != -1 || journal != -1)
+        return -1;
+    char *path = vectors_path(st);
+    int none = access(path, F_OK) != 0;
+    free(path);
+    const char *now = dense__id(st, last, sizeof last);
+    return none && now && !strcmp(now, id) ? max_id : -1;
 }
 
 void idx_dense_note_removed(IdxStore *st, int64_t file_id)
@@ -419,7 +470,7 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     IdxDense *d = &st->dense;
     int64_t *want = NULL, *removed = NULL, after = 0;
     size_t n_want = 0, n_removed = 0;
-    if (!idx_dense_embedder(st)) return CR_OK;
+    if (!idx_has_dense(st)) return CR_OK;
     double t0 = now_ms();
     /* A sync reads and writes the file as a store. What is journaled is
      * the change from what this store holds, so it must hold what the files
@@ -438,14 +489,21 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     }
     disarm(d);
     if (!d->vs && synced(st, &count)) goto out;
+    if (!idx_dense_embedder(st)) goto out;
+    /* no vectors last time: only chunks written since can need one */
+    int64_t empty_upto = delta ? -1 : synced_empty_upto(st);
+    if (empty_upto > after) after = empty_upto;
     if ((rc = chunk_ids(st, after, &want, &n_want, e))) goto out;
     if (!delta && !n_want && !d->vs) {
         /* nothing to embed (no Python): unless vectors are there to drop,
-         * nothing to open */
+         * nothing to open; said once, so that the next update need not look */
         char *path = vectors_path(st);
         int none = access(path, F_OK) != 0;
         free(path);
-        if (none) goto out;
+        if (none) {
+            rc = note_synced(st, 0, NULL, e);
+            goto out;
+        }
     }
     if ((rc = open_vectors(st, 1, e)) || !d->em) goto out;
     if (delta) {
@@ -462,13 +520,9 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     if (!rc && idx_vecstore_count(d->vs) > 0)
         rc = idx_store_meta_put(st, "embedder", idx_embedder_id(d->em), e);
     if (!rc) {
-        char state[300], n[32];
-        int64_t max_id = 0;
-        snprintf(n, sizeof n, "%lld", (long long)idx_vecstore_count(d->vs));
-        sync_state(st, state, sizeof state, &max_id);
-        if (state[0] && !(rc = idx_store_meta_put(st, "vectors_count", n, e)))
-            rc = idx_store_meta_put(st, "vectors_synced", state, e);
-        if (!rc && state[0]) {
+        int64_t max_id = -1;
+        rc = note_synced(st, idx_vecstore_count(d->vs), &max_id, e);
+        if (!rc && max_id >= 0) {
             d->delta = 1;
             d->synced_max = max_id;
             d->synced_version = version;
@@ -492,8 +546,9 @@ int64_t idx_dense_count(IdxStore *st)
     int64_t count;
     /* as the last sync counted them, when nothing moved since: the file
      * need not be read for the figure */
-    if (!idx_dense_embedder(st)) return 0;
+    if (!idx_has_dense(st)) return 0;
     if (!st->dense.vs && synced(st, &count)) return count;
+    if (!idx_dense_embedder(st)) return 0;
     if (open_vectors(st, 0, NULL)) return 0;
     if (st->dense.vs) return idx_vecstore_count(st->dense.vs);
     return st->dense.view ? idx_vecview_count(st->dense.view) : 0;

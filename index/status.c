@@ -60,7 +60,7 @@ static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
     return CR_OK;
 }
 
-CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
+CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e)
 {
     memset(out, 0, sizeof *out);
     out->files = count_rows(st, "SELECT count(*) FROM files WHERE status = 'ok'");
@@ -70,7 +70,14 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
     out->symbols = count_rows(st, "SELECT count(*) FROM symbols");
     if (out->files < 0 || out->skipped < 0 || out->chunks < 0 || out->edges < 0 || out->symbols < 0)
         return idx_store_err(st, e, "status");
-    CrErr lrc = status__langs(st, out, e);
+    return CR_OK;
+}
+
+CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
+{
+    CrErr lrc = idx_status_counts(st, out, e);
+    if (lrc) return lrc;
+    lrc = status__langs(st, out, e);
     if (lrc) return lrc;
     out->vectors = idx_dense_count(st);
     char t[32];

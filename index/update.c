@@ -355,7 +355,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
         st->post_version = idx_store_data_version(st);
         if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
-    n_threads = pool_start(&pool, st, &threads);
+    /* nothing to read: no workers, and no model loaded for them */
+    if (pool.n) n_threads = pool_start(&pool, st, &threads);
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
     if (cold && (rc = idx_store_indexes_ensure(st, e))) goto out;

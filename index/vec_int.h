@@ -49,6 +49,11 @@ Embedder *idx_embedder_ref(Embedder *em);
 /* The builtin model's file for cfg: cfg->model, or CODERAG_MODEL_PATH. Static
  * or borrowed from cfg. */
 const char *idx_embedder_builtin_path(const EmbedConfig *cfg);
+/* The id the builtin model at path would have once loaded (idx_embedder_id),
+ * from its header alone (embed_builtin.c): 1, or 0 when the file is not
+ * such a model. Its payload unchecked: a model that then fails to load
+ * leaves no dense leg, as ever. */
+int idx_embedder_builtin_peek_id(const char *path, char *out, size_t cap);
 
 /* The embedder for cfg as idx_embedder_new makes it, except that with sh the
  * builtin model is the one sh holds for that file (loaded once, shared; a

@@ -23,7 +23,7 @@ struct VecView {
     size_t map_len;    /* of the pages */
     const void *bytes; /* the file's bytes */
     size_t size;
-    const float *rows; /* count * dim, in the file */
+    const float *rows;        /* count * dim, in the file */
     const unsigned char *ids; /* count little-endian i64, in the file (maybe unaligned) */
     uint64_t count;
     int dim;
@@ -66,8 +66,8 @@ static int faiss_header(const unsigned char *p, size_t len, size_t at, const cha
 {
     if (len < FAISS_HEADER || at > len - FAISS_HEADER) return 0;
     const unsigned char *h = p + at;
-    return !memcmp(h, tag, 4) && get_u32(h + 4) == dim && get_u64(h + 8) == count &&
-           h[32] == 1 && get_u32(h + 33) == FAISS_METRIC_IP;
+    return !memcmp(h, tag, 4) && get_u32(h + 4) == dim && get_u64(h + 8) == count && h[32] == 1 &&
+           get_u32(h + 33) == FAISS_METRIC_IP;
 }
 
 /* Finds the rows and ids in the payload p[0..plen): "IxMp" header,
@@ -104,8 +104,8 @@ int idx_vecview_open(const char *path, VecView **out)
     VecView *v = xcalloc(1, sizeof *v);
     uint32_t dim = 0;
     uint64_t plen = 0;
-    int ok = fstat(fd, &v->base) == 0 && S_ISREG(v->base.st_mode) &&
-             v->base.st_size > TRAILER_BYTES;
+    int ok =
+        fstat(fd, &v->base) == 0 && S_ISREG(v->base.st_mode) && v->base.st_size > TRAILER_BYTES;
     if (ok) {
         /* read, not mapped: a file cut short meanwhile is a short read,
          * never a SIGBUS */
