@@ -1,5 +1,6 @@
 #include "store_int.h"
 #include "vec_int.h"
+#include "lang/lang.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -150,6 +151,16 @@ out:
     return rc;
 }
 
+/* Whether the embedder embeds the file at path; for the builtin model not
+ * loaded yet, what it would say (the language rows it knows) without
+ * loading it. */
+static int dense__covers(IdxStore *st, const char *path)
+{
+    if (st->dense.em) return idx_embedder_covers(st->dense.em, path);
+    const IdxLang *l = idx_lang_for_path(path);
+    return l && l->builtin_embed;
+}
+
 /* The chunks past id after that should have a vector, ascending: those of
  * files in a language the embedder knows (each file asked once). */
 static CrErr chunk_ids(IdxStore *st, int64_t after, int64_t **out, size_t *n_out, ErrInfo *e)
@@ -170,7 +181,7 @@ static CrErr chunk_ids(IdxStore *st, int64_t after, int64_t **out, size_t *n_out
         int64_t file = sqlite3_column_int64(s, 1);
         if (!i64map_get(&files, file, &covered)) {
             const char *path = (const char *)sqlite3_column_text(s, 2);
-            covered = path && idx_embedder_covers(st->dense.em, path);
+            covered = path && dense__covers(st, path);
             i64map_put(&files, file, covered);
         }
         if (!covered) continue;
@@ -489,7 +500,6 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     }
     disarm(d);
     if (!d->vs && synced(st, &count)) goto out;
-    if (!idx_dense_embedder(st)) goto out;
     /* no vectors last time: only chunks written since can need one */
     int64_t empty_upto = delta ? -1 : synced_empty_upto(st);
     if (empty_upto > after) after = empty_upto;
@@ -505,6 +515,7 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
             goto out;
         }
     }
+    if (!idx_dense_embedder(st)) goto out;
     if ((rc = open_vectors(st, 1, e)) || !d->em) goto out;
     if (delta) {
         if (n_removed) rc = idx_vecstore_remove(d->vs, removed, n_removed, e);
