@@ -42,8 +42,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(CHUNK_PATH_SYMBOL, "SELECT f.path, c.symbol FROM chunks c "                                  \
                          "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                       \
     X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
-    X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, name, "  \
-                    "signature, docstring, parent_id, hash, cont) "                                \
+    X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, "        \
+                    "own_name, "                                                                   \
+                    "signature, docstring, parent_id, hash_bits, cont) "                           \
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")                  \
     X(CHUNK_GET, "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, c.docstring, "  \
                  "c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "           \
@@ -57,7 +58,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(CHUNK_FIRST_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1 "                             \
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
     X(SYMBOL_INSERT,                                                                               \
-      "INSERT INTO symbols(qualname, name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")            \
+      "INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")        \
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")                \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
@@ -69,7 +70,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
-    X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, name, last, resolved) "               \
+    X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved) "               \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \

@@ -327,8 +327,10 @@ static CrErr insert_ref(IdxStore *st, int64_t file_id, int64_t chunk_id, RefKind
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_int64(s, 2, chunk_id);
     sqlite3_bind_int(s, 3, (int)kind);
-    sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 5, last_component(name), -1, SQLITE_STATIC);
+    const char *last = last_component(name);
+    if (last != name)
+        sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC); /* else NULL: name is last */
+    sqlite3_bind_text(s, 5, last, -1, SQLITE_STATIC);
     return idx_store_step_done(st, s, e, "ref");
 }
 
@@ -414,11 +416,13 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         sqlite3_bind_int(s, 4, (int)c->window);
         sqlite3_bind_int(s, 5, (int)c->kind);
         sqlite3_bind_text(s, 6, c->symbol ? c->symbol : "", -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 7, c->name ? c->name : "", -1, SQLITE_STATIC);
+        const char *sym = c->symbol ? c->symbol : "", *name = c->name ? c->name : "";
+        if (strcmp(name, sym) != 0) /* else NULL: its name is its symbol */
+            sqlite3_bind_text(s, 7, name, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 8, c->signature ? c->signature : "", -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 9, c->docstring ? c->docstring : "", -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 10, parent);
-        sqlite3_bind_text(s, 11, fw->chunk_hash[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 11, (int64_t)strtoull(fw->chunk_hash[i], NULL, 16));
         sqlite3_bind_int(s, 12, fw->cont[i]);
         if ((rc = idx_store_step_done(st, s, e, "chunk"))) break;
         ids[i] = sqlite3_last_insert_rowid(st->db);
@@ -447,7 +451,9 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
                 break;
             }
             sqlite3_bind_text(s, 1, qual.buf, (int)qual.len, SQLITE_STATIC);
-            sqlite3_bind_text(s, 2, c->name ? c->name : "", -1, SQLITE_STATIC);
+            const char *nm = c->name ? c->name : "", *dot = strrchr(qual.buf, '.');
+            if (strcmp(nm, dot ? dot + 1 : qual.buf) != 0) /* else NULL: the last part */
+                sqlite3_bind_text(s, 2, nm, -1, SQLITE_STATIC);
             sqlite3_bind_int64(s, 3, ids[i]);
             sqlite3_bind_int64(s, 4, file_id);
             rc = idx_store_step_done(st, s, e, "symbol");
