@@ -15,7 +15,7 @@
 
 #define EMBED_BATCH 64
 
-static char *vectors_path(const IdxStore *st)
+char *idx_dense_vectors_path(const IdxStore *st)
 {
     StrBuf p;
     sb_init(&p);
@@ -106,7 +106,7 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
 {
     if (st->dense.vs) return CR_OK;
     if (st->dense.view && !purge) {
-        char *path = vectors_path(st);
+        char *path = idx_dense_vectors_path(st);
         int moved = idx_vecview_changed_on_disk(st->dense.view, path);
         free(path);
         if (!moved) return CR_OK;
@@ -115,7 +115,7 @@ static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
     char have[160];
     CrErr rc = idx_store_meta_get(st, "embedder", have, sizeof have, e);
     if (rc == CR_EDB) return rc; /* unreadable is not "another embedder" */
-    char *path = vectors_path(st);
+    char *path = idx_dense_vectors_path(st);
     rc = CR_OK;
     /* a read of a store that has no vectors (no Python in the workspace)
      * opens nothing: FAISS is not even loaded */
@@ -274,7 +274,7 @@ static CrErr add_vectors(IdxStore *st, const int64_t *ids, const float *vecs, si
                          ErrInfo *e)
 {
     if (!idx_vecstore_dim(st->dense.vs)) {
-        char *path = vectors_path(st);
+        char *path = idx_dense_vectors_path(st);
         idx_vecstore_close(st->dense.vs);
         st->dense.vs = NULL;
         CrErr rc = idx_vecstore_open(path, dim, &st->dense.vs, e);
@@ -329,97 +329,6 @@ static CrErr add_missing(IdxStore *st, const int64_t *missing, size_t n_missing,
     }
     free(ids);
     return rc;
-}
-
-/* The embedder's id, without loading the builtin model when it is not
- * loaded yet (its file's header says it); NULL when there is no dense leg
- * or it cannot be told. */
-static const char *dense__id(IdxStore *st, char *buf, size_t cap)
-{
-    IdxDense *d = &st->dense;
-    if (!d->pending) return d->em ? idx_embedder_id(d->em) : NULL;
-    EmbedConfig ec = {"builtin", NULL, d->model_path, NULL, 0, 0, 0, EMBED_BATCH};
-    if (idx_embedder_builtin_peek_id(idx_embedder_builtin_path(&ec), buf, cap)) return buf;
-    return idx_dense_embedder(st) ? idx_embedder_id(d->em) : NULL;
-}
-
-/* What the vectors were last brought in line with: the embedder, the
- * chunks (their highest id and count: ids are never reused, so any write
- * moves one of them) and the sizes of the vector files. The same again
- * means nothing to do, and a nothing-changed update need not read the
- * vectors, nor load the model. Empty when it cannot be told; *max_id (may
- * be NULL) gets the highest chunk id. Two statements: max() and count()
- * together make SQLite read every row. */
-static void sync_state(IdxStore *st, char *out, size_t cap, int64_t *max_id)
-{
-    static const char *const sql[2] = {"SELECT coalesce(max(id), 0) FROM chunks",
-                                       "SELECT count(*) FROM chunks"};
-    int64_t v[2] = {0, 0};
-    char idb[160];
-    out[0] = '\0';
-    const char *id = dense__id(st, idb, sizeof idb);
-    if (!id) return;
-    for (int i = 0; i < 2; i++) {
-        sqlite3_stmt *s = NULL;
-        int ok = sqlite3_prepare_v2(st->db, sql[i], -1, &s, NULL) == SQLITE_OK &&
-                 sqlite3_step(s) == SQLITE_ROW;
-        if (ok) v[i] = sqlite3_column_int64(s, 0);
-        sqlite3_finalize(s);
-        if (!ok) return;
-    }
-    char *path = vectors_path(st);
-    long long file, journal;
-    idx_vecstore_file_sizes(path, &file, &journal);
-    if (max_id) *max_id = v[0];
-    snprintf(out, cap, "%s %lld %lld %lld %lld", id, (long long)v[0], (long long)v[1], file,
-             journal);
-    free(path);
-}
-
-/* Records what the vectors were brought in line with (count of them). */
-static CrErr note_synced(IdxStore *st, int64_t count, int64_t *max_id, ErrInfo *e)
-{
-    char state[300], n[32];
-    snprintf(n, sizeof n, "%lld", (long long)count);
-    sync_state(st, state, sizeof state, max_id);
-    if (!state[0]) return CR_OK;
-    CrErr rc = idx_store_meta_put(st, "vectors_count", n, e);
-    if (!rc) rc = idx_store_meta_put(st, "vectors_synced", state, e);
-    return rc;
-}
-
-/* Whether the vectors are as the last sync left them; then *count is how
- * many it left. */
-static int synced(IdxStore *st, int64_t *count)
-{
-    char state[300], last[300], n[32];
-    sync_state(st, state, sizeof state, NULL);
-    if (!state[0] || idx_store_meta_get(st, "vectors_synced", last, sizeof last, NULL) != CR_OK ||
-        strcmp(state, last) != 0 ||
-        idx_store_meta_get(st, "vectors_count", n, sizeof n, NULL) != CR_OK)
-        return 0;
-    *count = strtoll(n, NULL, 10);
-    return 1;
-}
-
-/* The highest chunk id the last sync saw when it left no vectors and no
- * vector file (nothing the embedder covers: a tree without Python): then
- * only the chunks written since can need one. -1 otherwise. */
-static int64_t synced_empty_upto(IdxStore *st)
-{
-    char last[300], n[32], id[160];
-    long long max_id = -1, count = -1, file = 0, journal = 0;
-    if (idx_store_meta_get(st, "vectors_synced", last, sizeof last, NULL) != CR_OK ||
-        idx_store_meta_get(st, "vectors_count", n, sizeof n, NULL) != CR_OK ||
-        strtoll(n, NULL, 10) != 0 ||
-        sscanf(last, "%159s %lld %lld %lld %lld", id, &max_id, &count, &file, &journal) != 5 ||
-        file != -1 || journal != -1)
-        return -1;
-    char *path = vectors_path(st);
-    int none = access(path, F_OK) != 0;
-    free(path);
-    const char *now = dense__id(st, last, sizeof last);
-    return none && now && !strcmp(now, id) ? max_id : -1;
 }
 
 void idx_dense_note_removed(IdxStore *st, int64_t file_id)
@@ -499,19 +408,19 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
         d->removed = NULL;
     }
     disarm(d);
-    if (!d->vs && synced(st, &count)) goto out;
+    if (!d->vs && idx_dense_synced(st, &count)) goto out;
     /* no vectors last time: only chunks written since can need one */
-    int64_t empty_upto = delta ? -1 : synced_empty_upto(st);
+    int64_t empty_upto = delta ? -1 : idx_dense_synced_empty_upto(st);
     if (empty_upto > after) after = empty_upto;
     if ((rc = chunk_ids(st, after, &want, &n_want, e))) goto out;
     if (!delta && !n_want && !d->vs) {
         /* nothing to embed (no Python): unless vectors are there to drop,
          * nothing to open; said once, so that the next update need not look */
-        char *path = vectors_path(st);
+        char *path = idx_dense_vectors_path(st);
         int none = access(path, F_OK) != 0;
         free(path);
         if (none) {
-            rc = note_synced(st, 0, NULL, e);
+            rc = idx_dense_note_synced(st, 0, NULL, e);
             goto out;
         }
     }
@@ -532,7 +441,7 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
         rc = idx_store_meta_put(st, "embedder", idx_embedder_id(d->em), e);
     if (!rc) {
         int64_t max_id = -1;
-        rc = note_synced(st, idx_vecstore_count(d->vs), &max_id, e);
+        rc = idx_dense_note_synced(st, idx_vecstore_count(d->vs), &max_id, e);
         if (!rc && max_id >= 0) {
             d->delta = 1;
             d->synced_max = max_id;
@@ -558,7 +467,7 @@ int64_t idx_dense_count(IdxStore *st)
     /* as the last sync counted them, when nothing moved since: the file
      * need not be read for the figure */
     if (!idx_has_dense(st)) return 0;
-    if (!st->dense.vs && synced(st, &count)) return count;
+    if (!st->dense.vs && idx_dense_synced(st, &count)) return count;
     if (!idx_dense_embedder(st)) return 0;
     if (open_vectors(st, 0, NULL)) return 0;
     if (st->dense.vs) return idx_vecstore_count(st->dense.vs);

@@ -469,6 +469,19 @@ void idx_dense_close(IdxStore *st);
  * that cannot be loaded is logged once, kept in dense.note and leaves no
  * dense leg). NULL: no dense leg. */
 Embedder *idx_dense_embedder(IdxStore *st);
+/* <index_dir>/vectors.faiss. Caller frees. */
+char *idx_dense_vectors_path(const IdxStore *st);
+/* dense_state.c. Records what the vectors were brought in line with (the
+ * embedder, the chunks' highest id (*max_id, may be NULL) and count, the
+ * vector files' sizes) and how many there are. */
+CrErr idx_dense_note_synced(IdxStore *st, int64_t count, int64_t *max_id, ErrInfo *e);
+/* Whether the vectors are as the last sync left them (then *count is how
+ * many), told without loading the builtin model. */
+int idx_dense_synced(IdxStore *st, int64_t *count);
+/* The highest chunk id the last sync saw when it left no vectors and no
+ * vector file (nothing the embedder covers): only the chunks written since
+ * can need one. -1 otherwise. */
+int64_t idx_dense_synced_empty_upto(IdxStore *st);
 /* Brings the vectors in line with the chunks; no-op without an embedder. */
 CrErr idx_dense_sync(IdxStore *st, ErrInfo *e);
 /* Drops the in-memory vectors (reopened from the file on next use). */
