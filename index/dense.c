@@ -232,6 +232,15 @@ static char *embed_text(IdxStore *st, int64_t id)
     return sb_detach(&sb, NULL);
 }
 
+Embedder *idx_dense_parse_embedder_for(IdxStore *st, const FileWork *work, size_t n)
+{
+    /* none of them embedded (a C tree): the builtin model stays unread */
+    size_t i = 0;
+    while (i < n && !dense__covers(st, work[i].path))
+        i++;
+    return i < n ? idx_dense_parse_embedder(st) : NULL;
+}
+
 Embedder *idx_dense_parse_embedder(IdxStore *st)
 {
     Embedder *em = idx_dense_embedder(st);

@@ -102,4 +102,3 @@ int64_t idx_dense_synced_empty_upto(IdxStore *st)
     const char *now = dense__id(st, last, sizeof last);
     return none && now && !strcmp(now, id) ? max_id : -1;
 }
-

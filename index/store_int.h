@@ -500,6 +500,9 @@ void idx_dense_text(const char *path, const char *name, int cont, const char *si
 /* The embedder parse workers may call while they prepare files (one that
  * computes locally and is safe on several threads), or NULL. */
 Embedder *idx_dense_parse_embedder(IdxStore *st);
+/* The same for the parse workers of these n files: NULL (no model loaded)
+ * when the embedder covers none of them. */
+Embedder *idx_dense_parse_embedder_for(IdxStore *st, const FileWork *work, size_t n);
 /* Keeps a vector a parse worker computed for chunk id, just written; ids
  * come in ascending order. Copied. */
 void idx_dense_stage(IdxStore *st, int64_t id, const float *v, int dim);

@@ -190,7 +190,7 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
     pool->root = st->root;
     pool->max_bytes = st->max_file_bytes;
     pool->shared = st->shared;
-    pool->em = idx_dense_parse_embedder(st);
+    pool->em = idx_dense_parse_embedder_for(st, pool->work, pool->n);
     pool->done = xcalloc(pool->n + 1, 1);
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->cond, NULL);
