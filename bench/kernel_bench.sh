@@ -112,20 +112,27 @@ if [ ! -d "$one" ]; then
 fi
 "$bin" index --root "$one" --index-dir "$scratch/idx1m" >/dev/null 2>&1
 python3 - "$bin" "$one" "$scratch/idx1m" <<'PY'
-import statistics, subprocess, sys, time
+import resource, statistics, subprocess, sys, time
 bin_, root, idx = sys.argv[1:4]
 pairs = [("How does the tokenizer split source lines into tokens?", "generate_tokens"),
          ("How are symbolic expressions simplified?", "simplify"),
          ("How does json decode a string?", "JSONDecoder")]
-def wall(cmd):
-    t0 = time.perf_counter(); subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
-a, g = [], []
-for rnd in range(3):
+def run(cmd):
+    """(wall, CPU: user + sys) of one process"""
+    r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    w, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return w, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+a, g, ac, gc = [], [], [], []
+for rnd in range(5):
     for q, name in pairs:
-        a.append(wall([bin_, "ask", "--root", root, "--index-dir", idx, "--no-update", "--json", q]))
-        g.append(wall(["grep", "-rlw", name, root]))
-print("1M lines one-shot ask: p50 %.0f ms; grep -rlw: p50 %.0f ms; ratio %.2f" %
-      (1000 * statistics.median(a), 1000 * statistics.median(g), statistics.median(a) / statistics.median(g)))
+        w, c = run([bin_, "ask", "--root", root, "--index-dir", idx, "--no-update", "--json", q])
+        a.append(w); ac.append(c)
+        w, c = run(["grep", "-rlw", name, root])
+        g.append(w); gc.append(c)
+m = statistics.median
+print("1M lines one-shot ask: p50 %.0f ms (CPU %.1f ms); grep -rlw: p50 %.0f ms (CPU %.1f ms); "
+      "ratio %.2f (CPU %.2f)" % (1000 * m(a), 1000 * m(ac), 1000 * m(g), 1000 * m(gc),
+                                 m(a) / m(g), m(ac) / m(gc)))
 PY
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

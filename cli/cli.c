@@ -72,7 +72,7 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     if (rc) return rc;
     if (verbose) {
         IdxStatus s;
-        if ((rc = idx_status(*out, &s, e))) {
+        if ((rc = idx_status_counts(*out, &s, e))) {
             idx_close(*out);
             *out = NULL;
             return rc;

@@ -1,5 +1,6 @@
 #include "store_int.h"
 #include "vec_int.h"
+#include "lang/lang.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 
 #define EMBED_BATCH 64
 
-static char *vectors_path(const IdxStore *st)
+char *idx_dense_vectors_path(const IdxStore *st)
 {
     StrBuf p;
     sb_init(&p);
@@ -76,11 +77,18 @@ void idx_dense_close(IdxStore *st)
     st->dense.model_path = NULL;
 }
 
+static void forget_view(IdxDense *d)
+{
+    idx_vecview_close(d->view);
+    d->view = NULL;
+}
+
 void idx_dense_forget(IdxStore *st)
 {
     disarm(&st->dense);
     idx_vecstore_close(st->dense.vs);
     st->dense.vs = NULL;
+    forget_view(&st->dense);
 }
 
 int idx_has_dense(const IdxStore *st)
@@ -90,20 +98,32 @@ int idx_has_dense(const IdxStore *st)
 
 /* Opens the vector file. Vectors of another embedder are never mixed with
  * this one's: an update (purge) deletes them and starts empty; a read
- * leaves them alone and sees no vectors (st->dense.vs stays NULL). Without
- * FAISS the dense leg is dropped (st->dense.em NULL, CR_OK). */
+ * leaves them alone and sees no vectors (st->dense.vs stays NULL). A read
+ * takes the file through a view (no FAISS) when it can (vec_view.c), else
+ * as a store. Without FAISS the dense leg is dropped (st->dense.em NULL,
+ * CR_OK). */
 static CrErr open_vectors(IdxStore *st, int purge, ErrInfo *e)
 {
     if (st->dense.vs) return CR_OK;
+    if (st->dense.view && !purge) {
+        char *path = idx_dense_vectors_path(st);
+        int moved = idx_vecview_changed_on_disk(st->dense.view, path);
+        free(path);
+        if (!moved) return CR_OK;
+    }
+    forget_view(&st->dense);
     char have[160];
     CrErr rc = idx_store_meta_get(st, "embedder", have, sizeof have, e);
     if (rc == CR_EDB) return rc; /* unreadable is not "another embedder" */
-    char *path = vectors_path(st);
+    char *path = idx_dense_vectors_path(st);
     rc = CR_OK;
     /* a read of a store that has no vectors (no Python in the workspace)
      * opens nothing: FAISS is not even loaded */
     int exists = access(path, F_OK) == 0;
     if (!purge && !exists) goto out;
+    if (!purge && exists && have[0] && idx_dense_embedder(st) &&
+        !strcmp(have, idx_embedder_id(st->dense.em)) && idx_vecview_open(path, &st->dense.view))
+        goto out;
     ErrInfo fe = {0};
     if (!idx_faiss_api(&fe)) {
         /* FAISS cannot be loaded (a partial install): like a missing model,
@@ -131,6 +151,16 @@ out:
     return rc;
 }
 
+/* Whether the embedder embeds the file at path; for the builtin model not
+ * loaded yet, what it would say (the language rows it knows) without
+ * loading it. */
+static int dense__covers(IdxStore *st, const char *path)
+{
+    if (st->dense.em) return idx_embedder_covers(st->dense.em, path);
+    const IdxLang *l = idx_lang_for_path(path);
+    return l && l->builtin_embed;
+}
+
 /* The chunks past id after that should have a vector, ascending: those of
  * files in a language the embedder knows (each file asked once). */
 static CrErr chunk_ids(IdxStore *st, int64_t after, int64_t **out, size_t *n_out, ErrInfo *e)
@@ -151,7 +181,7 @@ static CrErr chunk_ids(IdxStore *st, int64_t after, int64_t **out, size_t *n_out
         int64_t file = sqlite3_column_int64(s, 1);
         if (!i64map_get(&files, file, &covered)) {
             const char *path = (const char *)sqlite3_column_text(s, 2);
-            covered = path && idx_embedder_covers(st->dense.em, path);
+            covered = path && dense__covers(st, path);
             i64map_put(&files, file, covered);
         }
         if (!covered) continue;
@@ -202,6 +232,15 @@ static char *embed_text(IdxStore *st, int64_t id)
     return sb_detach(&sb, NULL);
 }
 
+Embedder *idx_dense_parse_embedder_for(IdxStore *st, const FileWork *work, size_t n)
+{
+    /* none of them embedded (a C tree): the builtin model stays unread */
+    size_t i = 0;
+    while (i < n && !dense__covers(st, work[i].path))
+        i++;
+    return i < n ? idx_dense_parse_embedder(st) : NULL;
+}
+
 Embedder *idx_dense_parse_embedder(IdxStore *st)
 {
     Embedder *em = idx_dense_embedder(st);
@@ -244,7 +283,7 @@ static CrErr add_vectors(IdxStore *st, const int64_t *ids, const float *vecs, si
                          ErrInfo *e)
 {
     if (!idx_vecstore_dim(st->dense.vs)) {
-        char *path = vectors_path(st);
+        char *path = idx_dense_vectors_path(st);
         idx_vecstore_close(st->dense.vs);
         st->dense.vs = NULL;
         CrErr rc = idx_vecstore_open(path, dim, &st->dense.vs, e);
@@ -299,46 +338,6 @@ static CrErr add_missing(IdxStore *st, const int64_t *missing, size_t n_missing,
     }
     free(ids);
     return rc;
-}
-
-/* What the vectors were last brought in line with: the embedder, the
- * chunks (their highest id and count: ids are never reused, so any write
- * moves one of them) and the sizes of the vector files. The same again
- * means nothing to do, and a nothing-changed update need not read the
- * vectors at all. Empty when it cannot be told; *max_id (may be NULL) gets
- * the highest chunk id. */
-static void sync_state(IdxStore *st, char *out, size_t cap, int64_t *max_id)
-{
-    sqlite3_stmt *s = NULL;
-    out[0] = '\0';
-    if (sqlite3_prepare_v2(st->db, "SELECT coalesce(max(id), 0), count(*) FROM chunks", -1, &s,
-                           NULL) != SQLITE_OK)
-        return;
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        char *path = vectors_path(st);
-        long long file, journal;
-        idx_vecstore_file_sizes(path, &file, &journal);
-        if (max_id) *max_id = sqlite3_column_int64(s, 0);
-        snprintf(out, cap, "%s %lld %lld %lld %lld", idx_embedder_id(st->dense.em),
-                 (long long)sqlite3_column_int64(s, 0), (long long)sqlite3_column_int64(s, 1), file,
-                 journal);
-        free(path);
-    }
-    sqlite3_finalize(s);
-}
-
-/* Whether the vectors are as the last sync left them; then *count is how
- * many it left. */
-static int synced(IdxStore *st, int64_t *count)
-{
-    char state[300], last[300], n[32];
-    sync_state(st, state, sizeof state, NULL);
-    if (!state[0] || idx_store_meta_get(st, "vectors_synced", last, sizeof last, NULL) != CR_OK ||
-        strcmp(state, last) != 0 ||
-        idx_store_meta_get(st, "vectors_count", n, sizeof n, NULL) != CR_OK)
-        return 0;
-    *count = strtoll(n, NULL, 10);
-    return 1;
 }
 
 void idx_dense_note_removed(IdxStore *st, int64_t file_id)
@@ -400,10 +399,12 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     IdxDense *d = &st->dense;
     int64_t *want = NULL, *removed = NULL, after = 0;
     size_t n_want = 0, n_removed = 0;
-    if (!idx_dense_embedder(st)) return CR_OK;
+    if (!idx_has_dense(st)) return CR_OK;
     double t0 = now_ms();
-    /* What is journaled is the change from what this store holds, so it
-     * must hold what the files say: another process may have written them. */
+    /* A sync reads and writes the file as a store. What is journaled is
+     * the change from what this store holds, so it must hold what the files
+     * say: another process may have written them. */
+    forget_view(d);
     if (d->vs && idx_vecstore_changed_on_disk(d->vs)) idx_dense_forget(st);
     int64_t count, version = idx_store_data_version(st);
     /* only this store wrote since it last synced: its delta is complete */
@@ -416,16 +417,23 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
         d->removed = NULL;
     }
     disarm(d);
-    if (!d->vs && synced(st, &count)) goto out;
+    if (!d->vs && idx_dense_synced(st, &count)) goto out;
+    /* no vectors last time: only chunks written since can need one */
+    int64_t empty_upto = delta ? -1 : idx_dense_synced_empty_upto(st);
+    if (empty_upto > after) after = empty_upto;
     if ((rc = chunk_ids(st, after, &want, &n_want, e))) goto out;
     if (!delta && !n_want && !d->vs) {
         /* nothing to embed (no Python): unless vectors are there to drop,
-         * nothing to open */
-        char *path = vectors_path(st);
+         * nothing to open; said once, so that the next update need not look */
+        char *path = idx_dense_vectors_path(st);
         int none = access(path, F_OK) != 0;
         free(path);
-        if (none) goto out;
+        if (none) {
+            rc = idx_dense_note_synced(st, 0, NULL, e);
+            goto out;
+        }
     }
+    if (!idx_dense_embedder(st)) goto out;
     if ((rc = open_vectors(st, 1, e)) || !d->em) goto out;
     if (delta) {
         if (n_removed) rc = idx_vecstore_remove(d->vs, removed, n_removed, e);
@@ -441,13 +449,9 @@ CrErr idx_dense_sync(IdxStore *st, ErrInfo *e)
     if (!rc && idx_vecstore_count(d->vs) > 0)
         rc = idx_store_meta_put(st, "embedder", idx_embedder_id(d->em), e);
     if (!rc) {
-        char state[300], n[32];
-        int64_t max_id = 0;
-        snprintf(n, sizeof n, "%lld", (long long)idx_vecstore_count(d->vs));
-        sync_state(st, state, sizeof state, &max_id);
-        if (state[0] && !(rc = idx_store_meta_put(st, "vectors_count", n, e)))
-            rc = idx_store_meta_put(st, "vectors_synced", state, e);
-        if (!rc && state[0]) {
+        int64_t max_id = -1;
+        rc = idx_dense_note_synced(st, idx_vecstore_count(d->vs), &max_id, e);
+        if (!rc && max_id >= 0) {
             d->delta = 1;
             d->synced_max = max_id;
             d->synced_version = version;
@@ -471,10 +475,12 @@ int64_t idx_dense_count(IdxStore *st)
     int64_t count;
     /* as the last sync counted them, when nothing moved since: the file
      * need not be read for the figure */
+    if (!idx_has_dense(st)) return 0;
+    if (!st->dense.vs && idx_dense_synced(st, &count)) return count;
     if (!idx_dense_embedder(st)) return 0;
-    if (!st->dense.vs && synced(st, &count)) return count;
-    if (open_vectors(st, 0, NULL) || !st->dense.vs) return 0;
-    return idx_vecstore_count(st->dense.vs);
+    if (open_vectors(st, 0, NULL)) return 0;
+    if (st->dense.vs) return idx_vecstore_count(st->dense.vs);
+    return st->dense.view ? idx_vecview_count(st->dense.view) : 0;
 }
 
 CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **out, size_t *n_out,
@@ -488,17 +494,21 @@ CrErr idx_search_dense(IdxStore *st, const char *query, size_t limit, IdxHit **o
     if (!idx_has_dense(st) || !limit) return CR_OK;
     /* opens nothing, and loads no model, when there are no vectors */
     if ((rc = open_vectors(st, 0, e))) return rc;
-    if (!st->dense.vs || !st->dense.em || idx_vecstore_count(st->dense.vs) == 0) return CR_OK;
+    const VecStore *vs = st->dense.vs;
+    const VecView *view = vs ? NULL : st->dense.view;
+    int64_t count = vs ? idx_vecstore_count(vs) : view ? idx_vecview_count(view) : 0;
+    int vdim = vs ? idx_vecstore_dim(vs) : view ? idx_vecview_dim(view) : 0;
+    if (!st->dense.em || count == 0) return CR_OK;
     if ((rc = idx_embedder_embed_query(st->dense.em, query, &q, &dim, e))) return rc;
-    if (dim != idx_vecstore_dim(st->dense.vs)) {
+    if (dim != vdim) {
         free(q);
-        return err_set(e, CR_EHTTP, "query embedding has dimension %d, the index %d", dim,
-                       idx_vecstore_dim(st->dense.vs));
+        return err_set(e, CR_EHTTP, "query embedding has dimension %d, the index %d", dim, vdim);
     }
     int64_t *ids = xcalloc(limit, sizeof *ids);
     float *scores = xcalloc(limit, sizeof *scores);
     size_t n = 0;
-    rc = idx_vecstore_search(st->dense.vs, q, limit, ids, scores, &n, e);
+    rc = vs ? idx_vecstore_search(vs, q, limit, ids, scores, &n, e)
+            : idx_vecview_search(view, q, limit, ids, scores, &n, e);
     if (!rc && n) {
         IdxHit *v = xcalloc(n, sizeof *v);
         for (size_t i = 0; i < n; i++) {

@@ -193,6 +193,34 @@ static CrErr nb_embed_query(void *state, const char *const *texts, size_t n, flo
 /* A table lookup per token over a read-only model: the parse workers embed. */
 static const EmbedderOps nb_ops = {nb_id, nb_dim, nb_embed, nb_free, nb_embed_query, 1, 1};
 
+/* The model's identity from its header h (NB_HEADER bytes): its name and
+ * the checksum its header states. */
+static void nb_header_id(const char *h, char *out, size_t cap)
+{
+    char name[33];
+    memcpy(name, h + 72, 32);
+    name[32] = '\0';
+    for (char *c = name; *c; c++)
+        if ((unsigned char)*c < 0x21 || (unsigned char)*c > 0x7e) *c = '?';
+    char hex[17];
+    hash64_hex(rd64(h + 32), hex);
+    snprintf(out, cap, "builtin:%s:%.8s", name[0] ? name : "unnamed", hex);
+}
+
+int idx_embedder_builtin_peek_id(const char *path, char *out, size_t cap)
+{
+    char h[NB_HEADER];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return 0;
+    struct stat st;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= NB_HEADER &&
+             file_pread_all(fd, h, sizeof h, 0) && !memcmp(h, NB_MAGIC, 8) &&
+             rd32(h + 8) == NB_VERSION;
+    close(fd);
+    if (ok) nb_header_id(h, out, cap);
+    return ok;
+}
+
 /* Checks the header and payload of the file in m->data and points the
  * tables into it. */
 static CrErr nb_parse(NbowEmbedder *m, const char *path, ErrInfo *e)
@@ -246,14 +274,7 @@ static CrErr nb_parse(NbowEmbedder *m, const char *path, ErrInfo *e)
     }
     for (uint32_t i = 0; i < 3 * vocab; i++)
         if (!isfinite(m->w_query[i])) return err_set(e, CR_EPARSE, "%s: non-finite weight", path);
-    char name[33];
-    memcpy(name, d + 72, 32);
-    name[32] = '\0';
-    for (char *c = name; *c; c++)
-        if ((unsigned char)*c < 0x21 || (unsigned char)*c > 0x7e) *c = '?';
-    char hex[17];
-    hash64_hex(sum, hex);
-    snprintf(m->id, sizeof m->id, "builtin:%s:%.8s", name[0] ? name : "unnamed", hex);
+    nb_header_id(d, m->id, sizeof m->id);
     return CR_OK;
 }
 

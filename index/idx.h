@@ -135,6 +135,10 @@ typedef struct IdxStatus {
 } IdxStatus;
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
+/* The row counts of idx_status alone (files, skipped, chunks, edges,
+ * symbols; the rest zero): what `coderag index` reports, without reading
+ * every path for the languages or loading the model to describe it. */
+CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e);
 
 /* Checks the database's own consistency (SQLite's quick_check) and that no
  * row is orphaned or duplicated: every chunk's file, every search text's

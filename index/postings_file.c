@@ -204,29 +204,6 @@ static CrErr drop_changed_files(IdxStore *st, Postings *p, ErrInfo *e)
     return CR_OK;
 }
 
-/* Adds the chunks of every file written after generation gen. */
-static CrErr add_files_since(IdxStore *st, Postings *p, int64_t gen, ErrInfo *e)
-{
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT s.id, c.file_id, c.kind, s.name, s.path, s.doc, s.body "
-                           "FROM search_text s JOIN chunks c ON c.id = s.id "
-                           "WHERE c.file_id IN (SELECT id FROM files WHERE gen > ?1) ORDER BY s.id",
-                           -1, &s, NULL) != SQLITE_OK)
-        return idx_store_err(st, e, "load search text");
-    sqlite3_bind_int64(s, 1, gen);
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *fields[N_FIELDS];
-        for (int f = 0; f < N_FIELDS; f++)
-            fields[f] = (const char *)sqlite3_column_text(s, 3 + f);
-        idx_postings_add(p, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
-                         (IdxKind)sqlite3_column_int(s, 2), fields);
-    }
-    sqlite3_finalize(s);
-    return step == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "load search text");
-}
-
 CrErr idx_postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e)
 {
     char db_id[40], gen_text[32];
@@ -251,7 +228,7 @@ CrErr idx_postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo 
     if (p->base.have && count_files_upto(st, p->base.gen) != (int64_t)p->base.n_files &&
         (rc = drop_changed_files(st, p, e)))
         goto out;
-    rc = add_files_since(st, p, p->base.have ? p->base.gen : -1, e);
+    rc = idx_postings_add_files_since(st, p, p->base.have ? p->base.gen : -1, e);
 out:
     if (own_txn) idx_store_exec(st, rc ? "ROLLBACK" : "COMMIT", NULL);
     if (rc) {

@@ -23,16 +23,26 @@ static const char schema_sql[] =
     " gen INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX files_module ON files(module);"
     "CREATE INDEX files_gen ON files(gen);"
+    /* A name stored once: a chunk's name is its symbol (C functions: all
+     * but a few), a reference's name its last part (a plain call), unless
+     * own_name/qual (NULL otherwise) says otherwise. The generated columns
+     * take no space on disk; every reader sees name as before. */
     "CREATE TABLE chunks(id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER NOT NULL,"
     " start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, win INTEGER NOT NULL,"
-    " kind INTEGER NOT NULL, symbol TEXT NOT NULL, name TEXT NOT NULL, signature TEXT NOT NULL,"
-    " docstring TEXT NOT NULL, parent_id INTEGER NOT NULL, hash TEXT NOT NULL,"
-    " cont INTEGER NOT NULL);"
-    "CREATE TABLE symbols(qualname TEXT NOT NULL, name TEXT NOT NULL, chunk_id INTEGER NOT NULL,"
-    " file_id INTEGER NOT NULL);"
+    " kind INTEGER NOT NULL, symbol TEXT NOT NULL, own_name TEXT, signature TEXT NOT NULL,"
+    " docstring TEXT NOT NULL, parent_id INTEGER NOT NULL, hash_bits INTEGER NOT NULL,"
+    " cont INTEGER NOT NULL, name TEXT GENERATED ALWAYS AS (coalesce(own_name, symbol)) VIRTUAL,"
+    /* the content hash as 8 bytes, read as its 16 hex digits */
+    " hash TEXT GENERATED ALWAYS AS (printf('%016x', hash_bits)) VIRTUAL);"
+    /* A definition's name is the last part of its qualified name, unless
+     * own_name says otherwise. */
+    "CREATE TABLE symbols(qualname TEXT NOT NULL, own_name TEXT, chunk_id INTEGER NOT NULL,"
+    " file_id INTEGER NOT NULL, name TEXT GENERATED ALWAYS AS (coalesce(own_name,"
+    " substr(qualname, length(rtrim(qualname, replace(qualname, '.', ''))) + 1))) VIRTUAL);"
     "CREATE TABLE imports(file_id INTEGER NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);"
     "CREATE TABLE refs(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL,"
-    " kind INTEGER NOT NULL, name TEXT NOT NULL, last TEXT NOT NULL, resolved INTEGER NOT NULL);"
+    " kind INTEGER NOT NULL, qual TEXT, last TEXT NOT NULL, resolved INTEGER NOT NULL,"
+    " name TEXT GENERATED ALWAYS AS (coalesce(qual, last)) VIRTUAL);"
     "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, kind INTEGER NOT NULL,"
     " ref_id INTEGER NOT NULL);"
     /* Preprocessor facts of a file (rows with preprocessor captures, pp.c):
@@ -40,11 +50,10 @@ static const char schema_sql[] =
      * macro defined at start_line (text: its value), 2 a call site of name
      * in a definition that calls it under a branch of its body. */
     "CREATE TABLE pp(file_id INTEGER NOT NULL, kind INTEGER NOT NULL, start_line INTEGER NOT NULL,"
-    " end_line INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL);"
-    /* The search text of each chunk (idx_tok_code output), by chunk id: what the
-     * BM25F postings are built from (FTS5's porter tokenizer, no FTS table). */
-    "CREATE TABLE search_text(id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,"
-    " doc TEXT NOT NULL, body TEXT NOT NULL);";
+    " end_line INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL);";
+/* No table holds the search text: the BM25F postings (postings.bin) are
+ * rebuilt, when needed, from the chunks' rows and the source files
+ * (postings_rebuild.c). */
 
 /* The secondary indexes of the graph's tables: made with the schema, and
  * dropped by a cold build while it loads the tables (appending rows to a
@@ -465,6 +474,7 @@ void idx_close(IdxStore *st)
     for (size_t i = 0; i < st->n_reread; i++)
         free(st->reread[i]);
     free(st->reread);
+    free(st->post_stale);
     for (size_t i = 0; i < st->n_exclude; i++)
         free(st->exclude[i]);
     free(st->exclude);

@@ -14,7 +14,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 7
+#define IDX_SCHEMA_VERSION 8
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -42,8 +42,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(CHUNK_PATH_SYMBOL, "SELECT f.path, c.symbol FROM chunks c "                                  \
                          "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                       \
     X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
-    X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, name, "  \
-                    "signature, docstring, parent_id, hash, cont) "                                \
+    X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, "        \
+                    "own_name, "                                                                   \
+                    "signature, docstring, parent_id, hash_bits, cont) "                           \
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")                  \
     X(CHUNK_GET, "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, c.docstring, "  \
                  "c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "           \
@@ -56,10 +57,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
       "ORDER BY c.start_line, c.win")                                                              \
     X(CHUNK_FIRST_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1 "                             \
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
-    X(TEXT_INSERT,                                                                                 \
-      "INSERT INTO search_text(id, name, path, doc, body) VALUES (?1, ?2, ?3, ?4, ?5)")            \
     X(SYMBOL_INSERT,                                                                               \
-      "INSERT INTO symbols(qualname, name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")            \
+      "INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")        \
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")                \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
@@ -71,7 +70,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
-    X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, name, last, resolved) "               \
+    X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved) "               \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
@@ -116,7 +115,6 @@ typedef struct Stemmer Stemmer; /* postings.c */
       "AND file_id != ?1")                                                                         \
     X(RM_EDGES_IN, "DELETE FROM edges WHERE dst IN (SELECT id FROM chunks WHERE file_id = ?1)")    \
     X(RM_EDGES_OUT, "DELETE FROM edges WHERE src IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
-    X(RM_TEXT, "DELETE FROM search_text WHERE id IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
     X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
     X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1")                                              \
@@ -181,6 +179,7 @@ void idx_store_file_cache_release(FileCache *fc);
 
 typedef struct Embedder Embedder;
 typedef struct VecStore VecStore;
+typedef struct VecView VecView;
 typedef struct IdxVfs IdxVfs; /* db.c */
 
 /* The dense leg: an object of its own inside the store, touched only by
@@ -191,7 +190,8 @@ typedef struct IdxDense {
      * store that never embeds (no Python) never reads its 9 MB. */
     int pending;      /* 1: builtin, not loaded yet */
     char *model_path; /* its configured file (NULL: the default) */
-    VecStore *vs;     /* opened on first use */
+    VecStore *vs;     /* opened on first use by a sync (or a search it cannot serve) */
+    VecView *view;    /* searches read the file through it while vs is not open */
     char note[200];   /* why the builtin model is not in use, for status */
     /* Vectors the parse workers computed for chunks written in this update,
      * by ascending chunk id (idx_dense_stage); the next sync adds them
@@ -239,8 +239,12 @@ struct IdxStore {
     int post_distrust; /* the postings snapshot proved damaged: load from the text */
     int post_loaded;   /* postings were loaded once: later loads follow other writers */
     char **reread;     /* files (relative paths) to read again in this update: their
-                        * imports were resolved against a file that is gone (deps.c) */
+                        * imports were resolved against a file that is gone (deps.c), or
+                        * their content no longer matches their rows (postings_rebuild.c) */
     size_t n_reread, cap_reread;
+    int64_t *post_stale; /* files the last postings build left out: their source no
+                          * longer matches their rows (postings_rebuild.c) */
+    size_t n_post_stale, cap_post_stale;
     int classes_moved; /* a write changed some file's classes, bases or imports: graph.c follows
                         * every changed inheritance edge into the subclasses */
     int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
@@ -383,7 +387,24 @@ void idx_filework_release(FileWork *fw);
  * mark_dependents is set, refs elsewhere that may resolve differently are
  * marked for re-resolution. */
 CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e);
-/* Removes the rows that hang off a file (chunks, search text, symbols,
+/* The search text of a chunk (postings_rebuild.c), defined once for the
+ * write and for the postings rebuilt from the source: IDX_SEARCH_FIELDS
+ * strings of idx_tok_code text (name, path, doc, body). The index stores
+ * no copy of it. */
+#define IDX_SEARCH_FIELDS 4
+/* The path's tokens as its chunks' path field has them (no extension). */
+void idx_search_path_tokens(const char *path, StrBuf *out);
+/* The bytes [*out_a, *out_b) of src (src_len bytes, n_lines lines starting at
+ * line_off) that the chunk's lines start_line..end_line span. */
+void idx_chunk_span(uint32_t start_line, uint32_t end_line, const size_t *line_off,
+                    uint32_t n_lines, size_t src_len, size_t *out_a, size_t *out_b);
+/* A chunk's fields from its rows (docstring, signature may be NULL) and its
+ * source lines; path_tok from idx_search_path_tokens. Caller frees out[i]. */
+void idx_search_fields(const char *symbol, const char *path_tok, const char *docstring, int cont,
+                       const char *signature, const char *lines, size_t len,
+                       char *out[IDX_SEARCH_FIELDS]);
+
+/* Removes the rows that hang off a file (chunks, symbols,
  * imports, refs, edges in and out), marking refs elsewhere that pointed into
  * it for re-resolution when mark_dependents is set; the files row itself
  * goes too unless keep_row. */
@@ -394,7 +415,7 @@ CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, 
 
 /* Loads the postings in one read (or the current write) transaction: the
  * snapshot file when it is usable and use_snapshot, plus the files written
- * since it; else everything from the search text. Caller frees. */
+ * since it; else everything rebuilt from the source files. Caller frees. */
 CrErr idx_postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo *e);
 /* Whether enough changed since p's snapshot (or it has none) that writing
  * a new one pays. */
@@ -417,7 +438,13 @@ CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo
  * only; a failure to write costs only speed (logged). */
 void idx_store_postings_checkpoint(IdxStore *st);
 void idx_postings_free(Postings *p);
-/* Adds one chunk's four fields (idx_tok_code text, as stored in search_text). */
+/* Adds the chunks of every file written after generation gen (all: -1),
+ * their text rebuilt from the source files (postings_rebuild.c). A file
+ * whose content hash no longer matches its files row is left out, listed
+ * in st->post_stale and, for a writable store, noted in st->reread (the
+ * running or next update writes it again). */
+CrErr idx_postings_add_files_since(IdxStore *st, Postings *p, int64_t gen, ErrInfo *e);
+/* Adds one chunk's four fields (idx_tok_code text: idx_search_fields). */
 void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
                       const char *const fields[4]);
 /* The same with the fields already through idx_stem (so that a parse
@@ -462,6 +489,19 @@ void idx_dense_close(IdxStore *st);
  * that cannot be loaded is logged once, kept in dense.note and leaves no
  * dense leg). NULL: no dense leg. */
 Embedder *idx_dense_embedder(IdxStore *st);
+/* <index_dir>/vectors.faiss. Caller frees. */
+char *idx_dense_vectors_path(const IdxStore *st);
+/* dense_state.c. Records what the vectors were brought in line with (the
+ * embedder, the chunks' highest id (*max_id, may be NULL) and count, the
+ * vector files' sizes) and how many there are. */
+CrErr idx_dense_note_synced(IdxStore *st, int64_t count, int64_t *max_id, ErrInfo *e);
+/* Whether the vectors are as the last sync left them (then *count is how
+ * many), told without loading the builtin model. */
+int idx_dense_synced(IdxStore *st, int64_t *count);
+/* The highest chunk id the last sync saw when it left no vectors and no
+ * vector file (nothing the embedder covers): only the chunks written since
+ * can need one. -1 otherwise. */
+int64_t idx_dense_synced_empty_upto(IdxStore *st);
 /* Brings the vectors in line with the chunks; no-op without an embedder. */
 CrErr idx_dense_sync(IdxStore *st, ErrInfo *e);
 /* Drops the in-memory vectors (reopened from the file on next use). */
@@ -480,6 +520,9 @@ void idx_dense_text(const char *path, const char *name, int cont, const char *si
 /* The embedder parse workers may call while they prepare files (one that
  * computes locally and is safe on several threads), or NULL. */
 Embedder *idx_dense_parse_embedder(IdxStore *st);
+/* The same for the parse workers of these n files: NULL (no model loaded)
+ * when the embedder covers none of them. */
+Embedder *idx_dense_parse_embedder_for(IdxStore *st, const FileWork *work, size_t n);
 /* Keeps a vector a parse worker computed for chunk id, just written; ids
  * come in ascending order. Copied. */
 void idx_dense_stage(IdxStore *st, int64_t id, const float *v, int dim);

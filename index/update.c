@@ -191,7 +191,7 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
     pool->root = st->root;
     pool->max_bytes = st->max_file_bytes;
     pool->shared = st->shared;
-    pool->em = idx_dense_parse_embedder(st);
+    pool->em = idx_dense_parse_embedder_for(st, pool->work, pool->n);
     pool->done = xcalloc(pool->n + 1, 1);
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->cond, NULL);
@@ -383,7 +383,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
         st->post_version = idx_store_data_version(st);
         if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
-    n_threads = pool_start(&pool, st, &threads);
+    /* nothing to read: no workers, and no model loaded for them */
+    if (pool.n) n_threads = pool_start(&pool, st, &threads);
     Phases ph;
     phases_init(&ph);
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);

@@ -49,6 +49,11 @@ Embedder *idx_embedder_ref(Embedder *em);
 /* The builtin model's file for cfg: cfg->model, or CODERAG_MODEL_PATH. Static
  * or borrowed from cfg. */
 const char *idx_embedder_builtin_path(const EmbedConfig *cfg);
+/* The id the builtin model at path would have once loaded (idx_embedder_id),
+ * from its header alone (embed_builtin.c): 1, or 0 when the file is not
+ * such a model. Its payload unchecked: a model that then fails to load
+ * leaves no dense leg, as ever. */
+int idx_embedder_builtin_peek_id(const char *path, char *out, size_t cap);
 
 /* The embedder for cfg as idx_embedder_new makes it, except that with sh the
  * builtin model is the one sh holds for that file (loaded once, shared; a
@@ -143,6 +148,25 @@ CrErr idx_vecstore_search(const VecStore *vs, const float *query, size_t k, int6
  * how many: min(k, n_rows). vec_scan.c. */
 size_t idx_vec_scan(const float *rows, size_t n_rows, int dim, const float *query, size_t k,
                     size_t *out_rows, float *out_scores);
+
+/* ---------------------------------------------------------------- read-only view (vec_view.c) */
+
+/* A vector file read for searching only, without FAISS: what a one-shot
+ * ask needs. The same hits as a VecStore of the same file. */
+typedef struct VecView VecView;
+/* 1 with *out (caller frees with idx_vecview_close) when the file at path
+ * can be served so: it is whole (trailer and checksum), in the layout this
+ * build writes, with no journal to replay. 0 otherwise (no file, damaged,
+ * a journal): idx_vecstore_open then reads, repairs or reports it. */
+int idx_vecview_open(const char *path, VecView **out);
+void idx_vecview_close(VecView *v);
+int idx_vecview_dim(const VecView *v);
+int64_t idx_vecview_count(const VecView *v);
+/* Whether the file at path, or its journal, is no longer what v read. */
+int idx_vecview_changed_on_disk(const VecView *v, const char *path);
+/* As idx_vecstore_search. */
+CrErr idx_vecview_search(const VecView *v, const float *query, size_t k, int64_t *out_ids,
+                         float *out_scores, size_t *n_out, ErrInfo *e);
 
 /* The sizes of the store at path: its file and its journal (-1: none). */
 void idx_vecstore_file_sizes(const char *path, long long *file, long long *journal);

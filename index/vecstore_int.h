@@ -93,6 +93,13 @@ static inline uint64_t get_u64(const unsigned char *p)
  * until the next one. */
 CrErr vecstore_faiss_err(const FaissApi *fa, ErrInfo *e, const char *what, int rc);
 
+/* Checks the trailer of the file read into map[0..size) and the header it
+ * describes (against want_dim unless 0); fills *out_dim, *out_count and
+ * *out_plen (the FAISS payload's length). CR_ECORRUPT (message in e) for a
+ * file to discard. vectors.c. */
+CrErr vecstore_check_trailer(int want_dim, const void *map, size_t size, uint32_t *out_dim,
+                             uint64_t *out_count, uint64_t *out_plen, ErrInfo *e);
+
 /* The journal's path: <path>.log (caller frees). */
 static inline char *vecstore_log_path(const char *path)
 {

@@ -236,12 +236,8 @@ out:
 
 /* ---------------------------------------------------------------- load */
 
-/* Checks the trailer of the mapped file map[0..size) and the header it
- * describes against vs->dim; fills *out_dim, *out_count and *out_plen (the
- * FAISS payload's length). CR_ECORRUPT (message in e) for a file to discard. */
-static CrErr vecstore__check_trailer(const VecStore *vs, const void *map, size_t size,
-                                     uint32_t *out_dim, uint64_t *out_count, uint64_t *out_plen,
-                                     ErrInfo *e)
+CrErr vecstore_check_trailer(int want_dim, const void *map, size_t size, uint32_t *out_dim,
+                             uint64_t *out_count, uint64_t *out_plen, ErrInfo *e)
 {
     const unsigned char *t = (const unsigned char *)map + size - TRAILER_BYTES;
     uint32_t version = get_u32(t + 8), fdim = get_u32(t + 12);
@@ -255,8 +251,8 @@ static CrErr vecstore__check_trailer(const VecStore *vs, const void *map, size_t
     if (fdim == 0 || fdim > MAX_DIM || count > plen / (4 * (uint64_t)fdim))
         return err_set(e, CR_ECORRUPT, "implausible header (dim %u, %llu vectors)", fdim,
                        (unsigned long long)count);
-    if (vs->dim && (uint32_t)vs->dim != fdim)
-        return err_set(e, CR_ECORRUPT, "dimension %u, expected %d", fdim, vs->dim);
+    if (want_dim && (uint32_t)want_dim != fdim)
+        return err_set(e, CR_ECORRUPT, "dimension %u, expected %d", fdim, want_dim);
     *out_dim = fdim;
     *out_count = count;
     *out_plen = plen;
@@ -354,7 +350,7 @@ static CrErr vecstore__load(VecStore *vs, ErrInfo *e)
         err = err_set(e, CR_ECORRUPT, "cannot read all %zu bytes (cut short?)", size);
         goto out;
     }
-    err = vecstore__check_trailer(vs, map, size, &fdim, &count, &plen, e);
+    err = vecstore_check_trailer(vs->dim, map, size, &fdim, &count, &plen, e);
     if (!err) err = vecstore__read_payload(vs, map, plen, fdim, count, e);
     if (!err) {
         vs->base_hash = get_u64((const unsigned char *)map + size - TRAILER_BYTES + 32);

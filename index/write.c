@@ -13,11 +13,10 @@
 static void filework__tokens(FileWork *fw, const char *src, const size_t *line_off,
                              uint32_t n_lines, size_t src_len, Embedder *em)
 {
-    StrBuf sb, raw;
+    StrBuf sb;
     sb_init(&sb);
-    sb_init(&raw);
     size_t n = fw->set.n_chunks;
-    fw->text = xcalloc(n * 4 + 1, sizeof(char *));
+    fw->text = xcalloc(n * IDX_SEARCH_FIELDS + 1, sizeof(char *));
     fw->chunk_hash = xcalloc(n + 1, sizeof *fw->chunk_hash);
     fw->cont = xcalloc(n + 1, 1);
     StrMap seen;
@@ -33,32 +32,14 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
     char **etext = em && n ? xcalloc(n, sizeof *etext) : NULL;
     StrBuf path_tok;
     sb_init(&path_tok);
-    {
-        /* the path without its extension ("a/b.py" -> "a/b") */
-        const char *slash = strrchr(fw->path, '/');
-        const char *dot = strrchr(slash ? slash : fw->path, '.');
-        size_t plen = dot && dot > (slash ? slash + 1 : fw->path) ? (size_t)(dot - fw->path)
-                                                                  : strlen(fw->path);
-        idx_tok_code(fw->path, plen, &path_tok);
-    }
+    idx_search_path_tokens(fw->path, &path_tok);
     for (size_t i = 0; i < n; i++) {
         const ChunkDef *c = &fw->set.chunks[i];
-        uint32_t s = c->start_line ? c->start_line : 1, e = c->end_line;
-        if (e > n_lines) e = n_lines;
-        size_t a = s <= n_lines ? line_off[s - 1] : src_len;
-        size_t b = e >= s ? (e < n_lines ? line_off[e] : src_len) : a;
+        size_t a, b;
+        idx_chunk_span(c->start_line, c->end_line, line_off, n_lines, src_len, &a, &b);
         idx_hash_text(src + a, b - a, fw->chunk_hash[i]);
-
-        sb_reset(&sb);
-        idx_tok_code(c->symbol, strlen(c->symbol), &sb);
-        fw->text[i * 4] = sb_detach(&sb, NULL);
-        fw->text[i * 4 + 1] = xstrdup(path_tok.buf);
-        if (c->docstring) idx_tok_code(c->docstring, strlen(c->docstring), &sb);
-        fw->text[i * 4 + 2] = sb_detach(&sb, NULL);
-        sb_reset(&raw);
-        idx_chunk_body(fw->cont[i], c->signature, src + a, b - a, &raw);
-        idx_tok_code(raw.buf, raw.len, &sb);
-        fw->text[i * 4 + 3] = sb_detach(&sb, NULL);
+        idx_search_fields(c->symbol, path_tok.buf, c->docstring, fw->cont[i], c->signature, src + a,
+                          b - a, &fw->text[i * IDX_SEARCH_FIELDS]);
         if (etext) {
             idx_dense_text(fw->path, c->symbol[0] ? c->symbol : fw->module, fw->cont[i],
                            c->signature, src + a, b - a, &sb);
@@ -75,7 +56,6 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         free(etext);
     }
     sb_release(&path_tok);
-    sb_release(&raw);
     sb_release(&sb);
 }
 
@@ -248,9 +228,9 @@ static CrErr run_file_stmt(IdxStore *st, StmtId id, int64_t file_id, ErrInfo *e)
 CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
                             ErrInfo *e)
 {
-    static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_TEXT,
-                                   STMT_RM_SYMBOLS,  STMT_RM_IMPORTS,   STMT_RM_REFS,
-                                   STMT_RM_PP,       STMT_RM_CHUNKS};
+    static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_SYMBOLS,
+                                   STMT_RM_IMPORTS,  STMT_RM_REFS,      STMT_RM_PP,
+                                   STMT_RM_CHUNKS};
     CrErr rc;
     if (st->post) idx_postings_remove_file(st->post, file_id);
     if (mark_dependents && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e))) return rc;
@@ -348,8 +328,10 @@ static CrErr insert_ref(IdxStore *st, int64_t file_id, int64_t chunk_id, RefKind
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_int64(s, 2, chunk_id);
     sqlite3_bind_int(s, 3, (int)kind);
-    sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 5, last_component(name), -1, SQLITE_STATIC);
+    const char *last = last_component(name);
+    if (last != name)
+        sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC); /* else NULL: name is last */
+    sqlite3_bind_text(s, 5, last, -1, SQLITE_STATIC);
     return idx_store_step_done(st, s, e, "ref");
 }
 
@@ -435,25 +417,18 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         sqlite3_bind_int(s, 4, (int)c->window);
         sqlite3_bind_int(s, 5, (int)c->kind);
         sqlite3_bind_text(s, 6, c->symbol ? c->symbol : "", -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 7, c->name ? c->name : "", -1, SQLITE_STATIC);
+        const char *sym = c->symbol ? c->symbol : "", *name = c->name ? c->name : "";
+        if (strcmp(name, sym) != 0) /* else NULL: its name is its symbol */
+            sqlite3_bind_text(s, 7, name, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 8, c->signature ? c->signature : "", -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 9, c->docstring ? c->docstring : "", -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 10, parent);
-        sqlite3_bind_text(s, 11, fw->chunk_hash[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 11, (int64_t)strtoull(fw->chunk_hash[i], NULL, 16));
         sqlite3_bind_int(s, 12, fw->cont[i]);
         if ((rc = idx_store_step_done(st, s, e, "chunk"))) break;
         ids[i] = sqlite3_last_insert_rowid(st->db);
         if (fw->vecs) idx_dense_stage(st, ids[i], fw->vecs + i * (size_t)fw->dim, fw->dim);
 
-        s = idx_store_stmt(st, STMT_TEXT_INSERT, e);
-        if (!s) {
-            rc = CR_EDB;
-            break;
-        }
-        sqlite3_bind_int64(s, 1, ids[i]);
-        for (int k = 0; k < 4; k++)
-            sqlite3_bind_text(s, 2 + k, fw->text[i * 4 + k], -1, SQLITE_STATIC);
-        if ((rc = idx_store_step_done(st, s, e, "search text"))) break;
         if (st->post && fw->terms)
             idx_postings_add_stemmed(st->post, ids[i], file_id, c->kind,
                                      (const char *const *)&fw->terms[i * 4]);
@@ -477,7 +452,9 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
                 break;
             }
             sqlite3_bind_text(s, 1, qual.buf, (int)qual.len, SQLITE_STATIC);
-            sqlite3_bind_text(s, 2, c->name ? c->name : "", -1, SQLITE_STATIC);
+            const char *nm = c->name ? c->name : "", *dot = strrchr(qual.buf, '.');
+            if (strcmp(nm, dot ? dot + 1 : qual.buf) != 0) /* else NULL: the last part */
+                sqlite3_bind_text(s, 2, nm, -1, SQLITE_STATIC);
             sqlite3_bind_int64(s, 3, ids[i]);
             sqlite3_bind_int64(s, 4, file_id);
             rc = idx_store_step_done(st, s, e, "symbol");

@@ -59,9 +59,9 @@ check "status --check" 0 "$bin" status --root "$root" --check
 check "status --check --json" 0 "$bin" status --root "$root" --check --json
 json_check "status --check --json verdict" 'j["check"] == "ok" and j["state"] == "ready"'
 cp -R "$root" "$work/damaged"
-/usr/bin/python3 -c "import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute('DELETE FROM search_text WHERE rowid IN (SELECT rowid FROM search_text LIMIT 1)'); c.commit()" "$work/damaged/.coderag/index.db"
+/usr/bin/python3 -c "import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO symbols VALUES ('gone.gone', 'gone', 999999, 1)\"); c.commit()" "$work/damaged/.coderag/index.db"
 check "status --check on a damaged index" 2 "$bin" status --root "$work/damaged" --check
-grep -qx 'check: FAILED: the index at .* is damaged (1 chunks without a search row): run `coderag index` to rebuild it' "$work/out" &&
+grep -qx 'check: FAILED: the index at .* is damaged (1 symbols without a chunk): run `coderag index` to rebuild it' "$work/out" &&
   passed=$((passed + 1)) ||
   { failed=$((failed + 1)); echo "FAIL status --check failure verdict"; cat "$work/out"; }
 # what the check found is marked: readers refuse the index, `coderag index` rebuilds it (issue 25)

@@ -48,14 +48,37 @@ static int64_t file_size(const char *p)
     return stat(p, &sb) == 0 ? (int64_t)sb.st_size : -1;
 }
 
-/* Overwrites n bytes in the middle page of the database: zeroes
- * (flip = 0) or each byte inverted. keep_mtime puts the file's times back
- * (damage no stat shows: only SQLite reading it finds it). */
+/* The file offset of the middle leaf page of the chunks table (dbstat),
+ * so that reading every chunk meets it whatever the layout; -1 if unknown. */
+static off_t chunks_page(void)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *s = NULL;
+    off_t off = -1;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h,
+                           "SELECT pageno FROM dbstat WHERE name = 'chunks' AND pagetype = 'leaf' "
+                           "ORDER BY pageno LIMIT 1 OFFSET (SELECT count(*) / 2 FROM dbstat "
+                           "WHERE name = 'chunks' AND pagetype = 'leaf')",
+                           -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        off = (off_t)(sqlite3_column_int64(s, 0) - 1) * 4096;
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    return off;
+}
+
+/* Overwrites n bytes in the middle page of the database (head: its first
+ * page; chunk: a page of the chunks table): zeroes (flip = 0) or each byte
+ * inverted. keep_mtime puts the file's times back (damage no stat shows:
+ * only SQLite reading it finds it). */
 static void damage_at(int head, size_t n, int flip, int keep_mtime)
 {
     struct stat sb;
     CHECK(stat(db, &sb) == 0);
-    off_t off = head ? 0 : (off_t)((sb.st_size / 2) & ~(off_t)4095);
+    off_t off = head == 1 ? 0 : (off_t)((sb.st_size / 2) & ~(off_t)4095);
+    if (head == 2) off = chunks_page();
+    CHECK(off >= 0);
     int fd = open(db, O_RDWR);
     CHECK(fd >= 0);
     if (fd < 0) return;
@@ -129,7 +152,7 @@ static void test_header_damaged(void)
 static void test_damage_met_while_reading(void)
 {
     Shape want = build();
-    damage(4096, 0, 1);
+    damage_at(2, 4096, 0, 1);
     IdxStore *st = NULL;
     ErrInfo e = {0};
     CHECK_INT(open_store(IDX_OPEN_EXISTING, &st, &e), CR_OK);
@@ -149,7 +172,7 @@ static void test_damage_met_while_reading(void)
 }
 
 /* Damage quick_check cannot see (a row's bytes changed, the pages whole:
- * the search text no longer what its postings were built from): `status
+ * a chunk's row no longer what its postings were built from): `status
  * --check` finds it on a read-only open and marks the database damaged, so
  * readers refuse it and the next writer rebuilds it (issue 25: the check
  * failed again after every `coderag index`). */
@@ -159,8 +182,8 @@ static void test_content_damaged(void)
     sqlite3 *h = NULL;
     CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
     CHECK_INT(sqlite3_exec(h,
-                           "UPDATE search_text SET body = 'zzqq ' || body "
-                           "WHERE id = (SELECT min(id) FROM search_text)",
+                           "UPDATE chunks SET symbol = 'zzqq_' || symbol "
+                           "WHERE id = (SELECT min(id) FROM chunks)",
                            NULL, NULL, NULL),
               SQLITE_OK);
     sqlite3_close(h);
