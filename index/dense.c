@@ -13,21 +13,11 @@
  * update (missing vectors computed, orphans dropped), so a crash between
  * the two stores never leaves them out of step for long. */
 
-#define EMBED_BATCH 64
-
-char *idx_dense_vectors_path(const IdxStore *st)
-{
-    StrBuf p;
-    sb_init(&p);
-    sb_addf(&p, "%s/vectors.faiss", st->index_dir);
-    return sb_detach(&p, NULL);
-}
-
 CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
 {
     EmbedConfig ec = {
         cfg->embed_provider, cfg->embed_url, cfg->embed_model, cfg->embed_api_key_env, 0, 0, 0,
-        EMBED_BATCH};
+        IDX_EMBED_BATCH};
     /* Unset is the trained model (docs/embedder.md): "none" turns the
      * dense leg off. */
     if (cfg->embed_provider && !strcmp(cfg->embed_provider, "none")) {
@@ -40,22 +30,6 @@ CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
     st->dense.pending = 1;
     st->dense.model_path = cfg->embed_model ? xstrdup(cfg->embed_model) : NULL;
     return CR_OK;
-}
-
-Embedder *idx_dense_embedder(IdxStore *st)
-{
-    IdxDense *d = &st->dense;
-    if (!d->pending) return d->em;
-    d->pending = 0;
-    EmbedConfig ec = {"builtin", NULL, d->model_path, NULL, 0, 0, 0, EMBED_BATCH};
-    /* A missing or damaged builtin model costs the dense leg, not the index. */
-    ErrInfo me = {0};
-    if (idx_shared_embedder(st->shared, &ec, &d->em, &me)) {
-        log_msg(LOG_WARN, "no dense leg: %s", me.msg);
-        snprintf(d->note, sizeof d->note, "none (builtin model unusable: %.160s)", me.msg);
-        d->em = NULL;
-    }
-    return d->em;
 }
 
 static void disarm(IdxDense *d)
@@ -323,9 +297,9 @@ static CrErr add_missing(IdxStore *st, const int64_t *missing, size_t n_missing,
         }
     }
     if (n_staged) rc = add_vectors(st, d->stage_ids, d->stage_vecs, n_staged, d->stage_dim, e);
-    for (size_t at = 0; at < n_rest && !rc; at += EMBED_BATCH) {
-        size_t m = n_rest - at < EMBED_BATCH ? n_rest - at : EMBED_BATCH;
-        char *texts[EMBED_BATCH];
+    for (size_t at = 0; at < n_rest && !rc; at += IDX_EMBED_BATCH) {
+        size_t m = n_rest - at < IDX_EMBED_BATCH ? n_rest - at : IDX_EMBED_BATCH;
+        char *texts[IDX_EMBED_BATCH];
         float *bv = NULL;
         int dim = 0;
         for (size_t k = 0; k < m; k++)

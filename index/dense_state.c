@@ -2,7 +2,8 @@
  * dense_state.c - what the vectors were last brought in line with (meta
  * "vectors_synced", "vectors_count"), so that an update that changed
  * nothing the embedder covers neither reads the vectors nor loads the
- * model. Used by the sync (dense.c).
+ * model; and below it, what both it and the sync (dense.c) read: the
+ * vectors' path and the embedder, the builtin model loaded on first use.
  */
 #include "store_int.h"
 #include "vec_int.h"
@@ -11,6 +12,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+char *idx_dense_vectors_path(const IdxStore *st)
+{
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s/vectors.faiss", st->index_dir);
+    return sb_detach(&p, NULL);
+}
+
+Embedder *idx_dense_embedder(IdxStore *st)
+{
+    IdxDense *d = &st->dense;
+    if (!d->pending) return d->em;
+    d->pending = 0;
+    EmbedConfig ec = {"builtin", NULL, d->model_path, NULL, 0, 0, 0, IDX_EMBED_BATCH};
+    /* A missing or damaged builtin model costs the dense leg, not the index. */
+    ErrInfo me = {0};
+    if (idx_shared_embedder(st->shared, &ec, &d->em, &me)) {
+        log_msg(LOG_WARN, "no dense leg: %s", me.msg);
+        snprintf(d->note, sizeof d->note, "none (builtin model unusable: %.160s)", me.msg);
+        d->em = NULL;
+    }
+    return d->em;
+}
 
 /* The embedder's id, without loading the builtin model when it is not
  * loaded yet (its file's header says it); NULL when there is no dense leg

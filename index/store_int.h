@@ -485,7 +485,9 @@ void idx_store_postings_invalidate(IdxStore *st);
 /* Creates the configured embedder (none for builtin). */
 CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e);
 void idx_dense_close(IdxStore *st);
-/* The embedder, the builtin model loaded now if it was not yet (a model
+/* Texts embedded per call. */
+#define IDX_EMBED_BATCH 64
+/* dense_state.c. The embedder, the builtin model loaded now if it was not yet (a model
  * that cannot be loaded is logged once, kept in dense.note and leaves no
  * dense leg). NULL: no dense leg. */
 Embedder *idx_dense_embedder(IdxStore *st);
