@@ -79,11 +79,11 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
             if ((rc = rtv_edges(st, lk, seed_ids[i], dir, &edges, &ne, e))) break;
             size_t taken = 0;
             for (size_t k = 0; k < ne && taken < gp->per_seed; k++) {
-                /* structure, imports, macro bodies and functions named as
-                 * values are not followed (measured: docs/benchmarks.md) */
+                /* structure, imports and macro bodies are not followed;
+                 * references (functions named as values, decorators) are,
+                 * as calls (measured: docs/benchmarks.md) */
                 IdxEdgeKind ek = edges[k].kind;
-                if (ek == IDX_EDGE_CONTAIN || ek == IDX_EDGE_IMPORT || ek == IDX_EDGE_EXPAND ||
-                    ek == IDX_EDGE_REFERENCE)
+                if (ek == IDX_EDGE_CONTAIN || ek == IDX_EDGE_IMPORT || ek == IDX_EDGE_EXPAND)
                     continue;
                 int64_t other = dir ? edges[k].dst : edges[k].src;
                 if (other == seed_ids[i]) continue; /* recursion */
