@@ -130,8 +130,15 @@ void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out)
         if (!py_is_space(r->src[i]) && r->src[i] != '\\') sb_addc(out, r->src[i]);
 }
 
-/* Whether a method's body (not its nested definitions) returns `self` or
- * `cls(...)`. */
+/* Whether node v's text is want. */
+static int text_is(ChunkRun *r, TSNode v, const char *want)
+{
+    uint32_t a = ts_node_start_byte(v), b = ts_node_end_byte(v);
+    return b - a == strlen(want) && b <= r->len && !memcmp(r->src + a, want, b - a);
+}
+
+/* Whether a method's body (not its nested definitions) returns `self`,
+ * `cls(...)`, `self.__class__(...)` or `type(self)(...)`. */
 static int returns_own_instance(ChunkRun *r, TSNode body)
 {
     const ChunkSyms *sy = r->sy;
@@ -146,10 +153,13 @@ static int returns_own_instance(ChunkRun *r, TSNode body)
         TSNode v = idx_py_first_named(r, c);
         int call = !ts_node_is_null(v) && ts_node_symbol(v) == sy->call;
         if (call) v = ts_node_child_by_field_id(v, sy->f_function);
-        if (ts_node_is_null(v) || ts_node_symbol(v) != sy->identifier) continue;
-        uint32_t a = ts_node_start_byte(v), b = ts_node_end_byte(v);
-        const char *want = call ? "cls" : "self";
-        found = b - a == strlen(want) && b <= r->len && !memcmp(r->src + a, want, b - a);
+        if (ts_node_is_null(v)) continue;
+        if (call && (ts_node_symbol(v) == sy->attribute || ts_node_symbol(v) == sy->call)) {
+            found = text_is(r, v, "self.__class__") || text_is(r, v, "type(self)");
+            continue;
+        }
+        if (ts_node_symbol(v) != sy->identifier) continue;
+        found = text_is(r, v, call ? "cls" : "self");
     }
     ts_tree_cursor_delete(&cur);
     return found;

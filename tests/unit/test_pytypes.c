@@ -104,6 +104,10 @@ static void test_attributes_and_results_across_files(void)
     check_callees("pkg/chains.py", "reads_no_call", "");
     check_callees("pkg/chains.py", "function_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:make_reply\n");
+    /* `return self.__class__(...)`, `return type(self)(...)`: the class's own */
+    check_callees("pkg/chains.py", "class_of_self",
+                  "pkg/reply.py:Reply.dup\npkg/ds.py:Headers.get\npkg/ds.py:Headers.get\n"
+                  "pkg/reply.py:Reply.twin\n");
     check_callees("pkg/chains.py", "Derived.inherited", get);
     check_callees("pkg/chains.py", "Derived.own_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
