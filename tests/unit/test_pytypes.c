@@ -108,6 +108,16 @@ static void test_attributes_and_results_across_files(void)
     check_callees("pkg/chains.py", "class_of_self",
                   "pkg/reply.py:Reply.dup\npkg/ds.py:Headers.get\npkg/ds.py:Headers.get\n"
                   "pkg/reply.py:Reply.twin\n");
+    check_callees("pkg/chains.py", "reparsed", "pkg/reply.py:make_reply\npkg/ds.py:Headers.get\n");
+    /* the last assignment, a statement of the body, types the code below it;
+     * not the code above it, nor below a later assignment in a branch */
+    check_callees("pkg/chains.py", "reassigned",
+                  "pkg/reply.py:make_reply\npkg/ds.py:Headers.get\n");
+    check_callees("pkg/chains.py", "reassigned_in_branch",
+                  "pkg/reply.py:make_reply\npkg/chains.py:Maker\n");
+    /* a variable assigned a chain on self's attribute */
+    check_callees("pkg/chains.py", "Envelope.opened",
+                  "pkg/reply.py:Reply.dup\npkg/ds.py:Headers.get\n");
     check_callees("pkg/chains.py", "Derived.inherited", get);
     check_callees("pkg/chains.py", "Derived.own_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
