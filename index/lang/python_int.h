@@ -127,6 +127,11 @@ int idx_py_is_chain(const char *s, size_t n);
 int idx_py_annotation_type(const char *s, size_t n, StrBuf *out);
 /* The item class of a container annotation (`t.Iterable[X]`), or 0. */
 int idx_py_annotation_item(const char *s, size_t n, StrBuf *out);
+/* The value class of a mapping annotation (`t.Dict[str, X]`,
+ * `Mapping[str, "X"]`), into out; 0 for none. */
+int idx_py_annotation_value(const char *s, size_t n, StrBuf *out);
+/* Whether node v's text is want. */
+int idx_py_text_is(ChunkRun *r, TSNode v, const char *want);
 /* The text of a node with whitespace and line continuations dropped. */
 void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out);
 /* What a call of function unit u returns, into out: its return annotation's

@@ -118,6 +118,9 @@ static void test_attributes_and_results_across_files(void)
     /* a variable assigned a chain on self's attribute */
     check_callees("pkg/chains.py", "Envelope.opened",
                   "pkg/reply.py:Reply.dup\npkg/ds.py:Headers.get\n");
+    /* a value of a mapping annotated Dict[str, Reply] */
+    check_callees("pkg/chains.py", "Registry.lookup", get);
+    check_callees("pkg/chains.py", "by_key", get);
     check_callees("pkg/chains.py", "Derived.inherited", get);
     check_callees("pkg/chains.py", "Derived.own_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
