@@ -179,6 +179,9 @@ void idx_py_var_tail(PyTypes *t, int scope, const char *name, size_t len, const 
 /* The variable's entry (its type may be NULL: unknown), NULL for none. */
 const PyVar *idx_py_var_get(const PyTypes *t, int scope, int attr, const char *name, size_t len);
 void idx_py_vars_release(PyTypes *t);
+/* `d[k]`, `d.get(k)`, `self.d.get(k)` (also pop, setdefault) with d a
+ * mapping annotated `Dict[K, V]`: a V, into t->t (1), or 0. */
+int idx_py_mapping_value(ChunkRun *r, PyTypes *t, TSNode rhs, int scope);
 
 /* python_types.c: rewrites the calls whose receiver has a type known in
  * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots;

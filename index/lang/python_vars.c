@@ -1,6 +1,6 @@
 /* python_vars.c - the variables python_types.c infers a type for: a
  * function's or the module's names, a class's attributes (self.name), with
- * what they were assigned, declared or narrowed to. */
+ * what they were assigned, declared or narrowed to; a mapping's values. */
 #include "python_int.h"
 
 #include <stdlib.h>
@@ -64,6 +64,42 @@ const PyVar *idx_py_var_get(const PyTypes *t, int scope, int attr, const char *n
             return v;
     }
     return NULL;
+}
+
+int idx_py_mapping_value(ChunkRun *r, PyTypes *t, TSNode rhs, int scope)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode obj = {0};
+    if (ts_node_symbol(rhs) == sy->subscript) {
+        obj = ts_node_child_by_field_id(rhs, sy->f_value);
+    } else if (ts_node_symbol(rhs) == sy->call) {
+        TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
+        if (ts_node_is_null(fn) || ts_node_symbol(fn) != sy->attribute) return 0;
+        TSNode m = ts_node_child_by_field_id(fn, sy->f_attribute);
+        if (ts_node_is_null(m) || !(idx_py_text_is(r, m, "get") || idx_py_text_is(r, m, "pop") ||
+                                    idx_py_text_is(r, m, "setdefault")))
+            return 0;
+        obj = ts_node_child_by_field_id(fn, sy->f_object);
+    }
+    if (ts_node_is_null(obj)) return 0;
+    StrBuf k;
+    sb_init(&k);
+    idx_py_squeezed(r, obj, &k);
+    sb_adds(&k, "{}");
+    const PyVar *v = NULL;
+    int cls = scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
+    if (k.len > 5 && !memcmp(k.buf, "self.", 5)) {
+        if (cls >= 0) v = idx_py_var_get(t, cls, 1, k.buf + 5, k.len - 5);
+    } else {
+        for (int s = scope; s >= 0 && !v; s = r->units[s].parent)
+            if (r->units[s].kind != IDX_KIND_CLASS) v = idx_py_var_get(t, s, 0, k.buf, k.len);
+        if (!v) v = idx_py_var_get(t, -1, 0, k.buf, k.len);
+    }
+    sb_release(&k);
+    if (!v || !v->type) return 0;
+    sb_reset(&t->t);
+    sb_adds(&t->t, v->type);
+    return 1;
 }
 
 void idx_py_vars_release(PyTypes *t)
