@@ -25,10 +25,10 @@ typedef struct ChunkSyms {
         subscript, raise_statement, except_clause, except_group_clause, expression_statement,
         string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon, assignment,
         typed_parameter, typed_default_parameter, for_statement, augmented_assignment,
-        return_statement;
+        return_statement, if_statement, not_operator;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
         f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters,
-        f_return_type;
+        f_return_type, f_condition, f_consequence, f_alternative, f_argument, f_arguments;
 } ChunkSyms;
 
 struct PyChunker {

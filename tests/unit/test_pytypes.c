@@ -121,6 +121,8 @@ static void test_attributes_and_results_across_files(void)
     /* a value of a mapping annotated Dict[str, Reply] */
     check_callees("pkg/chains.py", "Registry.lookup", get);
     check_callees("pkg/chains.py", "by_key", get);
+    /* below `if not isinstance(rv, Reply): return`, rv is a Reply (not above) */
+    check_callees("pkg/chains.py", "guarded", get);
     check_callees("pkg/chains.py", "Derived.inherited", get);
     check_callees("pkg/chains.py", "Derived.own_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
