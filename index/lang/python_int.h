@@ -182,6 +182,9 @@ void idx_py_vars_release(PyTypes *t);
 /* `d[k]`, `d.get(k)`, `self.d.get(k)` (also pop, setdefault) with d a
  * mapping annotated `Dict[K, V]`: a V, into t->t (1), or 0. */
 int idx_py_mapping_value(ChunkRun *r, PyTypes *t, TSNode rhs, int scope);
+/* `if not isinstance(x, C): return ...` (or raise), a statement of x's
+ * function's body with no else: x is a C below it (its tail). */
+void idx_py_note_guard(ChunkRun *r, PyTypes *t, TSNode st, int scope);
 
 /* python_types.c: rewrites the calls whose receiver has a type known in
  * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots;

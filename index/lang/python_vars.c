@@ -1,6 +1,6 @@
 /* python_vars.c - the variables python_types.c infers a type for: a
  * function's or the module's names, a class's attributes (self.name), with
- * what they were assigned, declared or narrowed to; a mapping's values. */
+ * what they were assigned, declared or narrowed to; a mapping's values; isinstance guards. */
 #include "python_int.h"
 
 #include <stdlib.h>
@@ -100,6 +100,40 @@ int idx_py_mapping_value(ChunkRun *r, PyTypes *t, TSNode rhs, int scope)
     sb_reset(&t->t);
     sb_adds(&t->t, v->type);
     return 1;
+}
+
+void idx_py_note_guard(ChunkRun *r, PyTypes *t, TSNode st, int scope)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode c = ts_node_child_by_field_id(st, sy->f_condition);
+    TSNode then = ts_node_child_by_field_id(st, sy->f_consequence);
+    if (ts_node_is_null(c) || ts_node_is_null(then) || ts_node_symbol(c) != sy->not_operator ||
+        !ts_node_is_null(ts_node_child_by_field_id(st, sy->f_alternative)))
+        return;
+    uint32_t k = ts_node_named_child_count(then);
+    TSNode last = k ? ts_node_named_child(then, k - 1) : (TSNode){0};
+    if (ts_node_is_null(last) || (ts_node_symbol(last) != sy->return_statement &&
+                                  ts_node_symbol(last) != sy->raise_statement))
+        return;
+    TSNode call = ts_node_child_by_field_id(c, sy->f_argument);
+    if (ts_node_is_null(call) || ts_node_symbol(call) != sy->call) return;
+    TSNode fn = ts_node_child_by_field_id(call, sy->f_function);
+    TSNode args = ts_node_child_by_field_id(call, sy->f_arguments);
+    if (ts_node_is_null(fn) || !idx_py_text_is(r, fn, "isinstance") || ts_node_is_null(args) ||
+        ts_node_named_child_count(args) != 2)
+        return;
+    TSNode x = ts_node_named_child(args, 0), cls = ts_node_named_child(args, 1);
+    if (ts_node_symbol(x) != sy->identifier) return;
+    StrBuf ty;
+    sb_init(&ty);
+    idx_py_squeezed(r, cls, &ty);
+    uint32_t a = ts_node_start_byte(x), b = ts_node_end_byte(x);
+    if (idx_py_is_chain(ty.buf ? ty.buf : "", ty.len) && b <= r->len) {
+        if (!idx_py_var_get(t, scope, 0, r->src + a, b - a))
+            idx_py_var_put(t, scope, 0, r->src + a, b - a, NULL, 0);
+        idx_py_var_tail(t, scope, r->src + a, b - a, ty.buf, ts_node_end_point(st).row + 1);
+    }
+    sb_release(&ty);
 }
 
 void idx_py_vars_release(PyTypes *t)
