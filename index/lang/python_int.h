@@ -144,6 +144,7 @@ int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out);
 int idx_py_is_property(ChunkRun *r, const ChunkUnit *u);
 
 /* python_vars.c: a variable a type is inferred for. */
+enum { IDX_PY_BLOCKS = 4 };
 typedef struct PyVar {
     int scope; /* unit index; -1: the module */
     int attr;  /* 1: an attribute of the class unit `scope` (self.name) */
@@ -158,6 +159,13 @@ typedef struct PyVar {
      * the variable holds below that line though `type` is unknown */
     char *tail;
     uint32_t tail_line;
+    /* its class in the lines [from, to] of an `if isinstance(x, C):` block
+     * (the first IDX_PY_BLOCKS ones; NULL: assigned there) */
+    struct {
+        char *type;
+        uint32_t from, to;
+    } in[IDX_PY_BLOCKS];
+    int n_in;
 } PyVar;
 
 typedef struct PyTypes {
@@ -173,7 +181,8 @@ void idx_py_var_put(PyTypes *t, int scope, int attr, const char *name, size_t le
                     int declared);
 /* Another assignment of a function's variable (after idx_py_var_put),
  * ending on line: type when a statement of the function's body gives it
- * one, else NULL (a branch's, a loop's, an untyped one): its tail. */
+ * one, else NULL (a branch's, a loop's, an untyped one): its tail. An
+ * assignment inside its `if isinstance` block ends that narrowing. */
 void idx_py_var_tail(PyTypes *t, int scope, const char *name, size_t len, const char *type,
                      uint32_t line);
 /* The variable's entry (its type may be NULL: unknown), NULL for none. */
@@ -184,7 +193,7 @@ void idx_py_vars_release(PyTypes *t);
 int idx_py_mapping_value(ChunkRun *r, PyTypes *t, TSNode rhs, int scope);
 /* `if not isinstance(x, C): return ...` (or raise), a statement of x's
  * function's body with no else: x is a C below it (its tail). */
-void idx_py_note_guard(ChunkRun *r, PyTypes *t, TSNode st, int scope);
+void idx_py_note_guard(ChunkRun *r, PyTypes *t, TSNode st, int scope, int top);
 
 /* python_types.c: rewrites the calls whose receiver has a type known in
  * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots;

@@ -133,7 +133,7 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
             TSNode e = ts_node_named_child(lhs, i);
             uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
             if (ts_node_symbol(e) == sy->identifier && b <= r->len)
-                idx_py_var_tail(t, scope, r->src + a, b - a, NULL, 0);
+                idx_py_var_tail(t, scope, r->src + a, b - a, NULL, py_node_line(asg));
         }
         return;
     }
@@ -230,7 +230,7 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
     uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
     if (b > a && b <= r->len) {
         idx_py_var_put(t, scope, 0, r->src + a, b - a, type, 0);
-        idx_py_var_tail(t, scope, r->src + a, b - a, NULL, 0);
+        idx_py_var_tail(t, scope, r->src + a, b - a, NULL, py_node_line(loop));
     }
 }
 
@@ -270,8 +270,8 @@ static void scan_assignments(ChunkRun *r, PyTypes *t, TSNode n, int scope, int c
             note_assignment(r, t, c, scope, cls, top);
         }
         if (ts_node_symbol(c) == r->sy->for_statement) note_loop(r, t, c, scope);
-        if (ts_node_symbol(c) == r->sy->if_statement && ts_node_eq(ts_node_parent(c), n))
-            idx_py_note_guard(r, t, c, scope);
+        if (ts_node_symbol(c) == r->sy->if_statement)
+            idx_py_note_guard(r, t, c, scope, ts_node_eq(ts_node_parent(c), n));
     }
     ts_tree_cursor_delete(&cur);
 }
@@ -436,6 +436,9 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
     /* below a straight-line assignment of a variable assigned other things too */
     if (v && !type && !v->attr && v->scope == u && v->tail && ref->line > v->tail_line)
         type = v->tail;
+    for (int k = 0; v && !v->attr && v->scope == u && k < v->n_in; k++)
+        if (v->in[k].type && ref->line >= v->in[k].from && ref->line <= v->in[k].to)
+            type = v->in[k].type;
     if (!type) {
         if (v) untyped_result(ref);
         return;

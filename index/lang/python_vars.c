@@ -37,8 +37,11 @@ void idx_py_var_put(PyTypes *t, int scope, int attr, const char *name, size_t le
         return;
     }
     ARRAY_GROW(t->v, t->n + 1, t->cap);
-    t->v[t->n++] = (PyVar){
-        scope, attr, xstrndup(name, len), type ? xstrdup(type) : NULL, declared, 0, NULL, 0};
+    t->v[t->n++] = (PyVar){.scope = scope,
+                           .attr = attr,
+                           .name = xstrndup(name, len),
+                           .type = type ? xstrdup(type) : NULL,
+                           .declared = declared};
 }
 
 void idx_py_var_tail(PyTypes *t, int scope, const char *name, size_t len, const char *type,
@@ -50,6 +53,11 @@ void idx_py_var_tail(PyTypes *t, int scope, const char *name, size_t len, const 
             continue;
         free(v->tail);
         v->tail = type ? xstrdup(type) : NULL;
+        for (int k = 0; k < v->n_in; k++)
+            if (line >= v->in[k].from && line <= v->in[k].to) { /* assigned in the block */
+                free(v->in[k].type);
+                v->in[k].type = NULL;
+            }
         v->tail_line = type ? line : 0;
         return;
     }
@@ -102,20 +110,21 @@ int idx_py_mapping_value(ChunkRun *r, PyTypes *t, TSNode rhs, int scope)
     return 1;
 }
 
-void idx_py_note_guard(ChunkRun *r, PyTypes *t, TSNode st, int scope)
+void idx_py_note_guard(ChunkRun *r, PyTypes *t, TSNode st, int scope, int top)
 {
     const ChunkSyms *sy = r->sy;
     TSNode c = ts_node_child_by_field_id(st, sy->f_condition);
     TSNode then = ts_node_child_by_field_id(st, sy->f_consequence);
-    if (ts_node_is_null(c) || ts_node_is_null(then) || ts_node_symbol(c) != sy->not_operator ||
-        !ts_node_is_null(ts_node_child_by_field_id(st, sy->f_alternative)))
-        return;
+    if (ts_node_is_null(c) || ts_node_is_null(then)) return;
+    int neg = ts_node_symbol(c) == sy->not_operator;
     uint32_t k = ts_node_named_child_count(then);
     TSNode last = k ? ts_node_named_child(then, k - 1) : (TSNode){0};
-    if (ts_node_is_null(last) || (ts_node_symbol(last) != sy->return_statement &&
-                                  ts_node_symbol(last) != sy->raise_statement))
+    if (neg && (!top || !ts_node_is_null(ts_node_child_by_field_id(st, sy->f_alternative)) ||
+                ts_node_is_null(last) ||
+                (ts_node_symbol(last) != sy->return_statement &&
+                 ts_node_symbol(last) != sy->raise_statement)))
         return;
-    TSNode call = ts_node_child_by_field_id(c, sy->f_argument);
+    TSNode call = neg ? ts_node_child_by_field_id(c, sy->f_argument) : c;
     if (ts_node_is_null(call) || ts_node_symbol(call) != sy->call) return;
     TSNode fn = ts_node_child_by_field_id(call, sy->f_function);
     TSNode args = ts_node_child_by_field_id(call, sy->f_arguments);
@@ -131,7 +140,16 @@ void idx_py_note_guard(ChunkRun *r, PyTypes *t, TSNode st, int scope)
     if (idx_py_is_chain(ty.buf ? ty.buf : "", ty.len) && b <= r->len) {
         if (!idx_py_var_get(t, scope, 0, r->src + a, b - a))
             idx_py_var_put(t, scope, 0, r->src + a, b - a, NULL, 0);
-        idx_py_var_tail(t, scope, r->src + a, b - a, ty.buf, ts_node_end_point(st).row + 1);
+        PyVar *v = (PyVar *)idx_py_var_get(t, scope, 0, r->src + a, b - a);
+        if (neg) {
+            idx_py_var_tail(t, scope, r->src + a, b - a, ty.buf, ts_node_end_point(st).row + 1);
+        } else { /* `if isinstance(x, C):` x is a C in the block (the last such block) */
+            if (v->n_in < IDX_PY_BLOCKS) {
+                v->in[v->n_in].type = xstrndup(ty.buf, ty.len);
+                v->in[v->n_in].from = ts_node_start_point(then).row + 1;
+                v->in[v->n_in++].to = ts_node_end_point(then).row + 1;
+            }
+        }
     }
     sb_release(&ty);
 }
@@ -142,6 +160,8 @@ void idx_py_vars_release(PyTypes *t)
         free(t->v[i].name);
         free(t->v[i].type);
         free(t->v[i].tail);
+        for (int k = 0; k < t->v[i].n_in; k++)
+            free(t->v[i].in[k].type);
     }
     free(t->v);
     sb_release(&t->t);
