@@ -124,7 +124,7 @@ static void test_attributes_and_results_across_files(void)
     /* below `if not isinstance(rv, Reply): return`, rv is a Reply (not above) */
     check_callees("pkg/chains.py", "guarded", get);
     /* inside `if isinstance(rv, Reply):` rv is a Reply; not once assigned there */
-    check_callees("pkg/chains.py", "narrowed_block", "pkg/ds.py:Headers.get\npkg/reply.py:Reply\n");
+    check_callees("pkg/chains.py", "narrowed_block", "pkg/ds.py:Headers.get\npkg/ds.py:Cache\n");
     check_callees("pkg/chains.py", "Derived.inherited", get);
     check_callees("pkg/chains.py", "Derived.own_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
