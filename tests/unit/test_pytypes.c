@@ -192,6 +192,9 @@ static void test_definition_from_call_site(void)
     /* a method's own name on its def line, though its body calls a function of that name */
     check_under("pkg/over.py", 31, "wrap", "pkg/over.py:Holder.wrap");
     check_under("pkg/over.py", 32, "wrap", "pkg/over.py:wrap");
+    /* on an untyped receiver (`obj.render()` in def render): a method, not
+     * the top-level function of that name */
+    check_under("pkg/recv.py", 12, "render", "pkg/recv.py:Panel.render");
 }
 
 static void test_overload_is_one_function(void)
