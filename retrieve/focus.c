@@ -67,13 +67,21 @@ static long in_scopes(const RtvDef *v, size_t n, const char *scope, const char *
     return at;
 }
 
-/* Of the file's definitions named word, the nearest to line. */
-static long nearest_named(const RtvDef *v, size_t n, uint32_t line, const char *word)
+/* Whether d is a member of something ("Class.method"), not a top-level
+ * definition. */
+static int member(const RtvDef *d)
+{
+    return d->head.symbol && strchr(d->head.symbol, '.') != NULL;
+}
+
+/* Of the file's definitions named word (members only, when set), the
+ * nearest to line. */
+static long nearest_named(const RtvDef *v, size_t n, uint32_t line, const char *word, int members)
 {
     long best = -1;
     uint32_t best_d = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!named(&v[i], word)) continue;
+        if (!named(&v[i], word) || (members && !member(&v[i]))) continue;
         uint32_t d = line < v[i].start_line ? v[i].start_line - line
                      : line > v[i].end_line ? line - v[i].end_line
                                             : 0;
@@ -133,9 +141,11 @@ static char *chain_to(const char *text, size_t len, const char *word)
 }
 
 /* The definition the call of word at path:line reaches in the call graph
- * (idx_call_target): *found 1 with *out, else 0 with *out untouched. */
+ * (idx_call_target): *found 1 with *out, else 0 with *out untouched;
+ * *recv 1 when word is written on a receiver other than self/this/cls
+ * (`obj.word`): a member's name, never a top-level definition's. */
 static CrErr call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
-                         RtvDef *out, int *found, ErrInfo *e)
+                         RtvDef *out, int *found, int *recv, ErrInfo *e)
 {
     StrBuf text;
     sb_init(&text);
@@ -143,6 +153,8 @@ static CrErr call_target(IdxStore *st, const char *path, uint32_t line, const ch
     char *chain = NULL;
     if (idx_read_lines(st, path, line, line, &text, NULL, NULL) == CR_OK && text.buf)
         chain = chain_to(text.buf, text.len, word);
+    *recv = chain && strchr(chain, '.') && strncmp(chain, "self.", 5) &&
+            strncmp(chain, "this.", 5) && strncmp(chain, "cls.", 4);
     int64_t id = 0;
     CrErr rc = idx_call_target(st, path, line, word, chain, &id, e);
     if (!rc && id && rtv_def_of_chunk(st, id, out, NULL) == CR_OK) *found = 1;
@@ -195,17 +207,19 @@ CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *w
     long at = innermost(v, n, line, word); /* on its name, or inside itself */
     /* on the definition's own name: itself; else a call there, as the call
      * graph resolved it (`super().__init__` inside an __init__ is the base's) */
-    int found = 0;
+    int found = 0, recv = 0;
     if ((at < 0 || !names_at(st, &v[at], line, word)) &&
-        ((rc = call_target(st, path, line, word, out, &found, e)) != CR_OK || found)) {
+        ((rc = call_target(st, path, line, word, out, &found, &recv, e)) != CR_OK || found)) {
         rtv_defs_free(v, n);
         return rc;
     }
+    if (at >= 0 && recv && !member(&v[at])) at = -1; /* `obj.render()` inside def render */
     if (at < 0) {
         long here = innermost(v, n, line, NULL);
         at = in_scopes(v, n, here >= 0 ? v[here].head.symbol : "", word);
+        if (at >= 0 && recv && !member(&v[at])) at = -1;
     }
-    if (at < 0) at = nearest_named(v, n, line, word);
+    if (at < 0) at = nearest_named(v, n, line, word, recv);
     if (at >= 0) {
         *out = v[at];
         memset(&v[at], 0, sizeof v[at]);
@@ -216,11 +230,15 @@ CrErr rtv_def_under(IdxStore *st, const char *path, uint32_t line, const char *w
     /* none in this file: the index's first definition of that name */
     RtvDef *any = NULL;
     size_t n_any = 0;
-    rc = rtv_defs_named(st, word, path, line, 1, &any, &n_any, NULL, e);
+    rc = rtv_defs_named(st, word, path, line, recv ? 16 : 1, &any, &n_any, NULL, e);
     if (rc) return rc;
     if (!n_any) return err_set(e, CR_ENOENT, "no indexed definition of `%s`", word);
-    *out = any[0];
-    memset(&any[0], 0, sizeof any[0]);
+    size_t pick = 0;
+    while (recv && pick + 1 < n_any && !member(&any[pick]))
+        pick++;
+    if (recv && !member(&any[pick])) pick = 0;
+    *out = any[pick];
+    memset(&any[pick], 0, sizeof any[pick]);
     rtv_defs_free(any, n_any);
     return CR_OK;
 }

@@ -80,6 +80,8 @@ PyChunker *idx_py_chunker_new(void)
     s->for_statement = chunk__sym(l, "for_statement", 1);
     s->augmented_assignment = chunk__sym(l, "augmented_assignment", 1);
     s->return_statement = chunk__sym(l, "return_statement", 1);
+    s->if_statement = chunk__sym(l, "if_statement", 1);
+    s->not_operator = chunk__sym(l, "not_operator", 1);
     s->f_name = chunk__field(l, "name");
     s->f_body = chunk__field(l, "body");
     s->f_definition = chunk__field(l, "definition");
@@ -96,6 +98,11 @@ PyChunker *idx_py_chunker_new(void)
     s->f_type = chunk__field(l, "type");
     s->f_parameters = chunk__field(l, "parameters");
     s->f_return_type = chunk__field(l, "return_type");
+    s->f_condition = chunk__field(l, "condition");
+    s->f_consequence = chunk__field(l, "consequence");
+    s->f_alternative = chunk__field(l, "alternative");
+    s->f_argument = chunk__field(l, "argument");
+    s->f_arguments = chunk__field(l, "arguments");
     return c;
 }
 

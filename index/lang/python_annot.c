@@ -121,6 +121,37 @@ int idx_py_annotation_item(const char *s, size_t n, StrBuf *out)
     return 1;
 }
 
+int idx_py_annotation_value(const char *s, size_t n, StrBuf *out)
+{
+    static const char *const mappings[] = {
+        "Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict"};
+    while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
+        s++, n -= 2;
+    size_t open = 0;
+    while (open < n && s[open] != '[')
+        open++;
+    if (open == n || s[n - 1] != ']' || !idx_py_is_chain(s, open)) return 0;
+    size_t last = open;
+    while (last > 0 && s[last - 1] != '.')
+        last--;
+    int known = 0;
+    for (size_t i = 0; i < sizeof mappings / sizeof *mappings && !known; i++)
+        known = strlen(mappings[i]) == open - last && !memcmp(s + last, mappings[i], open - last);
+    /* the second argument: after the first comma outside brackets */
+    size_t comma = open + 1;
+    for (int depth = 0; comma < n - 1 && (depth || s[comma] != ','); comma++)
+        depth += s[comma] == '[' ? 1 : s[comma] == ']' ? -1 : 0;
+    if (!known || comma >= n - 1) return 0;
+    const char *in = s + comma + 1;
+    size_t k = n - comma - 2;
+    while (k >= 2 && (in[0] == '"' || in[0] == '\'') && in[k - 1] == in[0])
+        in++, k -= 2;
+    if (!idx_py_is_chain(in, k)) return 0;
+    sb_reset(out);
+    sb_add(out, in, k);
+    return 1;
+}
+
 /* The text of a node with whitespace and line continuations dropped. */
 void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out)
 {
@@ -130,8 +161,14 @@ void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out)
         if (!py_is_space(r->src[i]) && r->src[i] != '\\') sb_addc(out, r->src[i]);
 }
 
-/* Whether a method's body (not its nested definitions) returns `self` or
- * `cls(...)`. */
+int idx_py_text_is(ChunkRun *r, TSNode v, const char *want)
+{
+    uint32_t a = ts_node_start_byte(v), b = ts_node_end_byte(v);
+    return b - a == strlen(want) && b <= r->len && !memcmp(r->src + a, want, b - a);
+}
+
+/* Whether a method's body (not its nested definitions) returns `self`,
+ * `cls(...)`, `self.__class__(...)` or `type(self)(...)`. */
 static int returns_own_instance(ChunkRun *r, TSNode body)
 {
     const ChunkSyms *sy = r->sy;
@@ -146,10 +183,13 @@ static int returns_own_instance(ChunkRun *r, TSNode body)
         TSNode v = idx_py_first_named(r, c);
         int call = !ts_node_is_null(v) && ts_node_symbol(v) == sy->call;
         if (call) v = ts_node_child_by_field_id(v, sy->f_function);
-        if (ts_node_is_null(v) || ts_node_symbol(v) != sy->identifier) continue;
-        uint32_t a = ts_node_start_byte(v), b = ts_node_end_byte(v);
-        const char *want = call ? "cls" : "self";
-        found = b - a == strlen(want) && b <= r->len && !memcmp(r->src + a, want, b - a);
+        if (ts_node_is_null(v)) continue;
+        if (call && (ts_node_symbol(v) == sy->attribute || ts_node_symbol(v) == sy->call)) {
+            found = idx_py_text_is(r, v, "self.__class__") || idx_py_text_is(r, v, "type(self)");
+            continue;
+        }
+        if (ts_node_symbol(v) != sy->identifier) continue;
+        found = idx_py_text_is(r, v, call ? "cls" : "self");
     }
     ts_tree_cursor_delete(&cur);
     return found;

@@ -25,10 +25,10 @@ typedef struct ChunkSyms {
         subscript, raise_statement, except_clause, except_group_clause, expression_statement,
         string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon, assignment,
         typed_parameter, typed_default_parameter, for_statement, augmented_assignment,
-        return_statement;
+        return_statement, if_statement, not_operator;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
         f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters,
-        f_return_type;
+        f_return_type, f_condition, f_consequence, f_alternative, f_argument, f_arguments;
 } ChunkSyms;
 
 struct PyChunker {
@@ -127,15 +127,73 @@ int idx_py_is_chain(const char *s, size_t n);
 int idx_py_annotation_type(const char *s, size_t n, StrBuf *out);
 /* The item class of a container annotation (`t.Iterable[X]`), or 0. */
 int idx_py_annotation_item(const char *s, size_t n, StrBuf *out);
+/* The value class of a mapping annotation (`t.Dict[str, X]`,
+ * `Mapping[str, "X"]`), into out; 0 for none. */
+int idx_py_annotation_value(const char *s, size_t n, StrBuf *out);
+/* Whether node v's text is want. */
+int idx_py_text_is(ChunkRun *r, TSNode v, const char *want);
 /* The text of a node with whitespace and line continuations dropped. */
 void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out);
 /* What a call of function unit u returns, into out: its return annotation's
  * class, its own class for a method annotated `-> Self` or one that returns
- * `self` or `cls(...)` unannotated. 0 for none. */
+ * `self`, `cls(...)`, `self.__class__(...)` or `type(self)(...)`
+ * unannotated. 0 for none. */
 int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out);
 /* Whether unit u's definition has a decorator whose name ends in "property"
  * (`property`, `cached_property`, `functools.cached_property`). */
 int idx_py_is_property(ChunkRun *r, const ChunkUnit *u);
+
+/* python_vars.c: a variable a type is inferred for. */
+enum { IDX_PY_BLOCKS = 4 };
+typedef struct PyVar {
+    int scope; /* unit index; -1: the module */
+    int attr;  /* 1: an attribute of the class unit `scope` (self.name) */
+    char *name;
+    char *type;   /* NULL: unknown (assigned something else too) */
+    int declared; /* by an annotation: what else it is assigned does not count */
+    /* declared naming no one class (`h: Union[Headers, list]`): 1 while every
+     * assignment agrees on one (`h = Headers(h)`, its type), 2 once not */
+    int narrow;
+    /* the type of its textually last assignment when that is a statement of
+     * its function's body (no branch, no loop), the line it ends on: what
+     * the variable holds below that line though `type` is unknown */
+    char *tail;
+    uint32_t tail_line;
+    /* its class in the lines [from, to] of an `if isinstance(x, C):` block
+     * (the first IDX_PY_BLOCKS ones; NULL: assigned there) */
+    struct {
+        char *type;
+        uint32_t from, to;
+    } in[IDX_PY_BLOCKS];
+    int n_in;
+} PyVar;
+
+typedef struct PyTypes {
+    PyVar *v;
+    size_t n, cap;
+    StrBuf t;
+} PyTypes;
+
+/* Notes an assignment (declared: by an annotation) of name[0..len) in scope
+ * (a unit; -1 the module; attr 1: an attribute of class unit scope) of a
+ * type (NULL: unknown): a second different one makes it unknown. */
+void idx_py_var_put(PyTypes *t, int scope, int attr, const char *name, size_t len, const char *type,
+                    int declared);
+/* Another assignment of a function's variable (after idx_py_var_put),
+ * ending on line: type when a statement of the function's body gives it
+ * one, else NULL (a branch's, a loop's, an untyped one): its tail. An
+ * assignment inside its `if isinstance` block ends that narrowing. */
+void idx_py_var_tail(PyTypes *t, int scope, const char *name, size_t len, const char *type,
+                     uint32_t line);
+/* The variable's entry (its type may be NULL: unknown), NULL for none. */
+const PyVar *idx_py_var_get(const PyTypes *t, int scope, int attr, const char *name, size_t len);
+void idx_py_vars_release(PyTypes *t);
+/* `d[k]`, `d.get(k)`, `self.d.get(k)` (also pop, setdefault) with d a
+ * mapping annotated `Dict[K, V]`: a V, into t->t (1), or 0. */
+int idx_py_mapping_value(ChunkRun *r, PyTypes *t, TSNode rhs, int scope);
+/* `if not isinstance(x, C): return ...` (or raise), a statement of x's
+ * function's body with no else: x is a C below it (its tail). */
+void idx_py_note_guard(ChunkRun *r, PyTypes *t, TSNode st, int scope, int top);
 
 /* python_types.c: rewrites the calls whose receiver has a type known in
  * the file ("self.h.get" -> "Headers().get"); roots: the trees' roots;

@@ -18,75 +18,10 @@
 
 #include <stdlib.h>
 
-typedef struct PyVar {
-    int scope; /* unit index; -1: the module */
-    int attr;  /* 1: an attribute of the class unit `scope` (self.name) */
-    char *name;
-    char *type;   /* NULL: unknown (assigned something else too) */
-    int declared; /* by an annotation: what else it is assigned does not count */
-    /* declared naming no one class (`h: Union[Headers, list]`): 1 while every
-     * assignment agrees on one (`h = Headers(h)`, its type), 2 once not */
-    int narrow;
-} PyVar;
-
-typedef struct PyTypes {
-    PyVar *v;
-    size_t n, cap;
-    StrBuf t;
-} PyTypes;
-
 /* Notes name[0..len)'s item class ("name[]": no identifier) from its
  * annotation's squeezed text, when it is a container of one. */
 static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t len,
                        const char *ann, size_t ann_len);
-
-static void var_put(PyTypes *t, int scope, int attr, const char *name, size_t len, const char *type,
-                    int declared)
-{
-    for (size_t i = 0; i < t->n; i++) {
-        PyVar *v = &t->v[i];
-        if (v->scope != scope || v->attr != attr || strlen(v->name) != len ||
-            memcmp(v->name, name, len) != 0)
-            continue;
-        if (declared && !v->declared) {
-            free(v->type);
-            v->type = type ? xstrdup(type) : NULL;
-            v->declared = 1;
-        } else if (v->declared) {
-            if (declared && v->type && (!type || strcmp(v->type, type) != 0)) {
-                free(v->type);
-                v->type = NULL;
-                v->narrow = 2;
-            } else if (!declared && !v->narrow && !v->type) {
-                v->type = type ? xstrdup(type) : NULL;
-                v->narrow = type ? 1 : 2;
-            } else if (!declared && v->narrow == 1 && (!type || strcmp(v->type, type) != 0)) {
-                free(v->type);
-                v->type = NULL;
-                v->narrow = 2;
-            }
-        } else if (v->type && (!type || strcmp(v->type, type) != 0)) {
-            free(v->type);
-            v->type = NULL;
-        }
-        return;
-    }
-    ARRAY_GROW(t->v, t->n + 1, t->cap);
-    t->v[t->n++] =
-        (PyVar){scope, attr, xstrndup(name, len), type ? xstrdup(type) : NULL, declared, 0};
-}
-
-/* 1 with the variable's entry (its type may be NULL: unknown), 0 for none. */
-static const PyVar *var_get(const PyTypes *t, int scope, int attr, const char *name, size_t len)
-{
-    for (size_t i = 0; i < t->n; i++) {
-        const PyVar *v = &t->v[i];
-        if (v->scope == scope && v->attr == attr && strlen(v->name) == len &&
-            !memcmp(v->name, name, len))
-            return v;
-    }
-    return NULL;
-}
 
 /* The class a function of this file (parent -2: a module-level one; else
  * a method of class unit `parent`) named name returns (idx_py_return_type),
@@ -123,13 +58,14 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
         uint32_t a = ts_node_start_byte(rhs), b = ts_node_end_byte(rhs);
         const PyVar *v = NULL;
         for (int s = scope; s >= 0 && !v; s = r->units[s].parent)
-            if (r->units[s].kind != IDX_KIND_CLASS) v = var_get(t, s, 0, r->src + a, b - a);
-        if (!v && b > a) v = var_get(t, -1, 0, r->src + a, b - a);
+            if (r->units[s].kind != IDX_KIND_CLASS) v = idx_py_var_get(t, s, 0, r->src + a, b - a);
+        if (!v && b > a) v = idx_py_var_get(t, -1, 0, r->src + a, b - a);
         if (!v || !v->type) return 0;
         sb_reset(&t->t);
         sb_adds(&t->t, v->type);
         return 1;
     }
+    if (idx_py_mapping_value(r, t, rhs, scope)) return 1;
     if (ts_node_symbol(rhs) != sy->call) return 0;
     TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
     if (ts_node_is_null(fn)) return 0;
@@ -141,10 +77,10 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
      * Type[X]`, `k = X` in a class body): an X */
     const char *callee = t->t.buf ? t->t.buf + (self ? 5 : 0) : "";
     const PyVar *k = NULL;
-    if (self && cls >= 0) k = var_get(t, cls, 1, callee, strlen(callee));
+    if (self && cls >= 0) k = idx_py_var_get(t, cls, 1, callee, strlen(callee));
     for (int s = scope; !self && s >= 0 && !k; s = r->units[s].parent)
-        if (r->units[s].kind != IDX_KIND_CLASS) k = var_get(t, s, 0, callee, strlen(callee));
-    if (!self && !k) k = var_get(t, -1, 0, callee, strlen(callee));
+        if (r->units[s].kind != IDX_KIND_CLASS) k = idx_py_var_get(t, s, 0, callee, strlen(callee));
+    if (!self && !k) k = idx_py_var_get(t, -1, 0, callee, strlen(callee));
     if (k && k->type && k->type[0] == '@') {
         char *x = xstrdup(k->type + 1);
         sb_reset(&t->t);
@@ -155,6 +91,12 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
     if (self || !strchr(t->t.buf ? t->t.buf : "", '.')) {
         char *name = xstrdup(t->t.buf ? t->t.buf + (self ? 5 : 0) : "");
         int got = returned_type(r, t, self ? cls : -2, name);
+        if (!got && self && cls >= 0 && strchr(name, '.')) {
+            /* `self.headers.copy()`: read off the class's attribute by the resolver */
+            sb_reset(&t->t);
+            sb_addf(&t->t, "%s().%s", r->units[cls].symbol, name);
+            got = 1;
+        }
         free(name);
         if (got || self) return got;
     }
@@ -164,7 +106,7 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
 
 /* One assignment seen in a scope: `name = ...` (a variable of scope), or
  * `self.name = ...` inside a method (an attribute of its class). */
-static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int cls)
+static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int cls, int top)
 {
     const ChunkSyms *sy = r->sy;
     TSNode lhs = ts_node_child_by_field_id(asg, sy->f_left);
@@ -184,13 +126,27 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
             ts_node_end_byte(f) - fa == b - a && !memcmp(r->src + fa, r->src + a, b - a))
             return;
     }
+    TSSymbol s = ts_node_symbol(lhs);
+    if (s != sy->identifier && s != sy->attribute) { /* `a, b = ...`: no tail for a, b */
+        uint32_t k = ts_node_named_child_count(lhs);
+        for (uint32_t i = 0; i < k; i++) {
+            TSNode e = ts_node_named_child(lhs, i);
+            uint32_t a = ts_node_start_byte(e), b = ts_node_end_byte(e);
+            if (ts_node_symbol(e) == sy->identifier && b <= r->len)
+                idx_py_var_tail(t, scope, r->src + a, b - a, NULL, py_node_line(asg));
+        }
+        return;
+    }
     int typed = assigned_type(r, t, asg, scope);
     const char *type = typed > 0 ? t->t.buf : NULL;
     int declared = typed == 2 || typed == -1;
-    TSSymbol s = ts_node_symbol(lhs);
     if (s == sy->identifier) {
         uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
-        if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, type, declared);
+        if (b > a && b <= r->len) {
+            idx_py_var_put(t, scope, 0, r->src + a, b - a, type, declared);
+            idx_py_var_tail(t, scope, r->src + a, b - a, top ? type : NULL,
+                            ts_node_end_point(asg).row + 1);
+        }
     } else if (s == sy->attribute && cls >= 0) {
         TSNode obj = ts_node_child_by_field_id(lhs, sy->f_object);
         TSNode at = ts_node_child_by_field_id(lhs, sy->f_attribute);
@@ -199,7 +155,15 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
         uint32_t oa = ts_node_start_byte(obj), ob = ts_node_end_byte(obj);
         if (ob - oa != 4 || memcmp(r->src + oa, "self", 4) != 0) return;
         uint32_t a = ts_node_start_byte(at), b = ts_node_end_byte(at);
-        if (b > a && b <= r->len) var_put(t, cls, 1, r->src + a, b - a, type, declared);
+        if (b > a && b <= r->len) idx_py_var_put(t, cls, 1, r->src + a, b - a, type, declared);
+        TSNode ty = ts_node_child_by_field_id(asg, sy->f_type);
+        if (b > a && b <= r->len && !ts_node_is_null(ty)) { /* self.d: Dict[str, X] = {} */
+            StrBuf raw;
+            sb_init(&raw);
+            idx_py_squeezed(r, ty, &raw);
+            note_items(t, cls, 1, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
+            sb_release(&raw);
+        }
         /* self.rules = rules, rules: Iterable[Rule]: its items too */
         TSNode rhs = ts_node_child_by_field_id(asg, sy->f_right);
         if (b > a && b <= r->len && !ts_node_is_null(rhs) &&
@@ -209,11 +173,11 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
             sb_init(&k);
             sb_add(&k, r->src + ra, rb - ra);
             sb_adds(&k, "[]");
-            const PyVar *v = var_get(t, scope, 0, k.buf, k.len);
+            const PyVar *v = idx_py_var_get(t, scope, 0, k.buf, k.len);
             sb_reset(&k);
             sb_add(&k, r->src + a, b - a);
             sb_adds(&k, "[]");
-            if (v && v->type) var_put(t, cls, 1, k.buf, k.len, v->type, 0);
+            if (v && v->type) idx_py_var_put(t, cls, 1, k.buf, k.len, v->type, 0);
             sb_release(&k);
         }
     }
@@ -234,8 +198,8 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
         idx_py_add_text(r, &k, rhs);
         sb_adds(&k, "[]");
         for (int s = scope; s >= 0 && !items; s = r->units[s].parent)
-            if (r->units[s].kind != IDX_KIND_CLASS) items = var_get(t, s, 0, k.buf, k.len);
-        if (!items) items = var_get(t, -1, 0, k.buf, k.len);
+            if (r->units[s].kind != IDX_KIND_CLASS) items = idx_py_var_get(t, s, 0, k.buf, k.len);
+        if (!items) items = idx_py_var_get(t, -1, 0, k.buf, k.len);
     } else if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->attribute && scope >= 0 &&
                r->units[scope].kind == IDX_KIND_METHOD) {
         TSNode obj = ts_node_child_by_field_id(rhs, sy->f_object);
@@ -246,7 +210,7 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
             !memcmp(r->src + oa, "self", 4)) {
             idx_py_add_text(r, &k, at);
             sb_adds(&k, "[]");
-            items = var_get(t, r->units[scope].parent, 1, k.buf, k.len);
+            items = idx_py_var_get(t, r->units[scope].parent, 1, k.buf, k.len);
         }
     }
     sb_release(&k);
@@ -264,7 +228,10 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
         }
     }
     uint32_t a = ts_node_start_byte(lhs), b = ts_node_end_byte(lhs);
-    if (b > a && b <= r->len) var_put(t, scope, 0, r->src + a, b - a, type, 0);
+    if (b > a && b <= r->len) {
+        idx_py_var_put(t, scope, 0, r->src + a, b - a, type, 0);
+        idx_py_var_tail(t, scope, r->src + a, b - a, NULL, py_node_line(loop));
+    }
 }
 
 static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t len,
@@ -276,7 +243,13 @@ static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t
     if (idx_py_annotation_item(ann, ann_len, &item)) {
         sb_add(&key, name, len);
         sb_adds(&key, "[]");
-        var_put(t, scope, attr, key.buf, key.len, item.buf, 1);
+        idx_py_var_put(t, scope, attr, key.buf, key.len, item.buf, 1);
+    }
+    if (idx_py_annotation_value(ann, ann_len, &item)) { /* "name{}": a mapping's values */
+        sb_reset(&key);
+        sb_add(&key, name, len);
+        sb_adds(&key, "{}");
+        idx_py_var_put(t, scope, attr, key.buf, key.len, item.buf, 1);
     }
     sb_release(&item);
     sb_release(&key);
@@ -291,8 +264,14 @@ static void scan_assignments(ChunkRun *r, PyTypes *t, TSNode n, int scope, int c
     while (idx_ts_walk_next(&cur, &depth, descend)) {
         TSNode c = ts_tree_cursor_current_node(&cur);
         descend = ts_node_symbol(c) != r->sy->class_definition;
-        if (ts_node_symbol(c) == r->sy->assignment) note_assignment(r, t, c, scope, cls);
+        if (ts_node_symbol(c) == r->sy->assignment) {
+            TSNode st = ts_node_parent(c);
+            int top = !ts_node_is_null(st) && ts_node_eq(ts_node_parent(st), n);
+            note_assignment(r, t, c, scope, cls, top);
+        }
         if (ts_node_symbol(c) == r->sy->for_statement) note_loop(r, t, c, scope);
+        if (ts_node_symbol(c) == r->sy->if_statement)
+            idx_py_note_guard(r, t, c, scope, ts_node_eq(ts_node_parent(c), n));
     }
     ts_tree_cursor_delete(&cur);
 }
@@ -328,7 +307,7 @@ static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
         }
         const char *type = typed > 0 ? t->t.buf : NULL;
         if (b > a && b <= r->len)
-            var_put(t, scope, attr, r->src + a, b - a, type, typed == 2 || typed == -1);
+            idx_py_var_put(t, scope, attr, r->src + a, b - a, type, typed == 2 || typed == -1);
         TSNode ty = ts_node_child_by_field_id(asg, sy->f_type);
         if (b > a && b <= r->len && !ts_node_is_null(ty)) {
             StrBuf raw;
@@ -365,7 +344,7 @@ static void scan_params(ChunkRun *r, PyTypes *t, TSNode def, int scope)
         uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
         int ok = idx_py_annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
         if (b > a && b <= r->len) {
-            var_put(t, scope, 0, r->src + a, b - a, ok ? t->t.buf : NULL, 1);
+            idx_py_var_put(t, scope, 0, r->src + a, b - a, ok ? t->t.buf : NULL, 1);
             note_items(t, scope, 0, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
         }
     }
@@ -437,7 +416,7 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
         size_t an = strcspn(rest, ".(");
         if (cls < 0) untyped_result(ref);
         if (cls < 0 || !rest[an]) return;
-        v = rest[an] == '.' ? var_get(t, cls, 1, rest, an) : NULL;
+        v = rest[an] == '.' ? idx_py_var_get(t, cls, 1, rest, an) : NULL;
         if (v) {
             rest += an + 1;
         } else {
@@ -449,11 +428,17 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
         }
     } else {
         for (int s = u; s >= 0 && !v; s = r->units[s].parent)
-            if (r->units[s].kind != IDX_KIND_CLASS) v = var_get(t, s, 0, n, first);
-        if (!v) v = var_get(t, -1, 0, n, first);
+            if (r->units[s].kind != IDX_KIND_CLASS) v = idx_py_var_get(t, s, 0, n, first);
+        if (!v) v = idx_py_var_get(t, -1, 0, n, first);
         if (!v && (type = proxy_type(r, proxies, n, first)) != NULL) proxy = 1;
     }
     if (v) type = v->type;
+    /* below a straight-line assignment of a variable assigned other things too */
+    if (v && !type && !v->attr && v->scope == u && v->tail && ref->line > v->tail_line)
+        type = v->tail;
+    for (int k = 0; v && !v->attr && v->scope == u && k < v->n_in; k++)
+        if (v->in[k].type && ref->line >= v->in[k].from && ref->line <= v->in[k].to)
+            type = v->in[k].type;
     if (!type) {
         if (v) untyped_result(ref);
         return;
@@ -471,8 +456,8 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
         if (full.buf[root] != '.') break;
         const PyVar *w = NULL;
         for (int s = u; s >= 0 && !w; s = r->units[s].parent)
-            if (r->units[s].kind != IDX_KIND_CLASS) w = var_get(t, s, 0, full.buf, root);
-        if (!w) w = var_get(t, -1, 0, full.buf, root);
+            if (r->units[s].kind != IDX_KIND_CLASS) w = idx_py_var_get(t, s, 0, full.buf, root);
+        if (!w) w = idx_py_var_get(t, -1, 0, full.buf, root);
         if (!w || !w->type || w == v) break;
         sb_reset(&t->t);
         if (w->type[0] == '@')
@@ -507,7 +492,7 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
         if (idx_py_is_property(r, v)) return 0; /* assigned through its setter, maybe */
         method = 1;
     }
-    return method || var_get(t, r->units[u].parent, 1, m, strlen(m)) != NULL;
+    return method || idx_py_var_get(t, r->units[u].parent, 1, m, strlen(m)) != NULL;
 }
 
 /* The type facts other files' receivers read (IDX_REF_TYPE_FACT): each
@@ -585,10 +570,5 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *co
     }
     r->n_refs = k;
     push_facts(r, &t);
-    for (size_t i = 0; i < t.n; i++) {
-        free(t.v[i].name);
-        free(t.v[i].type);
-    }
-    free(t.v);
-    sb_release(&t.t);
+    idx_py_vars_release(&t);
 }

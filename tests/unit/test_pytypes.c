@@ -104,6 +104,27 @@ static void test_attributes_and_results_across_files(void)
     check_callees("pkg/chains.py", "reads_no_call", "");
     check_callees("pkg/chains.py", "function_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:make_reply\n");
+    /* `return self.__class__(...)`, `return type(self)(...)`: the class's own */
+    check_callees("pkg/chains.py", "class_of_self",
+                  "pkg/reply.py:Reply.dup\npkg/ds.py:Headers.get\npkg/ds.py:Headers.get\n"
+                  "pkg/reply.py:Reply.twin\n");
+    check_callees("pkg/chains.py", "reparsed", "pkg/reply.py:make_reply\npkg/ds.py:Headers.get\n");
+    /* the last assignment, a statement of the body, types the code below it;
+     * not the code above it, nor below a later assignment in a branch */
+    check_callees("pkg/chains.py", "reassigned",
+                  "pkg/reply.py:make_reply\npkg/ds.py:Headers.get\n");
+    check_callees("pkg/chains.py", "reassigned_in_branch",
+                  "pkg/reply.py:make_reply\npkg/chains.py:Maker\n");
+    /* a variable assigned a chain on self's attribute */
+    check_callees("pkg/chains.py", "Envelope.opened",
+                  "pkg/reply.py:Reply.dup\npkg/ds.py:Headers.get\n");
+    /* a value of a mapping annotated Dict[str, Reply] */
+    check_callees("pkg/chains.py", "Registry.lookup", get);
+    check_callees("pkg/chains.py", "by_key", get);
+    /* below `if not isinstance(rv, Reply): return`, rv is a Reply (not above) */
+    check_callees("pkg/chains.py", "guarded", get);
+    /* inside `if isinstance(rv, Reply):` rv is a Reply; not once assigned there */
+    check_callees("pkg/chains.py", "narrowed_block", "pkg/ds.py:Headers.get\npkg/ds.py:Cache\n");
     check_callees("pkg/chains.py", "Derived.inherited", get);
     check_callees("pkg/chains.py", "Derived.own_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
@@ -171,6 +192,9 @@ static void test_definition_from_call_site(void)
     /* a method's own name on its def line, though its body calls a function of that name */
     check_under("pkg/over.py", 31, "wrap", "pkg/over.py:Holder.wrap");
     check_under("pkg/over.py", 32, "wrap", "pkg/over.py:wrap");
+    /* on an untyped receiver (`obj.render()` in def render): a method, not
+     * the top-level function of that name */
+    check_under("pkg/recv.py", 12, "render", "pkg/recv.py:Panel.render");
 }
 
 static void test_overload_is_one_function(void)
