@@ -121,6 +121,8 @@ CrErr sb_read_fd(StrBuf *sb, int fd, const char *name, size_t max_bytes, ErrInfo
  * first (cut short meanwhile) or on an error. Files that may change under
  * the process are read this way, never mapped (file.c). */
 int file_pread_all(int fd, void *buf, size_t n, uint64_t off);
+/* Writes exactly n bytes of buf at off of fd: 1, or 0 on an error (errno). */
+int file_pwrite_all(int fd, const void *buf, size_t n, uint64_t off);
 /* The first n bytes of fd in fresh page-aligned read-only memory of the
  * process (release with munmap(p, n), n 0 counting as 1); NULL when they
  * cannot all be read. */

@@ -21,6 +21,20 @@ int file_pread_all(int fd, void *buf, size_t n, uint64_t off)
     return 1;
 }
 
+int file_pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
+{
+    const char *c = buf;
+    while (n) {
+        ssize_t w = pwrite(fd, c, n, (off_t)off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return 0;
+        c += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return 1;
+}
+
 /* Huge pages where the kernel offers them, then every page at once: fresh
  * pages for the 9 MB model cost a one-shot `coderag ask` ~3 ms less than
  * 4 KiB pages prefaulted by MAP_POPULATE (go-gin: 13 -> 10 ms of CPU; a

@@ -16,20 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
-{
-    const char *c = buf;
-    while (n) {
-        ssize_t w = pwrite(fd, c, n, (off_t)off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        c += w;
-        n -= (size_t)w;
-        off += (uint64_t)w;
-    }
-    return 0;
-}
-
 /* The run file, created and unlinked at once: nothing of it outlives the
  * process, whatever stops it. */
 static int runs_open(Postings *p)
@@ -78,12 +64,12 @@ void idx_postings_spill(Postings *p)
         sb_add(&out, h, k);
         sb_add(&out, list.buf, list.len);
         if (out.len >= (1u << 20)) {
-            bad = pwrite_all(p->run_fd, out.buf, out.len, pos);
+            bad = !file_pwrite_all(p->run_fd, out.buf, out.len, pos);
             pos += out.len;
             sb_reset(&out);
         }
     }
-    if (!bad && out.len) bad = pwrite_all(p->run_fd, out.buf, out.len, pos);
+    if (!bad && out.len) bad = !file_pwrite_all(p->run_fd, out.buf, out.len, pos);
     pos += out.len;
     sb_release(&out);
     sb_release(&list);

@@ -21,20 +21,6 @@ static uint64_t align8(uint64_t off)
     return (off + 7) & ~(uint64_t)7;
 }
 
-static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
-{
-    const char *c = buf;
-    while (n) {
-        ssize_t w = pwrite(fd, c, n, (off_t)off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        c += w;
-        n -= (size_t)w;
-        off += (uint64_t)w;
-    }
-    return 0;
-}
-
 /* A section written as it is produced, through a buffer of one piece,
  * its check (sec_check) kept as it goes. */
 typedef struct Out {
@@ -58,7 +44,7 @@ static void out_flush(Out *o)
 {
     if (!o->buf.len) return;
     o->sum = idx_postfile_fold(o->sum, o->buf.buf, o->buf.len);
-    if (!o->err && pwrite_all(o->fd, o->buf.buf, o->buf.len, o->at + o->len))
+    if (!o->err && !file_pwrite_all(o->fd, o->buf.buf, o->buf.len, o->at + o->len))
         o->err = errno ? errno : EIO;
     o->len += o->buf.len;
     sb_reset(&o->buf);
@@ -326,7 +312,7 @@ static int saver_run(Saver *s, const PostingsGen *g, PostFileHeader *h)
     if (!ok || err) return err ? err : EIO;
     h->file_len = at;
     h->checksum = idx_postfile_header_check(h);
-    return pwrite_all(s->fd, h, sizeof *h, 0) || ftruncate(s->fd, (off_t)at) ? errno : 0;
+    return !file_pwrite_all(s->fd, h, sizeof *h, 0) || ftruncate(s->fd, (off_t)at) ? errno : 0;
 }
 
 CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo *e)

@@ -128,61 +128,20 @@ static const char *const c__keywords[] = {
     "long",   "null",    "return", "short",    "signed",   "sizeof",   "static", "struct",
     "switch", "typedef", "union",  "unsigned", "void",     "volatile", "while",  NULL};
 
-/* GCC's on x86-64 Linux (`gcc -dM -E - </dev/null`), those #if tests use */
-static const char *const c__predefined[] = {"__linux__",
-                                            "__linux",
-                                            "linux",
-                                            "__unix__",
-                                            "__unix",
-                                            "unix",
-                                            "__gnu_linux__",
-                                            "__ELF__",
-                                            "__GNUC__=12",
-                                            "__GNUC_MINOR__=2",
-                                            "__STDC__=1",
-                                            "__STDC_VERSION__=201710L",
-                                            "__STDC_HOSTED__=1",
-                                            "__x86_64__",
-                                            "__x86_64",
-                                            "__amd64__",
-                                            "__LP64__",
-                                            "_LP64",
-                                            "__CHAR_BIT__=8",
-                                            "__SIZEOF_INT__=4",
-                                            "__SIZEOF_LONG__=8",
-                                            "__SIZEOF_POINTER__=8",
-                                            "__SIZEOF_LONG_LONG__=8",
-                                            "__ORDER_LITTLE_ENDIAN__=1234",
-                                            "__ORDER_BIG_ENDIAN__=4321",
-                                            "__BYTE_ORDER__=1234",
-                                            NULL};
-static const char *const cpp__predefined[] = {"__linux__",
-                                              "__linux",
-                                              "linux",
-                                              "__unix__",
-                                              "__unix",
-                                              "unix",
-                                              "__gnu_linux__",
-                                              "__ELF__",
-                                              "__GNUC__=12",
-                                              "__GNUC_MINOR__=2",
-                                              "__STDC__=1",
-                                              "__cplusplus=201703L",
-                                              "__STDC_HOSTED__=1",
-                                              "__x86_64__",
-                                              "__x86_64",
-                                              "__amd64__",
-                                              "__LP64__",
-                                              "_LP64",
-                                              "__CHAR_BIT__=8",
-                                              "__SIZEOF_INT__=4",
-                                              "__SIZEOF_LONG__=8",
-                                              "__SIZEOF_POINTER__=8",
-                                              "__SIZEOF_LONG_LONG__=8",
-                                              "__ORDER_LITTLE_ENDIAN__=1234",
-                                              "__ORDER_BIG_ENDIAN__=4321",
-                                              "__BYTE_ORDER__=1234",
-                                              NULL};
+/* GCC's on x86-64 Linux (`gcc -dM -E - </dev/null`), those #if tests use:
+ * the same for C and C++ but for the language's version. */
+#define GCC_LINUX_HEAD                                                                             \
+    "__linux__", "__linux", "linux", "__unix__", "__unix", "unix", "__gnu_linux__", "__ELF__",     \
+        "__GNUC__=12", "__GNUC_MINOR__=2", "__STDC__=1"
+#define GCC_X86_64_TAIL                                                                            \
+    "__STDC_HOSTED__=1", "__x86_64__", "__x86_64", "__amd64__", "__LP64__", "_LP64",               \
+        "__CHAR_BIT__=8", "__SIZEOF_INT__=4", "__SIZEOF_LONG__=8", "__SIZEOF_POINTER__=8",         \
+        "__SIZEOF_LONG_LONG__=8", "__ORDER_LITTLE_ENDIAN__=1234", "__ORDER_BIG_ENDIAN__=4321",     \
+        "__BYTE_ORDER__=1234"
+static const char *const c__predefined[] = {GCC_LINUX_HEAD, "__STDC_VERSION__=201710L",
+                                            GCC_X86_64_TAIL, NULL};
+static const char *const cpp__predefined[] = {GCC_LINUX_HEAD, "__cplusplus=201703L",
+                                              GCC_X86_64_TAIL, NULL};
 
 const IdxLang idx_lang_c = {
     .predefined = c__predefined,
