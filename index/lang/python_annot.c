@@ -90,6 +90,42 @@ int idx_py_annotation_type(const char *s, size_t n, StrBuf *out)
     return 1;
 }
 
+/* s..n without the quotes of a string annotation ("X" or 'X'). */
+static void unquote(const char **s, size_t *n)
+{
+    while (*n >= 2 && ((*s)[0] == '"' || (*s)[0] == '\'') && (*s)[*n - 1] == (*s)[0])
+        (*s)++, *n -= 2;
+}
+
+/* Whether s..n (unquoted) is `Name[...]` (Name possibly dotted) with Name's
+ * last part one of names: then *open is the index of its '['. */
+static int generic_of(const char **s, size_t *n, const char *const *names, size_t n_names,
+                      size_t *open)
+{
+    unquote(s, n);
+    size_t o = 0;
+    while (o < *n && (*s)[o] != '[')
+        o++;
+    if (o == *n || (*s)[*n - 1] != ']' || !idx_py_is_chain(*s, o)) return 0;
+    size_t last = o;
+    while (last > 0 && (*s)[last - 1] != '.')
+        last--;
+    *open = o;
+    for (size_t i = 0; i < n_names; i++)
+        if (strlen(names[i]) == o - last && !memcmp(*s + last, names[i], o - last)) return 1;
+    return 0;
+}
+
+/* The chain in..k (unquoted) into out: 1, or 0 when it is not one. */
+static int chain_to(const char *in, size_t k, StrBuf *out)
+{
+    unquote(&in, &k);
+    if (!idx_py_is_chain(in, k)) return 0;
+    sb_reset(out);
+    sb_add(out, in, k);
+    return 1;
+}
+
 /* The item class of a container annotation (`t.Iterable[X]`, `list["X"]`),
  * into out; 0 for none. */
 int idx_py_annotation_item(const char *s, size_t n, StrBuf *out)
@@ -98,58 +134,23 @@ int idx_py_annotation_item(const char *s, size_t n, StrBuf *out)
         "Iterable",        "Iterator",    "List",  "list",      "Sequence",
         "MutableSequence", "Set",         "set",   "FrozenSet", "frozenset",
         "Collection",      "AbstractSet", "Deque", "deque",     "Reversible"};
-    while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
-        s++, n -= 2;
-    size_t open = 0;
-    while (open < n && s[open] != '[')
-        open++;
-    if (open == n || s[n - 1] != ']' || !idx_py_is_chain(s, open)) return 0;
-    size_t last = open;
-    while (last > 0 && s[last - 1] != '.')
-        last--;
-    int known = 0;
-    for (size_t i = 0; i < sizeof containers / sizeof *containers && !known; i++)
-        known =
-            strlen(containers[i]) == open - last && !memcmp(s + last, containers[i], open - last);
-    const char *in = s + open + 1;
-    size_t k = n - open - 2;
-    while (k >= 2 && (in[0] == '"' || in[0] == '\'') && in[k - 1] == in[0])
-        in++, k -= 2;
-    if (!known || !idx_py_is_chain(in, k)) return 0;
-    sb_reset(out);
-    sb_add(out, in, k);
-    return 1;
+    size_t open;
+    if (!generic_of(&s, &n, containers, sizeof containers / sizeof *containers, &open)) return 0;
+    return chain_to(s + open + 1, n - open - 2, out);
 }
 
 int idx_py_annotation_value(const char *s, size_t n, StrBuf *out)
 {
     static const char *const mappings[] = {
         "Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict"};
-    while (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
-        s++, n -= 2;
-    size_t open = 0;
-    while (open < n && s[open] != '[')
-        open++;
-    if (open == n || s[n - 1] != ']' || !idx_py_is_chain(s, open)) return 0;
-    size_t last = open;
-    while (last > 0 && s[last - 1] != '.')
-        last--;
-    int known = 0;
-    for (size_t i = 0; i < sizeof mappings / sizeof *mappings && !known; i++)
-        known = strlen(mappings[i]) == open - last && !memcmp(s + last, mappings[i], open - last);
+    size_t open;
+    if (!generic_of(&s, &n, mappings, sizeof mappings / sizeof *mappings, &open)) return 0;
     /* the second argument: after the first comma outside brackets */
     size_t comma = open + 1;
     for (int depth = 0; comma < n - 1 && (depth || s[comma] != ','); comma++)
         depth += s[comma] == '[' ? 1 : s[comma] == ']' ? -1 : 0;
-    if (!known || comma >= n - 1) return 0;
-    const char *in = s + comma + 1;
-    size_t k = n - comma - 2;
-    while (k >= 2 && (in[0] == '"' || in[0] == '\'') && in[k - 1] == in[0])
-        in++, k -= 2;
-    if (!idx_py_is_chain(in, k)) return 0;
-    sb_reset(out);
-    sb_add(out, in, k);
-    return 1;
+    if (comma >= n - 1) return 0;
+    return chain_to(s + comma + 1, n - comma - 2, out);
 }
 
 /* The text of a node with whitespace and line continuations dropped. */
