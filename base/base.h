@@ -127,6 +127,9 @@ int file_pwrite_all(int fd, const void *buf, size_t n, uint64_t off);
  * process (release with munmap(p, n), n 0 counting as 1); NULL when they
  * cannot all be read. */
 void *file_read_pages(int fd, size_t n);
+/* The same with the bytes starting lead bytes into the pages (an alignment
+ * the file's layout wants): release with munmap(p, n + lead). */
+void *file_read_pages_at(int fd, size_t n, size_t lead);
 
 /* ---------------------------------------------------------------- hashing */
 

@@ -50,14 +50,20 @@ static void file__advise(void *p, size_t n)
 #endif
 }
 
-void *file_read_pages(int fd, size_t n)
+void *file_read_pages_at(int fd, size_t n, size_t lead)
 {
-    void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t len = n + lead ? n + lead : 1;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
-    file__advise(p, n ? n : 1);
-    if (!file_pread_all(fd, p, n, 0) || mprotect(p, n ? n : 1, PROT_READ) != 0) {
-        munmap(p, n ? n : 1);
+    file__advise(p, len);
+    if (!file_pread_all(fd, (char *)p + lead, n, 0) || mprotect(p, len, PROT_READ) != 0) {
+        munmap(p, len);
         return NULL;
     }
     return p;
+}
+
+void *file_read_pages(int fd, size_t n)
+{
+    return file_read_pages_at(fd, n, 0);
 }

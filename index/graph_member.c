@@ -67,18 +67,28 @@ int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *mod
     return inherited_member(r, file_id, module, cls, name, 0);
 }
 
-int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
+/* A class chunk's file, module and qualified symbol (both freed by the
+ * caller): 1, or 0 when there is no such chunk. */
+static int class_row(Resolver *r, int64_t cls, int64_t *file, char **mod, char **sym)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_QUAL);
     if (!s) return 0;
     sqlite3_bind_int64(s, 1, cls);
-    if (!idx_graph_step(r, s)) {
-        sqlite3_reset(s);
-        return 0;
+    int found = idx_graph_step(r, s);
+    if (found) {
+        *file = sqlite3_column_int64(s, 0);
+        *mod = idx_store_col_dup(s, 1);
+        *sym = idx_store_col_dup(s, 2);
     }
-    int64_t file = sqlite3_column_int64(s, 0);
-    char *mod = idx_store_col_dup(s, 1), *sym = idx_store_col_dup(s, 2);
     sqlite3_reset(s);
+    return found;
+}
+
+int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
+{
+    int64_t file;
+    char *mod, *sym;
+    if (!class_row(r, cls, &file, &mod, &sym)) return 0;
     StrBuf q;
     sb_init(&q);
     if (mod[0]) sb_addf(&q, "%s.", mod);
@@ -93,16 +103,9 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
 
 size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max)
 {
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_QUAL);
-    if (!s) return 0;
-    sqlite3_bind_int64(s, 1, class_id);
-    if (!idx_graph_step(r, s)) {
-        sqlite3_reset(s);
-        return 0;
-    }
-    int64_t file = sqlite3_column_int64(s, 0);
-    char *mod = idx_store_col_dup(s, 1), *sym = idx_store_col_dup(s, 2);
-    sqlite3_reset(s);
+    int64_t file;
+    char *mod, *sym;
+    if (!class_row(r, class_id, &file, &mod, &sym)) return 0;
     size_t n = 0, k = 0;
     char **bases = idx_graph_class_bases(r, class_id, &n);
     for (size_t i = 0; i < n && k < max && r->rc == CR_OK; i++) {

@@ -39,27 +39,6 @@ enum { FAISS_HEADER = 4 + 4 + 8 + 8 + 8 + 1 + 4, FAISS_METRIC_IP = 0 };
  * modulo 8, so that they are aligned where they land. */
 enum { ROWS_AT = 2 * FAISS_HEADER + 8, VIEW_LEAD = (8 - ROWS_AT % 8) % 8 };
 
-/* Reads fd's n bytes into fresh pages at byte VIEW_LEAD (huge pages where
- * the kernel offers them, every page at once: as file_read_pages). */
-static void *view__read(int fd, size_t n, size_t *out_len)
-{
-    size_t len = n + VIEW_LEAD;
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, len, MADV_HUGEPAGE);
-#endif
-#ifdef MADV_POPULATE_WRITE
-    (void)madvise(p, len, MADV_POPULATE_WRITE);
-#endif
-    if (!file_pread_all(fd, (char *)p + VIEW_LEAD, n, 0) || mprotect(p, len, PROT_READ) != 0) {
-        munmap(p, len);
-        return NULL;
-    }
-    *out_len = len;
-    return p;
-}
-
 /* Whether p[at..) starts an index header of fourcc tag, dim and count. */
 static int faiss_header(const unsigned char *p, size_t len, size_t at, const char tag[4],
                         uint32_t dim, uint64_t count)
@@ -110,7 +89,8 @@ int idx_vecview_open(const char *path, VecView **out)
         /* read, not mapped: a file cut short meanwhile is a short read,
          * never a SIGBUS */
         v->size = (size_t)v->base.st_size;
-        v->map = view__read(fd, v->size, &v->map_len);
+        v->map = file_read_pages_at(fd, v->size, VIEW_LEAD);
+        v->map_len = v->size + VIEW_LEAD ? v->size + VIEW_LEAD : 1;
         v->bytes = v->map ? (const char *)v->map + VIEW_LEAD : NULL;
     }
     close(fd);

@@ -383,10 +383,8 @@ static int same_as_fresh(IdxStore *inc, int step)
     return same;
 }
 
-/* One seeded script: a starting tree, then `steps` edits, each followed by
- * an update (a whole-tree update, or single-file updates of what changed)
- * and the comparison. Stops at the first difference. */
-static void run_script(unsigned long long seed, int steps)
+/* A fresh random tree (seeded) and an index store for it, not updated yet. */
+static IdxStore *start_random_tree(unsigned long long seed)
 {
     rng = seed;
     test_sh("rm -rf '%s' '%s'", root, inc_dir);
@@ -395,6 +393,15 @@ static void run_script(unsigned long long seed, int steps)
         rewrite(all_files[i]);
     IdxStore *inc = open_at(inc_dir);
     CHECK(inc != NULL);
+    return inc;
+}
+
+/* One seeded script: a starting tree, then `steps` edits, each followed by
+ * an update (a whole-tree update, or single-file updates of what changed)
+ * and the comparison. Stops at the first difference. */
+static void run_script(unsigned long long seed, int steps)
+{
+    IdxStore *inc = start_random_tree(seed);
     if (!inc) return;
     ErrInfo e = {0};
     CHECK_INT(idx_update(inc, NULL, NULL, NULL, &e), CR_OK);

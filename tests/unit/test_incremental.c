@@ -200,13 +200,7 @@ static int meddle(void *ud, size_t done, size_t total)
 static void test_changes_while_indexing(void)
 {
     for (int round = 0; round < 6; round++) {
-        rng = 0x5DEECE66Dull + (unsigned long long)round;
-        test_sh("rm -rf '%s' '%s'", root, inc_dir);
-        mkdir(root, 0755);
-        for (size_t i = 0; i < N_FILES; i++)
-            rewrite(all_files[i]);
-        IdxStore *inc = open_at(inc_dir);
-        CHECK(inc != NULL);
+        IdxStore *inc = start_random_tree(0x5DEECE66Dull + (unsigned long long)round);
         if (!inc) return;
         ErrInfo e = {0};
         Meddler m = {(size_t)round};
