@@ -45,6 +45,12 @@ static int typed_form(const char *name)
     return strstr(name, "().") != NULL;
 }
 
+/* Whether a reference's name is "self" + the chain's rest at dot. */
+static int same_on_self(const char *name, const char *dot)
+{
+    return dot && !strncmp(name, "self", 4) && !strcmp(name + 4, dot);
+}
+
 CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
                       const char *chain, int64_t *out, ErrInfo *e)
 {
@@ -61,12 +67,15 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
      * receiver's call (the chain is rewritten "self.h.get" -> "Headers().get");
      * else the one target every such call reaches */
     int64_t exact = 0, typed = 0, any = 0;
+    /* on the object the method runs on (`this.run`): the dot after the
+     * word, which the index writes as `self` */
+    const char *self_at = chain && idx_chain_on_self(path, chain) ? strchr(chain, '.') : NULL;
     int typed_n = 0, any_same = 1, rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(s, 0);
         int64_t dst = sqlite3_column_int64(s, 1);
         if (!name) continue;
-        if (chain && !strcmp(name, chain) && !exact) exact = dst;
+        if (chain && !exact && (!strcmp(name, chain) || same_on_self(name, self_at))) exact = dst;
         if (typed_form(name) && dst != typed) {
             typed = dst;
             typed_n++;
@@ -87,8 +96,7 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
         *out = any;
     /* `self.name` with no call resolved there (a property, an attribute):
      * the class's member, or the one it inherits */
-    if (!*out && chain && (!strncmp(chain, "self.", 5) || !strncmp(chain, "this.", 5)) &&
-        !strcmp(chain + 5, word))
+    if (!*out && self_at && !strcmp(self_at + 1, word))
         return self_member(st, path, line, word, out, e);
     return CR_OK;
 }

@@ -100,10 +100,11 @@ static int ts__ident_char(char c)
 }
 
 /* Writes the expression src[a,b) as a dotted chain into sb: identifiers
- * joined by '.', '->', '::' or '?.' become "a.b.c" (this/self/Self first
- * become "self"); generic arguments end it; anything else makes the
- * receiver unknown ("?.last"). 0 when there is nothing to name. */
-static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
+ * joined by '.', '->', '::' or '?.' become "a.b.c" (a first word lang names
+ * the object a method runs on becomes "self"); generic arguments end it;
+ * anything else makes the receiver unknown ("?.last"). 0 when there is
+ * nothing to name. */
+static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t a, uint32_t b)
 {
     uint32_t i = a;
     int ok = 1, want_ident = 1, parts = 0;
@@ -118,9 +119,7 @@ static int ts__chain(StrBuf *sb, const char *src, uint32_t a, uint32_t b)
                 j++;
             if (parts++) sb_addc(sb, '.');
             size_t n = j - i;
-            if (parts == 1 &&
-                ((n == 4 && (!memcmp(src + i, "this", 4) || !memcmp(src + i, "self", 4) ||
-                             !memcmp(src + i, "Self", 4)))))
+            if (parts == 1 && idx_lang_self_word(lang, src + i, n))
                 sb_adds(sb, "self");
             else
                 sb_add(sb, src + i, n);
@@ -275,7 +274,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 /* obj.name(...) captured as @ref.from obj and @ref.call name */
                 if (!ts_node_is_null(from) && ts_node_start_byte(from) < a)
                     a = ts_node_start_byte(from);
-                if (b > r->em.len || !ts__chain(&r->sb, r->em.src, a, b)) continue;
+                if (b > r->em.len || !ts__chain(&r->sb, r->lang, r->em.src, a, b)) continue;
                 uint32_t line = ts_node_start_point(n).row + 1;
                 if (k == CAP_REF_TYPE) {
                     ARRAY_GROW(r->types, r->n_types + 1, r->cap_types);

@@ -305,8 +305,7 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
             v = idx_graph_unique_by_name(r, rest);
         goto out;
     }
-    if (((first == 4 && !strncmp(n, "self", 4)) || (first == 3 && !strncmp(n, "cls", 3))) &&
-        *rest) {
+    if (idx_lang_self_word(ref->lang, n, first) && *rest) {
         /* A method of the enclosing class (the symbol up to its last part). */
         const char *dot = strrchr(ref->symbol, '.');
         if (dot) {

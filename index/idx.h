@@ -196,6 +196,11 @@ int idx_may_index_path(const char *path);
  * a path the index does not read by name. Static. */
 const char *idx_fence_tag(const char *path);
 
+/* Whether chain (a receiver chain as written in path's source: `this.a.b`)
+ * is written on the object a method runs on: its first word is one its
+ * language's row names so (`this`, `self`, `cls`), or `self`. */
+int idx_chain_on_self(const char *path, const char *chain);
+
 /* Whether the n bytes at w (lower case) are a syntax word of a language the
  * index reads (its row's keywords: `else`, `return`, `self`, `func`): words
  * most files hold, which never make a question's match by themselves. */

@@ -142,8 +142,9 @@ static char *chain_to(const char *text, size_t len, const char *word)
 
 /* The definition the call of word at path:line reaches in the call graph
  * (idx_call_target): *found 1 with *out, else 0 with *out untouched;
- * *recv 1 when word is written on a receiver other than self/this/cls
- * (`obj.word`): a member's name, never a top-level definition's. */
+ * *recv 1 when word is written on a receiver other than the object the
+ * method runs on (`obj.word`, not `self.word`): a member's name, never a
+ * top-level definition's. */
 static CrErr call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
                          RtvDef *out, int *found, int *recv, ErrInfo *e)
 {
@@ -153,8 +154,7 @@ static CrErr call_target(IdxStore *st, const char *path, uint32_t line, const ch
     char *chain = NULL;
     if (idx_read_lines(st, path, line, line, &text, NULL, NULL) == CR_OK && text.buf)
         chain = chain_to(text.buf, text.len, word);
-    *recv = chain && strchr(chain, '.') && strncmp(chain, "self.", 5) &&
-            strncmp(chain, "this.", 5) && strncmp(chain, "cls.", 4);
+    *recv = chain && strchr(chain, '.') && !idx_chain_on_self(path, chain);
     int64_t id = 0;
     CrErr rc = idx_call_target(st, path, line, word, chain, &id, e);
     if (!rc && id && rtv_def_of_chunk(st, id, out, NULL) == CR_OK) *found = 1;

@@ -169,6 +169,7 @@ static const char *const cpp__builtin_methods[] = {
     "get",       "reset",        "swap",     "first", "second", NULL,
 };
 
+static const char *const cpp__self[] = {"this", NULL};
 static const char *const cpp__keywords[] = {
     "auto",     "bool",     "break",   "case",      "char",   "class",  "const",
     "continue", "default",  "delete",  "do",        "double", "else",   "enum",
@@ -180,6 +181,7 @@ static const char *const cpp__keywords[] = {
 const IdxLang idx_lang_cpp = {
     .predefined = cpp__predefined,
     .keywords = cpp__keywords,
+    .self_words = cpp__self,
     .name = "cpp",
     .exts = cpp__exts,
     .fence = "cpp",

@@ -94,6 +94,7 @@ static const char *const java__builtin_methods[] = {
 
 static const char *const java__markers[] = {
     "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", NULL};
+static const char *const java__self[] = {"this", NULL};
 static const char *const java__keywords[] = {
     "boolean", "break",   "case",   "catch",   "class",     "continue", "default",
     "else",    "extends", "final",  "finally", "for",       "if",       "implements",
@@ -103,6 +104,7 @@ static const char *const java__keywords[] = {
 
 const IdxLang idx_lang_java = {
     .keywords = java__keywords,
+    .self_words = java__self,
     .name = "java",
     .exts = java__exts,
     .fence = "java",

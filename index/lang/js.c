@@ -209,6 +209,8 @@ static const char *const js__builtins[] = {
     NULL,
 };
 
+/* JavaScript and TypeScript */
+static const char *const js__self[] = {"this", NULL};
 static const char *const js__keywords[] = {
     "break", "case",     "catch", "const",     "continue", "default", "else",   "false",
     "for",   "function", "if",    "let",       "new",      "null",    "return", "switch",
@@ -216,6 +218,7 @@ static const char *const js__keywords[] = {
 
 const IdxLang idx_lang_javascript = {
     .keywords = js__keywords,
+    .self_words = js__self,
     .name = "javascript",
     .exts = js__exts,
     .fence = "javascript",
@@ -242,6 +245,7 @@ static const char *const ts__keywords[] = {
 
 const IdxLang idx_lang_typescript = {
     .keywords = ts__keywords,
+    .self_words = js__self,
     .name = "typescript",
     .exts = ts__exts,
     .fence = "typescript",
@@ -262,6 +266,7 @@ const IdxLang idx_lang_typescript = {
 
 const IdxLang idx_lang_tsx = {
     .keywords = ts__keywords,
+    .self_words = js__self,
     .name = "tsx",
     .exts = tsx__exts,
     .fence = "tsx",

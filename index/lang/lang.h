@@ -142,6 +142,12 @@ typedef struct IdxLang {
      * made of such words alone ("what else?") matches every file, so they
      * never make a match by themselves (idx_is_syntax_word). */
     const char *const *keywords;
+    /* Words that name the object a method runs on (`this`; Python's `self`
+     * and `cls`), NULL-terminated, or NULL (none: C, Go's named receivers).
+     * The index writes a reference on one as on `self` (`this.run()` is
+     * stored as `self.run`), its own word for it whatever the language
+     * (idx_lang_self_word). */
+    const char *const *self_words;
     /* Macros the compiler defines ("NAME" or "NAME=VALUE"), taken as
      * defined when the workspace has a build configuration (pp.c: the
      * platform it builds for). NULL-terminated, or NULL. */
@@ -150,6 +156,9 @@ typedef struct IdxLang {
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;
 
+/* Whether the n bytes at w are the index's `self` or one of l's
+ * self_words (l NULL: `self` only). */
+int idx_lang_self_word(const IdxLang *l, const char *w, size_t n);
 /* The rows (rows.c: that file holds the array alone, so that a test binary
  * can link its own table, a toy row added, in its place). */
 extern const IdxLang *const idx_lang_rows[];

@@ -564,6 +564,8 @@ static void py__chunk_free(void *state)
     idx_py_chunker_free(state);
 }
 
+/* `cls`: a class method's class */
+static const char *const py__self[] = {"self", "cls", NULL};
 static const char *const py__keywords[] = {
     "and",  "as",   "assert", "break",    "class",   "continue", "def",    "del",
     "elif", "else", "except", "false",    "finally", "for",      "global", "if",
@@ -572,6 +574,7 @@ static const char *const py__keywords[] = {
 
 const IdxLang idx_lang_python = {
     .keywords = py__keywords,
+    .self_words = py__self,
     .name = "python",
     .exts = py__exts,
     .fence = "python",

@@ -173,6 +173,8 @@ static const char *const rust__builtin_methods[] = {
     "map_err",   "ok_or",   "ok_or_else",  "as_deref", NULL,
 };
 
+/* `Self`: the type an impl is for */
+static const char *const rust__self[] = {"self", "Self", NULL};
 static const char *const rust__keywords[] = {
     "as",   "break",  "const", "continue", "else",  "enum",  "false", "fn",  "for",
     "if",   "impl",   "in",    "let",      "loop",  "mod",   "mut",   "pub", "return",
@@ -180,6 +182,7 @@ static const char *const rust__keywords[] = {
 
 const IdxLang idx_lang_rust = {
     .keywords = rust__keywords,
+    .self_words = rust__self,
     .name = "rust",
     .exts = rust__exts,
     .fence = "rust",

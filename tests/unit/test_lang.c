@@ -410,6 +410,20 @@ static void test_table_answers(void)
         CHECK_STR(idx_fence_tag(fences[i].path), fences[i].fence);
     CHECK_STR(idx_fence_tag(NULL), "");
 
+    /* the object a method runs on, as each row names it */
+    static const struct {
+        const char *path, *chain;
+        int on_self;
+    } selfs[] = {
+        {"a.py", "self.run", 1}, {"a.py", "cls.make", 1},    {"a.py", "this.run", 0},
+        {"a.js", "this.run", 1}, {"a.ts", "this.a.b", 1},    {"a.js", "cls.make", 0},
+        {"A.java", "this.x", 1}, {"x.cc", "this.x", 1},      {"src/lib.rs", "Self.new", 1},
+        {"x.c", "this.x", 0},    {"x.c", "self.x", 1},       {"gin.go", "c.JSON", 0},
+        {"a.js", "this", 0},     {"README.md", "self.x", 1},
+    };
+    for (size_t i = 0; i < sizeof selfs / sizeof selfs[0]; i++)
+        CHECK_INT(idx_chain_on_self(selfs[i].path, selfs[i].chain), selfs[i].on_self);
+
     static const char *const want[] = {"pyproject.toml", "setup.py", "go.mod",
                                        "Cargo.toml",     "pom.xml",  "package.json",
                                        "tsconfig.json"};
