@@ -446,4 +446,20 @@ CrErr rtv_sse_finish(RtvSse *s, ErrInfo *e);
 CrErr rtv_llm_complete(const RtvRequest *req, const char *system, const char *user, char **out,
                        ErrInfo *e);
 
+/* A file's chunks as definitions (nav.c): every query over the graph
+ * works on whole definitions, which the listing of references
+ * (nav_refs.c) names its far ends by. */
+typedef struct RtvFileView {
+    IdxChunk *chunks; /* in line order */
+    size_t n;
+    long *head; /* the first piece of chunk i's definition, or -1: module code */
+} RtvFileView;
+
+CrErr rtv_view_load(IdxStore *st, const char *path, RtvFileView *v, ErrInfo *e);
+void rtv_view_release(RtvFileView *v);
+/* The definition of chunk id in a loaded file; 0 when it is not there. */
+int rtv_view_def_of(const RtvFileView *v, int64_t id, RtvDef *out);
+/* Whether a chunk is module code (no definition's). */
+int rtv_is_module_code(const IdxChunk *c);
+
 #endif
