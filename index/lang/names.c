@@ -1,4 +1,5 @@
-/* names.c - module names and path helpers shared by the language rows. */
+/* names.c - module names, path helpers and a row's receiver words, shared
+ * by the language rows and the chunker (it depends on no row). */
 #include "lang.h"
 
 #include <stdlib.h>
@@ -68,4 +69,12 @@ char *idx_lang_join(const char *dir, const char *spec)
         return NULL;
     }
     return sb_detach(&out, NULL);
+}
+
+int idx_lang_self_word(const IdxLang *l, const char *w, size_t n)
+{
+    if (n == 4 && !memcmp(w, "self", 4)) return 1;
+    for (const char *const *s = l ? l->self_words : NULL; s && *s; s++)
+        if (strlen(*s) == n && !memcmp(*s, w, n)) return 1;
+    return 0;
 }

@@ -141,14 +141,6 @@ const char *idx_fence_tag(const char *path)
     return l && l->fence ? l->fence : "";
 }
 
-int idx_lang_self_word(const IdxLang *l, const char *w, size_t n)
-{
-    if (n == 4 && !memcmp(w, "self", 4)) return 1;
-    for (const char *const *s = l ? l->self_words : NULL; s && *s; s++)
-        if (strlen(*s) == n && !memcmp(*s, w, n)) return 1;
-    return 0;
-}
-
 int idx_chain_on_self(const char *path, const char *chain)
 {
     size_t n = strcspn(chain, ".");
