@@ -31,7 +31,10 @@
 # weight added to the first ranking's score after training, so that the model
 # corrects the first ranking rather than replacing it), KINDS (the question
 # kinds trained on, comma-separated: doc, test, refs, calls, module, section;
-# default refs, docs/ranker.md), DEV_CORPORA.
+# default refs, docs/ranker.md), DEV_CORPORA; CANDIDATES, KEEP, DEPTH
+# (rank_features' options: the first ranking's BM25 candidates, candidates
+# kept after the file blend, candidates dumped; rank.c's when unset),
+# to train for other constants than rank.c's before changing them there.
 # About 2 minutes on two cores once the packages are fetched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +42,10 @@ build=${1:-build}
 work=${2:-/tmp/coderag-ranker}
 seed=${SEED:-1}
 drop=${DROP:-doc,has_doc,name,name_cover,path,ident}
+pool=()
+[ -n "${CANDIDATES:-}" ] && pool+=(--candidates "$CANDIDATES")
+[ -n "${KEEP:-}" ] && pool+=(--keep "$KEEP")
+[ -n "${DEPTH:-}" ] && pool+=(--depth "$DEPTH")
 mkdir -p "$work"/{src,idx,q,dump}
 cmake --build "$build" -j2 --target coderag rank_features >/dev/null
 (cd scripts/train && python3 fetch_ranker.py ranker-packages.txt "$work") | tee "$work/fetch.log"
@@ -49,8 +56,8 @@ for d in "$work"/src/*; do
   python3 scripts/train/mine_ranker.py "$work/idx/$n" "$n" "$work/q/$n.jsonl" --seed "$seed" \
     --multi "${MULTI-refs,calls,module,section}" --max-multi "${MAX_MULTI:-200}" \
     --max-doc "${MAX_DOC:-80}" --max-test "${MAX_TEST:-40}" --docs "$work/docs/$n"
-  "$build/rank_features" "$d" "$work/idx/$n" "$work/q/$n.jsonl" > "$work/dump/$n.jsonl" \
-    2> "$work/dump/$n.err"
+  "$build/rank_features" ${pool[@]+"${pool[@]}"} "$d" "$work/idx/$n" "$work/q/$n.jsonl" \
+    > "$work/dump/$n.jsonl" 2> "$work/dump/$n.err"
   sed -n 's/^features: //p' "$work/dump/$n.err" > "$work/names.json"
   python3 scripts/train/ranker.py label "$work/dump/$n.jsonl" "$work/q/$n.jsonl" "$work/src" \
     "$work/dump/$n.lab.jsonl"
@@ -71,8 +78,8 @@ if [ -n "${DEV_CORPORA:-}" ]; then
     for c in $(python3 -c 'import json,sys
 print(" ".join(sorted({json.loads(l)["corpus"] for l in open(sys.argv[1]) if l.strip()})))' "$set"); do
       [ -d "$DEV_CORPORA/.idx-$c" ] || continue
-      "$build/rank_features" "$DEV_CORPORA/$c" "$DEV_CORPORA/.idx-$c" "$set" "$c" \
-        >> "$work/dev-$s.jsonl" 2>/dev/null
+      "$build/rank_features" ${pool[@]+"${pool[@]}"} "$DEV_CORPORA/$c" "$DEV_CORPORA/.idx-$c" \
+        "$set" "$c" >> "$work/dev-$s.jsonl" 2>/dev/null
     done
     python3 scripts/train/ranker.py label "$work/dev-$s.jsonl" "$set" "$DEV_CORPORA" \
       "$work/dev-$s.lab.jsonl"

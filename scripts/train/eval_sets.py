@@ -20,6 +20,9 @@ SETS = {
     "lang": SHARED + "/dev-lang-questions.jsonl",
     "lang2": ROOT + "/bench/lang2-questions.jsonl",
     "lang3": ROOT + "/bench/lang3-questions.jsonl",
+    # c-linux: a corpus root holding c-linux and .idx-c-linux (links to a
+    # built index will do: asks never update it)
+    "kernel": ROOT + "/bench/kernel-questions.jsonl",
 }
 KEYS = ["SymbolRecall", "StrictRecall", "Complete", "MRR", "FileAcc@1", "FileAcc@5"]
 

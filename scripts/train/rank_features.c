@@ -5,7 +5,12 @@
  *   {"id", "names": [...], "cands": [{"path", "start", "end", "f": [...]}]}
  * What scripts/train/ranker.py labels and learns from.
  *
- *   rank_features ROOT INDEX_DIR QUESTIONS.jsonl [CORPUS]
+ *   rank_features [--candidates N] [--keep N] [--depth N] ROOT INDEX_DIR QUESTIONS.jsonl [CORPUS]
+ *
+ * The options rank as rank.c would with other constants, so that a model
+ * can be trained on the candidates it would re-rank with them: BM25
+ * candidates (RtvTuning.bm25_candidates), candidates kept after the file
+ * blend (.keep), candidates dumped (RTV_RERANK_DEPTH).
  */
 #include "retrieve/rtv_int.h"
 
@@ -14,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int dump(IdxStore *st, const char *id, const char *question, ErrInfo *e)
+static int dump(IdxStore *st, const RtvTuning *t, size_t depth, const char *id,
+                const char *question, ErrInfo *e)
 {
     RtvQuery q;
     RtvRequest req;
@@ -26,8 +32,8 @@ static int dump(IdxStore *st, const char *id, const char *question, ErrInfo *e)
     req.question = question;
     CrErr rc = rtv_query_read(st, question, &q, e);
     if (rc) return rc;
-    if ((rc = rtv_rank(st, &req, &q, &rtv_tuning, &v, &n, &tm, &info, e))) goto out;
-    if (n > RTV_RERANK_DEPTH) n = RTV_RERANK_DEPTH;
+    if ((rc = rtv_rank(st, &req, &q, t, &v, &n, &tm, &info, e))) goto out;
+    if (n > depth) n = depth;
     double *f = calloc(n * RTV_N_FEATURES + 1, sizeof *f);
     if ((rc = rtv_features(st, &q, v, n, f, e))) {
         free(f);
@@ -58,10 +64,35 @@ out:
     return rc;
 }
 
+/* A positive count option's value, or 0. */
+static size_t count_arg(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *end || v <= 0 ? 0 : (size_t)v;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: rank_features ROOT INDEX_DIR QUESTIONS.jsonl [CORPUS]\n");
+    RtvTuning t = rtv_tuning;
+    size_t depth = RTV_RERANK_DEPTH;
+    while (argc > 2 && !strncmp(argv[1], "--", 2)) {
+        size_t v = count_arg(argv[2]);
+        if (!v) break;
+        if (!strcmp(argv[1], "--candidates"))
+            t.bm25_candidates = v;
+        else if (!strcmp(argv[1], "--keep"))
+            t.keep = v;
+        else if (!strcmp(argv[1], "--depth"))
+            depth = v;
+        else
+            break;
+        argc -= 2;
+        argv += 2;
+    }
+    if (argc < 4 || !strncmp(argv[1], "--", 2)) {
+        fprintf(stderr, "usage: rank_features [--candidates N] [--keep N] [--depth N] ROOT "
+                        "INDEX_DIR QUESTIONS.jsonl [CORPUS]\n");
         return 1;
     }
     IdxConfig cfg = {.root = argv[1], .index_dir = argv[2]};
@@ -97,7 +128,7 @@ int main(int argc, char **argv)
             json_decref(q);
             continue;
         }
-        if (dump(st, id, question, &e)) {
+        if (dump(st, &t, depth, id, question, &e)) {
             fprintf(stderr, "%s: %s\n", id, e.msg);
             status = 2;
         }
