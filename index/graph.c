@@ -258,11 +258,13 @@ static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *add
     free(rows[1]);
 }
 
-static CrErr resolve_dirty(IdxStore *st, GraphPar *par, size_t *out_edges, ErrInfo *e)
+static CrErr resolve_dirty(IdxStore *st, GraphPar *par, const GraphNames *names, size_t *out_edges,
+                           ErrInfo *e)
 {
     Resolver r;
     size_t added = 0, n = 0;
     idx_graph_resolver_init(&r, st, e);
+    r.names = names;
     /* Passes until nothing is dirty: a base that moved marks the calls of
      * its subclasses, resolved again in the next pass (each class's calls
      * at most once per moved base, so this ends). */
@@ -281,13 +283,19 @@ static CrErr resolve_dirty(IdxStore *st, GraphPar *par, size_t *out_edges, ErrIn
 
 CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
 {
-    return resolve_dirty(st, NULL, out_edges, e);
+    return resolve_dirty(st, NULL, NULL, out_edges, e);
 }
 
 CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e)
 {
-    GraphPar *par = st->threads > 1 ? idx_graph_par_start(st, st->threads) : NULL;
-    CrErr rc = resolve_dirty(st, par, out_edges, e);
+    /* many references: what the tables hold is read once, not probed
+     * per name (the tables a lookup reads do not change while it runs) */
+    GraphNames *names = NULL;
+    CrErr rc = idx_graph_names_load(st, &names, e);
+    if (rc) return rc;
+    GraphPar *par = st->threads > 1 ? idx_graph_par_start(st, st->threads, names) : NULL;
+    rc = resolve_dirty(st, par, names, out_edges, e);
     idx_graph_par_stop(par);
+    idx_graph_names_free(names);
     return rc;
 }
