@@ -258,7 +258,11 @@ static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *add
             cur = !cur;
             n = n_next;
         }
-        if (bulk && r->rc == CR_OK) r->rc = idx_store_resolve_indexes(r->st, 1, r->e);
+        if (bulk && r->rc == CR_OK) {
+            double t = now_ms();
+            r->rc = idx_store_resolve_indexes(r->st, 1, r->e);
+            log_msg(LOG_DEBUG, "resolve: edges and refs_dirty indexed in %.0f ms", now_ms() - t);
+        }
     }
     free(rows[0]);
     free(rows[1]);
@@ -297,8 +301,10 @@ CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e)
     /* many references: what the tables hold is read once, not probed
      * per name (the tables a lookup reads do not change while it runs) */
     GraphNames *names = NULL;
+    double t = now_ms();
     CrErr rc = idx_graph_names_load(st, &names, e);
     if (rc) return rc;
+    log_msg(LOG_DEBUG, "resolve: names read in %.0f ms", now_ms() - t);
     GraphPar *par = st->threads > 1 ? idx_graph_par_start(st, st->threads, names) : NULL;
     rc = resolve_dirty(st, par, names, out_edges, e);
     idx_graph_par_stop(par);

@@ -125,8 +125,8 @@ void idx_graph_names_free(GraphNames *g);
 int idx_graph_names_may_end(const GraphNames *g, const char *q);
 /* 0 when no symbol is qualified q (SYMBOL_BY_QUAL finds nothing). */
 int idx_graph_names_may_qual(const GraphNames *g, const char *q);
-/* 0 when no symbol is named name (SYMBOL_BY_NAME finds nothing). */
-int idx_graph_names_may_name(const GraphNames *g, const char *name);
+/* The only symbol named name (SYMBOL_BY_NAME finds one row), or 0. */
+int64_t idx_graph_names_unique(const GraphNames *g, const char *name);
 /* 0 when file_id binds no alias[0..len) by an import (IMPORT_GET). */
 int idx_graph_names_may_bind(const GraphNames *g, int64_t file_id, const char *alias, size_t len);
 /* The file FILE_BY_MODULE finds for module, or 0. */

@@ -276,7 +276,7 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
 /* The only definition anywhere with this simple name, or 0. */
 int64_t idx_graph_unique_by_name(Resolver *r, const char *name)
 {
-    if (r->names && !idx_graph_names_may_name(r->names, name)) return 0;
+    if (r->names) return idx_graph_names_unique(r->names, name);
     /* memo key: the name after a byte no qualified name holds */
     StrBuf key;
     sb_init(&key);

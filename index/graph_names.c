@@ -3,7 +3,7 @@
  * a lookup can end at, the qualified names and import bindings as sets of
  * hashes (a name not in a set needs no probe; one in it is probed as
  * before, so a hash that collides costs a probe, never an answer), and the
- * modules and star imports themselves. A cold build's lookups are mostly a
+ * modules, star imports and symbols' simple names themselves. A cold build's lookups are mostly a
  * walk through the includes (C's headers are star imports) that probes
  * names no header defines; here each step of the walk is a hash probe. */
 #include "graph_int.h"
@@ -20,7 +20,7 @@ typedef struct HashSet {
 struct GraphNames {
     HashSet quals;  /* symbols' qualified names */
     HashSet ends;   /* every last part a lookup can end at (see below) */
-    HashSet names;  /* symbols' names (SYMBOL_BY_NAME) */
+    StrMap names;   /* symbols' names: the one symbol so named, or -1: more */
     HashSet binds;  /* (file, alias) of the imports that are not star imports */
     StrMap modules; /* module -> the first file with status ok that has it */
     int64_t *star_file;
@@ -115,7 +115,9 @@ static void symbol_row(GraphNames *g, sqlite3_stmt *s)
     const char *q = col(s, 0);
     add_text(&g->quals, q);
     add_text(&g->ends, last_part(q));
-    add_text(&g->names, sqlite3_column_type(s, 1) == SQLITE_NULL ? last_part(q) : col(s, 1));
+    const char *name = sqlite3_column_type(s, 1) == SQLITE_NULL ? last_part(q) : col(s, 1);
+    int64_t id = sqlite3_column_int64(s, 2);
+    strmap_put(&g->names, name, strmap_get(&g->names, name, NULL) ? -1 : id);
 }
 
 static void file_row(GraphNames *g, sqlite3_stmt *s)
@@ -147,7 +149,8 @@ CrErr idx_graph_names_load(IdxStore *st, GraphNames **out, ErrInfo *e)
 {
     GraphNames *g = xcalloc(1, sizeof *g);
     strmap_init(&g->modules);
-    CrErr rc = each_row(st, "SELECT qualname, own_name FROM symbols", symbol_row, g, e);
+    strmap_init(&g->names);
+    CrErr rc = each_row(st, "SELECT qualname, own_name, chunk_id FROM symbols", symbol_row, g, e);
     if (!rc)
         rc = each_row(st, "SELECT id, module FROM files WHERE status = 'ok' ORDER BY id", file_row,
                       g, e);
@@ -168,7 +171,7 @@ void idx_graph_names_free(GraphNames *g)
     if (!g) return;
     free(g->quals.slot);
     free(g->ends.slot);
-    free(g->names.slot);
+    strmap_release(&g->names);
     free(g->binds.slot);
     strmap_release(&g->modules);
     for (size_t i = 0; i < g->n_stars; i++)
@@ -188,9 +191,10 @@ int idx_graph_names_may_qual(const GraphNames *g, const char *q)
     return set_has(&g->quals, hash64(q, strlen(q)));
 }
 
-int idx_graph_names_may_name(const GraphNames *g, const char *name)
+int64_t idx_graph_names_unique(const GraphNames *g, const char *name)
 {
-    return set_has(&g->names, hash64(name, strlen(name)));
+    int64_t id = 0;
+    return strmap_get(&g->names, name, &id) && id > 0 ? id : 0;
 }
 
 int idx_graph_names_may_bind(const GraphNames *g, int64_t file_id, const char *alias, size_t len)
