@@ -104,8 +104,13 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
         row->name = idx_store_col_dup(s, 4);
         row->module = idx_store_col_dup(s, 5);
         row->symbol = idx_store_col_dup(s, 6);
-        const char *path = (const char *)sqlite3_column_text(s, 7);
-        row->lang = path ? idx_lang_for_path(path) : NULL;
+        /* a file's references are neighbours: its language found once */
+        if (n > 1 && row[-1].file_id == row->file_id) {
+            row->lang = row[-1].lang;
+        } else {
+            const char *path = (const char *)sqlite3_column_text(s, 7);
+            row->lang = path ? idx_lang_for_path(path) : NULL;
+        }
         row->strict = 0;
     }
     sqlite3_reset(s);
