@@ -240,10 +240,12 @@ static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *add
     r->rc = idx_graph_types_any_resolved(r->st, &m.typed_calls, r->e);
     m.fresh = no_ref_edges(r);
     for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
-        /* No edge yet (a cold build): the calls write millions of edges and
-         * resolved marks, which no lookup and no write of theirs reads
-         * back; the indexes over them are made after, each by one sort. */
-        int bulk = !bases && m.fresh;
+        /* Many files written and no edge yet (a cold build): the calls
+         * write millions of edges and resolved marks, which no lookup and
+         * no write of theirs reads back; the indexes over them are made
+         * after, each by one sort (a scan of refs: not for a small update
+         * of an index that happens to have no edge). */
+        int bulk = !bases && m.fresh && r->names;
         if (bulk) r->rc = idx_store_resolve_indexes(r->st, 0, r->e);
         int cur = 0;
         size_t n = dirty_page(r, bases, 0, &rows[cur], &cap[cur]);

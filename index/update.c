@@ -408,6 +408,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     } else {
         rc = idx_graph_resolve_dirty(st, NULL, e);
     }
+    /* refs_dirty, when resolution did not make it (graph.c's bulk pass) */
+    if (!rc && cold) rc = idx_store_indexes_ensure(st, e);
     if (rc) goto out;
     phase_mark(&ph, "resolve");
     if ((rc = idx_store_touch_update_time(st, e))) goto out;
