@@ -104,8 +104,13 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
         row->name = idx_store_col_dup(s, 4);
         row->module = idx_store_col_dup(s, 5);
         row->symbol = idx_store_col_dup(s, 6);
-        const char *path = (const char *)sqlite3_column_text(s, 7);
-        row->lang = path ? idx_lang_for_path(path) : NULL;
+        /* a file's references are neighbours: its language found once */
+        if (n > 1 && row[-1].file_id == row->file_id) {
+            row->lang = row[-1].lang;
+        } else {
+            const char *path = (const char *)sqlite3_column_text(s, 7);
+            row->lang = path ? idx_lang_for_path(path) : NULL;
+        }
         row->strict = 0;
     }
     sqlite3_reset(s);
@@ -235,6 +240,13 @@ static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *add
     r->rc = idx_graph_types_any_resolved(r->st, &m.typed_calls, r->e);
     m.fresh = no_ref_edges(r);
     for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
+        /* Many files written and no edge yet (a cold build): the calls
+         * write millions of edges and resolved marks, which no lookup and
+         * no write of theirs reads back; the indexes over them are made
+         * after, each by one sort (a scan of refs: not for a small update
+         * of an index that happens to have no edge). */
+        int bulk = !bases && m.fresh && r->names;
+        if (bulk) r->rc = idx_store_resolve_indexes(r->st, 0, r->e);
         int cur = 0;
         size_t n = dirty_page(r, bases, 0, &rows[cur], &cap[cur]);
         for (;;) {
@@ -253,16 +265,23 @@ static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *add
             cur = !cur;
             n = n_next;
         }
+        if (bulk && r->rc == CR_OK) {
+            double t = now_ms();
+            r->rc = idx_store_resolve_indexes(r->st, 1, r->e);
+            log_msg(LOG_DEBUG, "resolve: edges and refs_dirty indexed in %.0f ms", now_ms() - t);
+        }
     }
     free(rows[0]);
     free(rows[1]);
 }
 
-static CrErr resolve_dirty(IdxStore *st, GraphPar *par, size_t *out_edges, ErrInfo *e)
+static CrErr resolve_dirty(IdxStore *st, GraphPar *par, const GraphNames *names, size_t *out_edges,
+                           ErrInfo *e)
 {
     Resolver r;
     size_t added = 0, n = 0;
     idx_graph_resolver_init(&r, st, e);
+    r.names = names;
     /* Passes until nothing is dirty: a base that moved marks the calls of
      * its subclasses, resolved again in the next pass (each class's calls
      * at most once per moved base, so this ends). */
@@ -281,13 +300,21 @@ static CrErr resolve_dirty(IdxStore *st, GraphPar *par, size_t *out_edges, ErrIn
 
 CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e)
 {
-    return resolve_dirty(st, NULL, out_edges, e);
+    return resolve_dirty(st, NULL, NULL, out_edges, e);
 }
 
 CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e)
 {
-    GraphPar *par = st->threads > 1 ? idx_graph_par_start(st, st->threads) : NULL;
-    CrErr rc = resolve_dirty(st, par, out_edges, e);
+    /* many references: what the tables hold is read once, not probed
+     * per name (the tables a lookup reads do not change while it runs) */
+    GraphNames *names = NULL;
+    double t = now_ms();
+    CrErr rc = idx_graph_names_load(st, &names, e);
+    if (rc) return rc;
+    log_msg(LOG_DEBUG, "resolve: names read in %.0f ms", now_ms() - t);
+    GraphPar *par = st->threads > 1 ? idx_graph_par_start(st, st->threads, names) : NULL;
+    rc = resolve_dirty(st, par, names, out_edges, e);
     idx_graph_par_stop(par);
+    idx_graph_names_free(names);
     return rc;
 }

@@ -15,9 +15,12 @@
 /* Resolution of raw references (imports, calls, bases, raises, types,
  * values, macro bodies) into edges between chunks, through each file's
  * import bindings and the symbol table. */
+typedef struct GraphNames GraphNames;
+
 typedef struct Resolver {
     IdxStore *st;
-    StrMap memo; /* "qualified name" -> chunk id (0: unresolved), or MEMO_* */
+    const GraphNames *names; /* what the tables hold (graph_names.c), or NULL: probe all */
+    StrMap memo;             /* "qualified name" -> chunk id (0: unresolved), or MEMO_* */
     ErrInfo *e;
     CrErr rc;
     size_t cuts;          /* lookups cut short (an import cycle, the depth bound) so far */
@@ -58,6 +61,8 @@ int64_t idx_graph_first_id(Resolver *r, StmtId id, const char *text, int64_t num
  * Caller frees each and the array (idx_graph_free_strv). */
 char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out);
 void idx_graph_free_strv(char **v, size_t n);
+/* The first symbol qualified q (SYMBOL_BY_QUAL), or 0. */
+int64_t idx_graph_symbol_by_qual(Resolver *r, const char *q);
 /* The chunk a qualified name ("mod.Class.meth") names, or 0. */
 int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth);
 /* The chunk the dotted expression of a reference names, or 0. */
@@ -110,6 +115,25 @@ CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e);
  * first pass, when there is nothing idx_graph_types_mark could mark. */
 CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e);
 
+/* (graph_names.c) What symbols, files and imports hold, read once (*out;
+ * free with idx_graph_names_free), for lookups that skip the probes of
+ * names the tables do not hold. */
+CrErr idx_graph_names_load(IdxStore *st, GraphNames **out, ErrInfo *e);
+void idx_graph_names_free(GraphNames *g);
+/* 0 when no lookup of qualified name q can end at anything (its last part
+ * is no symbol's, module's or import alias's). */
+int idx_graph_names_may_end(const GraphNames *g, const char *q);
+/* 0 when no symbol is qualified q (SYMBOL_BY_QUAL finds nothing). */
+int idx_graph_names_may_qual(const GraphNames *g, const char *q);
+/* The only symbol named name (SYMBOL_BY_NAME finds one row), or 0. */
+int64_t idx_graph_names_unique(const GraphNames *g, const char *name);
+/* 0 when file_id binds no alias[0..len) by an import (IMPORT_GET). */
+int idx_graph_names_may_bind(const GraphNames *g, int64_t file_id, const char *alias, size_t len);
+/* The file FILE_BY_MODULE finds for module, or 0. */
+int64_t idx_graph_names_module(const GraphNames *g, const char *module);
+/* The targets IMPORT_STARS reads for file_id, in its order (borrowed). */
+char *const *idx_graph_names_stars(const GraphNames *g, int64_t file_id, size_t *n_out);
+
 /* (graph_row.c) A resolver over st's connection (its memo empty); released
  * with idx_graph_resolver_release. */
 void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e);
@@ -129,7 +153,7 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst);
 typedef struct GraphPar GraphPar;
 /* n threads, or NULL (nothing started: resolve serially). Free with
  * idx_graph_par_stop (NULL-safe). */
-GraphPar *idx_graph_par_start(IdxStore *st, int n);
+GraphPar *idx_graph_par_start(IdxStore *st, int n, const GraphNames *names);
 void idx_graph_par_stop(GraphPar *p);
 /* Hands the threads rows[0..n) (borrowed until idx_graph_par_finish). */
 void idx_graph_par_post(GraphPar *p, const RefRow *rows, size_t n);

@@ -58,7 +58,14 @@ int64_t idx_graph_first_id(Resolver *r, StmtId id, const char *text, int64_t num
 
 static int64_t module_file(Resolver *r, const char *module)
 {
+    if (r->names) return idx_graph_names_module(r->names, module);
     return idx_graph_first_id(r, STMT_FILE_BY_MODULE, module, 0, 0);
+}
+
+int64_t idx_graph_symbol_by_qual(Resolver *r, const char *q)
+{
+    if (r->names && !idx_graph_names_may_qual(r->names, q)) return 0;
+    return idx_graph_first_id(r, STMT_SYMBOL_BY_QUAL, q, 0, 0);
 }
 
 static int64_t module_chunk(Resolver *r, int64_t file_id)
@@ -74,6 +81,7 @@ static int64_t module_chunk(Resolver *r, int64_t file_id)
 /* The target a file binds a local name to, or NULL. Caller frees. */
 static char *import_binding(Resolver *r, int64_t file_id, const char *alias, size_t len)
 {
+    if (r->names && !idx_graph_names_may_bind(r->names, file_id, alias, len)) return NULL;
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_IMPORT_GET);
     if (!s) return NULL;
     sqlite3_bind_int64(s, 1, file_id);
@@ -106,14 +114,31 @@ int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t l
     return bound != NULL;
 }
 
-/* Targets of a file's star imports. Caller frees each and the array. */
-static char **star_imports(Resolver *r, int64_t file_id, size_t *n_out)
+/* The targets of a file's star imports: borrowed from r->names, or read
+ * (own, freed by stars_release). */
+typedef struct Stars {
+    char *const *v;
+    char **own;
+    size_t n;
+} Stars;
+
+static void star_imports(Resolver *r, int64_t file_id, Stars *out)
 {
+    *out = (Stars){0};
+    if (r->names) {
+        out->v = idx_graph_names_stars(r->names, file_id, &out->n);
+        return;
+    }
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_IMPORT_STARS);
-    *n_out = 0;
-    if (!s) return NULL;
+    if (!s) return;
     sqlite3_bind_int64(s, 1, file_id);
-    return idx_graph_text_rows(r, s, n_out);
+    out->own = idx_graph_text_rows(r, s, &out->n);
+    out->v = out->own;
+}
+
+static void stars_release(Stars *s)
+{
+    if (s->own) idx_graph_free_strv(s->own, s->n);
 }
 
 void idx_graph_free_strv(char **v, size_t n)
@@ -139,14 +164,14 @@ static int64_t resolve_in_module(Resolver *r, const char *module, int64_t fid, c
         free(bound);
     }
     if (!v) {
-        size_t n;
-        char **stars = star_imports(r, fid, &n);
-        for (size_t i = 0; i < n && !v; i++) {
+        Stars st;
+        star_imports(r, fid, &st);
+        for (size_t i = 0; i < st.n && !v; i++) {
             sb_reset(&q);
-            sb_addf(&q, "%s.%s", stars[i], rest);
-            if (strcmp(stars[i], module) != 0) v = idx_graph_resolve_qualified(r, q.buf, depth + 1);
+            sb_addf(&q, "%s.%s", st.v[i], rest);
+            if (strcmp(st.v[i], module) != 0) v = idx_graph_resolve_qualified(r, q.buf, depth + 1);
         }
-        idx_graph_free_strv(stars, n);
+        stars_release(&st);
     }
     sb_release(&q);
     return v;
@@ -154,7 +179,7 @@ static int64_t resolve_in_module(Resolver *r, const char *module, int64_t fid, c
 
 static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
 {
-    int64_t v = idx_graph_first_id(r, STMT_SYMBOL_BY_QUAL, q, 0, 0);
+    int64_t v = idx_graph_symbol_by_qual(r, q);
     if (v) return v;
     int64_t fid = module_file(r, q);
     if (fid) return module_chunk(r, fid);
@@ -220,6 +245,8 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
 {
     int64_t v;
     if (!q[0]) return 0;
+    /* nothing to find: no step of the lookup (below) can reach anything */
+    if (r->names && !idx_graph_names_may_end(r->names, q)) return 0;
     if (depth == 1 << 30)
         depth = 0;
     else if (depth == 0 && r->n_volatile == 0 && !(strmap_get(&r->memo, q, &v) && v >= 0))
@@ -249,18 +276,33 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
 /* The only definition anywhere with this simple name, or 0. */
 int64_t idx_graph_unique_by_name(Resolver *r, const char *name)
 {
+    if (r->names) return idx_graph_names_unique(r->names, name);
+    /* memo key: the name after a byte no qualified name holds */
+    StrBuf key;
+    sb_init(&key);
+    sb_addf(&key, "\x01%s", name);
+    int64_t v = 0;
+    if (strmap_get(&r->memo, key.buf, &v)) {
+        sb_release(&key);
+        return v;
+    }
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
-    if (!s) return 0;
+    if (!s) {
+        sb_release(&key);
+        return 0;
+    }
     sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 2, 2);
-    int64_t v = 0;
     int n = 0;
     while (idx_graph_step(r, s)) {
         v = sqlite3_column_int64(s, 0);
         n++;
     }
     sqlite3_reset(s);
-    return n == 1 ? v : 0;
+    if (n != 1) v = 0;
+    if (r->rc == CR_OK) strmap_put(&r->memo, key.buf, v);
+    sb_release(&key);
+    return v;
 }
 
 /* Whether a call `x.name()` on a receiver the indexer cannot type more
@@ -330,14 +372,14 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
     sb_adds(&q, n);
     v = idx_graph_resolve_qualified(r, q.buf, 0);
     if (!v) {
-        size_t ns;
-        char **stars = star_imports(r, ref->file_id, &ns);
-        for (size_t i = 0; i < ns && !v; i++) {
+        Stars st;
+        star_imports(r, ref->file_id, &st);
+        for (size_t i = 0; i < st.n && !v; i++) {
             sb_reset(&q);
-            sb_addf(&q, "%s.%s", stars[i], n);
+            sb_addf(&q, "%s.%s", st.v[i], n);
             v = idx_graph_resolve_qualified(r, q.buf, 0);
         }
-        idx_graph_free_strv(stars, ns);
+        stars_release(&st);
     }
     /* a builtin the module neither defines nor imports is the builtin */
     if (!v && !n[first] && !ref->strict && !idx_graph_is_builtin(ref->lang, n))

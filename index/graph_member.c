@@ -27,7 +27,7 @@ static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module
     sb_init(&q);
     if (module[0]) sb_addf(&q, "%s.", module);
     sb_adds(&q, cls);
-    int64_t class_id = idx_graph_first_id(r, STMT_SYMBOL_BY_QUAL, q.buf, 0, 0), v = 0;
+    int64_t class_id = idx_graph_symbol_by_qual(r, q.buf), v = 0;
     size_t n = 0;
     char **bases = class_id ? idx_graph_class_bases(r, class_id, &n) : NULL;
     for (size_t i = 0; i < n && !v && r->rc == CR_OK; i++) {

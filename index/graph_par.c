@@ -115,7 +115,7 @@ static void *par_worker(void *arg)
     return NULL;
 }
 
-GraphPar *idx_graph_par_start(IdxStore *st, int n)
+GraphPar *idx_graph_par_start(IdxStore *st, int n, const GraphNames *names)
 {
     if (n < 2 || !st->db_path) return NULL;
     GraphPar *p = xcalloc(1, sizeof *p);
@@ -132,6 +132,7 @@ GraphPar *idx_graph_par_start(IdxStore *st, int n)
             break;
         }
         idx_graph_resolver_init(&w->r, &w->rd, &w->e);
+        w->r.names = names;
         p->n++;
     }
     if (p->n < n) { /* no read connection: resolve serially */

@@ -60,52 +60,79 @@ static const char schema_sql[] =
  * table costs little; inserting them into ever larger b-trees keyed by
  * name costs a page read per row) and made again, each by one sort, before
  * the graph is resolved. An index missing after a cold build that stopped
- * half way is made by the next write (idx_store_indexes_ensure). */
-static const char *const index_sql[][2] = {
-    {"chunks_file", "chunks(file_id, start_line)"},
-    {"symbols_qual", "symbols(qualname)"},
-    {"symbols_name", "symbols(name)"},
-    {"symbols_file", "symbols(file_id)"},
-    {"imports_file", "imports(file_id, alias)"},
-    {"imports_target", "imports(target)"},
-    {"refs_file", "refs(file_id)"},
-    {"refs_last", "refs(last)"},
-    {"refs_dirty", "refs(id) WHERE resolved = 0"},
-    {"edges_src", "edges(src)"},
-    {"edges_dst", "edges(dst)"},
-    {"edges_ref", "edges(ref_id)"},
-    {"pp_file", "pp(file_id, kind, start_line)"},
-    {"pp_name", "pp(name) WHERE kind = 1"},
+ * half way is made by the next write (idx_store_indexes_ensure).
+ * resolve: an index that resolution writes row by row and no lookup reads
+ * (1: edges_*, 2: refs_dirty): a resolution that starts with no edge drops
+ * them while it resolves the calls and makes them after, by one sort each
+ * (graph.c); a cold build makes refs_dirty only then. */
+static const struct {
+    const char *name, *on;
+    int resolve;
+} index_sql[] = {
+    {"chunks_file", "chunks(file_id, start_line)", 0},
+    {"symbols_qual", "symbols(qualname)", 0},
+    {"symbols_name", "symbols(name)", 0},
+    {"symbols_file", "symbols(file_id)", 0},
+    {"imports_file", "imports(file_id, alias)", 0},
+    {"imports_target", "imports(target)", 0},
+    {"refs_file", "refs(file_id)", 0},
+    {"refs_last", "refs(last)", 0},
+    {"refs_dirty", "refs(id) WHERE resolved = 0", 2},
+    {"edges_src", "edges(src)", 1},
+    {"edges_dst", "edges(dst)", 1},
+    {"edges_ref", "edges(ref_id)", 1},
+    {"pp_file", "pp(file_id, kind, start_line)", 0},
+    {"pp_name", "pp(name) WHERE kind = 1", 0},
 };
 
-static CrErr store__indexes(IdxStore *st, int make, ErrInfo *e)
+/* which: -1 every index, 0 all but refs_dirty, 1 resolution's (resolve). */
+static CrErr store__indexes(IdxStore *st, int make, int which, ErrInfo *e)
 {
     StrBuf sql;
     sb_init(&sql);
     for (size_t i = 0; i < sizeof index_sql / sizeof index_sql[0]; i++) {
+        if (which == 0 && index_sql[i].resolve == 2) continue;
+        if (which == 1 && !index_sql[i].resolve) continue;
         if (make)
-            sb_addf(&sql, "CREATE INDEX IF NOT EXISTS %s ON %s;", index_sql[i][0], index_sql[i][1]);
+            sb_addf(&sql, "CREATE INDEX IF NOT EXISTS %s ON %s;", index_sql[i].name,
+                    index_sql[i].on);
         else
-            sb_addf(&sql, "DROP INDEX IF EXISTS %s;", index_sql[i][0]);
+            sb_addf(&sql, "DROP INDEX IF EXISTS %s;", index_sql[i].name);
     }
     CrErr rc = idx_store_exec(st, sql.buf, e);
     sb_release(&sql);
     return rc;
 }
 
-CrErr idx_store_indexes_drop(IdxStore *st, ErrInfo *e)
-{
-    return store__indexes(st, 0, e);
-}
-
-CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e)
+/* Makes the indexes of which (store__indexes) that are missing. */
+static CrErr store__indexes_ensure(IdxStore *st, int which, ErrInfo *e)
 {
     /* SQLite's sorter spills to temporary files past cache_size, whatever
      * temp_store says; with threads it sorts on both cores. */
     CrErr rc = idx_store_exec(st, "PRAGMA threads = 2;", e);
-    if (!rc) rc = store__indexes(st, 1, e);
+    if (!rc) rc = store__indexes(st, 1, which, e);
     idx_store_exec(st, "PRAGMA threads = 0;", NULL);
     return rc;
+}
+
+CrErr idx_store_indexes_drop(IdxStore *st, ErrInfo *e)
+{
+    return store__indexes(st, 0, -1, e);
+}
+
+CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e)
+{
+    return store__indexes_ensure(st, -1, e);
+}
+
+CrErr idx_store_indexes_ensure_lookup(IdxStore *st, ErrInfo *e)
+{
+    return store__indexes_ensure(st, 0, e);
+}
+
+CrErr idx_store_resolve_indexes(IdxStore *st, int make, ErrInfo *e)
+{
+    return make ? store__indexes_ensure(st, 1, e) : store__indexes(st, 0, 1, e);
 }
 
 /* Whether a failed read says something about the file's content (not a
@@ -182,7 +209,7 @@ static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
     }
     if (ok) return idx_store_exec(st, "COMMIT", e);
     rc = idx_store_exec(st, schema_sql, e);
-    if (!rc) rc = store__indexes(st, 1, e);
+    if (!rc) rc = store__indexes(st, 1, -1, e);
     store__version(v);
     if (!rc) rc = idx_store_meta_put(st, "schema", v, e);
     if (!rc) rc = idx_store_meta_put(st, "gen", "0", e);

@@ -342,6 +342,11 @@ void idx_vfs_free(IdxVfs *v);
  * start of every later write. In the current transaction. */
 CrErr idx_store_indexes_drop(IdxStore *st, ErrInfo *e);
 CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e);
+/* The same but refs_dirty, which a cold build makes after resolving. */
+CrErr idx_store_indexes_ensure_lookup(IdxStore *st, ErrInfo *e);
+/* Drops (make 0) or makes the indexes resolution writes row by row and no
+ * lookup reads (refs_dirty, edges_*: graph.c, around a fresh pass's calls). */
+CrErr idx_store_resolve_indexes(IdxStore *st, int make, ErrInfo *e);
 
 /* Scan options of this store (borrowed strings). */
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out);

@@ -390,7 +390,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
     phase_mark(&ph, "parse+write");
-    if (cold && (rc = idx_store_indexes_ensure(st, e))) goto out;
+    /* refs_dirty: made (empty) once the references are resolved (graph.c) */
+    if (cold && (rc = idx_store_indexes_ensure_lookup(st, e))) goto out;
     phase_mark(&ph, "indexes");
     if ((rc = reread(st, e))) goto out;
     /* Many files written (a cold build): their rows are committed first, so
@@ -407,6 +408,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     } else {
         rc = idx_graph_resolve_dirty(st, NULL, e);
     }
+    /* refs_dirty, when resolution did not make it (graph.c's bulk pass) */
+    if (!rc && cold) rc = idx_store_indexes_ensure(st, e);
     if (rc) goto out;
     phase_mark(&ph, "resolve");
     if ((rc = idx_store_touch_update_time(st, e))) goto out;

@@ -2,8 +2,10 @@
  * edges, ids and all, that the serial pass writes: a generated tree big
  * enough for a cold build to take the threaded path (files past a commit
  * batch, refs past many blocks of a page), with import cycles, star
- * imports, inheritance across modules and C calls and macros, indexed cold
- * with two threads and with one. */
+ * imports, inheritance across modules, C calls and macros and a ring of
+ * headers, indexed cold with two threads and with one. The threaded path
+ * also reads what the tables hold once and skips the probes of names no
+ * table holds (graph_names.c); the serial one probes every name. */
 #include "idx.h"
 #include "index/store_int.h"
 #include "test.h"
@@ -14,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { N_PY = 420, N_C = 300 };
+enum { N_PY = 420, N_C = 300, N_H = 40 };
 
 static void put(const char *root, const char *rel, const char *text)
 {
@@ -43,14 +45,31 @@ static void make_tree(const char *root)
         sb_init(&sb);
         sb_addf(&sb, "from pkg.m%d import f%d, C%d\n", a, a, a);
         sb_addf(&sb, "import pkg.m%d as other\n", b);
+        /* a name re-exported under another: other.renamed() ends at f of 7b */
+        sb_addf(&sb, "from pkg.m%d import f%d as renamed\n", a, a);
         if (i % 5 == 0) sb_addf(&sb, "from pkg.m%d import *\n", b);
         sb_addf(&sb, "\n\nclass C%d(C%d):\n    def run(self):\n", i, a);
         sb_addf(&sb, "        return self.helper() + f%d() + other.f%d()\n\n", a, b);
         sb_addf(&sb, "    def helper(self):\n        return super().run() + self.step%d()\n\n",
                 i % 3);
         sb_addf(&sb, "    def step%d(self):\n        return C%d().run()\n\n\n", i % 3, a);
-        sb_addf(&sb, "def f%d():\n    c = C%d()\n    return c.run() + f%d() + g%d()\n", i, i, a, b);
+        sb_addf(&sb,
+                "def f%d():\n    c = C%d()\n    return c.run() + f%d() + g%d() + other.renamed()\n",
+                i, i, a, b);
         snprintf(rel, sizeof rel, "pkg/m%d.py", i);
+        put(root, rel, sb.buf);
+        sb_release(&sb);
+    }
+    /* a ring of headers, each including the next: a call reaches a
+     * definition through up to N_H includes, past the depth a lookup walks
+     * (cut short, differently by where it enters the ring) */
+    for (int h = 0; h < N_H; h++) {
+        StrBuf sb;
+        sb_init(&sb);
+        sb_addf(&sb, "#include \"hd%d.h\"\n\nstatic inline int hin%d(void)\n{\n", (h + 1) % N_H, h);
+        sb_addf(&sb, "    return hin%d() + absent_%d() + shared(%d);\n}\n", (h + 3) % N_H, h % 7,
+                h);
+        snprintf(rel, sizeof rel, "csrc/hd%d.h", h);
         put(root, rel, sb.buf);
         sb_release(&sb);
     }
@@ -59,8 +78,9 @@ static void make_tree(const char *root)
     for (int i = 0; i < N_C; i++) {
         StrBuf sb;
         sb_init(&sb);
-        sb_addf(&sb, "#include \"common.h\"\n\nstatic int helper_%d(void) { return %d; }\n\n", i,
-                i);
+        sb_addf(&sb, "#include \"common.h\"\n#include \"hd%d.h\"\n\n", i % N_H);
+        sb_addf(&sb, "static int helper_%d(void) { return hin%d() + absent_%d(); }\n\n", i,
+                (i * 5) % N_H, i % 3);
         sb_addf(&sb,
                 "int g%d(void)\n{\n    return CALL_TWICE(helper_%d) + g%d() + shared(%d);\n}\n", i,
                 i, (i * 3 + 1) % N_C, i);
@@ -71,7 +91,8 @@ static void make_tree(const char *root)
     }
 }
 
-/* Every edge row with its id, and every reference's resolved mark. */
+/* Every edge row with its id, every reference's resolved mark, and the
+ * names of the indexes (a cold build drops and makes some). */
 static char *dump_edges(IdxStore *st)
 {
     StrBuf sb;
@@ -79,13 +100,14 @@ static char *dump_edges(IdxStore *st)
     static const char *const sql[] = {
         "SELECT rowid, src, dst, kind, ref_id FROM edges ORDER BY rowid",
         "SELECT id, resolved FROM refs ORDER BY id",
+        "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name",
     };
     for (size_t q = 0; q < sizeof sql / sizeof sql[0]; q++) {
         sqlite3_stmt *s = NULL;
         CHECK_INT(sqlite3_prepare_v2(st->db, sql[q], -1, &s, NULL), SQLITE_OK);
         while (s && sqlite3_step(s) == SQLITE_ROW) {
             for (int c = 0; c < sqlite3_column_count(s); c++)
-                sb_addf(&sb, "%s%lld", c ? " " : "", (long long)sqlite3_column_int64(s, c));
+                sb_addf(&sb, "%s%s", c ? " " : "", (const char *)sqlite3_column_text(s, c));
             sb_adds(&sb, "\n");
         }
         sqlite3_finalize(s);
@@ -116,6 +138,10 @@ static char *cold_build(const char *root, const char *index, int threads, long l
     char *d = dump_edges(st);
     *n_edges = count(st, "SELECT count(*) FROM edges");
     CHECK_INT(count(st, "SELECT count(*) FROM refs WHERE resolved = 0"), 0);
+    /* made again after the calls were resolved without them (graph.c) */
+    CHECK_INT(count(st, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
+                        "('refs_dirty', 'edges_src', 'edges_dst', 'edges_ref')"),
+              4);
     idx_close(st);
     return d;
 }
