@@ -1,3 +1,4 @@
+#include "pp_int.h"
 #include "store_int.h"
 
 #include <errno.h>
@@ -366,6 +367,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     in_txn = 1;
     /* A cold build loads the tables bare and indexes them once at the end. */
     if ((rc = cold ? idx_store_indexes_drop(st, e) : idx_store_indexes_ensure(st, e))) goto out;
+    if ((rc = idx_pp_begin(st, cold, e))) goto out;
     if ((rc = record_scan_skips(st, &scan, &by_path, old, e))) goto out;
     stats.files_skipped += scan.n_skipped;
     /* Rows of files that are gone (or now ignored) go first. */
@@ -390,9 +392,13 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
     phase_mark(&ph, "parse+write");
+    /* before the indexes: the definitions a cold build drops leave free
+     * pages that the indexes fill */
+    if ((rc = idx_pp_settle(st, e))) goto out;
+    phase_mark(&ph, "macros");
     if (cold && (rc = idx_store_indexes_ensure(st, e))) goto out;
     phase_mark(&ph, "indexes");
-    if ((rc = reread(st, e))) goto out;
+    if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
     /* Many files written (a cold build): their rows are committed first, so
      * that resolution can look names up on threads over connections of
      * their own (the files are already committed in batches: an update that
@@ -504,8 +510,9 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
     if ((rc = idx_store_indexes_ensure(st, e))) goto out;
+    if ((rc = idx_pp_begin(st, 0, e))) goto out;
     if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;
-    if ((rc = reread(st, e))) goto out;
+    if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
     double t2 = now_ms();
     size_t n_edges = 0;
     if ((rc = idx_graph_resolve_dirty(st, &n_edges, e))) goto out;
