@@ -56,8 +56,7 @@ void idx_pp_config_free(PpConfig *c);
  * when some digest moved. */
 CrErr idx_pp_begin(IdxStore *st, int cold, ErrInfo *e);
 CrErr idx_pp_file_sig(IdxStore *st, int64_t file_id, uint64_t *sig, ErrInfo *e);
-CrErr idx_pp_insert(IdxStore *st, const ChunkSet *set, int64_t file_id, uint64_t *sig,
-                    ErrInfo *e);
+CrErr idx_pp_insert(IdxStore *st, const ChunkSet *set, int64_t file_id, uint64_t *sig, ErrInfo *e);
 CrErr idx_pp_settle(IdxStore *st, ErrInfo *e);
 /* A write moved a file's digest: pp_named must be settled (recorded, so
  * that an update stopped before idx_pp_settle leaves it to the next). */
