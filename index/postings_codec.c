@@ -121,3 +121,42 @@ int idx_postterm_unpack(const unsigned char *b, size_t len, PostTerm *t, size_t 
     }
     return at == len;
 }
+
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+void idx_postslots_pack(int64_t chunk, int64_t file, const uint32_t len[], int64_t *prev_chunk,
+                        int64_t *prev_file, StrBuf *out)
+{
+    unsigned char b[6 * 10];
+    size_t m =
+        idx_postings_put_varint(b, zigzag((int64_t)((uint64_t)chunk - (uint64_t)*prev_chunk)));
+    m += idx_postings_put_varint(b + m, zigzag((int64_t)((uint64_t)file - (uint64_t)*prev_file)));
+    for (int f = 0; f < N_FIELDS; f++)
+        m += idx_postings_put_varint(b + m, len[f]);
+    sb_add(out, b, m);
+    *prev_chunk = chunk;
+    *prev_file = file;
+}
+
+int idx_postslots_unpack(const unsigned char *b, size_t len, size_t n, int64_t *chunk,
+                         int64_t *file, uint32_t (*lens)[N_FIELDS])
+{
+    size_t at = 0;
+    uint64_t c = 0, fl = 0, v;
+    for (size_t i = 0; i < n; i++) {
+        if (!idx_postings_varint(b, len, &at, &v)) return 0;
+        c += (v >> 1) ^ (0 - (v & 1));
+        if (!idx_postings_varint(b, len, &at, &v)) return 0;
+        fl += (v >> 1) ^ (0 - (v & 1));
+        chunk[i] = (int64_t)c;
+        file[i] = (int64_t)fl;
+        for (int f = 0; f < N_FIELDS; f++) {
+            if (!idx_postings_varint(b, len, &at, &v) || v > UINT32_MAX) return 0;
+            lens[i][f] = (uint32_t)v;
+        }
+    }
+    return at == len;
+}

@@ -19,8 +19,8 @@
  * Layout, each section 8-aligned: the header; the postings (per term, in
  * term order); the terms (packed by blocks, idx_postterm_pack); their text; their hash table (term
  * index + 1, 0 empty, by hash64 of the text); the live slots' columns
- * (chunk id, file id, field lengths, kind); the offsets and checks of the
- * term blocks; the checks of the hash blocks. The header carries a check of each section read
+ * (chunk id, file id and field lengths packed, idx_postslots_pack; kind); the offsets and checks of
+ * the term blocks; the checks of the hash blocks. The header carries a check of each section read
  * whole at open and is checked itself; each term block, hash block, text
  * and list is checked when read. Written in one pass over the lists
  * (memory, runs and the old snapshot merged term by term), the terms and
@@ -55,11 +55,8 @@ uint64_t idx_postfile_header_check(const PostFileHeader *h)
 uint64_t idx_postfile_sec_len(const PostFileHeader *h, int i)
 {
     switch (i) {
-    case SEC_CHUNK:
-    case SEC_FILE:
-        return h->n_slots * 8;
-    case SEC_LEN:
-        return h->n_slots * 4 * N_FIELDS;
+    case SEC_SLOTS:
+        return h->slot_bytes;
     case SEC_KIND:
         return h->n_slots;
     case SEC_TCHECK: /* per block its offset (8 bytes), then per block its check (4) */
@@ -115,12 +112,15 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
         idx_postings_add_slots(p, n);
         tcheck = xmalloc((size_t)idx_postfile_sec_len(&h, SEC_TCHECK) + 8);
         hcheck = xmalloc((size_t)idx_postfile_sec_len(&h, SEC_HCHECK) + 4);
-        void *const dst[N_READ] = {p->chunk, p->file, p->len, p->kind, tcheck, hcheck};
+        unsigned char *slots = xmalloc((size_t)h.slot_bytes + 1);
+        void *const dst[N_READ] = {slots, p->kind, tcheck, hcheck};
         for (int i = 0; i < N_READ && ok; i++) {
             uint64_t len = idx_postfile_sec_len(&h, i);
             ok = (!len || file_pread_all(fd, dst[i], (size_t)len, h.off[i])) &&
                  idx_postfile_sec_check(dst[i], len) == h.sec_check[i];
         }
+        ok = ok && idx_postslots_unpack(slots, (size_t)h.slot_bytes, n, p->chunk, p->file, p->len);
+        free(slots);
         if (!ok) p->n_slots = 0; /* the arrays stay, empty: p as it was */
     }
     if (!ok) {

@@ -50,6 +50,13 @@ enum { POST_TBLOCK_MAX = 20 + POST_TERM_BLOCK * 27 };
 void idx_postterm_pack(const PostTerm *t, size_t k, StrBuf *out);
 /* The k terms of a packed block of len bytes; 0 when it is no such block. */
 int idx_postterm_unpack(const unsigned char *b, size_t len, PostTerm *t, size_t k);
+/* One slot's columns after the slot before's (*chunk, *file: updated). */
+void idx_postslots_pack(int64_t chunk, int64_t file, const uint32_t len[], int64_t *prev_chunk,
+                        int64_t *prev_file, StrBuf *out);
+/* n slots' columns from len packed bytes into chunk, file and lens; 0 when
+ * they are not exactly that. */
+int idx_postslots_unpack(const unsigned char *b, size_t len, size_t n, int64_t *chunk,
+                         int64_t *file, uint32_t (*lens)[N_FIELDS]);
 
 typedef struct TermList {
     Posting *p;
@@ -224,7 +231,10 @@ void idx_runcur_close(RunCur *c);
 #define POSTFILE_VERSION 5
 #define POSTFILE_ENDIAN 0x01020304u
 
-enum { SEC_CHUNK, SEC_FILE, SEC_LEN, SEC_KIND, SEC_TCHECK, SEC_HCHECK, N_READ };
+/* SEC_SLOTS: per live slot its chunk id and file id (zigzag varints of
+ * the difference from the slot before) and its four field lengths
+ * (varints), idx_postslots_pack; SEC_KIND: a byte per slot. */
+enum { SEC_SLOTS, SEC_KIND, SEC_TCHECK, SEC_HCHECK, N_READ };
 
 typedef struct PostFileHeader {
     char magic[8];
@@ -233,7 +243,7 @@ typedef struct PostFileHeader {
     char db_id[40];
     int64_t gen;
     uint64_t n_files; /* files rows of generation <= gen when written */
-    uint64_t n_slots, n_terms, n_post, n_hash, str_len, term_len;
+    uint64_t n_slots, n_terms, n_post, n_hash, str_len, term_len, slot_bytes;
     double len_sum[N_FIELDS];
     uint64_t off_post, off_term, off_str, off_hash;
     uint64_t off[N_READ]; /* the sections read whole at open */

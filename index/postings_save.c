@@ -227,22 +227,25 @@ static int saver_hash(Saver *s, uint64_t n_hash, Out *o, uint32_t **hcheck)
 static void saver_slots(Saver *s, PostFileHeader *h, uint64_t at, Out *o)
 {
     Postings *p = s->p;
-    for (int i = SEC_CHUNK; i <= SEC_KIND; i++) {
-        h->off[i] = at = align8(at);
-        out_start(o, s->fd, at);
-        for (size_t k = 0; k < p->n_slots; k++) {
-            if (s->remap[k] == UINT32_MAX) continue;
-            if (i == SEC_CHUNK) out_add(o, &p->chunk[k], 8);
-            if (i == SEC_FILE) out_add(o, &p->file[k], 8);
-            if (i == SEC_KIND) out_add(o, &p->kind[k], 1);
-            if (i != SEC_LEN) continue;
-            out_add(o, p->len[k], sizeof p->len[k]);
-            for (int f = 0; f < N_FIELDS; f++)
-                h->len_sum[f] += (double)p->len[k][f];
-        }
-        h->sec_check[i] = out_end(o);
-        at += o->len;
+    int64_t prev_chunk = 0, prev_file = 0;
+    h->off[SEC_SLOTS] = at = align8(at);
+    out_start(o, s->fd, at);
+    for (size_t k = 0; k < p->n_slots; k++) {
+        if (s->remap[k] == UINT32_MAX) continue;
+        sb_reset(&s->packed);
+        idx_postslots_pack(p->chunk[k], p->file[k], p->len[k], &prev_chunk, &prev_file, &s->packed);
+        out_add(o, s->packed.buf, s->packed.len);
+        for (int f = 0; f < N_FIELDS; f++)
+            h->len_sum[f] += (double)p->len[k][f];
     }
+    h->sec_check[SEC_SLOTS] = out_end(o);
+    h->slot_bytes = o->len;
+    at += o->len;
+    h->off[SEC_KIND] = at = align8(at);
+    out_start(o, s->fd, at);
+    for (size_t k = 0; k < p->n_slots; k++)
+        if (s->remap[k] != UINT32_MAX) out_add(o, &p->kind[k], 1);
+    h->sec_check[SEC_KIND] = out_end(o);
 }
 
 /* Writes the snapshot into s->fd; 0 on success, else an errno (EIO for a
