@@ -197,9 +197,10 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->cond, NULL);
     int n = pool->n < (size_t)st->threads ? (int)pool->n : st->threads;
-    /* Stemming for the postings moves to the workers when the postings are
-     * kept current (the writer is the bottleneck of a cold build). */
-    if (st->post && n > 0) {
+    /* Stemming for the postings moves to the workers (the writer is the
+     * bottleneck of a cold build): the postings are kept current by every
+     * update that writes files (loaded next, if not yet). */
+    if (n > 0) {
         pool->stems = xcalloc((size_t)n, sizeof *pool->stems);
         for (int t = 0; t < n; t++)
             if (idx_stemmer_new(st, &pool->stems[t], NULL)) {
@@ -232,6 +233,19 @@ static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
     pthread_cond_destroy(&pool->cond);
 }
 
+/* path off the files noted to read again (st->reread). */
+static void reread_forget(IdxStore *st, const char *path)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < st->n_reread; i++) {
+        if (strcmp(st->reread[i], path))
+            st->reread[k++] = st->reread[i];
+        else
+            free(st->reread[i]);
+    }
+    st->n_reread = k;
+}
+
 /* The apply: writes each file as the workers finish it, in scan order,
  * committing every BATCH_FILES files (*in_txn follows the transaction). */
 static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
@@ -257,6 +271,8 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
         else
             stats->files_changed++;
         rc = idx_store_write_file(st, fw, !cold, e);
+        /* its rows now those of what was read: not read again (reread) */
+        if (!rc && !fw->same_content && !fw->skip) reread_forget(st, fw->path);
         idx_filework_release(fw);
         pthread_mutex_lock(&pool->mu);
         pool->written = i + 1;
@@ -381,12 +397,13 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     /* The postings follow every write from here on, so that a snapshot can
      * be written at the end without reading the search text back. Loaded
      * in this transaction: exactly the rows it sees. */
+    /* nothing to read: no workers, and no model loaded for them; started
+     * first, so that they read while the postings load */
+    if (pool.n) n_threads = pool_start(&pool, st, &threads);
     if (pool.n && !st->post) {
         st->post_version = idx_store_data_version(st);
         if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
-    /* nothing to read: no workers, and no model loaded for them */
-    if (pool.n) n_threads = pool_start(&pool, st, &threads);
     Phases ph;
     phases_init(&ph);
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
