@@ -61,5 +61,10 @@ CrErr idx_pp_settle(IdxStore *st, ErrInfo *e);
 /* A write moved a file's digest: pp_named must be settled (recorded, so
  * that an update stopped before idx_pp_settle leaves it to the next). */
 CrErr idx_pp_moved(IdxStore *st, ErrInfo *e);
+/* pp_rows.c's helpers for pp_store.c: one row written; the 32-bit hash of
+ * a macro name (pp_defs); qsort's order of uint32_t. */
+CrErr idx_pp_insert_row(IdxStore *st, int64_t file_id, const ChunkPp *p, ErrInfo *e);
+uint32_t idx_pp_name_hash(const char *name);
+int idx_pp_cmp_u32(const void *a, const void *b);
 
 #endif
