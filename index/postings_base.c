@@ -20,10 +20,15 @@ int idx_postbase_term(PostBase *b, uint32_t t, PostTerm *out)
     if (b->tblock_at != blk) {
         uint32_t first = (uint32_t)blk * POST_TERM_BLOCK;
         uint32_t n = b->n_terms - first < POST_TERM_BLOCK ? b->n_terms - first : POST_TERM_BLOCK;
+        uint64_t n_blocks = ((uint64_t)b->n_terms + POST_TERM_BLOCK - 1) / POST_TERM_BLOCK;
+        uint64_t at = b->toff[blk],
+                 end = (uint64_t)blk + 1 < n_blocks ? b->toff[blk + 1] : b->term_len;
+        unsigned char raw[POST_TBLOCK_MAX];
         b->tblock_at = -1;
-        if (!file_pread_all(b->fd, b->tblock, n * sizeof(PostTerm),
-                            b->term_at + (uint64_t)first * sizeof(PostTerm)) ||
-            idx_postings_list_check(b->tblock, n * sizeof(PostTerm)) != b->tcheck[blk]) {
+        if (at > end || end > b->term_len || end - at > sizeof raw ||
+            !file_pread_all(b->fd, raw, (size_t)(end - at), b->term_at + at) ||
+            idx_postings_list_check(raw, (size_t)(end - at)) != b->tcheck[blk] ||
+            !idx_postterm_unpack(raw, (size_t)(end - at), b->tblock, n)) {
             b->bad = 1;
             return 0;
         }
@@ -132,7 +137,7 @@ void idx_postbase_close(PostBase *b)
     free(b->lists);
     free(b->cached);
     free(b->checked);
-    free(b->tcheck);
+    free(b->toff); /* tcheck lies in it */
     free(b->hcheck);
     free(b->win);
     strmap_release(&b->seen);

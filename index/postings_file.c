@@ -17,10 +17,10 @@
  * since; the terms a question names are read then (postings_base.c).
  *
  * Layout, each section 8-aligned: the header; the postings (per term, in
- * term order); the terms (PostTerm); their text; their hash table (term
+ * term order); the terms (packed by blocks, idx_postterm_pack); their text; their hash table (term
  * index + 1, 0 empty, by hash64 of the text); the live slots' columns
- * (chunk id, file id, field lengths, kind); the checks of the term blocks
- * and of the hash blocks. The header carries a check of each section read
+ * (chunk id, file id and field lengths packed, idx_postslots_pack; kind); the offsets and checks of
+ * the term blocks; the checks of the hash blocks. The header carries a check of each section read
  * whole at open and is checked itself; each term block, hash block, text
  * and list is checked when read. Written in one pass over the lists
  * (memory, runs and the old snapshot merged term by term), the terms and
@@ -55,15 +55,12 @@ uint64_t idx_postfile_header_check(const PostFileHeader *h)
 uint64_t idx_postfile_sec_len(const PostFileHeader *h, int i)
 {
     switch (i) {
-    case SEC_CHUNK:
-    case SEC_FILE:
-        return h->n_slots * 8;
-    case SEC_LEN:
-        return h->n_slots * 4 * N_FIELDS;
+    case SEC_SLOTS:
+        return h->slot_bytes;
     case SEC_KIND:
         return h->n_slots;
-    case SEC_TCHECK:
-        return (h->n_terms + POST_TERM_BLOCK - 1) / POST_TERM_BLOCK * 4;
+    case SEC_TCHECK: /* per block its offset (8 bytes), then per block its check (4) */
+        return (h->n_terms + POST_TERM_BLOCK - 1) / POST_TERM_BLOCK * 12;
     default:
         return (h->n_hash + POST_HASH_BLOCK - 1) / POST_HASH_BLOCK * 4;
     }
@@ -88,8 +85,7 @@ static int header_ok(const PostFileHeader *h, const char *db_id, uint64_t len)
         h->n_terms >= UINT32_MAX || h->n_slots >= UINT32_MAX || !h->n_hash ||
         (h->n_hash & (h->n_hash - 1)) || h->n_hash <= h->n_terms || h->n_hash > ((uint64_t)1 << 40))
         return 0;
-    if (!section_ok(h, h->off_post, h->n_post) ||
-        !section_ok(h, h->off_term, h->n_terms * sizeof(PostTerm)) ||
+    if (!section_ok(h, h->off_post, h->n_post) || !section_ok(h, h->off_term, h->term_len) ||
         !section_ok(h, h->off_str, h->str_len) || !section_ok(h, h->off_hash, h->n_hash * 4))
         return 0;
     for (int i = 0; i < N_READ; i++)
@@ -110,17 +106,21 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
     int ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size >= sizeof h &&
              file_pread_all(fd, &h, sizeof h, 0) && header_ok(&h, db_id, (uint64_t)sb.st_size);
     size_t n = ok ? (size_t)h.n_slots : 0;
-    uint32_t *tcheck = NULL, *hcheck = NULL;
+    uint32_t *hcheck = NULL;
+    uint64_t *tcheck = NULL; /* the block offsets, then their checks */
     if (ok) {
         idx_postings_add_slots(p, n);
-        tcheck = xmalloc((size_t)idx_postfile_sec_len(&h, SEC_TCHECK) + 4);
+        tcheck = xmalloc((size_t)idx_postfile_sec_len(&h, SEC_TCHECK) + 8);
         hcheck = xmalloc((size_t)idx_postfile_sec_len(&h, SEC_HCHECK) + 4);
-        void *const dst[N_READ] = {p->chunk, p->file, p->len, p->kind, tcheck, hcheck};
+        unsigned char *slots = xmalloc((size_t)h.slot_bytes + 1);
+        void *const dst[N_READ] = {slots, p->kind, tcheck, hcheck};
         for (int i = 0; i < N_READ && ok; i++) {
             uint64_t len = idx_postfile_sec_len(&h, i);
             ok = (!len || file_pread_all(fd, dst[i], (size_t)len, h.off[i])) &&
                  idx_postfile_sec_check(dst[i], len) == h.sec_check[i];
         }
+        ok = ok && idx_postslots_unpack(slots, (size_t)h.slot_bytes, n, p->chunk, p->file, p->len);
+        free(slots);
         if (!ok) p->n_slots = 0; /* the arrays stay, empty: p as it was */
     }
     if (!ok) {
@@ -141,7 +141,9 @@ int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
     b->n_terms = (uint32_t)h.n_terms;
     b->n_hash = h.n_hash;
     b->str_len = h.str_len;
-    b->tcheck = tcheck;
+    b->term_len = h.term_len;
+    b->toff = tcheck;
+    b->tcheck = (uint32_t *)(tcheck + (h.n_terms + POST_TERM_BLOCK - 1) / POST_TERM_BLOCK);
     b->hcheck = hcheck;
     b->n_files = h.n_files;
     b->gen = h.gen;

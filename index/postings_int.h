@@ -24,10 +24,12 @@ typedef struct Posting {
     uint8_t tf[N_FIELDS]; /* capped at 255 */
 } Posting;
 
-/* One term of a snapshot (40 bytes): its text in the string section and
- * its postings, compressed (idx_postings_encode): bytes of them at byte
+/* One term of a snapshot: its text in the string section and its
+ * postings, compressed (idx_postings_encode): bytes of them at byte
  * post_off of the postings section. Terms are read by blocks of
- * POST_TERM_BLOCK, each block checked; the text by its own hash. */
+ * POST_TERM_BLOCK, each block checked; the text by its own hash. On disk
+ * a block is packed (idx_postterm_pack: ~15 bytes a term, the offsets
+ * summed from the lengths), found through the block offsets read at open. */
 typedef struct PostTerm {
     uint64_t str_off;
     uint64_t str_hash; /* hash64 of its text: its place in the hash table */
@@ -39,6 +41,22 @@ typedef struct PostTerm {
 } PostTerm;
 
 enum { POST_TERM_BLOCK = 64, POST_HASH_BLOCK = 1024 };
+/* the most bytes a packed block of POST_TERM_BLOCK terms takes */
+enum { POST_TBLOCK_MAX = 20 + POST_TERM_BLOCK * 27 };
+
+/* k terms (k >= 1, consecutive: each one's text and postings follow the
+ * last's) packed into out: the first's str_off and post_off (varints), then
+ * per term str_hash (8 bytes), check (4) and str_len, n, bytes (varints). */
+void idx_postterm_pack(const PostTerm *t, size_t k, StrBuf *out);
+/* The k terms of a packed block of len bytes; 0 when it is no such block. */
+int idx_postterm_unpack(const unsigned char *b, size_t len, PostTerm *t, size_t k);
+/* One slot's columns after the slot before's (*chunk, *file: updated). */
+void idx_postslots_pack(int64_t chunk, int64_t file, const uint32_t len[], int64_t *prev_chunk,
+                        int64_t *prev_file, StrBuf *out);
+/* n slots' columns from len packed bytes into chunk, file and lens; 0 when
+ * they are not exactly that. */
+int idx_postslots_unpack(const unsigned char *b, size_t len, size_t n, int64_t *chunk,
+                         int64_t *file, uint32_t (*lens)[N_FIELDS]);
 
 typedef struct TermList {
     Posting *p;
@@ -72,10 +90,12 @@ typedef struct PostBase {
     uint32_t n_terms;
     uint64_t n_hash; /* a power of two */
     uint64_t str_len;
-    uint32_t *tcheck; /* per block of terms */
-    uint32_t *hcheck; /* per block of the hash table */
-    uint64_t n_files; /* files rows up to gen when it was written */
-    int64_t gen;      /* the database generation it reflects */
+    uint64_t term_len; /* bytes of the term section */
+    uint64_t *toff;    /* per block of terms: its offset in the term section */
+    uint32_t *tcheck;  /* per block of terms: its check (in toff's allocation) */
+    uint32_t *hcheck;  /* per block of the hash table */
+    uint64_t n_files;  /* files rows up to gen when it was written */
+    int64_t gen;       /* the database generation it reflects */
     /* the term block and hash block read last, and a window of text */
     PostTerm tblock[POST_TERM_BLOCK];
     int64_t tblock_at;
@@ -208,10 +228,13 @@ void idx_runcur_close(RunCur *c);
 
 /* The snapshot file's header (postings_file.c says the layout). */
 #define POSTFILE_MAGIC "CRPOST\0\1"
-#define POSTFILE_VERSION 4
+#define POSTFILE_VERSION 5
 #define POSTFILE_ENDIAN 0x01020304u
 
-enum { SEC_CHUNK, SEC_FILE, SEC_LEN, SEC_KIND, SEC_TCHECK, SEC_HCHECK, N_READ };
+/* SEC_SLOTS: per live slot its chunk id and file id (zigzag varints of
+ * the difference from the slot before) and its four field lengths
+ * (varints), idx_postslots_pack; SEC_KIND: a byte per slot. */
+enum { SEC_SLOTS, SEC_KIND, SEC_TCHECK, SEC_HCHECK, N_READ };
 
 typedef struct PostFileHeader {
     char magic[8];
@@ -220,7 +243,7 @@ typedef struct PostFileHeader {
     char db_id[40];
     int64_t gen;
     uint64_t n_files; /* files rows of generation <= gen when written */
-    uint64_t n_slots, n_terms, n_post, n_hash, str_len;
+    uint64_t n_slots, n_terms, n_post, n_hash, str_len, term_len, slot_bytes;
     double len_sum[N_FIELDS];
     uint64_t off_post, off_term, off_str, off_hash;
     uint64_t off[N_READ]; /* the sections read whole at open */

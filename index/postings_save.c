@@ -102,23 +102,33 @@ typedef struct Saver {
     Out post, terms, str;
     uint64_t n_terms;
     PostTerm block[POST_TERM_BLOCK];
+    StrBuf packed;
+    uint64_t *toff; /* per block written: its offset in the term section */
     uint32_t *tcheck;
-    size_t n_tcheck, cap_tcheck;
+    size_t n_tcheck, cap_tcheck, cap_toff;
     Posting *list;
     size_t cap_list;
     StrBuf enc;
     int damaged; /* the old snapshot or a run could not be read */
 } Saver;
 
+/* The block of the last k terms, packed into the term section. */
+static void saver_block(Saver *s, size_t k)
+{
+    sb_reset(&s->packed);
+    idx_postterm_pack(s->block, k, &s->packed);
+    ARRAY_GROW(s->toff, s->n_tcheck + 1, s->cap_toff);
+    ARRAY_GROW(s->tcheck, s->n_tcheck + 1, s->cap_tcheck);
+    s->toff[s->n_tcheck] = s->terms.len + s->terms.buf.len;
+    s->tcheck[s->n_tcheck++] = idx_postings_list_check(s->packed.buf, s->packed.len);
+    out_add(&s->terms, s->packed.buf, s->packed.len);
+}
+
 static void saver_term(Saver *s, const PostTerm *pt)
 {
     s->block[s->n_terms % POST_TERM_BLOCK] = *pt;
-    out_add(&s->terms, pt, sizeof *pt);
     s->n_terms++;
-    size_t in_block = s->n_terms % POST_TERM_BLOCK;
-    if (in_block) return;
-    ARRAY_GROW(s->tcheck, s->n_tcheck + 1, s->cap_tcheck);
-    s->tcheck[s->n_tcheck++] = idx_postings_list_check(s->block, sizeof s->block);
+    if (s->n_terms % POST_TERM_BLOCK == 0) saver_block(s, POST_TERM_BLOCK);
 }
 
 /* Term t's postings from the old snapshot, the runs (their cursors at t
@@ -184,11 +194,16 @@ static void saver_list(Saver *s, uint32_t t, RunCur *cur)
 static int saver_hash(Saver *s, uint64_t n_hash, Out *o, uint32_t **hcheck)
 {
     uint32_t *hash = xcalloc((size_t)n_hash, sizeof *hash);
-    PostTerm *buf = xmalloc(4096 * sizeof *buf);
+    PostTerm buf[POST_TERM_BLOCK];
+    unsigned char raw[POST_TBLOCK_MAX];
     int ok = 1;
-    for (uint64_t k = 0; k < s->n_terms && ok; k += 4096) {
-        size_t m = (size_t)(s->n_terms - k < 4096 ? s->n_terms - k : 4096);
-        ok = file_pread_all(s->side_term, buf, m * sizeof *buf, k * sizeof *buf);
+    for (size_t b = 0; b < s->n_tcheck && ok; b++) {
+        uint64_t k = (uint64_t)b * POST_TERM_BLOCK;
+        size_t m = (size_t)(s->n_terms - k < POST_TERM_BLOCK ? s->n_terms - k : POST_TERM_BLOCK);
+        uint64_t end = b + 1 < s->n_tcheck ? s->toff[b + 1] : s->terms.len;
+        size_t len = (size_t)(end - s->toff[b]);
+        ok = len <= sizeof raw && file_pread_all(s->side_term, raw, len, s->toff[b]) &&
+             idx_postterm_unpack(raw, len, buf, m);
         for (size_t j = 0; ok && j < m; j++) {
             uint64_t i = buf[j].str_hash & (n_hash - 1);
             while (hash[i])
@@ -196,7 +211,6 @@ static int saver_hash(Saver *s, uint64_t n_hash, Out *o, uint32_t **hcheck)
             hash[i] = (uint32_t)(k + j) + 1;
         }
     }
-    free(buf);
     uint64_t n_blocks = (n_hash + POST_HASH_BLOCK - 1) / POST_HASH_BLOCK;
     *hcheck = xmalloc((size_t)n_blocks * 4 + 4);
     for (uint64_t b = 0; b < n_blocks; b++) {
@@ -213,22 +227,25 @@ static int saver_hash(Saver *s, uint64_t n_hash, Out *o, uint32_t **hcheck)
 static void saver_slots(Saver *s, PostFileHeader *h, uint64_t at, Out *o)
 {
     Postings *p = s->p;
-    for (int i = SEC_CHUNK; i <= SEC_KIND; i++) {
-        h->off[i] = at = align8(at);
-        out_start(o, s->fd, at);
-        for (size_t k = 0; k < p->n_slots; k++) {
-            if (s->remap[k] == UINT32_MAX) continue;
-            if (i == SEC_CHUNK) out_add(o, &p->chunk[k], 8);
-            if (i == SEC_FILE) out_add(o, &p->file[k], 8);
-            if (i == SEC_KIND) out_add(o, &p->kind[k], 1);
-            if (i != SEC_LEN) continue;
-            out_add(o, p->len[k], sizeof p->len[k]);
-            for (int f = 0; f < N_FIELDS; f++)
-                h->len_sum[f] += (double)p->len[k][f];
-        }
-        h->sec_check[i] = out_end(o);
-        at += o->len;
+    int64_t prev_chunk = 0, prev_file = 0;
+    h->off[SEC_SLOTS] = at = align8(at);
+    out_start(o, s->fd, at);
+    for (size_t k = 0; k < p->n_slots; k++) {
+        if (s->remap[k] == UINT32_MAX) continue;
+        sb_reset(&s->packed);
+        idx_postslots_pack(p->chunk[k], p->file[k], p->len[k], &prev_chunk, &prev_file, &s->packed);
+        out_add(o, s->packed.buf, s->packed.len);
+        for (int f = 0; f < N_FIELDS; f++)
+            h->len_sum[f] += (double)p->len[k][f];
     }
+    h->sec_check[SEC_SLOTS] = out_end(o);
+    h->slot_bytes = o->len;
+    at += o->len;
+    h->off[SEC_KIND] = at = align8(at);
+    out_start(o, s->fd, at);
+    for (size_t k = 0; k < p->n_slots; k++)
+        if (s->remap[k] != UINT32_MAX) out_add(o, &p->kind[k], 1);
+    h->sec_check[SEC_KIND] = out_end(o);
 }
 
 /* Writes the snapshot into s->fd; 0 on success, else an errno (EIO for a
@@ -257,11 +274,7 @@ static int saver_run(Saver *s, const PostingsGen *g, PostFileHeader *h)
     }
     free(cur);
     if (s->damaged) return EIO;
-    if (s->n_terms % POST_TERM_BLOCK) {
-        ARRAY_GROW(s->tcheck, s->n_tcheck + 1, s->cap_tcheck);
-        s->tcheck[s->n_tcheck++] = idx_postings_list_check(
-            s->block, (size_t)(s->n_terms % POST_TERM_BLOCK) * sizeof(PostTerm));
-    }
+    if (s->n_terms % POST_TERM_BLOCK) saver_block(s, (size_t)(s->n_terms % POST_TERM_BLOCK));
     out_end(&s->post);
     out_end(&s->terms);
     out_end(&s->str);
@@ -277,6 +290,7 @@ static int saver_run(Saver *s, const PostingsGen *g, PostFileHeader *h)
     h->n_terms = s->n_terms;
     h->n_post = s->post.len;
     h->str_len = s->str.len;
+    h->term_len = s->terms.len;
     h->n_hash = 64;
     while (h->n_hash < h->n_terms * 2)
         h->n_hash *= 2;
@@ -298,11 +312,15 @@ static int saver_run(Saver *s, const PostingsGen *g, PostFileHeader *h)
     uint64_t at = h->off_hash + o.len;
     if (ok) saver_slots(s, h, at, &o);
     at = h->off[SEC_KIND] + o.len;
-    const void *checks[2] = {s->tcheck, hcheck};
     for (int i = SEC_TCHECK; ok && i <= SEC_HCHECK; i++) {
         h->off[i] = at = align8(at);
         out_start(&o, s->fd, at);
-        out_add(&o, checks[i - SEC_TCHECK], (size_t)idx_postfile_sec_len(h, i));
+        if (i == SEC_TCHECK) {
+            out_add(&o, s->toff, s->n_tcheck * 8);
+            out_add(&o, s->tcheck, s->n_tcheck * 4);
+        } else {
+            out_add(&o, hcheck, (size_t)idx_postfile_sec_len(h, i));
+        }
         h->sec_check[i] = out_end(&o);
         at += o.len;
     }
@@ -325,6 +343,7 @@ CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo
     sb_init(&s.terms.buf);
     sb_init(&s.str.buf);
     sb_init(&s.enc);
+    sb_init(&s.packed);
     idx_postfile_path(st, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     s.side_term = side_file(st, "terms");
@@ -346,6 +365,8 @@ CrErr idx_postings_save(IdxStore *st, Postings *p, const PostingsGen *g, ErrInfo
     if (rc) unlink(tmp);
     free(s.remap);
     free(s.tcheck);
+    free(s.toff);
+    sb_release(&s.packed);
     free(s.list);
     sb_release(&s.post.buf);
     sb_release(&s.terms.buf);

@@ -50,7 +50,16 @@ static const char schema_sql[] =
      * macro defined at start_line (text: its value), 2 a call site of name
      * in a definition that calls it under a branch of its body. */
     "CREATE TABLE pp(file_id INTEGER NOT NULL, kind INTEGER NOT NULL, start_line INTEGER NOT NULL,"
-    " end_line INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL);";
+    " end_line INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL);"
+    /* A macro's definitions (kind 1) are kept only when a condition could
+     * ask for them: its name is in pp_named, every name a condition names
+     * and, through them, every name the value of a kept definition names
+     * (pp_store.c). pp_defs holds, per file with preprocessor facts, a
+     * digest of those facts (sig) and the 32-bit hashes of the names it
+     * defines (names: sorted, 4 bytes each): where to look when a name
+     * comes to be named. */
+    "CREATE TABLE pp_named(name TEXT PRIMARY KEY) WITHOUT ROWID;"
+    "CREATE TABLE pp_defs(file_id INTEGER PRIMARY KEY, sig INTEGER NOT NULL, names BLOB NOT NULL);";
 /* No table holds the search text: the BM25F postings (postings.bin) are
  * rebuilt, when needed, from the chunks' rows and the source files
  * (postings_rebuild.c). */

@@ -14,7 +14,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 8
+#define IDX_SCHEMA_VERSION 9
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -119,6 +119,17 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
     X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1")                                              \
     X(RM_PP, "DELETE FROM pp WHERE file_id = ?1")                                                  \
+    X(RM_PP_DEFS, "DELETE FROM pp_defs WHERE file_id = ?1")                                        \
+    X(PP_DEFS_SIG, "SELECT sig FROM pp_defs WHERE file_id = ?1")                                   \
+    X(PP_DEFS_PUT, "INSERT OR REPLACE INTO pp_defs(file_id, sig, names) VALUES (?1, ?2, ?3)")      \
+    X(PP_NAMED_HAS, "SELECT 1 FROM pp_named WHERE name = ?1")                                      \
+    X(PP_NAMED_PUT, "INSERT OR IGNORE INTO pp_named(name) VALUES (?1)")                            \
+    X(PP_NAMED_DEL, "DELETE FROM pp_named WHERE name = ?1")                                        \
+    X(PP_DEF_TEXTS, "SELECT text FROM pp WHERE name = ?1 AND kind = 1")                            \
+    X(PP_DEF_DROP, "DELETE FROM pp WHERE name = ?1 AND kind = 1")                                  \
+    X(PP_DEF_IN_FILE, "SELECT 1 FROM pp WHERE name = ?1 AND kind = 1 AND file_id = ?2 LIMIT 1")    \
+    X(PP_TEXT_AT, "SELECT name, text FROM pp WHERE rowid = ?1")                                    \
+    X(FILE_PATH_HASH, "SELECT path, hash FROM files WHERE id = ?1")                                \
     /* the other first pieces named like chunk ?1 in its file: its variants */                     \
     X(CHUNK_VARIANTS, "SELECT b.id FROM chunks a JOIN chunks b ON b.file_id = a.file_id "          \
                       "AND b.symbol = a.symbol AND b.kind = a.kind AND b.id != a.id "              \
@@ -249,6 +260,8 @@ struct IdxStore {
                         * every changed inheritance edge into the subclasses */
     int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
     struct PpConfig *pp_config; /* the build configuration as last read (pp_config.c), or NULL */
+    int pp_all;   /* writes keep every #define (a cold build): idx_pp_settle narrows them */
+    int pp_dirty; /* a write changed some file's conditions or defines: settle pp_named */
     sqlite3_stmt *stmts[STMT__COUNT];
 };
 

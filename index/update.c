@@ -1,3 +1,4 @@
+#include "pp_int.h"
 #include "store_int.h"
 
 #include <errno.h>
@@ -196,9 +197,10 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->cond, NULL);
     int n = pool->n < (size_t)st->threads ? (int)pool->n : st->threads;
-    /* Stemming for the postings moves to the workers when the postings are
-     * kept current (the writer is the bottleneck of a cold build). */
-    if (st->post && n > 0) {
+    /* Stemming for the postings moves to the workers (the writer is the
+     * bottleneck of a cold build): the postings are kept current by every
+     * update that writes files (loaded next, if not yet). */
+    if (n > 0) {
         pool->stems = xcalloc((size_t)n, sizeof *pool->stems);
         for (int t = 0; t < n; t++)
             if (idx_stemmer_new(st, &pool->stems[t], NULL)) {
@@ -231,6 +233,19 @@ static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
     pthread_cond_destroy(&pool->cond);
 }
 
+/* path off the files noted to read again (st->reread). */
+static void reread_forget(IdxStore *st, const char *path)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < st->n_reread; i++) {
+        if (strcmp(st->reread[i], path))
+            st->reread[k++] = st->reread[i];
+        else
+            free(st->reread[i]);
+    }
+    st->n_reread = k;
+}
+
 /* The apply: writes each file as the workers finish it, in scan order,
  * committing every BATCH_FILES files (*in_txn follows the transaction). */
 static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
@@ -256,6 +271,8 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
         else
             stats->files_changed++;
         rc = idx_store_write_file(st, fw, !cold, e);
+        /* its rows now those of what was read: not read again (reread) */
+        if (!rc && !fw->same_content && !fw->skip) reread_forget(st, fw->path);
         idx_filework_release(fw);
         pthread_mutex_lock(&pool->mu);
         pool->written = i + 1;
@@ -366,6 +383,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     in_txn = 1;
     /* A cold build loads the tables bare and indexes them once at the end. */
     if ((rc = cold ? idx_store_indexes_drop(st, e) : idx_store_indexes_ensure(st, e))) goto out;
+    if ((rc = idx_pp_begin(st, cold, e))) goto out;
     if ((rc = record_scan_skips(st, &scan, &by_path, old, e))) goto out;
     stats.files_skipped += scan.n_skipped;
     /* Rows of files that are gone (or now ignored) go first. */
@@ -379,21 +397,26 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     /* The postings follow every write from here on, so that a snapshot can
      * be written at the end without reading the search text back. Loaded
      * in this transaction: exactly the rows it sees. */
+    /* nothing to read: no workers, and no model loaded for them; started
+     * first, so that they read while the postings load */
+    if (pool.n) n_threads = pool_start(&pool, st, &threads);
     if (pool.n && !st->post) {
         st->post_version = idx_store_data_version(st);
         if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
-    /* nothing to read: no workers, and no model loaded for them */
-    if (pool.n) n_threads = pool_start(&pool, st, &threads);
     Phases ph;
     phases_init(&ph);
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
     phase_mark(&ph, "parse+write");
+    /* before the indexes: the definitions a cold build drops leave free
+     * pages that the indexes fill */
+    if ((rc = idx_pp_settle(st, e))) goto out;
+    phase_mark(&ph, "macros");
     /* refs_dirty: made (empty) once the references are resolved (graph.c) */
     if (cold && (rc = idx_store_indexes_ensure_lookup(st, e))) goto out;
     phase_mark(&ph, "indexes");
-    if ((rc = reread(st, e))) goto out;
+    if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
     /* Many files written (a cold build): their rows are committed first, so
      * that resolution can look names up on threads over connections of
      * their own (the files are already committed in batches: an update that
@@ -507,8 +530,9 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
     if ((rc = idx_store_indexes_ensure(st, e))) goto out;
+    if ((rc = idx_pp_begin(st, 0, e))) goto out;
     if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;
-    if ((rc = reread(st, e))) goto out;
+    if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
     double t2 = now_ms();
     size_t n_edges = 0;
     if ((rc = idx_graph_resolve_dirty(st, &n_edges, e))) goto out;

@@ -1,4 +1,5 @@
 #include "lang/lang.h"
+#include "pp_int.h"
 #include "store_int.h"
 #include "vec_int.h"
 
@@ -230,7 +231,7 @@ CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, 
 {
     static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_SYMBOLS,
                                    STMT_RM_IMPORTS,  STMT_RM_REFS,      STMT_RM_PP,
-                                   STMT_RM_CHUNKS};
+                                   STMT_RM_PP_DEFS,  STMT_RM_CHUNKS};
     CrErr rc;
     if (st->post) idx_postings_remove_file(st->post, file_id);
     if (mark_dependents && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e))) return rc;
@@ -477,30 +478,12 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     return rc;
 }
 
-/* The file's preprocessor facts (pp.c reads them at query time). */
-static CrErr insert_pp(IdxStore *st, const ChunkSet *set, int64_t file_id, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    for (size_t i = 0; i < set->n_pp && !rc; i++) {
-        const ChunkPp *p = &set->pp[i];
-        sqlite3_stmt *s = idx_store_stmt(st, STMT_PP_INSERT, e);
-        if (!s) return CR_EDB;
-        sqlite3_bind_int64(s, 1, file_id);
-        sqlite3_bind_int(s, 2, (int)p->kind);
-        sqlite3_bind_int64(s, 3, p->start_line);
-        sqlite3_bind_int64(s, 4, p->end_line);
-        sqlite3_bind_text(s, 5, p->name ? p->name : "", -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 6, p->text ? p->text : "", -1, SQLITE_STATIC);
-        rc = idx_store_step_done(st, s, e, "preprocessor fact");
-    }
-    return rc;
-}
-
 CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     int64_t file_id = 0, *ids = NULL;
     IdxFacts old = {0}, now = {0};
+    uint64_t pp_old = 0, pp_now = 0; /* the preprocessor digests (pp_store.c) */
     if (fw->same_content) {
         sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_TOUCH, e);
         if (!s) return CR_EDB;
@@ -512,6 +495,7 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
     /* What the file offered the resolver before: references that could
      * meet what comes or goes are resolved again (deps.c). */
     if (fw->old_id && mark_dependents && (rc = idx_facts_load(st, fw->old_id, &old, e))) goto out;
+    if (fw->old_id && (rc = idx_pp_file_sig(st, fw->old_id, &pp_old, e))) goto out;
     if (fw->skip && !strcmp(fw->skip, "gone")) {
         if (fw->old_id) rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 0, e);
         goto marks;
@@ -533,8 +517,9 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         else if (r->name && r->name[0])
             rc = insert_ref(st, file_id, ids[r->chunk], r->kind, r->name, e);
     }
-    if (!rc) rc = insert_pp(st, &fw->set, file_id, e);
+    if (!rc) rc = idx_pp_insert(st, &fw->set, file_id, &pp_now, e);
 marks:
+    if (!rc && pp_now != pp_old) rc = idx_pp_moved(st, e);
     if (!rc && mark_dependents && file_id) rc = idx_facts_load(st, file_id, &now, e);
     if (!rc && mark_dependents) {
         if (idx_facts_classes_differ(&old, &now)) st->classes_moved = 1;

@@ -288,6 +288,9 @@ static void dump(IdxStore *st, StrBuf *out)
         "i.file_id",
         "SELECT 'pp', f.path, p.kind, p.start_line, p.end_line, p.name, p.text FROM pp p "
         "JOIN files f ON f.id = p.file_id",
+        "SELECT 'pp_named', name FROM pp_named",
+        "SELECT 'pp_defs', f.path, d.sig, hex(d.names) FROM pp_defs d JOIN files f ON f.id = "
+        "d.file_id",
         "SELECT 'ref', " CH(
             "c", "f") ", r.kind, r.name, r.resolved FROM refs r "
                       "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id",

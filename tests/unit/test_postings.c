@@ -380,9 +380,9 @@ static void test_damaged_sections(void)
     FILE *f = fopen(snap, "rb");
     CHECK(f && fread(&h, sizeof h, 1, f) == 1);
     if (f) fclose(f);
-    const uint64_t at[] = {h.off_term, h.off_str, h.off_hash, h.off[SEC_LEN], h.off[SEC_TCHECK]};
-    const uint64_t len[] = {h.n_terms * sizeof(PostTerm), h.str_len, h.n_hash * 4, h.n_slots * 16,
-                            (h.n_terms + POST_TERM_BLOCK - 1) / POST_TERM_BLOCK * 4};
+    const uint64_t at[] = {h.off_term, h.off_str, h.off_hash, h.off[SEC_SLOTS], h.off[SEC_TCHECK]};
+    const uint64_t len[] = {h.term_len, h.str_len, h.n_hash * 4, h.slot_bytes,
+                            (h.n_terms + POST_TERM_BLOCK - 1) / POST_TERM_BLOCK * 12};
     for (size_t i = 0; i < 2 * sizeof at / sizeof at[0]; i++) {
         size_t sec = i / 2;
         snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, snap);
