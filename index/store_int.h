@@ -354,6 +354,7 @@ void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
  * distinct term once (its text NUL-terminated at off[k], len[k] bytes,
  * hash64 hash[k]), and every token of every field, in order, as its local
  * id k in tok; field i's tokens end at field_end[i] (4 fields a chunk). */
+typedef struct FileWords FileWords;
 typedef struct FileTerms {
     StrBuf text;
     uint32_t *off, *len;
@@ -365,6 +366,7 @@ typedef struct FileTerms {
     size_t n_tok, cap_tok;
     size_t *field_end;
     size_t n_fields, cap_fields;
+    FileWords *words; /* the words met, each tokenized once (stem.c) */
 } FileTerms;
 
 typedef struct FileWork {
