@@ -184,25 +184,38 @@ void idx_fileterms_add_field(FileTerms *ft, Stemmer *m, const char *text)
     ft->field_end[ft->n_fields++] = ft->n_tok;
 }
 
+/* The words and the hash table serve only the adding. */
+static void fileterms__words_release(FileTerms *ft)
+{
+    free(ft->slot);
+    ft->slot = NULL;
+    ft->cap_slot = 0;
+    if (!ft->words) return;
+    sb_release(&ft->words->text);
+    free(ft->words->off);
+    free(ft->words->len);
+    free(ft->words->first);
+    free(ft->words->count);
+    free(ft->words->hash);
+    free(ft->words->slot);
+    free(ft->words->ids);
+    free(ft->words);
+    ft->words = NULL;
+}
+
+void idx_fileterms_done(FileTerms *ft)
+{
+    fileterms__words_release(ft);
+}
+
 void idx_fileterms_release(FileTerms *ft)
 {
     sb_release(&ft->text);
     free(ft->off);
     free(ft->len);
     free(ft->hash);
-    free(ft->slot);
     free(ft->tok);
     free(ft->field_end);
-    if (ft->words) {
-        sb_release(&ft->words->text);
-        free(ft->words->off);
-        free(ft->words->len);
-        free(ft->words->first);
-        free(ft->words->count);
-        free(ft->words->hash);
-        free(ft->words->slot);
-        free(ft->words->ids);
-        free(ft->words);
-    }
+    fileterms__words_release(ft);
     memset(ft, 0, sizeof *ft);
 }

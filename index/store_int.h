@@ -484,6 +484,8 @@ void idx_stem_each(Stemmer *m, const char *text, int flags, void *ctx,
                    int (*fn)(void *, int, const char *, int, int, int));
 /* Appends the terms of one field's text (idx_tok_code output) to ft. */
 void idx_fileterms_add_field(FileTerms *ft, Stemmer *m, const char *text);
+/* Frees what only adding needs (the terms stay): no field is added after. */
+void idx_fileterms_done(FileTerms *ft);
 void idx_fileterms_release(FileTerms *ft);
 /* Tombstones every chunk of a file. */
 void idx_postings_remove_file(Postings *p, int64_t file_id);

@@ -186,9 +186,16 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     line_offsets(src.buf, src.len, &line_off);
     if (em && !idx_embedder_covers(em, fw->path)) em = NULL;
     filework__tokens(fw, src.buf, line_off, fw->lines, src.len, em);
-    if (stem)
-        for (size_t i = 0; i < fw->set.n_chunks * IDX_SEARCH_FIELDS; i++)
+    if (stem && fw->set.n_chunks) {
+        /* the writer reads the terms, not the text: held no longer than this */
+        for (size_t i = 0; i < fw->set.n_chunks * IDX_SEARCH_FIELDS; i++) {
             idx_fileterms_add_field(&fw->terms, stem, fw->text[i]);
+            free(fw->text[i]);
+        }
+        free(fw->text);
+        fw->text = NULL;
+        idx_fileterms_done(&fw->terms);
+    }
 out:
     free(line_off);
     sb_release(&src);
