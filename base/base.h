@@ -98,6 +98,8 @@ void sb_grow(StrBuf *sb, size_t extra);
 void sb_add(StrBuf *sb, const void *data, size_t len);
 void sb_adds(StrBuf *sb, const char *s);
 void sb_addc(StrBuf *sb, char c);
+/* Appends v in decimal ("%lld" without printf's cost). */
+void sb_addi(StrBuf *sb, int64_t v);
 void sb_addf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(StrBuf *sb, const char *fmt, va_list ap);
 /* Appends s[0..len) as one line of printable ASCII for a message: runs of

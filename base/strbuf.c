@@ -59,6 +59,19 @@ void sb_addc(StrBuf *sb, char c)
     sb->buf[sb->len] = '\0';
 }
 
+void sb_addi(StrBuf *sb, int64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[sizeof tmp - ++n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) tmp[sizeof tmp - ++n] = '-';
+    sb_add(sb, tmp + sizeof tmp - n, n);
+}
+
 void sb_vaddf(StrBuf *sb, const char *fmt, va_list ap)
 {
     if (!sb->buf) sb_grow(sb, 64);

@@ -241,7 +241,11 @@ void idx_emit_refs_out(ChunkEmit *em, ChunkSet *out)
         int keep = chunk >= 0;
         if (keep && ref.kind != REF_IMPORT) {
             sb_reset(&key);
-            sb_addf(&key, "%d:%d:%s", chunk, (int)ref.kind, ref.name);
+            sb_addi(&key, chunk);
+            sb_addc(&key, ':');
+            sb_addi(&key, (int)ref.kind);
+            sb_addc(&key, ':');
+            sb_adds(&key, ref.name ? ref.name : "(null)");
             if (strmap_get(&seen, key.buf, NULL))
                 keep = 0;
             else

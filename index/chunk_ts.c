@@ -203,6 +203,13 @@ static TSNode ts__true_name(TSNode name)
     return strcmp(ts_node_type(last), ts_node_type(name)) ? name : last;
 }
 
+/* Whether n lies strictly inside outer. */
+static int ts__inside(TSNode n, TSNode outer)
+{
+    return !ts_node_eq(n, outer) && ts_node_start_byte(outer) <= ts_node_start_byte(n) &&
+           ts_node_end_byte(n) <= ts_node_end_byte(outer);
+}
+
 /* Whether the source before byte a, past blanks, ends in `.` or `:`: the
  * only way the token before a node there can be `.` or `::`. Looking
  * first spares ts_node_prev_sibling (a walk down from the root) for
@@ -244,7 +251,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 d.cap = k;
                 d.node = n;
             } else if (k == CAP_NAME) {
-                d.name = ts__true_name(n);
+                d.name = n;
             } else if (k == CAP_BODY) {
                 d.body = n;
             } else if (k == CAP_RECEIVER) {
@@ -295,6 +302,11 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 out->package = ts__name_text(r, n);
             }
         }
+        /* the name can be misread only where the definition holds an
+         * error (ts_node_next_sibling walks down from the root) */
+        if (d.cap && !ts_node_is_null(d.name) &&
+            (ts_node_has_error(d.node) || !ts__inside(d.name, d.node)))
+            d.name = ts__true_name(d.name);
         if (d.cap && !ts_node_is_null(d.name) &&
             ts_node_end_byte(d.name) > ts_node_start_byte(d.name)) {
             ARRAY_GROW(r->defs, r->n_defs + 1, r->cap_defs);
@@ -329,6 +341,7 @@ static int ts__def_cmp(const void *pa, const void *pb)
 /* The node with its wrappers (template, export) and leading attributes. */
 static TSNode ts__outer(const TsRun *r, TSNode n)
 {
+    if (!r->lang->wrappers) return n; /* spares ts_node_parent: a walk from the root */
     for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && ts__kind_in(p, r->lang->wrappers);
          p = ts_node_parent(p))
         n = p;
@@ -339,6 +352,7 @@ static TSNode ts__outer(const TsRun *r, TSNode n)
 static TSNode ts__first_prefix(const TsRun *r, TSNode outer)
 {
     TSNode first = outer;
+    if (!r->lang->prefixes) return first; /* spares ts_node_prev_sibling */
     for (TSNode p = ts_node_prev_sibling(outer);
          !ts_node_is_null(p) && ts__kind_in(p, r->lang->prefixes); p = ts_node_prev_sibling(p))
         first = p;

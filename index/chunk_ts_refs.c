@@ -157,7 +157,9 @@ void idx_chunk_ts_fix_refs(TsRun *r)
         uint32_t l = r->locals[i].line;
         if (l < 1 || l > r->em.n_lines || !r->locals[i].name) continue;
         sb_reset(&key);
-        sb_addf(&key, "%d:%s", r->em.owner[l], r->locals[i].name);
+        sb_addi(&key, r->em.owner[l]);
+        sb_addc(&key, ':');
+        sb_adds(&key, r->locals[i].name);
         strmap_put(&locals, key.buf, 1);
     }
     for (size_t i = 0; i < r->em.n_refs; i++) {
@@ -172,7 +174,9 @@ void idx_chunk_ts_fix_refs(TsRun *r)
             drop = o < 0 || r->em.units[o].start != ref->line;
         if (ref->kind == REF_VALUE && ref->name && !drop) {
             sb_reset(&key);
-            sb_addf(&key, "%d:%s", o, ref->name);
+            sb_addi(&key, o);
+            sb_addc(&key, ':');
+            sb_adds(&key, ref->name);
             drop = strmap_get(&locals, key.buf, NULL);
         }
         if (drop) {

@@ -11,70 +11,6 @@
  * kept current as files change. Terms are produced by FTS5's own porter
  * tokenizer, so stemming matches the stored search text. */
 
-/* FTS5's porter tokenizer, made from one connection's FTS5 API; one per
- * thread (an instance is not shared). */
-struct Stemmer {
-    fts5_tokenizer api;
-    Fts5Tokenizer *tok;
-};
-
-CrErr idx_stemmer_new(IdxStore *st, Stemmer **out, ErrInfo *e)
-{
-    fts5_api *api = NULL;
-    sqlite3_stmt *s = NULL;
-    void *ud = NULL;
-    *out = NULL;
-    if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &s, NULL) != SQLITE_OK)
-        return idx_store_err(st, e, "fts5 api");
-    sqlite3_bind_pointer(s, 1, (void *)&api, "fts5_api_ptr", NULL);
-    sqlite3_step(s);
-    sqlite3_finalize(s);
-    if (!api) return err_set(e, CR_EDB, "this SQLite has no FTS5");
-    Stemmer *m = xcalloc(1, sizeof *m);
-    static const char *const args[] = {"unicode61", "tokenchars", "_"};
-    if (api->xFindTokenizer(api, "porter", &ud, &m->api) != SQLITE_OK ||
-        m->api.xCreate(ud, (const char **)args, 3, &m->tok) != SQLITE_OK) {
-        free(m);
-        return err_set(e, CR_EDB, "FTS5 porter tokenizer unavailable");
-    }
-    *out = m;
-    return CR_OK;
-}
-
-void idx_stemmer_free(Stemmer *m)
-{
-    if (!m) return;
-    if (m->tok) m->api.xDelete(m->tok);
-    free(m);
-}
-
-/* Calls fn for each term of text, as the postings count them (a colocated
- * synonym is not one). */
-static void stem__run(Stemmer *m, const char *text, int flags, void *ctx,
-                      int (*fn)(void *, int, const char *, int, int, int))
-{
-    if (text && text[0]) m->api.xTokenize(m->tok, ctx, flags, text, (int)strlen(text), fn);
-}
-
-static int stem__append(void *ctx, int tflags, const char *tok, int n, int start, int end)
-{
-    StrBuf *out = ctx;
-    (void)start;
-    (void)end;
-    if (n <= 0 || (tflags & FTS5_TOKEN_COLOCATED)) return SQLITE_OK;
-    if (out->len) sb_addc(out, ' ');
-    sb_add(out, tok, (size_t)n);
-    return SQLITE_OK;
-}
-
-char *idx_stem(Stemmer *m, const char *text)
-{
-    StrBuf sb;
-    sb_init(&sb);
-    stem__run(m, text, FTS5_TOKENIZE_DOCUMENT, &sb, stem__append);
-    return sb_detach(&sb, NULL);
-}
-
 typedef struct TokCtx {
     Postings *p;
     uint32_t *ids; /* term ids of one field, or of the query */
@@ -198,9 +134,8 @@ size_t idx_postings_gather(Postings *p, uint32_t t, Posting **buf, size_t *cap)
     return n + l->n;
 }
 
-static uint32_t term_id(Postings *p, const char *t, size_t n, int create, int *found)
+static uint32_t term_id_h(Postings *p, const char *t, size_t n, uint64_t h, int create, int *found)
 {
-    uint64_t h = hash64(t, n);
     int64_t v = idx_postbase_lookup(&p->base, t, n);
     if (v < 0 && (v = dict_find(&p->terms, t, n, h)) >= 0) v += p->base.n_terms;
     if (v >= 0) {
@@ -214,6 +149,11 @@ static uint32_t term_id(Postings *p, const char *t, size_t n, int create, int *f
     dict_add(&p->terms, t, n, h);
     *found = 1;
     return (uint32_t)p->n_terms++;
+}
+
+static uint32_t term_id(Postings *p, const char *t, size_t n, int create, int *found)
+{
+    return term_id_h(p, t, n, hash64(t, n), create, found);
 }
 
 static int on_token(void *ctx, int tflags, const char *tok, int n, int start, int end)
@@ -235,19 +175,7 @@ static int on_token(void *ctx, int tflags, const char *tok, int n, int start, in
 static void tokenize(Postings *p, TokCtx *c, const char *text, int flags)
 {
     c->n = 0;
-    stem__run(p->stem, text, flags, c, on_token);
-}
-
-/* Term ids of stemmed terms (idx_stem output: space-separated). */
-static void split_terms(Postings *p, TokCtx *c, const char *terms)
-{
-    c->n = 0;
-    for (const char *t = terms; t && *t;) {
-        size_t n = strcspn(t, " ");
-        if (n) on_token(c, 0, t, (int)n, 0, 0);
-        t += n;
-        if (*t) t++;
-    }
+    idx_stem_each(p->stem, text, flags, c, on_token);
 }
 
 CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e)
@@ -287,12 +215,6 @@ void idx_postings_free(Postings *p)
     free(p);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 size_t idx_postings_add_slots(Postings *p, size_t n)
 {
     size_t slot = p->n_slots;
@@ -313,38 +235,13 @@ size_t idx_postings_add_slots(Postings *p, size_t n)
     return slot;
 }
 
-static void postings__add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
-                          const char *const fields[4], int stemmed)
+/* Counts one token of field f of the chunk in slot: the chunk's posting is
+ * the list's last one once it has a token of the term (slots only grow),
+ * so no chunk's terms need sorting. */
+static void postings__count(Postings *p, uint32_t term, size_t slot, int f)
 {
-    TokCtx c = {p, NULL, 0, 0, 1, 0};
-    uint64_t *pairs = NULL;
-    size_t n_pairs = 0, cap_pairs = 0;
-    size_t slot = idx_postings_add_slots(p, 1);
-    p->chunk[slot] = chunk_id;
-    p->file[slot] = file_id;
-    p->kind[slot] = (unsigned char)kind;
-    /* (term, field) pairs of the chunk, sorted, then folded into postings. */
-    for (int f = 0; f < N_FIELDS; f++) {
-        if (stemmed)
-            split_terms(p, &c, fields[f]);
-        else
-            tokenize(p, &c, fields[f], FTS5_TOKENIZE_DOCUMENT);
-        p->len[slot][f] = (uint32_t)c.n;
-        p->len_sum[f] += (double)c.n;
-        ARRAY_GROW(pairs, n_pairs + c.n, cap_pairs);
-        for (size_t i = 0; i < c.n; i++)
-            pairs[n_pairs++] = ((uint64_t)c.ids[i] << 8) | (uint64_t)f;
-    }
-    free(c.ids);
-    if (n_pairs) qsort(pairs, n_pairs, sizeof *pairs, cmp_u64);
-    for (size_t i = 0; i < n_pairs;) {
-        uint32_t term = (uint32_t)(pairs[i] >> 8);
-        Posting post = {(uint32_t)slot, {0}};
-        for (; i < n_pairs && (uint32_t)(pairs[i] >> 8) == term; i++) {
-            uint8_t *tf = &post.tf[pairs[i] & 0xff];
-            if (*tf < 255) (*tf)++;
-        }
-        TermList *l = &p->lists[term];
+    TermList *l = &p->lists[term];
+    if (!l->n || l->p[l->n - 1].slot != (uint32_t)slot) {
         if (l->n == l->cap) {
             /* by half again, from 2: most terms are rare, and a build of
              * a large tree holds every list at once */
@@ -353,22 +250,57 @@ static void postings__add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKin
             l->cap = grown;
             l->p = xrealloc(l->p, (size_t)l->cap * sizeof *l->p);
         }
-        l->p[l->n++] = post;
+        l->p[l->n++] = (Posting){(uint32_t)slot, {0}};
     }
-    free(pairs);
-    if (p->list_bytes > p->budget) idx_postings_spill(p);
+    uint8_t *tf = &l->p[l->n - 1].tf[f];
+    if (*tf < 255) (*tf)++;
+}
+
+static size_t postings__slot(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind)
+{
+    size_t slot = idx_postings_add_slots(p, 1);
+    p->chunk[slot] = chunk_id;
+    p->file[slot] = file_id;
+    p->kind[slot] = (unsigned char)kind;
+    return slot;
 }
 
 void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
                       const char *const fields[4])
 {
-    postings__add(p, chunk_id, file_id, kind, fields, 0);
+    TokCtx c = {p, NULL, 0, 0, 1, 0};
+    size_t slot = postings__slot(p, chunk_id, file_id, kind);
+    for (int f = 0; f < N_FIELDS; f++) {
+        tokenize(p, &c, fields[f], FTS5_TOKENIZE_DOCUMENT);
+        p->len[slot][f] = (uint32_t)c.n;
+        p->len_sum[f] += (double)c.n;
+        for (size_t i = 0; i < c.n; i++)
+            postings__count(p, c.ids[i], slot, f);
+    }
+    free(c.ids);
+    if (p->list_bytes > p->budget) idx_postings_spill(p);
 }
 
-void idx_postings_add_stemmed(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
-                              const char *const terms[4])
+void idx_postings_add_terms(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+                            const FileTerms *ft, size_t chunk, uint32_t *gid)
 {
-    postings__add(p, chunk_id, file_id, kind, terms, 1);
+    size_t slot = postings__slot(p, chunk_id, file_id, kind);
+    for (int f = 0; f < N_FIELDS; f++) {
+        size_t i = chunk * N_FIELDS + (size_t)f;
+        size_t a = i ? ft->field_end[i - 1] : 0, b = ft->field_end[i];
+        p->len[slot][f] = (uint32_t)(b - a);
+        p->len_sum[f] += (double)(b - a);
+        for (size_t k = a; k < b; k++) {
+            uint32_t t = ft->tok[k];
+            if (gid[t] == UINT32_MAX) {
+                int found;
+                gid[t] =
+                    term_id_h(p, ft->text.buf + ft->off[t], ft->len[t], ft->hash[t], 1, &found);
+            }
+            postings__count(p, gid[t], slot, f);
+        }
+    }
+    if (p->list_bytes > p->budget) idx_postings_spill(p);
 }
 
 void idx_postings_remove_file(Postings *p, int64_t file_id)

@@ -368,6 +368,25 @@ void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
 
 /* One file's journey: prepared off the writer thread (read, check, hash,
  * chunk, tokenize), then written by the writer in a transaction. */
+/* A file's search terms as a parse worker stemmed them (stem.c): each
+ * distinct term once (its text NUL-terminated at off[k], len[k] bytes,
+ * hash64 hash[k]), and every token of every field, in order, as its local
+ * id k in tok; field i's tokens end at field_end[i] (4 fields a chunk). */
+typedef struct FileWords FileWords;
+typedef struct FileTerms {
+    StrBuf text;
+    uint32_t *off, *len;
+    uint64_t *hash;
+    uint32_t n;
+    size_t cap, cap_slot;
+    uint32_t *slot; /* open addressing by hash: local id + 1 */
+    uint32_t *tok;
+    size_t n_tok, cap_tok;
+    size_t *field_end;
+    size_t n_fields, cap_fields;
+    FileWords *words; /* the words met, each tokenized once (stem.c) */
+} FileTerms;
+
 typedef struct FileWork {
     /* in */
     char *path; /* relative */
@@ -384,8 +403,9 @@ typedef struct FileWork {
     int is_pkg;
     const IdxLang *lang; /* the table row it was read as */
     ChunkSet set;
-    char **text;  /* 4 strings per chunk: name, path, doc, body tokens */
-    char **terms; /* the same through idx_stem when prepared with a Stemmer, or NULL */
+    char **text;     /* 4 strings per chunk: name, path, doc, body tokens */
+    FileTerms terms; /* the same through the Stemmer when prepared with one (terms.n_fields
+                      * = 4 per chunk), else empty */
     char (*chunk_hash)[17];
     char *cont;  /* per chunk: a continuation piece (later window, later class run) */
     float *vecs; /* per chunk: its vector (dim floats) when prepared with an embedder
@@ -465,17 +485,26 @@ CrErr idx_postings_add_files_since(IdxStore *st, Postings *p, int64_t gen, ErrIn
 /* Adds one chunk's four fields (idx_tok_code text: idx_search_fields). */
 void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
                       const char *const fields[4]);
-/* The same with the fields already through idx_stem (so that a parse
- * thread, not the writer, pays for the stemming). */
-void idx_postings_add_stemmed(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
-                              const char *const terms[4]);
+/* The same with the fields already stemmed by a parse thread (so that it,
+ * not the writer, pays for the stemming): chunk's 4 fields of ft. gid maps
+ * ft's local ids to term ids (ft->n entries, UINT32_MAX where not yet
+ * looked up), kept across the chunks of one file. */
+void idx_postings_add_terms(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
+                            const FileTerms *ft, size_t chunk, uint32_t *gid);
 
 /* The postings' tokenizer (FTS5's porter over unicode61), one per thread:
  * made on the store's thread, usable from one other thread at a time. */
 CrErr idx_stemmer_new(IdxStore *st, Stemmer **out, ErrInfo *e);
 void idx_stemmer_free(Stemmer *m);
-/* The terms of a text as the postings count them, space-separated. Caller frees. */
-char *idx_stem(Stemmer *m, const char *text);
+/* Calls fn for each token of text (FTS5_TOKENIZE_* flags), as FTS5's
+ * xTokenize does. */
+void idx_stem_each(Stemmer *m, const char *text, int flags, void *ctx,
+                   int (*fn)(void *, int, const char *, int, int, int));
+/* Appends the terms of one field's text (idx_tok_code output) to ft. */
+void idx_fileterms_add_field(FileTerms *ft, Stemmer *m, const char *text);
+/* Frees what only adding needs (the terms stay): no field is added after. */
+void idx_fileterms_done(FileTerms *ft);
+void idx_fileterms_release(FileTerms *ft);
 /* Tombstones every chunk of a file. */
 void idx_postings_remove_file(Postings *p, int64_t file_id);
 /* Whether a and b hold the same live postings (chunk ids and term

@@ -1,16 +1,36 @@
 #include "idx_int.h"
 
-#include <ctype.h>
 #include <string.h>
+
+/* The C locale's classes (nothing sets another), without a call per byte. */
+static int isdigit_c(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int isupper_c(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z';
+}
+
+static int islower_c(unsigned char c)
+{
+    return c >= 'a' && c <= 'z';
+}
+
+static int isalpha_c(unsigned char c)
+{
+    return isupper_c(c) || islower_c(c);
+}
 
 static int is_ident_start(unsigned char c)
 {
-    return isalpha(c) || c == '_' || c >= 0x80;
+    return isalpha_c(c) || c == '_' || c >= 0x80;
 }
 
 static int is_ident_char(unsigned char c)
 {
-    return isalnum(c) || c == '_' || c >= 0x80;
+    return is_ident_start(c) || isdigit_c(c);
 }
 
 static void add_lower(StrBuf *out, const char *s, size_t n)
@@ -18,7 +38,7 @@ static void add_lower(StrBuf *out, const char *s, size_t n)
     if (out->len) sb_addc(out, ' ');
     sb_grow(out, n);
     for (size_t i = 0; i < n; i++)
-        out->buf[out->len + i] = (char)tolower((unsigned char)s[i]);
+        out->buf[out->len + i] = (char)(isupper_c((unsigned char)s[i]) ? s[i] + ('a' - 'A') : s[i]);
     out->len += n;
     out->buf[out->len] = '\0';
 }
@@ -35,27 +55,27 @@ static int tok__parts(const char *s, size_t n, StrBuf *out)
         if (i >= n) break;
         size_t j = i + 1;
         unsigned char c0 = (unsigned char)s[i];
-        if (isdigit(c0)) {
-            while (j < n && isdigit((unsigned char)s[j]))
+        if (isdigit_c(c0)) {
+            while (j < n && isdigit_c((unsigned char)s[j]))
                 j++;
             i = j; /* numbers are not searchable parts */
             continue;
         }
-        if (isupper(c0)) {
-            if (j < n && isupper((unsigned char)s[j])) {
+        if (isupper_c(c0)) {
+            if (j < n && isupper_c((unsigned char)s[j])) {
                 /* an acronym run: HTTPServer -> HTTP + Server */
-                while (j < n && isupper((unsigned char)s[j]))
+                while (j < n && isupper_c((unsigned char)s[j]))
                     j++;
-                if (j < n && islower((unsigned char)s[j])) j--;
+                if (j < n && islower_c((unsigned char)s[j])) j--;
             } else {
-                while (j < n && (islower((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80))
+                while (j < n && (islower_c((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80))
                     j++;
             }
         } else {
-            while (j < n && (islower((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80))
+            while (j < n && (islower_c((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80))
                 j++;
         }
-        if (j - i >= 2 || isalpha(c0)) {
+        if (j - i >= 2 || isalpha_c(c0)) {
             add_lower(out, s + i, j - i);
             parts++;
         }
@@ -72,7 +92,7 @@ void idx_tok_code(const char *text, size_t len, StrBuf *out)
     while (i < len) {
         unsigned char c = (unsigned char)text[i];
         if (!is_ident_start(c)) {
-            if (isdigit(c))
+            if (isdigit_c(c))
                 while (i < len && is_ident_char((unsigned char)text[i]))
                     i++;
             else

@@ -187,11 +187,15 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     line_offsets(src.buf, src.len, &line_off);
     if (em && !idx_embedder_covers(em, fw->path)) em = NULL;
     filework__tokens(fw, src.buf, line_off, fw->lines, src.len, em);
-    if (stem) {
-        size_t n = fw->set.n_chunks * 4;
-        fw->terms = xcalloc(n + 1, sizeof *fw->terms);
-        for (size_t i = 0; i < n; i++)
-            fw->terms[i] = idx_stem(stem, fw->text[i]);
+    if (stem && fw->set.n_chunks) {
+        /* the writer reads the terms, not the text: held no longer than this */
+        for (size_t i = 0; i < fw->set.n_chunks * IDX_SEARCH_FIELDS; i++) {
+            idx_fileterms_add_field(&fw->terms, stem, fw->text[i]);
+            free(fw->text[i]);
+        }
+        free(fw->text);
+        fw->text = NULL;
+        idx_fileterms_done(&fw->terms);
     }
 out:
     free(line_off);
@@ -201,12 +205,10 @@ out:
 void idx_filework_release(FileWork *fw)
 {
     if (!fw) return;
-    for (size_t i = 0; i < fw->set.n_chunks * 4; i++) {
-        if (fw->text) free(fw->text[i]);
-        if (fw->terms) free(fw->terms[i]);
-    }
+    for (size_t i = 0; fw->text && i < fw->set.n_chunks * 4; i++)
+        free(fw->text[i]);
     free(fw->text);
-    free(fw->terms);
+    idx_fileterms_release(&fw->terms);
     free(fw->chunk_hash);
     free(fw->cont);
     free(fw->vecs);
@@ -404,6 +406,9 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     sb_init(&qual);
     strmap_init(&seen);
     symbol_owners(fw, &seen);
+    /* the term ids of the file's distinct terms, looked up at first use */
+    uint32_t *gid = xmalloc(((size_t)fw->terms.n + 1) * sizeof *gid);
+    memset(gid, 0xff, ((size_t)fw->terms.n + 1) * sizeof *gid);
     for (size_t i = 0; i < fw->set.n_chunks && !rc; i++) {
         const ChunkDef *c = &fw->set.chunks[i];
         int64_t parent = c->parent >= 0 && (size_t)c->parent < i ? ids[c->parent] : 0;
@@ -430,9 +435,8 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
         ids[i] = sqlite3_last_insert_rowid(st->db);
         if (fw->vecs) idx_dense_stage(st, ids[i], fw->vecs + i * (size_t)fw->dim, fw->dim);
 
-        if (st->post && fw->terms)
-            idx_postings_add_stemmed(st->post, ids[i], file_id, c->kind,
-                                     (const char *const *)&fw->terms[i * 4]);
+        if (st->post && fw->terms.n_fields)
+            idx_postings_add_terms(st->post, ids[i], file_id, c->kind, &fw->terms, i, gid);
         else if (st->post)
             idx_postings_add(st->post, ids[i], file_id, c->kind,
                              (const char *const *)&fw->text[i * 4]);
@@ -473,6 +477,7 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
             rc = idx_store_step_done(st, s, e, "edge");
         }
     }
+    free(gid);
     sb_release(&qual);
     strmap_release(&seen);
     return rc;

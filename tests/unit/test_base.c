@@ -43,6 +43,16 @@ static void test_strbuf(void)
     CHECK_INT(strlen(p), n);
     CHECK_INT(sb.len, 0);
     free(p);
+    /* sb_addi writes what "%lld" writes */
+    static const int64_t ints[] = {0, 7, -7, 42, 1000000, -99999, INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "x%lld", (long long)ints[i]);
+        sb_reset(&sb);
+        sb_addc(&sb, 'x');
+        sb_addi(&sb, ints[i]);
+        CHECK_STR(sb.buf, want);
+    }
     sb_release(&sb);
     sb_release(NULL);
 }

@@ -461,6 +461,73 @@ static void test_spilled_build(void)
     free(want);
 }
 
+/* A file's terms stemmed by a parse worker (FileTerms, index/stem.c) make
+ * the postings its text makes: the same terms in the same order, the same
+ * frequencies per field and the same field lengths, for a term repeated in
+ * a field, across fields and across chunks, and for empty fields. */
+static void test_worker_terms(void)
+{
+    static const char *const text[3][4] = {
+        {"settle ledger", "pkg mod", "settles the ledgers ledger", "ledger ledger tariff settle"},
+        {"tariff", "pkg mod", "", "amount amount tariffs settle"},
+        {"", "", "", ""},
+    };
+    IdxStore *st = open_store(0);
+    if (!st) return;
+    ErrInfo e = {0};
+    Postings *a = NULL, *b = NULL;
+    Stemmer *m = NULL;
+    CHECK_INT(idx_postings_new(st, &a, &e), CR_OK);
+    CHECK_INT(idx_postings_new(st, &b, &e), CR_OK);
+    CHECK_INT(idx_stemmer_new(st, &m, &e), CR_OK);
+    if (!a || !b || !m) goto out;
+    FileTerms ft = {0};
+    for (int c = 0; c < 3; c++)
+        for (int f = 0; f < 4; f++)
+            idx_fileterms_add_field(&ft, m, text[c][f]);
+    CHECK(ft.n > 5 && ft.n < 64);
+    uint32_t gid[64];
+    memset(gid, 0xff, sizeof gid);
+    for (int c = 0; c < 3; c++) {
+        idx_postings_add_terms(a, 100 + c, 7, IDX_KIND_FUNCTION, &ft, (size_t)c, gid);
+        idx_postings_add(b, 100 + c, 7, IDX_KIND_FUNCTION, text[c]);
+    }
+    char why[256] = "";
+    CHECK(idx_postings_same(a, b, why, sizeof why));
+    CHECK_INT(a->n_terms, b->n_terms);
+    CHECK_INT(a->n_slots, 3);
+    CHECK_INT(b->n_slots, 3);
+    for (size_t s = 0; s < 3 && a->n_slots == 3 && b->n_slots == 3; s++)
+        CHECK(!memcmp(a->len[s], b->len[s], sizeof a->len[s]));
+    for (size_t t = 0; t < a->n_terms && t < b->n_terms; t++) {
+        uint32_t na, nb;
+        CHECK_STR(idx_postings_term_text(a, (uint32_t)t, &na),
+                  idx_postings_term_text(b, (uint32_t)t, &nb));
+        CHECK_INT(a->lists[t].n, b->lists[t].n);
+        if (a->lists[t].n == b->lists[t].n)
+            CHECK(!memcmp(a->lists[t].p, b->lists[t].p, a->lists[t].n * sizeof(Posting)));
+    }
+    /* "ledger" (stemmed) twice in chunk 0's body, once in its name */
+    uint32_t ledger = UINT32_MAX;
+    for (size_t t = 0; t < a->n_terms; t++) {
+        uint32_t n;
+        if (!strcmp(idx_postings_term_text(a, (uint32_t)t, &n), "ledger")) ledger = (uint32_t)t;
+    }
+    CHECK(ledger != UINT32_MAX);
+    if (ledger != UINT32_MAX) {
+        CHECK_INT(a->lists[ledger].n, 1);
+        CHECK_INT(a->lists[ledger].p[0].tf[0], 1);
+        CHECK_INT(a->lists[ledger].p[0].tf[2], 2);
+        CHECK_INT(a->lists[ledger].p[0].tf[3], 2);
+    }
+    idx_fileterms_release(&ft);
+out:
+    idx_stemmer_free(m);
+    idx_postings_free(a);
+    idx_postings_free(b);
+    idx_close(st);
+}
+
 int main(void)
 {
     char tmpl[] = "/tmp/coderag-postings.XXXXXX";
@@ -475,6 +542,7 @@ int main(void)
     for (int m = 0; m < 40; m++)
         write_module(m, NULL);
     RUN(test_list_codec);
+    RUN(test_worker_terms);
     RUN(test_empty_snapshot);
     RUN(test_written_and_used);
     RUN(test_changes_since_snapshot);
