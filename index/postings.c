@@ -294,8 +294,8 @@ void idx_postings_add_terms(Postings *p, int64_t chunk_id, int64_t file_id, IdxK
             uint32_t t = ft->tok[k];
             if (gid[t] == UINT32_MAX) {
                 int found;
-                gid[t] =
-                    term_id_h(p, ft->text.buf + ft->off[t], ft->len[t], ft->hash[t], 1, &found);
+                gid[t] = term_id_h(p, ft->ids.text.buf + ft->ids.off[t], ft->ids.len[t],
+                                   ft->ids.hash[t], 1, &found);
             }
             postings__count(p, gid[t], slot, f);
         }

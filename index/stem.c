@@ -63,61 +63,70 @@ void idx_stem_each(Stemmer *m, const char *text, int flags, void *ctx,
  * space, so a word's terms are the same wherever it stands, and a word
  * that repeats (most of a file's identifiers) is tokenized once. */
 struct FileWords {
-    StrBuf text;
-    uint32_t *off, *len, *first, *count; /* per word: its text, its terms in ids */
-    uint64_t *hash;
-    uint32_t n;
-    size_t cap, cap_slot;
-    uint32_t *slot; /* open addressing by hash: word index + 1 */
-    uint32_t *ids;  /* the local term ids of every word, word after word */
+    StrIds words;
+    uint32_t *first, *count; /* per word: its terms in ids */
+    size_t cap_first, cap_count;
+    uint32_t *ids; /* the local term ids of every word, word after word */
     size_t n_ids, cap_ids;
 };
 
-/* The local id of term t, added when new. */
-static uint32_t fileterms__intern(FileTerms *ft, const char *t, size_t n)
+/* The id of s[0..n) (hash h) in ids; *added 1 when it is new. */
+static uint32_t strids_put(StrIds *ids, const char *s, size_t n, uint64_t h, int *added)
 {
-    uint64_t h = hash64(t, n);
-    if ((ft->n + 1) * 2 > ft->cap_slot) {
-        size_t cap = ft->cap_slot ? ft->cap_slot * 2 : 256;
-        free(ft->slot);
-        ft->slot = xcalloc(cap, sizeof *ft->slot);
-        ft->cap_slot = cap;
-        for (uint32_t k = 0; k < ft->n; k++) {
-            size_t i = ft->hash[k] & (cap - 1);
-            while (ft->slot[i])
+    if ((ids->n + 1) * 2 > ids->cap_slot) {
+        size_t cap = ids->cap_slot ? ids->cap_slot * 2 : 256;
+        free(ids->slot);
+        ids->slot = xcalloc(cap, sizeof *ids->slot);
+        ids->cap_slot = cap;
+        for (uint32_t k = 0; k < ids->n; k++) {
+            size_t i = ids->hash[k] & (cap - 1);
+            while (ids->slot[i])
                 i = (i + 1) & (cap - 1);
-            ft->slot[i] = k + 1;
+            ids->slot[i] = k + 1;
         }
     }
-    size_t i = h & (ft->cap_slot - 1);
-    for (uint32_t v; (v = ft->slot[i]) != 0; i = (i + 1) & (ft->cap_slot - 1)) {
+    size_t i = h & (ids->cap_slot - 1);
+    *added = 0;
+    for (uint32_t v; (v = ids->slot[i]) != 0; i = (i + 1) & (ids->cap_slot - 1)) {
         uint32_t k = v - 1;
-        if (ft->hash[k] == h && ft->len[k] == n && !memcmp(ft->text.buf + ft->off[k], t, n))
+        if (ids->hash[k] == h && ids->len[k] == n && !memcmp(ids->text.buf + ids->off[k], s, n))
             return k;
     }
-    if (ft->n == ft->cap) {
-        ft->cap = ft->cap ? ft->cap * 2 : 64;
-        ft->off = xrealloc(ft->off, ft->cap * sizeof *ft->off);
-        ft->len = xrealloc(ft->len, ft->cap * sizeof *ft->len);
-        ft->hash = xrealloc(ft->hash, ft->cap * sizeof *ft->hash);
+    if (ids->n == ids->cap) {
+        ids->cap = ids->cap ? ids->cap * 2 : 64;
+        ids->off = xrealloc(ids->off, ids->cap * sizeof *ids->off);
+        ids->len = xrealloc(ids->len, ids->cap * sizeof *ids->len);
+        ids->hash = xrealloc(ids->hash, ids->cap * sizeof *ids->hash);
     }
-    ft->off[ft->n] = ft->text.len;
-    ft->len[ft->n] = (uint32_t)n;
-    ft->hash[ft->n] = h;
-    sb_add(&ft->text, t, n);
-    sb_addc(&ft->text, '\0');
-    ft->slot[i] = ft->n + 1;
-    return ft->n++;
+    ids->off[ids->n] = (uint32_t)ids->text.len;
+    ids->len[ids->n] = (uint32_t)n;
+    ids->hash[ids->n] = h;
+    sb_add(&ids->text, s, n);
+    sb_addc(&ids->text, '\0');
+    ids->slot[i] = ids->n + 1;
+    *added = 1;
+    return ids->n++;
+}
+
+static void strids_release(StrIds *ids)
+{
+    sb_release(&ids->text);
+    free(ids->off);
+    free(ids->len);
+    free(ids->hash);
+    free(ids->slot);
+    memset(ids, 0, sizeof *ids);
 }
 
 static int fileterms__token(void *ctx, int tflags, const char *tok, int n, int start, int end)
 {
     FileTerms *ft = ctx;
     FileWords *w = ft->words;
+    int added;
     (void)start;
     (void)end;
     if (n <= 0 || (tflags & FTS5_TOKEN_COLOCATED)) return SQLITE_OK;
-    uint32_t k = fileterms__intern(ft, tok, (size_t)n);
+    uint32_t k = strids_put(&ft->ids, tok, (size_t)n, hash64(tok, (size_t)n), &added);
     ARRAY_GROW(w->ids, w->n_ids + 1, w->cap_ids);
     w->ids[w->n_ids++] = k;
     return SQLITE_OK;
@@ -127,38 +136,11 @@ static int fileterms__token(void *ctx, int tflags, const char *tok, int n, int s
 static uint32_t fileterms__word(FileTerms *ft, Stemmer *m, const char *s, size_t n)
 {
     FileWords *w = ft->words;
-    uint64_t h = hash64(s, n);
-    if ((w->n + 1) * 2 > w->cap_slot) {
-        size_t cap = w->cap_slot ? w->cap_slot * 2 : 256;
-        free(w->slot);
-        w->slot = xcalloc(cap, sizeof *w->slot);
-        w->cap_slot = cap;
-        for (uint32_t k = 0; k < w->n; k++) {
-            size_t i = w->hash[k] & (cap - 1);
-            while (w->slot[i])
-                i = (i + 1) & (cap - 1);
-            w->slot[i] = k + 1;
-        }
-    }
-    size_t i = h & (w->cap_slot - 1);
-    for (uint32_t v; (v = w->slot[i]) != 0; i = (i + 1) & (w->cap_slot - 1)) {
-        uint32_t k = v - 1;
-        if (w->hash[k] == h && w->len[k] == n && !memcmp(w->text.buf + w->off[k], s, n)) return k;
-    }
-    if (w->n == w->cap) {
-        w->cap = w->cap ? w->cap * 2 : 64;
-        w->off = xrealloc(w->off, w->cap * sizeof *w->off);
-        w->len = xrealloc(w->len, w->cap * sizeof *w->len);
-        w->first = xrealloc(w->first, w->cap * sizeof *w->first);
-        w->count = xrealloc(w->count, w->cap * sizeof *w->count);
-        w->hash = xrealloc(w->hash, w->cap * sizeof *w->hash);
-    }
-    uint32_t k = w->n++;
-    w->off[k] = (uint32_t)w->text.len;
-    w->len[k] = (uint32_t)n;
-    w->hash[k] = h;
-    sb_add(&w->text, s, n);
-    w->slot[i] = k + 1;
+    int added;
+    uint32_t k = strids_put(&w->words, s, n, hash64(s, n), &added);
+    if (!added) return k;
+    ARRAY_GROW(w->first, k + 1, w->cap_first);
+    ARRAY_GROW(w->count, k + 1, w->cap_count);
     w->first[k] = (uint32_t)w->n_ids;
     stem__run(m, s, n, FTS5_TOKENIZE_DOCUMENT, ft, fileterms__token);
     w->count[k] = (uint32_t)(w->n_ids - w->first[k]);
@@ -187,17 +169,13 @@ void idx_fileterms_add_field(FileTerms *ft, Stemmer *m, const char *text)
 /* The words and the hash table serve only the adding. */
 static void fileterms__words_release(FileTerms *ft)
 {
-    free(ft->slot);
-    ft->slot = NULL;
-    ft->cap_slot = 0;
+    free(ft->ids.slot);
+    ft->ids.slot = NULL;
+    ft->ids.cap_slot = 0;
     if (!ft->words) return;
-    sb_release(&ft->words->text);
-    free(ft->words->off);
-    free(ft->words->len);
+    strids_release(&ft->words->words);
     free(ft->words->first);
     free(ft->words->count);
-    free(ft->words->hash);
-    free(ft->words->slot);
     free(ft->words->ids);
     free(ft->words);
     ft->words = NULL;
@@ -210,12 +188,9 @@ void idx_fileterms_done(FileTerms *ft)
 
 void idx_fileterms_release(FileTerms *ft)
 {
-    sb_release(&ft->text);
-    free(ft->off);
-    free(ft->len);
-    free(ft->hash);
+    fileterms__words_release(ft);
+    strids_release(&ft->ids);
     free(ft->tok);
     free(ft->field_end);
-    fileterms__words_release(ft);
     memset(ft, 0, sizeof *ft);
 }

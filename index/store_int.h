@@ -373,13 +373,19 @@ void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
  * hash64 hash[k]), and every token of every field, in order, as its local
  * id k in tok; field i's tokens end at field_end[i] (4 fields a chunk). */
 typedef struct FileWords FileWords;
-typedef struct FileTerms {
+/* Distinct strings, each with an id (0, 1, ... in the order added): its
+ * text (NUL-terminated in text), length and hash, found through an
+ * open-addressing table of id + 1 (stem.c). */
+typedef struct StrIds {
     StrBuf text;
     uint32_t *off, *len;
     uint64_t *hash;
     uint32_t n;
     size_t cap, cap_slot;
-    uint32_t *slot; /* open addressing by hash: local id + 1 */
+    uint32_t *slot;
+} StrIds;
+typedef struct FileTerms {
+    StrIds ids; /* the file's distinct terms: a token is a local id */
     uint32_t *tok;
     size_t n_tok, cap_tok;
     size_t *field_end;

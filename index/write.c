@@ -407,8 +407,8 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     strmap_init(&seen);
     symbol_owners(fw, &seen);
     /* the term ids of the file's distinct terms, looked up at first use */
-    uint32_t *gid = xmalloc(((size_t)fw->terms.n + 1) * sizeof *gid);
-    memset(gid, 0xff, ((size_t)fw->terms.n + 1) * sizeof *gid);
+    uint32_t *gid = xmalloc(((size_t)fw->terms.ids.n + 1) * sizeof *gid);
+    memset(gid, 0xff, ((size_t)fw->terms.ids.n + 1) * sizeof *gid);
     for (size_t i = 0; i < fw->set.n_chunks && !rc; i++) {
         const ChunkDef *c = &fw->set.chunks[i];
         int64_t parent = c->parent >= 0 && (size_t)c->parent < i ? ids[c->parent] : 0;

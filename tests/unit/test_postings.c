@@ -485,7 +485,7 @@ static void test_worker_terms(void)
     for (int c = 0; c < 3; c++)
         for (int f = 0; f < 4; f++)
             idx_fileterms_add_field(&ft, m, text[c][f]);
-    CHECK(ft.n > 5 && ft.n < 64);
+    CHECK(ft.ids.n > 5 && ft.ids.n < 64);
     uint32_t gid[64];
     memset(gid, 0xff, sizeof gid);
     for (int c = 0; c < 3; c++) {
