@@ -595,4 +595,38 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
  * the edges and the resolved marks must be committed. The same edges. */
 CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
 
+/* ---------------------------------------------------------------- update (update_pre.c) */
+
+/* A files row as idx_update plans with it. */
+typedef struct UpdOldFile {
+    int64_t id, size, mtime_ns;
+    char hash[17];
+    int ok;
+    int seen;
+} UpdOldFile;
+
+/* What idx_update reads of the store while the scan walks the tree (on a
+ * thread of its own: the scan touches no store state): the files rows and,
+ * unless already in memory, the postings. The postings read ahead serve
+ * only an apply that writes files and only when no other connection
+ * committed between their load and its BEGIN IMMEDIATE (data_version, as
+ * idx_warm): else they are dropped (idx_update_prefetch_discard) and
+ * loaded in the transaction, as without this. */
+typedef struct UpdPrefetch {
+    IdxStore *st;
+    StrMap *by_path; /* path -> index in old */
+    UpdOldFile *old;
+    size_t n_old;
+    size_t n_reread; /* st->n_reread before the postings load */
+    int post;        /* the postings were loaded here */
+    CrErr rc;
+    ErrInfo e;
+} UpdPrefetch;
+
+/* The thread's body (arg: UpdPrefetch): fills old, by_path, rc, e. */
+void *idx_update_prefetch(void *arg);
+/* Drops the postings idx_update_prefetch loaded, and the files their load
+ * noted to read again: the update goes on as if they were never read. */
+void idx_update_prefetch_discard(UpdPrefetch *p);
+
 #endif
