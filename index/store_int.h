@@ -605,28 +605,21 @@ typedef struct UpdOldFile {
     int seen;
 } UpdOldFile;
 
-/* What idx_update reads of the store while the scan walks the tree (on a
- * thread of its own: the scan touches no store state): the files rows and,
- * unless already in memory, the postings. The postings read ahead serve
- * only an apply that writes files and only when no other connection
- * committed between their load and its BEGIN IMMEDIATE (data_version, as
- * idx_warm): else they are dropped (idx_update_prefetch_discard) and
- * loaded in the transaction, as without this. */
+/* What idx_update reads of the store while the scan walks the tree, on a
+ * thread of its own (the scan touches no store state): the files rows.
+ * The postings are not read ahead: an update with nothing to write never
+ * needs them, and one that writes loads them in its transaction while the
+ * workers read its files (exactly the rows it sees). */
 typedef struct UpdPrefetch {
     IdxStore *st;
     StrMap *by_path; /* path -> index in old */
     UpdOldFile *old;
     size_t n_old;
-    size_t n_reread; /* st->n_reread before the postings load */
-    int post;        /* the postings were loaded here */
     CrErr rc;
     ErrInfo e;
 } UpdPrefetch;
 
 /* The thread's body (arg: UpdPrefetch): fills old, by_path, rc, e. */
 void *idx_update_prefetch(void *arg);
-/* Drops the postings idx_update_prefetch loaded, and the files their load
- * noted to read again: the update goes on as if they were never read. */
-void idx_update_prefetch_discard(UpdPrefetch *p);
 
 #endif

@@ -340,6 +340,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     int lock_fd = lock_index_file(st, "update.lock");
     strmap_init(&by_path);
     idx_store_scan_options(st, &opt);
+    /* the files rows read while the scan walks the tree (it touches no
+     * store state): outside the transaction, as they always were */
     UpdPrefetch pre = {.st = st, .by_path = &by_path};
     pthread_t pre_thread;
     int pre_started = pthread_create(&pre_thread, NULL, idx_update_prefetch, &pre) == 0;
@@ -352,18 +354,14 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
         rc = pre.rc;
         if (e) *e = pre.e;
     }
-    phase_mark(&ph, "scan, files and postings");
+    phase_mark(&ph, "scan and files");
     if (rc) goto out;
     stats.files_seen = scan.n_files;
     int cold = n_old == 0;
     update__plan(&scan, &by_path, old, &pool, &stats);
-    /* nothing to write: as if the postings had not been read ahead */
-    if (!pool.n) idx_update_prefetch_discard(&pre);
 
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
-    if (pre.post && idx_store_data_version(st) != st->post_version)
-        idx_update_prefetch_discard(&pre);
     /* A cold build loads the tables bare and indexes them once at the end. */
     if ((rc = cold ? idx_store_indexes_drop(st, e) : idx_store_indexes_ensure(st, e))) goto out;
     if ((rc = idx_pp_begin(st, cold, e))) goto out;
@@ -387,7 +385,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
         st->post_version = idx_store_data_version(st);
         if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
-    phase_mark(&ph, "plan and postings");
+    phase_mark(&ph, "plan, postings");
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
     phase_mark(&ph, "parse+write");

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What idx_update reads of the store while the scan walks the tree. */
+/* The files rows idx_update plans with, read while the scan walks the tree. */
 
-static CrErr load_old_files(IdxStore *st, StrMap *by_path, UpdOldFile **out, size_t *n_out, ErrInfo *e)
+static CrErr load_old_files(IdxStore *st, StrMap *by_path, UpdOldFile **out, size_t *n_out,
+                            ErrInfo *e)
 {
     UpdOldFile *v = NULL;
     size_t n = 0, cap = 0;
@@ -37,25 +38,6 @@ static CrErr load_old_files(IdxStore *st, StrMap *by_path, UpdOldFile **out, siz
 void *idx_update_prefetch(void *arg)
 {
     UpdPrefetch *p = arg;
-    IdxStore *st = p->st;
-    p->rc = load_old_files(st, p->by_path, &p->old, &p->n_old, &p->e);
-    if (p->rc || st->post) return NULL;
-    p->n_reread = st->n_reread;
-    st->post_version = idx_store_data_version(st);
-    ErrInfo pe = {0};
-    /* a failure is met again (and reported) by the load in the transaction */
-    p->post = idx_postings_load(st, !st->post_distrust, &st->post, &pe) == CR_OK;
-    while (!p->post && st->n_reread > p->n_reread)
-        free(st->reread[--st->n_reread]);
+    p->rc = load_old_files(p->st, p->by_path, &p->old, &p->n_old, &p->e);
     return NULL;
-}
-
-void idx_update_prefetch_discard(UpdPrefetch *p)
-{
-    IdxStore *st = p->st;
-    if (!p->post) return;
-    p->post = 0;
-    idx_store_postings_invalidate(st);
-    while (st->n_reread > p->n_reread)
-        free(st->reread[--st->n_reread]);
 }

@@ -124,9 +124,9 @@ static void test_changed_file_left_out(void)
 }
 
 /* An update that finds nothing to write (the scan's sizes and mtimes all
- * as indexed) reads no file: the postings it reads ahead, while the scan
- * runs, for an update that does write, are dropped with the files their
- * load noted to read again (update_pre.c), as if never read. */
+ * as indexed) reads no file: it loads no postings (without a snapshot,
+ * their load reads every file and notes b.py to read again), not even
+ * ahead while the scan runs (update_pre.c reads the files rows alone). */
 static void test_nothing_to_write_reads_nothing(void)
 {
     write_file("b.py", "marten"); /* the same size and mtime again */
