@@ -140,8 +140,8 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
  * every path for the languages or loading the model to describe it. */
 CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e);
 /* The chunk and edge counts alone: what `coderag index` prints (a count
- * is a walk of a table's smallest b-tree: the three others cost ~35 ms at
- * the Linux kernel's size). */
+ * is a walk of a table's smallest b-tree: the three others cost ~11 ms at
+ * the Linux kernel's size, pages cached). */
 CrErr idx_status_sizes(IdxStore *st, int64_t *chunks, int64_t *edges, ErrInfo *e);
 
 /* Checks the database's own consistency (SQLite's quick_check) and that no
