@@ -71,8 +71,8 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     if (line.shown) fputc('\n', stderr);
     if (rc) return rc;
     if (verbose) {
-        IdxStatus s;
-        if ((rc = idx_status_counts(*out, &s, e))) {
+        int64_t chunks, edges;
+        if ((rc = idx_status_sizes(*out, &chunks, &edges, e))) {
             idx_close(*out);
             *out = NULL;
             return rc;
@@ -81,7 +81,7 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
                 "indexed %s: %zu files (%zu changed, %zu unchanged, %zu removed, %zu skipped), "
                 "%lld chunks, %lld edges in %.0f ms\n",
                 idx_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
-                stats.files_removed, stats.files_skipped, (long long)s.chunks, (long long)s.edges,
+                stats.files_removed, stats.files_skipped, (long long)chunks, (long long)edges,
                 stats.ms);
     }
     return CR_OK;

@@ -73,6 +73,14 @@ CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e)
     return CR_OK;
 }
 
+CrErr idx_status_sizes(IdxStore *st, int64_t *chunks, int64_t *edges, ErrInfo *e)
+{
+    *chunks = count_rows(st, "SELECT count(*) FROM chunks");
+    *edges = count_rows(st, "SELECT count(*) FROM edges");
+    if (*chunks < 0 || *edges < 0) return idx_store_err(st, e, "status");
+    return CR_OK;
+}
+
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
 {
     CrErr lrc = idx_status_counts(st, out, e);

@@ -601,4 +601,31 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
  * the edges and the resolved marks must be committed. The same edges. */
 CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
 
+/* ---------------------------------------------------------------- update (update_pre.c) */
+
+/* A files row as idx_update plans with it. */
+typedef struct UpdOldFile {
+    int64_t id, size, mtime_ns;
+    char hash[17];
+    int ok;
+    int seen;
+} UpdOldFile;
+
+/* What idx_update reads of the store while the scan walks the tree, on a
+ * thread of its own (the scan touches no store state): the files rows.
+ * The postings are not read ahead: an update with nothing to write never
+ * needs them, and one that writes loads them in its transaction while the
+ * workers read its files (exactly the rows it sees). */
+typedef struct UpdPrefetch {
+    IdxStore *st;
+    StrMap *by_path; /* path -> index in old */
+    UpdOldFile *old;
+    size_t n_old;
+    CrErr rc;
+    ErrInfo e;
+} UpdPrefetch;
+
+/* The thread's body (arg: UpdPrefetch): fills old, by_path, rc, e. */
+void *idx_update_prefetch(void *arg);
+
 #endif

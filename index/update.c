@@ -59,41 +59,6 @@ static void *pool_worker(void *arg)
     return NULL;
 }
 
-typedef struct OldFile {
-    int64_t id, size, mtime_ns;
-    char hash[17];
-    int ok;
-    int seen;
-} OldFile;
-
-static CrErr load_old_files(IdxStore *st, StrMap *by_path, OldFile **out, size_t *n_out, ErrInfo *e)
-{
-    OldFile *v = NULL;
-    size_t n = 0, cap = 0;
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_ALL, e);
-    if (!s) return CR_EDB;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        ARRAY_GROW(v, n + 1, cap);
-        OldFile *f = &v[n];
-        f->id = sqlite3_column_int64(s, 0);
-        const unsigned char *h = sqlite3_column_text(s, 2);
-        snprintf(f->hash, sizeof f->hash, "%s", h ? (const char *)h : "");
-        f->size = sqlite3_column_int64(s, 3);
-        f->mtime_ns = sqlite3_column_int64(s, 4);
-        const unsigned char *status = sqlite3_column_text(s, 5);
-        f->ok = status && !strcmp((const char *)status, "ok");
-        f->seen = 0;
-        strmap_put(by_path, (const char *)sqlite3_column_text(s, 1), (int64_t)n);
-        n++;
-    }
-    sqlite3_reset(s);
-    *out = v;
-    *n_out = n;
-    if (rc != SQLITE_DONE) return idx_store_err(st, e, "files");
-    return CR_OK;
-}
-
 static CrErr begin(IdxStore *st, ErrInfo *e)
 {
     return idx_store_exec(st, "BEGIN IMMEDIATE", e);
@@ -107,8 +72,8 @@ static CrErr commit(IdxStore *st, ErrInfo *e)
 /* Writes the scan's skip list as files rows (status = reason), so `status`
  * can report them; prepared skips (binary, not-utf8) are written by
  * idx_store_write_file. */
-static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_path, OldFile *old,
-                               ErrInfo *e)
+static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_path,
+                               UpdOldFile *old, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     for (size_t i = 0; i < scan->n_skipped && !rc; i++) {
@@ -160,14 +125,14 @@ static CrErr locked_dense_sync(IdxStore *st, ErrInfo *e)
 
 /* The plan: which scanned files need reading (new, or size or mtime
  * moved); old files met are marked seen, the others are the removed. */
-static void update__plan(const ScanResult *scan, const StrMap *by_path, OldFile *old, Pool *pool,
+static void update__plan(const ScanResult *scan, const StrMap *by_path, UpdOldFile *old, Pool *pool,
                          IdxUpdateStats *stats)
 {
     pool->work = xcalloc(scan->n_files + 1, sizeof *pool->work);
     for (size_t i = 0; i < scan->n_files; i++) {
         const ScanFile *f = &scan->files[i];
         int64_t k;
-        OldFile *o = NULL;
+        UpdOldFile *o = NULL;
         if (strmap_get(by_path, f->path, &k)) {
             o = &old[k];
             o->seen = 1;
@@ -362,7 +327,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     ScanResult scan = {0};
     ScanOptions opt;
     StrMap by_path;
-    OldFile *old = NULL;
+    UpdOldFile *old = NULL;
     size_t n_old = 0;
     Pool pool = {0};
     pthread_t *threads = NULL;
@@ -370,12 +335,28 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     IdxUpdateStats stats = {0};
     double t0 = now_ms();
 
+    Phases ph;
+    phases_init(&ph);
     int lock_fd = lock_index_file(st, "update.lock");
     strmap_init(&by_path);
     idx_store_scan_options(st, &opt);
-    if ((rc = idx_scan_workspace(&opt, &scan, e))) goto out;
+    /* the files rows read while the scan walks the tree (it touches no
+     * store state): outside the transaction, as they always were */
+    UpdPrefetch pre = {.st = st, .by_path = &by_path};
+    pthread_t pre_thread;
+    int pre_started = pthread_create(&pre_thread, NULL, idx_update_prefetch, &pre) == 0;
+    if (!pre_started) idx_update_prefetch(&pre);
+    rc = idx_scan_workspace(&opt, &scan, e);
+    if (pre_started) pthread_join(pre_thread, NULL);
+    old = pre.old;
+    n_old = pre.n_old;
+    if (!rc && pre.rc) {
+        rc = pre.rc;
+        if (e) *e = pre.e;
+    }
+    phase_mark(&ph, "scan and files");
+    if (rc) goto out;
     stats.files_seen = scan.n_files;
-    if ((rc = load_old_files(st, &by_path, &old, &n_old, e))) goto out;
     int cold = n_old == 0;
     update__plan(&scan, &by_path, old, &pool, &stats);
 
@@ -404,8 +385,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
         st->post_version = idx_store_data_version(st);
         if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
-    Phases ph;
-    phases_init(&ph);
+    phase_mark(&ph, "plan, postings");
     rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
     if (rc) goto out;
     phase_mark(&ph, "parse+write");

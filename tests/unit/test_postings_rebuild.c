@@ -123,6 +123,29 @@ static void test_changed_file_left_out(void)
     idx_close(st);
 }
 
+/* An update that finds nothing to write (the scan's sizes and mtimes all
+ * as indexed) reads no file: it loads no postings (without a snapshot,
+ * their load reads every file and notes b.py to read again), not even
+ * ahead while the scan runs (update_pre.c reads the files rows alone). */
+static void test_nothing_to_write_reads_nothing(void)
+{
+    write_file("b.py", "marten"); /* the same size and mtime again */
+    /* no snapshot: loading the postings reads every file (and meets b.py) */
+    CHECK_INT(unlink(snap), 0);
+    IdxStore *st = open_store(0);
+    if (!st) return;
+    IdxUpdateStats stats = {0};
+    CHECK_INT(idx_update(st, NULL, NULL, &stats, NULL), CR_OK);
+    CHECK_INT((int)stats.files_changed, 0);
+    idx_close(st);
+    st = open_store(IDX_OPEN_READONLY);
+    if (!st) return;
+    char *got = hits_of(st, "marten");
+    CHECK_STR(got, ""); /* not read by that update: still left out */
+    free(got);
+    idx_close(st);
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/coderag-test-prebuild-XXXXXX");
@@ -133,6 +156,7 @@ int main(void)
     write_file("b.py", "walrus");
     RUN(test_rebuilt_from_source);
     RUN(test_changed_file_left_out);
+    RUN(test_nothing_to_write_reads_nothing);
     test_sh("rm -rf '%s' '%s'", root, index_dir);
     return test_summary();
 }
