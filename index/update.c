@@ -1,5 +1,5 @@
 #include "pp_int.h"
-#include "store_int.h"
+#include "update_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "store_int.h"
+#include "update_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

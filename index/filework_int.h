@@ -1,0 +1,96 @@
+/*
+ * filework_int.h - one file's journey (write.c, stem.c): prepared off the
+ * writer thread (read, check, hash, chunk, tokenize, stem), then written by
+ * the writer in a transaction. Internal to index/; included by store_int.h.
+ */
+#ifndef CODERAG_FILEWORK_INT_H
+#define CODERAG_FILEWORK_INT_H
+
+/* A file's search terms as a parse worker stemmed them (stem.c): each
+ * distinct term once (its text NUL-terminated at off[k], len[k] bytes,
+ * hash64 hash[k]), and every token of every field, in order, as its local
+ * id k in tok; field i's tokens end at field_end[i] (4 fields a chunk). */
+typedef struct FileWords FileWords;
+/* Distinct strings, each with an id (0, 1, ... in the order added): its
+ * text (NUL-terminated in text), length and hash, found through an
+ * open-addressing table of id + 1 (stem.c). */
+typedef struct StrIds {
+    StrBuf text;
+    uint32_t *off, *len;
+    uint64_t *hash;
+    uint32_t n;
+    size_t cap, cap_slot;
+    uint32_t *slot;
+} StrIds;
+typedef struct FileTerms {
+    StrIds ids; /* the file's distinct terms: a token is a local id */
+    uint32_t *tok;
+    size_t n_tok, cap_tok;
+    size_t *field_end;
+    size_t n_fields, cap_fields;
+    FileWords *words; /* the words met, each tokenized once (stem.c) */
+} FileTerms;
+
+typedef struct FileWork {
+    /* in */
+    char *path; /* relative */
+    int64_t size, mtime_ns;
+    int64_t old_id; /* 0: not in the index yet */
+    char old_hash[17];
+    /* out of prepare */
+    const char
+        *skip; /* non-NULL: skip reason ("binary", "not-utf8", "too-large", "unreadable", "gone") */
+    int same_content; /* content hash equals old_hash: only size/mtime change */
+    char hash[17];
+    uint32_t lines;
+    char *module;
+    int is_pkg;
+    const IdxLang *lang; /* the table row it was read as */
+    ChunkSet set;
+    char **text;     /* 4 strings per chunk: name, path, doc, body tokens */
+    FileTerms terms; /* the same through the Stemmer when prepared with one (terms.n_fields
+                      * = 4 per chunk), else empty */
+    char (*chunk_hash)[17];
+    char *cont;  /* per chunk: a continuation piece (later window, later class run) */
+    float *vecs; /* per chunk: its vector (dim floats) when prepared with an embedder
+                  * that covers the file, or NULL */
+    int dim;
+} FileWork;
+
+/* Reads and chunks a file; never fails (problems become fw->skip).
+ * root is the canonical root. With stem, the search text is also stemmed;
+ * with em (idx_dense_parse_embedder), the chunks are also embedded. */
+void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chunker *ch,
+                          Stemmer *stem, Embedder *em);
+void idx_filework_release(FileWork *fw);
+
+/* Writes a prepared file in the current transaction: replaces the file's
+ * rows (or removes them for a skipped file and records the skip). When
+ * mark_dependents is set, refs elsewhere that may resolve differently are
+ * marked for re-resolution. */
+CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e);
+/* The search text of a chunk (postings_rebuild.c), defined once for the
+ * write and for the postings rebuilt from the source: IDX_SEARCH_FIELDS
+ * strings of idx_tok_code text (name, path, doc, body). The index stores
+ * no copy of it. */
+#define IDX_SEARCH_FIELDS 4
+/* The path's tokens as its chunks' path field has them (no extension). */
+void idx_search_path_tokens(const char *path, StrBuf *out);
+/* The bytes [*out_a, *out_b) of src (src_len bytes, n_lines lines starting at
+ * line_off) that the chunk's lines start_line..end_line span. */
+void idx_chunk_span(uint32_t start_line, uint32_t end_line, const size_t *line_off,
+                    uint32_t n_lines, size_t src_len, size_t *out_a, size_t *out_b);
+/* A chunk's fields from its rows (docstring, signature may be NULL) and its
+ * source lines; path_tok from idx_search_path_tokens. Caller frees out[i]. */
+void idx_search_fields(const char *symbol, const char *path_tok, const char *docstring, int cont,
+                       const char *signature, const char *lines, size_t len,
+                       char *out[IDX_SEARCH_FIELDS]);
+
+/* Removes the rows that hang off a file (chunks, symbols,
+ * imports, refs, edges in and out), marking refs elsewhere that pointed into
+ * it for re-resolution when mark_dependents is set; the files row itself
+ * goes too unless keep_row. */
+CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
+                            ErrInfo *e);
+
+#endif
