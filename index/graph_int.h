@@ -24,6 +24,7 @@ typedef struct Resolver {
     ErrInfo *e;
     CrErr rc;
     size_t cuts;          /* lookups cut short (an import cycle, the depth bound) so far */
+    int deepest;          /* the deepest depth the lookups under way reached */
     char **volatile_keys; /* memo entries that hold for the current reference only */
     size_t n_volatile, cap_volatile;
     /* A top-level lookup (depth 0, entered with no volatile answer held) whose

@@ -14,8 +14,12 @@
  * before it (an update equals a fresh build). */
 #define MEMO_BUSY (-1)
 #define MEMO_UNCACHED (-2)
-#define MEMO_VOLATILE(v) (-(v)-3)
-#define MEMO_IS_VOLATILE(m) ((m) <= -3)
+/* An answer that holds at any depth is kept with its height (how far below
+ * it the walk went: it holds only where that stays within MAX_DEPTH); a
+ * volatile one with the depth it was found at (it holds only there). */
+#define MAX_DEPTH 6
+#define MEMO_CLEAN(v, h) ((v)*8 + (h))
+#define MEMO_VOLATILE(v, d) (-((v)*8 + (d)) - 3)
 
 /* Forgets the answers that held for one reference. */
 void idx_graph_memo_end_ref(Resolver *r)
@@ -251,22 +255,39 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
         depth = 0;
     else if (depth == 0 && r->n_volatile == 0 && !(strmap_get(&r->memo, q, &v) && v >= 0))
         return resolve_top(r, q);
-    if (depth > 6) {
+    if (depth > MAX_DEPTH) {
         r->cuts++;
         return 0;
     }
+    /* A kept answer is the walk's answer only where the walk would go as
+     * it went then: a clean one where its height stays within the bound
+     * (found nearer, it may lie past the cut from here), a volatile one at
+     * the depth it was found at; elsewhere the walk is made again. */
     if (strmap_get(&r->memo, q, &v) && v != MEMO_UNCACHED) {
-        if (v >= 0) return v;
-        r->cuts++; /* an import cycle, or an answer that depended on one */
-        return v == MEMO_BUSY ? 0 : -(v + 3);
+        if (v >= 0 && depth + (int)(v % 8) <= MAX_DEPTH) {
+            if (depth + (int)(v % 8) > r->deepest) r->deepest = depth + (int)(v % 8);
+            return v / 8;
+        }
+        if (v == MEMO_BUSY) {
+            r->cuts++; /* an import cycle */
+            return 0;
+        }
+        if (v < 0 && (-(v + 3)) % 8 == depth) {
+            r->cuts++; /* an answer that depended on a cut */
+            return (-(v + 3)) / 8;
+        }
     }
     strmap_put(&r->memo, q, MEMO_BUSY);
     size_t cuts = r->cuts;
+    int deepest = r->deepest;
+    r->deepest = depth;
     v = resolve_qualified_uncached(r, q, depth);
+    int height = r->deepest - depth;
+    if (deepest > r->deepest) r->deepest = deepest;
     if (r->cuts == cuts) {
-        strmap_put(&r->memo, q, v);
+        strmap_put(&r->memo, q, MEMO_CLEAN(v, height));
     } else {
-        strmap_put(&r->memo, q, MEMO_VOLATILE(v));
+        strmap_put(&r->memo, q, MEMO_VOLATILE(v, depth));
         ARRAY_GROW(r->volatile_keys, r->n_volatile + 1, r->cap_volatile);
         r->volatile_keys[r->n_volatile++] = xstrdup(q);
     }
