@@ -282,7 +282,9 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
      * the depth it was found at or deeper; elsewhere the walk is made
      * again. So an answer kept from an earlier reference is the one this
      * reference's walk would find (test_graph_order). */
+    int was_volatile = 0;
     if (strmap_get(&r->memo, q, &v) && v != MEMO_UNCACHED) {
+        was_volatile = v < 0;
         if (v >= 0 && depth + (int)(v % 8) <= MAX_DEPTH) {
             if (depth + (int)(v % 8) > r->deepest) r->deepest = depth + (int)(v % 8);
             return v / 8;
@@ -303,7 +305,9 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
     v = resolve_qualified_uncached(r, q, depth);
     int height = r->deepest - depth;
     if (deepest > r->deepest) r->deepest = deepest;
-    if (r->cuts == cuts) {
+    /* one held as volatile stays so (with its new answer) until the
+     * reference ends: a top-level lookup's replay restores it so */
+    if (r->cuts == cuts && !was_volatile) {
         strmap_put(&r->memo, q, MEMO_CLEAN(v, height));
     } else {
         strmap_put(&r->memo, q, MEMO_VOLATILE(v, depth));
