@@ -24,12 +24,15 @@ typedef struct Resolver {
     ErrInfo *e;
     CrErr rc;
     size_t cuts;          /* lookups cut short (an import cycle, the depth bound) so far */
+    int deepest;          /* the deepest depth the lookups under way reached */
     char **volatile_keys; /* memo entries that hold for the current reference only */
     size_t n_volatile, cap_volatile;
-    /* A top-level lookup (depth 0, entered with no volatile answer held) whose
-     * answer was volatile: q -> index into tops, with the volatile answers it
-     * left, replayed on the next such lookup of q instead of walking the
-     * (star-)import cycle again. Same state after, so the same edges. */
+    /* A top-level lookup (depth 0) that left volatile answers: "at:q" ->
+     * index into tops, with the answer and the volatile answers it left,
+     * replayed on the next such lookup instead of walking the (star-)import
+     * graph again; at (top_at) is 0, or 1 + the index of the last such
+     * lookup of the current reference (what volatile answers it holds).
+     * Same state after, so the same edges. */
     StrMap top;
     struct TopMemo {
         int64_t v;
@@ -37,7 +40,7 @@ typedef struct Resolver {
         char **keys;
         int64_t *vals;
     } * tops;
-    size_t n_tops, cap_tops;
+    size_t n_tops, cap_tops, top_at;
 } Resolver;
 
 typedef struct RefRow {

@@ -14,8 +14,13 @@
  * before it (an update equals a fresh build). */
 #define MEMO_BUSY (-1)
 #define MEMO_UNCACHED (-2)
-#define MEMO_VOLATILE(v) (-(v)-3)
-#define MEMO_IS_VOLATILE(m) ((m) <= -3)
+/* An answer that holds at any depth is kept with its height (how far below
+ * it the walk went: it holds only where that stays within MAX_DEPTH); a
+ * volatile one with the depth it was found at (it holds there and deeper,
+ * for the current reference: nearer, the walk may reach more). */
+#define MAX_DEPTH 6
+#define MEMO_CLEAN(v, h) ((v)*8 + (h))
+#define MEMO_VOLATILE(v, d) (-((v)*8 + (d)) - 3)
 
 /* Forgets the answers that held for one reference. */
 void idx_graph_memo_end_ref(Resolver *r)
@@ -25,6 +30,7 @@ void idx_graph_memo_end_ref(Resolver *r)
         free(r->volatile_keys[i]);
     }
     r->n_volatile = 0;
+    r->top_at = 0;
 }
 
 /* One step of a lookup: 1 for a row. A failed step is remembered in r->rc
@@ -206,17 +212,25 @@ void idx_graph_tops_clear(Resolver *r)
         free(r->tops[i].vals);
     }
     r->n_tops = 0;
+    r->top_at = 0;
     strmap_release(&r->top);
     strmap_init(&r->top);
 }
 
-/* idx_graph_resolve_qualified at depth 0 with no volatile answer held: the memo holds
- * only answers that do not depend on the path, so the lookup's answer and
- * the volatile answers it leaves depend on q alone and are replayed. */
+/* idx_graph_resolve_qualified at depth 0. The volatile answers held then
+ * are those the reference's earlier top-level lookups left (r->top_at: the
+ * last of them that left any, a chain), and the memo's other answers do
+ * not depend on the path: so the lookup's answer and the volatile answers
+ * it leaves depend on that chain and q alone, and are replayed on the next
+ * such lookup instead of walking the (star-)import graph again. */
 static int64_t resolve_top(Resolver *r, const char *q)
 {
     int64_t t;
-    if (strmap_get(&r->top, q, &t)) {
+    StrBuf key;
+    sb_init(&key);
+    sb_addf(&key, "%zu:%s", r->top_at, q);
+    if (strmap_get(&r->top, key.buf, &t)) {
+        sb_release(&key);
         struct TopMemo *m = &r->tops[t];
         for (size_t i = 0; i < m->n; i++) {
             strmap_put(&r->memo, m->keys[i], m->vals[i]);
@@ -224,20 +238,27 @@ static int64_t resolve_top(Resolver *r, const char *q)
             r->volatile_keys[r->n_volatile++] = xstrdup(m->keys[i]);
         }
         r->cuts += m->cuts;
+        r->top_at = (size_t)t + 1;
         return m->v;
     }
-    size_t cuts = r->cuts;
+    size_t cuts = r->cuts, n0 = r->n_volatile;
     int64_t v = idx_graph_resolve_qualified(r, q, 1 << 30);
-    if (r->n_volatile == 0 || r->rc != CR_OK) return v;
+    if (r->n_volatile == n0 || r->rc != CR_OK) {
+        sb_release(&key);
+        return v;
+    }
+    size_t n = r->n_volatile - n0;
     ARRAY_GROW(r->tops, r->n_tops + 1, r->cap_tops);
     struct TopMemo *m = &r->tops[r->n_tops];
-    *m = (struct TopMemo){v, r->cuts - cuts, r->n_volatile, xcalloc(r->n_volatile, sizeof(char *)),
-                          xcalloc(r->n_volatile, sizeof(int64_t))};
-    for (size_t i = 0; i < m->n; i++) {
-        m->keys[i] = xstrdup(r->volatile_keys[i]);
+    *m = (struct TopMemo){v, r->cuts - cuts, n, xcalloc(n, sizeof(char *)),
+                          xcalloc(n, sizeof(int64_t))};
+    for (size_t i = 0; i < n; i++) {
+        m->keys[i] = xstrdup(r->volatile_keys[n0 + i]);
         strmap_get(&r->memo, m->keys[i], &m->vals[i]);
     }
-    strmap_put(&r->top, q, (int64_t)r->n_tops++);
+    strmap_put(&r->top, key.buf, (int64_t)r->n_tops++);
+    r->top_at = r->n_tops;
+    sb_release(&key);
     return v;
 }
 
@@ -249,24 +270,47 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
     if (r->names && !idx_graph_names_may_end(r->names, q)) return 0;
     if (depth == 1 << 30)
         depth = 0;
-    else if (depth == 0 && r->n_volatile == 0 && !(strmap_get(&r->memo, q, &v) && v >= 0))
+    else if (depth == 0 && !(strmap_get(&r->memo, q, &v) && v >= 0))
         return resolve_top(r, q);
-    if (depth > 6) {
+    if (depth > MAX_DEPTH) {
         r->cuts++;
         return 0;
     }
+    /* A kept answer is the walk's answer only where the walk would go as
+     * it went then: a clean one where its height stays within the bound
+     * (found nearer, it may lie past the cut from here), a volatile one at
+     * the depth it was found at or deeper; elsewhere the walk is made
+     * again. So an answer kept from an earlier reference is the one this
+     * reference's walk would find (test_graph_order). */
+    int was_volatile = 0;
     if (strmap_get(&r->memo, q, &v) && v != MEMO_UNCACHED) {
-        if (v >= 0) return v;
-        r->cuts++; /* an import cycle, or an answer that depended on one */
-        return v == MEMO_BUSY ? 0 : -(v + 3);
+        was_volatile = v < 0;
+        if (v >= 0 && depth + (int)(v % 8) <= MAX_DEPTH) {
+            if (depth + (int)(v % 8) > r->deepest) r->deepest = depth + (int)(v % 8);
+            return v / 8;
+        }
+        if (v == MEMO_BUSY) {
+            r->cuts++; /* an import cycle */
+            return 0;
+        }
+        if (v < 0 && (-(v + 3)) % 8 <= depth) {
+            r->cuts++; /* an answer that depended on a cut */
+            return (-(v + 3)) / 8;
+        }
     }
     strmap_put(&r->memo, q, MEMO_BUSY);
     size_t cuts = r->cuts;
+    int deepest = r->deepest;
+    r->deepest = depth;
     v = resolve_qualified_uncached(r, q, depth);
-    if (r->cuts == cuts) {
-        strmap_put(&r->memo, q, v);
+    int height = r->deepest - depth;
+    if (deepest > r->deepest) r->deepest = deepest;
+    /* one held as volatile stays so (with its new answer) until the
+     * reference ends: a top-level lookup's replay restores it so */
+    if (r->cuts == cuts && !was_volatile) {
+        strmap_put(&r->memo, q, MEMO_CLEAN(v, height));
     } else {
-        strmap_put(&r->memo, q, MEMO_VOLATILE(v));
+        strmap_put(&r->memo, q, MEMO_VOLATILE(v, depth));
         ARRAY_GROW(r->volatile_keys, r->n_volatile + 1, r->cap_volatile);
         r->volatile_keys[r->n_volatile++] = xstrdup(q);
     }
@@ -371,7 +415,10 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
     if (ref->module[0]) sb_addf(&q, "%s.", ref->module);
     sb_adds(&q, n);
     v = idx_graph_resolve_qualified(r, q.buf, 0);
-    if (!v) {
+    /* The file's star imports, when the walk above did not go through them
+     * (a one-part name whose module is this file's went through them, a
+     * step below: no need to walk them again). */
+    if (!v && (n[first] || !ref->module[0] || module_file(r, ref->module) != ref->file_id)) {
         Stars st;
         star_imports(r, ref->file_id, &st);
         for (size_t i = 0; i < st.n && !v; i++) {
