@@ -397,12 +397,12 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     if (cold && (rc = idx_store_indexes_ensure_lookup(st, e))) goto out;
     phase_mark(&ph, "indexes");
     if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
-    /* Many files written (a cold build): their rows are committed first, so
-     * that resolution can look names up on threads over connections of
-     * their own (the files are already committed in batches: an update that
-     * stops here leaves references marked unresolved, which the next one
-     * resolves). */
-    if (pool.n >= BATCH_FILES && st->threads > 1) {
+    /* Many files written, or a cold build: their rows are committed first,
+     * so that resolution can read what the tables hold once and look names
+     * up on threads over connections of their own (the files are already
+     * committed in batches: an update that stops here leaves references
+     * marked unresolved, which the next one resolves). */
+    if ((pool.n >= BATCH_FILES && st->threads > 1) || cold) {
         if ((rc = commit(st, e)) || (rc = begin(st, e))) {
             in_txn = rc == CR_OK;
             goto out;
