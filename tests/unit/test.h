@@ -86,6 +86,18 @@ static inline void test_sh(const char *fmt, const char *a, const char *b)
     if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
 }
 
+/* Writes text as the file root/rel (its folder must exist). */
+static inline void test_put(const char *root, const char *rel, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
 static inline int test_summary(void)
 {
     if (test_state_.skipped) printf("%d skipped\n", test_state_.skipped);

@@ -20,17 +20,6 @@
 
 enum { N_CHAIN = 9 };
 
-static void put(const char *root, const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
 static void make_tree(const char *root)
 {
     char rel[64], text[256];
@@ -40,11 +29,13 @@ static void make_tree(const char *root)
             snprintf(text, sizeof text, "#include \"h%d.h\"\n\nint level%d(void);\n", h + 1, h);
         else
             snprintf(text, sizeof text, "struct deep_conf {\n    int x;\n};\n");
-        put(root, rel, text);
+        test_put(root, rel, text);
     }
     /* a second definition of each name: no answer by the name alone */
-    put(root, "a.c", "#include \"h0.h\"\n\nint fa(struct deep_conf *p)\n{\n    return p->x;\n}\n");
-    put(root, "b.c", "#include \"h5.h\"\n\nint fb(struct deep_conf *p)\n{\n    return p->x;\n}\n");
+    test_put(root, "a.c",
+             "#include \"h0.h\"\n\nint fa(struct deep_conf *p)\n{\n    return p->x;\n}\n");
+    test_put(root, "b.c",
+             "#include \"h5.h\"\n\nint fb(struct deep_conf *p)\n{\n    return p->x;\n}\n");
     /* w0 .. w4 -> wx -> wy -> wz (the definition), and wp -> wx */
     for (int w = 0; w < 5; w++) {
         snprintf(rel, sizeof rel, "w%d.h", w);
@@ -52,18 +43,19 @@ static void make_tree(const char *root)
             snprintf(text, sizeof text, "#include \"w%d.h\"\n", w + 1);
         else
             snprintf(text, sizeof text, "#include \"wx.h\"\n");
-        put(root, rel, text);
+        test_put(root, rel, text);
     }
-    put(root, "wx.h", "#include \"wy.h\"\n");
-    put(root, "wy.h", "#include \"wz.h\"\n");
-    put(root, "wz.h", "struct wide_conf {\n    int x;\n};\n");
-    put(root, "wp.h", "#include \"wx.h\"\n");
-    put(root, "other.h",
-        "struct deep_conf {\n    long y;\n};\nstruct wide_conf {\n    long y;\n};\n");
-    put(root, "c.c",
-        "#include \"w0.h\"\n#include \"wp.h\"\n\nint fc(struct wide_conf *p)\n{\n    return "
-        "p->x;\n}\n");
-    put(root, "d.c", "#include \"wp.h\"\n\nint fd(struct wide_conf *p)\n{\n    return p->x;\n}\n");
+    test_put(root, "wx.h", "#include \"wy.h\"\n");
+    test_put(root, "wy.h", "#include \"wz.h\"\n");
+    test_put(root, "wz.h", "struct wide_conf {\n    int x;\n};\n");
+    test_put(root, "wp.h", "#include \"wx.h\"\n");
+    test_put(root, "other.h",
+             "struct deep_conf {\n    long y;\n};\nstruct wide_conf {\n    long y;\n};\n");
+    test_put(root, "c.c",
+             "#include \"w0.h\"\n#include \"wp.h\"\n\nint fc(struct wide_conf *p)\n{\n    return "
+             "p->x;\n}\n");
+    test_put(root, "d.c",
+             "#include \"wp.h\"\n\nint fd(struct wide_conf *p)\n{\n    return p->x;\n}\n");
 }
 
 /* The reference named name written in path (one). */

@@ -18,17 +18,6 @@
 
 enum { N_PY = 420, N_C = 300, N_H = 40 };
 
-static void put(const char *root, const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Module i imports from 7i and 11i (cycles), subclasses a class of 7i and
  * calls through the import, the base and a star import. */
 static void make_tree(const char *root)
@@ -38,7 +27,7 @@ static void make_tree(const char *root)
     CHECK_INT(mkdir(dir, 0755), 0);
     snprintf(dir, sizeof dir, "%s/csrc", root);
     CHECK_INT(mkdir(dir, 0755), 0);
-    put(root, "pkg/__init__.py", "");
+    test_put(root, "pkg/__init__.py", "");
     for (int i = 0; i < N_PY; i++) {
         int a = (i * 7 + 3) % N_PY, b = (i * 11 + 5) % N_PY;
         StrBuf sb;
@@ -57,7 +46,7 @@ static void make_tree(const char *root)
                 "def f%d():\n    c = C%d()\n    return c.run() + f%d() + g%d() + other.renamed()\n",
                 i, i, a, b);
         snprintf(rel, sizeof rel, "pkg/m%d.py", i);
-        put(root, rel, sb.buf);
+        test_put(root, rel, sb.buf);
         sb_release(&sb);
     }
     /* a ring of headers, each including the next: a call reaches a
@@ -70,11 +59,11 @@ static void make_tree(const char *root)
         sb_addf(&sb, "    return hin%d() + absent_%d() + shared(%d);\n}\n", (h + 3) % N_H, h % 7,
                 h);
         snprintf(rel, sizeof rel, "csrc/hd%d.h", h);
-        put(root, rel, sb.buf);
+        test_put(root, rel, sb.buf);
         sb_release(&sb);
     }
-    put(root, "csrc/common.h",
-        "#define CALL_TWICE(x) (x() + x())\n#define HELP(n) helper_##n()\nint shared(int);\n");
+    test_put(root, "csrc/common.h",
+             "#define CALL_TWICE(x) (x() + x())\n#define HELP(n) helper_##n()\nint shared(int);\n");
     for (int i = 0; i < N_C; i++) {
         StrBuf sb;
         sb_init(&sb);
@@ -86,7 +75,7 @@ static void make_tree(const char *root)
                 i, (i * 3 + 1) % N_C, i);
         sb_addf(&sb, "\nint shared%d(int v)\n{\n    return v ? g%d() : HELP(%d);\n}\n", i, i, i);
         snprintf(rel, sizeof rel, "csrc/c%d.c", i);
-        put(root, rel, sb.buf);
+        test_put(root, rel, sb.buf);
         sb_release(&sb);
     }
 }

@@ -78,13 +78,7 @@ static char root[128], index_dir[160];
 
 static void write_file(const char *rel, const char *text)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
+    test_put(root, rel, text);
 }
 
 static IdxStore *open_workspace(void)

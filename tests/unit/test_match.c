@@ -18,17 +18,6 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
     return remove(path);
 }
 
-static void put(const char *root, const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
 static RtvMatch ask_match(IdxStore *st, const char *question, char *why, size_t size)
 {
     RtvRequest req;
@@ -52,12 +41,12 @@ static void test_syntax_words(void)
 
     char root[] = "/tmp/coderag-match-XXXXXX", idx[] = "/tmp/coderag-match-idx-XXXXXX";
     CHECK(mkdtemp(root) != NULL && mkdtemp(idx) != NULL);
-    put(root, "pricing.py",
-        "def apply_discount(amount, coupon):\n    if coupon:\n        return amount * 0.9\n"
-        "    else:\n        return amount\n");
-    put(root, "shipping.py",
-        "def shipping_cost(weight):\n    if weight > 10:\n        return 20\n    else:\n"
-        "        return 5\n");
+    test_put(root, "pricing.py",
+             "def apply_discount(amount, coupon):\n    if coupon:\n        return amount * 0.9\n"
+             "    else:\n        return amount\n");
+    test_put(root, "shipping.py",
+             "def shipping_cost(weight):\n    if weight > 10:\n        return 20\n    else:\n"
+             "        return 5\n");
     IdxConfig cfg = {.root = root, .index_dir = idx, .threads = 1, .embed_provider = "none"};
     IdxStore *st = NULL;
     CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
