@@ -12,6 +12,18 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* The index in index_dir of the tree at root, opened (flags: idx_open's)
+ * on two threads, not updated; NULL on failure (said on stderr). */
+static inline IdxStore *fixture_open(const char *root, const char *index_dir, unsigned flags)
+{
+    IdxConfig cfg = {.root = root, .index_dir = index_dir, .threads = 2};
+    IdxStore *st = NULL;
+    ErrInfo e = {0};
+    if (idx_open(&cfg, flags, &st, &e)) fprintf(stderr, "idx_open: %s\n", e.msg);
+    CHECK(st != NULL);
+    return st;
+}
+
 /* A fresh index of the fixture at root in tmp (a mkdtemp template); NULL on failure. */
 static inline IdxStore *fixture_store(const char *root, char *tmp)
 {

@@ -4,6 +4,7 @@
  * build from the search text gives, and `status --check` agrees. */
 #include "idx.h"
 #include "index/postings_int.h" /* the snapshot's list codec */
+#include "fixture_util.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -30,19 +31,9 @@ static void write_module(int m, const char *extra)
     fclose(f);
 }
 
-static IdxStore *open_store(unsigned flags)
-{
-    IdxConfig cfg = {.root = root, .index_dir = index_dir, .threads = 2};
-    IdxStore *st = NULL;
-    ErrInfo e = {0};
-    if (idx_open(&cfg, flags, &st, &e)) fprintf(stderr, "idx_open: %s\n", e.msg);
-    CHECK(st != NULL);
-    return st;
-}
-
 static void update_all(void)
 {
-    IdxStore *st = open_store(0);
+    IdxStore *st = fixture_open(root, index_dir, 0);
     ErrInfo e = {0};
     if (!st) return;
     CHECK_INT(idx_update(st, NULL, NULL, NULL, &e), CR_OK);
@@ -51,7 +42,7 @@ static void update_all(void)
 
 static int verify(void)
 {
-    IdxStore *st = open_store(IDX_OPEN_READONLY);
+    IdxStore *st = fixture_open(root, index_dir, IDX_OPEN_READONLY);
     ErrInfo e = {0};
     CrErr rc = st ? idx_verify(st, &e) : CR_EIO;
     if (rc) fprintf(stderr, "idx_verify: %s\n", e.msg);
@@ -80,7 +71,7 @@ static char *search_on(IdxStore *st)
 
 static char *search_text_with(unsigned flags)
 {
-    IdxStore *st = open_store(flags);
+    IdxStore *st = fixture_open(root, index_dir, flags);
     char *text = search_on(st);
     idx_close(st);
     return text;
@@ -133,7 +124,7 @@ static void test_changes_since_snapshot(void)
     char p[512];
     snprintf(p, sizeof p, "%s/pkg/mod5.py", root);
     unlink(p);
-    IdxStore *st = open_store(0);
+    IdxStore *st = fixture_open(root, index_dir, 0);
     if (!st) return;
     CHECK_INT(idx_update_file(st, "pkg/mod3.py", NULL), CR_OK);
     CHECK_INT(idx_update_file(st, "pkg/mod5.py", NULL), CR_OK);
@@ -146,7 +137,7 @@ static void test_changes_since_snapshot(void)
     free(without);
     IdxHit *hits = NULL;
     size_t n = 0;
-    st = open_store(0);
+    st = fixture_open(root, index_dir, 0);
     CHECK_INT(idx_search_bm25(st, "zebra crossing", 3, &hits, &n, NULL), CR_OK);
     CHECK(n >= 1);
     IdxChunk c = {0};
@@ -243,7 +234,7 @@ static void test_foreign_snapshot(void)
     snprintf(cmd, sizeof cmd, "cp '%s/postings.bin' '%s'", other, snap);
     CHECK_INT(system(cmd), 0);
     CHECK(verify());
-    st = open_store(0);
+    st = fixture_open(root, index_dir, 0);
     IdxHit *hits = NULL;
     size_t n = 0;
     CHECK_INT(idx_search_bm25(st, "only_in_other", 3, &hits, &n, NULL), CR_OK);
@@ -262,7 +253,7 @@ static void test_foreign_snapshot(void)
 static void test_readonly_writes_nothing(void)
 {
     unlink(snap);
-    IdxStore *st = open_store(IDX_OPEN_READONLY);
+    IdxStore *st = fixture_open(root, index_dir, IDX_OPEN_READONLY);
     IdxHit *hits = NULL;
     size_t n = 0;
     CHECK_INT(idx_search_bm25(st, "settle ledger", 3, &hits, &n, NULL), CR_OK);
@@ -271,7 +262,7 @@ static void test_readonly_writes_nothing(void)
     idx_close(st);
     CHECK(access(snap, F_OK) != 0);
     /* A writable open that has to build them from the text saves them. */
-    st = open_store(0);
+    st = fixture_open(root, index_dir, 0);
     CHECK_INT(idx_warm(st, NULL), CR_OK);
     idx_close(st);
     CHECK(access(snap, F_OK) == 0);
@@ -286,12 +277,12 @@ static void test_truncated_while_open(void)
     update_all();
     char *want = search_without_snapshot();
     for (int ro = 0; ro < 2; ro++) {
-        IdxStore *w = open_store(0); /* writes the snapshot when there is none */
+        IdxStore *w = fixture_open(root, index_dir, 0); /* writes the snapshot when there is none */
         CHECK_INT(idx_warm(w, NULL), CR_OK);
         idx_close(w);
         struct stat sb;
         CHECK(stat(snap, &sb) == 0 && sb.st_size > 4 * 8192);
-        IdxStore *st = open_store(ro ? IDX_OPEN_READONLY : 0);
+        IdxStore *st = fixture_open(root, index_dir, ro ? IDX_OPEN_READONLY : 0);
         if (!st) break;
         IdxHit *hits = NULL;
         size_t n = 0;
@@ -472,7 +463,7 @@ static void test_worker_terms(void)
         {"tariff", "pkg mod", "", "amount amount tariffs settle"},
         {"", "", "", ""},
     };
-    IdxStore *st = open_store(0);
+    IdxStore *st = fixture_open(root, index_dir, 0);
     if (!st) return;
     ErrInfo e = {0};
     Postings *a = NULL, *b = NULL;

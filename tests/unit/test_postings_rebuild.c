@@ -6,6 +6,7 @@
  * damage) and is written again by the next update, even when its size and
  * mtime did not move. */
 #include "idx.h"
+#include "fixture_util.h"
 #include "test.h"
 
 #include <fcntl.h>
@@ -32,16 +33,6 @@ static void write_file(const char *rel, const char *animal)
     CHECK_INT(utimensat(AT_FDCWD, p, old_times, 0), 0);
 }
 
-static IdxStore *open_store(unsigned flags)
-{
-    IdxConfig cfg = {.root = root, .index_dir = index_dir, .threads = 2};
-    IdxStore *st = NULL;
-    ErrInfo e = {0};
-    if (idx_open(&cfg, flags, &st, &e)) fprintf(stderr, "idx_open: %s\n", e.msg);
-    CHECK(st != NULL);
-    return st;
-}
-
 /* The symbols of the hits of query, space-separated. Caller frees. */
 static char *hits_of(IdxStore *st, const char *query)
 {
@@ -62,7 +53,7 @@ static char *hits_of(IdxStore *st, const char *query)
 
 static int verify(void)
 {
-    IdxStore *st = open_store(IDX_OPEN_READONLY);
+    IdxStore *st = fixture_open(root, index_dir, IDX_OPEN_READONLY);
     ErrInfo e = {0};
     CrErr rc = st ? idx_verify(st, &e) : CR_EIO;
     if (rc) fprintf(stderr, "idx_verify: %s\n", e.msg);
@@ -72,7 +63,7 @@ static int verify(void)
 
 static void test_rebuilt_from_source(void)
 {
-    IdxStore *st = open_store(0);
+    IdxStore *st = fixture_open(root, index_dir, 0);
     if (!st) return;
     CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
     idx_close(st);
@@ -80,7 +71,7 @@ static void test_rebuilt_from_source(void)
     CHECK(verify());
     /* no snapshot: every chunk's text comes from its file */
     CHECK_INT(unlink(snap), 0);
-    st = open_store(IDX_OPEN_READONLY);
+    st = fixture_open(root, index_dir, IDX_OPEN_READONLY);
     char *got = hits_of(st, "walrus");
     CHECK_STR(got, "feed_walrus ");
     free(got);
@@ -92,7 +83,7 @@ static void test_changed_file_left_out(void)
 {
     /* the same size and mtime, another content: the scan sees nothing */
     write_file("b.py", "badger");
-    IdxStore *st = open_store(IDX_OPEN_READONLY);
+    IdxStore *st = fixture_open(root, index_dir, IDX_OPEN_READONLY);
     if (!st) return;
     char *got = hits_of(st, "walrus");
     CHECK_STR(got, ""); /* not the old rows over the new text */
@@ -104,7 +95,7 @@ static void test_changed_file_left_out(void)
     CHECK(verify());
 
     /* A writer that meets it writes it again in its next update. */
-    st = open_store(0);
+    st = fixture_open(root, index_dir, 0);
     if (!st) return;
     got = hits_of(st, "walrus");
     CHECK_STR(got, "");
@@ -116,7 +107,7 @@ static void test_changed_file_left_out(void)
     free(got);
     idx_close(st);
     CHECK(verify());
-    st = open_store(IDX_OPEN_READONLY);
+    st = fixture_open(root, index_dir, IDX_OPEN_READONLY);
     got = hits_of(st, "badger");
     CHECK_STR(got, "feed_badger ");
     free(got);
@@ -132,13 +123,13 @@ static void test_nothing_to_write_reads_nothing(void)
     write_file("b.py", "marten"); /* the same size and mtime again */
     /* no snapshot: loading the postings reads every file (and meets b.py) */
     CHECK_INT(unlink(snap), 0);
-    IdxStore *st = open_store(0);
+    IdxStore *st = fixture_open(root, index_dir, 0);
     if (!st) return;
     IdxUpdateStats stats = {0};
     CHECK_INT(idx_update(st, NULL, NULL, &stats, NULL), CR_OK);
     CHECK_INT((int)stats.files_changed, 0);
     idx_close(st);
-    st = open_store(IDX_OPEN_READONLY);
+    st = fixture_open(root, index_dir, IDX_OPEN_READONLY);
     if (!st) return;
     char *got = hits_of(st, "marten");
     CHECK_STR(got, ""); /* not read by that update: still left out */
