@@ -2,7 +2,7 @@
  *   build/bench_model [MODEL] [REPEAT]
  * prints the median and worst load time over REPEAT loads (default 20),
  * and the time to embed a 2,000-character chunk and a question. */
-#include "index/embed_int.h"
+#include "index/dense/embed_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

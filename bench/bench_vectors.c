@@ -20,7 +20,7 @@
  * "HNSW CPU" is process CPU time per isolated query (search, then 50 ms
  * idle), which includes OpenMP workers spinning after the search.
  */
-#include "index/vec_int.h"
+#include "index/dense/vec_int.h"
 
 #include <faiss/c_api/AutoTune_c.h>
 #include <faiss/c_api/IndexFlat_c.h>

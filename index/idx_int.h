@@ -157,7 +157,7 @@ typedef struct ChunkRef {
 } ChunkRef;
 
 /* A preprocessor fact of a file (rows whose queries capture @pp.if and
- * @pp.define, index/pp.c). */
+ * @pp.define, index/pp/pp.c). */
 typedef enum {
     PP_BRANCH, /* lines start..end are compiled when text (a condition) holds */
     PP_DEFINE, /* macro name is defined at start_line as text (its value; "(": function-like) */

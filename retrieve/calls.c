@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 /* Calls through macros. A macro (a definition with an expand edge to
- * itself, index/graph.c) is not what its users call: the calls written in
+ * itself, index/graph/graph.c) is not what its users call: the calls written in
  * its body are. Callees list those (through macros of macros, a few levels)
  * in the macro's place; callers of a definition a macro's body calls
  * include the macro's callers. Each such edge carries the macro's chunk. */

@@ -49,7 +49,7 @@ int rtv_is_module_code(const IdxChunk *c)
  * the first definition of the same symbol and kind: a later window (2,
  * 3, ...), another run of a class, another definition of the name right
  * after it (overloads); the rule the indexer uses to name a definition
- * once (index/write.c). */
+ * once (index/update/write.c). */
 static void group_chunks(const IdxChunk *c, size_t n, long *head)
 {
     StrMap last;

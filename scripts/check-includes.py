@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """A folder is a library that exports one public header: a source that
 reaches into another top-level folder by a relative path
-(`#include "../index/store_int.h"`) defeats that, so it fails the build
+(`#include "../index/store/store_int.h"`) defeats that, so it fails the build
 (CMake runs this before compiling anything). Includes inside one folder's
-own subfolders (index/lang -> index/) are fine; tests and benchmarks name
+own subfolders (index/chunk/lang -> index/) are fine; tests and benchmarks name
 a folder's internals from the project root instead (`#include
-"index/store_int.h"`), which is not a relative path.
+"index/store/store_int.h"`), which is not a relative path.
 
     scripts/check-includes.py [SOURCE_DIR]     (default: this checkout)
 """

@@ -1,4 +1,4 @@
-"""The index's code tokenizer (index/tokens.c, tok_code), byte for byte.
+"""The index's code tokenizer (index/postings/tokens.c, tok_code), byte for byte.
 
 Identifiers are emitted lowercased and whole, then split into their
 camelCase / snake_case parts when there is more than one part; numbers are

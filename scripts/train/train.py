@@ -8,7 +8,7 @@ and code may value the same word differently), L2-normalised. Trained with
 an in-batch contrastive loss on (question, code) pairs; the packages whose
 name hashes into the held-out slice are never trained on and give the MRR
 reported (each held-out pair ranked against 999 others, as CodeSearchNet
-does). The model file format is described in index/embed_builtin.c.
+does). The model file format is described in index/dense/embed_builtin.c.
 """
 import argparse
 import hashlib

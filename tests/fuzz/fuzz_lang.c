@@ -8,7 +8,7 @@
  * without crashing; no sanitizer report or leak.
  */
 #include "index/idx_int.h"
-#include "index/lang/lang.h"
+#include "index/chunk/lang/lang.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * fuzz_postings.c - the search postings snapshot (index/postings_file.c,
+ * fuzz_postings.c - the search postings snapshot (index/postings/postings_file.c,
  * postings_base.c) read back from bytes that are not what was written. A
  * real snapshot of a small workspace is made once. An input is edits to
  * it: its first byte says whether the header's and the open sections'
@@ -11,7 +11,7 @@
  * store without the snapshot (every damage that matters is met by a check).
  */
 #include "idx.h"
-#include "index/postings_int.h"
+#include "index/postings/postings_int.h"
 
 #include <stdint.h>
 #include <stdio.h>

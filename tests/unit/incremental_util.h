@@ -8,7 +8,7 @@
 #ifndef CODERAG_INCREMENTAL_UTIL_H
 #define CODERAG_INCREMENTAL_UTIL_H
 
-#include "index/store_int.h" /* the connection, to read the rows */
+#include "index/store/store_int.h" /* the connection, to read the rows */
 #include "test.h"
 
 #include <stdio.h>

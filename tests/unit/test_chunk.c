@@ -1,5 +1,5 @@
 /*
- * test_chunk.c - the Python chunker (index/chunk.c): a table of small sources
+ * test_chunk.c - the Python chunker (index/chunk/chunk.c): a table of small sources
  * with their exact chunks (modules, classes, compound statements, windows,
  * nesting, decorators, docstrings), and the line-coverage invariant over them
  * and every .py file under tests/fixtures. test_chunk_refs.c has the

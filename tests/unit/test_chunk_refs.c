@@ -1,5 +1,5 @@
 /*
- * test_chunk_refs.c - the references the Python chunker (index/chunk.c)
+ * test_chunk_refs.c - the references the Python chunker (index/chunk/chunk.c)
  * records: imports, calls and instantiations, base classes, raise and
  * except; and the line-coverage invariant over these sources.
  */

@@ -1,5 +1,5 @@
 /*
- * test_chunk_text.c - the Python chunker (index/chunk.c) on awkward text:
+ * test_chunk_text.c - the Python chunker (index/chunk/chunk.c) on awkward text:
  * CRLF, form feeds and lone CRs, syntax errors, empty and comment-only
  * sources; windows of long units; deep nesting.
  */

@@ -4,7 +4,7 @@
  * next update brings to exactly what an update without the failure gives,
  * with no reference marked resolved that was not. */
 #include "fault_vfs.h"
-#include "index/store_int.h" /* the connection, to shrink its page cache */
+#include "index/store/store_int.h" /* the connection, to shrink its page cache */
 #include "index_util.h"
 #include "retrieve/rtv_int.h" /* rtv_named_identifiers */
 #include "rtv.h"

@@ -1,5 +1,5 @@
 /* An update that writes nothing the builtin model embeds (nothing changed,
- * or a C file changed) never loads the model (index/dense_state.c, the
+ * or a C file changed) never loads the model (index/dense/dense_state.c, the
  * sync's coverage from the language rows, no parse workers without files):
  * the model here is damaged after the first build, so any load of it says
  * "no dense leg" on stderr, which these updates must not. */

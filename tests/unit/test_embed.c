@@ -1,4 +1,4 @@
-#include "index/embed_int.h"
+#include "index/dense/embed_int.h"
 #include "test.h"
 #include "fake_server.h"
 

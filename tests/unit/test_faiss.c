@@ -1,4 +1,4 @@
-/* The FAISS C API as coderag uses it (through index/faiss_c_shim.cpp when
+/* The FAISS C API as coderag uses it (through index/dense/faiss_c_shim.cpp when
  * the system has no libfaiss_c). */
 #include "test.h"
 

@@ -1,5 +1,5 @@
 /* One reference resolves the same whatever one resolver looked up before
- * it (index/graph_lookup.c's memo): the threaded pass (graph_par.c) hands
+ * it (index/graph/graph_lookup.c's memo): the threaded pass (graph_par.c) hands
  * blocks of references to threads as they come free, so which references
  * share a memo depends on timing. A chain of headers longer than the depth
  * a lookup walks: a.c includes its first header (the definition is past
@@ -10,7 +10,7 @@
  * another include: the answer found nearer is the walk's, whether the
  * header's was kept from another reference or is walked again. */
 #include "idx.h"
-#include "index/graph_int.h"
+#include "index/graph/graph_int.h"
 #include "fixture_util.h"
 #include "test.h"
 

@@ -1,4 +1,4 @@
-/* Resolution with its lookups on threads (index/graph_par.c) writes the
+/* Resolution with its lookups on threads (index/graph/graph_par.c) writes the
  * edges, ids and all, that the serial pass writes: a generated tree big
  * enough for a cold build to take the threaded path (files past a commit
  * batch, refs past many blocks of a page), with import cycles, star
@@ -7,7 +7,7 @@
  * also reads what the tables hold once and skips the probes of names no
  * table holds (graph_names.c); the serial one probes every name. */
 #include "idx.h"
-#include "index/store_int.h"
+#include "index/store/store_int.h"
 #include "test.h"
 
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * build compiles comes first. */
 #include "idx.h"
 #include "fixture_util.h"
-#include "index/pp_int.h"
+#include "index/pp/pp_int.h"
 #include "rtv.h"
 #include "test.h"
 

@@ -1,7 +1,7 @@
 /* The index over a fixture repository: chunks, qualified names, edges,
  * skips, incremental updates and consistency, asserted exactly. */
 #include "idx.h"
-#include "index/store_int.h" /* the connection, to list the indexes */
+#include "index/store/store_int.h" /* the connection, to list the indexes */
 #include "index_util.h"
 #include "test.h"
 

@@ -1,8 +1,8 @@
-/* index/index_dir.c through idx_open: the index folder is coderag's own
+/* index/store/index_dir.c through idx_open: the index folder is coderag's own
  * (issue 25): a symlinked .coderag, the root, a folder holding it and a
  * folder of someone else's files are refused with nothing written there. */
 #include "idx.h"
-#include "index/store_int.h"
+#include "index/store/store_int.h"
 #include "test.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* A language is one table row for the whole engine: this binary links its
- * own table (index/lang/rows.c holds the product's array alone, so the
+ * own table (index/chunk/lang/rows.c holds the product's array alone, so the
  * linker takes this file's instead) with a toy language added, and checks
  * that every layer picks the row up with no other change: detection and
  * chunking (index/), the fence tag, project markers, test-file convention
@@ -9,8 +9,8 @@
  * prompt's fence (retrieve/). The toy language reads like C: its row
  * borrows C's grammar and query, under its own name and extension. */
 #include "idx.h"
-#include "index/embed_int.h"
-#include "index/lang/lang.h"
+#include "index/dense/embed_int.h"
+#include "index/chunk/lang/lang.h"
 #include "retrieve/rtv_int.h"
 #include "test.h"
 #include "vfy.h"

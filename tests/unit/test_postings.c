@@ -1,9 +1,9 @@
-/* The search postings snapshot (index/postings_file.c): written by updates,
+/* The search postings snapshot (index/postings/postings_file.c): written by updates,
  * used by later opens together with what changed since, and never trusted
  * when it is damaged, foreign or behind: every search then gives what a
  * build from the search text gives, and `status --check` agrees. */
 #include "idx.h"
-#include "index/postings_int.h" /* the snapshot's list codec */
+#include "index/postings/postings_int.h" /* the snapshot's list codec */
 #include "fixture_util.h"
 #include "test.h"
 
@@ -452,7 +452,7 @@ static void test_spilled_build(void)
     free(want);
 }
 
-/* A file's terms stemmed by a parse worker (FileTerms, index/stem.c) make
+/* A file's terms stemmed by a parse worker (FileTerms, index/postings/stem.c) make
  * the postings its text makes: the same terms in the same order, the same
  * frequencies per field and the same field lengths, for a term repeated in
  * a field, across fields and across chunks, and for empty fields. */

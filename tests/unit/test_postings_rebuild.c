@@ -1,4 +1,4 @@
-/* The search postings rebuilt from the source files (index/postings_rebuild.c):
+/* The search postings rebuilt from the source files (index/postings/postings_rebuild.c):
  * the index keeps no copy of the chunks' text, so a build without a
  * snapshot reads each file again, and a file whose content no longer
  * matches its files row is left out of the search (never its new text

@@ -1,11 +1,11 @@
-/* Which #defines the index keeps (index/pp_store.c): only those of a name
+/* Which #defines the index keeps (index/pp/pp_store.c): only those of a name
  * some condition could ask for (named by an #if, or by the value of a kept
  * definition), and, as files come to name a macro or stop naming it, the
  * same rows as a fresh build of the same tree; the conditions' answers
  * follow. */
 #include "idx.h"
-#include "index/pp_int.h"
-#include "index/store_int.h" /* the connection, to read the rows */
+#include "index/pp/pp_int.h"
+#include "index/store/store_int.h" /* the connection, to read the rows */
 #include "test.h"
 
 #include <fcntl.h>

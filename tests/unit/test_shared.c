@@ -1,7 +1,7 @@
 #include "idx.h"
-#include "index/lang/lang.h"
-#include "index/store_int.h"
-#include "index/vec_int.h"
+#include "index/chunk/lang/lang.h"
+#include "index/store/store_int.h"
+#include "index/dense/vec_int.h"
 #include "test.h"
 
 #include <fcntl.h>

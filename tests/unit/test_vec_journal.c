@@ -1,9 +1,9 @@
-/* The vector store's journal (index/vec_file.c): a small change is a record
+/* The vector store's journal (index/dense/vec_file.c): a small change is a record
  * appended to <file>.log, replayed on open onto the file it belongs to, up
  * to its first damaged record; a big change, a damaged journal or one that
  * belongs to another file means the file is rewritten. */
 #include "test.h"
-#include "index/vec_int.h"
+#include "index/dense/vec_int.h"
 #include "vec_util.h"
 
 #include <sys/stat.h>

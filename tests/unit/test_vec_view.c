@@ -1,8 +1,8 @@
-/* The read-only view of a vector file (index/vec_view.c): the same hits as
+/* The read-only view of a vector file (index/dense/vec_view.c): the same hits as
  * the FAISS store of the same file, and no view of a file it cannot serve
  * whole (a journal to replay, damage, not a vector file), which the store
  * then reads, repairs or reports. */
-#include "index/vec_int.h"
+#include "index/dense/vec_int.h"
 #include "test.h"
 
 #include <fcntl.h>

@@ -1,7 +1,7 @@
-/* The vector store (index/vectors.c): exact search, replace, remove, ids,
+/* The vector store (index/dense/vectors.c): exact search, replace, remove, ids,
  * persistence, and what happens to files it must not trust. */
 #include "test.h"
-#include "index/vec_int.h"
+#include "index/dense/vec_int.h"
 #include "vec_util.h"
 
 #include <faiss/c_api/IndexFlat_c.h>

@@ -4,7 +4,7 @@
  * the pace of progress reports, and the one orchestration of a question
  * (steps and one call) against the fake OpenAI server.
  */
-#include "index/store_int.h"
+#include "index/store/store_int.h"
 #include "llm_util.h"
 #include "ws.h"
 

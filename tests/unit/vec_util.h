@@ -7,7 +7,7 @@
 #define CODERAG_VEC_UTIL_H
 
 #include "test.h"
-#include "index/vec_int.h"
+#include "index/dense/vec_int.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -1,0 +1,230 @@
+/*
+ * lang.h - the language table: what index/ knows about each language it
+ * reads, as data (a row per language) plus a few small hooks where a query
+ * cannot say it (how an import spec names a file). Internal to index/.
+ *
+ * A tree-sitter language row has a query (index/chunk/lang/queries/<name>.scm, embedded
+ * at build time) whose captures drive the generic chunker (chunk_ts.c):
+ *   @def.function @def.method            a definition that holds code
+ *   @def.class @def.impl @def.namespace  a container: its functions are methods
+ *   @def.type @def.macro @def.constant   a definition that is neither
+ *   @name      the definition's name (required with every @def.*)
+ *   @receiver  Go: the receiver type a method belongs to
+ *   @body      where the signature ends (else: the first line)
+ *   @ref.call @ref.type @ref.inherit     a callee / type / base expression
+ *   @ref.value a name used as a value (a function passed, stored in a table)
+ *   @local     a variable declared: a @ref.value of its name in the same
+ *              definition is the variable
+ *   @ref.expand the unparsed body of a macro: each `name(` in it is a call
+ *              the macro's users make (REF_EXPAND); the definition holding
+ *              it is a macro, followed through where it is called
+ *   @import    an import/include node, parsed by the row's import hook
+ *   @package   the file's package/namespace declaration (Java)
+ * Query predicates are not used: libtree-sitter 0.20 does not apply them.
+ */
+#ifndef CODERAG_LANG_H
+#define CODERAG_LANG_H
+
+#include "../../idx_int.h"
+
+#include <tree_sitter/api.h>
+
+typedef struct LangImportCtx LangImportCtx;
+
+/* Hooks get the parse through this: text of a node, and a way to add an
+ * import reference (raw spec as written; resolved later by resolve_import). */
+typedef struct LangParse {
+    const char *src;
+    uint32_t len;
+    void *run; /* chunker state */
+} LangParse;
+
+/* Where an import is resolved: the workspace root (absolute), the importing
+ * file (relative), its module, and its package declaration (or ""). */
+struct LangImportCtx {
+    const char *root;
+    const char *path;
+    const char *module;
+    const char *package;
+};
+
+typedef struct IdxLang {
+    const char *name;           /* "c", "python", "markdown" */
+    const char *const *exts;    /* suffixes with the dot, NULL-terminated */
+    const char *const *interps; /* shebang interpreters ("node", "python3"), NULL-terminated */
+    const TSLanguage *(*grammar)(void); /* NULL: a text format (docs, config) */
+    const char *query;                  /* capture conventions above; NULL for Python and text */
+    const char *const *comments;        /* comment node kinds */
+    const char *const *wrappers;        /* parents that belong to a definition (template, export) */
+    const char *const *prefixes;        /* preceding siblings that belong to it (Rust attributes) */
+    /* Module name of a workspace file of this language. Caller frees. */
+    char *(*module_name)(const char *relpath);
+    /* File names that stand for their folder as a package ("__init__.py"):
+     * a relative import there starts one level lower. NULL-terminated, or NULL. */
+    const char *const *pkg_files;
+    /* Parses one @import node into raw import refs (idx_lang_add_import). */
+    void (*import)(LangParse *p, TSNode node);
+    /* Rewrites r->module (raw spec) into the absolute module it names,
+     * using the filesystem under ctx->root where needed; 0 drops the import
+     * (outside the workspace, a library, undecidable). */
+    int (*resolve_import)(const LangImportCtx *ctx, ChunkRef *r);
+    /* A copy of src to parse instead, with what the grammar cannot read
+     * blanked byte for byte (so every offset and line stays the source's),
+     * or NULL when nothing needs it. Caller frees. C++: export macros
+     * between `class` and the name ("class LEVELDB_EXPORT DB {"). */
+    char *(*mask)(const char *src, size_t len);
+    /* A walk of its own instead of the query-driven one (Python's, which
+     * predates the table), or NULL. *state is the row's slot in the
+     * thread's Chunker: NULL at first (the hook makes what it reuses),
+     * released with chunk_free when the Chunker is. */
+    CrErr (*chunk)(void **state, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
+                   ErrInfo *e);
+    void (*chunk_free)(void *state);
+    /* Another row for this file by its content (C headers holding C++), or NULL. */
+    const IdxLang *(*refine)(const char *src, size_t len);
+    /* Test files by convention: "dir/" (a path component), "*suffix" (end of
+     * the file name, which must be longer), "prefix*" (start of the file
+     * name), ".infix." (inside the name). Ranked below the code they test. */
+    const char *const *tests;
+    /* Modules that hold tests inside a source file by convention (Rust's
+     * `#[cfg(test)] mod tests`): a definition in one (any part of its
+     * symbol) ranks as a test file's do. NULL-terminated, or NULL. */
+    const char *const *test_modules;
+    /* A bare call inside a method may name a member of its class (Java,
+     * C++: no `this.` needed), so one that names a member defined in the
+     * same file is resolved in the class, as `this.name` is. */
+    int implicit_this;
+    /* A member call the class does not define may name one it inherits:
+     * `this.name` (and, with implicit_this, a bare name) left unresolved is
+     * looked up in the bases, through the class's inheritance references. */
+    int inherited_members;
+    /* A method call on a receiver the indexer cannot type (a field or a
+     * value of a generic type) whose name an interface declares (a Rust
+     * trait) and types implementing it define reaches the declaration and
+     * those implementations: implementations name their interface as a base
+     * (`impl Trait for X`), so the graph can tell them from same-named
+     * methods of unrelated types. */
+    int interface_dispatch;
+    /* Methods of the language's built-in types (Python: `append`, `items`):
+     * a call on a receiver the indexer cannot type (`x.append()`) names one
+     * of these far more often than the workspace method that shares the
+     * name, so it is not resolved by the name alone. NULL-terminated, or NULL. */
+    const char *const *builtin_methods;
+    /* A call through a member (`s->fn()`, `s.fn()`) calls a function held in
+     * a field (C has no methods): it is never resolved by the member's name
+     * alone, which would pick an unrelated function of that name. */
+    int field_calls;
+    /* Code outside every definition holds no calls: what the grammar reads
+     * as one there is a declaration (`int (f) (int);`, a prototype wrapped
+     * in export macros) or a macro that declares; only its types are kept. */
+    int no_module_calls;
+    /* Functions of the language's standard library and built-in scope
+     * (Python: `range`, `compile`, `open`): a bare call of one that the
+     * module neither defines nor imports is not resolved to a workspace
+     * method or function that shares the name. NULL-terminated, or NULL. */
+    const char *const *builtins;
+    /* Well-known proxy objects, as pairs: the name a module imports
+     * (`current_app`) and the qualified class it stands for
+     * ("flask.Flask"): a call on it is a call of that class's method.
+     * NULL-terminated, or NULL. */
+    const char *const *receiver_proxies;
+    /* The tag of a Markdown code fence around its code ("go", "cpp"), for
+     * prompts and hovers; NULL: none (plain fence). */
+    const char *fence;
+    /* Files whose presence marks a project's root folder ("go.mod",
+     * "Cargo.toml"), for the root rule; NULL-terminated, or NULL. */
+    const char *const *markers;
+    /* The built-in embedder's model covers it (trained on it: its vectors
+     * help); other rows' code is not embedded by it (docs/benchmarks.md). */
+    int builtin_embed;
+    /* Words of the language's syntax that most of its files hold (`else`,
+     * `return`, `self`), lower case, NULL-terminated, or NULL: a question
+     * made of such words alone ("what else?") matches every file, so they
+     * never make a match by themselves (idx_is_syntax_word). */
+    const char *const *keywords;
+    /* Words that name the object a method runs on (`this`; Python's `self`
+     * and `cls`), NULL-terminated, or NULL (none: C, Go's named receivers).
+     * The index writes a reference on one as on `self` (`this.run()` is
+     * stored as `self.run`), its own word for it whatever the language
+     * (idx_lang_self_word). */
+    const char *const *self_words;
+    /* Macros the compiler defines ("NAME" or "NAME=VALUE"), taken as
+     * defined when the workspace has a build configuration (pp.c: the
+     * platform it builds for). NULL-terminated, or NULL. */
+    const char *const *predefined;
+    int is_doc;       /* docs and config: ranked below code */
+    size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
+} IdxLang;
+
+/* Whether the n bytes at w are the index's `self` or one of l's
+ * self_words (l NULL: `self` only). */
+int idx_lang_self_word(const IdxLang *l, const char *w, size_t n);
+/* The rows (rows.c: that file holds the array alone, so that a test binary
+ * can link its own table, a toy row added, in its place). */
+extern const IdxLang *const idx_lang_rows[];
+extern const size_t idx_lang_n_rows;
+
+/* The table (table.c). */
+const IdxLang *idx_lang_for_path(const char *relpath);
+const IdxLang *idx_lang_by_name(const char *name);
+/* Language by the interpreter of a "#!" first line, or NULL. */
+const IdxLang *idx_lang_for_shebang(const char *first_line, size_t len);
+size_t idx_lang_count(void);
+/* Whether relpath is a test file by its language's conventions. */
+int idx_lang_is_test_path(const char *relpath);
+/* Whether a definition (its dotted symbol) in relpath sits in one of its
+ * language's test modules. */
+int idx_lang_is_test_symbol(const char *relpath, const char *symbol);
+const IdxLang *idx_lang_at(size_t i);
+/* A digest of every row's name and query: an index made with other queries
+ * holds other chunks, and is rebuilt (store.c). */
+uint64_t idx_lang_digest(void);
+
+/* Helpers for hooks (chunk_ts.c). */
+char *idx_lang_node_text(const LangParse *p, TSNode n);
+/* The text of a string literal node without its quotes. Caller frees. */
+char *idx_lang_string_text(const LangParse *p, TSNode n);
+void idx_lang_add_import(LangParse *p, TSNode at, const char *module, const char *member,
+                         const char *alias);
+
+/* Module-name helpers for rows (lang_names.c). */
+/* "a/b.ts" -> "a.b"; a file named one of dir_files ("index") names its
+ * directory ("a/index.ts" -> "a"). */
+char *idx_lang_module_strip_ext(const char *relpath, const char *const *dir_files);
+char *idx_lang_module_keep_ext(const char *relpath); /* "a/b.h" -> "a.b.h" */
+char *idx_lang_module_dir(const char *relpath);      /* "a/b/c.go" -> "a.b" */
+/* Whether root/rel is a regular file. */
+int idx_lang_file_exists(const char *root, const char *rel);
+/* Joins dir and a relative spec ("./x", "../y/z"), normalising; NULL when it
+ * climbs above the root. Caller frees. */
+char *idx_lang_join(const char *dir, const char *spec);
+/* Directory of a relative path ("a/b.c" -> "a", "b.c" -> ""). Caller frees. */
+char *idx_lang_dirname(const char *relpath);
+
+/* Python's chunker (lang/python.c), which predates the table: its own walk
+ * (docstrings in bodies, decorators, error-recovery re-parses). */
+typedef struct PyChunker PyChunker;
+PyChunker *idx_py_chunker_new(void);
+void idx_py_chunker_free(PyChunker *c);
+CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
+                         ChunkSet *out, ErrInfo *e);
+/* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
+/* lang's query (IdxLang.query) compiled for its grammar, or NULL (the
+ * failure logged). Caller frees with ts_query_delete. (chunk_query.c) */
+TSQuery *idx_chunk_query_compile(const IdxLang *lang);
+/* lang's compiled query kept by sh (compiled on first use, once; shared by
+ * every thread: a query is read-only, each run has its own cursor), or
+ * NULL when it does not compile. Borrowed for sh's life. (shared.c) */
+const TSQuery *idx_shared_query(IdxShared *sh, const IdxLang *lang);
+
+CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
+                   size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);
+/* One step of a depth-first walk over a tree without recursion (inputs nest
+ * arbitrarily deep): into the current node's first child when descend, else
+ * to the next node after its subtree; *depth follows. 0: the walk is over. */
+int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
+/* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
+CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
+                     ChunkSet *out, ErrInfo *e);
+
+#endif

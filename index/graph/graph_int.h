@@ -1,0 +1,169 @@
+/*
+ * graph_int.h - the resolver of references into edges, shared by its files:
+ * graph_lookup.c (lookups, names), graph_member.c (members a class
+ * inherits, calls dispatched through an interface), graph_types.c (calls
+ * on receivers of a known type), graph_row.c (one reference looked up),
+ * graph_par.c (lookups on threads) and graph.c (the passes), each using
+ * only the ones before it. Internal to index/.
+ */
+#ifndef CODERAG_GRAPH_INT_H
+#define CODERAG_GRAPH_INT_H
+
+#include "../chunk/lang/lang.h"
+#include "../store/store_int.h"
+
+/* Resolution of raw references (imports, calls, bases, raises, types,
+ * values, macro bodies) into edges between chunks, through each file's
+ * import bindings and the symbol table. */
+typedef struct GraphNames GraphNames;
+
+typedef struct Resolver {
+    IdxStore *st;
+    const GraphNames *names; /* what the tables hold (graph_names.c), or NULL: probe all */
+    StrMap memo;             /* "qualified name" -> chunk id (0: unresolved), or MEMO_* */
+    ErrInfo *e;
+    CrErr rc;
+    size_t cuts;          /* lookups cut short (an import cycle, the depth bound) so far */
+    int deepest;          /* the deepest depth the lookups under way reached */
+    char **volatile_keys; /* memo entries that hold for the current reference only */
+    size_t n_volatile, cap_volatile;
+    /* A top-level lookup (depth 0) that left volatile answers: "at:q" ->
+     * index into tops, with the answer and the volatile answers it left,
+     * replayed on the next such lookup instead of walking the (star-)import
+     * graph again; at (top_at) is 0, or 1 + the index of the last such
+     * lookup of the current reference (what volatile answers it holds).
+     * Same state after, so the same edges. */
+    StrMap top;
+    struct TopMemo {
+        int64_t v;
+        size_t cuts, n;
+        char **keys;
+        int64_t *vals;
+    } * tops;
+    size_t n_tops, cap_tops, top_at;
+} Resolver;
+
+typedef struct RefRow {
+    int64_t id, file_id, chunk_id;
+    int kind;
+    char *name, *module, *symbol;
+    const IdxLang *lang; /* of the file the reference is written in; NULL: none known */
+    int strict;          /* no match by the name alone (a receiver's type, graph_types.c) */
+} RefRow;
+
+/* Most targets a call dispatched through an interface reaches. */
+enum { DISPATCH_MAX = 6 };
+
+/* A prepared statement, or NULL with the pass stopped (r->rc). */
+sqlite3_stmt *idx_graph_stmt(Resolver *r, StmtId id);
+/* One step of a lookup: 1 for a row; a failure stops the pass (r->rc). */
+int idx_graph_step(Resolver *r, sqlite3_stmt *s);
+/* The first column of the first row of statement id bound with text (and num). */
+int64_t idx_graph_first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num);
+/* The first column of every row of a bound statement, which is reset.
+ * Caller frees each and the array (idx_graph_free_strv). */
+char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out);
+void idx_graph_free_strv(char **v, size_t n);
+/* The first symbol qualified q (SYMBOL_BY_QUAL), or 0. */
+int64_t idx_graph_symbol_by_qual(Resolver *r, const char *q);
+/* The chunk a qualified name ("mod.Class.meth") names, or 0. */
+int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth);
+/* The chunk the dotted expression of a reference names, or 0. */
+int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref);
+/* Whether name is one of the row's builtin_methods. */
+int idx_graph_builtin_method(const IdxLang *lang, const char *name);
+/* Whether a name is one of lang's builtins (IdxLang.builtins). */
+int idx_graph_is_builtin(const IdxLang *lang, const char *name);
+/* The only definition anywhere named name, or 0. */
+int64_t idx_graph_unique_by_name(Resolver *r, const char *name);
+/* Whether file_id binds the local name alias[0..len) by an import. */
+int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len);
+
+/* Forgets the memo's answers that held for one reference. */
+void idx_graph_memo_end_ref(Resolver *r);
+/* Forgets every top-level answer (the tables changed). */
+void idx_graph_tops_clear(Resolver *r);
+
+/* (graph_member.c) The base expressions of a class chunk. Caller frees. */
+char **idx_graph_class_bases(Resolver *r, int64_t class_id, size_t *n_out);
+/* Member `name` that class `cls` (a symbol of module, in file file_id)
+ * inherits from its bases, or 0. */
+int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *module,
+                                   const char *cls, const char *name);
+/* Member `name` of class chunk cls: its own, else one it inherits, or 0. */
+int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name);
+/* The classes class chunk class_id names as its bases, each resolved as
+ * its inheritance reference is (at most max, into out); returns the count. */
+size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max);
+/* A member call the class does not define, found in its bases, or 0. */
+int64_t idx_graph_resolve_inherited(Resolver *r, const RefRow *ref);
+/* The targets of a call dispatched through an interface (at most
+ * DISPATCH_MAX, into out); returns the count. */
+size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out);
+
+/* (graph_types.c) Resolves the typed forms of a call reference's name, as
+ * a row's chunker writes them: "super().m" (m in the bases of the
+ * enclosing class), "__class__().m" (a method of the enclosing class read
+ * as a property), "T().m" and "T().a.m" (T read in the file's scope, "=T":
+ * a qualified name; attributes through type facts), "f().m" (m of f's
+ * result), "!T().a" (an attribute read: a property only); a type fact
+ * (REF_TYPE "=NAME:TYPE") makes no edge. 1 when the name is one (*out: its
+ * target, or 0), else 0 (the name is resolved as written). */
+int idx_graph_typed(Resolver *r, const RefRow *ref, int64_t *out);
+/* Marks the references that a class's base moving from class `was` to
+ * class `now` (either 0) can resolve differently through typed receivers:
+ * those named like a method of either or of their ancestors. */
+CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e);
+/* Whether any call reference is resolved (*out): none in a fresh build's
+ * first pass, when there is nothing idx_graph_types_mark could mark. */
+CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e);
+
+/* (graph_names.c) What symbols, files and imports hold, read once (*out;
+ * free with idx_graph_names_free), for lookups that skip the probes of
+ * names the tables do not hold. */
+CrErr idx_graph_names_load(IdxStore *st, GraphNames **out, ErrInfo *e);
+void idx_graph_names_free(GraphNames *g);
+/* 0 when no lookup of qualified name q can end at anything (its last part
+ * is no symbol's, module's or import alias's). */
+int idx_graph_names_may_end(const GraphNames *g, const char *q);
+/* 0 when no symbol is qualified q (SYMBOL_BY_QUAL finds nothing). */
+int idx_graph_names_may_qual(const GraphNames *g, const char *q);
+/* The only symbol named name (SYMBOL_BY_NAME finds one row), or 0. */
+int64_t idx_graph_names_unique(const GraphNames *g, const char *name);
+/* 0 when file_id binds no alias[0..len) by an import (IMPORT_GET). */
+int idx_graph_names_may_bind(const GraphNames *g, int64_t file_id, const char *alias, size_t len);
+/* The file FILE_BY_MODULE finds for module, or 0. */
+int64_t idx_graph_names_module(const GraphNames *g, const char *module);
+/* The targets IMPORT_STARS reads for file_id, in its order (borrowed). */
+char *const *idx_graph_names_stars(const GraphNames *g, int64_t file_id, size_t *n_out);
+
+/* (graph_row.c) A resolver over st's connection (its memo empty); released
+ * with idx_graph_resolver_release. */
+void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e);
+void idx_graph_resolver_release(Resolver *r);
+/* Forgets every memo answer (memory: answers depend on the tables alone). */
+void idx_graph_memo_forget(Resolver *r);
+/* The targets of one reference (at most DISPATCH_MAX, into dst): reads
+ * only, so that threads can look up rows over connections of their own.
+ * Returns the count; 0 with r->rc set on a failed lookup. */
+size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst);
+
+/* (graph_par.c) Lookups of a page of references on threads of their own,
+ * each over a read-only connection that sees the last commit: the tables
+ * lookups read (files, chunks, symbols, imports, the names of refs) must
+ * be committed and not change while it runs; the caller writes the edges
+ * on its connection, in row order, as rows are done. */
+typedef struct GraphPar GraphPar;
+/* n threads, or NULL (nothing started: resolve serially). Free with
+ * idx_graph_par_stop (NULL-safe). */
+GraphPar *idx_graph_par_start(IdxStore *st, int n, const GraphNames *names);
+void idx_graph_par_stop(GraphPar *p);
+/* Hands the threads rows[0..n) (borrowed until idx_graph_par_finish). */
+void idx_graph_par_post(GraphPar *p, const RefRow *rows, size_t n);
+/* Waits for the targets of row i of the posted page (*dst borrowed until
+ * the next post); the first failed lookup's error. */
+CrErr idx_graph_par_take(GraphPar *p, size_t i, const int64_t **dst, size_t *nd, ErrInfo *e);
+/* Stops handing out the posted page and waits until no thread reads it. */
+void idx_graph_par_finish(GraphPar *p);
+
+#endif

@@ -1,0 +1,196 @@
+#include "../store/store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The postings' tokenizer, and a file's terms stemmed by a parse worker
+ * (FileTerms): each distinct term once, every token an index into them, so
+ * that the writer looks each term of a file up once and sorts nothing. */
+
+/* FTS5's porter tokenizer, made from one connection's FTS5 API; one per
+ * thread (an instance is not shared). */
+struct Stemmer {
+    fts5_tokenizer api;
+    Fts5Tokenizer *tok;
+};
+
+CrErr idx_stemmer_new(IdxStore *st, Stemmer **out, ErrInfo *e)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *s = NULL;
+    void *ud = NULL;
+    *out = NULL;
+    if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &s, NULL) != SQLITE_OK)
+        return idx_store_err(st, e, "fts5 api");
+    sqlite3_bind_pointer(s, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(s);
+    sqlite3_finalize(s);
+    if (!api) return err_set(e, CR_EDB, "this SQLite has no FTS5");
+    Stemmer *m = xcalloc(1, sizeof *m);
+    static const char *const args[] = {"unicode61", "tokenchars", "_"};
+    if (api->xFindTokenizer(api, "porter", &ud, &m->api) != SQLITE_OK ||
+        m->api.xCreate(ud, (const char **)args, 3, &m->tok) != SQLITE_OK) {
+        free(m);
+        return err_set(e, CR_EDB, "FTS5 porter tokenizer unavailable");
+    }
+    *out = m;
+    return CR_OK;
+}
+
+void idx_stemmer_free(Stemmer *m)
+{
+    if (!m) return;
+    if (m->tok) m->api.xDelete(m->tok);
+    free(m);
+}
+
+static void stem__run(Stemmer *m, const char *text, size_t n, int flags, void *ctx,
+                      int (*fn)(void *, int, const char *, int, int, int))
+{
+    if (n) m->api.xTokenize(m->tok, ctx, flags, text, (int)n, fn);
+}
+
+void idx_stem_each(Stemmer *m, const char *text, int flags, void *ctx,
+                   int (*fn)(void *, int, const char *, int, int, int))
+{
+    if (text) stem__run(m, text, strlen(text), flags, ctx, fn);
+}
+
+/* ---------------------------------------------------------------- a file's terms */
+
+/* The words of a file's fields (space-separated) already tokenized: the
+ * tokenizer (unicode61 then porter, token by token) never joins across a
+ * space, so a word's terms are the same wherever it stands, and a word
+ * that repeats (most of a file's identifiers) is tokenized once. */
+struct FileWords {
+    StrIds words;
+    uint32_t *first, *count; /* per word: its terms in ids */
+    size_t cap_first, cap_count;
+    uint32_t *ids; /* the local term ids of every word, word after word */
+    size_t n_ids, cap_ids;
+};
+
+/* The id of s[0..n) (hash h) in ids; *added 1 when it is new. */
+static uint32_t strids_put(StrIds *ids, const char *s, size_t n, uint64_t h, int *added)
+{
+    if ((ids->n + 1) * 2 > ids->cap_slot) {
+        size_t cap = ids->cap_slot ? ids->cap_slot * 2 : 256;
+        free(ids->slot);
+        ids->slot = xcalloc(cap, sizeof *ids->slot);
+        ids->cap_slot = cap;
+        for (uint32_t k = 0; k < ids->n; k++) {
+            size_t i = ids->hash[k] & (cap - 1);
+            while (ids->slot[i])
+                i = (i + 1) & (cap - 1);
+            ids->slot[i] = k + 1;
+        }
+    }
+    size_t i = h & (ids->cap_slot - 1);
+    *added = 0;
+    for (uint32_t v; (v = ids->slot[i]) != 0; i = (i + 1) & (ids->cap_slot - 1)) {
+        uint32_t k = v - 1;
+        if (ids->hash[k] == h && ids->len[k] == n && !memcmp(ids->text.buf + ids->off[k], s, n))
+            return k;
+    }
+    if (ids->n == ids->cap) {
+        ids->cap = ids->cap ? ids->cap * 2 : 64;
+        ids->off = xrealloc(ids->off, ids->cap * sizeof *ids->off);
+        ids->len = xrealloc(ids->len, ids->cap * sizeof *ids->len);
+        ids->hash = xrealloc(ids->hash, ids->cap * sizeof *ids->hash);
+    }
+    ids->off[ids->n] = (uint32_t)ids->text.len;
+    ids->len[ids->n] = (uint32_t)n;
+    ids->hash[ids->n] = h;
+    sb_add(&ids->text, s, n);
+    sb_addc(&ids->text, '\0');
+    ids->slot[i] = ids->n + 1;
+    *added = 1;
+    return ids->n++;
+}
+
+static void strids_release(StrIds *ids)
+{
+    sb_release(&ids->text);
+    free(ids->off);
+    free(ids->len);
+    free(ids->hash);
+    free(ids->slot);
+    memset(ids, 0, sizeof *ids);
+}
+
+static int fileterms__token(void *ctx, int tflags, const char *tok, int n, int start, int end)
+{
+    FileTerms *ft = ctx;
+    FileWords *w = ft->words;
+    int added;
+    (void)start;
+    (void)end;
+    if (n <= 0 || (tflags & FTS5_TOKEN_COLOCATED)) return SQLITE_OK;
+    uint32_t k = strids_put(&ft->ids, tok, (size_t)n, hash64(tok, (size_t)n), &added);
+    ARRAY_GROW(w->ids, w->n_ids + 1, w->cap_ids);
+    w->ids[w->n_ids++] = k;
+    return SQLITE_OK;
+}
+
+/* The index of word s[0..n) in ft's words, tokenized when new. */
+static uint32_t fileterms__word(FileTerms *ft, Stemmer *m, const char *s, size_t n)
+{
+    FileWords *w = ft->words;
+    int added;
+    uint32_t k = strids_put(&w->words, s, n, hash64(s, n), &added);
+    if (!added) return k;
+    ARRAY_GROW(w->first, k + 1, w->cap_first);
+    ARRAY_GROW(w->count, k + 1, w->cap_count);
+    w->first[k] = (uint32_t)w->n_ids;
+    stem__run(m, s, n, FTS5_TOKENIZE_DOCUMENT, ft, fileterms__token);
+    w->count[k] = (uint32_t)(w->n_ids - w->first[k]);
+    return k;
+}
+
+void idx_fileterms_add_field(FileTerms *ft, Stemmer *m, const char *text)
+{
+    ARRAY_GROW(ft->field_end, ft->n_fields + 1, ft->cap_fields);
+    if (!ft->words) ft->words = xcalloc(1, sizeof *ft->words);
+    for (const char *p = text; p && *p;) {
+        size_t n = strcspn(p, " ");
+        if (n) {
+            const FileWords *w = ft->words;
+            uint32_t k = fileterms__word(ft, m, p, n);
+            ARRAY_GROW(ft->tok, ft->n_tok + w->count[k], ft->cap_tok);
+            memcpy(ft->tok + ft->n_tok, w->ids + w->first[k], w->count[k] * sizeof *ft->tok);
+            ft->n_tok += w->count[k];
+        }
+        p += n;
+        if (*p) p++;
+    }
+    ft->field_end[ft->n_fields++] = ft->n_tok;
+}
+
+/* The words and the hash table serve only the adding. */
+static void fileterms__words_release(FileTerms *ft)
+{
+    free(ft->ids.slot);
+    ft->ids.slot = NULL;
+    ft->ids.cap_slot = 0;
+    if (!ft->words) return;
+    strids_release(&ft->words->words);
+    free(ft->words->first);
+    free(ft->words->count);
+    free(ft->words->ids);
+    free(ft->words);
+    ft->words = NULL;
+}
+
+void idx_fileterms_done(FileTerms *ft)
+{
+    fileterms__words_release(ft);
+}
+
+void idx_fileterms_release(FileTerms *ft)
+{
+    fileterms__words_release(ft);
+    strids_release(&ft->ids);
+    free(ft->tok);
+    free(ft->field_end);
+    memset(ft, 0, sizeof *ft);
+}

@@ -1,0 +1,392 @@
+#include "../idx_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct DirKey {
+    dev_t dev;
+    ino_t ino;
+} DirKey;
+
+/* Open-addressing set of the directories entered so far. */
+typedef struct DirSet {
+    DirKey *keys;
+    unsigned char *used;
+    size_t cap, len;
+} DirSet;
+
+/* A symlinked directory, walked after the real tree so that a directory
+ * reachable both ways is listed under its real path. */
+typedef struct Deferred {
+    char *rel;
+    char *real;
+    IgnoreList **stack; /* borrowed from Walk.lists */
+    size_t n_stack;
+} Deferred;
+
+typedef struct Walk {
+    ScanCtx ctx;
+    ScanResult *out;
+    IgnoreList **lists; /* every .gitignore read, owned */
+    size_t n_lists, cap_lists;
+    IgnoreList **stack; /* the ones in force for the current directory */
+    size_t n_stack, cap_stack;
+    DirSet seen;
+    Deferred *deferred;
+    size_t n_deferred, cap_deferred;
+    StrBuf rel;  /* current path relative to the root */
+    StrBuf real; /* current directory, canonical */
+} Walk;
+
+/* ---------------------------------------------------------------- helpers */
+
+static void scan__push_name(StrBuf *sb, const char *name, int sep)
+{
+    if (sep) sb_addc(sb, '/');
+    sb_adds(sb, name);
+}
+
+/* ---------------------------------------------------------------- visited set */
+
+static size_t scan__dir_hash(DirKey k, size_t mask)
+{
+    uint64_t h = (uint64_t)k.ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)k.dev * 0xc2b2ae3d27d4eb4full;
+    return (size_t)(h ^ (h >> 29)) & mask;
+}
+
+/* Inserts k; returns 0 when it was already present. */
+static int scan__dir_insert(DirSet *s, DirKey k)
+{
+    if ((s->len + 1) * 2 > s->cap) {
+        DirSet n = {0};
+        n.cap = s->cap ? s->cap * 2 : 64;
+        n.keys = xcalloc(n.cap, sizeof *n.keys);
+        n.used = xcalloc(n.cap, 1);
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->used[i]) scan__dir_insert(&n, s->keys[i]);
+        free(s->keys);
+        free(s->used);
+        *s = n;
+    }
+    size_t mask = s->cap - 1, i = scan__dir_hash(k, mask);
+    for (; s->used[i]; i = (i + 1) & mask)
+        if (s->keys[i].dev == k.dev && s->keys[i].ino == k.ino) return 0;
+    s->used[i] = 1;
+    s->keys[i] = k;
+    s->len++;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- walk */
+
+static void scan__skip(Walk *w, const char *reason)
+{
+    ScanResult *r = w->out;
+    ARRAY_GROW(r->skipped, r->n_skipped + 1, r->cap_skipped);
+    r->skipped[r->n_skipped].path = xstrdup(w->rel.buf);
+    r->skipped[r->n_skipped].reason = xstrdup(reason);
+    r->n_skipped++;
+}
+
+static void scan__add_file(Walk *w, const struct stat *st)
+{
+    size_t max = w->ctx.opt->max_file_bytes;
+    if (max && (uint64_t)st->st_size > max) {
+        scan__skip(w, "too-large");
+        return;
+    }
+    ScanResult *r = w->out;
+    ARRAY_GROW(r->files, r->n_files + 1, r->cap_files);
+    ScanFile *f = &r->files[r->n_files++];
+    f->path = xstrdup(w->rel.buf);
+    f->size = (int64_t)st->st_size;
+    f->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+static void scan__walk_dir(Walk *w, DIR *d);
+
+/* Enters the directory open on fd (described by w->rel and w->real) unless
+ * it was entered before; takes ownership of fd. */
+static void scan__enter(Walk *w, int fd)
+{
+    struct stat st;
+    DIR *d = NULL;
+    if (fstat(fd, &st) != 0 || !(d = fdopendir(fd))) {
+        close(fd);
+        scan__skip(w, "unreadable");
+        return;
+    }
+    if (scan__dir_insert(&w->seen, (DirKey){st.st_dev, st.st_ino})) scan__walk_dir(w, d);
+    closedir(d);
+}
+
+/* Where the symlink `name` in the current directory leads (caller frees),
+ * or NULL with the reason recorded (nothing for a link that vanished). */
+static char *scan__link_target(Walk *w, const char *name)
+{
+    size_t mark = w->real.len;
+    scan__push_name(&w->real, name, 1);
+    char *target = realpath(w->real.buf, NULL);
+    int err = errno;
+    sb_truncate(&w->real, mark);
+    if (!target && !idx_scan_vanished(err))
+        scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
+    return target;
+}
+
+static void scan__symlink_dir(Walk *w, const char *name)
+{
+    char *target = scan__link_target(w, name);
+    if (!target) return;
+    if (!path_under(w->ctx.root, target)) {
+        scan__skip(w, "outside-root");
+    } else if (idx_scan_forbidden(&w->ctx, target)) {
+        /* into a VCS folder or the index: never entered, not worth reporting */
+    } else if (path_under(target, w->real.buf)) {
+        scan__skip(w, "symlink-loop");
+    } else {
+        ARRAY_GROW(w->deferred, w->n_deferred + 1, w->cap_deferred);
+        Deferred *d = &w->deferred[w->n_deferred++];
+        d->rel = xstrdup(w->rel.buf);
+        d->real = target;
+        d->n_stack = w->n_stack;
+        d->stack = xmalloc((w->n_stack ? w->n_stack : 1) * sizeof *d->stack);
+        if (w->n_stack) memcpy(d->stack, w->stack, w->n_stack * sizeof *d->stack);
+        return;
+    }
+    free(target);
+}
+
+static void scan__real_dir(Walk *w, int dirfd, const char *name)
+{
+    size_t mark = w->real.len;
+    scan__push_name(&w->real, name, 1);
+    if (w->ctx.index_real && !strcmp(w->real.buf, w->ctx.index_real)) goto out;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        /* ELOOP: replaced by a symlink since readdir; treat as vanished */
+        if (!idx_scan_vanished(errno) && errno != ELOOP) scan__skip(w, "unreadable");
+        goto out;
+    }
+    scan__enter(w, fd);
+out:
+    sb_truncate(&w->real, mark);
+}
+
+static void scan__file(Walk *w, int dirfd, const char *name, int is_link, struct stat *st,
+                       int have_st)
+{
+    if (idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0)) return;
+    if (is_link) {
+        char *target = scan__link_target(w, name);
+        if (!target) return;
+        int outside = !path_under(w->ctx.root, target);
+        int forbidden = !outside && idx_scan_forbidden(&w->ctx, target);
+        free(target);
+        if (outside) scan__skip(w, "outside-root");
+        if (outside || forbidden) return;
+    }
+    if (!have_st && fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (!idx_scan_vanished(errno)) scan__skip(w, "unreadable");
+        return;
+    }
+    if (!S_ISREG(st->st_mode)) return;
+    if (!idx_scan_wanted(dirfd, name, st->st_size)) return;
+    scan__add_file(w, st);
+}
+
+static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type)
+{
+    struct stat st;
+    int have_st = 0, is_link = 0;
+    size_t len = strlen(name);
+    if (type == DT_UNKNOWN) {
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (!idx_scan_vanished(errno)) scan__skip(w, "unreadable");
+            return;
+        }
+        have_st = 1;
+        type = S_ISDIR(st.st_mode)   ? DT_DIR
+               : S_ISREG(st.st_mode) ? DT_REG
+               : S_ISLNK(st.st_mode) ? DT_LNK
+                                     : DT_UNKNOWN;
+    }
+    if (type == DT_LNK) {
+        is_link = 1;
+        if (fstatat(dirfd, name, &st, 0) != 0) {
+            /* a dangling link is as good as absent; a looping one is only
+             * worth reporting when it would have been a source file */
+            int err = errno;
+            if (!idx_scan_vanished(err) && idx_scan_is_candidate(name, len) &&
+                !idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0))
+                scan__skip(w, err == ELOOP ? "symlink-loop" : "unreadable");
+            return;
+        }
+        have_st = 1;
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+    }
+    if (type == DT_REG) {
+        if (idx_scan_is_candidate(name, len)) scan__file(w, dirfd, name, is_link, &st, have_st);
+    } else if (type == DT_DIR) {
+        if (idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 1)) return;
+        if (is_link)
+            scan__symlink_dir(w, name);
+        else
+            scan__real_dir(w, dirfd, name);
+    }
+}
+
+/* Lists d (described by w->rel and w->real); the caller closes it. */
+static void scan__walk_dir(Walk *w, DIR *d)
+{
+    /* Entries are collected first so that the directory's .gitignore,
+     * wherever readdir returns it, applies to all of them. */
+    StrBuf names;
+    sb_init(&names);
+    unsigned char *types = NULL;
+    size_t n = 0, cap = 0;
+    int has_gitignore = 0, pushed = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        const char *nm = de->d_name;
+        size_t len = strlen(nm);
+        if (nm[0] == '.' && (len == 1 || (len == 2 && nm[1] == '.'))) continue;
+        if (idx_is_vcs_dir(nm, len)) continue;
+        if (len == 10 && !memcmp(nm, ".gitignore", 10)) {
+            has_gitignore = 1;
+            continue;
+        }
+        if (de->d_type == DT_REG && !idx_scan_is_candidate(nm, len)) continue;
+        ARRAY_GROW(types, n + 1, cap);
+        types[n++] = de->d_type;
+        sb_add(&names, nm, len + 1);
+    }
+    int dfd = dirfd(d);
+    if (has_gitignore) {
+        IgnoreList *l = idx_scan_read_gitignore(dfd, ".gitignore", w->rel.buf);
+        if (l) {
+            ARRAY_GROW(w->lists, w->n_lists + 1, w->cap_lists);
+            w->lists[w->n_lists++] = l;
+            ARRAY_GROW(w->stack, w->n_stack + 1, w->cap_stack);
+            w->stack[w->n_stack++] = l;
+            pushed = 1;
+        }
+    }
+    size_t mark = w->rel.len;
+    const char *nm = names.buf;
+    for (size_t i = 0; i < n; i++, nm += strlen(nm) + 1) {
+        scan__push_name(&w->rel, nm, mark > 0);
+        scan__entry(w, dfd, nm, types[i]);
+        sb_truncate(&w->rel, mark);
+    }
+    if (pushed) w->n_stack--;
+    free(types);
+    sb_release(&names);
+}
+
+static int scan__deferred_cmp(const void *a, const void *b)
+{
+    return strcmp(((const Deferred *)a)->rel, ((const Deferred *)b)->rel);
+}
+
+static void scan__run_deferred(Walk *w)
+{
+    while (w->n_deferred) {
+        Deferred *batch = w->deferred;
+        size_t n = w->n_deferred;
+        w->deferred = NULL;
+        w->n_deferred = w->cap_deferred = 0;
+        qsort(batch, n, sizeof *batch, scan__deferred_cmp);
+        for (size_t i = 0; i < n; i++) {
+            Deferred *d = &batch[i];
+            sb_reset(&w->rel);
+            sb_adds(&w->rel, d->rel);
+            sb_reset(&w->real);
+            sb_adds(&w->real, d->real);
+            w->n_stack = 0;
+            ARRAY_GROW(w->stack, d->n_stack, w->cap_stack);
+            if (d->n_stack) memcpy(w->stack, d->stack, d->n_stack * sizeof *d->stack);
+            w->n_stack = d->n_stack;
+            int fd = open(d->real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (fd >= 0)
+                scan__enter(w, fd);
+            else if (!idx_scan_vanished(errno))
+                scan__skip(w, "unreadable");
+            free(d->rel);
+            free(d->real);
+            free(d->stack);
+        }
+        free(batch);
+    }
+}
+
+static int scan__file_cmp(const void *a, const void *b)
+{
+    return strcmp(((const ScanFile *)a)->path, ((const ScanFile *)b)->path);
+}
+
+static int scan__skip_cmp(const void *a, const void *b)
+{
+    return strcmp(((const ScanSkip *)a)->path, ((const ScanSkip *)b)->path);
+}
+
+CrErr idx_scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    DIR *root = NULL;
+    Walk w;
+    memset(&w, 0, sizeof w);
+    memset(out, 0, sizeof *out);
+    idx_scan_ctx_init(&w.ctx, opt);
+    w.out = out;
+    sb_init(&w.rel);
+    sb_init(&w.real);
+    sb_adds(&w.real, w.ctx.root);
+
+    struct stat st;
+    int fd = open(opt->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || !(root = fdopendir(fd))) {
+        rc = err_set(e, idx_scan_vanished(errno) ? CR_ENOENT : CR_EIO, "%s: %s", opt->root,
+                     strerror(errno));
+        if (fd >= 0) close(fd);
+        goto out;
+    }
+    scan__dir_insert(&w.seen, (DirKey){st.st_dev, st.st_ino});
+    scan__walk_dir(&w, root);
+    scan__run_deferred(&w);
+    if (out->n_files) qsort(out->files, out->n_files, sizeof *out->files, scan__file_cmp);
+    if (out->n_skipped) qsort(out->skipped, out->n_skipped, sizeof *out->skipped, scan__skip_cmp);
+out:
+    if (root) closedir(root);
+    for (size_t i = 0; i < w.n_lists; i++)
+        idx_ignore_free(w.lists[i]);
+    free(w.lists);
+    free(w.stack);
+    free(w.deferred);
+    free(w.seen.keys);
+    free(w.seen.used);
+    sb_release(&w.rel);
+    sb_release(&w.real);
+    idx_scan_ctx_release(&w.ctx);
+    if (rc) idx_scan_result_release(out);
+    return rc;
+}
+
+void idx_scan_result_release(ScanResult *r)
+{
+    if (!r) return;
+    for (size_t i = 0; i < r->n_files; i++)
+        free(r->files[i].path);
+    for (size_t i = 0; i < r->n_skipped; i++) {
+        free(r->skipped[i].path);
+        free(r->skipped[i].reason);
+    }
+    free(r->files);
+    free(r->skipped);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,553 @@
+#include "store_int.h"
+#include "../chunk/lang/lang.h"
+#include "../pp/pp_int.h"
+#include "../dense/vec_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char schema_sql[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
+    /* gen: the generation (meta 'gen', bumped per write) of the file's
+     * rows, so that caches built at one generation know what changed. */
+    "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, module TEXT NOT NULL,"
+    " is_pkg INTEGER NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, lines INTEGER NOT NULL, status TEXT NOT NULL,"
+    " gen INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX files_module ON files(module);"
+    "CREATE INDEX files_gen ON files(gen);"
+    /* A name stored once: a chunk's name is its symbol (C functions: all
+     * but a few), a reference's name its last part (a plain call), unless
+     * own_name/qual (NULL otherwise) says otherwise. The generated columns
+     * take no space on disk; every reader sees name as before. */
+    "CREATE TABLE chunks(id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER NOT NULL,"
+    " start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, win INTEGER NOT NULL,"
+    " kind INTEGER NOT NULL, symbol TEXT NOT NULL, own_name TEXT, signature TEXT NOT NULL,"
+    " docstring TEXT NOT NULL, parent_id INTEGER NOT NULL, hash_bits INTEGER NOT NULL,"
+    " cont INTEGER NOT NULL, name TEXT GENERATED ALWAYS AS (coalesce(own_name, symbol)) VIRTUAL,"
+    /* the content hash as 8 bytes, read as its 16 hex digits */
+    " hash TEXT GENERATED ALWAYS AS (printf('%016x', hash_bits)) VIRTUAL);"
+    /* A definition's name is the last part of its qualified name, unless
+     * own_name says otherwise. */
+    "CREATE TABLE symbols(qualname TEXT NOT NULL, own_name TEXT, chunk_id INTEGER NOT NULL,"
+    " file_id INTEGER NOT NULL, name TEXT GENERATED ALWAYS AS (coalesce(own_name,"
+    " substr(qualname, length(rtrim(qualname, replace(qualname, '.', ''))) + 1))) VIRTUAL);"
+    "CREATE TABLE imports(file_id INTEGER NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);"
+    "CREATE TABLE refs(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL,"
+    " kind INTEGER NOT NULL, qual TEXT, last TEXT NOT NULL, resolved INTEGER NOT NULL,"
+    " name TEXT GENERATED ALWAYS AS (coalesce(qual, last)) VIRTUAL);"
+    "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, kind INTEGER NOT NULL,"
+    " ref_id INTEGER NOT NULL);"
+    /* Preprocessor facts of a file (rows with preprocessor captures, pp.c):
+     * kind 0 a conditional branch's lines (text: its whole condition), 1 a
+     * macro defined at start_line (text: its value), 2 a call site of name
+     * in a definition that calls it under a branch of its body. */
+    "CREATE TABLE pp(file_id INTEGER NOT NULL, kind INTEGER NOT NULL, start_line INTEGER NOT NULL,"
+    " end_line INTEGER NOT NULL, name TEXT NOT NULL, text TEXT NOT NULL);"
+    /* A macro's definitions (kind 1) are kept only when a condition could
+     * ask for them: its name is in pp_named, every name a condition names
+     * and, through them, every name the value of a kept definition names
+     * (pp_store.c). pp_defs holds, per file with preprocessor facts, a
+     * digest of those facts (sig) and the 32-bit hashes of the names it
+     * defines (names: sorted, 4 bytes each): where to look when a name
+     * comes to be named. */
+    "CREATE TABLE pp_named(name TEXT PRIMARY KEY) WITHOUT ROWID;"
+    "CREATE TABLE pp_defs(file_id INTEGER PRIMARY KEY, sig INTEGER NOT NULL, names BLOB NOT NULL);";
+/* No table holds the search text: the BM25F postings (postings.bin) are
+ * rebuilt, when needed, from the chunks' rows and the source files
+ * (postings_rebuild.c). */
+
+/* The secondary indexes of the graph's tables: made with the schema, and
+ * dropped by a cold build while it loads the tables (appending rows to a
+ * table costs little; inserting them into ever larger b-trees keyed by
+ * name costs a page read per row) and made again, each by one sort, before
+ * the graph is resolved. An index missing after a cold build that stopped
+ * half way is made by the next write (idx_store_indexes_ensure).
+ * resolve: an index that resolution writes row by row and no lookup reads
+ * (1: edges_*, 2: refs_dirty): a resolution that starts with no edge drops
+ * them while it resolves the calls and makes them after, by one sort each
+ * (graph.c); a cold build makes refs_dirty only then. */
+static const struct {
+    const char *name, *on;
+    int resolve;
+} index_sql[] = {
+    {"chunks_file", "chunks(file_id, start_line)", 0},
+    {"symbols_qual", "symbols(qualname)", 0},
+    {"symbols_name", "symbols(name)", 0},
+    {"symbols_file", "symbols(file_id)", 0},
+    {"imports_file", "imports(file_id, alias)", 0},
+    {"imports_target", "imports(target)", 0},
+    {"refs_file", "refs(file_id)", 0},
+    {"refs_last", "refs(last)", 0},
+    {"refs_dirty", "refs(id) WHERE resolved = 0", 2},
+    {"edges_src", "edges(src)", 1},
+    {"edges_dst", "edges(dst)", 1},
+    {"edges_ref", "edges(ref_id)", 1},
+    {"pp_file", "pp(file_id, kind, start_line)", 0},
+    {"pp_name", "pp(name) WHERE kind = 1", 0},
+};
+
+/* which: -1 every index, 0 all but refs_dirty, 1 resolution's (resolve). */
+static CrErr store__indexes(IdxStore *st, int make, int which, ErrInfo *e)
+{
+    StrBuf sql;
+    sb_init(&sql);
+    for (size_t i = 0; i < sizeof index_sql / sizeof index_sql[0]; i++) {
+        if (which == 0 && index_sql[i].resolve == 2) continue;
+        if (which == 1 && !index_sql[i].resolve) continue;
+        if (make)
+            sb_addf(&sql, "CREATE INDEX IF NOT EXISTS %s ON %s;", index_sql[i].name,
+                    index_sql[i].on);
+        else
+            sb_addf(&sql, "DROP INDEX IF EXISTS %s;", index_sql[i].name);
+    }
+    CrErr rc = idx_store_exec(st, sql.buf, e);
+    sb_release(&sql);
+    return rc;
+}
+
+/* Makes the indexes of which (store__indexes) that are missing. */
+static CrErr store__indexes_ensure(IdxStore *st, int which, ErrInfo *e)
+{
+    /* SQLite's sorter spills to temporary files past cache_size, whatever
+     * temp_store says; with threads it sorts on both cores. */
+    CrErr rc = idx_store_exec(st, "PRAGMA threads = 2;", e);
+    if (!rc) rc = store__indexes(st, 1, which, e);
+    idx_store_exec(st, "PRAGMA threads = 0;", NULL);
+    return rc;
+}
+
+CrErr idx_store_indexes_drop(IdxStore *st, ErrInfo *e)
+{
+    return store__indexes(st, 0, -1, e);
+}
+
+CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e)
+{
+    return store__indexes_ensure(st, -1, e);
+}
+
+CrErr idx_store_indexes_ensure_lookup(IdxStore *st, ErrInfo *e)
+{
+    return store__indexes_ensure(st, 0, e);
+}
+
+CrErr idx_store_resolve_indexes(IdxStore *st, int make, ErrInfo *e)
+{
+    return make ? store__indexes_ensure(st, 1, e) : store__indexes(st, 0, 1, e);
+}
+
+/* Whether a failed read says something about the file's content (not a
+ * database, damaged, no such table: rebuild it) rather than about this
+ * moment (locked, out of memory, I/O: report it, keep the file). */
+static int store__content_error(int code)
+{
+    switch (code & 0xff) {
+    case SQLITE_ERROR:
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+    case SQLITE_SCHEMA:
+    case SQLITE_MISMATCH:
+    case SQLITE_FORMAT:
+        return 1;
+    }
+    return 0;
+}
+
+/* The version an index is made at: the schema's, and the language
+ * queries' digest, since other queries make other chunks and edges. */
+static void store__version(char out[48])
+{
+    char h[17];
+    hash64_hex(idx_lang_digest(), h);
+    snprintf(out, 48, "coderag-%d-%.8s", IDX_SCHEMA_VERSION, h);
+}
+
+/* Whether the open database carries our schema at our version (*ok). A
+ * fresh, empty file counts as "needs schema" (*ok = 0, *empty = 1). A
+ * file that cannot be read now is CR_EDB, never "another schema": that
+ * would rebuild an index over a passing lock. A file whose content cannot
+ * be read (damaged, not a database) sets *damaged (when not NULL): not
+ * ours either, but told apart from an index of another version. */
+static CrErr store__schema_check(IdxStore *st, int *ok, int *empty, int *damaged, ErrInfo *e)
+{
+    static const char *const sql[2] = {"SELECT count(*) FROM sqlite_master",
+                                       "SELECT value FROM meta WHERE key = 'schema'"};
+    char want[48];
+    store__version(want);
+    *ok = *empty = 0;
+    if (damaged) *damaged = 0;
+    for (int q = 0; q < 2; q++) {
+        sqlite3_stmt *s = NULL;
+        int rc = sqlite3_prepare_v2(st->db, sql[q], -1, &s, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW && q == 0) *empty = sqlite3_column_int(s, 0) == 0;
+        if (rc == SQLITE_ROW && q == 1) {
+            const char *v = (const char *)sqlite3_column_text(s, 0);
+            *ok = v && !strcmp(v, want);
+        }
+        sqlite3_finalize(s);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+            if (!store__content_error(rc)) return idx_store_err(st, e, "reading the schema");
+            /* not ours: no such table is another program's database */
+            if (damaged) *damaged = (rc & 0xff) != SQLITE_ERROR;
+            return CR_OK;
+        }
+        if (*empty) return CR_OK;
+    }
+    return CR_OK;
+}
+
+static CrErr store__create_schema(IdxStore *st, ErrInfo *e)
+{
+    char v[48];
+    CrErr rc = idx_store_exec(st, "BEGIN IMMEDIATE", e);
+    if (rc) return rc;
+    /* Another process may have created it while we waited for the lock. */
+    int ok = 0, empty = 0;
+    if ((rc = store__schema_check(st, &ok, &empty, NULL, e))) {
+        idx_store_exec(st, "ROLLBACK", NULL);
+        return rc;
+    }
+    if (ok) return idx_store_exec(st, "COMMIT", e);
+    rc = idx_store_exec(st, schema_sql, e);
+    if (!rc) rc = store__indexes(st, 1, -1, e);
+    store__version(v);
+    if (!rc) rc = idx_store_meta_put(st, "schema", v, e);
+    if (!rc) rc = idx_store_meta_put(st, "gen", "0", e);
+    /* Files beside the database (postings.bin) name the database they
+     * belong to: a rebuilt database never adopts an old one's. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t seed[3] = {(uint64_t)ts.tv_sec, (uint64_t)ts.tv_nsec, (uint64_t)getpid()};
+    hash64_hex(hash64(seed, sizeof seed), v);
+    if (!rc) rc = idx_store_meta_put(st, "db_id", v, e);
+    if (rc) {
+        idx_store_exec(st, "ROLLBACK", NULL);
+        return rc;
+    }
+    return idx_store_exec(st, "COMMIT", e);
+}
+
+/* Whether the last failure was another process holding a lock. */
+static int store__busy(IdxStore *st)
+{
+    int code = st->db ? sqlite3_errcode(st->db) : SQLITE_OK;
+    return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
+static CrErr store__open_db(IdxStore *st, ErrInfo *e)
+{
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(st->db_path, &st->db, flags, idx_vfs_name(st->vfs)) != SQLITE_OK) {
+        char what[PATH_MAX + 16];
+        snprintf(what, sizeof what, "%s/index.db", st->index_real);
+        return idx_store_err(st, e, what);
+    }
+    sqlite3_busy_timeout(st->db, 5000);
+    /* Switching a new database to WAL can fail with SQLITE_BUSY without
+     * waiting while another process sets it up: retry for a while. */
+    for (int tries = 0;; tries++) {
+        CrErr rc = idx_store_exec(st,
+                                  "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                                  "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;"
+                                  /* Checkpoints happen after full updates and on close, not
+                                   * in the middle of a save's single-file update. */
+                                  "PRAGMA wal_autocheckpoint = 20000;",
+                                  e);
+        if (!rc || tries == 100 || !store__busy(st)) return rc;
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void store__close_db(IdxStore *st)
+{
+    for (int i = 0; i < STMT__COUNT; i++) {
+        sqlite3_finalize(st->stmts[i]);
+        st->stmts[i] = NULL;
+    }
+    sqlite3_close(st->db);
+    st->db = NULL;
+}
+
+/* How the files of the index folder open on fd are named: through the
+ * descriptor when /proc shows it (the folder checked, whatever its path
+ * becomes), else by its canonical path. */
+static char *store__dir_access(int fd, const char *real)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    struct stat a, b;
+    if (stat(p, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return xstrdup(p);
+    log_msg(LOG_INFO, "no /proc/self/fd: the files of %s are opened by its path", real);
+    return xstrdup(real);
+}
+
+static void remove_db_files(const char *db_path)
+{
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s", db_path);
+    char *slash = strrchr(p, '/');
+    if (slash) {
+        snprintf(slash + 1, sizeof p - (size_t)(slash + 1 - p), "postings.bin");
+        unlink(p);
+    }
+    unlink(db_path);
+    snprintf(p, sizeof p, "%s-wal", db_path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", db_path);
+    unlink(p);
+}
+
+/* Deletes the database (and what belongs to it) and opens a new, empty one. */
+static CrErr store__start_over(IdxStore *st, ErrInfo *e)
+{
+    store__close_db(st);
+    remove_db_files(st->db_path);
+    idx_store_integrity_forget(st);
+    st->damaged = 0;
+    return store__open_db(st, e);
+}
+
+CrErr idx_store_refuse_damaged(IdxStore *st, const char *why, ErrInfo *e)
+{
+    return err_set(e, CR_ECORRUPT,
+                   "the index at %s/index.db is damaged (%s): run `coderag index` to rebuild it",
+                   st->index_real, why);
+}
+
+/* A damaged database is rebuilt by a writer and refused by a reader
+ * (IDX_OPEN_READONLY, IDX_OPEN_EXISTING), which never deletes it. */
+static CrErr store__check_whole(IdxStore *st, int existing, ErrInfo *e)
+{
+    int damaged = 0;
+    StrBuf why;
+    sb_init(&why);
+    CrErr rc = idx_store_integrity(st, &damaged, &why, e);
+    if (!rc && damaged && existing) rc = idx_store_refuse_damaged(st, why.buf, e);
+    if (!rc && damaged) {
+        log_msg(LOG_WARN, "%s/index.db is damaged (%s); rebuilding the index", st->index_real,
+                why.buf);
+        rc = store__start_over(st, e);
+    }
+    sb_release(&why);
+    return rc;
+}
+
+/* The index names the workspace it was made for (meta "root"): an index
+ * folder named for another workspace (--index-dir, CODERAG_INDEXDIR) is
+ * refused, never read with paths that mean other files, nor emptied by an
+ * update of this one. An index folder inside the root moves with it (a
+ * renamed project keeps its .coderag/): a writer records the new root. An
+ * index made before the key: a writer records it. */
+static CrErr store__root_check(IdxStore *st, int writable, ErrInfo *e)
+{
+    char have[PATH_MAX];
+    CrErr rc = idx_store_meta_get(st, "root", have, sizeof have, e);
+    if (rc && rc != CR_ENOENT) return rc;
+    if (!rc && !strcmp(have, st->root)) return CR_OK;
+    if (!rc && !path_under(st->root, st->index_real))
+        return err_set(e, CR_EUSAGE,
+                       "index directory %s holds the index of %s, not of %s: pass --root %s, "
+                       "or name another index directory",
+                       st->index_real, have, st->root, have);
+    /* best effort: a reader, or a writer that cannot write now, says the
+     * same next time */
+    if (writable) idx_store_meta_put(st, "root", st->root, NULL);
+    return CR_OK;
+}
+
+CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    IdxStore *st = NULL;
+    char real[PATH_MAX];
+    *out = NULL;
+    if (!cfg || !cfg->root) return err_set(e, CR_EINVAL, "no workspace root given");
+    struct stat sb;
+    if (!realpath(cfg->root, real) || stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return err_set(e, CR_ENOENT, "workspace root %s is not a readable directory", cfg->root);
+
+    st = xcalloc(1, sizeof *st);
+    st->index_fd = -1;
+    st->root = xstrdup(real);
+    int existing = (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING)) != 0;
+    {
+        /* index_dir.c: never a symlinked .coderag, the root or a folder of
+         * someone else's files */
+        StrBuf d;
+        sb_init(&d);
+        if (cfg->index_dir)
+            sb_adds(&d, cfg->index_dir);
+        else
+            sb_addf(&d, "%s/" IDX_DIR_NAME, st->root);
+        rc = idx_dir_claim(st->root, d.buf, !cfg->index_dir, !existing,
+                           !(flags & IDX_OPEN_READONLY), &st->index_real, &st->index_fd, e);
+        sb_release(&d);
+        if (rc) goto out;
+        st->index_dir = store__dir_access(st->index_fd, st->index_real);
+    }
+    if ((rc = idx_vfs_new(&st->vfs, e))) goto out;
+    {
+        StrBuf p;
+        sb_init(&p);
+        sb_addf(&p, "%s/index.db", st->index_dir);
+        st->db_path = sb_detach(&p, NULL);
+    }
+    st->exclude = xcalloc(cfg->n_exclude + 1, sizeof(char *));
+    for (size_t i = 0; i < cfg->n_exclude; i++)
+        st->exclude[i] = xstrdup(cfg->exclude[i]);
+    st->n_exclude = cfg->n_exclude;
+    st->max_file_bytes = cfg->max_file_bytes ? cfg->max_file_bytes : (size_t)1 << 20;
+    st->post_budget = cfg->postings_budget ? cfg->postings_budget : (size_t)64 << 20;
+    st->readonly = (flags & IDX_OPEN_READONLY) != 0;
+    st->threads = cfg->threads > 0 ? cfg->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (st->threads < 1) st->threads = 1;
+    if (st->threads > 16) st->threads = 16;
+
+    /* what is read-only (the model, compiled queries) comes from here */
+    st->shared = cfg->shared ? idx_shared_ref(cfg->shared) : idx_shared_new();
+    if ((rc = idx_dense_open(st, cfg, e))) goto out;
+    if (existing && access(st->db_path, F_OK) != 0) {
+        rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
+                     st->index_real);
+        goto out;
+    }
+    rc = store__open_db(st, e);
+    if (rc && existing && !store__busy(st) && st->db &&
+        idx_store_code_damaged(sqlite3_errcode(st->db))) {
+        /* asked to read the index as it is: never to delete it */
+        char why[256];
+        snprintf(why, sizeof why, "%s", sqlite3_errmsg(st->db));
+        rc = idx_store_refuse_damaged(st, why, e);
+        goto out;
+    }
+    if (rc && !existing && !store__busy(st)) {
+        /* Not a database at all (or a damaged header): start over. A lock
+         * held by another process is no reason to delete its database. */
+        log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
+                e ? e->msg : "unreadable");
+        rc = store__start_over(st, e);
+    }
+    if (rc) goto out;
+    if ((rc = store__check_whole(st, existing, e))) goto out;
+    int ok = 0, empty = 0, damaged = 0;
+    if ((rc = store__schema_check(st, &ok, &empty, &damaged, e))) goto out;
+    if (!ok && damaged && existing) {
+        /* told as damaged, with the remedy, not as another version */
+        rc = idx_store_refuse_damaged(st, "its schema cannot be read", e);
+        goto out;
+    }
+    if (!ok) {
+        if (empty && existing) {
+            rc = err_set(e, CR_ENOINDEX,
+                         "not indexed yet: run `coderag index` (the index at %s "
+                         "is empty)",
+                         st->index_real);
+            goto out;
+        }
+        if (flags & IDX_OPEN_READONLY) {
+            rc = err_set(e, CR_ESCHEMA,
+                         "index at %s/index.db has another schema version; re-run "
+                         "`coderag index`",
+                         st->index_real);
+            goto out;
+        }
+        if (!empty && (flags & IDX_OPEN_EXISTING)) {
+            /* asked to use the index as it is: not to empty it */
+            rc = err_set(e, CR_ENOINDEX,
+                         "not indexed by this version: run `coderag index` (the index at %s "
+                         "was made by another version of coderag or its language queries)",
+                         st->index_real);
+            goto out;
+        }
+        if (!empty) {
+            /* An older or foreign database: rebuild, never misread. */
+            log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
+                    damaged ? "damaged" : "other schema");
+            if ((rc = store__start_over(st, e))) goto out;
+        }
+        if ((rc = store__create_schema(st, e))) goto out;
+    }
+    rc = store__root_check(st, !(flags & IDX_OPEN_READONLY), e);
+out:
+    if (rc) {
+        st->readonly = 1; /* a store that failed to open leaves no marks behind */
+        idx_close(st);
+        return rc;
+    }
+    *out = st;
+    return CR_OK;
+}
+
+void idx_store_postings_invalidate(IdxStore *st)
+{
+    idx_postings_free(st->post);
+    st->post = NULL;
+}
+
+void idx_close(IdxStore *st)
+{
+    if (!st) return;
+    idx_store_postings_invalidate(st);
+    idx_store_file_cache_release(&st->files);
+    idx_dense_close(st);
+    idx_shared_unref(st->shared);
+    if (st->db) {
+        sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        store__close_db(st);
+        idx_store_mark_clean(st);
+    }
+    for (size_t i = 0; i < st->n_reread; i++)
+        free(st->reread[i]);
+    free(st->reread);
+    free(st->post_stale);
+    for (size_t i = 0; i < st->n_exclude; i++)
+        free(st->exclude[i]);
+    free(st->exclude);
+    idx_pp_config_free(st->pp_config);
+    free(st->root);
+    idx_vfs_free(st->vfs);
+    if (st->index_fd >= 0) close(st->index_fd);
+    free(st->index_dir);
+    free(st->index_real);
+    free(st->db_path);
+    free(st);
+}
+
+const char *idx_root(const IdxStore *st)
+{
+    return st->root;
+}
+
+int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_PATH_SYMBOL, NULL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    int v = sqlite3_step(s) == SQLITE_ROW &&
+            idx_lang_is_test_symbol((const char *)sqlite3_column_text(s, 0),
+                                    (const char *)sqlite3_column_text(s, 1));
+    sqlite3_reset(s);
+    return v;
+}
+
+int idx_file_is_test(IdxStore *st, int64_t file_id)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_PATH_BY_ID, NULL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, file_id);
+    int v = sqlite3_step(s) == SQLITE_ROW &&
+            idx_lang_is_test_path((const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+    return v;
+}

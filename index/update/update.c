@@ -1,0 +1,538 @@
+#include "../pp/pp_int.h"
+#include "update_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* Files are prepared (read, hashed, chunked, tokenized) by a pool of
+ * threads and written by the calling thread in path order, in batched
+ * transactions; each file's rows land whole or not at all. */
+
+#define BATCH_FILES 500
+#define MAX_AHEAD 256
+
+typedef struct Pool {
+    FileWork *work;
+    Stemmer **stems; /* one per worker (made here: they need the store's connection), or NULL */
+    Embedder *em;    /* embeds as it prepares (idx_dense_parse_embedder), or NULL */
+    int started;     /* workers that took their Stemmer */
+    size_t n;
+    const char *root;
+    size_t max_bytes;
+    IdxShared *shared; /* the store's: compiled queries */
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    size_t next;    /* next index a worker takes */
+    size_t written; /* index the writer waits on */
+    unsigned char *done;
+    int stop;
+} Pool;
+
+static void *pool_worker(void *arg)
+{
+    Pool *p = arg;
+    Chunker *ch = idx_chunker_new_shared(p->shared);
+    pthread_mutex_lock(&p->mu);
+    Stemmer *stem = p->stems ? p->stems[p->started] : NULL;
+    p->started++;
+    for (;;) {
+        while (!p->stop && p->next < p->n && p->next >= p->written + MAX_AHEAD)
+            pthread_cond_wait(&p->cond, &p->mu);
+        if (p->stop || p->next >= p->n) break;
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        idx_filework_prepare(&p->work[i], p->root, p->max_bytes, ch, stem, p->em);
+        pthread_mutex_lock(&p->mu);
+        p->done[i] = 1;
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->mu);
+    idx_chunker_free(ch);
+    return NULL;
+}
+
+static CrErr begin(IdxStore *st, ErrInfo *e)
+{
+    return idx_store_exec(st, "BEGIN IMMEDIATE", e);
+}
+
+static CrErr commit(IdxStore *st, ErrInfo *e)
+{
+    return idx_store_exec(st, "COMMIT", e);
+}
+
+/* Writes the scan's skip list as files rows (status = reason), so `status`
+ * can report them; prepared skips (binary, not-utf8) are written by
+ * idx_store_write_file. */
+static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_path,
+                               UpdOldFile *old, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    for (size_t i = 0; i < scan->n_skipped && !rc; i++) {
+        FileWork fw = {0};
+        int64_t k;
+        fw.path = scan->skipped[i].path;
+        fw.skip = scan->skipped[i].reason;
+        if (strmap_get(by_path, fw.path, &k)) {
+            old[k].seen = 1;
+            if (!old[k].ok && old[k].hash[0] == '\0') continue; /* already recorded */
+            fw.old_id = old[k].id;
+        }
+        rc = idx_store_write_file(st, &fw, 1, e);
+    }
+    return rc;
+}
+
+/* Takes <index dir>/name (flock, exclusive; waits for another process
+ * holding it). Full updates of one index run one at a time across
+ * processes (update.lock: two indexers would both insert the same new
+ * files), and so do vector syncs (vectors.lock: short, so a single-file
+ * update never waits for a whole full update). Returns the fd to close, or
+ * -1 to run unlocked (a read-only index dir: nothing to write anyway). */
+static int lock_index_file(const IdxStore *st, const char *name)
+{
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s/%s", st->index_dir, name);
+    int fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+    sb_release(&p);
+    struct stat sb;
+    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd >= 0)
+        while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+        }
+    return fd;
+}
+
+static CrErr locked_dense_sync(IdxStore *st, ErrInfo *e)
+{
+    int fd = lock_index_file(st, "vectors.lock");
+    CrErr rc = idx_dense_sync(st, e);
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+/* The plan: which scanned files need reading (new, or size or mtime
+ * moved); old files met are marked seen, the others are the removed. */
+static void update__plan(const ScanResult *scan, const StrMap *by_path, UpdOldFile *old, Pool *pool,
+                         IdxUpdateStats *stats)
+{
+    pool->work = xcalloc(scan->n_files + 1, sizeof *pool->work);
+    for (size_t i = 0; i < scan->n_files; i++) {
+        const ScanFile *f = &scan->files[i];
+        int64_t k;
+        UpdOldFile *o = NULL;
+        if (strmap_get(by_path, f->path, &k)) {
+            o = &old[k];
+            o->seen = 1;
+            if (o->ok && o->size == f->size && o->mtime_ns == f->mtime_ns) {
+                stats->files_unchanged++;
+                continue;
+            }
+        }
+        FileWork *fw = &pool->work[pool->n++];
+        fw->path = xstrdup(f->path);
+        fw->size = f->size;
+        fw->mtime_ns = f->mtime_ns;
+        if (o) {
+            fw->old_id = o->id;
+            memcpy(fw->old_hash, o->hash, sizeof fw->old_hash);
+        }
+    }
+}
+
+static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
+{
+    pool->root = st->root;
+    pool->max_bytes = st->max_file_bytes;
+    pool->shared = st->shared;
+    pool->em = idx_dense_parse_embedder_for(st, pool->work, pool->n);
+    pool->done = xcalloc(pool->n + 1, 1);
+    pthread_mutex_init(&pool->mu, NULL);
+    pthread_cond_init(&pool->cond, NULL);
+    int n = pool->n < (size_t)st->threads ? (int)pool->n : st->threads;
+    /* Stemming for the postings moves to the workers (the writer is the
+     * bottleneck of a cold build): the postings are kept current by every
+     * update that writes files (loaded next, if not yet). */
+    if (n > 0) {
+        pool->stems = xcalloc((size_t)n, sizeof *pool->stems);
+        for (int t = 0; t < n; t++)
+            if (idx_stemmer_new(st, &pool->stems[t], NULL)) {
+                for (int k = 0; k < t; k++)
+                    idx_stemmer_free(pool->stems[k]);
+                free(pool->stems);
+                pool->stems = NULL;
+                break;
+            }
+    }
+    *threads = xcalloc((size_t)n + 1, sizeof **threads);
+    for (int t = 0; t < n; t++)
+        pthread_create(&(*threads)[t], NULL, pool_worker, pool);
+    return n;
+}
+
+static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
+{
+    if (!threads) return;
+    pthread_mutex_lock(&pool->mu);
+    pool->stop = 1;
+    pthread_cond_broadcast(&pool->cond);
+    pthread_mutex_unlock(&pool->mu);
+    for (int t = 0; t < n_threads; t++)
+        pthread_join(threads[t], NULL);
+    for (int t = 0; pool->stems && t < n_threads; t++)
+        idx_stemmer_free(pool->stems[t]);
+    free(pool->stems);
+    pthread_mutex_destroy(&pool->mu);
+    pthread_cond_destroy(&pool->cond);
+}
+
+/* path off the files noted to read again (st->reread). */
+static void reread_forget(IdxStore *st, const char *path)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < st->n_reread; i++) {
+        if (strcmp(st->reread[i], path))
+            st->reread[k++] = st->reread[i];
+        else
+            free(st->reread[i]);
+    }
+    st->n_reread = k;
+}
+
+/* The apply: writes each file as the workers finish it, in scan order,
+ * committing every BATCH_FILES files (*in_txn follows the transaction). */
+static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
+                           IdxProgressFn progress, void *ud, IdxUpdateStats *stats, int *in_txn,
+                           ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    /* Files the plan found unchanged (size and mtime); the pool's files are
+     * counted by i, whatever the apply finds them to be. */
+    size_t planned_unchanged = stats->files_unchanged;
+    for (size_t i = 0; i < pool->n; i++) {
+        pthread_mutex_lock(&pool->mu);
+        while (!pool->done[i])
+            pthread_cond_wait(&pool->cond, &pool->mu);
+        pthread_mutex_unlock(&pool->mu);
+        FileWork *fw = &pool->work[i];
+        if (fw->skip && strcmp(fw->skip, "gone") != 0)
+            stats->files_skipped++;
+        else if (fw->same_content)
+            stats->files_unchanged++;
+        else if (fw->skip)
+            stats->files_removed += fw->old_id != 0;
+        else
+            stats->files_changed++;
+        rc = idx_store_write_file(st, fw, !cold, e);
+        /* its rows now those of what was read: not read again (reread) */
+        if (!rc && !fw->same_content && !fw->skip) reread_forget(st, fw->path);
+        idx_filework_release(fw);
+        pthread_mutex_lock(&pool->mu);
+        pool->written = i + 1;
+        pthread_cond_broadcast(&pool->cond);
+        pthread_mutex_unlock(&pool->mu);
+        if (rc) return rc;
+        if ((i + 1) % BATCH_FILES == 0) {
+            if ((rc = commit(st, e)) || (rc = begin(st, e))) {
+                *in_txn = rc == CR_OK;
+                return rc;
+            }
+        }
+        if (progress && progress(ud, planned_unchanged + i + 1, n_scanned))
+            return err_set(e, CR_ECANCELED, "indexing stopped");
+    }
+    return CR_OK;
+}
+
+static void reread_clear(IdxStore *st)
+{
+    for (size_t i = 0; i < st->n_reread; i++)
+        free(st->reread[i]);
+    st->n_reread = 0;
+}
+
+/* Wall and process CPU time of an update's phases, for the debug log
+ * (CODERAG_LOG=debug): where a large build spends its time. */
+typedef struct Phases {
+    double wall, cpu;
+} Phases;
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void phases_init(Phases *ph)
+{
+    ph->wall = now_ms();
+    ph->cpu = cpu_ms();
+}
+
+static void phase_mark(Phases *ph, const char *name)
+{
+    double w = now_ms(), c = cpu_ms();
+    log_msg(LOG_DEBUG, "update: %s %.0f ms wall, %.0f ms CPU", name, w - ph->wall, c - ph->cpu);
+    ph->wall = w;
+    ph->cpu = c;
+}
+
+/* Reads and writes again the files noted in st->reread (their imports
+ * resolved against the filesystem, through a file that came or went). */
+static CrErr reread(IdxStore *st, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    Chunker *ch = NULL;
+    while (!rc && st->n_reread) {
+        FileWork fw = {0};
+        fw.path = st->reread[--st->n_reread];
+        sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
+        int row = 0;
+        if (!s) rc = CR_EDB;
+        if (!rc) {
+            sqlite3_bind_text(s, 1, fw.path, -1, SQLITE_STATIC);
+            rc = idx_store_step(st, s, &row, e, "file lookup");
+            if (row) fw.old_id = sqlite3_column_int64(s, 0); /* no old hash: chunked again */
+            sqlite3_reset(s);
+        }
+        if (!rc && fw.old_id) {
+            if (!ch) ch = idx_chunker_new();
+            idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+                                 idx_dense_parse_embedder(st));
+            rc = idx_store_write_file(st, &fw, 1, e);
+        }
+        idx_filework_release(&fw);
+    }
+    reread_clear(st);
+    idx_chunker_free(ch);
+    return rc;
+}
+
+CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats *out, ErrInfo *e)
+{
+    CrErr rc = CR_OK;
+    ScanResult scan = {0};
+    ScanOptions opt;
+    StrMap by_path;
+    UpdOldFile *old = NULL;
+    size_t n_old = 0;
+    Pool pool = {0};
+    pthread_t *threads = NULL;
+    int n_threads = 0, in_txn = 0;
+    IdxUpdateStats stats = {0};
+    double t0 = now_ms();
+
+    Phases ph;
+    phases_init(&ph);
+    int lock_fd = lock_index_file(st, "update.lock");
+    strmap_init(&by_path);
+    idx_store_scan_options(st, &opt);
+    /* the files rows read while the scan walks the tree (it touches no
+     * store state): outside the transaction, as they always were */
+    UpdPrefetch pre = {.st = st, .by_path = &by_path};
+    pthread_t pre_thread;
+    int pre_started = pthread_create(&pre_thread, NULL, idx_update_prefetch, &pre) == 0;
+    if (!pre_started) idx_update_prefetch(&pre);
+    rc = idx_scan_workspace(&opt, &scan, e);
+    if (pre_started) pthread_join(pre_thread, NULL);
+    old = pre.old;
+    n_old = pre.n_old;
+    if (!rc && pre.rc) {
+        rc = pre.rc;
+        if (e) *e = pre.e;
+    }
+    phase_mark(&ph, "scan and files");
+    if (rc) goto out;
+    stats.files_seen = scan.n_files;
+    int cold = n_old == 0;
+    update__plan(&scan, &by_path, old, &pool, &stats);
+
+    if ((rc = begin(st, e))) goto out;
+    in_txn = 1;
+    /* A cold build loads the tables bare and indexes them once at the end. */
+    if ((rc = cold ? idx_store_indexes_drop(st, e) : idx_store_indexes_ensure(st, e))) goto out;
+    if ((rc = idx_pp_begin(st, cold, e))) goto out;
+    if ((rc = record_scan_skips(st, &scan, &by_path, old, e))) goto out;
+    stats.files_skipped += scan.n_skipped;
+    /* Rows of files that are gone (or now ignored) go first. */
+    for (size_t k = 0; k < n_old; k++) {
+        if (old[k].seen) continue;
+        FileWork gone = {.old_id = old[k].id, .skip = "gone"};
+        if ((rc = idx_store_write_file(st, &gone, 1, e))) goto out;
+        stats.files_removed++;
+    }
+
+    /* The postings follow every write from here on, so that a snapshot can
+     * be written at the end without reading the search text back. Loaded
+     * in this transaction: exactly the rows it sees. */
+    /* nothing to read: no workers, and no model loaded for them; started
+     * first, so that they read while the postings load */
+    if (pool.n) n_threads = pool_start(&pool, st, &threads);
+    if (pool.n && !st->post) {
+        st->post_version = idx_store_data_version(st);
+        if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
+    }
+    phase_mark(&ph, "plan, postings");
+    rc = update__apply(st, &pool, scan.n_files, cold, progress, ud, &stats, &in_txn, e);
+    if (rc) goto out;
+    phase_mark(&ph, "parse+write");
+    /* before the indexes: the definitions a cold build drops leave free
+     * pages that the indexes fill */
+    if ((rc = idx_pp_settle(st, e))) goto out;
+    phase_mark(&ph, "macros");
+    /* refs_dirty: made (empty) once the references are resolved (graph.c) */
+    if (cold && (rc = idx_store_indexes_ensure_lookup(st, e))) goto out;
+    phase_mark(&ph, "indexes");
+    if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
+    /* Many files written, or a cold build: their rows are committed first,
+     * so that resolution can read what the tables hold once and look names
+     * up on threads over connections of their own (the files are already
+     * committed in batches: an update that stops here leaves references
+     * marked unresolved, which the next one resolves). */
+    if ((pool.n >= BATCH_FILES && st->threads > 1) || cold) {
+        if ((rc = commit(st, e)) || (rc = begin(st, e))) {
+            in_txn = rc == CR_OK;
+            goto out;
+        }
+        rc = idx_graph_resolve_dirty_par(st, NULL, e);
+    } else {
+        rc = idx_graph_resolve_dirty(st, NULL, e);
+    }
+    /* refs_dirty, when resolution did not make it (graph.c's bulk pass) */
+    if (!rc && cold) rc = idx_store_indexes_ensure(st, e);
+    if (rc) goto out;
+    phase_mark(&ph, "resolve");
+    if ((rc = idx_store_touch_update_time(st, e))) goto out;
+    rc = commit(st, e);
+    in_txn = 0;
+    if (!rc) sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    phase_mark(&ph, "commit");
+    if (!rc) idx_store_postings_checkpoint(st);
+    phase_mark(&ph, "postings");
+    if (!rc) rc = locked_dense_sync(st, e);
+out:
+    reread_clear(st);
+    pool_stop(&pool, threads, n_threads);
+    /* A stop keeps the whole files written so far; anything else rolls back. */
+    if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
+    if (rc) idx_store_postings_invalidate(st);
+    idx_dense_write_end(st, rc == CR_OK);
+    for (size_t i = 0; i < pool.n; i++)
+        idx_filework_release(&pool.work[i]);
+    free(pool.work);
+    free(pool.done);
+    free(threads);
+    free(old);
+    strmap_release(&by_path);
+    idx_scan_result_release(&scan);
+    if (lock_fd >= 0) close(lock_fd); /* releases the lock */
+    /* A full pass leaves the connection's page cache full of the pages it
+     * wrote (up to cache_size, 16 MB): a server keeps a connection per root
+     * for good, and asks read little through it. Give them back. */
+    if (st->db) sqlite3_db_release_memory(st->db);
+    stats.ms = now_ms() - t0;
+    if (out) *out = stats;
+    return rc;
+}
+
+/* path (relative, absolute or a file:// URI) relative to the root,
+ * normalised; CR_EOUTSIDE when it is not under the root. */
+static CrErr relative_path(const IdxStore *st, const char *path, StrBuf *out, ErrInfo *e)
+{
+    char *rel = NULL;
+    CrErr rc = path_relative(st->root, path, &rel);
+    if (rc == CR_EOUTSIDE) return err_set(e, rc, "%s is outside the workspace %s", path, st->root);
+    if (rc) return err_set(e, rc, "%s names no file", path);
+    sb_adds(out, rel);
+    free(rel);
+    return CR_OK;
+}
+
+CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
+{
+    CrErr rc;
+    StrBuf rel, abs;
+    FileWork fw = {0};
+    Chunker *ch = NULL;
+    int in_txn = 0;
+    double t0 = now_ms();
+    sb_init(&rel);
+    sb_init(&abs);
+    if ((rc = relative_path(st, path, &rel, e))) goto out;
+    fw.path = xstrdup(rel.buf);
+
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
+    if (!s) {
+        rc = CR_EDB;
+        goto out;
+    }
+    sqlite3_bind_text(s, 1, rel.buf, (int)rel.len, SQLITE_STATIC);
+    int row = 0;
+    rc = idx_store_step(st, s, &row, e, "file lookup");
+    if (row) {
+        fw.old_id = sqlite3_column_int64(s, 0);
+        const unsigned char *h = sqlite3_column_text(s, 1);
+        snprintf(fw.old_hash, sizeof fw.old_hash, "%s", h ? (const char *)h : "");
+    }
+    sqlite3_reset(s);
+    if (rc) goto out;
+
+    ScanOptions opt;
+    idx_store_scan_options(st, &opt);
+    struct stat sb;
+    sb_addf(&abs, "%s/%s", st->root, rel.buf);
+    if (!idx_scan_path_included(&opt, rel.buf) || stat(abs.buf, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fw.skip = "gone";
+    } else if ((size_t)sb.st_size > st->max_file_bytes) {
+        fw.skip = "too-large";
+    } else {
+        fw.size = (int64_t)sb.st_size;
+        fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+        ch = idx_chunker_new_shared(st->shared);
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+                             idx_dense_parse_embedder(st));
+        /* prepare records the size and mtime of what it read */
+    }
+    double t1 = now_ms();
+    if ((rc = begin(st, e))) goto out;
+    in_txn = 1;
+    if ((rc = idx_store_indexes_ensure(st, e))) goto out;
+    if ((rc = idx_pp_begin(st, 0, e))) goto out;
+    if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;
+    if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
+    double t2 = now_ms();
+    size_t n_edges = 0;
+    if ((rc = idx_graph_resolve_dirty(st, &n_edges, e))) goto out;
+    double t3 = now_ms();
+    if ((rc = idx_store_touch_update_time(st, e))) goto out;
+    rc = commit(st, e);
+    in_txn = 0;
+    log_msg(
+        LOG_DEBUG,
+        "update %s: prepare %.1f ms, write %.1f ms, resolve %.1f ms (%zu edges), commit %.1f ms",
+        rel.buf, t1 - t0, t2 - t1, t3 - t2, n_edges, now_ms() - t3);
+    if (!rc) rc = locked_dense_sync(st, e);
+out:
+    reread_clear(st);
+    if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);
+    if (rc) idx_store_postings_invalidate(st);
+    idx_dense_write_end(st, rc == CR_OK);
+    idx_chunker_free(ch);
+    idx_filework_release(&fw);
+    sb_release(&rel);
+    sb_release(&abs);
+    return rc;
+}
