@@ -175,9 +175,13 @@ static void skips(void)
     SKIP("not on this machine");
 }
 
-/* The harness itself: a test that checks nothing fails, a skip is a skip. */
+/* The harness itself: a test that checks nothing fails, a skip is a skip;
+ * TEST_FILTER picks the tests whose name holds one of its words. */
 static void test_harness(void)
 {
+    const char *was = getenv("TEST_FILTER");
+    char *keep = was ? strdup(was) : NULL;
+    unsetenv("TEST_FILTER");
     TestState saved = test_state_;
     test_state_.quiet = 1;
     RUN(no_checks);
@@ -187,6 +191,19 @@ static void test_harness(void)
     CHECK_INT(got.failed, saved.failed + 1);
     CHECK_INT(got.skipped, saved.skipped + 1);
     CHECK_INT(got.passed, saved.passed);
+
+    setenv("TEST_FILTER", "strbuf,utf8", 1);
+    CHECK(test_selected_("test_strbuf"));
+    CHECK(test_selected_("test_utf8_repair"));
+    CHECK(!test_selected_("test_hash"));
+    CHECK(!test_selected_("utf"));
+    setenv("TEST_FILTER", "", 1);
+    CHECK(test_selected_("test_hash"));
+    if (keep)
+        setenv("TEST_FILTER", keep, 1);
+    else
+        unsetenv("TEST_FILTER");
+    free(keep);
 }
 
 int main(void)
