@@ -8,6 +8,16 @@ static void test_errors(void)
     CHECK_STR(cr_strerror(CR_OK), "success");
     CHECK_STR(cr_strerror(CR_EUTF8), "not valid UTF-8");
     CHECK_STR(cr_strerror((CrErr)9999), "unknown error");
+    /* the table's columns: the exit status and the JSON-RPC code */
+    CHECK_INT(cr_exit_code(CR_OK), 0);
+    CHECK_INT(cr_exit_code(CR_EUSAGE), 1);
+    CHECK_INT(cr_exit_code(CR_EDB), 2);
+    CHECK_INT(cr_exit_code(CR_EHTTP), 3);
+    CHECK_INT(cr_exit_code(CR_ENOINDEX), 4);
+    CHECK_INT(cr_exit_code((CrErr)9999), 2);
+    CHECK_INT(cr_rpc_code(CR_EINVAL), -32602);
+    CHECK_INT(cr_rpc_code(CR_ECANCELED), -32800);
+    CHECK_INT(cr_rpc_code(CR_EIO), -32803);
     ErrInfo e = {0};
     CHECK_INT(err_set(&e, CR_EIO, "x=%d", 7), CR_EIO);
     CHECK_INT(e.code, CR_EIO);
