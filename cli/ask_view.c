@@ -217,6 +217,7 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
     }
     if (!rc) rc = ws_ask_finish(w, st, req, ans, e);
     if (!rc) cli_ask_view_answer(v, ans);
+    if (!rc) cli_say_index_state(st);
     ws_ask_free(w);
     cli_ask_view_free(v);
     idx_close(st);
