@@ -69,7 +69,8 @@ static size_t row_index(const IdxLang *l, size_t n_rows)
  * files of a row that refines by content, a suffix's files follow the
  * project's sources: its row's own files of other suffixes (a header's
  * sources) against the files, by path, of the row their content reads
- * them as -- the side with more sources takes them all, and a tie (a
+ * them as (or, when none does, of the largest row that includes files as
+ * theirs does) -- the side with more sources takes them all, and a tie (a
  * header-only library) leaves each file to its content. Files are read
  * only when another row's files could outnumber the row's own sources:
  * never on a project of one language. */
@@ -139,9 +140,16 @@ static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
                 by_content[i] = t ? t : row;
                 if (t) went[row_index(t, n_rows)]++;
             }
-        size_t to = n_rows; /* the row most of the group's content went to */
+        /* the row most of the group's content went to; else the largest
+         * row whose sources include the group's files as its own row's do
+         * (the same import hook: a C++ source #includes a C header) */
+        size_t to = n_rows;
         for (size_t k = 0; k < n_rows; k++)
             if (went[k] && (to == n_rows || went[k] > went[to])) to = k;
+        for (size_t k = 0; to == n_rows && k < n_rows; k++)
+            if (k != r && row->import && idx_lang_at(k)->import == row->import && by_path[k] &&
+                (to == n_rows || by_path[k] > by_path[to]))
+                to = k;
         int64_t theirs = to < n_rows ? by_path[to] : 0;
         for (size_t i = g; i < n_sh; i++) {
             if (group[i] != g) continue;
