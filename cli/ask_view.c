@@ -179,6 +179,13 @@ static void reset_styles_and_raise(int sig)
     raise(sig);
 }
 
+/* Another process indexes the root: said on the progress line (the wait
+ * that follows is that process's). */
+static void say_waiting(void *ud, const char *msg)
+{
+    cli_ask_view_progress(ud, msg);
+}
+
 CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvAnswer *ans,
                        ErrInfo *e)
 {
@@ -197,7 +204,8 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
         rc = ws_store_open(cfg, WS_OPEN_EXISTING, &st, e);
     } else {
         cli_ask_view_progress(v, "updating the index");
-        rc = ws_store_open_updated(cfg, cli_ask_view_update_fn, v, &stats, &st, e);
+        rc = ws_store_open_updated_told(cfg, cli_ask_view_update_fn, v, say_waiting, v, &stats, &st,
+                                        e);
     }
     if (!rc) {
         cli_ask_view_progress(v, "retrieving");

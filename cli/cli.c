@@ -109,6 +109,13 @@ static void resolve_root(CliArgs *a)
     sb_release(&note);
 }
 
+/* Another process indexes the root: said on stderr before the wait. */
+static void say_waiting(void *ud, const char *msg)
+{
+    (void)ud;
+    fprintf(stderr, "coderag: %s\n", msg);
+}
+
 /* Ctrl-C (or SIGTERM) during `coderag index`: blocked in every thread, and
  * taken here, which says how far the pass got and that a rerun resumes
  * (the files written so far are committed in batches and kept), then ends
@@ -161,7 +168,8 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     if (waiting) pthread_detach(waiter);
     ws_pace_init(&line.pace, WS_PACE_MIN_MS);
     if (!update) return ws_store_open(&a->cfg, WS_OPEN_EXISTING, out, e);
-    CrErr rc = ws_store_open_updated(&a->cfg, progress_line, &line, &stats, out, e);
+    CrErr rc = ws_store_open_updated_told(&a->cfg, progress_line, &line, say_waiting, NULL, &stats,
+                                          out, e);
     if (line.shown) fputc('\n', stderr);
     if (rc) return rc;
     if (verbose) {

@@ -150,6 +150,17 @@ CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e);
  * *out is NULL. */
 CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUpdateStats *stats,
                             IdxStore **out, ErrInfo *e);
+/* The same; when another process is in the middle of a pass over the
+ * index (one that has committed files: ws_store_other_writer), waiting
+ * (may be NULL) is told first, with wait_ud and a sentence to show: the
+ * update then waits for that process. */
+CrErr ws_store_open_updated_told(const WsConfig *c, IdxProgressFn fn, void *ud,
+                                 void (*waiting)(void *ud, const char *msg), void *wait_ud,
+                                 IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
+/* Whether another live process is in the middle of a pass over st's index;
+ * then appends "process 4242 is indexing this root (11000/55405 files so
+ * far): waiting for it to finish" to note. */
+int ws_store_other_writer(IdxStore *st, StrBuf *note);
 
 /* What a change of one file calls for. */
 typedef enum {

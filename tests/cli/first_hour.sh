@@ -163,7 +163,17 @@ has "status indexing: state" "$work/out" "state:     indexing "
 has "status indexing: process" "$work/out" "/1200 files (process $pid)"
 check "status indexing json" 0 "$bin" status --root "$work/big" --index-dir "$work/big.idx" --json
 json_check "status indexing json" "j['state'] == 'indexing' and j['partialIndex']['pid'] == $pid"
+# A second writer meanwhile says whose pass it waits for, and how far that one got.
+"$bin" index --root "$work/big" --index-dir "$work/big.idx" 2>"$work/waiter.err" &
+waiter=$!
+/usr/bin/python3 -c "
+import os, sys, time
+while 'is indexing this root' not in open(sys.argv[1]).read() and os.path.exists('/proc/%s' % sys.argv[2]):
+    time.sleep(0.002)" "$work/waiter.err" "$waiter"
 kill -CONT "$pid"
+wait "$waiter"
+has "waiting: whose pass" "$work/waiter.err" "coderag: process $pid is indexing this root ("
+has "waiting: how far" "$work/waiter.err" "/1200 files so far): waiting for it to finish"
 /usr/bin/python3 -c "
 import os, sys, time
 while os.path.exists('/proc/%s' % sys.argv[1]) and open('/proc/%s/stat' % sys.argv[1]).read().split(')')[1].split()[0] != 'Z':
