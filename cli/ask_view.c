@@ -179,6 +179,31 @@ static void reset_styles_and_raise(int sig)
     raise(sig);
 }
 
+/* An index that holds no file: says so on stderr, and why. */
+void cli_say_if_empty(IdxStore *st)
+{
+    IdxStatus s;
+    StrBuf why;
+    sb_init(&why);
+    if (!idx_status_counts(st, &s, NULL) && !s.files) {
+        ws_empty_index_text(s.skipped, &why);
+        fprintf(stderr, "coderag: %s\n", why.buf);
+    }
+    sb_release(&why);
+}
+
+void cli_say_index_state(IdxStore *st)
+{
+    StrBuf note;
+    sb_init(&note);
+    if (ws_answer_mark_partial(NULL, st, &note))
+        fprintf(stderr, "coderag: the index is not whole, so this answer may miss code: %s\n",
+                note.buf);
+    else
+        cli_say_if_empty(st);
+    sb_release(&note);
+}
+
 /* Another process indexes the root: said on the progress line (the wait
  * that follows is that process's). */
 static void say_waiting(void *ud, const char *msg)

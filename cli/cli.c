@@ -72,31 +72,6 @@ static int progress_line(void *ud, size_t done, size_t total)
     return 0;
 }
 
-/* An index that holds no file: says so on stderr, and why. */
-static void say_if_empty(IdxStore *st)
-{
-    IdxStatus s;
-    StrBuf why;
-    sb_init(&why);
-    if (!idx_status_counts(st, &s, NULL) && !s.files) {
-        ws_empty_index_text(s.skipped, &why);
-        fprintf(stderr, "coderag: %s\n", why.buf);
-    }
-    sb_release(&why);
-}
-
-void cli_say_index_state(IdxStore *st)
-{
-    StrBuf note;
-    sb_init(&note);
-    if (ws_answer_mark_partial(NULL, st, &note))
-        fprintf(stderr, "coderag: the index is not whole, so this answer may miss code: %s\n",
-                note.buf);
-    else
-        say_if_empty(st);
-    sb_release(&note);
-}
-
 /* The root the command works on (the root rule from the current folder
  * unless a root was set), and why, on stderr, when it is not the rule's
  * plain answer (an index above a folder with no marker). */
@@ -185,7 +160,7 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
                 idx_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
                 stats.files_removed, stats.files_skipped, (long long)chunks, (long long)edges,
                 stats.ms);
-        say_if_empty(*out);
+        cli_say_if_empty(*out);
     }
     return CR_OK;
 }

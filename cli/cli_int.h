@@ -62,6 +62,8 @@ const char *cli_nearest_command(const char *name);
  * has not finished ("answered from a partial index: ..."), or one that
  * holds no file (and why). Nothing for a whole index. */
 void cli_say_index_state(IdxStore *st);
+/* On stderr, when st holds no file: "0 files indexed: ..." and why. */
+void cli_say_if_empty(IdxStore *st);
 /* One line of compact JSON on stdout. */
 void cli_print_json(struct json_t *j);
 
