@@ -544,13 +544,15 @@ export function citedForLenses(shown: { question: string; result: AskResult } | 
 /** The text of the status bar item for a coderag/status result. */
 export function statusBarText(s: StatusResult | undefined): { text: string; tooltip: string } {
   if (!s) return { text: '$(circle-slash) CodeRAG', tooltip: 'CodeRAG: server not running' };
+  const partial = partialIndexText((s.roots || []).map((r) => r.partialIndex).find((p) => p));
+  if (s.state === 'indexing' && !s.total && partial) // waiting for another process's pass
+    return { text: `$(sync~spin) CodeRAG: ${partial.replace(/, then the pass stopped$/, '')}`, tooltip: `CodeRAG: ${partial}` };
   if (s.state === 'indexing') {
     const done = s.indexed ?? 0;
     const total = s.total ?? 0;
     const what = total > 0 ? ` ${done}/${total} files` : '';
     return { text: `$(sync~spin) CodeRAG: indexing${what}`, tooltip: `CodeRAG: indexing${what || ' (looking for files)'}; questions wait for the first index` };
   }
-  const partial = partialIndexText((s.roots || []).map((r) => r.partialIndex).find((p) => p));
   if (partial && s.state !== 'error')
     return { text: `$(warning) CodeRAG: ${partial.replace(/, then the pass stopped$/, '')}`, tooltip: `CodeRAG: ${partial}; answers may miss code` };
   if (s.state === 'error')
