@@ -221,9 +221,11 @@ const char *ws_config_resolve_root_note(WsConfig *c, StrBuf *note)
     char *cwd = getcwd(NULL, 0);
     if (!cwd) return c->root = xstrdup(".");
     c->root = ws_find_root(cwd, NULL);
-    if (!c->root && !c->index_dir) { /* no marker: the index of a folder above, if one has it */
+    if (!c->root && !c->index_dir) { /* no marker: its own index, or that of a folder above */
         c->root = ws_index_above(cwd);
-        if (c->root && note)
+        if (c->root && !strcmp(c->root, cwd)) {
+            /* the folder's own index: the rule's plain answer, nothing to say */
+        } else if (c->root && note)
             sb_addf(note,
                     "no project marker in %s or above it: using the index of %s (the nearest "
                     "folder above with one; --root chooses another)",

@@ -68,7 +68,7 @@ static const char *index_marker(size_t i)
 
 char *ws_index_above(const char *dir)
 {
-    return nearest(dir, index_marker, 0);
+    return nearest(dir, index_marker, 1);
 }
 
 char *ws_vcs_root_above(const char *dir)

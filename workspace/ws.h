@@ -122,8 +122,8 @@ char *ws_find_root(const char *start, const char *fallback);
  * them for the editor clients, which must use the same. */
 const char *ws_vcs_marker(size_t i);
 const char *ws_project_marker(size_t i);
-/* The nearest folder strictly above dir holding an index (IDX_DIR_NAME
- * with its database), or NULL. Caller frees. */
+/* The nearest folder from dir up (dir included) holding an index
+ * (IDX_DIR_NAME with its database), or NULL. Caller frees. */
 char *ws_index_above(const char *dir);
 /* The nearest VCS root strictly above dir, or NULL. Caller frees. */
 char *ws_vcs_root_above(const char *dir);

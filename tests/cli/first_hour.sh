@@ -101,6 +101,11 @@ has "subfolder: said" "$work/err" "using the index of $plain"
 (cd "$work/plain/src" && "$bin" ask --json "handler") >"$work/out" 2>"$work/err"
 if [ ! -e "$work/plain/src/.coderag" ]; then passed=$((passed + 1)); else
   failed=$((failed + 1)); echo "FAIL subfolder: a second index in src/"; fi
+# A subfolder indexed on purpose (--root) keeps its own index from then on.
+check "index the subfolder itself" 0 "$bin" index --root "$work/plain/src"
+(cd "$work/plain/src" && "$bin" status --json) >"$work/out" 2>"$work/err"
+json_check "subfolder with its own index: its own" "j['root'] == '$plain/src'"
+hasnt "subfolder with its own index: nothing said" "$work/err" "using the index of"
 
 # A first index of more files than a batch (500): stopped, then stalled.
 mkdir -p "$work/big"
