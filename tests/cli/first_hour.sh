@@ -171,9 +171,15 @@ json_check "status indexing json" "j['state'] == 'indexing' and j['partialIndex'
 # A second writer meanwhile says whose pass it waits for, and how far that one got.
 "$bin" index --root "$work/big" --index-dir "$work/big.idx" 2>"$work/waiter.err" &
 waiter=$!
+# (until it says so, or blocks on the index's lock without a word: then the check fails)
 /usr/bin/python3 -c "
 import os, sys, time
-while 'is indexing this root' not in open(sys.argv[1]).read() and os.path.exists('/proc/%s' % sys.argv[2]):
+def blocked():
+    try:
+        return 'lock' in open('/proc/%s/wchan' % sys.argv[2]).read()
+    except OSError:
+        return True  # gone
+while 'is indexing this root' not in open(sys.argv[1]).read() and not blocked():
     time.sleep(0.002)" "$work/waiter.err" "$waiter"
 kill -CONT "$pid"
 wait "$waiter"
