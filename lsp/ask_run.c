@@ -324,6 +324,8 @@ static int ask_finish(Server *s, Job *job)
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = ws_answer_json(&j->ans, idx_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
+    /* a pass another process left half done (this server's own says "indexing") */
+    if (!j->indexing) ws_answer_mark_partial(result, st, NULL);
     if (j->explain_symbol) {
         json_object_set_new(result, "symbol", json_text(j->explain_symbol));
         char title[300];

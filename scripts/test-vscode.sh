@@ -109,6 +109,7 @@ USER_DIR=$TMP/user
 EXT_DIR=$TMP/extensions
 mkdir -p "$USER_DIR/User" "$EXT_DIR" "$TMP/home"
 cp -r "$ROOT/tests/fixtures/shop" "$TMP/ws"
+cp -r "$ROOT/tests/fixtures/lang/go" "$TMP/go-ws" # a folder with no Python file (activation)
 : >"$TMP/config.yaml"
 say "installing the extension into code-server"
 timeout 600 "$CS" --config "$TMP/config.yaml" --user-data-dir "$USER_DIR" --extensions-dir "$EXT_DIR" \
@@ -119,7 +120,7 @@ say "VS Code $("$CS" --config "$TMP/config.yaml" --version 2>/dev/null | head -1
 # The scenario starts the fake LLM and code-server itself (it writes the settings with the
 # LLM's port), drives Chromium, and stops both.
 CODERAG_BIN=$BIN CODERAG_FAKE_LLM=$ROOT/tests/fake_openai.py CODE_SERVER=$CS CODE_SERVER_CONFIG=$TMP/config.yaml \
-    VSCODE_USER_DIR=$USER_DIR VSCODE_EXT_DIR=$EXT_DIR VSCODE_WS=$TMP/ws VSCODE_TMP=$TMP \
+    VSCODE_USER_DIR=$USER_DIR VSCODE_EXT_DIR=$EXT_DIR VSCODE_WS=$TMP/ws VSCODE_GO_WS=$TMP/go-ws VSCODE_TMP=$TMP \
     PUPPETEER_DIR=$CACHE CHROMIUM=/usr/lib/chromium/chromium HOME=$TMP/home \
     timeout 1800 node "$ROOT/tests/editors/vscode_e2e.mjs" >"$TMP/e2e.log" 2>&1 &
 E2E_PID=$!

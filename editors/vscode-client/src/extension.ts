@@ -217,10 +217,14 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     startFailure?.close();
     startFailure = undefined;
   } catch (err) {
-    showStartFailure(`could not start "${command} ${args.join(' ')}": ${err instanceof Error ? err.message : err}. ` +
-      'Check coderag.server.path; this closes when the server starts.');
+    // vscode-languageclient has shown its own error notification ("couldn't create connection
+    // to server", with a button to the output): one notification, not two; the reason is in
+    // the output channel and the status bar.
+    const why = `could not start "${command} ${args.join(' ')}": ${err instanceof Error ? err.message : err}`;
+    output.appendLine(`[error] ${why}. Check coderag.server.path.`);
     if (client === c) client = undefined;
     renderStatus(undefined);
+    statusItem.tooltip = `CodeRAG: ${why}`;
   }
 }
 
@@ -293,7 +297,7 @@ export async function askQuestion(arg?: unknown, followup = false): Promise<void
   const q = question ?? await vscode.window.showInputBox({
     title: followup ? 'CodeRAG: Follow-up Question' : 'CodeRAG: Ask About This Codebase',
     prompt: followup && last ? `Follow-up on: ${last.question}` : 'Ask a question about this codebase',
-    placeHolder: 'How is tax applied to an order total?',
+    placeHolder: 'A question in your own words, e.g. "where is the configuration read?"',
     value: selected && selected.length < 200 && !selected.includes('\n') ? `What does ${selected} do?` : undefined,
     ignoreFocusOut: true,
   });

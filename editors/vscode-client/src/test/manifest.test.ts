@@ -58,5 +58,12 @@ test('manifest: entry point, engine, activation', () => {
   assert.ok(fs.existsSync(path.join(root, pkg.main)));
   assert.match(pkg.engines.vscode, /^\^1\.\d+/);
   assert.ok(pkg.activationEvents.includes('onLanguage:python'));
+  // A folder of any language the server reads starts it, with no file open (a Go folder too),
+  // and so does any of its commands.
+  const contains = pkg.activationEvents.find((e: string) => e.startsWith('workspaceContains:'));
+  for (const ext of ['py', 'c', 'h', 'cc', 'cpp', 'hpp', 'go', 'rs', 'java', 'js', 'jsx', 'ts', 'tsx'])
+    assert.match(contains, new RegExp(`[{,]${ext}[,}]`), `workspaceContains names .${ext}`);
+  for (const c of pkg.contributes.commands)
+    assert.ok(pkg.activationEvents.includes(`onCommand:${c.command}`), `onCommand:${c.command}`);
   assert.ok(pkg.dependencies['vscode-languageclient']);
 });
