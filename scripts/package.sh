@@ -80,7 +80,7 @@ make_deb() {
     mkdir -p "$doc" "$pkg/DEBIAN"
     gzip -9n "$pkg/usr/share/man/man1/coderag.1"
     sed "s/@VERSION@/$VERSION/; s/@DATE@/$(date -R -d @"$(git log -1 --format=%ct 2>/dev/null || date +%s)")/" \
-        packaging/debian/changelog | gzip -9n >"$doc/changelog.Debian.gz"
+        packaging/debian/changelog | gzip -9n >"$doc/changelog.gz"
     cp packaging/debian/copyright "$doc/copyright"
     # Depends: what the ELF files link (dpkg-shlibdeps) and what the binary opens with dlopen
     # (libcurl, base/http.c): its sonames, as strings in the binary, resolved to their packages.
@@ -89,10 +89,17 @@ make_deb() {
     local depends dl=() so path
     depends=$(cd "$TMP/shlib" && dpkg-shlibdeps -O "$pkg/usr/bin/coderag" "$(find "$pkg/usr/lib" -name coderag-faiss.so)" 2>"$TMP/shlibdeps.log" |
         sed -n 's/^shlibs:Depends=//p') || { cat "$TMP/shlibdeps.log"; die "dpkg-shlibdeps"; }
+    local needed real owner
+    needed=$(readelf -d "$pkg/usr/bin/coderag" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
     for so in $(strings "$pkg/usr/bin/coderag" | grep -xE 'lib[a-z0-9_+-]+\.so\.[0-9]+' | sort -u); do
-        path=$(ldconfig -p | awk -v s="$so" '$1 == s && /x86-64|'"$arch"'/ {print $NF; exit}')
+        echo "$needed" | grep -qxF "$so" && continue
+        path=$(ldconfig -p | awk -v s="$so" '$1 == s {print $NF; exit}')
         [ -n "$path" ] || die "the binary opens $so, which this system does not have"
-        dl+=("$(dpkg-query -S "$(readlink -f "$path")" | head -1 | cut -d: -f1)")
+        real=$(readlink -f "$path")
+        # dpkg knows a merged-/usr file by either name
+        owner=$(dpkg-query -S "$real" 2>/dev/null || dpkg-query -S "${real#/usr}" 2>/dev/null) ||
+            die "no package owns $real ($so)"
+        dl+=("${owner%%:*}")
     done
     for p in "${dl[@]}"; do
         echo "$depends" | grep -qE "(^|, )$p( |,|$)" || depends="$depends, $p"
@@ -112,7 +119,7 @@ make_deb() {
     say "$(basename "$deb"): $(du -k "$deb" | cut -f1) KiB; Depends: $depends"
     [ "$(stat -c %s "$deb")" -le "$DEB_MAX" ] || die "$deb is over 30 MB"
     say "lintian"
-    lintian --no-tag-display-limit "$deb" >"$TMP/lintian.log" 2>&1 || true
+    lintian --tag-display-limit 0 "$deb" >"$TMP/lintian.log" 2>&1 || true
     sed 's/^/  /' "$TMP/lintian.log"
     if grep -q '^E:' "$TMP/lintian.log"; then die "lintian reports errors"; fi
     [ "$(dpkg-deb -f "$deb" Version)" = "$VERSION" ] || die "the .deb's version is not $VERSION"
