@@ -122,9 +122,9 @@ coderag mcp --print-config claude-code | grep -q '"command": "/usr/bin/coderag"'
 for f in /usr/share/man/man1/coderag.1.gz /usr/share/bash-completion/completions/coderag \
          /usr/share/emacs/site-lisp/coderag/coderag.el /usr/share/coderag/nvim/lua/coderag/init.lua \
          /usr/share/nvim/site/pack/coderag/start/coderag/lua/coderag/health.lua /usr/share/doc/coderag/copyright; do
-    [ -e "$f" ] || bad "missing $f"
+    [ -e "$f" ] || { bad "missing $f"; missing=1; }
 done
-ok "man page, completions, Emacs package, Neovim plugin (in Neovim's pack path)"
+[ -z "${missing:-}" ] && ok "man page, completions, Emacs package, Neovim plugin (in Neovim's pack path)"
 cd /
 $APT purge -y coderag >>/tmp/apt.log 2>&1 && $APT autoremove --purge -y >>/tmp/apt.log 2>&1 || bad "apt-get purge coderag"
 snapshot >/tmp/after
