@@ -125,6 +125,17 @@ for f in /usr/share/man/man1/coderag.1.gz /usr/share/bash-completion/completions
     [ -e "$f" ] || { bad "missing $f"; missing=1; }
 done
 [ -z "${missing:-}" ] && ok "man page, completions, Emacs package, Neovim plugin (in Neovim's pack path)"
+# The VS Code extension's layout (server/: the binary, the module, the model side by side) with
+# the installed copies out of the way: the binary finds its parts beside itself.
+mkdir -p /tmp/reloc/server && cp /usr/bin/coderag /usr/lib/*/coderag/coderag-faiss.so \
+    /usr/share/coderag/models/*.crm /tmp/reloc/server/ && cp -r /tmp/shop /tmp/shop2 && rm -rf /tmp/shop2/.coderag
+libdir=$(dirname /usr/lib/*/coderag/coderag-faiss.so)
+mv /usr/share/coderag /tmp/hidden-share && mv "$libdir" /tmp/hidden-lib
+(cd /tmp/shop2 && timeout 600 /tmp/reloc/server/coderag index >/tmp/reloc.log 2>&1 &&
+    /tmp/reloc/server/coderag status --json >/tmp/reloc.json 2>&1)
+grep -qE '"vectors":[1-9]' /tmp/reloc.json && ok "relocated (server/ as the .vsix has it): FAISS and the model found beside the binary" ||
+    { cat /tmp/reloc.log /tmp/reloc.json >>/tmp/result; bad "relocated binary: vectors"; }
+mv /tmp/hidden-share /usr/share/coderag && mv /tmp/hidden-lib "$libdir"
 cd /
 $APT purge -y coderag >>/tmp/apt.log 2>&1 && $APT autoremove --purge -y >>/tmp/apt.log 2>&1 || bad "apt-get purge coderag"
 snapshot >/tmp/after

@@ -50,7 +50,9 @@ function M.check()
   r.ok('version: ' .. vim.trim(out):gsub('\n', ', '))
 
   r.start('coderag: this workspace')
-  local root = (ok_cfg and coderag.find_root and coderag.find_root(vim.api.nvim_buf_get_name(0))) or vim.fn.getcwd()
+  local found, r = false, nil
+  if ok_cfg and coderag.find_root then found, r = pcall(coderag.find_root, vim.api.nvim_buf_get_name(0)) end
+  local root = (found and type(r) == 'string' and r ~= '') and r or vim.fn.getcwd()
   local st, sok = run({ path, 'status', '--json', '--root', root })
   local decoded = sok and pcall(vim.fn.json_decode, st) and vim.fn.json_decode(st) or nil
   if not decoded then
