@@ -3,13 +3,22 @@
 local M = {}
 
 local function reporter()
-  local h = vim.health or require('health')
+  local mods = { vim.health or {} }
+  local has_old, old = pcall(require, 'health')
+  if has_old and type(old) == 'table' then table.insert(mods, old) end
+  local function pick(new, legacy)
+    for _, h in ipairs(mods) do
+      if type(h[new]) == 'function' then return h[new] end
+      if type(h[legacy]) == 'function' then return h[legacy] end
+    end
+    return function(msg) print(msg) end
+  end
   return {
-    start = h.start or h.report_start,
-    ok = h.ok or h.report_ok,
-    warn = h.warn or h.report_warn,
-    error = h.error or h.report_error,
-    info = h.info or h.report_info,
+    start = pick('start', 'report_start'),
+    ok = pick('ok', 'report_ok'),
+    warn = pick('warn', 'report_warn'),
+    error = pick('error', 'report_error'),
+    info = pick('info', 'report_info'),
   }
 end
 
@@ -50,9 +59,9 @@ function M.check()
   r.ok('version: ' .. vim.trim(out):gsub('\n', ', '))
 
   r.start('coderag: this workspace')
-  local found, r = false, nil
-  if ok_cfg and coderag.find_root then found, r = pcall(coderag.find_root, vim.api.nvim_buf_get_name(0)) end
-  local root = (found and type(r) == 'string' and r ~= '') and r or vim.fn.getcwd()
+  local found, fr = false, nil
+  if ok_cfg and coderag.find_root then found, fr = pcall(coderag.find_root, vim.api.nvim_buf_get_name(0)) end
+  local root = (found and type(fr) == "string" and fr ~= "") and fr or vim.fn.getcwd()
   local st, sok = run({ path, 'status', '--json', '--root', root })
   local decoded = sok and pcall(vim.fn.json_decode, st) and vim.fn.json_decode(st) or nil
   if not decoded then
