@@ -72,29 +72,10 @@ static const struct CliCommand {
      "PATH's own folder; CODERAG_ROOT, when set and no PATH is given, is the root as it is."},
 };
 
-static int exit_code(CrErr rc)
-{
-    switch (rc) {
-    case CR_OK:
-        return 0;
-    case CR_EUSAGE:
-    case CR_EINVAL:
-    case CR_ETOOBIG:
-        return 1;
-    case CR_EHTTP:
-    case CR_ETIMEOUT:
-        return 3;
-    case CR_ENOINDEX:
-        return 4;
-    default:
-        return 2;
-    }
-}
-
 int cli_fail(CrErr rc, const ErrInfo *e)
 {
     fprintf(stderr, "coderag: %s\n", e->msg[0] ? e->msg : cr_strerror(rc));
-    return exit_code(rc);
+    return cr_exit_code(rc);
 }
 
 static const struct CliCommand *find_command(const char *name)

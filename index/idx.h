@@ -1,5 +1,5 @@
 /*
- * idx.h - the on-disk index of a workspace (the languages of index/lang):
+ * idx.h - the on-disk index of a workspace (the languages of index/chunk/lang):
  * scan, chunk (tree-sitter), store (SQLite, BM25F postings), code graph,
  * and the queries retrieval needs.
  *
