@@ -12,7 +12,7 @@
 #   scripts/package.sh deb|vsix|src ...   # some
 #   BUILD_DIR=build-pkg CR_GRAMMAR_DIR=... scripts/package.sh
 #
-# Installs what is missing (as root): lintian, fakeroot from Debian's archive; the extension's npm
+# Installs what is missing (as root): lintian, fakeroot, dpkg-dev, unzip from Debian's archive; the extension's npm
 # packages (npm ci: esbuild and vsce at the versions package-lock.json pins). Fails when lintian
 # reports an error, when the .deb passes 30 MB or the .vsix 40 MB, or when the versions of the
 # binary, the .deb and the .vsix disagree.
@@ -127,6 +127,7 @@ make_deb() {
 
 # --- the .vsix -------------------------------------------------------------------
 make_vsix() {
+    apt_need unzip || die "cannot install unzip"
     if [ ! -x "$EXT/node_modules/.bin/esbuild" ] || [ ! -x "$EXT/node_modules/.bin/vsce" ] ||
         [ "$EXT/package-lock.json" -nt "$EXT/node_modules/.package-lock.json" ]; then
         say "npm ci in editors/vscode-client"
