@@ -49,8 +49,14 @@ static const struct CliCommand {
 } cli_commands[] = {
     {"lsp", 0, WS_FOR_SERVER, "coderag lsp [settings]",
      "Speaks the Language Server Protocol on stdin/stdout (logs on stderr)."},
-    {"mcp", 0, WS_FOR_SERVER, "coderag mcp [--root DIR] [settings]",
-     "Serves coding agents over the Model Context Protocol on stdin/stdout (logs on stderr)."},
+    {"mcp", 0, WS_FOR_SERVER,
+     "coderag mcp [--root DIR] [settings]\n"
+     "       coderag mcp --print-config|--install|--uninstall CLIENT",
+     "Serves coding agents over the Model Context Protocol on stdin/stdout (logs on stderr).\n"
+     "--print-config CLIENT prints the configuration that starts this binary from CLIENT (the\n"
+     "file it belongs in, then the snippet); --install writes it there (atomically, keeping the\n"
+     "rest of the file, the old one beside it as FILE.coderag.bak), --uninstall takes it out.\n"
+     "CLIENT: claude-code, codex, cursor, vscode, gemini, continue, zed."},
     {"index", 0, WS_FOR_INDEX, "coderag index [--root DIR] [settings]",
      "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat)."},
     {"ask", ARG_JSON | ARG_ASK | ARG_QUESTION, WS_FOR_ASK,

@@ -1,4 +1,6 @@
 #include "cli.h"
+#include "commit.h"
+#include "idx.h"
 #include "lsp.h"
 #include "cli_int.h"
 #include "mcp.h"
@@ -33,7 +35,8 @@ int cli_main(int argc, char **argv)
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
         return cli_usage(stdout);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("coderag %s\n", CODERAG_VERSION);
+        printf("coderag %s\nschema %d\ncommit %s\n", CODERAG_VERSION, idx_schema_version(),
+               CODERAG_COMMIT);
         return 0;
     }
     for (size_t i = 0; i < sizeof cli_runs / sizeof cli_runs[0]; i++)
@@ -314,6 +317,8 @@ int cli_lsp(int argc, char **argv)
 
 int cli_mcp(int argc, char **argv)
 {
+    int agents = cli_mcp_agents(argc, argv);
+    if (agents >= 0) return agents;
     CliArgs a;
     ErrInfo e = {0};
     CrErr rc = cli_parse_args(argc, argv, &a, &e);

@@ -67,6 +67,12 @@ void cli_say_if_empty(IdxStore *st);
 /* One line of compact JSON on stdout. */
 void cli_print_json(struct json_t *j);
 
+/* ---------------------------------------------------------------- coding agents (agents.c) */
+
+/* `coderag mcp --print-config|--install|--uninstall CLIENT` (argv as cli_mcp
+ * has it): the exit status, or -1 when argv[1] is none of those flags. */
+int cli_mcp_agents(int argc, char **argv);
+
 /* ---------------------------------------------------------------- the terminal */
 
 typedef struct CliTerm CliTerm;

@@ -76,6 +76,9 @@ void idx_close(IdxStore *st);
 
 /* Canonical absolute root (no trailing slash). Borrowed. */
 const char *idx_root(const IdxStore *st);
+/* The version of the database schema this build reads and writes (an index
+ * of another is rebuilt, idx_open). */
+int idx_schema_version(void);
 
 /* ---------------------------------------------------------------- updating */
 

@@ -72,7 +72,8 @@ async function llm(what, body = {}) {
 
 const settings = {
   'security.workspace.trust.enabled': false,
-  'coderag.server.path': env.CODERAG_BIN,
+  // A .vsix that carries the server (CODERAG_BUNDLED, scripts/package.sh) runs with no path set.
+  ...(env.CODERAG_BUNDLED ? {} : { 'coderag.server.path': env.CODERAG_BIN }),
   'coderag.llm.url': llmUrl,
   'coderag.llm.model': 'fake',
   'workbench.startupEditor': 'none',

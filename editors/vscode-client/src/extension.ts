@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import * as cp from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
 import {
   LanguageClient, LanguageClientOptions, ServerOptions, State, ProgressType,
 } from 'vscode-languageclient/node';
@@ -122,8 +124,23 @@ function showStartFailure(message: string): void {
   output.appendLine(`[error] ${message}`);
 }
 
+/**
+ * The server a platform-specific .vsix carries (scripts/package.sh): server/coderag beside the
+ * FAISS module and the model, made executable if the unpacking lost the bit. Undefined without.
+ */
+function bundledServer(context: vscode.ExtensionContext): string | undefined {
+  const p = path.join(context.extensionPath, 'server', 'coderag');
+  try {
+    if (!fs.statSync(p).isFile()) return undefined;
+    try { fs.accessSync(p, fs.constants.X_OK); } catch { fs.chmodSync(p, 0o755); }
+    return p;
+  } catch {
+    return undefined;
+  }
+}
+
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
-  const { command, args } = serverCommand(setting);
+  const { command, args } = serverCommand(setting, bundledServer(context));
   renderStatus({ state: 'indexing', indexed: 0, total: 0 });
   statusItem.show();
   // Checked before the client exists, so a missing binary gives one notification (ours) and

@@ -144,12 +144,15 @@ export function settingsToInitOptions(get: SettingGetter): Record<string, unknow
   return out;
 }
 
-/** The server command line from the settings. */
-export function serverCommand(get: SettingGetter): { command: string; args: string[] } {
+/**
+ * The server command line from the settings: coderag.server.path when set, else the server the
+ * extension carries (`bundled`, a platform-specific .vsix's server/coderag), else `coderag` on PATH.
+ */
+export function serverCommand(get: SettingGetter, bundled?: string): { command: string; args: string[] } {
   const p = get('server.path');
   const a = get('server.args');
   return {
-    command: typeof p === 'string' && p.trim() ? p.trim() : 'coderag',
+    command: typeof p === 'string' && p.trim() ? p.trim() : bundled || 'coderag',
     args: Array.isArray(a) && a.length ? a.map(String) : ['lsp'],
   };
 }

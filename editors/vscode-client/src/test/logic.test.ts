@@ -35,6 +35,10 @@ test('server command defaults to coderag lsp', () => {
     { command: '/opt/coderag/bin/coderag', args: ['lsp'] });
   assert.deepEqual(serverCommand((k) => (k === 'server.args' ? ['lsp', '--threads', '2'] : '')),
     { command: 'coderag', args: ['lsp', '--threads', '2'] });
+  // A .vsix that carries the server uses it, unless coderag.server.path says otherwise.
+  assert.deepEqual(serverCommand(() => '', '/ext/server/coderag'), { command: '/ext/server/coderag', args: ['lsp'] });
+  assert.deepEqual(serverCommand((k) => (k === 'server.path' ? '/usr/bin/coderag' : undefined), '/ext/server/coderag'),
+    { command: '/usr/bin/coderag', args: ['lsp'] });
 });
 
 test('ask params carry the document and position, mode only when not auto', () => {

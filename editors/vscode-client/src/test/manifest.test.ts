@@ -27,7 +27,7 @@ test('every setting can be edited in the settings UI: one plain type, no null de
   for (const [k, v] of Object.entries<any>(props)) {
     assert.equal(typeof v.type, 'string', `${k} has one type`);
     assert.notEqual(v.default, null, `${k} has a default that is not null`);
-    if (v.type === 'string' && !v.enum && k !== 'coderag.server.path') assert.equal(v.default, '', `${k}: "" is unset`);
+    if (v.type === 'string' && !v.enum) assert.equal(v.default, '', `${k}: "" is unset`);
   }
   // "" and 0 are unset: nothing reaches the server.
   assert.deepEqual(settingsToInitOptions((k) => props[`coderag.${k}`].default), { embed: { provider: 'builtin' } });
