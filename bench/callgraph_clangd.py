@@ -20,7 +20,8 @@ called (incomingCalls not empty) are sampled; for each:
 - definition from a call site: up to --sites call sites of the sampled
   functions (a direct call, the function's name written before `(`);
   clangd's textDocument/definition and coderag's `definition` (MCP, the
-  name, the calling file and line) must land on the sampled definition:
+  call site: file, line and column; --by-name: the name, the calling file
+  and line) must land on the sampled definition:
   the first answer is counted.
 - p50 latency of each request, coderag's and clangd's (the same pipes).
 
@@ -70,10 +71,10 @@ class Rpc:
     """A JSON-RPC peer over a child's stdin/stdout: Content-Length framing
     (lsp=True) or one JSON object per line (MCP)."""
 
-    def __init__(self, argv, lsp, cwd=None):
+    def __init__(self, argv, lsp, cwd=None, env=None):
         self.lsp = lsp
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, cwd=cwd)
+                                  stderr=open(os.environ["RPC_STDERR"], "ab") if os.environ.get("RPC_STDERR") else subprocess.DEVNULL, cwd=cwd, env=env)
         self.next_id = 1
         self.replies = {}
         self.notes = []
@@ -297,9 +298,15 @@ class Coderag:
         defs = s.get("definitions") or []
         return (defs[0].get("references") or []) if defs else [], dt
 
-    def definition(self, name, rel, line1):
-        # the name, the calling file and line: the definition that use reaches first
-        s, dt = self.tool("definition", {"symbol": name, "path": rel, "line": line1, "limit": 3})
+    def definition(self, name, rel, line1, col1=None):
+        # the call site (path, line, column), or the name, the calling file
+        # and line (--by-name): the definition that use reaches first
+        args = {"path": rel, "line": line1, "limit": 3}
+        if col1 is not None:
+            args["column"] = col1
+        else:
+            args["symbol"] = name
+        s, dt = self.tool("definition", args)
         return s.get("definitions") or [], dt
 
 
@@ -402,7 +409,8 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         lat["cl_def"].append(dt)
         if locs and path_of(locs[0].get("uri") or locs[0].get("targetUri")) == dpath:
             st["cl_def_right"] += 1
-        defs, dt = cr.definition(name, os.path.relpath(fp, corpus), l0 + 1)
+        defs, dt = cr.definition(name, os.path.relpath(fp, corpus), l0 + 1,
+                                 None if args.by_name else c0 + 1)
         lat["cr_def"].append(dt)
         d = defs[0] if defs else {}
         if d.get("path") == os.path.relpath(dpath, corpus) and \
@@ -449,6 +457,8 @@ def main():
     ap.add_argument("--clangd", default=shutil.which("clangd-14") or "clangd")
     ap.add_argument("--define", action="append", default=None)
     ap.add_argument("--lang", choices=("auto", "c", "cpp"), default="auto")
+    ap.add_argument("--by-name", action="store_true",
+                    help="ask coderag's definition by name, path and line (no column)")
     ap.add_argument("--no-config", action="store_true",
                     help="do not give coderag the compile_commands.json")
     ap.add_argument("--work", help="folder for clangd's and coderag's indexes (default: a temp)")
@@ -480,6 +490,15 @@ def main():
         for name, l0, c0 in cl.functions(f):
             funcs.append((f, name, l0, c0))
     funcs.sort()
+    main_loop(args, cl, cr, funcs)
+    cr.rpc.close()
+    cl.rpc.close()
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main_loop(args, cl, cr, funcs):
+    """The seeds' measures, printed, and their sum."""
     callers_cache, prep_cache = {}, {}
     tot = {}
     lats = {}
@@ -508,10 +527,6 @@ def main():
           "clangd incomingCalls %.2f definition %.2f" % (
               p50(lats["cr_callers"]), p50(lats["cr_callees"]), p50(lats["cr_def"]),
               p50(lats["cl_in"]), p50(lats["cl_def"])))
-    cr.rpc.close()
-    cl.rpc.close()
-    if not args.work:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
