@@ -37,6 +37,11 @@ static const struct {
     {"local", CAP_LOCAL},
     {"pp.if", CAP_PP_IF},
     {"pp.define", CAP_PP_DEFINE},
+    {"var.name", CAP_VAR_NAME},
+    {"var.type", CAP_VAR_TYPE},
+    {"field.name", CAP_FIELD_NAME},
+    {"field.type", CAP_FIELD_TYPE},
+    {"result.type", CAP_RESULT_TYPE},
 };
 
 static int ts__is_def(CapKind k)
@@ -155,6 +160,11 @@ static char *ts__name_text(TsRun *r, TSNode n)
     return xstrndup(sb->buf, sb->len);
 }
 
+char *idx_chunk_ts_name_text(TsRun *r, TSNode n)
+{
+    return ts__name_text(r, n);
+}
+
 /* ---------------------------------------------------------------- query pass */
 
 /* A macro before a C declaration ("LUA_API lua_Number lua_version (")
@@ -209,8 +219,13 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     while (ts_query_cursor_next_match(qc, &m)) {
         TsDef d = {0};
         TSNode from = {0};
-        for (uint16_t i = 0; i < m.capture_count; i++)
-            if (kinds[m.captures[i].index] == CAP_REF_FROM) from = m.captures[i].node;
+        int typed = 0;
+        for (uint16_t i = 0; i < m.capture_count; i++) {
+            CapKind k = kinds[m.captures[i].index];
+            if (k == CAP_REF_FROM) from = m.captures[i].node;
+            typed |= k >= CAP_VAR_NAME && k <= CAP_RESULT_TYPE;
+        }
+        if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);
         for (uint16_t i = 0; i < m.capture_count; i++) {
             TSNode n = m.captures[i].node;
             CapKind k = kinds[m.captures[i].index];
@@ -572,6 +587,7 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     ts__units(&r);
     idx_emit_build(&r.em, out);
     idx_chunk_ts_fix_refs(&r);
+    idx_chunk_ts_typed_refs(&r);
     idx_chunk_ts_pp_sites(&r, out);
     if (lang->implicit_this) idx_chunk_ts_member_refs(&r);
     idx_chunk_ts_local_calls_first(&r);
