@@ -321,6 +321,17 @@ def short(sym):
     return sym.rsplit(".", 1)[-1]
 
 
+def ref_name(x):
+    """A coderag reference's caller as the servers name it: a constructor
+    by its class, module code "<module>"."""
+    if x.get("kind") == "module":
+        return "<module>"
+    parts = (x.get("symbol") or "").split(".")
+    if len(parts) > 1 and parts[-1] in ("constructor", "__init__"):
+        return parts[-2]
+    return parts[-1]
+
+
 def is_call_at(lines, rng):
     """Whether the name at rng is followed by `(` (a call, not a value)."""
     ln = rng["end"]["line"]
@@ -378,8 +389,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
                                   name))
         refs, dt = cr.refs("callers", rel, line0 + 1)
         lat["cr_callers"].append(dt)
-        got = {(x["path"], short(x.get("symbol") or "")) for x in refs
-               if x.get("built") is not False}
+        got = {(x["path"], ref_name(x)) for x in refs if x.get("built") is not False}
         st["truth"] += len(truth)
         st["found"] += len(truth & got)
         st["reported"] += len(got)
@@ -428,15 +438,24 @@ def callee_callers(cl, corpus, key, prep_cache):
     path = os.path.join(corpus, rel)
     lines = cl.source(path)
     pos = None
-    for ln in range((line1 or 1) - 1, min(len(lines), (line1 or 1) + 3)):
-        m = re.search(r"\b%s\s*\(" % re.escape(name), lines[ln])
-        if m:
-            pos = (ln, m.start())
-            break
+    # the name before `(`, generic parameters (TS, Go) between, maybe over lines
+    first = (line1 or 1) - 1
+    text = "\n".join(lines[first:first + 8])
+    m = re.search(r"\b%s\s*(<[^()]*>|\[[^()]*\])?\s*\(" % re.escape(name), text)
+    if m:
+        before = text[:m.start()]
+        pos = (first + before.count("\n"), m.start() - (before.rfind("\n") + 1))
+    else:
+        # a class called (`new Mutation(…)`): its constructor's callers
+        for ln in range(first, min(len(lines), first + 80)):
+            k = lines[ln].find("constructor(")
+            if k >= 0:
+                pos = (ln, k)
+                break
     if pos is None:
         return set()
     items, _ = cl.prepare(path, *pos)
-    if not items or items[0].get("kind") not in (12, 6):
+    if not items or items[0].get("kind") not in (12, 6, 9):
         return set()
     calls, _ = cl.incoming(items[0])
     out = set()

@@ -11,6 +11,9 @@ what the server needs to see one project:
 - gopls names a call made in a function literal (`defer func() {…}()`)
   `F.func()`, tsserver one in an anonymous function `<function>`: such a
   caller is named by the named function around it (coderag's unit).
+- tsserver names a call in a file's top-level code (and in the anonymous
+  callbacks there: `describe(() => { it(() => f()) })`) by the file:
+  "<module>", as coderag's module code; a constructor by its class.
 - gopls (Debian's `gopls`): GOPATH mode (GO111MODULE=off), the copy laid at
   GOPATH/src/<import path>, the import path read from the corpus's own
   imports of its subfolders ("github.com/gin-gonic/gin/internal/json"
@@ -37,6 +40,9 @@ The servers' own errors, and what the script does with them:
 - gopls names a call made in a function literal (`defer func() {…}()`)
   `F.func()`, tsserver one in an anonymous function `<function>`: such a
   caller is named by the named function around it (coderag's unit).
+- tsserver names a call in a file's top-level code (and in the anonymous
+  callbacks there: `describe(() => { it(() => f()) })`) by the file:
+  "<module>", as coderag's module code; a constructor by its class.
 - gopls (Debian's v0.11) dies on the incoming calls of some interface
   methods (a nil pointer in source.interfaceReferences): it is started
   again and the function is not sampled (the count is printed).
@@ -153,6 +159,9 @@ class Server(cg.Clangd):
         anonymous function is named by the named function around it, the
         unit coderag answers with."""
         name = item.get("name") or ""
+        if item.get("kind") in (1, 2):  # a file, a module: its top-level code
+            item["name"] = "<module>"
+            return
         if re.search(r"\.func\d*\(", name):  # gopls: "TestX.func()", "(*T).M.func2()"
             item["name"] = re.split(r"\.func\d*\(", name)[0]
             return
