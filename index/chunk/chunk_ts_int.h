@@ -45,6 +45,7 @@ typedef enum {
  * at the line of its name. */
 typedef struct TsTyped {
     uint32_t line;
+    int field;
     char *name, *type;
 } TsTyped;
 

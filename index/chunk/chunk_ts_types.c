@@ -39,6 +39,7 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         v->line = ts_node_start_point(n).row + 1;
         v->name = tk == CAP_RESULT_TYPE ? NULL : idx_chunk_ts_name_text(r, n);
         v->type = xstrdup(t);
+        v->field = tk == CAP_FIELD_TYPE;
         if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
             free(v->name);
             free(v->type);
@@ -57,7 +58,8 @@ static int types__owner(const TsRun *r, uint32_t l)
 
 void idx_chunk_ts_typed_refs(TsRun *r)
 {
-    StrMap vars; /* "unit:name" -> index into r->typed + 1, or 0: two types */
+    StrMap
+        vars; /* "unit:name" ("Funit:name": a field) -> index into r->typed + 1, or 0: two types */
     StrBuf key;
     strmap_init(&vars);
     sb_init(&key);
@@ -76,6 +78,7 @@ void idx_chunk_ts_typed_refs(TsRun *r)
             continue;
         }
         sb_reset(&key);
+        if (v->field) sb_addc(&key, 'F');
         sb_addi(&key, o);
         sb_addc(&key, ':');
         sb_adds(&key, v->name);
@@ -91,14 +94,19 @@ void idx_chunk_ts_typed_refs(TsRun *r)
     for (size_t i = 0; i < r->n_typed; i++) {
         TsTyped *v = &r->typed[i];
         int o = types__owner(r, v->line);
-        if (!v->name || o < 0 || r->em.units[o].kind != IDX_KIND_CLASS) continue;
+        /* a constructor's parameter property (`constructor(private c: C)`)
+         * is a field of the constructor's class */
+        int cls = o >= 0 && r->em.units[o].kind == IDX_KIND_METHOD ? r->em.units[o].parent : o;
+        if (!v->name || o < 0 || !v->field || cls < 0 || r->em.units[cls].kind != IDX_KIND_CLASS)
+            continue;
         sb_reset(&key);
+        sb_addc(&key, 'F');
         sb_addi(&key, o);
         sb_addc(&key, ':');
         sb_adds(&key, v->name);
         int64_t at = 0;
         if (!strmap_get(&vars, key.buf, &at) || at != (int64_t)i + 1) continue;
-        ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, o, v->line);
+        ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, cls, v->line);
         sb_reset(&key);
         sb_addf(&key, "%s%s:%s", IDX_REF_TYPE_FACT, v->name, v->type);
         f->name = xstrndup(key.buf, key.len);

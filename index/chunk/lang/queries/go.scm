@@ -15,7 +15,7 @@
 (source_file (const_declaration (const_spec name: (identifier) @name value: (_)) @def.constant))
 
 (call_expression function: (_) @ref.call)
-(composite_literal type: (type_identifier) @ref.call)
+; a composite literal `T{…}` builds a value: a use of its type (below), no call
 (type_identifier) @ref.type
 (import_spec) @import
 (package_clause (package_identifier) @package)
