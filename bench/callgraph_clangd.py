@@ -282,6 +282,9 @@ class Clangd:
 
 class Coderag:
     def __init__(self, exe, corpus, index_dir):
+        # built afresh: another binary's index of the same files would be
+        # taken as up to date
+        shutil.rmtree(index_dir, ignore_errors=True)
         subprocess.run([exe, "index", "--root", corpus, "--index-dir", index_dir],
                        check=True, stdout=subprocess.DEVNULL)
         self.rpc = Rpc([exe, "mcp", "--root", corpus, "--index-dir", index_dir], lsp=False)

@@ -10,7 +10,11 @@ The corpus is copied into the work folder (never written in place) with
 what the server needs to see one project:
 - gopls names a call made in a function literal (`defer func() {…}()`)
   `F.func()`, tsserver one in an anonymous function `<function>`: such a
-  caller is named by the named function around it (coderag's unit).
+  caller is named by the named function around it (coderag's unit), and
+  so is a named function declared inside another one.
+- a project's tests that import it by its package name
+  ('@tanstack/query-core') are unresolved for tsserver without a path
+  mapping (--ts-path NAME=FILE), and their calls invisible to it.
 - tsserver names a call in a file's top-level code (and in the anonymous
   callbacks there: `describe(() => { it(() => f()) })`) by the file:
   "<module>", as coderag's module code; a constructor by its class.
@@ -32,6 +36,9 @@ The servers' own errors, and what the script does with them:
 - gopls and tsserver list a function passed as a value among incoming
   calls: a caller whose every fromRange is not followed by `(` is dropped
   from the truth ("values" column), as with clangd.
+- a project's tests that import it by its package name
+  ('@tanstack/query-core') are unresolved for tsserver without a path
+  mapping (--ts-path NAME=FILE), and their calls invisible to it.
 - tsserver names a caller that is an arrow function or a callback by the
   variable or property it is assigned to, or by the enclosing function for
   an anonymous one; coderag's enclosing definition is the named function
@@ -39,7 +46,11 @@ The servers' own errors, and what the script does with them:
   (counted as a miss and an extra; listed).
 - gopls names a call made in a function literal (`defer func() {…}()`)
   `F.func()`, tsserver one in an anonymous function `<function>`: such a
-  caller is named by the named function around it (coderag's unit).
+  caller is named by the named function around it (coderag's unit), and
+  so is a named function declared inside another one.
+- a project's tests that import it by its package name
+  ('@tanstack/query-core') are unresolved for tsserver without a path
+  mapping (--ts-path NAME=FILE), and their calls invisible to it.
 - tsserver names a call in a file's top-level code (and in the anonymous
   callbacks there: `describe(() => { it(() => f()) })`) by the file:
   "<module>", as coderag's module code; a constructor by its class.
@@ -165,13 +176,15 @@ class Server(cg.Clangd):
         if re.search(r"\.func\d*\(", name):  # gopls: "TestX.func()", "(*T).M.func2()"
             item["name"] = re.split(r"\.func\d*\(", name)[0]
             return
-        if name and not name.startswith(("func", "<")) and "=>" not in name:
-            return
+        anon = not name or name.startswith(("func", "<")) or "=>" in name
         path = cg.path_of(item["uri"])
         line = item["range"]["start"]["line"]
+        # the outermost named function around it: a function declared in
+        # a function (`const reducer = (s) => …` in a method) is part of
+        # it for coderag, as an anonymous one is
         best = None
         for n, a, b in self.spans(path):
-            if a <= line <= b and (best is None or a >= best[1]):
+            if (a < line or (anon and a == line)) and line <= b and (best is None or a < best[1]):
                 best = (n, a)
         if best:
             item["name"] = best[0]
@@ -190,7 +203,8 @@ class Server(cg.Clangd):
             def walk(v):
                 for s in v or []:
                     if s.get("kind") in (12, 6, 9) and "range" in s and \
-                            not s["name"].startswith(("func", "<")):
+                            not s["name"].startswith(("func", "<")) and \
+                            not re.search(r"[\s(]", s["name"]):  # "describe('x') callback"
                         out.append((cg.short(s["name"].replace("::", ".")),
                                     s["range"]["start"]["line"], s["range"]["end"]["line"]))
                     walk(s.get("children"))
@@ -203,7 +217,7 @@ class Server(cg.Clangd):
         self.functions(self.c_files[0])
 
 
-def setup(kind, corpus, work):
+def setup(kind, corpus, work, paths=()):
     env = dict(os.environ)
     if kind == "gopls":
         gopath = os.path.join(work, "gopath")
@@ -220,7 +234,8 @@ def setup(kind, corpus, work):
                 json.dump({"compilerOptions": {
                     "target": "es2020", "module": "esnext", "moduleResolution": "node",
                     "strict": False, "noEmit": True, "skipLibCheck": True, "jsx": "react",
-                    "downlevelIteration": True, "experimentalDecorators": True},
+                    "downlevelIteration": True, "experimentalDecorators": True,
+                    "baseUrl": ".", "paths": {k: [v] for k, v in paths}},
                     "include": ["**/*.ts", "**/*.tsx"]}, fh)
     return dest, env
 
@@ -233,6 +248,9 @@ def main():
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--sites", type=int, default=40)
+    ap.add_argument("--ts-path", action="append", default=[], metavar="NAME=FILE",
+                    help="tsserver: a package name the corpus imports itself by "
+                         "(its tests: @tanstack/query-core=src/index.ts)")
     ap.add_argument("--by-name", action="store_true",
                     help="ask coderag's definition by name, path and line (no column)")
     ap.add_argument("--work", help="folder for the copy and coderag's index (default: a temp)")
@@ -241,7 +259,8 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix="callgraph-lsp-")
     os.makedirs(work, exist_ok=True)
     t0 = time.time()
-    src, env = setup(args.server, os.path.abspath(args.corpus), work)
+    paths = [p.split("=", 1) for p in args.ts_path]
+    src, env = setup(args.server, os.path.abspath(args.corpus), work, paths)
     args.corpus = src
     cl = Server(args.server, work, src, env)
     cl.wait_index()

@@ -56,6 +56,39 @@ static int types__owner(const TsRun *r, uint32_t l)
     return l >= 1 && l <= r->em.n_lines ? r->em.owner[l] : -1;
 }
 
+/* The typed form of chain (a call, or a type: `as_type`, where `this.m`
+ * is m's result) written in unit o, into out: "T().rest" when its first
+ * part is a variable of type T there, "Class().rest" for `this.a.m`,
+ * "super().m" for `super.m` in a method; 0 when there is none. */
+static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, int as_type,
+                        StrBuf *out)
+{
+    const char *dot = strchr(chain, '.');
+    if (!dot || !dot[1]) return 0;
+    const EmitUnit *u = &r->em.units[o];
+    size_t first = (size_t)(dot - chain);
+    const char *cls_end = u->symbol ? strrchr(u->symbol, '.') : NULL;
+    sb_reset(out);
+    if (first == 5 && !memcmp(chain, "super", 5)) {
+        if (u->kind != IDX_KIND_METHOD || strchr(dot + 1, '.')) return 0;
+        sb_adds(out, "super");
+    } else if (first == 4 && !memcmp(chain, "self", 4)) {
+        /* this.a.m(): through the enclosing class's field a */
+        if (u->kind != IDX_KIND_METHOD || !cls_end || (!as_type && !strchr(dot + 1, '.'))) return 0;
+        sb_add(out, u->symbol, (size_t)(cls_end - u->symbol));
+    } else {
+        sb_addi(out, o);
+        sb_addc(out, ':');
+        sb_add(out, chain, first);
+        int64_t at = 0;
+        if (!strmap_get(vars, out->buf, &at) || !at) return 0;
+        sb_reset(out);
+        sb_adds(out, r->typed[at - 1].type);
+    }
+    sb_addf(out, "().%s", dot + 1);
+    return 1;
+}
+
 void idx_chunk_ts_typed_refs(TsRun *r)
 {
     StrMap
@@ -111,33 +144,26 @@ void idx_chunk_ts_typed_refs(TsRun *r)
         sb_addf(&key, "%s%s:%s", IDX_REF_TYPE_FACT, v->name, v->type);
         f->name = xstrndup(key.buf, key.len);
     }
-    /* calls on a typed variable of their definition, or on this.a */
+    /* a variable's type written through another (`q := c.getCache()`
+     * with c typed): in declaration order, so a chain of them is followed */
+    for (size_t i = 0; i < r->n_typed; i++) {
+        TsTyped *v = &r->typed[i];
+        int o = types__owner(r, v->line);
+        if (v->field || !v->name || o < 0 || !strchr(v->type, '.')) continue;
+        if (types__typed(r, &vars, o, v->type, 1, &key)) {
+            free(v->type);
+            v->type = xstrndup(key.buf, key.len);
+        }
+    }
+    /* calls on a typed variable of their definition, on this.a, on super */
     for (size_t i = 0; i < n_refs; i++) {
         ChunkRef *ref = &r->em.refs[i];
-        if (ref->kind != REF_CALL || !ref->name) continue;
-        const char *dot = strchr(ref->name, '.');
         int o = types__owner(r, ref->line);
-        if (!dot || !dot[1] || o < 0) continue;
-        const EmitUnit *u = &r->em.units[o];
-        size_t first = (size_t)(dot - ref->name);
-        sb_reset(&key);
-        if (first == 4 && !memcmp(ref->name, "self", 4)) {
-            /* this.a.m(): through the enclosing class's field a */
-            const char *cls_end = u->symbol ? strrchr(u->symbol, '.') : NULL;
-            if (u->kind != IDX_KIND_METHOD || !cls_end || !strchr(dot + 1, '.')) continue;
-            sb_add(&key, u->symbol, (size_t)(cls_end - u->symbol));
-        } else {
-            sb_addi(&key, o);
-            sb_addc(&key, ':');
-            sb_add(&key, ref->name, first);
-            int64_t at = 0;
-            if (!strmap_get(&vars, key.buf, &at) || !at) continue;
-            sb_reset(&key);
-            sb_adds(&key, r->typed[at - 1].type);
+        if (ref->kind != REF_CALL || !ref->name || o < 0) continue;
+        if (types__typed(r, &vars, o, ref->name, 0, &key)) {
+            free(ref->name);
+            ref->name = xstrndup(key.buf, key.len);
         }
-        sb_addf(&key, "().%s", dot + 1);
-        free(ref->name);
-        ref->name = xstrndup(key.buf, key.len);
     }
     for (size_t i = 0; i < r->n_typed; i++) {
         free(r->typed[i].name);
