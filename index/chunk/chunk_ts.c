@@ -108,6 +108,31 @@ static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t 
             want_ident = 1;
         } else if (!want_ident && c == '<') {
             break; /* Foo<T>: the generic arguments are not part of the name */
+        } else if (!want_ident && c == '(' && lang && lang->call_chains) {
+            /* a call inside the chain: "a.f().m", typed by f's result */
+            int depth = 0;
+            uint32_t j = i;
+            for (; j < b; j++) {
+                if (src[j] == '(')
+                    depth++;
+                else if (src[j] == ')' && --depth == 0)
+                    break;
+            }
+            if (j >= b) {
+                ok = 0;
+                break;
+            }
+            sb_adds(sb, "()");
+            i = j + 1;
+            while (i < b && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r'))
+                i++;
+            if (i >= b || (src[i] != '.' && src[i] != '?')) {
+                ok = 0;
+                break;
+            }
+        } else if (!want_ident && c == '!' && lang && lang->call_chains && i + 1 < b &&
+                   src[i + 1] == '.') {
+            i++; /* TypeScript's non-null assertion: `a!.m()` */
         } else {
             ok = 0;
             break;

@@ -124,6 +124,7 @@ static const char *const go__keywords[] = {
     "func",  "if",   "nil",   "package",  "return",  "switch", "true", "var",   NULL};
 
 const IdxLang idx_lang_go = {
+    .call_chains = 1,
     .keywords = go__keywords,
     .name = "go",
     .exts = go__exts,

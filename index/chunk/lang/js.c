@@ -276,6 +276,7 @@ static const char *const ts__keywords[] = {
     "true",  "try",     "undefined", "var",      "while",     NULL};
 
 const IdxLang idx_lang_typescript = {
+    .call_chains = 1,
     .keywords = ts__keywords,
     .self_words = js__self,
     .name = "typescript",
@@ -297,6 +298,7 @@ const IdxLang idx_lang_typescript = {
 };
 
 const IdxLang idx_lang_tsx = {
+    .call_chains = 1,
     .keywords = ts__keywords,
     .self_words = js__self,
     .name = "tsx",

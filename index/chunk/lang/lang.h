@@ -152,6 +152,10 @@ typedef struct IdxLang {
      * defined when the workspace has a build configuration (pp.c: the
      * platform it builds for). NULL-terminated, or NULL. */
     const char *const *predefined;
+    /* A call inside a receiver chain is kept (`a.f().m()` is written
+     * "a.f().m", the method m of what f gives, graph_types.c) where it
+     * would otherwise make the receiver unknown ("?.m"). */
+    int call_chains;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;
