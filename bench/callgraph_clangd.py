@@ -524,7 +524,7 @@ def main_loop(args, cl, cr, funcs):
     callers_cache, prep_cache = {}, {}
     tot = {}
     lats = {}
-    print("seed  callers(recall precision)  callees(precision)  definition(clangd coderag)  values")
+    print("seed  callers(recall precision)  callees(precision)  definition(server coderag)  values")
     for seed in [int(s) for s in args.seeds.split(",")]:
         st, lat, wrong = run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache)
         for k, v in st.items():
@@ -541,7 +541,7 @@ def main_loop(args, cl, cr, funcs):
         if len(wrong) > args.show:
             print("      ... %d more" % (len(wrong) - args.show))
     print("all   callers recall %.3f precision %.3f; callees precision %.3f; "
-          "definition first right: clangd %d/%d, coderag %d/%d" % (
+          "definition first right: server %d/%d, coderag %d/%d" % (
               tot["found"] / max(1, tot["truth"]), tot["right"] / max(1, tot["reported"]),
               tot["callees_right"] / max(1, tot["callees"]), tot["cl_def_right"], tot["sites"],
               tot["cr_def_right"], tot["sites"]))
