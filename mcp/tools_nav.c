@@ -350,10 +350,18 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
         sb_addf(&r->text, "%s `%s` (%s:%u-%u)%s: ", outgoing ? "Referenced from" : "References to",
                 q, defs[i].head.path, defs[i].start_line, defs[i].end_line,
                 vt.buf && vt.buf[0] == ' ' ? vt.buf : "");
+        /* a method's callers are partial where a receiver's type is not
+         * known: say so rather than "none" */
+        int partial = !outgoing && defs[i].head.kind == IDX_KIND_METHOD;
         if (tr)
             sb_addf(&r->text, "%zu %s", tr, tr == 1 ? "definition" : "definitions");
         else
             sb_adds(&r->text, "no resolved references");
+        if (partial) {
+            sb_adds(&r->text, "; callers may be incomplete (a call on a receiver whose type the "
+                              "indexer cannot tell is not linked)");
+            json_object_set_new(d, "mayBeIncomplete", json_true());
+        }
         sb_addf(&r->text, "%s\n", vt.buf && vt.buf[0] == '\n' ? vt.buf : "");
         sb_release(&vt);
         for (size_t k = 0; k < nr; k++) {
@@ -388,9 +396,13 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
     if (!n) sb_adds(&r->text, "No indexed definition matches.\n");
     if (total > n)
         sb_addf(&r->text, "(%zu of %zu definitions of that name shown; pass path)\n", n, total);
-    sb_addf(&r->text, "\nNote: %s\n", rtv_graph_limits());
+    StrBuf lim;
+    sb_init(&lim);
+    rtv_graph_limits(n ? defs[0].head.path : NULL, &lim);
+    sb_addf(&r->text, "\nNote: %s\n", lim.buf);
     r->structured = json_pack("{s:o, s:I, s:s}", "definitions", list, "totalDefinitions",
-                              (json_int_t)total, "limits", rtv_graph_limits());
+                              (json_int_t)total, "limits", lim.buf);
+    sb_release(&lim);
     rtv_defs_free(defs, n);
 }
 

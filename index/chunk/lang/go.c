@@ -124,6 +124,10 @@ static const char *const go__keywords[] = {
     "func",  "if",   "nil",   "package",  "return",  "switch", "true", "var",   NULL};
 
 const IdxLang idx_lang_go = {
+    .graph_limits = "which types a call through an interface value reaches (types implement "
+                    "interfaces implicitly), calls on a value whose type is not written (a "
+                    "package-level var, a range variable: linked only when a single method "
+                    "anywhere has that name), calls through function values, reflection",
     .call_chains = 1,
     .keywords = go__keywords,
     .name = "go",

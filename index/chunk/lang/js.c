@@ -249,6 +249,9 @@ static const char *const js__keywords[] = {
     "this",  "true",     "try",   "undefined", "var",      "while",   NULL};
 
 const IdxLang idx_lang_javascript = {
+    .graph_limits = "calls on a value whose class is not known statically (linked only when a "
+                    "single definition anywhere has that name), computed member calls "
+                    "(obj[name]()), callbacks passed as values, eval",
     .keywords = js__keywords,
     .self_words = js__self,
     .name = "javascript",
@@ -276,6 +279,10 @@ static const char *const ts__keywords[] = {
     "true",  "try",     "undefined", "var",      "while",     NULL};
 
 const IdxLang idx_lang_typescript = {
+    .graph_limits = "calls on a value whose type is inferred rather than written (a callback's "
+                    "parameter, a module-level constant: linked only when a single definition "
+                    "anywhere has that name), overrides a call through a base class reaches, "
+                    "computed member calls (obj[name]()), callbacks passed as values",
     .call_chains = 1,
     .keywords = ts__keywords,
     .self_words = js__self,
@@ -298,6 +305,10 @@ const IdxLang idx_lang_typescript = {
 };
 
 const IdxLang idx_lang_tsx = {
+    .graph_limits = "calls on a value whose type is inferred rather than written (a callback's "
+                    "parameter, a module-level constant: linked only when a single definition "
+                    "anywhere has that name), overrides a call through a base class reaches, "
+                    "computed member calls (obj[name]()), callbacks passed as values",
     .call_chains = 1,
     .keywords = ts__keywords,
     .self_words = js__self,

@@ -152,6 +152,10 @@ typedef struct IdxLang {
      * defined when the workspace has a build configuration (pp.c: the
      * platform it builds for). NULL-terminated, or NULL. */
     const char *const *predefined;
+    /* What the code graph cannot see in this language, a phrase for the
+     * references' note ("getattr/setattr, decorators' wrappers, eval/exec"),
+     * or NULL (rtv_graph_limits says what every language shares). */
+    const char *graph_limits;
     /* A call inside a receiver chain is kept (`a.f().m()` is written
      * "a.f().m", the method m of what f gives, graph_types.c) where it
      * would otherwise make the receiver unknown ("?.m"). */
