@@ -106,7 +106,12 @@ void idx_chunk_ts_typed_refs(TsRun *r)
             if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) continue;
             ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, o, v->line);
             sb_reset(&key);
-            sb_addf(&key, "%s():%s", IDX_REF_TYPE_FACT, v->type);
+            sb_addf(&key, "%s():", IDX_REF_TYPE_FACT);
+            const char *cls_end = strrchr(u->symbol ? u->symbol : "", '.');
+            if (!strcmp(v->type, "Self") && cls_end) /* Rust: the impl's type */
+                sb_add(&key, u->symbol, (size_t)(cls_end - u->symbol));
+            else
+                sb_adds(&key, v->type);
             f->name = xstrndup(key.buf, key.len);
             continue;
         }

@@ -101,6 +101,34 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
     return v;
 }
 
+int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)
+{
+    int64_t file, v = 0;
+    char *mod, *sym;
+    if (!class_row(r, cls, &file, &mod, &sym)) return 0;
+    int64_t m = idx_graph_member(r, cls, name);
+    sqlite3_stmt *s = m ? NULL : idx_graph_stmt(r, STMT_SYMBOL_BY_SUFFIX);
+    if (s) {
+        StrBuf tail;
+        sb_init(&tail);
+        sb_addf(&tail, "%s.%s", sym, name);
+        sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 2, 2);
+        sqlite3_bind_text(s, 3, tail.buf, -1, SQLITE_STATIC);
+        int n = 0;
+        while (idx_graph_step(r, s)) {
+            v = sqlite3_column_int64(s, 0);
+            n++;
+        }
+        sqlite3_reset(s);
+        sb_release(&tail);
+        if (n != 1) v = 0; /* two classes of that name: neither */
+    }
+    free(mod);
+    free(sym);
+    return m ? m : v;
+}
+
 size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max)
 {
     int64_t file;

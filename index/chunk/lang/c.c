@@ -182,6 +182,8 @@ static const char *const cpp__keywords[] = {
     "typename", "unsigned", "using",   "virtual",   "void",   "while",  NULL};
 
 const IdxLang idx_lang_cpp = {
+    .out_of_line_members = 1,
+    .call_chains = 1,
     .graph_limits =
         "virtual calls reaching overrides, calls on a receiver whose type is not known statically "
         "(auto, template parameters: linked only when a single definition anywhere has that name), "

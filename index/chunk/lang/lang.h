@@ -156,6 +156,11 @@ typedef struct IdxLang {
      * references' note ("getattr/setattr, decorators' wrappers, eval/exec"),
      * or NULL (rtv_graph_limits says what every language shares). */
     const char *graph_limits;
+    /* A class's methods may be defined apart from it (C++'s `void
+     * Foo::bar() {…}` in a .cc, the class in a header): a typed call's
+     * method is looked up by "Class.name" in any file when the class's
+     * module does not define it. */
+    int out_of_line_members;
     /* A call inside a receiver chain is kept (`a.f().m()` is written
      * "a.f().m", the method m of what f gives, graph_types.c) where it
      * would otherwise make the receiver unknown ("?.m"). */
