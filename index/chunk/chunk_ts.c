@@ -176,6 +176,13 @@ static char *ts__name_text(TsRun *r, TSNode n)
             if (sb->len) sb_addc(sb, '.');
             i++;
         } else if (ts__ident_char(c) || c == '~' || c == '.') {
+            /* a word after a blank starts the name again: a macro the
+             * grammar read into the name (`FMT_API std::system_error
+             * vsystem_error(…)`) is no part of it (but `operator new` is) */
+            if (i > a && (src[i - 1] == ' ' || src[i - 1] == '\t' || src[i - 1] == '\n') &&
+                sb->len && ts__ident_char(sb->buf[sb->len - 1]) &&
+                !(sb->len >= 8 && !memcmp(sb->buf + sb->len - 8, "operator", 8)))
+                sb_reset(sb);
             sb_addc(sb, c);
         } else if (c == '\'') { /* a lifetime: skip it */
             while (i + 1 < b && ts__ident_char(src[i + 1]))

@@ -6,7 +6,8 @@
  * `export { a as b }`), fields, parameter properties and results; C++
  * fields used without `this` and results; Java parameters and fields. Each
  * case names a method another class also defines, so that the name alone
- * cannot pick it. */
+ * cannot pick it. And a C++ definition's name after an export macro and a
+ * qualified type (`FMT_API std::system_error vsystem_error(…)`). */
 #include "idx.h"
 #include "rtv.h"
 #include "fixture_util.h"
@@ -76,6 +77,8 @@ static void test_typed(void)
                 "cpp/lock.cc:Mutex.AssertHeld\ncpp/lock.cc:Table.Unref\ncpp/lock.cc:Table.Ref\n"
                 "cpp/lock.cc:Db.Find\n");
     check_calls(st, "cpp/lock.cc", "Flush", 1, "cpp/lock.cc:Mutex.Lock\ncpp/lock.cc:Db.Write\n");
+    /* a macro before a declaration's qualified type is no part of its name */
+    check_calls(st, "cpp/lock.cc", "vsystem_error", 1, "");
     /* Java: a field used without `this`, a parameter */
     check_calls(st, "java/Shop.java", "Shop.checkout", 1,
                 "java/Shop.java:Cart.clear\njava/Shop.java:Order.submit\n");
