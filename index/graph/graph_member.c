@@ -101,12 +101,14 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
     return v;
 }
 
-int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)
+/* "Class.name" defined once anywhere for class cls, else in its bases
+ * (their methods defined out of line too), a few levels up; or 0. */
+static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth)
 {
     int64_t file, v = 0;
     char *mod, *sym;
-    if (!class_row(r, cls, &file, &mod, &sym)) return 0;
-    int64_t m = idx_graph_member(r, cls, name);
+    if (depth > 4 || !class_row(r, cls, &file, &mod, &sym)) return 0;
+    int64_t m = depth ? 0 : idx_graph_member(r, cls, name);
     sqlite3_stmt *s = m ? NULL : idx_graph_stmt(r, STMT_SYMBOL_BY_SUFFIX);
     if (s) {
         StrBuf tail;
@@ -126,7 +128,17 @@ int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)
     }
     free(mod);
     free(sym);
-    return m ? m : v;
+    if (m || v) return m ? m : v;
+    int64_t bases[4];
+    size_t nb = idx_graph_base_ids(r, cls, bases, 4);
+    for (size_t i = 0; i < nb && !v && r->rc == CR_OK; i++)
+        v = out_of_line(r, bases[i], name, depth + 1);
+    return v;
+}
+
+int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)
+{
+    return out_of_line(r, cls, name, 0);
 }
 
 size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max)

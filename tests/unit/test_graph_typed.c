@@ -77,6 +77,8 @@ static void test_typed(void)
                 "cpp/lock.cc:Mutex.AssertHeld\ncpp/lock.cc:Table.Unref\ncpp/lock.cc:Table.Ref\n"
                 "cpp/lock.cc:Db.Find\n");
     check_calls(st, "cpp/lock.cc", "Flush", 1, "cpp/lock.cc:Mutex.Lock\ncpp/lock.cc:Db.Write\n");
+    /* a method a base class defines out of line */
+    check_calls(st, "cpp/lock.cc", "Db::Drop", 1, "cpp/lock.cc:Table.Ref\n");
     /* a macro before a declaration's qualified type is no part of its name */
     check_calls(st, "cpp/lock.cc", "vsystem_error", 1, "");
     /* Java: a field used without `this`, a parameter */

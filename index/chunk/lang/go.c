@@ -119,11 +119,25 @@ static const char *const go__tests[] = {"*_test.go", "testdata/", NULL};
 /* `var x = ...`: the declaration holds its doc comment */
 static const char *const go__wrappers[] = {"var_declaration", NULL};
 
+/* Methods of the standard library's types (http.Header, io.Writer,
+ * sync.Mutex, context.Context, bytes.Buffer, time.Time, error): a call on
+ * a receiver the indexer cannot type names one of these far more often
+ * than a workspace method of that name. */
+static const char *const go__builtin_methods[] = {
+    "Add",         "Del",    "Get",     "Set",      "Values",    "Write",   "WriteString",
+    "WriteHeader", "Read",   "ReadAll", "Close",    "Flush",     "String",  "Error",
+    "Header",      "Len",    "Lock",    "Unlock",   "RLock",     "RUnlock", "Wait",
+    "Done",        "Err",    "Value",   "Deadline", "Bytes",     "Reset",   "Load",
+    "Store",       "Format", "Unix",    "Sub",      "Before",    "After",   "Equal",
+    "Query",       "Scan",   "Exec",    "Cookie",   "FormValue", "Unwrap",  NULL,
+};
+
 static const char *const go__keywords[] = {
     "break", "case", "const", "continue", "default", "defer",  "else", "false", "for",
     "func",  "if",   "nil",   "package",  "return",  "switch", "true", "var",   NULL};
 
 const IdxLang idx_lang_go = {
+    .builtin_methods = go__builtin_methods,
     .graph_limits = "which types a call through an interface value reaches (types implement "
                     "interfaces implicitly), calls on a value whose type is not written (a "
                     "package-level var, a range variable: linked only when a single method "
