@@ -154,49 +154,6 @@ static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t 
     return 1;
 }
 
-/* A definition's name as a symbol part: "Foo::bar" -> "Foo.bar", generic
- * arguments and reference marks dropped ("&'a Foo<T>" -> "Foo"). */
-static char *ts__name_text(TsRun *r, TSNode n)
-{
-    const char *src = r->em.src;
-    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-    StrBuf *sb = &r->sb;
-    sb_reset(sb);
-    if (b > r->em.len) b = r->em.len;
-    int depth = 0;
-    for (uint32_t i = a; i < b; i++) {
-        char c = src[i];
-        if (c == '<')
-            depth++;
-        else if (c == '>' && depth)
-            depth--;
-        else if (depth)
-            continue;
-        else if (c == ':' && i + 1 < b && src[i + 1] == ':') {
-            if (sb->len) sb_addc(sb, '.');
-            i++;
-        } else if (ts__ident_char(c) || c == '~' || c == '.') {
-            /* a word after a blank starts the name again: a macro the
-             * grammar read into the name (`FMT_API std::system_error
-             * vsystem_error(…)`) is no part of it (but `operator new` is) */
-            if (i > a && (src[i - 1] == ' ' || src[i - 1] == '\t' || src[i - 1] == '\n') &&
-                sb->len && ts__ident_char(sb->buf[sb->len - 1]) &&
-                !(sb->len >= 8 && !memcmp(sb->buf + sb->len - 8, "operator", 8)))
-                sb_reset(sb);
-            sb_addc(sb, c);
-        } else if (c == '\'') { /* a lifetime: skip it */
-            while (i + 1 < b && ts__ident_char(src[i + 1]))
-                i++;
-        }
-    }
-    return xstrndup(sb->buf, sb->len);
-}
-
-char *idx_chunk_ts_name_text(TsRun *r, TSNode n)
-{
-    return ts__name_text(r, n);
-}
-
 /* ---------------------------------------------------------------- query pass */
 
 /* A macro before a C declaration ("LUA_API lua_Number lua_version (")
@@ -272,8 +229,8 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 d.receiver = n;
             } else if (k == CAP_LOCAL) {
                 ARRAY_GROW(r->locals, r->n_locals + 1, r->cap_locals);
-                r->locals[r->n_locals++] =
-                    (ChunkRef){.line = ts_node_start_point(n).row + 1, .name = ts__name_text(r, n)};
+                r->locals[r->n_locals++] = (ChunkRef){.line = ts_node_start_point(n).row + 1,
+                                                      .name = idx_chunk_ts_name_text(r, n)};
             } else if (k == CAP_REF_EXPAND) {
                 idx_chunk_ts_expand_refs(r, n);
             } else if (k == CAP_PP_IF) {
@@ -313,7 +270,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);
             } else if (k == CAP_PACKAGE && !out->package) {
-                out->package = ts__name_text(r, n);
+                out->package = idx_chunk_ts_name_text(r, n);
             }
         }
         /* the name can be misread only where the definition holds an
@@ -455,8 +412,8 @@ static void ts__units(TsRun *r)
             }
             up = open[depth - 1];
         }
-        char *name = ts__name_text(r, d->name);
-        char *recv = ts_node_is_null(d->receiver) ? NULL : ts__name_text(r, d->receiver);
+        char *name = idx_chunk_ts_name_text(r, d->name);
+        char *recv = ts_node_is_null(d->receiver) ? NULL : idx_chunk_ts_name_text(r, d->receiver);
         TSNode outer = ts__outer(r, d->node);
         TSNode first = ts__first_prefix(r, outer);
         uint32_t end =

@@ -108,7 +108,8 @@ void idx_chunk_ts_pp_sites(TsRun *r, ChunkSet *out);
 int idx_chunk_ts_pp_apart(const TsRun *r, uint32_t a, uint32_t b);
 /* A definition's or a type's name as a symbol part: "Foo::bar" ->
  * "Foo.bar", generic arguments and reference marks dropped ("*Foo",
- * "&'a Foo<T>" -> "Foo"). Caller frees. (chunk_ts.c) */
+ * "&'a Foo<T>" -> "Foo"); a word after a blank starts it again. Caller
+ * frees. (chunk_ts_types.c) */
 char *idx_chunk_ts_name_text(TsRun *r, TSNode n);
 /* (chunk_ts_types.c) One match's @var.*, @field.* or @result.type
  * captures, kept in r->typed. */

@@ -12,6 +12,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int types__ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$' || (unsigned char)c >= 0x80;
+}
+
+char *idx_chunk_ts_name_text(TsRun *r, TSNode n)
+{
+    const char *src = r->em.src;
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    StrBuf *sb = &r->sb;
+    sb_reset(sb);
+    if (b > r->em.len) b = r->em.len;
+    int depth = 0;
+    for (uint32_t i = a; i < b; i++) {
+        char c = src[i];
+        if (c == '<')
+            depth++;
+        else if (c == '>' && depth)
+            depth--;
+        else if (depth)
+            continue;
+        else if (c == ':' && i + 1 < b && src[i + 1] == ':') {
+            if (sb->len) sb_addc(sb, '.');
+            i++;
+        } else if (types__ident_char(c) || c == '~' || c == '.') {
+            /* a word after a blank starts the name again: a macro the
+             * grammar read into the name (`FMT_API std::system_error
+             * vsystem_error(…)`) is no part of it (but `operator new` is) */
+            if (i > a && (src[i - 1] == ' ' || src[i - 1] == '\t' || src[i - 1] == '\n') &&
+                sb->len && types__ident_char(sb->buf[sb->len - 1]) &&
+                !(sb->len >= 8 && !memcmp(sb->buf + sb->len - 8, "operator", 8)))
+                sb_reset(sb);
+            sb_addc(sb, c);
+        } else if (c == '\'') { /* a lifetime: skip it */
+            while (i + 1 < b && types__ident_char(src[i + 1]))
+                i++;
+        }
+    }
+    return xstrndup(sb->buf, sb->len);
+}
+
 void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *kinds)
 {
     TSNode type = {0};
