@@ -37,6 +37,11 @@ clangd's own errors, and what the script does with them:
 - a call written in a macro's body is attributed by clangd to the macro's
   use (the caller is the function that uses the macro), which is what
   coderag's callers give too (`via` the macro).
+- a function a macro writes (ninja's `TEST_F(Suite, Name) {…}` makes
+  `RegisterSuiteName()` and `Suite_Name::Run()`) is named by clangd with
+  its generated name, nowhere in the file; coderag names that code by the
+  macro written (`TEST_F`): both are "<macro>" (an all-caps name on
+  coderag's side, a name the file does not hold on clangd's).
 - code in #if branches the configuration does not build is invisible to
   clangd. coderag is given the same compile_commands.json (the corpus is
   copied into the work folder with it at its root; --no-config: not given)
@@ -324,6 +329,21 @@ def short(sym):
     return sym.rsplit(".", 1)[-1]
 
 
+MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
+
+
+def caller_name(cl, fp, name):
+    """A server's caller as coderag names it: a function a macro writes
+    (gtest-style `TEST_F(Suite, Name) {…}`: clangd's `RegisterSuiteName`,
+    `Run`), whose name is nowhere in its file, is "<macro>", as is
+    coderag's definition named by the macro written (`TEST_F`)."""
+    n = cname(name)
+    text = "\n".join(cl.source(fp))
+    if n and not re.search(r"\b%s\b" % re.escape(n), text):
+        return "<macro>"
+    return n
+
+
 def ref_name(x):
     """A coderag reference's caller as the servers name it: a constructor
     by its class, module code "<module>"."""
@@ -332,6 +352,8 @@ def ref_name(x):
     parts = (x.get("symbol") or "").split(".")
     if len(parts) > 1 and parts[-1] in ("constructor", "__init__"):
         return parts[-2]
+    if MACRO_NAME.match(parts[-1]):
+        return "<macro>"
     return parts[-1]
 
 
@@ -384,7 +406,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
             if not real:
                 st["values"] += 1
                 continue
-            truth.add((os.path.relpath(fp, corpus), cname(c["from"]["name"])))
+            truth.add((os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
             for r in real:
                 text = lines[r["start"]["line"]][r["start"]["character"]:r["end"]["character"]]
                 if text == name:
@@ -465,7 +487,7 @@ def callee_callers(cl, corpus, key, prep_cache):
     for c in calls:
         fp = path_of(c["from"]["uri"])
         if any(is_call_at(cl.source(fp), r) for r in c["fromRanges"]):
-            out.add((os.path.relpath(fp, corpus), cname(c["from"]["name"])))
+            out.add((os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
     return out
 
 
