@@ -53,6 +53,7 @@ C++ (--lang cpp, or auto when the corpus holds more C++ than C files):
 every .cc/.cpp file compiled as C++17 with -I for the root, include/ and
 src/; functions and methods (documentSymbol kinds 12 and 6) are sampled,
 matched by their last name component.
+RPC_STDERR=FILE appends the servers' stderr to FILE (a crash's trace).
 Stdlib only.
 """
 import argparse
