@@ -20,7 +20,8 @@ called (incomingCalls not empty) are sampled; for each:
 - definition from a call site: up to --sites call sites of the sampled
   functions (a direct call, the function's name written before `(`);
   clangd's textDocument/definition and coderag's `definition` (MCP, the
-  name, the calling file and line) must land on the sampled definition:
+  call site: file, line and column; --by-name: the name, the calling file
+  and line) must land on the sampled definition:
   the first answer is counted.
 - p50 latency of each request, coderag's and clangd's (the same pipes).
 
@@ -36,6 +37,11 @@ clangd's own errors, and what the script does with them:
 - a call written in a macro's body is attributed by clangd to the macro's
   use (the caller is the function that uses the macro), which is what
   coderag's callers give too (`via` the macro).
+- a function a macro writes (ninja's `TEST_F(Suite, Name) {…}` makes
+  `RegisterSuiteName()` and `Suite_Name::Run()`) is named by clangd with
+  its generated name, nowhere in the file; coderag names that code by the
+  macro written (`TEST_F`): both are "<macro>" (an all-caps name on
+  coderag's side, a name the file does not hold on clangd's).
 - code in #if branches the configuration does not build is invisible to
   clangd. coderag is given the same compile_commands.json (the corpus is
   copied into the work folder with it at its root; --no-config: not given)
@@ -47,6 +53,7 @@ C++ (--lang cpp, or auto when the corpus holds more C++ than C files):
 every .cc/.cpp file compiled as C++17 with -I for the root, include/ and
 src/; functions and methods (documentSymbol kinds 12 and 6) are sampled,
 matched by their last name component.
+RPC_STDERR=FILE appends the servers' stderr to FILE (a crash's trace).
 Stdlib only.
 """
 import argparse
@@ -70,10 +77,10 @@ class Rpc:
     """A JSON-RPC peer over a child's stdin/stdout: Content-Length framing
     (lsp=True) or one JSON object per line (MCP)."""
 
-    def __init__(self, argv, lsp, cwd=None):
+    def __init__(self, argv, lsp, cwd=None, env=None):
         self.lsp = lsp
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, cwd=cwd)
+                                  stderr=open(os.environ["RPC_STDERR"], "ab") if os.environ.get("RPC_STDERR") else subprocess.DEVNULL, cwd=cwd, env=env)
         self.next_id = 1
         self.replies = {}
         self.notes = []
@@ -281,6 +288,9 @@ class Clangd:
 
 class Coderag:
     def __init__(self, exe, corpus, index_dir):
+        # built afresh: another binary's index of the same files would be
+        # taken as up to date
+        shutil.rmtree(index_dir, ignore_errors=True)
         subprocess.run([exe, "index", "--root", corpus, "--index-dir", index_dir],
                        check=True, stdout=subprocess.DEVNULL)
         self.rpc = Rpc([exe, "mcp", "--root", corpus, "--index-dir", index_dir], lsp=False)
@@ -297,9 +307,15 @@ class Coderag:
         defs = s.get("definitions") or []
         return (defs[0].get("references") or []) if defs else [], dt
 
-    def definition(self, name, rel, line1):
-        # the name, the calling file and line: the definition that use reaches first
-        s, dt = self.tool("definition", {"symbol": name, "path": rel, "line": line1, "limit": 3})
+    def definition(self, name, rel, line1, col1=None):
+        # the call site (path, line, column), or the name, the calling file
+        # and line (--by-name): the definition that use reaches first
+        args = {"path": rel, "line": line1, "limit": 3}
+        if col1 is not None:
+            args["column"] = col1
+        else:
+            args["symbol"] = name
+        s, dt = self.tool("definition", args)
         return s.get("definitions") or [], dt
 
 
@@ -312,6 +328,34 @@ def cname(name):
 
 def short(sym):
     return sym.rsplit(".", 1)[-1]
+
+
+MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
+
+
+def caller_name(cl, fp, name):
+    """A server's caller as coderag names it: a function a macro writes
+    (gtest-style `TEST_F(Suite, Name) {…}`: clangd's `RegisterSuiteName`,
+    `Run`), whose name is nowhere in its file, is "<macro>", as is
+    coderag's definition named by the macro written (`TEST_F`)."""
+    n = cname(name)
+    text = "\n".join(cl.source(fp))
+    if n and not re.search(r"\b%s\b" % re.escape(n), text):
+        return "<macro>"
+    return n
+
+
+def ref_name(x):
+    """A coderag reference's caller as the servers name it: a constructor
+    by its class, module code "<module>"."""
+    if x.get("kind") == "module":
+        return "<module>"
+    parts = (x.get("symbol") or "").split(".")
+    if len(parts) > 1 and parts[-1] in ("constructor", "__init__"):
+        return parts[-2]
+    if MACRO_NAME.match(parts[-1]):
+        return "<macro>"
+    return parts[-1]
 
 
 def is_call_at(lines, rng):
@@ -363,7 +407,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
             if not real:
                 st["values"] += 1
                 continue
-            truth.add((os.path.relpath(fp, corpus), cname(c["from"]["name"])))
+            truth.add((os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
             for r in real:
                 text = lines[r["start"]["line"]][r["start"]["character"]:r["end"]["character"]]
                 if text == name:
@@ -371,8 +415,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
                                   name))
         refs, dt = cr.refs("callers", rel, line0 + 1)
         lat["cr_callers"].append(dt)
-        got = {(x["path"], short(x.get("symbol") or "")) for x in refs
-               if x.get("built") is not False}
+        got = {(x["path"], ref_name(x)) for x in refs if x.get("built") is not False}
         st["truth"] += len(truth)
         st["found"] += len(truth & got)
         st["reported"] += len(got)
@@ -402,7 +445,8 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         lat["cl_def"].append(dt)
         if locs and path_of(locs[0].get("uri") or locs[0].get("targetUri")) == dpath:
             st["cl_def_right"] += 1
-        defs, dt = cr.definition(name, os.path.relpath(fp, corpus), l0 + 1)
+        defs, dt = cr.definition(name, os.path.relpath(fp, corpus), l0 + 1,
+                                 None if args.by_name else c0 + 1)
         lat["cr_def"].append(dt)
         d = defs[0] if defs else {}
         if d.get("path") == os.path.relpath(dpath, corpus) and \
@@ -420,22 +464,31 @@ def callee_callers(cl, corpus, key, prep_cache):
     path = os.path.join(corpus, rel)
     lines = cl.source(path)
     pos = None
-    for ln in range((line1 or 1) - 1, min(len(lines), (line1 or 1) + 3)):
-        m = re.search(r"\b%s\s*\(" % re.escape(name), lines[ln])
-        if m:
-            pos = (ln, m.start())
-            break
+    # the name before `(`, generic parameters (TS, Go) between, maybe over lines
+    first = (line1 or 1) - 1
+    text = "\n".join(lines[first:first + 8])
+    m = re.search(r"\b%s\s*(<[^()]*>|\[[^()]*\])?\s*\(" % re.escape(name), text)
+    if m:
+        before = text[:m.start()]
+        pos = (first + before.count("\n"), m.start() - (before.rfind("\n") + 1))
+    else:
+        # a class called (`new Mutation(…)`): its constructor's callers
+        for ln in range(first, min(len(lines), first + 80)):
+            k = lines[ln].find("constructor(")
+            if k >= 0:
+                pos = (ln, k)
+                break
     if pos is None:
         return set()
     items, _ = cl.prepare(path, *pos)
-    if not items or items[0].get("kind") not in (12, 6):
+    if not items or items[0].get("kind") not in (12, 6, 9):
         return set()
     calls, _ = cl.incoming(items[0])
     out = set()
     for c in calls:
         fp = path_of(c["from"]["uri"])
         if any(is_call_at(cl.source(fp), r) for r in c["fromRanges"]):
-            out.add((os.path.relpath(fp, corpus), cname(c["from"]["name"])))
+            out.add((os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
     return out
 
 
@@ -449,6 +502,8 @@ def main():
     ap.add_argument("--clangd", default=shutil.which("clangd-14") or "clangd")
     ap.add_argument("--define", action="append", default=None)
     ap.add_argument("--lang", choices=("auto", "c", "cpp"), default="auto")
+    ap.add_argument("--by-name", action="store_true",
+                    help="ask coderag's definition by name, path and line (no column)")
     ap.add_argument("--no-config", action="store_true",
                     help="do not give coderag the compile_commands.json")
     ap.add_argument("--work", help="folder for clangd's and coderag's indexes (default: a temp)")
@@ -480,10 +535,19 @@ def main():
         for name, l0, c0 in cl.functions(f):
             funcs.append((f, name, l0, c0))
     funcs.sort()
+    main_loop(args, cl, cr, funcs)
+    cr.rpc.close()
+    cl.rpc.close()
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main_loop(args, cl, cr, funcs):
+    """The seeds' measures, printed, and their sum."""
     callers_cache, prep_cache = {}, {}
     tot = {}
     lats = {}
-    print("seed  callers(recall precision)  callees(precision)  definition(clangd coderag)  values")
+    print("seed  callers(recall precision)  callees(precision)  definition(server coderag)  values")
     for seed in [int(s) for s in args.seeds.split(",")]:
         st, lat, wrong = run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache)
         for k, v in st.items():
@@ -500,7 +564,7 @@ def main():
         if len(wrong) > args.show:
             print("      ... %d more" % (len(wrong) - args.show))
     print("all   callers recall %.3f precision %.3f; callees precision %.3f; "
-          "definition first right: clangd %d/%d, coderag %d/%d" % (
+          "definition first right: server %d/%d, coderag %d/%d" % (
               tot["found"] / max(1, tot["truth"]), tot["right"] / max(1, tot["reported"]),
               tot["callees_right"] / max(1, tot["callees"]), tot["cl_def_right"], tot["sites"],
               tot["cr_def_right"], tot["sites"]))
@@ -508,10 +572,6 @@ def main():
           "clangd incomingCalls %.2f definition %.2f" % (
               p50(lats["cr_callers"]), p50(lats["cr_callees"]), p50(lats["cr_def"]),
               p50(lats["cl_in"]), p50(lats["cl_def"])))
-    cr.rpc.close()
-    cl.rpc.close()
-    if not args.work:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -214,6 +214,12 @@ int idx_may_index_path(const char *path);
  * a path the index does not read by name. Static. */
 const char *idx_fence_tag(const char *path);
 
+/* What the code graph cannot see in a path's language (its row's
+ * graph_limits: "getattr/setattr, decorators' wrappers, eval/exec"), or
+ * NULL for a language that says nothing or a path the index does not
+ * read. Static. */
+const char *idx_graph_limits(const char *path);
+
 /* Whether chain (a receiver chain as written in path's source: `this.a.b`)
  * is written on the object a method runs on: its first word is one its
  * language's row names so (`this`, `self`, `cls`), or `self`. */

@@ -103,6 +103,77 @@ static void call_site_first(const McpCtx *c, const char *name, const char *path,
     if (!was_there) (*total)++;
 }
 
+static int nav_ident_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$' || c >= 0x80;
+}
+
+/* The name written at a call site: the identifier at column (1-based, in
+ * characters) of line (1-based) of the workspace file rel, as the editor's
+ * cursor names it (the LSP's word under the cursor). NULL when there is
+ * none there. Caller frees. */
+static char *site_word(const McpCtx *c, const char *rel, long long line, long long column)
+{
+    StrBuf text;
+    sb_init(&text);
+    char *word = NULL;
+    if (path_read_under(idx_root(c->st), rel, &text, (size_t)16 << 20, NULL) != CR_OK) {
+        sb_release(&text);
+        return NULL;
+    }
+    const char *p = text.buf, *end = text.buf + text.len;
+    for (long long l = 1; p && l < line; l++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        if (p) p++;
+    }
+    if (p) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p), at = 0;
+        for (long long k = 1; k < column && at < ll; k++) /* a character: a UTF-8 sequence */
+            for (at++; at < ll && ((unsigned char)p[at] & 0xC0) == 0x80; at++)
+                ;
+        size_t a = at, b = at;
+        while (a > 0 && nav_ident_char((unsigned char)p[a - 1]))
+            a--;
+        while (b < ll && nav_ident_char((unsigned char)p[b]))
+            b++;
+        if (a < b && !(p[a] >= '0' && p[a] <= '9')) word = xstrndup(p + a, b - a);
+    }
+    sb_release(&text);
+    return word;
+}
+
+/* With path, line and column: the workspace-relative path (*rel) and the
+ * name written there (*word); 1 when both are given and found, 0 when no
+ * column is given, -1 with r failed. */
+static int call_site(const McpCtx *c, json_t *args, McpResult *r, char **rel, char **word)
+{
+    const char *path = mcp_arg_str(args, "path", NULL);
+    long long line = mcp_arg_int(args, "line", 0), column = mcp_arg_int(args, "column", 0);
+    *rel = *word = NULL;
+    if (!column) return 0;
+    if (!path || !line) {
+        mcp_fail(r, "column needs a path and a line (the call site)");
+        return -1;
+    }
+    VfySource src;
+    vfy_source_for_store(&src, c->st);
+    VfyReason why = vfy_check_path(&src, path, rel);
+    if (why != VFY_OK) {
+        mcp_fail(r, "path '%.200s': %s", path, vfy_reason_name(why));
+        return -1;
+    }
+    *word = site_word(c, *rel, line, column);
+    if (!*word) {
+        mcp_fail(r, "no name at %s:%lld:%lld", *rel, line, column);
+        free(*rel);
+        *rel = NULL;
+        return -1;
+    }
+    return 1;
+}
+
 static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
 {
     RtvDef *defs = NULL;
@@ -111,8 +182,20 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
     const char *name = mcp_arg_str(args, "symbol", "");
     const char *path = mcp_arg_str(args, "path", NULL);
     size_t limit = (size_t)mcp_arg_int(args, "limit", 10);
+    char *rel = NULL, *word = NULL;
+    int site = call_site(c, args, r, &rel, &word);
+    if (site < 0) return;
+    if (site) { /* the name written at the call site, looked up from there */
+        name = word;
+        path = rel;
+    } else if (!name[0]) {
+        mcp_fail(r, "give a symbol, or a call site (path, line and column)");
+        return;
+    }
     if (rtv_defs_named(c->st, name, path, 0, limit, &defs, &n, &total, &e) != CR_OK) {
         mcp_fail(r, "definition: %s", e.msg);
+        free(rel);
+        free(word);
         return;
     }
     call_site_first(c, name, path, (uint32_t)mcp_arg_int(args, "line", 0), &defs, &n, &total);
@@ -136,12 +219,15 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
     if (total > n) sb_addf(&r->text, "(%zu of %zu definitions shown)\n", n, total);
     r->structured = json_pack("{s:o, s:I}", "definitions", list, "total", (json_int_t)total);
     rtv_defs_free(defs, n);
+    free(rel);
+    free(word);
 }
 
 static const McpField definition_fields[] = {
-    {"symbol", MCP_T_STRING, 1, 0, 1000, NULL,
+    {"symbol", MCP_T_STRING, 0, 0, 1000, NULL,
      "A name (`make_response`) or a qualified name, whole or in part (`Flask.make_response`, "
-     "`flask.app.Flask.make_response`; `::` reads as `.`)."},
+     "`flask.app.Flask.make_response`; `::` reads as `.`). Required unless a call site (path, "
+     "line and column) is given."},
     {"path", MCP_T_STRING, 0, 0, 4096, NULL,
      "Optional: a file whose own definitions are listed first."},
     {"limit", MCP_T_INT, 0, 1, 100, NULL, "Most definitions returned (default 10)."},
@@ -149,6 +235,10 @@ static const McpField definition_fields[] = {
      "Optional, with path: the line (1-based) where the name is used; the definition that use "
      "reaches (a call on `self.headers` finds `Headers.get`) is listed first, as the editor's "
      "go-to-definition finds it."},
+    {"column", MCP_T_INT, 0, 1, 100000000, NULL,
+     "Optional, with path and line: a call site. The name written at that column (1-based, in "
+     "characters) is looked up from there, as the editor's go-to-definition looks up the word "
+     "under the cursor; symbol is then not needed."},
 };
 
 const McpTool mcp_tool_definition = {
@@ -192,6 +282,21 @@ static CrErr target_defs(const McpCtx *c, json_t *args, RtvDef **defs, size_t *n
     long long line = mcp_arg_int(args, "line", 0);
     *defs = NULL;
     *n = *total = 0;
+    char *site_rel = NULL, *word = NULL;
+    int site = call_site(c, args, r, &site_rel, &word);
+    if (site < 0) return CR_EINVAL;
+    if (site) { /* the definition the name at the call site reaches */
+        RtvDef d;
+        CrErr rc = rtv_def_under(c->st, site_rel, (uint32_t)line, word, &d, e);
+        free(site_rel);
+        free(word);
+        if (rc == CR_ENOENT) return CR_OK;
+        if (rc) return rc;
+        *defs = xmalloc(sizeof **defs);
+        (*defs)[0] = d;
+        *n = *total = 1;
+        return CR_OK;
+    }
     if (line && path) {
         char *rel = NULL;
         VfySource src;
@@ -245,10 +350,18 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
         sb_addf(&r->text, "%s `%s` (%s:%u-%u)%s: ", outgoing ? "Referenced from" : "References to",
                 q, defs[i].head.path, defs[i].start_line, defs[i].end_line,
                 vt.buf && vt.buf[0] == ' ' ? vt.buf : "");
+        /* a method's callers are partial where a receiver's type is not
+         * known: say so rather than "none" */
+        int partial = !outgoing && defs[i].head.kind == IDX_KIND_METHOD;
         if (tr)
             sb_addf(&r->text, "%zu %s", tr, tr == 1 ? "definition" : "definitions");
         else
             sb_adds(&r->text, "no resolved references");
+        if (partial) {
+            sb_adds(&r->text, "; callers may be incomplete (a call on a receiver whose type the "
+                              "indexer cannot tell is not linked)");
+            json_object_set_new(d, "mayBeIncomplete", json_true());
+        }
         sb_addf(&r->text, "%s\n", vt.buf && vt.buf[0] == '\n' ? vt.buf : "");
         sb_release(&vt);
         for (size_t k = 0; k < nr; k++) {
@@ -283,9 +396,13 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
     if (!n) sb_adds(&r->text, "No indexed definition matches.\n");
     if (total > n)
         sb_addf(&r->text, "(%zu of %zu definitions of that name shown; pass path)\n", n, total);
-    sb_addf(&r->text, "\nNote: %s\n", rtv_graph_limits());
+    StrBuf lim;
+    sb_init(&lim);
+    rtv_graph_limits(n ? defs[0].head.path : NULL, &lim);
+    sb_addf(&r->text, "\nNote: %s\n", lim.buf);
     r->structured = json_pack("{s:o, s:I, s:s}", "definitions", list, "totalDefinitions",
-                              (json_int_t)total, "limits", rtv_graph_limits());
+                              (json_int_t)total, "limits", lim.buf);
+    sb_release(&lim);
     rtv_defs_free(defs, n);
 }
 
@@ -306,6 +423,10 @@ static const McpField refs_fields[] = {
      "A file: with line, the definition containing that line; alone, prefers that file's "
      "definitions of the symbol."},
     {"line", MCP_T_INT, 0, 1, 100000000, NULL, "A line (1-based) inside the definition."},
+    {"column", MCP_T_INT, 0, 1, 100000000, NULL,
+     "Optional, with path and line: a call site; the definition the name written at that "
+     "column (1-based, in characters) reaches, as go-to-definition finds it, instead of the "
+     "one containing the line."},
     {"kinds", MCP_T_ENUM_LIST, 0, 0, 0, edge_names,
      "Edge kinds to include (default: call, import, inherit, raise): also type (a type "
      "named) and reference (a function named as a value, not called)."},

@@ -247,13 +247,16 @@ CrErr rtv_def_counts(IdxStore *st, const RtvDef *d, size_t *out_callers, size_t 
     return rc;
 }
 
-const char *rtv_graph_limits(void)
+void rtv_graph_limits(const char *path, StrBuf *out)
 {
-    return "The code graph holds only references the indexer resolved statically: calls, "
-           "imports, base classes and raised or caught exceptions written by name in indexed "
-           "files. It cannot see dynamic dispatch (a method called on an object whose class is "
-           "not known statically is linked only when a single definition anywhere has that "
-           "name), getattr/setattr, callbacks passed as values, decorators' wrappers, eval/exec, "
-           "or code outside the indexed files. An empty list means no resolved reference, not "
-           "proof of none.";
+    const char *lang = idx_graph_limits(path);
+    sb_adds(out, "The code graph holds only references the indexer resolved statically: calls, "
+                 "imports, base classes and raised or caught exceptions written by name in "
+                 "indexed files. It cannot see ");
+    sb_adds(out, lang ? lang
+                      : "dynamic dispatch (a method called on an object whose class is not known "
+                        "statically is linked only when a single definition anywhere has that "
+                        "name), callbacks passed as values");
+    sb_adds(out, ", or code outside the indexed files. An empty list means no resolved "
+                 "reference, not proof of none.");
 }

@@ -384,7 +384,9 @@ CrErr rtv_def_counts(IdxStore *st, const RtvDef *d, size_t *out_callers, size_t 
                      ErrInfo *e);
 
 /* What the graph cannot see, in one paragraph, for clients to show beside
- * references. Static. */
-const char *rtv_graph_limits(void);
+ * references of definitions of path's language (what its row says it
+ * cannot see; path NULL or a row that says nothing: what dynamic code
+ * hides in general), appended to out. */
+void rtv_graph_limits(const char *path, StrBuf *out);
 
 #endif

@@ -37,6 +37,11 @@ static const struct {
     {"local", CAP_LOCAL},
     {"pp.if", CAP_PP_IF},
     {"pp.define", CAP_PP_DEFINE},
+    {"var.name", CAP_VAR_NAME},
+    {"var.type", CAP_VAR_TYPE},
+    {"field.name", CAP_FIELD_NAME},
+    {"field.type", CAP_FIELD_TYPE},
+    {"result.type", CAP_RESULT_TYPE},
 };
 
 static int ts__is_def(CapKind k)
@@ -103,6 +108,31 @@ static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t 
             want_ident = 1;
         } else if (!want_ident && c == '<') {
             break; /* Foo<T>: the generic arguments are not part of the name */
+        } else if (!want_ident && c == '(' && lang && lang->call_chains) {
+            /* a call inside the chain: "a.f().m", typed by f's result */
+            int depth = 0;
+            uint32_t j = i;
+            for (; j < b; j++) {
+                if (src[j] == '(')
+                    depth++;
+                else if (src[j] == ')' && --depth == 0)
+                    break;
+            }
+            if (j >= b) {
+                ok = 0;
+                break;
+            }
+            sb_adds(sb, "()");
+            i = j + 1;
+            while (i < b && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r'))
+                i++;
+            if (i >= b || (src[i] != '.' && src[i] != '?')) {
+                ok = 0;
+                break;
+            }
+        } else if (!want_ident && c == '!' && lang && lang->call_chains && i + 1 < b &&
+                   src[i + 1] == '.') {
+            i++; /* TypeScript's non-null assertion: `a!.m()` */
         } else {
             ok = 0;
             break;
@@ -122,37 +152,6 @@ static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t 
     sb_adds(sb, "?.");
     sb_add(sb, src + s, e - s);
     return 1;
-}
-
-/* A definition's name as a symbol part: "Foo::bar" -> "Foo.bar", generic
- * arguments and reference marks dropped ("&'a Foo<T>" -> "Foo"). */
-static char *ts__name_text(TsRun *r, TSNode n)
-{
-    const char *src = r->em.src;
-    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-    StrBuf *sb = &r->sb;
-    sb_reset(sb);
-    if (b > r->em.len) b = r->em.len;
-    int depth = 0;
-    for (uint32_t i = a; i < b; i++) {
-        char c = src[i];
-        if (c == '<')
-            depth++;
-        else if (c == '>' && depth)
-            depth--;
-        else if (depth)
-            continue;
-        else if (c == ':' && i + 1 < b && src[i + 1] == ':') {
-            if (sb->len) sb_addc(sb, '.');
-            i++;
-        } else if (ts__ident_char(c) || c == '~' || c == '.') {
-            sb_addc(sb, c);
-        } else if (c == '\'') { /* a lifetime: skip it */
-            while (i + 1 < b && ts__ident_char(src[i + 1]))
-                i++;
-        }
-    }
-    return xstrndup(sb->buf, sb->len);
 }
 
 /* ---------------------------------------------------------------- query pass */
@@ -209,8 +208,13 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     while (ts_query_cursor_next_match(qc, &m)) {
         TsDef d = {0};
         TSNode from = {0};
-        for (uint16_t i = 0; i < m.capture_count; i++)
-            if (kinds[m.captures[i].index] == CAP_REF_FROM) from = m.captures[i].node;
+        int typed = 0;
+        for (uint16_t i = 0; i < m.capture_count; i++) {
+            CapKind k = kinds[m.captures[i].index];
+            if (k == CAP_REF_FROM) from = m.captures[i].node;
+            typed |= k >= CAP_VAR_NAME && k <= CAP_RESULT_TYPE;
+        }
+        if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);
         for (uint16_t i = 0; i < m.capture_count; i++) {
             TSNode n = m.captures[i].node;
             CapKind k = kinds[m.captures[i].index];
@@ -225,8 +229,8 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 d.receiver = n;
             } else if (k == CAP_LOCAL) {
                 ARRAY_GROW(r->locals, r->n_locals + 1, r->cap_locals);
-                r->locals[r->n_locals++] =
-                    (ChunkRef){.line = ts_node_start_point(n).row + 1, .name = ts__name_text(r, n)};
+                r->locals[r->n_locals++] = (ChunkRef){.line = ts_node_start_point(n).row + 1,
+                                                      .name = idx_chunk_ts_name_text(r, n)};
             } else if (k == CAP_REF_EXPAND) {
                 idx_chunk_ts_expand_refs(r, n);
             } else if (k == CAP_PP_IF) {
@@ -266,7 +270,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);
             } else if (k == CAP_PACKAGE && !out->package) {
-                out->package = ts__name_text(r, n);
+                out->package = idx_chunk_ts_name_text(r, n);
             }
         }
         /* the name can be misread only where the definition holds an
@@ -408,8 +412,8 @@ static void ts__units(TsRun *r)
             }
             up = open[depth - 1];
         }
-        char *name = ts__name_text(r, d->name);
-        char *recv = ts_node_is_null(d->receiver) ? NULL : ts__name_text(r, d->receiver);
+        char *name = idx_chunk_ts_name_text(r, d->name);
+        char *recv = ts_node_is_null(d->receiver) ? NULL : idx_chunk_ts_name_text(r, d->receiver);
         TSNode outer = ts__outer(r, d->node);
         TSNode first = ts__first_prefix(r, outer);
         uint32_t end =
@@ -572,6 +576,7 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     ts__units(&r);
     idx_emit_build(&r.em, out);
     idx_chunk_ts_fix_refs(&r);
+    idx_chunk_ts_typed_refs(&r);
     idx_chunk_ts_pp_sites(&r, out);
     if (lang->implicit_this) idx_chunk_ts_member_refs(&r);
     idx_chunk_ts_local_calls_first(&r);

@@ -34,7 +34,20 @@ typedef enum {
     CAP_LOCAL,
     CAP_PP_IF,     /* a conditional's first branch (chunk_ts_pp.c) */
     CAP_PP_DEFINE, /* a macro definition */
+    CAP_VAR_NAME,  /* a variable of a known type (chunk_ts_types.c) */
+    CAP_VAR_TYPE,
+    CAP_FIELD_NAME, /* a field of a known type */
+    CAP_FIELD_TYPE,
+    CAP_RESULT_TYPE, /* a function's result type */
 } CapKind;
+
+/* A name declared with a type (@var.*, @field.*; @result.type: name NULL),
+ * at the line of its name. */
+typedef struct TsTyped {
+    uint32_t line;
+    int field;
+    char *name, *type;
+} TsTyped;
 
 typedef struct TsDef {
     CapKind cap;
@@ -52,6 +65,8 @@ typedef struct TsRun {
     size_t first_type; /* em.refs from here on are type references */
     ChunkRef *locals;  /* names declared (@local): .name and .line only */
     size_t n_locals, cap_locals;
+    TsTyped *typed; /* variables, fields and results of a known type */
+    size_t n_typed, cap_typed;
     int sig_unit;        /* the last unit made from a declaration without a body, or -1 */
     const ChunkSet *out; /* what the query pass collected (its preprocessor branches) */
     TSSymbol comment_syms[4];
@@ -91,6 +106,19 @@ void idx_chunk_ts_pp_define(TsRun *r, TSNode def, ChunkSet *out);
 void idx_chunk_ts_pp_sites(TsRun *r, ChunkSet *out);
 /* Whether lines a and b are in different preprocessor branches. */
 int idx_chunk_ts_pp_apart(const TsRun *r, uint32_t a, uint32_t b);
+/* A definition's or a type's name as a symbol part: "Foo::bar" ->
+ * "Foo.bar", generic arguments and reference marks dropped ("*Foo",
+ * "&'a Foo<T>" -> "Foo"); a word after a blank starts it again. Caller
+ * frees. (chunk_ts_types.c) */
+char *idx_chunk_ts_name_text(TsRun *r, TSNode n);
+/* (chunk_ts_types.c) One match's @var.*, @field.* or @result.type
+ * captures, kept in r->typed. */
+void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *kinds);
+/* Calls on a variable of a known type become calls on its type
+ * ("x.m" -> "T().m"; `self.a.m` in a method -> "Class().a.m"), fields and
+ * results become type facts ("=a:T", "=():T") on their unit; r->typed
+ * freed. After idx_chunk_ts_fix_refs. */
+void idx_chunk_ts_typed_refs(TsRun *r);
 /* Calls of the file's own functions first among em.refs[0, first_type). */
 void idx_chunk_ts_local_calls_first(TsRun *r);
 

@@ -92,6 +92,11 @@ int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *mod
                                    const char *cls, const char *name);
 /* Member `name` of class chunk cls: its own, else one it inherits, or 0. */
 int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name);
+/* Member `name` of class chunk cls as idx_graph_member finds it, else the
+ * one definition anywhere of "Class.name" (C++ defines a class's methods
+ * out of line, in another file than the class: rows with
+ * out_of_line_members), or 0. */
+int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name);
 /* The classes class chunk class_id names as its bases, each resolved as
  * its inheritance reference is (at most max, into out); returns the count. */
 size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max);
@@ -110,6 +115,10 @@ size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out);
  * (REF_TYPE "=NAME:TYPE") makes no edge. 1 when the name is one (*out: its
  * target, or 0), else 0 (the name is resolved as written). */
 int idx_graph_typed(Resolver *r, const RefRow *ref, int64_t *out);
+/* A call `f.m` in a method of a row with implicit_this, f a field of the
+ * method's class (or a base's) that a type fact types: m of f's class
+ * (*out), 1; else 0 (the name is resolved as written). */
+int idx_graph_field_call(Resolver *r, const RefRow *ref, int64_t *out);
 /* Marks the references that a class's base moving from class `was` to
  * class `now` (either 0) can resolve differently through typed receivers:
  * those named like a method of either or of their ancestors. */

@@ -101,6 +101,46 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
     return v;
 }
 
+/* "Class.name" defined once anywhere for class cls, else in its bases
+ * (their methods defined out of line too), a few levels up; or 0. */
+static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth)
+{
+    int64_t file, v = 0;
+    char *mod, *sym;
+    if (depth > 4 || !class_row(r, cls, &file, &mod, &sym)) return 0;
+    int64_t m = depth ? 0 : idx_graph_member(r, cls, name);
+    sqlite3_stmt *s = m ? NULL : idx_graph_stmt(r, STMT_SYMBOL_BY_SUFFIX);
+    if (s) {
+        StrBuf tail;
+        sb_init(&tail);
+        sb_addf(&tail, "%s.%s", sym, name);
+        sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 2, 2);
+        sqlite3_bind_text(s, 3, tail.buf, -1, SQLITE_STATIC);
+        int n = 0;
+        while (idx_graph_step(r, s)) {
+            v = sqlite3_column_int64(s, 0);
+            n++;
+        }
+        sqlite3_reset(s);
+        sb_release(&tail);
+        if (n != 1) v = 0; /* two classes of that name: neither */
+    }
+    free(mod);
+    free(sym);
+    if (m || v) return m ? m : v;
+    int64_t bases[4];
+    size_t nb = idx_graph_base_ids(r, cls, bases, 4);
+    for (size_t i = 0; i < nb && !v && r->rc == CR_OK; i++)
+        v = out_of_line(r, bases[i], name, depth + 1);
+    return v;
+}
+
+int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)
+{
+    return out_of_line(r, cls, name, 0);
+}
+
 size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max)
 {
     int64_t file;

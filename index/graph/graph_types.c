@@ -108,6 +108,13 @@ static int64_t result_class(Resolver *r, int64_t t, int depth)
     return c;
 }
 
+/* Member m of class c, for a call written in at's language. */
+static int64_t class_member(Resolver *r, const RefRow *at, int64_t c, const char *m)
+{
+    if (at->lang && at->lang->out_of_line_members) return idx_graph_member_out_of_line(r, c, m);
+    return idx_graph_member(r, c, m);
+}
+
 /* The class of attribute a of an instance of class c: a property's result,
  * or what the class (or a base, a few levels up) says the attribute holds. */
 static int64_t attr_class(Resolver *r, int64_t c, const char *a, int depth)
@@ -147,7 +154,7 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
             free(a);
         }
         if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
-        int64_t m = idx_graph_member(r, c, seg);
+        int64_t m = class_member(r, at, c, seg);
         return m ? result_class(r, m, depth + 1) : 0;
     }
     if (callee[0] == '=') {
@@ -214,7 +221,7 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
     }
     if (strchr(m, '.')) return 1; /* an attribute of no known class */
     if (c && chunk_kind(r, c) == IDX_KIND_CLASS)
-        *out = idx_graph_member(r, c, m);
+        *out = class_member(r, at, c, m);
     else if (!read && !idx_graph_builtin_method(at->lang, m))
         *out = idx_graph_unique_by_name(r, m);
     if (read && *out) {
@@ -223,6 +230,29 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
         free(prop);
     }
     return 1;
+}
+
+int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)
+{
+    *out = 0;
+    const char *name = at->name, *dot = strchr(name, '.');
+    const char *cls_end = at->symbol ? strrchr(at->symbol, '.') : NULL;
+    if (at->kind != REF_CALL || !at->lang || !at->lang->implicit_this || !dot || !dot[1] ||
+        strchr(dot + 1, '.') || strchr(name, '(') || name[0] == '?' || !cls_end)
+        return 0;
+    StrBuf q;
+    sb_init(&q);
+    if (at->module[0]) sb_addf(&q, "%s.", at->module);
+    sb_add(&q, at->symbol, (size_t)(cls_end - at->symbol));
+    int64_t cls = idx_graph_resolve_qualified(r, q.buf, 0);
+    sb_release(&q);
+    if (!cls || chunk_kind(r, cls) != IDX_KIND_CLASS) return 0;
+    char *field = xstrndup(name, (size_t)(dot - name));
+    int64_t c = attr_class(r, cls, field, 1);
+    free(field);
+    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+    *out = class_member(r, at, c, dot + 1);
+    return *out != 0;
 }
 
 #define ANCESTOR_METHODS                                                                           \

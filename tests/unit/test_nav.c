@@ -223,7 +223,17 @@ static void test_refs(void)
     CHECK_INT(rtv_def_counts(st, &run, &callers, &refs, NULL), CR_OK);
     CHECK_INT(callers, 1); /* serve.main */
     rtv_def_release(&run);
-    CHECK(strstr(rtv_graph_limits(), "dynamic dispatch") != NULL);
+    StrBuf lim;
+    sb_init(&lim);
+    rtv_graph_limits(NULL, &lim);
+    CHECK(strstr(lim.buf, "dynamic dispatch") != NULL);
+    sb_reset(&lim);
+    rtv_graph_limits("serve.py", &lim); /* the row's own: Python's getattr */
+    CHECK(strstr(lim.buf, "getattr") != NULL);
+    sb_reset(&lim);
+    rtv_graph_limits("main.go", &lim); /* not Python's */
+    CHECK(strstr(lim.buf, "getattr") == NULL && strstr(lim.buf, "interface") != NULL);
+    sb_release(&lim);
 }
 
 static void test_symbols(void)

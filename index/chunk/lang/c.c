@@ -144,6 +144,9 @@ static const char *const cpp__predefined[] = {GCC_LINUX_HEAD, "__cplusplus=20170
                                               GCC_X86_64_TAIL, NULL};
 
 const IdxLang idx_lang_c = {
+    .graph_limits =
+        "calls through function pointers (a field, a parameter, a table of handlers) except where "
+        "the pointer's value is known, code of #if branches the configuration leaves out",
     .predefined = c__predefined,
     .keywords = c__keywords,
     .name = "c",
@@ -179,6 +182,12 @@ static const char *const cpp__keywords[] = {
     "typename", "unsigned", "using",   "virtual",   "void",   "while",  NULL};
 
 const IdxLang idx_lang_cpp = {
+    .out_of_line_members = 1,
+    .call_chains = 1,
+    .graph_limits =
+        "virtual calls reaching overrides, calls on a receiver whose type is not known statically "
+        "(auto, template parameters: linked only when a single definition anywhere has that name), "
+        "operators and implicit conversions, calls through function pointers",
     .predefined = cpp__predefined,
     .keywords = cpp__keywords,
     .self_words = cpp__self,

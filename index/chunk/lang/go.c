@@ -2,6 +2,7 @@
  * module (go.mod) resolve to that directory. */
 #include "lang.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,21 +52,64 @@ static char *go__module_path(const char *root)
     return mod;
 }
 
+/* Whether root/rel is a folder holding a .go file. */
+static int go__package_dir(const char *root, const char *rel)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    sb_addf(&sb, "%s/%s", root, rel);
+    DIR *d = opendir(sb.buf);
+    int ok = 0;
+    for (struct dirent *de; d && !ok && (de = readdir(d)) != NULL;) {
+        size_t n = strlen(de->d_name);
+        ok = n > 3 && !strcmp(de->d_name + n - 3, ".go");
+    }
+    if (d) closedir(d);
+    sb_release(&sb);
+    return ok;
+}
+
+static void go__set_module(ChunkRef *r, const char *rel)
+{
+    char *m = xstrdup(rel);
+    for (char *p = m; *p; p++)
+        if (*p == '/') *p = '.';
+    free(r->module);
+    r->module = m;
+}
+
+/* An import inside the workspace's module (go.mod) is the folder it names;
+ * without a go.mod (a GOPATH checkout, a vendored copy), a path whose
+ * first element is a domain ("github.com/x/y/binding") is the longest
+ * tail of it that is a package folder of the workspace ("binding"). Any
+ * other import is a library's package (the standard library's paths have
+ * no domain): it binds its name to the path as written, which names no
+ * workspace module, so that a call through it (`json.Marshal`,
+ * `http.HandlerFunc`) is the library's and never a workspace definition's
+ * that shares the name. */
 static int go__resolve(const LangImportCtx *ctx, ChunkRef *r)
 {
     char *mod = go__module_path(ctx->root);
     size_t n = mod ? strlen(mod) : 0;
-    int ok = 0;
     if (mod && !strncmp(r->module, mod, n) && r->module[n] == '/' && r->module[n + 1]) {
-        char *rel = xstrdup(r->module + n + 1);
-        for (char *p = rel; *p; p++)
-            if (*p == '/') *p = '.';
-        free(r->module);
-        r->module = rel;
-        ok = 1;
+        go__set_module(r, r->module + n + 1);
+        free(mod);
+        return 1;
+    }
+    size_t first = strcspn(r->module, "/");
+    if (!mod && memchr(r->module, '.', first) && r->module[first]) {
+        for (const char *p = r->module + first; p; p = strchr(p + 1, '/')) {
+            if (p[1] && go__package_dir(ctx->root, p + 1)) {
+                char *rel = xstrdup(p + 1);
+                go__set_module(r, rel);
+                free(rel);
+                free(mod);
+                return 1;
+            }
+        }
     }
     free(mod);
-    return ok;
+    return 1; /* a library's: as written */
 }
 
 static const char *const go__exts[] = {".go", NULL};
@@ -75,11 +119,30 @@ static const char *const go__tests[] = {"*_test.go", "testdata/", NULL};
 /* `var x = ...`: the declaration holds its doc comment */
 static const char *const go__wrappers[] = {"var_declaration", NULL};
 
+/* Methods of the standard library's types (http.Header, io.Writer,
+ * sync.Mutex, context.Context, bytes.Buffer, time.Time, error): a call on
+ * a receiver the indexer cannot type names one of these far more often
+ * than a workspace method of that name. */
+static const char *const go__builtin_methods[] = {
+    "Add",         "Del",    "Get",     "Set",      "Values",    "Write",   "WriteString",
+    "WriteHeader", "Read",   "ReadAll", "Close",    "Flush",     "String",  "Error",
+    "Header",      "Len",    "Lock",    "Unlock",   "RLock",     "RUnlock", "Wait",
+    "Done",        "Err",    "Value",   "Deadline", "Bytes",     "Reset",   "Load",
+    "Store",       "Format", "Unix",    "Sub",      "Before",    "After",   "Equal",
+    "Query",       "Scan",   "Exec",    "Cookie",   "FormValue", "Unwrap",  NULL,
+};
+
 static const char *const go__keywords[] = {
     "break", "case", "const", "continue", "default", "defer",  "else", "false", "for",
     "func",  "if",   "nil",   "package",  "return",  "switch", "true", "var",   NULL};
 
 const IdxLang idx_lang_go = {
+    .builtin_methods = go__builtin_methods,
+    .graph_limits = "which types a call through an interface value reaches (types implement "
+                    "interfaces implicitly), calls on a value whose type is not written (a "
+                    "package-level var, a range variable: linked only when a single method "
+                    "anywhere has that name), calls through function values, reflection",
+    .call_chains = 1,
     .keywords = go__keywords,
     .name = "go",
     .exts = go__exts,

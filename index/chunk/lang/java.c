@@ -103,6 +103,10 @@ static const char *const java__keywords[] = {
     "false",   "try",     "void",   "while",   NULL};
 
 const IdxLang idx_lang_java = {
+    .graph_limits =
+        "overrides a call through a base type or an interface reaches, calls on a value whose type "
+        "is inferred (var, lambda parameters: linked only when a single definition anywhere has "
+        "that name), reflection, lambdas and method references passed as values",
     .keywords = java__keywords,
     .self_words = java__self,
     .name = "java",

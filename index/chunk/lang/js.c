@@ -22,7 +22,7 @@ static void js__named(LangParse *p, TSNode at, TSNode list, const char *spec)
         else if (!strcmp(t, "pair_pattern")) {
             name = ts_node_child_by_field_name(s, "key", 3);
             alias = ts_node_child_by_field_name(s, "value", 5);
-        } else if (strcmp(t, "import_specifier") != 0)
+        } else if (strcmp(t, "import_specifier") != 0 && strcmp(t, "export_specifier") != 0)
             continue;
         if (ts_node_is_null(name)) continue;
         char *n = idx_lang_node_text(p, name);
@@ -90,10 +90,42 @@ static void js__require(LangParse *p, TSNode decl)
     free(f);
 }
 
+/* A re-export: `export * from './x'` makes every name of x one of this
+ * module's (a star import), `export { a, b as c } from './x'` binds a
+ * and c, `export * as ns from './x'` binds ns to the module: a name
+ * imported through an index file (`import { f } from './internal'`) is
+ * followed to where it is defined. */
+static void js__export(LangParse *p, TSNode node)
+{
+    TSNode src = ts_node_child_by_field_name(node, "source", 6);
+    if (ts_node_is_null(src)) return;
+    char *spec = idx_lang_string_text(p, src);
+    int named = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); i++) {
+        TSNode c = ts_node_named_child(node, i);
+        const char *t = ts_node_type(c);
+        if (!strcmp(t, "export_clause")) {
+            js__named(p, node, c, spec);
+            named = 1;
+        } else if (!strcmp(t, "namespace_export")) {
+            TSNode id = ts_node_named_child(c, 0);
+            if (ts_node_is_null(id)) continue;
+            char *a = idx_lang_node_text(p, id);
+            idx_lang_add_import(p, node, spec, NULL, a);
+            free(a);
+            named = 1;
+        }
+    }
+    if (!named) idx_lang_add_import(p, node, spec, "*", "*");
+    free(spec);
+}
+
 static void js__import(LangParse *p, TSNode node)
 {
     if (!strcmp(ts_node_type(node), "import_statement"))
         js__import_statement(p, node);
+    else if (!strcmp(ts_node_type(node), "export_statement"))
+        js__export(p, node);
     else
         js__require(p, node);
 }
@@ -217,6 +249,9 @@ static const char *const js__keywords[] = {
     "this",  "true",     "try",   "undefined", "var",      "while",   NULL};
 
 const IdxLang idx_lang_javascript = {
+    .graph_limits = "calls on a value whose class is not known statically (linked only when a "
+                    "single definition anywhere has that name), computed member calls "
+                    "(obj[name]()), callbacks passed as values, eval",
     .keywords = js__keywords,
     .self_words = js__self,
     .name = "javascript",
@@ -244,6 +279,11 @@ static const char *const ts__keywords[] = {
     "true",  "try",     "undefined", "var",      "while",     NULL};
 
 const IdxLang idx_lang_typescript = {
+    .graph_limits = "calls on a value whose type is inferred rather than written (a callback's "
+                    "parameter, a module-level constant: linked only when a single definition "
+                    "anywhere has that name), overrides a call through a base class reaches, "
+                    "computed member calls (obj[name]()), callbacks passed as values",
+    .call_chains = 1,
     .keywords = ts__keywords,
     .self_words = js__self,
     .name = "typescript",
@@ -265,6 +305,11 @@ const IdxLang idx_lang_typescript = {
 };
 
 const IdxLang idx_lang_tsx = {
+    .graph_limits = "calls on a value whose type is inferred rather than written (a callback's "
+                    "parameter, a module-level constant: linked only when a single definition "
+                    "anywhere has that name), overrides a call through a base class reaches, "
+                    "computed member calls (obj[name]()), callbacks passed as values",
+    .call_chains = 1,
     .keywords = ts__keywords,
     .self_words = js__self,
     .name = "tsx",

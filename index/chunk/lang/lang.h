@@ -152,6 +152,19 @@ typedef struct IdxLang {
      * defined when the workspace has a build configuration (pp.c: the
      * platform it builds for). NULL-terminated, or NULL. */
     const char *const *predefined;
+    /* What the code graph cannot see in this language, a phrase for the
+     * references' note ("getattr/setattr, decorators' wrappers, eval/exec"),
+     * or NULL (rtv_graph_limits says what every language shares). */
+    const char *graph_limits;
+    /* A class's methods may be defined apart from it (C++'s `void
+     * Foo::bar() {…}` in a .cc, the class in a header): a typed call's
+     * method is looked up by "Class.name" in any file when the class's
+     * module does not define it. */
+    int out_of_line_members;
+    /* A call inside a receiver chain is kept (`a.f().m()` is written
+     * "a.f().m", the method m of what f gives, graph_types.c) where it
+     * would otherwise make the receiver unknown ("?.m"). */
+    int call_chains;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;

@@ -573,6 +573,9 @@ static const char *const py__keywords[] = {
     "self", "true", "try",    "while",    "with",    NULL};
 
 const IdxLang idx_lang_python = {
+    .graph_limits = "a method called on an object whose class is not known statically (linked only "
+                    "when a single definition anywhere has that name), getattr/setattr, callbacks "
+                    "passed as values, decorators' wrappers, eval/exec",
     .keywords = py__keywords,
     .self_words = py__self,
     .name = "python",

@@ -181,6 +181,9 @@ static const char *const rust__keywords[] = {
     "self", "struct", "true",  "use",      "where", "while", NULL};
 
 const IdxLang idx_lang_rust = {
+    .graph_limits = "calls on a value whose type is inferred (linked only when a single definition "
+                    "anywhere has that name), every implementation a trait object reaches, code "
+                    "macros generate, closures passed as values",
     .keywords = rust__keywords,
     .self_words = rust__self,
     .name = "rust",

@@ -141,6 +141,12 @@ const char *idx_fence_tag(const char *path)
     return l && l->fence ? l->fence : "";
 }
 
+const char *idx_graph_limits(const char *path)
+{
+    const IdxLang *l = path ? idx_lang_for_path(path) : NULL;
+    return l ? l->graph_limits : NULL;
+}
+
 int idx_chain_on_self(const char *path, const char *chain)
 {
     size_t n = strcspn(chain, ".");

@@ -33,3 +33,29 @@
 (preproc_ifdef) @pp.if
 (preproc_def) @pp.define
 (preproc_function_def) @pp.define
+
+; receivers of a known type (chunk_ts_types.c): parameters, locals, fields
+; (a call on a member inside a method: `mutex_.Lock()` is through the
+; class's field, as `this->mutex_`), results
+(parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
+  declarator: [(identifier) @var.name
+               (pointer_declarator declarator: (identifier) @var.name)
+               (reference_declarator (identifier) @var.name)])
+(optional_parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
+  declarator: [(identifier) @var.name
+               (pointer_declarator declarator: (identifier) @var.name)
+               (reference_declarator (identifier) @var.name)])
+(declaration type: [(type_identifier) (qualified_identifier)] @var.type
+  declarator: [(identifier) @var.name
+               (init_declarator declarator: (identifier) @var.name)
+               (pointer_declarator declarator: (identifier) @var.name)
+               (init_declarator declarator: (pointer_declarator declarator: (identifier) @var.name))
+               (reference_declarator (identifier) @var.name)
+               (init_declarator declarator: (reference_declarator (identifier) @var.name))])
+(field_declaration type: [(type_identifier) (qualified_identifier)] @field.type
+  declarator: [(field_identifier) @field.name
+               (pointer_declarator declarator: (field_identifier) @field.name)
+               (reference_declarator (field_identifier) @field.name)])
+(function_definition type: [(type_identifier) (qualified_identifier)] @result.type
+  declarator: [(function_declarator) (pointer_declarator (function_declarator))
+               (reference_declarator (function_declarator))])

@@ -15,7 +15,36 @@
 (source_file (const_declaration (const_spec name: (identifier) @name value: (_)) @def.constant))
 
 (call_expression function: (_) @ref.call)
-(composite_literal type: (type_identifier) @ref.call)
+; a composite literal `T{…}` builds a value: a use of its type (below), no call
 (type_identifier) @ref.type
 (import_spec) @import
 (package_clause (package_identifier) @package)
+
+; receivers of a known type (chunk_ts_types.c): parameters and receivers,
+; `var x T`, `x := T{…}`, `x := &T{…}`, `x := NewT(…)` (what NewT gives),
+; struct fields, a function's (first) result
+(parameter_declaration name: (identifier) @var.name
+  type: [(type_identifier) (qualified_type)
+         (pointer_type [(type_identifier) (qualified_type)])] @var.type)
+(var_spec name: (identifier) @var.name
+  type: [(type_identifier) (qualified_type)
+         (pointer_type [(type_identifier) (qualified_type)])] @var.type)
+(short_var_declaration left: (expression_list . (identifier) @var.name)
+  right: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @var.type)
+                             (unary_expression operand: (composite_literal
+                               type: [(type_identifier) (qualified_type)] @var.type))
+                             (call_expression function: [(identifier) (selector_expression)] @var.type)]))
+(field_declaration name: (field_identifier) @field.name
+  type: [(type_identifier) (qualified_type)
+         (pointer_type [(type_identifier) (qualified_type)])] @field.type)
+(function_declaration result: [(type_identifier) (qualified_type)
+                               (pointer_type [(type_identifier) (qualified_type)])] @result.type)
+(method_declaration result: [(type_identifier) (qualified_type)
+                             (pointer_type [(type_identifier) (qualified_type)])] @result.type)
+(function_declaration result: (parameter_list . (parameter_declaration type: [(type_identifier) (qualified_type)
+                               (pointer_type [(type_identifier) (qualified_type)])] @result.type)))
+(method_declaration result: (parameter_list . (parameter_declaration type: [(type_identifier) (qualified_type)
+                             (pointer_type [(type_identifier) (qualified_type)])] @result.type)))
+; an embedded field (no name) is a base: its methods are the struct's
+(field_declaration . [(type_identifier) (qualified_type)
+                      (pointer_type [(type_identifier) (qualified_type)])] @ref.inherit)

@@ -19,3 +19,17 @@
 (type_identifier) @ref.type
 (import_declaration) @import
 (package_declaration (_) @package)
+
+; receivers of a known type (chunk_ts_types.c): parameters, locals, fields
+; (`field.m()` in a method is through the class's field), results
+(formal_parameter type: [(type_identifier) (scoped_type_identifier)
+                         (generic_type [(type_identifier) (scoped_type_identifier)])] @var.type
+  name: (identifier) @var.name)
+(local_variable_declaration type: [(type_identifier) (scoped_type_identifier)
+                                   (generic_type [(type_identifier) (scoped_type_identifier)])] @var.type
+  declarator: (variable_declarator name: (identifier) @var.name))
+(field_declaration type: [(type_identifier) (scoped_type_identifier)
+                          (generic_type [(type_identifier) (scoped_type_identifier)])] @field.type
+  declarator: (variable_declarator name: (identifier) @field.name))
+(method_declaration type: [(type_identifier) (scoped_type_identifier)
+                           (generic_type [(type_identifier) (scoped_type_identifier)])] @result.type)

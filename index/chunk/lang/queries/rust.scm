@@ -34,3 +34,20 @@
 (type_identifier) @ref.type
 (use_declaration) @import
 (mod_item) @import
+
+; receivers of a known type (chunk_ts_types.c): parameters, `let x: T`,
+; `let x = T::new()` (what new gives), fields, results (`-> Self`: the impl's type)
+(parameter pattern: (identifier) @var.name
+  type: [(type_identifier) (scoped_type_identifier) (generic_type type: (_))
+         (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type type: (_))])] @var.type)
+(let_declaration pattern: (identifier) @var.name
+  type: [(type_identifier) (scoped_type_identifier) (generic_type type: (_))
+         (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type type: (_))])] @var.type)
+(let_declaration pattern: (identifier) @var.name
+  value: [(call_expression function: [(identifier) (scoped_identifier)] @var.type)
+          (struct_expression name: [(type_identifier) (scoped_type_identifier)] @var.type)])
+(field_declaration name: (field_identifier) @field.name
+  type: [(type_identifier) (scoped_type_identifier) (generic_type type: (_))
+         (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type type: (_))])] @field.type)
+(function_item return_type: [(type_identifier) (scoped_type_identifier) (generic_type type: (_))
+         (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type type: (_))])] @result.type)

@@ -36,3 +36,34 @@
 (type_identifier) @ref.type
 (import_statement) @import
 (variable_declarator value: (call_expression)) @import
+; re-exports: `export * from './x'`, `export { a as b } from './x'`
+(export_statement source: (string)) @import
+
+; receivers of a known type (chunk_ts_types.c): parameters, variables
+; (annotated, `new T()`, `f()`: what f gives), fields (annotated, `= new
+; T()`, constructor parameter properties), results
+([(required_parameter pattern: (identifier) @var.name
+    type: (type_annotation [(type_identifier) (nested_type_identifier)
+                            (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.type))
+  (optional_parameter pattern: (identifier) @var.name
+    type: (type_annotation [(type_identifier) (nested_type_identifier)
+                            (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.type))])
+(variable_declarator name: (identifier) @var.name
+  type: (type_annotation [(type_identifier) (nested_type_identifier)
+                          (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.type))
+(variable_declarator name: (identifier) @var.name
+  value: [(new_expression constructor: [(identifier) (member_expression)] @var.type)
+          (call_expression function: [(identifier) (member_expression)] @var.type)
+          (await_expression (call_expression function: [(identifier) (member_expression)] @var.type))])
+(public_field_definition name: (property_identifier) @field.name
+  type: (type_annotation [(type_identifier) (nested_type_identifier)
+                          (generic_type name: [(type_identifier) (nested_type_identifier)])] @field.type))
+(public_field_definition name: (property_identifier) @field.name
+  value: (new_expression constructor: [(identifier) (member_expression)] @field.type))
+(required_parameter (accessibility_modifier) pattern: (identifier) @field.name
+  type: (type_annotation [(type_identifier) (nested_type_identifier)
+                          (generic_type name: [(type_identifier) (nested_type_identifier)])] @field.type))
+([(function_declaration return_type: (type_annotation [(type_identifier) (nested_type_identifier)
+                          (generic_type name: [(type_identifier) (nested_type_identifier)])] @result.type))
+  (method_definition return_type: (type_annotation [(type_identifier) (nested_type_identifier)
+                          (generic_type name: [(type_identifier) (nested_type_identifier)])] @result.type))])

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""coderag's call graph against a language's own server (issue 37): gopls on
+Go, typescript-language-server on TypeScript, with the measure of
+callgraph_clangd.py (clangd on C and C++ stays there):
+
+    bench/callgraph_lsp.py CODERAG_BIN --server gopls|tsserver --corpus DIR
+        [--n 60] [--seeds 1,2,3] [--sites 40] [--work DIR] [--show 15]
+
+The corpus is copied into the work folder (never written in place) with
+what the server needs to see one project:
+- gopls names a call made in a function literal (`defer func() {…}()`)
+  `F.func()`, tsserver one in an anonymous function `<function>`: such a
+  caller is named by the named function around it (coderag's unit), and
+  so is a named function declared inside another one.
+- a project's tests that import it by its package name
+  ('@tanstack/query-core') are unresolved for tsserver without a path
+  mapping (--ts-path NAME=FILE), and their calls invisible to it.
+- tsserver names a call in a file's top-level code (and in the anonymous
+  callbacks there: `describe(() => { it(() => f()) })`) by the file:
+  "<module>", as coderag's module code; a constructor by its class.
+- gopls (Debian's `gopls`): GOPATH mode (GO111MODULE=off), the copy laid at
+  GOPATH/src/<import path>, the import path read from the corpus's own
+  imports of its subfolders ("github.com/gin-gonic/gin/internal/json"
+  names the folder internal/json); imports of other modules stay unresolved
+  (no module proxy): their types are unknown to gopls too.
+- tsserver (`npm i -g typescript@5.9.3 typescript-language-server@4.4.1`):
+  a tsconfig.json at the copy's root including every .ts file, no lib check.
+
+Per seed, N functions and methods (documentSymbol kinds 12 and 6, with a
+body) that the server says are called are sampled; callers, callees and
+definition from a call site are compared as callgraph_clangd.py does
+(callers as (file, last name component of the enclosing function)).
+coderag's `definition` is asked at the call site (path, line, column).
+
+The servers' own errors, and what the script does with them:
+- gopls and tsserver list a function passed as a value among incoming
+  calls: a caller whose every fromRange is not followed by `(` is dropped
+  from the truth ("values" column), as with clangd.
+- a project's tests that import it by its package name
+  ('@tanstack/query-core') are unresolved for tsserver without a path
+  mapping (--ts-path NAME=FILE), and their calls invisible to it.
+- tsserver names a caller that is an arrow function or a callback by the
+  variable or property it is assigned to, or by the enclosing function for
+  an anonymous one; coderag's enclosing definition is the named function
+  around it: the names may differ where tsserver names the callback
+  (counted as a miss and an extra; listed).
+- gopls names a call made in a function literal (`defer func() {…}()`)
+  `F.func()`, tsserver one in an anonymous function `<function>`: such a
+  caller is named by the named function around it (coderag's unit), and
+  so is a named function declared inside another one.
+- a project's tests that import it by its package name
+  ('@tanstack/query-core') are unresolved for tsserver without a path
+  mapping (--ts-path NAME=FILE), and their calls invisible to it.
+- tsserver names a call in a file's top-level code (and in the anonymous
+  callbacks there: `describe(() => { it(() => f()) })`) by the file:
+  "<module>", as coderag's module code; a constructor by its class.
+- gopls (Debian's v0.11) dies on the incoming calls of some interface
+  methods (a nil pointer in source.interfaceReferences): it is started
+  again and the function is not sampled (the count is printed).
+- gopls in GOPATH mode without the project's dependencies types a value
+  of another module's type as invalid: calls on it are in neither answer.
+Stdlib only.
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import callgraph_clangd as cg  # noqa: E402
+
+
+def source_files(root, exts):
+    return sorted(os.path.join(d, f) for d, ds, fs in os.walk(root) for f in fs
+                  if f.endswith(exts) and ".git" not in d.split(os.sep) and
+                  "node_modules" not in d.split(os.sep))
+
+
+def go_import_path(root):
+    """The import path of the corpus, from its imports of its own folders."""
+    votes = collections.Counter()
+    dirs = {os.path.relpath(d, root) for d, _, fs in os.walk(root) if any(
+        f.endswith(".go") for f in fs)}
+    for f in source_files(root, (".go",)):
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            for m in re.finditer(r'"([\w.\-/]+)"', fh.read()):
+                p = m.group(1)
+                for d in dirs:
+                    if d != "." and p.endswith("/" + d):
+                        votes[p[:-len(d) - 1]] += 1
+    if not votes:
+        return "example.com/" + os.path.basename(root)
+    return votes.most_common(1)[0][0]
+
+
+class Server(cg.Clangd):
+    """An LSP server on a copy of the corpus (the Clangd client's requests)."""
+
+    def __init__(self, kind, work, corpus_copy, env):
+        self.corpus = corpus_copy
+        self.kind = kind
+        exts = (".go",) if kind == "gopls" else (".ts", ".tsx")
+        self.c_files = [f for f in source_files(corpus_copy, exts) if not f.endswith(".d.ts")]
+        self.language = "go" if kind == "gopls" else "typescript"
+        self.env = env
+        self.crashes = 0
+        self.span_cache = {}
+        self.start()
+
+    def start(self):
+        corpus_copy = self.corpus
+        argv = ["gopls"] if self.kind == "gopls" else ["typescript-language-server", "--stdio"]
+        self.rpc = cg.Rpc(argv, lsp=True, cwd=corpus_copy, env=self.env)
+        self.rpc.on_request = lambda msg: [None] * len(msg["params"].get("items", [])) \
+            if msg.get("method") == "workspace/configuration" else None
+        self.rpc.call("initialize", {
+            "processId": os.getpid(), "rootUri": cg.uri(corpus_copy),
+            "workspaceFolders": [{"uri": cg.uri(corpus_copy), "name": "corpus"}],
+            "capabilities": {"window": {"workDoneProgress": True},
+                             "workspace": {"configuration": True},
+                             "textDocument": {"callHierarchy": {}, "documentSymbol": {
+                                 "hierarchicalDocumentSymbolSupport": True}}}})
+        self.rpc.notify("initialized", {})
+        self.opened = set()
+        self.text = {}
+
+    # a file the build leaves out (a build tag, `//go:build nomsgpack`) has
+    # no package for gopls: an error reply, taken as no answer
+    def prepare(self, path, line0, col0):
+        try:
+            return super().prepare(path, line0, col0)
+        except RuntimeError:
+            return [], 0.0
+
+    def functions(self, path):
+        try:
+            return super().functions(path)
+        except RuntimeError:
+            return []
+
+    # gopls (Debian's, v0.11) dies on some interface methods' incoming
+    # calls (a nil pointer in source.interfaceReferences): the server is
+    # started again and the function taken as not called (not sampled)
+    def incoming(self, item):
+        try:
+            calls, dt = super().incoming(item)
+            for c in calls:
+                self.named(c["from"])
+            return calls, dt
+        except RuntimeError:
+            self.crashes += 1
+            self.rpc.close()
+            self.start()
+            return [], 0.0
+
+    def definition(self, path, line0, col0):
+        try:
+            return super().definition(path, line0, col0)
+        except RuntimeError:
+            return [], 0.0
+
+    def named(self, item):
+        """A caller that is a function literal (gopls: `func()`) or an
+        anonymous function is named by the named function around it, the
+        unit coderag answers with."""
+        name = item.get("name") or ""
+        if item.get("kind") in (1, 2):  # a file, a module: its top-level code
+            item["name"] = "<module>"
+            return
+        if re.search(r"\.func\d*\(", name):  # gopls: "TestX.func()", "(*T).M.func2()"
+            item["name"] = re.split(r"\.func\d*\(", name)[0]
+            return
+        anon = not name or name.startswith(("func", "<")) or "=>" in name
+        path = cg.path_of(item["uri"])
+        line = item["range"]["start"]["line"]
+        # the outermost named function around it: a function declared in
+        # a function (`const reducer = (s) => …` in a method) is part of
+        # it for coderag, as an anonymous one is
+        best = None
+        for n, a, b in self.spans(path):
+            if (a < line or (anon and a == line)) and line <= b and (best is None or a < best[1]):
+                best = (n, a)
+        if best:
+            item["name"] = best[0]
+
+    def spans(self, path):
+        """(name, first line, last line) of every named function in path."""
+        if path not in self.span_cache:
+            out = []
+            try:
+                self.open(path)
+                syms, _ = self.rpc.call("textDocument/documentSymbol",
+                                        {"textDocument": {"uri": cg.uri(path)}})
+            except RuntimeError:
+                syms = []
+
+            def walk(v):
+                for s in v or []:
+                    if s.get("kind") in (12, 6, 9) and "range" in s and \
+                            not s["name"].startswith(("func", "<")) and \
+                            not re.search(r"[\s(]", s["name"]):  # "describe('x') callback"
+                        out.append((cg.short(s["name"].replace("::", ".")),
+                                    s["range"]["start"]["line"], s["range"]["end"]["line"]))
+                    walk(s.get("children"))
+            walk(syms)
+            self.span_cache[path] = out
+        return self.span_cache[path]
+
+    def wait_index(self, timeout=600):
+        # the first request waits for the workspace's load
+        self.functions(self.c_files[0])
+
+
+def setup(kind, corpus, work, paths=()):
+    env = dict(os.environ)
+    if kind == "gopls":
+        gopath = os.path.join(work, "gopath")
+        dest = os.path.join(gopath, "src", go_import_path(corpus))
+        env.update(GOPATH=gopath, GO111MODULE="off", GOFLAGS="", GOPROXY="off",
+                   GOCACHE=os.path.join(work, "gocache"))
+    else:
+        dest = os.path.join(work, "src")
+    if not os.path.isdir(dest):
+        shutil.copytree(corpus, dest, symlinks=True,
+                        ignore=shutil.ignore_patterns(".git", ".coderag", "node_modules"))
+        if kind == "tsserver":
+            with open(os.path.join(dest, "tsconfig.json"), "w") as fh:
+                json.dump({"compilerOptions": {
+                    "target": "es2020", "module": "esnext", "moduleResolution": "node",
+                    "strict": False, "noEmit": True, "skipLibCheck": True, "jsx": "react",
+                    "downlevelIteration": True, "experimentalDecorators": True,
+                    "baseUrl": ".", "paths": {k: [v] for k, v in paths}},
+                    "include": ["**/*.ts", "**/*.tsx"]}, fh)
+    return dest, env
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("coderag")
+    ap.add_argument("--server", choices=("gopls", "tsserver"), required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--n", type=int, default=60)
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--sites", type=int, default=40)
+    ap.add_argument("--ts-path", action="append", default=[], metavar="NAME=FILE",
+                    help="tsserver: a package name the corpus imports itself by "
+                         "(its tests: @tanstack/query-core=src/index.ts)")
+    ap.add_argument("--by-name", action="store_true",
+                    help="ask coderag's definition by name, path and line (no column)")
+    ap.add_argument("--work", help="folder for the copy and coderag's index (default: a temp)")
+    ap.add_argument("--show", type=int, default=15, help="errors listed per seed")
+    args = ap.parse_args()
+    work = args.work or tempfile.mkdtemp(prefix="callgraph-lsp-")
+    os.makedirs(work, exist_ok=True)
+    t0 = time.time()
+    paths = [p.split("=", 1) for p in args.ts_path]
+    src, env = setup(args.server, os.path.abspath(args.corpus), work, paths)
+    args.corpus = src
+    cl = Server(args.server, work, src, env)
+    cl.wait_index()
+    cr = cg.Coderag(os.path.abspath(args.coderag), src, os.path.join(work, "coderag"))
+    print("# %s and coderag ready in %.0f s (work folder %s)" % (args.server, time.time() - t0,
+                                                                 work))
+    funcs = []
+    for f in cl.c_files:
+        for name, l0, c0 in cl.functions(f):
+            funcs.append((f, name, l0, c0))
+    funcs.sort()
+    cg.main_loop(args, cl, cr, funcs)
+    if cl.crashes:
+        print("# %s died %d times (restarted; those functions not sampled)" % (
+            args.server, cl.crashes))
+    cr.rpc.close()
+    cl.rpc.close()
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+/* chunk_ts_types.c - receivers of a known type, from a row's query: a
+ * variable, parameter or receiver declared with a type (@var.name and
+ * @var.type; the type may be a call, `x := NewRouter()`: what it gives),
+ * a field of a class (@field.name, @field.type) and a function's result
+ * (@result.type). Calls are written in the forms graph_types.c resolves:
+ * `x.m()` with x of type T in the same definition is "T().m", `this.a.m()`
+ * in a method is "Class().a.m" (a's type read from Class's field facts);
+ * a field is the fact "=a:T" on its class, a result "=():T" on its
+ * function. What no capture types is left as written. */
+#include "chunk_ts_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int types__ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$' || (unsigned char)c >= 0x80;
+}
+
+char *idx_chunk_ts_name_text(TsRun *r, TSNode n)
+{
+    const char *src = r->em.src;
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    StrBuf *sb = &r->sb;
+    sb_reset(sb);
+    if (b > r->em.len) b = r->em.len;
+    int depth = 0;
+    for (uint32_t i = a; i < b; i++) {
+        char c = src[i];
+        if (c == '<')
+            depth++;
+        else if (c == '>' && depth)
+            depth--;
+        else if (depth)
+            continue;
+        else if (c == ':' && i + 1 < b && src[i + 1] == ':') {
+            if (sb->len) sb_addc(sb, '.');
+            i++;
+        } else if (types__ident_char(c) || c == '~' || c == '.') {
+            /* a word after a blank starts the name again: a macro the
+             * grammar read into the name (`FMT_API std::system_error
+             * vsystem_error(…)`) is no part of it (but `operator new` is) */
+            if (i > a && (src[i - 1] == ' ' || src[i - 1] == '\t' || src[i - 1] == '\n') &&
+                sb->len && types__ident_char(sb->buf[sb->len - 1]) &&
+                !(sb->len >= 8 && !memcmp(sb->buf + sb->len - 8, "operator", 8)))
+                sb_reset(sb);
+            sb_addc(sb, c);
+        } else if (c == '\'') { /* a lifetime: skip it */
+            while (i + 1 < b && types__ident_char(src[i + 1]))
+                i++;
+        }
+    }
+    return xstrndup(sb->buf, sb->len);
+}
+
+void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *kinds)
+{
+    TSNode type = {0};
+    CapKind tk = CAP_NONE;
+    for (uint16_t i = 0; i < m->capture_count; i++) {
+        CapKind k = kinds[m->captures[i].index];
+        if (k == CAP_VAR_TYPE || k == CAP_FIELD_TYPE || k == CAP_RESULT_TYPE) {
+            type = m->captures[i].node;
+            tk = k;
+        }
+    }
+    if (tk == CAP_NONE) return;
+    char *t = idx_chunk_ts_name_text(r, type);
+    if (!t[0] || t[0] == '.' || t[strlen(t) - 1] == '.') {
+        free(t);
+        return;
+    }
+    CapKind want = tk == CAP_VAR_TYPE ? CAP_VAR_NAME : CAP_FIELD_NAME;
+    for (uint16_t i = 0; i < m->capture_count; i++) {
+        TSNode n = m->captures[i].node;
+        if (tk != CAP_RESULT_TYPE && kinds[m->captures[i].index] != want) continue;
+        if (tk == CAP_RESULT_TYPE) n = type;
+        ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
+        TsTyped *v = &r->typed[r->n_typed++];
+        v->line = ts_node_start_point(n).row + 1;
+        v->name = tk == CAP_RESULT_TYPE ? NULL : idx_chunk_ts_name_text(r, n);
+        v->type = xstrdup(t);
+        v->field = tk == CAP_FIELD_TYPE;
+        if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
+            free(v->name);
+            free(v->type);
+            r->n_typed--;
+        }
+        if (tk == CAP_RESULT_TYPE) break;
+    }
+    free(t);
+}
+
+/* The unit owning line l, or -1. */
+static int types__owner(const TsRun *r, uint32_t l)
+{
+    return l >= 1 && l <= r->em.n_lines ? r->em.owner[l] : -1;
+}
+
+/* The typed form of chain (a call, or a type: `as_type`, where `this.m`
+ * is m's result) written in unit o, into out: "T().rest" when its first
+ * part is a variable of type T there, "Class().rest" for `this.a.m`,
+ * "super().m" for `super.m` in a method; 0 when there is none. */
+static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, int as_type,
+                        StrBuf *out)
+{
+    const char *dot = strchr(chain, '.');
+    if (!dot || !dot[1]) return 0;
+    const EmitUnit *u = &r->em.units[o];
+    size_t first = (size_t)(dot - chain);
+    const char *cls_end = u->symbol ? strrchr(u->symbol, '.') : NULL;
+    sb_reset(out);
+    if (first == 5 && !memcmp(chain, "super", 5)) {
+        if (u->kind != IDX_KIND_METHOD || strchr(dot + 1, '.')) return 0;
+        sb_adds(out, "super");
+    } else if (first == 4 && !memcmp(chain, "self", 4)) {
+        /* this.a.m(): through the enclosing class's field a */
+        if (u->kind != IDX_KIND_METHOD || !cls_end || (!as_type && !strchr(dot + 1, '.'))) return 0;
+        sb_add(out, u->symbol, (size_t)(cls_end - u->symbol));
+    } else {
+        sb_addi(out, o);
+        sb_addc(out, ':');
+        sb_add(out, chain, first);
+        int64_t at = 0;
+        if (!strmap_get(vars, out->buf, &at) || !at) return 0;
+        sb_reset(out);
+        sb_adds(out, r->typed[at - 1].type);
+    }
+    sb_addf(out, "().%s", dot + 1);
+    return 1;
+}
+
+void idx_chunk_ts_typed_refs(TsRun *r)
+{
+    StrMap
+        vars; /* "unit:name" ("Funit:name": a field) -> index into r->typed + 1, or 0: two types */
+    StrBuf key;
+    strmap_init(&vars);
+    sb_init(&key);
+    size_t n_refs = r->em.n_refs;
+    for (size_t i = 0; i < r->n_typed; i++) {
+        TsTyped *v = &r->typed[i];
+        int o = types__owner(r, v->line);
+        if (o < 0) continue;
+        const EmitUnit *u = &r->em.units[o];
+        if (!v->name) { /* a result: a fact of the function it ends the header of */
+            if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) continue;
+            ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, o, v->line);
+            sb_reset(&key);
+            sb_addf(&key, "%s():", IDX_REF_TYPE_FACT);
+            const char *cls_end = strrchr(u->symbol ? u->symbol : "", '.');
+            if (!strcmp(v->type, "Self") && cls_end) /* Rust: the impl's type */
+                sb_add(&key, u->symbol, (size_t)(cls_end - u->symbol));
+            else
+                sb_adds(&key, v->type);
+            f->name = xstrndup(key.buf, key.len);
+            continue;
+        }
+        sb_reset(&key);
+        if (v->field) sb_addc(&key, 'F');
+        sb_addi(&key, o);
+        sb_addc(&key, ':');
+        sb_adds(&key, v->name);
+        int64_t had;
+        if (strmap_get(&vars, key.buf, &had)) {
+            if (had && strcmp(r->typed[had - 1].type, v->type) != 0) strmap_put(&vars, key.buf, 0);
+            continue;
+        }
+        strmap_put(&vars, key.buf, (int64_t)i + 1);
+    }
+    /* fields: facts of their class (a field of a struct typed twice, in
+     * two branches, says neither) */
+    for (size_t i = 0; i < r->n_typed; i++) {
+        TsTyped *v = &r->typed[i];
+        int o = types__owner(r, v->line);
+        /* a constructor's parameter property (`constructor(private c: C)`)
+         * is a field of the constructor's class */
+        int cls = o >= 0 && r->em.units[o].kind == IDX_KIND_METHOD ? r->em.units[o].parent : o;
+        if (!v->name || o < 0 || !v->field || cls < 0 || r->em.units[cls].kind != IDX_KIND_CLASS)
+            continue;
+        sb_reset(&key);
+        sb_addc(&key, 'F');
+        sb_addi(&key, o);
+        sb_addc(&key, ':');
+        sb_adds(&key, v->name);
+        int64_t at = 0;
+        if (!strmap_get(&vars, key.buf, &at) || at != (int64_t)i + 1) continue;
+        ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, cls, v->line);
+        sb_reset(&key);
+        sb_addf(&key, "%s%s:%s", IDX_REF_TYPE_FACT, v->name, v->type);
+        f->name = xstrndup(key.buf, key.len);
+    }
+    /* a variable's type written through another (`q := c.getCache()`
+     * with c typed): in declaration order, so a chain of them is followed */
+    for (size_t i = 0; i < r->n_typed; i++) {
+        TsTyped *v = &r->typed[i];
+        int o = types__owner(r, v->line);
+        if (v->field || !v->name || o < 0 || !strchr(v->type, '.')) continue;
+        if (types__typed(r, &vars, o, v->type, 1, &key)) {
+            free(v->type);
+            v->type = xstrndup(key.buf, key.len);
+        }
+    }
+    /* calls on a typed variable of their definition, on this.a, on super */
+    for (size_t i = 0; i < n_refs; i++) {
+        ChunkRef *ref = &r->em.refs[i];
+        int o = types__owner(r, ref->line);
+        if (ref->kind != REF_CALL || !ref->name || o < 0) continue;
+        if (types__typed(r, &vars, o, ref->name, 0, &key)) {
+            free(ref->name);
+            ref->name = xstrndup(key.buf, key.len);
+        }
+    }
+    for (size_t i = 0; i < r->n_typed; i++) {
+        free(r->typed[i].name);
+        free(r->typed[i].type);
+    }
+    free(r->typed);
+    r->typed = NULL;
+    r->n_typed = r->cap_typed = 0;
+    strmap_release(&vars);
+    sb_release(&key);
+}

@@ -1,0 +1,95 @@
+/* Receivers of a known type (tests/fixtures/graph_typed), through rtv_refs
+ * as every door asks it: Go parameters, receivers, `s := NewStore()` and
+ * struct fields; a Go import without go.mod found by its package folder; a
+ * library's package (`http.HandlerFunc`) never linked to a workspace
+ * method by its name; TypeScript through a re-export file (`export *`,
+ * `export { a as b }`), fields, parameter properties and results; C++
+ * fields used without `this` and results; Java parameters and fields. Each
+ * case names a method another class also defines, so that the name alone
+ * cannot pick it. And a C++ definition's name after an export macro and a
+ * qualified type (`FMT_API std::system_error vsystem_error(…)`). */
+#include "idx.h"
+#include "rtv.h"
+#include "fixture_util.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char tmp_root[256];
+static char tmp_index[256];
+
+/* "path:symbol" of every call edge to (outgoing 0) or from the definition
+ * of symbol in path, one per line, as rtv_refs sorts them. */
+static char *calls_of(IdxStore *st, const char *path, const char *symbol, int outgoing)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    RtvDef *defs = NULL;
+    size_t n = 0, total = 0;
+    CHECK_INT(rtv_defs_named(st, symbol, path, 0, 1, &defs, &n, &total, NULL), CR_OK);
+    CHECK(n == 1 && !strcmp(defs[0].head.path, path));
+    RtvRef *refs = NULL;
+    size_t nr = 0;
+    if (n)
+        CHECK_INT(
+            rtv_refs(st, &defs[0], outgoing, RTV_REF_BIT(IDX_EDGE_CALL), 0, &refs, &nr, NULL, NULL),
+            CR_OK);
+    for (size_t i = 0; i < nr; i++)
+        sb_addf(&sb, "%s:%s\n", refs[i].other.head.path, refs[i].other.head.symbol);
+    rtv_refs_free(refs, nr);
+    rtv_defs_free(defs, n);
+    return sb.buf ? sb_detach(&sb, NULL) : xstrdup("");
+}
+
+static void check_calls(IdxStore *st, const char *path, const char *symbol, int outgoing,
+                        const char *want)
+{
+    char *got = calls_of(st, path, symbol, outgoing);
+    if (strcmp(got, want) != 0)
+        fprintf(stderr, "%s of %s:%s:\n got:\n%s want:\n%s", outgoing ? "callees" : "callers", path,
+                symbol, got, want);
+    CHECK(!strcmp(got, want));
+    free(got);
+}
+
+static void test_typed(void)
+{
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/coderag-test-graph-typed-XXXXXX");
+    IdxStore *st = fixture_copy_store("graph_typed", tmp_root, tmp_index);
+    if (!st) return;
+    /* Go: a receiver and a parameter of a known type; a package by its folder */
+    check_calls(st, "gopkg/main.go", "Router.Get", 0, "gopkg/main.go:serve\n");
+    check_calls(st, "gopkg/store/store.go", "Store.Get", 0,
+                "gopkg/main.go:serve\ngopkg/main.go:fetch\n");
+    /* ... a field's type; the standard library's HandlerFunc is not Router's */
+    check_calls(st, "gopkg/store/store.go", "Cache.Touch", 0, "gopkg/store/store.go:Store.Get\n");
+    check_calls(st, "gopkg/main.go", "Router.HandlerFunc", 0, "");
+    /* TypeScript: through the re-export file, a field, a parameter property */
+    check_calls(st, "ts/internal/atom.ts", "Atom.reportChanged", 0,
+                "ts/internal/value.ts:Value.set\nts/use.ts:touch\n");
+    check_calls(st, "ts/internal/atom.ts", "Atom.reportObserved", 0,
+                "ts/internal/value.ts:Value.get\n");
+    check_calls(st, "ts/internal/value.ts", "Value.set", 0, "ts/use.ts:touch\n");
+    /* C++: a field without `this`, a pointer field, a method's result (a
+     * call in the chain), parameters; each method defined out of line */
+    check_calls(st, "cpp/lock.cc", "Db::Write", 1,
+                "cpp/lock.cc:Mutex.AssertHeld\ncpp/lock.cc:Table.Unref\ncpp/lock.cc:Table.Ref\n"
+                "cpp/lock.cc:Db.Find\n");
+    check_calls(st, "cpp/lock.cc", "Flush", 1, "cpp/lock.cc:Mutex.Lock\ncpp/lock.cc:Db.Write\n");
+    /* a method a base class defines out of line */
+    check_calls(st, "cpp/lock.cc", "Db::Drop", 1, "cpp/lock.cc:Table.Ref\n");
+    /* a macro before a declaration's qualified type is no part of its name */
+    check_calls(st, "cpp/lock.cc", "vsystem_error", 1, "");
+    /* Java: a field used without `this`, a parameter */
+    check_calls(st, "java/Shop.java", "Shop.checkout", 1,
+                "java/Shop.java:Cart.clear\njava/Shop.java:Order.submit\n");
+    idx_close(st);
+    test_sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
+}
+
+int main(void)
+{
+    RUN(test_typed);
+    return test_summary();
+}
