@@ -59,7 +59,12 @@ static const char schema_sql[] =
      * defines (names: sorted, 4 bytes each): where to look when a name
      * comes to be named. */
     "CREATE TABLE pp_named(name TEXT PRIMARY KEY) WITHOUT ROWID;"
-    "CREATE TABLE pp_defs(file_id INTEGER PRIMARY KEY, sig INTEGER NOT NULL, names BLOB NOT NULL);";
+    "CREATE TABLE pp_defs(file_id INTEGER PRIMARY KEY, sig INTEGER NOT NULL, names BLOB NOT NULL);"
+    /* Per file, the folders whose code calls into it (graph/fanin.c). */
+    "CREATE TABLE fanin(file_id INTEGER PRIMARY KEY, dirs INTEGER NOT NULL);"
+    /* Chunks whose incoming edges an update wrote, and (as 0 - file id)
+     * files whose chunks it deleted: counted again at its end. */
+    "CREATE TABLE fanin_dirty(chunk INTEGER PRIMARY KEY);";
 /* No table holds the search text: the BM25F postings (postings.bin) are
  * rebuilt, when needed, from the chunks' rows and the source files
  * (postings_rebuild.c). */
