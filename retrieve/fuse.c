@@ -63,6 +63,7 @@ void rtv_file_boost(RtvCand *v, size_t n, double beta)
 int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out)
 {
     *out = *t;
+    out->central_weight = 0;
     if (!t->units_per_candidate || t->bm25_candidates_max <= t->bm25_candidates) return 0;
     size_t want = units / t->units_per_candidate;
     if (want <= t->bm25_candidates) return 0;

@@ -220,8 +220,9 @@ typedef struct RtvTuning {
 extern const RtvTuning rtv_tuning;
 
 /* The tuning t becomes at an index of `units` units (RtvTuning, "At
- * size"): *out is t when the index is not larger than bm25_candidates *
- * units_per_candidate. Returns whether it grew. */
+ * size"): *out is t, with no centrality weight, when the index is not
+ * larger than bm25_candidates * units_per_candidate. Returns whether it
+ * grew. */
 int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out);
 
 /* What ranking learnt besides the candidates. */
