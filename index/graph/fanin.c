@@ -67,21 +67,24 @@ static CrErr fanin_all(IdxStore *st, ErrInfo *e)
 static CrErr fanin_dirty(IdxStore *st, ErrInfo *e)
 {
     char sql[1400];
-    snprintf(
-        sql, sizeof sql,
-        "CREATE TEMP TABLE IF NOT EXISTS fanin_files(file_id INTEGER PRIMARY KEY);"
-        "INSERT OR IGNORE INTO fanin_files SELECT -chunk FROM fanin_dirty WHERE chunk < 0;"
-        "INSERT OR IGNORE INTO fanin_files SELECT c.file_id FROM fanin_dirty d "
-        "JOIN chunks c ON c.id = d.chunk;"
-        "DELETE FROM fanin WHERE file_id IN fanin_files;"
-        "INSERT INTO fanin(file_id, dirs) SELECT t.file_id, (SELECT count(*) FROM (SELECT "
-        "DISTINCT " FANIN_DIR("sf.path") " FROM chunks c JOIN edges e ON e.dst = c.id "
-        "JOIN chunks s ON s.id = e.src JOIN files sf ON sf.id = s.file_id JOIN files df ON df.id = "
-        "c.file_id WHERE c.file_id = t.file_id AND " FANIN_KINDS " AND s.file_id != c.file_id "
-        "AND " FANIN_DIR("sf.path") " != " FANIN_DIR("df.path") " LIMIT %d)) AS n "
-        "FROM fanin_files t WHERE n > 0;"
-        "DELETE FROM fanin_dirty; DELETE FROM fanin_files;",
-        IDX_FANIN_CAP);
+    snprintf(sql, sizeof sql,
+             "CREATE TEMP TABLE IF NOT EXISTS fanin_files(file_id INTEGER PRIMARY KEY);"
+             "INSERT OR IGNORE INTO fanin_files SELECT -chunk FROM fanin_dirty WHERE chunk < 0;"
+             "INSERT OR IGNORE INTO fanin_files SELECT c.file_id FROM fanin_dirty d "
+             "JOIN chunks c ON c.id = d.chunk;"
+             "DELETE FROM fanin WHERE file_id IN fanin_files;"
+             "INSERT INTO fanin(file_id, dirs) SELECT t.file_id, (SELECT count(*) FROM (SELECT "
+             "DISTINCT " FANIN_DIR(
+                 "sf.path") " FROM chunks c JOIN edges e ON e.dst = c.id "
+                            "JOIN chunks s ON s.id = e.src JOIN files sf ON sf.id = s.file_id JOIN "
+                            "files df ON df.id = "
+                            "c.file_id WHERE c.file_id = t.file_id AND " FANIN_KINDS
+                            " AND s.file_id != c.file_id "
+                            "AND " FANIN_DIR("sf.path") " != " FANIN_DIR(
+                                "df.path") " LIMIT %d)) AS n "
+                                           "FROM fanin_files t WHERE n > 0;"
+                                           "DELETE FROM fanin_dirty; DELETE FROM fanin_files;",
+             IDX_FANIN_CAP);
     return idx_store_exec(st, sql, e);
 }
 
@@ -94,9 +97,10 @@ CrErr idx_fanin_settle(IdxStore *st, int all, ErrInfo *e)
     all = all || !strcmp(mark, "all");
     rc = all ? fanin_all(st, e) : fanin_dirty(st, e);
     if (!rc && all)
-        rc = idx_store_exec(st, "DELETE FROM fanin_dirty; DELETE FROM meta WHERE key = 'fanin';", e);
-    log_msg(LOG_DEBUG, "fan-in: %s in %.0f ms", all ? "every file counted" : "touched files counted",
-            now_ms() - t);
+        rc =
+            idx_store_exec(st, "DELETE FROM fanin_dirty; DELETE FROM meta WHERE key = 'fanin';", e);
+    log_msg(LOG_DEBUG, "fan-in: %s in %.0f ms",
+            all ? "every file counted" : "touched files counted", now_ms() - t);
     return rc;
 }
 

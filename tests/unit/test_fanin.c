@@ -90,7 +90,8 @@ static void test_fanin_counts_and_updates(void)
     put("core/sched.c", "int pick(void) { return 1; }\nvoid schedule(void) { pick(); }\n");
     put("core/helper.c", "int pick(void);\nint helper(void) { return pick(); }\n");
     put("a/x.c", "void schedule(void);\nvoid a_run(void) { schedule(); }\n");
-    put("b/y.c", "void schedule(void);\nint pick(void);\nvoid b_run(void) { schedule(); pick(); }\n");
+    put("b/y.c",
+        "void schedule(void);\nint pick(void);\nvoid b_run(void) { schedule(); pick(); }\n");
     put("tool/t.c", "static int tool_only(void) { return 2; }\nint tool_main(void) { return "
                     "tool_only(); }\n");
     IdxStore *st = open_at(inc_dir);
