@@ -14,29 +14,37 @@
 
 /* ---------------------------------------------------------------- errors */
 
-/* The program's one result enum: X(name, message). 0 is success. */
+/* The program's one result enum and its one table: X(name, message, the
+ * command line's exit status, the JSON-RPC error code a request failing
+ * with it is answered with). 0 is success. Every door translates from here:
+ * the CLI's exit status (cr_exit_code), the servers' error codes
+ * (cr_rpc_code). Exit statuses: 0 done, 1 usage, 2 index or I/O error, 3 LLM
+ * or embeddings endpoint error, 4 not indexed yet. */
+#define CR_RPC_INVALID (-32602)   /* JSON-RPC: invalid params */
+#define CR_RPC_CANCELLED (-32800) /* LSP: request cancelled */
+#define CR_RPC_FAILED (-32803)    /* LSP: request failed */
 #define CR_ERRNO_MAP(X)                                                                            \
-    X(OK, "success")                                                                               \
-    X(EUSAGE, "usage error")                                                                       \
-    X(EINVAL, "invalid argument")                                                                  \
-    X(EIO, "I/O error")                                                                            \
-    X(ENOENT, "no such file or entry")                                                             \
-    X(ETOOBIG, "input too large")                                                                  \
-    X(EBINARY, "binary file")                                                                      \
-    X(EUTF8, "not valid UTF-8")                                                                    \
-    X(EDB, "index database error")                                                                 \
-    X(ESCHEMA, "index schema mismatch")                                                            \
-    X(ECORRUPT, "index is inconsistent")                                                           \
-    X(EPARSE, "parse error")                                                                       \
-    X(EVECTOR, "vector index error")                                                               \
-    X(EHTTP, "endpoint error")                                                                     \
-    X(ETIMEOUT, "timed out")                                                                       \
-    X(ECANCELED, "canceled")                                                                       \
-    X(EOUTSIDE, "path outside the workspace")                                                      \
-    X(ENOINDEX, "not indexed yet")
+    X(OK, "success", 0, 0)                                                                         \
+    X(EUSAGE, "usage error", 1, CR_RPC_INVALID)                                                    \
+    X(EINVAL, "invalid argument", 1, CR_RPC_INVALID)                                               \
+    X(EIO, "I/O error", 2, CR_RPC_FAILED)                                                          \
+    X(ENOENT, "no such file or entry", 2, CR_RPC_FAILED)                                           \
+    X(ETOOBIG, "input too large", 1, CR_RPC_INVALID)                                               \
+    X(EBINARY, "binary file", 2, CR_RPC_FAILED)                                                    \
+    X(EUTF8, "not valid UTF-8", 2, CR_RPC_FAILED)                                                  \
+    X(EDB, "index database error", 2, CR_RPC_FAILED)                                               \
+    X(ESCHEMA, "index schema mismatch", 2, CR_RPC_FAILED)                                          \
+    X(ECORRUPT, "index is inconsistent", 2, CR_RPC_FAILED)                                         \
+    X(EPARSE, "parse error", 2, CR_RPC_FAILED)                                                     \
+    X(EVECTOR, "vector index error", 2, CR_RPC_FAILED)                                             \
+    X(EHTTP, "endpoint error", 3, CR_RPC_FAILED)                                                   \
+    X(ETIMEOUT, "timed out", 3, CR_RPC_FAILED)                                                     \
+    X(ECANCELED, "canceled", 2, CR_RPC_CANCELLED)                                                  \
+    X(EOUTSIDE, "path outside the workspace", 2, CR_RPC_FAILED)                                    \
+    X(ENOINDEX, "not indexed yet", 4, CR_RPC_FAILED)
 
 typedef enum {
-#define CR_X(name, msg) CR_##name,
+#define CR_X(name, msg, exit, rpc) CR_##name,
     CR_ERRNO_MAP(CR_X)
 #undef CR_X
         CR__COUNT
@@ -44,6 +52,13 @@ typedef enum {
 
 /* Static message for a code; never NULL. */
 const char *cr_strerror(CrErr code);
+
+/* The command line's exit status for a code (0 for CR_OK; 2 for an unknown
+ * one). */
+int cr_exit_code(CrErr code);
+
+/* The JSON-RPC error code a request that failed with code is answered with. */
+int cr_rpc_code(CrErr code);
 
 /* Optional detail a callee fills on failure. Callers may pass NULL. */
 typedef struct ErrInfo {

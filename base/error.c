@@ -2,8 +2,11 @@
 
 #include <stdio.h>
 
-static const char *const messages[] = {
-#define CR_X(name, msg) msg,
+static const struct {
+    const char *message;
+    int exit, rpc;
+} errors[] = {
+#define CR_X(name, msg, exit, rpc) {msg, exit, rpc},
     CR_ERRNO_MAP(CR_X)
 #undef CR_X
 };
@@ -11,7 +14,17 @@ static const char *const messages[] = {
 const char *cr_strerror(CrErr code)
 {
     if ((unsigned)code >= CR__COUNT) return "unknown error";
-    return messages[code];
+    return errors[code].message;
+}
+
+int cr_exit_code(CrErr code)
+{
+    return (unsigned)code < CR__COUNT ? errors[code].exit : 2;
+}
+
+int cr_rpc_code(CrErr code)
+{
+    return (unsigned)code < CR__COUNT ? errors[code].rpc : CR_RPC_FAILED;
 }
 
 CrErr err_set(ErrInfo *e, CrErr code, const char *fmt, ...)

@@ -6,8 +6,9 @@
 #
 #   bench/ask_latency.sh ROOT QUESTIONS.jsonl [CORPUS] [BUILD_DIR]
 #
-# ROOT is indexed first (not timed). QUESTIONS is a question file of
-# ../shared/bench (only the questions of CORPUS when given). Prints p50,
+# ROOT is indexed first (not timed; bench/corpus.sh builds the corpora).
+# QUESTIONS is a question file (../shared/bench/dev-questions.jsonl, or one of
+# bench/; only the questions of CORPUS when given). Prints p50,
 # p95 and max for the CLI (each question once, then again: the second pass
 # has the files in the page cache, as a developer's machine does) and the
 # server's first request and the median of the rest.

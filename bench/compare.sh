@@ -56,7 +56,7 @@ idx = {}
 for c in corpora:
     root = os.path.join(corpus, c)
     if not os.path.isdir(root):
-        sys.exit("no corpus %s (see ../shared/bench/make-corpus.sh)" % root)
+        sys.exit("no corpus %s (bench/corpus.sh %s %s builds it)" % (root, corpus, c))
     for r in range(index_runs):
         order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
         for b in order:

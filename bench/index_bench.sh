@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Indexing benchmark: builds the corpora with ../shared/bench/make-corpus.sh
+# Indexing benchmark: builds the corpora with bench/corpus.sh when missing
 # and prints, for Django, the standard library and stdlib+sympy (~1M lines):
 # cold index wall time, re-index with nothing changed, single-file update of a
 # ~1,000-line file (in-process, as the language server does it), peak RSS,
@@ -10,14 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus=${1:-/tmp/coderag-corpus}
 build=${2:-build}
-shared=${SHARED_DIR:-../shared}
 
 for tool in /usr/bin/time bc; do
   command -v $tool >/dev/null || { apt-get update -qq && apt-get install -y -qq "$(basename $tool)" >/dev/null; }
 done
 [ -x "$build/coderag" ] || scripts/setup.sh "$build"
 for c in django stdlib sympy; do
-  [ -d "$corpus/$c" ] || bash "$shared/bench/make-corpus.sh" "$corpus" "$c" >&2
+  [ -d "$corpus/$c" ] || bash bench/corpus.sh "$corpus" "$c" >&2
 done
 if [ ! -d "$corpus/stdlib-sympy" ]; then
   mkdir -p "$corpus/stdlib-sympy"

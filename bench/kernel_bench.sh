@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26's table for the Linux kernel (make-corpus.sh c-linux: the Linux 6.1
+# Issue 26's table for the Linux kernel (bench/corpus.sh DIR c-linux: the Linux 6.1
 # C sources, 55,405 files, 31.6M lines), plus the 1M-line one-shot ask
 # against grep. Builds the corpus when missing, indexes it cold into a
 # scratch folder and prints, each with its command's figures:
@@ -9,7 +9,8 @@
 #     bench/kernel-questions.jsonl (second pass: files in the page cache)
 #   `coderag index` after one file changed (a line appended), and with
 #     nothing changed
-#   language server: ready, ask p50 and peak RSS (shared/bench/lsp_ask.py)
+#   language server: ready, ask p50 and peak RSS (SHARED_DIR/bench/lsp_ask.py,
+#     outside the repository: /work/shared by default)
 #   stdlib+SymPy (~1M lines): one-shot ask wall vs `grep -rlw NAME`
 # Timings are wall clock on a shared machine: the CPU time is printed beside.
 #
@@ -27,7 +28,7 @@ mkdir -p "$scratch"
 cp "$build/coderag" "$scratch/coderag"
 bin=$scratch/coderag
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
-[ -d "$corpus/c-linux" ] || bash "$shared/bench/make-corpus.sh" "$corpus" c-linux >&2
+[ -d "$corpus/c-linux" ] || bash bench/corpus.sh "$corpus" c-linux >&2
 mkdir -p "$scratch"
 # a tree of hard links to the corpus (no copy): the one file the update
 # figure changes is unlinked and copied first, so the corpus is never written
@@ -106,7 +107,7 @@ PY
 # 1M lines (stdlib + SymPy): one-shot ask vs grep -rlw
 one=$corpus/stdlib-sympy
 if [ ! -d "$one" ]; then
-  for c in stdlib sympy; do [ -d "$corpus/$c" ] || bash "$shared/bench/make-corpus.sh" "$corpus" "$c" >&2; done
+  for c in stdlib sympy; do [ -d "$corpus/$c" ] || bash bench/corpus.sh "$corpus" "$c" >&2; done
   one=$scratch/stdlib-sympy
   [ -d "$one" ] || { mkdir -p "$one"; cp -R "$corpus/stdlib/." "$one/"; cp -R "$corpus/sympy/." "$one/"; }
 fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Retrieval quality on a question file: asks every question through
 # `coderag ask --json` over its corpus and scores the results with
-# ../shared/bench/score.py.
+# ../shared/bench/score.py (SHARED_DIR: the folder holding bench/score.py and the
+# dev, dev2 and dev-lang question sets, which live outside the repository).
+# A corpus missing from CORPUS_DIR is built by bench/corpus.sh.
 #
 #   bench/quality.sh [QUESTIONS] [CORPUS_DIR] [BUILD_DIR] [-- extra ask options]
 set -euo pipefail
@@ -18,7 +20,7 @@ extra=("$@")
 out=$(mktemp /tmp/coderag-results.XXXXXX.jsonl)
 for c in $(/usr/bin/python3 -c 'import json,sys
 print(" ".join(sorted({json.loads(l)["corpus"] for l in open(sys.argv[1]) if l.strip()})))' "$questions"); do
-  [ -d "$corpus/$c" ] || bash "$shared/bench/make-corpus.sh" "$corpus" "$c" >&2
+  [ -d "$corpus/$c" ] || bash bench/corpus.sh "$corpus" "$c" >&2
   mkdir -p "$corpus/.idx-$c"
   "$build/coderag" index --root "$corpus/$c" --index-dir "$corpus/.idx-$c" 2>/dev/null
 done

@@ -25,6 +25,8 @@ static const struct CliOpt {
      "list the markers of the root rule instead (VCS, then project markers)"},
     {"check", ARG_CHECK, offsetof(CliArgs, check), NULL,
      "also verify the index's consistency (reads all of it)"},
+    {"skipped", ARG_SKIPPED, offsetof(CliArgs, skipped), NULL,
+     "list every file seen but not indexed, with its reason"},
     {"mode", ARG_ASK, offsetof(CliArgs, mode), "MODE",
      "extractive, llm or auto (default: auto, the LLM when one is configured)"},
     {"budget", ARG_ASK, offsetof(CliArgs, budget), "CHARS",
@@ -47,8 +49,14 @@ static const struct CliCommand {
 } cli_commands[] = {
     {"lsp", 0, WS_FOR_SERVER, "coderag lsp [settings]",
      "Speaks the Language Server Protocol on stdin/stdout (logs on stderr)."},
-    {"mcp", 0, WS_FOR_SERVER, "coderag mcp [--root DIR] [settings]",
-     "Serves coding agents over the Model Context Protocol on stdin/stdout (logs on stderr)."},
+    {"mcp", 0, WS_FOR_SERVER,
+     "coderag mcp [--root DIR] [settings]\n"
+     "       coderag mcp --print-config|--install|--uninstall CLIENT",
+     "Serves coding agents over the Model Context Protocol on stdin/stdout (logs on stderr).\n"
+     "--print-config CLIENT prints the configuration that starts this binary from CLIENT (the\n"
+     "file it belongs in, then the snippet); --install writes it there (atomically, keeping the\n"
+     "rest of the file, the old one beside it as FILE.coderag.bak), --uninstall takes it out.\n"
+     "CLIENT: claude-code, codex, cursor, vscode, gemini, continue, zed."},
     {"index", 0, WS_FOR_INDEX, "coderag index [--root DIR] [settings]",
      "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat)."},
     {"ask", ARG_JSON | ARG_ASK | ARG_QUESTION, WS_FOR_ASK,
@@ -56,7 +64,7 @@ static const struct CliCommand {
      "Answers a question with cited code, after bringing the index up to date.\n"
      "Exit status: 0 answered, 1 usage, 2 index or I/O error, 3 LLM or embeddings endpoint\n"
      "error, 4 not indexed yet (with --no-update)."},
-    {"status", ARG_JSON | ARG_CHECK, WS_FOR_STATUS,
+    {"status", ARG_JSON | ARG_CHECK | ARG_SKIPPED, WS_FOR_STATUS,
      "coderag status [--root DIR] [options] [settings]",
      "Shows what the index holds. A workspace never indexed is reported as such\n"
      "(state \"missing\" with --json), with exit status 0."},
@@ -66,29 +74,48 @@ static const struct CliCommand {
      "PATH's own folder; CODERAG_ROOT, when set and no PATH is given, is the root as it is."},
 };
 
-static int exit_code(CrErr rc)
-{
-    switch (rc) {
-    case CR_OK:
-        return 0;
-    case CR_EUSAGE:
-    case CR_EINVAL:
-    case CR_ETOOBIG:
-        return 1;
-    case CR_EHTTP:
-    case CR_ETIMEOUT:
-        return 3;
-    case CR_ENOINDEX:
-        return 4;
-    default:
-        return 2;
-    }
-}
-
 int cli_fail(CrErr rc, const ErrInfo *e)
 {
     fprintf(stderr, "coderag: %s\n", e->msg[0] ? e->msg : cr_strerror(rc));
-    return exit_code(rc);
+    return cr_exit_code(rc);
+}
+
+/* Edits (insert, delete, replace, swap two neighbours) from a to b; short
+ * words only (the commands' names). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 30 || m > 30) return 99;
+    size_t d[32][32];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+const char *cli_nearest_command(const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = 3; /* two edits at most, and fewer than the name's half */
+    for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
+        size_t d = edit_distance(name, cli_commands[i].name);
+        if (d < best_d && d * 2 < strlen(cli_commands[i].name)) {
+            best = cli_commands[i].name;
+            best_d = d;
+        }
+    }
+    return best;
 }
 
 static const struct CliCommand *find_command(const char *name)

@@ -179,6 +179,38 @@ static void reset_styles_and_raise(int sig)
     raise(sig);
 }
 
+/* An index that holds no file: says so on stderr, and why. */
+void cli_say_if_empty(IdxStore *st)
+{
+    IdxStatus s;
+    StrBuf why;
+    sb_init(&why);
+    if (!idx_status_counts(st, &s, NULL) && !s.files) {
+        ws_empty_index_text(s.skipped, &why);
+        fprintf(stderr, "coderag: %s\n", why.buf);
+    }
+    sb_release(&why);
+}
+
+void cli_say_index_state(IdxStore *st)
+{
+    StrBuf note;
+    sb_init(&note);
+    if (ws_answer_mark_partial(NULL, st, &note))
+        fprintf(stderr, "coderag: the index is not whole, so this answer may miss code: %s\n",
+                note.buf);
+    else
+        cli_say_if_empty(st);
+    sb_release(&note);
+}
+
+/* Another process indexes the root: said on the progress line (the wait
+ * that follows is that process's). */
+static void say_waiting(void *ud, const char *msg)
+{
+    cli_ask_view_progress(ud, msg);
+}
+
 CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvAnswer *ans,
                        ErrInfo *e)
 {
@@ -197,7 +229,8 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
         rc = ws_store_open(cfg, WS_OPEN_EXISTING, &st, e);
     } else {
         cli_ask_view_progress(v, "updating the index");
-        rc = ws_store_open_updated(cfg, cli_ask_view_update_fn, v, &stats, &st, e);
+        rc = ws_store_open_updated_told(cfg, cli_ask_view_update_fn, v, say_waiting, v, &stats, &st,
+                                        e);
     }
     if (!rc) {
         cli_ask_view_progress(v, "retrieving");
@@ -217,6 +250,7 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
     }
     if (!rc) rc = ws_ask_finish(w, st, req, ans, e);
     if (!rc) cli_ask_view_answer(v, ans);
+    if (!rc) cli_say_index_state(st);
     ws_ask_free(w);
     cli_ask_view_free(v);
     idx_close(st);

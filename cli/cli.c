@@ -1,4 +1,6 @@
 #include "cli.h"
+#include "commit.h"
+#include "idx.h"
 #include "lsp.h"
 #include "cli_int.h"
 #include "mcp.h"
@@ -9,6 +11,7 @@
 #include <stddef.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +35,20 @@ int cli_main(int argc, char **argv)
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
         return cli_usage(stdout);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("coderag %s\n", CODERAG_VERSION);
+        printf("coderag %s\nschema %d\ncommit %s\n", CODERAG_VERSION, idx_schema_version(),
+               CODERAG_COMMIT);
         return 0;
     }
     for (size_t i = 0; i < sizeof cli_runs / sizeof cli_runs[0]; i++)
         if (!strcmp(cli_runs[i].name, argv[1])) return cli_runs[i].run(argc - 1, argv + 1);
+    const char *near = cli_nearest_command(argv[1]);
+    if (near) {
+        fprintf(stderr,
+                "coderag: unknown command '%s': did you mean `%s`? (`coderag --help` lists "
+                "the commands)\n",
+                argv[1], near);
+        return 1;
+    }
     fprintf(stderr, "coderag: unknown command '%s'\n", argv[1]);
     return cli_usage(stderr);
 }
@@ -45,12 +57,16 @@ int cli_main(int argc, char **argv)
 typedef struct ProgressLine {
     WsPace pace;
     int tty; /* stderr is a terminal: else no line at all */
-    int shown;
+    _Atomic int shown;
+    /* where the pass stands, for the interrupt's message (another thread) */
+    _Atomic size_t done, total;
 } ProgressLine;
 
 static int progress_line(void *ud, size_t done, size_t total)
 {
     ProgressLine *p = ud;
+    p->done = done;
+    p->total = total;
     if (!p->tty || !ws_pace_due(&p->pace, done, total)) return 0;
     char files[64];
     ws_progress_files(files, sizeof files, done, total);
@@ -59,15 +75,79 @@ static int progress_line(void *ud, size_t done, size_t total)
     return 0;
 }
 
-/* Opens the store of a.cfg and brings it up to date (unless no_update). */
+/* The root the command works on (the root rule from the current folder
+ * unless a root was set), and why, on stderr, when it is not the rule's
+ * plain answer (an index above a folder with no marker). */
+static void resolve_root(CliArgs *a)
+{
+    StrBuf note;
+    sb_init(&note);
+    ws_config_resolve_root_note(&a->cfg, &note);
+    if (note.len) fprintf(stderr, "coderag: %s\n", note.buf);
+    sb_release(&note);
+}
+
+/* Another process indexes the root: said on stderr before the wait. */
+static void say_waiting(void *ud, const char *msg)
+{
+    (void)ud;
+    fprintf(stderr, "coderag: %s\n", msg);
+}
+
+/* Ctrl-C (or SIGTERM) during `coderag index`: blocked in every thread, and
+ * taken here, which says how far the pass got and that a rerun resumes
+ * (the files written so far are committed in batches and kept), then ends
+ * the process as the signal would have. */
+typedef struct Interrupt {
+    sigset_t set;
+    ProgressLine *line;
+} Interrupt;
+
+static void *interrupt_wait(void *arg)
+{
+    Interrupt *in = arg;
+    int sig = 0;
+    if (sigwait(&in->set, &sig) != 0) return NULL;
+    char msg[256];
+    size_t done = in->line->done, total = in->line->total;
+    int n;
+    if (!total)
+        n = snprintf(msg, sizeof msg,
+                     "%scoderag: interrupted while looking for files: nothing indexed yet\n",
+                     in->line->shown ? "\n" : "");
+    else if (done < total)
+        n = snprintf(msg, sizeof msg,
+                     "%scoderag: interrupted at %zu/%zu files: the files indexed so far are kept; "
+                     "run `coderag index` again to resume from there\n",
+                     in->line->shown ? "\n" : "", done, total);
+    else
+        n = snprintf(msg, sizeof msg,
+                     "%scoderag: interrupted after reading all %zu files, while linking them: "
+                     "they are kept; run `coderag index` again to finish\n",
+                     in->line->shown ? "\n" : "", total);
+    ssize_t w = write(2, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0);
+    (void)w;
+    _exit(128 + sig);
+}
+
+/* Opens the store of a.cfg and brings it up to date (unless no_update);
+ * with `interruptible`, Ctrl-C says how far it got (Interrupt). */
 static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, ErrInfo *e)
 {
     IdxUpdateStats stats;
-    ProgressLine line = {.tty = isatty(2)};
+    ProgressLine line = {.tty = verbose && isatty(2)};
+    Interrupt in = {.line = &line};
+    pthread_t waiter;
+    sigemptyset(&in.set);
+    sigaddset(&in.set, SIGINT);
+    sigaddset(&in.set, SIGTERM);
+    int waiting = update && verbose && pthread_sigmask(SIG_BLOCK, &in.set, NULL) == 0 &&
+                  pthread_create(&waiter, NULL, interrupt_wait, &in) == 0;
+    if (waiting) pthread_detach(waiter);
     ws_pace_init(&line.pace, WS_PACE_MIN_MS);
     if (!update) return ws_store_open(&a->cfg, WS_OPEN_EXISTING, out, e);
-    CrErr rc =
-        ws_store_open_updated(&a->cfg, verbose ? progress_line : NULL, &line, &stats, out, e);
+    CrErr rc = ws_store_open_updated_told(&a->cfg, progress_line, &line, say_waiting, NULL, &stats,
+                                          out, e);
     if (line.shown) fputc('\n', stderr);
     if (rc) return rc;
     if (verbose) {
@@ -83,6 +163,7 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
                 idx_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
                 stats.files_removed, stats.files_skipped, (long long)chunks, (long long)edges,
                 stats.ms);
+        cli_say_if_empty(*out);
     }
     return CR_OK;
 }
@@ -94,7 +175,7 @@ int cli_index(int argc, char **argv)
     IdxStore *st = NULL;
     CrErr rc = cli_parse_args(argc, argv, &a, &e);
     if (!rc && !a.help) {
-        ws_config_resolve_root(&a.cfg);
+        resolve_root(&a);
         rc = open_updated(&a, 1, 1, &st, &e);
     }
     idx_close(st);
@@ -126,6 +207,13 @@ int cli_ask(int argc, char **argv)
         rc = err_set(&e, CR_EUSAGE, "--mode must be extractive, llm or auto, not '%s'", a.mode);
         goto out;
     }
+    if (req.mode == RTV_MODE_LLM && !(req.llm_url && req.llm_url[0])) {
+        rc = err_set(&e, CR_EHTTP,
+                     "--mode llm needs an LLM endpoint: pass --llm-url URL or set "
+                     "CODERAG_LLM_URL (an OpenAI-compatible server: llama.cpp, Ollama, vLLM, "
+                     "OpenAI); without one, --mode extractive answers from the code alone");
+        goto out;
+    }
     if (a.budget) {
         char *end;
         long long b = strtoll(a.budget, &end, 10);
@@ -144,7 +232,7 @@ int cli_ask(int argc, char **argv)
         }
         req.llm_timeout_ms = (long)(secs * 1000 + 0.5);
     }
-    ws_config_resolve_root(&a.cfg);
+    resolve_root(&a);
     if (!a.json && isatty(1)) { /* for a person: progress, the text as it comes, citations */
         rc = cli_ask_terminal(&a.cfg, a.no_update, &req, &ans, &e);
         goto out;
@@ -157,9 +245,12 @@ int cli_ask(int argc, char **argv)
     if ((rc = ws_ask(NULL, st, &req, &ans, &e))) goto out;
     if (a.json) {
         json_t *j = ws_answer_json(&ans, idx_root(st));
+        ws_answer_mark_partial(j, st, NULL);
+        cli_say_index_state(st);
         cli_print_json(j);
         json_decref(j);
     } else {
+        cli_say_index_state(st);
         fputs(ans.answer, stdout);
         if (ans.answer[0] && ans.answer[strlen(ans.answer) - 1] != '\n') fputc('\n', stdout);
         /* what verification removed from the text, said beside it */
@@ -226,6 +317,8 @@ int cli_lsp(int argc, char **argv)
 
 int cli_mcp(int argc, char **argv)
 {
+    int agents = cli_mcp_agents(argc, argv);
+    if (agents >= 0) return agents;
     CliArgs a;
     ErrInfo e = {0};
     CrErr rc = cli_parse_args(argc, argv, &a, &e);

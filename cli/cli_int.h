@@ -35,12 +35,20 @@ typedef struct CliArgs {
     int no_bm25, no_dense, no_graph;
     const char *question;
     int markers;
+    int skipped;  /* status: list the skipped files */
     int root_arg; /* the root was given on the command line (not by CODERAG_ROOT) */
     int help;
 } CliArgs;
 
 /* Which commands take a flag of their own. */
-enum { ARG_JSON = 1, ARG_ASK = 2, ARG_QUESTION = 4, ARG_CHECK = 8, ARG_MARKERS = 16 };
+enum {
+    ARG_JSON = 1,
+    ARG_ASK = 2,
+    ARG_QUESTION = 4,
+    ARG_CHECK = 8,
+    ARG_MARKERS = 16,
+    ARG_SKIPPED = 32,
+};
 
 /* Parses argv[1..] (argv[0] is the subcommand) into *a (see args.c). */
 CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e);
@@ -48,8 +56,22 @@ CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e);
 int cli_fail(CrErr rc, const ErrInfo *e);
 /* A command's usage line. Static. */
 const char *cli_command_usage(const char *name);
+/* The known command nearest to a mistyped one (a few edits away), or NULL. */
+const char *cli_nearest_command(const char *name);
+/* On stderr, what an answer from st must be read with: an index a pass
+ * has not finished ("answered from a partial index: ..."), or one that
+ * holds no file (and why). Nothing for a whole index. */
+void cli_say_index_state(IdxStore *st);
+/* On stderr, when st holds no file: "0 files indexed: ..." and why. */
+void cli_say_if_empty(IdxStore *st);
 /* One line of compact JSON on stdout. */
 void cli_print_json(struct json_t *j);
+
+/* ---------------------------------------------------------------- coding agents (agents.c) */
+
+/* `coderag mcp --print-config|--install|--uninstall CLIENT` (argv as cli_mcp
+ * has it): the exit status, or -1 when argv[1] is none of those flags. */
+int cli_mcp_agents(int argc, char **argv);
 
 /* ---------------------------------------------------------------- the terminal */
 

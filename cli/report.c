@@ -33,6 +33,38 @@ static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo 
     return CR_OK;
 }
 
+/* The files skipped for one reason. */
+typedef struct SkipReason {
+    const char *reason; /* borrowed from the list */
+    size_t n;
+} SkipReason;
+
+static int skip_reason_cmp(const void *pa, const void *pb)
+{
+    const SkipReason *a = pa, *b = pb;
+    if (a->n != b->n) return a->n > b->n ? -1 : 1;
+    return strcmp(a->reason, b->reason);
+}
+
+/* The reasons of the skipped files with their counts, most first; at most
+ * cap of them (the index's reasons are a handful). */
+static size_t skip_reasons(const IdxSkipped *sk, size_t n, SkipReason *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = 0;
+        while (r < k && strcmp(out[r].reason, sk[i].reason) != 0)
+            r++;
+        if (r == k) {
+            if (k == cap) continue;
+            out[k++] = (SkipReason){sk[i].reason, 0};
+        }
+        out[r].n++;
+    }
+    qsort(out, k, sizeof *out, skip_reason_cmp);
+    return k;
+}
+
 int cli_status(int argc, char **argv)
 {
     CliArgs a;
@@ -42,7 +74,11 @@ int cli_status(int argc, char **argv)
     IdxConfig ic;
     CrErr rc = cli_parse_args(argc, argv, &a, &e);
     if (rc || a.help) goto out;
-    ws_config_resolve_root(&a.cfg);
+    StrBuf note;
+    sb_init(&note);
+    ws_config_resolve_root_note(&a.cfg, &note);
+    if (note.len) fprintf(stderr, "coderag: %s\n", note.buf);
+    sb_release(&note);
     ws_config_idx(&a.cfg, &ic);
     if ((rc = ws_store_open(&a.cfg, WS_OPEN_READ, &st, &e)) == CR_ENOINDEX) {
         rc = print_missing(&a, &ic, &e);
@@ -62,8 +98,17 @@ int cli_status(int argc, char **argv)
     sb_init(&shown);
     ws_config_llm_label(&a.cfg, &shown);
     const char *llm = shown.buf;
+    IdxSkipped *sk = NULL;
+    size_t n_sk = 0;
+    if (s.skipped && (rc = idx_skipped(st, &sk, &n_sk, &e))) {
+        sb_release(&shown);
+        goto out;
+    }
+    /* the reasons, most files first */
+    SkipReason reasons[16];
+    size_t n_reasons = skip_reasons(sk, n_sk, reasons, 16);
     if (a.json) {
-        json_t *j = json_pack("{s:s}", "state", "ready");
+        json_t *j = json_pack("{s:s}", "state", ws_index_state(&s));
         json_t *common = ws_status_json(idx_root(st), &s);
         json_object_update(j, common);
         json_decref(common);
@@ -73,37 +118,55 @@ int cli_status(int argc, char **argv)
         for (size_t i = 0; i < s.n_langs; i++)
             json_object_set_new(langs, s.langs[i].name, json_integer((json_int_t)s.langs[i].files));
         json_object_set_new(j, "languages", langs);
+        json_t *by = json_object();
+        for (size_t i = 0; i < n_reasons; i++)
+            json_object_set_new(by, reasons[i].reason, json_integer((json_int_t)reasons[i].n));
+        json_object_set_new(j, "skippedByReason", by);
+        if (a.skipped) {
+            json_t *list = json_array();
+            for (size_t i = 0; i < n_sk; i++)
+                json_array_append_new(list, json_pack("{s:o, s:s}", "path", json_text(sk[i].path),
+                                                      "reason", sk[i].reason));
+            json_object_set_new(j, "skippedFiles", list);
+        }
         if (a.check) json_object_set_new(j, "check", json_string("ok"));
         cli_print_json(j);
         json_decref(j);
     } else {
-        printf("root:      %s\nstate:     ready\nfiles:     %lld (%lld skipped)\nchunks:    "
-               "%lld\nsymbols:   %lld\n"
+        StrBuf state;
+        sb_init(&state);
+        ws_index_state_text(&s, &state);
+        printf("root:      %s\nstate:     %s\nfiles:     %lld", idx_root(st),
+               state.len ? state.buf : "ready", (long long)s.files);
+        sb_release(&state);
+        if (s.skipped) {
+            printf(" (%lld skipped:", (long long)s.skipped);
+            for (size_t i = 0; i < n_reasons; i++)
+                printf("%s %zu %s", i ? "," : "", reasons[i].n, reasons[i].reason);
+            printf(")");
+        }
+        printf("\nchunks:    %lld\nsymbols:   %lld\n"
                "edges:     %lld\nvectors:   %lld\nindex:     %.1f MB\nupdated:   %s\n"
                "embedder:  %s\nllm:       %s\n",
-               idx_root(st), (long long)s.files, (long long)s.skipped, (long long)s.chunks,
-               (long long)s.symbols, (long long)s.edges, (long long)s.vectors,
-               (double)s.db_bytes / 1e6, when, s.embedder, llm);
+               (long long)s.chunks, (long long)s.symbols, (long long)s.edges, (long long)s.vectors,
+               (double)s.db_bytes / 1e6, s.last_update ? when : "never (no pass has finished yet)",
+               s.embedder, llm);
         if (s.n_langs) {
             printf("languages:");
             for (size_t i = 0; i < s.n_langs; i++)
                 printf("%s %s %lld", i ? "," : "", s.langs[i].name, (long long)s.langs[i].files);
             printf("\n");
         }
-        IdxSkipped *sk = NULL;
-        size_t n = 0;
-        if (s.skipped && (rc = idx_skipped(st, &sk, &n, &e))) {
-            sb_release(&shown);
-            goto out;
-        }
-        if (s.skipped) {
+        if (s.skipped && a.skipped) {
             printf("skipped files:\n");
-            for (size_t i = 0; i < n; i++)
+            for (size_t i = 0; i < n_sk; i++)
                 printf("  %s (%s)\n", sk[i].path, sk[i].reason);
-            idx_skipped_free(sk, n);
+        } else if (s.skipped) {
+            printf("(`coderag status --skipped` lists the skipped files)\n");
         }
         if (a.check) printf("check: ok\n");
     }
+    idx_skipped_free(sk, n_sk);
     sb_release(&shown);
 out:
     idx_close(st);

@@ -1,5 +1,5 @@
 /*
- * idx.h - the on-disk index of a workspace (the languages of index/lang):
+ * idx.h - the on-disk index of a workspace (the languages of index/chunk/lang):
  * scan, chunk (tree-sitter), store (SQLite, BM25F postings), code graph,
  * and the queries retrieval needs.
  *
@@ -76,6 +76,9 @@ void idx_close(IdxStore *st);
 
 /* Canonical absolute root (no trailing slash). Borrowed. */
 const char *idx_root(const IdxStore *st);
+/* The version of the database schema this build reads and writes (an index
+ * of another is rebuilt, idx_open). */
+int idx_schema_version(void);
 
 /* ---------------------------------------------------------------- updating */
 
@@ -132,6 +135,13 @@ typedef struct IdxStatus {
                           * python files only)"), or why none is */
     IdxLangCount langs[IDX_STATUS_LANGS]; /* indexed files per language, most first */
     size_t n_langs;
+    /* An update pass that has committed files but not finished (a first
+     * index under way, or one stopped half way): the files it had written
+     * out of those it found, and the process writing it (0: none now, the
+     * pass stopped; the next update finishes it). pass_total 0: none, the
+     * index is whole. */
+    int64_t pass_done, pass_total;
+    int pass_pid;
 } IdxStatus;
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
@@ -139,6 +149,10 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
  * symbols; the rest zero): what `coderag index` reports, without reading
  * every path for the languages or loading the model to describe it. */
 CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e);
+/* The pass fields of idx_status alone (pass_done, pass_total, pass_pid;
+ * what idx_status_counts also fills), the rest of *out left as it is: what
+ * marks an answer from a partial index. */
+CrErr idx_status_pass(IdxStore *st, IdxStatus *out, ErrInfo *e);
 /* The chunk and edge counts alone: what `coderag index` prints (a count
  * is a walk of a table's smallest b-tree: the three others cost ~11 ms at
  * the Linux kernel's size, pages cached). */
@@ -218,6 +232,8 @@ int idx_is_syntax_word(const char *w, size_t n);
 /* The index folder's name under the root when no index folder is set
  * (<root>/.coderag): never a source of the index, nor a root marker. */
 #define IDX_DIR_NAME ".coderag"
+/* The database's file name in an index folder. */
+#define IDX_DB_NAME "index.db"
 
 /* The i-th VCS metadata folder name (".git", ".hg", ".svn", ".jj"; static),
  * or NULL past the last: never scanned nor watched, and a folder holding

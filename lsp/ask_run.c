@@ -193,19 +193,6 @@ static void on_tokens(void *ud, size_t tokens, size_t chars)
     wd_progress(j->job.ws->srv, j, "report", msg);
 }
 
-static int error_code(CrErr rc)
-{
-    switch (rc) {
-    case CR_EINVAL:
-    case CR_ETOOBIG:
-        return RPC_INVALID_PARAMS;
-    case CR_ECANCELED:
-        return RPC_REQUEST_CANCELLED;
-    default:
-        return RPC_REQUEST_FAILED;
-    }
-}
-
 static int reply_error(Server *s, AskJob *j, const RpcError *err)
 {
     wd_progress(s, j, "end", err->code == RPC_REQUEST_CANCELLED ? "cancelled" : "failed");
@@ -273,7 +260,7 @@ static int ask_retrieve(Server *s, Job *job)
     if (!j->ask) j->ask = ws_ask_new(s->llm_ep);
     CrErr rc = ws_ask_prepare(j->ask, st, &j->req, &j->ans, &e);
     if (rc) {
-        rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(&err, cr_rpc_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
     j->prepared = 1;
@@ -327,7 +314,7 @@ static int ask_finish(Server *s, Job *job)
     }
     CrErr rc = ws_ask_finish(j->ask, st, &j->req, &j->ans, &e);
     if (rc) {
-        rpc_error(&err, error_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(&err, cr_rpc_code(rc), "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         return reply_error(s, j, &err);
     }
     /* kept by the indexed content's hash: never an explanation of unsaved text */
@@ -337,6 +324,8 @@ static int ask_finish(Server *s, Job *job)
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = ws_answer_json(&j->ans, idx_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
+    /* a pass another process left half done (this server's own says "indexing") */
+    if (!j->indexing) ws_answer_mark_partial(result, st, NULL);
     if (j->explain_symbol) {
         json_object_set_new(result, "symbol", json_text(j->explain_symbol));
         char title[300];

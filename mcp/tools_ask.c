@@ -130,6 +130,11 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
                     a.citations[i].end_line, a.citations[i].symbol);
     }
     sb_addf(&r->text, "\n(match: %s)\n", rtv_match_name(a.match));
+    StrBuf note; /* an index a pass has not finished: said, in both forms */
+    sb_init(&note);
+    if (ws_answer_mark_partial(r->structured, c->st, &note))
+        sb_addf(&r->text, "(the index is not whole, so this answer may miss code: %s)\n", note.buf);
+    sb_release(&note);
     rtv_answer_release(&a);
 }
 

@@ -127,11 +127,11 @@ enum {
     RPC_PARSE_ERROR = -32700,
     RPC_INVALID_REQUEST = -32600,
     RPC_METHOD_NOT_FOUND = -32601,
-    RPC_INVALID_PARAMS = -32602,
+    RPC_INVALID_PARAMS = CR_RPC_INVALID, /* -32602; base.h's error table maps codes to these */
     RPC_INTERNAL_ERROR = -32603,
     RPC_SERVER_NOT_INITIALIZED = -32002,
-    RPC_REQUEST_FAILED = -32803,
-    RPC_REQUEST_CANCELLED = -32800,
+    RPC_REQUEST_FAILED = CR_RPC_FAILED,       /* -32803 */
+    RPC_REQUEST_CANCELLED = CR_RPC_CANCELLED, /* -32800 */
 };
 
 /* What differs between the protocols' lifecycles. */

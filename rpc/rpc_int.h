@@ -1,6 +1,7 @@
 /*
- * rpc_int.h - what the files of rpc/ share: the transport's input buffer
- * (transport.c) that each framing (transport.c, lines.c) reads through.
+ * rpc_int.h - what the files of rpc/ share: the transport (transport.c)
+ * and its input buffer (inbuf.c), which each framing (content_length.c,
+ * lines.c) reads through.
  */
 #ifndef CODERAG_RPC_INT_H
 #define CODERAG_RPC_INT_H
@@ -40,6 +41,13 @@ enum { RPC_FILL_EOF = 0, RPC_FILL_ERR = -1, RPC_FILL_STALL = -2 };
 /* Appends more input to the buffer, waiting up to timeout_ms (negative:
  * forever): >0 bytes read, or RPC_FILL_*. */
 ssize_t rpc__fill(RpcTransport *t, int timeout_ms);
+
+/* Reads up to n bytes straight into dst (past the buffer), waiting up to
+ * timeout_ms: >0 bytes read, or RPC_FILL_*. */
+ssize_t rpc__read_into(RpcTransport *t, char *dst, size_t n, int timeout_ms);
+
+/* Puts n bytes back in front of the unread input. */
+void rpc__unread(RpcTransport *t, const char *data, size_t n);
 
 /* Sets e (CR_EPARSE, fmt with arg) and returns RPC_READ_BAD; the framing
  * resynchronises before its next message. */

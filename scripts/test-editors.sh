@@ -125,6 +125,16 @@ if command -v nvim >/dev/null 2>&1; then
         timeout 3600 nvim --headless -u NONE -i NONE --cmd "set rtp^=$ROOT/editors/nvim" \
         -c "luafile $ROOT/tests/editors/nvim_test.lua" </dev/null >"$TMP/nvim.log" 2>&1
     count "neovim" "$TMP/nvim.log" $?
+    # :checkhealth coderag: the binary, its version, the index, the LLM setting
+    (cd "$TMP/nvim/ws" && HOME=$TMP/nvim CODERAG_LLM_URL=http://127.0.0.1:9/v1 timeout 300 nvim --headless -u NONE -i NONE \
+        --cmd "set rtp^=$ROOT/editors/nvim" -c "lua require('coderag').setup({ cmd = { '$BIN', 'lsp' } })" \
+        -c 'checkhealth coderag' -c "w! $TMP/health.txt" -c 'qa!' </dev/null >/dev/null 2>&1)
+    if grep -q "OK: binary: $BIN" "$TMP/health.txt" && grep -q 'OK: version: coderag [0-9.]*, schema [0-9]*, commit' "$TMP/health.txt" &&
+        grep -qE 'index: none yet|OK: index of' "$TMP/health.txt" && grep -q 'OK: LLM: http://127.0.0.1:9/v1 (CODERAG_LLM_URL)' "$TMP/health.txt"; then
+        pass_suite ":checkhealth coderag: binary, version, index, LLM"
+    else
+        fail_suite ":checkhealth coderag"; cat "$TMP/health.txt" 2>/dev/null
+    fi
 else
     fail_suite "Neovim: nvim not installed"
 fi

@@ -5,6 +5,9 @@
 # tests/editors/vscode_e2e.mjs.
 #
 #   CODERAG_BIN=path/to/coderag scripts/test-vscode.sh
+#   CODERAG_VSIX=dist/coderag-linux-x64-<version>.vsix scripts/test-vscode.sh
+#       # the packaged extension (scripts/package.sh vsix), with the server it carries:
+#       # no coderag.server.path is set (CODERAG_BIN is only the path the settings UI types)
 #   scripts/test-vscode.sh --install-only     # fill the cache, run nothing
 #
 # Installs, once, into ${XDG_CACHE_HOME:-$HOME/.cache}/coderag-vscode/<versions>:
@@ -94,21 +97,29 @@ if [ ! -x "$BIN" ]; then
         red "could not build $BIN"
 fi
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-if [ ! -d "$EXT/node_modules/@vscode/vsce" ] || [ "$EXT/package-lock.json" -nt "$EXT/node_modules/.package-lock.json" ]; then
+VSIX=${CODERAG_VSIX:-}
+if [ -n "$VSIX" ]; then
+    [ -f "$VSIX" ] || red "no .vsix at $VSIX"
+    say "the packaged extension $(basename "$VSIX") (its own server; no coderag.server.path)"
+    cp "$VSIX" "$TMP/coderag.vsix"
+elif [ ! -d "$EXT/node_modules/@vscode/vsce" ] || [ "$EXT/package-lock.json" -nt "$EXT/node_modules/.package-lock.json" ]; then
     say "npm ci in editors/vscode-client"
     (cd "$EXT" && npm ci --no-audit --no-fund --loglevel=error) >"$TMP/npm-ext.log" 2>&1 ||
         { if offline; then skip "the npm registry cannot be reached for the extension's packages"; fi
           tail -20 "$TMP/npm-ext.log"; red "npm ci in editors/vscode-client"; }
 fi
-say "building the .vsix"
-(cd "$EXT" && npx --no-install tsc -p ./ && npx --no-install vsce package --allow-missing-repository \
-    --out "$TMP/coderag.vsix") >"$TMP/vsix.log" 2>&1 || { tail -20 "$TMP/vsix.log"; red "vsce package"; }
+if [ -z "$VSIX" ]; then
+    say "building the .vsix"
+    (cd "$EXT" && npx --no-install tsc -p ./ && npx --no-install vsce package --allow-missing-repository \
+        --out "$TMP/coderag.vsix") >"$TMP/vsix.log" 2>&1 || { tail -20 "$TMP/vsix.log"; red "vsce package"; }
+fi
 
 CS=$CACHE/node_modules/.bin/code-server
 USER_DIR=$TMP/user
 EXT_DIR=$TMP/extensions
 mkdir -p "$USER_DIR/User" "$EXT_DIR" "$TMP/home"
 cp -r "$ROOT/tests/fixtures/shop" "$TMP/ws"
+cp -r "$ROOT/tests/fixtures/lang/go" "$TMP/go-ws" # a folder with no Python file (activation)
 : >"$TMP/config.yaml"
 say "installing the extension into code-server"
 timeout 600 "$CS" --config "$TMP/config.yaml" --user-data-dir "$USER_DIR" --extensions-dir "$EXT_DIR" \
@@ -118,8 +129,8 @@ timeout 600 "$CS" --config "$TMP/config.yaml" --user-data-dir "$USER_DIR" --exte
 say "VS Code $("$CS" --config "$TMP/config.yaml" --version 2>/dev/null | head -1 | sed 's/.*with Code //') in headless $(/usr/lib/chromium/chromium --version 2>/dev/null | head -1)"
 # The scenario starts the fake LLM and code-server itself (it writes the settings with the
 # LLM's port), drives Chromium, and stops both.
-CODERAG_BIN=$BIN CODERAG_FAKE_LLM=$ROOT/tests/fake_openai.py CODE_SERVER=$CS CODE_SERVER_CONFIG=$TMP/config.yaml \
-    VSCODE_USER_DIR=$USER_DIR VSCODE_EXT_DIR=$EXT_DIR VSCODE_WS=$TMP/ws VSCODE_TMP=$TMP \
+CODERAG_BUNDLED=${VSIX:+1} CODERAG_BIN=$BIN CODERAG_FAKE_LLM=$ROOT/tests/fake_openai.py CODE_SERVER=$CS CODE_SERVER_CONFIG=$TMP/config.yaml \
+    VSCODE_USER_DIR=$USER_DIR VSCODE_EXT_DIR=$EXT_DIR VSCODE_WS=$TMP/ws VSCODE_GO_WS=$TMP/go-ws VSCODE_TMP=$TMP \
     PUPPETEER_DIR=$CACHE CHROMIUM=/usr/lib/chromium/chromium HOME=$TMP/home \
     timeout 1800 node "$ROOT/tests/editors/vscode_e2e.mjs" >"$TMP/e2e.log" 2>&1 &
 E2E_PID=$!

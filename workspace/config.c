@@ -212,11 +212,27 @@ void ws_config_idx(const WsConfig *c, IdxConfig *out)
 
 const char *ws_config_resolve_root(WsConfig *c)
 {
-    if (!c->root) {
-        char *cwd = getcwd(NULL, 0);
-        c->root = cwd ? ws_find_root(cwd, cwd) : xstrdup(".");
-        free(cwd);
+    return ws_config_resolve_root_note(c, NULL);
+}
+
+const char *ws_config_resolve_root_note(WsConfig *c, StrBuf *note)
+{
+    if (c->root) return c->root;
+    char *cwd = getcwd(NULL, 0);
+    if (!cwd) return c->root = xstrdup(".");
+    c->root = ws_find_root(cwd, NULL);
+    if (!c->root && !c->index_dir) { /* no marker: its own index, or that of a folder above */
+        c->root = ws_index_above(cwd);
+        if (c->root && !strcmp(c->root, cwd)) {
+            /* the folder's own index: the rule's plain answer, nothing to say */
+        } else if (c->root && note)
+            sb_addf(note,
+                    "no project marker in %s or above it: using the index of %s (the nearest "
+                    "folder above with one; --root chooses another)",
+                    cwd, c->root);
     }
+    if (!c->root) c->root = xstrdup(cwd);
+    free(cwd);
     return c->root;
 }
 

@@ -60,6 +60,17 @@ char *ws_find_root(const char *start, const char *fallback)
     return r;
 }
 
+/* The index marker: an index folder with its database. */
+static const char *index_marker(size_t i)
+{
+    return i == 0 ? IDX_DIR_NAME "/" IDX_DB_NAME : NULL;
+}
+
+char *ws_index_above(const char *dir)
+{
+    return nearest(dir, index_marker, 1);
+}
+
 char *ws_vcs_root_above(const char *dir)
 {
     return nearest(dir, ws_vcs_marker, 0);

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Opening the store and keeping it fresh: the CLI's pre-ask pass, the MCP
  * server's watcher-driven refresh (the language server's saves and watched
@@ -18,12 +19,35 @@ CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
     return idx_open(&ic, flags[how], out, e);
 }
 
+int ws_store_other_writer(IdxStore *st, StrBuf *note)
+{
+    IdxStatus s;
+    memset(&s, 0, sizeof s);
+    if (idx_status_pass(st, &s, NULL) || !s.pass_total || !s.pass_pid || s.pass_pid == getpid())
+        return 0;
+    sb_addf(note,
+            "process %d is indexing this root (%lld/%lld files so far): waiting for it to finish",
+            s.pass_pid, (long long)s.pass_done, (long long)s.pass_total);
+    return 1;
+}
+
 CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUpdateStats *stats,
                             IdxStore **out, ErrInfo *e)
+{
+    return ws_store_open_updated_told(c, fn, ud, NULL, NULL, stats, out, e);
+}
+
+CrErr ws_store_open_updated_told(const WsConfig *c, IdxProgressFn fn, void *ud,
+                                 void (*waiting)(void *ud, const char *msg), void *wait_ud,
+                                 IdxUpdateStats *stats, IdxStore **out, ErrInfo *e)
 {
     IdxUpdateStats local;
     CrErr rc = ws_store_open(c, WS_OPEN_CREATE, out, e);
     if (rc) return rc;
+    StrBuf note;
+    sb_init(&note);
+    if (waiting && ws_store_other_writer(*out, &note)) waiting(wait_ud, note.buf);
+    sb_release(&note);
     rc = idx_update(*out, fn, ud, stats ? stats : &local, e);
     if (rc) {
         idx_close(*out);

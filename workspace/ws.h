@@ -95,6 +95,11 @@ void ws_config_print_flags(FILE *f, unsigned mask);
  * no marker is found; "." when the current folder is gone), which is then
  * set in c. Returns the root (borrowed from c). */
 const char *ws_config_resolve_root(WsConfig *c);
+/* The same; a folder with no marker in it or above it that lies inside a
+ * folder already indexed (ws_index_above; no indexDir set) takes that
+ * folder's index rather than starting a second one, and note (may be NULL)
+ * then gets a sentence saying which root was chosen and why. */
+const char *ws_config_resolve_root_note(WsConfig *c, StrBuf *note);
 
 /* The IdxConfig view of c (borrowing its strings). root defaults to ".". */
 void ws_config_idx(const WsConfig *c, IdxConfig *out);
@@ -117,6 +122,9 @@ char *ws_find_root(const char *start, const char *fallback);
  * them for the editor clients, which must use the same. */
 const char *ws_vcs_marker(size_t i);
 const char *ws_project_marker(size_t i);
+/* The nearest folder from dir up (dir included) holding an index
+ * (IDX_DIR_NAME with its database), or NULL. Caller frees. */
+char *ws_index_above(const char *dir);
 /* The nearest VCS root strictly above dir, or NULL. Caller frees. */
 char *ws_vcs_root_above(const char *dir);
 /* Whether a directory of that name is never watched nor a source of
@@ -142,6 +150,17 @@ CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e);
  * *out is NULL. */
 CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUpdateStats *stats,
                             IdxStore **out, ErrInfo *e);
+/* The same; when another process is in the middle of a pass over the
+ * index (one that has committed files: ws_store_other_writer), waiting
+ * (may be NULL) is told first, with wait_ud and a sentence to show: the
+ * update then waits for that process. */
+CrErr ws_store_open_updated_told(const WsConfig *c, IdxProgressFn fn, void *ud,
+                                 void (*waiting)(void *ud, const char *msg), void *wait_ud,
+                                 IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
+/* Whether another live process is in the middle of a pass over st's index;
+ * then appends "process 4242 is indexing this root (11000/55405 files so
+ * far): waiting for it to finish" to note. */
+int ws_store_other_writer(IdxStore *st, StrBuf *note);
 
 /* What a change of one file calls for. */
 typedef enum {
@@ -183,6 +202,27 @@ CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *pass
  * skipped, chunks, symbols, edges, vectors, indexBytes, lastUpdate,
  * embedder. A door adds its own (state, llm, ...). New reference. */
 struct json_t *ws_status_json(const char *root, const IdxStatus *s);
+
+/* The index's state as every door says it: "ready" (whole), "indexing" (a
+ * pass under way, in this process or another: s->pass_pid) or "partial"
+ * (a pass that stopped half way: the next update finishes it). */
+const char *ws_index_state(const IdxStatus *s);
+/* Appends to sb what a person reads of a state that is not "ready":
+ * "indexing 11000/55405 files (process 4242)" or "partial: 11000/55405
+ * files indexed, then the pass stopped (`coderag index` finishes it)".
+ * Nothing when ready. */
+void ws_index_state_text(const IdxStatus *s, StrBuf *sb);
+/* {"state", "indexed", "total", "pid"} of an index that is not whole
+ * (docs/protocol.md's partialIndex), NULL when it is. New reference. */
+struct json_t *ws_partial_index_json(const IdxStatus *s);
+/* Marks an ask result (may be NULL) answered from st when st's index is not
+ * whole: sets its "partialIndex", and appends ws_index_state_text to note
+ * (may be NULL). Returns 1 when it did, 0 for a whole index (or when the
+ * state cannot be read: nothing is said). */
+int ws_answer_mark_partial(struct json_t *result, IdxStore *st, StrBuf *note);
+/* Appends why an index holds no file: every file found was skipped (how
+ * many), or none is of a language the index reads (its suffixes). */
+void ws_empty_index_text(int64_t skipped, StrBuf *sb);
 
 /* ---------------------------------------------------------------- progress */
 

@@ -404,7 +404,7 @@ Its result said `indexing'; indexing has ended, so the new answer replaces it."
   (unless (coderag--root-history) (user-error "No answers yet"))
   (let* ((items (cl-loop for h in (coderag--root-history) for i from 1
                          collect (cons (format "%d. %s" i (plist-get h :question)) h)))
-         (h (cdr (assoc (completing-read "CodeRAG answer: " items nil t) items))))
+         (h (cdr (assoc (coderag--read-choice "CodeRAG answer" items) items))))
     (display-buffer (coderag-show-answer (plist-get h :question) (plist-get h :result) (plist-get h :root)))))
 
 (defun coderag-status-text (s)
@@ -418,12 +418,18 @@ Its result said `indexing'; indexing has ended, so the new answer replaces it."
                                 (if (> (or (plist-get x :files) 0) 0)
                                     (format "; %d files searchable meanwhile" (plist-get x :files)) ""))
                       "indexing (scanning files)")))
-                 ("ready" (format "ready: %d files, %d chunks" (or (plist-get x :files) 0)
-                                  (or (plist-get x :chunks) 0)))
+                 ("ready" (let ((partial (coderag-partial-index-text (plist-get x :partialIndex))))
+                            (if partial
+                                (format "%s (%d files searchable)" partial (or (plist-get x :files) 0))
+                              (format "ready: %d files, %d chunks" (or (plist-get x :files) 0)
+                                      (or (plist-get x :chunks) 0)))))
                  (_ (format "error: %s" (or (plist-get x :message) "unknown"))))))
         (roots (append (plist-get s :roots) nil)))
     (if (<= (length roots) 1)
-        (concat (funcall one s) (if roots (concat " — " (plist-get (car roots) :root)) ""))
+        (concat (funcall one (if (and roots (not (plist-get s :partialIndex)))
+                                 (append (list :partialIndex (plist-get (car roots) :partialIndex)) s)
+                               s))
+                (if roots (concat " — " (plist-get (car roots) :root)) ""))
       (mapconcat (lambda (r) (concat (plist-get r :root) ": " (funcall one r))) roots "; "))))
 
 ;;;###autoload

@@ -36,6 +36,27 @@
 
 (defvar coderag-last-root nil "The workspace root of the last answer.")
 
+(defun coderag-partial-index-text (p)
+  "What a person reads of an index a pass has not finished, or nil.
+P: a result's or a root's partialIndex."
+  (when (and p (> (or (plist-get p :total) 0) 0))
+    (if (equal (plist-get p :state) "indexing")
+        (format "indexing %d/%d files%s" (or (plist-get p :indexed) 0) (plist-get p :total)
+                (if (> (or (plist-get p :pid) 0) 0) (format " (process %d)" (plist-get p :pid)) ""))
+      (format "partial: %d/%d files indexed, then the pass stopped" (or (plist-get p :indexed) 0)
+              (plist-get p :total)))))
+
+(defun coderag--read-choice (what names)
+  "Read one of NAMES in the minibuffer, the first the default.
+NAMES: strings, or an alist keyed by them.  The choices are listed at
+once (*Completions*), not only after TAB; the prompt says WHAT is chosen,
+how many there are and the default."
+  (let ((default (if (consp (car names)) (caar names) (car names))))
+    (minibuffer-with-setup-hook #'minibuffer-completion-help
+      (completing-read (format "%s (%d choices; RET: %s): " what (length names)
+                               (truncate-string-to-width default 60 nil nil "…"))
+                       names nil t nil nil default))))
+
 (defun coderag--uri-to-path (uri)
   "The file name of a file URI (or URI itself)."
   (if (string-prefix-p "file://" uri)
@@ -250,6 +271,12 @@ with the streamed, provisional text."
                               'face 'warning)
                   "\n\n")
           (setq start (point)))
+        (let ((partial (coderag-partial-index-text (plist-get result :partialIndex))))
+          (when partial
+            (insert (propertize (format "The index is not whole (%s): this answer may miss code." partial)
+                                'face 'warning)
+                    "\n\n")
+            (setq start (point))))
         (coderag-insert-markdown (plist-get result :answer) cites)
         (when (member match '("weak" "none"))
           (save-excursion

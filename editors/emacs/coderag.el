@@ -83,12 +83,45 @@
          (erase-buffer) (special-mode) (insert doc) (goto-char (point-min))))
      (display-buffer "*coderag hover*"))))
 
+(defconst coderag-suffix-languages
+  '(("py" . "python") ("c" . "c") ("h" . "c") ("cc" . "cpp") ("cpp" . "cpp") ("cxx" . "cpp")
+    ("hpp" . "cpp") ("hh" . "cpp") ("hxx" . "cpp") ("go" . "go") ("rs" . "rust") ("java" . "java")
+    ("js" . "javascript") ("jsx" . "javascriptreact") ("mjs" . "javascript") ("cjs" . "javascript")
+    ("ts" . "typescript") ("mts" . "typescript") ("cts" . "typescript") ("tsx" . "typescriptreact"))
+  "The code suffixes the coderag server reads, with their LSP language ids.")
+
 (defun coderag--language-id ()
-  "The LSP language id of this buffer, from its major mode (c-ts-mode -> \"c\")."
-  (let ((name (replace-regexp-in-string "\\(-ts\\)?-mode\\'" "" (symbol-name major-mode))))
-    (pcase name
-      ("c++" "cpp") ("js" "javascript") ("js2" "javascript") ("rjsx" "javascriptreact")
-      ("tsx" "typescriptreact") (_ name))))
+  "The LSP language id of this buffer, from its major mode (c-ts-mode -> \"c\").
+In Fundamental mode (no major mode installed for the file), from its suffix."
+  (let ((name (replace-regexp-in-string "\\(-ts\\)?-mode\\'" "" (symbol-name major-mode)))
+        (by-suffix (and buffer-file-name
+                        (cdr (assoc (file-name-extension buffer-file-name) coderag-suffix-languages)))))
+    (if (and (eq major-mode 'fundamental-mode) by-suffix) by-suffix
+      (pcase name
+        ("c++" "cpp") ("js" "javascript") ("js2" "javascript") ("rjsx" "javascriptreact")
+        ("tsx" "typescriptreact") (_ name)))))
+
+(defcustom coderag-in-fundamental-mode t
+  "Turn `coderag-mode' on in a file coderag reads that opens in Fundamental mode.
+Stock Emacs 28 has no major mode for Go, Rust or TypeScript, so such a
+file is in Fundamental mode, which no `prog-mode-hook' reaches; with this
+on, `coderag-mode' runs there all the same (say nil to leave them alone).
+A major mode (go-mode, rust-mode, typescript-mode: editors/emacs/README.md)
+adds what Fundamental mode lacks."
+  :group 'coderag
+  :type 'boolean)
+
+(defun coderag--maybe-fundamental ()
+  "`find-file-hook': `coderag-mode' in a Fundamental-mode file coderag reads.
+See `coderag-in-fundamental-mode'."
+  (when (and coderag-in-fundamental-mode (eq major-mode 'fundamental-mode) buffer-file-name
+             (not (bound-and-true-p coderag-mode))
+             (assoc (file-name-extension buffer-file-name) coderag-suffix-languages))
+    (message "coderag: no major mode for .%s files: coderag-mode on in Fundamental mode (a major mode: see coderag's README)"
+             (file-name-extension buffer-file-name))
+    (coderag-mode 1)))
+
+(add-hook 'find-file-hook #'coderag--maybe-fundamental)
 
 (defun coderag--did-open ()
   (jsonrpc-notify (coderag-connection) :textDocument/didOpen

@@ -1,9 +1,17 @@
 #include "embed_int.h"
 #include "../chunk/lang/lang.h"
 
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#ifndef CODERAG_MODEL_FILE
+#define CODERAG_MODEL_FILE "code-nbow-py-v1.crm"
+#endif
 
 CrErr idx_embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
 {
@@ -19,9 +27,41 @@ CrErr idx_embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e)
     return err_set(e, CR_EINVAL, "unknown embedding provider \"%.64s\" (builtin or openai)", p);
 }
 
+/* The default model file, found once: beside the running executable (the
+ * server a VS Code extension carries: server/coderag and the model side by
+ * side), then where an install puts it relative to the executable
+ * (<prefix>/bin/coderag, <prefix>/share/coderag/models/), then the path fixed
+ * at build time (a build tree, or a packager's -DCODERAG_MODEL_PATH). The
+ * last is kept when none is readable, so that the error names it. */
+static pthread_once_t model__once = PTHREAD_ONCE_INIT;
+static char model__path[PATH_MAX];
+
+static int model__near(const char *exe, const char *rel)
+{
+    const char *slash = strrchr(exe, '/');
+    if (!slash) return 0;
+    int n = snprintf(model__path, sizeof model__path, "%.*s/%s", (int)(slash - exe), exe, rel);
+    return n > 0 && (size_t)n < sizeof model__path && access(model__path, R_OK) == 0;
+}
+
+static void model__find(void)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        if (model__near(exe, CODERAG_MODEL_FILE) ||
+            model__near(exe, "../share/coderag/models/" CODERAG_MODEL_FILE))
+            return;
+    }
+    snprintf(model__path, sizeof model__path, "%s", CODERAG_MODEL_PATH);
+}
+
 const char *idx_embedder_builtin_path(const EmbedConfig *cfg)
 {
-    return cfg->model && *cfg->model ? cfg->model : CODERAG_MODEL_PATH;
+    if (cfg->model && *cfg->model) return cfg->model;
+    pthread_once(&model__once, model__find);
+    return model__path;
 }
 
 Embedder *idx_embedder_ref(Embedder *em)

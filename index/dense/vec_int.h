@@ -24,7 +24,7 @@ typedef struct EmbedConfig {
     const char
         *url; /* openai: base URL; "/v1/embeddings" or "/embeddings" appended as SPEC.md says */
     const char *model; /* openai: model name sent in the request; builtin: the model
-                        * file (NULL: CODERAG_MODEL_PATH, fixed at build time) */
+                        * file (NULL: the default, idx_embedder_builtin_path) */
     const char
         *api_key_env; /* openai: name of the environment variable holding the key (may be NULL) */
     long timeout_ms;  /* total per request; 0: 60000 */
@@ -46,7 +46,8 @@ void idx_embedder_free(Embedder *em);
  * stores (IdxShared). Returns em. */
 Embedder *idx_embedder_ref(Embedder *em);
 
-/* The builtin model's file for cfg: cfg->model, or CODERAG_MODEL_PATH. Static
+/* The builtin model's file for cfg: cfg->model, or the default one found
+ * near the executable (embed.c says where), else CODERAG_MODEL_PATH. Static
  * or borrowed from cfg. */
 const char *idx_embedder_builtin_path(const EmbedConfig *cfg);
 /* The id the builtin model at path would have once loaded (idx_embedder_id),

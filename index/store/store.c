@@ -529,6 +529,11 @@ void idx_close(IdxStore *st)
     free(st);
 }
 
+int idx_schema_version(void)
+{
+    return IDX_SCHEMA_VERSION;
+}
+
 const char *idx_root(const IdxStore *st)
 {
     return st->root;

@@ -69,6 +69,16 @@ static CrErr commit(IdxStore *st, ErrInfo *e)
     return idx_store_exec(st, "COMMIT", e);
 }
 
+/* Where a pass that commits in batches stands, for readers (idx_status):
+ * "done total pid" while it writes, "" once it is whole. A pass that stops
+ * leaves its last figures, the pass a reader then calls partial. */
+static CrErr note_pass(IdxStore *st, size_t done, size_t total, ErrInfo *e)
+{
+    char v[64] = "";
+    if (total) snprintf(v, sizeof v, "%zu %zu %ld", done, total, (long)getpid());
+    return idx_store_meta_put(st, "pass", v, e);
+}
+
 /* Writes the scan's skip list as files rows (status = reason), so `status`
  * can report them; prepared skips (binary, not-utf8) are written by
  * idx_store_write_file. */
@@ -245,7 +255,8 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
         pthread_mutex_unlock(&pool->mu);
         if (rc) return rc;
         if ((i + 1) % BATCH_FILES == 0) {
-            if ((rc = commit(st, e)) || (rc = begin(st, e))) {
+            if ((rc = note_pass(st, planned_unchanged + i + 1, n_scanned, e)) ||
+                (rc = commit(st, e)) || (rc = begin(st, e))) {
                 *in_txn = rc == CR_OK;
                 return rc;
             }
@@ -404,7 +415,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
      * committed in batches: an update that stops here leaves references
      * marked unresolved, which the next one resolves). */
     if ((pool.n >= BATCH_FILES && st->threads > 1) || cold) {
-        if ((rc = commit(st, e)) || (rc = begin(st, e))) {
+        if ((pool.n >= BATCH_FILES && (rc = note_pass(st, scan.n_files, scan.n_files, e))) ||
+            (rc = commit(st, e)) || (rc = begin(st, e))) {
             in_txn = rc == CR_OK;
             goto out;
         }
@@ -417,7 +429,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     if (!rc) rc = idx_fanin_settle(st, cold, e);
     if (rc) goto out;
     phase_mark(&ph, "resolve");
-    if ((rc = idx_store_touch_update_time(st, e))) goto out;
+    if ((rc = idx_store_touch_update_time(st, e)) || (rc = note_pass(st, 0, 0, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
     if (!rc) sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
@@ -521,7 +533,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = idx_graph_resolve_dirty(st, &n_edges, e))) goto out;
     if ((rc = idx_fanin_settle(st, 0, e))) goto out;
     double t3 = now_ms();
-    if ((rc = idx_store_touch_update_time(st, e))) goto out;
+    if ((rc = idx_store_touch_update_time(st, e)) || (rc = note_pass(st, 0, 0, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
     log_msg(

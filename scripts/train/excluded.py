@@ -1,6 +1,6 @@
 """What no training data may come from, for every trainer of scripts/train/:
 the projects whose questions measure retrieval (dev and evaluation corpora,
-/work/shared/bench/make-corpus.sh and bench/), the standard library and
+bench/corpus.sh and bench/), the standard library and
 vendored copies."""
 
 # Python evaluation projects (top-level import names).
@@ -10,7 +10,7 @@ EXCLUDED_MODULES = {
     "matplotlib", "mpl_toolkits", "sklearn", "streamlink",
 }
 # The other languages' evaluation corpora, by the Debian or npm package they
-# come from (make-corpus.sh's LANG_CORPORA).
+# come from (bench/corpus.sh's LANG_CORPORA).
 EXCLUDED_PACKAGES = {
     "golang-github-gin-gonic-gin-dev", "golang-github-spf13-cobra-dev", "librust-serde-json-dev",
     "librust-regex-dev", "lua5.4", "tree-sitter", "leveldb", "ninja-build", "jsoup", "junit4",

@@ -25,7 +25,7 @@ def run(cmd, cwd):
 
 def src_apt(work):
     """apt options reading Debian's source lists from a folder of work (as
-    make-corpus.sh does), fetched once: the system's lists stay as they are."""
+    bench/corpus.sh does), fetched once: the system's lists stay as they are."""
     apt = os.path.join(work, "apt")
     opts = ["-o", "Dir::Etc::SourceList=%s/deb-src.sources" % apt,
             "-o", "Dir::Etc::SourceParts=%s/parts" % apt, "-o", "Dir::State::Lists=%s/lists" % apt,

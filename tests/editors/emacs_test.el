@@ -286,14 +286,44 @@ server may take long, and the test must still pass."
         (let ((ov (cl-find-if (lambda (o) (= (line-number-at-pos (overlay-start o)) 39)) coderag--lens-overlays)))
           (ct-check (and ov (string-match-p "Ask CodeRAG" (overlay-get ov 'before-string)))
                     "a lens line \"Ask CodeRAG\" above def apply_tax" (and ov (overlay-get ov 'before-string))))
-        (goto-char (point-min)) (forward-line 38)
-        (let ((done nil))
-          (coderag-lens-run)
+        ;; Issue 38: from the keyboard, from the definition's body too (not only its first
+        ;; line), every lens that does something offered ("Ask CodeRAG" the default, the counts
+        ;; listing the callers), the choices shown at once.
+        (goto-char (point-min)) (forward-line 39)
+        (let ((done nil) prompt offered shown)
+          (cl-letf (((symbol-function 'completing-read)
+                     (lambda (p items &rest args)
+                       (setq prompt p offered (mapcar (lambda (x) (if (consp x) (car x) x)) items))
+                       ;; what the minibuffer would run on setup: the list shown at once
+                       (cl-letf (((symbol-function 'minibuffer-completion-help) (lambda (&rest _) (setq shown t))))
+                         (ignore-errors (run-hooks 'minibuffer-setup-hook)))
+                       (nth 4 args))))
+            (coderag-lens-run))
+          (ct-check (and prompt (string-match-p "\\`CodeRAG lens ([0-9]+ choices; RET: Ask CodeRAG)" prompt)
+                         (equal (car offered) "Ask CodeRAG") (cl-some (lambda (o) (string-match-p "caller" o)) offered))
+                    "C-c ' l in a definition's body offers its lenses (Ask CodeRAG the default, the counts)"
+                    (format "%S %S" prompt offered))
+          (ct-check shown "the lens choices are listed at once (minibuffer-completion-help)")
+          (ct-wait (lambda () (and (null coderag--ask) (setq done t))) 30)
           (ct-wait (lambda () (and (null coderag--ask) (setq done t))) 30)
           (ct-check (and done (cl-some (lambda (c) (and (equal (plist-get c :path) "shop/models.py")
                                                          (<= (plist-get c :startLine) 39 (plist-get c :endLine))))
                                        (plist-get coderag-last-result :citations)))
                     "running the lens answers with a citation of apply_tax")))
+
+      ;; Issue 38: a Go file on stock Emacs 28 opens in Fundamental mode (no go-mode): coderag-mode
+      ;; runs there all the same, the server told its language by the suffix.
+      (let ((f (expand-file-name "goproj/main.go" tmp)))
+        (make-directory (file-name-directory f) t)
+        (write-region "module example.com/g\n" nil (expand-file-name "goproj/go.mod" tmp))
+        (write-region "package main\n\nfunc main() {}\n" nil f)
+        (with-current-buffer (find-file-noselect f)
+          (ct-check (and (or (fboundp 'go-mode) (eq major-mode 'fundamental-mode)) coderag-mode
+                         (equal (coderag--language-id) "go"))
+                    "a .go file in Fundamental mode gets coderag-mode (language id go)"
+                    (format "%s %s %s" major-mode coderag-mode (coderag--language-id)))
+          (coderag-mode -1))
+        (kill-buffer (find-buffer-visiting f)))
 
       ;; #7: markdown with faces; hover links are buttons.
       (with-temp-buffer
@@ -384,11 +414,26 @@ server may take long, and the test must still pass."
         (pcase-let ((`(,_buf ,cell) (ct-ask "And where is it called?" :followup t)))
           (ct-wait (lambda () (car cell)))
           (ct-check (and (car (car cell)) (= (length coderag-history) (1+ n))) "the follow-up is answered" (car cell)))
-        (let ((h (nth 1 coderag-history)))
-          (cl-letf (((symbol-function 'completing-read) (lambda (_p items &rest _) (car (nth 1 items)))))
+        (let ((h (nth 1 coderag-history)) prompt)
+          (cl-letf (((symbol-function 'completing-read) (lambda (p items &rest _) (setq prompt p) (car (nth 1 items)))))
             (ignore-errors (coderag-history)))
+          ;; Issue 38: C-c ' h shows its choices: how many, and the default.
+          (ct-check (and prompt (string-match-p "\\`CodeRAG answer ([0-9]+ choices; RET: 1\\. " prompt))
+                    "coderag-history's prompt says its choices and default" prompt)
           (ct-check (with-current-buffer "*coderag*" (string-prefix-p (plist-get h :question) (buffer-string)))
                     "coderag-history reopens an earlier answer")))
+      ;; Issue 38: an index a pass has not finished, said in the status line and above an answer.
+      (ct-check (string-match-p "partial: 500/1200 files indexed"
+                                (coderag-status-text (list :state "ready" :files 500
+                                                           :roots (vector (list :root "/w" :state "ready" :files 500
+                                                                                :partialIndex (list :state "partial" :indexed 500 :total 1200 :pid 0))))))
+                "coderag-status says a partial index (500/1200 files)")
+      (let ((q coderag-last-question) (r coderag-last-result) (root coderag-last-root))
+        (with-current-buffer (coderag-show-answer "Q" (list :answer "A." :mode "extractive" :citations []
+                                                             :partialIndex (list :state "indexing" :indexed 500 :total 1200 :pid 42)))
+          (ct-check (string-match-p "The index is not whole (indexing 500/1200 files (process 42)): this answer may miss code" (buffer-string))
+                    "an answer from a partial index says so first" (buffer-string)))
+        (coderag-show-answer q r root))
       (coderag-show-context)
       (ct-check (with-current-buffer "*coderag*" (string-match-p "Context the answer used.*\n.* via " (buffer-string)))
                 "the context with scores and via")

@@ -100,20 +100,44 @@ do
     tostring(begun) .. ' || ' .. said)
 end
 
--- #8 (Neovim side): a missing binary gives one clear message, no stack trace.
-local notes = {}
+-- #8 (Neovim side): a missing binary gives one clear message, no stack trace; issue 38: a
+-- warning through vim.notify, once, after the FileType autocommand (no "Error detected while
+-- processing FileType Autocommands", no hit-enter prompt). The real vim.notify runs too.
+local notes, levels = {}, {}
 local orig_notify = vim.notify
-vim.notify = function(m) table.insert(notes, m) end
+vim.notify = function(m, level) table.insert(notes, m); table.insert(levels, level); return orig_notify(m, level) end
 local saved = coderag.config.cmd
 coderag.config.cmd = { '/nonexistent/coderag', 'lsp' }
 coderag.missing_told = nil
+vim.v.errmsg = ''
 vim.cmd('edit ' .. vim.fn.fnameescape(T.tmp .. '/proj/pkg/mod/x.py'))
+vim.cmd('edit ' .. vim.fn.fnameescape(T.tmp .. '/proj/pkg/mod/y.py'))
+vim.wait(LIMIT, function() return #notes > 0 end, 10)
 coderag.config.cmd = saved
 vim.notify = orig_notify
 check(#notes == 1 and notes[1]:find('not an executable', 1, true) ~= nil, 'missing binary: one clear message', vim.inspect(notes))
+check(levels[1] == vim.log.levels.WARN and vim.v.errmsg == '',
+  'missing binary: a warning (vim.notify WARN), no error message from the FileType autocommand',
+  vim.inspect(levels) .. ' errmsg=' .. vim.v.errmsg)
 notes = {}
 vim.notify = function(m) table.insert(notes, m) end
 vim.cmd('CodeRagAsk where is it?')
 vim.notify = orig_notify
 check(#notes == 1 and notes[1]:find('not running', 1, true) and notes[1]:find('/nonexistent/coderag', 1, true)
   and not notes[1]:find('Python', 1, true), ':CodeRagAsk then says the server is not running, not "open a Python file"', vim.inspect(notes))
+
+-- Issue 38: an index a pass has not finished (another process building it, or a pass that
+-- stopped) is said in :CodeRagStatus's text and above an answer it gave (partialIndex).
+local render = require('coderag.render')
+local st = render.status_text({ state = 'ready', files = 500, roots = { { root = '/w', state = 'ready', files = 500,
+  partialIndex = { state = 'partial', indexed = 500, total = 1200, pid = 0 } } } })
+check(st:find('partial: 500/1200 files indexed', 1, true) ~= nil, 'status: a partial index is said (500/1200 files)', st)
+st = render.status_text({ state = 'ready', files = 500, roots = { { root = '/w', state = 'ready', files = 500,
+  partialIndex = { state = 'indexing', indexed = 500, total = 1200, pid = 42 } } } })
+check(st:find('indexing 500/1200 files (process 42)', 1, true) ~= nil, 'status: another process indexing is said', st)
+local lines = render.answer_view({ question = 'Q', result = { answer = 'A.', mode = 'extractive', citations = {},
+  partialIndex = { state = 'partial', indexed = 500, total = 1200 } } })
+check(table.concat(lines, '\n'):find('The index is not whole (partial: 500/1200 files indexed', 1, true) ~= nil,
+  'an answer from a partial index says so first', table.concat(lines, ' | '))
+lines = render.answer_view({ question = 'Q', result = { answer = 'A.', mode = 'extractive', citations = {} } })
+check(not table.concat(lines, '\n'):find('not whole', 1, true), 'an answer from a whole index does not')

@@ -72,7 +72,8 @@ async function llm(what, body = {}) {
 
 const settings = {
   'security.workspace.trust.enabled': false,
-  'coderag.server.path': env.CODERAG_BIN,
+  // A .vsix that carries the server (CODERAG_BUNDLED, scripts/package.sh) runs with no path set.
+  ...(env.CODERAG_BUNDLED ? {} : { 'coderag.server.path': env.CODERAG_BIN }),
   'coderag.llm.url': llmUrl,
   'coderag.llm.model': 'fake',
   'workbench.startupEditor': 'none',
@@ -245,6 +246,9 @@ try {
     chunk: 40, hold_after: 'rest',
   }] } });
   check(await palette('CodeRAG: Ask About This Codebase'), 'the palette runs "CodeRAG: Ask About This Codebase"');
+  // Its placeholder is an example in general terms, not a question about this fixture.
+  const placeholder = await page.evaluate(() => document.querySelector('.quick-input-widget .quick-input-box input')?.getAttribute('placeholder') || '');
+  check(placeholder !== '' && !/tax|order/i.test(placeholder), 'the question box\'s placeholder is no question about the test fixture', placeholder);
   check(await answerInput('CodeRAG: Ask About This Codebase', 'How is tax applied to an order total?'), 'the question box opens');
   const frame = await panelFrame();
   check(frame !== undefined, 'the answer panel opens');
@@ -444,6 +448,16 @@ try {
     return rows.some((r) => r.startsWith('How is tax applied')) && rows.some((r) => r.startsWith('And where is it called?'));
   }), 'the answers are still there after the restart');
   await page.keyboard.press('Escape');
+
+  // A Go folder (no Python file) starts the server with no file open: the status bar says it
+  // indexes, then what it holds (issue 38: the extension waited for a .go file to be opened).
+  await page.goto(`${base}/?folder=${encodeURIComponent(env.VSCODE_GO_WS)}`, { waitUntil: 'domcontentloaded', timeout: LIMIT });
+  check(await waitFor('go workbench', () => document.querySelector('.monaco-workbench .part.statusbar')), 'the Go folder opens');
+  check(await waitFor('go status bar', () => [...document.querySelectorAll('.statusbar-item')]
+    .some((e) => /CodeRAG: [1-9]\d* files/.test(e.textContent))), 'a Go folder is indexed with no file open; the status bar says so',
+  (await statusTexts()).join(' | '));
+  check(fs.existsSync(path.join(env.VSCODE_GO_WS, '.coderag', 'index.db')), 'the Go folder\'s index exists');
+  check(!(await page.evaluate(() => document.querySelector('.editor-group-container .monaco-editor'))), 'no editor was opened for it');
 } catch (err) {
   check(false, 'the scenario ran to its end', err && err.stack || err);
 } finally {

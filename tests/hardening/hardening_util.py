@@ -52,18 +52,18 @@ def run(args, env=None, **kw):
 
 def find_corpus(name="stdlib"):
     """A real corpus: $HARDENING_CORPUS, or /tmp/coderag-corpus/NAME (the
-    benchmarks' default), built there with ../shared/bench/make-corpus.sh
-    when missing (needs root and apt, as on CI)."""
+    benchmarks' default), built there with bench/corpus.sh when missing
+    (needs root and apt, as on CI)."""
     if os.environ.get("HARDENING_CORPUS"):
         return os.environ["HARDENING_CORPUS"]
     if os.path.isdir(os.path.join("/tmp/coderag-corpus", name)):
         return os.path.join("/tmp/coderag-corpus", name)
-    script = os.path.join(os.path.dirname(REPO), "shared", "bench", "make-corpus.sh")
-    if not os.path.exists(script) or os.geteuid() != 0:
-        raise Skip("no corpus (set HARDENING_CORPUS or provide ../shared/bench/make-corpus.sh)")
+    script = os.path.join(REPO, "bench", "corpus.sh")
+    if os.geteuid() != 0:
+        raise Skip("no corpus (set HARDENING_CORPUS, or run as root: bench/corpus.sh builds it)")
     r = subprocess.run(["bash", script, "/tmp/coderag-corpus", name], capture_output=True, text=True)
     if r.returncode != 0:
-        raise Skip("make-corpus.sh %s failed: %s" % (name, r.stderr[-300:]))
+        raise Skip("bench/corpus.sh %s failed: %s" % (name, r.stderr[-300:]))
     return os.path.join("/tmp/coderag-corpus", name)
 
 

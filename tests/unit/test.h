@@ -1,7 +1,9 @@
 /*
  * test.h - a minimal table-friendly test harness. Each test file defines
  * tests as functions and runs them from main with RUN(fn); main returns
- * test_summary(), which prints "N passed, N failed".
+ * test_summary(), which prints "N passed, N failed". TEST_FILTER (a
+ * comma-separated list of words) runs only the tests whose function name
+ * holds one of them: `TEST_FILTER=journal ctest -R test_vectors -V`.
  */
 #ifndef CODERAG_TEST_H
 #define CODERAG_TEST_H
@@ -54,10 +56,26 @@ static TestState test_state_;
         }                                                                                          \
     } while (0)
 
+/* Whether the test named name is to run: TEST_FILTER unset or empty, or
+ * one of its comma-separated words is part of the name. */
+static inline int test_selected_(const char *name)
+{
+    const char *f = getenv("TEST_FILTER");
+    if (!f || !*f) return 1;
+    while (*f) {
+        size_t n = strcspn(f, ",");
+        for (const char *p = name; n && *p; p++)
+            if (strncmp(p, f, n) == 0) return 1;
+        f += n + (f[n] == ',');
+    }
+    return 0;
+}
+
 /* A test that made no check proves nothing: it fails. A test that cannot
  * run here says so with SKIP(reason) and counts as skipped. */
 #define RUN(fn)                                                                                    \
     do {                                                                                           \
+        if (!test_selected_(#fn)) break;                                                           \
         int before_ = test_state_.failed_checks, checks_ = test_state_.checks;                     \
         test_state_.skip = NULL;                                                                   \
         fn();                                                                                      \

@@ -8,6 +8,16 @@ static void test_errors(void)
     CHECK_STR(cr_strerror(CR_OK), "success");
     CHECK_STR(cr_strerror(CR_EUTF8), "not valid UTF-8");
     CHECK_STR(cr_strerror((CrErr)9999), "unknown error");
+    /* the table's columns: the exit status and the JSON-RPC code */
+    CHECK_INT(cr_exit_code(CR_OK), 0);
+    CHECK_INT(cr_exit_code(CR_EUSAGE), 1);
+    CHECK_INT(cr_exit_code(CR_EDB), 2);
+    CHECK_INT(cr_exit_code(CR_EHTTP), 3);
+    CHECK_INT(cr_exit_code(CR_ENOINDEX), 4);
+    CHECK_INT(cr_exit_code((CrErr)9999), 2);
+    CHECK_INT(cr_rpc_code(CR_EINVAL), -32602);
+    CHECK_INT(cr_rpc_code(CR_ECANCELED), -32800);
+    CHECK_INT(cr_rpc_code(CR_EIO), -32803);
     ErrInfo e = {0};
     CHECK_INT(err_set(&e, CR_EIO, "x=%d", 7), CR_EIO);
     CHECK_INT(e.code, CR_EIO);
@@ -175,9 +185,13 @@ static void skips(void)
     SKIP("not on this machine");
 }
 
-/* The harness itself: a test that checks nothing fails, a skip is a skip. */
+/* The harness itself: a test that checks nothing fails, a skip is a skip;
+ * TEST_FILTER picks the tests whose name holds one of its words. */
 static void test_harness(void)
 {
+    const char *was = getenv("TEST_FILTER");
+    char *keep = was ? strdup(was) : NULL;
+    unsetenv("TEST_FILTER");
     TestState saved = test_state_;
     test_state_.quiet = 1;
     RUN(no_checks);
@@ -187,6 +201,19 @@ static void test_harness(void)
     CHECK_INT(got.failed, saved.failed + 1);
     CHECK_INT(got.skipped, saved.skipped + 1);
     CHECK_INT(got.passed, saved.passed);
+
+    setenv("TEST_FILTER", "strbuf,utf8", 1);
+    CHECK(test_selected_("test_strbuf"));
+    CHECK(test_selected_("test_utf8_repair"));
+    CHECK(!test_selected_("test_hash"));
+    CHECK(!test_selected_("utf"));
+    setenv("TEST_FILTER", "", 1);
+    CHECK(test_selected_("test_hash"));
+    if (keep)
+        setenv("TEST_FILTER", keep, 1);
+    else
+        unsetenv("TEST_FILTER");
+    free(keep);
 }
 
 int main(void)

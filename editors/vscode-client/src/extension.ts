@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import * as cp from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
 import {
   LanguageClient, LanguageClientOptions, ServerOptions, State, ProgressType,
 } from 'vscode-languageclient/node';
@@ -122,8 +124,23 @@ function showStartFailure(message: string): void {
   output.appendLine(`[error] ${message}`);
 }
 
+/**
+ * The server a platform-specific .vsix carries (scripts/package.sh): server/coderag beside the
+ * FAISS module and the model, made executable if the unpacking lost the bit. Undefined without.
+ */
+function bundledServer(context: vscode.ExtensionContext): string | undefined {
+  const p = path.join(context.extensionPath, 'server', 'coderag');
+  try {
+    if (!fs.statSync(p).isFile()) return undefined;
+    try { fs.accessSync(p, fs.constants.X_OK); } catch { fs.chmodSync(p, 0o755); }
+    return p;
+  } catch {
+    return undefined;
+  }
+}
+
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
-  const { command, args } = serverCommand(setting);
+  const { command, args } = serverCommand(setting, bundledServer(context));
   renderStatus({ state: 'indexing', indexed: 0, total: 0 });
   statusItem.show();
   // Checked before the client exists, so a missing binary gives one notification (ours) and
@@ -217,10 +234,14 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     startFailure?.close();
     startFailure = undefined;
   } catch (err) {
-    showStartFailure(`could not start "${command} ${args.join(' ')}": ${err instanceof Error ? err.message : err}. ` +
-      'Check coderag.server.path; this closes when the server starts.');
+    // vscode-languageclient has shown its own error notification ("couldn't create connection
+    // to server", with a button to the output): one notification, not two; the reason is in
+    // the output channel and the status bar.
+    const why = `could not start "${command} ${args.join(' ')}": ${err instanceof Error ? err.message : err}`;
+    output.appendLine(`[error] ${why}. Check coderag.server.path.`);
     if (client === c) client = undefined;
     renderStatus(undefined);
+    statusItem.tooltip = `CodeRAG: ${why}`;
   }
 }
 
@@ -293,7 +314,7 @@ export async function askQuestion(arg?: unknown, followup = false): Promise<void
   const q = question ?? await vscode.window.showInputBox({
     title: followup ? 'CodeRAG: Follow-up Question' : 'CodeRAG: Ask About This Codebase',
     prompt: followup && last ? `Follow-up on: ${last.question}` : 'Ask a question about this codebase',
-    placeHolder: 'How is tax applied to an order total?',
+    placeHolder: 'A question in your own words, e.g. "where is the configuration read?"',
     value: selected && selected.length < 200 && !selected.includes('\n') ? `What does ${selected} do?` : undefined,
     ignoreFocusOut: true,
   });

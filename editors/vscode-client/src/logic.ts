@@ -42,6 +42,8 @@ export interface AskResult {
   rejected?: Rejected[];
   context?: ContextItem[];
   indexing?: boolean;
+  /** Present when the index a pass has not finished answered (docs/protocol.md). */
+  partialIndex?: PartialIndex;
   timings?: Record<string, number>;
 }
 
@@ -58,9 +60,21 @@ export interface AskParams {
   partialResultToken?: string;
 }
 
+/** An index a pass has not finished (docs/protocol.md, `partialIndex`). */
+export interface PartialIndex { state: 'indexing' | 'partial' | string; indexed: number; total: number; pid?: number }
+
 export interface StatusResult {
   state: 'indexing' | 'ready' | 'error' | string;
   files?: number; chunks?: number; indexed?: number; total?: number; message?: string;
+  roots?: { partialIndex?: PartialIndex }[];
+}
+
+/** What a person reads of an index that is not whole, or '' for a whole one. */
+export function partialIndexText(p: PartialIndex | undefined): string {
+  if (!p || !p.total) return '';
+  if (p.state === 'indexing')
+    return `indexing ${p.indexed}/${p.total} files${p.pid ? ` (process ${p.pid})` : ''}`;
+  return `partial: ${p.indexed}/${p.total} files indexed, then the pass stopped`;
 }
 
 export const VCS_MARKERS = ['.git', '.hg', '.svn', '.jj'];
@@ -130,12 +144,15 @@ export function settingsToInitOptions(get: SettingGetter): Record<string, unknow
   return out;
 }
 
-/** The server command line from the settings. */
-export function serverCommand(get: SettingGetter): { command: string; args: string[] } {
+/**
+ * The server command line from the settings: coderag.server.path when set, else the server the
+ * extension carries (`bundled`, a platform-specific .vsix's server/coderag), else `coderag` on PATH.
+ */
+export function serverCommand(get: SettingGetter, bundled?: string): { command: string; args: string[] } {
   const p = get('server.path');
   const a = get('server.args');
   return {
-    command: typeof p === 'string' && p.trim() ? p.trim() : 'coderag',
+    command: typeof p === 'string' && p.trim() ? p.trim() : bundled || 'coderag',
     args: Array.isArray(a) && a.length ? a.map(String) : ['lsp'],
   };
 }
@@ -245,7 +262,10 @@ function citeLink(i: number, text: string): string {
 
 /** A link to context item i (opened like a citation, by the page's script). */
 function contextLink(i: number, text: string): string {
-  return `<a class="cite" role="link" tabindex="0" data-context="${i}" title="Open ${escapeHtml(text)}">${escapeHtml(text)}</a>`;
+  // The path may wrap at its slashes; the line numbers never wrap inside.
+  const m = /^(.*?)(:\d+(?:-\d+)?)$/.exec(text);
+  const shown = m ? `${escapeHtml(m[1])}<span class="lines">${m[2]}</span>` : escapeHtml(text);
+  return `<a class="cite" role="link" tabindex="0" data-context="${i}" title="Open ${escapeHtml(text)}">${shown}</a>`;
 }
 
 /**
@@ -304,6 +324,10 @@ export function renderAnswerHtml(question: string, r: AskResult,
   if (!opts.bodyOnly && r.indexing) {
     html.push('<p class="warn">The index is still being built: this answer comes from the files indexed so far. ' +
       'It is asked again when indexing ends.</p>');
+  }
+  if (!opts.bodyOnly && partialIndexText(r.partialIndex)) {
+    html.push(`<p class="warn">The index is not whole (${escapeHtml(partialIndexText(r.partialIndex))}): ` +
+      'this answer may miss code.</p>');
   }
   let first = !opts.bodyOnly && (r.match === 'weak' || r.match === 'none');
   let inList = false;
@@ -523,12 +547,17 @@ export function citedForLenses(shown: { question: string; result: AskResult } | 
 /** The text of the status bar item for a coderag/status result. */
 export function statusBarText(s: StatusResult | undefined): { text: string; tooltip: string } {
   if (!s) return { text: '$(circle-slash) CodeRAG', tooltip: 'CodeRAG: server not running' };
+  const partial = partialIndexText((s.roots || []).map((r) => r.partialIndex).find((p) => p));
+  if (s.state === 'indexing' && !s.total && partial) // waiting for another process's pass
+    return { text: `$(sync~spin) CodeRAG: ${partial.replace(/, then the pass stopped$/, '')}`, tooltip: `CodeRAG: ${partial}` };
   if (s.state === 'indexing') {
     const done = s.indexed ?? 0;
     const total = s.total ?? 0;
-    const pct = total > 0 ? ` ${Math.floor((100 * done) / total)}%` : '';
-    return { text: `$(sync~spin) CodeRAG: indexing${pct}`, tooltip: `CodeRAG: indexing ${done}/${total} files` };
+    const what = total > 0 ? ` ${done}/${total} files` : '';
+    return { text: `$(sync~spin) CodeRAG: indexing${what}`, tooltip: `CodeRAG: indexing${what || ' (looking for files)'}; questions wait for the first index` };
   }
+  if (partial && s.state !== 'error')
+    return { text: `$(warning) CodeRAG: ${partial.replace(/, then the pass stopped$/, '')}`, tooltip: `CodeRAG: ${partial}; answers may miss code` };
   if (s.state === 'error')
     return { text: '$(error) CodeRAG', tooltip: `CodeRAG: ${s.message || 'index error'}` };
   return { text: `$(book) CodeRAG: ${s.files ?? 0} files`, tooltip: `CodeRAG: ready, ${s.files ?? 0} files, ${s.chunks ?? 0} chunks` };

@@ -29,7 +29,8 @@ del.rejected { color: var(--vscode-errorForeground); }
 details.context summary { cursor: pointer; font-weight: bold; margin: .8em 0 .4em; }
 table.context { border-collapse: collapse; width: 100%; }
 table.context td, table.context th { padding: .1em .6em; text-align: left; vertical-align: top; }
-table.context td:nth-child(3) { word-break: break-all; }
+table.context td:nth-child(3) { overflow-wrap: anywhere; }
+table.context .lines { white-space: nowrap; }
 table.context tr:nth-child(even) { background: var(--vscode-editor-inactiveSelectionBackground); }
 </style></head><body><div id="root"></div>
 <script nonce="${n}">

@@ -1,7 +1,7 @@
 /*
  * python_int.h - the parts of Python's chunker (python.c: the walk and units;
  * python_refs.c: names, docstrings and references; python_recover.c:
- * re-parsing after syntax errors). Internal to index/lang.
+ * re-parsing after syntax errors). Internal to index/chunk/lang.
  */
 #ifndef CODERAG_PYTHON_INT_H
 #define CODERAG_PYTHON_INT_H

@@ -196,8 +196,12 @@ function M.attach(bufnr)
     M.missing = M.config.cmd[1]
     if not M.missing_told then
       M.missing_told = true
-      notify(string.format('"%s" is not an executable: build coderag and put it on PATH, or set cmd in setup()',
-        M.config.cmd[1]), vim.log.levels.ERROR)
+      -- Once, as a warning, after the autocommand that attached: an error inside a FileType
+      -- autocommand reads "Error detected while processing FileType Autocommands" with a
+      -- hit-enter prompt on Neovim 0.7.
+      local msg = string.format('"%s" is not an executable: build coderag and put it on PATH, or set cmd in setup()',
+        M.config.cmd[1])
+      vim.schedule(function() notify(msg, vim.log.levels.WARN) end)
     end
     return
   end

@@ -201,6 +201,11 @@ function R.answer_view(view)
       'It is asked again when indexing ends.', 'WarningMsg')
     add('')
   end
+  local partial = R.partial_index_text(result.partialIndex)
+  if partial then
+    add('The index is not whole (' .. partial .. '): this answer may miss code.', 'WarningMsg')
+    add('')
+  end
   local body = answer_body(result.answer)
   for i, l in ipairs(body) do
     -- The first line says plainly when nothing relevant was found.
@@ -299,6 +304,18 @@ function R.float_size(lines, fc, columns, total_lines, tabstop)
 end
 
 --- :CodeRagStatus text for a coderag/status result.
+--- What a person reads of an index a pass has not finished (docs/protocol.md,
+--- partialIndex), or nil for a whole one.
+function R.partial_index_text(p)
+  if type(p) ~= 'table' or (tonumber(p.total) or 0) <= 0 then return nil end
+  if p.state == 'indexing' then
+    local pid = (tonumber(p.pid) or 0) > 0 and string.format(' (process %d)', p.pid) or ''
+    return string.format('indexing %d/%d files%s', tonumber(p.indexed) or 0, tonumber(p.total), pid)
+  end
+  return string.format('partial: %d/%d files indexed, then the pass stopped', tonumber(p.indexed) or 0,
+    tonumber(p.total))
+end
+
 function R.status_text(s)
   local function one(x)
     if x.state == 'indexing' then
@@ -312,12 +329,15 @@ function R.status_text(s)
       end
       return 'indexing (scanning files)'
     elseif x.state == 'ready' then
+      local partial = R.partial_index_text(x.partialIndex)
+      if partial then return partial .. string.format(' (%d files searchable)', tonumber(x.files) or 0) end
       return string.format('ready: %d files, %d chunks', tonumber(x.files) or 0, tonumber(x.chunks) or 0)
     end
     return 'error: ' .. (nonempty(x.message) and x.message or 'unknown')
   end
   local roots = type(s.roots) == 'table' and s.roots or {}
   if #roots <= 1 then
+    if roots[1] and s.partialIndex == nil then s = vim.tbl_extend('keep', { partialIndex = roots[1].partialIndex }, s) end
     local t = one(s)
     if roots[1] and nonempty(roots[1].root) then t = t .. ' — ' .. roots[1].root end
     return t

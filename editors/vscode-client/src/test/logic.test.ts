@@ -35,6 +35,10 @@ test('server command defaults to coderag lsp', () => {
     { command: '/opt/coderag/bin/coderag', args: ['lsp'] });
   assert.deepEqual(serverCommand((k) => (k === 'server.args' ? ['lsp', '--threads', '2'] : '')),
     { command: 'coderag', args: ['lsp', '--threads', '2'] });
+  // A .vsix that carries the server uses it, unless coderag.server.path says otherwise.
+  assert.deepEqual(serverCommand(() => '', '/ext/server/coderag'), { command: '/ext/server/coderag', args: ['lsp'] });
+  assert.deepEqual(serverCommand((k) => (k === 'server.path' ? '/usr/bin/coderag' : undefined), '/ext/server/coderag'),
+    { command: '/usr/bin/coderag', args: ['lsp'] });
 });
 
 test('ask params carry the document and position, mode only when not auto', () => {
@@ -106,7 +110,15 @@ test('quick pick lists citations with symbol and location', () => {
 });
 
 test('status bar text follows coderag/status and $/progress', () => {
-  assert.match(statusBarText({ state: 'indexing', indexed: 3, total: 12 }).text, /indexing 25%/);
+  assert.match(statusBarText({ state: 'indexing', indexed: 3, total: 12 }).text, /CodeRAG: indexing 3\/12 files/);
+  // An index another process is building (or one a pass left half done): said, with its count.
+  const partial = { state: 'ready', files: 500, roots: [{ partialIndex: { state: 'indexing', indexed: 500, total: 1200, pid: 42 } }] };
+  assert.match(statusBarText(partial).text, /CodeRAG: indexing 500\/1200 files \(process 42\)/);
+  assert.match(statusBarText({ ...partial, roots: [{ partialIndex: { state: 'partial', indexed: 500, total: 1200, pid: 0 } }] }).text,
+    /CodeRAG: partial: 500\/1200 files indexed$/);
+  const html = renderAnswerHtml('Q', { answer: 'A.', mode: 'extractive', citations: [], partialIndex: { state: 'partial', indexed: 500, total: 1200 } });
+  assert.match(html, /The index is not whole \(partial: 500\/1200 files indexed, then the pass stopped\): this answer may miss code/);
+  assert.doesNotMatch(renderAnswerHtml('Q', { answer: 'A.', mode: 'extractive', citations: [] }), /not whole/);
   assert.match(statusBarText({ state: 'ready', files: 5, chunks: 20 }).text, /5 files/);
   assert.match(statusBarText({ state: 'error', message: 'disk full' }).tooltip, /disk full/);
   assert.match(statusBarText(undefined).tooltip, /not running/);
@@ -146,7 +158,7 @@ test('history keeps the last answers and gives follow-up turns oldest first', ()
 test('the context table shows score, lines, symbol and via; a weak match is flagged', () => {
   const html = contextHtml([{ path: 'a.py', startLine: 1, endLine: 3, symbol: 'f', score: 0.923, via: ['bm25', 'graph'] }], true);
   assert.match(html, /<details class="context" id="context" open>/);
-  assert.match(html, /<td>0.92<\/td><td><a class="cite"[^>]*data-context="0"[^>]*>a.py:1-3<\/a><\/td><td><code>f<\/code><\/td><td>words \+ call graph<\/td>/);
+  assert.match(html, /<td>0.92<\/td><td><a class="cite"[^>]*data-context="0"[^>]*>a.py<span class="lines">:1-3<\/span><\/a><\/td><td><code>f<\/code><\/td><td>words \+ call graph<\/td>/);
   assert.match(html, /<b>score<\/b>: /, 'the score is explained');
   const weak = renderAnswerHtml('Q', { answer: '**Weak match:** little matches.\n\nRest.', mode: 'extractive', match: 'weak', citations: [] });
   assert.match(weak, /<p class="warn"><strong>Weak match:<\/strong> little matches.<\/p>/);
@@ -170,7 +182,8 @@ test('the context is listed by score, best first; its lines open (data-context i
   ];
   assert.deepEqual(sortedContext(items).map((x) => x.index), [1, 0, 2]);
   const html = contextHtml(items);
-  const order = [...html.matchAll(/data-context="(\d+)"[^>]*>([^<]+)</g)].map((m) => [m[1], m[2]]);
+  // The line numbers in a span that never wraps (a narrow panel wrapped "58-7" / "4").
+  const order = [...html.matchAll(/data-context="(\d+)"[^>]*>([^<]+)<span class="lines">([^<]+)</g)].map((m) => [m[1], m[2] + m[3]]);
   assert.deepEqual(order, [['1', 'a.py:1-3'], ['0', 'b.py:5-6'], ['2', 'c.py:2']]);
   assert.doesNotMatch(html, / open>/, 'folded unless asked');
 });

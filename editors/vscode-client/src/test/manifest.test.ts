@@ -27,7 +27,7 @@ test('every setting can be edited in the settings UI: one plain type, no null de
   for (const [k, v] of Object.entries<any>(props)) {
     assert.equal(typeof v.type, 'string', `${k} has one type`);
     assert.notEqual(v.default, null, `${k} has a default that is not null`);
-    if (v.type === 'string' && !v.enum && k !== 'coderag.server.path') assert.equal(v.default, '', `${k}: "" is unset`);
+    if (v.type === 'string' && !v.enum) assert.equal(v.default, '', `${k}: "" is unset`);
   }
   // "" and 0 are unset: nothing reaches the server.
   assert.deepEqual(settingsToInitOptions((k) => props[`coderag.${k}`].default), { embed: { provider: 'builtin' } });
@@ -58,5 +58,12 @@ test('manifest: entry point, engine, activation', () => {
   assert.ok(fs.existsSync(path.join(root, pkg.main)));
   assert.match(pkg.engines.vscode, /^\^1\.\d+/);
   assert.ok(pkg.activationEvents.includes('onLanguage:python'));
+  // A folder of any language the server reads starts it, with no file open (a Go folder too),
+  // and so does any of its commands.
+  const contains = pkg.activationEvents.find((e: string) => e.startsWith('workspaceContains:'));
+  for (const ext of ['py', 'c', 'h', 'cc', 'cpp', 'hpp', 'go', 'rs', 'java', 'js', 'jsx', 'ts', 'tsx'])
+    assert.match(contains, new RegExp(`[{,]${ext}[,}]`), `workspaceContains names .${ext}`);
+  for (const c of pkg.contributes.commands)
+    assert.ok(pkg.activationEvents.includes(`onCommand:${c.command}`), `onCommand:${c.command}`);
   assert.ok(pkg.dependencies['vscode-languageclient']);
 });
