@@ -7,10 +7,11 @@
  * calls, function references or macro uses reach one of its definitions,
  * counted up to IDX_FANIN_CAP; a file nothing outside its folder calls has
  * no row. A cold build counts every file in one pass; an update counts
- * again the files whose incoming edges it touched, which temporary
- * triggers (this connection's) note in fanin_dirty while it writes: in the
- * same transactions as the edges, so that an update that stops half way
- * leaves its notes to the next. A cold build that stops half way leaves
+ * again the files that gained or lost edges from another folder: temporary
+ * triggers (this connection's) sum, per (file, calling folder), the edges
+ * written and deleted into fanin_dirty, in the same transactions as the
+ * edges, so that an update that stops half way leaves its notes to the
+ * next. A cold build that stops half way leaves
  * meta 'fanin' at 'all': the next settle counts every file. */
 #include "graph_int.h"
 
@@ -24,25 +25,38 @@
  * uses of a macro. */
 #define FANIN_KINDS "e.kind IN (1, 6, 7)"
 
+/* A trigger's statement: the (file called, folder calling) pair of edge
+ * R (NEW or OLD) added to fanin_dirty with n (+1 or -1), for a caller edge
+ * between two folders (both chunks are there: a file's edges are deleted
+ * before its chunks). */
+#define FANIN_NOTE(R, n)                                                                           \
+    "INSERT INTO fanin_dirty(file_id, dir, n) SELECT d.file_id, " FANIN_DIR(                       \
+        "sf.path") ", " n " FROM chunks d, chunks s, files sf, files df WHERE d.id = " R           \
+                   ".dst AND s.id = " R ".src "                                                    \
+                   "AND sf.id = s.file_id AND df.id = d.file_id AND " R                            \
+                   ".kind IN (1, 6, 7) AND s.file_id != "                                          \
+                   "d.file_id AND " FANIN_DIR("sf.path") " != " FANIN_DIR(                         \
+                       "df.path") " ON CONFLICT(file_id, dir) "                                    \
+                                  "DO UPDATE SET n = n + excluded.n;"
+
 CrErr idx_fanin_track(IdxStore *st, int on, ErrInfo *e)
 {
     if (!on)
         return idx_store_exec(st,
                               "DROP TRIGGER IF EXISTS temp.fanin_edge_ins;"
                               "DROP TRIGGER IF EXISTS temp.fanin_edge_del;"
-                              "DROP TRIGGER IF EXISTS temp.fanin_chunk_del;"
                               "INSERT OR REPLACE INTO meta(key, value) VALUES ('fanin', 'all');",
                               e);
-    /* a file's chunks deleted (rewritten, gone) count as touched chunks of
-     * it: the chunk id 0 - file id (chunk ids are positive) */
+    /* a rewritten file's edges are deleted and written again: the pairs
+     * that come back cancel, and only a file that gained or lost a calling
+     * folder's edges is counted again */
     return idx_store_exec(
         st,
-        "CREATE TEMP TRIGGER IF NOT EXISTS fanin_edge_ins AFTER INSERT ON main.edges BEGIN "
-        "INSERT OR IGNORE INTO fanin_dirty VALUES (NEW.dst); END;"
-        "CREATE TEMP TRIGGER IF NOT EXISTS fanin_edge_del AFTER DELETE ON main.edges BEGIN "
-        "INSERT OR IGNORE INTO fanin_dirty VALUES (OLD.dst); END;"
-        "CREATE TEMP TRIGGER IF NOT EXISTS fanin_chunk_del AFTER DELETE ON main.chunks BEGIN "
-        "INSERT OR IGNORE INTO fanin_dirty VALUES (-OLD.file_id); END;",
+        "CREATE TEMP TRIGGER IF NOT EXISTS fanin_edge_ins AFTER INSERT ON "
+        "main.edges BEGIN " FANIN_NOTE(
+            "NEW", "1") " END;"
+                        "CREATE TEMP TRIGGER IF NOT EXISTS fanin_edge_del AFTER DELETE ON "
+                        "main.edges BEGIN " FANIN_NOTE("OLD", "-1") " END;",
         e);
 }
 
@@ -69,9 +83,7 @@ static CrErr fanin_dirty(IdxStore *st, ErrInfo *e)
     char sql[1400];
     snprintf(sql, sizeof sql,
              "CREATE TEMP TABLE IF NOT EXISTS fanin_files(file_id INTEGER PRIMARY KEY);"
-             "INSERT OR IGNORE INTO fanin_files SELECT -chunk FROM fanin_dirty WHERE chunk < 0;"
-             "INSERT OR IGNORE INTO fanin_files SELECT c.file_id FROM fanin_dirty d "
-             "JOIN chunks c ON c.id = d.chunk;"
+             "INSERT OR IGNORE INTO fanin_files SELECT file_id FROM fanin_dirty WHERE n != 0;"
              "DELETE FROM fanin WHERE file_id IN fanin_files;"
              "INSERT INTO fanin(file_id, dirs) SELECT t.file_id, (SELECT count(*) FROM (SELECT "
              "DISTINCT " FANIN_DIR(

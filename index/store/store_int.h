@@ -515,9 +515,9 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
  * the edges and the resolved marks must be committed. The same edges. */
 CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
 
-/* (graph/fanin.c) While on, this connection notes the chunks whose
- * incoming edges are written and the files whose chunks are deleted
- * (temporary triggers); off for a cold build, which counts every file. */
+/* (graph/fanin.c) While on, this connection sums the caller edges written
+ * and deleted per (file called, folder calling) (temporary triggers); off
+ * for a cold build, which counts every file. */
 CrErr idx_fanin_track(IdxStore *st, int on, ErrInfo *e);
 /* Brings the fanin table up to date once references are resolved: every
  * file (all: a cold build), or the files noted since the last settle. */

@@ -122,6 +122,13 @@ static void test_fanin_counts_and_updates(void)
     CHECK_INT(idx_update_file(st, "tool/t.c", NULL), CR_OK);
     CHECK_INT(fanin_of(st, "core/sched.c"), 2);
     same_as_fresh(st);
+    /* the file called goes: its callers' edges with it */
+    test_sh("rm -f '%s/core/sched.c'", root, "");
+    put("core/pick.c", "int pick(void) { return 4; }\n");
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    CHECK_INT(fanin_of(st, "core/sched.c"), -1);
+    CHECK_INT(fanin_of(st, "core/pick.c"), 1); /* c/z.c */
+    same_as_fresh(st);
     idx_close(st);
     test_sh("rm -rf '%s' '%s.idx'", root, root);
     test_sh("rm -rf '%s.fresh'", root, "");
