@@ -198,6 +198,11 @@ const char *idx_source_ext(size_t i);
 int idx_is_test_path(const char *path);
 /* Whether the indexed file with this id is a test file (idx_is_test_path). */
 int idx_file_is_test(IdxStore *st, int64_t file_id);
+/* How central a file is: the distinct folders, but its own, whose code
+ * calls a definition of it (calls, functions named as values, macro uses),
+ * at most IDX_FANIN_CAP; 0 when nothing outside its folder does. */
+#define IDX_FANIN_CAP 256
+int idx_file_fanin(IdxStore *st, int64_t file_id);
 /* Whether the chunk with this id is in a test module of its language
  * (idx_lang_is_test_symbol; Rust's `mod tests`); its file is not asked. */
 int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id);
@@ -301,6 +306,10 @@ CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **ou
 /* The same over words idx_query_words made (a question read once). */
 CrErr idx_search_bm25_words(IdxStore *st, const char *words, size_t limit, IdxHit **out,
                             size_t *n_out, ErrInfo *e);
+
+/* How many units (chunks) search ranks: the index's size as ranking sees
+ * it, read from the loaded postings (no table walk). */
+CrErr idx_search_units(IdxStore *st, size_t *out, ErrInfo *e);
 
 /* Appends the words of a question that search uses: identifiers whole and
  * split into subwords, lowercased, without stopwords, space-separated. */

@@ -20,6 +20,7 @@ static size_t find_cand(const RtvCand *v, size_t n, int64_t id)
 void rtv_lookups_release(RtvLookups *lk)
 {
     i64map_release(&lk->is_test);
+    i64map_release(&lk->fanin);
     for (size_t i = 0; i < lk->n_edges; i++)
         free(lk->edges[i].edges);
     free(lk->edges);
@@ -53,6 +54,15 @@ int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id)
     int t = idx_file_is_test(st, file_id);
     i64map_put(&lk->is_test, file_id, 1 + t);
     return t;
+}
+
+int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id)
+{
+    int64_t v;
+    if (i64map_get(&lk->fanin, file_id, &v)) return (int)v - 1;
+    int f = idx_file_fanin(st, file_id);
+    i64map_put(&lk->fanin, file_id, 1 + f);
+    return f;
 }
 
 CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,

@@ -1,5 +1,6 @@
 #include "rtv_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static int by_score(const void *pa, const void *pb)
@@ -57,4 +58,31 @@ void rtv_file_boost(RtvCand *v, size_t n, double beta)
     free(fs);
     free(files);
     i64map_release(&at);
+}
+
+int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out)
+{
+    *out = *t;
+    out->central_weight = 0;
+    if (!t->units_per_candidate || t->bm25_candidates_max <= t->bm25_candidates) return 0;
+    size_t want = units / t->units_per_candidate;
+    if (want <= t->bm25_candidates) return 0;
+    if (want > t->bm25_candidates_max) want = t->bm25_candidates_max;
+    out->bm25_candidates = want;
+    if (out->keep < want) out->keep = want;
+    out->rerank = 0;
+    out->central_weight = t->central_weight * (double)(want - t->bm25_candidates) /
+                          (double)(t->bm25_candidates_max - t->bm25_candidates);
+    return 1;
+}
+
+void rtv_central_prior(RtvCand *v, size_t n, const int *fanin, int cap, double w)
+{
+    if (!n || w <= 0 || cap <= 0) return;
+    double norm = log(1.0 + (double)cap);
+    for (size_t i = 0; i < n; i++) {
+        int f = fanin[i] < 0 ? 0 : fanin[i] > cap ? cap : fanin[i];
+        v[i].score *= 1.0 + w * log(1.0 + (double)f) / norm;
+    }
+    rtv_cands_sort(v, n);
 }

@@ -23,6 +23,9 @@ const RtvTuning rtv_tuning = {
     .file_beta = 0.35,
     .graph = {.seeds = 8, .per_seed = 8, .out_factor = 0.7, .in_factor = 0.5, .one_line = 0.7},
     .window_lines = 20,
+    .units_per_candidate = 2500, /* growing from 125,000 units: the Linux kernel's */
+    .bm25_candidates_max = 500,  /* 1.35M rank 500 candidates, centrality weighed .8 */
+    .central_weight = 0.8,
     .rerank = 1,           /* the learned re-ranker, with packing by coverage: */
     .pack_by_coverage = 1, /* +21 gold definitions on the dev sets, none worse (docs/ranker.md) */
 };
@@ -109,6 +112,13 @@ static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, s
 static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **v, size_t *n,
                     size_t *cap, RtvLookups *lk, ErrInfo *e)
 {
+    if (t->central_weight > 0 && *n) {
+        int *f = xcalloc(*n, sizeof *f);
+        for (size_t i = 0; i < *n; i++)
+            f[i] = (*v)[i].file_id ? rtv_file_fanin(st, lk, (*v)[i].file_id) : 0;
+        rtv_central_prior(*v, *n, f, IDX_FANIN_CAP, t->central_weight);
+        free(f);
+    }
     rtv_file_boost(*v, *n, t->file_beta);
     if (*n > t->keep) *n = t->keep;
     if (req->use_graph && *n) {
@@ -169,6 +179,11 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvQuery *q, const Rtv
     *out = NULL;
     *n_out = 0;
     memset(info, 0, sizeof *info);
+    size_t units = 0;
+    RtvTuning sized;
+    if ((rc = idx_search_units(st, &units, e))) return rc;
+    info->at_size = rtv_tuning_at_size(t, units, &sized);
+    t = &sized;
     if (req->use_bm25) {
         if ((rc =
                  idx_search_bm25_words(st, q->search_words, t->bm25_candidates, &hits, &n_hits, e)))

@@ -81,6 +81,10 @@ typedef struct RtvCand {
     int graph;
 } RtvCand;
 
+/* Multiplies each candidate's score by 1 + w ln(1 + f) / ln(1 + cap),
+ * fanin[i] being f of v[i] (at most cap), and re-sorts best first. */
+void rtv_central_prior(RtvCand *v, size_t n, const int *fanin, int cap, double w);
+
 /* Blends each candidate's score with its file's: a file where several
  * definitions match is likelier to hold the rest of the answer.
  * score = (1 - beta) * score + beta * file, where a file's score is its best
@@ -105,6 +109,7 @@ typedef struct RtvGraphParams {
  * question: rtv_rank ranks with and without the dense leg. */
 typedef struct RtvLookups {
     I64Map is_test; /* file id -> 1 + whether it is a test file */
+    I64Map fanin;   /* file id -> 1 + idx_file_fanin */
     struct RtvEdgesOf {
         int64_t chunk;
         int outgoing;
@@ -119,6 +124,8 @@ void rtv_lookups_release(RtvLookups *lk);
 CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing, const IdxEdge **out,
                 size_t *n_out, ErrInfo *e);
 int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
+/* idx_file_fanin through lk. */
+int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id);
 /* idx_edges with calls through macros followed (calls.c): a call of a
  * macro is replaced by the calls its body makes, and a definition a macro's
  * body calls gains the macro's callers; (*via)[i] is the macro's chunk for
@@ -195,14 +202,33 @@ typedef struct RtvTuning {
     RtvGraphParams graph;
     uint32_t window_lines; /* longest span packed from one unit */
     int rerank;            /* the learned re-ranker (rtv_ranker) reorders the first candidates */
-    int pack_by_coverage;  /* second pieces of a packed definition wait for the rest */
+    /* At size (docs/ranker.md, "At any size"): an index of more units than
+     * bm25_candidates * units_per_candidate ranks one BM25 candidate per
+     * units_per_candidate units, at most bm25_candidates_max, keeps them all
+     * after the file blend, and leaves the re-ranker out (it learnt from
+     * 50 candidates over packages of a few hundred files); its candidates'
+     * scores are multiplied by 1 + w ln(1 + f) / ln(1 + IDX_FANIN_CAP),
+     * where f is their file's fan-in (idx_file_fanin) and w is
+     * central_weight times how far the pool has grown from bm25_candidates
+     * to bm25_candidates_max. */
+    size_t units_per_candidate;
+    size_t bm25_candidates_max;
+    double central_weight;
+    int pack_by_coverage; /* second pieces of a packed definition wait for the rest */
 } RtvTuning;
 
 extern const RtvTuning rtv_tuning;
 
+/* The tuning t becomes at an index of `units` units (RtvTuning, "At
+ * size"): *out is t, with no centrality weight, when the index is not
+ * larger than bm25_candidates * units_per_candidate. Returns whether it
+ * grew. */
+int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out);
+
 /* What ranking learnt besides the candidates. */
 typedef struct RtvRankInfo {
     double coverage;  /* best share of the question's term weight among the top BM25 hits */
+    int at_size;      /* the pool grew with the index (RtvTuning): no re-ranking */
     char notice[512]; /* a leg skipped on an endpoint failure, and why; "" when none */
 } RtvRankInfo;
 

@@ -314,6 +314,11 @@ void idx_postings_remove_file(Postings *p, int64_t file_id)
     }
 }
 
+size_t idx_postings_live(const Postings *p)
+{
+    return p->n_slots - p->n_dead;
+}
+
 int idx_postings_damaged(const Postings *p)
 {
     return p && (p->base.bad || p->run_bad);

@@ -166,6 +166,14 @@ CrErr idx_search_bm25(IdxStore *st, const char *query, size_t limit, IdxHit **ou
     return rc;
 }
 
+CrErr idx_search_units(IdxStore *st, size_t *out, ErrInfo *e)
+{
+    *out = 0;
+    CrErr rc = idx_warm(st, e);
+    if (!rc) *out = idx_postings_live(st->post);
+    return rc;
+}
+
 CrErr idx_search_bm25_words(IdxStore *st, const char *words, size_t limit, IdxHit **out,
                             size_t *n_out, ErrInfo *e)
 {

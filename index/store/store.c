@@ -59,7 +59,14 @@ static const char schema_sql[] =
      * defines (names: sorted, 4 bytes each): where to look when a name
      * comes to be named. */
     "CREATE TABLE pp_named(name TEXT PRIMARY KEY) WITHOUT ROWID;"
-    "CREATE TABLE pp_defs(file_id INTEGER PRIMARY KEY, sig INTEGER NOT NULL, names BLOB NOT NULL);";
+    "CREATE TABLE pp_defs(file_id INTEGER PRIMARY KEY, sig INTEGER NOT NULL, names BLOB NOT NULL);"
+    /* Per file, the folders whose code calls into it (graph/fanin.c). */
+    "CREATE TABLE fanin(file_id INTEGER PRIMARY KEY, dirs INTEGER NOT NULL);"
+    /* Per (file, calling folder), the caller edges an update wrote less
+     * those it deleted: a file with a pair not 0 is counted again at its
+     * end (graph/fanin.c). */
+    "CREATE TABLE fanin_dirty(file_id INTEGER NOT NULL, dir TEXT NOT NULL, n INTEGER NOT NULL,"
+    " PRIMARY KEY(file_id, dir)) WITHOUT ROWID;";
 /* No table holds the search text: the BM25F postings (postings.bin) are
  * rebuilt, when needed, from the chunks' rows and the source files
  * (postings_rebuild.c). */

@@ -14,7 +14,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 9
+#define IDX_SCHEMA_VERSION 10
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -39,6 +39,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
     X(FILE_DELETE, "DELETE FROM files WHERE id = ?1")                                              \
     X(FILE_PATH_BY_ID, "SELECT path FROM files WHERE id = ?1")                                     \
+    X(FILE_FANIN, "SELECT dirs FROM fanin WHERE file_id = ?1")                                     \
     X(CHUNK_PATH_SYMBOL, "SELECT f.path, c.symbol FROM chunks c "                                  \
                          "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                       \
     X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
@@ -429,6 +430,8 @@ void idx_postings_remove_file(Postings *p, int64_t file_id);
 int idx_postings_same(Postings *a, Postings *b, char *why, size_t cap);
 /* Whether a damaged list of p's snapshot has been met. */
 int idx_postings_damaged(const Postings *p);
+/* Chunks the postings hold now (live slots: those of removed files left out). */
+size_t idx_postings_live(const Postings *p);
 /* Whether enough is tombstoned that a reload pays. */
 int idx_postings_needs_rebuild(const Postings *p);
 /* Adds the term ids of a query text (idx_tok_code output) to out[n..cap),
@@ -511,5 +514,13 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
  * (serially when there is one thread or they cannot open): everything but
  * the edges and the resolved marks must be committed. The same edges. */
 CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
+
+/* (graph/fanin.c) While on, this connection sums the caller edges written
+ * and deleted per (file called, folder calling) (temporary triggers); off
+ * for a cold build, which counts every file. */
+CrErr idx_fanin_track(IdxStore *st, int on, ErrInfo *e);
+/* Brings the fanin table up to date once references are resolved: every
+ * file (all: a cold build), or the files noted since the last settle. */
+CrErr idx_fanin_settle(IdxStore *st, int all, ErrInfo *e);
 
 #endif

@@ -375,6 +375,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     in_txn = 1;
     /* A cold build loads the tables bare and indexes them once at the end. */
     if ((rc = cold ? idx_store_indexes_drop(st, e) : idx_store_indexes_ensure(st, e))) goto out;
+    if ((rc = idx_fanin_track(st, !cold, e))) goto out;
     if ((rc = idx_pp_begin(st, cold, e))) goto out;
     if ((rc = record_scan_skips(st, &scan, &by_path, old, e))) goto out;
     stats.files_skipped += scan.n_skipped;
@@ -425,6 +426,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     }
     /* refs_dirty, when resolution did not make it (graph.c's bulk pass) */
     if (!rc && cold) rc = idx_store_indexes_ensure(st, e);
+    if (!rc) rc = idx_fanin_settle(st, cold, e);
     if (rc) goto out;
     phase_mark(&ph, "resolve");
     if ((rc = idx_store_touch_update_time(st, e)) || (rc = note_pass(st, 0, 0, e))) goto out;
@@ -522,12 +524,14 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
     if ((rc = idx_store_indexes_ensure(st, e))) goto out;
+    if ((rc = idx_fanin_track(st, 1, e))) goto out;
     if ((rc = idx_pp_begin(st, 0, e))) goto out;
     if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;
     if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
     double t2 = now_ms();
     size_t n_edges = 0;
     if ((rc = idx_graph_resolve_dirty(st, &n_edges, e))) goto out;
+    if ((rc = idx_fanin_settle(st, 0, e))) goto out;
     double t3 = now_ms();
     if ((rc = idx_store_touch_update_time(st, e)) || (rc = note_pass(st, 0, 0, e))) goto out;
     rc = commit(st, e);

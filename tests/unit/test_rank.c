@@ -57,6 +57,57 @@ static void test_priors(void)
     CHECK(v[2].chunk_id == 1 && NEAR(v[2].score, 0.5));
 }
 
+/* The pool grows past bm25_candidates * units_per_candidate units, with
+ * the re-ranker off and the centrality weight rising to central_weight at
+ * bm25_candidates_max; below, the tuning is the same but for no weight. */
+static void test_at_size(void)
+{
+    RtvTuning t = rtv_tuning, out;
+    t.bm25_candidates = 50;
+    t.keep = 50;
+    t.units_per_candidate = 2500;
+    t.bm25_candidates_max = 500;
+    t.central_weight = 0.8;
+    t.rerank = 1;
+    CHECK_INT(rtv_tuning_at_size(&t, 47630, &out), 0); /* SymPy's size */
+    CHECK_INT(out.bm25_candidates, 50);
+    CHECK_INT(out.keep, 50);
+    CHECK_INT(out.rerank, 1);
+    CHECK(out.central_weight == 0);
+    CHECK_INT(rtv_tuning_at_size(&t, 125000, &out), 0);
+    CHECK_INT(rtv_tuning_at_size(&t, 275000, &out), 1); /* 110 candidates */
+    CHECK_INT(out.bm25_candidates, 110);
+    CHECK_INT(out.keep, 110);
+    CHECK_INT(out.rerank, 0);
+    CHECK(NEAR(out.central_weight, 0.8 * 60.0 / 450.0));
+    CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 1); /* the Linux kernel's */
+    CHECK_INT(out.bm25_candidates, 500);
+    CHECK(NEAR(out.central_weight, 0.8));
+    t.units_per_candidate = 0; /* off */
+    CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 0);
+    CHECK_INT(out.bm25_candidates, 50);
+}
+
+/* A candidate's score times 1 + w ln(1 + f) / ln(1 + cap): the file many
+ * folders call overtakes the one none does. */
+static void test_central_prior(void)
+{
+    RtvCand v[] = {CAND(1, 1, IDX_KIND_FUNCTION, 1.0, 1), CAND(2, 2, IDX_KIND_FUNCTION, 0.9, 1),
+                   CAND(3, 3, IDX_KIND_FUNCTION, 0.5, 1)};
+    const int f[] = {0, 300, 15};
+    rtv_central_prior(v, 3, f, 256, 0.8);
+    CHECK_INT(v[0].chunk_id, 2);
+    CHECK(NEAR(v[0].score, 0.9 * 1.8)); /* capped at 256: the whole weight */
+    CHECK_INT(v[1].chunk_id, 1);
+    CHECK(NEAR(v[1].score, 1.0));
+    CHECK_INT(v[2].chunk_id, 3);
+    CHECK(NEAR(v[2].score, 0.5 * (1 + 0.8 * log(16.0) / log(257.0))));
+    RtvCand w[] = {CAND(1, 1, IDX_KIND_FUNCTION, 1.0, 1), CAND(2, 2, IDX_KIND_FUNCTION, 0.9, 1)};
+    const int g[] = {0, 256};
+    rtv_central_prior(w, 2, g, 256, 0); /* no weight: unchanged */
+    CHECK(w[0].chunk_id == 1 && NEAR(w[0].score, 1.0) && NEAR(w[1].score, 0.9));
+}
+
 static void test_trim_window(void)
 {
     /* 10 lines; the question's words sit on lines 6-8 */
@@ -206,6 +257,8 @@ int main(void)
 {
     RUN(test_file_boost);
     RUN(test_priors);
+    RUN(test_at_size);
+    RUN(test_central_prior);
     RUN(test_trim_window);
     RUN(test_expand_graph);
     RUN(test_expand_one_line);
