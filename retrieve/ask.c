@@ -72,6 +72,7 @@ struct RtvDraft {
     CrErr llm_rc;      /* the LLM's failure; CR_OK when none */
     char llm_msg[512]; /* its message */
     size_t n_fused;
+    char *words; /* the question's own search words (not a follow-up's history); owned */
     char notice[512];
     double t0, llm_ms;
 };
@@ -85,6 +86,8 @@ static void draft_release(RtvDraft *d)
 {
     free(d->llm_text);
     d->llm_text = NULL;
+    free(d->words);
+    d->words = NULL;
 }
 
 void rtv_draft_free(RtvDraft *d)
@@ -114,6 +117,49 @@ const char *rtv_draft_llm_text(const RtvDraft *d)
 const char *rtv_draft_llm_msg(const RtvDraft *d)
 {
     return d->llm_msg;
+}
+
+/* A follow-up: the history is a prior, not a replacement. The question
+ * alone is ranked too, and its candidates and the joined text's take turns
+ * (the question's first, each once), so that what the question alone finds
+ * stays near the top: its k-th candidate is at most 2k-1st. Its rank info
+ * (coverage) is the question's own. */
+static CrErr with_own(IdxStore *st, const RtvRequest *req, const RtvQuery *asked, RtvCand **fused,
+                      size_t *n_fused, RtvRankInfo *info, RtvTimings *tm, ErrInfo *e)
+{
+    RtvCand *own = NULL;
+    size_t n_own = 0;
+    RtvTimings t2 = {0};
+    RtvRankInfo own_info;
+    CrErr rc = rtv_rank(st, req, asked, &rtv_tuning, &own, &n_own, &t2, &own_info, e);
+    if (!rc && rtv_tuning.rerank)
+        rc = rtv_rerank(st, asked, &rtv_ranker, own, n_own, rtv_tuning.lexical_head, e);
+    if (rc) {
+        free(own);
+        return rc;
+    }
+    tm->bm25_ms += t2.bm25_ms;
+    tm->dense_ms += t2.dense_ms;
+    tm->graph_ms += t2.graph_ms;
+    RtvCand *v = xcalloc(n_own + *n_fused + 1, sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < n_own || i < *n_fused; i++) {
+        const RtvCand *pair[2] = {i < n_own ? &own[i] : NULL, i < *n_fused ? &(*fused)[i] : NULL};
+        for (size_t p = 0; p < 2; p++) {
+            if (!pair[p]) continue;
+            int dup = 0;
+            for (size_t j = 0; j < k && !dup; j++)
+                dup = v[j].chunk_id == pair[p]->chunk_id;
+            if (!dup) v[k++] = *pair[p];
+        }
+    }
+    free(own);
+    free(*fused);
+    *fused = v;
+    *n_fused = k;
+    info->coverage = own_info.coverage;
+    if (!info->notice[0]) snprintf(info->notice, sizeof info->notice, "%s", own_info.notice);
+    return CR_OK;
 }
 
 /* The focus's callers ahead of the ranked candidates (each once). */
@@ -180,6 +226,9 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     if (rtv_tuning.rerank &&
         (rc = rtv_rerank(st, &q, &rtv_ranker, fused, n_fused, rtv_tuning.lexical_head, e)))
         goto out;
+    if (sreq.question != req->question && (rc = with_own(st, req, &asked, &fused, &n_fused, &info,
+                                                         &out->timings, e)))
+        goto out;
     d->n_fused = n_fused;
     out->n_candidates = n_fused;
     out->coverage = info.coverage;
@@ -241,6 +290,10 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
         out->match = RTV_MATCH_STRONG;
         out->match_reason[0] = '\0';
     }
+    {
+        const RtvQuery *own = sreq.question != req->question ? &asked : &q;
+        d->words = xstrdup(own->search_words ? own->search_words : "");
+    }
     log_msg(LOG_DEBUG, "match %s (coverage %.2f, identifiers %zu/%zu, terms %zu)",
             rtv_match_name(out->match), info.coverage, out->signals.idents_hit, out->signals.idents,
             out->signals.terms);
@@ -279,7 +332,8 @@ CrErr rtv_ask_llm(const RtvRequest *req, const RtvAnswer *out, RtvDraft *d)
 }
 
 /* The extractive draft, headed by why the LLM did not answer. */
-static char *extractive_draft(const RtvAnswer *out, const RtvDraft *d, const RtvRequest *req)
+static char *extractive_draft(IdxStore *st, const RtvAnswer *out, const RtvDraft *d,
+                              const RtvRequest *req)
 {
     StrBuf text;
     sb_init(&text);
@@ -303,7 +357,10 @@ static char *extractive_draft(const RtvAnswer *out, const RtvDraft *d, const Rtv
         rtv_add_escaped(&text, out->fallback_reason, 600);
         sb_adds(&text, ". This is the extractive answer instead.\n\n");
     }
-    char *ex = rtv_extractive_answer(out->items, out->n_items, why, 0, d->notice);
+    RtvAnswerIn in = {
+        st,  req,      out->items, out->n_items, d->words, req->focus_chunk, req->answer_all,
+        why, d->notice};
+    char *ex = rtv_extractive_answer(&in);
     sb_adds(&text, ex);
     free(ex);
     return sb_detach(&text, NULL);
@@ -348,7 +405,7 @@ CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDra
         draft = d->llm_text;
         d->llm_text = NULL;
     } else {
-        draft = extractive_draft(out, d, req);
+        draft = extractive_draft(st, out, d, req);
     }
 
     double t = now_ms();

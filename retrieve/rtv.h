@@ -99,6 +99,9 @@ typedef struct RtvRequest {
      * NULL (the default): every file as it is on disk. */
     const char *(*buffer)(void *ud, const char *path, size_t *len);
     void *buffer_ud;
+    /* 1: the extractive answer lists every context item (by default the
+     * best few are quoted and the rest past RTV_ANSWER_FOLDED counted). */
+    int answer_all;
 } RtvRequest;
 
 /* Most characters of a focus definition packed (RtvRequest.focus_chunk). */
