@@ -52,7 +52,8 @@ static const char *llm_failure(CrErr rc)
 }
 
 /* The request as searched: with history, the last turn's question joins
- * this one, so that a follow-up finds what the conversation is about. */
+ * this one, so that a follow-up finds what the conversation is about
+ * (beside what the question alone finds: with_own). */
 static const char *search_text(const RtvRequest *req, StrBuf *sb)
 {
     if (!req->n_history || !req->history) return req->question;
@@ -226,8 +227,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     if (rtv_tuning.rerank &&
         (rc = rtv_rerank(st, &q, &rtv_ranker, fused, n_fused, rtv_tuning.lexical_head, e)))
         goto out;
-    if (sreq.question != req->question && (rc = with_own(st, req, &asked, &fused, &n_fused, &info,
-                                                         &out->timings, e)))
+    if (sreq.question != req->question &&
+        (rc = with_own(st, req, &asked, &fused, &n_fused, &info, &out->timings, e)))
         goto out;
     d->n_fused = n_fused;
     out->n_candidates = n_fused;

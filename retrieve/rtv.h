@@ -78,7 +78,9 @@ typedef struct RtvRequest {
     void *text_ud;
     /* Earlier turns, oldest first (the last RTV_MAX_TURNS are used): they
      * go to the LLM as the conversation so far, and the last turn's
-     * question is searched together with this one. */
+     * question is searched together with this one, as a prior: the
+     * question alone is ranked too, and its candidates take turns with the
+     * joined search's (its own first), so what it finds alone stays. */
     const RtvTurn *history;
     size_t n_history;
     /* A chunk (any piece) of the definition the question is about, e.g. the

@@ -225,7 +225,8 @@ static void test_focus_answer_callers(void)
         snprintf(want, sizeof want, "%5u \xE2\x94\x82 ", call_line);
         const char *quoted = two ? strstr(two, want) : NULL;
         CHECK(quoted != NULL);
-        CHECK(quoted && strstr(quoted, "render") && strstr(quoted, "render") < strchr(quoted, '\n'));
+        CHECK(quoted && strstr(quoted, "render") &&
+              strstr(quoted, "render") < strchr(quoted, '\n'));
         if (!two || !quoted) fprintf(stderr, "%s\n", a.answer ? a.answer : "(none)");
         rtv_answer_release(&a);
         rtv_def_release(&d);

@@ -48,14 +48,15 @@ static void test_history_is_a_prior(void)
              "    \"\"\"Report an unknown option as an error.\"\"\"\n"
              "    raise UsageError('unknown option: ' + name)\n");
     /* definitions the earlier question names, many times over */
-    static const char *const parsers[] = {"parse_options", "parse_option_value", "parse_long_option",
-                                          "parse_short_option", "parse_command_options"};
+    static const char *const parsers[] = {"parse_options", "parse_option_value",
+                                          "parse_long_option", "parse_short_option",
+                                          "parse_command_options"};
     for (size_t i = 0; i < sizeof parsers / sizeof parsers[0]; i++) {
         char rel[64], text[512];
         snprintf(rel, sizeof rel, "parse%zu.py", i);
         snprintf(text, sizeof text,
                  "def %s(command, argv):\n"
-                 "    \"\"\"How the command parses options: parse each option of the command.\"\"\"\n"
+                 "    \"\"\"Parse the command's options; errors are reported later.\"\"\"\n"
                  "    options = command.parse(argv)\n"
                  "    for option in options:\n"
                  "        command.parse_option(option)\n"
@@ -70,7 +71,9 @@ static void test_history_is_a_prior(void)
     if (st) {
         const char *q = "how are unknown options reported as errors?";
         CHECK_INT(rank_of(st, q, NULL, 0, "unknown_option"), 0);
-        RtvTurn turn = {"how does the command parse options of a command", "It parses them."};
+        RtvTurn turn = {"how do parse_options, parse_option_value, parse_long_option, "
+                        "parse_short_option and parse_command_options parse a command's options?",
+                        "They parse them."};
         int r = rank_of(st, q, &turn, 1, "unknown_option");
         CHECK(r >= 0 && r <= 1);
         if (r < 0 || r > 1) fprintf(stderr, "as a follow-up: rank %d\n", r);
