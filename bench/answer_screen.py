@@ -79,24 +79,26 @@ def visible(screen):
 
 
 def wrap(text, cols):
-    rows = []
+    """The rows on screen, and each logical line with the row it starts on."""
+    rows, logical = [], []
     for line in text.rstrip("\n").split("\n"):
         line = line.expandtabs(8)
+        if not rows and not line.strip():
+            continue
+        logical.append((len(rows), line))
         if not line:
             rows.append("")
         while line:
             rows.append(line[:cols])
             line = line[cols:]
-    while rows and not rows[0].strip():
-        rows.pop(0)
-    return rows
+    return rows, logical
 
 
 def measure(a, score, cache, q):
     corpus = q["corpus"]
     argv = [a.bin, "ask", "--root", os.path.join(a.corpus_dir, corpus), "--index-dir",
             a.prefix + corpus, "--no-update", "--mode", "extractive"] + a.args.split() + [q["question"]]
-    rows = wrap(visible(run_tty(argv, a.cols, a.rows)), a.cols)
+    rows, logical = wrap(visible(run_tty(argv, a.cols, a.rows)), a.cols)
     first = rows[:a.rows]
     gold = []
     for g in q.get("gold", []):
@@ -104,20 +106,22 @@ def measure(a, score, cache, q):
         if r:
             gold.append((score.norm_path(g["path"]), r[0], r[1]))
     hit = False
-    for line in first:
+    for at, line in logical:  # a citation wrapped over two rows is read whole
+        if at >= a.rows:
+            break
         for m in CITE.finditer(line):
             p, s = m.group(1), int(m.group(2))
             e = int(m.group(3) or s)
             hit = hit or any(p == gp and s <= ge and e >= gs for gp, gs, ge in gold)
     locs = {}
-    for line in rows:
+    for _, line in logical:
         for m in CITE.finditer(line):
             # the same file however it is written (root-relative, or from the
             # current folder in a citations block)
             key = ("/".join(m.group(1).split("/")[-2:]), m.group(2))
             locs[key] = locs.get(key, 0) + 1
     # named: the gold's name (its last part) as a word on the first screen
-    screen = "\n".join(first)
+    screen = "\n".join(l for at, l in logical if at < a.rows)
     named = hit or any(re.search(r"(?<![\w.])%s(?!\w)" % re.escape(re.split(r"\.|::", g["symbol"])[-1]),
                                  screen) for g in q.get("gold", []) if g.get("symbol"))
     quotes = sum(1 for l in first if QUOTE.match(l))
@@ -136,6 +140,7 @@ def main():
     ap.add_argument("--show", type=int, default=0)
     ap.add_argument("--args", default="")
     ap.add_argument("--max-lines", type=int, default=45)
+    ap.add_argument("--misses", action="store_true", help="list the questions without gold on the first screen")
     a = ap.parse_args()
     score = load_score()
     cache = score.FileCache(a.corpus_dir)
@@ -149,6 +154,8 @@ def main():
         report(os.path.basename(f), res, len(qs) - len(have), a.max_lines)
     if len(a.questions) > 1:
         report("all", total, 0, a.max_lines)
+    if a.misses:
+        print("no gold on the first screen:", " ".join(r["id"] for r in total if not r["gold"]))
     for r in total[:a.show]:
         print("---- %s (%d lines)" % (r["id"], r["lines"]))
         print("\n".join(r["rows"][:a.rows]))

@@ -5,6 +5,8 @@
 
 /* Longest signature or docstring shown, in characters. */
 #define RTV_SHOW_CHARS 160
+/* Longest doc sentence or signature in the lead. */
+#define RTV_LEAD_CHARS 120
 /* A header or folded line's width as shown, and the shortest note on it. */
 #define RTV_LINE_CHARS 96
 #define RTV_NOTE_MIN 24
@@ -293,16 +295,16 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
         sb_adds(sb, "About ");
     else
         sb_adds(sb, "The best match is ");
+    /* its file is in its citation, below */
     if (item_name(top)) {
         add_code_str(sb, top->chunk.symbol);
-        sb_adds(sb, " in ");
     } else {
         sb_adds(sb, "module code of ");
+        add_code(sb, top->chunk.path, strlen(top->chunk.path), RTV_SHOW_CHARS * 2);
     }
-    add_code(sb, top->chunk.path, strlen(top->chunk.path), RTV_SHOW_CHARS * 2);
     if (has_what(&top->chunk)) {
         sb_adds(sb, ": ");
-        add_what(sb, &top->chunk, RTV_SHOW_CHARS);
+        add_what(sb, &top->chunk, RTV_LEAD_CHARS);
     }
     sb_adds(sb, ".");
     size_t sentences = 1;

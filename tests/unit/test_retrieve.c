@@ -125,7 +125,7 @@ static void test_extractive_format(void)
     set_doc(&c[3], "def build(self, `x`):", "Build a URL.");
     c[3].chunk.window = 2;
     char *a = answer_of(c, 5, "match path rule", 0);
-    CHECK_STR(a, "The best match is `Map.match` in `pkg/routing.py`: Match a path against the map "
+    CHECK_STR(a, "The best match is `Map.match`: Match a path against the map "
                  "\\[see RFC 9110\\].\n"
                  "\n"
                  "**1. `Map.match`** [pkg/routing.py:40-47]\n"
