@@ -5,8 +5,9 @@
 
 /* Longest signature or docstring shown, in characters. */
 #define RTV_SHOW_CHARS 160
-/* Longest doc sentence or signature in the lead. */
+/* Longest doc sentence, and signature, in the lead. */
 #define RTV_LEAD_CHARS 120
+#define RTV_SIG_CHARS 72
 /* A header or folded line's width as shown, and the shortest note on it. */
 #define RTV_LINE_CHARS 96
 #define RTV_NOTE_MIN 24
@@ -278,8 +279,8 @@ static void add_what(StrBuf *sb, const IdxChunk *c, size_t max)
 {
     if (has_doc(c))
         add_doc_sentence(sb, c->docstring, max);
-    else if (c->signature && c->signature[0])
-        add_code(sb, c->signature, strlen(c->signature), max);
+    else if (c->signature && c->signature[0]) /* the quote below shows it whole */
+        add_code(sb, c->signature, strlen(c->signature), max < RTV_SIG_CHARS ? max : RTV_SIG_CHARS);
 }
 
 static int has_what(const IdxChunk *c)
