@@ -285,6 +285,8 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
 
     rtv_match_signals(sreq.question != req->question ? &asked : &q, &info, out->n_items,
                       &out->signals);
+    rtv_match_context(sreq.question != req->question ? &asked : &q, out->items, out->n_items,
+                      &out->signals);
     out->match = rtv_match(&out->signals, out->match_reason, sizeof out->match_reason);
     /* an ablation: coverage is not measured; a focus: the context holds what is asked about */
     if ((!req->use_bm25 || req->focus_chunk) && out->n_items) {
@@ -295,9 +297,9 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
         const RtvQuery *own = sreq.question != req->question ? &asked : &q;
         d->words = xstrdup(own->search_words ? own->search_words : "");
     }
-    log_msg(LOG_DEBUG, "match %s (coverage %.2f, identifiers %zu/%zu, terms %zu)",
+    log_msg(LOG_DEBUG, "match %s (coverage %.2f, identifiers %zu/%zu, terms %zu, context %.2f)",
             rtv_match_name(out->match), info.coverage, out->signals.idents_hit, out->signals.idents,
-            out->signals.terms);
+            out->signals.terms, out->signals.context_share);
     /* auto asks no LLM about nothing relevant; llm mode asks, warned */
     d->want_llm = d->llm_wanted && out->n_items > 0 &&
                   (out->match != RTV_MATCH_NONE || req->mode == RTV_MODE_LLM);

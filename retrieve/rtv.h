@@ -146,7 +146,15 @@ typedef struct RtvMatchSignals {
     size_t idents;     /* identifiers in the question (snake_case, CamelCase, dotted) */
     size_t idents_hit; /* of those, names of indexed definitions */
     size_t n_items;    /* packed context items */
+    /* of the question's words that can make a match, the share the first
+     * RTV_MATCH_TOP packed items' text mentions (at a word start, a plural
+     * or tense ending aside): the evidence read, not only the best hit's
+     * term weight; -1 when not measured */
+    double context_share;
 } RtvMatchSignals;
+
+/* Packed items whose text the match reads (RtvMatchSignals.context_share). */
+#define RTV_MATCH_TOP 3
 
 /* Classifies; *why (may be NULL) gets one line saying why when not strong,
  * "" when strong. */

@@ -266,6 +266,9 @@ void rtv_query_release(RtvQuery *q);
 /* The signals rtv_match reads, from a ranked and packed question. */
 void rtv_match_signals(const RtvQuery *q, const RtvRankInfo *info, size_t n_items,
                        RtvMatchSignals *sig);
+/* Sets sig->context_share from the first RTV_MATCH_TOP of the packed items. */
+void rtv_match_context(const RtvQuery *q, const RtvItem *items, size_t n_items,
+                       RtvMatchSignals *sig);
 
 /* How many identifiers (snake_case, CamelCase, dotted; at most 16) the
  * question names (*n_idents); *hit gets how many of them name indexed
