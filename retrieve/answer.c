@@ -483,7 +483,15 @@ static size_t head_line(const Ans *a, size_t i, const Lines *L)
         size_t n = line_len(L, l), k = 0;
         while (k < n && (s[k] == ' ' || s[k] == '\t'))
             k++;
-        if (n - k >= want && !memcmp(s + k, sig, want)) return l;
+        if (n - k >= want && !memcmp(s + k, sig, want)) {
+            /* a C return type on a line of its own: the name is on the next */
+            size_t nl;
+            const char *name = short_name(it, &nl);
+            if (nl && l + 1 < L->n && !calls_name(s, n, name, nl) &&
+                calls_name(L->text + L->off[l + 1], line_len(L, l + 1), name, nl))
+                return l + 1;
+            return l;
+        }
     }
     return blank_line(L->text + L->off[first], line_len(L, first)) ? L->n : first;
 }
