@@ -123,8 +123,7 @@ const char *rtv_draft_llm_msg(const RtvDraft *d)
 /* A follow-up: the history is a prior, not a replacement. The question
  * alone is ranked too, and its candidates and the joined text's take turns
  * (the question's first, each once), so that what the question alone finds
- * stays near the top: its k-th candidate is at most 2k-1st. Its rank info
- * (coverage) is the question's own. */
+ * stays near the top: its k-th candidate is at most 2k-1st. */
 static CrErr with_own(IdxStore *st, const RtvRequest *req, const RtvQuery *asked, RtvCand **fused,
                       size_t *n_fused, RtvRankInfo *info, RtvTimings *tm, ErrInfo *e)
 {
@@ -158,7 +157,8 @@ static CrErr with_own(IdxStore *st, const RtvRequest *req, const RtvQuery *asked
     free(*fused);
     *fused = v;
     *n_fused = k;
-    info->coverage = own_info.coverage;
+    /* the match reads the joined search's coverage, as before: a follow-up
+     * such as "and where is it called?" is about what the last turn found */
     if (!info->notice[0]) snprintf(info->notice, sizeof info->notice, "%s", own_info.notice);
     return CR_OK;
 }
