@@ -129,13 +129,21 @@ static void load_defs(Ans *a)
         a->head[i] = c->id;
         a->def_start[i] = c->start_line;
         a->def_end[i] = c->end_line;
-        if (!in->st || (c->window == 0 && !c->cont) || c->id <= 0) continue;
+        if (!in->st) continue;
         RtvDef d;
-        if (rtv_def_of_chunk(in->st, c->id, &d, NULL) == CR_OK) {
+        if ((c->window || c->cont) && c->id > 0 &&
+            rtv_def_of_chunk(in->st, c->id, &d, NULL) == CR_OK) {
             if (d.n_pieces) a->head[i] = d.pieces[0];
             a->def_start[i] = d.start_line;
             a->def_end[i] = d.end_line;
             rtv_def_release(&d);
+        }
+        /* the index's lines are the disk's: where they are in an unsaved
+         * buffer, as the item's are */
+        uint32_t s = a->def_start[i], e = a->def_end[i];
+        if (rtv_buffer_lines(in->st, in->req, c->path, &s, &e, NULL) == CR_OK) {
+            a->def_start[i] = s;
+            a->def_end[i] = e;
         }
     }
 }
@@ -295,7 +303,7 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
     if (a->in->focus_chunk)
         sb_adds(sb, "About ");
     else
-        sb_adds(sb, "The best match is ");
+        sb_adds(sb, a->in->weak ? "The closest match is " : "The best match is ");
     /* its file is in its citation, below */
     if (item_name(top)) {
         add_code_str(sb, top->chunk.symbol);

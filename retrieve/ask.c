@@ -360,9 +360,16 @@ static char *extractive_draft(IdxStore *st, const RtvAnswer *out, const RtvDraft
         rtv_add_escaped(&text, out->fallback_reason, 600);
         sb_adds(&text, ". This is the extractive answer instead.\n\n");
     }
-    RtvAnswerIn in = {
-        st,  req,      out->items, out->n_items, d->words, req->focus_chunk, req->answer_all,
-        why, d->notice};
+    RtvAnswerIn in = {.st = st,
+                      .req = req,
+                      .items = out->items,
+                      .n = out->n_items,
+                      .words = d->words,
+                      .focus_chunk = req->focus_chunk,
+                      .all = req->answer_all,
+                      .weak = out->match != RTV_MATCH_STRONG,
+                      .why_empty = why,
+                      .notice = d->notice};
     char *ex = rtv_extractive_answer(&in);
     sb_adds(&text, ex);
     free(ex);

@@ -54,6 +54,7 @@ typedef struct RtvAnswerIn {
     const char *words;     /* the question's search words (idx_query_words), or NULL */
     int64_t focus_chunk;   /* an explanation: items[0] is the definition asked about */
     int all;               /* list every item (none folded away) */
+    int weak;              /* the match is weak or none: the lead says "closest", not "best" */
     const char *why_empty; /* said after "no indexed code matched" (may be NULL) */
     const char *notice;    /* a note at the end (may be NULL or "") */
 } RtvAnswerIn;

@@ -278,7 +278,7 @@ static void test_join_pieces(void)
     size_t n = 2, left = 0;
     CHECK_INT(rtv_join_pieces(st, NULL, v, &n, &left, NULL), CR_OK);
     CHECK_INT(n, 2); /* nothing left to pay for the hole */
-    RtvAnswerIn in = {st, NULL, v, n, NULL, 0, 0, NULL, NULL};
+    RtvAnswerIn in = {.st = st, .items = v, .n = n};
     char *a = rtv_extractive_answer(&in);
     char want[160];
     snprintf(want, sizeof want,

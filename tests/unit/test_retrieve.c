@@ -97,7 +97,7 @@ static void test_chars(void)
 
 static char *answer_of(const RtvItem *items, size_t n, const char *words, int all)
 {
-    RtvAnswerIn in = {NULL, NULL, items, n, words, 0, all, NULL, NULL};
+    RtvAnswerIn in = {.items = items, .n = n, .words = words, .all = all};
     return rtv_extractive_answer(&in);
 }
 
@@ -254,7 +254,7 @@ static void test_extractive_empty(void)
     char *a = answer_of(NULL, 0, NULL, 0);
     CHECK_STR(a, "No indexed code matched the question.\n");
     free(a);
-    RtvAnswerIn in = {NULL, NULL, NULL, 0, NULL, 0, 0, "BM25 is off.", NULL};
+    RtvAnswerIn in = {.why_empty = "BM25 is off."};
     a = rtv_extractive_answer(&in);
     CHECK_STR(a, "No indexed code matched the question. BM25 is off.\n");
     free(a);
@@ -263,12 +263,17 @@ static void test_extractive_empty(void)
 static void test_extractive_notice(void)
 {
     RtvItem c[] = {item("a.py", "a", "f", 3, 4, 1.0, "def f():\n    pass\n")};
-    RtvAnswerIn in = {NULL, NULL, c, 1, NULL, 0, 0, NULL, "dense retrieval was skipped: down [x]"};
+    RtvAnswerIn in = {.items = c, .n = 1, .notice = "dense retrieval was skipped: down [x]"};
     char *a = rtv_extractive_answer(&in);
     CHECK(strstr(a, "**1. `f`** [a.py:3-4]\n") != NULL);
     size_t n = strlen(a);
     static const char tail[] = "\n_Note: dense retrieval was skipped: down \\[x\\]._\n";
     CHECK(n > sizeof tail && strcmp(a + n - (sizeof tail - 1), tail) == 0);
+    CHECK(strncmp(a, "The best match is `f`", 21) == 0);
+    free(a);
+    in.weak = 1; /* a weak or no match: the closest, not the best */
+    a = rtv_extractive_answer(&in);
+    CHECK(strncmp(a, "The closest match is `f`", 24) == 0);
     free(a);
     release_all(c, 1);
 }
