@@ -16,7 +16,8 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-SIG = re.compile(r"match (\w+) \(coverage ([0-9.]+), identifiers (\d+)/(\d+), terms (\d+)\)")
+SIG = re.compile(r"match (\w+) \(coverage ([0-9.]+), identifiers (\d+)/(\d+), terms (\d+)"
+                 r"(?:, context (-?[0-9.]+))?\)")
 
 
 def ask(binary, corpus_dir, prefix, q):
@@ -32,6 +33,7 @@ def ask(binary, corpus_dir, prefix, q):
     return {"match": r["match"], "reason": r.get("matchReason", ""),
             "coverage": float(m.group(2)) if m else -1, "idents_hit": int(m.group(3)) if m else -1,
             "idents": int(m.group(4)) if m else -1, "terms": int(m.group(5)) if m else -1,
+            "context": float(m.group(6)) if m and m.group(6) else -1,
             "first": r["answer"].split("\n", 1)[0][:120]}
 
 
@@ -64,7 +66,8 @@ def main(argv):
         with open(tsv, "w") as w:
             for f, qid, c, r in rows:
                 w.write("\t".join([f, qid, c, r["match"], "%.3f" % r["coverage"], str(r["idents"]),
-                                   str(r["idents_hit"]), str(r["terms"]), r["reason"], r["first"]]) + "\n")
+                                   str(r["idents_hit"]), str(r["terms"]), "%.2f" % r["context"], r["reason"],
+                                   r["first"]]) + "\n")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,9 @@ static const struct CliOpt {
     {"no-bm25", ARG_ASK, offsetof(CliArgs, no_bm25), NULL, "retrieve without the BM25 leg"},
     {"no-dense", ARG_ASK, offsetof(CliArgs, no_dense), NULL, "retrieve without the dense leg"},
     {"no-graph", ARG_ASK, offsetof(CliArgs, no_graph), NULL, "retrieve without the code graph"},
+    {"all", ARG_ASK, offsetof(CliArgs, all), NULL,
+     "show everything: every context location in the answer (none folded), then on a terminal "
+     "the citations"},
     {"no-update", ARG_ASK, offsetof(CliArgs, no_update), NULL,
      "answer from the index as it is (skip the pass that finds changed files)"},
 };

@@ -122,7 +122,7 @@ static char *relative_to(const char *from, const char *to)
     return sb_detach(&sb, NULL);
 }
 
-void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans)
+void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans, int all)
 {
     cli_ask_view_progress(v, NULL);
     if (v->streamed && ans->mode == RTV_MODE_LLM) {
@@ -132,14 +132,17 @@ void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans)
         cli_term_md(v->t, ans->answer, strlen(ans->answer));
         cli_term_end(v->t);
     }
-    if (ans->n_citations) {
+    /* An extractive answer cites each location once in its text: listing
+     * them again is for --all. */
+    size_t n_cites = ans->mode == RTV_MODE_LLM || all ? ans->n_citations : 0;
+    if (n_cites) {
         fputc('\n', v->out);
         cli_term_heading(v->t, "Citations");
     }
     /* each location once, as seen from here; labels in a column */
     char **shown = xcalloc(ans->n_citations + 1, sizeof *shown);
     size_t width = 0;
-    for (size_t i = 0; i < ans->n_citations; i++) {
+    for (size_t i = 0; i < n_cites; i++) {
         const VfyCitation *c = &ans->citations[i];
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
@@ -155,7 +158,7 @@ void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans)
         size_t len = strlen(shown[i]) + (size_t)snprintf(num, sizeof num, ":%u", c->start_line);
         if (len > width) width = len;
     }
-    for (size_t i = 0; i < ans->n_citations; i++) {
+    for (size_t i = 0; i < n_cites; i++) {
         const VfyCitation *c = &ans->citations[i];
         if (shown[i]) cli_term_location(v->t, c->path, shown[i], c->start_line, c->symbol, width);
         free(shown[i]);
@@ -249,7 +252,7 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
         if (v->streamed) cli_term_end(v->t);
     }
     if (!rc) rc = ws_ask_finish(w, st, req, ans, e);
-    if (!rc) cli_ask_view_answer(v, ans);
+    if (!rc) cli_ask_view_answer(v, ans, req->answer_all);
     if (!rc) cli_say_index_state(st);
     ws_ask_free(w);
     cli_ask_view_free(v);

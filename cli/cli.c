@@ -202,6 +202,7 @@ int cli_ask(int argc, char **argv)
     req.use_bm25 = !a.no_bm25;
     req.use_dense = !a.no_dense;
     req.use_graph = !a.no_graph;
+    req.answer_all = a.all;
     ws_config_llm(&a.cfg, &req);
     if (a.mode && !rtv_mode_parse(a.mode, &req.mode)) {
         rc = err_set(&e, CR_EUSAGE, "--mode must be extractive, llm or auto, not '%s'", a.mode);

@@ -29,6 +29,7 @@ typedef struct CliArgs {
     int json;
     int check;
     int no_update;
+    int all;
     const char *mode;
     const char *budget;
     const char *llm_timeout;
@@ -124,7 +125,7 @@ int cli_ask_view_update_fn(void *ud, size_t done, size_t total);
  * request). */
 void cli_ask_view_hook(CliAskView *v, RtvRequest *req);
 /* The answer (what was not streamed of it) and its citations. */
-void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans);
+void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans, int all);
 
 /* `coderag ask` with stdout on a terminal: the store of cfg (root
  * resolved) opened and, unless no_update, brought up to date; req asked

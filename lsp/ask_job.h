@@ -15,6 +15,7 @@ typedef struct AskJob {
     char *mode;
     long long budget;
     int bm25, dense, graph;
+    int all;   /* "all": the extractive answer lists every context item */
     char *uri; /* textDocument.uri or NULL */
     int line, character;
     struct json_t *wd_token;      /* client's workDoneToken (a private copy) or NULL */

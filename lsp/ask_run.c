@@ -220,6 +220,7 @@ static void fill_request(AskJob *j)
     req->use_bm25 = j->bm25;
     req->use_dense = j->dense;
     req->use_graph = j->graph;
+    req->answer_all = j->all;
     if (j->mode) rtv_mode_parse(j->mode, &req->mode);
     ws_config_llm(&ws->cfg, req);
     req->cancel = ask_cancelled;

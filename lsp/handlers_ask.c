@@ -48,16 +48,17 @@ RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *err)
     const char *question = NULL, *mode = NULL, *uri = NULL;
     json_t *token = NULL, *partial = NULL, *history = NULL;
     json_int_t budget = 0;
-    int bm25 = 1, dense = 1, graph = 1, line = 0, character = 0;
+    int bm25 = 1, dense = 1, graph = 1, line = 0, character = 0, all = 0;
     json_error_t je;
     RtvMode m;
     if (!params ||
-        json_unpack_ex(params, &je, 0,
-                       "{s:s, s?s, s?I, s?{s?b, s?b, s?b}, s?{s:s}, s?{s:i, s:i}, s?o, s?o, s?o}",
-                       "question", &question, "mode", &mode, "budget", &budget, "retrieval", "bm25",
-                       &bm25, "dense", &dense, "graph", &graph, "textDocument", "uri", &uri,
-                       "position", "line", &line, "character", &character, "workDoneToken", &token,
-                       "partialResultToken", &partial, "history", &history) != 0)
+        json_unpack_ex(
+            params, &je, 0,
+            "{s:s, s?s, s?I, s?{s?b, s?b, s?b}, s?{s:s}, s?{s:i, s:i}, s?o, s?o, s?o, s?b}",
+            "question", &question, "mode", &mode, "budget", &budget, "retrieval", "bm25", &bm25,
+            "dense", &dense, "graph", &graph, "textDocument", "uri", &uri, "position", "line",
+            &line, "character", &character, "workDoneToken", &token, "partialResultToken", &partial,
+            "history", &history, "all", &all) != 0)
         return rpc_error(err, RPC_INVALID_PARAMS, "coderag/ask: %s",
                          params ? je.text : "params with a \"question\" are required");
     if (mode && !rtv_mode_parse(mode, &m))
@@ -80,6 +81,7 @@ RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *err)
     j->bm25 = bm25;
     j->dense = dense;
     j->graph = graph;
+    j->all = all;
     j->uri = uri ? xstrdup(uri) : NULL;
     j->line = line;
     j->character = character;

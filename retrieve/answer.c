@@ -3,8 +3,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Longest signature or docstring line shown, in characters. */
+/* Longest signature or docstring shown, in characters. */
 #define RTV_SHOW_CHARS 160
+/* Longest doc sentence, and signature, in the lead. */
+#define RTV_LEAD_CHARS 120
+#define RTV_SIG_CHARS 72
+/* A header or folded line's width as shown, and the shortest note on it. */
+#define RTV_LINE_CHARS 96
+#define RTV_NOTE_MIN 24
+/* Lines quoted of the first definition (one fewer of the others). */
+#define RTV_QUOTE_LINES 5
+/* Longest quoted line, in characters after its indent is dropped. */
+#define RTV_QUOTE_CHARS 88
+/* Spaces a tab becomes in a quoted line. */
+#define RTV_TAB 4
 
 /* Appends s[0..len) cut to at most max characters on a UTF-8 boundary. */
 static void add_capped(StrBuf *sb, const char *s, size_t len, size_t max, int escape)
@@ -48,6 +60,11 @@ static void add_code(StrBuf *sb, const char *s, size_t len, size_t max)
         sb_addc(sb, '`');
 }
 
+static void add_code_str(StrBuf *sb, const char *s)
+{
+    add_code(sb, s, strlen(s), RTV_SHOW_CHARS);
+}
+
 /* For a piece of a split definition: the packed piece of the same
  * definition that ends nearest before it, or NULL. */
 static const RtvItem *piece_before(const RtvItem *items, size_t n, const RtvItem *it)
@@ -65,98 +82,743 @@ static const RtvItem *piece_before(const RtvItem *items, size_t n, const RtvItem
     return best;
 }
 
-static void add_item(StrBuf *sb, const RtvItem *items, size_t n, const RtvItem *it)
+/* A relation the graph holds between two context items. */
+typedef struct Rel {
+    size_t from, to;
+    IdxEdgeKind kind;
+} Rel;
+
+typedef struct Ans {
+    const RtvAnswerIn *in;
+    StrBuf *sb;
+    int64_t *head;       /* per item: the id its definition is known by (its first piece) */
+    uint32_t *def_start; /* per item: its definition's first line */
+    uint32_t *def_end;   /* and last line */
+    char *caller;        /* per item: it calls the focus */
+    Rel *rels;
+    size_t n_rels;
+    char *word_buf;
+    const char *words[64];
+    size_t wl[64];
+    size_t n_words;
+} Ans;
+
+/* The name a call of the item is written with: its symbol's last part. */
+static const char *short_name(const RtvItem *it, size_t *len)
 {
-    const IdxChunk *c = &it->chunk;
-    sb_adds(sb, "- ");
-    if (c->symbol && c->symbol[0])
-        add_code(sb, c->symbol, strlen(c->symbol), RTV_SHOW_CHARS);
-    else
-        sb_adds(sb, "module code");
-    if (c->window > 0) sb_addf(sb, " (part %u)", c->window);
-    if (it->start_line == it->end_line)
-        sb_addf(sb, " [%s:%u]", c->path, it->start_line);
-    else
-        sb_addf(sb, " [%s:%u-%u]", c->path, it->start_line, it->end_line);
-    const RtvItem *prev = piece_before(items, n, it);
-    if (prev && prev->end_line + 1 < it->start_line)
-        sb_addf(sb, " (lines %u-%u of it, between the parts shown, are not in the context)",
-                prev->end_line + 1, it->start_line - 1);
-    if (c->signature && c->signature[0]) {
-        sb_adds(sb, " \xE2\x80\x94 "); /* em dash */
-        add_code(sb, c->signature, strlen(c->signature), RTV_SHOW_CHARS);
+    const char *s = it->chunk.symbol ? it->chunk.symbol : "";
+    const char *p = s + strlen(s);
+    while (p > s && p[-1] != '.' && p[-1] != ':')
+        p--;
+    *len = strlen(p);
+    return p;
+}
+
+static const char *item_name(const RtvItem *it)
+{
+    return it->chunk.symbol && it->chunk.symbol[0] ? it->chunk.symbol : NULL;
+}
+
+/* Each item's definition: its first piece and lines; the store is asked
+ * only about pieces of split definitions. */
+static void load_defs(Ans *a)
+{
+    const RtvAnswerIn *in = a->in;
+    for (size_t i = 0; i < in->n; i++) {
+        const IdxChunk *c = &in->items[i].chunk;
+        a->head[i] = c->id;
+        a->def_start[i] = c->start_line;
+        a->def_end[i] = c->end_line;
+        if (!in->st) continue;
+        RtvDef d;
+        if ((c->window || c->cont) && c->id > 0 &&
+            rtv_def_of_chunk(in->st, c->id, &d, NULL) == CR_OK) {
+            if (d.n_pieces) a->head[i] = d.pieces[0];
+            a->def_start[i] = d.start_line;
+            a->def_end[i] = d.end_line;
+            rtv_def_release(&d);
+        }
+        /* the index's lines are the disk's: where they are in an unsaved
+         * buffer, as the item's are */
+        uint32_t s = a->def_start[i], e = a->def_end[i];
+        if (rtv_buffer_lines(in->st, in->req, c->path, &s, &e, NULL) == CR_OK) {
+            a->def_start[i] = s;
+            a->def_end[i] = e;
+        }
     }
-    const char *d = c->docstring ? c->docstring : "";
-    while (*d == ' ' || *d == '\t' || *d == '\n' || *d == '\r')
+}
+
+static size_t item_of(const Ans *a, int64_t id)
+{
+    for (size_t j = 0; j < a->in->n; j++)
+        if (a->head[j] == id || a->in->items[j].chunk.id == id) return j;
+    return (size_t)-1;
+}
+
+static void add_rel(Ans *a, size_t from, size_t to, IdxEdgeKind kind)
+{
+    if (from == to) return;
+    for (size_t k = 0; k < a->n_rels; k++)
+        if (a->rels[k].from == from && a->rels[k].to == to && a->rels[k].kind == kind) return;
+    a->rels = xrealloc(a->rels, (a->n_rels + 1) * sizeof *a->rels);
+    a->rels[a->n_rels++] = (Rel){from, to, kind};
+}
+
+/* The relations leaving the shown items (every piece of theirs) towards
+ * any context item. */
+static void load_rels(Ans *a, const size_t *shown, size_t n_shown)
+{
+    const RtvAnswerIn *in = a->in;
+    if (!in->st) return;
+    for (size_t s = 0; s < n_shown; s++) {
+        size_t i = shown[s];
+        const IdxChunk *c = &in->items[i].chunk;
+        if (c->id <= 0) continue;
+        int64_t one = c->id, *pieces = &one;
+        size_t n_pieces = 1;
+        RtvDef d = {0};
+        if ((c->window || c->cont) && rtv_def_of_chunk(in->st, c->id, &d, NULL) == CR_OK &&
+            d.n_pieces) {
+            pieces = d.pieces;
+            n_pieces = d.n_pieces;
+        }
+        for (size_t p = 0; p < n_pieces; p++) {
+            IdxEdge *ev = NULL;
+            size_t ne = 0;
+            if (idx_edges(in->st, pieces[p], 1, &ev, &ne, NULL) != CR_OK) continue;
+            for (size_t k = 0; k < ne; k++) {
+                IdxEdgeKind kind = ev[k].kind;
+                if (kind != IDX_EDGE_CALL && kind != IDX_EDGE_RAISE && kind != IDX_EDGE_INHERIT &&
+                    kind != IDX_EDGE_IMPORT)
+                    continue;
+                size_t j = item_of(a, ev[k].dst);
+                if (j != (size_t)-1) add_rel(a, i, j, kind);
+            }
+            free(ev);
+        }
+        rtv_def_release(&d);
+    }
+}
+
+/* The items that call the focus (the code graph's callers). */
+static void load_callers(Ans *a)
+{
+    const RtvAnswerIn *in = a->in;
+    if (!in->st || !in->focus_chunk) return;
+    RtvCand *cs = NULL;
+    size_t n = 0;
+    if (rtv_focus_callers(in->st, in->focus_chunk, RTV_MAX_CANDIDATES, &cs, &n, NULL) == CR_OK)
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 1; j < in->n; j++)
+                if (in->items[j].chunk.id == cs[k].chunk_id) a->caller[j] = 1;
+    free(cs);
+}
+
+static void load_words(Ans *a)
+{
+    if (!a->in->words) return;
+    a->word_buf = xstrdup(a->in->words);
+    for (char *w = strtok(a->word_buf, " "); w && a->n_words < 64; w = strtok(NULL, " ")) {
+        size_t n = strlen(w);
+        if (n < 3) continue;
+        a->words[a->n_words] = w;
+        a->wl[a->n_words++] = n;
+    }
+}
+
+/* "`A`", "`A` and `B`", "`A`, `B` and `C`" of the targets of rels from i
+ * of a kind (at most 3); returns how many were named. */
+static size_t add_targets(Ans *a, size_t from, IdxEdgeKind kind, size_t *first)
+{
+    size_t to[3], n = 0;
+    for (size_t k = 0; k < a->n_rels && n < 3; k++)
+        if (a->rels[k].from == from && a->rels[k].kind == kind &&
+            item_name(&a->in->items[a->rels[k].to]))
+            to[n++] = a->rels[k].to;
+    for (size_t k = 0; k < n; k++) {
+        if (k) sb_adds(a->sb, k + 1 == n ? " and " : ", ");
+        add_code_str(a->sb, a->in->items[to[k]].chunk.symbol);
+    }
+    if (first && n) *first = to[0];
+    return n;
+}
+
+static size_t count_rels(const Ans *a, size_t from, IdxEdgeKind kind)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < a->n_rels; k++)
+        n += a->rels[k].from == from && a->rels[k].kind == kind &&
+             item_name(&a->in->items[a->rels[k].to]) != NULL;
+    return n;
+}
+
+/* A doc comment's first sentence (to ". " or a blank line), on one line. */
+static void add_doc_sentence(StrBuf *sb, const char *d, size_t max)
+{
+    while (*d == ' ' || *d == '\t' || *d == '\n' || *d == '\r' || *d == '*' || *d == '/')
         d++;
-    size_t dl = strcspn(d, "\n");
-    while (dl && (d[dl - 1] == ' ' || d[dl - 1] == '\t' || d[dl - 1] == '\r'))
-        dl--;
-    if (dl) {
-        sb_adds(sb, " \xE2\x80\x94 ");
-        add_capped(sb, d, dl, RTV_SHOW_CHARS, 1);
+    size_t n = 0;
+    while (d[n] && !(d[n] == '.' && (d[n + 1] == ' ' || d[n + 1] == '\n' || !d[n + 1])) &&
+           !(d[n] == '\n' && (d[n + 1] == '\n' || (d[n + 1] == '\r' && d[n + 2] == '\n'))))
+        n++;
+    char *one = xstrndup(d, n);
+    for (size_t i = 0; i < n; i++)
+        if (one[i] == '\n' || one[i] == '\r' || one[i] == '\t') one[i] = ' ';
+    /* runs of blanks from a wrapped comment become one */
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(one[i] == ' ' && w && one[w - 1] == ' ')) one[w++] = one[i];
+    while (w && one[w - 1] == ' ')
+        w--;
+    add_capped(sb, one, w, max, 1);
+    free(one);
+}
+
+static int has_doc(const IdxChunk *c)
+{
+    for (const char *d = c->docstring ? c->docstring : ""; *d; d++)
+        if ((*d >= 'A' && *d <= 'Z') || (*d >= 'a' && *d <= 'z')) return 1;
+    return 0;
+}
+
+/* What a definition is: its doc comment's first sentence, else its
+ * signature as code; nothing for module code. */
+static void add_what(StrBuf *sb, const IdxChunk *c, size_t max)
+{
+    if (has_doc(c))
+        add_doc_sentence(sb, c->docstring, max);
+    else if (c->signature && c->signature[0]) /* the quote below shows it whole */
+        add_code(sb, c->signature, strlen(c->signature), max < RTV_SIG_CHARS ? max : RTV_SIG_CHARS);
+}
+
+static int has_what(const IdxChunk *c)
+{
+    return has_doc(c) || (c->signature && c->signature[0]);
+}
+
+static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
+{
+    const RtvItem *top = &a->in->items[0];
+    StrBuf *sb = a->sb;
+    if (a->in->focus_chunk)
+        sb_adds(sb, "About ");
+    else
+        sb_adds(sb, a->in->weak ? "The closest match is " : "The best match is ");
+    /* its file is in its citation, below */
+    if (item_name(top)) {
+        add_code_str(sb, top->chunk.symbol);
+    } else {
+        sb_adds(sb, "module code of ");
+        add_code(sb, top->chunk.path, strlen(top->chunk.path), RTV_SHOW_CHARS * 2);
+    }
+    if (has_what(&top->chunk)) {
+        sb_adds(sb, ": ");
+        add_what(sb, &top->chunk, RTV_LEAD_CHARS);
+    }
+    sb_adds(sb, ".");
+    size_t sentences = 1;
+    if (a->in->focus_chunk) {
+        size_t callers = 0;
+        for (size_t k = 1; k < n_shown; k++)
+            callers += a->caller[shown[k]];
+        if (callers) {
+            sb_adds(sb, " It is called by ");
+            size_t named = 0;
+            for (size_t k = 1; k < n_shown; k++) {
+                if (!a->caller[shown[k]]) continue;
+                if (named) sb_adds(sb, named + 1 == callers ? " and " : ", ");
+                named++;
+                add_code_str(sb, rtv_item_symbol(&a->in->items[shown[k]]));
+            }
+            sb_adds(sb, callers == 1 ? " (below, with the line that calls it)."
+                                     : " (below, with the lines that call it).");
+        } else {
+            sb_adds(sb, " No indexed code calls it.");
+        }
+        sb_addc(sb, '\n');
+        return;
+    }
+    /* the top definition's relations, then the first other one's */
+    for (size_t k = 0; k < n_shown && sentences < 3; k++) {
+        size_t i = shown[k];
+        static const struct {
+            IdxEdgeKind kind;
+            const char *verb;
+        } verbs[] = {{IDX_EDGE_CALL, "calls"},
+                     {IDX_EDGE_RAISE, "raises or catches"},
+                     {IDX_EDGE_INHERIT, "subclasses"},
+                     {IDX_EDGE_IMPORT, "imports"}};
+        for (size_t v = 0; v < sizeof verbs / sizeof verbs[0] && sentences < 3; v++) {
+            if (!count_rels(a, i, verbs[v].kind)) continue;
+            if (verbs[v].kind == IDX_EDGE_IMPORT && count_rels(a, i, IDX_EDGE_CALL)) continue;
+            sb_addc(sb, ' ');
+            if (i == 0) {
+                sb_adds(sb, "It");
+            } else {
+                if (!item_name(&a->in->items[i])) continue;
+                add_code_str(sb, a->in->items[i].chunk.symbol);
+            }
+            sb_addf(sb, " %s ", verbs[v].verb);
+            size_t first = 0, n = add_targets(a, i, verbs[v].kind, &first);
+            if (n == 1 && verbs[v].kind == IDX_EDGE_CALL && count_rels(a, first, IDX_EDGE_CALL)) {
+                sb_adds(sb, ", which calls ");
+                add_targets(a, first, IDX_EDGE_CALL, NULL);
+            }
+            sb_adds(sb, ".");
+            sentences++;
+        }
+        if (k == 0 && sentences > 1) break; /* the top one's relations are enough */
     }
     sb_addc(sb, '\n');
 }
 
-char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empty, int weak,
-                            const char *notice)
-{
-    StrBuf sb;
-    size_t *file_of = NULL, n_files = 0;
-    sb_init(&sb);
-    if (n == 0) {
-        sb_adds(&sb, "No indexed code matched the question.");
-        if (why_empty && why_empty[0]) sb_addf(&sb, " %s", why_empty);
-        sb_addc(&sb, '\n');
-        goto out;
-    }
+/* Lines [off[l], off[l+1]) of an item's text. */
+typedef struct Lines {
+    const char *text;
+    size_t *off;
+    size_t n;
+} Lines;
 
-    /* Files in order of their best item: first appearance in rank order. */
-    file_of = xcalloc(n, sizeof *file_of);
-    for (size_t i = 0; i < n; i++) {
-        size_t f = i;
-        for (size_t k = 0; k < i; k++) {
-            if (strcmp(items[k].chunk.path, items[i].chunk.path) == 0) {
-                f = file_of[k];
+static void lines_init(Lines *L, const char *text)
+{
+    L->text = text ? text : "";
+    size_t len = strlen(L->text), n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += L->text[i] == '\n';
+    if (len && L->text[len - 1] != '\n') n++;
+    L->off = xmalloc((n + 1) * sizeof *L->off);
+    L->n = 0;
+    L->off[0] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (L->text[i] == '\n') L->off[++L->n] = i + 1;
+    if (L->n < n) L->off[++L->n] = len;
+}
+
+static size_t line_len(const Lines *L, size_t l)
+{
+    size_t n = L->off[l + 1] - L->off[l];
+    while (n && (L->text[L->off[l] + n - 1] == '\n' || L->text[L->off[l] + n - 1] == '\r'))
+        n--;
+    return n;
+}
+
+static int blank_line(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t') return 0;
+    return 1;
+}
+
+static int triple_quote(const char *s)
+{
+    return !memcmp(s, "\"\"\"", 3) || !memcmp(s, "'''", 3);
+}
+
+/* Per line of an item's text: whether it is a comment or a doc string
+ * (a line comment, a line in a block comment or a triple-quoted string).
+ * The text may start inside one: then its lines read as code. */
+static char *comment_lines(const Lines *L)
+{
+    char *v = xcalloc(L->n ? L->n : 1, 1);
+    int block = 0, triple = 0;
+    for (size_t l = 0; l < L->n; l++) {
+        const char *s = L->text + L->off[l];
+        size_t n = line_len(L, l), i = 0;
+        while (i < n && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        int starts_in = block || triple;
+        int line_comment =
+            i < n &&
+            (s[i] == '#' || (s[i] == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')));
+        int doc = n - i >= 3 && triple_quote(s + i);
+        for (size_t k = 0; k + 1 < n; k++) {
+            if (!triple && !block && s[k] == '/' && s[k + 1] == '*') {
+                block = 1;
+                k++;
+            } else if (block && s[k] == '*' && s[k + 1] == '/') {
+                block = 0;
+                k++;
+            } else if (!block && k + 2 < n && triple_quote(s + k)) {
+                triple = !triple;
+                k += 2;
+            }
+        }
+        v[l] = (char)(starts_in || line_comment || doc);
+    }
+    return v;
+}
+
+/* Whether line s holds a call of name: the name at a word start, then "(". */
+static int calls_name(const char *s, size_t n, const char *name, size_t nl)
+{
+    if (!nl) return 0;
+    for (size_t i = 0; i + nl <= n; i++) {
+        if (memcmp(s + i, name, nl)) continue;
+        if (i > 0) {
+            unsigned char p = (unsigned char)s[i - 1];
+            if ((p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z') || (p >= '0' && p <= '9') ||
+                p == '_')
+                continue;
+        }
+        size_t k = i + nl;
+        while (k < n && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        if (k < n && (s[k] == '(' || s[k] == '!')) return 1;
+    }
+    return 0;
+}
+
+/* Words that mark an error or a return path, at a word start in any
+ * language the index reads. */
+static const char *const path_words[] = {"return", "raise", "throw",  "panic", "abort", "error",
+                                         "err",    "fail",  "except", "catch", "goto"};
+
+/* The line of item i's text its definition's signature starts on, or
+ * its first line when that is the definition's first; n when neither. */
+static size_t head_line(const Ans *a, size_t i, const Lines *L)
+{
+    const RtvItem *it = &a->in->items[i];
+    uint32_t ds = a->def_start[i];
+    if (ds < it->start_line || ds > it->end_line || ds - it->start_line >= L->n) return L->n;
+    size_t first = ds - it->start_line;
+    const char *sig = it->chunk.signature ? it->chunk.signature : "";
+    while (*sig == ' ' || *sig == '\t')
+        sig++;
+    size_t want = strcspn(sig, "\n(");
+    if (want > 12) want = 12;
+    for (size_t l = first; want >= 3 && l < L->n && l < first + 8; l++) {
+        const char *s = L->text + L->off[l];
+        size_t n = line_len(L, l), k = 0;
+        while (k < n && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        if (n - k >= want && !memcmp(s + k, sig, want)) {
+            /* a C return type on a line of its own: the name is on the next */
+            size_t nl;
+            const char *name = short_name(it, &nl);
+            if (nl && l + 1 < L->n && !calls_name(s, n, name, nl) &&
+                calls_name(L->text + L->off[l + 1], line_len(L, l + 1), name, nl))
+                return l + 1;
+            return l;
+        }
+    }
+    return blank_line(L->text + L->off[first], line_len(L, first)) ? L->n : first;
+}
+
+/* The lines of item i worth quoting (indexes into its text), at most max,
+ * in line order: its first line when it is the definition's; then by
+ * score: the question's words, calls into related items (the focus, for
+ * a caller), error and return paths; short ones whole. */
+static size_t pick_lines(const Ans *a, size_t i, const Lines *L, size_t max, size_t *out)
+{
+    size_t n = L->n, picked = 0, nonblank = 0;
+    for (size_t l = 0; l < n; l++)
+        nonblank += !blank_line(L->text + L->off[l], line_len(L, l));
+    double *score = xcalloc(n ? n : 1, sizeof *score);
+    char *comment = comment_lines(L);
+    size_t pwl[sizeof path_words / sizeof path_words[0]];
+    for (size_t w = 0; w < sizeof path_words / sizeof path_words[0]; w++)
+        pwl[w] = strlen(path_words[w]);
+    for (size_t l = 0; l < n; l++) {
+        const char *s = L->text + L->off[l];
+        size_t len = line_len(L, l);
+        if (blank_line(s, len)) {
+            score[l] = -1;
+            continue;
+        }
+        double sc = 3.0 * rtv_line_mentions(s, len, a->words, a->wl, a->n_words);
+        for (size_t k = 0; k < a->n_rels; k++) {
+            if (a->rels[k].from != i || a->rels[k].kind != IDX_EDGE_CALL) continue;
+            size_t nl;
+            const char *name = short_name(&a->in->items[a->rels[k].to], &nl);
+            if (calls_name(s, len, name, nl)) {
+                sc += 4;
                 break;
             }
         }
-        if (f == i) n_files++;
-        file_of[i] = f;
+        if (a->caller[i]) {
+            size_t nl;
+            const char *name = short_name(&a->in->items[0], &nl);
+            if (calls_name(s, len, name, nl)) sc += 8;
+        }
+        if (rtv_line_mentions(s, len, path_words, pwl, sizeof path_words / sizeof path_words[0]))
+            sc += 2;
+        /* the doc comment's first sentence is said already: code only */
+        if (comment[l]) sc = 0;
+        score[l] = sc;
     }
-
-    const RtvItem *top = &items[0];
-    if (weak)
-        sb_adds(&sb, "No indexed code matches this question well: the closest code shares only "
-                     "a few of its words, so it may not answer it.\n\n");
-    sb_addf(&sb,
-            "Found %zu code location%s in %zu file%s matching the question; the best match is ", n,
-            n == 1 ? "" : "s", n_files, n_files == 1 ? "" : "s");
-    if (top->chunk.symbol && top->chunk.symbol[0]) {
-        add_code(&sb, top->chunk.symbol, strlen(top->chunk.symbol), RTV_SHOW_CHARS);
-        sb_adds(&sb, " in ");
+    char *take = xcalloc(n ? n : 1, 1);
+    if (nonblank <= max) { /* short: all of it */
+        for (size_t l = 0; l < n; l++)
+            take[l] = score[l] >= 0;
     } else {
-        sb_adds(&sb, "module code of ");
+        size_t want = max;
+        /* the definition's first line when the text holds it: the one its
+         * signature starts on (past decorators and attributes) */
+        size_t head = head_line(a, i, L);
+        if (head < n) {
+            take[head] = 1;
+            want--;
+        }
+        while (want) {
+            size_t best = n;
+            for (size_t l = 0; l < n; l++)
+                if (!take[l] && score[l] > 0 && (best == n || score[l] > score[best])) best = l;
+            if (best == n) break;
+            take[best] = 1;
+            want--;
+        }
+        /* at least three lines: the first code lines not taken, then any */
+        for (int any = 0; any < 2; any++)
+            for (size_t l = 0; l < n && want && max - want < 3; l++)
+                if (!take[l] && score[l] >= 0 && (any || !comment[l])) {
+                    take[l] = 1;
+                    want--;
+                }
     }
-    add_code(&sb, top->chunk.path, strlen(top->chunk.path), RTV_SHOW_CHARS * 2);
-    sb_adds(&sb, ".\n");
+    for (size_t l = 0; l < n; l++)
+        if (take[l]) out[picked++] = l;
+    free(take);
+    free(score);
+    free(comment);
+    return picked;
+}
 
-    for (size_t i = 0; i < n; i++) {
-        if (file_of[i] != i) continue;
-        sb_adds(&sb, "\n**");
-        add_code(&sb, items[i].chunk.path, strlen(items[i].chunk.path), RTV_SHOW_CHARS * 2);
-        sb_adds(&sb, "**\n");
-        for (size_t k = i; k < n; k++)
-            if (file_of[k] == i) add_item(&sb, items, n, &items[k]);
+/* Columns of leading blanks, tabs as RTV_TAB. */
+static size_t indent_of(const char *s, size_t n)
+{
+    size_t col = 0;
+    for (size_t i = 0; i < n && (s[i] == ' ' || s[i] == '\t'); i++)
+        col += s[i] == '\t' ? RTV_TAB : 1;
+    return col;
+}
+
+static void add_quoted(StrBuf *sb, uint32_t line, const char *s, size_t n, size_t drop)
+{
+    StrBuf t;
+    sb_init(&t);
+    size_t col = 0, i = 0;
+    for (; i < n && (s[i] == ' ' || s[i] == '\t'); i++)
+        col += s[i] == '\t' ? RTV_TAB : 1;
+    for (size_t c = drop; c < col; c++)
+        sb_addc(&t, ' ');
+    for (; i < n; i++) {
+        if (s[i] == '\t')
+            sb_adds(&t, "    ");
+        else if (s[i] != '\r')
+            sb_addc(&t, s[i]);
     }
-out:
-    if (notice && notice[0]) {
+    sb_addf(sb, "%5u \xE2\x94\x82 ", line); /* U+2502 box drawing light vertical */
+    add_capped(sb, t.buf ? t.buf : "", t.len, RTV_QUOTE_CHARS, 0);
+    sb_addc(sb, '\n');
+    sb_release(&t);
+}
+
+/* Characters left for a note on a line started at sb->buf[line_at] so
+ * that it stays within RTV_LINE_CHARS as shown (markup not counted). */
+static size_t note_room(const StrBuf *sb, size_t line_at)
+{
+    size_t shown = 0;
+    for (size_t i = line_at; i < sb->len; i++) {
+        unsigned char c = (unsigned char)sb->buf[i];
+        if ((c & 0xC0) != 0x80 && c != '`' && c != '*' && c != '[' && c != ']') shown++;
+    }
+    return shown + RTV_NOTE_MIN < RTV_LINE_CHARS ? RTV_LINE_CHARS - shown : RTV_NOTE_MIN;
+}
+
+static void add_cite(StrBuf *sb, const char *path, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        sb_addf(sb, "[%s:%u]", path, a);
+    else
+        sb_addf(sb, "[%s:%u-%u]", path, a, b);
+}
+
+/* A shown definition: its header line, cited, then its lines quoted. */
+static void add_shown(Ans *a, size_t rank, size_t i, size_t max_lines)
+{
+    const RtvAnswerIn *in = a->in;
+    const RtvItem *it = &in->items[i];
+    StrBuf *sb = a->sb;
+    uint32_t ds = a->def_start[i], de = a->def_end[i];
+    uint32_t from = it->start_line;
+    int part = 0;
+    if (ds && ds < it->start_line) {
+        if (it->end_line - ds + 1 <= RTV_ANSWER_FIT)
+            from = ds; /* the definition from its first line */
+        else
+            part = 1;
+    }
+    sb_addc(sb, '\n');
+    size_t line_at = sb->len;
+    sb_addf(sb, "**%zu. ", rank + 1);
+    if (item_name(it))
+        add_code_str(sb, it->chunk.symbol);
+    else
+        sb_adds(sb, "module code");
+    sb_adds(sb, "**");
+    if (part && de >= ds) {
+        uint32_t span = it->end_line - it->start_line + 1, len = de - ds + 1;
+        uint32_t parts = (len + span - 1) / span, k = (it->start_line - ds) / span + 1;
+        if (parts < 2) parts = 2;
+        if (k < 2) k = 2;
+        if (k > parts) k = parts;
+        sb_addf(sb, " (part %u of %u)", k, parts);
+    } else if (it->chunk.window > 0 && from == it->start_line) {
+        sb_addf(sb, " (part %u)", it->chunk.window);
+    }
+    sb_addc(sb, ' ');
+    add_cite(sb, it->chunk.path, from, it->end_line);
+    const RtvItem *prev = piece_before(in->items, in->n, it);
+    if (prev && prev->end_line + 1 < it->start_line)
+        sb_addf(sb, " (lines %u-%u of it, between the parts shown, are not in the context)",
+                prev->end_line + 1, it->start_line - 1);
+    if (a->caller[i] && item_name(&in->items[0])) {
+        sb_adds(sb, " calls ");
+        add_code_str(sb, in->items[0].chunk.symbol);
+    } else if (rank > 0 && has_doc(&it->chunk)) { /* the signature is quoted */
+        sb_adds(sb, " \xE2\x80\x94 ");            /* em dash */
+        add_doc_sentence(sb, it->chunk.docstring, note_room(sb, line_at));
+    }
+    sb_addc(sb, '\n');
+
+    Lines L;
+    lines_init(&L, it->text);
+    size_t *pick = xcalloc(L.n + 1, sizeof *pick);
+    size_t n = pick_lines(a, i, &L, max_lines, pick);
+    /* the definition's own first line (its signature's) when the packed
+     * text starts after it */
+    StrBuf first;
+    sb_init(&first);
+    uint32_t first_at = 0;
+    if (ds && ds < it->start_line && in->st) {
+        uint32_t to = ds + 7 < it->start_line ? ds + 7 : it->start_line - 1;
+        if (rtv_read_lines(in->st, in->req, it->chunk.path, ds, to, &first, NULL, NULL) == CR_OK) {
+            Lines F;
+            lines_init(&F, first.buf);
+            RtvItem head = *it;
+            head.start_line = ds;
+            head.end_line = to;
+            Ans one = *a;
+            one.in = &(RtvAnswerIn){.items = &head, .n = 1};
+            uint32_t ds0 = a->def_start[i];
+            one.def_start = &ds0;
+            size_t l = head_line(&one, 0, &F);
+            if (l >= F.n) l = 0;
+            if (F.n) {
+                first_at = ds + (uint32_t)l;
+                size_t len = line_len(&F, l);
+                memmove(first.buf, first.buf + F.off[l], len);
+                first.len = len;
+                first.buf[len] = '\0';
+            }
+            free(F.off);
+        }
+    }
+    int with_first = first_at && first.len && !blank_line(first.buf, first.len);
+    if (n || with_first) {
+        size_t drop = (size_t)-1;
+        if (with_first) drop = indent_of(first.buf, first.len);
+        for (size_t k = 0; k < n; k++) {
+            size_t ind = indent_of(L.text + L.off[pick[k]], line_len(&L, pick[k]));
+            if (ind < drop) drop = ind;
+        }
+        sb_adds(sb, "```\n");
+        if (with_first) add_quoted(sb, first_at, first.buf, first.len, drop);
+        for (size_t k = 0; k < n; k++)
+            add_quoted(sb, it->start_line + (uint32_t)pick[k], L.text + L.off[pick[k]],
+                       line_len(&L, pick[k]), drop);
+        sb_adds(sb, "```\n");
+    }
+    sb_release(&first);
+    free(pick);
+    free(L.off);
+}
+
+static void add_folded(Ans *a, size_t i)
+{
+    const RtvItem *it = &a->in->items[i];
+    StrBuf *sb = a->sb;
+    size_t line_at = sb->len;
+    sb_adds(sb, "- ");
+    if (item_name(it))
+        add_code_str(sb, it->chunk.symbol);
+    else
+        sb_adds(sb, "module code");
+    if (it->chunk.window > 0) sb_addf(sb, " (part %u)", it->chunk.window);
+    sb_addc(sb, ' ');
+    add_cite(sb, it->chunk.path, it->start_line, it->end_line);
+    const RtvItem *prev = piece_before(a->in->items, a->in->n, it);
+    if (prev && prev->end_line + 1 < it->start_line)
+        sb_addf(sb, " (lines %u-%u of it, between the parts shown, are not in the context)",
+                prev->end_line + 1, it->start_line - 1);
+    if (a->caller[i] && item_name(&a->in->items[0])) {
+        sb_adds(sb, " calls ");
+        add_code_str(sb, a->in->items[0].chunk.symbol);
+    } else if (has_what(&it->chunk)) {
+        sb_adds(sb, " \xE2\x80\x94 ");
+        add_what(sb, &it->chunk, note_room(sb, line_at));
+    }
+    sb_addc(sb, '\n');
+}
+
+char *rtv_extractive_answer(const RtvAnswerIn *in)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    size_t n = in->n;
+    if (n == 0) {
+        sb_adds(&sb, "No indexed code matched the question.");
+        if (in->why_empty && in->why_empty[0]) sb_addf(&sb, " %s", in->why_empty);
+        sb_addc(&sb, '\n');
+    } else {
+        Ans a = {in, &sb, NULL, NULL, NULL, NULL, NULL, 0, NULL, {0}, {0}, 0};
+        a.head = xcalloc(n, sizeof *a.head);
+        a.def_start = xcalloc(n, sizeof *a.def_start);
+        a.def_end = xcalloc(n, sizeof *a.def_end);
+        a.caller = xcalloc(n, 1);
+        load_words(&a);
+        load_defs(&a);
+        load_callers(&a);
+
+        /* the definitions shown: rank order; for an explanation, the focus
+         * and then its callers */
+        size_t shown[RTV_ANSWER_SHOWN], n_shown = 0;
+        char *is_shown = xcalloc(n, 1);
+        shown[n_shown++] = 0;
+        is_shown[0] = 1;
+        for (size_t pass = in->focus_chunk ? 0 : 1; pass < 2; pass++)
+            for (size_t i = 1; i < n && n_shown < RTV_ANSWER_SHOWN; i++)
+                if (!is_shown[i] && (pass || a.caller[i])) {
+                    shown[n_shown++] = i;
+                    is_shown[i] = 1;
+                }
+        load_rels(&a, shown, n_shown);
+        add_lead(&a, shown, n_shown);
+        for (size_t k = 0; k < n_shown; k++)
+            add_shown(&a, k, shown[k], k == 0 ? RTV_QUOTE_LINES : RTV_QUOTE_LINES - 1);
+
+        size_t rest = n - n_shown, listed = 0;
+        if (rest) sb_adds(&sb, "\nAlso relevant:\n");
+        for (size_t i = 0; i < n; i++) {
+            if (is_shown[i]) continue;
+            if (!in->all && listed == RTV_ANSWER_FOLDED && rest > RTV_ANSWER_FOLDED + 1) break;
+            add_folded(&a, i);
+            listed++;
+        }
+        if (listed < rest) sb_addf(&sb, "- and %zu more in the context list\n", rest - listed);
+        free(is_shown);
+        free(a.head);
+        free(a.def_start);
+        free(a.def_end);
+        free(a.caller);
+        free(a.rels);
+        free(a.word_buf);
+    }
+    if (in->notice && in->notice[0]) {
         sb_adds(&sb, "\n_Note: ");
-        add_capped(&sb, notice, strlen(notice), 400, 1);
+        add_capped(&sb, in->notice, strlen(in->notice), 400, 1);
         sb_adds(&sb, "._\n");
     }
-    free(file_of);
     char *s = sb_detach(&sb, NULL);
     sb_release(&sb);
     return s;

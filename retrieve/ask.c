@@ -52,7 +52,8 @@ static const char *llm_failure(CrErr rc)
 }
 
 /* The request as searched: with history, the last turn's question joins
- * this one, so that a follow-up finds what the conversation is about. */
+ * this one, so that a follow-up finds what the conversation is about
+ * (beside what the question alone finds: with_own). */
 static const char *search_text(const RtvRequest *req, StrBuf *sb)
 {
     if (!req->n_history || !req->history) return req->question;
@@ -72,6 +73,7 @@ struct RtvDraft {
     CrErr llm_rc;      /* the LLM's failure; CR_OK when none */
     char llm_msg[512]; /* its message */
     size_t n_fused;
+    char *words; /* the question's own search words (not a follow-up's history); owned */
     char notice[512];
     double t0, llm_ms;
 };
@@ -85,6 +87,8 @@ static void draft_release(RtvDraft *d)
 {
     free(d->llm_text);
     d->llm_text = NULL;
+    free(d->words);
+    d->words = NULL;
 }
 
 void rtv_draft_free(RtvDraft *d)
@@ -114,6 +118,49 @@ const char *rtv_draft_llm_text(const RtvDraft *d)
 const char *rtv_draft_llm_msg(const RtvDraft *d)
 {
     return d->llm_msg;
+}
+
+/* A follow-up: the history is a prior, not a replacement. The question
+ * alone is ranked too, and its candidates and the joined text's take turns
+ * (the question's first, each once), so that what the question alone finds
+ * stays near the top: its k-th candidate is at most 2k-1st. */
+static CrErr with_own(IdxStore *st, const RtvRequest *req, const RtvQuery *asked, RtvCand **fused,
+                      size_t *n_fused, RtvRankInfo *info, RtvTimings *tm, ErrInfo *e)
+{
+    RtvCand *own = NULL;
+    size_t n_own = 0;
+    RtvTimings t2 = {0};
+    RtvRankInfo own_info;
+    CrErr rc = rtv_rank(st, req, asked, &rtv_tuning, &own, &n_own, &t2, &own_info, e);
+    if (!rc && rtv_tuning.rerank)
+        rc = rtv_rerank(st, asked, &rtv_ranker, own, n_own, rtv_tuning.lexical_head, e);
+    if (rc) {
+        free(own);
+        return rc;
+    }
+    tm->bm25_ms += t2.bm25_ms;
+    tm->dense_ms += t2.dense_ms;
+    tm->graph_ms += t2.graph_ms;
+    RtvCand *v = xcalloc(n_own + *n_fused + 1, sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < n_own || i < *n_fused; i++) {
+        const RtvCand *pair[2] = {i < n_own ? &own[i] : NULL, i < *n_fused ? &(*fused)[i] : NULL};
+        for (size_t p = 0; p < 2; p++) {
+            if (!pair[p]) continue;
+            int dup = 0;
+            for (size_t j = 0; j < k && !dup; j++)
+                dup = v[j].chunk_id == pair[p]->chunk_id;
+            if (!dup) v[k++] = *pair[p];
+        }
+    }
+    free(own);
+    free(*fused);
+    *fused = v;
+    *n_fused = k;
+    /* the match reads the joined search's coverage, as before: a follow-up
+     * such as "and where is it called?" is about what the last turn found */
+    if (!info->notice[0]) snprintf(info->notice, sizeof info->notice, "%s", own_info.notice);
+    return CR_OK;
 }
 
 /* The focus's callers ahead of the ranked candidates (each once). */
@@ -180,6 +227,9 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     if (rtv_tuning.rerank && !info.at_size &&
         (rc = rtv_rerank(st, &q, &rtv_ranker, fused, n_fused, rtv_tuning.lexical_head, e)))
         goto out;
+    if (sreq.question != req->question &&
+        (rc = with_own(st, req, &asked, &fused, &n_fused, &info, &out->timings, e)))
+        goto out;
     d->n_fused = n_fused;
     out->n_candidates = n_fused;
     out->coverage = info.coverage;
@@ -235,15 +285,21 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
 
     rtv_match_signals(sreq.question != req->question ? &asked : &q, &info, out->n_items,
                       &out->signals);
+    rtv_match_context(sreq.question != req->question ? &asked : &q, out->items, out->n_items,
+                      &out->signals);
     out->match = rtv_match(&out->signals, out->match_reason, sizeof out->match_reason);
     /* an ablation: coverage is not measured; a focus: the context holds what is asked about */
     if ((!req->use_bm25 || req->focus_chunk) && out->n_items) {
         out->match = RTV_MATCH_STRONG;
         out->match_reason[0] = '\0';
     }
-    log_msg(LOG_DEBUG, "match %s (coverage %.2f, identifiers %zu/%zu, terms %zu)",
+    {
+        const RtvQuery *own = sreq.question != req->question ? &asked : &q;
+        d->words = xstrdup(own->search_words ? own->search_words : "");
+    }
+    log_msg(LOG_DEBUG, "match %s (coverage %.2f, identifiers %zu/%zu, terms %zu, context %.2f)",
             rtv_match_name(out->match), info.coverage, out->signals.idents_hit, out->signals.idents,
-            out->signals.terms);
+            out->signals.terms, out->signals.context_share);
     /* auto asks no LLM about nothing relevant; llm mode asks, warned */
     d->want_llm = d->llm_wanted && out->n_items > 0 &&
                   (out->match != RTV_MATCH_NONE || req->mode == RTV_MODE_LLM);
@@ -279,7 +335,8 @@ CrErr rtv_ask_llm(const RtvRequest *req, const RtvAnswer *out, RtvDraft *d)
 }
 
 /* The extractive draft, headed by why the LLM did not answer. */
-static char *extractive_draft(const RtvAnswer *out, const RtvDraft *d, const RtvRequest *req)
+static char *extractive_draft(IdxStore *st, const RtvAnswer *out, const RtvDraft *d,
+                              const RtvRequest *req)
 {
     StrBuf text;
     sb_init(&text);
@@ -303,7 +360,17 @@ static char *extractive_draft(const RtvAnswer *out, const RtvDraft *d, const Rtv
         rtv_add_escaped(&text, out->fallback_reason, 600);
         sb_adds(&text, ". This is the extractive answer instead.\n\n");
     }
-    char *ex = rtv_extractive_answer(out->items, out->n_items, why, 0, d->notice);
+    RtvAnswerIn in = {.st = st,
+                      .req = req,
+                      .items = out->items,
+                      .n = out->n_items,
+                      .words = d->words,
+                      .focus_chunk = req->focus_chunk,
+                      .all = req->answer_all,
+                      .weak = out->match != RTV_MATCH_STRONG,
+                      .why_empty = why,
+                      .notice = d->notice};
+    char *ex = rtv_extractive_answer(&in);
     sb_adds(&text, ex);
     free(ex);
     return sb_detach(&text, NULL);
@@ -348,7 +415,7 @@ CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDra
         draft = d->llm_text;
         d->llm_text = NULL;
     } else {
-        draft = extractive_draft(out, d, req);
+        draft = extractive_draft(st, out, d, req);
     }
 
     double t = now_ms();

@@ -21,6 +21,11 @@
 /* A hit holding this share of a (short) question's weight is strong
  * whatever the count. */
 #define MATCH_FULL_COVERAGE 0.6
+/* A match that would be weak is strong when the best items read hold this
+ * share of the question's words: a long question's generic words ("page
+ * cache write back dirty pages") spread over the few definitions that
+ * answer it, none of them holding enough of the weight alone. */
+#define MATCH_CONTEXT_STRONG 0.75
 
 const char *rtv_match_name(RtvMatch m)
 {
@@ -58,6 +63,8 @@ RtvMatch rtv_match(const RtvMatchSignals *sig, char *why, size_t why_size)
     double matched = sig->coverage * (double)sig->terms;
     if (matched >= MATCH_WEAK_TERMS || sig->coverage >= MATCH_FULL_COVERAGE)
         return RTV_MATCH_STRONG;
+    if (matched >= MATCH_NONE_TERMS && sig->context_share >= MATCH_CONTEXT_STRONG)
+        return RTV_MATCH_STRONG;
     const char *names = sig->idents > 1 ? ", and no indexed definition has the names it uses"
                         : sig->idents   ? ", and no indexed definition has the name it uses"
                                         : "";
@@ -86,10 +93,54 @@ static int content_word(const char *w, size_t n)
     return 1;
 }
 
+/* A word as the code may write it: a plural or tense ending dropped
+ * ("pages" -> "page", "invoked" -> "invok", "running" -> "runn"), at
+ * least 3 letters kept. Returns the length kept. */
+static size_t stem_len(const char *w, size_t n)
+{
+    static const char *const ends[] = {"ing", "ed", "es", "s"};
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t e = strlen(ends[i]);
+        if (n >= e + 3 && !memcmp(w + n - e, ends[i], e)) return n - e;
+    }
+    return n;
+}
+
+void rtv_match_context(const RtvQuery *q, const RtvItem *items, size_t n_items,
+                       RtvMatchSignals *sig)
+{
+    const char *words[64];
+    size_t wl[64], n = 0;
+    char *buf = xstrdup(q->search_words ? q->search_words : "");
+    for (char *w = strtok(buf, " "); w && n < 64; w = strtok(NULL, " ")) {
+        size_t len = strlen(w);
+        if (len < 3 || !content_word(w, len)) continue;
+        int dup = 0;
+        for (size_t k = 0; k < n && !dup; k++)
+            dup = wl[k] == stem_len(w, len) && !memcmp(words[k], w, wl[k]);
+        if (dup) continue;
+        words[n] = w;
+        wl[n++] = stem_len(w, len);
+    }
+    sig->context_share = -1;
+    if (n && n_items) {
+        uint64_t seen = 0;
+        for (size_t i = 0; i < n_items && i < RTV_MATCH_TOP; i++) {
+            const char *t = items[i].text ? items[i].text : "";
+            for (size_t k = 0; k < n; k++)
+                if (!(seen >> k & 1) && rtv_line_mentions(t, strlen(t), &words[k], &wl[k], 1))
+                    seen |= (uint64_t)1 << k;
+        }
+        sig->context_share = (double)__builtin_popcountll(seen) / (double)n;
+    }
+    free(buf);
+}
+
 void rtv_match_signals(const RtvQuery *q, const RtvRankInfo *info, size_t n_items,
                        RtvMatchSignals *sig)
 {
     memset(sig, 0, sizeof *sig);
+    sig->context_share = -1;
     sig->coverage = info->coverage;
     sig->n_items = n_items;
     sig->terms = q->n_terms;

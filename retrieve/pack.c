@@ -95,12 +95,8 @@ VfyContextItem *rtv_vfy_context(const RtvItem *items, size_t n)
     return v;
 }
 
-/* How many distinct words of `words` (lowercase, at most 64) line [s, s+n)
- * mentions at a word start (after a non-alphanumeric, or at a capital), so
- * that "redirect" matches "redirects" and "HttpRedirect" but not the middle
- * of "misredirect". */
-static int line_mentions(const char *s, size_t n, const char *const *words, const size_t *wl,
-                         size_t n_words)
+int rtv_line_mentions(const char *s, size_t n, const char *const *words, const size_t *wl,
+                      size_t n_words)
 {
     uint64_t seen = 0;
     for (size_t i = 0; i < n; i++) {
@@ -139,7 +135,7 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
     for (size_t w = 0; w < n_words; w++)
         wl[w] = strlen(words[w]);
     for (uint32_t l = 0; l < n; l++)
-        hit[l] = line_mentions(it->text + off[l], off[l + 1] - off[l], words, wl, n_words);
+        hit[l] = rtv_line_mentions(it->text + off[l], off[l + 1] - off[l], words, wl, n_words);
     /* The window with the most mentions; the unit's head (signature and
      * docstring) wins ties, and earns a little for being the head. A window
      * starting in the first quarter-window after the head is no candidate:

@@ -78,7 +78,9 @@ typedef struct RtvRequest {
     void *text_ud;
     /* Earlier turns, oldest first (the last RTV_MAX_TURNS are used): they
      * go to the LLM as the conversation so far, and the last turn's
-     * question is searched together with this one. */
+     * question is searched together with this one, as a prior: the
+     * question alone is ranked too, and its candidates take turns with the
+     * joined search's (its own first), so what it finds alone stays. */
     const RtvTurn *history;
     size_t n_history;
     /* A chunk (any piece) of the definition the question is about, e.g. the
@@ -99,6 +101,9 @@ typedef struct RtvRequest {
      * NULL (the default): every file as it is on disk. */
     const char *(*buffer)(void *ud, const char *path, size_t *len);
     void *buffer_ud;
+    /* 1: the extractive answer lists every context item (by default the
+     * best few are quoted and the rest past RTV_ANSWER_FOLDED counted). */
+    int answer_all;
 } RtvRequest;
 
 /* Most characters of a focus definition packed (RtvRequest.focus_chunk). */
@@ -141,7 +146,15 @@ typedef struct RtvMatchSignals {
     size_t idents;     /* identifiers in the question (snake_case, CamelCase, dotted) */
     size_t idents_hit; /* of those, names of indexed definitions */
     size_t n_items;    /* packed context items */
+    /* of the question's words that can make a match, the share the first
+     * RTV_MATCH_TOP packed items' text mentions (at a word start, a plural
+     * or tense ending aside): the evidence read, not only the best hit's
+     * term weight; -1 when not measured */
+    double context_share;
 } RtvMatchSignals;
+
+/* Packed items whose text the match reads (RtvMatchSignals.context_share). */
+#define RTV_MATCH_TOP 3
 
 /* Classifies; *why (may be NULL) gets one line saying why when not strong,
  * "" when strong. */

@@ -45,15 +45,43 @@ int rtv_packer_open(const RtvPacker *p);
 size_t rtv_pack_select(const RtvItem *cands, size_t n, size_t budget, size_t max_items,
                        size_t *out_idx);
 
-/* The extractive answer over the packed items (best first): a summary
- * sentence, then per file (files in order of their best item) one line per
- * item in rank order with its symbol, its "[path:a-b]" citation, signature
- * and first docstring line. With no items the answer says that no indexed
- * code matched, followed by `why_empty` when not NULL. `weak` says up front
- * that nothing matches the question well; `notice` (may be NULL or "") is
- * added as a note at the end. Caller frees. */
-char *rtv_extractive_answer(const RtvItem *items, size_t n, const char *why_empty, int weak,
-                            const char *notice);
+/* What the extractive answer is written from. */
+typedef struct RtvAnswerIn {
+    IdxStore *st;          /* graph relations, definitions' first lines; NULL: none */
+    const RtvRequest *req; /* how lines are read (unsaved buffers); may be NULL */
+    const RtvItem *items;  /* the packed items, best first */
+    size_t n;
+    const char *words;     /* the question's search words (idx_query_words), or NULL */
+    int64_t focus_chunk;   /* an explanation: items[0] is the definition asked about */
+    int all;               /* list every item (none folded away) */
+    int weak;              /* the match is weak or none: the lead says "closest", not "best" */
+    const char *why_empty; /* said after "no indexed code matched" (may be NULL) */
+    const char *notice;    /* a note at the end (may be NULL or "") */
+} RtvAnswerIn;
+
+/* The extractive answer over the packed items (best first), as a person
+ * reads it: a lead of one to three sentences (the best definition, what its
+ * doc comment or signature says, and the relations the code graph holds
+ * between the definitions shown: calls, raises, subclasses, imports); then
+ * up to RTV_ANSWER_SHOWN definitions in score order, each cited
+ * "[path:a-b]" (from the definition's first line when that stays within
+ * RTV_ANSWER_FIT lines, else "part k of n" with its first line quoted) with
+ * the few lines that matter quoted in a fenced block as "  366 │ code";
+ * then the rest, one line each (RTV_ANSWER_FOLDED of them unless `all`;
+ * the others are counted). An explanation (focus_chunk) shows the focus
+ * and then its callers, each with its call lines. With no items the answer
+ * says that no indexed code matched, followed by `why_empty`. Caller frees. */
+#define RTV_ANSWER_SHOWN 3
+#define RTV_ANSWER_FOLDED 6
+#define RTV_ANSWER_FIT 60
+char *rtv_extractive_answer(const RtvAnswerIn *in);
+
+/* How many distinct words of `words` (lowercase, at most 64; wl their
+ * lengths) line [s, s+n) mentions at a word start (after a non-alphanumeric,
+ * or at a capital), so that "redirect" matches "redirects" and
+ * "HttpRedirect" but not the middle of "misredirect". */
+int rtv_line_mentions(const char *s, size_t n, const char *const *words, const size_t *wl,
+                      size_t n_words);
 
 /* Appends s on one line (line breaks become spaces), cut to max_chars
  * characters, with '[', ']' and '\\' escaped so that no citation can be read
@@ -264,6 +292,9 @@ void rtv_query_release(RtvQuery *q);
 
 /* The signals rtv_match reads, from a ranked and packed question. */
 void rtv_match_signals(const RtvQuery *q, const RtvRankInfo *info, size_t n_items,
+                       RtvMatchSignals *sig);
+/* Sets sig->context_share from the first RTV_MATCH_TOP of the packed items. */
+void rtv_match_context(const RtvQuery *q, const RtvItem *items, size_t n_items,
                        RtvMatchSignals *sig);
 
 /* How many identifiers (snake_case, CamelCase, dotted; at most 16) the

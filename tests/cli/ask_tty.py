@@ -12,7 +12,9 @@ pseudo-terminal, with tests/fake_openai.py as the LLM:
 - interrupted (SIGINT) in the middle of a bold piece, the terminal is reset;
 - NO_COLOR and TERM=dumb: no escape sequence at all;
 - piped, the output is the answer's text as before (what --json reports as
-  "answer", ended by a newline), with nothing on stderr but logs.
+  "answer", ended by a newline), with nothing on stderr but logs;
+- extractive (issue 36): a lead, numbered code lines, the rest folded, no
+  citations block (with --all: every location, then the citations).
 """
 import json
 import os
@@ -162,6 +164,33 @@ def t_plain(root, sub, extra, what):
     check("models.py:39  apply_tax" in screen, what + ": citations listed: %r" % screen)
 
 
+def t_extractive(root, sub):
+    """Without an LLM (issue 36): the answer quotes its definitions as numbered code lines and
+    cites each location once, so no citations block follows it; --all lists every context
+    location and the citations."""
+    env = dict(os.environ, TERM="xterm-256color")
+    env.pop("NO_COLOR", None)
+    env.pop("CODERAG_LLM_URL", None)
+    t = Tty([BIN, "ask", "--mode", "extractive", QUESTION], sub, env)
+    code = t.finish()
+    text = visible(t.screen).replace("\r", "")
+    sanitizers_quiet(text, "extractive")
+    lines = [l.strip() for l in text.split("\n")]
+    check(code == 0, "extractive: exit status 0, got %d" % code)
+    lead = text.find("The best match is ")
+    check(0 <= lead < text.find("39 \u2502"), "extractive: a lead first: %r" % text[:300])
+    check("39 \u2502 def apply_tax(amount):" in text, "extractive: apply_tax quoted, numbered: %r" % text)
+    check("```" not in text and "**" not in text, "extractive: code blocks rendered: %r" % text)
+    check("Citations" not in lines, "extractive: no repeated citations block: %r" % lines)
+    check("Also relevant:" in lines, "extractive: the rest folded: %r" % lines)
+    t = Tty([BIN, "ask", "--mode", "extractive", "--all", QUESTION], sub, env)
+    code = t.finish()
+    every = visible(t.screen).replace("\r", "")
+    lines = [l.strip() for l in every.split("\n")]
+    check(code == 0 and "Citations" in lines and "more in the context list" not in every,
+          "extractive --all: every location, then the citations: %r" % lines)
+
+
 def t_piped(root, sub):
     script = {"actions": {"chat": [{"content": ANSWER, "times": 2}]}}
     with fake_llm(script) as port:
@@ -195,6 +224,7 @@ def main():
         t_plain(root, sub, {"NO_COLOR": "1"}, "NO_COLOR")
         t_plain(root, sub, {"TERM": "dumb"}, "TERM=dumb")
         t_piped(root, sub)
+        t_extractive(root, sub)
         check(not os.path.exists(os.path.join(sub, ".coderag")), "no second index in the subfolder")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -262,6 +262,16 @@ server may take long, and the test must still pass."
           ;; #7: rendered, not raw markdown.
           (with-current-buffer buf
             (ct-check (not (string-match-p "\\*\\*\\|`" (buffer-string))) "no raw markdown (** or `) in *coderag*"))
+          ;; Issue 36: the definitions quoted as code of numbered lines, the rest folded.
+          (with-current-buffer buf
+            (goto-char (point-min))
+            (let* ((at (search-forward "   39 \u2502 def apply_tax(amount):" nil t))
+                   (face (and at (get-text-property (1- at) 'face))))
+              (ct-check (and at (if (listp face) (memq 'coderag-code-face face) (eq face 'coderag-code-face)))
+                        "apply_tax quoted from its first line as code (a numbered line)" face))
+            (ct-check (and (string-match-p "^Also relevant:" (buffer-string))
+                           (string-match-p "^The best match is " (buffer-string)))
+                      "a lead first, the rest folded under \"Also relevant:\"" (buffer-string)))
           (let* ((buttons (ct-buttons buf))
                  (inline (cl-find-if (lambda (b) (equal (car b) "[shop/models.py:39-41]")) buttons))
                  (listed (cl-remove-if-not (lambda (b) (string-match-p "\\`[^[]" (car b))) buttons)))
@@ -535,7 +545,11 @@ server may take long, and the test must still pass."
                                      (equal coderag-last-question "`apply_tax` and its callers")
                                      (member "apply_tax" syms) (member "Order.total" syms)
                                      (with-current-buffer "*coderag*"
-                                       (string-prefix-p "`apply_tax` and its callers" (buffer-string))))
+                                       (and (string-prefix-p "`apply_tax` and its callers" (buffer-string))
+                                            ;; issue 36: the callers as callers, the call line quoted
+                                            (string-match-p "It is called by Order\\.total" (buffer-string))
+                                            (string-match-p "Order\\.total.*calls apply_tax" (buffer-string))
+                                            (string-match-p "   36 \u2502 .*apply_tax(" (buffer-string)))))
                                 what (list coderag-last-question (plist-get r :mode) syms)))))
           (let ((n (length coderag-history)) offered)
             (cl-letf (((symbol-function 'completing-read)

@@ -25,6 +25,10 @@ if float then
   local text = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false), '\n')
   check(text:find('How is tax applied', 1, true) ~= nil, 'panel shows the question')
   check(text:find('[`shop/models.py:39-41`] `apply_tax`', 1, true) ~= nil, 'panel lists the apply_tax citation (in code spans)')
+  -- Issue 36: a lead, the definitions quoted as fenced code of numbered lines, the rest folded.
+  check(text:find('The best match is', 1, true) ~= nil and text:find('\n```\n   39 │ def apply_tax(amount):', 1, true) ~= nil,
+    'the answer quotes apply_tax from its first line in a code block (numbered lines)', text:sub(1, 600))
+  check(text:find('\nAlso relevant:\n%- ') ~= nil, 'the rest is folded under "Also relevant:"', text:sub(1, 1200))
   -- The extractive answer cites these in its own text (origin "extractive", source "auto"):
   -- they are not the server's pick (only origin "fallback" is).
   local origins = {}

@@ -363,6 +363,33 @@ try {
   check(await frameWait(frame, 'cancelled', () => /Cancelled\./.test(document.body.innerText)), 'the panel says Cancelled.');
   check((await llm('wait', { kind: 'closed', count: 1, timeout_s: 300 })).ok === true, 'the server closed the LLM connection');
 
+  // Without an LLM answer (the LLM fails: the extractive answer instead) the answer a person
+  // reads first: a lead, the best definitions each with its lines quoted as numbered code, the
+  // rest folded (issue 36). The steps after this one ask nothing of the LLM.
+  await llm('reset', { actions: { chat: [{ status: 500, times: 10 }] } });
+  const exQuestion = 'How is tax applied to an order total, without the LLM?';
+  await palette('CodeRAG: Ask About This Codebase');
+  await answerInput('CodeRAG: Ask About This Codebase', exQuestion);
+  await frameWait(frame, 'answer without the LLM', (want) => (document.querySelector('h2')?.textContent || '') === want &&
+    /mode: (extractive|llm)/.test(document.body.innerText), exQuestion);
+  check(await frame.evaluate(() => /mode: extractive/.test(document.body.innerText)), 'the LLM failed: the answer is extractive');
+  const ex = await frame.evaluate(() => {
+    const pres = [...document.querySelectorAll('pre code')].map((e) => e.textContent);
+    const also = [...document.querySelectorAll('p')].find((p) => p.textContent.trim() === 'Also relevant:');
+    return {
+      lead: [...document.querySelectorAll('p')].some((p) => /^The best match is /.test(p.textContent)),
+      pres,
+      folded: also && also.nextElementSibling?.tagName === 'UL' ? also.nextElementSibling.querySelectorAll('li a.cite').length : 0,
+      headers: document.querySelectorAll('p > strong > code').length,
+    };
+  });
+  check(ex.lead, 'the extractive answer leads with the best match', JSON.stringify(ex));
+  check(ex.pres.length >= 2 && ex.pres.every((t) => t.split('\n').filter((l) => l).every((l) => /^\s*\d+ \u2502 /.test(l))),
+    'its definitions are quoted as code blocks of numbered lines', JSON.stringify(ex.pres));
+  check(ex.pres.some((t) => /\b39 \u2502 def apply_tax\(amount\):/.test(t)), 'apply_tax is quoted from its first line', JSON.stringify(ex.pres));
+  check(ex.headers >= 2, 'each quoted definition has a bold header', String(ex.headers));
+  check(ex.folded >= 1, 'the rest is folded under "Also relevant:", one cited line each', JSON.stringify(ex));
+
   // The settings UI edits the string settings (llm.url, indexDir...) in a text box.
   async function editSetting(key, title, value) {
     // The row of the setting (its title, e.g. "Llm: Url") with a text box, alone in the list.

@@ -195,6 +195,44 @@ static void test_focus_first_whole(void)
     }
 }
 
+/* The extractive explanation (issue 36): the focus first, then each of its
+ * callers marked as one, its call line quoted with its number. */
+static void test_focus_answer_callers(void)
+{
+    for (size_t i = 0; i < sizeof langs / sizeof langs[0]; i++) {
+        const Lang *l = &langs[i];
+        if (!l->caller) continue;
+        RtvDef d;
+        fprintf(stderr, "  %s\n", l->headers);
+        uint32_t call_line = line_of(l->headers, NULL, "fresh");
+        CHECK_INT(rtv_def_under(st, l->headers, call_line, "render", &d, NULL), CR_OK);
+        RtvRequest req;
+        RtvAnswer a;
+        rtv_request_init(&req);
+        req.question = "Explain render and its callers";
+        req.mode = RTV_MODE_EXTRACTIVE;
+        req.use_dense = 0;
+        req.focus_chunk = d.pieces[0];
+        CHECK_INT(rtv_ask(st, &req, &a, NULL), CR_OK);
+        char want[256];
+        snprintf(want, sizeof want, "It is called by `%s`", l->caller);
+        CHECK(a.answer && strstr(a.answer, want) != NULL);
+        snprintf(want, sizeof want, "**2. `%s`** [%s:", l->caller, l->headers);
+        const char *two = a.answer ? strstr(a.answer, want) : NULL;
+        CHECK(two != NULL);
+        snprintf(want, sizeof want, " calls `%s`\n```\n", l->symbol);
+        CHECK(two && strstr(two, want) != NULL);
+        snprintf(want, sizeof want, "%5u \xE2\x94\x82 ", call_line);
+        const char *quoted = two ? strstr(two, want) : NULL;
+        CHECK(quoted != NULL);
+        CHECK(quoted && strstr(quoted, "render") &&
+              strstr(quoted, "render") < strchr(quoted, '\n'));
+        if (!two || !quoted) fprintf(stderr, "%s\n", a.answer ? a.answer : "(none)");
+        rtv_answer_release(&a);
+        rtv_def_release(&d);
+    }
+}
+
 /* A definition longer than RTV_FOCUS_MAX_CHARS is packed up to the cap,
  * cut after a whole line, its end_line saying where. */
 static void test_focus_capped(void)
@@ -262,6 +300,7 @@ int main(void)
     RUN(test_def_under);
     RUN(test_def_under_elsewhere);
     RUN(test_focus_first_whole);
+    RUN(test_focus_answer_callers);
     RUN(test_focus_capped);
     RUN(test_focus_gone);
     idx_close(st);

@@ -2,6 +2,7 @@
  * never make a match by themselves (issue 27: "what else?" was a strong
  * match, `else` being in every file), over a real index. */
 #include "idx.h"
+#include "retrieve/rtv_int.h"
 #include "rtv.h"
 #include "test.h"
 
@@ -77,11 +78,48 @@ static void test_labels(void)
     sig.terms = 1;
     sig.idents = sig.idents_hit = 1; /* a named definition that exists wins */
     CHECK_INT(rtv_match(&sig, why, sizeof why), RTV_MATCH_STRONG);
+
+    /* issue 36: a long question whose words spread over the best items
+     * ("How does the page cache write back dirty pages?"): the best hit
+     * holds 2 of 6 terms, the first items read hold 5 of its 6 words */
+    RtvMatchSignals spread = {.coverage = 0.33, .terms = 6, .n_items = 20, .context_share = 0.83};
+    CHECK_INT(rtv_match(&spread, why, sizeof why), RTV_MATCH_STRONG);
+    spread.context_share = 0.5; /* half of them: still weak */
+    CHECK_INT(rtv_match(&spread, why, sizeof why), RTV_MATCH_WEAK);
+    spread.context_share = -1; /* not measured */
+    CHECK_INT(rtv_match(&spread, why, sizeof why), RTV_MATCH_WEAK);
+    /* too little of the weight: nothing relevant, however many words the items hold */
+    RtvMatchSignals thin = {.coverage = 0.2, .terms = 5, .n_items = 20, .context_share = 1.0};
+    CHECK_INT(rtv_match(&thin, why, sizeof why), RTV_MATCH_NONE);
+}
+
+/* The share of the question's words the first items' text mentions: at a
+ * word start or a capital, a plural or tense ending aside; syntax words
+ * left out; only the first RTV_MATCH_TOP items read. */
+static void test_context_share(void)
+{
+    char words[] = "pages dirty write back else";
+    RtvQuery q = {0};
+    q.search_words = words;
+    RtvItem items[RTV_MATCH_TOP + 1];
+    memset(items, 0, sizeof items);
+    char t0[] = "int write_page(struct page *p)\n{\n    return PageDirty(p);\n}\n";
+    char other[] = "x = 1\n", late[] = "go back\n";
+    items[0].text = t0;
+    for (size_t i = 1; i < RTV_MATCH_TOP; i++)
+        items[i].text = other;
+    items[RTV_MATCH_TOP].text = late; /* not read */
+    RtvMatchSignals sig = {0};
+    rtv_match_context(&q, items, RTV_MATCH_TOP + 1, &sig);
+    CHECK(sig.context_share > 0.74 && sig.context_share < 0.76); /* page, dirty, write of 4 */
+    rtv_match_context(&q, items, 0, &sig);
+    CHECK(sig.context_share < 0);
 }
 
 int main(void)
 {
     RUN(test_labels);
+    RUN(test_context_share);
     RUN(test_syntax_words);
     return test_summary();
 }

@@ -288,7 +288,8 @@ static void test_join_pieces(void)
     size_t n = 2, left = 0;
     CHECK_INT(rtv_join_pieces(st, NULL, v, &n, &left, NULL), CR_OK);
     CHECK_INT(n, 2); /* nothing left to pay for the hole */
-    char *a = rtv_extractive_answer(v, n, NULL, 0, NULL);
+    RtvAnswerIn in = {.st = st, .items = v, .n = n};
+    char *a = rtv_extractive_answer(&in);
     char want[160];
     snprintf(want, sizeof want,
              "(lines 140-%u of it, between the parts shown, are not in the context)", b0 - 1);
@@ -303,7 +304,8 @@ static void test_join_pieces(void)
     CHECK_INT(v[0].chunk.window, 1); /* named by the first piece */
     CHECK_INT(count_lines(v[0].text, strlen(v[0].text)), b0 + 9 - 130 + 1);
     CHECK(left < 100000);
-    a = rtv_extractive_answer(v, n, NULL, 0, NULL);
+    in.n = n;
+    a = rtv_extractive_answer(&in);
     CHECK(strstr(a, "not in the context") == NULL);
     free(a);
     for (size_t i = 0; i < n; i++)

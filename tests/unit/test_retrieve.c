@@ -95,52 +95,143 @@ static void test_chars(void)
 
 /* ---------------------------------------------------------------- extractive answers */
 
+static char *answer_of(const RtvItem *items, size_t n, const char *words, int all)
+{
+    RtvAnswerIn in = {.items = items, .n = n, .words = words, .all = all};
+    return rtv_extractive_answer(&in);
+}
+
 static void test_extractive_format(void)
 {
     RtvItem c[] = {
-        item("pkg/routing.py", "pkg.routing", "Map.match", 40, 60, 1.0, ""),
-        item("pkg/errors.py", "pkg.errors", "MethodNotAllowed", 5, 9, 0.7, ""),
-        item("pkg/routing.py", "pkg.routing", "", 1, 12, 0.5, ""),
-        item("pkg/routing.py", "pkg.routing", "Rule.build", 90, 190, 0.4, ""),
+        item("pkg/routing.py", "pkg.routing", "Map.match", 40, 47, 1.0,
+             "def match(self, path, method=None):\n"
+             "    \"\"\"Match a path against the map.\"\"\"\n"
+             "    rule = self.find(path)\n"
+             "\n"
+             "    if rule is None:\n"
+             "        raise NotFound()\n"
+             "    x = 1\n"
+             "    return rule\n"),
+        item("pkg/errors.py", "pkg.errors", "MethodNotAllowed", 5, 6, 0.7,
+             "class MethodNotAllowed(HTTPException):\n    code = 405\n"),
+        item("pkg/routing.py", "pkg.routing", "", 1, 2, 0.5, "import re\nimport os\n"),
+        item("pkg/routing.py", "pkg.routing", "Rule.build", 90, 91, 0.4, "    x = 1\n    y = 2\n"),
+        item("pkg/b.py", "pkg.b", "b", 1, 1, 0.3, "def b(): pass\n"),
     };
     set_doc(&c[0], "def match(self, path, method=None):",
-            "\n  Match a path against the map [see RFC 9110].  \nMore text.");
+            "\n  Match a path against the map [see RFC 9110].  More text.\n");
     set_doc(&c[1], "class MethodNotAllowed(HTTPException):", "");
     set_doc(&c[3], "def build(self, `x`):", "Build a URL.");
     c[3].chunk.window = 2;
-    char *a = rtv_extractive_answer(c, 4, NULL, 0, NULL);
-    CHECK_STR(a, "Found 4 code locations in 2 files matching the question; the best match is "
-                 "`Map.match` in `pkg/routing.py`.\n"
+    char *a = answer_of(c, 5, "match path rule", 0);
+    CHECK_STR(a, "The best match is `Map.match`: Match a path against the map "
+                 "\\[see RFC 9110\\].\n"
                  "\n"
-                 "**`pkg/routing.py`**\n"
-                 "- `Map.match` [pkg/routing.py:40-60] \xE2\x80\x94 "
-                 "`def match(self, path, method=None):` \xE2\x80\x94 "
-                 "Match a path against the map \\[see RFC 9110\\].\n"
-                 "- module code [pkg/routing.py:1-12]\n"
-                 "- `Rule.build` (part 2) [pkg/routing.py:90-190] \xE2\x80\x94 "
-                 "`` def build(self, `x`): `` \xE2\x80\x94 Build a URL.\n"
+                 "**1. `Map.match`** [pkg/routing.py:40-47]\n"
+                 "```\n"
+                 "   40 \xE2\x94\x82 def match(self, path, method=None):\n"
+                 "   42 \xE2\x94\x82     rule = self.find(path)\n"
+                 "   44 \xE2\x94\x82     if rule is None:\n"
+                 "   45 \xE2\x94\x82         raise NotFound()\n"
+                 "   47 \xE2\x94\x82     return rule\n"
+                 "```\n"
                  "\n"
-                 "**`pkg/errors.py`**\n"
-                 "- `MethodNotAllowed` [pkg/errors.py:5-9] \xE2\x80\x94 "
-                 "`class MethodNotAllowed(HTTPException):`\n");
+                 "**2. `MethodNotAllowed`** [pkg/errors.py:5-6]\n"
+                 "```\n"
+                 "    5 \xE2\x94\x82 class MethodNotAllowed(HTTPException):\n"
+                 "    6 \xE2\x94\x82     code = 405\n"
+                 "```\n"
+                 "\n"
+                 "**3. module code** [pkg/routing.py:1-2]\n"
+                 "```\n"
+                 "    1 \xE2\x94\x82 import re\n"
+                 "    2 \xE2\x94\x82 import os\n"
+                 "```\n"
+                 "\n"
+                 "Also relevant:\n"
+                 "- `Rule.build` (part 2) [pkg/routing.py:90-91] \xE2\x80\x94 Build a URL\n"
+                 "- `b` [pkg/b.py:1]\n");
 
     /* Every item is cited exactly once, and nothing else parses as a citation. */
     VfyMention *m = NULL;
     size_t n = vfy_parse(a, strlen(a), &m);
-    CHECK_INT(n, 4);
-    for (size_t i = 0; i < n && i < 4; i++)
+    CHECK_INT(n, 5);
+    for (size_t i = 0; i < n && i < 5; i++)
         CHECK(!m[i].malformed);
     vfy_mentions_free(m, n);
     free(a);
 
-    a = rtv_extractive_answer(c + 2, 1, NULL, 0, NULL);
-    CHECK_STR(a, "Found 1 code location in 1 file matching the question; the best match is "
-                 "module code of `pkg/routing.py`.\n"
+    a = answer_of(c + 2, 1, NULL, 0);
+    CHECK_STR(a, "The best match is module code of `pkg/routing.py`.\n"
                  "\n"
-                 "**`pkg/routing.py`**\n"
-                 "- module code [pkg/routing.py:1-12]\n");
+                 "**1. module code** [pkg/routing.py:1-2]\n"
+                 "```\n"
+                 "    1 \xE2\x94\x82 import re\n"
+                 "    2 \xE2\x94\x82 import os\n"
+                 "```\n");
     free(a);
-    release_all(c, 4);
+    release_all(c, 5);
+}
+
+/* Past RTV_ANSWER_FOLDED the rest is counted, unless all is asked for. */
+static void test_extractive_folded(void)
+{
+    RtvItem c[RTV_ANSWER_SHOWN + RTV_ANSWER_FOLDED + 4];
+    size_t n = sizeof c / sizeof c[0];
+    char name[16];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "f%zu", i);
+        c[i] = item("a.py", "a", name, (uint32_t)(10 * i + 1), (uint32_t)(10 * i + 2),
+                    1.0 / (double)(i + 1), "def f():\n    pass\n");
+    }
+    char *a = answer_of(c, n, NULL, 0);
+    CHECK(strstr(a, "- and 4 more in the context list\n") != NULL);
+    VfyMention *m = NULL;
+    size_t k = vfy_parse(a, strlen(a), &m);
+    CHECK_INT(k, RTV_ANSWER_SHOWN + RTV_ANSWER_FOLDED);
+    vfy_mentions_free(m, k);
+    free(a);
+    a = answer_of(c, n, NULL, 1);
+    CHECK(strstr(a, "more in the context list") == NULL);
+    k = vfy_parse(a, strlen(a), &m);
+    CHECK_INT(k, n);
+    vfy_mentions_free(m, k);
+    free(a);
+    release_all(c, n);
+}
+
+/* Quoted lines: the question's words and the error and return paths over
+ * other code; doc strings never; indent dropped; long lines cut. */
+static void test_extractive_quotes(void)
+{
+    RtvItem c[] = {
+        item("q.py", "q", "parse", 10, 22, 1.0,
+             "def parse(words):\n"
+             "    \"\"\"Parse the words.\n"
+             "    words words words\n"
+             "    \"\"\"\n"
+             "    a = 1\n"
+             "    b = 2\n"
+             "    if len(words) == 0:\n"
+             "        c = 3\n"
+             "    d = 4\n"
+             "    e = 5\n"
+             "    if bad: raise ValueError('x"
+             "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy')\n"
+             "    f = 6\n"
+             "    return words\n")};
+    set_doc(&c[0], "def parse(words):", "Parse the words.");
+    char *a = answer_of(c, 1, "words", 0);
+    CHECK(strstr(a, "   10 \xE2\x94\x82 def parse(words):\n") != NULL);
+    CHECK(strstr(a, "   16 \xE2\x94\x82     if len(words) == 0:\n") != NULL);
+    CHECK(strstr(a, "   22 \xE2\x94\x82     return words\n") != NULL);
+    CHECK(strstr(a, "   20 \xE2\x94\x82     if bad: raise ValueError('xyyy") != NULL);
+    CHECK(strstr(a, "\xE2\x80\xA6\n") != NULL); /* the long line cut */
+    CHECK(strstr(a, "words words words") == NULL);
+    CHECK(strstr(a, "a = 1") == NULL);
+    free(a);
+    release_all(c, 1);
 }
 
 static void test_extractive_long_docstring(void)
@@ -148,12 +239,11 @@ static void test_extractive_long_docstring(void)
     char doc[400];
     memset(doc, 'x', sizeof doc - 1);
     doc[sizeof doc - 1] = '\0';
-    RtvItem c[] = {item("a.py", "a", "f", 3, 3, 1.0, "")};
+    RtvItem c[] = {item("a.py", "a", "f", 3, 3, 1.0, "def f(): pass\n")};
     set_doc(&c[0], "def f():", doc);
-    char *a = rtv_extractive_answer(c, 1, NULL, 0, NULL);
-    const char *line = strstr(a, "- `f` [a.py:3]");
-    CHECK(line != NULL);
-    CHECK(strstr(a, "\xE2\x80\xA6\n") != NULL); /* cut with an ellipsis */
+    char *a = answer_of(c, 1, NULL, 0);
+    CHECK(strstr(a, "**1. `f`** [a.py:3]") != NULL);
+    CHECK(strstr(a, "\xE2\x80\xA6.\n") != NULL); /* cut with an ellipsis */
     CHECK(strlen(a) < 500);
     free(a);
     release_all(c, 1);
@@ -161,23 +251,29 @@ static void test_extractive_long_docstring(void)
 
 static void test_extractive_empty(void)
 {
-    char *a = rtv_extractive_answer(NULL, 0, NULL, 0, NULL);
+    char *a = answer_of(NULL, 0, NULL, 0);
     CHECK_STR(a, "No indexed code matched the question.\n");
     free(a);
-    a = rtv_extractive_answer(NULL, 0, "BM25 is off.", 0, NULL);
+    RtvAnswerIn in = {.why_empty = "BM25 is off."};
+    a = rtv_extractive_answer(&in);
     CHECK_STR(a, "No indexed code matched the question. BM25 is off.\n");
     free(a);
 }
 
-static void test_extractive_weak_and_notice(void)
+static void test_extractive_notice(void)
 {
-    RtvItem c[] = {item("a.py", "a", "f", 3, 4, 1.0, "")};
-    char *a = rtv_extractive_answer(c, 1, NULL, 1, "dense retrieval was skipped: down [x]");
-    CHECK(strncmp(a, "No indexed code matches this question well", 42) == 0);
-    CHECK(strstr(a, "- `f` [a.py:3-4]\n") != NULL);
+    RtvItem c[] = {item("a.py", "a", "f", 3, 4, 1.0, "def f():\n    pass\n")};
+    RtvAnswerIn in = {.items = c, .n = 1, .notice = "dense retrieval was skipped: down [x]"};
+    char *a = rtv_extractive_answer(&in);
+    CHECK(strstr(a, "**1. `f`** [a.py:3-4]\n") != NULL);
     size_t n = strlen(a);
     static const char tail[] = "\n_Note: dense retrieval was skipped: down \\[x\\]._\n";
     CHECK(n > sizeof tail && strcmp(a + n - (sizeof tail - 1), tail) == 0);
+    CHECK(strncmp(a, "The best match is `f`", 21) == 0);
+    free(a);
+    in.weak = 1; /* a weak or no match: the closest, not the best */
+    a = rtv_extractive_answer(&in);
+    CHECK(strncmp(a, "The closest match is `f`", 24) == 0);
     free(a);
     release_all(c, 1);
 }
@@ -617,9 +713,11 @@ int main(void)
     RUN(test_pack_overlap);
     RUN(test_chars);
     RUN(test_extractive_format);
+    RUN(test_extractive_folded);
+    RUN(test_extractive_quotes);
     RUN(test_extractive_long_docstring);
     RUN(test_extractive_empty);
-    RUN(test_extractive_weak_and_notice);
+    RUN(test_extractive_notice);
     RUN(test_vfy_context);
     RUN(test_modes);
     RUN(test_ask_fixture);

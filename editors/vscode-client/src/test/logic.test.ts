@@ -62,6 +62,26 @@ test('citation selection covers the cited lines, 0-based', () => {
   assert.equal(citationLabel(cite('a.py', 7, 9)), 'a.py:7-9');
 });
 
+test('the extractive answer renders as a lead, numbered code blocks and a folded list (issue 36)', () => {
+  const cites = [cite('shop/models.py', 34, 36, 'Order.total'), cite('shop/models.py', 39, 41, 'apply_tax'),
+    cite('shop/payments/gateway.py', 8, 12, 'Gateway.charge')];
+  const r: AskResult = {
+    answer: 'The best match is `Order.total`: `def total(self):`. It calls `apply_tax`.\n\n' +
+      '**1. `Order.total`** [shop/models.py:34-36]\n```\n   34 \u2502 def total(self):\n   36 \u2502     return apply_tax(subtotal)\n```\n\n' +
+      '**2. `apply_tax`** [shop/models.py:39-41] \u2014 Adds value-added tax to an amount\n```\n   39 \u2502 def apply_tax(amount):\n```\n\n' +
+      'Also relevant:\n- `Gateway.charge` [shop/payments/gateway.py:8-12] \u2014 `def charge(self, order: Order, token):`\n' +
+      '- and 6 more in the context list\n',
+    mode: 'extractive', citations: cites,
+  };
+  const html = renderAnswerHtml('How is tax applied?', r);
+  assert.match(html, /<p>The best match is <code>Order.total<\/code>/);
+  assert.match(html, /<p><strong>1\. <code>Order.total<\/code><\/strong> <a class="cite"[^>]*data-cite="0"/);
+  assert.match(html, /<pre><code> {3}34 \u2502 def total\(self\):\n {3}36 \u2502 {5}return apply_tax\(subtotal\)<\/code><\/pre>/);
+  assert.match(html, /<pre><code> {3}39 \u2502 def apply_tax\(amount\):<\/code><\/pre>/);
+  assert.match(html, /<p>Also relevant:<\/p>\n<ul>\n<li><code>Gateway.charge<\/code> <a class="cite"[^>]*data-cite="2"/);
+  assert.match(html, /<li>and 6 more in the context list<\/li>/);
+});
+
 test('answer markers link to their citations', () => {
   const cites = [cite('shop/models.py', 34, 36, 'Order.total'), cite('shop/models.py', 39, 41, 'apply_tax')];
   assert.equal(findCitation(cites, 'shop/models.py', 39, 41), 1);
