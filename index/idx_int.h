@@ -87,8 +87,10 @@ int idx_scan_wanted(int dirfd, const char *name, int64_t size);
 /* Inside the index dir or a .git directory (canonical path inside root). */
 int idx_scan_forbidden(const ScanCtx *c, const char *real);
 /* Reads one .gitignore (relative to dirfd, or absolute with AT_FDCWD);
- * NULL when absent, not a regular file or too large. */
-IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *base);
+ * NULL when absent or not a regular file; NULL with *refused set when it is
+ * there but cannot be read whole (over 1 MiB, a read error): the caller
+ * fails closed (nothing under its folder is indexed). */
+IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *base, int *refused);
 /* Whether rel is excluded by the lists stack[0..n) (innermost last), the
  * exclude list having the last word when it excludes. */
 int idx_scan_ignored(const ScanCtx *c, IgnoreList *const *stack, size_t n, const char *rel,

@@ -256,7 +256,9 @@ static void scan__walk_dir(Walk *w, DIR *d)
         const char *nm = de->d_name;
         size_t len = strlen(nm);
         if (nm[0] == '.' && (len == 1 || (len == 2 && nm[1] == '.'))) continue;
-        if (idx_is_vcs_dir(nm, len)) continue;
+        /* a VCS folder, and any index folder (a nested project's
+         * sub/.coderag/ too): never a source */
+        if (idx_is_vcs_dir(nm, len) || !strcmp(nm, IDX_DIR_NAME)) continue;
         if (len == 10 && !memcmp(nm, ".gitignore", 10)) {
             has_gitignore = 1;
             continue;
@@ -268,7 +270,17 @@ static void scan__walk_dir(Walk *w, DIR *d)
     }
     int dfd = dirfd(d);
     if (has_gitignore) {
-        IgnoreList *l = idx_scan_read_gitignore(dfd, ".gitignore", w->rel.buf);
+        int refused = 0;
+        IgnoreList *l = idx_scan_read_gitignore(dfd, ".gitignore", w->rel.buf, &refused);
+        if (refused) {
+            /* fail closed: a .gitignore that cannot be read whole may hide
+             * any file here, so nothing here is indexed (listed skipped) */
+            size_t at = w->rel.len;
+            scan__push_name(&w->rel, ".gitignore", at > 0);
+            scan__skip(w, "gitignore-unreadable");
+            sb_truncate(&w->rel, at);
+            n = 0;
+        }
         if (l) {
             ARRAY_GROW(w->lists, w->n_lists + 1, w->cap_lists);
             w->lists[w->n_lists++] = l;

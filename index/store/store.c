@@ -251,7 +251,7 @@ static CrErr store__open_db(IdxStore *st, ErrInfo *e)
         snprintf(what, sizeof what, "%s/index.db", st->index_real);
         return idx_store_err(st, e, what);
     }
-    sqlite3_busy_timeout(st->db, 5000);
+    idx_store_busy_init(st);
     /* Switching a new database to WAL can fail with SQLITE_BUSY without
      * waiting while another process sets it up: retry for a while. */
     for (int tries = 0;; tries++) {

@@ -109,9 +109,15 @@ static int lock_index_file(const IdxStore *st, const char *name)
         close(fd);
         fd = -1;
     }
-    if (fd >= 0)
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        /* another process updates this index: wait for it, and say so */
+        log_msg(LOG_WARN,
+                "waiting for another writer of the index at %s (a `coderag index` or a language "
+                "server) to finish",
+                st->index_real);
         while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
         }
+    }
     return fd;
 }
 
@@ -337,6 +343,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
 
     Phases ph;
     phases_init(&ph);
+    st->busy_failed = 0;
     int lock_fd = lock_index_file(st, "update.lock");
     strmap_init(&by_path);
     idx_store_scan_options(st, &opt);
@@ -469,6 +476,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     Chunker *ch = NULL;
     int in_txn = 0;
     double t0 = now_ms();
+    st->busy_failed = 0;
     sb_init(&rel);
     sb_init(&abs);
     if ((rc = relative_path(st, path, &rel, e))) goto out;
