@@ -39,8 +39,8 @@ static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
         const char *slash = strchr(p, '/');
         size_t len = slash ? (size_t)(slash - p) : strlen(p);
         int dir = slash ? 1 : is_dir;
-        if (idx_is_vcs_dir(p, len) || (slash && len == strlen(IDX_DIR_NAME) &&
-                                         !memcmp(p, IDX_DIR_NAME, len))) {
+        if (idx_is_vcs_dir(p, len) ||
+            (slash && len == strlen(IDX_DIR_NAME) && !memcmp(p, IDX_DIR_NAME, len))) {
             ok = 0;
             break;
         }
