@@ -217,6 +217,29 @@ static void reread_forget(IdxStore *st, const char *path)
     st->n_reread = k;
 }
 
+/* Whether the file fw read has changed on disk since (size or mtime):
+ * checked inside the write transaction, so that rows read before another
+ * writer committed newer ones never overwrite them (a lost save). */
+static int moved_since_read(const IdxStore *st, const FileWork *fw)
+{
+    if (fw->skip || fw->same_content) return 0;
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s/%s", st->root, fw->path);
+    struct stat sb;
+    int moved = stat(p.buf, &sb) == 0 &&
+                ((int64_t)sb.st_size != fw->size ||
+                 (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != fw->mtime_ns);
+    sb_release(&p);
+    return moved;
+}
+
+static void reread_note(IdxStore *st, const char *path)
+{
+    ARRAY_GROW(st->reread, st->n_reread + 1, st->cap_reread);
+    st->reread[st->n_reread++] = xstrdup(path);
+}
+
 /* The apply: writes each file as the workers finish it, in scan order,
  * committing every BATCH_FILES files (*in_txn follows the transaction). */
 static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
@@ -241,9 +264,12 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
             stats->files_removed += fw->old_id != 0;
         else
             stats->files_changed++;
+        int moved = moved_since_read(st, fw);
         rc = idx_store_write_file(st, fw, !cold, e);
-        /* its rows now those of what was read: not read again (reread) */
+        /* its rows now those of what was read: not read again (reread),
+         * unless it changed since it was read */
         if (!rc && !fw->same_content && !fw->skip) reread_forget(st, fw->path);
+        if (!rc && moved) reread_note(st, fw->path);
         idx_filework_release(fw);
         pthread_mutex_lock(&pool->mu);
         pool->written = i + 1;
@@ -468,6 +494,25 @@ static CrErr relative_path(const IdxStore *st, const char *path, StrBuf *out, Er
     return CR_OK;
 }
 
+/* The row of rel: its id (0: none) and content hash. */
+static CrErr file_lookup(IdxStore *st, const char *rel, int64_t *id, char hash[17], ErrInfo *e)
+{
+    *id = 0;
+    hash[0] = '\0';
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, rel, -1, SQLITE_STATIC);
+    int row = 0;
+    CrErr rc = idx_store_step(st, s, &row, e, "file lookup");
+    if (row) {
+        *id = sqlite3_column_int64(s, 0);
+        const unsigned char *h = sqlite3_column_text(s, 1);
+        snprintf(hash, 17, "%s", h ? (const char *)h : "");
+    }
+    sqlite3_reset(s);
+    return rc;
+}
+
 CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
 {
     CrErr rc;
@@ -482,21 +527,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = relative_path(st, path, &rel, e))) goto out;
     fw.path = xstrdup(rel.buf);
 
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
-    if (!s) {
-        rc = CR_EDB;
-        goto out;
-    }
-    sqlite3_bind_text(s, 1, rel.buf, (int)rel.len, SQLITE_STATIC);
-    int row = 0;
-    rc = idx_store_step(st, s, &row, e, "file lookup");
-    if (row) {
-        fw.old_id = sqlite3_column_int64(s, 0);
-        const unsigned char *h = sqlite3_column_text(s, 1);
-        snprintf(fw.old_hash, sizeof fw.old_hash, "%s", h ? (const char *)h : "");
-    }
-    sqlite3_reset(s);
-    if (rc) goto out;
+    if ((rc = file_lookup(st, rel.buf, &fw.old_id, fw.old_hash, e))) goto out;
 
     ScanOptions opt;
     idx_store_scan_options(st, &opt);
@@ -517,6 +548,38 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     double t1 = now_ms();
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
+    /* another writer may have written newer rows while this one waited:
+     * what was read is read again, never written over them, and the row
+     * it has (or made) is the one replaced */
+    int excluded = fw.skip != NULL;
+    for (int again = 0; again < 3; again++) {
+        int64_t old_id = 0;
+        char old_hash[sizeof fw.old_hash];
+        if ((rc = file_lookup(st, rel.buf, &old_id, old_hash, e))) goto out;
+        if (old_id == fw.old_id && !strcmp(old_hash, fw.old_hash) && !moved_since_read(st, &fw))
+            break;
+        if (excluded) { /* still not indexed: the row there now goes */
+            fw.old_id = old_id;
+            memcpy(fw.old_hash, old_hash, sizeof old_hash);
+            break;
+        }
+        char *keep = fw.path;
+        fw.path = NULL;
+        idx_filework_release(&fw);
+        memset(&fw, 0, sizeof fw);
+        fw.path = keep;
+        fw.old_id = old_id;
+        memcpy(fw.old_hash, old_hash, sizeof old_hash);
+        if (stat(abs.buf, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            fw.skip = "gone";
+            break;
+        }
+        fw.size = (int64_t)sb.st_size;
+        fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+        if (!ch) ch = idx_chunker_new_shared(st->shared);
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+                             idx_dense_parse_embedder(st));
+    }
     if ((rc = idx_store_indexes_ensure(st, e))) goto out;
     if ((rc = idx_pp_begin(st, 0, e))) goto out;
     if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;

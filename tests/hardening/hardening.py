@@ -19,6 +19,10 @@ Groups:
   leak       symlink races (CLI, LSP, MCP), the index folder (a symlinked
              .coderag, foreign files, the root), credentials in llm.url.
   avail      FIFOs in every role; mapped files cut short under a live server.
+  writers    a writer meeting another (a held index.db): CLI index, two cold
+             indexers, an LSP save: each waits its turn and says so, none fails.
+  stress     CLI + two language servers + one MCP server on one root, bounded
+             by counts (STRESS_ROUNDS): nothing lost, no lock shown.
 
 Random moments come from HARDENING_SEED (printed). HARDENING_KEEP=1 keeps the work
 directory of a failed case; HARDENING_EARLY_SAVES=1 makes lspkill storm right after
@@ -42,6 +46,7 @@ import lsp_client  # on sys.path through hardening_util
 import hardening_fs
 import hardening_secrets
 import hardening_leak
+import hardening_writers
 
 
 # ---------------------------------------------------------------- crash
@@ -234,6 +239,7 @@ GROUPS = {"crash": [t_crash], "lspkill": [t_lspkill]}
 GROUPS.update(hardening_fs.GROUPS)
 GROUPS.update(hardening_secrets.GROUPS)
 GROUPS.update(hardening_leak.GROUPS)
+GROUPS.update(hardening_writers.GROUPS)
 
 
 def main(argv):
