@@ -283,7 +283,7 @@ IgnoreVerdict idx_ignore_match(const IgnoreList *l, const char *relpath, int is_
         const IgnorePat *pat = &l->pats[i];
         if ((pat->flags & PAT_DIRONLY) && !is_dir) continue;
         int m = ignore__matches(pat->text, pat->flags & PAT_BASENAME ? name : sub);
-        if (m < 0 && !(pat->flags & PAT_NEGATE)) return IGNORE_EXCLUDE; /* fail closed */
+        if (m < 0 && !(pat->flags & PAT_NEGATE)) return IGNORE_COSTLY; /* fail closed */
         if (m <= 0) continue;
         return pat->flags & PAT_NEGATE ? IGNORE_INCLUDE : IGNORE_EXCLUDE;
     }

@@ -100,6 +100,12 @@ static void scan__add_file(Walk *w, const struct stat *st)
         scan__skip(w, "too-large");
         return;
     }
+    /* a path the system cannot name whole (root + "/" + rel past
+     * PATH_MAX) cannot be read, cited or opened by a client: listed */
+    if (strlen(w->ctx.root) + 1 + w->rel.len >= PATH_MAX) {
+        scan__skip(w, "path-too-long");
+        return;
+    }
     ScanResult *r = w->out;
     ARRAY_GROW(r->files, r->n_files + 1, r->cap_files);
     ScanFile *f = &r->files[r->n_files++];
@@ -181,7 +187,9 @@ out:
 static void scan__file(Walk *w, int dirfd, const char *name, int is_link, struct stat *st,
                        int have_st)
 {
-    if (idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0)) return;
+    int ign = idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0);
+    if (ign == 2) scan__skip(w, "ignore-too-costly");
+    if (ign) return;
     if (is_link) {
         char *target = scan__link_target(w, name);
         if (!target) return;
@@ -233,7 +241,9 @@ static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type
     if (type == DT_REG) {
         if (idx_scan_is_candidate(name, len)) scan__file(w, dirfd, name, is_link, &st, have_st);
     } else if (type == DT_DIR) {
-        if (idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 1)) return;
+        int ign = idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 1);
+        if (ign == 2) scan__skip(w, "ignore-too-costly");
+        if (ign) return;
         if (is_link)
             scan__symlink_dir(w, name);
         else

@@ -106,9 +106,11 @@ out:
 int idx_scan_ignored(const ScanCtx *c, IgnoreList *const *stack, size_t n, const char *rel,
                      int is_dir)
 {
-    if (idx_ignore_match(c->exclude, rel, is_dir) == IGNORE_EXCLUDE) return 1;
+    IgnoreVerdict x = idx_ignore_match(c->exclude, rel, is_dir);
+    if (x == IGNORE_EXCLUDE || x == IGNORE_COSTLY) return x == IGNORE_COSTLY ? 2 : 1;
     for (size_t i = n; i-- > 0;) {
         IgnoreVerdict v = idx_ignore_match(stack[i], rel, is_dir);
+        if (v == IGNORE_COSTLY) return 2;
         if (v != IGNORE_NONE) return v == IGNORE_EXCLUDE;
     }
     return 0;

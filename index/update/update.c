@@ -30,6 +30,9 @@ typedef struct Pool {
     IdxShared *shared; /* the store's: compiled queries */
     pthread_mutex_t mu;
     pthread_cond_t cond;
+    int n_stems;    /* stems made (one per worker asked for) */
+    int inline_prep; /* no worker could start: the writer prepares each file */
+    Chunker *inline_ch;
     size_t next;    /* next index a worker takes */
     size_t written; /* index the writer waits on */
     unsigned char *done;
@@ -182,22 +185,27 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
                 break;
             }
     }
+    pool->n_stems = pool->stems ? n : 0;
     *threads = xcalloc((size_t)n + 1, sizeof **threads);
+    int started = 0;
     for (int t = 0; t < n; t++)
-        pthread_create(&(*threads)[t], NULL, pool_worker, pool);
-    return n;
+        if (pthread_create(&(*threads)[started], NULL, pool_worker, pool) == 0) started++;
+    /* no thread to be had (a memory limit): the writer prepares the files */
+    if (!started && pool->n) pool->inline_prep = 1;
+    return started;
 }
 
 static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
 {
     if (!threads) return;
+    idx_chunker_free(pool->inline_ch);
     pthread_mutex_lock(&pool->mu);
     pool->stop = 1;
     pthread_cond_broadcast(&pool->cond);
     pthread_mutex_unlock(&pool->mu);
     for (int t = 0; t < n_threads; t++)
         pthread_join(threads[t], NULL);
-    for (int t = 0; pool->stems && t < n_threads; t++)
+    for (int t = 0; pool->stems && t < pool->n_stems; t++)
         idx_stemmer_free(pool->stems[t]);
     free(pool->stems);
     pthread_mutex_destroy(&pool->mu);
@@ -251,6 +259,12 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
      * counted by i, whatever the apply finds them to be. */
     size_t planned_unchanged = stats->files_unchanged;
     for (size_t i = 0; i < pool->n; i++) {
+        if (pool->inline_prep) {
+            if (!pool->inline_ch) pool->inline_ch = idx_chunker_new_shared(pool->shared);
+            idx_filework_prepare(&pool->work[i], pool->root, pool->max_bytes, pool->inline_ch,
+                                 pool->stems ? pool->stems[0] : NULL, pool->em);
+            pool->done[i] = 1;
+        }
         pthread_mutex_lock(&pool->mu);
         while (!pool->done[i])
             pthread_cond_wait(&pool->cond, &pool->mu);

@@ -21,6 +21,10 @@ Groups:
   avail      FIFOs in every role; mapped files cut short under a live server.
   writers    a writer meeting another (a held index.db): CLI index, two cold
              indexers, an LSP save: each waits its turn and says so, none fails.
+  hostile    pathological files and .gitignore patterns, a .gitignore over
+             1 MiB, a nested index folder, a path past PATH_MAX.
+  repair     an index with a table or column gone: told, and rebuilt.
+  limits     index, ask, mcp, lsp under `ulimit -v` and `ulimit -n`.
   stress     CLI + two language servers + one MCP server on one root, bounded
              by counts (STRESS_ROUNDS): nothing lost, no lock shown.
 
@@ -47,6 +51,7 @@ import hardening_fs
 import hardening_secrets
 import hardening_leak
 import hardening_writers
+import hardening_hostile
 
 
 # ---------------------------------------------------------------- crash
@@ -240,6 +245,7 @@ GROUPS.update(hardening_fs.GROUPS)
 GROUPS.update(hardening_secrets.GROUPS)
 GROUPS.update(hardening_leak.GROUPS)
 GROUPS.update(hardening_writers.GROUPS)
+GROUPS.update(hardening_hostile.GROUPS)
 
 
 def main(argv):
