@@ -132,8 +132,7 @@ void lsp_srv_start_threads(Server *s, void *(*builder)(void *), void (*on_idle)(
     if (rc) {
         /* a server without its threads would hang every request: said
          * plainly, exit 2 (a memory limit, a thread limit) */
-        fprintf(stderr, "coderag: cannot start the language server's threads: %s\n",
-                strerror(rc));
+        fprintf(stderr, "coderag: cannot start the language server's threads: %s\n", strerror(rc));
         fflush(stderr);
         _exit(2);
     }

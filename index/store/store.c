@@ -175,8 +175,7 @@ static void store__version(char out[48])
  * *what names the first one missing or changed). The reference is the
  * schema made in memory; tables made later (refs_dirty) and the indexes,
  * which cold builds drop and remake, are not compared. */
-static CrErr store__schema_whole(IdxStore *st, int *whole, char *what, size_t what_size,
-                                 ErrInfo *e)
+static CrErr store__schema_whole(IdxStore *st, int *whole, char *what, size_t what_size, ErrInfo *e)
 {
     sqlite3 *ref = NULL;
     sqlite3_stmt *q = NULL, *have = NULL;
@@ -185,8 +184,8 @@ static CrErr store__schema_whole(IdxStore *st, int *whole, char *what, size_t wh
     if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) !=
             SQLITE_OK ||
         sqlite3_exec(ref, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(ref, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1,
-                           &q, NULL) != SQLITE_OK) {
+        sqlite3_prepare_v2(ref, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1, &q,
+                           NULL) != SQLITE_OK) {
         rc = err_set(e, CR_EDB, "cannot make the reference schema");
         goto out;
     }

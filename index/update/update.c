@@ -30,7 +30,7 @@ typedef struct Pool {
     IdxShared *shared; /* the store's: compiled queries */
     pthread_mutex_t mu;
     pthread_cond_t cond;
-    int n_stems;    /* stems made (one per worker asked for) */
+    int n_stems;     /* stems made (one per worker asked for) */
     int inline_prep; /* no worker could start: the writer prepares each file */
     Chunker *inline_ch;
     size_t next;    /* next index a worker takes */
