@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,7 +158,7 @@ int cli_ask(int argc, char **argv)
     if ((rc = ws_ask(NULL, st, &req, &ans, &e))) goto out;
     if (a.json) {
         json_t *j = ws_answer_json(&ans, idx_root(st));
-        cli_print_json(j);
+        rc = cli_print_json(j, &e);
         json_decref(j);
     } else {
         fputs(ans.answer, stdout);
@@ -191,6 +192,16 @@ static int protocol_stdout(void)
     return out;
 }
 
+/* A server lives for days holding the API keys it read (llm.apiKeyEnv,
+ * embed.apiKeyEnv) in memory: no core dump of it, no ptrace by the same
+ * user, no /proc/PID/mem to read (PR_SET_DUMPABLE 0; docs/hardening.md,
+ * secrets). */
+static void server_undumpable(void)
+{
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+        log_msg(LOG_WARN, "cannot make the server undumpable: %s", strerror(errno));
+}
+
 int cli_lsp(int argc, char **argv)
 {
     CliArgs a;
@@ -218,6 +229,7 @@ int cli_lsp(int argc, char **argv)
         ws_config_release(&a.cfg);
         return 2;
     }
+    server_undumpable();
     int code = lsp_server_run(&a.cfg, 0, out);
     close(out);
     ws_config_release(&a.cfg);
@@ -240,6 +252,7 @@ int cli_mcp(int argc, char **argv)
         ws_config_release(&a.cfg);
         return 2;
     }
+    server_undumpable();
     int code = mcp_server_run(&o, 0, out);
     close(out);
     ws_config_release(&a.cfg);

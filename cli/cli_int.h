@@ -48,8 +48,9 @@ CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e);
 int cli_fail(CrErr rc, const ErrInfo *e);
 /* A command's usage line. Static. */
 const char *cli_command_usage(const char *name);
-/* One line of compact JSON on stdout. */
-void cli_print_json(struct json_t *j);
+/* One line of compact JSON on stdout, flushed; CR_EIO (said in e) when
+ * it cannot be made or written whole. */
+CrErr cli_print_json(struct json_t *j, ErrInfo *e);
 
 /* ---------------------------------------------------------------- the terminal */
 
