@@ -25,6 +25,8 @@ Groups:
              1 MiB, a nested index folder, a path past PATH_MAX.
   repair     an index with a table or column gone: told, and rebuilt.
   limits     index, ask, mcp, lsp under `ulimit -v` and `ulimit -n`.
+  protocol   MCP integers past int64, MCP paths outside, names not UTF-8,
+             undumpable servers, an LLM answer holding U+0000.
   stress     CLI + two language servers + one MCP server on one root, bounded
              by counts (STRESS_ROUNDS): nothing lost, no lock shown.
 
@@ -52,6 +54,7 @@ import hardening_secrets
 import hardening_leak
 import hardening_writers
 import hardening_hostile
+import hardening_protocol
 
 
 # ---------------------------------------------------------------- crash
@@ -246,6 +249,7 @@ GROUPS.update(hardening_secrets.GROUPS)
 GROUPS.update(hardening_leak.GROUPS)
 GROUPS.update(hardening_writers.GROUPS)
 GROUPS.update(hardening_hostile.GROUPS)
+GROUPS.update(hardening_protocol.GROUPS)
 
 
 def main(argv):
