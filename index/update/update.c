@@ -227,10 +227,27 @@ static void reread_forget(IdxStore *st, const char *path)
 
 /* Whether the file fw read has changed on disk since (size or mtime):
  * checked inside the write transaction, so that rows read before another
- * writer committed newer ones never overwrite them (a lost save). */
-static int moved_since_read(const IdxStore *st, const FileWork *fw)
+ * writer committed newer ones never overwrite them (a lost save). A file
+ * read within two seconds of its last change has no trusted mtime
+ * (write.c: mtime 0, read again by the next pass): with by_content its
+ * text is read again and its hash compared (a single file), else it is
+ * left to that next pass. */
+static int moved_since_read(const IdxStore *st, const FileWork *fw, int by_content)
 {
     if (fw->skip || fw->same_content) return 0;
+    if (!fw->mtime_ns) {
+        if (!by_content) return 0;
+        StrBuf now;
+        sb_init(&now);
+        char h[17];
+        int moved = path_read_under(st->root, fw->path, &now, st->max_file_bytes, NULL) != CR_OK;
+        if (!moved) {
+            idx_hash_text(now.buf, now.len, h);
+            moved = strcmp(h, fw->hash) != 0;
+        }
+        sb_release(&now);
+        return moved;
+    }
     StrBuf p;
     sb_init(&p);
     sb_addf(&p, "%s/%s", st->root, fw->path);
@@ -278,7 +295,7 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
             stats->files_removed += fw->old_id != 0;
         else
             stats->files_changed++;
-        int moved = moved_since_read(st, fw);
+        int moved = moved_since_read(st, fw, 0);
         rc = idx_store_write_file(st, fw, !cold, e);
         /* its rows now those of what was read: not read again (reread),
          * unless it changed since it was read */
@@ -570,7 +587,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         int64_t old_id = 0;
         char old_hash[sizeof fw.old_hash];
         if ((rc = file_lookup(st, rel.buf, &old_id, old_hash, e))) goto out;
-        if (old_id == fw.old_id && !strcmp(old_hash, fw.old_hash) && !moved_since_read(st, &fw))
+        if (old_id == fw.old_id && !strcmp(old_hash, fw.old_hash) && !moved_since_read(st, &fw, 1))
             break;
         if (excluded) { /* still not indexed: the row there now goes */
             fw.old_id = old_id;
