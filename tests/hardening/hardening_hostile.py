@@ -271,8 +271,16 @@ def t_limits(bin_path, fixtures, work):
     build waiting for it forever, and out of memory was SIGABRT."""
     ws = shop(fixtures, work)
     outcomes = []
-    cases = [("v%dM" % mb, limited(as_bytes=mb << 20)) for mb in (256, 96, 48, 24)]
-    cases += [("n%d" % n, limited(nofile=n)) for n in (32, 12)]
+    with open(bin_path, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
+    # AddressSanitizer reserves terabytes of address space (`ulimit -v` is
+    # for the release build only), and UBSan's own memory checks need
+    # descriptors (at 12 it reports a valid object as "invalid vptr")
+    cases = [] if sanitized else [("v%dM" % mb, limited(as_bytes=mb << 20))
+                                  for mb in (256, 96, 48, 24)]
+    if sanitized:
+        outcomes.append("(sanitized build: no ulimit -v, no ulimit -n 12)")
+    cases += [("n%d" % n, limited(nofile=n)) for n in ((32,) if sanitized else (32, 12))]
     for name, pre in cases:
         ix = os.path.join(work, "ix-" + name)
         for door, args, stdin in (
