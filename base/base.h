@@ -163,8 +163,9 @@ int utf8_valid(const char *data, size_t len);
 /* Appends data[0..len) to out with each byte that is not part of a
  * well-formed UTF-8 sequence replaced by U+FFFD (for JSON strings). */
 void utf8_repair(const char *data, size_t len, StrBuf *out);
-/* A JSON string (jansson) from C text, NULL as ""; invalid UTF-8 bytes
- * become U+FFFD (json_text.c). */
+/* A JSON string (jansson) from C text, NULL as ""; text that is not
+ * UTF-8 has each byte outside a well-formed sequence, and each '%', written
+ * as "%XX" (a path the client can give back; json_text.c). */
 struct json_t *json_text(const char *s);
 /* True when the bytes look binary: a NUL byte in the first 8 KiB. */
 int looks_binary(const char *data, size_t len);

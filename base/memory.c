@@ -3,11 +3,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+/* Out of memory (a `ulimit -v`, a full machine): said with the prefix and
+ * exit 2, the code of every other failure (docs/hardening.md, limits);
+ * _exit: nothing half-written is flushed, SQLite's journal keeps the index
+ * whole. */
 static void die_oom(size_t n)
 {
     fprintf(stderr, "coderag: out of memory allocating %zu bytes\n", n);
-    abort();
+    fflush(stderr);
+    _exit(2);
 }
 
 void *xmalloc(size_t n)

@@ -2,6 +2,7 @@
 #include "cli_int.h"
 
 #include <jansson.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,12 +249,16 @@ const char *cli_command_usage(const char *name)
     return c ? c->usage : "coderag <command>";
 }
 
-void cli_print_json(json_t *j)
+CrErr cli_print_json(json_t *j, ErrInfo *e)
 {
-    char *s = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
-    if (s) {
-        fputs(s, stdout);
-        fputc('\n', stdout);
-        free(s);
-    }
+    /* one JSON line or an error: never exit 0 with an empty or cut stdout
+     * (a value jansson cannot write, a full disk, a closed pipe) */
+    char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    if (!s) return err_set(e, CR_EIO, "the result could not be written as JSON");
+    size_t n = strlen(s);
+    s[n] = '\n';
+    int ok = fwrite(s, 1, n + 1, stdout) == n + 1 && fflush(stdout) == 0;
+    free(s);
+    if (!ok) return err_set(e, CR_EIO, "cannot write to standard output: %s", strerror(errno));
+    return CR_OK;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -248,7 +249,7 @@ int cli_ask(int argc, char **argv)
         json_t *j = ws_answer_json(&ans, idx_root(st));
         ws_answer_mark_partial(j, st, NULL);
         cli_say_index_state(st);
-        cli_print_json(j);
+        rc = cli_print_json(j, &e);
         json_decref(j);
     } else {
         cli_say_index_state(st);
@@ -283,6 +284,16 @@ static int protocol_stdout(void)
     return out;
 }
 
+/* A server lives for days holding the API keys it read (llm.apiKeyEnv,
+ * embed.apiKeyEnv) in memory: no core dump of it, no ptrace by the same
+ * user, no /proc/PID/mem to read (PR_SET_DUMPABLE 0; docs/hardening.md,
+ * secrets). */
+static void server_undumpable(void)
+{
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+        log_msg(LOG_WARN, "cannot make the server undumpable: %s", strerror(errno));
+}
+
 int cli_lsp(int argc, char **argv)
 {
     CliArgs a;
@@ -310,6 +321,7 @@ int cli_lsp(int argc, char **argv)
         ws_config_release(&a.cfg);
         return 2;
     }
+    server_undumpable();
     int code = lsp_server_run(&a.cfg, 0, out);
     close(out);
     ws_config_release(&a.cfg);
@@ -334,6 +346,7 @@ int cli_mcp(int argc, char **argv)
         ws_config_release(&a.cfg);
         return 2;
     }
+    server_undumpable();
     int code = mcp_server_run(&o, 0, out);
     close(out);
     ws_config_release(&a.cfg);

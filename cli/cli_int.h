@@ -65,8 +65,9 @@ const char *cli_nearest_command(const char *name);
 void cli_say_index_state(IdxStore *st);
 /* On stderr, when st holds no file: "0 files indexed: ..." and why. */
 void cli_say_if_empty(IdxStore *st);
-/* One line of compact JSON on stdout. */
-void cli_print_json(struct json_t *j);
+/* One line of compact JSON on stdout, flushed; CR_EIO (said in e) when
+ * it cannot be made or written whole. */
+CrErr cli_print_json(struct json_t *j, ErrInfo *e);
 
 /* ---------------------------------------------------------------- coding agents (agents.c) */
 

@@ -1,6 +1,9 @@
 #include "cli.h"
 
+#include "idx.h"
+
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 
 int main(int argc, char **argv)
@@ -16,5 +19,11 @@ int main(int argc, char **argv)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+    /* OpenBLAS (under FAISS, loaded on first use) starts a thread pool
+     * whose threads retry a failed mmap forever: under `ulimit -v` the
+     * process hung at exit waiting for them. One query at a time needs no
+     * pool. The user's own setting wins. */
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+    idx_process_init();
     return cli_main(argc, argv);
 }

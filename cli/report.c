@@ -13,24 +13,26 @@
  * it is, by the root rule). */
 
 /* status of a workspace never indexed: not an error, a state. */
-static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo *why)
+static CrErr print_missing(const CliArgs *a, const IdxConfig *ic, const ErrInfo *why, ErrInfo *e)
 {
+    CrErr rc = CR_OK;
     char real[PATH_MAX];
     const char *root = realpath(ic->root, real) ? real : ic->root;
     if (a->json) {
         StrBuf llm;
         sb_init(&llm);
         ws_config_llm_label(&a->cfg, &llm);
-        json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s}", "state", "missing",
-                              "root", root, "message", why->msg, "files", 0, "chunks", 0, "edges",
-                              0, "vectors", 0, "symbols", 0, "llm", llm.buf);
-        cli_print_json(j);
+        json_t *j =
+            json_pack("{s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:o}", "state", "missing", "root",
+                      json_text(root), "message", json_text(why->msg), "files", 0, "chunks", 0,
+                      "edges", 0, "vectors", 0, "symbols", 0, "llm", json_text(llm.buf));
+        rc = cli_print_json(j, e);
         json_decref(j);
         sb_release(&llm);
     } else {
         printf("root:      %s\nstate:     not indexed yet: run `coderag index`\n", root);
     }
-    return CR_OK;
+    return rc;
 }
 
 /* The files skipped for one reason. */
@@ -81,7 +83,8 @@ int cli_status(int argc, char **argv)
     sb_release(&note);
     ws_config_idx(&a.cfg, &ic);
     if ((rc = ws_store_open(&a.cfg, WS_OPEN_READ, &st, &e)) == CR_ENOINDEX) {
-        rc = print_missing(&a, &ic, &e);
+        ErrInfo why = e;
+        rc = print_missing(&a, &ic, &why, &e);
         if (a.check && !a.json) printf("check: nothing to check: not indexed yet\n");
         goto out;
     }
@@ -130,7 +133,7 @@ int cli_status(int argc, char **argv)
             json_object_set_new(j, "skippedFiles", list);
         }
         if (a.check) json_object_set_new(j, "check", json_string("ok"));
-        cli_print_json(j);
+        rc = cli_print_json(j, &e);
         json_decref(j);
     } else {
         StrBuf state;
@@ -174,7 +177,7 @@ out:
     return rc ? cli_fail(rc, &e) : 0;
 }
 
-static void print_markers(const CliArgs *a)
+static CrErr print_markers(const CliArgs *a, ErrInfo *e)
 {
     const char *m;
     if (a->json) {
@@ -184,14 +187,15 @@ static void print_markers(const CliArgs *a)
         for (size_t i = 0; (m = ws_project_marker(i)) != NULL; i++)
             json_array_append_new(project, json_string(m));
         json_t *j = json_pack("{s:o, s:o}", "vcs", vcs, "project", project);
-        cli_print_json(j);
+        CrErr rc = cli_print_json(j, e);
         json_decref(j);
-        return;
+        return rc;
     }
     for (size_t i = 0; (m = ws_vcs_marker(i)) != NULL; i++)
         printf("vcs %s\n", m);
     for (size_t i = 0; (m = ws_project_marker(i)) != NULL; i++)
         printf("project %s\n", m);
+    return CR_OK;
 }
 
 int cli_root(int argc, char **argv)
@@ -203,7 +207,7 @@ int cli_root(int argc, char **argv)
     CrErr rc = cli_parse_args(argc, argv, &a, &e);
     if (rc || a.help) goto out;
     if (a.markers) {
-        print_markers(&a);
+        rc = print_markers(&a, &e);
         goto out;
     }
     const char *path = a.cfg.root ? a.cfg.root : ".";
@@ -221,8 +225,8 @@ int cli_root(int argc, char **argv)
         root = ws_find_root(start, start);
     }
     if (a.json) {
-        json_t *j = json_pack("{s:s}", "root", root);
-        cli_print_json(j);
+        json_t *j = json_pack("{s:o}", "root", json_text(root));
+        rc = cli_print_json(j, &e);
         json_decref(j);
     } else {
         printf("%s\n", root);

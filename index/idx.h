@@ -73,6 +73,20 @@ enum {
  * idx_close. */
 CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e);
 void idx_close(IdxStore *st);
+/* Process-wide set-up, once, before any thread starts (main): tree-sitter
+ * allocates through base's allocator (out of memory: "coderag: ..." and
+ * exit 2, never tree-sitter's message and exit 1). */
+void idx_process_init(void);
+/* One writer at a time (docs/hardening.md, "Writers that meet"): a store
+ * whose write meets another writer (another process's `coderag index`, a
+ * language server, or another store of this process) waits its turn,
+ * logging once that it waits. wait_ms > 0 bounds that wait: past it the
+ * write fails with CR_EDB and idx_busy() says so, for a caller that hands
+ * the work to a writer that may wait (the language server's saves go to
+ * its builder). 0 (the default): wait however long it takes. */
+void idx_set_write_wait(IdxStore *st, int wait_ms);
+/* Whether the last failure of st was another writer holding the index. */
+int idx_busy(const IdxStore *st);
 
 /* Canonical absolute root (no trailing slash). Borrowed. */
 const char *idx_root(const IdxStore *st);

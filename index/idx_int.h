@@ -61,7 +61,12 @@ IgnoreList *idx_ignore_parse(const char *base, const char *text, size_t len);
 void idx_ignore_free(IgnoreList *l);
 /* Result of matching one path against one list: the last matching pattern
  * decides. relpath is relative to the root. */
-typedef enum { IGNORE_NONE, IGNORE_EXCLUDE, IGNORE_INCLUDE } IgnoreVerdict;
+typedef enum {
+    IGNORE_NONE,
+    IGNORE_EXCLUDE,
+    IGNORE_INCLUDE,
+    IGNORE_COSTLY /* a pattern past its step budget: excluded (fail closed), and listed */
+} IgnoreVerdict;
 IgnoreVerdict idx_ignore_match(const IgnoreList *l, const char *relpath, int is_dir);
 
 /* The rules every listing decision uses (scan_rules.c), shared by the walk
@@ -87,10 +92,14 @@ int idx_scan_wanted(int dirfd, const char *name, int64_t size);
 /* Inside the index dir or a .git directory (canonical path inside root). */
 int idx_scan_forbidden(const ScanCtx *c, const char *real);
 /* Reads one .gitignore (relative to dirfd, or absolute with AT_FDCWD);
- * NULL when absent, not a regular file or too large. */
-IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *base);
+ * NULL when absent or not a regular file; NULL with *refused set when it is
+ * there but cannot be read whole (over 1 MiB, a read error): the caller
+ * fails closed (nothing under its folder is indexed). */
+IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *base, int *refused);
 /* Whether rel is excluded by the lists stack[0..n) (innermost last), the
- * exclude list having the last word when it excludes. */
+ * exclude list having the last word when it excludes: 1, or 2 when a
+ * pattern ran past its step budget (excluded, fail closed; the walk lists
+ * it as skipped "ignore-too-costly"); 0 when not excluded. */
 int idx_scan_ignored(const ScanCtx *c, IgnoreList *const *stack, size_t n, const char *rel,
                      int is_dir);
 

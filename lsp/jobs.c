@@ -2,9 +2,11 @@
 #include "lsp_ws.h"
 #include "server_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The job queues: the worker's (everything that reads a store) and the LLM
  * pool's (LLM requests only), their threads, and their start and stop.
@@ -123,10 +125,17 @@ void lsp_srv_start_threads(Server *s, void *(*builder)(void *), void (*on_idle)(
 {
     if (s->threads_started) return;
     s->on_idle = on_idle;
-    pthread_create(&s->worker, NULL, worker_main, s);
-    for (int i = 0; i < LLM_THREADS; i++)
-        pthread_create(&s->llm[i], NULL, llm_main, s);
-    pthread_create(&s->builder, NULL, builder, s);
+    int rc = pthread_create(&s->worker, NULL, worker_main, s);
+    for (int i = 0; i < LLM_THREADS && !rc; i++)
+        rc = pthread_create(&s->llm[i], NULL, llm_main, s);
+    if (!rc) rc = pthread_create(&s->builder, NULL, builder, s);
+    if (rc) {
+        /* a server without its threads would hang every request: said
+         * plainly, exit 2 (a memory limit, a thread limit) */
+        fprintf(stderr, "coderag: cannot start the language server's threads: %s\n", strerror(rc));
+        fflush(stderr);
+        _exit(2);
+    }
     s->threads_started = 1;
 }
 

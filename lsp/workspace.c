@@ -258,6 +258,12 @@ IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e)
     return ws->q;
 }
 
+static void repend(Workspace *ws, const char *rel, int64_t when);
+
+/* How long a save waits for another writer on the worker thread before it
+ * is handed to the builder (ms). */
+#define LSP_SAVE_WAIT_MS 1000
+
 /* Applies the pending file updates (worker). */
 void lsp_ws_run_updates(Server *s, Workspace *ws)
 {
@@ -277,12 +283,31 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
         strmap_release(&todo);
         return;
     }
+    /* A save that meets another writer (a `coderag index`, another server)
+     * waits a little on this thread, where asks are answered; past that it
+     * is handed to the builder, whose full pass waits its turn and reads
+     * every file changed since (the save is kept pending meanwhile): never
+     * dropped, never told as an error. */
+    idx_set_write_wait(ws->q, LSP_SAVE_WAIT_MS);
+    int handed = 0;
     for (size_t i = 0; i < todo.cap; i++) {
         if (!todo.keys[i]) continue;
+        if (handed) {
+            repend(ws, todo.keys[i], todo.vals[i]);
+            continue;
+        }
         double t0 = now_ms();
         e.msg[0] = '\0';
         CrErr rc = idx_update_file(ws->q, todo.keys[i], &e);
         double t1 = now_ms();
+        if (rc && idx_busy(ws->q)) {
+            log_msg(LOG_INFO,
+                    "re-indexing %s waits for another writer of the index; handed to a full pass",
+                    todo.keys[i]);
+            repend(ws, todo.keys[i], todo.vals[i]);
+            handed = 1;
+            continue;
+        }
         if (rc && rc != CR_EOUTSIDE)
             log_msg(LOG_WARN, "re-indexing %s failed: %s", todo.keys[i], e.msg);
         /* a path naming nothing to index is the client's, not the index's */
@@ -302,6 +327,16 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
     }
     strmap_release(&todo);
     ws->q_status_stale = 1; /* counted when the worker is idle, not before the next ask */
+    if (handed) want_build(ws);
+}
+
+/* Puts a save back among the pending ones (the builder's adoption runs
+ * them after its pass), keeping when it was first announced. */
+static void repend(Workspace *ws, const char *rel, int64_t when)
+{
+    pthread_mutex_lock(&ws->srv->mu);
+    if (!strmap_get(&ws->pending, rel, NULL)) strmap_put(&ws->pending, rel, when);
+    pthread_mutex_unlock(&ws->srv->mu);
 }
 
 void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)

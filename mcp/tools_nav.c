@@ -103,6 +103,50 @@ static void call_site_first(const McpCtx *c, const char *name, const char *path,
     if (!was_there) (*total)++;
 }
 
+/* vfy_check_path, and for a name the server wrote escaped (a path that is
+ * not UTF-8: "%XX" for each stray byte, json_text) the name it stands for. */
+static VfyReason check_path(const McpCtx *c, const char *path, char **rel)
+{
+    VfySource src;
+    vfy_source_for_store(&src, c->st);
+    VfyReason why = vfy_check_path(&src, path, rel);
+    if (why == VFY_OK || !strchr(path, '%')) return why;
+    StrBuf raw;
+    sb_init(&raw);
+    if (path_percent_decode(path, strlen(path), &raw) && !utf8_valid(raw.buf, raw.len)) {
+        char *r2 = NULL;
+        if (vfy_check_path(&src, raw.buf, &r2) == VFY_OK) {
+            free(*rel);
+            *rel = r2;
+            why = VFY_OK;
+        } else {
+            free(r2);
+        }
+    }
+    sb_release(&raw);
+    return why;
+}
+
+/* A `path` argument as every tool takes it (docs/mcp.md): a workspace file
+ * the index holds, through the one check citations and `read` use (a path
+ * outside the root, or a link leading out of it, refused). 1 with *rel
+ * (caller frees; NULL when no path was given), 0 when refused (r says
+ * why). */
+static int path_arg(const McpCtx *c, const char *tool, const char *path, char **rel, McpResult *r)
+{
+    *rel = NULL;
+    if (!path) return 1;
+    VfyReason why = check_path(c, path, rel);
+    if (why == VFY_OK) return 1;
+    free(*rel);
+    *rel = NULL;
+    if (tool)
+        mcp_fail(r, "%s: path '%.200s': %s", tool, path, vfy_reason_name(why));
+    else
+        mcp_fail(r, "path '%.200s': %s", path, vfy_reason_name(why));
+    return 0;
+}
+
 static int nav_ident_char(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -157,10 +201,10 @@ static int call_site(const McpCtx *c, json_t *args, McpResult *r, char **rel, ch
         mcp_fail(r, "column needs a path and a line (the call site)");
         return -1;
     }
-    VfySource src;
-    vfy_source_for_store(&src, c->st);
-    VfyReason why = vfy_check_path(&src, path, rel);
+    VfyReason why = check_path(c, path, rel);
     if (why != VFY_OK) {
+        free(*rel);
+        *rel = NULL;
         mcp_fail(r, "path '%.200s': %s", path, vfy_reason_name(why));
         return -1;
     }
@@ -180,21 +224,23 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
     size_t n = 0, total = 0;
     ErrInfo e = {0};
     const char *name = mcp_arg_str(args, "symbol", "");
-    const char *path = mcp_arg_str(args, "path", NULL);
+    char *path = NULL;
     size_t limit = (size_t)mcp_arg_int(args, "limit", 10);
-    char *rel = NULL, *word = NULL;
-    int site = call_site(c, args, r, &rel, &word);
+    char *word = NULL;
+    int site = call_site(c, args, r, &path, &word);
     if (site < 0) return;
     if (site) { /* the name written at the call site, looked up from there */
         name = word;
-        path = rel;
+    } else if (!path_arg(c, "definition", mcp_arg_str(args, "path", NULL), &path, r)) {
+        return;
     } else if (!name[0]) {
         mcp_fail(r, "give a symbol, or a call site (path, line and column)");
+        free(path);
         return;
     }
     if (rtv_defs_named(c->st, name, path, 0, limit, &defs, &n, &total, &e) != CR_OK) {
         mcp_fail(r, "definition: %s", e.msg);
-        free(rel);
+        free(path);
         free(word);
         return;
     }
@@ -219,7 +265,7 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
     if (total > n) sb_addf(&r->text, "(%zu of %zu definitions shown)\n", n, total);
     r->structured = json_pack("{s:o, s:I}", "definitions", list, "total", (json_int_t)total);
     rtv_defs_free(defs, n);
-    free(rel);
+    free(path);
     free(word);
 }
 
@@ -299,10 +345,9 @@ static CrErr target_defs(const McpCtx *c, json_t *args, RtvDef **defs, size_t *n
     }
     if (line && path) {
         char *rel = NULL;
-        VfySource src;
-        vfy_source_for_store(&src, c->st);
-        VfyReason why = vfy_check_path(&src, path, &rel);
+        VfyReason why = check_path(c, path, &rel);
         if (why != VFY_OK) {
+            free(rel);
             mcp_fail(r, "path '%.200s': %s", path, vfy_reason_name(why));
             return CR_EINVAL;
         }
@@ -320,7 +365,11 @@ static CrErr target_defs(const McpCtx *c, json_t *args, RtvDef **defs, size_t *n
         mcp_fail(r, "give a symbol, or a path and a line inside the definition");
         return CR_EINVAL;
     }
-    return rtv_defs_named(c->st, name, path, 0, MAX_DEFS_SHOWN, defs, n, total, e);
+    char *rel = NULL;
+    if (!path_arg(c, NULL, path, &rel, r)) return CR_EINVAL;
+    CrErr rc = rtv_defs_named(c->st, name, rel, 0, MAX_DEFS_SHOWN, defs, n, total, e);
+    free(rel);
+    return rc;
 }
 
 static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
@@ -467,7 +516,6 @@ static void run_read(const McpCtx *c, json_t *args, McpResult *r)
     long long a = mcp_arg_int(args, "startLine", 1);
     long long b = mcp_arg_int(args, "endLine", a + 199);
     char *rel = NULL;
-    VfySource src;
     StrBuf text;
     ErrInfo e = {0};
     uint32_t total = 0;
@@ -475,8 +523,7 @@ static void run_read(const McpCtx *c, json_t *args, McpResult *r)
         mcp_fail(r, "read: endLine %lld is before startLine %lld", b, a);
         return;
     }
-    vfy_source_for_store(&src, c->st);
-    VfyReason why = vfy_check_path(&src, path, &rel);
+    VfyReason why = check_path(c, path, &rel);
     if (why != VFY_OK) {
         mcp_fail(r, "read: '%.200s' is %s", path,
                  why == VFY_OUTSIDE          ? "outside the workspace"

@@ -53,12 +53,25 @@ void rtv_sse_release(RtvSse *s)
     s->refusal = NULL;
 }
 
+/* Appends a JSON string's bytes without its U+0000s: the answer is text
+ * every door passes on as a C string (a model that writes "\u0000" made
+ * `ask --mode llm` fail whole). The bodies are parsed with JSON_ALLOW_NUL. */
+static void add_no_nul(StrBuf *sb, const char *t, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        const char *z = memchr(t + i, '\0', n - i);
+        size_t k = z ? (size_t)(z - (t + i)) : n - i;
+        sb_add(sb, t + i, k);
+        i += k + (z != NULL);
+    }
+}
+
 /* Appends a content value: a string, or an array of {"type":"text","text":...} parts. */
 static void add_content(RtvSse *s, json_t *c)
 {
     size_t before = s->content.len;
     if (json_is_string(c)) {
-        sb_add(&s->content, json_string_value(c), json_string_length(c));
+        add_no_nul(&s->content, json_string_value(c), json_string_length(c));
     } else if (json_is_array(c)) {
         for (size_t i = 0; i < json_array_size(c); i++) {
             const char *t = NULL;
@@ -78,7 +91,7 @@ static void add_refusal(RtvSse *s, json_t *r)
     StrBuf sb;
     sb_init(&sb);
     if (s->refusal) sb_adds(&sb, s->refusal);
-    sb_add(&sb, json_string_value(r), json_string_length(r));
+    add_no_nul(&sb, json_string_value(r), json_string_length(r));
     free(s->refusal);
     s->refusal = sb_detach(&sb, NULL);
 }
@@ -133,7 +146,7 @@ static void dispatch(RtvSse *s)
         goto out;
     }
     json_error_t je;
-    json_t *root = json_loadb(s->data.buf, s->data.len, 0, &je);
+    json_t *root = json_loadb(s->data.buf, s->data.len, JSON_ALLOW_NUL, &je);
     if (!root)
         sse_fail(s, CR_EPARSE, "the LLM endpoint sent invalid JSON in its event stream",
                  s->data.buf, s->data.len);
@@ -221,7 +234,7 @@ CrErr rtv_sse_finish(RtvSse *s, ErrInfo *e)
         sse_fail(s, CR_EPARSE, "the LLM endpoint sent an empty body", NULL, 0);
     if (!s->err && s->mode == 2) {
         json_error_t je;
-        json_t *root = json_loadb(s->data.buf, s->data.len, 0, &je);
+        json_t *root = json_loadb(s->data.buf, s->data.len, JSON_ALLOW_NUL, &je);
         if (!root)
             sse_fail(s, CR_EPARSE, "the LLM endpoint sent invalid JSON", s->data.buf, s->data.len);
         else

@@ -414,10 +414,53 @@ static void dispatch(Rpc *rpc, json_t *msg)
     }
 }
 
+/* An integer JSON allows and int64 does not hold ("startLine":
+ * 18446744073709551616) makes jansson refuse the whole message, and the
+ * call would be answered with an id-null parse error its client never
+ * matches. Such a number is read as the real 1e300 (same sign) instead,
+ * so the message parses, the call keeps its id, and the method's argument
+ * check refuses the value for that call. At most RPC_BIG_INTS per
+ * message; the copy is the caller's to free. */
+#define RPC_BIG_INTS 16
+
+static char *rpc__tame_big_int(const char *body, size_t len, size_t *out_len,
+                               const json_error_t *je)
+{
+    if (!strstr(je->text, "too big")) return NULL;
+    size_t at = (size_t)je->position;
+    if (at > len) at = len;
+    size_t a = at, b = at;
+    while (a > 0 && ((body[a - 1] >= '0' && body[a - 1] <= '9') || body[a - 1] == '-'))
+        a--;
+    while (b < len && body[b] >= '0' && body[b] <= '9')
+        b++;
+    if (a == b) return NULL;
+    const char *rep = body[a] == '-' ? "-1e300" : "1e300";
+    size_t rl = strlen(rep);
+    char *out = xmalloc(len - (b - a) + rl + 1);
+    memcpy(out, body, a);
+    memcpy(out + a, rep, rl);
+    memcpy(out + a + rl, body + b, len - b);
+    *out_len = len - (b - a) + rl;
+    out[*out_len] = '\0';
+    return out;
+}
+
 int rpc_handle(Rpc *rpc, const char *body, size_t len)
 {
     json_error_t je;
-    json_t *msg = json_loadb(body, len, JSON_DECODE_ANY | rpc->profile->json_flags, &je);
+    size_t flags = JSON_DECODE_ANY | rpc->profile->json_flags;
+    json_t *msg = json_loadb(body, len, flags, &je);
+    char *tamed = NULL;
+    for (int i = 0; !msg && i < RPC_BIG_INTS; i++) {
+        size_t tl = 0;
+        char *t = rpc__tame_big_int(tamed ? tamed : body, tamed ? strlen(tamed) : len, &tl, &je);
+        if (!t) break;
+        free(tamed);
+        tamed = t;
+        msg = json_loadb(tamed, tl, flags, &je);
+    }
+    free(tamed);
     if (!msg) {
         reply_error(rpc, NULL, RPC_PARSE_ERROR, "not JSON: %s (at byte %zu)", je.text,
                     (size_t)je.position);

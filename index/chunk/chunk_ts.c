@@ -591,3 +591,11 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     sb_release(&r.sb);
     return rc;
 }
+
+void idx_process_init(void)
+{
+    /* tree-sitter's own allocator prints its words and exits 1 (the usage
+     * code) when memory runs out: through base's, it is "coderag: out of
+     * memory" and exit 2, as everywhere else */
+    ts_set_allocator(xmalloc, xcalloc, xrealloc, free);
+}

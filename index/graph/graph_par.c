@@ -139,8 +139,13 @@ GraphPar *idx_graph_par_start(IdxStore *st, int n, const GraphNames *names)
         idx_graph_par_stop(p);
         return NULL;
     }
-    for (int t = 0; t < n; t++)
-        p->w[t].started = pthread_create(&p->w[t].th, NULL, par_worker, &p->w[t]) == 0;
+    int all = 1;
+    for (int t = 0; t < p->n; t++)
+        all &= p->w[t].started = pthread_create(&p->w[t].th, NULL, par_worker, &p->w[t]) == 0;
+    if (!all) { /* no thread to be had (a memory limit): resolve serially */
+        idx_graph_par_stop(p);
+        return NULL;
+    }
     return p;
 }
 

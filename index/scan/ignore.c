@@ -104,10 +104,19 @@ static int ignore__bracket(const unsigned char **pp, unsigned char c)
     return matched != negated && c != '/' ? WM_MATCH : WM_NOMATCH;
 }
 
+/* Steps one match of one pattern may take (docs/hardening.md, per-pattern
+ * bounds): a pattern past it is taken as matching when it excludes and as
+ * not matching when it includes again ("!pat"): fail closed, never index
+ * what a costly pattern may have meant to hide. */
+#define IGNORE_MAX_STEPS 200000
+
 /* gitignore wildcard matching with pathname semantics: '*', '?' and classes
- * never match '/'; "**" between slashes (or at an end) spans directories. */
-static int ignore__wild(const unsigned char *start, const unsigned char *p, const unsigned char *t)
+ * never match '/'; "**" between slashes (or at an end) spans directories.
+ * *steps counts down the budget; WM_ABORT_ALL with *steps < 0 when spent. */
+static int ignore__wild(const unsigned char *start, const unsigned char *p, const unsigned char *t,
+                        long *steps)
 {
+    if (--*steps < 0) return WM_ABORT_ALL;
     for (; *p; p++, t++) {
         unsigned char pc = *p;
         if (!*t && pc != '*') return WM_ABORT_ALL;
@@ -133,17 +142,17 @@ static int ignore__wild(const unsigned char *start, const unsigned char *p, cons
             if (dbl && p[1] == '\0') return WM_MATCH;
             if (dbl) {
                 /* "**" + "/": zero directories, or any run ending before a '/' */
-                if (ignore__wild(start, p + 2, t) == WM_MATCH) return WM_MATCH;
+                if (ignore__wild(start, p + 2, t, steps) == WM_MATCH) return WM_MATCH;
                 for (;; t++) {
-                    int r = ignore__wild(start, p + 1, t);
-                    if (r == WM_MATCH || r == WM_ABORT_ALL) return r;
+                    int r = ignore__wild(start, p + 1, t, steps);
+                    if (r == WM_MATCH || r == WM_ABORT_ALL || *steps < 0) return r;
                     if (!*t) return WM_ABORT_ALL;
                 }
             }
             if (p[1] == '\0') return strchr((const char *)t, '/') ? WM_ABORT_TO_STARSTAR : WM_MATCH;
             for (;; t++) {
-                int r = ignore__wild(start, p + 1, t);
-                if (r != WM_NOMATCH) return r;
+                int r = ignore__wild(start, p + 1, t, steps);
+                if (r != WM_NOMATCH || *steps < 0) return r;
                 if (!*t) return WM_ABORT_ALL;
                 if (*t == '/') return WM_ABORT_TO_STARSTAR;
             }
@@ -156,10 +165,31 @@ static int ignore__wild(const unsigned char *start, const unsigned char *p, cons
     return *t ? WM_NOMATCH : WM_MATCH;
 }
 
+/* 1 when pat matches text, 0 when not, -1 when the step budget ran out. */
 static int ignore__matches(const char *pat, const char *text)
 {
     const unsigned char *p = (const unsigned char *)pat;
-    return ignore__wild(p, p, (const unsigned char *)text) == WM_MATCH;
+    long steps = IGNORE_MAX_STEPS;
+    int r = ignore__wild(p, p, (const unsigned char *)text, &steps);
+    return steps < 0 ? -1 : r == WM_MATCH;
+}
+
+/* "**" "/" "**" "/" matches what one "**" "/" matches: runs of them are
+ * cut to one at parse (a line of them repeated is otherwise exponential). */
+static size_t ignore__collapse(char *s, size_t len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        int at_start = o == 0 || s[o - 1] == '/';
+        if (at_start && i + 3 <= len && !memcmp(s + i, "**/", 3) && o >= 3 &&
+            !memcmp(s + o - 3, "**/", 3) && (o == 3 || s[o - 4] == '/')) {
+            i += 3;
+            continue;
+        }
+        s[o++] = s[i++];
+    }
+    s[o] = '\0';
+    return o;
 }
 
 /* Removes trailing spaces that are not escaped with a backslash. */
@@ -201,6 +231,7 @@ static void ignore__add_line(IgnoreList *l, const char *s, size_t len)
     }
     ARRAY_GROW(l->pats, l->n + 1, l->cap);
     l->pats[l->n].text = xstrndup(s, len);
+    ignore__collapse(l->pats[l->n].text, len);
     l->pats[l->n].flags = flags;
     l->n++;
 }
@@ -251,7 +282,9 @@ IgnoreVerdict idx_ignore_match(const IgnoreList *l, const char *relpath, int is_
     for (size_t i = l->n; i-- > 0;) {
         const IgnorePat *pat = &l->pats[i];
         if ((pat->flags & PAT_DIRONLY) && !is_dir) continue;
-        if (!ignore__matches(pat->text, pat->flags & PAT_BASENAME ? name : sub)) continue;
+        int m = ignore__matches(pat->text, pat->flags & PAT_BASENAME ? name : sub);
+        if (m < 0 && !(pat->flags & PAT_NEGATE)) return IGNORE_COSTLY; /* fail closed */
+        if (m <= 0) continue;
         return pat->flags & PAT_NEGATE ? IGNORE_INCLUDE : IGNORE_EXCLUDE;
     }
     return IGNORE_NONE;

@@ -100,6 +100,12 @@ static void scan__add_file(Walk *w, const struct stat *st)
         scan__skip(w, "too-large");
         return;
     }
+    /* a path the system cannot name whole (root + "/" + rel past
+     * PATH_MAX) cannot be read, cited or opened by a client: listed */
+    if (strlen(w->ctx.root) + 1 + w->rel.len >= PATH_MAX) {
+        scan__skip(w, "path-too-long");
+        return;
+    }
     ScanResult *r = w->out;
     ARRAY_GROW(r->files, r->n_files + 1, r->cap_files);
     ScanFile *f = &r->files[r->n_files++];
@@ -181,7 +187,9 @@ out:
 static void scan__file(Walk *w, int dirfd, const char *name, int is_link, struct stat *st,
                        int have_st)
 {
-    if (idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0)) return;
+    int ign = idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 0);
+    if (ign == 2) scan__skip(w, "ignore-too-costly");
+    if (ign) return;
     if (is_link) {
         char *target = scan__link_target(w, name);
         if (!target) return;
@@ -233,7 +241,9 @@ static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type
     if (type == DT_REG) {
         if (idx_scan_is_candidate(name, len)) scan__file(w, dirfd, name, is_link, &st, have_st);
     } else if (type == DT_DIR) {
-        if (idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 1)) return;
+        int ign = idx_scan_ignored(&w->ctx, w->stack, w->n_stack, w->rel.buf, 1);
+        if (ign == 2) scan__skip(w, "ignore-too-costly");
+        if (ign) return;
         if (is_link)
             scan__symlink_dir(w, name);
         else
@@ -256,7 +266,9 @@ static void scan__walk_dir(Walk *w, DIR *d)
         const char *nm = de->d_name;
         size_t len = strlen(nm);
         if (nm[0] == '.' && (len == 1 || (len == 2 && nm[1] == '.'))) continue;
-        if (idx_is_vcs_dir(nm, len)) continue;
+        /* a VCS folder, and any index folder (a nested project's
+         * sub/.coderag/ too): never a source */
+        if (idx_is_vcs_dir(nm, len) || !strcmp(nm, IDX_DIR_NAME)) continue;
         if (len == 10 && !memcmp(nm, ".gitignore", 10)) {
             has_gitignore = 1;
             continue;
@@ -268,7 +280,17 @@ static void scan__walk_dir(Walk *w, DIR *d)
     }
     int dfd = dirfd(d);
     if (has_gitignore) {
-        IgnoreList *l = idx_scan_read_gitignore(dfd, ".gitignore", w->rel.buf);
+        int refused = 0;
+        IgnoreList *l = idx_scan_read_gitignore(dfd, ".gitignore", w->rel.buf, &refused);
+        if (refused) {
+            /* fail closed: a .gitignore that cannot be read whole may hide
+             * any file here, so nothing here is indexed (listed skipped) */
+            size_t at = w->rel.len;
+            scan__push_name(&w->rel, ".gitignore", at > 0);
+            scan__skip(w, "gitignore-unreadable");
+            sb_truncate(&w->rel, at);
+            n = 0;
+        }
         if (l) {
             ARRAY_GROW(w->lists, w->n_lists + 1, w->cap_lists);
             w->lists[w->n_lists++] = l;

@@ -25,8 +25,13 @@ static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
     for (const char *p = rel;;) {
         size_t mark = abs.len;
         sb_adds(&abs, "/.gitignore");
-        IgnoreList *l = idx_scan_read_gitignore(AT_FDCWD, abs.buf, prefix.buf);
+        int refused = 0;
+        IgnoreList *l = idx_scan_read_gitignore(AT_FDCWD, abs.buf, prefix.buf, &refused);
         sb_truncate(&abs, mark);
+        if (refused) { /* fail closed, as the walk does */
+            ok = 0;
+            break;
+        }
         if (l) {
             ARRAY_GROW(stack, n + 1, cap);
             stack[n++] = l;
@@ -34,7 +39,8 @@ static int scan__rules_allow(const ScanCtx *c, const char *rel, int is_dir)
         const char *slash = strchr(p, '/');
         size_t len = slash ? (size_t)(slash - p) : strlen(p);
         int dir = slash ? 1 : is_dir;
-        if (idx_is_vcs_dir(p, len)) {
+        if (idx_is_vcs_dir(p, len) ||
+            (slash && len == strlen(IDX_DIR_NAME) && !memcmp(p, IDX_DIR_NAME, len))) {
             ok = 0;
             break;
         }

@@ -65,9 +65,12 @@ int idx_scan_forbidden(const ScanCtx *c, const char *real)
 }
 
 /* Reads one .gitignore (relative to dirfd, or absolute with AT_FDCWD);
- * NULL when absent, not a regular file or too large. */
-IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *base)
+ * NULL when absent or not a regular file; NULL with *refused set when it is
+ * there but cannot be read whole (too large, a read error): the caller
+ * fails closed. */
+IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *base, int *refused)
 {
+    *refused = 0;
     IgnoreList *l = NULL;
     StrBuf sb;
     sb_init(&sb);
@@ -75,21 +78,23 @@ IgnoreList *idx_scan_read_gitignore(int dirfd, const char *path, const char *bas
     /* O_NONBLOCK: a FIFO named .gitignore must not block the open */
     int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto out;
-    if (st.st_size > SCAN_GITIGNORE_MAX) {
-        log_msg(LOG_WARN, ".gitignore in '%s' is over %u bytes; not read", base,
-                SCAN_GITIGNORE_MAX);
-        goto out;
-    }
+    if (st.st_size > SCAN_GITIGNORE_MAX) goto refuse;
     for (;;) {
         sb_grow(&sb, 4096);
         ssize_t n = read(fd, sb.buf + sb.len, sb.cap - sb.len - 1);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) goto out;
+        if (n < 0) goto refuse;
         if (n == 0) break;
         sb.len += (size_t)n;
-        if (sb.len > SCAN_GITIGNORE_MAX) goto out;
+        if (sb.len > SCAN_GITIGNORE_MAX) goto refuse;
     }
     l = idx_ignore_parse(base, sb.buf, sb.len);
+    goto out;
+refuse:
+    *refused = 1;
+    log_msg(LOG_WARN,
+            ".gitignore in '%s' is over %u bytes or unreadable: nothing under '%s' is indexed",
+            *base ? base : ".", SCAN_GITIGNORE_MAX, *base ? base : ".");
 out:
     if (fd >= 0) close(fd);
     sb_release(&sb);
@@ -101,9 +106,11 @@ out:
 int idx_scan_ignored(const ScanCtx *c, IgnoreList *const *stack, size_t n, const char *rel,
                      int is_dir)
 {
-    if (idx_ignore_match(c->exclude, rel, is_dir) == IGNORE_EXCLUDE) return 1;
+    IgnoreVerdict x = idx_ignore_match(c->exclude, rel, is_dir);
+    if (x == IGNORE_EXCLUDE || x == IGNORE_COSTLY) return x == IGNORE_COSTLY ? 2 : 1;
     for (size_t i = n; i-- > 0;) {
         IgnoreVerdict v = idx_ignore_match(stack[i], rel, is_dir);
+        if (v == IGNORE_COSTLY) return 2;
         if (v != IGNORE_NONE) return v == IGNORE_EXCLUDE;
     }
     return 0;

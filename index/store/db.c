@@ -66,6 +66,66 @@ static const char *const stmt_sql[] = {
 #undef IDX_X
 };
 
+/* ---------------------------------------------------------------- writers that meet */
+
+/* SQLite's busy handler for the store's connection: another connection
+ * (process or thread) holds the write lock. Waits in growing steps (up to
+ * 50 ms) for as long as st->wait_ms allows (0: however long), and says
+ * once, after half a second, that it waits. */
+static int db__busy_wait(void *ud, int n)
+{
+    IdxStore *st = ud;
+    double now = now_ms();
+    if (n == 0) {
+        st->busy_t0 = now;
+        st->busy_told = 0;
+    }
+    double waited = now - st->busy_t0;
+    if (st->wait_ms > 0 && waited >= st->wait_ms) return 0;
+    if (!st->busy_told && waited >= 500) {
+        st->busy_told = 1;
+        log_msg(LOG_WARN,
+                "waiting for another writer of the index at %s (a `coderag index` or a language "
+                "server) to finish",
+                st->index_real ? st->index_real : "");
+    }
+    long step_ms = n < 10 ? 1 + n * 5 : 50;
+    struct timespec ts = {0, step_ms * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    return 1;
+}
+
+void idx_store_busy_init(IdxStore *st)
+{
+    sqlite3_busy_handler(st->db, db__busy_wait, st);
+}
+
+void idx_set_write_wait(IdxStore *st, int wait_ms)
+{
+    if (st) st->wait_ms = wait_ms > 0 ? wait_ms : 0;
+}
+
+int idx_busy(const IdxStore *st)
+{
+    return st && st->busy_failed;
+}
+
+static int db__code_busy(int code)
+{
+    return (code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED;
+}
+
+/* A lock held by another writer, said as that (never "database is
+ * locked"): the caller's work was not done and can be done again. */
+static CrErr db__busy_err(IdxStore *st, ErrInfo *e, const char *what)
+{
+    st->busy_failed = 1;
+    return err_set(e, CR_EDB,
+                   "%s: another writer (a `coderag index` or a language server) holds the index "
+                   "at %s; try again when it is done",
+                   what, st->index_real ? st->index_real : "");
+}
+
 /* A full disk, said plainly, with where the index lives. */
 static CrErr store__full(IdxStore *st, ErrInfo *e, const char *what)
 {
@@ -78,6 +138,8 @@ CrErr idx_store_err(IdxStore *st, ErrInfo *e, const char *what)
 {
     if (st->db && idx_store_code_damaged(sqlite3_errcode(st->db))) idx_store_note_damaged(st);
     if (st->db && (sqlite3_errcode(st->db) & 0xff) == SQLITE_FULL) return store__full(st, e, what);
+    if (st->db && db__code_busy(sqlite3_errcode(st->db))) return db__busy_err(st, e, what);
+    st->busy_failed = 0;
     return err_set(e, CR_EDB, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
 }
 
@@ -117,6 +179,11 @@ CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e)
             sqlite3_free(msg);
             return store__full(st, e, "writing the index");
         }
+        if (db__code_busy(code)) {
+            sqlite3_free(msg);
+            return db__busy_err(st, e, "writing the index");
+        }
+        st->busy_failed = 0;
         CrErr rc = err_set(e, CR_EDB, "%s", msg ? msg : sqlite3_errmsg(st->db));
         sqlite3_free(msg);
         return rc;

@@ -177,6 +177,55 @@ static void store__version(char out[48])
     snprintf(out, 48, "coderag-%d-%.8s", IDX_SCHEMA_VERSION, h);
 }
 
+/* Whether every table of schema_sql is there as made (an index whose
+ * schema string is right but a table or column is gone: *whole = 0, and
+ * *what names the first one missing or changed). The reference is the
+ * schema made in memory; tables made later (refs_dirty) and the indexes,
+ * which cold builds drop and remake, are not compared. */
+static CrErr store__schema_whole(IdxStore *st, int *whole, char *what, size_t what_size, ErrInfo *e)
+{
+    sqlite3 *ref = NULL;
+    sqlite3_stmt *q = NULL, *have = NULL;
+    CrErr rc = CR_OK;
+    *whole = 1;
+    if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) !=
+            SQLITE_OK ||
+        sqlite3_exec(ref, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(ref, "SELECT name, sql FROM sqlite_master WHERE type = 'table'", -1, &q,
+                           NULL) != SQLITE_OK) {
+        rc = err_set(e, CR_EDB, "cannot make the reference schema");
+        goto out;
+    }
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", -1,
+                           &have, NULL) != SQLITE_OK) {
+        rc = idx_store_err(st, e, "reading the schema");
+        goto out;
+    }
+    while (*whole && sqlite3_step(q) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(q, 0);
+        const char *sql = (const char *)sqlite3_column_text(q, 1);
+        if (!name || !strncmp(name, "sqlite_", 7)) continue;
+        sqlite3_reset(have);
+        sqlite3_bind_text(have, 1, name, -1, SQLITE_TRANSIENT);
+        int r = sqlite3_step(have);
+        if (r != SQLITE_ROW && r != SQLITE_DONE) {
+            rc = idx_store_err(st, e, "reading the schema");
+            goto out;
+        }
+        const char *got = r == SQLITE_ROW ? (const char *)sqlite3_column_text(have, 0) : NULL;
+        if (!got || !sql || strcmp(got, sql) != 0) {
+            *whole = 0;
+            snprintf(what, what_size, "table %s is %s", name, got ? "not as made" : "missing");
+        }
+    }
+out:
+    sqlite3_finalize(have);
+    sqlite3_finalize(q);
+    sqlite3_close(ref);
+    return rc;
+}
+
 /* Whether the open database carries our schema at our version (*ok). A
  * fresh, empty file counts as "needs schema" (*ok = 0, *empty = 1). A
  * file that cannot be read now is CR_EDB, never "another schema": that
@@ -258,7 +307,7 @@ static CrErr store__open_db(IdxStore *st, ErrInfo *e)
         snprintf(what, sizeof what, "%s/index.db", st->index_real);
         return idx_store_err(st, e, what);
     }
-    sqlite3_busy_timeout(st->db, 5000);
+    idx_store_busy_init(st);
     /* Switching a new database to WAL can fail with SQLITE_BUSY without
      * waiting while another process sets it up: retry for a while. */
     for (int tries = 0;; tries++) {
@@ -449,6 +498,23 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
     if ((rc = store__check_whole(st, existing, e))) goto out;
     int ok = 0, empty = 0, damaged = 0;
     if ((rc = store__schema_check(st, &ok, &empty, &damaged, e))) goto out;
+    if (ok) {
+        /* the right version string over missing tables: damaged, rebuilt
+         * by a writer, told to a reader */
+        int whole = 1;
+        char what[160];
+        if ((rc = store__schema_whole(st, &whole, what, sizeof what, e))) goto out;
+        if (!whole && existing) {
+            rc = idx_store_refuse_damaged(st, what, e);
+            goto out;
+        }
+        if (!whole) {
+            log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real, what);
+            if ((rc = store__start_over(st, e))) goto out;
+            ok = 0;
+            empty = 1;
+        }
+    }
     if (!ok && damaged && existing) {
         /* told as damaged, with the remedy, not as another version */
         rc = idx_store_refuse_damaged(st, "its schema cannot be read", e);

@@ -263,12 +263,22 @@ struct IdxStore {
     struct PpConfig *pp_config; /* the build configuration as last read (pp_config.c), or NULL */
     int pp_all;   /* writes keep every #define (a cold build): idx_pp_settle narrows them */
     int pp_dirty; /* a write changed some file's conditions or defines: settle pp_named */
+    /* Another writer holding index.db (store.c's busy handler): a write
+     * waits for it up to wait_ms (0: its turn, however long), says once
+     * that it waits, and a failure is told as busy (idx_busy), never in
+     * SQLite's words. */
+    int wait_ms;
+    double busy_t0;
+    int busy_told;
+    int busy_failed;
     sqlite3_stmt *stmts[STMT__COUNT];
 };
 
 /* Returns the prepared statement, reset and with bindings cleared; NULL on a
  * prepare failure (detail in e). Borrowed. */
 sqlite3_stmt *idx_store_stmt(IdxStore *st, StmtId id, ErrInfo *e);
+/* Installs the store's busy handler on st->db (db.c: writers that meet). */
+void idx_store_busy_init(IdxStore *st);
 /* Runs SQL text without results. */
 CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e);
 /* PRAGMA data_version: changes when another connection commits. */

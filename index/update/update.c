@@ -30,6 +30,9 @@ typedef struct Pool {
     IdxShared *shared; /* the store's: compiled queries */
     pthread_mutex_t mu;
     pthread_cond_t cond;
+    int n_stems;     /* stems made (one per worker asked for) */
+    int inline_prep; /* no worker could start: the writer prepares each file */
+    Chunker *inline_ch;
     size_t next;    /* next index a worker takes */
     size_t written; /* index the writer waits on */
     unsigned char *done;
@@ -119,9 +122,15 @@ static int lock_index_file(const IdxStore *st, const char *name)
         close(fd);
         fd = -1;
     }
-    if (fd >= 0)
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        /* another process updates this index: wait for it, and say so */
+        log_msg(LOG_WARN,
+                "waiting for another writer of the index at %s (a `coderag index` or a language "
+                "server) to finish",
+                st->index_real);
         while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
         }
+    }
     return fd;
 }
 
@@ -186,22 +195,27 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
                 break;
             }
     }
+    pool->n_stems = pool->stems ? n : 0;
     *threads = xcalloc((size_t)n + 1, sizeof **threads);
+    int started = 0;
     for (int t = 0; t < n; t++)
-        pthread_create(&(*threads)[t], NULL, pool_worker, pool);
-    return n;
+        if (pthread_create(&(*threads)[started], NULL, pool_worker, pool) == 0) started++;
+    /* no thread to be had (a memory limit): the writer prepares the files */
+    if (!started && pool->n) pool->inline_prep = 1;
+    return started;
 }
 
 static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
 {
     if (!threads) return;
+    idx_chunker_free(pool->inline_ch);
     pthread_mutex_lock(&pool->mu);
     pool->stop = 1;
     pthread_cond_broadcast(&pool->cond);
     pthread_mutex_unlock(&pool->mu);
     for (int t = 0; t < n_threads; t++)
         pthread_join(threads[t], NULL);
-    for (int t = 0; pool->stems && t < n_threads; t++)
+    for (int t = 0; pool->stems && t < pool->n_stems; t++)
         idx_stemmer_free(pool->stems[t]);
     free(pool->stems);
     pthread_mutex_destroy(&pool->mu);
@@ -221,6 +235,46 @@ static void reread_forget(IdxStore *st, const char *path)
     st->n_reread = k;
 }
 
+/* Whether the file fw read has changed on disk since (size or mtime):
+ * checked inside the write transaction, so that rows read before another
+ * writer committed newer ones never overwrite them (a lost save). A file
+ * read within two seconds of its last change has no trusted mtime
+ * (write.c: mtime 0, read again by the next pass): with by_content its
+ * text is read again and its hash compared (a single file), else it is
+ * left to that next pass. */
+static int moved_since_read(const IdxStore *st, const FileWork *fw, int by_content)
+{
+    if (fw->skip || fw->same_content) return 0;
+    if (!fw->mtime_ns) {
+        if (!by_content) return 0;
+        StrBuf now;
+        sb_init(&now);
+        char h[17];
+        int moved = path_read_under(st->root, fw->path, &now, st->max_file_bytes, NULL) != CR_OK;
+        if (!moved) {
+            idx_hash_text(now.buf, now.len, h);
+            moved = strcmp(h, fw->hash) != 0;
+        }
+        sb_release(&now);
+        return moved;
+    }
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s/%s", st->root, fw->path);
+    struct stat sb;
+    int moved = stat(p.buf, &sb) == 0 &&
+                ((int64_t)sb.st_size != fw->size ||
+                 (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec != fw->mtime_ns);
+    sb_release(&p);
+    return moved;
+}
+
+static void reread_note(IdxStore *st, const char *path)
+{
+    ARRAY_GROW(st->reread, st->n_reread + 1, st->cap_reread);
+    st->reread[st->n_reread++] = xstrdup(path);
+}
+
 /* The apply: writes each file as the workers finish it, in scan order,
  * committing every BATCH_FILES files (*in_txn follows the transaction). */
 static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
@@ -232,6 +286,12 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
      * counted by i, whatever the apply finds them to be. */
     size_t planned_unchanged = stats->files_unchanged;
     for (size_t i = 0; i < pool->n; i++) {
+        if (pool->inline_prep) {
+            if (!pool->inline_ch) pool->inline_ch = idx_chunker_new_shared(pool->shared);
+            idx_filework_prepare(&pool->work[i], pool->root, pool->max_bytes, pool->inline_ch,
+                                 pool->stems ? pool->stems[0] : NULL, pool->em);
+            pool->done[i] = 1;
+        }
         pthread_mutex_lock(&pool->mu);
         while (!pool->done[i])
             pthread_cond_wait(&pool->cond, &pool->mu);
@@ -245,9 +305,12 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
             stats->files_removed += fw->old_id != 0;
         else
             stats->files_changed++;
+        int moved = moved_since_read(st, fw, 0);
         rc = idx_store_write_file(st, fw, !cold, e);
-        /* its rows now those of what was read: not read again (reread) */
+        /* its rows now those of what was read: not read again (reread),
+         * unless it changed since it was read */
         if (!rc && !fw->same_content && !fw->skip) reread_forget(st, fw->path);
+        if (!rc && moved) reread_note(st, fw->path);
         idx_filework_release(fw);
         pthread_mutex_lock(&pool->mu);
         pool->written = i + 1;
@@ -348,6 +411,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
 
     Phases ph;
     phases_init(&ph);
+    st->busy_failed = 0;
     int lock_fd = lock_index_file(st, "update.lock");
     strmap_init(&by_path);
     idx_store_scan_options(st, &opt);
@@ -475,6 +539,25 @@ static CrErr relative_path(const IdxStore *st, const char *path, StrBuf *out, Er
     return CR_OK;
 }
 
+/* The row of rel: its id (0: none) and content hash. */
+static CrErr file_lookup(IdxStore *st, const char *rel, int64_t *id, char hash[17], ErrInfo *e)
+{
+    *id = 0;
+    hash[0] = '\0';
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, rel, -1, SQLITE_STATIC);
+    int row = 0;
+    CrErr rc = idx_store_step(st, s, &row, e, "file lookup");
+    if (row) {
+        *id = sqlite3_column_int64(s, 0);
+        const unsigned char *h = sqlite3_column_text(s, 1);
+        snprintf(hash, 17, "%s", h ? (const char *)h : "");
+    }
+    sqlite3_reset(s);
+    return rc;
+}
+
 CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
 {
     CrErr rc;
@@ -483,26 +566,13 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     Chunker *ch = NULL;
     int in_txn = 0;
     double t0 = now_ms();
+    st->busy_failed = 0;
     sb_init(&rel);
     sb_init(&abs);
     if ((rc = relative_path(st, path, &rel, e))) goto out;
     fw.path = xstrdup(rel.buf);
 
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
-    if (!s) {
-        rc = CR_EDB;
-        goto out;
-    }
-    sqlite3_bind_text(s, 1, rel.buf, (int)rel.len, SQLITE_STATIC);
-    int row = 0;
-    rc = idx_store_step(st, s, &row, e, "file lookup");
-    if (row) {
-        fw.old_id = sqlite3_column_int64(s, 0);
-        const unsigned char *h = sqlite3_column_text(s, 1);
-        snprintf(fw.old_hash, sizeof fw.old_hash, "%s", h ? (const char *)h : "");
-    }
-    sqlite3_reset(s);
-    if (rc) goto out;
+    if ((rc = file_lookup(st, rel.buf, &fw.old_id, fw.old_hash, e))) goto out;
 
     ScanOptions opt;
     idx_store_scan_options(st, &opt);
@@ -523,6 +593,38 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     double t1 = now_ms();
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
+    /* another writer may have written newer rows while this one waited:
+     * what was read is read again, never written over them, and the row
+     * it has (or made) is the one replaced */
+    int excluded = fw.skip != NULL;
+    for (int again = 0; again < 3; again++) {
+        int64_t old_id = 0;
+        char old_hash[sizeof fw.old_hash];
+        if ((rc = file_lookup(st, rel.buf, &old_id, old_hash, e))) goto out;
+        if (old_id == fw.old_id && !strcmp(old_hash, fw.old_hash) && !moved_since_read(st, &fw, 1))
+            break;
+        if (excluded) { /* still not indexed: the row there now goes */
+            fw.old_id = old_id;
+            memcpy(fw.old_hash, old_hash, sizeof old_hash);
+            break;
+        }
+        char *keep = fw.path;
+        fw.path = NULL;
+        idx_filework_release(&fw);
+        memset(&fw, 0, sizeof fw);
+        fw.path = keep;
+        fw.old_id = old_id;
+        memcpy(fw.old_hash, old_hash, sizeof old_hash);
+        if (stat(abs.buf, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            fw.skip = "gone";
+            break;
+        }
+        fw.size = (int64_t)sb.st_size;
+        fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+        if (!ch) ch = idx_chunker_new_shared(st->shared);
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+                             idx_dense_parse_embedder(st));
+    }
     if ((rc = idx_store_indexes_ensure(st, e))) goto out;
     if ((rc = idx_fanin_track(st, 1, e))) goto out;
     if ((rc = idx_pp_begin(st, 0, e))) goto out;

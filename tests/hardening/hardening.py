@@ -19,6 +19,16 @@ Groups:
   leak       symlink races (CLI, LSP, MCP), the index folder (a symlinked
              .coderag, foreign files, the root), credentials in llm.url.
   avail      FIFOs in every role; mapped files cut short under a live server.
+  writers    a writer meeting another (a held index.db): CLI index, two cold
+             indexers, an LSP save: each waits its turn and says so, none fails.
+  hostile    pathological files and .gitignore patterns, a .gitignore over
+             1 MiB, a nested index folder, a path past PATH_MAX.
+  repair     an index with a table or column gone: told, and rebuilt.
+  limits     index, ask, mcp, lsp under `ulimit -v` and `ulimit -n`.
+  protocol   MCP integers past int64, MCP paths outside, names not UTF-8,
+             undumpable servers, an LLM answer holding U+0000.
+  stress     CLI + two language servers + one MCP server on one root, bounded
+             by counts (STRESS_ROUNDS): nothing lost, no lock shown.
 
 Random moments come from HARDENING_SEED (printed). HARDENING_KEEP=1 keeps the work
 directory of a failed case; HARDENING_EARLY_SAVES=1 makes lspkill storm right after
@@ -42,6 +52,9 @@ import lsp_client  # on sys.path through hardening_util
 import hardening_fs
 import hardening_secrets
 import hardening_leak
+import hardening_writers
+import hardening_hostile
+import hardening_protocol
 
 
 # ---------------------------------------------------------------- crash
@@ -234,6 +247,9 @@ GROUPS = {"crash": [t_crash], "lspkill": [t_lspkill]}
 GROUPS.update(hardening_fs.GROUPS)
 GROUPS.update(hardening_secrets.GROUPS)
 GROUPS.update(hardening_leak.GROUPS)
+GROUPS.update(hardening_writers.GROUPS)
+GROUPS.update(hardening_hostile.GROUPS)
+GROUPS.update(hardening_protocol.GROUPS)
 
 
 def main(argv):

@@ -58,6 +58,18 @@ static const struct {
     {"", "foo**bar", "foo/bar", 0, N},
     {"", "a/**/*.py", "a/x/y/z.py", 0, X},
     {"", "**/tests/**", "src/tests/unit/t.py", 0, X},
+    /* runs of "**" "/" mean one (cut at parse: a line of them was
+     * exponential), escaped or glued stars are not runs */
+    {"", "**/**/**/foo", "foo", 0, X},
+    {"", "**/**/**/foo", "a/b/c/foo", 0, X},
+    {"", "**/**/**/foo", "a/b/c/xfoo", 0, N},
+    {"", "a/**/**/b", "a/b", 0, X},
+    {"", "a/**/**/b", "a/x/y/b", 0, X},
+    {"", "a/**/**/b", "a/xb", 0, N},
+    {"", "x**/**/b", "xy/b", 0, X},
+    {"", "x**/**/b", "x/b", 0, X},
+    {"", "**/**/*/**/**/*/zz", "a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/c.py", 0, N},
+    {"", "**/**/*/**/**/*/zz", "a/b/zz", 0, X},
     /* ? and classes */
     {"", "?.py", "a.py", 0, X},
     {"", "?.py", "ab.py", 0, N},

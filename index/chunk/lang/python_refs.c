@@ -32,10 +32,17 @@ int idx_py_is_super(ChunkRun *r, TSNode n)
     return b - a == 5 && b <= r->len && !memcmp(r->src + a, "super", 5);
 }
 
+/* A chain longer than this (links, or bytes of its text) names nothing a
+ * definition could match: it is no chain. Bounds the cost per attribute
+ * node, which every link of `a.b.b.b...` is: without it a line of n links
+ * costs n^2 (docs/hardening.md, per-file bounds). */
+#define PY_CHAIN_MAX_LINKS 16
+#define PY_CHAIN_MAX_BYTES 4096
+
 /* Writes a callee/base expression as a name chain into r->sb ("a.b.c"; the
  * result of a call in the receiver is written as the call, "a.f().b", up to
  * a few calls deep; a receiver that is not a plain chain becomes "?",
- * `super()` stays). 0 when n is no chain. */
+ * `super()` stays). 0 when n is no chain (or one past the bounds above). */
 static int idx_py_chain(ChunkRun *r, TSNode n)
 {
     const ChunkSyms *sy = r->sy;
@@ -48,6 +55,7 @@ static int idx_py_chain(ChunkRun *r, TSNode n)
         while (ts_node_symbol(n) == sy->attribute) {
             TSNode a = ts_node_child_by_field_id(n, sy->f_attribute);
             if (ts_node_is_null(a) || ts_node_start_byte(a) == ts_node_end_byte(a)) return 0;
+            if (depth >= PY_CHAIN_MAX_LINKS) return 0;
             ARRAY_GROW(r->chain, depth + 1, r->cap_chain);
             r->chain[depth++] = a;
             n = ts_node_child_by_field_id(n, sy->f_object);
@@ -82,8 +90,9 @@ static int idx_py_chain(ChunkRun *r, TSNode n)
         }
         sb_addc(&r->sb, '.');
         idx_py_add_text(r, &r->sb, a);
+        if (r->sb.len > PY_CHAIN_MAX_BYTES) return 0;
     }
-    return 1;
+    return r->sb.len <= PY_CHAIN_MAX_BYTES;
 }
 
 /* Appends the content of a string node (no prefix, no quotes). */

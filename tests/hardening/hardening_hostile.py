@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Hostile repositories and resource limits (issue 40; groups hostile,
+repair and limits of hardening.py, which runs them): pathological files and
+.gitignore patterns finish (a generous bound that only a hang reaches;
+what is bounded is counted: refs per line), a .gitignore that cannot be
+read whole fails closed, index folders nested in the tree and paths past
+PATH_MAX are never read and are listed, an index with a table gone is
+rebuilt by a writer and told to a reader, and under `ulimit -v` and
+`ulimit -n` index, ask and both servers work or fail with a `coderag:`
+message and exit 2, never hang.
+"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+from hardening_util import check, clean_env, digest, index, run, status
+import lsp_client  # on sys.path through hardening_util
+
+HANG = 300  # seconds: only a hang reaches it
+
+
+def rows(index_dir, sql, args=()):
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(index_dir, "index.db"), uri=True)
+    try:
+        return db.execute(sql, args).fetchall()
+    finally:
+        db.close()
+
+
+def files(index_dir):
+    return dict(rows(index_dir, "SELECT path, status FROM files"))
+
+
+def shop(fixtures, work):
+    ws = os.path.join(work, "ws")
+    shutil.copytree(os.path.join(fixtures, "shop"), ws)
+    return ws
+
+
+def index_bounded(bin_path, ws, ix, what):
+    try:
+        r = run([bin_path, "index", "--root", ws, "--index-dir", ix], timeout=HANG)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("%s: `coderag index` still running after %d s" % (what, HANG))
+    check(r.returncode == 0, "%s: exit %d %s" % (what, r.returncode, r.stderr[-300:]))
+    return r
+
+
+# ---------------------------------------------------------------- hostile
+
+
+def t_py_chain(bin_path, fixtures, work):
+    """A Python line `x = a.b.b.b...` of 490,000 links (under the 1 MiB file
+    cap): indexed, its references bounded (a chain past 16 links names
+    nothing). Before: quadratic, 148 s for 20,000 links."""
+    ws, ix = shop(fixtures, work), os.path.join(work, "ix")
+    with open(os.path.join(ws, "chain.py"), "w") as f:
+        f.write("x = a" + ".b" * 490000 + "\n\n\ndef after_chain():\n    return x.b.c\n")
+    index_bounded(bin_path, ws, ix, "a 490,000-link chain")
+    check(files(ix).get("chain.py") == "ok", "chain.py indexed: %s" % files(ix).get("chain.py"))
+    n = rows(ix, "SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id"
+                 " WHERE f.path = 'chain.py'")[0][0]
+    check(n <= 64, "chain.py: %d references (bounded: at most 16 per line of links)" % n)
+    check(rows(ix, "SELECT count(*) FROM symbols WHERE name = 'after_chain'")[0][0] == 1,
+          "the function after the chain is indexed")
+    print("  a 490,000-link attribute chain: indexed, %d references" % n)
+
+
+def deep_tree(ws, depth, leaf):
+    d = os.path.join(ws, *(["a"] * depth))
+    os.makedirs(d)
+    with open(os.path.join(d, leaf), "w") as f:
+        f.write("def deep_%s():\n    return 1\n" % leaf[:-3])
+    return os.path.relpath(os.path.join(d, leaf), ws)
+
+
+def t_gitignore_starstar(bin_path, fixtures, work):
+    """`**/` repeated in one line over a 20-deep tree (exponential before:
+    over 20 s for a 90-byte line), and `**/**/*/` x 12 over 25 levels:
+    indexed at once, with git's verdicts (runs of `**/` mean one)."""
+    ws, ix = shop(fixtures, work), os.path.join(work, "ix")
+    keep = deep_tree(ws, 20, "keep.py")
+    hide = os.path.join(os.path.dirname(keep), "hide.py")
+    with open(os.path.join(ws, hide), "w") as f:
+        f.write("def hidden():\n    return 1\n")
+    with open(os.path.join(ws, ".gitignore"), "w") as f:
+        f.write("**/" * 30 + "zz\n")
+        f.write("**/**/*/" * 12 + "zz\n")
+        f.write("**/**/**/hide.py\n")
+    index_bounded(bin_path, ws, ix, "a `**/` line")
+    got = files(ix)
+    check(got.get(keep) == "ok", "%s indexed: %s" % (keep, got.get(keep)))
+    check(hide not in got, "%s excluded by `**/**/**/hide.py`" % hide)
+    print("  `**/` x 30 and `**/**/*/` x 12 over 20 levels: indexed, verdicts kept")
+
+
+def t_gitignore_huge(bin_path, fixtures, work):
+    """A .gitignore over 1 MiB in sub/ (its first line excludes secret.py):
+    nothing under sub/ is indexed, sub/.gitignore is listed as skipped;
+    the rest is indexed. Before: the file was dropped whole and secret.py
+    indexed."""
+    ws, ix = shop(fixtures, work), os.path.join(work, "ix")
+    sub = os.path.join(ws, "sub")
+    os.makedirs(sub)
+    for name in ("secret.py", "plain.py"):
+        with open(os.path.join(sub, name), "w") as f:
+            f.write("def %s_fn():\n    return 1\n" % name[:-3])
+    with open(os.path.join(sub, ".gitignore"), "w") as f:
+        f.write("secret.py\n")
+        f.write(("# padding %s\n" % ("x" * 60)) * 20000)  # ~1.4 MB
+    index_bounded(bin_path, ws, ix, "a 1.4 MB .gitignore")
+    got = files(ix)
+    check("sub/secret.py" not in got, "sub/secret.py indexed behind an unread .gitignore")
+    check("sub/plain.py" not in got, "sub/plain.py indexed behind an unread .gitignore")
+    check(got.get("sub/.gitignore") == "gitignore-unreadable", "listed: %s"
+          % {k: v for k, v in got.items() if k.startswith("sub")})
+    check(any(v == "ok" for k, v in got.items() if not k.startswith("sub/")), "the rest indexed")
+    r = run([bin_path, "status", "--root", ws, "--index-dir", ix, "--json"])
+    check(json.loads(r.stdout).get("skipped", 0) >= 1, "status counts it skipped")
+    # a single-file update (a save) fails closed the same way
+    s = lsp_client.Server(bin_path, work, args=("--index-dir", ix))
+    try:
+        s.initialize(ws)
+        s.wait_ready(timeout=HANG)
+        s.notify("textDocument/didSave", {"textDocument": {"uri": lsp_client.file_uri(
+            os.path.join(sub, "secret.py"))}})
+        s.ask("secret_fn", mode="extractive")  # after the save (one worker, in order)
+        check(s.shutdown_exit() == 0, "clean exit")
+    finally:
+        s.kill()
+    check("sub/secret.py" not in files(ix), "a save indexed sub/secret.py")
+    print("  a 1.4 MB .gitignore: its folder not indexed (listed gitignore-unreadable), "
+          "saves too")
+
+
+def t_nested_index(bin_path, fixtures, work):
+    """A nested project's index folder (sub/.coderag/, holding a .py) is
+    never read as a source, by the walk nor by a save."""
+    ws, ix = shop(fixtures, work), os.path.join(work, "ix")
+    nested = os.path.join(ws, "sub", ".coderag")
+    os.makedirs(nested)
+    with open(os.path.join(nested, "leak.py"), "w") as f:
+        f.write("def nested_index_leak():\n    return 1\n")
+    index_bounded(bin_path, ws, ix, "a nested .coderag")
+    check(not any(".coderag" in k for k in files(ix)), "nested index folder read: %s"
+          % [k for k in files(ix) if ".coderag" in k])
+    print("  sub/.coderag/leak.py: not indexed")
+
+
+def t_path_max(bin_path, fixtures, work):
+    """A file whose path (root + rel) passes PATH_MAX: listed as skipped
+    `path-too-long` (named, counted by status), the rest indexed."""
+    ws, ix = shop(fixtures, work), os.path.join(work, "ix")
+    fd = os.open(ws, os.O_RDONLY)
+    rel = []
+    try:
+        for i in range(17):
+            name = "d%02d" % i + "x" * 240
+            os.mkdir(name, dir_fd=fd)
+            nfd = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+            rel.append(name)
+        f = os.open("deep.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(f, b"def too_deep():\n    return 1\n")
+        os.close(f)
+    finally:
+        os.close(fd)
+    rel = "/".join(rel + ["deep.py"])
+    index_bounded(bin_path, ws, ix, "a path past PATH_MAX")
+    check(files(ix).get(rel) == "path-too-long", "listed: %s" % files(ix).get(rel))
+    r = run([bin_path, "status", "--root", ws, "--index-dir", ix, "--json"])
+    check(json.loads(r.stdout).get("skipped", 0) >= 1, "status counts it")
+    shutil.rmtree(ws, ignore_errors=True)  # rmtree copes with long paths through fds
+    print("  a %d-byte path: listed path-too-long" % len(rel))
+
+
+# ---------------------------------------------------------------- repair
+
+
+def t_repair_tables(bin_path, fixtures, work):
+    """An index with the right schema string but a table gone (edges) or a
+    column gone (symbols remade without one): `status` (no --check) and
+    `ask --no-update` say it is damaged (exit 2); `coderag index` rebuilds
+    it equal to a fresh build. Before: index exited 2 "no such table" every
+    time, status 0."""
+    ws = shop(fixtures, work)
+    fresh = os.path.join(work, "fresh")
+    check(index(bin_path, ws, fresh).returncode == 0, "fresh")
+    for damage in ("DROP TABLE edges",
+                   "ALTER TABLE imports DROP COLUMN target"):
+        ix = os.path.join(work, "ix-%d" % len(damage))
+        check(index(bin_path, ws, ix).returncode == 0, "index")
+        db = sqlite3.connect(os.path.join(ix, "index.db"))
+        try:
+            for idx in [r[0] for r in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'imports'")]:
+                if "ALTER" in damage:
+                    db.execute("DROP INDEX %s" % idx)
+            db.execute(damage)
+            db.commit()
+        finally:
+            db.close()
+        r = run([bin_path, "status", "--root", ws, "--index-dir", ix])
+        check(r.returncode == 2 and "damaged" in r.stderr and r.stderr.startswith("coderag:"),
+              "%s: status: exit %d %s" % (damage, r.returncode, r.stderr))
+        r = run([bin_path, "ask", "--root", ws, "--index-dir", ix, "--no-update", "--json",
+                 "--mode", "extractive", "checkout"])
+        check(r.returncode == 2 and "damaged" in r.stderr,
+              "%s: ask --no-update: exit %d %s" % (damage, r.returncode, r.stderr))
+        r = index(bin_path, ws, ix)
+        check(r.returncode == 0, "%s: index: %s" % (damage, r.stderr))
+        check(status(bin_path, ws, ix)[0] == status(bin_path, ws, fresh)[0] and
+              digest(ix) == digest(fresh), "%s: rebuilt index differs" % damage)
+    print("  a dropped table and a dropped column: told by status, rebuilt by index")
+
+
+# ---------------------------------------------------------------- limits
+
+
+def limited(as_bytes=None, nofile=None):
+    """The shell's ulimit, as a user sets it (not preexec_fn: other tests'
+    reader threads live in this process)."""
+    cmd = []
+    if as_bytes:
+        cmd.append("ulimit -v %d" % (as_bytes >> 10))
+    if nofile:
+        cmd.append("ulimit -n %d" % nofile)
+    return "; ".join(cmd)
+
+
+def run_limited(args, pre, stdin=None):
+    args = ["bash", "-c", pre + '; exec "$@"', "limited"] + args
+    try:
+        r = subprocess.run(args, input=stdin, capture_output=True, env=clean_env(),
+                           timeout=HANG)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("hang under a limit: %s" % args[5])
+    return r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
+
+
+def lsp_frames(ws):
+    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"processId": None, "rootUri": lsp_client.file_uri(ws), "capabilities": {}}},
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            {"jsonrpc": "2.0", "id": 2, "method": "coderag/ask",
+             "params": {"question": "checkout", "mode": "extractive"}},
+            {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+            {"jsonrpc": "2.0", "method": "exit"}]
+    return b"".join(lsp_client.frame(json.dumps(m).encode()) for m in msgs)
+
+
+def mcp_lines():
+    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "limits", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "ask", "arguments": {"question": "checkout", "mode": "extractive"}}},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+             "params": {"name": "search", "arguments": {"query": "checkout"}}}]
+    return "".join(json.dumps(m) + "\n" for m in msgs).encode()
+
+
+def t_limits(bin_path, fixtures, work):
+    """index, ask, mcp and lsp under `ulimit -v` 256, 96, 48, 24 MB and
+    `ulimit -n` 32 and 12: each exits 0, or 2 with a `coderag:` message;
+    none hangs. Before: at 256 MB the indexer hung at exit (an OpenBLAS
+    thread retrying mmap), lower a thread that could not start left the
+    build waiting for it forever, and out of memory was SIGABRT."""
+    ws = shop(fixtures, work)
+    outcomes = []
+    with open(bin_path, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
+    # AddressSanitizer reserves terabytes of address space (`ulimit -v` is
+    # for the release build only), and UBSan's own memory checks need
+    # descriptors (at 12 it reports a valid object as "invalid vptr")
+    cases = [] if sanitized else [("v%dM" % mb, limited(as_bytes=mb << 20))
+                                  for mb in (256, 96, 48, 24)]
+    if sanitized:
+        outcomes.append("(sanitized build: no ulimit -v, no ulimit -n 12)")
+    cases += [("n%d" % n, limited(nofile=n)) for n in ((32,) if sanitized else (32, 12))]
+    for name, pre in cases:
+        ix = os.path.join(work, "ix-" + name)
+        for door, args, stdin in (
+                ("index", [bin_path, "index", "--root", ws, "--index-dir", ix], None),
+                ("ask", [bin_path, "ask", "--root", ws, "--index-dir", ix, "--json",
+                         "--mode", "extractive", "checkout"], None),
+                ("mcp", [bin_path, "mcp", "--root", ws, "--index-dir", ix], mcp_lines()),
+                ("lsp", [bin_path, "lsp", "--index-dir", ix], lsp_frames(ws))):
+            code, out, err = run_limited(args, pre, stdin)
+            ok = code == 0 or (code == 2 and err.strip().splitlines()[-1].startswith("coderag:")
+                               if err.strip() else False)
+            check(ok, "%s under %s: exit %d, stderr %r" % (door, name, code, err[-300:]))
+            if door == "ask" and code == 0:
+                json.loads(out)
+            outcomes.append("%s/%s:%d" % (name, door, code))
+    print("  limits: %s" % " ".join(outcomes))
+
+
+GROUPS = {"hostile": [t_py_chain, t_gitignore_starstar, t_gitignore_huge, t_nested_index,
+                      t_path_max],
+          "repair": [t_repair_tables],
+          "limits": [t_limits]}
