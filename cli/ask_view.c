@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static void cli_ask_view_progress(CliAskView *v, const char *line);
+
 /* `coderag ask` on a terminal: a progress line on stderr while the index
  * is updated, the context retrieved and the LLM asked; the answer streamed
  * as it arrives, rendered (term.c); then the verified citations as
@@ -23,7 +25,7 @@ struct CliAskView {
     WsPace pace;     /* of the current progress (the update's, the LLM's) */
 };
 
-CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *root)
+static CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *root)
 {
     CliAskView *v = xcalloc(1, sizeof *v);
     char buf[PATH_MAX];
@@ -36,7 +38,8 @@ CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *
     return v;
 }
 
-void cli_ask_view_free(CliAskView *v)
+/* Clears the progress line. */
+static void cli_ask_view_free(CliAskView *v)
 {
     if (!v) return;
     cli_ask_view_progress(v, NULL);
@@ -47,7 +50,8 @@ void cli_ask_view_free(CliAskView *v)
     free(v);
 }
 
-void cli_ask_view_progress(CliAskView *v, const char *line)
+/* Replaces the progress line (NULL: clears it). */
+static void cli_ask_view_progress(CliAskView *v, const char *line)
 {
     if (!v->err) return;
     /* blanks over the old line: no escape, so TERM=dumb clears it too */
@@ -60,7 +64,8 @@ void cli_ask_view_progress(CliAskView *v, const char *line)
     fflush(v->err);
 }
 
-int cli_ask_view_update_fn(void *ud, size_t done, size_t total)
+/* An IdxProgressFn for the index's update (ud: the view). */
+static int cli_ask_view_update_fn(void *ud, size_t done, size_t total)
 {
     CliAskView *v = ud;
     if (!ws_pace_due(&v->pace, done, total)) return 0;
@@ -91,7 +96,9 @@ static void on_text(void *ud, const char *text, size_t len)
     v->streamed = len;
 }
 
-void cli_ask_view_hook(CliAskView *v, RtvRequest *req)
+/* Sets req's progress and text hooks to the view (which must outlive the
+ * request). */
+static void cli_ask_view_hook(CliAskView *v, RtvRequest *req)
 {
     req->progress = on_tokens;
     req->progress_ud = v;
@@ -122,7 +129,8 @@ static char *relative_to(const char *from, const char *to)
     return sb_detach(&sb, NULL);
 }
 
-void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans, int all)
+/* The answer (what was not streamed of it) and its citations. */
+static void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans, int all)
 {
     cli_ask_view_progress(v, NULL);
     if (v->streamed && ans->mode == RTV_MODE_LLM) {
@@ -232,8 +240,7 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
         rc = ws_store_open(cfg, WS_OPEN_EXISTING, &st, e);
     } else {
         cli_ask_view_progress(v, "updating the index");
-        rc = ws_store_open_updated_told(cfg, cli_ask_view_update_fn, v, say_waiting, v, &stats, &st,
-                                        e);
+        rc = ws_store_open_updated(cfg, cli_ask_view_update_fn, v, say_waiting, v, &stats, &st, e);
     }
     if (!rc) {
         cli_ask_view_progress(v, "retrieving");

@@ -21,6 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+static int cli_index(int argc, char **argv);
+static int cli_ask(int argc, char **argv);
+static int cli_lsp(int argc, char **argv);
+static int cli_mcp(int argc, char **argv);
+
 /* The commands (args.c's table says what each takes). */
 static const struct {
     const char *name;
@@ -147,8 +152,8 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     if (waiting) pthread_detach(waiter);
     ws_pace_init(&line.pace, WS_PACE_MIN_MS);
     if (!update) return ws_store_open(&a->cfg, WS_OPEN_EXISTING, out, e);
-    CrErr rc = ws_store_open_updated_told(&a->cfg, progress_line, &line, say_waiting, NULL, &stats,
-                                          out, e);
+    CrErr rc =
+        ws_store_open_updated(&a->cfg, progress_line, &line, say_waiting, NULL, &stats, out, e);
     if (line.shown) fputc('\n', stderr);
     if (rc) return rc;
     if (verbose) {
@@ -169,7 +174,8 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     return CR_OK;
 }
 
-int cli_index(int argc, char **argv)
+/* Subcommands; argv[0] is the subcommand name. */
+static int cli_index(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -184,7 +190,7 @@ int cli_index(int argc, char **argv)
     return rc ? cli_fail(rc, &e) : 0;
 }
 
-int cli_ask(int argc, char **argv)
+static int cli_ask(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -294,7 +300,7 @@ static void server_undumpable(void)
         log_msg(LOG_WARN, "cannot make the server undumpable: %s", strerror(errno));
 }
 
-int cli_lsp(int argc, char **argv)
+static int cli_lsp(int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -328,7 +334,7 @@ int cli_lsp(int argc, char **argv)
     return code;
 }
 
-int cli_mcp(int argc, char **argv)
+static int cli_mcp(int argc, char **argv)
 {
     int agents = cli_mcp_agents(argc, argv);
     if (agents >= 0) return agents;

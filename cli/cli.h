@@ -16,12 +16,8 @@ int cli_main(int argc, char **argv);
 /* The list of commands (exit 0 on stdout, 1 on stderr). */
 int cli_usage(FILE *f);
 
-/* Subcommands; argv[0] is the subcommand name. */
-int cli_index(int argc, char **argv);
-int cli_ask(int argc, char **argv);
+/* Subcommands the tests call; argv[0] is the subcommand name. */
 int cli_status(int argc, char **argv);
-int cli_lsp(int argc, char **argv);
-int cli_mcp(int argc, char **argv);
 int cli_root(int argc, char **argv);
 
 #endif

@@ -115,19 +115,6 @@ void cli_term_item(CliTerm *t, const char *text, const char *note);
  * ones with their reasons. root: the index's root. */
 typedef struct CliAskView CliAskView;
 
-CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *root);
-/* Clears the progress line. */
-void cli_ask_view_free(CliAskView *v);
-/* Replaces the progress line (NULL: clears it). */
-void cli_ask_view_progress(CliAskView *v, const char *line);
-/* An IdxProgressFn for the index's update (ud: the view). */
-int cli_ask_view_update_fn(void *ud, size_t done, size_t total);
-/* Sets req's progress and text hooks to the view (which must outlive the
- * request). */
-void cli_ask_view_hook(CliAskView *v, RtvRequest *req);
-/* The answer (what was not streamed of it) and its citations. */
-void cli_ask_view_answer(CliAskView *v, const RtvAnswer *ans, int all);
-
 /* `coderag ask` with stdout on a terminal: the store of cfg (root
  * resolved) opened and, unless no_update, brought up to date; req asked
  * through ws_ask's steps, each shown; *ans as ws_ask leaves it. */

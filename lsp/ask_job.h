@@ -40,16 +40,10 @@ typedef struct AskJob {
 } AskJob;
 
 AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call);
-/* Decodes coderag/ask params into j (reader thread). */
-RpcStatus lsp_ask_decode(Server *s, struct json_t *params, AskJob *j, RpcError *err);
 /* Queues it: sends work-done "begin" at once, then the worker retrieves. */
 void lsp_ask_queue(Server *s, AskJob *j);
 /* Builder thread: where the first index stands, to every ask waiting for
  * it (lsp_ws_park) that gave a workDoneToken, at every door's pace. */
 void lsp_ask_waiting_progress(Workspace *ws, size_t done, size_t total);
-/* Worker: resolves an explain job's word at its place to the definition it
- * names (rtv_def_under) and fills the question, symbol and focus from it;
- * 0 when there is none (err set). */
-int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err);
 
 #endif

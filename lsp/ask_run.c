@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err);
+
 /* The pipeline of an ask (and of coderag.explain): retrieval on the
  * worker, the LLM on the pool (streamed to the client as partial results,
  * cancellable), verification back on the worker; work-done progress
@@ -344,7 +346,7 @@ static int ask_finish(Server *s, Job *job)
 
 /* An explain job's word resolved to the definition it names from the
  * cursor's place, and turned into the question to ask. */
-int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
+static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err)
 {
     (void)s;
     RtvDef d;

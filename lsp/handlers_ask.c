@@ -43,7 +43,8 @@ static int is_token(json_t *t)
     return !t || json_is_string(t) || json_is_integer(t);
 }
 
-RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *err)
+/* Decodes coderag/ask params into j (reader thread). */
+static RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *err)
 {
     const char *question = NULL, *mode = NULL, *uri = NULL;
     json_t *token = NULL, *partial = NULL, *history = NULL;

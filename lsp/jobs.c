@@ -79,14 +79,6 @@ void lsp_srv_push_llm(Server *s, Job *j)
     pthread_mutex_unlock(&s->mu);
 }
 
-int lsp_srv_stopping(Server *s)
-{
-    pthread_mutex_lock(&s->mu);
-    int r = s->stopping;
-    pthread_mutex_unlock(&s->mu);
-    return r;
-}
-
 /* One queue's loop: pop, run, free unless the job was handed on. */
 static void run_queue(Server *s, Job **head, Job **tail, pthread_cond_t *cond, int worker)
 {

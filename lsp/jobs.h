@@ -37,6 +37,5 @@ void lsp_srv_start_threads(Server *s, void *(*builder)(void *), void (*on_idle)(
 /* Stops them: waits up to wait_ms for running work; returns 0 when all
  * ended, -1 when one is still busy (the caller then leaves at once). */
 int lsp_srv_stop_threads(Server *s, int wait_ms);
-int lsp_srv_stopping(Server *s);
 
 #endif

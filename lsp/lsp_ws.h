@@ -73,11 +73,6 @@ struct Workspace {
 /* Creates a workspace for root (not opened yet). */
 Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsConfig *cfg);
 void lsp_ws_free(Workspace *ws);
-/* The workspace holding an absolute path (longest root first), or NULL;
- * *out_rel (may be NULL) gets the root-relative part, normalised
- * (path_is_normal_rel), or NULL for the root itself (caller frees). The
- * path is normalised first: "/ws/a/../../etc/x" is in no workspace. */
-Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel);
 /* The same for a file:// URI (decoded by path_from_uri); NULL for one that
  * is not a file in a workspace folder. */
 Workspace *lsp_ws_for_uri(Server *s, const char *uri, char **out_rel);
@@ -88,8 +83,6 @@ Workspace *lsp_ws_pick(Server *s, const char *uri);
 void lsp_ws_schedule_update(Workspace *ws, const char *rel);
 /* Asks for a full build (rescan) of the workspace. */
 void lsp_ws_request_build(Workspace *ws);
-/* Worker: opens q (idempotent); errors put the workspace in the error state. */
-int lsp_ws_open(Workspace *ws, ErrInfo *e);
 /* Worker: the pending file updates, applied. */
 void lsp_ws_run_updates(Server *s, Workspace *ws);
 void lsp_ws_set_error(Workspace *ws, const char *msg);

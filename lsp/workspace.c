@@ -65,7 +65,11 @@ static size_t under_root(const char *abs, const char *root, StrBuf *tmp)
     return tmp->len;
 }
 
-Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel)
+/* The workspace holding an absolute path (longest root first), or NULL;
+ * *out_rel (may be NULL) gets the root-relative part, normalised
+ * (path_is_normal_rel), or NULL for the root itself (caller frees). The
+ * path is normalised first: "/ws/a/../../etc/x" is in no workspace. */
+static Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel)
 {
     Workspace *best = NULL;
     size_t best_len = 0;
@@ -196,7 +200,7 @@ static void set_snapshot(Workspace *ws, const IdxStatus *st)
 }
 
 /* Opens q (idempotent); errors put the workspace in the error state. */
-int lsp_ws_open(Workspace *ws, ErrInfo *e)
+static int lsp_ws_open(Workspace *ws, ErrInfo *e)
 {
     if (ws->q) return 1;
     CrErr rc = ws_store_open(&ws->cfg, WS_OPEN_CREATE, &ws->q, e);

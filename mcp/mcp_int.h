@@ -57,7 +57,7 @@ typedef struct McpTool {
 } McpTool;
 
 extern const McpTool mcp_tool_ask, mcp_tool_search, mcp_tool_definition, mcp_tool_callers,
-    mcp_tool_callees, mcp_tool_read, mcp_tool_status;
+    mcp_tool_callees, mcp_tool_read;
 
 /* The tools/list result (new reference). */
 json_t *mcp_tools_list(void);

@@ -9,6 +9,8 @@
 /* The tool table, the JSON Schema of each tool's input and the checks of a
  * call's arguments, both generated from the same McpField rows. */
 
+static const McpTool mcp_tool_status;
+
 static const McpTool *const tools[] = {
     &mcp_tool_search,  &mcp_tool_ask,  &mcp_tool_definition, &mcp_tool_callers,
     &mcp_tool_callees, &mcp_tool_read, &mcp_tool_status,
@@ -205,7 +207,7 @@ static void run_status(const McpCtx *c, json_t *args, McpResult *r)
     sb_release(&llm);
 }
 
-const McpTool mcp_tool_status = {
+static const McpTool mcp_tool_status = {
     "status",
     "Index status",
     "What the index holds: the workspace root, files indexed and skipped, chunks, symbols, "

@@ -27,8 +27,9 @@ void rtv_lookups_release(RtvLookups *lk)
     memset(lk, 0, sizeof *lk);
 }
 
-CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing, const IdxEdge **out,
-                size_t *n_out, ErrInfo *e)
+/* idx_edges and idx_file_is_test through lk; the edges stay lk's. */
+static CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing,
+                       const IdxEdge **out, size_t *n_out, ErrInfo *e)
 {
     for (size_t i = 0; i < lk->n_edges; i++)
         if (lk->edges[i].chunk == chunk && lk->edges[i].outgoing == outgoing) {

@@ -174,7 +174,7 @@ CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, 
     return rc;
 }
 
-double rtv_ranker_score(const RtvRanker *m, const double *f)
+static double rtv_ranker_score(const RtvRanker *m, const double *f)
 {
     double s = m->bias;
     for (size_t k = 0; k < RTV_N_FEATURES; k++)

@@ -148,9 +148,6 @@ typedef struct RtvLookups {
 } RtvLookups;
 
 void rtv_lookups_release(RtvLookups *lk);
-/* idx_edges and idx_file_is_test through lk; the edges stay lk's. */
-CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing, const IdxEdge **out,
-                size_t *n_out, ErrInfo *e);
 int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
 /* idx_file_fanin through lk. */
 int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id);
@@ -357,7 +354,6 @@ extern const RtvRanker rtv_ranker;
  * features; the store's other errors. */
 CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, double *out,
                    ErrInfo *e);
-double rtv_ranker_score(const RtvRanker *m, const double *f);
 /* Reorders candidates keep.. of the first RTV_RERANK_DEPTH of v by m's
  * score (ties keep their order; the first `keep`, the lexical head, stay);
  * their scores follow, on the first ranking's scale. */

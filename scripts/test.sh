@@ -16,6 +16,8 @@ scripts/check-format.sh
 scripts/setup.sh --sanitize build-test
 # No cycle between the files of one library (from the object files).
 scripts/file-cycles.py build-test
+# No extern symbol that no other file uses (from the object files).
+scripts/check-externs.py build-test
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 (cd build-test && ctest --output-on-failure -j"$(nproc)" "$@")

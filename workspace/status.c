@@ -3,6 +3,8 @@
 #include <jansson.h>
 #include <string.h>
 
+static json_t *ws_partial_index_json(const IdxStatus *s);
+
 /* The status keys every door reports for an index (docs/protocol.md). */
 
 json_t *ws_status_json(const char *root, const IdxStatus *s)
@@ -39,7 +41,9 @@ void ws_index_state_text(const IdxStatus *s, StrBuf *sb)
                 (long long)s->pass_done, (long long)s->pass_total);
 }
 
-json_t *ws_partial_index_json(const IdxStatus *s)
+/* {"state", "indexed", "total", "pid"} of an index that is not whole
+ * (docs/protocol.md's partialIndex), NULL when it is. New reference. */
+static json_t *ws_partial_index_json(const IdxStatus *s)
 {
     if (!s->pass_total) return NULL;
     return json_pack("{s:s, s:I, s:I, s:i}", "state", ws_index_state(s), "indexed",

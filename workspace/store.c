@@ -19,7 +19,10 @@ CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
     return idx_open(&ic, flags[how], out, e);
 }
 
-int ws_store_other_writer(IdxStore *st, StrBuf *note)
+/* Whether another live process is in the middle of a pass over st's index;
+ * then appends "process 4242 is indexing this root (11000/55405 files so
+ * far): waiting for it to finish" to note. */
+static int ws_store_other_writer(IdxStore *st, StrBuf *note)
 {
     IdxStatus s;
     memset(&s, 0, sizeof s);
@@ -31,15 +34,9 @@ int ws_store_other_writer(IdxStore *st, StrBuf *note)
     return 1;
 }
 
-CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUpdateStats *stats,
-                            IdxStore **out, ErrInfo *e)
-{
-    return ws_store_open_updated_told(c, fn, ud, NULL, NULL, stats, out, e);
-}
-
-CrErr ws_store_open_updated_told(const WsConfig *c, IdxProgressFn fn, void *ud,
-                                 void (*waiting)(void *ud, const char *msg), void *wait_ud,
-                                 IdxUpdateStats *stats, IdxStore **out, ErrInfo *e)
+CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
+                            void (*waiting)(void *ud, const char *msg), void *wait_ud,
+                            IdxUpdateStats *stats, IdxStore **out, ErrInfo *e)
 {
     IdxUpdateStats local;
     CrErr rc = ws_store_open(c, WS_OPEN_CREATE, out, e);

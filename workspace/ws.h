@@ -146,21 +146,14 @@ typedef enum {
 CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e);
 /* The CLI's pre-ask check: opens (creating the index when missing) and
  * brings it up to date (unchanged files cost a stat), reporting progress
- * through fn (may be NULL) and the pass in *stats (may be NULL). On failure
+ * through fn (may be NULL) and the pass in *stats (may be NULL). When
+ * another process is in the middle of a pass over the index (one that has
+ * committed files), waiting (may be NULL) is told first, with wait_ud and a
+ * sentence to show: the update then waits for that process. On failure
  * *out is NULL. */
-CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud, IdxUpdateStats *stats,
-                            IdxStore **out, ErrInfo *e);
-/* The same; when another process is in the middle of a pass over the
- * index (one that has committed files: ws_store_other_writer), waiting
- * (may be NULL) is told first, with wait_ud and a sentence to show: the
- * update then waits for that process. */
-CrErr ws_store_open_updated_told(const WsConfig *c, IdxProgressFn fn, void *ud,
-                                 void (*waiting)(void *ud, const char *msg), void *wait_ud,
-                                 IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
-/* Whether another live process is in the middle of a pass over st's index;
- * then appends "process 4242 is indexing this root (11000/55405 files so
- * far): waiting for it to finish" to note. */
-int ws_store_other_writer(IdxStore *st, StrBuf *note);
+CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
+                            void (*waiting)(void *ud, const char *msg), void *wait_ud,
+                            IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
 
 /* What a change of one file calls for. */
 typedef enum {
@@ -212,9 +205,6 @@ const char *ws_index_state(const IdxStatus *s);
  * files indexed, then the pass stopped (`coderag index` finishes it)".
  * Nothing when ready. */
 void ws_index_state_text(const IdxStatus *s, StrBuf *sb);
-/* {"state", "indexed", "total", "pid"} of an index that is not whole
- * (docs/protocol.md's partialIndex), NULL when it is. New reference. */
-struct json_t *ws_partial_index_json(const IdxStatus *s);
 /* Marks an ask result (may be NULL) answered from st when st's index is not
  * whole: sets its "partialIndex", and appends ws_index_state_text to note
  * (may be NULL). Returns 1 when it did, 0 for a whole index (or when the

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static void idx_dense_unstage(IdxStore *st);
+
 /* The dense leg: chunk vectors from the configured embedder, kept in FAISS
  * next to the database and reconciled with the chunks table after every
  * update (missing vectors computed, orphans dropped), so a crash between
@@ -240,7 +242,8 @@ void idx_dense_stage(IdxStore *st, int64_t id, const float *v, int dim)
     d->n_stage++;
 }
 
-void idx_dense_unstage(IdxStore *st)
+/* Forgets the staged vectors (a rolled-back write may reuse their ids). */
+static void idx_dense_unstage(IdxStore *st)
 {
     IdxDense *d = &st->dense;
     free(d->stage_ids);

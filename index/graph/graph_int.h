@@ -58,8 +58,6 @@ enum { DISPATCH_MAX = 6 };
 sqlite3_stmt *idx_graph_stmt(Resolver *r, StmtId id);
 /* One step of a lookup: 1 for a row; a failure stops the pass (r->rc). */
 int idx_graph_step(Resolver *r, sqlite3_stmt *s);
-/* The first column of the first row of statement id bound with text (and num). */
-int64_t idx_graph_first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num);
 /* The first column of every row of a bound statement, which is reset.
  * Caller frees each and the array (idx_graph_free_strv). */
 char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out);
@@ -84,8 +82,6 @@ void idx_graph_memo_end_ref(Resolver *r);
 /* Forgets every top-level answer (the tables changed). */
 void idx_graph_tops_clear(Resolver *r);
 
-/* (graph_member.c) The base expressions of a class chunk. Caller frees. */
-char **idx_graph_class_bases(Resolver *r, int64_t class_id, size_t *n_out);
 /* Member `name` that class `cls` (a symbol of module, in file file_id)
  * inherits from its bases, or 0. */
 int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *module,

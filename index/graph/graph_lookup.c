@@ -51,7 +51,9 @@ sqlite3_stmt *idx_graph_stmt(Resolver *r, StmtId id)
     return s;
 }
 
-int64_t idx_graph_first_id(Resolver *r, StmtId id, const char *text, int64_t num, int use_num)
+/* The first column of the first row of statement id bound with text (and num). */
+static int64_t idx_graph_first_id(Resolver *r, StmtId id, const char *text, int64_t num,
+                                  int use_num)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, id);
     if (!s) return 0;

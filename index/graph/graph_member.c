@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* The base expressions of a class chunk. Caller frees each and the array. */
-char **idx_graph_class_bases(Resolver *r, int64_t class_id, size_t *n_out)
+static char **idx_graph_class_bases(Resolver *r, int64_t class_id, size_t *n_out)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_REF_BASES_OF_CHUNK);
     *n_out = 0;

@@ -77,7 +77,9 @@ void idx_postings_reserve_terms(Postings *p, size_t n_terms)
     p->n_terms = n_terms;
 }
 
-const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
+/* The snapshot's postings of term t, checked on first use and kept: none
+ * for a term added since, and none (with base.bad set) for a damaged list. */
+static const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n)
 {
     PostBase *b = &p->base;
     *out_n = 0;
@@ -119,7 +121,9 @@ const char *idx_postings_term_text(Postings *p, uint32_t t, uint32_t *out_len)
     return s;
 }
 
-size_t idx_postings_gather(Postings *p, uint32_t t, Posting **buf, size_t *cap)
+/* Every posting of term t in slot order (the snapshot's, the runs', the
+ * memory's) into *buf, grown as needed; returns how many. */
+static size_t idx_postings_gather(Postings *p, uint32_t t, Posting **buf, size_t *cap)
 {
     uint32_t n_base;
     const Posting *bp = idx_postings_base_list(p, t, &n_base);

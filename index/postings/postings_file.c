@@ -36,7 +36,7 @@ uint64_t idx_postfile_fold(uint64_t sum, const void *piece, size_t n)
 
 /* A section's check: over its pieces of PIECE bytes, then its length (so
  * that a writer can compute it as it streams). */
-uint64_t idx_postfile_sec_check(const void *data, uint64_t len)
+static uint64_t idx_postfile_sec_check(const void *data, uint64_t len)
 {
     uint64_t sum = 0;
     for (uint64_t at = 0; at < len; at += PIECE)
@@ -93,7 +93,10 @@ static int header_ok(const PostFileHeader *h, const char *db_id, uint64_t len)
     return 1;
 }
 
-int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
+/* Reads <index_dir>/postings.bin into p (empty, fresh from
+ * idx_postings_new) when it is whole, of this database (db_id) and of this
+ * format; returns 0 (p untouched) otherwise. */
+static int idx_postings_map(IdxStore *st, Postings *p, const char *db_id)
 {
     char path[PATH_MAX];
     struct stat sb;

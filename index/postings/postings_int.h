@@ -168,9 +168,6 @@ int64_t idx_postbase_lookup(PostBase *b, const char *t, size_t n);
 int idx_postbase_read_list(PostBase *b, const PostTerm *pt, Posting *out);
 void idx_postbase_close(PostBase *b);
 
-/* The snapshot's postings of term t, checked on first use and kept: none
- * for a term added since, and none (with base.bad set) for a damaged list. */
-const Posting *idx_postings_base_list(Postings *p, uint32_t t, uint32_t *out_n);
 uint32_t idx_postings_list_check(const void *bytes, size_t n);
 /* A list in slot order as the snapshot stores it: per posting a varint of
  * (slot - previous slot) << 4 | the mask of fields with a frequency, then
@@ -194,10 +191,6 @@ void idx_postings_reserve_terms(Postings *p, size_t n_terms);
 /* The text of term t (not NUL-terminated; a base term's valid until the
  * next read of the base), or NULL when the base is damaged. */
 const char *idx_postings_term_text(Postings *p, uint32_t t, uint32_t *out_len);
-
-/* Every posting of term t in slot order (the snapshot's, the runs', the
- * memory's) into *buf, grown as needed; returns how many. */
-size_t idx_postings_gather(Postings *p, uint32_t t, Posting **buf, size_t *cap);
 
 /* Writes every list held in memory as a new run and frees them; on a
  * failure to write they stay in memory and spilling stops. */
@@ -253,18 +246,10 @@ typedef struct PostFileHeader {
 } PostFileHeader;
 
 uint64_t idx_postfile_fold(uint64_t sum, const void *piece, size_t n);
-/* The check of a section read whole at open: over its pieces of 1 MiB,
- * then its length. */
-uint64_t idx_postfile_sec_check(const void *data, uint64_t len);
 /* hash64 of the header with its checksum 0. */
 uint64_t idx_postfile_header_check(const PostFileHeader *h);
 /* Bytes of section i (SEC_*) of a snapshot with header h. */
 uint64_t idx_postfile_sec_len(const PostFileHeader *h, int i);
 void idx_postfile_path(const IdxStore *st, char *out, size_t cap);
-
-/* Reads <index_dir>/postings.bin into p (empty, fresh from
- * idx_postings_new) when it is whole, of this database (db_id) and of this
- * format; returns 0 (p untouched) otherwise. */
-int idx_postings_map(IdxStore *st, Postings *p, const char *db_id);
 
 #endif

@@ -86,11 +86,4 @@ void idx_search_fields(const char *symbol, const char *path_tok, const char *doc
                        const char *signature, const char *lines, size_t len,
                        char *out[IDX_SEARCH_FIELDS]);
 
-/* Removes the rows that hang off a file (chunks, symbols,
- * imports, refs, edges in and out), marking refs elsewhere that pointed into
- * it for re-resolution when mark_dependents is set; the files row itself
- * goes too unless keep_row. */
-CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
-                            ErrInfo *e);
-
 #endif

@@ -505,8 +505,6 @@ Embedder *idx_dense_parse_embedder_for(IdxStore *st, const FileWork *work, size_
 /* Keeps a vector a parse worker computed for chunk id, just written; ids
  * come in ascending order. Copied. */
 void idx_dense_stage(IdxStore *st, int64_t id, const float *v, int dim);
-/* Forgets the staged vectors (a rolled-back write may reuse their ids). */
-void idx_dense_unstage(IdxStore *st);
 /* Notes the chunks of file_id, about to be deleted in this write, for the
  * next sync's delta. */
 void idx_dense_note_removed(IdxStore *st, int64_t file_id);

@@ -228,8 +228,12 @@ static CrErr run_file_stmt(IdxStore *st, StmtId id, int64_t file_id, ErrInfo *e)
     return idx_store_step_done(st, s, e, "remove file rows");
 }
 
-CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
-                            ErrInfo *e)
+/* Removes the rows that hang off a file (chunks, symbols,
+ * imports, refs, edges in and out), marking refs elsewhere that pointed into
+ * it for re-resolution when mark_dependents is set; the files row itself
+ * goes too unless keep_row. */
+static CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
+                                   ErrInfo *e)
 {
     static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_SYMBOLS,
                                    STMT_RM_IMPORTS,  STMT_RM_REFS,      STMT_RM_PP,

@@ -217,10 +217,6 @@ char *idx_lang_dirname(const char *relpath);
 /* Python's chunker (lang/python.c), which predates the table: its own walk
  * (docstrings in bodies, decorators, error-recovery re-parses). */
 typedef struct PyChunker PyChunker;
-PyChunker *idx_py_chunker_new(void);
-void idx_py_chunker_free(PyChunker *c);
-CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
-                         ChunkSet *out, ErrInfo *e);
 /* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
 /* lang's query (IdxLang.query) compiled for its grammar, or NULL (the
  * failure logged). Caller frees with ts_query_delete. (chunk_query.c) */

@@ -36,7 +36,7 @@ static TSFieldId chunk__field(const TSLanguage *l, const char *name)
     return f;
 }
 
-PyChunker *idx_py_chunker_new(void)
+static PyChunker *idx_py_chunker_new(void)
 {
     const TSLanguage *l = tree_sitter_python();
     PyChunker *c = xcalloc(1, sizeof *c);
@@ -106,7 +106,7 @@ PyChunker *idx_py_chunker_new(void)
     return c;
 }
 
-void idx_py_chunker_free(PyChunker *c)
+static void idx_py_chunker_free(PyChunker *c)
 {
     if (!c) return;
     ts_parser_delete(c->parser);
@@ -414,8 +414,8 @@ static const char *const py__receiver_proxies[] = {
 
 /* Appends to out without releasing anything in it: callers pass a zeroed or
  * released set (indices in what is appended count from out->n_chunks). */
-CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
-                         ChunkSet *out, ErrInfo *e)
+static CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
+                                ChunkSet *out, ErrInfo *e)
 {
     TSTree *trees[CHUNK__MAX_SEGMENTS] = {0};
     uint32_t seg_byte[CHUNK__MAX_SEGMENTS + 1], seg_line[CHUNK__MAX_SEGMENTS];
@@ -505,7 +505,7 @@ out:
 /* ---------------------------------------------------------------- the row */
 
 /* Python's module names: "a/b/c.py" -> "a.b.c", "a/b/__init__.py" -> "a.b". */
-char *idx_path_to_module(const char *relpath)
+static char *idx_path_to_module(const char *relpath)
 {
     size_t n = strlen(relpath);
     if (n >= 3 && !strcmp(relpath + n - 3, ".py")) n -= 3;

@@ -103,8 +103,6 @@ void idx_py_add_text(ChunkRun *r, StrBuf *sb, TSNode n);
 /* Docstring of a body (block or module). Caller frees. */
 char *idx_py_docstring(ChunkRun *r, TSNode body, uint32_t *out_line);
 ChunkRef *idx_py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at);
-/* Whether n is a call of `super` (`super()`, `super(C, self)`). */
-int idx_py_is_super(ChunkRun *r, TSNode n);
 /* An attribute read or written, not called: `self.name` is
  * "__class__().name", a member of the enclosing class or one it inherits, a
  * method only (graph_types.c; a property's setter, for a write); another chain `x.a.name` (read or

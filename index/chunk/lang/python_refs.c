@@ -23,7 +23,8 @@ static char *idx_py_dotted_text(ChunkRun *r, TSNode n)
     return xstrndup(r->sb2.buf, r->sb2.len);
 }
 
-int idx_py_is_super(ChunkRun *r, TSNode n)
+/* Whether n is a call of `super` (`super()`, `super(C, self)`). */
+static int idx_py_is_super(ChunkRun *r, TSNode n)
 {
     if (ts_node_is_null(n) || ts_node_symbol(n) != r->sy->call) return 0;
     TSNode f = ts_node_child_by_field_id(n, r->sy->f_function);
