@@ -8,16 +8,6 @@ callgraph_clangd.py (clangd on C and C++ stays there):
 
 The corpus is copied into the work folder (never written in place) with
 what the server needs to see one project:
-- gopls names a call made in a function literal (`defer func() {…}()`)
-  `F.func()`, tsserver one in an anonymous function `<function>`: such a
-  caller is named by the named function around it (coderag's unit), and
-  so is a named function declared inside another one.
-- a project's tests that import it by its package name
-  ('@tanstack/query-core') are unresolved for tsserver without a path
-  mapping (--ts-path NAME=FILE), and their calls invisible to it.
-- tsserver names a call in a file's top-level code (and in the anonymous
-  callbacks there: `describe(() => { it(() => f()) })`) by the file:
-  "<module>", as coderag's module code; a constructor by its class.
 - gopls (Debian's `gopls`): GOPATH mode (GO111MODULE=off), the copy laid at
   GOPATH/src/<import path>, the import path read from the corpus's own
   imports of its subfolders ("github.com/gin-gonic/gin/internal/json"
@@ -32,28 +22,23 @@ definition from a call site are compared as callgraph_clangd.py does
 (callers as (file, last name component of the enclosing function)).
 coderag's `definition` is asked at the call site (path, line, column).
 
-The servers' own errors, and what the script does with them:
+The servers' own errors and naming, and what the script does with them:
 - gopls and tsserver list a function passed as a value among incoming
   calls: a caller whose every fromRange is not followed by `(` is dropped
   from the truth ("values" column), as with clangd.
-- a project's tests that import it by its package name
-  ('@tanstack/query-core') are unresolved for tsserver without a path
-  mapping (--ts-path NAME=FILE), and their calls invisible to it.
-- tsserver names a caller that is an arrow function or a callback by the
-  variable or property it is assigned to, or by the enclosing function for
-  an anonymous one; coderag's enclosing definition is the named function
-  around it: the names may differ where tsserver names the callback
-  (counted as a miss and an extra; listed).
 - gopls names a call made in a function literal (`defer func() {…}()`)
   `F.func()`, tsserver one in an anonymous function `<function>`: such a
   caller is named by the named function around it (coderag's unit), and
   so is a named function declared inside another one.
-- a project's tests that import it by its package name
-  ('@tanstack/query-core') are unresolved for tsserver without a path
-  mapping (--ts-path NAME=FILE), and their calls invisible to it.
+- tsserver names a caller that is an arrow function or a callback by the
+  variable or property it is assigned to: where the names still differ it
+  counts as a miss and an extra (listed).
 - tsserver names a call in a file's top-level code (and in the anonymous
   callbacks there: `describe(() => { it(() => f()) })`) by the file:
   "<module>", as coderag's module code; a constructor by its class.
+- a project's tests that import it by its package name
+  ('@tanstack/query-core') are unresolved for tsserver without a path
+  mapping (--ts-path NAME=FILE), and their calls invisible to it.
 - gopls (Debian's v0.11) dies on the incoming calls of some interface
   methods (a nil pointer in source.interfaceReferences): it is started
   again and the function is not sampled (the count is printed).
