@@ -2,7 +2,8 @@
 """An extern symbol of ours that no other file uses should be static: from a
 build's object files, every global symbol (function or data) that one of the
 folders' libraries defines and no other object file of the build (the
-libraries, the program, the tests, the benchmarks) names. Symbols a module
+libraries, the program, the tests, the benchmarks) names. Names the
+compiler makes (`__odr_asan.*` under AddressSanitizer) are not ours. Symbols a module
 hands out by name (the FAISS module's C API, found with dlsym) are not the
 libraries' and are not read. Prints `file: symbol` for each and exits 1 if
 there is one.
@@ -27,7 +28,7 @@ users = collections.defaultdict(set)
 for obj in objs:
     for line in subprocess.check_output(["nm", obj], text=True).splitlines():
         p = line.split()
-        if len(p) == 3 and p[1] in "TDRB" and obj.startswith(lib_dirs):
+        if len(p) == 3 and p[1] in "TDRB" and obj.startswith(lib_dirs) and not p[2].startswith("__"):
             defined.setdefault(p[2], obj)
         elif len(p) == 2 and p[0] == "U":
             users[p[1]].add(obj)
