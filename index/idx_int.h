@@ -245,4 +245,8 @@ void idx_chunk_body(int cont, const char *signature, const char *lines, size_t l
  * http server). Numbers and punctuation are dropped. */
 void idx_tok_code(const char *text, size_t len, StrBuf *out);
 
+/* Python's module name of a relative path (lang/python.c): "a/b/c.py" -> "a.b.c",
+ * "a/b/__init__.py" -> "a.b". */
+char *idx_path_to_module(const char *relpath);
+
 #endif

@@ -36,7 +36,7 @@ uint64_t idx_postfile_fold(uint64_t sum, const void *piece, size_t n)
 
 /* A section's check: over its pieces of PIECE bytes, then its length (so
  * that a writer can compute it as it streams). */
-static uint64_t idx_postfile_sec_check(const void *data, uint64_t len)
+uint64_t idx_postfile_sec_check(const void *data, uint64_t len)
 {
     uint64_t sum = 0;
     for (uint64_t at = 0; at < len; at += PIECE)

@@ -246,6 +246,9 @@ typedef struct PostFileHeader {
 } PostFileHeader;
 
 uint64_t idx_postfile_fold(uint64_t sum, const void *piece, size_t n);
+/* The check of a section read whole at open: over its pieces of 1 MiB,
+ * then its length. */
+uint64_t idx_postfile_sec_check(const void *data, uint64_t len);
 /* hash64 of the header with its checksum 0. */
 uint64_t idx_postfile_header_check(const PostFileHeader *h);
 /* Bytes of section i (SEC_*) of a snapshot with header h. */

@@ -505,7 +505,7 @@ out:
 /* ---------------------------------------------------------------- the row */
 
 /* Python's module names: "a/b/c.py" -> "a.b.c", "a/b/__init__.py" -> "a.b". */
-static char *idx_path_to_module(const char *relpath)
+char *idx_path_to_module(const char *relpath)
 {
     size_t n = strlen(relpath);
     if (n >= 3 && !strcmp(relpath + n - 3, ".py")) n -= 3;
