@@ -256,6 +256,36 @@ static void test_update_releases_cache(void)
     idx_shared_unref(sh);
 }
 
+/* TSX is TypeScript's row on the tsx grammar: the one query compiles for
+ * both grammars, and a .tsx file's definitions come out as a .ts file's,
+ * JSX in a body included. */
+static void test_tsx_row(void)
+{
+    const IdxLang *ts = idx_lang_by_name("typescript"), *tsx = idx_lang_by_name("tsx");
+    CHECK(ts != NULL && tsx != NULL);
+    if (!ts || !tsx) return;
+    CHECK(ts->query == tsx->query);
+    CHECK(ts->grammar != tsx->grammar);
+    IdxShared *sh = idx_shared_new();
+    CHECK(idx_shared_query(sh, tsx) != NULL);
+    CHECK(idx_shared_query(sh, tsx) != idx_shared_query(sh, ts));
+    const char *src = "export class Panel {\n  render(): string {\n    return \"p\";\n  }\n}\n"
+                      "export function view(n: number) {\n  return <div>{n}</div>;\n}\n";
+    Chunker *c = idx_chunker_new_shared(sh);
+    ChunkSet set = {0};
+    CHECK_INT(idx_chunker_run_lang(c, tsx, src, strlen(src), 0, &set, NULL), CR_OK);
+    int panel = 0, render = 0, view = 0;
+    for (size_t i = 0; i < set.n_chunks; i++) {
+        panel |= !strcmp(set.chunks[i].symbol, "Panel");
+        render |= !strcmp(set.chunks[i].symbol, "Panel.render");
+        view |= !strcmp(set.chunks[i].symbol, "view") && set.chunks[i].start_line == 6;
+    }
+    CHECK(panel && render && view);
+    idx_chunk_set_release(&set);
+    idx_chunker_free(c);
+    idx_shared_unref(sh);
+}
+
 int main(void)
 {
     CHECK(mkdtemp(tmpdir) != NULL);
@@ -267,6 +297,7 @@ int main(void)
     RUN(test_threads);
     RUN(test_no_python_no_model);
     RUN(test_queries);
+    RUN(test_tsx_row);
     RUN(test_update_releases_cache);
     test_sh("rm -rf '%s' # %s", tmpdir, "");
     return test_summary();

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const char idx_query_javascript[], idx_query_typescript[], idx_query_tsx[];
+extern const char idx_query_javascript[], idx_query_typescript[];
 const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_typescript(void);
 const TSLanguage *tree_sitter_tsx(void);
@@ -278,54 +278,28 @@ static const char *const ts__keywords[] = {
     "null",  "private", "public",    "readonly", "return",    "switch",  "this",
     "true",  "try",     "undefined", "var",      "while",     NULL};
 
+/* TypeScript and TSX are one row's data on two grammars (the tsx grammar has
+ * TypeScript's node types, and JSX's): the same query and hooks; the name, the
+ * suffixes, the fence and the grammar are each row's own. */
+#define TS_ROW_SHARED                                                                              \
+    .graph_limits = "calls on a value whose type is inferred rather than written (a callback's "   \
+                    "parameter, a module-level constant: linked only when a single definition "    \
+                    "anywhere has that name), overrides a call through a base class reaches, "     \
+                    "computed member calls (obj[name]()), callbacks passed as values",             \
+    .call_chains = 1, .keywords = ts__keywords, .self_words = js__self, .markers = ts__markers,    \
+    .query = idx_query_typescript, .comments = js__comments, .tests = js__tests,                   \
+    .wrappers = js__wrappers, .prefixes = ts__prefixes, .module_name = js__module_name,            \
+    .import = js__import, .resolve_import = js__resolve, .inherited_members = 1,                   \
+    .builtin_methods = js__builtin_methods, .builtins = js__builtins
+
 const IdxLang idx_lang_typescript = {
-    .graph_limits = "calls on a value whose type is inferred rather than written (a callback's "
-                    "parameter, a module-level constant: linked only when a single definition "
-                    "anywhere has that name), overrides a call through a base class reaches, "
-                    "computed member calls (obj[name]()), callbacks passed as values",
-    .call_chains = 1,
-    .keywords = ts__keywords,
-    .self_words = js__self,
+    TS_ROW_SHARED,
     .name = "typescript",
     .exts = ts__exts,
     .fence = "typescript",
-    .markers = ts__markers,
     .grammar = tree_sitter_typescript,
-    .query = idx_query_typescript,
-    .comments = js__comments,
-    .tests = js__tests,
-    .wrappers = js__wrappers,
-    .prefixes = ts__prefixes,
-    .module_name = js__module_name,
-    .import = js__import,
-    .resolve_import = js__resolve,
-    .inherited_members = 1,
-    .builtin_methods = js__builtin_methods,
-    .builtins = js__builtins,
 };
 
 const IdxLang idx_lang_tsx = {
-    .graph_limits = "calls on a value whose type is inferred rather than written (a callback's "
-                    "parameter, a module-level constant: linked only when a single definition "
-                    "anywhere has that name), overrides a call through a base class reaches, "
-                    "computed member calls (obj[name]()), callbacks passed as values",
-    .call_chains = 1,
-    .keywords = ts__keywords,
-    .self_words = js__self,
-    .name = "tsx",
-    .exts = tsx__exts,
-    .fence = "tsx",
-    .markers = ts__markers,
-    .grammar = tree_sitter_tsx,
-    .query = idx_query_tsx,
-    .comments = js__comments,
-    .tests = js__tests,
-    .wrappers = js__wrappers,
-    .prefixes = ts__prefixes,
-    .module_name = js__module_name,
-    .import = js__import,
-    .resolve_import = js__resolve,
-    .inherited_members = 1,
-    .builtin_methods = js__builtin_methods,
-    .builtins = js__builtins,
+    TS_ROW_SHARED, .name = "tsx", .exts = tsx__exts, .fence = "tsx", .grammar = tree_sitter_tsx,
 };
