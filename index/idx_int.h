@@ -161,9 +161,17 @@ typedef struct ChunkRef {
      * "crate::a::b", "foo.h"), rewritten by the row's resolve_import.
      * REF_CALL/REF_INHERIT/REF_RAISE: dotted expression as written ("foo",
      * "self.bar", "os.path.join", "models.Model"); a receiver that is not a
-     * plain name chain is written as "?" ("?.method"). */
+     * plain name chain is written as "?" ("?.method"), the object a method
+     * runs on (whatever word its language has for it: the row's self_words)
+     * as IDX_RECEIVER. */
     char *name;
 } ChunkRef;
+
+/* A reference chain's first word for the object a method runs on, in every
+ * language (`this.x`, `self.x` and `s.x` in a Go method on s are all
+ * "self.x"): the index's own word, not a language's. */
+#define IDX_RECEIVER "self"
+#define IDX_RECEIVER_LEN 4
 
 /* A preprocessor fact of a file (rows whose queries capture @pp.if and
  * @pp.define, index/pp/pp.c). */

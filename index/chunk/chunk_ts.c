@@ -73,7 +73,7 @@ static int ts__ident_char(char c)
 
 /* Writes the expression src[a,b) as a dotted chain into sb: identifiers
  * joined by '.', '->', '::' or '?.' become "a.b.c" (a first word lang names
- * the object a method runs on becomes "self"); generic arguments end it;
+ * the object a method runs on becomes IDX_RECEIVER); generic arguments end it;
  * anything else makes the receiver unknown ("?.last"). 0 when there is
  * nothing to name. */
 static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t a, uint32_t b)
@@ -92,7 +92,7 @@ static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t 
             if (parts++) sb_addc(sb, '.');
             size_t n = j - i;
             if (parts == 1 && idx_lang_self_word(lang, src + i, n))
-                sb_adds(sb, "self");
+                sb_adds(sb, IDX_RECEIVER);
             else
                 sb_add(sb, src + i, n);
             i = j;

@@ -114,7 +114,7 @@ static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, 
     if (first == 5 && !memcmp(chain, "super", 5)) {
         if (u->kind != IDX_KIND_METHOD || strchr(dot + 1, '.')) return 0;
         sb_adds(out, "super");
-    } else if (first == 4 && !memcmp(chain, "self", 4)) {
+    } else if (first == IDX_RECEIVER_LEN && !memcmp(chain, IDX_RECEIVER, IDX_RECEIVER_LEN)) {
         /* this.a.m(): through the enclosing class's field a */
         if (u->kind != IDX_KIND_METHOD || !cls_end || (!as_type && !strchr(dot + 1, '.'))) return 0;
         sb_add(out, u->symbol, (size_t)(cls_end - u->symbol));

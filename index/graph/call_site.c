@@ -45,10 +45,11 @@ static int typed_form(const char *name)
     return strstr(name, "().") != NULL;
 }
 
-/* Whether a reference's name is "self" + the chain's rest at dot. */
+/* Whether a reference's name is IDX_RECEIVER + the chain's rest at dot. */
 static int same_on_self(const char *name, const char *dot)
 {
-    return dot && !strncmp(name, "self", 4) && !strcmp(name + 4, dot);
+    return dot && !strncmp(name, IDX_RECEIVER, IDX_RECEIVER_LEN) &&
+           !strcmp(name + IDX_RECEIVER_LEN, dot);
 }
 
 CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char *word,

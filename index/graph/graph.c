@@ -38,7 +38,7 @@ static int self_edge(const RefRow *row)
     if (row->kind == REF_EXPAND) return 1;
     if (row->kind != REF_CALL) return 0;
     const char *n = row->name;
-    if (!strncmp(n, "self.", 5)) n += 5;
+    if (!strncmp(n, IDX_RECEIVER ".", IDX_RECEIVER_LEN + 1)) n += IDX_RECEIVER_LEN + 1;
     return !strchr(n, '.') || !strcmp(n, row->symbol);
 }
 

@@ -171,8 +171,9 @@ int64_t idx_graph_resolve_inherited(Resolver *r, const RefRow *ref)
     const IdxLang *lang = ref->lang;
     if (!lang || !lang->inherited_members || ref->kind != REF_CALL) return 0;
     const char *n = ref->name, *member = NULL;
-    if (!strncmp(n, "self.", 5) && n[5] && !strchr(n + 5, '.'))
-        member = n + 5;
+    size_t k = IDX_RECEIVER_LEN + 1; /* "self." */
+    if (!strncmp(n, IDX_RECEIVER ".", k) && n[k] && !strchr(n + k, '.'))
+        member = n + k;
     else if (lang->implicit_this && !strchr(n, '.'))
         member = n;
     const char *dot = strrchr(ref->symbol, '.');
