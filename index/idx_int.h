@@ -172,6 +172,15 @@ typedef struct ChunkRef {
  * "self.x"): the index's own word, not a language's. */
 #define IDX_RECEIVER "self"
 #define IDX_RECEIVER_LEN 4
+/* The receiver forms a chunker writes and the resolver reads
+ * (graph/graph_types.c), the index's own words in every language:
+ * "super().m" is m as the enclosing class inherits it (`super().m()`,
+ * `super.m()`), "__class__().m" a member of the enclosing class read
+ * through the receiver. */
+#define IDX_REF_SUPER "super()."
+#define IDX_REF_SUPER_LEN 8
+#define IDX_REF_CLASS "__class__()."
+#define IDX_REF_CLASS_LEN 12
 
 /* A preprocessor fact of a file (rows whose queries capture @pp.if and
  * @pp.define, index/pp/pp.c). */
@@ -209,28 +218,44 @@ typedef struct IdxLang IdxLang;
  * first use; one Chunker per thread. */
 typedef struct Chunker Chunker;
 Chunker *idx_chunker_new(void);
-/* The same, with the compiled queries borrowed from sh (compiled once for
- * every store and thread using sh: the C++ query takes ~200 ms to
- * compile); sh must outlive the Chunker. NULL: idx_chunker_new. */
+/* The builtin embedding models a process has loaded, lent to every store
+ * (dense/models.c). Thread-safe. Freeing drops its references: a store
+ * keeps what it took. */
+typedef struct IdxModels IdxModels;
+IdxModels *idx_models_new(void);
+void idx_models_free(IdxModels *ms); /* NULL-safe */
+
+/* The language rows' compiled queries, compiled on first use and kept for
+ * every thread and store that borrows them (chunk_query.c). Thread-safe. */
+typedef struct IdxQueries IdxQueries;
+IdxQueries *idx_queries_new(void);
+void idx_queries_free(IdxQueries *qs); /* NULL-safe */
+/* A Chunker whose queries are borrowed from qs (NULL: its own); qs must
+ * outlive it. */
+Chunker *idx_chunker_new_queries(IdxQueries *qs);
+/* The same, with the queries that sh holds (shared.c). NULL: idx_chunker_new. */
 Chunker *idx_chunker_new_shared(IdxShared *sh);
+/* idx_find_definition with the queries borrowed from qs (def_find.c). */
+int idx_find_definition_queries(IdxQueries *qs, const char *path, const char *text, size_t len,
+                                const char *symbol, uint32_t near, uint32_t *start, uint32_t *end);
+/* What sh lends (shared.c): borrowed for sh's life. */
+IdxQueries *idx_shared_queries(IdxShared *sh);
+IdxModels *idx_shared_models(IdxShared *sh);
 void idx_chunker_free(Chunker *c);
 
-/* Chunks Python source (UTF-8) into out (which must be zeroed or released).
- * Units longer than max_lines (0: 100) are split into windows. Syntax errors
- * do not fail: what parses is chunked; every line of the file belongs to at
- * most one chunk, and every non-blank, non-comment line to exactly one.
- * Fails only with CR_EPARSE when tree-sitter gives up (timeout, cancel). */
-CrErr idx_chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
-                      ErrInfo *e);
-void idx_chunk_set_release(ChunkSet *s);
-
-/* Chunks a file of any language in the table (NULL: Python) the same way:
- * one chunk per definition (function, method, class/struct/enum/interface/
- * trait/impl, type, macro), module code in the gaps, Markdown/reST sections
- * and text windows for docs. Doc comments above a definition become its
- * docstring; imports are raw specs (resolved with the row's hook). */
+/* Chunks source (UTF-8) of lang, a row of the language table, into out
+ * (which must be zeroed or released): one chunk per definition (function,
+ * method, class/struct/enum/interface/trait/impl, type, macro), module code
+ * in the gaps, Markdown/reST sections and text windows for docs. Doc
+ * comments above a definition become its docstring; imports are raw specs
+ * (resolved with the row's hook). Units longer than max_lines (0: 100) are
+ * split into windows. Syntax errors do not fail: what parses is chunked;
+ * every line of the file belongs to at most one chunk, and every non-blank,
+ * non-comment line to exactly one. Fails with CR_EPARSE when tree-sitter
+ * gives up (timeout, cancel), CR_EINVAL without a row. */
 CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
                            uint32_t max_lines, ChunkSet *out, ErrInfo *e);
+void idx_chunk_set_release(ChunkSet *s);
 
 /* ---------------------------------------------------------------- chunk body (chunk_body.c) */
 

@@ -17,14 +17,14 @@
 typedef struct ChunkLangState {
     TSParser *parser;
     const TSQuery *query;
-    TSQuery *own_query; /* compiled here (no IdxShared), or NULL */
+    TSQuery *own_query; /* compiled here (no IdxQueries), or NULL */
     int failed;         /* the query did not compile: definitions unavailable */
     void *own;          /* the row's own walk's state (IdxLang.chunk) */
 } ChunkLangState;
 
 struct Chunker {
     ChunkLangState st[CHUNK__MAX_LANGS];
-    IdxShared *sh; /* borrowed; NULL: queries compiled here */
+    IdxQueries *qs; /* borrowed; NULL: queries compiled here */
 };
 
 Chunker *idx_chunker_new(void)
@@ -32,10 +32,10 @@ Chunker *idx_chunker_new(void)
     return xcalloc(1, sizeof(Chunker));
 }
 
-Chunker *idx_chunker_new_shared(IdxShared *sh)
+Chunker *idx_chunker_new_queries(IdxQueries *qs)
 {
     Chunker *c = idx_chunker_new();
-    c->sh = sh;
+    c->qs = qs;
     return c;
 }
 
@@ -78,12 +78,6 @@ void idx_chunk_set_release(ChunkSet *s)
     memset(s, 0, sizeof *s);
 }
 
-CrErr idx_chunker_run(Chunker *c, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
-                      ErrInfo *e)
-{
-    return idx_chunker_run_lang(c, NULL, src, len, max_lines, out, e);
-}
-
 /* The row's slot in the Chunker, or NULL (e set). */
 static ChunkLangState *chunk__slot(Chunker *c, const IdxLang *lang, ErrInfo *e)
 {
@@ -110,8 +104,8 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
             log_msg(LOG_ERROR, "chunk: grammar '%s' has an ABI this tree-sitter refuses",
                     lang->name);
         } else if (lang->query) {
-            if (c->sh)
-                s->query = idx_shared_query(c->sh, lang);
+            if (c->qs)
+                s->query = idx_queries_get(c->qs, lang);
             else
                 s->query = s->own_query = idx_chunk_query_compile(lang);
             if (!s->query) s->failed = 1;
@@ -127,8 +121,7 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
 CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, size_t len,
                            uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
-    if (!lang) lang = idx_lang_by_name("python"); /* idx_chunker_run: Python's by contract */
-    if (!lang) return err_set(e, CR_EINVAL, "no Python row in the language table");
+    if (!lang) return err_set(e, CR_EINVAL, "no language row to chunk with");
     if (lang->chunk) {
         ChunkLangState *s = chunk__slot(c, lang, e);
         return s ? lang->chunk(&s->own, src, len, max_lines, out, e) : e ? e->code : CR_EINVAL;

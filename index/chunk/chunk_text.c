@@ -1,7 +1,8 @@
 /*
- * chunk_text.c - docs and config as text: Markdown split at ATX and setext
- * headings (not inside code fences), reStructuredText at underlined titles,
- * anything else in windows. A section is a unit named by its heading.
+ * chunk_text.c - docs and config as text, split where the row's headings
+ * say (lang.h: Markdown's ATX and setext headings, not inside code fences;
+ * underlined titles), anything else in windows. A section is a unit named
+ * by its heading.
  */
 #include "chunk_emit.h"
 #include "lang/lang.h"
@@ -32,7 +33,7 @@ static char *text__heading(const ChunkEmit *em, const IdxLang *lang, uint32_t l,
         n--;
     const char *nx = l < em->n_lines ? em->src + em->line_start[l + 1] : NULL;
     size_t nn = nx ? em->line_start[l + 2] - em->line_start[l + 1] : 0;
-    if (!strcmp(lang->name, "markdown")) {
+    if (lang->headings == IDX_HEADINGS_MARKDOWN) {
         if (n >= 3 && (!memcmp(s, "```", 3) || !memcmp(s, "~~~", 3))) {
             *in_fence = !*in_fence;
             return NULL;
@@ -55,7 +56,7 @@ static char *text__heading(const ChunkEmit *em, const IdxLang *lang, uint32_t l,
             return xstrndup(s, n);
         return NULL;
     }
-    /* reST: a title line followed by an underline at least as long */
+    /* IDX_HEADINGS_UNDERLINED: a title line over an underline at least as long */
     int u = nx ? text__punct_line(nx, nn, NULL) : 0;
     if (n && s[0] != ' ' && u && (size_t)u >= n && !text__punct_line(s, n, NULL))
         return xstrndup(s, n);
@@ -69,7 +70,7 @@ CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t 
     if (!src) len = 0;
     if (!src) src = "";
     if (len >= UINT32_MAX) return err_set(e, CR_EPARSE, "text of %zu bytes is too large", len);
-    int sections = !strcmp(lang->name, "markdown") || !strcmp(lang->name, "rst");
+    int sections = lang->headings != IDX_HEADINGS_NONE;
     idx_emit_init(&em, src, (uint32_t)len, sections ? max_lines : TEXT__WINDOW);
     /* paragraph starts are where long sections and windows are cut */
     for (uint32_t l = 1; l <= em.n_lines; l++)
@@ -89,13 +90,3 @@ CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t 
     idx_emit_release(&em);
     return CR_OK;
 }
-
-static const char *const md__exts[] = {".md", ".markdown", NULL};
-static const char *const rst__exts[] = {".rst", NULL};
-static const char *const text__exts[] = {".toml", ".cfg", ".ini", ".yaml", ".yml", ".txt", NULL};
-
-const IdxLang idx_lang_markdown = {
-    .name = "markdown", .exts = md__exts, .fence = "markdown", .is_doc = 1};
-const IdxLang idx_lang_rst = {.name = "rst", .exts = rst__exts, .fence = "rst", .is_doc = 1};
-const IdxLang idx_lang_text = {
-    .name = "text", .exts = text__exts, .is_doc = 1, .max_bytes = 128 * 1024};

@@ -101,7 +101,8 @@ static int types__owner(const TsRun *r, uint32_t l)
 /* The typed form of chain (a call, or a type: `as_type`, where `this.m`
  * is m's result) written in unit o, into out: "T().rest" when its first
  * part is a variable of type T there, "Class().rest" for `this.a.m`,
- * "super().m" for `super.m` in a method; 0 when there is none. */
+ * IDX_REF_SUPER "m" for the row's parent_word (`super.m`) in a method; 0
+ * when there is none. */
 static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, int as_type,
                         StrBuf *out)
 {
@@ -111,9 +112,10 @@ static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, 
     size_t first = (size_t)(dot - chain);
     const char *cls_end = u->symbol ? strrchr(u->symbol, '.') : NULL;
     sb_reset(out);
-    if (first == 5 && !memcmp(chain, "super", 5)) {
+    const char *parent = r->lang->parent_word;
+    if (parent && first == strlen(parent) && !memcmp(chain, parent, first)) {
         if (u->kind != IDX_KIND_METHOD || strchr(dot + 1, '.')) return 0;
-        sb_adds(out, "super");
+        sb_add(out, IDX_REF_SUPER, IDX_REF_SUPER_LEN - 3); /* "super" + "()." below */
     } else if (first == IDX_RECEIVER_LEN && !memcmp(chain, IDX_RECEIVER, IDX_RECEIVER_LEN)) {
         /* this.a.m(): through the enclosing class's field a */
         if (u->kind != IDX_KIND_METHOD || !cls_end || (!as_type && !strchr(dot + 1, '.'))) return 0;

@@ -43,11 +43,11 @@ static int find__in_unit(const char *sym, const char *unit)
 int idx_find_definition(const char *path, const char *text, size_t len, const char *symbol,
                         uint32_t near, uint32_t *start, uint32_t *end)
 {
-    return idx_find_definition_shared(NULL, path, text, len, symbol, near, start, end);
+    return idx_find_definition_queries(NULL, path, text, len, symbol, near, start, end);
 }
 
-int idx_find_definition_shared(IdxShared *sh, const char *path, const char *text, size_t len,
-                               const char *symbol, uint32_t near, uint32_t *start, uint32_t *end)
+int idx_find_definition_queries(IdxQueries *qs, const char *path, const char *text, size_t len,
+                                const char *symbol, uint32_t near, uint32_t *start, uint32_t *end)
 {
     if (!path || !symbol || !symbol[0]) return 0;
     const IdxLang *lang = idx_lang_for_path(path);
@@ -59,7 +59,7 @@ int idx_find_definition_shared(IdxShared *sh, const char *path, const char *text
     free(mod);
     if (is_mod) return 0;
 
-    Chunker *c = idx_chunker_new_shared(sh);
+    Chunker *c = idx_chunker_new_queries(qs);
     ChunkSet cs = {0};
     int found = 0, best_score = -1;
     uint32_t best_dist = 0;

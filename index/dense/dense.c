@@ -27,7 +27,7 @@ CrErr idx_dense_open(IdxStore *st, const IdxConfig *cfg, ErrInfo *e)
         return CR_OK;
     }
     if (cfg->embed_provider && cfg->embed_provider[0] && strcmp(cfg->embed_provider, "builtin"))
-        return idx_shared_embedder(st->shared, &ec, &st->dense.em, e);
+        return idx_models_embedder(st->models, &ec, &st->dense.em, e);
     /* the builtin model is read on first use (idx_dense_embedder) */
     st->dense.pending = 1;
     st->dense.model_path = cfg->embed_model ? xstrdup(cfg->embed_model) : NULL;

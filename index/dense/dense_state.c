@@ -29,7 +29,7 @@ Embedder *idx_dense_embedder(IdxStore *st)
     EmbedConfig ec = {"builtin", NULL, d->model_path, NULL, 0, 0, 0, IDX_EMBED_BATCH};
     /* A missing or damaged builtin model costs the dense leg, not the index. */
     ErrInfo me = {0};
-    if (idx_shared_embedder(st->shared, &ec, &d->em, &me)) {
+    if (idx_models_embedder(st->models, &ec, &d->em, &me)) {
         log_msg(LOG_WARN, "no dense leg: %s", me.msg);
         snprintf(d->note, sizeof d->note, "none (builtin model unusable: %.160s)", me.msg);
         d->em = NULL;

@@ -43,7 +43,7 @@ CrErr idx_embedder_new(const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
 void idx_embedder_free(Embedder *em);
 /* One more reference to an embedder that may be used from several threads
  * at once (EmbedderOps.parallel: the builtin model), for sharing it between
- * stores (IdxShared). Returns em. */
+ * stores (IdxModels). Returns em. */
 Embedder *idx_embedder_ref(Embedder *em);
 
 /* The builtin model's file for cfg: cfg->model, or the default one found
@@ -56,11 +56,11 @@ const char *idx_embedder_builtin_path(const EmbedConfig *cfg);
  * leaves no dense leg, as ever. */
 int idx_embedder_builtin_peek_id(const char *path, char *out, size_t cap);
 
-/* The embedder for cfg as idx_embedder_new makes it, except that with sh the
- * builtin model is the one sh holds for that file (loaded once, shared; a
+/* The embedder for cfg as idx_embedder_new makes it, except that with ms the
+ * builtin model is the one ms holds for that file (loaded once, shared; a
  * file changed on disk since is loaded anew). Caller frees with
  * idx_embedder_free. */
-CrErr idx_shared_embedder(IdxShared *sh, const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
+CrErr idx_models_embedder(IdxModels *ms, const EmbedConfig *cfg, Embedder **out, ErrInfo *e);
 
 /* A stable identity of what produces the vectors, e.g. "openai:nomic-embed-text"
  * or "builtin:lsa-v1"; vectors from different identities are never mixed.

@@ -179,14 +179,14 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
     if (at->kind == REF_TYPE && !strncmp(name, IDX_REF_TYPE_FACT, strlen(IDX_REF_TYPE_FACT)))
         return 1;
     if (at->kind != REF_CALL) return 0;
-    if (!strncmp(name, "super().", 8)) {
-        const char *m = name + 8, *dot = strrchr(at->symbol, '.');
+    if (!strncmp(name, IDX_REF_SUPER, IDX_REF_SUPER_LEN)) {
+        const char *m = name + IDX_REF_SUPER_LEN, *dot = strrchr(at->symbol, '.');
         if (!*m || strchr(m, '.') || !dot) return 1;
         *out = enclosing_inherited(r, at, dot, m);
         return 1;
     }
-    if (!strncmp(name, "__class__().", 12)) { /* `self.name` read: a method only */
-        const char *m = name + 12, *dot = strrchr(at->symbol, '.');
+    if (!strncmp(name, IDX_REF_CLASS, IDX_REF_CLASS_LEN)) { /* `self.name` read: a method only */
+        const char *m = name + IDX_REF_CLASS_LEN, *dot = strrchr(at->symbol, '.');
         if (!*m || strchr(m, '.') || !dot) return 1;
         StrBuf q;
         sb_init(&q);

@@ -219,6 +219,12 @@ void idx_postings_free(Postings *p)
     free(p);
 }
 
+void idx_store_postings_invalidate(IdxStore *st)
+{
+    idx_postings_free(st->post);
+    st->post = NULL;
+}
+
 size_t idx_postings_add_slots(Postings *p, size_t n)
 {
     size_t slot = p->n_slots;

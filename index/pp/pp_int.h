@@ -47,21 +47,19 @@ int idx_pp_config_flag(const PpConfig *c, const char *relpath, const char *name,
                        const char **value);
 void idx_pp_config_free(PpConfig *c);
 
-/* Which definitions the pp table keeps (pp_store.c). An update calls
- * idx_pp_begin once (cold: a build from nothing), each write of a file's
- * facts goes through idx_pp_insert (the digest it leaves in *sig, 0 for a
- * file without conditions or definitions, against idx_pp_file_sig's before
- * the file's rows go: a digest that moved sets st->pp_dirty), and
- * idx_pp_settle makes pp_named and the kept definitions those of the tree
- * when some digest moved. */
+/* Which definitions the pp table keeps (pp_rows.c, and update/pp_settle.c
+ * once an update has written). An update calls idx_pp_begin once (cold: a build from nothing), each
+ * write of a file's facts goes through idx_pp_insert (the digest it leaves in *sig, 0 for a file
+ * without conditions or definitions, against idx_pp_file_sig's before the file's rows go: a digest
+ * that moved sets st->pp_dirty), and idx_pp_settle makes pp_named and the kept definitions those of
+ * the tree when some digest moved. */
 CrErr idx_pp_begin(IdxStore *st, int cold, ErrInfo *e);
 CrErr idx_pp_file_sig(IdxStore *st, int64_t file_id, uint64_t *sig, ErrInfo *e);
 CrErr idx_pp_insert(IdxStore *st, const ChunkSet *set, int64_t file_id, uint64_t *sig, ErrInfo *e);
-CrErr idx_pp_settle(IdxStore *st, ErrInfo *e);
 /* A write moved a file's digest: pp_named must be settled (recorded, so
  * that an update stopped before idx_pp_settle leaves it to the next). */
 CrErr idx_pp_moved(IdxStore *st, ErrInfo *e);
-/* pp_rows.c's helpers for pp_store.c: one row written; the 32-bit hash of
+/* pp_rows.c's helpers for update/pp_settle.c: one row written; the 32-bit hash of
  * a macro name (pp_defs); qsort's order of uint32_t. */
 CrErr idx_pp_insert_row(IdxStore *st, int64_t file_id, const ChunkPp *p, ErrInfo *e);
 uint32_t idx_pp_name_hash(const char *name);

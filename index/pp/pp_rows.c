@@ -1,6 +1,6 @@
 /* pp_rows.c - a file's preprocessor facts written (kept definitions only,
  * and the file's digest and defined names in pp_defs), and the state of
- * the kept names across an update; pp_store.c says which definitions are
+ * the kept names across an update; update/pp_settle.c says which definitions are
  * kept and settles them. */
 #include "pp_int.h"
 #include "../store/store_int.h"

@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,4 +200,18 @@ CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int 
     *out_real = xstrdup(real);
     *out_fd = dirfd;
     return CR_OK;
+}
+
+/* How the files of the index folder open on fd are named: through the
+ * descriptor when /proc shows it (the folder checked, whatever its path
+ * becomes), else by its canonical path. */
+char *idx_dir_access(int fd, const char *real)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    struct stat a, b;
+    if (stat(p, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return xstrdup(p);
+    log_msg(LOG_INFO, "no /proc/self/fd: the files of %s are opened by its path", real);
+    return xstrdup(real);
 }

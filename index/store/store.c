@@ -1,7 +1,5 @@
 #include "store_int.h"
 #include "../chunk/lang/lang.h"
-#include "../pp/pp_int.h"
-#include "../dense/vec_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +52,7 @@ static const char schema_sql[] =
     /* A macro's definitions (kind 1) are kept only when a condition could
      * ask for them: its name is in pp_named, every name a condition names
      * and, through them, every name the value of a kept definition names
-     * (pp_store.c). pp_defs holds, per file with preprocessor facts, a
+     * (update/pp_settle.c). pp_defs holds, per file with preprocessor facts, a
      * digest of those facts (sig) and the 32-bit hashes of the names it
      * defines (names: sorted, 4 bytes each): where to look when a name
      * comes to be named. */
@@ -334,20 +332,6 @@ static void store__close_db(IdxStore *st)
     st->db = NULL;
 }
 
-/* How the files of the index folder open on fd are named: through the
- * descriptor when /proc shows it (the folder checked, whatever its path
- * becomes), else by its canonical path. */
-static char *store__dir_access(int fd, const char *real)
-{
-    char p[64];
-    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
-    struct stat a, b;
-    if (stat(p, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-        return xstrdup(p);
-    log_msg(LOG_INFO, "no /proc/self/fd: the files of %s are opened by its path", real);
-    return xstrdup(real);
-}
-
 static void remove_db_files(const char *db_path)
 {
     char p[PATH_MAX + 16];
@@ -422,70 +406,19 @@ static CrErr store__root_check(IdxStore *st, int writable, ErrInfo *e)
     return CR_OK;
 }
 
-CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
+CrErr idx_store_db_open(IdxStore *st, unsigned flags, ErrInfo *e)
 {
-    CrErr rc = CR_OK;
-    IdxStore *st = NULL;
-    char real[PATH_MAX];
-    *out = NULL;
-    if (!cfg || !cfg->root) return err_set(e, CR_EINVAL, "no workspace root given");
-    struct stat sb;
-    if (!realpath(cfg->root, real) || stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return err_set(e, CR_ENOENT, "workspace root %s is not a readable directory", cfg->root);
-
-    st = xcalloc(1, sizeof *st);
-    st->index_fd = -1;
-    st->root = xstrdup(real);
     int existing = (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING)) != 0;
-    {
-        /* index_dir.c: never a symlinked .coderag, the root or a folder of
-         * someone else's files */
-        StrBuf d;
-        sb_init(&d);
-        if (cfg->index_dir)
-            sb_adds(&d, cfg->index_dir);
-        else
-            sb_addf(&d, "%s/" IDX_DIR_NAME, st->root);
-        rc = idx_dir_claim(st->root, d.buf, !cfg->index_dir, !existing,
-                           !(flags & IDX_OPEN_READONLY), &st->index_real, &st->index_fd, e);
-        sb_release(&d);
-        if (rc) goto out;
-        st->index_dir = store__dir_access(st->index_fd, st->index_real);
-    }
-    if ((rc = idx_vfs_new(&st->vfs, e))) goto out;
-    {
-        StrBuf p;
-        sb_init(&p);
-        sb_addf(&p, "%s/index.db", st->index_dir);
-        st->db_path = sb_detach(&p, NULL);
-    }
-    st->exclude = xcalloc(cfg->n_exclude + 1, sizeof(char *));
-    for (size_t i = 0; i < cfg->n_exclude; i++)
-        st->exclude[i] = xstrdup(cfg->exclude[i]);
-    st->n_exclude = cfg->n_exclude;
-    st->max_file_bytes = cfg->max_file_bytes ? cfg->max_file_bytes : (size_t)1 << 20;
-    st->post_budget = cfg->postings_budget ? cfg->postings_budget : (size_t)64 << 20;
-    st->readonly = (flags & IDX_OPEN_READONLY) != 0;
-    st->threads = cfg->threads > 0 ? cfg->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (st->threads < 1) st->threads = 1;
-    if (st->threads > 16) st->threads = 16;
-
-    /* what is read-only (the model, compiled queries) comes from here */
-    st->shared = cfg->shared ? idx_shared_ref(cfg->shared) : idx_shared_new();
-    if ((rc = idx_dense_open(st, cfg, e))) goto out;
-    if (existing && access(st->db_path, F_OK) != 0) {
-        rc = err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
-                     st->index_real);
-        goto out;
-    }
-    rc = store__open_db(st, e);
+    if (existing && access(st->db_path, F_OK) != 0)
+        return err_set(e, CR_ENOINDEX, "not indexed yet: run `coderag index` (no index at %s)",
+                       st->index_real);
+    CrErr rc = store__open_db(st, e);
     if (rc && existing && !store__busy(st) && st->db &&
         idx_store_code_damaged(sqlite3_errcode(st->db))) {
         /* asked to read the index as it is: never to delete it */
         char why[256];
         snprintf(why, sizeof why, "%s", sqlite3_errmsg(st->db));
-        rc = idx_store_refuse_damaged(st, why, e);
-        goto out;
+        return idx_store_refuse_damaged(st, why, e);
     }
     if (rc && !existing && !store__busy(st)) {
         /* Not a database at all (or a damaged header): start over. A lock
@@ -494,107 +427,65 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
                 e ? e->msg : "unreadable");
         rc = store__start_over(st, e);
     }
-    if (rc) goto out;
-    if ((rc = store__check_whole(st, existing, e))) goto out;
+    if (rc) return rc;
+    if ((rc = store__check_whole(st, existing, e))) return rc;
     int ok = 0, empty = 0, damaged = 0;
-    if ((rc = store__schema_check(st, &ok, &empty, &damaged, e))) goto out;
+    if ((rc = store__schema_check(st, &ok, &empty, &damaged, e))) return rc;
     if (ok) {
         /* the right version string over missing tables: damaged, rebuilt
          * by a writer, told to a reader */
         int whole = 1;
         char what[160];
-        if ((rc = store__schema_whole(st, &whole, what, sizeof what, e))) goto out;
-        if (!whole && existing) {
-            rc = idx_store_refuse_damaged(st, what, e);
-            goto out;
-        }
+        if ((rc = store__schema_whole(st, &whole, what, sizeof what, e))) return rc;
+        if (!whole && existing) return idx_store_refuse_damaged(st, what, e);
         if (!whole) {
             log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real, what);
-            if ((rc = store__start_over(st, e))) goto out;
+            if ((rc = store__start_over(st, e))) return rc;
             ok = 0;
             empty = 1;
         }
     }
     if (!ok && damaged && existing) {
         /* told as damaged, with the remedy, not as another version */
-        rc = idx_store_refuse_damaged(st, "its schema cannot be read", e);
-        goto out;
+        return idx_store_refuse_damaged(st, "its schema cannot be read", e);
     }
     if (!ok) {
         if (empty && existing) {
-            rc = err_set(e, CR_ENOINDEX,
-                         "not indexed yet: run `coderag index` (the index at %s "
-                         "is empty)",
-                         st->index_real);
-            goto out;
+            return err_set(e, CR_ENOINDEX,
+                           "not indexed yet: run `coderag index` (the index at %s "
+                           "is empty)",
+                           st->index_real);
         }
         if (flags & IDX_OPEN_READONLY) {
-            rc = err_set(e, CR_ESCHEMA,
-                         "index at %s/index.db has another schema version; re-run "
-                         "`coderag index`",
-                         st->index_real);
-            goto out;
+            return err_set(e, CR_ESCHEMA,
+                           "index at %s/index.db has another schema version; re-run "
+                           "`coderag index`",
+                           st->index_real);
         }
         if (!empty && (flags & IDX_OPEN_EXISTING)) {
             /* asked to use the index as it is: not to empty it */
-            rc = err_set(e, CR_ENOINDEX,
-                         "not indexed by this version: run `coderag index` (the index at %s "
-                         "was made by another version of coderag or its language queries)",
-                         st->index_real);
-            goto out;
+            return err_set(e, CR_ENOINDEX,
+                           "not indexed by this version: run `coderag index` (the index at %s "
+                           "was made by another version of coderag or its language queries)",
+                           st->index_real);
         }
         if (!empty) {
             /* An older or foreign database: rebuild, never misread. */
             log_msg(LOG_WARN, "%s/index.db: %s; rebuilding the index", st->index_real,
                     damaged ? "damaged" : "other schema");
-            if ((rc = store__start_over(st, e))) goto out;
+            if ((rc = store__start_over(st, e))) return rc;
         }
-        if ((rc = store__create_schema(st, e))) goto out;
+        if ((rc = store__create_schema(st, e))) return rc;
     }
-    rc = store__root_check(st, !(flags & IDX_OPEN_READONLY), e);
-out:
-    if (rc) {
-        st->readonly = 1; /* a store that failed to open leaves no marks behind */
-        idx_close(st);
-        return rc;
-    }
-    *out = st;
-    return CR_OK;
+    return store__root_check(st, !(flags & IDX_OPEN_READONLY), e);
 }
 
-void idx_store_postings_invalidate(IdxStore *st)
+void idx_store_db_close(IdxStore *st)
 {
-    idx_postings_free(st->post);
-    st->post = NULL;
-}
-
-void idx_close(IdxStore *st)
-{
-    if (!st) return;
-    idx_store_postings_invalidate(st);
-    idx_store_file_cache_release(&st->files);
-    idx_dense_close(st);
-    idx_shared_unref(st->shared);
-    if (st->db) {
-        sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-        store__close_db(st);
-        idx_store_mark_clean(st);
-    }
-    for (size_t i = 0; i < st->n_reread; i++)
-        free(st->reread[i]);
-    free(st->reread);
-    free(st->post_stale);
-    for (size_t i = 0; i < st->n_exclude; i++)
-        free(st->exclude[i]);
-    free(st->exclude);
-    idx_pp_config_free(st->pp_config);
-    free(st->root);
-    idx_vfs_free(st->vfs);
-    if (st->index_fd >= 0) close(st->index_fd);
-    free(st->index_dir);
-    free(st->index_real);
-    free(st->db_path);
-    free(st);
+    if (!st->db) return;
+    sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    store__close_db(st);
+    idx_store_mark_clean(st);
 }
 
 int idx_schema_version(void)

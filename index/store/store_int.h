@@ -239,8 +239,10 @@ struct IdxStore {
     char *index_dir;
     char *index_real;
     int index_fd;
-    IdxVfs *vfs;       /* SQLite opens index_dir's files through it */
-    IdxShared *shared; /* a reference: IdxConfig.shared, or one of the store's own */
+    IdxVfs *vfs;         /* SQLite opens index_dir's files through it */
+    IdxShared *shared;   /* a reference: IdxConfig.shared, or one of the store's own */
+    IdxQueries *queries; /* borrowed from shared: the compiled queries */
+    IdxModels *models;   /* borrowed from shared: the builtin models */
     char *db_path;
     char **exclude;
     size_t n_exclude;
@@ -328,6 +330,12 @@ void idx_store_note_damaged(IdxStore *st);
  * file, so no later open would look. Writes only the marks, never index.db;
  * an index folder that cannot be written keeps no mark. */
 void idx_store_record_damaged(IdxStore *st);
+/* store.c. Opens st's index.db (st->db_path) for flags (IDX_OPEN_*): checked,
+ * repaired or rebuilt where a writer may, made when absent, its root
+ * recorded; a reader is told what is wrong instead. */
+CrErr idx_store_db_open(IdxStore *st, unsigned flags, ErrInfo *e);
+/* Checkpoints and closes st's database, marking it clean. NULL db: nothing. */
+void idx_store_db_close(IdxStore *st);
 /* store.c. CR_ECORRUPT: the index is damaged (why), `coderag index` rebuilds it. */
 CrErr idx_store_refuse_damaged(IdxStore *st, const char *why, ErrInfo *e);
 /* After a clean close: index.db.clean describes the file as it is now, so
@@ -349,6 +357,9 @@ CrErr idx_store_integrity(IdxStore *st, int *damaged, StrBuf *why, ErrInfo *e);
  * (index_dir.c, which marks the folders coderag may write in). */
 CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int create,
                     int writable, char **out_real, int *out_fd, ErrInfo *e);
+/* How the files of the index folder open on fd are named: through the
+ * descriptor when /proc shows it, else by its canonical path. Caller frees. */
+char *idx_dir_access(int fd, const char *real);
 
 /* A SQLite VFS of one store's own (db.c): the default one, except that a
  * database path naming the index folder through its descriptor

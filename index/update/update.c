@@ -27,7 +27,7 @@ typedef struct Pool {
     size_t n;
     const char *root;
     size_t max_bytes;
-    IdxShared *shared; /* the store's: compiled queries */
+    IdxQueries *queries; /* the store's */
     pthread_mutex_t mu;
     pthread_cond_t cond;
     int n_stems;     /* stems made (one per worker asked for) */
@@ -42,7 +42,7 @@ typedef struct Pool {
 static void *pool_worker(void *arg)
 {
     Pool *p = arg;
-    Chunker *ch = idx_chunker_new_shared(p->shared);
+    Chunker *ch = idx_chunker_new_queries(p->queries);
     pthread_mutex_lock(&p->mu);
     Stemmer *stem = p->stems ? p->stems[p->started] : NULL;
     p->started++;
@@ -175,7 +175,7 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
 {
     pool->root = st->root;
     pool->max_bytes = st->max_file_bytes;
-    pool->shared = st->shared;
+    pool->queries = st->queries;
     pool->em = idx_dense_parse_embedder_for(st, pool->work, pool->n);
     pool->done = xcalloc(pool->n + 1, 1);
     pthread_mutex_init(&pool->mu, NULL);
@@ -287,7 +287,7 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
     size_t planned_unchanged = stats->files_unchanged;
     for (size_t i = 0; i < pool->n; i++) {
         if (pool->inline_prep) {
-            if (!pool->inline_ch) pool->inline_ch = idx_chunker_new_shared(pool->shared);
+            if (!pool->inline_ch) pool->inline_ch = idx_chunker_new_queries(pool->queries);
             idx_filework_prepare(&pool->work[i], pool->root, pool->max_bytes, pool->inline_ch,
                                  pool->stems ? pool->stems[0] : NULL, pool->em);
             pool->done[i] = 1;
@@ -585,7 +585,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     } else {
         fw.size = (int64_t)sb.st_size;
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-        ch = idx_chunker_new_shared(st->shared);
+        ch = idx_chunker_new_queries(st->queries);
         idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                              idx_dense_parse_embedder(st));
         /* prepare records the size and mtime of what it read */
@@ -621,7 +621,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         }
         fw.size = (int64_t)sb.st_size;
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-        if (!ch) ch = idx_chunker_new_shared(st->shared);
+        if (!ch) ch = idx_chunker_new_queries(st->queries);
         idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                              idx_dense_parse_embedder(st));
     }

@@ -1,6 +1,7 @@
 /*
  * update_int.h - what idx_update (update.c) reads beside the scan
- * (update_pre.c). Internal to index/.
+ * (update_pre.c), and the settling of macro names after a write
+ * (pp_settle.c). Internal to index/.
  */
 #ifndef CODERAG_UPDATE_INT_H
 #define CODERAG_UPDATE_INT_H
@@ -31,5 +32,10 @@ typedef struct UpdPrefetch {
 
 /* The thread's body (arg: UpdPrefetch): fills old, by_path, rc, e. */
 void *idx_update_prefetch(void *arg);
+
+/* Makes pp_named and the kept #define rows those of the tree when a write
+ * moved some file's preprocessor digest (pp_settle.c; ../pp/pp_int.h says
+ * which definitions the pp table keeps). */
+CrErr idx_pp_settle(IdxStore *st, ErrInfo *e);
 
 #endif

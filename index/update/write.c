@@ -492,7 +492,7 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
     CrErr rc = CR_OK;
     int64_t file_id = 0, *ids = NULL;
     IdxFacts old = {0}, now = {0};
-    uint64_t pp_old = 0, pp_now = 0; /* the preprocessor digests (pp_store.c) */
+    uint64_t pp_old = 0, pp_now = 0; /* the preprocessor digests (update/pp_settle.c) */
     if (fw->same_content) {
         sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_TOUCH, e);
         if (!s) return CR_EDB;

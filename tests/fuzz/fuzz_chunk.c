@@ -6,6 +6,7 @@
  * the small max_lines used here included); parents are class chunks before
  * the child; refs point at a chunk; no sanitizer report or leak.
  */
+#include "index/chunk/lang/lang.h"
 #include "index/idx_int.h"
 
 #include <stdint.h>
@@ -33,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ChunkSet set;
     memset(&set, 0, sizeof set);
     ErrInfo e = {0};
-    CrErr rc = idx_chunker_run(c, (const char *)data, size, max_lines, &set, &e);
+    CrErr rc = idx_chunker_run_lang(c, idx_lang_by_name("python"), (const char *)data, size,
+                                    max_lines, &set, &e);
     if (rc != CR_OK && rc != CR_EPARSE) abort();
     uint32_t lines = line_bound(data, size);
     for (size_t i = 0; i < set.n_chunks; i++) {

@@ -6,6 +6,7 @@
 #ifndef CODERAG_CHUNK_UTIL_H
 #define CODERAG_CHUNK_UTIL_H
 
+#include "index/chunk/lang/lang.h"
 #include "index/idx_int.h"
 #include "test.h"
 
@@ -219,7 +220,9 @@ static inline void run_cases(const ChunkCase *cases, size_t n)
         ChunkSet s = {0};
         ErrInfo e = {0};
         size_t len = strlen(tc->src);
-        CHECK_INT(idx_chunker_run(ck, tc->src, len, tc->max_lines, &s, &e), CR_OK);
+        CHECK_INT(idx_chunker_run_lang(ck, idx_lang_by_name("python"), tc->src, len, tc->max_lines,
+                                       &s, &e),
+                  CR_OK);
         CHECK_INT(s.had_errors, tc->had_errors);
         check_set(tc->name, tc->src, len, tc->max_lines, &s, tc->chunks, tc->refs);
         idx_chunk_set_release(&s);
@@ -237,7 +240,9 @@ static inline void cases_invariants(const ChunkCase *cases, size_t n)
     for (size_t i = 0; i < n; i++) {
         ChunkSet s = {0};
         size_t len = strlen(cases[i].src);
-        CHECK_INT(idx_chunker_run(ck, cases[i].src, len, 3, &s, NULL), CR_OK);
+        CHECK_INT(
+            idx_chunker_run_lang(ck, idx_lang_by_name("python"), cases[i].src, len, 3, &s, NULL),
+            CR_OK);
         check_invariants(cases[i].name, cases[i].src, len, 3, &s);
         idx_chunk_set_release(&s);
     }

@@ -6,6 +6,7 @@
  * systems, full disks, two servers, crash recovery) are in
  * tests/cli/hardening_*.sh.
  */
+#include "index/chunk/lang/lang.h"
 #include "index/idx_int.h"
 #include "test.h"
 #include "vfy.h"
@@ -311,7 +312,8 @@ static void test_deep_nesting_and_syntax_errors(void)
     ChunkSet set;
     memset(&set, 0, sizeof set);
     ErrInfo e = {0};
-    CHECK_INT(idx_chunker_run(c, sb.buf, sb.len, 0, &set, &e), CR_OK);
+    CHECK_INT(idx_chunker_run_lang(c, idx_lang_by_name("python"), sb.buf, sb.len, 0, &set, &e),
+              CR_OK);
     CHECK_INT(set.had_errors, 1);
     for (size_t i = 1; i < set.n_chunks; i++)
         CHECK(set.chunks[i].start_line > set.chunks[i - 1].end_line);

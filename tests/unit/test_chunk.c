@@ -301,7 +301,9 @@ static void check_tree(Chunker *ck, const char *dir, int *n_files)
             static const uint32_t maxes[] = {0, 7};
             for (size_t i = 0; i < 2; i++) {
                 ChunkSet s = {0};
-                CHECK_INT(idx_chunker_run(ck, src.buf, src.len, maxes[i], &s, NULL), CR_OK);
+                CHECK_INT(idx_chunker_run_lang(ck, idx_lang_by_name("python"), src.buf, src.len,
+                                               maxes[i], &s, NULL),
+                          CR_OK);
                 check_invariants(path.buf, src.buf, src.len, maxes[i], &s);
                 idx_chunk_set_release(&s);
             }

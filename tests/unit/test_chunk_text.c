@@ -197,7 +197,8 @@ static void test_long_function(void)
 
     Chunker *ck = idx_chunker_new();
     ChunkSet s = {0};
-    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run_lang(ck, idx_lang_by_name("python"), sb.buf, sb.len, 0, &s, NULL),
+              CR_OK);
     const ExpChunk xc[] = {
         {IDX_KIND_FUNCTION, 1, 94, 1, "big", "def big():", "Big function.", -1},
         {IDX_KIND_FUNCTION, 95, 194, 2, "big", "def big():", "Big function.", -1},
@@ -236,7 +237,8 @@ static void test_long_class_run(void)
 
     Chunker *ck = idx_chunker_new();
     ChunkSet s = {0};
-    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run_lang(ck, idx_lang_by_name("python"), sb.buf, sb.len, 0, &s, NULL),
+              CR_OK);
     const ExpChunk xc[] = {
         {IDX_KIND_CLASS, 1, 97, 1, "Config", "class Config:", "Settings.", -1},
         {IDX_KIND_CLASS, 98, 152, 2, "Config", "class Config:", "Settings.", -1},
@@ -272,7 +274,8 @@ static void test_deep_nesting(void)
         sb_addc(&sb, ')');
     sb_adds(&sb, "\n");
     ChunkSet s = {0};
-    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run_lang(ck, idx_lang_by_name("python"), sb.buf, sb.len, 0, &s, NULL),
+              CR_OK);
     const ExpChunk xc[] = {
         M(1, 1, NULL),
         {IDX_KIND_FUNCTION, 2, 3, 0, "f", "def f():", NULL, -1},
@@ -292,7 +295,8 @@ static void test_deep_nesting(void)
         sb_addc(&sb, ' ');
     sb_adds(&sb, "pass\n");
     sb_adds(&sb, "def after():\n    pass\n");
-    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run_lang(ck, idx_lang_by_name("python"), sb.buf, sb.len, 0, &s, NULL),
+              CR_OK);
     check_invariants("3,000 nested if blocks", sb.buf, sb.len, 0, &s);
     CHECK(s.n_chunks > 0);
     idx_chunk_set_release(&s);

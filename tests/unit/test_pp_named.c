@@ -1,4 +1,4 @@
-/* Which #defines the index keeps (index/pp/pp_store.c): only those of a name
+/* Which #defines the index keeps (index/update/pp_settle.c): only those of a name
  * some condition could ask for (named by an #if, or by the value of a kept
  * definition), and, as files come to name a macro or stop naming it, the
  * same rows as a fresh build of the same tree; the conditions' answers

@@ -202,9 +202,9 @@ static void test_queries(void)
     CHECK(cpp != NULL);
     if (!cpp) return;
     IdxShared *sh = idx_shared_new();
-    const TSQuery *q = idx_shared_query(sh, cpp);
+    const TSQuery *q = idx_queries_get(idx_shared_queries(sh), cpp);
     CHECK(q != NULL);
-    CHECK(idx_shared_query(sh, cpp) == q);
+    CHECK(idx_queries_get(idx_shared_queries(sh), cpp) == q);
     const char *src = "#include <vector>\nnamespace n {\nclass Box {\n public:\n  int size() const "
                       "{ return 1; }\n};\nint twice(int x) { return 2 * x; }\n}\n";
     Chunker *own = idx_chunker_new(), *lent = idx_chunker_new_shared(sh);
@@ -267,8 +267,9 @@ static void test_tsx_row(void)
     CHECK(ts->query == tsx->query);
     CHECK(ts->grammar != tsx->grammar);
     IdxShared *sh = idx_shared_new();
-    CHECK(idx_shared_query(sh, tsx) != NULL);
-    CHECK(idx_shared_query(sh, tsx) != idx_shared_query(sh, ts));
+    CHECK(idx_queries_get(idx_shared_queries(sh), tsx) != NULL);
+    CHECK(idx_queries_get(idx_shared_queries(sh), tsx) !=
+          idx_queries_get(idx_shared_queries(sh), ts));
     const char *src = "export class Panel {\n  render(): string {\n    return \"p\";\n  }\n}\n"
                       "export function view(n: number) {\n  return <div>{n}</div>;\n}\n";
     Chunker *c = idx_chunker_new_shared(sh);

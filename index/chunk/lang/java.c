@@ -109,6 +109,7 @@ const IdxLang idx_lang_java = {
         "that name), reflection, lambdas and method references passed as values",
     .keywords = java__keywords,
     .self_words = java__self,
+    .parent_word = "super",
     .name = "java",
     .exts = java__exts,
     .fence = "java",

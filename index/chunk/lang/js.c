@@ -254,6 +254,7 @@ const IdxLang idx_lang_javascript = {
                     "(obj[name]()), callbacks passed as values, eval",
     .keywords = js__keywords,
     .self_words = js__self,
+    .parent_word = "super",
     .name = "javascript",
     .exts = js__exts,
     .fence = "javascript",
@@ -286,11 +287,11 @@ static const char *const ts__keywords[] = {
                     "parameter, a module-level constant: linked only when a single definition "    \
                     "anywhere has that name), overrides a call through a base class reaches, "     \
                     "computed member calls (obj[name]()), callbacks passed as values",             \
-    .call_chains = 1, .keywords = ts__keywords, .self_words = js__self, .markers = ts__markers,    \
-    .query = idx_query_typescript, .comments = js__comments, .tests = js__tests,                   \
-    .wrappers = js__wrappers, .prefixes = ts__prefixes, .module_name = js__module_name,            \
-    .import = js__import, .resolve_import = js__resolve, .inherited_members = 1,                   \
-    .builtin_methods = js__builtin_methods, .builtins = js__builtins
+    .call_chains = 1, .keywords = ts__keywords, .self_words = js__self, .parent_word = "super",    \
+    .markers = ts__markers, .query = idx_query_typescript, .comments = js__comments,               \
+    .tests = js__tests, .wrappers = js__wrappers, .prefixes = ts__prefixes,                        \
+    .module_name = js__module_name, .import = js__import, .resolve_import = js__resolve,           \
+    .inherited_members = 1, .builtin_methods = js__builtin_methods, .builtins = js__builtins
 
 const IdxLang idx_lang_typescript = {
     TS_ROW_SHARED,

@@ -148,6 +148,9 @@ typedef struct IdxLang {
      * stored as `self.run`), its own word for it whatever the language
      * (idx_lang_self_word). */
     const char *const *self_words;
+    /* The word that names, in a method, what the enclosing class inherits
+     * (`super`), or NULL: `super.m()` is stored as IDX_REF_SUPER "m". */
+    const char *parent_word;
     /* Macros the compiler defines ("NAME" or "NAME=VALUE"), taken as
      * defined when the workspace has a build configuration (pp.c: the
      * platform it builds for). NULL-terminated, or NULL. */
@@ -165,6 +168,12 @@ typedef struct IdxLang {
      * "a.f().m", the method m of what f gives, graph_types.c) where it
      * would otherwise make the receiver unknown ("?.m"). */
     int call_chains;
+    /* Docs (no grammar): where sections start, else windows (chunk_text.c). */
+    enum {
+        IDX_HEADINGS_NONE,       /* none: the text in windows */
+        IDX_HEADINGS_MARKDOWN,   /* ATX `# Title` and setext underlines, not in code fences */
+        IDX_HEADINGS_UNDERLINED, /* a title over a line of one punctuation mark (reST) */
+    } headings;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
 } IdxLang;
@@ -221,10 +230,10 @@ typedef struct PyChunker PyChunker;
 /* lang's query (IdxLang.query) compiled for its grammar, or NULL (the
  * failure logged). Caller frees with ts_query_delete. (chunk_query.c) */
 TSQuery *idx_chunk_query_compile(const IdxLang *lang);
-/* lang's compiled query kept by sh (compiled on first use, once; shared by
+/* lang's compiled query kept by qs (compiled on first use, once; shared by
  * every thread: a query is read-only, each run has its own cursor), or
- * NULL when it does not compile. Borrowed for sh's life. (shared.c) */
-const TSQuery *idx_shared_query(IdxShared *sh, const IdxLang *lang);
+ * NULL when it does not compile. Borrowed for qs's life. (chunk_query.c) */
+const TSQuery *idx_queries_get(IdxQueries *qs, const IdxLang *lang);
 
 CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
                    size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);

@@ -73,7 +73,7 @@ char *idx_lang_join(const char *dir, const char *spec)
 
 int idx_lang_self_word(const IdxLang *l, const char *w, size_t n)
 {
-    if (n == 4 && !memcmp(w, "self", 4)) return 1;
+    if (n == IDX_RECEIVER_LEN && !memcmp(w, IDX_RECEIVER, n)) return 1;
     for (const char *const *s = l ? l->self_words : NULL; s && *s; s++)
         if (strlen(*s) == n && !memcmp(*s, w, n)) return 1;
     return 0;

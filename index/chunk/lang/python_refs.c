@@ -79,7 +79,8 @@ static int idx_py_chain(ChunkRun *r, TSNode n)
         if (ts_node_start_byte(n) == ts_node_end_byte(n)) return 0;
         idx_py_add_text(r, &r->sb, n);
     } else if (depth && idx_py_is_super(r, n)) {
-        sb_adds(&r->sb, "super()"); /* the enclosing class's bases (graph_types.c) */
+        /* the enclosing class's bases (graph_types.c): "super()" */
+        sb_add(&r->sb, IDX_REF_SUPER, IDX_REF_SUPER_LEN - 1);
     } else {
         sb_addc(&r->sb, '?');
     }
@@ -201,7 +202,7 @@ void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written)
                !memcmp(r->src + a, "self", 4);
     if (self) {
         sb_reset(&r->sb);
-        sb_adds(&r->sb, "__class__().");
+        sb_adds(&r->sb, IDX_REF_CLASS);
         idx_py_add_text(r, &r->sb, at);
     } else if (!idx_py_chain(r, attr) || r->sb.buf[0] == '?') {
         return;

@@ -385,7 +385,8 @@ static const char *proxy_type(const ChunkRun *r, const char *const *p, const cha
 static void untyped_result(ChunkRef *ref)
 {
     const char *last = NULL, *from = ref->name;
-    if (!strncmp(from, "super().", 8)) from += 7; /* super() itself is no result */
+    if (!strncmp(from, IDX_REF_SUPER, IDX_REF_SUPER_LEN))
+        from += IDX_REF_SUPER_LEN - 1; /* super() itself is no result */
     for (const char *p = strstr(from, "()."); p; p = strstr(p + 1, "()."))
         last = p;
     if (!last) return;
@@ -401,7 +402,8 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
 {
     const char *n = ref->name;
     size_t first = strcspn(n, ".(");
-    if (n[0] == '?' || !strncmp(n, "super().", 8) || (first == 3 && !memcmp(n, "cls", 3))) {
+    if (n[0] == '?' || !strncmp(n, IDX_REF_SUPER, IDX_REF_SUPER_LEN) ||
+        (first == 3 && !memcmp(n, "cls", 3))) {
         untyped_result(ref);
         return;
     }
@@ -545,8 +547,8 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *co
     size_t k = 0, pre = strlen(IDX_PY_READ);
     for (size_t i = 0; i < r->n_refs; i++) {
         ChunkRef *ref = &r->refs[i];
-        if (ref->kind == REF_CALL && ref->name && !strncmp(ref->name, "__class__().", 12) &&
-            method_value(r, &t, ref)) {
+        if (ref->kind == REF_CALL && ref->name &&
+            !strncmp(ref->name, IDX_REF_CLASS, IDX_REF_CLASS_LEN) && method_value(r, &t, ref)) {
             free(ref->name);
             continue;
         }

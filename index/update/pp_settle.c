@@ -1,4 +1,4 @@
-/* pp_store.c - which macro definitions the pp table keeps.
+/* pp_settle.c - which macro definitions the pp table keeps.
  *
  * A kernel defines two million macros and its conditions name some sixteen
  * thousand names; pp.c only ever asks for the definitions of a name that a
@@ -20,8 +20,8 @@
  * meta 'pp_settled' is absent while the pp table may hold every definition
  * (a cold build that stopped half way): the next write keeps them all too,
  * and settles. */
-#include "pp_int.h"
-#include "../store/store_int.h"
+#include "../pp/pp_int.h"
+#include "update_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

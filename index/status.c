@@ -1,8 +1,8 @@
 /* status.c - what an index holds (counts, languages, skipped files, the
  * dense leg) and the consistency check of `coderag status --check`. */
-#include "store_int.h"
-#include "../chunk/lang/lang.h"
-#include "../dense/vec_int.h"
+#include "store/store_int.h"
+#include "chunk/lang/lang.h"
+#include "dense/vec_int.h"
 
 #include <errno.h>
 #include <limits.h>

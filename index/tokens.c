@@ -1,4 +1,4 @@
-#include "../idx_int.h"
+#include "idx_int.h"
 
 #include <string.h>
 
