@@ -13,7 +13,8 @@
 
 typedef struct TokCtx {
     Postings *p;
-    uint32_t *ids; /* term ids of one field, or of the query */
+    StemTerms terms; /* of one field, or of the query */
+    uint32_t *ids;   /* their term ids */
     size_t n, cap;
     int create;     /* add unknown terms to the dictionary */
     size_t unknown; /* tokens not in the dictionary (when not creating) */
@@ -160,26 +161,22 @@ static uint32_t term_id(Postings *p, const char *t, size_t n, int create, int *f
     return term_id_h(p, t, n, hash64(t, n), create, found);
 }
 
-static int on_token(void *ctx, int tflags, const char *tok, int n, int start, int end)
-{
-    TokCtx *c = ctx;
-    int found;
-    if (n <= 0 || (tflags & FTS5_TOKEN_COLOCATED)) return SQLITE_OK;
-    uint32_t id = term_id(c->p, tok, (size_t)n, c->create, &found);
-    if (!found) {
-        c->unknown++;
-        return SQLITE_OK;
-    }
-    ARRAY_GROW(c->ids, c->n + 1, c->cap);
-    c->ids[c->n++] = id;
-    return SQLITE_OK;
-}
-
 /* Tokenizes text (already code-split by idx_tok_code) into term ids. */
 static void tokenize(Postings *p, TokCtx *c, const char *text, int flags)
 {
     c->n = 0;
-    idx_stem_each(p->stem, text, flags, c, on_token);
+    idx_stem_terms(p->stem, text, flags, &c->terms);
+    for (size_t k = 0; k < c->terms.n; k++) {
+        int found;
+        uint32_t id =
+            term_id(c->p, c->terms.text.buf + c->terms.off[k], c->terms.len[k], c->create, &found);
+        if (!found) {
+            c->unknown++;
+            continue;
+        }
+        ARRAY_GROW(c->ids, c->n + 1, c->cap);
+        c->ids[c->n++] = id;
+    }
 }
 
 CrErr idx_postings_new(IdxStore *st, Postings **out, ErrInfo *e)
@@ -278,7 +275,7 @@ static size_t postings__slot(Postings *p, int64_t chunk_id, int64_t file_id, Idx
 void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind kind,
                       const char *const fields[4])
 {
-    TokCtx c = {p, NULL, 0, 0, 1, 0};
+    TokCtx c = {.p = p, .create = 1};
     size_t slot = postings__slot(p, chunk_id, file_id, kind);
     for (int f = 0; f < N_FIELDS; f++) {
         tokenize(p, &c, fields[f], FTS5_TOKENIZE_DOCUMENT);
@@ -287,6 +284,7 @@ void idx_postings_add(Postings *p, int64_t chunk_id, int64_t file_id, IdxKind ki
         for (size_t i = 0; i < c.n; i++)
             postings__count(p, c.ids[i], slot, f);
     }
+    idx_stem_terms_release(&c.terms);
     free(c.ids);
     if (p->list_bytes > p->budget) idx_postings_spill(p);
 }
@@ -342,7 +340,7 @@ int idx_postings_needs_rebuild(const Postings *p)
 size_t idx_postings_query_terms(Postings *p, const char *text, uint32_t *out, size_t n, size_t cap,
                                 size_t *n_unknown)
 {
-    TokCtx c = {p, NULL, 0, 0, 0, 0};
+    TokCtx c = {.p = p};
     tokenize(p, &c, text, FTS5_TOKENIZE_QUERY);
     for (size_t i = 0; i < c.n && n < cap; i++) {
         size_t k = 0;
@@ -350,6 +348,7 @@ size_t idx_postings_query_terms(Postings *p, const char *text, uint32_t *out, si
             k++;
         if (k == n) out[n++] = c.ids[i];
     }
+    idx_stem_terms_release(&c.terms);
     free(c.ids);
     if (n_unknown) *n_unknown = c.unknown;
     return n;

@@ -50,10 +50,36 @@ static void stem__run(Stemmer *m, const char *text, size_t n, int flags, void *c
     if (n) m->api.xTokenize(m->tok, ctx, flags, text, (int)n, fn);
 }
 
-void idx_stem_each(Stemmer *m, const char *text, int flags, void *ctx,
-                   int (*fn)(void *, int, const char *, int, int, int))
+static int stem__term(void *ctx, int tflags, const char *tok, int n, int start, int end)
 {
-    if (text) stem__run(m, text, strlen(text), flags, ctx, fn);
+    StemTerms *t = ctx;
+    (void)start;
+    (void)end;
+    if (n <= 0 || (tflags & FTS5_TOKEN_COLOCATED)) return SQLITE_OK;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 32;
+        t->off = xrealloc(t->off, t->cap * sizeof *t->off);
+        t->len = xrealloc(t->len, t->cap * sizeof *t->len);
+    }
+    t->off[t->n] = (uint32_t)t->text.len;
+    t->len[t->n++] = (uint32_t)n;
+    sb_add(&t->text, tok, (size_t)n);
+    return SQLITE_OK;
+}
+
+void idx_stem_terms(Stemmer *m, const char *text, int flags, StemTerms *out)
+{
+    sb_reset(&out->text);
+    out->n = 0;
+    if (text) stem__run(m, text, strlen(text), flags, out, stem__term);
+}
+
+void idx_stem_terms_release(StemTerms *t)
+{
+    sb_release(&t->text);
+    free(t->off);
+    free(t->len);
+    memset(t, 0, sizeof *t);
 }
 
 /* ---------------------------------------------------------------- a file's terms */

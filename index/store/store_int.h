@@ -435,10 +435,16 @@ void idx_postings_add_terms(Postings *p, int64_t chunk_id, int64_t file_id, IdxK
  * made on the store's thread, usable from one other thread at a time. */
 CrErr idx_stemmer_new(IdxStore *st, Stemmer **out, ErrInfo *e);
 void idx_stemmer_free(Stemmer *m);
-/* Calls fn for each token of text (FTS5_TOKENIZE_* flags), as FTS5's
- * xTokenize does. */
-void idx_stem_each(Stemmer *m, const char *text, int flags, void *ctx,
-                   int (*fn)(void *, int, const char *, int, int, int));
+/* The terms of one text: term k is text.buf + off[k], len[k] bytes. */
+typedef struct StemTerms {
+    StrBuf text;
+    uint32_t *off, *len;
+    size_t n, cap;
+} StemTerms;
+/* The terms of text (FTS5_TOKENIZE_* flags) into out, emptied first: each
+ * token FTS5's xTokenize gives, colocated ones left out. */
+void idx_stem_terms(Stemmer *m, const char *text, int flags, StemTerms *out);
+void idx_stem_terms_release(StemTerms *t);
 /* Appends the terms of one field's text (idx_tok_code output) to ft. */
 void idx_fileterms_add_field(FileTerms *ft, Stemmer *m, const char *text);
 /* Frees what only adding needs (the terms stay): no field is added after. */
