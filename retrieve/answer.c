@@ -16,6 +16,9 @@
 #define RTV_QUOTE_LINES 4
 /* Longest quoted line, in characters after its indent is dropped. */
 #define RTV_QUOTE_CHARS 88
+/* Items (by score) that the folded list names first, before ordering the
+ * rest by their names. */
+#define RTV_FOLD_BY_SCORE 6
 /* Spaces a tab becomes in a quoted line. */
 #define RTV_TAB 4
 
@@ -819,11 +822,12 @@ static void add_folded(Ans *a, size_t i)
 }
 
 /* The order of the items not shown, as the folded list names them: those
- * whose name (with its class) holds the most of the question's words
- * first, then fewer, then none; score order within each. A folded line
- * shows little more than the name, and a screen holds a dozen of them: a
- * name that says what was asked for is the one worth its line. Returns
- * how many are in out. */
+ * of the best RTV_FOLD_BY_SCORE in score order; then those whose name
+ * (with its class) holds the most of the question's words, then fewer,
+ * then none, score order within each. A folded line shows little more
+ * than the name, and a screen holds a dozen of them: a name that says
+ * what was asked for is the one worth its line. Returns how many are in
+ * out. */
 static size_t fold_order(const Ans *a, const char *is_shown, size_t *out)
 {
     const RtvAnswerIn *in = a->in;
@@ -835,6 +839,11 @@ static size_t fold_order(const Ans *a, const char *is_shown, size_t *out)
         hits[i] = s ? rtv_line_mentions(s, strlen(s), a->words, a->wl, a->n_words) : 0;
         if (!is_shown[i] && hits[i] > most) most = hits[i];
     }
+    for (size_t i = 0; i < n && i < RTV_FOLD_BY_SCORE; i++)
+        if (!is_shown[i]) {
+            out[n_out++] = i;
+            hits[i] = -1;
+        }
     for (int want = most; want >= 0; want--)
         for (size_t i = 0; i < n; i++)
             if (!is_shown[i] && hits[i] == want) out[n_out++] = i;

@@ -198,39 +198,45 @@ static void test_extractive_folded(void)
     release_all(c, n);
 }
 
-/* The folded list: names that hold more of the question's words first,
- * score order among equals; a name too long for its line loses its
- * leading qualifiers, and a note with no room is left out. */
+/* The folded list: the best few by score, then names that hold more of
+ * the question's words first, score order among equals; a name too long
+ * for its line loses its leading qualifiers, and a note with no room is
+ * left out. */
 static void test_extractive_fold_order(void)
 {
     RtvItem c[] = {
         item("a.py", "a", "top", 1, 1, 1.0, "def top(): pass\n"),
-        item("a.py", "a", "second", 3, 3, 0.9, "def second(): pass\n"),
-        item("a.py", "a", "third", 5, 5, 0.8, "def third(): pass\n"),
-        item("a.py", "a", "unrelated", 7, 7, 0.7, "def unrelated(): pass\n"),
-        item("a.py", "a", "Lexer.tokenize", 9, 9, 0.6, "def tokenize(): pass\n"),
-        item("a.py", "a", "Parser.read_token", 11, 11, 0.5, "def read_token(): pass\n"),
-        item("a.py", "a", "Scanner.tokens", 13, 13, 0.4, "def tokens(): pass\n"),
+        item("a.py", "a", "second", 3, 3, 0.95, "def second(): pass\n"),
+        item("a.py", "a", "third", 5, 5, 0.9, "def third(): pass\n"),
+        item("a.py", "a", "fourth", 7, 7, 0.85, "def fourth(): pass\n"),
+        item("a.py", "a", "fifth", 9, 9, 0.8, "def fifth(): pass\n"),
+        item("a.py", "a", "sixth", 11, 11, 0.75, "def sixth(): pass\n"),
+        item("a.py", "a", "unrelated", 13, 13, 0.7, "def unrelated(): pass\n"),
+        item("a.py", "a", "Lexer.tokenize", 15, 15, 0.6, "def tokenize(): pass\n"),
+        item("a.py", "a", "Parser.read_token", 17, 17, 0.5, "def read_token(): pass\n"),
+        item("a.py", "a", "Scanner.tokens", 19, 19, 0.4, "def tokens(): pass\n"),
         item("some/deeply/nested/package/with/a/long/module_name.py", "m",
-             "Outer.Inner.Nested.a_rather_long_method_name", 15, 16, 0.3, "def m(): pass\n"),
+             "Outer.Inner.Nested.a_rather_long_method_name", 21, 22, 0.3, "def m(): pass\n"),
     };
-    set_doc(&c[7], "def a_rather_long_method_name(self):", "Does a thing.");
-    char *a = answer_of(c, 8, "token read", 0);
+    size_t n = sizeof c / sizeof c[0];
+    set_doc(&c[n - 1], "def a_rather_long_method_name(self):", "Does a thing.");
+    char *a = answer_of(c, n, "token read", 0);
     const char *also = strstr(a, "Also relevant:\n");
     CHECK(also != NULL);
     if (also) {
-        const char *p1 = strstr(also, "`Parser.read_token`"),
-                   *p2 = strstr(also, "`Lexer.tokenize`"), *p3 = strstr(also, "`Scanner.tokens`"),
-                   *p4 = strstr(also, "`unrelated`");
-        CHECK(p1 && p2 && p3 && p4);
-        CHECK(p1 < p2 && p2 < p3 && p3 < p4); /* both words, then one; score order within */
+        const char *p[] = {strstr(also, "`fourth`"),         strstr(also, "`fifth`"),
+                           strstr(also, "`sixth`"),          strstr(also, "`Parser.read_token`"),
+                           strstr(also, "`Lexer.tokenize`"), strstr(also, "`Scanner.tokens`"),
+                           strstr(also, "`unrelated`")};
+        for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
+            CHECK(p[k] != NULL && (k == 0 || p[k - 1] < p[k]));
     }
     /* 2 + the name + the citation past 96 characters: qualifiers dropped,
      * no room for the note */
     CHECK(strstr(a, "- `Nested.a_rather_long_method_name` "
-                    "[some/deeply/nested/package/with/a/long/module_name.py:15-16]\n") != NULL);
+                    "[some/deeply/nested/package/with/a/long/module_name.py:21-22]\n") != NULL);
     free(a);
-    release_all(c, 8);
+    release_all(c, n);
 }
 
 /* The lead names a definition by its last two parts; its citation below
