@@ -297,11 +297,35 @@ static void add_doc_sentence(StrBuf *sb, const char *d, size_t max)
     free(one);
 }
 
+/* Whether line s (to its end or '\n') is a heading's underline: a run of
+ * '=', '-' or '~' alone (reST, numpydoc). */
+static int underline(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char u = *s;
+    if (u != '=' && u != '-' && u != '~') return 0;
+    size_t n = 0;
+    while (s[n] == u)
+        n++;
+    while (s[n] == ' ' || s[n] == '\t' || s[n] == '\r')
+        n++;
+    return n >= 3 && (s[n] == '\n' || !s[n]);
+}
+
+/* A doc comment that says what the definition is: it has letters, and its
+ * first line is not a section heading ("Parameters" over "=========="). */
 static int has_doc(const IdxChunk *c)
 {
-    for (const char *d = c->docstring ? c->docstring : ""; *d; d++)
-        if ((*d >= 'A' && *d <= 'Z') || (*d >= 'a' && *d <= 'z')) return 1;
-    return 0;
+    const char *d = c->docstring ? c->docstring : "";
+    int letters = 0;
+    for (const char *p = d; *p && !letters; p++)
+        letters = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z');
+    if (!letters) return 0;
+    while (*d == ' ' || *d == '\t' || *d == '\n' || *d == '\r')
+        d++;
+    const char *nl = strchr(d, '\n');
+    return !(nl && underline(nl + 1));
 }
 
 /* What a definition is: its doc comment's first sentence, else its

@@ -248,6 +248,13 @@ static void test_extractive_lead_names(void)
     CHECK(!strncmp(a, "The best match is `Inner.method`", 32));
     CHECK(strstr(a, "**1. `Outer.Inner.method`** [a.py:1]") != NULL);
     free(a);
+    /* a doc comment that opens with a section heading says nothing of what
+     * it is: the signature does */
+    set_doc(&c[0], "def method(dom, *ext):", "Parameters\n==========\n\ndom : Domain\n");
+    a = answer_of(c, 1, NULL, 0);
+    CHECK(!strncmp(a, "The best match is `Inner.method`: `def method(dom, *ext):`.", 58));
+    CHECK(strstr(a, "Parameters") == NULL);
+    free(a);
     release_all(c, 1);
 }
 
