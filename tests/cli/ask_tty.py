@@ -198,8 +198,9 @@ def t_extractive(root, sub):
     # words are the same words
     t = Tty([BIN, "ask", "--mode", "extractive", QUESTION], sub, env, cols=40)
     code = t.finish()
-    narrow = visible(t.screen).replace("\r", "")
-    rows = narrow.split("\n")
+    # a progress line cleared by "\r<blanks>\r": what follows the last \r of a row
+    rows = [r.rsplit("\r", 1)[-1] for r in visible(t.screen).replace("\r\n", "\n").split("\n")]
+    narrow = "\n".join(rows)
     prose = [r for r in rows if "\u2502" not in r]  # quoted code is not wrapped
     check(code == 0 and all(len(r) <= 40 for r in prose),
           "narrow terminal: prose rows within 40 columns: %r" % rows)
