@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static void cli_ask_view_progress(CliAskView *v, const char *line);
@@ -32,6 +33,9 @@ static CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const
     v->root = xstrdup(realpath(root, buf) ? buf : root);
     v->cwd = realpath(".", buf) ? xstrdup(buf) : NULL;
     v->t = cli_term_new(out, styles, v->root);
+    /* the terminal's own width: it would break a word at its edge */
+    struct winsize ws;
+    if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) cli_term_wrap(v->t, ws.ws_col);
     v->out = out;
     v->err = progress;
     ws_pace_init(&v->pace, WS_PACE_MIN_MS);

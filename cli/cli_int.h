@@ -87,6 +87,11 @@ int cli_term_styles_wanted(int fd_is_tty, const char *no_color, const char *term
  * citation links. styles 0: plain text, no escape at all. */
 CliTerm *cli_term_new(FILE *f, int styles, const char *root_abs);
 void cli_term_free(CliTerm *t);
+/* Wraps the text of cli_term_md (not code blocks, not the lists below) at
+ * word boundaries to `width` columns (a character is a column), a list
+ * item's further rows indented to its text; 0 (the default): never. A
+ * word longer than the width is written whole. */
+void cli_term_wrap(CliTerm *t, size_t width);
 
 /* Renders the next piece of a Markdown text; what cannot be told yet
  * (a "*" that may open "**", a "[" that may be a citation) waits for the

@@ -7,7 +7,13 @@
  * byte is written as soon as what it is can be told, so a streamed answer
  * appears as it arrives. What is still undecided waits in `hold`: a line's
  * first bytes (a heading's '#', a fence's backticks), a '*' that may be
- * "**", a backtick run, a backslash, a bracket that may be a citation. */
+ * "**", a backtick run, a backslash, a bracket that may be a citation.
+ *
+ * With a width, text outside code blocks is wrapped at word boundaries:
+ * a word (its bytes and the escapes inside it) waits in `word` until a
+ * blank, a line's end or the end of a piece says it is whole, then goes on
+ * this row or the next (indented as a list item's text). A word cut by the
+ * end of a piece is written at once, and its rest follows it on the row. */
 
 enum { ST_BOLD = 1, ST_CODE = 2, ST_CITE = 4, ST_ITALIC = 8 };
 
@@ -26,6 +32,15 @@ struct CliTerm {
     char prev;         /* the last byte of text written on this line; 0 at its start */
     size_t code_ticks; /* inside a code span opened by this many backticks */
     int shown;         /* the style last written */
+    size_t width;      /* columns to wrap words at; 0: never */
+    size_t col;        /* columns written on this row */
+    size_t hang;       /* a wrapped row's indent */
+    size_t blanks;     /* blanks after the last word, not written yet */
+    StrBuf word;       /* the word being read, not written yet */
+    size_t word_cols;  /* its columns */
+    char word_head[4]; /* its first characters (a list marker?) */
+    int glued;         /* the last word written may go on: no break before its rest */
+    int in_text;       /* between cli_term_md and cli_term_end (lists are not wrapped) */
 };
 
 CliTerm *cli_term_new(FILE *f, int styles, const char *root_abs)
@@ -35,14 +50,21 @@ CliTerm *cli_term_new(FILE *f, int styles, const char *root_abs)
     t->styles = styles;
     t->root = root_abs ? xstrdup(root_abs) : NULL;
     sb_init(&t->hold);
+    sb_init(&t->word);
     t->line_start = 1;
     return t;
+}
+
+void cli_term_wrap(CliTerm *t, size_t width)
+{
+    t->width = width;
 }
 
 void cli_term_free(CliTerm *t)
 {
     if (!t) return;
     sb_release(&t->hold);
+    sb_release(&t->word);
     free(t->root);
     free(t);
 }
@@ -54,14 +76,103 @@ int cli_term_styles_wanted(int fd_is_tty, const char *no_color, const char *term
     return !(term && !strcmp(term, "dumb"));
 }
 
+static int wrapping(const CliTerm *t)
+{
+    return t->width && t->in_text && !t->fence;
+}
+
+/* A list item's marker: "-", "*", "+" or a number and a dot. */
+static int list_marker(const char *h, size_t cols)
+{
+    if (cols == 1) return h[0] == '-' || h[0] == '*' || h[0] == '+';
+    return cols >= 2 && cols <= 3 && h[0] >= '0' && h[0] <= '9' && h[cols - 1] == '.';
+}
+
+/* Writes the word read so far: on this row after the blanks before it,
+ * or on the next when it would pass the width. */
+static void flush_word(CliTerm *t)
+{
+    if (!t->word.len) return;
+    int row_start = t->col == 0;
+    if (t->word_cols && !t->glued && t->col > t->hang &&
+        t->col + t->blanks + t->word_cols > t->width) {
+        fprintf(t->f, "\n%*s", (int)t->hang, "");
+        t->col = t->hang;
+    } else {
+        fprintf(t->f, "%*s", (int)t->blanks, "");
+        t->col += t->blanks;
+    }
+    if (row_start) t->hang = t->blanks; /* a wrapped row keeps the line's indent */
+    fwrite(t->word.buf, 1, t->word.len, t->f);
+    t->col += t->word_cols;
+    if (row_start || t->col == t->hang + t->word_cols) {
+        if (t->word_cols <= 3 && list_marker(t->word_head, t->word_cols)) t->hang = t->col + 1;
+    }
+    t->blanks = 0;
+    t->word_cols = 0;
+    sb_reset(&t->word);
+}
+
+/* An escape sequence: inside the word being read when wrapping. */
+static void esc(CliTerm *t, const char *s)
+{
+    if (wrapping(t))
+        sb_adds(&t->word, s);
+    else
+        fputs(s, t->f);
+}
+
+/* Text that is shown (already made inert by put()). */
+static void vis(CliTerm *t, const char *s, size_t n)
+{
+    if (!wrapping(t)) {
+        fwrite(s, 1, n, t->f);
+        for (size_t i = 0; i < n; i++)
+            if (s[i] == '\n')
+                t->col = 0;
+            else if (((unsigned char)s[i] & 0xC0) != 0x80)
+                t->col++;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\n') {
+            flush_word(t);
+            t->blanks = 0;
+            fputc('\n', t->f);
+            t->col = t->hang = 0;
+            t->glued = 0;
+        } else if (c == ' ') {
+            flush_word(t);
+            t->blanks++;
+            t->glued = 0;
+        } else {
+            if ((c & 0xC0) != 0x80) {
+                if (t->word_cols < sizeof t->word_head) t->word_head[t->word_cols] = (char)c;
+                t->word_cols++;
+            }
+            sb_addc(&t->word, (char)c);
+        }
+    }
+}
+
+/* The end of a piece: what is read of a word is written now (a streamed
+ * answer shows every piece as it comes); its rest stays on the row. */
+static void flush_piece(CliTerm *t)
+{
+    if (!t->word.len) return;
+    flush_word(t);
+    t->glued = 1;
+}
+
 static void show(CliTerm *t, int want)
 {
     if (!t->styles || want == t->shown) return;
-    fputs("\x1b[0m", t->f);
-    if (want & ST_BOLD) fputs("\x1b[1m", t->f);
-    if (want & ST_ITALIC) fputs("\x1b[3m", t->f);
-    if (want & ST_CODE) fputs("\x1b[36m", t->f);
-    if (want & ST_CITE) fputs("\x1b[4;34m", t->f);
+    esc(t, "\x1b[0m");
+    if (want & ST_BOLD) esc(t, "\x1b[1m");
+    if (want & ST_ITALIC) esc(t, "\x1b[3m");
+    if (want & ST_CODE) esc(t, "\x1b[36m");
+    if (want & ST_CITE) esc(t, "\x1b[4;34m");
     t->shown = want;
 }
 
@@ -75,7 +186,7 @@ static int current(const CliTerm *t)
  * controls but tab and newline, DEL and C1 controls (U+0080-U+009F) are
  * shown as U+FFFD, so that no escape sequence (a title, the clipboard, a
  * cursor move) written into a file or an answer reaches the terminal. */
-static void put(FILE *f, const char *s, size_t n)
+static void put(CliTerm *t, const char *s, size_t n)
 {
     size_t from = 0;
     for (size_t i = 0; i < n; i++) {
@@ -87,19 +198,30 @@ static void put(FILE *f, const char *s, size_t n)
                  (unsigned char)s[i + 1] <= 0x9f)
             bad = 2;
         if (!bad) continue;
-        fwrite(s + from, 1, i - from, f);
-        fputs("\xef\xbf\xbd", f);
+        vis(t, s + from, i - from);
+        vis(t, "\xef\xbf\xbd", 3);
         i += bad - 1;
         from = i + 1;
     }
-    fwrite(s + from, 1, n - from, f);
+    vis(t, s + from, n - from);
 }
 
 static void out(CliTerm *t, const char *s, size_t n)
 {
     show(t, current(t));
-    put(t->f, s, n);
+    put(t, s, n);
     if (n) t->prev = s[n - 1];
+}
+
+/* An OSC 8 link's start. */
+static void link_to(CliTerm *t, const char *uri)
+{
+    if (!uri) return;
+    StrBuf e;
+    sb_init(&e);
+    sb_addf(&e, "\x1b]8;;%s\x1b\\", uri);
+    esc(t, e.buf);
+    sb_release(&e);
 }
 
 /* A file link (OSC 8) around text, where the terminal takes escapes. */
@@ -107,13 +229,13 @@ static void link_open(CliTerm *t, const char *rel)
 {
     if (!t->styles || !t->root) return;
     char *uri = path_to_uri(t->root, rel);
-    if (uri) fprintf(t->f, "\x1b]8;;%s\x1b\\", uri);
+    link_to(t, uri);
     free(uri);
 }
 
 static void link_close(CliTerm *t)
 {
-    if (t->styles && t->root) fputs("\x1b]8;;\x1b\\", t->f);
+    if (t->styles && t->root) esc(t, "\x1b]8;;\x1b\\");
 }
 
 /* "12" or "12-30": a line range. */
@@ -187,7 +309,7 @@ static void newline(CliTerm *t)
     t->prev = 0;
     if (!t->fence) t->code_ticks = 0;
     show(t, current(t));
-    fputc('\n', t->f);
+    vis(t, "\n", 1);
     t->line_start = 1;
 }
 
@@ -235,7 +357,7 @@ static void cite_part(CliTerm *t, const char *sep, size_t sep_len, const char *p
     char *rel = xstrndup(path, path_len);
     link_open(t, rel);
     show(t, current(t) | ST_CITE);
-    put(t->f, part, part_len);
+    put(t, part, part_len);
     show(t, current(t));
     link_close(t);
     free(rel);
@@ -268,11 +390,11 @@ static void md_link(CliTerm *t, const char *text, size_t text_len, const char *t
         uri = path_to_uri(t->root, rel);
         free(rel);
     }
-    if (t->styles && uri) fprintf(t->f, "\x1b]8;;%s\x1b\\", uri);
+    if (t->styles) link_to(t, uri);
     show(t, current(t) | ST_CITE);
-    put(t->f, text, text_len);
+    put(t, text, text_len);
     show(t, current(t));
-    if (t->styles && uri) fputs("\x1b]8;;\x1b\\", t->f);
+    if (t->styles && uri) esc(t, "\x1b]8;;\x1b\\");
     out(t, " (", 2);
     out(t, target, target_len);
     out(t, ")", 1);
@@ -408,13 +530,16 @@ static void drain(CliTerm *t, int final)
 
 void cli_term_md(CliTerm *t, const char *s, size_t n)
 {
+    t->in_text = 1;
     sb_add(&t->hold, s, n);
     drain(t, 0);
+    flush_piece(t);
     fflush(t->f);
 }
 
 void cli_term_end(CliTerm *t)
 {
+    t->in_text = 1; /* what waited is text */
     drain(t, 1);
     if (t->hold.len) { /* what could be nothing else: as it is */
         out(t, t->hold.buf, t->hold.len);
@@ -423,7 +548,11 @@ void cli_term_end(CliTerm *t)
     t->bold = t->heading = t->fence = t->italic = 0;
     t->code_ticks = 0;
     show(t, 0);
+    flush_word(t);
+    t->blanks = 0;
+    t->glued = t->in_text = 0;
     if (!t->line_start) fputc('\n', t->f);
+    t->col = t->hang = 0;
     t->line_start = 1;
     fflush(t->f);
 }
@@ -431,7 +560,7 @@ void cli_term_end(CliTerm *t)
 void cli_term_heading(CliTerm *t, const char *text)
 {
     show(t, ST_BOLD);
-    put(t->f, text, strlen(text));
+    put(t, text, strlen(text));
     show(t, 0);
     fputc('\n', t->f);
 }
@@ -445,14 +574,14 @@ void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint
     fputs("  ", t->f);
     link_open(t, rel);
     show(t, ST_CITE);
-    put(t->f, shown_path, strlen(shown_path));
+    put(t, shown_path, strlen(shown_path));
     fputs(num, t->f);
     show(t, 0);
     link_close(t);
     if (label && label[0]) {
         fprintf(t->f, "%*s  ", len < width ? (int)(width - len) : 0, "");
         show(t, ST_CODE);
-        put(t->f, label, strlen(label));
+        put(t, label, strlen(label));
         show(t, 0);
     }
     fputc('\n', t->f);
@@ -461,10 +590,10 @@ void cli_term_location(CliTerm *t, const char *rel, const char *shown_path, uint
 void cli_term_item(CliTerm *t, const char *text, const char *note)
 {
     fputs("  ", t->f);
-    put(t->f, text, strlen(text));
+    put(t, text, strlen(text));
     if (note && note[0]) {
         fputs("  (", t->f);
-        put(t->f, note, strlen(note));
+        put(t, note, strlen(note));
         fputc(')', t->f);
     }
     fputc('\n', t->f);

@@ -1,5 +1,6 @@
 #include "rtv_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,9 +13,12 @@
 #define RTV_LINE_CHARS 96
 #define RTV_NOTE_MIN 24
 /* Lines quoted of the first definition (one fewer of the others). */
-#define RTV_QUOTE_LINES 5
+#define RTV_QUOTE_LINES 4
 /* Longest quoted line, in characters after its indent is dropped. */
 #define RTV_QUOTE_CHARS 88
+/* Items (by score) that the folded list names first, before ordering the
+ * rest by their names. */
+#define RTV_FOLD_BY_SCORE 6
 /* Spaces a tab becomes in a quoted line. */
 #define RTV_TAB 4
 
@@ -63,6 +67,25 @@ static void add_code(StrBuf *sb, const char *s, size_t len, size_t max)
 static void add_code_str(StrBuf *sb, const char *s)
 {
     add_code(sb, s, strlen(s), RTV_SHOW_CHARS);
+}
+
+/* A name in the lead: its last two parts ("RunnersFactory.createRunners"
+ * of "Parameterized.RunnersFactory.createRunners"); the citations below
+ * give it whole. */
+static void add_lead_name(StrBuf *sb, const char *s)
+{
+    const char *p = s + strlen(s), *keep = s;
+    int parts = 0;
+    while (p > s) {
+        p--;
+        if ((*p == '.' || *p == ':') && p[1] != ':' && p[1] != '.' && p[1]) {
+            if (++parts == 2) {
+                keep = p + 1;
+                break;
+            }
+        }
+    }
+    add_code_str(sb, keep);
 }
 
 /* For a piece of a split definition: the packed piece of the same
@@ -237,7 +260,7 @@ static size_t add_targets(Ans *a, size_t from, IdxEdgeKind kind, size_t *first)
             to[n++] = a->rels[k].to;
     for (size_t k = 0; k < n; k++) {
         if (k) sb_adds(a->sb, k + 1 == n ? " and " : ", ");
-        add_code_str(a->sb, a->in->items[to[k]].chunk.symbol);
+        add_lead_name(a->sb, a->in->items[to[k]].chunk.symbol);
     }
     if (first && n) *first = to[0];
     return n;
@@ -274,11 +297,35 @@ static void add_doc_sentence(StrBuf *sb, const char *d, size_t max)
     free(one);
 }
 
+/* Whether line s (to its end or '\n') is a heading's underline: a run of
+ * '=', '-' or '~' alone (reST, numpydoc). */
+static int underline(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char u = *s;
+    if (u != '=' && u != '-' && u != '~') return 0;
+    size_t n = 0;
+    while (s[n] == u)
+        n++;
+    while (s[n] == ' ' || s[n] == '\t' || s[n] == '\r')
+        n++;
+    return n >= 3 && (s[n] == '\n' || !s[n]);
+}
+
+/* A doc comment that says what the definition is: it has letters, and its
+ * first line is not a section heading ("Parameters" over "=========="). */
 static int has_doc(const IdxChunk *c)
 {
-    for (const char *d = c->docstring ? c->docstring : ""; *d; d++)
-        if ((*d >= 'A' && *d <= 'Z') || (*d >= 'a' && *d <= 'z')) return 1;
-    return 0;
+    const char *d = c->docstring ? c->docstring : "";
+    int letters = 0;
+    for (const char *p = d; *p && !letters; p++)
+        letters = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z');
+    if (!letters) return 0;
+    while (*d == ' ' || *d == '\t' || *d == '\n' || *d == '\r')
+        d++;
+    const char *nl = strchr(d, '\n');
+    return !(nl && underline(nl + 1));
 }
 
 /* What a definition is: its doc comment's first sentence, else its
@@ -306,7 +353,7 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
         sb_adds(sb, a->in->weak ? "The closest match is " : "The best match is ");
     /* its file is in its citation, below */
     if (item_name(top)) {
-        add_code_str(sb, top->chunk.symbol);
+        add_lead_name(sb, top->chunk.symbol);
     } else {
         sb_adds(sb, "module code of ");
         add_code(sb, top->chunk.path, strlen(top->chunk.path), RTV_SHOW_CHARS * 2);
@@ -328,7 +375,7 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
                 if (!a->caller[shown[k]]) continue;
                 if (named) sb_adds(sb, named + 1 == callers ? " and " : ", ");
                 named++;
-                add_code_str(sb, rtv_item_symbol(&a->in->items[shown[k]]));
+                add_lead_name(sb, rtv_item_symbol(&a->in->items[shown[k]]));
             }
             sb_adds(sb, callers == 1 ? " (below, with the line that calls it)."
                                      : " (below, with the lines that call it).");
@@ -356,7 +403,7 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
                 sb_adds(sb, "It");
             } else {
                 if (!item_name(&a->in->items[i])) continue;
-                add_code_str(sb, a->in->items[i].chunk.symbol);
+                add_lead_name(sb, a->in->items[i].chunk.symbol);
             }
             sb_addf(sb, " %s ", verbs[v].verb);
             size_t first = 0, n = add_targets(a, i, verbs[v].kind, &first);
@@ -613,16 +660,45 @@ static void add_quoted(StrBuf *sb, uint32_t line, const char *s, size_t n, size_
     sb_release(&t);
 }
 
-/* Characters left for a note on a line started at sb->buf[line_at] so
- * that it stays within RTV_LINE_CHARS as shown (markup not counted). */
-static size_t note_room(const StrBuf *sb, size_t line_at)
+/* Characters text[0..len) shows (markup not counted). */
+static size_t shown_chars(const char *text, size_t len)
 {
     size_t shown = 0;
-    for (size_t i = line_at; i < sb->len; i++) {
-        unsigned char c = (unsigned char)sb->buf[i];
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
         if ((c & 0xC0) != 0x80 && c != '`' && c != '*' && c != '[' && c != ']') shown++;
     }
-    return shown + RTV_NOTE_MIN < RTV_LINE_CHARS ? RTV_LINE_CHARS - shown : RTV_NOTE_MIN;
+    return shown;
+}
+
+/* Characters left for a note (after " — ") on a line started at
+ * sb->buf[line_at] so that it stays within RTV_LINE_CHARS as shown; 0 when
+ * fewer than RTV_NOTE_MIN are: the line goes without. */
+static size_t note_room(const StrBuf *sb, size_t line_at)
+{
+    size_t shown = shown_chars(sb->buf + line_at, sb->len - line_at) + 3;
+    return shown + RTV_NOTE_MIN <= RTV_LINE_CHARS ? RTV_LINE_CHARS - shown : 0;
+}
+
+/* An item's name as code, its leading qualifiers dropped ("A.B.f" as
+ * "B.f", then "f") while the line would pass RTV_LINE_CHARS with `others`
+ * characters beside it; "module code" when it has none. */
+static void add_name_fit(StrBuf *sb, const RtvItem *it, size_t others)
+{
+    const char *s = item_name(it);
+    if (!s) {
+        sb_adds(sb, "module code");
+        return;
+    }
+    while (strlen(s) + others > RTV_LINE_CHARS) {
+        const char *dot = strpbrk(s, ".:");
+        if (!dot) break;
+        while (*dot == '.' || *dot == ':')
+            dot++;
+        if (!*dot) break;
+        s = dot;
+    }
+    add_code_str(sb, s);
 }
 
 static void add_cite(StrBuf *sb, const char *path, uint32_t a, uint32_t b)
@@ -648,36 +724,42 @@ static void add_shown(Ans *a, size_t rank, size_t i, size_t max_lines)
         else
             part = 1;
     }
-    sb_addc(sb, '\n');
+    if (rank == 0) sb_addc(sb, '\n'); /* the next follows its quote: a screen holds more */
     size_t line_at = sb->len;
-    sb_addf(sb, "**%zu. ", rank + 1);
-    if (item_name(it))
-        add_code_str(sb, it->chunk.symbol);
-    else
-        sb_adds(sb, "module code");
-    sb_adds(sb, "**");
+    /* what follows the name: its part, its citation, a gap before it */
+    StrBuf tail;
+    sb_init(&tail);
     if (part && de >= ds) {
         uint32_t span = it->end_line - it->start_line + 1, len = de - ds + 1;
         uint32_t parts = (len + span - 1) / span, k = (it->start_line - ds) / span + 1;
         if (parts < 2) parts = 2;
         if (k < 2) k = 2;
         if (k > parts) k = parts;
-        sb_addf(sb, " (part %u of %u)", k, parts);
+        sb_addf(&tail, " (part %u of %u)", k, parts);
     } else if (it->chunk.window > 0 && from == it->start_line) {
-        sb_addf(sb, " (part %u)", it->chunk.window);
+        sb_addf(&tail, " (part %u)", it->chunk.window);
     }
-    sb_addc(sb, ' ');
-    add_cite(sb, it->chunk.path, from, it->end_line);
+    sb_addc(&tail, ' ');
+    add_cite(&tail, it->chunk.path, from, it->end_line);
     const RtvItem *prev = piece_before(in->items, in->n, it);
     if (prev && prev->end_line + 1 < it->start_line)
-        sb_addf(sb, " (lines %u-%u of it, between the parts shown, are not in the context)",
+        sb_addf(&tail, " (lines %u-%u of it, between the parts shown, are not in the context)",
                 prev->end_line + 1, it->start_line - 1);
+    char num[24];
+    snprintf(num, sizeof num, "%zu. ", rank + 1);
+    sb_addf(sb, "**%s", num);
+    add_name_fit(sb, it, strlen(num) + shown_chars(tail.buf, tail.len));
+    sb_adds(sb, "**");
+    sb_add(sb, tail.buf, tail.len);
+    sb_release(&tail);
     if (a->caller[i] && item_name(&in->items[0])) {
         sb_adds(sb, " calls ");
         add_code_str(sb, in->items[0].chunk.symbol);
-    } else if (rank > 0 && has_doc(&it->chunk)) { /* the signature is quoted */
-        sb_adds(sb, " \xE2\x80\x94 ");            /* em dash */
-        add_doc_sentence(sb, it->chunk.docstring, note_room(sb, line_at));
+    } else if (rank > 0 && has_doc(&it->chunk) && note_room(sb, line_at)) {
+        /* the signature is quoted: the doc comment's sentence */
+        size_t room = note_room(sb, line_at);
+        sb_adds(sb, " \xE2\x80\x94 "); /* em dash */
+        add_doc_sentence(sb, it->chunk.docstring, room);
     }
     sb_addc(sb, '\n');
 
@@ -739,26 +821,58 @@ static void add_folded(Ans *a, size_t i)
     const RtvItem *it = &a->in->items[i];
     StrBuf *sb = a->sb;
     size_t line_at = sb->len;
-    sb_adds(sb, "- ");
-    if (item_name(it))
-        add_code_str(sb, it->chunk.symbol);
-    else
-        sb_adds(sb, "module code");
-    if (it->chunk.window > 0) sb_addf(sb, " (part %u)", it->chunk.window);
-    sb_addc(sb, ' ');
-    add_cite(sb, it->chunk.path, it->start_line, it->end_line);
+    StrBuf tail;
+    sb_init(&tail);
+    if (it->chunk.window > 0) sb_addf(&tail, " (part %u)", it->chunk.window);
+    sb_addc(&tail, ' ');
+    add_cite(&tail, it->chunk.path, it->start_line, it->end_line);
     const RtvItem *prev = piece_before(a->in->items, a->in->n, it);
     if (prev && prev->end_line + 1 < it->start_line)
-        sb_addf(sb, " (lines %u-%u of it, between the parts shown, are not in the context)",
+        sb_addf(&tail, " (lines %u-%u of it, between the parts shown, are not in the context)",
                 prev->end_line + 1, it->start_line - 1);
+    sb_adds(sb, "- ");
+    add_name_fit(sb, it, 2 + shown_chars(tail.buf, tail.len));
+    sb_add(sb, tail.buf, tail.len);
+    sb_release(&tail);
     if (a->caller[i] && item_name(&a->in->items[0])) {
         sb_adds(sb, " calls ");
         add_code_str(sb, a->in->items[0].chunk.symbol);
-    } else if (has_what(&it->chunk)) {
+    } else if (has_what(&it->chunk) && note_room(sb, line_at)) {
+        size_t room = note_room(sb, line_at);
         sb_adds(sb, " \xE2\x80\x94 ");
-        add_what(sb, &it->chunk, note_room(sb, line_at));
+        add_what(sb, &it->chunk, room);
     }
     sb_addc(sb, '\n');
+}
+
+/* The order of the items not shown, as the folded list names them: those
+ * of the best RTV_FOLD_BY_SCORE in score order; then those whose name
+ * (with its class) holds the most of the question's words, then fewer,
+ * then none, score order within each. A folded line shows little more
+ * than the name, and a screen holds a dozen of them: a name that says
+ * what was asked for is the one worth its line. Returns how many are in
+ * out. */
+static size_t fold_order(const Ans *a, const char *is_shown, size_t *out)
+{
+    const RtvAnswerIn *in = a->in;
+    size_t n = in->n, n_out = 0;
+    int *hits = xcalloc(n, sizeof *hits);
+    int most = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = item_name(&in->items[i]);
+        hits[i] = s ? rtv_line_mentions(s, strlen(s), a->words, a->wl, a->n_words) : 0;
+        if (!is_shown[i] && hits[i] > most) most = hits[i];
+    }
+    for (size_t i = 0; i < n && i < RTV_FOLD_BY_SCORE; i++)
+        if (!is_shown[i]) {
+            out[n_out++] = i;
+            hits[i] = -1;
+        }
+    for (int want = most; want >= 0; want--)
+        for (size_t i = 0; i < n; i++)
+            if (!is_shown[i] && hits[i] == want) out[n_out++] = i;
+    free(hits);
+    return n_out;
 }
 
 char *rtv_extractive_answer(const RtvAnswerIn *in)
@@ -798,14 +912,18 @@ char *rtv_extractive_answer(const RtvAnswerIn *in)
             add_shown(&a, k, shown[k], k == 0 ? RTV_QUOTE_LINES : RTV_QUOTE_LINES - 1);
 
         size_t rest = n - n_shown, listed = 0;
+        size_t *order = xcalloc(n, sizeof *order);
+        size_t n_order = fold_order(&a, is_shown, order);
         if (rest) sb_adds(&sb, "\nAlso relevant:\n");
-        for (size_t i = 0; i < n; i++) {
+        for (size_t oi = 0; oi < n_order; oi++) {
+            size_t i = order[oi];
             if (is_shown[i]) continue;
             if (!in->all && listed == RTV_ANSWER_FOLDED && rest > RTV_ANSWER_FOLDED + 1) break;
             add_folded(&a, i);
             listed++;
         }
         if (listed < rest) sb_addf(&sb, "- and %zu more in the context list\n", rest - listed);
+        free(order);
         free(is_shown);
         free(a.head);
         free(a.def_start);

@@ -68,11 +68,14 @@ typedef struct RtvAnswerIn {
  * RTV_ANSWER_FIT lines, else "part k of n" with its first line quoted) with
  * the few lines that matter quoted in a fenced block as "  366 │ code";
  * then the rest, one line each (RTV_ANSWER_FOLDED of them unless `all`;
- * the others are counted). An explanation (focus_chunk) shows the focus
- * and then its callers, each with its call lines. With no items the answer
- * says that no indexed code matched, followed by `why_empty`. Caller frees. */
+ * the others are counted), the best three by score, then those whose
+ * names hold the most of `words` first; a name too long for its line loses its leading qualifiers.
+ * Lines stay within 96 characters as shown, so a 100-column terminal gives each its row: the first
+ * screen names a dozen definitions. An explanation (focus_chunk) shows the focus and then its
+ * callers, each with its call lines. With no items the answer says that no indexed code matched,
+ * followed by `why_empty`. Caller frees. */
 #define RTV_ANSWER_SHOWN 3
-#define RTV_ANSWER_FOLDED 6
+#define RTV_ANSWER_FOLDED 12
 #define RTV_ANSWER_FIT 60
 char *rtv_extractive_answer(const RtvAnswerIn *in);
 

@@ -16,14 +16,17 @@ pseudo-terminal, with tests/fake_openai.py as the LLM:
 - extractive (issue 36): a lead, numbered code lines, the rest folded, no
   citations block (with --all: every location, then the citations).
 """
+import fcntl
 import json
 import os
 import pty
 import select
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lsp"))
@@ -53,8 +56,10 @@ def control(port, what, body):
 class Tty:
     """The program on a pseudo-terminal (stdin, stdout and stderr)."""
 
-    def __init__(self, args, cwd, env):
+    def __init__(self, args, cwd, env, cols=0):
         master, slave = pty.openpty()
+        if cols:  # the terminal's width (0: none set)
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, cols, 0, 0))
         self.proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
                                      close_fds=True)
         os.close(slave)
@@ -189,6 +194,20 @@ def t_extractive(root, sub):
     lines = [l.strip() for l in every.split("\n")]
     check(code == 0 and "Citations" in lines and "more in the context list" not in every,
           "extractive --all: every location, then the citations: %r" % lines)
+    # on a narrow terminal the text wraps at word boundaries: every row fits, and the lead's
+    # words are the same words
+    t = Tty([BIN, "ask", "--mode", "extractive", QUESTION], sub, env, cols=40)
+    code = t.finish()
+    # a progress line cleared by "\r<blanks>\r": what follows the last \r of a row
+    rows = [r.rsplit("\r", 1)[-1] for r in visible(t.screen).replace("\r\n", "\n").split("\n")]
+    narrow = "\n".join(rows)
+    prose = [r for r in rows if "\u2502" not in r]  # quoted code is not wrapped
+    check(code == 0 and all(len(r) <= 40 for r in prose),
+          "narrow terminal: prose rows within 40 columns: %r" % rows)
+    wide_lead = text[lead:text.find("\n\n", lead)].split()
+    narrow_lead = narrow[narrow.find("The best match is "):].split("\n\n")[0].split()
+    check(wide_lead and wide_lead == narrow_lead, "narrow terminal: the lead's words unbroken: %r / %r"
+          % (wide_lead, narrow_lead))
 
 
 def t_piped(root, sub):

@@ -133,16 +133,13 @@ static void test_extractive_format(void)
                  "   40 \xE2\x94\x82 def match(self, path, method=None):\n"
                  "   42 \xE2\x94\x82     rule = self.find(path)\n"
                  "   44 \xE2\x94\x82     if rule is None:\n"
-                 "   45 \xE2\x94\x82         raise NotFound()\n"
                  "   47 \xE2\x94\x82     return rule\n"
                  "```\n"
-                 "\n"
                  "**2. `MethodNotAllowed`** [pkg/errors.py:5-6]\n"
                  "```\n"
                  "    5 \xE2\x94\x82 class MethodNotAllowed(HTTPException):\n"
                  "    6 \xE2\x94\x82     code = 405\n"
                  "```\n"
-                 "\n"
                  "**3. module code** [pkg/routing.py:1-2]\n"
                  "```\n"
                  "    1 \xE2\x94\x82 import re\n"
@@ -199,6 +196,66 @@ static void test_extractive_folded(void)
     vfy_mentions_free(m, k);
     free(a);
     release_all(c, n);
+}
+
+/* The folded list: the best few by score, then names that hold more of
+ * the question's words first, score order among equals; a name too long
+ * for its line loses its leading qualifiers, and a note with no room is
+ * left out. */
+static void test_extractive_fold_order(void)
+{
+    RtvItem c[] = {
+        item("a.py", "a", "top", 1, 1, 1.0, "def top(): pass\n"),
+        item("a.py", "a", "second", 3, 3, 0.95, "def second(): pass\n"),
+        item("a.py", "a", "third", 5, 5, 0.9, "def third(): pass\n"),
+        item("a.py", "a", "fourth", 7, 7, 0.85, "def fourth(): pass\n"),
+        item("a.py", "a", "fifth", 9, 9, 0.8, "def fifth(): pass\n"),
+        item("a.py", "a", "sixth", 11, 11, 0.75, "def sixth(): pass\n"),
+        item("a.py", "a", "unrelated", 13, 13, 0.7, "def unrelated(): pass\n"),
+        item("a.py", "a", "Lexer.tokenize", 15, 15, 0.6, "def tokenize(): pass\n"),
+        item("a.py", "a", "Parser.read_token", 17, 17, 0.5, "def read_token(): pass\n"),
+        item("a.py", "a", "Scanner.tokens", 19, 19, 0.4, "def tokens(): pass\n"),
+        item("some/deeply/nested/package/with/a/long/module_name.py", "m",
+             "Outer.Inner.Nested.a_rather_long_method_name", 21, 22, 0.3, "def m(): pass\n"),
+    };
+    size_t n = sizeof c / sizeof c[0];
+    set_doc(&c[n - 1], "def a_rather_long_method_name(self):", "Does a thing.");
+    char *a = answer_of(c, n, "token read", 0);
+    const char *also = strstr(a, "Also relevant:\n");
+    CHECK(also != NULL);
+    if (also) {
+        const char *p[] = {strstr(also, "`fourth`"),         strstr(also, "`fifth`"),
+                           strstr(also, "`sixth`"),          strstr(also, "`Parser.read_token`"),
+                           strstr(also, "`Lexer.tokenize`"), strstr(also, "`Scanner.tokens`"),
+                           strstr(also, "`unrelated`")};
+        for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
+            CHECK(p[k] != NULL && (k == 0 || p[k - 1] < p[k]));
+    }
+    /* 2 + the name + the citation past 96 characters: qualifiers dropped,
+     * no room for the note */
+    CHECK(strstr(a, "- `Nested.a_rather_long_method_name` "
+                    "[some/deeply/nested/package/with/a/long/module_name.py:21-22]\n") != NULL);
+    free(a);
+    release_all(c, n);
+}
+
+/* The lead names a definition by its last two parts; its citation below
+ * gives it whole. */
+static void test_extractive_lead_names(void)
+{
+    RtvItem c[] = {item("a.py", "a", "Outer.Inner.method", 1, 1, 1.0, "def method(): pass\n")};
+    char *a = answer_of(c, 1, NULL, 0);
+    CHECK(!strncmp(a, "The best match is `Inner.method`", 32));
+    CHECK(strstr(a, "**1. `Outer.Inner.method`** [a.py:1]") != NULL);
+    free(a);
+    /* a doc comment that opens with a section heading says nothing of what
+     * it is: the signature does */
+    set_doc(&c[0], "def method(dom, *ext):", "Parameters\n==========\n\ndom : Domain\n");
+    a = answer_of(c, 1, NULL, 0);
+    CHECK(!strncmp(a, "The best match is `Inner.method`: `def method(dom, *ext):`.", 58));
+    CHECK(strstr(a, "Parameters") == NULL);
+    free(a);
+    release_all(c, 1);
 }
 
 /* Quoted lines: the question's words and the error and return paths over
@@ -714,6 +771,8 @@ int main(void)
     RUN(test_chars);
     RUN(test_extractive_format);
     RUN(test_extractive_folded);
+    RUN(test_extractive_fold_order);
+    RUN(test_extractive_lead_names);
     RUN(test_extractive_quotes);
     RUN(test_extractive_long_docstring);
     RUN(test_extractive_empty);

@@ -7,13 +7,15 @@
 
 #define FFFD "\xef\xbf\xbd" /* U+FFFD: a control character shown */
 
-/* Renders md in pieces of `step` bytes (0: whole) and returns the output. */
-static char *render(const char *md, size_t step, int styles)
+/* Renders md in pieces of `step` bytes (0: whole), wrapped at `width`
+ * columns (0: not), and returns the output. */
+static char *render_w(const char *md, size_t step, int styles, size_t width)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     CliTerm *t = cli_term_new(f, styles, styles ? "/ws" : NULL);
+    cli_term_wrap(t, width);
     size_t n = strlen(md);
     if (!step) step = n ? n : 1;
     for (size_t i = 0; i < n; i += step)
@@ -22,6 +24,11 @@ static char *render(const char *md, size_t step, int styles)
     cli_term_free(t);
     fclose(f);
     return buf;
+}
+
+static char *render(const char *md, size_t step, int styles)
+{
+    return render_w(md, step, styles, 0);
 }
 
 static void expect_plain(const char *md, const char *want)
@@ -128,11 +135,78 @@ static void test_location(void)
     free(buf);
 }
 
+/* The text without blanks: the same words, however wrapped. */
+static char *squeeze(const char *s)
+{
+    char *o = xstrdup(s), *w = o;
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\n') *w++ = *s;
+    *w = '\0';
+    return o;
+}
+
+static void test_wrap(void)
+{
+    static const struct {
+        const char *md;
+        size_t width;
+        const char *want;
+    } cases[] = {
+        /* at word boundaries, markup not counted */
+        {"The best match is `permission_denied`: the 403 handler. It calls `get_template` and "
+         "`HttpResponseForbidden`.\n",
+         40,
+         "The best match is permission_denied: the\n403 handler. It calls get_template and\n"
+         "HttpResponseForbidden.\n"},
+        /* a list item's further rows under its text; a numbered header too */
+        {"- `apply_tax` [shop/models.py:39-41] — adds the tax to a price\n**2. `f`** [a.py:1] "
+         "— one two three four\n",
+         30,
+         "- apply_tax\n  shop/models.py:39-41 — adds\n  the tax to a price\n2. f a.py:1 — one two "
+         "three\n   four\n"},
+        /* code blocks as they are; a word longer than the width whole */
+        {"```\n  12 │ return some_function(argument_one, argument_two)\n```\nx "
+         "a_very_long_identifier_name y\n",
+         20,
+         "  12 │ return some_function(argument_one, "
+         "argument_two)\nx\na_very_long_identifier_name\ny\n"},
+        /* exactly the width fits; a line's indent kept on its further rows */
+        {"abcd efgh ij\n  kl mn op qr\n", 9, "abcd efgh\nij\n  kl mn\n  op qr\n"},
+        /* no width: never */
+        {"one two three four five six", 0, "one two three four five six\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = render_w(cases[i].md, 0, 0, cases[i].width);
+        CHECK_STR(got, cases[i].want);
+        free(got);
+        /* streamed in pieces: every piece shown as it comes (a word cut by a
+         * piece's end may pass the edge), the same text */
+        for (size_t step = 1; step <= 7; step++) {
+            char *g = render_w(cases[i].md, step, 0, cases[i].width);
+            char *a = squeeze(g), *b = squeeze(cases[i].want);
+            CHECK_STR(a, b);
+            free(a);
+            free(b);
+            free(g);
+        }
+    }
+    /* styles: escapes take no column, and the link stays around its word */
+    char *got = render_w("word `code` [a.py:3-4] end", 0, 1, 12);
+    CHECK(strstr(got, "word \x1b[0m\x1b[36mcode") != NULL);
+    CHECK(strstr(got, "\n\x1b]8;;file:///ws/a.py") != NULL ||
+          strstr(got, "\x1b]8;;file:///ws/a.py") != NULL);
+    char *plain = render_w("word `code` [a.py:3-4] end", 0, 0, 12);
+    CHECK_STR(plain, "word code\na.py:3-4 end\n");
+    free(plain);
+    free(got);
+}
+
 int main(void)
 {
     RUN(test_plain_strips_syntax);
     RUN(test_styles);
     RUN(test_styles_wanted);
     RUN(test_location);
+    RUN(test_wrap);
     return test_summary();
 }
