@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import re
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lsp"))
@@ -134,6 +135,44 @@ def t_streamed(root, sub):
     check(text.index("Tax is") < text.index("Citations"), "citations after the answer")
 
 
+def t_rejected_styled(root, sub):
+    """Issue 38: a streamed citation is checked as it completes, as verification will check
+    it: a rejected one is struck out, not linked, and says why (NO_COLOR too); a verified one
+    stays a link; a bracket that names no file ("[x:1]") stays text."""
+    answer = ("Verified [{ctx0}]; gone [shop/nowhere.py:1-2]; mixed [{ctx0.path}:{ctx0.start}; "
+              "shop/models.py:9000]; see [the code](shop/gone.py#L3); prose [x:1].\n")
+    script = {"actions": {"chat": [{"content": answer, "chunk": 7, "times": 2}]}}
+    with fake_llm(script) as port:
+        t = Tty([BIN, "ask", QUESTION], sub, environment(port))
+        code = t.finish()
+        plain = Tty([BIN, "ask", QUESTION], sub, environment(port, NO_COLOR="1"))
+        plain_code = plain.finish()
+    screen = t.screen.decode("utf-8", "replace")
+    sanitizers_quiet(screen, "rejected styled")
+    check(code == 0 and plain_code == 0, "rejected styled: exit status 0, got %d, %d" % (code, plain_code))
+    text = visible(t.screen).replace("\r", "")
+    line = next((l for l in text.split("\n") if "Verified" in l), "")
+    check("gone shop/nowhere.py:1-2 (rejected: file-not-found);" in line,
+          "a rejected citation says so where it stands: %r" % line)
+    check("shop/models.py:9000 (rejected: out-of-range)" in line,
+          "one part of a bracket rejected, the other kept: %r" % line)
+    check("see the code (shop/gone.py#L3, rejected: file-not-found);" in line,
+          "a rejected link target says so: %r" % line)
+    check("prose [x:1]." in line, "a bracket naming no file stays text: %r" % line)
+    # the rejected part: struck out in red, never blue and underlined, never a link
+    gone = screen.find("shop/nowhere.py:1-2")
+    check(gone > 0 and screen.rfind("\x1b[9;31m", 0, gone) > screen.rfind("\x1b[0m", 0, gone) - 1 and
+          screen.rfind("\x1b[4;34m", 0, gone) < screen.rfind("\x1b[0m", 0, gone),
+          "rejected: struck out, not styled as a citation: %r" % screen[max(0, gone - 40):gone + 20])
+    check("nowhere.py" not in "".join(re.findall(r"\x1b\]8;;([^\x1b]*)", screen)) and
+          "gone.py" not in "".join(re.findall(r"\x1b\]8;;([^\x1b]*)", screen)),
+          "rejected: no link to the missing files")
+    check(screen.count("\x1b]8;;file://") >= 3, "verified citations stay links: %r" % screen)
+    ptext = plain.screen.decode("utf-8", "replace")
+    check("\x1b" not in ptext and "gone shop/nowhere.py:1-2 (rejected: file-not-found);" in ptext,
+          "NO_COLOR: the rejection said in words: %r" % ptext)
+
+
 def t_interrupt(root, sub):
     """Ctrl-C while a style is on leaves the terminal plain."""
     script = {"actions": {"chat": [{"content": "**Tax is** applied.", "chunk": 7, "hold_after": "never"}]}}
@@ -220,6 +259,7 @@ def main():
         open(os.path.join(root, "pyproject.toml"), "w").close()  # the root rule's marker
         sub = os.path.join(root, "shop")
         t_streamed(root, sub)
+        t_rejected_styled(root, sub)
         t_interrupt(root, sub)
         t_plain(root, sub, {"NO_COLOR": "1"}, "NO_COLOR")
         t_plain(root, sub, {"TERM": "dumb"}, "TERM=dumb")
