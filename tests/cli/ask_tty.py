@@ -173,6 +173,24 @@ def t_rejected_styled(root, sub):
           "NO_COLOR: the rejection said in words: %r" % ptext)
 
 
+def t_code_span(tmp):
+    """Issue 38: a doc comment's code span on the terminal as written, no backslash in it."""
+    proj = os.path.join(tmp, "spans")
+    os.makedirs(proj)
+    with open(os.path.join(proj, "tables.py"), "w") as f:
+        f.write('def parse_array_header(line):\n'
+                '    """Reads a `[[array header]]` line into the table path it names."""\n'
+                '    return line.strip("[]").split(".")\n')
+    env = dict(os.environ, TERM="xterm-256color", CODERAG_EMBED_PROVIDER="none")
+    env.pop("NO_COLOR", None)
+    env.pop("CODERAG_LLM_URL", None)
+    t = Tty([BIN, "ask", "--mode", "extractive", "How is an array header line read?"], proj, env)
+    code = t.finish()
+    text = visible(t.screen)
+    check(code == 0 and "Reads a [[array header]] line" in text and "\\[" not in text,
+          "code span on the terminal as written: %r" % text[:400])
+
+
 def t_interrupt(root, sub):
     """Ctrl-C while a style is on leaves the terminal plain."""
     script = {"actions": {"chat": [{"content": "**Tax is** applied.", "chunk": 7, "hold_after": "never"}]}}
@@ -265,6 +283,7 @@ def main():
         t_plain(root, sub, {"TERM": "dumb"}, "TERM=dumb")
         t_piped(root, sub)
         t_extractive(root, sub)
+        t_code_span(tmp)
         check(not os.path.exists(os.path.join(sub, ".coderag")), "no second index in the subfolder")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -73,6 +73,18 @@ has "status --skipped: list" "$work/out" "  pkg/b.py (binary)"
 check "status --skipped --json" 0 "$bin" status --root "$work/sk" --skipped --json
 json_check "status json: by reason" 'j["skippedByReason"] == {"binary": 2, "too-large": 1} and len(j["skippedFiles"]) == 3'
 
+# A doc comment's code span is shown as written ('`[[array header]]`', no
+# backslash inside it); outside one, brackets stay escaped so that no
+# citation is read there.
+mkdir -p "$work/spans"
+printf '%s\n' 'def parse_array_header(line):' \
+  '    """Reads a `[[array header]]` line into the table path it names, see [docs]."""' \
+  '    return line.strip("[]").split(".")' >"$work/spans/tables.py"
+check "ask spans" 0 "$bin" ask --root "$work/spans" --mode extractive "How is an array header line read?"
+has "code span as written" "$work/out" 'Reads a `[[array header]]` line'
+hasnt "no escape in a code span" "$work/out" '`\['
+has "escaped outside" "$work/out" 'see \[docs\]'
+
 # Headers follow the project's sources: a C++ project's plain headers are
 # C++, a C project's header that reads as C++ (a comment) is C.
 mkdir -p "$work/cxx/src" "$work/cc/src"
