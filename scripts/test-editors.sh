@@ -147,6 +147,10 @@ if command -v emacs >/dev/null 2>&1; then
         timeout 3600 emacs -Q --batch -L "$ROOT/editors/emacs" -l "$ROOT/tests/editors/emacs_test.el" \
         </dev/null >"$TMP/emacs.log" 2>&1
     count "emacs" "$TMP/emacs.log" $?
+    # On a terminal (emacs -nw on a pseudo-terminal: batch Emacs does no redisplay).
+    say "Emacs on a terminal: *coderag* wraps between words"
+    timeout 3600 python3 "$ROOT/tests/editors/emacs_tty.py" "$ROOT/editors/emacs" </dev/null >"$TMP/emacs-tty.log" 2>&1
+    count "emacs tty" "$TMP/emacs-tty.log" $?
     # The package byte-compiles without warnings, with Emacs's own libraries only.
     mkdir -p "$TMP/elc" && cp "$ROOT"/editors/emacs/*.el "$TMP/elc/"
     if HOME=$TMP/emacs emacs -Q --batch -L "$TMP/elc" --eval '(setq byte-compile-error-on-warn t)' \
