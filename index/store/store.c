@@ -422,6 +422,16 @@ static CrErr store__root_check(IdxStore *st, int writable, ErrInfo *e)
     return CR_OK;
 }
 
+/* st->lang_pick from meta "lang_pick" (none: every row reads its own). */
+static CrErr store__lang_pick_load(IdxStore *st, ErrInfo *e)
+{
+    char text[512];
+    CrErr rc = idx_store_meta_get(st, "lang_pick", text, sizeof text, e);
+    if (rc && rc != CR_ENOENT) return rc;
+    idx_lang_pick_parse(&st->lang_pick, rc ? "" : text);
+    return CR_OK;
+}
+
 CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -552,6 +562,7 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
         if ((rc = store__create_schema(st, e))) goto out;
     }
     rc = store__root_check(st, !(flags & IDX_OPEN_READONLY), e);
+    if (!rc) rc = store__lang_pick_load(st, e);
 out:
     if (rc) {
         st->readonly = 1; /* a store that failed to open leaves no marks behind */

@@ -102,6 +102,28 @@ check "index c" 0 "$bin" index --root "$work/cc"
 check "status c" 0 "$bin" status --root "$work/cc" --json
 json_check "c headers are c" 'j["languages"] == {"c": 7}'
 
+# ... and are chunked and linked as C++: a header's inline method is a
+# method of its class, with its callers; a project that becomes C++ has its
+# headers read again.
+mkdir -p "$work/hx/src"
+printf '%s\n' 'struct Runner {' '  void Run();' '  int Count() const { return n_; }' '  int n_;' '};' >"$work/hx/src/runner.h"
+printf '%s\n' '#include "runner.h"' 'int tally(void) { return 0; }' >"$work/hx/src/tally.c"
+check "index c first" 0 "$bin" index --root "$work/hx"
+check "status c first" 0 "$bin" status --root "$work/hx" --json
+json_check "a header beside C sources is C" 'j["languages"] == {"c": 2}'
+printf '%s\n' '#include "runner.h"' 'void Runner::Run() { n_ = Count() + 1; }' >"$work/hx/src/runner.cc"
+printf '%s\n' '#include "runner.h"' 'int Tally(Runner& r) { return r.Count(); }' >"$work/hx/src/main.cc"
+check "index c++ now" 0 "$bin" index --root "$work/hx"
+check "status c++ now" 0 "$bin" status --root "$work/hx" --json
+json_check "the header follows the C++ sources" 'j["languages"] == {"cpp": 3, "c": 1}'
+check "ask c++ header" 0 "$bin" ask --root "$work/hx" --json --mode extractive "Runner Count"
+json_check "the header's inline method is a method" '("src/runner.h", "Runner.Count") in [(c["path"], c["symbol"]) for c in j["context"]]'
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"callers","arguments":{"symbol":"Runner.Count"}}}' >"$work/mcp.in"
+"$bin" mcp --root "$work/hx" <"$work/mcp.in" 2>"$work/err" | tail -1 >"$work/out"
+json_check "its callers in the C++ sources" 'sorted(r["symbol"] for r in j["result"]["structuredContent"]["definitions"][0]["references"]) == ["Runner.Run", "Tally"]'
+
 # A subfolder with no marker inside an indexed folder: that index, said.
 mkdir -p "$work/plain/src"
 echo 'def handler(): return 2' >"$work/plain/src/h.py"
