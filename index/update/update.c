@@ -450,7 +450,6 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     idx_lang_pick_text(&st->lang_pick, was, sizeof was);
     idx_lang_pick_text(&pick, now, sizeof now);
     int repick = strcmp(was, now) != 0;
-    old_pick = st->lang_pick;
     st->lang_pick = pick;
     update__plan(&scan, &by_path, old, &pool, &st->lang_pick, repick && !cold, &stats);
 
