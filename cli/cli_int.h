@@ -100,6 +100,17 @@ void cli_term_md(CliTerm *t, const char *s, size_t n);
 /* Ends the text: writes what waited, resets styles, ends the line. */
 void cli_term_end(CliTerm *t);
 
+/* What a citation written in the text turned out to be (CliTermCheck). */
+typedef enum { CLI_CITE_TEXT, CLI_CITE_VERIFIED, CLI_CITE_REJECTED } CliCite;
+/* Checks one citation as written ("[a.py:3-5]", "[text](a.py#L3)"): verified,
+ * rejected (*reason: a static string), or no citation at all. */
+typedef CliCite (*CliTermCheck)(void *ud, const char *text, size_t len, const char **reason);
+/* The check the renderer asks before it styles a citation (fn NULL: none;
+ * then every "[path:lines]" is styled as one). A rejected citation is
+ * struck out, not linked and followed by "(rejected: REASON)"; what is no
+ * citation stays text, brackets included. */
+void cli_term_set_check(CliTerm *t, CliTermCheck fn, void *ud);
+
 /* A line of its own, bold. */
 void cli_term_heading(CliTerm *t, const char *text);
 /* "  shown_path:line  label": a location the terminal can open; rel is

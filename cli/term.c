@@ -15,7 +15,7 @@
  * this row or the next (indented as a list item's text). A word cut by the
  * end of a piece is written at once, and its rest follows it on the row. */
 
-enum { ST_BOLD = 1, ST_CODE = 2, ST_CITE = 4, ST_ITALIC = 8 };
+enum { ST_BOLD = 1, ST_CODE = 2, ST_CITE = 4, ST_ITALIC = 8, ST_REJECTED = 16 };
 
 #define CITE_MAX 400 /* longest "[path:range]" waited for */
 
@@ -29,18 +29,20 @@ struct CliTerm {
     int heading;
     int bold;
     int italic;
-    char prev;         /* the last byte of text written on this line; 0 at its start */
-    size_t code_ticks; /* inside a code span opened by this many backticks */
-    int shown;         /* the style last written */
-    size_t width;      /* columns to wrap words at; 0: never */
-    size_t col;        /* columns written on this row */
-    size_t hang;       /* a wrapped row's indent */
-    size_t blanks;     /* blanks after the last word, not written yet */
-    StrBuf word;       /* the word being read, not written yet */
-    size_t word_cols;  /* its columns */
-    char word_head[4]; /* its first characters (a list marker?) */
-    int glued;         /* the last word written may go on: no break before its rest */
-    int in_text;       /* between cli_term_md and cli_term_end (lists are not wrapped) */
+    char prev;          /* the last byte of text written on this line; 0 at its start */
+    size_t code_ticks;  /* inside a code span opened by this many backticks */
+    int shown;          /* the style last written */
+    size_t width;       /* columns to wrap words at; 0: never */
+    size_t col;         /* columns written on this row */
+    size_t hang;        /* a wrapped row's indent */
+    size_t blanks;      /* blanks after the last word, not written yet */
+    StrBuf word;        /* the word being read, not written yet */
+    size_t word_cols;   /* its columns */
+    char word_head[4];  /* its first characters (a list marker?) */
+    int glued;          /* the last word written may go on: no break before its rest */
+    int in_text;        /* between cli_term_md and cli_term_end (lists are not wrapped) */
+    CliTermCheck check; /* or NULL */
+    void *check_ud;
 };
 
 CliTerm *cli_term_new(FILE *f, int styles, const char *root_abs)
@@ -173,6 +175,7 @@ static void show(CliTerm *t, int want)
     if (want & ST_ITALIC) esc(t, "\x1b[3m");
     if (want & ST_CODE) esc(t, "\x1b[36m");
     if (want & ST_CITE) esc(t, "\x1b[4;34m");
+    if (want & ST_REJECTED) esc(t, "\x1b[9;31m");
     t->shown = want;
 }
 
@@ -211,6 +214,35 @@ static void out(CliTerm *t, const char *s, size_t n)
     show(t, current(t));
     put(t, s, n);
     if (n) t->prev = s[n - 1];
+}
+
+void cli_term_set_check(CliTerm *t, CliTermCheck fn, void *ud)
+{
+    t->check = fn;
+    t->check_ud = ud;
+}
+
+/* What the check says of a citation as written; verified without one. */
+static CliCite check(CliTerm *t, const char *text, size_t len, const char **reason)
+{
+    *reason = NULL;
+    if (!t->check) return CLI_CITE_VERIFIED;
+    CliCite k = t->check(t->check_ud, text, len, reason);
+    if (k == CLI_CITE_REJECTED && !*reason) *reason = "rejected";
+    return k;
+}
+
+/* A citation that failed verification: struck out, not linked, with why
+ * ("a.py:9 (rejected: out-of-range)"; in parentheses already: "(a.py#L9,
+ * rejected: ...)"). */
+static void rejected(CliTerm *t, const char *text, size_t len, const char *reason, int in_parens)
+{
+    show(t, current(t) | ST_REJECTED);
+    put(t, text, len);
+    show(t, current(t));
+    out(t, in_parens ? ", rejected: " : " (rejected: ", 12);
+    out(t, reason, strlen(reason));
+    if (!in_parens) out(t, ")", 1);
 }
 
 /* An OSC 8 link's start. */
@@ -267,9 +299,10 @@ static size_t cite_path_len(const char *s, size_t n)
 }
 
 /* The parts of a bracket's text s[0..n), split at ',' and ';', blanks
- * trimmed: calls fn on each with the path it names (a part "12-30" after
- * "a.py:3" names a.py too) and the separator before it. Returns 0, having
- * called nothing, unless every part is a citation: "[a.py:3-4, 9; b.py:2]". */
+ * trimmed: calls fn (if not NULL) on each with the path it names (a part
+ * "12-30" after "a.py:3" names a.py too) and the separator before it.
+ * Returns 0, having called nothing, unless every part is a citation:
+ * "[a.py:3-4, 9; b.py:2]". */
 typedef void (*CitePartFn)(CliTerm *t, const char *sep, size_t sep_len, const char *part,
                            size_t part_len, const char *path, size_t path_len);
 
@@ -294,7 +327,7 @@ static int cite_parts(CliTerm *t, const char *s, size_t n, CitePartFn fn)
             } else if (!path || !is_range(s + b, e - b)) {
                 return 0;
             }
-            if (pass) fn(t, s + sep_from, b - sep_from, s + b, e - b, path, path_len);
+            if (pass && fn) fn(t, s + sep_from, b - sep_from, s + b, e - b, path, path_len);
             sep_from = e;
             pb = pe + 1;
         }
@@ -354,6 +387,28 @@ static void cite_part(CliTerm *t, const char *sep, size_t sep_len, const char *p
                       size_t part_len, const char *path, size_t path_len)
 {
     out(t, sep, sep_len);
+    if (t->check) {
+        /* the part alone, as "[path:lines]" */
+        StrBuf one;
+        sb_init(&one);
+        sb_addc(&one, '[');
+        if (path < part || path >= part + part_len) {
+            sb_add(&one, path, path_len);
+            sb_addc(&one, ':');
+        }
+        sb_add(&one, part, part_len);
+        sb_addc(&one, ']');
+        const char *why;
+        CliCite k = check(t, one.buf, one.len, &why);
+        sb_release(&one);
+        if (k != CLI_CITE_VERIFIED) {
+            if (k == CLI_CITE_REJECTED)
+                rejected(t, part, part_len, why, 0);
+            else
+                out(t, part, part_len);
+            return;
+        }
+    }
     char *rel = xstrndup(path, path_len);
     link_open(t, rel);
     show(t, current(t) | ST_CITE);
@@ -376,6 +431,14 @@ static size_t whole(const char *s, size_t k, size_t n, int final)
 static void md_link(CliTerm *t, const char *text, size_t text_len, const char *target,
                     size_t target_len)
 {
+    const char *why;
+    if (check(t, text - 1, target + target_len + 1 - (text - 1), &why) == CLI_CITE_REJECTED) {
+        out(t, text, text_len);
+        out(t, " (", 2);
+        rejected(t, target, target_len, why, 1);
+        out(t, ")", 1);
+        return;
+    }
     char *uri = NULL;
     int clean = 1;
     for (size_t i = 0; i < target_len; i++)
@@ -485,6 +548,12 @@ static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
         while (k < n && k < CITE_MAX && s[k] != ']' && s[k] != '\n')
             k++;
         if (k == n && k < CITE_MAX && !final) return 0;
+        const char *why;
+        if (k < n && s[k] == ']' && cite_parts(t, s + 1, k - 1, NULL) &&
+            check(t, s, k + 1, &why) == CLI_CITE_TEXT) { /* "[x:1]" of no file: prose */
+            out(t, s, k + 1);
+            return k + 1;
+        }
         if (k < n && s[k] == ']' && cite_parts(t, s + 1, k - 1, cite_part)) return k + 1;
         if (k < n && s[k] == ']') { /* "[text](target)": a link */
             if (k + 1 == n && !final) return 0;

@@ -214,6 +214,16 @@ typedef struct ChunkSet {
 /* A row of the language table (lang/lang.h). */
 typedef struct IdxLang IdxLang;
 
+/* The most rows a language table holds. */
+#define IDX_LANG_MAX_ROWS 32
+/* One project's reading of the suffixes rows share (IdxLang.follow_exts,
+ * C's ".h"): per row (by its place in the table), the row its files of
+ * those suffixes are read as; NULL for the row itself. Made by an update
+ * from what it scans (idx_lang_pick_decide), kept by the store in meta. */
+typedef struct IdxLangPick {
+    const IdxLang *to[IDX_LANG_MAX_ROWS];
+} IdxLangPick;
+
 /* Reusable tree-sitter parsers and queries, one per language, created on
  * first use; one Chunker per thread. */
 typedef struct Chunker Chunker;

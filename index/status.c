@@ -49,129 +49,21 @@ static void status__count(IdxStatus *out, const char *name, int64_t n)
     out->langs[i].files += n;
 }
 
-/* A file of a row that reads some files as another row by their content
- * (lang->refine: C headers holding C++). */
-typedef struct SharedFile {
-    size_t row;
-    char *path;
-    const char *ext; /* into path: its suffix, "" for none */
-} SharedFile;
-
-static size_t row_index(const IdxLang *l, size_t n_rows)
-{
-    size_t r = 0;
-    while (r < n_rows && idx_lang_at(r) != l)
-        r++;
-    return r;
-}
-
-/* Indexed files per language. The table's detection on the path; for the
- * files of a row that refines by content, a suffix's files follow the
- * project's sources: its row's own files of other suffixes (a header's
- * sources) against the files, by path, of the row their content reads
- * them as (or, when none does, of the largest row that includes files as
- * theirs does) -- the side with more sources takes them all, and a tie (a
- * header-only library) leaves each file to its content. Files are read
- * only when another row's files could outnumber the row's own sources:
- * never on a project of one language. */
+/* Indexed files per language: as the index read them, a suffix rows share
+ * (a header) as the project's pick says (IdxStore.lang_pick). */
 static CrErr status__langs(IdxStore *st, IdxStatus *out, ErrInfo *e)
 {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db, "SELECT path FROM files WHERE status = 'ok'", -1, &s, NULL) !=
         SQLITE_OK)
         return idx_store_err(st, e, "status");
-    size_t n_rows = idx_lang_count();
-    int64_t *by_path = xcalloc(n_rows + 1, sizeof *by_path); /* rows' files by path */
-    SharedFile *sh = NULL;
-    size_t n_sh = 0, cap_sh = 0;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const char *path = (const char *)sqlite3_column_text(s, 0);
-        const IdxLang *l = idx_lang_for_path(path);
-        if (l) by_path[row_index(l, n_rows)]++;
-        if (l && l->refine) {
-            ARRAY_GROW(sh, n_sh + 1, cap_sh);
-            sh[n_sh].row = row_index(l, n_rows);
-            sh[n_sh].path = xstrdup(path);
-            const char *slash = strrchr(sh[n_sh].path, '/'), *dot = strrchr(sh[n_sh].path, '.');
-            sh[n_sh].ext = dot && (!slash || dot > slash) ? dot : "";
-            n_sh++;
-            continue;
-        }
+        const IdxLang *l = idx_lang_for_file(&st->lang_pick, path);
         status__count(out, l ? l->name : "script", 1);
     }
     sqlite3_finalize(s);
-    /* per row and suffix (the first file of it stands for the group) */
-    StrMap groups;
-    strmap_init(&groups);
-    StrBuf key, src, abs;
-    sb_init(&key);
-    sb_init(&src);
-    sb_init(&abs);
-    size_t *group = xcalloc(n_sh + 1, sizeof *group);
-    int64_t *group_n = xcalloc(n_sh + 1, sizeof *group_n);
-    for (size_t i = 0; i < n_sh; i++) {
-        sb_reset(&key);
-        sb_addf(&key, "%zu%s", sh[i].row, sh[i].ext);
-        int64_t at;
-        if (!strmap_get(&groups, key.buf, &at)) strmap_put(&groups, key.buf, at = (int64_t)i);
-        group[i] = (size_t)at;
-        group_n[at]++;
-    }
-    const IdxLang **by_content = xcalloc(n_sh + 1, sizeof *by_content);
-    int64_t *went = xcalloc(n_rows + 1, sizeof *went);
-    for (size_t g = 0; g < n_sh; g++) {
-        if (group[g] != g) continue; /* not a group's first file */
-        size_t r = sh[g].row;
-        const IdxLang *row = idx_lang_at(r);
-        int64_t own = by_path[r] - group_n[g], other = 0;
-        for (size_t k = 0; k < n_rows; k++)
-            if (k != r && idx_lang_at(k)->grammar && by_path[k] > other) other = by_path[k];
-        memset(went, 0, (n_rows + 1) * sizeof *went);
-        if (other >= own) /* another row could have more sources: read the group */
-            for (size_t i = g; i < n_sh; i++) {
-                if (group[i] != g) continue;
-                sb_reset(&abs);
-                sb_addf(&abs, "%s/%s", st->root, sh[i].path);
-                sb_reset(&src);
-                const IdxLang *t = sb_read_file(&src, abs.buf, st->max_file_bytes, NULL) == CR_OK
-                                       ? row->refine(src.buf, src.len)
-                                       : NULL;
-                by_content[i] = t ? t : row;
-                if (t) went[row_index(t, n_rows)]++;
-            }
-        /* the row most of the group's content went to; else the largest
-         * row whose sources include the group's files as its own row's do
-         * (the same import hook: a C++ source #includes a C header) */
-        size_t to = n_rows;
-        for (size_t k = 0; k < n_rows; k++)
-            if (went[k] && (to == n_rows || went[k] > went[to])) to = k;
-        for (size_t k = 0; to == n_rows && k < n_rows; k++)
-            if (k != r && row->import && idx_lang_at(k)->import == row->import && by_path[k] &&
-                (to == n_rows || by_path[k] > by_path[to]))
-                to = k;
-        int64_t theirs = to < n_rows ? by_path[to] : 0;
-        for (size_t i = g; i < n_sh; i++) {
-            if (group[i] != g) continue;
-            const IdxLang *l = theirs > own    ? idx_lang_at(to)
-                               : own > theirs  ? row
-                               : by_content[i] ? by_content[i]
-                                               : row;
-            status__count(out, l->name, 1);
-        }
-    }
-    for (size_t i = 0; i < n_sh; i++)
-        free(sh[i].path);
-    free(sh);
-    free(group);
-    free(group_n);
-    free(by_content);
-    free(went);
-    free(by_path);
-    strmap_release(&groups);
-    sb_release(&key);
-    sb_release(&src);
-    sb_release(&abs);
     if (rc != SQLITE_DONE) return idx_store_err(st, e, "status");
     qsort(out->langs, out->n_langs, sizeof out->langs[0], status__lang_cmp);
     return CR_OK;

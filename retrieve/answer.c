@@ -22,17 +22,41 @@
 /* Spaces a tab becomes in a quoted line. */
 #define RTV_TAB 4
 
-/* Appends s[0..len) cut to at most max characters on a UTF-8 boundary. */
+/* Appends s[0..len) cut to at most max characters on a UTF-8 boundary;
+ * with escape, '[', ']' and '\\' outside code spans escaped (inside one a
+ * backslash is shown as it is, and no citation is read there). */
 static void add_capped(StrBuf *sb, const char *s, size_t len, size_t max, int escape)
 {
-    size_t chars = 0, i = 0;
-    for (; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c & 0xC0) != 0x80 && chars++ == max) break;
+    size_t chars = 0, end = 0;
+    for (; end < len; end++)
+        if (((unsigned char)s[end] & 0xC0) != 0x80 && chars++ == max) break;
+    for (size_t i = 0; i < end; i++) {
+        char c = s[i];
+        if (escape && c == '`') {
+            /* a run of backticks, and the code span it opens when the
+             * same run closes it on this line, as they are */
+            size_t run = 1, j;
+            while (i + run < end && s[i + run] == '`')
+                run++;
+            size_t to = i + run;
+            for (j = to; j < end && s[j] != '\n'; j++) {
+                size_t r = 0;
+                while (j + r < end && s[j + r] == '`')
+                    r++;
+                if (r == run) {
+                    to = j + r;
+                    break;
+                }
+                j += r ? r - 1 : 0;
+            }
+            sb_add(sb, s + i, to - i);
+            i = to - 1;
+            continue;
+        }
         if (escape && (c == '[' || c == ']' || c == '\\')) sb_addc(sb, '\\');
-        sb_addc(sb, (char)c);
+        sb_addc(sb, c);
     }
-    if (i < len) sb_adds(sb, "\xE2\x80\xA6"); /* U+2026 ellipsis */
+    if (end < len) sb_adds(sb, "\xE2\x80\xA6"); /* U+2026 ellipsis */
 }
 
 void rtv_add_escaped(StrBuf *sb, const char *s, size_t max_chars)

@@ -461,6 +461,18 @@ out:
     return rc;
 }
 
+CrErr rtv_ask_check(IdxStore *st, const RtvRequest *req, const RtvAnswer *out, const char *text,
+                    size_t len, VfyResult *vr, ErrInfo *e)
+{
+    VfySource src;
+    RtvSourceCtx src_ctx;
+    rtv_vfy_source(&src, &src_ctx, st, req);
+    VfyContextItem *ctx = rtv_vfy_context(out->items, out->n_items);
+    CrErr rc = vfy_check(&src, text, len, ctx, out->n_items, VFY_AUTHOR_MODEL, vr, e);
+    free(ctx);
+    return rc;
+}
+
 CrErr rtv_search(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 {
     RtvDraft d = {0};

@@ -257,6 +257,13 @@ const char *rtv_draft_llm_text(const RtvDraft *d);
 const char *rtv_draft_llm_msg(const RtvDraft *d);
 CrErr rtv_ask_finish(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDraft *d, ErrInfo *e);
 
+/* After prepare: checks a piece of an LLM's text (e.g. one citation as it
+ * streams, "[a.py:3-5]") as finish will check the whole answer, against the
+ * packed context of out; fills *vr (release with vfy_result_release).
+ * Errors: vfy_check's. */
+CrErr rtv_ask_check(IdxStore *st, const RtvRequest *req, const RtvAnswer *out, const char *text,
+                    size_t len, VfyResult *vr, ErrInfo *e);
+
 /* The retrieval half of rtv_ask alone: the same checks, ranking and packing,
  * so out->items is exactly the context rtv_ask would use, with no answer
  * text, citations or LLM call (out->answer is NULL). Release with

@@ -99,15 +99,18 @@ if command -v npm >/dev/null 2>&1 && [ -d "$EXT/node_modules" ]; then
         >"$TMP/vsc-server.log" 2>&1
     count "vscode server round trip" "$TMP/vsc-server.log" $?
 
-    say "VS Code: .vsix package (vsce)"
+    say "VS Code: .vsix package (npm run package: bundled by esbuild, then vsce)"
     rm -f "$EXT/coderag.vsix"
-    if (cd "$EXT" && timeout 3600 npx --no-install vsce package --allow-missing-repository \
-            --out coderag.vsix) >"$TMP/vsix.log" 2>&1 &&
+    # one bundled extension.js holding vscode-languageclient (no node_modules, no vsce warning
+    # that the files should be bundled), requiring nothing but vscode and node's own modules
+    if (cd "$EXT" && timeout 3600 npm run package) >"$TMP/vsix.log" 2>&1 &&
        unzip -l "$EXT/coderag.vsix" >"$TMP/vsix.lst" 2>&1 &&
        grep -q 'extension/out/extension.js' "$TMP/vsix.lst" &&
-       grep -q 'extension/node_modules/vscode-languageclient/package.json' "$TMP/vsix.lst" &&
-       grep -q 'extension/package.json' "$TMP/vsix.lst"; then
-        pass_suite "vsix: $(ls -l "$EXT/coderag.vsix" | awk '{print $5}') bytes, extension.js and vscode-languageclient inside"
+       grep -q 'extension/package.json' "$TMP/vsix.lst" &&
+       ! grep -q 'extension/node_modules/' "$TMP/vsix.lst" && ! grep -qi 'should bundle' "$TMP/vsix.log" &&
+       ! unzip -p "$EXT/coderag.vsix" extension/out/extension.js | grep -oE 'require\("[^"]+"\)' |
+           grep -vqE 'require\("(vscode|child_process|crypto|fs|net|os|path|util)"\)'; then
+        pass_suite "vsix: $(ls -l "$EXT/coderag.vsix" | awk '{print $5}') bytes, $(grep -c ' extension/' "$TMP/vsix.lst") files, extension.js bundled"
     else
         fail_suite "vsix build"
         tail -20 "$TMP/vsix.log"
@@ -147,6 +150,10 @@ if command -v emacs >/dev/null 2>&1; then
         timeout 3600 emacs -Q --batch -L "$ROOT/editors/emacs" -l "$ROOT/tests/editors/emacs_test.el" \
         </dev/null >"$TMP/emacs.log" 2>&1
     count "emacs" "$TMP/emacs.log" $?
+    # On a terminal (emacs -nw on a pseudo-terminal: batch Emacs does no redisplay).
+    say "Emacs on a terminal: *coderag* wraps between words"
+    timeout 3600 python3 "$ROOT/tests/editors/emacs_tty.py" "$ROOT/editors/emacs" </dev/null >"$TMP/emacs-tty.log" 2>&1
+    count "emacs tty" "$TMP/emacs-tty.log" $?
     # The package byte-compiles without warnings, with Emacs's own libraries only.
     mkdir -p "$TMP/elc" && cp "$ROOT"/editors/emacs/*.el "$TMP/elc/"
     if HOME=$TMP/emacs emacs -Q --batch -L "$TMP/elc" --eval '(setq byte-compile-error-on-warn t)' \

@@ -110,7 +110,7 @@ elif [ ! -d "$EXT/node_modules/@vscode/vsce" ] || [ "$EXT/package-lock.json" -nt
 fi
 if [ -z "$VSIX" ]; then
     say "building the .vsix"
-    (cd "$EXT" && npx --no-install tsc -p ./ && npx --no-install vsce package --allow-missing-repository \
+    (cd "$EXT" && npx --no-install vsce package --no-dependencies --allow-missing-repository \
         --out "$TMP/coderag.vsix") >"$TMP/vsix.log" 2>&1 || { tail -20 "$TMP/vsix.log"; red "vsce package"; }
 fi
 

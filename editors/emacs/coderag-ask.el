@@ -72,7 +72,9 @@ nil keeps them only for the session."
     map))
 
 (define-derived-mode coderag-answer-mode special-mode "CodeRAG"
-  "Major mode of the *coderag* answer buffer; RET on a citation visits it."
+  "Major mode of the *coderag* answer buffer; RET on a citation visits it.
+Long lines wrap between words (`visual-line-mode'), never inside a name."
+  (visual-line-mode 1)
   (setq-local mode-line-process '(:eval (if coderag--ask (format " [%s]" (or (plist-get coderag--ask :message) "asking")) ""))))
 
 (defun coderag--render-view (view)

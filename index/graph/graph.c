@@ -109,7 +109,7 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
             row->lang = row[-1].lang;
         } else {
             const char *path = (const char *)sqlite3_column_text(s, 7);
-            row->lang = path ? idx_lang_for_path(path) : NULL;
+            row->lang = path ? idx_lang_for_file(&r->st->lang_pick, path) : NULL;
         }
         row->strict = 0;
     }

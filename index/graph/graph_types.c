@@ -86,7 +86,7 @@ static int64_t fact_class(Resolver *r, int64_t id, const char *type, int depth)
     at.module = idx_store_col_dup(s, 3);
     at.symbol = idx_store_col_dup(s, 4);
     sqlite3_reset(s);
-    at.lang = idx_lang_for_path(path);
+    at.lang = idx_lang_for_file(&r->st->lang_pick, path);
     int lib = 0;
     int64_t c = call_class(r, &at, type, &lib, depth + 1);
     free(path);

@@ -226,7 +226,7 @@ CrErr idx_pp_cond(IdxStore *st, int64_t file_id, uint32_t line, uint32_t to, cha
     sqlite3_bind_int64(s, 1, file_id);
     char *rel = pp__step(&c, s) ? xstrdup((const char *)sqlite3_column_text(s, 0)) : NULL;
     sqlite3_reset(s);
-    const IdxLang *lang = rel ? idx_lang_for_path(rel) : NULL;
+    const IdxLang *lang = rel ? idx_lang_for_file(&st->lang_pick, rel) : NULL;
     c.cfg = idx_pp_configured(st) ? st->pp_config : NULL;
     c.relpath = rel;
     c.predefined = lang ? lang->predefined : NULL;

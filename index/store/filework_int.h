@@ -37,6 +37,10 @@ typedef struct FileWork {
     int64_t size, mtime_ns;
     int64_t old_id; /* 0: not in the index yet */
     char old_hash[17];
+    /* how the project reads shared suffixes (the store's; NULL: by suffix
+     * alone); borrowed */
+    const IdxLangPick *pick;
+    int reread; /* read and written again even with old_hash's content (the pick changed) */
     /* out of prepare */
     const char
         *skip; /* non-NULL: skip reason ("binary", "not-utf8", "too-large", "unreadable", "gone") */

@@ -406,6 +406,16 @@ static CrErr store__root_check(IdxStore *st, int writable, ErrInfo *e)
     return CR_OK;
 }
 
+/* st->lang_pick from meta "lang_pick" (none: every row reads its own). */
+static CrErr store__lang_pick_load(IdxStore *st, ErrInfo *e)
+{
+    char text[512];
+    CrErr rc = idx_store_meta_get(st, "lang_pick", text, sizeof text, e);
+    if (rc && rc != CR_ENOENT) return rc;
+    idx_lang_pick_parse(&st->lang_pick, rc ? "" : text);
+    return CR_OK;
+}
+
 CrErr idx_store_db_open(IdxStore *st, unsigned flags, ErrInfo *e)
 {
     int existing = (flags & (IDX_OPEN_READONLY | IDX_OPEN_EXISTING)) != 0;
@@ -477,7 +487,8 @@ CrErr idx_store_db_open(IdxStore *st, unsigned flags, ErrInfo *e)
         }
         if ((rc = store__create_schema(st, e))) return rc;
     }
-    return store__root_check(st, !(flags & IDX_OPEN_READONLY), e);
+    if ((rc = store__root_check(st, !(flags & IDX_OPEN_READONLY), e))) return rc;
+    return store__lang_pick_load(st, e);
 }
 
 void idx_store_db_close(IdxStore *st)

@@ -247,6 +247,9 @@ struct IdxStore {
     char **exclude;
     size_t n_exclude;
     size_t max_file_bytes;
+    /* how this project reads the suffixes rows share (a C++ project's
+     * ".h" as C++): meta "lang_pick", made by the last update */
+    IdxLangPick lang_pick;
     size_t post_budget; /* bytes of posting lists a build holds before spilling */
     int threads;
     int readonly;      /* opened with IDX_OPEN_READONLY: writes nothing, not even caches */

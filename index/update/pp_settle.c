@@ -176,6 +176,7 @@ static CrErr fetch_file(Settle *z, Chunker *ch, int64_t file_id, const StrMap *w
     }
     sqlite3_reset(s);
     if (rc || !fw.path) return rc;
+    fw.pick = &st->lang_pick;
     idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL, NULL);
     if (fw.skip || strcmp(fw.hash, hash)) {
         /* changed since its rows were written: the next update writes it */

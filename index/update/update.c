@@ -1,5 +1,6 @@
 #include "../pp/pp_int.h"
 #include "update_int.h"
+#include "../chunk/lang/lang.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -143,9 +144,10 @@ static CrErr locked_dense_sync(IdxStore *st, ErrInfo *e)
 }
 
 /* The plan: which scanned files need reading (new, or size or mtime
- * moved); old files met are marked seen, the others are the removed. */
+ * moved; with repick, every file of a followed suffix, read as pick says
+ * now); old files met are marked seen, the others are the removed. */
 static void update__plan(const ScanResult *scan, const StrMap *by_path, UpdOldFile *old, Pool *pool,
-                         IdxUpdateStats *stats)
+                         const IdxLangPick *pick, int repick, IdxUpdateStats *stats)
 {
     pool->work = xcalloc(scan->n_files + 1, sizeof *pool->work);
     for (size_t i = 0; i < scan->n_files; i++) {
@@ -155,13 +157,16 @@ static void update__plan(const ScanResult *scan, const StrMap *by_path, UpdOldFi
         if (strmap_get(by_path, f->path, &k)) {
             o = &old[k];
             o->seen = 1;
-            if (o->ok && o->size == f->size && o->mtime_ns == f->mtime_ns) {
-                stats->files_unchanged++;
-                continue;
-            }
+        }
+        int reread = repick && o && o->ok && idx_lang_path_follows(f->path);
+        if (o && o->ok && o->size == f->size && o->mtime_ns == f->mtime_ns && !reread) {
+            stats->files_unchanged++;
+            continue;
         }
         FileWork *fw = &pool->work[pool->n++];
         fw->path = xstrdup(f->path);
+        fw->pick = pick;
+        fw->reread = reread;
         fw->size = f->size;
         fw->mtime_ns = f->mtime_ns;
         if (o) {
@@ -384,6 +389,7 @@ static CrErr reread(IdxStore *st, ErrInfo *e)
         }
         if (!rc && fw.old_id) {
             if (!ch) ch = idx_chunker_new();
+            fw.pick = &st->lang_pick;
             idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                                  idx_dense_parse_embedder(st));
             rc = idx_store_write_file(st, &fw, 1, e);
@@ -408,6 +414,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     int n_threads = 0, in_txn = 0;
     IdxUpdateStats stats = {0};
     double t0 = now_ms();
+    IdxLangPick pick, old_pick = st->lang_pick;
 
     Phases ph;
     phases_init(&ph);
@@ -433,7 +440,18 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     if (rc) goto out;
     stats.files_seen = scan.n_files;
     int cold = n_old == 0;
-    update__plan(&scan, &by_path, old, &pool, &stats);
+    /* how this project reads the suffixes rows share: from the files it
+     * holds now; a change reads those files again */
+    int64_t others[IDX_LANG_MAX_ROWS] = {0};
+    for (size_t i = 0; i < scan.n_files; i++)
+        idx_lang_pick_count(others, scan.files[i].path);
+    idx_lang_pick_decide(&pick, others);
+    char was[512], now[512];
+    idx_lang_pick_text(&st->lang_pick, was, sizeof was);
+    idx_lang_pick_text(&pick, now, sizeof now);
+    int repick = strcmp(was, now) != 0;
+    st->lang_pick = pick;
+    update__plan(&scan, &by_path, old, &pool, &st->lang_pick, repick && !cold, &stats);
 
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
@@ -493,6 +511,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     if (!rc) rc = idx_fanin_settle(st, cold, e);
     if (rc) goto out;
     phase_mark(&ph, "resolve");
+    /* last: a pass stopped before here reads those files again next time */
+    if (repick && (rc = idx_store_meta_put(st, "lang_pick", now, e))) goto out;
     if ((rc = idx_store_touch_update_time(st, e)) || (rc = note_pass(st, 0, 0, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
@@ -507,6 +527,7 @@ out:
     /* A stop keeps the whole files written so far; anything else rolls back. */
     if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
     if (rc) idx_store_postings_invalidate(st);
+    if (rc) st->lang_pick = old_pick; /* as meta still says */
     idx_dense_write_end(st, rc == CR_OK);
     for (size_t i = 0; i < pool.n; i++)
         idx_filework_release(&pool.work[i]);
@@ -586,6 +607,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         fw.size = (int64_t)sb.st_size;
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
         ch = idx_chunker_new_queries(st->queries);
+        fw.pick = &st->lang_pick;
         idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                              idx_dense_parse_embedder(st));
         /* prepare records the size and mtime of what it read */
@@ -622,6 +644,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         fw.size = (int64_t)sb.st_size;
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
         if (!ch) ch = idx_chunker_new_queries(st->queries);
+        fw.pick = &st->lang_pick;
         idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                              idx_dense_parse_embedder(st));
     }

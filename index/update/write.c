@@ -163,12 +163,12 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     }
     fw->size = (int64_t)src.len;
     idx_hash_text(src.buf, src.len, fw->hash);
-    if (fw->old_id && !strcmp(fw->hash, fw->old_hash)) {
+    if (fw->old_id && !strcmp(fw->hash, fw->old_hash) && !fw->reread) {
         fw->same_content = 1;
         goto out;
     }
     fw->lines = (uint32_t)count_lines(src.buf, src.len);
-    const IdxLang *lang = idx_lang_for_path(fw->path);
+    const IdxLang *lang = idx_lang_for_file(fw->pick, fw->path);
     if (!lang) lang = idx_lang_for_shebang(src.buf, src.len);
     if (!lang) lang = idx_lang_by_name("text");
     if (lang->refine && lang->refine(src.buf, src.len)) lang = lang->refine(src.buf, src.len);

@@ -20,6 +20,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import struct
@@ -139,6 +140,62 @@ def t_streamed(root, sub):
     check(text.index("Tax is") < text.index("Citations"), "citations after the answer")
 
 
+def t_rejected_styled(root, sub):
+    """Issue 38: a streamed citation is checked as it completes, as verification will check
+    it: a rejected one is struck out, not linked, and says why (NO_COLOR too); a verified one
+    stays a link; a bracket that names no file ("[x:1]") stays text."""
+    answer = ("Verified [{ctx0}]; gone [shop/nowhere.py:1-2]; mixed [{ctx0.path}:{ctx0.start}; "
+              "shop/models.py:9000]; see [the code](shop/gone.py#L3); prose [x:1].\n")
+    script = {"actions": {"chat": [{"content": answer, "chunk": 7, "times": 2}]}}
+    with fake_llm(script) as port:
+        t = Tty([BIN, "ask", QUESTION], sub, environment(port))
+        code = t.finish()
+        plain = Tty([BIN, "ask", QUESTION], sub, environment(port, NO_COLOR="1"))
+        plain_code = plain.finish()
+    screen = t.screen.decode("utf-8", "replace")
+    sanitizers_quiet(screen, "rejected styled")
+    check(code == 0 and plain_code == 0, "rejected styled: exit status 0, got %d, %d" % (code, plain_code))
+    text = visible(t.screen).replace("\r", "")
+    line = next((l for l in text.split("\n") if "Verified" in l), "")
+    check("gone shop/nowhere.py:1-2 (rejected: file-not-found);" in line,
+          "a rejected citation says so where it stands: %r" % line)
+    check("shop/models.py:9000 (rejected: out-of-range)" in line,
+          "one part of a bracket rejected, the other kept: %r" % line)
+    check("see the code (shop/gone.py#L3, rejected: file-not-found);" in line,
+          "a rejected link target says so: %r" % line)
+    check("prose [x:1]." in line, "a bracket naming no file stays text: %r" % line)
+    # the rejected part: struck out in red, never blue and underlined, never a link
+    gone = screen.find("shop/nowhere.py:1-2")
+    check(gone > 0 and screen.rfind("\x1b[9;31m", 0, gone) > screen.rfind("\x1b[0m", 0, gone) - 1 and
+          screen.rfind("\x1b[4;34m", 0, gone) < screen.rfind("\x1b[0m", 0, gone),
+          "rejected: struck out, not styled as a citation: %r" % screen[max(0, gone - 40):gone + 20])
+    check("nowhere.py" not in "".join(re.findall(r"\x1b\]8;;([^\x1b]*)", screen)) and
+          "gone.py" not in "".join(re.findall(r"\x1b\]8;;([^\x1b]*)", screen)),
+          "rejected: no link to the missing files")
+    check(screen.count("\x1b]8;;file://") >= 3, "verified citations stay links: %r" % screen)
+    ptext = plain.screen.decode("utf-8", "replace")
+    check("\x1b" not in ptext and "gone shop/nowhere.py:1-2 (rejected: file-not-found);" in ptext,
+          "NO_COLOR: the rejection said in words: %r" % ptext)
+
+
+def t_code_span(tmp):
+    """Issue 38: a doc comment's code span on the terminal as written, no backslash in it."""
+    proj = os.path.join(tmp, "spans")
+    os.makedirs(proj)
+    with open(os.path.join(proj, "tables.py"), "w") as f:
+        f.write('def parse_array_header(line):\n'
+                '    """Reads a `[[array header]]` line into the table path it names."""\n'
+                '    return line.strip("[]").split(".")\n')
+    env = dict(os.environ, TERM="xterm-256color", CODERAG_EMBED_PROVIDER="none")
+    env.pop("NO_COLOR", None)
+    env.pop("CODERAG_LLM_URL", None)
+    t = Tty([BIN, "ask", "--mode", "extractive", "How is an array header line read?"], proj, env)
+    code = t.finish()
+    text = visible(t.screen)
+    check(code == 0 and "Reads a [[array header]] line" in text and "\\[" not in text,
+          "code span on the terminal as written: %r" % text[:400])
+
+
 def t_interrupt(root, sub):
     """Ctrl-C while a style is on leaves the terminal plain."""
     script = {"actions": {"chat": [{"content": "**Tax is** applied.", "chunk": 7, "hold_after": "never"}]}}
@@ -239,11 +296,13 @@ def main():
         open(os.path.join(root, "pyproject.toml"), "w").close()  # the root rule's marker
         sub = os.path.join(root, "shop")
         t_streamed(root, sub)
+        t_rejected_styled(root, sub)
         t_interrupt(root, sub)
         t_plain(root, sub, {"NO_COLOR": "1"}, "NO_COLOR")
         t_plain(root, sub, {"TERM": "dumb"}, "TERM=dumb")
         t_piped(root, sub)
         t_extractive(root, sub)
+        t_code_span(tmp)
         check(not os.path.exists(os.path.join(sub, ".coderag")), "no second index in the subfolder")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -73,6 +73,18 @@ has "status --skipped: list" "$work/out" "  pkg/b.py (binary)"
 check "status --skipped --json" 0 "$bin" status --root "$work/sk" --skipped --json
 json_check "status json: by reason" 'j["skippedByReason"] == {"binary": 2, "too-large": 1} and len(j["skippedFiles"]) == 3'
 
+# A doc comment's code span is shown as written ('`[[array header]]`', no
+# backslash inside it); outside one, brackets stay escaped so that no
+# citation is read there.
+mkdir -p "$work/spans"
+printf '%s\n' 'def parse_array_header(line):' \
+  '    """Reads a `[[array header]]` line into the table path it names, see [docs]."""' \
+  '    return line.strip("[]").split(".")' >"$work/spans/tables.py"
+check "ask spans" 0 "$bin" ask --root "$work/spans" --mode extractive "How is an array header line read?"
+has "code span as written" "$work/out" 'Reads a `[[array header]]` line'
+hasnt "no escape in a code span" "$work/out" '`\['
+has "escaped outside" "$work/out" 'see \[docs\]'
+
 # Headers follow the project's sources: a C++ project's plain headers are
 # C++, a C project's header that reads as C++ (a comment) is C.
 mkdir -p "$work/cxx/src" "$work/cc/src"
@@ -89,6 +101,28 @@ json_check "c++ headers are c++" 'j["languages"] == {"cpp": 6}'
 check "index c" 0 "$bin" index --root "$work/cc"
 check "status c" 0 "$bin" status --root "$work/cc" --json
 json_check "c headers are c" 'j["languages"] == {"c": 7}'
+
+# ... and are chunked and linked as C++: a header's inline method is a
+# method of its class, with its callers; a project that becomes C++ has its
+# headers read again.
+mkdir -p "$work/hx/src"
+printf '%s\n' 'struct Runner {' '  void Run();' '  int Count() const { return n_; }' '  int n_;' '};' >"$work/hx/src/runner.h"
+printf '%s\n' '#include "runner.h"' 'int tally(void) { return 0; }' >"$work/hx/src/tally.c"
+check "index c first" 0 "$bin" index --root "$work/hx"
+check "status c first" 0 "$bin" status --root "$work/hx" --json
+json_check "a header beside C sources is C" 'j["languages"] == {"c": 2}'
+printf '%s\n' '#include "runner.h"' 'void Runner::Run() { n_ = Count() + 1; }' >"$work/hx/src/runner.cc"
+printf '%s\n' '#include "runner.h"' 'int Tally(Runner& r) { return r.Count(); }' >"$work/hx/src/main.cc"
+check "index c++ now" 0 "$bin" index --root "$work/hx"
+check "status c++ now" 0 "$bin" status --root "$work/hx" --json
+json_check "the header follows the C++ sources" 'j["languages"] == {"cpp": 3, "c": 1}'
+check "ask c++ header" 0 "$bin" ask --root "$work/hx" --json --mode extractive "Runner Count"
+json_check "the header's inline method is a method" '("src/runner.h", "Runner.Count") in [(c["path"], c["symbol"]) for c in j["context"]]'
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"callers","arguments":{"symbol":"Runner.Count"}}}' >"$work/mcp.in"
+"$bin" mcp --root "$work/hx" <"$work/mcp.in" 2>"$work/err" | tail -1 >"$work/out"
+json_check "its callers in the C++ sources" 'sorted(r["symbol"] for r in j["result"]["structuredContent"]["definitions"][0]["references"]) == ["Runner.Run", "Tally"]'
 
 # A subfolder with no marker inside an indexed folder: that index, said.
 mkdir -p "$work/plain/src"

@@ -209,4 +209,21 @@ do
   close_floats()
   vim.lsp.stop_client(other)
   vim.wait(LIMIT, function() return vim.lsp.get_client_by_id(other) == nil end, 50)
+  -- Issue 38: coderag's hover rendered on every Neovim (0.7.2's markdown syntax conceals no
+  -- code span or link by itself): no backticks, no link target on screen.
+  vim.api.nvim_win_set_cursor(src, { 36, 16 })
+  coderag.hover(bufnr)
+  vim.wait(LIMIT, function() return #float_wins() == 1 end, 20)
+  local fw = float_wins()[1]
+  local raw, seen = fw and buf_text(fw) or '', {}
+  if fw then
+    vim.api.nvim_win_call(fw, function() vim.cmd('redraw') end)
+    for l = 1, vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(fw)) do table.insert(seen, visible_line(fw, l)) end
+  end
+  seen = table.concat(seen, '\n')
+  check(raw:find('](file://', 1, true) ~= nil and seen:find('apply_tax', 1, true) ~= nil and
+    seen:find('](', 1, true) == nil and seen:find('file://', 1, true) == nil and seen:find('`', 1, true) == nil,
+    "the hover float shows its links' text and code without markdown syntax", seen)
+  vim.api.nvim_set_current_win(src)
+  close_floats()
 end

@@ -4,6 +4,7 @@
  * their definitions, methods attached to their class, impl or receiver,
  * inheritance, docs sections and detection by shebang. */
 #include "idx.h"
+#include "index/chunk/lang/lang.h"
 #include "index_util.h"
 #include "test.h"
 
@@ -446,8 +447,45 @@ static void test_table_answers(void)
     CHECK(!idx_may_index_path("dir/"));
 }
 
+/* A suffix rows share (C's ".h") follows the project's other files: the
+ * row sharing its import hook with more of them; a tie keeps the row. */
+static void test_pick(void)
+{
+    static const struct {
+        const char *paths[6];
+        const char *h_row, *text;
+    } cases[] = {
+        {{"a.c", "b.h", "x.cc", "y.cpp", NULL}, "cpp", "c=cpp;"},
+        {{"a.c", "b.h", "x.cc", NULL}, "c", ""},
+        {{"a.c", "b.c", "b.h", "c.h", "x.cc", NULL}, "c", ""},
+        {{"b.h", "c.h", "d.h", "x.cc", NULL}, "cpp", "c=cpp;"},
+        {{"b.h", "m.py", "n.py", NULL}, "c", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t others[IDX_LANG_MAX_ROWS] = {0};
+        for (size_t k = 0; cases[i].paths[k]; k++)
+            idx_lang_pick_count(others, cases[i].paths[k]);
+        IdxLangPick pick, back;
+        idx_lang_pick_decide(&pick, others);
+        CHECK_STR(idx_lang_for_file(&pick, "src/b.h")->name, cases[i].h_row);
+        CHECK_STR(idx_lang_for_file(&pick, "src/a.c")->name, "c"); /* only .h follows */
+        CHECK_STR(idx_lang_for_file(NULL, "src/b.h")->name, "c");
+        char text[64];
+        idx_lang_pick_text(&pick, text, sizeof text);
+        CHECK_STR(text, cases[i].text);
+        idx_lang_pick_parse(&back, text);
+        CHECK(!memcmp(&back, &pick, sizeof pick));
+    }
+    CHECK(idx_lang_path_follows("inc/x.h") && !idx_lang_path_follows("x.hpp") &&
+          !idx_lang_path_follows("x.c"));
+    IdxLangPick junk;
+    idx_lang_pick_parse(&junk, "c=nosuch;nosuch=cpp;c");
+    CHECK(idx_lang_for_file(&junk, "b.h") == idx_lang_by_name("c"));
+}
+
 int main(void)
 {
+    RUN(test_pick);
     RUN(test_table_answers);
     RUN(test_test_paths);
     RUN(test_c);

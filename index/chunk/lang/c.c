@@ -112,6 +112,7 @@ static char *cpp__mask(const char *src, size_t len)
 }
 
 static const char *const c__exts[] = {".c", ".h", NULL};
+static const char *const c__follow[] = {".h", NULL}; /* C++ projects' headers too */
 static const char *const cpp__exts[] = {".cc", ".cpp", ".cxx", ".c++", ".hpp",
                                         ".hh", ".hxx", ".ipp", ".inl", NULL};
 /* top-level only (a CMakeLists.txt or Makefile sits in every folder of a
@@ -160,6 +161,7 @@ const IdxLang idx_lang_c = {
     .module_name = idx_lang_module_keep_ext,
     .import = c__import,
     .resolve_import = c__resolve,
+    .follow_exts = c__follow,
     .refine = c__refine,
     .field_calls = 1,
     .no_module_calls = 1,

@@ -80,6 +80,11 @@ typedef struct IdxLang {
     CrErr (*chunk)(void **state, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
                    ErrInfo *e);
     void (*chunk_free)(void *state);
+    /* Suffixes the rows sharing this row's import hook use as well (C's
+     * ".h": a C++ project's headers too): a file of one follows the
+     * project, read as the row of that hook with the most other files in
+     * it (idx_lang_pick_decide; a tie keeps this row). NULL-terminated, or NULL. */
+    const char *const *follow_exts;
     /* Another row for this file by its content (C headers holding C++), or NULL. */
     const IdxLang *(*refine)(const char *src, size_t len);
     /* Test files by convention: "dir/" (a path component), "*suffix" (end of
@@ -187,7 +192,25 @@ extern const IdxLang *const idx_lang_rows[];
 extern const size_t idx_lang_n_rows;
 
 /* The table (table.c). */
+/* The row of a path by its suffix alone (a followed suffix: its own row). */
 const IdxLang *idx_lang_for_path(const char *relpath);
+/* The row of a path in a project: a followed suffix's file as pick reads
+ * it (pick NULL: as idx_lang_for_path). */
+const IdxLang *idx_lang_for_file(const IdxLangPick *pick, const char *relpath);
+/* Counts relpath into others[row] (IDX_LANG_MAX_ROWS entries) unless it
+ * has its row's followed suffix: the files a pick weighs. */
+void idx_lang_pick_count(int64_t *others, const char *relpath);
+/* The pick those counts make: each row with follow_exts reads them as the
+ * row sharing its import hook with the most counted files, when that row
+ * has more than it. */
+void idx_lang_pick_decide(IdxLangPick *pick, const int64_t *others);
+/* The pick as text for the store's meta ("c=cpp;", "" for none) and back
+ * (unknown names ignored). */
+void idx_lang_pick_text(const IdxLangPick *pick, char *out, size_t cap);
+void idx_lang_pick_parse(IdxLangPick *pick, const char *text);
+/* Whether a path has its row's followed suffix (its row may differ by
+ * project). */
+int idx_lang_path_follows(const char *relpath);
 const IdxLang *idx_lang_by_name(const char *name);
 /* Language by the interpreter of a "#!" first line, or NULL. */
 const IdxLang *idx_lang_for_shebang(const char *first_line, size_t len);

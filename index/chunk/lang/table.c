@@ -1,6 +1,7 @@
 /* table.c - the language table: detection by extension, then shebang. */
 #include "lang.h"
 
+#include <stdio.h>
 #include <string.h>
 
 size_t idx_lang_count(void)
@@ -47,6 +48,91 @@ const IdxLang *idx_lang_for_path(const char *relpath)
         for (const char *const *e = idx_lang_rows[i]->exts; e && *e; e++)
             if (table__ends_with(base, n, *e)) return idx_lang_rows[i];
     return NULL;
+}
+
+static int table__follows(const IdxLang *l, const char *relpath)
+{
+    const char *slash = strrchr(relpath, '/');
+    const char *base = slash ? slash + 1 : relpath;
+    size_t n = strlen(base);
+    for (const char *const *e = l ? l->follow_exts : NULL; e && *e; e++)
+        if (table__ends_with(base, n, *e)) return 1;
+    return 0;
+}
+
+static size_t table__row(const IdxLang *l)
+{
+    size_t r = 0;
+    while (r < idx_lang_n_rows && idx_lang_rows[r] != l)
+        r++;
+    return r;
+}
+
+int idx_lang_path_follows(const char *relpath)
+{
+    return table__follows(idx_lang_for_path(relpath), relpath);
+}
+
+const IdxLang *idx_lang_for_file(const IdxLangPick *pick, const char *relpath)
+{
+    const IdxLang *l = idx_lang_for_path(relpath);
+    if (!pick || !table__follows(l, relpath)) return l;
+    size_t r = table__row(l);
+    return r < IDX_LANG_MAX_ROWS && pick->to[r] ? pick->to[r] : l;
+}
+
+void idx_lang_pick_count(int64_t *others, const char *relpath)
+{
+    const IdxLang *l = idx_lang_for_path(relpath);
+    size_t r = table__row(l);
+    if (l && r < IDX_LANG_MAX_ROWS && !table__follows(l, relpath)) others[r]++;
+}
+
+void idx_lang_pick_decide(IdxLangPick *pick, const int64_t *others)
+{
+    memset(pick, 0, sizeof *pick);
+    for (size_t r = 0; r < idx_lang_n_rows && r < IDX_LANG_MAX_ROWS; r++) {
+        const IdxLang *row = idx_lang_rows[r];
+        if (!row->follow_exts || !row->import) continue;
+        int64_t best = others[r];
+        for (size_t k = 0; k < idx_lang_n_rows && k < IDX_LANG_MAX_ROWS; k++)
+            if (k != r && idx_lang_rows[k]->import == row->import && others[k] > best) {
+                best = others[k];
+                pick->to[r] = idx_lang_rows[k];
+            }
+    }
+}
+
+void idx_lang_pick_text(const IdxLangPick *pick, char *out, size_t cap)
+{
+    size_t at = 0;
+    if (cap) out[0] = '\0';
+    for (size_t r = 0; r < idx_lang_n_rows && r < IDX_LANG_MAX_ROWS; r++) {
+        if (!pick->to[r]) continue;
+        int n = snprintf(out + at, cap - at, "%s=%s;", idx_lang_rows[r]->name, pick->to[r]->name);
+        if (n < 0 || (size_t)n >= cap - at) break;
+        at += (size_t)n;
+    }
+}
+
+void idx_lang_pick_parse(IdxLangPick *pick, const char *text)
+{
+    memset(pick, 0, sizeof *pick);
+    char name[64], to[64];
+    for (const char *p = text; p && *p;) {
+        const char *eq = strchr(p, '='), *end = strchr(p, ';');
+        if (!eq || !end || eq > end || (size_t)(eq - p) >= sizeof name ||
+            (size_t)(end - eq - 1) >= sizeof to)
+            break;
+        memcpy(name, p, (size_t)(eq - p));
+        name[eq - p] = '\0';
+        memcpy(to, eq + 1, (size_t)(end - eq - 1));
+        to[end - eq - 1] = '\0';
+        const IdxLang *l = idx_lang_by_name(name), *t = idx_lang_by_name(to);
+        size_t r = table__row(l);
+        if (l && t && r < IDX_LANG_MAX_ROWS) pick->to[r] = t;
+        p = end + 1;
+    }
 }
 
 const IdxLang *idx_lang_for_shebang(const char *line, size_t len)

@@ -41,7 +41,9 @@ function N.on_hover(err, result, ctx, config)
     M.last_hover = { result = result, bufnr = ctx.bufnr }
     return
   end
-  return vim.lsp.handlers['textDocument/hover'](err, result, ctx, config)
+  local buf, win = vim.lsp.handlers['textDocument/hover'](err, result, ctx, config)
+  if buf then ui.conceal_markdown(buf, true) end
+  return buf, win
 end
 
 --- Hover from every server attached to the buffer in one float, coderag's last (what K runs
@@ -65,8 +67,9 @@ function M.hover_all(bufnr)
     end
     for _, r in ipairs(mine) do add(nil, r) end
     if #parts == 0 then return end
-    vim.lsp.util.open_floating_preview(parts, 'markdown', { border = M.config.float.border, focus_id = 'textDocument/hover',
+    local buf = vim.lsp.util.open_floating_preview(parts, 'markdown', { border = M.config.float.border, focus_id = 'textDocument/hover',
       max_width = M.config.float.max_width, max_height = M.config.float.max_height })
+    if buf then ui.conceal_markdown(buf, true) end
   end)
 end
 
@@ -81,8 +84,9 @@ function M.hover(bufnr)
     if err or not result or not result.contents then return notify('no hover here') end
     local lines = vim.lsp.util.convert_input_to_markdown_lines(result.contents)
     lines = trim(lines)
-    vim.lsp.util.open_floating_preview(lines, 'markdown', { border = M.config.float.border, focus_id = 'coderag_hover',
+    local buf = vim.lsp.util.open_floating_preview(lines, 'markdown', { border = M.config.float.border, focus_id = 'coderag_hover',
       max_width = M.config.float.max_width, max_height = M.config.float.max_height })
+    if buf then ui.conceal_markdown(buf, true) end
   end, bufnr)
 end
 

@@ -18,6 +18,35 @@ function U.define_highlights()
   set(0, 'CodeRagQuestion', { default = true, link = 'Title' })
 end
 
+-- Neovim's markdown syntax before 0.10 (0.7.2's, Debian 12's) conceals bold and italics
+-- only: a code span's backticks, a heading's '#' and a link's target stay on screen even with
+-- 'conceallevel' 2. These rules, defined after it (so they win where both match), conceal
+-- them too; with `contained` for a hover float, where the markdown rules are an included
+-- cluster (the new items join it by their group names).
+local CONCEAL = {
+  [[syntax region markdownCode matchgroup=markdownCodeDelimiter start="`" end="`" keepend contains=markdownLineStart concealends]],
+  [[syntax region markdownCode matchgroup=markdownCodeDelimiter start="`` \=" end=" \=``" keepend contains=markdownLineStart concealends]],
+  -- a link: text and target with nothing between ("[i] (see x)" is no link)
+  [[syntax region markdownLinkText matchgroup=markdownLinkTextDelimiter start="!\=\[\%(\%(\_[^][]\|\[\_[^][]*\]\)*](\)\@=" end="\](\@=" nextgroup=coderagLinkTarget contains=@markdownInline,markdownLineStart concealends]],
+  [[syntax region coderagLinkTarget matchgroup=markdownLinkDelimiter start="(" end=")" keepend contained conceal concealends contains=NONE]],
+}
+for i = 1, 6 do
+  table.insert(CONCEAL, string.format([[syntax region markdownH%d matchgroup=markdownH%dDelimiter start="%s#\@!\s*" end="#*\s*$" keepend oneline contains=@markdownInline,markdownAutomaticLink contained concealends]],
+    i, i, string.rep('#', i)))
+end
+
+--- Conceals the markdown syntax's code-span backticks, heading marks and link targets in
+--- `buf` (which shows markdown through the syntax, as 0.7-0.9 do); `contained`: buf is a
+--- hover float of vim.lsp.util.stylize_markdown.
+function U.conceal_markdown(buf, contained)
+  vim.api.nvim_buf_call(buf, function()
+    for _, c in ipairs(CONCEAL) do
+      if contained and not c:find(' contained', 1, true) then c = c .. ' contained' end
+      pcall(vim.cmd, c)
+    end
+  end)
+end
+
 --- Closes the panel's window (the conversation stays in its buffer).
 local function close()
   if state.win and vim.api.nvim_win_is_valid(state.win) then
@@ -148,6 +177,9 @@ local function ensure_buf(M)
   vim.bo[state.buf].bufhidden = 'hide'
   vim.bo[state.buf].swapfile = false
   vim.bo[state.buf].filetype = 'markdown'
+  U.conceal_markdown(state.buf)
+  -- and again whenever the syntax is loaded anew (`:syntax on`, a colorscheme's reload)
+  vim.api.nvim_create_autocmd('Syntax', { buffer = state.buf, callback = function(a) U.conceal_markdown(a.buf) end })
   set_keys(M, state.buf)
   return state.buf
 end
