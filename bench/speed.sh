@@ -23,10 +23,11 @@
 #     size, one-shot ask p50 (bench/kernel-questions.jsonl) and `coderag
 #     index` after one file changed; one round (KERNEL_RUNS).
 # Env: RUNS, KERNEL, KERNEL_RUNS (default 1), ONLY (space-separated subset of
-# "cold lsp grep kernel"; default all but kernel unless KERNEL=1).
+# "cold lsp grep kernel"; default all but kernel unless KERNEL=1), COLD (the
+# cold-index corpora, comma-separated; default "Django,Flask+Werkzeug,stdlib+SymPy").
 # Uses python3's standard library, grep and tests/lsp/lsp_client.py.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n 2,28p "$0" >&2; exit 1; }
+[ $# -ge 2 ] || { sed -n 2,29p "$0" >&2; exit 1; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${3:-/work/corpus}
 scratch=${4:-/tmp/coderag-speed}
@@ -120,7 +121,8 @@ def cold(root, runs_, tag_idx):
 
 if "cold" in only:
     header("Cold `coderag index`")
-    for name, root in roots.items():
+    for name in os.environ.get("COLD", ",".join(roots)).split(","):
+        root = roots[name]
         f = cold(root, runs, name.lower().replace("+", "-"))
         o, n = f["old"], f["new"]
         row(name + " cold index, wall", "s", med(o["wall"]), med(n["wall"]))
