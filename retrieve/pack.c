@@ -98,7 +98,11 @@ VfyContextItem *rtv_vfy_context(const RtvItem *items, size_t n)
 int rtv_line_mentions(const char *s, size_t n, const char *const *words, const size_t *wl,
                       size_t n_words)
 {
-    uint64_t seen = 0;
+    uint64_t seen = 0, first[4] = {0, 0, 0, 0}; /* the bytes a word starts with */
+    for (size_t w = 0; w < n_words; w++) {
+        unsigned char f = (unsigned char)words[w][0];
+        first[f >> 6] |= (uint64_t)1 << (f & 63);
+    }
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (i > 0) {
@@ -107,6 +111,8 @@ int rtv_line_mentions(const char *s, size_t n, const char *const *words, const s
             if (inside && !(c >= 'A' && c <= 'Z' && !(p >= 'A' && p <= 'Z'))) continue;
         }
         char lc = (char)(c | 0x20);
+        unsigned char ul = (unsigned char)lc;
+        if (!(first[ul >> 6] >> (ul & 63) & 1)) continue;
         for (size_t w = 0; w < n_words; w++) {
             if (words[w][0] != lc || wl[w] > n - i || (seen >> w & 1)) continue;
             size_t k = 1;

@@ -41,6 +41,15 @@ typedef struct Resolver {
         int64_t *vals;
     } * tops;
     size_t n_tops, cap_tops, top_at;
+    /* The names of a kind of reference per chunk (idx_graph_chunk_refs),
+     * read a file at a time: file id -> the kinds read (bits); chunk id *
+     * 8 + kind -> 1 + index into chunk_refs. */
+    I64Map refs_files, refs_chunks;
+    struct ChunkRefs {
+        char **v;
+        size_t n, cap;
+    } * chunk_refs;
+    size_t n_chunk_refs, cap_chunk_refs;
 } Resolver;
 
 typedef struct RefRow {
@@ -58,10 +67,15 @@ enum { DISPATCH_MAX = 6 };
 sqlite3_stmt *idx_graph_stmt(Resolver *r, StmtId id);
 /* One step of a lookup: 1 for a row; a failure stops the pass (r->rc). */
 int idx_graph_step(Resolver *r, sqlite3_stmt *s);
-/* The first column of every row of a bound statement, which is reset.
- * Caller frees each and the array (idx_graph_free_strv). */
-char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out);
-void idx_graph_free_strv(char **v, size_t n);
+/* The names of chunk_id's references of kind (REF_INHERIT: a class's
+ * bases; REF_TYPE: only the type facts, IDX_REF_TYPE_FACT) in id order, as
+ * a query of that chunk's rows gives them; *n_out gets how many. The rows
+ * of the chunk's whole file are read at the first ask (one scan of its
+ * references either way), the other chunks' kept for the asks that follow.
+ * Borrowed: valid until idx_graph_memo_forget. */
+char *const *idx_graph_chunk_refs(Resolver *r, int64_t chunk_id, int kind, size_t *n_out);
+/* Forgets what idx_graph_chunk_refs read. */
+void idx_graph_chunk_refs_forget(Resolver *r);
 /* The first symbol qualified q (SYMBOL_BY_QUAL), or 0. */
 int64_t idx_graph_symbol_by_qual(Resolver *r, const char *q);
 /* The chunk a qualified name ("mod.Class.meth") names, or 0. */

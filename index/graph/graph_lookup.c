@@ -102,7 +102,7 @@ static char *import_binding(Resolver *r, int64_t file_id, const char *alias, siz
 
 /* The first column of every row of a bound statement, which is reset.
  * Caller frees each and the array. */
-char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
+static char **text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
 {
     char **v = NULL;
     size_t n = 0, cap = 0;
@@ -113,6 +113,74 @@ char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
     sqlite3_reset(s);
     *n_out = n;
     return v;
+}
+
+static void free_strv(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Reads the references of kind (their names starting with prefix) of
+ * file_id into r's per-chunk lists, in id order. */
+static void chunk_refs_read(Resolver *r, int64_t file_id, int kind, const char *prefix)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_REFS_OF_FILE_KIND);
+    if (!s) return;
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_int(s, 2, kind);
+    sqlite3_bind_text(s, 3, prefix, -1, SQLITE_STATIC);
+    while (idx_graph_step(r, s)) {
+        int64_t key = sqlite3_column_int64(s, 0) * 8 + kind, at;
+        if (!i64map_get(&r->refs_chunks, key, &at)) {
+            ARRAY_GROW(r->chunk_refs, r->n_chunk_refs + 1, r->cap_chunk_refs);
+            r->chunk_refs[r->n_chunk_refs] = (struct ChunkRefs){0};
+            at = (int64_t)++r->n_chunk_refs;
+            i64map_put(&r->refs_chunks, key, at);
+        }
+        struct ChunkRefs *c = &r->chunk_refs[at - 1];
+        ARRAY_GROW(c->v, c->n + 1, c->cap);
+        c->v[c->n++] = xstrdup((const char *)sqlite3_column_text(s, 1));
+    }
+    sqlite3_reset(s);
+}
+
+char *const *idx_graph_chunk_refs(Resolver *r, int64_t chunk_id, int kind, size_t *n_out)
+{
+    int64_t at, file_id = 0, kinds = 0;
+    *n_out = 0;
+    if (i64map_get(&r->refs_chunks, chunk_id * 8 + kind, &at)) {
+        *n_out = r->chunk_refs[at - 1].n;
+        return r->chunk_refs[at - 1].v;
+    }
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_FILE);
+    if (!s) return NULL;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    if (idx_graph_step(r, s)) file_id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if (!file_id) return NULL;
+    i64map_get(&r->refs_files, file_id, &kinds);
+    if (kinds & (1 << kind)) return NULL; /* read: the chunk has none */
+    chunk_refs_read(r, file_id, kind, kind == REF_TYPE ? IDX_REF_TYPE_FACT : "");
+    if (r->rc) return NULL;
+    i64map_put(&r->refs_files, file_id, kinds | (1 << kind));
+    if (!i64map_get(&r->refs_chunks, chunk_id * 8 + kind, &at)) return NULL;
+    *n_out = r->chunk_refs[at - 1].n;
+    return r->chunk_refs[at - 1].v;
+}
+
+void idx_graph_chunk_refs_forget(Resolver *r)
+{
+    for (size_t i = 0; i < r->n_chunk_refs; i++)
+        free_strv(r->chunk_refs[i].v, r->chunk_refs[i].n);
+    free(r->chunk_refs);
+    r->chunk_refs = NULL;
+    r->n_chunk_refs = r->cap_chunk_refs = 0;
+    i64map_release(&r->refs_chunks);
+    i64map_release(&r->refs_files);
+    i64map_init(&r->refs_chunks);
+    i64map_init(&r->refs_files);
 }
 
 int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len)
@@ -140,20 +208,13 @@ static void star_imports(Resolver *r, int64_t file_id, Stars *out)
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_IMPORT_STARS);
     if (!s) return;
     sqlite3_bind_int64(s, 1, file_id);
-    out->own = idx_graph_text_rows(r, s, &out->n);
+    out->own = text_rows(r, s, &out->n);
     out->v = out->own;
 }
 
 static void stars_release(Stars *s)
 {
-    if (s->own) idx_graph_free_strv(s->own, s->n);
-}
-
-void idx_graph_free_strv(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
+    if (s->own) free_strv(s->own, s->n);
 }
 
 /* Looks `rest` up inside module file `fid` (whose module name is known):
@@ -210,7 +271,7 @@ static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
 void idx_graph_tops_clear(Resolver *r)
 {
     for (size_t i = 0; i < r->n_tops; i++) {
-        idx_graph_free_strv(r->tops[i].keys, r->tops[i].n);
+        free_strv(r->tops[i].keys, r->tops[i].n);
         free(r->tops[i].vals);
     }
     r->n_tops = 0;

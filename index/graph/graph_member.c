@@ -5,17 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The base expressions of a class chunk. Caller frees each and the array. */
-static char **idx_graph_class_bases(Resolver *r, int64_t class_id, size_t *n_out)
-{
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_REF_BASES_OF_CHUNK);
-    *n_out = 0;
-    if (!s) return NULL;
-    sqlite3_bind_int64(s, 1, class_id);
-    sqlite3_bind_int(s, 2, REF_INHERIT);
-    return idx_graph_text_rows(r, s, n_out);
-}
-
 /* Member `name` of a class that class `cls` (a symbol of module, in file
  * file_id) inherits: each base is resolved as the class's own inheritance
  * reference is, then looked into, then its bases, a few levels up. */
@@ -29,7 +18,7 @@ static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module
     sb_adds(&q, cls);
     int64_t class_id = idx_graph_symbol_by_qual(r, q.buf), v = 0;
     size_t n = 0;
-    char **bases = class_id ? idx_graph_class_bases(r, class_id, &n) : NULL;
+    char *const *bases = class_id ? idx_graph_chunk_refs(r, class_id, REF_INHERIT, &n) : NULL;
     for (size_t i = 0; i < n && !v && r->rc == CR_OK; i++) {
         RefRow base = {.file_id = file_id,
                        .chunk_id = class_id,
@@ -56,7 +45,6 @@ static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module
             sqlite3_reset(s);
         }
     }
-    idx_graph_free_strv(bases, n);
     sb_release(&q);
     return v;
 }
@@ -147,7 +135,7 @@ size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t ma
     char *mod, *sym;
     if (!class_row(r, class_id, &file, &mod, &sym)) return 0;
     size_t n = 0, k = 0;
-    char **bases = idx_graph_class_bases(r, class_id, &n);
+    char *const *bases = idx_graph_chunk_refs(r, class_id, REF_INHERIT, &n);
     for (size_t i = 0; i < n && k < max && r->rc == CR_OK; i++) {
         RefRow base = {.file_id = file,
                        .chunk_id = class_id,
@@ -158,7 +146,6 @@ size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t ma
         int64_t bid = idx_graph_resolve_expr(r, &base);
         if (bid && bid != class_id) out[k++] = bid;
     }
-    idx_graph_free_strv(bases, n);
     free(mod);
     free(sym);
     return k;
@@ -232,10 +219,10 @@ size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out)
     sqlite3_reset(s);
     if (n > DISPATCH_SCAN) goto out;
     /* each container's bases read once (n queries, not n * n) */
-    char **bases[DISPATCH_SCAN + 1] = {0};
+    char *const *bases[DISPATCH_SCAN + 1] = {0};
     size_t n_bases[DISPATCH_SCAN + 1] = {0};
     for (size_t j = 0; j < n && r->rc == CR_OK; j++)
-        bases[j] = idx_graph_class_bases(r, cls[j], &n_bases[j]);
+        bases[j] = idx_graph_chunk_refs(r, cls[j], REF_INHERIT, &n_bases[j]);
     /* impl[i][j]: method j's container implements method i's */
     unsigned char impl[DISPATCH_SCAN][DISPATCH_SCAN] = {{0}};
     for (size_t i = 0; i < n && r->rc == CR_OK; i++) {
@@ -247,8 +234,6 @@ size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out)
             }
         if (k > best_impls) best = i, best_impls = k;
     }
-    for (size_t j = 0; j < n; j++)
-        idx_graph_free_strv(bases[j], n_bases[j]);
     if (!best_impls || r->rc) {
         best_impls = 0;
         goto out;

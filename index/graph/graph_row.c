@@ -31,6 +31,7 @@ void idx_graph_memo_forget(Resolver *r)
     strmap_release(&r->memo);
     strmap_init(&r->memo);
     idx_graph_tops_clear(r);
+    idx_graph_chunk_refs_forget(r);
 }
 
 void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
@@ -41,6 +42,8 @@ void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
     r->rc = CR_OK;
     strmap_init(&r->memo);
     strmap_init(&r->top);
+    i64map_init(&r->refs_chunks);
+    i64map_init(&r->refs_files);
 }
 
 void idx_graph_resolver_release(Resolver *r)
@@ -51,4 +54,7 @@ void idx_graph_resolver_release(Resolver *r)
     idx_graph_memo_end_ref(r);
     free(r->volatile_keys);
     strmap_release(&r->memo);
+    idx_graph_chunk_refs_forget(r);
+    i64map_release(&r->refs_chunks);
+    i64map_release(&r->refs_files);
 }

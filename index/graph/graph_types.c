@@ -56,17 +56,13 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
  * name, or NULL. Caller frees. */
 static char *type_fact(Resolver *r, int64_t id, const char *name)
 {
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_REF_BASES_OF_CHUNK);
-    if (!s) return NULL;
-    sqlite3_bind_int64(s, 1, id);
-    sqlite3_bind_int(s, 2, REF_TYPE);
     size_t n = 0, pre = strlen(IDX_REF_TYPE_FACT), len = strlen(name);
-    char **v = idx_graph_text_rows(r, s, &n), *out = NULL;
+    char *const *v = idx_graph_chunk_refs(r, id, REF_TYPE, &n);
+    char *out = NULL;
     for (size_t i = 0; i < n && !out; i++)
         if (!strncmp(v[i], IDX_REF_TYPE_FACT, pre) && !strncmp(v[i] + pre, name, len) &&
             v[i][pre + len] == ':')
             out = xstrdup(v[i] + pre + len + 1);
-    idx_graph_free_strv(v, n);
     return out;
 }
 

@@ -96,9 +96,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
                       "AND (r.kind = ?1) = ?2 AND r.id > ?3 ORDER BY r.id LIMIT ?4")               \
-    X(REF_BASES_OF_CHUNK, "SELECT name FROM refs WHERE file_id = "                                 \
-                          "(SELECT file_id FROM chunks WHERE id = ?1) "                            \
-                          "AND chunk_id = ?1 AND kind = ?2")                                       \
+    X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
+    X(REFS_OF_FILE_KIND, "SELECT chunk_id, name FROM refs WHERE file_id = ?1 AND kind = ?2 "       \
+                         "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                       \
     X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
                   "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                              \
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \

@@ -179,7 +179,10 @@ static int returns_own_instance(ChunkRun *r, TSNode body)
     while (!found && idx_ts_walk_next(&cur, &depth, descend)) {
         TSNode c = ts_tree_cursor_current_node(&cur);
         TSSymbol s = ts_node_symbol(c);
-        descend = s != sy->function_definition && s != sy->class_definition;
+        /* a return is a statement: never inside an expression's subtree */
+        descend = s != sy->function_definition && s != sy->class_definition &&
+                  s != sy->expression_statement && s != sy->return_statement &&
+                  s != sy->raise_statement;
         if (s != sy->return_statement) continue;
         TSNode v = idx_py_first_named(r, c);
         int call = !ts_node_is_null(v) && ts_node_symbol(v) == sy->call;

@@ -261,17 +261,15 @@ static void scan_assignments(ChunkRun *r, PyTypes *t, TSNode n, int scope, int c
     TSTreeCursor cur = ts_tree_cursor_new(n);
     size_t depth = 0;
     int descend = 1;
+    /* the cursor's depth says where a node is (ts_node_parent walks down
+     * from the root at each call); a call or a string holds no statement */
     while (idx_ts_walk_next(&cur, &depth, descend)) {
         TSNode c = ts_tree_cursor_current_node(&cur);
-        descend = ts_node_symbol(c) != r->sy->class_definition;
-        if (ts_node_symbol(c) == r->sy->assignment) {
-            TSNode st = ts_node_parent(c);
-            int top = !ts_node_is_null(st) && ts_node_eq(ts_node_parent(st), n);
-            note_assignment(r, t, c, scope, cls, top);
-        }
-        if (ts_node_symbol(c) == r->sy->for_statement) note_loop(r, t, c, scope);
-        if (ts_node_symbol(c) == r->sy->if_statement)
-            idx_py_note_guard(r, t, c, scope, ts_node_eq(ts_node_parent(c), n));
+        TSSymbol s = ts_node_symbol(c);
+        descend = s != r->sy->class_definition && s != r->sy->call && s != r->sy->string;
+        if (s == r->sy->assignment) note_assignment(r, t, c, scope, cls, depth == 2);
+        if (s == r->sy->for_statement) note_loop(r, t, c, scope);
+        if (s == r->sy->if_statement) idx_py_note_guard(r, t, c, scope, depth == 1);
     }
     ts_tree_cursor_delete(&cur);
 }
