@@ -24,10 +24,6 @@ struct CliAskView {
     char *cwd;       /* the current folder, absolute; or NULL */
     size_t streamed; /* bytes of the LLM's text rendered */
     WsPace pace;     /* of the current progress (the update's, the LLM's) */
-    /* while the LLM streams: what its citations are checked against */
-    IdxStore *st;
-    const RtvRequest *req;
-    const RtvAnswer *ans;
 };
 
 static CliAskView *cli_ask_view_new(FILE *out, int styles, FILE *progress, const char *root)
@@ -102,29 +98,6 @@ static void on_text(void *ud, const char *text, size_t len)
     if (!v->streamed) cli_ask_view_progress(v, NULL); /* the answer takes the screen */
     cli_term_md(v->t, text + v->streamed, len - v->streamed);
     v->streamed = len;
-}
-
-/* A CliTermCheck: a streamed citation checked as the answer's will be once
- * the LLM is done, so that one verification rejects is never shown as
- * verified. */
-static CliCite check_cite(void *ud, const char *text, size_t len, const char **reason)
-{
-    CliAskView *v = ud;
-    VfyResult vr = {0};
-    CliCite k = CLI_CITE_TEXT;
-    if (rtv_ask_check(v->st, v->req, v->ans, text, len, &vr, NULL)) {
-        *reason = "not checked";
-        return CLI_CITE_REJECTED;
-    }
-    if (vr.n_rejected) {
-        *reason = vr.rejected[0].reason;
-        k = CLI_CITE_REJECTED;
-    } else {
-        for (size_t i = 0; i < vr.n_citations; i++)
-            if (!strcmp(vr.citations[i].origin, "model")) k = CLI_CITE_VERIFIED;
-    }
-    vfy_result_release(&vr);
-    return k;
 }
 
 /* Sets req's progress and text hooks to the view (which must outlive the
@@ -283,16 +256,13 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
     if (!rc && ws_ask_wants_llm(w)) {
         cli_ask_view_progress(v, "asking the LLM");
         ws_pace_init(&v->pace, WS_PACE_MIN_MS);
-        v->st = st;
-        v->req = req;
-        v->ans = ans;
-        cli_term_set_check(v->t, check_cite, v);
+        cli_term_set_check(v->t, st, req, ans);
         ws_ask_llm(w, req, ans); /* its failure is the answer's fallback_reason */
         /* the LLM is done: what verification logs (a fallback's warning)
          * starts a line of its own */
         cli_ask_view_progress(v, NULL);
         if (v->streamed) cli_term_end(v->t);
-        cli_term_set_check(v->t, NULL, NULL); /* the verified answer needs none */
+        cli_term_set_check(v->t, NULL, NULL, NULL); /* the verified answer needs none */
     }
     if (!rc) rc = ws_ask_finish(w, st, req, ans, e);
     if (!rc) cli_ask_view_answer(v, ans, req->answer_all);

@@ -100,16 +100,13 @@ void cli_term_md(CliTerm *t, const char *s, size_t n);
 /* Ends the text: writes what waited, resets styles, ends the line. */
 void cli_term_end(CliTerm *t);
 
-/* What a citation written in the text turned out to be (CliTermCheck). */
-typedef enum { CLI_CITE_TEXT, CLI_CITE_VERIFIED, CLI_CITE_REJECTED } CliCite;
-/* Checks one citation as written ("[a.py:3-5]", "[text](a.py#L3)"): verified,
- * rejected (*reason: a static string), or no citation at all. */
-typedef CliCite (*CliTermCheck)(void *ud, const char *text, size_t len, const char **reason);
-/* The check the renderer asks before it styles a citation (fn NULL: none;
- * then every "[path:lines]" is styled as one). A rejected citation is
- * struck out, not linked and followed by "(rejected: REASON)"; what is no
- * citation stays text, brackets included. */
-void cli_term_set_check(CliTerm *t, CliTermCheck fn, void *ud);
+/* The answer whose streamed citations the renderer checks before it styles
+ * one, as the answer's own are checked once the LLM is done
+ * (rtv_ask_check): a rejected citation is struck out, not linked and
+ * followed by "(rejected: REASON)"; what is no citation stays text,
+ * brackets included. st NULL: no check, every "[path:lines]" is styled as
+ * one. The three must outlive the check. */
+void cli_term_set_check(CliTerm *t, IdxStore *st, const RtvRequest *req, const RtvAnswer *ans);
 
 /* A line of its own, bold. */
 void cli_term_heading(CliTerm *t, const char *text);

@@ -41,8 +41,9 @@ struct CliTerm {
     char word_head[4];  /* its first characters (a list marker?) */
     int glued;          /* the last word written may go on: no break before its rest */
     int in_text;        /* between cli_term_md and cli_term_end (lists are not wrapped) */
-    CliTermCheck check; /* or NULL */
-    void *check_ud;
+    IdxStore *check_st; /* cli_term_set_check's, or NULL */
+    const RtvRequest *check_req;
+    const RtvAnswer *check_ans;
 };
 
 CliTerm *cli_term_new(FILE *f, int styles, const char *root_abs)
@@ -216,19 +217,37 @@ static void out(CliTerm *t, const char *s, size_t n)
     if (n) t->prev = s[n - 1];
 }
 
-void cli_term_set_check(CliTerm *t, CliTermCheck fn, void *ud)
+void cli_term_set_check(CliTerm *t, IdxStore *st, const RtvRequest *req, const RtvAnswer *ans)
 {
-    t->check = fn;
-    t->check_ud = ud;
+    t->check_st = st;
+    t->check_req = req;
+    t->check_ans = ans;
 }
 
-/* What the check says of a citation as written; verified without one. */
-static CliCite check(CliTerm *t, const char *text, size_t len, const char **reason)
+/* What a citation written in the text turned out to be. */
+typedef enum { CITE_TEXT, CITE_VERIFIED, CITE_REJECTED } Cite;
+
+/* One citation as written ("[a.py:3-5]", "[text](a.py#L3)"), checked as
+ * the answer's will be: verified, rejected (*reason: a static string), or
+ * no citation at all; verified when there is no check. */
+static Cite check(CliTerm *t, const char *text, size_t len, const char **reason)
 {
     *reason = NULL;
-    if (!t->check) return CLI_CITE_VERIFIED;
-    CliCite k = t->check(t->check_ud, text, len, reason);
-    if (k == CLI_CITE_REJECTED && !*reason) *reason = "rejected";
+    if (!t->check_st) return CITE_VERIFIED;
+    VfyResult vr = {0};
+    Cite k = CITE_TEXT;
+    if (rtv_ask_check(t->check_st, t->check_req, t->check_ans, text, len, &vr, NULL)) {
+        *reason = "not checked";
+        return CITE_REJECTED;
+    }
+    if (vr.n_rejected) {
+        *reason = vr.rejected[0].reason ? vr.rejected[0].reason : "rejected";
+        k = CITE_REJECTED;
+    } else {
+        for (size_t i = 0; i < vr.n_citations; i++)
+            if (!strcmp(vr.citations[i].origin, "model")) k = CITE_VERIFIED;
+    }
+    vfy_result_release(&vr);
     return k;
 }
 
@@ -387,7 +406,7 @@ static void cite_part(CliTerm *t, const char *sep, size_t sep_len, const char *p
                       size_t part_len, const char *path, size_t path_len)
 {
     out(t, sep, sep_len);
-    if (t->check) {
+    if (t->check_st) {
         /* the part alone, as "[path:lines]" */
         StrBuf one;
         sb_init(&one);
@@ -399,10 +418,10 @@ static void cite_part(CliTerm *t, const char *sep, size_t sep_len, const char *p
         sb_add(&one, part, part_len);
         sb_addc(&one, ']');
         const char *why;
-        CliCite k = check(t, one.buf, one.len, &why);
+        Cite k = check(t, one.buf, one.len, &why);
         sb_release(&one);
-        if (k != CLI_CITE_VERIFIED) {
-            if (k == CLI_CITE_REJECTED)
+        if (k != CITE_VERIFIED) {
+            if (k == CITE_REJECTED)
                 rejected(t, part, part_len, why, 0);
             else
                 out(t, part, part_len);
@@ -432,7 +451,7 @@ static void md_link(CliTerm *t, const char *text, size_t text_len, const char *t
                     size_t target_len)
 {
     const char *why;
-    if (check(t, text - 1, target + target_len + 1 - (text - 1), &why) == CLI_CITE_REJECTED) {
+    if (check(t, text - 1, target + target_len + 1 - (text - 1), &why) == CITE_REJECTED) {
         out(t, text, text_len);
         out(t, " (", 2);
         rejected(t, target, target_len, why, 1);
@@ -550,7 +569,7 @@ static size_t inline_step(CliTerm *t, const char *s, size_t n, int final)
         if (k == n && k < CITE_MAX && !final) return 0;
         const char *why;
         if (k < n && s[k] == ']' && cite_parts(t, s + 1, k - 1, NULL) &&
-            check(t, s, k + 1, &why) == CLI_CITE_TEXT) { /* "[x:1]" of no file: prose */
+            check(t, s, k + 1, &why) == CITE_TEXT) { /* "[x:1]" of no file: prose */
             out(t, s, k + 1);
             return k + 1;
         }
