@@ -20,7 +20,7 @@
  * query cursor counts in 16 bits (past it its states are never dropped). */
 #define TS_NEST_MAX_BRACKETS 2048
 #define TS_NEST_PER_BYTE 128
-#define TS_NEST_SLACK (1u << 20)
+#define TS_NEST_SLACK (16u << 20)
 #define TS_NEST_MAX_DEPTH 30000
 
 static const struct {
@@ -592,17 +592,18 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     CrErr rc = CR_OK;
     TSTree *tree = NULL;
     memset(&r, 0, sizeof r);
-    sb_init(&r.sb);
     if (!src) len = 0;
     if (!src) src = "";
     if (len >= UINT32_MAX)
         return err_set(e, CR_EPARSE, "source of %zu bytes is too large for tree-sitter", len);
     if ((rc = idx_ts_brackets_check(src, len, e))) return rc;
+    sb_init(&r.sb);
     char *masked = lang->mask ? lang->mask(src, len) : NULL;
     tree = ts_parser_parse_string(parser, NULL, masked ? masked : src, (uint32_t)len);
     free(masked);
     if (!tree) {
         ts_parser_reset(parser);
+        sb_release(&r.sb);
         return err_set(e, CR_EPARSE, "tree-sitter gave up parsing (timeout)");
     }
     r.lang = lang;
@@ -618,6 +619,7 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     TSNode root = ts_tree_root_node(tree);
     if ((rc = idx_ts_nesting_check(root, len, e))) {
         ts_tree_delete(tree);
+        idx_emit_release(&r.em);
         sb_release(&r.sb);
         return rc;
     }
