@@ -11,6 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How deep a file may nest (docs/hardening.md, "per-file bounds"; real
+ * sources stay far below each). Before the parse, brackets open at once:
+ * tree-sitter's memory grows by hundreds of bytes per open level. After it,
+ * the sum of every node's depth (what a query's `(parent (child))` pattern
+ * and a walk up from a node cost between them) at most this many per byte,
+ * plus the slack a small file needs; and no node deeper than tree-sitter's
+ * query cursor counts in 16 bits (past it its states are never dropped). */
+#define TS_NEST_MAX_BRACKETS 2048
+#define TS_NEST_PER_BYTE 128
+#define TS_NEST_SLACK (16u << 20)
+#define TS_NEST_MAX_DEPTH 30000
+
 static const struct {
     const char *name;
     CapKind kind;
@@ -505,6 +517,39 @@ int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend)
     return 1;
 }
 
+CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e)
+{
+    size_t depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = src[i];
+        if (c == '(' || c == '[' || c == '{') {
+            if (++depth > TS_NEST_MAX_BRACKETS)
+                return err_set(e, CR_ETOOBIG, "brackets open %zu deep at byte %zu", depth, i);
+        } else if ((c == ')' || c == ']' || c == '}') && depth) {
+            depth--;
+        }
+    }
+    return CR_OK;
+}
+
+CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    size_t depth = 0;
+    uint64_t sum = 0, cap = TS_NEST_PER_BYTE * (uint64_t)len + TS_NEST_SLACK;
+    CrErr rc = CR_OK;
+    do {
+        sum += depth;
+        if (sum > cap || depth > TS_NEST_MAX_DEPTH) {
+            rc = err_set(e, CR_ETOOBIG, "nested too deep for its size (%zu levels, %llu in all)",
+                         depth, (unsigned long long)sum);
+            break;
+        }
+    } while (idx_ts_walk_next(&cur, &depth, 1));
+    ts_tree_cursor_delete(&cur);
+    return rc;
+}
+
 /* Comment lines (for dropping comment-only runs) and statement starts (cut
  * points for windows), from one walk over the tree. */
 static void ts__mark_lines(TsRun *r, TSNode root)
@@ -547,16 +592,18 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     CrErr rc = CR_OK;
     TSTree *tree = NULL;
     memset(&r, 0, sizeof r);
-    sb_init(&r.sb);
     if (!src) len = 0;
     if (!src) src = "";
     if (len >= UINT32_MAX)
         return err_set(e, CR_EPARSE, "source of %zu bytes is too large for tree-sitter", len);
+    if ((rc = idx_ts_brackets_check(src, len, e))) return rc;
+    sb_init(&r.sb);
     char *masked = lang->mask ? lang->mask(src, len) : NULL;
     tree = ts_parser_parse_string(parser, NULL, masked ? masked : src, (uint32_t)len);
     free(masked);
     if (!tree) {
         ts_parser_reset(parser);
+        sb_release(&r.sb);
         return err_set(e, CR_EPARSE, "tree-sitter gave up parsing (timeout)");
     }
     r.lang = lang;
@@ -570,6 +617,12 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     }
     idx_emit_init(&r.em, src, (uint32_t)len, max_lines);
     TSNode root = ts_tree_root_node(tree);
+    if ((rc = idx_ts_nesting_check(root, len, e))) {
+        ts_tree_delete(tree);
+        idx_emit_release(&r.em);
+        sb_release(&r.sb);
+        return rc;
+    }
     out->had_errors = out->had_errors || ts_node_has_error(root);
     ts__mark_lines(&r, root);
     if (query) ts__collect(&r, query, root, out);

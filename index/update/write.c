@@ -179,9 +179,15 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     fw->is_pkg = 0;
     for (const char *const *p = lang->pkg_files; p && *p; p++)
         fw->is_pkg |= !strcmp(base ? base + 1 : fw->path, *p);
-    if (idx_chunker_run_lang(ch, lang, src.buf, src.len, 100, &fw->set, &e)) {
-        log_msg(LOG_WARN, "%s: %s (indexed without chunks)", fw->path, e.msg);
+    if ((rc = idx_chunker_run_lang(ch, lang, src.buf, src.len, 100, &fw->set, &e))) {
         idx_chunk_set_release(&fw->set);
+        if (rc == CR_ETOOBIG) {
+            /* a bound of the chunker's (docs/hardening.md): listed, not read */
+            log_msg(LOG_WARN, "%s: %s (skipped)", fw->path, e.msg);
+            fw->skip = "too-nested";
+            goto out;
+        }
+        log_msg(LOG_WARN, "%s: %s (indexed without chunks)", fw->path, e.msg);
     }
     filework__resolve_imports(fw, root, lang);
     line_offsets(src.buf, src.len, &line_off);

@@ -255,24 +255,31 @@ static void test_long_class_run(void)
 
 /* ---------------------------------------------------------------- deep nesting */
 
+/* Parentheses and calls nested n deep, then a function calling g. */
+static void deep_source(StrBuf *sb, int n)
+{
+    sb_reset(sb);
+    sb_adds(sb, "x = ");
+    for (int i = 0; i < n; i++)
+        sb_addc(sb, '(');
+    sb_addc(sb, '1');
+    for (int i = 0; i < n; i++)
+        sb_addc(sb, ')');
+    sb_adds(sb, "\ndef f():\n    return g(");
+    for (int i = 0; i < n; i++)
+        sb_adds(sb, "g(");
+    for (int i = 0; i < n + 1; i++)
+        sb_addc(sb, ')');
+    sb_adds(sb, "\n");
+}
+
 static void test_deep_nesting(void)
 {
     Chunker *ck = idx_chunker_new();
     StrBuf sb;
     sb_init(&sb);
 
-    sb_adds(&sb, "x = ");
-    for (int i = 0; i < 10000; i++)
-        sb_addc(&sb, '(');
-    sb_addc(&sb, '1');
-    for (int i = 0; i < 10000; i++)
-        sb_addc(&sb, ')');
-    sb_adds(&sb, "\ndef f():\n    return g(");
-    for (int i = 0; i < 10000; i++)
-        sb_adds(&sb, "g(");
-    for (int i = 0; i < 10001; i++)
-        sb_addc(&sb, ')');
-    sb_adds(&sb, "\n");
+    deep_source(&sb, 1000);
     ChunkSet s = {0};
     CHECK_INT(idx_chunker_run_lang(ck, idx_lang_by_name("python"), sb.buf, sb.len, 0, &s, NULL),
               CR_OK);
@@ -282,7 +289,14 @@ static void test_deep_nesting(void)
         END_CHUNKS,
     };
     const ExpRef xr[] = {CALL(1, 3, "g"), END_REFS};
-    check_set("10,000 nested parentheses", sb.buf, sb.len, 0, &s, xc, xr);
+    check_set("1,000 nested parentheses", sb.buf, sb.len, 0, &s, xc, xr);
+    idx_chunk_set_release(&s);
+
+    /* 10,000 deep: past the nesting bounds (chunk_ts.c), refused whole */
+    deep_source(&sb, 10000);
+    ErrInfo e = {0};
+    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, &e), CR_ETOOBIG);
+    CHECK_INT(s.n_chunks, 0);
     idx_chunk_set_release(&s);
 
     sb_reset(&sb);

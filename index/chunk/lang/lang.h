@@ -264,6 +264,13 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
  * arbitrarily deep): into the current node's first child when descend, else
  * to the next node after its subtree; *depth follows. 0: the walk is over. */
 int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
+/* The bounds on how deep a file nests (chunk_ts.c), CR_ETOOBIG (e says
+ * where) past one: the file is skipped "too-nested" rather than read in
+ * time and memory that grow with the square of its size. Before the parse,
+ * brackets open at once in src; after it, the tree under root parsed from
+ * len bytes. */
+CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e);
+CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e);
 /* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
 CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
                      ChunkSet *out, ErrInfo *e);

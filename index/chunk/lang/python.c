@@ -432,6 +432,7 @@ static CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint3
         rc = err_set(e, CR_EPARSE, "source of %zu bytes is too large for tree-sitter", len);
         goto out;
     }
+    if ((rc = idx_ts_brackets_check(src, len, e))) goto out;
     ts_parser_set_included_ranges(c->parser, NULL, 0);
     trees[0] = ts_parser_parse_string(c->parser, NULL, src, (uint32_t)len);
     if (!trees[0]) {
@@ -475,6 +476,13 @@ static CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint3
         trees[n_trees++] = t;
     }
     seg_byte[n_trees] = UINT32_MAX;
+    for (size_t i = 0; i < n_trees && !rc; i++)
+        rc = idx_ts_nesting_check(ts_tree_root_node(trees[i]), len - seg_byte[i], e);
+    if (rc) {
+        ts_tree_cursor_delete(&r.aux);
+        ts_tree_cursor_delete(&r.aux2);
+        goto out;
+    }
 
     if (ts_node_symbol(root) == c->sy.module)
         r.mod_doc = idx_py_docstring(&r, root, &r.mod_doc_line);

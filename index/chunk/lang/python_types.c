@@ -352,13 +352,21 @@ static void scan_params(ChunkRun *r, PyTypes *t, TSNode def, int scope)
 /* The innermost unit holding a line, or -1 (module code). */
 static int unit_at(const ChunkRun *r, uint32_t line)
 {
-    int best = -1;
-    for (size_t i = 0; i < r->n_units; i++) {
-        const ChunkUnit *u = &r->units[i];
-        if (u->start <= line && line <= u->end && (best < 0 || u->start >= r->units[best].start))
-            best = (int)i;
+    /* units come in source order, a method after its class and inside it:
+     * the innermost is the last one starting at or before line, else the
+     * nearest of its classes that reaches it (a scan of every unit for each
+     * reference cost units x references: 28,000 one-method classes, 1.6 s) */
+    size_t lo = 0, hi = r->n_units;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->units[mid].start <= line)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return best;
+    for (int i = (int)lo - 1; i >= 0; i = r->units[i].parent)
+        if (line <= r->units[i].end) return i;
+    return -1;
 }
 
 /* The class a proxy name stands for when the file imports it by that name
