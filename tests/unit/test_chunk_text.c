@@ -295,7 +295,8 @@ static void test_deep_nesting(void)
     /* 10,000 deep: past the nesting bounds (chunk_ts.c), refused whole */
     deep_source(&sb, 10000);
     ErrInfo e = {0};
-    CHECK_INT(idx_chunker_run(ck, sb.buf, sb.len, 0, &s, &e), CR_ETOOBIG);
+    CHECK_INT(idx_chunker_run_lang(ck, idx_lang_by_name("python"), sb.buf, sb.len, 0, &s, &e),
+              CR_ETOOBIG);
     CHECK_INT(s.n_chunks, 0);
     idx_chunk_set_release(&s);
 
