@@ -41,6 +41,7 @@ typedef struct Resolver {
         int64_t *vals;
     } * tops;
     size_t n_tops, cap_tops, top_at;
+    int ifaces; /* whether a class is an implicit interface (IDX_REF_INTERFACE_NAME); -1: unread */
 } Resolver;
 
 typedef struct RefRow {
@@ -52,7 +53,7 @@ typedef struct RefRow {
 } RefRow;
 
 /* Most targets a call dispatched through an interface reaches. */
-enum { DISPATCH_MAX = 6 };
+enum { DISPATCH_MAX = 32 };
 
 /* A prepared statement, or NULL with the pass stopped (r->rc). */
 sqlite3_stmt *idx_graph_stmt(Resolver *r, StmtId id);
@@ -119,6 +120,13 @@ int idx_graph_field_call(Resolver *r, const RefRow *ref, int64_t *out);
  * class `now` (either 0) can resolve differently through typed receivers:
  * those named like a method of either or of their ancestors. */
 CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e);
+/* The methods that a call resolved to decl (a method an interface declares,
+ * one its implementations need not name: IDX_REF_INTERFACE_NAME) reaches
+ * besides it: each named like it, of a type that defines every method the
+ * interface declares (its own or one it inherits). At most max into out
+ * (none when more, or when more than 64 methods share the name); returns
+ * the count. */
+size_t idx_graph_implementations(Resolver *r, int64_t decl, int64_t *out, size_t max);
 /* Whether any call reference is resolved (*out): none in a fresh build's
  * first pass, when there is nothing idx_graph_types_mark could mark. */
 CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e);

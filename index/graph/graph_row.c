@@ -19,7 +19,9 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
         dst[0] = idx_graph_resolve_expr(r, row);
     if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
     if (dst[0])
-        nd = 1;
+        nd = 1 + (row->kind == REF_CALL && strstr(row->name, "().")
+                      ? idx_graph_implementations(r, dst[0], dst + 1, DISPATCH_MAX - 1)
+                      : 0);
     else if (!r->rc)
         nd = idx_graph_dispatch(r, row, dst);
     idx_graph_memo_end_ref(r);
@@ -31,6 +33,7 @@ void idx_graph_memo_forget(Resolver *r)
     strmap_release(&r->memo);
     strmap_init(&r->memo);
     idx_graph_tops_clear(r);
+    r->ifaces = -1;
 }
 
 void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
@@ -41,6 +44,7 @@ void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
     r->rc = CR_OK;
     strmap_init(&r->memo);
     strmap_init(&r->top);
+    r->ifaces = -1;
 }
 
 void idx_graph_resolver_release(Resolver *r)
