@@ -135,6 +135,8 @@ class Server(cg.Clangd):
     def incoming(self, item):
         try:
             calls, dt = super().incoming(item)
+            if self.kind == "gopls":
+                calls = calls + self.through_interfaces(item)
             for c in calls:
                 self.named(c["from"])
             return calls, dt
@@ -143,6 +145,41 @@ class Server(cg.Clangd):
             self.rpc.close()
             self.start()
             return [], 0.0
+
+    # gopls (v0.11) lists a call through an interface among a method's
+    # incoming calls for some of the interface's implementations and not
+    # others (in gin, `c.Writer.Status()` in context_test.go is among the
+    # callers of ResponseWriter.Status, not of responseWriter.Status, its
+    # only implementation; render.JSON.Render lists calls on a render.Render
+    # that render.String.Render does not): a method's callers are its own
+    # and those of the interface methods gopls says it implements
+    # (textDocument/implementation: a declaration in an interface, not a
+    # `func`)
+    def through_interfaces(self, item):
+        sel = item.get("selectionRange") or item["range"]
+        path = cg.path_of(item["uri"])
+        try:
+            locs, _ = self.rpc.call("textDocument/implementation", {
+                "textDocument": {"uri": item["uri"]}, "position": sel["start"]})
+        except RuntimeError as ex:
+            if "no reply" in str(ex):
+                raise
+            locs = []  # an error reply: none known
+        out = []
+        for loc in locs or []:
+            lpath = cg.path_of(loc.get("uri") or loc.get("targetUri") or "")
+            rng = loc.get("range") or loc.get("targetSelectionRange") or {}
+            line0 = rng.get("start", {}).get("line", -1)
+            if not lpath.startswith(self.corpus) or (lpath == path and line0 == sel["start"]["line"]):
+                continue
+            lines = self.source(lpath)
+            if not 0 <= line0 < len(lines) or lines[line0].lstrip().startswith("func"):
+                continue
+            items, _ = super().prepare(lpath, line0, rng["start"]["character"])
+            for it in items or []:
+                calls, _ = super().incoming(it)
+                out.extend(calls or [])
+        return out
 
     def definition(self, path, line0, col0):
         try:
