@@ -41,7 +41,16 @@ typedef struct Resolver {
         int64_t *vals;
     } * tops;
     size_t n_tops, cap_tops, top_at;
-    int ifaces; /* whether a class is an implicit interface (IDX_REF_INTERFACE_NAME); -1: unread */
+    /* The methods that interfaces their implementations need not name
+     * declare (IDX_REF_INTERFACE_NAME), sorted, read on first use
+     * (ifaces_read); the implementations found for each: "id" -> offset
+     * into impl_v << 8 | their count (graph_types.c). */
+    int64_t *iface_decls;
+    size_t n_iface_decls;
+    int ifaces_read;
+    StrMap impl_of;
+    int64_t *impl_v;
+    size_t n_impl_v, cap_impl_v;
 } Resolver;
 
 typedef struct RefRow {
@@ -127,6 +136,8 @@ CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e);
  * (none when more, or when more than 64 methods share the name); returns
  * the count. */
 size_t idx_graph_implementations(Resolver *r, int64_t decl, int64_t *out, size_t max);
+/* Forgets what idx_graph_implementations read and found. */
+void idx_graph_implementations_forget(Resolver *r);
 /* Whether any call reference is resolved (*out): none in a fresh build's
  * first pass, when there is nothing idx_graph_types_mark could mark. */
 CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e);

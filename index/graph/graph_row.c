@@ -33,7 +33,7 @@ void idx_graph_memo_forget(Resolver *r)
     strmap_release(&r->memo);
     strmap_init(&r->memo);
     idx_graph_tops_clear(r);
-    r->ifaces = -1;
+    idx_graph_implementations_forget(r);
 }
 
 void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
@@ -44,7 +44,7 @@ void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
     r->rc = CR_OK;
     strmap_init(&r->memo);
     strmap_init(&r->top);
-    r->ifaces = -1;
+    strmap_init(&r->impl_of);
 }
 
 void idx_graph_resolver_release(Resolver *r)
@@ -52,6 +52,8 @@ void idx_graph_resolver_release(Resolver *r)
     idx_graph_tops_clear(r);
     strmap_release(&r->top);
     free(r->tops);
+    idx_graph_implementations_forget(r);
+    strmap_release(&r->impl_of);
     idx_graph_memo_end_ref(r);
     free(r->volatile_keys);
     strmap_release(&r->memo);

@@ -13,6 +13,7 @@
  * (never an attribute read). */
 #include "graph_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,17 +269,81 @@ static char **own_methods(Resolver *r, int64_t c, size_t *n)
     return v;
 }
 
-size_t idx_graph_implementations(Resolver *r, int64_t decl, int64_t *out, size_t max)
+#define IFACE_FACT IDX_REF_TYPE_FACT IDX_REF_INTERFACE_NAME ":" IDX_REF_INTERFACE_NAME
+
+void idx_graph_implementations_forget(Resolver *r)
 {
-    if (r->ifaces < 0) { /* read once: no language without the fact pays more */
+    free(r->iface_decls);
+    r->iface_decls = NULL;
+    r->n_iface_decls = 0;
+    r->ifaces_read = 0;
+    strmap_release(&r->impl_of);
+    strmap_init(&r->impl_of);
+    free(r->impl_v);
+    r->impl_v = NULL;
+    r->n_impl_v = r->cap_impl_v = 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether chunk id is a method an implicit interface declares (the list
+ * read once: a workspace without such an interface pays one probe). */
+static int iface_decl(Resolver *r, int64_t id)
+{
+    if (!r->ifaces_read) {
+        r->ifaces_read = 1;
         sqlite3_stmt *s = idx_graph_stmt(r, STMT_REF_LAST_ANY);
         if (!s) return 0;
-        sqlite3_bind_text(s, 1, IDX_REF_TYPE_FACT IDX_REF_INTERFACE_NAME ":" IDX_REF_INTERFACE_NAME,
-                          -1, SQLITE_STATIC);
-        r->ifaces = idx_graph_step(r, s);
+        sqlite3_bind_text(s, 1, IFACE_FACT, -1, SQLITE_STATIC);
+        int any = idx_graph_step(r, s);
         sqlite3_reset(s);
+        s = any ? idx_graph_stmt(r, STMT_METHODS_OF_FACT) : NULL;
+        if (s) {
+            size_t cap = 0;
+            sqlite3_bind_text(s, 1, IFACE_FACT, -1, SQLITE_STATIC);
+            sqlite3_bind_int(s, 2, IDX_KIND_METHOD);
+            while (idx_graph_step(r, s)) {
+                ARRAY_GROW(r->iface_decls, r->n_iface_decls + 1, cap);
+                r->iface_decls[r->n_iface_decls++] = sqlite3_column_int64(s, 0);
+            }
+            sqlite3_reset(s);
+        }
     }
-    if (!r->ifaces) return 0;
+    return r->n_iface_decls &&
+           bsearch(&id, r->iface_decls, r->n_iface_decls, sizeof id, cmp_id) != NULL;
+}
+
+static size_t implementations(Resolver *r, int64_t decl, int64_t *out, size_t max);
+
+size_t idx_graph_implementations(Resolver *r, int64_t decl, int64_t *out, size_t max)
+{
+    if (!iface_decl(r, decl)) return 0;
+    char key[24];
+    snprintf(key, sizeof key, "%lld", (long long)decl);
+    int64_t at;
+    if (!strmap_get(&r->impl_of, key, &at)) {
+        int64_t v[DISPATCH_MAX];
+        size_t n = implementations(r, decl, v, DISPATCH_MAX - 1);
+        if (r->rc) return 0;
+        ARRAY_GROW(r->impl_v, r->n_impl_v + n + 1, r->cap_impl_v);
+        at = (int64_t)r->n_impl_v << 8 | (int64_t)n;
+        memcpy(r->impl_v + r->n_impl_v, v, n * sizeof *v);
+        r->n_impl_v += n;
+        strmap_put(&r->impl_of, key, at);
+    }
+    size_t n = (size_t)(at & 0xff);
+    if (n > max) n = max;
+    memcpy(out, r->impl_v + (at >> 8), n * sizeof *out);
+    return n;
+}
+
+/* The implementations of decl, looked up (idx_graph_implementations). */
+static size_t implementations(Resolver *r, int64_t decl, int64_t *out, size_t max)
+{
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
     if (!s) return 0;
     sqlite3_bind_int64(s, 1, decl);

@@ -72,6 +72,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(SYMBOL_NAMES_UNDER, "SELECT name FROM symbols WHERE qualname > ?1 || '.' "                   \
                           "AND qualname < ?1 || '/'")                                              \
     X(REF_LAST_ANY, "SELECT 1 FROM refs WHERE last = ?1 LIMIT 1")                                  \
+    /* the methods (kind ?2) of the classes that hold a fact named ?1 */                           \
+    X(METHODS_OF_FACT, "SELECT id FROM chunks WHERE kind = ?2 AND parent_id IN "                   \
+                       "(SELECT chunk_id FROM refs WHERE last = ?1) ORDER BY id")                  \
     X(METHOD_QUALS_BY_NAME, "SELECT s.chunk_id, s.qualname FROM symbols s JOIN chunks c "          \
                             "ON c.id = s.chunk_id WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3")     \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
