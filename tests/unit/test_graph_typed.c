@@ -74,6 +74,13 @@ static void test_typed(void)
                 "gopkg/shape/shape.go:Square.Area\ngopkg/shape/shape.go:Square.Name\n"
                 "gopkg/shape/shape.go:Circle.Area\ngopkg/shape/shape.go:Circle.Name\n");
     check_calls(st, "gopkg/shape/shape.go", "Label.Name", 0, "");
+    /* at the call site: the interface's declaration, as gopls answers */
+    int64_t at = 0;
+    CHECK_INT(idx_call_target(st, "gopkg/shape/shape.go", 34, "Name", "s.Name", &at, NULL), CR_OK);
+    IdxChunk c = {0};
+    CHECK_INT(idx_chunk_get(st, at, &c, NULL), CR_OK);
+    CHECK(c.symbol && !strcmp(c.symbol, "Shape.Name"));
+    idx_chunk_release(&c);
     check_calls(st, "gopkg/shape/shape.go", "Circle.Area", 0,
                 "gopkg/shape/shape.go:Describe\ngopkg/shape/shape.go:Weigh\n");
     /* TypeScript: through the re-export file, a field, a parameter property */
