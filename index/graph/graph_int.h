@@ -2,7 +2,8 @@
  * graph_int.h - the resolver of references into edges, shared by its files:
  * graph_lookup.c (lookups, names), graph_member.c (members a class
  * inherits, calls dispatched through an interface), graph_types.c (calls
- * on receivers of a known type), graph_row.c (one reference looked up),
+ * on receivers of a known type, the implementations of an interface its
+ * types need not name), graph_row.c (one reference looked up),
  * graph_par.c (lookups on threads) and graph.c (the passes), each using
  * only the ones before it. Internal to index/.
  */

@@ -10,7 +10,9 @@
  * type is a library's (its name imported from outside the workspace, or a
  * builtin) calls no workspace method; a call whose receiver's class is not
  * found resolves by the method's name alone, as an untyped receiver does
- * (never an attribute read). */
+ * (never an attribute read). A call that reaches a method an interface
+ * declares whose implementations need not name it (Go's: the fact
+ * IDX_REF_INTERFACE_NAME) reaches the implementations too. */
 #include "graph_int.h"
 
 #include <stdio.h>
