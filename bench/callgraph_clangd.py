@@ -410,7 +410,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
             truth.add((os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
             for r in real:
                 text = lines[r["start"]["line"]][r["start"]["character"]:r["end"]["character"]]
-                if text == name:
+                if text == name and not c.get("via"):  # via: another declaration's call
                     sites.append((fp, r["start"]["line"], r["start"]["character"], path, line0,
                                   name))
         refs, dt = cr.refs("callers", rel, line0 + 1)

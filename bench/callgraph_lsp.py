@@ -96,6 +96,7 @@ class Server(cg.Clangd):
         self.env = env
         self.crashes = 0
         self.span_cache = {}
+        self.impl_cache = {}
         self.start()
 
     def start(self):
@@ -135,6 +136,8 @@ class Server(cg.Clangd):
     def incoming(self, item):
         try:
             calls, dt = super().incoming(item)
+            if self.kind == "gopls":
+                calls = calls + self.through_interfaces(item)
             for c in calls:
                 self.named(c["from"])
             return calls, dt
@@ -143,6 +146,68 @@ class Server(cg.Clangd):
             self.rpc.close()
             self.start()
             return [], 0.0
+
+    # gopls (v0.11) lists a call through an interface among a method's
+    # incoming calls for some of the interface's implementations and not
+    # others (in gin, over LSP, formBinding.Bind lacks testBodyBinding's
+    # b.Bind(); responseWriter.Status, the only implementation of
+    # ResponseWriter.Status, lacks context_test.go's c.Writer.Status()): a
+    # method's callers are its own and the callers of each interface method
+    # it implements. Both directions are asked of gopls, which errs each
+    # way: textDocument/implementation on a method names interface methods
+    # by name (uriBinding.Name "implements" Binding.Name, uriBinding has no
+    # Bind), so an interface method counts only when implementation on it
+    # lists the method back; the interface method's incoming calls hold
+    # calls of its implementations (`r.WriteContentType(w)` on a JSON in
+    # JSON.Render), so a call counts only where gopls's definition of it is
+    # the interface method.
+    def through_interfaces(self, item):
+        sel = item.get("selectionRange") or item["range"]
+        path = cg.path_of(item["uri"])
+        out = []
+        for lpath, line0, col0 in self.implementations(path, sel["start"]["line"],
+                                                       sel["start"]["character"]):
+            lines = self.source(lpath)
+            if not 0 <= line0 < len(lines) or lines[line0].lstrip().startswith("func") or \
+                    path not in {p for p, l, _ in self.implementations(lpath, line0, col0)
+                                 if l == sel["start"]["line"]}:
+                continue
+            items, _ = super().prepare(lpath, line0, col0)
+            for it in items or []:
+                calls, _ = super().incoming(it)
+                for c in calls or []:
+                    fp = cg.path_of(c["from"]["uri"])
+                    for r in c["fromRanges"]:
+                        locs, _ = super().definition(fp, r["start"]["line"],
+                                                     r["start"]["character"])
+                        d = locs[0] if locs else {}
+                        dr = d.get("range") or d.get("targetSelectionRange") or {}
+                        if cg.path_of(d.get("uri") or d.get("targetUri") or "") == lpath and \
+                                dr.get("start", {}).get("line") == line0:
+                            out.append({"from": c["from"], "fromRanges": [r], "via": lpath})
+        return out
+
+    def implementations(self, path, line0, col0):
+        """(path, line, column) of what gopls's textDocument/implementation
+        gives at a position, in the corpus."""
+        key = (path, line0, col0)
+        if key not in self.impl_cache:
+            try:
+                locs, _ = self.rpc.call("textDocument/implementation", {
+                    "textDocument": {"uri": cg.uri(path)},
+                    "position": {"line": line0, "character": col0}})
+            except RuntimeError as ex:
+                if "no reply" in str(ex):
+                    raise
+                locs = []  # an error reply ("not a type name or method"): none
+            out = []
+            for loc in locs or []:
+                lpath = cg.path_of(loc.get("uri") or loc.get("targetUri") or "")
+                rng = loc.get("range") or loc.get("targetSelectionRange") or {}
+                if lpath.startswith(self.corpus) and "start" in rng:
+                    out.append((lpath, rng["start"]["line"], rng["start"]["character"]))
+            self.impl_cache[key] = out
+        return self.impl_cache[key]
 
     def definition(self, path, line0, col0):
         try:

@@ -139,6 +139,11 @@ typedef enum {
  * an attribute (a property). TYPE is read in the chunk's file,
  * as a typed receiver's type is ("Headers", "make", "Cls().copy"). */
 #define IDX_REF_TYPE_FACT "="
+/* The type fact "=*:*" on a class: an interface that a type implements by
+ * defining its methods, without naming it (Go's): a call of its method
+ * reaches the methods of the types that define all of its own (rows'
+ * @interface capture, graph_types.c). */
+#define IDX_REF_INTERFACE_NAME "*"
 /* A REF_CALL whose name starts with this is an attribute read or written
  * through a typed receiver ("!T().name"): it reaches a method only, one a
  * type fact "=@:" marks as read like an attribute (a Python property),

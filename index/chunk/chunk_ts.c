@@ -54,6 +54,7 @@ static const struct {
     {"field.name", CAP_FIELD_NAME},
     {"field.type", CAP_FIELD_TYPE},
     {"result.type", CAP_RESULT_TYPE},
+    {"interface", CAP_INTERFACE},
 };
 
 static int ts__is_def(CapKind k)
@@ -281,6 +282,13 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 ref->name = xstrndup(r->sb.buf, r->sb.len);
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);
+            } else if (k == CAP_INTERFACE) {
+                /* a fact of the class whose header holds it, as a field's */
+                ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
+                r->typed[r->n_typed++] = (TsTyped){.line = ts_node_start_point(n).row + 1,
+                                                   .field = 1,
+                                                   .name = xstrdup(IDX_REF_INTERFACE_NAME),
+                                                   .type = xstrdup(IDX_REF_INTERFACE_NAME)};
             } else if (k == CAP_PACKAGE && !out->package) {
                 out->package = idx_chunk_ts_name_text(r, n);
             }

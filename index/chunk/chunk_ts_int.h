@@ -39,6 +39,7 @@ typedef enum {
     CAP_FIELD_NAME, /* a field of a known type */
     CAP_FIELD_TYPE,
     CAP_RESULT_TYPE, /* a function's result type */
+    CAP_INTERFACE,   /* a class types implement by defining its methods (IDX_REF_INTERFACE) */
 } CapKind;
 
 /* A name declared with a type (@var.*, @field.*; @result.type: name NULL),

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #define CALL_SITE_SQL                                                                              \
-    "SELECT r.name, e.dst FROM files f JOIN chunks c ON c.file_id = f.id "                         \
+    "SELECT r.name, e.dst, r.id FROM files f JOIN chunks c ON c.file_id = f.id "                   \
     "JOIN refs r ON r.chunk_id = c.id JOIN edges e ON e.ref_id = r.id "                            \
     "WHERE f.path = ?1 AND ?2 BETWEEN c.start_line AND c.end_line AND r.last = ?3 "                \
-    "AND r.kind = ?4 ORDER BY r.id"
+    "AND r.kind = ?4 ORDER BY r.id, e.rowid"
 
 /* The member named ?3 of the class whose method holds path ?1's line ?2,
  * its own or the nearest one it inherits (the graph's INHERIT edges). */
@@ -72,10 +72,14 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
      * word, which the index writes as `self` */
     const char *self_at = chain && idx_chain_on_self(path, chain) ? strchr(chain, '.') : NULL;
     int typed_n = 0, any_same = 1, rc;
+    int64_t last_ref = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(s, 0);
-        int64_t dst = sqlite3_column_int64(s, 1);
-        if (!name) continue;
+        int64_t dst = sqlite3_column_int64(s, 1), ref = sqlite3_column_int64(s, 2);
+        /* a reference's first target: a call dispatched through an
+         * interface reaches its declaration first, then implementations */
+        if (!name || ref == last_ref) continue;
+        last_ref = ref;
         if (chain && !exact && (!strcmp(name, chain) || same_on_self(name, self_at))) exact = dst;
         if (typed_form(name) && dst != typed) {
             typed = dst;

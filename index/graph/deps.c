@@ -108,6 +108,22 @@ static const char *last_part(const char *q, size_t len, size_t *out_len)
     return d;
 }
 
+/* The calls named like a method of the class qualified q[0..len), when
+ * some class is an interface its implementations need not name: which
+ * types implement it moves with any of their methods (graph_types.c). */
+static CrErr mark_siblings(IdxStore *st, const char *q, size_t len, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CLASS_WITH_IFACES, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, q, (int)len, SQLITE_STATIC);
+    sqlite3_bind_int(s, 2, IDX_KIND_CLASS);
+    int row = 0;
+    CrErr rc = idx_store_step(st, s, &row, e, "mark refs");
+    sqlite3_reset(s);
+    if (rc || !row) return rc;
+    return mark_text(st, STMT_REF_DIRTY_BY_SIBLINGS, q, len, e);
+}
+
 /* The references one fact that came or went can resolve through. */
 static CrErr mark_fact(IdxStore *st, const char *module, const char *fact, ErrInfo *e)
 {
@@ -119,9 +135,12 @@ static CrErr mark_fact(IdxStore *st, const char *module, const char *fact, ErrIn
     StrBuf q;
     sb_init(&q);
     switch (fact[0]) {
-    case 'D': /* qualname, name: lookups by either, and aliases bound to it */
+    case 'D': /* qualname, name: lookups by either, and aliases bound to it; a
+               * method: the calls of its class's others (an implicit interface's) */
         rc = mark_text(st, STMT_REF_DIRTY_BY_LAST, b, strlen(b), e);
         if (!rc) rc = mark_text(st, STMT_REF_DIRTY_BY_ALIAS, a, alen, e);
+        last_part(a, alen, &n);
+        if (!rc && n < alen) rc = mark_siblings(st, a, alen - n - 1, e);
         break;
     case 'I': /* alias, target: a re-export reached as module.alias */
         if (alen == 1 && a[0] == '*') {

@@ -2,7 +2,8 @@
  * graph_int.h - the resolver of references into edges, shared by its files:
  * graph_lookup.c (lookups, names), graph_member.c (members a class
  * inherits, calls dispatched through an interface), graph_types.c (calls
- * on receivers of a known type), graph_row.c (one reference looked up),
+ * on receivers of a known type, the implementations of an interface its
+ * types need not name), graph_row.c (one reference looked up),
  * graph_par.c (lookups on threads) and graph.c (the passes), each using
  * only the ones before it. Internal to index/.
  */
@@ -50,6 +51,16 @@ typedef struct Resolver {
         size_t n, cap;
     } * chunk_refs;
     size_t n_chunk_refs, cap_chunk_refs;
+    /* The methods that interfaces their implementations need not name
+     * declare (IDX_REF_INTERFACE_NAME), sorted, read on first use
+     * (ifaces_read); the implementations found for each: "id" -> offset
+     * into impl_v << 8 | their count (graph_types.c). */
+    int64_t *iface_decls;
+    size_t n_iface_decls;
+    int ifaces_read;
+    StrMap impl_of;
+    int64_t *impl_v;
+    size_t n_impl_v, cap_impl_v;
 } Resolver;
 
 typedef struct RefRow {
@@ -61,7 +72,7 @@ typedef struct RefRow {
 } RefRow;
 
 /* Most targets a call dispatched through an interface reaches. */
-enum { DISPATCH_MAX = 6 };
+enum { DISPATCH_MAX = 32 };
 
 /* A prepared statement, or NULL with the pass stopped (r->rc). */
 sqlite3_stmt *idx_graph_stmt(Resolver *r, StmtId id);
@@ -133,6 +144,15 @@ int idx_graph_field_call(Resolver *r, const RefRow *ref, int64_t *out);
  * class `now` (either 0) can resolve differently through typed receivers:
  * those named like a method of either or of their ancestors. */
 CrErr idx_graph_types_mark(IdxStore *st, int64_t was, int64_t now, ErrInfo *e);
+/* The methods that a call resolved to decl (a method an interface declares,
+ * one its implementations need not name: IDX_REF_INTERFACE_NAME) reaches
+ * besides it: each named like it, of a type that defines every method the
+ * interface declares (its own or one it inherits). At most max into out
+ * (none when more, or when more than 64 methods share the name); returns
+ * the count. */
+size_t idx_graph_implementations(Resolver *r, int64_t decl, int64_t *out, size_t max);
+/* Forgets what idx_graph_implementations read and found. */
+void idx_graph_implementations_forget(Resolver *r);
 /* Whether any call reference is resolved (*out): none in a fresh build's
  * first pass, when there is nothing idx_graph_types_mark could mark. */
 CrErr idx_graph_types_any_resolved(IdxStore *st, int *out, ErrInfo *e);

@@ -187,14 +187,14 @@ static int names_base(char *const *bases, size_t n, const char *base)
     return 0;
 }
 
-enum { DISPATCH_SCAN = 16 };
+enum { DISPATCH_SCAN = 16, DISPATCH_TRAIT = 6 };
 
 /* A method call on a receiver the indexer cannot type, in a language whose
  * row says so (interface_dispatch: `self.re.find_at()` with `re: R` and
  * `R: RegularExpression`): when a method of that name is declared in an
  * interface that the containers of other methods of the name implement,
  * the call reaches the declaration and those implementations (best
- * supported declaration first; at most DISPATCH_MAX targets; none when
+ * supported declaration first; at most DISPATCH_TRAIT targets; none when
  * more than DISPATCH_SCAN methods share the name). Returns the count. */
 size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out)
 {
@@ -240,7 +240,7 @@ size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out)
     }
     out[0] = chunk[best];
     size_t m = 1;
-    for (size_t j = 0; j < n && m < DISPATCH_MAX; j++)
+    for (size_t j = 0; j < n && m < DISPATCH_TRAIT; j++)
         if (impl[best][j]) out[m++] = chunk[j];
     best_impls = m;
 out:

@@ -19,7 +19,9 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
         dst[0] = idx_graph_resolve_expr(r, row);
     if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
     if (dst[0])
-        nd = 1;
+        nd = 1 + (row->kind == REF_CALL && strstr(row->name, "().")
+                      ? idx_graph_implementations(r, dst[0], dst + 1, DISPATCH_MAX - 1)
+                      : 0);
     else if (!r->rc)
         nd = idx_graph_dispatch(r, row, dst);
     idx_graph_memo_end_ref(r);
@@ -32,6 +34,7 @@ void idx_graph_memo_forget(Resolver *r)
     strmap_init(&r->memo);
     idx_graph_tops_clear(r);
     idx_graph_chunk_refs_forget(r);
+    idx_graph_implementations_forget(r);
 }
 
 void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
@@ -44,6 +47,7 @@ void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
     strmap_init(&r->top);
     i64map_init(&r->refs_chunks);
     i64map_init(&r->refs_files);
+    strmap_init(&r->impl_of);
 }
 
 void idx_graph_resolver_release(Resolver *r)
@@ -51,6 +55,8 @@ void idx_graph_resolver_release(Resolver *r)
     idx_graph_tops_clear(r);
     strmap_release(&r->top);
     free(r->tops);
+    idx_graph_implementations_forget(r);
+    strmap_release(&r->impl_of);
     idx_graph_memo_end_ref(r);
     free(r->volatile_keys);
     strmap_release(&r->memo);

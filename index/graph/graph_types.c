@@ -10,9 +10,12 @@
  * type is a library's (its name imported from outside the workspace, or a
  * builtin) calls no workspace method; a call whose receiver's class is not
  * found resolves by the method's name alone, as an untyped receiver does
- * (never an attribute read). */
+ * (never an attribute read). A call that reaches a method an interface
+ * declares whose implementations need not name it (Go's: the fact
+ * IDX_REF_INTERFACE_NAME) reaches the implementations too. */
 #include "graph_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,6 +229,174 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
         free(prop);
     }
     return 1;
+}
+
+enum { IMPL_SCAN = 64 };
+
+/* Whether class chunk c is an interface its implementations need not name. */
+static int implicit_interface(Resolver *r, int64_t c)
+{
+    char *t = type_fact(r, c, IDX_REF_INTERFACE_NAME);
+    free(t);
+    return t != NULL;
+}
+
+/* The names of the methods class chunk c declares itself. Caller frees
+ * (idx_graph_free_strv). */
+static char **own_methods(Resolver *r, int64_t c, size_t *n)
+{
+    *n = 0;
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_QUAL);
+    if (!s) return NULL;
+    sqlite3_bind_int64(s, 1, c);
+    StrBuf q;
+    sb_init(&q);
+    if (idx_graph_step(r, s)) {
+        const char *mod = (const char *)sqlite3_column_text(s, 1);
+        if (mod && mod[0]) sb_addf(&q, "%s.", mod);
+        sb_adds(&q, (const char *)sqlite3_column_text(s, 2));
+    }
+    sqlite3_reset(s);
+    char **v = NULL;
+    s = q.len ? idx_graph_stmt(r, STMT_SYMBOL_NAMES_UNDER) : NULL;
+    if (s) {
+        sqlite3_bind_text(s, 1, q.buf, (int)q.len, SQLITE_STATIC);
+        v = idx_graph_text_rows(r, s, n);
+    }
+    sb_release(&q);
+    return v;
+}
+
+#define IFACE_FACT IDX_REF_TYPE_FACT IDX_REF_INTERFACE_NAME ":" IDX_REF_INTERFACE_NAME
+
+void idx_graph_implementations_forget(Resolver *r)
+{
+    free(r->iface_decls);
+    r->iface_decls = NULL;
+    r->n_iface_decls = 0;
+    r->ifaces_read = 0;
+    strmap_release(&r->impl_of);
+    strmap_init(&r->impl_of);
+    free(r->impl_v);
+    r->impl_v = NULL;
+    r->n_impl_v = r->cap_impl_v = 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether chunk id is a method an implicit interface declares (the list
+ * read once: a workspace without such an interface pays one probe). */
+static int iface_decl(Resolver *r, int64_t id)
+{
+    if (!r->ifaces_read) {
+        r->ifaces_read = 1;
+        sqlite3_stmt *s = idx_graph_stmt(r, STMT_REF_LAST_ANY);
+        if (!s) return 0;
+        sqlite3_bind_text(s, 1, IFACE_FACT, -1, SQLITE_STATIC);
+        int any = idx_graph_step(r, s);
+        sqlite3_reset(s);
+        s = any ? idx_graph_stmt(r, STMT_METHODS_OF_FACT) : NULL;
+        if (s) {
+            size_t cap = 0;
+            sqlite3_bind_text(s, 1, IFACE_FACT, -1, SQLITE_STATIC);
+            sqlite3_bind_int(s, 2, IDX_KIND_METHOD);
+            while (idx_graph_step(r, s)) {
+                ARRAY_GROW(r->iface_decls, r->n_iface_decls + 1, cap);
+                r->iface_decls[r->n_iface_decls++] = sqlite3_column_int64(s, 0);
+            }
+            sqlite3_reset(s);
+        }
+    }
+    return r->n_iface_decls &&
+           bsearch(&id, r->iface_decls, r->n_iface_decls, sizeof id, cmp_id) != NULL;
+}
+
+static size_t implementations(Resolver *r, int64_t decl, int64_t *out, size_t max);
+
+size_t idx_graph_implementations(Resolver *r, int64_t decl, int64_t *out, size_t max)
+{
+    if (!iface_decl(r, decl)) return 0;
+    char key[24];
+    snprintf(key, sizeof key, "%lld", (long long)decl);
+    int64_t at;
+    if (!strmap_get(&r->impl_of, key, &at)) {
+        int64_t v[DISPATCH_MAX];
+        size_t n = implementations(r, decl, v, DISPATCH_MAX - 1);
+        if (r->rc) return 0;
+        ARRAY_GROW(r->impl_v, r->n_impl_v + n + 1, r->cap_impl_v);
+        at = (int64_t)r->n_impl_v << 8 | (int64_t)n;
+        memcpy(r->impl_v + r->n_impl_v, v, n * sizeof *v);
+        r->n_impl_v += n;
+        strmap_put(&r->impl_of, key, at);
+    }
+    size_t n = (size_t)(at & 0xff);
+    if (n > max) n = max;
+    memcpy(out, r->impl_v + (at >> 8), n * sizeof *out);
+    return n;
+}
+
+/* The implementations of decl, looked up (idx_graph_implementations). */
+static size_t implementations(Resolver *r, int64_t decl, int64_t *out, size_t max)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, decl);
+    int64_t iface = 0;
+    char *name = NULL;
+    if (idx_graph_step(r, s) && sqlite3_column_int(s, 10) == IDX_KIND_METHOD) {
+        iface = sqlite3_column_int64(s, 11);
+        const char *sym = (const char *)sqlite3_column_text(s, 4);
+        const char *dot = sym ? strrchr(sym, '.') : NULL;
+        name = dot ? xstrdup(dot + 1) : NULL;
+    }
+    sqlite3_reset(s);
+    size_t k = 0, n = 0, nm = 0;
+    int64_t chunk[IMPL_SCAN + 1], cls[IMPL_SCAN + 1];
+    char **names = NULL;
+    if (!name || !iface || !implicit_interface(r, iface)) goto out;
+    /* by qualified name: a type's methods may be defined in another file
+     * than the type (no parent chunk) */
+    s = idx_graph_stmt(r, STMT_METHOD_QUALS_BY_NAME);
+    if (!s) goto out;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 2, IDX_KIND_METHOD);
+    sqlite3_bind_int(s, 3, IMPL_SCAN + 1);
+    char *qual[IMPL_SCAN + 1];
+    while (n <= IMPL_SCAN && idx_graph_step(r, s)) {
+        chunk[n] = sqlite3_column_int64(s, 0);
+        qual[n++] = idx_store_col_dup(s, 1);
+    }
+    sqlite3_reset(s);
+    for (size_t j = 0; j < n; j++) {
+        char *dot = strrchr(qual[j], '.');
+        if (dot) *dot = '\0';
+        cls[j] = dot && n <= IMPL_SCAN ? idx_graph_symbol_by_qual(r, qual[j]) : 0;
+        free(qual[j]);
+    }
+    if (n > IMPL_SCAN) goto out;
+    names = own_methods(r, iface, &nm);
+    for (size_t j = 0; j < n && r->rc == CR_OK; j++) {
+        if (!cls[j] || cls[j] == iface || chunk[j] == decl ||
+            chunk_kind(r, cls[j]) != IDX_KIND_CLASS || implicit_interface(r, cls[j]))
+            continue;
+        size_t i = 0;
+        while (i < nm && idx_graph_member(r, cls[j], names[i]))
+            i++;
+        if (i < nm) continue;
+        if (k == max) { /* more than max: none rather than a few (the same set in any order) */
+            k = 0;
+            break;
+        }
+        out[k++] = chunk[j];
+    }
+out:
+    idx_graph_free_strv(names, nm);
+    free(name);
+    return r->rc ? 0 : k;
 }
 
 int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)

@@ -68,6 +68,15 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(METHODS_BY_NAME, "SELECT s.chunk_id, p.id, p.name FROM symbols s "                           \
                        "JOIN chunks c ON c.id = s.chunk_id JOIN chunks p ON p.id = c.parent_id "   \
                        "WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3")                               \
+    /* the names of the members of qualified name ?1 (a class's methods) */                        \
+    X(SYMBOL_NAMES_UNDER, "SELECT name FROM symbols WHERE qualname > ?1 || '.' "                   \
+                          "AND qualname < ?1 || '/'")                                              \
+    X(REF_LAST_ANY, "SELECT 1 FROM refs WHERE last = ?1 LIMIT 1")                                  \
+    /* the methods (kind ?2) of the classes that hold a fact named ?1 */                           \
+    X(METHODS_OF_FACT, "SELECT id FROM chunks WHERE kind = ?2 AND parent_id IN "                   \
+                       "(SELECT chunk_id FROM refs WHERE last = ?1) ORDER BY id")                  \
+    X(METHOD_QUALS_BY_NAME, "SELECT s.chunk_id, s.qualname FROM symbols s JOIN chunks c "          \
+                            "ON c.id = s.chunk_id WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3")     \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
@@ -85,6 +94,16 @@ typedef struct Stemmer Stemmer; /* postings.c */
       "JOIN files f ON f.id = s.file_id WHERE f.module IN mods UNION SELECT i.alias FROM "         \
       "imports i JOIN files f ON f.id = i.file_id WHERE f.module IN mods)")                        \
     X(REF_DIRTY_SUBCLASS_CALLS, IDX_SUBCLASS_CALLS("SELECT ?1"))                                   \
+    /* whether ?1 qualifies a class (chunk kind ?2) while some class is an                         \
+     * interface its implementations need not name (graph_types.c) */                              \
+    X(CLASS_WITH_IFACES, "SELECT 1 FROM symbols s JOIN chunks c ON c.id = s.chunk_id "             \
+                         "WHERE s.qualname = ?1 AND c.kind = ?2 AND EXISTS (SELECT 1 FROM refs "   \
+                         "WHERE last = '" IDX_REF_TYPE_FACT IDX_REF_INTERFACE_NAME                 \
+                         ":" IDX_REF_INTERFACE_NAME "') LIMIT 1")                                  \
+    /* the calls named like a member of qualified name ?1 */                                       \
+    X(REF_DIRTY_BY_SIBLINGS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN "        \
+                             "(SELECT name FROM symbols WHERE qualname > ?1 || '.' "               \
+                             "AND qualname < ?1 || '/')")                                          \
     X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE ref_id = ?1")                                  \
     X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \
     X(IMPORTERS_PENDING, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "           \

@@ -1,6 +1,7 @@
 /* Receivers of a known type (tests/fixtures/graph_typed), through rtv_refs
  * as every door asks it: Go parameters, receivers, `s := NewStore()` and
- * struct fields; a Go import without go.mod found by its package folder; a
+ * struct fields; calls through an interface its implementations do not
+ * name (Go's); a Go import without go.mod found by its package folder; a
  * library's package (`http.HandlerFunc`) never linked to a workspace
  * method by its name; TypeScript through a re-export file (`export *`,
  * `export { a as b }`), fields, parameter properties and results; C++
@@ -65,6 +66,23 @@ static void test_typed(void)
     /* ... a field's type; the standard library's HandlerFunc is not Router's */
     check_calls(st, "gopkg/store/store.go", "Cache.Touch", 0, "gopkg/store/store.go:Store.Get\n");
     check_calls(st, "gopkg/main.go", "Router.HandlerFunc", 0, "");
+    /* a call through an interface its implementations do not name: the
+     * declaration and the methods of every type that defines all of its
+     * methods (Label defines Name only); through an embedded interface */
+    check_calls(st, "gopkg/shape/shape.go", "Describe", 1,
+                "gopkg/shape/shape.go:Shape.Area\ngopkg/shape/shape.go:Shape.Name\n"
+                "gopkg/shape/shape.go:Square.Area\ngopkg/shape/shape.go:Square.Name\n"
+                "gopkg/shape/shape.go:Circle.Area\ngopkg/shape/shape.go:Circle.Name\n");
+    check_calls(st, "gopkg/shape/shape.go", "Label.Name", 0, "");
+    /* at the call site: the interface's declaration, as gopls answers */
+    int64_t at = 0;
+    CHECK_INT(idx_call_target(st, "gopkg/shape/shape.go", 34, "Name", "s.Name", &at, NULL), CR_OK);
+    IdxChunk c = {0};
+    CHECK_INT(idx_chunk_get(st, at, &c, NULL), CR_OK);
+    CHECK(c.symbol && !strcmp(c.symbol, "Shape.Name"));
+    idx_chunk_release(&c);
+    check_calls(st, "gopkg/shape/shape.go", "Circle.Area", 0,
+                "gopkg/shape/shape.go:Describe\ngopkg/shape/shape.go:Weigh\n");
     /* TypeScript: through the re-export file, a field, a parameter property */
     check_calls(st, "ts/internal/atom.ts", "Atom.reportChanged", 0,
                 "ts/internal/value.ts:Value.set\nts/use.ts:touch\n");

@@ -264,6 +264,35 @@ static void test_impl_moved_to_another_trait(void)
     run_case(tree, edits, 0);
 }
 
+/* A Go interface its implementations do not name: a call through it
+ * reaches the methods of the types that define all of its methods, so a
+ * type gaining or losing one of them (in a file of its own), or the
+ * interface gaining one, moves the calls of the others (no result type:
+ * a result's type fact would mark every typed call). */
+static void test_implicit_interface_implemented(void)
+{
+    static const char *const tree[] = {
+        "shape/shape.go",
+        "package shape\n\ntype Shape interface {\n\tArea()\n\tName()\n}\n",
+        "shape/square.go",
+        "package shape\n\ntype Square struct{}\n\nfunc (Square) Name() {}\n",
+        "shape/use.go",
+        "package shape\n\nfunc Describe(s Shape) {\n\ts.Name()\n}\n",
+        NULL};
+    static const char *const edits[] = {
+        "shape/area.go",
+        "package shape\n\nfunc (Square) Area() {}\n",
+        "shape/shape.go",
+        "package shape\n\ntype Shape interface {\n\tArea()\n\tName()\n\tSide()\n}\n",
+        "shape/shape.go",
+        "package shape\n\ntype Shape interface {\n\tArea()\n\tName()\n}\n",
+        "shape/area.go",
+        NULL,
+        NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* A call on a typed receiver (`h: Headers`, h.get()) reaches the method
  * Headers inherits: the class's base moving to another class in another
  * file, or Headers gaining its own get, moves the edge. */
@@ -374,6 +403,7 @@ int main(void)
     RUN(test_progress_counts_each_file_once);
     RUN(test_changes_while_indexing);
     RUN(test_impl_moved_to_another_trait);
+    RUN(test_implicit_interface_implemented);
     RUN(test_typed_receiver_base_moved);
     RUN(test_type_fact_changed);
     RUN(test_random_edit_scripts);

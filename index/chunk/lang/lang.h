@@ -20,6 +20,8 @@
  *              it is a macro, followed through where it is called
  *   @import    an import/include node, parsed by the row's import hook
  *   @package   the file's package/namespace declaration (Java)
+ *   @interface in a class's header: types implement it by defining its
+ *              methods, without naming it (Go; IDX_REF_INTERFACE_NAME)
  * Query predicates are not used: libtree-sitter 0.20 does not apply them.
  */
 #ifndef CODERAG_LANG_H

@@ -9,6 +9,12 @@
   name: (field_identifier) @name
   body: (_) @body) @def.method
 (type_declaration (type_spec name: (type_identifier) @name type: (_) @body)) @def.type
+; an interface holds its methods' declarations; a type implements it by
+; defining them (graph_types.c); an interface it embeds is a base
+(type_declaration (type_spec name: (type_identifier) @name
+  type: (interface_type) @body @interface)) @def.class
+(type_spec type: (interface_type (method_elem name: (field_identifier) @name) @def.method))
+(type_spec type: (interface_type (type_elem . [(type_identifier) (qualified_type)] @ref.inherit .)))
 ; package-level variables and constants with a value (tables, maps)
 (source_file (var_declaration (var_spec name: (identifier) @name value: (_)) @def.constant))
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name value: (_)) @def.constant)))
