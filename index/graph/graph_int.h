@@ -78,6 +78,10 @@ enum { DISPATCH_MAX = 32 };
 sqlite3_stmt *idx_graph_stmt(Resolver *r, StmtId id);
 /* One step of a lookup: 1 for a row; a failure stops the pass (r->rc). */
 int idx_graph_step(Resolver *r, sqlite3_stmt *s);
+/* The first column of every row of a bound statement, which is reset.
+ * Caller frees each and the array (idx_graph_free_strv). */
+char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out);
+void idx_graph_free_strv(char **v, size_t n);
 /* The names of chunk_id's references of kind (REF_INHERIT: a class's
  * bases; REF_TYPE: only the type facts, IDX_REF_TYPE_FACT) in id order, as
  * a query of that chunk's rows gives them; *n_out gets how many. The rows

@@ -102,7 +102,7 @@ static char *import_binding(Resolver *r, int64_t file_id, const char *alias, siz
 
 /* The first column of every row of a bound statement, which is reset.
  * Caller frees each and the array. */
-static char **text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
+char **idx_graph_text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
 {
     char **v = NULL;
     size_t n = 0, cap = 0;
@@ -115,7 +115,7 @@ static char **text_rows(Resolver *r, sqlite3_stmt *s, size_t *n_out)
     return v;
 }
 
-static void free_strv(char **v, size_t n)
+void idx_graph_free_strv(char **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(v[i]);
@@ -173,7 +173,7 @@ char *const *idx_graph_chunk_refs(Resolver *r, int64_t chunk_id, int kind, size_
 void idx_graph_chunk_refs_forget(Resolver *r)
 {
     for (size_t i = 0; i < r->n_chunk_refs; i++)
-        free_strv(r->chunk_refs[i].v, r->chunk_refs[i].n);
+        idx_graph_free_strv(r->chunk_refs[i].v, r->chunk_refs[i].n);
     free(r->chunk_refs);
     r->chunk_refs = NULL;
     r->n_chunk_refs = r->cap_chunk_refs = 0;
@@ -208,13 +208,13 @@ static void star_imports(Resolver *r, int64_t file_id, Stars *out)
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_IMPORT_STARS);
     if (!s) return;
     sqlite3_bind_int64(s, 1, file_id);
-    out->own = text_rows(r, s, &out->n);
+    out->own = idx_graph_text_rows(r, s, &out->n);
     out->v = out->own;
 }
 
 static void stars_release(Stars *s)
 {
-    if (s->own) free_strv(s->own, s->n);
+    if (s->own) idx_graph_free_strv(s->own, s->n);
 }
 
 /* Looks `rest` up inside module file `fid` (whose module name is known):
@@ -271,7 +271,7 @@ static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
 void idx_graph_tops_clear(Resolver *r)
 {
     for (size_t i = 0; i < r->n_tops; i++) {
-        free_strv(r->tops[i].keys, r->tops[i].n);
+        idx_graph_free_strv(r->tops[i].keys, r->tops[i].n);
         free(r->tops[i].vals);
     }
     r->n_tops = 0;
