@@ -18,8 +18,10 @@ static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err
 
 #define PARTIAL_INTERVAL_MS 50.0
 
-static void ask_free(Job *job)
+static void ask_free(WsJob *wj)
 {
+    Job *job = (Job *)wj;
+    rpc_call_drop(job->call);
     AskJob *j = (AskJob *)job;
     free(j->question);
     free(j->mode);
@@ -39,12 +41,13 @@ static void ask_free(Job *job)
     free(j);
 }
 
-static int ask_retrieve(Server *s, Job *job);
+static WsJobNext ask_retrieve(void *ctx, WsJob *wj);
 
 AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call)
 {
     AskJob *j = xcalloc(1, sizeof *j);
-    lsp_job_init(&j->job, ws, call, ask_retrieve, ask_free);
+    ws_job_init(&j->job.hj, ask_retrieve, ask_free);
+    lsp_job_init(&j->job, ws, call);
     j->bm25 = j->dense = j->graph = 1;
     ws_pace_init(&j->wd_pace, WS_PACE_MIN_MS);
     return j;
@@ -89,14 +92,14 @@ void lsp_ask_waiting_progress(Workspace *ws, size_t done, size_t total)
     char msg[400];
     waiting_message(ws, done, total, msg, sizeof msg);
     json_t *out = json_array();
-    pthread_mutex_lock(&s->mu);
-    for (Job *p = ws->parked; p; p = p->next) {
+    ws_host_lock(s->host);
+    for (Job *p = ws->parked; p; p = p->park_next) {
         AskJob *j = (AskJob *)p; /* only asks wait there */
         if (j->wd_token && ws_pace_due(&j->wd_pace, done, total))
             json_array_append_new(out,
                                   wd_params(j, "report", msg, waiting_percentage(done, total)));
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     /* sent outside the lock: a slow client never holds the server's state */
     size_t i;
     json_t *p;
@@ -109,9 +112,9 @@ void lsp_ask_waiting_progress(Workspace *ws, size_t done, size_t total)
 static int wait_for_index(Server *s, AskJob *j)
 {
     Workspace *ws = j->job.ws;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     size_t done = ws->done, total = ws->total;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     char msg[400];
     waiting_message(ws, done, total, msg, sizeof msg);
     /* told before it is parked: once parked, the builder's reports and the
@@ -163,9 +166,9 @@ static int ask_cancelled(void *ud)
 {
     AskJob *j = ud;
     Server *s = j->job.ws->srv;
-    pthread_mutex_lock(&s->mu);
-    int stop = s->stopping || (j->explain_gen && j->explain_gen != s->explain_gen);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_lock(s->host);
+    int stop = ws_host_stopping(s->host) || (j->explain_gen && j->explain_gen != s->explain_gen);
+    ws_host_unlock(s->host);
     return stop || rpc_call_cancelled(j->job.call);
 }
 
@@ -200,7 +203,7 @@ static int reply_error(Server *s, AskJob *j, const RpcError *err)
     wd_progress(s, j, "end", err->code == RPC_REQUEST_CANCELLED ? "cancelled" : "failed");
     rpc_call_reply(j->job.call, NULL, err);
     j->job.call = NULL;
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 static int reply_cancelled(Server *s, AskJob *j)
@@ -238,12 +241,14 @@ static void fill_request(AskJob *j)
     req->buffer_ud = ws;
 }
 
-static int ask_llm(Server *s, Job *job);
-static int ask_finish(Server *s, Job *job);
+static WsJobNext ask_llm(void *ctx, WsJob *wj);
+static WsJobNext ask_finish(void *ctx, WsJob *wj);
 
 /* Worker: retrieval and packing; then the LLM pool, or verification at once. */
-static int ask_retrieve(Server *s, Job *job)
+static WsJobNext ask_retrieve(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     AskJob *j = (AskJob *)job;
     Workspace *ws = job->ws;
     RpcError err = {0};
@@ -255,7 +260,7 @@ static int ask_retrieve(Server *s, Job *job)
                   e.msg);
         return reply_error(s, j, &err);
     }
-    if (wait_for_index(s, j)) return JOB_KEPT;
+    if (wait_for_index(s, j)) return WS_JOB_KEPT;
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     if (j->explain_gen && !lsp_explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
     j->indexing = lsp_ws_indexing(ws);
@@ -276,16 +281,17 @@ static int ask_retrieve(Server *s, Job *job)
              ws_ask_wants_llm(j->ask) ? "asking the LLM" : "writing the answer");
     wd_progress(s, j, "report", msg);
     if (ws_ask_wants_llm(j->ask)) {
-        job->run = ask_llm;
-        lsp_srv_push_llm(s, job);
-        return JOB_KEPT;
+        job->hj.run = ask_llm;
+        return WS_JOB_LLM;
     }
-    return ask_finish(s, job);
+    return ask_finish(ctx, wj);
 }
 
 /* LLM pool: the LLM's draft, streamed; never touches the store. */
-static int ask_llm(Server *s, Job *job)
+static WsJobNext ask_llm(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     AskJob *j = (AskJob *)job;
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     CrErr rc = ws_ask_llm(j->ask, &j->req, &j->ans);
@@ -296,15 +302,16 @@ static int ask_llm(Server *s, Job *job)
         on_text(j, text, strlen(text));
     }
     if (rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
-    job->run = ask_finish;
-    job->urgent = 1; /* verification is quick: not behind other asks */
-    lsp_srv_push(s, job);
-    return JOB_KEPT;
+    job->hj.run = ask_finish;
+    job->hj.urgent = 1; /* verification is quick: not behind other asks */
+    return WS_JOB_WORKER;
 }
 
 /* Worker: the draft verified, the reply sent. */
-static int ask_finish(Server *s, Job *job)
+static WsJobNext ask_finish(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     AskJob *j = (AskJob *)job;
     Workspace *ws = job->ws;
     RpcError err = {0};
@@ -341,7 +348,7 @@ static int ask_finish(Server *s, Job *job)
     wd_progress(s, j, "end", "done");
     rpc_call_reply(job->call, result, NULL);
     job->call = NULL;
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 /* An explain job's word resolved to the definition it names from the

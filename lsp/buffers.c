@@ -53,14 +53,16 @@ void lsp_ws_buffers_free(Workspace *ws)
 }
 
 /* Worker: the pending texts taken, within the caps. */
-static int run_take(Server *s, Job *job)
+static WsJobNext run_take(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     Workspace *ws = job->ws;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     LspBuffer *todo = ws->buf_pending;
     ws->buf_pending = NULL;
     ws->buf_queued = 0;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     size_t max_file = ws->cfg.max_file_bytes ? ws->cfg.max_file_bytes : LSP_BUFFER_MAX_FILE;
     while (todo) {
         LspBuffer *b = todo;
@@ -85,7 +87,7 @@ static int run_take(Server *s, Job *job)
         b->next = ws->buffers;
         ws->buffers = b;
     }
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text)
@@ -97,17 +99,18 @@ void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text)
         b->len = strlen(text);
         b->text = xstrndup(text, b->len);
     }
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     list_free(take(&ws->buf_pending, rel)); /* not taken yet: the newer text wins */
     b->next = ws->buf_pending;
     ws->buf_pending = b;
     int queue = !ws->buf_queued;
     ws->buf_queued = 1;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (queue) {
         Job *j = xcalloc(1, sizeof *j);
-        lsp_job_init(j, ws, NULL, run_take, NULL);
-        j->urgent = 1; /* before the asks queued after the change */
+        ws_job_init(&j->hj, run_take, NULL);
+        lsp_job_init(j, ws, NULL);
+        j->hj.urgent = 1; /* before the asks queued after the change */
         lsp_srv_push(s, j);
     }
 }

@@ -33,8 +33,10 @@ typedef struct ActionJob {
     int llm;             /* an LLM is configured */
 } ActionJob;
 
-static void action_free(Job *job)
+static void action_free(WsJob *wj)
 {
+    Job *job = (Job *)wj;
+    rpc_call_drop(job->call);
     ActionJob *j = (ActionJob *)job;
     free(j->uri);
     free(j->rel);
@@ -42,15 +44,17 @@ static void action_free(Job *job)
     free(j);
 }
 
-static int run_action(Server *s, Job *job)
+static WsJobNext run_action(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     (void)s;
     ActionJob *j = (ActionJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
     if (rpc_call_cancelled(call)) { /* editors ask on every cursor move, and move on */
         rpc_call_reply(call, NULL, NULL);
-        return JOB_DONE;
+        return WS_JOB_DONE;
     }
     ErrInfo e = {0};
     IdxStore *st = lsp_ws_query_store(job->ws, &e);
@@ -73,7 +77,7 @@ static int run_action(Server *s, Job *job)
     json_t *out =
         json_pack("[{s:o, s:s, s:o}]", "title", json_text(title), "kind", "", "command", cmd);
     rpc_call_reply(call, out, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
@@ -98,7 +102,8 @@ RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **
         return RPC_DONE;
     }
     ActionJob *j = xcalloc(1, sizeof *j);
-    lsp_job_init(&j->job, ws, call, run_action, action_free);
+    ws_job_init(&j->job.hj, run_action, action_free);
+    lsp_job_init(&j->job, ws, call);
     j->uri = xstrdup(uri);
     j->rel = rel;
     j->word = word;
@@ -159,10 +164,10 @@ RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *
     j->character = character;
     j->wd_token = token ? json_deep_copy(token) : NULL;
     j->partial_token = partial ? json_deep_copy(partial) : NULL;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     j->explain_gen = ++s->explain_gen; /* the previous explanation is superseded */
     if (!j->explain_gen) j->explain_gen = ++s->explain_gen;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     lsp_ask_queue(s, j);
     return RPC_LATER;
 }

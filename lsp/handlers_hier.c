@@ -27,27 +27,30 @@ typedef struct HierJob {
     int line;   /* 0-based: the cursor's (prepare) or the item's first line (calls) */
 } HierJob;
 
-static void hier_free(Job *job)
+static void hier_free(WsJob *wj)
 {
+    Job *job = (Job *)wj;
+    rpc_call_drop(job->call);
     HierJob *j = (HierJob *)job;
     free(j->path);
     free(j->word);
     free(j);
 }
 
-static int run_symbol(Server *s, Job *job);
+static WsJobNext run_symbol(void *ctx, WsJob *wj);
 
-static int run_prepare(Server *s, Job *job);
-static int run_incoming(Server *s, Job *job);
-static int run_outgoing(Server *s, Job *job);
-static int run_definition(Server *s, Job *job);
+static WsJobNext run_prepare(void *ctx, WsJob *wj);
+static WsJobNext run_incoming(void *ctx, WsJob *wj);
+static WsJobNext run_outgoing(void *ctx, WsJob *wj);
+static WsJobNext run_definition(void *ctx, WsJob *wj);
 
 /* Queues a job for the worker; path and word are taken over. */
-static void hier_push(Server *s, Workspace *ws, RpcCall *call, JobRunFn run, char *path, char *word,
+static void hier_push(Server *s, Workspace *ws, RpcCall *call, WsJobFn run, char *path, char *word,
                       int line)
 {
     HierJob *j = xcalloc(1, sizeof *j);
-    lsp_job_init(&j->job, ws, call, run, hier_free);
+    ws_job_init(&j->job.hj, run, hier_free);
+    lsp_job_init(&j->job, ws, call);
     j->path = path;
     j->word = word;
     j->line = line;
@@ -190,7 +193,7 @@ RpcStatus lsp_on_definition(void *ctx, json_t *params, RpcCall *call, json_t **o
 
 /* incomingCalls / outgoingCalls: {item: CallHierarchyItem}. */
 static RpcStatus calls_request(Server *s, json_t *params, RpcCall *call, json_t **out,
-                               RpcError *err, JobRunFn run, const char *method)
+                               RpcError *err, WsJobFn run, const char *method)
 {
     const char *uri;
     int line = 0;
@@ -296,8 +299,10 @@ static CrErr calls(IdxStore *st, const char *path, int line0, int outgoing, json
     return rc;
 }
 
-static int run_symbol(Server *s, Job *job)
+static WsJobNext run_symbol(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     HierJob *j = (HierJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
@@ -308,7 +313,7 @@ static int run_symbol(Server *s, Job *job)
         json_decref(out);
     else
         rpc_call_reply(call, out, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 static json_t *prepare_result(IdxStore *st, RtvDef *d)
@@ -344,16 +349,18 @@ static int reply_def_at_cursor(Job *job, json_t *(*shape)(IdxStore *st, RtvDef *
     rtv_def_release(&d);
     if (rc == CR_ENOENT) rc = CR_OK;
     if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, result, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
-static int run_prepare(Server *s, Job *job)
+static WsJobNext run_prepare(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     return reply_def_at_cursor(job, prepare_result);
 }
 
-static int run_definition(Server *s, Job *job)
+static WsJobNext run_definition(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     return reply_def_at_cursor(job, definition_result);
 }
 
@@ -370,15 +377,17 @@ static int run_calls(Job *job, int outgoing)
         json_decref(out);
     else
         rpc_call_reply(call, out ? out : json_array(), NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
-static int run_incoming(Server *s, Job *job)
+static WsJobNext run_incoming(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     return run_calls(job, 0);
 }
 
-static int run_outgoing(Server *s, Job *job)
+static WsJobNext run_outgoing(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     return run_calls(job, 1);
 }

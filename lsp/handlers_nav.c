@@ -36,8 +36,10 @@ typedef struct NavJob {
     int c0, c1; /* UTF-16 columns of the word */
 } NavJob;
 
-static void nav_free(Job *job)
+static void nav_free(WsJob *wj)
 {
+    Job *job = (Job *)wj;
+    rpc_call_drop(job->call);
     NavJob *j = (NavJob *)job;
     free(j->path);
     free(j->uri);
@@ -46,13 +48,14 @@ static void nav_free(Job *job)
     free(j);
 }
 
-static int run_hover(Server *s, Job *job);
-static int run_lens(Server *s, Job *job);
+static WsJobNext run_hover(void *ctx, WsJob *wj);
+static WsJobNext run_lens(void *ctx, WsJob *wj);
 
-static NavJob *nav_job(Workspace *ws, RpcCall *call, JobRunFn run)
+static NavJob *nav_job(Workspace *ws, RpcCall *call, WsJobFn run)
 {
     NavJob *j = xcalloc(1, sizeof *j);
-    lsp_job_init(&j->job, ws, call, run, nav_free);
+    ws_job_init(&j->job.hj, run, nav_free);
+    lsp_job_init(&j->job, ws, call);
     return j;
 }
 
@@ -132,8 +135,9 @@ static json_t *lens(int line, const char *title, const char *command, json_t *ar
     return l;
 }
 
-static int run_lens(Server *s, Job *job)
+static WsJobNext run_lens(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     NavJob *j = (NavJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
@@ -174,7 +178,7 @@ static int run_lens(Server *s, Job *job)
     rtv_line_map_free(lm);
     if (lsp_call_reply_failed(call, rc, &e)) {
         json_decref(out);
-        return JOB_DONE;
+        return WS_JOB_DONE;
     }
     /* Ranges the last answer cited in this file, where their lines are now:
      * in the unsaved buffer when the document is open, else on disk. */
@@ -207,7 +211,7 @@ static int run_lens(Server *s, Job *job)
     }
     sb_release(&disk);
     rpc_call_reply(call, out, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 /* ---------------------------------------------------------------- hover */
@@ -362,8 +366,9 @@ static void put_first(RtvDef **defs, size_t *n_defs, size_t *n, RtvDef *under, c
     if (!counted) (*n)++;
 }
 
-static int run_hover(Server *s, Job *job)
+static WsJobNext run_hover(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     NavJob *j = (NavJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
@@ -384,7 +389,7 @@ static int run_hover(Server *s, Job *job)
         rtv_def_release(&under);
         rtv_defs_free(defs, n_defs);
         if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
-        return JOB_DONE;
+        return WS_JOB_DONE;
     }
     put_first(&defs, &n_defs, &n, &under, j->word);
     if (n_defs) {
@@ -409,7 +414,7 @@ static int run_hover(Server *s, Job *job)
             sb_release(&md);
             rtv_defs_free(defs, n_defs);
             if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
-            return JOB_DONE;
+            return WS_JOB_DONE;
         }
         if (n_defs > 1 || n > n_defs) {
             sb_adds(&md, "\n\n**Also defined**");
@@ -432,5 +437,5 @@ static int run_hover(Server *s, Job *job)
     }
     rtv_defs_free(defs, n_defs);
     rpc_call_reply(call, result, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }

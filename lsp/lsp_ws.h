@@ -110,7 +110,7 @@ int lsp_ws_park(Workspace *ws, Job *j);
 void lsp_ws_unpark(Workspace *ws, int all);
 /* Worker, idle: refreshes status counts that file updates made stale
  * (s->mu held). */
-void lsp_ws_refresh_stale(Server *s);
+void lsp_ws_refresh_stale(void *ud);
 
 /* ---- buffers.c */
 /* Reader: the editor shows text (NULL: the file as on disk, after a
@@ -137,6 +137,8 @@ int lsp_ws_warm(Workspace *ws);
 int lsp_ws_count(Workspace *ws, IdxStatus *out);
 
 /* ---- builder.c */
-void *lsp_builder_main(void *arg);
+/* The host's builder callbacks (WsHostDoor), ud the Server. */
+void *lsp_builder_next(void *ud);
+void lsp_builder_run(void *ud, void *what);
 
 #endif

@@ -24,10 +24,10 @@ void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
     log_msg(type == 1 ? LOG_ERROR : type == 2 ? LOG_WARN : LOG_INFO, "%s", msg);
     /* shown again whenever it changes: a new problem is never hidden
      * behind an old one */
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     int shown = !strncmp(s->notified[kind], msg, sizeof s->notified[kind] - 1);
     snprintf(s->notified[kind], sizeof s->notified[kind], "%.255s", msg);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (shown) return;
     json_t *p = json_object();
     json_object_set_new(p, "type", json_integer(type));
@@ -37,9 +37,9 @@ void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
 
 void lsp_srv_notice_clear(Server *s, int kind)
 {
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     s->notified[kind][0] = '\0';
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
 }
 
 /* ---------------------------------------------------------------- endpoints */
@@ -90,10 +90,10 @@ static void progress_begin_locked(Workspace *ws)
 {
     char title[300];
     size_t done, total;
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     done = ws->done;
     total = ws->total;
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
     if (ws->pg.checking)
         snprintf(title, sizeof title, "Checking the index of %s", ws->name);
     else
@@ -130,10 +130,10 @@ void lsp_progress_start(Workspace *ws)
 {
     Server *s = ws->srv;
     if (!s->cap_progress) return;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     int seq = ++s->progress_seq;
     int checking = ws->complete;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     pthread_mutex_lock(&ws->pg_mu);
     memset(&ws->pg, 0, sizeof ws->pg);
     ws->pg.seq = seq;

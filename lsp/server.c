@@ -143,7 +143,14 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
                     s->ws[i]->root, vcs, vcs);
         free(vcs);
     }
-    lsp_srv_start_threads(s, lsp_builder_main, lsp_ws_refresh_stale);
+    int rc = ws_host_start(s->host);
+    if (rc) {
+        /* a server without its threads would hang every request: said
+         * plainly, exit 2 (a memory limit, a thread limit) */
+        fprintf(stderr, "coderag: cannot start the language server's threads: %s\n", strerror(rc));
+        fflush(stderr);
+        _exit(2);
+    }
 
     *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b, s:b,"
                      " s:b, s:b, s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
@@ -206,10 +213,8 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     ws_config_copy(&s.cfg, cfg);
     /* every root's stores share one copy of what is read-only (the model) */
     if (!s.cfg.shared) s.cfg.shared = idx_shared_new();
-    pthread_mutex_init(&s.mu, NULL);
-    pthread_cond_init(&s.work_cond, NULL);
-    pthread_cond_init(&s.build_cond, NULL);
-    pthread_cond_init(&s.llm_cond, NULL);
+    WsHostDoor door = {&s, lsp_ws_refresh_stale, lsp_builder_next, lsp_builder_run};
+    s.host = ws_host_new(&door);
     s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
     s.tr = rpc_transport_new(&rpc_framing_content_length, in_fd, out_fd);
     s.rpc = rpc_new(&rpc_profile_lsp, methods, sizeof methods / sizeof methods[0], &s,
@@ -230,7 +235,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
         break;
     }
 
-    if (lsp_srv_stop_threads(&s, STOP_WAIT_MS) != 0) {
+    if (ws_host_stop(s.host, STOP_WAIT_MS) != 0) {
         /* A build or an LLM request that cannot be interrupted: the index
          * survives any interruption, so leave without waiting for it. */
         log_msg(LOG_WARN, "work still running after %d ms; exiting anyway", STOP_WAIT_MS);
@@ -244,11 +249,8 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     rpc_free(s.rpc);
     rpc_transport_free(s.tr);
     ws_config_release(&s.cfg);
-    pthread_cond_destroy(&s.work_cond);
-    pthread_cond_destroy(&s.build_cond);
-    pthread_cond_destroy(&s.llm_cond);
     ws_endpoint_free(s.llm_ep);
-    pthread_mutex_destroy(&s.mu);
+    ws_host_free(s.host);
     log_msg(LOG_INFO, "exit %d", code);
     return code;
 }

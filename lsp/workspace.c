@@ -40,7 +40,7 @@ void lsp_ws_free(Workspace *ws)
     if (!ws) return;
     while (ws->parked) { /* the server is going away: nothing answers them */
         Job *j = ws->parked;
-        ws->parked = j->next;
+        ws->parked = j->park_next;
         lsp_job_free(j);
     }
     lsp_nav_forget_answer(ws);
@@ -122,38 +122,38 @@ Workspace *lsp_ws_pick(Server *s, const char *uri)
     /* the first folder not in error: one that cannot be opened (not a
      * folder, no index directory) must not fail every ask of the others */
     Workspace *pick = s->n_ws ? s->ws[0] : NULL;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     for (size_t i = 0; i < s->n_ws; i++) {
         if (s->ws[i]->state != FOLDER_ERROR) {
             pick = s->ws[i];
             break;
         }
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     return pick;
 }
 
 int lsp_ws_indexing(Workspace *ws)
 {
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     int r = ws->state == FOLDER_OPENING || ws->state == FOLDER_INDEXING || ws->building;
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
     return r;
 }
 
 int lsp_ws_park(Workspace *ws, Job *j)
 {
     Server *s = ws->srv;
-    pthread_mutex_lock(&s->mu);
-    int wait = !ws->complete && ws->state != FOLDER_ERROR && !s->stopping &&
+    ws_host_lock(s->host);
+    int wait = !ws->complete && ws->state != FOLDER_ERROR && !ws_host_stopping(s->host) &&
                (ws->state == FOLDER_OPENING || ws->state == FOLDER_INDEXING || ws->building ||
                 ws->build_wanted) &&
                !(j->call && rpc_call_cancelled(j->call));
     if (wait) {
-        j->next = ws->parked;
+        j->park_next = ws->parked;
         ws->parked = j;
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     return wait;
 }
 
@@ -161,23 +161,23 @@ void lsp_ws_unpark(Workspace *ws, int all)
 {
     Server *s = ws->srv;
     Job *go = NULL;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     for (Job **p = &ws->parked; *p;) {
         Job *j = *p;
         if (all || (j->call && rpc_call_cancelled(j->call))) {
-            *p = j->next;
-            j->next = go;
+            *p = j->park_next;
+            j->park_next = go;
             go = j;
         } else {
-            p = &j->next;
+            p = &j->park_next;
         }
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     /* in the order they were asked (both lists are reversed) */
     while (go) {
         Job *j = go;
-        go = j->next;
-        j->next = NULL;
+        go = j->park_next;
+        j->park_next = NULL;
         lsp_srv_push(s, j);
     }
 }
@@ -186,17 +186,17 @@ void lsp_ws_unpark(Workspace *ws, int all)
 
 void lsp_ws_set_error(Workspace *ws, const char *msg)
 {
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     ws->state = FOLDER_ERROR;
     snprintf(ws->message, sizeof ws->message, "%s", msg);
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
 }
 
 static void set_snapshot(Workspace *ws, const IdxStatus *st)
 {
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     ws->snap = *st;
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
 }
 
 /* Opens q (idempotent); errors put the workspace in the error state. */
@@ -212,9 +212,9 @@ static int lsp_ws_open(Workspace *ws, ErrInfo *e)
     }
     lsp_ws_warm(ws);
     if (lsp_ws_count(ws, &ws->q_status)) set_snapshot(ws, &ws->q_status);
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     ws->complete = ws->q_status.last_update != 0; /* a whole pass was written before */
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
     return 1;
 }
 
@@ -222,35 +222,36 @@ static int lsp_ws_open(Workspace *ws, ErrInfo *e)
 static void want_build(Workspace *ws)
 {
     Server *s = ws->srv;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     ws->build_wanted = 1;
     if (!ws->building) {
         ws->state = FOLDER_INDEXING;
         snprintf(ws->message, sizeof ws->message, "indexing %s", ws->root);
     }
-    pthread_cond_signal(&s->build_cond);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_wake_builder(s->host);
+    ws_host_unlock(s->host);
 }
 
 /* Worker: open the query store and ask the builder for a build. */
-static int run_open(Server *s, Job *j)
+static WsJobNext run_open(void *ctx, WsJob *wj)
 {
+    Job *j = (Job *)wj;
     Workspace *ws = j->ws;
     ErrInfo e = {0};
     if (lsp_ws_open(ws, &e)) want_build(ws);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e)
 {
     if (!ws->q) {
-        pthread_mutex_lock(&ws->srv->mu);
+        ws_host_lock(ws->srv->host);
         FolderState st = ws->state;
-        pthread_mutex_unlock(&ws->srv->mu);
+        ws_host_unlock(ws->srv->host);
         if (st == FOLDER_ERROR) {
-            pthread_mutex_lock(&ws->srv->mu);
+            ws_host_lock(ws->srv->host);
             err_set(e, CR_EIO, "%s", ws->message);
-            pthread_mutex_unlock(&ws->srv->mu);
+            ws_host_unlock(ws->srv->host);
             return NULL;
         }
         if (!lsp_ws_open(ws, e)) return NULL;
@@ -272,15 +273,15 @@ static void repend(Workspace *ws, const char *rel, int64_t when);
 void lsp_ws_run_updates(Server *s, Workspace *ws)
 {
     StrMap todo;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     ws->update_queued = 0;
     if (ws->building) { /* the adoption runs them */
-        pthread_mutex_unlock(&s->mu);
+        ws_host_unlock(s->host);
         return;
     }
     todo = ws->pending;
     strmap_init(&ws->pending);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (!todo.len) return;
     ErrInfo e = {0};
     if (!ws->q && !lsp_ws_open(ws, &e)) {
@@ -338,15 +339,15 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
  * them after its pass), keeping when it was first announced. */
 static void repend(Workspace *ws, const char *rel, int64_t when)
 {
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     if (!strmap_get(&ws->pending, rel, NULL)) strmap_put(&ws->pending, rel, when);
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
 }
 
 void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)
 {
     Server *s = ws->srv;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     int was_failing = ws->write_error[0] != '\0';
     /* a full pass that failed (a full disk too) left the root in error: a
      * write that works again is the moment to retry it */
@@ -355,7 +356,7 @@ void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)
         snprintf(ws->write_error, sizeof ws->write_error, "%s", why);
     else
         ws->write_error[0] = '\0';
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (why && !was_failing)
         lsp_srv_notice(s, NOTICE_UPDATE, 1,
                        "coderag: the index of %s cannot be updated: %s. Answers may miss "
@@ -375,25 +376,28 @@ void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)
     }
 }
 
-static int run_update(Server *s, Job *j)
+static WsJobNext run_update(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *j = (Job *)wj;
     lsp_ws_run_updates(s, j->ws);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 void lsp_ws_schedule_update(Workspace *ws, const char *rel)
 {
     Server *s = ws->srv;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     if (!strmap_get(&ws->pending, rel, NULL))
         strmap_put(&ws->pending, rel, (int64_t)(now_ms() * 1000));
     int queue = !ws->update_queued && !ws->building;
     if (queue) ws->update_queued = 1;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (queue) {
         Job *j = xcalloc(1, sizeof *j);
-        lsp_job_init(j, ws, NULL, run_update, NULL);
-        j->urgent = 1;
+        ws_job_init(&j->hj, run_update, NULL);
+        lsp_job_init(j, ws, NULL);
+        j->hj.urgent = 1;
         lsp_srv_push(s, j);
     }
 }
@@ -401,20 +405,22 @@ void lsp_ws_schedule_update(Workspace *ws, const char *rel)
 void lsp_ws_request_build(Workspace *ws)
 {
     Job *j = xcalloc(1, sizeof *j);
-    lsp_job_init(j, ws, NULL, run_open, NULL);
+    ws_job_init(&j->hj, run_open, NULL);
+    lsp_job_init(j, ws, NULL);
     lsp_srv_push(ws->srv, j);
 }
 
-void lsp_ws_refresh_stale(Server *s)
+void lsp_ws_refresh_stale(void *ud)
 {
-    for (size_t i = 0; i < s->n_ws && !s->head && !s->stopping; i++) {
+    Server *s = ud;
+    for (size_t i = 0; i < s->n_ws && !ws_host_queued(s->host) && !ws_host_stopping(s->host); i++) {
         Workspace *ws = s->ws[i];
         if (!ws->q_status_stale || !ws->q) continue;
         ws->q_status_stale = 0;
-        pthread_mutex_unlock(&s->mu);
+        ws_host_unlock(s->host);
         IdxStatus st;
         int ok = lsp_ws_count(ws, &st);
-        pthread_mutex_lock(&s->mu);
+        ws_host_lock(s->host);
         if (ok) {
             ws->q_status = st;
             ws->snap = st;
@@ -444,7 +450,7 @@ json_t *lsp_srv_status_json(Server *s)
     int any_indexing = 0, any_error = 0;
     StrBuf msg;
     sb_init(&msg);
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     for (size_t i = 0; i < s->n_ws; i++) {
         Workspace *ws = s->ws[i];
         FolderState st = ws->building && ws->state == FOLDER_READY ? FOLDER_INDEXING : ws->state;
@@ -480,7 +486,7 @@ json_t *lsp_srv_status_json(Server *s)
         json_object_set_new(r, "message", json_text(message));
         json_array_append_new(roots, r);
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     const char *state = any_indexing ? "indexing" : any_error ? "error" : "ready";
     if (!s->n_ws) {
         state = "error";

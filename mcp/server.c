@@ -242,7 +242,7 @@ static void *worker(void *ud)
         pass_begin_locked(s);
         s->state = IDX_RUNNING;
         pthread_mutex_unlock(&s->mu);
-        rc = idx_update(st, on_index_progress, s, &stats, &e);
+        rc = ws_store_pass(st, on_index_progress, s, NULL, NULL, &stats, &e);
         if (ws_update_embed_failed(rc)) {
             log_msg(LOG_WARN, "embeddings failed, dense leg off until the next update: %s", e.msg);
             rc = CR_OK;

@@ -4,9 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Opening the store and keeping it fresh: the CLI's pre-ask pass, the MCP
- * server's watcher-driven refresh (the language server's saves and watched
- * files go through idx_update_files on its worker). */
+/* Opening the store and keeping it fresh: the one writer of a whole pass
+ * (ws_store_pass), which the CLI's pre-ask pass, the servers' builds and
+ * the MCP server's watcher-driven refresh all go through (the language
+ * server's saves and watched files go through idx_update_file on its
+ * worker). */
 
 CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
 {
@@ -34,18 +36,25 @@ static int ws_store_other_writer(IdxStore *st, StrBuf *note)
     return 1;
 }
 
+CrErr ws_store_pass(IdxStore *st, IdxProgressFn fn, void *ud,
+                    void (*waiting)(void *ud, const char *msg), void *wait_ud,
+                    IdxUpdateStats *stats, ErrInfo *e)
+{
+    IdxUpdateStats local;
+    StrBuf note;
+    sb_init(&note);
+    if (waiting && ws_store_other_writer(st, &note)) waiting(wait_ud, note.buf);
+    sb_release(&note);
+    return idx_update(st, fn, ud, stats ? stats : &local, e);
+}
+
 CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
                             void (*waiting)(void *ud, const char *msg), void *wait_ud,
                             IdxUpdateStats *stats, IdxStore **out, ErrInfo *e)
 {
-    IdxUpdateStats local;
     CrErr rc = ws_store_open(c, WS_OPEN_CREATE, out, e);
     if (rc) return rc;
-    StrBuf note;
-    sb_init(&note);
-    if (waiting && ws_store_other_writer(*out, &note)) waiting(wait_ud, note.buf);
-    sb_release(&note);
-    rc = idx_update(*out, fn, ud, stats ? stats : &local, e);
+    rc = ws_store_pass(*out, fn, ud, waiting, wait_ud, stats, e);
     if (rc) {
         idx_close(*out);
         *out = NULL;
@@ -65,7 +74,7 @@ CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *pass
     for (int i = 0; i < 3 && ws_watch_changed(w); i++) {
         IdxUpdateStats stats;
         if (passes) (*passes)++;
-        rc = idx_update(st, fn, ud, &stats, e);
+        rc = ws_store_pass(st, fn, ud, NULL, NULL, &stats, e);
         if (ws_update_embed_failed(rc)) rc = CR_OK;
         if (rc) break;
         if (stats.files_changed || stats.files_removed)
