@@ -67,24 +67,6 @@ int ws_update_embed_failed(CrErr rc)
     return rc == CR_EHTTP || rc == CR_ETIMEOUT;
 }
 
-CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *passes, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    if (passes) *passes = 0;
-    for (int i = 0; i < 3 && ws_watch_changed(w); i++) {
-        IdxUpdateStats stats;
-        if (passes) (*passes)++;
-        rc = ws_store_pass(st, fn, ud, NULL, NULL, &stats, e);
-        if (ws_update_embed_failed(rc)) rc = CR_OK;
-        if (rc) break;
-        if (stats.files_changed || stats.files_removed)
-            log_msg(LOG_INFO, "index updated: %zu changed, %zu removed file(s)",
-                    stats.files_changed, stats.files_removed);
-        if (!w) break; /* no watcher: one stat pass per call */
-    }
-    return rc;
-}
-
 WsChange ws_change_kind(const char *rel, int deleted)
 {
     /* nothing under a VCS's metadata or an index */

@@ -192,12 +192,6 @@ int ws_watch_changed(WsWatch *w);
  * the next update, so a server goes on with the dense leg off. */
 int ws_update_embed_failed(CrErr rc);
 
-/* Brings st up to date while w reports changes (at most a few passes; one
- * pass when w is NULL). An embeddings failure is not one (the text index is
- * current; vectors follow at the next update). *passes (may be NULL): the
- * update passes made (0: the index was current). */
-CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *passes, ErrInfo *e);
-
 /* ---------------------------------------------------------------- the host */
 
 /* The workspace host: the job queue and the threads every server door's
@@ -399,6 +393,10 @@ CrErr ws_ask(WsEndpoint *ep, IdxStore *st, const RtvRequest *req, RtvAnswer *out
  * UTF-8 in strings becomes U+FFFD, a number JSON cannot hold 0. New
  * reference (caller json_decref's). */
 struct json_t *ws_answer_json(const RtvAnswer *a, const char *root_abs);
+/* The result's "citations" array alone, the citation objects of SPEC.md
+ * (uri, range, path, startLine, endLine, symbol, verified, source, origin,
+ * anchor): every door's ask. New reference. */
+struct json_t *ws_answer_citations_json(const RtvAnswer *a, const char *root_abs);
 /* The result's "context" array alone (a server's partial result). New reference. */
 struct json_t *ws_answer_context_json(const RtvAnswer *a);
 /* The result's "rejected" array, {text, reason} per citation verification
