@@ -11,12 +11,8 @@
 /* An ask (or an explanation) through the worker, the LLM pool and back. */
 typedef struct AskJob {
     Job job;
-    char *question;
-    char *mode;
-    long long budget;
-    int bm25, dense, graph;
-    int all;   /* "all": the extractive answer lists every context item */
-    char *uri; /* textDocument.uri or NULL */
+    char *question; /* req.question borrows it */
+    char *uri;      /* textDocument.uri or NULL */
     int line, character;
     struct json_t *wd_token;      /* client's workDoneToken (a private copy) or NULL */
     struct json_t *partial_token; /* client's partialResultToken or NULL */
@@ -28,7 +24,9 @@ typedef struct AskJob {
     char *explain_symbol;  /* qualified ("Flask.make_response") */
     int64_t explain_focus; /* a chunk of it: the whole definition leads the context */
     unsigned explain_gen;  /* 0: not an explanation */
-    /* the pipeline's state */
+    /* The request as decoded once (mode, budget, retrieval switches, "all":
+     * the extractive answer lists every context item); the pipeline adds
+     * the question, the LLM settings, its callbacks and the history. */
     RtvRequest req;
     RtvAnswer ans;
     WsAsk *ask; /* created by the first step */

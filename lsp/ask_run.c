@@ -24,7 +24,6 @@ static void ask_free(WsJob *wj)
     rpc_call_drop(job->call);
     AskJob *j = (AskJob *)job;
     free(j->question);
-    free(j->mode);
     free(j->uri);
     json_decref(j->wd_token);
     json_decref(j->partial_token);
@@ -48,7 +47,7 @@ AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call)
     AskJob *j = xcalloc(1, sizeof *j);
     ws_job_init(&j->job.hj, ask_retrieve, ask_free);
     lsp_job_init(&j->job, ws, call);
-    j->bm25 = j->dense = j->graph = 1;
+    rtv_request_init(&j->req);
     ws_pace_init(&j->wd_pace, WS_PACE_MIN_MS);
     return j;
 }
@@ -218,15 +217,8 @@ static int reply_cancelled(Server *s, AskJob *j)
 static void fill_request(AskJob *j)
 {
     Workspace *ws = j->job.ws;
-    RtvRequest *req = &j->req;
-    rtv_request_init(req);
+    RtvRequest *req = &j->req; /* mode, budget and switches: decoded (handlers_ask.c) */
     req->question = j->question;
-    req->budget = (size_t)j->budget;
-    req->use_bm25 = j->bm25;
-    req->use_dense = j->dense;
-    req->use_graph = j->graph;
-    req->answer_all = j->all;
-    if (j->mode) rtv_mode_parse(j->mode, &req->mode);
     ws_config_llm(&ws->cfg, req);
     req->cancel = ask_cancelled;
     req->cancel_ud = j;
@@ -339,7 +331,7 @@ static WsJobNext ask_finish(void *ctx, WsJob *wj)
     if (j->explain_symbol) {
         json_object_set_new(result, "symbol", json_text(j->explain_symbol));
         char title[300];
-        if (j->mode && !strcmp(j->mode, "extractive"))
+        if (j->req.mode == RTV_MODE_EXTRACTIVE)
             snprintf(title, sizeof title, "`%.200s` and its callers", j->explain_symbol);
         else
             snprintf(title, sizeof title, "Explain `%.200s`", j->explain_symbol);

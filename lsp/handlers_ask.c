@@ -51,7 +51,6 @@ static RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *
     json_int_t budget = 0;
     int bm25 = 1, dense = 1, graph = 1, line = 0, character = 0, all = 0;
     json_error_t je;
-    RtvMode m;
     if (!params ||
         json_unpack_ex(
             params, &je, 0,
@@ -62,7 +61,7 @@ static RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *
             "history", &history, "all", &all) != 0)
         return rpc_error(err, RPC_INVALID_PARAMS, "coderag/ask: %s",
                          params ? je.text : "params with a \"question\" are required");
-    if (mode && !rtv_mode_parse(mode, &m))
+    if (mode && !rtv_mode_parse(mode, &j->req.mode))
         return rpc_error(err, RPC_INVALID_PARAMS, "mode must be extractive, llm or auto");
     if (budget < 0 || budget > MAX_BUDGET)
         return rpc_error(err, RPC_INVALID_PARAMS, "budget must be 0-%d characters", MAX_BUDGET);
@@ -77,12 +76,11 @@ static RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *
     if (!ws) return rpc_error(err, RPC_REQUEST_FAILED, "no workspace folder is open");
     j->job.ws = ws;
     j->question = xstrdup(question);
-    j->mode = mode ? xstrdup(mode) : NULL;
-    j->budget = budget;
-    j->bm25 = bm25;
-    j->dense = dense;
-    j->graph = graph;
-    j->all = all;
+    j->req.budget = (size_t)budget;
+    j->req.use_bm25 = bm25;
+    j->req.use_dense = dense;
+    j->req.use_graph = graph;
+    j->req.answer_all = all;
     j->uri = uri ? xstrdup(uri) : NULL;
     j->line = line;
     j->character = character;

@@ -157,8 +157,8 @@ RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *
     AskJob *j = lsp_ask_job_new(ws, call);
     j->explain_word = word;
     j->explain_rel = rel;
-    j->mode = xstrdup(extractive ? "extractive" : "llm");
-    j->budget = EXPLAIN_BUDGET;
+    j->req.mode = extractive ? RTV_MODE_EXTRACTIVE : RTV_MODE_LLM;
+    j->req.budget = EXPLAIN_BUDGET;
     j->uri = xstrdup(uri);
     j->line = line;
     j->character = character;
