@@ -31,17 +31,17 @@ typedef struct AskJob {
     RtvAnswer ans;
     WsAsk *ask; /* created by the first step */
     int prepared, indexing;
-    int waited;     /* it waited for the first index (lsp_ws_park) */
+    int waited;     /* it waited for the first index (lsp_folder_park) */
     WsPace wd_pace; /* the LLM's tokens, reported at every door's pace */
     double partial_last_ms;
     size_t partial_sent; /* chars of text in the last partial result */
 } AskJob;
 
-AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call);
+AskJob *lsp_ask_job_new(LspFolder *ws, RpcCall *call);
 /* Queues it: sends work-done "begin" at once, then the worker retrieves. */
 void lsp_ask_queue(Server *s, AskJob *j);
 /* Builder thread: where the first index stands, to every ask waiting for
- * it (lsp_ws_park) that gave a workDoneToken, at every door's pace. */
-void lsp_ask_waiting_progress(Workspace *ws, size_t done, size_t total);
+ * it (lsp_folder_park) that gave a workDoneToken, at every door's pace. */
+void lsp_ask_waiting_progress(LspFolder *ws, size_t done, size_t total);
 
 #endif

@@ -1,6 +1,6 @@
 #include "ask_job.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "memory.h"
 #include "server_int.h"
 
@@ -42,7 +42,7 @@ static void ask_free(WsJob *wj)
 
 static WsJobNext ask_retrieve(void *ctx, WsJob *wj);
 
-AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call)
+AskJob *lsp_ask_job_new(LspFolder *ws, RpcCall *call)
 {
     AskJob *j = xcalloc(1, sizeof *j);
     ws_job_init(&j->job.hj, ask_retrieve, ask_free);
@@ -73,7 +73,7 @@ static void wd_progress(Server *s, AskJob *j, const char *kind, const char *mess
 }
 
 /* "waiting for the first index of NAME: 12/860 files". */
-static void waiting_message(Workspace *ws, size_t done, size_t total, char *msg, size_t size)
+static void waiting_message(LspFolder *ws, size_t done, size_t total, char *msg, size_t size)
 {
     char files[64];
     ws_progress_files(files, sizeof files, done, total);
@@ -85,7 +85,7 @@ static int waiting_percentage(size_t done, size_t total)
     return total ? (int)(done * 100 / total) : 0;
 }
 
-void lsp_ask_waiting_progress(Workspace *ws, size_t done, size_t total)
+void lsp_ask_waiting_progress(LspFolder *ws, size_t done, size_t total)
 {
     Server *s = ws->srv;
     char msg[400];
@@ -110,7 +110,7 @@ void lsp_ask_waiting_progress(Workspace *ws, size_t done, size_t total)
  * "Asking during the first index"); 1 when it was. */
 static int wait_for_index(Server *s, AskJob *j)
 {
-    Workspace *ws = j->job.ws;
+    LspFolder *ws = j->job.ws;
     ws_host_lock(s->host);
     size_t done = ws->done, total = ws->total;
     ws_host_unlock(s->host);
@@ -121,7 +121,7 @@ static int wait_for_index(Server *s, AskJob *j)
     json_t *p = j->wd_token && !j->waited
                     ? wd_params(j, "report", msg, waiting_percentage(done, total))
                     : NULL;
-    if (!lsp_ws_park(ws, &j->job)) {
+    if (!lsp_folder_park(ws, &j->job)) {
         json_decref(p);
         if (j->waited) ws_pace_init(&j->wd_pace, WS_PACE_MIN_MS); /* for the LLM's tokens */
         return 0;
@@ -216,7 +216,7 @@ static int reply_cancelled(Server *s, AskJob *j)
 
 static void fill_request(AskJob *j)
 {
-    Workspace *ws = j->job.ws;
+    LspFolder *ws = j->job.ws;
     RtvRequest *req = &j->req; /* mode, budget and switches: decoded (handlers_ask.c) */
     req->question = j->question;
     ws_config_llm(&ws->cfg, req);
@@ -229,7 +229,7 @@ static void fill_request(AskJob *j)
     req->history = j->turns;
     req->n_history = j->n_turns;
     req->focus_chunk = j->explain_focus;
-    req->buffer = lsp_ws_buffer_text; /* what the editor shows, saved or not */
+    req->buffer = lsp_folder_buffer_text; /* what the editor shows, saved or not */
     req->buffer_ud = ws;
 }
 
@@ -242,11 +242,11 @@ static WsJobNext ask_retrieve(void *ctx, WsJob *wj)
     Server *s = ctx;
     Job *job = (Job *)wj;
     AskJob *j = (AskJob *)job;
-    Workspace *ws = job->ws;
+    LspFolder *ws = job->ws;
     RpcError err = {0};
     ErrInfo e = {0};
     if (ask_cancelled(j)) return reply_cancelled(s, j);
-    IdxStore *st = lsp_ws_query_store(ws, &e);
+    IdxStore *st = lsp_folder_query_store(ws, &e);
     if (!st) {
         rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
@@ -255,7 +255,7 @@ static WsJobNext ask_retrieve(void *ctx, WsJob *wj)
     if (wait_for_index(s, j)) return WS_JOB_KEPT;
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     if (j->explain_gen && !lsp_explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
-    j->indexing = lsp_ws_indexing(ws);
+    j->indexing = lsp_folder_indexing(ws);
     fill_request(j);
     if (!j->ask) j->ask = ws_ask_new(s->llm_ep);
     CrErr rc = ws_ask_prepare(j->ask, st, &j->req, &j->ans, &e);
@@ -305,10 +305,10 @@ static WsJobNext ask_finish(void *ctx, WsJob *wj)
     Server *s = ctx;
     Job *job = (Job *)wj;
     AskJob *j = (AskJob *)job;
-    Workspace *ws = job->ws;
+    LspFolder *ws = job->ws;
     RpcError err = {0};
     ErrInfo e = {0};
-    IdxStore *st = lsp_ws_query_store(ws, &e);
+    IdxStore *st = lsp_folder_query_store(ws, &e);
     if (!st) {
         rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
@@ -321,7 +321,7 @@ static WsJobNext ask_finish(void *ctx, WsJob *wj)
     }
     /* kept by the indexed content's hash: never an explanation of unsaved text */
     if (j->explain_gen && j->ans.mode == RTV_MODE_LLM &&
-        !lsp_ws_buffer_unsaved(ws, st, j->explain_rel))
+        !lsp_folder_buffer_unsaved(ws, st, j->explain_rel))
         lsp_explain_store(ws, j->explain_key, j->ans.answer);
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = ws_answer_json(&j->ans, idx_root(st));
@@ -350,7 +350,7 @@ static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err
     (void)s;
     RtvDef d;
     ErrInfo e = {0};
-    uint32_t at = lsp_ws_disk_line(j->job.ws, st, j->explain_rel, j->line); /* unsaved buffer */
+    uint32_t at = lsp_folder_disk_line(j->job.ws, st, j->explain_rel, j->line); /* unsaved buffer */
     CrErr rc = rtv_def_under(st, j->explain_rel, at, j->explain_word, &d, &e);
     if (rc == CR_ENOENT) {
         rpc_error(err, RPC_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);

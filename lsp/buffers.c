@@ -1,5 +1,5 @@
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "server_int.h"
 
 #include <stdlib.h>
@@ -44,7 +44,7 @@ static LspBuffer *take(LspBuffer **list, const char *rel)
     return NULL;
 }
 
-void lsp_ws_buffers_free(Workspace *ws)
+void lsp_folder_buffers_free(LspFolder *ws)
 {
     list_free(ws->buffers);
     list_free(ws->buf_pending);
@@ -57,7 +57,7 @@ static WsJobNext run_take(void *ctx, WsJob *wj)
 {
     Server *s = ctx;
     Job *job = (Job *)wj;
-    Workspace *ws = job->ws;
+    LspFolder *ws = job->ws;
     ws_host_lock(s->host);
     LspBuffer *todo = ws->buf_pending;
     ws->buf_pending = NULL;
@@ -90,7 +90,7 @@ static WsJobNext run_take(void *ctx, WsJob *wj)
     return WS_JOB_DONE;
 }
 
-void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text)
+void lsp_folder_buffer_put(LspFolder *ws, const char *rel, const char *text)
 {
     Server *s = ws->srv;
     LspBuffer *b = xcalloc(1, sizeof *b);
@@ -115,9 +115,9 @@ void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text)
     }
 }
 
-const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len)
+const char *lsp_folder_buffer_text(void *ud, const char *rel, size_t *len)
 {
-    Workspace *ws = ud;
+    LspFolder *ws = ud;
     for (LspBuffer *b = ws->buffers; b; b = b->next)
         if (!strcmp(b->rel, rel)) {
             *len = b->len;
@@ -126,21 +126,21 @@ const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len)
     return NULL;
 }
 
-uint32_t lsp_ws_disk_line(Workspace *ws, IdxStore *st, const char *rel, int line0)
+uint32_t lsp_folder_disk_line(LspFolder *ws, IdxStore *st, const char *rel, int line0)
 {
     size_t len = 0;
     uint32_t line = (uint32_t)line0 + 1;
-    const char *buf = st && rel ? lsp_ws_buffer_text(ws, rel, &len) : NULL;
+    const char *buf = st && rel ? lsp_folder_buffer_text(ws, rel, &len) : NULL;
     RtvLineMap *lm = buf ? rtv_line_map_new(st, rel, buf, len) : NULL;
     if (lm) line = rtv_line_map_to_disk(lm, line);
     rtv_line_map_free(lm);
     return line;
 }
 
-int lsp_ws_buffer_unsaved(Workspace *ws, IdxStore *st, const char *rel)
+int lsp_folder_buffer_unsaved(LspFolder *ws, IdxStore *st, const char *rel)
 {
     size_t len = 0;
-    const char *buf = rel ? lsp_ws_buffer_text(ws, rel, &len) : NULL;
+    const char *buf = rel ? lsp_folder_buffer_text(ws, rel, &len) : NULL;
     if (!buf) return 0;
     StrBuf disk;
     sb_init(&disk);

@@ -1,6 +1,6 @@
 #include "ask_job.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "progress.h"
 #include "server_int.h"
 
@@ -17,7 +17,7 @@
 
 static int on_build_progress(void *ud, size_t done, size_t total)
 {
-    Workspace *ws = ud;
+    LspFolder *ws = ud;
     ws_host_lock(ws->srv->host);
     ws->done = done;
     ws->total = total;
@@ -51,7 +51,7 @@ static void adopt_free(WsJob *wj)
 
 /* Builder thread: a full update with a handle of its own, handed to the
  * worker when done. */
-static void build(Workspace *ws)
+static void build(LspFolder *ws)
 {
     AdoptJob *j = xcalloc(1, sizeof *j);
     ws_job_init(&j->job.hj, run_adopt, adopt_free);
@@ -92,7 +92,7 @@ void *lsp_builder_next(void *ud)
 {
     Server *s = ud;
     for (size_t i = 0; i < s->n_ws; i++) {
-        Workspace *ws = s->ws[i];
+        LspFolder *ws = s->ws[i];
         if (!ws->build_wanted || ws->building) continue;
         ws->build_wanted = 0;
         ws->building = 1;
@@ -117,7 +117,7 @@ static WsJobNext run_adopt(void *ctx, WsJob *wj)
     Server *s = ctx;
     Job *job = (Job *)wj;
     AdoptJob *j = (AdoptJob *)job;
-    Workspace *ws = job->ws;
+    LspFolder *ws = job->ws;
     char msg[sizeof ws->message];
     if (j->build_rc && !ws_update_embed_failed(j->build_rc)) {
         idx_close(j->built);
@@ -126,12 +126,12 @@ static WsJobNext run_adopt(void *ctx, WsJob *wj)
         ws->building = 0;
         if (ws->build_wanted) ws_host_wake_builder(s->host);
         ws_host_unlock(s->host);
-        lsp_ws_set_error(ws, j->build_msg);
+        lsp_folder_set_error(ws, j->build_msg);
         snprintf(msg, sizeof msg, "Indexing failed: %.400s", j->build_msg);
         lsp_progress_finish(ws, msg);
         lsp_srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root,
                        j->build_msg);
-        lsp_ws_unpark(ws, 1); /* answered from what there is, or with the error */
+        lsp_folder_unpark(ws, 1); /* answered from what there is, or with the error */
         return WS_JOB_DONE;
     }
     /* The builder's handle is as fresh as the database: it becomes the
@@ -140,7 +140,7 @@ static WsJobNext run_adopt(void *ctx, WsJob *wj)
     idx_close(ws->q);
     ws->q = j->built;
     j->built = NULL;
-    if (lsp_ws_warm(ws))
+    if (lsp_folder_warm(ws))
         log_msg(LOG_INFO, "search structures of %s ready in %.0f ms", ws->root, now_ms() - t0);
     ws->q_status = j->built_status;
     ws->q_status_stale = 0;
@@ -171,8 +171,8 @@ static WsJobNext run_adopt(void *ctx, WsJob *wj)
                        "use BM25 and the graph until it is back",
                        j->build_msg);
     lsp_progress_finish(ws, msg);
-    lsp_ws_unpark(ws, 1);              /* the asks that waited for the first index */
-    lsp_ws_write_outcome(ws, NULL, 0); /* a whole pass written: nothing is behind */
-    lsp_ws_run_updates(s, ws);
+    lsp_folder_unpark(ws, 1);              /* the asks that waited for the first index */
+    lsp_folder_write_outcome(ws, NULL, 0); /* a whole pass written: nothing is behind */
+    lsp_folder_run_updates(s, ws);
     return WS_JOB_DONE;
 }

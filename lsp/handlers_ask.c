@@ -1,7 +1,7 @@
 #include "ask_job.h"
 #include "handlers.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -72,7 +72,7 @@ static RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *
         return rpc_error(err, RPC_INVALID_PARAMS, "the question is longer than %d bytes",
                          RTV_MAX_QUESTION);
     if (decode_history(history, j, err) != RPC_DONE) return RPC_FAIL;
-    Workspace *ws = lsp_ws_pick(s, uri);
+    LspFolder *ws = lsp_folder_pick(s, uri);
     if (!ws) return rpc_error(err, RPC_REQUEST_FAILED, "no workspace folder is open");
     j->job.ws = ws;
     j->question = xstrdup(question);
@@ -140,7 +140,7 @@ RpcStatus lsp_on_execute_command(void *ctx, json_t *params, RpcCall *call, json_
     if (!strcmp(command, "coderag.explain")) return lsp_explain_command(s, first, call, err);
     if (!strcmp(command, "coderag.reindex")) {
         for (size_t i = 0; i < s->n_ws; i++)
-            lsp_ws_request_build(s->ws[i]);
+            lsp_folder_request_build(s->ws[i]);
         return RPC_DONE;
     }
     return rpc_error(err, RPC_INVALID_PARAMS, "unknown command %s", command);

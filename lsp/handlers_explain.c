@@ -1,7 +1,7 @@
 #include "ask_job.h"
 #include "handlers.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -17,7 +17,7 @@
 
 #define EXPLAIN_BUDGET 6000 /* an explanation is a glance, not a report */
 
-static int llm_configured(const Workspace *ws)
+static int llm_configured(const LspFolder *ws)
 {
     return ws && ws->cfg.llm_url && ws->cfg.llm_url[0];
 }
@@ -57,11 +57,11 @@ static WsJobNext run_action(void *ctx, WsJob *wj)
         return WS_JOB_DONE;
     }
     ErrInfo e = {0};
-    IdxStore *st = lsp_ws_query_store(job->ws, &e);
+    IdxStore *st = lsp_folder_query_store(job->ws, &e);
     RtvDef d = {0};
     const char *name = j->word; /* the index does not know it (yet): the word */
-    if (st && rtv_def_under(st, j->rel, lsp_ws_disk_line(job->ws, st, j->rel, j->line), j->word, &d,
-                            NULL) == CR_OK)
+    if (st && rtv_def_under(st, j->rel, lsp_folder_disk_line(job->ws, st, j->rel, j->line), j->word,
+                            &d, NULL) == CR_OK)
         name = d.head.symbol[0] ? d.head.symbol : d.head.module;
     char title[300];
     if (j->llm)
@@ -92,7 +92,7 @@ RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **
         return rpc_error(err, RPC_INVALID_PARAMS, "textDocument/codeAction: %s",
                          params ? je.text : "no params");
     char *rel = NULL;
-    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
+    LspFolder *ws = lsp_folder_for_uri(s, uri, &rel);
     char *word = ws && rel && line >= 0 && character >= 0
                      ? lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
                      : NULL;
@@ -136,7 +136,7 @@ RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *
         (partial && !json_is_string(partial) && !json_is_integer(partial)))
         return rpc_error(err, RPC_INVALID_PARAMS, "tokens must be integers or strings");
     char *rel = NULL;
-    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
+    LspFolder *ws = lsp_folder_for_uri(s, uri, &rel);
     if (!ws || !rel) {
         free(rel);
         return rpc_error(err, RPC_INVALID_PARAMS,

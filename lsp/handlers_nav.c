@@ -1,6 +1,6 @@
 #include "handlers.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "memory.h"
 #include "server_int.h"
 
@@ -51,7 +51,7 @@ static void nav_free(WsJob *wj)
 static WsJobNext run_hover(void *ctx, WsJob *wj);
 static WsJobNext run_lens(void *ctx, WsJob *wj);
 
-static NavJob *nav_job(Workspace *ws, RpcCall *call, WsJobFn run)
+static NavJob *nav_job(LspFolder *ws, RpcCall *call, WsJobFn run)
 {
     NavJob *j = xcalloc(1, sizeof *j);
     ws_job_init(&j->job.hj, run, nav_free);
@@ -77,7 +77,7 @@ static const char *display_name(const IdxChunk *c)
 
 /* Files and positions of a request. */
 static RpcStatus doc_params(Server *s, json_t *params, const char *method, int want_pos,
-                            const char **out_uri, int *line, int *character, Workspace **out_ws,
+                            const char **out_uri, int *line, int *character, LspFolder **out_ws,
                             char **out_rel, RpcError *err)
 {
     json_error_t je;
@@ -90,7 +90,7 @@ static RpcStatus doc_params(Server *s, json_t *params, const char *method, int w
         return rpc_error(err, RPC_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (*line < 0 || *character < 0)
         return rpc_error(err, RPC_INVALID_PARAMS, "%s: negative position", method);
-    *out_ws = lsp_ws_for_uri(s, *out_uri, out_rel);
+    *out_ws = lsp_folder_for_uri(s, *out_uri, out_rel);
     return RPC_DONE;
 }
 
@@ -101,7 +101,7 @@ RpcStatus lsp_on_code_lens(void *ctx, json_t *params, RpcCall *call, json_t **ou
     Server *s = ctx;
     const char *uri;
     int line, character;
-    Workspace *ws = NULL;
+    LspFolder *ws = NULL;
     char *rel = NULL;
     if (doc_params(s, params, "textDocument/codeLens", 0, &uri, &line, &character, &ws, &rel,
                    err) != RPC_DONE)
@@ -142,7 +142,7 @@ static WsJobNext run_lens(void *ctx, WsJob *wj)
     RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
-    IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
+    IdxStore *st = lsp_folder_query_store(j->job.ws, &e);
     json_t *out = json_array();
     RtvDef *defs = NULL;
     size_t n = 0;
@@ -271,7 +271,7 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
     return xstrndup(p + a, b - a);
 }
 
-char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel,
+char *lsp_nav_word_at_uri(Server *s, const char *uri, const LspFolder *ws, const char *rel,
                           int line, int col, int *c0, int *c1)
 {
     char *word = NULL;
@@ -288,7 +288,7 @@ char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const
 
 RpcStatus lsp_nav_position_params(Server *s, json_t *params, const char *method,
                                   const char **out_uri, int *line, int *character,
-                                  Workspace **out_ws, char **out_rel, RpcError *err)
+                                  LspFolder **out_ws, char **out_rel, RpcError *err)
 {
     return doc_params(s, params, method, 1, out_uri, line, character, out_ws, out_rel, err);
 }
@@ -298,7 +298,7 @@ RpcStatus lsp_on_hover(void *ctx, json_t *params, RpcCall *call, json_t **out, R
     Server *s = ctx;
     const char *uri;
     int line, character, c0 = 0, c1 = 0;
-    Workspace *ws = NULL;
+    LspFolder *ws = NULL;
     char *rel = NULL, *word = NULL;
     if (doc_params(s, params, "textDocument/hover", 1, &uri, &line, &character, &ws, &rel, err) !=
         RPC_DONE)
@@ -373,7 +373,7 @@ static WsJobNext run_hover(void *ctx, WsJob *wj)
     RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
-    IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
+    IdxStore *st = lsp_folder_query_store(j->job.ws, &e);
     RtvDef *defs = NULL;
     size_t n_defs = 0, n = 0;
     json_t *result = NULL;
@@ -381,7 +381,7 @@ static WsJobNext run_hover(void *ctx, WsJob *wj)
      * others of this file, then the rest. */
     RtvDef under = {0};
     /* the cursor's line in the unsaved buffer, as the index knows the file */
-    uint32_t at = lsp_ws_disk_line(j->job.ws, st, j->path, j->line);
+    uint32_t at = lsp_folder_disk_line(j->job.ws, st, j->path, j->line);
     CrErr rc = st ? rtv_def_under(st, j->path, at, j->word, &under, &e) : CR_OK;
     if (st && rc == CR_OK)
         rc = rtv_defs_named(st, j->word, j->path, at, MAX_DEFS, &defs, &n_defs, &n, &e);

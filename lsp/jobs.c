@@ -5,7 +5,7 @@
 
 /* The language server's jobs on the workspace host's queue (ws.h). */
 
-void lsp_job_init(Job *j, Workspace *ws, RpcCall *call)
+void lsp_job_init(Job *j, LspFolder *ws, RpcCall *call)
 {
     j->ws = ws;
     j->call = call;

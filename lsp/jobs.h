@@ -10,16 +10,16 @@
 
 struct Job {
     WsJob hj; /* first: the host's (its stage, urgency, queue link) */
-    Workspace *ws;
+    LspFolder *ws;
     RpcCall *call;  /* requests: answered by a stage (the job's free drops what is left) */
-    Job *park_next; /* in Workspace.parked */
+    Job *park_next; /* in LspFolder.parked */
 };
 
 /* ---- jobs.c */
 
 /* The server's part of a job whose host part ws_job_init set (its free
  * drops j->call with rpc_call_drop; a job with no call may have none). */
-void lsp_job_init(Job *j, Workspace *ws, RpcCall *call);
+void lsp_job_init(Job *j, LspFolder *ws, RpcCall *call);
 /* Frees a job the host never took (or was handed back). */
 void lsp_job_free(Job *j);
 /* Queues a new job (or one kept aside) for the host's worker; urgent jobs

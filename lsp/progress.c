@@ -1,4 +1,4 @@
-#include "lsp_ws.h"
+#include "folder.h"
 #include "progress.h"
 #include "server_int.h"
 
@@ -78,7 +78,7 @@ static json_t *progress_value(const Progress *pg, const char *kind, const char *
 }
 
 /* Sends one $/progress; caller holds ws->pg_mu. */
-static void progress_send(Workspace *ws, json_t *value)
+static void progress_send(LspFolder *ws, json_t *value)
 {
     json_t *p = json_object();
     json_object_set_new(p, "token", json_string(ws->pg.token));
@@ -86,7 +86,7 @@ static void progress_send(Workspace *ws, json_t *value)
     rpc_notify(ws->srv->rpc, "$/progress", p);
 }
 
-static void progress_begin_locked(Workspace *ws)
+static void progress_begin_locked(LspFolder *ws)
 {
     char title[300];
     size_t done, total;
@@ -110,7 +110,7 @@ static void progress_begin_locked(Workspace *ws)
 /* Reader thread: the client answered window/workDoneProgress/create. */
 static void on_progress_created(void *ud, json_t *result, json_t *error)
 {
-    Workspace *ws = ud;
+    LspFolder *ws = ud;
     pthread_mutex_lock(&ws->pg_mu);
     if (ws->pg.st == PG_CREATING) {
         if (error) {
@@ -126,7 +126,7 @@ static void on_progress_created(void *ud, json_t *result, json_t *error)
     pthread_mutex_unlock(&ws->pg_mu);
 }
 
-void lsp_progress_start(Workspace *ws)
+void lsp_progress_start(LspFolder *ws)
 {
     Server *s = ws->srv;
     if (!s->cap_progress) return;
@@ -146,7 +146,7 @@ void lsp_progress_start(Workspace *ws)
     rpc_request(s->rpc, "window/workDoneProgress/create", p, on_progress_created, ws);
 }
 
-void lsp_progress_report(Workspace *ws, size_t done, size_t total)
+void lsp_progress_report(LspFolder *ws, size_t done, size_t total)
 {
     if (!ws->srv->cap_progress) return;
     pthread_mutex_lock(&ws->pg_mu);
@@ -155,7 +155,7 @@ void lsp_progress_report(Workspace *ws, size_t done, size_t total)
     pthread_mutex_unlock(&ws->pg_mu);
 }
 
-void lsp_progress_finish(Workspace *ws, const char *msg)
+void lsp_progress_finish(LspFolder *ws, const char *msg)
 {
     pthread_mutex_lock(&ws->pg_mu);
     if (ws->pg.st == PG_ACTIVE) {

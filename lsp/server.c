@@ -1,6 +1,6 @@
 #include "handlers.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "progress.h"
 #include "server_int.h"
 
@@ -60,7 +60,7 @@ static void add_workspace(Server *s, const char *path, const char *name)
         name = b && b[1] ? b + 1 : path;
     }
     s->ws = xrealloc(s->ws, (s->n_ws + 1) * sizeof *s->ws);
-    s->ws[s->n_ws++] = lsp_ws_new(s, path, name, &cfg);
+    s->ws[s->n_ws++] = lsp_folder_new(s, path, name, &cfg);
     ws_config_release(&cfg);
 }
 
@@ -186,7 +186,7 @@ static RpcStatus on_initialized(void *ctx, json_t *params, RpcCall *call, json_t
         rpc_request(s->rpc, "client/registerCapability", reg, NULL, NULL);
     }
     for (size_t i = 0; i < s->n_ws; i++)
-        lsp_ws_request_build(s->ws[i]);
+        lsp_folder_request_build(s->ws[i]);
     return RPC_DONE;
 }
 
@@ -202,7 +202,7 @@ static void on_cancel(void *ctx)
 {
     Server *s = ctx;
     for (size_t i = 0; i < s->n_ws; i++)
-        lsp_ws_unpark(s->ws[i], 0);
+        lsp_folder_unpark(s->ws[i], 0);
 }
 
 int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
@@ -213,7 +213,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     ws_config_copy(&s.cfg, cfg);
     /* every root's stores share one copy of what is read-only (the model) */
     if (!s.cfg.shared) s.cfg.shared = idx_shared_new();
-    WsHostDoor door = {&s, lsp_ws_refresh_stale, lsp_builder_next, lsp_builder_run};
+    WsHostDoor door = {&s, lsp_folder_refresh_stale, lsp_builder_next, lsp_builder_run};
     s.host = ws_host_new(&door);
     s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
     s.tr = rpc_transport_new(&rpc_framing_content_length, in_fd, out_fd);
@@ -242,7 +242,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
         _exit(code);
     }
     for (size_t i = 0; i < s.n_ws; i++)
-        lsp_ws_free(s.ws[i]);
+        lsp_folder_free(s.ws[i]);
     free(s.ws);
     lsp_docs_free(&s);
     free(s.skipped_folders);

@@ -3,9 +3,9 @@
  * files. Each owner declares its own part in a header of its own:
  * jobs.h (the server's jobs on the workspace host's queue: jobs.c),
  * builder.h (full builds and their adoption: builder.c), progress.h
- * (work-done progress of builds, notices: progress.c), lsp_ws.h (a
- * workspace folder's lifecycle, query store, file updates, status:
- * workspace.c), memory.h (what a workspace remembers: memory.c),
+ * (work-done progress of builds, notices: progress.c), folder.h (a
+ * workspace folder's lifecycle (LspFolder), query store, file updates, status:
+ * folder.c), memory.h (what a workspace remembers: memory.c),
  * handlers.h (the method table's handlers: handlers_*.c) and ask_job.h
  * (the ask pipeline's job: handlers_ask.c, ask_run.c).
  *
@@ -15,7 +15,7 @@
  *     dispatch table. Handlers decode params there, then either answer at
  *     once (status, lifecycle, document sync, code actions) or queue a Job.
  *     It owns the open documents (Docs) and never touches an IdxStore.
- * worker: owns every workspace's query store (Workspace.q) and runs the job
+ * worker: owns every workspace's query store (LspFolder.q) and runs the job
  *     queue in order - retrieval for asks, hovers, code lenses, symbol and
  *     call hierarchy queries, file updates (saves and watched-file events,
  *     coalesced per path and run ahead of other jobs), the adoption of a
@@ -58,7 +58,7 @@
 
 struct json_t;
 typedef struct Server Server;
-typedef struct Workspace Workspace;
+typedef struct LspFolder LspFolder;
 typedef struct Job Job;
 typedef struct Doc Doc;
 
@@ -73,7 +73,7 @@ struct Server {
     int cap_progress;      /* window.workDoneProgress */
     int cap_watch_dynamic; /* workspace.didChangeWatchedFiles.dynamicRegistration */
 
-    Workspace **ws; /* fixed at initialize */
+    LspFolder **ws; /* fixed at initialize */
     size_t n_ws;
     char *skipped_folders; /* what initialize could not serve, told at initialized; or NULL */
     Doc *docs;
