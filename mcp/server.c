@@ -350,7 +350,10 @@ static int park_locked(McpServer *s, Call *c)
     if (s->writer_waits) c->stale = 1;
     if (s->state == IDX_FAILED || c->stale || c->failed) return 0;
     int wait = s->state != IDX_READY || s->building || s->build_wanted;
-    if (!wait && c->refreshes < MCP_MAX_REFRESH && (!s->w || ws_watch_changed(s->w))) {
+    /* without a watcher (inotify unavailable): one stat pass per call */
+    int stale_files =
+        s->w ? c->refreshes < MCP_MAX_REFRESH && ws_watch_changed(s->w) : c->refreshes == 0;
+    if (!wait && stale_files) {
         s->build_wanted = 1;
         ws_host_wake_builder(s->host);
         wait = 1;
