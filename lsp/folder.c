@@ -293,7 +293,6 @@ void lsp_folder_run_updates(Server *s, LspFolder *ws)
      * is handed to the builder, whose full pass waits its turn and reads
      * every file changed since (the save is kept pending meanwhile): never
      * dropped, never told as an error. */
-    idx_set_write_wait(ws->q, LSP_SAVE_WAIT_MS);
     int handed = 0;
     for (size_t i = 0; i < todo.cap; i++) {
         if (!todo.keys[i]) continue;
@@ -303,9 +302,10 @@ void lsp_folder_run_updates(Server *s, LspFolder *ws)
         }
         double t0 = now_ms();
         e.msg[0] = '\0';
-        CrErr rc = idx_update_file(ws->q, todo.keys[i], &e);
+        int busy = 0;
+        CrErr rc = ws_store_update_file(ws->q, todo.keys[i], LSP_SAVE_WAIT_MS, &busy, &e);
         double t1 = now_ms();
-        if (rc && idx_busy(ws->q)) {
+        if (busy) {
             log_msg(LOG_INFO,
                     "re-indexing %s waits for another writer of the index; handed to a full pass",
                     todo.keys[i]);

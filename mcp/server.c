@@ -195,6 +195,19 @@ static void *build_next(void *ud)
     return s;
 }
 
+/* Builder: the pass met another writer (ws_store_pass_yield): the calls
+ * that wait for it go on from what is committed meanwhile. */
+static void on_writer_met(void *ud)
+{
+    McpServer *s = ud;
+    log_msg(LOG_INFO, "an index pass waits for another writer; calls answer from the index as it "
+                      "stands meanwhile");
+    ws_host_lock(s->host);
+    s->writer_waits = 1;
+    unpark_locked(s, 1, 0);
+    ws_host_unlock(s->host);
+}
+
 /* One pass on the builder's handle. A refresh that meets another writer
  * lets the waiting calls go (answered from what is committed) and then
  * waits its turn. */
@@ -206,22 +219,11 @@ static CrErr pass(McpServer *s, int first, ErrInfo *e)
     pass_begin_locked(s);
     if (first) s->state = IDX_RUNNING;
     ws_host_unlock(s->host);
-    idx_set_write_wait(s->writer, first ? 0 : MCP_WRITE_WAIT_MS);
-    CrErr rc = ws_store_pass(s->writer, on_index_progress, s, NULL, NULL, &stats, e);
-    if (rc && idx_busy(s->writer)) {
-        log_msg(LOG_INFO, "an index pass waits for another writer; calls answer from the index "
-                          "as it stands meanwhile");
-        ws_host_lock(s->host);
-        s->writer_waits = 1;
-        unpark_locked(s, 1, 0);
-        ws_host_unlock(s->host);
-        idx_set_write_wait(s->writer, 0);
-        memset(e, 0, sizeof *e);
-        rc = ws_store_pass(s->writer, on_index_progress, s, NULL, NULL, &stats, e);
-        ws_host_lock(s->host);
-        s->writer_waits = 0;
-        ws_host_unlock(s->host);
-    }
+    CrErr rc = ws_store_pass_yield(s->writer, first ? 0 : MCP_WRITE_WAIT_MS, on_writer_met, s,
+                                   on_index_progress, s, &stats, e);
+    ws_host_lock(s->host);
+    s->writer_waits = 0;
+    ws_host_unlock(s->host);
     if (ws_update_embed_failed(rc)) {
         log_msg(LOG_WARN, "embeddings failed, dense leg off until the next update: %s", e->msg);
         rc = CR_OK;

@@ -4,11 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Opening the store and keeping it fresh: the one writer of a whole pass
- * (ws_store_pass), which the CLI's pre-ask pass, the servers' builds and
- * the MCP server's watcher-driven refresh all go through (the language
- * server's saves and watched files go through idx_update_file on its
- * worker). */
+/* Opening the store and keeping it fresh, and the index's writers: one
+ * for whole passes (ws_store_pass: the CLI's pre-ask pass and `index`, the
+ * servers' builds, the MCP server's refreshes) and one for a single file
+ * (ws_store_update_file: the language server's saves and watched files). */
 
 CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
 {
@@ -46,6 +45,28 @@ CrErr ws_store_pass(IdxStore *st, IdxProgressFn fn, void *ud,
     if (waiting && ws_store_other_writer(st, &note)) waiting(wait_ud, note.buf);
     sb_release(&note);
     return idx_update(st, fn, ud, stats ? stats : &local, e);
+}
+
+CrErr ws_store_pass_yield(IdxStore *st, int wait_ms, void (*yield)(void *ud), void *yield_ud,
+                          IdxProgressFn fn, void *ud, IdxUpdateStats *stats, ErrInfo *e)
+{
+    idx_set_write_wait(st, wait_ms);
+    CrErr rc = ws_store_pass(st, fn, ud, NULL, NULL, stats, e);
+    if (rc && wait_ms > 0 && idx_busy(st)) {
+        yield(yield_ud);
+        idx_set_write_wait(st, 0);
+        if (e) memset(e, 0, sizeof *e);
+        rc = ws_store_pass(st, fn, ud, NULL, NULL, stats, e);
+    }
+    return rc;
+}
+
+CrErr ws_store_update_file(IdxStore *st, const char *path, int wait_ms, int *out_busy, ErrInfo *e)
+{
+    idx_set_write_wait(st, wait_ms);
+    CrErr rc = idx_update_file(st, path, e);
+    *out_busy = rc && idx_busy(st);
+    return rc;
 }
 
 CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,

@@ -156,6 +156,18 @@ CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e);
 CrErr ws_store_pass(IdxStore *st, IdxProgressFn fn, void *ud,
                     void (*waiting)(void *ud, const char *msg), void *wait_ud,
                     IdxUpdateStats *stats, ErrInfo *e);
+/* ws_store_pass for a server whose readers must not wait behind another
+ * writer: when the pass has waited wait_ms (> 0) for another writer of the
+ * index, yield(yield_ud) is told (its readers go on from what is
+ * committed), and the pass then waits its turn however long it takes.
+ * wait_ms 0: ws_store_pass. Leaves st's write wait at 0. */
+CrErr ws_store_pass_yield(IdxStore *st, int wait_ms, void (*yield)(void *ud), void *yield_ud,
+                          IdxProgressFn fn, void *ud, IdxUpdateStats *stats, ErrInfo *e);
+/* Re-indexes one file (idx_update_file: the one place that calls it),
+ * waiting at most wait_ms (> 0; 0: however long it takes) for another
+ * writer of the index: past that it fails and *out_busy is 1 (the caller
+ * hands the file to a full pass), else 0. Errors: idx_update_file's. */
+CrErr ws_store_update_file(IdxStore *st, const char *path, int wait_ms, int *out_busy, ErrInfo *e);
 /* The CLI's pre-ask check: opens (creating the index when missing) and
  * brings it up to date (unchanged files cost a stat), reporting progress
  * through fn, waiting and *stats as ws_store_pass. On failure *out is
