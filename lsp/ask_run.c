@@ -1,6 +1,6 @@
 #include "ask_job.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "memory.h"
 #include "server_int.h"
 
@@ -18,11 +18,12 @@ static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err
 
 #define PARTIAL_INTERVAL_MS 50.0
 
-static void ask_free(Job *job)
+static void ask_free(WsJob *wj)
 {
+    Job *job = (Job *)wj;
+    rpc_call_drop(job->call);
     AskJob *j = (AskJob *)job;
     free(j->question);
-    free(j->mode);
     free(j->uri);
     json_decref(j->wd_token);
     json_decref(j->partial_token);
@@ -39,13 +40,14 @@ static void ask_free(Job *job)
     free(j);
 }
 
-static int ask_retrieve(Server *s, Job *job);
+static WsJobNext ask_retrieve(void *ctx, WsJob *wj);
 
-AskJob *lsp_ask_job_new(Workspace *ws, RpcCall *call)
+AskJob *lsp_ask_job_new(LspFolder *ws, RpcCall *call)
 {
     AskJob *j = xcalloc(1, sizeof *j);
-    lsp_job_init(&j->job, ws, call, ask_retrieve, ask_free);
-    j->bm25 = j->dense = j->graph = 1;
+    ws_job_init(&j->job.hj, ask_retrieve, ask_free);
+    lsp_job_init(&j->job, ws, call);
+    rtv_request_init(&j->req);
     ws_pace_init(&j->wd_pace, WS_PACE_MIN_MS);
     return j;
 }
@@ -71,7 +73,7 @@ static void wd_progress(Server *s, AskJob *j, const char *kind, const char *mess
 }
 
 /* "waiting for the first index of NAME: 12/860 files". */
-static void waiting_message(Workspace *ws, size_t done, size_t total, char *msg, size_t size)
+static void waiting_message(LspFolder *ws, size_t done, size_t total, char *msg, size_t size)
 {
     char files[64];
     ws_progress_files(files, sizeof files, done, total);
@@ -83,20 +85,20 @@ static int waiting_percentage(size_t done, size_t total)
     return total ? (int)(done * 100 / total) : 0;
 }
 
-void lsp_ask_waiting_progress(Workspace *ws, size_t done, size_t total)
+void lsp_ask_waiting_progress(LspFolder *ws, size_t done, size_t total)
 {
     Server *s = ws->srv;
     char msg[400];
     waiting_message(ws, done, total, msg, sizeof msg);
     json_t *out = json_array();
-    pthread_mutex_lock(&s->mu);
-    for (Job *p = ws->parked; p; p = p->next) {
+    ws_host_lock(s->host);
+    for (Job *p = ws->parked; p; p = p->park_next) {
         AskJob *j = (AskJob *)p; /* only asks wait there */
         if (j->wd_token && ws_pace_due(&j->wd_pace, done, total))
             json_array_append_new(out,
                                   wd_params(j, "report", msg, waiting_percentage(done, total)));
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     /* sent outside the lock: a slow client never holds the server's state */
     size_t i;
     json_t *p;
@@ -108,10 +110,10 @@ void lsp_ask_waiting_progress(Workspace *ws, size_t done, size_t total)
  * "Asking during the first index"); 1 when it was. */
 static int wait_for_index(Server *s, AskJob *j)
 {
-    Workspace *ws = j->job.ws;
-    pthread_mutex_lock(&s->mu);
+    LspFolder *ws = j->job.ws;
+    ws_host_lock(s->host);
     size_t done = ws->done, total = ws->total;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     char msg[400];
     waiting_message(ws, done, total, msg, sizeof msg);
     /* told before it is parked: once parked, the builder's reports and the
@@ -119,7 +121,7 @@ static int wait_for_index(Server *s, AskJob *j)
     json_t *p = j->wd_token && !j->waited
                     ? wd_params(j, "report", msg, waiting_percentage(done, total))
                     : NULL;
-    if (!lsp_ws_park(ws, &j->job)) {
+    if (!lsp_folder_park(ws, &j->job)) {
         json_decref(p);
         if (j->waited) ws_pace_init(&j->wd_pace, WS_PACE_MIN_MS); /* for the LLM's tokens */
         return 0;
@@ -163,9 +165,9 @@ static int ask_cancelled(void *ud)
 {
     AskJob *j = ud;
     Server *s = j->job.ws->srv;
-    pthread_mutex_lock(&s->mu);
-    int stop = s->stopping || (j->explain_gen && j->explain_gen != s->explain_gen);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_lock(s->host);
+    int stop = ws_host_stopping(s->host) || (j->explain_gen && j->explain_gen != s->explain_gen);
+    ws_host_unlock(s->host);
     return stop || rpc_call_cancelled(j->job.call);
 }
 
@@ -200,7 +202,7 @@ static int reply_error(Server *s, AskJob *j, const RpcError *err)
     wd_progress(s, j, "end", err->code == RPC_REQUEST_CANCELLED ? "cancelled" : "failed");
     rpc_call_reply(j->job.call, NULL, err);
     j->job.call = NULL;
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 static int reply_cancelled(Server *s, AskJob *j)
@@ -214,16 +216,9 @@ static int reply_cancelled(Server *s, AskJob *j)
 
 static void fill_request(AskJob *j)
 {
-    Workspace *ws = j->job.ws;
-    RtvRequest *req = &j->req;
-    rtv_request_init(req);
+    LspFolder *ws = j->job.ws;
+    RtvRequest *req = &j->req; /* mode, budget and switches: decoded (handlers_ask.c) */
     req->question = j->question;
-    req->budget = (size_t)j->budget;
-    req->use_bm25 = j->bm25;
-    req->use_dense = j->dense;
-    req->use_graph = j->graph;
-    req->answer_all = j->all;
-    if (j->mode) rtv_mode_parse(j->mode, &req->mode);
     ws_config_llm(&ws->cfg, req);
     req->cancel = ask_cancelled;
     req->cancel_ud = j;
@@ -234,31 +229,33 @@ static void fill_request(AskJob *j)
     req->history = j->turns;
     req->n_history = j->n_turns;
     req->focus_chunk = j->explain_focus;
-    req->buffer = lsp_ws_buffer_text; /* what the editor shows, saved or not */
+    req->buffer = lsp_folder_buffer_text; /* what the editor shows, saved or not */
     req->buffer_ud = ws;
 }
 
-static int ask_llm(Server *s, Job *job);
-static int ask_finish(Server *s, Job *job);
+static WsJobNext ask_llm(void *ctx, WsJob *wj);
+static WsJobNext ask_finish(void *ctx, WsJob *wj);
 
 /* Worker: retrieval and packing; then the LLM pool, or verification at once. */
-static int ask_retrieve(Server *s, Job *job)
+static WsJobNext ask_retrieve(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     AskJob *j = (AskJob *)job;
-    Workspace *ws = job->ws;
+    LspFolder *ws = job->ws;
     RpcError err = {0};
     ErrInfo e = {0};
     if (ask_cancelled(j)) return reply_cancelled(s, j);
-    IdxStore *st = lsp_ws_query_store(ws, &e);
+    IdxStore *st = lsp_folder_query_store(ws, &e);
     if (!st) {
         rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
-    if (wait_for_index(s, j)) return JOB_KEPT;
+    if (wait_for_index(s, j)) return WS_JOB_KEPT;
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     if (j->explain_gen && !lsp_explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
-    j->indexing = lsp_ws_indexing(ws);
+    j->indexing = lsp_folder_indexing(ws);
     fill_request(j);
     if (!j->ask) j->ask = ws_ask_new(s->llm_ep);
     CrErr rc = ws_ask_prepare(j->ask, st, &j->req, &j->ans, &e);
@@ -276,16 +273,17 @@ static int ask_retrieve(Server *s, Job *job)
              ws_ask_wants_llm(j->ask) ? "asking the LLM" : "writing the answer");
     wd_progress(s, j, "report", msg);
     if (ws_ask_wants_llm(j->ask)) {
-        job->run = ask_llm;
-        lsp_srv_push_llm(s, job);
-        return JOB_KEPT;
+        job->hj.run = ask_llm;
+        return WS_JOB_LLM;
     }
-    return ask_finish(s, job);
+    return ask_finish(ctx, wj);
 }
 
 /* LLM pool: the LLM's draft, streamed; never touches the store. */
-static int ask_llm(Server *s, Job *job)
+static WsJobNext ask_llm(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     AskJob *j = (AskJob *)job;
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     CrErr rc = ws_ask_llm(j->ask, &j->req, &j->ans);
@@ -296,20 +294,21 @@ static int ask_llm(Server *s, Job *job)
         on_text(j, text, strlen(text));
     }
     if (rc == CR_ECANCELED || ask_cancelled(j)) return reply_cancelled(s, j);
-    job->run = ask_finish;
-    job->urgent = 1; /* verification is quick: not behind other asks */
-    lsp_srv_push(s, job);
-    return JOB_KEPT;
+    job->hj.run = ask_finish;
+    job->hj.urgent = 1; /* verification is quick: not behind other asks */
+    return WS_JOB_WORKER;
 }
 
 /* Worker: the draft verified, the reply sent. */
-static int ask_finish(Server *s, Job *job)
+static WsJobNext ask_finish(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     AskJob *j = (AskJob *)job;
-    Workspace *ws = job->ws;
+    LspFolder *ws = job->ws;
     RpcError err = {0};
     ErrInfo e = {0};
-    IdxStore *st = lsp_ws_query_store(ws, &e);
+    IdxStore *st = lsp_folder_query_store(ws, &e);
     if (!st) {
         rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
                   e.msg);
@@ -322,7 +321,7 @@ static int ask_finish(Server *s, Job *job)
     }
     /* kept by the indexed content's hash: never an explanation of unsaved text */
     if (j->explain_gen && j->ans.mode == RTV_MODE_LLM &&
-        !lsp_ws_buffer_unsaved(ws, st, j->explain_rel))
+        !lsp_folder_buffer_unsaved(ws, st, j->explain_rel))
         lsp_explain_store(ws, j->explain_key, j->ans.answer);
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
     json_t *result = ws_answer_json(&j->ans, idx_root(st));
@@ -332,7 +331,7 @@ static int ask_finish(Server *s, Job *job)
     if (j->explain_symbol) {
         json_object_set_new(result, "symbol", json_text(j->explain_symbol));
         char title[300];
-        if (j->mode && !strcmp(j->mode, "extractive"))
+        if (j->req.mode == RTV_MODE_EXTRACTIVE)
             snprintf(title, sizeof title, "`%.200s` and its callers", j->explain_symbol);
         else
             snprintf(title, sizeof title, "Explain `%.200s`", j->explain_symbol);
@@ -341,7 +340,7 @@ static int ask_finish(Server *s, Job *job)
     wd_progress(s, j, "end", "done");
     rpc_call_reply(job->call, result, NULL);
     job->call = NULL;
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 /* An explain job's word resolved to the definition it names from the
@@ -351,7 +350,7 @@ static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err
     (void)s;
     RtvDef d;
     ErrInfo e = {0};
-    uint32_t at = lsp_ws_disk_line(j->job.ws, st, j->explain_rel, j->line); /* unsaved buffer */
+    uint32_t at = lsp_folder_disk_line(j->job.ws, st, j->explain_rel, j->line); /* unsaved buffer */
     CrErr rc = rtv_def_under(st, j->explain_rel, at, j->explain_word, &d, &e);
     if (rc == CR_ENOENT) {
         rpc_error(err, RPC_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);

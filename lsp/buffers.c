@@ -1,5 +1,5 @@
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "server_int.h"
 
 #include <stdlib.h>
@@ -44,7 +44,7 @@ static LspBuffer *take(LspBuffer **list, const char *rel)
     return NULL;
 }
 
-void lsp_ws_buffers_free(Workspace *ws)
+void lsp_folder_buffers_free(LspFolder *ws)
 {
     list_free(ws->buffers);
     list_free(ws->buf_pending);
@@ -53,14 +53,16 @@ void lsp_ws_buffers_free(Workspace *ws)
 }
 
 /* Worker: the pending texts taken, within the caps. */
-static int run_take(Server *s, Job *job)
+static WsJobNext run_take(void *ctx, WsJob *wj)
 {
-    Workspace *ws = job->ws;
-    pthread_mutex_lock(&s->mu);
+    Server *s = ctx;
+    Job *job = (Job *)wj;
+    LspFolder *ws = job->ws;
+    ws_host_lock(s->host);
     LspBuffer *todo = ws->buf_pending;
     ws->buf_pending = NULL;
     ws->buf_queued = 0;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     size_t max_file = ws->cfg.max_file_bytes ? ws->cfg.max_file_bytes : LSP_BUFFER_MAX_FILE;
     while (todo) {
         LspBuffer *b = todo;
@@ -85,10 +87,10 @@ static int run_take(Server *s, Job *job)
         b->next = ws->buffers;
         ws->buffers = b;
     }
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
-void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text)
+void lsp_folder_buffer_put(LspFolder *ws, const char *rel, const char *text)
 {
     Server *s = ws->srv;
     LspBuffer *b = xcalloc(1, sizeof *b);
@@ -97,24 +99,25 @@ void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text)
         b->len = strlen(text);
         b->text = xstrndup(text, b->len);
     }
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     list_free(take(&ws->buf_pending, rel)); /* not taken yet: the newer text wins */
     b->next = ws->buf_pending;
     ws->buf_pending = b;
     int queue = !ws->buf_queued;
     ws->buf_queued = 1;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (queue) {
         Job *j = xcalloc(1, sizeof *j);
-        lsp_job_init(j, ws, NULL, run_take, NULL);
-        j->urgent = 1; /* before the asks queued after the change */
+        ws_job_init(&j->hj, run_take, NULL);
+        lsp_job_init(j, ws, NULL);
+        j->hj.urgent = 1; /* before the asks queued after the change */
         lsp_srv_push(s, j);
     }
 }
 
-const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len)
+const char *lsp_folder_buffer_text(void *ud, const char *rel, size_t *len)
 {
-    Workspace *ws = ud;
+    LspFolder *ws = ud;
     for (LspBuffer *b = ws->buffers; b; b = b->next)
         if (!strcmp(b->rel, rel)) {
             *len = b->len;
@@ -123,21 +126,21 @@ const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len)
     return NULL;
 }
 
-uint32_t lsp_ws_disk_line(Workspace *ws, IdxStore *st, const char *rel, int line0)
+uint32_t lsp_folder_disk_line(LspFolder *ws, IdxStore *st, const char *rel, int line0)
 {
     size_t len = 0;
     uint32_t line = (uint32_t)line0 + 1;
-    const char *buf = st && rel ? lsp_ws_buffer_text(ws, rel, &len) : NULL;
+    const char *buf = st && rel ? lsp_folder_buffer_text(ws, rel, &len) : NULL;
     RtvLineMap *lm = buf ? rtv_line_map_new(st, rel, buf, len) : NULL;
     if (lm) line = rtv_line_map_to_disk(lm, line);
     rtv_line_map_free(lm);
     return line;
 }
 
-int lsp_ws_buffer_unsaved(Workspace *ws, IdxStore *st, const char *rel)
+int lsp_folder_buffer_unsaved(LspFolder *ws, IdxStore *st, const char *rel)
 {
     size_t len = 0;
-    const char *buf = rel ? lsp_ws_buffer_text(ws, rel, &len) : NULL;
+    const char *buf = rel ? lsp_folder_buffer_text(ws, rel, &len) : NULL;
     if (!buf) return 0;
     StrBuf disk;
     sb_init(&disk);

@@ -1,6 +1,6 @@
 #include "ask_job.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "progress.h"
 #include "server_int.h"
 
@@ -17,12 +17,12 @@
 
 static int on_build_progress(void *ud, size_t done, size_t total)
 {
-    Workspace *ws = ud;
-    pthread_mutex_lock(&ws->srv->mu);
+    LspFolder *ws = ud;
+    ws_host_lock(ws->srv->host);
     ws->done = done;
     ws->total = total;
-    int stop = ws->srv->stopping; /* exit: a build stops at the next file */
-    pthread_mutex_unlock(&ws->srv->mu);
+    int stop = ws_host_stopping(ws->srv->host); /* exit: a build stops at the next file */
+    ws_host_unlock(ws->srv->host);
     lsp_progress_report(ws, done, total);
     lsp_ask_waiting_progress(ws, done, total);
     return stop;
@@ -38,10 +38,12 @@ typedef struct AdoptJob {
     IdxStatus built_status;
 } AdoptJob;
 
-static int run_adopt(Server *s, Job *job);
+static WsJobNext run_adopt(void *ctx, WsJob *wj);
 
-static void adopt_free(Job *job)
+static void adopt_free(WsJob *wj)
 {
+    Job *job = (Job *)wj;
+    rpc_call_drop(job->call);
     AdoptJob *j = (AdoptJob *)job;
     idx_close(j->built);
     free(j);
@@ -49,11 +51,12 @@ static void adopt_free(Job *job)
 
 /* Builder thread: a full update with a handle of its own, handed to the
  * worker when done. */
-static void build(Workspace *ws)
+static void build(LspFolder *ws)
 {
     AdoptJob *j = xcalloc(1, sizeof *j);
-    lsp_job_init(&j->job, ws, NULL, run_adopt, adopt_free);
-    j->job.urgent = 1;
+    ws_job_init(&j->job.hj, run_adopt, adopt_free);
+    lsp_job_init(&j->job, ws, NULL);
+    j->job.hj.urgent = 1;
     ErrInfo e = {0};
     double t0 = now_ms();
     /* Inside an editor, a full build leaves a core to the editor unless
@@ -63,7 +66,7 @@ static void build(Workspace *ws)
     if (!cfg.threads) cfg.threads = cores > 1 ? (int)cores - 1 : 1;
     lsp_progress_start(ws);
     CrErr rc = ws_store_open(&cfg, WS_OPEN_CREATE, &j->built, &e);
-    if (!rc) rc = idx_update(j->built, on_build_progress, ws, &j->stats, &e);
+    if (!rc) rc = ws_store_pass(j->built, on_build_progress, ws, NULL, NULL, &j->stats, &e);
     if (!rc || ws_update_embed_failed(rc)) {
         /* counts that cannot be read: the build failed (never "0 files") */
         ErrInfo se = {0};
@@ -83,55 +86,53 @@ static void build(Workspace *ws)
     lsp_srv_push(ws->srv, &j->job);
 }
 
-static Workspace *next_build(Server *s)
+/* Builder, host lock held (WsHostDoor.build_next): the next workspace due
+ * a full build, marked as building; or NULL. */
+void *lsp_builder_next(void *ud)
 {
-    for (size_t i = 0; i < s->n_ws; i++)
-        if (s->ws[i]->build_wanted && !s->ws[i]->building) return s->ws[i];
-    return NULL;
-}
-
-void *lsp_builder_main(void *arg)
-{
-    Server *s = arg;
-    pthread_mutex_lock(&s->mu);
-    for (;;) {
-        Workspace *ws = NULL;
-        while (!s->stopping && !(ws = next_build(s)))
-            pthread_cond_wait(&s->build_cond, &s->mu);
-        if (s->stopping) break;
+    Server *s = ud;
+    for (size_t i = 0; i < s->n_ws; i++) {
+        LspFolder *ws = s->ws[i];
+        if (!ws->build_wanted || ws->building) continue;
         ws->build_wanted = 0;
         ws->building = 1;
         ws->state = FOLDER_INDEXING;
         ws->done = ws->total = 0;
         snprintf(ws->message, sizeof ws->message, "indexing %s", ws->root);
-        pthread_mutex_unlock(&s->mu);
-        build(ws);
-        pthread_mutex_lock(&s->mu);
+        return ws;
     }
-    pthread_mutex_unlock(&s->mu);
     return NULL;
 }
 
-/* Worker: a build ended; keep its handle as the query store. */
-static int run_adopt(Server *s, Job *job)
+/* Builder, unlocked (WsHostDoor.build). */
+void lsp_builder_run(void *ud, void *what)
 {
+    (void)ud;
+    build(what);
+}
+
+/* Worker: a build ended; keep its handle as the query store. */
+static WsJobNext run_adopt(void *ctx, WsJob *wj)
+{
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     AdoptJob *j = (AdoptJob *)job;
-    Workspace *ws = job->ws;
+    LspFolder *ws = job->ws;
     char msg[sizeof ws->message];
     if (j->build_rc && !ws_update_embed_failed(j->build_rc)) {
         idx_close(j->built);
         j->built = NULL;
-        pthread_mutex_lock(&s->mu);
+        ws_host_lock(s->host);
         ws->building = 0;
-        if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
-        pthread_mutex_unlock(&s->mu);
-        lsp_ws_set_error(ws, j->build_msg);
+        if (ws->build_wanted) ws_host_wake_builder(s->host);
+        ws_host_unlock(s->host);
+        lsp_folder_set_error(ws, j->build_msg);
         snprintf(msg, sizeof msg, "Indexing failed: %.400s", j->build_msg);
         lsp_progress_finish(ws, msg);
         lsp_srv_notice(s, NOTICE_INDEX, 1, "coderag: indexing %s failed: %s", ws->root,
                        j->build_msg);
-        lsp_ws_unpark(ws, 1); /* answered from what there is, or with the error */
-        return JOB_DONE;
+        lsp_folder_unpark(ws, 1); /* answered from what there is, or with the error */
+        return WS_JOB_DONE;
     }
     /* The builder's handle is as fresh as the database: it becomes the
      * query store (warm, or mapped from the snapshot in milliseconds). */
@@ -139,13 +140,13 @@ static int run_adopt(Server *s, Job *job)
     idx_close(ws->q);
     ws->q = j->built;
     j->built = NULL;
-    if (lsp_ws_warm(ws))
+    if (lsp_folder_warm(ws))
         log_msg(LOG_INFO, "search structures of %s ready in %.0f ms", ws->root, now_ms() - t0);
     ws->q_status = j->built_status;
     ws->q_status_stale = 0;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     int was_complete = ws->complete;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     const IdxUpdateStats *u = &j->stats;
     char changed[96] = "";
     if (u->files_changed || u->files_removed)
@@ -155,23 +156,23 @@ static int run_adopt(Server *s, Job *job)
              was_complete && !changed[0] ? "up to date: " : "", (long long)j->built_status.files,
              (long long)j->built_status.chunks, (long long)j->built_status.edges,
              was_complete ? changed : "");
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     ws->snap = j->built_status;
     ws->state = FOLDER_READY;
     ws->building = 0;
     ws->complete = 1;
     ws->done = ws->total = j->stats.files_seen;
     snprintf(ws->message, sizeof ws->message, "%s", msg);
-    if (ws->build_wanted) pthread_cond_signal(&s->build_cond);
-    pthread_mutex_unlock(&s->mu);
+    if (ws->build_wanted) ws_host_wake_builder(s->host);
+    ws_host_unlock(s->host);
     if (ws_update_embed_failed(j->build_rc))
         lsp_srv_notice(s, NOTICE_EMBED, 2,
                        "coderag: the embeddings endpoint failed (%s); answers "
                        "use BM25 and the graph until it is back",
                        j->build_msg);
     lsp_progress_finish(ws, msg);
-    lsp_ws_unpark(ws, 1);              /* the asks that waited for the first index */
-    lsp_ws_write_outcome(ws, NULL, 0); /* a whole pass written: nothing is behind */
-    lsp_ws_run_updates(s, ws);
-    return JOB_DONE;
+    lsp_folder_unpark(ws, 1);              /* the asks that waited for the first index */
+    lsp_folder_write_outcome(ws, NULL, 0); /* a whole pass written: nothing is behind */
+    lsp_folder_run_updates(s, ws);
+    return WS_JOB_DONE;
 }

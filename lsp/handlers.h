@@ -51,14 +51,14 @@ RpcStatus lsp_on_code_lens(void *ctx, struct json_t *params, RpcCall *call, stru
 /* Reader: the identifier at (line, UTF-16 col) of a document (open, else
  * as saved at rel in ws, read only when it resolves inside the root), with
  * its column span; NULL when none. Caller frees. */
-char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel,
+char *lsp_nav_word_at_uri(Server *s, const char *uri, const LspFolder *ws, const char *rel,
                           int line, int col, int *c0, int *c1);
 /* Reader: decodes {textDocument: {uri}, position: {line, character}};
  * *out_ws is the workspace holding the document (NULL when none) and
  * *out_rel its root-relative path (caller frees). */
 RpcStatus lsp_nav_position_params(Server *s, struct json_t *params, const char *method,
                                   const char **out_uri, int *line, int *character,
-                                  Workspace **out_ws, char **out_rel, RpcError *err);
+                                  LspFolder **out_ws, char **out_rel, RpcError *err);
 
 /* ---- handlers_hier.c: workspace/symbol and call hierarchy */
 RpcStatus lsp_on_workspace_symbol(void *ctx, struct json_t *params, RpcCall *call,

@@ -1,7 +1,7 @@
 #include "ask_job.h"
 #include "handlers.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -51,7 +51,6 @@ static RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *
     json_int_t budget = 0;
     int bm25 = 1, dense = 1, graph = 1, line = 0, character = 0, all = 0;
     json_error_t je;
-    RtvMode m;
     if (!params ||
         json_unpack_ex(
             params, &je, 0,
@@ -62,7 +61,7 @@ static RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *
             "history", &history, "all", &all) != 0)
         return rpc_error(err, RPC_INVALID_PARAMS, "coderag/ask: %s",
                          params ? je.text : "params with a \"question\" are required");
-    if (mode && !rtv_mode_parse(mode, &m))
+    if (mode && !rtv_mode_parse(mode, &j->req.mode))
         return rpc_error(err, RPC_INVALID_PARAMS, "mode must be extractive, llm or auto");
     if (budget < 0 || budget > MAX_BUDGET)
         return rpc_error(err, RPC_INVALID_PARAMS, "budget must be 0-%d characters", MAX_BUDGET);
@@ -73,16 +72,15 @@ static RpcStatus lsp_ask_decode(Server *s, json_t *params, AskJob *j, RpcError *
         return rpc_error(err, RPC_INVALID_PARAMS, "the question is longer than %d bytes",
                          RTV_MAX_QUESTION);
     if (decode_history(history, j, err) != RPC_DONE) return RPC_FAIL;
-    Workspace *ws = lsp_ws_pick(s, uri);
+    LspFolder *ws = lsp_folder_pick(s, uri);
     if (!ws) return rpc_error(err, RPC_REQUEST_FAILED, "no workspace folder is open");
     j->job.ws = ws;
     j->question = xstrdup(question);
-    j->mode = mode ? xstrdup(mode) : NULL;
-    j->budget = budget;
-    j->bm25 = bm25;
-    j->dense = dense;
-    j->graph = graph;
-    j->all = all;
+    j->req.budget = (size_t)budget;
+    j->req.use_bm25 = bm25;
+    j->req.use_dense = dense;
+    j->req.use_graph = graph;
+    j->req.answer_all = all;
     j->uri = uri ? xstrdup(uri) : NULL;
     j->line = line;
     j->character = character;
@@ -142,7 +140,7 @@ RpcStatus lsp_on_execute_command(void *ctx, json_t *params, RpcCall *call, json_
     if (!strcmp(command, "coderag.explain")) return lsp_explain_command(s, first, call, err);
     if (!strcmp(command, "coderag.reindex")) {
         for (size_t i = 0; i < s->n_ws; i++)
-            lsp_ws_request_build(s->ws[i]);
+            lsp_folder_request_build(s->ws[i]);
         return RPC_DONE;
     }
     return rpc_error(err, RPC_INVALID_PARAMS, "unknown command %s", command);

@@ -1,5 +1,5 @@
 #include "handlers.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -56,8 +56,8 @@ void lsp_docs_free(Server *s)
 static void buffer_put(Server *s, const char *uri, const char *text)
 {
     char *rel = NULL;
-    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
-    if (ws && rel) lsp_ws_buffer_put(ws, rel, text);
+    LspFolder *ws = lsp_folder_for_uri(s, uri, &rel);
+    if (ws && rel) lsp_folder_buffer_put(ws, rel, text);
     free(rel);
 }
 
@@ -125,12 +125,12 @@ RpcStatus lsp_on_did_close(void *ctx, json_t *params, RpcCall *call, json_t **ou
 static void file_changed(Server *s, const char *uri, int deleted)
 {
     char *rel = NULL;
-    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
+    LspFolder *ws = lsp_folder_for_uri(s, uri, &rel);
     WsChange kind = ws && rel ? ws_change_kind(rel, deleted) : WS_CHANGE_NONE;
     if (kind == WS_CHANGE_RESCAN)
-        lsp_ws_request_build(ws);
+        lsp_folder_request_build(ws);
     else if (kind == WS_CHANGE_FILE)
-        lsp_ws_schedule_update(ws, rel);
+        lsp_folder_schedule_update(ws, rel);
     free(rel);
 }
 

@@ -1,7 +1,7 @@
 #include "ask_job.h"
 #include "handlers.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -17,7 +17,7 @@
 
 #define EXPLAIN_BUDGET 6000 /* an explanation is a glance, not a report */
 
-static int llm_configured(const Workspace *ws)
+static int llm_configured(const LspFolder *ws)
 {
     return ws && ws->cfg.llm_url && ws->cfg.llm_url[0];
 }
@@ -33,8 +33,10 @@ typedef struct ActionJob {
     int llm;             /* an LLM is configured */
 } ActionJob;
 
-static void action_free(Job *job)
+static void action_free(WsJob *wj)
 {
+    Job *job = (Job *)wj;
+    rpc_call_drop(job->call);
     ActionJob *j = (ActionJob *)job;
     free(j->uri);
     free(j->rel);
@@ -42,22 +44,24 @@ static void action_free(Job *job)
     free(j);
 }
 
-static int run_action(Server *s, Job *job)
+static WsJobNext run_action(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     (void)s;
     ActionJob *j = (ActionJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
     if (rpc_call_cancelled(call)) { /* editors ask on every cursor move, and move on */
         rpc_call_reply(call, NULL, NULL);
-        return JOB_DONE;
+        return WS_JOB_DONE;
     }
     ErrInfo e = {0};
-    IdxStore *st = lsp_ws_query_store(job->ws, &e);
+    IdxStore *st = lsp_folder_query_store(job->ws, &e);
     RtvDef d = {0};
     const char *name = j->word; /* the index does not know it (yet): the word */
-    if (st && rtv_def_under(st, j->rel, lsp_ws_disk_line(job->ws, st, j->rel, j->line), j->word, &d,
-                            NULL) == CR_OK)
+    if (st && rtv_def_under(st, j->rel, lsp_folder_disk_line(job->ws, st, j->rel, j->line), j->word,
+                            &d, NULL) == CR_OK)
         name = d.head.symbol[0] ? d.head.symbol : d.head.module;
     char title[300];
     if (j->llm)
@@ -73,7 +77,7 @@ static int run_action(Server *s, Job *job)
     json_t *out =
         json_pack("[{s:o, s:s, s:o}]", "title", json_text(title), "kind", "", "command", cmd);
     rpc_call_reply(call, out, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err)
@@ -88,7 +92,7 @@ RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **
         return rpc_error(err, RPC_INVALID_PARAMS, "textDocument/codeAction: %s",
                          params ? je.text : "no params");
     char *rel = NULL;
-    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
+    LspFolder *ws = lsp_folder_for_uri(s, uri, &rel);
     char *word = ws && rel && line >= 0 && character >= 0
                      ? lsp_nav_word_at_uri(s, uri, ws, rel, line, character, &c0, &c1)
                      : NULL;
@@ -98,7 +102,8 @@ RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **
         return RPC_DONE;
     }
     ActionJob *j = xcalloc(1, sizeof *j);
-    lsp_job_init(&j->job, ws, call, run_action, action_free);
+    ws_job_init(&j->job.hj, run_action, action_free);
+    lsp_job_init(&j->job, ws, call);
     j->uri = xstrdup(uri);
     j->rel = rel;
     j->word = word;
@@ -131,7 +136,7 @@ RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *
         (partial && !json_is_string(partial) && !json_is_integer(partial)))
         return rpc_error(err, RPC_INVALID_PARAMS, "tokens must be integers or strings");
     char *rel = NULL;
-    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
+    LspFolder *ws = lsp_folder_for_uri(s, uri, &rel);
     if (!ws || !rel) {
         free(rel);
         return rpc_error(err, RPC_INVALID_PARAMS,
@@ -152,17 +157,17 @@ RpcStatus lsp_explain_command(Server *s, json_t *args, RpcCall *call, RpcError *
     AskJob *j = lsp_ask_job_new(ws, call);
     j->explain_word = word;
     j->explain_rel = rel;
-    j->mode = xstrdup(extractive ? "extractive" : "llm");
-    j->budget = EXPLAIN_BUDGET;
+    j->req.mode = extractive ? RTV_MODE_EXTRACTIVE : RTV_MODE_LLM;
+    j->req.budget = EXPLAIN_BUDGET;
     j->uri = xstrdup(uri);
     j->line = line;
     j->character = character;
     j->wd_token = token ? json_deep_copy(token) : NULL;
     j->partial_token = partial ? json_deep_copy(partial) : NULL;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     j->explain_gen = ++s->explain_gen; /* the previous explanation is superseded */
     if (!j->explain_gen) j->explain_gen = ++s->explain_gen;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     lsp_ask_queue(s, j);
     return RPC_LATER;
 }

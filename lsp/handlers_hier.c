@@ -1,6 +1,6 @@
 #include "handlers.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "server_int.h"
 
 #include <jansson.h>
@@ -27,27 +27,30 @@ typedef struct HierJob {
     int line;   /* 0-based: the cursor's (prepare) or the item's first line (calls) */
 } HierJob;
 
-static void hier_free(Job *job)
+static void hier_free(WsJob *wj)
 {
+    Job *job = (Job *)wj;
+    rpc_call_drop(job->call);
     HierJob *j = (HierJob *)job;
     free(j->path);
     free(j->word);
     free(j);
 }
 
-static int run_symbol(Server *s, Job *job);
+static WsJobNext run_symbol(void *ctx, WsJob *wj);
 
-static int run_prepare(Server *s, Job *job);
-static int run_incoming(Server *s, Job *job);
-static int run_outgoing(Server *s, Job *job);
-static int run_definition(Server *s, Job *job);
+static WsJobNext run_prepare(void *ctx, WsJob *wj);
+static WsJobNext run_incoming(void *ctx, WsJob *wj);
+static WsJobNext run_outgoing(void *ctx, WsJob *wj);
+static WsJobNext run_definition(void *ctx, WsJob *wj);
 
 /* Queues a job for the worker; path and word are taken over. */
-static void hier_push(Server *s, Workspace *ws, RpcCall *call, JobRunFn run, char *path, char *word,
+static void hier_push(Server *s, LspFolder *ws, RpcCall *call, WsJobFn run, char *path, char *word,
                       int line)
 {
     HierJob *j = xcalloc(1, sizeof *j);
-    lsp_job_init(&j->job, ws, call, run, hier_free);
+    ws_job_init(&j->job.hj, run, hier_free);
+    lsp_job_init(&j->job, ws, call);
     j->path = path;
     j->word = word;
     j->line = line;
@@ -152,7 +155,7 @@ RpcStatus lsp_on_prepare_call_hierarchy(void *ctx, json_t *params, RpcCall *call
     Server *s = ctx;
     const char *uri;
     int line, character, c0 = 0, c1 = 0;
-    Workspace *ws = NULL;
+    LspFolder *ws = NULL;
     char *rel = NULL, *word = NULL;
     if (lsp_nav_position_params(s, params, "textDocument/prepareCallHierarchy", &uri, &line,
                                 &character, &ws, &rel, err) != RPC_DONE)
@@ -174,7 +177,7 @@ RpcStatus lsp_on_definition(void *ctx, json_t *params, RpcCall *call, json_t **o
     Server *s = ctx;
     const char *uri;
     int line, character, c0 = 0, c1 = 0;
-    Workspace *ws = NULL;
+    LspFolder *ws = NULL;
     char *rel = NULL, *word = NULL;
     if (lsp_nav_position_params(s, params, "textDocument/definition", &uri, &line, &character, &ws,
                                 &rel, err) != RPC_DONE)
@@ -190,7 +193,7 @@ RpcStatus lsp_on_definition(void *ctx, json_t *params, RpcCall *call, json_t **o
 
 /* incomingCalls / outgoingCalls: {item: CallHierarchyItem}. */
 static RpcStatus calls_request(Server *s, json_t *params, RpcCall *call, json_t **out,
-                               RpcError *err, JobRunFn run, const char *method)
+                               RpcError *err, WsJobFn run, const char *method)
 {
     const char *uri;
     int line = 0;
@@ -200,7 +203,7 @@ static RpcStatus calls_request(Server *s, json_t *params, RpcCall *call, json_t 
         return rpc_error(err, RPC_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (line < 0) return rpc_error(err, RPC_INVALID_PARAMS, "%s: negative line", method);
     char *rel = NULL;
-    Workspace *ws = lsp_ws_for_uri(s, uri, &rel);
+    LspFolder *ws = lsp_folder_for_uri(s, uri, &rel);
     if (!ws || !rel) {
         free(rel);
         *out = json_array();
@@ -231,7 +234,7 @@ static json_t *symbols(Server *s, const char *query, CrErr *rc, ErrInfo *e)
     json_t *out = json_array();
     for (size_t w = 0; w < s->n_ws && json_array_size(out) < MAX_SYMBOLS; w++) {
         ErrInfo we = {0};
-        IdxStore *st = lsp_ws_query_store(s->ws[w], &we);
+        IdxStore *st = lsp_folder_query_store(s->ws[w], &we);
         RtvDef *defs = NULL;
         size_t n = 0;
         CrErr got =
@@ -296,8 +299,10 @@ static CrErr calls(IdxStore *st, const char *path, int line0, int outgoing, json
     return rc;
 }
 
-static int run_symbol(Server *s, Job *job)
+static WsJobNext run_symbol(void *ctx, WsJob *wj)
 {
+    Server *s = ctx;
+    Job *job = (Job *)wj;
     HierJob *j = (HierJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
@@ -308,7 +313,7 @@ static int run_symbol(Server *s, Job *job)
         json_decref(out);
     else
         rpc_call_reply(call, out, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 static json_t *prepare_result(IdxStore *st, RtvDef *d)
@@ -335,25 +340,27 @@ static int reply_def_at_cursor(Job *job, json_t *(*shape)(IdxStore *st, RtvDef *
     job->call = NULL;
     ErrInfo e = {0};
     json_t *result = NULL;
-    IdxStore *st = lsp_ws_query_store(job->ws, &e);
+    IdxStore *st = lsp_folder_query_store(job->ws, &e);
     RtvDef d = {0};
-    CrErr rc = st ? rtv_def_under(st, j->path, lsp_ws_disk_line(job->ws, st, j->path, j->line),
+    CrErr rc = st ? rtv_def_under(st, j->path, lsp_folder_disk_line(job->ws, st, j->path, j->line),
                                   j->word, &d, &e)
                   : CR_OK;
     if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE) result = shape(st, &d);
     rtv_def_release(&d);
     if (rc == CR_ENOENT) rc = CR_OK;
     if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, result, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
-static int run_prepare(Server *s, Job *job)
+static WsJobNext run_prepare(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     return reply_def_at_cursor(job, prepare_result);
 }
 
-static int run_definition(Server *s, Job *job)
+static WsJobNext run_definition(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     return reply_def_at_cursor(job, definition_result);
 }
 
@@ -363,22 +370,24 @@ static int run_calls(Job *job, int outgoing)
     RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
-    IdxStore *st = lsp_ws_query_store(job->ws, &e);
+    IdxStore *st = lsp_folder_query_store(job->ws, &e);
     json_t *out = NULL;
     CrErr rc = st ? calls(st, j->path, j->line, outgoing, &out, &e) : CR_OK;
     if (lsp_call_reply_failed(call, rc, &e))
         json_decref(out);
     else
         rpc_call_reply(call, out ? out : json_array(), NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
-static int run_incoming(Server *s, Job *job)
+static WsJobNext run_incoming(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     return run_calls(job, 0);
 }
 
-static int run_outgoing(Server *s, Job *job)
+static WsJobNext run_outgoing(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     return run_calls(job, 1);
 }

@@ -1,6 +1,6 @@
 #include "handlers.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "memory.h"
 #include "server_int.h"
 
@@ -36,8 +36,10 @@ typedef struct NavJob {
     int c0, c1; /* UTF-16 columns of the word */
 } NavJob;
 
-static void nav_free(Job *job)
+static void nav_free(WsJob *wj)
 {
+    Job *job = (Job *)wj;
+    rpc_call_drop(job->call);
     NavJob *j = (NavJob *)job;
     free(j->path);
     free(j->uri);
@@ -46,13 +48,14 @@ static void nav_free(Job *job)
     free(j);
 }
 
-static int run_hover(Server *s, Job *job);
-static int run_lens(Server *s, Job *job);
+static WsJobNext run_hover(void *ctx, WsJob *wj);
+static WsJobNext run_lens(void *ctx, WsJob *wj);
 
-static NavJob *nav_job(Workspace *ws, RpcCall *call, JobRunFn run)
+static NavJob *nav_job(LspFolder *ws, RpcCall *call, WsJobFn run)
 {
     NavJob *j = xcalloc(1, sizeof *j);
-    lsp_job_init(&j->job, ws, call, run, nav_free);
+    ws_job_init(&j->job.hj, run, nav_free);
+    lsp_job_init(&j->job, ws, call);
     return j;
 }
 
@@ -74,7 +77,7 @@ static const char *display_name(const IdxChunk *c)
 
 /* Files and positions of a request. */
 static RpcStatus doc_params(Server *s, json_t *params, const char *method, int want_pos,
-                            const char **out_uri, int *line, int *character, Workspace **out_ws,
+                            const char **out_uri, int *line, int *character, LspFolder **out_ws,
                             char **out_rel, RpcError *err)
 {
     json_error_t je;
@@ -87,7 +90,7 @@ static RpcStatus doc_params(Server *s, json_t *params, const char *method, int w
         return rpc_error(err, RPC_INVALID_PARAMS, "%s: %s", method, params ? je.text : "no params");
     if (*line < 0 || *character < 0)
         return rpc_error(err, RPC_INVALID_PARAMS, "%s: negative position", method);
-    *out_ws = lsp_ws_for_uri(s, *out_uri, out_rel);
+    *out_ws = lsp_folder_for_uri(s, *out_uri, out_rel);
     return RPC_DONE;
 }
 
@@ -98,7 +101,7 @@ RpcStatus lsp_on_code_lens(void *ctx, json_t *params, RpcCall *call, json_t **ou
     Server *s = ctx;
     const char *uri;
     int line, character;
-    Workspace *ws = NULL;
+    LspFolder *ws = NULL;
     char *rel = NULL;
     if (doc_params(s, params, "textDocument/codeLens", 0, &uri, &line, &character, &ws, &rel,
                    err) != RPC_DONE)
@@ -132,13 +135,14 @@ static json_t *lens(int line, const char *title, const char *command, json_t *ar
     return l;
 }
 
-static int run_lens(Server *s, Job *job)
+static WsJobNext run_lens(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     NavJob *j = (NavJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
-    IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
+    IdxStore *st = lsp_folder_query_store(j->job.ws, &e);
     json_t *out = json_array();
     RtvDef *defs = NULL;
     size_t n = 0;
@@ -174,7 +178,7 @@ static int run_lens(Server *s, Job *job)
     rtv_line_map_free(lm);
     if (lsp_call_reply_failed(call, rc, &e)) {
         json_decref(out);
-        return JOB_DONE;
+        return WS_JOB_DONE;
     }
     /* Ranges the last answer cited in this file, where their lines are now:
      * in the unsaved buffer when the document is open, else on disk. */
@@ -207,7 +211,7 @@ static int run_lens(Server *s, Job *job)
     }
     sb_release(&disk);
     rpc_call_reply(call, out, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }
 
 /* ---------------------------------------------------------------- hover */
@@ -267,7 +271,7 @@ static char *word_at(const char *text, size_t len, int line, int col, int *c0, i
     return xstrndup(p + a, b - a);
 }
 
-char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const char *rel,
+char *lsp_nav_word_at_uri(Server *s, const char *uri, const LspFolder *ws, const char *rel,
                           int line, int col, int *c0, int *c1)
 {
     char *word = NULL;
@@ -284,7 +288,7 @@ char *lsp_nav_word_at_uri(Server *s, const char *uri, const Workspace *ws, const
 
 RpcStatus lsp_nav_position_params(Server *s, json_t *params, const char *method,
                                   const char **out_uri, int *line, int *character,
-                                  Workspace **out_ws, char **out_rel, RpcError *err)
+                                  LspFolder **out_ws, char **out_rel, RpcError *err)
 {
     return doc_params(s, params, method, 1, out_uri, line, character, out_ws, out_rel, err);
 }
@@ -294,7 +298,7 @@ RpcStatus lsp_on_hover(void *ctx, json_t *params, RpcCall *call, json_t **out, R
     Server *s = ctx;
     const char *uri;
     int line, character, c0 = 0, c1 = 0;
-    Workspace *ws = NULL;
+    LspFolder *ws = NULL;
     char *rel = NULL, *word = NULL;
     if (doc_params(s, params, "textDocument/hover", 1, &uri, &line, &character, &ws, &rel, err) !=
         RPC_DONE)
@@ -362,13 +366,14 @@ static void put_first(RtvDef **defs, size_t *n_defs, size_t *n, RtvDef *under, c
     if (!counted) (*n)++;
 }
 
-static int run_hover(Server *s, Job *job)
+static WsJobNext run_hover(void *ctx, WsJob *wj)
 {
+    Job *job = (Job *)wj;
     NavJob *j = (NavJob *)job;
     RpcCall *call = job->call;
     job->call = NULL;
     ErrInfo e = {0};
-    IdxStore *st = lsp_ws_query_store(j->job.ws, &e);
+    IdxStore *st = lsp_folder_query_store(j->job.ws, &e);
     RtvDef *defs = NULL;
     size_t n_defs = 0, n = 0;
     json_t *result = NULL;
@@ -376,7 +381,7 @@ static int run_hover(Server *s, Job *job)
      * others of this file, then the rest. */
     RtvDef under = {0};
     /* the cursor's line in the unsaved buffer, as the index knows the file */
-    uint32_t at = lsp_ws_disk_line(j->job.ws, st, j->path, j->line);
+    uint32_t at = lsp_folder_disk_line(j->job.ws, st, j->path, j->line);
     CrErr rc = st ? rtv_def_under(st, j->path, at, j->word, &under, &e) : CR_OK;
     if (st && rc == CR_OK)
         rc = rtv_defs_named(st, j->word, j->path, at, MAX_DEFS, &defs, &n_defs, &n, &e);
@@ -384,7 +389,7 @@ static int run_hover(Server *s, Job *job)
         rtv_def_release(&under);
         rtv_defs_free(defs, n_defs);
         if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
-        return JOB_DONE;
+        return WS_JOB_DONE;
     }
     put_first(&defs, &n_defs, &n, &under, j->word);
     if (n_defs) {
@@ -409,7 +414,7 @@ static int run_hover(Server *s, Job *job)
             sb_release(&md);
             rtv_defs_free(defs, n_defs);
             if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
-            return JOB_DONE;
+            return WS_JOB_DONE;
         }
         if (n_defs > 1 || n > n_defs) {
             sb_adds(&md, "\n\n**Also defined**");
@@ -432,5 +437,5 @@ static int run_hover(Server *s, Job *job)
     }
     rtv_defs_free(defs, n_defs);
     rpc_call_reply(call, result, NULL);
-    return JOB_DONE;
+    return WS_JOB_DONE;
 }

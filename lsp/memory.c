@@ -1,14 +1,14 @@
 /* memory.c - what a workspace remembers between requests: the last
  * answer's citations (as anchors, for "where was that?") and the cache of
  * explanations shown on hover. Under the handlers that fill and read it. */
-#include "lsp_ws.h"
+#include "folder.h"
 #include "memory.h"
 #include "server_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a)
+void lsp_nav_remember_answer(LspFolder *ws, const char *question, const RtvAnswer *a)
 {
     lsp_nav_forget_answer(ws);
     ws->last_question = xstrdup(question);
@@ -22,7 +22,7 @@ void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswe
     ws->n_last_cites = a->n_citations;
 }
 
-void lsp_nav_forget_answer(Workspace *ws)
+void lsp_nav_forget_answer(LspFolder *ws)
 {
     for (size_t i = 0; i < ws->n_last_cites; i++) {
         free((char *)ws->last_cites[i].path);
@@ -52,7 +52,7 @@ void lsp_explain_key(IdxStore *st, const RtvDef *d, char key[17])
     sb_release(&k);
 }
 
-void lsp_explain_store(Workspace *ws, const char *key, const char *markdown)
+void lsp_explain_store(LspFolder *ws, const char *key, const char *markdown)
 {
     for (size_t i = 0; i < HOVER_CACHE; i++)
         if (ws->explained[i].markdown && !strcmp(ws->explained[i].key, key)) {
@@ -66,7 +66,7 @@ void lsp_explain_store(Workspace *ws, const char *key, const char *markdown)
     ws->explained[slot].markdown = xstrdup(markdown);
 }
 
-const char *lsp_explain_cached(Workspace *ws, IdxStore *st, const RtvDef *d)
+const char *lsp_explain_cached(LspFolder *ws, IdxStore *st, const RtvDef *d)
 {
     char key[17];
     lsp_explain_key(st, d, key);

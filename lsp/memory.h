@@ -9,12 +9,12 @@
 
 /* ---- memory.c: what a workspace remembers between requests */
 /* Worker: keeps the question and citations of an answer for code lenses. */
-void lsp_nav_remember_answer(Workspace *ws, const char *question, const RtvAnswer *a);
-void lsp_nav_forget_answer(Workspace *ws);
+void lsp_nav_remember_answer(LspFolder *ws, const char *question, const RtvAnswer *a);
+void lsp_nav_forget_answer(LspFolder *ws);
 /* Worker: keeps an explanation for hovers. */
-void lsp_explain_store(Workspace *ws, const char *key, const char *markdown);
+void lsp_explain_store(LspFolder *ws, const char *key, const char *markdown);
 /* Worker: the cached explanation of a definition, or NULL (borrowed). */
-const char *lsp_explain_cached(Workspace *ws, IdxStore *st, const RtvDef *d);
+const char *lsp_explain_cached(LspFolder *ws, IdxStore *st, const RtvDef *d);
 /* The cache key of a definition's explanation: its place and the content of
  * every piece. */
 void lsp_explain_key(IdxStore *st, const RtvDef *d, char key[17]);

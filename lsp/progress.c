@@ -1,4 +1,4 @@
-#include "lsp_ws.h"
+#include "folder.h"
 #include "progress.h"
 #include "server_int.h"
 
@@ -24,10 +24,10 @@ void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
     log_msg(type == 1 ? LOG_ERROR : type == 2 ? LOG_WARN : LOG_INFO, "%s", msg);
     /* shown again whenever it changes: a new problem is never hidden
      * behind an old one */
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     int shown = !strncmp(s->notified[kind], msg, sizeof s->notified[kind] - 1);
     snprintf(s->notified[kind], sizeof s->notified[kind], "%.255s", msg);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (shown) return;
     json_t *p = json_object();
     json_object_set_new(p, "type", json_integer(type));
@@ -37,9 +37,9 @@ void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
 
 void lsp_srv_notice_clear(Server *s, int kind)
 {
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     s->notified[kind][0] = '\0';
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
 }
 
 /* ---------------------------------------------------------------- endpoints */
@@ -78,7 +78,7 @@ static json_t *progress_value(const Progress *pg, const char *kind, const char *
 }
 
 /* Sends one $/progress; caller holds ws->pg_mu. */
-static void progress_send(Workspace *ws, json_t *value)
+static void progress_send(LspFolder *ws, json_t *value)
 {
     json_t *p = json_object();
     json_object_set_new(p, "token", json_string(ws->pg.token));
@@ -86,14 +86,14 @@ static void progress_send(Workspace *ws, json_t *value)
     rpc_notify(ws->srv->rpc, "$/progress", p);
 }
 
-static void progress_begin_locked(Workspace *ws)
+static void progress_begin_locked(LspFolder *ws)
 {
     char title[300];
     size_t done, total;
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     done = ws->done;
     total = ws->total;
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
     if (ws->pg.checking)
         snprintf(title, sizeof title, "Checking the index of %s", ws->name);
     else
@@ -110,7 +110,7 @@ static void progress_begin_locked(Workspace *ws)
 /* Reader thread: the client answered window/workDoneProgress/create. */
 static void on_progress_created(void *ud, json_t *result, json_t *error)
 {
-    Workspace *ws = ud;
+    LspFolder *ws = ud;
     pthread_mutex_lock(&ws->pg_mu);
     if (ws->pg.st == PG_CREATING) {
         if (error) {
@@ -126,14 +126,14 @@ static void on_progress_created(void *ud, json_t *result, json_t *error)
     pthread_mutex_unlock(&ws->pg_mu);
 }
 
-void lsp_progress_start(Workspace *ws)
+void lsp_progress_start(LspFolder *ws)
 {
     Server *s = ws->srv;
     if (!s->cap_progress) return;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     int seq = ++s->progress_seq;
     int checking = ws->complete;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     pthread_mutex_lock(&ws->pg_mu);
     memset(&ws->pg, 0, sizeof ws->pg);
     ws->pg.seq = seq;
@@ -146,7 +146,7 @@ void lsp_progress_start(Workspace *ws)
     rpc_request(s->rpc, "window/workDoneProgress/create", p, on_progress_created, ws);
 }
 
-void lsp_progress_report(Workspace *ws, size_t done, size_t total)
+void lsp_progress_report(LspFolder *ws, size_t done, size_t total)
 {
     if (!ws->srv->cap_progress) return;
     pthread_mutex_lock(&ws->pg_mu);
@@ -155,7 +155,7 @@ void lsp_progress_report(Workspace *ws, size_t done, size_t total)
     pthread_mutex_unlock(&ws->pg_mu);
 }
 
-void lsp_progress_finish(Workspace *ws, const char *msg)
+void lsp_progress_finish(LspFolder *ws, const char *msg)
 {
     pthread_mutex_lock(&ws->pg_mu);
     if (ws->pg.st == PG_ACTIVE) {

@@ -26,9 +26,9 @@ typedef struct Progress {
 void lsp_srv_notice(Server *s, int kind, int type, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void lsp_srv_notice_clear(Server *s, int kind);
-void lsp_progress_start(Workspace *ws);
-void lsp_progress_report(Workspace *ws, size_t done, size_t total);
-void lsp_progress_finish(Workspace *ws, const char *msg);
+void lsp_progress_start(LspFolder *ws);
+void lsp_progress_report(LspFolder *ws, size_t done, size_t total);
+void lsp_progress_finish(LspFolder *ws, const char *msg);
 /* The LLM endpoint's changes, told to the user (WsNoticeFn; ud: Server). */
 void lsp_ep_notice(void *ud, int type, const char *msg);
 

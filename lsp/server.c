@@ -1,6 +1,6 @@
 #include "handlers.h"
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "progress.h"
 #include "server_int.h"
 
@@ -60,7 +60,7 @@ static void add_workspace(Server *s, const char *path, const char *name)
         name = b && b[1] ? b + 1 : path;
     }
     s->ws = xrealloc(s->ws, (s->n_ws + 1) * sizeof *s->ws);
-    s->ws[s->n_ws++] = lsp_ws_new(s, path, name, &cfg);
+    s->ws[s->n_ws++] = lsp_folder_new(s, path, name, &cfg);
     ws_config_release(&cfg);
 }
 
@@ -143,7 +143,14 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
                     s->ws[i]->root, vcs, vcs);
         free(vcs);
     }
-    lsp_srv_start_threads(s, lsp_builder_main, lsp_ws_refresh_stale);
+    int rc = ws_host_start(s->host);
+    if (rc) {
+        /* a server without its threads would hang every request: said
+         * plainly, exit 2 (a memory limit, a thread limit) */
+        fprintf(stderr, "coderag: cannot start the language server's threads: %s\n", strerror(rc));
+        fflush(stderr);
+        _exit(2);
+    }
 
     *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b, s:b,"
                      " s:b, s:b, s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
@@ -179,7 +186,7 @@ static RpcStatus on_initialized(void *ctx, json_t *params, RpcCall *call, json_t
         rpc_request(s->rpc, "client/registerCapability", reg, NULL, NULL);
     }
     for (size_t i = 0; i < s->n_ws; i++)
-        lsp_ws_request_build(s->ws[i]);
+        lsp_folder_request_build(s->ws[i]);
     return RPC_DONE;
 }
 
@@ -195,7 +202,7 @@ static void on_cancel(void *ctx)
 {
     Server *s = ctx;
     for (size_t i = 0; i < s->n_ws; i++)
-        lsp_ws_unpark(s->ws[i], 0);
+        lsp_folder_unpark(s->ws[i], 0);
 }
 
 int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
@@ -206,10 +213,8 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     ws_config_copy(&s.cfg, cfg);
     /* every root's stores share one copy of what is read-only (the model) */
     if (!s.cfg.shared) s.cfg.shared = idx_shared_new();
-    pthread_mutex_init(&s.mu, NULL);
-    pthread_cond_init(&s.work_cond, NULL);
-    pthread_cond_init(&s.build_cond, NULL);
-    pthread_cond_init(&s.llm_cond, NULL);
+    WsHostDoor door = {&s, lsp_folder_refresh_stale, lsp_builder_next, lsp_builder_run};
+    s.host = ws_host_new(&door);
     s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
     s.tr = rpc_transport_new(&rpc_framing_content_length, in_fd, out_fd);
     s.rpc = rpc_new(&rpc_profile_lsp, methods, sizeof methods / sizeof methods[0], &s,
@@ -230,25 +235,22 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
         break;
     }
 
-    if (lsp_srv_stop_threads(&s, STOP_WAIT_MS) != 0) {
+    if (ws_host_stop(s.host, STOP_WAIT_MS) != 0) {
         /* A build or an LLM request that cannot be interrupted: the index
          * survives any interruption, so leave without waiting for it. */
         log_msg(LOG_WARN, "work still running after %d ms; exiting anyway", STOP_WAIT_MS);
         _exit(code);
     }
     for (size_t i = 0; i < s.n_ws; i++)
-        lsp_ws_free(s.ws[i]);
+        lsp_folder_free(s.ws[i]);
     free(s.ws);
     lsp_docs_free(&s);
     free(s.skipped_folders);
     rpc_free(s.rpc);
     rpc_transport_free(s.tr);
     ws_config_release(&s.cfg);
-    pthread_cond_destroy(&s.work_cond);
-    pthread_cond_destroy(&s.build_cond);
-    pthread_cond_destroy(&s.llm_cond);
     ws_endpoint_free(s.llm_ep);
-    pthread_mutex_destroy(&s.mu);
+    ws_host_free(s.host);
     log_msg(LOG_INFO, "exit %d", code);
     return code;
 }

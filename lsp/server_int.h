@@ -1,11 +1,11 @@
 /*
  * server_int.h - the language server's state (Server), shared by its
  * files. Each owner declares its own part in a header of its own:
- * jobs.h (the job queue, the worker and the LLM pool: jobs.c),
+ * jobs.h (the server's jobs on the workspace host's queue: jobs.c),
  * builder.h (full builds and their adoption: builder.c), progress.h
- * (work-done progress of builds, notices: progress.c), lsp_ws.h (a
- * workspace folder's lifecycle, query store, file updates, status:
- * workspace.c), memory.h (what a workspace remembers: memory.c),
+ * (work-done progress of builds, notices: progress.c), folder.h (a
+ * workspace folder's lifecycle (LspFolder), query store, file updates, status:
+ * folder.c), memory.h (what a workspace remembers: memory.c),
  * handlers.h (the method table's handlers: handlers_*.c) and ask_job.h
  * (the ask pipeline's job: handlers_ask.c, ask_run.c).
  *
@@ -15,13 +15,15 @@
  *     dispatch table. Handlers decode params there, then either answer at
  *     once (status, lifecycle, document sync, code actions) or queue a Job.
  *     It owns the open documents (Docs) and never touches an IdxStore.
- * worker: owns every workspace's query store (Workspace.q) and runs the job
+ * worker: owns every workspace's query store (LspFolder.q) and runs the job
  *     queue in order - retrieval for asks, hovers, code lenses, symbol and
  *     call hierarchy queries, file updates (saves and watched-file events,
  *     coalesced per path and run ahead of other jobs), the adoption of a
  *     finished build, and the verification of LLM answers. IdxStore is
  *     single-threaded, so this one thread is the only user of q.
- * LLM pool (LLM_THREADS threads): runs the LLM step of asks and
+ * The worker, the LLM pool and the builder are the workspace host's
+ * (ws.h: WsHost), which owns the queues; the server lends it its builds.
+ * LLM pool (WS_LLM_THREADS threads): runs the LLM step of asks and
  *     explanations, which never touches a store; a job goes there from the
  *     worker and comes back to the worker to be verified (the shape of
  *     libuv's uv_queue_work). So no question, hover or lens ever waits
@@ -35,14 +37,13 @@
  *     File updates wait while a build runs and are applied when it is
  *     adopted, so the two handles never race on the same file.
  *
- * A job is {ws, call, run, free, next}: `run` is called on the thread of
- * the queue it is in and returns JOB_DONE (the queue frees it) or JOB_KEPT
- * (it was handed on: pushed to the other queue); `free` releases the
- * payload of the struct that embeds the Job as its first member. Adding a
+ * A job is a WsJob with {ws, call}: its stage runs on the thread of the
+ * queue it is in and returns where the job goes next (ws.h: done, kept
+ * aside, the worker, the LLM pool); no stage queues its own job. Adding a
  * request is a method-table row and a handler file.
  *
  * Shared state (workspace state, counters, pending updates, the queues) is
- * guarded by Server.mu; progress notifications of a workspace by its pg_mu
+ * guarded by the host's lock (ws_host_lock); progress notifications of a workspace by its pg_mu
  * (so that begin, report and end go out in order); endpoint state by its
  * own mutex. Messages may be sent from any thread: the transport writes
  * each one whole under its own lock.
@@ -57,11 +58,9 @@
 
 struct json_t;
 typedef struct Server Server;
-typedef struct Workspace Workspace;
+typedef struct LspFolder LspFolder;
 typedef struct Job Job;
 typedef struct Doc Doc;
-
-#define LLM_THREADS 2
 
 enum { NOTICE_LLM, NOTICE_EMBED, NOTICE_INDEX, NOTICE_FOLDERS, NOTICE_UPDATE, NOTICE__COUNT };
 
@@ -74,20 +73,13 @@ struct Server {
     int cap_progress;      /* window.workDoneProgress */
     int cap_watch_dynamic; /* workspace.didChangeWatchedFiles.dynamicRegistration */
 
-    Workspace **ws; /* fixed at initialize */
+    LspFolder **ws; /* fixed at initialize */
     size_t n_ws;
     char *skipped_folders; /* what initialize could not serve, told at initialized; or NULL */
     Doc *docs;
     int initialized;
 
-    pthread_mutex_t mu;
-    pthread_cond_t work_cond, build_cond, llm_cond;
-    Job *head, *tail;         /* the worker's queue */
-    Job *llm_head, *llm_tail; /* the LLM pool's */
-    int stopping;
-    int threads_started;
-    void (*on_idle)(Server *s); /* run by the worker when its queue is empty */
-    pthread_t worker, builder, llm[LLM_THREADS];
+    WsHost *host; /* the job queue and threads (ws.h); its lock guards the shared state */
     char notified[NOTICE__COUNT][256]; /* the last message shown per kind, "" when none */
     int progress_seq;
     WsEndpoint *llm_ep;   /* the LLM's health and back-off */

@@ -1,20 +1,29 @@
 #include "mcp_int.h"
 #include "rpc.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The server: the calling thread reads messages and answers what needs no
- * index (initialize, ping, tools/list, argument errors); tool calls queue
- * for one worker thread, which owns the store: it indexes the root first,
- * then runs the calls in order, bringing the index up to date before each
- * one when the watcher saw a change. */
+/* The server on the workspace host (ws.h): the calling thread reads
+ * messages and answers what needs no index (initialize, ping, tools/list,
+ * argument errors); tool calls are jobs on the host's worker, which owns
+ * the query store; the index's passes are the host's builder's, on a
+ * handle of its own. A call waits for the first index, and for the pass a
+ * change the watcher saw calls for; but never behind another writer of
+ * the index (a `coderag index`, a language server): then it is answered
+ * from the index as last committed, and says so. */
+
+/* How long a call waits for a pass that meets another writer before it
+ * is answered from the index as it stands (ms). */
+#define MCP_WRITE_WAIT_MS 1000
+/* Passes one call waits for (a tree that keeps changing: answered after these). */
+#define MCP_MAX_REFRESH 3
 
 typedef enum { PHASE_NONE, PHASE_INDEX, PHASE_READY, PHASE_LLM } CallPhase;
 
 typedef struct Call {
+    WsJob hj;      /* first: the host's */
     RpcCall *call; /* the request: answered (or dropped) once, then NULL */
     const McpTool *tool;
     json_t *args;
@@ -28,7 +37,10 @@ typedef struct Call {
     CallPhase phase;
     unsigned pass; /* PHASE_INDEX: which index pass (McpServer.pass) */
     WsPace pace;
-    struct Call *next;
+    int refreshes; /* passes it waited for */
+    int stale;     /* a pass waits for another writer: answered from the index as it stands */
+    int failed;    /* the pass it waited for failed (McpServer.error says why) */
+    struct Call *park_next;
 } Call;
 
 typedef enum { IDX_STARTING, IDX_RUNNING, IDX_READY, IDX_FAILED } IndexState;
@@ -36,17 +48,24 @@ typedef enum { IDX_STARTING, IDX_RUNNING, IDX_READY, IDX_FAILED } IndexState;
 typedef struct McpServer {
     const McpOptions *opt;
     Rpc *rpc;
-    pthread_mutex_t mu; /* everything below, and the progress fields of the calls */
-    pthread_cond_t cv;
-    Call *head, *tail;
+    WsHost *host;  /* its lock guards everything below, and the progress fields of the calls */
     Call *running; /* the call the worker runs, or NULL */
-    int stopping;
+    Call *parked, **parked_tail; /* calls waiting for a pass, in order */
+    size_t live;                 /* calls not yet freed */
     int structured;
     IndexState state;
     unsigned pass;      /* index passes begun */
     size_t done, total; /* the current pass's progress */
     long long files;    /* files in the index (status's count); -1: unknown */
     char error[512];
+    int build_wanted, building;
+    int writer_waits; /* the running pass waits for another writer */
+    WsWatch *w;       /* opened by the first pass; read under the lock */
+    /* builder thread only */
+    IdxStore *writer;
+    /* worker thread only */
+    IdxStore *st;
+    WsEndpoint *llm_ep; /* the LLM's health across calls: a dead endpoint is backed off */
 } McpServer;
 
 static const char *const versions[] = {MCP_PROTOCOL_VERSION, "2025-06-18", "2025-03-26",
@@ -54,7 +73,7 @@ static const char *const versions[] = {MCP_PROTOCOL_VERSION, "2025-06-18", "2025
 
 /* ---------------------------------------------------------------- progress */
 
-/* Under s->mu: a new phase of c's progress, reported at a human pace. */
+/* Host lock held: a new phase of c's progress, reported at a human pace. */
 static void phase_begin_locked(Call *c, CallPhase phase, unsigned pass)
 {
     c->phase = phase;
@@ -63,7 +82,7 @@ static void phase_begin_locked(Call *c, CallPhase phase, unsigned pass)
     ws_pace_init(&c->pace, WS_PACE_MIN_MS);
 }
 
-/* Under s->mu: one notifications/progress to c, done out of total (0:
+/* Host lock held: one notifications/progress to c, done out of total (0:
  * open-ended) in the current phase, when it is due. */
 static void progress_to_locked(McpServer *s, Call *c, size_t done, size_t total, const char *msg)
 {
@@ -77,7 +96,7 @@ static void progress_to_locked(McpServer *s, Call *c, size_t done, size_t total,
     rpc_notify(s->rpc, "notifications/progress", p);
 }
 
-/* Under s->mu: the current index pass to c. */
+/* Host lock held: the current index pass to c. */
 static void index_progress_to_locked(McpServer *s, Call *c)
 {
     if (c->phase != PHASE_INDEX || c->pass != s->pass) phase_begin_locked(c, PHASE_INDEX, s->pass);
@@ -87,26 +106,27 @@ static void index_progress_to_locked(McpServer *s, Call *c)
     progress_to_locked(s, c, s->done, s->total, msg);
 }
 
-/* Under s->mu: an index pass begins. */
+/* Host lock held: an index pass begins. */
 static void pass_begin_locked(McpServer *s)
 {
     s->pass++;
     s->done = s->total = 0;
 }
 
-/* Worker: progress of an index pass to the running call and every queued
+/* Builder: progress of an index pass to the running call and every waiting
  * one that asked. */
 static int on_index_progress(void *ud, size_t done, size_t total)
 {
     McpServer *s = ud;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     s->done = done;
     s->total = total;
+    s->writer_waits = 0; /* a file written: the pass has its turn */
     if (s->running) index_progress_to_locked(s, s->running);
-    for (Call *c = s->head; c; c = c->next)
+    for (Call *c = s->parked; c; c = c->park_next)
         index_progress_to_locked(s, c);
-    int stop = s->stopping && !s->head; /* calls still queued at end of input are answered */
-    pthread_mutex_unlock(&s->mu);
+    int stop = ws_host_stopping(s->host); /* calls left at end of input were answered first */
+    ws_host_unlock(s->host);
     return stop;
 }
 
@@ -117,96 +137,157 @@ static void on_llm_tokens(void *ud, size_t tokens, size_t chars)
     McpServer *s = c->srv;
     char msg[96];
     ws_progress_tokens(msg, sizeof msg, tokens);
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     if (c->phase != PHASE_LLM) phase_begin_locked(c, PHASE_LLM, 0);
     progress_to_locked(s, c, tokens, 0, msg);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
 }
 
 /* Worker: where the index stands, to the running call (its count is
  * status's). */
 static void ready_to(McpServer *s, Call *c)
 {
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     if (s->files >= 0) {
         char msg[96];
         snprintf(msg, sizeof msg, "index ready: %lld file%s", s->files, s->files == 1 ? "" : "s");
         phase_begin_locked(c, PHASE_READY, 0);
         progress_to_locked(s, c, (size_t)s->files, (size_t)s->files, msg);
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
 }
 
-/* Worker: counts the files in the index again (after a pass changed it). */
+/* Counts the files in the index again (after a pass changed it). */
 static void count_files(McpServer *s, IdxStore *st)
 {
     IdxStatus is;
     long long files = idx_status(st, &is, NULL) == CR_OK ? (long long)is.files : -1;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     s->files = files;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
+}
+
+/* ---------------------------------------------------------------- builder */
+
+/* Host lock held: the calls that waited for a pass go back to the worker
+ * (stale: answered from the index as it stands). */
+static void unpark_locked(McpServer *s, int stale, int failed)
+{
+    Call *go = s->parked;
+    s->parked = NULL;
+    s->parked_tail = &s->parked;
+    while (go) {
+        Call *c = go;
+        go = c->park_next;
+        c->park_next = NULL;
+        c->stale |= stale;
+        c->failed |= failed;
+        ws_host_submit_locked(s->host, &c->hj);
+    }
+}
+
+static void *build_next(void *ud)
+{
+    McpServer *s = ud;
+    if (!s->build_wanted || s->building) return NULL;
+    s->build_wanted = 0;
+    s->building = 1;
+    return s;
+}
+
+/* Builder: the pass met another writer (ws_store_pass_yield): the calls
+ * that wait for it go on from what is committed meanwhile. */
+static void on_writer_met(void *ud)
+{
+    McpServer *s = ud;
+    log_msg(LOG_INFO, "an index pass waits for another writer; calls answer from the index as it "
+                      "stands meanwhile");
+    ws_host_lock(s->host);
+    s->writer_waits = 1;
+    unpark_locked(s, 1, 0);
+    ws_host_unlock(s->host);
+}
+
+/* One pass on the builder's handle. A refresh that meets another writer
+ * lets the waiting calls go (answered from what is committed) and then
+ * waits its turn. */
+static CrErr pass(McpServer *s, int first, ErrInfo *e)
+{
+    IdxUpdateStats stats;
+    double t0 = now_ms();
+    ws_host_lock(s->host);
+    pass_begin_locked(s);
+    if (first) s->state = IDX_RUNNING;
+    ws_host_unlock(s->host);
+    CrErr rc = ws_store_pass_yield(s->writer, first ? 0 : MCP_WRITE_WAIT_MS, on_writer_met, s,
+                                   on_index_progress, s, &stats, e);
+    ws_host_lock(s->host);
+    s->writer_waits = 0;
+    ws_host_unlock(s->host);
+    if (ws_update_embed_failed(rc)) {
+        log_msg(LOG_WARN, "embeddings failed, dense leg off until the next update: %s", e->msg);
+        rc = CR_OK;
+    }
+    if (!rc && (first || stats.files_changed || stats.files_removed))
+        log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed, %zu removed) in %.0f ms",
+                idx_root(s->writer), stats.files_seen, stats.files_changed, stats.files_removed,
+                now_ms() - t0);
+    return rc;
+}
+
+static WsJobNext run_ready(void *ctx, WsJob *j);
+
+/* Builder: the first index (opening the writer's handle and the watcher),
+ * or a refresh; the calls that waited go back to the worker. */
+static void build(void *ud, void *what)
+{
+    McpServer *s = ud;
+    ErrInfo e = {0};
+    CrErr rc = CR_OK;
+    int first = !s->writer;
+    if (first) {
+        rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &s->writer, &e);
+        if (!rc) {
+            WsWatch *w = ws_watch_open(idx_root(s->writer), s->opt->cfg->index_dir);
+            ws_host_lock(s->host);
+            s->w = w;
+            ws_host_unlock(s->host);
+        }
+    }
+    if (!rc) rc = pass(s, first, &e);
+    /* edits made while the first index was built (one stat pass without a watcher) */
+    for (int i = 0; first && !rc && i < MCP_MAX_REFRESH; i++) {
+        ws_host_lock(s->host);
+        int changed = s->w && ws_watch_changed(s->w);
+        ws_host_unlock(s->host);
+        if (!changed) break;
+        rc = pass(s, 0, &e);
+    }
+    if (!rc) count_files(s, s->writer);
+    ws_host_lock(s->host);
+    s->building = 0;
+    if (rc && first) {
+        s->state = IDX_FAILED;
+        snprintf(s->error, sizeof s->error, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        log_msg(LOG_ERROR, "%s", s->error);
+    } else if (rc) {
+        snprintf(s->error, sizeof s->error, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        log_msg(LOG_WARN, "updating the index failed: %s", s->error);
+    }
+    if (first && !rc) {
+        /* the worker opens its query store, then the calls go */
+        WsJob *j = xcalloc(1, sizeof *j);
+        ws_job_init(j, run_ready, NULL);
+        j->urgent = 1;
+        ws_host_submit_locked(s->host, j);
+    } else {
+        unpark_locked(s, 0, rc != CR_OK);
+    }
+    ws_host_unlock(s->host);
+    (void)what;
 }
 
 /* ---------------------------------------------------------------- worker */
-
-static int call_cancelled(void *ud)
-{
-    const Call *c = ud;
-    return rpc_call_cancelled(c->call);
-}
-
-static void call_free(Call *c)
-{
-    if (!c) return;
-    rpc_call_drop(c->call);
-    json_decref(c->args);
-    json_decref(c->token);
-    free(c);
-}
-
-static void run_call(McpServer *s, IdxStore *st, WsWatch *w, WsEndpoint *llm_ep, Call *c)
-{
-    McpResult r = {0};
-    ErrInfo e = {0};
-    double t0 = now_ms();
-    if (rpc_call_cancelled(c->call)) { /* cancelled while queued: no answer */
-        rpc_call_reply(c->call, NULL, NULL);
-        c->call = NULL;
-        return;
-    }
-    sb_init(&r.text);
-    pthread_mutex_lock(&s->mu);
-    IndexState state = s->state;
-    int structured = s->structured;
-    pthread_mutex_unlock(&s->mu);
-    int passes = 0;
-    if (state == IDX_FAILED) {
-        mcp_fail(&r, "the index of the workspace could not be opened: %s", s->error);
-    } else {
-        pthread_mutex_lock(&s->mu);
-        pass_begin_locked(s);
-        pthread_mutex_unlock(&s->mu);
-        CrErr rc = ws_refresh(st, w, on_index_progress, s, &passes, &e);
-        if (passes) count_files(s, st);
-        if (rc) {
-            mcp_fail(&r, "updating the index failed: %s", e.msg);
-        } else {
-            ready_to(s, c); /* every call that asks hears where the index stands */
-            McpCtx ctx = {st, s->opt, structured, call_cancelled, c, llm_ep, NULL, NULL};
-            if (c->token) {
-                ctx.progress = on_llm_tokens;
-                ctx.progress_ud = c;
-            }
-            c->tool->run(&ctx, c->args, &r);
-        }
-    }
-    json_t *res = mcp_result_json(&r, structured);
-    /* time inside the server, freshness check included (bench/mcp_bench.py) */
-    json_object_set_new(res, "_meta", json_pack("{s:f}", "coderag/ms", now_ms() - t0));
-    rpc_call_reply(c->call, res, NULL); /* no answer when the client cancelled it */
-    c->call = NULL;
-    sb_release(&r.text);
-}
 
 /* One throw-away search before the first call, so that what a process
  * sets up on first use (SQLite's prepared statements and page cache, the
@@ -224,68 +305,121 @@ static void warm_up(IdxStore *st)
     log_msg(LOG_DEBUG, "warm-up search: %.1f ms", now_ms() - t0);
 }
 
-static void *worker(void *ud)
+/* Worker: the first index is written; the query store opened and warmed. */
+static WsJobNext run_ready(void *ctx, WsJob *j)
 {
-    McpServer *s = ud;
-    IdxStore *st = NULL;
+    McpServer *s = ctx;
     ErrInfo e = {0};
-    IdxUpdateStats stats;
-    WsWatch *w = NULL;
-    /* the LLM's health across calls: a dead endpoint is backed off */
-    WsEndpoint *llm_ep = ws_endpoint_new("LLM", NULL, NULL);
-
-    CrErr rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &st, &e);
-    if (!rc) {
-        w = ws_watch_open(idx_root(st), s->opt->cfg->index_dir);
-        double t0 = now_ms();
-        pthread_mutex_lock(&s->mu);
-        pass_begin_locked(s);
-        s->state = IDX_RUNNING;
-        pthread_mutex_unlock(&s->mu);
-        rc = idx_update(st, on_index_progress, s, &stats, &e);
-        if (ws_update_embed_failed(rc)) {
-            log_msg(LOG_WARN, "embeddings failed, dense leg off until the next update: %s", e.msg);
-            rc = CR_OK;
-        }
-        if (!rc) {
-            log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed) in %.0f ms", idx_root(st),
-                    stats.files_seen, stats.files_changed, now_ms() - t0);
-            pthread_mutex_lock(&s->mu);
-            pass_begin_locked(s);
-            pthread_mutex_unlock(&s->mu);
-            rc = ws_refresh(st, w, on_index_progress, s, NULL, &e); /* edits made while indexing */
-        }
-        if (!rc) count_files(s, st);
-        if (!rc) rc = idx_warm(st, &e);
-        if (!rc) warm_up(st);
-    }
-    pthread_mutex_lock(&s->mu);
+    CrErr rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &s->st, &e);
+    if (!rc) rc = idx_warm(s->st, &e);
+    if (!rc) warm_up(s->st);
+    ws_host_lock(s->host);
     s->state = rc ? IDX_FAILED : IDX_READY;
     if (rc) {
         snprintf(s->error, sizeof s->error, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
         log_msg(LOG_ERROR, "%s", s->error);
     }
-    for (;;) {
-        while (!s->head && !s->stopping)
-            pthread_cond_wait(&s->cv, &s->mu);
-        if (!s->head) break; /* end of input, every call answered */
-        Call *c = s->head;
-        s->head = c->next;
-        if (!s->head) s->tail = NULL;
-        s->running = c;
-        pthread_mutex_unlock(&s->mu);
-        run_call(s, st, w, llm_ep, c);
-        pthread_mutex_lock(&s->mu);
-        s->running = NULL;
-        pthread_mutex_unlock(&s->mu);
-        call_free(c);
-        pthread_mutex_lock(&s->mu);
+    unpark_locked(s, 0, 0);
+    ws_host_unlock(s->host);
+    (void)j;
+    return WS_JOB_DONE;
+}
+
+static int call_cancelled(void *ud)
+{
+    const Call *c = ud;
+    return rpc_call_cancelled(c->call);
+}
+
+static void call_free(WsJob *j)
+{
+    Call *c = (Call *)j;
+    McpServer *s = c->srv;
+    rpc_call_drop(c->call);
+    json_decref(c->args);
+    json_decref(c->token);
+    free(c);
+    ws_host_lock(s->host);
+    s->live--;
+    ws_host_changed(s->host);
+    ws_host_unlock(s->host);
+}
+
+/* Host lock held: whether c waits for a pass first (the first index, or a
+ * change the watcher saw): then it is parked, and the builder asked. */
+static int park_locked(McpServer *s, Call *c)
+{
+    if (s->writer_waits) c->stale = 1;
+    if (s->state == IDX_FAILED || c->stale || c->failed) return 0;
+    int wait = s->state != IDX_READY || s->building || s->build_wanted;
+    /* without a watcher (inotify unavailable): one stat pass per call */
+    int stale_files =
+        s->w ? c->refreshes < MCP_MAX_REFRESH && ws_watch_changed(s->w) : c->refreshes == 0;
+    if (!wait && stale_files) {
+        s->build_wanted = 1;
+        ws_host_wake_builder(s->host);
+        wait = 1;
     }
-    pthread_mutex_unlock(&s->mu);
-    ws_watch_close(w);
-    ws_endpoint_free(llm_ep);
-    idx_close(st);
-    return NULL;
+    if (!wait) return 0;
+    if (s->state == IDX_READY) c->refreshes++;
+    c->park_next = NULL;
+    *s->parked_tail = c;
+    s->parked_tail = &c->park_next;
+    return 1;
+}
+
+static WsJobNext run_call(void *ctx, WsJob *j)
+{
+    McpServer *s = ctx;
+    Call *c = (Call *)j;
+    McpResult r = {0};
+    if (rpc_call_cancelled(c->call)) { /* cancelled while queued: no answer */
+        rpc_call_reply(c->call, NULL, NULL);
+        c->call = NULL;
+        return WS_JOB_DONE;
+    }
+    ws_host_lock(s->host);
+    if (park_locked(s, c)) {
+        ws_host_unlock(s->host);
+        return WS_JOB_KEPT;
+    }
+    IndexState state = s->state;
+    int structured = s->structured;
+    char error[sizeof s->error];
+    snprintf(error, sizeof error, "%s", s->error);
+    s->running = c;
+    ws_host_unlock(s->host);
+    double t0 = now_ms();
+    sb_init(&r.text);
+    if (state == IDX_FAILED) {
+        mcp_fail(&r, "the index of the workspace could not be opened: %s", error);
+    } else if (c->failed) {
+        mcp_fail(&r, "updating the index failed: %s", error);
+    } else {
+        ready_to(s, c); /* every call that asks hears where the index stands */
+        McpCtx ctx2 = {s->st, s->opt, structured, call_cancelled, c, s->llm_ep, NULL, NULL};
+        if (c->token) {
+            ctx2.progress = on_llm_tokens;
+            ctx2.progress_ud = c;
+        }
+        c->tool->run(&ctx2, c->args, &r);
+        if (c->stale && !r.is_error) {
+            sb_adds(&r.text, "(another writer is updating the index: this answer is from the "
+                             "index as last committed and may miss the latest changes)\n");
+            if (json_is_object(r.structured))
+                json_object_set_new(r.structured, "staleIndex", json_true());
+        }
+    }
+    json_t *res = mcp_result_json(&r, structured);
+    /* time inside the server, freshness check included (bench/mcp_bench.py) */
+    json_object_set_new(res, "_meta", json_pack("{s:f}", "coderag/ms", now_ms() - t0));
+    rpc_call_reply(c->call, res, NULL); /* no answer when the client cancelled it */
+    c->call = NULL;
+    sb_release(&r.text);
+    ws_host_lock(s->host);
+    s->running = NULL;
+    ws_host_unlock(s->host);
+    return WS_JOB_DONE;
 }
 
 /* ---------------------------------------------------------------- requests */
@@ -301,9 +435,9 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
     const char *use = versions[0];
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
         if (!strcmp(asked, versions[i])) use = versions[i];
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     s->structured = strcmp(use, "2025-06-18") >= 0;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     *out = json_pack(
         "{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", use, "capabilities",
         "tools", "listChanged", 0, "serverInfo", "name", "coderag", "title", "CodeRAG", "version",
@@ -354,15 +488,16 @@ static RpcStatus on_tools_call(void *ctx, json_t *params, RpcCall *call, json_t 
         args = NULL;
     if (t && !mcp_check_args(t, args, &r)) t = NULL;
     if (!t) { /* answered now, without waiting for the index */
-        pthread_mutex_lock(&s->mu);
+        ws_host_lock(s->host);
         int structured = s->structured;
-        pthread_mutex_unlock(&s->mu);
+        ws_host_unlock(s->host);
         *out = mcp_result_json(&r, structured);
         sb_release(&r.text);
         return RPC_DONE;
     }
     sb_release(&r.text);
     Call *c = xcalloc(1, sizeof *c);
+    ws_job_init(&c->hj, run_call, call_free);
     c->call = call;
     c->tool = t;
     c->args = args ? json_incref(args) : json_object();
@@ -370,16 +505,12 @@ static RpcStatus on_tools_call(void *ctx, json_t *params, RpcCall *call, json_t 
     if (tok && (json_is_string(tok) || json_is_integer(tok))) c->token = json_incref(tok);
     c->srv = s;
     c->sent = -1;
-    pthread_mutex_lock(&s->mu);
-    if (s->tail)
-        s->tail->next = c;
-    else
-        s->head = c;
-    s->tail = c;
+    ws_host_lock(s->host);
+    s->live++;
     if (s->state == IDX_STARTING || s->state == IDX_RUNNING)
         index_progress_to_locked(s, c); /* where the first index stands */
-    pthread_cond_signal(&s->cv);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_submit_locked(s->host, &c->hj);
+    ws_host_unlock(s->host);
     return RPC_LATER;
 }
 
@@ -395,40 +526,46 @@ static const RpcMethod methods[] = {
 
 /* ---------------------------------------------------------------- loop */
 
+/* Host lock held: every call answered (ws_host_wait_until). */
+static int all_answered(void *ud)
+{
+    const McpServer *s = ud;
+    return s->live == 0;
+}
+
 int mcp_server_run(const McpOptions *o, int in_fd, int out_fd)
 {
     McpServer s;
     memset(&s, 0, sizeof s);
     s.opt = o;
     s.files = -1;
-    pthread_mutex_init(&s.mu, NULL);
-    pthread_cond_init(&s.cv, NULL);
+    s.parked_tail = &s.parked;
+    s.llm_ep = ws_endpoint_new("LLM", NULL, NULL);
+    WsHostDoor door = {&s, NULL, build_next, build};
+    s.host = ws_host_new(&door);
     RpcTransport *tr = rpc_transport_new(&rpc_framing_lines, in_fd, out_fd);
     rpc_transport_set_limits(tr, MCP_MAX_LINE, 0);
     s.rpc = rpc_new(&rpc_profile_mcp, methods, sizeof methods / sizeof methods[0], &s,
                     rpc_transport_send, tr);
-    pthread_t th;
     int code = 0;
-    if (pthread_create(&th, NULL, worker, &s) != 0) {
-        log_msg(LOG_ERROR, "cannot start the worker thread");
+    s.build_wanted = 1; /* the first index, at once */
+    int rc = ws_host_start(s.host);
+    if (rc) {
+        log_msg(LOG_ERROR, "cannot start the worker threads: %s", strerror(rc));
         code = 2;
         goto out;
     }
     rpc_serve(s.rpc, tr);
-    pthread_mutex_lock(&s.mu);
-    s.stopping = 1;
-    pthread_cond_signal(&s.cv);
-    pthread_mutex_unlock(&s.mu);
-    pthread_join(th, NULL);
-    while (s.head) {
-        Call *c = s.head;
-        s.head = c->next;
-        call_free(c);
-    }
+    /* end of input: the calls already made are answered first */
+    ws_host_wait_until(s.host, all_answered, &s);
 out:
+    ws_host_stop(s.host, 0x7fffffff);
+    ws_host_free(s.host);
+    ws_watch_close(s.w);
+    idx_close(s.writer);
+    idx_close(s.st);
+    ws_endpoint_free(s.llm_ep);
     rpc_free(s.rpc);
     rpc_transport_free(tr);
-    pthread_cond_destroy(&s.cv);
-    pthread_mutex_destroy(&s.mu);
     return code;
 }

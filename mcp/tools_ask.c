@@ -105,15 +105,7 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
         rtv_answer_release(&a);
         return;
     }
-    json_t *cites = json_array(), *ctx = json_array();
-    for (size_t i = 0; i < a.n_citations; i++) {
-        const VfyCitation *v = &a.citations[i];
-        json_array_append_new(cites, json_pack("{s:o, s:i, s:i, s:o, s:s, s:s, s:b}", "path",
-                                               json_text(v->path), "startLine", (int)v->start_line,
-                                               "endLine", (int)v->end_line, "symbol",
-                                               json_text(v->symbol), "source", v->source, "origin",
-                                               v->origin, "verified", v->verified));
-    }
+    json_t *cites = ws_answer_citations_json(&a, idx_root(c->st)), *ctx = json_array();
     for (size_t i = 0; i < a.n_items; i++)
         json_array_append_new(ctx, item_json(&a.items[i], i + 1));
     r->structured =

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 
 /* The coderag/ask result object (SPEC.md), the same from every door that
- * gives it: the language server's coderag/ask and `coderag ask --json`. */
+ * gives it: the language server's coderag/ask and `coderag ask --json`;
+ * the MCP server's ask shares its citations and rejected lists. */
 
 static json_t *jreal(double v)
 {
@@ -93,6 +94,14 @@ json_t *ws_answer_rejected_json(const RtvAnswer *a)
     return rej;
 }
 
+json_t *ws_answer_citations_json(const RtvAnswer *a, const char *root_abs)
+{
+    json_t *cits = json_array();
+    for (size_t i = 0; i < a->n_citations; i++)
+        json_array_append_new(cits, citation_json(&a->citations[i], root_abs));
+    return cits;
+}
+
 json_t *ws_answer_json(const RtvAnswer *a, const char *root_abs)
 {
     json_t *o = json_object();
@@ -101,10 +110,7 @@ json_t *ws_answer_json(const RtvAnswer *a, const char *root_abs)
     json_object_set_new(o, "match", json_string(rtv_match_name(a->match)));
     json_object_set_new(o, "matchReason", json_text(a->match_reason));
 
-    json_t *cits = json_array();
-    for (size_t i = 0; i < a->n_citations; i++)
-        json_array_append_new(cits, citation_json(&a->citations[i], root_abs));
-    json_object_set_new(o, "citations", cits);
+    json_object_set_new(o, "citations", ws_answer_citations_json(a, root_abs));
     json_object_set_new(o, "rejected", ws_answer_rejected_json(a));
     json_object_set_new(o, "context", ws_answer_context_json(a));
     json_object_set_new(o, "timings", timings_json(&a->timings));

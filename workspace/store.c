@@ -4,9 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Opening the store and keeping it fresh: the CLI's pre-ask pass, the MCP
- * server's watcher-driven refresh (the language server's saves and watched
- * files go through idx_update_files on its worker). */
+/* Opening the store and keeping it fresh, and the index's writers: one
+ * for whole passes (ws_store_pass: the CLI's pre-ask pass and `index`, the
+ * servers' builds, the MCP server's refreshes) and one for a single file
+ * (ws_store_update_file: the language server's saves and watched files). */
 
 CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
 {
@@ -34,18 +35,47 @@ static int ws_store_other_writer(IdxStore *st, StrBuf *note)
     return 1;
 }
 
+CrErr ws_store_pass(IdxStore *st, IdxProgressFn fn, void *ud,
+                    void (*waiting)(void *ud, const char *msg), void *wait_ud,
+                    IdxUpdateStats *stats, ErrInfo *e)
+{
+    IdxUpdateStats local;
+    StrBuf note;
+    sb_init(&note);
+    if (waiting && ws_store_other_writer(st, &note)) waiting(wait_ud, note.buf);
+    sb_release(&note);
+    return idx_update(st, fn, ud, stats ? stats : &local, e);
+}
+
+CrErr ws_store_pass_yield(IdxStore *st, int wait_ms, void (*yield)(void *ud), void *yield_ud,
+                          IdxProgressFn fn, void *ud, IdxUpdateStats *stats, ErrInfo *e)
+{
+    idx_set_write_wait(st, wait_ms);
+    CrErr rc = ws_store_pass(st, fn, ud, NULL, NULL, stats, e);
+    if (rc && wait_ms > 0 && idx_busy(st)) {
+        yield(yield_ud);
+        idx_set_write_wait(st, 0);
+        if (e) memset(e, 0, sizeof *e);
+        rc = ws_store_pass(st, fn, ud, NULL, NULL, stats, e);
+    }
+    return rc;
+}
+
+CrErr ws_store_update_file(IdxStore *st, const char *path, int wait_ms, int *out_busy, ErrInfo *e)
+{
+    idx_set_write_wait(st, wait_ms);
+    CrErr rc = idx_update_file(st, path, e);
+    *out_busy = rc && idx_busy(st);
+    return rc;
+}
+
 CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
                             void (*waiting)(void *ud, const char *msg), void *wait_ud,
                             IdxUpdateStats *stats, IdxStore **out, ErrInfo *e)
 {
-    IdxUpdateStats local;
     CrErr rc = ws_store_open(c, WS_OPEN_CREATE, out, e);
     if (rc) return rc;
-    StrBuf note;
-    sb_init(&note);
-    if (waiting && ws_store_other_writer(*out, &note)) waiting(wait_ud, note.buf);
-    sb_release(&note);
-    rc = idx_update(*out, fn, ud, stats ? stats : &local, e);
+    rc = ws_store_pass(*out, fn, ud, waiting, wait_ud, stats, e);
     if (rc) {
         idx_close(*out);
         *out = NULL;
@@ -56,24 +86,6 @@ CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
 int ws_update_embed_failed(CrErr rc)
 {
     return rc == CR_EHTTP || rc == CR_ETIMEOUT;
-}
-
-CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *passes, ErrInfo *e)
-{
-    CrErr rc = CR_OK;
-    if (passes) *passes = 0;
-    for (int i = 0; i < 3 && ws_watch_changed(w); i++) {
-        IdxUpdateStats stats;
-        if (passes) (*passes)++;
-        rc = idx_update(st, fn, ud, &stats, e);
-        if (ws_update_embed_failed(rc)) rc = CR_OK;
-        if (rc) break;
-        if (stats.files_changed || stats.files_removed)
-            log_msg(LOG_INFO, "index updated: %zu changed, %zu removed file(s)",
-                    stats.files_changed, stats.files_removed);
-        if (!w) break; /* no watcher: one stat pass per call */
-    }
-    return rc;
 }
 
 WsChange ws_change_kind(const char *rel, int deleted)

@@ -6,6 +6,8 @@
  *   - opening the store and keeping it fresh (a pre-ask check, a file
  *     watcher, the skip list of what is never watched);
  *   - the status every door reports (one builder for the shared keys);
+ *   - the host: the job queue, worker, LLM pool and builder threads the
+ *     servers share, and the one writer of whole passes;
  *   - the pace and the words of progress reports (an index pass, an LLM
  *     writing), the same in every door;
  *   - the one orchestration of a question (prepare -> LLM -> verify) with
@@ -144,13 +146,32 @@ typedef enum {
 /* Opens the store of c (root as set: see ws_config_resolve_root). Caller
  * closes *out with idx_close. */
 CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e);
+/* The one writer of a whole pass over st's index (idx_update: the only
+ * place that calls it): brings it up to date, reporting progress through
+ * fn (may be NULL) and the pass in *stats (may be NULL). When another
+ * process is in the middle of a pass over the index (one that has
+ * committed files), waiting (may be NULL) is told first, with wait_ud and
+ * a sentence to show; the pass then waits its turn (idx_set_write_wait).
+ * Errors: idx_update's. */
+CrErr ws_store_pass(IdxStore *st, IdxProgressFn fn, void *ud,
+                    void (*waiting)(void *ud, const char *msg), void *wait_ud,
+                    IdxUpdateStats *stats, ErrInfo *e);
+/* ws_store_pass for a server whose readers must not wait behind another
+ * writer: when the pass has waited wait_ms (> 0) for another writer of the
+ * index, yield(yield_ud) is told (its readers go on from what is
+ * committed), and the pass then waits its turn however long it takes.
+ * wait_ms 0: ws_store_pass. Leaves st's write wait at 0. */
+CrErr ws_store_pass_yield(IdxStore *st, int wait_ms, void (*yield)(void *ud), void *yield_ud,
+                          IdxProgressFn fn, void *ud, IdxUpdateStats *stats, ErrInfo *e);
+/* Re-indexes one file (idx_update_file: the one place that calls it),
+ * waiting at most wait_ms (> 0; 0: however long it takes) for another
+ * writer of the index: past that it fails and *out_busy is 1 (the caller
+ * hands the file to a full pass), else 0. Errors: idx_update_file's. */
+CrErr ws_store_update_file(IdxStore *st, const char *path, int wait_ms, int *out_busy, ErrInfo *e);
 /* The CLI's pre-ask check: opens (creating the index when missing) and
  * brings it up to date (unchanged files cost a stat), reporting progress
- * through fn (may be NULL) and the pass in *stats (may be NULL). When
- * another process is in the middle of a pass over the index (one that has
- * committed files), waiting (may be NULL) is told first, with wait_ud and a
- * sentence to show: the update then waits for that process. On failure
- * *out is NULL. */
+ * through fn, waiting and *stats as ws_store_pass. On failure *out is
+ * NULL. */
 CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
                             void (*waiting)(void *ud, const char *msg), void *wait_ud,
                             IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
@@ -183,11 +204,91 @@ int ws_watch_changed(WsWatch *w);
  * the next update, so a server goes on with the dense leg off. */
 int ws_update_embed_failed(CrErr rc);
 
-/* Brings st up to date while w reports changes (at most a few passes; one
- * pass when w is NULL). An embeddings failure is not one (the text index is
- * current; vectors follow at the next update). *passes (may be NULL): the
- * update passes made (0: the index was current). */
-CrErr ws_refresh(IdxStore *st, WsWatch *w, IdxProgressFn fn, void *ud, int *passes, ErrInfo *e);
+/* ---------------------------------------------------------------- the host */
+
+/* The workspace host: the job queue and the threads every server door's
+ * work goes through. Threads:
+ *   worker: runs the worker queue in order; the one thread that reads a
+ *     door's query stores (IdxStore is single-threaded);
+ *   LLM pool (WS_LLM_THREADS threads): runs the stages that ask an LLM and
+ *     never touch a store, so no other job waits behind an LLM call;
+ *   builder: runs the door's full builds (the index's one writer of whole
+ *     passes, ws_store_pass), one at a time, on handles of its own.
+ * A job is a struct that embeds WsJob as its first member. Its `run` is the
+ * stage to run next; a stage returns where the job goes next (the shape of
+ * libuv's uv_queue_work): done (the host frees it), kept (the stage handed
+ * it to someone who submits it again), the worker (urgent first) or the LLM
+ * pool, after setting `run` to the next stage. No stage queues its own job.
+ * The host's lock guards its queues and the door's state the threads share
+ * (ws_host_lock); the door's callbacks are told which of them hold it. */
+#define WS_LLM_THREADS 2
+
+typedef struct WsHost WsHost;
+typedef struct WsJob WsJob;
+
+typedef enum {
+    WS_JOB_DONE,   /* finished: the host frees it */
+    WS_JOB_KEPT,   /* handed on: whoever took it submits or frees it */
+    WS_JOB_WORKER, /* its next stage on the worker (urgent: before other jobs) */
+    WS_JOB_LLM,    /* its next stage on the LLM pool: must not touch a store */
+} WsJobNext;
+
+/* ctx: the door's (WsHostDoor.ud). */
+typedef WsJobNext (*WsJobFn)(void *ctx, WsJob *j);
+
+struct WsJob {
+    WsJobFn run;
+    void (*free)(WsJob *j); /* frees the job and its payload; NULL: free(j) */
+    WsJob *next;            /* the host's */
+    int urgent;             /* file updates, adoption, verification: before other jobs */
+};
+
+/* What a door lends the host. */
+typedef struct WsHostDoor {
+    void *ud;
+    /* Worker, host lock held, its queue empty: idle work (may be NULL). */
+    void (*on_idle)(void *ud);
+    /* Builder, host lock held: the next build to run (marked as running),
+     * or NULL to wait for ws_host_wake_builder. */
+    void *(*build_next)(void *ud);
+    /* Builder, unlocked: runs it. NULL: no builder thread. */
+    void (*build)(void *ud, void *what);
+} WsHostDoor;
+
+/* The threads start at ws_host_start. Free with ws_host_free (after
+ * ws_host_stop). */
+WsHost *ws_host_new(const WsHostDoor *door);
+void ws_host_free(WsHost *h);
+/* Starts the threads: 0, or the errno of the one that could not start. */
+int ws_host_start(WsHost *h);
+/* Stops them: waits up to wait_ms for running work, frees the queued jobs;
+ * 0 when all ended, -1 when one is still busy (the caller then leaves at
+ * once). */
+int ws_host_stop(WsHost *h, int wait_ms);
+/* Queues j (a new job, or one handed back: WS_JOB_KEPT) for the worker;
+ * the host owns it. While stopping it is freed at once. */
+void ws_host_submit(WsHost *h, WsJob *j);
+/* Sets j's first stage and its free (NULL: free(j)); not urgent. */
+void ws_job_init(WsJob *j, WsJobFn run, void (*free_fn)(WsJob *j));
+/* The same, the host lock held (a job handed back from a door's list). */
+void ws_host_submit_locked(WsHost *h, WsJob *j);
+/* Frees a job the host never took (its free, or free()). */
+void ws_job_free(WsJob *j);
+
+void ws_host_lock(WsHost *h);
+void ws_host_unlock(WsHost *h);
+/* Host lock held: whether ws_host_stop has begun. */
+int ws_host_stopping(const WsHost *h);
+/* Host lock held: whether the worker's queue holds a job. */
+int ws_host_queued(const WsHost *h);
+/* Waits (not holding the host lock) until done(ud), asked with the lock
+ * held, says 1: asked again after every stage a thread ran and at every
+ * ws_host_changed. */
+void ws_host_wait_until(WsHost *h, int (*done)(void *ud), void *ud);
+/* Host lock held: what ws_host_wait_until waits for may have changed. */
+void ws_host_changed(WsHost *h);
+/* Host lock held: the builder looks for a build again (build_next). */
+void ws_host_wake_builder(WsHost *h);
 
 /* ---------------------------------------------------------------- status */
 
@@ -304,6 +405,10 @@ CrErr ws_ask(WsEndpoint *ep, IdxStore *st, const RtvRequest *req, RtvAnswer *out
  * UTF-8 in strings becomes U+FFFD, a number JSON cannot hold 0. New
  * reference (caller json_decref's). */
 struct json_t *ws_answer_json(const RtvAnswer *a, const char *root_abs);
+/* The result's "citations" array alone, the citation objects of SPEC.md
+ * (uri, range, path, startLine, endLine, symbol, verified, source, origin,
+ * anchor): every door's ask. New reference. */
+struct json_t *ws_answer_citations_json(const RtvAnswer *a, const char *root_abs);
 /* The result's "context" array alone (a server's partial result). New reference. */
 struct json_t *ws_answer_context_json(const RtvAnswer *a);
 /* The result's "rejected" array, {text, reason} per citation verification

@@ -197,6 +197,49 @@ def t_lsp_save_waits(bin_path, fixtures, work):
           " landed after")
 
 
+def t_mcp_ask_held(bin_path, fixtures, work):
+    """An MCP call whose refresh meets a writer that holds the index is
+    answered from the index as last committed, marked stale, instead of
+    waiting behind the writer; once the writer is done the change lands and
+    the next call sees it (before: every call waited for the writer)."""
+    ws, ix = os.path.join(work, "mws"), os.path.join(work, "mix")
+    gen_workspace(ws, 20)
+    mcp = Mcp(bin_path, ws, args=("--index-dir", ix))
+    h = None
+    try:
+        first = mcp.tool("search", {"query": "helper_3"})
+        check(not first.get("isError"), "first call: %r" % first)
+        h = Holder(ix)
+        append_def(ws, "pkg0/m5.py", "held_mcp_new")
+        r = mcp.tool("search", {"query": "held_mcp_new"})
+        check(not r.get("isError"), "a call while the index is held: %r" % r)
+        check(r.get("structuredContent", {}).get("staleIndex") is True,
+              "not marked stale: %r" % r.get("structuredContent"))
+        check(LOCKED not in json.dumps(r), "SQLite's words in the result")
+        h.release()
+        h = None
+        # the pass that waited takes its turn: a call is stale no more
+        got = []
+        wait_until(lambda: got.append(mcp.tool("search", {"query": "held_mcp_new"})) or
+                   "staleIndex" not in got[-1].get("structuredContent", {}),
+                   "calls stay stale after the writer")
+        sc = got[-1].get("structuredContent", {})
+        check(symbols(ix, "held_mcp_new") == ["held_mcp_new"], "the change never lands")
+        check(any(x.get("symbol", "").endswith("held_mcp_new") for x in sc.get("results", [])),
+              "the change is not found: %r" % sc)
+        code, err = mcp.close()
+        mcp = None
+        check(code == 0, "mcp exit %s" % code)
+        check(LOCKED not in err, "SQLite's words in the log")
+    finally:
+        if h:
+            h.release()
+        if mcp:
+            mcp.proc.kill()
+    print("  an MCP call behind a held index: answered from the committed index, marked stale;"
+          " the change seen after")
+
+
 # ---------------------------------------------------------------- stress
 
 
@@ -315,5 +358,5 @@ def t_stress(bin_path, fixtures, work):
           " answered, equal to a fresh build" % (rounds, len(cli_out)))
 
 
-GROUPS = {"writers": [t_cli_waits, t_two_cold, t_two_race, t_lsp_save_waits],
+GROUPS = {"writers": [t_cli_waits, t_two_cold, t_two_race, t_lsp_save_waits, t_mcp_ask_held],
           "stress": [t_stress]}

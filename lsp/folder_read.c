@@ -1,12 +1,12 @@
-#include "lsp_ws.h"
+#include "folder.h"
 #include "progress.h"
 #include "server_int.h"
 
 /* Reading a workspace's query store for the server's own use (its search
  * structures, its counts): failures are logged, never ignored. Used by the
- * worker's opening (workspace.c) and a build's adoption (builder.c). */
+ * worker's opening (folder.c) and a build's adoption (builder.c). */
 
-int lsp_ws_warm(Workspace *ws)
+int lsp_folder_warm(LspFolder *ws)
 {
     ErrInfo e = {0};
     CrErr rc = idx_warm(ws->q, &e);
@@ -18,7 +18,7 @@ int lsp_ws_warm(Workspace *ws)
     return 0;
 }
 
-int lsp_ws_count(Workspace *ws, IdxStatus *out)
+int lsp_folder_count(LspFolder *ws, IdxStatus *out)
 {
     ErrInfo e = {0};
     IdxStatus got;

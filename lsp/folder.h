@@ -1,9 +1,9 @@
 /*
- * lsp_ws.h - a workspace folder of the language server (workspace.c): its
+ * folder.h - a workspace folder of the language server (folder.c): its
  * lifecycle, query store, file updates and status; full builds (builder.c).
  */
-#ifndef CODERAG_LSP_WS_H
-#define CODERAG_LSP_WS_H
+#ifndef CODERAG_LSP_FOLDER_H
+#define CODERAG_LSP_FOLDER_H
 
 #include "progress.h"
 #include "server_int.h"
@@ -18,7 +18,7 @@ typedef enum { FOLDER_OPENING, FOLDER_INDEXING, FOLDER_READY, FOLDER_ERROR } Fol
 #define LSP_BUFFER_MAX_FILE (1024 * 1024)
 typedef struct LspBuffer LspBuffer;
 
-struct Workspace {
+struct LspFolder {
     Server *srv;
     char *root;  /* absolute and canonical (symbolic links resolved) */
     char *alias; /* the root as the client named it, when that differs; or NULL */
@@ -57,7 +57,7 @@ struct Workspace {
     StrMap pending; /* path -> arrival time (ms * 1000) of updates to apply */
     int update_queued;
     /* Whether the index has finished a whole pass (it had when opened, or
-     * a build was adopted): until then asks wait in `parked` (lsp_ws_park)
+     * a build was adopted): until then asks wait in `parked` (lsp_folder_park)
      * instead of answering from a part of the workspace. */
     int complete;
     Job *parked;
@@ -68,75 +68,77 @@ struct Workspace {
     Progress pg;
 };
 
-/* ---- workspace.c */
+/* ---- folder.c */
 
 /* Creates a workspace for root (not opened yet). */
-Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsConfig *cfg);
-void lsp_ws_free(Workspace *ws);
+LspFolder *lsp_folder_new(Server *s, const char *root, const char *name, const WsConfig *cfg);
+void lsp_folder_free(LspFolder *ws);
 /* The same for a file:// URI (decoded by path_from_uri); NULL for one that
  * is not a file in a workspace folder. */
-Workspace *lsp_ws_for_uri(Server *s, const char *uri, char **out_rel);
+LspFolder *lsp_folder_for_uri(Server *s, const char *uri, char **out_rel);
 /* The workspace a request is about: the one holding its document, else the
  * first not in the error state (else the first). */
-Workspace *lsp_ws_pick(Server *s, const char *uri);
+LspFolder *lsp_folder_pick(Server *s, const char *uri);
 /* Schedules a re-index of one file (root-relative), coalesced per path. */
-void lsp_ws_schedule_update(Workspace *ws, const char *rel);
+void lsp_folder_schedule_update(LspFolder *ws, const char *rel);
 /* Asks for a full build (rescan) of the workspace. */
-void lsp_ws_request_build(Workspace *ws);
+void lsp_folder_request_build(LspFolder *ws);
 /* Worker: the pending file updates, applied. */
-void lsp_ws_run_updates(Server *s, Workspace *ws);
-void lsp_ws_set_error(Workspace *ws, const char *msg);
+void lsp_folder_run_updates(Server *s, LspFolder *ws);
+void lsp_folder_set_error(LspFolder *ws, const char *msg);
 /* Worker: the outcome of a write to the index of ws (why: NULL for a
  * success). The first failure after a success sets write_error and tells
  * the user (window/showMessage, an error); the first success after a
  * failure clears it, asks for a full pass when catch_up (the changes that
  * failed are caught up) and tells the user. Otherwise nothing is shown. */
-void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up);
+void lsp_folder_write_outcome(LspFolder *ws, const char *why, int catch_up);
 /* The coderag/status result. New reference. */
 struct json_t *lsp_srv_status_json(Server *s);
 /* Worker side: makes sure ws->q is open and, during a first build, fresh
  * enough; returns it or NULL with e set. */
-IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e);
+IdxStore *lsp_folder_query_store(LspFolder *ws, ErrInfo *e);
 /* Whether the workspace is (still) indexing; any thread. */
-int lsp_ws_indexing(Workspace *ws);
+int lsp_folder_indexing(LspFolder *ws);
 /* Worker: keeps j (an ask) aside when ws's index has never finished a pass
  * and one is under way or due (the first index): returns 1, and j runs
  * again (its run called anew on the worker) when the build ends, fails or
  * j's call is cancelled. 0: j goes on now. */
-int lsp_ws_park(Workspace *ws, Job *j);
+int lsp_folder_park(LspFolder *ws, Job *j);
 /* Any thread: puts parked jobs back in the worker's
  * queue, all of them (all 1: a build ended) or those whose call the client
  * cancelled (all 0). */
-void lsp_ws_unpark(Workspace *ws, int all);
+void lsp_folder_unpark(LspFolder *ws, int all);
 /* Worker, idle: refreshes status counts that file updates made stale
  * (s->mu held). */
-void lsp_ws_refresh_stale(Server *s);
+void lsp_folder_refresh_stale(void *ud);
 
 /* ---- buffers.c */
 /* Reader: the editor shows text (NULL: the file as on disk, after a
  * didClose, a didSave or a change the server cannot follow) for rel; the
  * worker takes it before its next job. */
-void lsp_ws_buffer_put(Workspace *ws, const char *rel, const char *text);
-/* Worker (RtvRequest.buffer, ud a Workspace): the unsaved text of rel, or NULL. */
-const char *lsp_ws_buffer_text(void *ud, const char *rel, size_t *len);
+void lsp_folder_buffer_put(LspFolder *ws, const char *rel, const char *text);
+/* Worker (RtvRequest.buffer, ud an LspFolder): the unsaved text of rel, or NULL. */
+const char *lsp_folder_buffer_text(void *ud, const char *rel, size_t *len);
 /* Worker: the line (1-based) of rel as the index knows it (the disk's) of
  * line line0 (0-based) of what the editor shows: through its unsaved
  * buffer's line map when it has one (rtv_line_map_to_disk). */
-uint32_t lsp_ws_disk_line(Workspace *ws, IdxStore *st, const char *rel, int line0);
+uint32_t lsp_folder_disk_line(LspFolder *ws, IdxStore *st, const char *rel, int line0);
 /* Worker: whether rel has an unsaved buffer whose text differs from the
  * file's on disk. */
-int lsp_ws_buffer_unsaved(Workspace *ws, IdxStore *st, const char *rel);
+int lsp_folder_buffer_unsaved(LspFolder *ws, IdxStore *st, const char *rel);
 /* Frees them all (the workspace is going away). */
-void lsp_ws_buffers_free(Workspace *ws);
-/* ---- ws_read.c */
+void lsp_folder_buffers_free(LspFolder *ws);
+/* ---- folder_read.c */
 /* Worker: loads ws->q's search structures (idx_warm); a failure is logged
  * and shown (a warning: searches load them again) and returns 0. */
-int lsp_ws_warm(Workspace *ws);
+int lsp_folder_warm(LspFolder *ws);
 /* Worker: ws->q's counts into *out (idx_status); a failure is logged and
  * returns 0, *out as it was. */
-int lsp_ws_count(Workspace *ws, IdxStatus *out);
+int lsp_folder_count(LspFolder *ws, IdxStatus *out);
 
 /* ---- builder.c */
-void *lsp_builder_main(void *arg);
+/* The host's builder callbacks (WsHostDoor), ud the Server. */
+void *lsp_builder_next(void *ud);
+void lsp_builder_run(void *ud, void *what);
 
 #endif

@@ -1,5 +1,5 @@
 #include "jobs.h"
-#include "lsp_ws.h"
+#include "folder.h"
 #include "memory.h"
 #include "progress.h"
 #include "server_int.h"
@@ -17,9 +17,9 @@
 /* Workspaces: their lifecycle, the worker's query store, file updates,
  * and coderag/status. See server_int.h for the design. */
 
-Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsConfig *cfg)
+LspFolder *lsp_folder_new(Server *s, const char *root, const char *name, const WsConfig *cfg)
 {
-    Workspace *ws = xcalloc(1, sizeof *ws);
+    LspFolder *ws = xcalloc(1, sizeof *ws);
     char real[PATH_MAX];
     ws->srv = s;
     ws->root = xstrdup(realpath(root, real) ? real : root);
@@ -35,16 +35,16 @@ Workspace *lsp_ws_new(Server *s, const char *root, const char *name, const WsCon
     return ws;
 }
 
-void lsp_ws_free(Workspace *ws)
+void lsp_folder_free(LspFolder *ws)
 {
     if (!ws) return;
     while (ws->parked) { /* the server is going away: nothing answers them */
         Job *j = ws->parked;
-        ws->parked = j->next;
+        ws->parked = j->park_next;
         lsp_job_free(j);
     }
     lsp_nav_forget_answer(ws);
-    lsp_ws_buffers_free(ws);
+    lsp_folder_buffers_free(ws);
     for (size_t i = 0; i < HOVER_CACHE; i++)
         free(ws->explained[i].markdown);
     idx_close(ws->q);
@@ -69,9 +69,9 @@ static size_t under_root(const char *abs, const char *root, StrBuf *tmp)
  * *out_rel (may be NULL) gets the root-relative part, normalised
  * (path_is_normal_rel), or NULL for the root itself (caller frees). The
  * path is normalised first: "/ws/a/../../etc/x" is in no workspace. */
-static Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel)
+static LspFolder *lsp_folder_for_path(Server *s, const char *abs, char **out_rel)
 {
-    Workspace *best = NULL;
+    LspFolder *best = NULL;
     size_t best_len = 0;
     StrBuf norm, tmp;
     sb_init(&norm);
@@ -103,157 +103,158 @@ static Workspace *lsp_ws_for_path(Server *s, const char *abs, char **out_rel)
     return best;
 }
 
-Workspace *lsp_ws_for_uri(Server *s, const char *uri, char **out_rel)
+LspFolder *lsp_folder_for_uri(Server *s, const char *uri, char **out_rel)
 {
     char *path = NULL;
     if (out_rel) *out_rel = NULL;
     if (path_from_uri(uri, &path) != CR_OK || !path) return NULL;
-    Workspace *ws = lsp_ws_for_path(s, path, out_rel);
+    LspFolder *ws = lsp_folder_for_path(s, path, out_rel);
     free(path);
     return ws;
 }
 
-Workspace *lsp_ws_pick(Server *s, const char *uri)
+LspFolder *lsp_folder_pick(Server *s, const char *uri)
 {
     if (uri) {
-        Workspace *ws = lsp_ws_for_uri(s, uri, NULL);
+        LspFolder *ws = lsp_folder_for_uri(s, uri, NULL);
         if (ws) return ws;
     }
     /* the first folder not in error: one that cannot be opened (not a
      * folder, no index directory) must not fail every ask of the others */
-    Workspace *pick = s->n_ws ? s->ws[0] : NULL;
-    pthread_mutex_lock(&s->mu);
+    LspFolder *pick = s->n_ws ? s->ws[0] : NULL;
+    ws_host_lock(s->host);
     for (size_t i = 0; i < s->n_ws; i++) {
         if (s->ws[i]->state != FOLDER_ERROR) {
             pick = s->ws[i];
             break;
         }
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     return pick;
 }
 
-int lsp_ws_indexing(Workspace *ws)
+int lsp_folder_indexing(LspFolder *ws)
 {
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     int r = ws->state == FOLDER_OPENING || ws->state == FOLDER_INDEXING || ws->building;
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
     return r;
 }
 
-int lsp_ws_park(Workspace *ws, Job *j)
+int lsp_folder_park(LspFolder *ws, Job *j)
 {
     Server *s = ws->srv;
-    pthread_mutex_lock(&s->mu);
-    int wait = !ws->complete && ws->state != FOLDER_ERROR && !s->stopping &&
+    ws_host_lock(s->host);
+    int wait = !ws->complete && ws->state != FOLDER_ERROR && !ws_host_stopping(s->host) &&
                (ws->state == FOLDER_OPENING || ws->state == FOLDER_INDEXING || ws->building ||
                 ws->build_wanted) &&
                !(j->call && rpc_call_cancelled(j->call));
     if (wait) {
-        j->next = ws->parked;
+        j->park_next = ws->parked;
         ws->parked = j;
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     return wait;
 }
 
-void lsp_ws_unpark(Workspace *ws, int all)
+void lsp_folder_unpark(LspFolder *ws, int all)
 {
     Server *s = ws->srv;
     Job *go = NULL;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     for (Job **p = &ws->parked; *p;) {
         Job *j = *p;
         if (all || (j->call && rpc_call_cancelled(j->call))) {
-            *p = j->next;
-            j->next = go;
+            *p = j->park_next;
+            j->park_next = go;
             go = j;
         } else {
-            p = &j->next;
+            p = &j->park_next;
         }
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     /* in the order they were asked (both lists are reversed) */
     while (go) {
         Job *j = go;
-        go = j->next;
-        j->next = NULL;
+        go = j->park_next;
+        j->park_next = NULL;
         lsp_srv_push(s, j);
     }
 }
 
 /* ---------------------------------------------------------------- worker */
 
-void lsp_ws_set_error(Workspace *ws, const char *msg)
+void lsp_folder_set_error(LspFolder *ws, const char *msg)
 {
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     ws->state = FOLDER_ERROR;
     snprintf(ws->message, sizeof ws->message, "%s", msg);
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
 }
 
-static void set_snapshot(Workspace *ws, const IdxStatus *st)
+static void set_snapshot(LspFolder *ws, const IdxStatus *st)
 {
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     ws->snap = *st;
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
 }
 
 /* Opens q (idempotent); errors put the workspace in the error state. */
-static int lsp_ws_open(Workspace *ws, ErrInfo *e)
+static int lsp_folder_open(LspFolder *ws, ErrInfo *e)
 {
     if (ws->q) return 1;
     CrErr rc = ws_store_open(&ws->cfg, WS_OPEN_CREATE, &ws->q, e);
     if (rc) {
-        lsp_ws_set_error(ws, e->msg[0] ? e->msg : cr_strerror(rc));
+        lsp_folder_set_error(ws, e->msg[0] ? e->msg : cr_strerror(rc));
         lsp_srv_notice(ws->srv, NOTICE_INDEX, 1, "coderag: cannot open the index of %s: %s",
                        ws->root, e->msg);
         return 0;
     }
-    lsp_ws_warm(ws);
-    if (lsp_ws_count(ws, &ws->q_status)) set_snapshot(ws, &ws->q_status);
-    pthread_mutex_lock(&ws->srv->mu);
+    lsp_folder_warm(ws);
+    if (lsp_folder_count(ws, &ws->q_status)) set_snapshot(ws, &ws->q_status);
+    ws_host_lock(ws->srv->host);
     ws->complete = ws->q_status.last_update != 0; /* a whole pass was written before */
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
     return 1;
 }
 
 /* Asks the builder for a full pass; the root says "indexing" from now. */
-static void want_build(Workspace *ws)
+static void want_build(LspFolder *ws)
 {
     Server *s = ws->srv;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     ws->build_wanted = 1;
     if (!ws->building) {
         ws->state = FOLDER_INDEXING;
         snprintf(ws->message, sizeof ws->message, "indexing %s", ws->root);
     }
-    pthread_cond_signal(&s->build_cond);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_wake_builder(s->host);
+    ws_host_unlock(s->host);
 }
 
 /* Worker: open the query store and ask the builder for a build. */
-static int run_open(Server *s, Job *j)
+static WsJobNext run_open(void *ctx, WsJob *wj)
 {
-    Workspace *ws = j->ws;
+    Job *j = (Job *)wj;
+    LspFolder *ws = j->ws;
     ErrInfo e = {0};
-    if (lsp_ws_open(ws, &e)) want_build(ws);
-    return JOB_DONE;
+    if (lsp_folder_open(ws, &e)) want_build(ws);
+    return WS_JOB_DONE;
 }
 
-IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e)
+IdxStore *lsp_folder_query_store(LspFolder *ws, ErrInfo *e)
 {
     if (!ws->q) {
-        pthread_mutex_lock(&ws->srv->mu);
+        ws_host_lock(ws->srv->host);
         FolderState st = ws->state;
-        pthread_mutex_unlock(&ws->srv->mu);
+        ws_host_unlock(ws->srv->host);
         if (st == FOLDER_ERROR) {
-            pthread_mutex_lock(&ws->srv->mu);
+            ws_host_lock(ws->srv->host);
             err_set(e, CR_EIO, "%s", ws->message);
-            pthread_mutex_unlock(&ws->srv->mu);
+            ws_host_unlock(ws->srv->host);
             return NULL;
         }
-        if (!lsp_ws_open(ws, e)) return NULL;
+        if (!lsp_folder_open(ws, e)) return NULL;
     }
     /* Fresh by construction: every search checks the database's
      * data_version and reloads what another connection (the builder's)
@@ -262,28 +263,28 @@ IdxStore *lsp_ws_query_store(Workspace *ws, ErrInfo *e)
     return ws->q;
 }
 
-static void repend(Workspace *ws, const char *rel, int64_t when);
+static void repend(LspFolder *ws, const char *rel, int64_t when);
 
 /* How long a save waits for another writer on the worker thread before it
  * is handed to the builder (ms). */
 #define LSP_SAVE_WAIT_MS 1000
 
 /* Applies the pending file updates (worker). */
-void lsp_ws_run_updates(Server *s, Workspace *ws)
+void lsp_folder_run_updates(Server *s, LspFolder *ws)
 {
     StrMap todo;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     ws->update_queued = 0;
     if (ws->building) { /* the adoption runs them */
-        pthread_mutex_unlock(&s->mu);
+        ws_host_unlock(s->host);
         return;
     }
     todo = ws->pending;
     strmap_init(&ws->pending);
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (!todo.len) return;
     ErrInfo e = {0};
-    if (!ws->q && !lsp_ws_open(ws, &e)) {
+    if (!ws->q && !lsp_folder_open(ws, &e)) {
         strmap_release(&todo);
         return;
     }
@@ -292,7 +293,6 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
      * is handed to the builder, whose full pass waits its turn and reads
      * every file changed since (the save is kept pending meanwhile): never
      * dropped, never told as an error. */
-    idx_set_write_wait(ws->q, LSP_SAVE_WAIT_MS);
     int handed = 0;
     for (size_t i = 0; i < todo.cap; i++) {
         if (!todo.keys[i]) continue;
@@ -302,9 +302,10 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
         }
         double t0 = now_ms();
         e.msg[0] = '\0';
-        CrErr rc = idx_update_file(ws->q, todo.keys[i], &e);
+        int busy = 0;
+        CrErr rc = ws_store_update_file(ws->q, todo.keys[i], LSP_SAVE_WAIT_MS, &busy, &e);
         double t1 = now_ms();
-        if (rc && idx_busy(ws->q)) {
+        if (busy) {
             log_msg(LOG_INFO,
                     "re-indexing %s waits for another writer of the index; handed to a full pass",
                     todo.keys[i]);
@@ -319,7 +320,7 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
             char why[sizeof ws->write_error];
             snprintf(why, sizeof why, "re-indexing %.200s failed: %.280s", todo.keys[i],
                      e.msg[0] ? e.msg : cr_strerror(rc));
-            lsp_ws_write_outcome(ws, rc && !ws_update_embed_failed(rc) ? why : NULL, 1);
+            lsp_folder_write_outcome(ws, rc && !ws_update_embed_failed(rc) ? why : NULL, 1);
         }
         if (ws_update_embed_failed(rc))
             lsp_srv_notice(s, NOTICE_EMBED, 2,
@@ -336,17 +337,17 @@ void lsp_ws_run_updates(Server *s, Workspace *ws)
 
 /* Puts a save back among the pending ones (the builder's adoption runs
  * them after its pass), keeping when it was first announced. */
-static void repend(Workspace *ws, const char *rel, int64_t when)
+static void repend(LspFolder *ws, const char *rel, int64_t when)
 {
-    pthread_mutex_lock(&ws->srv->mu);
+    ws_host_lock(ws->srv->host);
     if (!strmap_get(&ws->pending, rel, NULL)) strmap_put(&ws->pending, rel, when);
-    pthread_mutex_unlock(&ws->srv->mu);
+    ws_host_unlock(ws->srv->host);
 }
 
-void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)
+void lsp_folder_write_outcome(LspFolder *ws, const char *why, int catch_up)
 {
     Server *s = ws->srv;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     int was_failing = ws->write_error[0] != '\0';
     /* a full pass that failed (a full disk too) left the root in error: a
      * write that works again is the moment to retry it */
@@ -355,7 +356,7 @@ void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)
         snprintf(ws->write_error, sizeof ws->write_error, "%s", why);
     else
         ws->write_error[0] = '\0';
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (why && !was_failing)
         lsp_srv_notice(s, NOTICE_UPDATE, 1,
                        "coderag: the index of %s cannot be updated: %s. Answers may miss "
@@ -375,46 +376,51 @@ void lsp_ws_write_outcome(Workspace *ws, const char *why, int catch_up)
     }
 }
 
-static int run_update(Server *s, Job *j)
+static WsJobNext run_update(void *ctx, WsJob *wj)
 {
-    lsp_ws_run_updates(s, j->ws);
-    return JOB_DONE;
+    Server *s = ctx;
+    Job *j = (Job *)wj;
+    lsp_folder_run_updates(s, j->ws);
+    return WS_JOB_DONE;
 }
 
-void lsp_ws_schedule_update(Workspace *ws, const char *rel)
+void lsp_folder_schedule_update(LspFolder *ws, const char *rel)
 {
     Server *s = ws->srv;
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     if (!strmap_get(&ws->pending, rel, NULL))
         strmap_put(&ws->pending, rel, (int64_t)(now_ms() * 1000));
     int queue = !ws->update_queued && !ws->building;
     if (queue) ws->update_queued = 1;
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     if (queue) {
         Job *j = xcalloc(1, sizeof *j);
-        lsp_job_init(j, ws, NULL, run_update, NULL);
-        j->urgent = 1;
+        ws_job_init(&j->hj, run_update, NULL);
+        lsp_job_init(j, ws, NULL);
+        j->hj.urgent = 1;
         lsp_srv_push(s, j);
     }
 }
 
-void lsp_ws_request_build(Workspace *ws)
+void lsp_folder_request_build(LspFolder *ws)
 {
     Job *j = xcalloc(1, sizeof *j);
-    lsp_job_init(j, ws, NULL, run_open, NULL);
+    ws_job_init(&j->hj, run_open, NULL);
+    lsp_job_init(j, ws, NULL);
     lsp_srv_push(ws->srv, j);
 }
 
-void lsp_ws_refresh_stale(Server *s)
+void lsp_folder_refresh_stale(void *ud)
 {
-    for (size_t i = 0; i < s->n_ws && !s->head && !s->stopping; i++) {
-        Workspace *ws = s->ws[i];
+    Server *s = ud;
+    for (size_t i = 0; i < s->n_ws && !ws_host_queued(s->host) && !ws_host_stopping(s->host); i++) {
+        LspFolder *ws = s->ws[i];
         if (!ws->q_status_stale || !ws->q) continue;
         ws->q_status_stale = 0;
-        pthread_mutex_unlock(&s->mu);
+        ws_host_unlock(s->host);
         IdxStatus st;
-        int ok = lsp_ws_count(ws, &st);
-        pthread_mutex_lock(&s->mu);
+        int ok = lsp_folder_count(ws, &st);
+        ws_host_lock(s->host);
         if (ok) {
             ws->q_status = st;
             ws->snap = st;
@@ -444,9 +450,9 @@ json_t *lsp_srv_status_json(Server *s)
     int any_indexing = 0, any_error = 0;
     StrBuf msg;
     sb_init(&msg);
-    pthread_mutex_lock(&s->mu);
+    ws_host_lock(s->host);
     for (size_t i = 0; i < s->n_ws; i++) {
-        Workspace *ws = s->ws[i];
+        LspFolder *ws = s->ws[i];
         FolderState st = ws->building && ws->state == FOLDER_READY ? FOLDER_INDEXING : ws->state;
         /* a failed update: the index serves, but is behind the files */
         const char *message = ws->message;
@@ -480,7 +486,7 @@ json_t *lsp_srv_status_json(Server *s)
         json_object_set_new(r, "message", json_text(message));
         json_array_append_new(roots, r);
     }
-    pthread_mutex_unlock(&s->mu);
+    ws_host_unlock(s->host);
     const char *state = any_indexing ? "indexing" : any_error ? "error" : "ready";
     if (!s->n_ws) {
         state = "error";
