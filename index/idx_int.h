@@ -126,7 +126,16 @@ typedef enum {
     /* a call written in a macro's body (what a use of the macro expands to);
      * the name IDX_REF_MACRO_MARK marks the definition as expanded where used */
     REF_EXPAND,
+    /* a function stored in a struct field by a designated initializer
+     * (`.open = f`): name is "FIELD.FUNCTION" (the row's last part, the one
+     * a change of FUNCTION marks, is the function). No edge of its own: a
+     * call through the field (`x->open()`) reaches what it stores
+     * (graph_store.c), in rows with field_calls. IDX_REF_STORE_SQL is its
+     * value as SQL text (a partial index names it). */
+    REF_STORE,
 } RefKind;
+
+#define IDX_REF_STORE_SQL "7"
 
 /* The name of the REF_EXPAND that marks its chunk as a macro (no identifier). */
 #define IDX_REF_MACRO_MARK "()"

@@ -39,6 +39,8 @@ typedef enum {
     CAP_FIELD_NAME, /* a field of a known type */
     CAP_FIELD_TYPE,
     CAP_RESULT_TYPE, /* a function's result type */
+    CAP_STORE_FIELD, /* a designated initializer's field (REF_STORE) */
+    CAP_STORE_VALUE, /* the function it stores */
 } CapKind;
 
 /* A name declared with a type (@var.*, @field.*; @result.type: name NULL),
