@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(REF_STORE == 7, "IDX_REF_STORE_SQL is REF_STORE's value");
+_Static_assert(REF_STORE == 7, "IDX_REF_STORE_SQL is REF_STORE's value, the last kind");
 
 /* Most stores of one field read (a field stored more often is generic). */
 enum { STORE_SCAN = 32 };

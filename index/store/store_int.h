@@ -81,7 +81,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(STORES_OF_FIELD,                                                                             \
       "SELECT r.last, r.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
       "JOIN files f ON f.id = r.file_id JOIN chunks c ON c.id = r.chunk_id "                       \
-      "WHERE r.kind = " IDX_REF_STORE_SQL " AND r.qual >= ?1 AND r.qual < ?2 LIMIT ?3")            \
+      "WHERE r." IDX_REF_STORE_WHERE " AND r.qual >= ?1 AND r.qual < ?2 LIMIT ?3")                 \
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \
