@@ -55,6 +55,8 @@ static const struct {
     {"field.type", CAP_FIELD_TYPE},
     {"result.type", CAP_RESULT_TYPE},
     {"interface", CAP_INTERFACE},
+    {"store.field", CAP_STORE_FIELD},
+    {"store.value", CAP_STORE_VALUE},
 };
 
 static int ts__is_def(CapKind k)
@@ -220,7 +222,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     TSQueryMatch m;
     while (ts_query_cursor_next_match(qc, &m)) {
         TsDef d = {0};
-        TSNode from = {0};
+        TSNode from = {0}, store_field = {0}, store_value = {0};
         int typed = 0;
         for (uint16_t i = 0; i < m.capture_count; i++) {
             CapKind k = kinds[m.captures[i].index];
@@ -291,7 +293,23 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                                                    .type = xstrdup(IDX_REF_INTERFACE_NAME)};
             } else if (k == CAP_PACKAGE && !out->package) {
                 out->package = idx_chunk_ts_name_text(r, n);
+            } else if (k == CAP_STORE_FIELD) {
+                store_field = n;
+            } else if (k == CAP_STORE_VALUE) {
+                store_value = n;
             }
+        }
+        if (!ts_node_is_null(store_field) && !ts_node_is_null(store_value) &&
+            ts_node_end_byte(store_field) <= r->em.len &&
+            ts_node_end_byte(store_value) <= r->em.len) {
+            uint32_t fa = ts_node_start_byte(store_field), va = ts_node_start_byte(store_value);
+            ChunkRef *ref =
+                idx_emit_ref_push(&r->em, REF_STORE, -1, ts_node_start_point(store_value).row + 1);
+            sb_reset(&r->sb);
+            sb_add(&r->sb, r->em.src + fa, ts_node_end_byte(store_field) - fa);
+            sb_addc(&r->sb, '.');
+            sb_add(&r->sb, r->em.src + va, ts_node_end_byte(store_value) - va);
+            ref->name = xstrndup(r->sb.buf, r->sb.len);
         }
         /* the name can be misread only where the definition holds an
          * error (ts_node_next_sibling walks down from the root) */

@@ -40,6 +40,8 @@ typedef enum {
     CAP_FIELD_TYPE,
     CAP_RESULT_TYPE, /* a function's result type */
     CAP_INTERFACE,   /* a class types implement by defining its methods (IDX_REF_INTERFACE) */
+    CAP_STORE_FIELD, /* a designated initializer's field (REF_STORE) */
+    CAP_STORE_VALUE, /* the function it stores */
 } CapKind;
 
 /* A name declared with a type (@var.*, @field.*; @result.type: name NULL),

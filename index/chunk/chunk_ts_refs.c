@@ -172,11 +172,13 @@ void idx_chunk_ts_fix_refs(TsRun *r)
          * function's, but the mark would make the function a macro */
         if (ref->kind == REF_EXPAND && ref->name && !strcmp(ref->name, IDX_REF_MACRO_MARK))
             drop = o < 0 || r->em.units[o].start != ref->line;
-        if (ref->kind == REF_VALUE && ref->name && !drop) {
+        if ((ref->kind == REF_VALUE || ref->kind == REF_STORE) && ref->name && !drop) {
+            /* a store's value is its name's last part ("open.f") */
+            const char *v = ref->kind == REF_STORE ? strrchr(ref->name, '.') : NULL;
             sb_reset(&key);
             sb_addi(&key, o);
             sb_addc(&key, ':');
-            sb_adds(&key, ref->name);
+            sb_adds(&key, v ? v + 1 : ref->name);
             drop = strmap_get(&locals, key.buf, NULL);
         }
         if (drop) {

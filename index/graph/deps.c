@@ -11,7 +11,9 @@
  * any class or base changed in the update). References into the file's old rows are marked when
  * those rows go (RM_MARK_DEPENDENTS). A type fact (an attribute's class, a
  * function's result: IDX_REF_TYPE_FACT) or a base that comes or goes marks
- * every call typed through facts ("T().a.m", "f().m"). */
+ * every call typed through facts ("T().a.m", "f().m"). A function stored
+ * in a field (REF_STORE) that comes or goes marks the calls through the
+ * field; one that resolves again marks them too (graph.c). */
 #include "../chunk/lang/lang.h"
 #include "../store/store_int.h"
 
@@ -40,7 +42,9 @@
     "FROM b JOIN m ON m.pid = b.pid JOIN chunks p ON p.id = b.pid "                                \
     "UNION ALL SELECT 'T' || char(9) || c.symbol || char(9) || r.name FROM refs r "                \
     "JOIN chunks c ON c.id = r.chunk_id WHERE r.file_id = ?1 AND r.kind = ?5 "                     \
-    "AND substr(r.name, 1, length(?6)) = ?6"
+    "AND substr(r.name, 1, length(?6)) = ?6 "                                                      \
+    "UNION ALL SELECT 'S' || char(9) || r.name || char(9) FROM refs r "                            \
+    "WHERE r.file_id = ?1 AND r.kind = ?7"
 
 /* The calls on the result of a call or through a typed receiver's
  * attribute ("T().a.m", "f().m"): what a type fact (IDX_REF_TYPE_FACT) or
@@ -75,6 +79,7 @@ CrErr idx_facts_load(IdxStore *st, int64_t file_id, IdxFacts *out, ErrInfo *e)
     sqlite3_bind_int(s, 4, IDX_KIND_METHOD);
     sqlite3_bind_int(s, 5, REF_TYPE);
     sqlite3_bind_text(s, 6, IDX_REF_TYPE_FACT, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 7, REF_STORE);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         facts_add(out, idx_store_col_dup(s, 0));
@@ -154,6 +159,9 @@ static CrErr mark_fact(IdxStore *st, const char *module, const char *fact, ErrIn
     case 'M': /* method name, its container and a base it names: calls that dispatch
                * through an interface (graph.c dispatch_targets) by the method's name */
         rc = mark_text(st, STMT_REF_DIRTY_BY_LAST, a, alen, e);
+        break;
+    case 'S': /* "field.function" stored: the calls through the field */
+        rc = idx_graph_store_mark(st, a, strcspn(a, "."), e);
         break;
     case 'F': { /* module, has chunks: the module itself, and what is looked up inside it */
         const char *last = last_part(a, alen, &n);

@@ -19,6 +19,7 @@ static IdxEdgeKind edge_kind(int ref_kind)
     case REF_TYPE:
         return IDX_EDGE_TYPE;
     case REF_VALUE:
+    case REF_STORE:
         return IDX_EDGE_REFERENCE;
     case REF_EXPAND:
         return IDX_EDGE_EXPAND;
@@ -83,8 +84,8 @@ static int base_moved(Resolver *r, int64_t was, int64_t now)
  * references were resolved before), so memory does not grow with the tree. */
 #define RESOLVE_PAGE 32768
 
-/* Reads the next page of dirty references of one group (bases, or the rest)
- * with an id above after. */
+/* Reads the next page of dirty references of one group (bases and stores,
+ * or the rest) with an id above after. */
 static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, size_t *cap)
 {
     size_t n = 0;
@@ -149,6 +150,10 @@ static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t
         if ((r->rc = idx_store_step_done(st, s, e, "edge"))) return;
         (*added)++;
     }
+    /* a store resolved again (its function's definitions or its file
+     * changed): the calls through its field may reach another function */
+    if (row->kind == REF_STORE && !m->fresh && !r->rc)
+        r->rc = idx_graph_store_mark(st, row->name, strcspn(row->name, "."), e);
     if (row->kind == REF_INHERIT && base_moved(r, was, nd ? dst[0] : 0) && !r->rc) {
         r->rc = idx_facts_mark_subclasses(st, row->chunk_id, e);
         if (!r->rc && m->typed_calls) r->rc = idx_graph_types_mark(st, was, nd ? dst[0] : 0, e);
@@ -157,14 +162,14 @@ static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t
 
 /* Marks the rows of a page resolved, by one statement: the dirty refs of
  * its group between its first and last id are its rows (a moved base marks
- * calls, never bases, dirty). */
+ * calls, never bases, dirty; so does a store resolved again). */
 static void page_resolved(Resolver *r, int bases, const RefRow *rows, size_t n)
 {
     sqlite3_stmt *s = NULL;
     if (!n || r->rc) return;
     if (sqlite3_prepare_v2(r->st->db,
                            "UPDATE refs SET resolved = 1 WHERE id BETWEEN ?1 AND ?2 "
-                           "AND resolved = 0 AND (kind = ?3) = ?4",
+                           "AND resolved = 0 AND (kind IN (?3, " IDX_REF_STORE_SQL ")) = ?4",
                            -1, &s, NULL) != SQLITE_OK) {
         r->rc = idx_store_err(r->st, r->e, "refs");
         return;
@@ -226,10 +231,10 @@ static void resolve_page(Resolver *r, GraphPar *par, int bases, const RefRow *ro
 }
 
 /* One pass over the references marked dirty; *n_seen gets how many. Bases
- * first: a moved one marks calls its pass has not resolved yet (they stay
- * dirty) rather than ones it has (resolved twice). The next page of a group
- * is read before this one is written: writing a page marks calls alone (a
- * moved base), never rows of its own group. */
+ * and stores first: a moved base or a store resolved again marks calls its
+ * pass has not resolved yet (they stay dirty) rather than ones it has
+ * (resolved twice). The next page of a group is read before this one is
+ * written: writing a page marks calls alone, never rows of its own group. */
 static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *added)
 {
     RefRow *rows[2] = {NULL, NULL};

@@ -1,7 +1,8 @@
 /*
  * graph_int.h - the resolver of references into edges, shared by its files:
  * graph_lookup.c (lookups, names), graph_member.c (members a class
- * inherits, calls dispatched through an interface), graph_types.c (calls
+ * inherits, calls dispatched through an interface), graph_store.c (calls
+ * through a C field to the functions tables store there), graph_types.c (calls
  * on receivers of a known type, the implementations of an interface its
  * types need not name), graph_row.c (one reference looked up),
  * graph_par.c (lookups on threads) and graph.c (the passes), each using
@@ -130,6 +131,11 @@ int64_t idx_graph_resolve_inherited(Resolver *r, const RefRow *ref);
 /* The targets of a call dispatched through an interface (at most
  * DISPATCH_MAX, into out); returns the count. */
 size_t idx_graph_dispatch(Resolver *r, const RefRow *ref, int64_t *out);
+
+/* (graph_store.c) The targets of a call through a field (rows with
+ * field_calls): the functions stored in a field of that name (REF_STORE),
+ * none past a few (at most DISPATCH_MAX, into out); returns the count. */
+size_t idx_graph_store_calls(Resolver *r, const RefRow *ref, int64_t *out);
 
 /* (graph_types.c) Resolves the typed forms of a call reference's name, as
  * a row's chunker writes them: "super().m" (m in the bases of the

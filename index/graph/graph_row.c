@@ -10,6 +10,7 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
 {
     size_t nd = 0;
     dst[0] = 0;
+    if (row->kind == REF_STORE) return 0; /* a fact for calls through its field */
     if (row->kind == REF_IMPORT)
         dst[0] = idx_graph_resolve_qualified(r, row->name, 0);
     else if (row->kind == REF_EXPAND && !strcmp(row->name, IDX_REF_MACRO_MARK))
@@ -24,6 +25,7 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
                       : 0);
     else if (!r->rc)
         nd = idx_graph_dispatch(r, row, dst);
+    if (!nd && !r->rc) nd = idx_graph_store_calls(r, row, dst);
     idx_graph_memo_end_ref(r);
     return r->rc ? 0 : nd;
 }

@@ -91,6 +91,7 @@ static const struct {
     {"imports_target", "imports(target)", 0},
     {"refs_file", "refs(file_id)", 0},
     {"refs_last", "refs(last)", 0},
+    {"refs_store", "refs(qual) WHERE " IDX_REF_STORE_WHERE, 0},
     {"refs_dirty", "refs(id) WHERE resolved = 0", 2},
     {"edges_src", "edges(src)", 1},
     {"edges_dst", "edges(dst)", 1},

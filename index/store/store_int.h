@@ -14,7 +14,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 10
+#define IDX_SCHEMA_VERSION 11
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -83,6 +83,14 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved) "               \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
+    /* the calls (?2) through field ?1 (graph_store.c) */                                          \
+    X(REF_DIRTY_CALLS_BY_LAST,                                                                     \
+      "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1 AND kind = ?2")               \
+    /* the functions stored in field ?1 (names from ?1 "." to ?2, ?1 "/"), where */                \
+    X(STORES_OF_FIELD,                                                                             \
+      "SELECT r.last, r.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
+      "JOIN files f ON f.id = r.file_id JOIN chunks c ON c.id = r.chunk_id "                       \
+      "WHERE r." IDX_REF_STORE_WHERE " AND r.qual >= ?1 AND r.qual < ?2 LIMIT ?3")                 \
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \
@@ -114,7 +122,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
                       "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
-                      "AND (r.kind = ?1) = ?2 AND r.id > ?3 ORDER BY r.id LIMIT ?4")               \
+                      "AND (r.kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND r.id > ?3 "            \
+                      "ORDER BY r.id LIMIT ?4")                                                    \
     X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
     X(REFS_OF_FILE_KIND, "SELECT chunk_id, name FROM refs WHERE file_id = ?1 AND kind = ?2 "       \
                          "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                       \
@@ -561,6 +570,9 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
  * (serially when there is one thread or they cannot open): everything but
  * the edges and the resolved marks must be committed. The same edges. */
 CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
+/* (graph/graph_store.c) Marks the calls through field[0..len) (a store
+ * into it came, went or names another function now). */
+CrErr idx_graph_store_mark(IdxStore *st, const char *field, size_t len, ErrInfo *e);
 
 /* (graph/fanin.c) While on, this connection sums the caller edges written
  * and deleted per (file called, folder calling) (temporary triggers); off

@@ -2,7 +2,8 @@
  * as every door asks it: a macro's body calls are its users' calls
  * (through macros of macros), recursion is a call, prototypes outside
  * definitions are not callers, type names and macros are not callees, a
- * call through a struct field is not linked to a function by its name. */
+ * call through a struct field is not linked to a function by its name but
+ * to the functions designated initializers store in the field (a few). */
 #include "idx.h"
 #include "index_util.h"
 #include "rtv.h"
@@ -114,6 +115,18 @@ static void test_rules(void)
     CHECK(has_edge(st, "api.c", "use", "api.h", "api_four", IDX_EDGE_CALL));
     CHECK(has_edge(st, "api.h", "api_four", "api.h", "api_twice", IDX_EDGE_EXPAND));
     CHECK(has_edge(st, "api.h", "api_four", "api.h", "api_four", IDX_EDGE_EXPAND));
+    /* a call through a field reaches the functions tables store in it
+     * (a table a macro names, an address taken) */
+    check_calls(st, "ops.c", "schedule", 1, "ops.c:pick_fair\nops.c:pick_rt\nops.c:tick_rt\n");
+    check_calls(st, "ops.c", "pick_fair", 0, "ops.c:schedule\n");
+    check_refs(st, "ops.c", "pick_fair", 0, RTV_REF_BIT(IDX_EDGE_REFERENCE), "ops.c:fair\n");
+    /* ... none when more functions than a call can tell apart are stored */
+    check_calls(st, "ops.c", "probe_all", 1, "");
+    /* the table edited: the calls through its fields follow */
+    test_sh("sed -i 's/.pick = pick_rt,/.pick = pick_fair,/' '%s/ops.c'%s", tmp_root, "");
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    check_calls(st, "ops.c", "schedule", 1, "ops.c:pick_fair\nops.c:tick_rt\n");
+    check_calls(st, "ops.c", "pick_rt", 0, "");
     /* the macro's body edited: its users' calls follow at the next update */
     test_sh("sed -i 's/define api_twice(n) api_count(api_count(n))/define api_twice(n) "
             "api_check(n, n)/' '%s/api.h'%s",

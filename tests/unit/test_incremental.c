@@ -45,6 +45,59 @@ static void test_macro_body_changes(void)
     run_case(tree, edits, 1);
 }
 
+/* C: calls through a field follow the tables that store into it: a
+ * stored function defined in another file later, then gone; a store
+ * removed, added to another field; a field stored with more functions than
+ * a call reaches, and back. */
+static void test_field_stores_change(void)
+{
+#define OPS_H "struct ops {\n    int (*pick)(int);\n    int (*tick)(int);\n};\n"
+    static const char *const tree[] = {
+        "ops.h",
+        OPS_H,
+        "a.c",
+        "#include \"ops.h\"\nstatic int pick_a(int n)\n{\n    return n;\n}\n\n"
+        "const struct ops a_ops = {\n    .pick = pick_a,\n};\n",
+        "b.c",
+        "#include \"ops.h\"\nint pick_b(int n);\n\n"
+        "const struct ops b_ops = {\n    .pick = pick_b,\n};\n",
+        "core.c",
+        "#include \"ops.h\"\nint run(const struct ops *o)\n{\n"
+        "    return o->pick(1) + o->tick(2);\n}\n",
+        NULL};
+    static const char *const edits[] = {
+        "d.c",
+        "int pick_b(int n)\n{\n    return n + 1;\n}\n",
+        "b.c",
+        "#include \"ops.h\"\nint pick_b(int n);\n\nconst struct ops b_ops = {\n    .tick = "
+        "0,\n};\n",
+        "b.c",
+        "#include \"ops.h\"\nint pick_b(int n);\n\n"
+        "const struct ops b_ops = {\n    .pick = pick_b,\n};\n",
+        "a.c",
+        "#include \"ops.h\"\nstatic int pick_a(int n)\n{\n    return n;\n}\n\n"
+        "const struct ops a_ops = {\n    .tick = pick_a,\n};\n",
+        "b.c",
+        "#include \"ops.h\"\n#define F(k) static int f##k(int n) { return n + k; }\n"
+        "static int f1(int n)\n{\n    return n;\n}\nstatic int f2(int n)\n{\n    return n;\n}\n"
+        "static int f3(int n)\n{\n    return n;\n}\nstatic int f4(int n)\n{\n    return n;\n}\n"
+        "static int f5(int n)\n{\n    return n;\n}\nstatic int f6(int n)\n{\n    return n;\n}\n"
+        "static int f7(int n)\n{\n    return n;\n}\n"
+        "const struct ops b_ops[] = {\n    {.pick = f1}, {.pick = f2}, {.pick = f3},\n"
+        "    {.pick = f4}, {.pick = f5}, {.pick = f6}, {.pick = f7},\n};\n",
+        "b.c",
+        "#include \"ops.h\"\nint pick_b(int n);\n\n"
+        "const struct ops b_ops = {\n    .pick = pick_b,\n};\n",
+        "d.c",
+        NULL,
+        "a.c",
+        NULL,
+        NULL};
+#undef OPS_H
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* `import pkg` resolves once the empty __init__.py gains a definition. */
 static void test_import_of_package_that_gains_code(void)
 {
@@ -397,6 +450,7 @@ int main(void)
     RUN(test_deleted_definition_frees_its_name);
     RUN(test_import_of_package_that_gains_code);
     RUN(test_macro_body_changes);
+    RUN(test_field_stores_change);
     RUN(test_removed_reexport);
     RUN(test_import_target_moved);
     RUN(test_same_tick_rewrite);

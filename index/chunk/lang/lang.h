@@ -13,6 +13,8 @@
  *   @body      where the signature ends (else: the first line)
  *   @ref.call @ref.type @ref.inherit     a callee / type / base expression
  *   @ref.value a name used as a value (a function passed, stored in a table)
+ *   @store.field @store.value  a designated initializer's field and the
+ *              function stored in it (`.open = f`): REF_STORE "open.f"
  *   @local     a variable declared: a @ref.value of its name in the same
  *              definition is the variable
  *   @ref.expand the unparsed body of a macro: each `name(` in it is a call

@@ -13,9 +13,11 @@
 (enum_specifier name: (type_identifier) @name body: (_) @body) @def.type
 (type_definition declarator: (type_identifier) @name) @def.type
 (preproc_function_def name: (identifier) @name) @def.macro
-; file-level tables: a declaration initialised with a braced list
+; file-level tables: a declaration initialised with a braced list (a
+; macro that names it, `DEFINE_SCHED_CLASS(fair) = {…}`, read as `T (fair)`)
 (translation_unit (declaration declarator: (init_declarator declarator: [
   (identifier) @name
+  (parenthesized_declarator (identifier) @name)
   (array_declarator declarator: (identifier) @name)
   (array_declarator declarator: (array_declarator declarator: (identifier) @name))
   (pointer_declarator declarator: (identifier) @name)
@@ -31,6 +33,12 @@
 (init_declarator value: (identifier) @ref.value)
 (assignment_expression right: (identifier) @ref.value)
 (pointer_expression argument: (identifier) @ref.value)
+; a function stored in a field by a designated initializer (`.open = f`,
+; `.read = &f`): a call through the field reaches it (REF_STORE)
+(initializer_pair designator: (field_designator (field_identifier) @store.field)
+  value: (identifier) @store.value)
+(initializer_pair designator: (field_designator (field_identifier) @store.field)
+  value: (pointer_expression argument: (identifier) @store.value))
 ; variables declared: a value that names one is not a function
 (parameter_declaration declarator: (identifier) @local)
 (parameter_declaration declarator: (pointer_declarator declarator: (identifier) @local))
