@@ -4,7 +4,7 @@
  * (`.pick_next_task = pick_next_task_fair`, REF_STORE), each read where it
  * is stored (a static function of the table's file). A field stored from
  * many tables (`.open`, `.probe`) says nothing of which one a call means:
- * past STORE_SCAN stores, or DISPATCH_MAX functions, the call reaches none. */
+ * past STORE_SCAN stores, or STORE_FUNCS functions, the call reaches none. */
 #include "graph_int.h"
 
 #include <stdlib.h>
@@ -12,8 +12,10 @@
 
 _Static_assert(REF_STORE == 7, "IDX_REF_STORE_SQL is REF_STORE's value, the last kind");
 
-/* Most stores of one field read (a field stored more often is generic). */
-enum { STORE_SCAN = 32 };
+/* Most stores of one field read (a field stored more often is generic),
+ * and most distinct functions a call through it reaches. */
+enum { STORE_SCAN = 32, STORE_FUNCS = 6 };
+_Static_assert((int)STORE_FUNCS <= (int)DISPATCH_MAX, "a call's targets fit in DISPATCH_MAX");
 
 /* Memo keys: the field after a byte no qualified name holds; its count of
  * targets (-1: none) and each target under "field\001k". */
@@ -54,7 +56,7 @@ static size_t stores_read(Resolver *r, const char *field, Store *v)
 }
 
 /* The distinct functions the stores name, each looked up as a value named
- * where it is stored (at most DISPATCH_MAX, into out); -1 when there are
+ * where it is stored (at most STORE_FUNCS, into out); -1 when there are
  * more. */
 static long stores_resolve(Resolver *r, const Store *v, size_t n, int64_t *out)
 {
@@ -76,7 +78,7 @@ static long stores_resolve(Resolver *r, const Store *v, size_t n, int64_t *out)
         while (k < m && out[k] != id)
             k++;
         if (!id || k < m) continue;
-        if (m == DISPATCH_MAX) return -1;
+        if (m == STORE_FUNCS) return -1;
         out[m++] = id;
     }
     return (long)m;
