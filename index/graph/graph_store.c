@@ -69,7 +69,7 @@ static long stores_resolve(Resolver *r, const Store *v, size_t n, int64_t *out)
                       .name = v[i].fn,
                       .module = v[i].module ? v[i].module : (char *)"",
                       .symbol = v[i].symbol ? v[i].symbol : (char *)"",
-                      .lang = v[i].path ? idx_lang_for_path(v[i].path) : NULL,
+                      .lang = v[i].path ? idx_lang_for_file(&r->st->lang_pick, v[i].path) : NULL,
                       .strict = 0};
         if (!row.name) continue;
         int64_t id = idx_graph_resolve_expr(r, &row);
