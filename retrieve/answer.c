@@ -485,13 +485,19 @@ static int triple_quote(const char *s)
     return !memcmp(s, "\"\"\"", 3) || !memcmp(s, "'''", 3);
 }
 
+/* Whether a block comment or a triple-quoted string is open where the
+ * text of an item starts. */
+typedef struct Open {
+    int block, triple;
+} Open;
+
 /* Per line of an item's text: whether it is a comment or a doc string
- * (a line comment, a line in a block comment or a triple-quoted string).
- * The text may start inside one: then its lines read as code. */
-static char *comment_lines(const Lines *L)
+ * (a line comment, a line in a block comment or a triple-quoted string),
+ * the text starting in the state *o says; *o becomes the state after it.
+ * v may be NULL (the state only). */
+static void scan_comments(const Lines *L, Open *o, char *v)
 {
-    char *v = xcalloc(L->n ? L->n : 1, 1);
-    int block = 0, triple = 0;
+    int block = o->block, triple = o->triple;
     for (size_t l = 0; l < L->n; l++) {
         const char *s = L->text + L->off[l];
         size_t n = line_len(L, l), i = 0;
@@ -514,29 +520,17 @@ static char *comment_lines(const Lines *L)
                 k += 2;
             }
         }
-        v[l] = (char)(starts_in || line_comment || doc);
+        if (v) v[l] = (char)(starts_in || line_comment || doc);
     }
-    return v;
+    o->block = block;
+    o->triple = triple;
 }
 
-/* Whether line s holds a call of name: the name at a word start, then "(". */
-static int calls_name(const char *s, size_t n, const char *name, size_t nl)
+static char *comment_lines(const Lines *L, Open o)
 {
-    if (!nl) return 0;
-    for (size_t i = 0; i + nl <= n; i++) {
-        if (memcmp(s + i, name, nl)) continue;
-        if (i > 0) {
-            unsigned char p = (unsigned char)s[i - 1];
-            if ((p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z') || (p >= '0' && p <= '9') ||
-                p == '_')
-                continue;
-        }
-        size_t k = i + nl;
-        while (k < n && (s[k] == ' ' || s[k] == '\t'))
-            k++;
-        if (k < n && (s[k] == '(' || s[k] == '!')) return 1;
-    }
-    return 0;
+    char *v = xcalloc(L->n ? L->n : 1, 1);
+    scan_comments(L, &o, v);
+    return v;
 }
 
 /* Words that mark an error or a return path, at a word start in any
@@ -566,8 +560,8 @@ static size_t head_line(const Ans *a, size_t i, const Lines *L)
             /* a C return type on a line of its own: the name is on the next */
             size_t nl;
             const char *name = short_name(it, &nl);
-            if (nl && l + 1 < L->n && !calls_name(s, n, name, nl) &&
-                calls_name(L->text + L->off[l + 1], line_len(L, l + 1), name, nl))
+            if (nl && l + 1 < L->n && !rtv_calls_name(s, n, name, nl) &&
+                rtv_calls_name(L->text + L->off[l + 1], line_len(L, l + 1), name, nl))
                 return l + 1;
             return l;
         }
@@ -579,13 +573,14 @@ static size_t head_line(const Ans *a, size_t i, const Lines *L)
  * in line order: its first line when it is the definition's; then by
  * score: the question's words, calls into related items (the focus, for
  * a caller), error and return paths; short ones whole. */
-static size_t pick_lines(const Ans *a, size_t i, const Lines *L, size_t max, size_t *out)
+static size_t pick_lines(const Ans *a, size_t i, const Lines *L, Open open, size_t max,
+                         size_t *out)
 {
     size_t n = L->n, picked = 0, nonblank = 0;
     for (size_t l = 0; l < n; l++)
         nonblank += !blank_line(L->text + L->off[l], line_len(L, l));
     double *score = xcalloc(n ? n : 1, sizeof *score);
-    char *comment = comment_lines(L);
+    char *comment = comment_lines(L, open);
     size_t pwl[sizeof path_words / sizeof path_words[0]];
     for (size_t w = 0; w < sizeof path_words / sizeof path_words[0]; w++)
         pwl[w] = strlen(path_words[w]);
@@ -601,7 +596,7 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, size_t max, siz
             if (a->rels[k].from != i || a->rels[k].kind != IDX_EDGE_CALL) continue;
             size_t nl;
             const char *name = short_name(&a->in->items[a->rels[k].to], &nl);
-            if (calls_name(s, len, name, nl)) {
+            if (rtv_calls_name(s, len, name, nl)) {
                 sc += 4;
                 break;
             }
@@ -609,7 +604,7 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, size_t max, siz
         if (a->caller[i]) {
             size_t nl;
             const char *name = short_name(&a->in->items[0], &nl);
-            if (calls_name(s, len, name, nl)) sc += 8;
+            if (rtv_calls_name(s, len, name, nl)) sc += 8;
         }
         if (rtv_line_mentions(s, len, path_words, pwl, sizeof path_words / sizeof path_words[0]))
             sc += 2;
@@ -787,20 +782,22 @@ static void add_shown(Ans *a, size_t rank, size_t i, size_t max_lines)
     }
     sb_addc(sb, '\n');
 
-    Lines L;
-    lines_init(&L, it->text);
-    size_t *pick = xcalloc(L.n + 1, sizeof *pick);
-    size_t n = pick_lines(a, i, &L, max_lines, pick);
     /* the definition's own first line (its signature's) when the packed
-     * text starts after it */
+     * text starts after it, and whether the text starts inside a comment
+     * or a doc string (the lines before it, read from the definition's
+     * first) */
     StrBuf first;
     sb_init(&first);
     uint32_t first_at = 0;
+    Open open = {0, 0};
     if (ds && ds < it->start_line && in->st) {
         uint32_t to = ds + 7 < it->start_line ? ds + 7 : it->start_line - 1;
-        if (rtv_read_lines(in->st, in->req, it->chunk.path, ds, to, &first, NULL, NULL) == CR_OK) {
+        if (rtv_read_lines(in->st, in->req, it->chunk.path, ds, it->start_line - 1, &first, NULL,
+                           NULL) == CR_OK) {
             Lines F;
             lines_init(&F, first.buf);
+            scan_comments(&F, &open, NULL);
+            if (F.n > to - ds + 1) F.n = to - ds + 1;
             RtvItem head = *it;
             head.start_line = ds;
             head.end_line = to;
@@ -821,6 +818,10 @@ static void add_shown(Ans *a, size_t rank, size_t i, size_t max_lines)
         }
     }
     int with_first = first_at && first.len && !blank_line(first.buf, first.len);
+    Lines L;
+    lines_init(&L, it->text);
+    size_t *pick = xcalloc(L.n + 1, sizeof *pick);
+    size_t n = pick_lines(a, i, &L, open, max_lines, pick);
     if (n || with_first) {
         size_t drop = (size_t)-1;
         if (with_first) drop = indent_of(first.buf, first.len);
