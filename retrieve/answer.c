@@ -229,20 +229,27 @@ static void load_rels(Ans *a, const size_t *shown, size_t n_shown)
             pieces = d.pieces;
             n_pieces = d.n_pieces;
         }
-        for (size_t p = 0; p < n_pieces; p++) {
-            IdxEdge *ev = NULL;
-            size_t ne = 0;
-            if (idx_edges(in->st, pieces[p], 1, &ev, &ne, NULL) != CR_OK) continue;
-            for (size_t k = 0; k < ne; k++) {
-                IdxEdgeKind kind = ev[k].kind;
-                if (kind != IDX_EDGE_CALL && kind != IDX_EDGE_RAISE && kind != IDX_EDGE_INHERIT &&
-                    kind != IDX_EDGE_IMPORT)
-                    continue;
-                size_t j = item_of(a, ev[k].dst);
-                if (j != (size_t)-1) add_rel(a, i, j, kind);
+        /* and for the first, the context's calls into it */
+        for (int out = 1; out >= (s == 0 ? 0 : 1); out--)
+            for (size_t p = 0; p < n_pieces; p++) {
+                IdxEdge *ev = NULL;
+                size_t ne = 0;
+                if (idx_edges(in->st, pieces[p], out, &ev, &ne, NULL) != CR_OK) continue;
+                for (size_t k = 0; k < ne; k++) {
+                    IdxEdgeKind kind = ev[k].kind;
+                    if (kind != IDX_EDGE_CALL && kind != IDX_EDGE_RAISE &&
+                        kind != IDX_EDGE_INHERIT && kind != IDX_EDGE_IMPORT)
+                        continue;
+                    if (!out && kind != IDX_EDGE_CALL) continue;
+                    size_t j = item_of(a, out ? ev[k].dst : ev[k].src);
+                    if (j == (size_t)-1) continue;
+                    if (out)
+                        add_rel(a, i, j, kind);
+                    else
+                        add_rel(a, j, i, kind);
+                }
+                free(ev);
             }
-            free(ev);
-        }
         rtv_def_release(&d);
     }
 }
@@ -273,15 +280,28 @@ static void load_words(Ans *a)
     }
 }
 
+static int has_rel(const Ans *a, size_t from, size_t to, IdxEdgeKind kind)
+{
+    for (size_t k = 0; k < a->n_rels; k++)
+        if (a->rels[k].from == from && a->rels[k].to == to && a->rels[k].kind == kind) return 1;
+    return 0;
+}
+
+/* Whether item i is, for the lead, a target of from of a kind: a named
+ * item; a call of what from also raises is said as the raise. */
+static int lead_target(const Ans *a, size_t from, size_t i, IdxEdgeKind kind)
+{
+    if (!item_name(&a->in->items[i]) || !has_rel(a, from, i, kind)) return 0;
+    return kind != IDX_EDGE_CALL || !has_rel(a, from, i, IDX_EDGE_RAISE);
+}
+
 /* "`A`", "`A` and `B`", "`A`, `B` and `C`" of the targets of rels from i
- * of a kind (at most 3); returns how many were named. */
+ * of a kind (at most 3, best ranked first); returns how many were named. */
 static size_t add_targets(Ans *a, size_t from, IdxEdgeKind kind, size_t *first)
 {
     size_t to[3], n = 0;
-    for (size_t k = 0; k < a->n_rels && n < 3; k++)
-        if (a->rels[k].from == from && a->rels[k].kind == kind &&
-            item_name(&a->in->items[a->rels[k].to]))
-            to[n++] = a->rels[k].to;
+    for (size_t j = 0; j < a->in->n && n < 3; j++)
+        if (lead_target(a, from, j, kind)) to[n++] = j;
     for (size_t k = 0; k < n; k++) {
         if (k) sb_adds(a->sb, k + 1 == n ? " and " : ", ");
         add_lead_name(a->sb, a->in->items[to[k]].chunk.symbol);
@@ -293,9 +313,23 @@ static size_t add_targets(Ans *a, size_t from, IdxEdgeKind kind, size_t *first)
 static size_t count_rels(const Ans *a, size_t from, IdxEdgeKind kind)
 {
     size_t n = 0;
-    for (size_t k = 0; k < a->n_rels; k++)
-        n += a->rels[k].from == from && a->rels[k].kind == kind &&
-             item_name(&a->in->items[a->rels[k].to]) != NULL;
+    for (size_t j = 0; j < a->in->n; j++)
+        n += lead_target(a, from, j, kind);
+    return n;
+}
+
+/* "`A`", "`A` and `B`" ... of the named items that call item to (at most
+ * 3, best ranked first); returns how many. */
+static size_t add_callers_of(Ans *a, size_t to)
+{
+    size_t from[3], n = 0;
+    for (size_t j = 0; j < a->in->n && n < 3; j++)
+        if (j != to && item_name(&a->in->items[j]) && has_rel(a, j, to, IDX_EDGE_CALL))
+            from[n++] = j;
+    for (size_t k = 0; k < n; k++) {
+        if (k) sb_adds(a->sb, k + 1 == n ? " and " : ", ");
+        add_lead_name(a->sb, a->in->items[from[k]].chunk.symbol);
+    }
     return n;
 }
 
@@ -367,6 +401,13 @@ static int has_what(const IdxChunk *c)
     return has_doc(c) || (c->signature && c->signature[0]);
 }
 
+/* A sentence's end: "." unless the text ends with one already. */
+static void end_sentence(StrBuf *sb)
+{
+    char last = sb->len ? sb->buf[sb->len - 1] : 0;
+    if (last != '.' && last != '?' && last != '!') sb_addc(sb, '.');
+}
+
 static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
 {
     const RtvItem *top = &a->in->items[0];
@@ -382,11 +423,12 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
         sb_adds(sb, "module code of ");
         add_code(sb, top->chunk.path, strlen(top->chunk.path), RTV_SHOW_CHARS * 2);
     }
-    if (has_what(&top->chunk)) {
+    /* what it is: its doc comment's sentence (a signature is quoted below) */
+    if (has_doc(&top->chunk)) {
         sb_adds(sb, ": ");
-        add_what(sb, &top->chunk, RTV_LEAD_CHARS);
+        add_doc_sentence(sb, top->chunk.docstring, RTV_LEAD_CHARS);
     }
-    sb_adds(sb, ".");
+    end_sentence(sb);
     size_t sentences = 1;
     if (a->in->focus_chunk) {
         size_t callers = 0;
@@ -409,26 +451,26 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
         sb_addc(sb, '\n');
         return;
     }
-    /* the top definition's relations, then the first other one's */
+    /* the top definition's relations and the context's calls into it;
+     * when it has none, the next shown one's relations */
+    static const struct {
+        IdxEdgeKind kind;
+        const char *verb;
+    } verbs[] = {{IDX_EDGE_CALL, "calls"},
+                 {IDX_EDGE_RAISE, "raises or catches"},
+                 {IDX_EDGE_INHERIT, "subclasses"},
+                 {IDX_EDGE_IMPORT, "imports"}};
     for (size_t k = 0; k < n_shown && sentences < 3; k++) {
         size_t i = shown[k];
-        static const struct {
-            IdxEdgeKind kind;
-            const char *verb;
-        } verbs[] = {{IDX_EDGE_CALL, "calls"},
-                     {IDX_EDGE_RAISE, "raises or catches"},
-                     {IDX_EDGE_INHERIT, "subclasses"},
-                     {IDX_EDGE_IMPORT, "imports"}};
+        if (i != 0 && !item_name(&a->in->items[i])) continue;
         for (size_t v = 0; v < sizeof verbs / sizeof verbs[0] && sentences < 3; v++) {
             if (!count_rels(a, i, verbs[v].kind)) continue;
             if (verbs[v].kind == IDX_EDGE_IMPORT && count_rels(a, i, IDX_EDGE_CALL)) continue;
             sb_addc(sb, ' ');
-            if (i == 0) {
+            if (i == 0)
                 sb_adds(sb, "It");
-            } else {
-                if (!item_name(&a->in->items[i])) continue;
+            else
                 add_lead_name(sb, a->in->items[i].chunk.symbol);
-            }
             sb_addf(sb, " %s ", verbs[v].verb);
             size_t first = 0, n = add_targets(a, i, verbs[v].kind, &first);
             if (n == 1 && verbs[v].kind == IDX_EDGE_CALL && count_rels(a, first, IDX_EDGE_CALL)) {
@@ -437,6 +479,19 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
             }
             sb_adds(sb, ".");
             sentences++;
+            if (i == 0 && verbs[v].kind == IDX_EDGE_CALL) break; /* then who calls it */
+        }
+        if (i == 0 && sentences < 3) {
+            size_t at = sb->len;
+            sb_addc(sb, ' ');
+            size_t n = add_callers_of(a, 0);
+            if (n) {
+                sb_adds(sb, n == 1 ? " calls it." : " call it.");
+                sentences++;
+            } else {
+                sb->len = at;
+                sb->buf[at] = '\0';
+            }
         }
         if (k == 0 && sentences > 1) break; /* the top one's relations are enough */
     }
