@@ -464,33 +464,33 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
         size_t i = shown[k];
         if (i != 0 && !item_name(&a->in->items[i])) continue;
         for (size_t v = 0; v < sizeof verbs / sizeof verbs[0] && sentences < 3; v++) {
-            if (!count_rels(a, i, verbs[v].kind)) continue;
-            if (verbs[v].kind == IDX_EDGE_IMPORT && count_rels(a, i, IDX_EDGE_CALL)) continue;
-            sb_addc(sb, ' ');
-            if (i == 0)
-                sb_adds(sb, "It");
-            else
-                add_lead_name(sb, a->in->items[i].chunk.symbol);
-            sb_addf(sb, " %s ", verbs[v].verb);
-            size_t first = 0, n = add_targets(a, i, verbs[v].kind, &first);
-            if (n == 1 && verbs[v].kind == IDX_EDGE_CALL && count_rels(a, first, IDX_EDGE_CALL)) {
-                sb_adds(sb, ", which calls ");
-                add_targets(a, first, IDX_EDGE_CALL, NULL);
-            }
-            sb_adds(sb, ".");
-            sentences++;
-            if (i == 0 && verbs[v].kind == IDX_EDGE_CALL) break; /* then who calls it */
-        }
-        if (i == 0 && sentences < 3) {
-            size_t at = sb->len;
-            sb_addc(sb, ' ');
-            size_t n = add_callers_of(a, 0);
-            if (n) {
-                sb_adds(sb, n == 1 ? " calls it." : " call it.");
+            if (count_rels(a, i, verbs[v].kind) &&
+                !(verbs[v].kind == IDX_EDGE_IMPORT && count_rels(a, i, IDX_EDGE_CALL))) {
+                sb_addc(sb, ' ');
+                if (i == 0)
+                    sb_adds(sb, "It");
+                else
+                    add_lead_name(sb, a->in->items[i].chunk.symbol);
+                sb_addf(sb, " %s ", verbs[v].verb);
+                size_t first = 0, n = add_targets(a, i, verbs[v].kind, &first);
+                if (n == 1 && verbs[v].kind == IDX_EDGE_CALL &&
+                    count_rels(a, first, IDX_EDGE_CALL)) {
+                    sb_adds(sb, ", which calls ");
+                    add_targets(a, first, IDX_EDGE_CALL, NULL);
+                }
+                sb_adds(sb, ".");
                 sentences++;
-            } else {
-                sb->len = at;
-                sb->buf[at] = '\0';
+            }
+            if (i == 0 && v == 0 && sentences < 3) { /* what it calls, then who calls it */
+                size_t at = sb->len;
+                sb_addc(sb, ' ');
+                size_t n = add_callers_of(a, 0);
+                if (n) {
+                    sb_adds(sb, n == 1 ? " calls it." : " call it.");
+                    sentences++;
+                } else {
+                    sb_truncate(sb, at);
+                }
             }
         }
         if (k == 0 && sentences > 1) break; /* the top one's relations are enough */
