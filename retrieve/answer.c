@@ -628,8 +628,7 @@ static size_t head_line(const Ans *a, size_t i, const Lines *L)
  * in line order: its first line when it is the definition's; then by
  * score: the question's words, calls into related items (the focus, for
  * a caller), error and return paths; short ones whole. */
-static size_t pick_lines(const Ans *a, size_t i, const Lines *L, Open open, size_t max,
-                         size_t *out)
+static size_t pick_lines(const Ans *a, size_t i, const Lines *L, Open open, size_t max, size_t *out)
 {
     size_t n = L->n, picked = 0, nonblank = 0;
     for (size_t l = 0; l < n; l++)

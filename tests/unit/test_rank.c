@@ -189,7 +189,8 @@ static void test_trim_to_call(void)
     CHECK_INT(it.end_line, 8);
     CHECK(rtv_calls_name("x = self.check(1)", 17, "check", 5) &&
           !rtv_calls_name("x = self.rcheck(1)", 18, "check", 5) &&
-          rtv_calls_name("check!(x)", 9, "check", 5) && !rtv_calls_name("check = 1", 9, "check", 5));
+          rtv_calls_name("check!(x)", 9, "check", 5) &&
+          !rtv_calls_name("check = 1", 9, "check", 5));
     free(it.text);
 }
 
