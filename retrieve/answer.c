@@ -634,7 +634,7 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, Open open, size
     for (size_t l = 0; l < n; l++)
         nonblank += !blank_line(L->text + L->off[l], line_len(L, l));
     double *score = xcalloc(n ? n : 1, sizeof *score);
-    char *comment = comment_lines(L, open);
+    char *comment = comment_lines(L, open), *said = xcalloc(n ? n : 1, 1);
     size_t pwl[sizeof path_words / sizeof path_words[0]];
     for (size_t w = 0; w < sizeof path_words / sizeof path_words[0]; w++)
         pwl[w] = strlen(path_words[w]);
@@ -662,8 +662,14 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, Open open, size
         }
         if (rtv_line_mentions(s, len, path_words, pwl, sizeof path_words / sizeof path_words[0]))
             sc += 2;
-        /* the doc comment's first sentence is said already: code only */
-        if (comment[l]) sc = 0;
+        /* the doc comment's first sentence is said already: code only
+         * (a comment line that holds the question's words may still fill
+         * a quote that has too little code) */
+        if (comment[l]) {
+            int m = rtv_line_mentions(s, len, a->words, a->wl, a->n_words);
+            said[l] = (char)(m < 100 ? m : 100);
+            sc = 0;
+        }
         score[l] = sc;
     }
     char *take = xcalloc(n ? n : 1, 1);
@@ -687,19 +693,33 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, Open open, size
             take[best] = 1;
             want--;
         }
-        /* at least three lines: the first code lines not taken, then any */
-        for (int any = 0; any < 2; any++)
-            for (size_t l = 0; l < n && want && max - want < 3; l++)
-                if (!take[l] && score[l] >= 0 && (any || !comment[l])) {
-                    take[l] = 1;
-                    want--;
-                }
+        /* at least three lines: the first code lines not taken, then the
+         * comment lines with the most of the question's words, then any */
+        for (size_t l = 0; l < n && want && max - want < 3; l++)
+            if (!take[l] && score[l] >= 0 && !comment[l]) {
+                take[l] = 1;
+                want--;
+            }
+        while (want && max - want < 3) {
+            size_t best = n;
+            for (size_t l = 0; l < n; l++)
+                if (!take[l] && said[l] && (best == n || said[l] > said[best])) best = l;
+            if (best == n) break;
+            take[best] = 1;
+            want--;
+        }
+        for (size_t l = 0; l < n && want && max - want < 3; l++)
+            if (!take[l] && score[l] >= 0) {
+                take[l] = 1;
+                want--;
+            }
     }
     for (size_t l = 0; l < n; l++)
         if (take[l]) out[picked++] = l;
     free(take);
     free(score);
     free(comment);
+    free(said);
     return picked;
 }
 
