@@ -431,20 +431,33 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
     end_sentence(sb);
     size_t sentences = 1;
     if (a->in->focus_chunk) {
-        size_t callers = 0;
+        /* the callers shown (with their call lines), then those folded */
+        size_t callers = 0, named = 0, order[3];
         for (size_t k = 1; k < n_shown; k++)
             callers += a->caller[shown[k]];
+        size_t in_shown = callers;
+        for (size_t k = 1; k < n_shown && named < 3; k++)
+            if (a->caller[shown[k]]) order[named++] = shown[k];
+        for (size_t j = 1; j < a->in->n; j++) {
+            int is_shown = 0;
+            for (size_t k = 0; k < n_shown && !is_shown; k++)
+                is_shown = shown[k] == j;
+            if (is_shown || !a->caller[j]) continue;
+            callers++;
+            if (named < 3) order[named++] = j;
+        }
         if (callers) {
             sb_adds(sb, " It is called by ");
-            size_t named = 0;
-            for (size_t k = 1; k < n_shown; k++) {
-                if (!a->caller[shown[k]]) continue;
-                if (named) sb_adds(sb, named + 1 == callers ? " and " : ", ");
-                named++;
-                add_lead_name(sb, rtv_item_symbol(&a->in->items[shown[k]]));
+            for (size_t k = 0; k < named; k++) {
+                if (k) sb_adds(sb, k + 1 == named && callers == named ? " and " : ", ");
+                add_lead_name(sb, rtv_item_symbol(&a->in->items[order[k]]));
             }
-            sb_adds(sb, callers == 1 ? " (below, with the line that calls it)."
-                                     : " (below, with the lines that call it).");
+            if (callers > named) sb_addf(sb, " and %zu more", callers - named);
+            if (in_shown)
+                sb_adds(sb, in_shown == 1 ? " (below, with the line that calls it)."
+                                          : " (below, with the lines that call it).");
+            else
+                sb_adds(sb, ".");
         } else {
             sb_adds(sb, " No indexed code calls it.");
         }
