@@ -212,7 +212,7 @@ int rtv_trim_item_to_call(RtvItem *it, const char *name, uint32_t max_lines)
         free(it->text);
         it->text = text;
         it->start_line += at;
-        it->end_line = it->start_line + max_lines - 1;
+        it->end_line = it->start_line + (end - at) - 1;
     }
     free(off);
     return found;
