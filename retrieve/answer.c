@@ -229,20 +229,27 @@ static void load_rels(Ans *a, const size_t *shown, size_t n_shown)
             pieces = d.pieces;
             n_pieces = d.n_pieces;
         }
-        for (size_t p = 0; p < n_pieces; p++) {
-            IdxEdge *ev = NULL;
-            size_t ne = 0;
-            if (idx_edges(in->st, pieces[p], 1, &ev, &ne, NULL) != CR_OK) continue;
-            for (size_t k = 0; k < ne; k++) {
-                IdxEdgeKind kind = ev[k].kind;
-                if (kind != IDX_EDGE_CALL && kind != IDX_EDGE_RAISE && kind != IDX_EDGE_INHERIT &&
-                    kind != IDX_EDGE_IMPORT)
-                    continue;
-                size_t j = item_of(a, ev[k].dst);
-                if (j != (size_t)-1) add_rel(a, i, j, kind);
+        /* and for the first, the context's calls into it */
+        for (int out = 1; out >= (s == 0 ? 0 : 1); out--)
+            for (size_t p = 0; p < n_pieces; p++) {
+                IdxEdge *ev = NULL;
+                size_t ne = 0;
+                if (idx_edges(in->st, pieces[p], out, &ev, &ne, NULL) != CR_OK) continue;
+                for (size_t k = 0; k < ne; k++) {
+                    IdxEdgeKind kind = ev[k].kind;
+                    if (kind != IDX_EDGE_CALL && kind != IDX_EDGE_RAISE &&
+                        kind != IDX_EDGE_INHERIT && kind != IDX_EDGE_IMPORT)
+                        continue;
+                    if (!out && kind != IDX_EDGE_CALL) continue;
+                    size_t j = item_of(a, out ? ev[k].dst : ev[k].src);
+                    if (j == (size_t)-1) continue;
+                    if (out)
+                        add_rel(a, i, j, kind);
+                    else
+                        add_rel(a, j, i, kind);
+                }
+                free(ev);
             }
-            free(ev);
-        }
         rtv_def_release(&d);
     }
 }
@@ -273,15 +280,28 @@ static void load_words(Ans *a)
     }
 }
 
+static int has_rel(const Ans *a, size_t from, size_t to, IdxEdgeKind kind)
+{
+    for (size_t k = 0; k < a->n_rels; k++)
+        if (a->rels[k].from == from && a->rels[k].to == to && a->rels[k].kind == kind) return 1;
+    return 0;
+}
+
+/* Whether item i is, for the lead, a target of from of a kind: a named
+ * item; a call of what from also raises is said as the raise. */
+static int lead_target(const Ans *a, size_t from, size_t i, IdxEdgeKind kind)
+{
+    if (!item_name(&a->in->items[i]) || !has_rel(a, from, i, kind)) return 0;
+    return kind != IDX_EDGE_CALL || !has_rel(a, from, i, IDX_EDGE_RAISE);
+}
+
 /* "`A`", "`A` and `B`", "`A`, `B` and `C`" of the targets of rels from i
- * of a kind (at most 3); returns how many were named. */
+ * of a kind (at most 3, best ranked first); returns how many were named. */
 static size_t add_targets(Ans *a, size_t from, IdxEdgeKind kind, size_t *first)
 {
     size_t to[3], n = 0;
-    for (size_t k = 0; k < a->n_rels && n < 3; k++)
-        if (a->rels[k].from == from && a->rels[k].kind == kind &&
-            item_name(&a->in->items[a->rels[k].to]))
-            to[n++] = a->rels[k].to;
+    for (size_t j = 0; j < a->in->n && n < 3; j++)
+        if (lead_target(a, from, j, kind)) to[n++] = j;
     for (size_t k = 0; k < n; k++) {
         if (k) sb_adds(a->sb, k + 1 == n ? " and " : ", ");
         add_lead_name(a->sb, a->in->items[to[k]].chunk.symbol);
@@ -293,9 +313,23 @@ static size_t add_targets(Ans *a, size_t from, IdxEdgeKind kind, size_t *first)
 static size_t count_rels(const Ans *a, size_t from, IdxEdgeKind kind)
 {
     size_t n = 0;
-    for (size_t k = 0; k < a->n_rels; k++)
-        n += a->rels[k].from == from && a->rels[k].kind == kind &&
-             item_name(&a->in->items[a->rels[k].to]) != NULL;
+    for (size_t j = 0; j < a->in->n; j++)
+        n += lead_target(a, from, j, kind);
+    return n;
+}
+
+/* "`A`", "`A` and `B`" ... of the named items that call item to (at most
+ * 3, best ranked first); returns how many. */
+static size_t add_callers_of(Ans *a, size_t to)
+{
+    size_t from[3], n = 0;
+    for (size_t j = 0; j < a->in->n && n < 3; j++)
+        if (j != to && item_name(&a->in->items[j]) && has_rel(a, j, to, IDX_EDGE_CALL))
+            from[n++] = j;
+    for (size_t k = 0; k < n; k++) {
+        if (k) sb_adds(a->sb, k + 1 == n ? " and " : ", ");
+        add_lead_name(a->sb, a->in->items[from[k]].chunk.symbol);
+    }
     return n;
 }
 
@@ -367,6 +401,13 @@ static int has_what(const IdxChunk *c)
     return has_doc(c) || (c->signature && c->signature[0]);
 }
 
+/* A sentence's end: "." unless the text ends with one already. */
+static void end_sentence(StrBuf *sb)
+{
+    char last = sb->len ? sb->buf[sb->len - 1] : 0;
+    if (last != '.' && last != '?' && last != '!') sb_addc(sb, '.');
+}
+
 static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
 {
     const RtvItem *top = &a->in->items[0];
@@ -382,61 +423,88 @@ static void add_lead(Ans *a, const size_t *shown, size_t n_shown)
         sb_adds(sb, "module code of ");
         add_code(sb, top->chunk.path, strlen(top->chunk.path), RTV_SHOW_CHARS * 2);
     }
-    if (has_what(&top->chunk)) {
+    /* what it is: its doc comment's sentence (a signature is quoted below) */
+    if (has_doc(&top->chunk)) {
         sb_adds(sb, ": ");
-        add_what(sb, &top->chunk, RTV_LEAD_CHARS);
+        add_doc_sentence(sb, top->chunk.docstring, RTV_LEAD_CHARS);
     }
-    sb_adds(sb, ".");
+    end_sentence(sb);
     size_t sentences = 1;
     if (a->in->focus_chunk) {
-        size_t callers = 0;
+        /* the callers shown (with their call lines), then those folded */
+        size_t callers = 0, named = 0, order[3];
         for (size_t k = 1; k < n_shown; k++)
             callers += a->caller[shown[k]];
+        size_t in_shown = callers;
+        for (size_t k = 1; k < n_shown && named < 3; k++)
+            if (a->caller[shown[k]]) order[named++] = shown[k];
+        for (size_t j = 1; j < a->in->n; j++) {
+            int is_shown = 0;
+            for (size_t k = 0; k < n_shown && !is_shown; k++)
+                is_shown = shown[k] == j;
+            if (is_shown || !a->caller[j]) continue;
+            callers++;
+            if (named < 3) order[named++] = j;
+        }
         if (callers) {
             sb_adds(sb, " It is called by ");
-            size_t named = 0;
-            for (size_t k = 1; k < n_shown; k++) {
-                if (!a->caller[shown[k]]) continue;
-                if (named) sb_adds(sb, named + 1 == callers ? " and " : ", ");
-                named++;
-                add_lead_name(sb, rtv_item_symbol(&a->in->items[shown[k]]));
+            for (size_t k = 0; k < named; k++) {
+                if (k) sb_adds(sb, k + 1 == named && callers == named ? " and " : ", ");
+                add_lead_name(sb, rtv_item_symbol(&a->in->items[order[k]]));
             }
-            sb_adds(sb, callers == 1 ? " (below, with the line that calls it)."
-                                     : " (below, with the lines that call it).");
+            if (callers > named) sb_addf(sb, " and %zu more", callers - named);
+            if (in_shown)
+                sb_adds(sb, in_shown == 1 ? " (below, with the line that calls it)."
+                                          : " (below, with the lines that call it).");
+            else
+                sb_adds(sb, ".");
         } else {
             sb_adds(sb, " No indexed code calls it.");
         }
         sb_addc(sb, '\n');
         return;
     }
-    /* the top definition's relations, then the first other one's */
+    /* the top definition's relations and the context's calls into it;
+     * when it has none, the next shown one's relations */
+    static const struct {
+        IdxEdgeKind kind;
+        const char *verb;
+    } verbs[] = {{IDX_EDGE_CALL, "calls"},
+                 {IDX_EDGE_RAISE, "raises or catches"},
+                 {IDX_EDGE_INHERIT, "subclasses"},
+                 {IDX_EDGE_IMPORT, "imports"}};
     for (size_t k = 0; k < n_shown && sentences < 3; k++) {
         size_t i = shown[k];
-        static const struct {
-            IdxEdgeKind kind;
-            const char *verb;
-        } verbs[] = {{IDX_EDGE_CALL, "calls"},
-                     {IDX_EDGE_RAISE, "raises or catches"},
-                     {IDX_EDGE_INHERIT, "subclasses"},
-                     {IDX_EDGE_IMPORT, "imports"}};
+        if (i != 0 && !item_name(&a->in->items[i])) continue;
         for (size_t v = 0; v < sizeof verbs / sizeof verbs[0] && sentences < 3; v++) {
-            if (!count_rels(a, i, verbs[v].kind)) continue;
-            if (verbs[v].kind == IDX_EDGE_IMPORT && count_rels(a, i, IDX_EDGE_CALL)) continue;
-            sb_addc(sb, ' ');
-            if (i == 0) {
-                sb_adds(sb, "It");
-            } else {
-                if (!item_name(&a->in->items[i])) continue;
-                add_lead_name(sb, a->in->items[i].chunk.symbol);
+            if (count_rels(a, i, verbs[v].kind) &&
+                !(verbs[v].kind == IDX_EDGE_IMPORT && count_rels(a, i, IDX_EDGE_CALL))) {
+                sb_addc(sb, ' ');
+                if (i == 0)
+                    sb_adds(sb, "It");
+                else
+                    add_lead_name(sb, a->in->items[i].chunk.symbol);
+                sb_addf(sb, " %s ", verbs[v].verb);
+                size_t first = 0, n = add_targets(a, i, verbs[v].kind, &first);
+                if (n == 1 && verbs[v].kind == IDX_EDGE_CALL &&
+                    count_rels(a, first, IDX_EDGE_CALL)) {
+                    sb_adds(sb, ", which calls ");
+                    add_targets(a, first, IDX_EDGE_CALL, NULL);
+                }
+                sb_adds(sb, ".");
+                sentences++;
             }
-            sb_addf(sb, " %s ", verbs[v].verb);
-            size_t first = 0, n = add_targets(a, i, verbs[v].kind, &first);
-            if (n == 1 && verbs[v].kind == IDX_EDGE_CALL && count_rels(a, first, IDX_EDGE_CALL)) {
-                sb_adds(sb, ", which calls ");
-                add_targets(a, first, IDX_EDGE_CALL, NULL);
+            if (i == 0 && v == 0 && sentences < 3) { /* what it calls, then who calls it */
+                size_t at = sb->len;
+                sb_addc(sb, ' ');
+                size_t n = add_callers_of(a, 0);
+                if (n) {
+                    sb_adds(sb, n == 1 ? " calls it." : " call it.");
+                    sentences++;
+                } else {
+                    sb_truncate(sb, at);
+                }
             }
-            sb_adds(sb, ".");
-            sentences++;
         }
         if (k == 0 && sentences > 1) break; /* the top one's relations are enough */
     }
@@ -485,13 +553,19 @@ static int triple_quote(const char *s)
     return !memcmp(s, "\"\"\"", 3) || !memcmp(s, "'''", 3);
 }
 
+/* Whether a block comment or a triple-quoted string is open where the
+ * text of an item starts. */
+typedef struct Open {
+    int block, triple;
+} Open;
+
 /* Per line of an item's text: whether it is a comment or a doc string
- * (a line comment, a line in a block comment or a triple-quoted string).
- * The text may start inside one: then its lines read as code. */
-static char *comment_lines(const Lines *L)
+ * (a line comment, a line in a block comment or a triple-quoted string),
+ * the text starting in the state *o says; *o becomes the state after it.
+ * v may be NULL (the state only). */
+static void scan_comments(const Lines *L, Open *o, char *v)
 {
-    char *v = xcalloc(L->n ? L->n : 1, 1);
-    int block = 0, triple = 0;
+    int block = o->block, triple = o->triple;
     for (size_t l = 0; l < L->n; l++) {
         const char *s = L->text + L->off[l];
         size_t n = line_len(L, l), i = 0;
@@ -514,29 +588,17 @@ static char *comment_lines(const Lines *L)
                 k += 2;
             }
         }
-        v[l] = (char)(starts_in || line_comment || doc);
+        if (v) v[l] = (char)(starts_in || line_comment || doc);
     }
-    return v;
+    o->block = block;
+    o->triple = triple;
 }
 
-/* Whether line s holds a call of name: the name at a word start, then "(". */
-static int calls_name(const char *s, size_t n, const char *name, size_t nl)
+static char *comment_lines(const Lines *L, Open o)
 {
-    if (!nl) return 0;
-    for (size_t i = 0; i + nl <= n; i++) {
-        if (memcmp(s + i, name, nl)) continue;
-        if (i > 0) {
-            unsigned char p = (unsigned char)s[i - 1];
-            if ((p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z') || (p >= '0' && p <= '9') ||
-                p == '_')
-                continue;
-        }
-        size_t k = i + nl;
-        while (k < n && (s[k] == ' ' || s[k] == '\t'))
-            k++;
-        if (k < n && (s[k] == '(' || s[k] == '!')) return 1;
-    }
-    return 0;
+    char *v = xcalloc(L->n ? L->n : 1, 1);
+    scan_comments(L, &o, v);
+    return v;
 }
 
 /* Words that mark an error or a return path, at a word start in any
@@ -566,8 +628,8 @@ static size_t head_line(const Ans *a, size_t i, const Lines *L)
             /* a C return type on a line of its own: the name is on the next */
             size_t nl;
             const char *name = short_name(it, &nl);
-            if (nl && l + 1 < L->n && !calls_name(s, n, name, nl) &&
-                calls_name(L->text + L->off[l + 1], line_len(L, l + 1), name, nl))
+            if (nl && l + 1 < L->n && !rtv_calls_name(s, n, name, nl) &&
+                rtv_calls_name(L->text + L->off[l + 1], line_len(L, l + 1), name, nl))
                 return l + 1;
             return l;
         }
@@ -579,13 +641,13 @@ static size_t head_line(const Ans *a, size_t i, const Lines *L)
  * in line order: its first line when it is the definition's; then by
  * score: the question's words, calls into related items (the focus, for
  * a caller), error and return paths; short ones whole. */
-static size_t pick_lines(const Ans *a, size_t i, const Lines *L, size_t max, size_t *out)
+static size_t pick_lines(const Ans *a, size_t i, const Lines *L, Open open, size_t max, size_t *out)
 {
     size_t n = L->n, picked = 0, nonblank = 0;
     for (size_t l = 0; l < n; l++)
         nonblank += !blank_line(L->text + L->off[l], line_len(L, l));
     double *score = xcalloc(n ? n : 1, sizeof *score);
-    char *comment = comment_lines(L);
+    char *comment = comment_lines(L, open), *said = xcalloc(n ? n : 1, 1);
     size_t pwl[sizeof path_words / sizeof path_words[0]];
     for (size_t w = 0; w < sizeof path_words / sizeof path_words[0]; w++)
         pwl[w] = strlen(path_words[w]);
@@ -601,7 +663,7 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, size_t max, siz
             if (a->rels[k].from != i || a->rels[k].kind != IDX_EDGE_CALL) continue;
             size_t nl;
             const char *name = short_name(&a->in->items[a->rels[k].to], &nl);
-            if (calls_name(s, len, name, nl)) {
+            if (rtv_calls_name(s, len, name, nl)) {
                 sc += 4;
                 break;
             }
@@ -609,12 +671,18 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, size_t max, siz
         if (a->caller[i]) {
             size_t nl;
             const char *name = short_name(&a->in->items[0], &nl);
-            if (calls_name(s, len, name, nl)) sc += 8;
+            if (rtv_calls_name(s, len, name, nl)) sc += 8;
         }
         if (rtv_line_mentions(s, len, path_words, pwl, sizeof path_words / sizeof path_words[0]))
             sc += 2;
-        /* the doc comment's first sentence is said already: code only */
-        if (comment[l]) sc = 0;
+        /* the doc comment's first sentence is said already: code only
+         * (a comment line that holds the question's words may still fill
+         * a quote that has too little code) */
+        if (comment[l]) {
+            int m = rtv_line_mentions(s, len, a->words, a->wl, a->n_words);
+            said[l] = (char)(m < 100 ? m : 100);
+            sc = 0;
+        }
         score[l] = sc;
     }
     char *take = xcalloc(n ? n : 1, 1);
@@ -638,19 +706,33 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, size_t max, siz
             take[best] = 1;
             want--;
         }
-        /* at least three lines: the first code lines not taken, then any */
-        for (int any = 0; any < 2; any++)
-            for (size_t l = 0; l < n && want && max - want < 3; l++)
-                if (!take[l] && score[l] >= 0 && (any || !comment[l])) {
-                    take[l] = 1;
-                    want--;
-                }
+        /* at least three lines: the first code lines not taken, then the
+         * comment lines with the most of the question's words, then any */
+        for (size_t l = 0; l < n && want && max - want < 3; l++)
+            if (!take[l] && score[l] >= 0 && !comment[l]) {
+                take[l] = 1;
+                want--;
+            }
+        while (want && max - want < 3) {
+            size_t best = n;
+            for (size_t l = 0; l < n; l++)
+                if (!take[l] && said[l] && (best == n || said[l] > said[best])) best = l;
+            if (best == n) break;
+            take[best] = 1;
+            want--;
+        }
+        for (size_t l = 0; l < n && want && max - want < 3; l++)
+            if (!take[l] && score[l] >= 0) {
+                take[l] = 1;
+                want--;
+            }
     }
     for (size_t l = 0; l < n; l++)
         if (take[l]) out[picked++] = l;
     free(take);
     free(score);
     free(comment);
+    free(said);
     return picked;
 }
 
@@ -787,20 +869,22 @@ static void add_shown(Ans *a, size_t rank, size_t i, size_t max_lines)
     }
     sb_addc(sb, '\n');
 
-    Lines L;
-    lines_init(&L, it->text);
-    size_t *pick = xcalloc(L.n + 1, sizeof *pick);
-    size_t n = pick_lines(a, i, &L, max_lines, pick);
     /* the definition's own first line (its signature's) when the packed
-     * text starts after it */
+     * text starts after it, and whether the text starts inside a comment
+     * or a doc string (the lines before it, read from the definition's
+     * first) */
     StrBuf first;
     sb_init(&first);
     uint32_t first_at = 0;
+    Open open = {0, 0};
     if (ds && ds < it->start_line && in->st) {
         uint32_t to = ds + 7 < it->start_line ? ds + 7 : it->start_line - 1;
-        if (rtv_read_lines(in->st, in->req, it->chunk.path, ds, to, &first, NULL, NULL) == CR_OK) {
+        if (rtv_read_lines(in->st, in->req, it->chunk.path, ds, it->start_line - 1, &first, NULL,
+                           NULL) == CR_OK) {
             Lines F;
             lines_init(&F, first.buf);
+            scan_comments(&F, &open, NULL);
+            if (F.n > to - ds + 1) F.n = to - ds + 1;
             RtvItem head = *it;
             head.start_line = ds;
             head.end_line = to;
@@ -821,6 +905,10 @@ static void add_shown(Ans *a, size_t rank, size_t i, size_t max_lines)
         }
     }
     int with_first = first_at && first.len && !blank_line(first.buf, first.len);
+    Lines L;
+    lines_init(&L, it->text);
+    size_t *pick = xcalloc(L.n + 1, sizeof *pick);
+    size_t n = pick_lines(a, i, &L, open, max_lines, pick);
     if (n || with_first) {
         size_t drop = (size_t)-1;
         if (with_first) drop = indent_of(first.buf, first.len);

@@ -163,12 +163,25 @@ static CrErr with_own(IdxStore *st, const RtvRequest *req, const RtvQuery *asked
     return CR_OK;
 }
 
-/* The focus's callers ahead of the ranked candidates (each once). */
-static CrErr with_callers(IdxStore *st, int64_t focus, RtvCand **fused, size_t *n_fused, ErrInfo *e)
+/* The name a call of the focus is written with: its symbol's last part. */
+static const char *focus_name(const RtvItem *focus)
+{
+    const char *s = focus->chunk.symbol ? focus->chunk.symbol : "";
+    const char *p = s + strlen(s);
+    while (p > s && p[-1] != '.' && p[-1] != ':')
+        p--;
+    return p;
+}
+
+/* The focus's callers ahead of the ranked candidates (each once); *n_callers
+ * of them. */
+static CrErr with_callers(IdxStore *st, int64_t focus, RtvCand **fused, size_t *n_fused,
+                          size_t *n_callers, ErrInfo *e)
 {
     RtvCand *callers = NULL;
     size_t n = 0;
     CrErr rc = rtv_focus_callers(st, focus, RTV_FOCUS_CALLERS, &callers, &n, e);
+    *n_callers = rc ? 0 : n;
     if (rc || !n) {
         free(callers);
         return rc;
@@ -196,7 +209,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     RtvPacker pk = {0};
     RtvQuery q = {0}, asked = {0};
     RtvCand *fused = NULL;
-    size_t n_fused = 0;
+    size_t n_fused = 0, n_callers = 0;
 
     memset(out, 0, sizeof *out);
     draft_release(d);
@@ -242,7 +255,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     if (req->focus_chunk) { /* the definition asked about, whole, first; then its callers */
         RtvItem focus;
         if ((rc = rtv_focus_item(st, req, req->focus_chunk, &focus, e)) ||
-            (rc = with_callers(st, req->focus_chunk, &fused, &n_fused, e)))
+            (rc = with_callers(st, req->focus_chunk, &fused, &n_fused, &n_callers, e)))
             goto out;
         out->items = xcalloc(n_fused + 1, sizeof *out->items);
         out->items[out->n_items++] = focus;
@@ -269,7 +282,10 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
                 rtv_item_release(it);
                 continue;
             }
-            rtv_trim_item(it, q.words, q.n_words, rtv_tuning.window_lines);
+            /* a caller of the focus: the window with its call */
+            if (i >= n_callers || !out->n_items ||
+                !rtv_trim_item_to_call(it, focus_name(&out->items[0]), rtv_tuning.window_lines))
+                rtv_trim_item(it, q.words, q.n_words, rtv_tuning.window_lines);
             if (rtv_packer_offer(&pk, it))
                 out->n_items++;
             else

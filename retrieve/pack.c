@@ -170,6 +170,54 @@ void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32
     free(off);
 }
 
+int rtv_calls_name(const char *s, size_t n, const char *name, size_t nl)
+{
+    if (!nl) return 0;
+    for (size_t i = 0; i + nl <= n; i++) {
+        if (memcmp(s + i, name, nl)) continue;
+        if (i > 0) {
+            unsigned char p = (unsigned char)s[i - 1];
+            if ((p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z') || (p >= '0' && p <= '9') ||
+                p == '_')
+                continue;
+        }
+        size_t k = i + nl;
+        while (k < n && (s[k] == ' ' || s[k] == '\t'))
+            k++;
+        if (k < n && (s[k] == '(' || s[k] == '!')) return 1;
+    }
+    return 0;
+}
+
+int rtv_trim_item_to_call(RtvItem *it, const char *name, uint32_t max_lines)
+{
+    uint32_t n = it->end_line - it->start_line + 1;
+    if (n <= max_lines || !it->text) return 1;
+    size_t nl = strlen(name), *off;
+    size_t k = line_offsets(it->text, strlen(it->text), &off);
+    uint32_t call = n;
+    for (uint32_t l = 0; l < n && l < k; l++)
+        if (rtv_calls_name(it->text + off[l], off[l + 1] - off[l], name, nl)) {
+            call = l;
+            break;
+        }
+    int found = call < n;
+    if (found) {
+        /* from the head when the call is in its window; else the call
+         * in the middle of the window */
+        uint32_t at = call < max_lines ? 0 : call - max_lines / 2;
+        if (at + max_lines > n) at = n - max_lines;
+        uint32_t end = at + max_lines < k ? at + max_lines : (uint32_t)k;
+        char *text = xstrndup(it->text + off[at], off[end] - off[at]);
+        free(it->text);
+        it->text = text;
+        it->start_line += at;
+        it->end_line = it->start_line + (end - at) - 1;
+    }
+    free(off);
+    return found;
+}
+
 void rtv_scores_by_rank(RtvItem *items, size_t n)
 {
     double factor = 1.0, prev = 1.0;

@@ -197,6 +197,14 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
  * preferring the unit's head on ties; its lines and text change, its chunk
  * does not. */
 void rtv_trim_item(RtvItem *it, const char *const *words, size_t n_words, uint32_t max_lines);
+/* Whether s[0..n) calls name: the name at a word start, then "(" (or "!"
+ * of a Rust macro) after blanks. */
+int rtv_calls_name(const char *s, size_t n, const char *name, size_t nl);
+/* A caller of the focus narrowed as rtv_trim_item does, to the window
+ * that holds its first call of name (the focus's last name part): from
+ * its head when the call is in the head's window, else centred on the
+ * call. Returns 0, the item unchanged, when no line calls name. */
+int rtv_trim_item_to_call(RtvItem *it, const char *name, uint32_t max_lines);
 
 /* Joins packed pieces of one split definition (same path, symbol and kind,
  * window > 0) into one item spanning both and the lines between, re-read

@@ -78,9 +78,15 @@ do
     local r = coderag.last and coderag.last.result or {}
     local cites = {}
     for _, c in ipairs(r.citations or {}) do cites[tostring(c.symbol)] = true end
+    local entry = last_entry()
     check(r.mode == 'extractive' and coderag.last.question == '`apply_tax` and its callers' and cites.apply_tax
-      and cites['Order.total'] and last_entry():find('^# `apply_tax` and its callers') ~= nil, what,
+      and cites['Order.total'] and entry:find('^# `apply_tax` and its callers') ~= nil, what,
       detail or vim.inspect({ q = coderag.last and coderag.last.question, mode = r.mode, cites = cites }))
+    -- Issue 36: the caller marked as a caller, its call line quoted as a numbered line.
+    check(entry:find('It is called by `Order.total`', 1, true) ~= nil
+      and entry:find('Order%.total`%*%*[^\n]* calls `apply_tax`') ~= nil
+      and entry:find('\n%s*36 │ [^\n]*apply_tax%(') ~= nil,
+      what .. ': Order.total shown as a caller, its call line quoted', entry:sub(1, 1200))
   end
   local offered
   local orig_select = vim.ui.select

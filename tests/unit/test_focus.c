@@ -281,6 +281,53 @@ static void test_focus_capped(void)
     test_sh("rm -rf '%s'", root, "");
 }
 
+/* A long caller whose call is far below its head, past a long doc string
+ * (issue 36): its window holds the call, and the call line is quoted,
+ * though the window starts inside the doc string. */
+static void test_focus_long_caller(void)
+{
+    char root[64], ix[64], path[96];
+    strcpy(root, "/tmp/coderag-focus-caller-XXXXXX");
+    CHECK(mkdtemp(root) != NULL);
+    snprintf(ix, sizeof ix, "%s/.ix", root);
+    snprintf(path, sizeof path, "%s/calls.py", root);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "def target(x):\n    return x + 1\n\n\n"
+               "def caller(y):\n    \"\"\"Runs the target.\n\n");
+    for (int i = 0; i < 24; i++) /* lines 8-31: the doc string's body */
+        fprintf(f, "    note %02d about what caller does\n", i);
+    fprintf(f, "    \"\"\"\n"); /* 32 */
+    for (int i = 0; i < 6; i++) /* 33-38 */
+        fprintf(f, "    a%d = y * %d\n", i, i);
+    fprintf(f, "    z = target(a5)\n    return z\n"); /* 39, 40 */
+    fclose(f);
+    IdxStore *s2 = NULL;
+    IdxUpdateStats stats;
+    IdxConfig cfg = {.root = root, .index_dir = ix, .threads = 1};
+    CHECK_INT(idx_open(&cfg, 0, &s2, NULL), CR_OK);
+    CHECK_INT(idx_update(s2, NULL, NULL, &stats, NULL), CR_OK);
+    RtvDef d;
+    CHECK_INT(rtv_def_under(s2, "calls.py", 1, "target", &d, NULL), CR_OK);
+    RtvRequest req;
+    RtvAnswer a;
+    rtv_request_init(&req);
+    req.question = "What does target do, and how is it used?";
+    req.mode = RTV_MODE_EXTRACTIVE;
+    req.use_dense = 0;
+    req.focus_chunk = d.pieces[0];
+    CHECK_INT(rtv_ask(s2, &req, &a, NULL), CR_OK);
+    const char *two = a.answer ? strstr(a.answer, "**2. `caller`**") : NULL;
+    CHECK(two != NULL);
+    CHECK(two && strstr(two, "   39 \xE2\x94\x82     z = target(a5)\n") != NULL);
+    if (!two || !strstr(two, "   39 ")) fprintf(stderr, "%s\n", a.answer ? a.answer : "(none)");
+    rtv_answer_release(&a);
+    rtv_def_release(&d);
+    idx_close(s2);
+    test_sh("rm -rf '%s'", root, "");
+}
+
 static void test_focus_gone(void)
 {
     RtvRequest req;
@@ -302,6 +349,7 @@ int main(void)
     RUN(test_focus_first_whole);
     RUN(test_focus_answer_callers);
     RUN(test_focus_capped);
+    RUN(test_focus_long_caller);
     RUN(test_focus_gone);
     idx_close(st);
     char cmd[128];

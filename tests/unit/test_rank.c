@@ -154,6 +154,46 @@ static void test_trim_window(void)
     free(it.text);
 }
 
+static void test_trim_to_call(void)
+{
+    /* a caller of the focus `check` (issue 36): 30 lines, the call on the
+     * 26th (line 125), past the head's window of 8 */
+    StrBuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, "def run(self):\n    \"\"\"Runs.\n");
+    for (int l = 3; l <= 30; l++)
+        sb_addf(&sb, l == 26 ? "    self.check(x)\n" : "    n%d = 0  # check\n", l);
+    RtvItem it = {0};
+    it.start_line = 100;
+    it.end_line = 129;
+    it.text = sb_detach(&sb, NULL);
+    sb_release(&sb);
+    /* a name no line calls: unchanged; "check" without "(" is no call */
+    CHECK_INT(rtv_trim_item_to_call(&it, "checked", 8), 0);
+    CHECK_INT(it.start_line, 100);
+    CHECK_INT(rtv_trim_item_to_call(&it, "check", 8), 1);
+    /* the call in the middle of the window */
+    CHECK_INT(it.start_line, 121);
+    CHECK_INT(it.end_line, 128);
+    CHECK(strstr(it.text, "    self.check(x)\n") == it.text + strlen("    n22 = 0  # check\n") * 4);
+    /* a call in the head's window: from the head; a short item: as it is */
+    free(it.text);
+    it.start_line = 1;
+    it.end_line = 12;
+    it.text = xstrdup("void f(void)\n{\n  a();\n  check (1);\n  b();\n  c();\n  d();\n  e();\n"
+                      "  g();\n  h();\n  i();\n}\n");
+    CHECK_INT(rtv_trim_item_to_call(&it, "check", 8), 1);
+    CHECK_INT(it.start_line, 1);
+    CHECK_INT(it.end_line, 8);
+    CHECK_INT(rtv_trim_item_to_call(&it, "check", 8), 1);
+    CHECK_INT(it.end_line, 8);
+    CHECK(rtv_calls_name("x = self.check(1)", 17, "check", 5) &&
+          !rtv_calls_name("x = self.rcheck(1)", 18, "check", 5) &&
+          rtv_calls_name("check!(x)", 9, "check", 5) &&
+          !rtv_calls_name("check = 1", 9, "check", 5));
+    free(it.text);
+}
+
 static void test_expand_graph(void)
 {
     char tmp[64] = "/tmp/coderag-rank-XXXXXX";
@@ -260,6 +300,7 @@ int main(void)
     RUN(test_at_size);
     RUN(test_central_prior);
     RUN(test_trim_window);
+    RUN(test_trim_to_call);
     RUN(test_expand_graph);
     RUN(test_expand_one_line);
     RUN(test_test_module_prior);

@@ -249,11 +249,17 @@ static void test_extractive_lead_names(void)
     CHECK(strstr(a, "**1. `Outer.Inner.method`** [a.py:1]") != NULL);
     free(a);
     /* a doc comment that opens with a section heading says nothing of what
-     * it is: the signature does */
+     * it is: the lead names it (its signature is quoted below, not in the
+     * lead) */
     set_doc(&c[0], "def method(dom, *ext):", "Parameters\n==========\n\ndom : Domain\n");
     a = answer_of(c, 1, NULL, 0);
-    CHECK(!strncmp(a, "The best match is `Inner.method`: `def method(dom, *ext):`.", 58));
+    CHECK(!strncmp(a, "The best match is `Inner.method`.\n", 34));
     CHECK(strstr(a, "Parameters") == NULL);
+    free(a);
+    /* a doc sentence that ends with its own stop gets no other */
+    set_doc(&c[0], "def method(dom, *ext):", "Was this field renamed?");
+    a = answer_of(c, 1, NULL, 0);
+    CHECK(!strncmp(a, "The best match is `Inner.method`: Was this field renamed?\n", 58));
     free(a);
     release_all(c, 1);
 }
