@@ -76,8 +76,8 @@ int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out)
     if (want > t->bm25_candidates_max) want = t->bm25_candidates_max;
     out->bm25_candidates = want;
     if (out->keep < want) out->keep = want;
-    double grown = (double)(want - t->bm25_candidates) /
-                   (double)(t->bm25_candidates_max - t->bm25_candidates);
+    double grown =
+        (double)(want - t->bm25_candidates) / (double)(t->bm25_candidates_max - t->bm25_candidates);
     out->central_weight = t->central_weight * grown;
     out->folder_beta = t->folder_beta * grown;
     out->name_weight = t->name_weight * grown;

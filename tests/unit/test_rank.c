@@ -272,8 +272,8 @@ static void test_name_prior_folders(void)
     RtvLookups lk = {0};
     int64_t fa = rtv_file_folder(st, &lk, a.file_id), fb = rtv_file_folder(st, &lk, b.file_id);
     int64_t fc = rtv_file_folder(st, &lk, c.file_id);
-    CHECK(fa >= 0 && fb >= 0 && fa != fb); /* shop/ and shop/payments/ */
-    CHECK_INT(fc, fa);                      /* models.py and errors.py: shop/ */
+    CHECK(fa >= 0 && fb >= 0 && fa != fb);              /* shop/ and shop/payments/ */
+    CHECK_INT(fc, fa);                                  /* models.py and errors.py: shop/ */
     CHECK_INT(rtv_file_folder(st, &lk, a.file_id), fa); /* again, through lk */
     CHECK_INT(rtv_file_folder(st, &lk, 999999), -1);
     rtv_lookups_release(&lk);
