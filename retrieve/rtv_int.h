@@ -247,13 +247,15 @@ typedef struct RtvTuning {
      * after the file blend; its candidates' scores are multiplied by
      * 1 + w ln(1 + f) / ln(1 + IDX_FANIN_CAP), where f is their file's
      * fan-in (idx_file_fanin) and w is central_weight times g, how far the
-     * pool has grown from bm25_candidates to bm25_candidates_max; they are
-     * blended with their folder's score (rtv_group_blend) with weight
-     * folder_beta times g before the file blend; and, after the priors,
-     * multiplied by 1 + name_weight g (n + c) (rtv_name_prior). */
+     * pool has grown from bm25_candidates to bm25_candidates_max.
+     * An index of more than subsystem_units units (0: never) blends each
+     * candidate's score with its folder's (rtv_group_blend) with weight
+     * folder_beta before the file blend, and, after the priors, multiplies
+     * it by 1 + name_weight (n + c) (rtv_name_prior). */
     size_t units_per_candidate;
     size_t bm25_candidates_max;
     double central_weight;
+    size_t subsystem_units;
     double folder_beta;
     double name_weight;
     int pack_by_coverage; /* second pieces of a packed definition wait for the rest */
@@ -262,9 +264,10 @@ typedef struct RtvTuning {
 extern const RtvTuning rtv_tuning;
 
 /* The tuning t becomes at an index of `units` units (RtvTuning, "At
- * size"): *out is t, with no centrality, folder or name weight, when the
- * index is not larger than bm25_candidates * units_per_candidate. Returns
- * whether it grew. */
+ * size"): *out is t, with no centrality weight when the index is not
+ * larger than bm25_candidates * units_per_candidate, and no folder or name
+ * weight when it is not larger than subsystem_units. Returns whether the
+ * pool grew. */
 int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out);
 
 /* What ranking learnt besides the candidates. */

@@ -83,8 +83,9 @@ static void test_priors(void)
 }
 
 /* The pool grows past bm25_candidates * units_per_candidate units, with
- * the centrality, folder and name weights rising to theirs at
- * bm25_candidates_max; below, the tuning is the same but for no weights. */
+ * the centrality weight rising to central_weight at bm25_candidates_max;
+ * below, the tuning is the same but for no weight. The folder and name
+ * weights are whole past subsystem_units, 0 up to it. */
 static void test_at_size(void)
 {
     RtvTuning t = rtv_tuning, out;
@@ -93,22 +94,27 @@ static void test_at_size(void)
     t.units_per_candidate = 2500;
     t.bm25_candidates_max = 500;
     t.central_weight = 0.8;
+    t.subsystem_units = 8000;
     t.folder_beta = 0.45;
     t.name_weight = 0.2;
     t.rerank = 1;
+    CHECK_INT(rtv_tuning_at_size(&t, 6343, &out), 0); /* xarray's size */
+    CHECK(out.central_weight == 0 && out.folder_beta == 0 && out.name_weight == 0);
+    CHECK_INT(rtv_tuning_at_size(&t, 8000, &out), 0);
+    CHECK(out.folder_beta == 0 && out.name_weight == 0);
     CHECK_INT(rtv_tuning_at_size(&t, 47630, &out), 0); /* SymPy's size */
     CHECK_INT(out.bm25_candidates, 50);
     CHECK_INT(out.keep, 50);
     CHECK_INT(out.rerank, 1);
-    CHECK(out.central_weight == 0 && out.folder_beta == 0 && out.name_weight == 0);
+    CHECK(out.central_weight == 0);
+    CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     CHECK_INT(rtv_tuning_at_size(&t, 125000, &out), 0);
     CHECK_INT(rtv_tuning_at_size(&t, 275000, &out), 1); /* 110 candidates */
     CHECK_INT(out.bm25_candidates, 110);
     CHECK_INT(out.keep, 110);
     CHECK_INT(out.rerank, 1);
     CHECK(NEAR(out.central_weight, 0.8 * 60.0 / 450.0));
-    CHECK(NEAR(out.folder_beta, 0.45 * 60.0 / 450.0));
-    CHECK(NEAR(out.name_weight, 0.2 * 60.0 / 450.0));
+    CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 1); /* the Linux kernel's */
     CHECK_INT(out.bm25_candidates, 500);
     CHECK(NEAR(out.central_weight, 0.8));
@@ -116,6 +122,9 @@ static void test_at_size(void)
     t.units_per_candidate = 0; /* off */
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 0);
     CHECK_INT(out.bm25_candidates, 50);
+    t.subsystem_units = 0; /* off */
+    rtv_tuning_at_size(&t, 1346689, &out);
+    CHECK(out.folder_beta == 0 && out.name_weight == 0);
 }
 
 /* A candidate's score times 1 + w ln(1 + f) / ln(1 + cap): the file many
