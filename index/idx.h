@@ -217,6 +217,13 @@ int idx_file_is_test(IdxStore *st, int64_t file_id);
  * at most IDX_FANIN_CAP; 0 when nothing outside its folder does. */
 #define IDX_FANIN_CAP 256
 int idx_file_fanin(IdxStore *st, int64_t file_id);
+/* Appends the symbol of the chunk with this id ("" for module code) to
+ * *out; 0 when it is not indexed (nothing appended). One row read, where
+ * idx_chunk_get reads every column. */
+int idx_chunk_symbol(IdxStore *st, int64_t chunk_id, StrBuf *out);
+/* Appends the path (relative to the root) of the indexed file with this id
+ * to *out; 0 when there is none (nothing appended). */
+int idx_file_path(IdxStore *st, int64_t file_id, StrBuf *out);
 /* Whether the chunk with this id is in a test module of its language
  * (idx_lang_is_test_symbol; Rust's `mod tests`); its file is not asked. */
 int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id);

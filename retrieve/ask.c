@@ -237,7 +237,7 @@ CrErr rtv_ask_prepare(IdxStore *st, const RtvRequest *req, RtvAnswer *out, RtvDr
     RtvRankInfo info;
     if ((rc = rtv_rank(st, &sreq, &q, &rtv_tuning, &fused, &n_fused, &out->timings, &info, e)))
         goto out;
-    if (rtv_tuning.rerank && !info.at_size &&
+    if (rtv_tuning.rerank &&
         (rc = rtv_rerank(st, &q, &rtv_ranker, fused, n_fused, rtv_tuning.lexical_head, e)))
         goto out;
     if (sreq.question != req->question &&

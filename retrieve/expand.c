@@ -21,6 +21,8 @@ void rtv_lookups_release(RtvLookups *lk)
 {
     i64map_release(&lk->is_test);
     i64map_release(&lk->fanin);
+    i64map_release(&lk->folder);
+    strmap_release(&lk->folders);
     for (size_t i = 0; i < lk->n_edges; i++)
         free(lk->edges[i].edges);
     free(lk->edges);
@@ -64,6 +66,28 @@ int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id)
     int f = idx_file_fanin(st, file_id);
     i64map_put(&lk->fanin, file_id, 1 + f);
     return f;
+}
+
+int64_t rtv_file_folder(IdxStore *st, RtvLookups *lk, int64_t file_id)
+{
+    int64_t v;
+    if (i64map_get(&lk->folder, file_id, &v)) return v - 1;
+    StrBuf p;
+    sb_init(&p);
+    int64_t id = -1;
+    if (idx_file_path(st, file_id, &p)) {
+        size_t len = p.len;
+        while (len && p.buf[len - 1] != '/')
+            len--;
+        if (!strmap_getn(&lk->folders, p.buf, len, &id)) {
+            id = (int64_t)lk->folders.len;
+            sb_truncate(&p, len);
+            strmap_put(&lk->folders, p.buf, id);
+        }
+    }
+    sb_release(&p);
+    i64map_put(&lk->folder, file_id, id + 1);
+    return id;
 }
 
 CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,

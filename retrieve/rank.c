@@ -24,8 +24,11 @@ const RtvTuning rtv_tuning = {
     .graph = {.seeds = 8, .per_seed = 8, .out_factor = 0.7, .in_factor = 0.5, .one_line = 0.7},
     .window_lines = 20,
     .units_per_candidate = 2500, /* growing from 125,000 units: the Linux kernel's */
-    .bm25_candidates_max = 500,  /* 1.35M rank 500 candidates, centrality weighed .8 */
+    .bm25_candidates_max = 500,  /* 1.35M rank 500 candidates, centrality weighed .8, */
     .central_weight = 0.8,
+    .subsystem_units = 8000, /* past 8,000 units (Django's 10,784 and larger), */
+    .folder_beta = 0.45,     /* folders blended at .45 and names at .2 (docs/ranker.md) */
+    .name_weight = 0.2,
     .rerank = 1,           /* the learned re-ranker, with packing by coverage: */
     .pack_by_coverage = 1, /* +21 gold definitions on the dev sets, none worse (docs/ranker.md) */
 };
@@ -108,9 +111,24 @@ static void add_dense(RtvCand **v, size_t *n, size_t *cap, const IdxHit *hits, s
     i64map_release(&at);
 }
 
-/* File blend, cut, graph expansion and priors over the legs' candidates. */
-static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, RtvCand **v, size_t *n,
-                    size_t *cap, RtvLookups *lk, ErrInfo *e)
+/* At size, each candidate's score blends with its folder's (the file
+ * blend one level up): the subsystem where several definitions match is
+ * likelier to hold the answer than a lone match in another. */
+static void folder_blend(IdxStore *st, RtvLookups *lk, RtvCand *v, size_t n, double beta)
+{
+    if (!n || beta <= 0) return;
+    rtv_cands_sort(v, n);
+    int64_t *folder = xcalloc(n, sizeof *folder);
+    for (size_t i = 0; i < n; i++)
+        folder[i] = v[i].file_id ? rtv_file_folder(st, lk, v[i].file_id) : -1;
+    rtv_group_blend(v, n, folder, beta);
+    free(folder);
+}
+
+/* Folder and file blend, cut, graph expansion and priors over the legs'
+ * candidates. */
+static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvQuery *q, const RtvTuning *t,
+                    RtvCand **v, size_t *n, size_t *cap, RtvLookups *lk, ErrInfo *e)
 {
     if (t->central_weight > 0 && *n) {
         int *f = xcalloc(*n, sizeof *f);
@@ -119,6 +137,7 @@ static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, Rtv
         rtv_central_prior(*v, *n, f, IDX_FANIN_CAP, t->central_weight);
         free(f);
     }
+    folder_blend(st, lk, *v, *n, t->folder_beta);
     rtv_file_boost(*v, *n, t->file_beta);
     if (*n > t->keep) *n = t->keep;
     if (req->use_graph && *n) {
@@ -133,6 +152,7 @@ static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvTuning *t, Rtv
             (*v)[i].test = 1;
         }
     rtv_apply_priors(*v, *n, t);
+    if (t->name_weight > 0) rtv_name_prior(st, q, *v, *n, t->name_weight);
     return CR_OK;
 }
 
@@ -219,9 +239,9 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvQuery *q, const Rtv
     }
     tm->dense_ms = now_ms() - t0;
     t0 = now_ms();
-    if ((rc = finish(st, req, t, &v, &n, &cap, &lk, e))) goto out;
+    if ((rc = finish(st, req, q, t, &v, &n, &cap, &lk, e))) goto out;
     if (lex) {
-        if ((rc = finish(st, req, t, &lex, &n_lex, &cap_lex, &lk, e))) goto out;
+        if ((rc = finish(st, req, q, t, &lex, &n_lex, &cap_lex, &lk, e))) goto out;
         keep_head(&v, &n, lex, n_lex, t->lexical_head);
     }
     tm->graph_ms = now_ms() - t0;

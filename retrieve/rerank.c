@@ -174,6 +174,24 @@ CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, 
     return rc;
 }
 
+void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, double w)
+{
+    if (!n || w <= 0) return;
+    size_t ql[RTV_QUERY_MAX_WORDS];
+    for (size_t k = 0; k < q->n_words; k++)
+        ql[k] = strlen(q->words[k]);
+    StrBuf sym;
+    sb_init(&sym);
+    for (size_t i = 0; i < n; i++) {
+        sb_reset(&sym);
+        if (!idx_chunk_symbol(st, v[i].chunk_id, &sym)) continue;
+        Overlap o = overlap(q, ql, rtv_last_part(sym.buf));
+        v[i].score *= 1.0 + w * (o.of_query + o.of_text);
+    }
+    sb_release(&sym);
+    rtv_cands_sort(v, n);
+}
+
 static double rtv_ranker_score(const RtvRanker *m, const double *f)
 {
     double s = m->bias;

@@ -124,6 +124,12 @@ void rtv_central_prior(RtvCand *v, size_t n, const int *fanin, int cap, double w
  * best first. */
 void rtv_file_boost(RtvCand *v, size_t n, double beta);
 
+/* The same over any grouping of candidates ranked best first: group[i] is
+ * v[i]'s group (< 0: none, its score stays); a group's score is its best
+ * candidate's plus half its second's plus a quarter its third's, relative
+ * to the best group. Re-sorts best first. */
+void rtv_group_blend(RtvCand *v, size_t n, const int64_t *group, double beta);
+
 /* Sorts candidates best first (ties by chunk id, for stable output). */
 void rtv_cands_sort(RtvCand *v, size_t n);
 
@@ -141,6 +147,8 @@ typedef struct RtvGraphParams {
 typedef struct RtvLookups {
     I64Map is_test; /* file id -> 1 + whether it is a test file */
     I64Map fanin;   /* file id -> 1 + idx_file_fanin */
+    I64Map folder;  /* file id -> 1 + its folder's number in folders */
+    StrMap folders; /* folder path -> its number */
     struct RtvEdgesOf {
         int64_t chunk;
         int outgoing;
@@ -154,6 +162,9 @@ void rtv_lookups_release(RtvLookups *lk);
 int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
 /* idx_file_fanin through lk. */
 int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id);
+/* A number for the folder a file is in, the same for every file of that
+ * folder (through lk); -1 when the file is not indexed. */
+int64_t rtv_file_folder(IdxStore *st, RtvLookups *lk, int64_t file_id);
 /* idx_edges with calls through macros followed (calls.c): a call of a
  * macro is replaced by the calls its body makes, and a definition a macro's
  * body calls gains the macro's callers; (*via)[i] is the macro's chunk for
@@ -241,30 +252,36 @@ typedef struct RtvTuning {
     /* At size (docs/ranker.md, "At any size"): an index of more units than
      * bm25_candidates * units_per_candidate ranks one BM25 candidate per
      * units_per_candidate units, at most bm25_candidates_max, keeps them all
-     * after the file blend, and leaves the re-ranker out (it learnt from
-     * 50 candidates over packages of a few hundred files); its candidates'
-     * scores are multiplied by 1 + w ln(1 + f) / ln(1 + IDX_FANIN_CAP),
-     * where f is their file's fan-in (idx_file_fanin) and w is
-     * central_weight times how far the pool has grown from bm25_candidates
-     * to bm25_candidates_max. */
+     * after the file blend; its candidates' scores are multiplied by
+     * 1 + w ln(1 + f) / ln(1 + IDX_FANIN_CAP), where f is their file's
+     * fan-in (idx_file_fanin) and w is central_weight times g, how far the
+     * pool has grown from bm25_candidates to bm25_candidates_max.
+     * An index of more than subsystem_units units (0: never) blends each
+     * candidate's score with its folder's (rtv_group_blend) with weight
+     * folder_beta before the file blend, and, after the priors, multiplies
+     * it by 1 + name_weight (n + c) (rtv_name_prior). */
     size_t units_per_candidate;
     size_t bm25_candidates_max;
     double central_weight;
+    size_t subsystem_units;
+    double folder_beta;
+    double name_weight;
     int pack_by_coverage; /* second pieces of a packed definition wait for the rest */
 } RtvTuning;
 
 extern const RtvTuning rtv_tuning;
 
 /* The tuning t becomes at an index of `units` units (RtvTuning, "At
- * size"): *out is t, with no centrality weight, when the index is not
- * larger than bm25_candidates * units_per_candidate. Returns whether it
- * grew. */
+ * size"): *out is t, with no centrality weight when the index is not
+ * larger than bm25_candidates * units_per_candidate, and no folder or name
+ * weight when it is not larger than subsystem_units. Returns whether the
+ * pool grew. */
 int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out);
 
 /* What ranking learnt besides the candidates. */
 typedef struct RtvRankInfo {
     double coverage;  /* best share of the question's term weight among the top BM25 hits */
-    int at_size;      /* the pool grew with the index (RtvTuning): no re-ranking */
+    int at_size;      /* the pool grew with the index (RtvTuning) */
     char notice[512]; /* a leg skipped on an endpoint failure, and why; "" when none */
 } RtvRankInfo;
 
@@ -370,6 +387,12 @@ CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, 
  * their scores follow, on the first ranking's scale. */
 CrErr rtv_rerank(IdxStore *st, const RtvQuery *q, const RtvRanker *m, RtvCand *v, size_t n,
                  size_t keep, ErrInfo *e);
+
+/* Multiplies each candidate's score by 1 + w (n + c), where n is the share
+ * of q's words in its name (the symbol's last part) and c the share of its
+ * name's subwords in q, both stem-alike as the re-ranker's name features;
+ * re-sorts best first. A candidate gone from the index keeps its score. */
+void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, double w);
 
 /* Below this coverage, no indexed code matches the question well. */
 #define RTV_WEAK_COVERAGE 0.25

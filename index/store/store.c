@@ -522,6 +522,28 @@ int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id)
     return v;
 }
 
+int idx_chunk_symbol(IdxStore *st, int64_t chunk_id, StrBuf *out)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_PATH_SYMBOL, NULL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    int v = sqlite3_step(s) == SQLITE_ROW;
+    if (v) sb_adds(out, (const char *)sqlite3_column_text(s, 1));
+    sqlite3_reset(s);
+    return v;
+}
+
+int idx_file_path(IdxStore *st, int64_t file_id, StrBuf *out)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_PATH_BY_ID, NULL);
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, file_id);
+    int v = sqlite3_step(s) == SQLITE_ROW;
+    if (v) sb_adds(out, (const char *)sqlite3_column_text(s, 0));
+    sqlite3_reset(s);
+    return v;
+}
+
 int idx_file_is_test(IdxStore *st, int64_t file_id)
 {
     sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_PATH_BY_ID, NULL);

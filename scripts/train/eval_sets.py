@@ -23,6 +23,7 @@ SETS = {
     # c-linux: a corpus root holding c-linux and .idx-c-linux (links to a
     # built index will do: asks never update it)
     "kernel": ROOT + "/bench/kernel-questions.jsonl",
+    "kernel2": ROOT + "/bench/kernel2-questions.jsonl",
 }
 KEYS = ["SymbolRecall", "StrictRecall", "Complete", "MRR", "FileAcc@1", "FileAcc@5"]
 

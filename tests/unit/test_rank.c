@@ -43,6 +43,31 @@ static void test_file_boost(void)
     rtv_file_boost(NULL, 0, 0.5);
 }
 
+/* Any grouping: a group's score is its best three candidates' (1, 1/2,
+ * 1/4) relative to the best group's; ungrouped candidates keep theirs. */
+static void test_group_blend(void)
+{
+    /* folder 7: two matches; folder 8: one stronger match; one ungrouped */
+    RtvCand v[] = {
+        CAND(1, 1, IDX_KIND_FUNCTION, 0.9, RTV_VIA_BM25),
+        CAND(2, 2, IDX_KIND_FUNCTION, 0.8, RTV_VIA_BM25),
+        CAND(3, 3, IDX_KIND_FUNCTION, 0.7, RTV_VIA_BM25),
+        CAND(4, 4, IDX_KIND_FUNCTION, 0.5, RTV_VIA_BM25),
+    };
+    const int64_t group[] = {8, 7, 7, -1};
+    rtv_group_blend(v, 4, group, 0.5);
+    double g7 = 0.8 + 0.5 * 0.7, g8 = 0.9; /* 7 is the best group */
+    static const int64_t order[] = {2, 3, 1, 4};
+    const double want[] = {0.5 * 0.8 + 0.5, 0.5 * 0.7 + 0.5, 0.5 * 0.9 + 0.5 * g8 / g7, 0.5};
+    for (int i = 0; i < 4; i++) {
+        CHECK_INT(v[i].chunk_id, order[i]);
+        CHECK(NEAR(v[i].score, want[i]));
+    }
+    rtv_group_blend(v, 4, group, 0); /* off: unchanged */
+    CHECK(NEAR(v[0].score, want[0]));
+    rtv_group_blend(NULL, 0, NULL, 0.5);
+}
+
 static void test_priors(void)
 {
     RtvCand v[] = {CAND(1, 1, IDX_KIND_MODULE, 1.0, 1), CAND(2, 1, IDX_KIND_CLASS, 1.0, 1),
@@ -58,8 +83,9 @@ static void test_priors(void)
 }
 
 /* The pool grows past bm25_candidates * units_per_candidate units, with
- * the re-ranker off and the centrality weight rising to central_weight at
- * bm25_candidates_max; below, the tuning is the same but for no weight. */
+ * the centrality weight rising to central_weight at bm25_candidates_max;
+ * below, the tuning is the same but for no weight. The folder and name
+ * weights are whole past subsystem_units, 0 up to it. */
 static void test_at_size(void)
 {
     RtvTuning t = rtv_tuning, out;
@@ -68,24 +94,37 @@ static void test_at_size(void)
     t.units_per_candidate = 2500;
     t.bm25_candidates_max = 500;
     t.central_weight = 0.8;
+    t.subsystem_units = 8000;
+    t.folder_beta = 0.45;
+    t.name_weight = 0.2;
     t.rerank = 1;
+    CHECK_INT(rtv_tuning_at_size(&t, 6343, &out), 0); /* xarray's size */
+    CHECK(out.central_weight == 0 && out.folder_beta == 0 && out.name_weight == 0);
+    CHECK_INT(rtv_tuning_at_size(&t, 8000, &out), 0);
+    CHECK(out.folder_beta == 0 && out.name_weight == 0);
     CHECK_INT(rtv_tuning_at_size(&t, 47630, &out), 0); /* SymPy's size */
     CHECK_INT(out.bm25_candidates, 50);
     CHECK_INT(out.keep, 50);
     CHECK_INT(out.rerank, 1);
     CHECK(out.central_weight == 0);
+    CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     CHECK_INT(rtv_tuning_at_size(&t, 125000, &out), 0);
     CHECK_INT(rtv_tuning_at_size(&t, 275000, &out), 1); /* 110 candidates */
     CHECK_INT(out.bm25_candidates, 110);
     CHECK_INT(out.keep, 110);
-    CHECK_INT(out.rerank, 0);
+    CHECK_INT(out.rerank, 1);
     CHECK(NEAR(out.central_weight, 0.8 * 60.0 / 450.0));
+    CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 1); /* the Linux kernel's */
     CHECK_INT(out.bm25_candidates, 500);
     CHECK(NEAR(out.central_weight, 0.8));
+    CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     t.units_per_candidate = 0; /* off */
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 0);
     CHECK_INT(out.bm25_candidates, 50);
+    t.subsystem_units = 0; /* off */
+    rtv_tuning_at_size(&t, 1346689, &out);
+    CHECK(out.folder_beta == 0 && out.name_weight == 0);
 }
 
 /* A candidate's score times 1 + w ln(1 + f) / ln(1 + cap): the file many
@@ -234,6 +273,62 @@ static void test_expand_graph(void)
     fixture_drop(st, tmp);
 }
 
+/* The name prior: a definition whose name the question's words make
+ * (stem-alike) overtakes one that only mentions them; and the folder
+ * numbers: one per folder, shared by its files. */
+static void test_name_prior_folders(void)
+{
+    char tmp[64] = "/tmp/coderag-rank-XXXXXX";
+    IdxStore *st = fixture_store(FIXTURE_DIR "/shop", tmp);
+    if (!st) return;
+    int64_t total = chunk_id(st, "shop/models.py", "Order.total");
+    int64_t tax = chunk_id(st, "shop/models.py", "apply_tax");
+    int64_t charge = chunk_id(st, "shop/payments/gateway.py", "Gateway.charge");
+    CHECK(total && tax && charge);
+    RtvQuery q;
+    CHECK_INT(rtv_query_read(st, "tax applied", &q, NULL), CR_OK);
+    CHECK_INT(q.n_words, 2);
+    RtvCand v[] = {CAND(total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25),
+                   CAND(tax, 0, IDX_KIND_FUNCTION, 0.7, RTV_VIA_BM25),
+                   CAND(-5, 0, IDX_KIND_FUNCTION, 0.1, RTV_VIA_BM25)}; /* gone: kept */
+    rtv_name_prior(st, &q, v, 3, 0.5);
+    /* apply_tax: both question words are its name's ("applied" is
+     * "apply" stem-alike) and both its subwords are the question's:
+     * .7 (1 + .5 (1 + 1)) */
+    CHECK_INT(v[0].chunk_id, tax);
+    CHECK(NEAR(v[0].score, 0.7 * 2.0));
+    CHECK(v[1].chunk_id == total && NEAR(v[1].score, 1.0));
+    CHECK(v[2].chunk_id == -5 && NEAR(v[2].score, 0.1));
+    rtv_name_prior(st, &q, v, 3, 0); /* off: unchanged */
+    CHECK(NEAR(v[1].score, 1.0));
+    rtv_query_release(&q);
+
+    RtvCand a = {0}, b = {0}, c = {0};
+    IdxChunk ch;
+    CHECK_INT(idx_chunk_get(st, total, &ch, NULL), CR_OK);
+    a.file_id = ch.file_id;
+    idx_chunk_release(&ch);
+    CHECK_INT(idx_chunk_get(st, charge, &ch, NULL), CR_OK);
+    b.file_id = ch.file_id;
+    idx_chunk_release(&ch);
+    int64_t errors = 0;
+    IdxChunk *all = NULL;
+    size_t n_all = 0;
+    CHECK_INT(idx_file_chunks(st, "shop/errors.py", &all, &n_all, NULL), CR_OK);
+    if (n_all) errors = all[0].file_id;
+    idx_chunks_free(all, n_all);
+    c.file_id = errors;
+    RtvLookups lk = {0};
+    int64_t fa = rtv_file_folder(st, &lk, a.file_id), fb = rtv_file_folder(st, &lk, b.file_id);
+    int64_t fc = rtv_file_folder(st, &lk, c.file_id);
+    CHECK(fa >= 0 && fb >= 0 && fa != fb);              /* shop/ and shop/payments/ */
+    CHECK_INT(fc, fa);                                  /* models.py and errors.py: shop/ */
+    CHECK_INT(rtv_file_folder(st, &lk, a.file_id), fa); /* again, through lk */
+    CHECK_INT(rtv_file_folder(st, &lk, 999999), -1);
+    rtv_lookups_release(&lk);
+    fixture_drop(st, tmp);
+}
+
 /* A one-line definition reached through the graph (a macro, a
  * declaration) says little: it enters at one_line of the usual share. */
 static void test_expand_one_line(void)
@@ -296,6 +391,7 @@ static void test_test_module_prior(void)
 int main(void)
 {
     RUN(test_file_boost);
+    RUN(test_group_blend);
     RUN(test_priors);
     RUN(test_at_size);
     RUN(test_central_prior);
@@ -303,6 +399,7 @@ int main(void)
     RUN(test_trim_to_call);
     RUN(test_expand_graph);
     RUN(test_expand_one_line);
+    RUN(test_name_prior_folders);
     RUN(test_test_module_prior);
     return test_summary();
 }
