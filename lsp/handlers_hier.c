@@ -1,5 +1,4 @@
 #include "handlers.h"
-#include "jobs.h"
 #include "folder.h"
 #include "server_int.h"
 
@@ -50,11 +49,12 @@ static void hier_push(Server *s, LspFolder *ws, RpcCall *call, WsJobFn run, char
 {
     HierJob *j = xcalloc(1, sizeof *j);
     ws_job_init(&j->job.hj, run, hier_free);
-    lsp_job_init(&j->job, ws, call);
+    j->job.ws = ws;
+    j->job.call = call;
     j->path = path;
     j->word = word;
     j->line = line;
-    lsp_srv_push(s, &j->job);
+    ws_host_submit(s->host, &j->job.hj);
 }
 
 /* LSP SymbolKind of a definition. */

@@ -1,5 +1,4 @@
 #include "handlers.h"
-#include "jobs.h"
 #include "folder.h"
 #include "progress.h"
 #include "server_int.h"
@@ -11,7 +10,7 @@
 #include <unistd.h>
 
 /* The server object, its method table, the lifecycle handlers and the
- * main loop. Threads and jobs: jobs.c; see server_int.h. */
+ * main loop. Threads and jobs: see server_int.h. */
 
 #define SERVER_VERSION "0.1.0"
 #define STOP_WAIT_MS 5000
@@ -48,7 +47,7 @@ static const RpcMethod methods[] = {
 static void add_workspace(Server *s, const char *path, const char *name)
 {
     for (size_t i = 0; i < s->n_ws; i++)
-        if (!strcmp(s->ws[i]->root, path)) return;
+        if (!strcmp(s->ws[i]->r->root, path)) return;
     WsConfig cfg;
     ws_config_copy(&cfg, &s->cfg);
     if (s->n_ws > 0 && cfg.index_dir) { /* one index per root: indexDir is the first's */
@@ -134,13 +133,14 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
     sb_release(&skipped);
     if (!s->n_ws) log_msg(LOG_WARN, "initialize: no workspace folder; nothing to index");
     for (size_t i = 0; i < s->n_ws; i++) {
-        log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
-        char *vcs = ws_vcs_root_above(s->ws[i]->root);
+        const char *root = s->ws[i]->r->root;
+        log_msg(LOG_INFO, "workspace %s", root);
+        char *vcs = ws_vcs_root_above(root);
         if (vcs)
             log_msg(LOG_WARN,
                     "workspace %s is inside the repository %s: the root rule "
                     "(docs/protocol.md) would index %s",
-                    s->ws[i]->root, vcs, vcs);
+                    root, vcs, vcs);
         free(vcs);
     }
     int rc = ws_host_start(s->host);
@@ -213,7 +213,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     ws_config_copy(&s.cfg, cfg);
     /* every root's stores share one copy of what is read-only (the model) */
     if (!s.cfg.shared) s.cfg.shared = idx_shared_new();
-    WsHostDoor door = {&s, lsp_folder_refresh_stale, lsp_builder_next, lsp_builder_run};
+    WsHostDoor door = {&s, lsp_folder_refresh_stale, lsp_builder_run};
     s.host = ws_host_new(&door);
     s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
     s.tr = rpc_transport_new(&rpc_framing_content_length, in_fd, out_fd);
@@ -241,6 +241,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
         log_msg(LOG_WARN, "work still running after %d ms; exiting anyway", STOP_WAIT_MS);
         _exit(code);
     }
+    ws_host_free(s.host); /* and its roots, with the jobs parked there (their calls dropped) */
     for (size_t i = 0; i < s.n_ws; i++)
         lsp_folder_free(s.ws[i]);
     free(s.ws);
@@ -250,7 +251,6 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     rpc_transport_free(s.tr);
     ws_config_release(&s.cfg);
     ws_endpoint_free(s.llm_ep);
-    ws_host_free(s.host);
     log_msg(LOG_INFO, "exit %d", code);
     return code;
 }

@@ -1,8 +1,7 @@
 /*
  * server_int.h - the language server's state (Server), shared by its
- * files. Each owner declares its own part in a header of its own:
- * jobs.h (the server's jobs on the workspace host's queue: jobs.c),
- * builder.h (full builds and their adoption: builder.c), progress.h
+ * files, and its jobs (Job). Each owner declares its own part in
+ * a header of its own: progress.h
  * (work-done progress of builds, notices: progress.c), folder.h (a
  * workspace folder's lifecycle (LspFolder), query store, file updates, status:
  * folder.c), memory.h (what a workspace remembers: memory.c),
@@ -84,6 +83,15 @@ struct Server {
     int progress_seq;
     WsEndpoint *llm_ep;   /* the LLM's health and back-off */
     unsigned explain_gen; /* of the latest coderag.explain: older ones are superseded */
+};
+
+/* A job of the server: a WsJob of the host (ws_job_init, then
+ * ws_host_submit) with the workspace folder and the request it serves (its
+ * free drops `call` with rpc_call_drop; a job with no call may have none). */
+struct Job {
+    WsJob hj; /* first: the host's (its stage, urgency, queue link) */
+    LspFolder *ws;
+    RpcCall *call; /* requests: answered by a stage (the job's free drops what is left) */
 };
 
 #endif

@@ -1,5 +1,6 @@
 #include "ws.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,6 +87,17 @@ CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
 int ws_update_embed_failed(CrErr rc)
 {
     return rc == CR_EHTTP || rc == CR_ETIMEOUT;
+}
+
+int ws_index_unreadable(CrErr rc)
+{
+    return rc == CR_EDB || rc == CR_ECORRUPT || rc == CR_EIO;
+}
+
+void ws_unreadable_text(CrErr rc, const ErrInfo *e, char *buf, size_t size)
+{
+    snprintf(buf, size, "the index could not be read: %.400s",
+             e && e->msg[0] ? e->msg : cr_strerror(rc));
 }
 
 WsChange ws_change_kind(const char *rel, int deleted)
