@@ -41,7 +41,7 @@ int cli_main(int argc, char **argv)
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
         return cli_usage(stdout);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("coderag %s\nschema %d\ncommit %s\n", CODERAG_VERSION, idx_schema_version(),
+        printf("coderag %s\nschema %d\ncommit %s\n", CODERAG_VERSION, ws_schema_version(),
                CODERAG_COMMIT);
         return 0;
     }
@@ -158,15 +158,15 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     if (rc) return rc;
     if (verbose) {
         int64_t chunks, edges;
-        if ((rc = idx_status_sizes(*out, &chunks, &edges, e))) {
-            idx_close(*out);
+        if ((rc = ws_status_sizes(*out, &chunks, &edges, e))) {
+            ws_store_close(*out);
             *out = NULL;
             return rc;
         }
         fprintf(stderr,
                 "indexed %s: %zu files (%zu changed, %zu unchanged, %zu removed, %zu skipped), "
                 "%lld chunks, %lld edges in %.0f ms\n",
-                idx_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
+                ws_store_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
                 stats.files_removed, stats.files_skipped, (long long)chunks, (long long)edges,
                 stats.ms);
         cli_say_if_empty(*out);
@@ -185,7 +185,7 @@ static int cli_index(int argc, char **argv)
         resolve_root(&a);
         rc = open_updated(&a, 1, 1, &st, &e);
     }
-    idx_close(st);
+    ws_store_close(st);
     ws_config_release(&a.cfg);
     return rc ? cli_fail(rc, &e) : 0;
 }
@@ -247,12 +247,12 @@ static int cli_ask(int argc, char **argv)
     }
     if ((rc = open_updated(&a, !a.no_update, 0, &st, &e))) goto out;
     double t0 = now_ms();
-    if ((rc = idx_warm(st, &e))) goto out;
+    if ((rc = ws_store_warm(st, &e))) goto out;
     log_msg(LOG_INFO, "search structures loaded in %.1f ms", now_ms() - t0);
     /* one question per process: no endpoint state to keep between asks */
     if ((rc = ws_ask(NULL, st, &req, &ans, &e))) goto out;
     if (a.json) {
-        json_t *j = ws_answer_json(&ans, idx_root(st));
+        json_t *j = ws_answer_json(&ans, ws_store_root(st));
         ws_answer_mark_partial(j, st, NULL);
         cli_say_index_state(st);
         rc = cli_print_json(j, &e);
@@ -268,7 +268,7 @@ static int cli_ask(int argc, char **argv)
     }
 out:
     rtv_answer_release(&ans);
-    idx_close(st);
+    ws_store_close(st);
     ws_config_release(&a.cfg);
     return rc ? cli_fail(rc, &e) : 0;
 }

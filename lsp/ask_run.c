@@ -324,7 +324,7 @@ static WsJobNext ask_finish(void *ctx, WsJob *wj)
         !lsp_folder_buffer_unsaved(ws, st, j->explain_rel))
         lsp_explain_store(ws, j->explain_key, j->ans.answer);
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
-    json_t *result = ws_answer_json(&j->ans, idx_root(st));
+    json_t *result = ws_answer_json(&j->ans, ws_store_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
     /* a pass another process left half done (this server's own says "indexing") */
     if (!j->indexing) ws_answer_mark_partial(result, st, NULL);
@@ -373,7 +373,7 @@ static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err
     free(j->question);
     j->question = sb_detach(&q, NULL);
     sb_release(&q);
-    lsp_explain_key(st, &d, j->explain_key);
+    ws_def_key(st, &d, j->explain_key); /* the hover cache's key */
     free(j->explain_symbol);
     j->explain_symbol = xstrdup(name);
     j->explain_focus = d.head.id;

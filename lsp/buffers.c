@@ -143,9 +143,7 @@ int lsp_folder_buffer_unsaved(LspFolder *ws, IdxStore *st, const char *rel)
     if (!buf) return 0;
     StrBuf disk;
     sb_init(&disk);
-    uint32_t total = 0;
-    CrErr rc = idx_read_lines(st, rel, 1, 1, &disk, &total, NULL);
-    if (!rc && total > 1) rc = idx_read_lines(st, rel, 2, total, &disk, NULL, NULL);
+    CrErr rc = ws_read_file(st, rel, &disk, NULL);
     int differs = rc || disk.len != len || (len && memcmp(disk.buf, buf, len) != 0);
     sb_release(&disk);
     return differs;

@@ -190,13 +190,9 @@ static WsJobNext run_lens(void *ctx, WsJob *wj)
         const char *text = j->buffer;
         size_t len = j->buffer_len;
         if (!text) {
-            uint32_t total = 0;
             if (!st) continue;
             sb_reset(&disk);
-            if (idx_read_lines(st, j->path, 1, 1, &disk, &total, NULL) == CR_OK) {
-                sb_reset(&disk);
-                idx_read_lines(st, j->path, 1, total, &disk, NULL, NULL);
-            }
+            if (ws_read_file(st, j->path, &disk, NULL) != CR_OK) sb_reset(&disk);
             text = disk.buf;
             len = disk.len;
         }
@@ -393,7 +389,7 @@ static WsJobNext run_hover(void *ctx, WsJob *wj)
     }
     put_first(&defs, &n_defs, &n, &under, j->word);
     if (n_defs) {
-        const char *root = idx_root(st);
+        const char *root = ws_store_root(st);
         const IdxChunk *d = &defs[0].head;
         StrBuf md;
         sb_init(&md);

@@ -212,7 +212,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     memset(&s, 0, sizeof s);
     ws_config_copy(&s.cfg, cfg);
     /* every root's stores share one copy of what is read-only (the model) */
-    if (!s.cfg.shared) s.cfg.shared = idx_shared_new();
+    ws_config_share(&s.cfg);
     WsHostDoor door = {&s, lsp_folder_refresh_stale, lsp_builder_run};
     s.host = ws_host_new(&door);
     s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);

@@ -21,6 +21,31 @@ CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
     return idx_open(&ic, flags[how], out, e);
 }
 
+void ws_store_close(IdxStore *st)
+{
+    idx_close(st);
+}
+
+CrErr ws_store_warm(IdxStore *st, ErrInfo *e)
+{
+    return idx_warm(st, e);
+}
+
+const char *ws_store_root(IdxStore *st)
+{
+    return idx_root(st);
+}
+
+void ws_process_init(void)
+{
+    idx_process_init();
+}
+
+int ws_schema_version(void)
+{
+    return idx_schema_version();
+}
+
 /* Whether another live process is in the middle of a pass over st's index;
  * then appends "process 4242 is indexing this root (11000/55405 files so
  * far): waiting for it to finish" to note. */

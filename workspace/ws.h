@@ -44,8 +44,9 @@ typedef struct WsConfig {
     size_t max_file_bytes;
     int threads;
     /* Read-only data lent to every store opened with these settings (the
-     * builtin model): a server with many roots sets it once, a copy takes a
-     * reference, release drops it. NULL: each store loads its own. */
+     * builtin model): a server with many roots sets it once
+     * (ws_config_share), a copy takes a reference, release drops it. NULL:
+     * each store loads its own. */
     IdxShared *shared;
 } WsConfig;
 
@@ -53,6 +54,9 @@ void ws_config_init(WsConfig *c);
 void ws_config_release(WsConfig *c);
 /* A deep copy of src into dst (not initialised before). */
 void ws_config_copy(WsConfig *dst, const WsConfig *src);
+/* Makes every store opened with c (and its copies) share one copy of the
+ * index's read-only data, when it does not already. */
+void ws_config_share(WsConfig *c);
 
 /* Sets a key by its SPEC name ("llm.url", "indexDir", "exclude", ...) or
  * its CLI flag name ("llm-url", "index-dir", ...). "exclude" appends; a
@@ -175,6 +179,32 @@ CrErr ws_store_update_file(IdxStore *st, const char *path, int wait_ms, int *out
 CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
                             void (*waiting)(void *ud, const char *msg), void *wait_ud,
                             IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
+
+/* Closes a store ws_store_open opened (NULL: nothing). */
+void ws_store_close(IdxStore *st);
+/* Loads st's search structures before a question (idx_warm). */
+CrErr ws_store_warm(IdxStore *st, ErrInfo *e);
+/* The root of st's index: absolute and canonical. Borrowed. */
+const char *ws_store_root(IdxStore *st);
+/* A process's one-time setup of the index (before any store opens). */
+void ws_process_init(void);
+/* The version of the index's schema this build writes. */
+int ws_schema_version(void);
+
+/* What a door reads of a store besides retrieval (read.c). */
+/* Appends lines start..end (1-based, inclusive) of the root-relative file
+ * rel as they are on disk now, as the index counts them; *out_total (may
+ * be NULL) gets its line count. CR_ENOENT when the file is gone, CR_EINVAL
+ * for a range outside it. */
+CrErr ws_read_lines(IdxStore *st, const char *rel, uint32_t start, uint32_t end, StrBuf *out,
+                    uint32_t *out_total, ErrInfo *e);
+/* Appends the whole of rel as ws_read_lines reads it. */
+CrErr ws_read_file(IdxStore *st, const char *rel, StrBuf *out, ErrInfo *e);
+/* A definition's content key (16 hex digits and a NUL): its place, name
+ * and the content of every piece, so that the same code has the same key
+ * and an edited definition a new one (a door's cache of what it said of
+ * it). */
+void ws_def_key(IdxStore *st, const RtvDef *d, char key[17]);
 
 /* What a change of one file calls for. */
 typedef enum {
@@ -445,9 +475,29 @@ void ws_index_state_text(const IdxStatus *s, StrBuf *sb);
  * (may be NULL). Returns 1 when it did, 0 for a whole index (or when the
  * state cannot be read: nothing is said). */
 int ws_answer_mark_partial(struct json_t *result, IdxStore *st, StrBuf *note);
-/* Appends why an index holds no file: every file found was skipped (how
- * many), or none is of a language the index reads (its suffixes). */
-void ws_empty_index_text(int64_t skipped, StrBuf *sb);
+/* When st's index holds no file: appends why to sb -- every file found
+ * was skipped (how many), or none is of a language the index reads (its
+ * suffixes) -- and returns 1; else (or when it cannot be counted) 0. */
+int ws_empty_index_note(IdxStore *st, StrBuf *sb);
+
+/* What `status` reports of a store: its counts, and on request the files
+ * it skipped. */
+typedef struct WsStatusReport {
+    IdxStatus s;
+    IdxSkipped *skipped; /* when asked for and there are some; owned */
+    size_t n_skipped;
+} WsStatusReport;
+
+/* Fills *out from st: the counts, then the skipped files when
+ * with_skipped and the index skipped some. Release with
+ * ws_status_report_release (also after a failure). */
+CrErr ws_status_report(IdxStore *st, int with_skipped, WsStatusReport *out, ErrInfo *e);
+/* The index's integrity check (idx_verify: SQLite's own, then the index's
+ * invariants). */
+CrErr ws_status_check(IdxStore *st, ErrInfo *e);
+void ws_status_report_release(WsStatusReport *r);
+/* st's chunk and edge counts alone (a pass's summary line). */
+CrErr ws_status_sizes(IdxStore *st, int64_t *chunks, int64_t *edges, ErrInfo *e);
 
 /* ---------------------------------------------------------------- progress */
 
