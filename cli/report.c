@@ -67,14 +67,14 @@ static size_t skip_reasons(const IdxSkipped *sk, size_t n, SkipReason *out, size
     return k;
 }
 
-int cli_status(int argc, char **argv)
+int cli_status(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     IdxStore *st = NULL;
     WsStatusReport rep = {0};
     IdxConfig ic;
-    CrErr rc = cli_parse_args(argc, argv, &a, &e);
+    CrErr rc = cli_parse_args(cmd, argc, argv, &a, &e);
     if (rc || a.help) goto out;
     StrBuf note;
     sb_init(&note);
@@ -195,13 +195,13 @@ static CrErr print_markers(const CliArgs *a, ErrInfo *e)
     return CR_OK;
 }
 
-int cli_root(int argc, char **argv)
+int cli_root(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     char *root = NULL;
     char start[PATH_MAX];
-    CrErr rc = cli_parse_args(argc, argv, &a, &e);
+    CrErr rc = cli_parse_args(cmd, argc, argv, &a, &e);
     if (rc || a.help) goto out;
     if (a.markers) {
         rc = print_markers(&a, &e);
