@@ -20,22 +20,27 @@ static const CliCommand cli_commands[] = {
      "--print-config CLIENT prints the configuration that starts this binary from CLIENT (the\n"
      "file it belongs in, then the snippet); --install writes it there (atomically, keeping the\n"
      "rest of the file, the old one beside it as FILE.coderag.bak), --uninstall takes it out.\n"
-     "CLIENT: claude-code, codex, cursor, vscode, gemini, continue, zed.", cli_mcp},
+     "CLIENT: claude-code, codex, cursor, vscode, gemini, continue, zed.",
+     cli_mcp},
     {"index", 0, WS_FOR_INDEX, "coderag index [--root DIR] [settings]",
-     "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat).", cli_index},
+     "Builds the index of a workspace, or brings it up to date (unchanged files cost a stat).",
+     cli_index},
     {"ask", ARG_JSON | ARG_ASK | ARG_QUESTION, WS_FOR_ASK,
      "coderag ask [--root DIR] [options] [settings] \"QUESTION\"",
      "Answers a question with cited code, after bringing the index up to date.\n"
      "Exit status: 0 answered, 1 usage, 2 index or I/O error, 3 LLM or embeddings endpoint\n"
-     "error, 4 not indexed yet (with --no-update).", cli_ask},
+     "error, 4 not indexed yet (with --no-update).",
+     cli_ask},
     {"status", ARG_JSON | ARG_CHECK | ARG_SKIPPED, WS_FOR_STATUS,
      "coderag status [--root DIR] [options] [settings]",
      "Shows what the index holds. A workspace never indexed is reported as such\n"
-     "(state \"missing\" with --json), with exit status 0.", cli_status},
+     "(state \"missing\" with --json), with exit status 0.",
+     cli_status},
     {"root", ARG_JSON | ARG_MARKERS, 0, "coderag root [--markers] [--json] [PATH]",
      "Prints the workspace root the root rule picks for PATH (default: the current folder).\n"
      "The rule: the nearest folder up with a VCS marker, else with a project marker, else\n"
-     "PATH's own folder; CODERAG_ROOT, when set and no PATH is given, is the root as it is.", cli_root},
+     "PATH's own folder; CODERAG_ROOT, when set and no PATH is given, is the root as it is.",
+     cli_root},
 };
 
 #define N_COMMANDS (sizeof cli_commands / sizeof cli_commands[0])

@@ -69,8 +69,8 @@ void lsp_folder_run_updates(Server *s, LspFolder *ws);
 void lsp_folder_write_outcome(LspFolder *ws, const char *why, int catch_up);
 /* The coderag/status result. New reference. */
 struct json_t *lsp_srv_status_json(Server *s);
-/* Worker side: makes sure ws->q is open and, during a first build, fresh
- * enough; returns it or NULL with e set. */
+/* Worker side: makes sure the root's query store (WsRoot.q) is open and,
+ * during a first build, fresh enough; returns it or NULL with e set. */
 IdxStore *lsp_folder_query_store(LspFolder *ws, ErrInfo *e);
 /* Worker: keeps j (an ask) aside when ws's index has never finished a pass
  * and one is under way or due (the first index): returns 1, and j runs

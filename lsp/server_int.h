@@ -14,16 +14,19 @@
  *     dispatch table. Handlers decode params there, then either answer at
  *     once (status, lifecycle, document sync, code actions) or queue a Job.
  *     It owns the open documents (Docs) and never touches an IdxStore.
- * worker: owns every workspace's query store (LspFolder.q) and runs the job
+ * worker: owns every root's query store (WsRoot.q) and runs the job
  *     queue in order - retrieval for asks, hovers, code lenses, symbol and
  *     call hierarchy queries, file updates (saves and watched-file events,
  *     coalesced per path and run ahead of other jobs), the adoption of a
  *     finished build, and the verification of LLM answers. IdxStore is
  *     single-threaded, so this one thread is the only user of q.
  * The worker, the LLM pool and the builder are the workspace host's
- * (ws.h: WsHost), which owns the queues; the server lends it its builds.
- * LLM pool (WS_LLM_THREADS threads): runs the LLM step of asks and
- *     explanations, which never touches a store; a job goes there from the
+ * (ws.h: WsHost), which owns the queues and the roots (WsRoot: a root's
+ * store and index state; the server's own part of a root is its
+ * LspFolder); the server lends it its builds.
+ * LLM pool (WS_LLM_THREADS threads, started by the first LLM step): runs
+ *     the LLM step of asks and explanations, which never touches a store;
+ *     a job goes there from the
  *     worker and comes back to the worker to be verified (the shape of
  *     libuv's uv_queue_work). So no question, hover or lens ever waits
  *     behind an LLM call, and at most LLM_THREADS LLM requests run at once.
@@ -41,7 +44,7 @@
  * aside, the worker, the LLM pool); no stage queues its own job. Adding a
  * request is a method-table row and a handler file.
  *
- * Shared state (workspace state, counters, pending updates, the queues) is
+ * Shared state (a root's state, counters, pending updates, the queues) is
  * guarded by the host's lock (ws_host_lock); progress notifications of a workspace by its pg_mu
  * (so that begin, report and end go out in order); endpoint state by its
  * own mutex. Messages may be sent from any thread: the transport writes

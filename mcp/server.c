@@ -35,7 +35,7 @@ typedef struct Call {
     long long sent; /* last progress value sent; -1: none */
     long long base; /* the current phase's 0 */
     CallPhase phase;
-    unsigned pass; /* PHASE_INDEX: which index pass (McpServer.pass) */
+    unsigned pass; /* PHASE_INDEX: which index pass (WsRoot.passes) */
     WsPace pace;
     int refreshes; /* passes it waited for */
     int stale;     /* a pass waits for another writer: answered from the index as it stands */

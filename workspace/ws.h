@@ -327,7 +327,7 @@ int ws_host_queued(const WsHost *h);
 void ws_host_wait_until(WsHost *h, int (*done)(void *ud), void *ud);
 /* Host lock held: what ws_host_wait_until waits for may have changed. */
 void ws_host_changed(WsHost *h);
-/* Host lock held: the builder looks for a build again (build_next). */
+/* Host lock held: the builder looks for a root due a build again. */
 void ws_host_wake_builder(WsHost *h);
 
 /* The roots the host serves, added before its threads start (they run
