@@ -21,28 +21,64 @@ static RpcStatus on_initialized(void *ctx, json_t *params, RpcCall *call, json_t
                                 RpcError *err);
 static RpcStatus on_shutdown(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err);
 
-static const RpcMethod methods[] = {
-    {"initialize", on_initialize, RPC_REQUEST | RPC_INIT},
-    {"initialized", on_initialized, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"shutdown", on_shutdown, RPC_REQUEST | RPC_NEEDS_INIT | RPC_SHUTDOWN},
-    {"textDocument/didOpen", lsp_on_did_open, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"textDocument/didChange", lsp_on_did_change, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"textDocument/didClose", lsp_on_did_close, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"textDocument/didSave", lsp_on_did_save, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"workspace/didChangeWatchedFiles", lsp_on_watched_files, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"workspace/executeCommand", lsp_on_execute_command, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/hover", lsp_on_hover, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/definition", lsp_on_definition, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/codeLens", lsp_on_code_lens, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/codeAction", lsp_on_code_action, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"workspace/symbol", lsp_on_workspace_symbol, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/prepareCallHierarchy", lsp_on_prepare_call_hierarchy,
-     RPC_REQUEST | RPC_NEEDS_INIT},
-    {"callHierarchy/incomingCalls", lsp_on_incoming_calls, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"callHierarchy/outgoingCalls", lsp_on_outgoing_calls, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"coderag/ask", lsp_on_ask, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"coderag/status", lsp_on_status, RPC_REQUEST | RPC_NEEDS_INIT},
+/* The method table: a request's row names its handler, its flags and the
+ * capability initialize announces for it (JSON merged into the result's
+ * "capabilities"; NULL: none), so that adding a request is a row here and
+ * a handler file. */
+typedef struct LspMethod {
+    RpcMethod m;
+    const char *capability;
+} LspMethod;
+
+#define REQ (RPC_REQUEST | RPC_NEEDS_INIT)
+#define NOTE (RPC_NOTIFY | RPC_NEEDS_INIT)
+static const LspMethod methods[] = {
+    {{"initialize", on_initialize, RPC_REQUEST | RPC_INIT}, NULL},
+    {{"initialized", on_initialized, NOTE}, NULL},
+    {{"shutdown", on_shutdown, REQ | RPC_SHUTDOWN}, NULL},
+    {{"textDocument/didOpen", lsp_on_did_open, NOTE},
+     "{\"textDocumentSync\": {\"openClose\": true}}"},
+    {{"textDocument/didChange", lsp_on_did_change, NOTE},
+     "{\"textDocumentSync\": {\"change\": 1}}"},
+    {{"textDocument/didClose", lsp_on_did_close, NOTE}, NULL},
+    {{"textDocument/didSave", lsp_on_did_save, NOTE},
+     "{\"textDocumentSync\": {\"save\": {\"includeText\": false}}}"},
+    {{"workspace/didChangeWatchedFiles", lsp_on_watched_files, NOTE}, NULL},
+    {{"workspace/executeCommand", lsp_on_execute_command, REQ},
+     "{\"executeCommandProvider\": {\"commands\": [\"coderag.ask\", \"coderag.reindex\", "
+     "\"coderag.explain\"]}}"},
+    {{"textDocument/hover", lsp_on_hover, REQ}, "{\"hoverProvider\": true}"},
+    {{"textDocument/definition", lsp_on_definition, REQ}, "{\"definitionProvider\": true}"},
+    {{"textDocument/codeLens", lsp_on_code_lens, REQ},
+     "{\"codeLensProvider\": {\"resolveProvider\": false}}"},
+    {{"textDocument/codeAction", lsp_on_code_action, REQ}, "{\"codeActionProvider\": true}"},
+    {{"workspace/symbol", lsp_on_workspace_symbol, REQ}, "{\"workspaceSymbolProvider\": true}"},
+    {{"textDocument/prepareCallHierarchy", lsp_on_prepare_call_hierarchy, REQ},
+     "{\"callHierarchyProvider\": true}"},
+    {{"callHierarchy/incomingCalls", lsp_on_incoming_calls, REQ}, NULL},
+    {{"callHierarchy/outgoingCalls", lsp_on_outgoing_calls, REQ}, NULL},
+    {{"coderag/ask", lsp_on_ask, REQ}, NULL},
+    {{"coderag/status", lsp_on_status, REQ}, NULL},
 };
+#undef REQ
+#undef NOTE
+#define N_METHODS (sizeof methods / sizeof methods[0])
+
+/* initialize's "capabilities": what every request's row announces, and
+ * what is the server's own (UTF-16 positions, workspace folders). New
+ * reference. */
+static json_t *capabilities(void)
+{
+    json_t *caps = json_pack("{s:s, s:{s:{s:b, s:b}}}", "positionEncoding", "utf-16", "workspace",
+                             "workspaceFolders", "supported", 1, "changeNotifications", 0);
+    for (size_t i = 0; i < N_METHODS; i++) {
+        if (!methods[i].capability) continue;
+        json_t *c = json_loads(methods[i].capability, 0, NULL);
+        json_object_update_recursive(caps, c); /* a row's text is ours: it parses */
+        json_decref(c);
+    }
+    return caps;
+}
 
 static void add_workspace(Server *s, const char *path, const char *name)
 {
@@ -152,15 +188,8 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
         _exit(2);
     }
 
-    *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b, s:b,"
-                     " s:b, s:b, s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
-                     "capabilities", "positionEncoding", "utf-16", "textDocumentSync", "openClose",
-                     1, "change", 1, "save", "includeText", 0, "executeCommandProvider", "commands",
-                     "coderag.ask", "coderag.reindex", "coderag.explain", "hoverProvider", 1,
-                     "codeLensProvider", "resolveProvider", 0, "codeActionProvider", 1,
-                     "workspaceSymbolProvider", 1, "callHierarchyProvider", 1, "definitionProvider",
-                     1, "workspace", "workspaceFolders", "supported", 1, "changeNotifications", 0,
-                     "serverInfo", "name", "coderag", "version", SERVER_VERSION);
+    *out = json_pack("{s:o, s:{s:s, s:s}}", "capabilities", capabilities(), "serverInfo", "name",
+                     "coderag", "version", SERVER_VERSION);
     return RPC_DONE;
 }
 
@@ -217,8 +246,10 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     s.host = ws_host_new(&door);
     s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
     s.tr = rpc_transport_new(&rpc_framing_content_length, in_fd, out_fd);
-    s.rpc = rpc_new(&rpc_profile_lsp, methods, sizeof methods / sizeof methods[0], &s,
-                    rpc_transport_send, s.tr);
+    RpcMethod table[N_METHODS];
+    for (size_t i = 0; i < N_METHODS; i++)
+        table[i] = methods[i].m;
+    s.rpc = rpc_new(&rpc_profile_lsp, table, N_METHODS, &s, rpc_transport_send, s.tr);
     rpc_set_on_cancel(s.rpc, on_cancel);
     log_msg(LOG_INFO, "language server %s ready on fd %d/%d", SERVER_VERSION, in_fd, out_fd);
 

@@ -42,7 +42,8 @@
  * A job is a WsJob with {ws, call}: its stage runs on the thread of the
  * queue it is in and returns where the job goes next (ws.h: done, kept
  * aside, the worker, the LLM pool); no stage queues its own job. Adding a
- * request is a method-table row and a handler file.
+ * request is a method-table row (with the capability it announces) and a
+ * handler file.
  *
  * Shared state (a root's state, counters, pending updates, the queues) is
  * guarded by the host's lock (ws_host_lock); progress notifications of a workspace by its pg_mu
