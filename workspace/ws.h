@@ -7,7 +7,11 @@
  *     watcher, the skip list of what is never watched);
  *   - the status every door reports (one builder for the shared keys);
  *   - the host: the job queue, worker, LLM pool and builder threads the
- *     servers share, and the one writer of whole passes;
+ *     servers share, the roots they serve (WsRoot: a root's query store
+ *     and the state of its index), and the one writer of whole passes;
+ *   - what the doors read of a store besides retrieval (status, a file's
+ *     lines, a definition's content key), and the one rule of an index
+ *     that could not be read;
  *   - the pace and the words of progress reports (an index pass, an LLM
  *     writing), the same in every door;
  *   - the one orchestration of a question (prepare -> LLM -> verify) with
