@@ -197,13 +197,9 @@ static void reset_styles_and_raise(int sig)
 /* An index that holds no file: says so on stderr, and why. */
 void cli_say_if_empty(IdxStore *st)
 {
-    IdxStatus s;
     StrBuf why;
     sb_init(&why);
-    if (!idx_status_counts(st, &s, NULL) && !s.files) {
-        ws_empty_index_text(s.skipped, &why);
-        fprintf(stderr, "coderag: %s\n", why.buf);
-    }
+    if (ws_empty_index_note(st, &why)) fprintf(stderr, "coderag: %s\n", why.buf);
     sb_release(&why);
 }
 
@@ -248,7 +244,7 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
     }
     if (!rc) {
         cli_ask_view_progress(v, "retrieving");
-        rc = idx_warm(st, e);
+        rc = ws_store_warm(st, e);
     }
     WsAsk *w = ws_ask_new(NULL);
     cli_ask_view_hook(v, req);
@@ -269,6 +265,6 @@ CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvA
     if (!rc) cli_say_index_state(st);
     ws_ask_free(w);
     cli_ask_view_free(v);
-    idx_close(st);
+    ws_store_close(st);
     return rc;
 }

@@ -1,6 +1,4 @@
 #include "cli.h"
-#include "commit.h"
-#include "idx.h"
 #include "lsp.h"
 #include "cli_int.h"
 #include "mcp.h"
@@ -20,44 +18,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static int cli_index(int argc, char **argv);
-static int cli_ask(int argc, char **argv);
-static int cli_lsp(int argc, char **argv);
-static int cli_mcp(int argc, char **argv);
-
-/* The commands (args.c's table says what each takes). */
-static const struct {
-    const char *name;
-    int (*run)(int argc, char **argv);
-} cli_runs[] = {
-    {"lsp", cli_lsp}, {"mcp", cli_mcp},       {"index", cli_index},
-    {"ask", cli_ask}, {"status", cli_status}, {"root", cli_root},
-};
-
-int cli_main(int argc, char **argv)
-{
-    if (argc < 2) return cli_usage(stderr);
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
-        return cli_usage(stdout);
-    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("coderag %s\nschema %d\ncommit %s\n", CODERAG_VERSION, idx_schema_version(),
-               CODERAG_COMMIT);
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof cli_runs / sizeof cli_runs[0]; i++)
-        if (!strcmp(cli_runs[i].name, argv[1])) return cli_runs[i].run(argc - 1, argv + 1);
-    const char *near = cli_nearest_command(argv[1]);
-    if (near) {
-        fprintf(stderr,
-                "coderag: unknown command '%s': did you mean `%s`? (`coderag --help` lists "
-                "the commands)\n",
-                argv[1], near);
-        return 1;
-    }
-    fprintf(stderr, "coderag: unknown command '%s'\n", argv[1]);
-    return cli_usage(stderr);
-}
 
 /* The index pass's line on a terminal, at the pace of every door. */
 typedef struct ProgressLine {
@@ -158,15 +118,15 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
     if (rc) return rc;
     if (verbose) {
         int64_t chunks, edges;
-        if ((rc = idx_status_sizes(*out, &chunks, &edges, e))) {
-            idx_close(*out);
+        if ((rc = ws_status_sizes(*out, &chunks, &edges, e))) {
+            ws_store_close(*out);
             *out = NULL;
             return rc;
         }
         fprintf(stderr,
                 "indexed %s: %zu files (%zu changed, %zu unchanged, %zu removed, %zu skipped), "
                 "%lld chunks, %lld edges in %.0f ms\n",
-                idx_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
+                ws_store_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
                 stats.files_removed, stats.files_skipped, (long long)chunks, (long long)edges,
                 stats.ms);
         cli_say_if_empty(*out);
@@ -175,33 +135,32 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
 }
 
 /* Subcommands; argv[0] is the subcommand name. */
-static int cli_index(int argc, char **argv)
+int cli_index(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     IdxStore *st = NULL;
-    CrErr rc = cli_parse_args(argc, argv, &a, &e);
+    CrErr rc = cli_parse_args(cmd, argc, argv, &a, &e);
     if (!rc && !a.help) {
         resolve_root(&a);
         rc = open_updated(&a, 1, 1, &st, &e);
     }
-    idx_close(st);
+    ws_store_close(st);
     ws_config_release(&a.cfg);
     return rc ? cli_fail(rc, &e) : 0;
 }
 
-static int cli_ask(int argc, char **argv)
+int cli_ask(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     IdxStore *st = NULL;
     RtvRequest req;
     RtvAnswer ans = {0};
-    CrErr rc = cli_parse_args(argc, argv, &a, &e);
+    CrErr rc = cli_parse_args(cmd, argc, argv, &a, &e);
     if (rc || a.help) goto out;
     if (!a.question) {
-        rc = err_set(&e, CR_EUSAGE, "usage: %s (see `coderag ask --help`)",
-                     cli_command_usage("ask"));
+        rc = err_set(&e, CR_EUSAGE, "usage: %s (see `coderag ask --help`)", cmd->usage);
         goto out;
     }
     rtv_request_init(&req);
@@ -247,12 +206,12 @@ static int cli_ask(int argc, char **argv)
     }
     if ((rc = open_updated(&a, !a.no_update, 0, &st, &e))) goto out;
     double t0 = now_ms();
-    if ((rc = idx_warm(st, &e))) goto out;
+    if ((rc = ws_store_warm(st, &e))) goto out;
     log_msg(LOG_INFO, "search structures loaded in %.1f ms", now_ms() - t0);
     /* one question per process: no endpoint state to keep between asks */
     if ((rc = ws_ask(NULL, st, &req, &ans, &e))) goto out;
     if (a.json) {
-        json_t *j = ws_answer_json(&ans, idx_root(st));
+        json_t *j = ws_answer_json(&ans, ws_store_root(st));
         ws_answer_mark_partial(j, st, NULL);
         cli_say_index_state(st);
         rc = cli_print_json(j, &e);
@@ -268,7 +227,7 @@ static int cli_ask(int argc, char **argv)
     }
 out:
     rtv_answer_release(&ans);
-    idx_close(st);
+    ws_store_close(st);
     ws_config_release(&a.cfg);
     return rc ? cli_fail(rc, &e) : 0;
 }
@@ -300,7 +259,7 @@ static void server_undumpable(void)
         log_msg(LOG_WARN, "cannot make the server undumpable: %s", strerror(errno));
 }
 
-static int cli_lsp(int argc, char **argv)
+int cli_lsp(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
@@ -316,7 +275,7 @@ static int cli_lsp(int argc, char **argv)
         }
         args[n++] = argv[i];
     }
-    CrErr rc = cli_parse_args(n, args, &a, &e);
+    CrErr rc = cli_parse_args(cmd, n, args, &a, &e);
     free(args);
     if (rc || a.help) {
         ws_config_release(&a.cfg);
@@ -334,13 +293,13 @@ static int cli_lsp(int argc, char **argv)
     return code;
 }
 
-static int cli_mcp(int argc, char **argv)
+int cli_mcp(const CliCommand *cmd, int argc, char **argv)
 {
     int agents = cli_mcp_agents(argc, argv);
     if (agents >= 0) return agents;
     CliArgs a;
     ErrInfo e = {0};
-    CrErr rc = cli_parse_args(argc, argv, &a, &e);
+    CrErr rc = cli_parse_args(cmd, argc, argv, &a, &e);
     if (rc || a.help) {
         ws_config_release(&a.cfg);
         return rc ? cli_fail(rc, &e) : 0;

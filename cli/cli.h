@@ -13,11 +13,5 @@
  * exit 1 for an unknown one); returns the exit status of SPEC.md: 0 ok,
  * 1 usage, 2 index or I/O error, 3 endpoint error, 4 not indexed yet. */
 int cli_main(int argc, char **argv);
-/* The list of commands (exit 0 on stdout, 1 on stderr). */
-int cli_usage(FILE *f);
-
-/* Subcommands the tests call; argv[0] is the subcommand name. */
-int cli_status(int argc, char **argv);
-int cli_root(int argc, char **argv);
 
 #endif

@@ -51,14 +51,30 @@ enum {
     ARG_SKIPPED = 32,
 };
 
-/* Parses argv[1..] (argv[0] is the subcommand) into *a (see args.c). */
-CrErr cli_parse_args(int argc, char **argv, CliArgs *a, ErrInfo *e);
+/* A command (commands.c's table): its name, the flags of its own it takes
+ * (ARG_*), the settings it takes (WsFor), its help, and what runs it
+ * (argv[0] is its name; the exit status). */
+typedef struct CliCommand {
+    const char *name;
+    unsigned accept;
+    unsigned settings;
+    const char *usage;
+    const char *summary;
+    int (*run)(const struct CliCommand *cmd, int argc, char **argv);
+} CliCommand;
+
+/* The commands' run functions: cli.c's and report.c's. */
+int cli_index(const CliCommand *cmd, int argc, char **argv);
+int cli_ask(const CliCommand *cmd, int argc, char **argv);
+int cli_lsp(const CliCommand *cmd, int argc, char **argv);
+int cli_mcp(const CliCommand *cmd, int argc, char **argv);
+int cli_status(const CliCommand *cmd, int argc, char **argv);
+int cli_root(const CliCommand *cmd, int argc, char **argv);
+
+/* Parses argv[1..] (argv[0] is cmd's name) into *a (see args.c). */
+CrErr cli_parse_args(const CliCommand *cmd, int argc, char **argv, CliArgs *a, ErrInfo *e);
 /* Prints the error on stderr; returns the exit status of rc. */
 int cli_fail(CrErr rc, const ErrInfo *e);
-/* A command's usage line. Static. */
-const char *cli_command_usage(const char *name);
-/* The known command nearest to a mistyped one (a few edits away), or NULL. */
-const char *cli_nearest_command(const char *name);
 /* On stderr, what an answer from st must be read with: an index a pass
  * has not finished ("answered from a partial index: ..."), or one that
  * holds no file (and why). Nothing for a whole index. */

@@ -1,6 +1,6 @@
 #include "cli.h"
 
-#include "idx.h"
+#include "ws.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -24,6 +24,6 @@ int main(int argc, char **argv)
      * process hung at exit waiting for them. One query at a time needs no
      * pool. The user's own setting wins. */
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
-    idx_process_init();
+    ws_process_init();
     return cli_main(argc, argv);
 }

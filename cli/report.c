@@ -67,14 +67,14 @@ static size_t skip_reasons(const IdxSkipped *sk, size_t n, SkipReason *out, size
     return k;
 }
 
-int cli_status(int argc, char **argv)
+int cli_status(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     IdxStore *st = NULL;
-    IdxStatus s;
+    WsStatusReport rep = {0};
     IdxConfig ic;
-    CrErr rc = cli_parse_args(argc, argv, &a, &e);
+    CrErr rc = cli_parse_args(cmd, argc, argv, &a, &e);
     if (rc || a.help) goto out;
     StrBuf note;
     sb_init(&note);
@@ -89,30 +89,27 @@ int cli_status(int argc, char **argv)
         goto out;
     }
     if (rc) goto out;
-    if (a.check && (rc = idx_verify(st, &e))) {
+    if (a.check && (rc = ws_status_check(st, &e))) {
         /* the verdict on stdout (and the error on stderr, exit 2) */
         if (!a.json) printf("check: FAILED: %s\n", e.msg[0] ? e.msg : cr_strerror(rc));
         goto out;
     }
-    if ((rc = idx_status(st, &s, &e))) goto out;
+    if ((rc = ws_status_report(st, 1, &rep, &e))) goto out;
+    const IdxStatus s = rep.s;
     char when[32];
     utc_iso8601(s.last_update, when);
     StrBuf shown;
     sb_init(&shown);
     ws_config_llm_label(&a.cfg, &shown);
     const char *llm = shown.buf;
-    IdxSkipped *sk = NULL;
-    size_t n_sk = 0;
-    if (s.skipped && (rc = idx_skipped(st, &sk, &n_sk, &e))) {
-        sb_release(&shown);
-        goto out;
-    }
+    const IdxSkipped *sk = rep.skipped;
+    size_t n_sk = rep.n_skipped;
     /* the reasons, most files first */
     SkipReason reasons[16];
     size_t n_reasons = skip_reasons(sk, n_sk, reasons, 16);
     if (a.json) {
         json_t *j = json_pack("{s:s}", "state", ws_index_state(&s));
-        json_t *common = ws_status_json(idx_root(st), &s);
+        json_t *common = ws_status_json(ws_store_root(st), &s);
         json_object_update(j, common);
         json_decref(common);
         json_object_set_new(j, "lastUpdateUnix", json_integer((json_int_t)s.last_update));
@@ -139,7 +136,7 @@ int cli_status(int argc, char **argv)
         StrBuf state;
         sb_init(&state);
         ws_index_state_text(&s, &state);
-        printf("root:      %s\nstate:     %s\nfiles:     %lld", idx_root(st),
+        printf("root:      %s\nstate:     %s\nfiles:     %lld", ws_store_root(st),
                state.len ? state.buf : "ready", (long long)s.files);
         sb_release(&state);
         if (s.skipped) {
@@ -169,10 +166,10 @@ int cli_status(int argc, char **argv)
         }
         if (a.check) printf("check: ok\n");
     }
-    idx_skipped_free(sk, n_sk);
     sb_release(&shown);
 out:
-    idx_close(st);
+    ws_status_report_release(&rep);
+    ws_store_close(st);
     ws_config_release(&a.cfg);
     return rc ? cli_fail(rc, &e) : 0;
 }
@@ -198,13 +195,13 @@ static CrErr print_markers(const CliArgs *a, ErrInfo *e)
     return CR_OK;
 }
 
-int cli_root(int argc, char **argv)
+int cli_root(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
     char *root = NULL;
     char start[PATH_MAX];
-    CrErr rc = cli_parse_args(argc, argv, &a, &e);
+    CrErr rc = cli_parse_args(cmd, argc, argv, &a, &e);
     if (rc || a.help) goto out;
     if (a.markers) {
         rc = print_markers(&a, &e);

@@ -5,7 +5,6 @@
 #ifndef CODERAG_LSP_ASK_JOB_H
 #define CODERAG_LSP_ASK_JOB_H
 
-#include "jobs.h"
 #include "server_int.h"
 
 /* An ask (or an explanation) through the worker, the LLM pool and back. */

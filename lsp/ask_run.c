@@ -1,5 +1,4 @@
 #include "ask_job.h"
-#include "jobs.h"
 #include "folder.h"
 #include "memory.h"
 #include "server_int.h"
@@ -46,7 +45,8 @@ AskJob *lsp_ask_job_new(LspFolder *ws, RpcCall *call)
 {
     AskJob *j = xcalloc(1, sizeof *j);
     ws_job_init(&j->job.hj, ask_retrieve, ask_free);
-    lsp_job_init(&j->job, ws, call);
+    j->job.ws = ws;
+    j->job.call = call;
     rtv_request_init(&j->req);
     ws_pace_init(&j->wd_pace, WS_PACE_MIN_MS);
     return j;
@@ -92,7 +92,7 @@ void lsp_ask_waiting_progress(LspFolder *ws, size_t done, size_t total)
     waiting_message(ws, done, total, msg, sizeof msg);
     json_t *out = json_array();
     ws_host_lock(s->host);
-    for (Job *p = ws->parked; p; p = p->park_next) {
+    for (WsJob *p = ws->r->parked; p; p = p->next) {
         AskJob *j = (AskJob *)p; /* only asks wait there */
         if (j->wd_token && ws_pace_due(&j->wd_pace, done, total))
             json_array_append_new(out,
@@ -112,7 +112,7 @@ static int wait_for_index(Server *s, AskJob *j)
 {
     LspFolder *ws = j->job.ws;
     ws_host_lock(s->host);
-    size_t done = ws->done, total = ws->total;
+    size_t done = ws->r->done, total = ws->r->total;
     ws_host_unlock(s->host);
     char msg[400];
     waiting_message(ws, done, total, msg, sizeof msg);
@@ -158,7 +158,7 @@ static json_t *partial_value(AskJob *j, const char *stage, const char *text, siz
 void lsp_ask_queue(Server *s, AskJob *j)
 {
     wd_progress(s, j, "begin", "retrieving");
-    lsp_srv_push(s, &j->job);
+    ws_host_submit(s->host, &j->job.hj);
 }
 
 static int ask_cancelled(void *ud)
@@ -219,7 +219,7 @@ static void fill_request(AskJob *j)
     LspFolder *ws = j->job.ws;
     RtvRequest *req = &j->req; /* mode, budget and switches: decoded (handlers_ask.c) */
     req->question = j->question;
-    ws_config_llm(&ws->cfg, req);
+    ws_config_llm(&ws->r->cfg, req);
     req->cancel = ask_cancelled;
     req->cancel_ud = j;
     req->progress = on_tokens;
@@ -248,14 +248,14 @@ static WsJobNext ask_retrieve(void *ctx, WsJob *wj)
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     IdxStore *st = lsp_folder_query_store(ws, &e);
     if (!st) {
-        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->r->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
     if (wait_for_index(s, j)) return WS_JOB_KEPT;
     if (ask_cancelled(j)) return reply_cancelled(s, j);
     if (j->explain_gen && !lsp_explain_resolve(s, j, st, &err)) return reply_error(s, j, &err);
-    j->indexing = lsp_folder_indexing(ws);
+    j->indexing = ws_root_indexing(ws->r);
     fill_request(j);
     if (!j->ask) j->ask = ws_ask_new(s->llm_ep);
     CrErr rc = ws_ask_prepare(j->ask, st, &j->req, &j->ans, &e);
@@ -310,7 +310,7 @@ static WsJobNext ask_finish(void *ctx, WsJob *wj)
     ErrInfo e = {0};
     IdxStore *st = lsp_folder_query_store(ws, &e);
     if (!st) {
-        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->root,
+        rpc_error(&err, RPC_REQUEST_FAILED, "the index of %s is not available: %s", ws->r->root,
                   e.msg);
         return reply_error(s, j, &err);
     }
@@ -324,7 +324,7 @@ static WsJobNext ask_finish(void *ctx, WsJob *wj)
         !lsp_folder_buffer_unsaved(ws, st, j->explain_rel))
         lsp_explain_store(ws, j->explain_key, j->ans.answer);
     if (!j->explain_gen) lsp_nav_remember_answer(ws, j->question, &j->ans);
-    json_t *result = ws_answer_json(&j->ans, idx_root(st));
+    json_t *result = ws_answer_json(&j->ans, ws_store_root(st));
     json_object_set_new(result, "indexing", json_boolean(j->indexing));
     /* a pass another process left half done (this server's own says "indexing") */
     if (!j->indexing) ws_answer_mark_partial(result, st, NULL);
@@ -357,11 +357,12 @@ static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err
         return 0;
     }
     if (rc) {
-        rpc_error(err, RPC_REQUEST_FAILED, "%s%.400s",
-                  rc == CR_EDB || rc == CR_ECORRUPT || rc == CR_EIO
-                      ? "the index could not be read: "
-                      : "",
-                  e.msg[0] ? e.msg : cr_strerror(rc));
+        char why[480];
+        if (ws_index_unreadable(rc))
+            ws_unreadable_text(rc, &e, why, sizeof why);
+        else
+            snprintf(why, sizeof why, "%.400s", e.msg[0] ? e.msg : cr_strerror(rc));
+        rpc_error(err, RPC_REQUEST_FAILED, "%s", why);
         return 0;
     }
     const char *name = d.head.symbol[0] ? d.head.symbol : d.head.module;
@@ -372,7 +373,7 @@ static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err
     free(j->question);
     j->question = sb_detach(&q, NULL);
     sb_release(&q);
-    lsp_explain_key(st, &d, j->explain_key);
+    ws_def_key(st, &d, j->explain_key); /* the hover cache's key */
     free(j->explain_symbol);
     j->explain_symbol = xstrdup(name);
     j->explain_focus = d.head.id;

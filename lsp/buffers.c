@@ -1,4 +1,3 @@
-#include "jobs.h"
 #include "folder.h"
 #include "server_int.h"
 
@@ -63,7 +62,7 @@ static WsJobNext run_take(void *ctx, WsJob *wj)
     ws->buf_pending = NULL;
     ws->buf_queued = 0;
     ws_host_unlock(s->host);
-    size_t max_file = ws->cfg.max_file_bytes ? ws->cfg.max_file_bytes : LSP_BUFFER_MAX_FILE;
+    size_t max_file = ws->r->cfg.max_file_bytes ? ws->r->cfg.max_file_bytes : LSP_BUFFER_MAX_FILE;
     while (todo) {
         LspBuffer *b = todo;
         todo = b->next;
@@ -109,9 +108,9 @@ void lsp_folder_buffer_put(LspFolder *ws, const char *rel, const char *text)
     if (queue) {
         Job *j = xcalloc(1, sizeof *j);
         ws_job_init(&j->hj, run_take, NULL);
-        lsp_job_init(j, ws, NULL);
+        j->ws = ws;
         j->hj.urgent = 1; /* before the asks queued after the change */
-        lsp_srv_push(s, j);
+        ws_host_submit(s->host, &j->hj);
     }
 }
 
@@ -144,9 +143,7 @@ int lsp_folder_buffer_unsaved(LspFolder *ws, IdxStore *st, const char *rel)
     if (!buf) return 0;
     StrBuf disk;
     sb_init(&disk);
-    uint32_t total = 0;
-    CrErr rc = idx_read_lines(st, rel, 1, 1, &disk, &total, NULL);
-    if (!rc && total > 1) rc = idx_read_lines(st, rel, 2, total, &disk, NULL, NULL);
+    CrErr rc = ws_read_file(st, rel, &disk, NULL);
     int differs = rc || disk.len != len || (len && memcmp(disk.buf, buf, len) != 0);
     sb_release(&disk);
     return differs;

@@ -8,8 +8,6 @@
 #include "progress.h"
 #include "server_int.h"
 
-typedef enum { FOLDER_OPENING, FOLDER_INDEXING, FOLDER_READY, FOLDER_ERROR } FolderState;
-
 #define HOVER_CACHE 64
 /* Unsaved buffers kept for asks (buffers.c): at most this many bytes in
  * all, and a file's at most max_file_bytes (the index's cap; this when
@@ -20,15 +18,10 @@ typedef struct LspBuffer LspBuffer;
 
 struct LspFolder {
     Server *srv;
-    char *root;  /* absolute and canonical (symbolic links resolved) */
-    char *alias; /* the root as the client named it, when that differs; or NULL */
+    WsRoot *r; /* the host's: the root, its settings, query store and index state */
     char *name;
-    WsConfig cfg; /* settings with this root (borrowed by the index) */
 
     /* worker thread only */
-    IdxStore *q;
-    IdxStatus q_status;    /* at the last open/adopt/update */
-    int q_status_stale;    /* files changed since: recount when idle */
     char *last_question;   /* the last answered question and its citations */
     VfyAnchor *last_cites; /* as anchors, so their lenses follow the lines as the
                             * document is edited; path and symbol owned here */
@@ -43,24 +36,7 @@ struct LspFolder {
     } explained[HOVER_CACHE];
     size_t explained_next;
 
-    /* under srv->mu */
-    FolderState state;
-    int build_wanted; /* a full build is due (the builder takes it) */
-    int building;
-    size_t done, total; /* files of the running or last build */
-    IdxStatus snap;     /* counts for coderag/status */
-    char message[512];
-    /* Why the last write to the index (a file update) failed - a full disk,
-     * a database error - or "" when the last one succeeded: status shows
-     * the root in the error state with it. */
-    char write_error[512];
-    StrMap pending; /* path -> arrival time (ms * 1000) of updates to apply */
-    int update_queued;
-    /* Whether the index has finished a whole pass (it had when opened, or
-     * a build was adopted): until then asks wait in `parked` (lsp_folder_park)
-     * instead of answering from a part of the workspace. */
-    int complete;
-    Job *parked;
+    /* under the host lock */
     LspBuffer *buf_pending; /* texts of open documents for the worker to take */
     int buf_queued;
 
@@ -70,7 +46,7 @@ struct LspFolder {
 
 /* ---- folder.c */
 
-/* Creates a workspace for root (not opened yet). */
+/* Creates a workspace for root (not opened yet) on a root of the host. */
 LspFolder *lsp_folder_new(Server *s, const char *root, const char *name, const WsConfig *cfg);
 void lsp_folder_free(LspFolder *ws);
 /* The same for a file:// URI (decoded by path_from_uri); NULL for one that
@@ -85,7 +61,6 @@ void lsp_folder_schedule_update(LspFolder *ws, const char *rel);
 void lsp_folder_request_build(LspFolder *ws);
 /* Worker: the pending file updates, applied. */
 void lsp_folder_run_updates(Server *s, LspFolder *ws);
-void lsp_folder_set_error(LspFolder *ws, const char *msg);
 /* Worker: the outcome of a write to the index of ws (why: NULL for a
  * success). The first failure after a success sets write_error and tells
  * the user (window/showMessage, an error); the first success after a
@@ -94,11 +69,9 @@ void lsp_folder_set_error(LspFolder *ws, const char *msg);
 void lsp_folder_write_outcome(LspFolder *ws, const char *why, int catch_up);
 /* The coderag/status result. New reference. */
 struct json_t *lsp_srv_status_json(Server *s);
-/* Worker side: makes sure ws->q is open and, during a first build, fresh
- * enough; returns it or NULL with e set. */
+/* Worker side: makes sure the root's query store (WsRoot.q) is open and,
+ * during a first build, fresh enough; returns it or NULL with e set. */
 IdxStore *lsp_folder_query_store(LspFolder *ws, ErrInfo *e);
-/* Whether the workspace is (still) indexing; any thread. */
-int lsp_folder_indexing(LspFolder *ws);
 /* Worker: keeps j (an ask) aside when ws's index has never finished a pass
  * and one is under way or due (the first index): returns 1, and j runs
  * again (its run called anew on the worker) when the build ends, fails or
@@ -128,17 +101,13 @@ uint32_t lsp_folder_disk_line(LspFolder *ws, IdxStore *st, const char *rel, int 
 int lsp_folder_buffer_unsaved(LspFolder *ws, IdxStore *st, const char *rel);
 /* Frees them all (the workspace is going away). */
 void lsp_folder_buffers_free(LspFolder *ws);
-/* ---- folder_read.c */
-/* Worker: loads ws->q's search structures (idx_warm); a failure is logged
- * and shown (a warning: searches load them again) and returns 0. */
+/* Worker: loads the query store's search structures (ws_root_warm); a
+ * failure is logged and shown (a warning: searches load them again) and
+ * returns 0. */
 int lsp_folder_warm(LspFolder *ws);
-/* Worker: ws->q's counts into *out (idx_status); a failure is logged and
- * returns 0, *out as it was. */
-int lsp_folder_count(LspFolder *ws, IdxStatus *out);
 
 /* ---- builder.c */
-/* The host's builder callbacks (WsHostDoor), ud the Server. */
-void *lsp_builder_next(void *ud);
-void lsp_builder_run(void *ud, void *what);
+/* The host's builder callback (WsHostDoor.build), ud the Server. */
+void lsp_builder_run(void *ud, WsRoot *r);
 
 #endif

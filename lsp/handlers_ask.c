@@ -1,6 +1,5 @@
 #include "ask_job.h"
 #include "handlers.h"
-#include "jobs.h"
 #include "folder.h"
 #include "server_int.h"
 
@@ -94,7 +93,7 @@ static RpcStatus queue_ask(Server *s, json_t *params, RpcCall *call, RpcError *e
     AskJob *j = lsp_ask_job_new(NULL, call);
     if (lsp_ask_decode(s, params, j, err) != RPC_DONE) {
         j->job.call = NULL; /* the dispatcher answers with the error */
-        lsp_job_free(&j->job);
+        ws_job_free(&j->job.hj);
         return RPC_FAIL;
     }
     lsp_ask_queue(s, j);

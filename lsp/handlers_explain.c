@@ -1,6 +1,5 @@
 #include "ask_job.h"
 #include "handlers.h"
-#include "jobs.h"
 #include "folder.h"
 #include "server_int.h"
 
@@ -19,7 +18,7 @@
 
 static int llm_configured(const LspFolder *ws)
 {
-    return ws && ws->cfg.llm_url && ws->cfg.llm_url[0];
+    return ws && ws->r->cfg.llm_url && ws->r->cfg.llm_url[0];
 }
 
 /* A code action request, for the worker: its title names the definition
@@ -103,14 +102,15 @@ RpcStatus lsp_on_code_action(void *ctx, json_t *params, RpcCall *call, json_t **
     }
     ActionJob *j = xcalloc(1, sizeof *j);
     ws_job_init(&j->job.hj, run_action, action_free);
-    lsp_job_init(&j->job, ws, call);
+    j->job.ws = ws;
+    j->job.call = call;
     j->uri = xstrdup(uri);
     j->rel = rel;
     j->word = word;
     j->line = line;
     j->character = character;
     j->llm = llm_configured(ws);
-    lsp_srv_push(s, &j->job);
+    ws_host_submit(s->host, &j->job.hj);
     return RPC_LATER;
 }
 

@@ -1,5 +1,4 @@
 #include "handlers.h"
-#include "jobs.h"
 #include "folder.h"
 #include "server_int.h"
 
@@ -50,11 +49,12 @@ static void hier_push(Server *s, LspFolder *ws, RpcCall *call, WsJobFn run, char
 {
     HierJob *j = xcalloc(1, sizeof *j);
     ws_job_init(&j->job.hj, run, hier_free);
-    lsp_job_init(&j->job, ws, call);
+    j->job.ws = ws;
+    j->job.call = call;
     j->path = path;
     j->word = word;
     j->line = line;
-    lsp_srv_push(s, &j->job);
+    ws_host_submit(s->host, &j->job.hj);
 }
 
 /* LSP SymbolKind of a definition. */
@@ -96,7 +96,7 @@ static json_t *name_range(IdxStore *st, const RtvDef *d)
     sb_init(&text);
     json_t *r = NULL;
     if (d->head.kind != IDX_KIND_MODULE &&
-        idx_read_lines(st, d->head.path, d->start_line, last, &text, NULL, NULL) == CR_OK) {
+        ws_read_lines(st, d->head.path, d->start_line, last, &text, NULL, NULL) == CR_OK) {
         size_t nl = strlen(name);
         uint32_t line = d->start_line;
         for (const char *p = text.buf; nl && p && *p && !r; line++) {
@@ -120,7 +120,7 @@ static json_t *name_range(IdxStore *st, const RtvDef *d)
 static json_t *hier_item(IdxStore *st, const RtvDef *d)
 {
     const IdxChunk *c = &d->head;
-    char *uri = path_to_uri(idx_root(st), c->path);
+    char *uri = path_to_uri(ws_store_root(st), c->path);
     json_t *item = json_pack(
         "{s:o, s:i, s:o, s:o, s:o, s:o, s:{s:o, s:i}}", "name", json_text(short_name(c)), "kind",
         symbol_kind(c), "detail", json_text(c->signature[0] ? c->signature : c->module), "uri",
@@ -246,7 +246,7 @@ static json_t *symbols(Server *s, const char *query, CrErr *rc, ErrInfo *e)
         if (!st || got) continue;
         for (size_t i = 0; i < n; i++) {
             const IdxChunk *c = &defs[i].head;
-            char *uri = path_to_uri(idx_root(st), c->path);
+            char *uri = path_to_uri(ws_store_root(st), c->path);
             const char *dot = strrchr(c->symbol, '.');
             StrBuf container;
             sb_init(&container);
@@ -323,7 +323,7 @@ static json_t *prepare_result(IdxStore *st, RtvDef *d)
 
 static json_t *definition_result(IdxStore *st, RtvDef *d)
 {
-    char *uri = path_to_uri(idx_root(st), d->head.path);
+    char *uri = path_to_uri(ws_store_root(st), d->head.path);
     json_t *out = json_pack("{s:o, s:o}", "uri", json_text(uri), "range",
                             ws_lines_range_json(d->start_line, d->start_line));
     free(uri);

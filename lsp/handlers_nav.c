@@ -1,5 +1,4 @@
 #include "handlers.h"
-#include "jobs.h"
 #include "folder.h"
 #include "memory.h"
 #include "server_int.h"
@@ -55,7 +54,8 @@ static NavJob *nav_job(LspFolder *ws, RpcCall *call, WsJobFn run)
 {
     NavJob *j = xcalloc(1, sizeof *j);
     ws_job_init(&j->job.hj, run, nav_free);
-    lsp_job_init(&j->job, ws, call);
+    j->job.ws = ws;
+    j->job.call = call;
     return j;
 }
 
@@ -119,7 +119,7 @@ RpcStatus lsp_on_code_lens(void *ctx, json_t *params, RpcCall *call, json_t **ou
         j->buffer = xstrndup(d->text, d->len);
         j->buffer_len = d->len;
     }
-    lsp_srv_push(s, &j->job);
+    ws_host_submit(s->host, &j->job.hj);
     return RPC_LATER;
 }
 
@@ -190,18 +190,14 @@ static WsJobNext run_lens(void *ctx, WsJob *wj)
         const char *text = j->buffer;
         size_t len = j->buffer_len;
         if (!text) {
-            uint32_t total = 0;
             if (!st) continue;
             sb_reset(&disk);
-            if (idx_read_lines(st, j->path, 1, 1, &disk, &total, NULL) == CR_OK) {
-                sb_reset(&disk);
-                idx_read_lines(st, j->path, 1, total, &disk, NULL, NULL);
-            }
+            if (ws_read_file(st, j->path, &disk, NULL) != CR_OK) sb_reset(&disk);
             text = disk.buf;
             len = disk.len;
         }
         VfyAnchorMatch m;
-        if (vfy_anchor_resolve_shared(j->job.ws->cfg.shared, anchor, text, len, &m) ==
+        if (vfy_anchor_resolve_shared(j->job.ws->r->cfg.shared, anchor, text, len, &m) ==
             VFY_ANCHOR_LOST)
             continue;
         char title[200];
@@ -280,7 +276,7 @@ char *lsp_nav_word_at_uri(Server *s, const char *uri, const LspFolder *ws, const
     if (!ws || !rel) return NULL;
     StrBuf text; /* not open here: the file as saved, never a symlink's target outside */
     sb_init(&text);
-    if (path_read_under(ws->root, rel, &text, (size_t)1 << 20, NULL) == CR_OK)
+    if (path_read_under(ws->r->root, rel, &text, (size_t)1 << 20, NULL) == CR_OK)
         word = word_at(text.buf, text.len, line, col, c0, c1);
     sb_release(&text);
     return word;
@@ -315,7 +311,7 @@ RpcStatus lsp_on_hover(void *ctx, json_t *params, RpcCall *call, json_t **out, R
     j->line = line;
     j->c0 = c0;
     j->c1 = c1;
-    lsp_srv_push(s, &j->job);
+    ws_host_submit(s->host, &j->job.hj);
     return RPC_LATER;
 }
 
@@ -393,7 +389,7 @@ static WsJobNext run_hover(void *ctx, WsJob *wj)
     }
     put_first(&defs, &n_defs, &n, &under, j->word);
     if (n_defs) {
-        const char *root = idx_root(st);
+        const char *root = ws_store_root(st);
         const IdxChunk *d = &defs[0].head;
         StrBuf md;
         sb_init(&md);

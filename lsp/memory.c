@@ -37,21 +37,6 @@ void lsp_nav_forget_answer(LspFolder *ws)
 
 /* The cache key of a definition's explanation: its place and the content
  * of every piece (an edit in a long definition's last window counts). */
-void lsp_explain_key(IdxStore *st, const RtvDef *d, char key[17])
-{
-    StrBuf k;
-    sb_init(&k);
-    sb_addf(&k, "%s\n%s\n%s", d->head.path, d->head.symbol, d->head.hash);
-    for (size_t i = 1; i < d->n_pieces; i++) {
-        IdxChunk c;
-        if (idx_chunk_get(st, d->pieces[i], &c, NULL) != CR_OK) continue;
-        sb_addf(&k, "\n%s", c.hash);
-        idx_chunk_release(&c);
-    }
-    idx_hash_text(k.buf, k.len, key);
-    sb_release(&k);
-}
-
 void lsp_explain_store(LspFolder *ws, const char *key, const char *markdown)
 {
     for (size_t i = 0; i < HOVER_CACHE; i++)
@@ -69,7 +54,7 @@ void lsp_explain_store(LspFolder *ws, const char *key, const char *markdown)
 const char *lsp_explain_cached(LspFolder *ws, IdxStore *st, const RtvDef *d)
 {
     char key[17];
-    lsp_explain_key(st, d, key);
+    ws_def_key(st, d, key);
     for (size_t i = 0; i < HOVER_CACHE; i++)
         if (ws->explained[i].markdown && !strcmp(ws->explained[i].key, key))
             return ws->explained[i].markdown;

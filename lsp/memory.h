@@ -15,8 +15,5 @@ void lsp_nav_forget_answer(LspFolder *ws);
 void lsp_explain_store(LspFolder *ws, const char *key, const char *markdown);
 /* Worker: the cached explanation of a definition, or NULL (borrowed). */
 const char *lsp_explain_cached(LspFolder *ws, IdxStore *st, const RtvDef *d);
-/* The cache key of a definition's explanation: its place and the content of
- * every piece. */
-void lsp_explain_key(IdxStore *st, const RtvDef *d, char key[17]);
 
 #endif

@@ -91,8 +91,8 @@ static void progress_begin_locked(LspFolder *ws)
     char title[300];
     size_t done, total;
     ws_host_lock(ws->srv->host);
-    done = ws->done;
-    total = ws->total;
+    done = ws->r->done;
+    total = ws->r->total;
     ws_host_unlock(ws->srv->host);
     if (ws->pg.checking)
         snprintf(title, sizeof title, "Checking the index of %s", ws->name);
@@ -132,7 +132,7 @@ void lsp_progress_start(LspFolder *ws)
     if (!s->cap_progress) return;
     ws_host_lock(s->host);
     int seq = ++s->progress_seq;
-    int checking = ws->complete;
+    int checking = ws->r->complete;
     ws_host_unlock(s->host);
     pthread_mutex_lock(&ws->pg_mu);
     memset(&ws->pg, 0, sizeof ws->pg);

@@ -16,10 +16,9 @@ json_t *lsp_range(uint32_t l0, uint32_t c0, uint32_t l1, uint32_t c1)
 
 int lsp_call_reply_failed(RpcCall *call, CrErr rc, const ErrInfo *e)
 {
-    if (rc != CR_EDB && rc != CR_ECORRUPT && rc != CR_EIO) return 0;
+    if (!ws_index_unreadable(rc)) return 0;
     RpcError err = {.code = RPC_REQUEST_FAILED};
-    snprintf(err.message, sizeof err.message, "the index could not be read: %.400s",
-             e && e->msg[0] ? e->msg : cr_strerror(rc));
+    ws_unreadable_text(rc, e, err.message, sizeof err.message);
     rpc_call_reply(call, NULL, &err);
     return 1;
 }

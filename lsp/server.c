@@ -1,5 +1,4 @@
 #include "handlers.h"
-#include "jobs.h"
 #include "folder.h"
 #include "progress.h"
 #include "server_int.h"
@@ -11,7 +10,7 @@
 #include <unistd.h>
 
 /* The server object, its method table, the lifecycle handlers and the
- * main loop. Threads and jobs: jobs.c; see server_int.h. */
+ * main loop. Threads and jobs: see server_int.h. */
 
 #define SERVER_VERSION "0.1.0"
 #define STOP_WAIT_MS 5000
@@ -22,33 +21,69 @@ static RpcStatus on_initialized(void *ctx, json_t *params, RpcCall *call, json_t
                                 RpcError *err);
 static RpcStatus on_shutdown(void *ctx, json_t *params, RpcCall *call, json_t **out, RpcError *err);
 
-static const RpcMethod methods[] = {
-    {"initialize", on_initialize, RPC_REQUEST | RPC_INIT},
-    {"initialized", on_initialized, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"shutdown", on_shutdown, RPC_REQUEST | RPC_NEEDS_INIT | RPC_SHUTDOWN},
-    {"textDocument/didOpen", lsp_on_did_open, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"textDocument/didChange", lsp_on_did_change, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"textDocument/didClose", lsp_on_did_close, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"textDocument/didSave", lsp_on_did_save, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"workspace/didChangeWatchedFiles", lsp_on_watched_files, RPC_NOTIFY | RPC_NEEDS_INIT},
-    {"workspace/executeCommand", lsp_on_execute_command, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/hover", lsp_on_hover, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/definition", lsp_on_definition, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/codeLens", lsp_on_code_lens, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/codeAction", lsp_on_code_action, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"workspace/symbol", lsp_on_workspace_symbol, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"textDocument/prepareCallHierarchy", lsp_on_prepare_call_hierarchy,
-     RPC_REQUEST | RPC_NEEDS_INIT},
-    {"callHierarchy/incomingCalls", lsp_on_incoming_calls, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"callHierarchy/outgoingCalls", lsp_on_outgoing_calls, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"coderag/ask", lsp_on_ask, RPC_REQUEST | RPC_NEEDS_INIT},
-    {"coderag/status", lsp_on_status, RPC_REQUEST | RPC_NEEDS_INIT},
+/* The method table: a request's row names its handler, its flags and the
+ * capability initialize announces for it (JSON merged into the result's
+ * "capabilities"; NULL: none), so that adding a request is a row here and
+ * a handler file. */
+typedef struct LspMethod {
+    RpcMethod m;
+    const char *capability;
+} LspMethod;
+
+#define REQ (RPC_REQUEST | RPC_NEEDS_INIT)
+#define NOTE (RPC_NOTIFY | RPC_NEEDS_INIT)
+static const LspMethod methods[] = {
+    {{"initialize", on_initialize, RPC_REQUEST | RPC_INIT}, NULL},
+    {{"initialized", on_initialized, NOTE}, NULL},
+    {{"shutdown", on_shutdown, REQ | RPC_SHUTDOWN}, NULL},
+    {{"textDocument/didOpen", lsp_on_did_open, NOTE},
+     "{\"textDocumentSync\": {\"openClose\": true}}"},
+    {{"textDocument/didChange", lsp_on_did_change, NOTE},
+     "{\"textDocumentSync\": {\"change\": 1}}"},
+    {{"textDocument/didClose", lsp_on_did_close, NOTE}, NULL},
+    {{"textDocument/didSave", lsp_on_did_save, NOTE},
+     "{\"textDocumentSync\": {\"save\": {\"includeText\": false}}}"},
+    {{"workspace/didChangeWatchedFiles", lsp_on_watched_files, NOTE}, NULL},
+    {{"workspace/executeCommand", lsp_on_execute_command, REQ},
+     "{\"executeCommandProvider\": {\"commands\": [\"coderag.ask\", \"coderag.reindex\", "
+     "\"coderag.explain\"]}}"},
+    {{"textDocument/hover", lsp_on_hover, REQ}, "{\"hoverProvider\": true}"},
+    {{"textDocument/definition", lsp_on_definition, REQ}, "{\"definitionProvider\": true}"},
+    {{"textDocument/codeLens", lsp_on_code_lens, REQ},
+     "{\"codeLensProvider\": {\"resolveProvider\": false}}"},
+    {{"textDocument/codeAction", lsp_on_code_action, REQ}, "{\"codeActionProvider\": true}"},
+    {{"workspace/symbol", lsp_on_workspace_symbol, REQ}, "{\"workspaceSymbolProvider\": true}"},
+    {{"textDocument/prepareCallHierarchy", lsp_on_prepare_call_hierarchy, REQ},
+     "{\"callHierarchyProvider\": true}"},
+    {{"callHierarchy/incomingCalls", lsp_on_incoming_calls, REQ}, NULL},
+    {{"callHierarchy/outgoingCalls", lsp_on_outgoing_calls, REQ}, NULL},
+    {{"coderag/ask", lsp_on_ask, REQ}, NULL},
+    {{"coderag/status", lsp_on_status, REQ}, NULL},
 };
+#undef REQ
+#undef NOTE
+#define N_METHODS (sizeof methods / sizeof methods[0])
+
+/* initialize's "capabilities": what every request's row announces, and
+ * what is the server's own (UTF-16 positions, workspace folders). New
+ * reference. */
+static json_t *capabilities(void)
+{
+    json_t *caps = json_pack("{s:s, s:{s:{s:b, s:b}}}", "positionEncoding", "utf-16", "workspace",
+                             "workspaceFolders", "supported", 1, "changeNotifications", 0);
+    for (size_t i = 0; i < N_METHODS; i++) {
+        if (!methods[i].capability) continue;
+        json_t *c = json_loads(methods[i].capability, 0, NULL);
+        json_object_update_recursive(caps, c); /* a row's text is ours: it parses */
+        json_decref(c);
+    }
+    return caps;
+}
 
 static void add_workspace(Server *s, const char *path, const char *name)
 {
     for (size_t i = 0; i < s->n_ws; i++)
-        if (!strcmp(s->ws[i]->root, path)) return;
+        if (!strcmp(s->ws[i]->r->root, path)) return;
     WsConfig cfg;
     ws_config_copy(&cfg, &s->cfg);
     if (s->n_ws > 0 && cfg.index_dir) { /* one index per root: indexDir is the first's */
@@ -134,13 +169,14 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
     sb_release(&skipped);
     if (!s->n_ws) log_msg(LOG_WARN, "initialize: no workspace folder; nothing to index");
     for (size_t i = 0; i < s->n_ws; i++) {
-        log_msg(LOG_INFO, "workspace %s", s->ws[i]->root);
-        char *vcs = ws_vcs_root_above(s->ws[i]->root);
+        const char *root = s->ws[i]->r->root;
+        log_msg(LOG_INFO, "workspace %s", root);
+        char *vcs = ws_vcs_root_above(root);
         if (vcs)
             log_msg(LOG_WARN,
                     "workspace %s is inside the repository %s: the root rule "
                     "(docs/protocol.md) would index %s",
-                    s->ws[i]->root, vcs, vcs);
+                    root, vcs, vcs);
         free(vcs);
     }
     int rc = ws_host_start(s->host);
@@ -152,15 +188,8 @@ static RpcStatus on_initialize(void *ctx, json_t *params, RpcCall *call, json_t 
         _exit(2);
     }
 
-    *out = json_pack("{s:{s:s, s:{s:b, s:i, s:{s:b}}, s:{s:[s,s,s]}, s:b, s:{s:b}, s:b, s:b,"
-                     " s:b, s:b, s:{s:{s:b, s:b}}}, s:{s:s, s:s}}",
-                     "capabilities", "positionEncoding", "utf-16", "textDocumentSync", "openClose",
-                     1, "change", 1, "save", "includeText", 0, "executeCommandProvider", "commands",
-                     "coderag.ask", "coderag.reindex", "coderag.explain", "hoverProvider", 1,
-                     "codeLensProvider", "resolveProvider", 0, "codeActionProvider", 1,
-                     "workspaceSymbolProvider", 1, "callHierarchyProvider", 1, "definitionProvider",
-                     1, "workspace", "workspaceFolders", "supported", 1, "changeNotifications", 0,
-                     "serverInfo", "name", "coderag", "version", SERVER_VERSION);
+    *out = json_pack("{s:o, s:{s:s, s:s}}", "capabilities", capabilities(), "serverInfo", "name",
+                     "coderag", "version", SERVER_VERSION);
     return RPC_DONE;
 }
 
@@ -212,13 +241,15 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     memset(&s, 0, sizeof s);
     ws_config_copy(&s.cfg, cfg);
     /* every root's stores share one copy of what is read-only (the model) */
-    if (!s.cfg.shared) s.cfg.shared = idx_shared_new();
-    WsHostDoor door = {&s, lsp_folder_refresh_stale, lsp_builder_next, lsp_builder_run};
+    ws_config_share(&s.cfg);
+    WsHostDoor door = {&s, lsp_folder_refresh_stale, lsp_builder_run};
     s.host = ws_host_new(&door);
     s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
     s.tr = rpc_transport_new(&rpc_framing_content_length, in_fd, out_fd);
-    s.rpc = rpc_new(&rpc_profile_lsp, methods, sizeof methods / sizeof methods[0], &s,
-                    rpc_transport_send, s.tr);
+    RpcMethod table[N_METHODS];
+    for (size_t i = 0; i < N_METHODS; i++)
+        table[i] = methods[i].m;
+    s.rpc = rpc_new(&rpc_profile_lsp, table, N_METHODS, &s, rpc_transport_send, s.tr);
     rpc_set_on_cancel(s.rpc, on_cancel);
     log_msg(LOG_INFO, "language server %s ready on fd %d/%d", SERVER_VERSION, in_fd, out_fd);
 
@@ -241,6 +272,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
         log_msg(LOG_WARN, "work still running after %d ms; exiting anyway", STOP_WAIT_MS);
         _exit(code);
     }
+    ws_host_free(s.host); /* and its roots, with the jobs parked there (their calls dropped) */
     for (size_t i = 0; i < s.n_ws; i++)
         lsp_folder_free(s.ws[i]);
     free(s.ws);
@@ -250,7 +282,6 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     rpc_transport_free(s.tr);
     ws_config_release(&s.cfg);
     ws_endpoint_free(s.llm_ep);
-    ws_host_free(s.host);
     log_msg(LOG_INFO, "exit %d", code);
     return code;
 }

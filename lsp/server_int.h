@@ -1,8 +1,7 @@
 /*
  * server_int.h - the language server's state (Server), shared by its
- * files. Each owner declares its own part in a header of its own:
- * jobs.h (the server's jobs on the workspace host's queue: jobs.c),
- * builder.h (full builds and their adoption: builder.c), progress.h
+ * files, and its jobs (Job). Each owner declares its own part in
+ * a header of its own: progress.h
  * (work-done progress of builds, notices: progress.c), folder.h (a
  * workspace folder's lifecycle (LspFolder), query store, file updates, status:
  * folder.c), memory.h (what a workspace remembers: memory.c),
@@ -15,16 +14,19 @@
  *     dispatch table. Handlers decode params there, then either answer at
  *     once (status, lifecycle, document sync, code actions) or queue a Job.
  *     It owns the open documents (Docs) and never touches an IdxStore.
- * worker: owns every workspace's query store (LspFolder.q) and runs the job
+ * worker: owns every root's query store (WsRoot.q) and runs the job
  *     queue in order - retrieval for asks, hovers, code lenses, symbol and
  *     call hierarchy queries, file updates (saves and watched-file events,
  *     coalesced per path and run ahead of other jobs), the adoption of a
  *     finished build, and the verification of LLM answers. IdxStore is
  *     single-threaded, so this one thread is the only user of q.
  * The worker, the LLM pool and the builder are the workspace host's
- * (ws.h: WsHost), which owns the queues; the server lends it its builds.
- * LLM pool (WS_LLM_THREADS threads): runs the LLM step of asks and
- *     explanations, which never touches a store; a job goes there from the
+ * (ws.h: WsHost), which owns the queues and the roots (WsRoot: a root's
+ * store and index state; the server's own part of a root is its
+ * LspFolder); the server lends it its builds.
+ * LLM pool (WS_LLM_THREADS threads, started by the first LLM step): runs
+ *     the LLM step of asks and explanations, which never touches a store;
+ *     a job goes there from the
  *     worker and comes back to the worker to be verified (the shape of
  *     libuv's uv_queue_work). So no question, hover or lens ever waits
  *     behind an LLM call, and at most LLM_THREADS LLM requests run at once.
@@ -40,9 +42,10 @@
  * A job is a WsJob with {ws, call}: its stage runs on the thread of the
  * queue it is in and returns where the job goes next (ws.h: done, kept
  * aside, the worker, the LLM pool); no stage queues its own job. Adding a
- * request is a method-table row and a handler file.
+ * request is a method-table row (with the capability it announces) and a
+ * handler file.
  *
- * Shared state (workspace state, counters, pending updates, the queues) is
+ * Shared state (a root's state, counters, pending updates, the queues) is
  * guarded by the host's lock (ws_host_lock); progress notifications of a workspace by its pg_mu
  * (so that begin, report and end go out in order); endpoint state by its
  * own mutex. Messages may be sent from any thread: the transport writes
@@ -84,6 +87,15 @@ struct Server {
     int progress_seq;
     WsEndpoint *llm_ep;   /* the LLM's health and back-off */
     unsigned explain_gen; /* of the latest coderag.explain: older ones are superseded */
+};
+
+/* A job of the server: a WsJob of the host (ws_job_init, then
+ * ws_host_submit) with the workspace folder and the request it serves (its
+ * free drops `call` with rpc_call_drop; a job with no call may have none). */
+struct Job {
+    WsJob hj; /* first: the host's (its stage, urgency, queue link) */
+    LspFolder *ws;
+    RpcCall *call; /* requests: answered by a stage (the job's free drops what is left) */
 };
 
 #endif

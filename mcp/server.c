@@ -35,36 +35,25 @@ typedef struct Call {
     long long sent; /* last progress value sent; -1: none */
     long long base; /* the current phase's 0 */
     CallPhase phase;
-    unsigned pass; /* PHASE_INDEX: which index pass (McpServer.pass) */
+    unsigned pass; /* PHASE_INDEX: which index pass (WsRoot.passes) */
     WsPace pace;
     int refreshes; /* passes it waited for */
     int stale;     /* a pass waits for another writer: answered from the index as it stands */
-    int failed;    /* the pass it waited for failed (McpServer.error says why) */
-    struct Call *park_next;
+    int failed;    /* the pass it waited for failed (WsRoot.write_error says why) */
 } Call;
 
-typedef enum { IDX_STARTING, IDX_RUNNING, IDX_READY, IDX_FAILED } IndexState;
-
+/* The root's index state is the host's (WsRoot): the first index is
+ * written while it is not `complete` (the error state: it failed); its
+ * builder keeps one `writer` across passes, whose calls wait in `parked`;
+ * the query store `q` is the worker's; `watch` is opened by the first pass. */
 typedef struct McpServer {
     const McpOptions *opt;
     Rpc *rpc;
     WsHost *host;  /* its lock guards everything below, and the progress fields of the calls */
+    WsRoot *r;     /* the one root served */
     Call *running; /* the call the worker runs, or NULL */
-    Call *parked, **parked_tail; /* calls waiting for a pass, in order */
-    size_t live;                 /* calls not yet freed */
+    size_t live;   /* calls not yet freed */
     int structured;
-    IndexState state;
-    unsigned pass;      /* index passes begun */
-    size_t done, total; /* the current pass's progress */
-    long long files;    /* files in the index (status's count); -1: unknown */
-    char error[512];
-    int build_wanted, building;
-    int writer_waits; /* the running pass waits for another writer */
-    WsWatch *w;       /* opened by the first pass; read under the lock */
-    /* builder thread only */
-    IdxStore *writer;
-    /* worker thread only */
-    IdxStore *st;
     WsEndpoint *llm_ep; /* the LLM's health across calls: a dead endpoint is backed off */
 } McpServer;
 
@@ -99,18 +88,20 @@ static void progress_to_locked(McpServer *s, Call *c, size_t done, size_t total,
 /* Host lock held: the current index pass to c. */
 static void index_progress_to_locked(McpServer *s, Call *c)
 {
-    if (c->phase != PHASE_INDEX || c->pass != s->pass) phase_begin_locked(c, PHASE_INDEX, s->pass);
+    const WsRoot *r = s->r;
+    if (c->phase != PHASE_INDEX || c->pass != r->passes)
+        phase_begin_locked(c, PHASE_INDEX, r->passes);
     char files[64], msg[160];
-    ws_progress_files(files, sizeof files, s->done, s->total);
+    ws_progress_files(files, sizeof files, r->done, r->total);
     snprintf(msg, sizeof msg, "indexing the workspace: %s", files);
-    progress_to_locked(s, c, s->done, s->total, msg);
+    progress_to_locked(s, c, r->done, r->total, msg);
 }
 
 /* Host lock held: an index pass begins. */
 static void pass_begin_locked(McpServer *s)
 {
-    s->pass++;
-    s->done = s->total = 0;
+    s->r->passes++;
+    s->r->done = s->r->total = 0;
 }
 
 /* Builder: progress of an index pass to the running call and every waiting
@@ -119,12 +110,12 @@ static int on_index_progress(void *ud, size_t done, size_t total)
 {
     McpServer *s = ud;
     ws_host_lock(s->host);
-    s->done = done;
-    s->total = total;
-    s->writer_waits = 0; /* a file written: the pass has its turn */
+    s->r->done = done;
+    s->r->total = total;
+    s->r->yielded = 0; /* a file written: the pass has its turn */
     if (s->running) index_progress_to_locked(s, s->running);
-    for (Call *c = s->parked; c; c = c->park_next)
-        index_progress_to_locked(s, c);
+    for (WsJob *j = s->r->parked; j; j = j->next)
+        index_progress_to_locked(s, (Call *)j);
     int stop = ws_host_stopping(s->host); /* calls left at end of input were answered first */
     ws_host_unlock(s->host);
     return stop;
@@ -148,11 +139,12 @@ static void on_llm_tokens(void *ud, size_t tokens, size_t chars)
 static void ready_to(McpServer *s, Call *c)
 {
     ws_host_lock(s->host);
-    if (s->files >= 0) {
+    if (s->r->counted) {
+        long long files = (long long)s->r->snap.files;
         char msg[96];
-        snprintf(msg, sizeof msg, "index ready: %lld file%s", s->files, s->files == 1 ? "" : "s");
+        snprintf(msg, sizeof msg, "index ready: %lld file%s", files, files == 1 ? "" : "s");
         phase_begin_locked(c, PHASE_READY, 0);
-        progress_to_locked(s, c, (size_t)s->files, (size_t)s->files, msg);
+        progress_to_locked(s, c, (size_t)files, (size_t)files, msg);
     }
     ws_host_unlock(s->host);
 }
@@ -161,9 +153,10 @@ static void ready_to(McpServer *s, Call *c)
 static void count_files(McpServer *s, IdxStore *st)
 {
     IdxStatus is;
-    long long files = idx_status(st, &is, NULL) == CR_OK ? (long long)is.files : -1;
+    int ok = ws_root_count(s->r, st, &is);
     ws_host_lock(s->host);
-    s->files = files;
+    if (ok) s->r->snap = is;
+    s->r->counted = ok;
     ws_host_unlock(s->host);
 }
 
@@ -173,26 +166,15 @@ static void count_files(McpServer *s, IdxStore *st)
  * (stale: answered from the index as it stands). */
 static void unpark_locked(McpServer *s, int stale, int failed)
 {
-    Call *go = s->parked;
-    s->parked = NULL;
-    s->parked_tail = &s->parked;
+    WsJob *go = ws_root_unpark_locked(s->r, NULL, NULL);
     while (go) {
-        Call *c = go;
-        go = c->park_next;
-        c->park_next = NULL;
+        Call *c = (Call *)go;
+        go = go->next;
+        c->hj.next = NULL;
         c->stale |= stale;
         c->failed |= failed;
         ws_host_submit_locked(s->host, &c->hj);
     }
-}
-
-static void *build_next(void *ud)
-{
-    McpServer *s = ud;
-    if (!s->build_wanted || s->building) return NULL;
-    s->build_wanted = 0;
-    s->building = 1;
-    return s;
 }
 
 /* Builder: the pass met another writer (ws_store_pass_yield): the calls
@@ -203,7 +185,7 @@ static void on_writer_met(void *ud)
     log_msg(LOG_INFO, "an index pass waits for another writer; calls answer from the index as it "
                       "stands meanwhile");
     ws_host_lock(s->host);
-    s->writer_waits = 1;
+    s->r->yielded = 1;
     unpark_locked(s, 1, 0);
     ws_host_unlock(s->host);
 }
@@ -217,40 +199,39 @@ static CrErr pass(McpServer *s, int first, ErrInfo *e)
     double t0 = now_ms();
     ws_host_lock(s->host);
     pass_begin_locked(s);
-    if (first) s->state = IDX_RUNNING;
     ws_host_unlock(s->host);
-    CrErr rc = ws_store_pass_yield(s->writer, first ? 0 : MCP_WRITE_WAIT_MS, on_writer_met, s,
+    CrErr rc = ws_store_pass_yield(s->r->writer, first ? 0 : MCP_WRITE_WAIT_MS, on_writer_met, s,
                                    on_index_progress, s, &stats, e);
     ws_host_lock(s->host);
-    s->writer_waits = 0;
+    s->r->yielded = 0;
     ws_host_unlock(s->host);
     if (ws_update_embed_failed(rc)) {
         log_msg(LOG_WARN, "embeddings failed, dense leg off until the next update: %s", e->msg);
         rc = CR_OK;
     }
     if (!rc && (first || stats.files_changed || stats.files_removed))
-        log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed, %zu removed) in %.0f ms",
-                idx_root(s->writer), stats.files_seen, stats.files_changed, stats.files_removed,
-                now_ms() - t0);
+        log_msg(LOG_INFO, "indexed %s: %zu files (%zu changed, %zu removed) in %.0f ms", s->r->root,
+                stats.files_seen, stats.files_changed, stats.files_removed, now_ms() - t0);
     return rc;
 }
 
 static WsJobNext run_ready(void *ctx, WsJob *j);
 
-/* Builder: the first index (opening the writer's handle and the watcher),
- * or a refresh; the calls that waited go back to the worker. */
-static void build(void *ud, void *what)
+/* Builder (WsHostDoor.build): the first index (opening the writer's
+ * handle and the watcher), or a refresh; the calls that waited go back to
+ * the worker. */
+static void build(void *ud, WsRoot *r)
 {
     McpServer *s = ud;
     ErrInfo e = {0};
     CrErr rc = CR_OK;
-    int first = !s->writer;
+    int first = !r->writer;
     if (first) {
-        rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &s->writer, &e);
+        rc = ws_store_open(&r->cfg, WS_OPEN_CREATE, &r->writer, &e);
         if (!rc) {
-            WsWatch *w = ws_watch_open(idx_root(s->writer), s->opt->cfg->index_dir);
+            WsWatch *w = ws_watch_open(r->root, r->cfg.index_dir);
             ws_host_lock(s->host);
-            s->w = w;
+            r->watch = w;
             ws_host_unlock(s->host);
         }
     }
@@ -258,21 +239,23 @@ static void build(void *ud, void *what)
     /* edits made while the first index was built (one stat pass without a watcher) */
     for (int i = 0; first && !rc && i < MCP_MAX_REFRESH; i++) {
         ws_host_lock(s->host);
-        int changed = s->w && ws_watch_changed(s->w);
+        int changed = r->watch && ws_watch_changed(r->watch);
         ws_host_unlock(s->host);
         if (!changed) break;
         rc = pass(s, 0, &e);
     }
-    if (!rc) count_files(s, s->writer);
+    if (!rc) count_files(s, r->writer);
     ws_host_lock(s->host);
-    s->building = 0;
+    r->building = 0;
+    if (r->complete) r->state = WS_ROOT_READY; /* a refresh: the index serves on */
     if (rc && first) {
-        s->state = IDX_FAILED;
-        snprintf(s->error, sizeof s->error, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
-        log_msg(LOG_ERROR, "%s", s->error);
+        r->state = WS_ROOT_ERROR;
+        snprintf(r->message, sizeof r->message, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        log_msg(LOG_ERROR, "%s", r->message);
     } else if (rc) {
-        snprintf(s->error, sizeof s->error, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
-        log_msg(LOG_WARN, "updating the index failed: %s", s->error);
+        /* kept until the next failure: the calls told of this one read it */
+        snprintf(r->write_error, sizeof r->write_error, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        log_msg(LOG_WARN, "updating the index failed: %s", r->write_error);
     }
     if (first && !rc) {
         /* the worker opens its query store, then the calls go */
@@ -284,40 +267,27 @@ static void build(void *ud, void *what)
         unpark_locked(s, 0, rc != CR_OK);
     }
     ws_host_unlock(s->host);
-    (void)what;
 }
 
 /* ---------------------------------------------------------------- worker */
 
-/* One throw-away search before the first call, so that what a process
- * sets up on first use (SQLite's prepared statements and page cache, the
- * query tokenizer) is not paid by the agent's first question. */
-static void warm_up(IdxStore *st)
-{
-    RtvRequest req;
-    RtvAnswer a = {0};
-    double t0 = now_ms();
-    rtv_request_init(&req);
-    req.question = "function class method module";
-    req.use_dense = 0;
-    rtv_search(st, &req, &a, NULL);
-    rtv_answer_release(&a);
-    log_msg(LOG_DEBUG, "warm-up search: %.1f ms", now_ms() - t0);
-}
-
-/* Worker: the first index is written; the query store opened and warmed. */
+/* Worker: the first index is written; the query store opened and warmed,
+ * with one throw-away search, so that the agent's first question does not
+ * pay what a process sets up on first use. */
 static WsJobNext run_ready(void *ctx, WsJob *j)
 {
     McpServer *s = ctx;
+    WsRoot *r = s->r;
     ErrInfo e = {0};
-    CrErr rc = ws_store_open(s->opt->cfg, WS_OPEN_CREATE, &s->st, &e);
-    if (!rc) rc = idx_warm(s->st, &e);
-    if (!rc) warm_up(s->st);
+    CrErr rc = ws_root_open_query(r, &e);
+    if (!rc) rc = ws_root_warm(r, &e);
+    if (!rc) ws_root_warm_search(r);
     ws_host_lock(s->host);
-    s->state = rc ? IDX_FAILED : IDX_READY;
+    r->state = rc ? WS_ROOT_ERROR : WS_ROOT_READY;
+    r->complete = !rc;
     if (rc) {
-        snprintf(s->error, sizeof s->error, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
-        log_msg(LOG_ERROR, "%s", s->error);
+        snprintf(r->message, sizeof r->message, "%s", e.msg[0] ? e.msg : cr_strerror(rc));
+        log_msg(LOG_ERROR, "%s", r->message);
     }
     unpark_locked(s, 0, 0);
     ws_host_unlock(s->host);
@@ -349,22 +319,21 @@ static void call_free(WsJob *j)
  * change the watcher saw): then it is parked, and the builder asked. */
 static int park_locked(McpServer *s, Call *c)
 {
-    if (s->writer_waits) c->stale = 1;
-    if (s->state == IDX_FAILED || c->stale || c->failed) return 0;
-    int wait = s->state != IDX_READY || s->building || s->build_wanted;
+    WsRoot *r = s->r;
+    if (r->yielded) c->stale = 1;
+    if (r->state == WS_ROOT_ERROR || c->stale || c->failed) return 0;
+    int wait = !r->complete || r->building || r->build_wanted;
     /* without a watcher (inotify unavailable): one stat pass per call */
     int stale_files =
-        s->w ? c->refreshes < MCP_MAX_REFRESH && ws_watch_changed(s->w) : c->refreshes == 0;
+        r->watch ? c->refreshes < MCP_MAX_REFRESH && ws_watch_changed(r->watch) : c->refreshes == 0;
     if (!wait && stale_files) {
-        s->build_wanted = 1;
+        r->build_wanted = 1;
         ws_host_wake_builder(s->host);
         wait = 1;
     }
     if (!wait) return 0;
-    if (s->state == IDX_READY) c->refreshes++;
-    c->park_next = NULL;
-    *s->parked_tail = c;
-    s->parked_tail = &c->park_next;
+    if (r->complete) c->refreshes++;
+    ws_root_park_locked(r, &c->hj);
     return 1;
 }
 
@@ -383,21 +352,21 @@ static WsJobNext run_call(void *ctx, WsJob *j)
         ws_host_unlock(s->host);
         return WS_JOB_KEPT;
     }
-    IndexState state = s->state;
+    int opened = s->r->state != WS_ROOT_ERROR;
     int structured = s->structured;
-    char error[sizeof s->error];
-    snprintf(error, sizeof error, "%s", s->error);
+    char error[sizeof s->r->message];
+    snprintf(error, sizeof error, "%s", opened ? s->r->write_error : s->r->message);
     s->running = c;
     ws_host_unlock(s->host);
     double t0 = now_ms();
     sb_init(&r.text);
-    if (state == IDX_FAILED) {
+    if (!opened) {
         mcp_fail(&r, "the index of the workspace could not be opened: %s", error);
     } else if (c->failed) {
         mcp_fail(&r, "updating the index failed: %s", error);
     } else {
         ready_to(s, c); /* every call that asks hears where the index stands */
-        McpCtx ctx2 = {s->st, s->opt, structured, call_cancelled, c, s->llm_ep, NULL, NULL};
+        McpCtx ctx2 = {s->r->q, s->opt, structured, call_cancelled, c, s->llm_ep, NULL, NULL};
         if (c->token) {
             ctx2.progress = on_llm_tokens;
             ctx2.progress_ud = c;
@@ -507,7 +476,7 @@ static RpcStatus on_tools_call(void *ctx, json_t *params, RpcCall *call, json_t 
     c->sent = -1;
     ws_host_lock(s->host);
     s->live++;
-    if (s->state == IDX_STARTING || s->state == IDX_RUNNING)
+    if (!s->r->complete && s->r->state != WS_ROOT_ERROR)
         index_progress_to_locked(s, c); /* where the first index stands */
     ws_host_submit_locked(s->host, &c->hj);
     ws_host_unlock(s->host);
@@ -538,17 +507,16 @@ int mcp_server_run(const McpOptions *o, int in_fd, int out_fd)
     McpServer s;
     memset(&s, 0, sizeof s);
     s.opt = o;
-    s.files = -1;
-    s.parked_tail = &s.parked;
     s.llm_ep = ws_endpoint_new("LLM", NULL, NULL);
-    WsHostDoor door = {&s, NULL, build_next, build};
+    WsHostDoor door = {&s, NULL, build};
     s.host = ws_host_new(&door);
+    s.r = ws_host_add_root(s.host, o->cfg->root ? o->cfg->root : ".", o->cfg);
     RpcTransport *tr = rpc_transport_new(&rpc_framing_lines, in_fd, out_fd);
     rpc_transport_set_limits(tr, MCP_MAX_LINE, 0);
     s.rpc = rpc_new(&rpc_profile_mcp, methods, sizeof methods / sizeof methods[0], &s,
                     rpc_transport_send, tr);
     int code = 0;
-    s.build_wanted = 1; /* the first index, at once */
+    s.r->build_wanted = 1; /* the first index, at once */
     int rc = ws_host_start(s.host);
     if (rc) {
         log_msg(LOG_ERROR, "cannot start the worker threads: %s", strerror(rc));
@@ -560,10 +528,7 @@ int mcp_server_run(const McpOptions *o, int in_fd, int out_fd)
     ws_host_wait_until(s.host, all_answered, &s);
 out:
     ws_host_stop(s.host, 0x7fffffff);
-    ws_host_free(s.host);
-    ws_watch_close(s.w);
-    idx_close(s.writer);
-    idx_close(s.st);
+    ws_host_free(s.host); /* and the root: its stores and watcher */
     ws_endpoint_free(s.llm_ep);
     rpc_free(s.rpc);
     rpc_transport_free(tr);

@@ -184,24 +184,26 @@ json_t *mcp_result_json(McpResult *r, int structured)
 
 static void run_status(const McpCtx *c, json_t *args, McpResult *r)
 {
-    IdxStatus s;
+    WsStatusReport rep;
     ErrInfo e = {0};
-    if (idx_status(c->st, &s, &e) != CR_OK) {
+    if (ws_status_report(c->st, 0, &rep, &e) != CR_OK) {
         mcp_fail(r, "status: %s", e.msg);
         return;
     }
+    const IdxStatus s = rep.s;
+    ws_status_report_release(&rep); /* nothing owned: no skipped files asked for */
     char when[32];
     utc_iso8601(s.last_update, when);
     StrBuf llm;
     sb_init(&llm);
     ws_config_llm_label(c->opt->cfg, &llm);
-    r->structured = ws_status_json(idx_root(c->st), &s);
+    r->structured = ws_status_json(ws_store_root(c->st), &s);
     json_object_set_new(r->structured, "llm", json_text(llm.buf));
     json_object_set_new(r->structured, "protocolVersion", json_string(MCP_PROTOCOL_VERSION));
     sb_addf(&r->text,
             "root: %s\nfiles: %lld indexed, %lld skipped\nchunks: %lld, symbols: %lld, graph "
             "edges: %lld, vectors: %lld\nlast update: %s\nembedder: %s\nLLM: %s\n",
-            idx_root(c->st), (long long)s.files, (long long)s.skipped, (long long)s.chunks,
+            ws_store_root(c->st), (long long)s.files, (long long)s.skipped, (long long)s.chunks,
             (long long)s.symbols, (long long)s.edges, (long long)s.vectors, when, s.embedder,
             llm.buf);
     sb_release(&llm);

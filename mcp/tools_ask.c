@@ -105,7 +105,7 @@ static void run_ask(const McpCtx *c, json_t *args, McpResult *r)
         rtv_answer_release(&a);
         return;
     }
-    json_t *cites = ws_answer_citations_json(&a, idx_root(c->st)), *ctx = json_array();
+    json_t *cites = ws_answer_citations_json(&a, ws_store_root(c->st)), *ctx = json_array();
     for (size_t i = 0; i < a.n_items; i++)
         json_array_append_new(ctx, item_json(&a.items[i], i + 1));
     r->structured =

@@ -162,7 +162,7 @@ static char *site_word(const McpCtx *c, const char *rel, long long line, long lo
     StrBuf text;
     sb_init(&text);
     char *word = NULL;
-    if (path_read_under(idx_root(c->st), rel, &text, (size_t)16 << 20, NULL) != CR_OK) {
+    if (path_read_under(ws_store_root(c->st), rel, &text, (size_t)16 << 20, NULL) != CR_OK) {
         sb_release(&text);
         return NULL;
     }
@@ -532,7 +532,7 @@ static void run_read(const McpCtx *c, json_t *args, McpResult *r)
         return;
     }
     sb_init(&text);
-    CrErr rc = idx_read_lines(c->st, rel, 1, 1, &text, &total, &e);
+    CrErr rc = ws_read_lines(c->st, rel, 1, 1, &text, &total, &e);
     if (!rc && a > total) rc = err_set(&e, CR_EINVAL, "%s has %u lines", rel, total);
     int truncated = 0;
     if (!rc) {
@@ -542,7 +542,7 @@ static void run_read(const McpCtx *c, json_t *args, McpResult *r)
             truncated = 1;
         }
         sb_reset(&text);
-        rc = idx_read_lines(c->st, rel, (uint32_t)a, (uint32_t)b, &text, NULL, &e);
+        rc = ws_read_lines(c->st, rel, (uint32_t)a, (uint32_t)b, &text, NULL, &e);
     }
     if (rc) {
         mcp_fail(r, "read: %s", e.msg[0] ? e.msg : cr_strerror(rc));

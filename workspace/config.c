@@ -87,6 +87,11 @@ void ws_config_release(WsConfig *c)
     memset(c, 0, sizeof *c);
 }
 
+void ws_config_share(WsConfig *c)
+{
+    if (!c->shared) c->shared = idx_shared_new();
+}
+
 void ws_config_copy(WsConfig *dst, const WsConfig *src)
 {
     ws_config_init(dst);

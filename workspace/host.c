@@ -1,6 +1,8 @@
 #include "ws.h"
 
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +20,9 @@ struct WsHost {
     WsJob *llm_head, *llm_tail; /* the LLM pool's */
     int stopping;
     int started;
+    int n_llm;      /* LLM threads running: started by the first job for the pool */
+    WsRoot **roots; /* the roots served, fixed once the threads start */
+    size_t n_roots;
     pthread_t worker, builder, llm[WS_LLM_THREADS];
 };
 
@@ -60,11 +65,236 @@ static void free_queue(WsJob **head, WsJob **tail)
     *tail = NULL;
 }
 
+/* ---------------------------------------------------------------- the roots */
+
+/* A root's settings and the state its threads share under the host's lock
+ * (ws.h: WsRoot); its store and builds are root_index.c's. */
+
+static WsRoot *root_new(WsHost *h, const char *root, const WsConfig *cfg)
+{
+    WsRoot *r = xcalloc(1, sizeof *r);
+    char real[PATH_MAX];
+    r->host = h;
+    r->root = xstrdup(realpath(root, real) ? real : root);
+    if (strcmp(r->root, root) != 0) r->alias = xstrdup(root);
+    ws_config_copy(&r->cfg, cfg);
+    free(r->cfg.root);
+    r->cfg.root = xstrdup(r->root);
+    r->state = WS_ROOT_OPENING;
+    r->parked_tail = &r->parked;
+    strmap_init(&r->pending);
+    return r;
+}
+
+static void root_free(WsRoot *r)
+{
+    if (!r) return;
+    while (r->parked) { /* the host is going away: nothing answers them */
+        WsJob *j = r->parked;
+        r->parked = j->next;
+        ws_job_free(j);
+    }
+    ws_watch_close(r->watch);
+    idx_close(r->writer);
+    idx_close(r->q);
+    free(r->root);
+    free(r->alias);
+    ws_config_release(&r->cfg);
+    strmap_release(&r->pending);
+    free(r);
+}
+
+/* Length of root when abs is root itself or inside it, else 0; both
+ * normalised, abs absolute. */
+static size_t under_root(const char *abs, const char *root, StrBuf *tmp)
+{
+    if (!path_normalize(root, tmp) || !path_under(tmp->buf, abs)) return 0;
+    return tmp->len;
+}
+
+static size_t root_match(const WsRoot *r, const char *norm_abs)
+{
+    StrBuf tmp;
+    sb_init(&tmp);
+    size_t best = 0;
+    const char *names[2] = {r->root, r->alias};
+    for (int k = 0; k < 2; k++) {
+        size_t n = names[k] ? under_root(norm_abs, names[k], &tmp) : 0;
+        if (n > best) best = n;
+    }
+    sb_release(&tmp);
+    return best;
+}
+
+/* ---------------------------------------------------------------- state */
+
+void ws_root_set_error(WsRoot *r, const char *msg)
+{
+    ws_host_lock(r->host);
+    r->state = WS_ROOT_ERROR;
+    snprintf(r->message, sizeof r->message, "%s", msg);
+    ws_host_unlock(r->host);
+}
+
+void ws_root_want_build(WsRoot *r)
+{
+    ws_host_lock(r->host);
+    r->build_wanted = 1;
+    if (!r->building) {
+        r->state = WS_ROOT_INDEXING;
+        snprintf(r->message, sizeof r->message, "indexing %s", r->root);
+    }
+    ws_host_wake_builder(r->host);
+    ws_host_unlock(r->host);
+}
+
+static int root_build_take_locked(WsRoot *r)
+{
+    if (!r->build_wanted || r->building) return 0;
+    r->build_wanted = 0;
+    r->building = 1;
+    r->state = WS_ROOT_INDEXING;
+    r->done = r->total = 0;
+    snprintf(r->message, sizeof r->message, "indexing %s", r->root);
+    return 1;
+}
+
+int ws_root_indexing(WsRoot *r)
+{
+    ws_host_lock(r->host);
+    int busy = r->state == WS_ROOT_OPENING || r->state == WS_ROOT_INDEXING || r->building;
+    ws_host_unlock(r->host);
+    return busy;
+}
+
+int ws_root_progress(WsRoot *r, size_t done, size_t total)
+{
+    ws_host_lock(r->host);
+    r->done = done;
+    r->total = total;
+    int stop = ws_host_stopping(r->host); /* exit: a pass stops at the next file */
+    ws_host_unlock(r->host);
+    return stop;
+}
+
+/* ---------------------------------------------------------------- parked jobs */
+
+void ws_root_park_locked(WsRoot *r, WsJob *j)
+{
+    j->next = NULL;
+    *r->parked_tail = j;
+    r->parked_tail = &j->next;
+}
+
+WsJob *ws_root_unpark_locked(WsRoot *r, int (*pick)(WsJob *j, void *ud), void *ud)
+{
+    WsJob *go = NULL, **go_tail = &go;
+    WsJob **p = &r->parked;
+    r->parked_tail = &r->parked;
+    while (*p) {
+        WsJob *j = *p;
+        if (!pick || pick(j, ud)) {
+            *p = j->next;
+            j->next = NULL;
+            *go_tail = j;
+            go_tail = &j->next;
+        } else {
+            p = &j->next;
+            r->parked_tail = p;
+        }
+    }
+    return go;
+}
+
+/* ---------------------------------------------------------------- the query store */
+
+/* ---------------------------------------------------------------- file updates */
+
+int ws_root_pending_add(WsRoot *r, const char *rel)
+{
+    ws_host_lock(r->host);
+    if (!strmap_get(&r->pending, rel, NULL))
+        strmap_put(&r->pending, rel, (int64_t)(now_ms() * 1000));
+    int queue = !r->update_queued && !r->building;
+    if (queue) r->update_queued = 1;
+    ws_host_unlock(r->host);
+    return queue;
+}
+
+void ws_root_pending_put_back(WsRoot *r, const char *rel, int64_t when)
+{
+    ws_host_lock(r->host);
+    if (!strmap_get(&r->pending, rel, NULL)) strmap_put(&r->pending, rel, when);
+    ws_host_unlock(r->host);
+}
+
+int ws_root_pending_take(WsRoot *r, StrMap *todo)
+{
+    ws_host_lock(r->host);
+    r->update_queued = 0;
+    if (r->building) { /* the adoption runs them */
+        ws_host_unlock(r->host);
+        return 0;
+    }
+    *todo = r->pending;
+    strmap_init(&r->pending);
+    ws_host_unlock(r->host);
+    return 1;
+}
+
+void ws_root_snapshot(WsRoot *r, const IdxStatus *s)
+{
+    ws_host_lock(r->host);
+    r->snap = *s;
+    r->counted = 1;
+    ws_host_unlock(r->host);
+}
+
+WsRoot *ws_host_add_root(WsHost *h, const char *root, const WsConfig *cfg)
+{
+    h->roots = xrealloc(h->roots, (h->n_roots + 1) * sizeof *h->roots);
+    WsRoot *r = root_new(h, root, cfg);
+    h->roots[h->n_roots++] = r;
+    return r;
+}
+
+WsRoot *ws_host_root_for_path(const WsHost *h, const char *abs, char **out_rel)
+{
+    WsRoot *best = NULL;
+    size_t best_len = 0;
+    StrBuf norm;
+    sb_init(&norm);
+    /* "/ws/a/../../etc/x" is /etc/x: never inside /ws */
+    if (abs[0] == '/' && path_normalize(abs, &norm)) {
+        for (size_t i = 0; i < h->n_roots; i++) {
+            size_t n = root_match(h->roots[i], norm.buf);
+            if (n > best_len) {
+                best = h->roots[i];
+                best_len = n;
+            }
+        }
+    }
+    if (out_rel) {
+        *out_rel = NULL;
+        if (best) {
+            const char *rel = norm.buf + best_len;
+            while (*rel == '/')
+                rel++;
+            *out_rel = rel[0] ? xstrdup(rel) : NULL;
+        }
+    }
+    sb_release(&norm);
+    return best;
+}
+
 void ws_host_free(WsHost *h)
 {
     if (!h) return;
     free_queue(&h->head, &h->tail);
     free_queue(&h->llm_head, &h->llm_tail);
+    for (size_t i = 0; i < h->n_roots; i++)
+        root_free(h->roots[i]);
+    free(h->roots);
     pthread_cond_destroy(&h->work_cond);
     pthread_cond_destroy(&h->build_cond);
     pthread_cond_destroy(&h->llm_cond);
@@ -121,10 +351,29 @@ static void append(WsJob **head, WsJob **tail, WsJob *j)
     *tail = j;
 }
 
-/* Under h->mu: j into the queue its next stage runs on (llm: the pool's). */
+static void *llm_main(void *arg);
+
+/* Under h->mu: the LLM pool's threads, started when the first job goes
+ * there (a server with no LLM configured never starts them). 1 when at
+ * least one runs. */
+static int llm_pool_locked(WsHost *h)
+{
+    while (h->started && h->n_llm < WS_LLM_THREADS) {
+        int rc = pthread_create(&h->llm[h->n_llm], NULL, llm_main, h);
+        if (rc) {
+            log_msg(LOG_WARN, "cannot start an LLM thread: %s", strerror(rc));
+            break;
+        }
+        h->n_llm++;
+    }
+    return h->n_llm > 0;
+}
+
+/* Under h->mu: j into the queue its next stage runs on (llm: the pool's;
+ * the worker's when no thread of the pool could start). */
 static void put_locked(WsHost *h, WsJob *j, int llm)
 {
-    if (llm) {
+    if (llm && llm_pool_locked(h)) {
         append(&h->llm_head, &h->llm_tail, j);
         pthread_cond_signal(&h->llm_cond);
         return;
@@ -214,13 +463,22 @@ static void *llm_main(void *arg)
     return NULL;
 }
 
+/* Under h->mu: the first root due a full build, marked as building; or
+ * NULL. */
+static WsRoot *build_next_locked(WsHost *h)
+{
+    for (size_t i = 0; i < h->n_roots; i++)
+        if (root_build_take_locked(h->roots[i])) return h->roots[i];
+    return NULL;
+}
+
 static void *builder_main(void *arg)
 {
     WsHost *h = arg;
     pthread_mutex_lock(&h->mu);
     for (;;) {
-        void *what = NULL;
-        while (!h->stopping && !(what = h->door.build_next(h->door.ud)))
+        WsRoot *what = NULL;
+        while (!h->stopping && !(what = build_next_locked(h)))
             pthread_cond_wait(&h->build_cond, &h->mu);
         if (h->stopping) break;
         pthread_mutex_unlock(&h->mu);
@@ -235,8 +493,6 @@ int ws_host_start(WsHost *h)
 {
     if (h->started) return 0;
     int rc = pthread_create(&h->worker, NULL, worker_main, h);
-    for (int i = 0; i < WS_LLM_THREADS && !rc; i++)
-        rc = pthread_create(&h->llm[i], NULL, llm_main, h);
     if (!rc && h->door.build) rc = pthread_create(&h->builder, NULL, builder_main, h);
     if (!rc) h->started = 1;
     return rc;
@@ -260,11 +516,12 @@ int ws_host_stop(WsHost *h, int wait_ms)
             dl.tv_nsec -= 1000000000L;
         }
         int busy = pthread_timedjoin_np(h->worker, NULL, &dl) != 0;
-        for (int i = 0; i < WS_LLM_THREADS; i++)
+        for (int i = 0; i < h->n_llm; i++)
             busy |= pthread_timedjoin_np(h->llm[i], NULL, &dl) != 0;
         if (h->door.build) busy |= pthread_timedjoin_np(h->builder, NULL, &dl) != 0;
         if (busy) return -1;
         h->started = 0;
+        h->n_llm = 0;
     }
     free_queue(&h->head, &h->tail);
     free_queue(&h->llm_head, &h->llm_tail);

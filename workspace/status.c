@@ -61,7 +61,9 @@ int ws_answer_mark_partial(json_t *result, IdxStore *st, StrBuf *note)
     return 1;
 }
 
-void ws_empty_index_text(int64_t skipped, StrBuf *sb)
+/* Appends why an index holds no file: every file found was skipped (how
+ * many), or none is of a language the index reads (its suffixes). */
+static void empty_index_text(int64_t skipped, StrBuf *sb)
 {
     if (skipped) {
         sb_addf(sb,
@@ -75,4 +77,38 @@ void ws_empty_index_text(int64_t skipped, StrBuf *sb)
     for (size_t i = 0; (x = idx_source_ext(i)) != NULL; i++)
         sb_addf(sb, " %s", x);
     sb_adds(sb, "; or a script with a known #! line); is it the right folder?");
+}
+
+int ws_empty_index_note(IdxStore *st, StrBuf *sb)
+{
+    IdxStatus s;
+    if (idx_status_counts(st, &s, NULL) || s.files) return 0;
+    empty_index_text(s.skipped, sb);
+    return 1;
+}
+
+CrErr ws_status_check(IdxStore *st, ErrInfo *e)
+{
+    return idx_verify(st, e);
+}
+
+CrErr ws_status_report(IdxStore *st, int with_skipped, WsStatusReport *out, ErrInfo *e)
+{
+    memset(out, 0, sizeof *out);
+    CrErr rc = idx_status(st, &out->s, e);
+    if (!rc && with_skipped && out->s.skipped)
+        rc = idx_skipped(st, &out->skipped, &out->n_skipped, e);
+    return rc;
+}
+
+void ws_status_report_release(WsStatusReport *r)
+{
+    idx_skipped_free(r->skipped, r->n_skipped);
+    r->skipped = NULL;
+    r->n_skipped = 0;
+}
+
+CrErr ws_status_sizes(IdxStore *st, int64_t *chunks, int64_t *edges, ErrInfo *e)
+{
+    return idx_status_sizes(st, chunks, edges, e);
 }

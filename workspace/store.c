@@ -1,5 +1,6 @@
 #include "ws.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,31 @@ CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
     ws_config_idx(c, &ic);
     *out = NULL;
     return idx_open(&ic, flags[how], out, e);
+}
+
+void ws_store_close(IdxStore *st)
+{
+    idx_close(st);
+}
+
+CrErr ws_store_warm(IdxStore *st, ErrInfo *e)
+{
+    return idx_warm(st, e);
+}
+
+const char *ws_store_root(IdxStore *st)
+{
+    return idx_root(st);
+}
+
+void ws_process_init(void)
+{
+    idx_process_init();
+}
+
+int ws_schema_version(void)
+{
+    return idx_schema_version();
 }
 
 /* Whether another live process is in the middle of a pass over st's index;
@@ -86,6 +112,17 @@ CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
 int ws_update_embed_failed(CrErr rc)
 {
     return rc == CR_EHTTP || rc == CR_ETIMEOUT;
+}
+
+int ws_index_unreadable(CrErr rc)
+{
+    return rc == CR_EDB || rc == CR_ECORRUPT || rc == CR_EIO;
+}
+
+void ws_unreadable_text(CrErr rc, const ErrInfo *e, char *buf, size_t size)
+{
+    snprintf(buf, size, "the index could not be read: %.400s",
+             e && e->msg[0] ? e->msg : cr_strerror(rc));
 }
 
 WsChange ws_change_kind(const char *rel, int deleted)

@@ -7,7 +7,11 @@
  *     watcher, the skip list of what is never watched);
  *   - the status every door reports (one builder for the shared keys);
  *   - the host: the job queue, worker, LLM pool and builder threads the
- *     servers share, and the one writer of whole passes;
+ *     servers share, the roots they serve (WsRoot: a root's query store
+ *     and the state of its index), and the one writer of whole passes;
+ *   - what the doors read of a store besides retrieval (status, a file's
+ *     lines, a definition's content key), and the one rule of an index
+ *     that could not be read;
  *   - the pace and the words of progress reports (an index pass, an LLM
  *     writing), the same in every door;
  *   - the one orchestration of a question (prepare -> LLM -> verify) with
@@ -44,8 +48,9 @@ typedef struct WsConfig {
     size_t max_file_bytes;
     int threads;
     /* Read-only data lent to every store opened with these settings (the
-     * builtin model): a server with many roots sets it once, a copy takes a
-     * reference, release drops it. NULL: each store loads its own. */
+     * builtin model): a server with many roots sets it once
+     * (ws_config_share), a copy takes a reference, release drops it. NULL:
+     * each store loads its own. */
     IdxShared *shared;
 } WsConfig;
 
@@ -53,6 +58,9 @@ void ws_config_init(WsConfig *c);
 void ws_config_release(WsConfig *c);
 /* A deep copy of src into dst (not initialised before). */
 void ws_config_copy(WsConfig *dst, const WsConfig *src);
+/* Makes every store opened with c (and its copies) share one copy of the
+ * index's read-only data, when it does not already. */
+void ws_config_share(WsConfig *c);
 
 /* Sets a key by its SPEC name ("llm.url", "indexDir", "exclude", ...) or
  * its CLI flag name ("llm-url", "index-dir", ...). "exclude" appends; a
@@ -176,6 +184,32 @@ CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
                             void (*waiting)(void *ud, const char *msg), void *wait_ud,
                             IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
 
+/* Closes a store ws_store_open opened (NULL: nothing). */
+void ws_store_close(IdxStore *st);
+/* Loads st's search structures before a question (idx_warm). */
+CrErr ws_store_warm(IdxStore *st, ErrInfo *e);
+/* The root of st's index: absolute and canonical. Borrowed. */
+const char *ws_store_root(IdxStore *st);
+/* A process's one-time setup of the index (before any store opens). */
+void ws_process_init(void);
+/* The version of the index's schema this build writes. */
+int ws_schema_version(void);
+
+/* What a door reads of a store besides retrieval (read.c). */
+/* Appends lines start..end (1-based, inclusive) of the root-relative file
+ * rel as they are on disk now, as the index counts them; *out_total (may
+ * be NULL) gets its line count. CR_ENOENT when the file is gone, CR_EINVAL
+ * for a range outside it. */
+CrErr ws_read_lines(IdxStore *st, const char *rel, uint32_t start, uint32_t end, StrBuf *out,
+                    uint32_t *out_total, ErrInfo *e);
+/* Appends the whole of rel as ws_read_lines reads it. */
+CrErr ws_read_file(IdxStore *st, const char *rel, StrBuf *out, ErrInfo *e);
+/* A definition's content key (16 hex digits and a NUL): its place, name
+ * and the content of every piece, so that the same code has the same key
+ * and an edited definition a new one (a door's cache of what it said of
+ * it). */
+void ws_def_key(IdxStore *st, const RtvDef *d, char key[17]);
+
 /* What a change of one file calls for. */
 typedef enum {
     WS_CHANGE_NONE,   /* nothing: not a source, or under a skipped folder (.git/, .coderag/) */
@@ -204,14 +238,23 @@ int ws_watch_changed(WsWatch *w);
  * the next update, so a server goes on with the dense leg off. */
 int ws_update_embed_failed(CrErr rc);
 
+/* Whether a failed read of the index means the index could not be read
+ * (CR_EDB, CR_ECORRUPT, CR_EIO): every door then answers with that error,
+ * never with an empty result. The one place this rule is kept. */
+int ws_index_unreadable(CrErr rc);
+/* "the index could not be read: " and why (e's message, else rc's), in buf. */
+void ws_unreadable_text(CrErr rc, const ErrInfo *e, char *buf, size_t size);
+
 /* ---------------------------------------------------------------- the host */
 
 /* The workspace host: the job queue and the threads every server door's
  * work goes through. Threads:
  *   worker: runs the worker queue in order; the one thread that reads a
  *     door's query stores (IdxStore is single-threaded);
- *   LLM pool (WS_LLM_THREADS threads): runs the stages that ask an LLM and
- *     never touch a store, so no other job waits behind an LLM call;
+ *   LLM pool (WS_LLM_THREADS threads, started by the first job sent there:
+ *     a server that never asks an LLM never starts them): runs the stages
+ *     that ask an LLM and never touch a store, so no other job waits behind
+ *     an LLM call;
  *   builder: runs the door's full builds (the index's one writer of whole
  *     passes, ws_store_pass), one at a time, on handles of its own.
  * A job is a struct that embeds WsJob as its first member. Its `run` is the
@@ -243,16 +286,17 @@ struct WsJob {
     int urgent;             /* file updates, adoption, verification: before other jobs */
 };
 
+typedef struct WsRoot WsRoot;
+
 /* What a door lends the host. */
 typedef struct WsHostDoor {
     void *ud;
     /* Worker, host lock held, its queue empty: idle work (may be NULL). */
     void (*on_idle)(void *ud);
-    /* Builder, host lock held: the next build to run (marked as running),
-     * or NULL to wait for ws_host_wake_builder. */
-    void *(*build_next)(void *ud);
-    /* Builder, unlocked: runs it. NULL: no builder thread. */
-    void (*build)(void *ud, void *what);
+    /* Builder, unlocked: runs the full build of r, the first root due
+     * one (build_wanted), which the host marked as building ("indexing",
+     * no files done). NULL: no builder thread. */
+    void (*build)(void *ud, WsRoot *r);
 } WsHostDoor;
 
 /* The threads start at ws_host_start. Free with ws_host_free (after
@@ -287,8 +331,132 @@ int ws_host_queued(const WsHost *h);
 void ws_host_wait_until(WsHost *h, int (*done)(void *ud), void *ud);
 /* Host lock held: what ws_host_wait_until waits for may have changed. */
 void ws_host_changed(WsHost *h);
-/* Host lock held: the builder looks for a build again (build_next). */
+/* Host lock held: the builder looks for a root due a build again. */
 void ws_host_wake_builder(WsHost *h);
+
+/* The roots the host serves, added before its threads start (they run
+ * until ws_host_free, which frees them). */
+WsRoot *ws_host_add_root(WsHost *h, const char *root, const WsConfig *cfg);
+/* The root holding an absolute path (the longest root, or alias, first),
+ * or NULL; *out_rel (may be NULL) gets the root-relative part, normalised
+ * (path_is_normal_rel), or NULL for the root itself (caller frees). The
+ * path is normalised first: "/ws/a/../../etc/x" is in no root. */
+WsRoot *ws_host_root_for_path(const WsHost *h, const char *abs, char **out_rel);
+
+/* ---------------------------------------------------------------- a root */
+
+/* A root the host serves: its settings, its query store, the state of its
+ * index and its freshness, the same for every server door. A door keeps
+ * its own per-root state (an editor's buffers) beside it, in `door`.
+ * Fields are read and written by the thread or under the lock each group
+ * names. */
+typedef enum { WS_ROOT_OPENING, WS_ROOT_INDEXING, WS_ROOT_READY, WS_ROOT_ERROR } WsRootState;
+
+struct WsRoot {
+    WsHost *host;
+    char *root;   /* absolute and canonical (symbolic links resolved) */
+    char *alias;  /* the root as the door named it, when that differs; or NULL */
+    WsConfig cfg; /* settings with this root */
+    void *door;   /* the door's own state of this root, or NULL */
+
+    /* worker thread only */
+    IdxStore *q;        /* the query store (IdxStore is single-threaded) */
+    IdxStatus q_status; /* at the last open/adopt/update */
+    int q_status_stale; /* files changed since: recount when idle */
+
+    /* builder thread only: a writer kept across passes (a door whose
+     * builds refresh one handle), closed with the root */
+    IdxStore *writer;
+
+    /* under the host lock */
+    WsRootState state;
+    char message[512];
+    /* Why the last write to the index failed (a file update, a refresh),
+     * or "" when the last one succeeded. */
+    char write_error[512];
+    int build_wanted; /* a full build is due (the builder takes it) */
+    int building;
+    size_t done, total; /* files of the running or last pass */
+    unsigned passes;    /* passes begun (a door's progress phases) */
+    int yielded;        /* the running pass waits for another writer */
+    IdxStatus snap;     /* counts for status */
+    int counted;        /* snap holds counts that were read */
+    /* Whether the index has finished a whole pass (it had when opened, or
+     * a build was adopted): until then a door may park jobs. */
+    int complete;
+    WsJob *parked, **parked_tail; /* jobs waiting for a pass, in order */
+    StrMap pending; /* root-relative path -> arrival (ms * 1000) of updates to apply */
+    int update_queued;
+    WsWatch *watch; /* a door's watcher of the tree (read under the lock), or NULL */
+};
+
+/* State changes (they take the host lock). */
+void ws_root_set_error(WsRoot *r, const char *msg);
+/* Asks the builder for a full pass; the root says "indexing" from now. */
+void ws_root_want_build(WsRoot *r);
+/* Whether the root is (still) indexing; any thread. */
+int ws_root_indexing(WsRoot *r);
+/* Builder: a pass's progress (done of total files) recorded; returns 1
+ * when the host is stopping (the pass stops at the next file). */
+int ws_root_progress(WsRoot *r, size_t done, size_t total);
+
+/* Host lock held: j waits for a pass (after the jobs already waiting). */
+void ws_root_park_locked(WsRoot *r, WsJob *j);
+/* Host lock held: the parked jobs pick (NULL: all) says 1 to, taken out in
+ * the order they were parked, linked by `next`. */
+WsJob *ws_root_unpark_locked(WsRoot *r, int (*pick)(WsJob *j, void *ud), void *ud);
+
+/* Worker: opens the query store q (when not open; the index is created
+ * when missing). A failure puts the root in the error state. */
+CrErr ws_root_open_query(WsRoot *r, ErrInfo *e);
+/* Worker: loads q's search structures (idx_warm). */
+CrErr ws_root_warm(WsRoot *r, ErrInfo *e);
+/* Worker: one throw-away search on q, so that what a process sets up on
+ * first use (SQLite's statements and page cache, the query tokenizer) is
+ * not paid by the first question. */
+void ws_root_warm_search(WsRoot *r);
+/* st's counts (a handle on r's index) into *out: 1; a failure is logged
+ * and returns 0, *out as it was. */
+int ws_root_count(WsRoot *r, IdxStore *st, IdxStatus *out);
+/* Status's counts (snap) set (takes the lock). */
+void ws_root_snapshot(WsRoot *r, const IdxStatus *s);
+
+/* A full build on a handle of its own, for the worker to adopt. */
+typedef struct WsBuilt {
+    IdxStore *store; /* owned until adopted */
+    CrErr rc;
+    char msg[512]; /* why it failed, or "" */
+    IdxUpdateStats stats;
+    IdxStatus status; /* its counts (a build whose counts cannot be read failed) */
+} WsBuilt;
+
+/* Builder: a full pass over r's index on a new handle (leave_core: at
+ * most all cores but one, unless the settings say how many), reporting
+ * through fn; the outcome in *b. */
+void ws_root_build(WsRoot *r, int leave_core, IdxProgressFn fn, void *ud, WsBuilt *b);
+/* Closes a build's handle that was not adopted. */
+void ws_built_free(WsBuilt *b);
+/* Worker: a build ended. A failure (not the embedder's alone) puts the
+ * root in the error state and returns 0. Otherwise the built handle
+ * becomes q, *was_complete says whether the index was whole before, and
+ * it returns 1: the door then warms q and calls ws_root_adopted. */
+int ws_root_adopt(WsRoot *r, WsBuilt *b, int *was_complete);
+/* Worker: the adopted build's counts and message; the root is ready and
+ * whole. */
+void ws_root_adopted(WsRoot *r, const WsBuilt *b, const char *msg);
+
+/* File updates due (saves, watched files), coalesced per path: adds rel;
+ * 1 when the caller is to queue the job that applies them (none queued,
+ * no build running: the adoption applies them). */
+int ws_root_pending_add(WsRoot *r, const char *rel);
+/* Puts an update back (handed to a full pass), keeping when it came. */
+void ws_root_pending_put_back(WsRoot *r, const char *rel, int64_t when);
+/* Worker: takes the updates due into *todo (the caller releases it): 1;
+ * 0 while a build runs (its adoption applies them). */
+int ws_root_pending_take(WsRoot *r, StrMap *todo);
+
+/* "indexing", "ready" or "error": a root's state as status says it. */
+const char *ws_root_state_name(WsRootState st);
 
 /* ---------------------------------------------------------------- status */
 
@@ -311,9 +479,29 @@ void ws_index_state_text(const IdxStatus *s, StrBuf *sb);
  * (may be NULL). Returns 1 when it did, 0 for a whole index (or when the
  * state cannot be read: nothing is said). */
 int ws_answer_mark_partial(struct json_t *result, IdxStore *st, StrBuf *note);
-/* Appends why an index holds no file: every file found was skipped (how
- * many), or none is of a language the index reads (its suffixes). */
-void ws_empty_index_text(int64_t skipped, StrBuf *sb);
+/* When st's index holds no file: appends why to sb -- every file found
+ * was skipped (how many), or none is of a language the index reads (its
+ * suffixes) -- and returns 1; else (or when it cannot be counted) 0. */
+int ws_empty_index_note(IdxStore *st, StrBuf *sb);
+
+/* What `status` reports of a store: its counts, and on request the files
+ * it skipped. */
+typedef struct WsStatusReport {
+    IdxStatus s;
+    IdxSkipped *skipped; /* when asked for and there are some; owned */
+    size_t n_skipped;
+} WsStatusReport;
+
+/* Fills *out from st: the counts, then the skipped files when
+ * with_skipped and the index skipped some. Release with
+ * ws_status_report_release (also after a failure). */
+CrErr ws_status_report(IdxStore *st, int with_skipped, WsStatusReport *out, ErrInfo *e);
+/* The index's integrity check (idx_verify: SQLite's own, then the index's
+ * invariants). */
+CrErr ws_status_check(IdxStore *st, ErrInfo *e);
+void ws_status_report_release(WsStatusReport *r);
+/* st's chunk and edge counts alone (a pass's summary line). */
+CrErr ws_status_sizes(IdxStore *st, int64_t *chunks, int64_t *edges, ErrInfo *e);
 
 /* ---------------------------------------------------------------- progress */
 

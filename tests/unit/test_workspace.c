@@ -8,8 +8,10 @@
 #include "llm_util.h"
 #include "ws.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pthread.h>
 #include <unistd.h>
 
 static void test_change_kind(void)
@@ -308,6 +310,128 @@ static void test_shared_across_roots(void)
     test_sh("rm -rf '%s' # %s", dir, "");
 }
 
+/* ws_root_unpark_locked's pick: the job named by ud. */
+static int picks_second(WsJob *j, void *ud)
+{
+    return j == ud;
+}
+
+/* A root is found by the longest root holding a path, after the path is
+ * normalised; parked jobs leave in the order they came, the picked ones
+ * first. */
+static void test_host_roots(void)
+{
+    char dir[] = "/tmp/coderag-ws-roots-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    test_sh("mkdir -p '%s/a/inner' '%s/b'", dir, dir);
+    char a[256], inner[256], path[512];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(inner, sizeof inner, "%s/a/inner", dir);
+    WsHostDoor door = {NULL, NULL, NULL};
+    WsHost *h = ws_host_new(&door);
+    WsConfig cfg;
+    ws_config_init(&cfg);
+    WsRoot *ra = ws_host_add_root(h, a, &cfg);
+    WsRoot *ri = ws_host_add_root(h, inner, &cfg);
+    char *rel = NULL;
+    snprintf(path, sizeof path, "%s/inner/x.py", a);
+    CHECK(ws_host_root_for_path(h, path, &rel) == ri);
+    CHECK_STR(rel, "x.py");
+    free(rel);
+    snprintf(path, sizeof path, "%s/pkg/y.py", a);
+    CHECK(ws_host_root_for_path(h, path, &rel) == ra);
+    CHECK_STR(rel, "pkg/y.py");
+    free(rel);
+    CHECK(ws_host_root_for_path(h, a, &rel) == ra && rel == NULL);
+    snprintf(path, sizeof path, "%s/inner/../../b/z.py", a);
+    CHECK(ws_host_root_for_path(h, path, &rel) == NULL && rel == NULL);
+
+    WsJob *j[3];
+    ws_host_lock(h);
+    for (int i = 0; i < 3; i++) {
+        j[i] = xcalloc(1, sizeof *j[i]);
+        ws_job_init(j[i], NULL, NULL);
+        ws_root_park_locked(ra, j[i]);
+    }
+    WsJob *go = ws_root_unpark_locked(ra, picks_second, j[1]);
+    CHECK(go == j[1] && go->next == NULL);
+    WsJob *rest = ws_root_unpark_locked(ra, NULL, NULL);
+    CHECK(rest == j[0] && rest->next == j[2] && j[2]->next == NULL);
+    ws_root_park_locked(ra, j[1]); /* the list is whole again after taking from it */
+    CHECK(ra->parked == j[1] && ra->parked_tail == &j[1]->next);
+    ws_host_unlock(h);
+    free(j[0]);
+    free(j[2]);
+    ws_config_release(&cfg);
+    ws_host_free(h); /* frees the roots, and the job still parked */
+    test_sh("rm -rf '%s' # %s", dir, "");
+}
+
+/* The threads of this process. */
+static int thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d) closedir(d);
+    return n;
+}
+
+typedef struct PoolJob {
+    WsJob hj;
+    pthread_t stage[2];
+    int done;
+} PoolJob;
+
+static WsJobNext pool_stage3(void *ctx, WsJob *wj)
+{
+    PoolJob *j = (PoolJob *)wj;
+    j->done = 1;
+    return WS_JOB_KEPT; /* the test frees it */
+}
+
+static WsJobNext pool_stage2(void *ctx, WsJob *wj)
+{
+    PoolJob *j = (PoolJob *)wj;
+    j->stage[1] = pthread_self();
+    j->hj.run = pool_stage3;
+    return WS_JOB_WORKER;
+}
+
+static WsJobNext pool_stage1(void *ctx, WsJob *wj)
+{
+    PoolJob *j = (PoolJob *)wj;
+    j->stage[0] = pthread_self();
+    j->hj.run = pool_stage2;
+    return WS_JOB_LLM;
+}
+
+static int pool_done(void *ud)
+{
+    return ((PoolJob *)ud)->done;
+}
+
+/* A host starts the LLM pool with the first job sent there, not before:
+ * the job's LLM stage runs on a thread of its own, then it comes back. */
+static void test_llm_pool_on_first_use(void)
+{
+    WsHostDoor door = {NULL, NULL, NULL};
+    WsHost *h = ws_host_new(&door);
+    int before = thread_count();
+    CHECK_INT(ws_host_start(h), 0);
+    CHECK_INT(thread_count(), before + 1); /* the worker alone: no builder, no pool */
+    PoolJob *j = xcalloc(1, sizeof *j);
+    ws_job_init(&j->hj, pool_stage1, NULL);
+    ws_host_submit(h, &j->hj);
+    ws_host_wait_until(h, pool_done, j);
+    CHECK(!pthread_equal(j->stage[0], j->stage[1]));
+    CHECK_INT(thread_count(), before + 1 + WS_LLM_THREADS);
+    CHECK_INT(ws_host_stop(h, 10000), 0);
+    ws_host_free(h);
+    free(j);
+}
+
 static void run_tests(void)
 {
     RUN(test_change_kind);
@@ -320,6 +444,8 @@ static void run_tests(void)
     RUN(test_ask_backs_off_a_dead_llm);
     RUN(test_ask_steps_equal_one_call);
     RUN(test_shared_across_roots);
+    RUN(test_host_roots);
+    RUN(test_llm_pool_on_first_use);
 }
 
 int main(void)
