@@ -8,6 +8,11 @@
 (function_definition
   declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
   body: (_) @body) @def.function
+; a function a macro defines by its name alone (`DEFINE_IDTENTRY(exc_int3) {…}`,
+; read as `T (name) {…}`; the row's mask makes `M(name, args…) {…}` `M name(args…)`)
+(translation_unit (function_definition
+  declarator: (parenthesized_declarator (identifier) @name)
+  body: (_) @body) @def.function)
 (struct_specifier name: (type_identifier) @name body: (_) @body) @def.type
 (union_specifier name: (type_identifier) @name body: (_) @body) @def.type
 (enum_specifier name: (type_identifier) @name body: (_) @body) @def.type
