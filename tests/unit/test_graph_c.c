@@ -131,6 +131,8 @@ static void test_rules(void)
     check_calls(st, "ops.c", "probe_all", 1, "");
     /* ... but the one function most of them store, if one is */
     check_calls(st, "ops.c", "remove_all", 1, "ops.c:generic_remove\n");
+    /* a table in a conditional branch stores as well */
+    check_calls(st, "ops.c", "suspend_all", 1, "ops.c:suspend_one\n");
     /* the table edited: the calls through its fields follow */
     test_sh("sed -i 's/.pick = pick_rt,/.pick = pick_fair,/' '%s/ops.c'%s", tmp_root, "");
     CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);

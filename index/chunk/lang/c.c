@@ -100,9 +100,9 @@ static const char *const cpp__predefined[] = {GCC_LINUX_HEAD, "__cplusplus=20170
 const IdxLang idx_lang_c = {
     .graph_limits =
         "calls through function pointers (a parameter, a callback) except where the pointer's "
-        "value is known, calls through a field that tables store more than 6 functions in (a "
-        "field's functions are matched by its name, not its struct), code of #if branches the "
-        "configuration leaves out",
+        "value is known, calls through a field that tables store more than 6 functions in "
+        "(but the one most of them share; a field's functions are matched by its name, not its "
+        "struct), code of #if branches the configuration leaves out",
     .predefined = c__predefined,
     .keywords = c__keywords,
     .name = "c",
