@@ -122,9 +122,9 @@ static int mask__after_statement(const char *src, size_t line)
 /* Words that open a statement or an expression with a bracket, never a loop macro. */
 static int mask__reserved(const char *w, size_t n)
 {
-    static const char *const words[] = {"sizeof",  "typeof", "__typeof__", "__typeof",
-                                        "_Generic", "switch", "return",     "while",
-                                        "defined", "__attribute__", "asm",  "__asm__",
+    static const char *const words[] = {"sizeof",         "typeof",        "__typeof__", "__typeof",
+                                        "_Generic",       "switch",        "return",     "while",
+                                        "defined",        "__attribute__", "asm",        "__asm__",
                                         "_Static_assert", "static_assert", NULL};
     for (size_t i = 0; words[i]; i++)
         if (strlen(words[i]) == n && !memcmp(words[i], w, n)) return 1;
@@ -176,8 +176,7 @@ static void mask__macro_loop(const char *src, size_t len, size_t line, char **ou
         }
         if (ind2 <= ind || first >= len) return;
         char c = src[first];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '*' ||
-              c == '('))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '*' || c == '('))
             return;
         break;
     }
