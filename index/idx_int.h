@@ -237,10 +237,14 @@ typedef struct IdxLang IdxLang;
 #define IDX_LANG_MAX_ROWS 32
 /* One project's reading of the suffixes rows share (IdxLang.follow_exts,
  * C's ".h"): per row (by its place in the table), the row its files of
- * those suffixes are read as; NULL for the row itself. Made by an update
- * from what it scans (idx_lang_pick_decide), kept by the store in meta. */
+ * those suffixes are read as; NULL for the row itself. by_content: the
+ * row keeps them, but the project holds files of a row sharing its import
+ * hook (a C project with C++ sources), so each is read as its content
+ * says (IdxLang.refine). Made by an update from what it scans
+ * (idx_lang_pick_decide), kept by the store in meta. */
 typedef struct IdxLangPick {
     const IdxLang *to[IDX_LANG_MAX_ROWS];
+    unsigned char by_content[IDX_LANG_MAX_ROWS];
 } IdxLangPick;
 
 /* Reusable tree-sitter parsers and queries, one per language, created on

@@ -91,6 +91,14 @@ typedef struct Stemmer Stemmer; /* postings.c */
       "SELECT r.last, r.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
       "JOIN files f ON f.id = r.file_id JOIN chunks c ON c.id = r.chunk_id "                       \
       "WHERE r." IDX_REF_STORE_WHERE " AND r.qual >= ?1 AND r.qual < ?2 LIMIT ?3")                 \
+    /* the same, of one function in a field ("field.fn" ?1) */                                     \
+    X(STORES_OF_QUAL,                                                                              \
+      "SELECT r.last, r.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
+      "JOIN files f ON f.id = r.file_id JOIN chunks c ON c.id = r.chunk_id "                       \
+      "WHERE r." IDX_REF_STORE_WHERE " AND r.qual = ?1 LIMIT ?2")                                  \
+    /* how often each function is stored in field ?1 (as STORES_OF_FIELD) */                       \
+    X(STORES_BY_FUNC, "SELECT qual, count(*) FROM refs WHERE " IDX_REF_STORE_WHERE                 \
+                      " AND qual >= ?1 AND qual < ?2 GROUP BY qual")                               \
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \

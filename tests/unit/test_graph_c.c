@@ -3,7 +3,9 @@
  * (through macros of macros), recursion is a call, prototypes outside
  * definitions are not callers, type names and macros are not callees, a
  * call through a struct field is not linked to a function by its name but
- * to the functions designated initializers store in the field (a few). */
+ * to the functions designated initializers store in the field (a few, or
+ * the one most tables store);
+ * functions a macro defines and loops a macro makes are read as such. */
 #include "idx.h"
 #include "index_util.h"
 #include "rtv.h"
@@ -120,8 +122,17 @@ static void test_rules(void)
     check_calls(st, "ops.c", "schedule", 1, "ops.c:pick_fair\nops.c:pick_rt\nops.c:tick_rt\n");
     check_calls(st, "ops.c", "pick_fair", 0, "ops.c:schedule\n");
     check_refs(st, "ops.c", "pick_fair", 0, RTV_REF_BIT(IDX_EDGE_REFERENCE), "ops.c:fair\n");
+    /* ... also where a loop a macro makes, with no braces, comes first */
+    check_calls(st, "ops.c", "tick_all", 1, "ops.c:tick_rt\n");
+    /* functions a macro defines are functions, named by their first argument */
+    check_calls(st, "ops.c", "sched_run", 1, "ops.c:schedule\n");
+    check_calls(st, "ops.c", "sched_entry", 1, "ops.c:tick_all\n");
     /* ... none when more functions than a call can tell apart are stored */
     check_calls(st, "ops.c", "probe_all", 1, "");
+    /* ... but the one function most of them store, if one is */
+    check_calls(st, "ops.c", "remove_all", 1, "ops.c:generic_remove\n");
+    /* a table in a conditional branch stores as well */
+    check_calls(st, "ops.c", "suspend_all", 1, "ops.c:suspend_one\n");
     /* the table edited: the calls through its fields follow */
     test_sh("sed -i 's/.pick = pick_rt,/.pick = pick_fair,/' '%s/ops.c'%s", tmp_root, "");
     CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);

@@ -456,8 +456,9 @@ static void test_pick(void)
         const char *h_row, *text;
     } cases[] = {
         {{"a.c", "b.h", "x.cc", "y.cpp", NULL}, "cpp", "c=cpp;"},
-        {{"a.c", "b.h", "x.cc", NULL}, "c", ""},
-        {{"a.c", "b.c", "b.h", "c.h", "x.cc", NULL}, "c", ""},
+        {{"a.c", "b.h", "x.cc", NULL}, "c", "c+;"},
+        {{"a.c", "b.c", "b.h", "c.h", "x.cc", NULL}, "c", "c+;"},
+        {{"a.c", "b.c", "b.h", NULL}, "c", ""},
         {{"b.h", "c.h", "d.h", "x.cc", NULL}, "cpp", "c=cpp;"},
         {{"b.h", "m.py", "n.py", NULL}, "c", ""},
     };
@@ -475,6 +476,15 @@ static void test_pick(void)
         CHECK_STR(text, cases[i].text);
         idx_lang_pick_parse(&back, text);
         CHECK(!memcmp(&back, &pick, sizeof pick));
+        /* by content: a header, in a project holding C++ sources, and
+         * only by a declaration that starts a line (not prose in a comment) */
+        static const char cxx[] = "namespace a {\nclass B {};\n}\n";
+        static const char prose[] = "/* the class of a namespace */\nint f(void);\n";
+        const IdxLang *c = idx_lang_by_name("c");
+        const char *h = idx_lang_for_content(&pick, "src/b.h", c, cxx, strlen(cxx))->name;
+        CHECK_STR(h, strstr(text, "c+;") ? "cpp" : "c");
+        CHECK_STR(idx_lang_for_content(&pick, "src/a.c", c, cxx, strlen(cxx))->name, "c");
+        CHECK_STR(idx_lang_for_content(&pick, "src/b.h", c, prose, strlen(prose))->name, "c");
     }
     CHECK(idx_lang_path_follows("inc/x.h") && !idx_lang_path_follows("x.hpp") &&
           !idx_lang_path_follows("x.c"));

@@ -1,6 +1,6 @@
 /* c.c - C and C++: #include "..." resolved beside the includer, then in the
  * workspace's include folders; a header holding C++ is read as C++. */
-#include "lang.h"
+#include "c_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +41,17 @@ static int c__resolve(const LangImportCtx *ctx, ChunkRef *r)
     return 1;
 }
 
+/* Whether word starts a line of src (after its indentation): a comment's
+ * lines start with its own marks, so prose ("the class of…") is not code. */
 static int c__has(const char *src, size_t len, const char *word)
 {
     size_t n = strlen(word);
-    for (const char *p = src; (p = memmem(p, len - (size_t)(p - src), word, n)) != NULL; p += n)
-        if (p == src || p[-1] == '\n' || p[-1] == ' ' || p[-1] == '\t') return 1;
+    for (const char *p = src; (p = memmem(p, len - (size_t)(p - src), word, n)) != NULL; p += n) {
+        const char *b = p;
+        while (b > src && (b[-1] == ' ' || b[-1] == '\t'))
+            b--;
+        if (b == src || b[-1] == '\n') return 1;
+    }
     return 0;
 }
 
@@ -56,59 +62,6 @@ static const IdxLang *c__refine(const char *src, size_t len)
     for (size_t i = 0; i < sizeof cxx / sizeof cxx[0]; i++)
         if (c__has(src, len, cxx[i])) return &idx_lang_cpp;
     return NULL;
-}
-
-static int c__ident(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Blanks the macro in "class|struct|union MACRO Name" where MACRO is in
- * capitals (export and visibility macros: LEVELDB_EXPORT, Q_CORE_EXPORT)
- * and Name is followed by '{', ':' or "final": the grammar, which does not
- * expand macros, otherwise reads the class as a function named Name. */
-static char *cpp__mask(const char *src, size_t len)
-{
-    static const char *const keys[] = {"class", "struct", "union"};
-    char *out = NULL;
-    for (size_t i = 0; i < len; i++) {
-        if (i && c__ident(src[i - 1])) continue;
-        size_t k = 0, kn = 0;
-        for (; k < 3; k++) {
-            kn = strlen(keys[k]);
-            if (len - i > kn && !memcmp(src + i, keys[k], kn)) break;
-        }
-        if (k == 3 || (src[i + kn] != ' ' && src[i + kn] != '\t')) continue;
-        size_t m = i + kn;
-        while (m < len && (src[m] == ' ' || src[m] == '\t'))
-            m++;
-        size_t me = m;
-        int caps = 0;
-        while (me < len && c__ident(src[me]) && !(src[me] >= 'a' && src[me] <= 'z'))
-            caps += src[me++] != '_';
-        if (me - m < 2 || !caps || me >= len || (src[me] != ' ' && src[me] != '\t')) continue;
-        size_t nm = me;
-        while (nm < len && (src[nm] == ' ' || src[nm] == '\t'))
-            nm++;
-        size_t ne = nm;
-        while (ne < len && c__ident(src[ne]))
-            ne++;
-        if (ne == nm || (src[nm] >= '0' && src[nm] <= '9')) continue;
-        size_t after = ne;
-        while (after < len && (src[after] == ' ' || src[after] == '\t' || src[after] == '\n'))
-            after++;
-        if (after >= len || !(src[after] == '{' || src[after] == ':' ||
-                              (len - after >= 5 && !memcmp(src + after, "final", 5))))
-            continue;
-        if (!out) {
-            out = xmalloc(len + 1);
-            memcpy(out, src, len);
-            out[len] = '\0';
-        }
-        memset(out + m, ' ', me - m);
-        i = ne;
-    }
-    return out;
 }
 
 static const char *const c__exts[] = {".c", ".h", NULL};
@@ -147,9 +100,9 @@ static const char *const cpp__predefined[] = {GCC_LINUX_HEAD, "__cplusplus=20170
 const IdxLang idx_lang_c = {
     .graph_limits =
         "calls through function pointers (a parameter, a callback) except where the pointer's "
-        "value is known, calls through a field that tables store more than 6 functions in (a "
-        "field's functions are matched by its name, not its struct), code of #if branches the "
-        "configuration leaves out",
+        "value is known, calls through a field that tables store more than 6 functions in "
+        "(but the one most of them share; a field's functions are matched by its name, not its "
+        "struct), code of #if branches the configuration leaves out",
     .predefined = c__predefined,
     .keywords = c__keywords,
     .name = "c",
@@ -165,6 +118,7 @@ const IdxLang idx_lang_c = {
     .resolve_import = c__resolve,
     .follow_exts = c__follow,
     .refine = c__refine,
+    .mask = idx_c_mask,
     .field_calls = 1,
     .no_module_calls = 1,
 };
@@ -209,6 +163,6 @@ const IdxLang idx_lang_cpp = {
     .resolve_import = c__resolve,
     .implicit_this = 1,
     .inherited_members = 1,
-    .mask = cpp__mask,
+    .mask = idx_cpp_mask,
     .builtin_methods = cpp__builtin_methods,
 };

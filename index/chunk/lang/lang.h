@@ -89,7 +89,9 @@ typedef struct IdxLang {
      * project, read as the row of that hook with the most other files in
      * it (idx_lang_pick_decide; a tie keeps this row). NULL-terminated, or NULL. */
     const char *const *follow_exts;
-    /* Another row for this file by its content (C headers holding C++), or NULL. */
+    /* Another row for a file of a followed suffix by its content (a C
+     * header holding C++), or NULL; asked only in a project that holds
+     * files of a row sharing this row's import hook (IdxLangPick.by_content). */
     const IdxLang *(*refine)(const char *src, size_t len);
     /* Test files by convention: "dir/" (a path component), "*suffix" (end of
      * the file name, which must be longer), "prefix*" (start of the file
@@ -201,15 +203,19 @@ const IdxLang *idx_lang_for_path(const char *relpath);
 /* The row of a path in a project: a followed suffix's file as pick reads
  * it (pick NULL: as idx_lang_for_path). */
 const IdxLang *idx_lang_for_file(const IdxLangPick *pick, const char *relpath);
+/* The row of a file in a project by its content as well: a followed
+ * suffix's file that pick reads by content, as the row's refine says. */
+const IdxLang *idx_lang_for_content(const IdxLangPick *pick, const char *relpath,
+                                    const IdxLang *lang, const char *src, size_t len);
 /* Counts relpath into others[row] (IDX_LANG_MAX_ROWS entries) unless it
  * has its row's followed suffix: the files a pick weighs. */
 void idx_lang_pick_count(int64_t *others, const char *relpath);
 /* The pick those counts make: each row with follow_exts reads them as the
  * row sharing its import hook with the most counted files, when that row
- * has more than it. */
+ * has more than it; else by their content when such a row has any. */
 void idx_lang_pick_decide(IdxLangPick *pick, const int64_t *others);
-/* The pick as text for the store's meta ("c=cpp;", "" for none) and back
- * (unknown names ignored). */
+/* The pick as text for the store's meta ("c=cpp;", "c+;" for by content,
+ * "" for none) and back (unknown names ignored). */
 void idx_lang_pick_text(const IdxLangPick *pick, char *out, size_t cap);
 void idx_lang_pick_parse(IdxLangPick *pick, const char *text);
 /* Whether a path has its row's followed suffix (its row may differ by

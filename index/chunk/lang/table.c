@@ -81,6 +81,17 @@ const IdxLang *idx_lang_for_file(const IdxLangPick *pick, const char *relpath)
     return r < IDX_LANG_MAX_ROWS && pick->to[r] ? pick->to[r] : l;
 }
 
+const IdxLang *idx_lang_for_content(const IdxLangPick *pick, const char *relpath,
+                                    const IdxLang *lang, const char *src, size_t len)
+{
+    size_t r = table__row(lang);
+    if (!lang || !lang->refine || !pick || r >= IDX_LANG_MAX_ROWS || !pick->by_content[r] ||
+        !table__follows(lang, relpath))
+        return lang;
+    const IdxLang *to = lang->refine(src, len);
+    return to ? to : lang;
+}
+
 void idx_lang_pick_count(int64_t *others, const char *relpath)
 {
     const IdxLang *l = idx_lang_for_path(relpath);
@@ -94,12 +105,16 @@ void idx_lang_pick_decide(IdxLangPick *pick, const int64_t *others)
     for (size_t r = 0; r < idx_lang_n_rows && r < IDX_LANG_MAX_ROWS; r++) {
         const IdxLang *row = idx_lang_rows[r];
         if (!row->follow_exts || !row->import) continue;
-        int64_t best = others[r];
-        for (size_t k = 0; k < idx_lang_n_rows && k < IDX_LANG_MAX_ROWS; k++)
-            if (k != r && idx_lang_rows[k]->import == row->import && others[k] > best) {
+        int64_t best = others[r], any = 0;
+        for (size_t k = 0; k < idx_lang_n_rows && k < IDX_LANG_MAX_ROWS; k++) {
+            if (k == r || idx_lang_rows[k]->import != row->import) continue;
+            any += others[k];
+            if (others[k] > best) {
                 best = others[k];
                 pick->to[r] = idx_lang_rows[k];
             }
+        }
+        pick->by_content[r] = !pick->to[r] && any > 0;
     }
 }
 
@@ -108,8 +123,10 @@ void idx_lang_pick_text(const IdxLangPick *pick, char *out, size_t cap)
     size_t at = 0;
     if (cap) out[0] = '\0';
     for (size_t r = 0; r < idx_lang_n_rows && r < IDX_LANG_MAX_ROWS; r++) {
-        if (!pick->to[r]) continue;
-        int n = snprintf(out + at, cap - at, "%s=%s;", idx_lang_rows[r]->name, pick->to[r]->name);
+        if (!pick->to[r] && !pick->by_content[r]) continue;
+        int n = pick->to[r] ? snprintf(out + at, cap - at, "%s=%s;", idx_lang_rows[r]->name,
+                                       pick->to[r]->name)
+                            : snprintf(out + at, cap - at, "%s+;", idx_lang_rows[r]->name);
         if (n < 0 || (size_t)n >= cap - at) break;
         at += (size_t)n;
     }
@@ -121,6 +138,17 @@ void idx_lang_pick_parse(IdxLangPick *pick, const char *text)
     char name[64], to[64];
     for (const char *p = text; p && *p;) {
         const char *eq = strchr(p, '='), *end = strchr(p, ';');
+        if (end && end > p && end[-1] == '+' && (!eq || eq > end)) {
+            size_t n = (size_t)(end - 1 - p);
+            if (n < sizeof name) {
+                memcpy(name, p, n);
+                name[n] = '\0';
+                size_t r = table__row(idx_lang_by_name(name));
+                if (r < idx_lang_n_rows && r < IDX_LANG_MAX_ROWS) pick->by_content[r] = 1;
+            }
+            p = end + 1;
+            continue;
+        }
         if (!eq || !end || eq > end || (size_t)(eq - p) >= sizeof name ||
             (size_t)(end - eq - 1) >= sizeof to)
             break;
