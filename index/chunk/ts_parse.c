@@ -12,8 +12,9 @@
  * in JavaScript) keeps only the last count mod 65,536 of them, and freeing
  * it frees a pointer inside its children's block: glibc aborts the process
  * ("free(): invalid size"), or worse. Each allocation made here starts with
- * a tag that names its own address; a free whose tag is not there is
- * refused (the block leaks, the heap stays whole), and the tree, which no
+ * a tag that names its own address; a free whose tag is not there frees the
+ * block that pointer lies in, found by stepping back 65,536 children at a
+ * time, or is refused (a leak, the heap stays whole); the tree, which no
  * longer spans the file, is refused by idx_ts_parse.
  */
 #include "lang/lang.h"
@@ -32,6 +33,11 @@
 /* The tag before each block: 16 bytes keep malloc's alignment. */
 #define TS_ALLOC_HEAD 16u
 #define TS_ALLOC_TAG 0x5c0de7a6f1e5b00dull
+/* 65,536 children of 8 bytes (a Subtree), and how many times a count may
+ * have wrapped in a file tree-sitter can parse (2^32 bytes at most; 1 MiB
+ * files by default, 16 wraps at most) */
+#define TS_ALLOC_WRAP_BYTES (65536u * 8u)
+#define TS_ALLOC_WRAPS 64u
 
 static void *ts_alloc__tag(unsigned char *b)
 {
@@ -63,9 +69,23 @@ static void *ts_alloc__calloc(size_t n, size_t size)
     return ts_alloc__tag(xcalloc(1, all + TS_ALLOC_HEAD));
 }
 
+/* The block p lies in when p is a node's children as tree-sitter 0.20
+ * computes them from a count kept mod 65,536: k times 65,536 children (8
+ * bytes each) after the block's start, k >= 1. Each step back stays inside
+ * that block until the start is found. NULL when none is (a leak then). */
+static void *ts_alloc__block_of(void *p)
+{
+    for (size_t k = 1; k <= TS_ALLOC_WRAPS; k++) {
+        unsigned char *q = (unsigned char *)p - k * TS_ALLOC_WRAP_BYTES;
+        if (ts_alloc__ours(q)) return q;
+    }
+    return NULL;
+}
+
 static void ts_alloc__free(void *p)
 {
-    if (!p || !ts_alloc__ours(p)) return; /* refused: leaks, never corrupts */
+    if (!p) return;
+    if (!ts_alloc__ours(p) && !(p = ts_alloc__block_of(p))) return; /* refused: a leak */
     unsigned char *b = (unsigned char *)p - TS_ALLOC_HEAD;
     memset(b, 0, sizeof(uint64_t));
     free(b);
