@@ -65,7 +65,8 @@ static void *ts_alloc__malloc(size_t n)
 
 static void *ts_alloc__calloc(size_t n, size_t size)
 {
-    size_t all = size && n > (SIZE_MAX - TS_ALLOC_HEAD) / size ? SIZE_MAX - TS_ALLOC_HEAD : n * size;
+    size_t all =
+        size && n > (SIZE_MAX - TS_ALLOC_HEAD) / size ? SIZE_MAX - TS_ALLOC_HEAD : n * size;
     return ts_alloc__tag(xcalloc(1, all + TS_ALLOC_HEAD));
 }
 
@@ -118,7 +119,8 @@ CrErr idx_ts_parse(TSParser *parser, const char *src, size_t len, TSTree **out, 
     TSTree *tree = ts_parser_parse_string(parser, NULL, src, (uint32_t)len);
     if (!tree) {
         ts_parser_reset(parser);
-        return err_set(e, CR_ETIMEOUT, "tree-sitter did not finish in %llu s, the budget for %zu bytes",
+        return err_set(e, CR_ETIMEOUT,
+                       "tree-sitter did not finish in %llu s, the budget for %zu bytes",
                        (unsigned long long)(budget / 1000000), len);
     }
     /* a whole tree spans the file (its last token's padding holds the
