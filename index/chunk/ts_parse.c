@@ -23,12 +23,14 @@
 #include <string.h>
 
 /* The parse budget: tree-sitter's clock is wall time, so the budget is far
- * above what any real file needs on a loaded machine or in a sanitized build
- * (real sources parse in about 0.3 s of CPU per MiB); what it stops is error
- * recovery whose cost grows with the square of the input (166,000 Rust
- * lifetimes `'a 'a …` in a body: over 300 s). */
-#define TS_PARSE_BASE_US (5ull * 1000 * 1000)
-#define TS_PARSE_PER_MIB_US (20ull * 1000 * 1000)
+ * above what any real file needs on a loaded machine, in a sanitized build
+ * or under valgrind (real sources parse in about 0.3 s of CPU per MiB;
+ * callgrind runs 50 times slower: a 120 KB C++ test file of ninja took over
+ * 7 s there). What it stops is error recovery whose cost grows with the
+ * square of the input (166,000 Rust lifetimes `'a 'a …` in a body, 500 KB:
+ * over 300 s; 87 s now). A guard against a hang, not a bound on cost. */
+#define TS_PARSE_BASE_US (30ull * 1000 * 1000)
+#define TS_PARSE_PER_MIB_US (120ull * 1000 * 1000)
 
 /* The tag before each block: 16 bytes keep malloc's alignment. */
 #define TS_ALLOC_HEAD 16u
