@@ -32,8 +32,9 @@
 #define TS_PARSE_BASE_US (30ull * 1000 * 1000)
 #define TS_PARSE_PER_MIB_US (120ull * 1000 * 1000)
 
-/* The tag before each block: 16 bytes keep malloc's alignment. */
-#define TS_ALLOC_HEAD 16u
+/* The tag before each block: 8 bytes keep the alignment tree-sitter needs
+ * (its largest members are pointers and 64-bit integers). */
+#define TS_ALLOC_HEAD 8u
 #define TS_ALLOC_TAG 0x5c0de7a6f1e5b00dull
 /* 65,536 children of 8 bytes (a Subtree), and how many times a count may
  * have wrapped in a file tree-sitter can parse (2^32 bytes at most; 1 MiB
