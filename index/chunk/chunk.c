@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A guard against a pathological input hanging an update, not a limit any
- * real file meets: tree-sitter's clock is wall time, so a loaded machine (or
- * a sanitized build) must never come near it. */
-#define CHUNK__TIMEOUT_US (300ull * 1000 * 1000)
 #define CHUNK__MAX_LANGS 32
 
 typedef struct ChunkLangState {
@@ -98,7 +94,6 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
     if (!s->parser && !s->failed) {
         const TSLanguage *l = lang->grammar();
         s->parser = ts_parser_new();
-        ts_parser_set_timeout_micros(s->parser, CHUNK__TIMEOUT_US);
         if (!ts_parser_set_language(s->parser, l)) {
             s->failed = 1;
             log_msg(LOG_ERROR, "chunk: grammar '%s' has an ABI this tree-sitter refuses",

@@ -620,18 +620,12 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     memset(&r, 0, sizeof r);
     if (!src) len = 0;
     if (!src) src = "";
-    if (len >= UINT32_MAX)
-        return err_set(e, CR_EPARSE, "source of %zu bytes is too large for tree-sitter", len);
     if ((rc = idx_ts_brackets_check(src, len, e))) return rc;
-    sb_init(&r.sb);
     char *masked = lang->mask ? lang->mask(src, len) : NULL;
-    tree = ts_parser_parse_string(parser, NULL, masked ? masked : src, (uint32_t)len);
+    rc = idx_ts_parse(parser, masked ? masked : src, len, &tree, e);
     free(masked);
-    if (!tree) {
-        ts_parser_reset(parser);
-        sb_release(&r.sb);
-        return err_set(e, CR_EPARSE, "tree-sitter gave up parsing (timeout)");
-    }
+    if (rc) return rc;
+    sb_init(&r.sb);
     r.lang = lang;
     r.out = out;
     r.sig_unit = -1;
@@ -669,12 +663,4 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     free(r.defs);
     sb_release(&r.sb);
     return rc;
-}
-
-void idx_process_init(void)
-{
-    /* tree-sitter's own allocator prints its words and exits 1 (the usage
-     * code) when memory runs out: through base's, it is "coderag: out of
-     * memory" and exit 2, as everywhere else */
-    ts_set_allocator(xmalloc, xcalloc, xrealloc, free);
 }

@@ -187,6 +187,12 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
             fw->skip = "too-nested";
             goto out;
         }
+        if (rc == CR_ETIMEOUT) {
+            /* past the parse budget for its size (ts_parse.c): listed, not read */
+            log_msg(LOG_WARN, "%s: %s (skipped)", fw->path, e.msg);
+            fw->skip = "too-costly";
+            goto out;
+        }
         log_msg(LOG_WARN, "%s: %s (indexed without chunks)", fw->path, e.msg);
     }
     filework__resolve_imports(fw, root, lang);

@@ -281,6 +281,12 @@ int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
  * len bytes. */
 CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e);
 CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e);
+/* Parses len bytes of src into *out under the bounds every row shares
+ * (ts_parse.c): CR_ETIMEOUT past a time budget that grows with len (the
+ * file is skipped "too-costly"), CR_ETOOBIG when the tree does not span
+ * the file (tree-sitter 0.20 counts a node's children in 16 bits; skipped
+ * "too-nested"), CR_EPARSE past 4 GiB. The parser's included ranges hold. */
+CrErr idx_ts_parse(TSParser *parser, const char *src, size_t len, TSTree **out, ErrInfo *e);
 /* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
 CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
                      ChunkSet *out, ErrInfo *e);

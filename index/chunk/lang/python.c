@@ -17,8 +17,6 @@
 
 const TSLanguage *tree_sitter_python(void);
 
-/* A guard against pathological input only (see chunk.c). */
-#define CHUNK__TIMEOUT_US (300ull * 1000 * 1000)
 #define CHUNK__DEFAULT_MAX 100u
 #define CHUNK__MAX_SEGMENTS 64
 
@@ -42,7 +40,6 @@ static PyChunker *idx_py_chunker_new(void)
     PyChunker *c = xcalloc(1, sizeof *c);
     c->parser = ts_parser_new();
     ts_parser_set_language(c->parser, l);
-    ts_parser_set_timeout_micros(c->parser, CHUNK__TIMEOUT_US);
 
     ChunkSyms *s = &c->sy;
     s->module = chunk__sym(l, "module", 1);
@@ -428,18 +425,9 @@ static CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint3
     sb_init(&r.sb2);
     if (!src) len = 0;
     if (!src) src = "";
-    if (len >= UINT32_MAX) {
-        rc = err_set(e, CR_EPARSE, "source of %zu bytes is too large for tree-sitter", len);
-        goto out;
-    }
     if ((rc = idx_ts_brackets_check(src, len, e))) goto out;
     ts_parser_set_included_ranges(c->parser, NULL, 0);
-    trees[0] = ts_parser_parse_string(c->parser, NULL, src, (uint32_t)len);
-    if (!trees[0]) {
-        ts_parser_reset(c->parser);
-        rc = err_set(e, CR_EPARSE, "tree-sitter gave up parsing (timeout)");
-        goto out;
-    }
+    if ((rc = idx_ts_parse(c->parser, src, len, &trees[0], e))) goto out;
     n_trees = 1;
     seg_byte[0] = 0;
     seg_line[0] = 1;
@@ -465,12 +453,11 @@ static CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint3
         budget -= len - r.line_start[l];
         TSRange range = {{l - 1, 0}, {UINT32_MAX, UINT32_MAX}, r.line_start[l], UINT32_MAX};
         if (!ts_parser_set_included_ranges(c->parser, &range, 1)) break;
-        TSTree *t = ts_parser_parse_string(c->parser, NULL, src, (uint32_t)len);
+        TSTree *t = NULL;
+        ErrInfo seg_e = {0};
+        CrErr seg_rc = idx_ts_parse(c->parser, src, len, &t, &seg_e);
         ts_parser_set_included_ranges(c->parser, NULL, 0);
-        if (!t) {
-            ts_parser_reset(c->parser);
-            break;
-        }
+        if (seg_rc) break; /* the segments before it stand */
         seg_byte[n_trees] = range.start_byte;
         seg_line[n_trees] = l;
         trees[n_trees++] = t;
