@@ -123,7 +123,14 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
  * when the pass began (a cold build): nothing to delete or compare. */
 typedef struct PassMode {
     int typed_calls, fresh;
+    int64_t new_from; /* references from this id had no edge when the pass began (0: none) */
 } PassMode;
+
+/* Whether a reference may have edges to delete or compare. */
+static int may_have_edges(const PassMode *m, const RefRow *row)
+{
+    return !m->fresh && !(m->new_from && row->id >= m->new_from);
+}
 
 /* Writes one reference's edges (dst[0..nd), as idx_graph_lookup_row found
  * them) in place of its old ones; its page marks it resolved. */
@@ -133,9 +140,10 @@ static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t
     IdxStore *st = r->st;
     ErrInfo *e = r->e;
     sqlite3_stmt *s;
-    int64_t was = row->kind == REF_INHERIT && !m->fresh ? old_dst(r, row->id) : 0;
+    int old = may_have_edges(m, row);
+    int64_t was = row->kind == REF_INHERIT && old ? old_dst(r, row->id) : 0;
     if (r->rc) return;
-    if (!m->fresh) {
+    if (old) {
         if ((s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) return;
         sqlite3_bind_int64(s, 1, row->id);
         if ((r->rc = idx_store_step_done(st, s, e, "edges"))) return;
@@ -235,13 +243,14 @@ static void resolve_page(Resolver *r, GraphPar *par, int bases, const RefRow *ro
  * pass has not resolved yet (they stay dirty) rather than ones it has
  * (resolved twice). The next page of a group is read before this one is
  * written: writing a page marks calls alone, never rows of its own group. */
-static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *added)
+static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, size_t *n_seen,
+                         size_t *added)
 {
     RefRow *rows[2] = {NULL, NULL};
     size_t cap[2] = {0, 0};
     *n_seen = 0;
     /* calls on typed receivers to mark when a base moves (none resolved yet: none) */
-    PassMode m = {0, 0};
+    PassMode m = {0, 0, new_from};
     r->rc = idx_graph_types_any_resolved(r->st, &m.typed_calls, r->e);
     m.fresh = no_ref_edges(r);
     for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
@@ -287,11 +296,17 @@ static CrErr resolve_dirty(IdxStore *st, GraphPar *par, const GraphNames *names,
     size_t added = 0, n = 0;
     idx_graph_resolver_init(&r, st, e);
     r.names = names;
+    /* the references this transaction wrote, unless another connection
+     * wrote since (it may have resolved them); edges written from here on
+     * are this resolution's, so a later pass deletes them */
+    int64_t new_from = st->refs_new_from;
+    if (new_from && idx_store_data_version(st) != st->refs_new_version) new_from = 0;
+    st->refs_new_from = 0;
     /* Passes until nothing is dirty: a base that moved marks the calls of
      * its subclasses, resolved again in the next pass (each class's calls
      * at most once per moved base, so this ends). */
     for (int pass = 0; r.rc == CR_OK; pass++) {
-        resolve_pass(&r, par, &n, &added);
+        resolve_pass(&r, par, pass ? 0 : new_from, &n, &added);
         if (!n) break;
         /* the memo holds answers of the tables as they were */
         idx_graph_memo_forget(&r);

@@ -27,6 +27,32 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
+/* What a file offers the resolver (deps.c's facts). b and m are read first, each by its file_id
+ * index: the 'M' rows joined from refs alone probed every method chunk of the file per base, and
+ * symbols by chunk_id through an automatic index built over the whole
+ * table at every call (a save paid for the project's size). */
+#define IDX_FACT_SQL                                                                               \
+    "WITH b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM refs "                      \
+    "WHERE file_id = ?1 AND kind = ?2), "                                                          \
+    "m AS MATERIALIZED (SELECT s.name AS name, c.parent_id AS pid FROM symbols s "                 \
+    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.file_id = ?1 AND c.kind = ?4) " \
+    "SELECT 'D' || char(9) || qualname || char(9) || name FROM symbols WHERE file_id = ?1 "        \
+    "UNION ALL SELECT 'I' || char(9) || alias || char(9) || target FROM imports "                  \
+    "WHERE file_id = ?1 "                                                                          \
+    "UNION ALL SELECT 'F' || char(9) || module || char(9) || (SELECT count(*) > 0 FROM chunks "    \
+    "WHERE file_id = ?1) FROM files WHERE id = ?1 AND status = 'ok' "                              \
+    "UNION ALL SELECT 'B' || char(9) || c.symbol || char(9) || r.name FROM refs r "                \
+    "JOIN chunks c ON c.id = r.chunk_id WHERE r.file_id = ?1 AND r.kind = ?2 "                     \
+    "UNION ALL SELECT 'C' || char(9) || s.qualname || char(9) FROM symbols s "                     \
+    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.kind = ?3 "                     \
+    "UNION ALL SELECT 'M' || char(9) || m.name || char(9) || p.symbol || char(9) || b.base "       \
+    "FROM b JOIN m ON m.pid = b.pid JOIN chunks p ON p.id = b.pid "                                \
+    "UNION ALL SELECT 'T' || char(9) || c.symbol || char(9) || r.name FROM refs r "                \
+    "JOIN chunks c ON c.id = r.chunk_id WHERE r.file_id = ?1 AND r.kind = ?5 "                     \
+    "AND substr(r.name, 1, length(?6)) = ?6 "                                                      \
+    "UNION ALL SELECT 'S' || char(9) || r.name || char(9) FROM refs r "                            \
+    "WHERE r.file_id = ?1 AND r.kind = ?7"
+
 #define IDX_STMT_MAP(X)                                                                            \
     X(FILE_ALL, "SELECT id, path, hash, size, mtime_ns, status FROM files")                        \
     X(FILE_BY_PATH, "SELECT id, hash, size, mtime_ns, status FROM files WHERE path = ?1")          \
@@ -82,6 +108,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
     X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved) "               \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
+    X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
+    X(REF_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM refs")                                    \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
     X(REF_DIRTY_CALLS_BY_LAST,                                                                     \
@@ -292,7 +320,12 @@ struct IdxStore {
     size_t n_post_stale, cap_post_stale;
     int classes_moved; /* a write changed some file's classes, bases or imports: graph.c follows
                         * every changed inheritance edge into the subclasses */
-    int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
+    /* The first id of the references written in this transaction (write.c),
+     * 0 when none is: edges are written by resolution alone, and none has
+     * run since, so a reference from here on has none to delete (graph.c
+     * takes it and sets it back to 0; every transaction starts at 0). */
+    int64_t refs_new_from, refs_new_version; /* and PRAGMA data_version then */
+    int damaged; /* SQLite reported the file damaged (integrity.c): never marked clean */
     struct PpConfig *pp_config; /* the build configuration as last read (pp_config.c), or NULL */
     int pp_all;   /* writes keep every #define (a cold build): idx_pp_settle narrows them */
     int pp_dirty; /* a write changed some file's conditions or defines: settle pp_named */

@@ -65,6 +65,7 @@ static void *pool_worker(void *arg)
 
 static CrErr begin(IdxStore *st, ErrInfo *e)
 {
+    st->refs_new_from = 0;
     return idx_store_exec(st, "BEGIN IMMEDIATE", e);
 }
 
