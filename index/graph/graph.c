@@ -132,6 +132,20 @@ static int may_have_edges(const PassMode *m, const RefRow *row)
     return !m->fresh && !(m->new_from && row->id >= m->new_from);
 }
 
+/* Notes for the fan-in the edges of a reference about to be deleted. */
+static CrErr note_old_edges(Resolver *r, const RefRow *row)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_EDGES_OF_REF);
+    if (!s) return r->rc;
+    sqlite3_bind_int64(s, 1, row->id);
+    CrErr rc = CR_OK;
+    while (!rc && idx_graph_step(r, s))
+        rc = idx_fanin_note_edge(r->st, row->file_id, sqlite3_column_int64(s, 0),
+                                 sqlite3_column_int(s, 1), -1, r->e);
+    sqlite3_reset(s);
+    return rc ? rc : r->rc;
+}
+
 /* Writes one reference's edges (dst[0..nd), as idx_graph_lookup_row found
  * them) in place of its old ones; its page marks it resolved. */
 static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t nd,
@@ -144,6 +158,7 @@ static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t
     int64_t was = row->kind == REF_INHERIT && old ? old_dst(r, row->id) : 0;
     if (r->rc) return;
     if (old) {
+        if (st->fanin_on && (r->rc = note_old_edges(r, row))) return;
         if ((s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) return;
         sqlite3_bind_int64(s, 1, row->id);
         if ((r->rc = idx_store_step_done(st, s, e, "edges"))) return;
@@ -156,6 +171,8 @@ static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t
         sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
         sqlite3_bind_int64(s, 4, row->id);
         if ((r->rc = idx_store_step_done(st, s, e, "edge"))) return;
+        if ((r->rc = idx_fanin_note_edge(st, row->file_id, dst[k], edge_kind(row->kind), 1, e)))
+            return;
         (*added)++;
     }
     /* a store resolved again (its function's definitions or its file

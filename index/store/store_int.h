@@ -109,6 +109,16 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved) "               \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
+    /* the caller edges (graph/fanin.c) into and out of file ?1's chunks, per other file */        \
+    X(FANIN_EDGES_INTO, "SELECT s.file_id, count(*) FROM chunks d JOIN edges e ON e.dst = d.id "   \
+                        "JOIN chunks s ON s.id = e.src WHERE d.file_id = ?1 AND e.kind IN "        \
+                        "(1, 6, 7) AND s.file_id != ?1 GROUP BY s.file_id")                        \
+    X(FANIN_EDGES_FROM, "SELECT d.file_id, count(*) FROM chunks s JOIN edges e ON e.src = s.id "   \
+                        "JOIN chunks d ON d.id = e.dst WHERE s.file_id = ?1 AND e.kind IN "        \
+                        "(1, 6, 7) AND d.file_id != ?1 GROUP BY d.file_id")                        \
+    X(FANIN_NOTE_PUT, "INSERT INTO fanin_dirty(file_id, dir, n) VALUES (?1, ?2, ?3) "              \
+                      "ON CONFLICT(file_id, dir) DO UPDATE SET n = n + excluded.n")                \
+    X(EDGES_OF_REF, "SELECT dst, kind FROM edges WHERE ref_id = ?1")                               \
     X(REF_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM refs")                                    \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
@@ -325,6 +335,16 @@ struct IdxStore {
      * run since, so a reference from here on has none to delete (graph.c
      * takes it and sets it back to 0; every transaction starts at 0). */
     int64_t refs_new_from, refs_new_version; /* and PRAGMA data_version then */
+    /* Fan-in notes (graph/fanin.c): while fanin_on, the caller edges this
+     * transaction wrote (+1) and deleted (-1), summed per (file called,
+     * folder calling), written into fanin_dirty before it commits; the
+     * files of chunks and the folders of files they were read from. */
+    int fanin_on;
+    StrMap fanin_notes;      /* "called-file-id TAB calling-folder" -> sum */
+    I64Map fanin_chunk_file; /* chunk id -> file id */
+    I64Map fanin_file_dir;   /* file id -> 1 + index into fanin_dirs */
+    char **fanin_dirs;       /* a file's folder with its '/' ("" at the root) */
+    size_t n_fanin_dirs, cap_fanin_dirs;
     int damaged; /* SQLite reported the file damaged (integrity.c): never marked clean */
     struct PpConfig *pp_config; /* the build configuration as last read (pp_config.c), or NULL */
     int pp_all;   /* writes keep every #define (a cold build): idx_pp_settle narrows them */
@@ -608,9 +628,22 @@ CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
 CrErr idx_graph_store_mark(IdxStore *st, const char *field, size_t len, ErrInfo *e);
 
 /* (graph/fanin.c) While on, this connection sums the caller edges written
- * and deleted per (file called, folder calling) (temporary triggers); off
- * for a cold build, which counts every file. */
+ * and deleted per (file called, folder calling) (the notes below); off for
+ * a cold build, which counts every file. */
 CrErr idx_fanin_track(IdxStore *st, int on, ErrInfo *e);
+/* Forgets what file_id's row said (its row goes: the id may name another). */
+void idx_fanin_file_gone(IdxStore *st, int64_t file_id);
+/* Notes the edge from a chunk of src_file to chunk dst of kind written
+ * (n = 1) or deleted (n = -1), when tracking is on. */
+CrErr idx_fanin_note_edge(IdxStore *st, int64_t src_file, int64_t dst, int kind, int n, ErrInfo *e);
+/* Notes the deletion of every edge into and out of file_id's chunks (made
+ * right after, before its chunks go), when tracking is on. */
+CrErr idx_fanin_note_file(IdxStore *st, int64_t file_id, ErrInfo *e);
+/* Writes the notes into fanin_dirty (before a commit); forget drops them
+ * and what was read for them (a new transaction: those of one rolled back,
+ * and files another connection may have rewritten). */
+CrErr idx_fanin_flush(IdxStore *st, ErrInfo *e);
+void idx_fanin_forget(IdxStore *st);
 /* Brings the fanin table up to date once references are resolved: every
  * file (all: a cold build), or the files noted since the last settle. */
 CrErr idx_fanin_settle(IdxStore *st, int all, ErrInfo *e);

@@ -247,11 +247,13 @@ static CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_depen
     CrErr rc;
     if (st->post) idx_postings_remove_file(st->post, file_id);
     if (mark_dependents && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e))) return rc;
+    if ((rc = idx_fanin_note_file(st, file_id, e))) return rc;
     idx_dense_note_removed(st, file_id);
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if ((rc = run_file_stmt(st, steps[i], file_id, e))) return rc;
-    if (!keep_row) return run_file_stmt(st, STMT_FILE_DELETE, file_id, e);
-    return CR_OK;
+    if (keep_row) return CR_OK;
+    idx_fanin_file_gone(st, file_id);
+    return run_file_stmt(st, STMT_FILE_DELETE, file_id, e);
 }
 
 /* Binds the files-row columns shared by FILE_INSERT (from ?1 = path) and
