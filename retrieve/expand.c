@@ -48,13 +48,18 @@ static CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing
     return CR_OK;
 }
 
-int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id)
+int rtv_file_test_marks(IdxStore *st, RtvLookups *lk, int64_t file_id)
 {
     int64_t v;
     if (i64map_get(&lk->is_test, file_id, &v)) return (int)v - 1;
-    int t = idx_file_is_test(st, file_id);
+    int t = idx_file_test_marks(st, file_id);
     i64map_put(&lk->is_test, file_id, 1 + t);
     return t;
+}
+
+int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id)
+{
+    return (rtv_file_test_marks(st, lk, file_id) & IDX_TEST_PATH) != 0;
 }
 
 int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id)

@@ -139,7 +139,7 @@ typedef struct RtvGraphParams {
  * whether their file is a test), kept for the second ranking of the same
  * question: rtv_rank ranks with and without the dense leg. */
 typedef struct RtvLookups {
-    I64Map is_test; /* file id -> 1 + whether it is a test file */
+    I64Map is_test; /* file id -> 1 + idx_file_test_marks */
     I64Map fanin;   /* file id -> 1 + idx_file_fanin */
     struct RtvEdgesOf {
         int64_t chunk;
@@ -152,6 +152,7 @@ typedef struct RtvLookups {
 
 void rtv_lookups_release(RtvLookups *lk);
 int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
+int rtv_file_test_marks(IdxStore *st, RtvLookups *lk, int64_t file_id);
 /* idx_file_fanin through lk. */
 int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id);
 /* idx_edges with calls through macros followed (calls.c): a call of a
