@@ -299,6 +299,9 @@ CrErr idx_chunk_get(IdxStore *st, int64_t id, IdxChunk *out, ErrInfo *e);
 /* All chunks of a file (by relative path), in line order.
  * Caller frees with idx_chunks_free. */
 CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_out, ErrInfo *e);
+/* Whether the file (by relative path) has a chunk; 0 when the store
+ * cannot say. */
+int idx_file_has_chunks(IdxStore *st, const char *path);
 /* The same by file id, each chunk's outline alone: id, file_id, symbol,
  * lines, window, kind and cont (no text, path or module: NULL). */
 CrErr idx_file_outline(IdxStore *st, int64_t file_id, IdxChunk **out, size_t *n_out, ErrInfo *e);

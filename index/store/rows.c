@@ -83,6 +83,16 @@ CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_
     return CR_OK;
 }
 
+int idx_file_has_chunks(IdxStore *st, const char *path)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_HAS_CHUNKS, NULL);
+    if (!s) return 0;
+    sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+    int v = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_reset(s);
+    return v;
+}
+
 CrErr idx_file_outline(IdxStore *st, int64_t file_id, IdxChunk **out, size_t *n_out, ErrInfo *e)
 {
     IdxChunk *v = NULL;

@@ -80,6 +80,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* idx_file_outline: CHUNK_OF_FILE's order (its plan's: the index, then rowid) */              \
     X(CHUNK_OUTLINE_OF_FILE, "SELECT id, symbol, start_line, end_line, win, kind, cont "           \
                              "FROM chunks WHERE file_id = ?1 ORDER BY start_line, win, id")        \
+    X(FILE_HAS_CHUNKS, "SELECT 1 FROM files f JOIN chunks c ON c.file_id = f.id "                  \
+                       "WHERE f.path = ?1 LIMIT 1")                                                \
     X(CHUNK_OF_FILE,                                                                               \
       "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, "                          \
       "c.docstring, c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "         \
