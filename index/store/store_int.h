@@ -27,13 +27,16 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
-/* What a file offers the resolver (deps.c's facts). b and m are read first, each by its file_id
- * index: the 'M' rows joined from refs alone probed every method chunk of the file per base, and
- * symbols by chunk_id through an automatic index built over the whole
- * table at every call (a save paid for the project's size). */
+/* What a file offers the resolver (deps.c's facts). Its references of the
+ * kinds asked are read once (r), by the file_id index; b and m are read
+ * first, each by its file_id index: the 'M' rows joined from refs alone
+ * probed every method chunk of the file per base, and symbols by chunk_id
+ * through an automatic index built over the whole table at every call (a
+ * save paid for the project's size). */
 #define IDX_FACT_SQL                                                                               \
-    "WITH b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM refs "                      \
-    "WHERE file_id = ?1 AND kind = ?2), "                                                          \
+    "WITH r AS MATERIALIZED (SELECT chunk_id, kind, name FROM refs "                               \
+    "WHERE file_id = ?1 AND kind IN (?2, ?5, ?7)), "                                               \
+    "b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM r WHERE kind = ?2), "            \
     "m AS MATERIALIZED (SELECT s.name AS name, c.parent_id AS pid FROM symbols s "                 \
     "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.file_id = ?1 AND c.kind = ?4) " \
     "SELECT 'D' || char(9) || qualname || char(9) || name FROM symbols WHERE file_id = ?1 "        \
@@ -41,17 +44,16 @@ typedef struct Stemmer Stemmer; /* postings.c */
     "WHERE file_id = ?1 "                                                                          \
     "UNION ALL SELECT 'F' || char(9) || module || char(9) || (SELECT count(*) > 0 FROM chunks "    \
     "WHERE file_id = ?1) FROM files WHERE id = ?1 AND status = 'ok' "                              \
-    "UNION ALL SELECT 'B' || char(9) || c.symbol || char(9) || r.name FROM refs r "                \
-    "JOIN chunks c ON c.id = r.chunk_id WHERE r.file_id = ?1 AND r.kind = ?2 "                     \
+    "UNION ALL SELECT 'B' || char(9) || c.symbol || char(9) || r.name FROM r "                     \
+    "JOIN chunks c ON c.id = r.chunk_id WHERE r.kind = ?2 "                                        \
     "UNION ALL SELECT 'C' || char(9) || s.qualname || char(9) FROM symbols s "                     \
     "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.kind = ?3 "                     \
     "UNION ALL SELECT 'M' || char(9) || m.name || char(9) || p.symbol || char(9) || b.base "       \
     "FROM b JOIN m ON m.pid = b.pid JOIN chunks p ON p.id = b.pid "                                \
-    "UNION ALL SELECT 'T' || char(9) || c.symbol || char(9) || r.name FROM refs r "                \
-    "JOIN chunks c ON c.id = r.chunk_id WHERE r.file_id = ?1 AND r.kind = ?5 "                     \
+    "UNION ALL SELECT 'T' || char(9) || c.symbol || char(9) || r.name FROM r "                     \
+    "JOIN chunks c ON c.id = r.chunk_id WHERE r.kind = ?5 "                                        \
     "AND substr(r.name, 1, length(?6)) = ?6 "                                                      \
-    "UNION ALL SELECT 'S' || char(9) || r.name || char(9) FROM refs r "                            \
-    "WHERE r.file_id = ?1 AND r.kind = ?7"
+    "UNION ALL SELECT 'S' || char(9) || r.name || char(9) FROM r WHERE r.kind = ?7"
 
 #define IDX_STMT_MAP(X)                                                                            \
     X(FILE_ALL, "SELECT id, path, hash, size, mtime_ns, status FROM files")                        \
