@@ -210,10 +210,9 @@ const char *idx_source_ext(size_t i);
  * _test.go, Java's *Test.java, a JS spec, a Rust tests/ folder...); Python
  * has none, so its ranking is as before. */
 int idx_is_test_path(const char *path);
-/* Whether the indexed file with this id is a test file (idx_is_test_path). */
-int idx_file_is_test(IdxStore *st, int64_t file_id);
-/* The same (IDX_TEST_PATH), with IDX_TEST_MODULES when its language has
- * test modules (idx_chunk_in_test_module can say yes for its chunks). */
+/* Whether the indexed file with this id is a test file (idx_is_test_path:
+ * IDX_TEST_PATH), and whether its language has test modules
+ * (IDX_TEST_MODULES: idx_chunk_in_test_module can say yes for its chunks). */
 enum { IDX_TEST_PATH = 1, IDX_TEST_MODULES = 2 };
 int idx_file_test_marks(IdxStore *st, int64_t file_id);
 /* How central a file is: the distinct folders, but its own, whose code

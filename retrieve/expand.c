@@ -27,7 +27,7 @@ void rtv_lookups_release(RtvLookups *lk)
     memset(lk, 0, sizeof *lk);
 }
 
-/* idx_edges and idx_file_is_test through lk; the edges stay lk's. */
+/* idx_edges and idx_file_test_marks through lk; the edges stay lk's. */
 static CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing,
                        const IdxEdge **out, size_t *n_out, ErrInfo *e)
 {
@@ -55,11 +55,6 @@ int rtv_file_test_marks(IdxStore *st, RtvLookups *lk, int64_t file_id)
     int t = idx_file_test_marks(st, file_id);
     i64map_put(&lk->is_test, file_id, 1 + t);
     return t;
-}
-
-int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id)
-{
-    return (rtv_file_test_marks(st, lk, file_id) & IDX_TEST_PATH) != 0;
 }
 
 int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id)

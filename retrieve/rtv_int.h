@@ -151,7 +151,7 @@ typedef struct RtvLookups {
 } RtvLookups;
 
 void rtv_lookups_release(RtvLookups *lk);
-int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
+/* idx_file_test_marks through lk. */
 int rtv_file_test_marks(IdxStore *st, RtvLookups *lk, int64_t file_id);
 /* idx_file_fanin through lk. */
 int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id);

@@ -536,8 +536,3 @@ int idx_file_test_marks(IdxStore *st, int64_t file_id)
     sqlite3_reset(s);
     return v;
 }
-
-int idx_file_is_test(IdxStore *st, int64_t file_id)
-{
-    return (idx_file_test_marks(st, file_id) & IDX_TEST_PATH) != 0;
-}
