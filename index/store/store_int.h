@@ -249,6 +249,7 @@ typedef struct Bm25Params {
 typedef struct FileCacheEntry {
     char *path; /* relative; NULL: empty slot */
     int64_t size, mtime_ns;
+    uint64_t dev, ino; /* of the file read (opened under the root) */
     StrBuf text;
     size_t *line_off; /* start of each line, plus the end */
     uint32_t n_lines;
