@@ -197,11 +197,11 @@ static void reset_styles_and_raise(int sig)
 /* An index that holds no file: says so on stderr, and why. */
 void cli_say_if_empty(IdxStore *st)
 {
-    IdxStatus s;
+    int64_t skipped;
     StrBuf why;
     sb_init(&why);
-    if (!idx_status_counts(st, &s, NULL) && !s.files) {
-        ws_empty_index_text(s.skipped, &why);
+    if (idx_status_empty(st, &skipped)) {
+        ws_empty_index_text(skipped, &why);
         fprintf(stderr, "coderag: %s\n", why.buf);
     }
     sb_release(&why);

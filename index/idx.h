@@ -163,6 +163,11 @@ CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
  * symbols; the rest zero): what `coderag index` reports, without reading
  * every path for the languages or loading the model to describe it. */
 CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e);
+/* Whether the index holds no indexed file (0 when it holds one, or the
+ * store cannot say), with *skipped the files it saw and did not index: what
+ * an ask says about an empty index, without counting every row (a fifth of
+ * a one-shot ask on the kernel). */
+int idx_status_empty(IdxStore *st, int64_t *skipped);
 /* The pass fields of idx_status alone (pass_done, pass_total, pass_pid;
  * what idx_status_counts also fills), the rest of *out left as it is: what
  * marks an answer from a partial index. */

@@ -97,6 +97,16 @@ CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e)
     return idx_status_pass(st, out, e);
 }
 
+int idx_status_empty(IdxStore *st, int64_t *skipped)
+{
+    *skipped = 0;
+    int64_t any = count_rows(st, "SELECT count(*) FROM (SELECT 1 FROM files WHERE status = 'ok' "
+                                 "LIMIT 1)");
+    if (any != 0) return 0;
+    *skipped = count_rows(st, "SELECT count(*) FROM files WHERE status != 'ok'");
+    return *skipped >= 0;
+}
+
 CrErr idx_status_sizes(IdxStore *st, int64_t *chunks, int64_t *edges, ErrInfo *e)
 {
     *chunks = count_rows(st, "SELECT count(*) FROM chunks");
