@@ -159,17 +159,13 @@ typedef struct IdxStatus {
 } IdxStatus;
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
-/* The row counts of idx_status alone (files, skipped, chunks, edges,
- * symbols; the rest zero): what `coderag index` reports, without reading
- * every path for the languages or loading the model to describe it. */
-CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e);
 /* Whether the index holds no indexed file (0 when it holds one, or the
  * store cannot say), with *skipped the files it saw and did not index: what
  * an ask says about an empty index, without counting every row (a fifth of
  * a one-shot ask on the kernel). */
 int idx_status_empty(IdxStore *st, int64_t *skipped);
 /* The pass fields of idx_status alone (pass_done, pass_total, pass_pid;
- * what idx_status_counts also fills), the rest of *out left as it is: what
+ * what idx_status also fills), the rest of *out left as it is: what
  * marks an answer from a partial index. */
 CrErr idx_status_pass(IdxStore *st, IdxStatus *out, ErrInfo *e);
 /* The chunk and edge counts alone: what `coderag index` prints (a count
