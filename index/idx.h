@@ -159,12 +159,13 @@ typedef struct IdxStatus {
 } IdxStatus;
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e);
-/* The row counts of idx_status alone (files, skipped, chunks, edges,
- * symbols; the rest zero): what `coderag index` reports, without reading
- * every path for the languages or loading the model to describe it. */
-CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e);
+/* Whether the index holds no indexed file (0 when it holds one, or the
+ * store cannot say), with *skipped the files it saw and did not index: what
+ * an ask says about an empty index, without counting every row (a fifth of
+ * a one-shot ask on the kernel). */
+int idx_status_empty(IdxStore *st, int64_t *skipped);
 /* The pass fields of idx_status alone (pass_done, pass_total, pass_pid;
- * what idx_status_counts also fills), the rest of *out left as it is: what
+ * what idx_status also fills), the rest of *out left as it is: what
  * marks an answer from a partial index. */
 CrErr idx_status_pass(IdxStore *st, IdxStatus *out, ErrInfo *e);
 /* The chunk and edge counts alone: what `coderag index` prints (a count
@@ -210,8 +211,11 @@ const char *idx_source_ext(size_t i);
  * _test.go, Java's *Test.java, a JS spec, a Rust tests/ folder...); Python
  * has none, so its ranking is as before. */
 int idx_is_test_path(const char *path);
-/* Whether the indexed file with this id is a test file (idx_is_test_path). */
-int idx_file_is_test(IdxStore *st, int64_t file_id);
+/* Whether the indexed file with this id is a test file (idx_is_test_path:
+ * IDX_TEST_PATH), and whether its language has test modules
+ * (IDX_TEST_MODULES: idx_chunk_in_test_module can say yes for its chunks). */
+enum { IDX_TEST_PATH = 1, IDX_TEST_MODULES = 2 };
+int idx_file_test_marks(IdxStore *st, int64_t file_id);
 /* How central a file is: the distinct folders, but its own, whose code
  * calls a definition of it (calls, functions named as values, macro uses),
  * at most IDX_FANIN_CAP; 0 when nothing outside its folder does. */
@@ -302,6 +306,12 @@ CrErr idx_chunk_get(IdxStore *st, int64_t id, IdxChunk *out, ErrInfo *e);
 /* All chunks of a file (by relative path), in line order.
  * Caller frees with idx_chunks_free. */
 CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_out, ErrInfo *e);
+/* Whether the file (by relative path) has a chunk; 0 when the store
+ * cannot say. */
+int idx_file_has_chunks(IdxStore *st, const char *path);
+/* The same by file id, each chunk's outline alone: id, file_id, symbol,
+ * lines, window, kind and cont (no text, path or module: NULL). */
+CrErr idx_file_outline(IdxStore *st, int64_t file_id, IdxChunk **out, size_t *n_out, ErrInfo *e);
 void idx_chunks_free(IdxChunk *v, size_t n);
 
 /* ---------------------------------------------------------------- search */

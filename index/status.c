@@ -84,7 +84,9 @@ CrErr idx_status_pass(IdxStore *st, IdxStatus *out, ErrInfo *e)
     return CR_OK;
 }
 
-CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e)
+/* The row counts of idx_status (files, skipped, chunks, edges, symbols)
+ * and its pass fields; the rest zero. */
+static CrErr status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e)
 {
     memset(out, 0, sizeof *out);
     out->files = count_rows(st, "SELECT count(*) FROM files WHERE status = 'ok'");
@@ -97,6 +99,16 @@ CrErr idx_status_counts(IdxStore *st, IdxStatus *out, ErrInfo *e)
     return idx_status_pass(st, out, e);
 }
 
+int idx_status_empty(IdxStore *st, int64_t *skipped)
+{
+    *skipped = 0;
+    int64_t any = count_rows(st, "SELECT count(*) FROM (SELECT 1 FROM files WHERE status = 'ok' "
+                                 "LIMIT 1)");
+    if (any != 0) return 0;
+    *skipped = count_rows(st, "SELECT count(*) FROM files WHERE status != 'ok'");
+    return *skipped >= 0;
+}
+
 CrErr idx_status_sizes(IdxStore *st, int64_t *chunks, int64_t *edges, ErrInfo *e)
 {
     *chunks = count_rows(st, "SELECT count(*) FROM chunks");
@@ -107,7 +119,7 @@ CrErr idx_status_sizes(IdxStore *st, int64_t *chunks, int64_t *edges, ErrInfo *e
 
 CrErr idx_status(IdxStore *st, IdxStatus *out, ErrInfo *e)
 {
-    CrErr lrc = idx_status_counts(st, out, e);
+    CrErr lrc = status_counts(st, out, e);
     if (lrc) return lrc;
     lrc = status__langs(st, out, e);
     if (lrc) return lrc;

@@ -29,7 +29,7 @@ void rtv_lookups_release(RtvLookups *lk)
     memset(lk, 0, sizeof *lk);
 }
 
-/* idx_edges and idx_file_is_test through lk; the edges stay lk's. */
+/* idx_edges and idx_file_test_marks through lk; the edges stay lk's. */
 static CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing,
                        const IdxEdge **out, size_t *n_out, ErrInfo *e)
 {
@@ -50,11 +50,11 @@ static CrErr rtv_edges(IdxStore *st, RtvLookups *lk, int64_t chunk, int outgoing
     return CR_OK;
 }
 
-int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id)
+int rtv_file_test_marks(IdxStore *st, RtvLookups *lk, int64_t file_id)
 {
     int64_t v;
     if (i64map_get(&lk->is_test, file_id, &v)) return (int)v - 1;
-    int t = idx_file_is_test(st, file_id);
+    int t = idx_file_test_marks(st, file_id);
     i64map_put(&lk->is_test, file_id, 1 + t);
     return t;
 }

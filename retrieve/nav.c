@@ -78,11 +78,13 @@ static void group_chunks(const IdxChunk *c, size_t n, long *head)
     strmap_release(&last);
 }
 
-/* Builds the definition whose first piece is chunk h. */
-static void def_build(const IdxChunk *c, size_t n, const long *head, size_t h, RtvDef *out)
+/* Builds the definition whose first piece is chunk h, its head that chunk
+ * whole (hc, or c[h]). */
+static void def_build_as(const IdxChunk *c, size_t n, const long *head, size_t h,
+                         const IdxChunk *hc, RtvDef *out)
 {
     memset(out, 0, sizeof *out);
-    chunk_copy(&out->head, &c[h]);
+    chunk_copy(&out->head, hc);
     out->start_line = c[h].start_line;
     out->end_line = c[h].end_line;
     size_t cap = 0;
@@ -93,6 +95,11 @@ static void def_build(const IdxChunk *c, size_t n, const long *head, size_t h, R
         if (c[i].end_line > out->end_line) out->end_line = c[i].end_line;
         if (c[i].start_line < out->start_line) out->start_line = c[i].start_line;
     }
+}
+
+static void def_build(const IdxChunk *c, size_t n, const long *head, size_t h, RtvDef *out)
+{
+    def_build_as(c, n, head, h, &c[h], out);
 }
 
 CrErr rtv_view_load(IdxStore *st, const char *path, RtvFileView *v, ErrInfo *e)
@@ -149,17 +156,41 @@ CrErr rtv_file_defs(IdxStore *st, const char *path, RtvDef **out, size_t *n_out,
     return CR_OK;
 }
 
+/* The file's outline (no text) is grouped as rtv_view_load groups its
+ * chunks; the head alone is read whole. */
 CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e)
 {
-    IdxChunk c;
-    RtvFileView v;
+    IdxChunk c, hc;
+    IdxChunk *v = NULL;
+    size_t n = 0, i = 0;
     memset(out, 0, sizeof *out);
     CrErr rc = idx_chunk_get(st, chunk_id, &c, e);
     if (rc) return rc;
-    rc = rtv_view_load(st, c.path, &v, e);
-    if (!rc && !rtv_view_def_of(&v, chunk_id, out))
+    if ((rc = idx_file_outline(st, c.file_id, &v, &n, e))) goto out;
+    while (i < n && v[i].id != chunk_id)
+        i++;
+    if (i == n) {
         rc = err_set(e, CR_ENOENT, "chunk %lld is no longer indexed", (long long)chunk_id);
-    rtv_view_release(&v);
+        goto out;
+    }
+    long *head = xcalloc(n + 1, sizeof *head);
+    group_chunks(v, n, head);
+    if (head[i] < 0) { /* module code: the chunk alone */
+        chunk_copy(&out->head, &c);
+        out->start_line = c.start_line;
+        out->end_line = c.end_line;
+        out->pieces = xmalloc(sizeof *out->pieces);
+        out->pieces[0] = chunk_id;
+        out->n_pieces = 1;
+    } else if ((size_t)head[i] == i) {
+        def_build_as(v, n, head, i, &c, out);
+    } else if ((rc = idx_chunk_get(st, v[head[i]].id, &hc, e)) == CR_OK) {
+        def_build_as(v, n, head, (size_t)head[i], &hc, out);
+        idx_chunk_release(&hc);
+    }
+    free(head);
+out:
+    idx_chunks_free(v, n);
     idx_chunk_release(&c);
     return rc;
 }

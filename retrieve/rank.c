@@ -145,12 +145,15 @@ static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvQuery *q, cons
         if (rc) return rc;
     }
     /* behaviour questions are answered by code, not by the tests exercising it */
-    for (size_t i = 0; i < *n; i++)
-        if (((*v)[i].file_id && rtv_file_is_test(st, lk, (*v)[i].file_id)) ||
-            idx_chunk_in_test_module(st, (*v)[i].chunk_id)) {
+    for (size_t i = 0; i < *n; i++) {
+        /* a chunk is asked only in a language with test modules */
+        int m = (*v)[i].file_id ? rtv_file_test_marks(st, lk, (*v)[i].file_id) : IDX_TEST_MODULES;
+        if ((m & IDX_TEST_PATH) ||
+            ((m & IDX_TEST_MODULES) && idx_chunk_in_test_module(st, (*v)[i].chunk_id))) {
             (*v)[i].score *= t->test_prior;
             (*v)[i].test = 1;
         }
+    }
     rtv_apply_priors(*v, *n, t);
     if (t->name_weight > 0) rtv_name_prior(st, q, *v, *n, t->name_weight);
     return CR_OK;

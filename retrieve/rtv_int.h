@@ -145,7 +145,7 @@ typedef struct RtvGraphParams {
  * whether their file is a test), kept for the second ranking of the same
  * question: rtv_rank ranks with and without the dense leg. */
 typedef struct RtvLookups {
-    I64Map is_test; /* file id -> 1 + whether it is a test file */
+    I64Map is_test; /* file id -> 1 + idx_file_test_marks */
     I64Map fanin;   /* file id -> 1 + idx_file_fanin */
     I64Map folder;  /* file id -> 1 + its folder's number in folders */
     StrMap folders; /* folder path -> its number */
@@ -159,7 +159,8 @@ typedef struct RtvLookups {
 } RtvLookups;
 
 void rtv_lookups_release(RtvLookups *lk);
-int rtv_file_is_test(IdxStore *st, RtvLookups *lk, int64_t file_id);
+/* idx_file_test_marks through lk. */
+int rtv_file_test_marks(IdxStore *st, RtvLookups *lk, int64_t file_id);
 /* idx_file_fanin through lk. */
 int rtv_file_fanin(IdxStore *st, RtvLookups *lk, int64_t file_id);
 /* A number for the folder a file is in, the same for every file of that

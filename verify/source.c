@@ -2,11 +2,7 @@
 
 static int store_is_indexed(void *ud, const char *path)
 {
-    IdxChunk *chunks = NULL;
-    size_t n = 0;
-    if (idx_file_chunks(ud, path, &chunks, &n, NULL) != CR_OK) return 0;
-    idx_chunks_free(chunks, n);
-    return n > 0;
+    return idx_file_has_chunks(ud, path);
 }
 
 static CrErr store_read_lines(void *ud, const char *path, uint32_t start, uint32_t end, StrBuf *out,

@@ -81,9 +81,9 @@ static void empty_index_text(int64_t skipped, StrBuf *sb)
 
 int ws_empty_index_note(IdxStore *st, StrBuf *sb)
 {
-    IdxStatus s;
-    if (idx_status_counts(st, &s, NULL) || s.files) return 0;
-    empty_index_text(s.skipped, sb);
+    int64_t skipped;
+    if (!idx_status_empty(st, &skipped)) return 0;
+    empty_index_text(skipped, sb);
     return 1;
 }
 

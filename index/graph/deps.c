@@ -20,32 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* b and m are read first, each by its file_id index: the 'M' rows joined
- * from refs alone probed every method chunk of the file per base, and
- * symbols by chunk_id through an automatic index built over the whole
- * table at every call (a save paid for the project's size). */
-#define FACT_SQL                                                                                   \
-    "WITH b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM refs "                      \
-    "WHERE file_id = ?1 AND kind = ?2), "                                                          \
-    "m AS MATERIALIZED (SELECT s.name AS name, c.parent_id AS pid FROM symbols s "                 \
-    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.file_id = ?1 AND c.kind = ?4) " \
-    "SELECT 'D' || char(9) || qualname || char(9) || name FROM symbols WHERE file_id = ?1 "        \
-    "UNION ALL SELECT 'I' || char(9) || alias || char(9) || target FROM imports "                  \
-    "WHERE file_id = ?1 "                                                                          \
-    "UNION ALL SELECT 'F' || char(9) || module || char(9) || (SELECT count(*) > 0 FROM chunks "    \
-    "WHERE file_id = ?1) FROM files WHERE id = ?1 AND status = 'ok' "                              \
-    "UNION ALL SELECT 'B' || char(9) || c.symbol || char(9) || r.name FROM refs r "                \
-    "JOIN chunks c ON c.id = r.chunk_id WHERE r.file_id = ?1 AND r.kind = ?2 "                     \
-    "UNION ALL SELECT 'C' || char(9) || s.qualname || char(9) FROM symbols s "                     \
-    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.kind = ?3 "                     \
-    "UNION ALL SELECT 'M' || char(9) || m.name || char(9) || p.symbol || char(9) || b.base "       \
-    "FROM b JOIN m ON m.pid = b.pid JOIN chunks p ON p.id = b.pid "                                \
-    "UNION ALL SELECT 'T' || char(9) || c.symbol || char(9) || r.name FROM refs r "                \
-    "JOIN chunks c ON c.id = r.chunk_id WHERE r.file_id = ?1 AND r.kind = ?5 "                     \
-    "AND substr(r.name, 1, length(?6)) = ?6 "                                                      \
-    "UNION ALL SELECT 'S' || char(9) || r.name || char(9) FROM refs r "                            \
-    "WHERE r.file_id = ?1 AND r.kind = ?7"
-
 /* The calls on the result of a call or through a typed receiver's
  * attribute ("T().a.m", "f().m"): what a type fact (IDX_REF_TYPE_FACT) or
  * a class's bases say can move them, through any number of facts. */
@@ -70,9 +44,8 @@ static void facts_add(IdxFacts *f, char *s)
 
 CrErr idx_facts_load(IdxStore *st, int64_t file_id, IdxFacts *out, ErrInfo *e)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v3(st->db, FACT_SQL, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK)
-        return idx_store_err(st, e, "file facts");
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_FACTS, e);
+    if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_int(s, 2, REF_INHERIT);
     sqlite3_bind_int(s, 3, IDX_KIND_CLASS);
@@ -84,7 +57,7 @@ CrErr idx_facts_load(IdxStore *st, int64_t file_id, IdxFacts *out, ErrInfo *e)
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         facts_add(out, idx_store_col_dup(s, 0));
     CrErr r = rc == SQLITE_DONE ? CR_OK : idx_store_err(st, e, "file facts");
-    sqlite3_finalize(s);
+    sqlite3_reset(s);
     return r;
 }
 

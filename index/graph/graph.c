@@ -123,7 +123,28 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
  * when the pass began (a cold build): nothing to delete or compare. */
 typedef struct PassMode {
     int typed_calls, fresh;
+    int64_t new_from; /* references from this id had no edge when the pass began (0: none) */
 } PassMode;
+
+/* Whether a reference may have edges to delete or compare. */
+static int may_have_edges(const PassMode *m, const RefRow *row)
+{
+    return !m->fresh && !(m->new_from && row->id >= m->new_from);
+}
+
+/* Notes for the fan-in the edges of a reference about to be deleted. */
+static CrErr note_old_edges(Resolver *r, const RefRow *row)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_EDGES_OF_REF);
+    if (!s) return r->rc;
+    sqlite3_bind_int64(s, 1, row->id);
+    CrErr rc = CR_OK;
+    while (!rc && idx_graph_step(r, s))
+        rc = idx_fanin_note_edge(r->st, row->file_id, sqlite3_column_int64(s, 0),
+                                 sqlite3_column_int(s, 1), -1, r->e);
+    sqlite3_reset(s);
+    return rc ? rc : r->rc;
+}
 
 /* Writes one reference's edges (dst[0..nd), as idx_graph_lookup_row found
  * them) in place of its old ones; its page marks it resolved. */
@@ -133,9 +154,11 @@ static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t
     IdxStore *st = r->st;
     ErrInfo *e = r->e;
     sqlite3_stmt *s;
-    int64_t was = row->kind == REF_INHERIT && !m->fresh ? old_dst(r, row->id) : 0;
+    int old = may_have_edges(m, row);
+    int64_t was = row->kind == REF_INHERIT && old ? old_dst(r, row->id) : 0;
     if (r->rc) return;
-    if (!m->fresh) {
+    if (old) {
+        if (st->fanin_on && (r->rc = note_old_edges(r, row))) return;
         if ((s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) return;
         sqlite3_bind_int64(s, 1, row->id);
         if ((r->rc = idx_store_step_done(st, s, e, "edges"))) return;
@@ -148,6 +171,8 @@ static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t
         sqlite3_bind_int(s, 3, (int)edge_kind(row->kind));
         sqlite3_bind_int64(s, 4, row->id);
         if ((r->rc = idx_store_step_done(st, s, e, "edge"))) return;
+        if ((r->rc = idx_fanin_note_edge(st, row->file_id, dst[k], edge_kind(row->kind), 1, e)))
+            return;
         (*added)++;
     }
     /* a store resolved again (its function's definitions or its file
@@ -235,13 +260,14 @@ static void resolve_page(Resolver *r, GraphPar *par, int bases, const RefRow *ro
  * pass has not resolved yet (they stay dirty) rather than ones it has
  * (resolved twice). The next page of a group is read before this one is
  * written: writing a page marks calls alone, never rows of its own group. */
-static void resolve_pass(Resolver *r, GraphPar *par, size_t *n_seen, size_t *added)
+static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, size_t *n_seen,
+                         size_t *added)
 {
     RefRow *rows[2] = {NULL, NULL};
     size_t cap[2] = {0, 0};
     *n_seen = 0;
     /* calls on typed receivers to mark when a base moves (none resolved yet: none) */
-    PassMode m = {0, 0};
+    PassMode m = {0, 0, new_from};
     r->rc = idx_graph_types_any_resolved(r->st, &m.typed_calls, r->e);
     m.fresh = no_ref_edges(r);
     for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
@@ -287,11 +313,17 @@ static CrErr resolve_dirty(IdxStore *st, GraphPar *par, const GraphNames *names,
     size_t added = 0, n = 0;
     idx_graph_resolver_init(&r, st, e);
     r.names = names;
+    /* the references this transaction wrote, unless another connection
+     * wrote since (it may have resolved them); edges written from here on
+     * are this resolution's, so a later pass deletes them */
+    int64_t new_from = st->refs_new_from;
+    if (new_from && idx_store_data_version(st) != st->refs_new_version) new_from = 0;
+    st->refs_new_from = 0;
     /* Passes until nothing is dirty: a base that moved marks the calls of
      * its subclasses, resolved again in the next pass (each class's calls
      * at most once per moved base, so this ends). */
     for (int pass = 0; r.rc == CR_OK; pass++) {
-        resolve_pass(&r, par, &n, &added);
+        resolve_pass(&r, par, pass ? 0 : new_from, &n, &added);
         if (!n) break;
         /* the memo holds answers of the tables as they were */
         idx_graph_memo_forget(&r);

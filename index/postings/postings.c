@@ -199,7 +199,10 @@ void idx_postings_free(Postings *p)
 {
     if (!p) return;
     idx_stemmer_free(p->stem);
-    for (size_t i = 0; i < p->n_terms; i++)
+    /* list_bytes counts every list block since the last spill freed them
+     * all: a loaded index that no write touched holds none, and its millions
+     * of empty lists (the kernel's) were a tenth of a one-shot ask */
+    for (size_t i = 0; p->list_bytes && i < p->n_terms; i++)
         free(p->lists[i].p);
     free(p->lists);
     dict_release(&p->terms);

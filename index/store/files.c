@@ -12,15 +12,40 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The slot holding path as sb says the file is now, or NULL. */
+static FileCacheEntry *cache_hit(FileCache *fc, const char *path, const struct stat *sb, int by_id)
+{
+    int64_t mtime = (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
+    for (size_t i = 0; i < FILE_CACHE_SLOTS; i++) {
+        FileCacheEntry *c = &fc->v[i];
+        if (c->path && !strcmp(c->path, path) && c->size == (int64_t)sb->st_size &&
+            c->mtime_ns == mtime &&
+            (!by_id || (c->dev == (uint64_t)sb->st_dev && c->ino == (uint64_t)sb->st_ino))) {
+            c->used = fc->tick;
+            return c;
+        }
+    }
+    return NULL;
+}
+
 /* The file's current text from the cache when its size and mtime are
  * unchanged, else read afresh into the least recently used slot. Opened
  * first and then looked at (path_open_under): never outside the root, even
- * when the tree changes meanwhile. */
+ * when the tree changes meanwhile. A cached file is first looked up by a
+ * plain stat of its path: the same file (device and inode) of the same
+ * size and mtime is the text read from under the root before, and serves
+ * without the component-by-component open (a few dozen system calls). */
 static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **out, ErrInfo *e)
 {
     struct stat sb;
     FileCache *fc = &st->files;
     fc->tick++;
+    StrBuf abs;
+    sb_init(&abs);
+    sb_addf(&abs, "%s/%s", st->root, path);
+    int known = stat(abs.buf, &sb) == 0 && S_ISREG(sb.st_mode);
+    sb_release(&abs);
+    if (known && (*out = cache_hit(fc, path, &sb, 1)) != NULL) return CR_OK;
     int fd;
     CrErr rc = path_open_under(st->root, path, &fd);
     if (rc)
@@ -34,18 +59,16 @@ static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **
         return rc;
     }
     int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
-    FileCacheEntry *victim = &fc->v[0];
-    for (size_t i = 0; i < FILE_CACHE_SLOTS; i++) {
-        FileCacheEntry *c = &fc->v[i];
-        if (c->path && !strcmp(c->path, path) && c->size == (int64_t)sb.st_size &&
-            c->mtime_ns == mtime) {
-            c->used = fc->tick;
-            *out = c;
-            close(fd);
-            return CR_OK;
-        }
-        if (c->used < victim->used) victim = c;
+    FileCacheEntry *hit = cache_hit(fc, path, &sb, 0), *victim = &fc->v[0];
+    if (hit) {
+        hit->dev = (uint64_t)sb.st_dev;
+        hit->ino = (uint64_t)sb.st_ino;
+        *out = hit;
+        close(fd);
+        return CR_OK;
     }
+    for (size_t i = 0; i < FILE_CACHE_SLOTS; i++)
+        if (fc->v[i].used < victim->used) victim = &fc->v[i];
     free(victim->path);
     victim->path = NULL;
     if (!victim->text.buf) sb_init(&victim->text);
@@ -59,6 +82,8 @@ static CrErr cached_file(IdxStore *st, const char *path, const FileCacheEntry **
     victim->path = xstrdup(path);
     victim->size = (int64_t)sb.st_size;
     victim->mtime_ns = mtime;
+    victim->dev = (uint64_t)sb.st_dev;
+    victim->ino = (uint64_t)sb.st_ino;
     victim->used = fc->tick;
     *out = victim;
     return CR_OK;

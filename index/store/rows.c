@@ -83,6 +83,49 @@ CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_
     return CR_OK;
 }
 
+int idx_file_has_chunks(IdxStore *st, const char *path)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_HAS_CHUNKS, NULL);
+    if (!s) return 0;
+    sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+    int v = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_reset(s);
+    return v;
+}
+
+CrErr idx_file_outline(IdxStore *st, int64_t file_id, IdxChunk **out, size_t *n_out, ErrInfo *e)
+{
+    IdxChunk *v = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    *n_out = 0;
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_OUTLINE_OF_FILE, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 1, file_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        ARRAY_GROW(v, n + 1, cap);
+        IdxChunk *c = &v[n++];
+        memset(c, 0, sizeof *c);
+        c->id = sqlite3_column_int64(s, 0);
+        c->file_id = file_id;
+        c->symbol = idx_store_col_dup(s, 1);
+        c->start_line = (uint32_t)sqlite3_column_int(s, 2);
+        c->end_line = (uint32_t)sqlite3_column_int(s, 3);
+        c->window = (uint32_t)sqlite3_column_int(s, 4);
+        c->kind = (IdxKind)sqlite3_column_int(s, 5);
+        c->cont = sqlite3_column_int(s, 6);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        idx_chunks_free(v, n);
+        return idx_store_err(st, e, "file outline");
+    }
+    *out = v;
+    *n_out = n;
+    return CR_OK;
+}
+
 void idx_chunks_free(IdxChunk *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -544,13 +544,17 @@ int idx_file_path(IdxStore *st, int64_t file_id, StrBuf *out)
     return v;
 }
 
-int idx_file_is_test(IdxStore *st, int64_t file_id)
+int idx_file_test_marks(IdxStore *st, int64_t file_id)
 {
     sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_PATH_BY_ID, NULL);
-    if (!s) return 0;
+    if (!s) return IDX_TEST_MODULES; /* cannot say: the chunks are asked */
     sqlite3_bind_int64(s, 1, file_id);
-    int v = sqlite3_step(s) == SQLITE_ROW &&
-            idx_lang_is_test_path((const char *)sqlite3_column_text(s, 0));
+    int v = 0;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        const char *path = (const char *)sqlite3_column_text(s, 0);
+        v = (idx_lang_is_test_path(path) ? IDX_TEST_PATH : 0) |
+            (idx_lang_has_test_modules(path) ? IDX_TEST_MODULES : 0);
+    }
     sqlite3_reset(s);
     return v;
 }

@@ -27,6 +27,34 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
+/* What a file offers the resolver (deps.c's facts). Its references of the
+ * kinds asked are read once (r), by the file_id index; b and m are read
+ * first, each by its file_id index: the 'M' rows joined from refs alone
+ * probed every method chunk of the file per base, and symbols by chunk_id
+ * through an automatic index built over the whole table at every call (a
+ * save paid for the project's size). */
+#define IDX_FACT_SQL                                                                               \
+    "WITH r AS MATERIALIZED (SELECT chunk_id, kind, name FROM refs "                               \
+    "WHERE file_id = ?1 AND kind IN (?2, ?5, ?7)), "                                               \
+    "b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM r WHERE kind = ?2), "            \
+    "m AS MATERIALIZED (SELECT s.name AS name, c.parent_id AS pid FROM symbols s "                 \
+    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.file_id = ?1 AND c.kind = ?4) " \
+    "SELECT 'D' || char(9) || qualname || char(9) || name FROM symbols WHERE file_id = ?1 "        \
+    "UNION ALL SELECT 'I' || char(9) || alias || char(9) || target FROM imports "                  \
+    "WHERE file_id = ?1 "                                                                          \
+    "UNION ALL SELECT 'F' || char(9) || module || char(9) || (SELECT count(*) > 0 FROM chunks "    \
+    "WHERE file_id = ?1) FROM files WHERE id = ?1 AND status = 'ok' "                              \
+    "UNION ALL SELECT 'B' || char(9) || c.symbol || char(9) || r.name FROM r "                     \
+    "JOIN chunks c ON c.id = r.chunk_id WHERE r.kind = ?2 "                                        \
+    "UNION ALL SELECT 'C' || char(9) || s.qualname || char(9) FROM symbols s "                     \
+    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.kind = ?3 "                     \
+    "UNION ALL SELECT 'M' || char(9) || m.name || char(9) || p.symbol || char(9) || b.base "       \
+    "FROM b JOIN m ON m.pid = b.pid JOIN chunks p ON p.id = b.pid "                                \
+    "UNION ALL SELECT 'T' || char(9) || c.symbol || char(9) || r.name FROM r "                     \
+    "JOIN chunks c ON c.id = r.chunk_id WHERE r.kind = ?5 "                                        \
+    "AND substr(r.name, 1, length(?6)) = ?6 "                                                      \
+    "UNION ALL SELECT 'S' || char(9) || r.name || char(9) FROM r WHERE r.kind = ?7"
+
 #define IDX_STMT_MAP(X)                                                                            \
     X(FILE_ALL, "SELECT id, path, hash, size, mtime_ns, status FROM files")                        \
     X(FILE_BY_PATH, "SELECT id, hash, size, mtime_ns, status FROM files WHERE path = ?1")          \
@@ -51,6 +79,11 @@ typedef struct Stemmer Stemmer; /* postings.c */
                  "c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "           \
                  "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                 \
     X(CHUNK_IDS_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1")                               \
+    /* idx_file_outline: CHUNK_OF_FILE's order (its plan's: the index, then rowid) */              \
+    X(CHUNK_OUTLINE_OF_FILE, "SELECT id, symbol, start_line, end_line, win, kind, cont "           \
+                             "FROM chunks WHERE file_id = ?1 ORDER BY start_line, win, id")        \
+    X(FILE_HAS_CHUNKS, "SELECT 1 FROM files f JOIN chunks c ON c.file_id = f.id "                  \
+                       "WHERE f.path = ?1 LIMIT 1")                                                \
     X(CHUNK_OF_FILE,                                                                               \
       "SELECT c.id, c.file_id, f.path, f.module, c.symbol, c.signature, "                          \
       "c.docstring, c.start_line, c.end_line, c.win, c.kind, c.parent_id, c.hash, c.cont "         \
@@ -82,6 +115,18 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
     X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved) "               \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
+    X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
+    /* the caller edges (graph/fanin.c) into and out of file ?1's chunks, per other file */        \
+    X(FANIN_EDGES_INTO, "SELECT s.file_id, count(*) FROM chunks d JOIN edges e ON e.dst = d.id "   \
+                        "JOIN chunks s ON s.id = e.src WHERE d.file_id = ?1 AND e.kind IN "        \
+                        "(1, 6, 7) AND s.file_id != ?1 GROUP BY s.file_id")                        \
+    X(FANIN_EDGES_FROM, "SELECT d.file_id, count(*) FROM chunks s JOIN edges e ON e.src = s.id "   \
+                        "JOIN chunks d ON d.id = e.dst WHERE s.file_id = ?1 AND e.kind IN "        \
+                        "(1, 6, 7) AND d.file_id != ?1 GROUP BY d.file_id")                        \
+    X(FANIN_NOTE_PUT, "INSERT INTO fanin_dirty(file_id, dir, n) VALUES (?1, ?2, ?3) "              \
+                      "ON CONFLICT(file_id, dir) DO UPDATE SET n = n + excluded.n")                \
+    X(EDGES_OF_REF, "SELECT dst, kind FROM edges WHERE ref_id = ?1")                               \
+    X(REF_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM refs")                                    \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
     X(REF_DIRTY_CALLS_BY_LAST,                                                                     \
@@ -212,6 +257,7 @@ typedef struct Bm25Params {
 typedef struct FileCacheEntry {
     char *path; /* relative; NULL: empty slot */
     int64_t size, mtime_ns;
+    uint64_t dev, ino; /* of the file read (opened under the root) */
     StrBuf text;
     size_t *line_off; /* start of each line, plus the end */
     uint32_t n_lines;
@@ -300,7 +346,22 @@ struct IdxStore {
     size_t n_post_stale, cap_post_stale;
     int classes_moved; /* a write changed some file's classes, bases or imports: graph.c follows
                         * every changed inheritance edge into the subclasses */
-    int damaged;       /* SQLite reported the file damaged (integrity.c): never marked clean */
+    /* The first id of the references written in this transaction (write.c),
+     * 0 when none is: edges are written by resolution alone, and none has
+     * run since, so a reference from here on has none to delete (graph.c
+     * takes it and sets it back to 0; every transaction starts at 0). */
+    int64_t refs_new_from, refs_new_version; /* and PRAGMA data_version then */
+    /* Fan-in notes (graph/fanin.c): while fanin_on, the caller edges this
+     * transaction wrote (+1) and deleted (-1), summed per (file called,
+     * folder calling), written into fanin_dirty before it commits; the
+     * files of chunks and the folders of files they were read from. */
+    int fanin_on;
+    StrMap fanin_notes;      /* "called-file-id TAB calling-folder" -> sum */
+    I64Map fanin_chunk_file; /* chunk id -> file id */
+    I64Map fanin_file_dir;   /* file id -> 1 + index into fanin_dirs */
+    char **fanin_dirs;       /* a file's folder with its '/' ("" at the root) */
+    size_t n_fanin_dirs, cap_fanin_dirs;
+    int damaged; /* SQLite reported the file damaged (integrity.c): never marked clean */
     struct PpConfig *pp_config; /* the build configuration as last read (pp_config.c), or NULL */
     int pp_all;   /* writes keep every #define (a cold build): idx_pp_settle narrows them */
     int pp_dirty; /* a write changed some file's conditions or defines: settle pp_named */
@@ -583,9 +644,22 @@ CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
 CrErr idx_graph_store_mark(IdxStore *st, const char *field, size_t len, ErrInfo *e);
 
 /* (graph/fanin.c) While on, this connection sums the caller edges written
- * and deleted per (file called, folder calling) (temporary triggers); off
- * for a cold build, which counts every file. */
+ * and deleted per (file called, folder calling) (the notes below); off for
+ * a cold build, which counts every file. */
 CrErr idx_fanin_track(IdxStore *st, int on, ErrInfo *e);
+/* Forgets what file_id's row said (its row goes: the id may name another). */
+void idx_fanin_file_gone(IdxStore *st, int64_t file_id);
+/* Notes the edge from a chunk of src_file to chunk dst of kind written
+ * (n = 1) or deleted (n = -1), when tracking is on. */
+CrErr idx_fanin_note_edge(IdxStore *st, int64_t src_file, int64_t dst, int kind, int n, ErrInfo *e);
+/* Notes the deletion of every edge into and out of file_id's chunks (made
+ * right after, before its chunks go), when tracking is on. */
+CrErr idx_fanin_note_file(IdxStore *st, int64_t file_id, ErrInfo *e);
+/* Writes the notes into fanin_dirty (before a commit); forget drops them
+ * and what was read for them (a new transaction: those of one rolled back,
+ * and files another connection may have rewritten). */
+CrErr idx_fanin_flush(IdxStore *st, ErrInfo *e);
+void idx_fanin_forget(IdxStore *st);
 /* Brings the fanin table up to date once references are resolved: every
  * file (all: a cold build), or the files noted since the last settle. */
 CrErr idx_fanin_settle(IdxStore *st, int all, ErrInfo *e);

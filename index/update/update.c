@@ -65,12 +65,15 @@ static void *pool_worker(void *arg)
 
 static CrErr begin(IdxStore *st, ErrInfo *e)
 {
+    st->refs_new_from = 0;
+    idx_fanin_forget(st); /* those of a transaction rolled back */
     return idx_store_exec(st, "BEGIN IMMEDIATE", e);
 }
 
 static CrErr commit(IdxStore *st, ErrInfo *e)
 {
-    return idx_store_exec(st, "COMMIT", e);
+    CrErr rc = idx_fanin_flush(st, e);
+    return rc ? rc : idx_store_exec(st, "COMMIT", e);
 }
 
 /* Where a pass that commits in batches stands, for readers (idx_status):
@@ -525,6 +528,7 @@ out:
     reread_clear(st);
     pool_stop(&pool, threads, n_threads);
     /* A stop keeps the whole files written so far; anything else rolls back. */
+    if (in_txn && (!rc || rc == CR_ECANCELED) && idx_fanin_flush(st, NULL)) rc = CR_EDB;
     if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
     if (rc) idx_store_postings_invalidate(st);
     if (rc) st->lang_pick = old_pick; /* as meta still says */

@@ -253,11 +253,13 @@ static CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_depen
     CrErr rc;
     if (st->post) idx_postings_remove_file(st->post, file_id);
     if (mark_dependents && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e))) return rc;
+    if ((rc = idx_fanin_note_file(st, file_id, e))) return rc;
     idx_dense_note_removed(st, file_id);
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if ((rc = run_file_stmt(st, steps[i], file_id, e))) return rc;
-    if (!keep_row) return run_file_stmt(st, STMT_FILE_DELETE, file_id, e);
-    return CR_OK;
+    if (keep_row) return CR_OK;
+    idx_fanin_file_gone(st, file_id);
+    return run_file_stmt(st, STMT_FILE_DELETE, file_id, e);
 }
 
 /* Binds the files-row columns shared by FILE_INSERT (from ?1 = path) and
@@ -499,6 +501,19 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     return rc;
 }
 
+/* The id the next reference gets, as the first of those this transaction
+ * writes (store_int.h's refs_new_from), before the first is written. */
+static CrErr note_refs_new_from(IdxStore *st, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_NEXT_ID, e);
+    if (!s) return CR_EDB;
+    if (sqlite3_step(s) != SQLITE_ROW) return idx_store_err(st, e, "refs");
+    st->refs_new_from = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    st->refs_new_version = idx_store_data_version(st);
+    return CR_OK;
+}
+
 CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -528,6 +543,7 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         goto marks;
     }
     if ((rc = upsert_file_row(st, fw, "ok", &file_id, e))) goto out;
+    if (!st->refs_new_from && (rc = note_refs_new_from(st, e))) goto out;
     ids = xcalloc(fw->set.n_chunks + 1, sizeof *ids);
     if ((rc = insert_chunks(st, fw, file_id, ids, e))) goto out;
     for (size_t i = 0; i < fw->set.n_refs && !rc; i++) {

@@ -230,6 +230,8 @@ int idx_lang_is_test_path(const char *relpath);
 /* Whether a definition (its dotted symbol) in relpath sits in one of its
  * language's test modules. */
 int idx_lang_is_test_symbol(const char *relpath, const char *symbol);
+/* Whether relpath's language has test modules at all. */
+int idx_lang_has_test_modules(const char *relpath);
 const IdxLang *idx_lang_at(size_t i);
 /* A digest of every row's name and query: an index made with other queries
  * holds other chunks, and is rebuilt (store.c). */

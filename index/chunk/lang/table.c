@@ -244,6 +244,12 @@ int idx_lang_is_test_symbol(const char *relpath, const char *symbol)
     return 0;
 }
 
+int idx_lang_has_test_modules(const char *relpath)
+{
+    const IdxLang *l = idx_lang_for_path(relpath);
+    return l && l->test_modules && l->test_modules[0];
+}
+
 int idx_is_test_path(const char *relpath)
 {
     return idx_lang_is_test_path(relpath);
