@@ -123,6 +123,12 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name);
  * out of line, in another file than the class: rows with
  * out_of_line_members), or 0. */
 int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name);
+/* The other definitions of method chunk id's symbol ("Class.name"), of its
+ * kind, in other files: one member defined once per build variant
+ * (`lexer.cc` and `lexer.in.cc`, `subprocess-posix.cc` and
+ * `subprocess-win32.cc`), each the definition a call reaches (rows with
+ * out_of_line_members). At most max into out, by id; returns the count. */
+size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max);
 /* The classes class chunk class_id names as its bases, each resolved as
  * its inheritance reference is (at most max, into out); returns the count. */
 size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max);

@@ -107,12 +107,16 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
         sqlite3_bind_text(s, 3, tail.buf, -1, SQLITE_STATIC);
         int n = 0;
         while (idx_graph_step(r, s)) {
-            v = sqlite3_column_int64(s, 0);
-            n++;
+            int64_t id = sqlite3_column_int64(s, 0);
+            if (!n++ || id < v) v = id;
         }
         sqlite3_reset(s);
         sb_release(&tail);
-        if (n != 1) v = 0; /* two classes of that name: neither */
+        /* two classes of that name: neither; one method defined in two
+         * files (a build variant each): the first, and the call reaches
+         * the other too (idx_graph_twins) */
+        int64_t twins[8];
+        if (n > 1 && idx_graph_twins(r, v, twins, 8) + 1 != (size_t)n) v = 0;
     }
     free(mod);
     free(sym);
@@ -122,6 +126,28 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
     for (size_t i = 0; i < nb && !v && r->rc == CR_OK; i++)
         v = out_of_line(r, bases[i], name, depth + 1);
     return v;
+}
+
+size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max)
+{
+    sqlite3_stmt *q = max ? idx_graph_stmt(r, STMT_CHUNK_QUAL) : NULL;
+    if (!q) return 0;
+    sqlite3_bind_int64(q, 1, id);
+    char *sym = idx_graph_step(r, q) ? idx_store_col_dup(q, 2) : NULL;
+    sqlite3_reset(q);
+    const char *dot = sym ? strrchr(sym, '.') : NULL;
+    sqlite3_stmt *s = dot ? idx_graph_stmt(r, STMT_CHUNK_TWINS) : NULL;
+    size_t n = 0;
+    if (s) {
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_text(s, 2, dot + 1, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 3, (int64_t)max);
+        while (n < max && idx_graph_step(r, s))
+            out[n++] = sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+    }
+    free(sym);
+    return n;
 }
 
 int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)

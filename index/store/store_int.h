@@ -75,6 +75,11 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* the methods (kind ?2) of the classes that hold a fact named ?1 */                           \
     X(METHODS_OF_FACT, "SELECT id FROM chunks WHERE kind = ?2 AND parent_id IN "                   \
                        "(SELECT chunk_id FROM refs WHERE last = ?1) ORDER BY id")                  \
+    /* the other definitions of chunk ?1's symbol, of its kind, in other files                    \
+     * (a C++ method defined once per platform or build variant) */                               \
+    X(CHUNK_TWINS, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "          \
+                   "JOIN chunks o ON o.id = ?1 WHERE s.name = ?2 AND c.symbol = o.symbol "         \
+                   "AND c.kind = o.kind AND c.file_id != o.file_id ORDER BY s.chunk_id LIMIT ?3")  \
     X(METHOD_QUALS_BY_NAME, "SELECT s.chunk_id, s.qualname FROM symbols s JOIN chunks c "          \
                             "ON c.id = s.chunk_id WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3")     \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
