@@ -423,7 +423,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         refs, dt = cr.refs("callers", rel, line0 + 1)
         lat["cr_callers"].append(dt)
         got = {caller_key(x["path"], ref_name(x)) for x in refs if x.get("built") is not False}
-        if args.no_macro_callers:
+        if getattr(args, "no_macro_callers", False):
             truth = {t for t in truth if t[1] != "<macro>"}
             got = {g for g in got if g[1] != "<macro>"}
         st["truth"] += len(truth)
