@@ -25,7 +25,9 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
                       : 0);
     else if (!r->rc)
         nd = idx_graph_dispatch(r, row, dst);
-    if (nd && row->kind == REF_CALL && row->lang && row->lang->out_of_line_members && !r->rc)
+    int call = row->kind == REF_CALL ||
+               (row->kind == REF_EXPAND && strcmp(row->name, IDX_REF_MACRO_MARK) != 0);
+    if (nd && call && row->lang && row->lang->out_of_line_members && !r->rc)
         nd += idx_graph_twins(r, dst[0], dst + nd, DISPATCH_MAX - nd);
     if (!nd && !r->rc) nd = idx_graph_store_calls(r, row, dst);
     idx_graph_memo_end_ref(r);

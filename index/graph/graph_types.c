@@ -177,7 +177,8 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
     /* a type fact: read by the calls it types, no edge of its own */
     if (at->kind == REF_TYPE && !strncmp(name, IDX_REF_TYPE_FACT, strlen(IDX_REF_TYPE_FACT)))
         return 1;
-    if (at->kind != REF_CALL) return 0;
+    /* a call a macro's body makes is typed as a call (chunk_ts_types.c) */
+    if (at->kind != REF_CALL && at->kind != REF_EXPAND) return 0;
     if (!strncmp(name, IDX_REF_SUPER, IDX_REF_SUPER_LEN)) {
         const char *m = name + IDX_REF_SUPER_LEN, *dot = strrchr(at->symbol, '.');
         if (!*m || strchr(m, '.') || !dot) return 1;

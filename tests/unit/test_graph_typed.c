@@ -7,7 +7,9 @@
  * `export { a as b }`), fields, parameter properties and results; C++
  * fields used without `this` and results; Java parameters and fields. Each
  * case names a method another class also defines, so that the name alone
- * cannot pick it. And a C++ definition's name after an export macro and a
+ * cannot pick it. A C++ method defined in two files (a build variant
+ * each) reaches both; a macro's body calls a method on a global of a known
+ * type. And a C++ definition's name after an export macro and a
  * qualified type (`FMT_API std::system_error vsystem_error(…)`). */
 #include "idx.h"
 #include "rtv.h"
@@ -97,6 +99,13 @@ static void test_typed(void)
     check_calls(st, "cpp/lock.cc", "Flush", 1, "cpp/lock.cc:Mutex.Lock\ncpp/lock.cc:Db.Write\n");
     /* a method a base class defines out of line */
     check_calls(st, "cpp/lock.cc", "Db::Drop", 1, "cpp/lock.cc:Table.Ref\n");
+    /* a method defined once per build variant (scan-posix.cc, scan-win.cc):
+     * a call reaches both, from inside the class, through a pointer, and
+     * through a global a macro's body calls it on (`g_scanner->Fail()`) */
+    const char *fail_callers = "cpp/drive.cc:Drive\ncpp/drive.cc:Panic\n"
+                               "cpp/scan-posix.cc:Scanner.Step\ncpp/scan-win.cc:Scanner.Step\n";
+    check_calls(st, "cpp/scan-posix.cc", "Scanner::Fail", 0, fail_callers);
+    check_calls(st, "cpp/scan-win.cc", "Scanner::Fail", 0, fail_callers);
     /* a macro before a declaration's qualified type is no part of its name */
     check_calls(st, "cpp/lock.cc", "vsystem_error", 1, "");
     /* Java: a field used without `this`, a parameter */
