@@ -403,10 +403,10 @@ out:
 int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)
 {
     *out = 0;
-    const char *name = at->name, *dot = strchr(name, '.');
+    const char *name = at->name, *dot = strrchr(name, '.');
     const char *cls_end = at->symbol ? strrchr(at->symbol, '.') : NULL;
     if (at->kind != REF_CALL || !at->lang || !at->lang->implicit_this || !dot || !dot[1] ||
-        strchr(dot + 1, '.') || strchr(name, '(') || name[0] == '?' || !cls_end)
+        strchr(name, '(') || name[0] == '?' || !cls_end)
         return 0;
     StrBuf q;
     sb_init(&q);
@@ -415,10 +415,17 @@ int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)
     int64_t cls = idx_graph_resolve_qualified(r, q.buf, 0);
     sb_release(&q);
     if (!cls || chunk_kind(r, cls) != IDX_KIND_CLASS) return 0;
-    char *field = xstrndup(name, (size_t)(dot - name));
-    int64_t c = attr_class(r, cls, field, 1);
-    free(field);
-    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+    /* each field through the class the one before holds (`state_.bindings_.m`) */
+    int64_t c = cls;
+    for (const char *p = name; c && p < dot && r->rc == CR_OK;) {
+        const char *e = strchr(p, '.');
+        char *field = xstrndup(p, (size_t)(e - p));
+        c = attr_class(r, c, field, 1);
+        free(field);
+        if (c && chunk_kind(r, c) != IDX_KIND_CLASS) c = 0;
+        p = e + 1;
+    }
+    if (!c) return 0;
     *out = class_member(r, at, c, dot + 1);
     return *out != 0;
 }

@@ -97,6 +97,8 @@ static void test_typed(void)
                 "cpp/lock.cc:Mutex.AssertHeld\ncpp/lock.cc:Table.Unref\ncpp/lock.cc:Table.Ref\n"
                 "cpp/lock.cc:Db.Find\n");
     check_calls(st, "cpp/lock.cc", "Flush", 1, "cpp/lock.cc:Mutex.Lock\ncpp/lock.cc:Db.Write\n");
+    /* a field of a field */
+    check_calls(st, "cpp/lock.cc", "Shard::Sync", 1, "cpp/lock.cc:Mutex.Lock\n");
     /* a method a base class defines out of line */
     check_calls(st, "cpp/lock.cc", "Db::Drop", 1, "cpp/lock.cc:Table.Ref\n");
     /* a method defined once per build variant (scan-posix.cc, scan-win.cc):
