@@ -154,8 +154,8 @@ size_t idx_graph_store_calls(Resolver *r, const RefRow *ref, int64_t *out);
 int idx_graph_typed(Resolver *r, const RefRow *ref, int64_t *out);
 /* A call `f.m` in a method of a row with implicit_this, f a field of the
  * method's class (or a base's) that a type fact types: m of f's class
- * (*out), 1; through fields of fields too (`f.g.m`); else 0 (the name is
- * resolved as written). */
+ * (*out, 0 when that class has no such member), 1; through fields of
+ * fields too (`f.g.m`); else 0 (the name is resolved as written). */
 int idx_graph_field_call(Resolver *r, const RefRow *ref, int64_t *out);
 /* Marks the references that a class's base moving from class `was` to
  * class `now` (either 0) can resolve differently through typed receivers:

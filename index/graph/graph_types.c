@@ -131,6 +131,33 @@ static int64_t attr_class(Resolver *r, int64_t c, const char *a, int depth)
     return v;
 }
 
+/* A class only declared where it is used (`struct Status;`): the one
+ * class of the workspace named name outside any other (a class nested in
+ * another, `FileReader::Status`, is not what such a declaration names), or 0. */
+static int64_t declared_class(Resolver *r, const char *name)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
+    if (!s) return 0;
+    int64_t ids[8];
+    size_t n = 0;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, 8);
+    while (n < 8 && idx_graph_step(r, s))
+        ids[n++] = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    int64_t v = 0;
+    for (size_t i = 0; i < n && v >= 0 && r->rc == CR_OK; i++) {
+        sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
+        if (!q) return 0;
+        sqlite3_bind_int64(q, 1, ids[i]);
+        const char *sym = idx_graph_step(r, q) ? (const char *)sqlite3_column_text(q, 2) : NULL;
+        int top = sym && !strcmp(sym, name);
+        sqlite3_reset(q);
+        if (top && chunk_kind(r, ids[i]) == IDX_KIND_CLASS) v = v ? -1 : ids[i];
+    }
+    return v > 0 ? v : 0;
+}
+
 /* The class of what calling `callee` gives, written where ref is ("T", "f",
  * "=q.T", "T().f", "T().a.f"), or 0 with *lib set when it is a library's
  * (or a builtin's). */
@@ -162,6 +189,8 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         return t ? result_class(r, t, depth + 1) : 0;
     }
     int64_t t = type_expr(r, at, callee);
+    if (!t && at->lang && at->lang->out_of_line_members && !strchr(callee, '.'))
+        t = declared_class(r, callee);
     if (t) return result_class(r, t, depth + 1);
     size_t root = strcspn(callee, ".");
     char *name = xstrndup(callee, root);
@@ -426,8 +455,11 @@ int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)
         p = e + 1;
     }
     if (!c) return 0;
+    /* a class of the workspace that has no such member (a pure virtual
+     * method, one a library base defines): no match by the name alone, as
+     * with a typed receiver ("T().m") */
     *out = class_member(r, at, c, dot + 1);
-    return *out != 0;
+    return 1;
 }
 
 #define ANCESTOR_METHODS                                                                           \

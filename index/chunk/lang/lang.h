@@ -171,7 +171,9 @@ typedef struct IdxLang {
     /* A class's methods may be defined apart from it (C++'s `void
      * Foo::bar() {…}` in a .cc, the class in a header): a typed call's
      * method is looked up by "Class.name" in any file when the class's
-     * module does not define it. */
+     * module does not define it; and a class may be declared apart from
+     * its definition (`struct Status;` in the header that uses it): a type
+     * nothing in scope defines is the one class of that name anywhere. */
     int out_of_line_members;
     /* A call inside a receiver chain is kept (`a.f().m()` is written
      * "a.f().m", the method m of what f gives, graph_types.c) where it
