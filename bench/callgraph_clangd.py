@@ -32,8 +32,11 @@ clangd's own errors, and what the script does with them:
   the truth (counted in the "values" column).
 - two programs' `main` (lua.c, luac.c) share one symbol (USR c:@F@main) in
   clangd's index, so their callers and callees merge: functions named
-  `main` are never sampled, and callers in another file named `main` are
-  matched by file.
+  `main` are never sampled, and a caller named `main` is matched by its
+  name alone (clangd names it in whichever file it picks, or drops it).
+- a destructor caller is named `~Name` on both sides.
+- a method defined in two files (ninja's lexer.cc and lexer.in.cc) is one
+  symbol to clangd: the calls made in either are listed under one of them.
 - a call written in a macro's body is attributed by clangd to the macro's
   use (the caller is the function that uses the macro), which is what
   coderag's callers give too (`via` the macro).
@@ -41,7 +44,9 @@ clangd's own errors, and what the script does with them:
   `RegisterSuiteName()` and `Suite_Name::Run()`) is named by clangd with
   its generated name, nowhere in the file; coderag names that code by the
   macro written (`TEST_F`): both are "<macro>" (an all-caps name on
-  coderag's side, a name the file does not hold on clangd's).
+  coderag's side, a name the file does not hold on clangd's). clangd 14
+  lists few of the calls in such code: --no-macro-callers leaves those
+  callers out on both sides.
 - code in #if branches the configuration does not build is invisible to
   clangd. coderag is given the same compile_commands.json (the corpus is
   copied into the work folder with it at its root; --no-config: not given)
