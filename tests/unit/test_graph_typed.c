@@ -97,6 +97,9 @@ static void test_typed(void)
                 "cpp/lock.cc:Mutex.AssertHeld\ncpp/lock.cc:Table.Unref\ncpp/lock.cc:Table.Ref\n"
                 "cpp/lock.cc:Db.Find\n");
     check_calls(st, "cpp/lock.cc", "Flush", 1, "cpp/lock.cc:Mutex.Lock\ncpp/lock.cc:Db.Write\n");
+    /* a field whose class the header only declares (`struct Status;`):
+     * its method, and no override of a pure virtual one by its name */
+    check_calls(st, "cpp/runner.cc", "Runner::Go", 1, "cpp/status.cc:Status.Flush\n");
     /* a field of a field */
     check_calls(st, "cpp/lock.cc", "Shard::Sync", 1, "cpp/lock.cc:Mutex.Lock\n");
     /* a method a base class defines out of line */
