@@ -157,6 +157,12 @@ int idx_graph_typed(Resolver *r, const RefRow *ref, int64_t *out);
  * (*out, 0 when that class has no such member), 1; through fields of
  * fields too (`f.g.m`); else 0 (the name is resolved as written). */
 int idx_graph_field_call(Resolver *r, const RefRow *ref, int64_t *out);
+/* A call of a class's member by its name alone (rows with
+ * out_of_line_members, whose methods may be defined in any file): a bare
+ * call in a method (`ReadEvalString()` in an inline method of lexer.h) as a
+ * member of the method's class, `Class.f` (`Lexer::TokenName(t)`) as a
+ * member of that class; found as a typed call's method is, or 0. */
+int64_t idx_graph_class_call(Resolver *r, const RefRow *ref);
 /* Marks the references that a class's base moving from class `was` to
  * class `now` (either 0) can resolve differently through typed receivers:
  * those named like a method of either or of their ancestors. */

@@ -16,7 +16,8 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
     else if (row->kind == REF_EXPAND && !strcmp(row->name, IDX_REF_MACRO_MARK))
         dst[0] = row->chunk_id; /* the macro's mark */
     else if (!idx_graph_typed(r, row, &dst[0]) && !r->rc &&
-             !idx_graph_field_call(r, row, &dst[0]) && !r->rc)
+             !idx_graph_field_call(r, row, &dst[0]) && !r->rc &&
+             !(dst[0] = idx_graph_class_call(r, row)) && !r->rc)
         dst[0] = idx_graph_resolve_expr(r, row);
     if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
     if (dst[0])

@@ -429,6 +429,34 @@ out:
     return r->rc ? 0 : k;
 }
 
+int64_t idx_graph_class_call(Resolver *r, const RefRow *at)
+{
+    const char *name = at->name, *dot = strchr(name, '.');
+    if (at->kind != REF_CALL || !at->lang || !at->lang->out_of_line_members ||
+        strchr(name, '(') || name[0] == '?' || (dot && strchr(dot + 1, '.')))
+        return 0;
+    int64_t c = 0;
+    if (!dot) {
+        /* a bare call in a method: a member of its class first */
+        const char *cls_end = at->lang->implicit_this && at->symbol ? strrchr(at->symbol, '.') : NULL;
+        if (!cls_end) return 0;
+        StrBuf q;
+        sb_init(&q);
+        if (at->module[0]) sb_addf(&q, "%s.", at->module);
+        sb_add(&q, at->symbol, (size_t)(cls_end - at->symbol));
+        c = idx_graph_resolve_qualified(r, q.buf, 0);
+        sb_release(&q);
+    } else {
+        /* `Class::f()`: a static member */
+        char *cls = xstrndup(name, (size_t)(dot - name));
+        c = type_expr(r, at, cls);
+        if (!c && !idx_lang_self_word(at->lang, cls, strlen(cls))) c = declared_class(r, cls);
+        free(cls);
+    }
+    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+    return class_member(r, at, c, dot ? dot + 1 : name);
+}
+
 int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)
 {
     *out = 0;
