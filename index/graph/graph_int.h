@@ -70,6 +70,7 @@ typedef struct RefRow {
     char *name, *module, *symbol;
     const IdxLang *lang; /* of the file the reference is written in; NULL: none known */
     int strict;          /* no match by the name alone (a receiver's type, graph_types.c) */
+    int argc;            /* a call's arguments, or -1: not known */
 } RefRow;
 
 /* Most targets a call dispatched through an interface reaches. */
@@ -104,6 +105,13 @@ int idx_graph_builtin_method(const IdxLang *lang, const char *name);
 int idx_graph_is_builtin(const IdxLang *lang, const char *name);
 /* The only definition anywhere named name, or 0. */
 int64_t idx_graph_unique_by_name(Resolver *r, const char *name);
+/* A function a header declares and the source file beside it defines
+ * (rows with out_of_line_members): a bare call of a name several files
+ * define (`CanonicalizePath`, also a test's own helper) that the calling
+ * file's scope does not define is the definition in the file whose stem
+ * is that of a header it includes (util.h: util.cc), when one file is;
+ * else 0. */
+int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref);
 /* Whether file_id binds the local name alias[0..len) by an import. */
 int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len);
 
@@ -123,6 +131,11 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name);
  * out of line, in another file than the class: rows with
  * out_of_line_members), or 0. */
 int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name);
+/* The definition of chunk id's overloads (the definitions sharing its
+ * symbol and kind in its file) that takes argc arguments by its
+ * signature: id itself when it does, or when none or several others do
+ * not tell (argc -1: not known). Rows with `overloads`. */
+int64_t idx_graph_overload(Resolver *r, int64_t id, int argc);
 /* The other definitions of method chunk id's symbol ("Class.name"), of its
  * kind, in other files: one member defined once per build variant
  * (`lexer.cc` and `lexer.in.cc`, `subprocess-posix.cc` and

@@ -20,6 +20,10 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
              !(dst[0] = idx_graph_class_call(r, row)) && !r->rc)
         dst[0] = idx_graph_resolve_expr(r, row);
     if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
+    if (!dst[0] && !r->rc) dst[0] = idx_graph_declared_function(r, row);
+    if (dst[0] && row->kind == REF_CALL && row->argc >= 0 && row->lang && row->lang->overloads &&
+        !r->rc)
+        dst[0] = idx_graph_overload(r, dst[0], row->argc);
     if (dst[0])
         nd = 1 + (row->kind == REF_CALL && strstr(row->name, "().")
                       ? idx_graph_implementations(r, dst[0], dst + 1, DISPATCH_MAX - 1)
