@@ -88,7 +88,9 @@ static uint32_t refs__receiver(const char *src, uint32_t a, uint32_t s0)
     uint32_t k = s0;
     while (k > a && (src[k - 1] == ' ' || src[k - 1] == '\t'))
         k--;
-    k -= k > a && src[k - 1] == '.' ? 1 : k >= a + 2 && src[k - 1] == '>' && src[k - 2] == '-' ? 2 : 0;
+    k -= k > a && src[k - 1] == '.'                             ? 1
+         : k >= a + 2 && src[k - 1] == '>' && src[k - 2] == '-' ? 2
+                                                                : 0;
     while (k > a && (src[k - 1] == ' ' || src[k - 1] == '\t'))
         k--;
     uint32_t e = k;

@@ -178,7 +178,8 @@ static int params_of(const char *sig, const char *name, int *lo, int *hi)
             depth--;
         else if (depth == 0 && c == ',')
             commas++;
-        else if (depth == 0 && c == '=' && p[1] != '=' && (p == w || (p[-1] != '=' && p[-1] != '!')))
+        else if (depth == 0 && c == '=' && p[1] != '=' &&
+                 (p == w || (p[-1] != '=' && p[-1] != '!')))
             defaults++;
         else if (c == '.' && p[1] == '.' && p[2] == '.')
             variadic = 1;

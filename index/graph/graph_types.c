@@ -432,13 +432,14 @@ out:
 int64_t idx_graph_class_call(Resolver *r, const RefRow *at)
 {
     const char *name = at->name, *dot = strchr(name, '.');
-    if (at->kind != REF_CALL || !at->lang || !at->lang->out_of_line_members ||
-        strchr(name, '(') || name[0] == '?' || (dot && strchr(dot + 1, '.')))
+    if (at->kind != REF_CALL || !at->lang || !at->lang->out_of_line_members || strchr(name, '(') ||
+        name[0] == '?' || (dot && strchr(dot + 1, '.')))
         return 0;
     int64_t c = 0;
     if (!dot) {
         /* a bare call in a method: a member of its class first */
-        const char *cls_end = at->lang->implicit_this && at->symbol ? strrchr(at->symbol, '.') : NULL;
+        const char *cls_end =
+            at->lang->implicit_this && at->symbol ? strrchr(at->symbol, '.') : NULL;
         if (!cls_end) return 0;
         StrBuf q;
         sb_init(&q);

@@ -75,13 +75,13 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* the methods (kind ?2) of the classes that hold a fact named ?1 */                           \
     X(METHODS_OF_FACT, "SELECT id FROM chunks WHERE kind = ?2 AND parent_id IN "                   \
                        "(SELECT chunk_id FROM refs WHERE last = ?1) ORDER BY id")                  \
-    /* the other definitions of chunk ?1's symbol, of its kind, in other files                    \
-     * (a C++ method defined once per platform or build variant) */                               \
+    /* the other definitions of chunk ?1's symbol, of its kind, in other files                     \
+     * (a C++ method defined once per platform or build variant) */                                \
     X(CHUNK_TWINS, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "          \
                    "JOIN chunks o ON o.id = ?1 WHERE s.name = ?2 AND c.symbol = o.symbol "         \
                    "AND c.kind = o.kind AND c.file_id != o.file_id ORDER BY s.chunk_id LIMIT ?3")  \
-    /* the definitions sharing chunk ?1's symbol and kind in its file (its                       \
-     * overloads, itself among them) with their signatures */                                     \
+    /* the definitions sharing chunk ?1's symbol and kind in its file (its                         \
+     * overloads, itself among them) with their signatures */                                      \
     X(CHUNK_OVERLOADS, "SELECT c.id, c.signature FROM chunks c JOIN chunks o ON o.id = ?1 "        \
                        "WHERE c.file_id = o.file_id AND c.symbol = o.symbol AND c.kind = o.kind "  \
                        "AND c.cont = 0 ORDER BY c.id LIMIT 16")                                    \
@@ -91,7 +91,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
     X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved, argc) "         \
-                  "VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)")                                                \
+                  "VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)")                                            \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
     X(REF_DIRTY_CALLS_BY_LAST,                                                                     \
