@@ -111,6 +111,19 @@ static void test_typed(void)
                                "cpp/scan-posix.cc:Scanner.Step\ncpp/scan-win.cc:Scanner.Step\n";
     check_calls(st, "cpp/scan-posix.cc", "Scanner::Fail", 0, fail_callers);
     check_calls(st, "cpp/scan-win.cc", "Scanner::Fail", 0, fail_callers);
+    /* overloads told apart by arity (two units: together they span more
+     * than half a window); a function a header declares found in the
+     * source beside it though a test defines its own of that name */
+    const uint32_t want_line[] = {3, 8};
+    for (int k = 0; k < 2; k++) {
+        int64_t at_c = 0;
+        CHECK_INT(idx_call_target(st, "cpp/use_canon.cc", k ? 5 : 3, "Canon", "Canon", &at_c, NULL),
+                  CR_OK);
+        IdxChunk cc = {0};
+        CHECK_INT(idx_chunk_get(st, at_c, &cc, NULL), CR_OK);
+        CHECK(cc.path && !strcmp(cc.path, "cpp/canon.cc") && cc.start_line == want_line[k]);
+        idx_chunk_release(&cc);
+    }
     /* a macro before a declaration's qualified type is no part of its name */
     check_calls(st, "cpp/lock.cc", "vsystem_error", 1, "");
     /* Java: a field used without `this`, a parameter */
