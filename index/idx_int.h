@@ -184,6 +184,10 @@ typedef struct ChunkRef {
      * runs on (whatever word its language has for it: the row's self_words)
      * as IDX_RECEIVER. */
     char *name;
+    /* REF_CALL: 1 + how many arguments the call passes, where the query's
+     * call node says (`f(a, b)`: 3), else 0: an overload is told apart by
+     * its arity (graph_row.c). */
+    int argc;
 } ChunkRef;
 
 /* A reference chain's first word for the object a method runs on, in every

@@ -57,6 +57,7 @@ static const struct {
     {"interface", CAP_INTERFACE},
     {"store.field", CAP_STORE_FIELD},
     {"store.value", CAP_STORE_VALUE},
+    {"ref.args", CAP_REF_ARGS},
 };
 
 static int ts__is_def(CapKind k)
@@ -205,6 +206,17 @@ static int ts__after_dot(const TsRun *r, uint32_t a)
     return a > 0 && (r->em.src[a - 1] == '.' || r->em.src[a - 1] == ':');
 }
 
+/* How many arguments an argument list holds (its named children but
+ * comments). */
+static int ts__argc(const TsRun *r, TSNode args)
+{
+    int n = 0;
+    uint32_t k = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < k; i++)
+        n += !ts__kind_in(ts_node_named_child(args, i), r->lang->comments);
+    return n;
+}
+
 static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
 {
     uint32_t n_caps = ts_query_capture_count(q);
@@ -222,11 +234,12 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     TSQueryMatch m;
     while (ts_query_cursor_next_match(qc, &m)) {
         TsDef d = {0};
-        TSNode from = {0}, store_field = {0}, store_value = {0};
+        TSNode from = {0}, store_field = {0}, store_value = {0}, args = {0};
         int typed = 0;
         for (uint16_t i = 0; i < m.capture_count; i++) {
             CapKind k = kinds[m.captures[i].index];
             if (k == CAP_REF_FROM) from = m.captures[i].node;
+            if (k == CAP_REF_ARGS) args = m.captures[i].node;
             typed |= k >= CAP_VAR_NAME && k <= CAP_RESULT_TYPE;
         }
         if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);
@@ -282,6 +295,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                                                   : REF_CALL;
                 ChunkRef *ref = idx_emit_ref_push(&r->em, rk, -1, line);
                 ref->name = xstrndup(r->sb.buf, r->sb.len);
+                if (rk == REF_CALL && !ts_node_is_null(args)) ref->argc = 1 + ts__argc(r, args);
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);
             } else if (k == CAP_INTERFACE) {

@@ -42,6 +42,7 @@ typedef enum {
     CAP_INTERFACE,   /* a class types implement by defining its methods (IDX_REF_INTERFACE) */
     CAP_STORE_FIELD, /* a designated initializer's field (REF_STORE) */
     CAP_STORE_VALUE, /* the function it stores */
+    CAP_REF_ARGS,    /* a call's arguments: its arity (ChunkRef.argc) */
 } CapKind;
 
 /* A name declared with a type (@var.*, @field.*; @result.type: name NULL),

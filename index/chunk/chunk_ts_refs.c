@@ -79,9 +79,38 @@ static int refs__ident(char c, int first)
            (!first && c >= '0' && c <= '9');
 }
 
+/* Where the plain name a member call's `.` or `->` follows starts (`g->m(`:
+ * g), when nothing but blanks comes before that name since `a`, an operator
+ * or an opening bracket; else UINT32_MAX (a chain, a call's result, a
+ * pasted token: an unknown receiver). */
+static uint32_t refs__receiver(const char *src, uint32_t a, uint32_t s0)
+{
+    uint32_t k = s0;
+    while (k > a && (src[k - 1] == ' ' || src[k - 1] == '\t'))
+        k--;
+    k -= k > a && src[k - 1] == '.'                             ? 1
+         : k >= a + 2 && src[k - 1] == '>' && src[k - 2] == '-' ? 2
+                                                                : 0;
+    while (k > a && (src[k - 1] == ' ' || src[k - 1] == '\t'))
+        k--;
+    uint32_t e = k;
+    while (k > a && refs__ident(src[k - 1], 0))
+        k--;
+    if (k == e || !refs__ident(src[k], 1)) return UINT32_MAX;
+    uint32_t p = k;
+    while (p > a && (src[p - 1] == ' ' || src[p - 1] == '\t'))
+        p--;
+    if (p > a && (src[p - 1] == '.' || src[p - 1] == '>' || src[p - 1] == '#' ||
+                  src[p - 1] == ')' || src[p - 1] == ']' || src[p - 1] == ':'))
+        return UINT32_MAX;
+    return k;
+}
+
 /* A macro body is tokens the grammar does not parse: a name followed by
  * `(` is a call its users make, unless it follows `.`, `->` (a field) or
- * `#` (pasted, stringified). Strings, characters and comments are skipped;
+ * `#` (pasted, stringified); where the language's member calls are
+ * methods (rows without field_calls), `g->m(` on a plain name g is kept as
+ * "g.m", typed as calls are (chunk_ts_types.c). Strings, characters and comments are skipped;
  * names nothing defines (keywords, parameters called) resolve to nothing. */
 void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
 {
@@ -134,9 +163,19 @@ void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
                 j++;
             int member =
                 prev == '.' || prev == '#' || (prev == '>' && s0 >= 2 && src[s0 - 2] == '-');
-            if (j < b && src[j] == '(' && !member) {
+            uint32_t recv = member && prev != '#' && !r->lang->field_calls
+                                ? refs__receiver(src, a, s0)
+                                : UINT32_MAX;
+            if (j < b && src[j] == '(' && (!member || recv != UINT32_MAX)) {
                 ChunkRef *ref = idx_emit_ref_push(&r->em, REF_EXPAND, -1, def_line);
-                ref->name = xstrndup(src + s0, i - s0);
+                sb_reset(&r->sb);
+                if (recv != UINT32_MAX) {
+                    for (uint32_t k = recv; refs__ident(src[k], k == recv); k++)
+                        sb_addc(&r->sb, src[k]);
+                    sb_addc(&r->sb, '.');
+                }
+                sb_add(&r->sb, src + s0, i - s0);
+                ref->name = xstrndup(r->sb.buf, r->sb.len);
             }
             prev = 'a';
         } else {

@@ -6,7 +6,9 @@
  * `x.m()` with x of type T in the same definition is "T().m", `this.a.m()`
  * in a method is "Class().a.m" (a's type read from Class's field facts);
  * a field is the fact "=a:T" on its class, a result "=():T" on its
- * function. What no capture types is left as written. */
+ * function. A variable of the file's scope types the calls of every
+ * definition that declares no variable of that name. What no capture
+ * types is left as written. */
 #include "chunk_ts_int.h"
 
 #include <stdlib.h>
@@ -125,7 +127,15 @@ static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, 
         sb_addc(out, ':');
         sb_add(out, chain, first);
         int64_t at = 0;
-        if (!strmap_get(vars, out->buf, &at) || !at) return 0;
+        if (!strmap_get(vars, out->buf, &at)) {
+            /* a variable of the file's scope (`extern Test* g_test;`) */
+            sb_reset(out);
+            sb_addc(out, 'G');
+            sb_addc(out, ':');
+            sb_add(out, chain, first);
+            if (!strmap_get(vars, out->buf, &at)) at = 0;
+        }
+        if (!at) return 0;
         sb_reset(out);
         sb_adds(out, r->typed[at - 1].type);
     }
@@ -144,8 +154,8 @@ void idx_chunk_ts_typed_refs(TsRun *r)
     for (size_t i = 0; i < r->n_typed; i++) {
         TsTyped *v = &r->typed[i];
         int o = types__owner(r, v->line);
-        if (o < 0) continue;
-        const EmitUnit *u = &r->em.units[o];
+        if (o < 0 && (!v->name || v->field)) continue;
+        const EmitUnit *u = o < 0 ? NULL : &r->em.units[o];
         if (!v->name) { /* a result: a fact of the function it ends the header of */
             if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) continue;
             ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, o, v->line);
@@ -161,7 +171,10 @@ void idx_chunk_ts_typed_refs(TsRun *r)
         }
         sb_reset(&key);
         if (v->field) sb_addc(&key, 'F');
-        sb_addi(&key, o);
+        if (o < 0)
+            sb_addc(&key, 'G'); /* the file's scope: read where no unit declares it */
+        else
+            sb_addi(&key, o);
         sb_addc(&key, ':');
         sb_adds(&key, v->name);
         int64_t had;
@@ -204,11 +217,12 @@ void idx_chunk_ts_typed_refs(TsRun *r)
             v->type = xstrndup(key.buf, key.len);
         }
     }
-    /* calls on a typed variable of their definition, on this.a, on super */
+    /* calls on a typed variable of their definition, on this.a, on super;
+     * member calls a macro's body makes (`g_test->Check(…)`) */
     for (size_t i = 0; i < n_refs; i++) {
         ChunkRef *ref = &r->em.refs[i];
         int o = types__owner(r, ref->line);
-        if (ref->kind != REF_CALL || !ref->name || o < 0) continue;
+        if ((ref->kind != REF_CALL && ref->kind != REF_EXPAND) || !ref->name || o < 0) continue;
         if (types__typed(r, &vars, o, ref->name, 0, &key)) {
             free(ref->name);
             ref->name = xstrndup(key.buf, key.len);

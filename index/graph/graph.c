@@ -113,6 +113,7 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
             row->lang = path ? idx_lang_for_file(&r->st->lang_pick, path) : NULL;
         }
         row->strict = 0;
+        row->argc = sqlite3_column_type(s, 8) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 8);
     }
     sqlite3_reset(s);
     return n;

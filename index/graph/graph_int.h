@@ -70,6 +70,7 @@ typedef struct RefRow {
     char *name, *module, *symbol;
     const IdxLang *lang; /* of the file the reference is written in; NULL: none known */
     int strict;          /* no match by the name alone (a receiver's type, graph_types.c) */
+    int argc;            /* a call's arguments, or -1: not known */
 } RefRow;
 
 /* Most targets a call dispatched through an interface reaches. */
@@ -104,6 +105,13 @@ int idx_graph_builtin_method(const IdxLang *lang, const char *name);
 int idx_graph_is_builtin(const IdxLang *lang, const char *name);
 /* The only definition anywhere named name, or 0. */
 int64_t idx_graph_unique_by_name(Resolver *r, const char *name);
+/* A function a header declares and the source file beside it defines
+ * (rows with out_of_line_members): a bare call of a name several files
+ * define (`CanonicalizePath`, also a test's own helper) that the calling
+ * file's scope does not define is the definition in the file whose stem
+ * is that of a header it includes (util.h: util.cc), when one file is;
+ * else 0. */
+int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref);
 /* Whether file_id binds the local name alias[0..len) by an import. */
 int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len);
 
@@ -123,6 +131,17 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name);
  * out of line, in another file than the class: rows with
  * out_of_line_members), or 0. */
 int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name);
+/* The definition of chunk id's overloads (the definitions sharing its
+ * symbol and kind in its file) that takes argc arguments by its
+ * signature: id itself when it does, or when none or several others do
+ * not tell (argc -1: not known). Rows with `overloads`. */
+int64_t idx_graph_overload(Resolver *r, int64_t id, int argc);
+/* The other definitions of method chunk id's symbol ("Class.name"), of its
+ * kind, in other files: one member defined once per build variant
+ * (`lexer.cc` and `lexer.in.cc`, `subprocess-posix.cc` and
+ * `subprocess-win32.cc`), each the definition a call reaches (rows with
+ * out_of_line_members). At most max into out, by id; returns the count. */
+size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max);
 /* The classes class chunk class_id names as its bases, each resolved as
  * its inheritance reference is (at most max, into out); returns the count. */
 size_t idx_graph_base_ids(Resolver *r, int64_t class_id, int64_t *out, size_t max);
@@ -148,8 +167,15 @@ size_t idx_graph_store_calls(Resolver *r, const RefRow *ref, int64_t *out);
 int idx_graph_typed(Resolver *r, const RefRow *ref, int64_t *out);
 /* A call `f.m` in a method of a row with implicit_this, f a field of the
  * method's class (or a base's) that a type fact types: m of f's class
- * (*out), 1; else 0 (the name is resolved as written). */
+ * (*out, 0 when that class has no such member), 1; through fields of
+ * fields too (`f.g.m`); else 0 (the name is resolved as written). */
 int idx_graph_field_call(Resolver *r, const RefRow *ref, int64_t *out);
+/* A call of a class's member by its name alone (rows with
+ * out_of_line_members, whose methods may be defined in any file): a bare
+ * call in a method (`ReadEvalString()` in an inline method of lexer.h) as a
+ * member of the method's class, `Class.f` (`Lexer::TokenName(t)`) as a
+ * member of that class; found as a typed call's method is, or 0. */
+int64_t idx_graph_class_call(Resolver *r, const RefRow *ref);
 /* Marks the references that a class's base moving from class `was` to
  * class `now` (either 0) can resolve differently through typed receivers:
  * those named like a method of either or of their ancestors. */

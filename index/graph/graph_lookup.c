@@ -502,3 +502,57 @@ out:
     sb_release(&q);
     return v;
 }
+
+/* The length of module m without its last part (its extension: "src.util"
+ * of "src.util.h"). */
+static size_t module_stem(const char *m)
+{
+    const char *dot = strrchr(m, '.');
+    return dot ? (size_t)(dot - m) : strlen(m);
+}
+
+int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref)
+{
+    const char *n = ref->name;
+    if (ref->kind != REF_CALL || !ref->lang || !ref->lang->out_of_line_members || strchr(n, '.') ||
+        idx_graph_is_builtin(ref->lang, n))
+        return 0;
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
+    if (!s) return 0;
+    int64_t ids[16];
+    size_t k = 0;
+    sqlite3_bind_text(s, 1, n, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, 16);
+    while (k < 16 && idx_graph_step(r, s))
+        ids[k++] = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if (k < 2) return 0; /* none, or the one the name alone finds */
+    Stars st;
+    star_imports(r, ref->file_id, &st);
+    int64_t v = 0, v_file = 0;
+    for (size_t i = 0; i < k && v >= 0 && r->rc == CR_OK; i++) {
+        sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
+        if (!q) break;
+        sqlite3_bind_int64(q, 1, ids[i]);
+        int64_t file = 0;
+        char *mod = NULL;
+        int top = 0;
+        if (idx_graph_step(r, q)) {
+            file = sqlite3_column_int64(q, 0);
+            mod = idx_store_col_dup(q, 1);
+            top = !strcmp((const char *)sqlite3_column_text(q, 2), n);
+        }
+        sqlite3_reset(q);
+        size_t stem = mod ? module_stem(mod) : 0;
+        int paired = 0;
+        for (size_t j = 0; j < st.n && top && !paired; j++)
+            paired = module_stem(st.v[j]) == stem && !strncmp(st.v[j], mod, stem) &&
+                     strcmp(st.v[j], mod) != 0;
+        free(mod);
+        if (!paired || file == v_file) continue;
+        v = v ? -1 : ids[i];
+        v_file = file;
+    }
+    stars_release(&st);
+    return v > 0 ? v : 0;
+}

@@ -2,6 +2,7 @@
  * receivers dispatched through an interface (rows that say so). */
 #include "graph_int.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,12 +108,16 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
         sqlite3_bind_text(s, 3, tail.buf, -1, SQLITE_STATIC);
         int n = 0;
         while (idx_graph_step(r, s)) {
-            v = sqlite3_column_int64(s, 0);
-            n++;
+            int64_t id = sqlite3_column_int64(s, 0);
+            if (!n++ || id < v) v = id;
         }
         sqlite3_reset(s);
         sb_release(&tail);
-        if (n != 1) v = 0; /* two classes of that name: neither */
+        /* two classes of that name: neither; one method defined in two
+         * files (a build variant each): the first, and the call reaches
+         * the other too (idx_graph_twins) */
+        int64_t twins[8];
+        if (n > 1 && idx_graph_twins(r, v, twins, 8) + 1 != (size_t)n) v = 0;
     }
     free(mod);
     free(sym);
@@ -122,6 +127,109 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
     for (size_t i = 0; i < nb && !v && r->rc == CR_OK; i++)
         v = out_of_line(r, bases[i], name, depth + 1);
     return v;
+}
+
+size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max)
+{
+    sqlite3_stmt *q = max ? idx_graph_stmt(r, STMT_CHUNK_QUAL) : NULL;
+    if (!q) return 0;
+    sqlite3_bind_int64(q, 1, id);
+    char *sym = idx_graph_step(r, q) ? idx_store_col_dup(q, 2) : NULL;
+    sqlite3_reset(q);
+    const char *dot = sym ? strrchr(sym, '.') : NULL;
+    sqlite3_stmt *s = dot ? idx_graph_stmt(r, STMT_CHUNK_TWINS) : NULL;
+    size_t n = 0;
+    if (s) {
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_text(s, 2, dot + 1, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 3, (int64_t)max);
+        while (n < max && idx_graph_step(r, s))
+            out[n++] = sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+    }
+    free(sym);
+    return n;
+}
+
+/* How many arguments the parameter list of signature sig takes: *lo
+ * without defaults, *hi at most (INT32_MAX: variadic); 0 when sig holds
+ * no list after name. */
+static int params_of(const char *sig, const char *name, int *lo, int *hi)
+{
+    const char *p = NULL;
+    size_t n = strlen(name);
+    for (const char *q = strstr(sig, name); q; q = strstr(q + 1, name)) {
+        const char *a = q + n;
+        while (*a == ' ' || *a == '\t' || *a == '\n')
+            a++;
+        if (*a == '(') {
+            p = a;
+            break;
+        }
+    }
+    if (!p) return 0;
+    int depth = 0, commas = 0, defaults = 0, words = 0, variadic = 0;
+    const char *w = p + 1;
+    for (p++; *p && !(depth == 0 && *p == ')'); p++) {
+        char c = *p;
+        if (c == '(' || c == '<' || c == '[' || c == '{')
+            depth++;
+        else if ((c == ')' || c == '>' || c == ']' || c == '}') && depth)
+            depth--;
+        else if (depth == 0 && c == ',')
+            commas++;
+        else if (depth == 0 && c == '=' && p[1] != '=' &&
+                 (p == w || (p[-1] != '=' && p[-1] != '!')))
+            defaults++;
+        else if (c == '.' && p[1] == '.' && p[2] == '.')
+            variadic = 1;
+        if (c != ' ' && c != '\t' && c != '\n') words = 1;
+    }
+    if (*p != ')') return 0;
+    /* `()` and `(void)` take none */
+    size_t len = (size_t)(p - w);
+    while (len && (*w == ' ' || *w == '\t')) {
+        w++;
+        len--;
+    }
+    while (len && (w[len - 1] == ' ' || w[len - 1] == '\t'))
+        len--;
+    int total = !words || (len == 4 && !memcmp(w, "void", 4)) ? 0 : commas + 1;
+    *hi = variadic ? INT32_MAX : total;
+    *lo = total - defaults - variadic;
+    if (*lo < 0) *lo = 0;
+    return 1;
+}
+
+int64_t idx_graph_overload(Resolver *r, int64_t id, int argc)
+{
+    sqlite3_stmt *s = argc >= 0 ? idx_graph_stmt(r, STMT_CHUNK_OVERLOADS) : NULL;
+    if (!s) return id;
+    sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
+    char *sym = NULL;
+    if (q) {
+        sqlite3_bind_int64(q, 1, id);
+        if (idx_graph_step(r, q)) sym = idx_store_col_dup(q, 2);
+        sqlite3_reset(q);
+    }
+    const char *name = sym ? strrchr(sym, '.') : NULL;
+    name = name ? name + 1 : sym;
+    int64_t first = 0, own = 0;
+    size_t n = 0;
+    sqlite3_bind_int64(s, 1, id);
+    while (name && idx_graph_step(r, s)) {
+        int64_t c = sqlite3_column_int64(s, 0);
+        const char *sig = (const char *)sqlite3_column_text(s, 1);
+        int lo = 0, hi = 0;
+        n++;
+        if (!sig || !params_of(sig, name, &lo, &hi) || argc < lo || argc > hi) continue;
+        if (c == id) own = c;
+        if (!first) first = c;
+    }
+    sqlite3_reset(s);
+    free(sym);
+    /* one definition, or the found one takes that many: as found */
+    return n < 2 || own || !first ? id : first;
 }
 
 int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)

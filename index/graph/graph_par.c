@@ -57,6 +57,7 @@ static int reader_open(const IdxStore *st, IdxStore *rd)
     rd->root = st->root;
     rd->index_real = st->index_real;
     rd->shared = st->shared;
+    rd->lang_pick = st->lang_pick; /* a C++ project's headers read as C++ here too */
     if (sqlite3_open_v2(st->db_path, &rd->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
                         idx_vfs_name(st->vfs)) != SQLITE_OK)
         return 0;

@@ -16,15 +16,24 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
     else if (row->kind == REF_EXPAND && !strcmp(row->name, IDX_REF_MACRO_MARK))
         dst[0] = row->chunk_id; /* the macro's mark */
     else if (!idx_graph_typed(r, row, &dst[0]) && !r->rc &&
-             !idx_graph_field_call(r, row, &dst[0]) && !r->rc)
+             !idx_graph_field_call(r, row, &dst[0]) && !r->rc &&
+             !(dst[0] = idx_graph_class_call(r, row)) && !r->rc)
         dst[0] = idx_graph_resolve_expr(r, row);
     if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
+    if (!dst[0] && !r->rc) dst[0] = idx_graph_declared_function(r, row);
+    if (dst[0] && row->kind == REF_CALL && row->argc >= 0 && row->lang && row->lang->overloads &&
+        !r->rc)
+        dst[0] = idx_graph_overload(r, dst[0], row->argc);
     if (dst[0])
         nd = 1 + (row->kind == REF_CALL && strstr(row->name, "().")
                       ? idx_graph_implementations(r, dst[0], dst + 1, DISPATCH_MAX - 1)
                       : 0);
     else if (!r->rc)
         nd = idx_graph_dispatch(r, row, dst);
+    int call = row->kind == REF_CALL ||
+               (row->kind == REF_EXPAND && strcmp(row->name, IDX_REF_MACRO_MARK) != 0);
+    if (nd && call && row->lang && row->lang->out_of_line_members && !r->rc)
+        nd += idx_graph_twins(r, dst[0], dst + nd, DISPATCH_MAX - nd);
     if (!nd && !r->rc) nd = idx_graph_store_calls(r, row, dst);
     idx_graph_memo_end_ref(r);
     return r->rc ? 0 : nd;

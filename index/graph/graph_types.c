@@ -131,6 +131,33 @@ static int64_t attr_class(Resolver *r, int64_t c, const char *a, int depth)
     return v;
 }
 
+/* A class only declared where it is used (`struct Status;`): the one
+ * class of the workspace named name outside any other (a class nested in
+ * another, `FileReader::Status`, is not what such a declaration names), or 0. */
+static int64_t declared_class(Resolver *r, const char *name)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
+    if (!s) return 0;
+    int64_t ids[8];
+    size_t n = 0;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, 8);
+    while (n < 8 && idx_graph_step(r, s))
+        ids[n++] = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    int64_t v = 0;
+    for (size_t i = 0; i < n && v >= 0 && r->rc == CR_OK; i++) {
+        sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
+        if (!q) return 0;
+        sqlite3_bind_int64(q, 1, ids[i]);
+        const char *sym = idx_graph_step(r, q) ? (const char *)sqlite3_column_text(q, 2) : NULL;
+        int top = sym && !strcmp(sym, name);
+        sqlite3_reset(q);
+        if (top && chunk_kind(r, ids[i]) == IDX_KIND_CLASS) v = v ? -1 : ids[i];
+    }
+    return v > 0 ? v : 0;
+}
+
 /* The class of what calling `callee` gives, written where ref is ("T", "f",
  * "=q.T", "T().f", "T().a.f"), or 0 with *lib set when it is a library's
  * (or a builtin's). */
@@ -162,6 +189,8 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         return t ? result_class(r, t, depth + 1) : 0;
     }
     int64_t t = type_expr(r, at, callee);
+    if (!t && at->lang && at->lang->out_of_line_members && !strchr(callee, '.'))
+        t = declared_class(r, callee);
     if (t) return result_class(r, t, depth + 1);
     size_t root = strcspn(callee, ".");
     char *name = xstrndup(callee, root);
@@ -177,7 +206,8 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
     /* a type fact: read by the calls it types, no edge of its own */
     if (at->kind == REF_TYPE && !strncmp(name, IDX_REF_TYPE_FACT, strlen(IDX_REF_TYPE_FACT)))
         return 1;
-    if (at->kind != REF_CALL) return 0;
+    /* a call a macro's body makes is typed as a call (chunk_ts_types.c) */
+    if (at->kind != REF_CALL && at->kind != REF_EXPAND) return 0;
     if (!strncmp(name, IDX_REF_SUPER, IDX_REF_SUPER_LEN)) {
         const char *m = name + IDX_REF_SUPER_LEN, *dot = strrchr(at->symbol, '.');
         if (!*m || strchr(m, '.') || !dot) return 1;
@@ -399,13 +429,42 @@ out:
     return r->rc ? 0 : k;
 }
 
+int64_t idx_graph_class_call(Resolver *r, const RefRow *at)
+{
+    const char *name = at->name, *dot = strchr(name, '.');
+    if (at->kind != REF_CALL || !at->lang || !at->lang->out_of_line_members || strchr(name, '(') ||
+        name[0] == '?' || (dot && strchr(dot + 1, '.')))
+        return 0;
+    int64_t c = 0;
+    if (!dot) {
+        /* a bare call in a method: a member of its class first */
+        const char *cls_end =
+            at->lang->implicit_this && at->symbol ? strrchr(at->symbol, '.') : NULL;
+        if (!cls_end) return 0;
+        StrBuf q;
+        sb_init(&q);
+        if (at->module[0]) sb_addf(&q, "%s.", at->module);
+        sb_add(&q, at->symbol, (size_t)(cls_end - at->symbol));
+        c = idx_graph_resolve_qualified(r, q.buf, 0);
+        sb_release(&q);
+    } else {
+        /* `Class::f()`: a static member */
+        char *cls = xstrndup(name, (size_t)(dot - name));
+        c = type_expr(r, at, cls);
+        if (!c && !idx_lang_self_word(at->lang, cls, strlen(cls))) c = declared_class(r, cls);
+        free(cls);
+    }
+    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+    return class_member(r, at, c, dot ? dot + 1 : name);
+}
+
 int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)
 {
     *out = 0;
-    const char *name = at->name, *dot = strchr(name, '.');
+    const char *name = at->name, *dot = strrchr(name, '.');
     const char *cls_end = at->symbol ? strrchr(at->symbol, '.') : NULL;
     if (at->kind != REF_CALL || !at->lang || !at->lang->implicit_this || !dot || !dot[1] ||
-        strchr(dot + 1, '.') || strchr(name, '(') || name[0] == '?' || !cls_end)
+        strchr(name, '(') || name[0] == '?' || !cls_end)
         return 0;
     StrBuf q;
     sb_init(&q);
@@ -414,12 +473,22 @@ int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)
     int64_t cls = idx_graph_resolve_qualified(r, q.buf, 0);
     sb_release(&q);
     if (!cls || chunk_kind(r, cls) != IDX_KIND_CLASS) return 0;
-    char *field = xstrndup(name, (size_t)(dot - name));
-    int64_t c = attr_class(r, cls, field, 1);
-    free(field);
-    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+    /* each field through the class the one before holds (`state_.bindings_.m`) */
+    int64_t c = cls;
+    for (const char *p = name; c && p < dot && r->rc == CR_OK;) {
+        const char *e = strchr(p, '.');
+        char *field = xstrndup(p, (size_t)(e - p));
+        c = attr_class(r, c, field, 1);
+        free(field);
+        if (c && chunk_kind(r, c) != IDX_KIND_CLASS) c = 0;
+        p = e + 1;
+    }
+    if (!c) return 0;
+    /* a class of the workspace that has no such member (a pure virtual
+     * method, one a library base defines): no match by the name alone, as
+     * with a typed receiver ("T().m") */
     *out = class_member(r, at, c, dot + 1);
-    return *out != 0;
+    return 1;
 }
 
 #define ANCESTOR_METHODS                                                                           \

@@ -14,7 +14,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 11
+#define IDX_SCHEMA_VERSION 12
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -108,13 +108,23 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* the methods (kind ?2) of the classes that hold a fact named ?1 */                           \
     X(METHODS_OF_FACT, "SELECT id FROM chunks WHERE kind = ?2 AND parent_id IN "                   \
                        "(SELECT chunk_id FROM refs WHERE last = ?1) ORDER BY id")                  \
+    /* the other definitions of chunk ?1's symbol, of its kind, in other files                     \
+     * (a C++ method defined once per platform or build variant) */                                \
+    X(CHUNK_TWINS, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "          \
+                   "JOIN chunks o ON o.id = ?1 WHERE s.name = ?2 AND c.symbol = o.symbol "         \
+                   "AND c.kind = o.kind AND c.file_id != o.file_id ORDER BY s.chunk_id LIMIT ?3")  \
+    /* the definitions sharing chunk ?1's symbol and kind in its file (its                         \
+     * overloads, itself among them) with their signatures */                                      \
+    X(CHUNK_OVERLOADS, "SELECT c.id, c.signature FROM chunks c JOIN chunks o ON o.id = ?1 "        \
+                       "WHERE c.file_id = o.file_id AND c.symbol = o.symbol AND c.kind = o.kind "  \
+                       "AND c.cont = 0 ORDER BY c.id LIMIT 16")                                    \
     X(METHOD_QUALS_BY_NAME, "SELECT s.chunk_id, s.qualname FROM symbols s JOIN chunks c "          \
                             "ON c.id = s.chunk_id WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3")     \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
     X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
-    X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved) "               \
-                  "VALUES (?1, ?2, ?3, ?4, ?5, 0)")                                                \
+    X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved, argc) "         \
+                  "VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)")                                            \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
     /* the caller edges (graph/fanin.c) into and out of file ?1's chunks, per other file */        \
     X(FANIN_EDGES_INTO, "SELECT s.file_id, count(*) FROM chunks d JOIN edges e ON e.dst = d.id "   \
@@ -173,7 +183,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
                            "i.file_id WHERE i.target = ?1 OR (i.target >= ?1 || '.' AND "          \
                            "i.target < ?1 || '/')")                                                \
     X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
-                      "f.path FROM refs r JOIN files f ON f.id = r.file_id "                       \
+                      "f.path, r.argc FROM refs r JOIN files f ON f.id = r.file_id "               \
                       "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
                       "AND (r.kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND r.id > ?3 "            \
                       "ORDER BY r.id LIMIT ?4")                                                    \

@@ -342,7 +342,7 @@ static const char *last_component(const char *name)
 }
 
 static CrErr insert_ref(IdxStore *st, int64_t file_id, int64_t chunk_id, RefKind kind,
-                        const char *name, ErrInfo *e)
+                        const char *name, int argc, ErrInfo *e)
 {
     sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_INSERT, e);
     if (!s) return CR_EDB;
@@ -353,6 +353,7 @@ static CrErr insert_ref(IdxStore *st, int64_t file_id, int64_t chunk_id, RefKind
     if (last != name)
         sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC); /* else NULL: name is last */
     sqlite3_bind_text(s, 5, last, -1, SQLITE_STATIC);
+    if (argc > 0) sqlite3_bind_int(s, 6, argc - 1); /* else NULL: not known */
     return idx_store_step_done(st, s, e, "ref");
 }
 
@@ -390,7 +391,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
     sqlite3_bind_text(s, 2, r->alias, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, bound.buf, -1, SQLITE_STATIC);
     if ((rc = idx_store_step_done(st, s, e, "import"))) goto out;
-    rc = insert_ref(st, file_id, chunk_id, REF_IMPORT, target.buf, e);
+    rc = insert_ref(st, file_id, chunk_id, REF_IMPORT, target.buf, 0, e);
 out:
     free(base);
     sb_release(&target);
@@ -552,7 +553,7 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         if (r->kind == REF_IMPORT)
             rc = insert_import(st, fw, file_id, ids[r->chunk], r, e);
         else if (r->name && r->name[0])
-            rc = insert_ref(st, file_id, ids[r->chunk], r->kind, r->name, e);
+            rc = insert_ref(st, file_id, ids[r->chunk], r->kind, r->name, r->argc, e);
     }
     if (!rc) rc = idx_pp_insert(st, &fw->set, file_id, &pp_now, e);
 marks:

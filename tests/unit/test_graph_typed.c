@@ -7,7 +7,9 @@
  * `export { a as b }`), fields, parameter properties and results; C++
  * fields used without `this` and results; Java parameters and fields. Each
  * case names a method another class also defines, so that the name alone
- * cannot pick it. And a C++ definition's name after an export macro and a
+ * cannot pick it. A C++ method defined in two files (a build variant
+ * each) reaches both; a macro's body calls a method on a global of a known
+ * type. And a C++ definition's name after an export macro and a
  * qualified type (`FMT_API std::system_error vsystem_error(…)`). */
 #include "idx.h"
 #include "rtv.h"
@@ -95,8 +97,33 @@ static void test_typed(void)
                 "cpp/lock.cc:Mutex.AssertHeld\ncpp/lock.cc:Table.Unref\ncpp/lock.cc:Table.Ref\n"
                 "cpp/lock.cc:Db.Find\n");
     check_calls(st, "cpp/lock.cc", "Flush", 1, "cpp/lock.cc:Mutex.Lock\ncpp/lock.cc:Db.Write\n");
+    /* a field whose class the header only declares (`struct Status;`):
+     * its method, and no override of a pure virtual one by its name */
+    check_calls(st, "cpp/runner.cc", "Runner::Go", 1, "cpp/status.cc:Status.Flush\n");
+    /* a field of a field */
+    check_calls(st, "cpp/lock.cc", "Shard::Sync", 1, "cpp/lock.cc:Mutex.Lock\n");
     /* a method a base class defines out of line */
     check_calls(st, "cpp/lock.cc", "Db::Drop", 1, "cpp/lock.cc:Table.Ref\n");
+    /* a method defined once per build variant (scan-posix.cc, scan-win.cc):
+     * a call reaches both, from inside the class, through a pointer, and
+     * through a global a macro's body calls it on (`g_scanner->Fail()`) */
+    const char *fail_callers = "cpp/drive.cc:Drive\ncpp/drive.cc:Panic\n"
+                               "cpp/scan-posix.cc:Scanner.Step\ncpp/scan-win.cc:Scanner.Step\n";
+    check_calls(st, "cpp/scan-posix.cc", "Scanner::Fail", 0, fail_callers);
+    check_calls(st, "cpp/scan-win.cc", "Scanner::Fail", 0, fail_callers);
+    /* overloads told apart by arity (two units: together they span more
+     * than half a window); a function a header declares found in the
+     * source beside it though a test defines its own of that name */
+    const uint32_t want_line[] = {3, 8};
+    for (int k = 0; k < 2; k++) {
+        int64_t at_c = 0;
+        CHECK_INT(idx_call_target(st, "cpp/use_canon.cc", k ? 5 : 3, "Canon", "Canon", &at_c, NULL),
+                  CR_OK);
+        IdxChunk cc = {0};
+        CHECK_INT(idx_chunk_get(st, at_c, &cc, NULL), CR_OK);
+        CHECK(cc.path && !strcmp(cc.path, "cpp/canon.cc") && cc.start_line == want_line[k]);
+        idx_chunk_release(&cc);
+    }
     /* a macro before a declaration's qualified type is no part of its name */
     check_calls(st, "cpp/lock.cc", "vsystem_error", 1, "");
     /* Java: a field used without `this`, a parameter */

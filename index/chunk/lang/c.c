@@ -141,6 +141,7 @@ static const char *const cpp__keywords[] = {
 
 const IdxLang idx_lang_cpp = {
     .out_of_line_members = 1,
+    .overloads = 1,
     .call_chains = 1,
     .graph_limits =
         "virtual calls reaching overrides, calls on a receiver whose type is not known statically "

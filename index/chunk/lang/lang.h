@@ -12,6 +12,8 @@
  *   @receiver  Go: the receiver type a method belongs to
  *   @body      where the signature ends (else: the first line)
  *   @ref.call @ref.type @ref.inherit     a callee / type / base expression
+ *   @ref.args  a call's argument list (with @ref.call): its arity, which
+ *              tells overloads apart (IdxLang.overloads)
  *   @ref.value a name used as a value (a function passed, stored in a table)
  *   @store.field @store.value  a designated initializer's field and the
  *              function stored in it (`.open = f`): REF_STORE "open.f"
@@ -173,8 +175,15 @@ typedef struct IdxLang {
     /* A class's methods may be defined apart from it (C++'s `void
      * Foo::bar() {…}` in a .cc, the class in a header): a typed call's
      * method is looked up by "Class.name" in any file when the class's
-     * module does not define it. */
+     * module does not define it; and a class may be declared apart from
+     * its definition (`struct Status;` in the header that uses it): a type
+     * nothing in scope defines is the one class of that name anywhere. */
     int out_of_line_members;
+    /* Functions may be overloaded: definitions of one name in one file
+     * told apart by how many parameters they take (their signatures'), a
+     * call whose arguments the query counts (@ref.args) reaching the one
+     * that takes that many. */
+    int overloads;
     /* A call inside a receiver chain is kept (`a.f().m()` is written
      * "a.f().m", the method m of what f gives, graph_types.c) where it
      * would otherwise make the receiver unknown ("?.m"). */

@@ -20,7 +20,7 @@
 (alias_declaration name: (type_identifier) @name) @def.type
 (preproc_function_def name: (identifier) @name) @def.macro
 
-(call_expression function: (_) @ref.call)
+(call_expression function: (_) @ref.call arguments: (_) @ref.args)
 (new_expression type: (_) @ref.call)
 (base_class_clause (type_identifier) @ref.inherit)
 (base_class_clause (qualified_identifier) @ref.inherit)
