@@ -12,6 +12,8 @@
 ; comment sits above the first signature)
 (function_signature name: (identifier) @name) @def.function
 (class_body (method_signature name: (_) @name) @def.method)
+; an abstract method: the unit a base's calls of it reach (its overrides' callers)
+(class_body (abstract_method_signature name: (_) @name) @def.method)
 (lexical_declaration (variable_declarator name: (identifier) @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
 (variable_declaration (variable_declarator name: (identifier) @name
