@@ -116,7 +116,9 @@ static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, 
     if (parent && first == strlen(parent) && !memcmp(chain, parent, first)) {
         if (u->kind != IDX_KIND_METHOD || strchr(dot + 1, '.')) return 0;
         sb_add(out, IDX_REF_SUPER, IDX_REF_SUPER_LEN - 3); /* "super" + "()." below */
-    } else if (first == IDX_RECEIVER_LEN && !memcmp(chain, IDX_RECEIVER, IDX_RECEIVER_LEN)) {
+    } else if ((first == IDX_RECEIVER_LEN && !memcmp(chain, IDX_RECEIVER, IDX_RECEIVER_LEN)) ||
+               (as_type && idx_lang_self_word(r->lang, chain, first))) {
+        /* (a type written as this.a, as the source has it: the row's word) */
         /* this.a.m(): through the enclosing class's field a */
         if (u->kind != IDX_KIND_METHOD || !cls_end || (!as_type && !strchr(dot + 1, '.'))) return 0;
         sb_add(out, u->symbol, (size_t)(cls_end - u->symbol));

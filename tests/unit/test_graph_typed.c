@@ -87,8 +87,9 @@ static void test_typed(void)
     /* TypeScript: through the re-export file, a field, a parameter property */
     check_calls(st, "ts/internal/atom.ts", "Atom.reportChanged", 0,
                 "ts/internal/value.ts:Value.set\nts/use.ts:touch\n");
+    /* ... and a variable holding a field (`const a = this.atom_`) */
     check_calls(st, "ts/internal/atom.ts", "Atom.reportObserved", 0,
-                "ts/internal/value.ts:Value.get\n");
+                "ts/internal/value.ts:Value.get\nts/internal/value.ts:Value.peek\n");
     check_calls(st, "ts/internal/value.ts", "Value.set", 0, "ts/use.ts:touch\n");
     /* ... a base's call of a method a subclass overrides is a caller of the
      * override too, and the subclass's a caller of the base's (as tsserver
