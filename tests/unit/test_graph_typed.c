@@ -5,7 +5,8 @@
  * library's package (`http.HandlerFunc`) never linked to a workspace
  * method by its name; TypeScript through a re-export file (`export *`,
  * `export { a as b }`), fields, parameter properties and results, and a
- * base's call of a method its subclass overrides (and the reverse); C++
+ * base's call of a method its subclass overrides (and the reverse), a variable holding a field, a variable of
+ * module code; C++
  * fields used without `this` and results; Java parameters and fields. Each
  * case names a method another class also defines, so that the name alone
  * cannot pick it. And a C++ definition's name after an export macro and a
@@ -99,6 +100,10 @@ static void test_typed(void)
     check_calls(st, "ts/subscribable.ts", "Subscribable.onSubscribe", 0,
                 "ts/observer.ts:Observer.restart\nts/subscribable.ts:Subscribable.subscribe\n");
     check_calls(st, "ts/subscribable.ts", "Other.onSubscribe", 0, "");
+    /* ... a variable of module code (a test's describe callback) */
+    check_calls(st, "ts/observer.ts", "Observer.start", 0,
+                "ts/observer.ts:Observer.onSubscribe\nts/spec.ts:\n");
+    check_calls(st, "ts/subscribable.ts", "Other.start", 0, "");
     /* C++: a field without `this`, a pointer field, a method's result (a
      * call in the chain), parameters; each method defined out of line */
     check_calls(st, "cpp/lock.cc", "Db::Write", 1,
