@@ -5,12 +5,11 @@
  * library's package (`http.HandlerFunc`) never linked to a workspace
  * method by its name; TypeScript through a re-export file (`export *`,
  * `export { a as b }`), fields, parameter properties and results, and a
- * base's call of a method its subclass overrides (and the reverse), a variable holding a field, a variable of
- * module code; C++
- * fields used without `this` and results; Java parameters and fields. Each
- * case names a method another class also defines, so that the name alone
- * cannot pick it. And a C++ definition's name after an export macro and a
- * qualified type (`FMT_API std::system_error vsystem_error(…)`). */
+ * base's call of a method its subclass overrides (and the reverse), a variable holding a field, a
+ * variable of module code; C++ fields used without `this` and results; Java parameters and fields.
+ * Each case names a method another class also defines, so that the name alone cannot pick it. And a
+ * C++ definition's name after an export macro and a qualified type (`FMT_API std::system_error
+ * vsystem_error(…)`). */
 #include "idx.h"
 #include "rtv.h"
 #include "fixture_util.h"
