@@ -342,8 +342,11 @@ def caller_name(cl, fp, name):
     """A server's caller as coderag names it: a function a macro writes
     (gtest-style `TEST_F(Suite, Name) {…}`: clangd's `RegisterSuiteName`,
     `Run`), whose name is nowhere in its file, is "<macro>", as is
-    coderag's definition named by the macro written (`TEST_F`)."""
+    coderag's definition named by the macro written (`TEST_F`). A name the
+    script gave ("<module>": a file's top-level code) stays."""
     n = cname(name)
+    if n.startswith("<"):
+        return n
     text = "\n".join(cl.source(fp))
     if n and not re.search(r"(?<!\w)%s(?!\w)" % re.escape(n), text):  # `~Name` too
         return "<macro>"

@@ -250,6 +250,11 @@ const char *idx_fence_tag(const char *path);
  * read. Static. */
 const char *idx_graph_limits(const char *path);
 
+/* Whether a method's callers in path's language include those of the
+ * same-named methods of its class's bases and subclasses (its row's
+ * base_callers: a call through the base may run the override). Static. */
+int idx_base_callers(const char *path);
+
 /* Whether chain (a receiver chain as written in path's source: `this.a.b`)
  * is written on the object a method runs on: its first word is one its
  * language's row names so (`this`, `self`, `cls`), or `self`. */

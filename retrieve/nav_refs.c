@@ -35,6 +35,96 @@ static int own_piece(const RtvDef *d, int64_t id)
     return 0;
 }
 
+enum { BASES_MAX = 8 };
+
+/* The pieces of the method class chunk b defines under name, appended
+ * to *v. */
+static CrErr base_method(IdxStore *st, const IdxChunk *b, const char *name, int64_t **v, size_t *n,
+                         size_t *cap, ErrInfo *e)
+{
+    StrBuf q;
+    sb_init(&q);
+    if (b->module && b->module[0]) sb_addf(&q, "%s.", b->module);
+    sb_addf(&q, "%s.%s", b->symbol, name);
+    int64_t *m = NULL;
+    size_t nm = 0;
+    CrErr rc = idx_lookup_symbol(st, q.buf, &m, &nm, e);
+    sb_release(&q);
+    for (size_t j = 0; j < nm && !rc; j++) {
+        IdxChunk c;
+        rc = idx_chunk_get(st, m[j], &c, e);
+        if (rc == CR_ENOENT) {
+            rc = CR_OK;
+            continue;
+        }
+        if (rc) break;
+        if (c.kind == IDX_KIND_METHOD && c.parent_id == b->id) {
+            ARRAY_GROW(*v, *n + 1, *cap);
+            (*v)[(*n)++] = c.id;
+        }
+        idx_chunk_release(&c);
+    }
+    free(m);
+    return rc;
+}
+
+/* The same-named methods of the classes above (up 1: bases, theirs, …)
+ * or below (up 0: subclasses, theirs, …) d's class, at most BASES_MAX
+ * classes, appended to *v. */
+static CrErr line_methods(IdxStore *st, const RtvDef *d, int up, int64_t **v, size_t *n,
+                          size_t *cap, ErrInfo *e)
+{
+    const char *name = rtv_last_part(d->head.symbol);
+    int64_t cls[BASES_MAX];
+    size_t nc = 0;
+    CrErr rc = CR_OK;
+    cls[nc++] = d->head.parent_id;
+    for (size_t at = 0; at < nc && !rc; at++) {
+        IdxEdge *ed = NULL;
+        size_t ne = 0;
+        rc = idx_edges(st, cls[at], up, &ed, &ne, e);
+        for (size_t i = 0; i < ne && !rc && nc < BASES_MAX; i++) {
+            int64_t other = up ? ed[i].dst : ed[i].src;
+            size_t k = 0;
+            while (k < nc && cls[k] != other)
+                k++;
+            if (ed[i].kind != IDX_EDGE_INHERIT || k < nc) continue;
+            IdxChunk b;
+            rc = idx_chunk_get(st, other, &b, e);
+            if (rc == CR_ENOENT) {
+                rc = CR_OK;
+                continue;
+            }
+            if (rc) break;
+            cls[nc++] = b.id;
+            if (b.kind == IDX_KIND_CLASS) rc = base_method(st, &b, name, v, n, cap, e);
+            idx_chunk_release(&b);
+        }
+        free(ed);
+    }
+    return rc;
+}
+
+/* The chunks whose callers are d's: its pieces, and, when d is a method in
+ * a language whose row says a call through a base may run an override
+ * (idx_base_callers), the same-named methods of its class's bases and
+ * subclasses (line_methods). Caller frees *out. */
+static CrErr caller_pieces(IdxStore *st, const RtvDef *d, int64_t **out, size_t *n_out, ErrInfo *e)
+{
+    size_t n = d->n_pieces, cap = n;
+    int64_t *v = xcalloc(n ? n : 1, sizeof *v);
+    memcpy(v, d->pieces, n * sizeof *v);
+    CrErr rc = CR_OK;
+    if (d->head.kind == IDX_KIND_METHOD && d->head.parent_id && d->head.symbol &&
+        idx_base_callers(d->head.path)) {
+        rc = line_methods(st, d, 1, &v, &n, &cap, e);
+        if (!rc) rc = line_methods(st, d, 0, &v, &n, &cap, e);
+    }
+    *out = v;
+    *n_out = n;
+    return rc;
+}
+
 /* The distinct far ends of d's edges of the given kinds. */
 static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned kinds,
                           RefSeen **out, size_t *n_out, ErrInfo *e)
@@ -42,21 +132,29 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
     StrMap seen;
     StrBuf key;
     RefSeen *v = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, n_src = 0;
+    int64_t *src = NULL;
     CrErr rc = CR_OK;
     strmap_init(&seen);
     sb_init(&key);
-    for (size_t p = 0; p < d->n_pieces && !rc; p++) {
+    if (!outgoing && (kinds & RTV_REF_BIT(IDX_EDGE_CALL)))
+        rc = caller_pieces(st, d, &src, &n_src, e);
+    else {
+        n_src = d->n_pieces;
+        src = xcalloc(n_src ? n_src : 1, sizeof *src);
+        memcpy(src, d->pieces, n_src * sizeof *src);
+    }
+    for (size_t p = 0; p < n_src && !rc; p++) {
         IdxEdge *ed = NULL;
         int64_t *via = NULL;
         size_t ne = 0;
         IdxChunk piece = {0};
         if (kinds & RTV_REF_BIT(IDX_EDGE_CALL))
-            rc = rtv_call_edges(st, d->pieces[p], outgoing, &ed, &via, &ne, e);
+            rc = rtv_call_edges(st, src[p], outgoing, &ed, &via, &ne, e);
         else
-            rc = idx_edges(st, d->pieces[p], outgoing, &ed, &ne, e);
+            rc = idx_edges(st, src[p], outgoing, &ed, &ne, e);
         if (rc) break;
-        if (outgoing && ne && (rc = idx_chunk_get(st, d->pieces[p], &piece, e))) {
+        if (outgoing && ne && (rc = idx_chunk_get(st, src[p], &piece, e))) {
             free(ed);
             free(via);
             break;
@@ -142,6 +240,7 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
         free(ed);
         free(via);
     }
+    free(src);
     strmap_release(&seen);
     sb_release(&key);
     if (n) qsort(v, n, sizeof *v, ref_cmp);

@@ -110,17 +110,20 @@ static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, 
 {
     const char *dot = strchr(chain, '.');
     if (!dot || !dot[1]) return 0;
-    const EmitUnit *u = &r->em.units[o];
+    const EmitUnit *u = o >= 0 ? &r->em.units[o] : NULL; /* NULL: module code */
     size_t first = (size_t)(dot - chain);
-    const char *cls_end = u->symbol ? strrchr(u->symbol, '.') : NULL;
+    const char *cls_end = u && u->symbol ? strrchr(u->symbol, '.') : NULL;
     sb_reset(out);
     const char *parent = r->lang->parent_word;
     if (parent && first == strlen(parent) && !memcmp(chain, parent, first)) {
-        if (u->kind != IDX_KIND_METHOD || strchr(dot + 1, '.')) return 0;
+        if (!u || u->kind != IDX_KIND_METHOD || strchr(dot + 1, '.')) return 0;
         sb_add(out, IDX_REF_SUPER, IDX_REF_SUPER_LEN - 3); /* "super" + "()." below */
-    } else if (first == IDX_RECEIVER_LEN && !memcmp(chain, IDX_RECEIVER, IDX_RECEIVER_LEN)) {
+    } else if ((first == IDX_RECEIVER_LEN && !memcmp(chain, IDX_RECEIVER, IDX_RECEIVER_LEN)) ||
+               (as_type && idx_lang_self_word(r->lang, chain, first))) {
+        /* (a type written as this.a, as the source has it: the row's word) */
         /* this.a.m(): through the enclosing class's field a */
-        if (u->kind != IDX_KIND_METHOD || !cls_end || (!as_type && !strchr(dot + 1, '.'))) return 0;
+        if (!u || u->kind != IDX_KIND_METHOD || !cls_end || (!as_type && !strchr(dot + 1, '.')))
+            return 0;
         sb_add(out, u->symbol, (size_t)(cls_end - u->symbol));
     } else {
         sb_addi(out, o);
@@ -154,8 +157,10 @@ void idx_chunk_ts_typed_refs(TsRun *r)
     for (size_t i = 0; i < r->n_typed; i++) {
         TsTyped *v = &r->typed[i];
         int o = types__owner(r, v->line);
+        /* a variable of module code (a test's `let client: Client` in a
+         * describe callback) types the calls of module code */
         if (o < 0 && (!v->name || v->field)) continue;
-        const EmitUnit *u = o < 0 ? NULL : &r->em.units[o];
+        const EmitUnit *u = o >= 0 ? &r->em.units[o] : NULL;
         if (!v->name) { /* a result: a fact of the function it ends the header of */
             if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) continue;
             ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, o, v->line);
@@ -211,7 +216,7 @@ void idx_chunk_ts_typed_refs(TsRun *r)
     for (size_t i = 0; i < r->n_typed; i++) {
         TsTyped *v = &r->typed[i];
         int o = types__owner(r, v->line);
-        if (v->field || !v->name || o < 0 || !strchr(v->type, '.')) continue;
+        if (v->field || !v->name || !strchr(v->type, '.')) continue;
         if (types__typed(r, &vars, o, v->type, 1, &key)) {
             free(v->type);
             v->type = xstrndup(key.buf, key.len);
@@ -222,7 +227,7 @@ void idx_chunk_ts_typed_refs(TsRun *r)
     for (size_t i = 0; i < n_refs; i++) {
         ChunkRef *ref = &r->em.refs[i];
         int o = types__owner(r, ref->line);
-        if ((ref->kind != REF_CALL && ref->kind != REF_EXPAND) || !ref->name || o < 0) continue;
+        if ((ref->kind != REF_CALL && ref->kind != REF_EXPAND) || !ref->name) continue;
         if (types__typed(r, &vars, o, ref->name, 0, &key)) {
             free(ref->name);
             ref->name = xstrndup(key.buf, key.len);

@@ -181,7 +181,8 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         }
         if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
         int64_t m = class_member(r, at, c, seg);
-        return m ? result_class(r, m, depth + 1) : 0;
+        /* no method of the name: a field's (`const q = this.queryCache`) */
+        return m ? result_class(r, m, depth + 1) : attr_class(r, c, seg, depth + 1);
     }
     if (callee[0] == '=') {
         int64_t t = idx_graph_resolve_qualified(r, callee + 1, 0);

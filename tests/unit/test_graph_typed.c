@@ -4,13 +4,15 @@
  * name (Go's); a Go import without go.mod found by its package folder; a
  * library's package (`http.HandlerFunc`) never linked to a workspace
  * method by its name; TypeScript through a re-export file (`export *`,
- * `export { a as b }`), fields, parameter properties and results; C++
- * fields used without `this` and results; Java parameters and fields. Each
- * case names a method another class also defines, so that the name alone
- * cannot pick it. A C++ method defined in two files (a build variant
- * each) reaches both; a macro's body calls a method on a global of a known
- * type. And a C++ definition's name after an export macro and a
- * qualified type (`FMT_API std::system_error vsystem_error(…)`). */
+ * `export { a as b }`), fields, parameter properties and results, and a
+ * base's call of a method its subclass overrides (and the reverse), a
+ * variable holding a field, a variable of module code; C++ fields used
+ * without `this` and results; Java parameters and fields. Each case names a
+ * method another class also defines, so that the name alone cannot pick it.
+ * A C++ method defined in two files (a build variant each) reaches both; a
+ * macro's body calls a method on a global of a known type. And a C++
+ * definition's name after an export macro and a qualified type
+ * (`FMT_API std::system_error vsystem_error(…)`). */
 #include "idx.h"
 #include "rtv.h"
 #include "fixture_util.h"
@@ -88,9 +90,22 @@ static void test_typed(void)
     /* TypeScript: through the re-export file, a field, a parameter property */
     check_calls(st, "ts/internal/atom.ts", "Atom.reportChanged", 0,
                 "ts/internal/value.ts:Value.set\nts/use.ts:touch\n");
+    /* ... and a variable holding a field (`const a = this.atom_`) */
     check_calls(st, "ts/internal/atom.ts", "Atom.reportObserved", 0,
-                "ts/internal/value.ts:Value.get\n");
+                "ts/internal/value.ts:Value.get\nts/internal/value.ts:Value.peek\n");
     check_calls(st, "ts/internal/value.ts", "Value.set", 0, "ts/use.ts:touch\n");
+    /* ... a base's call of a method a subclass overrides is a caller of the
+     * override too, and the subclass's a caller of the base's (as tsserver
+     * lists them), neither of another class's method of the name */
+    check_calls(st, "ts/observer.ts", "Observer.onSubscribe", 0,
+                "ts/observer.ts:Observer.restart\nts/subscribable.ts:Subscribable.subscribe\n");
+    check_calls(st, "ts/subscribable.ts", "Subscribable.onSubscribe", 0,
+                "ts/observer.ts:Observer.restart\nts/subscribable.ts:Subscribable.subscribe\n");
+    check_calls(st, "ts/subscribable.ts", "Other.onSubscribe", 0, "");
+    /* ... a variable of module code (a test's describe callback) */
+    check_calls(st, "ts/observer.ts", "Observer.start", 0,
+                "ts/observer.ts:Observer.onSubscribe\nts/spec.ts:\n");
+    check_calls(st, "ts/subscribable.ts", "Other.start", 0, "");
     /* C++: a field without `this`, a pointer field, a method's result (a
      * call in the chain), parameters; each method defined out of line */
     check_calls(st, "cpp/lock.cc", "Db::Write", 1,

@@ -269,6 +269,7 @@ const IdxLang idx_lang_javascript = {
     .import = js__import,
     .resolve_import = js__resolve,
     .inherited_members = 1,
+    .base_callers = 1,
     .builtin_methods = js__builtin_methods,
     .builtins = js__builtins,
 };
@@ -291,7 +292,8 @@ static const char *const ts__keywords[] = {
     .markers = ts__markers, .query = idx_query_typescript, .comments = js__comments,               \
     .tests = js__tests, .wrappers = js__wrappers, .prefixes = ts__prefixes,                        \
     .module_name = js__module_name, .import = js__import, .resolve_import = js__resolve,           \
-    .inherited_members = 1, .builtin_methods = js__builtin_methods, .builtins = js__builtins
+    .inherited_members = 1, .base_callers = 1, .builtin_methods = js__builtin_methods,             \
+    .builtins = js__builtins
 
 const IdxLang idx_lang_typescript = {
     TS_ROW_SHARED,

@@ -118,6 +118,12 @@ typedef struct IdxLang {
      * (`impl Trait for X`), so the graph can tell them from same-named
      * methods of unrelated types. */
     int interface_dispatch;
+    /* A call of a method a class inherits may run an override (the language's
+     * own tool lists `this.onSubscribe()` in a base's method among the
+     * callers of every subclass's onSubscribe, and a subclass's among the
+     * base's): a method's callers include those of the same-named methods
+     * of its class's bases and subclasses (idx_base_callers). */
+    int base_callers;
     /* Methods of the language's built-in types (Python: `append`, `items`):
      * a call on a receiver the indexer cannot type (`x.append()`) names one
      * of these far more often than the workspace method that shares the

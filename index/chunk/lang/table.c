@@ -267,6 +267,12 @@ const char *idx_graph_limits(const char *path)
     return l ? l->graph_limits : NULL;
 }
 
+int idx_base_callers(const char *path)
+{
+    const IdxLang *l = path ? idx_lang_for_path(path) : NULL;
+    return l && l->base_callers;
+}
+
 int idx_chain_on_self(const char *path, const char *chain)
 {
     size_t n = strcspn(chain, ".");

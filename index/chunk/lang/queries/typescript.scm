@@ -12,6 +12,8 @@
 ; comment sits above the first signature)
 (function_signature name: (identifier) @name) @def.function
 (class_body (method_signature name: (_) @name) @def.method)
+; an abstract method: the unit a base's calls of it reach (its overrides' callers)
+(class_body (abstract_method_signature name: (_) @name) @def.method)
 (lexical_declaration (variable_declarator name: (identifier) @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
 (variable_declaration (variable_declarator name: (identifier) @name
@@ -55,6 +57,9 @@
   value: [(new_expression constructor: [(identifier) (member_expression)] @var.type)
           (call_expression function: [(identifier) (member_expression)] @var.type)
           (await_expression (call_expression function: [(identifier) (member_expression)] @var.type))])
+; a variable holding a field (`const q = this.queryCache`): the field's type
+(variable_declarator name: (identifier) @var.name
+  value: (member_expression object: (this)) @var.type)
 (public_field_definition name: (property_identifier) @field.name
   type: (type_annotation [(type_identifier) (nested_type_identifier)
                           (generic_type name: [(type_identifier) (nested_type_identifier)])] @field.type))
