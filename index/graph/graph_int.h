@@ -176,6 +176,10 @@ int idx_graph_field_call(Resolver *r, const RefRow *ref, int64_t *out);
  * member of the method's class, `Class.f` (`Lexer::TokenName(t)`) as a
  * member of that class; found as a typed call's method is, or 0. */
 int64_t idx_graph_class_call(Resolver *r, const RefRow *ref);
+/* The language row chunk id's file is read as (the project's pick), or
+ * NULL: a name found anywhere may be another language's in a mixed
+ * workspace. */
+const IdxLang *idx_graph_chunk_lang(Resolver *r, int64_t id);
 /* Marks the references that a class's base moving from class `was` to
  * class `now` (either 0) can resolve differently through typed receivers:
  * those named like a method of either or of their ancestors. */

@@ -106,9 +106,12 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
         sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
         sqlite3_bind_int(s, 2, 2);
         sqlite3_bind_text(s, 3, tail.buf, -1, SQLITE_STATIC);
+        /* in a mixed workspace, only the class's own language's */
+        const IdxLang *lang = idx_graph_chunk_lang(r, cls);
         int n = 0;
         while (idx_graph_step(r, s)) {
             int64_t id = sqlite3_column_int64(s, 0);
+            if (idx_graph_chunk_lang(r, id) != lang) continue;
             if (!n++ || id < v) v = id;
         }
         sqlite3_reset(s);
@@ -129,6 +132,19 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
     return v;
 }
 
+const IdxLang *idx_graph_chunk_lang(Resolver *r, int64_t id)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
+    if (!s) return NULL;
+    sqlite3_bind_int64(s, 1, id);
+    const IdxLang *lang =
+        idx_graph_step(r, s)
+            ? idx_lang_for_file(&r->st->lang_pick, (const char *)sqlite3_column_text(s, 2))
+            : NULL;
+    sqlite3_reset(s);
+    return lang;
+}
+
 size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max)
 {
     sqlite3_stmt *q = max ? idx_graph_stmt(r, STMT_CHUNK_QUAL) : NULL;
@@ -142,9 +158,14 @@ size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max)
     if (s) {
         sqlite3_bind_int64(s, 1, id);
         sqlite3_bind_text(s, 2, dot + 1, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(s, 3, (int64_t)max);
-        while (n < max && idx_graph_step(r, s))
-            out[n++] = sqlite3_column_int64(s, 0);
+        sqlite3_bind_int64(s, 3, (int64_t)max * 4);
+        /* a twin is a build variant: written in the same language (a
+         * mixed workspace holds a Headers.render in each) */
+        const IdxLang *lang = idx_graph_chunk_lang(r, id);
+        while (n < max && idx_graph_step(r, s)) {
+            int64_t t = sqlite3_column_int64(s, 0);
+            if (idx_graph_chunk_lang(r, t) == lang) out[n++] = t;
+        }
         sqlite3_reset(s);
     }
     free(sym);

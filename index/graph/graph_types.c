@@ -455,8 +455,10 @@ int64_t idx_graph_class_call(Resolver *r, const RefRow *at)
         if (!c && !idx_lang_self_word(at->lang, cls, strlen(cls))) c = declared_class(r, cls);
         free(cls);
     }
-    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
-    return class_member(r, at, c, dot ? dot + 1 : name);
+    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS || idx_graph_chunk_lang(r, c) != at->lang)
+        return 0;
+    int64_t m = class_member(r, at, c, dot ? dot + 1 : name);
+    return m && idx_graph_chunk_lang(r, m) == at->lang ? m : 0;
 }
 
 int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)

@@ -283,6 +283,25 @@ static void reread_note(IdxStore *st, const char *path)
     st->reread[st->n_reread++] = xstrdup(path);
 }
 
+/* The row of rel: its id (0: none) and content hash. */
+static CrErr file_lookup(IdxStore *st, const char *rel, int64_t *id, char hash[17], ErrInfo *e)
+{
+    *id = 0;
+    hash[0] = '\0';
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_text(s, 1, rel, -1, SQLITE_STATIC);
+    int row = 0;
+    CrErr rc = idx_store_step(st, s, &row, e, "file lookup");
+    if (row) {
+        *id = sqlite3_column_int64(s, 0);
+        const unsigned char *h = sqlite3_column_text(s, 1);
+        snprintf(hash, 17, "%s", h ? (const char *)h : "");
+    }
+    sqlite3_reset(s);
+    return rc;
+}
+
 /* The apply: writes each file as the workers finish it, in scan order,
  * committing every BATCH_FILES files (*in_txn follows the transaction). */
 static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
@@ -314,11 +333,20 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
         else
             stats->files_changed++;
         int moved = moved_since_read(st, fw, 0);
-        rc = idx_store_write_file(st, fw, !cold, e);
+        /* another writer (a language server's save) may have made or
+         * replaced this path's row since the plan read the files: nothing
+         * is written over it nor beside it (files.path is unique); the file
+         * is read again at the end of the pass, against the row there now */
+        int64_t now_id = fw->old_id;
+        char now_hash[17];
+        int gone = fw->skip && !strcmp(fw->skip, "gone");
+        if (!gone) rc = file_lookup(st, fw->path, &now_id, now_hash, e);
+        int raced = now_id != fw->old_id;
+        if (!rc && !raced) rc = idx_store_write_file(st, fw, !cold, e);
         /* its rows now those of what was read: not read again (reread),
          * unless it changed since it was read */
-        if (!rc && !fw->same_content && !fw->skip) reread_forget(st, fw->path);
-        if (!rc && moved) reread_note(st, fw->path);
+        if (!rc && !raced && !fw->same_content && !fw->skip) reread_forget(st, fw->path);
+        if (!rc && (moved || raced)) reread_note(st, fw->path);
         idx_filework_release(fw);
         pthread_mutex_lock(&pool->mu);
         pool->written = i + 1;
@@ -562,25 +590,6 @@ static CrErr relative_path(const IdxStore *st, const char *path, StrBuf *out, Er
     sb_adds(out, rel);
     free(rel);
     return CR_OK;
-}
-
-/* The row of rel: its id (0: none) and content hash. */
-static CrErr file_lookup(IdxStore *st, const char *rel, int64_t *id, char hash[17], ErrInfo *e)
-{
-    *id = 0;
-    hash[0] = '\0';
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_BY_PATH, e);
-    if (!s) return CR_EDB;
-    sqlite3_bind_text(s, 1, rel, -1, SQLITE_STATIC);
-    int row = 0;
-    CrErr rc = idx_store_step(st, s, &row, e, "file lookup");
-    if (row) {
-        *id = sqlite3_column_int64(s, 0);
-        const unsigned char *h = sqlite3_column_text(s, 1);
-        snprintf(hash, 17, "%s", h ? (const char *)h : "");
-    }
-    sqlite3_reset(s);
-    return rc;
 }
 
 CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
