@@ -180,6 +180,9 @@ int64_t idx_graph_class_call(Resolver *r, const RefRow *ref);
  * NULL: a name found anywhere may be another language's in a mixed
  * workspace. */
 const IdxLang *idx_graph_chunk_lang(Resolver *r, int64_t id);
+/* The chunks defining a symbol named name (at most max, into ids, in the
+ * store's order); returns the count. */
+size_t idx_graph_symbol_ids(Resolver *r, const char *name, int64_t *ids, size_t max);
 /* Marks the references that a class's base moving from class `was` to
  * class `now` (either 0) can resolve differently through typed receivers:
  * those named like a method of either or of their ancestors. */

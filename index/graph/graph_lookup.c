@@ -380,6 +380,19 @@ int64_t idx_graph_resolve_qualified(Resolver *r, const char *q, int depth)
     return v;
 }
 
+size_t idx_graph_symbol_ids(Resolver *r, const char *name, int64_t *ids, size_t max)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
+    if (!s) return 0;
+    size_t n = 0;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, (int64_t)max);
+    while (n < max && idx_graph_step(r, s))
+        ids[n++] = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return n;
+}
+
 /* The only definition anywhere with this simple name, or 0. */
 int64_t idx_graph_unique_by_name(Resolver *r, const char *name)
 {
@@ -393,20 +406,8 @@ int64_t idx_graph_unique_by_name(Resolver *r, const char *name)
         sb_release(&key);
         return v;
     }
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
-    if (!s) {
-        sb_release(&key);
-        return 0;
-    }
-    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 2, 2);
-    int n = 0;
-    while (idx_graph_step(r, s)) {
-        v = sqlite3_column_int64(s, 0);
-        n++;
-    }
-    sqlite3_reset(s);
-    if (n != 1) v = 0;
+    int64_t two[2];
+    v = idx_graph_symbol_ids(r, name, two, 2) == 1 ? two[0] : 0;
     if (r->rc == CR_OK) strmap_put(&r->memo, key.buf, v);
     sb_release(&key);
     return v;
@@ -517,15 +518,8 @@ int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref)
     if (ref->kind != REF_CALL || !ref->lang || !ref->lang->out_of_line_members || strchr(n, '.') ||
         idx_graph_is_builtin(ref->lang, n))
         return 0;
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
-    if (!s) return 0;
     int64_t ids[16];
-    size_t k = 0;
-    sqlite3_bind_text(s, 1, n, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 2, 16);
-    while (k < 16 && idx_graph_step(r, s))
-        ids[k++] = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    size_t k = idx_graph_symbol_ids(r, n, ids, 16);
     if (k < 2) return 0; /* none, or the one the name alone finds */
     Stars st;
     star_imports(r, ref->file_id, &st);

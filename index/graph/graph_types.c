@@ -136,15 +136,8 @@ static int64_t attr_class(Resolver *r, int64_t c, const char *a, int depth)
  * another, `FileReader::Status`, is not what such a declaration names), or 0. */
 static int64_t declared_class(Resolver *r, const char *name)
 {
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_NAME);
-    if (!s) return 0;
     int64_t ids[8];
-    size_t n = 0;
-    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 2, 8);
-    while (n < 8 && idx_graph_step(r, s))
-        ids[n++] = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    size_t n = idx_graph_symbol_ids(r, name, ids, 8);
     int64_t v = 0;
     for (size_t i = 0; i < n && v >= 0 && r->rc == CR_OK; i++) {
         sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
