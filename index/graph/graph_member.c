@@ -107,10 +107,11 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
         sqlite3_bind_int(s, 2, 2);
         sqlite3_bind_text(s, 3, tail.buf, -1, SQLITE_STATIC);
         /* in a mixed workspace, only the class's own language's */
-        const IdxLang *lang = idx_graph_chunk_lang(r, cls);
-        int n = 0;
+        const IdxLang *lang = NULL;
+        int n = 0, asked = 0;
         while (idx_graph_step(r, s)) {
             int64_t id = sqlite3_column_int64(s, 0);
+            if (!asked++) lang = idx_graph_chunk_lang(r, cls);
             if (idx_graph_chunk_lang(r, id) != lang) continue;
             if (!n++ || id < v) v = id;
         }
@@ -161,11 +162,11 @@ size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max)
         sqlite3_bind_int64(s, 3, (int64_t)max * 4);
         /* a twin is a build variant: written in the same language (a
          * mixed workspace holds a Headers.render in each) */
-        const IdxLang *lang = idx_graph_chunk_lang(r, id);
-        while (n < max && idx_graph_step(r, s)) {
-            int64_t t = sqlite3_column_int64(s, 0);
-            if (idx_graph_chunk_lang(r, t) == lang) out[n++] = t;
-        }
+        const IdxLangPick *pick = &r->st->lang_pick;
+        while (n < max && idx_graph_step(r, s))
+            if (idx_lang_for_file(pick, (const char *)sqlite3_column_text(s, 1)) ==
+                idx_lang_for_file(pick, (const char *)sqlite3_column_text(s, 2)))
+                out[n++] = sqlite3_column_int64(s, 0);
         sqlite3_reset(s);
     }
     free(sym);

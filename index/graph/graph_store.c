@@ -33,14 +33,17 @@ typedef struct Store {
     int64_t file_id, chunk_id;
 } Store;
 
-/* The bounds of field's stores' names: from "field." to "field/" ('/'
- * follows '.'). */
-static void stores_range(const char *field, StrBuf *lo, StrBuf *hi)
+/* Binds ?1 and ?2 to the bounds of field's stores' names: from "field." to
+ * "field/" ('/' follows '.'). */
+static void stores_bind_range(sqlite3_stmt *s, const char *field)
 {
-    sb_init(lo);
-    sb_init(hi);
-    sb_addf(lo, "%s.", field);
-    sb_addf(hi, "%s/", field);
+    StrBuf b;
+    sb_init(&b);
+    sb_addf(&b, "%s.", field);
+    sqlite3_bind_text(s, 1, b.buf, -1, SQLITE_TRANSIENT);
+    b.buf[b.len - 1] = '/';
+    sqlite3_bind_text(s, 2, b.buf, -1, SQLITE_TRANSIENT);
+    sb_release(&b);
 }
 
 /* The rows statement s gives (at most max, into v); returns the count. */
@@ -65,14 +68,9 @@ static size_t stores_read(Resolver *r, const char *field, Store *v)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_STORES_OF_FIELD);
     if (!s) return 0;
-    StrBuf lo, hi;
-    stores_range(field, &lo, &hi);
-    sqlite3_bind_text(s, 1, lo.buf, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, hi.buf, -1, SQLITE_STATIC);
+    stores_bind_range(s, field);
     sqlite3_bind_int(s, 3, STORE_SCAN + 1);
     size_t n = stores_rows(r, s, v, STORE_SCAN + 1);
-    sb_release(&lo);
-    sb_release(&hi);
     return n;
 }
 
@@ -161,10 +159,7 @@ static long stores_common(Resolver *r, const char *field, int64_t *out)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_STORES_BY_FUNC);
     if (!s) return 0;
-    StrBuf lo, hi;
-    stores_range(field, &lo, &hi);
-    sqlite3_bind_text(s, 1, lo.buf, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, hi.buf, -1, SQLITE_STATIC);
+    stores_bind_range(s, field);
     Common *c = NULL;
     size_t nc = 0, cap = 0;
     int64_t total = 0;
@@ -177,8 +172,6 @@ static long stores_common(Resolver *r, const char *field, int64_t *out)
         c[nc++].n = n;
     }
     sqlite3_reset(s);
-    sb_release(&lo);
-    sb_release(&hi);
     /* most stored first (ties: by name, as the rows came) */
     for (size_t i = 1; i < nc; i++)
         for (size_t k = i; k > 0 && c[k].n > c[k - 1].n; k--) {

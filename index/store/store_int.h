@@ -110,9 +110,12 @@ typedef struct Stemmer Stemmer; /* postings.c */
                        "(SELECT chunk_id FROM refs WHERE last = ?1) ORDER BY id")                  \
     /* the other definitions of chunk ?1's symbol, of its kind, in other files                     \
      * (a C++ method defined once per platform or build variant) */                                \
-    X(CHUNK_TWINS, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "          \
-                   "JOIN chunks o ON o.id = ?1 WHERE s.name = ?2 AND c.symbol = o.symbol "         \
-                   "AND c.kind = o.kind AND c.file_id != o.file_id ORDER BY s.chunk_id LIMIT ?3")  \
+    /* with each one's path and chunk ?1's (a twin is of its language) */                          \
+    X(CHUNK_TWINS, "SELECT s.chunk_id, f.path, fo.path FROM symbols s "                            \
+                   "JOIN chunks c ON c.id = s.chunk_id JOIN chunks o ON o.id = ?1 "                \
+                   "JOIN files f ON f.id = c.file_id JOIN files fo ON fo.id = o.file_id "          \
+                   "WHERE s.name = ?2 AND c.symbol = o.symbol AND c.kind = o.kind "                \
+                   "AND c.file_id != o.file_id ORDER BY s.chunk_id LIMIT ?3")                      \
     /* the definitions sharing chunk ?1's symbol and kind in its file (its                         \
      * overloads, itself among them) with their signatures */                                      \
     X(CHUNK_OVERLOADS, "SELECT c.id, c.signature FROM chunks c JOIN chunks o ON o.id = ?1 "        \
