@@ -24,6 +24,8 @@ SETS = {
     # built index will do: asks never update it)
     "kernel": ROOT + "/bench/kernel-questions.jsonl",
     "kernel2": ROOT + "/bench/kernel2-questions.jsonl",
+    # c-postgres: PostgreSQL 15.18's backend as bench/bigc_bench.sh extracts it
+    "pg": ROOT + "/bench/pg-questions.jsonl",
 }
 KEYS = ["SymbolRecall", "StrictRecall", "Complete", "MRR", "FileAcc@1", "FileAcc@5"]
 
