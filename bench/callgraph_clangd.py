@@ -457,12 +457,31 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
             else:
                 wrong.append("wrong callee %s -> %s:%s" % (name, key[0], key[2]))
     rng.shuffle(sites)
-    for fp, l0, c0, dpath, dline0, name in sites[:args.sites]:
+    # a server may say a site is not a call of the sampled function (its
+    # definition there is another declaration of the name: tsserver lists
+    # the calls of a base's or an override's method among a method's)
+    kept = getattr(cl, "site_kept", None)
+    taken = 0
+    for fp, l0, c0, dpath, dline0, name in sites:
+        if taken >= args.sites:
+            break
+        if kept and not kept(fp, l0, c0, dpath, dline0, name):
+            st["other_sites"] = st.get("other_sites", 0) + 1
+            continue
+        taken += 1
         st["sites"] += 1
         locs, dt = cl.definition(fp, l0, c0)
         lat["cl_def"].append(dt)
         if locs and path_of(locs[0].get("uri") or locs[0].get("targetUri")) == dpath:
             st["cl_def_right"] += 1
+        else:
+            loc = locs[0] if locs else {}
+            rng = loc.get("range") or loc.get("targetSelectionRange") or {}
+            wrong.append("server's definition of %s from %s:%d -> %s:%s (sampled %s:%d)" % (
+                name, os.path.relpath(fp, corpus), l0 + 1,
+                os.path.relpath(path_of(loc.get("uri") or loc.get("targetUri") or ""), corpus)
+                if loc else None, rng.get("start", {}).get("line", -1) + 1 if loc else None,
+                os.path.relpath(dpath, corpus), dline0 + 1))
         defs, dt = cr.definition(name, os.path.relpath(fp, corpus), l0 + 1,
                                  None if args.by_name else c0 + 1)
         lat["cr_def"].append(dt)
@@ -496,10 +515,19 @@ def callee_callers(cl, corpus, key, prep_cache):
             if k >= 0:
                 pos = (ln, k)
                 break
+    kinds = (12, 6, 9)
+    if getattr(cl, "language", "") == "typescript":
+        # tsserver answers a constructor, or a class without one, with the
+        # class (kind 5), whose incoming calls are its `new X(…)`
+        kinds = (12, 6, 9, 5)
+        m = re.search(r"\bclass\s+%s\b" % re.escape(name), text)
+        if pos is None and m:
+            before = text[:m.end() - len(name)]
+            pos = (first + before.count("\n"), len(before) - (before.rfind("\n") + 1))
     if pos is None:
         return set()
     items, _ = cl.prepare(path, *pos)
-    if not items or items[0].get("kind") not in (12, 6, 9):
+    if not items or items[0].get("kind") not in kinds:
         return set()
     calls, _ = cl.incoming(items[0])
     out = set()
@@ -589,6 +617,9 @@ def main_loop(args, cl, cr, funcs):
               tot["found"] / max(1, tot["truth"]), tot["right"] / max(1, tot["reported"]),
               tot["callees_right"] / max(1, tot["callees"]), tot["cl_def_right"], tot["sites"],
               tot["cr_def_right"], tot["sites"]))
+    if tot.get("other_sites"):
+        print("# sites left out, another declaration's calls by the server's definition: %d" %
+              tot["other_sites"])
     print("p50 ms: coderag callers %.2f callees %.2f definition %.2f; "
           "clangd incomingCalls %.2f definition %.2f" % (
               p50(lats["cr_callers"]), p50(lats["cr_callees"]), p50(lats["cr_def"]),

@@ -124,12 +124,6 @@ class Server(cg.Clangd):
         except RuntimeError:
             return [], 0.0
 
-    def functions(self, path):
-        try:
-            return super().functions(path)
-        except RuntimeError:
-            return []
-
     # gopls (Debian's, v0.11) dies on some interface methods' incoming
     # calls (a nil pointer in source.interfaceReferences): the server is
     # started again and the function taken as not called (not sampled)
@@ -214,6 +208,46 @@ class Server(cg.Clangd):
             return super().definition(path, line0, col0)
         except RuntimeError:
             return [], 0.0
+
+    # tsserver's incoming calls of a method hold the calls of its bases'
+    # and overrides' declarations of the name (`subscription.unsubscribe()`
+    # among Subject.unsubscribe's, an interface's `destination.error(e)`
+    # among Subscriber.error's), whose own definition is that other
+    # declaration: such a site is not a call of the sampled method, and is
+    # left out of the definition sites (counted) rather than scored against
+    # it; a site where the server answers nothing or elsewhere stays
+    def site_kept(self, fp, l0, c0, dpath, dline0, name):
+        if self.kind != "tsserver":
+            return True
+        locs, _ = self.definition(fp, l0, c0)
+        loc = locs[0] if locs else {}
+        lpath = cg.path_of(loc.get("uri") or loc.get("targetUri") or "")
+        rng = loc.get("targetSelectionRange") or loc.get("range") or {}
+        if not lpath or "start" not in rng:
+            return True
+        if lpath == dpath and rng["start"]["line"] <= dline0 <= rng["end"]["line"] + 1:
+            return True
+        lines = self.source(lpath)
+        ln, col = rng["start"]["line"], rng["start"]["character"]
+        text = lines[ln][col:] if 0 <= ln < len(lines) else ""
+        return not re.match(r"%s\b" % re.escape(name), text)
+
+    # tsserver lists anonymous functions (`<function>`, `schedule()
+    # callback`) and functions declared inside a function among a file's
+    # symbols; coderag keeps both in the named function around them (its
+    # unit), so their callers and callees are not comparable and they are
+    # not sampled
+    def functions(self, path):
+        try:
+            out = super().functions(path)
+        except RuntimeError:
+            return []
+        if self.kind != "tsserver":
+            return out
+        spans = self.spans(path)
+        return [(n, l0, c0) for n, l0, c0 in out
+                if not n.startswith("<") and not re.search(r"[\s(]", n) and
+                not any(a < l0 <= b and m != n for m, a, b in spans)]
 
     def named(self, item):
         """A caller that is a function literal (gopls: `func()`) or an
