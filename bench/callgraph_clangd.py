@@ -439,9 +439,9 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         st["reported"] += len(got)
         st["right"] += len(got & truth)
         for miss in sorted(truth - got):
-            wrong.append("missed caller %s:%s -> %s" % (miss[0], miss[1], name))
+            wrong.append("missed caller %s:%s -> %s:%s" % (miss[0], miss[1], rel, name))
         for extra in sorted(got - truth):
-            wrong.append("extra caller %s:%s -> %s" % (extra[0], extra[1], name))
+            wrong.append("extra caller %s:%s -> %s:%s" % (extra[0], extra[1], rel, name))
         # callees: each must have this function among clangd's callers
         outs, dt = cr.refs("callees", rel, line0 + 1)
         lat["cr_callees"].append(dt)

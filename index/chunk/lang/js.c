@@ -255,6 +255,7 @@ const IdxLang idx_lang_javascript = {
     .keywords = js__keywords,
     .self_words = js__self,
     .parent_word = "super",
+    .constructor_name = "constructor",
     .name = "javascript",
     .exts = js__exts,
     .fence = "javascript",
@@ -289,6 +290,7 @@ static const char *const ts__keywords[] = {
                     "anywhere has that name), overrides a call through a base class reaches, "     \
                     "computed member calls (obj[name]()), callbacks passed as values",             \
     .call_chains = 1, .keywords = ts__keywords, .self_words = js__self, .parent_word = "super",    \
+    .constructor_name = "constructor",                                                             \
     .markers = ts__markers, .query = idx_query_typescript, .comments = js__comments,               \
     .tests = js__tests, .wrappers = js__wrappers, .prefixes = ts__prefixes,                        \
     .module_name = js__module_name, .import = js__import, .resolve_import = js__resolve,           \

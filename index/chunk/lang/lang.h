@@ -167,6 +167,10 @@ typedef struct IdxLang {
      * stored as `self.run`), its own word for it whatever the language
      * (idx_lang_self_word). */
     const char *const *self_words;
+    /* The name of a class's constructor method (`constructor`), or NULL:
+     * a callback passed to `new C(…)` takes the parameters C's
+     * constructor declares (graph_types.c). */
+    const char *constructor_name;
     /* The word that names, in a method, what the enclosing class inherits
      * (`super`), or NULL: `super.m()` is stored as IDX_REF_SUPER "m". */
     const char *parent_word;

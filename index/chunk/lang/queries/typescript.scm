@@ -72,3 +72,41 @@
                           (generic_type name: [(type_identifier) (nested_type_identifier)])] @result.type))
   (method_definition return_type: (type_annotation [(type_identifier) (nested_type_identifier)
                           (generic_type name: [(type_identifier) (nested_type_identifier)])] @result.type))])
+;
+; callbacks' parameters (chunk_ts_types.c): a function-typed parameter's own
+; parameter types (`init: (source: Observable<T>, subscriber: Subscriber<R>)
+; => void`), facts of the function; an untyped parameter of a function passed
+; to a call (`operate((source, subscriber) => …)`, `new Observable((s) => …)`)
+; takes the type the callee declares for it
+([(required_parameter type: (type_annotation (function_type parameters: (formal_parameters
+    [(required_parameter pattern: (identifier)
+       type: (type_annotation [(type_identifier) (nested_type_identifier)
+                               (generic_type name: [(type_identifier) (nested_type_identifier)])] @arg.type))
+     (optional_parameter pattern: (identifier)
+       type: (type_annotation [(type_identifier) (nested_type_identifier)
+                               (generic_type name: [(type_identifier) (nested_type_identifier)])] @arg.type))] @arg.param))))
+  (optional_parameter type: (type_annotation (function_type parameters: (formal_parameters
+    [(required_parameter pattern: (identifier)
+       type: (type_annotation [(type_identifier) (nested_type_identifier)
+                               (generic_type name: [(type_identifier) (nested_type_identifier)])] @arg.type))
+     (optional_parameter pattern: (identifier)
+       type: (type_annotation [(type_identifier) (nested_type_identifier)
+                               (generic_type name: [(type_identifier) (nested_type_identifier)])] @arg.type))] @arg.param))))] @arg.fn)
+(call_expression function: [(identifier) (member_expression)] @arg.callee
+  arguments: (arguments [(arrow_function parameters: (formal_parameters
+                          [(required_parameter pattern: (identifier) @arg.name)
+                           (optional_parameter pattern: (identifier) @arg.name)] @arg.param))
+                       (function_expression parameters: (formal_parameters
+                          [(required_parameter pattern: (identifier) @arg.name)
+                           (optional_parameter pattern: (identifier) @arg.name)] @arg.param))] @arg.fn))
+(call_expression function: [(identifier) (member_expression)] @arg.callee
+  arguments: (arguments (arrow_function parameter: (identifier) @arg.name @arg.param) @arg.fn))
+(new_expression constructor: [(identifier) (member_expression)] @arg.callee
+  arguments: (arguments [(arrow_function parameters: (formal_parameters
+                          [(required_parameter pattern: (identifier) @arg.name)
+                           (optional_parameter pattern: (identifier) @arg.name)] @arg.param))
+                       (function_expression parameters: (formal_parameters
+                          [(required_parameter pattern: (identifier) @arg.name)
+                           (optional_parameter pattern: (identifier) @arg.name)] @arg.param))] @arg.fn))
+(new_expression constructor: [(identifier) (member_expression)] @arg.callee
+  arguments: (arguments (arrow_function parameter: (identifier) @arg.name @arg.param) @arg.fn))
