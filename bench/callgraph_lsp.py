@@ -95,6 +95,7 @@ class Server(cg.Clangd):
         self.language = "go" if kind == "gopls" else "typescript"
         self.env = env
         self.crashes = 0
+        self.all_callers = False
         self.span_cache = {}
         self.impl_cache = {}
         self.start()
@@ -232,6 +233,40 @@ class Server(cg.Clangd):
         text = lines[ln][col:] if 0 <= ln < len(lines) else ""
         return not re.match(r"%s\b" % re.escape(name), text)
 
+    # tsserver lists among a method's incoming calls the calls of every
+    # method implementing the same interface member (Subscriber.next and
+    # ConsumerObserver.next, both Observer<T>'s `next`, get the same 77
+    # callers): a call whose server definition is a method with a body
+    # other than the sampled one, neither overriding it nor overridden by
+    # it (textDocument/implementation either way), is that other class's
+    # call and left out of the callers (counted); a call the server defines
+    # as an interface's or abstract member (no body), or as nothing, stays
+    # (--all-callers keeps every one)
+    def call_kept(self, fp, rng, dpath, dline0, name):
+        if self.kind != "tsserver" or self.all_callers:
+            return True
+        locs, _ = self.definition(fp, rng["start"]["line"], rng["start"]["character"])
+        loc = locs[0] if locs else {}
+        lpath = cg.path_of(loc.get("uri") or loc.get("targetUri") or "")
+        sel = loc.get("targetSelectionRange") or loc.get("range") or {}
+        full = loc.get("targetRange") or sel
+        if not lpath or "start" not in sel:
+            return True
+        lline = sel["start"]["line"]
+        if lpath == dpath and lline == dline0:
+            return True
+        lines = self.source(lpath)
+        body = "\n".join(lines[full["start"]["line"]:full["end"]["line"] + 1])
+        if "{" not in body or not re.match(r"%s\b" % re.escape(name),
+                                           lines[lline][sel["start"]["character"]:]):
+            return True
+        if (dpath, dline0) in {(p, l) for p, l, _ in self.implementations(lpath, lline,
+                                                                            sel["start"]["character"])}:
+            return True  # an override of the sampled method's base
+        col = self.source(dpath)[dline0].find(name)
+        return (lpath, lline) in {(p, l) for p, l, _ in self.implementations(dpath, dline0,
+                                                                           max(col, 0))}
+
     # tsserver lists anonymous functions (`<function>`, `schedule()
     # callback`) and functions declared inside a function among a file's
     # symbols; coderag keeps both in the named function around them (its
@@ -337,6 +372,9 @@ def main():
                          "(its tests: @tanstack/query-core=src/index.ts)")
     ap.add_argument("--by-name", action="store_true",
                     help="ask coderag's definition by name, path and line (no column)")
+    ap.add_argument("--all-callers", action="store_true",
+                    help="tsserver: keep the calls of unrelated classes' methods it lists "
+                         "with an interface member's implementation")
     ap.add_argument("--work", help="folder for the copy and coderag's index (default: a temp)")
     ap.add_argument("--show", type=int, default=15, help="errors listed per seed")
     args = ap.parse_args()
@@ -347,6 +385,7 @@ def main():
     src, env = setup(args.server, os.path.abspath(args.corpus), work, paths)
     args.corpus = src
     cl = Server(args.server, work, src, env)
+    cl.all_callers = args.all_callers
     cl.wait_index()
     cr = cg.Coderag(os.path.abspath(args.coderag), src, os.path.join(work, "coderag"))
     print("# %s and coderag ready in %.0f s (work folder %s)" % (args.server, time.time() - t0,

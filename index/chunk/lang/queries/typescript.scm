@@ -73,6 +73,21 @@
   (method_definition return_type: (type_annotation [(type_identifier) (nested_type_identifier)
                           (generic_type name: [(type_identifier) (nested_type_identifier)])] @result.type))])
 ;
+; a type or nothing (`let inner: Subscriber<T> | null = null`, `x?: T | undefined`):
+; the type
+(required_parameter pattern: (identifier) @var.name
+  type: (type_annotation [(union_type [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.type (literal_type))
+                          (union_type (literal_type) [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.type)]))
+(optional_parameter pattern: (identifier) @var.name
+  type: (type_annotation [(union_type [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.type (literal_type))
+                          (union_type (literal_type) [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.type)]))
+(variable_declarator name: (identifier) @var.name
+  type: (type_annotation [(union_type [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.type (literal_type))
+                          (union_type (literal_type) [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.type)]))
+(public_field_definition name: (property_identifier) @field.name
+  type: (type_annotation [(union_type [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @field.type (literal_type))
+                          (union_type (literal_type) [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @field.type)]))
+;
 ; callbacks' parameters (chunk_ts_types.c): a function-typed parameter's own
 ; parameter types (`init: (source: Observable<T>, subscriber: Subscriber<R>)
 ; => void`), facts of the function; an untyped parameter of a function passed
