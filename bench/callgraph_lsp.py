@@ -87,12 +87,14 @@ def go_import_path(root):
 class Server(cg.Clangd):
     """An LSP server on a copy of the corpus (the Clangd client's requests)."""
 
-    def __init__(self, kind, work, corpus_copy, env):
+    def __init__(self, kind, work, corpus_copy, env, js=False):
         self.corpus = corpus_copy
         self.kind = kind
         exts = (".go",) if kind == "gopls" else (".ts", ".tsx")
+        if js:
+            exts = (".js", ".mjs", ".cjs")
         self.c_files = [f for f in source_files(corpus_copy, exts) if not f.endswith(".d.ts")]
-        self.language = "go" if kind == "gopls" else "typescript"
+        self.language = "go" if kind == "gopls" else "javascript" if js else "typescript"
         self.env = env
         self.crashes = 0
         self.all_callers = False
@@ -336,7 +338,7 @@ class Server(cg.Clangd):
         self.functions(self.c_files[0])
 
 
-def setup(kind, corpus, work, paths=()):
+def setup(kind, corpus, work, paths=(), js=False):
     env = dict(os.environ)
     if kind == "gopls":
         gopath = os.path.join(work, "gopath")
@@ -354,8 +356,11 @@ def setup(kind, corpus, work, paths=()):
                     "target": "es2020", "module": "esnext", "moduleResolution": "node",
                     "strict": False, "noEmit": True, "skipLibCheck": True, "jsx": "react",
                     "downlevelIteration": True, "experimentalDecorators": True,
-                    "baseUrl": ".", "paths": {k: [v] for k, v in paths}},
-                    "include": ["**/*.ts", "**/*.tsx"]}, fh)
+                    "baseUrl": ".", "paths": {k: [v] for k, v in paths},
+                    # JavaScript (--js): read and checked as TypeScript reads it
+                    "allowJs": js, "checkJs": js, "maxNodeModuleJsDepth": 0},
+                    "include": ["**/*.js", "**/*.mjs", "**/*.cjs"] if js else
+                    ["**/*.ts", "**/*.tsx"]}, fh)
     return dest, env
 
 
@@ -372,6 +377,9 @@ def main():
                          "(its tests: @tanstack/query-core=src/index.ts)")
     ap.add_argument("--by-name", action="store_true",
                     help="ask coderag's definition by name, path and line (no column)")
+    ap.add_argument("--js", action="store_true",
+                    help="tsserver: the corpus's JavaScript (allowJs, checkJs) instead of "
+                         "its TypeScript")
     ap.add_argument("--all-callers", action="store_true",
                     help="tsserver: keep the calls of unrelated classes' methods it lists "
                          "with an interface member's implementation")
@@ -382,9 +390,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     t0 = time.time()
     paths = [p.split("=", 1) for p in args.ts_path]
-    src, env = setup(args.server, os.path.abspath(args.corpus), work, paths)
+    src, env = setup(args.server, os.path.abspath(args.corpus), work, paths, args.js)
     args.corpus = src
-    cl = Server(args.server, work, src, env)
+    cl = Server(args.server, work, src, env, args.js)
     cl.all_callers = args.all_callers
     cl.wait_index()
     cr = cg.Coderag(os.path.abspath(args.coderag), src, os.path.join(work, "coderag"))
