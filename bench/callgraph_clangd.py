@@ -373,15 +373,29 @@ def ref_name(x):
     return parts[-1]
 
 
-def is_call_at(lines, rng):
-    """Whether the name at rng is followed by `(` (a call, not a value)."""
+def is_call_at(lines, rng, generic=False):
+    """Whether the name at rng is followed by `(` (a call, not a value);
+    generic: type arguments may come between (TypeScript's `new C<T>(…)`,
+    `f<T>(…)`)."""
     ln = rng["end"]["line"]
     rest = lines[ln][rng["end"]["character"]:] if ln < len(lines) else ""
     k = ln
     while not rest.strip() and k + 1 < len(lines):
         k += 1
         rest = lines[k]
-    return rest.lstrip().startswith("(")
+    rest = rest.lstrip()
+    if generic and rest.startswith("<"):
+        depth = 0
+        for i, ch in enumerate(rest):
+            depth += {"<": 1, ">": -1}.get(ch, 0)
+            if depth == 0:
+                rest = rest[i + 1:].lstrip()
+                break
+    return rest.startswith("(")
+
+
+def generic_calls(cl):
+    return getattr(cl, "language", "") in ("typescript", "javascript")
 
 
 def p50(v):
@@ -418,7 +432,7 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         for c in calls:
             fp = path_of(c["from"]["uri"])
             lines = cl.source(fp)
-            real = [r for r in c["fromRanges"] if is_call_at(lines, r)]
+            real = [r for r in c["fromRanges"] if is_call_at(lines, r, generic_calls(cl))]
             if not real:
                 st["values"] += 1
                 continue
@@ -542,7 +556,7 @@ def callee_callers(cl, corpus, key, prep_cache):
     out = set()
     for c in calls:
         fp = path_of(c["from"]["uri"])
-        if any(is_call_at(cl.source(fp), r) for r in c["fromRanges"]):
+        if any(is_call_at(cl.source(fp), r, generic_calls(cl)) for r in c["fromRanges"]):
             out.add(caller_key(os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
     return out
 
