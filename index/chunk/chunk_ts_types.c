@@ -84,19 +84,30 @@ static void types__arg_capture(TsRun *r, const TSQueryMatch *m, const CapKind *k
     for (uint16_t i = 0; i < m->capture_count; i++) {
         TSNode n = m->captures[i].node;
         switch (kinds[m->captures[i].index]) {
-        case CAP_ARG_FN: fn = n; break;
-        case CAP_ARG_PARAM: param = n; break;
-        case CAP_ARG_TYPE: type = n; break;
-        case CAP_ARG_CALLEE: callee = n; break;
-        case CAP_ARG_NAME: name = n; break;
-        default: break;
+        case CAP_ARG_FN:
+            fn = n;
+            break;
+        case CAP_ARG_PARAM:
+            param = n;
+            break;
+        case CAP_ARG_TYPE:
+            type = n;
+            break;
+        case CAP_ARG_CALLEE:
+            callee = n;
+            break;
+        case CAP_ARG_NAME:
+            name = n;
+            break;
+        default:
+            break;
         }
     }
     if (ts_node_is_null(fn) || ts_node_is_null(param)) return;
     int decl = !ts_node_is_null(type);
     if (!decl && (ts_node_is_null(callee) || ts_node_is_null(name) ||
                   !ts_node_is_null(ts_node_child_by_field_name(param, "type", 4))))
-        return; /* a parameter declared with a type is typed by it */
+        return;  /* a parameter declared with a type is typed by it */
     if (!decl) { /* a callee in a chain of calls (`a.f().g`) is not typed */
         uint32_t a = ts_node_start_byte(callee), b = ts_node_end_byte(callee);
         if (b > r->em.len || memchr(r->em.src + a, '(', b - a)) return;

@@ -286,16 +286,16 @@ static const char *const ts__keywords[] = {
  * suffixes, the fence and the grammar are each row's own. */
 #define TS_ROW_SHARED                                                                              \
     .graph_limits = "calls on a value whose type is inferred rather than written (a callback's "   \
-                    "parameter, a module-level constant: linked only when a single definition "    \
+                    "parameter its callee does not declare, an array's element, a module-level "   \
+                    "constant: linked only when a single definition "                              \
                     "anywhere has that name), overrides a call through a base class reaches, "     \
                     "computed member calls (obj[name]()), callbacks passed as values",             \
     .call_chains = 1, .keywords = ts__keywords, .self_words = js__self, .parent_word = "super",    \
-    .constructor_name = "constructor",                                                             \
-    .markers = ts__markers, .query = idx_query_typescript, .comments = js__comments,               \
-    .tests = js__tests, .wrappers = js__wrappers, .prefixes = ts__prefixes,                        \
-    .module_name = js__module_name, .import = js__import, .resolve_import = js__resolve,           \
-    .inherited_members = 1, .base_callers = 1, .builtin_methods = js__builtin_methods,             \
-    .builtins = js__builtins
+    .constructor_name = "constructor", .markers = ts__markers, .query = idx_query_typescript,      \
+    .comments = js__comments, .tests = js__tests, .wrappers = js__wrappers,                        \
+    .prefixes = ts__prefixes, .module_name = js__module_name, .import = js__import,                \
+    .resolve_import = js__resolve, .inherited_members = 1, .base_callers = 1,                      \
+    .builtin_methods = js__builtin_methods, .builtins = js__builtins
 
 const IdxLang idx_lang_typescript = {
     TS_ROW_SHARED,
