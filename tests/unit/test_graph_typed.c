@@ -7,7 +7,8 @@
  * `export { a as b }`), fields, parameter properties and results, and a
  * base's call of a method its subclass overrides (and the reverse), a
  * variable holding a field, a variable of module code, a callback's
- * parameter typed as the function called declares it; C++ fields used
+ * parameter typed as the function called declares it, and definition at
+ * a call site whose chain starts on the line above; C++ fields used
  * without `this` and results; Java parameters and fields. Each case names a
  * method another class also defines, so that the name alone cannot pick it.
  * A C++ method defined in two files (a build variant each) reaches both; a
@@ -111,9 +112,16 @@ static void test_typed(void)
      * class's constructor) declares it (`this:` takes no place); a
      * variable declared as a type or nothing */
     check_calls(st, "ts/callback.ts", "Sink.push", 0, "ts/callback.ts:pipeAll\n");
-    check_calls(st, "ts/callback.ts", "Sink.close", 0, "ts/callback.ts:pipeAll\n");
+    check_calls(st, "ts/callback.ts", "Sink.close", 0,
+                "ts/callback.ts:pipeAll\nts/callback.ts:Box.flush\n");
     check_calls(st, "ts/callback.ts", "Tap.push", 0, "ts/callback.ts:holdOne\n");
-    check_calls(st, "ts/callback.ts", "Tap.close", 0, "");
+    check_calls(st, "ts/callback.ts", "Tap.close", 0, "ts/callback.ts:Box.flush\n");
+    /* definition at a call site whose chain starts on the line above
+     * (`this.sink` over `.close()`), beside `this.tap.close()` */
+    RtvDef d;
+    CHECK_INT(rtv_def_under(st, "ts/callback.ts", 40, "close", &d, NULL), CR_OK);
+    CHECK(d.head.symbol && !strcmp(d.head.symbol, "Sink.close"));
+    rtv_def_release(&d);
     /* C++: a field without `this`, a pointer field, a method's result (a
      * call in the chain), parameters; each method defined out of line */
     check_calls(st, "cpp/lock.cc", "Db::Write", 1,
