@@ -164,6 +164,10 @@ typedef enum {
  * => void` as its first parameter: "=#0#1:Subscriber"); a receiver typed
  * "f#K#J" is that parameter of a function passed to f (graph_types.c). */
 #define IDX_REF_ARG "#"
+/* A type written as this suffix after its element's ("Observer[]"): an
+ * array of it, whose row's element_methods (`forEach`, `map`) pass a
+ * callback the element as its first parameter ("x.forEach#0#0"). */
+#define IDX_REF_ELEM "[]"
 /* A REF_CALL whose name starts with this is an attribute read or written
  * through a typed receiver ("!T().name"): it reaches a method only, one a
  * type fact "=@:" marks as read like an attribute (a Python property),

@@ -54,6 +54,8 @@ static const struct {
     {"field.name", CAP_FIELD_NAME},
     {"field.type", CAP_FIELD_TYPE},
     {"result.type", CAP_RESULT_TYPE},
+    {"var.elem", CAP_VAR_ELEM},
+    {"field.elem", CAP_FIELD_ELEM},
     {"arg.fn", CAP_ARG_FN},
     {"arg.param", CAP_ARG_PARAM},
     {"arg.type", CAP_ARG_TYPE},

@@ -39,6 +39,8 @@ typedef enum {
     CAP_FIELD_NAME, /* a field of a known type */
     CAP_FIELD_TYPE,
     CAP_RESULT_TYPE, /* a function's result type */
+    CAP_VAR_ELEM,    /* a variable declared as an array: its element type */
+    CAP_FIELD_ELEM,  /* a field declared as an array: its element type */
     CAP_ARG_FN,      /* a function passed as an argument, or a parameter typed as one */
     CAP_ARG_PARAM,   /* a parameter of it */
     CAP_ARG_TYPE,    /* in a declaration: that parameter's declared type */

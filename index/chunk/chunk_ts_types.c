@@ -150,7 +150,8 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
     }
     for (uint16_t i = 0; i < m->capture_count; i++) {
         CapKind k = kinds[m->captures[i].index];
-        if (k == CAP_VAR_TYPE || k == CAP_FIELD_TYPE || k == CAP_RESULT_TYPE) {
+        if (k == CAP_VAR_TYPE || k == CAP_FIELD_TYPE || k == CAP_RESULT_TYPE || k == CAP_VAR_ELEM ||
+            k == CAP_FIELD_ELEM) {
             type = m->captures[i].node;
             tk = k;
         }
@@ -160,6 +161,12 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
     if (!t[0] || t[0] == '.' || t[strlen(t) - 1] == '.') {
         free(t);
         return;
+    }
+    if (tk == CAP_VAR_ELEM || tk == CAP_FIELD_ELEM) { /* an array: "T" IDX_REF_ELEM */
+        size_t n = strlen(t);
+        t = xrealloc(t, n + sizeof IDX_REF_ELEM);
+        memcpy(t + n, IDX_REF_ELEM, sizeof IDX_REF_ELEM);
+        tk = tk == CAP_VAR_ELEM ? CAP_VAR_TYPE : CAP_FIELD_TYPE;
     }
     CapKind want = tk == CAP_VAR_TYPE ? CAP_VAR_NAME : CAP_FIELD_NAME;
     for (uint16_t i = 0; i < m->capture_count; i++) {

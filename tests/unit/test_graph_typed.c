@@ -109,17 +109,20 @@ static void test_typed(void)
                 "ts/observer.ts:Observer.onSubscribe\nts/spec.ts:\n");
     check_calls(st, "ts/subscribable.ts", "Other.start", 0, "");
     /* ... a callback's parameter, typed as the function called (or the
-     * class's constructor) declares it (`this:` takes no place); a
-     * variable declared as a type or nothing */
-    check_calls(st, "ts/callback.ts", "Sink.push", 0, "ts/callback.ts:pipeAll\n");
+     * class's constructor) declares it (`this:` takes no place), or as an
+     * element of the array a forEach or map goes over; a variable declared
+     * as a type or nothing */
+    check_calls(st, "ts/callback.ts", "Sink.push", 0,
+                "ts/callback.ts:pipeAll\nts/callback.ts:Bag.drain\n");
     check_calls(st, "ts/callback.ts", "Sink.close", 0,
                 "ts/callback.ts:pipeAll\nts/callback.ts:Box.flush\n");
     check_calls(st, "ts/callback.ts", "Tap.push", 0, "ts/callback.ts:holdOne\n");
-    check_calls(st, "ts/callback.ts", "Tap.close", 0, "ts/callback.ts:Box.flush\n");
+    check_calls(st, "ts/callback.ts", "Tap.close", 0,
+                "ts/callback.ts:Box.flush\nts/callback.ts:closeAll\n");
     /* definition at a call site whose chain starts on the line above
      * (`this.sink` over `.close()`), beside `this.tap.close()` */
     RtvDef d;
-    CHECK_INT(rtv_def_under(st, "ts/callback.ts", 40, "close", &d, NULL), CR_OK);
+    CHECK_INT(rtv_def_under(st, "ts/callback.ts", 41, "close", &d, NULL), CR_OK);
     CHECK(d.head.symbol && !strcmp(d.head.symbol, "Sink.close"));
     rtv_def_release(&d);
     /* C++: a field without `this`, a pointer field, a method's result (a

@@ -171,6 +171,11 @@ typedef struct IdxLang {
      * a callback passed to `new C(…)` takes the parameters C's
      * constructor declares (graph_types.c). */
     const char *constructor_name;
+    /* Methods of the language's arrays that pass a callback each element
+     * as its first parameter (`forEach`, `map`), NULL-terminated, or NULL:
+     * `xs.forEach((x) => x.m())` with xs declared as an array of T calls
+     * T's m (graph_types.c). */
+    const char *const *element_methods;
     /* The word that names, in a method, what the enclosing class inherits
      * (`super`), or NULL: `super.m()` is stored as IDX_REF_SUPER "m". */
     const char *parent_word;

@@ -88,6 +88,17 @@
   type: (type_annotation [(union_type [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @field.type (literal_type))
                           (union_type (literal_type) [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @field.type)]))
 ;
+; an array (`observers: QueryObserver[]`): its element's type, for the callbacks
+; of the row's element_methods (`this.observers.forEach((o) => o.destroy())`)
+([(required_parameter pattern: (identifier) @var.name
+    type: (type_annotation (array_type [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.elem)))
+  (optional_parameter pattern: (identifier) @var.name
+    type: (type_annotation (array_type [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.elem)))])
+(variable_declarator name: (identifier) @var.name
+  type: (type_annotation (array_type [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @var.elem)))
+(public_field_definition name: (property_identifier) @field.name
+  type: (type_annotation (array_type [(type_identifier) (nested_type_identifier) (generic_type name: [(type_identifier) (nested_type_identifier)])] @field.elem)))
+;
 ; callbacks' parameters (chunk_ts_types.c): a function-typed parameter's own
 ; parameter types (`init: (source: Observable<T>, subscriber: Subscriber<R>)
 ; => void`), facts of the function; an untyped parameter of a function passed
