@@ -119,6 +119,9 @@ static void test_typed(void)
     check_calls(st, "ts/callback.ts", "Tap.push", 0, "ts/callback.ts:holdOne\n");
     check_calls(st, "ts/callback.ts", "Tap.close", 0,
                 "ts/callback.ts:Box.flush\nts/callback.ts:closeAll\n");
+    /* a field holding an arrow function is a method: its `this` is its class */
+    check_calls(st, "ts/callback.ts", "Shelf.save", 0, "ts/callback.ts:Shelf.put\n");
+    check_calls(st, "ts/callback.ts", "Crate.save", 0, "");
     /* definition at a call site whose chain starts on the line above
      * (`this.sink` over `.close()`), beside `this.tap.close()` */
     RtvDef d;

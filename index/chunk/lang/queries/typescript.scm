@@ -8,6 +8,10 @@
 (type_alias_declaration name: (_) @name) @def.type
 (enum_declaration name: (_) @name body: (_) @body) @def.type
 (method_definition name: (_) @name body: (_) @body) @def.method
+; a field holding a function (`add = (x) => { this.save(x) }`): a method, whose
+; `this` is its class's
+(public_field_definition name: (property_identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def.method
 ; overload signatures: one unit with the implementation after them (its doc
 ; comment sits above the first signature)
 (function_signature name: (identifier) @name) @def.function
