@@ -373,15 +373,29 @@ def ref_name(x):
     return parts[-1]
 
 
-def is_call_at(lines, rng):
-    """Whether the name at rng is followed by `(` (a call, not a value)."""
+def is_call_at(lines, rng, generic=False):
+    """Whether the name at rng is followed by `(` (a call, not a value);
+    generic: type arguments may come between (TypeScript's `new C<T>(…)`,
+    `f<T>(…)`)."""
     ln = rng["end"]["line"]
     rest = lines[ln][rng["end"]["character"]:] if ln < len(lines) else ""
     k = ln
     while not rest.strip() and k + 1 < len(lines):
         k += 1
         rest = lines[k]
-    return rest.lstrip().startswith("(")
+    rest = rest.lstrip()
+    if generic and rest.startswith("<"):
+        depth = 0
+        for i, ch in enumerate(rest):
+            depth += {"<": 1, ">": -1}.get(ch, 0)
+            if depth == 0:
+                rest = rest[i + 1:].lstrip()
+                break
+    return rest.startswith("(")
+
+
+def generic_calls(cl):
+    return getattr(cl, "language", "") in ("typescript", "javascript")
 
 
 def p50(v):
@@ -418,10 +432,19 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         for c in calls:
             fp = path_of(c["from"]["uri"])
             lines = cl.source(fp)
-            real = [r for r in c["fromRanges"] if is_call_at(lines, r)]
+            real = [r for r in c["fromRanges"] if is_call_at(lines, r, generic_calls(cl))]
             if not real:
                 st["values"] += 1
                 continue
+            # a server may say a call is another function's it lists with
+            # the sampled one (tsserver: implementations of one interface
+            # method in classes unrelated by inheritance)
+            if hasattr(cl, "call_kept"):
+                kept = [r for r in real if cl.call_kept(fp, r, path, line0, name)]
+                if not kept:
+                    st["other_callers"] = st.get("other_callers", 0) + 1
+                    continue
+                real = kept
             truth.add(caller_key(os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
             for r in real:
                 text = lines[r["start"]["line"]][r["start"]["character"]:r["end"]["character"]]
@@ -439,9 +462,9 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         st["reported"] += len(got)
         st["right"] += len(got & truth)
         for miss in sorted(truth - got):
-            wrong.append("missed caller %s:%s -> %s" % (miss[0], miss[1], name))
+            wrong.append("missed caller %s:%s -> %s:%s" % (miss[0], miss[1], rel, name))
         for extra in sorted(got - truth):
-            wrong.append("extra caller %s:%s -> %s" % (extra[0], extra[1], name))
+            wrong.append("extra caller %s:%s -> %s:%s" % (extra[0], extra[1], rel, name))
         # callees: each must have this function among clangd's callers
         outs, dt = cr.refs("callees", rel, line0 + 1)
         lat["cr_callees"].append(dt)
@@ -457,12 +480,31 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
             else:
                 wrong.append("wrong callee %s -> %s:%s" % (name, key[0], key[2]))
     rng.shuffle(sites)
-    for fp, l0, c0, dpath, dline0, name in sites[:args.sites]:
+    # a server may say a site is not a call of the sampled function (its
+    # definition there is another declaration of the name: tsserver lists
+    # the calls of a base's or an override's method among a method's)
+    kept = getattr(cl, "site_kept", None)
+    taken = 0
+    for fp, l0, c0, dpath, dline0, name in sites:
+        if taken >= args.sites:
+            break
+        if kept and not kept(fp, l0, c0, dpath, dline0, name):
+            st["other_sites"] = st.get("other_sites", 0) + 1
+            continue
+        taken += 1
         st["sites"] += 1
         locs, dt = cl.definition(fp, l0, c0)
         lat["cl_def"].append(dt)
         if locs and path_of(locs[0].get("uri") or locs[0].get("targetUri")) == dpath:
             st["cl_def_right"] += 1
+        else:
+            loc = locs[0] if locs else {}
+            rng = loc.get("range") or loc.get("targetSelectionRange") or {}
+            wrong.append("server's definition of %s from %s:%d -> %s:%s (sampled %s:%d)" % (
+                name, os.path.relpath(fp, corpus), l0 + 1,
+                os.path.relpath(path_of(loc.get("uri") or loc.get("targetUri") or ""), corpus)
+                if loc else None, rng.get("start", {}).get("line", -1) + 1 if loc else None,
+                os.path.relpath(dpath, corpus), dline0 + 1))
         defs, dt = cr.definition(name, os.path.relpath(fp, corpus), l0 + 1,
                                  None if args.by_name else c0 + 1)
         lat["cr_def"].append(dt)
@@ -496,16 +538,25 @@ def callee_callers(cl, corpus, key, prep_cache):
             if k >= 0:
                 pos = (ln, k)
                 break
+    kinds = (12, 6, 9)
+    if getattr(cl, "language", "") == "typescript":
+        # tsserver answers a constructor, or a class without one, with the
+        # class (kind 5), whose incoming calls are its `new X(…)`
+        kinds = (12, 6, 9, 5)
+        m = re.search(r"\bclass\s+%s\b" % re.escape(name), text)
+        if pos is None and m:
+            before = text[:m.end() - len(name)]
+            pos = (first + before.count("\n"), len(before) - (before.rfind("\n") + 1))
     if pos is None:
         return set()
     items, _ = cl.prepare(path, *pos)
-    if not items or items[0].get("kind") not in (12, 6, 9):
+    if not items or items[0].get("kind") not in kinds:
         return set()
     calls, _ = cl.incoming(items[0])
     out = set()
     for c in calls:
         fp = path_of(c["from"]["uri"])
-        if any(is_call_at(cl.source(fp), r) for r in c["fromRanges"]):
+        if any(is_call_at(cl.source(fp), r, generic_calls(cl)) for r in c["fromRanges"]):
             out.add(caller_key(os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
     return out
 
@@ -589,6 +640,12 @@ def main_loop(args, cl, cr, funcs):
               tot["found"] / max(1, tot["truth"]), tot["right"] / max(1, tot["reported"]),
               tot["callees_right"] / max(1, tot["callees"]), tot["cl_def_right"], tot["sites"],
               tot["cr_def_right"], tot["sites"]))
+    if tot.get("other_callers"):
+        print("# callers left out, calls of an unrelated class's method by the server's "
+              "definition: %d" % tot["other_callers"])
+    if tot.get("other_sites"):
+        print("# sites left out, another declaration's calls by the server's definition: %d" %
+              tot["other_sites"])
     print("p50 ms: coderag callers %.2f callees %.2f definition %.2f; "
           "clangd incomingCalls %.2f definition %.2f" % (
               p50(lats["cr_callers"]), p50(lats["cr_callees"]), p50(lats["cr_def"]),

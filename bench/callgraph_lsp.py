@@ -5,6 +5,7 @@ callgraph_clangd.py (clangd on C and C++ stays there):
 
     bench/callgraph_lsp.py CODERAG_BIN --server gopls|tsserver --corpus DIR
         [--n 60] [--seeds 1,2,3] [--sites 40] [--work DIR] [--show 15]
+        [--ts-path NAME=FILE]... [--js] [--all-callers]
 
 The corpus is copied into the work folder (never written in place) with
 what the server needs to see one project:
@@ -39,6 +40,22 @@ The servers' own errors and naming, and what the script does with them:
 - a project's tests that import it by its package name
   ('@tanstack/query-core') are unresolved for tsserver without a path
   mapping (--ts-path NAME=FILE), and their calls invisible to it.
+- tsserver's incoming calls of a method hold the calls of every
+  declaration of its name up and down the class chain and of every
+  implementation of one interface member (Subscriber.next and
+  ConsumerObserver.next, both Observer<T>'s, get the same 77 callers): a
+  caller whose every call the server defines as a method with a body in a
+  class neither overriding nor overridden by the sampled one is left out
+  (counted; --all-callers keeps them), and a definition site whose server
+  definition is another declaration of the name is not scored (counted):
+  this, not the copy's tsconfig, made its own definitions 71 of 120 on rxjs.
+- tsserver lists anonymous functions and functions declared in functions
+  as symbols: they are not sampled (coderag's unit is the function around).
+- tsserver answers a class called (`new C(…)`) with the class (kind 5);
+  `new C<T>(…)` is a call (type arguments before the parenthesis).
+- --js: the corpus's JavaScript read with allowJs and checkJs; tsserver
+  names `module.exports = function f(…)` f where coderag's unit is
+  `exports`, and lists few JavaScript calls (markdown-it: 13 functions).
 - gopls (Debian's v0.11) dies on the incoming calls of some interface
   methods (a nil pointer in source.interfaceReferences): it is started
   again and the function is not sampled (the count is printed).
@@ -87,14 +104,17 @@ def go_import_path(root):
 class Server(cg.Clangd):
     """An LSP server on a copy of the corpus (the Clangd client's requests)."""
 
-    def __init__(self, kind, work, corpus_copy, env):
+    def __init__(self, kind, work, corpus_copy, env, js=False):
         self.corpus = corpus_copy
         self.kind = kind
         exts = (".go",) if kind == "gopls" else (".ts", ".tsx")
+        if js:
+            exts = (".js", ".mjs", ".cjs")
         self.c_files = [f for f in source_files(corpus_copy, exts) if not f.endswith(".d.ts")]
-        self.language = "go" if kind == "gopls" else "typescript"
+        self.language = "go" if kind == "gopls" else "javascript" if js else "typescript"
         self.env = env
         self.crashes = 0
+        self.all_callers = False
         self.span_cache = {}
         self.impl_cache = {}
         self.start()
@@ -123,12 +143,6 @@ class Server(cg.Clangd):
             return super().prepare(path, line0, col0)
         except RuntimeError:
             return [], 0.0
-
-    def functions(self, path):
-        try:
-            return super().functions(path)
-        except RuntimeError:
-            return []
 
     # gopls (Debian's, v0.11) dies on some interface methods' incoming
     # calls (a nil pointer in source.interfaceReferences): the server is
@@ -215,6 +229,80 @@ class Server(cg.Clangd):
         except RuntimeError:
             return [], 0.0
 
+    # tsserver's incoming calls of a method hold the calls of its bases'
+    # and overrides' declarations of the name (`subscription.unsubscribe()`
+    # among Subject.unsubscribe's, an interface's `destination.error(e)`
+    # among Subscriber.error's), whose own definition is that other
+    # declaration: such a site is not a call of the sampled method, and is
+    # left out of the definition sites (counted) rather than scored against
+    # it; a site where the server answers nothing or elsewhere stays
+    def site_kept(self, fp, l0, c0, dpath, dline0, name):
+        if self.kind != "tsserver":
+            return True
+        locs, _ = self.definition(fp, l0, c0)
+        loc = locs[0] if locs else {}
+        lpath = cg.path_of(loc.get("uri") or loc.get("targetUri") or "")
+        rng = loc.get("targetSelectionRange") or loc.get("range") or {}
+        if not lpath or "start" not in rng:
+            return True
+        if lpath == dpath and rng["start"]["line"] <= dline0 <= rng["end"]["line"] + 1:
+            return True
+        lines = self.source(lpath)
+        ln, col = rng["start"]["line"], rng["start"]["character"]
+        text = lines[ln][col:] if 0 <= ln < len(lines) else ""
+        return not re.match(r"%s\b" % re.escape(name), text)
+
+    # tsserver lists among a method's incoming calls the calls of every
+    # method implementing the same interface member (Subscriber.next and
+    # ConsumerObserver.next, both Observer<T>'s `next`, get the same 77
+    # callers): a call whose server definition is a method with a body
+    # other than the sampled one, neither overriding it nor overridden by
+    # it (textDocument/implementation either way), is that other class's
+    # call and left out of the callers (counted); a call the server defines
+    # as an interface's or abstract member (no body), or as nothing, stays
+    # (--all-callers keeps every one)
+    def call_kept(self, fp, rng, dpath, dline0, name):
+        if self.kind != "tsserver" or self.all_callers:
+            return True
+        locs, _ = self.definition(fp, rng["start"]["line"], rng["start"]["character"])
+        loc = locs[0] if locs else {}
+        lpath = cg.path_of(loc.get("uri") or loc.get("targetUri") or "")
+        sel = loc.get("targetSelectionRange") or loc.get("range") or {}
+        full = loc.get("targetRange") or sel
+        if not lpath or "start" not in sel:
+            return True
+        lline = sel["start"]["line"]
+        if lpath == dpath and lline == dline0:
+            return True
+        lines = self.source(lpath)
+        body = "\n".join(lines[full["start"]["line"]:full["end"]["line"] + 1])
+        if "{" not in body or not re.match(r"%s\b" % re.escape(name),
+                                           lines[lline][sel["start"]["character"]:]):
+            return True
+        if (dpath, dline0) in {(p, l) for p, l, _ in self.implementations(lpath, lline,
+                                                                            sel["start"]["character"])}:
+            return True  # an override of the sampled method's base
+        col = self.source(dpath)[dline0].find(name)
+        return (lpath, lline) in {(p, l) for p, l, _ in self.implementations(dpath, dline0,
+                                                                           max(col, 0))}
+
+    # tsserver lists anonymous functions (`<function>`, `schedule()
+    # callback`) and functions declared inside a function among a file's
+    # symbols; coderag keeps both in the named function around them (its
+    # unit), so their callers and callees are not comparable and they are
+    # not sampled
+    def functions(self, path):
+        try:
+            out = super().functions(path)
+        except RuntimeError:
+            return []
+        if self.kind != "tsserver":
+            return out
+        spans = self.spans(path)
+        return [(n, l0, c0) for n, l0, c0 in out
+                if not n.startswith("<") and not re.search(r"[\s(]", n) and
+                not any(a < l0 <= b and m != n for m, a, b in spans)]
+
     def named(self, item):
         """A caller that is a function literal (gopls: `func()`) or an
         anonymous function is named by the named function around it, the
@@ -267,7 +355,7 @@ class Server(cg.Clangd):
         self.functions(self.c_files[0])
 
 
-def setup(kind, corpus, work, paths=()):
+def setup(kind, corpus, work, paths=(), js=False):
     env = dict(os.environ)
     if kind == "gopls":
         gopath = os.path.join(work, "gopath")
@@ -285,8 +373,11 @@ def setup(kind, corpus, work, paths=()):
                     "target": "es2020", "module": "esnext", "moduleResolution": "node",
                     "strict": False, "noEmit": True, "skipLibCheck": True, "jsx": "react",
                     "downlevelIteration": True, "experimentalDecorators": True,
-                    "baseUrl": ".", "paths": {k: [v] for k, v in paths}},
-                    "include": ["**/*.ts", "**/*.tsx"]}, fh)
+                    "baseUrl": ".", "paths": {k: [v] for k, v in paths},
+                    # JavaScript (--js): read and checked as TypeScript reads it
+                    "allowJs": js, "checkJs": js, "maxNodeModuleJsDepth": 0},
+                    "include": ["**/*.js", "**/*.mjs", "**/*.cjs"] if js else
+                    ["**/*.ts", "**/*.tsx"]}, fh)
     return dest, env
 
 
@@ -303,6 +394,12 @@ def main():
                          "(its tests: @tanstack/query-core=src/index.ts)")
     ap.add_argument("--by-name", action="store_true",
                     help="ask coderag's definition by name, path and line (no column)")
+    ap.add_argument("--js", action="store_true",
+                    help="tsserver: the corpus's JavaScript (allowJs, checkJs) instead of "
+                         "its TypeScript")
+    ap.add_argument("--all-callers", action="store_true",
+                    help="tsserver: keep the calls of unrelated classes' methods it lists "
+                         "with an interface member's implementation")
     ap.add_argument("--work", help="folder for the copy and coderag's index (default: a temp)")
     ap.add_argument("--show", type=int, default=15, help="errors listed per seed")
     args = ap.parse_args()
@@ -310,9 +407,10 @@ def main():
     os.makedirs(work, exist_ok=True)
     t0 = time.time()
     paths = [p.split("=", 1) for p in args.ts_path]
-    src, env = setup(args.server, os.path.abspath(args.corpus), work, paths)
+    src, env = setup(args.server, os.path.abspath(args.corpus), work, paths, args.js)
     args.corpus = src
-    cl = Server(args.server, work, src, env)
+    cl = Server(args.server, work, src, env, args.js)
+    cl.all_callers = args.all_callers
     cl.wait_index()
     cr = cg.Coderag(os.path.abspath(args.coderag), src, os.path.join(work, "coderag"))
     print("# %s and coderag ready in %.0f s (work folder %s)" % (args.server, time.time() - t0,

@@ -158,6 +158,16 @@ typedef enum {
  * reaches the methods of the types that define all of its own (rows'
  * @interface capture, graph_types.c). */
 #define IDX_REF_INTERFACE_NAME "*"
+/* A callback's parameter: the type fact "=#K#J:TYPE" on a function chunk
+ * says parameter J of the function passed as its argument K (both from 0)
+ * is what calling TYPE gives (`init: (src: Observable<T>, sub: Subscriber<R>)
+ * => void` as its first parameter: "=#0#1:Subscriber"); a receiver typed
+ * "f#K#J" is that parameter of a function passed to f (graph_types.c). */
+#define IDX_REF_ARG "#"
+/* A type written as this suffix after its element's ("Observer[]"): an
+ * array of it, whose row's element_methods (`forEach`, `map`) pass a
+ * callback the element as its first parameter ("x.forEach#0#0"). */
+#define IDX_REF_ELEM "[]"
 /* A REF_CALL whose name starts with this is an attribute read or written
  * through a typed receiver ("!T().name"): it reaches a method only, one a
  * type fact "=@:" marks as read like an attribute (a Python property),

@@ -119,25 +119,80 @@ static int ident_char(char c)
 
 /* The dotted expression written up to word's first whole-word use on a
  * line ("self.headers.get", "super().copy"), or NULL. Caller frees. */
-static char *chain_to(const char *text, size_t len, const char *word)
+/* The first whole-word use of word in text, or len. */
+static size_t word_at(const char *text, size_t len, const char *word)
 {
     size_t w = strlen(word);
-    for (size_t i = 0; i + w <= len; i++) {
-        if (memcmp(text + i, word, w) != 0 || (i && ident_char(text[i - 1])) ||
-            (i + w < len && ident_char(text[i + w])))
-            continue;
-        size_t a = i;
-        while (a > 0 && text[a - 1] == '.') {
-            size_t b = a - 1;
-            if (b >= 2 && text[b - 1] == ')' && text[b - 2] == '(') b -= 2; /* super() */
-            while (b > 0 && ident_char(text[b - 1]))
-                b--;
-            if (b == a - 1) break;
-            a = b;
-        }
-        return xstrndup(text + a, i + w - a);
+    for (size_t i = 0; i + w <= len; i++)
+        if (!memcmp(text + i, word, w) && !(i && ident_char(text[i - 1])) &&
+            !(i + w < len && ident_char(text[i + w])))
+            return i;
+    return len;
+}
+
+/* The dotted expression ending with the w bytes at i. Caller frees. */
+static char *chain_before(const char *text, size_t i, size_t w)
+{
+    size_t a = i;
+    while (a > 0 && text[a - 1] == '.') {
+        size_t b = a - 1;
+        if (b >= 2 && text[b - 1] == ')' && text[b - 2] == '(') b -= 2; /* super() */
+        while (b > 0 && ident_char(text[b - 1]))
+            b--;
+        if (b == a - 1) break;
+        a = b;
     }
-    return NULL;
+    return xstrndup(text + a, i + w - a);
+}
+
+static char *chain_to(const char *text, size_t len, const char *word)
+{
+    size_t i = word_at(text, len, word);
+    return i < len ? chain_before(text, i, strlen(word)) : NULL;
+}
+
+/* The chain of word's use on path's line continued from the lines above
+ * (`return this.cache` over `  .build(…)`: "this.cache.build"), up to 3
+ * lines back, into *chain; unchanged when the line does not start with
+ * `.word`. */
+static void chain_over_lines(IdxStore *st, const char *path, uint32_t line, const char *word,
+                             const StrBuf *text, char **chain)
+{
+    size_t at = 0, w = strlen(word);
+    while (at < text->len && (text->buf[at] == ' ' || text->buf[at] == '\t'))
+        at++;
+    if (at + 1 + w > text->len || text->buf[at] != '.' || memcmp(text->buf + at + 1, word, w))
+        return;
+    StrBuf joined, prev;
+    sb_init(&joined);
+    sb_init(&prev);
+    sb_add(&joined, text->buf + at, text->len - at);
+    for (uint32_t back = 1; back <= 3 && line > back && joined.len && joined.buf[0] == '.';
+         back++) {
+        sb_reset(&prev);
+        if (idx_read_lines(st, path, line - back, line - back, &prev, NULL, NULL) != CR_OK ||
+            !prev.buf)
+            break;
+        size_t a = 0, n = prev.len;
+        while (n > 0 && (prev.buf[n - 1] == '\n' || prev.buf[n - 1] == '\r' ||
+                         prev.buf[n - 1] == ' ' || prev.buf[n - 1] == '\t'))
+            n--;
+        while (a < n && (prev.buf[a] == ' ' || prev.buf[a] == '\t'))
+            a++;
+        char *rest = xstrndup(joined.buf, joined.len);
+        sb_reset(&joined);
+        sb_add(&joined, prev.buf + a, n - a);
+        sb_adds(&joined, rest);
+        free(rest);
+    }
+    /* the word after the last line's leading dot */
+    size_t i = joined.len >= text->len - at ? joined.len - (text->len - at) + 1 : 0;
+    if (i && i + w <= joined.len) {
+        free(*chain);
+        *chain = chain_before(joined.buf, i, w);
+    }
+    sb_release(&prev);
+    sb_release(&joined);
 }
 
 /* The definition the call of word at path:line reaches in the call graph
@@ -154,6 +209,7 @@ static CrErr call_target(IdxStore *st, const char *path, uint32_t line, const ch
     char *chain = NULL;
     if (idx_read_lines(st, path, line, line, &text, NULL, NULL) == CR_OK && text.buf)
         chain = chain_to(text.buf, text.len, word);
+    if (chain && !strcmp(chain, word)) chain_over_lines(st, path, line, word, &text, &chain);
     *recv = chain && strchr(chain, '.') && !idx_chain_on_self(path, chain);
     int64_t id = 0;
     CrErr rc = idx_call_target(st, path, line, word, chain, &id, e);

@@ -54,6 +54,13 @@ static const struct {
     {"field.name", CAP_FIELD_NAME},
     {"field.type", CAP_FIELD_TYPE},
     {"result.type", CAP_RESULT_TYPE},
+    {"var.elem", CAP_VAR_ELEM},
+    {"field.elem", CAP_FIELD_ELEM},
+    {"arg.fn", CAP_ARG_FN},
+    {"arg.param", CAP_ARG_PARAM},
+    {"arg.type", CAP_ARG_TYPE},
+    {"arg.callee", CAP_ARG_CALLEE},
+    {"arg.name", CAP_ARG_NAME},
     {"interface", CAP_INTERFACE},
     {"store.field", CAP_STORE_FIELD},
     {"store.value", CAP_STORE_VALUE},
@@ -240,7 +247,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
             CapKind k = kinds[m.captures[i].index];
             if (k == CAP_REF_FROM) from = m.captures[i].node;
             if (k == CAP_REF_ARGS) args = m.captures[i].node;
-            typed |= k >= CAP_VAR_NAME && k <= CAP_RESULT_TYPE;
+            typed |= k >= CAP_VAR_NAME && k <= CAP_ARG_NAME;
         }
         if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);
         for (uint16_t i = 0; i < m.capture_count; i++) {

@@ -39,6 +39,13 @@ typedef enum {
     CAP_FIELD_NAME, /* a field of a known type */
     CAP_FIELD_TYPE,
     CAP_RESULT_TYPE, /* a function's result type */
+    CAP_VAR_ELEM,    /* a variable declared as an array: its element type */
+    CAP_FIELD_ELEM,  /* a field declared as an array: its element type */
+    CAP_ARG_FN,      /* a function passed as an argument, or a parameter typed as one */
+    CAP_ARG_PARAM,   /* a parameter of it */
+    CAP_ARG_TYPE,    /* in a declaration: that parameter's declared type */
+    CAP_ARG_CALLEE,  /* at a call: the function called */
+    CAP_ARG_NAME,    /* at a call: the parameter's name (untyped) */
     CAP_INTERFACE,   /* a class types implement by defining its methods (IDX_REF_INTERFACE) */
     CAP_STORE_FIELD, /* a designated initializer's field (REF_STORE) */
     CAP_STORE_VALUE, /* the function it stores */
@@ -50,6 +57,7 @@ typedef enum {
 typedef struct TsTyped {
     uint32_t line;
     int field;
+    int arg; /* a callback's parameter type in a declaration: the fact "=#k#j:T" (name "#k#j") */
     char *name, *type;
 } TsTyped;
 

@@ -56,13 +56,102 @@ char *idx_chunk_ts_name_text(TsRun *r, TSNode n)
     return xstrndup(sb->buf, sb->len);
 }
 
+/* The position of parameter or argument n among its siblings, from 0: a
+ * comment, or a parameter naming the object the function runs on (`this:
+ * T`, the row's self word), takes none. */
+static int types__position(const TsRun *r, TSNode n)
+{
+    int k = 0;
+    for (TSNode s = ts_node_prev_named_sibling(n); !ts_node_is_null(s);
+         s = ts_node_prev_named_sibling(s)) {
+        if (ts_node_is_extra(s)) continue;
+        TSNode first = ts_node_named_child_count(s) ? ts_node_named_child(s, 0) : s;
+        uint32_t a = ts_node_start_byte(first), b = ts_node_end_byte(first);
+        if (first.id != s.id && b <= r->em.len && idx_lang_self_word(r->lang, r->em.src + a, b - a))
+            continue;
+        k++;
+    }
+    return k;
+}
+
+/* A callback's parameter (@arg.*): in a declaration, the type of parameter
+ * J of a function-typed parameter K (the fact "=#K#J:T" on the function);
+ * at a call, an untyped parameter J of the function passed as argument K,
+ * a variable of type "callee#K#J" (what the callee's fact says). */
+static void types__arg_capture(TsRun *r, const TSQueryMatch *m, const CapKind *kinds)
+{
+    TSNode fn = {0}, param = {0}, type = {0}, callee = {0}, name = {0};
+    for (uint16_t i = 0; i < m->capture_count; i++) {
+        TSNode n = m->captures[i].node;
+        switch (kinds[m->captures[i].index]) {
+        case CAP_ARG_FN:
+            fn = n;
+            break;
+        case CAP_ARG_PARAM:
+            param = n;
+            break;
+        case CAP_ARG_TYPE:
+            type = n;
+            break;
+        case CAP_ARG_CALLEE:
+            callee = n;
+            break;
+        case CAP_ARG_NAME:
+            name = n;
+            break;
+        default:
+            break;
+        }
+    }
+    if (ts_node_is_null(fn) || ts_node_is_null(param)) return;
+    int decl = !ts_node_is_null(type);
+    if (!decl && (ts_node_is_null(callee) || ts_node_is_null(name) ||
+                  !ts_node_is_null(ts_node_child_by_field_name(param, "type", 4))))
+        return;  /* a parameter declared with a type is typed by it */
+    if (!decl) { /* a callee in a chain of calls (`a.f().g`) is not typed */
+        uint32_t a = ts_node_start_byte(callee), b = ts_node_end_byte(callee);
+        if (b > r->em.len || memchr(r->em.src + a, '(', b - a)) return;
+    }
+    char *t = idx_chunk_ts_name_text(r, decl ? type : callee);
+    if (!t[0] || t[0] == '.' || t[strlen(t) - 1] == '.') {
+        free(t);
+        return;
+    }
+    StrBuf *sb = &r->sb;
+    sb_reset(sb);
+    if (!decl) sb_adds(sb, t);
+    sb_addf(sb, "%s%d%s%d", IDX_REF_ARG, types__position(r, fn), IDX_REF_ARG,
+            types__position(r, param));
+    ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
+    TsTyped *v = &r->typed[r->n_typed++];
+    memset(v, 0, sizeof *v);
+    v->line = ts_node_start_point(decl ? type : name).row + 1;
+    v->arg = decl ? 1 : 2;
+    if (decl) {
+        v->name = xstrndup(sb->buf, sb->len);
+        v->type = t;
+    } else {
+        v->type = xstrndup(sb->buf, sb->len);
+        v->name = idx_chunk_ts_name_text(r, name);
+        free(t);
+    }
+}
+
 void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *kinds)
 {
     TSNode type = {0};
     CapKind tk = CAP_NONE;
     for (uint16_t i = 0; i < m->capture_count; i++) {
         CapKind k = kinds[m->captures[i].index];
-        if (k == CAP_VAR_TYPE || k == CAP_FIELD_TYPE || k == CAP_RESULT_TYPE) {
+        if (k >= CAP_ARG_FN && k <= CAP_ARG_NAME) {
+            types__arg_capture(r, m, kinds);
+            return;
+        }
+    }
+    for (uint16_t i = 0; i < m->capture_count; i++) {
+        CapKind k = kinds[m->captures[i].index];
+        if (k == CAP_VAR_TYPE || k == CAP_FIELD_TYPE || k == CAP_RESULT_TYPE || k == CAP_VAR_ELEM ||
+            k == CAP_FIELD_ELEM) {
             type = m->captures[i].node;
             tk = k;
         }
@@ -72,6 +161,12 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
     if (!t[0] || t[0] == '.' || t[strlen(t) - 1] == '.') {
         free(t);
         return;
+    }
+    if (tk == CAP_VAR_ELEM || tk == CAP_FIELD_ELEM) { /* an array: "T" IDX_REF_ELEM */
+        size_t n = strlen(t);
+        t = xrealloc(t, n + sizeof IDX_REF_ELEM);
+        memcpy(t + n, IDX_REF_ELEM, sizeof IDX_REF_ELEM);
+        tk = tk == CAP_VAR_ELEM ? CAP_VAR_TYPE : CAP_FIELD_TYPE;
     }
     CapKind want = tk == CAP_VAR_TYPE ? CAP_VAR_NAME : CAP_FIELD_NAME;
     for (uint16_t i = 0; i < m->capture_count; i++) {
@@ -84,6 +179,7 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         v->name = tk == CAP_RESULT_TYPE ? NULL : idx_chunk_ts_name_text(r, n);
         v->type = xstrdup(t);
         v->field = tk == CAP_FIELD_TYPE;
+        v->arg = 0;
         if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
             free(v->name);
             free(v->type);
@@ -159,8 +255,18 @@ void idx_chunk_ts_typed_refs(TsRun *r)
         int o = types__owner(r, v->line);
         /* a variable of module code (a test's `let client: Client` in a
          * describe callback) types the calls of module code */
-        if (o < 0 && (!v->name || v->field)) continue;
+        /* (a callback's parameter in module code types nothing: it is no
+         * variable of the file's scope) */
+        if (o < 0 && (!v->name || v->field || v->arg)) continue;
         const EmitUnit *u = o >= 0 ? &r->em.units[o] : NULL;
+        if (v->arg == 1) { /* a callback's parameter type: a fact of its function */
+            if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) continue;
+            ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, o, v->line);
+            sb_reset(&key);
+            sb_addf(&key, "%s%s:%s", IDX_REF_TYPE_FACT, v->name, v->type);
+            f->name = xstrndup(key.buf, key.len);
+            continue;
+        }
         if (!v->name) { /* a result: a fact of the function it ends the header of */
             if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) continue;
             ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, o, v->line);
@@ -197,7 +303,8 @@ void idx_chunk_ts_typed_refs(TsRun *r)
         /* a constructor's parameter property (`constructor(private c: C)`)
          * is a field of the constructor's class */
         int cls = o >= 0 && r->em.units[o].kind == IDX_KIND_METHOD ? r->em.units[o].parent : o;
-        if (!v->name || o < 0 || !v->field || cls < 0 || r->em.units[cls].kind != IDX_KIND_CLASS)
+        if (!v->name || o < 0 || !v->field || v->arg || cls < 0 ||
+            r->em.units[cls].kind != IDX_KIND_CLASS)
             continue;
         sb_reset(&key);
         sb_addc(&key, 'F');
@@ -216,7 +323,7 @@ void idx_chunk_ts_typed_refs(TsRun *r)
     for (size_t i = 0; i < r->n_typed; i++) {
         TsTyped *v = &r->typed[i];
         int o = types__owner(r, v->line);
-        if (v->field || !v->name || !strchr(v->type, '.')) continue;
+        if (v->field || v->arg == 1 || !v->name || !strchr(v->type, '.')) continue;
         if (types__typed(r, &vars, o, v->type, 1, &key)) {
             free(v->type);
             v->type = xstrndup(key.buf, key.len);

@@ -45,6 +45,16 @@ static int typed_form(const char *name)
     return strstr(name, "().") != NULL;
 }
 
+/* Whether a typed receiver's call ("T().a.m") is the chain's rest after
+ * its first part ("x.a.m", "this.a.m": "a.m"). */
+static int typed_rest(const char *name, const char *chain)
+{
+    const char *open = NULL, *dot = chain ? strchr(chain, '.') : NULL;
+    for (const char *p = strstr(name, "()."); p; p = strstr(p + 1, "()."))
+        open = p;
+    return open && dot && !strcmp(open + 3, dot + 1);
+}
+
 /* Whether a reference's name is IDX_RECEIVER + the chain's rest at dot. */
 static int same_on_self(const char *name, const char *dot)
 {
@@ -71,8 +81,8 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
     /* on the object the method runs on (`this.run`): the dot after the
      * word, which the index writes as `self` */
     const char *self_at = chain && idx_chain_on_self(path, chain) ? strchr(chain, '.') : NULL;
-    int typed_n = 0, any_same = 1, rc;
-    int64_t last_ref = 0;
+    int typed_n = 0, rest_n = 0, any_same = 1, rc;
+    int64_t last_ref = 0, rest = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(s, 0);
         int64_t dst = sqlite3_column_int64(s, 1), ref = sqlite3_column_int64(s, 2);
@@ -84,6 +94,12 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
         if (typed_form(name) && dst != typed) {
             typed = dst;
             typed_n++;
+        }
+        /* (several typed calls of the name: the one written as the chain's
+         * rest, `this.queryCache.clear` among `this.mutationCache.clear`) */
+        if (typed_form(name) && dst != rest && typed_rest(name, chain)) {
+            rest = dst;
+            rest_n++;
         }
         if (any && any != dst) any_same = 0;
         if (!any) any = dst;
@@ -97,6 +113,8 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
         *out = exact;
     else if (typed_n == 1 && !bare)
         *out = typed;
+    else if (rest_n == 1 && !bare)
+        *out = rest;
     else if (any_same && !bare)
         *out = any;
     /* `self.name` with no call resolved there (a property, an attribute):

@@ -151,13 +151,125 @@ static int64_t declared_class(Resolver *r, const char *name)
     return v > 0 ? v : 0;
 }
 
+/* The length of callee before a trailing IDX_REF_ARG "K" IDX_REF_ARG "J"
+ * (a callback's parameter), or 0 when it has none. */
+static size_t arg_base(const char *callee)
+{
+    size_t n = strlen(callee), i = n, marks = 0;
+    while (i > 0 && marks < 2) {
+        char c = callee[i - 1];
+        if (c == IDX_REF_ARG[0]) {
+            if (i == n || (marks == 1 && callee[i] == IDX_REF_ARG[0])) return 0;
+            marks++;
+        } else if (c < '0' || c > '9') {
+            return 0;
+        }
+        i--;
+    }
+    return marks == 2 && i > 0 ? i : 0;
+}
+
+/* The function or method that calling `callee` calls ("f", "T().m"; a
+ * class: its constructor, the row's constructor_name), or 0. */
+static int64_t callee_def(Resolver *r, const RefRow *at, const char *callee, int depth)
+{
+    const char *open = NULL;
+    for (const char *p = strstr(callee, "()."); p; p = strstr(p + 1, "()."))
+        open = p;
+    int64_t t = 0;
+    if (open) {
+        int lib = 0;
+        char *inner = xstrndup(callee, (size_t)(open - callee));
+        int64_t c = call_class(r, at, inner, &lib, depth + 1);
+        free(inner);
+        const char *seg = open + 3;
+        for (const char *dot; c && (dot = strchr(seg, '.')) != NULL; seg = dot + 1) {
+            char *a = xstrndup(seg, (size_t)(dot - seg));
+            c = attr_class(r, c, a, depth + 1);
+            free(a);
+        }
+        if (c && chunk_kind(r, c) == IDX_KIND_CLASS) t = class_member(r, at, c, seg);
+    } else {
+        t = type_expr(r, at, callee);
+    }
+    if (t && chunk_kind(r, t) == IDX_KIND_CLASS)
+        t = at->lang && at->lang->constructor_name
+                ? class_member(r, at, t, at->lang->constructor_name)
+                : 0;
+    return t;
+}
+
+/* The class of an element of the array a callback passed to one of the
+ * row's element_methods goes over, as its first parameter ("T[]().forEach"
+ * #0#0: a variable declared as an array of T; "C().a.forEach": C's field a
+ * declared so), or 0. */
+static int64_t element_class(Resolver *r, const RefRow *at, const char *base, const char *arg,
+                             int depth)
+{
+    char first[8];
+    snprintf(first, sizeof first, "%s0%s0", IDX_REF_ARG, IDX_REF_ARG);
+    const char *m = strrchr(base, '.');
+    const char *const *em = at->lang ? at->lang->element_methods : NULL;
+    if (strcmp(arg, first) || !m || !em) return 0;
+    int known = 0;
+    for (; *em && !known; em++)
+        known = !strcmp(*em, m + 1);
+    const char *open = NULL;
+    for (const char *p = strstr(base, "()."); p && p < m; p = strstr(p + 1, "()."))
+        open = p;
+    if (!known || !open) return 0;
+    size_t el = strlen(IDX_REF_ELEM);
+    int lib = 0;
+    int64_t c = 0, owner = 0;
+    char *type = NULL;
+    if (open + 2 == m) { /* a variable: its declared type */
+        type = xstrndup(base, (size_t)(open - base));
+    } else { /* a field's: the attributes before the last walked, its fact read */
+        char *inner = xstrndup(base, (size_t)(open - base));
+        c = call_class(r, at, inner, &lib, depth + 1);
+        free(inner);
+        const char *seg = open + 3;
+        for (const char *dot; c && (dot = strchr(seg, '.')) != NULL && dot < m; seg = dot + 1) {
+            char *a = xstrndup(seg, (size_t)(dot - seg));
+            c = attr_class(r, c, a, depth + 1);
+            free(a);
+        }
+        if (c && seg < m) {
+            char *a = xstrndup(seg, (size_t)(m - seg));
+            type = type_fact(r, c, a);
+            owner = c;
+            free(a);
+        }
+    }
+    size_t n = type ? strlen(type) : 0;
+    int64_t v = 0;
+    if (n > el && !strcmp(type + n - el, IDX_REF_ELEM)) {
+        type[n - el] = 0;
+        v = owner ? fact_class(r, owner, type, depth) : call_class(r, at, type, &lib, depth + 1);
+    }
+    free(type);
+    return v;
+}
+
 /* The class of what calling `callee` gives, written where ref is ("T", "f",
- * "=q.T", "T().f", "T().a.f"), or 0 with *lib set when it is a library's
- * (or a builtin's). */
+ * "=q.T", "T().f", "T().a.f"; "f#K#J": a parameter of a callback passed to
+ * f), or 0 with *lib set when it is a library's (or a builtin's). */
 static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int *lib, int depth)
 {
     *lib = 0;
     if (depth > TYPE_DEPTH) return 0;
+    size_t base = arg_base(callee);
+    if (base) {
+        /* what the function called declares of its callback's parameter */
+        char *f = xstrndup(callee, base);
+        int64_t t = callee_def(r, at, f, depth + 1);
+        char *type = t ? type_fact(r, t, callee + base) : NULL;
+        int64_t c = type ? fact_class(r, t, type, depth) : 0;
+        if (!t) c = element_class(r, at, f, callee + base, depth + 1);
+        free(f);
+        free(type);
+        return c;
+    }
     const char *open = NULL;
     for (const char *p = strstr(callee, "()."); p; p = strstr(p + 1, "()."))
         open = p;

@@ -6,7 +6,9 @@
  * method by its name; TypeScript through a re-export file (`export *`,
  * `export { a as b }`), fields, parameter properties and results, and a
  * base's call of a method its subclass overrides (and the reverse), a
- * variable holding a field, a variable of module code; C++ fields used
+ * variable holding a field, a variable of module code, a callback's
+ * parameter typed as the function called declares it, and definition at
+ * a call site whose chain starts on the line above; C++ fields used
  * without `this` and results; Java parameters and fields. Each case names a
  * method another class also defines, so that the name alone cannot pick it.
  * A C++ method defined in two files (a build variant each) reaches both; a
@@ -106,6 +108,26 @@ static void test_typed(void)
     check_calls(st, "ts/observer.ts", "Observer.start", 0,
                 "ts/observer.ts:Observer.onSubscribe\nts/spec.ts:\n");
     check_calls(st, "ts/subscribable.ts", "Other.start", 0, "");
+    /* ... a callback's parameter, typed as the function called (or the
+     * class's constructor) declares it (`this:` takes no place), or as an
+     * element of the array a forEach or map goes over; a variable declared
+     * as a type or nothing */
+    check_calls(st, "ts/callback.ts", "Sink.push", 0,
+                "ts/callback.ts:pipeAll\nts/callback.ts:Bag.drain\n");
+    check_calls(st, "ts/callback.ts", "Sink.close", 0,
+                "ts/callback.ts:pipeAll\nts/callback.ts:Box.flush\n");
+    check_calls(st, "ts/callback.ts", "Tap.push", 0, "ts/callback.ts:holdOne\n");
+    check_calls(st, "ts/callback.ts", "Tap.close", 0,
+                "ts/callback.ts:Box.flush\nts/callback.ts:closeAll\n");
+    /* a field holding an arrow function is a method: its `this` is its class */
+    check_calls(st, "ts/callback.ts", "Shelf.save", 0, "ts/callback.ts:Shelf.put\n");
+    check_calls(st, "ts/callback.ts", "Crate.save", 0, "");
+    /* definition at a call site whose chain starts on the line above
+     * (`this.sink` over `.close()`), beside `this.tap.close()` */
+    RtvDef d;
+    CHECK_INT(rtv_def_under(st, "ts/callback.ts", 41, "close", &d, NULL), CR_OK);
+    CHECK(d.head.symbol && !strcmp(d.head.symbol, "Sink.close"));
+    rtv_def_release(&d);
     /* C++: a field without `this`, a pointer field, a method's result (a
      * call in the chain), parameters; each method defined out of line */
     check_calls(st, "cpp/lock.cc", "Db::Write", 1,

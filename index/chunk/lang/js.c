@@ -243,6 +243,10 @@ static const char *const js__builtins[] = {
 
 /* JavaScript and TypeScript */
 static const char *const js__self[] = {"this", NULL};
+/* Array methods whose callback takes each element first. */
+static const char *const js__element_methods[] = {
+    "forEach",       "map",  "filter", "find",    "findIndex", "findLast",
+    "findLastIndex", "some", "every",  "flatMap", NULL};
 static const char *const js__keywords[] = {
     "break", "case",     "catch", "const",     "continue", "default", "else",   "false",
     "for",   "function", "if",    "let",       "new",      "null",    "return", "switch",
@@ -255,6 +259,7 @@ const IdxLang idx_lang_javascript = {
     .keywords = js__keywords,
     .self_words = js__self,
     .parent_word = "super",
+    .constructor_name = "constructor",
     .name = "javascript",
     .exts = js__exts,
     .fence = "javascript",
@@ -285,10 +290,12 @@ static const char *const ts__keywords[] = {
  * suffixes, the fence and the grammar are each row's own. */
 #define TS_ROW_SHARED                                                                              \
     .graph_limits = "calls on a value whose type is inferred rather than written (a callback's "   \
-                    "parameter, a module-level constant: linked only when a single definition "    \
+                    "parameter its callee does not declare, an array's element, a module-level "   \
+                    "constant: linked only when a single definition "                              \
                     "anywhere has that name), overrides a call through a base class reaches, "     \
                     "computed member calls (obj[name]()), callbacks passed as values",             \
     .call_chains = 1, .keywords = ts__keywords, .self_words = js__self, .parent_word = "super",    \
+    .constructor_name = "constructor", .element_methods = js__element_methods,                     \
     .markers = ts__markers, .query = idx_query_typescript, .comments = js__comments,               \
     .tests = js__tests, .wrappers = js__wrappers, .prefixes = ts__prefixes,                        \
     .module_name = js__module_name, .import = js__import, .resolve_import = js__resolve,           \

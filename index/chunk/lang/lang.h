@@ -167,6 +167,15 @@ typedef struct IdxLang {
      * stored as `self.run`), its own word for it whatever the language
      * (idx_lang_self_word). */
     const char *const *self_words;
+    /* The name of a class's constructor method (`constructor`), or NULL:
+     * a callback passed to `new C(…)` takes the parameters C's
+     * constructor declares (graph_types.c). */
+    const char *constructor_name;
+    /* Methods of the language's arrays that pass a callback each element
+     * as its first parameter (`forEach`, `map`), NULL-terminated, or NULL:
+     * `xs.forEach((x) => x.m())` with xs declared as an array of T calls
+     * T's m (graph_types.c). */
+    const char *const *element_methods;
     /* The word that names, in a method, what the enclosing class inherits
      * (`super`), or NULL: `super.m()` is stored as IDX_REF_SUPER "m". */
     const char *parent_word;
