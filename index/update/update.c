@@ -502,11 +502,12 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
 
     /* The postings follow every write from here on, so that a snapshot can
      * be written at the end without reading the search text back. Loaded
-     * in this transaction: exactly the rows it sees. */
+     * in this transaction: exactly the rows it sees; not loaded when this
+     * pass cannot make the snapshot stale (the next reader adds its files). */
     /* nothing to read: no workers, and no model loaded for them; started
      * first, so that they read while the postings load */
     if (pool.n) n_threads = pool_start(&pool, st, &threads);
-    if (pool.n && !st->post) {
+    if (pool.n && !st->post && idx_postings_pass_follows(st, pool.n)) {
         st->post_version = idx_store_data_version(st);
         if ((rc = idx_postings_load(st, !st->post_distrust, &st->post, e))) goto out;
     }
