@@ -337,6 +337,7 @@ struct IdxStore {
     IdxVfs *vfs;         /* SQLite opens index_dir's files through it */
     IdxShared *shared;   /* a reference: IdxConfig.shared, or one of the store's own */
     IdxQueries *queries; /* borrowed from shared: the compiled queries */
+    Chunker *save_ch;    /* idx_update_file's, keeping each language's last tree */
     IdxModels *models;   /* borrowed from shared: the builtin models */
     char *db_path;
     char **exclude;
