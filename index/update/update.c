@@ -677,7 +677,10 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = idx_store_indexes_ensure(st, e))) goto out;
     if ((rc = idx_fanin_track(st, 1, e))) goto out;
     if ((rc = idx_pp_begin(st, 0, e))) goto out;
-    if ((rc = idx_store_write_file(st, &fw, 1, e))) goto out;
+    st->save_facts_want = 1;
+    rc = idx_store_write_file(st, &fw, 1, e);
+    st->save_facts_want = 0;
+    if (rc) goto out;
     if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
     double t2 = now_ms();
     size_t n_edges = 0;
@@ -687,6 +690,10 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     if ((rc = idx_store_touch_update_time(st, e)) || (rc = note_pass(st, 0, 0, e))) goto out;
     rc = commit(st, e);
     in_txn = 0;
+    if (!rc && st->save_facts_state == 1) {
+        st->save_facts_state = 2;
+        st->save_facts_version = idx_store_data_version(st);
+    }
     log_msg(
         LOG_DEBUG,
         "update %s: prepare %.1f ms, write %.1f ms, resolve %.1f ms (%zu edges), commit %.1f ms",
@@ -696,6 +703,7 @@ out:
     reread_clear(st);
     if (in_txn) idx_store_exec(st, "ROLLBACK", NULL);
     if (rc) idx_store_postings_invalidate(st);
+    if (rc) idx_store_save_facts_drop(st);
     idx_dense_write_end(st, rc == CR_OK);
     idx_filework_release(&fw);
     sb_release(&rel);
