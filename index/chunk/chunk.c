@@ -127,8 +127,9 @@ CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, siz
     if (!lang) return err_set(e, CR_EINVAL, "no language row to chunk with");
     if (lang->chunk) {
         ChunkLangState *s = chunk__slot(c, lang, e);
-        return s ? lang->chunk(&s->own, c->keep ? &s->keep : NULL, src, len, max_lines, out, e)
-                 : e ? e->code : CR_EINVAL;
+        return s   ? lang->chunk(&s->own, c->keep ? &s->keep : NULL, src, len, max_lines, out, e)
+               : e ? e->code
+                   : CR_EINVAL;
     }
     if (!lang->grammar) return idx_chunk_text(lang, src, len, max_lines, out, e);
     ChunkLangState *s = chunk__state(c, lang, e);

@@ -345,7 +345,7 @@ struct IdxStore {
     struct IdxFacts *save_facts;
     int64_t save_facts_file, save_facts_version;
     int save_facts_state, save_facts_want; /* want: idx_update_file's write */
-    IdxModels *models;   /* borrowed from shared: the builtin models */
+    IdxModels *models;                     /* borrowed from shared: the builtin models */
     char *db_path;
     char **exclude;
     size_t n_exclude;

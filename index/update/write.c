@@ -528,8 +528,7 @@ void idx_store_save_facts_drop(IdxStore *st)
 static int save_facts_take(IdxStore *st, int64_t file_id, IdxFacts *old)
 {
     int ok = file_id && st->save_facts && st->save_facts_state == 2 &&
-             st->save_facts_file == file_id &&
-             idx_store_data_version(st) == st->save_facts_version;
+             st->save_facts_file == file_id && idx_store_data_version(st) == st->save_facts_version;
     if (ok) {
         *old = *st->save_facts;
         memset(st->save_facts, 0, sizeof *st->save_facts);
