@@ -375,8 +375,7 @@ static void test_kept_tree_parses_as_fresh(void)
         "int f(int x) { return x + 1; }\nstruct s { int a; };\n",
         "int f(int x) { return x + 1; }\nint g(void) { return f(2); }\nstruct s { int a; };\n",
         "int f(int x) { return x + 1; }\nint g(void) { return f(2; }\nstruct s { int a; };\n",
-        "#define M(x) (x)\nstatic int h;\n",
-        NULL};
+        "#define M(x) (x)\nstatic int h;\n", NULL};
     keep_sequence("python", py);
     keep_sequence("c", c);
 }
