@@ -289,6 +289,10 @@ int idx_find_definition_queries(IdxQueries *qs, const char *path, const char *te
 IdxQueries *idx_shared_queries(IdxShared *sh);
 IdxModels *idx_shared_models(IdxShared *sh);
 void idx_chunker_free(Chunker *c);
+/* Makes c keep each language's last parse for its next one (lang.h's
+ * TsKeep): for a Chunker that reads one file again and again (a store's
+ * saves); a tree and a copy of the text per language held meanwhile. */
+void idx_chunker_keep_trees(Chunker *c);
 
 /* Chunks source (UTF-8) of lang, a row of the language table, into out
  * (which must be zeroed or released): one chunk per definition (function,

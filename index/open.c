@@ -83,6 +83,9 @@ void idx_close(IdxStore *st)
     idx_store_postings_invalidate(st);
     idx_store_file_cache_release(&st->files);
     idx_dense_close(st);
+    idx_chunker_free(st->save_ch); /* before the queries it borrows */
+    idx_store_save_facts_drop(st);
+    free(st->save_facts);
     idx_shared_unref(st->shared);
     idx_store_db_close(st);
     for (size_t i = 0; i < st->n_reread; i++)

@@ -156,25 +156,73 @@ CrErr rtv_file_defs(IdxStore *st, const char *path, RtvDef **out, size_t *n_out,
     return CR_OK;
 }
 
-/* The file's outline (no text) is grouped as rtv_view_load groups its
- * chunks; the head alone is read whole. */
-CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e)
+/* Files' outlines (no text), each grouped as rtv_view_load groups its
+ * chunks: kept for the next definition asked of the same file (rtv_symbols'
+ * hits are often chunks of a few files, in turn). */
+typedef struct Outline {
+    int64_t file_id;
+    IdxChunk *v;
+    size_t n;
+    long *head;
+} Outline;
+
+typedef struct OutlineMemo {
+    Outline *o;
+    size_t n, cap;
+} OutlineMemo;
+
+static void outline_memo_release(OutlineMemo *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        idx_chunks_free(m->o[i].v, m->o[i].n);
+        free(m->o[i].head);
+    }
+    free(m->o);
+    memset(m, 0, sizeof *m);
+}
+
+/* file_id's outline into *out, read once. */
+static CrErr outline_memo_get(IdxStore *st, int64_t file_id, OutlineMemo *m, const Outline **out,
+                              ErrInfo *e)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->o[i].file_id == file_id) {
+            *out = &m->o[i];
+            return CR_OK;
+        }
+    Outline o = {file_id, NULL, 0, NULL};
+    CrErr rc = idx_file_outline(st, file_id, &o.v, &o.n, e);
+    if (rc) {
+        idx_chunks_free(o.v, o.n);
+        return rc;
+    }
+    o.head = xcalloc(o.n + 1, sizeof *o.head);
+    group_chunks(o.v, o.n, o.head);
+    ARRAY_GROW(m->o, m->n + 1, m->cap);
+    m->o[m->n] = o;
+    *out = &m->o[m->n++];
+    return CR_OK;
+}
+
+/* rtv_def_of_chunk through m; the head alone is read whole. */
+static CrErr def_of_chunk(IdxStore *st, int64_t chunk_id, OutlineMemo *m, RtvDef *out, ErrInfo *e)
 {
     IdxChunk c, hc;
-    IdxChunk *v = NULL;
-    size_t n = 0, i = 0;
+    size_t i = 0;
     memset(out, 0, sizeof *out);
     CrErr rc = idx_chunk_get(st, chunk_id, &c, e);
     if (rc) return rc;
-    if ((rc = idx_file_outline(st, c.file_id, &v, &n, e))) goto out;
+    const Outline *o = NULL;
+    if ((rc = outline_memo_get(st, c.file_id, m, &o, e))) goto out;
+    const IdxChunk *v = o->v;
+    const long *head = o->head;
+    size_t n = o->n;
     while (i < n && v[i].id != chunk_id)
         i++;
     if (i == n) {
         rc = err_set(e, CR_ENOENT, "chunk %lld is no longer indexed", (long long)chunk_id);
         goto out;
     }
-    long *head = xcalloc(n + 1, sizeof *head);
-    group_chunks(v, n, head);
     if (head[i] < 0) { /* module code: the chunk alone */
         chunk_copy(&out->head, &c);
         out->start_line = c.start_line;
@@ -188,10 +236,16 @@ CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e)
         def_build_as(v, n, head, (size_t)head[i], &hc, out);
         idx_chunk_release(&hc);
     }
-    free(head);
 out:
-    idx_chunks_free(v, n);
     idx_chunk_release(&c);
+    return rc;
+}
+
+CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e)
+{
+    OutlineMemo m = {0};
+    CrErr rc = def_of_chunk(st, chunk_id, &m, out, e);
+    outline_memo_release(&m);
     return rc;
 }
 
@@ -359,10 +413,11 @@ CrErr rtv_symbols(IdxStore *st, const char *query, size_t max, RtvDef **out, siz
     }
     rtv_defs_free(exact, n_exact);
     if (!rc) rc = idx_search_bm25(st, query, 200, &hits, &n_hits, e);
+    OutlineMemo memo = {0};
     for (size_t i = 0; !rc && i < n_hits && n < max; i++) {
         if (hits[i].kind == IDX_KIND_MODULE) continue;
         RtvDef d;
-        rc = rtv_def_of_chunk(st, hits[i].chunk_id, &d, e);
+        rc = def_of_chunk(st, hits[i].chunk_id, &memo, &d, e);
         if (rc == CR_ENOENT) {
             rc = CR_OK;
             continue;
@@ -379,6 +434,7 @@ CrErr rtv_symbols(IdxStore *st, const char *query, size_t max, RtvDef **out, siz
         ARRAY_GROW(v, n + 1, cap);
         v[n++] = d;
     }
+    outline_memo_release(&memo);
     free(hits);
     strmap_release(&seen);
     sb_release(&key);

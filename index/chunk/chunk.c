@@ -16,11 +16,13 @@ typedef struct ChunkLangState {
     TSQuery *own_query; /* compiled here (no IdxQueries), or NULL */
     int failed;         /* the query did not compile: definitions unavailable */
     void *own;          /* the row's own walk's state (IdxLang.chunk) */
+    TsKeep keep;        /* the last parse's text and tree (Chunker.keep) */
 } ChunkLangState;
 
 struct Chunker {
     ChunkLangState st[CHUNK__MAX_LANGS];
     IdxQueries *qs; /* borrowed; NULL: queries compiled here */
+    int keep;       /* each row's last parse kept for its next (idx_chunker_keep_trees) */
 };
 
 Chunker *idx_chunker_new(void)
@@ -35,10 +37,16 @@ Chunker *idx_chunker_new_queries(IdxQueries *qs)
     return c;
 }
 
+void idx_chunker_keep_trees(Chunker *c)
+{
+    c->keep = 1;
+}
+
 void idx_chunker_free(Chunker *c)
 {
     if (!c) return;
     for (size_t i = 0; i < CHUNK__MAX_LANGS; i++) {
+        idx_ts_keep_release(&c->st[i].keep);
         if (c->st[i].own && i < idx_lang_count()) idx_lang_at(i)->chunk_free(c->st[i].own);
         if (c->st[i].own_query) ts_query_delete(c->st[i].own_query);
         if (c->st[i].parser) ts_parser_delete(c->st[i].parser);
@@ -119,10 +127,13 @@ CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, siz
     if (!lang) return err_set(e, CR_EINVAL, "no language row to chunk with");
     if (lang->chunk) {
         ChunkLangState *s = chunk__slot(c, lang, e);
-        return s ? lang->chunk(&s->own, src, len, max_lines, out, e) : e ? e->code : CR_EINVAL;
+        return s   ? lang->chunk(&s->own, c->keep ? &s->keep : NULL, src, len, max_lines, out, e)
+               : e ? e->code
+                   : CR_EINVAL;
     }
     if (!lang->grammar) return idx_chunk_text(lang, src, len, max_lines, out, e);
     ChunkLangState *s = chunk__state(c, lang, e);
     if (!s) return e ? e->code : CR_EPARSE;
-    return idx_chunk_ts(s->parser, s->query, lang, src, len, max_lines, out, e);
+    return idx_chunk_ts(s->parser, c->keep ? &s->keep : NULL, s->query, lang, src, len, max_lines,
+                        out, e);
 }

@@ -632,8 +632,8 @@ static void ts__mark_lines(TsRun *r, TSNode root)
     }
 }
 
-CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
-                   size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e)
+CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, const IdxLang *lang,
+                   const char *src, size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
     TsRun r;
     CrErr rc = CR_OK;
@@ -643,7 +643,7 @@ CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, 
     if (!src) src = "";
     if ((rc = idx_ts_brackets_check(src, len, e))) return rc;
     char *masked = lang->mask ? lang->mask(src, len) : NULL;
-    rc = idx_ts_parse(parser, masked ? masked : src, len, &tree, e);
+    rc = idx_ts_parse_keep(parser, keep, masked ? masked : src, len, &tree, e);
     free(masked);
     if (rc) return rc;
     sb_init(&r.sb);

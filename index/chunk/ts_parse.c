@@ -20,6 +20,7 @@
 #include "lang/lang.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The parse budget: tree-sitter's clock is wall time, so the budget is far
@@ -112,14 +113,72 @@ void idx_process_init(void)
     ts_set_allocator(ts_alloc__malloc, ts_alloc__calloc, ts_alloc__realloc, ts_alloc__free);
 }
 
+/* Where bytes [from, to) of src end, as a point moved on from at (at the
+ * byte from): rows by newline, columns in bytes, as tree-sitter counts. */
+static TSPoint ts_keep__point(TSPoint at, const char *src, size_t from, size_t to)
+{
+    for (const char *p = src + from, *end = src + to; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) {
+            at.column += (uint32_t)(end - p);
+            break;
+        }
+        at.row++;
+        at.column = 0;
+        p = nl + 1;
+    }
+    return at;
+}
+
+/* keep's tree edited into the tree of the text src (whose edit is the span
+ * between the two texts' common start and common end); NULL when keep has
+ * none. */
+static TSTree *ts_keep__edited(TsKeep *keep, const char *src, size_t len)
+{
+    if (!keep || !keep->tree) return NULL;
+    const char *old = keep->src;
+    size_t n = keep->len, pre = 0, suf = 0;
+    while (pre < n && pre < len && old[pre] == src[pre])
+        pre++;
+    while (suf < n - pre && suf < len - pre && old[n - 1 - suf] == src[len - 1 - suf])
+        suf++;
+    TSInputEdit ed;
+    ed.start_byte = (uint32_t)pre;
+    ed.old_end_byte = (uint32_t)(n - suf);
+    ed.new_end_byte = (uint32_t)(len - suf);
+    ed.start_point = ts_keep__point((TSPoint){0, 0}, src, 0, pre);
+    ed.old_end_point = ts_keep__point(ed.start_point, old, pre, n - suf);
+    ed.new_end_point = ts_keep__point(ed.start_point, src, pre, len - suf);
+    ts_tree_edit(keep->tree, &ed);
+    return keep->tree;
+}
+
+void idx_ts_keep_release(TsKeep *keep)
+{
+    if (!keep) return;
+    if (keep->tree) ts_tree_delete(keep->tree);
+    free(keep->src);
+    memset(keep, 0, sizeof *keep);
+}
+
 CrErr idx_ts_parse(TSParser *parser, const char *src, size_t len, TSTree **out, ErrInfo *e)
 {
+    return idx_ts_parse_keep(parser, NULL, src, len, out, e);
+}
+
+CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t len, TSTree **out,
+                        ErrInfo *e)
+{
     *out = NULL;
-    if (len >= UINT32_MAX)
+    if (len >= UINT32_MAX) {
+        idx_ts_keep_release(keep);
         return err_set(e, CR_EPARSE, "source of %zu bytes is too large for tree-sitter", len);
+    }
     uint64_t budget = TS_PARSE_BASE_US + TS_PARSE_PER_MIB_US * (uint64_t)len / (1u << 20);
     ts_parser_set_timeout_micros(parser, budget);
-    TSTree *tree = ts_parser_parse_string(parser, NULL, src, (uint32_t)len);
+    TSTree *tree =
+        ts_parser_parse_string(parser, ts_keep__edited(keep, src, len), src, (uint32_t)len);
+    idx_ts_keep_release(keep);
     if (!tree) {
         ts_parser_reset(parser);
         return err_set(e, CR_ETIMEOUT,
@@ -134,6 +193,12 @@ CrErr idx_ts_parse(TSParser *parser, const char *src, size_t len, TSTree **out, 
         return err_set(e, CR_ETOOBIG,
                        "tree-sitter lost bytes %u to %zu (a node of 65,536 or more children)", end,
                        len);
+    }
+    if (keep) {
+        keep->src = xmalloc(len + 1);
+        memcpy(keep->src, src, len);
+        keep->len = len;
+        keep->tree = ts_tree_copy(tree);
     }
     *out = tree;
     return CR_OK;

@@ -172,6 +172,19 @@ static int64_t count_files_upto(IdxStore *st, int64_t gen)
     return n;
 }
 
+static int64_t count_files_since(IdxStore *st, int64_t gen)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM files WHERE gen > ?1", -1, &s, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_int64(s, 1, gen);
+        if (sqlite3_step(s) == SQLITE_ROW) n = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_finalize(s);
+    return n;
+}
+
 /* Tombstones the snapshot's slots whose file changed or went since it was
  * written: every file written later carries a higher generation. */
 static CrErr drop_changed_files(IdxStore *st, Postings *p, ErrInfo *e)
@@ -242,6 +255,31 @@ out:
     }
     *out = p;
     return CR_OK;
+}
+
+int idx_postings_pass_follows(IdxStore *st, size_t n_writes)
+{
+    char db_id[40], path[PATH_MAX];
+    struct stat sb;
+    PostFileHeader h;
+    if (st->post_distrust || idx_store_meta_get(st, "db_id", db_id, sizeof db_id, NULL) ||
+        !db_id[0])
+        return 1;
+    idx_postfile_path(st, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0) return 1;
+    int ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size >= sizeof h &&
+             file_pread_all(fd, &h, sizeof h, 0) && header_ok(&h, db_id, (uint64_t)sb.st_size);
+    close(fd);
+    if (!ok || !h.n_files) return 1;
+    /* the files written since the snapshot and by this pass, each a file's
+     * slots dead and as many added, at the snapshot's slots per file:
+     * idx_postings_stale's rule (files removed since are not counted) */
+    int64_t since = count_files_since(st, h.gen);
+    if (since < 0) return 1;
+    double changed =
+        2.0 * (double)(since + (int64_t)n_writes) * (double)h.n_slots / (double)h.n_files;
+    return changed >= 64 && changed * 200 > (double)h.n_slots;
 }
 
 int idx_postings_stale(const Postings *p)

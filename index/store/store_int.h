@@ -337,7 +337,15 @@ struct IdxStore {
     IdxVfs *vfs;         /* SQLite opens index_dir's files through it */
     IdxShared *shared;   /* a reference: IdxConfig.shared, or one of the store's own */
     IdxQueries *queries; /* borrowed from shared: the compiled queries */
-    IdxModels *models;   /* borrowed from shared: the builtin models */
+    Chunker *save_ch;    /* idx_update_file's, keeping each language's last tree */
+    /* The facts of the file idx_update_file wrote last (write.c), kept for
+     * the next save's old facts: state 1 written, 2 committed at
+     * save_facts_version (PRAGMA data_version: another connection's commit
+     * since drops them, as does any other write on this one). */
+    struct IdxFacts *save_facts;
+    int64_t save_facts_file, save_facts_version;
+    int save_facts_state, save_facts_want; /* want: idx_update_file's write */
+    IdxModels *models;                     /* borrowed from shared: the builtin models */
     char *db_path;
     char **exclude;
     size_t n_exclude;
@@ -422,6 +430,8 @@ typedef struct IdxFacts {
 /* Appends the facts of a file's rows as they are now. */
 CrErr idx_facts_load(IdxStore *st, int64_t file_id, IdxFacts *out, ErrInfo *e);
 void idx_facts_release(IdxFacts *f);
+/* Drops the facts a save kept (IdxStore.save_facts). */
+void idx_store_save_facts_drop(IdxStore *st);
 /* Whether the classes, their bases or the imports differ (sorts both). */
 int idx_facts_classes_differ(IdxFacts *old, IdxFacts *now);
 /* Marks the references a fact that came or went (old vs now) can change. */
@@ -510,6 +520,13 @@ CrErr idx_postings_load(IdxStore *st, int use_snapshot, Postings **out, ErrInfo 
 /* Whether enough changed since p's snapshot (or it has none) that writing
  * a new one pays. */
 int idx_postings_stale(const Postings *p);
+/* Whether a pass that writes n_writes files should load the postings and
+ * follow its writes (so that it can write a snapshot at its end): when the
+ * snapshot file is missing or not usable, or those files with the files
+ * written since it would make it stale. Otherwise the snapshot stays and
+ * the next reader adds the files written since it (a one-file pass on the
+ * kernel read 1.36 M slots to change a few hundred). In a transaction. */
+int idx_postings_pass_follows(IdxStore *st, size_t n_writes);
 /* What a snapshot describes: a generation of one database. */
 typedef struct PostingsGen {
     char db_id[40];

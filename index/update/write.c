@@ -515,6 +515,39 @@ static CrErr note_refs_new_from(IdxStore *st, ErrInfo *e)
     return CR_OK;
 }
 
+void idx_store_save_facts_drop(IdxStore *st)
+{
+    if (st->save_facts) idx_facts_release(st->save_facts);
+    st->save_facts_state = 0;
+    st->save_facts_file = 0;
+}
+
+/* The facts of file_id's rows into *old from those the last save kept,
+ * when they are still its rows' (no write since on this connection or
+ * another); 0 when not. Every write drops them. */
+static int save_facts_take(IdxStore *st, int64_t file_id, IdxFacts *old)
+{
+    int ok = file_id && st->save_facts && st->save_facts_state == 2 &&
+             st->save_facts_file == file_id && idx_store_data_version(st) == st->save_facts_version;
+    if (ok) {
+        *old = *st->save_facts;
+        memset(st->save_facts, 0, sizeof *st->save_facts);
+    }
+    idx_store_save_facts_drop(st);
+    return ok;
+}
+
+/* Keeps now as the facts of file_id's rows (a save's, until its commit). */
+static void save_facts_keep(IdxStore *st, int64_t file_id, IdxFacts *now)
+{
+    if (!st->save_facts) st->save_facts = xcalloc(1, sizeof *st->save_facts);
+    idx_facts_release(st->save_facts);
+    *st->save_facts = *now;
+    memset(now, 0, sizeof *now);
+    st->save_facts_file = file_id;
+    st->save_facts_state = 1;
+}
+
 CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -530,8 +563,11 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         return idx_store_step_done(st, s, e, "file row");
     }
     /* What the file offered the resolver before: references that could
-     * meet what comes or goes are resolved again (deps.c). */
-    if (fw->old_id && mark_dependents && (rc = idx_facts_load(st, fw->old_id, &old, e))) goto out;
+     * meet what comes or goes are resolved again (deps.c); the facts the
+     * last save of this file kept when its rows are still those. */
+    int kept = save_facts_take(st, fw->old_id, &old);
+    if (fw->old_id && mark_dependents && !kept && (rc = idx_facts_load(st, fw->old_id, &old, e)))
+        goto out;
     if (fw->old_id && (rc = idx_pp_file_sig(st, fw->old_id, &pp_old, e))) goto out;
     if (fw->skip && !strcmp(fw->skip, "gone")) {
         if (fw->old_id) rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 0, e);
@@ -563,6 +599,8 @@ marks:
         if (idx_facts_classes_differ(&old, &now)) st->classes_moved = 1;
         rc = idx_facts_mark(st, &old, &now, e);
     }
+    if (!rc && mark_dependents && file_id && st->save_facts_want)
+        save_facts_keep(st, file_id, &now);
 out:
     idx_facts_release(&old);
     idx_facts_release(&now);

@@ -320,6 +320,66 @@ static void test_deep_nesting(void)
     idx_chunker_free(ck);
 }
 
+/* A parse from the tree a parser kept of its last text (a save's,
+ * idx_ts_parse_keep) is the tree a fresh parse makes: for an edit at the
+ * end, in the middle, a deletion, a line made broken and mended, another
+ * file altogether and an empty one, in Python and in C. */
+static void keep_sequence(const char *lang_name, const char *const *texts)
+{
+    const IdxLang *lang = idx_lang_by_name(lang_name);
+    CHECK(lang && lang->grammar);
+    if (!lang || !lang->grammar) return;
+    TSParser *kept = ts_parser_new(), *fresh = ts_parser_new();
+    ts_parser_set_language(kept, lang->grammar());
+    ts_parser_set_language(fresh, lang->grammar());
+    TsKeep keep = {0};
+    for (size_t i = 0; texts[i]; i++) {
+        TSTree *a = NULL, *b = NULL;
+        ErrInfo e = {0};
+        size_t len = strlen(texts[i]);
+        CHECK_INT(idx_ts_parse_keep(kept, &keep, texts[i], len, &a, &e), CR_OK);
+        CHECK_INT(idx_ts_parse(fresh, texts[i], len, &b, &e), CR_OK);
+        CHECK(keep.tree != NULL && keep.len == len);
+        if (a && b) {
+            char *sa = ts_node_string(ts_tree_root_node(a));
+            char *sb = ts_node_string(ts_tree_root_node(b));
+            CHECK_STR(sa, sb);
+            CHECK_INT(ts_node_end_byte(ts_tree_root_node(a)), (int)len);
+            free(sa);
+            free(sb);
+        }
+        if (a) ts_tree_delete(a);
+        if (b) ts_tree_delete(b);
+    }
+    idx_ts_keep_release(&keep);
+    CHECK(keep.tree == NULL && keep.src == NULL);
+    ts_parser_delete(kept);
+    ts_parser_delete(fresh);
+}
+
+static void test_kept_tree_parses_as_fresh(void)
+{
+    static const char *const py[] = {
+        "def a(x):\n    return x\n\nclass B:\n    def m(self):\n        return a(1)\n",
+        "def a(x):\n    return x\n\nclass B:\n    def m(self):\n        return a(1)\n\n"
+        "def added(y):\n    return y\n",
+        "def a(x):\n    if x:\n        return 2\n    return x\n\nclass B:\n    def m(self):\n"
+        "        return a(1)\n\ndef added(y):\n    return y\n",
+        "def a(x):\n    return x\n\nclass B:\n    def m(self):\n        return a((1)\n",
+        "def a(x):\n    return x\n\nclass B:\n    pass\n",
+        "import os\n\nVALUE = os.sep\n",
+        "",
+        "def a(x):\n    return x\n",
+        NULL};
+    static const char *const c[] = {
+        "int f(int x) { return x + 1; }\nstruct s { int a; };\n",
+        "int f(int x) { return x + 1; }\nint g(void) { return f(2); }\nstruct s { int a; };\n",
+        "int f(int x) { return x + 1; }\nint g(void) { return f(2; }\nstruct s { int a; };\n",
+        "#define M(x) (x)\nstatic int h;\n", NULL};
+    keep_sequence("python", py);
+    keep_sequence("c", c);
+}
+
 int main(void)
 {
     RUN(test_table);
@@ -327,5 +387,6 @@ int main(void)
     RUN(test_long_function);
     RUN(test_long_class_run);
     RUN(test_deep_nesting);
+    RUN(test_kept_tree_parses_as_fresh);
     return test_summary();
 }

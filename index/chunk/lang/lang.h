@@ -54,6 +54,9 @@ struct LangImportCtx {
     const char *package;
 };
 
+/* A parser's last text and tree, kept for its next parse (below). */
+typedef struct TsKeep TsKeep;
+
 typedef struct IdxLang {
     const char *name;           /* "c", "python", "markdown" */
     const char *const *exts;    /* suffixes with the dot, NULL-terminated */
@@ -82,9 +85,10 @@ typedef struct IdxLang {
     /* A walk of its own instead of the query-driven one (Python's, which
      * predates the table), or NULL. *state is the row's slot in the
      * thread's Chunker: NULL at first (the hook makes what it reuses),
-     * released with chunk_free when the Chunker is. */
-    CrErr (*chunk)(void **state, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
-                   ErrInfo *e);
+     * released with chunk_free when the Chunker is. keep: the slot's kept
+     * tree for the file's first parse (idx_ts_parse_keep), or NULL. */
+    CrErr (*chunk)(void **state, TsKeep *keep, const char *src, size_t len, uint32_t max_lines,
+                   ChunkSet *out, ErrInfo *e);
     void (*chunk_free)(void *state);
     /* Suffixes the rows sharing this row's import hook use as well (C's
      * ".h": a C++ project's headers too): a file of one follows the
@@ -294,8 +298,8 @@ TSQuery *idx_chunk_query_compile(const IdxLang *lang);
  * NULL when it does not compile. Borrowed for qs's life. (chunk_query.c) */
 const TSQuery *idx_queries_get(IdxQueries *qs, const IdxLang *lang);
 
-CrErr idx_chunk_ts(TSParser *parser, const TSQuery *query, const IdxLang *lang, const char *src,
-                   size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);
+CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, const IdxLang *lang,
+                   const char *src, size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e);
 /* One step of a depth-first walk over a tree without recursion (inputs nest
  * arbitrarily deep): into the current node's first child when descend, else
  * to the next node after its subtree; *depth follows. 0: the walk is over. */
@@ -313,6 +317,23 @@ CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e);
  * the file (tree-sitter 0.20 counts a node's children in 16 bits; skipped
  * "too-nested"), CR_EPARSE past 4 GiB. The parser's included ranges hold. */
 CrErr idx_ts_parse(TSParser *parser, const char *src, size_t len, TSTree **out, ErrInfo *e);
+/* The last text a parser read and its tree, kept by a Chunker made to keep
+ * them (idx_chunker_keep_trees: the saves of one store), so that the next
+ * parse reads again only what changed: the text between the two texts'
+ * common start and common end is the edit (ts_tree_edit), and tree-sitter
+ * reuses the rest of the old tree. The tree is the one a fresh parse makes
+ * whatever the old text was (another file's too: then little is reused). */
+struct TsKeep {
+    char *src;
+    size_t len;
+    TSTree *tree;
+};
+/* idx_ts_parse starting from keep's tree when keep holds one, and keeping
+ * src and the new tree in keep after (emptied on a failure). keep NULL:
+ * idx_ts_parse. */
+CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t len, TSTree **out,
+                        ErrInfo *e);
+void idx_ts_keep_release(TsKeep *keep);
 /* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
 CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
                      ChunkSet *out, ErrInfo *e);

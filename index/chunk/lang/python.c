@@ -411,8 +411,8 @@ static const char *const py__receiver_proxies[] = {
 
 /* Appends to out without releasing anything in it: callers pass a zeroed or
  * released set (indices in what is appended count from out->n_chunks). */
-static CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint32_t max_lines,
-                                ChunkSet *out, ErrInfo *e)
+static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, size_t len,
+                                uint32_t max_lines, ChunkSet *out, ErrInfo *e)
 {
     TSTree *trees[CHUNK__MAX_SEGMENTS] = {0};
     uint32_t seg_byte[CHUNK__MAX_SEGMENTS + 1], seg_line[CHUNK__MAX_SEGMENTS];
@@ -427,7 +427,7 @@ static CrErr idx_py_chunker_run(PyChunker *c, const char *src, size_t len, uint3
     if (!src) src = "";
     if ((rc = idx_ts_brackets_check(src, len, e))) goto out;
     ts_parser_set_included_ranges(c->parser, NULL, 0);
-    if ((rc = idx_ts_parse(c->parser, src, len, &trees[0], e))) goto out;
+    if ((rc = idx_ts_parse_keep(c->parser, keep, src, len, &trees[0], e))) goto out;
     n_trees = 1;
     seg_byte[0] = 0;
     seg_line[0] = 1;
@@ -547,11 +547,11 @@ static const char *const py__builtins[] = {
  * test framework) is code, not its tests */
 static const char *const py__tests[] = {"tests/", "test_*", "*_test.py", NULL};
 
-static CrErr py__chunk(void **state, const char *src, size_t len, uint32_t max_lines, ChunkSet *out,
-                       ErrInfo *e)
+static CrErr py__chunk(void **state, TsKeep *keep, const char *src, size_t len, uint32_t max_lines,
+                       ChunkSet *out, ErrInfo *e)
 {
     if (!*state) *state = idx_py_chunker_new();
-    return idx_py_chunker_run(*state, src, len, max_lines, out, e);
+    return idx_py_chunker_run(*state, keep, src, len, max_lines, out, e);
 }
 
 static void py__chunk_free(void *state)
