@@ -19,6 +19,8 @@
  */
 #include "lang/lang.h"
 
+#include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,56 @@
  * over 300 s; 87 s now). A guard against a hang, not a bound on cost. */
 #define TS_PARSE_BASE_US (30ull * 1000 * 1000)
 #define TS_PARSE_PER_MIB_US (120ull * 1000 * 1000)
+
+/* The budgets of one parse, counted, never timed (docs/hardening.md, "parse
+ * budgets, counted"): what tree-sitter holds for it at once, and what it
+ * allocates in all (its work: error recovery copies its stacks again and
+ * again), each at most a base plus so many bytes per byte parsed. Real
+ * sources stay far below: on the kernel's 3,438 files over 48 KB at most 110
+ * bytes held and 576 allocated per byte (kernel/bpf/core.c, 77 KB: 44 MB, half
+ * its budget), on the dev corpora at most 135 allocated; a valid call of
+ * 250,000 arguments holds 157 per byte. Error recovery goes far beyond: 500
+ * KB of `a<b,` in C++ held 1.27 GB; 10,000 Rust lifetimes `'a 'a …` (30 KB)
+ * allocate 812 MB in all, 2 s of CPU. Past either the parser is cancelled
+ * and the file listed "too-costly". */
+#define TS_MEM_BASE ((int64_t)64 << 20)
+#define TS_MEM_PER_BYTE 256
+#define TS_WORK_BASE ((int64_t)64 << 20)
+#define TS_WORK_PER_BYTE 256
+
+/* What the allocator counts for the parse running on its thread: bytes
+ * allocated less bytes freed since it began (tree-sitter allocates on the
+ * thread that calls it), the limit, and the flag tree-sitter polls every 100
+ * parse actions (ts_parser_set_cancellation_flag). */
+typedef struct {
+    int64_t live, peak, limit;
+    int64_t total, total_limit;
+    size_t cancel;
+} TsBudget;
+
+/* The thread's TsBudget while it parses: a key made once under
+ * pthread_once and read-only after (none when the system has no key left:
+ * no memory budget then); each thread's value is its own. */
+static pthread_once_t ts_budget__once = PTHREAD_ONCE_INIT;
+static struct {
+    pthread_key_t key;
+    int ok;
+} ts_budget__key;
+
+static void ts_budget__make_key(void)
+{
+    ts_budget__key.ok = !pthread_key_create(&ts_budget__key.key, NULL);
+}
+
+static void ts_budget__count(int64_t delta)
+{
+    TsBudget *b = ts_budget__key.ok ? pthread_getspecific(ts_budget__key.key) : NULL;
+    if (!b) return;
+    b->live += delta;
+    if (delta > 0) b->total += delta;
+    if (b->live > b->peak) b->peak = b->live;
+    if (b->live > b->limit || b->total > b->total_limit) b->cancel = 1;
+}
 
 /* The tag before each block: 8 bytes keep the alignment tree-sitter needs
  * (its largest members are pointers and 64-bit integers). */
@@ -64,14 +116,18 @@ static int ts_alloc__ours(const void *p)
 static void *ts_alloc__malloc(size_t n)
 {
     if (n > SIZE_MAX - TS_ALLOC_HEAD) n = SIZE_MAX - TS_ALLOC_HEAD; /* xmalloc says it */
-    return ts_alloc__tag(xmalloc(n + TS_ALLOC_HEAD));
+    unsigned char *b = xmalloc(n + TS_ALLOC_HEAD);
+    ts_budget__count((int64_t)malloc_usable_size(b));
+    return ts_alloc__tag(b);
 }
 
 static void *ts_alloc__calloc(size_t n, size_t size)
 {
     size_t all =
         size && n > (SIZE_MAX - TS_ALLOC_HEAD) / size ? SIZE_MAX - TS_ALLOC_HEAD : n * size;
-    return ts_alloc__tag(xcalloc(1, all + TS_ALLOC_HEAD));
+    unsigned char *b = xcalloc(1, all + TS_ALLOC_HEAD);
+    ts_budget__count((int64_t)malloc_usable_size(b));
+    return ts_alloc__tag(b);
 }
 
 /* The block p lies in when p is a node's children as tree-sitter 0.20
@@ -93,6 +149,7 @@ static void ts_alloc__free(void *p)
     if (!ts_alloc__ours(p) && !(p = ts_alloc__block_of(p))) return; /* refused: a leak */
     unsigned char *b = (unsigned char *)p - TS_ALLOC_HEAD;
     memset(b, 0, sizeof(uint64_t));
+    ts_budget__count(-(int64_t)malloc_usable_size(b));
     free(b);
 }
 
@@ -102,7 +159,10 @@ static void *ts_alloc__realloc(void *p, size_t n)
     if (!ts_alloc__ours(p)) return ts_alloc__calloc(1, n); /* never seen: as the free */
     if (n > SIZE_MAX - TS_ALLOC_HEAD) n = SIZE_MAX - TS_ALLOC_HEAD;
     unsigned char *b = (unsigned char *)p - TS_ALLOC_HEAD;
-    return ts_alloc__tag(xrealloc(b, n + TS_ALLOC_HEAD));
+    int64_t had = (int64_t)malloc_usable_size(b);
+    b = xrealloc(b, n + TS_ALLOC_HEAD);
+    ts_budget__count((int64_t)malloc_usable_size(b) - had);
+    return ts_alloc__tag(b);
 }
 
 void idx_process_init(void)
@@ -110,6 +170,7 @@ void idx_process_init(void)
     /* through base's allocator, out of memory is "coderag: out of memory"
      * and exit 2, as everywhere else (tree-sitter's own prints its words and
      * exits 1, the usage code) */
+    pthread_once(&ts_budget__once, ts_budget__make_key);
     ts_set_allocator(ts_alloc__malloc, ts_alloc__calloc, ts_alloc__realloc, ts_alloc__free);
 }
 
@@ -176,11 +237,28 @@ CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t 
     }
     uint64_t budget = TS_PARSE_BASE_US + TS_PARSE_PER_MIB_US * (uint64_t)len / (1u << 20);
     ts_parser_set_timeout_micros(parser, budget);
+    pthread_once(&ts_budget__once, ts_budget__make_key);
+    TsBudget mem = {.limit = TS_MEM_BASE + TS_MEM_PER_BYTE * (int64_t)len,
+                    .total_limit = TS_WORK_BASE + TS_WORK_PER_BYTE * (int64_t)len};
+    ts_parser_set_cancellation_flag(parser, &mem.cancel);
+    if (ts_budget__key.ok) pthread_setspecific(ts_budget__key.key, &mem);
     TSTree *tree =
         ts_parser_parse_string(parser, ts_keep__edited(keep, src, len), src, (uint32_t)len);
+    if (ts_budget__key.ok) pthread_setspecific(ts_budget__key.key, NULL);
+    ts_parser_set_cancellation_flag(parser, NULL);
     idx_ts_keep_release(keep);
     if (!tree) {
         ts_parser_reset(parser);
+        if (mem.cancel && mem.total > mem.total_limit)
+            return err_set(e, CR_ETIMEOUT,
+                           "tree-sitter allocated over %lld MB in all parsing %zu bytes, the "
+                           "budget for its size",
+                           (long long)(mem.total_limit >> 20), len);
+        if (mem.cancel)
+            return err_set(
+                e, CR_ETIMEOUT,
+                "tree-sitter held over %lld MB parsing %zu bytes, the budget for its size",
+                (long long)(mem.limit >> 20), len);
         return err_set(e, CR_ETIMEOUT,
                        "tree-sitter did not finish in %llu s, the budget for %zu bytes",
                        (unsigned long long)(budget / 1000000), len);

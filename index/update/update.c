@@ -28,7 +28,8 @@ typedef struct Pool {
     size_t n;
     const char *root;
     size_t max_bytes;
-    IdxQueries *queries; /* the store's */
+    IdxQueries *queries;     /* the store's */
+    const ParseMarks *marks; /* the update's, each worker writes its slot */
     pthread_mutex_t mu;
     pthread_cond_t cond;
     int n_stems;     /* stems made (one per worker asked for) */
@@ -46,14 +47,17 @@ static void *pool_worker(void *arg)
     Chunker *ch = idx_chunker_new_queries(p->queries);
     pthread_mutex_lock(&p->mu);
     Stemmer *stem = p->stems ? p->stems[p->started] : NULL;
-    p->started++;
+    int slot = p->started++;
     for (;;) {
         while (!p->stop && p->next < p->n && p->next >= p->written + MAX_AHEAD)
             pthread_cond_wait(&p->cond, &p->mu);
         if (p->stop || p->next >= p->n) break;
         size_t i = p->next++;
+        if (p->done[i]) continue; /* a suspect, prepared alone (pool_start) */
         pthread_mutex_unlock(&p->mu);
+        idx_marks_set(p->marks, slot, 0, p->work[i].path);
         idx_filework_prepare(&p->work[i], p->root, p->max_bytes, ch, stem, p->em);
+        idx_marks_set(p->marks, slot, 0, NULL);
         pthread_mutex_lock(&p->mu);
         p->done[i] = 1;
         pthread_cond_broadcast(&p->cond);
@@ -150,7 +154,8 @@ static CrErr locked_dense_sync(IdxStore *st, ErrInfo *e)
  * moved; with repick, every file of a followed suffix, read as pick says
  * now); old files met are marked seen, the others are the removed. */
 static void update__plan(const ScanResult *scan, const StrMap *by_path, UpdOldFile *old, Pool *pool,
-                         const IdxLangPick *pick, int repick, IdxUpdateStats *stats)
+                         const IdxLangPick *pick, int repick, const ParseMarks *marks,
+                         IdxUpdateStats *stats)
 {
     pool->work = xcalloc(scan->n_files + 1, sizeof *pool->work);
     for (size_t i = 0; i < scan->n_files; i++) {
@@ -166,7 +171,16 @@ static void update__plan(const ScanResult *scan, const StrMap *by_path, UpdOldFi
             stats->files_unchanged++;
             continue;
         }
+        /* a file the parser died on stays skipped until it changes */
+        if (o && o->crashed && o->size == f->size && o->mtime_ns == f->mtime_ns) {
+            stats->files_skipped++;
+            continue;
+        }
         FileWork *fw = &pool->work[pool->n++];
+        if (idx_marks_has(marks->convicted, marks->n_convicted, f->path)) {
+            log_msg(LOG_WARN, "%s: the parser stopped the process on it (skipped)", f->path);
+            fw->skip = IDX_SKIP_PARSER_CRASHED;
+        }
         fw->path = xstrdup(f->path);
         fw->pick = pick;
         fw->reread = reread;
@@ -204,6 +218,21 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
             }
     }
     pool->n_stems = pool->stems ? n : 0;
+    /* the files a dead update was preparing beside others: each alone
+     * first, so that a second death names the one (parse_marks.c) */
+    Chunker *alone = NULL;
+    for (size_t i = 0; i < pool->n && pool->marks->n_suspects; i++) {
+        FileWork *fw = &pool->work[i];
+        if (fw->skip || !idx_marks_has(pool->marks->suspects, pool->marks->n_suspects, fw->path))
+            continue;
+        if (!alone) alone = idx_chunker_new_queries(pool->queries);
+        idx_marks_set(pool->marks, 0, 1, fw->path);
+        idx_filework_prepare(fw, pool->root, pool->max_bytes, alone,
+                             pool->stems ? pool->stems[0] : NULL, pool->em);
+        idx_marks_set(pool->marks, 0, 1, NULL);
+        pool->done[i] = 1;
+    }
+    idx_chunker_free(alone);
     *threads = xcalloc((size_t)n + 1, sizeof **threads);
     int started = 0;
     for (int t = 0; t < n; t++)
@@ -313,10 +342,12 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
      * counted by i, whatever the apply finds them to be. */
     size_t planned_unchanged = stats->files_unchanged;
     for (size_t i = 0; i < pool->n; i++) {
-        if (pool->inline_prep) {
+        if (pool->inline_prep && !pool->done[i]) {
             if (!pool->inline_ch) pool->inline_ch = idx_chunker_new_queries(pool->queries);
+            idx_marks_set(pool->marks, 0, 1, pool->work[i].path);
             idx_filework_prepare(&pool->work[i], pool->root, pool->max_bytes, pool->inline_ch,
                                  pool->stems ? pool->stems[0] : NULL, pool->em);
+            idx_marks_set(pool->marks, 0, 1, NULL);
             pool->done[i] = 1;
         }
         pthread_mutex_lock(&pool->mu);
@@ -402,7 +433,7 @@ static void phase_mark(Phases *ph, const char *name)
 
 /* Reads and writes again the files noted in st->reread (their imports
  * resolved against the filesystem, through a file that came or went). */
-static CrErr reread(IdxStore *st, ErrInfo *e)
+static CrErr reread(IdxStore *st, const ParseMarks *marks, ErrInfo *e)
 {
     CrErr rc = CR_OK;
     Chunker *ch = NULL;
@@ -421,8 +452,10 @@ static CrErr reread(IdxStore *st, ErrInfo *e)
         if (!rc && fw.old_id) {
             if (!ch) ch = idx_chunker_new();
             fw.pick = &st->lang_pick;
+            idx_marks_set(marks, 0, 1, fw.path);
             idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                                  idx_dense_parse_embedder(st));
+            idx_marks_set(marks, 0, 1, NULL);
             rc = idx_store_write_file(st, &fw, 1, e);
         }
         idx_filework_release(&fw);
@@ -451,6 +484,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     phases_init(&ph);
     st->busy_failed = 0;
     int lock_fd = lock_index_file(st, "update.lock");
+    ParseMarks marks;
+    idx_marks_open(st, &marks);
     strmap_init(&by_path);
     idx_store_scan_options(st, &opt);
     /* the files rows read while the scan walks the tree (it touches no
@@ -482,7 +517,8 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     idx_lang_pick_text(&pick, now, sizeof now);
     int repick = strcmp(was, now) != 0;
     st->lang_pick = pick;
-    update__plan(&scan, &by_path, old, &pool, &st->lang_pick, repick && !cold, &stats);
+    update__plan(&scan, &by_path, old, &pool, &st->lang_pick, repick && !cold, &marks, &stats);
+    pool.marks = &marks;
 
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
@@ -522,7 +558,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     /* refs_dirty: made (empty) once the references are resolved (graph.c) */
     if (cold && (rc = idx_store_indexes_ensure_lookup(st, e))) goto out;
     phase_mark(&ph, "indexes");
-    if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
+    if ((rc = reread(st, &marks, e)) || (rc = idx_pp_settle(st, e))) goto out;
     /* Many files written, or a cold build: their rows are committed first,
      * so that resolution can read what the tables hold once and look names
      * up on threads over connections of their own (the files are already
@@ -570,6 +606,7 @@ out:
     free(old);
     strmap_release(&by_path);
     idx_scan_result_release(&scan);
+    idx_marks_close(&marks);
     if (lock_fd >= 0) close(lock_fd); /* releases the lock */
     /* A full pass leaves the connection's page cache full of the pages it
      * wrote (up to cache_size, 16 MB): a server keeps a connection per root
@@ -681,7 +718,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
     rc = idx_store_write_file(st, &fw, 1, e);
     st->save_facts_want = 0;
     if (rc) goto out;
-    if ((rc = reread(st, e)) || (rc = idx_pp_settle(st, e))) goto out;
+    if ((rc = reread(st, NULL, e)) || (rc = idx_pp_settle(st, e))) goto out;
     double t2 = now_ms();
     size_t n_edges = 0;
     if ((rc = idx_graph_resolve_dirty(st, &n_edges, e))) goto out;

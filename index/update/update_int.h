@@ -13,6 +13,7 @@ typedef struct UpdOldFile {
     int64_t id, size, mtime_ns;
     char hash[17];
     int ok;
+    int crashed; /* skipped "parser-crashed" (parse_marks.c) */
     int seen;
 } UpdOldFile;
 
@@ -32,6 +33,30 @@ typedef struct UpdPrefetch {
 
 /* The thread's body (arg: UpdPrefetch): fills old, by_path, rc, e. */
 void *idx_update_prefetch(void *arg);
+
+/* The files a full update was preparing when its process died (a parser
+ * that aborts: tree-sitter 0.20 asserts on some inputs), from the marks in
+ * <index dir>/parsing (parse_marks.c). A file prepared beside others
+ * (PARSE_MARK_POOL) is a suspect: the next update prepares it alone first;
+ * one that was being prepared alone is convicted: skipped "parser-crashed"
+ * until its size or mtime moves. fd -1: no marks (a read-only folder). */
+#define IDX_SKIP_PARSER_CRASHED "parser-crashed"
+
+typedef struct ParseMarks {
+    int fd;
+    char **suspects, **convicted;
+    size_t n_suspects, n_convicted;
+} ParseMarks;
+
+/* Reads the marks a dead update left into m and clears them (the caller
+ * holds update.lock). Release with idx_marks_close. */
+void idx_marks_open(const IdxStore *st, ParseMarks *m);
+/* Whether path is one of paths[0..n). */
+int idx_marks_has(char *const *paths, size_t n, const char *path);
+/* Marks slot (a preparing thread's) as preparing path, alone or beside
+ * others; path NULL: done. No-op when m is NULL or has no file. */
+void idx_marks_set(const ParseMarks *m, int slot, int alone, const char *path);
+void idx_marks_close(ParseMarks *m);
 
 /* Makes pp_named and the kept #define rows those of the tree when a write
  * moved some file's preprocessor digest (pp_settle.c; ../pp/pp_int.h says

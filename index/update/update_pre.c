@@ -27,6 +27,7 @@ static CrErr load_old_files(IdxStore *st, StrMap *by_path, UpdOldFile **out, siz
         f->mtime_ns = sqlite3_column_int64(s, 4);
         const unsigned char *status = sqlite3_column_text(s, 5);
         f->ok = status && !strcmp((const char *)status, "ok");
+        f->crashed = status && !strcmp((const char *)status, IDX_SKIP_PARSER_CRASHED);
         f->seen = 0;
         strmap_put(by_path, (const char *)sqlite3_column_text(s, 1), (int64_t)n);
         n++;

@@ -136,6 +136,7 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     StrBuf src;
     ErrInfo e = {0};
     size_t *line_off = NULL;
+    if (fw->skip) return; /* decided before reading (update.c: parser-crashed) */
     sb_init(&src);
     /* opened, then checked: a file swapped for a link out of the root since
      * the scan is never read */

@@ -175,6 +175,78 @@ def t_wide_nodes(bin_path, fixtures, work):
           % len(WIDE_ROWS))
 
 
+# Error recovery that holds memory or repeats work out of all proportion to
+# the input (each 500 KB): C++ `a<b,` held 1.27 GB, `a ****… b` 260 MB;
+# 20,000 Rust lifetimes `'a 'a …` in a body (60 KB) took 3.4 s of CPU and were
+# indexed (166,000: cut by the wall-time budget after 87 s).
+RECOVERY_ROWS = [
+    ("rec/lt.cpp", "a<b," * 125000 + "\n"),
+    ("rec/stars.cpp", "a " + "*" * 500000 + " b;\n"),
+    ("rec/lifetimes.rs", "fn f() { " + "'a " * 20000 + "}\n"),
+]
+
+
+def t_recovery_budget(bin_path, fixtures, work):
+    """Inputs whose error recovery allocates far more than any real file
+    (docs/hardening.md, the parse's budgets): each listed `too-costly` by a
+    count of the bytes tree-sitter holds and allocates, never by a clock;
+    the rest of the root indexed. Outside a sanitized build, under `ulimit -v`
+    1 GB: the build finishes (before: out of memory, exit 2)."""
+    ws, ix = shop(fixtures, work), os.path.join(work, "ix")
+    os.makedirs(os.path.join(ws, "rec"))
+    for rel, text in RECOVERY_ROWS:
+        with open(os.path.join(ws, rel), "w") as f:
+            f.write(text)
+    with open(bin_path, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
+    pre = "true" if sanitized else limited(as_bytes=1 << 30)
+    code, out, err = run_limited([bin_path, "index", "--threads", "1", "--root", ws,
+                                  "--index-dir", ix], pre)
+    check(code == 0, "exit %d %s" % (code, err[-300:]))
+    got = files(ix)
+    wrong = {k: got.get(k) for k, _ in RECOVERY_ROWS if got.get(k) != "too-costly"}
+    check(not wrong, "listed: %s" % wrong)
+    check(any(v == "ok" for k, v in got.items() if not k.startswith("rec/")), "the rest indexed")
+    print("  error recovery in %d rows: listed too-costly%s" %
+          (len(RECOVERY_ROWS), "" if sanitized else " (under ulimit -v 1 GB)"))
+
+
+# tree-sitter 0.20's `assert(did_merge)` (ts_parser__handle_error): 66,000
+# comments inside one Rust statement abort the process.
+CRASH_RS = "fn main() {\n    let x = " + "/**/\n" * 66000 + "1;\n}\n"
+
+
+def t_parser_crash(bin_path, fixtures, work):
+    """A file the parser aborts the process on: the update that dies leaves
+    marks of the files it was parsing (<index dir>/parsing); the next one
+    parses those alone first, and the one it dies on again is skipped from
+    then on, listed `parser-crashed`, until it changes. At most three runs
+    to an index; then no run parses it again. Before: every run died."""
+    ws, ix = shop(fixtures, work), os.path.join(work, "ix")
+    with open(os.path.join(ws, "crash.rs"), "w") as f:
+        f.write(CRASH_RS)
+    env = clean_env({"ASAN_OPTIONS": "detect_leaks=0", "LSAN_OPTIONS": "detect_leaks=0"})
+    codes = []
+    for _ in range(3):
+        try:
+            r = run([bin_path, "index", "--root", ws, "--index-dir", ix], env=env, timeout=HANG)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("a crashing parser: still running after %d s" % HANG)
+        codes.append(r.returncode)
+        if r.returncode == 0:
+            break
+    check(codes[-1] == 0, "exits of three runs: %s" % codes)
+    got = files(ix)
+    check(got.get("crash.rs") == "parser-crashed", "crash.rs listed: %s" % got.get("crash.rs"))
+    check(any(v == "ok" for v in got.values()), "the rest indexed")
+    r = run([bin_path, "index", "--root", ws, "--index-dir", ix], env=env, timeout=HANG)
+    check(r.returncode == 0 and "crash.rs" not in r.stderr, "the next run: %d %s" %
+          (r.returncode, r.stderr[-300:]))
+    r = run([bin_path, "status", "--root", ws, "--index-dir", ix, "--skipped"], env=env)
+    check("crash.rs (parser-crashed)" in r.stdout, "status lists it: %s" % r.stdout[-300:])
+    print("  a file the parser aborts on: exits %s, then listed parser-crashed" % codes)
+
+
 def deep_tree(ws, depth, leaf):
     d = os.path.join(ws, *(["a"] * depth))
     os.makedirs(d)
@@ -407,7 +479,7 @@ def t_limits(bin_path, fixtures, work):
     print("  limits: %s" % " ".join(outcomes))
 
 
-GROUPS = {"hostile": [t_py_chain, t_nesting, t_wide_nodes, t_gitignore_starstar, t_gitignore_huge, t_nested_index,
-                      t_path_max],
+GROUPS = {"hostile": [t_py_chain, t_nesting, t_wide_nodes, t_recovery_budget, t_parser_crash,
+                      t_gitignore_starstar, t_gitignore_huge, t_nested_index, t_path_max],
           "repair": [t_repair_tables],
           "limits": [t_limits]}
