@@ -370,13 +370,13 @@ static int llm_pool_locked(WsHost *h)
 }
 
 /* Under h->mu: j into the queue its next stage runs on (llm: the pool's;
- * the worker's when no thread of the pool could start). */
-static void put_locked(WsHost *h, WsJob *j, int llm)
+ * the worker's when no thread of the pool could start). Returns the
+ * condition its thread waits on, to signal. */
+static pthread_cond_t *queue_locked(WsHost *h, WsJob *j, int llm)
 {
     if (llm && llm_pool_locked(h)) {
         append(&h->llm_head, &h->llm_tail, j);
-        pthread_cond_signal(&h->llm_cond);
-        return;
+        return &h->llm_cond;
     }
     if (j->urgent) {
         /* After other urgent jobs, before the rest: order among updates holds. */
@@ -389,10 +389,13 @@ static void put_locked(WsHost *h, WsJob *j, int llm)
     } else {
         append(&h->head, &h->tail, j);
     }
-    pthread_cond_signal(&h->work_cond);
+    return &h->work_cond;
 }
 
-/* j goes to the worker (llm 0) or the pool; freed when the host stops. */
+/* j goes to the worker (llm 0) or the pool; freed when the host stops. The
+ * thread is signalled once the lock is let go: signalled under it, it
+ * would wake only to wait for the lock, a second wake-up on every
+ * request's way. */
 static void put(WsHost *h, WsJob *j, int llm)
 {
     pthread_mutex_lock(&h->mu);
@@ -401,8 +404,9 @@ static void put(WsHost *h, WsJob *j, int llm)
         ws_job_free(j);
         return;
     }
-    put_locked(h, j, llm);
+    pthread_cond_t *c = queue_locked(h, j, llm);
     pthread_mutex_unlock(&h->mu);
+    pthread_cond_signal(c);
 }
 
 void ws_host_submit(WsHost *h, WsJob *j)
@@ -412,7 +416,7 @@ void ws_host_submit(WsHost *h, WsJob *j)
 
 void ws_host_submit_locked(WsHost *h, WsJob *j)
 {
-    put_locked(h, j, 0); /* while stopping, freed by ws_host_stop */
+    pthread_cond_signal(queue_locked(h, j, 0)); /* while stopping, freed by ws_host_stop */
 }
 
 /* One queue's loop: pop, run a stage, then put the job where the stage
