@@ -7,8 +7,7 @@
  * (ws.h, "navigation"): the lookups of retrieve/ a request needs, made in
  * one read transaction, handed back for the door to render. */
 
-uint32_t ws_nav_disk_line(IdxStore *st, const char *rel, const char *buf, size_t len,
-                          uint32_t line)
+uint32_t ws_nav_disk_line(IdxStore *st, const char *rel, const char *buf, size_t len, uint32_t line)
 {
     RtvLineMap *lm = st && rel && buf ? rtv_line_map_new(st, rel, buf, len) : NULL;
     if (lm) line = rtv_line_map_to_disk(lm, line);
@@ -144,7 +143,8 @@ CrErr ws_nav_hover(IdxStore *st, const char *rel, uint32_t line, const char *wor
      * others of this file, then the rest. */
     CrErr rc = rtv_def_under(st, rel, line, word, &under, e);
     if (rc == CR_OK)
-        rc = rtv_defs_named(st, word, rel, line, max_defs, &out->defs, &out->n_defs, &out->total, e);
+        rc =
+            rtv_defs_named(st, word, rel, line, max_defs, &out->defs, &out->n_defs, &out->total, e);
     if (rc == CR_OK) hover_first(&out->defs, &out->n_defs, &out->total, &under, word, max_defs);
     /* the definitions at the far end of the first's incoming edges */
     for (size_t k = 0; rc == CR_OK && out->n_defs && k < WS_HOVER_LINKS; k++)
@@ -156,7 +156,8 @@ CrErr ws_nav_hover(IdxStore *st, const char *rel, uint32_t line, const char *wor
     return rc;
 }
 
-/* ---------------------------------------------------------------- definitions and their references */
+/* ---------------------------------------------------------------- definitions and their references
+ */
 
 void ws_nav_defs_release(WsNavDefs *r)
 {

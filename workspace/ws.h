@@ -297,6 +297,10 @@ typedef struct WsHostDoor {
      * one (build_wanted), which the host marked as building ("indexing",
      * no files done). NULL: no builder thread. */
     void (*build)(void *ud, WsRoot *r);
+    /* Reads and handles one message of the door's input (on whichever
+     * thread's turn it is: ws_host_serve): 1 to go on, 0 at its end. NULL:
+     * the door reads on a thread of its own and only submits jobs. */
+    int (*serve_one)(void *ud);
 } WsHostDoor;
 
 /* The threads start at ws_host_start. Free with ws_host_free (after
@@ -305,6 +309,11 @@ WsHost *ws_host_new(const WsHostDoor *door);
 void ws_host_free(WsHost *h);
 /* Starts the threads: 0, or the errno of the one that could not start. */
 int ws_host_start(WsHost *h);
+/* The door's input (WsHostDoor.serve_one) read on the calling thread and
+ * the worker by turns, until it ends: whichever thread is free reads the
+ * next message, and runs the worker stage that message queued itself
+ * while the other reads on. Before ws_host_start the caller alone reads. */
+void ws_host_serve(WsHost *h);
 /* Stops them: waits up to wait_ms for running work, frees the queued jobs;
  * 0 when all ended, -1 when one is still busy (the caller then leaves at
  * once). */

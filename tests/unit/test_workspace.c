@@ -327,7 +327,7 @@ static void test_host_roots(void)
     char a[256], inner[256], path[512];
     snprintf(a, sizeof a, "%s/a", dir);
     snprintf(inner, sizeof inner, "%s/a/inner", dir);
-    WsHostDoor door = {NULL, NULL, NULL};
+    WsHostDoor door = {NULL, NULL, NULL, NULL};
     WsHost *h = ws_host_new(&door);
     WsConfig cfg;
     ws_config_init(&cfg);
@@ -416,7 +416,7 @@ static int pool_done(void *ud)
  * the job's LLM stage runs on a thread of its own, then it comes back. */
 static void test_llm_pool_on_first_use(void)
 {
-    WsHostDoor door = {NULL, NULL, NULL};
+    WsHostDoor door = {NULL, NULL, NULL, NULL};
     WsHost *h = ws_host_new(&door);
     int before = thread_count();
     CHECK_INT(ws_host_start(h), 0);
