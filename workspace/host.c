@@ -24,8 +24,9 @@ struct WsHost {
      * is reading (one at a time), a thread runs a worker stage (one at a
      * time: the query stores are single-threaded), the input ended. */
     int reading, store_busy, input_ended;
-    int n_llm;      /* LLM threads running: started by the first job for the pool */
-    WsRoot **roots; /* the roots served, fixed once the threads start */
+    pthread_t reader; /* the thread reading, while reading */
+    int n_llm;        /* LLM threads running: started by the first job for the pool */
+    WsRoot **roots;   /* the roots served, fixed once the threads start */
     size_t n_roots;
     pthread_t worker, builder, llm[WS_LLM_THREADS];
 };
@@ -409,8 +410,11 @@ static void put(WsHost *h, WsJob *j, int llm)
         return;
     }
     pthread_cond_t *c = queue_locked(h, j, llm);
+    /* a job the reading thread queued, that thread runs once the message
+     * is handled: no other thread is woken for it */
+    int mine = c == &h->work_cond && h->reading && pthread_equal(h->reader, pthread_self());
     pthread_mutex_unlock(&h->mu);
-    pthread_cond_signal(c);
+    if (!mine) pthread_cond_signal(c);
 }
 
 void ws_host_submit(WsHost *h, WsJob *j)
@@ -499,6 +503,7 @@ static void serve_loop(WsHost *h, int caller)
         }
         if (!h->reading && !h->input_ended) {
             h->reading = 1;
+            h->reader = pthread_self();
             pthread_mutex_unlock(&h->mu);
             int more = h->door.serve_one(h->door.ud);
             pthread_mutex_lock(&h->mu);
