@@ -254,9 +254,11 @@ CrErr path_real_under(const char *real_root, const char *path, char **out_real);
  * directory; CR_EIO for anything but a regular file or another failure;
  * CR_EOUTSIDE when sub is not a normal relative path.
  *
- * path_open_under opens rel (a normal relative path): it resolves it
- * (path_real_under), then opens the result with path_open_beneath,
- * resolving again (a few times) when a component changed in between.
+ * path_open_under opens rel (a normal relative path): as it is with
+ * path_open_beneath when no component is a symlink (the common case: no
+ * resolving), else it resolves it (path_real_under), then opens the result
+ * with path_open_beneath, resolving again (a few times) when a component
+ * changed in between.
  * Errors: CR_EOUTSIDE when it resolves outside the root (or rel is not
  * normal), CR_ENOENT, CR_EIO as above.
  *

@@ -241,10 +241,13 @@ CrErr path_open_under(const char *real_root, const char *rel, int *out_fd)
 {
     *out_fd = -1;
     if (!path_is_normal_rel(rel)) return CR_EOUTSIDE;
+    /* A path with no symlink in it opens as it is (what resolving it would
+     * give); one with a symlink fails there (O_NOFOLLOW) and is resolved. */
+    CrErr rc = path_open_beneath(real_root, rel, out_fd);
+    if (rc != CR_ENOENT) return rc;
     StrBuf abs;
     sb_init(&abs);
     sb_addf(&abs, "%s/%s", real_root, rel);
-    CrErr rc = CR_ENOENT;
     for (int i = 0; i < PATH_OPEN_TRIES; i++) {
         char *real = NULL;
         if ((rc = path_real_under(real_root, abs.buf, &real))) break;

@@ -236,7 +236,7 @@ static Cite check(CliTerm *t, const char *text, size_t len, const char **reason)
     if (!t->check_st) return CITE_VERIFIED;
     VfyResult vr = {0};
     Cite k = CITE_TEXT;
-    if (rtv_ask_check(t->check_st, t->check_req, t->check_ans, text, len, &vr, NULL)) {
+    if (ws_ask_check(t->check_st, t->check_req, t->check_ans, text, len, &vr, NULL)) {
         *reason = "not checked";
         return CITE_REJECTED;
     }

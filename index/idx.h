@@ -355,6 +355,15 @@ void idx_query_words(const char *query, StrBuf *out);
  * otherwise), so that a one-shot caller can keep it out of query timing. */
 CrErr idx_warm(IdxStore *st, ErrInfo *e);
 
+/* A read transaction over the reads until idx_read_end: they see one
+ * state of the index and take the database's lock once, where each read
+ * alone takes and drops it (a question makes a few hundred). Returns 1
+ * when it began one (pass it to idx_read_end), 0 when a transaction was
+ * already open or none could begin (the reads then go one at a time).
+ * Nothing may be written between the two. */
+int idx_read_begin(IdxStore *st);
+void idx_read_end(IdxStore *st, int began);
+
 /* Dense search: the question embedded by the configured embedder, nearest
  * chunks by cosine, best first. CR_OK with no hits when there is no dense
  * leg (builtin) or no vectors yet. Caller frees *out with free(). */

@@ -351,7 +351,7 @@ static int lsp_explain_resolve(Server *s, AskJob *j, IdxStore *st, RpcError *err
     RtvDef d;
     ErrInfo e = {0};
     uint32_t at = lsp_folder_disk_line(j->job.ws, st, j->explain_rel, j->line); /* unsaved buffer */
-    CrErr rc = rtv_def_under(st, j->explain_rel, at, j->explain_word, &d, &e);
+    CrErr rc = ws_nav_def_under(st, j->explain_rel, at, j->explain_word, &d, &e);
     if (rc == CR_ENOENT) {
         rpc_error(err, RPC_REQUEST_FAILED, "no indexed definition of `%s`", j->explain_word);
         return 0;

@@ -130,10 +130,7 @@ uint32_t lsp_folder_disk_line(LspFolder *ws, IdxStore *st, const char *rel, int 
     size_t len = 0;
     uint32_t line = (uint32_t)line0 + 1;
     const char *buf = st && rel ? lsp_folder_buffer_text(ws, rel, &len) : NULL;
-    RtvLineMap *lm = buf ? rtv_line_map_new(st, rel, buf, len) : NULL;
-    if (lm) line = rtv_line_map_to_disk(lm, line);
-    rtv_line_map_free(lm);
-    return line;
+    return buf ? ws_nav_disk_line(st, rel, buf, len, line) : line;
 }
 
 int lsp_folder_buffer_unsaved(LspFolder *ws, IdxStore *st, const char *rel)

@@ -59,8 +59,8 @@ static WsJobNext run_action(void *ctx, WsJob *wj)
     IdxStore *st = lsp_folder_query_store(job->ws, &e);
     RtvDef d = {0};
     const char *name = j->word; /* the index does not know it (yet): the word */
-    if (st && rtv_def_under(st, j->rel, lsp_folder_disk_line(job->ws, st, j->rel, j->line), j->word,
-                            &d, NULL) == CR_OK)
+    if (st && ws_nav_def_under(st, j->rel, lsp_folder_disk_line(job->ws, st, j->rel, j->line),
+                               j->word, &d, NULL) == CR_OK)
         name = d.head.symbol[0] ? d.head.symbol : d.head.module;
     char title[300];
     if (j->llm)

@@ -238,7 +238,8 @@ static json_t *symbols(Server *s, const char *query, CrErr *rc, ErrInfo *e)
         RtvDef *defs = NULL;
         size_t n = 0;
         CrErr got =
-            st ? rtv_symbols(st, query, MAX_SYMBOLS - json_array_size(out), &defs, &n, &we) : CR_OK;
+            st ? ws_nav_symbols(st, query, MAX_SYMBOLS - json_array_size(out), &defs, &n, &we)
+               : CR_OK;
         if (got && !*rc) {
             *rc = got;
             *e = we;
@@ -268,14 +269,11 @@ static json_t *symbols(Server *s, const char *query, CrErr *rc, ErrInfo *e)
 static CrErr calls(IdxStore *st, const char *path, int line0, int outgoing, json_t **out_json,
                    ErrInfo *e)
 {
-    RtvDef d;
     RtvRef *refs = NULL;
     size_t n = 0;
     json_t *out = json_array();
     *out_json = out;
-    CrErr rc = rtv_def_at(st, path, (uint32_t)line0 + 1, &d, e);
-    if (rc) return rc == CR_ENOENT ? CR_OK : rc;
-    rc = rtv_refs(st, &d, outgoing, RTV_REF_BIT(IDX_EDGE_CALL), MAX_CALLS, &refs, &n, NULL, e);
+    CrErr rc = ws_nav_calls(st, path, (uint32_t)line0 + 1, outgoing, MAX_CALLS, &refs, &n, e);
     if (rc == CR_OK) {
         for (size_t i = 0; i < n; i++) {
             const RtvRef *r = &refs[i];
@@ -295,7 +293,6 @@ static CrErr calls(IdxStore *st, const char *path, int line0, int outgoing, json
         }
         rtv_refs_free(refs, n);
     }
-    rtv_def_release(&d);
     return rc;
 }
 
@@ -342,9 +339,10 @@ static int reply_def_at_cursor(Job *job, json_t *(*shape)(IdxStore *st, RtvDef *
     json_t *result = NULL;
     IdxStore *st = lsp_folder_query_store(job->ws, &e);
     RtvDef d = {0};
-    CrErr rc = st ? rtv_def_under(st, j->path, lsp_folder_disk_line(job->ws, st, j->path, j->line),
-                                  j->word, &d, &e)
-                  : CR_OK;
+    CrErr rc =
+        st ? ws_nav_def_under(st, j->path, lsp_folder_disk_line(job->ws, st, j->path, j->line),
+                              j->word, &d, &e)
+           : CR_OK;
     if (st && rc == CR_OK && d.head.kind != IDX_KIND_MODULE) result = shape(st, &d);
     rtv_def_release(&d);
     if (rc == CR_ENOENT) rc = CR_OK;

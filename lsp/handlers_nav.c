@@ -144,38 +144,26 @@ static WsJobNext run_lens(void *ctx, WsJob *wj)
     ErrInfo e = {0};
     IdxStore *st = lsp_folder_query_store(j->job.ws, &e);
     json_t *out = json_array();
-    RtvDef *defs = NULL;
+    WsLens *v = NULL;
     size_t n = 0;
-    /* Whole definitions, however they were chunked. */
-    CrErr rc = st ? rtv_file_defs(st, j->path, &defs, &n, &e) : CR_OK;
-    /* over an unsaved buffer, each where its lines are now */
-    RtvLineMap *lm = st && rc == CR_OK && j->buffer
-                         ? rtv_line_map_new(st, j->path, j->buffer, j->buffer_len)
-                         : NULL;
-    if (st && rc == CR_OK) {
-        for (size_t i = 0; i < n && !rc; i++) {
-            const IdxChunk *c = &defs[i].head;
-            size_t callers, refs;
-            char title[160], question[600];
-            if ((rc = rtv_def_counts(st, &defs[i], &callers, &refs, &e)) != CR_OK) break;
-            if (!callers && !refs)
-                snprintf(title, sizeof title, "no callers or references");
-            else
-                snprintf(title, sizeof title, "%zu caller%s, %zu reference%s", callers,
-                         callers == 1 ? "" : "s", refs, refs == 1 ? "" : "s");
-            int line =
-                (int)(lm ? rtv_line_map_to_buffer(lm, defs[i].start_line) : defs[i].start_line) - 1;
-            json_array_append_new(out, lens(line, title, "", NULL));
-            snprintf(question, sizeof question, "What does `%s` in %s do, and where is it used?",
-                     display_name(c), c->path);
-            json_t *args =
-                json_pack("[{s:o, s:{s:s}, s:o}]", "question", json_text(question), "textDocument",
-                          "uri", j->uri, "position", lsp_position(line, 0));
-            json_array_append_new(out, lens(line, "Ask CodeRAG", "coderag.ask", args));
-        }
-        rtv_defs_free(defs, n);
+    CrErr rc = st ? ws_nav_lenses(st, j->path, j->buffer, j->buffer_len, &v, &n, &e) : CR_OK;
+    for (size_t i = 0; i < n; i++) {
+        const IdxChunk *c = &v[i].def.head;
+        char title[160], question[600];
+        if (!v[i].callers && !v[i].refs)
+            snprintf(title, sizeof title, "no callers or references");
+        else
+            snprintf(title, sizeof title, "%zu caller%s, %zu reference%s", v[i].callers,
+                     v[i].callers == 1 ? "" : "s", v[i].refs, v[i].refs == 1 ? "" : "s");
+        int line = (int)v[i].line - 1;
+        json_array_append_new(out, lens(line, title, "", NULL));
+        snprintf(question, sizeof question, "What does `%s` in %s do, and where is it used?",
+                 display_name(c), c->path);
+        json_t *args = json_pack("[{s:o, s:{s:s}, s:o}]", "question", json_text(question),
+                                 "textDocument", "uri", j->uri, "position", lsp_position(line, 0));
+        json_array_append_new(out, lens(line, "Ask CodeRAG", "coderag.ask", args));
     }
-    rtv_line_map_free(lm);
+    ws_lenses_free(v, n);
     if (lsp_call_reply_failed(call, rc, &e)) {
         json_decref(out);
         return WS_JOB_DONE;
@@ -315,51 +303,23 @@ RpcStatus lsp_on_hover(void *ctx, json_t *params, RpcCall *call, json_t **out, R
     return RPC_LATER;
 }
 
+/* What a hover lists of the definitions linking to the one it shows: the
+ * edge kinds ws_nav_hover follows, and how each list is titled. */
+static const IdxEdgeKind hover_kinds[WS_HOVER_LINKS] = {IDX_EDGE_CALL, IDX_EDGE_IMPORT,
+                                                        IDX_EDGE_INHERIT};
+static const char *const hover_labels[WS_HOVER_LINKS] = {"Called from", "Imported by",
+                                                         "Subclassed by"};
+
 /* Links to the definitions at the far end of incoming edges of one kind. */
-static CrErr add_edge_links(StrBuf *sb, IdxStore *st, const char *root, const RtvDef *d,
-                            IdxEdgeKind kind, const char *label, ErrInfo *e)
+static void add_edge_links(StrBuf *sb, const char *root, const RtvRef *refs, size_t n, size_t total,
+                           const char *label)
 {
-    RtvRef *refs = NULL;
-    size_t n = 0, total = 0;
-    CrErr rc = rtv_refs(st, d, 0, RTV_REF_BIT(kind), MAX_LINKS, &refs, &n, &total, e);
-    if (rc) return rc;
     for (size_t i = 0; i < n; i++) {
         sb_adds(sb, i ? "\n- " : "\n\n");
         if (!i) sb_addf(sb, "**%s**\n- ", label);
         add_link(sb, root, &refs[i].other.head);
     }
     if (total > n) sb_addf(sb, "\n- … and %zu more", total - n);
-    rtv_refs_free(refs, n);
-    return CR_OK;
-}
-
-static int same_def(const RtvDef *a, const RtvDef *b)
-{
-    return a->start_line == b->start_line && !strcmp(a->head.path, b->head.path);
-}
-
-/* Puts *under (taken) first among the n_defs definitions of a name (of *n
- * in all), once, keeping at most MAX_DEFS. */
-static void put_first(RtvDef **defs, size_t *n_defs, size_t *n, RtvDef *under, const char *word)
-{
-    RtvDef *v = xcalloc(MAX_DEFS, sizeof *v);
-    size_t k = 0;
-    /* whether *n counts it: named the word itself, among them, or they are
-     * named by their last part */
-    int counted = !strcmp(under->head.symbol, word);
-    v[k++] = *under;
-    memset(under, 0, sizeof *under);
-    for (size_t i = 0; i < *n_defs; i++) {
-        if (same_def(&(*defs)[i], &v[0]) || strcmp((*defs)[i].head.symbol, word) != 0) counted = 1;
-        if (same_def(&(*defs)[i], &v[0]) || k == MAX_DEFS)
-            rtv_def_release(&(*defs)[i]);
-        else
-            v[k++] = (*defs)[i];
-    }
-    free(*defs);
-    *defs = v;
-    *n_defs = k;
-    if (!counted) (*n)++;
 }
 
 static WsJobNext run_hover(void *ctx, WsJob *wj)
@@ -370,24 +330,19 @@ static WsJobNext run_hover(void *ctx, WsJob *wj)
     job->call = NULL;
     ErrInfo e = {0};
     IdxStore *st = lsp_folder_query_store(j->job.ws, &e);
-    RtvDef *defs = NULL;
-    size_t n_defs = 0, n = 0;
+    WsHover h = {0};
     json_t *result = NULL;
-    /* The definition the word names from there (a long one too), then the
-     * others of this file, then the rest. */
-    RtvDef under = {0};
     /* the cursor's line in the unsaved buffer, as the index knows the file */
     uint32_t at = lsp_folder_disk_line(j->job.ws, st, j->path, j->line);
-    CrErr rc = st ? rtv_def_under(st, j->path, at, j->word, &under, &e) : CR_OK;
-    if (st && rc == CR_OK)
-        rc = rtv_defs_named(st, j->word, j->path, at, MAX_DEFS, &defs, &n_defs, &n, &e);
+    CrErr rc = st ? ws_nav_hover(st, j->path, at, j->word, MAX_DEFS, hover_kinds, MAX_LINKS, &h, &e)
+                  : CR_OK;
     if (!st || rc) {
-        rtv_def_release(&under);
-        rtv_defs_free(defs, n_defs);
+        ws_hover_release(&h);
         if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
         return WS_JOB_DONE;
     }
-    put_first(&defs, &n_defs, &n, &under, j->word);
+    RtvDef *defs = h.defs;
+    size_t n_defs = h.n_defs, n = h.total;
     if (n_defs) {
         const char *root = ws_store_root(st);
         const IdxChunk *d = &defs[0].head;
@@ -402,16 +357,8 @@ static WsJobNext run_hover(void *ctx, WsJob *wj)
         }
         sb_addf(&md, "\n%s `%s` — ", idx_kind_name(d->kind), display_name(d));
         add_link(&md, root, d);
-        rc = add_edge_links(&md, st, root, &defs[0], IDX_EDGE_CALL, "Called from", &e);
-        if (!rc) rc = add_edge_links(&md, st, root, &defs[0], IDX_EDGE_IMPORT, "Imported by", &e);
-        if (!rc)
-            rc = add_edge_links(&md, st, root, &defs[0], IDX_EDGE_INHERIT, "Subclassed by", &e);
-        if (rc) {
-            sb_release(&md);
-            rtv_defs_free(defs, n_defs);
-            if (!lsp_call_reply_failed(call, rc, &e)) rpc_call_reply(call, NULL, NULL);
-            return WS_JOB_DONE;
-        }
+        for (size_t k = 0; k < WS_HOVER_LINKS; k++)
+            add_edge_links(&md, root, h.links[k], h.n_links[k], h.total_links[k], hover_labels[k]);
         if (n_defs > 1 || n > n_defs) {
             sb_adds(&md, "\n\n**Also defined**");
             for (size_t i = 1; i < n_defs; i++) {
@@ -431,7 +378,7 @@ static WsJobNext run_hover(void *ctx, WsJob *wj)
         json_object_set_new(result, "range", lsp_range(j->line, j->c0, j->line, j->c1));
         sb_release(&md);
     }
-    rtv_defs_free(defs, n_defs);
+    ws_hover_release(&h);
     rpc_call_reply(call, result, NULL);
     return WS_JOB_DONE;
 }

@@ -234,6 +234,14 @@ static void on_cancel(void *ctx)
         lsp_folder_unpark(s->ws[i], 0);
 }
 
+/* One message read and handled, on the thread whose turn it is
+ * (ws_host_serve). */
+static int serve_one(void *ud)
+{
+    Server *s = ud;
+    return rpc_serve_one(s->rpc, s->tr, &s->in_body, &s->end);
+}
+
 int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
 {
     Server s;
@@ -242,7 +250,9 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     ws_config_copy(&s.cfg, cfg);
     /* every root's stores share one copy of what is read-only (the model) */
     ws_config_share(&s.cfg);
-    WsHostDoor door = {&s, lsp_folder_refresh_stale, lsp_builder_run};
+    WsHostDoor door = {&s, lsp_folder_refresh_stale, lsp_builder_run, serve_one};
+    sb_init(&s.in_body);
+    s.end = RPC_END_EOF;
     s.host = ws_host_new(&door);
     s.llm_ep = ws_endpoint_new("LLM", lsp_ep_notice, &s);
     s.tr = rpc_transport_new(&rpc_framing_content_length, in_fd, out_fd);
@@ -253,7 +263,8 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     rpc_set_on_cancel(s.rpc, on_cancel);
     log_msg(LOG_INFO, "language server %s ready on fd %d/%d", SERVER_VERSION, in_fd, out_fd);
 
-    switch (rpc_serve(s.rpc, s.tr)) {
+    ws_host_serve(s.host);
+    switch (s.end) {
     case RPC_END_EXIT:
         rpc_exited(s.rpc, &code);
         break;
@@ -279,6 +290,7 @@ int lsp_server_run(const WsConfig *cfg, int in_fd, int out_fd)
     lsp_docs_free(&s);
     free(s.skipped_folders);
     rpc_free(s.rpc);
+    sb_release(&s.in_body);
     rpc_transport_free(s.tr);
     ws_config_release(&s.cfg);
     ws_endpoint_free(s.llm_ep);

@@ -10,16 +10,23 @@
  *
  * Threads and ownership
  * ---------------------
- * reader (the caller of lsp_server_run): reads the transport and runs the
- *     dispatch table. Handlers decode params there, then either answer at
- *     once (status, lifecycle, document sync, code actions) or queue a Job.
- *     It owns the open documents (Docs) and never touches an IdxStore.
- * worker: owns every root's query store (WsRoot.q) and runs the job
- *     queue in order - retrieval for asks, hovers, code lenses, symbol and
+ reader and worker: the caller of lsp_server_run and the host's worker
+ *     take turns (ws_host_serve). The one whose turn it is reads the
+ *     transport and runs the dispatch table: handlers decode params, then
+ *     either answer at once (status, lifecycle, document sync, code
+ *     actions) or queue a Job; the reader's turn owns the open documents
+ *     (Docs), and a handler never touches an IdxStore. A job the message
+ *     queued, the same thread then runs as the worker (no other thread is
+ *     woken on a request's way) while the other thread takes the next
+ *     turn at reading, so a running job holds up no message.
+ * the worker's turn: owns every root's query store (WsRoot.q) and runs the
+ *     job queue in order, one stage at a time - retrieval for asks, hovers,
+ *     code lenses, symbol and
  *     call hierarchy queries, file updates (saves and watched-file events,
  *     coalesced per path and run ahead of other jobs), the adoption of a
  *     finished build, and the verification of LLM answers. IdxStore is
- *     single-threaded, so this one thread is the only user of q.
+ *     single-threaded: the host lets one thread at a time take that turn,
+ *     so q has one user at a time.
  * The worker, the LLM pool and the builder are the workspace host's
  * (ws.h: WsHost), which owns the queues and the roots (WsRoot: a root's
  * store and index state; the server's own part of a root is its
@@ -70,7 +77,9 @@ enum { NOTICE_LLM, NOTICE_EMBED, NOTICE_INDEX, NOTICE_FOLDERS, NOTICE_UPDATE, NO
 struct Server {
     Rpc *rpc;
     RpcTransport *tr;
-    WsConfig cfg; /* CLI + environment, then initializationOptions */
+    StrBuf in_body; /* the message being read (serve_one) */
+    RpcEnd end;     /* why the input ended */
+    WsConfig cfg;   /* CLI + environment, then initializationOptions */
 
     /* client capabilities */
     int cap_progress;      /* window.workDoneProgress */

@@ -508,7 +508,7 @@ int mcp_server_run(const McpOptions *o, int in_fd, int out_fd)
     memset(&s, 0, sizeof s);
     s.opt = o;
     s.llm_ep = ws_endpoint_new("LLM", NULL, NULL);
-    WsHostDoor door = {&s, NULL, build};
+    WsHostDoor door = {&s, NULL, build, NULL};
     s.host = ws_host_new(&door);
     s.r = ws_host_add_root(s.host, o->cfg->root ? o->cfg->root : ".", o->cfg);
     RpcTransport *tr = rpc_transport_new(&rpc_framing_lines, in_fd, out_fd);

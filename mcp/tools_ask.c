@@ -47,7 +47,7 @@ static void run_search(const McpCtx *c, json_t *args, McpResult *r)
     const char *q = mcp_arg_str(args, "query", "");
     size_t limit = (size_t)mcp_arg_int(args, "limit", 10);
     request_from(c, args, q, &req);
-    CrErr rc = rtv_search(c->st, &req, &a, &e);
+    CrErr rc = ws_search(c->st, &req, &a, &e);
     if (rc) {
         mcp_fail(r, "search: %s", e.msg[0] ? e.msg : cr_strerror(rc));
         return;

@@ -47,11 +47,11 @@ static void cond_out(json_t *o, StrBuf *text, const char *cond, IdxBuilt b)
 
 /* A definition's variants (its pieces under distinct #if branches) on o:
  * one as its condition, several as "variants" with the condition of each. */
-static void variants_out(const McpCtx *c, const RtvDef *d, json_t *o, StrBuf *text)
+static void variants_out(const WsNavDef *d, json_t *o, StrBuf *text)
 {
-    RtvVariant *v = NULL;
-    size_t n = 0;
-    if (rtv_def_variants(c->st, d, &v, &n, NULL) != CR_OK || !n) return;
+    const RtvVariant *v = d->variants;
+    size_t n = d->n_variants;
+    if (!n) return;
     if (n == 1) {
         cond_out(o, text, v[0].cond, v[0].built);
     } else {
@@ -70,38 +70,9 @@ static void variants_out(const McpCtx *c, const RtvDef *d, json_t *o, StrBuf *te
         }
         json_object_set_new(o, "variants", list);
     }
-    rtv_variants_free(v, n);
 }
 
 /* ---------------------------------------------------------------- definition */
-
-/* Puts the definition the name at path:line reaches (rtv_def_under: the
- * call there as the call graph resolved it, as LSP definition and hover
- * find it) first among defs, once; *total counts it when it was not there. */
-static void call_site_first(const McpCtx *c, const char *name, const char *path, uint32_t line,
-                            RtvDef **defs, size_t *n, size_t *total)
-{
-    const char *dot = strrchr(name, '.'), *word = dot ? dot + 1 : name;
-    RtvDef under = {0};
-    if (!path || !line || rtv_def_under(c->st, path, line, word, &under, NULL) != CR_OK) return;
-    RtvDef *v = xcalloc(*n + 1, sizeof *v);
-    size_t k = 0;
-    int was_there = 0;
-    v[k++] = under;
-    for (size_t i = 0; i < *n; i++) {
-        if ((*defs)[i].start_line == under.start_line &&
-            !strcmp((*defs)[i].head.path, under.head.path)) {
-            was_there = 1;
-            rtv_def_release(&(*defs)[i]);
-        } else {
-            v[k++] = (*defs)[i];
-        }
-    }
-    free(*defs);
-    *defs = v;
-    *n = k;
-    if (!was_there) (*total)++;
-}
 
 /* vfy_check_path, and for a name the server wrote escaped (a path that is
  * not UTF-8: "%XX" for each stray byte, json_text) the name it stands for. */
@@ -220,8 +191,7 @@ static int call_site(const McpCtx *c, json_t *args, McpResult *r, char **rel, ch
 
 static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
 {
-    RtvDef *defs = NULL;
-    size_t n = 0, total = 0;
+    WsNavDefs got;
     ErrInfo e = {0};
     const char *name = mcp_arg_str(args, "symbol", "");
     char *path = NULL;
@@ -238,24 +208,25 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
         free(path);
         return;
     }
-    if (rtv_defs_named(c->st, name, path, 0, limit, &defs, &n, &total, &e) != CR_OK) {
+    if (ws_nav_definitions(c->st, name, path, (uint32_t)mcp_arg_int(args, "line", 0), limit, &got,
+                           &e) != CR_OK) {
         mcp_fail(r, "definition: %s", e.msg);
         free(path);
         free(word);
         return;
     }
-    call_site_first(c, name, path, (uint32_t)mcp_arg_int(args, "line", 0), &defs, &n, &total);
-    if (n > limit) rtv_def_release(&defs[--n]);
+    size_t n = got.n, total = got.total;
     json_t *list = json_array();
     for (size_t i = 0; i < n; i++) {
-        char *q = qualified(&defs[i]);
-        json_t *o = mcp_def_json(&defs[i], q);
+        const RtvDef *d = &got.v[i].def;
+        char *q = qualified(d);
+        json_t *o = mcp_def_json(d, q);
         json_array_append_new(list, o);
-        const IdxChunk *h = &defs[i].head;
-        sb_addf(&r->text, "%s:%u-%u %s `%s`", h->path, defs[i].start_line, defs[i].end_line,
+        const IdxChunk *h = &d->head;
+        sb_addf(&r->text, "%s:%u-%u %s `%s`", h->path, d->start_line, d->end_line,
                 idx_kind_name(h->kind), q);
         if (h->signature[0]) sb_addf(&r->text, " — %s", h->signature);
-        variants_out(c, &defs[i], o, &r->text);
+        variants_out(&got.v[i], o, &r->text);
         if (h->docstring[0])
             sb_addf(&r->text, "\n    %.*s", (int)strcspn(h->docstring, "\n"), h->docstring);
         sb_addc(&r->text, '\n');
@@ -264,7 +235,7 @@ static void run_definition(const McpCtx *c, json_t *args, McpResult *r)
     if (!n) sb_addf(&r->text, "No indexed definition is named `%s`.\n", name);
     if (total > n) sb_addf(&r->text, "(%zu of %zu definitions shown)\n", n, total);
     r->structured = json_pack("{s:o, s:I}", "definitions", list, "total", (json_int_t)total);
-    rtv_defs_free(defs, n);
+    ws_nav_defs_release(&got);
     free(path);
     free(word);
 }
@@ -318,90 +289,82 @@ static unsigned kinds_mask(json_t *args)
     return m & RTV_REFS_ANY;
 }
 
-/* The definitions a references call is about: the one at path:line, or
- * those of the symbol (path's first). */
-static CrErr target_defs(const McpCtx *c, json_t *args, RtvDef **defs, size_t *n, size_t *total,
-                         McpResult *r, ErrInfo *e)
+/* The definitions a references call is about (*t): the one the name at a
+ * call site reaches, the one at path:line, or those of the symbol (path's
+ * first); the strings it points to are *own (caller frees). 0, or -1 with
+ * r failed. */
+static int target(const McpCtx *c, json_t *args, WsNavTarget *t, char **own, char **own_word,
+                  McpResult *r)
 {
     const char *name = mcp_arg_str(args, "symbol", NULL);
     const char *path = mcp_arg_str(args, "path", NULL);
     long long line = mcp_arg_int(args, "line", 0);
-    *defs = NULL;
-    *n = *total = 0;
-    char *site_rel = NULL, *word = NULL;
-    int site = call_site(c, args, r, &site_rel, &word);
-    if (site < 0) return CR_EINVAL;
+    memset(t, 0, sizeof *t);
+    *own = *own_word = NULL;
+    int site = call_site(c, args, r, own, own_word);
+    if (site < 0) return -1;
     if (site) { /* the definition the name at the call site reaches */
-        RtvDef d;
-        CrErr rc = rtv_def_under(c->st, site_rel, (uint32_t)line, word, &d, e);
-        free(site_rel);
-        free(word);
-        if (rc == CR_ENOENT) return CR_OK;
-        if (rc) return rc;
-        *defs = xmalloc(sizeof **defs);
-        (*defs)[0] = d;
-        *n = *total = 1;
-        return CR_OK;
+        t->rel = *own;
+        t->word = *own_word;
+        t->line = (uint32_t)line;
+        return 0;
     }
     if (line && path) {
-        char *rel = NULL;
-        VfyReason why = check_path(c, path, &rel);
+        VfyReason why = check_path(c, path, own);
         if (why != VFY_OK) {
-            free(rel);
+            free(*own);
+            *own = NULL;
             mcp_fail(r, "path '%.200s': %s", path, vfy_reason_name(why));
-            return CR_EINVAL;
+            return -1;
         }
-        RtvDef d;
-        CrErr rc = rtv_def_at(c->st, rel, (uint32_t)line, &d, e);
-        free(rel);
-        if (rc == CR_ENOENT) return CR_OK;
-        if (rc) return rc;
-        *defs = xmalloc(sizeof **defs);
-        (*defs)[0] = d;
-        *n = *total = 1;
-        return CR_OK;
+        t->rel = *own;
+        t->line = (uint32_t)line;
+        return 0;
     }
     if (!name) {
         mcp_fail(r, "give a symbol, or a path and a line inside the definition");
-        return CR_EINVAL;
+        return -1;
     }
-    char *rel = NULL;
-    if (!path_arg(c, NULL, path, &rel, r)) return CR_EINVAL;
-    CrErr rc = rtv_defs_named(c->st, name, rel, 0, MAX_DEFS_SHOWN, defs, n, total, e);
-    free(rel);
-    return rc;
+    if (!path_arg(c, NULL, path, own, r)) return -1;
+    t->name = name;
+    t->rel = *own;
+    t->max_defs = MAX_DEFS_SHOWN;
+    return 0;
 }
 
 static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
 {
-    RtvDef *defs = NULL;
-    size_t n = 0, total = 0;
+    WsNavTarget t;
+    WsNavDefs got;
+    char *own = NULL, *own_word = NULL;
     ErrInfo e = {0};
     const char *tool = outgoing ? "callees" : "callers";
-    CrErr rc = target_defs(c, args, &defs, &n, &total, r, &e);
-    if (rc == CR_EINVAL) return;
+    if (target(c, args, &t, &own, &own_word, r) < 0) return;
+    size_t limit = (size_t)mcp_arg_int(args, "limit", 50);
+    CrErr rc = ws_nav_references(c->st, &t, outgoing, kinds_mask(args), limit, &got, &e);
+    free(own);
+    free(own_word);
     if (rc) {
         mcp_fail(r, "%s: %s", tool, e.msg);
         return;
     }
-    size_t limit = (size_t)mcp_arg_int(args, "limit", 50);
-    unsigned kinds = kinds_mask(args);
+    size_t n = got.n, total = got.total;
     json_t *list = json_array();
-    for (size_t i = 0; i < n && !rc; i++) {
-        RtvRef *refs = NULL;
-        size_t nr = 0, tr = 0;
-        if ((rc = rtv_refs(c->st, &defs[i], outgoing, kinds, limit, &refs, &nr, &tr, &e))) break;
-        char *q = qualified(&defs[i]);
-        json_t *d = mcp_def_json(&defs[i], q), *rl = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const WsNavDef *nd = &got.v[i];
+        const RtvRef *refs = nd->refs;
+        size_t nr = nd->n_refs, tr = nd->total_refs;
+        char *q = qualified(&nd->def);
+        json_t *d = mcp_def_json(&nd->def, q), *rl = json_array();
         StrBuf vt;
         sb_init(&vt);
-        variants_out(c, &defs[i], d, &vt);
+        variants_out(nd, d, &vt);
         sb_addf(&r->text, "%s `%s` (%s:%u-%u)%s: ", outgoing ? "Referenced from" : "References to",
-                q, defs[i].head.path, defs[i].start_line, defs[i].end_line,
+                q, nd->def.head.path, nd->def.start_line, nd->def.end_line,
                 vt.buf && vt.buf[0] == ' ' ? vt.buf : "");
         /* a method's callers are partial where a receiver's type is not
          * known: say so rather than "none" */
-        int partial = !outgoing && defs[i].head.kind == IDX_KIND_METHOD;
+        int partial = !outgoing && nd->def.head.kind == IDX_KIND_METHOD;
         if (tr)
             sb_addf(&r->text, "%zu %s", tr, tr == 1 ? "definition" : "definitions");
         else
@@ -434,25 +397,18 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
         json_object_set_new(d, "total", json_integer((json_int_t)tr));
         json_array_append_new(list, d);
         free(q);
-        rtv_refs_free(refs, nr);
-    }
-    if (rc) {
-        json_decref(list);
-        rtv_defs_free(defs, n);
-        mcp_fail(r, "%s: %s", tool, e.msg);
-        return;
     }
     if (!n) sb_adds(&r->text, "No indexed definition matches.\n");
     if (total > n)
         sb_addf(&r->text, "(%zu of %zu definitions of that name shown; pass path)\n", n, total);
     StrBuf lim;
     sb_init(&lim);
-    rtv_graph_limits(n ? defs[0].head.path : NULL, &lim);
+    rtv_graph_limits(n ? got.v[0].def.head.path : NULL, &lim);
     sb_addf(&r->text, "\nNote: %s\n", lim.buf);
     r->structured = json_pack("{s:o, s:I, s:s}", "definitions", list, "totalDefinitions",
                               (json_int_t)total, "limits", lim.buf);
     sb_release(&lim);
-    rtv_defs_free(defs, n);
+    ws_nav_defs_release(&got);
 }
 
 static void run_callers(const McpCtx *c, json_t *args, McpResult *r)

@@ -226,6 +226,11 @@ typedef enum {
  * unparsable body handed back with rpc_transport_reject) until the exit
  * notification, the end of input, a read error or a broken output. */
 RpcEnd rpc_serve(Rpc *rpc, RpcTransport *t);
+/* One turn of that loop: reads one message into body (the caller's, kept
+ * across turns) and handles it. 1 to go on; 0 when the loop would end,
+ * with *end saying why. Turns may be taken by different threads, one at a
+ * time (a server whose threads take turns reading). */
+int rpc_serve_one(Rpc *rpc, RpcTransport *t, StrBuf *body, RpcEnd *end);
 
 /* Finishes a deferred call from any thread and frees it: result (a new
  * reference, stolen; NULL: null) or, when err is not NULL, an error. A

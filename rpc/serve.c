@@ -24,37 +24,41 @@ const RpcProfile rpc_profile_mcp = {
     .json_flags = JSON_REJECT_DUPLICATES,
 };
 
+int rpc_serve_one(Rpc *rpc, RpcTransport *t, StrBuf *body, RpcEnd *end)
+{
+    ErrInfo e = {0};
+    RpcReadResult r = rpc_transport_read(t, body, &e);
+    if (r == RPC_READ_MSG) {
+        if (rpc_handle(rpc, body->buf, body->len) < 0)
+            rpc_transport_reject(t, body->buf, body->len);
+    } else if (r == RPC_READ_BAD) {
+        log_msg(LOG_WARN, "framing error: %s", e.msg);
+        rpc_framing_error(rpc, e.code == CR_ETOOBIG ? RPC_INVALID_REQUEST : RPC_PARSE_ERROR, e.msg);
+    } else {
+        if (e.msg[0]) log_msg(r == RPC_READ_IO ? LOG_ERROR : LOG_INFO, "input: %s", e.msg);
+        log_msg(LOG_INFO, "end of input");
+        *end = r == RPC_READ_IO ? RPC_END_IO : RPC_END_EOF;
+        return 0;
+    }
+    if (rpc_exited(rpc, NULL)) {
+        *end = RPC_END_EXIT;
+        return 0;
+    }
+    if (rpc_transport_broken(t)) {
+        log_msg(LOG_WARN, "the client stopped reading; leaving");
+        *end = RPC_END_BROKEN;
+        return 0;
+    }
+    return 1;
+}
+
 RpcEnd rpc_serve(Rpc *rpc, RpcTransport *t)
 {
     StrBuf body;
-    ErrInfo e = {0};
-    RpcEnd end;
+    RpcEnd end = RPC_END_EOF;
     sb_init(&body);
-    for (;;) {
-        RpcReadResult r = rpc_transport_read(t, &body, &e);
-        if (r == RPC_READ_MSG) {
-            if (rpc_handle(rpc, body.buf, body.len) < 0)
-                rpc_transport_reject(t, body.buf, body.len);
-        } else if (r == RPC_READ_BAD) {
-            log_msg(LOG_WARN, "framing error: %s", e.msg);
-            rpc_framing_error(rpc, e.code == CR_ETOOBIG ? RPC_INVALID_REQUEST : RPC_PARSE_ERROR,
-                              e.msg);
-        } else {
-            if (e.msg[0]) log_msg(r == RPC_READ_IO ? LOG_ERROR : LOG_INFO, "input: %s", e.msg);
-            log_msg(LOG_INFO, "end of input");
-            end = r == RPC_READ_IO ? RPC_END_IO : RPC_END_EOF;
-            break;
-        }
-        if (rpc_exited(rpc, NULL)) {
-            end = RPC_END_EXIT;
-            break;
-        }
-        if (rpc_transport_broken(t)) {
-            log_msg(LOG_WARN, "the client stopped reading; leaving");
-            end = RPC_END_BROKEN;
-            break;
-        }
-    }
+    while (rpc_serve_one(rpc, t, &body, &end))
+        ;
     sb_release(&body);
     return end;
 }

@@ -28,7 +28,9 @@ void ws_ask_free(WsAsk *a)
 
 CrErr ws_ask_prepare(WsAsk *a, IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 {
+    int txn = idx_read_begin(st); /* one snapshot, one lock: not one per read */
     CrErr rc = rtv_ask_prepare(st, req, out, a->draft, e);
+    idx_read_end(st, txn);
     if (rc) return rc;
     char why[600];
     /* a dead endpoint is not asked again before its back-off is over */
@@ -61,7 +63,10 @@ const char *ws_ask_llm_text(const WsAsk *a)
 
 CrErr ws_ask_finish(WsAsk *a, IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)
 {
-    return rtv_ask_finish(st, req, out, a->draft, e);
+    int txn = idx_read_begin(st);
+    CrErr rc = rtv_ask_finish(st, req, out, a->draft, e);
+    idx_read_end(st, txn);
+    return rc;
 }
 
 CrErr ws_ask(WsEndpoint *ep, IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e)

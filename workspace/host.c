@@ -20,8 +20,13 @@ struct WsHost {
     WsJob *llm_head, *llm_tail; /* the LLM pool's */
     int stopping;
     int started;
-    int n_llm;      /* LLM threads running: started by the first job for the pool */
-    WsRoot **roots; /* the roots served, fixed once the threads start */
+    /* With a door that reads its input on the host (serve_one): a thread
+     * is reading (one at a time), a thread runs a worker stage (one at a
+     * time: the query stores are single-threaded), the input ended. */
+    int reading, store_busy, input_ended;
+    pthread_t reader; /* the thread reading, while reading */
+    int n_llm;        /* LLM threads running: started by the first job for the pool */
+    WsRoot **roots;   /* the roots served, fixed once the threads start */
     size_t n_roots;
     pthread_t worker, builder, llm[WS_LLM_THREADS];
 };
@@ -370,13 +375,13 @@ static int llm_pool_locked(WsHost *h)
 }
 
 /* Under h->mu: j into the queue its next stage runs on (llm: the pool's;
- * the worker's when no thread of the pool could start). */
-static void put_locked(WsHost *h, WsJob *j, int llm)
+ * the worker's when no thread of the pool could start). Returns the
+ * condition its thread waits on, to signal. */
+static pthread_cond_t *queue_locked(WsHost *h, WsJob *j, int llm)
 {
     if (llm && llm_pool_locked(h)) {
         append(&h->llm_head, &h->llm_tail, j);
-        pthread_cond_signal(&h->llm_cond);
-        return;
+        return &h->llm_cond;
     }
     if (j->urgent) {
         /* After other urgent jobs, before the rest: order among updates holds. */
@@ -389,10 +394,13 @@ static void put_locked(WsHost *h, WsJob *j, int llm)
     } else {
         append(&h->head, &h->tail, j);
     }
-    pthread_cond_signal(&h->work_cond);
+    return &h->work_cond;
 }
 
-/* j goes to the worker (llm 0) or the pool; freed when the host stops. */
+/* j goes to the worker (llm 0) or the pool; freed when the host stops. The
+ * thread is signalled once the lock is let go: signalled under it, it
+ * would wake only to wait for the lock, a second wake-up on every
+ * request's way. */
 static void put(WsHost *h, WsJob *j, int llm)
 {
     pthread_mutex_lock(&h->mu);
@@ -401,8 +409,12 @@ static void put(WsHost *h, WsJob *j, int llm)
         ws_job_free(j);
         return;
     }
-    put_locked(h, j, llm);
+    pthread_cond_t *c = queue_locked(h, j, llm);
+    /* a job the reading thread queued, that thread runs once the message
+     * is handled: no other thread is woken for it */
+    int mine = c == &h->work_cond && h->reading && pthread_equal(h->reader, pthread_self());
     pthread_mutex_unlock(&h->mu);
+    if (!mine) pthread_cond_signal(c);
 }
 
 void ws_host_submit(WsHost *h, WsJob *j)
@@ -412,7 +424,44 @@ void ws_host_submit(WsHost *h, WsJob *j)
 
 void ws_host_submit_locked(WsHost *h, WsJob *j)
 {
-    put_locked(h, j, 0); /* while stopping, freed by ws_host_stop */
+    pthread_cond_signal(queue_locked(h, j, 0)); /* while stopping, freed by ws_host_stop */
+}
+
+/* Under h->mu, a job at *head: runs its stage (the lock let go meanwhile),
+ * then puts the job where the stage says it goes next. */
+static void run_one_locked(WsHost *h, WsJob **head, WsJob **tail)
+{
+    WsJob *j = *head;
+    *head = j->next;
+    if (!*head) *tail = NULL;
+    j->next = NULL;
+    pthread_mutex_unlock(&h->mu);
+    switch (j->run(h->door.ud, j)) {
+    case WS_JOB_DONE:
+        ws_job_free(j);
+        break;
+    case WS_JOB_KEPT:
+        break;
+    case WS_JOB_WORKER:
+        put(h, j, 0);
+        break;
+    case WS_JOB_LLM:
+        put(h, j, 1);
+        break;
+    }
+    pthread_mutex_lock(&h->mu);
+    pthread_cond_broadcast(&h->done_cond);
+}
+
+/* Under h->mu, the worker's queue empty: the door's idle work, as a
+ * worker stage. */
+static void idle_locked(WsHost *h)
+{
+    if (!h->door.on_idle) return;
+    h->store_busy = 1;
+    h->door.on_idle(h->door.ud);
+    h->store_busy = 0;
+    pthread_cond_broadcast(&h->work_cond); /* a thread waiting for its turn at the stores */
 }
 
 /* One queue's loop: pop, run a stage, then put the job where the stage
@@ -421,38 +470,76 @@ static void run_queue(WsHost *h, WsJob **head, WsJob **tail, pthread_cond_t *con
 {
     pthread_mutex_lock(&h->mu);
     for (;;) {
-        if (worker && !*head && h->door.on_idle) h->door.on_idle(h->door.ud);
+        if (worker && !*head) idle_locked(h);
         while (!h->stopping && !*head)
             pthread_cond_wait(cond, &h->mu);
         if (h->stopping) break;
-        WsJob *j = *head;
-        *head = j->next;
-        if (!*head) *tail = NULL;
-        j->next = NULL;
-        pthread_mutex_unlock(&h->mu);
-        switch (j->run(h->door.ud, j)) {
-        case WS_JOB_DONE:
-            ws_job_free(j);
-            break;
-        case WS_JOB_KEPT:
-            break;
-        case WS_JOB_WORKER:
-            put(h, j, 0);
-            break;
-        case WS_JOB_LLM:
-            put(h, j, 1);
-            break;
-        }
-        pthread_mutex_lock(&h->mu);
-        pthread_cond_broadcast(&h->done_cond);
+        if (worker) h->store_busy = 1;
+        run_one_locked(h, head, tail);
+        if (worker) h->store_busy = 0;
     }
     pthread_mutex_unlock(&h->mu);
+}
+
+/* The loop of a door that reads its input on the host: the caller's thread
+ * and the worker take turns. Whichever is free reads the next message and
+ * handles it; a job it queued, it then runs itself (it is awake already:
+ * no other thread is woken on a request's way) while the other thread
+ * reads on, so a slow request holds up no other message (a cancel, a
+ * status, an edit). Worker stages still run one at a time and in order.
+ * caller: the door's thread, which leaves once the input ended; the
+ * worker stays until the host stops. */
+static void serve_loop(WsHost *h, int caller)
+{
+    pthread_mutex_lock(&h->mu);
+    for (;;) {
+        if (h->stopping || (caller && h->input_ended)) break;
+        if (h->head && !h->store_busy) {
+            h->store_busy = 1;
+            run_one_locked(h, &h->head, &h->tail);
+            h->store_busy = 0;
+            pthread_cond_broadcast(&h->work_cond); /* a job it left queued: the other's */
+            continue;
+        }
+        if (!h->reading && !h->input_ended) {
+            h->reading = 1;
+            h->reader = pthread_self();
+            pthread_mutex_unlock(&h->mu);
+            int more = h->door.serve_one(h->door.ud);
+            pthread_mutex_lock(&h->mu);
+            h->reading = 0;
+            if (!more) h->input_ended = 1;
+            /* the other thread reads next (or, at the end, the caller
+             * leaves); this one runs what the message queued, lock held
+             * till then so that it is this one */
+            pthread_cond_broadcast(&h->work_cond);
+            continue;
+        }
+        if (h->store_busy) { /* the other thread runs a stage: its end wakes this one */
+            pthread_cond_wait(&h->work_cond, &h->mu);
+            continue;
+        }
+        idle_locked(h); /* the lock is let go meanwhile: look again */
+        if (h->head || h->stopping || (caller && h->input_ended) ||
+            (!h->reading && !h->input_ended))
+            continue;
+        pthread_cond_wait(&h->work_cond, &h->mu);
+    }
+    pthread_mutex_unlock(&h->mu);
+}
+
+void ws_host_serve(WsHost *h)
+{
+    serve_loop(h, 1);
 }
 
 static void *worker_main(void *arg)
 {
     WsHost *h = arg;
-    run_queue(h, &h->head, &h->tail, &h->work_cond, 1);
+    if (h->door.serve_one)
+        serve_loop(h, 0);
+    else
+        run_queue(h, &h->head, &h->tail, &h->work_cond, 1);
     return NULL;
 }
 

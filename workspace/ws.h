@@ -297,6 +297,10 @@ typedef struct WsHostDoor {
      * one (build_wanted), which the host marked as building ("indexing",
      * no files done). NULL: no builder thread. */
     void (*build)(void *ud, WsRoot *r);
+    /* Reads and handles one message of the door's input (on whichever
+     * thread's turn it is: ws_host_serve): 1 to go on, 0 at its end. NULL:
+     * the door reads on a thread of its own and only submits jobs. */
+    int (*serve_one)(void *ud);
 } WsHostDoor;
 
 /* The threads start at ws_host_start. Free with ws_host_free (after
@@ -305,6 +309,11 @@ WsHost *ws_host_new(const WsHostDoor *door);
 void ws_host_free(WsHost *h);
 /* Starts the threads: 0, or the errno of the one that could not start. */
 int ws_host_start(WsHost *h);
+/* The door's input (WsHostDoor.serve_one) read on the calling thread and
+ * the worker by turns, until it ends: whichever thread is free reads the
+ * next message, and runs the worker stage that message queued itself
+ * while the other reads on. Before ws_host_start the caller alone reads. */
+void ws_host_serve(WsHost *h);
 /* Stops them: waits up to wait_ms for running work, frees the queued jobs;
  * 0 when all ended, -1 when one is still busy (the caller then leaves at
  * once). */
@@ -583,6 +592,108 @@ CrErr ws_ask_finish(WsAsk *a, IdxStore *st, const RtvRequest *req, RtvAnswer *ou
 /* The three steps in one call, on the calling thread: what the CLI and the
  * MCP server use. Errors: rtv_ask's. */
 CrErr ws_ask(WsEndpoint *ep, IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
+
+/* ---------------------------------------------------------------- navigation */
+
+/* What the doors' navigation requests ask of a store (nav.c), one call per
+ * request on the store's thread: the door decodes the request, calls one,
+ * and renders what comes back. Each reads the index in one read
+ * transaction (idx_read_begin). Lines are 1-based. */
+
+/* The line of the indexed file rel that line of an editor's unsaved text
+ * buf (NULL: none) shows (rtv_line_map_to_disk); line itself without buf
+ * or when the file cannot be read. */
+uint32_t ws_nav_disk_line(IdxStore *st, const char *rel, const char *buf, size_t len,
+                          uint32_t line);
+/* The definition word at rel:line names (rtv_def_under: hover, go-to,
+ * explain). Errors: rtv_def_under's (CR_ENOENT: none). */
+CrErr ws_nav_def_under(IdxStore *st, const char *rel, uint32_t line, const char *word, RtvDef *out,
+                       ErrInfo *e);
+/* A workspace-wide symbol query (rtv_symbols). */
+CrErr ws_nav_symbols(IdxStore *st, const char *query, size_t max, RtvDef **out, size_t *n_out,
+                     ErrInfo *e);
+/* The calls into (outgoing 0) or out of the definition around rel:line, at
+ * most max (rtv_refs of calls): none when no definition is there. Free
+ * with rtv_refs_free. */
+CrErr ws_nav_calls(IdxStore *st, const char *rel, uint32_t line, int outgoing, size_t max,
+                   RtvRef **out, size_t *n_out, ErrInfo *e);
+
+/* A code lens: a definition of a file, its distinct callers and other
+ * referrers (rtv_def_counts), and the line it starts on in the editor's
+ * text (the file's own without one). */
+typedef struct WsLens {
+    RtvDef def;
+    size_t callers, refs;
+    uint32_t line;
+} WsLens;
+/* The lenses of rel's definitions in line order, over buf (NULL: the file
+ * as indexed). Free with ws_lenses_free. */
+CrErr ws_nav_lenses(IdxStore *st, const char *rel, const char *buf, size_t len, WsLens **out,
+                    size_t *n_out, ErrInfo *e);
+void ws_lenses_free(WsLens *v, size_t n);
+
+/* A hover over a word: the definitions it names, the one it reaches from
+ * the cursor (rtv_def_under) first and once, then those rtv_defs_named
+ * ranks near the cursor, at most max_defs of total; and for the first,
+ * the definitions at the far end of its incoming edges of each of the
+ * kinds asked (at most max_links each, of total_links). */
+#define WS_HOVER_LINKS 3
+typedef struct WsHover {
+    RtvDef *defs;
+    size_t n_defs, total;
+    RtvRef *links[WS_HOVER_LINKS];
+    size_t n_links[WS_HOVER_LINKS], total_links[WS_HOVER_LINKS];
+} WsHover;
+/* Errors: the lookups' (CR_ENOENT: the index defines no word). Release
+ * with ws_hover_release (also after a failure). */
+CrErr ws_nav_hover(IdxStore *st, const char *rel, uint32_t line, const char *word, size_t max_defs,
+                   const IdxEdgeKind kinds[WS_HOVER_LINKS], size_t max_links, WsHover *out,
+                   ErrInfo *e);
+void ws_hover_release(WsHover *h);
+
+/* Definitions with what a tool shows of each: its variants (its pieces
+ * under distinct #if branches; none when no piece is under one) and, for
+ * ws_nav_references, its references. */
+typedef struct WsNavDef {
+    RtvDef def;
+    RtvVariant *variants;
+    size_t n_variants;
+    RtvRef *refs;
+    size_t n_refs, total_refs;
+} WsNavDef;
+typedef struct WsNavDefs {
+    WsNavDef *v;
+    size_t n;
+    size_t total; /* definitions there are (of the name) */
+} WsNavDefs;
+void ws_nav_defs_release(WsNavDefs *r);
+
+/* The definitions of name (rtv_defs_named near rel, at most limit), the
+ * one the name's last part at rel:line reaches (a call site; line 0: none)
+ * first and once. */
+CrErr ws_nav_definitions(IdxStore *st, const char *name, const char *rel, uint32_t line,
+                         size_t limit, WsNavDefs *out, ErrInfo *e);
+
+/* Which definitions a references request is about: the one the name word
+ * written at rel:line reaches (a call site), the one around rel:line (word
+ * NULL), or (line 0) those named name near rel, at most max_defs. */
+typedef struct WsNavTarget {
+    const char *name, *rel, *word;
+    uint32_t line;
+    size_t max_defs;
+} WsNavTarget;
+/* The target's definitions, each with its references (outgoing 0: into
+ * it) of the kinds asked (rtv_refs), at most limit each. No definition at
+ * a place is none, not a failure. Release with ws_nav_defs_release. */
+CrErr ws_nav_references(IdxStore *st, const WsNavTarget *t, int outgoing, unsigned kinds,
+                        size_t limit, WsNavDefs *out, ErrInfo *e);
+
+/* Retrieval alone, a question's context without an answer (rtv_search). */
+CrErr ws_search(IdxStore *st, const RtvRequest *req, RtvAnswer *out, ErrInfo *e);
+/* After ws_ask_prepare: a piece of an LLM's text checked as the answer's
+ * will be (rtv_ask_check): a citation as it streams. */
+CrErr ws_ask_check(IdxStore *st, const RtvRequest *req, const RtvAnswer *out, const char *text,
+                   size_t len, VfyResult *vr, ErrInfo *e);
 
 /* ---------------------------------------------------------------- the answer as JSON */
 

@@ -169,6 +169,18 @@ int64_t idx_store_data_version(IdxStore *st)
     return v;
 }
 
+int idx_read_begin(IdxStore *st)
+{
+    if (!st || !st->db || !sqlite3_get_autocommit(st->db)) return 0;
+    return sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+void idx_read_end(IdxStore *st, int began)
+{
+    if (began && st && st->db && !sqlite3_get_autocommit(st->db))
+        sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+}
+
 CrErr idx_store_exec(IdxStore *st, const char *sql, ErrInfo *e)
 {
     char *msg = NULL;

@@ -327,7 +327,7 @@ static void test_host_roots(void)
     char a[256], inner[256], path[512];
     snprintf(a, sizeof a, "%s/a", dir);
     snprintf(inner, sizeof inner, "%s/a/inner", dir);
-    WsHostDoor door = {NULL, NULL, NULL};
+    WsHostDoor door = {NULL, NULL, NULL, NULL};
     WsHost *h = ws_host_new(&door);
     WsConfig cfg;
     ws_config_init(&cfg);
@@ -416,7 +416,7 @@ static int pool_done(void *ud)
  * the job's LLM stage runs on a thread of its own, then it comes back. */
 static void test_llm_pool_on_first_use(void)
 {
-    WsHostDoor door = {NULL, NULL, NULL};
+    WsHostDoor door = {NULL, NULL, NULL, NULL};
     WsHost *h = ws_host_new(&door);
     int before = thread_count();
     CHECK_INT(ws_host_start(h), 0);
@@ -430,6 +430,86 @@ static void test_llm_pool_on_first_use(void)
     CHECK_INT(ws_host_stop(h, 10000), 0);
     ws_host_free(h);
     free(j);
+}
+
+/* A door that reads its input on the host (ws_host_serve): N messages,
+ * each queuing a worker job, then the end. */
+#define TURN_MSGS 40
+typedef struct TurnDoor {
+    WsHost *h;
+    int next; /* messages read (serve_one runs one at a time) */
+    pthread_t reader[TURN_MSGS], runner[TURN_MSGS];
+    pthread_mutex_t mu; /* the rest */
+    int running, overlap, n_ran, ran[TURN_MSGS];
+} TurnDoor;
+
+typedef struct TurnJob {
+    WsJob hj;
+    TurnDoor *d;
+    int i;
+} TurnJob;
+
+static WsJobNext turn_stage(void *ctx, WsJob *wj)
+{
+    TurnJob *j = (TurnJob *)wj;
+    TurnDoor *d = j->d;
+    pthread_mutex_lock(&d->mu);
+    if (++d->running > 1) d->overlap = 1;
+    d->ran[d->n_ran++] = j->i;
+    d->runner[j->i] = pthread_self();
+    pthread_mutex_unlock(&d->mu);
+    pthread_mutex_lock(&d->mu);
+    d->running--;
+    pthread_mutex_unlock(&d->mu);
+    return WS_JOB_DONE;
+}
+
+static int turn_serve_one(void *ud)
+{
+    TurnDoor *d = ud;
+    if (d->next == TURN_MSGS) return 0;
+    int i = d->next++;
+    d->reader[i] = pthread_self();
+    TurnJob *j = xcalloc(1, sizeof *j);
+    ws_job_init(&j->hj, turn_stage, NULL);
+    j->d = d;
+    j->i = i;
+    ws_host_submit(d->h, &j->hj);
+    return 1;
+}
+
+static int turn_all_ran(void *ud)
+{
+    TurnDoor *d = ud;
+    pthread_mutex_lock(&d->mu);
+    int done = d->n_ran == TURN_MSGS;
+    pthread_mutex_unlock(&d->mu);
+    return done;
+}
+
+/* The caller's thread and the worker take turns at the input: every job
+ * runs, in the order its message came, never two at once; the first,
+ * queued while the worker waited, runs on the thread that read it (no
+ * hand-off); ws_host_serve returns once the input ended. */
+static void test_host_serve_turns(void)
+{
+    TurnDoor d;
+    memset(&d, 0, sizeof d);
+    pthread_mutex_init(&d.mu, NULL);
+    WsHostDoor door = {&d, NULL, NULL, turn_serve_one};
+    d.h = ws_host_new(&door);
+    CHECK_INT(ws_host_start(d.h), 0);
+    ws_host_serve(d.h);
+    CHECK_INT(d.next, TURN_MSGS);
+    ws_host_wait_until(d.h, turn_all_ran, &d);
+    CHECK_INT(d.n_ran, TURN_MSGS);
+    for (int i = 0; i < TURN_MSGS; i++)
+        CHECK_INT(d.ran[i], i);
+    CHECK_INT(d.overlap, 0);
+    CHECK(pthread_equal(d.runner[0], d.reader[0]));
+    CHECK_INT(ws_host_stop(d.h, 10000), 0);
+    ws_host_free(d.h);
+    pthread_mutex_destroy(&d.mu);
 }
 
 static void run_tests(void)
@@ -446,6 +526,7 @@ static void run_tests(void)
     RUN(test_shared_across_roots);
     RUN(test_host_roots);
     RUN(test_llm_pool_on_first_use);
+    RUN(test_host_serve_turns);
 }
 
 int main(void)
