@@ -296,6 +296,8 @@ int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
  * time and memory that grow with the square of its size. Before the parse,
  * brackets open at once in src; after it, the tree under root parsed from
  * len bytes. */
+/* tree-sitter allocates through base's allocator (idx_process_init). */
+void idx_ts_process_init(void);
 CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e);
 CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e);
 /* The same bound kept by a walk of one's own that visits every node in
