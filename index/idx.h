@@ -75,7 +75,8 @@ CrErr idx_open(const IdxConfig *cfg, unsigned flags, IdxStore **out, ErrInfo *e)
 void idx_close(IdxStore *st);
 /* Process-wide set-up, once, before any thread starts (main): tree-sitter
  * allocates through base's allocator (out of memory: "coderag: ..." and
- * exit 2, never tree-sitter's message and exit 1). */
+ * exit 2, never tree-sitter's message and exit 1); SQLite keeps no
+ * allocation statistics (a process-wide mutex per malloc). */
 void idx_process_init(void);
 /* One writer at a time (docs/hardening.md, "Writers that meet"): a store
  * whose write meets another writer (another process's `coderag index`, a

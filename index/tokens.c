@@ -2,15 +2,33 @@
 
 #include <string.h>
 
-/* The C locale's classes (nothing sets another), without a call per byte. */
+/* The C locale's classes (nothing sets another), one load per byte: bit 1
+ * starts an identifier (a letter, '_', any byte of a multi-byte character),
+ * 2 a digit, 4 an upper-case letter, 8 a lower-case letter or a byte of a
+ * multi-byte character. */
+#define TOK_START 1
+#define TOK_DIGIT 2
+#define TOK_UPPER 4
+#define TOK_LOWER 8
+static const unsigned char tok_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
+    0, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 0, 0, 0, 0, 1,
+    0, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 0, 0, 0, 0, 0,
+    9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+    9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+    9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+    9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+};
+
 static int isdigit_c(unsigned char c)
 {
-    return c >= '0' && c <= '9';
+    return tok_class[c] & TOK_DIGIT;
 }
 
 static int isupper_c(unsigned char c)
 {
-    return c >= 'A' && c <= 'Z';
+    return tok_class[c] & TOK_UPPER;
 }
 
 static int islower_c(unsigned char c)
@@ -23,14 +41,20 @@ static int isalpha_c(unsigned char c)
     return isupper_c(c) || islower_c(c);
 }
 
+/* islower_c, or a byte of a multi-byte character */
+static int islower_or_high(unsigned char c)
+{
+    return tok_class[c] & TOK_LOWER;
+}
+
 static int is_ident_start(unsigned char c)
 {
-    return isalpha_c(c) || c == '_' || c >= 0x80;
+    return tok_class[c] & TOK_START;
 }
 
 static int is_ident_char(unsigned char c)
 {
-    return is_ident_start(c) || isdigit_c(c);
+    return tok_class[c] & (TOK_START | TOK_DIGIT);
 }
 
 static void add_lower(StrBuf *out, const char *s, size_t n)
@@ -68,11 +92,11 @@ static int tok__parts(const char *s, size_t n, StrBuf *out)
                     j++;
                 if (j < n && islower_c((unsigned char)s[j])) j--;
             } else {
-                while (j < n && (islower_c((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80))
+                while (j < n && islower_or_high((unsigned char)s[j]))
                     j++;
             }
         } else {
-            while (j < n && (islower_c((unsigned char)s[j]) || (unsigned char)s[j] >= 0x80))
+            while (j < n && islower_or_high((unsigned char)s[j]))
                 j++;
         }
         if (j - i >= 2 || isalpha_c(c0)) {
@@ -100,8 +124,14 @@ void idx_tok_code(const char *text, size_t len, StrBuf *out)
             continue;
         }
         size_t j = i + 1;
+        int lower = tok_class[c] & TOK_LOWER;
         while (j < len && is_ident_char((unsigned char)text[j]))
-            j++;
+            lower &= tok_class[(unsigned char)text[j++]];
+        if (lower) { /* lower-case letters alone: one part, the word itself */
+            add_lower(out, text + i, j - i);
+            i = j;
+            continue;
+        }
         sb_reset(&parts);
         int n = tok__parts(text + i, j - i, &parts);
         if (n != 1 || parts.len != j - i) add_lower(out, text + i, j - i);

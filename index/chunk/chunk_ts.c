@@ -579,19 +579,30 @@ CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e)
     return CR_OK;
 }
 
+void idx_ts_nest_init(IdxTsNest *n, size_t len)
+{
+    n->sum = 0;
+    n->cap = TS_NEST_PER_BYTE * (uint64_t)len + TS_NEST_SLACK;
+}
+
+CrErr idx_ts_nest_step(IdxTsNest *n, size_t depth, ErrInfo *e)
+{
+    n->sum += depth;
+    if (n->sum > n->cap || depth > TS_NEST_MAX_DEPTH)
+        return err_set(e, CR_ETOOBIG, "nested too deep for its size (%zu levels, %llu in all)",
+                       depth, (unsigned long long)n->sum);
+    return CR_OK;
+}
+
 CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e)
 {
     TSTreeCursor cur = ts_tree_cursor_new(root);
     size_t depth = 0;
-    uint64_t sum = 0, cap = TS_NEST_PER_BYTE * (uint64_t)len + TS_NEST_SLACK;
+    IdxTsNest nest;
+    idx_ts_nest_init(&nest, len);
     CrErr rc = CR_OK;
     do {
-        sum += depth;
-        if (sum > cap || depth > TS_NEST_MAX_DEPTH) {
-            rc = err_set(e, CR_ETOOBIG, "nested too deep for its size (%zu levels, %llu in all)",
-                         depth, (unsigned long long)sum);
-            break;
-        }
+        if ((rc = idx_ts_nest_step(&nest, depth, e))) break;
     } while (idx_ts_walk_next(&cur, &depth, 1));
     ts_tree_cursor_delete(&cur);
     return rc;

@@ -165,7 +165,7 @@ static void *ts_alloc__realloc(void *p, size_t n)
     return ts_alloc__tag(b);
 }
 
-void idx_process_init(void)
+void idx_ts_process_init(void)
 {
     /* through base's allocator, out of memory is "coderag: out of memory"
      * and exit 2, as everywhere else (tree-sitter's own prints its words and

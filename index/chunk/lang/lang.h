@@ -309,8 +309,19 @@ int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
  * time and memory that grow with the square of its size. Before the parse,
  * brackets open at once in src; after it, the tree under root parsed from
  * len bytes. */
+/* tree-sitter allocates through base's allocator (idx_process_init). */
+void idx_ts_process_init(void);
 CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e);
 CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e);
+/* The same bound kept by a walk of one's own that visits every node in
+ * idx_ts_walk_next's order, root first (depth 0): each node's depth passed
+ * to idx_ts_nest_step, CR_ETOOBIG where idx_ts_nesting_check would stop, and
+ * the tree is walked once rather than twice. */
+typedef struct IdxTsNest {
+    uint64_t sum, cap;
+} IdxTsNest;
+void idx_ts_nest_init(IdxTsNest *n, size_t len);
+CrErr idx_ts_nest_step(IdxTsNest *n, size_t depth, ErrInfo *e);
 /* Parses len bytes of src into *out under the bounds every row shares
  * (ts_parse.c): CR_ETIMEOUT past a time budget that grows with len (the
  * file is skipped "too-costly"), CR_ETOOBIG when the tree does not span

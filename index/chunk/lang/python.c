@@ -279,9 +279,10 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
 
     if (s == sy->attribute) {
         /* a read of `self.name` that is no call: a property's getter runs */
-        int called = up->sym == sy->call && r->field == sy->f_function;
+        TSFieldId field = r->cur ? ts_tree_cursor_current_field_id(r->cur) : 0;
+        int called = up->sym == sy->call && field == sy->f_function;
         int written = (up->sym == sy->assignment || up->sym == sy->augmented_assignment) &&
-                      r->field == sy->f_left;
+                      field == sy->f_left;
         if (!called) idx_py_ref_attr_read(r, n, written);
     } else if (s == sy->call) {
         idx_py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
@@ -308,27 +309,33 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
 }
 
 /* Depth-first over one tree without recursion (inputs nest arbitrarily deep);
- * nodes starting at or past r->seg_end_byte belong to a later segment. */
-static void chunk__walk(ChunkRun *r, TSNode root)
+ * nodes starting at or past r->seg_end_byte belong to a later segment. With
+ * nest, every node is visited and its depth counted (idx_ts_nest_step): the
+ * bound on nesting checked by this walk, CR_ETOOBIG past it. */
+static CrErr chunk__walk(ChunkRun *r, TSNode root, IdxTsNest *nest, ErrInfo *e)
 {
     TSTreeCursor cur = ts_tree_cursor_new(root);
     ChunkFrame top = {0, CHUNK__CTX_MODULE, -1, -1};
     size_t depth = 0;
+    CrErr rc = nest ? idx_ts_nest_step(nest, 0, e) : CR_OK;
     ARRAY_GROW(r->frames, 1, r->cap_frames);
-    r->frames[0] = chunk__visit(r, root, &top);
+    r->cur = &cur;
+    if (!rc) r->frames[0] = chunk__visit(r, root, &top);
     int descend = 1;
-    while (idx_ts_walk_next(&cur, &depth, descend)) {
+    while (!rc && idx_ts_walk_next(&cur, &depth, descend)) {
+        if (nest && (rc = idx_ts_nest_step(nest, depth, e))) break;
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (ts_node_start_byte(n) >= r->seg_end_byte) {
             descend = 0;
             continue;
         }
         ARRAY_GROW(r->frames, depth + 1, r->cap_frames);
-        r->field = ts_tree_cursor_current_field_id(&cur);
         r->frames[depth] = chunk__visit(r, n, &r->frames[depth - 1]);
         descend = 1;
     }
+    r->cur = NULL;
     ts_tree_cursor_delete(&cur);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- chunks */
@@ -463,13 +470,13 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
         trees[n_trees++] = t;
     }
     seg_byte[n_trees] = UINT32_MAX;
-    for (size_t i = 0; i < n_trees && !rc; i++)
+    /* one tree: its walk below visits every node and checks the nesting as
+     * it goes; segments' walks stop at their ends, so each whole tree is
+     * checked first */
+    for (size_t i = 0; n_trees > 1 && i < n_trees && !rc; i++)
         rc = idx_ts_nesting_check(ts_tree_root_node(trees[i]), len - seg_byte[i], e);
-    if (rc) {
-        ts_tree_cursor_delete(&r.aux);
-        ts_tree_cursor_delete(&r.aux2);
-        goto out;
-    }
+    IdxTsNest nest;
+    idx_ts_nest_init(&nest, len);
 
     if (ts_node_symbol(root) == c->sy.module)
         r.mod_doc = idx_py_docstring(&r, root, &r.mod_doc_line);
@@ -477,9 +484,14 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
         free(r.mod_doc);
         r.mod_doc = NULL;
     }
-    for (size_t i = 0; i < n_trees; i++) {
+    for (size_t i = 0; i < n_trees && !rc; i++) {
         r.seg_end_byte = seg_byte[i + 1];
-        chunk__walk(&r, ts_tree_root_node(trees[i]));
+        rc = chunk__walk(&r, ts_tree_root_node(trees[i]), n_trees == 1 ? &nest : NULL, e);
+    }
+    if (rc) {
+        ts_tree_cursor_delete(&r.aux);
+        ts_tree_cursor_delete(&r.aux2);
+        goto out;
     }
     TSNode roots[CHUNK__MAX_SEGMENTS];
     for (size_t i = 0; i < n_trees; i++)

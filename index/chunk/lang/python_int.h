@@ -84,8 +84,8 @@ typedef struct ChunkRun {
     StrBuf sb, sb2;
     char *mod_doc;
     uint32_t mod_doc_line;
-    uint32_t seg_end_byte; /* nodes starting here or later belong to the next segment */
-    TSFieldId field;       /* the visited node's field in its parent (0: none) */
+    uint32_t seg_end_byte;   /* nodes starting here or later belong to the next segment */
+    const TSTreeCursor *cur; /* the walk's, on the visited node (its field in its parent) */
 } ChunkRun;
 
 static inline int py_is_space(char c)
