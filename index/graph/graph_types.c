@@ -151,13 +151,64 @@ static int64_t declared_class(Resolver *r, const char *name)
     return v > 0 ? v : 0;
 }
 
+/* The class of an item of what calling `callee` gives ("f", "T().m"): the
+ * items fact (IDX_REF_ITEMS) of the function, else that of the class of
+ * its result (or of the class called), or 0 (*lib set as call_class sets it). */
+static int64_t items_class(Resolver *r, const RefRow *at, const char *callee, int *lib, int depth)
+{
+    const char *open = NULL;
+    for (const char *p = strstr(callee, "()."); p; p = strstr(p + 1, "()."))
+        open = p;
+    int64_t t = 0;
+    if (open) {
+        char *inner = xstrndup(callee, (size_t)(open - callee));
+        int64_t c = call_class(r, at, inner, lib, depth + 1);
+        free(inner);
+        const char *seg = open + 3;
+        for (const char *dot; c && (dot = strchr(seg, '.')) != NULL; seg = dot + 1) {
+            char *a = xstrndup(seg, (size_t)(dot - seg));
+            c = attr_class(r, c, a, depth + 1);
+            free(a);
+        }
+        if (c && chunk_kind(r, c) == IDX_KIND_CLASS) t = class_member(r, at, c, seg);
+    } else if (callee[0] == '=') {
+        t = idx_graph_resolve_qualified(r, callee + 1, 0);
+        *lib = !t;
+    } else {
+        t = type_expr(r, at, callee);
+        size_t root = strcspn(callee, ".");
+        char *name = xstrndup(callee, root);
+        *lib = !t && (idx_graph_imported(r, at->file_id, callee, root) ||
+                      idx_graph_is_builtin(at->lang, name));
+        free(name);
+    }
+    if (!t) return 0;
+    char *type = type_fact(r, t, IDX_REF_ITEMS);
+    int64_t c = 0;
+    if (type) {
+        c = fact_class(r, t, type, depth);
+    } else if (chunk_kind(r, t) != IDX_KIND_CLASS && (c = result_class(r, t, depth + 1)) != 0) {
+        type = type_fact(r, c, IDX_REF_ITEMS);
+        c = type ? fact_class(r, c, type, depth) : 0;
+    }
+    free(type);
+    return c;
+}
+
 /* The class of what calling `callee` gives, written where ref is ("T", "f",
- * "=q.T", "T().f", "T().a.f"), or 0 with *lib set when it is a library's
- * (or a builtin's). */
+ * "=q.T", "T().f", "T().a.f"; "f()[]": an item of what f gives), or 0 with
+ * *lib set when it is a library's (or a builtin's). */
 static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int *lib, int depth)
 {
     *lib = 0;
     if (depth > TYPE_DEPTH) return 0;
+    size_t len = strlen(callee), items = strlen("()" IDX_REF_ITEMS);
+    if (len > items && !strcmp(callee + len - items, "()" IDX_REF_ITEMS)) {
+        char *inner = xstrndup(callee, len - items);
+        int64_t c = items_class(r, at, inner, lib, depth + 1);
+        free(inner);
+        return c;
+    }
     const char *open = NULL;
     for (const char *p = strstr(callee, "()."); p; p = strstr(p + 1, "()."))
         open = p;
