@@ -153,6 +153,10 @@ typedef enum {
  * an attribute (a property). TYPE is read in the chunk's file,
  * as a typed receiver's type is ("Headers", "make", "Cls().copy"). */
 #define IDX_REF_TYPE_FACT "="
+/* What iterating a value gives: a receiver typed "f()[]" is an item of
+ * what calling f gives, the type fact "=[]:TYPE" on a function (or on a
+ * class: its instances) says the items are what calling TYPE gives. */
+#define IDX_REF_ITEMS "[]"
 /* The type fact "=*:*" on a class: an interface that a type implements by
  * defining its methods, without naming it (Go's): a call of its method
  * reaches the methods of the types that define all of its own (rows'

@@ -33,14 +33,21 @@ static IdxEdgeKind edge_kind(int ref_kind)
  * edge: a macro's mark, and a call written without a receiver (`f()`,
  * `self.f()`, or a bare member name made `Class.f`), which is recursion. A
  * call on another object (`out.write()` in `write`) found by its name alone
- * is a guess that names itself, not a call of itself. */
+ * is a guess that names itself, not a call of itself; one on an object typed
+ * as the method's own class is a call. */
 static int self_edge(const RefRow *row)
 {
     if (row->kind == REF_EXPAND) return 1;
     if (row->kind != REF_CALL) return 0;
     const char *n = row->name;
     if (!strncmp(n, IDX_RECEIVER ".", IDX_RECEIVER_LEN + 1)) n += IDX_RECEIVER_LEN + 1;
-    return !strchr(n, '.') || !strcmp(n, row->symbol);
+    if (!strchr(n, '.') || !strcmp(n, row->symbol)) return 1;
+    /* another instance of the method's own class, typed (`self.parent.find()`
+     * in `find`, parent a Symbols: "Symbols().find") */
+    const char *dot = strrchr(row->symbol, '.');
+    size_t cls = dot ? (size_t)(dot - row->symbol) : 0;
+    return cls && !strncmp(n, row->symbol, cls) && !strncmp(n + cls, "().", 3) &&
+           !strcmp(n + cls + 3, dot + 1);
 }
 
 /* The chunk a reference's edge points at now (0: none). */

@@ -151,6 +151,33 @@ static int64_t declared_class(Resolver *r, const char *name)
     return v > 0 ? v : 0;
 }
 
+/* Where the last "()." of callee is, or NULL. */
+static const char *last_open(const char *callee)
+{
+    const char *open = NULL;
+    for (const char *p = strstr(callee, "()."); p; p = strstr(p + 1, "()."))
+        open = p;
+    return open;
+}
+
+/* The member a chain "T().a.m" names, open its last "().": the class of what
+ * calling the part before gives, its attributes walked, then m; or 0 (*lib
+ * set as call_class sets it). */
+static int64_t chain_member(Resolver *r, const RefRow *at, const char *callee, const char *open,
+                            int *lib, int depth)
+{
+    char *inner = xstrndup(callee, (size_t)(open - callee));
+    int64_t c = call_class(r, at, inner, lib, depth + 1);
+    free(inner);
+    const char *seg = open + 3;
+    for (const char *dot; c && (dot = strchr(seg, '.')) != NULL; seg = dot + 1) {
+        char *a = xstrndup(seg, (size_t)(dot - seg));
+        c = attr_class(r, c, a, depth + 1);
+        free(a);
+    }
+    return c && chunk_kind(r, c) == IDX_KIND_CLASS ? class_member(r, at, c, seg) : 0;
+}
+
 /* The length of callee before a trailing IDX_REF_ARG "K" IDX_REF_ARG "J"
  * (a callback's parameter), or 0 when it has none. */
 static size_t arg_base(const char *callee)
@@ -173,25 +200,9 @@ static size_t arg_base(const char *callee)
  * class: its constructor, the row's constructor_name), or 0. */
 static int64_t callee_def(Resolver *r, const RefRow *at, const char *callee, int depth)
 {
-    const char *open = NULL;
-    for (const char *p = strstr(callee, "()."); p; p = strstr(p + 1, "()."))
-        open = p;
-    int64_t t = 0;
-    if (open) {
-        int lib = 0;
-        char *inner = xstrndup(callee, (size_t)(open - callee));
-        int64_t c = call_class(r, at, inner, &lib, depth + 1);
-        free(inner);
-        const char *seg = open + 3;
-        for (const char *dot; c && (dot = strchr(seg, '.')) != NULL; seg = dot + 1) {
-            char *a = xstrndup(seg, (size_t)(dot - seg));
-            c = attr_class(r, c, a, depth + 1);
-            free(a);
-        }
-        if (c && chunk_kind(r, c) == IDX_KIND_CLASS) t = class_member(r, at, c, seg);
-    } else {
-        t = type_expr(r, at, callee);
-    }
+    const char *open = last_open(callee);
+    int lib = 0;
+    int64_t t = open ? chain_member(r, at, callee, open, &lib, depth) : type_expr(r, at, callee);
     if (t && chunk_kind(r, t) == IDX_KIND_CLASS)
         t = at->lang && at->lang->constructor_name
                 ? class_member(r, at, t, at->lang->constructor_name)
@@ -251,9 +262,43 @@ static int64_t element_class(Resolver *r, const RefRow *at, const char *base, co
     return v;
 }
 
+/* The class of an item of what calling `callee` gives ("f", "T().m"): the
+ * items fact (IDX_REF_ITEMS) of the function, else that of the class of
+ * its result (or of the class called), or 0 (*lib set as call_class sets it). */
+static int64_t items_class(Resolver *r, const RefRow *at, const char *callee, int *lib, int depth)
+{
+    const char *open = last_open(callee);
+    int64_t t = 0;
+    if (open) {
+        t = chain_member(r, at, callee, open, lib, depth);
+    } else if (callee[0] == '=') {
+        t = idx_graph_resolve_qualified(r, callee + 1, 0);
+        *lib = !t;
+    } else {
+        t = type_expr(r, at, callee);
+        size_t root = strcspn(callee, ".");
+        char *name = xstrndup(callee, root);
+        *lib = !t && (idx_graph_imported(r, at->file_id, callee, root) ||
+                      idx_graph_is_builtin(at->lang, name));
+        free(name);
+    }
+    if (!t) return 0;
+    char *type = type_fact(r, t, IDX_REF_ITEMS);
+    int64_t c = 0;
+    if (type) {
+        c = fact_class(r, t, type, depth);
+    } else if (chunk_kind(r, t) != IDX_KIND_CLASS && (c = result_class(r, t, depth + 1)) != 0) {
+        type = type_fact(r, c, IDX_REF_ITEMS);
+        c = type ? fact_class(r, c, type, depth) : 0;
+    }
+    free(type);
+    return c;
+}
+
 /* The class of what calling `callee` gives, written where ref is ("T", "f",
  * "=q.T", "T().f", "T().a.f"; "f#K#J": a parameter of a callback passed to
- * f), or 0 with *lib set when it is a library's (or a builtin's). */
+ * f; "f()[]": an item of what f gives), or 0 with *lib set when it is a
+ * library's (or a builtin's). */
 static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int *lib, int depth)
 {
     *lib = 0;
@@ -268,6 +313,13 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         if (!t) c = element_class(r, at, f, callee + base, depth + 1);
         free(f);
         free(type);
+        return c;
+    }
+    size_t len = strlen(callee), items = strlen("()" IDX_REF_ITEMS);
+    if (len > items && !strcmp(callee + len - items, "()" IDX_REF_ITEMS)) {
+        char *inner = xstrndup(callee, len - items);
+        int64_t c = items_class(r, at, inner, lib, depth + 1);
+        free(inner);
         return c;
     }
     const char *open = NULL;

@@ -14,7 +14,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 12
+#define IDX_SCHEMA_VERSION 13
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member

@@ -202,6 +202,23 @@ static void test_rust(void)
     CHECK(has_edge(st, relay, "wrapped", relay, "widen", IDX_EDGE_CALL));
     CHECK(has_edge(st, relay, "wrapped", relay, "Other.plain", IDX_EDGE_CALL));
     CHECK(has_edge(st, relay, "wrapped", relay, "tri", IDX_EDGE_CALL));
+    /* `pub use` re-exports followed to the definition (`self::circle::Circle`,
+     * `crate::…::{area, Unit as Measure}`), through a `use` and through a path
+     * from `crate::` in code, never square.rs's same-named ones; `use
+     * super::…` in `mod tests` names the file's own module */
+    const char *draw = "src/draw.rs", *circle = "src/shapes/circle.rs";
+    CHECK(has_edge(st, draw, "draw", circle, "Circle.new", IDX_EDGE_CALL));
+    CHECK(has_edge(st, draw, "draw", circle, "Unit.scale", IDX_EDGE_CALL));
+    CHECK(has_edge(st, draw, "draw", circle, "area", IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, draw, "draw", "src/square.rs", "area", IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, draw, "draw", "src/square.rs", "Circle.new", IDX_EDGE_CALL));
+    CHECK(has_edge(st, draw, "tests.outlined", draw, "outline", IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, draw, "tests.outlined", "src/square_user.rs", "outline",
+                          IDX_EDGE_CALL));
+    /* a test of the package names its crate as Cargo.toml does (`fixture-shapes`) */
+    CHECK(has_edge(st, "tests/shapes.rs", "circle_is_made", circle, "Circle.new", IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, "tests/shapes.rs", "circle_is_made", "src/square.rs", "Circle.new",
+                          IDX_EDGE_CALL));
     /* a definition in `mod tests` is a test, as a tests/ file is */
     CHECK(idx_chunk_in_test_module(st, chunk_id(st, relay, "tests.relay_adds")));
     CHECK(!idx_chunk_in_test_module(st, chunk_id(st, relay, "Relay.relay")));

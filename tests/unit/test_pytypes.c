@@ -130,6 +130,26 @@ static void test_attributes_and_results_across_files(void)
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
 }
 
+/* Items of what a call returns (`-> Iterator[X]`, `-> List[X]`, a
+ * generator's first argument) in a loop or a comprehension, through self
+ * too; `cast(X, v)`; an attribute assigned a call on a parameter of the
+ * method assigning it; a nested function's
+ * annotated parameter; a mapping's values; recursion through an attribute. */
+static void test_items_casts_and_attributes(void)
+{
+    const char *p = "pkg/loops.py", *get = "pkg/ds.py:Headers.get\n";
+    check_callees(p, "Table.each_row", "pkg/loops.py:Table.rows\npkg/ds.py:Headers.get\n");
+    check_callees(p, "Table.by_param_attr", get);
+    check_callees(p, "by_loop", "pkg/loops.py:all_headers\npkg/ds.py:Headers.get\n");
+    check_callees(p, "by_generator", "pkg/loops.py:made\npkg/ds.py:Headers.get\n");
+    check_callees(p, "by_comprehension", "pkg/ds.py:Headers.get\npkg/loops.py:all_headers\n");
+    check_callees(p, "by_cast", get);
+    check_callees(p, "by_inner", get);
+    /* a mapping's values in `for k, v in m.items()`; another instance of the
+     * method's own class calls the method itself */
+    check_callees(p, "Registry.lookup", "pkg/ds.py:Headers.get\npkg/loops.py:Registry.lookup\n");
+}
+
 static void test_super(void)
 {
     /* Headers.load's own name is not the target: the base's is */
@@ -240,6 +260,7 @@ int main(void)
     RUN(test_self_attributes);
     RUN(test_parameters_and_module_instances);
     RUN(test_attributes_and_results_across_files);
+    RUN(test_items_casts_and_attributes);
     RUN(test_super);
     RUN(test_property_reads);
     RUN(test_proxy);

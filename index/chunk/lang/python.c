@@ -75,6 +75,7 @@ static PyChunker *idx_py_chunker_new(void)
     s->typed_parameter = chunk__sym(l, "typed_parameter", 1);
     s->typed_default_parameter = chunk__sym(l, "typed_default_parameter", 1);
     s->for_statement = chunk__sym(l, "for_statement", 1);
+    s->for_in_clause = chunk__sym(l, "for_in_clause", 1);
     s->augmented_assignment = chunk__sym(l, "augmented_assignment", 1);
     s->return_statement = chunk__sym(l, "return_statement", 1);
     s->if_statement = chunk__sym(l, "if_statement", 1);

@@ -134,7 +134,16 @@ int idx_py_annotation_item(const char *s, size_t n, StrBuf *out)
         "Iterable",        "Iterator",    "List",  "list",      "Sequence",
         "MutableSequence", "Set",         "set",   "FrozenSet", "frozenset",
         "Collection",      "AbstractSet", "Deque", "deque",     "Reversible"};
+    /* generators: the first argument is what they yield */
+    static const char *const generators[] = {"Generator", "AsyncGenerator", "AsyncIterator",
+                                             "AsyncIterable"};
     size_t open;
+    if (generic_of(&s, &n, generators, sizeof generators / sizeof *generators, &open)) {
+        size_t comma = open + 1;
+        for (int depth = 0; comma < n - 1 && (depth || s[comma] != ','); comma++)
+            depth += s[comma] == '[' ? 1 : s[comma] == ']' ? -1 : 0;
+        return chain_to(s + open + 1, comma - open - 1, out);
+    }
     if (!generic_of(&s, &n, containers, sizeof containers / sizeof *containers, &open)) return 0;
     return chain_to(s + open + 1, n - open - 2, out);
 }
@@ -224,6 +233,19 @@ int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out)
         sb_reset(out);
         sb_adds(out, cls);
     }
+    return ok;
+}
+
+int idx_py_return_items(ChunkRun *r, const ChunkUnit *u, StrBuf *out)
+{
+    if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) return 0;
+    TSNode rt = ts_node_child_by_field_id(u->def, r->sy->f_return_type);
+    if (ts_node_is_null(rt)) return 0;
+    StrBuf raw;
+    sb_init(&raw);
+    idx_py_squeezed(r, rt, &raw);
+    int ok = idx_py_annotation_item(raw.buf ? raw.buf : "", raw.len, out);
+    sb_release(&raw);
     return ok;
 }
 

@@ -24,8 +24,8 @@ typedef struct ChunkSyms {
         dotted_name, relative_import, import_prefix, wildcard_import, call, attribute, identifier,
         subscript, raise_statement, except_clause, except_group_clause, expression_statement,
         string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon, assignment,
-        typed_parameter, typed_default_parameter, for_statement, augmented_assignment,
-        return_statement, if_statement, not_operator;
+        typed_parameter, typed_default_parameter, for_statement, for_in_clause,
+        augmented_assignment, return_statement, if_statement, not_operator;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
         f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters,
         f_return_type, f_condition, f_consequence, f_alternative, f_argument, f_arguments;
@@ -123,7 +123,8 @@ int idx_py_is_chain(const char *s, size_t n);
  * `ClassVar[X]`; "@X" for `Type[X]` (the class itself); 0 for anything
  * else (containers, callables). */
 int idx_py_annotation_type(const char *s, size_t n, StrBuf *out);
-/* The item class of a container annotation (`t.Iterable[X]`), or 0. */
+/* The item class of a container annotation (`t.Iterable[X]`; a generator's
+ * first argument), or 0. */
 int idx_py_annotation_item(const char *s, size_t n, StrBuf *out);
 /* The value class of a mapping annotation (`t.Dict[str, X]`,
  * `Mapping[str, "X"]`), into out; 0 for none. */
@@ -137,6 +138,10 @@ void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out);
  * `self`, `cls(...)`, `self.__class__(...)` or `type(self)(...)`
  * unannotated. 0 for none. */
 int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out);
+/* The item class of what a call of function unit u returns, from its
+ * return annotation (`-> Iterator[X]`, `-> list[X]`, `-> Generator[X, None,
+ * None]`), into out; 0 for none. */
+int idx_py_return_items(ChunkRun *r, const ChunkUnit *u, StrBuf *out);
 /* Whether unit u's definition has a decorator whose name ends in "property"
  * (`property`, `cached_property`, `functools.cached_property`). */
 int idx_py_is_property(ChunkRun *r, const ChunkUnit *u);
@@ -186,6 +191,9 @@ void idx_py_var_tail(PyTypes *t, int scope, const char *name, size_t len, const 
 /* The variable's entry (its type may be NULL: unknown), NULL for none. */
 const PyVar *idx_py_var_get(const PyTypes *t, int scope, int attr, const char *name, size_t len);
 void idx_py_vars_release(PyTypes *t);
+/* The class of the values of mapping obj (a variable or `self.name`
+ * annotated `Dict[str, X]`, or given one so typed) into t->t: 1, else 0. */
+int idx_py_values_of(ChunkRun *r, PyTypes *t, TSNode obj, int scope);
 /* `d[k]`, `d.get(k)`, `self.d.get(k)` (also pop, setdefault) with d a
  * mapping annotated `Dict[K, V]`: a V, into t->t (1), or 0. */
 int idx_py_mapping_value(ChunkRun *r, PyTypes *t, TSNode rhs, int scope);

@@ -70,6 +70,18 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
     TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
     if (ts_node_is_null(fn)) return 0;
     idx_py_squeezed(r, fn, &t->t);
+    /* `cast(X, v)`, `t.cast("X", v)`: an X */
+    if ((t->t.len == 4 || (t->t.len > 4 && t->t.buf[t->t.len - 5] == '.')) &&
+        !memcmp(t->t.buf + t->t.len - 4, "cast", 4)) {
+        TSNode args = ts_node_child_by_field_id(rhs, sy->f_arguments);
+        if (ts_node_is_null(args) || ts_node_named_child_count(args) != 2) return 0;
+        StrBuf raw;
+        sb_init(&raw);
+        idx_py_squeezed(r, ts_node_named_child(args, 0), &raw);
+        int ok = idx_py_annotation_type(raw.buf ? raw.buf : "", raw.len, &t->t);
+        sb_release(&raw);
+        return ok ? 2 : -1;
+    }
     /* `make()`, `self.make()`: what this file's make says it returns */
     int self = t->t.len > 5 && !memcmp(t->t.buf, "self.", 5);
     int cls = scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
@@ -102,6 +114,32 @@ static int assigned_type(ChunkRun *r, PyTypes *t, TSNode asg, int scope)
     }
     if (t->t.len > 4 && !memcmp(t->t.buf, "cls.", 4)) return 0;
     return idx_py_is_chain(t->t.buf ? t->t.buf : "", t->t.len);
+}
+
+/* t->t ("app.create_url_adapter") with its root replaced by the type of the
+ * variable of that name in unit scope or the module, a few times over
+ * ("Flask().create_url_adapter"): an attribute's type is read in other
+ * methods, where the assigning method's variables are not. */
+static void root_typed(ChunkRun *r, PyTypes *t, int scope)
+{
+    const PyVar *last = NULL;
+    for (int depth = 0; depth < 3 && t->t.buf; depth++) {
+        size_t root = strcspn(t->t.buf, ".(");
+        if (t->t.buf[root] != '.') return;
+        const PyVar *w = NULL;
+        for (int s = scope; s >= 0 && !w; s = r->units[s].parent)
+            if (r->units[s].kind != IDX_KIND_CLASS) w = idx_py_var_get(t, s, 0, t->t.buf, root);
+        if (!w) w = idx_py_var_get(t, -1, 0, t->t.buf, root);
+        if (!w || !w->type || w == last) return;
+        char *rest = xstrdup(t->t.buf + root);
+        sb_reset(&t->t);
+        if (w->type[0] == '@')
+            sb_addf(&t->t, "%s%s", w->type + 1, rest);
+        else
+            sb_addf(&t->t, "%s()%s", w->type, rest);
+        free(rest);
+        last = w;
+    }
 }
 
 /* One assignment seen in a scope: `name = ...` (a variable of scope), or
@@ -138,6 +176,7 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
         return;
     }
     int typed = assigned_type(r, t, asg, scope);
+    if (typed == 1 && s == sy->attribute) root_typed(r, t, scope);
     const char *type = typed > 0 ? t->t.buf : NULL;
     int declared = typed == 2 || typed == -1;
     if (s == sy->identifier) {
@@ -164,7 +203,7 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
             note_items(t, cls, 1, r->src + a, b - a, raw.buf ? raw.buf : "", raw.len);
             sb_release(&raw);
         }
-        /* self.rules = rules, rules: Iterable[Rule]: its items too */
+        /* self.rules = rules, rules: Iterable[Rule]: its items (or values) too */
         TSNode rhs = ts_node_child_by_field_id(asg, sy->f_right);
         if (b > a && b <= r->len && !ts_node_is_null(rhs) &&
             ts_node_symbol(rhs) == sy->identifier) {
@@ -178,18 +217,54 @@ static void note_assignment(ChunkRun *r, PyTypes *t, TSNode asg, int scope, int 
             sb_add(&k, r->src + a, b - a);
             sb_adds(&k, "[]");
             if (v && v->type) idx_py_var_put(t, cls, 1, k.buf, k.len, v->type, 0);
+            /* and a mapping's values (`mapping: Mapping[str, Loader]`) */
+            sb_reset(&k);
+            sb_add(&k, r->src + ra, rb - ra);
+            sb_adds(&k, "{}");
+            v = idx_py_var_get(t, scope, 0, k.buf, k.len);
+            sb_reset(&k);
+            sb_add(&k, r->src + a, b - a);
+            sb_adds(&k, "{}");
+            if (v && v->type) idx_py_var_put(t, cls, 1, k.buf, k.len, v->type, 0);
             sb_release(&k);
         }
     }
 }
 
-/* `for x in f(...)`: x is an item of what f returns ("f().__iter__"). */
+/* `for x in f(...)` (a statement or a comprehension's clause): x is an
+ * item of what f returns ("f()[]", read by the resolver from f's items fact). */
+/* `for v in m.values()`, `for k, v in m.items()` with m's values of a
+ * known class (idx_py_values_of): v is one. 1 when the loop is one of those. */
+static int note_values_loop(ChunkRun *r, PyTypes *t, TSNode lhs, TSNode rhs, int scope)
+{
+    const ChunkSyms *sy = r->sy;
+    if (ts_node_is_null(rhs) || ts_node_symbol(rhs) != sy->call) return 0;
+    TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != sy->attribute) return 0;
+    TSNode m = ts_node_child_by_field_id(fn, sy->f_attribute);
+    int values = !ts_node_is_null(m) && idx_py_text_is(r, m, "values");
+    int items = !ts_node_is_null(m) && idx_py_text_is(r, m, "items");
+    TSNode v = lhs;
+    if (items && ts_node_symbol(lhs) != sy->identifier && ts_node_named_child_count(lhs) == 2)
+        v = ts_node_named_child(lhs, 1);
+    else if (!values || ts_node_symbol(lhs) != sy->identifier)
+        return 0;
+    if (ts_node_symbol(v) != sy->identifier) return 0;
+    if (!idx_py_values_of(r, t, ts_node_child_by_field_id(fn, sy->f_object), scope)) return 0;
+    uint32_t a = ts_node_start_byte(v), b = ts_node_end_byte(v);
+    if (b > r->len || a == b) return 0;
+    idx_py_var_put(t, scope, 0, r->src + a, b - a, t->t.buf, 0);
+    idx_py_var_tail(t, scope, r->src + a, b - a, NULL, py_node_line(lhs));
+    return 1;
+}
+
 static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
 {
     const ChunkSyms *sy = r->sy;
     TSNode lhs = ts_node_child_by_field_id(loop, sy->f_left);
     TSNode rhs = ts_node_child_by_field_id(loop, sy->f_right);
-    if (ts_node_is_null(lhs) || ts_node_symbol(lhs) != sy->identifier) return;
+    if (ts_node_is_null(lhs) || note_values_loop(r, t, lhs, rhs, scope)) return;
+    if (ts_node_symbol(lhs) != sy->identifier) return;
     const char *type = NULL;
     const PyVar *items = NULL;
     StrBuf k;
@@ -221,9 +296,18 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
     } else if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->call) {
         TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
         if (!ts_node_is_null(fn)) idx_py_squeezed(r, fn, &t->t);
+        int self = t->t.len > 5 && !memcmp(t->t.buf, "self.", 5);
+        int cls =
+            scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
         if (!ts_node_is_null(fn) && idx_py_is_chain(t->t.buf ? t->t.buf : "", t->t.len) &&
-            !(t->t.len > 5 && !memcmp(t->t.buf, "self.", 5))) {
-            sb_adds(&t->t, "().__iter__");
+            (!self || cls >= 0)) {
+            if (self) { /* `self.iter_rules()`: the method as the class's own */
+                char *m = xstrdup(t->t.buf + 5);
+                sb_reset(&t->t);
+                sb_addf(&t->t, "%s().%s", r->units[cls].symbol, m);
+                free(m);
+            }
+            sb_adds(&t->t, "()" IDX_REF_ITEMS); /* an item of what the call gives */
             type = t->t.buf;
         }
     }
@@ -255,21 +339,26 @@ static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t
     sb_release(&key);
 }
 
-/* Every assignment in the subtree of n (function bodies: nested ones too). */
+static void scan_params(ChunkRun *r, PyTypes *t, TSNode def, int scope);
+
+/* Every assignment in the subtree of n (function bodies: nested ones too,
+ * whose annotated parameters count as the function's variables). */
 static void scan_assignments(ChunkRun *r, PyTypes *t, TSNode n, int scope, int cls)
 {
     TSTreeCursor cur = ts_tree_cursor_new(n);
     size_t depth = 0;
     int descend = 1;
     /* the cursor's depth says where a node is (ts_node_parent walks down
-     * from the root at each call); a call or a string holds no statement */
+     * from the root at each call); a string holds no statement, a call
+     * may hold a comprehension (`f([p.m() for p in ps()])`) */
     while (idx_ts_walk_next(&cur, &depth, descend)) {
         TSNode c = ts_tree_cursor_current_node(&cur);
         TSSymbol s = ts_node_symbol(c);
-        descend = s != r->sy->class_definition && s != r->sy->call && s != r->sy->string;
+        descend = s != r->sy->class_definition && s != r->sy->string;
         if (s == r->sy->assignment) note_assignment(r, t, c, scope, cls, depth == 2);
-        if (s == r->sy->for_statement) note_loop(r, t, c, scope);
+        if (s == r->sy->for_statement || s == r->sy->for_in_clause) note_loop(r, t, c, scope);
         if (s == r->sy->if_statement) idx_py_note_guard(r, t, c, scope, depth == 1);
+        if (s == r->sy->function_definition) scan_params(r, t, c, scope);
     }
     ts_tree_cursor_delete(&cur);
 }
@@ -419,8 +508,13 @@ static void retype_ref(ChunkRun *r, PyTypes *t, ChunkRef *ref, const char *const
     const PyVar *v = NULL;
     const char *rest = n + first + 1, *type = NULL;
     int proxy = 0, own = 0;
-    if (first == 4 && !memcmp(n, "self", 4)) {
-        int cls = u >= 0 && r->units[u].kind == IDX_KIND_METHOD ? r->units[u].parent : -1;
+    int cls = u >= 0 && r->units[u].kind == IDX_KIND_METHOD ? r->units[u].parent : -1;
+    /* `self` annotated in a function that is no method (`def fget(self: "Response")`): a variable
+     */
+    const PyVar *self_var = first == 4 && !memcmp(n, "self", 4) && cls < 0 && u >= 0
+                                ? idx_py_var_get(t, u, 0, n, first)
+                                : NULL;
+    if (first == 4 && !memcmp(n, "self", 4) && !(self_var && self_var->type)) {
         size_t an = strcspn(rest, ".(");
         if (cls < 0) untyped_result(ref);
         if (cls < 0 || !rest[an]) return;
@@ -494,13 +588,17 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
     /* in a method, not a data attribute its class assigns (self.name = ...) */
     int u = unit_at(r, ref->line);
     if (u < 0 || r->units[u].kind != IDX_KIND_METHOD) return 1;
+    /* declared in the class's body (`message: Optional[str] = None`): its
+     * own attribute, not a base's property of that name */
+    const PyVar *own = idx_py_var_get(t, r->units[u].parent, 1, m, strlen(m));
     for (size_t i = 0; i < r->n_units; i++) {
         const ChunkUnit *v = &r->units[i];
         if (v->kind != IDX_KIND_METHOD || strcmp(v->name, m) != 0) continue;
-        if (idx_py_is_property(r, v)) return 0; /* assigned through its setter, maybe */
+        if (idx_py_is_property(r, v) && (!own || !own->declared || v->parent == r->units[u].parent))
+            return 0; /* assigned through its setter, maybe */
         method = 1;
     }
-    return method || idx_py_var_get(t, r->units[u].parent, 1, m, strlen(m)) != NULL;
+    return method || own != NULL;
 }
 
 /* The type facts other files' receivers read (IDX_REF_TYPE_FACT): each
@@ -525,6 +623,15 @@ static void push_facts(ChunkRun *r, PyTypes *t)
         if (r->units[i].kind == IDX_KIND_METHOD && idx_py_is_property(r, &r->units[i]))
             idx_py_ref_push(r, REF_TYPE, (int)i, r->units[i].def)->name =
                 xstrdup(IDX_REF_TYPE_FACT "@:");
+        /* `-> Iterator[X]`: its items; `__iter__`'s are its class's */
+        if (idx_py_return_items(r, &r->units[i], &t->t)) {
+            sb_reset(&f);
+            sb_addf(&f, "%s%s:%s", IDX_REF_TYPE_FACT, IDX_REF_ITEMS, t->t.buf);
+            idx_py_ref_push(r, REF_TYPE, (int)i, r->units[i].def)->name = xstrndup(f.buf, f.len);
+            int cls = r->units[i].kind == IDX_KIND_METHOD ? r->units[i].parent : -1;
+            if (cls >= 0 && !strcmp(r->units[i].name, "__iter__"))
+                idx_py_ref_push(r, REF_TYPE, cls, r->units[cls].def)->name = xstrndup(f.buf, f.len);
+        }
         if (!idx_py_return_type(r, &r->units[i], &t->t)) continue;
         sb_reset(&f);
         sb_addf(&f, "%s():%s", IDX_REF_TYPE_FACT, t->t.buf);

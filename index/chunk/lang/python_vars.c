@@ -89,6 +89,11 @@ int idx_py_mapping_value(ChunkRun *r, PyTypes *t, TSNode rhs, int scope)
             return 0;
         obj = ts_node_child_by_field_id(fn, sy->f_object);
     }
+    return idx_py_values_of(r, t, obj, scope);
+}
+
+int idx_py_values_of(ChunkRun *r, PyTypes *t, TSNode obj, int scope)
+{
     if (ts_node_is_null(obj)) return 0;
     StrBuf k;
     sb_init(&k);

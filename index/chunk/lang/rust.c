@@ -2,14 +2,52 @@
  * inside the crate (the folder holding src/ is its root). */
 #include "lang.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern const char idx_query_rust[];
 const TSLanguage *tree_sitter_rust(void);
 
-/* Flattens a use tree into imports: prefix is the path so far ("a::b"). */
-static void rust__use(LangParse *p, TSNode at, TSNode n, const char *prefix, int depth)
+/* Adds import spec `path` written inside the inline modules `inner` of its
+ * file ("a::b": `mod a { mod b { use … } }`, "" at the file's top): a path
+ * from `self` or `super` is made one from the file's own module, where
+ * rust__resolve reads it (`use super::*` in `mod tests` is the file's). */
+static void rust__add(LangParse *p, TSNode at, const char *path, const char *member,
+                      const char *alias, const char *inner)
+{
+    if (!*inner || (strncmp(path, "self::", 6) != 0 && strncmp(path, "super::", 7) != 0 &&
+                    strcmp(path, "self") != 0 && strcmp(path, "super") != 0)) {
+        idx_lang_add_import(p, at, path, member, alias);
+        return;
+    }
+    StrBuf mods, out;
+    sb_init(&mods);
+    sb_init(&out);
+    sb_adds(&mods, inner);
+    const char *rest = path;
+    if (!strncmp(rest, "self", 4)) rest += rest[4] ? 6 : 4;
+    while (!strncmp(rest, "super", 5) && (rest[5] == '\0' || rest[5] == ':') && mods.len) {
+        const char *last = strstr(mods.buf, "::"), *q = last;
+        while (q && (q = strstr(q + 2, "::")) != NULL)
+            last = q;
+        sb_truncate(&mods, last ? (size_t)(last - mods.buf) : 0);
+        rest += rest[5] ? 7 : 5;
+    }
+    if (!strncmp(rest, "super", 5) && (rest[5] == '\0' || rest[5] == ':'))
+        sb_adds(&out, rest); /* above the file's module: as written there */
+    else
+        sb_addf(&out, "self%s%s%s%s", mods.len ? "::" : "", mods.len ? mods.buf : "",
+                *rest ? "::" : "", rest);
+    idx_lang_add_import(p, at, out.buf, member, alias);
+    sb_release(&mods);
+    sb_release(&out);
+}
+
+/* Flattens a use tree into imports: prefix is the path so far ("a::b"),
+ * inner the inline modules around it (rust__add). */
+static void rust__use(LangParse *p, TSNode at, TSNode n, const char *prefix, const char *inner,
+                      int depth)
 {
     const char *t = ts_node_type(n);
     StrBuf path;
@@ -25,17 +63,17 @@ static void rust__use(LangParse *p, TSNode at, TSNode n, const char *prefix, int
             sb_adds(&path, s);
             free(s);
         }
-        if (!ts_node_is_null(list)) rust__use(p, at, list, path.buf, depth + 1);
+        if (!ts_node_is_null(list)) rust__use(p, at, list, path.buf, inner, depth + 1);
     } else if (!strcmp(t, "use_list")) {
         for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-            rust__use(p, at, ts_node_named_child(n, i), prefix, depth + 1);
+            rust__use(p, at, ts_node_named_child(n, i), prefix, inner, depth + 1);
     } else if (!strcmp(t, "use_as_clause")) {
         TSNode pth = ts_node_child_by_field_name(n, "path", 4);
         TSNode al = ts_node_child_by_field_name(n, "alias", 5);
         if (ts_node_is_null(pth) || ts_node_is_null(al)) goto out;
         char *s = idx_lang_node_text(p, pth), *a = idx_lang_node_text(p, al);
         sb_addf(&path, "%s%s%s", prefix, *prefix ? "::" : "", s);
-        if (strcmp(a, "_") != 0) idx_lang_add_import(p, at, path.buf, NULL, a);
+        if (strcmp(a, "_") != 0) rust__add(p, at, path.buf, NULL, a, inner);
         free(s);
         free(a);
     } else if (!strcmp(t, "use_wildcard")) {
@@ -43,7 +81,7 @@ static void rust__use(LangParse *p, TSNode at, TSNode n, const char *prefix, int
         size_t k = strlen(s);
         if (k >= 3 && !strcmp(s + k - 3, "::*")) s[k - 3] = '\0';
         sb_addf(&path, "%s%s%s", prefix, *prefix && *s ? "::" : "", s);
-        idx_lang_add_import(p, at, path.buf, "*", "*");
+        rust__add(p, at, path.buf, "*", "*", inner);
         free(s);
     } else if (!strcmp(t, "scoped_identifier") || !strcmp(t, "identifier") || !strcmp(t, "crate") ||
                !strcmp(t, "self") || !strcmp(t, "super")) {
@@ -58,12 +96,33 @@ static void rust__use(LangParse *p, TSNode at, TSNode n, const char *prefix, int
             last = last ? last + 1 : path.buf;
         }
         char *alias = xstrdup(last);
-        idx_lang_add_import(p, at, path.buf, NULL, alias);
+        rust__add(p, at, path.buf, NULL, alias, inner);
         free(alias);
         free(s);
     }
 out:
     sb_release(&path);
+}
+
+/* Whether the source writes `root::` in code: not in a `use` (which binds
+ * its own names) nor a line comment, after no identifier character. */
+static int rust__path_root(const LangParse *p, const char *root)
+{
+    size_t n = strlen(root);
+    for (const char *q = p->src, *end = p->src + p->len;
+         (q = memmem(q, (size_t)(end - q), root, n)) != NULL; q += n) {
+        if (q + n + 2 > end || q[n] != ':' || q[n + 1] != ':') continue;
+        if (q > p->src && (q[-1] == '_' || q[-1] == ':' || isalnum((unsigned char)q[-1]))) continue;
+        const char *line = q;
+        while (line > p->src && line[-1] != '\n')
+            line--;
+        int code = 1;
+        for (const char *c = line; c < q && code; c++)
+            code = !(c[0] == '/' && c[1] == '/') &&
+                   !(!strncmp(c, "use ", 4) && (c == line || c[-1] == ' ' || c[-1] == ')'));
+        if (code) return 1;
+    }
+    return 0;
 }
 
 static void rust__import(LangParse *p, TSNode node)
@@ -82,8 +141,43 @@ static void rust__import(LangParse *p, TSNode node)
         free(s);
         return;
     }
+    if (!strcmp(ts_node_type(node), "source_file")) {
+        /* `crate::a::f()`, `super::f()` written in code: the path's first
+         * segment bound as a `use` binds it (not `super` where the file
+         * holds inline modules, in which it names another module) */
+        int inline_mod = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(node) && !inline_mod; i++) {
+            TSNode c = ts_node_named_child(node, i);
+            inline_mod = !strcmp(ts_node_type(c), "mod_item") &&
+                         !ts_node_is_null(ts_node_child_by_field_name(c, "body", 4));
+        }
+        static const char *const roots[] = {"crate", "super"};
+        for (int k = 0; k < 2; k++)
+            if ((k == 0 || !inline_mod) && rust__path_root(p, roots[k]))
+                idx_lang_add_import(p, node, roots[k], NULL, roots[k]);
+        return;
+    }
+    /* the inline modules around the declaration, outermost first */
+    StrBuf inner;
+    sb_init(&inner);
+    for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) {
+        if (strcmp(ts_node_type(up), "mod_item") != 0) continue;
+        TSNode name = ts_node_child_by_field_name(up, "name", 4);
+        if (ts_node_is_null(name)) continue;
+        char *s = idx_lang_node_text(p, name);
+        if (inner.len) {
+            char *was = sb_detach(&inner, NULL);
+            sb_init(&inner);
+            sb_addf(&inner, "%s::%s", s, was);
+            free(was);
+        } else {
+            sb_adds(&inner, s);
+        }
+        free(s);
+    }
     TSNode arg = ts_node_child_by_field_name(node, "argument", 8);
-    if (!ts_node_is_null(arg)) rust__use(p, node, arg, "", 0);
+    if (!ts_node_is_null(arg)) rust__use(p, node, arg, "", inner.buf ? inner.buf : "", 0);
+    sb_release(&inner);
 }
 
 /* Module of the crate root: the path up to and including "src". */
@@ -102,6 +196,60 @@ static char *rust__crate_root(const char *path)
     return m;
 }
 
+/* The crate a file of a package belongs to by name: its package folder is
+ * the one holding the file's last src/, tests/, examples/ or benches/
+ * folder, whose Cargo.toml names it (`[lib] name`, else `[package] name`
+ * with '-' read as '_'). The name, and in *root the module of the
+ * package's library (src/), or NULL. Caller frees both. */
+static char *rust__crate_name(const char *root, const char *path, char **lib)
+{
+    static const char *const parts[] = {"src/", "tests/", "examples/", "benches/"};
+    size_t dir = (size_t)-1;
+    for (const char *p = path; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
+        for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+            if (!strncmp(p, parts[i], strlen(parts[i]))) dir = (size_t)(p - path);
+    *lib = NULL;
+    if (dir == (size_t)-1) return NULL;
+    StrBuf rel, text;
+    sb_init(&rel);
+    sb_init(&text);
+    sb_addf(&rel, "%.*sCargo.toml", (int)dir, path);
+    char *pkg = NULL, *libname = NULL;
+    if (path_read_under(root, rel.buf, &text, 1u << 20, NULL) == CR_OK && text.buf) {
+        int section = 0; /* 1 [package], 2 [lib] */
+        for (const char *l = text.buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+            while (*l == ' ' || *l == '\t')
+                l++;
+            if (*l == '[') {
+                section = !strncmp(l, "[package]", 9) ? 1 : !strncmp(l, "[lib]", 5) ? 2 : 0;
+                continue;
+            }
+            if (!section || strncmp(l, "name", 4) != 0) continue;
+            const char *v = l + 4;
+            while (*v == ' ' || *v == '\t' || *v == '=')
+                v++;
+            if (*v != '"') continue;
+            size_t n = strcspn(v + 1, "\"\n");
+            char **slot = section == 1 ? &pkg : &libname;
+            if (!*slot && n) *slot = xstrndup(v + 1, n);
+        }
+    }
+    sb_release(&text);
+    char *name = libname ? libname : pkg;
+    if (name != pkg) free(pkg);
+    for (char *q = name; q && *q; q++)
+        if (*q == '-') *q = '_';
+    if (name) {
+        sb_reset(&rel);
+        sb_addf(&rel, "%.*ssrc", (int)dir, path);
+        for (char *q = rel.buf; *q; q++)
+            if (*q == '/') *q = '.';
+        *lib = sb_detach(&rel, NULL);
+    }
+    sb_release(&rel);
+    return name;
+}
+
 static int rust__resolve(const LangImportCtx *ctx, ChunkRef *r)
 {
     const char *spec = r->module;
@@ -115,19 +263,33 @@ static int rust__resolve(const LangImportCtx *ctx, ChunkRef *r)
         sb_adds(&out, root);
         free(root);
         spec += spec[5] ? 7 : 5;
-    } else if (!strncmp(spec, "self::", 6)) {
+    } else if (!strncmp(spec, "self::", 6) || !strcmp(spec, "self")) {
         sb_adds(&out, ctx->module);
-        spec += 6;
-    } else if (!strncmp(spec, "super::", 7)) {
+        spec += spec[4] ? 6 : 4;
+    } else if (!strncmp(spec, "super::", 7) || !strcmp(spec, "super")) {
         sb_adds(&out, ctx->module);
-        while (!strncmp(spec, "super::", 7)) {
+        while (!strncmp(spec, "super::", 7) || !strcmp(spec, "super")) {
             char *dot = strrchr(out.buf, '.');
             sb_truncate(&out, dot ? (size_t)(dot - out.buf) : 0);
-            spec += 7;
+            spec += spec[5] ? 7 : 5;
         }
     } else {
-        sb_release(&out);
-        return 0; /* another crate, or a name in scope we cannot see */
+        /* the package's own crate by its name (`use regex::Regex` in
+         * tests/ or examples/, or in src/ as `crate::`); another crate, or
+         * a name in scope we cannot see, is dropped */
+        char *lib = NULL, *name = rust__crate_name(ctx->root, ctx->path, &lib);
+        size_t seg = strcspn(spec, ":");
+        int own = name && strlen(name) == seg && !strncmp(spec, name, seg);
+        if (own) sb_adds(&out, lib);
+        free(name);
+        free(lib);
+        if (!own) {
+            sb_release(&out);
+            return 0;
+        }
+        spec += seg;
+        while (*spec == ':')
+            spec++;
     }
     (void)dir_module;
     for (const char *p = spec; *p;) {

@@ -34,6 +34,8 @@
 (type_identifier) @ref.type
 (use_declaration) @import
 (mod_item) @import
+; `crate::` and `super::` paths in code bind their first segment (rust.c)
+(source_file) @import
 
 ; receivers of a known type (chunk_ts_types.c): parameters, `let x: T`,
 ; `let x = T::new()` (what new gives), fields, results (`-> Self`: the impl's type)
