@@ -160,11 +160,12 @@ static const char *last_open(const char *callee)
     return open;
 }
 
-/* The member a chain "T().a.m" names, open its last "().": the class of what
- * calling the part before gives, its attributes walked, then m; or 0 (*lib
- * set as call_class sets it). */
-static int64_t chain_member(Resolver *r, const RefRow *at, const char *callee, const char *open,
-                            int *lib, int depth)
+/* The class a chain "T().a.m" reaches before its last segment, open its
+ * last "().": the class of what calling the part before gives, its
+ * attributes walked; *last set to m. 0 (*lib set as call_class sets it) when
+ * it reaches none or something else. */
+static int64_t chain_class(Resolver *r, const RefRow *at, const char *callee, const char *open,
+                           const char **last, int *lib, int depth)
 {
     char *inner = xstrndup(callee, (size_t)(open - callee));
     int64_t c = call_class(r, at, inner, lib, depth + 1);
@@ -175,7 +176,17 @@ static int64_t chain_member(Resolver *r, const RefRow *at, const char *callee, c
         c = attr_class(r, c, a, depth + 1);
         free(a);
     }
-    return c && chunk_kind(r, c) == IDX_KIND_CLASS ? class_member(r, at, c, seg) : 0;
+    *last = seg;
+    return c && chunk_kind(r, c) == IDX_KIND_CLASS ? c : 0;
+}
+
+/* The member a chain "T().a.m" names (chain_class's class's m), or 0. */
+static int64_t chain_member(Resolver *r, const RefRow *at, const char *callee, const char *open,
+                            int *lib, int depth)
+{
+    const char *m;
+    int64_t c = chain_class(r, at, callee, open, &m, lib, depth);
+    return c ? class_member(r, at, c, m) : 0;
 }
 
 /* The length of callee before a trailing IDX_REF_ARG "K" IDX_REF_ARG "J"
@@ -322,21 +333,12 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         free(inner);
         return c;
     }
-    const char *open = NULL;
-    for (const char *p = strstr(callee, "()."); p; p = strstr(p + 1, "()."))
-        open = p;
+    const char *open = last_open(callee);
     if (open) {
         /* a method (through attributes) of a call's result */
-        char *inner = xstrndup(callee, (size_t)(open - callee));
-        int64_t c = call_class(r, at, inner, lib, depth + 1);
-        free(inner);
-        const char *seg = open + 3;
-        for (const char *dot; c && (dot = strchr(seg, '.')) != NULL; seg = dot + 1) {
-            char *a = xstrndup(seg, (size_t)(dot - seg));
-            c = attr_class(r, c, a, depth + 1);
-            free(a);
-        }
-        if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+        const char *seg;
+        int64_t c = chain_class(r, at, callee, open, &seg, lib, depth);
+        if (!c) return 0;
         int64_t m = class_member(r, at, c, seg);
         /* no method of the name: a field's (`const q = this.queryCache`) */
         return m ? result_class(r, m, depth + 1) : attr_class(r, c, seg, depth + 1);

@@ -27,16 +27,7 @@ void idx_marks_open(const IdxStore *st, ParseMarks *m)
 {
     memset(m, 0, sizeof *m);
     m->fd = -1;
-    StrBuf p;
-    sb_init(&p);
-    sb_addf(&p, "%s/parsing", st->index_dir);
-    int fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
-    sb_release(&p);
-    struct stat sb;
-    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
-        close(fd);
-        fd = -1;
-    }
+    int fd = idx_index_file_open(st, "parsing");
     if (fd < 0) return; /* a read-only index dir: nothing parsed is written either */
     char *rec = xmalloc(PARSE_MARK_BYTES);
     for (int k = 0; k < PARSE_MARK_SLOTS; k++) {

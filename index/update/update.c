@@ -112,13 +112,7 @@ static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_
     return rc;
 }
 
-/* Takes <index dir>/name (flock, exclusive; waits for another process
- * holding it). Full updates of one index run one at a time across
- * processes (update.lock: two indexers would both insert the same new
- * files), and so do vector syncs (vectors.lock: short, so a single-file
- * update never waits for a whole full update). Returns the fd to close, or
- * -1 to run unlocked (a read-only index dir: nothing to write anyway). */
-static int lock_index_file(const IdxStore *st, const char *name)
+int idx_index_file_open(const IdxStore *st, const char *name)
 {
     StrBuf p;
     sb_init(&p);
@@ -130,6 +124,18 @@ static int lock_index_file(const IdxStore *st, const char *name)
         close(fd);
         fd = -1;
     }
+    return fd;
+}
+
+/* Takes <index dir>/name (flock, exclusive; waits for another process
+ * holding it). Full updates of one index run one at a time across
+ * processes (update.lock: two indexers would both insert the same new
+ * files), and so do vector syncs (vectors.lock: short, so a single-file
+ * update never waits for a whole full update). Returns the fd to close, or
+ * -1 to run unlocked (a read-only index dir: nothing to write anyway). */
+static int lock_index_file(const IdxStore *st, const char *name)
+{
+    int fd = idx_index_file_open(st, name);
     if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
         /* another process updates this index: wait for it, and say so */
         log_msg(LOG_WARN,
