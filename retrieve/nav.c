@@ -50,7 +50,7 @@ int rtv_is_module_code(const IdxChunk *c)
  * 3, ...), another run of a class, another definition of the name right
  * after it (overloads); the rule the indexer uses to name a definition
  * once (index/update/write.c). */
-static void group_chunks(const IdxChunk *c, size_t n, long *head)
+static void group_chunks(const IdxChunk *c, size_t n, long *head, const char *path)
 {
     StrMap last;
     strmap_init(&last);
@@ -65,9 +65,11 @@ static void group_chunks(const IdxChunk *c, size_t n, long *head)
          * definition per branch of an `if`) is one function: the index
          * names the first, calls reach it. Definitions of a name that
          * interleave with others' (C's `#if` variants of several
-         * functions) stay apart, or one would span the other's lines. */
+         * functions) stay apart, or one would span the other's lines, and
+         * so do overloads the index tells apart (idx_overloads_apart). */
         if (seen && (c[i].window > 1 || c[i].kind == IDX_KIND_CLASS ||
-                     (prev >= 0 && head[prev] == (long)h))) {
+                     (prev >= 0 && head[prev] == (long)h &&
+                      !idx_overloads_apart(path, c[i].symbol, c[h].signature, c[i].signature)))) {
             head[i] = (long)h;
         } else {
             head[i] = (long)i;
@@ -108,7 +110,7 @@ CrErr rtv_view_load(IdxStore *st, const char *path, RtvFileView *v, ErrInfo *e)
     CrErr rc = idx_file_chunks(st, path, &v->chunks, &v->n, e);
     if (rc) return rc;
     v->head = xcalloc(v->n + 1, sizeof *v->head);
-    group_chunks(v->chunks, v->n, v->head);
+    group_chunks(v->chunks, v->n, v->head, path);
     return CR_OK;
 }
 
@@ -174,7 +176,7 @@ CrErr rtv_def_of_chunk(IdxStore *st, int64_t chunk_id, RtvDef *out, ErrInfo *e)
         goto out;
     }
     long *head = xcalloc(n + 1, sizeof *head);
-    group_chunks(v, n, head);
+    group_chunks(v, n, head, c.path);
     if (head[i] < 0) { /* module code: the chunk alone */
         chunk_copy(&out->head, &c);
         out->start_line = c.start_line;
