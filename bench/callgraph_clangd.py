@@ -35,8 +35,21 @@ clangd's own errors, and what the script does with them:
   `main` are never sampled, and a caller named `main` is matched by its
   name alone (clangd names it in whichever file it picks, or drops it).
 - a destructor caller is named `~Name` on both sides.
-- a method defined in two files (ninja's lexer.cc and lexer.in.cc) is one
-  symbol to clangd: the calls made in either are listed under one of them.
+- a method defined in two files (ninja's lexer.cc and lexer.in.cc, a build
+  variant each) is one symbol to clangd: the calls made in either are
+  listed under the one definition it picked, and `definition` answers that
+  one. Files sharing two or more qualified method names are taken as such
+  twins (printed as "# twins"): their methods' callers are compared as
+  (group, name), and a definition in the twin counts right (--no-twins:
+  file by file).
+- a function a macro writes (`TEST_F(Suite, Name) {…}`'s `Run`) is placed
+  by clangd where the macro spells it (test.h's `void y::Run()`, for every
+  use; documentSymbol's position is the macro's use, or inside a string):
+  never sampled (its name is not written at its position, and
+  prepareCallHierarchy there answers another symbol), and as a caller it is
+  "<macro>" (its calls' file is not in clangd's answer: fromRanges are in
+  the using file, which the item does not name, so they may fail the `(`
+  check and be dropped as values).
 - a call written in a macro's body is attributed by clangd to the macro's
   use (the caller is the function that uses the macro), which is what
   coderag's callers give too (`via` the macro).
@@ -250,24 +263,34 @@ class Clangd:
             "uri": uri(path), "languageId": self.language, "version": 1,
             "text": "\n".join(self.source(path))}})
 
-    def functions(self, path):
-        """(name, line0, col0) of every function defined in path."""
+    def functions(self, path, qualified=None):
+        """(name, line0, col0) of every function defined in path whose name
+        is written at its position (not one a macro writes: clangd puts
+        `TEST_F(…) {…}`'s `Run` at the macro's use, or inside a string, where
+        prepareCallHierarchy answers another symbol); qualified, when given,
+        gets the qualified names ("Lexer::PeekToken", a class's methods
+        under it)."""
         self.open(path)
         syms, _ = self.rpc.call("textDocument/documentSymbol",
                                 {"textDocument": {"uri": uri(path)}})
         out = []
 
-        def walk(v):
+        def walk(v, outer):
             for s in v or []:
+                q = outer + [s["name"]]
                 if s.get("kind") in (12, 6) and "range" in s:
                     r = s["range"]
                     lines = self.source(path)[r["start"]["line"]:r["end"]["line"] + 1]
-                    if "{" in "\n".join(lines):  # a definition, not a prototype
-                        sel = s["selectionRange"]["start"]
-                        out.append((short(s["name"].replace("::", ".")), sel["line"],
-                                    sel["character"]))
-                walk(s.get("children"))
-        walk(syms)
+                    sel = s["selectionRange"]["start"]
+                    name = short(s["name"].replace("::", "."))
+                    at = self.source(path)[sel["line"]][sel["character"]:]
+                    written = re.match(r"(?:[\w~]+(?:<[^<>]*>)?::)*" + re.escape(name), at)
+                    if "{" in "\n".join(lines) and written:  # a definition
+                        out.append((name, sel["line"], sel["character"]))
+                        if qualified is not None:
+                            qualified.append("::".join(q))
+                walk(s.get("children"), q if s.get("kind") in (5, 23, 3) else outer)
+        walk(syms, [])
         return out
 
     def prepare(self, path, line0, col0):
@@ -338,26 +361,86 @@ def short(sym):
 MACRO_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
 
 
-def caller_name(cl, fp, name):
+def in_define(lines, line0):
+    """Whether 0-based line0 is part of a `#define` (its first line or one
+    its backslashes continue)."""
+    k = line0
+    while k > 0 and lines[k - 1].rstrip().endswith("\\"):
+        k -= 1
+    return 0 <= k < len(lines) and lines[k].lstrip().startswith("#") and \
+        "define" in lines[k].split("(")[0]
+
+
+def caller_name(cl, fp, name, line0=None):
     """A server's caller as coderag names it: a function a macro writes
     (gtest-style `TEST_F(Suite, Name) {…}`: clangd's `RegisterSuiteName`,
     `Run`), whose name is nowhere in its file, is "<macro>", as is
-    coderag's definition named by the macro written (`TEST_F`). A name the
-    script gave ("<module>": a file's top-level code) stays."""
+    coderag's definition named by the macro written (`TEST_F`); so is one
+    clangd places inside the macro's `#define` (line0: its position), as
+    it places the `Run` of every `TEST_F` use (test.h, where `void y::Run()`
+    is spelt; the calls' file is not in its answer). A name the script gave
+    ("<module>": a file's top-level code) stays."""
     n = cname(name)
     if n.startswith("<"):
         return n
+    if line0 is not None and in_define(cl.source(fp), line0):
+        return "<macro>"
     text = "\n".join(cl.source(fp))
     if n and not re.search(r"(?<!\w)%s(?!\w)" % re.escape(n), text):  # `~Name` too
         return "<macro>"
     return n
 
 
+# file -> (its twins' group name, the names they share): build variants
+# (lexer.cc and lexer.in.cc) whose methods clangd takes for one symbol each
+TWINS = {}
+
+
+def find_twins(quals):
+    """quals: file -> the qualified names it defines. Files sharing at
+    least two qualified method names (`Lexer::PeekToken` in lexer.cc and
+    lexer.in.cc, `SubprocessSet::DoWork` in subprocess-posix.cc and
+    -win32.cc) are build variants of one another: clangd indexes each such
+    method as one symbol (one USR), lists the calls made in either under
+    the one definition it picked, and answers `definition` with that one.
+    Their callers are compared as one (the group and the name)."""
+    files = sorted(quals)
+    group = {f: {f} for f in files}
+    shared = {}
+    for i, a in enumerate(files):
+        for b in files[i + 1:]:
+            common = {q for q in quals[a] & quals[b] if "::" in q}
+            if len(common) >= 2:
+                g = group[a] | group[b]
+                for f in g:
+                    group[f] = g
+                shared.setdefault(a, set()).update(cname(q) for q in common)
+                shared.setdefault(b, set()).update(cname(q) for q in common)
+    for f, g in group.items():
+        if len(g) > 1:
+            TWINS[f] = ("|".join(sorted(g)), shared.get(f, set()))
+
+
 def caller_key(rel, name):
     """A caller as compared: every program's `main` is one symbol to clangd
     (USR c:@F@main), named in whichever file it picks, so a caller named
-    main is matched by its name alone."""
-    return ("*", name) if name == "main" else (rel, name)
+    main is matched by its name alone; a method of build variants
+    (TWINS) by its group."""
+    if name == "main":
+        return ("*", name)
+    t = TWINS.get(rel)
+    return (t[0], name) if t and name in t[1] else (rel, name)
+
+
+def same_definition(rel, start, end, symbol, dpath_rel, dline0, name):
+    """Whether a definition answer (rel, lines start-end, its symbol or None)
+    is the sampled one (dpath_rel, 0-based line dline0), or its twin's
+    (TWINS: clangd answers either)."""
+    if rel == dpath_rel and (start is None or start <= dline0 + 1 <= end):
+        return True
+    t = TWINS.get(dpath_rel)
+    return bool(t and name in t[1] and rel in t[0].split("|") and
+                (symbol is None or short(symbol) == name))
 
 
 def ref_name(x):
@@ -445,7 +528,8 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
                     st["other_callers"] = st.get("other_callers", 0) + 1
                     continue
                 real = kept
-            truth.add(caller_key(os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
+            truth.add(caller_key(os.path.relpath(fp, corpus), caller_name(
+                cl, fp, c["from"]["name"], c["from"]["selectionRange"]["start"]["line"])))
             for r in real:
                 text = lines[r["start"]["line"]][r["start"]["character"]:r["end"]["character"]]
                 if text == name and not c.get("via"):  # via: another declaration's call
@@ -495,7 +579,9 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         st["sites"] += 1
         locs, dt = cl.definition(fp, l0, c0)
         lat["cl_def"].append(dt)
-        if locs and path_of(locs[0].get("uri") or locs[0].get("targetUri")) == dpath:
+        if locs and same_definition(
+                os.path.relpath(path_of(locs[0].get("uri") or locs[0].get("targetUri")), corpus),
+                None, None, None, os.path.relpath(dpath, corpus), dline0, name):
             st["cl_def_right"] += 1
         else:
             loc = locs[0] if locs else {}
@@ -509,8 +595,8 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
                                  None if args.by_name else c0 + 1)
         lat["cr_def"].append(dt)
         d = defs[0] if defs else {}
-        if d.get("path") == os.path.relpath(dpath, corpus) and \
-                d.get("startLine", 0) <= dline0 + 1 <= d.get("endLine", 0):
+        if same_definition(d.get("path"), d.get("startLine", 0), d.get("endLine", 0),
+                           d.get("symbol"), os.path.relpath(dpath, corpus), dline0, name):
             st["cr_def_right"] += 1
         else:
             wrong.append("definition of %s from %s:%d -> %s:%s" % (
@@ -557,7 +643,8 @@ def callee_callers(cl, corpus, key, prep_cache):
     for c in calls:
         fp = path_of(c["from"]["uri"])
         if any(is_call_at(cl.source(fp), r, generic_calls(cl)) for r in c["fromRanges"]):
-            out.add(caller_key(os.path.relpath(fp, corpus), caller_name(cl, fp, c["from"]["name"])))
+            out.add(caller_key(os.path.relpath(fp, corpus), caller_name(
+                cl, fp, c["from"]["name"], c["from"]["selectionRange"]["start"]["line"])))
     return out
 
 
@@ -577,6 +664,9 @@ def main():
                     help="do not give coderag the compile_commands.json")
     ap.add_argument("--work", help="folder for clangd's and coderag's indexes (default: a temp)")
     ap.add_argument("--show", type=int, default=15, help="errors listed per seed")
+    ap.add_argument("--no-twins", action="store_true",
+                    help="compare the methods of build variants (lexer.cc, lexer.in.cc) "
+                    "file by file, not as the one symbol clangd takes them for")
     ap.add_argument("--no-macro-callers", action="store_true",
                     help="leave out callers in code a macro writes (`TEST_F(…) {…}`), on both "
                     "sides: clangd 14 lists few of their calls")
@@ -603,10 +693,17 @@ def main():
     cr = Coderag(os.path.abspath(args.coderag), args.corpus, os.path.join(work, "coderag"))
     print("# clangd and coderag ready in %.0f s (work folder %s)" % (time.time() - t0, work))
     funcs = []
+    quals = {}
     for f in cl.c_files:
-        for name, l0, c0 in cl.functions(f):
+        q = []
+        for name, l0, c0 in cl.functions(f, q):
             funcs.append((f, name, l0, c0))
+        quals[os.path.relpath(f, args.corpus)] = set(q)
     funcs.sort()
+    if not args.no_twins:
+        find_twins(quals)
+        for f, (g, names) in sorted(TWINS.items()):
+            print("# twins %s: %d methods" % (g, len(names)))
     main_loop(args, cl, cr, funcs)
     cr.rpc.close()
     cl.rpc.close()

@@ -256,6 +256,15 @@ const char *idx_graph_limits(const char *path);
  * base_callers: a call through the base may run the override). Static. */
 int idx_base_callers(const char *path);
 
+/* Whether definitions of one name next to each other in path's language
+ * are told apart by a call's arity (its row's overloads: C++'s `Error(msg,
+ * …)` and `Error(msg, va_list)` are two definitions, each with its own
+ * callers and callees), not pieces of one: with signatures sig_a and
+ * sig_b of symbol, whether their parameter counts differ (a definition per
+ * `#if` branch takes as many: one function); NULL sig_a: whether the
+ * row tells any apart. Static. */
+int idx_overloads_apart(const char *path, const char *symbol, const char *sig_a, const char *sig_b);
+
 /* Whether chain (a receiver chain as written in path's source: `this.a.b`)
  * is written on the object a method runs on: its first word is one its
  * language's row names so (`this`, `self`, `cls`), or `self`. */
@@ -316,7 +325,7 @@ CrErr idx_file_chunks(IdxStore *st, const char *path, IdxChunk **out, size_t *n_
  * cannot say. */
 int idx_file_has_chunks(IdxStore *st, const char *path);
 /* The same by file id, each chunk's outline alone: id, file_id, symbol,
- * lines, window, kind and cont (no text, path or module: NULL). */
+ * lines, window, kind, cont and signature (no text, path or module: NULL). */
 CrErr idx_file_outline(IdxStore *st, int64_t file_id, IdxChunk **out, size_t *n_out, ErrInfo *e);
 void idx_chunks_free(IdxChunk *v, size_t n);
 

@@ -177,6 +177,18 @@ typedef enum {
  * type fact "=@:" marks as read like an attribute (a Python property),
  * never a definition found by the name alone. */
 #define IDX_REF_READ "!"
+/* A REF_CALL whose name starts with this names the macro that writes the
+ * definition holding it (`TEST_F(Suite, Name) {…}`, which the grammar reads
+ * as a function named TEST_F): it reaches a macro of that name only, never
+ * a function (a constructor is written alike), so the calls the macro's
+ * body makes are the definition's (rows' @ref.writer, graph_row.c). The
+ * name's last part is the macro's, so a change of the macro marks it. */
+#define IDX_REF_WRITER "#."
+
+/* How many arguments the parameter list after name in signature sig
+ * takes: *lo without defaults, *hi at most (INT32_MAX: variadic); 0 when
+ * sig holds no list after name (names.c). */
+int idx_sig_params(const char *sig, const char *name, int *lo, int *hi);
 
 typedef struct ChunkRef {
     RefKind kind;

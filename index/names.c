@@ -1,5 +1,6 @@
 #include "idx_int.h"
 
+#include <stdint.h>
 #include <string.h>
 
 const char *idx_kind_name(IdxKind k)
@@ -32,4 +33,51 @@ int idx_is_vcs_dir(const char *name, size_t len)
     for (size_t i = 0; vcs_dirs[i]; i++)
         if (strlen(vcs_dirs[i]) == len && !memcmp(name, vcs_dirs[i], len)) return 1;
     return 0;
+}
+
+int idx_sig_params(const char *sig, const char *name, int *lo, int *hi)
+{
+    const char *p = NULL;
+    size_t n = strlen(name);
+    for (const char *q = strstr(sig, name); q; q = strstr(q + 1, name)) {
+        const char *a = q + n;
+        while (*a == ' ' || *a == '\t' || *a == '\n')
+            a++;
+        if (*a == '(') {
+            p = a;
+            break;
+        }
+    }
+    if (!p) return 0;
+    int depth = 0, commas = 0, defaults = 0, words = 0, variadic = 0;
+    const char *w = p + 1;
+    for (p++; *p && !(depth == 0 && *p == ')'); p++) {
+        char c = *p;
+        if (c == '(' || c == '<' || c == '[' || c == '{')
+            depth++;
+        else if ((c == ')' || c == '>' || c == ']' || c == '}') && depth)
+            depth--;
+        else if (depth == 0 && c == ',')
+            commas++;
+        else if (depth == 0 && c == '=' && p[1] != '=' &&
+                 (p == w || (p[-1] != '=' && p[-1] != '!')))
+            defaults++;
+        else if (c == '.' && p[1] == '.' && p[2] == '.')
+            variadic = 1;
+        if (c != ' ' && c != '\t' && c != '\n') words = 1;
+    }
+    if (*p != ')') return 0;
+    /* `()` and `(void)` take none */
+    size_t len = (size_t)(p - w);
+    while (len && (*w == ' ' || *w == '\t')) {
+        w++;
+        len--;
+    }
+    while (len && (w[len - 1] == ' ' || w[len - 1] == '\t'))
+        len--;
+    int total = !words || (len == 4 && !memcmp(w, "void", 4)) ? 0 : commas + 1;
+    *hi = variadic ? INT32_MAX : total;
+    *lo = total - defaults - variadic;
+    if (*lo < 0) *lo = 0;
+    return 1;
 }

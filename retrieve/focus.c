@@ -117,8 +117,17 @@ static int ident_char(char c)
            (unsigned char)c >= 0x80;
 }
 
-/* The dotted expression written up to word's first whole-word use on a
- * line ("self.headers.get", "super().copy"), or NULL. Caller frees. */
+/* The length of the member separator ending at text[a] (exclusive): 1
+ * for `.`, 2 for `->` and `::` (C++, Rust), else 0. */
+static size_t member_sep(const char *text, size_t a)
+{
+    if (a >= 1 && text[a - 1] == '.') return 1;
+    if (a >= 2 &&
+        ((text[a - 2] == '-' && text[a - 1] == '>') || (text[a - 2] == ':' && text[a - 1] == ':')))
+        return 2;
+    return 0;
+}
+
 /* The first whole-word use of word in text, or len. */
 static size_t word_at(const char *text, size_t len, const char *word)
 {
@@ -130,21 +139,36 @@ static size_t word_at(const char *text, size_t len, const char *word)
     return len;
 }
 
-/* The dotted expression ending with the w bytes at i. Caller frees. */
+/* The dotted expression ending with the w bytes at i, `->` and `::` written
+ * as `.`. Caller frees. */
 static char *chain_before(const char *text, size_t i, size_t w)
 {
-    size_t a = i;
-    while (a > 0 && text[a - 1] == '.') {
-        size_t b = a - 1;
+    size_t a = i, sep;
+    while ((sep = member_sep(text, a)) != 0) {
+        size_t b = a - sep;
         if (b >= 2 && text[b - 1] == ')' && text[b - 2] == '(') b -= 2; /* super() */
         while (b > 0 && ident_char(text[b - 1]))
             b--;
-        if (b == a - 1) break;
+        if (b == a - sep) break;
         a = b;
     }
-    return xstrndup(text + a, i + w - a);
+    StrBuf sb;
+    sb_init(&sb);
+    for (size_t k = a; k < i + w; k++) {
+        if (k + 2 <= i + w && member_sep(text, k + 2) == 2) {
+            sb_addc(&sb, '.');
+            k++;
+        } else {
+            sb_addc(&sb, text[k]);
+        }
+    }
+    return sb_detach(&sb, NULL);
 }
 
+/* The dotted expression written up to word's first whole-word use on a
+ * line ("self.headers.get", "super().copy"; `edge->GetBinding` and
+ * `Lexer::TokenName` as the index writes them, "edge.GetBinding"), or
+ * NULL. Caller frees. */
 static char *chain_to(const char *text, size_t len, const char *word)
 {
     size_t i = word_at(text, len, word);

@@ -50,7 +50,7 @@ int rtv_is_module_code(const IdxChunk *c)
  * 3, ...), another run of a class, another definition of the name right
  * after it (overloads); the rule the indexer uses to name a definition
  * once (index/update/write.c). */
-static void group_chunks(const IdxChunk *c, size_t n, long *head)
+static void group_chunks(const IdxChunk *c, size_t n, long *head, const char *path)
 {
     StrMap last;
     strmap_init(&last);
@@ -65,9 +65,11 @@ static void group_chunks(const IdxChunk *c, size_t n, long *head)
          * definition per branch of an `if`) is one function: the index
          * names the first, calls reach it. Definitions of a name that
          * interleave with others' (C's `#if` variants of several
-         * functions) stay apart, or one would span the other's lines. */
+         * functions) stay apart, or one would span the other's lines, and
+         * so do overloads the index tells apart (idx_overloads_apart). */
         if (seen && (c[i].window > 1 || c[i].kind == IDX_KIND_CLASS ||
-                     (prev >= 0 && head[prev] == (long)h))) {
+                     (prev >= 0 && head[prev] == (long)h &&
+                      !idx_overloads_apart(path, c[i].symbol, c[h].signature, c[i].signature)))) {
             head[i] = (long)h;
         } else {
             head[i] = (long)i;
@@ -108,7 +110,7 @@ CrErr rtv_view_load(IdxStore *st, const char *path, RtvFileView *v, ErrInfo *e)
     CrErr rc = idx_file_chunks(st, path, &v->chunks, &v->n, e);
     if (rc) return rc;
     v->head = xcalloc(v->n + 1, sizeof *v->head);
-    group_chunks(v->chunks, v->n, v->head);
+    group_chunks(v->chunks, v->n, v->head, path);
     return CR_OK;
 }
 
@@ -181,9 +183,9 @@ static void outline_memo_release(OutlineMemo *m)
     memset(m, 0, sizeof *m);
 }
 
-/* file_id's outline into *out, read once. */
-static CrErr outline_memo_get(IdxStore *st, int64_t file_id, OutlineMemo *m, const Outline **out,
-                              ErrInfo *e)
+/* file_id's outline (the file at path) into *out, read once. */
+static CrErr outline_memo_get(IdxStore *st, int64_t file_id, const char *path, OutlineMemo *m,
+                              const Outline **out, ErrInfo *e)
 {
     for (size_t i = 0; i < m->n; i++)
         if (m->o[i].file_id == file_id) {
@@ -197,7 +199,7 @@ static CrErr outline_memo_get(IdxStore *st, int64_t file_id, OutlineMemo *m, con
         return rc;
     }
     o.head = xcalloc(o.n + 1, sizeof *o.head);
-    group_chunks(o.v, o.n, o.head);
+    group_chunks(o.v, o.n, o.head, path);
     ARRAY_GROW(m->o, m->n + 1, m->cap);
     m->o[m->n] = o;
     *out = &m->o[m->n++];
@@ -213,7 +215,7 @@ static CrErr def_of_chunk(IdxStore *st, int64_t chunk_id, OutlineMemo *m, RtvDef
     CrErr rc = idx_chunk_get(st, chunk_id, &c, e);
     if (rc) return rc;
     const Outline *o = NULL;
-    if ((rc = outline_memo_get(st, c.file_id, m, &o, e))) goto out;
+    if ((rc = outline_memo_get(st, c.file_id, c.path, m, &o, e))) goto out;
     const IdxChunk *v = o->v;
     const long *head = o->head;
     size_t n = o->n;

@@ -188,7 +188,9 @@ static CrErr refs_collect(IdxStore *st, const RtvDef *d, int outgoing, unsigned 
             }
             /* pieces of one definition share file, kind and symbol */
             sb_reset(&key);
-            if (rtv_is_module_code(&c))
+            /* (overloads the index tells apart are definitions each) */
+            if (rtv_is_module_code(&c) ||
+                (c.window <= 1 && idx_overloads_apart(c.path, NULL, NULL, NULL)))
                 sb_addf(&key, "%d#%lld", (int)ed[i].kind, (long long)c.id);
             else
                 sb_addf(&key, "%d|%lld|%d|%s", (int)ed[i].kind, (long long)c.file_id, (int)c.kind,

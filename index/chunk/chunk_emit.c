@@ -246,6 +246,12 @@ void idx_emit_refs_out(ChunkEmit *em, ChunkSet *out)
             sb_addi(&key, (int)ref.kind);
             sb_addc(&key, ':');
             sb_adds(&key, ref.name ? ref.name : "(null)");
+            /* calls of one name with different arities may reach different
+             * overloads: one reference per arity */
+            if (ref.argc > 0) {
+                sb_addc(&key, '(');
+                sb_addi(&key, ref.argc);
+            }
             if (strmap_get(&seen, key.buf, NULL))
                 keep = 0;
             else

@@ -65,6 +65,7 @@ static const struct {
     {"store.field", CAP_STORE_FIELD},
     {"store.value", CAP_STORE_VALUE},
     {"ref.args", CAP_REF_ARGS},
+    {"ref.writer", CAP_REF_WRITER},
 };
 
 static int ts__is_def(CapKind k)
@@ -266,6 +267,16 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                 ARRAY_GROW(r->locals, r->n_locals + 1, r->cap_locals);
                 r->locals[r->n_locals++] = (ChunkRef){.line = ts_node_start_point(n).row + 1,
                                                       .name = idx_chunk_ts_name_text(r, n)};
+            } else if (k == CAP_REF_WRITER) {
+                /* `TEST_F(Suite, Name) {…}`: a use of the macro TEST_F */
+                ChunkRef *ref =
+                    idx_emit_ref_push(&r->em, REF_CALL, -1, ts_node_start_point(n).row + 1);
+                char *nm = idx_chunk_ts_name_text(r, n);
+                sb_reset(&r->sb);
+                sb_adds(&r->sb, IDX_REF_WRITER);
+                sb_adds(&r->sb, nm);
+                free(nm);
+                ref->name = xstrndup(r->sb.buf, r->sb.len);
             } else if (k == CAP_REF_EXPAND) {
                 idx_chunk_ts_expand_refs(r, n);
             } else if (k == CAP_PP_IF) {
@@ -412,18 +423,41 @@ static IdxKind ts__idx_kind(CapKind k, int in_container)
  * else -1. Java and C++ overloads (constructors above all) would otherwise
  * each take a place in the ranking with the same name and nearly the same
  * words. */
-static int ts__overload_of(const TsRun *r, CapKind cap, const char *symbol, uint32_t start,
+/* Whether a call's arity can tell the two signatures apart, in a row with
+ * `overloads` (name: the last part of their symbol). */
+static int ts__told_apart(const char *a, const char *b, const char *symbol)
+{
+    const char *dot = strrchr(symbol, '.');
+    const char *name = dot ? dot + 1 : symbol;
+    int alo = 0, ahi = 0, blo = 0, bhi = 0;
+    return a && b && idx_sig_params(a, name, &alo, &ahi) && idx_sig_params(b, name, &blo, &bhi) &&
+           (alo != blo || ahi != bhi);
+}
+
+static int ts__overload_of(TsRun *r, const TsDef *d, const char *symbol, uint32_t start,
                            uint32_t end)
 {
+    CapKind cap = d->cap;
     if (!r->em.n_units || ts__is_container(cap) || cap == CAP_DEF_TYPE) return -1;
     int last = (int)r->em.n_units - 1;
     const EmitUnit *u = &r->em.units[last];
     /* a definition per #if branch is a variant of its own (pp.c says
      * which one the build compiles) */
+    /* where overloads are told apart (by arity), each is a unit of its
+     * own, its callers its own (a signature without a body still joins) */
     if (u->kind == IDX_KIND_CLASS || u->end >= start || idx_chunk_ts_pp_apart(r, u->start, start) ||
+
         (last != r->sig_unit && end - u->start + 1 > r->em.max_lines / 2) ||
         strcmp(u->symbol, symbol))
         return -1;
+    /* where overloads are told apart by arity, those a call's arity tells
+     * apart are units of their own, their callers their own */
+    if (r->lang->overloads && last != r->sig_unit) {
+        char *sig = idx_chunk_ts_signature(r, d);
+        int apart = ts__told_apart(u->signature, sig, symbol);
+        free(sig);
+        if (apart) return -1;
+    }
     return last;
 }
 
@@ -498,7 +532,7 @@ static void ts__units(TsRun *r)
         }
         sb_adds(&sym, name);
         int in_container = up >= 0 || (recv && recv[0]) || strchr(name, '.') != NULL;
-        int id = ts__overload_of(r, d->cap, sym.buf, start, end);
+        int id = ts__overload_of(r, d, sym.buf, start, end);
         if (id >= 0 && id == r->sig_unit && !ts_node_is_null(d->body) && doc && doc[0]) {
             /* an implementation with a doc of its own after its signatures
              * (RxJS documents the last one): it is the definition, its doc

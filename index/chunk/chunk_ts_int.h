@@ -50,6 +50,7 @@ typedef enum {
     CAP_STORE_FIELD, /* a designated initializer's field (REF_STORE) */
     CAP_STORE_VALUE, /* the function it stores */
     CAP_REF_ARGS,    /* a call's arguments: its arity (ChunkRef.argc) */
+    CAP_REF_WRITER,  /* the macro a definition is written by (IDX_REF_WRITER) */
 } CapKind;
 
 /* A name declared with a type (@var.*, @field.*; @result.type: name NULL),

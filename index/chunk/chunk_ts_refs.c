@@ -106,9 +106,43 @@ static uint32_t refs__receiver(const char *src, uint32_t a, uint32_t s0)
     return k;
 }
 
+/* Whether the n bytes at w are a word after which a name starts an
+ * expression (`return f(x)`), not a declarator (`void f(x)`). */
+static int refs__expr_word(const char *w, size_t n)
+{
+    static const char *const words[] = {"return", "else",     "case",  "do",        "new",
+                                        "throw",  "delete",   "not",   "and",       "or",
+                                        "await",  "co_await", "yield", "co_return", NULL};
+    for (size_t i = 0; words[i]; i++)
+        if (strlen(words[i]) == n && !memcmp(words[i], w, n)) return 1;
+    return 0;
+}
+
+/* Whether the `(` at src[open] closes before a `{` (blanks and `const`
+ * between): a function the macro defines, not one it calls. */
+static int refs__defines(const char *src, uint32_t open, uint32_t b)
+{
+    int depth = 0;
+    uint32_t i = open;
+    for (; i < b; i++) {
+        depth += src[i] == '(';
+        depth -= src[i] == ')';
+        if (!depth) break;
+    }
+    if (i >= b) return 0;
+    for (i++; i < b && src[i] && strchr(" \t\r\n\\", src[i]); i++)
+        ;
+    if (i + 5 < b && !memcmp(src + i, "const", 5) && !refs__ident(src[i + 5], 0))
+        for (i += 5; i < b && src[i] && strchr(" \t\r\n\\", src[i]); i++)
+            ;
+    return i < b && src[i] == '{';
+}
+
 /* A macro body is tokens the grammar does not parse: a name followed by
  * `(` is a call its users make, unless it follows `.`, `->` (a field) or
- * `#` (pasted, stringified); where the language's member calls are
+ * `#` (pasted, stringified), or, in rows whose macros declare, declares a
+ * function (after a type word, `virtual void Run();`, or before its body,
+ * `Create() {…}`); where the language's member calls are
  * methods (rows without field_calls), `g->m(` on a plain name g is kept as
  * "g.m", typed as calls are (chunk_ts_types.c). Strings, characters and comments are skipped;
  * names nothing defines (keywords, parameters called) resolve to nothing. */
@@ -136,7 +170,9 @@ void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
      * the body does (where the grammar ends it) */
     ChunkRef *mark = idx_emit_ref_push(&r->em, REF_EXPAND, -1, def_line);
     mark->name = xstrdup(IDX_REF_MACRO_MARK);
-    char prev = ' '; /* the last non-blank byte before the token */
+    char prev = ' ';               /* the last non-blank byte before the token */
+    uint32_t word = 0, word_n = 0; /* the word before it, where prev is 'a' */
+    int in_declarator = 0;         /* that word names what a declaration declares */
     for (uint32_t i = a; i < b;) {
         char c = src[i];
         if (c == '\n') {
@@ -166,7 +202,12 @@ void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
             uint32_t recv = member && prev != '#' && !r->lang->field_calls
                                 ? refs__receiver(src, a, s0)
                                 : UINT32_MAX;
-            if (j < b && src[j] == '(' && (!member || recv != UINT32_MAX)) {
+            /* after a type word, or qualified after one (`void y::Run()`) */
+            int declarator = (prev == 'a' && !refs__expr_word(src + word, word_n)) ||
+                             (prev == ':' && s0 >= 2 && src[s0 - 2] == ':' && in_declarator);
+            int declares = r->lang->macro_declares && j < b && src[j] == '(' && !member &&
+                           (declarator || refs__defines(src, j, b));
+            if (j < b && src[j] == '(' && (!member || recv != UINT32_MAX) && !declares) {
                 ChunkRef *ref = idx_emit_ref_push(&r->em, REF_EXPAND, -1, def_line);
                 sb_reset(&r->sb);
                 if (recv != UINT32_MAX) {
@@ -178,6 +219,9 @@ void idx_chunk_ts_expand_refs(TsRun *r, TSNode body)
                 ref->name = xstrndup(r->sb.buf, r->sb.len);
             }
             prev = 'a';
+            in_declarator = declarator;
+            word = s0;
+            word_n = i - s0;
         } else {
             if (c != ' ' && c != '\t' && c != '\\' && c != '\r') prev = c;
             i++;

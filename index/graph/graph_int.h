@@ -132,10 +132,12 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name);
  * out_of_line_members), or 0. */
 int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name);
 /* The definition of chunk id's overloads (the definitions sharing its
- * symbol and kind in its file) that takes argc arguments by its
+ * symbol and kind in its file) that takes row's argc arguments by its
  * signature: id itself when it does, or when none or several others do
- * not tell (argc -1: not known). Rows with `overloads`. */
-int64_t idx_graph_overload(Resolver *r, int64_t id, int argc);
+ * not tell (argc -1: not known); one taking a row's forwarded type only
+ * from a variadic caller, where another takes as many. Rows with
+ * `overloads`. */
+int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row);
 /* The other definitions of method chunk id's symbol ("Class.name"), of its
  * kind, in other files: one member defined once per build variant
  * (`lexer.cc` and `lexer.in.cc`, `subprocess-posix.cc` and

@@ -173,58 +173,48 @@ size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max)
     return n;
 }
 
-/* How many arguments the parameter list of signature sig takes: *lo
- * without defaults, *hi at most (INT32_MAX: variadic); 0 when sig holds
- * no list after name. */
-static int params_of(const char *sig, const char *name, int *lo, int *hi)
+static int ident_char(char c)
 {
-    const char *p = NULL;
-    size_t n = strlen(name);
-    for (const char *q = strstr(sig, name); q; q = strstr(q + 1, name)) {
-        const char *a = q + n;
-        while (*a == ' ' || *a == '\t' || *a == '\n')
-            a++;
-        if (*a == '(') {
-            p = a;
-            break;
-        }
-    }
-    if (!p) return 0;
-    int depth = 0, commas = 0, defaults = 0, words = 0, variadic = 0;
-    const char *w = p + 1;
-    for (p++; *p && !(depth == 0 && *p == ')'); p++) {
-        char c = *p;
-        if (c == '(' || c == '<' || c == '[' || c == '{')
-            depth++;
-        else if ((c == ')' || c == '>' || c == ']' || c == '}') && depth)
-            depth--;
-        else if (depth == 0 && c == ',')
-            commas++;
-        else if (depth == 0 && c == '=' && p[1] != '=' &&
-                 (p == w || (p[-1] != '=' && p[-1] != '!')))
-            defaults++;
-        else if (c == '.' && p[1] == '.' && p[2] == '.')
-            variadic = 1;
-        if (c != ' ' && c != '\t' && c != '\n') words = 1;
-    }
-    if (*p != ')') return 0;
-    /* `()` and `(void)` take none */
-    size_t len = (size_t)(p - w);
-    while (len && (*w == ' ' || *w == '\t')) {
-        w++;
-        len--;
-    }
-    while (len && (w[len - 1] == ' ' || w[len - 1] == '\t'))
-        len--;
-    int total = !words || (len == 4 && !memcmp(w, "void", 4)) ? 0 : commas + 1;
-    *hi = variadic ? INT32_MAX : total;
-    *lo = total - defaults - variadic;
-    if (*lo < 0) *lo = 0;
-    return 1;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-int64_t idx_graph_overload(Resolver *r, int64_t id, int argc)
+/* Whether signature sig names one of the row's forwarded types (a word
+ * of it, after the name's `(`). */
+static int takes_forwarded(const IdxLang *lang, const char *sig, const char *name)
 {
+    const char *p = lang && lang->forwarded_types ? strstr(sig, name) : NULL;
+    p = p ? strchr(p, '(') : NULL;
+    for (size_t i = 0; p && lang->forwarded_types[i]; i++) {
+        size_t n = strlen(lang->forwarded_types[i]);
+        for (const char *q = strstr(p, lang->forwarded_types[i]); q;
+             q = strstr(q + 1, lang->forwarded_types[i]))
+            if (!ident_char(q[-1]) && !ident_char(q[n])) return 1;
+    }
+    return 0;
+}
+
+/* Whether the definition holding row (its chunk) takes a variable number
+ * of arguments: what a forwarded type's parameter receives. */
+static int caller_variadic(Resolver *r, const RefRow *row)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_OVERLOADS);
+    const char *name = row->symbol ? strrchr(row->symbol, '.') : NULL;
+    name = name ? name + 1 : row->symbol;
+    int lo = 0, hi = 0, v = 0;
+    if (!s || !name) return 0;
+    sqlite3_bind_int64(s, 1, row->chunk_id);
+    while (idx_graph_step(r, s))
+        if (sqlite3_column_int64(s, 0) == row->chunk_id) {
+            const char *sig = (const char *)sqlite3_column_text(s, 1);
+            v = sig && idx_sig_params(sig, name, &lo, &hi) && hi == INT32_MAX;
+        }
+    sqlite3_reset(s);
+    return v;
+}
+
+int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row)
+{
+    int argc = row->argc;
     sqlite3_stmt *s = argc >= 0 ? idx_graph_stmt(r, STMT_CHUNK_OVERLOADS) : NULL;
     if (!s) return id;
     sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
@@ -236,7 +226,8 @@ int64_t idx_graph_overload(Resolver *r, int64_t id, int argc)
     }
     const char *name = sym ? strrchr(sym, '.') : NULL;
     name = name ? name + 1 : sym;
-    int64_t first = 0, own = 0;
+    int64_t first = 0, own = 0, fwd_first = 0, fwd_own = 0;
+    int variadic = -1; /* the caller's: not read yet */
     size_t n = 0;
     sqlite3_bind_int64(s, 1, id);
     while (name && idx_graph_step(r, s)) {
@@ -244,12 +235,26 @@ int64_t idx_graph_overload(Resolver *r, int64_t id, int argc)
         const char *sig = (const char *)sqlite3_column_text(s, 1);
         int lo = 0, hi = 0;
         n++;
-        if (!sig || !params_of(sig, name, &lo, &hi) || argc < lo || argc > hi) continue;
+        if (!sig || !idx_sig_params(sig, name, &lo, &hi) || argc < lo || argc > hi) continue;
+        if (takes_forwarded(row->lang, sig, name)) {
+            if (c == id) fwd_own = c;
+            if (!fwd_first) fwd_first = c;
+            continue;
+        }
         if (c == id) own = c;
         if (!first) first = c;
     }
     sqlite3_reset(s);
     free(sym);
+    /* an overload taking a forwarded type (`Error(msg, va_list)`) is the
+     * one only from a variadic caller, when another takes as many */
+    if ((fwd_own || fwd_first) && first) {
+        variadic = caller_variadic(r, row);
+        if (variadic) return fwd_own ? fwd_own : fwd_first;
+    } else if (fwd_own || fwd_first) {
+        own = fwd_own;
+        first = fwd_first;
+    }
     /* one definition, or the found one takes that many: as found */
     return n < 2 || own || !first ? id : first;
 }

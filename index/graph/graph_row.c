@@ -6,11 +6,62 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether chunk id is a macro (its body's mark, IDX_REF_MACRO_MARK). */
+static int is_macro(Resolver *r, int64_t id)
+{
+    size_t n = 0;
+    char *const *v = idx_graph_chunk_refs(r, id, REF_EXPAND, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], IDX_REF_MACRO_MARK)) return 1;
+    return 0;
+}
+
+/* The macro a definition is written by (IDX_REF_WRITER "#.NAME"): the one
+ * macro named NAME, or 0 (none, or several: never a function). */
+static int64_t writer_macro(Resolver *r, const RefRow *row)
+{
+    int64_t ids[64], v = 0;
+    size_t k = idx_graph_symbol_ids(r, row->name + strlen(IDX_REF_WRITER), ids, 64);
+    for (size_t i = 0; i < k && v >= 0 && !r->rc; i++)
+        if (is_macro(r, ids[i])) v = v ? -1 : ids[i];
+    return v > 0 ? v : 0;
+}
+
+/* A call of class chunk cls (`Foo(x)`, `new Foo(x)`, `Foo f(x);`) in a row
+ * with constructor_calls: its constructor (the member named as the class,
+ * defined in it or out of line; the overload taking as many arguments),
+ * else cls (one it does not define). Any other chunk: as found. */
+static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
+    if (!s) return cls;
+    sqlite3_bind_int64(s, 1, cls);
+    int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 10) : -1;
+    sqlite3_reset(s);
+    sqlite3_stmt *q = kind == IDX_KIND_CLASS ? idx_graph_stmt(r, STMT_CHUNK_QUAL) : NULL;
+    char *sym = NULL;
+    if (q) {
+        sqlite3_bind_int64(q, 1, cls);
+        if (idx_graph_step(r, q)) sym = idx_store_col_dup(q, 2);
+        sqlite3_reset(q);
+    }
+    const char *name = sym ? strrchr(sym, '.') : NULL;
+    int64_t m = sym ? idx_graph_member_out_of_line(r, cls, name ? name + 1 : sym) : 0;
+    free(sym);
+    if (m && row->lang->overloads && !r->rc) m = idx_graph_overload(r, m, row);
+    return m && !r->rc ? m : cls;
+}
+
 size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
 {
     size_t nd = 0;
     dst[0] = 0;
     if (row->kind == REF_STORE) return 0; /* a fact for calls through its field */
+    if (row->kind == REF_CALL && !strncmp(row->name, IDX_REF_WRITER, strlen(IDX_REF_WRITER))) {
+        dst[0] = writer_macro(r, row);
+        idx_graph_memo_end_ref(r);
+        return r->rc || !dst[0] ? 0 : 1;
+    }
     if (row->kind == REF_IMPORT)
         dst[0] = idx_graph_resolve_qualified(r, row->name, 0);
     else if (row->kind == REF_EXPAND && !strcmp(row->name, IDX_REF_MACRO_MARK))
@@ -23,7 +74,9 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
     if (!dst[0] && !r->rc) dst[0] = idx_graph_declared_function(r, row);
     if (dst[0] && row->kind == REF_CALL && row->argc >= 0 && row->lang && row->lang->overloads &&
         !r->rc)
-        dst[0] = idx_graph_overload(r, dst[0], row->argc);
+        dst[0] = idx_graph_overload(r, dst[0], row);
+    if (dst[0] && row->kind == REF_CALL && row->lang && row->lang->constructor_calls && !r->rc)
+        dst[0] = constructor_of(r, dst[0], row);
     if (dst[0])
         nd = 1 + (row->kind == REF_CALL && strstr(row->name, "().")
                       ? idx_graph_implementations(r, dst[0], dst + 1, DISPATCH_MAX - 1)

@@ -115,6 +115,7 @@ CrErr idx_file_outline(IdxStore *st, int64_t file_id, IdxChunk **out, size_t *n_
         c->window = (uint32_t)sqlite3_column_int(s, 4);
         c->kind = (IdxKind)sqlite3_column_int(s, 5);
         c->cont = sqlite3_column_int(s, 6);
+        c->signature = idx_store_col_dup(s, 7); /* tells overloads apart (retrieve/nav.c) */
     }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {

@@ -80,8 +80,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
                  "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                 \
     X(CHUNK_IDS_OF_FILE, "SELECT id FROM chunks WHERE file_id = ?1")                               \
     /* idx_file_outline: CHUNK_OF_FILE's order (its plan's: the index, then rowid) */              \
-    X(CHUNK_OUTLINE_OF_FILE, "SELECT id, symbol, start_line, end_line, win, kind, cont "           \
-                             "FROM chunks WHERE file_id = ?1 ORDER BY start_line, win, id")        \
+    X(CHUNK_OUTLINE_OF_FILE, "SELECT id, symbol, start_line, end_line, win, kind, cont, "          \
+                             "signature FROM chunks WHERE file_id = ?1 "                           \
+                             "ORDER BY start_line, win, id")                                       \
     X(FILE_HAS_CHUNKS, "SELECT 1 FROM files f JOIN chunks c ON c.file_id = f.id "                  \
                        "WHERE f.path = ?1 LIMIT 1")                                                \
     X(CHUNK_OF_FILE,                                                                               \

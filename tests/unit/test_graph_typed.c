@@ -12,7 +12,9 @@
  * without `this` and results; Java parameters and fields. Each case names a
  * method another class also defines, so that the name alone cannot pick it.
  * A C++ method defined in two files (a build variant each) reaches both; a
- * macro's body calls a method on a global of a known type. And a C++
+ * macro's body calls a method on a global of a known type; adjacent
+ * overloads apart, a va_list one from its variadic namesake, constructors
+ * as calls, a definition a macro writes as that macro's use. And a C++
  * definition's name after an export macro and a qualified type
  * (`FMT_API std::system_error vsystem_error(…)`). */
 #include "idx.h"
@@ -161,6 +163,35 @@ static void test_typed(void)
         CHECK(cc.path && !strcmp(cc.path, "cpp/canon.cc") && cc.start_line == want_line[k]);
         idx_chunk_release(&cc);
     }
+    /* small adjacent overloads a call's arity tells apart are two units;
+     * the one taking a va_list is reached from the variadic one only */
+    const struct {
+        uint32_t line;
+        const char *word;
+        uint32_t want;
+    } sites[] = {
+        {11, "Log", 3},  /* Log(msg, ap) in Log(msg, ...) */
+        {25, "Log", 8},  /* Log("%s", …) elsewhere: the variadic one */
+        {29, "Buf", 19}, /* Buf one(1): the constructor taking one */
+        {30, "Buf", 19}, /* a temporary Buf(3) */
+        {33, "Buf", 20}, /* new Buf(1, 2) */
+    };
+    for (size_t k = 0; k < sizeof sites / sizeof sites[0]; k++) {
+        int64_t target = 0;
+        CHECK_INT(idx_call_target(st, "cpp/log.cc", sites[k].line, sites[k].word, sites[k].word,
+                                  &target, NULL),
+                  CR_OK);
+        IdxChunk cc = {0};
+        CHECK_INT(idx_chunk_get(st, target, &cc, NULL), CR_OK);
+        if (cc.start_line != sites[k].want)
+            fprintf(stderr, "log.cc:%u %s -> %u\n", sites[k].line, sites[k].word, cc.start_line);
+        CHECK(cc.path && !strcmp(cc.path, "cpp/log.cc") && cc.start_line == sites[k].want);
+        idx_chunk_release(&cc);
+    }
+    /* a definition a macro writes (`CASE(Log, Twice) {…}`) makes the calls of
+     * the macro's body, not the functions it declares (`Run`, `Create`) */
+    check_calls(st, "cpp/log.cc", "Register", 0, "cpp/log.cc:CASE\n");
+    check_calls(st, "cpp/log.cc", "CASE", 1, "cpp/log.cc:Log\ncpp/log.cc:Register\n");
     /* a macro before a declaration's qualified type is no part of its name */
     check_calls(st, "cpp/lock.cc", "vsystem_error", 1, "");
     /* Java: a field used without `this`, a parameter */

@@ -139,9 +139,14 @@ static const char *const cpp__keywords[] = {
     "static",   "struct",   "switch",  "template",  "this",   "true",   "typedef",
     "typename", "unsigned", "using",   "virtual",   "void",   "while",  NULL};
 
+static const char *const cpp__forwarded[] = {"va_list", NULL};
+
 const IdxLang idx_lang_cpp = {
     .out_of_line_members = 1,
     .overloads = 1,
+    .forwarded_types = cpp__forwarded,
+    .macro_declares = 1,
+    .constructor_calls = 1,
     .call_chains = 1,
     .graph_limits =
         "virtual calls reaching overrides, calls on a receiver whose type is not known statically "

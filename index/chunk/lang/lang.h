@@ -203,6 +203,22 @@ typedef struct IdxLang {
      * call whose arguments the query counts (@ref.args) reaching the one
      * that takes that many. */
     int overloads;
+    /* A call of a class (`Foo(x)`, `new Foo(x)`, a declaration `Foo f(x);`
+     * that the query captures as a call) reaches its constructor: the
+     * member named as the class, the overload taking as many arguments
+     * (C++); the class where it defines none. */
+    int constructor_calls;
+    /* A macro's body may declare functions and classes (C++'s test
+     * macros write a class, its methods and a registrar): a name after a
+     * type word (`virtual void Run();`, `void y::Run()`) or before a body
+     * (`Create() {…}`) is declared there, not called (REF_EXPAND). */
+    int macro_declares;
+    /* Types of a parameter that receives what a variadic function got
+     * (C++'s `va_list`): an overload taking one (`Error(msg, va_list)`) is
+     * the one a call reaches only from a variadic function (`Error(msg,
+     * …)` forwarding its arguments), where another overload takes as many.
+     * NULL-terminated, or NULL. */
+    const char *const *forwarded_types;
     /* A call inside a receiver chain is kept (`a.f().m()` is written
      * "a.f().m", the method m of what f gives, graph_types.c) where it
      * would otherwise make the receiver unknown ("?.m"). */

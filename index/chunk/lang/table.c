@@ -273,6 +273,18 @@ int idx_base_callers(const char *path)
     return l && l->base_callers;
 }
 
+int idx_overloads_apart(const char *path, const char *symbol, const char *sig_a, const char *sig_b)
+{
+    const IdxLang *l = path ? idx_lang_for_path(path) : NULL;
+    if (!l || !l->overloads) return 0;
+    if (!sig_a) return 1;
+    const char *dot = symbol ? strrchr(symbol, '.') : NULL;
+    const char *name = dot ? dot + 1 : symbol;
+    int alo = 0, ahi = 0, blo = 0, bhi = 0;
+    return name && sig_b && idx_sig_params(sig_a, name, &alo, &ahi) &&
+           idx_sig_params(sig_b, name, &blo, &bhi) && (alo != blo || ahi != bhi);
+}
+
 int idx_chain_on_self(const char *path, const char *chain)
 {
     size_t n = strcspn(chain, ".");

@@ -21,7 +21,12 @@
 (preproc_function_def name: (identifier) @name) @def.macro
 
 (call_expression function: (_) @ref.call arguments: (_) @ref.args)
-(new_expression type: (_) @ref.call)
+(new_expression type: (_) @ref.call arguments: (argument_list) @ref.args)
+(new_expression type: (_) @ref.call !arguments)
+; a variable constructed with arguments (`Lexer lexer(input);`): a call of
+; its class, which reaches the constructor (IdxLang.constructor_calls)
+(declaration type: [(type_identifier) (qualified_identifier)] @ref.call
+  declarator: (init_declarator value: (argument_list) @ref.args))
 (base_class_clause (type_identifier) @ref.inherit)
 (base_class_clause (qualified_identifier) @ref.inherit)
 (base_class_clause (template_type name: (_) @ref.inherit))
@@ -59,3 +64,10 @@
 (function_definition type: [(type_identifier) (qualified_identifier)] @result.type
   declarator: [(function_declarator) (pointer_declarator (function_declarator))
                (reference_declarator (function_declarator))])
+
+; a definition a macro writes (`TEST_F(Suite, Name) {…}`: no type, the
+; macro's arguments read as parameters) is a use of that macro: its body's
+; calls are the definition's (IDX_REF_WRITER; a constructor, written alike,
+; reaches no macro)
+(function_definition !type
+  declarator: (function_declarator declarator: (identifier) @ref.writer))
