@@ -25,9 +25,9 @@
 #define MARK_TEXT "coderag index directory: coderag writes and deletes files here\n"
 
 /* Names coderag writes in its folder (a name starting with one of these). */
-static const char *const own_prefixes[] = {
-    "index.db",     "postings.bin", "vectors.faiss", "update.lock",
-    "vectors.lock", ".gitignore",   MARK_NAME,       NULL};
+static const char *const own_prefixes[] = {"index.db",    "postings.bin", "vectors.faiss",
+                                           "update.lock", "vectors.lock", "parsing",
+                                           ".gitignore",  MARK_NAME,      NULL};
 
 static int own_name(const char *name)
 {
