@@ -133,6 +133,16 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
     return v;
 }
 
+char *idx_graph_chunk_symbol(Resolver *r, int64_t id)
+{
+    sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
+    if (!q) return NULL;
+    sqlite3_bind_int64(q, 1, id);
+    char *sym = idx_graph_step(r, q) ? idx_store_col_dup(q, 2) : NULL;
+    sqlite3_reset(q);
+    return sym;
+}
+
 const IdxLang *idx_graph_chunk_lang(Resolver *r, int64_t id)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
@@ -148,11 +158,7 @@ const IdxLang *idx_graph_chunk_lang(Resolver *r, int64_t id)
 
 size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max)
 {
-    sqlite3_stmt *q = max ? idx_graph_stmt(r, STMT_CHUNK_QUAL) : NULL;
-    if (!q) return 0;
-    sqlite3_bind_int64(q, 1, id);
-    char *sym = idx_graph_step(r, q) ? idx_store_col_dup(q, 2) : NULL;
-    sqlite3_reset(q);
+    char *sym = max ? idx_graph_chunk_symbol(r, id) : NULL;
     const char *dot = sym ? strrchr(sym, '.') : NULL;
     sqlite3_stmt *s = dot ? idx_graph_stmt(r, STMT_CHUNK_TWINS) : NULL;
     size_t n = 0;
@@ -217,13 +223,7 @@ int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row)
     int argc = row->argc;
     sqlite3_stmt *s = argc >= 0 ? idx_graph_stmt(r, STMT_CHUNK_OVERLOADS) : NULL;
     if (!s) return id;
-    sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
-    char *sym = NULL;
-    if (q) {
-        sqlite3_bind_int64(q, 1, id);
-        if (idx_graph_step(r, q)) sym = idx_store_col_dup(q, 2);
-        sqlite3_reset(q);
-    }
+    char *sym = idx_graph_chunk_symbol(r, id);
     const char *name = sym ? strrchr(sym, '.') : NULL;
     name = name ? name + 1 : sym;
     int64_t first = 0, own = 0, fwd_first = 0, fwd_own = 0;

@@ -38,13 +38,7 @@ static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
     sqlite3_bind_int64(s, 1, cls);
     int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 10) : -1;
     sqlite3_reset(s);
-    sqlite3_stmt *q = kind == IDX_KIND_CLASS ? idx_graph_stmt(r, STMT_CHUNK_QUAL) : NULL;
-    char *sym = NULL;
-    if (q) {
-        sqlite3_bind_int64(q, 1, cls);
-        if (idx_graph_step(r, q)) sym = idx_store_col_dup(q, 2);
-        sqlite3_reset(q);
-    }
+    char *sym = kind == IDX_KIND_CLASS ? idx_graph_chunk_symbol(r, cls) : NULL;
     const char *name = sym ? strrchr(sym, '.') : NULL;
     int64_t m = sym ? idx_graph_member_out_of_line(r, cls, name ? name + 1 : sym) : 0;
     free(sym);
