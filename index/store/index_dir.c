@@ -215,3 +215,18 @@ char *idx_dir_access(int fd, const char *real)
     log_msg(LOG_INFO, "no /proc/self/fd: the files of %s are opened by its path", real);
     return xstrdup(real);
 }
+
+int idx_index_file_open(const IdxStore *st, const char *name)
+{
+    StrBuf p;
+    sb_init(&p);
+    sb_addf(&p, "%s/%s", st->index_dir, name);
+    int fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+    sb_release(&p);
+    struct stat sb;
+    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}

@@ -481,6 +481,10 @@ CrErr idx_store_integrity(IdxStore *st, int *damaged, StrBuf *why, ErrInfo *e);
  * (index_dir.c, which marks the folders coderag may write in). */
 CrErr idx_dir_claim(const char *real_root, const char *dir, int is_default, int create,
                     int writable, char **out_real, int *out_fd, ErrInfo *e);
+/* A file of the index dir opened read-write (made when missing), never
+ * through a symlink and only when it is a regular file; -1 otherwise. */
+int idx_index_file_open(const IdxStore *st, const char *name);
+
 /* How the files of the index folder open on fd are named: through the
  * descriptor when /proc shows it, else by its canonical path. Caller frees. */
 char *idx_dir_access(int fd, const char *real);

@@ -112,21 +112,6 @@ static CrErr record_scan_skips(IdxStore *st, const ScanResult *scan, StrMap *by_
     return rc;
 }
 
-int idx_index_file_open(const IdxStore *st, const char *name)
-{
-    StrBuf p;
-    sb_init(&p);
-    sb_addf(&p, "%s/%s", st->index_dir, name);
-    int fd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
-    sb_release(&p);
-    struct stat sb;
-    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
-}
-
 /* Takes <index dir>/name (flock, exclusive; waits for another process
  * holding it). Full updates of one index run one at a time across
  * processes (update.lock: two indexers would both insert the same new

@@ -42,10 +42,6 @@ void *idx_update_prefetch(void *arg);
  * until its size or mtime moves. fd -1: no marks (a read-only folder). */
 #define IDX_SKIP_PARSER_CRASHED "parser-crashed"
 
-/* A file of the index dir opened read-write (made when missing), never
- * through a symlink and only when it is a regular file; -1 otherwise. */
-int idx_index_file_open(const IdxStore *st, const char *name);
-
 typedef struct ParseMarks {
     int fd;
     char **suspects, **convicted;
