@@ -51,6 +51,11 @@
 #define TS_WORK_BASE ((int64_t)64 << 20)
 #define TS_WORK_PER_BYTE 256
 
+/* A kept tree (TsKeep) stays in memory between saves, one per language a
+ * store saved: kept only for a text of at most this many bytes, so that a
+ * store holds tens of MB at most whatever it saved last. */
+#define TS_KEEP_MAX_BYTES ((size_t)1 << 20)
+
 /* What the allocator counts for the parse running on its thread: bytes
  * allocated less bytes freed since it began (tree-sitter allocates on the
  * thread that calls it), the limit, and the flag tree-sitter polls every 100
@@ -272,7 +277,7 @@ CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t 
                        "tree-sitter lost bytes %u to %zu (a node of 65,536 or more children)", end,
                        len);
     }
-    if (keep) {
+    if (keep && len <= TS_KEEP_MAX_BYTES) {
         keep->src = xmalloc(len + 1);
         memcpy(keep->src, src, len);
         keep->len = len;

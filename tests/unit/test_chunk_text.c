@@ -380,6 +380,36 @@ static void test_kept_tree_parses_as_fresh(void)
     keep_sequence("c", c);
 }
 
+/* A text over 1 MiB parses, and its tree is not kept (a store keeps a
+ * bounded amount between saves); the next parse starts afresh. */
+static void test_kept_tree_bounded(void)
+{
+    const IdxLang *lang = idx_lang_by_name("python");
+    CHECK(lang && lang->grammar);
+    if (!lang || !lang->grammar) return;
+    TSParser *p = ts_parser_new();
+    ts_parser_set_language(p, lang->grammar());
+    const char line[] = "x = 1\n";
+    size_t n = ((size_t)1 << 20) / (sizeof line - 1) + 1, len = n * (sizeof line - 1);
+    char *big = xmalloc(len + 1);
+    for (size_t i = 0; i < n; i++)
+        memcpy(big + i * (sizeof line - 1), line, sizeof line - 1);
+    big[len] = 0;
+    TsKeep keep = {0};
+    TSTree *t = NULL;
+    ErrInfo e = {0};
+    CHECK_INT(idx_ts_parse_keep(p, &keep, "y = 2\n", 6, &t, &e), CR_OK);
+    CHECK(keep.tree != NULL);
+    if (t) ts_tree_delete(t);
+    t = NULL;
+    CHECK_INT(idx_ts_parse_keep(p, &keep, big, len, &t, &e), CR_OK);
+    CHECK(t != NULL && keep.tree == NULL && keep.src == NULL);
+    if (t) ts_tree_delete(t);
+    idx_ts_keep_release(&keep);
+    free(big);
+    ts_parser_delete(p);
+}
+
 int main(void)
 {
     RUN(test_table);
@@ -388,5 +418,6 @@ int main(void)
     RUN(test_long_class_run);
     RUN(test_deep_nesting);
     RUN(test_kept_tree_parses_as_fresh);
+    RUN(test_kept_tree_bounded);
     return test_summary();
 }

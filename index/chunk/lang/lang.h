@@ -356,8 +356,8 @@ struct TsKeep {
     TSTree *tree;
 };
 /* idx_ts_parse starting from keep's tree when keep holds one, and keeping
- * src and the new tree in keep after (emptied on a failure). keep NULL:
- * idx_ts_parse. */
+ * src and the new tree in keep after (emptied on a failure, and for a text
+ * over 1 MiB). keep NULL: idx_ts_parse. */
 CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t len, TSTree **out,
                         ErrInfo *e);
 void idx_ts_keep_release(TsKeep *keep);
