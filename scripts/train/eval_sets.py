@@ -1,10 +1,12 @@
 """Asks every dev question through `coderag ask --json` and scores each set.
 
-    eval_sets.py BINARY TAG [--corpus-root DIR] [--sets a,b] [-- extra ask options]
+    eval_sets.py BINARY TAG [--corpus-root DIR] [--sets a,b] [--out DIR] [-- extra ask options]
 
 Indexes are read from CORPUS_ROOT/.idx-NAME (built beforehand with
-`coderag index`), never updated. Results go to /tmp/coderag-eval/TAG-SET.jsonl;
-one line of metrics per set (score.py --json) and their sum are printed.
+`coderag index`), never updated. Results go to OUT/TAG-SET.jsonl (OUT:
+/tmp/coderag-eval unless given; runs at the same time need their own TAG or
+OUT, or they write over each other); one line of metrics per set (score.py
+--json) and their sum are printed.
 """
 import json
 import os
@@ -39,18 +41,21 @@ def main():
     binary, tag = args[0], args[1]
     root = "/tmp/rank2/corpus"
     sets = ["dev", "lang", "lang2", "lang3"]
+    outdir = "/tmp/coderag-eval"
     i = 2
     while i < len(args):
         if args[i] == "--corpus-root":
             root = args[i + 1]
         elif args[i] == "--sets":
             sets = args[i + 1].split(",")
+        elif args[i] == "--out":
+            outdir = args[i + 1]
         i += 2
-    os.makedirs("/tmp/coderag-eval", exist_ok=True)
+    os.makedirs(outdir, exist_ok=True)
     for name in sets:
         qfile = SETS[name]
-        out = "/tmp/coderag-eval/%s-%s.jsonl" % (tag, name)
-        asked = "/tmp/coderag-eval/%s-%s.questions.jsonl" % (tag, name)
+        out = "%s/%s-%s.jsonl" % (outdir, tag, name)
+        asked = "%s/%s-%s.questions.jsonl" % (outdir, tag, name)
         with open(qfile) as f, open(out, "w") as w, open(asked, "w") as wq:
             for line in f:
                 if not line.strip():
