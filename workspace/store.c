@@ -22,16 +22,6 @@ CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
     return idx_open(&ic, flags[how], out, e);
 }
 
-void ws_store_close(IdxStore *st)
-{
-    idx_close(st);
-}
-
-CrErr ws_store_warm(IdxStore *st, ErrInfo *e)
-{
-    return idx_warm(st, e);
-}
-
 const char *ws_store_root(IdxStore *st)
 {
     return idx_root(st);

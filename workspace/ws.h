@@ -152,7 +152,7 @@ typedef enum {
 } WsOpen;
 
 /* Opens the store of c (root as set: see ws_config_resolve_root). Caller
- * closes *out with idx_close. */
+ * closes *out with idx_close (a root's store: the host, with the root). */
 CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e);
 /* The one writer of a whole pass over st's index (idx_update: the only
  * place that calls it): brings it up to date, reporting progress through
@@ -176,10 +176,6 @@ CrErr ws_store_pass_yield(IdxStore *st, int wait_ms, void (*yield)(void *ud), vo
  * writer of the index: past that it fails and *out_busy is 1 (the caller
  * hands the file to a full pass), else 0. Errors: idx_update_file's. */
 CrErr ws_store_update_file(IdxStore *st, const char *path, int wait_ms, int *out_busy, ErrInfo *e);
-/* Closes a store ws_store_open opened (NULL: nothing). */
-void ws_store_close(IdxStore *st);
-/* Loads st's search structures before a question (idx_warm). */
-CrErr ws_store_warm(IdxStore *st, ErrInfo *e);
 /* The root of st's index: absolute and canonical. Borrowed. */
 const char *ws_store_root(IdxStore *st);
 /* A process's one-time setup of the index (before any store opens). */
