@@ -669,6 +669,7 @@ typedef struct WsNavDef {
     RtvDef def;
     RtvVariant *variants;
     size_t n_variants;
+    IdxBuilt built; /* of the variants: yes if one is built, no if none can be */
     RtvRef *refs;
     size_t n_refs, total_refs;
 } WsNavDef;
@@ -676,6 +677,10 @@ typedef struct WsNavDefs {
     WsNavDef *v;
     size_t n;
     size_t total; /* definitions there are (of the name) */
+    /* ws_nav_references: what the graph cannot see of the first
+     * definition's language (rtv_graph_limits; with none, of any), a
+     * paragraph to show beside the references; owned. NULL otherwise. */
+    char *limits;
 } WsNavDefs;
 void ws_nav_defs_release(WsNavDefs *r);
 
