@@ -438,9 +438,10 @@ const McpTool mcp_tool_callers = {
     "callers",
     "Who references a definition",
     "From the static code graph: the definitions that call, import, subclass or raise/catch "
-    "the given one, with locations. Says what the graph cannot see (dynamic dispatch, "
-    "getattr); an edge is only listed when the indexer resolved it. C/C++: a reference "
-    "written under #if carries `condition` and `built` (true, false, null: unknown).",
+    "the given one, with locations. Says what the graph cannot see in the definition's "
+    "language (dynamic dispatch, names looked up at run time); an edge is only listed when "
+    "the indexer resolved it. C/C++: a reference written under #if carries `condition` and "
+    "`built` (true, false, null: unknown).",
     refs_fields,
     sizeof refs_fields / sizeof refs_fields[0],
     1,
@@ -452,8 +453,9 @@ const McpTool mcp_tool_callees = {
     "What a definition references",
     "From the static code graph: the definitions the given one calls, imports, subclasses "
     "or raises/catches, with the lines the reference is written in. Unresolved references "
-    "(dynamic dispatch, getattr, library code) are not listed. C/C++: a reference written "
-    "under #if carries `condition` and `built` (true, false, null: unknown).",
+    "(dynamic dispatch, names looked up at run time, library code) are not listed. C/C++: a "
+    "reference written under #if carries `condition` and `built` (true, false, null: "
+    "unknown).",
     refs_fields,
     sizeof refs_fields / sizeof refs_fields[0],
     1,
