@@ -312,9 +312,6 @@ char *idx_lang_join(const char *dir, const char *spec);
 /* Directory of a relative path ("a/b.c" -> "a", "b.c" -> ""). Caller frees. */
 char *idx_lang_dirname(const char *relpath);
 
-/* Python's chunker (lang/python.c), which predates the table: its own walk
- * (docstrings in bodies, decorators, error-recovery re-parses). */
-typedef struct PyChunker PyChunker;
 /* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
 /* lang's query (IdxLang.query) compiled for its grammar, or NULL (the
  * failure logged). Caller frees with ts_query_delete. (chunk_query.c) */
