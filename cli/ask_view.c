@@ -222,49 +222,76 @@ static void say_waiting(void *ud, const char *msg)
     cli_ask_view_progress(ud, msg);
 }
 
-CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvAnswer *ans,
-                       ErrInfo *e)
-{
-    IdxStore *st = NULL;
-    IdxUpdateStats stats;
-    const char *term = getenv("TERM");
-    int styles = cli_term_styles_wanted(1, getenv("NO_COLOR"), term);
-    CliAskView *v =
-        cli_ask_view_new(stdout, styles, isatty(2) ? stderr : NULL, cfg->root ? cfg->root : ".");
-    if (styles) {
-        signal(SIGINT, reset_styles_and_raise);
-        signal(SIGTERM, reset_styles_and_raise);
-    }
+/* The question's steps as a job on the command's host (ws_host_run): one
+ * worker stage that asks the LLM too (the citations of its text checked
+ * against the store as they stream), as the MCP server does. */
+typedef struct AskJob {
+    WsJob hj;
+    WsRoot *r;
+    CliAskView *v;
+    RtvRequest *req;
+    RtvAnswer *ans;
+    ErrInfo *e;
     CrErr rc;
-    if (no_update) {
-        rc = ws_store_open(cfg, WS_OPEN_EXISTING, &st, e);
-    } else {
-        cli_ask_view_progress(v, "updating the index");
-        rc = ws_store_open_updated(cfg, cli_ask_view_update_fn, v, say_waiting, v, &stats, &st, e);
-    }
-    if (!rc) {
-        cli_ask_view_progress(v, "retrieving");
-        rc = ws_store_warm(st, e);
-    }
+} AskJob;
+
+static WsJobNext ask_stage(void *ctx, WsJob *hj)
+{
+    AskJob *j = (AskJob *)hj;
+    CliAskView *v = j->v;
+    IdxStore *st = j->r->q;
+    (void)ctx;
+    cli_ask_view_progress(v, "retrieving");
+    CrErr rc = ws_root_warm(j->r, j->e);
     WsAsk *w = ws_ask_new(NULL);
-    cli_ask_view_hook(v, req);
-    if (!rc) rc = ws_ask_prepare(w, st, req, ans, e);
+    cli_ask_view_hook(v, j->req);
+    if (!rc) rc = ws_ask_prepare(w, st, j->req, j->ans, j->e);
     if (!rc && ws_ask_wants_llm(w)) {
         cli_ask_view_progress(v, "asking the LLM");
         ws_pace_init(&v->pace, WS_PACE_MIN_MS);
-        cli_term_set_check(v->t, st, req, ans);
-        ws_ask_llm(w, req, ans); /* its failure is the answer's fallback_reason */
+        cli_term_set_check(v->t, st, j->req, j->ans);
+        ws_ask_llm(w, j->req, j->ans); /* its failure is the answer's fallback_reason */
         /* the LLM is done: what verification logs (a fallback's warning)
          * starts a line of its own */
         cli_ask_view_progress(v, NULL);
         if (v->streamed) cli_term_end(v->t);
         cli_term_set_check(v->t, NULL, NULL, NULL); /* the verified answer needs none */
     }
-    if (!rc) rc = ws_ask_finish(w, st, req, ans, e);
-    if (!rc) cli_ask_view_answer(v, ans, req->answer_all);
-    if (!rc) cli_say_index_state(st);
+    if (!rc) rc = ws_ask_finish(w, st, j->req, j->ans, j->e);
     ws_ask_free(w);
+    j->rc = rc;
+    return WS_JOB_KEPT; /* the job is the caller's */
+}
+
+CrErr cli_ask_terminal(WsRoot *r, int no_update, RtvRequest *req, RtvAnswer *ans, ErrInfo *e)
+{
+    IdxUpdateStats stats;
+    const char *term = getenv("TERM");
+    int styles = cli_term_styles_wanted(1, getenv("NO_COLOR"), term);
+    CliAskView *v = cli_ask_view_new(stdout, styles, isatty(2) ? stderr : NULL, r->cfg.root);
+    if (styles) {
+        signal(SIGINT, reset_styles_and_raise);
+        signal(SIGTERM, reset_styles_and_raise);
+    }
+    WsFresh f = {.how = WS_OPEN_EXISTING};
+    if (!no_update) {
+        cli_ask_view_progress(v, "updating the index");
+        f = (WsFresh){.how = WS_OPEN_CREATE,
+                      .fn = cli_ask_view_update_fn,
+                      .ud = v,
+                      .waiting = say_waiting,
+                      .wait_ud = v,
+                      .stats = &stats};
+    }
+    CrErr rc = ws_root_open_fresh(r, &f, e);
+    if (!rc) {
+        AskJob job = {.r = r, .v = v, .req = req, .ans = ans, .e = e};
+        ws_job_init(&job.hj, ask_stage, NULL);
+        ws_host_run(r->host, &job.hj);
+        rc = job.rc;
+    }
+    if (!rc) cli_ask_view_answer(v, ans, req->answer_all);
+    if (!rc) cli_say_index_state(r->q);
     cli_ask_view_free(v);
-    ws_store_close(st);
     return rc;
 }

@@ -96,9 +96,21 @@ static void *interrupt_wait(void *arg)
     _exit(128 + sig);
 }
 
-/* Opens the store of a.cfg and brings it up to date (unless no_update);
- * with `interruptible`, Ctrl-C says how far it got (Interrupt). */
-static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, ErrInfo *e)
+WsRoot *cli_root_new(const WsConfig *cfg)
+{
+    static const WsHostDoor none = {0};
+    return ws_host_add_root(ws_host_new(&none), cfg->root ? cfg->root : ".", cfg);
+}
+
+void cli_root_free(WsRoot *r)
+{
+    if (r) ws_host_free(r->host);
+}
+
+/* Opens r's query store and brings it up to date (unless !update); with
+ * verbose, Ctrl-C says how far it got (Interrupt) and a line sums the
+ * pass up. */
+static CrErr open_fresh(WsRoot *r, int update, int verbose, ErrInfo *e)
 {
     IdxUpdateStats stats;
     ProgressLine line = {.tty = verbose && isatty(2)};
@@ -111,26 +123,24 @@ static CrErr open_updated(CliArgs *a, int update, int verbose, IdxStore **out, E
                   pthread_create(&waiter, NULL, interrupt_wait, &in) == 0;
     if (waiting) pthread_detach(waiter);
     ws_pace_init(&line.pace, WS_PACE_MIN_MS);
-    if (!update) return ws_store_open(&a->cfg, WS_OPEN_EXISTING, out, e);
-    CrErr rc =
-        ws_store_open_updated(&a->cfg, progress_line, &line, say_waiting, NULL, &stats, out, e);
+    if (!update) return ws_root_open_fresh(r, &(WsFresh){.how = WS_OPEN_EXISTING}, e);
+    WsFresh f = {.how = WS_OPEN_CREATE,
+                 .fn = progress_line,
+                 .ud = &line,
+                 .waiting = say_waiting,
+                 .stats = &stats};
+    CrErr rc = ws_root_open_fresh(r, &f, e);
     if (line.shown) fputc('\n', stderr);
-    if (rc) return rc;
-    if (verbose) {
-        int64_t chunks, edges;
-        if ((rc = ws_status_sizes(*out, &chunks, &edges, e))) {
-            ws_store_close(*out);
-            *out = NULL;
-            return rc;
-        }
-        fprintf(stderr,
-                "indexed %s: %zu files (%zu changed, %zu unchanged, %zu removed, %zu skipped), "
-                "%lld chunks, %lld edges in %.0f ms\n",
-                ws_store_root(*out), stats.files_seen, stats.files_changed, stats.files_unchanged,
-                stats.files_removed, stats.files_skipped, (long long)chunks, (long long)edges,
-                stats.ms);
-        cli_say_if_empty(*out);
-    }
+    if (rc || !verbose) return rc;
+    int64_t chunks, edges;
+    if ((rc = ws_status_sizes(r->q, &chunks, &edges, e))) return rc;
+    fprintf(stderr,
+            "indexed %s: %zu files (%zu changed, %zu unchanged, %zu removed, %zu skipped), "
+            "%lld chunks, %lld edges in %.0f ms\n",
+            ws_store_root(r->q), stats.files_seen, stats.files_changed, stats.files_unchanged,
+            stats.files_removed, stats.files_skipped, (long long)chunks, (long long)edges,
+            stats.ms);
+    cli_say_if_empty(r->q);
     return CR_OK;
 }
 
@@ -139,22 +149,46 @@ int cli_index(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
-    IdxStore *st = NULL;
+    WsRoot *r = NULL;
     CrErr rc = cli_parse_args(cmd, argc, argv, &a, &e);
     if (!rc && !a.help) {
         resolve_root(&a);
-        rc = open_updated(&a, 1, 1, &st, &e);
+        r = cli_root_new(&a.cfg);
+        rc = open_fresh(r, 1, 1, &e);
     }
-    ws_store_close(st);
+    cli_root_free(r);
     ws_config_release(&a.cfg);
     return rc ? cli_fail(rc, &e) : 0;
+}
+
+/* A question as a job on the command's host (ws_host_run): one worker
+ * stage that asks the LLM too, as the MCP server does (one question per
+ * process: no endpoint state to keep between asks). */
+typedef struct AskJob {
+    WsJob hj;
+    WsRoot *r;
+    const RtvRequest *req;
+    RtvAnswer *ans;
+    ErrInfo *e;
+    CrErr rc;
+} AskJob;
+
+static WsJobNext ask_stage(void *ctx, WsJob *hj)
+{
+    AskJob *j = (AskJob *)hj;
+    (void)ctx;
+    double t0 = now_ms();
+    if ((j->rc = ws_root_warm(j->r, j->e))) return WS_JOB_KEPT;
+    log_msg(LOG_INFO, "search structures loaded in %.1f ms", now_ms() - t0);
+    j->rc = ws_ask(NULL, j->r->q, j->req, j->ans, j->e);
+    return WS_JOB_KEPT; /* the job is the caller's */
 }
 
 int cli_ask(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
-    IdxStore *st = NULL;
+    WsRoot *r = NULL;
     RtvRequest req;
     RtvAnswer ans = {0};
     CrErr rc = cli_parse_args(cmd, argc, argv, &a, &e);
@@ -200,24 +234,24 @@ int cli_ask(const CliCommand *cmd, int argc, char **argv)
         req.llm_timeout_ms = (long)(secs * 1000 + 0.5);
     }
     resolve_root(&a);
+    r = cli_root_new(&a.cfg);
     if (!a.json && isatty(1)) { /* for a person: progress, the text as it comes, citations */
-        rc = cli_ask_terminal(&a.cfg, a.no_update, &req, &ans, &e);
+        rc = cli_ask_terminal(r, a.no_update, &req, &ans, &e);
         goto out;
     }
-    if ((rc = open_updated(&a, !a.no_update, 0, &st, &e))) goto out;
-    double t0 = now_ms();
-    if ((rc = ws_store_warm(st, &e))) goto out;
-    log_msg(LOG_INFO, "search structures loaded in %.1f ms", now_ms() - t0);
-    /* one question per process: no endpoint state to keep between asks */
-    if ((rc = ws_ask(NULL, st, &req, &ans, &e))) goto out;
+    if ((rc = open_fresh(r, !a.no_update, 0, &e))) goto out;
+    AskJob job = {.r = r, .req = &req, .ans = &ans, .e = &e};
+    ws_job_init(&job.hj, ask_stage, NULL);
+    ws_host_run(r->host, &job.hj);
+    if ((rc = job.rc)) goto out;
     if (a.json) {
-        json_t *j = ws_answer_json(&ans, ws_store_root(st));
-        ws_answer_mark_partial(j, st, NULL);
-        cli_say_index_state(st);
+        json_t *j = ws_answer_json(&ans, ws_store_root(r->q));
+        ws_answer_mark_partial(j, r->q, NULL);
+        cli_say_index_state(r->q);
         rc = cli_print_json(j, &e);
         json_decref(j);
     } else {
-        cli_say_index_state(st);
+        cli_say_index_state(r->q);
         fputs(ans.answer, stdout);
         if (ans.answer[0] && ans.answer[strlen(ans.answer) - 1] != '\n') fputc('\n', stdout);
         /* what verification removed from the text, said beside it */
@@ -227,7 +261,7 @@ int cli_ask(const CliCommand *cmd, int argc, char **argv)
     }
 out:
     rtv_answer_release(&ans);
-    ws_store_close(st);
+    cli_root_free(r);
     ws_config_release(&a.cfg);
     return rc ? cli_fail(rc, &e) : 0;
 }

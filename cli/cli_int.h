@@ -71,6 +71,12 @@ int cli_mcp(const CliCommand *cmd, int argc, char **argv);
 int cli_status(const CliCommand *cmd, int argc, char **argv);
 int cli_root(const CliCommand *cmd, int argc, char **argv);
 
+/* A command's root on a workspace host of its own, cfg's (root resolved):
+ * the host's threads never start, the calling thread runs its jobs
+ * (ws_host_run). Free with cli_root_free (NULL: nothing), host and all. */
+WsRoot *cli_root_new(const WsConfig *cfg);
+void cli_root_free(WsRoot *r);
+
 /* Parses argv[1..] (argv[0] is cmd's name) into *a (see args.c). */
 CrErr cli_parse_args(const CliCommand *cmd, int argc, char **argv, CliArgs *a, ErrInfo *e);
 /* Prints the error on stderr; returns the exit status of rc. */
@@ -144,10 +150,9 @@ void cli_term_item(CliTerm *t, const char *text, const char *note);
  * ones with their reasons. root: the index's root. */
 typedef struct CliAskView CliAskView;
 
-/* `coderag ask` with stdout on a terminal: the store of cfg (root
- * resolved) opened and, unless no_update, brought up to date; req asked
- * through ws_ask's steps, each shown; *ans as ws_ask leaves it. */
-CrErr cli_ask_terminal(const WsConfig *cfg, int no_update, RtvRequest *req, RtvAnswer *ans,
-                       ErrInfo *e);
+/* `coderag ask` with stdout on a terminal: r's query store opened and,
+ * unless no_update, brought up to date; req asked through ws_ask's steps,
+ * each shown, as a job on r's host; *ans as ws_ask leaves it. */
+CrErr cli_ask_terminal(WsRoot *r, int no_update, RtvRequest *req, RtvAnswer *ans, ErrInfo *e);
 
 #endif

@@ -71,6 +71,7 @@ int cli_status(const CliCommand *cmd, int argc, char **argv)
 {
     CliArgs a;
     ErrInfo e = {0};
+    WsRoot *r = NULL;
     IdxStore *st = NULL;
     WsStatusReport rep = {0};
     IdxConfig ic;
@@ -82,13 +83,15 @@ int cli_status(const CliCommand *cmd, int argc, char **argv)
     if (note.len) fprintf(stderr, "coderag: %s\n", note.buf);
     sb_release(&note);
     ws_config_idx(&a.cfg, &ic);
-    if ((rc = ws_store_open(&a.cfg, WS_OPEN_READ, &st, &e)) == CR_ENOINDEX) {
+    r = cli_root_new(&a.cfg);
+    if ((rc = ws_root_open_fresh(r, &(WsFresh){.how = WS_OPEN_READ}, &e)) == CR_ENOINDEX) {
         ErrInfo why = e;
         rc = print_missing(&a, &ic, &why, &e);
         if (a.check && !a.json) printf("check: nothing to check: not indexed yet\n");
         goto out;
     }
     if (rc) goto out;
+    st = r->q;
     if (a.check && (rc = ws_status_check(st, &e))) {
         /* the verdict on stdout (and the error on stderr, exit 2) */
         if (!a.json) printf("check: FAILED: %s\n", e.msg[0] ? e.msg : cr_strerror(rc));
@@ -169,7 +172,7 @@ int cli_status(const CliCommand *cmd, int argc, char **argv)
     sb_release(&shown);
 out:
     ws_status_report_release(&rep);
-    ws_store_close(st);
+    cli_root_free(r);
     ws_config_release(&a.cfg);
     return rc ? cli_fail(rc, &e) : 0;
 }

@@ -2,7 +2,9 @@
 # PACKAGE@VERSION once (npm pack) into CR_GRAMMAR_DIR, checks that the parser
 # in SUBDIR has ABI 13 or 14, and builds it as the static library ts_NAME at
 # optimisation level OPT (the large C++/TypeScript tables build much faster at
-# -O1 and parse about as fast).
+# -O1 and parse about as fast), added to the global property CR_GRAMMAR_LIBS
+# (the libraries of ts_grammars). The list of grammars is
+# index/chunk/lang/grammars.cmake.
 function(cr_grammar name package version subdir opt)
   set(dir "${CR_GRAMMAR_DIR}/${package}-${version}")
   if(NOT EXISTS "${dir}/${subdir}/parser.c")
@@ -36,4 +38,5 @@ function(cr_grammar name package version subdir opt)
   # in sanitized builds (instrumenting 17 MB of parse tables buys nothing).
   target_compile_options(ts_${name} PRIVATE -w -${opt} -fno-sanitize=all)
   set_target_properties(ts_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  set_property(GLOBAL APPEND PROPERTY CR_GRAMMAR_LIBS ts_${name})
 endfunction()

@@ -56,7 +56,7 @@ static void variants_out(const WsNavDef *d, json_t *o, StrBuf *text)
         cond_out(o, text, v[0].cond, v[0].built);
     } else {
         json_t *list = json_array();
-        json_object_set_new(o, "built", built_json(rtv_variants_built(v, n)));
+        json_object_set_new(o, "built", built_json(d->built));
         for (size_t i = 0; i < n; i++) {
             json_t *x = json_pack("{s:i, s:i}", "startLine", (int)v[i].start_line, "endLine",
                                   (int)v[i].end_line);
@@ -401,13 +401,9 @@ static void run_refs(const McpCtx *c, json_t *args, McpResult *r, int outgoing)
     if (!n) sb_adds(&r->text, "No indexed definition matches.\n");
     if (total > n)
         sb_addf(&r->text, "(%zu of %zu definitions of that name shown; pass path)\n", n, total);
-    StrBuf lim;
-    sb_init(&lim);
-    rtv_graph_limits(n ? got.v[0].def.head.path : NULL, &lim);
-    sb_addf(&r->text, "\nNote: %s\n", lim.buf);
+    sb_addf(&r->text, "\nNote: %s\n", got.limits);
     r->structured = json_pack("{s:o, s:I, s:s}", "definitions", list, "totalDefinitions",
-                              (json_int_t)total, "limits", lim.buf);
-    sb_release(&lim);
+                              (json_int_t)total, "limits", got.limits);
     ws_nav_defs_release(&got);
 }
 
@@ -442,9 +438,10 @@ const McpTool mcp_tool_callers = {
     "callers",
     "Who references a definition",
     "From the static code graph: the definitions that call, import, subclass or raise/catch "
-    "the given one, with locations. Says what the graph cannot see (dynamic dispatch, "
-    "getattr); an edge is only listed when the indexer resolved it. C/C++: a reference "
-    "written under #if carries `condition` and `built` (true, false, null: unknown).",
+    "the given one, with locations. Says what the graph cannot see in the definition's "
+    "language (dynamic dispatch, names looked up at run time); an edge is only listed when "
+    "the indexer resolved it. C/C++: a reference written under #if carries `condition` and "
+    "`built` (true, false, null: unknown).",
     refs_fields,
     sizeof refs_fields / sizeof refs_fields[0],
     1,
@@ -456,8 +453,9 @@ const McpTool mcp_tool_callees = {
     "What a definition references",
     "From the static code graph: the definitions the given one calls, imports, subclasses "
     "or raises/catches, with the lines the reference is written in. Unresolved references "
-    "(dynamic dispatch, getattr, library code) are not listed. C/C++: a reference written "
-    "under #if carries `condition` and `built` (true, false, null: unknown).",
+    "(dynamic dispatch, names looked up at run time, library code) are not listed. C/C++: a "
+    "reference written under #if carries `condition` and `built` (true, false, null: "
+    "unknown).",
     refs_fields,
     sizeof refs_fields / sizeof refs_fields[0],
     1,

@@ -422,6 +422,22 @@ void ws_host_submit(WsHost *h, WsJob *j)
     put(h, j, 0);
 }
 
+void ws_host_run(WsHost *h, WsJob *j)
+{
+    if (h->started) {
+        put(h, j, 0);
+        return;
+    }
+    for (;;) {
+        WsJobNext next = j->run(h->door.ud, j);
+        if (next == WS_JOB_KEPT) return;
+        if (next == WS_JOB_DONE) {
+            ws_job_free(j);
+            return;
+        }
+    }
+}
+
 void ws_host_submit_locked(WsHost *h, WsJob *j)
 {
     pthread_cond_signal(queue_locked(h, j, 0)); /* while stopping, freed by ws_host_stop */

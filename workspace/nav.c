@@ -168,6 +168,7 @@ void ws_nav_defs_release(WsNavDefs *r)
         rtv_refs_free(d->refs, d->n_refs);
     }
     free(r->v);
+    free(r->limits);
     memset(r, 0, sizeof *r);
 }
 
@@ -181,6 +182,7 @@ static void defs_into(IdxStore *st, RtvDef *a, size_t n, WsNavDefs *r)
         r->v[i].def = a[i];
         if (rtv_def_variants(st, &a[i], &r->v[i].variants, &r->v[i].n_variants, NULL) != CR_OK)
             r->v[i].n_variants = 0;
+        r->v[i].built = rtv_variants_built(r->v[i].variants, r->v[i].n_variants);
     }
     free(a);
 }
@@ -257,7 +259,14 @@ CrErr ws_nav_references(IdxStore *st, const WsNavTarget *t, int outgoing, unsign
         rc = rtv_refs(st, &d->def, outgoing, kinds, limit, &d->refs, &d->n_refs, &d->total_refs, e);
     }
     idx_read_end(st, txn);
-    if (rc) ws_nav_defs_release(out);
+    if (rc) {
+        ws_nav_defs_release(out);
+        return rc;
+    }
+    StrBuf lim;
+    sb_init(&lim);
+    rtv_graph_limits(out->n ? out->v[0].def.head.path : NULL, &lim);
+    out->limits = sb_detach(&lim, NULL);
     return rc;
 }
 

@@ -19,6 +19,24 @@ CrErr ws_root_open_query(WsRoot *r, ErrInfo *e)
     return rc;
 }
 
+CrErr ws_root_open_fresh(WsRoot *r, const WsFresh *f, ErrInfo *e)
+{
+    CrErr rc = r->q ? CR_OK : ws_store_open(&r->cfg, f->how, &r->q, e);
+    if (!rc && f->how == WS_OPEN_CREATE)
+        rc = ws_store_pass(r->q, f->fn, f->ud, f->waiting, f->wait_ud, f->stats, e);
+    if (rc) {
+        ws_root_set_error(r, e && e->msg[0] ? e->msg : cr_strerror(rc));
+        idx_close(r->q);
+        r->q = NULL;
+        return rc;
+    }
+    ws_host_lock(r->host);
+    r->state = WS_ROOT_READY;
+    r->complete = f->how == WS_OPEN_CREATE;
+    ws_host_unlock(r->host);
+    return CR_OK;
+}
+
 CrErr ws_root_warm(WsRoot *r, ErrInfo *e)
 {
     return idx_warm(r->q, e);

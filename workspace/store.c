@@ -6,9 +6,10 @@
 #include <unistd.h>
 
 /* Opening the store and keeping it fresh, and the index's writers: one
- * for whole passes (ws_store_pass: the CLI's pre-ask pass and `index`, the
- * servers' builds, the MCP server's refreshes) and one for a single file
- * (ws_store_update_file: the language server's saves and watched files). */
+ * for whole passes (ws_store_pass: the CLI's pre-ask pass and `index`
+ * through ws_root_open_fresh, the servers' builds, the MCP server's
+ * refreshes) and one for a single file (ws_store_update_file: the
+ * language server's saves and watched files). */
 
 CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
 {
@@ -19,16 +20,6 @@ CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e)
     ws_config_idx(c, &ic);
     *out = NULL;
     return idx_open(&ic, flags[how], out, e);
-}
-
-void ws_store_close(IdxStore *st)
-{
-    idx_close(st);
-}
-
-CrErr ws_store_warm(IdxStore *st, ErrInfo *e)
-{
-    return idx_warm(st, e);
 }
 
 const char *ws_store_root(IdxStore *st)
@@ -92,20 +83,6 @@ CrErr ws_store_update_file(IdxStore *st, const char *path, int wait_ms, int *out
     idx_set_write_wait(st, wait_ms);
     CrErr rc = idx_update_file(st, path, e);
     *out_busy = rc && idx_busy(st);
-    return rc;
-}
-
-CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
-                            void (*waiting)(void *ud, const char *msg), void *wait_ud,
-                            IdxUpdateStats *stats, IdxStore **out, ErrInfo *e)
-{
-    CrErr rc = ws_store_open(c, WS_OPEN_CREATE, out, e);
-    if (rc) return rc;
-    rc = ws_store_pass(*out, fn, ud, waiting, wait_ud, stats, e);
-    if (rc) {
-        idx_close(*out);
-        *out = NULL;
-    }
     return rc;
 }
 

@@ -152,7 +152,7 @@ typedef enum {
 } WsOpen;
 
 /* Opens the store of c (root as set: see ws_config_resolve_root). Caller
- * closes *out with idx_close. */
+ * closes *out with idx_close (a root's store: the host, with the root). */
 CrErr ws_store_open(const WsConfig *c, WsOpen how, IdxStore **out, ErrInfo *e);
 /* The one writer of a whole pass over st's index (idx_update: the only
  * place that calls it): brings it up to date, reporting progress through
@@ -176,18 +176,6 @@ CrErr ws_store_pass_yield(IdxStore *st, int wait_ms, void (*yield)(void *ud), vo
  * writer of the index: past that it fails and *out_busy is 1 (the caller
  * hands the file to a full pass), else 0. Errors: idx_update_file's. */
 CrErr ws_store_update_file(IdxStore *st, const char *path, int wait_ms, int *out_busy, ErrInfo *e);
-/* The CLI's pre-ask check: opens (creating the index when missing) and
- * brings it up to date (unchanged files cost a stat), reporting progress
- * through fn, waiting and *stats as ws_store_pass. On failure *out is
- * NULL. */
-CrErr ws_store_open_updated(const WsConfig *c, IdxProgressFn fn, void *ud,
-                            void (*waiting)(void *ud, const char *msg), void *wait_ud,
-                            IdxUpdateStats *stats, IdxStore **out, ErrInfo *e);
-
-/* Closes a store ws_store_open opened (NULL: nothing). */
-void ws_store_close(IdxStore *st);
-/* Loads st's search structures before a question (idx_warm). */
-CrErr ws_store_warm(IdxStore *st, ErrInfo *e);
 /* The root of st's index: absolute and canonical. Borrowed. */
 const char *ws_store_root(IdxStore *st);
 /* A process's one-time setup of the index (before any store opens). */
@@ -321,6 +309,12 @@ int ws_host_stop(WsHost *h, int wait_ms);
 /* Queues j (a new job, or one handed back: WS_JOB_KEPT) for the worker;
  * the host owns it. While stopping it is freed at once. */
 void ws_host_submit(WsHost *h, WsJob *j);
+/* A host whose threads have not started (a one-shot command's: none is
+ * started for one job) runs j on the calling thread, stage after stage,
+ * worker and LLM stages alike, until a stage says it is done (then freed)
+ * or kept; the calling thread stands for the worker and the LLM pool. Once
+ * the threads have started, submits it (ws_host_submit). */
+void ws_host_run(WsHost *h, WsJob *j);
 /* Sets j's first stage and its free (NULL: free(j)); not urgent. */
 void ws_job_init(WsJob *j, WsJobFn run, void (*free_fn)(WsJob *j));
 /* The same, the host lock held (a job handed back from a door's list). */
@@ -418,6 +412,23 @@ WsJob *ws_root_unpark_locked(WsRoot *r, int (*pick)(WsJob *j, void *ud), void *u
 /* Worker: opens the query store q (when not open; the index is created
  * when missing). A failure puts the root in the error state. */
 CrErr ws_root_open_query(WsRoot *r, ErrInfo *e);
+/* How a one-shot command's root gets its query store: opened as `how`;
+ * WS_OPEN_CREATE also brings the index up to date first (the pre-ask pass:
+ * an unchanged file costs a stat), reporting through fn (may be NULL),
+ * waiting and *stats (may be NULL) as ws_store_pass. */
+typedef struct WsFresh {
+    WsOpen how;
+    IdxProgressFn fn;
+    void *ud;
+    void (*waiting)(void *ud, const char *msg);
+    void *wait_ud;
+    IdxUpdateStats *stats;
+} WsFresh;
+/* The calling thread, the host's threads not started (a one-shot
+ * command's): r's query store q opened and brought up to date as f says;
+ * the root is then ready (and complete when a pass ran), or in the error
+ * state with q closed. */
+CrErr ws_root_open_fresh(WsRoot *r, const WsFresh *f, ErrInfo *e);
 /* Worker: loads q's search structures (idx_warm). */
 CrErr ws_root_warm(WsRoot *r, ErrInfo *e);
 /* Worker: one throw-away search on q, so that what a process sets up on
@@ -658,6 +669,7 @@ typedef struct WsNavDef {
     RtvDef def;
     RtvVariant *variants;
     size_t n_variants;
+    IdxBuilt built; /* of the variants: yes if one is built, no if none can be */
     RtvRef *refs;
     size_t n_refs, total_refs;
 } WsNavDef;
@@ -665,6 +677,10 @@ typedef struct WsNavDefs {
     WsNavDef *v;
     size_t n;
     size_t total; /* definitions there are (of the name) */
+    /* ws_nav_references: what the graph cannot see of the first
+     * definition's language (rtv_graph_limits; with none, of any), a
+     * paragraph to show beside the references; owned. NULL otherwise. */
+    char *limits;
 } WsNavDefs;
 void ws_nav_defs_release(WsNavDefs *r);
 

@@ -273,7 +273,8 @@ void idx_chunk_ts_typed_refs(TsRun *r)
             sb_reset(&key);
             sb_addf(&key, "%s():", IDX_REF_TYPE_FACT);
             const char *cls_end = strrchr(u->symbol ? u->symbol : "", '.');
-            if (!strcmp(v->type, "Self") && cls_end) /* Rust: the impl's type */
+            const char *self_type = r->lang->self_type;
+            if (self_type && !strcmp(v->type, self_type) && cls_end) /* the enclosing type */
                 sb_add(&key, u->symbol, (size_t)(cls_end - u->symbol));
             else
                 sb_adds(&key, v->type);

@@ -171,7 +171,7 @@ void idx_filework_prepare(FileWork *fw, const char *root, size_t max_bytes, Chun
     fw->lines = (uint32_t)count_lines(src.buf, src.len);
     const IdxLang *lang = idx_lang_for_file(fw->pick, fw->path);
     if (!lang) lang = idx_lang_for_shebang(src.buf, src.len);
-    if (!lang) lang = idx_lang_by_name("text");
+    if (!lang) lang = idx_lang_fallback();
     lang = idx_lang_for_content(fw->pick, fw->path, lang, src.buf, src.len);
     fw->lang = lang;
     fw->module =

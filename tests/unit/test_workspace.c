@@ -432,6 +432,45 @@ static void test_llm_pool_on_first_use(void)
     free(j);
 }
 
+/* A one-shot command's host (the CLI's): the host starts no thread; the
+ * caller runs a job's stages, worker and LLM stages alike, in order, and
+ * a root's query store is opened and brought up to date on the caller
+ * (the pre-ask pass), the root then ready and whole; opened as it is
+ * (--no-update) an index that is missing is CR_ENOINDEX and the root in
+ * the error state. */
+static void test_host_one_shot(void)
+{
+    char dir[] = "/tmp/coderag-ws-oneshot-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    WsHostDoor door = {NULL, NULL, NULL, NULL};
+    WsHost *h = ws_host_new(&door);
+    int before = thread_count();
+    PoolJob *j = xcalloc(1, sizeof *j);
+    ws_job_init(&j->hj, pool_stage1, NULL);
+    ws_host_run(h, &j->hj);
+    CHECK(j->done);
+    CHECK(pthread_equal(j->stage[0], pthread_self()) && pthread_equal(j->stage[1], pthread_self()));
+    CHECK_INT(thread_count(), before);
+    free(j);
+
+    WsConfig cfg;
+    ws_config_init(&cfg);
+    char idx[PATH_MAX];
+    snprintf(idx, sizeof idx, "%s/idx", dir);
+    cfg.index_dir = xstrdup(idx);
+    WsRoot *r = ws_host_add_root(h, FIXTURE_DIR "/shop", &cfg);
+    ErrInfo e = {0};
+    CHECK_INT(ws_root_open_fresh(r, &(WsFresh){.how = WS_OPEN_EXISTING}, &e), CR_ENOINDEX);
+    CHECK(r->q == NULL && r->state == WS_ROOT_ERROR);
+    IdxUpdateStats stats;
+    CHECK_INT(ws_root_open_fresh(r, &(WsFresh){.how = WS_OPEN_CREATE, .stats = &stats}, &e), CR_OK);
+    CHECK(r->q != NULL && r->state == WS_ROOT_READY && r->complete);
+    CHECK(stats.files_seen > 0 && stats.files_changed == stats.files_seen);
+    ws_config_release(&cfg);
+    ws_host_free(h); /* closes the root's store */
+    test_sh("rm -rf '%s' # %s", dir, "");
+}
+
 /* A door that reads its input on the host (ws_host_serve): N messages,
  * each queuing a worker job, then the end. */
 #define TURN_MSGS 40
@@ -526,6 +565,7 @@ static void run_tests(void)
     RUN(test_shared_across_roots);
     RUN(test_host_roots);
     RUN(test_llm_pool_on_first_use);
+    RUN(test_host_one_shot);
     RUN(test_host_serve_turns);
 }
 

@@ -171,6 +171,10 @@ typedef struct IdxLang {
      * stored as `self.run`), its own word for it whatever the language
      * (idx_lang_self_word). */
     const char *const *self_words;
+    /* The word that names, in a class or an impl, the type itself (Rust's
+     * `Self`), or NULL: a function's result written so is the enclosing
+     * type (`fn new() -> Self` returns the impl's type). */
+    const char *self_type;
     /* The name of a class's constructor method (`constructor`), or NULL:
      * a callback passed to `new C(…)` takes the parameters C's
      * constructor declares (graph_types.c). */
@@ -231,6 +235,9 @@ typedef struct IdxLang {
     } headings;
     int is_doc;       /* docs and config: ranked below code */
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
+    /* A file no row claims (by its suffix or its shebang) is read as this
+     * row's (idx_lang_fallback): one row of the table says so. */
+    int fallback;
 } IdxLang;
 
 /* Whether the n bytes at w are the index's `self` or one of l's
@@ -266,6 +273,9 @@ void idx_lang_pick_parse(IdxLangPick *pick, const char *text);
  * project). */
 int idx_lang_path_follows(const char *relpath);
 const IdxLang *idx_lang_by_name(const char *name);
+/* The row a file no row claims is read as (the row with `fallback`), or
+ * NULL when no row says so. */
+const IdxLang *idx_lang_fallback(void);
 /* Language by the interpreter of a "#!" first line, or NULL. */
 const IdxLang *idx_lang_for_shebang(const char *first_line, size_t len);
 size_t idx_lang_count(void);
@@ -302,9 +312,6 @@ char *idx_lang_join(const char *dir, const char *spec);
 /* Directory of a relative path ("a/b.c" -> "a", "b.c" -> ""). Caller frees. */
 char *idx_lang_dirname(const char *relpath);
 
-/* Python's chunker (lang/python.c), which predates the table: its own walk
- * (docstrings in bodies, decorators, error-recovery re-parses). */
-typedef struct PyChunker PyChunker;
 /* The generic tree-sitter chunker (chunk_ts.c). query is compiled for lang. */
 /* lang's query (IdxLang.query) compiled for its grammar, or NULL (the
  * failure logged). Caller frees with ts_query_delete. (chunk_query.c) */

@@ -31,6 +31,10 @@ typedef struct ChunkSyms {
         f_return_type, f_condition, f_consequence, f_alternative, f_argument, f_arguments;
 } ChunkSyms;
 
+/* Python's chunker (python.c), which predates the table: its own walk
+ * (docstrings in bodies, decorators, error-recovery re-parses), the
+ * row's chunk hook. */
+typedef struct PyChunker PyChunker;
 struct PyChunker {
     TSParser *parser;
     ChunkSyms sy;

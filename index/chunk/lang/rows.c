@@ -1,7 +1,7 @@
 /* rows.c - the rows of the language table, in detection order (an
  * extension is looked up row by row). Adding a language: its row file and
- * query here in index/chunk/lang and index/chunk/lang/queries, its grammar in CMakeLists.txt,
- * and one line below (docs/languages.md). Nothing else lives in this file:
+ * query here in index/chunk/lang and index/chunk/lang/queries, its grammar's
+ * line in grammars.cmake, and one line below (docs/languages.md). Nothing else lives in this file:
  * a test binary links its own copy with a toy row (tests/unit/test_lang_toy.c). */
 #include "lang.h"
 

@@ -348,6 +348,7 @@ const IdxLang idx_lang_rust = {
                     "macros generate, closures passed as values",
     .keywords = rust__keywords,
     .self_words = rust__self,
+    .self_type = "Self",
     .name = "rust",
     .exts = rust__exts,
     .fence = "rust",

@@ -33,6 +33,13 @@ const IdxLang *idx_lang_by_name(const char *name)
     return NULL;
 }
 
+const IdxLang *idx_lang_fallback(void)
+{
+    for (size_t i = 0; i < idx_lang_n_rows; i++)
+        if (idx_lang_rows[i]->fallback) return idx_lang_rows[i];
+    return NULL;
+}
+
 static int table__ends_with(const char *s, size_t n, const char *suffix)
 {
     size_t k = strlen(suffix);

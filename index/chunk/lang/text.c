@@ -20,4 +20,4 @@ const IdxLang idx_lang_rst = {.name = "rst",
                               .headings = IDX_HEADINGS_UNDERLINED,
                               .is_doc = 1};
 const IdxLang idx_lang_text = {
-    .name = "text", .exts = text__exts, .is_doc = 1, .max_bytes = 128 * 1024};
+    .name = "text", .exts = text__exts, .is_doc = 1, .max_bytes = 128 * 1024, .fallback = 1};
