@@ -3,8 +3,8 @@
 # in SUBDIR has ABI 13 or 14, and builds it as the static library ts_NAME at
 # optimisation level OPT (the large C++/TypeScript tables build much faster at
 # -O1 and parse about as fast), added to the global property CR_GRAMMAR_LIBS
-# (the libraries of ts_grammars). The list of grammars is
-# index/chunk/lang/grammars.cmake.
+# (the libraries of ts_grammars). cr_language below calls it for each row
+# with a grammar.
 function(cr_grammar name package version subdir opt)
   set(dir "${CR_GRAMMAR_DIR}/${package}-${version}")
   if(NOT EXISTS "${dir}/${subdir}/parser.c")
@@ -39,4 +39,16 @@ function(cr_grammar name package version subdir opt)
   target_compile_options(ts_${name} PRIVATE -w -${opt} -fno-sanitize=all)
   set_target_properties(ts_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   set_property(GLOBAL APPEND PROPERTY CR_GRAMMAR_LIBS ts_${name})
+endfunction()
+
+# cr_language(NAME [PACKAGE VERSION SUBDIR OPT]): a row of the language table,
+# idx_lang_NAME, appended to the global property CR_LANGUAGE_ROWS (the build
+# writes them, in order, as generated/lang_rows.h for index/chunk/lang/rows.c);
+# with a grammar, that grammar is built too (cr_grammar). The rows are listed
+# in index/chunk/lang/languages.cmake.
+function(cr_language name)
+  if(ARGC GREATER 1)
+    cr_grammar(${name} ${ARGN})
+  endif()
+  set_property(GLOBAL APPEND PROPERTY CR_LANGUAGE_ROWS ${name})
 endfunction()
