@@ -82,10 +82,11 @@ typedef struct IdxLang {
      * or NULL when nothing needs it. Caller frees. C++: export macros
      * between `class` and the name ("class LEVELDB_EXPORT DB {"). */
     char *(*mask)(const char *src, size_t len);
-    /* A walk of its own instead of the query-driven one (Python's, which
-     * predates the table), or NULL. *state is the row's slot in the
-     * thread's Chunker: NULL at first (the hook makes what it reuses),
-     * released with chunk_free when the Chunker is. keep: the slot's kept
+    /* A walk of its own instead of the query-driven one, or NULL: Python's
+     * (python*.c, which types receivers from annotations, assignments and
+     * returns as it walks). *state is the row's slot in the thread's
+     * Chunker: NULL at first (the hook makes what it reuses), released
+     * with chunk_free when the Chunker is. keep: the slot's kept
      * tree for the file's first parse (idx_ts_parse_keep), or NULL. */
     CrErr (*chunk)(void **state, TsKeep *keep, const char *src, size_t len, uint32_t max_lines,
                    ChunkSet *out, ErrInfo *e);
