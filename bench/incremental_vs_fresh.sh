@@ -5,9 +5,11 @@
 set -u
 bin=$(realpath "$1"); corpus=$2; tag=${3:-run}
 t=${TMPDIR:-/tmp}/coderag-incr-$tag
-rm -rf $t $t.inc $t.fresh; cp -R "$corpus" $t
+# A copy of the corpus's files ("$corpus/.": were CORPUS_DIR a symbolic link, `cp -R` would copy
+# the link, and the edits below would land in the corpus itself).
+rm -rf $t $t.inc $t.fresh; mkdir -p $t && cp -R "$corpus/." $t/ || exit 2
 $bin index --root $t --index-dir $t.inc >/dev/null 2>&1
-cd $t
+cd $t || exit 2
 python3 - <<'PY'
 import os,re,random
 exts=('.py','.go','.js','.ts','.java','.c','.h','.cc','.cpp','.rs')

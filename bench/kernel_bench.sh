@@ -34,7 +34,7 @@ mkdir -p "$scratch"
 # figure changes is unlinked and copied first, so the corpus is never written
 root=$scratch/c-linux
 [ -d "$root" ] || cp -al "$corpus/c-linux" "$root" 2>/dev/null ||
-  { rm -rf "$root"; cp -R "$corpus/c-linux" "$root"; } # another file system: a copy
+  { rm -rf "$root"; mkdir -p "$root" && cp -R "$corpus/c-linux/." "$root/"; } # another file system: a copy
 idx=$scratch/idx
 tv=$scratch/time.txt
 # REUSE_INDEX=1: keep the index (and cold-time.txt) of an earlier run's cold build

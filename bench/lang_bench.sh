@@ -13,8 +13,8 @@ mkdir -p "$scratch"
 if [ ! -d "$scratch/bigc" ]; then
   for i in $(seq 1 22); do
     mkdir -p "$scratch/bigc/copy$i"
-    cp -R "$corpus/c-lua" "$scratch/bigc/copy$i/lua"
-    cp -R "$corpus/c-tree-sitter" "$scratch/bigc/copy$i/ts"
+    mkdir -p "$scratch/bigc/copy$i/lua" && cp -R "$corpus/c-lua/." "$scratch/bigc/copy$i/lua/"
+    mkdir -p "$scratch/bigc/copy$i/ts" && cp -R "$corpus/c-tree-sitter/." "$scratch/bigc/copy$i/ts/"
   done
 fi
 run() { # name root ext file
