@@ -152,6 +152,7 @@ class Server(cg.Clangd):
             calls, dt = super().incoming(item)
             if self.kind == "gopls":
                 calls = calls + self.through_interfaces(item)
+            calls = [d for c in calls for d in self.by_function(c)]
             for c in calls:
                 self.named(c["from"])
             return calls, dt
@@ -302,6 +303,35 @@ class Server(cg.Clangd):
         return [(n, l0, c0) for n, l0, c0 in out
                 if not n.startswith("<") and not re.search(r"[\s(]", n) and
                 not any(a < l0 <= b and m != n for m, a, b in spans)]
+
+    # tsserver names the caller of a call in a JavaScript file's top-level
+    # code a variable named as the file (kind 13, "utils.js"), and so it
+    # names a call in a function assigned to a property there
+    # (`exports.normalizeType = function (type) {…}`, `res.sendfile =
+    # function (…) {…}`), which its documentSymbol lists as a function
+    # (normalizeType): each such call is named by the outermost function
+    # the file's symbols place around it (starting on an earlier line: one
+    # starting on the call's is its argument, `defineGetter(req, 'ip',
+    # function ip() {…})`), or "<module>"
+    def by_function(self, call):
+        item = call["from"]
+        path = cg.path_of(item["uri"])
+        if self.kind != "tsserver" or item.get("kind") != 13 or \
+                item.get("name") != os.path.basename(path):
+            return [call]
+        out = []
+        for r in call["fromRanges"]:
+            line = r["start"]["line"]
+            best = None
+            for n, a, b in self.spans(path):  # one starting on the call's line is its argument
+                if a < line <= b and (best is None or a < best[1]):
+                    best = (n, a)
+            named = dict(item, kind=12 if best else 2, name=best[0] if best else "<module>")
+            if best:
+                named["selectionRange"] = {"start": {"line": best[1], "character": 0},
+                                           "end": {"line": best[1], "character": 0}}
+            out.append(dict(call, **{"from": named, "fromRanges": [r]}))
+        return out
 
     def named(self, item):
         """A caller that is a function literal (gopls: `func()`) or an

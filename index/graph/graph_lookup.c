@@ -251,7 +251,13 @@ static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
     int64_t v = idx_graph_symbol_by_qual(r, q);
     if (v) return v;
     int64_t fid = module_file(r, q);
-    if (fid) return module_chunk(r, fid);
+    if (fid) {
+        /* a module whose value is one of its names: what a call of it reaches */
+        char *own = import_binding(r, fid, IDX_LANG_MODULE_VALUE, strlen(IDX_LANG_MODULE_VALUE));
+        if (own && strcmp(own, q) != 0) v = idx_graph_resolve_qualified(r, own, depth + 1);
+        free(own);
+        return v ? v : module_chunk(r, fid);
+    }
     /* The longest prefix that names a workspace module, then the rest
      * inside it (definitions, re-exports through imports, star imports). */
     char *buf = xstrdup(q);

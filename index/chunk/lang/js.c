@@ -120,12 +120,34 @@ static void js__export(LangParse *p, TSNode node)
     free(spec);
 }
 
+/* `module.exports = f` (and `exports = module.exports = f`): the module's
+ * value is f, a name of its own, or the function or class assigned there
+ * (defined under the name `module.exports` by the query): a call of the
+ * module imported whole is a call of it (IDX_LANG_MODULE_VALUE). */
+static void js__module_value(LangParse *p, TSNode node)
+{
+    TSNode left = ts_node_child_by_field_name(node, "left", 4);
+    TSNode right = ts_node_child_by_field_name(node, "right", 5);
+    if (ts_node_is_null(left) || ts_node_is_null(right)) return;
+    char *l = idx_lang_node_text(p, left);
+    if (!strcmp(l, "module.exports")) {
+        const char *t = ts_node_type(right);
+        char *v = !strcmp(t, "identifier") ? idx_lang_node_text(p, right) : xstrdup(l);
+        idx_lang_add_import(p, node, IDX_LANG_OWN_MODULE, v, IDX_LANG_MODULE_VALUE);
+        free(v);
+    }
+    free(l);
+}
+
 static void js__import(LangParse *p, TSNode node)
 {
-    if (!strcmp(ts_node_type(node), "import_statement"))
+    const char *t = ts_node_type(node);
+    if (!strcmp(t, "import_statement"))
         js__import_statement(p, node);
-    else if (!strcmp(ts_node_type(node), "export_statement"))
+    else if (!strcmp(t, "export_statement"))
         js__export(p, node);
+    else if (!strcmp(t, "assignment_expression"))
+        js__module_value(p, node);
     else
         js__require(p, node);
 }
@@ -154,9 +176,12 @@ static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
     static const char *const sfx[] = {
         "",          ".ts",        ".tsx",      ".js",        ".jsx",       ".mjs", ".cjs",
         "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs", NULL};
-    if (r->module[0] != '.') return 0; /* a package from node_modules */
-    char *dir = idx_lang_dirname(ctx->path);
-    char *base = idx_lang_join(dir, r->module);
+    /* A bare specifier is a path from the workspace root where a file is
+     * there (TypeScript's baseUrl; a package the workspace holds as a
+     * folder at its root), else a library's package. */
+    int relative = r->module[0] == '.';
+    char *dir = relative ? idx_lang_dirname(ctx->path) : xstrdup("");
+    char *base = r->module[0] && r->module[0] != '/' ? idx_lang_join(dir, r->module) : NULL;
     free(dir);
     if (!base) return 0;
     StrBuf cand;
@@ -172,6 +197,11 @@ static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
     }
     sb_release(&cand);
     free(base);
+    /* A library's module bound whole (`const iconv = require('iconv-lite')`,
+     * `import * as fs from 'fs'`) stays as written: a call on it
+     * (`iconv.decode()`) is none of the workspace's. A name imported from
+     * one is dropped (found by the name alone where it is unique). */
+    if (!ok && !relative && !r->member) ok = IDX_IMPORT_LIBRARY;
     return ok;
 }
 

@@ -57,6 +57,16 @@ struct LangImportCtx {
 /* A parser's last text and tree, kept for its next parse (below). */
 typedef struct TsKeep TsKeep;
 
+/* resolve_import's answer for a library's module kept as written. */
+#define IDX_IMPORT_LIBRARY 2
+/* An import hook's module spec for the file's own module: the file binds
+ * the alias to one of its own names (the update writes the file's module). */
+#define IDX_LANG_OWN_MODULE "="
+/* The alias a module binds its own value to (JavaScript's `module.exports
+ * = f`): a call of the module, imported whole (`const f = require('./f')`),
+ * reaches what it names (graph_lookup.c). */
+#define IDX_LANG_MODULE_VALUE "="
+
 typedef struct IdxLang {
     const char *name;           /* "c", "python", "markdown" */
     const char *const *exts;    /* suffixes with the dot, NULL-terminated */
@@ -75,7 +85,9 @@ typedef struct IdxLang {
     void (*import)(LangParse *p, TSNode node);
     /* Rewrites r->module (raw spec) into the absolute module it names,
      * using the filesystem under ctx->root where needed; 0 drops the import
-     * (outside the workspace, a library, undecidable). */
+     * (outside the workspace, a library, undecidable); IDX_IMPORT_LIBRARY
+     * keeps it bound to a library's module as written (no workspace file
+     * yet: the file is read again when a module of that name appears). */
     int (*resolve_import)(const LangImportCtx *ctx, ChunkRef *r);
     /* A copy of src to parse instead, with what the grammar cannot read
      * blanked byte for byte (so every offset and line stays the source's),

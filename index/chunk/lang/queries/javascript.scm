@@ -1,6 +1,6 @@
 ; JavaScript: functions, classes and methods, functions bound to names
 ; (const f = () => ..., obj.f = function ...), calls, new, extends,
-; import and require().
+; import and require(), and what `module.exports = …` makes the module's value.
 (function_declaration name: (identifier) @name body: (_) @body) @def.function
 (generator_function_declaration name: (identifier) @name body: (_) @body) @def.function
 (class_declaration name: (identifier) @name body: (_) @body) @def.class
@@ -17,3 +17,5 @@
 (class_heritage (_) @ref.inherit)
 (import_statement) @import
 (variable_declarator value: (call_expression)) @import
+(assignment_expression left: (member_expression object: (identifier) property: (property_identifier))
+  right: [(identifier) (function_expression) (arrow_function) (class)]) @import
