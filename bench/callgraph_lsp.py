@@ -300,9 +300,11 @@ class Server(cg.Clangd):
         if self.kind != "tsserver":
             return out
         spans = self.spans(path)
+        anon = self.spans(path, anonymous=True)
         return [(n, l0, c0) for n, l0, c0 in out
                 if not n.startswith("<") and not re.search(r"[\s(]", n) and
-                not any(a < l0 <= b and m != n for m, a, b in spans)]
+                not any(a < l0 <= b and m != n for m, a, b in spans) and
+                not any(a <= l0 <= b for _, a, b in anon)]
 
     # tsserver names the caller of a call in a JavaScript file's top-level
     # code a variable named as the file (kind 13, "utils.js"), and so it
@@ -357,10 +359,13 @@ class Server(cg.Clangd):
         if best:
             item["name"] = best[0]
 
-    def spans(self, path):
-        """(name, first line, last line) of every named function in path."""
+    def spans(self, path, anonymous=False):
+        """(name, first line, last line) of every named function in path
+        (anonymous: of every anonymous one, `methods.forEach() callback`,
+        whose functions coderag's unit holds too, `Route.prototype[method]
+        = function () {…}` in it)."""
         if path not in self.span_cache:
-            out = []
+            out, anon = [], []
             try:
                 self.open(path)
                 syms, _ = self.rpc.call("textDocument/documentSymbol",
@@ -375,10 +380,13 @@ class Server(cg.Clangd):
                             not re.search(r"[\s(]", s["name"]):  # "describe('x') callback"
                         out.append((cg.short(s["name"].replace("::", ".")),
                                     s["range"]["start"]["line"], s["range"]["end"]["line"]))
+                    elif s.get("kind") == 12 and "range" in s:
+                        anon.append((s["name"], s["range"]["start"]["line"],
+                                     s["range"]["end"]["line"]))
                     walk(s.get("children"))
             walk(syms)
-            self.span_cache[path] = out
-        return self.span_cache[path]
+            self.span_cache[path] = (out, anon)
+        return self.span_cache[path][1 if anonymous else 0]
 
     def wait_index(self, timeout=600):
         # the first request waits for the workspace's load

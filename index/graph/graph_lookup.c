@@ -447,6 +447,16 @@ static int by_member_name(const IdxLang *lang, const char *name)
     return (lang && lang->field_calls) || idx_graph_builtin_method(lang, name);
 }
 
+/* Whether the receiver n[0..len) of a member call is one of the row's
+ * builtins (the walk above found no definition of it in the module). */
+static int builtin_receiver(const RefRow *ref, size_t len)
+{
+    char *recv = xstrndup(ref->name, len);
+    int b = idx_graph_is_builtin(ref->lang, recv);
+    free(recv);
+    return b;
+}
+
 /* Resolves the dotted expression of a call/base/raise written in a chunk. */
 int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
 {
@@ -502,8 +512,10 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
     if (!v && !n[first] && !ref->strict && !idx_graph_is_builtin(ref->lang, n))
         v = idx_graph_unique_by_name(r, n);
     /* `obj.method()` on a receiver we cannot type: the method, when only one
-     * definition anywhere has that name. */
-    if (!v && *rest && !strchr(rest, '.') && !ref->strict && !by_member_name(ref->lang, rest))
+     * definition anywhere has that name; not on one of the language's
+     * built-in objects the module does not define (`JSON.stringify()`) */
+    if (!v && *rest && !strchr(rest, '.') && !ref->strict && !by_member_name(ref->lang, rest) &&
+        !builtin_receiver(ref, first))
         v = idx_graph_unique_by_name(r, rest);
 out:
     sb_release(&q);

@@ -381,8 +381,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
     if (r->level == -1) return idx_facts_add_pending(st, file_id, r->module, e);
     /* a library's module, bound as written: read again should the
      * workspace get a module of its name */
-    if (r->level == IMPORT_LIBRARY_LEVEL &&
-        (rc = idx_facts_add_pending(st, file_id, r->module, e)))
+    if (r->level == IMPORT_LIBRARY_LEVEL && (rc = idx_facts_add_pending(st, file_id, r->module, e)))
         return rc;
     char *base = import_base(fw, r);
     if (!base || !r->alias) {
