@@ -300,7 +300,7 @@ class Server(cg.Clangd):
         if self.kind != "tsserver":
             return out
         spans = self.spans(path)
-        anon = self.spans(path, anonymous=True)
+        anon = self.spans(path, anonymous=True) if self.language == "javascript" else []
         return [(n, l0, c0) for n, l0, c0 in out
                 if not n.startswith("<") and not re.search(r"[\s(]", n) and
                 not any(a < l0 <= b and m != n for m, a, b in spans) and
@@ -362,8 +362,8 @@ class Server(cg.Clangd):
     def spans(self, path, anonymous=False):
         """(name, first line, last line) of every named function in path
         (anonymous: of every anonymous one, `methods.forEach() callback`,
-        whose functions coderag's unit holds too, `Route.prototype[method]
-        = function () {…}` in it)."""
+        whose functions coderag's unit holds too in JavaScript,
+        `Route.prototype[method] = function () {…}` in it: not sampled)."""
         if path not in self.span_cache:
             out, anon = [], []
             try:

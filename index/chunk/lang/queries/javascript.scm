@@ -11,6 +11,10 @@
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
 (assignment_expression left: (member_expression) @name
   right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def.function
+; a function assigned through a wrapper it is the first argument of
+; (obj.f = deprecate(function f () {…}, 'message'))
+(assignment_expression left: (member_expression) @name
+  right: (call_expression arguments: (arguments . (function_expression body: (_) @body)))) @def.function
 
 (call_expression function: (_) @ref.call)
 (new_expression constructor: (_) @ref.call)
