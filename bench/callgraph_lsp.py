@@ -55,7 +55,18 @@ The servers' own errors and naming, and what the script does with them:
   `new C<T>(…)` is a call (type arguments before the parenthesis).
 - --js: the corpus's JavaScript read with allowJs and checkJs; tsserver
   names `module.exports = function f(…)` f where coderag's unit is
-  `exports`, and lists few JavaScript calls (markdown-it: 13 functions).
+  `module.exports`, and lists few JavaScript calls (markdown-it: 13
+  functions). It names the caller of a call in a file's top-level code a
+  variable named as the file (kind 13, "utils.js"), and so it names a call
+  in a function assigned to a property there (`exports.normalizeType =
+  function (type) {…}`): each such call is named by the outermost function
+  its documentSymbol places around it (starting on an earlier line), or
+  "<module>". A function inside an anonymous one (`Route.prototype[method]
+  = function () {…}` in a `forEach` callback) is not sampled. tsserver
+  types `this` in a function that is no method as nothing: a call on it
+  (`this.error(404)` in a listener `send`'s SendStream runs) is in its
+  answer nowhere, where coderag links the one method of that name (the
+  one the listener runs, there): counted a wrong callee.
 - gopls (Debian's v0.11) dies on the incoming calls of some interface
   methods (a nil pointer in source.interfaceReferences): it is started
   again and the function is not sampled (the count is printed).

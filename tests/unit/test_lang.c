@@ -323,6 +323,25 @@ static void test_js(void)
      * method of that name */
     CHECK(!has_edge_quiet(st, "lib/store.js", "later", "lib/store.js", "Clock.setTimeout",
                           IDX_EDGE_CALL));
+    /* a module called as its value (module.exports = f): a function
+     * assigned there (named as it names itself), a class named there */
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/render.js", "render", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/app.js", "App", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/app.js", "App.route", IDX_EDGE_CALL));
+    /* a bare specifier: a path from the workspace root where a file is */
+    CHECK(has_edge(st, "lib/serve.js", "", "lib/util.js", "", IDX_EDGE_IMPORT));
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/util.js", "slug", IDX_EDGE_CALL));
+    /* a library's module bound whole calls none of the workspace's
+     * (iconv.decode), nor does a built-in object (JSON.stringify) */
+    CHECK(!has_edge_quiet(st, "lib/serve.js", "serve", "lib/render.js", "decode", IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, "lib/render.js", "render", "lib/render.js", "stringify",
+                          IDX_EDGE_CALL));
+    /* a function a wrapper takes is a definition under the property's name */
+    check_file(st, "lib/render.js",
+               "function 1-3 render\nmethod 5-7 exports.plain\n"
+               "function 9-11 stringify\nfunction 13-15 decode\n");
+    CHECK(has_edge(st, "lib/render.js", "exports.plain", "lib/render.js", "stringify",
+                   IDX_EDGE_CALL));
     done(st);
 }
 

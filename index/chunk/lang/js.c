@@ -122,8 +122,9 @@ static void js__export(LangParse *p, TSNode node)
 
 /* `module.exports = f` (and `exports = module.exports = f`): the module's
  * value is f, a name of its own, or the function or class assigned there
- * (defined under the name `module.exports` by the query): a call of the
- * module imported whole is a call of it (IDX_LANG_MODULE_VALUE). */
+ * (defined under its own name, `module.exports = function f (…)`, else
+ * under `module.exports`, by the query): a call of the module imported
+ * whole is a call of it (IDX_LANG_MODULE_VALUE). */
 static void js__module_value(LangParse *p, TSNode node)
 {
     TSNode left = ts_node_child_by_field_name(node, "left", 4);
@@ -132,7 +133,12 @@ static void js__module_value(LangParse *p, TSNode node)
     char *l = idx_lang_node_text(p, left);
     if (!strcmp(l, "module.exports")) {
         const char *t = ts_node_type(right);
-        char *v = !strcmp(t, "identifier") ? idx_lang_node_text(p, right) : xstrdup(l);
+        TSNode fname = strcmp(t, "function_expression") != 0
+                           ? (TSNode){0}
+                           : ts_node_child_by_field_name(right, "name", 4);
+        char *v = !strcmp(t, "identifier")  ? idx_lang_node_text(p, right)
+                  : !ts_node_is_null(fname) ? idx_lang_node_text(p, fname)
+                                            : xstrdup(l);
         idx_lang_add_import(p, node, IDX_LANG_OWN_MODULE, v, IDX_LANG_MODULE_VALUE);
         free(v);
     }

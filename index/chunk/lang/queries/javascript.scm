@@ -10,7 +10,14 @@
 (variable_declaration (variable_declarator name: (identifier) @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @def.function
 (assignment_expression left: (member_expression) @name
-  right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def.function
+  right: [(arrow_function body: (_) @body) (function_expression !name body: (_) @body)]) @def.function
+(assignment_expression left: (member_expression object: (_) @_object) @name
+  right: (function_expression name: (_) body: (_) @body) (#not-eq? @_object "module")) @def.function
+; `module.exports = function f (…) {…}`: the module's function, named f
+(assignment_expression left: (member_expression object: (identifier) @_object
+  property: (property_identifier) @_property)
+  right: (function_expression name: (identifier) @name body: (_) @body)
+  (#eq? @_object "module") (#eq? @_property "exports")) @def.function
 ; a function assigned through a wrapper it is the first argument of
 ; (obj.f = deprecate(function f () {…}, 'message'))
 (assignment_expression left: (member_expression) @name
