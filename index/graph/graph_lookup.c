@@ -448,13 +448,12 @@ static int by_member_name(const IdxLang *lang, const char *name)
 }
 
 /* Whether the receiver n[0..len) of a member call is one of the row's
- * builtins (the walk above found no definition of it in the module). */
+ * builtin_objects (the walk above found no definition of it in the module). */
 static int builtin_receiver(const RefRow *ref, size_t len)
 {
-    char *recv = xstrndup(ref->name, len);
-    int b = idx_graph_is_builtin(ref->lang, recv);
-    free(recv);
-    return b;
+    for (const char *const *b = ref->lang ? ref->lang->builtin_objects : NULL; b && *b; b++)
+        if (strlen(*b) == len && !memcmp(*b, ref->name, len)) return 1;
+    return 0;
 }
 
 /* Resolves the dotted expression of a call/base/raise written in a chunk. */

@@ -293,19 +293,14 @@ static const char *const js__builtin_methods[] = {
 static const char *const js__builtins[] = {
     "Array",
     "Boolean",
-    "Buffer",
     "Date",
     "Error",
     "Function",
-    "Intl",
-    "JSON",
     "Map",
-    "Math",
     "Number",
     "Object",
     "Promise",
     "Proxy",
-    "Reflect",
     "RegExp",
     "Set",
     "String",
@@ -314,7 +309,6 @@ static const char *const js__builtins[] = {
     "WeakMap",
     "WeakSet",
     "clearInterval",
-    "console",
     "clearTimeout",
     "decodeURI",
     "decodeURIComponent",
@@ -324,9 +318,7 @@ static const char *const js__builtins[] = {
     "isFinite",
     "isNaN",
     "parseFloat",
-    "globalThis",
     "parseInt",
-    "process",
     "queueMicrotask",
     "require",
     "setImmediate",
@@ -334,6 +326,14 @@ static const char *const js__builtins[] = {
     "setTimeout",
     "structuredClone",
     NULL,
+};
+
+/* Built-in objects a call names a member of (`JSON.stringify`), JavaScript's
+ * and Node's */
+static const char *const js__builtin_objects[] = {
+    "Array",  "Atomics", "Buffer",     "Date",    "Intl",    "JSON",
+    "Math",   "Number",  "Object",     "Promise", "Reflect", "String",
+    "Symbol", "console", "globalThis", "process", NULL,
 };
 
 /* JavaScript and TypeScript */
@@ -372,6 +372,7 @@ const IdxLang idx_lang_javascript = {
     .base_callers = 1,
     .builtin_methods = js__builtin_methods,
     .builtins = js__builtins,
+    .builtin_objects = js__builtin_objects,
 };
 
 static const char *const ts__keywords[] = {
@@ -395,7 +396,7 @@ static const char *const ts__keywords[] = {
     .tests = js__tests, .wrappers = js__wrappers, .prefixes = ts__prefixes,                        \
     .module_name = js__module_name, .import = js__import, .resolve_import = js__resolve,           \
     .inherited_members = 1, .base_callers = 1, .builtin_methods = js__builtin_methods,             \
-    .builtins = js__builtins
+    .builtins = js__builtins, .builtin_objects = js__builtin_objects
 
 const IdxLang idx_lang_typescript = {
     TS_ROW_SHARED,

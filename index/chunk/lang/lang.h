@@ -158,6 +158,11 @@ typedef struct IdxLang {
      * module neither defines nor imports is not resolved to a workspace
      * method or function that shares the name. NULL-terminated, or NULL. */
     const char *const *builtins;
+    /* Objects of the language's built-in scope whose members a call names
+     * (JavaScript's `JSON`, `Math`, Node's `process`): a member call on one
+     * the module does not define (`JSON.stringify(v)`) is not resolved to a
+     * workspace method by its name alone. NULL-terminated, or NULL. */
+    const char *const *builtin_objects;
     /* Well-known proxy objects, as pairs: the name a module imports
      * (`current_app`) and the qualified class it stands for
      * ("flask.Flask"): a call on it is a call of that class's method.
