@@ -225,12 +225,26 @@ static int64_t resolve_in_module(Resolver *r, const char *module, int64_t fid, c
     int64_t v = 0;
     size_t first = strcspn(rest, ".");
     char *bound = import_binding(r, fid, rest, first);
+    int imported = bound != NULL;
     StrBuf q;
     sb_init(&q);
     if (bound) {
         sb_addf(&q, "%s%s", bound, rest + first);
         if (strcmp(q.buf, module) != 0) v = idx_graph_resolve_qualified(r, q.buf, depth + 1);
         free(bound);
+    }
+    if (!v && !imported) {
+        /* a name the module exports under another (JavaScript's
+         * `exports.x = y`): IDX_LANG_MODULE_VALUE and the name */
+        sb_addf(&q, "%s%.*s", IDX_LANG_MODULE_VALUE, (int)first, rest);
+        char *own = import_binding(r, fid, q.buf, q.len);
+        if (own) {
+            sb_reset(&q);
+            sb_addf(&q, "%s%s", own, rest + first);
+            if (strcmp(q.buf, module) != 0) v = idx_graph_resolve_qualified(r, q.buf, depth + 1);
+            free(own);
+        }
+        sb_reset(&q);
     }
     if (!v) {
         Stars st;

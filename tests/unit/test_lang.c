@@ -339,9 +339,11 @@ static void test_js(void)
     /* a function a wrapper takes is a definition under the property's name */
     check_file(st, "lib/render.js",
                "function 1-3 render\nmethod 5-7 exports.plain\n"
-               "function 9-11 stringify\nfunction 13-15 decode\n");
+               "function 9-11 stringify\nfunction 13-15 decode\nmodule 17-17 \n");
     CHECK(has_edge(st, "lib/render.js", "exports.plain", "lib/render.js", "stringify",
                    IDX_EDGE_CALL));
+    /* a name exported under another (exports.dashed = stringify) */
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/render.js", "stringify", IDX_EDGE_CALL));
     done(st);
 }
 

@@ -62,12 +62,23 @@ static void js__import_statement(LangParse *p, TSNode node)
     free(spec);
 }
 
-/* const x = require('./y'), const {a, b: c} = require('./y') */
+/* const x = require('./y'), const {a, b: c} = require('./y'),
+ * const x = require('./y').z */
 static void js__require(LangParse *p, TSNode decl)
 {
     TSNode name = ts_node_child_by_field_name(decl, "name", 4);
     TSNode call = ts_node_child_by_field_name(decl, "value", 5);
     if (ts_node_is_null(name) || ts_node_is_null(call)) return;
+    /* const x = require('./y').z: x is y's z */
+    TSNode prop = {0};
+    if (!strcmp(ts_node_type(call), "member_expression")) {
+        prop = ts_node_child_by_field_name(call, "property", 8);
+        call = ts_node_child_by_field_name(call, "object", 6);
+        if (ts_node_is_null(prop) || ts_node_is_null(call) ||
+            strcmp(ts_node_type(call), "call_expression") != 0 ||
+            strcmp(ts_node_type(name), "identifier") != 0)
+            return;
+    }
     TSNode fn = ts_node_child_by_field_name(call, "function", 8);
     TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
     if (ts_node_is_null(fn) || ts_node_is_null(args) || ts_node_named_child_count(args) != 1)
@@ -81,7 +92,9 @@ static void js__require(LangParse *p, TSNode decl)
     char *spec = idx_lang_string_text(p, arg);
     if (!strcmp(ts_node_type(name), "identifier")) {
         char *a = idx_lang_node_text(p, name);
-        idx_lang_add_import(p, decl, spec, NULL, a);
+        char *m = ts_node_is_null(prop) ? NULL : idx_lang_node_text(p, prop);
+        idx_lang_add_import(p, decl, spec, m, a);
+        free(m);
         free(a);
     } else if (!strcmp(ts_node_type(name), "object_pattern")) {
         js__named(p, decl, name, spec);
@@ -124,24 +137,40 @@ static void js__export(LangParse *p, TSNode node)
  * value is f, a name of its own, or the function or class assigned there
  * (defined under its own name, `module.exports = function f (…)`, else
  * under `module.exports`, by the query): a call of the module imported
- * whole is a call of it (IDX_LANG_MODULE_VALUE). */
+ * whole is a call of it (IDX_LANG_MODULE_VALUE). `exports.x = y` and
+ * `module.exports.x = function (…) {…}` export x: y, or the function
+ * defined under the property's name, is what `require('./m').x` and
+ * `const { x } = require('./m')` name (IDX_LANG_MODULE_VALUE "x"). */
 static void js__module_value(LangParse *p, TSNode node)
 {
+    static const char *const holders[] = {"module.exports", "exports", NULL};
     TSNode left = ts_node_child_by_field_name(node, "left", 4);
     TSNode right = ts_node_child_by_field_name(node, "right", 5);
     if (ts_node_is_null(left) || ts_node_is_null(right)) return;
     char *l = idx_lang_node_text(p, left);
-    if (!strcmp(l, "module.exports")) {
-        const char *t = ts_node_type(right);
-        TSNode fname = strcmp(t, "function_expression") != 0
-                           ? (TSNode){0}
-                           : ts_node_child_by_field_name(right, "name", 4);
-        char *v = !strcmp(t, "identifier")  ? idx_lang_node_text(p, right)
-                  : !ts_node_is_null(fname) ? idx_lang_node_text(p, fname)
-                                            : xstrdup(l);
-        idx_lang_add_import(p, node, IDX_LANG_OWN_MODULE, v, IDX_LANG_MODULE_VALUE);
-        free(v);
+    const char *t = ts_node_type(right), *x = NULL;
+    for (size_t i = 0; holders[i] && !x; i++) {
+        size_t n = strlen(holders[i]);
+        if (!strncmp(l, holders[i], n) && l[n] == '.' && l[n + 1] && !strchr(l + n + 1, '.'))
+            x = l + n + 1;
     }
+    int whole = !strcmp(l, "module.exports");
+    char *v = NULL;
+    if (!strcmp(t, "identifier")) {
+        v = idx_lang_node_text(p, right);
+    } else if (whole && !strcmp(t, "function_expression")) {
+        TSNode fname = ts_node_child_by_field_name(right, "name", 4);
+        v = ts_node_is_null(fname) ? xstrdup(l) : idx_lang_node_text(p, fname);
+    } else if (strcmp(t, "call_expression") != 0) {
+        v = xstrdup(l); /* a function or class the query defines under l */
+    }
+    StrBuf alias;
+    sb_init(&alias);
+    sb_addf(&alias, "%s%s", IDX_LANG_MODULE_VALUE, x ? x : "");
+    if (v && (whole || (x && strcmp(v, x) != 0)))
+        idx_lang_add_import(p, node, IDX_LANG_OWN_MODULE, v, alias.buf);
+    sb_release(&alias);
+    free(v);
     free(l);
 }
 

@@ -64,7 +64,9 @@ typedef struct TsKeep TsKeep;
 #define IDX_LANG_OWN_MODULE "="
 /* The alias a module binds its own value to (JavaScript's `module.exports
  * = f`): a call of the module, imported whole (`const f = require('./f')`),
- * reaches what it names (graph_lookup.c). */
+ * reaches what it names (graph_lookup.c); followed by a name, the alias of
+ * a name it exports under another (`exports.x = y`: "=x" binds y), found
+ * where a lookup in the module finds neither a definition nor an import. */
 #define IDX_LANG_MODULE_VALUE "="
 
 typedef struct IdxLang {

@@ -28,5 +28,6 @@
 (class_heritage (_) @ref.inherit)
 (import_statement) @import
 (variable_declarator value: (call_expression)) @import
-(assignment_expression left: (member_expression object: (identifier) property: (property_identifier))
+(variable_declarator value: (member_expression object: (call_expression))) @import
+(assignment_expression left: (member_expression property: (property_identifier))
   right: [(identifier) (function_expression) (arrow_function) (class)]) @import
