@@ -294,6 +294,11 @@ static void test_java(void)
     CHECK(has_edge(st, dog, "Dog.introduce", animal, "Animal.name", IDX_EDGE_CALL));
     CHECK(!has_edge_quiet(st, dog, "Dog.introduce", "src/main/java/com/ex/zoo/Robot.java",
                           "Robot.name", IDX_EDGE_CALL));
+    /* a static member of java.lang's (System.nanoTime) is not the one
+     * workspace method of its name */
+    const char *timer = "src/main/java/com/ex/zoo/Timer.java";
+    CHECK(chunk_id(st, timer, "Timer.nanoTime") != 0);
+    CHECK(!has_edge_quiet(st, timer, "Timer.now", timer, "Timer.nanoTime", IDX_EDGE_CALL));
     done(st);
 }
 
