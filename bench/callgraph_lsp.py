@@ -55,7 +55,18 @@ The servers' own errors and naming, and what the script does with them:
   `new C<T>(…)` is a call (type arguments before the parenthesis).
 - --js: the corpus's JavaScript read with allowJs and checkJs; tsserver
   names `module.exports = function f(…)` f where coderag's unit is
-  `exports`, and lists few JavaScript calls (markdown-it: 13 functions).
+  `module.exports`, and lists few JavaScript calls (markdown-it: 13
+  functions). It names the caller of a call in a file's top-level code a
+  variable named as the file (kind 13, "utils.js"), and so it names a call
+  in a function assigned to a property there (`exports.normalizeType =
+  function (type) {…}`): each such call is named by the outermost function
+  its documentSymbol places around it (starting on an earlier line), or
+  "<module>". A function inside an anonymous one (`Route.prototype[method]
+  = function () {…}` in a `forEach` callback) is not sampled. tsserver
+  types `this` in a function that is no method as nothing: a call on it
+  (`this.error(404)` in a listener `send`'s SendStream runs) is in its
+  answer nowhere, where coderag links the one method of that name (the
+  one the listener runs, there): counted a wrong callee.
 - gopls (Debian's v0.11) dies on the incoming calls of some interface
   methods (a nil pointer in source.interfaceReferences): it is started
   again and the function is not sampled (the count is printed).
@@ -152,6 +163,7 @@ class Server(cg.Clangd):
             calls, dt = super().incoming(item)
             if self.kind == "gopls":
                 calls = calls + self.through_interfaces(item)
+            calls = [d for c in calls for d in self.by_function(c)]
             for c in calls:
                 self.named(c["from"])
             return calls, dt
@@ -299,9 +311,40 @@ class Server(cg.Clangd):
         if self.kind != "tsserver":
             return out
         spans = self.spans(path)
+        anon = self.spans(path, anonymous=True) if self.language == "javascript" else []
         return [(n, l0, c0) for n, l0, c0 in out
                 if not n.startswith("<") and not re.search(r"[\s(]", n) and
-                not any(a < l0 <= b and m != n for m, a, b in spans)]
+                not any(a < l0 <= b and m != n for m, a, b in spans) and
+                not any(a <= l0 <= b for _, a, b in anon)]
+
+    # tsserver names the caller of a call in a JavaScript file's top-level
+    # code a variable named as the file (kind 13, "utils.js"), and so it
+    # names a call in a function assigned to a property there
+    # (`exports.normalizeType = function (type) {…}`, `res.sendfile =
+    # function (…) {…}`), which its documentSymbol lists as a function
+    # (normalizeType): each such call is named by the outermost function
+    # the file's symbols place around it (starting on an earlier line: one
+    # starting on the call's is its argument, `defineGetter(req, 'ip',
+    # function ip() {…})`), or "<module>"
+    def by_function(self, call):
+        item = call["from"]
+        path = cg.path_of(item["uri"])
+        if self.kind != "tsserver" or item.get("kind") != 13 or \
+                item.get("name") != os.path.basename(path):
+            return [call]
+        out = []
+        for r in call["fromRanges"]:
+            line = r["start"]["line"]
+            best = None
+            for n, a, b in self.spans(path):  # one starting on the call's line is its argument
+                if a < line <= b and (best is None or a < best[1]):
+                    best = (n, a)
+            named = dict(item, kind=12 if best else 2, name=best[0] if best else "<module>")
+            if best:
+                named["selectionRange"] = {"start": {"line": best[1], "character": 0},
+                                           "end": {"line": best[1], "character": 0}}
+            out.append(dict(call, **{"from": named, "fromRanges": [r]}))
+        return out
 
     def named(self, item):
         """A caller that is a function literal (gopls: `func()`) or an
@@ -327,10 +370,13 @@ class Server(cg.Clangd):
         if best:
             item["name"] = best[0]
 
-    def spans(self, path):
-        """(name, first line, last line) of every named function in path."""
+    def spans(self, path, anonymous=False):
+        """(name, first line, last line) of every named function in path
+        (anonymous: of every anonymous one, `methods.forEach() callback`,
+        whose functions coderag's unit holds too in JavaScript,
+        `Route.prototype[method] = function () {…}` in it: not sampled)."""
         if path not in self.span_cache:
-            out = []
+            out, anon = [], []
             try:
                 self.open(path)
                 syms, _ = self.rpc.call("textDocument/documentSymbol",
@@ -345,10 +391,13 @@ class Server(cg.Clangd):
                             not re.search(r"[\s(]", s["name"]):  # "describe('x') callback"
                         out.append((cg.short(s["name"].replace("::", ".")),
                                     s["range"]["start"]["line"], s["range"]["end"]["line"]))
+                    elif s.get("kind") == 12 and "range" in s:
+                        anon.append((s["name"], s["range"]["start"]["line"],
+                                     s["range"]["end"]["line"]))
                     walk(s.get("children"))
             walk(syms)
-            self.span_cache[path] = out
-        return self.span_cache[path]
+            self.span_cache[path] = (out, anon)
+        return self.span_cache[path][1 if anonymous else 0]
 
     def wait_index(self, timeout=600):
         # the first request waits for the workspace's load

@@ -225,6 +225,37 @@ static int ts__argc(const TsRun *r, TSNode args)
     return n;
 }
 
+/* Whether match m holds its pattern's text predicates (`(#eq? @cap
+ * "text")`, `(#not-eq? @cap "text")`: the query language's own, which the
+ * library leaves to its user); a predicate of another form holds. */
+static int ts__predicates_hold(const TsRun *r, const TSQuery *q, const TSQueryMatch *m)
+{
+    uint32_t n;
+    const TSQueryPredicateStep *s = ts_query_predicates_for_pattern(q, m->pattern_index, &n);
+    for (uint32_t i = 0, k; i < n; i = k + 1) {
+        for (k = i; k < n && s[k].type != TSQueryPredicateStepTypeDone; k++)
+            ;
+        if (k - i != 3 || s[i].type != TSQueryPredicateStepTypeString ||
+            s[i + 1].type != TSQueryPredicateStepTypeCapture ||
+            s[i + 2].type != TSQueryPredicateStepTypeString)
+            continue;
+        uint32_t len, want_len;
+        const char *op = ts_query_string_value_for_id(q, s[i].value_id, &len);
+        int eq = len == 3 && !memcmp(op, "eq?", 3), neg = len == 7 && !memcmp(op, "not-eq?", 7);
+        if (!eq && !neg) continue;
+        const char *want = ts_query_string_value_for_id(q, s[i + 2].value_id, &want_len);
+        for (uint16_t c = 0; c < m->capture_count; c++) {
+            if (m->captures[c].index != s[i + 1].value_id) continue;
+            uint32_t a = ts_node_start_byte(m->captures[c].node);
+            uint32_t b = ts_node_end_byte(m->captures[c].node);
+            int same =
+                b <= r->em.len && b - a == want_len && !memcmp(r->em.src + a, want, want_len);
+            if (same == neg) return 0;
+        }
+    }
+    return 1;
+}
+
 static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
 {
     uint32_t n_caps = ts_query_capture_count(q);
@@ -241,6 +272,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     ts_query_cursor_exec(qc, q, root);
     TSQueryMatch m;
     while (ts_query_cursor_next_match(qc, &m)) {
+        if (!ts__predicates_hold(r, q, &m)) continue;
         TsDef d = {0};
         TSNode from = {0}, store_field = {0}, store_value = {0}, args = {0};
         int typed = 0;

@@ -225,12 +225,26 @@ static int64_t resolve_in_module(Resolver *r, const char *module, int64_t fid, c
     int64_t v = 0;
     size_t first = strcspn(rest, ".");
     char *bound = import_binding(r, fid, rest, first);
+    int imported = bound != NULL;
     StrBuf q;
     sb_init(&q);
     if (bound) {
         sb_addf(&q, "%s%s", bound, rest + first);
         if (strcmp(q.buf, module) != 0) v = idx_graph_resolve_qualified(r, q.buf, depth + 1);
         free(bound);
+    }
+    if (!v && !imported) {
+        /* a name the module exports under another (JavaScript's
+         * `exports.x = y`): IDX_LANG_MODULE_VALUE and the name */
+        sb_addf(&q, "%s%.*s", IDX_LANG_MODULE_VALUE, (int)first, rest);
+        char *own = import_binding(r, fid, q.buf, q.len);
+        if (own) {
+            sb_reset(&q);
+            sb_addf(&q, "%s%s", own, rest + first);
+            if (strcmp(q.buf, module) != 0) v = idx_graph_resolve_qualified(r, q.buf, depth + 1);
+            free(own);
+        }
+        sb_reset(&q);
     }
     if (!v) {
         Stars st;
@@ -251,7 +265,13 @@ static int64_t resolve_qualified_uncached(Resolver *r, const char *q, int depth)
     int64_t v = idx_graph_symbol_by_qual(r, q);
     if (v) return v;
     int64_t fid = module_file(r, q);
-    if (fid) return module_chunk(r, fid);
+    if (fid) {
+        /* a module whose value is one of its names: what a call of it reaches */
+        char *own = import_binding(r, fid, IDX_LANG_MODULE_VALUE, strlen(IDX_LANG_MODULE_VALUE));
+        if (own && strcmp(own, q) != 0) v = idx_graph_resolve_qualified(r, own, depth + 1);
+        free(own);
+        return v ? v : module_chunk(r, fid);
+    }
     /* The longest prefix that names a workspace module, then the rest
      * inside it (definitions, re-exports through imports, star imports). */
     char *buf = xstrdup(q);
@@ -441,6 +461,15 @@ static int by_member_name(const IdxLang *lang, const char *name)
     return (lang && lang->field_calls) || idx_graph_builtin_method(lang, name);
 }
 
+/* Whether the receiver n[0..len) of a member call is one of the row's
+ * builtin_objects (the walk above found no definition of it in the module). */
+static int builtin_receiver(const RefRow *ref, size_t len)
+{
+    for (const char *const *b = ref->lang ? ref->lang->builtin_objects : NULL; b && *b; b++)
+        if (strlen(*b) == len && !memcmp(*b, ref->name, len)) return 1;
+    return 0;
+}
+
 /* Resolves the dotted expression of a call/base/raise written in a chunk. */
 int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
 {
@@ -496,8 +525,10 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
     if (!v && !n[first] && !ref->strict && !idx_graph_is_builtin(ref->lang, n))
         v = idx_graph_unique_by_name(r, n);
     /* `obj.method()` on a receiver we cannot type: the method, when only one
-     * definition anywhere has that name. */
-    if (!v && *rest && !strchr(rest, '.') && !ref->strict && !by_member_name(ref->lang, rest))
+     * definition anywhere has that name; not on one of the language's
+     * built-in objects the module does not define (`JSON.stringify()`) */
+    if (!v && *rest && !strchr(rest, '.') && !ref->strict && !by_member_name(ref->lang, rest) &&
+        !builtin_receiver(ref, first))
         v = idx_graph_unique_by_name(r, rest);
 out:
     sb_release(&q);

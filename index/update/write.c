@@ -60,6 +60,13 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
     sb_release(&sb);
 }
 
+/* ChunkRef.level of an import a row keeps bound to a library's module as
+ * written (resolve_import's IDX_IMPORT_LIBRARY). */
+#define IMPORT_LIBRARY_LEVEL (-2)
+/* ChunkRef.level of a binding of the file's own names (IDX_LANG_OWN_MODULE):
+ * no import reference */
+#define IMPORT_OWN_LEVEL (-3)
+
 /* Raw import specs of table languages become absolute modules (the
  * filesystem decides where the language makes that decidable); the rest are
  * dropped: an import we cannot place makes no edge. */
@@ -71,8 +78,16 @@ static void filework__resolve_imports(FileWork *fw, const char *root, const IdxL
         ChunkRef *r = &fw->set.refs[i];
         if (r->kind != REF_IMPORT || !r->module) continue;
         r->level = 0;
+        if (!strcmp(r->module, IDX_LANG_OWN_MODULE)) {
+            free(r->module);
+            r->module = xstrdup(fw->module);
+            r->level = IMPORT_OWN_LEVEL;
+            continue;
+        }
         char *raw = xstrdup(r->module);
-        if (!lang->resolve_import(&ctx, r)) {
+        int got = lang->resolve_import(&ctx, r);
+        if (got == IDX_IMPORT_LIBRARY) r->level = IMPORT_LIBRARY_LEVEL;
+        if (!got) {
             /* no file by that name (yet): kept as written, level -1, so that
              * the file is read again when one appears (deps.c) */
             free(r->alias);
@@ -363,7 +378,11 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
 {
     CrErr rc = CR_OK;
     StrBuf target, bound;
-    if (r->level < 0) return idx_facts_add_pending(st, file_id, r->module, e);
+    if (r->level == -1) return idx_facts_add_pending(st, file_id, r->module, e);
+    /* a library's module, bound as written: read again should the
+     * workspace get a module of its name */
+    if (r->level == IMPORT_LIBRARY_LEVEL && (rc = idx_facts_add_pending(st, file_id, r->module, e)))
+        return rc;
     char *base = import_base(fw, r);
     if (!base || !r->alias) {
         free(base);
@@ -392,7 +411,8 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
     sqlite3_bind_text(s, 2, r->alias, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, bound.buf, -1, SQLITE_STATIC);
     if ((rc = idx_store_step_done(st, s, e, "import"))) goto out;
-    rc = insert_ref(st, file_id, chunk_id, REF_IMPORT, target.buf, 0, e);
+    if (r->level != IMPORT_OWN_LEVEL)
+        rc = insert_ref(st, file_id, chunk_id, REF_IMPORT, target.buf, 0, e);
 out:
     free(base);
     sb_release(&target);

@@ -298,6 +298,11 @@ static void test_java(void)
     CHECK(has_edge(st, dog, "Dog.introduce", animal, "Animal.name", IDX_EDGE_CALL));
     CHECK(!has_edge_quiet(st, dog, "Dog.introduce", "src/main/java/com/ex/zoo/Robot.java",
                           "Robot.name", IDX_EDGE_CALL));
+    /* a static member of java.lang's (System.nanoTime) is not the one
+     * workspace method of its name */
+    const char *timer = "src/main/java/com/ex/zoo/Timer.java";
+    CHECK(chunk_id(st, timer, "Timer.nanoTime") != 0);
+    CHECK(!has_edge_quiet(st, timer, "Timer.now", timer, "Timer.nanoTime", IDX_EDGE_CALL));
     done(st);
 }
 
@@ -327,6 +332,27 @@ static void test_js(void)
      * method of that name */
     CHECK(!has_edge_quiet(st, "lib/store.js", "later", "lib/store.js", "Clock.setTimeout",
                           IDX_EDGE_CALL));
+    /* a module called as its value (module.exports = f): a function
+     * assigned there (named as it names itself), a class named there */
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/render.js", "render", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/app.js", "App", IDX_EDGE_CALL));
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/app.js", "App.route", IDX_EDGE_CALL));
+    /* a bare specifier: a path from the workspace root where a file is */
+    CHECK(has_edge(st, "lib/serve.js", "", "lib/util.js", "", IDX_EDGE_IMPORT));
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/util.js", "slug", IDX_EDGE_CALL));
+    /* a library's module bound whole calls none of the workspace's
+     * (iconv.decode), nor does a built-in object (JSON.stringify) */
+    CHECK(!has_edge_quiet(st, "lib/serve.js", "serve", "lib/render.js", "decode", IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, "lib/render.js", "render", "lib/render.js", "stringify",
+                          IDX_EDGE_CALL));
+    /* a function a wrapper takes is a definition under the property's name */
+    check_file(st, "lib/render.js",
+               "function 1-3 render\nmethod 5-7 exports.plain\n"
+               "function 9-11 stringify\nfunction 13-15 decode\nmodule 17-17 \n");
+    CHECK(has_edge(st, "lib/render.js", "exports.plain", "lib/render.js", "stringify",
+                   IDX_EDGE_CALL));
+    /* a name exported under another (exports.dashed = stringify) */
+    CHECK(has_edge(st, "lib/serve.js", "serve", "lib/render.js", "stringify", IDX_EDGE_CALL));
     done(st);
 }
 

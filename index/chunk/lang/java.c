@@ -92,6 +92,13 @@ static const char *const java__builtin_methods[] = {
     "keySet",     "values",   "entrySet", "getKey", "getValue", "compareTo", NULL,
 };
 
+/* Classes of java.lang, in scope without an import, whose static members a
+ * call names (`Math.max`, `System.nanoTime`) */
+static const char *const java__builtin_objects[] = {
+    "Boolean", "Byte",    "Character", "Class",      "Double", "Float",  "Integer", "Long", "Math",
+    "Object",  "Runtime", "Short",     "StrictMath", "String", "System", "Thread",  NULL,
+};
+
 static const char *const java__markers[] = {
     "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", NULL};
 static const char *const java__self[] = {"this", NULL};
@@ -124,4 +131,5 @@ const IdxLang idx_lang_java = {
     .implicit_this = 1,
     .inherited_members = 1,
     .builtin_methods = java__builtin_methods,
+    .builtin_objects = java__builtin_objects,
 };

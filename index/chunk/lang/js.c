@@ -62,12 +62,23 @@ static void js__import_statement(LangParse *p, TSNode node)
     free(spec);
 }
 
-/* const x = require('./y'), const {a, b: c} = require('./y') */
+/* const x = require('./y'), const {a, b: c} = require('./y'),
+ * const x = require('./y').z */
 static void js__require(LangParse *p, TSNode decl)
 {
     TSNode name = ts_node_child_by_field_name(decl, "name", 4);
     TSNode call = ts_node_child_by_field_name(decl, "value", 5);
     if (ts_node_is_null(name) || ts_node_is_null(call)) return;
+    /* const x = require('./y').z: x is y's z */
+    TSNode prop = {0};
+    if (!strcmp(ts_node_type(call), "member_expression")) {
+        prop = ts_node_child_by_field_name(call, "property", 8);
+        call = ts_node_child_by_field_name(call, "object", 6);
+        if (ts_node_is_null(prop) || ts_node_is_null(call) ||
+            strcmp(ts_node_type(call), "call_expression") != 0 ||
+            strcmp(ts_node_type(name), "identifier") != 0)
+            return;
+    }
     TSNode fn = ts_node_child_by_field_name(call, "function", 8);
     TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
     if (ts_node_is_null(fn) || ts_node_is_null(args) || ts_node_named_child_count(args) != 1)
@@ -81,7 +92,9 @@ static void js__require(LangParse *p, TSNode decl)
     char *spec = idx_lang_string_text(p, arg);
     if (!strcmp(ts_node_type(name), "identifier")) {
         char *a = idx_lang_node_text(p, name);
-        idx_lang_add_import(p, decl, spec, NULL, a);
+        char *m = ts_node_is_null(prop) ? NULL : idx_lang_node_text(p, prop);
+        idx_lang_add_import(p, decl, spec, m, a);
+        free(m);
         free(a);
     } else if (!strcmp(ts_node_type(name), "object_pattern")) {
         js__named(p, decl, name, spec);
@@ -120,12 +133,56 @@ static void js__export(LangParse *p, TSNode node)
     free(spec);
 }
 
+/* `module.exports = f` (and `exports = module.exports = f`): the module's
+ * value is f, a name of its own, or the function or class assigned there
+ * (defined under its own name, `module.exports = function f (…)`, else
+ * under `module.exports`, by the query): a call of the module imported
+ * whole is a call of it (IDX_LANG_MODULE_VALUE). `exports.x = y` and
+ * `module.exports.x = function (…) {…}` export x: y, or the function
+ * defined under the property's name, is what `require('./m').x` and
+ * `const { x } = require('./m')` name (IDX_LANG_MODULE_VALUE "x"). */
+static void js__module_value(LangParse *p, TSNode node)
+{
+    static const char *const holders[] = {"module.exports", "exports", NULL};
+    TSNode left = ts_node_child_by_field_name(node, "left", 4);
+    TSNode right = ts_node_child_by_field_name(node, "right", 5);
+    if (ts_node_is_null(left) || ts_node_is_null(right)) return;
+    char *l = idx_lang_node_text(p, left);
+    const char *t = ts_node_type(right), *x = NULL;
+    for (size_t i = 0; holders[i] && !x; i++) {
+        size_t n = strlen(holders[i]);
+        if (!strncmp(l, holders[i], n) && l[n] == '.' && l[n + 1] && !strchr(l + n + 1, '.'))
+            x = l + n + 1;
+    }
+    int whole = !strcmp(l, "module.exports");
+    char *v = NULL;
+    if (!strcmp(t, "identifier")) {
+        v = idx_lang_node_text(p, right);
+    } else if (whole && !strcmp(t, "function_expression")) {
+        TSNode fname = ts_node_child_by_field_name(right, "name", 4);
+        v = ts_node_is_null(fname) ? xstrdup(l) : idx_lang_node_text(p, fname);
+    } else if (strcmp(t, "call_expression") != 0) {
+        v = xstrdup(l); /* a function or class the query defines under l */
+    }
+    StrBuf alias;
+    sb_init(&alias);
+    sb_addf(&alias, "%s%s", IDX_LANG_MODULE_VALUE, x ? x : "");
+    if (v && (whole || (x && strcmp(v, x) != 0)))
+        idx_lang_add_import(p, node, IDX_LANG_OWN_MODULE, v, alias.buf);
+    sb_release(&alias);
+    free(v);
+    free(l);
+}
+
 static void js__import(LangParse *p, TSNode node)
 {
-    if (!strcmp(ts_node_type(node), "import_statement"))
+    const char *t = ts_node_type(node);
+    if (!strcmp(t, "import_statement"))
         js__import_statement(p, node);
-    else if (!strcmp(ts_node_type(node), "export_statement"))
+    else if (!strcmp(t, "export_statement"))
         js__export(p, node);
+    else if (!strcmp(t, "assignment_expression"))
+        js__module_value(p, node);
     else
         js__require(p, node);
 }
@@ -154,9 +211,12 @@ static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
     static const char *const sfx[] = {
         "",          ".ts",        ".tsx",      ".js",        ".jsx",       ".mjs", ".cjs",
         "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs", NULL};
-    if (r->module[0] != '.') return 0; /* a package from node_modules */
-    char *dir = idx_lang_dirname(ctx->path);
-    char *base = idx_lang_join(dir, r->module);
+    /* A bare specifier is a path from the workspace root where a file is
+     * there (TypeScript's baseUrl; a package the workspace holds as a
+     * folder at its root), else a library's package. */
+    int relative = r->module[0] == '.';
+    char *dir = relative ? idx_lang_dirname(ctx->path) : xstrdup("");
+    char *base = r->module[0] && r->module[0] != '/' ? idx_lang_join(dir, r->module) : NULL;
     free(dir);
     if (!base) return 0;
     StrBuf cand;
@@ -172,6 +232,11 @@ static int js__resolve(const LangImportCtx *ctx, ChunkRef *r)
     }
     sb_release(&cand);
     free(base);
+    /* A library's module bound whole (`const iconv = require('iconv-lite')`,
+     * `import * as fs from 'fs'`) stays as written: a call on it
+     * (`iconv.decode()`) is none of the workspace's. A name imported from
+     * one is dropped (found by the name alone where it is unique). */
+    if (!ok && !relative && !r->member) ok = IDX_IMPORT_LIBRARY;
     return ok;
 }
 
@@ -190,14 +255,65 @@ static const char *const js__wrappers[] = {"export_statement", "expression_state
 static const char *const ts__prefixes[] = {"decorator", NULL};
 
 static const char *const js__builtin_methods[] = {
-    "push",       "pop",      "shift",    "unshift",        "slice",       "splice",
-    "concat",     "join",     "split",    "replace",        "indexOf",     "includes",
-    "map",        "filter",   "reduce",   "forEach",        "find",        "some",
-    "every",      "sort",     "keys",     "values",         "entries",     "get",
-    "set",        "has",      "delete",   "clear",          "add",         "then",
-    "catch",      "finally",  "toString", "trim",           "toLowerCase", "toUpperCase",
-    "startsWith", "endsWith", "charAt",   "substring",      "match",       "test",
-    "call",       "apply",    "bind",     "hasOwnProperty", NULL,
+    "push",
+    "pop",
+    "shift",
+    "unshift",
+    "slice",
+    "splice",
+    "concat",
+    "join",
+    "split",
+    "replace",
+    "indexOf",
+    "includes",
+    "map",
+    "filter",
+    "reduce",
+    "forEach",
+    "find",
+    "some",
+    "every",
+    "sort",
+    "keys",
+    "values",
+    "entries",
+    "get",
+    "set",
+    "has",
+    "delete",
+    "clear",
+    "add",
+    "then",
+    "catch",
+    "finally",
+    "toString",
+    "trim",
+    "toLowerCase",
+    "toUpperCase",
+    "startsWith",
+    "endsWith",
+    "charAt",
+    "substring",
+    "match",
+    "test",
+    "call",
+    "apply",
+    "bind",
+    "hasOwnProperty",
+    /* Node's streams, emitters and HTTP messages (`req.pipe(…)`,
+     * `res.setHeader(…)`) */
+    "pipe",
+    "on",
+    "once",
+    "emit",
+    "write",
+    "end",
+    "setHeader",
+    "getHeader",
+    "removeHeader",
+    "writeHead",
+    NULL,
 };
 
 /* Global functions and constructors of JavaScript and its hosts (browsers,
@@ -241,6 +357,14 @@ static const char *const js__builtins[] = {
     NULL,
 };
 
+/* Built-in objects a call names a member of (`JSON.stringify`), JavaScript's
+ * and Node's */
+static const char *const js__builtin_objects[] = {
+    "Array",  "Atomics", "Buffer",     "Date",    "Intl",    "JSON",
+    "Math",   "Number",  "Object",     "Promise", "Reflect", "String",
+    "Symbol", "console", "globalThis", "process", NULL,
+};
+
 /* JavaScript and TypeScript */
 static const char *const js__self[] = {"this", NULL};
 /* Array methods whose callback takes each element first. */
@@ -277,6 +401,7 @@ const IdxLang idx_lang_javascript = {
     .base_callers = 1,
     .builtin_methods = js__builtin_methods,
     .builtins = js__builtins,
+    .builtin_objects = js__builtin_objects,
 };
 
 static const char *const ts__keywords[] = {
@@ -300,7 +425,7 @@ static const char *const ts__keywords[] = {
     .tests = js__tests, .wrappers = js__wrappers, .prefixes = ts__prefixes,                        \
     .module_name = js__module_name, .import = js__import, .resolve_import = js__resolve,           \
     .inherited_members = 1, .base_callers = 1, .builtin_methods = js__builtin_methods,             \
-    .builtins = js__builtins
+    .builtins = js__builtins, .builtin_objects = js__builtin_objects
 
 const IdxLang idx_lang_typescript = {
     TS_ROW_SHARED,

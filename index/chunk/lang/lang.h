@@ -57,6 +57,18 @@ struct LangImportCtx {
 /* A parser's last text and tree, kept for its next parse (below). */
 typedef struct TsKeep TsKeep;
 
+/* resolve_import's answer for a library's module kept as written. */
+#define IDX_IMPORT_LIBRARY 2
+/* An import hook's module spec for the file's own module: the file binds
+ * the alias to one of its own names (the update writes the file's module). */
+#define IDX_LANG_OWN_MODULE "="
+/* The alias a module binds its own value to (JavaScript's `module.exports
+ * = f`): a call of the module, imported whole (`const f = require('./f')`),
+ * reaches what it names (graph_lookup.c); followed by a name, the alias of
+ * a name it exports under another (`exports.x = y`: "=x" binds y), found
+ * where a lookup in the module finds neither a definition nor an import. */
+#define IDX_LANG_MODULE_VALUE "="
+
 typedef struct IdxLang {
     const char *name;           /* "c", "python", "markdown" */
     const char *const *exts;    /* suffixes with the dot, NULL-terminated */
@@ -75,7 +87,9 @@ typedef struct IdxLang {
     void (*import)(LangParse *p, TSNode node);
     /* Rewrites r->module (raw spec) into the absolute module it names,
      * using the filesystem under ctx->root where needed; 0 drops the import
-     * (outside the workspace, a library, undecidable). */
+     * (outside the workspace, a library, undecidable); IDX_IMPORT_LIBRARY
+     * keeps it bound to a library's module as written (no workspace file
+     * yet: the file is read again when a module of that name appears). */
     int (*resolve_import)(const LangImportCtx *ctx, ChunkRef *r);
     /* A copy of src to parse instead, with what the grammar cannot read
      * blanked byte for byte (so every offset and line stays the source's),
@@ -147,6 +161,11 @@ typedef struct IdxLang {
      * module neither defines nor imports is not resolved to a workspace
      * method or function that shares the name. NULL-terminated, or NULL. */
     const char *const *builtins;
+    /* Objects of the language's built-in scope whose members a call names
+     * (JavaScript's `JSON`, `Math`, Node's `process`): a member call on one
+     * the module does not define (`JSON.stringify(v)`) is not resolved to a
+     * workspace method by its name alone. NULL-terminated, or NULL. */
+    const char *const *builtin_objects;
     /* Well-known proxy objects, as pairs: the name a module imports
      * (`current_app`) and the qualified class it stands for
      * ("flask.Flask"): a call on it is a call of that class's method.
