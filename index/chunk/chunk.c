@@ -106,11 +106,10 @@ static ChunkLangState *chunk__state(Chunker *c, const IdxLang *lang, ErrInfo *e)
             s->failed = 1;
             log_msg(LOG_ERROR, "chunk: grammar '%s' has an ABI this tree-sitter refuses",
                     lang->name);
+        } else if (lang->query && c->qs) {
+            idx_queries_start(c->qs, lang); /* asked for after the parse */
         } else if (lang->query) {
-            if (c->qs)
-                s->query = idx_queries_get(c->qs, lang);
-            else
-                s->query = s->own_query = idx_chunk_query_compile(lang);
+            s->query = s->own_query = idx_chunk_query_compile(lang);
             if (!s->query) s->failed = 1;
         }
     }
@@ -134,6 +133,6 @@ CrErr idx_chunker_run_lang(Chunker *c, const IdxLang *lang, const char *src, siz
     if (!lang->grammar) return idx_chunk_text(lang, src, len, max_lines, out, e);
     ChunkLangState *s = chunk__state(c, lang, e);
     if (!s) return e ? e->code : CR_EPARSE;
-    return idx_chunk_ts(s->parser, c->keep ? &s->keep : NULL, s->query, lang, src, len, max_lines,
-                        out, e);
+    return idx_chunk_ts(s->parser, c->keep ? &s->keep : NULL, s->query, c->qs, lang, src, len,
+                        max_lines, out, e);
 }

@@ -13,9 +13,18 @@
 
 struct IdxQueries {
     pthread_mutex_t mu;
+    pthread_cond_t compiled;           /* a thread's compile ended */
     TSQuery *q[QUERIES__LANGS];        /* by row of the language table */
-    signed char state[QUERIES__LANGS]; /* 0 not compiled yet, 1 done, -1 failed */
+    signed char state[QUERIES__LANGS]; /* 0 not compiled yet, 1 done, -1 failed, 2 compiling */
+    pthread_t thread[QUERIES__LANGS];  /* idx_queries_start's, joined at free */
+    unsigned char started[QUERIES__LANGS];
 };
+
+typedef struct QueryJob {
+    IdxQueries *qs;
+    const IdxLang *lang;
+    size_t i;
+} QueryJob;
 
 TSQuery *idx_chunk_query_compile(const IdxLang *lang)
 {
@@ -33,6 +42,7 @@ IdxQueries *idx_queries_new(void)
 {
     IdxQueries *qs = xcalloc(1, sizeof *qs);
     pthread_mutex_init(&qs->mu, NULL);
+    pthread_cond_init(&qs->compiled, NULL);
     return qs;
 }
 
@@ -40,18 +50,62 @@ void idx_queries_free(IdxQueries *qs)
 {
     if (!qs) return;
     for (size_t i = 0; i < QUERIES__LANGS; i++)
+        if (qs->started[i]) pthread_join(qs->thread[i], NULL);
+    for (size_t i = 0; i < QUERIES__LANGS; i++)
         if (qs->q[i]) ts_query_delete(qs->q[i]);
+    pthread_cond_destroy(&qs->compiled);
     pthread_mutex_destroy(&qs->mu);
     free(qs);
 }
 
-const TSQuery *idx_queries_get(IdxQueries *qs, const IdxLang *lang)
+/* lang's row in the table, or QUERIES__LANGS: none with a query. */
+static size_t queries__slot(const IdxLang *lang)
 {
     size_t i = 0, n = idx_lang_count();
     while (i < n && idx_lang_at(i) != lang)
         i++;
-    if (i >= n || i >= QUERIES__LANGS || !lang->grammar || !lang->query) return NULL;
+    if (i >= n || i >= QUERIES__LANGS || !lang->grammar || !lang->query) return QUERIES__LANGS;
+    return i;
+}
+
+static void *queries__compile(void *arg)
+{
+    QueryJob *j = arg;
+    TSQuery *q = idx_chunk_query_compile(j->lang);
+    pthread_mutex_lock(&j->qs->mu);
+    j->qs->q[j->i] = q;
+    j->qs->state[j->i] = q ? 1 : -1;
+    pthread_cond_broadcast(&j->qs->compiled);
+    pthread_mutex_unlock(&j->qs->mu);
+    free(j);
+    return NULL;
+}
+
+void idx_queries_start(IdxQueries *qs, const IdxLang *lang)
+{
+    size_t i = queries__slot(lang);
+    if (i == QUERIES__LANGS) return;
     pthread_mutex_lock(&qs->mu);
+    if (!qs->state[i] && !qs->started[i]) {
+        QueryJob *j = xmalloc(sizeof *j);
+        *j = (QueryJob){qs, lang, i};
+        if (pthread_create(&qs->thread[i], NULL, queries__compile, j) == 0) {
+            qs->state[i] = 2;
+            qs->started[i] = 1;
+        } else {
+            free(j); /* compiled by the first idx_queries_get */
+        }
+    }
+    pthread_mutex_unlock(&qs->mu);
+}
+
+const TSQuery *idx_queries_get(IdxQueries *qs, const IdxLang *lang)
+{
+    size_t i = queries__slot(lang);
+    if (i == QUERIES__LANGS) return NULL;
+    pthread_mutex_lock(&qs->mu);
+    while (qs->state[i] == 2)
+        pthread_cond_wait(&qs->compiled, &qs->mu);
     if (!qs->state[i]) {
         qs->q[i] = idx_chunk_query_compile(lang);
         qs->state[i] = qs->q[i] ? 1 : -1;

@@ -709,8 +709,9 @@ static void ts__mark_lines(TsRun *r, TSNode root)
     }
 }
 
-CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, const IdxLang *lang,
-                   const char *src, size_t len, uint32_t max_lines, ChunkSet *out, ErrInfo *e)
+CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQueries *qs,
+                   const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
+                   ChunkSet *out, ErrInfo *e)
 {
     TsRun r;
     CrErr rc = CR_OK;
@@ -741,6 +742,12 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, const I
         sb_release(&r.sb);
         return rc;
     }
+    /* the shared query, compiled on a thread of its own while this parsed
+     * (idx_queries_start): waited for only now */
+    if (!query && qs && lang->query && !(query = idx_queries_get(qs, lang))) {
+        rc = err_set(e, CR_EPARSE, "no usable grammar or query for '%s'", lang->name);
+        goto out;
+    }
     out->had_errors = out->had_errors || ts_node_has_error(root);
     ts__mark_lines(&r, root);
     if (query) ts__collect(&r, query, root, out);
@@ -752,7 +759,7 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, const I
     if (lang->implicit_this) idx_chunk_ts_member_refs(&r);
     idx_chunk_ts_local_calls_first(&r);
     idx_emit_refs_out(&r.em, out);
-
+out:
     ts_tree_delete(tree);
     idx_emit_release(&r.em);
     for (size_t i = 0; i < r.n_locals; i++)

@@ -62,6 +62,18 @@ typedef struct Resolver {
     StrMap impl_of;
     int64_t *impl_v;
     size_t n_impl_v, cap_impl_v;
+    /* Without name tables (an update's serial pass, where a walk through
+     * C's includes asks the same headers again for every name): the file
+     * each module names (0: none) and each file's imports, read once until
+     * idx_graph_memo_forget; file id -> 1 + index into file_imps. */
+    StrMap module_ids;
+    I64Map imps_of;
+    struct FileImports {
+        char **bind_alias, **bind_target; /* the first row of each alias */
+        char **star;                      /* star imports, in rowid order */
+        size_t n_bind, n_star;
+    } * file_imps;
+    size_t n_file_imps, cap_file_imps;
 } Resolver;
 
 typedef struct RefRow {
@@ -93,6 +105,8 @@ void idx_graph_free_strv(char **v, size_t n);
 char *const *idx_graph_chunk_refs(Resolver *r, int64_t chunk_id, int kind, size_t *n_out);
 /* Forgets what idx_graph_chunk_refs read. */
 void idx_graph_chunk_refs_forget(Resolver *r);
+/* Forgets the modules' files and files' imports read without name tables. */
+void idx_graph_imports_forget(Resolver *r);
 /* The first symbol qualified q (SYMBOL_BY_QUAL), or 0. */
 int64_t idx_graph_symbol_by_qual(Resolver *r, const char *q);
 /* The chunk a qualified name ("mod.Class.meth") names, or 0. */
@@ -220,7 +234,7 @@ int64_t idx_graph_names_unique(const GraphNames *g, const char *name);
 int idx_graph_names_may_bind(const GraphNames *g, int64_t file_id, const char *alias, size_t len);
 /* The file FILE_BY_MODULE finds for module, or 0. */
 int64_t idx_graph_names_module(const GraphNames *g, const char *module);
-/* The targets IMPORT_STARS reads for file_id, in its order (borrowed). */
+/* The star imports of file_id, in rowid order (borrowed). */
 char *const *idx_graph_names_stars(const GraphNames *g, int64_t file_id, size_t *n_out);
 
 /* (graph_row.c) A resolver over st's connection (its memo empty); released

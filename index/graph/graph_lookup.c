@@ -67,7 +67,62 @@ static int64_t idx_graph_first_id(Resolver *r, StmtId id, const char *text, int6
 static int64_t module_file(Resolver *r, const char *module)
 {
     if (r->names) return idx_graph_names_module(r->names, module);
-    return idx_graph_first_id(r, STMT_FILE_BY_MODULE, module, 0, 0);
+    int64_t v;
+    if (strmap_get(&r->module_ids, module, &v)) return v;
+    v = idx_graph_first_id(r, STMT_FILE_BY_MODULE, module, 0, 0);
+    if (r->rc == CR_OK) strmap_put(&r->module_ids, module, v);
+    return v;
+}
+
+void idx_graph_imports_forget(Resolver *r)
+{
+    for (size_t i = 0; i < r->n_file_imps; i++) {
+        struct FileImports *f = &r->file_imps[i];
+        idx_graph_free_strv(f->bind_alias, f->n_bind);
+        idx_graph_free_strv(f->bind_target, f->n_bind);
+        idx_graph_free_strv(f->star, f->n_star);
+    }
+    free(r->file_imps);
+    r->file_imps = NULL;
+    r->n_file_imps = r->cap_file_imps = 0;
+    i64map_release(&r->imps_of);
+    i64map_init(&r->imps_of);
+    strmap_release(&r->module_ids);
+    strmap_init(&r->module_ids);
+}
+
+/* A file's imports (no name tables), read at the first ask; NULL when the
+ * read failed (r->rc). Borrowed: valid until idx_graph_imports_forget (the
+ * arrays inside; the struct itself moves when another file is read). */
+static const struct FileImports *file_imports(Resolver *r, int64_t file_id)
+{
+    int64_t at;
+    if (i64map_get(&r->imps_of, file_id, &at)) return &r->file_imps[at - 1];
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_IMPORTS_OF_FILE);
+    if (!s) return NULL;
+    struct FileImports f = {0};
+    size_t cap_bind = 0, cap_star = 0;
+    sqlite3_bind_int64(s, 1, file_id);
+    while (idx_graph_step(r, s)) {
+        const char *alias = (const char *)sqlite3_column_text(s, 0);
+        const char *target = (const char *)sqlite3_column_text(s, 1);
+        if (!alias || !target) continue;
+        if (!strcmp(alias, "*")) {
+            ARRAY_GROW(f.star, f.n_star + 1, cap_star);
+            f.star[f.n_star++] = xstrdup(target);
+        } else if (!f.n_bind || strcmp(f.bind_alias[f.n_bind - 1], alias) != 0) {
+            /* rows by alias, then rowid: the first of each is IMPORT_GET's */
+            ARRAY_GROW(f.bind_alias, f.n_bind + 1, cap_bind);
+            f.bind_target = xrealloc(f.bind_target, cap_bind * sizeof *f.bind_target);
+            f.bind_alias[f.n_bind] = xstrdup(alias);
+            f.bind_target[f.n_bind++] = xstrdup(target);
+        }
+    }
+    sqlite3_reset(s);
+    ARRAY_GROW(r->file_imps, r->n_file_imps + 1, r->cap_file_imps);
+    r->file_imps[r->n_file_imps++] = f;
+    i64map_put(&r->imps_of, file_id, (int64_t)r->n_file_imps);
+    return r->rc == CR_OK ? &r->file_imps[r->n_file_imps - 1] : NULL;
 }
 
 int64_t idx_graph_symbol_by_qual(Resolver *r, const char *q)
@@ -90,6 +145,13 @@ static int64_t module_chunk(Resolver *r, int64_t file_id)
 static char *import_binding(Resolver *r, int64_t file_id, const char *alias, size_t len)
 {
     if (r->names && !idx_graph_names_may_bind(r->names, file_id, alias, len)) return NULL;
+    if (!r->names) {
+        const struct FileImports *f = file_imports(r, file_id);
+        for (size_t i = 0; f && i < f->n_bind; i++)
+            if (!strncmp(f->bind_alias[i], alias, len) && !f->bind_alias[i][len])
+                return xstrdup(f->bind_target[i]);
+        return NULL;
+    }
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_IMPORT_GET);
     if (!s) return NULL;
     sqlite3_bind_int64(s, 1, file_id);
@@ -190,11 +252,10 @@ int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t l
     return bound != NULL;
 }
 
-/* The targets of a file's star imports: borrowed from r->names, or read
- * (own, freed by stars_release). */
+/* The targets of a file's star imports: borrowed from r->names, or from
+ * what file_imports read (valid until idx_graph_memo_forget). */
 typedef struct Stars {
     char *const *v;
-    char **own;
     size_t n;
 } Stars;
 
@@ -205,16 +266,10 @@ static void star_imports(Resolver *r, int64_t file_id, Stars *out)
         out->v = idx_graph_names_stars(r->names, file_id, &out->n);
         return;
     }
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_IMPORT_STARS);
-    if (!s) return;
-    sqlite3_bind_int64(s, 1, file_id);
-    out->own = idx_graph_text_rows(r, s, &out->n);
-    out->v = out->own;
-}
-
-static void stars_release(Stars *s)
-{
-    if (s->own) idx_graph_free_strv(s->own, s->n);
+    const struct FileImports *f = file_imports(r, file_id);
+    if (!f) return;
+    out->v = f->star;
+    out->n = f->n_star;
 }
 
 /* Looks `rest` up inside module file `fid` (whose module name is known):
@@ -254,7 +309,6 @@ static int64_t resolve_in_module(Resolver *r, const char *module, int64_t fid, c
             sb_addf(&q, "%s.%s", st.v[i], rest);
             if (strcmp(st.v[i], module) != 0) v = idx_graph_resolve_qualified(r, q.buf, depth + 1);
         }
-        stars_release(&st);
     }
     sb_release(&q);
     return v;
@@ -519,7 +573,6 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
             sb_addf(&q, "%s.%s", st.v[i], n);
             v = idx_graph_resolve_qualified(r, q.buf, 0);
         }
-        stars_release(&st);
     }
     /* a builtin the module neither defines nor imports is the builtin */
     if (!v && !n[first] && !ref->strict && !idx_graph_is_builtin(ref->lang, n))
@@ -578,6 +631,5 @@ int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref)
         v = v ? -1 : ids[i];
         v_file = file;
     }
-    stars_release(&st);
     return v > 0 ? v : 0;
 }

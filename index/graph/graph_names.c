@@ -24,7 +24,7 @@ struct GraphNames {
     HashSet binds;  /* (file, alias) of the imports that are not star imports */
     StrMap modules; /* module -> the first file with status ok that has it */
     int64_t *star_file;
-    char **star_target; /* star imports by file, in the order IMPORT_STARS reads them */
+    char **star_target; /* star imports by file, in rowid order (as IMPORTS_OF_FILE) */
     size_t n_stars, cap_stars;
 };
 
@@ -154,7 +154,7 @@ CrErr idx_graph_names_load(IdxStore *st, GraphNames **out, ErrInfo *e)
     if (!rc)
         rc = each_row(st, "SELECT id, module FROM files WHERE status = 'ok' ORDER BY id", file_row,
                       g, e);
-    /* IMPORT_STARS reads a file's star imports in rowid order */
+    /* a file's star imports in rowid order, as IMPORTS_OF_FILE reads them */
     if (!rc)
         rc = each_row(st, "SELECT file_id, alias, target FROM imports ORDER BY file_id, rowid",
                       import_row, g, e);

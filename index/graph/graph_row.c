@@ -93,6 +93,7 @@ void idx_graph_memo_forget(Resolver *r)
     idx_graph_tops_clear(r);
     idx_graph_chunk_refs_forget(r);
     idx_graph_implementations_forget(r);
+    idx_graph_imports_forget(r);
 }
 
 void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
@@ -106,6 +107,8 @@ void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
     i64map_init(&r->refs_chunks);
     i64map_init(&r->refs_files);
     strmap_init(&r->impl_of);
+    strmap_init(&r->module_ids);
+    i64map_init(&r->imps_of);
 }
 
 void idx_graph_resolver_release(Resolver *r)
@@ -121,4 +124,7 @@ void idx_graph_resolver_release(Resolver *r)
     idx_graph_chunk_refs_forget(r);
     i64map_release(&r->refs_chunks);
     i64map_release(&r->refs_files);
+    idx_graph_imports_forget(r);
+    strmap_release(&r->module_ids);
+    i64map_release(&r->imps_of);
 }

@@ -251,6 +251,30 @@ static void scan__entry(Walk *w, int dirfd, const char *name, unsigned char type
     }
 }
 
+/* A directory's entry as readdir gave it. */
+typedef struct ScanEntry {
+    const char *name;
+    unsigned char type;
+} ScanEntry;
+
+/* Entries in the order of the paths under them: a directory's name read
+ * with a '/' after it ("a-b" < "a/x", '-' < '/'), so that walking them in
+ * this order lists files in strcmp order of their whole paths. An entry of
+ * unknown type reads as a file: the result's final check sorts what this
+ * order gets wrong. */
+static int scan__entry_cmp(const void *pa, const void *pb)
+{
+    const ScanEntry *a = pa, *b = pb;
+    const unsigned char *x = (const unsigned char *)a->name, *y = (const unsigned char *)b->name;
+    while (*x && *x == *y) {
+        x++;
+        y++;
+    }
+    int cx = *x ? *x : a->type == DT_DIR ? '/' : 0;
+    int cy = *y ? *y : b->type == DT_DIR ? '/' : 0;
+    return cx - cy;
+}
+
 /* Lists d (described by w->rel and w->real); the caller closes it. */
 static void scan__walk_dir(Walk *w, DIR *d)
 {
@@ -299,14 +323,21 @@ static void scan__walk_dir(Walk *w, DIR *d)
             pushed = 1;
         }
     }
-    size_t mark = w->rel.len;
+    /* in the order of their paths: the tree's files come out sorted (a
+     * symlinked directory's, walked after, aside) */
+    ScanEntry *ents = xmalloc((n ? n : 1) * sizeof *ents);
     const char *nm = names.buf;
-    for (size_t i = 0; i < n; i++, nm += strlen(nm) + 1) {
-        scan__push_name(&w->rel, nm, mark > 0);
-        scan__entry(w, dfd, nm, types[i]);
+    for (size_t i = 0; i < n; i++, nm += strlen(nm) + 1)
+        ents[i] = (ScanEntry){nm, types[i]};
+    qsort(ents, n, sizeof *ents, scan__entry_cmp);
+    size_t mark = w->rel.len;
+    for (size_t i = 0; i < n; i++) {
+        scan__push_name(&w->rel, ents[i].name, mark > 0);
+        scan__entry(w, dfd, ents[i].name, ents[i].type);
         sb_truncate(&w->rel, mark);
     }
     if (pushed) w->n_stack--;
+    free(ents);
     free(types);
     sb_release(&names);
 }
@@ -381,7 +412,12 @@ CrErr idx_scan_workspace(const ScanOptions *opt, ScanResult *out, ErrInfo *e)
     scan__dir_insert(&w.seen, (DirKey){st.st_dev, st.st_ino});
     scan__walk_dir(&w, root);
     scan__run_deferred(&w);
-    if (out->n_files) qsort(out->files, out->n_files, sizeof *out->files, scan__file_cmp);
+    /* sorted by the walk's order but for symlinked directories and entries
+     * of unknown type: sorted only when out of order */
+    int sorted = 1;
+    for (size_t i = 1; i < out->n_files && sorted; i++)
+        sorted = strcmp(out->files[i - 1].path, out->files[i].path) < 0;
+    if (!sorted) qsort(out->files, out->n_files, sizeof *out->files, scan__file_cmp);
     if (out->n_skipped) qsort(out->skipped, out->n_skipped, sizeof *out->skipped, scan__skip_cmp);
 out:
     if (root) closedir(root);

@@ -126,7 +126,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
                             "ON c.id = s.chunk_id WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3")     \
     X(IMPORT_INSERT, "INSERT INTO imports(file_id, alias, target) VALUES (?1, ?2, ?3)")            \
     X(IMPORT_GET, "SELECT target FROM imports WHERE file_id = ?1 AND alias = ?2 LIMIT 1")          \
-    X(IMPORT_STARS, "SELECT target FROM imports WHERE file_id = ?1 AND alias = '*'")               \
+    /* a file's imports: each alias's first row is IMPORT_GET's; star ones ('*') in rowid order */ \
+    X(IMPORTS_OF_FILE,                                                                             \
+      "SELECT alias, target FROM imports WHERE file_id = ?1 ORDER BY alias, rowid")                \
     X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved, argc) "         \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)")                                            \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \

@@ -369,9 +369,43 @@ static void test_scan_tree(void)
     free(outside);
 }
 
+/* The files come out in strcmp order of their whole paths, where a
+ * directory's walk order (its entries sorted, a directory's name read with
+ * '/' after it) and a byte-wise sort of the names disagree ('-' and '.' sort
+ * before '/'); the scan skips its final sort when the walk's order is that. */
+static void test_scan_order(void)
+{
+    char tmpl[] = "/tmp/cr_scan_order_XXXXXX";
+    CHECK(mkdtemp(tmpl) != NULL);
+    char *root = realpath(tmpl, NULL);
+    CHECK(root != NULL);
+    if (!root) return;
+    const char *const files[] = {"a/x.c",   "a-b/y.c", "a.c",   "a.b/w.c", "a0.c",
+                                 "a/b/z.c", "ab.c",    "a/b.c", "a/b-c.c", "b.c"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        put(root, files[i], "int x;\n");
+    /* a symlinked folder, walked after the tree: its files are listed once,
+     * under their real paths */
+    link_at(root, "a/0link", "../a-b");
+    ScanOptions opt = {root, NULL, NULL, 0, 1000};
+    ScanResult r;
+    ErrInfo e = {0};
+    CHECK_INT(idx_scan_workspace(&opt, &r, &e), CR_OK);
+    CHECK_INT(r.n_files, sizeof files / sizeof files[0]);
+    for (size_t i = 1; i < r.n_files; i++) {
+        if (strcmp(r.files[i - 1].path, r.files[i].path) >= 0)
+            fprintf(stderr, "out of order: %s, %s\n", r.files[i - 1].path, r.files[i].path);
+        CHECK(strcmp(r.files[i - 1].path, r.files[i].path) < 0);
+    }
+    idx_scan_result_release(&r);
+    rm_tree(root);
+    free(root);
+}
+
 int main(void)
 {
     RUN(test_ignore_match);
     RUN(test_scan_tree);
+    RUN(test_scan_order);
     return test_summary();
 }

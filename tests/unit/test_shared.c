@@ -192,6 +192,44 @@ static void test_threads(void)
         idx_close(o[i].st);
 }
 
+/* A chunker lent a handle whose query is not compiled yet starts the
+ * compile on a thread of its own before its parse and waits for it after:
+ * the chunks equal a Chunker's own; a second start is none; every ask
+ * after gets the one query. */
+static void test_queries_started(void)
+{
+    const IdxLang *c = idx_lang_by_name("c");
+    CHECK(c != NULL);
+    if (!c) return;
+    IdxShared *sh = idx_shared_new();
+    const char *src = "#include \"box.h\"\nstruct box { int n; };\nstatic int twice(int x) { "
+                      "return 2 * x; }\nint size(struct box *b) { return twice(b->n); }\n";
+    Chunker *own = idx_chunker_new(), *lent = idx_chunker_new_shared(sh);
+    ChunkSet a = {0}, b = {0};
+    CHECK_INT(idx_chunker_run_lang(own, c, src, strlen(src), 0, &a, NULL), CR_OK);
+    CHECK_INT(idx_chunker_run_lang(lent, c, src, strlen(src), 0, &b, NULL), CR_OK);
+    CHECK(a.n_chunks >= 3);
+    CHECK_INT(a.n_chunks, b.n_chunks);
+    CHECK_INT(a.n_refs, b.n_refs);
+    for (size_t i = 0; i < a.n_chunks && i < b.n_chunks; i++) {
+        CHECK_STR(a.chunks[i].symbol, b.chunks[i].symbol);
+        CHECK_INT(a.chunks[i].start_line, b.chunks[i].start_line);
+    }
+    idx_queries_start(idx_shared_queries(sh), c);
+    const TSQuery *q = idx_queries_get(idx_shared_queries(sh), c);
+    CHECK(q != NULL);
+    CHECK(idx_queries_get(idx_shared_queries(sh), c) == q);
+    idx_chunk_set_release(&a);
+    idx_chunk_set_release(&b);
+    idx_chunker_free(own);
+    idx_chunker_free(lent);
+    /* started and never asked for: joined when the handle goes */
+    IdxShared *idle = idx_shared_new();
+    idx_queries_start(idx_shared_queries(idle), c);
+    idx_shared_unref(idle);
+    idx_shared_unref(sh);
+}
+
 /* Compiled tree-sitter queries are kept by the handle: one per language
  * for every store and thread (the C++ query takes ~200 ms to compile; each
  * save compiled it again), and chunking with them equals chunking with a
@@ -298,6 +336,7 @@ int main(void)
     RUN(test_threads);
     RUN(test_no_python_no_model);
     RUN(test_queries);
+    RUN(test_queries_started);
     RUN(test_tsx_row);
     RUN(test_update_releases_cache);
     test_sh("rm -rf '%s' # %s", tmpdir, "");
