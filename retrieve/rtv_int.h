@@ -260,13 +260,17 @@ typedef struct RtvTuning {
      * An index of more than subsystem_units units (0: never) blends each
      * candidate's score with its folder's (rtv_group_blend) with weight
      * folder_beta before the file blend, and, after the priors, multiplies
-     * it by 1 + name_weight (n + c) (rtv_name_prior). */
+     * it by 1 + name_weight (n + c) and, when it is a whole unit of at most
+     * short_lines lines (a helper, accessor or wrapper), by short_prior
+     * (rtv_name_prior). */
     size_t units_per_candidate;
     size_t bm25_candidates_max;
     double central_weight;
     size_t subsystem_units;
     double folder_beta;
     double name_weight;
+    uint32_t short_lines;
+    double short_prior;
     int pack_by_coverage; /* second pieces of a packed definition wait for the rest */
 } RtvTuning;
 
@@ -274,8 +278,8 @@ extern const RtvTuning rtv_tuning;
 
 /* The tuning t becomes at an index of `units` units (RtvTuning, "At
  * size"): *out is t, with no centrality weight when the index is not
- * larger than bm25_candidates * units_per_candidate, and no folder or name
- * weight when it is not larger than subsystem_units. Returns whether the
+ * larger than bm25_candidates * units_per_candidate, and no folder, name
+ * or short-unit weight when it is not larger than subsystem_units. Returns whether the
  * pool grew. */
 int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out);
 
@@ -389,11 +393,13 @@ CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, 
 CrErr rtv_rerank(IdxStore *st, const RtvQuery *q, const RtvRanker *m, RtvCand *v, size_t n,
                  size_t keep, ErrInfo *e);
 
-/* Multiplies each candidate's score by 1 + w (n + c), where n is the share
- * of q's words in its name (the symbol's last part) and c the share of its
- * name's subwords in q, both stem-alike as the re-ranker's name features;
- * re-sorts best first. A candidate gone from the index keeps its score. */
-void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, double w);
+/* Multiplies each candidate's score by 1 + t->name_weight (n + c), where n
+ * is the share of q's words in its name (the symbol's last part) and c the
+ * share of its name's subwords in q, both stem-alike as the re-ranker's
+ * name features, and a whole unit of at most t->short_lines lines (0: none)
+ * by t->short_prior; re-sorts best first. A candidate gone from the index
+ * keeps its score. */
+void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, const RtvTuning *t);
 
 /* Below this coverage, no indexed code matches the question well. */
 #define RTV_WEAK_COVERAGE 0.25

@@ -523,13 +523,18 @@ int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id)
     return v;
 }
 
-int idx_chunk_symbol(IdxStore *st, int64_t chunk_id, StrBuf *out)
+int idx_chunk_symbol(IdxStore *st, int64_t chunk_id, StrBuf *out, uint32_t *lines)
 {
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_PATH_SYMBOL, NULL);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_SYMBOL_LINES, NULL);
     if (!s) return 0;
     sqlite3_bind_int64(s, 1, chunk_id);
     int v = sqlite3_step(s) == SQLITE_ROW;
-    if (v) sb_adds(out, (const char *)sqlite3_column_text(s, 1));
+    if (v) sb_adds(out, (const char *)sqlite3_column_text(s, 0));
+    if (v && lines) {
+        /* a window or a continued run is part of a longer unit */
+        int part = sqlite3_column_int(s, 2) != 0 || sqlite3_column_int(s, 3) != 0;
+        *lines = part ? 0 : (uint32_t)sqlite3_column_int(s, 1);
+    }
     sqlite3_reset(s);
     return v;
 }

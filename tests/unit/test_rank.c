@@ -84,8 +84,8 @@ static void test_priors(void)
 
 /* The pool grows past bm25_candidates * units_per_candidate units, with
  * the centrality weight rising to central_weight at bm25_candidates_max;
- * below, the tuning is the same but for no weight. The folder and name
- * weights are whole past subsystem_units, 0 up to it. */
+ * below, the tuning is the same but for no weight. The folder, name and
+ * short-unit weights are whole past subsystem_units, 0 up to it. */
 static void test_at_size(void)
 {
     RtvTuning t = rtv_tuning, out;
@@ -97,9 +97,11 @@ static void test_at_size(void)
     t.subsystem_units = 8000;
     t.folder_beta = 0.45;
     t.name_weight = 0.2;
+    t.short_lines = 12;
     t.rerank = 1;
     CHECK_INT(rtv_tuning_at_size(&t, 6343, &out), 0); /* xarray's size */
     CHECK(out.central_weight == 0 && out.folder_beta == 0 && out.name_weight == 0);
+    CHECK_INT(out.short_lines, 0);
     CHECK_INT(rtv_tuning_at_size(&t, 8000, &out), 0);
     CHECK(out.folder_beta == 0 && out.name_weight == 0);
     CHECK_INT(rtv_tuning_at_size(&t, 47630, &out), 0); /* SymPy's size */
@@ -108,6 +110,7 @@ static void test_at_size(void)
     CHECK_INT(out.rerank, 1);
     CHECK(out.central_weight == 0);
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
+    CHECK_INT(out.short_lines, 12);
     CHECK_INT(rtv_tuning_at_size(&t, 125000, &out), 0);
     CHECK_INT(rtv_tuning_at_size(&t, 275000, &out), 1); /* 110 candidates */
     CHECK_INT(out.bm25_candidates, 110);
@@ -291,7 +294,8 @@ static void test_name_prior_folders(void)
     RtvCand v[] = {CAND(total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25),
                    CAND(tax, 0, IDX_KIND_FUNCTION, 0.7, RTV_VIA_BM25),
                    CAND(-5, 0, IDX_KIND_FUNCTION, 0.1, RTV_VIA_BM25)}; /* gone: kept */
-    rtv_name_prior(st, &q, v, 3, 0.5);
+    RtvTuning t = {.name_weight = 0.5};
+    rtv_name_prior(st, &q, v, 3, &t);
     /* apply_tax: both question words are its name's ("applied" is
      * "apply" stem-alike) and both its subwords are the question's:
      * .7 (1 + .5 (1 + 1)) */
@@ -299,8 +303,23 @@ static void test_name_prior_folders(void)
     CHECK(NEAR(v[0].score, 0.7 * 2.0));
     CHECK(v[1].chunk_id == total && NEAR(v[1].score, 1.0));
     CHECK(v[2].chunk_id == -5 && NEAR(v[2].score, 0.1));
-    rtv_name_prior(st, &q, v, 3, 0); /* off: unchanged */
+    t.name_weight = 0;
+    rtv_name_prior(st, &q, v, 3, &t); /* off: unchanged */
     CHECK(NEAR(v[1].score, 1.0));
+    /* Short units: apply_tax and Order.total (3 lines each) are at most 4
+     * lines and weigh short_prior; Gateway.charge (5) is not short. */
+    RtvCand w[] = {CAND(total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25),
+                   CAND(charge, 0, IDX_KIND_METHOD, 0.9, RTV_VIA_BM25),
+                   CAND(tax, 0, IDX_KIND_FUNCTION, 0.8, RTV_VIA_BM25)};
+    t.short_lines = 4;
+    t.short_prior = 0.5;
+    rtv_name_prior(st, &q, w, 3, &t);
+    CHECK(w[0].chunk_id == charge && NEAR(w[0].score, 0.9));
+    CHECK(w[1].chunk_id == total && NEAR(w[1].score, 0.5));
+    CHECK(w[2].chunk_id == tax && NEAR(w[2].score, 0.4));
+    t.short_lines = 2; /* none as short: unchanged */
+    rtv_name_prior(st, &q, w, 3, &t);
+    CHECK(w[0].chunk_id == charge && NEAR(w[1].score, 0.5) && NEAR(w[2].score, 0.4));
     rtv_query_release(&q);
 
     RtvCand a = {0}, b = {0}, c = {0};
