@@ -72,7 +72,7 @@ int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out)
     int sub = t->subsystem_units && units > t->subsystem_units;
     out->folder_beta = sub ? t->folder_beta : 0;
     out->name_weight = sub ? t->name_weight : 0;
-    out->short_lines = sub ? t->short_lines : 0;
+    out->short_helpers = sub ? t->short_helpers : 0;
     if (!t->units_per_candidate || t->bm25_candidates_max <= t->bm25_candidates) return 0;
     size_t want = units / t->units_per_candidate;
     if (want <= t->bm25_candidates) return 0;

@@ -29,7 +29,7 @@ const RtvTuning rtv_tuning = {
     .subsystem_units = 8000, /* past 8,000 units (Django's 10,784 and larger), */
     .folder_beta = 0.45,     /* folders blended at .45 and names at .2 (docs/ranker.md) */
     .name_weight = 0.2,
-    .short_lines = 8,
+    .short_helpers = 1,
     .short_prior = 0.7,
     .rerank = 1,           /* the learned re-ranker, with packing by coverage: */
     .pack_by_coverage = 1, /* +21 gold definitions on the dev sets, none worse (docs/ranker.md) */
@@ -157,7 +157,7 @@ static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvQuery *q, cons
         }
     }
     rtv_apply_priors(*v, *n, t);
-    if (t->name_weight > 0 || t->short_lines) rtv_name_prior(st, q, *v, *n, t);
+    if (t->name_weight > 0 || t->short_helpers) rtv_name_prior(st, q, *v, *n, t);
     return CR_OK;
 }
 
@@ -208,7 +208,6 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvQuery *q, const Rtv
     RtvTuning sized;
     if ((rc = idx_search_units(st, &units, e))) return rc;
     info->at_size = rtv_tuning_at_size(t, units, &sized);
-    if (getenv("RK4_L") && sized.short_lines) sized.short_lines = (uint32_t)atoi(getenv("RK4_L"));
     if (getenv("RK4_M")) sized.short_prior = atof(getenv("RK4_M"));
     t = &sized;
     if (req->use_bm25) {

@@ -177,7 +177,7 @@ CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, 
 void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, const RtvTuning *t)
 {
     double w = t->name_weight;
-    if (!n || (w <= 0 && !t->short_lines)) return;
+    if (!n || (w <= 0 && !t->short_helpers)) return;
     size_t ql[RTV_QUERY_MAX_WORDS];
     for (size_t k = 0; k < q->n_words; k++)
         ql[k] = strlen(q->words[k]);
@@ -185,11 +185,12 @@ void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, const
     sb_init(&sym);
     for (size_t i = 0; i < n; i++) {
         sb_reset(&sym);
-        uint32_t lines = 0;
-        if (!idx_chunk_symbol(st, v[i].chunk_id, &sym, &lines)) continue;
+        int helper = 0;
+        if (!idx_chunk_symbol(st, v[i].chunk_id, &sym, t->short_helpers ? &helper : NULL))
+            continue;
         Overlap o = overlap(q, ql, rtv_last_part(sym.buf));
         v[i].score *= 1.0 + w * (o.of_query + o.of_text);
-        if (lines && lines <= t->short_lines) v[i].score *= t->short_prior;
+        if (helper) v[i].score *= t->short_prior;
     }
     sb_release(&sym);
     rtv_cands_sort(v, n);

@@ -260,16 +260,16 @@ typedef struct RtvTuning {
      * An index of more than subsystem_units units (0: never) blends each
      * candidate's score with its folder's (rtv_group_blend) with weight
      * folder_beta before the file blend, and, after the priors, multiplies
-     * it by 1 + name_weight (n + c) and, when it is a whole unit of at most
-     * short_lines lines (a helper, accessor or wrapper), by short_prior
-     * (rtv_name_prior). */
+     * it by 1 + name_weight (n + c) and, when it is one of its language's
+     * helper definitions (idx_chunk_symbol: a whole unit of at most the
+     * row's helper_lines lines), by short_prior (rtv_name_prior). */
     size_t units_per_candidate;
     size_t bm25_candidates_max;
     double central_weight;
     size_t subsystem_units;
     double folder_beta;
     double name_weight;
-    uint32_t short_lines;
+    int short_helpers;
     double short_prior;
     int pack_by_coverage; /* second pieces of a packed definition wait for the rest */
 } RtvTuning;
@@ -396,8 +396,8 @@ CrErr rtv_rerank(IdxStore *st, const RtvQuery *q, const RtvRanker *m, RtvCand *v
 /* Multiplies each candidate's score by 1 + t->name_weight (n + c), where n
  * is the share of q's words in its name (the symbol's last part) and c the
  * share of its name's subwords in q, both stem-alike as the re-ranker's
- * name features, and a whole unit of at most t->short_lines lines (0: none)
- * by t->short_prior; re-sorts best first. A candidate gone from the index
+ * name features, and, with t->short_helpers, a helper definition of its
+ * language (idx_chunk_symbol) by t->short_prior; re-sorts best first. A candidate gone from the index
  * keeps its score. */
 void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, const RtvTuning *t);
 
