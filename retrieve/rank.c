@@ -208,7 +208,6 @@ CrErr rtv_rank(IdxStore *st, const RtvRequest *req, const RtvQuery *q, const Rtv
     RtvTuning sized;
     if ((rc = idx_search_units(st, &units, e))) return rc;
     info->at_size = rtv_tuning_at_size(t, units, &sized);
-    if (getenv("RK4_M")) sized.short_prior = atof(getenv("RK4_M"));
     t = &sized;
     if (req->use_bm25) {
         if ((rc =

@@ -306,20 +306,12 @@ static void test_name_prior_folders(void)
     t.name_weight = 0;
     rtv_name_prior(st, &q, v, 3, &t); /* off: unchanged */
     CHECK(NEAR(v[1].score, 1.0));
-    /* Short units: apply_tax and Order.total (3 lines each) are at most 4
-     * lines and weigh short_prior; Gateway.charge (5) is not short. */
-    RtvCand w[] = {CAND(total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25),
-                   CAND(charge, 0, IDX_KIND_METHOD, 0.9, RTV_VIA_BM25),
-                   CAND(tax, 0, IDX_KIND_FUNCTION, 0.8, RTV_VIA_BM25)};
-    t.short_lines = 4;
-    t.short_prior = 0.5;
-    rtv_name_prior(st, &q, w, 3, &t);
-    CHECK(w[0].chunk_id == charge && NEAR(w[0].score, 0.9));
-    CHECK(w[1].chunk_id == total && NEAR(w[1].score, 0.5));
-    CHECK(w[2].chunk_id == tax && NEAR(w[2].score, 0.4));
-    t.short_lines = 2; /* none as short: unchanged */
-    rtv_name_prior(st, &q, w, 3, &t);
-    CHECK(w[0].chunk_id == charge && NEAR(w[1].score, 0.5) && NEAR(w[2].score, 0.4));
+    /* Python writes behaviour in short definitions: none is a helper. */
+    int helper = -1;
+    StrBuf sym;
+    sb_init(&sym);
+    CHECK(idx_chunk_symbol(st, tax, &sym, &helper) && helper == 0);
+    sb_release(&sym);
     rtv_query_release(&q);
 
     RtvCand a = {0}, b = {0}, c = {0};
@@ -345,6 +337,44 @@ static void test_name_prior_folders(void)
     CHECK_INT(rtv_file_folder(st, &lk, a.file_id), fa); /* again, through lk */
     CHECK_INT(rtv_file_folder(st, &lk, 999999), -1);
     rtv_lookups_release(&lk);
+    fixture_drop(st, tmp);
+}
+
+/* C's helpers (a row's helper_lines: whole definitions of at most 12
+ * lines) weigh short_prior at size; a longer definition, or a window of
+ * one split at 100 lines, does not. */
+static void test_helper_prior(void)
+{
+    char tmp[64] = "/tmp/coderag-rank-XXXXXX";
+    IdxStore *st = fixture_store(FIXTURE_DIR "/explain/c", tmp);
+    if (!st) return;
+    int64_t small = chunk_id(st, "util/render.c", "render");   /* 5 lines */
+    int64_t update = chunk_id(st, "headers.c", "headers_update"); /* 17 lines */
+    int64_t window = chunk_id(st, "headers.c", "render");       /* 125 lines: windows */
+    CHECK(small && update && window);
+    StrBuf sym;
+    sb_init(&sym);
+    int helper = -1;
+    CHECK(idx_chunk_symbol(st, small, &sym, &helper) && helper == 1 && !strcmp(sym.buf, "render"));
+    CHECK(idx_chunk_symbol(st, update, &sym, &helper) && helper == 0);
+    CHECK(idx_chunk_symbol(st, window, &sym, &helper) && helper == 0);
+    CHECK(!idx_chunk_symbol(st, -5, &sym, &helper));
+    sb_release(&sym);
+
+    RtvQuery q;
+    CHECK_INT(rtv_query_read(st, "how are values drawn", &q, NULL), CR_OK);
+    RtvCand v[] = {CAND(small, 0, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25),
+                   CAND(update, 0, IDX_KIND_FUNCTION, 0.8, RTV_VIA_BM25),
+                   CAND(window, 0, IDX_KIND_FUNCTION, 0.6, RTV_VIA_BM25)};
+    RtvTuning t = {.short_helpers = 1, .short_prior = 0.5}; /* no name weight */
+    rtv_name_prior(st, &q, v, 3, &t);
+    CHECK(v[0].chunk_id == update && NEAR(v[0].score, 0.8));
+    CHECK(v[1].chunk_id == window && NEAR(v[1].score, 0.6));
+    CHECK(v[2].chunk_id == small && NEAR(v[2].score, 0.5));
+    t.short_helpers = 0; /* off: unchanged */
+    rtv_name_prior(st, &q, v, 3, &t);
+    CHECK(NEAR(v[2].score, 0.5));
+    rtv_query_release(&q);
     fixture_drop(st, tmp);
 }
 
@@ -419,6 +449,7 @@ int main(void)
     RUN(test_expand_graph);
     RUN(test_expand_one_line);
     RUN(test_name_prior_folders);
+    RUN(test_helper_prior);
     RUN(test_test_module_prior);
     return test_summary();
 }
