@@ -186,8 +186,7 @@ void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, const
     for (size_t i = 0; i < n; i++) {
         sb_reset(&sym);
         int helper = 0;
-        if (!idx_chunk_symbol(st, v[i].chunk_id, &sym, t->short_helpers ? &helper : NULL))
-            continue;
+        if (!idx_chunk_symbol(st, v[i].chunk_id, &sym, t->short_helpers ? &helper : NULL)) continue;
         Overlap o = overlap(q, ql, rtv_last_part(sym.buf));
         v[i].score *= 1.0 + w * (o.of_query + o.of_text);
         if (helper) v[i].score *= t->short_prior;

@@ -397,8 +397,8 @@ CrErr rtv_rerank(IdxStore *st, const RtvQuery *q, const RtvRanker *m, RtvCand *v
  * is the share of q's words in its name (the symbol's last part) and c the
  * share of its name's subwords in q, both stem-alike as the re-ranker's
  * name features, and, with t->short_helpers, a helper definition of its
- * language (idx_chunk_symbol) by t->short_prior; re-sorts best first. A candidate gone from the index
- * keeps its score. */
+ * language (idx_chunk_symbol) by t->short_prior; re-sorts best first. A candidate gone from the
+ * index keeps its score. */
 void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, const RtvTuning *t);
 
 /* Below this coverage, no indexed code matches the question well. */

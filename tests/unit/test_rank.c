@@ -97,11 +97,11 @@ static void test_at_size(void)
     t.subsystem_units = 8000;
     t.folder_beta = 0.45;
     t.name_weight = 0.2;
-    t.short_lines = 12;
+    t.short_helpers = 1;
     t.rerank = 1;
     CHECK_INT(rtv_tuning_at_size(&t, 6343, &out), 0); /* xarray's size */
     CHECK(out.central_weight == 0 && out.folder_beta == 0 && out.name_weight == 0);
-    CHECK_INT(out.short_lines, 0);
+    CHECK_INT(out.short_helpers, 0);
     CHECK_INT(rtv_tuning_at_size(&t, 8000, &out), 0);
     CHECK(out.folder_beta == 0 && out.name_weight == 0);
     CHECK_INT(rtv_tuning_at_size(&t, 47630, &out), 0); /* SymPy's size */
@@ -110,7 +110,7 @@ static void test_at_size(void)
     CHECK_INT(out.rerank, 1);
     CHECK(out.central_weight == 0);
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
-    CHECK_INT(out.short_lines, 12);
+    CHECK_INT(out.short_helpers, 1);
     CHECK_INT(rtv_tuning_at_size(&t, 125000, &out), 0);
     CHECK_INT(rtv_tuning_at_size(&t, 275000, &out), 1); /* 110 candidates */
     CHECK_INT(out.bm25_candidates, 110);
@@ -348,9 +348,9 @@ static void test_helper_prior(void)
     char tmp[64] = "/tmp/coderag-rank-XXXXXX";
     IdxStore *st = fixture_store(FIXTURE_DIR "/explain/c", tmp);
     if (!st) return;
-    int64_t small = chunk_id(st, "util/render.c", "render");   /* 5 lines */
+    int64_t small = chunk_id(st, "util/render.c", "render");      /* 5 lines */
     int64_t update = chunk_id(st, "headers.c", "headers_update"); /* 17 lines */
-    int64_t window = chunk_id(st, "headers.c", "render");       /* 125 lines: windows */
+    int64_t window = chunk_id(st, "headers.c", "render");         /* 125 lines: windows */
     CHECK(small && update && window);
     StrBuf sym;
     sb_init(&sym);

@@ -229,7 +229,7 @@ typedef struct IdxLang {
         IDX_HEADINGS_MARKDOWN,   /* ATX `# Title` and setext underlines, not in code fences */
         IDX_HEADINGS_UNDERLINED, /* a title over a line of one punctuation mark (reST) */
     } headings;
-    int is_doc;       /* docs and config: ranked below code */
+    int is_doc; /* docs and config: ranked below code */
     /* Definitions of at most this many lines are the language's helpers
      * (accessors, wrappers, inline one-liners), not where behaviour lives:
      * ranked below the rest in a large index (RtvTuning.short_prior); 0:
