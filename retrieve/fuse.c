@@ -68,6 +68,7 @@ int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out)
 {
     *out = *t;
     out->central_weight = 0;
+    out->driver_weight = 0;
     /* the subsystem steps start at a smaller size than the pool grows */
     int sub = t->subsystem_units && units > t->subsystem_units;
     out->folder_beta = sub ? t->folder_beta : 0;
@@ -82,6 +83,7 @@ int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out)
     double grown =
         (double)(want - t->bm25_candidates) / (double)(t->bm25_candidates_max - t->bm25_candidates);
     out->central_weight = t->central_weight * grown;
+    out->driver_weight = t->driver_weight * grown;
     return 1;
 }
 

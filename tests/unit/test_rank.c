@@ -94,6 +94,7 @@ static void test_at_size(void)
     t.units_per_candidate = 2500;
     t.bm25_candidates_max = 500;
     t.central_weight = 0.8;
+    t.driver_weight = 0.1;
     t.subsystem_units = 8000;
     t.folder_beta = 0.45;
     t.name_weight = 0.2;
@@ -108,7 +109,7 @@ static void test_at_size(void)
     CHECK_INT(out.bm25_candidates, 50);
     CHECK_INT(out.keep, 50);
     CHECK_INT(out.rerank, 1);
-    CHECK(out.central_weight == 0);
+    CHECK(out.central_weight == 0 && out.driver_weight == 0);
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     CHECK_INT(out.short_helpers, 1);
     CHECK_INT(rtv_tuning_at_size(&t, 125000, &out), 0);
@@ -117,10 +118,11 @@ static void test_at_size(void)
     CHECK_INT(out.keep, 110);
     CHECK_INT(out.rerank, 1);
     CHECK(NEAR(out.central_weight, 0.8 * 60.0 / 450.0));
+    CHECK(NEAR(out.driver_weight, 0.1 * 60.0 / 450.0));
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 1); /* the Linux kernel's */
     CHECK_INT(out.bm25_candidates, 500);
-    CHECK(NEAR(out.central_weight, 0.8));
+    CHECK(NEAR(out.central_weight, 0.8) && NEAR(out.driver_weight, 0.1));
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     t.units_per_candidate = 0; /* off */
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 0);
@@ -340,6 +342,38 @@ static void test_name_prior_folders(void)
     fixture_drop(st, tmp);
 }
 
+/* The definitions that drive the others: Gateway.charge calls
+ * Order.total, which calls apply_tax; each calling another candidate
+ * weighs 1 + w per callee among the first `depth`. */
+static void test_driver_prior(void)
+{
+    char tmp[64] = "/tmp/coderag-rank-XXXXXX";
+    IdxStore *st = fixture_store(FIXTURE_DIR "/shop", tmp);
+    if (!st) return;
+    int64_t total = chunk_id(st, "shop/models.py", "Order.total");
+    int64_t tax = chunk_id(st, "shop/models.py", "apply_tax");
+    int64_t charge = chunk_id(st, "shop/payments/gateway.py", "Gateway.charge");
+    CHECK(total && tax && charge);
+    RtvCand v[] = {CAND(tax, 0, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25),
+                   CAND(charge, 0, IDX_KIND_METHOD, 0.95, RTV_VIA_BM25),
+                   CAND(total, 0, IDX_KIND_METHOD, 0.9, RTV_VIA_BM25)};
+    CHECK_INT(rtv_driver_prior(st, v, 3, 3, 0.2, NULL, NULL), CR_OK);
+    /* charge calls total (and its own _send, not a candidate): .95 x 1.2;
+     * total calls apply_tax: .9 x 1.2; apply_tax calls none */
+    CHECK(v[0].chunk_id == charge && NEAR(v[0].score, 0.95 * 1.2));
+    CHECK(v[1].chunk_id == total && NEAR(v[1].score, 0.9 * 1.2));
+    CHECK(v[2].chunk_id == tax && NEAR(v[2].score, 1.0));
+    /* within the first two only: total's callee is past them */
+    RtvCand w[] = {CAND(total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25),
+                   CAND(charge, 0, IDX_KIND_METHOD, 0.9, RTV_VIA_BM25),
+                   CAND(tax, 0, IDX_KIND_FUNCTION, 0.8, RTV_VIA_BM25)};
+    CHECK_INT(rtv_driver_prior(st, w, 3, 2, 0.2, NULL, NULL), CR_OK);
+    CHECK(w[0].chunk_id == charge && NEAR(w[0].score, 0.9 * 1.2));
+    CHECK(w[1].chunk_id == total && NEAR(w[1].score, 1.0));
+    CHECK(w[2].chunk_id == tax && NEAR(w[2].score, 0.8));
+    fixture_drop(st, tmp);
+}
+
 /* C's helpers (a row's helper_lines: whole definitions of at most 12
  * lines) weigh short_prior at size; a longer definition, or a window of
  * one split at 100 lines, does not. */
@@ -450,6 +484,7 @@ int main(void)
     RUN(test_expand_one_line);
     RUN(test_name_prior_folders);
     RUN(test_helper_prior);
+    RUN(test_driver_prior);
     RUN(test_test_module_prior);
     return test_summary();
 }
