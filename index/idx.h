@@ -223,9 +223,11 @@ int idx_file_test_marks(IdxStore *st, int64_t file_id);
 #define IDX_FANIN_CAP 256
 int idx_file_fanin(IdxStore *st, int64_t file_id);
 /* Appends the symbol of the chunk with this id ("" for module code) to
- * *out; 0 when it is not indexed (nothing appended). One row read, where
- * idx_chunk_get reads every column. */
-int idx_chunk_symbol(IdxStore *st, int64_t chunk_id, StrBuf *out);
+ * *out and, when helper is not NULL, sets *helper to whether it is a whole
+ * unit no longer than its language's helper definitions (a row's
+ * helper_lines); 0 when it is not indexed (nothing appended). One row
+ * read, where idx_chunk_get reads every column. */
+int idx_chunk_symbol(IdxStore *st, int64_t chunk_id, StrBuf *out, int *helper);
 /* Appends the path (relative to the root) of the indexed file with this id
  * to *out; 0 when there is none (nothing appended). */
 int idx_file_path(IdxStore *st, int64_t file_id, StrBuf *out);

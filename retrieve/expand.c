@@ -148,3 +148,38 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
     rtv_lookups_release(&own);
     return rc;
 }
+
+CrErr rtv_driver_prior(IdxStore *st, RtvCand *v, size_t n, size_t depth, double w, RtvLookups *lk,
+                       ErrInfo *e)
+{
+    if (!n || w <= 0) return CR_OK;
+    RtvLookups own = {0};
+    if (!lk) lk = &own;
+    if (depth > n) depth = n;
+    I64Map in;
+    i64map_init(&in);
+    for (size_t i = 0; i < depth; i++)
+        i64map_put(&in, v[i].chunk_id, 1);
+    CrErr rc = CR_OK;
+    for (size_t i = 0; i < depth && !rc; i++) {
+        const IdxEdge *ed = NULL;
+        size_t ne = 0;
+        if ((rc = rtv_edges(st, lk, v[i].chunk_id, 1, &ed, &ne, e))) break;
+        int64_t seen[RTV_DRIVER_MAX];
+        size_t k = 0;
+        for (size_t j = 0; j < ne && k < RTV_DRIVER_MAX; j++) {
+            int64_t x;
+            if (ed[j].kind != IDX_EDGE_CALL && ed[j].kind != IDX_EDGE_REFERENCE) continue;
+            if (ed[j].dst == v[i].chunk_id || !i64map_get(&in, ed[j].dst, &x)) continue;
+            size_t m = 0;
+            while (m < k && seen[m] != ed[j].dst)
+                m++;
+            if (m == k) seen[k++] = ed[j].dst;
+        }
+        v[i].score *= 1.0 + w * (double)k;
+    }
+    i64map_release(&in);
+    if (lk == &own) rtv_lookups_release(&own);
+    if (!rc) rtv_cands_sort(v, n);
+    return rc;
+}

@@ -68,10 +68,12 @@ int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out)
 {
     *out = *t;
     out->central_weight = 0;
+    out->driver_weight = 0;
     /* the subsystem steps start at a smaller size than the pool grows */
     int sub = t->subsystem_units && units > t->subsystem_units;
     out->folder_beta = sub ? t->folder_beta : 0;
     out->name_weight = sub ? t->name_weight : 0;
+    out->short_helpers = sub ? t->short_helpers : 0;
     if (!t->units_per_candidate || t->bm25_candidates_max <= t->bm25_candidates) return 0;
     size_t want = units / t->units_per_candidate;
     if (want <= t->bm25_candidates) return 0;
@@ -81,6 +83,7 @@ int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out)
     double grown =
         (double)(want - t->bm25_candidates) / (double)(t->bm25_candidates_max - t->bm25_candidates);
     out->central_weight = t->central_weight * grown;
+    out->driver_weight = t->driver_weight * grown;
     return 1;
 }
 

@@ -29,6 +29,9 @@ const RtvTuning rtv_tuning = {
     .subsystem_units = 8000, /* past 8,000 units (Django's 10,784 and larger), */
     .folder_beta = 0.45,     /* folders blended at .45 and names at .2 (docs/ranker.md) */
     .name_weight = 0.2,
+    .short_helpers = 1,
+    .short_prior = 0.7,
+    .driver_weight = 0.1,  /* growing with the pool, as centrality (docs/ranker.md) */
     .rerank = 1,           /* the learned re-ranker, with packing by coverage: */
     .pack_by_coverage = 1, /* +21 gold definitions on the dev sets, none worse (docs/ranker.md) */
 };
@@ -155,7 +158,9 @@ static CrErr finish(IdxStore *st, const RtvRequest *req, const RtvQuery *q, cons
         }
     }
     rtv_apply_priors(*v, *n, t);
-    if (t->name_weight > 0) rtv_name_prior(st, q, *v, *n, t->name_weight);
+    if (t->name_weight > 0 || t->short_helpers) rtv_name_prior(st, q, *v, *n, t);
+    if (t->driver_weight > 0)
+        return rtv_driver_prior(st, *v, *n, RTV_RERANK_DEPTH, t->driver_weight, lk, e);
     return CR_OK;
 }
 

@@ -174,9 +174,10 @@ CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, 
     return rc;
 }
 
-void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, double w)
+void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, const RtvTuning *t)
 {
-    if (!n || w <= 0) return;
+    double w = t->name_weight;
+    if (!n || (w <= 0 && !t->short_helpers)) return;
     size_t ql[RTV_QUERY_MAX_WORDS];
     for (size_t k = 0; k < q->n_words; k++)
         ql[k] = strlen(q->words[k]);
@@ -184,9 +185,11 @@ void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, doubl
     sb_init(&sym);
     for (size_t i = 0; i < n; i++) {
         sb_reset(&sym);
-        if (!idx_chunk_symbol(st, v[i].chunk_id, &sym)) continue;
+        int helper = 0;
+        if (!idx_chunk_symbol(st, v[i].chunk_id, &sym, t->short_helpers ? &helper : NULL)) continue;
         Overlap o = overlap(q, ql, rtv_last_part(sym.buf));
         v[i].score *= 1.0 + w * (o.of_query + o.of_text);
+        if (helper) v[i].score *= t->short_prior;
     }
     sb_release(&sym);
     rtv_cands_sort(v, n);

@@ -204,6 +204,14 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
                        const RtvGraphParams *gp, RtvLookups *lk, ErrInfo *e);
 /* (lk may be NULL: then nothing is kept) */
 
+/* The definitions that drive the others: each of the first `depth`
+ * candidates (sorted best first) that calls, or names as a value, k other
+ * of them (distinct, at most RTV_DRIVER_MAX) has its score multiplied by
+ * 1 + w k; re-sorts best first. lk as rtv_expand_graph's. */
+#define RTV_DRIVER_MAX 3
+CrErr rtv_driver_prior(IdxStore *st, RtvCand *v, size_t n, size_t depth, double w, RtvLookups *lk,
+                       ErrInfo *e);
+
 /* Narrows an item longer than max_lines to the max_lines-line window that
  * mentions the most of `words` (lowercase question words) at word starts,
  * preferring the unit's head on ties; its lines and text change, its chunk
@@ -256,17 +264,24 @@ typedef struct RtvTuning {
      * after the file blend; its candidates' scores are multiplied by
      * 1 + w ln(1 + f) / ln(1 + IDX_FANIN_CAP), where f is their file's
      * fan-in (idx_file_fanin) and w is central_weight times g, how far the
-     * pool has grown from bm25_candidates to bm25_candidates_max.
+     * pool has grown from bm25_candidates to bm25_candidates_max; at the
+     * end, each of the first RTV_RERANK_DEPTH that calls k others of them
+     * by 1 + driver_weight g k (rtv_driver_prior).
      * An index of more than subsystem_units units (0: never) blends each
      * candidate's score with its folder's (rtv_group_blend) with weight
      * folder_beta before the file blend, and, after the priors, multiplies
-     * it by 1 + name_weight (n + c) (rtv_name_prior). */
+     * it by 1 + name_weight (n + c) and, when it is one of its language's
+     * helper definitions (idx_chunk_symbol: a whole unit of at most the
+     * row's helper_lines lines), by short_prior (rtv_name_prior). */
     size_t units_per_candidate;
     size_t bm25_candidates_max;
     double central_weight;
     size_t subsystem_units;
     double folder_beta;
     double name_weight;
+    int short_helpers;
+    double short_prior;
+    double driver_weight;
     int pack_by_coverage; /* second pieces of a packed definition wait for the rest */
 } RtvTuning;
 
@@ -274,8 +289,9 @@ extern const RtvTuning rtv_tuning;
 
 /* The tuning t becomes at an index of `units` units (RtvTuning, "At
  * size"): *out is t, with no centrality weight when the index is not
- * larger than bm25_candidates * units_per_candidate, and no folder or name
- * weight when it is not larger than subsystem_units. Returns whether the
+ * larger than bm25_candidates * units_per_candidate (nor driver weight),
+ * and no folder, name or helper weight when it is not larger than
+ * subsystem_units. Returns whether the
  * pool grew. */
 int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out);
 
@@ -389,11 +405,13 @@ CrErr rtv_features(IdxStore *st, const RtvQuery *q, const RtvCand *v, size_t n, 
 CrErr rtv_rerank(IdxStore *st, const RtvQuery *q, const RtvRanker *m, RtvCand *v, size_t n,
                  size_t keep, ErrInfo *e);
 
-/* Multiplies each candidate's score by 1 + w (n + c), where n is the share
- * of q's words in its name (the symbol's last part) and c the share of its
- * name's subwords in q, both stem-alike as the re-ranker's name features;
- * re-sorts best first. A candidate gone from the index keeps its score. */
-void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, double w);
+/* Multiplies each candidate's score by 1 + t->name_weight (n + c), where n
+ * is the share of q's words in its name (the symbol's last part) and c the
+ * share of its name's subwords in q, both stem-alike as the re-ranker's
+ * name features, and, with t->short_helpers, a helper definition of its
+ * language (idx_chunk_symbol) by t->short_prior; re-sorts best first. A candidate gone from the
+ * index keeps its score. */
+void rtv_name_prior(IdxStore *st, const RtvQuery *q, RtvCand *v, size_t n, const RtvTuning *t);
 
 /* Below this coverage, no indexed code matches the question well. */
 #define RTV_WEAK_COVERAGE 0.25

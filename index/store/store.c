@@ -523,13 +523,20 @@ int idx_chunk_in_test_module(IdxStore *st, int64_t chunk_id)
     return v;
 }
 
-int idx_chunk_symbol(IdxStore *st, int64_t chunk_id, StrBuf *out)
+int idx_chunk_symbol(IdxStore *st, int64_t chunk_id, StrBuf *out, int *helper)
 {
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_PATH_SYMBOL, NULL);
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_SYMBOL_SHAPE, NULL);
     if (!s) return 0;
     sqlite3_bind_int64(s, 1, chunk_id);
     int v = sqlite3_step(s) == SQLITE_ROW;
     if (v) sb_adds(out, (const char *)sqlite3_column_text(s, 1));
+    if (v && helper) {
+        const IdxLang *l = idx_lang_for_path((const char *)sqlite3_column_text(s, 0));
+        /* a window or a continued run is part of a longer unit */
+        int whole = sqlite3_column_int(s, 3) == 0 && sqlite3_column_int(s, 4) == 0;
+        int lines = sqlite3_column_int(s, 2);
+        *helper = l && l->helper_lines && whole && lines <= (int)l->helper_lines;
+    }
     sqlite3_reset(s);
     return v;
 }

@@ -84,8 +84,8 @@ static void test_priors(void)
 
 /* The pool grows past bm25_candidates * units_per_candidate units, with
  * the centrality weight rising to central_weight at bm25_candidates_max;
- * below, the tuning is the same but for no weight. The folder and name
- * weights are whole past subsystem_units, 0 up to it. */
+ * below, the tuning is the same but for no weight. The folder, name and
+ * short-unit weights are whole past subsystem_units, 0 up to it. */
 static void test_at_size(void)
 {
     RtvTuning t = rtv_tuning, out;
@@ -94,30 +94,35 @@ static void test_at_size(void)
     t.units_per_candidate = 2500;
     t.bm25_candidates_max = 500;
     t.central_weight = 0.8;
+    t.driver_weight = 0.1;
     t.subsystem_units = 8000;
     t.folder_beta = 0.45;
     t.name_weight = 0.2;
+    t.short_helpers = 1;
     t.rerank = 1;
     CHECK_INT(rtv_tuning_at_size(&t, 6343, &out), 0); /* xarray's size */
     CHECK(out.central_weight == 0 && out.folder_beta == 0 && out.name_weight == 0);
+    CHECK_INT(out.short_helpers, 0);
     CHECK_INT(rtv_tuning_at_size(&t, 8000, &out), 0);
     CHECK(out.folder_beta == 0 && out.name_weight == 0);
     CHECK_INT(rtv_tuning_at_size(&t, 47630, &out), 0); /* SymPy's size */
     CHECK_INT(out.bm25_candidates, 50);
     CHECK_INT(out.keep, 50);
     CHECK_INT(out.rerank, 1);
-    CHECK(out.central_weight == 0);
+    CHECK(out.central_weight == 0 && out.driver_weight == 0);
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
+    CHECK_INT(out.short_helpers, 1);
     CHECK_INT(rtv_tuning_at_size(&t, 125000, &out), 0);
     CHECK_INT(rtv_tuning_at_size(&t, 275000, &out), 1); /* 110 candidates */
     CHECK_INT(out.bm25_candidates, 110);
     CHECK_INT(out.keep, 110);
     CHECK_INT(out.rerank, 1);
     CHECK(NEAR(out.central_weight, 0.8 * 60.0 / 450.0));
+    CHECK(NEAR(out.driver_weight, 0.1 * 60.0 / 450.0));
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 1); /* the Linux kernel's */
     CHECK_INT(out.bm25_candidates, 500);
-    CHECK(NEAR(out.central_weight, 0.8));
+    CHECK(NEAR(out.central_weight, 0.8) && NEAR(out.driver_weight, 0.1));
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     t.units_per_candidate = 0; /* off */
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 0);
@@ -291,7 +296,8 @@ static void test_name_prior_folders(void)
     RtvCand v[] = {CAND(total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25),
                    CAND(tax, 0, IDX_KIND_FUNCTION, 0.7, RTV_VIA_BM25),
                    CAND(-5, 0, IDX_KIND_FUNCTION, 0.1, RTV_VIA_BM25)}; /* gone: kept */
-    rtv_name_prior(st, &q, v, 3, 0.5);
+    RtvTuning t = {.name_weight = 0.5};
+    rtv_name_prior(st, &q, v, 3, &t);
     /* apply_tax: both question words are its name's ("applied" is
      * "apply" stem-alike) and both its subwords are the question's:
      * .7 (1 + .5 (1 + 1)) */
@@ -299,8 +305,15 @@ static void test_name_prior_folders(void)
     CHECK(NEAR(v[0].score, 0.7 * 2.0));
     CHECK(v[1].chunk_id == total && NEAR(v[1].score, 1.0));
     CHECK(v[2].chunk_id == -5 && NEAR(v[2].score, 0.1));
-    rtv_name_prior(st, &q, v, 3, 0); /* off: unchanged */
+    t.name_weight = 0;
+    rtv_name_prior(st, &q, v, 3, &t); /* off: unchanged */
     CHECK(NEAR(v[1].score, 1.0));
+    /* Python writes behaviour in short definitions: none is a helper. */
+    int helper = -1;
+    StrBuf sym;
+    sb_init(&sym);
+    CHECK(idx_chunk_symbol(st, tax, &sym, &helper) && helper == 0);
+    sb_release(&sym);
     rtv_query_release(&q);
 
     RtvCand a = {0}, b = {0}, c = {0};
@@ -326,6 +339,76 @@ static void test_name_prior_folders(void)
     CHECK_INT(rtv_file_folder(st, &lk, a.file_id), fa); /* again, through lk */
     CHECK_INT(rtv_file_folder(st, &lk, 999999), -1);
     rtv_lookups_release(&lk);
+    fixture_drop(st, tmp);
+}
+
+/* The definitions that drive the others: Gateway.charge calls
+ * Order.total, which calls apply_tax; each calling another candidate
+ * weighs 1 + w per callee among the first `depth`. */
+static void test_driver_prior(void)
+{
+    char tmp[64] = "/tmp/coderag-rank-XXXXXX";
+    IdxStore *st = fixture_store(FIXTURE_DIR "/shop", tmp);
+    if (!st) return;
+    int64_t total = chunk_id(st, "shop/models.py", "Order.total");
+    int64_t tax = chunk_id(st, "shop/models.py", "apply_tax");
+    int64_t charge = chunk_id(st, "shop/payments/gateway.py", "Gateway.charge");
+    CHECK(total && tax && charge);
+    RtvCand v[] = {CAND(tax, 0, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25),
+                   CAND(charge, 0, IDX_KIND_METHOD, 0.95, RTV_VIA_BM25),
+                   CAND(total, 0, IDX_KIND_METHOD, 0.9, RTV_VIA_BM25)};
+    CHECK_INT(rtv_driver_prior(st, v, 3, 3, 0.2, NULL, NULL), CR_OK);
+    /* charge calls total (and its own _send, not a candidate): .95 x 1.2;
+     * total calls apply_tax: .9 x 1.2; apply_tax calls none */
+    CHECK(v[0].chunk_id == charge && NEAR(v[0].score, 0.95 * 1.2));
+    CHECK(v[1].chunk_id == total && NEAR(v[1].score, 0.9 * 1.2));
+    CHECK(v[2].chunk_id == tax && NEAR(v[2].score, 1.0));
+    /* within the first two only: total's callee is past them */
+    RtvCand w[] = {CAND(total, 0, IDX_KIND_METHOD, 1.0, RTV_VIA_BM25),
+                   CAND(charge, 0, IDX_KIND_METHOD, 0.9, RTV_VIA_BM25),
+                   CAND(tax, 0, IDX_KIND_FUNCTION, 0.8, RTV_VIA_BM25)};
+    CHECK_INT(rtv_driver_prior(st, w, 3, 2, 0.2, NULL, NULL), CR_OK);
+    CHECK(w[0].chunk_id == charge && NEAR(w[0].score, 0.9 * 1.2));
+    CHECK(w[1].chunk_id == total && NEAR(w[1].score, 1.0));
+    CHECK(w[2].chunk_id == tax && NEAR(w[2].score, 0.8));
+    fixture_drop(st, tmp);
+}
+
+/* C's helpers (a row's helper_lines: whole definitions of at most 12
+ * lines) weigh short_prior at size; a longer definition, or a window of
+ * one split at 100 lines, does not. */
+static void test_helper_prior(void)
+{
+    char tmp[64] = "/tmp/coderag-rank-XXXXXX";
+    IdxStore *st = fixture_store(FIXTURE_DIR "/explain/c", tmp);
+    if (!st) return;
+    int64_t small = chunk_id(st, "util/render.c", "render");      /* 5 lines */
+    int64_t update = chunk_id(st, "headers.c", "headers_update"); /* 17 lines */
+    int64_t window = chunk_id(st, "headers.c", "render");         /* 125 lines: windows */
+    CHECK(small && update && window);
+    StrBuf sym;
+    sb_init(&sym);
+    int helper = -1;
+    CHECK(idx_chunk_symbol(st, small, &sym, &helper) && helper == 1 && !strcmp(sym.buf, "render"));
+    CHECK(idx_chunk_symbol(st, update, &sym, &helper) && helper == 0);
+    CHECK(idx_chunk_symbol(st, window, &sym, &helper) && helper == 0);
+    CHECK(!idx_chunk_symbol(st, -5, &sym, &helper));
+    sb_release(&sym);
+
+    RtvQuery q;
+    CHECK_INT(rtv_query_read(st, "how are values drawn", &q, NULL), CR_OK);
+    RtvCand v[] = {CAND(small, 0, IDX_KIND_FUNCTION, 1.0, RTV_VIA_BM25),
+                   CAND(update, 0, IDX_KIND_FUNCTION, 0.8, RTV_VIA_BM25),
+                   CAND(window, 0, IDX_KIND_FUNCTION, 0.6, RTV_VIA_BM25)};
+    RtvTuning t = {.short_helpers = 1, .short_prior = 0.5}; /* no name weight */
+    rtv_name_prior(st, &q, v, 3, &t);
+    CHECK(v[0].chunk_id == update && NEAR(v[0].score, 0.8));
+    CHECK(v[1].chunk_id == window && NEAR(v[1].score, 0.6));
+    CHECK(v[2].chunk_id == small && NEAR(v[2].score, 0.5));
+    t.short_helpers = 0; /* off: unchanged */
+    rtv_name_prior(st, &q, v, 3, &t);
+    CHECK(NEAR(v[2].score, 0.5));
+    rtv_query_release(&q);
     fixture_drop(st, tmp);
 }
 
@@ -400,6 +483,8 @@ int main(void)
     RUN(test_expand_graph);
     RUN(test_expand_one_line);
     RUN(test_name_prior_folders);
+    RUN(test_helper_prior);
+    RUN(test_driver_prior);
     RUN(test_test_module_prior);
     return test_summary();
 }

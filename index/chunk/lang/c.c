@@ -98,6 +98,7 @@ static const char *const cpp__predefined[] = {GCC_LINUX_HEAD, "__cplusplus=20170
                                               GCC_X86_64_TAIL, NULL};
 
 const IdxLang idx_lang_c = {
+    .helper_lines = 12,
     .graph_limits =
         "calls through function pointers (a parameter, a callback) except where the pointer's "
         "value is known, calls through a field that tables store more than 6 functions in "

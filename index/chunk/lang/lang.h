@@ -253,7 +253,12 @@ typedef struct IdxLang {
         IDX_HEADINGS_MARKDOWN,   /* ATX `# Title` and setext underlines, not in code fences */
         IDX_HEADINGS_UNDERLINED, /* a title over a line of one punctuation mark (reST) */
     } headings;
-    int is_doc;       /* docs and config: ranked below code */
+    int is_doc; /* docs and config: ranked below code */
+    /* Definitions of at most this many lines are the language's helpers
+     * (accessors, wrappers, inline one-liners), not where behaviour lives:
+     * ranked below the rest in a large index (RtvTuning.short_prior); 0:
+     * none (a language whose behaviour is written in short definitions). */
+    uint32_t helper_lines;
     size_t max_bytes; /* text rows: larger files are not indexed (0: no cap) */
     /* A file no row claims (by its suffix or its shebang) is read as this
      * row's (idx_lang_fallback): one row of the table says so. */
