@@ -469,8 +469,8 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
         goto out;
     }
     char *bound = import_binding(r, ref->file_id, n, first);
-    if (bound) {
-        sb_addf(&q, "%s%s", bound, n + first);
+    if (bound) { /* (bound to the root package, "": its names are top-level) */
+        sb_addf(&q, "%s%s", bound, bound[0] || !n[first] ? n + first : n + first + 1);
         free(bound);
         v = idx_graph_resolve_qualified(r, q.buf, 0);
         goto out;
