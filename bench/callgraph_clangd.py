@@ -443,15 +443,16 @@ def same_definition(rel, start, end, symbol, dpath_rel, dline0, name):
                 (symbol is None or short(symbol) == name))
 
 
-def ref_name(x):
+def ref_name(x, macros=True):
     """A coderag reference's caller as the servers name it: a constructor
-    by its class, module code "<module>"."""
+    by its class, module code "<module>"; in C and C++ (macros), a name in
+    capitals is a macro's (a Go function may be named POST)."""
     if x.get("kind") == "module":
         return "<module>"
     parts = (x.get("symbol") or "").split(".")
     if len(parts) > 1 and parts[-1] in ("constructor", "__init__"):
         return parts[-2]
-    if MACRO_NAME.match(parts[-1]):
+    if macros and MACRO_NAME.match(parts[-1]):
         return "<macro>"
     return parts[-1]
 
@@ -537,7 +538,9 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
                                   name))
         refs, dt = cr.refs("callers", rel, line0 + 1)
         lat["cr_callers"].append(dt)
-        got = {caller_key(x["path"], ref_name(x)) for x in refs if x.get("built") is not False}
+        macros = getattr(cl, "language", "c") in ("c", "cpp")
+        got = {caller_key(x["path"], ref_name(x, macros)) for x in refs
+               if x.get("built") is not False}
         if getattr(args, "no_macro_callers", False):
             truth = {t for t in truth if t[1] != "<macro>"}
             got = {g for g in got if g[1] != "<macro>"}
