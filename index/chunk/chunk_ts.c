@@ -66,6 +66,8 @@ static const struct {
     {"store.value", CAP_STORE_VALUE},
     {"ref.args", CAP_REF_ARGS},
     {"ref.writer", CAP_REF_WRITER},
+    {"recv.type", CAP_RECV_TYPE},
+    {"recv.call", CAP_RECV_CALL},
 };
 
 static int ts__is_def(CapKind k)
@@ -242,15 +244,27 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     TSQueryMatch m;
     while (ts_query_cursor_next_match(qc, &m)) {
         TsDef d = {0};
-        TSNode from = {0}, store_field = {0}, store_value = {0}, args = {0};
+        TSNode from = {0}, store_field = {0}, store_value = {0}, args = {0}, recv = {0},
+               recv_call = {0};
         int typed = 0;
         for (uint16_t i = 0; i < m.capture_count; i++) {
             CapKind k = kinds[m.captures[i].index];
             if (k == CAP_REF_FROM) from = m.captures[i].node;
             if (k == CAP_REF_ARGS) args = m.captures[i].node;
+            if (k == CAP_RECV_TYPE) recv = m.captures[i].node;
+            if (k == CAP_RECV_CALL) recv_call = m.captures[i].node;
             typed |= k >= CAP_VAR_NAME && k <= CAP_ARG_NAME;
         }
         if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);
+        if (!ts_node_is_null(recv) && !ts_node_is_null(recv_call)) {
+            /* the call (written "?.m": an unknown receiver) is typed once
+             * every call is in (chunk_ts_types.c) */
+            ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
+            r->typed[r->n_typed++] = (TsTyped){.line = ts_node_start_point(recv_call).row + 1,
+                                               .arg = TS_TYPED_RECV,
+                                               .name = idx_chunk_ts_name_text(r, recv_call),
+                                               .type = idx_chunk_ts_name_text(r, recv)};
+        }
         for (uint16_t i = 0; i < m.capture_count; i++) {
             TSNode n = m.captures[i].node;
             CapKind k = kinds[m.captures[i].index];

@@ -51,6 +51,14 @@
                                (pointer_type [(type_identifier) (qualified_type)])] @result.type)))
 (method_declaration result: (parameter_list . (parameter_declaration type: [(type_identifier) (qualified_type)
                              (pointer_type [(type_identifier) (qualified_type)])] @result.type)))
+; a call on a value written with its type: `(T{…}).m()`, `T{…}.m()`, `(&T{…}).m()`
+(call_expression function: (selector_expression
+  operand: [(composite_literal type: [(type_identifier) (qualified_type)] @recv.type)
+            (parenthesized_expression [
+              (composite_literal type: [(type_identifier) (qualified_type)] @recv.type)
+              (unary_expression operand: (composite_literal
+                type: [(type_identifier) (qualified_type)] @recv.type))])]
+  field: (field_identifier) @recv.call))
 ; an embedded field (no name) is a base: its methods are the struct's
 (field_declaration . [(type_identifier) (qualified_type)
                       (pointer_type [(type_identifier) (qualified_type)])] @ref.inherit)
