@@ -140,20 +140,26 @@ static size_t word_at(const char *text, size_t len, const char *word)
 }
 
 /* The dotted expression ending with the w bytes at i, `->` and `::` written
- * as `.`. Caller frees. */
+ * as `.`; on a receiver that is no name (`(T{…}).m`, `f(x).m`), "?.m" as
+ * the index writes an unknown receiver. Caller frees. */
 static char *chain_before(const char *text, size_t i, size_t w)
 {
     size_t a = i, sep;
+    int unknown = 0;
     while ((sep = member_sep(text, a)) != 0) {
         size_t b = a - sep;
         if (b >= 2 && text[b - 1] == ')' && text[b - 2] == '(') b -= 2; /* super() */
         while (b > 0 && ident_char(text[b - 1]))
             b--;
-        if (b == a - sep) break;
+        if (b == a - sep) {
+            unknown = b > 0 && (text[b - 1] == ')' || text[b - 1] == ']' || text[b - 1] == '}');
+            break;
+        }
         a = b;
     }
     StrBuf sb;
     sb_init(&sb);
+    if (unknown) sb_adds(&sb, "?.");
     for (size_t k = a; k < i + w; k++) {
         if (k + 2 <= i + w && member_sep(text, k + 2) == 2) {
             sb_addc(&sb, '.');
