@@ -201,8 +201,33 @@ static void test_typed(void)
     test_sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
 }
 
+/* Go: an import of the workspace's root package (go.mod's module path);
+ * a call on a value written with its type (`(T{…}).m()`, `T{…}.m()`), and
+ * on a variable a type assertion types (`x := v.(*T)`); definition at such
+ * a call site (its receiver no name: the one typed call of the name) */
+static void test_go_values(void)
+{
+    char root[256], index[256];
+    snprintf(root, sizeof root, "/tmp/coderag-test-go-root-XXXXXX");
+    IdxStore *st = fixture_copy_store("go_root", root, index);
+    if (!st) return;
+    check_calls(st, "app.go", "Default", 0, "ginS/gins.go:engine\n");
+    check_calls(st, "app.go", "Engine.Run", 0, "ginS/gins.go:Run\n");
+    check_calls(st, "app.go", "Stop.Run", 0, "");
+    check_calls(st, "render/render.go", "JSON.Render", 0, "render/render.go:literal\n");
+    check_calls(st, "render/render.go", "XML.Render", 0,
+                "render/render.go:bare\nrender/render.go:asserted\n");
+    RtvDef d;
+    CHECK_INT(rtv_def_under(st, "render/render.go", 12, "Render", &d, NULL), CR_OK);
+    CHECK(d.head.symbol && !strcmp(d.head.symbol, "JSON.Render"));
+    rtv_def_release(&d);
+    idx_close(st);
+    test_sh("rm -rf '%s' '%s'", root, index);
+}
+
 int main(void)
 {
     RUN(test_typed);
+    RUN(test_go_values);
     return test_summary();
 }
