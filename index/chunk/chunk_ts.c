@@ -100,8 +100,8 @@ static int ts__ident_char(char c)
 /* Writes the expression src[a,b) as a dotted chain into sb: identifiers
  * joined by '.', '->', '::' or '?.' become "a.b.c" (a first word lang names
  * the object a method runs on becomes IDX_RECEIVER); generic arguments end it;
- * anything else makes the receiver unknown ("?.last"). 0 when there is
- * nothing to name. */
+ * anything else makes the receiver unknown ("?.last"). A leading `::` (the
+ * global scope) is IDX_REF_GLOBAL. 0 when there is nothing to name. */
 static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t a, uint32_t b)
 {
     uint32_t i = a;
@@ -111,6 +111,9 @@ static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t 
         char c = src[i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
             i++;
+        } else if (!parts && !sb->len && c == ':' && i + 1 < b && src[i + 1] == ':') {
+            i += 2;
+            sb_adds(sb, IDX_REF_GLOBAL);
         } else if (want_ident && ts__ident_char(c) && !(c >= '0' && c <= '9')) {
             uint32_t j = i;
             while (j < b && ts__ident_char(src[j]))
