@@ -16,7 +16,8 @@
  * overloads apart, a va_list one from its variadic namesake, constructors
  * as calls, a definition a macro writes as that macro's use. And a C++
  * definition's name after an export macro and a qualified type
- * (`FMT_API std::system_error vsystem_error(…)`). */
+ * (`FMT_API std::system_error vsystem_error(…)`); a call from the global
+ * scope, an overload defined in another file, an #if splitting a call. */
 #include "idx.h"
 #include "rtv.h"
 #include "fixture_util.h"
@@ -194,6 +195,18 @@ static void test_typed(void)
     check_calls(st, "cpp/log.cc", "CASE", 1, "cpp/log.cc:Log\ncpp/log.cc:Register\n");
     /* a macro before a declaration's qualified type is no part of its name */
     check_calls(st, "cpp/lock.cc", "vsystem_error", 1, "");
+    /* a call from the global scope (`::Open`) is the top-level Open, not
+     * the method around it; an overload defined in another file (the
+     * header's inline `Show()` calls the .cc's `Show(name, bits)`); an
+     * #if that splits a call's arguments leaves its function whole */
+    check_calls(st, "cpp/node.cc", "Open", 0, "cpp/node.cc:Node.Open\n");
+    check_calls(st, "cpp/node.cc", "Node::Open", 0, "");
+    check_calls(st, "cpp/node.cc", "Node::Show", 0, "cpp/node.h:Node.Show\n");
+    check_calls(st, "cpp/node.h", "Node.Show", 0, "");
+    check_calls(st, "cpp/node.cc", "Join", 0, "cpp/node.cc:Node.List\n");
+    CHECK_INT(rtv_def_under(st, "cpp/node.cc", 8, "Open", &d, NULL), CR_OK);
+    CHECK(d.head.symbol && !strcmp(d.head.symbol, "Open"));
+    rtv_def_release(&d);
     /* Java: a field used without `this`, a parameter */
     check_calls(st, "java/Shop.java", "Shop.checkout", 1,
                 "java/Shop.java:Cart.clear\njava/Shop.java:Order.submit\n");
