@@ -323,8 +323,7 @@ void idx_chunk_ts_typed_refs(TsRun *r)
     for (size_t i = 0; i < r->n_typed; i++) {
         TsTyped *v = &r->typed[i];
         int o = types__owner(r, v->line);
-        if (v->field || v->arg == 1 || v->arg == TS_TYPED_RECV || !v->name ||
-            !strchr(v->type, '.'))
+        if (v->field || v->arg == 1 || v->arg == TS_TYPED_RECV || !v->name || !strchr(v->type, '.'))
             continue;
         if (types__typed(r, &vars, o, v->type, 1, &key)) {
             free(v->type);
