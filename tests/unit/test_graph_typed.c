@@ -204,6 +204,10 @@ static void test_typed(void)
     check_calls(st, "cpp/node.cc", "Node::Show", 0, "cpp/node.h:Node.Show\n");
     check_calls(st, "cpp/node.h", "Node.Show", 0, "");
     check_calls(st, "cpp/node.cc", "Join", 0, "cpp/node.cc:Node.List\n");
+    /* a variable constructed from names (`Reader reader(fd, size);`, which
+     * the grammar reads as a function's declaration) */
+    check_calls(st, "cpp/node.cc", "Reader::Next", 0, "cpp/node.cc:Drain\n");
+    check_calls(st, "cpp/node.cc", "Reader::Reader", 0, "cpp/node.cc:Drain\n");
     CHECK_INT(rtv_def_under(st, "cpp/node.cc", 8, "Open", &d, NULL), CR_OK);
     CHECK(d.head.symbol && !strcmp(d.head.symbol, "Open"));
     rtv_def_release(&d);
