@@ -476,7 +476,8 @@ CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n
  * dotted expression written up to word ("self.headers.get", "::.f"), or NULL;
  * when several calls of word share the line's chunk, the one written so
  * (else, for a chain with a receiver, the one on a typed receiver, else
- * the target all share); a bare name only as written. */
+ * the target all share); a bare name only as written, or as the class
+ * around it qualifies it (a bare call of a member: "Class.word"). */
 CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
                       const char *chain, int64_t *out, ErrInfo *e);
 

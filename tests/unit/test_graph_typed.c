@@ -208,6 +208,10 @@ static void test_typed(void)
      * the grammar reads as a function's declaration) */
     check_calls(st, "cpp/node.cc", "Reader::Next", 0, "cpp/node.cc:Drain\n");
     check_calls(st, "cpp/node.cc", "Reader::Reader", 0, "cpp/node.cc:Drain\n");
+    /* definition at a bare call of the class's member, in an overload of it */
+    CHECK_INT(rtv_def_under(st, "cpp/node.cc", 49, "Skip", &d, NULL), CR_OK);
+    CHECK(d.head.symbol && !strcmp(d.head.symbol, "Reader.Skip") && d.start_line == 52);
+    rtv_def_release(&d);
     CHECK_INT(rtv_def_under(st, "cpp/node.cc", 8, "Open", &d, NULL), CR_OK);
     CHECK(d.head.symbol && !strcmp(d.head.symbol, "Open"));
     rtv_def_release(&d);
