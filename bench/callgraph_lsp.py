@@ -70,6 +70,14 @@ The servers' own errors and naming, and what the script does with them:
 - gopls (Debian's v0.11) dies on the incoming calls of some interface
   methods (a nil pointer in source.interfaceReferences): it is started
   again and the function is not sampled (the count is printed).
+- gopls lists the standard library's calls of a workspace method (io's
+  ReadAll calling a test's Read through io.Reader): callers outside the
+  copy are dropped from the truth (coderag reads the workspace only).
+- gopls lists a call through an interface under some implementations
+  (`b.Name()`, b a Binding, under formBinding.Name) while its definition
+  there is the interface's method: a site whose server definition is an
+  interface method the sampled one implements is left out of the
+  definition sites (counted), as "such a call is no definition site".
 - gopls in GOPATH mode without the project's dependencies types a value
   of another module's type as invalid: calls on it are in neither answer.
 Stdlib only.
@@ -163,6 +171,10 @@ class Server(cg.Clangd):
             calls, dt = super().incoming(item)
             if self.kind == "gopls":
                 calls = calls + self.through_interfaces(item)
+                # the standard library's calls of a workspace method (through
+                # io.Reader, json.Marshaler): outside the workspace coderag reads
+                calls = [c for c in calls
+                         if cg.path_of(c["from"]["uri"]).startswith(self.corpus + os.sep)]
             calls = [d for c in calls for d in self.by_function(c)]
             for c in calls:
                 self.named(c["from"])
@@ -249,6 +261,8 @@ class Server(cg.Clangd):
     # left out of the definition sites (counted) rather than scored against
     # it; a site where the server answers nothing or elsewhere stays
     def site_kept(self, fp, l0, c0, dpath, dline0, name):
+        if self.kind == "gopls":
+            return self.not_through_interface(fp, l0, c0, dpath, dline0)
         if self.kind != "tsserver":
             return True
         locs, _ = self.definition(fp, l0, c0)
@@ -263,6 +277,22 @@ class Server(cg.Clangd):
         ln, col = rng["start"]["line"], rng["start"]["character"]
         text = lines[ln][col:] if 0 <= ln < len(lines) else ""
         return not re.match(r"%s\b" % re.escape(name), text)
+
+    # gopls lists a call through an interface among the incoming calls of
+    # some implementations (`b.Name()` with b a Binding under formBinding's
+    # Name) while its definition there is the interface's method: such a
+    # site is no call of the sampled method, and is left out of the
+    # definition sites (counted) where the server's definition is an
+    # interface method the sampled one implements
+    def not_through_interface(self, fp, l0, c0, dpath, dline0):
+        locs, _ = self.definition(fp, l0, c0)
+        loc = locs[0] if locs else {}
+        lpath = cg.path_of(loc.get("uri") or loc.get("targetUri") or "")
+        rng = loc.get("targetSelectionRange") or loc.get("range") or {}
+        if not lpath or "start" not in rng or (lpath == dpath and rng["start"]["line"] == dline0):
+            return True
+        return (dpath, dline0) not in {(p, l) for p, l, _ in self.implementations(
+            lpath, rng["start"]["line"], rng["start"]["character"])}
 
     # tsserver lists among a method's incoming calls the calls of every
     # method implementing the same interface member (Subscriber.next and

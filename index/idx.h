@@ -466,13 +466,20 @@ CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, siz
  * Caller frees with free(). */
 CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n_out, ErrInfo *e);
 
+/* A call written from the global scope (`::f()`), as the index writes it
+ * and a chain names it: "::.f", a top-level f (never a member of the class
+ * around the call); its last part is f. */
+#define IDX_REF_GLOBAL "::."
+#define IDX_REF_GLOBAL_LEN 3
+
 /* The definition (chunk id, 0: none) that the call of word written at
  * path:line reaches in the call graph: the graph's resolution of that
  * call, its receiver's type and the class's bases included. chain: the
- * dotted expression written up to word ("self.headers.get"), or NULL;
+ * dotted expression written up to word ("self.headers.get", "::.f"), or NULL;
  * when several calls of word share the line's chunk, the one written so
  * (else, for a chain with a receiver, the one on a typed receiver, else
- * the target all share); a bare name only as written. */
+ * the target all share); a bare name only as written, or as the class
+ * around it qualifies it (a bare call of a member: "Class.word"). */
 CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
                       const char *chain, int64_t *out, ErrInfo *e);
 

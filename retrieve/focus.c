@@ -140,20 +140,29 @@ static size_t word_at(const char *text, size_t len, const char *word)
 }
 
 /* The dotted expression ending with the w bytes at i, `->` and `::` written
- * as `.`. Caller frees. */
+ * as `.`; on a receiver that is no name (`(T{…}).m`, `f(x).m`), "?.m" as
+ * the index writes an unknown receiver. Caller frees. */
 static char *chain_before(const char *text, size_t i, size_t w)
 {
     size_t a = i, sep;
+    int unknown = 0, global = 0;
     while ((sep = member_sep(text, a)) != 0) {
         size_t b = a - sep;
         if (b >= 2 && text[b - 1] == ')' && text[b - 2] == '(') b -= 2; /* super() */
         while (b > 0 && ident_char(text[b - 1]))
             b--;
-        if (b == a - sep) break;
+        if (b == a - sep) {
+            unknown = b > 0 && (text[b - 1] == ')' || text[b - 1] == ']' || text[b - 1] == '}');
+            /* `::f`: the global scope's f, as the index writes it */
+            global = sep == 2 && text[a - 1] == ':' && !unknown;
+            break;
+        }
         a = b;
     }
     StrBuf sb;
     sb_init(&sb);
+    if (unknown) sb_adds(&sb, "?.");
+    if (global) sb_adds(&sb, IDX_REF_GLOBAL);
     for (size_t k = a; k < i + w; k++) {
         if (k + 2 <= i + w && member_sep(text, k + 2) == 2) {
             sb_addc(&sb, '.');
@@ -234,7 +243,8 @@ static CrErr call_target(IdxStore *st, const char *path, uint32_t line, const ch
     if (idx_read_lines(st, path, line, line, &text, NULL, NULL) == CR_OK && text.buf)
         chain = chain_to(text.buf, text.len, word);
     if (chain && !strcmp(chain, word)) chain_over_lines(st, path, line, word, &text, &chain);
-    *recv = chain && strchr(chain, '.') && !idx_chain_on_self(path, chain);
+    *recv = chain && strchr(chain, '.') && !idx_chain_on_self(path, chain) &&
+            strncmp(chain, IDX_REF_GLOBAL, IDX_REF_GLOBAL_LEN) != 0;
     int64_t id = 0;
     CrErr rc = idx_call_target(st, path, line, word, chain, &id, e);
     if (!rc && id && rtv_def_of_chunk(st, id, out, NULL) == CR_OK) *found = 1;

@@ -66,6 +66,8 @@ static const struct {
     {"store.value", CAP_STORE_VALUE},
     {"ref.args", CAP_REF_ARGS},
     {"ref.writer", CAP_REF_WRITER},
+    {"recv.type", CAP_RECV_TYPE},
+    {"recv.call", CAP_RECV_CALL},
 };
 
 static int ts__is_def(CapKind k)
@@ -98,8 +100,8 @@ static int ts__ident_char(char c)
 /* Writes the expression src[a,b) as a dotted chain into sb: identifiers
  * joined by '.', '->', '::' or '?.' become "a.b.c" (a first word lang names
  * the object a method runs on becomes IDX_RECEIVER); generic arguments end it;
- * anything else makes the receiver unknown ("?.last"). 0 when there is
- * nothing to name. */
+ * anything else makes the receiver unknown ("?.last"). A leading `::` (the
+ * global scope) is IDX_REF_GLOBAL. 0 when there is nothing to name. */
 static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t a, uint32_t b)
 {
     uint32_t i = a;
@@ -109,6 +111,9 @@ static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t 
         char c = src[i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
             i++;
+        } else if (!parts && !sb->len && c == ':' && i + 1 < b && src[i + 1] == ':') {
+            i += 2;
+            sb_adds(sb, IDX_REF_GLOBAL);
         } else if (want_ident && ts__ident_char(c) && !(c >= '0' && c <= '9')) {
             uint32_t j = i;
             while (j < b && ts__ident_char(src[j]))
@@ -274,15 +279,27 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     while (ts_query_cursor_next_match(qc, &m)) {
         if (!ts__predicates_hold(r, q, &m)) continue;
         TsDef d = {0};
-        TSNode from = {0}, store_field = {0}, store_value = {0}, args = {0};
+        TSNode from = {0}, store_field = {0}, store_value = {0}, args = {0}, recv = {0},
+               recv_call = {0};
         int typed = 0;
         for (uint16_t i = 0; i < m.capture_count; i++) {
             CapKind k = kinds[m.captures[i].index];
             if (k == CAP_REF_FROM) from = m.captures[i].node;
             if (k == CAP_REF_ARGS) args = m.captures[i].node;
+            if (k == CAP_RECV_TYPE) recv = m.captures[i].node;
+            if (k == CAP_RECV_CALL) recv_call = m.captures[i].node;
             typed |= k >= CAP_VAR_NAME && k <= CAP_ARG_NAME;
         }
         if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);
+        if (!ts_node_is_null(recv) && !ts_node_is_null(recv_call)) {
+            /* the call (written "?.m": an unknown receiver) is typed once
+             * every call is in (chunk_ts_types.c) */
+            ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
+            r->typed[r->n_typed++] = (TsTyped){.line = ts_node_start_point(recv_call).row + 1,
+                                               .arg = TS_TYPED_RECV,
+                                               .name = idx_chunk_ts_name_text(r, recv_call),
+                                               .type = idx_chunk_ts_name_text(r, recv)};
+        }
         for (uint16_t i = 0; i < m.capture_count; i++) {
             TSNode n = m.captures[i].node;
             CapKind k = kinds[m.captures[i].index];

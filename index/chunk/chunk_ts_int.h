@@ -51,6 +51,8 @@ typedef enum {
     CAP_STORE_VALUE, /* the function it stores */
     CAP_REF_ARGS,    /* a call's arguments: its arity (ChunkRef.argc) */
     CAP_REF_WRITER,  /* the macro a definition is written by (IDX_REF_WRITER) */
+    CAP_RECV_TYPE,   /* a call's receiver written as a value of a type (`(T{…}).m()`) */
+    CAP_RECV_CALL,   /* the method called on it */
 } CapKind;
 
 /* A name declared with a type (@var.*, @field.*; @result.type: name NULL),
@@ -58,9 +60,12 @@ typedef enum {
 typedef struct TsTyped {
     uint32_t line;
     int field;
-    int arg; /* a callback's parameter type in a declaration: the fact "=#k#j:T" (name "#k#j") */
+    int arg; /* a callback's parameter type in a declaration: the fact "=#k#j:T" (name "#k#j");
+              * TS_TYPED_RECV: a call's receiver written as a value of type T (name: the method) */
     char *name, *type;
 } TsTyped;
+
+enum { TS_TYPED_RECV = 3 };
 
 typedef struct TsDef {
     CapKind cap;

@@ -257,7 +257,7 @@ void idx_chunk_ts_typed_refs(TsRun *r)
          * describe callback) types the calls of module code */
         /* (a callback's parameter in module code types nothing: it is no
          * variable of the file's scope) */
-        if (o < 0 && (!v->name || v->field || v->arg)) continue;
+        if ((o < 0 && (!v->name || v->field || v->arg)) || v->arg == TS_TYPED_RECV) continue;
         const EmitUnit *u = o >= 0 ? &r->em.units[o] : NULL;
         if (v->arg == 1) { /* a callback's parameter type: a fact of its function */
             if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) continue;
@@ -324,10 +324,32 @@ void idx_chunk_ts_typed_refs(TsRun *r)
     for (size_t i = 0; i < r->n_typed; i++) {
         TsTyped *v = &r->typed[i];
         int o = types__owner(r, v->line);
-        if (v->field || v->arg == 1 || !v->name || !strchr(v->type, '.')) continue;
+        if (v->field || v->arg == 1 || v->arg == TS_TYPED_RECV || !v->name || !strchr(v->type, '.'))
+            continue;
         if (types__typed(r, &vars, o, v->type, 1, &key)) {
             free(v->type);
             v->type = xstrndup(key.buf, key.len);
+        }
+    }
+    /* a call on a value written with its type (`(T{…}).m()`): "T().m",
+     * one call of the line written "?.m" each */
+    for (size_t i = 0; i < r->n_typed; i++) {
+        TsTyped *v = &r->typed[i];
+        if (v->arg != TS_TYPED_RECV || !v->type[0] || v->type[0] == '.' ||
+            v->type[strlen(v->type) - 1] == '.')
+            continue;
+        sb_reset(&key);
+        sb_addf(&key, "?.%s", v->name);
+        for (size_t j = 0; j < n_refs; j++) {
+            ChunkRef *ref = &r->em.refs[j];
+            if (ref->kind != REF_CALL || ref->line != v->line || !ref->name ||
+                strcmp(ref->name, key.buf) != 0)
+                continue;
+            sb_reset(&key);
+            sb_addf(&key, "%s().%s", v->type, v->name);
+            free(ref->name);
+            ref->name = xstrndup(key.buf, key.len);
+            break;
         }
     }
     /* calls on a typed variable of their definition, on this.a, on super;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define CALL_SITE_SQL                                                                              \
-    "SELECT r.name, e.dst, r.id FROM files f JOIN chunks c ON c.file_id = f.id "                   \
+    "SELECT r.name, e.dst, r.id, c.symbol FROM files f JOIN chunks c ON c.file_id = f.id "         \
     "JOIN refs r ON r.chunk_id = c.id JOIN edges e ON e.ref_id = r.id "                            \
     "WHERE f.path = ?1 AND ?2 BETWEEN c.start_line AND c.end_line AND r.last = ?3 "                \
     "AND r.kind = ?4 ORDER BY r.id, e.rowid"
@@ -62,6 +62,18 @@ static int same_on_self(const char *name, const char *dot)
            !strcmp(name + IDX_RECEIVER_LEN, dot);
 }
 
+/* Whether a reference's name is word qualified by a class around the
+ * definition holding it (symbol): a bare call of a member, which the
+ * chunker writes "Class.word" (rows with implicit_this). */
+static int member_around(const char *name, const char *word, const char *symbol)
+{
+    size_t n = strlen(name), w = strlen(word);
+    if (!symbol || n <= w + 1 || name[n - w - 1] != '.' || strcmp(name + n - w, word) != 0)
+        return 0;
+    size_t q = n - w - 1;
+    return !strncmp(symbol, name, q) && symbol[q] == '.';
+}
+
 CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
                       const char *chain, int64_t *out, ErrInfo *e)
 {
@@ -77,7 +89,7 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
     /* the call written as the chain at the cursor; else the one typed
      * receiver's call (the chain is rewritten "self.h.get" -> "Headers().get");
      * else the one target every such call reaches */
-    int64_t exact = 0, typed = 0, any = 0;
+    int64_t exact = 0, typed = 0, any = 0, member = 0;
     /* on the object the method runs on (`this.run`): the dot after the
      * word, which the index writes as `self` */
     const char *self_at = chain && idx_chain_on_self(path, chain) ? strchr(chain, '.') : NULL;
@@ -91,6 +103,11 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
         if (!name || ref == last_ref) continue;
         last_ref = ref;
         if (chain && !exact && (!strcmp(name, chain) || same_on_self(name, self_at))) exact = dst;
+        /* a bare call of the class's member (`LoadDyndeps(node, &ddf, err)`
+         * in an overload of it) */
+        if ((!chain || !strchr(chain, '.')) && !member &&
+            member_around(name, word, (const char *)sqlite3_column_text(s, 3)))
+            member = dst;
         if (typed_form(name) && dst != typed) {
             typed = dst;
             typed_n++;
@@ -111,6 +128,8 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
     int bare = !chain || !strchr(chain, '.');
     if (exact)
         *out = exact;
+    else if (member)
+        *out = member;
     else if (typed_n == 1 && !bare)
         *out = typed;
     else if (rest_n == 1 && !bare)

@@ -533,6 +533,20 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
     StrBuf q;
     int64_t v = 0;
     sb_init(&q);
+    if (!strncmp(n, IDX_REF_GLOBAL, IDX_REF_GLOBAL_LEN) && n[IDX_REF_GLOBAL_LEN]) {
+        /* `::f()`: a top-level f, as a bare name resolves; never a method
+         * (the only one of the name: `::open(…)` is no File::open) */
+        RefRow top = *ref;
+        top.name = (char *)n + IDX_REF_GLOBAL_LEN;
+        v = idx_graph_resolve_expr(r, &top);
+        sqlite3_stmt *s = v ? idx_graph_stmt(r, STMT_CHUNK_GET) : NULL;
+        if (s) {
+            sqlite3_bind_int64(s, 1, v);
+            if (idx_graph_step(r, s) && sqlite3_column_int(s, 10) == IDX_KIND_METHOD) v = 0;
+            sqlite3_reset(s);
+        }
+        goto out;
+    }
     if (first == 1 && n[0] == '?') {
         if (*rest && !strchr(rest, '.') && !by_member_name(ref->lang, rest))
             v = idx_graph_unique_by_name(r, rest);
@@ -552,8 +566,8 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
         goto out;
     }
     char *bound = import_binding(r, ref->file_id, n, first);
-    if (bound) {
-        sb_addf(&q, "%s%s", bound, n + first);
+    if (bound) { /* (bound to the root package, "": its names are top-level) */
+        sb_addf(&q, "%s%s", bound, bound[0] || !n[first] ? n + first : n + first + 1);
         free(bound);
         v = idx_graph_resolve_qualified(r, q.buf, 0);
         goto out;
@@ -599,6 +613,7 @@ static size_t module_stem(const char *m)
 int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref)
 {
     const char *n = ref->name;
+    if (!strncmp(n, IDX_REF_GLOBAL, IDX_REF_GLOBAL_LEN)) n += IDX_REF_GLOBAL_LEN; /* `::f` */
     if (ref->kind != REF_CALL || !ref->lang || !ref->lang->out_of_line_members || strchr(n, '.') ||
         idx_graph_is_builtin(ref->lang, n))
         return 0;

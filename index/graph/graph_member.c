@@ -156,6 +156,50 @@ const IdxLang *idx_graph_chunk_lang(Resolver *r, int64_t id)
     return lang;
 }
 
+/* Whether signatures a and b of name take as many parameters (either
+ * unread: taken as the same). */
+static int same_params(const char *a, const char *b, const char *name)
+{
+    int alo = 0, ahi = 0, blo = 0, bhi = 0;
+    if (!a || !b || !idx_sig_params(a, name, &alo, &ahi) || !idx_sig_params(b, name, &blo, &bhi))
+        return 1;
+    return alo == blo && ahi == bhi;
+}
+
+/* A definition of chunk id's symbol in another file (an overload defined
+ * apart: a header's inline `f() const`, the .cc's `f(a, b)`; or one of a
+ * file's own overloads there) whose parameters take argc arguments, or 0. */
+static int64_t overload_elsewhere(Resolver *r, int64_t id, const char *name, int argc)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_TWINS);
+    int64_t files[8], v = 0;
+    size_t nf = 0;
+    if (!s) return 0;
+    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 3, 8);
+    const IdxLangPick *pick = &r->st->lang_pick;
+    while (nf < 8 && idx_graph_step(r, s))
+        if (idx_lang_for_file(pick, (const char *)sqlite3_column_text(s, 1)) ==
+            idx_lang_for_file(pick, (const char *)sqlite3_column_text(s, 2)))
+            files[nf++] = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    /* each file's definitions of the symbol (its overloads) */
+    for (size_t i = 0; i < nf && !v && r->rc == CR_OK; i++) {
+        sqlite3_stmt *o = idx_graph_stmt(r, STMT_CHUNK_OVERLOADS);
+        if (!o) break;
+        sqlite3_bind_int64(o, 1, files[i]);
+        while (!v && idx_graph_step(r, o)) {
+            const char *sig = (const char *)sqlite3_column_text(o, 1);
+            int lo = 0, hi = 0;
+            if (sig && idx_sig_params(sig, name, &lo, &hi) && argc >= lo && argc <= hi)
+                v = sqlite3_column_int64(o, 0);
+        }
+        sqlite3_reset(o);
+    }
+    return v;
+}
+
 size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max)
 {
     char *sym = max ? idx_graph_chunk_symbol(r, id) : NULL;
@@ -167,11 +211,15 @@ size_t idx_graph_twins(Resolver *r, int64_t id, int64_t *out, size_t max)
         sqlite3_bind_text(s, 2, dot + 1, -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 3, (int64_t)max * 4);
         /* a twin is a build variant: written in the same language (a
-         * mixed workspace holds a Headers.render in each) */
+         * mixed workspace holds a Headers.render in each), taking as many
+         * parameters (else an overload defined in another file: a
+         * header's inline `f() const` beside the .cc's `f(a, b)`) */
         const IdxLangPick *pick = &r->st->lang_pick;
         while (n < max && idx_graph_step(r, s))
             if (idx_lang_for_file(pick, (const char *)sqlite3_column_text(s, 1)) ==
-                idx_lang_for_file(pick, (const char *)sqlite3_column_text(s, 2)))
+                    idx_lang_for_file(pick, (const char *)sqlite3_column_text(s, 2)) &&
+                same_params((const char *)sqlite3_column_text(s, 3),
+                            (const char *)sqlite3_column_text(s, 4), dot + 1))
                 out[n++] = sqlite3_column_int64(s, 0);
         sqlite3_reset(s);
     }
@@ -245,7 +293,14 @@ int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row)
         if (!first) first = c;
     }
     sqlite3_reset(s);
+    /* none of the file's takes that many: one defined in another file that
+     * does (an overload apart) */
+    int64_t other = !own && !first && !fwd_own && !fwd_first && name && n && r->rc == CR_OK
+                        ? overload_elsewhere(r, id, name, argc)
+                        : 0;
     free(sym);
+    if (other) return other;
+
     /* an overload taking a forwarded type (`Error(msg, va_list)`) is the
      * one only from a variadic caller, when another takes as many */
     if ((fwd_own || fwd_first) && first) {

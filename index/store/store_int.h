@@ -113,8 +113,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
                        "(SELECT chunk_id FROM refs WHERE last = ?1) ORDER BY id")                  \
     /* the other definitions of chunk ?1's symbol, of its kind, in other files                     \
      * (a C++ method defined once per platform or build variant) */                                \
-    /* with each one's path and chunk ?1's (a twin is of its language) */                          \
-    X(CHUNK_TWINS, "SELECT s.chunk_id, f.path, fo.path FROM symbols s "                            \
+    /* with each one's path and chunk ?1's (a twin is of its language), and                        \
+     * each one's signature and chunk ?1's (a twin takes the same parameters) */                   \
+    X(CHUNK_TWINS, "SELECT s.chunk_id, f.path, fo.path, c.signature, o.signature FROM symbols s "  \
                    "JOIN chunks c ON c.id = s.chunk_id JOIN chunks o ON o.id = ?1 "                \
                    "JOIN files f ON f.id = c.file_id JOIN files fo ON fo.id = o.file_id "          \
                    "WHERE s.name = ?2 AND c.symbol = o.symbol AND c.kind = o.kind "                \

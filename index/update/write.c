@@ -401,7 +401,10 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
         sb_add(&bound, base, first);
     else
         sb_adds(&bound, target.buf);
-    if (!target.len) goto out;
+    /* (a name bound to the workspace's root package, module "": Go's
+     * `import "example.com/mod"` from a subfolder, binds; nothing else
+     * without a target does) */
+    if (!target.len && r->member) goto out;
     sqlite3_stmt *s = idx_store_stmt(st, STMT_IMPORT_INSERT, e);
     if (!s) {
         rc = CR_EDB;
@@ -411,7 +414,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
     sqlite3_bind_text(s, 2, r->alias, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, bound.buf, -1, SQLITE_STATIC);
     if ((rc = idx_store_step_done(st, s, e, "import"))) goto out;
-    if (r->level != IMPORT_OWN_LEVEL)
+    if (r->level != IMPORT_OWN_LEVEL && target.len)
         rc = insert_ref(st, file_id, chunk_id, REF_IMPORT, target.buf, 0, e);
 out:
     free(base);

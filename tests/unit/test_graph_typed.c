@@ -16,7 +16,8 @@
  * overloads apart, a va_list one from its variadic namesake, constructors
  * as calls, a definition a macro writes as that macro's use. And a C++
  * definition's name after an export macro and a qualified type
- * (`FMT_API std::system_error vsystem_error(…)`). */
+ * (`FMT_API std::system_error vsystem_error(…)`); a call from the global
+ * scope, an overload defined in another file, an #if splitting a call. */
 #include "idx.h"
 #include "rtv.h"
 #include "fixture_util.h"
@@ -194,6 +195,26 @@ static void test_typed(void)
     check_calls(st, "cpp/log.cc", "CASE", 1, "cpp/log.cc:Log\ncpp/log.cc:Register\n");
     /* a macro before a declaration's qualified type is no part of its name */
     check_calls(st, "cpp/lock.cc", "vsystem_error", 1, "");
+    /* a call from the global scope (`::Open`) is the top-level Open, not
+     * the method around it; an overload defined in another file (the
+     * header's inline `Show()` calls the .cc's `Show(name, bits)`); an
+     * #if that splits a call's arguments leaves its function whole */
+    check_calls(st, "cpp/node.cc", "Open", 0, "cpp/node.cc:Node.Open\n");
+    check_calls(st, "cpp/node.cc", "Node::Open", 0, "");
+    check_calls(st, "cpp/node.cc", "Node::Show", 0, "cpp/node.h:Node.Show\n");
+    check_calls(st, "cpp/node.h", "Node.Show", 0, "");
+    check_calls(st, "cpp/node.cc", "Join", 0, "cpp/node.cc:Node.List\n");
+    /* a variable constructed from names (`Reader reader(fd, size);`, which
+     * the grammar reads as a function's declaration) */
+    check_calls(st, "cpp/node.cc", "Reader::Next", 0, "cpp/node.cc:Drain\n");
+    check_calls(st, "cpp/node.cc", "Reader::Reader", 0, "cpp/node.cc:Drain\n");
+    /* definition at a bare call of the class's member, in an overload of it */
+    CHECK_INT(rtv_def_under(st, "cpp/node.cc", 49, "Skip", &d, NULL), CR_OK);
+    CHECK(d.head.symbol && !strcmp(d.head.symbol, "Reader.Skip") && d.start_line == 52);
+    rtv_def_release(&d);
+    CHECK_INT(rtv_def_under(st, "cpp/node.cc", 8, "Open", &d, NULL), CR_OK);
+    CHECK(d.head.symbol && !strcmp(d.head.symbol, "Open"));
+    rtv_def_release(&d);
     /* Java: a field used without `this`, a parameter */
     check_calls(st, "java/Shop.java", "Shop.checkout", 1,
                 "java/Shop.java:Cart.clear\njava/Shop.java:Order.submit\n");
@@ -201,8 +222,33 @@ static void test_typed(void)
     test_sh("rm -rf '%s' '%s'", tmp_root, tmp_index);
 }
 
+/* Go: an import of the workspace's root package (go.mod's module path);
+ * a call on a value written with its type (`(T{…}).m()`, `T{…}.m()`), and
+ * on a variable a type assertion types (`x := v.(*T)`); definition at such
+ * a call site (its receiver no name: the one typed call of the name) */
+static void test_go_values(void)
+{
+    char root[256], index[256];
+    snprintf(root, sizeof root, "/tmp/coderag-test-go-root-XXXXXX");
+    IdxStore *st = fixture_copy_store("go_root", root, index);
+    if (!st) return;
+    check_calls(st, "app.go", "Default", 0, "ginS/gins.go:engine\n");
+    check_calls(st, "app.go", "Engine.Run", 0, "ginS/gins.go:Run\n");
+    check_calls(st, "app.go", "Stop.Run", 0, "");
+    check_calls(st, "render/render.go", "JSON.Render", 0, "render/render.go:literal\n");
+    check_calls(st, "render/render.go", "XML.Render", 0,
+                "render/render.go:bare\nrender/render.go:asserted\n");
+    RtvDef d;
+    CHECK_INT(rtv_def_under(st, "render/render.go", 12, "Render", &d, NULL), CR_OK);
+    CHECK(d.head.symbol && !strcmp(d.head.symbol, "JSON.Render"));
+    rtv_def_release(&d);
+    idx_close(st);
+    test_sh("rm -rf '%s' '%s'", root, index);
+}
+
 int main(void)
 {
     RUN(test_typed);
+    RUN(test_go_values);
     return test_summary();
 }

@@ -186,6 +186,92 @@ static void mask__macro_loop(const char *src, size_t len, size_t line, char **ou
     memset(o + at + 5, ' ', e - at - 5);
 }
 
+/* The directive on the line starting at line ("if", "ifdef", "else",
+ * "endif"...: its word's length in *n), or NULL. */
+static const char *mask__directive(const char *src, size_t len, size_t line, size_t *n)
+{
+    size_t i = line;
+    while (i < len && mask__blank(src[i]))
+        i++;
+    if (i >= len || src[i] != '#') return NULL;
+    for (i++; i < len && mask__blank(src[i]); i++)
+        ;
+    size_t e = i;
+    while (e < len && mask__ident(src[e]))
+        e++;
+    *n = e - i;
+    return src + i;
+}
+
+static int mask__is(const char *w, size_t n, const char *word)
+{
+    return w && n == strlen(word) && !memcmp(w, word, n);
+}
+
+/* The start of the line after the one at line (len at the end). */
+static size_t mask__next_line(const char *src, size_t len, size_t line)
+{
+    const char *nl = memchr(src + line, '\n', len - line);
+    return nl ? (size_t)(nl - src) + 1 : len;
+}
+
+/* How many more `(` than `)` src[a, b) holds, strings, characters and
+ * comments aside. */
+static int mask__paren_depth(const char *src, size_t a, size_t b)
+{
+    int depth = 0;
+    for (size_t i = a; i < b; i++) {
+        char c = src[i];
+        if (c == '"' || c == '\'') {
+            for (i++; i < b && src[i] != c && src[i] != '\n'; i++)
+                i += src[i] == '\\';
+        } else if (c == '/' && i + 1 < b && src[i + 1] == '/') {
+            while (i < b && src[i] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < b && src[i + 1] == '*') {
+            for (i += 2; i + 1 < b && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i++;
+        } else {
+            depth += (c == '(') - (c == ')');
+        }
+    }
+    return depth;
+}
+
+/* An `#if` whose first branch leaves a bracket open that its other
+ * branches open again (`f(a,` / `#else` / `g(b,` / `#endif` / `c);`) cuts
+ * an expression the grammar cannot read (the function around it is lost):
+ * the directives and the other branches are blanked, so that the first
+ * branch reads on into the code after `#endif`. */
+static void mask__split_if(const char *src, size_t len, size_t line, char **out)
+{
+    size_t n;
+    const char *d = mask__directive(src, len, line, &n);
+    if (!mask__is(d, n, "if") && !mask__is(d, n, "ifdef") && !mask__is(d, n, "ifndef")) return;
+    size_t first = mask__next_line(src, len, line), other = 0, end = 0;
+    int nest = 0;
+    for (size_t l = first; l < len && !end; l = mask__next_line(src, len, l)) {
+        d = mask__directive(src, len, l, &n);
+        if (!d) continue;
+        if (mask__is(d, n, "if") || mask__is(d, n, "ifdef") || mask__is(d, n, "ifndef"))
+            nest++;
+        else if (mask__is(d, n, "endif") && nest)
+            nest--;
+        else if (mask__is(d, n, "endif"))
+            end = l;
+        else if (!nest && !other && (mask__is(d, n, "else") || mask__is(d, n, "elif")))
+            other = l;
+    }
+    if (!end || !other || mask__paren_depth(src, first, other) <= 0) return;
+    size_t stop = mask__next_line(src, len, end);
+    char *o = mask__out(out, src, len);
+    for (size_t i = line; i < first; i++)
+        if (o[i] != '\n') o[i] = ' ';
+    for (size_t i = other; i < stop; i++)
+        if (o[i] != '\n') o[i] = ' ';
+}
+
 char *idx_c_mask(const char *src, size_t len)
 {
     char *out = NULL;
@@ -194,6 +280,8 @@ char *idx_c_mask(const char *src, size_t len)
             mask__macro_head(src, len, line, &out);
         else if (src[line] == ' ' || src[line] == '\t')
             mask__macro_loop(src, len, line, &out);
+        if (src[line] == '#' || src[line] == ' ' || src[line] == '\t')
+            mask__split_if(src, len, line, &out);
         const char *nl = memchr(src + line, '\n', len - line);
         line = nl ? (size_t)(nl - src) + 1 : len;
     }
@@ -208,6 +296,9 @@ char *idx_cpp_mask(const char *src, size_t len)
 {
     static const char *const keys[] = {"class", "struct", "union"};
     char *out = NULL;
+    for (size_t line = 0; line < len; line = mask__next_line(src, len, line))
+        if (src[line] == '#' || src[line] == ' ' || src[line] == '\t')
+            mask__split_if(src, len, line, &out);
     for (size_t i = 0; i < len; i++) {
         if (i && mask__ident(src[i - 1])) continue;
         size_t k = 0, kn = 0;

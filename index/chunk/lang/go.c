@@ -78,10 +78,12 @@ static void go__set_module(ChunkRef *r, const char *rel)
     r->module = m;
 }
 
-/* An import inside the workspace's module (go.mod) is the folder it names;
+/* An import inside the workspace's module (go.mod) is the folder it names
+ * (the module's own path: its root folder);
  * without a go.mod (a GOPATH checkout, a vendored copy), a path whose
  * first element is a domain ("github.com/x/y/binding") is the longest
- * tail of it that is a package folder of the workspace ("binding"). Any
+ * tail of it that is a package folder of the workspace ("binding"), or
+ * the root folder when the path ends with that folder's name. Any
  * other import is a library's package (the standard library's paths have
  * no domain): it binds its name to the path as written, which names no
  * workspace module, so that a call through it (`json.Marshal`,
@@ -91,8 +93,10 @@ static int go__resolve(const LangImportCtx *ctx, ChunkRef *r)
 {
     char *mod = go__module_path(ctx->root);
     size_t n = mod ? strlen(mod) : 0;
-    if (mod && !strncmp(r->module, mod, n) && r->module[n] == '/' && r->module[n + 1]) {
-        go__set_module(r, r->module + n + 1);
+    /* (the module's own path is its root folder's package) */
+    if (mod && !strncmp(r->module, mod, n) &&
+        (!r->module[n] || (r->module[n] == '/' && r->module[n + 1]))) {
+        go__set_module(r, r->module[n] ? r->module + n + 1 : "");
         free(mod);
         return 1;
     }
@@ -106,6 +110,16 @@ static int go__resolve(const LangImportCtx *ctx, ChunkRef *r)
                 free(mod);
                 return 1;
             }
+        }
+        /* the workspace's root package itself: a checkout lies at
+         * GOPATH/src/<import path>, its folder named as the path ends */
+        const char *last = strrchr(r->module, '/') + 1;
+        const char *base = strrchr(ctx->root, '/');
+        base = base ? base + 1 : ctx->root;
+        if (!strcmp(last, base) && go__package_dir(ctx->root, ".")) {
+            go__set_module(r, "");
+            free(mod);
+            return 1;
         }
     }
     free(mod);

@@ -27,6 +27,8 @@
 ; its class, which reaches the constructor (IdxLang.constructor_calls)
 (declaration type: [(type_identifier) (qualified_identifier)] @ref.call
   declarator: (init_declarator value: (argument_list) @ref.args))
+(compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @ref.call
+  declarator: (function_declarator declarator: (identifier) parameters: (parameter_list) @ref.args)))
 (base_class_clause (type_identifier) @ref.inherit)
 (base_class_clause (qualified_identifier) @ref.inherit)
 (base_class_clause (template_type name: (_) @ref.inherit))
@@ -57,6 +59,10 @@
                (init_declarator declarator: (pointer_declarator declarator: (identifier) @var.name))
                (reference_declarator (identifier) @var.name)
                (init_declarator declarator: (reference_declarator (identifier) @var.name))])
+; a variable constructed from names (`Parser p(state_, &file);`), which the
+; grammar reads as a function's declaration: in a body, a variable
+(compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @var.type
+  declarator: (function_declarator declarator: (identifier) @var.name)))
 (field_declaration type: [(type_identifier) (qualified_identifier)] @field.type
   declarator: [(field_identifier) @field.name
                (pointer_declarator declarator: (field_identifier) @field.name)

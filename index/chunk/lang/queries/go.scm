@@ -28,6 +28,7 @@
 
 ; receivers of a known type (chunk_ts_types.c): parameters and receivers,
 ; `var x T`, `x := T{…}`, `x := &T{…}`, `x := NewT(…)` (what NewT gives),
+; `x := v.(*T)`,
 ; struct fields, a function's (first) result
 (parameter_declaration name: (identifier) @var.name
   type: [(type_identifier) (qualified_type)
@@ -39,7 +40,9 @@
   right: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @var.type)
                              (unary_expression operand: (composite_literal
                                type: [(type_identifier) (qualified_type)] @var.type))
-                             (call_expression function: [(identifier) (selector_expression)] @var.type)]))
+                             (call_expression function: [(identifier) (selector_expression)] @var.type)
+                             (type_assertion_expression type: [(type_identifier) (qualified_type)
+                               (pointer_type [(type_identifier) (qualified_type)])] @var.type)]))
 (field_declaration name: (field_identifier) @field.name
   type: [(type_identifier) (qualified_type)
          (pointer_type [(type_identifier) (qualified_type)])] @field.type)
@@ -51,6 +54,14 @@
                                (pointer_type [(type_identifier) (qualified_type)])] @result.type)))
 (method_declaration result: (parameter_list . (parameter_declaration type: [(type_identifier) (qualified_type)
                              (pointer_type [(type_identifier) (qualified_type)])] @result.type)))
+; a call on a value written with its type: `(T{…}).m()`, `T{…}.m()`, `(&T{…}).m()`
+(call_expression function: (selector_expression
+  operand: [(composite_literal type: [(type_identifier) (qualified_type)] @recv.type)
+            (parenthesized_expression [
+              (composite_literal type: [(type_identifier) (qualified_type)] @recv.type)
+              (unary_expression operand: (composite_literal
+                type: [(type_identifier) (qualified_type)] @recv.type))])]
+  field: (field_identifier) @recv.call))
 ; an embedded field (no name) is a base: its methods are the struct's
 (field_declaration . [(type_identifier) (qualified_type)
                       (pointer_type [(type_identifier) (qualified_type)])] @ref.inherit)
