@@ -129,6 +129,16 @@ int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref);
 /* Whether file_id binds the local name alias[0..len) by an import. */
 int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len);
 
+/* An answer of a typed lookup asked again (graph_lookup.c): held, 1 with
+ * *v set; or 0, and idx_graph_memo_keep(r, m, answer) once it is found. */
+typedef struct GraphMemo {
+    StrBuf key;
+    size_t cuts, n_volatile;
+} GraphMemo;
+int idx_graph_memo_held(Resolver *r, GraphMemo *m, int64_t *v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int64_t idx_graph_memo_keep(Resolver *r, GraphMemo *m, int64_t v);
+
 /* Forgets the memo's answers that held for one reference. */
 void idx_graph_memo_end_ref(Resolver *r);
 /* Forgets every top-level answer (the tables changed). */

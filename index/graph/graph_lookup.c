@@ -4,6 +4,7 @@
  * places) cheap. */
 #include "graph_int.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,38 @@ void idx_graph_memo_end_ref(Resolver *r)
     }
     r->n_volatile = 0;
     r->top_at = 0;
+}
+
+/* Typed calls ask the same thing again and again (a member of a class, the
+ * class of an attribute: each call on a receiver of that class). Such an
+ * answer is kept in the memo, under a key no qualified name holds, when no
+ * lookup on its way was cut short or gave an answer that holds for the
+ * current reference only: it is the walk's answer wherever no such answer
+ * is held (no qualified name's walk asks it, so it depends on where it is
+ * asked from in no other way), and it is read only there; it is forgotten
+ * with the rest of the memo. */
+int idx_graph_memo_held(Resolver *r, GraphMemo *m, int64_t *v, const char *fmt, ...)
+{
+    va_list ap;
+    sb_init(&m->key);
+    va_start(ap, fmt);
+    sb_vaddf(&m->key, fmt, ap);
+    va_end(ap);
+    if (!r->n_volatile && strmap_get(&r->memo, m->key.buf, v)) {
+        sb_release(&m->key);
+        return 1;
+    }
+    m->cuts = r->cuts;
+    m->n_volatile = r->n_volatile;
+    return 0;
+}
+
+int64_t idx_graph_memo_keep(Resolver *r, GraphMemo *m, int64_t v)
+{
+    if (r->rc == CR_OK && r->cuts == m->cuts && r->n_volatile == m->n_volatile)
+        strmap_put(&r->memo, m->key.buf, v);
+    sb_release(&m->key);
+    return v;
 }
 
 /* One step of a lookup: 1 for a row. A failed step is remembered in r->rc

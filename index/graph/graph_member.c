@@ -53,7 +53,12 @@ static int64_t inherited_member(Resolver *r, int64_t file_id, const char *module
 int64_t idx_graph_inherited_member(Resolver *r, int64_t file_id, const char *module,
                                    const char *cls, const char *name)
 {
-    return inherited_member(r, file_id, module, cls, name, 0);
+    GraphMemo m;
+    int64_t v;
+    if (idx_graph_memo_held(r, &m, &v, "\x03%lld\x1f%s\x1f%s\x1f%s", (long long)file_id, module,
+                            cls, name))
+        return v;
+    return idx_graph_memo_keep(r, &m, inherited_member(r, file_id, module, cls, name, 0));
 }
 
 /* A class chunk's file, module and qualified symbol (both freed by the
@@ -73,7 +78,7 @@ static int class_row(Resolver *r, int64_t cls, int64_t *file, char **mod, char *
     return found;
 }
 
-int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
+static int64_t member(Resolver *r, int64_t cls, const char *name)
 {
     int64_t file;
     char *mod, *sym;
@@ -88,6 +93,14 @@ int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
     free(mod);
     free(sym);
     return v;
+}
+
+int64_t idx_graph_member(Resolver *r, int64_t cls, const char *name)
+{
+    GraphMemo m;
+    int64_t v;
+    if (idx_graph_memo_held(r, &m, &v, "\x02%lld\x1f%s", (long long)cls, name)) return v;
+    return idx_graph_memo_keep(r, &m, member(r, cls, name));
 }
 
 /* "Class.name" defined once anywhere for class cls, else in its bases

@@ -116,9 +116,19 @@ static int64_t class_member(Resolver *r, const RefRow *at, int64_t c, const char
 
 /* The class of attribute a of an instance of class c: a property's result,
  * or what the class (or a base, a few levels up) says the attribute holds. */
+static int64_t attr_class_walk(Resolver *r, int64_t c, const char *a, int depth);
+
 static int64_t attr_class(Resolver *r, int64_t c, const char *a, int depth)
 {
     if (depth > TYPE_DEPTH) return 0;
+    GraphMemo m;
+    int64_t v;
+    if (idx_graph_memo_held(r, &m, &v, "\x04%lld\x1f%d\x1f%s", (long long)c, depth, a)) return v;
+    return idx_graph_memo_keep(r, &m, attr_class_walk(r, c, a, depth));
+}
+
+static int64_t attr_class_walk(Resolver *r, int64_t c, const char *a, int depth)
+{
     int64_t m = idx_graph_member(r, c, a);
     if (m && chunk_kind(r, m) != IDX_KIND_CLASS) return result_class(r, m, depth + 1);
     char *type = type_fact(r, c, a);

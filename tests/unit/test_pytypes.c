@@ -88,6 +88,8 @@ static void test_attributes_and_results_across_files(void)
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.clone\n");
     check_callees("pkg/chains.py", "returns_self",
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.me\n");
+    check_callees("pkg/chains.py", "returns_self_later",
+                  "pkg/ds.py:Headers.get\npkg/reply.py:Reply.me_or_none\n");
     /* rv.first: a property's getter runs */
     check_callees("pkg/chains.py", "property_result",
                   "pkg/ds.py:Headers.get\npkg/reply.py:Reply.first\n");

@@ -80,6 +80,31 @@ static PyChunker *idx_py_chunker_new(void)
     s->return_statement = chunk__sym(l, "return_statement", 1);
     s->if_statement = chunk__sym(l, "if_statement", 1);
     s->not_operator = chunk__sym(l, "not_operator", 1);
+    static const char *const bare[] = {"call",
+                                       "attribute",
+                                       "subscript",
+                                       "tuple",
+                                       "parenthesized_expression",
+                                       "not_operator",
+                                       "binary_operator",
+                                       "comparison_operator",
+                                       "boolean_operator",
+                                       "keyword_argument",
+                                       "list",
+                                       "dictionary",
+                                       "set",
+                                       "conditional_expression",
+                                       "unary_operator",
+                                       "lambda",
+                                       "argument_list",
+                                       "pair",
+                                       "await"};
+    s->n_bare = 0;
+    for (size_t i = 0;
+         i < sizeof bare / sizeof *bare && s->n_bare < sizeof s->bare / sizeof *s->bare; i++) {
+        TSSymbol b = chunk__sym(l, bare[i], 1);
+        if (b) s->bare[s->n_bare++] = b;
+    }
     s->f_name = chunk__field(l, "name");
     s->f_body = chunk__field(l, "body");
     s->f_definition = chunk__field(l, "definition");
@@ -169,6 +194,7 @@ static int chunk__unit_new(ChunkRun *r, TSNode def, TSNode outer, const ChunkFra
     u->start = start;
     u->end = end;
     u->def = def;
+    u->outer = outer;
 
     StrBuf sym;
     sb_init(&sym);

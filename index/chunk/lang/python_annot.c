@@ -208,6 +208,33 @@ static int returns_own_instance(ChunkRun *r, TSNode body)
     return found;
 }
 
+/* Whether the text of body has a `return` followed by what
+ * returns_own_instance looks for at the start of its value (`self`, `cls`,
+ * `type`): without one, no return of the body returns its own instance,
+ * and its tree need not be walked. */
+static int may_return_own(ChunkRun *r, TSNode body)
+{
+    uint32_t a = ts_node_start_byte(body), b = ts_node_end_byte(body);
+    if (b > r->len) b = (uint32_t)r->len;
+    static const char kw[] = "return";
+    const size_t kn = sizeof kw - 1;
+    for (uint32_t i = a; i + kn <= b; i++) {
+        const char *p = memchr(r->src + i, 'r', b - i);
+        if (!p) return 0;
+        i = (uint32_t)(p - r->src);
+        if (i + kn > b || memcmp(p, kw, kn) != 0) continue;
+        uint32_t j = i + (uint32_t)kn;
+        while (j < b && (py_is_space(r->src[j]) || r->src[j] == '\\'))
+            j++;
+        const char *v = r->src + j;
+        size_t left = b - j;
+        if ((left >= 4 && (!memcmp(v, "self", 4) || !memcmp(v, "type", 4))) ||
+            (left >= 3 && !memcmp(v, "cls", 3)))
+            return 1;
+    }
+    return 0;
+}
+
 int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out)
 {
     if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) return 0;
@@ -216,7 +243,9 @@ int idx_py_return_type(ChunkRun *r, const ChunkUnit *u, StrBuf *out)
     TSNode rt = ts_node_child_by_field_id(u->def, r->sy->f_return_type);
     if (ts_node_is_null(rt)) {
         TSNode body = ts_node_child_by_field_id(u->def, r->sy->f_body);
-        if (!cls || ts_node_is_null(body) || !returns_own_instance(r, body)) return 0;
+        if (!cls || ts_node_is_null(body) || !may_return_own(r, body) ||
+            !returns_own_instance(r, body))
+            return 0;
         sb_reset(out);
         sb_adds(out, cls);
         return 1;
@@ -253,7 +282,7 @@ int idx_py_return_items(ChunkRun *r, const ChunkUnit *u, StrBuf *out)
  * (`property`, `cached_property`, `functools.cached_property`). */
 int idx_py_is_property(ChunkRun *r, const ChunkUnit *u)
 {
-    TSNode dd = ts_node_parent(u->def);
+    TSNode dd = u->outer;
     if (ts_node_is_null(dd) || ts_node_symbol(dd) != r->sy->decorated_definition) return 0;
     uint32_t k = ts_node_named_child_count(dd);
     for (uint32_t i = 0; i < k; i++) {

@@ -26,6 +26,9 @@ typedef struct ChunkSyms {
         string, concatenated_string, tuple, parenthesized_expression, as_pattern, colon, assignment,
         typed_parameter, typed_default_parameter, for_statement, for_in_clause,
         augmented_assignment, return_statement, if_statement, not_operator;
+    /* expression kinds whose subtree holds no statement (python_types.c) */
+    TSSymbol bare[20];
+    size_t n_bare;
     TSFieldId f_name, f_body, f_definition, f_superclasses, f_module_name, f_alias, f_function,
         f_object, f_attribute, f_value, f_cause, f_left, f_right, f_type, f_parameters,
         f_return_type, f_condition, f_consequence, f_alternative, f_argument, f_arguments;
@@ -53,6 +56,7 @@ typedef struct ChunkUnit {
     char *signature;
     char *docstring;
     TSNode def;       /* function_definition or class_definition */
+    TSNode outer;     /* its decorated_definition, or def */
     uint32_t sig_end; /* byte after the header's ':' */
 } ChunkUnit;
 

@@ -341,6 +341,27 @@ static void note_items(PyTypes *t, int scope, int attr, const char *name, size_t
 
 static void scan_params(ChunkRun *r, PyTypes *t, TSNode def, int scope);
 
+/* Whether the walk below can skip the subtree of expression c: no
+ * statement is written inside an expression (ChunkSyms.bare), and a
+ * comprehension's `for` clause, the one thing the walk looks for there, is
+ * not inside one whose text has no "for". */
+static int bare_expression(ChunkRun *r, TSNode c, TSSymbol s)
+{
+    const ChunkSyms *sy = r->sy;
+    size_t k = 0;
+    while (k < sy->n_bare && sy->bare[k] != s)
+        k++;
+    if (k == sy->n_bare) return 0;
+    uint32_t a = ts_node_start_byte(c), b = ts_node_end_byte(c);
+    if (b > r->len || b < a) return 0;
+    for (const char *p = r->src + a, *end = r->src + b; p + 3 <= end; p++) {
+        p = memchr(p, 'f', (size_t)(end - p));
+        if (!p || p + 3 > end) break;
+        if (p[1] == 'o' && p[2] == 'r') return 0;
+    }
+    return 1;
+}
+
 /* Every assignment in the subtree of n (function bodies: nested ones too,
  * whose annotated parameters count as the function's variables). */
 static void scan_assignments(ChunkRun *r, PyTypes *t, TSNode n, int scope, int cls)
@@ -354,7 +375,7 @@ static void scan_assignments(ChunkRun *r, PyTypes *t, TSNode n, int scope, int c
     while (idx_ts_walk_next(&cur, &depth, descend)) {
         TSNode c = ts_tree_cursor_current_node(&cur);
         TSSymbol s = ts_node_symbol(c);
-        descend = s != r->sy->class_definition && s != r->sy->string;
+        descend = s != r->sy->class_definition && s != r->sy->string && !bare_expression(r, c, s);
         if (s == r->sy->assignment) note_assignment(r, t, c, scope, cls, depth == 2);
         if (s == r->sy->for_statement || s == r->sy->for_in_clause) note_loop(r, t, c, scope);
         if (s == r->sy->if_statement) idx_py_note_guard(r, t, c, scope, depth == 1);
@@ -367,10 +388,13 @@ static void scan_assignments(ChunkRun *r, PyTypes *t, TSNode n, int scope, int c
 static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
 {
     const ChunkSyms *sy = r->sy;
-    uint32_t k = ts_node_named_child_count(body);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode st = ts_node_named_child(body, i);
-        if (ts_node_symbol(st) != sy->expression_statement) continue;
+    /* a cursor over the children: ts_node_named_child counts from the
+     * first child at each call */
+    TSTreeCursor cur = ts_tree_cursor_new(body);
+    for (int more = ts_tree_cursor_goto_first_child(&cur); more;
+         more = ts_tree_cursor_goto_next_sibling(&cur)) {
+        TSNode st = ts_tree_cursor_current_node(&cur);
+        if (!ts_node_is_named(st) || ts_node_symbol(st) != sy->expression_statement) continue;
         TSNode asg = idx_py_first_named(r, st);
         if (ts_node_is_null(asg) || ts_node_symbol(asg) != sy->assignment) continue;
         TSNode lhs = ts_node_child_by_field_id(asg, sy->f_left);
@@ -404,6 +428,7 @@ static void scan_body(ChunkRun *r, PyTypes *t, TSNode body, int scope, int attr)
             sb_release(&raw);
         }
     }
+    ts_tree_cursor_delete(&cur);
 }
 
 /* A function's annotated parameters. */
