@@ -633,6 +633,14 @@ static Chunker *save_chunker(IdxStore *st)
     return st->save_ch;
 }
 
+/* The memo of a store's saves: what the last save tokenized and embedded,
+ * per chunk, for the next save of that file (save_memo.c). */
+static SaveMemo *save_memo(IdxStore *st)
+{
+    if (!st->save_memo) st->save_memo = idx_save_memo_new();
+    return st->save_memo;
+}
+
 CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
 {
     CrErr rc;
@@ -662,6 +670,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
         ch = save_chunker(st);
         fw.pick = &st->lang_pick;
+        fw.memo = save_memo(st);
         idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                              idx_dense_parse_embedder(st));
         /* prepare records the size and mtime of what it read */
@@ -699,6 +708,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
         if (!ch) ch = save_chunker(st);
         fw.pick = &st->lang_pick;
+        fw.memo = save_memo(st);
         idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
                              idx_dense_parse_embedder(st));
     }
