@@ -335,11 +335,12 @@ struct IdxStore {
     char *index_dir;
     char *index_real;
     int index_fd;
-    IdxVfs *vfs;                /* SQLite opens index_dir's files through it */
-    IdxShared *shared;          /* a reference: IdxConfig.shared, or one of the store's own */
-    IdxQueries *queries;        /* borrowed from shared: the compiled queries */
-    Chunker *save_ch;           /* idx_update_file's, keeping each language's last tree */
-    struct SaveMemo *save_memo; /* idx_update_file's: the last save's chunks (update/save_memo.c) */
+    IdxVfs *vfs;         /* SQLite opens index_dir's files through it */
+    IdxShared *shared;   /* a reference: IdxConfig.shared, or one of the store's own */
+    IdxQueries *queries; /* borrowed from shared: the compiled queries */
+    Chunker *save_ch;    /* idx_update_file's, keeping each language's last tree */
+    /* idx_update_file's: the last save's chunks (update/save_memo.c) */
+    struct SaveMemo *save_memo;
     /* The facts of the file idx_update_file wrote last (write.c), kept for
      * the next save's old facts: state 1 written, 2 committed at
      * save_facts_version (PRAGMA data_version: another connection's commit
