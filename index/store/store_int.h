@@ -341,6 +341,7 @@ struct IdxStore {
     Chunker *save_ch;    /* idx_update_file's, keeping each language's last tree */
     /* idx_update_file's: the last save's chunks (update/save_memo.c) */
     struct SaveMemo *save_memo;
+    Stemmer *save_stem; /* idx_update_file's, while the postings are loaded */
     /* The facts of the file idx_update_file wrote last (write.c), kept for
      * the next save's old facts: state 1 written, 2 committed at
      * save_facts_version (PRAGMA data_version: another connection's commit

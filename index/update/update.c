@@ -641,6 +641,17 @@ static SaveMemo *save_memo(IdxStore *st)
     return st->save_memo;
 }
 
+/* The Stemmer of a store's saves while its postings are loaded (a
+ * server's): the save's terms are stemmed a word at a time as a build's are
+ * (stem.c's FileWords), and its chunks' postings added from them; NULL
+ * while they are not (nothing reads the terms then). */
+static Stemmer *save_stemmer(IdxStore *st)
+{
+    if (!st->post) return NULL;
+    if (!st->save_stem && idx_stemmer_new(st, &st->save_stem, NULL)) st->save_stem = NULL;
+    return st->save_stem;
+}
+
 CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
 {
     CrErr rc;
@@ -671,7 +682,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         ch = save_chunker(st);
         fw.pick = &st->lang_pick;
         fw.memo = save_memo(st);
-        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, save_stemmer(st),
                              idx_dense_parse_embedder(st));
         /* prepare records the size and mtime of what it read */
     }
@@ -709,7 +720,7 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         if (!ch) ch = save_chunker(st);
         fw.pick = &st->lang_pick;
         fw.memo = save_memo(st);
-        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, save_stemmer(st),
                              idx_dense_parse_embedder(st));
     }
     if ((rc = idx_store_indexes_ensure(st, e))) goto out;
