@@ -93,12 +93,100 @@ int idx_file_has_chunks(IdxStore *st, const char *path)
     return v;
 }
 
+/* The outlines idx_file_outline read last, kept while the index is as it
+ * was when they were read: the same PRAGMA data_version (another
+ * connection's commit moves it) and sqlite3_total_changes (any row this
+ * connection writes, rolled back or not, moves it). An answer reads the
+ * outline of each file it builds a definition in, often the same few. */
+#define OUTLINE_CACHE_SLOTS 8
+
+typedef struct OutlineSlot {
+    int64_t file_id; /* 0: empty */
+    IdxChunk *v;
+    size_t n;
+    uint64_t used;
+} OutlineSlot;
+
+struct OutlineCache {
+    OutlineSlot slot[OUTLINE_CACHE_SLOTS];
+    int64_t version, changes;
+    uint64_t tick;
+};
+
+static void outline_slot_clear(OutlineSlot *o)
+{
+    idx_chunks_free(o->v, o->n);
+    memset(o, 0, sizeof *o);
+}
+
+void idx_store_outlines_free(OutlineCache *c)
+{
+    if (!c) return;
+    for (size_t i = 0; i < OUTLINE_CACHE_SLOTS; i++)
+        outline_slot_clear(&c->slot[i]);
+    free(c);
+}
+
+/* A copy of v[0..n) as idx_file_outline returns it (symbol and signature). */
+static IdxChunk *outline_copy(const IdxChunk *v, size_t n)
+{
+    IdxChunk *w = n ? xcalloc(n, sizeof *w) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        w[i] = v[i];
+        w[i].symbol = v[i].symbol ? xstrdup(v[i].symbol) : NULL;
+        w[i].signature = v[i].signature ? xstrdup(v[i].signature) : NULL;
+    }
+    return w;
+}
+
+/* The cache's slot of file_id, or NULL; empties the cache first when the
+ * index may have changed since it was filled. */
+static OutlineSlot *outline_cached(IdxStore *st, int64_t file_id)
+{
+    OutlineCache *c = st->outlines;
+    if (!c) c = st->outlines = xcalloc(1, sizeof *c);
+    int64_t version = idx_store_data_version(st), changes = sqlite3_total_changes(st->db);
+    if (version != c->version || changes != c->changes) {
+        for (size_t i = 0; i < OUTLINE_CACHE_SLOTS; i++)
+            outline_slot_clear(&c->slot[i]);
+        c->version = version;
+        c->changes = changes;
+    }
+    for (size_t i = 0; i < OUTLINE_CACHE_SLOTS; i++)
+        if (c->slot[i].file_id == file_id && file_id) {
+            c->slot[i].used = ++c->tick;
+            return &c->slot[i];
+        }
+    return NULL;
+}
+
+/* Keeps a copy of file_id's outline v[0..n) in the least recently used slot. */
+static void outline_keep(IdxStore *st, int64_t file_id, const IdxChunk *v, size_t n)
+{
+    OutlineCache *c = st->outlines;
+    if (!c || !file_id || c->version < 0) return;
+    OutlineSlot *o = &c->slot[0];
+    for (size_t i = 1; i < OUTLINE_CACHE_SLOTS; i++)
+        if (c->slot[i].used < o->used) o = &c->slot[i];
+    outline_slot_clear(o);
+    o->file_id = file_id;
+    o->v = outline_copy(v, n);
+    o->n = n;
+    o->used = ++c->tick;
+}
+
 CrErr idx_file_outline(IdxStore *st, int64_t file_id, IdxChunk **out, size_t *n_out, ErrInfo *e)
 {
     IdxChunk *v = NULL;
     size_t n = 0, cap = 0;
     *out = NULL;
     *n_out = 0;
+    const OutlineSlot *hit = outline_cached(st, file_id);
+    if (hit) {
+        *out = outline_copy(hit->v, hit->n);
+        *n_out = hit->n;
+        return CR_OK;
+    }
     sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_OUTLINE_OF_FILE, e);
     if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 1, file_id);
@@ -122,6 +210,7 @@ CrErr idx_file_outline(IdxStore *st, int64_t file_id, IdxChunk **out, size_t *n_
         idx_chunks_free(v, n);
         return idx_store_err(st, e, "file outline");
     }
+    outline_keep(st, file_id, v, n);
     *out = v;
     *n_out = n;
     return CR_OK;

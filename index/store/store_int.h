@@ -285,6 +285,10 @@ typedef struct FileCache {
 
 void idx_store_file_cache_release(FileCache *fc);
 
+/* idx_file_outline's cache (rows.c): IdxStore.outlines. */
+typedef struct OutlineCache OutlineCache;
+void idx_store_outlines_free(OutlineCache *c);
+
 typedef struct Embedder Embedder;
 typedef struct VecStore VecStore;
 typedef struct VecView VecView;
@@ -342,6 +346,8 @@ struct IdxStore {
     /* idx_update_file's: the last save's chunks (update/save_memo.c) */
     struct SaveMemo *save_memo;
     Stemmer *save_stem; /* idx_update_file's, while the postings are loaded */
+    /* idx_file_outline's last outlines (rows.c) */
+    struct OutlineCache *outlines;
     /* The facts of the file idx_update_file wrote last (write.c), kept for
      * the next save's old facts: state 1 written, 2 committed at
      * save_facts_version (PRAGMA data_version: another connection's commit
