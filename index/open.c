@@ -96,6 +96,9 @@ void idx_close(IdxStore *st)
     idx_store_file_cache_release(&st->files);
     idx_dense_close(st);
     idx_chunker_free(st->save_ch); /* before the queries it borrows */
+    idx_save_memo_free(st->save_memo);
+    idx_stemmer_free(st->save_stem);
+    idx_store_rows_cache_free(st->rows_cache);
     idx_store_save_facts_drop(st);
     free(st->save_facts);
     idx_shared_unref(st->shared);

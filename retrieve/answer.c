@@ -658,7 +658,8 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, Open open, size
             score[l] = -1;
             continue;
         }
-        double sc = 3.0 * rtv_line_mentions(s, len, a->words, a->wl, a->n_words);
+        int met = rtv_line_mentions(s, len, a->words, a->wl, a->n_words);
+        double sc = 3.0 * met;
         for (size_t k = 0; k < a->n_rels; k++) {
             if (a->rels[k].from != i || a->rels[k].kind != IDX_EDGE_CALL) continue;
             size_t nl;
@@ -679,8 +680,7 @@ static size_t pick_lines(const Ans *a, size_t i, const Lines *L, Open open, size
          * (a comment line that holds the question's words may still fill
          * a quote that has too little code) */
         if (comment[l]) {
-            int m = rtv_line_mentions(s, len, a->words, a->wl, a->n_words);
-            said[l] = (char)(m < 100 ? m : 100);
+            said[l] = (char)(met < 100 ? met : 100);
             sc = 0;
         }
         score[l] = sc;

@@ -73,19 +73,17 @@ static Overlap overlap(const RtvQuery *q, const size_t *ql, const char *text)
     Overlap o = {0, 0};
     size_t n = subwords(text, buf, sizeof buf, at, len, 96);
     if (!n || !q->n_words) return o;
+    /* each pair compared once: the question's words met, and the text's */
     size_t hit_q = 0, hit_t = 0;
-    for (size_t w = 0; w < q->n_words; w++)
+    unsigned char met[96] = {0};
+    for (size_t w = 0; w < q->n_words; w++) {
+        int any = 0;
         for (size_t k = 0; k < n; k++)
-            if (same_stem(q->words[w], ql[w], at[k], len[k])) {
-                hit_q++;
-                break;
-            }
+            if (same_stem(q->words[w], ql[w], at[k], len[k])) any = met[k] = 1;
+        hit_q += (size_t)any;
+    }
     for (size_t k = 0; k < n; k++)
-        for (size_t w = 0; w < q->n_words; w++)
-            if (same_stem(q->words[w], ql[w], at[k], len[k])) {
-                hit_t++;
-                break;
-            }
+        hit_t += met[k];
     o.of_query = (double)hit_q / (double)q->n_words;
     o.of_text = (double)hit_t / (double)n;
     return o;

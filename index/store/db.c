@@ -172,11 +172,15 @@ int64_t idx_store_data_version(IdxStore *st)
 int idx_read_begin(IdxStore *st)
 {
     if (!st || !st->db || !sqlite3_get_autocommit(st->db)) return 0;
-    return sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+    if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) return 0;
+    st->read_seq++;
+    st->in_read = 1;
+    return 1;
 }
 
 void idx_read_end(IdxStore *st, int began)
 {
+    if (began && st) st->in_read = 0;
     if (began && st && st->db && !sqlite3_get_autocommit(st->db))
         sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 }

@@ -31,6 +31,10 @@ typedef struct FileTerms {
     FileWords *words; /* the words met, each tokenized once (stem.c) */
 } FileTerms;
 
+/* What the last save computed per chunk from the chunk's own inputs
+ * (update/save_memo.c), found by those inputs for the next save. */
+typedef struct SaveMemo SaveMemo;
+
 typedef struct FileWork {
     /* in */
     char *path; /* relative */
@@ -40,7 +44,9 @@ typedef struct FileWork {
     /* how the project reads shared suffixes (the store's; NULL: by suffix
      * alone); borrowed */
     const IdxLangPick *pick;
-    int reread; /* read and written again even with old_hash's content (the pick changed) */
+    int reread;     /* read and written again even with old_hash's content (the pick changed) */
+    SaveMemo *memo; /* a save's (idx_update_file): chunks found there are not tokenized or
+                     * embedded again, and this file's are kept in it; borrowed, or NULL */
     /* out of prepare */
     const char
         *skip; /* non-NULL: skip reason ("binary", "not-utf8", "too-large", "unreadable", "gone") */
@@ -89,5 +95,32 @@ void idx_chunk_span(uint32_t start_line, uint32_t end_line, const size_t *line_o
 void idx_search_fields(const char *symbol, const char *path_tok, const char *docstring, int cont,
                        const char *signature, const char *lines, size_t len,
                        char *out[IDX_SEARCH_FIELDS]);
+
+/* ---------------------------------------------------------------- a save's memo (save_memo.c) */
+
+SaveMemo *idx_save_memo_new(void);
+void idx_save_memo_free(SaveMemo *m);
+/* Whether a file of src_len bytes has its chunks kept for the next save. */
+int idx_save_memo_keeps(size_t src_len);
+/* The key of idx_search_fields's inputs (into key, reset first). */
+void idx_save_memo_fields_key(const char *symbol, const char *path_tok, const char *docstring,
+                              int cont, const char *signature, const char *lines, size_t len,
+                              StrBuf *key);
+/* 1 and copies of the fields the last save made from the same inputs, else 0. */
+int idx_save_memo_fields_get(const SaveMemo *m, const StrBuf *key, char *out[IDX_SEARCH_FIELDS]);
+/* Keeps a copy of fields, made from key's inputs, for the next save. */
+void idx_save_memo_fields_put(SaveMemo *m, const StrBuf *key,
+                              char *const fields[IDX_SEARCH_FIELDS]);
+/* The vector em gave the same embedding text at the last save (dim floats,
+ * dim as idx_save_memo_dim says), or NULL. */
+const float *idx_save_memo_vec_get(const SaveMemo *m, const Embedder *em, const char *text);
+/* The dimension of the last save's vectors by em (0: none). */
+int idx_save_memo_dim(const SaveMemo *m, const Embedder *em);
+/* Keeps a copy of v, em's vector of text, for the next save. */
+void idx_save_memo_vec_put(SaveMemo *m, const Embedder *em, const char *text, const float *v,
+                           int dim);
+/* Ends a save's prepare: what it kept becomes what the next save finds
+ * (keep), or nothing is kept (the file was not chunked, or too large). */
+void idx_save_memo_turn(SaveMemo *m, int keep);
 
 #endif

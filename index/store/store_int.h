@@ -290,6 +290,10 @@ typedef struct FileCache {
 
 void idx_store_file_cache_release(FileCache *fc);
 
+/* The rows rows.c read last (IdxStore.rows_cache). */
+typedef struct RowsCache RowsCache;
+void idx_store_rows_cache_free(RowsCache *c);
+
 typedef struct Embedder Embedder;
 typedef struct VecStore VecStore;
 typedef struct VecView VecView;
@@ -344,6 +348,15 @@ struct IdxStore {
     IdxShared *shared;   /* a reference: IdxConfig.shared, or one of the store's own */
     IdxQueries *queries; /* borrowed from shared: the compiled queries */
     Chunker *save_ch;    /* idx_update_file's, keeping each language's last tree */
+    /* idx_update_file's: the last save's chunks (update/save_memo.c) */
+    struct SaveMemo *save_memo;
+    Stemmer *save_stem; /* idx_update_file's, while the postings are loaded */
+    /* the chunks and outlines rows.c read last */
+    struct RowsCache *rows_cache;
+    /* idx_read_begin's transactions, counted; in_read while one is open (no
+     * other connection's commit shows in it) */
+    uint64_t read_seq;
+    int in_read;
     /* The facts of the file idx_update_file wrote last (write.c), kept for
      * the next save's old facts: state 1 written, 2 committed at
      * save_facts_version (PRAGMA data_version: another connection's commit

@@ -633,6 +633,25 @@ static Chunker *save_chunker(IdxStore *st)
     return st->save_ch;
 }
 
+/* The memo of a store's saves: what the last save tokenized and embedded,
+ * per chunk, for the next save of that file (save_memo.c). */
+static SaveMemo *save_memo(IdxStore *st)
+{
+    if (!st->save_memo) st->save_memo = idx_save_memo_new();
+    return st->save_memo;
+}
+
+/* The Stemmer of a store's saves while its postings are loaded (a
+ * server's): the save's terms are stemmed a word at a time as a build's are
+ * (stem.c's FileWords), and its chunks' postings added from them; NULL
+ * while they are not (nothing reads the terms then). */
+static Stemmer *save_stemmer(IdxStore *st)
+{
+    if (!st->post) return NULL;
+    if (!st->save_stem && idx_stemmer_new(st, &st->save_stem, NULL)) st->save_stem = NULL;
+    return st->save_stem;
+}
+
 CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
 {
     CrErr rc;
@@ -662,7 +681,8 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
         ch = save_chunker(st);
         fw.pick = &st->lang_pick;
-        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+        fw.memo = save_memo(st);
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, save_stemmer(st),
                              idx_dense_parse_embedder(st));
         /* prepare records the size and mtime of what it read */
     }
@@ -699,7 +719,8 @@ CrErr idx_update_file(IdxStore *st, const char *path, ErrInfo *e)
         fw.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
         if (!ch) ch = save_chunker(st);
         fw.pick = &st->lang_pick;
-        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, NULL,
+        fw.memo = save_memo(st);
+        idx_filework_prepare(&fw, st->root, st->max_file_bytes, ch, save_stemmer(st),
                              idx_dense_parse_embedder(st));
     }
     if ((rc = idx_store_indexes_ensure(st, e))) goto out;

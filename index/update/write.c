@@ -11,11 +11,49 @@
 
 /* ---------------------------------------------------------------- prepare (any thread) */
 
+/* Each chunk's vector: those the save's memo has from the last save copied,
+ * the others embedded (one batch) and kept in the memo for the next. A
+ * failure leaves fw->vecs NULL: the sync embeds these chunks then. */
+static void filework__embed(FileWork *fw, Embedder *em, char **etext, size_t n, int keep)
+{
+    int dim = idx_save_memo_dim(fw->memo, em);
+    char **miss = xcalloc(n, sizeof *miss);
+    size_t *at = xcalloc(n, sizeof *at), n_miss = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!idx_save_memo_vec_get(fw->memo, em, etext[i])) {
+            miss[n_miss] = etext[i];
+            at[n_miss++] = i;
+        }
+    }
+    float *got = NULL;
+    int got_dim = dim;
+    ErrInfo e = {0};
+    if (n_miss && idx_embedder_embed(em, (const char *const *)miss, n_miss, &got, &got_dim, &e))
+        got = NULL;
+    if ((n_miss && !got) || got_dim <= 0 || (dim && got_dim != dim)) goto out;
+    fw->dim = got_dim;
+    fw->vecs = xmalloc(n * (size_t)got_dim * sizeof *fw->vecs);
+    for (size_t i = 0; i < n; i++) {
+        const float *v = idx_save_memo_vec_get(fw->memo, em, etext[i]);
+        if (v) memcpy(fw->vecs + i * (size_t)got_dim, v, (size_t)got_dim * sizeof *v);
+    }
+    for (size_t k = 0; k < n_miss; k++)
+        memcpy(fw->vecs + at[k] * (size_t)got_dim, got + k * (size_t)got_dim,
+               (size_t)got_dim * sizeof *got);
+    for (size_t i = 0; keep && i < n; i++)
+        idx_save_memo_vec_put(fw->memo, em, etext[i], fw->vecs + i * (size_t)got_dim, got_dim);
+out:
+    free(got);
+    free(miss);
+    free(at);
+}
+
 static void filework__tokens(FileWork *fw, const char *src, const size_t *line_off,
                              uint32_t n_lines, size_t src_len, Embedder *em)
 {
-    StrBuf sb;
+    StrBuf sb, key;
     sb_init(&sb);
+    sb_init(&key);
     size_t n = fw->set.n_chunks;
     fw->text = xcalloc(n * IDX_SEARCH_FIELDS + 1, sizeof(char *));
     fw->chunk_hash = xcalloc(n + 1, sizeof *fw->chunk_hash);
@@ -29,6 +67,8 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         if (c->symbol && c->symbol[0]) strmap_put(&seen, c->symbol, 1);
     }
     strmap_release(&seen);
+    /* a save keeps this file's chunks for the next (save_memo.c) */
+    int keep = fw->memo && idx_save_memo_keeps(src_len);
     /* with an embedder, each chunk's embedding text (idx_dense_text) */
     char **etext = em && n ? xcalloc(n, sizeof *etext) : NULL;
     StrBuf path_tok;
@@ -39,8 +79,14 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         size_t a, b;
         idx_chunk_span(c->start_line, c->end_line, line_off, n_lines, src_len, &a, &b);
         idx_hash_text(src + a, b - a, fw->chunk_hash[i]);
-        idx_search_fields(c->symbol, path_tok.buf, c->docstring, fw->cont[i], c->signature, src + a,
-                          b - a, &fw->text[i * IDX_SEARCH_FIELDS]);
+        char **fields = &fw->text[i * IDX_SEARCH_FIELDS];
+        if (fw->memo)
+            idx_save_memo_fields_key(c->symbol, path_tok.buf, c->docstring, fw->cont[i],
+                                     c->signature, src + a, b - a, &key);
+        if (!fw->memo || !idx_save_memo_fields_get(fw->memo, &key, fields))
+            idx_search_fields(c->symbol, path_tok.buf, c->docstring, fw->cont[i], c->signature,
+                              src + a, b - a, fields);
+        if (keep) idx_save_memo_fields_put(fw->memo, &key, fields);
         if (etext) {
             idx_dense_text(fw->path, c->symbol[0] ? c->symbol : fw->module, fw->cont[i],
                            c->signature, src + a, b - a, &sb);
@@ -48,15 +94,14 @@ static void filework__tokens(FileWork *fw, const char *src, const size_t *line_o
         }
     }
     if (etext) {
-        /* a failure leaves fw->vecs NULL: the sync embeds these chunks then */
-        ErrInfo e = {0};
-        if (idx_embedder_embed(em, (const char *const *)etext, n, &fw->vecs, &fw->dim, &e))
-            fw->vecs = NULL;
+        filework__embed(fw, em, etext, n, keep);
         for (size_t i = 0; i < n; i++)
             free(etext[i]);
         free(etext);
     }
+    if (fw->memo) idx_save_memo_turn(fw->memo, keep);
     sb_release(&path_tok);
+    sb_release(&key);
     sb_release(&sb);
 }
 

@@ -408,6 +408,109 @@ static void test_staged_parity(void)
     }
 }
 
+static int cmp_line(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every hit of a few questions, dense and keyword, as "path:line:symbol
+ * score" lines sorted (chunk ids differ between an index saved into and a
+ * fresh one of the same tree; the rest may not). */
+static void hits_text(IdxStore *st, StrBuf *out)
+{
+    static const char *const qs[] = {"compute the total price of an order",
+                                     "render the template for a request", "parse the header",
+                                     "discount rate for a customer", "total"};
+    size_t n_lines = 0, cap = 0;
+    char **lines = NULL;
+    for (size_t q = 0; q < sizeof qs / sizeof *qs; q++) {
+        for (int dense = 0; dense < 2; dense++) {
+            IdxHit *hits = NULL;
+            size_t n = 0;
+            CHECK_INT(dense ? idx_search_dense(st, qs[q], 1000, &hits, &n, NULL)
+                            : idx_search_bm25(st, qs[q], 1000, &hits, &n, NULL),
+                      CR_OK);
+            for (size_t k = 0; k < n; k++) {
+                IdxChunk c = {0};
+                CHECK_INT(idx_chunk_get(st, hits[k].chunk_id, &c, NULL), CR_OK);
+                StrBuf l;
+                sb_init(&l);
+                sb_addf(&l, "%zu %d %s:%u:%u:%s %.9g", q, dense, c.path ? c.path : "", c.start_line,
+                        c.window, c.symbol ? c.symbol : "", (double)hits[k].score);
+                ARRAY_GROW(lines, n_lines + 1, cap);
+                lines[n_lines++] = sb_detach(&l, NULL);
+                idx_chunk_release(&c);
+            }
+            free(hits);
+        }
+    }
+    qsort(lines, n_lines, sizeof *lines, cmp_line);
+    for (size_t i = 0; i < n_lines; i++) {
+        sb_addf(out, "%s\n", lines[i]);
+        free(lines[i]);
+    }
+    free(lines);
+}
+
+/* A save keeps what it tokenized and embedded per chunk for the next save
+ * of the file (index/update/save_memo.c): saves that change one function,
+ * move the others down, change a docstring alone and put a function back
+ * leave every search field and vector those of a fresh index of the tree. */
+static void test_save_memo_parity(void)
+{
+    char root[256], dir[256], fresh[256], file[300];
+    snprintf(root, sizeof root, "%s/memo", tmpdir);
+    snprintf(dir, sizeof dir, "%s/memo-idx", tmpdir);
+    snprintf(fresh, sizeof fresh, "%s/memo-fresh", tmpdir);
+    snprintf(file, sizeof file, "%s/shop/saved.py", root);
+    test_sh("mkdir -p '%s' && cp -R " FIXTURE_DIR "/shop/. '%s/'", root, root);
+    static const char *const saves[] = {
+        "def order_total(order):\n    \"\"\"The total price of an order.\"\"\"\n"
+        "    return sum(i.price for i in order.items)\n\n\n"
+        "def discount_rate(customer):\n    return 0.1 if customer.vip else 0.0\n\n\n"
+        "def parse_header(line):\n    return line.split(':', 1)\n",
+        "def order_total(order):\n    \"\"\"The total price of an order.\"\"\"\n"
+        "    return sum(i.price * i.count for i in order.items)\n\n\n"
+        "def discount_rate(customer):\n    return 0.1 if customer.vip else 0.0\n\n\n"
+        "def parse_header(line):\n    return line.split(':', 1)\n",
+        "def tax(order):\n    return order_total(order) * 0.2\n\n\n"
+        "def order_total(order):\n    \"\"\"The whole price of an order, counted.\"\"\"\n"
+        "    return sum(i.price * i.count for i in order.items)\n\n\n"
+        "def discount_rate(customer):\n    return 0.1 if customer.vip else 0.0\n\n\n"
+        "def parse_header(line):\n    return line.split(':', 1)\n",
+        "def order_total(order):\n    \"\"\"The total price of an order.\"\"\"\n"
+        "    return sum(i.price for i in order.items)\n\n\n"
+        "def discount_rate(customer):\n    return 0.1 if customer.vip else 0.0\n\n\n"
+        "def parse_header(line):\n    return line.split(':', 1)\n"};
+    IdxConfig cfg = {.root = root, .index_dir = dir, .embed_provider = "builtin"};
+    IdxStore *st = NULL;
+    CHECK_INT(idx_open(&cfg, 0, &st, NULL), CR_OK);
+    if (!st) return;
+    CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
+    for (size_t k = 0; k < sizeof saves / sizeof *saves; k++) {
+        write_text(file, saves[k]);
+        CHECK_INT(idx_update_file(st, file, NULL), CR_OK);
+        /* a fresh index of the tree as this save left it */
+        test_sh("rm -rf '%s' # %s", fresh, "");
+        IdxConfig fcfg = {.root = root, .index_dir = fresh, .embed_provider = "builtin"};
+        IdxStore *f = NULL;
+        CHECK_INT(idx_open(&fcfg, 0, &f, NULL), CR_OK);
+        if (!f) break;
+        CHECK_INT(idx_update(f, NULL, NULL, NULL, NULL), CR_OK);
+        StrBuf a, b;
+        sb_init(&a);
+        sb_init(&b);
+        hits_text(st, &a);
+        hits_text(f, &b);
+        CHECK(a.len > 0);
+        CHECK_STR(a.buf, b.buf);
+        sb_release(&a);
+        sb_release(&b);
+        idx_close(f);
+    }
+    idx_close(st);
+}
+
 /* Two stores on one index (a language server and a command-line update in
  * the same workspace): each journals only the change from what the vector
  * files hold, so one that missed the other's writes reloads first. Here b
@@ -517,6 +620,7 @@ int main(void)
     RUN(test_index);
     RUN(test_languages);
     RUN(test_staged_parity);
+    RUN(test_save_memo_parity);
     RUN(test_two_stores);
     RUN(test_unchanged_update);
     RUN(test_delta_sync);

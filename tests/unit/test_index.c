@@ -476,6 +476,65 @@ static void test_other_writer(void)
     idx_close(writer);
 }
 
+/* How many chunks st's outline of rel's file has (-1: no such file). */
+static long outline_len(IdxStore *st, const char *rel, int64_t *file_id)
+{
+    IdxChunk *v = NULL;
+    size_t n = 0;
+    if (idx_file_chunks(st, rel, &v, &n, NULL) != CR_OK || !n) return -1;
+    *file_id = v[0].file_id;
+    idx_chunks_free(v, n);
+    CHECK_INT(idx_file_outline(st, *file_id, &v, &n, NULL), CR_OK);
+    idx_chunks_free(v, n);
+    return (long)n;
+}
+
+/* The chunks and outlines a store keeps from its last reads (rows.c) are
+ * never those of an index that changed since: another handle's commit (in
+ * and out of a read transaction) and the store's own write each show at
+ * the next read. */
+static void test_rows_cache_fresh(void)
+{
+    IdxStore *a = open_store(0, NULL, 0), *b = open_store(0, NULL, 0);
+    if (!a || !b) return;
+    const char *one = "def rows_one(x):\n    return x\n";
+    const char *two = "def rows_one(x):\n    return x\n\n\ndef rows_two(y):\n    return y\n";
+    write_file("shop/rows.py", one, strlen(one));
+    CHECK_INT(idx_update_file(a, "shop/rows.py", NULL), CR_OK);
+    int64_t fid = 0;
+    CHECK_INT(outline_len(a, "shop/rows.py", &fid), 1);
+    IdxChunk *v = NULL;
+    size_t n = 0;
+    CHECK_INT(idx_file_chunks(a, "shop/rows.py", &v, &n, NULL), CR_OK);
+    int64_t old_id = n ? v[0].id : 0;
+    idx_chunks_free(v, n);
+    IdxChunk c = {0};
+    CHECK_INT(idx_chunk_get(a, old_id, &c, NULL), CR_OK);
+    idx_chunk_release(&c);
+    /* another handle rewrites the file: its rows have new ids */
+    write_file("shop/rows.py", two, strlen(two));
+    CHECK_INT(idx_update_file(b, "shop/rows.py", NULL), CR_OK);
+    CHECK_INT(idx_chunk_get(a, old_id, &c, NULL), CR_ENOENT);
+    CHECK_INT(outline_len(a, "shop/rows.py", &fid), 2);
+    /* and again while a reads in a transaction of its own, then after it */
+    int txn = idx_read_begin(a);
+    CHECK(txn);
+    CHECK_INT(outline_len(a, "shop/rows.py", &fid), 2);
+    write_file("shop/rows.py", one, strlen(one));
+    CHECK_INT(idx_update_file(b, "shop/rows.py", NULL), CR_OK);
+    CHECK_INT(outline_len(a, "shop/rows.py", &fid), 2); /* its snapshot */
+    idx_read_end(a, txn);
+    CHECK_INT(outline_len(a, "shop/rows.py", &fid), 1);
+    /* its own write */
+    write_file("shop/rows.py", two, strlen(two));
+    CHECK_INT(idx_update_file(a, "shop/rows.py", NULL), CR_OK);
+    CHECK_INT(outline_len(a, "shop/rows.py", &fid), 2);
+    test_sh("rm '%s/%s'", tmp_root, "shop/rows.py");
+    CHECK_INT(idx_update_file(a, "shop/rows.py", NULL), CR_OK);
+    idx_close(a);
+    idx_close(b);
+}
+
 static void test_schema_rebuild(void)
 {
     char db[512];
@@ -624,6 +683,7 @@ int main(void)
     RUN(test_skips_and_excludes);
     RUN(test_stop);
     RUN(test_other_writer);
+    RUN(test_rows_cache_fresh);
     RUN(test_schema_rebuild);
     RUN(test_index_of_another_root);
     teardown_tree();
