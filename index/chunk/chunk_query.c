@@ -13,8 +13,10 @@
 
 struct IdxQueries {
     pthread_mutex_t mu;
-    pthread_cond_t compiled;           /* a thread's compile ended */
-    TSQuery *q[QUERIES__LANGS];        /* by row of the language table */
+    pthread_cond_t compiled;             /* a thread's compile ended */
+    const IdxLang *lang[QUERIES__LANGS]; /* each slot's row, in the order first asked */
+    size_t n;                            /* slots taken */
+    TSQuery *q[QUERIES__LANGS];
     signed char state[QUERIES__LANGS]; /* 0 not compiled yet, 1 done, -1 failed, 2 compiling */
     pthread_t thread[QUERIES__LANGS];  /* idx_queries_start's, joined at free */
     unsigned char started[QUERIES__LANGS];
@@ -58,14 +60,17 @@ void idx_queries_free(IdxQueries *qs)
     free(qs);
 }
 
-/* lang's row in the table, or QUERIES__LANGS: none with a query. */
-static size_t queries__slot(const IdxLang *lang)
+/* lang's slot, taken now if it has none yet (qs->mu held), or
+ * QUERIES__LANGS: no query, or no slot left. Slots are keyed by the row
+ * itself, not its place in the table: the queries need not know the table. */
+static size_t queries__slot(IdxQueries *qs, const IdxLang *lang)
 {
-    size_t i = 0, n = idx_lang_count();
-    while (i < n && idx_lang_at(i) != lang)
-        i++;
-    if (i >= n || i >= QUERIES__LANGS || !lang->grammar || !lang->query) return QUERIES__LANGS;
-    return i;
+    if (!lang->grammar || !lang->query) return QUERIES__LANGS;
+    for (size_t i = 0; i < qs->n; i++)
+        if (qs->lang[i] == lang) return i;
+    if (qs->n == QUERIES__LANGS) return QUERIES__LANGS;
+    qs->lang[qs->n] = lang;
+    return qs->n++;
 }
 
 static void *queries__compile(void *arg)
@@ -83,10 +88,9 @@ static void *queries__compile(void *arg)
 
 void idx_queries_start(IdxQueries *qs, const IdxLang *lang)
 {
-    size_t i = queries__slot(lang);
-    if (i == QUERIES__LANGS) return;
     pthread_mutex_lock(&qs->mu);
-    if (!qs->state[i] && !qs->started[i]) {
+    size_t i = queries__slot(qs, lang);
+    if (i < QUERIES__LANGS && !qs->state[i] && !qs->started[i]) {
         QueryJob *j = xmalloc(sizeof *j);
         *j = (QueryJob){qs, lang, i};
         if (pthread_create(&qs->thread[i], NULL, queries__compile, j) == 0) {
@@ -101,9 +105,12 @@ void idx_queries_start(IdxQueries *qs, const IdxLang *lang)
 
 const TSQuery *idx_queries_get(IdxQueries *qs, const IdxLang *lang)
 {
-    size_t i = queries__slot(lang);
-    if (i == QUERIES__LANGS) return NULL;
     pthread_mutex_lock(&qs->mu);
+    size_t i = queries__slot(qs, lang);
+    if (i == QUERIES__LANGS) {
+        pthread_mutex_unlock(&qs->mu);
+        return NULL;
+    }
     while (qs->state[i] == 2)
         pthread_cond_wait(&qs->compiled, &qs->mu);
     if (!qs->state[i]) {
