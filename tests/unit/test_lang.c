@@ -328,6 +328,13 @@ static void test_js(void)
     CHECK(
         !has_edge_quiet(st, "lib/store.js", "lookup", "lib/store.js", "Store.has", IDX_EDGE_CALL));
     CHECK(has_edge(st, "lib/store.js", "Store.fetch", "lib/store.js", "Store.has", IDX_EDGE_CALL));
+    /* `this` is bound by the call: in a constructor function, its
+     * prototype's member; in a function that is no method, nothing (not
+     * the one method of the name anywhere) */
+    CHECK(has_edge(st, "lib/queue.js", "Queue", "lib/queue.js", "Queue.prototype.drain",
+                   IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, "lib/queue.js", "onIdle", "lib/queue.js", "Queue.prototype.drain",
+                          IDX_EDGE_CALL));
     /* a global function of the language (setTimeout) is not the workspace
      * method of that name */
     CHECK(!has_edge_quiet(st, "lib/store.js", "later", "lib/store.js", "Clock.setTimeout",
