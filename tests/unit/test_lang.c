@@ -136,6 +136,10 @@ static void test_cpp(void)
         st, "shape.cc",
         "module 1-5 \nmethod 6-10 Circle.scale\n  doc: Grows the circle by k.\nmodule 12-12 \n");
     CHECK(has_edge(st, "shape.h", "Circle", "shape.h", "Shape", IDX_EDGE_INHERIT));
+    /* an operator is named with its symbol: one class's operators apart */
+    CHECK(chunk_id(st, "point.h", "Point.operator==") != 0);
+    CHECK(chunk_id(st, "point.h", "Point.operator!=") != 0);
+    CHECK(chunk_id(st, "point.h", "Point.operator[]") != 0);
     CHECK(has_edge(st, "shape.h", "Circle", "shape.h", "Circle.area", IDX_EDGE_CONTAIN));
     CHECK(has_edge(st, "shape.cc", "Circle.scale", "shape.h", "Circle.area", IDX_EDGE_CALL));
     CHECK(has_edge(st, "shape.cc", "", "shape.h", "", IDX_EDGE_IMPORT));
