@@ -65,8 +65,8 @@ The servers' own errors and naming, and what the script does with them:
   = function () {…}` in a `forEach` callback) is not sampled. tsserver
   types `this` in a function that is no method as nothing: a call on it
   (`this.error(404)` in a listener `send`'s SendStream runs) is in its
-  answer nowhere, where coderag links the one method of that name (the
-  one the listener runs, there): counted a wrong callee.
+  answer nowhere; coderag leaves it unresolved too (the row's
+  prototype_word: only a constructor function's `this` is typed).
 - gopls (Debian's v0.11) dies on the incoming calls of some interface
   methods (a nil pointer in source.interfaceReferences): it is started
   again and the function is not sampled (the count is printed).

@@ -27,9 +27,20 @@ char *idx_chunk_ts_name_text(TsRun *r, TSNode n)
     StrBuf *sb = &r->sb;
     sb_reset(sb);
     if (b > r->em.len) b = r->em.len;
-    int depth = 0;
+    int depth = 0, op = 0;
     for (uint32_t i = a; i < b; i++) {
         char c = src[i];
+        /* an operator's symbol is part of its name (`operator==`,
+         * `operator()`): operators of one class are told apart */
+        if (!op && !depth && c != ':' && c != '~' && c != '.' && !types__ident_char(c) &&
+            c != ' ' && c != '\t' && c != '\n' && sb->len >= 8 &&
+            !memcmp(sb->buf + sb->len - 8, "operator", 8) &&
+            (sb->len == 8 || sb->buf[sb->len - 9] == '.'))
+            op = 1;
+        if (op) {
+            if (c != ' ' && c != '\t' && c != '\n') sb_addc(sb, c);
+            continue;
+        }
         if (c == '<')
             depth++;
         else if (c == '>' && depth)

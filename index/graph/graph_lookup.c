@@ -594,6 +594,15 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
             sb_addf(&q, ".%s", rest);
             v = idx_graph_resolve_qualified(r, q.buf, 0);
         }
+        /* in a function that is no method, in a row whose self word the
+         * call binds: a constructor's prototype member, nothing else */
+        const char *proto = ref->lang ? ref->lang->prototype_word : NULL;
+        if (!dot && proto && ref->symbol[0]) {
+            if (ref->module[0]) sb_addf(&q, "%s.", ref->module);
+            sb_addf(&q, "%s.%s.%s", ref->symbol, proto, rest);
+            v = idx_graph_resolve_qualified(r, q.buf, 0);
+            goto out;
+        }
         if (!v && !strchr(rest, '.') && !by_member_name(ref->lang, rest))
             v = idx_graph_unique_by_name(r, rest);
         goto out;

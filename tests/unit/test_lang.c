@@ -136,6 +136,10 @@ static void test_cpp(void)
         st, "shape.cc",
         "module 1-5 \nmethod 6-10 Circle.scale\n  doc: Grows the circle by k.\nmodule 12-12 \n");
     CHECK(has_edge(st, "shape.h", "Circle", "shape.h", "Shape", IDX_EDGE_INHERIT));
+    /* an operator is named with its symbol: one class's operators apart */
+    CHECK(chunk_id(st, "point.h", "Point.operator==") != 0);
+    CHECK(chunk_id(st, "point.h", "Point.operator!=") != 0);
+    CHECK(chunk_id(st, "point.h", "Point.operator[]") != 0);
     CHECK(has_edge(st, "shape.h", "Circle", "shape.h", "Circle.area", IDX_EDGE_CONTAIN));
     CHECK(has_edge(st, "shape.cc", "Circle.scale", "shape.h", "Circle.area", IDX_EDGE_CALL));
     CHECK(has_edge(st, "shape.cc", "", "shape.h", "", IDX_EDGE_IMPORT));
@@ -328,6 +332,13 @@ static void test_js(void)
     CHECK(
         !has_edge_quiet(st, "lib/store.js", "lookup", "lib/store.js", "Store.has", IDX_EDGE_CALL));
     CHECK(has_edge(st, "lib/store.js", "Store.fetch", "lib/store.js", "Store.has", IDX_EDGE_CALL));
+    /* `this` is bound by the call: in a constructor function, its
+     * prototype's member; in a function that is no method, nothing (not
+     * the one method of the name anywhere) */
+    CHECK(has_edge(st, "lib/queue.js", "Queue", "lib/queue.js", "Queue.prototype.drain",
+                   IDX_EDGE_CALL));
+    CHECK(!has_edge_quiet(st, "lib/queue.js", "onIdle", "lib/queue.js", "Queue.prototype.drain",
+                          IDX_EDGE_CALL));
     /* a global function of the language (setTimeout) is not the workspace
      * method of that name */
     CHECK(!has_edge_quiet(st, "lib/store.js", "later", "lib/store.js", "Clock.setTimeout",

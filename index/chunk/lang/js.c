@@ -382,6 +382,7 @@ const IdxLang idx_lang_javascript = {
                     "(obj[name]()), callbacks passed as values, eval",
     .keywords = js__keywords,
     .self_words = js__self,
+    .prototype_word = "prototype",
     .parent_word = "super",
     .constructor_name = "constructor",
     .name = "javascript",
@@ -420,12 +421,13 @@ static const char *const ts__keywords[] = {
                     "anywhere has that name), overrides a call through a base class reaches, "     \
                     "computed member calls (obj[name]()), callbacks passed as values",             \
     .call_chains = 1, .keywords = ts__keywords, .self_words = js__self, .parent_word = "super",    \
-    .constructor_name = "constructor", .element_methods = js__element_methods,                     \
-    .markers = ts__markers, .query = idx_query_typescript, .comments = js__comments,               \
-    .tests = js__tests, .wrappers = js__wrappers, .prefixes = ts__prefixes,                        \
-    .module_name = js__module_name, .import = js__import, .resolve_import = js__resolve,           \
-    .inherited_members = 1, .base_callers = 1, .builtin_methods = js__builtin_methods,             \
-    .builtins = js__builtins, .builtin_objects = js__builtin_objects
+    .prototype_word = "prototype", .constructor_name = "constructor",                              \
+    .element_methods = js__element_methods, .markers = ts__markers, .query = idx_query_typescript, \
+    .comments = js__comments, .tests = js__tests, .wrappers = js__wrappers,                        \
+    .prefixes = ts__prefixes, .module_name = js__module_name, .import = js__import,                \
+    .resolve_import = js__resolve, .inherited_members = 1, .base_callers = 1,                      \
+    .builtin_methods = js__builtin_methods, .builtins = js__builtins,                              \
+    .builtin_objects = js__builtin_objects
 
 const IdxLang idx_lang_typescript = {
     TS_ROW_SHARED,

@@ -191,6 +191,12 @@ typedef struct IdxLang {
      * stored as `self.run`), its own word for it whatever the language
      * (idx_lang_self_word). */
     const char *const *self_words;
+    /* The word between a constructor function's name and its methods'
+     * (JavaScript's `F.prototype.m`), or NULL: a self word is then bound by
+     * the call, not by where the function is written. In a function F that
+     * is no method (its symbol has no dot), `this.m()` is F.prototype.m
+     * (F a constructor) or left unresolved, never the one m anywhere. */
+    const char *prototype_word;
     /* The word that names, in a class or an impl, the type itself (Rust's
      * `Self`), or NULL: a function's result written so is the enclosing
      * type (`fn new() -> Self` returns the impl's type). */
