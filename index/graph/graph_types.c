@@ -107,6 +107,41 @@ static int64_t result_class(Resolver *r, int64_t t, int depth)
     return c;
 }
 
+/* The class of what variable name[0..len) of at's module scope holds (the
+ * fact "=name:T" some file of the module states: package_vars), or 0. A
+ * name the file imports is the import's. */
+static int64_t module_var_class(Resolver *r, const RefRow *at, const char *name, size_t len,
+                                int depth)
+{
+    if (!at->lang || !at->lang->package_vars || !at->module || depth > TYPE_DEPTH ||
+        idx_graph_imported(r, at->file_id, name, len))
+        return 0;
+    GraphMemo m;
+    int64_t v;
+    if (idx_graph_memo_held(r, &m, &v, "\x05%s\x1f%d\x1f%.*s", at->module, depth, (int)len, name)) return v;
+    StrBuf pre;
+    sb_init(&pre);
+    sb_addf(&pre, "%s%.*s:", IDX_REF_TYPE_FACT, (int)len, name);
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_MODULE_TYPE_FACTS);
+    int64_t id = 0;
+    char *type = NULL;
+    if (s) {
+        sqlite3_bind_text(s, 1, at->module, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(s, 2, REF_TYPE);
+        sqlite3_bind_text(s, 3, pre.buf, (int)pre.len, SQLITE_TRANSIENT);
+        /* the first file's (two files of a package cannot both declare it) */
+        if (idx_graph_step(r, s)) {
+            id = sqlite3_column_int64(s, 0);
+            type = xstrdup((const char *)sqlite3_column_text(s, 1) + pre.len);
+        }
+        sqlite3_reset(s);
+    }
+    v = type ? fact_class(r, id, type, depth) : 0;
+    free(type);
+    sb_release(&pre);
+    return idx_graph_memo_keep(r, &m, v);
+}
+
 /* Member m of class c, for a call written in at's language. */
 static int64_t class_member(Resolver *r, const RefRow *at, int64_t c, const char *m)
 {
@@ -363,6 +398,10 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         t = declared_class(r, callee);
     if (t) return result_class(r, t, depth + 1);
     size_t root = strcspn(callee, ".");
+    if (!callee[root]) {
+        int64_t c = module_var_class(r, at, callee, root, depth + 1);
+        if (c) return c;
+    }
     char *name = xstrndup(callee, root);
     *lib = idx_graph_imported(r, at->file_id, callee, root) || idx_graph_is_builtin(at->lang, name);
     free(name);
@@ -405,6 +444,19 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
     const char *open = NULL;
     for (const char *p = strstr(name, "()."); p; p = strstr(p + 1, "()."))
         open = p;
+    if (!open && !read) {
+        /* `X.m()` with X a variable of the module's scope (package_vars):
+         * m of what X holds (a receiver of a workspace class whose method
+         * is not found links nothing) */
+        size_t root = strcspn(name, ".");
+        if (!name[root] || strchr(name + root + 1, '.')) return 0;
+        int64_t c = module_var_class(r, at, name, root, 0);
+        if (c && chunk_kind(r, c) == IDX_KIND_CLASS) {
+            *out = class_member(r, at, c, name + root + 1);
+            return 1;
+        }
+        return 0;
+    }
     if (!open) return read;
     /* "T().a.b.m": m of what attribute b of attribute a of a T holds */
     char *callee = xstrndup(name, (size_t)(open - name));

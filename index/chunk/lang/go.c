@@ -157,6 +157,7 @@ const IdxLang idx_lang_go = {
                     "an interface: only when the value's type is written), calls through function "
                     "values, reflection",
     .call_chains = 1,
+    .package_vars = 1,
     .keywords = go__keywords,
     .name = "go",
     .exts = go__exts,
