@@ -62,6 +62,8 @@ typedef struct TsTyped {
     int field;
     int arg; /* a callback's parameter type in a declaration: the fact "=#k#j:T" (name "#k#j");
               * TS_TYPED_RECV: a call's receiver written as a value of type T (name: the method) */
+    int top; /* declared at the top of the file (its name within 4 levels of the tree's root),
+              * not a parameter of a function type in a top-level value */
     char *name, *type;
 } TsTyped;
 

@@ -180,6 +180,10 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         v->type = xstrdup(t);
         v->field = tk == CAP_FIELD_TYPE;
         v->arg = 0;
+        v->top = 0;
+        TSNode up = n;
+        for (int d = 0; d < 5 && !ts_node_is_null(up) && !v->top; d++, up = ts_node_parent(up))
+            v->top = d > 0 && ts_node_is_null(ts_node_parent(up));
         if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
             free(v->name);
             free(v->type);
@@ -350,7 +354,7 @@ void idx_chunk_ts_typed_refs(TsRun *r)
      * other files (graph_types.c) */
     for (size_t i = 0; i < r->n_typed && r->lang->package_vars; i++) {
         TsTyped *v = &r->typed[i];
-        if (!v->name || v->field || v->arg || types__var_owner(r, v) >= 0) continue;
+        if (!v->name || v->field || v->arg || !v->top || types__var_owner(r, v) >= 0) continue;
         sb_reset(&key);
         sb_addf(&key, "G:%s", v->name);
         int64_t at = 0;
