@@ -118,7 +118,8 @@ static int64_t module_var_class(Resolver *r, const RefRow *at, const char *name,
         return 0;
     GraphMemo m;
     int64_t v;
-    if (idx_graph_memo_held(r, &m, &v, "\x05%s\x1f%d\x1f%.*s", at->module, depth, (int)len, name)) return v;
+    if (idx_graph_memo_held(r, &m, &v, "\x05%s\x1f%d\x1f%.*s", at->module, depth, (int)len, name))
+        return v;
     StrBuf pre;
     sb_init(&pre);
     sb_addf(&pre, "%s%.*s:", IDX_REF_TYPE_FACT, (int)len, name);

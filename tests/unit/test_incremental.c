@@ -360,14 +360,10 @@ static void test_package_var_retyped(void)
         "run/use.go",
         "package run\n\nfunc Go() {\n\tCur.Run()\n\tc := Cur\n\tc.Run()\n}\n",
         NULL};
-    static const char *const edits[] = {
-        "run/vars.go",
-        "package run\n\nvar Cur = &B{}\n",
-        "run/vars.go",
-        "package run\n\nvar Other = A{}\n",
-        "run/vars.go",
-        "package run\n\nvar (\n\tCur = A{\n\t}\n)\n",
-        NULL};
+    static const char *const edits[] = {"run/vars.go", "package run\n\nvar Cur = &B{}\n",
+                                        "run/vars.go", "package run\n\nvar Other = A{}\n",
+                                        "run/vars.go", "package run\n\nvar (\n\tCur = A{\n\t}\n)\n",
+                                        NULL};
     run_case(tree, edits, 0);
     run_case(tree, edits, 1);
 }
