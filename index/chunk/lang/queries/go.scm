@@ -28,6 +28,7 @@
 
 ; receivers of a known type (chunk_ts_types.c): parameters and receivers,
 ; `var x T`, `x := T{…}`, `x := &T{…}`, `x := NewT(…)` (what NewT gives),
+; `x := make(T, n)`, `x := new(T)`,
 ; `x := v.(*T)`,
 ; struct fields, a function's (first) result
 (parameter_declaration name: (identifier) @var.name
@@ -42,15 +43,26 @@
                                type: [(type_identifier) (qualified_type)] @var.type))
                              (call_expression function: [(identifier) (selector_expression)] @var.type)
                              (type_assertion_expression type: [(type_identifier) (qualified_type)
-                               (pointer_type [(type_identifier) (qualified_type)])] @var.type)]))
-; a package-level `var X = T{…}`, `var X = &T{…}`, `var X = NewT(…)`: a
-; variable of the file's scope, a fact of the package (package_vars)
-(source_file (var_declaration (var_spec name: (identifier) @var.name
+                               (pointer_type [(type_identifier) (qualified_type)])] @var.type)])
+  (#not-eq? @var.type "make") (#not-eq? @var.type "new"))
+; `x := make(T, n)`, `x := new(T)`: a T
+(short_var_declaration left: (expression_list . (identifier) @var.name)
+  right: (expression_list . (call_expression function: (identifier) @_builtin
+    arguments: (argument_list . [(type_identifier) (qualified_type)] @var.type)))
+  (#eq? @_builtin "make"))
+(short_var_declaration left: (expression_list . (identifier) @var.name)
+  right: (expression_list . (call_expression function: (identifier) @_builtin
+    arguments: (argument_list . [(type_identifier) (qualified_type)] @var.type)))
+  (#eq? @_builtin "new"))
+; a package-level `var X = T{…}`, `var X = &T{…}`, `var X = NewT(…)` (a type
+; written, `var X I = &T{}`, is the variable's): a variable of the file's
+; scope, a fact of the package (package_vars)
+(source_file (var_declaration (var_spec name: (identifier) @var.name !type
   value: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @var.type)
                              (unary_expression operand: (composite_literal
                                type: [(type_identifier) (qualified_type)] @var.type))
                              (call_expression function: [(identifier) (selector_expression)] @var.type)]))))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @var.name
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @var.name !type
   value: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @var.type)
                              (unary_expression operand: (composite_literal
                                type: [(type_identifier) (qualified_type)] @var.type))
