@@ -201,12 +201,12 @@ static int types__owner(const TsRun *r, uint32_t l)
 }
 
 /* The unit owning typed variable v's line: -1 (the file's scope) for a
- * variable of the file's scope that is a definition of its own (a Go
- * `var X = &T{…}` over several lines). */
+ * variable of the file's scope that is a definition of its own, in rows
+ * with package_vars (a Go `var X = &T{…}` over several lines). */
 static int types__var_owner(const TsRun *r, const TsTyped *v)
 {
     int o = types__owner(r, v->line);
-    if (o < 0 || !v->name || v->field || v->arg) return o;
+    if (o < 0 || !v->name || v->field || v->arg || !r->lang->package_vars) return o;
     const EmitUnit *u = &r->em.units[o];
     if (u->parent < 0 && u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD &&
         u->kind != IDX_KIND_CLASS && u->name && !strcmp(u->name, v->name))
