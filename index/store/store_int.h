@@ -72,7 +72,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
                          "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                       \
     X(CHUNK_SYMBOL_SHAPE, "SELECT f.path, c.symbol, c.end_line - c.start_line + 1, c.win, "        \
                           "c.cont FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1") \
-    X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
+    X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok' ORDER BY path")    \
     X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, "        \
                     "own_name, "                                                                   \
                     "signature, docstring, parent_id, hash_bits, cont) "                           \
