@@ -107,6 +107,49 @@ static int64_t result_class(Resolver *r, int64_t t, int depth)
     return c;
 }
 
+/* The chunk stating the fact "=name:T" of a variable of module's scope
+ * (package_vars: on its file's module code, or on the variable's own
+ * definition), the first file's by path; 0 for none. The module's facts are
+ * read once (a memo entry per name, forgotten with the memo). */
+static int64_t module_var_chunk(Resolver *r, const char *module, const char *name, size_t len)
+{
+    StrBuf k;
+    sb_init(&k);
+    sb_addf(&k, "\x06%s", module);
+    int64_t v = 0;
+    if (!strmap_get(&r->memo, k.buf, NULL)) {
+        sqlite3_stmt *s = idx_graph_stmt(r, STMT_MODULE_TYPE_FACTS);
+        if (s) {
+            sqlite3_bind_text(s, 1, module, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int(s, 2, REF_TYPE);
+            sqlite3_bind_text(s, 3, IDX_REF_TYPE_FACT, -1, SQLITE_STATIC);
+            size_t pre = strlen(IDX_REF_TYPE_FACT);
+            while (idx_graph_step(r, s)) {
+                const char *fact = (const char *)sqlite3_column_text(s, 1);
+                const char *sym = (const char *)sqlite3_column_text(s, 3);
+                size_t n = fact ? strcspn(fact + pre, ":.#()") : 0;
+                if (!n || fact[pre + n] != ':') continue;
+                if (sqlite3_column_int(s, 2) != IDX_KIND_MODULE &&
+                    (!sym || strlen(sym) != n || memcmp(sym, fact + pre, n)))
+                    continue; /* a class's field, a function's parameter */
+                sb_reset(&k);
+                sb_addf(&k, "\x06%s\x1f%.*s", module, (int)n, fact + pre);
+                if (!strmap_get(&r->memo, k.buf, NULL))
+                    strmap_put(&r->memo, k.buf, sqlite3_column_int64(s, 0));
+            }
+            sqlite3_reset(s);
+        }
+        sb_reset(&k);
+        sb_addf(&k, "\x06%s", module);
+        if (r->rc == CR_OK) strmap_put(&r->memo, k.buf, 1);
+    }
+    sb_reset(&k);
+    sb_addf(&k, "\x06%s\x1f%.*s", module, (int)len, name);
+    if (!strmap_get(&r->memo, k.buf, &v)) v = 0;
+    sb_release(&k);
+    return v;
+}
+
 /* The class of what variable name[0..len) of at's module scope holds (the
  * fact "=name:T" some file of the module states: package_vars), or 0. A
  * name the file imports is the import's. */
@@ -116,31 +159,14 @@ static int64_t module_var_class(Resolver *r, const RefRow *at, const char *name,
     if (!at->lang || !at->lang->package_vars || !at->module || depth > TYPE_DEPTH ||
         idx_graph_imported(r, at->file_id, name, len))
         return 0;
-    GraphMemo m;
-    int64_t v;
-    if (idx_graph_memo_held(r, &m, &v, "\x05%s\x1f%d\x1f%.*s", at->module, depth, (int)len, name))
-        return v;
-    StrBuf pre;
-    sb_init(&pre);
-    sb_addf(&pre, "%s%.*s:", IDX_REF_TYPE_FACT, (int)len, name);
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_MODULE_TYPE_FACTS);
-    int64_t id = 0;
-    char *type = NULL;
-    if (s) {
-        sqlite3_bind_text(s, 1, at->module, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int(s, 2, REF_TYPE);
-        sqlite3_bind_text(s, 3, pre.buf, (int)pre.len, SQLITE_TRANSIENT);
-        /* the first file's (two files of a package cannot both declare it) */
-        if (idx_graph_step(r, s)) {
-            id = sqlite3_column_int64(s, 0);
-            type = xstrdup((const char *)sqlite3_column_text(s, 1) + pre.len);
-        }
-        sqlite3_reset(s);
-    }
-    v = type ? fact_class(r, id, type, depth) : 0;
+    int64_t id = module_var_chunk(r, at->module, name, len);
+    if (!id) return 0;
+    char *var = xstrndup(name, len);
+    char *type = type_fact(r, id, var);
+    int64_t v = type ? fact_class(r, id, type, depth) : 0;
     free(type);
-    sb_release(&pre);
-    return idx_graph_memo_keep(r, &m, v);
+    free(var);
+    return v;
 }
 
 /* Member m of class c, for a call written in at's language. */

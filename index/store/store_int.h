@@ -151,8 +151,10 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_CALLS_BY_ROOT,                                                                     \
       "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?2 AND "                         \
       "substr(name, 1, length(?1) + 1) = ?1 || '.'")                                               \
-    /* the type facts (?2, names starting ?3) of the files of module ?1 (graph_types.c) */         \
-    X(MODULE_TYPE_FACTS, "SELECT r.chunk_id, r.name FROM files f JOIN refs r ON r.file_id = f.id " \
+    /* the type facts (?2, names starting ?3) of the files of module ?1, with their chunks' kind   \
+     * and symbol (graph_types.c) */                                                               \
+    X(MODULE_TYPE_FACTS, "SELECT r.chunk_id, r.name, c.kind, c.symbol FROM files f "               \
+                         "JOIN refs r ON r.file_id = f.id JOIN chunks c ON c.id = r.chunk_id "     \
                          "WHERE f.module = ?1 AND f.status = 'ok' AND r.kind = ?2 AND "            \
                          "substr(r.name, 1, length(?3)) = ?3 ORDER BY f.path, r.id")               \
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
