@@ -50,6 +50,7 @@ static const struct {
     {"pp.if", CAP_PP_IF},
     {"pp.define", CAP_PP_DEFINE},
     {"var.name", CAP_VAR_NAME},
+    {"var.top", CAP_VAR_TOP},
     {"var.type", CAP_VAR_TYPE},
     {"field.name", CAP_FIELD_NAME},
     {"field.type", CAP_FIELD_TYPE},

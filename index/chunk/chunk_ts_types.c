@@ -171,7 +171,9 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
     CapKind want = tk == CAP_VAR_TYPE ? CAP_VAR_NAME : CAP_FIELD_NAME;
     for (uint16_t i = 0; i < m->capture_count; i++) {
         TSNode n = m->captures[i].node;
-        if (tk != CAP_RESULT_TYPE && kinds[m->captures[i].index] != want) continue;
+        CapKind nk = kinds[m->captures[i].index];
+        if (tk != CAP_RESULT_TYPE && nk != want && !(want == CAP_VAR_NAME && nk == CAP_VAR_TOP))
+            continue;
         if (tk == CAP_RESULT_TYPE) n = type;
         ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
         TsTyped *v = &r->typed[r->n_typed++];
@@ -180,10 +182,7 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         v->type = xstrdup(t);
         v->field = tk == CAP_FIELD_TYPE;
         v->arg = 0;
-        v->top = 0;
-        TSNode up = n;
-        for (int d = 0; d < 5 && !ts_node_is_null(up) && !v->top; d++, up = ts_node_parent(up))
-            v->top = d > 0 && ts_node_is_null(ts_node_parent(up));
+        v->top = nk == CAP_VAR_TOP;
         if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
             free(v->name);
             free(v->type);

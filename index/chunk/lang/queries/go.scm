@@ -57,16 +57,23 @@
 ; a package-level `var X = T{…}`, `var X = &T{…}`, `var X = NewT(…)` (a type
 ; written, `var X I = &T{}`, is the variable's): a variable of the file's
 ; scope, a fact of the package (package_vars)
-(source_file (var_declaration (var_spec name: (identifier) @var.name !type
+(source_file (var_declaration (var_spec name: (identifier) @var.top !type
   value: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @var.type)
                              (unary_expression operand: (composite_literal
                                type: [(type_identifier) (qualified_type)] @var.type))
                              (call_expression function: [(identifier) (selector_expression)] @var.type)]))))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @var.name !type
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @var.top !type
   value: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @var.type)
                              (unary_expression operand: (composite_literal
                                type: [(type_identifier) (qualified_type)] @var.type))
                              (call_expression function: [(identifier) (selector_expression)] @var.type)])))))
+; `var X T` at the top: the same
+(source_file (var_declaration (var_spec name: (identifier) @var.top
+  type: [(type_identifier) (qualified_type)
+         (pointer_type [(type_identifier) (qualified_type)])] @var.type)))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @var.top
+  type: [(type_identifier) (qualified_type)
+         (pointer_type [(type_identifier) (qualified_type)])] @var.type))))
 ; `b := Query`: what the package variable Query holds
 (short_var_declaration left: (expression_list . (identifier) @var.name)
   right: (expression_list . (identifier) @var.type .))
