@@ -34,7 +34,7 @@
 (parameter_declaration name: (identifier) @var.name
   type: [(type_identifier) (qualified_type)
          (pointer_type [(type_identifier) (qualified_type)])] @var.type)
-(var_spec name: (identifier) @var.name
+(var_spec name: (identifier) @var.top
   type: [(type_identifier) (qualified_type)
          (pointer_type [(type_identifier) (qualified_type)])] @var.type)
 (short_var_declaration left: (expression_list . (identifier) @var.name)
@@ -54,26 +54,17 @@
   right: (expression_list . (call_expression function: (identifier) @_builtin
     arguments: (argument_list . [(type_identifier) (qualified_type)] @var.type)))
   (#eq? @_builtin "new"))
-; a package-level `var X = T{…}`, `var X = &T{…}`, `var X = NewT(…)` (a type
-; written, `var X I = &T{}`, is the variable's): a variable of the file's
-; scope, a fact of the package (package_vars)
-(source_file (var_declaration (var_spec name: (identifier) @var.top !type
+; `var X = T{…}`, `var X = &T{…}`, `var X = NewT(…)` (a type written, `var X
+; I = &T{}`, is the variable's) and `var X T`: at the top of a file (module
+; code), a variable of the file's scope and a fact of the package
+; (package_vars); not rooted at source_file, which a query cursor would carry
+; through the whole file
+(var_spec name: (identifier) @var.top !type
   value: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @var.type)
                              (unary_expression operand: (composite_literal
                                type: [(type_identifier) (qualified_type)] @var.type))
-                             (call_expression function: [(identifier) (selector_expression)] @var.type)]))))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @var.top !type
-  value: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @var.type)
-                             (unary_expression operand: (composite_literal
-                               type: [(type_identifier) (qualified_type)] @var.type))
-                             (call_expression function: [(identifier) (selector_expression)] @var.type)])))))
-; `var X T` at the top: the same
-(source_file (var_declaration (var_spec name: (identifier) @var.top
-  type: [(type_identifier) (qualified_type)
-         (pointer_type [(type_identifier) (qualified_type)])] @var.type)))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @var.top
-  type: [(type_identifier) (qualified_type)
-         (pointer_type [(type_identifier) (qualified_type)])] @var.type))))
+                             (call_expression function: [(identifier) (selector_expression)] @var.type)])
+  (#not-eq? @var.type "make") (#not-eq? @var.type "new"))
 ; `b := Query`: what the package variable Query holds
 (short_var_declaration left: (expression_list . (identifier) @var.name)
   right: (expression_list . (identifier) @var.type .))
