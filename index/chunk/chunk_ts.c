@@ -50,6 +50,7 @@ static const struct {
     {"pp.if", CAP_PP_IF},
     {"pp.define", CAP_PP_DEFINE},
     {"var.name", CAP_VAR_NAME},
+    {"var.top", CAP_VAR_TOP},
     {"var.type", CAP_VAR_TYPE},
     {"field.name", CAP_FIELD_NAME},
     {"field.type", CAP_FIELD_TYPE},
@@ -293,9 +294,13 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
         if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);
         if (!ts_node_is_null(recv) && !ts_node_is_null(recv_call)) {
             /* the call (written "?.m": an unknown receiver) is typed once
-             * every call is in (chunk_ts_types.c) */
+             * every call is in (chunk_ts_types.c); its line is where the
+             * member expression starts, as the call's (a value over several
+             * lines: `(Data{…\n}).Render(w)`) */
+            TSNode member = ts_node_parent(recv_call);
+            if (ts_node_is_null(member)) member = recv_call;
             ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
-            r->typed[r->n_typed++] = (TsTyped){.line = ts_node_start_point(recv_call).row + 1,
+            r->typed[r->n_typed++] = (TsTyped){.line = ts_node_start_point(member).row + 1,
                                                .arg = TS_TYPED_RECV,
                                                .name = idx_chunk_ts_name_text(r, recv_call),
                                                .type = idx_chunk_ts_name_text(r, recv)};

@@ -35,6 +35,7 @@ typedef enum {
     CAP_PP_IF,     /* a conditional's first branch (chunk_ts_pp.c) */
     CAP_PP_DEFINE, /* a macro definition */
     CAP_VAR_NAME,  /* a variable of a known type (chunk_ts_types.c) */
+    CAP_VAR_TOP,   /* the same, declared at the top of the file (a fact of its module) */
     CAP_VAR_TYPE,
     CAP_FIELD_NAME, /* a field of a known type */
     CAP_FIELD_TYPE,
@@ -62,6 +63,8 @@ typedef struct TsTyped {
     int field;
     int arg; /* a callback's parameter type in a declaration: the fact "=#k#j:T" (name "#k#j");
               * TS_TYPED_RECV: a call's receiver written as a value of type T (name: the method) */
+    int top; /* declared at the top of the file (@var.top: a fact of the module with
+              * package_vars; not a parameter of a function type in a top-level value) */
     char *name, *type;
 } TsTyped;
 

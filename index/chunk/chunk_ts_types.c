@@ -182,7 +182,9 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
     CapKind want = tk == CAP_VAR_TYPE ? CAP_VAR_NAME : CAP_FIELD_NAME;
     for (uint16_t i = 0; i < m->capture_count; i++) {
         TSNode n = m->captures[i].node;
-        if (tk != CAP_RESULT_TYPE && kinds[m->captures[i].index] != want) continue;
+        CapKind nk = kinds[m->captures[i].index];
+        if (tk != CAP_RESULT_TYPE && nk != want && !(want == CAP_VAR_NAME && nk == CAP_VAR_TOP))
+            continue;
         if (tk == CAP_RESULT_TYPE) n = type;
         ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
         TsTyped *v = &r->typed[r->n_typed++];
@@ -191,6 +193,7 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         v->type = xstrdup(t);
         v->field = tk == CAP_FIELD_TYPE;
         v->arg = 0;
+        v->top = nk == CAP_VAR_TOP;
         if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
             free(v->name);
             free(v->type);
@@ -205,6 +208,20 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
 static int types__owner(const TsRun *r, uint32_t l)
 {
     return l >= 1 && l <= r->em.n_lines ? r->em.owner[l] : -1;
+}
+
+/* The unit owning typed variable v's line: -1 (the file's scope) for a
+ * variable of the file's scope that is a definition of its own, in rows
+ * with package_vars (a Go `var X = &T{…}` over several lines). */
+static int types__var_owner(const TsRun *r, const TsTyped *v)
+{
+    int o = types__owner(r, v->line);
+    if (o < 0 || !v->name || v->field || v->arg || !r->lang->package_vars) return o;
+    const EmitUnit *u = &r->em.units[o];
+    if (u->parent < 0 && u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD &&
+        u->kind != IDX_KIND_CLASS && u->name && !strcmp(u->name, v->name))
+        return -1;
+    return o;
 }
 
 /* The typed form of chain (a call, or a type: `as_type`, where `this.m`
@@ -263,7 +280,7 @@ void idx_chunk_ts_typed_refs(TsRun *r)
     size_t n_refs = r->em.n_refs;
     for (size_t i = 0; i < r->n_typed; i++) {
         TsTyped *v = &r->typed[i];
-        int o = types__owner(r, v->line);
+        int o = types__var_owner(r, v);
         /* a variable of module code (a test's `let client: Client` in a
          * describe callback) types the calls of module code */
         /* (a callback's parameter in module code types nothing: it is no
@@ -341,6 +358,21 @@ void idx_chunk_ts_typed_refs(TsRun *r)
             free(v->type);
             v->type = xstrndup(key.buf, key.len);
         }
+    }
+    /* a variable of the file's scope: a fact of the module (package_vars),
+     * "=X:T" on its module chunk, read by the calls on X in the module's
+     * other files (graph_types.c) */
+    for (size_t i = 0; i < r->n_typed && r->lang->package_vars; i++) {
+        TsTyped *v = &r->typed[i];
+        if (!v->name || v->field || v->arg || !v->top || types__var_owner(r, v) >= 0) continue;
+        sb_reset(&key);
+        sb_addf(&key, "G:%s", v->name);
+        int64_t at = 0;
+        if (!strmap_get(&vars, key.buf, &at) || at != (int64_t)i + 1) continue;
+        ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, -1, v->line);
+        sb_reset(&key);
+        sb_addf(&key, "%s%s:%s", IDX_REF_TYPE_FACT, v->name, v->type);
+        f->name = xstrndup(key.buf, key.len);
     }
     /* a call on a value written with its type (`(T{…}).m()`): "T().m",
      * one call of the line written "?.m" each */

@@ -133,6 +133,22 @@ static CrErr mark_fact(IdxStore *st, const char *module, const char *fact, ErrIn
                * through an interface (graph.c dispatch_targets) by the method's name */
         rc = mark_text(st, STMT_REF_DIRTY_BY_LAST, a, alen, e);
         break;
+    case 'T': { /* "=X:T" on a module's scope (package_vars): the calls "X.m" in its
+                 * other files (typed ones, "X().m", are marked as all typed calls) */
+        size_t pre = strlen(IDX_REF_TYPE_FACT), vn = strcspn(b + pre, ":.#()");
+        if (strncmp(b, IDX_REF_TYPE_FACT, pre) || !vn || b[pre + vn] != ':' ||
+            (alen && (alen != vn || memcmp(a, b + pre, vn))))
+            break;
+        sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_DIRTY_CALLS_BY_ROOT, e);
+        if (!s) {
+            rc = CR_EDB;
+            break;
+        }
+        sqlite3_bind_text(s, 1, b + pre, (int)vn, SQLITE_STATIC);
+        sqlite3_bind_int(s, 2, REF_CALL);
+        rc = idx_store_step_done(st, s, e, "mark refs");
+        break;
+    }
     case 'S': /* "field.function" stored: the calls through the field */
         rc = idx_graph_store_mark(st, a, strcspn(a, "."), e);
         break;

@@ -22,7 +22,7 @@ struct GraphNames {
     HashSet ends;   /* every last part a lookup can end at (see below) */
     StrMap names;   /* symbols' names: the one symbol so named, or -1: more */
     HashSet binds;  /* (file, alias) of the imports that are not star imports */
-    StrMap modules; /* module -> the first file with status ok that has it */
+    StrMap modules; /* module -> the first file by path with status ok that has it */
     int64_t *star_file;
     char **star_target; /* star imports by file, in rowid order (as IMPORTS_OF_FILE) */
     size_t n_stars, cap_stars;
@@ -152,8 +152,8 @@ CrErr idx_graph_names_load(IdxStore *st, GraphNames **out, ErrInfo *e)
     strmap_init(&g->names);
     CrErr rc = each_row(st, "SELECT qualname, own_name, chunk_id FROM symbols", symbol_row, g, e);
     if (!rc)
-        rc = each_row(st, "SELECT id, module FROM files WHERE status = 'ok' ORDER BY id", file_row,
-                      g, e);
+        rc = each_row(st, "SELECT id, module FROM files WHERE status = 'ok' ORDER BY path",
+                      file_row, g, e);
     /* a file's star imports in rowid order, as IMPORTS_OF_FILE reads them */
     if (!rc)
         rc = each_row(st, "SELECT file_id, alias, target FROM imports ORDER BY file_id, rowid",

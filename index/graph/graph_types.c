@@ -107,6 +107,68 @@ static int64_t result_class(Resolver *r, int64_t t, int depth)
     return c;
 }
 
+/* The chunk stating the fact "=name:T" of a variable of module's scope
+ * (package_vars: on its file's module code, or on the variable's own
+ * definition), the first file's by path; 0 for none. The module's facts are
+ * read once (a memo entry per name, forgotten with the memo). */
+static int64_t module_var_chunk(Resolver *r, const char *module, const char *name, size_t len)
+{
+    StrBuf k;
+    sb_init(&k);
+    sb_addf(&k, "\x06%s", module);
+    int64_t v = 0;
+    if (!strmap_get(&r->memo, k.buf, NULL)) {
+        sqlite3_stmt *s = idx_graph_stmt(r, STMT_MODULE_TYPE_FACTS);
+        if (s) {
+            sqlite3_bind_text(s, 1, module, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int(s, 2, REF_TYPE);
+            sqlite3_bind_text(s, 3, IDX_REF_TYPE_FACT, -1, SQLITE_STATIC);
+            size_t pre = strlen(IDX_REF_TYPE_FACT);
+            while (idx_graph_step(r, s)) {
+                const char *fact = (const char *)sqlite3_column_text(s, 1);
+                const char *sym = (const char *)sqlite3_column_text(s, 3);
+                size_t n = fact ? strcspn(fact + pre, ":.#()") : 0;
+                if (!n || fact[pre + n] != ':') continue;
+                if (sqlite3_column_int(s, 2) != IDX_KIND_MODULE &&
+                    (!sym || strlen(sym) != n || memcmp(sym, fact + pre, n)))
+                    continue; /* a class's field, a function's parameter */
+                sb_reset(&k);
+                sb_addf(&k, "\x06%s\x1f%.*s", module, (int)n, fact + pre);
+                if (!strmap_get(&r->memo, k.buf, NULL))
+                    strmap_put(&r->memo, k.buf, sqlite3_column_int64(s, 0));
+            }
+            sqlite3_reset(s);
+        }
+        sb_reset(&k);
+        sb_addf(&k, "\x06%s", module);
+        if (r->rc == CR_OK) strmap_put(&r->memo, k.buf, 1);
+    }
+    sb_reset(&k);
+    sb_addf(&k, "\x06%s\x1f%.*s", module, (int)len, name);
+    if (!strmap_get(&r->memo, k.buf, &v)) v = 0;
+    sb_release(&k);
+    return v;
+}
+
+/* The class of what variable name[0..len) of at's module scope holds (the
+ * fact "=name:T" some file of the module states: package_vars), or 0. A
+ * name the file imports is the import's. */
+static int64_t module_var_class(Resolver *r, const RefRow *at, const char *name, size_t len,
+                                int depth)
+{
+    if (!at->lang || !at->lang->package_vars || !at->module || depth > TYPE_DEPTH ||
+        idx_graph_imported(r, at->file_id, name, len))
+        return 0;
+    int64_t id = module_var_chunk(r, at->module, name, len);
+    if (!id) return 0;
+    char *var = xstrndup(name, len);
+    char *type = type_fact(r, id, var);
+    int64_t v = type ? fact_class(r, id, type, depth) : 0;
+    free(type);
+    free(var);
+    return v;
+}
+
 /* Member m of class c, for a call written in at's language. */
 static int64_t class_member(Resolver *r, const RefRow *at, int64_t c, const char *m)
 {
@@ -363,6 +425,10 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         t = declared_class(r, callee);
     if (t) return result_class(r, t, depth + 1);
     size_t root = strcspn(callee, ".");
+    if (!callee[root]) {
+        int64_t c = module_var_class(r, at, callee, root, depth + 1);
+        if (c) return c;
+    }
     char *name = xstrndup(callee, root);
     *lib = idx_graph_imported(r, at->file_id, callee, root) || idx_graph_is_builtin(at->lang, name);
     free(name);
@@ -405,6 +471,19 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
     const char *open = NULL;
     for (const char *p = strstr(name, "()."); p; p = strstr(p + 1, "()."))
         open = p;
+    if (!open && !read) {
+        /* `X.m()` with X a variable of the module's scope (package_vars):
+         * m of what X holds (a receiver of a workspace class whose method
+         * is not found links nothing) */
+        size_t root = strcspn(name, ".");
+        if (!name[root] || strchr(name + root + 1, '.')) return 0;
+        int64_t c = module_var_class(r, at, name, root, 0);
+        if (c && chunk_kind(r, c) == IDX_KIND_CLASS) {
+            *out = class_member(r, at, c, name + root + 1);
+            return 1;
+        }
+        return 0;
+    }
     if (!open) return read;
     /* "T().a.b.m": m of what attribute b of attribute a of a T holds */
     char *callee = xstrndup(name, (size_t)(open - name));

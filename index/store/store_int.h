@@ -72,7 +72,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
                          "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                       \
     X(CHUNK_SYMBOL_SHAPE, "SELECT f.path, c.symbol, c.end_line - c.start_line + 1, c.win, "        \
                           "c.cont FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?1") \
-    X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok'")                  \
+    X(FILE_BY_MODULE, "SELECT id FROM files WHERE module = ?1 AND status = 'ok' ORDER BY path")    \
     X(CHUNK_INSERT, "INSERT INTO chunks(file_id, start_line, end_line, win, kind, symbol, "        \
                     "own_name, "                                                                   \
                     "signature, docstring, parent_id, hash_bits, cont) "                           \
@@ -147,6 +147,16 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(EDGES_OF_REF, "SELECT dst, kind FROM edges WHERE ref_id = ?1")                               \
     X(REF_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM refs")                                    \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
+    /* the calls (?2) on a variable ?1 of a module's scope, "?1.m" (deps.c) */                     \
+    X(REF_DIRTY_CALLS_BY_ROOT,                                                                     \
+      "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?2 AND "                         \
+      "substr(name, 1, length(?1) + 1) = ?1 || '.'")                                               \
+    /* the type facts (?2, names starting ?3) of the files of module ?1, with their chunks' kind   \
+     * and symbol (graph_types.c) */                                                               \
+    X(MODULE_TYPE_FACTS, "SELECT r.chunk_id, r.name, c.kind, c.symbol FROM files f "               \
+                         "JOIN refs r ON r.file_id = f.id JOIN chunks c ON c.id = r.chunk_id "     \
+                         "WHERE f.module = ?1 AND f.status = 'ok' AND r.kind = ?2 AND "            \
+                         "substr(r.name, 1, length(?3)) = ?3 ORDER BY f.path, r.id")               \
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
     X(REF_DIRTY_CALLS_BY_LAST,                                                                     \
       "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1 AND kind = ?2")               \

@@ -1,6 +1,7 @@
 /* Receivers of a known type (tests/fixtures/graph_typed), through rtv_refs
  * as every door asks it: Go parameters, receivers, `s := NewStore()` and
- * struct fields; calls through an interface its implementations do not
+ * struct fields, package-level variables typed in another file of the
+ * package; calls through an interface its implementations do not
  * name (Go's); a Go import without go.mod found by its package folder; a
  * library's package (`http.HandlerFunc`) never linked to a workspace
  * method by its name; TypeScript through a re-export file (`export *`,
@@ -70,8 +71,10 @@ static void test_typed(void)
     if (!st) return;
     /* Go: a receiver and a parameter of a known type; a package by its folder */
     check_calls(st, "gopkg/main.go", "Router.Get", 0, "gopkg/main.go:serve\n");
+    /* ... and package-level variables another file of the package declares
+     * (`var Default = NewStore()`, `Spare = &Store{…}`; `s := Spare`) */
     check_calls(st, "gopkg/store/store.go", "Store.Get", 0,
-                "gopkg/main.go:serve\ngopkg/main.go:fetch\n");
+                "gopkg/main.go:serve\ngopkg/main.go:fetch\ngopkg/store/warm.go:warm\n");
     /* ... a field's type; the standard library's HandlerFunc is not Router's */
     check_calls(st, "gopkg/store/store.go", "Cache.Touch", 0, "gopkg/store/store.go:Store.Get\n");
     check_calls(st, "gopkg/main.go", "Router.HandlerFunc", 0, "");

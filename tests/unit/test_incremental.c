@@ -346,6 +346,28 @@ static void test_implicit_interface_implemented(void)
     run_case(tree, edits, 1);
 }
 
+/* A Go package-level variable typed in one file (`var Cur = A{}`) types
+ * the calls on it in the package's other files (`Cur.Run()`, `c := Cur;
+ * c.Run()`): its type changing, or the variable going, moves them. */
+static void test_package_var_retyped(void)
+{
+    static const char *const tree[] = {
+        "run/types.go",
+        "package run\n\ntype A struct{}\n\nfunc (A) Run() {}\n\n"
+        "type B struct{}\n\nfunc (B) Run() {}\n",
+        "run/vars.go",
+        "package run\n\nvar Cur = A{}\n",
+        "run/use.go",
+        "package run\n\nfunc Go() {\n\tCur.Run()\n\tc := Cur\n\tc.Run()\n}\n",
+        NULL};
+    static const char *const edits[] = {"run/vars.go", "package run\n\nvar Cur = &B{}\n",
+                                        "run/vars.go", "package run\n\nvar Other = A{}\n",
+                                        "run/vars.go", "package run\n\nvar (\n\tCur = A{\n\t}\n)\n",
+                                        NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* A call on a typed receiver (`h: Headers`, h.get()) reaches the method
  * Headers inherits: the class's base moving to another class in another
  * file, or Headers gaining its own get, moves the edge. */
@@ -459,6 +481,7 @@ int main(void)
     RUN(test_impl_moved_to_another_trait);
     RUN(test_implicit_interface_implemented);
     RUN(test_typed_receiver_base_moved);
+    RUN(test_package_var_retyped);
     RUN(test_type_fact_changed);
     RUN(test_random_edit_scripts);
     RUN(test_random_typed_scripts);

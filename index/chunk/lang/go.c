@@ -152,11 +152,12 @@ static const char *const go__keywords[] = {
 
 const IdxLang idx_lang_go = {
     .builtin_methods = go__builtin_methods,
-    .graph_limits = "calls on a value whose type is not written (a package-level var, a range "
-                    "variable: linked only when a single method anywhere has that name; through "
+    .graph_limits = "calls on a value whose type is not written (a range variable, a table's "
+                    "field: linked only when a single method anywhere has that name; through "
                     "an interface: only when the value's type is written), calls through function "
                     "values, reflection",
     .call_chains = 1,
+    .package_vars = 1,
     .keywords = go__keywords,
     .name = "go",
     .exts = go__exts,

@@ -253,6 +253,12 @@ typedef struct IdxLang {
      * "a.f().m", the method m of what f gives, graph_types.c) where it
      * would otherwise make the receiver unknown ("?.m"). */
     int call_chains;
+    /* A variable of the file's scope given a type (`var Query =
+     * queryBinding{}`, `var X T`) is a fact of its module (the fact
+     * "=Query:queryBinding" on the file's module chunk): a member call on
+     * that name in any file of the module (a Go package: its folder) is a
+     * call on a value of that type (graph_types.c). */
+    int package_vars;
     /* Docs (no grammar): where sections start, else windows (chunk_text.c). */
     enum {
         IDX_HEADINGS_NONE,       /* none: the text in windows */

@@ -28,12 +28,13 @@
 
 ; receivers of a known type (chunk_ts_types.c): parameters and receivers,
 ; `var x T`, `x := T{…}`, `x := &T{…}`, `x := NewT(…)` (what NewT gives),
+; `x := make(T, n)`, `x := new(T)`,
 ; `x := v.(*T)`,
 ; struct fields, a function's (first) result
 (parameter_declaration name: (identifier) @var.name
   type: [(type_identifier) (qualified_type)
          (pointer_type [(type_identifier) (qualified_type)])] @var.type)
-(var_spec name: (identifier) @var.name
+(var_spec name: (identifier) @var.top
   type: [(type_identifier) (qualified_type)
          (pointer_type [(type_identifier) (qualified_type)])] @var.type)
 (short_var_declaration left: (expression_list . (identifier) @var.name)
@@ -42,7 +43,31 @@
                                type: [(type_identifier) (qualified_type)] @var.type))
                              (call_expression function: [(identifier) (selector_expression)] @var.type)
                              (type_assertion_expression type: [(type_identifier) (qualified_type)
-                               (pointer_type [(type_identifier) (qualified_type)])] @var.type)]))
+                               (pointer_type [(type_identifier) (qualified_type)])] @var.type)])
+  (#not-eq? @var.type "make") (#not-eq? @var.type "new"))
+; `x := make(T, n)`, `x := new(T)`: a T
+(short_var_declaration left: (expression_list . (identifier) @var.name)
+  right: (expression_list . (call_expression function: (identifier) @_builtin
+    arguments: (argument_list . [(type_identifier) (qualified_type)] @var.type)))
+  (#eq? @_builtin "make"))
+(short_var_declaration left: (expression_list . (identifier) @var.name)
+  right: (expression_list . (call_expression function: (identifier) @_builtin
+    arguments: (argument_list . [(type_identifier) (qualified_type)] @var.type)))
+  (#eq? @_builtin "new"))
+; `var X = T{…}`, `var X = &T{…}`, `var X = NewT(…)` (a type written, `var X
+; I = &T{}`, is the variable's) and `var X T`: at the top of a file (module
+; code), a variable of the file's scope and a fact of the package
+; (package_vars); not rooted at source_file, which a query cursor would carry
+; through the whole file
+(var_spec name: (identifier) @var.top !type
+  value: (expression_list . [(composite_literal type: [(type_identifier) (qualified_type)] @var.type)
+                             (unary_expression operand: (composite_literal
+                               type: [(type_identifier) (qualified_type)] @var.type))
+                             (call_expression function: [(identifier) (selector_expression)] @var.type)])
+  (#not-eq? @var.type "make") (#not-eq? @var.type "new"))
+; `b := Query`: what the package variable Query holds
+(short_var_declaration left: (expression_list . (identifier) @var.name)
+  right: (expression_list . (identifier) @var.type .))
 (field_declaration name: (field_identifier) @field.name
   type: [(type_identifier) (qualified_type)
          (pointer_type [(type_identifier) (qualified_type)])] @field.type)
