@@ -14,7 +14,14 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 13
+#define IDX_SCHEMA_VERSION 14
+
+/* Bounds refs.id to file f's refs (SQL text f: its id), by the range its
+ * files row keeps (store.c): with file_id = f, the rowid range is what
+ * finds them, there being no index of refs by file_id. */
+#define IDX_REFS_OF_FILE(f)                                                                        \
+    "id BETWEEN (SELECT ref_lo FROM files WHERE id = " f ") AND (SELECT ref_hi FROM files "       \
+    "WHERE id = " f ")"
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -22,8 +29,10 @@ typedef struct Stemmer Stemmer; /* postings.c */
 #define IDX_SUBCLASS_CALLS(seed)                                                                   \
     "WITH RECURSIVE sub(id) AS (" seed " UNION SELECT e.src FROM edges e JOIN sub ON e.dst = "     \
     "sub.id WHERE e.kind = ?2), subf(fid) AS (SELECT DISTINCT file_id FROM chunks WHERE id IN "    \
-    "sub) UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?3 AND file_id IN subf "      \
-    "AND chunk_id IN (SELECT c.id FROM chunks c WHERE c.file_id IN subf AND c.parent_id IN sub)"
+    "sub) UPDATE refs SET resolved = 0 WHERE id IN (SELECT r.id FROM subf JOIN files f ON f.id = "  \
+    "subf.fid JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi WHERE r.file_id = subf.fid AND "  \
+    "r.resolved = 1 AND r.kind = ?3 AND r.chunk_id IN (SELECT c.id FROM chunks c WHERE "          \
+    "c.file_id IN subf AND c.parent_id IN sub))"
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
@@ -35,7 +44,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
  * save paid for the project's size). */
 #define IDX_FACT_SQL                                                                               \
     "WITH r AS MATERIALIZED (SELECT chunk_id, kind, name FROM refs "                               \
-    "WHERE file_id = ?1 AND kind IN (?2, ?5, ?7)), "                                               \
+    "WHERE file_id = ?1 AND " IDX_REFS_OF_FILE("?1") " AND kind IN (?2, ?5, ?7)), "                                               \
     "b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM r WHERE kind = ?2), "            \
     "m AS MATERIALIZED (SELECT s.name AS name, c.parent_id AS pid FROM symbols s "                 \
     "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.file_id = ?1 AND c.kind = ?4) " \
@@ -132,6 +141,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* a file's imports: each alias's first row is IMPORT_GET's; star ones ('*') in rowid order */ \
     X(IMPORTS_OF_FILE,                                                                             \
       "SELECT alias, target FROM imports WHERE file_id = ?1 ORDER BY alias, rowid")                \
+    X(FILE_REF_SPAN, "UPDATE files SET ref_lo = ?2, ref_hi = ?3 WHERE id = ?1")                  \
     X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved, argc) "         \
                   "VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)")                                            \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
@@ -144,7 +154,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
                         "(1, 6, 7) AND d.file_id != ?1 GROUP BY d.file_id")                        \
     X(FANIN_NOTE_PUT, "INSERT INTO fanin_dirty(file_id, dir, n) VALUES (?1, ?2, ?3) "              \
                       "ON CONFLICT(file_id, dir) DO UPDATE SET n = n + excluded.n")                \
-    X(EDGES_OF_REF, "SELECT dst, kind FROM edges WHERE ref_id = ?1")                               \
+    /* a reference's edges (?1 its id, ?2 its chunk: their src) */                                 \
+    X(EDGES_OF_REF, "SELECT dst, kind FROM edges WHERE src = ?2 AND ref_id = ?1")                               \
     X(REF_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM refs")                                    \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
@@ -164,8 +175,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(STORES_BY_FUNC, "SELECT qual, count(*) FROM refs WHERE " IDX_REF_STORE_WHERE                 \
                       " AND qual >= ?1 AND qual < ?2 GROUP BY qual")                               \
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
-                          "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
-                          "AND r.last = i.alias WHERE i.target = ?1)")                             \
+                          "(SELECT r.id FROM imports i JOIN files f ON f.id = i.file_id "         \
+                          "JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi "                     \
+                          "AND r.file_id = i.file_id AND r.last = i.alias WHERE i.target = ?1)")                             \
     /* the names module ?1 offers, and those of the modules it star-imports */                     \
     X(REF_DIRTY_BY_MODULE_NAMES,                                                                   \
       "WITH RECURSIVE mods(m) AS (SELECT ?1 UNION SELECT i.target FROM imports i "                 \
@@ -184,7 +196,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_BY_SIBLINGS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN "        \
                              "(SELECT name FROM symbols WHERE qualname > ?1 || '.' "               \
                              "AND qualname < ?1 || '/')")                                          \
-    X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE ref_id = ?1")                                  \
+    X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE src = ?2 AND ref_id = ?1")                                  \
     X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \
     X(IMPORTERS_PENDING, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "           \
                          "i.file_id WHERE i.alias = '' AND i.target IN (?1, ?2)")                  \
@@ -197,13 +209,14 @@ typedef struct Stemmer Stemmer; /* postings.c */
                       "AND (r.kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND r.id > ?3 "            \
                       "ORDER BY r.id LIMIT ?4")                                                    \
     X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
-    X(REFS_OF_FILE_KIND, "SELECT chunk_id, name FROM refs WHERE file_id = ?1 AND kind = ?2 "       \
+    X(REFS_OF_FILE_KIND, "SELECT chunk_id, name FROM refs WHERE file_id = ?1 AND "                   \
+                         IDX_REFS_OF_FILE("?1") " AND kind = ?2 "                                  \
                          "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                       \
     X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
                   "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                              \
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
     X(EDGE_INSERT, "INSERT INTO edges(src, dst, kind, ref_id) VALUES (?1, ?2, ?3, ?4)")            \
-    X(EDGE_DELETE_REF, "DELETE FROM edges WHERE ref_id = ?1")                                      \
+    X(EDGE_DELETE_REF, "DELETE FROM edges WHERE src = ?2 AND ref_id = ?1")                                      \
     X(EDGE_OUT, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id, c.end_line - c.start_line + 1 "   \
                 "FROM edges e "                                                                    \
                 "JOIN chunks c ON c.id = e.dst WHERE e.src = ?1")                                  \
@@ -218,7 +231,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(RM_EDGES_OUT, "DELETE FROM edges WHERE src IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
     X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
-    X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1")                                              \
+    X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1 AND " IDX_REFS_OF_FILE("?1"))                                              \
     X(RM_PP, "DELETE FROM pp WHERE file_id = ?1")                                                  \
     X(RM_PP_DEFS, "DELETE FROM pp_defs WHERE file_id = ?1")                                        \
     X(PP_DEFS_SIG, "SELECT sig FROM pp_defs WHERE file_id = ?1")                                   \
