@@ -42,7 +42,8 @@ static const char schema_sql[] =
     " file_id INTEGER NOT NULL, name TEXT GENERATED ALWAYS AS (coalesce(own_name,"
     " substr(qualname, length(rtrim(qualname, replace(qualname, '.', ''))) + 1))) VIRTUAL);"
     "CREATE TABLE imports(file_id INTEGER NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);"
-    "CREATE TABLE refs(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL,"
+    /* a ref's file: its chunk's (the files row's ref_lo..ref_hi hold it) */
+    "CREATE TABLE refs(id INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL,"
     " kind INTEGER NOT NULL, qual TEXT, last TEXT NOT NULL, resolved INTEGER NOT NULL, argc "
     "INTEGER,"
     " name TEXT GENERATED ALWAYS AS (coalesce(qual, last)) VIRTUAL);"

@@ -17,8 +17,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
 #define IDX_SCHEMA_VERSION 14
 
 /* Bounds refs.id to file f's refs (SQL text f: its id), by the range its
- * files row keeps (store.c): with file_id = f, the rowid range is what
- * finds them, there being no index of refs by file_id. */
+ * files row keeps (store.c): a ref's file is its chunk's, refs have no
+ * file_id of their own. */
 #define IDX_REFS_OF_FILE(f)                                                                        \
     "id BETWEEN (SELECT ref_lo FROM files WHERE id = " f ") AND (SELECT ref_hi FROM files "       \
     "WHERE id = " f ")"
@@ -30,7 +30,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     "WITH RECURSIVE sub(id) AS (" seed " UNION SELECT e.src FROM edges e JOIN sub ON e.dst = "     \
     "sub.id WHERE e.kind = ?2), subf(fid) AS (SELECT DISTINCT file_id FROM chunks WHERE id IN "    \
     "sub) UPDATE refs SET resolved = 0 WHERE id IN (SELECT r.id FROM subf JOIN files f ON f.id = "  \
-    "subf.fid JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi WHERE r.file_id = subf.fid AND "  \
+    "subf.fid JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi WHERE "                           \
     "r.resolved = 1 AND r.kind = ?3 AND r.chunk_id IN (SELECT c.id FROM chunks c WHERE "          \
     "c.file_id IN subf AND c.parent_id IN sub))"
 
@@ -44,7 +44,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
  * save paid for the project's size). */
 #define IDX_FACT_SQL                                                                               \
     "WITH r AS MATERIALIZED (SELECT chunk_id, kind, name FROM refs "                               \
-    "WHERE file_id = ?1 AND " IDX_REFS_OF_FILE("?1") " AND kind IN (?2, ?5, ?7)), "                                               \
+    "WHERE " IDX_REFS_OF_FILE("?1") " AND kind IN (?2, ?5, ?7)), "                                               \
     "b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM r WHERE kind = ?2), "            \
     "m AS MATERIALIZED (SELECT s.name AS name, c.parent_id AS pid FROM symbols s "                 \
     "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.file_id = ?1 AND c.kind = ?4) " \
@@ -69,8 +69,10 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(FILE_BY_PATH, "SELECT id, hash, size, mtime_ns, status FROM files WHERE path = ?1")          \
     X(FILE_INSERT, "INSERT INTO files(path, module, is_pkg, hash, size, mtime_ns, lines, status, " \
                    "gen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")                             \
+    /* (no refs until the file's are written: update/write.c) */                                   \
     X(FILE_UPDATE, "UPDATE files SET module = ?2, is_pkg = ?3, hash = ?4, size = ?5, "             \
-                   "mtime_ns = ?6, lines = ?7, status = ?8, gen = ?9 WHERE id = ?1")               \
+                   "mtime_ns = ?6, lines = ?7, status = ?8, gen = ?9, ref_lo = 1, ref_hi = 0 "     \
+                   "WHERE id = ?1")               \
     X(GEN_NEXT, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'gen' "            \
                 "RETURNING CAST(value AS INTEGER)")                                                \
     X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
@@ -142,8 +144,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(IMPORTS_OF_FILE,                                                                             \
       "SELECT alias, target FROM imports WHERE file_id = ?1 ORDER BY alias, rowid")                \
     X(FILE_REF_SPAN, "UPDATE files SET ref_lo = ?2, ref_hi = ?3 WHERE id = ?1")                  \
-    X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved, argc) "         \
-                  "VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)")                                            \
+    X(REF_INSERT, "INSERT INTO refs(chunk_id, kind, qual, last, resolved, argc) "                  \
+                  "VALUES (?1, ?2, ?3, ?4, 0, ?5)")                                            \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
     /* the caller edges (graph/fanin.c) into and out of file ?1's chunks, per other file */        \
     X(FANIN_EDGES_INTO, "SELECT s.file_id, count(*) FROM chunks d JOIN edges e ON e.dst = d.id "   \
@@ -163,13 +165,13 @@ typedef struct Stemmer Stemmer; /* postings.c */
       "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1 AND kind = ?2")               \
     /* the functions stored in field ?1 (names from ?1 "." to ?2, ?1 "/"), where */                \
     X(STORES_OF_FIELD,                                                                             \
-      "SELECT r.last, r.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
-      "JOIN files f ON f.id = r.file_id JOIN chunks c ON c.id = r.chunk_id "                       \
+      "SELECT r.last, c.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
+      "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id "                       \
       "WHERE r." IDX_REF_STORE_WHERE " AND r.qual >= ?1 AND r.qual < ?2 LIMIT ?3")                 \
     /* the same, of one function in a field ("field.fn" ?1) */                                     \
     X(STORES_OF_QUAL,                                                                              \
-      "SELECT r.last, r.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
-      "JOIN files f ON f.id = r.file_id JOIN chunks c ON c.id = r.chunk_id "                       \
+      "SELECT r.last, c.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
+      "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id "                       \
       "WHERE r." IDX_REF_STORE_WHERE " AND r.qual = ?1 LIMIT ?2")                                  \
     /* how often each function is stored in field ?1 (as STORES_OF_FIELD) */                       \
     X(STORES_BY_FUNC, "SELECT qual, count(*) FROM refs WHERE " IDX_REF_STORE_WHERE                 \
@@ -177,7 +179,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN files f ON f.id = i.file_id "         \
                           "JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi "                     \
-                          "AND r.file_id = i.file_id AND r.last = i.alias WHERE i.target = ?1)")                             \
+                          "AND r.last = i.alias WHERE i.target = ?1)")                             \
     /* the names module ?1 offers, and those of the modules it star-imports */                     \
     X(REF_DIRTY_BY_MODULE_NAMES,                                                                   \
       "WITH RECURSIVE mods(m) AS (SELECT ?1 UNION SELECT i.target FROM imports i "                 \
@@ -203,13 +205,13 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(IMPORTERS_OF_MODULE, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "         \
                            "i.file_id WHERE i.target = ?1 OR (i.target >= ?1 || '.' AND "          \
                            "i.target < ?1 || '/')")                                                \
-    X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
-                      "f.path, r.argc FROM refs r JOIN files f ON f.id = r.file_id "               \
-                      "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
+    X(REF_DIRTY_LIST, "SELECT r.id, c.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
+                      "f.path, r.argc FROM refs r JOIN chunks c ON c.id = r.chunk_id "             \
+                      "JOIN files f ON f.id = c.file_id WHERE r.resolved = 0 "                   \
                       "AND (r.kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND r.id > ?3 "            \
                       "ORDER BY r.id LIMIT ?4")                                                    \
     X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
-    X(REFS_OF_FILE_KIND, "SELECT chunk_id, name FROM refs WHERE file_id = ?1 AND "                   \
+    X(REFS_OF_FILE_KIND, "SELECT chunk_id, name FROM refs WHERE "                                    \
                          IDX_REFS_OF_FILE("?1") " AND kind = ?2 "                                  \
                          "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                       \
     X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
@@ -226,12 +228,12 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(RM_MARK_DEPENDENTS,                                                                          \
       "UPDATE refs SET resolved = 0 WHERE id IN (SELECT ref_id FROM edges "                        \
       "WHERE ref_id != 0 AND dst IN (SELECT id FROM chunks WHERE file_id = ?1)) "                  \
-      "AND file_id != ?1")                                                                         \
+      "AND NOT " IDX_REFS_OF_FILE("?1"))                                                                         \
     X(RM_EDGES_IN, "DELETE FROM edges WHERE dst IN (SELECT id FROM chunks WHERE file_id = ?1)")    \
     X(RM_EDGES_OUT, "DELETE FROM edges WHERE src IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
     X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
-    X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1 AND " IDX_REFS_OF_FILE("?1"))                                              \
+    X(RM_REFS, "DELETE FROM refs WHERE " IDX_REFS_OF_FILE("?1"))                                              \
     X(RM_PP, "DELETE FROM pp WHERE file_id = ?1")                                                  \
     X(RM_PP_DEFS, "DELETE FROM pp_defs WHERE file_id = ?1")                                        \
     X(PP_DEFS_SIG, "SELECT sig FROM pp_defs WHERE file_id = ?1")                                   \

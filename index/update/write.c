@@ -402,19 +402,19 @@ static const char *last_component(const char *name)
     return d ? d + 1 : name;
 }
 
-static CrErr insert_ref(IdxStore *st, int64_t file_id, int64_t chunk_id, RefKind kind,
-                        const char *name, int argc, ErrInfo *e)
+/* (a ref's file is its chunk's: the files row keeps its refs' ids) */
+static CrErr insert_ref(IdxStore *st, int64_t chunk_id, RefKind kind, const char *name, int argc,
+                        ErrInfo *e)
 {
     sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_INSERT, e);
     if (!s) return CR_EDB;
-    sqlite3_bind_int64(s, 1, file_id);
-    sqlite3_bind_int64(s, 2, chunk_id);
-    sqlite3_bind_int(s, 3, (int)kind);
+    sqlite3_bind_int64(s, 1, chunk_id);
+    sqlite3_bind_int(s, 2, (int)kind);
     const char *last = last_component(name);
     if (last != name)
-        sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC); /* else NULL: name is last */
-    sqlite3_bind_text(s, 5, last, -1, SQLITE_STATIC);
-    if (argc > 0) sqlite3_bind_int(s, 6, argc - 1); /* else NULL: not known */
+        sqlite3_bind_text(s, 3, name, -1, SQLITE_STATIC); /* else NULL: name is last */
+    sqlite3_bind_text(s, 4, last, -1, SQLITE_STATIC);
+    if (argc > 0) sqlite3_bind_int(s, 5, argc - 1); /* else NULL: not known */
     return idx_store_step_done(st, s, e, "ref");
 }
 
@@ -460,7 +460,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
     sqlite3_bind_text(s, 3, bound.buf, -1, SQLITE_STATIC);
     if ((rc = idx_store_step_done(st, s, e, "import"))) goto out;
     if (r->level != IMPORT_OWN_LEVEL && target.len)
-        rc = insert_ref(st, file_id, chunk_id, REF_IMPORT, target.buf, 0, e);
+        rc = insert_ref(st, chunk_id, REF_IMPORT, target.buf, 0, e);
 out:
     free(base);
     sb_release(&target);
@@ -682,7 +682,7 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         if (r->kind == REF_IMPORT)
             rc = insert_import(st, fw, file_id, ids[r->chunk], r, e);
         else if (r->name && r->name[0])
-            rc = insert_ref(st, file_id, ids[r->chunk], r->kind, r->name, r->argc, e);
+            rc = insert_ref(st, ids[r->chunk], r->kind, r->name, r->argc, e);
     }
     if (!rc) rc = note_ref_span(st, file_id, ref_lo, e);
     if (!rc) rc = idx_pp_insert(st, &fw->set, file_id, &pp_now, e);
