@@ -20,8 +20,10 @@ typedef struct Stemmer Stemmer; /* postings.c */
  * files row keeps (store.c): a ref's file is its chunk's, refs have no
  * file_id of their own. */
 #define IDX_REFS_OF_FILE(f)                                                                        \
-    "id BETWEEN (SELECT ref_lo FROM files WHERE id = " f ") AND (SELECT ref_hi FROM files "       \
+    "id BETWEEN (SELECT ref_lo FROM files WHERE id = " f ") AND (SELECT ref_hi FROM files "        \
     "WHERE id = " f ")"
+/* file ?1's */
+#define IDX_REFS_OF_FILE_1 IDX_REFS_OF_FILE("?1")
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -29,9 +31,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
 #define IDX_SUBCLASS_CALLS(seed)                                                                   \
     "WITH RECURSIVE sub(id) AS (" seed " UNION SELECT e.src FROM edges e JOIN sub ON e.dst = "     \
     "sub.id WHERE e.kind = ?2), subf(fid) AS (SELECT DISTINCT file_id FROM chunks WHERE id IN "    \
-    "sub) UPDATE refs SET resolved = 0 WHERE id IN (SELECT r.id FROM subf JOIN files f ON f.id = "  \
-    "subf.fid JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi WHERE "                           \
-    "r.resolved = 1 AND r.kind = ?3 AND r.chunk_id IN (SELECT c.id FROM chunks c WHERE "          \
+    "sub) UPDATE refs SET resolved = 0 WHERE id IN (SELECT r.id FROM subf JOIN files f ON f.id = " \
+    "subf.fid JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi WHERE "                            \
+    "r.resolved = 1 AND r.kind = ?3 AND r.chunk_id IN (SELECT c.id FROM chunks c WHERE "           \
     "c.file_id IN subf AND c.parent_id IN sub))"
 
 /* Prepared statements, prepared on first use and kept for the store's life.
@@ -44,7 +46,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
  * save paid for the project's size). */
 #define IDX_FACT_SQL                                                                               \
     "WITH r AS MATERIALIZED (SELECT chunk_id, kind, name FROM refs "                               \
-    "WHERE " IDX_REFS_OF_FILE("?1") " AND kind IN (?2, ?5, ?7)), "                                               \
+    "WHERE " IDX_REFS_OF_FILE_1 " AND kind IN (?2, ?5, ?7)), "                                     \
     "b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM r WHERE kind = ?2), "            \
     "m AS MATERIALIZED (SELECT s.name AS name, c.parent_id AS pid FROM symbols s "                 \
     "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.file_id = ?1 AND c.kind = ?4) " \
@@ -72,7 +74,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* (no refs until the file's are written: update/write.c) */                                   \
     X(FILE_UPDATE, "UPDATE files SET module = ?2, is_pkg = ?3, hash = ?4, size = ?5, "             \
                    "mtime_ns = ?6, lines = ?7, status = ?8, gen = ?9, ref_lo = 1, ref_hi = 0 "     \
-                   "WHERE id = ?1")               \
+                   "WHERE id = ?1")                                                                \
     X(GEN_NEXT, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'gen' "            \
                 "RETURNING CAST(value AS INTEGER)")                                                \
     X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
@@ -143,9 +145,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* a file's imports: each alias's first row is IMPORT_GET's; star ones ('*') in rowid order */ \
     X(IMPORTS_OF_FILE,                                                                             \
       "SELECT alias, target FROM imports WHERE file_id = ?1 ORDER BY alias, rowid")                \
-    X(FILE_REF_SPAN, "UPDATE files SET ref_lo = ?2, ref_hi = ?3 WHERE id = ?1")                  \
+    X(FILE_REF_SPAN, "UPDATE files SET ref_lo = ?2, ref_hi = ?3 WHERE id = ?1")                    \
     X(REF_INSERT, "INSERT INTO refs(chunk_id, kind, qual, last, resolved, argc) "                  \
-                  "VALUES (?1, ?2, ?3, ?4, 0, ?5)")                                            \
+                  "VALUES (?1, ?2, ?3, ?4, 0, ?5)")                                                \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
     /* the caller edges (graph/fanin.c) into and out of file ?1's chunks, per other file */        \
     X(FANIN_EDGES_INTO, "SELECT s.file_id, count(*) FROM chunks d JOIN edges e ON e.dst = d.id "   \
@@ -157,7 +159,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(FANIN_NOTE_PUT, "INSERT INTO fanin_dirty(file_id, dir, n) VALUES (?1, ?2, ?3) "              \
                       "ON CONFLICT(file_id, dir) DO UPDATE SET n = n + excluded.n")                \
     /* a reference's edges (?1 its id, ?2 its chunk: their src) */                                 \
-    X(EDGES_OF_REF, "SELECT dst, kind FROM edges WHERE src = ?2 AND ref_id = ?1")                               \
+    X(EDGES_OF_REF, "SELECT dst, kind FROM edges WHERE src = ?2 AND ref_id = ?1")                  \
     X(REF_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM refs")                                    \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
@@ -177,7 +179,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(STORES_BY_FUNC, "SELECT qual, count(*) FROM refs WHERE " IDX_REF_STORE_WHERE                 \
                       " AND qual >= ?1 AND qual < ?2 GROUP BY qual")                               \
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
-                          "(SELECT r.id FROM imports i JOIN files f ON f.id = i.file_id "         \
+                          "(SELECT r.id FROM imports i JOIN files f ON f.id = i.file_id "          \
                           "JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi "                     \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \
     /* the names module ?1 offers, and those of the modules it star-imports */                     \
@@ -198,7 +200,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_BY_SIBLINGS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN "        \
                              "(SELECT name FROM symbols WHERE qualname > ?1 || '.' "               \
                              "AND qualname < ?1 || '/')")                                          \
-    X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE src = ?2 AND ref_id = ?1")                                  \
+    X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE src = ?2 AND ref_id = ?1")                     \
     X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \
     X(IMPORTERS_PENDING, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "           \
                          "i.file_id WHERE i.alias = '' AND i.target IN (?1, ?2)")                  \
@@ -207,18 +209,18 @@ typedef struct Stemmer Stemmer; /* postings.c */
                            "i.target < ?1 || '/')")                                                \
     X(REF_DIRTY_LIST, "SELECT r.id, c.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
                       "f.path, r.argc FROM refs r JOIN chunks c ON c.id = r.chunk_id "             \
-                      "JOIN files f ON f.id = c.file_id WHERE r.resolved = 0 "                   \
+                      "JOIN files f ON f.id = c.file_id WHERE r.resolved = 0 "                     \
                       "AND (r.kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND r.id > ?3 "            \
                       "ORDER BY r.id LIMIT ?4")                                                    \
     X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
-    X(REFS_OF_FILE_KIND, "SELECT chunk_id, name FROM refs WHERE "                                    \
-                         IDX_REFS_OF_FILE("?1") " AND kind = ?2 "                                  \
-                         "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                       \
+    X(REFS_OF_FILE_KIND,                                                                           \
+      "SELECT chunk_id, name FROM refs WHERE " IDX_REFS_OF_FILE_1 " AND kind = ?2 "                \
+      "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                                          \
     X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
                   "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                              \
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
     X(EDGE_INSERT, "INSERT INTO edges(src, dst, kind, ref_id) VALUES (?1, ?2, ?3, ?4)")            \
-    X(EDGE_DELETE_REF, "DELETE FROM edges WHERE src = ?2 AND ref_id = ?1")                                      \
+    X(EDGE_DELETE_REF, "DELETE FROM edges WHERE src = ?2 AND ref_id = ?1")                         \
     X(EDGE_OUT, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id, c.end_line - c.start_line + 1 "   \
                 "FROM edges e "                                                                    \
                 "JOIN chunks c ON c.id = e.dst WHERE e.src = ?1")                                  \
@@ -228,12 +230,12 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(RM_MARK_DEPENDENTS,                                                                          \
       "UPDATE refs SET resolved = 0 WHERE id IN (SELECT ref_id FROM edges "                        \
       "WHERE ref_id != 0 AND dst IN (SELECT id FROM chunks WHERE file_id = ?1)) "                  \
-      "AND NOT " IDX_REFS_OF_FILE("?1"))                                                                         \
+      "AND NOT " IDX_REFS_OF_FILE_1)                                                               \
     X(RM_EDGES_IN, "DELETE FROM edges WHERE dst IN (SELECT id FROM chunks WHERE file_id = ?1)")    \
     X(RM_EDGES_OUT, "DELETE FROM edges WHERE src IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
     X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
-    X(RM_REFS, "DELETE FROM refs WHERE " IDX_REFS_OF_FILE("?1"))                                              \
+    X(RM_REFS, "DELETE FROM refs WHERE " IDX_REFS_OF_FILE_1)                                       \
     X(RM_PP, "DELETE FROM pp WHERE file_id = ?1")                                                  \
     X(RM_PP_DEFS, "DELETE FROM pp_defs WHERE file_id = ?1")                                        \
     X(PP_DEFS_SIG, "SELECT sig FROM pp_defs WHERE file_id = ?1")                                   \
