@@ -17,12 +17,14 @@ static const char schema_sql[] =
      * rows, so that caches built at one generation know what changed.
      * ref_lo..ref_hi: the ids of the file's refs, written in one run
      * (update/write.c), in place of an index of refs by file_id (87 MB on
-     * the kernel): readers bound refs.id by them (IDX_REFS_OF_FILE). */
+     * the kernel): readers bound refs.id by them (IDX_REFS_OF_FILE);
+     * sym_lo..sym_hi the same of its symbols (IDX_SYMBOLS_OF_FILE). */
     "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, module TEXT NOT NULL,"
     " is_pkg INTEGER NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,"
     " mtime_ns INTEGER NOT NULL, lines INTEGER NOT NULL, status TEXT NOT NULL,"
     " gen INTEGER NOT NULL DEFAULT 0, ref_lo INTEGER NOT NULL DEFAULT 1,"
-    " ref_hi INTEGER NOT NULL DEFAULT 0);"
+    " ref_hi INTEGER NOT NULL DEFAULT 0, sym_lo INTEGER NOT NULL DEFAULT 1,"
+    " sym_hi INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX files_module ON files(module);"
     "CREATE INDEX files_gen ON files(gen);"
     /* A name stored once: a chunk's name is its symbol (C functions: all
@@ -38,7 +40,8 @@ static const char schema_sql[] =
     " hash TEXT GENERATED ALWAYS AS (printf('%016x', hash_bits)) VIRTUAL);"
     /* A definition's name is the last part of its qualified name, unless
      * own_name says otherwise. */
-    "CREATE TABLE symbols(qualname TEXT NOT NULL, own_name TEXT, chunk_id INTEGER NOT NULL,"
+    "CREATE TABLE symbols(id INTEGER PRIMARY KEY, qualname TEXT NOT NULL, own_name TEXT, chunk_id "
+    "INTEGER NOT NULL,"
     " file_id INTEGER NOT NULL, name TEXT GENERATED ALWAYS AS (coalesce(own_name,"
     " substr(qualname, length(rtrim(qualname, replace(qualname, '.', ''))) + 1))) VIRTUAL);"
     "CREATE TABLE imports(file_id INTEGER NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);"
@@ -92,7 +95,6 @@ static const struct {
     {"chunks_file", "chunks(file_id, start_line)", 0},
     {"symbols_qual", "symbols(qualname)", 0},
     {"symbols_name", "symbols(name)", 0},
-    {"symbols_file", "symbols(file_id)", 0},
     {"imports_file", "imports(file_id, alias)", 0},
     {"imports_target", "imports(target)", 0},
     {"refs_last", "refs(last)", 0},

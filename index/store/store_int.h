@@ -24,6 +24,12 @@ typedef struct Stemmer Stemmer; /* postings.c */
     "WHERE id = " f ")"
 /* file ?1's */
 #define IDX_REFS_OF_FILE_1 IDX_REFS_OF_FILE("?1")
+/* The same of symbols, by the files row's sym_lo..sym_hi (as s: _S). */
+#define IDX_SYMBOLS_OF_FILE_RANGE                                                                  \
+    "BETWEEN (SELECT sym_lo FROM files WHERE id = ?1) AND (SELECT sym_hi FROM files WHERE id = "   \
+    "?1)"
+#define IDX_SYMBOLS_OF_FILE_1 "file_id = ?1 AND id " IDX_SYMBOLS_OF_FILE_RANGE
+#define IDX_SYMBOLS_S_OF_FILE_1 "s.file_id = ?1 AND s.id " IDX_SYMBOLS_OF_FILE_RANGE
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -49,8 +55,10 @@ typedef struct Stemmer Stemmer; /* postings.c */
     "WHERE " IDX_REFS_OF_FILE_1 " AND kind IN (?2, ?5, ?7)), "                                     \
     "b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM r WHERE kind = ?2), "            \
     "m AS MATERIALIZED (SELECT s.name AS name, c.parent_id AS pid FROM symbols s "                 \
-    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.file_id = ?1 AND c.kind = ?4) " \
-    "SELECT 'D' || char(9) || qualname || char(9) || name FROM symbols WHERE file_id = ?1 "        \
+    "JOIN chunks c ON c.id = s.chunk_id WHERE " IDX_SYMBOLS_S_OF_FILE_1 " AND c.file_id = ?1 "     \
+    "AND c.kind = ?4) "                                                                            \
+    "SELECT 'D' || char(9) || qualname || char(9) || name FROM symbols "                           \
+    "WHERE " IDX_SYMBOLS_OF_FILE_1 " "                                                             \
     "UNION ALL SELECT 'I' || char(9) || alias || char(9) || target FROM imports "                  \
     "WHERE file_id = ?1 "                                                                          \
     "UNION ALL SELECT 'F' || char(9) || module || char(9) || (SELECT count(*) > 0 FROM chunks "    \
@@ -58,7 +66,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     "UNION ALL SELECT 'B' || char(9) || c.symbol || char(9) || r.name FROM r "                     \
     "JOIN chunks c ON c.id = r.chunk_id WHERE r.kind = ?2 "                                        \
     "UNION ALL SELECT 'C' || char(9) || s.qualname || char(9) FROM symbols s "                     \
-    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.kind = ?3 "                     \
+    "JOIN chunks c ON c.id = s.chunk_id WHERE " IDX_SYMBOLS_S_OF_FILE_1 " AND c.kind = ?3 "        \
     "UNION ALL SELECT 'M' || char(9) || m.name || char(9) || p.symbol || char(9) || b.base "       \
     "FROM b JOIN m ON m.pid = b.pid JOIN chunks p ON p.id = b.pid "                                \
     "UNION ALL SELECT 'T' || char(9) || c.symbol || char(9) || r.name FROM r "                     \
@@ -73,8 +81,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
                    "gen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")                             \
     /* (no refs until the file's are written: update/write.c) */                                   \
     X(FILE_UPDATE, "UPDATE files SET module = ?2, is_pkg = ?3, hash = ?4, size = ?5, "             \
-                   "mtime_ns = ?6, lines = ?7, status = ?8, gen = ?9, ref_lo = 1, ref_hi = 0 "     \
-                   "WHERE id = ?1")                                                                \
+                   "mtime_ns = ?6, lines = ?7, status = ?8, gen = ?9, ref_lo = 1, ref_hi = 0, "    \
+                   "sym_lo = 1, sym_hi = 0 WHERE id = ?1")                                         \
     X(GEN_NEXT, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'gen' "            \
                 "RETURNING CAST(value AS INTEGER)")                                                \
     X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
@@ -110,7 +118,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(SYMBOL_INSERT,                                                                               \
       "INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")        \
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
-    X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")                \
+    X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)      \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
     X(SYMBOL_BY_SUFFIX, "SELECT chunk_id FROM symbols WHERE name = ?1 AND (qualname = ?3 OR "      \
                         "substr(qualname, -length(?3) - 1) = '.' || ?3) LIMIT ?2")                 \
@@ -145,7 +153,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* a file's imports: each alias's first row is IMPORT_GET's; star ones ('*') in rowid order */ \
     X(IMPORTS_OF_FILE,                                                                             \
       "SELECT alias, target FROM imports WHERE file_id = ?1 ORDER BY alias, rowid")                \
-    X(FILE_REF_SPAN, "UPDATE files SET ref_lo = ?2, ref_hi = ?3 WHERE id = ?1")                    \
+    X(FILE_REF_SPAN, "UPDATE files SET ref_lo = ?2, ref_hi = ?3, sym_lo = ?4, sym_hi = ?5 "        \
+                     "WHERE id = ?1")                                                              \
+    X(SYMBOL_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM symbols")                              \
     X(REF_INSERT, "INSERT INTO refs(chunk_id, kind, qual, last, resolved, argc) "                  \
                   "VALUES (?1, ?2, ?3, ?4, 0, ?5)")                                                \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
@@ -186,8 +196,9 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_BY_MODULE_NAMES,                                                                   \
       "WITH RECURSIVE mods(m) AS (SELECT ?1 UNION SELECT i.target FROM imports i "                 \
       "JOIN files f ON f.id = i.file_id JOIN mods ON f.module = mods.m WHERE i.alias = '*') "      \
-      "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN (SELECT s.name FROM symbols s " \
-      "JOIN files f ON f.id = s.file_id WHERE f.module IN mods UNION SELECT i.alias FROM "         \
+      "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN (SELECT s.name FROM files f "   \
+      "JOIN symbols s ON s.id BETWEEN f.sym_lo AND f.sym_hi AND s.file_id = f.id "                 \
+      "WHERE f.module IN mods UNION SELECT i.alias FROM "                                          \
       "imports i JOIN files f ON f.id = i.file_id WHERE f.module IN mods)")                        \
     X(REF_DIRTY_SUBCLASS_CALLS, IDX_SUBCLASS_CALLS("SELECT ?1"))                                   \
     /* whether ?1 qualifies a class (chunk kind ?2) while some class is an                         \
@@ -233,7 +244,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
       "AND NOT " IDX_REFS_OF_FILE_1)                                                               \
     X(RM_EDGES_IN, "DELETE FROM edges WHERE dst IN (SELECT id FROM chunks WHERE file_id = ?1)")    \
     X(RM_EDGES_OUT, "DELETE FROM edges WHERE src IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
-    X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
+    X(RM_SYMBOLS, "DELETE FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)                              \
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
     X(RM_REFS, "DELETE FROM refs WHERE " IDX_REFS_OF_FILE_1)                                       \
     X(RM_PP, "DELETE FROM pp WHERE file_id = ?1")                                                  \

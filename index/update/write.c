@@ -571,11 +571,11 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     return rc;
 }
 
-/* The id the next reference gets (the rowid SQLite gives a row past the
- * largest). */
-static CrErr next_ref_id(IdxStore *st, int64_t *out, ErrInfo *e)
+/* The id the next reference (REF_NEXT_ID) or symbol (SYMBOL_NEXT_ID) gets:
+ * the rowid SQLite gives a row past the largest. */
+static CrErr next_id(IdxStore *st, StmtId which, int64_t *out, ErrInfo *e)
 {
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_NEXT_ID, e);
+    sqlite3_stmt *s = idx_store_stmt(st, which, e);
     if (!s) return CR_EDB;
     if (sqlite3_step(s) != SQLITE_ROW) return idx_store_err(st, e, "refs");
     *out = sqlite3_column_int64(s, 0);
@@ -587,23 +587,27 @@ static CrErr next_ref_id(IdxStore *st, int64_t *out, ErrInfo *e)
  * writes (store_int.h's refs_new_from), before the first is written. */
 static CrErr note_refs_new_from(IdxStore *st, ErrInfo *e)
 {
-    CrErr rc = next_ref_id(st, &st->refs_new_from, e);
+    CrErr rc = next_id(st, STMT_REF_NEXT_ID, &st->refs_new_from, e);
     st->refs_new_version = idx_store_data_version(st);
     return rc;
 }
 
-/* Keeps on file_id's row the ids of the refs it wrote, lo to the next
- * one's less one: the range by which its refs are read (store.c). */
-static CrErr note_ref_span(IdxStore *st, int64_t file_id, int64_t lo, ErrInfo *e)
+/* Keeps on file_id's row the ids of the refs and symbols it wrote, each
+ * from lo[] to the next one's less one: the ranges by which they are read
+ * (store.c). */
+static CrErr note_spans(IdxStore *st, int64_t file_id, const int64_t lo[2], ErrInfo *e)
 {
-    int64_t next = 0;
-    CrErr rc = next_ref_id(st, &next, e);
+    int64_t next[2] = {0, 0};
+    CrErr rc = next_id(st, STMT_REF_NEXT_ID, &next[0], e);
+    if (!rc) rc = next_id(st, STMT_SYMBOL_NEXT_ID, &next[1], e);
     if (rc) return rc;
     sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_REF_SPAN, e);
     if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 1, file_id);
-    sqlite3_bind_int64(s, 2, lo);
-    sqlite3_bind_int64(s, 3, next - 1);
+    sqlite3_bind_int64(s, 2, lo[0]);
+    sqlite3_bind_int64(s, 3, next[0] - 1);
+    sqlite3_bind_int64(s, 4, lo[1]);
+    sqlite3_bind_int64(s, 5, next[1] - 1);
     return idx_store_step_done(st, s, e, "file row");
 }
 
@@ -643,7 +647,7 @@ static void save_facts_keep(IdxStore *st, int64_t file_id, IdxFacts *now)
 CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    int64_t file_id = 0, *ids = NULL, ref_lo = 0;
+    int64_t file_id = 0, *ids = NULL, lo[2] = {0, 0}; /* the first ref's and symbol's ids */
     IdxFacts old = {0}, now = {0};
     uint64_t pp_old = 0, pp_now = 0; /* the preprocessor digests (update/pp_settle.c) */
     if (fw->same_content) {
@@ -673,7 +677,9 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
     }
     if ((rc = upsert_file_row(st, fw, "ok", &file_id, e))) goto out;
     if (!st->refs_new_from && (rc = note_refs_new_from(st, e))) goto out;
-    if ((rc = next_ref_id(st, &ref_lo, e))) goto out;
+    if ((rc = next_id(st, STMT_REF_NEXT_ID, &lo[0], e)) ||
+        (rc = next_id(st, STMT_SYMBOL_NEXT_ID, &lo[1], e)))
+        goto out;
     ids = xcalloc(fw->set.n_chunks + 1, sizeof *ids);
     if ((rc = insert_chunks(st, fw, file_id, ids, e))) goto out;
     for (size_t i = 0; i < fw->set.n_refs && !rc; i++) {
@@ -684,7 +690,7 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         else if (r->name && r->name[0])
             rc = insert_ref(st, ids[r->chunk], r->kind, r->name, r->argc, e);
     }
-    if (!rc) rc = note_ref_span(st, file_id, ref_lo, e);
+    if (!rc) rc = note_spans(st, file_id, lo, e);
     if (!rc) rc = idx_pp_insert(st, &fw->set, file_id, &pp_now, e);
 marks:
     if (!rc && pp_now != pp_old) rc = idx_pp_moved(st, e);
