@@ -9,7 +9,8 @@
 
 #define CALL_SITE_SQL                                                                              \
     "SELECT r.name, e.dst, r.id, c.symbol FROM files f JOIN chunks c ON c.file_id = f.id "         \
-    "JOIN refs r ON r.chunk_id = c.id JOIN edges e ON e.ref_id = r.id "                            \
+    "JOIN refs r ON r.chunk_id = c.id JOIN edges e ON e.src = c.id "                               \
+    "AND e.ref_id = r.id "                                                                         \
     "WHERE f.path = ?1 AND ?2 BETWEEN c.start_line AND c.end_line AND r.last = ?3 "                \
     "AND r.kind = ?4 ORDER BY r.id, e.rowid"
 

@@ -51,11 +51,12 @@ static int self_edge(const RefRow *row)
 }
 
 /* The chunk a reference's edge points at now (0: none). */
-static int64_t old_dst(Resolver *r, int64_t ref_id)
+static int64_t old_dst(Resolver *r, const RefRow *row)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_EDGE_DST_OF_REF);
     if (!s) return 0;
-    sqlite3_bind_int64(s, 1, ref_id);
+    sqlite3_bind_int64(s, 1, row->id);
+    sqlite3_bind_int64(s, 2, row->chunk_id);
     int64_t v = idx_graph_step(r, s) ? sqlite3_column_int64(s, 0) : 0;
     sqlite3_reset(s);
     return v;
@@ -146,6 +147,7 @@ static CrErr note_old_edges(Resolver *r, const RefRow *row)
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_EDGES_OF_REF);
     if (!s) return r->rc;
     sqlite3_bind_int64(s, 1, row->id);
+    sqlite3_bind_int64(s, 2, row->chunk_id);
     CrErr rc = CR_OK;
     while (!rc && idx_graph_step(r, s))
         rc = idx_fanin_note_edge(r->st, row->file_id, sqlite3_column_int64(s, 0),
@@ -163,12 +165,13 @@ static void apply_row(Resolver *r, const RefRow *row, const int64_t *dst, size_t
     ErrInfo *e = r->e;
     sqlite3_stmt *s;
     int old = may_have_edges(m, row);
-    int64_t was = row->kind == REF_INHERIT && old ? old_dst(r, row->id) : 0;
+    int64_t was = row->kind == REF_INHERIT && old ? old_dst(r, row) : 0;
     if (r->rc) return;
     if (old) {
         if (st->fanin_on && (r->rc = note_old_edges(r, row))) return;
         if ((s = idx_graph_stmt(r, STMT_EDGE_DELETE_REF)) == NULL) return;
         sqlite3_bind_int64(s, 1, row->id);
+        sqlite3_bind_int64(s, 2, row->chunk_id);
         if ((r->rc = idx_store_step_done(st, s, e, "edges"))) return;
     }
     for (size_t k = 0; k < nd && !r->rc; k++) {

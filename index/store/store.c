@@ -14,11 +14,17 @@
 static const char schema_sql[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
     /* gen: the generation (meta 'gen', bumped per write) of the file's
-     * rows, so that caches built at one generation know what changed. */
+     * rows, so that caches built at one generation know what changed.
+     * ref_lo..ref_hi: the ids of the file's refs, written in one run
+     * (update/write.c), in place of an index of refs by file_id (87 MB on
+     * the kernel): readers bound refs.id by them (IDX_REFS_OF_FILE);
+     * sym_lo..sym_hi the same of its symbols (IDX_SYMBOLS_OF_FILE). */
     "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, module TEXT NOT NULL,"
     " is_pkg INTEGER NOT NULL, hash TEXT NOT NULL, size INTEGER NOT NULL,"
     " mtime_ns INTEGER NOT NULL, lines INTEGER NOT NULL, status TEXT NOT NULL,"
-    " gen INTEGER NOT NULL DEFAULT 0);"
+    " gen INTEGER NOT NULL DEFAULT 0, ref_lo INTEGER NOT NULL DEFAULT 1,"
+    " ref_hi INTEGER NOT NULL DEFAULT 0, sym_lo INTEGER NOT NULL DEFAULT 1,"
+    " sym_hi INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX files_module ON files(module);"
     "CREATE INDEX files_gen ON files(gen);"
     /* A name stored once: a chunk's name is its symbol (C functions: all
@@ -34,11 +40,13 @@ static const char schema_sql[] =
     " hash TEXT GENERATED ALWAYS AS (printf('%016x', hash_bits)) VIRTUAL);"
     /* A definition's name is the last part of its qualified name, unless
      * own_name says otherwise. */
-    "CREATE TABLE symbols(qualname TEXT NOT NULL, own_name TEXT, chunk_id INTEGER NOT NULL,"
+    "CREATE TABLE symbols(id INTEGER PRIMARY KEY, qualname TEXT NOT NULL, own_name TEXT, chunk_id "
+    "INTEGER NOT NULL,"
     " file_id INTEGER NOT NULL, name TEXT GENERATED ALWAYS AS (coalesce(own_name,"
     " substr(qualname, length(rtrim(qualname, replace(qualname, '.', ''))) + 1))) VIRTUAL);"
     "CREATE TABLE imports(file_id INTEGER NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);"
-    "CREATE TABLE refs(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL,"
+    /* a ref's file: its chunk's (the files row's ref_lo..ref_hi hold it) */
+    "CREATE TABLE refs(id INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL,"
     " kind INTEGER NOT NULL, qual TEXT, last TEXT NOT NULL, resolved INTEGER NOT NULL, argc "
     "INTEGER,"
     " name TEXT GENERATED ALWAYS AS (coalesce(qual, last)) VIRTUAL);"
@@ -87,16 +95,15 @@ static const struct {
     {"chunks_file", "chunks(file_id, start_line)", 0},
     {"symbols_qual", "symbols(qualname)", 0},
     {"symbols_name", "symbols(name)", 0},
-    {"symbols_file", "symbols(file_id)", 0},
     {"imports_file", "imports(file_id, alias)", 0},
     {"imports_target", "imports(target)", 0},
-    {"refs_file", "refs(file_id)", 0},
     {"refs_last", "refs(last)", 0},
     {"refs_store", "refs(qual) WHERE " IDX_REF_STORE_WHERE, 0},
     {"refs_dirty", "refs(id) WHERE resolved = 0", 2},
-    {"edges_src", "edges(src)", 1},
+    /* by (src, ref_id): a reference's edges start at its chunk (graph.c),
+     * so no index of its own by ref_id */
+    {"edges_src", "edges(src, ref_id)", 1},
     {"edges_dst", "edges(dst)", 1},
-    {"edges_ref", "edges(ref_id)", 1},
     {"pp_file", "pp(file_id, kind, start_line)", 0},
     {"pp_name", "pp(name) WHERE kind = 1", 0},
 };

@@ -14,7 +14,22 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 13
+#define IDX_SCHEMA_VERSION 14
+
+/* Bounds refs.id to file f's refs (SQL text f: its id), by the range its
+ * files row keeps (store.c): a ref's file is its chunk's, refs have no
+ * file_id of their own. */
+#define IDX_REFS_OF_FILE(f)                                                                        \
+    "id BETWEEN (SELECT ref_lo FROM files WHERE id = " f ") AND (SELECT ref_hi FROM files "        \
+    "WHERE id = " f ")"
+/* file ?1's */
+#define IDX_REFS_OF_FILE_1 IDX_REFS_OF_FILE("?1")
+/* The same of symbols, by the files row's sym_lo..sym_hi (as s: _S). */
+#define IDX_SYMBOLS_OF_FILE_RANGE                                                                  \
+    "BETWEEN (SELECT sym_lo FROM files WHERE id = ?1) AND (SELECT sym_hi FROM files WHERE id = "   \
+    "?1)"
+#define IDX_SYMBOLS_OF_FILE_1 "file_id = ?1 AND id " IDX_SYMBOLS_OF_FILE_RANGE
+#define IDX_SYMBOLS_S_OF_FILE_1 "s.file_id = ?1 AND s.id " IDX_SYMBOLS_OF_FILE_RANGE
 
 /* The calls (?3) in the methods of the classes seeded, and of their
  * subclasses at any depth (edges of kind ?2): what an inherited member
@@ -22,8 +37,10 @@ typedef struct Stemmer Stemmer; /* postings.c */
 #define IDX_SUBCLASS_CALLS(seed)                                                                   \
     "WITH RECURSIVE sub(id) AS (" seed " UNION SELECT e.src FROM edges e JOIN sub ON e.dst = "     \
     "sub.id WHERE e.kind = ?2), subf(fid) AS (SELECT DISTINCT file_id FROM chunks WHERE id IN "    \
-    "sub) UPDATE refs SET resolved = 0 WHERE resolved = 1 AND kind = ?3 AND file_id IN subf "      \
-    "AND chunk_id IN (SELECT c.id FROM chunks c WHERE c.file_id IN subf AND c.parent_id IN sub)"
+    "sub) UPDATE refs SET resolved = 0 WHERE id IN (SELECT r.id FROM subf JOIN files f ON f.id = " \
+    "subf.fid JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi WHERE "                            \
+    "r.resolved = 1 AND r.kind = ?3 AND r.chunk_id IN (SELECT c.id FROM chunks c WHERE "           \
+    "c.file_id IN subf AND c.parent_id IN sub))"
 
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
@@ -35,11 +52,13 @@ typedef struct Stemmer Stemmer; /* postings.c */
  * save paid for the project's size). */
 #define IDX_FACT_SQL                                                                               \
     "WITH r AS MATERIALIZED (SELECT chunk_id, kind, name FROM refs "                               \
-    "WHERE file_id = ?1 AND kind IN (?2, ?5, ?7)), "                                               \
+    "WHERE " IDX_REFS_OF_FILE_1 " AND kind IN (?2, ?5, ?7)), "                                     \
     "b AS MATERIALIZED (SELECT chunk_id AS pid, name AS base FROM r WHERE kind = ?2), "            \
     "m AS MATERIALIZED (SELECT s.name AS name, c.parent_id AS pid FROM symbols s "                 \
-    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.file_id = ?1 AND c.kind = ?4) " \
-    "SELECT 'D' || char(9) || qualname || char(9) || name FROM symbols WHERE file_id = ?1 "        \
+    "JOIN chunks c ON c.id = s.chunk_id WHERE " IDX_SYMBOLS_S_OF_FILE_1 " AND c.file_id = ?1 "     \
+    "AND c.kind = ?4) "                                                                            \
+    "SELECT 'D' || char(9) || qualname || char(9) || name FROM symbols "                           \
+    "WHERE " IDX_SYMBOLS_OF_FILE_1 " "                                                             \
     "UNION ALL SELECT 'I' || char(9) || alias || char(9) || target FROM imports "                  \
     "WHERE file_id = ?1 "                                                                          \
     "UNION ALL SELECT 'F' || char(9) || module || char(9) || (SELECT count(*) > 0 FROM chunks "    \
@@ -47,7 +66,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     "UNION ALL SELECT 'B' || char(9) || c.symbol || char(9) || r.name FROM r "                     \
     "JOIN chunks c ON c.id = r.chunk_id WHERE r.kind = ?2 "                                        \
     "UNION ALL SELECT 'C' || char(9) || s.qualname || char(9) FROM symbols s "                     \
-    "JOIN chunks c ON c.id = s.chunk_id WHERE s.file_id = ?1 AND c.kind = ?3 "                     \
+    "JOIN chunks c ON c.id = s.chunk_id WHERE " IDX_SYMBOLS_S_OF_FILE_1 " AND c.kind = ?3 "        \
     "UNION ALL SELECT 'M' || char(9) || m.name || char(9) || p.symbol || char(9) || b.base "       \
     "FROM b JOIN m ON m.pid = b.pid JOIN chunks p ON p.id = b.pid "                                \
     "UNION ALL SELECT 'T' || char(9) || c.symbol || char(9) || r.name FROM r "                     \
@@ -60,8 +79,10 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(FILE_BY_PATH, "SELECT id, hash, size, mtime_ns, status FROM files WHERE path = ?1")          \
     X(FILE_INSERT, "INSERT INTO files(path, module, is_pkg, hash, size, mtime_ns, lines, status, " \
                    "gen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")                             \
+    /* (no refs until the file's are written: update/write.c) */                                   \
     X(FILE_UPDATE, "UPDATE files SET module = ?2, is_pkg = ?3, hash = ?4, size = ?5, "             \
-                   "mtime_ns = ?6, lines = ?7, status = ?8, gen = ?9 WHERE id = ?1")               \
+                   "mtime_ns = ?6, lines = ?7, status = ?8, gen = ?9, ref_lo = 1, ref_hi = 0, "    \
+                   "sym_lo = 1, sym_hi = 0 WHERE id = ?1")                                         \
     X(GEN_NEXT, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'gen' "            \
                 "RETURNING CAST(value AS INTEGER)")                                                \
     X(FILE_TOUCH, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1")                       \
@@ -97,7 +118,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(SYMBOL_INSERT,                                                                               \
       "INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")        \
     X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
-    X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE file_id = ?1")                \
+    X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)      \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
     X(SYMBOL_BY_SUFFIX, "SELECT chunk_id FROM symbols WHERE name = ?1 AND (qualname = ?3 OR "      \
                         "substr(qualname, -length(?3) - 1) = '.' || ?3) LIMIT ?2")                 \
@@ -132,8 +153,11 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* a file's imports: each alias's first row is IMPORT_GET's; star ones ('*') in rowid order */ \
     X(IMPORTS_OF_FILE,                                                                             \
       "SELECT alias, target FROM imports WHERE file_id = ?1 ORDER BY alias, rowid")                \
-    X(REF_INSERT, "INSERT INTO refs(file_id, chunk_id, kind, qual, last, resolved, argc) "         \
-                  "VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)")                                            \
+    X(FILE_REF_SPAN, "UPDATE files SET ref_lo = ?2, ref_hi = ?3, sym_lo = ?4, sym_hi = ?5 "        \
+                     "WHERE id = ?1")                                                              \
+    X(SYMBOL_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM symbols")                              \
+    X(REF_INSERT, "INSERT INTO refs(chunk_id, kind, qual, last, resolved, argc) "                  \
+                  "VALUES (?1, ?2, ?3, ?4, 0, ?5)")                                                \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
     /* the caller edges (graph/fanin.c) into and out of file ?1's chunks, per other file */        \
     X(FANIN_EDGES_INTO, "SELECT s.file_id, count(*) FROM chunks d JOIN edges e ON e.dst = d.id "   \
@@ -144,7 +168,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
                         "(1, 6, 7) AND d.file_id != ?1 GROUP BY d.file_id")                        \
     X(FANIN_NOTE_PUT, "INSERT INTO fanin_dirty(file_id, dir, n) VALUES (?1, ?2, ?3) "              \
                       "ON CONFLICT(file_id, dir) DO UPDATE SET n = n + excluded.n")                \
-    X(EDGES_OF_REF, "SELECT dst, kind FROM edges WHERE ref_id = ?1")                               \
+    /* a reference's edges (?1 its id, ?2 its chunk: their src) */                                 \
+    X(EDGES_OF_REF, "SELECT dst, kind FROM edges WHERE src = ?2 AND ref_id = ?1")                  \
     X(REF_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM refs")                                    \
     X(REF_DIRTY_BY_LAST, "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1")          \
     /* the calls (?2) on a variable ?1 of a module's scope, "?1.m" (deps.c) */                     \
@@ -162,26 +187,28 @@ typedef struct Stemmer Stemmer; /* postings.c */
       "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1 AND kind = ?2")               \
     /* the functions stored in field ?1 (names from ?1 "." to ?2, ?1 "/"), where */                \
     X(STORES_OF_FIELD,                                                                             \
-      "SELECT r.last, r.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
-      "JOIN files f ON f.id = r.file_id JOIN chunks c ON c.id = r.chunk_id "                       \
+      "SELECT r.last, c.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
+      "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id "                       \
       "WHERE r." IDX_REF_STORE_WHERE " AND r.qual >= ?1 AND r.qual < ?2 LIMIT ?3")                 \
     /* the same, of one function in a field ("field.fn" ?1) */                                     \
     X(STORES_OF_QUAL,                                                                              \
-      "SELECT r.last, r.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
-      "JOIN files f ON f.id = r.file_id JOIN chunks c ON c.id = r.chunk_id "                       \
+      "SELECT r.last, c.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
+      "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id "                       \
       "WHERE r." IDX_REF_STORE_WHERE " AND r.qual = ?1 LIMIT ?2")                                  \
     /* how often each function is stored in field ?1 (as STORES_OF_FIELD) */                       \
     X(STORES_BY_FUNC, "SELECT qual, count(*) FROM refs WHERE " IDX_REF_STORE_WHERE                 \
                       " AND qual >= ?1 AND qual < ?2 GROUP BY qual")                               \
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
-                          "(SELECT r.id FROM imports i JOIN refs r ON r.file_id = i.file_id "      \
+                          "(SELECT r.id FROM imports i JOIN files f ON f.id = i.file_id "          \
+                          "JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi "                     \
                           "AND r.last = i.alias WHERE i.target = ?1)")                             \
     /* the names module ?1 offers, and those of the modules it star-imports */                     \
     X(REF_DIRTY_BY_MODULE_NAMES,                                                                   \
       "WITH RECURSIVE mods(m) AS (SELECT ?1 UNION SELECT i.target FROM imports i "                 \
       "JOIN files f ON f.id = i.file_id JOIN mods ON f.module = mods.m WHERE i.alias = '*') "      \
-      "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN (SELECT s.name FROM symbols s " \
-      "JOIN files f ON f.id = s.file_id WHERE f.module IN mods UNION SELECT i.alias FROM "         \
+      "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN (SELECT s.name FROM files f "   \
+      "JOIN symbols s ON s.id BETWEEN f.sym_lo AND f.sym_hi AND s.file_id = f.id "                 \
+      "WHERE f.module IN mods UNION SELECT i.alias FROM "                                          \
       "imports i JOIN files f ON f.id = i.file_id WHERE f.module IN mods)")                        \
     X(REF_DIRTY_SUBCLASS_CALLS, IDX_SUBCLASS_CALLS("SELECT ?1"))                                   \
     /* whether ?1 qualifies a class (chunk kind ?2) while some class is an                         \
@@ -194,26 +221,27 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_DIRTY_BY_SIBLINGS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND last IN "        \
                              "(SELECT name FROM symbols WHERE qualname > ?1 || '.' "               \
                              "AND qualname < ?1 || '/')")                                          \
-    X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE ref_id = ?1")                                  \
+    X(EDGE_DST_OF_REF, "SELECT dst FROM edges WHERE src = ?2 AND ref_id = ?1")                     \
     X(CHUNK_EXISTS, "SELECT 1 FROM chunks WHERE id = ?1")                                          \
     X(IMPORTERS_PENDING, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "           \
                          "i.file_id WHERE i.alias = '' AND i.target IN (?1, ?2)")                  \
     X(IMPORTERS_OF_MODULE, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "         \
                            "i.file_id WHERE i.target = ?1 OR (i.target >= ?1 || '.' AND "          \
                            "i.target < ?1 || '/')")                                                \
-    X(REF_DIRTY_LIST, "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
-                      "f.path, r.argc FROM refs r JOIN files f ON f.id = r.file_id "               \
-                      "JOIN chunks c ON c.id = r.chunk_id WHERE r.resolved = 0 "                   \
+    X(REF_DIRTY_LIST, "SELECT r.id, c.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
+                      "f.path, r.argc FROM refs r JOIN chunks c ON c.id = r.chunk_id "             \
+                      "JOIN files f ON f.id = c.file_id WHERE r.resolved = 0 "                     \
                       "AND (r.kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND r.id > ?3 "            \
                       "ORDER BY r.id LIMIT ?4")                                                    \
     X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
-    X(REFS_OF_FILE_KIND, "SELECT chunk_id, name FROM refs WHERE file_id = ?1 AND kind = ?2 "       \
-                         "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                       \
+    X(REFS_OF_FILE_KIND,                                                                           \
+      "SELECT chunk_id, name FROM refs WHERE " IDX_REFS_OF_FILE_1 " AND kind = ?2 "                \
+      "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                                          \
     X(CHUNK_QUAL, "SELECT c.file_id, f.module, c.symbol FROM chunks c "                            \
                   "JOIN files f ON f.id = c.file_id WHERE c.id = ?1")                              \
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
     X(EDGE_INSERT, "INSERT INTO edges(src, dst, kind, ref_id) VALUES (?1, ?2, ?3, ?4)")            \
-    X(EDGE_DELETE_REF, "DELETE FROM edges WHERE ref_id = ?1")                                      \
+    X(EDGE_DELETE_REF, "DELETE FROM edges WHERE src = ?2 AND ref_id = ?1")                         \
     X(EDGE_OUT, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id, c.end_line - c.start_line + 1 "   \
                 "FROM edges e "                                                                    \
                 "JOIN chunks c ON c.id = e.dst WHERE e.src = ?1")                                  \
@@ -223,12 +251,12 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(RM_MARK_DEPENDENTS,                                                                          \
       "UPDATE refs SET resolved = 0 WHERE id IN (SELECT ref_id FROM edges "                        \
       "WHERE ref_id != 0 AND dst IN (SELECT id FROM chunks WHERE file_id = ?1)) "                  \
-      "AND file_id != ?1")                                                                         \
+      "AND NOT " IDX_REFS_OF_FILE_1)                                                               \
     X(RM_EDGES_IN, "DELETE FROM edges WHERE dst IN (SELECT id FROM chunks WHERE file_id = ?1)")    \
     X(RM_EDGES_OUT, "DELETE FROM edges WHERE src IN (SELECT id FROM chunks WHERE file_id = ?1)")   \
-    X(RM_SYMBOLS, "DELETE FROM symbols WHERE file_id = ?1")                                        \
+    X(RM_SYMBOLS, "DELETE FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)                              \
     X(RM_IMPORTS, "DELETE FROM imports WHERE file_id = ?1")                                        \
-    X(RM_REFS, "DELETE FROM refs WHERE file_id = ?1")                                              \
+    X(RM_REFS, "DELETE FROM refs WHERE " IDX_REFS_OF_FILE_1)                                       \
     X(RM_PP, "DELETE FROM pp WHERE file_id = ?1")                                                  \
     X(RM_PP_DEFS, "DELETE FROM pp_defs WHERE file_id = ?1")                                        \
     X(PP_DEFS_SIG, "SELECT sig FROM pp_defs WHERE file_id = ?1")                                   \

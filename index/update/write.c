@@ -402,19 +402,19 @@ static const char *last_component(const char *name)
     return d ? d + 1 : name;
 }
 
-static CrErr insert_ref(IdxStore *st, int64_t file_id, int64_t chunk_id, RefKind kind,
-                        const char *name, int argc, ErrInfo *e)
+/* (a ref's file is its chunk's: the files row keeps its refs' ids) */
+static CrErr insert_ref(IdxStore *st, int64_t chunk_id, RefKind kind, const char *name, int argc,
+                        ErrInfo *e)
 {
     sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_INSERT, e);
     if (!s) return CR_EDB;
-    sqlite3_bind_int64(s, 1, file_id);
-    sqlite3_bind_int64(s, 2, chunk_id);
-    sqlite3_bind_int(s, 3, (int)kind);
+    sqlite3_bind_int64(s, 1, chunk_id);
+    sqlite3_bind_int(s, 2, (int)kind);
     const char *last = last_component(name);
     if (last != name)
-        sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC); /* else NULL: name is last */
-    sqlite3_bind_text(s, 5, last, -1, SQLITE_STATIC);
-    if (argc > 0) sqlite3_bind_int(s, 6, argc - 1); /* else NULL: not known */
+        sqlite3_bind_text(s, 3, name, -1, SQLITE_STATIC); /* else NULL: name is last */
+    sqlite3_bind_text(s, 4, last, -1, SQLITE_STATIC);
+    if (argc > 0) sqlite3_bind_int(s, 5, argc - 1); /* else NULL: not known */
     return idx_store_step_done(st, s, e, "ref");
 }
 
@@ -460,7 +460,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
     sqlite3_bind_text(s, 3, bound.buf, -1, SQLITE_STATIC);
     if ((rc = idx_store_step_done(st, s, e, "import"))) goto out;
     if (r->level != IMPORT_OWN_LEVEL && target.len)
-        rc = insert_ref(st, file_id, chunk_id, REF_IMPORT, target.buf, 0, e);
+        rc = insert_ref(st, chunk_id, REF_IMPORT, target.buf, 0, e);
 out:
     free(base);
     sb_release(&target);
@@ -571,17 +571,44 @@ static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t 
     return rc;
 }
 
+/* The id the next reference (REF_NEXT_ID) or symbol (SYMBOL_NEXT_ID) gets:
+ * the rowid SQLite gives a row past the largest. */
+static CrErr next_id(IdxStore *st, StmtId which, int64_t *out, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, which, e);
+    if (!s) return CR_EDB;
+    if (sqlite3_step(s) != SQLITE_ROW) return idx_store_err(st, e, "refs");
+    *out = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return CR_OK;
+}
+
 /* The id the next reference gets, as the first of those this transaction
  * writes (store_int.h's refs_new_from), before the first is written. */
 static CrErr note_refs_new_from(IdxStore *st, ErrInfo *e)
 {
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_NEXT_ID, e);
-    if (!s) return CR_EDB;
-    if (sqlite3_step(s) != SQLITE_ROW) return idx_store_err(st, e, "refs");
-    st->refs_new_from = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    CrErr rc = next_id(st, STMT_REF_NEXT_ID, &st->refs_new_from, e);
     st->refs_new_version = idx_store_data_version(st);
-    return CR_OK;
+    return rc;
+}
+
+/* Keeps on file_id's row the ids of the refs and symbols it wrote, each
+ * from lo[] to the next one's less one: the ranges by which they are read
+ * (store.c). */
+static CrErr note_spans(IdxStore *st, int64_t file_id, const int64_t lo[2], ErrInfo *e)
+{
+    int64_t next[2] = {0, 0};
+    CrErr rc = next_id(st, STMT_REF_NEXT_ID, &next[0], e);
+    if (!rc) rc = next_id(st, STMT_SYMBOL_NEXT_ID, &next[1], e);
+    if (rc) return rc;
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_REF_SPAN, e);
+    if (!s) return CR_EDB;
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_int64(s, 2, lo[0]);
+    sqlite3_bind_int64(s, 3, next[0] - 1);
+    sqlite3_bind_int64(s, 4, lo[1]);
+    sqlite3_bind_int64(s, 5, next[1] - 1);
+    return idx_store_step_done(st, s, e, "file row");
 }
 
 void idx_store_save_facts_drop(IdxStore *st)
@@ -620,7 +647,7 @@ static void save_facts_keep(IdxStore *st, int64_t file_id, IdxFacts *now)
 CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrInfo *e)
 {
     CrErr rc = CR_OK;
-    int64_t file_id = 0, *ids = NULL;
+    int64_t file_id = 0, *ids = NULL, lo[2] = {0, 0}; /* the first ref's and symbol's ids */
     IdxFacts old = {0}, now = {0};
     uint64_t pp_old = 0, pp_now = 0; /* the preprocessor digests (update/pp_settle.c) */
     if (fw->same_content) {
@@ -650,6 +677,9 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
     }
     if ((rc = upsert_file_row(st, fw, "ok", &file_id, e))) goto out;
     if (!st->refs_new_from && (rc = note_refs_new_from(st, e))) goto out;
+    if ((rc = next_id(st, STMT_REF_NEXT_ID, &lo[0], e)) ||
+        (rc = next_id(st, STMT_SYMBOL_NEXT_ID, &lo[1], e)))
+        goto out;
     ids = xcalloc(fw->set.n_chunks + 1, sizeof *ids);
     if ((rc = insert_chunks(st, fw, file_id, ids, e))) goto out;
     for (size_t i = 0; i < fw->set.n_refs && !rc; i++) {
@@ -658,8 +688,9 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         if (r->kind == REF_IMPORT)
             rc = insert_import(st, fw, file_id, ids[r->chunk], r, e);
         else if (r->name && r->name[0])
-            rc = insert_ref(st, file_id, ids[r->chunk], r->kind, r->name, r->argc, e);
+            rc = insert_ref(st, ids[r->chunk], r->kind, r->name, r->argc, e);
     }
+    if (!rc) rc = note_spans(st, file_id, lo, e);
     if (!rc) rc = idx_pp_insert(st, &fw->set, file_id, &pp_now, e);
 marks:
     if (!rc && pp_now != pp_old) rc = idx_pp_moved(st, e);

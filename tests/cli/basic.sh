@@ -59,7 +59,7 @@ check "status --check" 0 "$bin" status --root "$root" --check
 check "status --check --json" 0 "$bin" status --root "$root" --check --json
 json_check "status --check --json verdict" 'j["check"] == "ok" and j["state"] == "ready"'
 cp -R "$root" "$work/damaged"
-/usr/bin/python3 -c "import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO symbols VALUES ('gone.gone', 'gone', 999999, 1)\"); c.commit()" "$work/damaged/.coderag/index.db"
+/usr/bin/python3 -c "import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES ('gone.gone', 'gone', 999999, 1)\"); c.commit()" "$work/damaged/.coderag/index.db"
 check "status --check on a damaged index" 2 "$bin" status --root "$work/damaged" --check
 grep -qx 'check: FAILED: the index at .* is damaged (1 symbols without a chunk): run `coderag index` to rebuild it' "$work/out" &&
   passed=$((passed + 1)) ||

@@ -63,9 +63,9 @@ static int load_ref(IdxStore *st, const char *path, const char *name, RefRow *ro
 {
     sqlite3_stmt *s = NULL;
     CHECK_INT(sqlite3_prepare_v2(st->db,
-                                 "SELECT r.id, r.file_id, r.chunk_id, r.kind, r.name, f.module, "
-                                 "c.symbol FROM refs r JOIN files f ON f.id = r.file_id JOIN "
-                                 "chunks c ON c.id = r.chunk_id WHERE f.path = ?1 AND r.name = ?2",
+                                 "SELECT r.id, c.file_id, r.chunk_id, r.kind, r.name, f.module, "
+                                 "c.symbol FROM refs r JOIN chunks c ON c.id = r.chunk_id JOIN "
+                                 "files f ON f.id = c.file_id WHERE f.path = ?1 AND r.name = ?2",
                                  -1, &s, NULL),
               SQLITE_OK);
     sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);

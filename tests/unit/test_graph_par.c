@@ -129,8 +129,8 @@ static char *cold_build(const char *root, const char *index, int threads, long l
     CHECK_INT(count(st, "SELECT count(*) FROM refs WHERE resolved = 0"), 0);
     /* made again after the calls were resolved without them (graph.c) */
     CHECK_INT(count(st, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
-                        "('refs_dirty', 'edges_src', 'edges_dst', 'edges_ref')"),
-              4);
+                        "('refs_dirty', 'edges_src', 'edges_dst')"),
+              3);
     idx_close(st);
     return d;
 }
