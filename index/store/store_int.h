@@ -45,8 +45,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
 /* Prepared statements, prepared on first use and kept for the store's life.
  * X(name, sql). */
 /* What a file offers the resolver (deps.c's facts). Its references of the
- * kinds asked are read once (r), by the file_id index; b and m are read
- * first, each by its file_id index: the 'M' rows joined from refs alone
+ * kinds asked are read once (r), by the file's id range; b and m are read
+ * first, each by its file's range: the 'M' rows joined from refs alone
  * probed every method chunk of the file per base, and symbols by chunk_id
  * through an automatic index built over the whole table at every call (a
  * save paid for the project's size). */
@@ -179,7 +179,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* the type facts (?2, names starting ?3) of the files of module ?1, with their chunks' kind   \
      * and symbol (graph_types.c) */                                                               \
     X(MODULE_TYPE_FACTS, "SELECT r.chunk_id, r.name, c.kind, c.symbol FROM files f "               \
-                         "JOIN refs r ON r.file_id = f.id JOIN chunks c ON c.id = r.chunk_id "     \
+                         "JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi "                      \
+                         "JOIN chunks c ON c.id = r.chunk_id "                                     \
                          "WHERE f.module = ?1 AND f.status = 'ok' AND r.kind = ?2 AND "            \
                          "substr(r.name, 1, length(?3)) = ?3 ORDER BY f.path, r.id")               \
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
