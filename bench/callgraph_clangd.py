@@ -676,8 +676,6 @@ def main():
     ap.add_argument("--macro-callers", action="store_true",
                     help="keep callers in code a macro writes (`TEST_F(…) {…}`), left out on "
                     "both sides by default: clangd 14's incoming calls leave out their calls")
-    ap.add_argument("--no-macro-callers", action="store_true",
-                    help="(the default; kept for the commands in docs/benchmarks.md)")
     args = ap.parse_args()
     args.corpus = os.path.abspath(args.corpus)
     defines = args.define if args.define is not None else ["LUA_USE_LINUX"]
