@@ -84,6 +84,9 @@ int rtv_tuning_at_size(const RtvTuning *t, size_t units, RtvTuning *out)
         (double)(want - t->bm25_candidates) / (double)(t->bm25_candidates_max - t->bm25_candidates);
     out->central_weight = t->central_weight * grown;
     out->driver_weight = t->driver_weight * grown;
+    if (t->graph_seeds_max > t->graph.seeds)
+        out->graph.seeds =
+            t->graph.seeds + (size_t)((double)(t->graph_seeds_max - t->graph.seeds) * grown + 0.5);
     return 1;
 }
 

@@ -32,6 +32,7 @@ const RtvTuning rtv_tuning = {
     .short_helpers = 1,
     .short_prior = 0.7,
     .driver_weight = 0.1,  /* growing with the pool, as centrality (docs/ranker.md) */
+    .graph_seeds_max = 16, /* and the graph's seeds, 8 to 16 */
     .rerank = 1,           /* the learned re-ranker, with packing by coverage: */
     .pack_by_coverage = 1, /* +21 gold definitions on the dev sets, none worse (docs/ranker.md) */
 };

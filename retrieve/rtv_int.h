@@ -266,7 +266,9 @@ typedef struct RtvTuning {
      * fan-in (idx_file_fanin) and w is central_weight times g, how far the
      * pool has grown from bm25_candidates to bm25_candidates_max; at the
      * end, each of the first RTV_RERANK_DEPTH that calls k others of them
-     * by 1 + driver_weight g k (rtv_driver_prior).
+     * by 1 + driver_weight g k (rtv_driver_prior); the graph expands from
+     * graph.seeds + (graph_seeds_max - graph.seeds) g seeds, as many more
+     * as the pool is larger.
      * An index of more than subsystem_units units (0: never) blends each
      * candidate's score with its folder's (rtv_group_blend) with weight
      * folder_beta before the file blend, and, after the priors, multiplies
@@ -282,6 +284,7 @@ typedef struct RtvTuning {
     int short_helpers;
     double short_prior;
     double driver_weight;
+    size_t graph_seeds_max;
     int pack_by_coverage; /* second pieces of a packed definition wait for the rest */
 } RtvTuning;
 
@@ -289,7 +292,8 @@ extern const RtvTuning rtv_tuning;
 
 /* The tuning t becomes at an index of `units` units (RtvTuning, "At
  * size"): *out is t, with no centrality weight when the index is not
- * larger than bm25_candidates * units_per_candidate (nor driver weight),
+ * larger than bm25_candidates * units_per_candidate (nor driver weight,
+ * nor graph seeds past graph.seeds),
  * and no folder, name or helper weight when it is not larger than
  * subsystem_units. Returns whether the
  * pool grew. */

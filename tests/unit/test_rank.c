@@ -95,6 +95,8 @@ static void test_at_size(void)
     t.bm25_candidates_max = 500;
     t.central_weight = 0.8;
     t.driver_weight = 0.1;
+    t.graph.seeds = 8;
+    t.graph_seeds_max = 16;
     t.subsystem_units = 8000;
     t.folder_beta = 0.45;
     t.name_weight = 0.2;
@@ -110,6 +112,7 @@ static void test_at_size(void)
     CHECK_INT(out.keep, 50);
     CHECK_INT(out.rerank, 1);
     CHECK(out.central_weight == 0 && out.driver_weight == 0);
+    CHECK_INT(out.graph.seeds, 8);
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     CHECK_INT(out.short_helpers, 1);
     CHECK_INT(rtv_tuning_at_size(&t, 125000, &out), 0);
@@ -119,10 +122,12 @@ static void test_at_size(void)
     CHECK_INT(out.rerank, 1);
     CHECK(NEAR(out.central_weight, 0.8 * 60.0 / 450.0));
     CHECK(NEAR(out.driver_weight, 0.1 * 60.0 / 450.0));
+    CHECK_INT(out.graph.seeds, 9); /* 8 + 8 * 60 / 450, rounded */
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 1); /* the Linux kernel's */
     CHECK_INT(out.bm25_candidates, 500);
     CHECK(NEAR(out.central_weight, 0.8) && NEAR(out.driver_weight, 0.1));
+    CHECK_INT(out.graph.seeds, 16);
     CHECK(NEAR(out.folder_beta, 0.45) && NEAR(out.name_weight, 0.2));
     t.units_per_candidate = 0; /* off */
     CHECK_INT(rtv_tuning_at_size(&t, 1346689, &out), 0);
