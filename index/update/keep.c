@@ -17,10 +17,12 @@
  * A chunk is kept only when the choices among the file's chunks that a
  * lookup makes by position still fall on it: every chunk of its symbol kept
  * (overloads, variants, the definition that names the symbol), and the
- * file's first chunk (an import's target) the first still. Bases and stores
- * are resolved again (graph.c follows a moved base, a store resolved again
- * marks the calls through its field), as is everything when the file's
- * preprocessor facts moved. */
+ * file's first chunk (an import's target) the first still. Bases are
+ * resolved again (graph.c follows a moved base into the subclasses), as is
+ * everything when the file's preprocessor facts moved. A store kept names
+ * the same function from the same place: the calls through its field are
+ * not resolved again for it (a store that comes or goes moves the file's
+ * facts, deps.c). */
 #include "update_int.h"
 
 #include <stdlib.h>
@@ -406,7 +408,7 @@ CrErr idx_keep_moved(IdxStore *st, FileKeep *k, ErrInfo *e)
  * list: resolved, of a kind resolved alone, every destination still there. */
 static int ref_keeps(const FileKeep *k, const KeepRef *o)
 {
-    if (!o->resolved || o->kind == REF_INHERIT || o->kind == REF_STORE) return 0;
+    if (!o->resolved || o->kind == REF_INHERIT) return 0;
     for (size_t j = 0; j < o->ne; j++) {
         int64_t at, d = k->out[o->e0 + j].dst;
         if (i64map_get(&k->old_at, d, &at) && k->old[at].now < 0) return 0;
