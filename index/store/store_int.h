@@ -304,6 +304,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(KEEP_EDGE_DEL, "DELETE FROM edges WHERE rowid = ?1")                                         \
     X(KEEP_EDGE_DST, "UPDATE edges SET dst = ?2 WHERE rowid = ?1")                                 \
     X(KEEP_REF_DIRTY, "UPDATE refs SET resolved = 0 WHERE id = ?1 AND resolved = 1")               \
+    X(KEEP_REFS_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id BETWEEN ?1 AND ?2")               \
     X(DATA_VERSION, "PRAGMA data_version")                                                         \
     X(META_GET, "SELECT value FROM meta WHERE key = ?1")                                           \
     X(META_PUT, "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)")

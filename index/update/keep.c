@@ -70,9 +70,14 @@ static void chunk_key(StrBuf *sb, uint32_t start, uint32_t end, uint32_t win, in
                       uint64_t hash, const char *symbol, const char *name, const char *sig,
                       const char *doc)
 {
+    const char *text[4] = {symbol, name, sig, doc};
     sb_reset(sb);
-    sb_addf(sb, "%u\t%u\t%u\t%d\t%d\t%llx\t%s\t%s\t%s\t%s", start, end, win, kind, cont,
-            (unsigned long long)hash, symbol, name, sig, doc);
+    sb_addf(sb, "%u %u %u %d %d %llx", start, end, win, kind, cont, (unsigned long long)hash);
+    for (int i = 0; i < 4; i++) {
+        size_t len = strlen(text[i]); /* (by length: no text a separator) */
+        sb_addf(sb, "\t%zu:", len);
+        sb_add(sb, text[i], len);
+    }
 }
 
 static const char *col(sqlite3_stmt *s, int i)
@@ -355,7 +360,7 @@ static CrErr run_id(IdxStore *st, StmtId id, int64_t a, int64_t b, ErrInfo *e)
     sqlite3_stmt *s = idx_store_stmt(st, id, e);
     if (!s) return CR_EDB;
     sqlite3_bind_int64(s, 1, a);
-    if (id == STMT_KEEP_EDGE_DST) sqlite3_bind_int64(s, 2, b);
+    if (id == STMT_KEEP_EDGE_DST || id == STMT_KEEP_REFS_RESOLVED) sqlite3_bind_int64(s, 2, b);
     return idx_store_step_done(st, s, e, "kept edges");
 }
 
@@ -404,6 +409,12 @@ CrErr idx_keep_moved(IdxStore *st, FileKeep *k, ErrInfo *e)
     return rc;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Whether an old reference's resolution holds for the new one of the same
  * list: resolved, of a kind resolved alone, every destination still there. */
 static int ref_keeps(const FileKeep *k, const KeepRef *o)
@@ -434,7 +445,6 @@ static CrErr keep_ref(IdxStore *st, FileKeep *k, const KeepRef *o, int64_t id, i
         if ((rc = idx_store_step_done(st, s, e, "edge"))) return rc;
         rc = idx_fanin_note_edge(st, k->file_id, d, x->kind, 1, e);
     }
-    if (!rc) rc = run_id(st, STMT_REF_RESOLVED, id, 0, e);
     if (!rc) i64map_put(&st->refs_kept, id, 1);
     k->kept_refs++;
     return rc;
@@ -451,7 +461,8 @@ CrErr idx_keep_refs(IdxStore *st, FileKeep *k, int64_t ref_lo, ErrInfo *e)
     for (size_t i = 0; i < k->n_new; i++)
         i64map_put(&new_at, k->new_ids[i], (int64_t)i);
     KeepRef *nr = NULL;
-    size_t n = 0, cap = 0;
+    int64_t *ids = NULL; /* the new refs kept */
+    size_t n = 0, cap = 0, n_ids = 0, cap_ids = 0;
     int row = 0;
     CrErr rc;
     while (!(rc = idx_store_step(st, s, &row, e, "kept refs")) && row) {
@@ -496,9 +507,20 @@ CrErr idx_keep_refs(IdxStore *st, FileKeep *k, int64_t ref_lo, ErrInfo *e)
         if (j < m) continue;
         for (j = 0; j < m && !rc; j++) {
             const KeepRef *x = &k->refs[o_ix[o_at[oc] + j]], *y = &nr[n_ix[n_at[nc] + j]];
-            if (ref_keeps(k, x)) rc = keep_ref(st, k, x, y->id, k->new_ids[nc], e);
+            if (!ref_keeps(k, x)) continue;
+            rc = keep_ref(st, k, x, y->id, k->new_ids[nc], e);
+            ARRAY_GROW(ids, n_ids + 1, cap_ids);
+            ids[n_ids++] = y->id;
         }
     }
+    /* marked resolved a run of ids at a time */
+    qsort(ids, n_ids, sizeof *ids, cmp_id);
+    for (size_t i = 0, j; i < n_ids && !rc; i = j) {
+        for (j = i + 1; j < n_ids && ids[j] == ids[j - 1] + 1;)
+            j++;
+        rc = run_id(st, STMT_KEEP_REFS_RESOLVED, ids[i], ids[j - 1], e);
+    }
+    free(ids);
     free(o_at);
     free(o_ix);
     free(n_at);
