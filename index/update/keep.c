@@ -514,7 +514,7 @@ CrErr idx_keep_refs(IdxStore *st, FileKeep *k, int64_t ref_lo, ErrInfo *e)
         }
     }
     /* marked resolved a run of ids at a time */
-    qsort(ids, n_ids, sizeof *ids, cmp_id);
+    if (n_ids) qsort(ids, n_ids, sizeof *ids, cmp_id);
     for (size_t i = 0, j; i < n_ids && !rc; i = j) {
         for (j = i + 1; j < n_ids && ids[j] == ids[j - 1] + 1;)
             j++;
