@@ -132,7 +132,7 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
  * when the pass began (a cold build): nothing to delete or compare. */
 typedef struct PassMode {
     int typed_calls, fresh;
-    int64_t new_from; /* references from this id had no edge when the pass began (0: none) */
+    int64_t new_from;   /* references from this id had no edge when the pass began (0: none) */
     const I64Map *kept; /* but these, written with their old edges (update/keep.c) */
 } PassMode;
 

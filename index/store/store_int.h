@@ -288,14 +288,15 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind = 1 "     \
                 "ORDER BY file_id, start_line LIMIT 64")                                           \
     X(RM_CHUNKS, "DELETE FROM chunks WHERE file_id = ?1")                                          \
-    /* what a rewritten file keeps (update/keep.c): its chunks, the ones naming a symbol,    \
-     * its refs, their edges, and other files' edges into it */                                   \
+    /* what a rewritten file keeps (update/keep.c): its chunks, the ones naming a symbol,          \
+     * its refs, their edges, and other files' edges into it */                                    \
     X(KEEP_CHUNKS, "SELECT id, start_line, end_line, win, kind, symbol, own_name, signature, "     \
                    "docstring, parent_id, hash_bits, cont FROM chunks WHERE file_id = ?1 "         \
                    "ORDER BY id")                                                                  \
     X(KEEP_OWNERS, "SELECT chunk_id FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)                    \
-    X(KEEP_REFS, "SELECT id, chunk_id, kind, name, argc, resolved FROM refs WHERE "                \
-                 IDX_REFS_OF_FILE_1 " ORDER BY id")                                                \
+    X(KEEP_REFS,                                                                                   \
+      "SELECT id, chunk_id, kind, name, argc, resolved FROM refs WHERE " IDX_REFS_OF_FILE_1        \
+      " ORDER BY id")                                                                              \
     X(KEEP_EDGES_OUT, "SELECT e.ref_id, e.dst, e.kind FROM chunks c JOIN edges e ON e.src = c.id " \
                       "WHERE c.file_id = ?1 AND e.ref_id != 0 ORDER BY e.ref_id, e.rowid")         \
     X(KEEP_EDGES_IN, "SELECT e.rowid, s.file_id, e.dst, e.kind, e.ref_id FROM chunks d "           \

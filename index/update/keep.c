@@ -32,7 +32,7 @@ typedef struct KeepChunk {
     int64_t id, parent_id;
     int kind, owner;
     uint32_t start;
-    char *key; /* the stored columns but ids */
+    char *key;    /* the stored columns but ids */
     int64_t next; /* the next old chunk of the same key, or -1 */
     int64_t now;  /* the new chunk's index, or -1: not kept */
     char *symbol;
@@ -54,7 +54,7 @@ struct FileKeep {
     int64_t file_id;
     KeepChunk *old;
     size_t n_old;
-    I64Map old_at;   /* old chunk id -> index into old */
+    I64Map old_at;    /* old chunk id -> index into old */
     int64_t *new_ids; /* per new chunk: its id once written */
     size_t n_new;
     KeepRef *refs; /* the old refs, by id */
@@ -221,7 +221,8 @@ static void match_chunks(FileKeep *k, const FileWork *fw, const char *owner)
             KeepChunk *o = &k->old[i];
             int old_tie = (o->kind != 0) == (f->kind != 0) && o->start == f->start;
             const ChunkDef *c = o->now >= 0 ? &fw->set.chunks[o->now] : NULL;
-            int new_tie = c && g && (c->kind != 0) == (g->kind != 0) && c->start_line == g->start_line;
+            int new_tie =
+                c && g && (c->kind != 0) == (g->kind != 0) && c->start_line == g->start_line;
             if (old_tie || new_tie) o->now = -1;
         }
     }
@@ -481,7 +482,8 @@ CrErr idx_keep_refs(IdxStore *st, FileKeep *k, int64_t ref_lo, ErrInfo *e)
     sqlite3_reset(s);
     i64map_release(&new_at);
     /* per chunk, its refs in id order: old ones by old chunk, new by new */
-    size_t *o_at = xcalloc(k->n_old + 2, sizeof *o_at), *o_ix = xmalloc((k->n_refs + 1) * sizeof *o_ix);
+    size_t *o_at = xcalloc(k->n_old + 2, sizeof *o_at),
+           *o_ix = xmalloc((k->n_refs + 1) * sizeof *o_ix);
     size_t *n_at = xcalloc(k->n_new + 2, sizeof *n_at), *n_ix = xmalloc((n + 1) * sizeof *n_ix);
     for (size_t i = 0; i < k->n_refs; i++)
         o_at[k->refs[i].chunk + 2]++;
@@ -536,6 +538,8 @@ void idx_keep_log(const FileKeep *k, const char *path)
     size_t kept = 0;
     for (size_t i = 0; i < k->n_old; i++)
         kept += k->old[i].now >= 0;
-    log_msg(LOG_DEBUG, "%s: %zu of %zu chunks kept, %zu of %zu refs resolved as before, %zu edges "
-                       "into it kept", path, kept, k->n_old, k->kept_refs, k->n_refs, k->kept_in);
+    log_msg(LOG_DEBUG,
+            "%s: %zu of %zu chunks kept, %zu of %zu refs resolved as before, %zu edges "
+            "into it kept",
+            path, kept, k->n_old, k->kept_refs, k->n_refs, k->kept_in);
 }

@@ -314,8 +314,7 @@ static CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_depen
     CrErr rc;
     if (st->post) idx_postings_remove_file(st->post, file_id);
     /* (with keep: the edges into chunks kept stay, keep.c) */
-    if (mark_dependents && !keep &&
-        (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e)))
+    if (mark_dependents && !keep && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e)))
         return rc;
     if ((rc = idx_fanin_note_file(st, file_id, e))) return rc;
     if (keep && (rc = idx_keep_remove_in(st, keep, e))) return rc;
@@ -696,7 +695,8 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
     }
     /* an edit leaves most chunks as they were: what resolved to and from
      * them is kept (keep.c) */
-    if (fw->old_id && mark_dependents && !fw->skip && !fw->reread && (rc = keep_load(st, fw, &keep, e)))
+    if (fw->old_id && mark_dependents && !fw->skip && !fw->reread &&
+        (rc = keep_load(st, fw, &keep, e)))
         goto out;
     if (fw->old_id && (rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 1, keep, e)))
         goto out;
@@ -727,7 +727,8 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
     if (!rc) rc = idx_pp_insert(st, &fw->set, file_id, &pp_now, e);
     /* the references of a kept chunk resolved as before, unless the
      * preprocessor's facts (conditions, macros) moved */
-    if (!rc && keep) rc = pp_now == pp_old ? idx_keep_refs(st, keep, lo[0], e) : idx_keep_moved(st, keep, e);
+    if (!rc && keep)
+        rc = pp_now == pp_old ? idx_keep_refs(st, keep, lo[0], e) : idx_keep_moved(st, keep, e);
     if (!rc && keep) idx_keep_log(keep, fw->path);
 marks:
     if (!rc && pp_now != pp_old) rc = idx_pp_moved(st, e);
