@@ -302,6 +302,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(KEEP_EDGES_IN, "SELECT e.rowid, s.file_id, e.dst, e.kind, e.ref_id FROM chunks d "           \
                      "JOIN edges e ON e.dst = d.id JOIN chunks s ON s.id = e.src "                 \
                      "WHERE d.file_id = ?1 AND s.file_id != ?1 ORDER BY e.rowid")                  \
+    X(KEEP_IMPORTS, "SELECT alias, target FROM imports WHERE file_id = ?1 ORDER BY rowid")         \
     X(KEEP_EDGE_DEL, "DELETE FROM edges WHERE rowid = ?1")                                         \
     X(KEEP_EDGE_DST, "UPDATE edges SET dst = ?2 WHERE rowid = ?1")                                 \
     X(KEEP_REF_DIRTY, "UPDATE refs SET resolved = 0 WHERE id = ?1 AND resolved = 1")               \

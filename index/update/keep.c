@@ -64,6 +64,7 @@ struct FileKeep {
     KeepEdge *in; /* other files' edges into a kept chunk */
     size_t n_in;
     size_t kept_refs, kept_in; /* what was kept, for the log */
+    char *imports;             /* the file's imports rows (pending ones too), as text */
 };
 
 static void chunk_key(StrBuf *sb, uint32_t start, uint32_t end, uint32_t win, int kind, int cont,
@@ -307,9 +308,32 @@ static CrErr read_refs(IdxStore *st, FileKeep *k, ErrInfo *e)
     return rc;
 }
 
+/* The file's imports rows (alias, target: a pending one's alias is ''), in
+ * the order written, as one text. Caller frees. */
+static char *imports_text(IdxStore *st, int64_t file_id, CrErr *rc, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_KEEP_IMPORTS, e);
+    if (!s) {
+        *rc = CR_EDB;
+        return NULL;
+    }
+    sqlite3_bind_int64(s, 1, file_id);
+    StrBuf sb;
+    sb_init(&sb);
+    int row = 0;
+    while (!(*rc = idx_store_step(st, s, &row, e, "kept imports")) && row) {
+        const char *a = col(s, 0), *t = col(s, 1);
+        sb_addf(&sb, "%zu:%s%zu:%s", strlen(a), a, strlen(t), t);
+    }
+    sqlite3_reset(s);
+    sb_addc(&sb, '\0');
+    return sb_detach(&sb, NULL);
+}
+
 void idx_keep_free(FileKeep *k)
 {
     if (!k) return;
+    free(k->imports);
     for (size_t i = 0; i < k->n_old; i++) {
         free(k->old[i].key);
         free(k->old[i].symbol);
@@ -338,6 +362,7 @@ CrErr idx_keep_load(IdxStore *st, const FileWork *fw, int64_t file_id, const cha
     for (size_t i = 0; i < k->n_old; i++)
         kept += k->old[i].now >= 0;
     if (!rc && kept) rc = read_refs(st, k, e);
+    if (!rc && kept) k->imports = imports_text(st, file_id, &rc, e);
     if (rc || !kept) {
         idx_keep_free(k);
         return rc;
@@ -453,6 +478,14 @@ static CrErr keep_ref(IdxStore *st, FileKeep *k, const KeepRef *o, int64_t id, i
 
 CrErr idx_keep_refs(IdxStore *st, FileKeep *k, int64_t ref_lo, ErrInfo *e)
 {
+    /* a reference resolves through its file's imports: the same ones, or
+     * none kept */
+    CrErr rc = CR_OK;
+    char *now = imports_text(st, k->file_id, &rc, e);
+    int same = !rc && now && k->imports && !strcmp(now, k->imports);
+    free(now);
+    if (rc) return rc;
+    if (!same) return idx_keep_moved(st, k, e);
     /* the new refs of each kept chunk, in id order */
     sqlite3_stmt *s = idx_store_stmt(st, STMT_KEEP_REFS, e);
     if (!s) return CR_EDB;
@@ -465,7 +498,6 @@ CrErr idx_keep_refs(IdxStore *st, FileKeep *k, int64_t ref_lo, ErrInfo *e)
     int64_t *ids = NULL; /* the new refs kept */
     size_t n = 0, cap = 0, n_ids = 0, cap_ids = 0;
     int row = 0;
-    CrErr rc;
     while (!(rc = idx_store_step(st, s, &row, e, "kept refs")) && row) {
         int64_t c;
         if (sqlite3_column_int64(s, 0) < ref_lo) continue;
