@@ -11,9 +11,10 @@
  *    new id, not deleted and resolved again (only those into a chunk that
  *    went are);
  *  - a kept chunk's references, when their list (kind, name, arguments, in
- *    order) is the old chunk's, are written resolved, with the old
- *    reference's edges (a destination in the file by its kept chunk's new
- *    id; none that went).
+ *    order) is the old chunk's and the file's imports rows (pending ones
+ *    too: a name resolves through the file's includes) are the old ones,
+ *    are written resolved, with the old reference's edges (a destination in
+ *    the file by its kept chunk's new id; none that went).
  * A chunk is kept only when the choices among the file's chunks that a
  * lookup makes by position still fall on it: every chunk of its symbol kept
  * (overloads, variants, the definition that names the symbol), and the

@@ -70,8 +70,9 @@ CrErr idx_pp_settle(IdxStore *st, ErrInfo *e);
  * chunk i names its symbol), remove_in (in place of deleting every edge
  * into the file and marking their references), chunk_id for each new chunk
  * written, in_edges (the kept edges given the new ids), refs (once the
- * file's refs are written, ref_lo the first), moved (the preprocessor facts
- * moved: the references of the kept edges into it resolved again), free. */
+ * file's refs and imports are written, ref_lo the first; its imports moved:
+ * as moved), moved (the preprocessor facts moved: the references of the
+ * kept edges into it resolved again, none of its own kept), free. */
 typedef struct FileKeep FileKeep;
 CrErr idx_keep_load(IdxStore *st, const FileWork *fw, int64_t file_id, const char *owner,
                     FileKeep **out, ErrInfo *e);
