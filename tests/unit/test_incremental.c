@@ -311,7 +311,7 @@ static void test_kept_chunks_follow_includes(void)
 #define KEEP_USE "\n\nint use(int n)\n{\n    return helper(n) + local(n);\n}\n"
 #define KEEP_LOCAL "static int local(int n)\n{\n    return n;\n}\n"
     static const char *const tree[] = {
-        "t.h", "int helper(int n);\n",
+        "t.h",  "int helper(int n);\n",
         "t.cc", "#include \"t.h\"\n\nint helper(int n)\n{\n    return n;\n}\n",
         "u.cc", KEEP_LOCAL "#include \"t.h\"" KEEP_USE,
         NULL};
@@ -319,7 +319,7 @@ static void test_kept_chunks_follow_includes(void)
         "t.cc", "#include \"t.h\"\n\nint helper(int n)\n{\n    return n;\n}\n/* more */\n",
         "u.cc", KEEP_LOCAL "/* no header */" KEEP_USE,
         "u.cc", KEEP_LOCAL "#include \"t.h\"" KEEP_USE,
-        "t.h", NULL,
+        "t.h",  NULL,
         "u.cc", KEEP_LOCAL "#include \"t.h\"" KEEP_USE "\n",
         NULL};
 #undef KEEP_USE
