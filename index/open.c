@@ -112,6 +112,7 @@ void idx_close(IdxStore *st)
     free(st->exclude);
     idx_pp_config_free(st->pp_config);
     idx_fanin_forget(st);
+    i64map_release(&st->refs_kept);
     free(st->root);
     idx_vfs_free(st->vfs);
     if (st->index_fd >= 0) close(st->index_fd);

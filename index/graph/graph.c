@@ -132,13 +132,15 @@ static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, s
  * when the pass began (a cold build): nothing to delete or compare. */
 typedef struct PassMode {
     int typed_calls, fresh;
-    int64_t new_from; /* references from this id had no edge when the pass began (0: none) */
+    int64_t new_from;   /* references from this id had no edge when the pass began (0: none) */
+    const I64Map *kept; /* but these, written with their old edges (update/keep.c) */
 } PassMode;
 
 /* Whether a reference may have edges to delete or compare. */
 static int may_have_edges(const PassMode *m, const RefRow *row)
 {
-    return !m->fresh && !(m->new_from && row->id >= m->new_from);
+    return !m->fresh &&
+           !(m->new_from && row->id >= m->new_from && !i64map_get(m->kept, row->id, NULL));
 }
 
 /* Notes for the fan-in the edges of a reference about to be deleted. */
@@ -278,7 +280,7 @@ static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, size_t *n
     size_t cap[2] = {0, 0};
     *n_seen = 0;
     /* calls on typed receivers to mark when a base moves (none resolved yet: none) */
-    PassMode m = {0, 0, new_from};
+    PassMode m = {0, 0, new_from, &r->st->refs_kept};
     r->rc = idx_graph_types_any_resolved(r->st, &m.typed_calls, r->e);
     m.fresh = no_ref_edges(r);
     for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
@@ -341,6 +343,7 @@ static CrErr resolve_dirty(IdxStore *st, GraphPar *par, const GraphNames *names,
     }
     CrErr rc = r.rc;
     idx_graph_resolver_release(&r);
+    i64map_release(&st->refs_kept);
     if (rc == CR_OK) st->classes_moved = 0;
     if (out_edges) *out_edges = added;
     return rc;

@@ -288,6 +288,25 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind = 1 "     \
                 "ORDER BY file_id, start_line LIMIT 64")                                           \
     X(RM_CHUNKS, "DELETE FROM chunks WHERE file_id = ?1")                                          \
+    /* what a rewritten file keeps (update/keep.c): its chunks, the ones naming a symbol,          \
+     * its refs, their edges, and other files' edges into it */                                    \
+    X(KEEP_CHUNKS, "SELECT id, start_line, end_line, win, kind, symbol, own_name, signature, "     \
+                   "docstring, parent_id, hash_bits, cont FROM chunks WHERE file_id = ?1 "         \
+                   "ORDER BY id")                                                                  \
+    X(KEEP_OWNERS, "SELECT chunk_id FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)                    \
+    X(KEEP_REFS,                                                                                   \
+      "SELECT id, chunk_id, kind, name, argc, resolved FROM refs WHERE " IDX_REFS_OF_FILE_1        \
+      " ORDER BY id")                                                                              \
+    X(KEEP_EDGES_OUT, "SELECT e.ref_id, e.dst, e.kind FROM chunks c JOIN edges e ON e.src = c.id " \
+                      "WHERE c.file_id = ?1 AND e.ref_id != 0 ORDER BY e.ref_id, e.rowid")         \
+    X(KEEP_EDGES_IN, "SELECT e.rowid, s.file_id, e.dst, e.kind, e.ref_id FROM chunks d "           \
+                     "JOIN edges e ON e.dst = d.id JOIN chunks s ON s.id = e.src "                 \
+                     "WHERE d.file_id = ?1 AND s.file_id != ?1 ORDER BY e.rowid")                  \
+    X(KEEP_IMPORTS, "SELECT alias, target FROM imports WHERE file_id = ?1 ORDER BY rowid")         \
+    X(KEEP_EDGE_DEL, "DELETE FROM edges WHERE rowid = ?1")                                         \
+    X(KEEP_EDGE_DST, "UPDATE edges SET dst = ?2 WHERE rowid = ?1")                                 \
+    X(KEEP_REF_DIRTY, "UPDATE refs SET resolved = 0 WHERE id = ?1 AND resolved = 1")               \
+    X(KEEP_REFS_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id BETWEEN ?1 AND ?2")               \
     X(DATA_VERSION, "PRAGMA data_version")                                                         \
     X(META_GET, "SELECT value FROM meta WHERE key = ?1")                                           \
     X(META_PUT, "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)")
@@ -430,6 +449,9 @@ struct IdxStore {
      * run since, so a reference from here on has none to delete (graph.c
      * takes it and sets it back to 0; every transaction starts at 0). */
     int64_t refs_new_from, refs_new_version; /* and PRAGMA data_version then */
+    /* Of those, the ones written resolved with the edges their file's last
+     * rows had (update/keep.c): edges to delete should they be marked. */
+    I64Map refs_kept;
     /* Fan-in notes (graph/fanin.c): while fanin_on, the caller edges this
      * transaction wrote (+1) and deleted (-1), summed per (file called,
      * folder calling), written into fanin_dirty before it commits; the

@@ -70,6 +70,7 @@ static void *pool_worker(void *arg)
 static CrErr begin(IdxStore *st, ErrInfo *e)
 {
     st->refs_new_from = 0;
+    i64map_release(&st->refs_kept);
     idx_fanin_forget(st); /* those of a transaction rolled back */
     return idx_store_exec(st, "BEGIN IMMEDIATE", e);
 }

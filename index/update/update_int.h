@@ -63,4 +63,25 @@ void idx_marks_close(ParseMarks *m);
  * which definitions the pp table keeps). */
 CrErr idx_pp_settle(IdxStore *st, ErrInfo *e);
 
+/* What a rewritten file keeps of its old resolution (keep.c): its chunks
+ * the same in every stored column, the edges into them, and the references
+ * in them written as before. Used by idx_store_write_file in this order:
+ * load (before the old rows go; *out NULL: nothing to keep; owner[i]: new
+ * chunk i names its symbol), remove_in (in place of deleting every edge
+ * into the file and marking their references), chunk_id for each new chunk
+ * written, in_edges (the kept edges given the new ids), refs (once the
+ * file's refs and imports are written, ref_lo the first; its imports moved:
+ * as moved), moved (the preprocessor facts moved: the references of the
+ * kept edges into it resolved again, none of its own kept), free. */
+typedef struct FileKeep FileKeep;
+CrErr idx_keep_load(IdxStore *st, const FileWork *fw, int64_t file_id, const char *owner,
+                    FileKeep **out, ErrInfo *e);
+CrErr idx_keep_remove_in(IdxStore *st, FileKeep *k, ErrInfo *e);
+void idx_keep_chunk_id(FileKeep *k, size_t i, int64_t id);
+CrErr idx_keep_in_edges(IdxStore *st, FileKeep *k, ErrInfo *e);
+CrErr idx_keep_refs(IdxStore *st, FileKeep *k, int64_t ref_lo, ErrInfo *e);
+CrErr idx_keep_moved(IdxStore *st, FileKeep *k, ErrInfo *e);
+void idx_keep_log(const FileKeep *k, const char *path);
+void idx_keep_free(FileKeep *k);
+
 #endif

@@ -1,6 +1,6 @@
 #include "../chunk/lang/lang.h"
 #include "../pp/pp_int.h"
-#include "../store/store_int.h"
+#include "update_int.h"
 #include "../dense/vec_int.h"
 
 #include <errno.h>
@@ -306,17 +306,20 @@ static CrErr run_file_stmt(IdxStore *st, StmtId id, int64_t file_id, ErrInfo *e)
  * it for re-resolution when mark_dependents is set; the files row itself
  * goes too unless keep_row. */
 static CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_dependents, int keep_row,
-                                   ErrInfo *e)
+                                   FileKeep *keep, ErrInfo *e)
 {
     static const StmtId steps[] = {STMT_RM_EDGES_IN, STMT_RM_EDGES_OUT, STMT_RM_SYMBOLS,
                                    STMT_RM_IMPORTS,  STMT_RM_REFS,      STMT_RM_PP,
                                    STMT_RM_PP_DEFS,  STMT_RM_CHUNKS};
     CrErr rc;
     if (st->post) idx_postings_remove_file(st->post, file_id);
-    if (mark_dependents && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e))) return rc;
+    /* (with keep: the edges into chunks kept stay, keep.c) */
+    if (mark_dependents && !keep && (rc = run_file_stmt(st, STMT_RM_MARK_DEPENDENTS, file_id, e)))
+        return rc;
     if ((rc = idx_fanin_note_file(st, file_id, e))) return rc;
+    if (keep && (rc = idx_keep_remove_in(st, keep, e))) return rc;
     idx_dense_note_removed(st, file_id);
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+    for (size_t i = keep ? 1 : 0; i < sizeof steps / sizeof steps[0]; i++)
         if ((rc = run_file_stmt(st, steps[i], file_id, e))) return rc;
     if (keep_row) return CR_OK;
     idx_fanin_file_gone(st, file_id);
@@ -486,6 +489,26 @@ static void symbol_owners(const FileWork *fw, StrMap *owner)
     }
 }
 
+/* What the file keeps of its old rows (keep.c), given which new chunk
+ * names each symbol. */
+static CrErr keep_load(IdxStore *st, const FileWork *fw, FileKeep **out, ErrInfo *e)
+{
+    StrMap owners;
+    strmap_init(&owners);
+    symbol_owners(fw, &owners);
+    char *owner = xcalloc(fw->set.n_chunks + 1, 1);
+    for (size_t i = 0; i < fw->set.n_chunks; i++) {
+        const ChunkDef *c = &fw->set.chunks[i];
+        int64_t k = -1;
+        owner[i] = (char)(c->symbol && c->symbol[0] && !fw->cont[i] &&
+                          strmap_get(&owners, c->symbol, &k) && k == (int64_t)i);
+    }
+    CrErr rc = idx_keep_load(st, fw, fw->old_id, owner, out, e);
+    free(owner);
+    strmap_release(&owners);
+    return rc;
+}
+
 static CrErr insert_chunks(IdxStore *st, FileWork *fw, int64_t file_id, int64_t *ids, ErrInfo *e)
 {
     CrErr rc = CR_OK;
@@ -649,6 +672,7 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
     CrErr rc = CR_OK;
     int64_t file_id = 0, *ids = NULL, lo[2] = {0, 0}; /* the first ref's and symbol's ids */
     IdxFacts old = {0}, now = {0};
+    FileKeep *keep = NULL;
     uint64_t pp_old = 0, pp_now = 0; /* the preprocessor digests (update/pp_settle.c) */
     if (fw->same_content) {
         sqlite3_stmt *s = idx_store_stmt(st, STMT_FILE_TOUCH, e);
@@ -666,10 +690,16 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         goto out;
     if (fw->old_id && (rc = idx_pp_file_sig(st, fw->old_id, &pp_old, e))) goto out;
     if (fw->skip && !strcmp(fw->skip, "gone")) {
-        if (fw->old_id) rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 0, e);
+        if (fw->old_id) rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 0, NULL, e);
         goto marks;
     }
-    if (fw->old_id && (rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 1, e))) goto out;
+    /* an edit leaves most chunks as they were: what resolved to and from
+     * them is kept (keep.c) */
+    if (fw->old_id && mark_dependents && !fw->skip && !fw->reread &&
+        (rc = keep_load(st, fw, &keep, e)))
+        goto out;
+    if (fw->old_id && (rc = idx_store_remove_file(st, fw->old_id, mark_dependents, 1, keep, e)))
+        goto out;
     if (fw->skip) {
         fw->hash[0] = '\0';
         rc = upsert_file_row(st, fw, fw->skip, &file_id, e);
@@ -682,6 +712,9 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         goto out;
     ids = xcalloc(fw->set.n_chunks + 1, sizeof *ids);
     if ((rc = insert_chunks(st, fw, file_id, ids, e))) goto out;
+    for (size_t i = 0; keep && i < fw->set.n_chunks; i++)
+        idx_keep_chunk_id(keep, i, ids[i]);
+    if (keep && (rc = idx_keep_in_edges(st, keep, e))) goto out;
     for (size_t i = 0; i < fw->set.n_refs && !rc; i++) {
         const ChunkRef *r = &fw->set.refs[i];
         if (r->chunk < 0 || (size_t)r->chunk >= fw->set.n_chunks) continue;
@@ -692,6 +725,11 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
     }
     if (!rc) rc = note_spans(st, file_id, lo, e);
     if (!rc) rc = idx_pp_insert(st, &fw->set, file_id, &pp_now, e);
+    /* the references of a kept chunk resolved as before, unless the
+     * preprocessor's facts (conditions, macros) moved */
+    if (!rc && keep)
+        rc = pp_now == pp_old ? idx_keep_refs(st, keep, lo[0], e) : idx_keep_moved(st, keep, e);
+    if (!rc && keep) idx_keep_log(keep, fw->path);
 marks:
     if (!rc && pp_now != pp_old) rc = idx_pp_moved(st, e);
     if (!rc && mark_dependents && file_id) rc = idx_facts_load(st, file_id, &now, e);
@@ -702,6 +740,7 @@ marks:
     if (!rc && mark_dependents && file_id && st->save_facts_want)
         save_facts_keep(st, file_id, &now);
 out:
+    idx_keep_free(keep);
     idx_facts_release(&old);
     idx_facts_release(&now);
     free(ids);

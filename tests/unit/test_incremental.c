@@ -300,6 +300,34 @@ static void test_import_target_moved(void)
     run_case(tree, back, 1);
 }
 
+/* C++: a file rewritten with its definitions as they were keeps what
+ * resolved to and from them (update/keep.c): a comment appended to the
+ * callee's file (the caller's edge into it kept), the caller's include
+ * gone and back with its function the same line for line, the header gone
+ * (a header deleted in the same update as its includer's edit is
+ * bench/incremental_vs_fresh.sh's cpp-ninja case). */
+static void test_kept_chunks_follow_includes(void)
+{
+#define KEEP_USE "\n\nint use(int n)\n{\n    return helper(n) + local(n);\n}\n"
+#define KEEP_LOCAL "static int local(int n)\n{\n    return n;\n}\n"
+    static const char *const tree[] = {
+        "t.h",  "int helper(int n);\n",
+        "t.cc", "#include \"t.h\"\n\nint helper(int n)\n{\n    return n;\n}\n",
+        "u.cc", KEEP_LOCAL "#include \"t.h\"" KEEP_USE,
+        NULL};
+    static const char *const edits[] = {
+        "t.cc", "#include \"t.h\"\n\nint helper(int n)\n{\n    return n;\n}\n/* more */\n",
+        "u.cc", KEEP_LOCAL "/* no header */" KEEP_USE,
+        "u.cc", KEEP_LOCAL "#include \"t.h\"" KEEP_USE,
+        "t.h",  NULL,
+        "u.cc", KEEP_LOCAL "#include \"t.h\"" KEEP_USE "\n",
+        NULL};
+#undef KEEP_USE
+#undef KEEP_LOCAL
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* An impl moved to another trait, its methods the same: the calls that
  * dispatch through the trait now reach the impl's method (or no longer). */
 static void test_impl_moved_to_another_trait(void)
@@ -478,6 +506,7 @@ int main(void)
     RUN(test_same_tick_rewrite);
     RUN(test_progress_counts_each_file_once);
     RUN(test_changes_while_indexing);
+    RUN(test_kept_chunks_follow_includes);
     RUN(test_impl_moved_to_another_trait);
     RUN(test_implicit_interface_implemented);
     RUN(test_typed_receiver_base_moved);
