@@ -373,6 +373,28 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQuer
  * arbitrarily deep): into the current node's first child when descend, else
  * to the next node after its subtree; *depth follows. 0: the walk is over. */
 int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
+/* A file's work, counted, never timed (ts_parse.c; docs/hardening.md, "work
+ * per file"): every tree-sitter row adds what its chunker does, each thing
+ * weighted by what it costs (IDX_TS_WORK_*: instructions, measured), and a
+ * file may do at most a base plus so much per byte of it. Past that
+ * idx_ts_work_add (and the parse, which counts as it goes) return
+ * CR_ETIMEOUT, the file skipped "too-costly": valid files made of nothing
+ * but long lists or one-line definitions cost two to five times what real
+ * sources do per byte, and would cost more than a second per MiB. */
+typedef struct IdxTsWork {
+    uint64_t done, cap;
+} IdxTsWork;
+enum {
+    IDX_TS_WORK_ALLOC = 3400,  /* a block tree-sitter's parse allocates */
+    IDX_TS_WORK_NODE = 3500,   /* a node the query and the walks visit */
+    IDX_TS_WORK_LEVEL = 170,   /* a hidden level above it (log2 of its parent's children) */
+    IDX_TS_WORK_REF = 14000,   /* a reference kept, to its row and edges */
+    IDX_TS_WORK_DEF = 76000,   /* a definition kept, to its chunk, vector and rows */
+};
+void idx_ts_work_init(IdxTsWork *w, size_t len);
+/* Adds n things of weight each to w (NULL: nothing); CR_ETIMEOUT past its
+ * cap, e naming what (e may be NULL). */
+CrErr idx_ts_work_add(IdxTsWork *w, uint64_t n, uint64_t each, const char *what, ErrInfo *e);
 /* The bounds on how deep a file nests (chunk_ts.c), CR_ETOOBIG (e says
  * where) past one: the file is skipped "too-nested" rather than read in
  * time and memory that grow with the square of its size. Before the parse,
@@ -382,12 +404,16 @@ int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
 void idx_ts_process_init(void);
 CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e);
 CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e);
+/* idx_ts_nesting_check adding to work (may be NULL) each node of the tree and
+ * the hidden levels above it (what a query walks). */
+CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, ErrInfo *e);
 /* The same bound kept by a walk of one's own that visits every node in
  * idx_ts_walk_next's order, root first (depth 0): each node's depth passed
  * to idx_ts_nest_step, CR_ETOOBIG where idx_ts_nesting_check would stop, and
  * the tree is walked once rather than twice. */
 typedef struct IdxTsNest {
     uint64_t sum, cap;
+    uint64_t nodes; /* the nodes stepped over */
 } IdxTsNest;
 void idx_ts_nest_init(IdxTsNest *n, size_t len);
 CrErr idx_ts_nest_step(IdxTsNest *n, size_t depth, ErrInfo *e);
@@ -413,6 +439,10 @@ struct TsKeep {
  * over 1 MiB). keep NULL: idx_ts_parse. */
 CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t len, TSTree **out,
                         ErrInfo *e);
+/* idx_ts_parse_keep counting the parse's work in work (a fresh budget for
+ * len when NULL): past what is left of it the parse stops, CR_ETIMEOUT. */
+CrErr idx_ts_parse_counted(TSParser *parser, TsKeep *keep, const char *src, size_t len,
+                           IdxTsWork *work, TSTree **out, ErrInfo *e);
 void idx_ts_keep_release(TsKeep *keep);
 /* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
 CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,
