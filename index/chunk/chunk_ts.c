@@ -698,10 +698,10 @@ CrErr idx_ts_nest_step(IdxTsNest *n, size_t depth, ErrInfo *e)
 
 CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e)
 {
-    return idx_ts_nesting_work(root, len, NULL, e);
+    return idx_ts_nesting_work(root, len, NULL, 0, e);
 }
 
-CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, ErrInfo *e)
+CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, int queried, ErrInfo *e)
 {
     TSTreeCursor cur = ts_tree_cursor_new(root);
     size_t depth = 0, cap = 0;
@@ -715,7 +715,7 @@ CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, ErrInfo *e)
     CrErr rc = CR_OK;
     do {
         if ((rc = idx_ts_nest_step(&nest, depth, e))) break;
-        if (!work) continue;
+        if (!work || !queried) continue;
         if (depth) hidden += levels[depth - 1];
         uint32_t n = ts_node_child_count(ts_tree_cursor_current_node(&cur));
         uint8_t lg = 0;
@@ -726,7 +726,9 @@ CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, ErrInfo *e)
     } while (idx_ts_walk_next(&cur, &depth, 1));
     ts_tree_cursor_delete(&cur);
     free(levels);
-    if (!rc) rc = idx_ts_work_add(work, nest.nodes, IDX_TS_WORK_NODE, "its nodes", e);
+    if (!rc)
+        rc = idx_ts_work_add(work, nest.nodes, queried ? IDX_TS_WORK_NODE : IDX_TS_WORK_WALK,
+                             "its nodes", e);
     if (!rc) rc = idx_ts_work_add(work, hidden, IDX_TS_WORK_LEVEL, "its lists", e);
     return rc;
 }
@@ -795,7 +797,7 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQuer
     }
     idx_emit_init(&r.em, src, (uint32_t)len, max_lines);
     TSNode root = ts_tree_root_node(tree);
-    if ((rc = idx_ts_nesting_work(root, len, &work, e))) {
+    if ((rc = idx_ts_nesting_work(root, len, &work, 1, e))) {
         ts_tree_delete(tree);
         idx_emit_release(&r.em);
         sb_release(&r.sb);
@@ -818,6 +820,7 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQuer
     if (lang->implicit_this) idx_chunk_ts_member_refs(&r);
     idx_chunk_ts_local_calls_first(&r);
     idx_emit_refs_out(&r.em, out);
+    rc = idx_ts_work_kept(&work, out, e);
 out:
     ts_tree_delete(tree);
     idx_emit_release(&r.em);

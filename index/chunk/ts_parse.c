@@ -269,6 +269,12 @@ CrErr idx_ts_work_add(IdxTsWork *w, uint64_t n, uint64_t each, const char *what,
     return CR_OK;
 }
 
+CrErr idx_ts_work_kept(IdxTsWork *work, const ChunkSet *out, ErrInfo *e)
+{
+    CrErr rc = idx_ts_work_add(work, out->n_chunks, IDX_TS_WORK_CHUNK, "its chunks", e);
+    return rc ? rc : idx_ts_work_add(work, out->n_refs, IDX_TS_WORK_ROW, "its references kept", e);
+}
+
 CrErr idx_ts_parse(TSParser *parser, const char *src, size_t len, TSTree **out, ErrInfo *e)
 {
     return idx_ts_parse_counted(parser, NULL, src, len, NULL, out, e);

@@ -503,7 +503,7 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
      * it goes; segments' walks stop at their ends, so each whole tree is
      * checked first */
     for (size_t i = 0; n_trees > 1 && i < n_trees && !rc; i++)
-        rc = idx_ts_nesting_work(ts_tree_root_node(trees[i]), len - seg_byte[i], &work, e);
+        rc = idx_ts_nesting_work(ts_tree_root_node(trees[i]), len - seg_byte[i], &work, 0, e);
     IdxTsNest nest;
     idx_ts_nest_init(&nest, len);
 
@@ -519,7 +519,7 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
     }
     /* the file's work (lang.h): its nodes (segments' counted above), then
      * what it defines and refers to, before any of it is typed or kept */
-    if (!rc) rc = idx_ts_work_add(&work, nest.nodes, IDX_TS_WORK_NODE, "its nodes", e);
+    if (!rc) rc = idx_ts_work_add(&work, nest.nodes, IDX_TS_WORK_WALK, "its nodes", e);
     if (!rc) rc = idx_ts_work_add(&work, r.n_refs, IDX_TS_WORK_REF, "its references", e);
     if (!rc) rc = idx_ts_work_add(&work, r.n_units, IDX_TS_WORK_DEF, "its definitions", e);
     if (rc) {
@@ -535,6 +535,7 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
     chunk__refs_out(&r, out);
     ts_tree_cursor_delete(&r.aux);
     ts_tree_cursor_delete(&r.aux2);
+    rc = idx_ts_work_kept(&work, out, e);
 
 out:
     for (size_t i = 0; i < n_trees; i++)
