@@ -264,8 +264,8 @@ static int ts__predicates_hold(const TsRun *r, const TSQuery *q, const TSQueryMa
 
 /* The query pass. Each definition and reference it keeps is counted in
  * work as it comes: past the file's budget the pass stops, CR_ETIMEOUT. */
-static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out,
-                         IdxTsWork *work, ErrInfo *e)
+static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out, IdxTsWork *work,
+                         ErrInfo *e)
 {
     CrErr rc = CR_OK;
     size_t seen_refs = 0, seen_defs = 0;
@@ -694,11 +694,6 @@ CrErr idx_ts_nest_step(IdxTsNest *n, size_t depth, ErrInfo *e)
         return err_set(e, CR_ETOOBIG, "nested too deep for its size (%zu levels, %llu in all)",
                        depth, (unsigned long long)n->sum);
     return CR_OK;
-}
-
-CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e)
-{
-    return idx_ts_nesting_work(root, len, NULL, 0, e);
 }
 
 CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, int queried, ErrInfo *e)

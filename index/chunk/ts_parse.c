@@ -259,11 +259,11 @@ CrErr idx_ts_work_add(IdxTsWork *w, uint64_t n, uint64_t each, const char *what,
     if (!w) return CR_OK;
     uint64_t room = w->cap > w->done ? w->cap - w->done : 0;
     if (n > room / each) {
+        uint64_t want = n > (UINT64_MAX - w->done) / each ? UINT64_MAX : w->done + n * each;
         w->done = w->cap + 1;
         return err_set(e, CR_ETIMEOUT,
-                       "more work than its size allows (%llu M of %llu M at %s, counted)",
-                       (unsigned long long)(w->done >> 20), (unsigned long long)(w->cap >> 20),
-                       what);
+                       "more work than its size allows (%llu M counted at %s, %llu M allowed)",
+                       (unsigned long long)(want >> 20), what, (unsigned long long)(w->cap >> 20));
     }
     w->done += n * each;
     return CR_OK;
@@ -301,9 +301,8 @@ CrErr idx_ts_parse_counted(TSParser *parser, TsKeep *keep, const char *src, size
     pthread_once(&ts_budget__once, ts_budget__make_key);
     TsBudget mem = {.limit = TS_MEM_BASE + TS_MEM_PER_BYTE * (int64_t)len,
                     .total_limit = TS_WORK_BASE + TS_WORK_PER_BYTE * (int64_t)len,
-                    .allocs_limit = work->cap > work->done
-                                        ? (work->cap - work->done) / IDX_TS_WORK_ALLOC
-                                        : 0};
+                    .allocs_limit =
+                        work->cap > work->done ? (work->cap - work->done) / IDX_TS_WORK_ALLOC : 0};
     ts_parser_set_cancellation_flag(parser, &mem.cancel);
     if (ts_budget__key.ok) pthread_setspecific(ts_budget__key.key, &mem);
     TSTree *tree =

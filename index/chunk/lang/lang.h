@@ -385,12 +385,12 @@ typedef struct IdxTsWork {
     uint64_t done, cap;
 } IdxTsWork;
 enum {
-    IDX_TS_WORK_ALLOC = 3400, /* a block tree-sitter's parse allocates */
-    IDX_TS_WORK_NODE = 3500,  /* a node a query walks, with the chunker's walks */
-    IDX_TS_WORK_WALK = 1600,  /* a node a chunker without a query walks */
-    IDX_TS_WORK_LEVEL = 170,  /* a hidden level above a node a query walks */
-    IDX_TS_WORK_REF = 2000,   /* a reference found (repeats within a chunk too) */
-    IDX_TS_WORK_DEF = 25000,  /* a definition found, to its unit */
+    IDX_TS_WORK_ALLOC = 3400,  /* a block tree-sitter's parse allocates */
+    IDX_TS_WORK_NODE = 3500,   /* a node a query walks, with the chunker's walks */
+    IDX_TS_WORK_WALK = 1600,   /* a node a chunker without a query walks */
+    IDX_TS_WORK_LEVEL = 170,   /* a hidden level above a node a query walks */
+    IDX_TS_WORK_REF = 2000,    /* a reference found (repeats within a chunk too) */
+    IDX_TS_WORK_DEF = 25000,   /* a definition found, to its unit */
     IDX_TS_WORK_CHUNK = 60000, /* a chunk kept: its terms, vector and rows */
     IDX_TS_WORK_ROW = 12000,   /* a reference kept: its row, its resolution */
 };
@@ -406,15 +406,15 @@ CrErr idx_ts_work_add(IdxTsWork *w, uint64_t n, uint64_t each, const char *what,
 /* tree-sitter allocates through base's allocator (idx_process_init). */
 void idx_ts_process_init(void);
 CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e);
-CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e);
-/* idx_ts_nesting_check adding to work (may be NULL) each node of the tree,
- * and when a query will walk it (queried) the hidden levels above each. */
+/* After the parse, the tree under root parsed from len bytes; adding to
+ * work (may be NULL) each node of the tree, and when a query will walk it
+ * (queried) the hidden levels above each. */
 CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, int queried, ErrInfo *e);
 /* Adds to work what keeping out's chunks and references will cost. */
 CrErr idx_ts_work_kept(IdxTsWork *work, const ChunkSet *out, ErrInfo *e);
 /* The same bound kept by a walk of one's own that visits every node in
  * idx_ts_walk_next's order, root first (depth 0): each node's depth passed
- * to idx_ts_nest_step, CR_ETOOBIG where idx_ts_nesting_check would stop, and
+ * to idx_ts_nest_step, CR_ETOOBIG where idx_ts_nesting_work would stop, and
  * the tree is walked once rather than twice. */
 typedef struct IdxTsNest {
     uint64_t sum, cap;
