@@ -53,11 +53,11 @@
 
 /* A file's work, counted (docs/hardening.md, "work per file"): each thing
  * the chunker does weighted by what it costs, in instructions (callgrind,
- * release build, on files made of nothing else); a file may do at most
- * TS_FILE_WORK_BASE plus TS_FILE_WORK_PER_BYTE per byte of it, about 0.25 s
- * plus 0.9 s per MiB here, the rest skipped "too-costly". What a file
- * does per byte: real sources stay below about 4,000 (kernel, dev corpora:
- * docs/hardening.md), valid token-dense files do two to five times that. */
+ * release build, on files made of nothing else: IDX_TS_WORK_*); a file may
+ * do at most TS_FILE_WORK_BASE plus TS_FILE_WORK_PER_BYTE per byte of it,
+ * the rest skipped "too-costly". Real sources stay below 0.74 of it
+ * (sympy's generated rubi rules; the kernel's bpf/core.c, 77 KB, 0.53: the
+ * base is for such small files), valid token-dense files pass it. */
 #define TS_FILE_WORK_BASE ((uint64_t)1500 << 20)
 #define TS_FILE_WORK_PER_BYTE 4000u
 
