@@ -262,8 +262,13 @@ static int ts__predicates_hold(const TsRun *r, const TSQuery *q, const TSQueryMa
     return 1;
 }
 
-static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
+/* The query pass. Each definition and reference it keeps is counted in
+ * work as it comes: past the file's budget the pass stops, CR_ETIMEOUT. */
+static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out, IdxTsWork *work,
+                         ErrInfo *e)
 {
+    CrErr rc = CR_OK;
+    size_t seen_refs = 0, seen_defs = 0;
     uint32_t n_caps = ts_query_capture_count(q);
     CapKind *kinds = xcalloc(n_caps + 1, sizeof *kinds);
     for (uint32_t i = 0; i < n_caps; i++) {
@@ -278,6 +283,13 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     ts_query_cursor_exec(qc, q, root);
     TSQueryMatch m;
     while (ts_query_cursor_next_match(qc, &m)) {
+        size_t refs = r->em.n_refs + r->n_types + r->n_typed + r->n_locals;
+        if ((rc = idx_ts_work_add(work, refs - seen_refs, IDX_TS_WORK_REF, "its references", e)) ||
+            (rc = idx_ts_work_add(work, r->n_defs - seen_defs, IDX_TS_WORK_DEF, "its definitions",
+                                  e)))
+            break;
+        seen_refs = refs;
+        seen_defs = r->n_defs;
         if (!ts__predicates_hold(r, q, &m)) continue;
         TsDef d = {0};
         TSNode from = {0}, store_field = {0}, store_value = {0}, args = {0}, recv = {0},
@@ -421,6 +433,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
     free(r->types);
     r->types = NULL;
     r->n_types = r->cap_types = 0;
+    return rc;
 }
 
 static int ts__def_cmp(const void *pa, const void *pb)
@@ -669,12 +682,13 @@ CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e)
 
 void idx_ts_nest_init(IdxTsNest *n, size_t len)
 {
-    n->sum = 0;
+    n->sum = n->nodes = 0;
     n->cap = TS_NEST_PER_BYTE * (uint64_t)len + TS_NEST_SLACK;
 }
 
 CrErr idx_ts_nest_step(IdxTsNest *n, size_t depth, ErrInfo *e)
 {
+    n->nodes++;
     n->sum += depth;
     if (n->sum > n->cap || depth > TS_NEST_MAX_DEPTH)
         return err_set(e, CR_ETOOBIG, "nested too deep for its size (%zu levels, %llu in all)",
@@ -682,17 +696,35 @@ CrErr idx_ts_nest_step(IdxTsNest *n, size_t depth, ErrInfo *e)
     return CR_OK;
 }
 
-CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e)
+CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, int queried, ErrInfo *e)
 {
     TSTreeCursor cur = ts_tree_cursor_new(root);
-    size_t depth = 0;
+    size_t depth = 0, cap = 0;
     IdxTsNest nest;
     idx_ts_nest_init(&nest, len);
+    /* levels[d]: the hidden levels under the node open at depth d (a list
+     * of n children is balanced into about log2 n of them), which a query
+     * walks up from each of its children */
+    uint8_t *levels = NULL;
+    uint64_t hidden = 0;
     CrErr rc = CR_OK;
     do {
         if ((rc = idx_ts_nest_step(&nest, depth, e))) break;
+        if (!work || !queried) continue;
+        if (depth) hidden += levels[depth - 1];
+        uint32_t n = ts_node_child_count(ts_tree_cursor_current_node(&cur));
+        uint8_t lg = 0;
+        while (lg < 32 && ((uint32_t)1 << lg) < n)
+            lg++;
+        ARRAY_GROW(levels, depth + 1, cap);
+        levels[depth] = lg;
     } while (idx_ts_walk_next(&cur, &depth, 1));
     ts_tree_cursor_delete(&cur);
+    free(levels);
+    if (!rc)
+        rc = idx_ts_work_add(work, nest.nodes, queried ? IDX_TS_WORK_NODE : IDX_TS_WORK_WALK,
+                             "its nodes", e);
+    if (!rc) rc = idx_ts_work_add(work, hidden, IDX_TS_WORK_LEVEL, "its lists", e);
     return rc;
 }
 
@@ -743,7 +775,9 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQuer
     if (!src) src = "";
     if ((rc = idx_ts_brackets_check(src, len, e))) return rc;
     char *masked = lang->mask ? lang->mask(src, len) : NULL;
-    rc = idx_ts_parse_keep(parser, keep, masked ? masked : src, len, &tree, e);
+    IdxTsWork work;
+    idx_ts_work_init(&work, len);
+    rc = idx_ts_parse_counted(parser, keep, masked ? masked : src, len, &work, &tree, e);
     free(masked);
     if (rc) return rc;
     sb_init(&r.sb);
@@ -758,7 +792,7 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQuer
     }
     idx_emit_init(&r.em, src, (uint32_t)len, max_lines);
     TSNode root = ts_tree_root_node(tree);
-    if ((rc = idx_ts_nesting_check(root, len, e))) {
+    if ((rc = idx_ts_nesting_work(root, len, &work, 1, e))) {
         ts_tree_delete(tree);
         idx_emit_release(&r.em);
         sb_release(&r.sb);
@@ -772,7 +806,7 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQuer
     }
     out->had_errors = out->had_errors || ts_node_has_error(root);
     ts__mark_lines(&r, root);
-    if (query) ts__collect(&r, query, root, out);
+    if (query && (rc = ts__collect(&r, query, root, out, &work, e))) goto out;
     ts__units(&r);
     idx_emit_build(&r.em, out);
     idx_chunk_ts_fix_refs(&r);
@@ -781,12 +815,18 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQuer
     if (lang->implicit_this) idx_chunk_ts_member_refs(&r);
     idx_chunk_ts_local_calls_first(&r);
     idx_emit_refs_out(&r.em, out);
+    rc = idx_ts_work_kept(&work, out, e);
 out:
     ts_tree_delete(tree);
     idx_emit_release(&r.em);
     for (size_t i = 0; i < r.n_locals; i++)
         free(r.locals[i].name);
     free(r.locals);
+    for (size_t i = 0; i < r.n_typed; i++) {
+        free(r.typed[i].name);
+        free(r.typed[i].type);
+    }
+    free(r.typed);
     free(r.defs);
     sb_release(&r.sb);
     return rc;

@@ -51,6 +51,16 @@
 #define TS_WORK_BASE ((int64_t)64 << 20)
 #define TS_WORK_PER_BYTE 256
 
+/* A file's work, counted (docs/hardening.md, "work per file"): each thing
+ * the chunker does weighted by what it costs, in instructions (callgrind,
+ * release build, on files made of nothing else: IDX_TS_WORK_*); a file may
+ * do at most TS_FILE_WORK_BASE plus TS_FILE_WORK_PER_BYTE per byte of it,
+ * the rest skipped "too-costly". Real sources stay below 0.74 of it
+ * (sympy's generated rubi rules; the kernel's bpf/core.c, 77 KB, 0.53: the
+ * base is for such small files), valid token-dense files pass it. */
+#define TS_FILE_WORK_BASE ((uint64_t)1500 << 20)
+#define TS_FILE_WORK_PER_BYTE 4000u
+
 /* A kept tree (TsKeep) stays in memory between saves, one per language a
  * store saved: kept only for a text of at most this many bytes, so that a
  * store holds tens of MB at most whatever it saved last. */
@@ -63,6 +73,7 @@
 typedef struct {
     int64_t live, peak, limit;
     int64_t total, total_limit;
+    uint64_t allocs, allocs_limit; /* blocks allocated: the file's work (IdxTsWork) */
     size_t cancel;
 } TsBudget;
 
@@ -88,6 +99,14 @@ static void ts_budget__count(int64_t delta)
     if (delta > 0) b->total += delta;
     if (b->live > b->peak) b->peak = b->live;
     if (b->live > b->limit || b->total > b->total_limit) b->cancel = 1;
+}
+
+/* One block allocated (not a realloc: tree-sitter grows its arrays by
+ * doubling, a few reallocs each). */
+static void ts_budget__block(void)
+{
+    TsBudget *b = ts_budget__key.ok ? pthread_getspecific(ts_budget__key.key) : NULL;
+    if (b && ++b->allocs > b->allocs_limit) b->cancel = 1;
 }
 
 /* The tag before each block: 8 bytes keep the alignment tree-sitter needs
@@ -123,6 +142,7 @@ static void *ts_alloc__malloc(size_t n)
     if (n > SIZE_MAX - TS_ALLOC_HEAD) n = SIZE_MAX - TS_ALLOC_HEAD; /* xmalloc says it */
     unsigned char *b = xmalloc(n + TS_ALLOC_HEAD);
     ts_budget__count((int64_t)malloc_usable_size(b));
+    ts_budget__block();
     return ts_alloc__tag(b);
 }
 
@@ -132,6 +152,7 @@ static void *ts_alloc__calloc(size_t n, size_t size)
         size && n > (SIZE_MAX - TS_ALLOC_HEAD) / size ? SIZE_MAX - TS_ALLOC_HEAD : n * size;
     unsigned char *b = xcalloc(1, all + TS_ALLOC_HEAD);
     ts_budget__count((int64_t)malloc_usable_size(b));
+    ts_budget__block();
     return ts_alloc__tag(b);
 }
 
@@ -227,14 +248,49 @@ void idx_ts_keep_release(TsKeep *keep)
     memset(keep, 0, sizeof *keep);
 }
 
+void idx_ts_work_init(IdxTsWork *w, size_t len)
+{
+    w->done = 0;
+    w->cap = TS_FILE_WORK_BASE + TS_FILE_WORK_PER_BYTE * (uint64_t)len;
+}
+
+CrErr idx_ts_work_add(IdxTsWork *w, uint64_t n, uint64_t each, const char *what, ErrInfo *e)
+{
+    if (!w) return CR_OK;
+    uint64_t room = w->cap > w->done ? w->cap - w->done : 0;
+    if (n > room / each) {
+        uint64_t want = n > (UINT64_MAX - w->done) / each ? UINT64_MAX : w->done + n * each;
+        w->done = w->cap + 1;
+        return err_set(e, CR_ETIMEOUT,
+                       "more work than its size allows (%llu M counted at %s, %llu M allowed)",
+                       (unsigned long long)(want >> 20), what, (unsigned long long)(w->cap >> 20));
+    }
+    w->done += n * each;
+    return CR_OK;
+}
+
+CrErr idx_ts_work_kept(IdxTsWork *work, const ChunkSet *out, ErrInfo *e)
+{
+    CrErr rc = idx_ts_work_add(work, out->n_chunks, IDX_TS_WORK_CHUNK, "its chunks", e);
+    return rc ? rc : idx_ts_work_add(work, out->n_refs, IDX_TS_WORK_ROW, "its references kept", e);
+}
+
 CrErr idx_ts_parse(TSParser *parser, const char *src, size_t len, TSTree **out, ErrInfo *e)
 {
-    return idx_ts_parse_keep(parser, NULL, src, len, out, e);
+    return idx_ts_parse_counted(parser, NULL, src, len, NULL, out, e);
 }
 
 CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t len, TSTree **out,
                         ErrInfo *e)
 {
+    return idx_ts_parse_counted(parser, keep, src, len, NULL, out, e);
+}
+
+CrErr idx_ts_parse_counted(TSParser *parser, TsKeep *keep, const char *src, size_t len,
+                           IdxTsWork *work, TSTree **out, ErrInfo *e)
+{
+    IdxTsWork own;
+    if (!work) idx_ts_work_init(work = &own, len);
     *out = NULL;
     if (len >= UINT32_MAX) {
         idx_ts_keep_release(keep);
@@ -244,7 +300,9 @@ CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t 
     ts_parser_set_timeout_micros(parser, budget);
     pthread_once(&ts_budget__once, ts_budget__make_key);
     TsBudget mem = {.limit = TS_MEM_BASE + TS_MEM_PER_BYTE * (int64_t)len,
-                    .total_limit = TS_WORK_BASE + TS_WORK_PER_BYTE * (int64_t)len};
+                    .total_limit = TS_WORK_BASE + TS_WORK_PER_BYTE * (int64_t)len,
+                    .allocs_limit =
+                        work->cap > work->done ? (work->cap - work->done) / IDX_TS_WORK_ALLOC : 0};
     ts_parser_set_cancellation_flag(parser, &mem.cancel);
     if (ts_budget__key.ok) pthread_setspecific(ts_budget__key.key, &mem);
     TSTree *tree =
@@ -254,6 +312,8 @@ CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t 
     idx_ts_keep_release(keep);
     if (!tree) {
         ts_parser_reset(parser);
+        if (mem.cancel && mem.allocs > mem.allocs_limit)
+            return idx_ts_work_add(work, mem.allocs, IDX_TS_WORK_ALLOC, "the parse", e);
         if (mem.cancel && mem.total > mem.total_limit)
             return err_set(e, CR_ETIMEOUT,
                            "tree-sitter allocated over %lld MB in all parsing %zu bytes, the "
@@ -270,6 +330,7 @@ CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t 
     }
     /* a whole tree spans the file (its last token's padding holds the
      * trailing blanks); one that lost children to the 16-bit count does not */
+    (void)idx_ts_work_add(work, mem.allocs, IDX_TS_WORK_ALLOC, "the parse", NULL);
     uint32_t end = ts_node_end_byte(ts_tree_root_node(tree));
     if (end != (uint32_t)len) {
         ts_tree_delete(tree);

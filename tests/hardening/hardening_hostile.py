@@ -211,6 +211,48 @@ def t_recovery_budget(bin_path, fixtures, work):
           (len(RECOVERY_ROWS), "" if sanitized else " (under ulimit -v 1 GB)"))
 
 
+# Valid files made of nothing but tokens (docs/hardening.md, "work per
+# file"): each cost 1.0 to 3.6 s of CPU per MiB to index, about five times
+# what real sources cost; the table of designated initializers stays under
+# its budget (its `.open = f` are what the index keeps of such tables).
+DENSE_ROWS = [
+    ("dense/args.c", "void f(void){ g(" + ",".join(["a"] * 250000) + "); }\n"),
+    ("dense/fns.c", "".join("void f%d(void){}\n" % i for i in range(50000))),
+    ("dense/fns.rs", "".join("fn f%d(){}\n" % i for i in range(62000))),
+    ("dense/mac.rs", "fn f(){ m!(" + " ".join("x.f%d(a)" % i for i in range(60000)) + "); }\n"),
+    ("dense/fns.py", "".join("def f%d(): pass\n" % i for i in range(50000))),
+    ("dense/arr.js", "var t = [" + ",".join(["a"] * 250000) + "];\n"),
+]
+DENSE_KEPT = ("dense/ops.c", "struct ops t[] = {\n" +
+              "".join(" {.open = f%d, .n = %d},\n" % (i, i) for i in range(30000)) + "};\n")
+
+
+def t_dense_files(bin_path, fixtures, work):
+    """Valid token-dense files (a call of 250,000 arguments, 50,000 one-line
+    functions, 60,000 calls in a macro's tokens, an array of 250,000 names):
+    each listed `too-costly` by the count of its work (tree-sitter's
+    allocations, the nodes and hidden list levels a query walks, the
+    references and definitions kept), never by a clock; a 900 KB table of
+    30,000 designated initializers and the rest of the root indexed, the
+    table's stores kept. Before: each indexed, at 1.0 to 3.6 s of CPU per
+    MiB."""
+    ws, ix = shop(fixtures, work), os.path.join(work, "ix")
+    os.makedirs(os.path.join(ws, "dense"))
+    for rel, text in DENSE_ROWS + [DENSE_KEPT]:
+        with open(os.path.join(ws, rel), "w") as f:
+            f.write(text)
+    index_bounded(bin_path, ws, ix, "token-dense files")
+    got = files(ix)
+    wrong = {k: got.get(k) for k, _ in DENSE_ROWS if got.get(k) != "too-costly"}
+    check(not wrong, "listed: %s" % wrong)
+    check(got.get(DENSE_KEPT[0]) == "ok", "%s: %s" % (DENSE_KEPT[0], got.get(DENSE_KEPT[0])))
+    stores = rows(ix, "SELECT count(*) FROM refs WHERE kind = 7 AND qual LIKE 'open.f%'")[0][0]
+    check(stores == 30000, "the table's stores kept: %d" % stores)
+    check(any(v == "ok" for k, v in got.items() if not k.startswith("dense/")), "the rest indexed")
+    print("  %d token-dense files: listed too-costly; a table of 30,000 entries: indexed (%d stores)"
+          % (len(DENSE_ROWS), stores))
+
+
 # tree-sitter 0.20's `assert(did_merge)` (ts_parser__handle_error): 66,000
 # comments inside one Rust statement abort the process.
 CRASH_RS = "fn main() {\n    let x = " + "/**/\n" * 66000 + "1;\n}\n"
@@ -479,7 +521,8 @@ def t_limits(bin_path, fixtures, work):
     print("  limits: %s" % " ".join(outcomes))
 
 
-GROUPS = {"hostile": [t_py_chain, t_nesting, t_wide_nodes, t_recovery_budget, t_parser_crash,
+GROUPS = {"hostile": [t_py_chain, t_nesting, t_wide_nodes, t_recovery_budget, t_dense_files,
+                      t_parser_crash,
                       t_gitignore_starstar, t_gitignore_huge, t_nested_index, t_path_max],
           "repair": [t_repair_tables],
           "limits": [t_limits]}

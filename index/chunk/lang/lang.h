@@ -373,6 +373,31 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQuer
  * arbitrarily deep): into the current node's first child when descend, else
  * to the next node after its subtree; *depth follows. 0: the walk is over. */
 int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
+/* A file's work, counted, never timed (ts_parse.c; docs/hardening.md, "work
+ * per file"): every tree-sitter row adds what its chunker does, each thing
+ * weighted by what it costs (IDX_TS_WORK_*: instructions, measured), and a
+ * file may do at most a base plus so much per byte of it. Past that
+ * idx_ts_work_add (and the parse, which counts as it goes) return
+ * CR_ETIMEOUT, the file skipped "too-costly": valid files made of nothing
+ * but long lists or one-line definitions cost two to five times what real
+ * sources do per byte, and would cost more than a second per MiB. */
+typedef struct IdxTsWork {
+    uint64_t done, cap;
+} IdxTsWork;
+enum {
+    IDX_TS_WORK_ALLOC = 3400,  /* a block tree-sitter's parse allocates */
+    IDX_TS_WORK_NODE = 3500,   /* a node a query walks, with the chunker's walks */
+    IDX_TS_WORK_WALK = 1600,   /* a node a chunker without a query walks */
+    IDX_TS_WORK_LEVEL = 170,   /* a hidden level above a node a query walks */
+    IDX_TS_WORK_REF = 2000,    /* a reference found (repeats within a chunk too) */
+    IDX_TS_WORK_DEF = 25000,   /* a definition found, to its unit */
+    IDX_TS_WORK_CHUNK = 60000, /* a chunk kept: its terms, vector and rows */
+    IDX_TS_WORK_ROW = 12000,   /* a reference kept: its row, its resolution */
+};
+void idx_ts_work_init(IdxTsWork *w, size_t len);
+/* Adds n things of weight each to w (NULL: nothing); CR_ETIMEOUT past its
+ * cap, e naming what (e may be NULL). */
+CrErr idx_ts_work_add(IdxTsWork *w, uint64_t n, uint64_t each, const char *what, ErrInfo *e);
 /* The bounds on how deep a file nests (chunk_ts.c), CR_ETOOBIG (e says
  * where) past one: the file is skipped "too-nested" rather than read in
  * time and memory that grow with the square of its size. Before the parse,
@@ -381,13 +406,19 @@ int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
 /* tree-sitter allocates through base's allocator (idx_process_init). */
 void idx_ts_process_init(void);
 CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e);
-CrErr idx_ts_nesting_check(TSNode root, size_t len, ErrInfo *e);
+/* After the parse, the tree under root parsed from len bytes; adding to
+ * work (may be NULL) each node of the tree, and when a query will walk it
+ * (queried) the hidden levels above each. */
+CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, int queried, ErrInfo *e);
+/* Adds to work what keeping out's chunks and references will cost. */
+CrErr idx_ts_work_kept(IdxTsWork *work, const ChunkSet *out, ErrInfo *e);
 /* The same bound kept by a walk of one's own that visits every node in
  * idx_ts_walk_next's order, root first (depth 0): each node's depth passed
- * to idx_ts_nest_step, CR_ETOOBIG where idx_ts_nesting_check would stop, and
+ * to idx_ts_nest_step, CR_ETOOBIG where idx_ts_nesting_work would stop, and
  * the tree is walked once rather than twice. */
 typedef struct IdxTsNest {
     uint64_t sum, cap;
+    uint64_t nodes; /* the nodes stepped over */
 } IdxTsNest;
 void idx_ts_nest_init(IdxTsNest *n, size_t len);
 CrErr idx_ts_nest_step(IdxTsNest *n, size_t depth, ErrInfo *e);
@@ -413,6 +444,10 @@ struct TsKeep {
  * over 1 MiB). keep NULL: idx_ts_parse. */
 CrErr idx_ts_parse_keep(TSParser *parser, TsKeep *keep, const char *src, size_t len, TSTree **out,
                         ErrInfo *e);
+/* idx_ts_parse_keep counting the parse's work in work (a fresh budget for
+ * len when NULL): past what is left of it the parse stops, CR_ETIMEOUT. */
+CrErr idx_ts_parse_counted(TSParser *parser, TsKeep *keep, const char *src, size_t len,
+                           IdxTsWork *work, TSTree **out, ErrInfo *e);
 void idx_ts_keep_release(TsKeep *keep);
 /* Docs and config (chunk_text.c): Markdown/reST sections, other text in windows. */
 CrErr idx_chunk_text(const IdxLang *lang, const char *src, size_t len, uint32_t max_lines,

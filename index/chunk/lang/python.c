@@ -461,7 +461,9 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
     if (!src) src = "";
     if ((rc = idx_ts_brackets_check(src, len, e))) goto out;
     ts_parser_set_included_ranges(c->parser, NULL, 0);
-    if ((rc = idx_ts_parse_keep(c->parser, keep, src, len, &trees[0], e))) goto out;
+    IdxTsWork work;
+    idx_ts_work_init(&work, len);
+    if ((rc = idx_ts_parse_counted(c->parser, keep, src, len, &work, &trees[0], e))) goto out;
     n_trees = 1;
     seg_byte[0] = 0;
     seg_line[0] = 1;
@@ -489,7 +491,7 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
         if (!ts_parser_set_included_ranges(c->parser, &range, 1)) break;
         TSTree *t = NULL;
         ErrInfo seg_e = {0};
-        CrErr seg_rc = idx_ts_parse(c->parser, src, len, &t, &seg_e);
+        CrErr seg_rc = idx_ts_parse_counted(c->parser, NULL, src, len, &work, &t, &seg_e);
         ts_parser_set_included_ranges(c->parser, NULL, 0);
         if (seg_rc) break; /* the segments before it stand */
         seg_byte[n_trees] = range.start_byte;
@@ -501,7 +503,7 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
      * it goes; segments' walks stop at their ends, so each whole tree is
      * checked first */
     for (size_t i = 0; n_trees > 1 && i < n_trees && !rc; i++)
-        rc = idx_ts_nesting_check(ts_tree_root_node(trees[i]), len - seg_byte[i], e);
+        rc = idx_ts_nesting_work(ts_tree_root_node(trees[i]), len - seg_byte[i], &work, 0, e);
     IdxTsNest nest;
     idx_ts_nest_init(&nest, len);
 
@@ -515,6 +517,11 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
         r.seg_end_byte = seg_byte[i + 1];
         rc = chunk__walk(&r, ts_tree_root_node(trees[i]), n_trees == 1 ? &nest : NULL, e);
     }
+    /* the file's work (lang.h): its nodes (segments' counted above), then
+     * what it defines and refers to, before any of it is typed or kept */
+    if (!rc) rc = idx_ts_work_add(&work, nest.nodes, IDX_TS_WORK_WALK, "its nodes", e);
+    if (!rc) rc = idx_ts_work_add(&work, r.n_refs, IDX_TS_WORK_REF, "its references", e);
+    if (!rc) rc = idx_ts_work_add(&work, r.n_units, IDX_TS_WORK_DEF, "its definitions", e);
     if (rc) {
         ts_tree_cursor_delete(&r.aux);
         ts_tree_cursor_delete(&r.aux2);
@@ -528,6 +535,7 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
     chunk__refs_out(&r, out);
     ts_tree_cursor_delete(&r.aux);
     ts_tree_cursor_delete(&r.aux2);
+    rc = idx_ts_work_kept(&work, out, e);
 
 out:
     for (size_t i = 0; i < n_trees; i++)
