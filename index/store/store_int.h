@@ -157,7 +157,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
                      "WHERE id = ?1")                                                              \
     X(SYMBOL_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM symbols")                              \
     X(REF_INSERT, "INSERT INTO refs(chunk_id, kind, qual, last, resolved, argc) "                  \
-                  "VALUES (?1, ?2, ?3, ?4, 0, ?5)")                                                \
+                  "VALUES (?1, ?2, ?3, ?4, ?6, ?5)")                                               \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
     /* the caller edges (graph/fanin.c) into and out of file ?1's chunks, per other file */        \
     X(FANIN_EDGES_INTO, "SELECT s.file_id, count(*) FROM chunks d JOIN edges e ON e.dst = d.id "   \
@@ -234,6 +234,12 @@ typedef struct Stemmer Stemmer; /* postings.c */
                       "JOIN files f ON f.id = c.file_id WHERE r.resolved = 0 "                     \
                       "AND (r.kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND r.id > ?3 "            \
                       "ORDER BY r.id LIMIT ?4")                                                    \
+    /* REF_DIRTY_LIST of a cold build's calls, written resolved (graph.c: refs_born) */           \
+    X(REF_BORN_LIST, "SELECT r.id, c.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "    \
+                     "f.path, r.argc FROM refs r JOIN chunks c ON c.id = r.chunk_id "              \
+                     "JOIN files f ON f.id = c.file_id WHERE "                                     \
+                     "(r.kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND r.id > ?3 "                 \
+                     "ORDER BY r.id LIMIT ?4")                                                     \
     X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
     X(REFS_OF_FILE_KIND,                                                                           \
       "SELECT chunk_id, name FROM refs WHERE " IDX_REFS_OF_FILE_1 " AND kind = ?2 "                \
@@ -430,6 +436,11 @@ struct IdxStore {
      * run since, so a reference from here on has none to delete (graph.c
      * takes it and sets it back to 0; every transaction starts at 0). */
     int64_t refs_new_from, refs_new_version; /* and PRAGMA data_version then */
+    /* A cold build writes its calls (every reference but bases and stores)
+     * resolved, meta "refs_born" saying so until its resolution commits:
+     * that resolution reads them all whatever their mark, and rewrites no
+     * row to mark it resolved (graph.c). */
+    int refs_born;
     /* Fan-in notes (graph/fanin.c): while fanin_on, the caller edges this
      * transaction wrote (+1) and deleted (-1), summed per (file called,
      * folder calling), written into fanin_dirty before it commits; the
@@ -731,6 +742,12 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
  * (serially when there is one thread or they cannot open): everything but
  * the edges and the resolved marks must be committed. The same edges. */
 CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
+/* A cold build's first step, in its first transaction: the calls it writes
+ * from here on are written resolved (st->refs_born, meta "refs_born"). */
+CrErr idx_graph_born_begin(IdxStore *st, ErrInfo *e);
+/* Whether a reference of this kind is one of the calls a cold build writes
+ * resolved (bases and stores are resolved in a group of their own first). */
+int idx_graph_born_kind(int kind);
 /* (graph/graph_store.c) Marks the calls through field[0..len) (a store
  * into it came, went or names another function now). */
 CrErr idx_graph_store_mark(IdxStore *st, const char *field, size_t len, ErrInfo *e);
