@@ -93,6 +93,58 @@ static int base_moved(Resolver *r, int64_t was, int64_t now)
  * references were resolved before), so memory does not grow with the tree. */
 #define RESOLVE_PAGE 32768
 
+/* The chunk and file a page's references are read in (dirty_page): a
+ * file's references are neighbours, and a chunk's, so each row is read once
+ * per run of them rather than joined to every reference (3,000
+ * instructions a reference). */
+typedef struct PageAt {
+    int64_t chunk_id, file_id, file_seen;
+    char *symbol, *module;
+    const IdxLang *lang;
+    int ok; /* the chunk and its file are there (a reference of neither: skipped) */
+} PageAt;
+
+static void page_at_release(PageAt *at)
+{
+    free(at->symbol);
+    free(at->module);
+}
+
+static void page_at(Resolver *r, PageAt *at, int64_t chunk_id)
+{
+    if (at->chunk_id == chunk_id && chunk_id) return;
+    at->chunk_id = chunk_id;
+    at->ok = 0;
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_FILE_SYMBOL);
+    if (!s) return;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    if (!idx_graph_step(r, s)) {
+        sqlite3_reset(s);
+        return;
+    }
+    int64_t file_id = sqlite3_column_int64(s, 0);
+    free(at->symbol);
+    at->symbol = idx_store_col_dup(s, 1);
+    sqlite3_reset(s);
+    if (at->file_seen && at->file_id == file_id) {
+        at->ok = at->module != NULL;
+        return;
+    }
+    at->file_id = file_id;
+    at->file_seen = 1;
+    free(at->module);
+    at->module = NULL;
+    if ((s = idx_graph_stmt(r, STMT_FILE_MODULE_PATH)) == NULL) return;
+    sqlite3_bind_int64(s, 1, file_id);
+    if (idx_graph_step(r, s)) {
+        at->module = idx_store_col_dup(s, 0);
+        const char *path = (const char *)sqlite3_column_text(s, 1);
+        at->lang = path ? idx_lang_for_file(&r->st->lang_pick, path) : NULL;
+        at->ok = 1;
+    }
+    sqlite3_reset(s);
+}
+
 /* Reads the next page of dirty references of one group (bases and stores,
  * or the rest) with an id above after; born: every reference of the group
  * (a cold build's calls, written resolved). */
@@ -105,28 +157,27 @@ static size_t dirty_page(Resolver *r, int bases, int born, int64_t after, RefRow
     sqlite3_bind_int(s, 1, REF_INHERIT);
     sqlite3_bind_int(s, 2, bases);
     sqlite3_bind_int64(s, 3, after);
-    sqlite3_bind_int(s, 4, RESOLVE_PAGE);
-    while (idx_graph_step(r, s)) {
+    /* no LIMIT: a reference of no chunk is skipped, not counted */
+    sqlite3_bind_int(s, 4, -1);
+    PageAt at = {0};
+    while (n < RESOLVE_PAGE && idx_graph_step(r, s)) {
+        page_at(r, &at, sqlite3_column_int64(s, 1));
+        if (!at.ok) continue;
         ARRAY_GROW(*rows, n + 1, *cap);
         RefRow *row = &(*rows)[n++];
         row->id = sqlite3_column_int64(s, 0);
-        row->file_id = sqlite3_column_int64(s, 1);
-        row->chunk_id = sqlite3_column_int64(s, 2);
-        row->kind = sqlite3_column_int(s, 3);
-        row->name = idx_store_col_dup(s, 4);
-        row->module = idx_store_col_dup(s, 5);
-        row->symbol = idx_store_col_dup(s, 6);
-        /* a file's references are neighbours: its language found once */
-        if (n > 1 && row[-1].file_id == row->file_id) {
-            row->lang = row[-1].lang;
-        } else {
-            const char *path = (const char *)sqlite3_column_text(s, 7);
-            row->lang = path ? idx_lang_for_file(&r->st->lang_pick, path) : NULL;
-        }
+        row->file_id = at.file_id;
+        row->chunk_id = at.chunk_id;
+        row->kind = sqlite3_column_int(s, 2);
+        row->name = idx_store_col_dup(s, 3);
+        row->module = xstrdup(at.module);
+        row->symbol = xstrdup(at.symbol);
+        row->lang = at.lang;
         row->strict = 0;
-        row->argc = sqlite3_column_type(s, 8) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 8);
+        row->argc = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 4);
     }
     sqlite3_reset(s);
+    page_at_release(&at);
     return n;
 }
 
