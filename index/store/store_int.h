@@ -240,6 +240,8 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(CHUNK_FILE_SYMBOL, "SELECT file_id, symbol FROM chunks WHERE id = ?1")                       \
     X(FILE_MODULE_PATH, "SELECT module, path FROM files WHERE id = ?1")                            \
     X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
+    /* a chunk's kind alone: CHUNK_GET joins its file and formats its hash */                     \
+    X(CHUNK_KIND, "SELECT kind FROM chunks WHERE id = ?1")                                         \
     X(REFS_OF_FILE_KIND,                                                                           \
       "SELECT chunk_id, name FROM refs WHERE " IDX_REFS_OF_FILE_1 " AND kind = ?2 "                \
       "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                                          \
