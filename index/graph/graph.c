@@ -428,8 +428,8 @@ static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, int born,
             if (par) idx_graph_par_post(par, rows[cur], n);
             size_t n_next = 0;
             if (n == RESOLVE_PAGE && r->rc == CR_OK)
-                n_next = dirty_page(r, bases, born_group, rows[cur][n - 1].id, &rows[!cur],
-                                    &cap[!cur]);
+                n_next =
+                    dirty_page(r, bases, born_group, rows[cur][n - 1].id, &rows[!cur], &cap[!cur]);
             resolve_page(r, par, bases, rows[cur], n, &m, added);
             rows_free(rows[cur], n);
             *n_seen += n;

@@ -18,7 +18,7 @@ enum { STEM_CACHE_WORDS = 65536 };
 struct Stemmer {
     fts5_tokenizer api;
     Fts5Tokenizer *tok;
-    struct StrIds *cache;   /* words tokenized (NULL until the first) */
+    struct StrIds *cache;    /* words tokenized (NULL until the first) */
     uint32_t *first, *count; /* per cached word: its terms in terms */
     size_t cap_first, cap_count;
     StrBuf terms; /* the cached words' terms, each followed by a '\0' */

@@ -229,18 +229,18 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(IMPORTERS_OF_MODULE, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "         \
                            "i.file_id WHERE i.target = ?1 OR (i.target >= ?1 || '.' AND "          \
                            "i.target < ?1 || '/')")                                                \
-    /* a page of dirty refs: graph.c reads a chunk's and a file's row once per run */             \
+    /* a page of dirty refs: graph.c reads a chunk's and a file's row once per run */              \
     X(REF_DIRTY_LIST, "SELECT id, chunk_id, kind, name, argc FROM refs WHERE resolved = 0 "        \
                       "AND (kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND id > ?3 "                \
                       "ORDER BY id LIMIT ?4")                                                      \
-    /* REF_DIRTY_LIST of a cold build's calls, written resolved (graph.c: refs_born) */           \
+    /* REF_DIRTY_LIST of a cold build's calls, written resolved (graph.c: refs_born) */            \
     X(REF_BORN_LIST, "SELECT id, chunk_id, kind, name, argc FROM refs WHERE "                      \
                      "(kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND id > ?3 "                     \
                      "ORDER BY id LIMIT ?4")                                                       \
     X(CHUNK_FILE_SYMBOL, "SELECT file_id, symbol FROM chunks WHERE id = ?1")                       \
     X(FILE_MODULE_PATH, "SELECT module, path FROM files WHERE id = ?1")                            \
     X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
-    /* a chunk's kind alone: CHUNK_GET joins its file and formats its hash */                     \
+    /* a chunk's kind alone: CHUNK_GET joins its file and formats its hash */                      \
     X(CHUNK_KIND, "SELECT kind FROM chunks WHERE id = ?1")                                         \
     X(REFS_OF_FILE_KIND,                                                                           \
       "SELECT chunk_id, name FROM refs WHERE " IDX_REFS_OF_FILE_1 " AND kind = ?2 "                \

@@ -413,8 +413,7 @@ static long long count_sql(IdxStore *st, const char *sql)
 {
     sqlite3_stmt *s = NULL;
     long long n = -1;
-    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
         n = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
     return n;
