@@ -19,9 +19,11 @@ struct Stemmer {
     fts5_tokenizer api;
     Fts5Tokenizer *tok;
     struct StrIds *cache;    /* words tokenized (NULL until the first) */
-    uint32_t *first, *count; /* per cached word: its terms in terms */
+    struct StrIds *terms;    /* their distinct terms, hashed once */
+    uint32_t *first, *count; /* per cached word: its terms in tids */
     size_t cap_first, cap_count;
-    StrBuf terms; /* the cached words' terms, each followed by a '\0' */
+    uint32_t *tids; /* the terms of every cached word, word after word */
+    size_t n_tids, cap_tids;
 };
 
 CrErr idx_stemmer_new(IdxStore *st, Stemmer **out, ErrInfo *e)
@@ -54,10 +56,12 @@ void idx_stemmer_free(Stemmer *m)
     if (!m) return;
     if (m->tok) m->api.xDelete(m->tok);
     if (m->cache) strids_release(m->cache);
+    if (m->terms) strids_release(m->terms);
     free(m->cache);
+    free(m->terms);
     free(m->first);
     free(m->count);
-    sb_release(&m->terms);
+    free(m->tids);
     free(m);
 }
 
@@ -178,11 +182,13 @@ static int fileterms__token(void *ctx, int tflags, const char *tok, int n, int s
 static int stem__cache_token(void *ctx, int tflags, const char *tok, int n, int start, int end)
 {
     Stemmer *m = ctx;
+    int added;
     (void)start;
     (void)end;
     if (n <= 0 || (tflags & FTS5_TOKEN_COLOCATED)) return SQLITE_OK;
-    sb_add(&m->terms, tok, (size_t)n);
-    sb_addc(&m->terms, '\0');
+    uint32_t t = strids_put(m->terms, tok, (size_t)n, hash64(tok, (size_t)n), &added);
+    ARRAY_GROW(m->tids, m->n_tids + 1, m->cap_tids);
+    m->tids[m->n_tids++] = t;
     return SQLITE_OK;
 }
 
@@ -190,7 +196,10 @@ static int stem__cache_token(void *ctx, int tflags, const char *tok, int n, int 
  * term: from m's cache, tokenized into it when new (a full cache: directly). */
 static void stem__word_terms(Stemmer *m, const char *s, size_t n, uint64_t h, FileTerms *ft)
 {
-    if (!m->cache) m->cache = xcalloc(1, sizeof *m->cache);
+    if (!m->cache) {
+        m->cache = xcalloc(1, sizeof *m->cache);
+        m->terms = xcalloc(1, sizeof *m->terms);
+    }
     int added = 0;
     uint32_t c;
     if (m->cache->n >= STEM_CACHE_WORDS) {
@@ -214,19 +223,17 @@ static void stem__word_terms(Stemmer *m, const char *s, size_t n, uint64_t h, Fi
     if (added) {
         ARRAY_GROW(m->first, c + 1, m->cap_first);
         ARRAY_GROW(m->count, c + 1, m->cap_count);
-        m->first[c] = (uint32_t)m->terms.len;
-        size_t before = m->terms.len;
+        m->first[c] = (uint32_t)m->n_tids;
         stem__run(m, s, n, FTS5_TOKENIZE_DOCUMENT, m, stem__cache_token);
-        uint32_t k = 0;
-        for (size_t p = before; p < m->terms.len; p += strlen(m->terms.buf + p) + 1)
-            k++;
-        m->count[c] = k;
+        m->count[c] = (uint32_t)(m->n_tids - m->first[c]);
     }
-    const char *p = m->count[c] ? m->terms.buf + m->first[c] : NULL;
+    const StrIds *t = m->terms;
+    FileWords *w = ft->words;
     for (uint32_t i = 0; i < m->count[c]; i++) {
-        size_t len = strlen(p);
-        fileterms__token(ft, 0, p, (int)len, 0, 0);
-        p += len + 1;
+        uint32_t k = m->tids[m->first[c] + i];
+        uint32_t id = strids_put(&ft->ids, t->text.buf + t->off[k], t->len[k], t->hash[k], &added);
+        ARRAY_GROW(w->ids, w->n_ids + 1, w->cap_ids);
+        w->ids[w->n_ids++] = id;
     }
 }
 
