@@ -296,6 +296,10 @@ CrErr idx_graph_born_begin(IdxStore *st, ErrInfo *e)
     snprintf(v, sizeof v, "%lld", (long long)sqlite3_column_int64(s, 0));
     sqlite3_reset(s);
     CrErr rc = idx_store_meta_put(st, "refs_born", v, e);
+    /* the bases and stores, written unresolved, are a few: found by
+     * refs_dirty rather than by a scan of every reference (and the index
+     * is not made by one after) */
+    if (!rc) rc = idx_store_dirty_index(st, e);
     st->refs_born = rc == CR_OK;
     return rc;
 }
@@ -421,7 +425,8 @@ static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, int born,
          * of an index that happens to have no edge). */
         int bulk = !bases && m.fresh && r->names;
         int born_group = m.born && !bases;
-        if (bulk) r->rc = idx_store_resolve_indexes(r->st, 0, r->e);
+        /* (a born pass marks no call: refs_dirty stays) */
+        if (bulk) r->rc = idx_store_resolve_indexes(r->st, 0, born_group, r->e);
         int cur = 0;
         size_t n = dirty_page(r, bases, born_group, 0, &rows[cur], &cap[cur]);
         for (;;) {
@@ -443,7 +448,7 @@ static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, int born,
         }
         if (bulk && r->rc == CR_OK) {
             double t = now_ms();
-            r->rc = idx_store_resolve_indexes(r->st, 1, r->e);
+            r->rc = idx_store_resolve_indexes(r->st, 1, 0, r->e);
             log_msg(LOG_DEBUG, "resolve: edges and refs_dirty indexed in %.0f ms", now_ms() - t);
         }
         if (born_group) born_end(r);

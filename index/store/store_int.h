@@ -577,8 +577,13 @@ CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e);
 /* The same but refs_dirty, which a cold build makes after resolving. */
 CrErr idx_store_indexes_ensure_lookup(IdxStore *st, ErrInfo *e);
 /* Drops (make 0) or makes the indexes resolution writes row by row and no
- * lookup reads (refs_dirty, edges_*: graph.c, around a fresh pass's calls). */
-CrErr idx_store_resolve_indexes(IdxStore *st, int make, ErrInfo *e);
+ * lookup reads (refs_dirty unless edges_only, edges_*: graph.c, around a
+ * fresh pass's calls). */
+CrErr idx_store_resolve_indexes(IdxStore *st, int make, int edges_only, ErrInfo *e);
+/* Makes refs_dirty: a cold build that writes its calls resolved makes it
+ * on the empty table (graph.c's idx_graph_born_begin), where it holds the
+ * few references written unresolved (bases, stores), read by its index. */
+CrErr idx_store_dirty_index(IdxStore *st, ErrInfo *e);
 
 /* Scan options of this store (borrowed strings). */
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out);

@@ -547,7 +547,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
      * pages that the indexes fill */
     if ((rc = idx_pp_settle(st, e))) goto out;
     phase_mark(&ph, "macros");
-    /* refs_dirty: made (empty) once the references are resolved (graph.c) */
+    /* refs_dirty: made with the tables (idx_graph_born_begin) */
     if (cold && (rc = idx_store_indexes_ensure_lookup(st, e))) goto out;
     phase_mark(&ph, "indexes");
     if ((rc = reread(st, &marks, e)) || (rc = idx_pp_settle(st, e))) goto out;
