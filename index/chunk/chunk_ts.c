@@ -665,15 +665,22 @@ int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend)
     return 1;
 }
 
+/* A byte's part in the bracket count: 1 opens, 2 closes (one table
+ * load a byte, not six comparisons: every file's every byte passes here). */
+static const unsigned char ts__bracket[256] = {
+    ['('] = 1, ['['] = 1, ['{'] = 1, [')'] = 2, [']'] = 2, ['}'] = 2,
+};
+
 CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e)
 {
     size_t depth = 0;
     for (size_t i = 0; i < len; i++) {
-        char c = src[i];
-        if (c == '(' || c == '[' || c == '{') {
+        unsigned k = ts__bracket[(unsigned char)src[i]];
+        if (!k) continue;
+        if (k == 1) {
             if (++depth > TS_NEST_MAX_BRACKETS)
                 return err_set(e, CR_ETOOBIG, "brackets open %zu deep at byte %zu", depth, i);
-        } else if ((c == ')' || c == ']' || c == '}') && depth) {
+        } else if (depth) {
             depth--;
         }
     }

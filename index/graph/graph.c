@@ -4,6 +4,7 @@
  * typed receiver reaches). */
 #include "graph_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,46 +93,101 @@ static int base_moved(Resolver *r, int64_t was, int64_t now)
  * references were resolved before), so memory does not grow with the tree. */
 #define RESOLVE_PAGE 32768
 
+/* The chunk and file a page's references are read in (dirty_page): a
+ * file's references are neighbours, and a chunk's, so each row is read once
+ * per run of them rather than joined to every reference (3,000
+ * instructions a reference). */
+typedef struct PageAt {
+    int64_t chunk_id, file_id, file_seen;
+    char *symbol, *module;
+    const IdxLang *lang;
+    int ok; /* the chunk and its file are there (a reference of neither: skipped) */
+} PageAt;
+
+static void page_at_release(PageAt *at)
+{
+    free(at->symbol);
+    free(at->module);
+}
+
+static void page_at(Resolver *r, PageAt *at, int64_t chunk_id)
+{
+    if (at->chunk_id == chunk_id && chunk_id) return;
+    at->chunk_id = chunk_id;
+    at->ok = 0;
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_FILE_SYMBOL);
+    if (!s) return;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    if (!idx_graph_step(r, s)) {
+        sqlite3_reset(s);
+        return;
+    }
+    int64_t file_id = sqlite3_column_int64(s, 0);
+    free(at->symbol);
+    at->symbol = idx_store_col_dup(s, 1);
+    sqlite3_reset(s);
+    if (at->file_seen && at->file_id == file_id) {
+        at->ok = at->module != NULL;
+        return;
+    }
+    at->file_id = file_id;
+    at->file_seen = 1;
+    free(at->module);
+    at->module = NULL;
+    if ((s = idx_graph_stmt(r, STMT_FILE_MODULE_PATH)) == NULL) return;
+    sqlite3_bind_int64(s, 1, file_id);
+    if (idx_graph_step(r, s)) {
+        at->module = idx_store_col_dup(s, 0);
+        const char *path = (const char *)sqlite3_column_text(s, 1);
+        at->lang = path ? idx_lang_for_file(&r->st->lang_pick, path) : NULL;
+        at->ok = 1;
+    }
+    sqlite3_reset(s);
+}
+
 /* Reads the next page of dirty references of one group (bases and stores,
- * or the rest) with an id above after. */
-static size_t dirty_page(Resolver *r, int bases, int64_t after, RefRow **rows, size_t *cap)
+ * or the rest) with an id above after; born: every reference of the group
+ * (a cold build's calls, written resolved). */
+static size_t dirty_page(Resolver *r, int bases, int born, int64_t after, RefRow **rows,
+                         size_t *cap)
 {
     size_t n = 0;
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_REF_DIRTY_LIST);
+    sqlite3_stmt *s = idx_graph_stmt(r, born ? STMT_REF_BORN_LIST : STMT_REF_DIRTY_LIST);
     if (!s) return 0;
     sqlite3_bind_int(s, 1, REF_INHERIT);
     sqlite3_bind_int(s, 2, bases);
     sqlite3_bind_int64(s, 3, after);
-    sqlite3_bind_int(s, 4, RESOLVE_PAGE);
-    while (idx_graph_step(r, s)) {
+    /* no LIMIT: a reference of no chunk is skipped, not counted */
+    sqlite3_bind_int(s, 4, -1);
+    PageAt at = {0};
+    while (n < RESOLVE_PAGE && idx_graph_step(r, s)) {
+        page_at(r, &at, sqlite3_column_int64(s, 1));
+        if (!at.ok) continue;
         ARRAY_GROW(*rows, n + 1, *cap);
         RefRow *row = &(*rows)[n++];
         row->id = sqlite3_column_int64(s, 0);
-        row->file_id = sqlite3_column_int64(s, 1);
-        row->chunk_id = sqlite3_column_int64(s, 2);
-        row->kind = sqlite3_column_int(s, 3);
-        row->name = idx_store_col_dup(s, 4);
-        row->module = idx_store_col_dup(s, 5);
-        row->symbol = idx_store_col_dup(s, 6);
-        /* a file's references are neighbours: its language found once */
-        if (n > 1 && row[-1].file_id == row->file_id) {
-            row->lang = row[-1].lang;
-        } else {
-            const char *path = (const char *)sqlite3_column_text(s, 7);
-            row->lang = path ? idx_lang_for_file(&r->st->lang_pick, path) : NULL;
-        }
+        row->file_id = at.file_id;
+        row->chunk_id = at.chunk_id;
+        row->kind = sqlite3_column_int(s, 2);
+        row->name = idx_store_col_dup(s, 3);
+        row->module = xstrdup(at.module);
+        row->symbol = xstrdup(at.symbol);
+        row->lang = at.lang;
         row->strict = 0;
-        row->argc = sqlite3_column_type(s, 8) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 8);
+        row->argc = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 4);
     }
     sqlite3_reset(s);
+    page_at_release(&at);
     return n;
 }
 
 /* How a pass writes: typed_calls, some call on a typed receiver is
  * resolved (to mark when a base moves); fresh, no reference had an edge
- * when the pass began (a cold build): nothing to delete or compare. */
+ * when the pass began (a cold build): nothing to delete or compare; born,
+ * the calls are a cold build's, written resolved (refs_born): every one is
+ * read, and no page is marked. */
 typedef struct PassMode {
-    int typed_calls, fresh;
+    int typed_calls, fresh, born;
     int64_t new_from;   /* references from this id had no edge when the pass began (0: none) */
     const I64Map *kept; /* but these, written with their old edges (update/keep.c) */
 } PassMode;
@@ -220,6 +276,81 @@ static void page_resolved(Resolver *r, int bases, const RefRow *rows, size_t n)
     sqlite3_finalize(s);
 }
 
+/* Cold builds write their calls resolved (store_int.h's refs_born): a
+ * resolution that starts with no edge reads every call anyway, and marking
+ * each resolved after cost a cold build an UPDATE per row (SQLite rewrites
+ * the row: 3,800 instructions each, 0.16 G of Django's 11 G). Meta
+ * "refs_born" (the first id written so) stays until the resolution that
+ * reads them commits; any other resolution finds it and marks those calls
+ * unresolved first (a build stopped half way, or one whose pass is not
+ * fresh). */
+int idx_graph_born_kind(int kind)
+{
+    return kind != REF_INHERIT && kind != REF_STORE;
+}
+
+CrErr idx_graph_born_begin(IdxStore *st, ErrInfo *e)
+{
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_NEXT_ID, e);
+    if (!s) return CR_EDB;
+    if (sqlite3_step(s) != SQLITE_ROW) return idx_store_err(st, e, "refs");
+    char v[32];
+    snprintf(v, sizeof v, "%lld", (long long)sqlite3_column_int64(s, 0));
+    sqlite3_reset(s);
+    CrErr rc = idx_store_meta_put(st, "refs_born", v, e);
+    /* the bases and stores, written unresolved, are a few: found by
+     * refs_dirty rather than by a scan of every reference (and the index
+     * is not made by one after) */
+    if (!rc) rc = idx_store_dirty_index(st, e);
+    st->refs_born = rc == CR_OK;
+    return rc;
+}
+
+/* Runs sql on refs with ?1 bound to REF_INHERIT and ?2 to from. */
+static void born_exec(Resolver *r, const char *sql, int64_t from)
+{
+    sqlite3_stmt *s = NULL;
+    if (r->rc) return;
+    if (sqlite3_prepare_v2(r->st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+        r->rc = idx_store_err(r->st, r->e, "refs");
+        return;
+    }
+    sqlite3_bind_int(s, 1, REF_INHERIT);
+    if (sqlite3_bind_parameter_count(s) > 1) sqlite3_bind_int64(s, 2, from);
+    r->rc = idx_store_step_done(r->st, s, r->e, "refs");
+    sqlite3_finalize(s);
+    if (!r->rc) r->rc = idx_store_exec(r->st, "DELETE FROM meta WHERE key = 'refs_born'", r->e);
+}
+
+/* The calls a cold build wrote resolved, marked unresolved (meta
+ * "refs_born"; none: nothing done). */
+static void born_undo(Resolver *r)
+{
+    char v[32];
+    if (r->rc) return;
+    CrErr rc = idx_store_meta_get(r->st, "refs_born", v, sizeof v, r->e);
+    if (rc == CR_ENOENT) return;
+    if (rc) {
+        r->rc = rc;
+        return;
+    }
+    born_exec(r,
+              "UPDATE refs SET resolved = 0 WHERE id >= ?2 AND resolved = 1 "
+              "AND (kind IN (?1, " IDX_REF_STORE_SQL ")) = 0",
+              strtoll(v, NULL, 10));
+}
+
+/* After a born pass: the calls some write marked unresolved while it ran
+ * (a file read again, bases moved), all of which it read, marked resolved
+ * again (by refs_dirty, made by now: the few there are). */
+static void born_end(Resolver *r)
+{
+    born_exec(r,
+              "UPDATE refs SET resolved = 1 WHERE resolved = 0 "
+              "AND (kind IN (?1, " IDX_REF_STORE_SQL ")) = 0",
+              0);
+}
+
 /* Whether no reference has an edge (PassMode.fresh). */
 static int no_ref_edges(Resolver *r)
 {
@@ -265,7 +396,7 @@ static void resolve_page(Resolver *r, GraphPar *par, int bases, const RefRow *ro
         if (r->rc == CR_OK) apply_row(r, &rows[i], dst, nd, m, added);
     }
     if (par) idx_graph_par_finish(par);
-    page_resolved(r, bases, rows, n);
+    if (!m->born || bases) page_resolved(r, bases, rows, n);
 }
 
 /* One pass over the references marked dirty; *n_seen gets how many. Bases
@@ -273,16 +404,21 @@ static void resolve_page(Resolver *r, GraphPar *par, int bases, const RefRow *ro
  * pass has not resolved yet (they stay dirty) rather than ones it has
  * (resolved twice). The next page of a group is read before this one is
  * written: writing a page marks calls alone, never rows of its own group. */
-static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, size_t *n_seen,
+static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, int born, size_t *n_seen,
                          size_t *added)
 {
     RefRow *rows[2] = {NULL, NULL};
     size_t cap[2] = {0, 0};
     *n_seen = 0;
-    /* calls on typed receivers to mark when a base moves (none resolved yet: none) */
-    PassMode m = {0, 0, new_from, &r->st->refs_kept};
-    r->rc = idx_graph_types_any_resolved(r->st, &m.typed_calls, r->e);
+    PassMode m = {0, 0, 0, new_from, &r->st->refs_kept};
     m.fresh = no_ref_edges(r);
+    /* a cold build's calls, written resolved, read as such only by a pass
+     * that starts with no edge over the name tables (bulk, below) */
+    m.born = born && m.fresh && r->names;
+    if (!m.born) born_undo(r);
+    /* calls on typed receivers to mark when a base moves (none resolved
+     * yet, a cold build's: none) */
+    if (!m.born && !r->rc) r->rc = idx_graph_types_any_resolved(r->st, &m.typed_calls, r->e);
     for (int bases = 1; bases >= 0 && r->rc == CR_OK; bases--) {
         /* Many files written and no edge yet (a cold build): the calls
          * write millions of edges and resolved marks, which no lookup and
@@ -290,14 +426,17 @@ static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, size_t *n
          * after, each by one sort (a scan of refs: not for a small update
          * of an index that happens to have no edge). */
         int bulk = !bases && m.fresh && r->names;
-        if (bulk) r->rc = idx_store_resolve_indexes(r->st, 0, r->e);
+        int born_group = m.born && !bases;
+        /* (a born pass marks no call: refs_dirty stays) */
+        if (bulk) r->rc = idx_store_resolve_indexes(r->st, 0, born_group, r->e);
         int cur = 0;
-        size_t n = dirty_page(r, bases, 0, &rows[cur], &cap[cur]);
+        size_t n = dirty_page(r, bases, born_group, 0, &rows[cur], &cap[cur]);
         for (;;) {
             if (par) idx_graph_par_post(par, rows[cur], n);
             size_t n_next = 0;
             if (n == RESOLVE_PAGE && r->rc == CR_OK)
-                n_next = dirty_page(r, bases, rows[cur][n - 1].id, &rows[!cur], &cap[!cur]);
+                n_next =
+                    dirty_page(r, bases, born_group, rows[cur][n - 1].id, &rows[!cur], &cap[!cur]);
             resolve_page(r, par, bases, rows[cur], n, &m, added);
             rows_free(rows[cur], n);
             *n_seen += n;
@@ -311,9 +450,10 @@ static void resolve_pass(Resolver *r, GraphPar *par, int64_t new_from, size_t *n
         }
         if (bulk && r->rc == CR_OK) {
             double t = now_ms();
-            r->rc = idx_store_resolve_indexes(r->st, 1, r->e);
+            r->rc = idx_store_resolve_indexes(r->st, 1, 0, r->e);
             log_msg(LOG_DEBUG, "resolve: edges and refs_dirty indexed in %.0f ms", now_ms() - t);
         }
+        if (born_group) born_end(r);
     }
     free(rows[0]);
     free(rows[1]);
@@ -335,8 +475,10 @@ static CrErr resolve_dirty(IdxStore *st, GraphPar *par, const GraphNames *names,
     /* Passes until nothing is dirty: a base that moved marks the calls of
      * its subclasses, resolved again in the next pass (each class's calls
      * at most once per moved base, so this ends). */
+    int born = st->refs_born;
+    st->refs_born = 0;
     for (int pass = 0; r.rc == CR_OK; pass++) {
-        resolve_pass(&r, par, pass ? 0 : new_from, &n, &added);
+        resolve_pass(&r, par, pass ? 0 : new_from, born && !pass, &n, &added);
         if (!n) break;
         /* the memo holds answers of the tables as they were */
         idx_graph_memo_forget(&r);

@@ -22,10 +22,10 @@
 /* A chunk's kind (IdxKind), or -1. */
 static int chunk_kind(Resolver *r, int64_t id)
 {
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_KIND);
     if (!s) return -1;
     sqlite3_bind_int64(s, 1, id);
-    int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 10) : -1;
+    int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 0) : -1;
     sqlite3_reset(s);
     return kind;
 }

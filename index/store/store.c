@@ -87,7 +87,9 @@ static const char schema_sql[] =
  * resolve: an index that resolution writes row by row and no lookup reads
  * (1: edges_*, 2: refs_dirty): a resolution that starts with no edge drops
  * them while it resolves the calls and makes them after, by one sort each
- * (graph.c); a cold build makes refs_dirty only then. */
+ * (graph.c); a cold build makes refs_dirty first, on the empty table, where
+ * it holds only the bases and stores (its calls are written resolved), and
+ * keeps it through its pass. */
 static const struct {
     const char *name, *on;
     int resolve;
@@ -108,7 +110,8 @@ static const struct {
     {"pp_name", "pp(name) WHERE kind = 1", 0},
 };
 
-/* which: -1 every index, 0 all but refs_dirty, 1 resolution's (resolve). */
+/* which: -1 every index, 0 all but refs_dirty, 1 resolution's (resolve),
+ * 2 refs_dirty alone, 3 the edges' alone. */
 static CrErr store__indexes(IdxStore *st, int make, int which, ErrInfo *e)
 {
     StrBuf sql;
@@ -116,6 +119,7 @@ static CrErr store__indexes(IdxStore *st, int make, int which, ErrInfo *e)
     for (size_t i = 0; i < sizeof index_sql / sizeof index_sql[0]; i++) {
         if (which == 0 && index_sql[i].resolve == 2) continue;
         if (which == 1 && !index_sql[i].resolve) continue;
+        if (which >= 2 && index_sql[i].resolve != (which == 2 ? 2 : 1)) continue;
         if (make)
             sb_addf(&sql, "CREATE INDEX IF NOT EXISTS %s ON %s;", index_sql[i].name,
                     index_sql[i].on);
@@ -153,9 +157,15 @@ CrErr idx_store_indexes_ensure_lookup(IdxStore *st, ErrInfo *e)
     return store__indexes_ensure(st, 0, e);
 }
 
-CrErr idx_store_resolve_indexes(IdxStore *st, int make, ErrInfo *e)
+CrErr idx_store_resolve_indexes(IdxStore *st, int make, int edges_only, ErrInfo *e)
 {
-    return make ? store__indexes_ensure(st, 1, e) : store__indexes(st, 0, 1, e);
+    int which = edges_only ? 3 : 1;
+    return make ? store__indexes_ensure(st, which, e) : store__indexes(st, 0, which, e);
+}
+
+CrErr idx_store_dirty_index(IdxStore *st, ErrInfo *e)
+{
+    return store__indexes(st, 1, 2, e);
 }
 
 /* Whether a failed read says something about the file's content (not a

@@ -14,7 +14,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
 
 /* Bump when the schema or the meaning of stored rows changes: an index with
  * another version is rebuilt from scratch. */
-#define IDX_SCHEMA_VERSION 14
+#define IDX_SCHEMA_VERSION 15
 
 /* Bounds refs.id to file f's refs (SQL text f: its id), by the range its
  * files row keeps (store.c): a ref's file is its chunk's, refs have no
@@ -157,7 +157,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
                      "WHERE id = ?1")                                                              \
     X(SYMBOL_NEXT_ID, "SELECT coalesce(max(id), 0) + 1 FROM symbols")                              \
     X(REF_INSERT, "INSERT INTO refs(chunk_id, kind, qual, last, resolved, argc) "                  \
-                  "VALUES (?1, ?2, ?3, ?4, 0, ?5)")                                                \
+                  "VALUES (?1, ?2, ?3, ?4, ?6, ?5)")                                               \
     X(FILE_FACTS, IDX_FACT_SQL)                                                                    \
     /* the caller edges (graph/fanin.c) into and out of file ?1's chunks, per other file */        \
     X(FANIN_EDGES_INTO, "SELECT s.file_id, count(*) FROM chunks d JOIN edges e ON e.dst = d.id "   \
@@ -229,12 +229,19 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(IMPORTERS_OF_MODULE, "SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = "         \
                            "i.file_id WHERE i.target = ?1 OR (i.target >= ?1 || '.' AND "          \
                            "i.target < ?1 || '/')")                                                \
-    X(REF_DIRTY_LIST, "SELECT r.id, c.file_id, r.chunk_id, r.kind, r.name, f.module, c.symbol, "   \
-                      "f.path, r.argc FROM refs r JOIN chunks c ON c.id = r.chunk_id "             \
-                      "JOIN files f ON f.id = c.file_id WHERE r.resolved = 0 "                     \
-                      "AND (r.kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND r.id > ?3 "            \
-                      "ORDER BY r.id LIMIT ?4")                                                    \
+    /* a page of dirty refs: graph.c reads a chunk's and a file's row once per run */              \
+    X(REF_DIRTY_LIST, "SELECT id, chunk_id, kind, name, argc FROM refs WHERE resolved = 0 "        \
+                      "AND (kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND id > ?3 "                \
+                      "ORDER BY id LIMIT ?4")                                                      \
+    /* REF_DIRTY_LIST of a cold build's calls, written resolved (graph.c: refs_born) */            \
+    X(REF_BORN_LIST, "SELECT id, chunk_id, kind, name, argc FROM refs WHERE "                      \
+                     "(kind IN (?1, " IDX_REF_STORE_SQL ")) = ?2 AND id > ?3 "                     \
+                     "ORDER BY id LIMIT ?4")                                                       \
+    X(CHUNK_FILE_SYMBOL, "SELECT file_id, symbol FROM chunks WHERE id = ?1")                       \
+    X(FILE_MODULE_PATH, "SELECT module, path FROM files WHERE id = ?1")                            \
     X(CHUNK_FILE, "SELECT file_id FROM chunks WHERE id = ?1")                                      \
+    /* a chunk's kind alone: CHUNK_GET joins its file and formats its hash */                      \
+    X(CHUNK_KIND, "SELECT kind FROM chunks WHERE id = ?1")                                         \
     X(REFS_OF_FILE_KIND,                                                                           \
       "SELECT chunk_id, name FROM refs WHERE " IDX_REFS_OF_FILE_1 " AND kind = ?2 "                \
       "AND substr(name, 1, length(?3)) = ?3 ORDER BY id")                                          \
@@ -452,6 +459,11 @@ struct IdxStore {
     /* Of those, the ones written resolved with the edges their file's last
      * rows had (update/keep.c): edges to delete should they be marked. */
     I64Map refs_kept;
+    /* A cold build writes its calls (every reference but bases and stores)
+     * resolved, meta "refs_born" saying so until its resolution commits:
+     * that resolution reads them all whatever their mark, and rewrites no
+     * row to mark it resolved (graph.c). */
+    int refs_born;
     /* Fan-in notes (graph/fanin.c): while fanin_on, the caller edges this
      * transaction wrote (+1) and deleted (-1), summed per (file called,
      * folder calling), written into fanin_dirty before it commits; the
@@ -587,8 +599,13 @@ CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e);
 /* The same but refs_dirty, which a cold build makes after resolving. */
 CrErr idx_store_indexes_ensure_lookup(IdxStore *st, ErrInfo *e);
 /* Drops (make 0) or makes the indexes resolution writes row by row and no
- * lookup reads (refs_dirty, edges_*: graph.c, around a fresh pass's calls). */
-CrErr idx_store_resolve_indexes(IdxStore *st, int make, ErrInfo *e);
+ * lookup reads (refs_dirty unless edges_only, edges_*: graph.c, around a
+ * fresh pass's calls). */
+CrErr idx_store_resolve_indexes(IdxStore *st, int make, int edges_only, ErrInfo *e);
+/* Makes refs_dirty: a cold build that writes its calls resolved makes it
+ * on the empty table (graph.c's idx_graph_born_begin), where it holds the
+ * few references written unresolved (bases, stores), read by its index. */
+CrErr idx_store_dirty_index(IdxStore *st, ErrInfo *e);
 
 /* Scan options of this store (borrowed strings). */
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out);
@@ -753,6 +770,12 @@ CrErr idx_graph_resolve_dirty(IdxStore *st, size_t *out_edges, ErrInfo *e);
  * (serially when there is one thread or they cannot open): everything but
  * the edges and the resolved marks must be committed. The same edges. */
 CrErr idx_graph_resolve_dirty_par(IdxStore *st, size_t *out_edges, ErrInfo *e);
+/* A cold build's first step, in its first transaction: the calls it writes
+ * from here on are written resolved (st->refs_born, meta "refs_born"). */
+CrErr idx_graph_born_begin(IdxStore *st, ErrInfo *e);
+/* Whether a reference of this kind is one of the calls a cold build writes
+ * resolved (bases and stores are resolved in a group of their own first). */
+int idx_graph_born_kind(int kind);
 /* (graph/graph_store.c) Marks the calls through field[0..len) (a store
  * into it came, went or names another function now). */
 CrErr idx_graph_store_mark(IdxStore *st, const char *field, size_t len, ErrInfo *e);

@@ -516,6 +516,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     in_txn = 1;
     /* A cold build loads the tables bare and indexes them once at the end. */
     if ((rc = cold ? idx_store_indexes_drop(st, e) : idx_store_indexes_ensure(st, e))) goto out;
+    if (cold && (rc = idx_graph_born_begin(st, e))) goto out;
     if ((rc = idx_fanin_track(st, !cold, e))) goto out;
     if ((rc = idx_pp_begin(st, cold, e))) goto out;
     if ((rc = record_scan_skips(st, &scan, &by_path, old, e))) goto out;
@@ -547,7 +548,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
      * pages that the indexes fill */
     if ((rc = idx_pp_settle(st, e))) goto out;
     phase_mark(&ph, "macros");
-    /* refs_dirty: made (empty) once the references are resolved (graph.c) */
+    /* refs_dirty: made with the tables (idx_graph_born_begin) */
     if (cold && (rc = idx_store_indexes_ensure_lookup(st, e))) goto out;
     phase_mark(&ph, "indexes");
     if ((rc = reread(st, &marks, e)) || (rc = idx_pp_settle(st, e))) goto out;
@@ -582,6 +583,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     phase_mark(&ph, "postings");
     if (!rc) rc = locked_dense_sync(st, e);
 out:
+    st->refs_born = 0; /* a build stopped: meta "refs_born" tells the next resolution */
     reread_clear(st);
     pool_stop(&pool, threads, n_threads);
     /* A stop keeps the whole files written so far; anything else rolls back. */

@@ -418,6 +418,7 @@ static CrErr insert_ref(IdxStore *st, int64_t chunk_id, RefKind kind, const char
         sqlite3_bind_text(s, 3, name, -1, SQLITE_STATIC); /* else NULL: name is last */
     sqlite3_bind_text(s, 4, last, -1, SQLITE_STATIC);
     if (argc > 0) sqlite3_bind_int(s, 5, argc - 1); /* else NULL: not known */
+    sqlite3_bind_int(s, 6, st->refs_born && idx_graph_born_kind((int)kind));
     return idx_store_step_done(st, s, e, "ref");
 }
 

@@ -409,6 +409,24 @@ static int count_indexes(IdxStore *st)
     return n;
 }
 
+static long long count_sql(IdxStore *st, const char *sql)
+{
+    sqlite3_stmt *s = NULL;
+    long long n = -1;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return n;
+}
+
+/* The edges by the paths and symbols of their ends (ids differ between
+ * builds that wrote in other orders): a digest, as a count. */
+#define EDGES_BY_NAME                                                                              \
+    "SELECT sum(length(x) * 31 + unicode(x)) FROM (SELECT fs.path || ':' || cs.symbol || '>' || "  \
+    "fd.path || ':' || cd.symbol || '#' || e.kind AS x FROM edges e "                              \
+    "JOIN chunks cs ON cs.id = e.src JOIN files fs ON fs.id = cs.file_id "                         \
+    "JOIN chunks cd ON cd.id = e.dst JOIN files fd ON fd.id = cd.file_id)"
+
 static void test_stop(void)
 {
     char idx2[300];
@@ -427,11 +445,16 @@ static void test_stop(void)
     CHECK_INT(status.files, 2);
     /* a cold build loads the tables bare: the indexes come at its end */
     int stopped = count_indexes(st);
+    /* and writes its calls resolved, which the meta says until resolved */
+    CHECK_INT(count_sql(st, "SELECT count(*) FROM meta WHERE key = 'refs_born'"), 1);
+    CHECK(count_sql(st, "SELECT count(*) FROM refs WHERE resolved = 1") > 0);
     s = update(st); /* the next update finishes the work, indexes too */
     idx_status(st, &status, NULL);
     CHECK(status.files > 2);
     CHECK_INT(s.files_unchanged, 2);
     CHECK(stopped < count_indexes(st));
+    CHECK_INT(count_sql(st, "SELECT count(*) FROM meta WHERE key = 'refs_born'"), 0);
+    CHECK_INT(count_sql(st, "SELECT count(*) FROM refs WHERE resolved = 0"), 0);
     {
         char idx3[320];
         snprintf(idx3, sizeof idx3, "%.200s.whole", tmp_root);
@@ -441,6 +464,12 @@ static void test_stop(void)
         if (whole) {
             update(whole);
             CHECK_INT(count_indexes(st), count_indexes(whole));
+            /* the calls of the files the stopped build wrote are resolved
+             * as the whole build resolves them */
+            CHECK_INT(count_sql(st, EDGES_BY_NAME), count_sql(whole, EDGES_BY_NAME));
+            CHECK_INT(count_sql(st, "SELECT count(*) FROM edges"),
+                      count_sql(whole, "SELECT count(*) FROM edges"));
+            CHECK_INT(count_sql(whole, "SELECT count(*) FROM meta WHERE key = 'refs_born'"), 0);
             idx_close(whole);
         }
         test_sh("rm -rf '%s'%s", idx3, "");
