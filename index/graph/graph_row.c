@@ -30,7 +30,10 @@ static int64_t writer_macro(Resolver *r, const RefRow *row)
 /* A call of class chunk cls (`Foo(x)`, `new Foo(x)`, `Foo f(x);`) in a row
  * with constructor_calls: its constructor (the member named as the class,
  * defined in it or out of line; the overload taking as many arguments),
- * else cls (one it does not define). Any other chunk: as found. */
+ * else nothing: a class that defines none, or a type (an alias, an enum:
+ * their chunks are classes too), is built without a call of the
+ * workspace's (its name is a type reference already). Any other chunk:
+ * as found. */
 static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
@@ -38,12 +41,13 @@ static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
     sqlite3_bind_int64(s, 1, cls);
     int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 10) : -1;
     sqlite3_reset(s);
-    char *sym = kind == IDX_KIND_CLASS ? idx_graph_chunk_symbol(r, cls) : NULL;
+    if (kind != IDX_KIND_CLASS) return cls;
+    char *sym = idx_graph_chunk_symbol(r, cls);
     const char *name = sym ? strrchr(sym, '.') : NULL;
     int64_t m = sym ? idx_graph_member_out_of_line(r, cls, name ? name + 1 : sym) : 0;
     free(sym);
     if (m && row->lang->overloads && !r->rc) m = idx_graph_overload(r, m, row);
-    return m && !r->rc ? m : cls;
+    return r->rc ? cls : m;
 }
 
 size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
