@@ -69,6 +69,9 @@ static const struct {
     {"ref.writer", CAP_REF_WRITER},
     {"recv.type", CAP_RECV_TYPE},
     {"recv.call", CAP_RECV_CALL},
+    {"ref.operand", CAP_REF_OPERAND},
+    {"ref.operator", CAP_REF_OPERATOR},
+    {"var.address", CAP_VAR_ADDRESS},
 };
 
 static int ts__is_def(CapKind k)
@@ -262,6 +265,31 @@ static int ts__predicates_hold(const TsRun *r, const TSQuery *q, const TSQueryMa
     return 1;
 }
 
+/* An operator applied to a name (@ref.operand, @ref.operator: `a == b`,
+ * `s = f()`, `x[i]`, `*it`, `++it`): a call "a.operator==" of the
+ * operator its type declares, taking the other operands as arguments (a
+ * postfix `it++` one more: C++'s `operator++(int)`). It is typed as a
+ * member call is, and dropped where the name's type is not known or is an
+ * address (chunk_ts_types.c): a built-in operator calls nothing. */
+static void ts__operator_ref(TsRun *r, TSNode operand, TSNode op)
+{
+    TSNode expr = ts_node_parent(operand);
+    uint32_t a = ts_node_start_byte(operand), b = ts_node_end_byte(operand);
+    uint32_t oa = ts_node_start_byte(op), ob = ts_node_end_byte(op);
+    if (ts_node_is_null(expr) || b > r->em.len || ob > r->em.len || ob <= oa) return;
+    int others = (int)ts_node_named_child_count(expr) - 1;
+    ChunkRef *ref = idx_emit_ref_push(&r->em, REF_CALL, -1, ts_node_start_point(operand).row + 1);
+    sb_reset(&r->sb);
+    sb_add(&r->sb, r->em.src + a, b - a);
+    sb_adds(&r->sb, ".operator");
+    if (r->em.src[oa] == '[') /* a subscript: its brackets */
+        sb_adds(&r->sb, "[]");
+    else
+        sb_add(&r->sb, r->em.src + oa, ob - oa);
+    ref->name = xstrndup(r->sb.buf, r->sb.len);
+    ref->argc = 1 + (others > 0 ? others : 0) + (!others && oa > a);
+}
+
 static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
 {
     uint32_t n_caps = ts_query_capture_count(q);
@@ -281,7 +309,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
         if (!ts__predicates_hold(r, q, &m)) continue;
         TsDef d = {0};
         TSNode from = {0}, store_field = {0}, store_value = {0}, args = {0}, recv = {0},
-               recv_call = {0};
+               recv_call = {0}, operand = {0}, op = {0};
         int typed = 0;
         for (uint16_t i = 0; i < m.capture_count; i++) {
             CapKind k = kinds[m.captures[i].index];
@@ -289,6 +317,8 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
             if (k == CAP_REF_ARGS) args = m.captures[i].node;
             if (k == CAP_RECV_TYPE) recv = m.captures[i].node;
             if (k == CAP_RECV_CALL) recv_call = m.captures[i].node;
+            if (k == CAP_REF_OPERAND) operand = m.captures[i].node;
+            if (k == CAP_REF_OPERATOR) op = m.captures[i].node;
             typed |= k >= CAP_VAR_NAME && k <= CAP_ARG_NAME;
         }
         if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);
@@ -305,6 +335,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                                                .name = idx_chunk_ts_name_text(r, recv_call),
                                                .type = idx_chunk_ts_name_text(r, recv)};
         }
+        if (!ts_node_is_null(operand) && !ts_node_is_null(op)) ts__operator_ref(r, operand, op);
         for (uint16_t i = 0; i < m.capture_count; i++) {
             TSNode n = m.captures[i].node;
             CapKind k = kinds[m.captures[i].index];

@@ -67,17 +67,17 @@
 ; class's field, as `this->mutex_`), results
 (parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
   declarator: [(identifier) @var.name
-               (pointer_declarator declarator: (identifier) @var.name)
+               (pointer_declarator declarator: (identifier) @var.address)
                (reference_declarator (identifier) @var.name)])
 (optional_parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
   declarator: [(identifier) @var.name
-               (pointer_declarator declarator: (identifier) @var.name)
+               (pointer_declarator declarator: (identifier) @var.address)
                (reference_declarator (identifier) @var.name)])
 (declaration type: [(type_identifier) (qualified_identifier)] @var.type
   declarator: [(identifier) @var.name
                (init_declarator declarator: (identifier) @var.name)
-               (pointer_declarator declarator: (identifier) @var.name)
-               (init_declarator declarator: (pointer_declarator declarator: (identifier) @var.name))
+               (pointer_declarator declarator: (identifier) @var.address)
+               (init_declarator declarator: (pointer_declarator declarator: (identifier) @var.address))
                (reference_declarator (identifier) @var.name)
                (init_declarator declarator: (reference_declarator (identifier) @var.name))])
 ; a variable constructed from names (`Parser p(state_, &file);`), which the
@@ -91,6 +91,16 @@
 (function_definition type: [(type_identifier) (qualified_identifier)] @result.type
   declarator: [(function_declarator) (pointer_declarator (function_declarator))
                (reference_declarator (function_declarator))])
+
+; an operator applied to a name (`a == b`, `s = f()`, `x[i]`, `*it`, `++it`): a
+; call of the operator its type declares, where the name's type is known and
+; holds no address (a variable above is @var.address), else none (chunk_ts.c)
+(binary_expression left: (identifier) @ref.operand operator: _ @ref.operator)
+(assignment_expression left: (identifier) @ref.operand operator: _ @ref.operator)
+(subscript_expression argument: (identifier) @ref.operand indices: (_) @ref.operator)
+(pointer_expression operator: "*" @ref.operator argument: (identifier) @ref.operand)
+(update_expression operator: _ @ref.operator argument: (identifier) @ref.operand)
+(update_expression argument: (identifier) @ref.operand operator: _ @ref.operator)
 
 ; a definition a macro writes (`TEST_F(Suite, Name) {…}`: no type, the
 ; macro's arguments read as parameters) is a use of that macro: its body's
