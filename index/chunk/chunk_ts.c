@@ -70,8 +70,8 @@ static const struct {
     {"recv.type", CAP_RECV_TYPE},
     {"recv.call", CAP_RECV_CALL},
     {"ref.operand", CAP_REF_OPERAND},
-    {"ref.operator", CAP_REF_OPERATOR},
-    {"var.address", CAP_VAR_ADDRESS},
+    {"ref.operator", CAP_REF_OP},
+    {"var.address", CAP_VAR_ADDR},
 };
 
 static int ts__is_def(CapKind k)
@@ -318,7 +318,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
             if (k == CAP_RECV_TYPE) recv = m.captures[i].node;
             if (k == CAP_RECV_CALL) recv_call = m.captures[i].node;
             if (k == CAP_REF_OPERAND) operand = m.captures[i].node;
-            if (k == CAP_REF_OPERATOR) op = m.captures[i].node;
+            if (k == CAP_REF_OP) op = m.captures[i].node;
             typed |= k >= CAP_VAR_NAME && k <= CAP_ARG_NAME;
         }
         if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);

@@ -184,7 +184,7 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         TSNode n = m->captures[i].node;
         CapKind nk = kinds[m->captures[i].index];
         if (tk != CAP_RESULT_TYPE && nk != want &&
-            !(want == CAP_VAR_NAME && (nk == CAP_VAR_TOP || nk == CAP_VAR_ADDRESS)))
+            !(want == CAP_VAR_NAME && (nk == CAP_VAR_TOP || nk == CAP_VAR_ADDR)))
             continue;
         if (tk == CAP_RESULT_TYPE) n = type;
         ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
@@ -195,7 +195,7 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         v->field = tk == CAP_FIELD_TYPE;
         v->arg = 0;
         v->top = nk == CAP_VAR_TOP;
-        v->address = nk == CAP_VAR_ADDRESS;
+        v->address = nk == CAP_VAR_ADDR;
         if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
             free(v->name);
             free(v->type);

@@ -222,7 +222,8 @@ static void test_typed(void)
     check_calls(st, "cpp/build.cc", "Defaulted", 1, "cpp/build.cc:Meta.Meta\n");
     check_calls(st, "cpp/build.cc", "Braced", 1, "cpp/build.cc:Meta.Meta\n");
     check_calls(st, "cpp/build.cc", "Temporary", 1, "cpp/build.cc:Meta.Meta\n");
-    check_calls(st, "cpp/build.cc", "Factory", 1, "cpp/build.cc:Meta.Meta\ncpp/build.cc:Meta.Meta\n");
+    check_calls(st, "cpp/build.cc", "Factory", 1,
+                "cpp/build.cc:Meta.Meta\ncpp/build.cc:Meta.Meta\n");
     /* an operator on a name of a class type is a call of the operator the
      * class declares; on an address or a name of no known type, none */
     check_calls(st, "cpp/build.cc", "Same", 1,
