@@ -152,7 +152,8 @@ const IdxLang idx_lang_cpp = {
     .graph_limits =
         "virtual calls reaching overrides, calls on a receiver whose type is not known statically "
         "(auto, template parameters: linked only when a single definition anywhere has that name), "
-        "operators and implicit conversions, calls through function pointers",
+        "operators on an expression or a receiver of unknown type, implicit conversions and "
+        "destructors, calls through function pointers",
     .predefined = cpp__predefined,
     .keywords = cpp__keywords,
     .self_words = cpp__self,
