@@ -70,6 +70,7 @@ static const struct {
     {"recv.type", CAP_RECV_TYPE},
     {"recv.call", CAP_RECV_CALL},
     {"ref.operand", CAP_REF_OPERAND},
+    {"ref.construct", CAP_REF_NEW},
     {"ref.operator", CAP_REF_OP},
     {"var.address", CAP_VAR_ADDR},
 };
@@ -369,7 +370,7 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
             } else if (k == CAP_PP_DEFINE) {
                 idx_chunk_ts_pp_define(r, n, out);
             } else if (k == CAP_REF_CALL || k == CAP_REF_TYPE || k == CAP_REF_INHERIT ||
-                       k == CAP_REF_VALUE) {
+                       k == CAP_REF_VALUE || k == CAP_REF_NEW) {
                 uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
                 /* a called name right after `.` or `::` (in tokens a grammar
                  * leaves unparsed) ends a chain another pattern captures
@@ -397,7 +398,15 @@ static void ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out)
                              : k == CAP_REF_VALUE ? REF_VALUE
                                                   : REF_CALL;
                 ChunkRef *ref = idx_emit_ref_push(&r->em, rk, -1, line);
-                ref->name = xstrndup(r->sb.buf, r->sb.len);
+                if (k == CAP_REF_NEW) { /* IDX_REF_CONSTRUCT "Foo" */
+                    size_t pre = strlen(IDX_REF_CONSTRUCT);
+                    ref->name = xmalloc(pre + r->sb.len + 1);
+                    memcpy(ref->name, IDX_REF_CONSTRUCT, pre);
+                    memcpy(ref->name + pre, r->sb.buf, r->sb.len);
+                    ref->name[pre + r->sb.len] = 0;
+                } else {
+                    ref->name = xstrndup(r->sb.buf, r->sb.len);
+                }
                 if (rk == REF_CALL && !ts_node_is_null(args)) ref->argc = 1 + ts__argc(r, args);
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);

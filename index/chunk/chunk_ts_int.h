@@ -57,6 +57,7 @@ typedef enum {
     CAP_RECV_CALL,   /* the method called on it */
     CAP_REF_OPERAND, /* an operator's operand, a name: a call of its type's operator */
     CAP_REF_OP,      /* that operator (its symbol; a subscript's brackets) */
+    CAP_REF_NEW,     /* a type whose object is built: a call of its constructor only */
 } CapKind;
 
 /* A name declared with a type (@var.*, @field.*; @result.type: name NULL),

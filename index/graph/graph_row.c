@@ -50,11 +50,36 @@ static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
     return r->rc ? cls : m;
 }
 
+/* An object built of the type a construction names (IDX_REF_CONSTRUCT):
+ * the constructor of the class that name finds, or 0 (a function, a
+ * method, a class without a constructor of its own). */
+static int64_t construct_target(Resolver *r, const RefRow *row)
+{
+    RefRow t = *row;
+    t.name = row->name + strlen(IDX_REF_CONSTRUCT);
+    int64_t c = idx_graph_resolve_expr(r, &t);
+    if (!c && !r->rc) c = idx_graph_declared_function(r, &t);
+    sqlite3_stmt *s = c && !r->rc ? idx_graph_stmt(r, STMT_CHUNK_GET) : NULL;
+    int kind = -1;
+    if (s) {
+        sqlite3_bind_int64(s, 1, c);
+        kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 10) : -1;
+        sqlite3_reset(s);
+    }
+    return kind == IDX_KIND_CLASS && !r->rc ? constructor_of(r, c, &t) : 0;
+}
+
 size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
 {
     size_t nd = 0;
     dst[0] = 0;
     if (row->kind == REF_STORE) return 0; /* a fact for calls through its field */
+    if (row->kind == REF_CALL &&
+        !strncmp(row->name, IDX_REF_CONSTRUCT, strlen(IDX_REF_CONSTRUCT))) {
+        dst[0] = row->lang && row->lang->constructor_calls ? construct_target(r, row) : 0;
+        idx_graph_memo_end_ref(r);
+        return r->rc || !dst[0] ? 0 : 1;
+    }
     if (row->kind == REF_CALL && !strncmp(row->name, IDX_REF_WRITER, strlen(IDX_REF_WRITER))) {
         dst[0] = writer_macro(r, row);
         idx_graph_memo_end_ref(r);

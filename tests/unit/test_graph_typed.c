@@ -231,6 +231,8 @@ static void test_typed(void)
     check_calls(st, "cpp/build.cc", "Meta::operator==", 0, "cpp/build.cc:Same\n");
     check_calls(st, "cpp/build.cc", "Address", 1, "");
     check_calls(st, "cpp/build.cc", "Numbers", 1, "");
+    /* a library's type built is no call of a workspace method of its name */
+    check_calls(st, "cpp/build.cc", "Text", 1, "");
     /* definition at a bare call of the class's member, in an overload of it */
     CHECK_INT(rtv_def_under(st, "cpp/node.cc", 49, "Skip", &d, NULL), CR_OK);
     CHECK(d.head.symbol && !strcmp(d.head.symbol, "Reader.Skip") && d.start_line == 52);

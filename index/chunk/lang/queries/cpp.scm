@@ -31,23 +31,24 @@
   declarator: (function_declarator declarator: (identifier) parameters: (parameter_list) @ref.args)))
 ; a variable of a class type in a body, constructed with no arguments
 ; (`FileMetaData meta;`: @ref.args is the declarator, which holds none) or
-; from a braced list (`Foo f{a, b};`), and a temporary from one (`Foo{a}`)
-(compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @ref.call
+; from a braced list (`Foo f{a, b};`), and a temporary from one (`Foo{a}`):
+; a construction (IDX_REF_CONSTRUCT), which reaches a constructor only
+(compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @ref.construct
   declarator: (identifier) @ref.args))
-(compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @ref.call
+(compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @ref.construct
   declarator: (init_declarator value: (initializer_list) @ref.args)))
-(compound_literal_expression type: [(type_identifier) (qualified_identifier)] @ref.call
+(compound_literal_expression type: [(type_identifier) (qualified_identifier)] @ref.construct
   value: (initializer_list) @ref.args)
 ; an object the standard library's factories construct (`std::make_unique<Iter>(a)`):
 ; a call of its class with the factory's arguments
 (call_expression
   function: (qualified_identifier name: (template_function name: (identifier) @_factory
-    arguments: (template_argument_list . (type_descriptor type: [(type_identifier) (qualified_identifier)] @ref.call) .)))
+    arguments: (template_argument_list . (type_descriptor type: [(type_identifier) (qualified_identifier)] @ref.construct) .)))
   arguments: (argument_list) @ref.args
   (#eq? @_factory "make_unique"))
 (call_expression
   function: (qualified_identifier name: (template_function name: (identifier) @_factory
-    arguments: (template_argument_list . (type_descriptor type: [(type_identifier) (qualified_identifier)] @ref.call) .)))
+    arguments: (template_argument_list . (type_descriptor type: [(type_identifier) (qualified_identifier)] @ref.construct) .)))
   arguments: (argument_list) @ref.args
   (#eq? @_factory "make_shared"))
 (base_class_clause (type_identifier) @ref.inherit)
