@@ -232,7 +232,8 @@ static void test_typed(void)
     check_calls(st, "cpp/build.cc", "Meta::operator==", 0, "cpp/build.cc:Same\n");
     check_calls(st, "cpp/build.cc", "Address", 1, "");
     check_calls(st, "cpp/build.cc", "Numbers", 1, "");
-    /* a library's type built is no call of a workspace method of its name */
+    /* a library's type built (`std::string text;`, `std::string("/")`) is
+     * no call of a workspace method of its name */
     check_calls(st, "cpp/build.cc", "Text", 1, "");
     /* an annotation macro after the parameter list is no part of the name */
     check_calls(st, "cpp/build.cc", "Guarded", 1, "cpp/build.cc:Meta.Meta\n");

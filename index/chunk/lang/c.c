@@ -141,11 +141,15 @@ static const char *const cpp__keywords[] = {
     "typename", "unsigned", "using",   "virtual",   "void",   "while",  NULL};
 
 static const char *const cpp__forwarded[] = {"va_list", NULL};
+/* the standard library's namespace: `std::string(s)`, `std::move(x)` are
+ * never a workspace method or function found by the name alone */
+static const char *const cpp__builtin_objects[] = {"std", NULL};
 
 const IdxLang idx_lang_cpp = {
     .out_of_line_members = 1,
     .overloads = 1,
     .forwarded_types = cpp__forwarded,
+    .builtin_objects = cpp__builtin_objects,
     .macro_declares = 1,
     .constructor_calls = 1,
     .call_chains = 1,
