@@ -51,13 +51,18 @@ static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
 }
 
 /* An object built of the type a construction names (IDX_REF_CONSTRUCT):
- * the constructor of the class that name finds, or 0 (a function, a
+ * the constructor of the class that name finds (a field's, in a method of
+ * its class: an initializer list's `result_()`), or 0 (a function, a
  * method, a class without a constructor of its own). */
 static int64_t construct_target(Resolver *r, const RefRow *row)
 {
     RefRow t = *row;
     t.name = row->name + strlen(IDX_REF_CONSTRUCT);
-    int64_t c = idx_graph_resolve_expr(r, &t);
+    /* a field built with no arguments in a constructor's list (`result_()`):
+     * its type (with arguments it may hold an address, `builder_(b)`, which
+     * the field's type fact does not say) */
+    int64_t c = row->argc == 0 ? idx_graph_field_class(r, &t) : 0;
+    if (!c && !r->rc) c = idx_graph_resolve_expr(r, &t);
     if (!c && !r->rc) c = idx_graph_declared_function(r, &t);
     sqlite3_stmt *s = c && !r->rc ? idx_graph_stmt(r, STMT_CHUNK_GET) : NULL;
     int kind = -1;

@@ -685,6 +685,19 @@ out:
     return r->rc ? 0 : k;
 }
 
+int64_t idx_graph_field_class(Resolver *r, const RefRow *at)
+{
+    const char *cls_end = at->symbol ? strrchr(at->symbol, '.') : NULL;
+    if (!cls_end || strchr(at->name, '.') || !at->lang) return 0;
+    char *cls = xstrndup(at->symbol, (size_t)(cls_end - at->symbol));
+    int64_t c = type_expr(r, at, cls);
+    if (!c) c = declared_class(r, cls);
+    free(cls);
+    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+    int64_t v = attr_class(r, c, at->name, 0);
+    return v && chunk_kind(r, v) == IDX_KIND_CLASS ? v : 0;
+}
+
 int64_t idx_graph_class_call(Resolver *r, const RefRow *at)
 {
     const char *name = at->name, *dot = strchr(name, '.');

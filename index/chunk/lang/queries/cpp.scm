@@ -39,6 +39,10 @@
   declarator: (init_declarator value: (initializer_list) @ref.args)))
 (compound_literal_expression type: [(type_identifier) (qualified_identifier)] @ref.construct
   value: (initializer_list) @ref.args)
+; a field or a base built in a constructor's initializer list (`result_()`,
+; `Base(x)`): its type's constructor
+(field_initializer [(field_identifier) (qualified_identifier)] @ref.construct
+  (argument_list) @ref.args)
 ; an object the standard library's factories construct (`std::make_unique<Iter>(a)`):
 ; a call of its class with the factory's arguments
 (call_expression
