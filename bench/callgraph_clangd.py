@@ -74,6 +74,12 @@ C++ (--lang cpp, or auto when the corpus holds more C++ than C files):
 every .cc/.cpp file compiled as C++17 with -I for the root, include/ and
 src/; functions and methods (documentSymbol kinds 12 and 6) are sampled,
 matched by their last name component.
+In C++, every use clangd lists of a constructor or an operator is a call,
+as callers and as callees (`Foo f;`, `Foo{a}`, `std::make_unique<Foo>(a)`,
+`a == b`, `x[i]` have no `(` after the name), and none is a `definition`
+site (clangd's definition at a class's name is the class); --constructors
+samples constructors (documentSymbol kind 9) too, not only functions and
+methods.
 RPC_STDERR=FILE appends the servers' stderr to FILE (a crash's trace).
 Stdlib only.
 """
@@ -266,7 +272,7 @@ class Clangd:
             "uri": uri(path), "languageId": self.language, "version": 1,
             "text": "\n".join(self.source(path))}})
 
-    def functions(self, path, qualified=None):
+    def functions(self, path, qualified=None, kinds=(12, 6)):
         """(name, line0, col0) of every function defined in path whose name
         is written at its position (not one a macro writes: clangd puts
         `TEST_F(…) {…}`'s `Run` at the macro's use, or inside a string, where
@@ -281,7 +287,7 @@ class Clangd:
         def walk(v, outer):
             for s in v or []:
                 q = outer + [s["name"]]
-                if s.get("kind") in (12, 6) and "range" in s:
+                if s.get("kind") in kinds and "range" in s:
                     r = s["range"]
                     lines = self.source(path)[r["start"]["line"]:r["end"]["line"] + 1]
                     sel = s["selectionRange"]["start"]
@@ -481,6 +487,13 @@ def is_call_at(lines, rng, generic=False):
     return rest.startswith("(")
 
 
+def use_is_call(cl, kind, name):
+    """Whether every use clangd lists of a C++ function is a call: a
+    constructor's (`Foo f;`, `Foo{a}`, `std::make_unique<Foo>(a)`), an
+    operator's (`a == b`, `x[i]`: no `(` after a name)."""
+    return getattr(cl, "language", "") == "cpp" and (kind == 9 or name.startswith("operator"))
+
+
 def generic_calls(cl):
     return getattr(cl, "language", "") in ("typescript", "javascript")
 
@@ -512,14 +525,16 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
         lat["cl_in"].append(dt)
         if not calls:
             continue
-        sample.append((path, name, line0, col0, items[0], calls))
-    for path, name, line0, col0, item, calls in sample:
+        every = use_is_call(cl, items[0].get("kind"), name)
+        sample.append((path, name, line0, col0, items[0], calls, every))
+    for path, name, line0, col0, item, calls, every in sample:
         rel = os.path.relpath(path, corpus)
         truth = set()
         for c in calls:
             fp = path_of(c["from"]["uri"])
             lines = cl.source(fp)
-            real = [r for r in c["fromRanges"] if is_call_at(lines, r, generic_calls(cl))]
+            real = [r for r in c["fromRanges"]
+                    if every or is_call_at(lines, r, generic_calls(cl))]
             if not real:
                 st["values"] += 1
                 continue
@@ -536,7 +551,8 @@ def run_seed(seed, args, cl, cr, funcs, callers_cache, prep_cache):
                 cl, fp, c["from"]["name"], c["from"]["selectionRange"]["start"]["line"])))
             for r in real:
                 text = lines[r["start"]["line"]][r["start"]["character"]:r["end"]["character"]]
-                if text == name and not c.get("via"):  # via: another declaration's call
+                # via: another declaration's call; a constructor's use names its class
+                if text == name and not c.get("via") and not every:
                     sites.append((fp, r["start"]["line"], r["start"]["character"], path, line0,
                                   name))
         refs, dt = cr.refs("callers", rel, line0 + 1)
@@ -646,9 +662,10 @@ def callee_callers(cl, corpus, key, prep_cache):
         return set()
     calls, _ = cl.incoming(items[0])
     out = set()
+    every = use_is_call(cl, items[0].get("kind"), name)
     for c in calls:
         fp = path_of(c["from"]["uri"])
-        if any(is_call_at(cl.source(fp), r, generic_calls(cl)) for r in c["fromRanges"]):
+        if every or any(is_call_at(cl.source(fp), r, generic_calls(cl)) for r in c["fromRanges"]):
             out.add(caller_key(os.path.relpath(fp, corpus), caller_name(
                 cl, fp, c["from"]["name"], c["from"]["selectionRange"]["start"]["line"])))
     return out
@@ -673,6 +690,8 @@ def main():
     ap.add_argument("--no-twins", action="store_true",
                     help="compare the methods of build variants (lexer.cc, lexer.in.cc) "
                     "file by file, not as the one symbol clangd takes them for")
+    ap.add_argument("--constructors", action="store_true",
+                    help="C++: sample constructors too (documentSymbol kind 9)")
     ap.add_argument("--macro-callers", action="store_true",
                     help="keep callers in code a macro writes (`TEST_F(…) {…}`), left out on "
                     "both sides by default: clangd 14's incoming calls leave out their calls")
@@ -702,7 +721,7 @@ def main():
     quals = {}
     for f in cl.c_files:
         q = []
-        for name, l0, c0 in cl.functions(f, q):
+        for name, l0, c0 in cl.functions(f, q, (12, 6, 9) if args.constructors else (12, 6)):
             funcs.append((f, name, l0, c0))
         quals[os.path.relpath(f, args.corpus)] = set(q)
     funcs.sort()

@@ -58,6 +58,11 @@ declare -A LANG_CORPORA=(
   [c-tree-sitter]="src:tree-sitter=0.20.7-1:lib/src>lib/src src:tree-sitter=0.20.7-1:lib/include>lib/include"
   [cpp-leveldb]="src:leveldb=1.23-4:."
   [cpp-ninja]="src:ninja-build=1.11.1-2~deb12u1:src>src"
+  # googletest and googlemock's library (no tests): classes, overloads, operators, RAII
+  [cpp-googletest]="deb:googletest=1.12.1-0.2:/usr/src/googletest/googletest/src>src
+    deb:googletest=1.12.1-0.2:/usr/src/googletest/googlemock/src>src
+    deb:googletest=1.12.1-0.2:/usr/src/googletest/googletest/include>include
+    deb:googletest=1.12.1-0.2:/usr/src/googletest/googlemock/include>include"
   [java-jsoup]="src:jsoup=1.15.3-1:src/main/java>src/main/java"
   [java-junit4]="src:junit4=4.13.2-3:src/main/java>src/main/java"
   [js-markdown-it]="npm:markdown-it@13.0.1:index.js>markdown-it npm:markdown-it@13.0.1:lib>markdown-it/lib

@@ -184,6 +184,12 @@ typedef enum {
  * body makes are the definition's (rows' @ref.writer, graph_row.c). The
  * name's last part is the macro's, so a change of the macro marks it. */
 #define IDX_REF_WRITER "#."
+/* A REF_CALL whose name starts with this builds an object of the type
+ * named after it (`Foo f;`, `Foo{a}`, `std::make_unique<Foo>(a)`: rows'
+ * @ref.construct): it reaches that class's constructor only, never a
+ * function or a method found by the name (`std::string s;` is no call of
+ * a workspace's `string()`), nor the class itself (graph_row.c). */
+#define IDX_REF_CONSTRUCT "+."
 
 /* How many arguments the parameter list after name in signature sig
  * takes: *lo without defaults, *hi at most (INT32_MAX: variadic); 0 when

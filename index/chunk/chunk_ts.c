@@ -69,6 +69,10 @@ static const struct {
     {"ref.writer", CAP_REF_WRITER},
     {"recv.type", CAP_RECV_TYPE},
     {"recv.call", CAP_RECV_CALL},
+    {"ref.operand", CAP_REF_OPERAND},
+    {"ref.construct", CAP_REF_NEW},
+    {"ref.operator", CAP_REF_OP},
+    {"var.address", CAP_VAR_ADDR},
 };
 
 static int ts__is_def(CapKind k)
@@ -262,6 +266,31 @@ static int ts__predicates_hold(const TsRun *r, const TSQuery *q, const TSQueryMa
     return 1;
 }
 
+/* An operator applied to a name (@ref.operand, @ref.operator: `a == b`,
+ * `s = f()`, `x[i]`, `*it`, `++it`): a call "a.operator==" of the
+ * operator its type declares, taking the other operands as arguments (a
+ * postfix `it++` one more: C++'s `operator++(int)`). It is typed as a
+ * member call is, and dropped where the name's type is not known or is an
+ * address (chunk_ts_types.c): a built-in operator calls nothing. */
+static void ts__operator_ref(TsRun *r, TSNode operand, TSNode op)
+{
+    TSNode expr = ts_node_parent(operand);
+    uint32_t a = ts_node_start_byte(operand), b = ts_node_end_byte(operand);
+    uint32_t oa = ts_node_start_byte(op), ob = ts_node_end_byte(op);
+    if (ts_node_is_null(expr) || b > r->em.len || ob > r->em.len || ob <= oa) return;
+    int others = (int)ts_node_named_child_count(expr) - 1;
+    ChunkRef *ref = idx_emit_ref_push(&r->em, REF_CALL, -1, ts_node_start_point(operand).row + 1);
+    sb_reset(&r->sb);
+    sb_add(&r->sb, r->em.src + a, b - a);
+    sb_adds(&r->sb, ".operator");
+    if (r->em.src[oa] == '[') /* a subscript: its brackets */
+        sb_adds(&r->sb, "[]");
+    else
+        sb_add(&r->sb, r->em.src + oa, ob - oa);
+    ref->name = xstrndup(r->sb.buf, r->sb.len);
+    ref->argc = 1 + (others > 0 ? others : 0) + (!others && oa > a);
+}
+
 /* The query pass. Each definition and reference it keeps is counted in
  * work as it comes: past the file's budget the pass stops, CR_ETIMEOUT. */
 static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out, IdxTsWork *work,
@@ -293,7 +322,7 @@ static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out,
         if (!ts__predicates_hold(r, q, &m)) continue;
         TsDef d = {0};
         TSNode from = {0}, store_field = {0}, store_value = {0}, args = {0}, recv = {0},
-               recv_call = {0};
+               recv_call = {0}, operand = {0}, op = {0};
         int typed = 0;
         for (uint16_t i = 0; i < m.capture_count; i++) {
             CapKind k = kinds[m.captures[i].index];
@@ -301,6 +330,8 @@ static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out,
             if (k == CAP_REF_ARGS) args = m.captures[i].node;
             if (k == CAP_RECV_TYPE) recv = m.captures[i].node;
             if (k == CAP_RECV_CALL) recv_call = m.captures[i].node;
+            if (k == CAP_REF_OPERAND) operand = m.captures[i].node;
+            if (k == CAP_REF_OP) op = m.captures[i].node;
             typed |= k >= CAP_VAR_NAME && k <= CAP_ARG_NAME;
         }
         if (typed) idx_chunk_ts_typed_capture(r, &m, kinds);
@@ -317,6 +348,7 @@ static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out,
                                                .name = idx_chunk_ts_name_text(r, recv_call),
                                                .type = idx_chunk_ts_name_text(r, recv)};
         }
+        if (!ts_node_is_null(operand) && !ts_node_is_null(op)) ts__operator_ref(r, operand, op);
         for (uint16_t i = 0; i < m.capture_count; i++) {
             TSNode n = m.captures[i].node;
             CapKind k = kinds[m.captures[i].index];
@@ -350,7 +382,7 @@ static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out,
             } else if (k == CAP_PP_DEFINE) {
                 idx_chunk_ts_pp_define(r, n, out);
             } else if (k == CAP_REF_CALL || k == CAP_REF_TYPE || k == CAP_REF_INHERIT ||
-                       k == CAP_REF_VALUE) {
+                       k == CAP_REF_VALUE || k == CAP_REF_NEW) {
                 uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
                 /* a called name right after `.` or `::` (in tokens a grammar
                  * leaves unparsed) ends a chain another pattern captures
@@ -378,7 +410,15 @@ static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out,
                              : k == CAP_REF_VALUE ? REF_VALUE
                                                   : REF_CALL;
                 ChunkRef *ref = idx_emit_ref_push(&r->em, rk, -1, line);
-                ref->name = xstrndup(r->sb.buf, r->sb.len);
+                if (k == CAP_REF_NEW) { /* IDX_REF_CONSTRUCT "Foo" */
+                    size_t pre = strlen(IDX_REF_CONSTRUCT);
+                    ref->name = xmalloc(pre + r->sb.len + 1);
+                    memcpy(ref->name, IDX_REF_CONSTRUCT, pre);
+                    memcpy(ref->name + pre, r->sb.buf, r->sb.len);
+                    ref->name[pre + r->sb.len] = 0;
+                } else {
+                    ref->name = xstrndup(r->sb.buf, r->sb.len);
+                }
                 if (rk == REF_CALL && !ts_node_is_null(args)) ref->argc = 1 + ts__argc(r, args);
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);

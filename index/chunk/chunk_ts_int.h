@@ -36,6 +36,7 @@ typedef enum {
     CAP_PP_DEFINE, /* a macro definition */
     CAP_VAR_NAME,  /* a variable of a known type (chunk_ts_types.c) */
     CAP_VAR_TOP,   /* the same, declared at the top of the file (a fact of its module) */
+    CAP_VAR_ADDR,  /* the same, holding an address (`T *p`): its operators are built in */
     CAP_VAR_TYPE,
     CAP_FIELD_NAME, /* a field of a known type */
     CAP_FIELD_TYPE,
@@ -54,6 +55,9 @@ typedef enum {
     CAP_REF_WRITER,  /* the macro a definition is written by (IDX_REF_WRITER) */
     CAP_RECV_TYPE,   /* a call's receiver written as a value of a type (`(T{…}).m()`) */
     CAP_RECV_CALL,   /* the method called on it */
+    CAP_REF_OPERAND, /* an operator's operand, a name: a call of its type's operator */
+    CAP_REF_OP,      /* that operator (its symbol; a subscript's brackets) */
+    CAP_REF_NEW,     /* a type whose object is built: a call of its constructor only */
 } CapKind;
 
 /* A name declared with a type (@var.*, @field.*; @result.type: name NULL),
@@ -65,6 +69,8 @@ typedef struct TsTyped {
               * TS_TYPED_RECV: a call's receiver written as a value of type T (name: the method) */
     int top; /* declared at the top of the file (@var.top: a fact of the module with
               * package_vars; not a parameter of a function type in a top-level value) */
+    /* holds an address (@var.address): no operator of T applies to it */
+    int address;
     char *name, *type;
 } TsTyped;
 

@@ -183,7 +183,8 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
     for (uint16_t i = 0; i < m->capture_count; i++) {
         TSNode n = m->captures[i].node;
         CapKind nk = kinds[m->captures[i].index];
-        if (tk != CAP_RESULT_TYPE && nk != want && !(want == CAP_VAR_NAME && nk == CAP_VAR_TOP))
+        if (tk != CAP_RESULT_TYPE && nk != want &&
+            !(want == CAP_VAR_NAME && (nk == CAP_VAR_TOP || nk == CAP_VAR_ADDR)))
             continue;
         if (tk == CAP_RESULT_TYPE) n = type;
         ARRAY_GROW(r->typed, r->n_typed + 1, r->cap_typed);
@@ -194,6 +195,7 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         v->field = tk == CAP_FIELD_TYPE;
         v->arg = 0;
         v->top = nk == CAP_VAR_TOP;
+        v->address = nk == CAP_VAR_ADDR;
         if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
             free(v->name);
             free(v->type);
@@ -267,6 +269,38 @@ static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, 
         sb_adds(out, r->typed[at - 1].type);
     }
     sb_addf(out, "().%s", dot + 1);
+    return 1;
+}
+
+/* Whether chain is an operator's call on a name ("a.operator=="). */
+static int types__operator_call(const char *chain)
+{
+    const char *dot = strchr(chain, '.');
+    const char *op = dot ? dot + 1 : NULL;
+    return op && !strchr(op, '.') && !strncmp(op, "operator", 8) && op[8] &&
+           !types__ident_char(op[8]);
+}
+
+/* The typed form of operator call chain ("a.operator==") in unit o:
+ * "T().operator==" when a is a variable of type T there (or of the
+ * file's scope) that holds no address; else 0. */
+static int types__operator(const TsRun *r, StrMap *vars, int o, const char *chain, StrBuf *out)
+{
+    const char *dot = strchr(chain, '.');
+    int64_t at = 0;
+    for (int scope = 0; scope < 2 && !at; scope++) {
+        sb_reset(out);
+        if (scope)
+            sb_addc(out, 'G');
+        else
+            sb_addi(out, o);
+        sb_addc(out, ':');
+        sb_add(out, chain, (size_t)(dot - chain));
+        if (!strmap_get(vars, out->buf, &at)) at = 0;
+    }
+    if (!at || r->typed[at - 1].address) return 0;
+    sb_reset(out);
+    sb_addf(out, "%s().%s", r->typed[at - 1].type, dot + 1);
     return 1;
 }
 
@@ -396,16 +430,29 @@ void idx_chunk_ts_typed_refs(TsRun *r)
         }
     }
     /* calls on a typed variable of their definition, on this.a, on super;
-     * member calls a macro's body makes (`g_test->Check(…)`) */
-    for (size_t i = 0; i < n_refs; i++) {
+     * member calls a macro's body makes (`g_test->Check(…)`); an operator
+     * on a name whose type is not known, or holds an address, is dropped */
+    size_t kept = 0, first_type = r->first_type;
+    for (size_t i = 0; i < r->em.n_refs; i++) {
         ChunkRef *ref = &r->em.refs[i];
         int o = types__owner(r, ref->line);
-        if ((ref->kind != REF_CALL && ref->kind != REF_EXPAND) || !ref->name) continue;
-        if (types__typed(r, &vars, o, ref->name, 0, &key)) {
+        int call = i < n_refs && (ref->kind == REF_CALL || ref->kind == REF_EXPAND) && ref->name;
+        if (call && ref->kind == REF_CALL && types__operator_call(ref->name)) {
+            if (!types__operator(r, &vars, o, ref->name, &key)) {
+                free(ref->name);
+                if (i < r->first_type) first_type--;
+                continue;
+            }
+            free(ref->name);
+            ref->name = xstrndup(key.buf, key.len);
+        } else if (call && types__typed(r, &vars, o, ref->name, 0, &key)) {
             free(ref->name);
             ref->name = xstrndup(key.buf, key.len);
         }
+        r->em.refs[kept++] = *ref;
     }
+    r->em.n_refs = kept;
+    r->first_type = first_type;
     for (size_t i = 0; i < r->n_typed; i++) {
         free(r->typed[i].name);
         free(r->typed[i].type);

@@ -30,7 +30,10 @@ static int64_t writer_macro(Resolver *r, const RefRow *row)
 /* A call of class chunk cls (`Foo(x)`, `new Foo(x)`, `Foo f(x);`) in a row
  * with constructor_calls: its constructor (the member named as the class,
  * defined in it or out of line; the overload taking as many arguments),
- * else cls (one it does not define). Any other chunk: as found. */
+ * else nothing: a class that defines none, or a type (an alias, an enum:
+ * their chunks are classes too), is built without a call of the
+ * workspace's (its name is a type reference already). Any other chunk:
+ * as found. */
 static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
@@ -38,12 +41,37 @@ static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
     sqlite3_bind_int64(s, 1, cls);
     int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 10) : -1;
     sqlite3_reset(s);
-    char *sym = kind == IDX_KIND_CLASS ? idx_graph_chunk_symbol(r, cls) : NULL;
+    if (kind != IDX_KIND_CLASS) return cls;
+    char *sym = idx_graph_chunk_symbol(r, cls);
     const char *name = sym ? strrchr(sym, '.') : NULL;
     int64_t m = sym ? idx_graph_member_out_of_line(r, cls, name ? name + 1 : sym) : 0;
     free(sym);
     if (m && row->lang->overloads && !r->rc) m = idx_graph_overload(r, m, row);
-    return m && !r->rc ? m : cls;
+    return r->rc ? cls : m;
+}
+
+/* An object built of the type a construction names (IDX_REF_CONSTRUCT):
+ * the constructor of the class that name finds (a field's, in a method of
+ * its class: an initializer list's `result_()`), or 0 (a function, a
+ * method, a class without a constructor of its own). */
+static int64_t construct_target(Resolver *r, const RefRow *row)
+{
+    RefRow t = *row;
+    t.name = row->name + strlen(IDX_REF_CONSTRUCT);
+    /* a field built with no arguments in a constructor's list (`result_()`):
+     * its type (with arguments it may hold an address, `builder_(b)`, which
+     * the field's type fact does not say) */
+    int64_t c = row->argc == 0 ? idx_graph_field_class(r, &t) : 0;
+    if (!c && !r->rc) c = idx_graph_resolve_expr(r, &t);
+    if (!c && !r->rc) c = idx_graph_declared_function(r, &t);
+    sqlite3_stmt *s = c && !r->rc ? idx_graph_stmt(r, STMT_CHUNK_GET) : NULL;
+    int kind = -1;
+    if (s) {
+        sqlite3_bind_int64(s, 1, c);
+        kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 10) : -1;
+        sqlite3_reset(s);
+    }
+    return kind == IDX_KIND_CLASS && !r->rc ? constructor_of(r, c, &t) : 0;
 }
 
 size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
@@ -51,6 +79,12 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
     size_t nd = 0;
     dst[0] = 0;
     if (row->kind == REF_STORE) return 0; /* a fact for calls through its field */
+    if (row->kind == REF_CALL &&
+        !strncmp(row->name, IDX_REF_CONSTRUCT, strlen(IDX_REF_CONSTRUCT))) {
+        dst[0] = row->lang && row->lang->constructor_calls ? construct_target(r, row) : 0;
+        idx_graph_memo_end_ref(r);
+        return r->rc || !dst[0] ? 0 : 1;
+    }
     if (row->kind == REF_CALL && !strncmp(row->name, IDX_REF_WRITER, strlen(IDX_REF_WRITER))) {
         dst[0] = writer_macro(r, row);
         idx_graph_memo_end_ref(r);

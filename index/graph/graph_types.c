@@ -378,6 +378,13 @@ static int64_t items_class(Resolver *r, const RefRow *at, const char *callee, in
     return c;
 }
 
+/* Whether member name m is an operator's ("operator==", "operator[]"). */
+static int operator_name(const char *m)
+{
+    return !strncmp(m, "operator", 8) && m[8] && m[8] != '_' && !(m[8] >= 'a' && m[8] <= 'z') &&
+           !(m[8] >= 'A' && m[8] <= 'Z') && !(m[8] >= '0' && m[8] <= '9');
+}
+
 /* The class of what calling `callee` gives, written where ref is ("T", "f",
  * "=q.T", "T().f", "T().a.f"; "f#K#J": a parameter of a callback passed to
  * f; "f()[]": an item of what f gives), or 0 with *lib set when it is a
@@ -500,8 +507,8 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
     if (strchr(m, '.')) return 1; /* an attribute of no known class */
     if (c && chunk_kind(r, c) == IDX_KIND_CLASS)
         *out = class_member(r, at, c, m);
-    else if (!read && !idx_graph_builtin_method(at->lang, m))
-        *out = idx_graph_unique_by_name(r, m);
+    else if (!read && !idx_graph_builtin_method(at->lang, m) && !operator_name(m))
+        *out = idx_graph_unique_by_name(r, m); /* (an operator of a type not found: built in) */
     if (read && *out) {
         char *prop = chunk_kind(r, *out) == IDX_KIND_METHOD ? type_fact(r, *out, "@") : NULL;
         if (!prop) *out = 0;
@@ -676,6 +683,19 @@ out:
     idx_graph_free_strv(names, nm);
     free(name);
     return r->rc ? 0 : k;
+}
+
+int64_t idx_graph_field_class(Resolver *r, const RefRow *at)
+{
+    const char *cls_end = at->symbol ? strrchr(at->symbol, '.') : NULL;
+    if (!cls_end || strchr(at->name, '.') || !at->lang) return 0;
+    char *cls = xstrndup(at->symbol, (size_t)(cls_end - at->symbol));
+    int64_t c = type_expr(r, at, cls);
+    if (!c) c = declared_class(r, cls);
+    free(cls);
+    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+    int64_t v = attr_class(r, c, at->name, 0);
+    return v && chunk_kind(r, v) == IDX_KIND_CLASS ? v : 0;
 }
 
 int64_t idx_graph_class_call(Resolver *r, const RefRow *at)

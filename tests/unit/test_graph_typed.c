@@ -18,7 +18,12 @@
  * as calls, a definition a macro writes as that macro's use. And a C++
  * definition's name after an export macro and a qualified type
  * (`FMT_API std::system_error vsystem_error(…)`); a call from the global
- * scope, an overload defined in another file, an #if splitting a call. */
+ * scope, an overload defined in another file, an #if splitting a call;
+ * constructors reached by `Foo f;`, `Foo f{a};`, `Foo{a}` and
+ * std::make_unique<Foo>, a class without one reached by none; operators
+ * on a name of a class type as calls, on an address or an int none; an
+ * annotation macro after a parameter list (`f(…) LOCKS_EXCLUDED(mu) {`);
+ * a constructor's initializer list building its base and a field. */
 #include "idx.h"
 #include "rtv.h"
 #include "fixture_util.h"
@@ -211,6 +216,33 @@ static void test_typed(void)
      * the grammar reads as a function's declaration) */
     check_calls(st, "cpp/node.cc", "Reader::Next", 0, "cpp/node.cc:Drain\n");
     check_calls(st, "cpp/node.cc", "Reader::Reader", 0, "cpp/node.cc:Drain\n");
+    /* a variable built with no arguments or from a braced list, a
+     * temporary from one, std::make_unique/make_shared: the constructor
+     * taking as many arguments; a class without one of its own is no call */
+    check_calls(st, "cpp/build.cc", "Meta::Meta", 0,
+                "cpp/build.cc:Defaulted\ncpp/build.cc:Factory\ncpp/build.cc:Guarded\n"
+                "cpp/build.cc:Holder.Holder\n");
+    check_calls(st, "cpp/build.cc", "Defaulted", 1, "cpp/build.cc:Meta.Meta\n");
+    check_calls(st, "cpp/build.cc", "Braced", 1, "cpp/build.cc:Meta.Meta\n");
+    check_calls(st, "cpp/build.cc", "Temporary", 1, "cpp/build.cc:Meta.Meta\n");
+    check_calls(st, "cpp/build.cc", "Factory", 1,
+                "cpp/build.cc:Meta.Meta\ncpp/build.cc:Meta.Meta\n");
+    /* an operator on a name of a class type is a call of the operator the
+     * class declares; on an address or a name of no known type, none */
+    check_calls(st, "cpp/build.cc", "Same", 1,
+                "cpp/build.cc:Meta.operator==\ncpp/build.cc:Meta.operator[]\n");
+    check_calls(st, "cpp/build.cc", "Meta::operator==", 0, "cpp/build.cc:Same\n");
+    check_calls(st, "cpp/build.cc", "Address", 1, "");
+    check_calls(st, "cpp/build.cc", "Numbers", 1, "");
+    /* a library's type built (`std::string text;`, `std::string("/")`) is
+     * no call of a workspace method of its name */
+    check_calls(st, "cpp/build.cc", "Text", 1, "");
+    /* an annotation macro after the parameter list is no part of the name */
+    check_calls(st, "cpp/build.cc", "Guarded", 1, "cpp/build.cc:Meta.Meta\n");
+    /* a constructor's initializer list: the base's constructor, a field
+     * built with no arguments (a pointer field given a value builds none) */
+    check_calls(st, "cpp/build.cc", "Holder::Holder", 1,
+                "cpp/build.cc:Meta.Meta\ncpp/build.cc:Meta.Meta\n");
     /* definition at a bare call of the class's member, in an overload of it */
     CHECK_INT(rtv_def_under(st, "cpp/node.cc", 49, "Skip", &d, NULL), CR_OK);
     CHECK(d.head.symbol && !strcmp(d.head.symbol, "Reader.Skip") && d.start_line == 52);

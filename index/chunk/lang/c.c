@@ -141,18 +141,23 @@ static const char *const cpp__keywords[] = {
     "typename", "unsigned", "using",   "virtual",   "void",   "while",  NULL};
 
 static const char *const cpp__forwarded[] = {"va_list", NULL};
+/* the standard library's namespace: `std::string(s)`, `std::move(x)` are
+ * never a workspace method or function found by the name alone */
+static const char *const cpp__builtin_objects[] = {"std", NULL};
 
 const IdxLang idx_lang_cpp = {
     .out_of_line_members = 1,
     .overloads = 1,
     .forwarded_types = cpp__forwarded,
+    .builtin_objects = cpp__builtin_objects,
     .macro_declares = 1,
     .constructor_calls = 1,
     .call_chains = 1,
     .graph_limits =
         "virtual calls reaching overrides, calls on a receiver whose type is not known statically "
         "(auto, template parameters: linked only when a single definition anywhere has that name), "
-        "operators and implicit conversions, calls through function pointers",
+        "operators on an expression or a receiver of unknown type, implicit conversions and "
+        "destructors, calls through function pointers",
     .predefined = cpp__predefined,
     .keywords = cpp__keywords,
     .self_words = cpp__self,

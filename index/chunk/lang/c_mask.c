@@ -288,6 +288,98 @@ char *idx_c_mask(const char *src, size_t len)
     return out;
 }
 
+/* Whether the line holding src[at] is a directive or continues one (a
+ * backslash ends the line before it). */
+static int mask__in_directive(const char *src, size_t at)
+{
+    size_t b = at;
+    while (b && src[b - 1] != '\n')
+        b--;
+    for (;;) {
+        size_t p = b;
+        while (p < at && mask__blank(src[p]))
+            p++;
+        if (src[p] == '#') return 1;
+        if (!b) return 0;
+        size_t e = b - 1; /* the newline ending the line above */
+        while (e && (src[e - 1] == ' ' || src[e - 1] == '\t' || src[e - 1] == '\r'))
+            e--;
+        if (!e || src[e - 1] != '\\') return 0;
+        b = e - 1;
+        while (b && src[b - 1] != '\n')
+            b--;
+    }
+}
+
+/* Blanks an annotation macro after a function's parameter list (and its
+ * qualifiers), before its body or its ';' (`void Mock::AllowLeak(const void* p)
+ * GTEST_LOCK_EXCLUDED_(mu) {`, `void Add() EXCLUSIVE_LOCKS_REQUIRED(mu_);`,
+ * thread-safety and attribute macros in capitals): the grammar, which does
+ * not expand macros, otherwise reads the function as one named by the
+ * macro. The ')' before it closes a list opened after a name that is no
+ * statement word (`if (x) CHECK(y);` is a call), and neither is in a
+ * directive (`#if defined(X)` over `TEST_F(A, B) {`). */
+static void mask__annotations(const char *src, size_t len, char **out)
+{
+    static const char *const words[] = {"if", "while", "for", "switch", "catch", "return", NULL};
+    static const char *const quals[] = {"const", "override", "final", "noexcept", "volatile", NULL};
+    for (size_t i = 1; i + 1 < len; i++) {
+        if (mask__ident(src[i - 1]) || !(src[i] >= 'A' && src[i] <= 'Z')) continue;
+        size_t e = i;
+        while (e < len && mask__ident(src[e]) && !(src[e] >= 'a' && src[e] <= 'z'))
+            e++;
+        if (e - i < 3 || (e < len && mask__ident(src[e]))) {
+            i = e;
+            continue;
+        }
+        size_t open = e;
+        while (open < len && mask__blank(src[open]))
+            open++;
+        if (open >= len || src[open] != '(') continue;
+        size_t p = i; /* the ')' before the macro, blanks, lines and qualifiers between */
+        for (int more = 1; more;) {
+            while (p && (mask__blank(src[p - 1]) || src[p - 1] == '\n'))
+                p--;
+            size_t w0 = p;
+            while (w0 && mask__ident(src[w0 - 1]))
+                w0--;
+            more = 0;
+            for (size_t k = 0; quals[k] && w0 < p; k++)
+                more |= p - w0 == strlen(quals[k]) && !memcmp(src + w0, quals[k], p - w0);
+            if (more) p = w0;
+        }
+        if (!p || src[p - 1] != ')') continue;
+        int depth = 0; /* the '(' it closes, and the name before that */
+        size_t q = p - 1;
+        for (;; q--) {
+            depth += (src[q] == ')') - (src[q] == '(');
+            if (!depth || !q || src[q] == ';' || src[q] == '{' || src[q] == '}') break;
+        }
+        if (depth || src[q] != '(') continue;
+        size_t we = q;
+        while (we && mask__blank(src[we - 1]))
+            we--;
+        size_t w = we;
+        while (w && mask__ident(src[w - 1]))
+            w--;
+        int word = 0;
+        for (size_t k = 0; words[k]; k++)
+            word |= we - w == strlen(words[k]) && !memcmp(src + w, words[k], we - w);
+        if (we == w || word) continue;
+        size_t close = mask__close(src, len, open);
+        if (close >= len) continue;
+        size_t after = close + 1;
+        while (after < len && (mask__blank(src[after]) || src[after] == '\n'))
+            after++;
+        if (after >= len || (src[after] != '{' && src[after] != ';')) continue;
+        if (mask__in_directive(src, i) || mask__in_directive(src, p - 1)) continue;
+        mask__out(out, src, len);
+        for (size_t k = i; k <= close; k++)
+            if ((*out)[k] != '\n') (*out)[k] = ' ';
+        i = close;
+    }
+}
+
 /* Blanks the macro in "class|struct|union MACRO Name" where MACRO is in
  * capitals (export and visibility macros: LEVELDB_EXPORT, Q_CORE_EXPORT)
  * and Name is followed by '{', ':' or "final": the grammar, which does not
@@ -299,6 +391,7 @@ char *idx_cpp_mask(const char *src, size_t len)
     for (size_t line = 0; line < len; line = mask__next_line(src, len, line))
         if (src[line] == '#' || src[line] == ' ' || src[line] == '\t')
             mask__split_if(src, len, line, &out);
+    mask__annotations(out ? out : src, len, &out);
     for (size_t i = 0; i < len; i++) {
         if (i && mask__ident(src[i - 1])) continue;
         size_t k = 0, kn = 0;

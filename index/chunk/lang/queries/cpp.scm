@@ -29,6 +29,32 @@
   declarator: (init_declarator value: (argument_list) @ref.args))
 (compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @ref.call
   declarator: (function_declarator declarator: (identifier) parameters: (parameter_list) @ref.args)))
+; a variable of a class type in a body, constructed with no arguments
+; (`FileMetaData meta;`: @ref.args is the declarator, which holds none) or
+; from a braced list (`Foo f{a, b};`), and a temporary from one (`Foo{a}`):
+; a construction (IDX_REF_CONSTRUCT), which reaches a constructor only
+(compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @ref.construct
+  declarator: (identifier) @ref.args))
+(compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @ref.construct
+  declarator: (init_declarator value: (initializer_list) @ref.args)))
+(compound_literal_expression type: [(type_identifier) (qualified_identifier)] @ref.construct
+  value: (initializer_list) @ref.args)
+; a field or a base built in a constructor's initializer list (`result_()`,
+; `Base(x)`): its type's constructor
+(field_initializer [(field_identifier) (qualified_identifier)] @ref.construct
+  (argument_list) @ref.args)
+; an object the standard library's factories construct (`std::make_unique<Iter>(a)`):
+; a call of its class with the factory's arguments
+(call_expression
+  function: (qualified_identifier name: (template_function name: (identifier) @_factory
+    arguments: (template_argument_list . (type_descriptor type: [(type_identifier) (qualified_identifier)] @ref.construct) .)))
+  arguments: (argument_list) @ref.args
+  (#eq? @_factory "make_unique"))
+(call_expression
+  function: (qualified_identifier name: (template_function name: (identifier) @_factory
+    arguments: (template_argument_list . (type_descriptor type: [(type_identifier) (qualified_identifier)] @ref.construct) .)))
+  arguments: (argument_list) @ref.args
+  (#eq? @_factory "make_shared"))
 (base_class_clause (type_identifier) @ref.inherit)
 (base_class_clause (qualified_identifier) @ref.inherit)
 (base_class_clause (template_type name: (_) @ref.inherit))
@@ -46,17 +72,17 @@
 ; class's field, as `this->mutex_`), results
 (parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
   declarator: [(identifier) @var.name
-               (pointer_declarator declarator: (identifier) @var.name)
+               (pointer_declarator declarator: (identifier) @var.address)
                (reference_declarator (identifier) @var.name)])
 (optional_parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
   declarator: [(identifier) @var.name
-               (pointer_declarator declarator: (identifier) @var.name)
+               (pointer_declarator declarator: (identifier) @var.address)
                (reference_declarator (identifier) @var.name)])
 (declaration type: [(type_identifier) (qualified_identifier)] @var.type
   declarator: [(identifier) @var.name
                (init_declarator declarator: (identifier) @var.name)
-               (pointer_declarator declarator: (identifier) @var.name)
-               (init_declarator declarator: (pointer_declarator declarator: (identifier) @var.name))
+               (pointer_declarator declarator: (identifier) @var.address)
+               (init_declarator declarator: (pointer_declarator declarator: (identifier) @var.address))
                (reference_declarator (identifier) @var.name)
                (init_declarator declarator: (reference_declarator (identifier) @var.name))])
 ; a variable constructed from names (`Parser p(state_, &file);`), which the
@@ -70,6 +96,16 @@
 (function_definition type: [(type_identifier) (qualified_identifier)] @result.type
   declarator: [(function_declarator) (pointer_declarator (function_declarator))
                (reference_declarator (function_declarator))])
+
+; an operator applied to a name (`a == b`, `s = f()`, `x[i]`, `*it`, `++it`): a
+; call of the operator its type declares, where the name's type is known and
+; holds no address (a variable above is @var.address), else none (chunk_ts.c)
+(binary_expression left: (identifier) @ref.operand operator: _ @ref.operator)
+(assignment_expression left: (identifier) @ref.operand operator: _ @ref.operator)
+(subscript_expression argument: (identifier) @ref.operand indices: (_) @ref.operator)
+(pointer_expression operator: "*" @ref.operator argument: (identifier) @ref.operand)
+(update_expression operator: _ @ref.operator argument: (identifier) @ref.operand)
+(update_expression argument: (identifier) @ref.operand operator: _ @ref.operator)
 
 ; a definition a macro writes (`TEST_F(Suite, Name) {…}`: no type, the
 ; macro's arguments read as parameters) is a use of that macro: its body's
