@@ -275,7 +275,7 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
 {
     const ChunkSyms *sy = r->sy;
     TSSymbol s = ts_node_symbol(n);
-    ChunkFrame f = {s, up->ctx, up->unit, -1};
+    ChunkFrame f = {s, up->ctx, up->unit, -1, up->deco};
     int cls_unit = -1;
 
     if (s == sy->comment) {
@@ -310,17 +310,20 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
         int called = up->sym == sy->call && field == sy->f_function;
         int written = (up->sym == sy->assignment || up->sym == sy->augmented_assignment) &&
                       field == sy->f_left;
-        if (!called) idx_py_ref_attr_read(r, n, written);
+        if (!called) idx_py_ref_attr_read(r, n, written, f.deco);
     } else if (s == sy->call) {
-        idx_py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
+        idx_py_ref_chain(r, REF_CALL, f.deco, ts_node_child_by_field_id(n, sy->f_function));
     } else if (s == sy->import_statement || s == sy->import_from_statement ||
                s == sy->future_import_statement) {
         idx_py_ref_import(r, n);
     } else if (s == sy->decorator) {
         /* `@cached_property` names a function the definition is passed to:
          * a reference, not a call written here (`@app.route("/")` calls
-         * app.route, found as any call is) */
+         * app.route, found as any call is: where the definition is written,
+         * the module's code or the class's, as the decorator runs there) */
         TSNode e = idx_py_first_named(r, n);
+        if (up->sym == sy->decorated_definition && up->ctx != CHUNK__CTX_FUNC)
+            f.deco = up->unit >= 0 ? up->unit : IDX_EMIT_MODULE;
         if (!ts_node_is_null(e) && ts_node_symbol(e) != sy->call)
             idx_py_ref_chain(r, REF_VALUE, -1, e);
     } else if (s == sy->class_definition) {
@@ -342,7 +345,7 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
 static CrErr chunk__walk(ChunkRun *r, TSNode root, IdxTsNest *nest, ErrInfo *e)
 {
     TSTreeCursor cur = ts_tree_cursor_new(root);
-    ChunkFrame top = {0, CHUNK__CTX_MODULE, -1, -1};
+    ChunkFrame top = {0, CHUNK__CTX_MODULE, -1, -1, -1};
     size_t depth = 0;
     CrErr rc = nest ? idx_ts_nest_step(nest, 0, e) : CR_OK;
     ARRAY_GROW(r->frames, 1, r->cap_frames);

@@ -191,7 +191,7 @@ void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
     idx_py_ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
 }
 
-void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written)
+void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written, int unit)
 {
     const ChunkSyms *sy = r->sy;
     TSNode obj = ts_node_child_by_field_id(attr, sy->f_object);
@@ -211,7 +211,7 @@ void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written)
     sb_init(&name);
     if (!self) sb_adds(&name, IDX_PY_READ);
     sb_add(&name, r->sb.buf, r->sb.len);
-    idx_py_ref_push(r, REF_CALL, -1, attr)->name = sb_detach(&name, NULL);
+    idx_py_ref_push(r, REF_CALL, unit, attr)->name = sb_detach(&name, NULL);
 }
 
 static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)
