@@ -181,6 +181,16 @@ static void test_decorator_is_no_call(void)
     free(ref);
 }
 
+static void test_locals_and_decorators(void)
+{
+    /* snapshot = items.pop; snapshot(): the function's variable, not
+     * Headers.snapshot by its name */
+    check_callees("pkg/local.py", "gather", "");
+    /* @register("x") runs in the module's code, not in registered */
+    check_callees("pkg/local.py", "registered", "");
+    check_callees("pkg/local.py", "", "pkg/local.py:register\n");
+}
+
 static void test_builtins_and_library_types(void)
 {
     /* range, compile: builtins, not Request.range / Rule.compile;
@@ -267,6 +277,7 @@ int main(void)
     RUN(test_property_reads);
     RUN(test_proxy);
     RUN(test_decorator_is_no_call);
+    RUN(test_locals_and_decorators);
     RUN(test_builtins_and_library_types);
     RUN(test_definition_from_call_site);
     RUN(test_overload_is_one_function);

@@ -626,6 +626,27 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
     return method || own != NULL;
 }
 
+/* A bare call of a variable its function assigns (`push = buf.append`,
+ * `push(c)`): the name is the function's own, what it holds unknown, never
+ * a definition found by the name alone: 1 to drop it. Kept: a name the
+ * function imports too (`from .testing import FlaskClient as cls`), and a
+ * class held in a variable named as the class (`ChangeList =
+ * self.get_changelist(request)`), which is what the name finds. */
+static int local_call(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
+{
+    const char *n = ref->name;
+    size_t len = strcspn(n, ".(");
+    if (n[len] || !len || n[0] == '?' || n[0] == '=' || n[0] == '!' || (n[0] >= 'A' && n[0] <= 'Z'))
+        return 0;
+    int u = unit_at(r, ref->line);
+    if (u < 0 || r->units[u].kind == IDX_KIND_CLASS || !idx_py_var_get(t, u, 0, n, len)) return 0;
+    for (size_t i = 0; i < r->n_refs; i++)
+        if (r->refs[i].kind == REF_IMPORT && r->refs[i].alias && !strcmp(r->refs[i].alias, n) &&
+            unit_at(r, r->refs[i].line) == u)
+            return 0;
+    return 1;
+}
+
 /* The type facts other files' receivers read (IDX_REF_TYPE_FACT): each
  * class's typed attributes on the class, each function's result on it,
  * and which methods are properties. */
@@ -703,6 +724,9 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *co
             memcpy(read + pre, ref->name, strlen(ref->name) + 1);
             free(ref->name);
             ref->name = read;
+        } else if (ref->kind == REF_CALL && ref->name && local_call(r, &t, ref)) {
+            free(ref->name);
+            continue;
         } else if (ref->kind == REF_CALL && ref->name) {
             retype_ref(r, &t, ref, proxies);
         }
