@@ -189,6 +189,9 @@ static void test_locals_and_decorators(void)
     /* @register("x") runs in the module's code, not in registered */
     check_callees("pkg/local.py", "registered", "");
     check_callees("pkg/local.py", "", "pkg/local.py:register\n");
+    /* an import under `if sys.platform.startswith("win")` binds nothing on
+     * Linux: helper() is the else branch's */
+    check_callees("pkg/local.py", "use_helper", "pkg/local.py:helper\n");
 }
 
 static void test_builtins_and_library_types(void)

@@ -270,12 +270,54 @@ static char *chunk__signature(ChunkRun *r, const ChunkUnit *u)
 
 /* ---------------------------------------------------------------- walk */
 
+/* Whether p[0..n) starts with the quoted string want (either quote). */
+static int chunk__quoted(const char *p, size_t n, const char *want, size_t *used)
+{
+    size_t w = strlen(want);
+    if (n < w + 2 || (p[0] != '"' && p[0] != '\'') || p[w + 1] != p[0] || memcmp(p + 1, want, w))
+        return 0;
+    *used = w + 2;
+    return 1;
+}
+
+/* Whether an `if` condition is false on the platform code is read for
+ * (Linux): `sys.platform == "win32"`, `sys.platform.startswith("win")` (any
+ * platform but linux), `os.name == "nt"`, alone or and-ed with anything. */
+static int chunk__other_platform(ChunkRun *r, TSNode cond)
+{
+    idx_py_squeezed(r, cond, &r->sb2);
+    const char *p = r->sb2.buf;
+    size_t n = r->sb2.len, k = 0, used = 0;
+    static const char *const heads[] = {"sys.platform==", "sys.platform.startswith(", "os.name=="};
+    int h = -1;
+    for (int i = 0; i < 3 && h < 0; i++)
+        if (n > strlen(heads[i]) && !memcmp(p, heads[i], strlen(heads[i]))) h = i;
+    if (h < 0 || !p) return 0;
+    k = strlen(heads[h]);
+    char q = p[k];
+    if (q != '"' && q != '\'') return 0;
+    const char *end = memchr(p + k + 1, q, n - k - 1);
+    if (!end) return 0;
+    size_t vlen = (size_t)(end - p - k - 1);
+    const char *v = p + k + 1;
+    int other;
+    if (h == 2)
+        other = !chunk__quoted(p + k, n - k, "posix", &used);
+    else if (h == 1)
+        other = vlen > 5 || memcmp(v, "linux", vlen) != 0;
+    else
+        other = vlen != 5 || memcmp(v, "linux", 5) != 0;
+    size_t after = (size_t)(end - p) + 1 + (h == 1);
+    if (h == 1 && (after > n || p[after - 1] != ')')) return 0;
+    return other && (after == n || (n - after > 3 && !memcmp(p + after, "and", 3)));
+}
+
 /* Visits one node in its parent's context; returns its children's context. */
 static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
 {
     const ChunkSyms *sy = r->sy;
     TSSymbol s = ts_node_symbol(n);
-    ChunkFrame f = {s, up->ctx, up->unit, -1, up->deco};
+    ChunkFrame f = {s, up->ctx, up->unit, -1, up->deco, up->dead};
     int cls_unit = -1;
 
     if (s == sy->comment) {
@@ -287,6 +329,11 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
     }
     if (!ts_node_is_named(n)) return f;
 
+    if (up->ctx == CHUNK__CTX_MODULE && up->sym == sy->if_statement && r->cur &&
+        ts_tree_cursor_current_field_id(r->cur) == sy->f_consequence) {
+        TSNode cond = ts_node_child_by_field_id(ts_node_parent(n), sy->f_condition);
+        if (!ts_node_is_null(cond) && chunk__other_platform(r, cond)) f.dead = 1;
+    }
     if (up->ctx != CHUNK__CTX_FUNC) {
         if (up->sym == sy->module || up->sym == sy->block) {
             uint32_t l = py_node_line(n);
@@ -315,7 +362,7 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
         idx_py_ref_chain(r, REF_CALL, f.deco, ts_node_child_by_field_id(n, sy->f_function));
     } else if (s == sy->import_statement || s == sy->import_from_statement ||
                s == sy->future_import_statement) {
-        idx_py_ref_import(r, n);
+        if (!f.dead) idx_py_ref_import(r, n);
     } else if (s == sy->decorator) {
         /* `@cached_property` names a function the definition is passed to:
          * a reference, not a call written here (`@app.route("/")` calls
@@ -345,7 +392,7 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
 static CrErr chunk__walk(ChunkRun *r, TSNode root, IdxTsNest *nest, ErrInfo *e)
 {
     TSTreeCursor cur = ts_tree_cursor_new(root);
-    ChunkFrame top = {0, CHUNK__CTX_MODULE, -1, -1, -1};
+    ChunkFrame top = {0, CHUNK__CTX_MODULE, -1, -1, -1, 0};
     size_t depth = 0;
     CrErr rc = nest ? idx_ts_nest_step(nest, 0, e) : CR_OK;
     ARRAY_GROW(r->frames, 1, r->cap_frames);

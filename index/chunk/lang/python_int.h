@@ -70,6 +70,10 @@ typedef struct ChunkFrame {
      * calls are made, the class's unit or IDX_EMIT_MODULE (the decorator runs
      * where the definition is written, not in it); -1 elsewhere */
     int deco;
+    /* inside a module-level `if` branch the platform read for (Linux, as C's
+     * rows' predefined macros) never runs (`if sys.platform.startswith("win")`):
+     * its imports bind nothing */
+    int dead;
 } ChunkFrame;
 
 typedef struct ChunkRun {
