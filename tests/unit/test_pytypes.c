@@ -192,6 +192,8 @@ static void test_locals_and_decorators(void)
     /* an import under `if sys.platform.startswith("win")` binds nothing on
      * Linux: helper() is the else branch's */
     check_callees("pkg/local.py", "use_helper", "pkg/local.py:helper\n");
+    /* t.cast("Headers", v).snapshot(): a Headers' */
+    check_callees("pkg/local.py", "casted", "pkg/ds.py:Headers.snapshot\n");
 }
 
 static void test_builtins_and_library_types(void)
