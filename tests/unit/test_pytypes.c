@@ -194,6 +194,8 @@ static void test_locals_and_decorators(void)
     check_callees("pkg/local.py", "use_helper", "pkg/local.py:helper\n");
     /* t.cast("Headers", v).snapshot(): a Headers' */
     check_callees("pkg/local.py", "casted", "pkg/ds.py:Headers.snapshot\n");
+    /* for h in self, in a class deriving from t.List[Headers] */
+    check_callees("pkg/local.py", "Many.snap_all", "pkg/ds.py:Headers.snapshot\n");
 }
 
 static void test_builtins_and_library_types(void)
