@@ -196,6 +196,8 @@ static void test_locals_and_decorators(void)
     check_callees("pkg/local.py", "casted", "pkg/ds.py:Headers.snapshot\n");
     /* for h in self, in a class deriving from t.List[Headers] */
     check_callees("pkg/local.py", "Many.snap_all", "pkg/ds.py:Headers.snapshot\n");
+    /* for i, h in enumerate(hs): an item of hs */
+    check_callees("pkg/local.py", "snap_each", "pkg/ds.py:Headers.snapshot\n");
 }
 
 static void test_builtins_and_library_types(void)

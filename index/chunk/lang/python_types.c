@@ -264,6 +264,17 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
     TSNode lhs = ts_node_child_by_field_id(loop, sy->f_left);
     TSNode rhs = ts_node_child_by_field_id(loop, sy->f_right);
     if (ts_node_is_null(lhs) || note_values_loop(r, t, lhs, rhs, scope)) return;
+    /* `for i, x in enumerate(xs)`: x as in `for x in xs` */
+    if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->call &&
+        ts_node_symbol(lhs) != sy->identifier && ts_node_named_child_count(lhs) == 2) {
+        TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
+        TSNode args = ts_node_child_by_field_id(rhs, sy->f_arguments);
+        if (!ts_node_is_null(fn) && idx_py_text_is(r, fn, "enumerate") && !ts_node_is_null(args) &&
+            ts_node_named_child_count(args) >= 1) {
+            lhs = ts_node_named_child(lhs, 1);
+            rhs = ts_node_named_child(args, 0);
+        }
+    }
     if (ts_node_symbol(lhs) != sy->identifier) return;
     const char *type = NULL;
     const PyVar *items = NULL;
