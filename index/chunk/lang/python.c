@@ -608,13 +608,24 @@ static const char *const py__interps[] = {"python", NULL};
 static const char *const py__pkg_files[] = {"__init__.py", NULL};
 
 static const char *const py__markers[] = {"pyproject.toml", "setup.py", "setup.cfg", NULL};
+/* Methods of the built-in and standard types every program handles (str,
+ * list, dict, set; files, paths, sockets, regex matches, import finders): a
+ * call of one on a receiver the indexer cannot type is not a workspace
+ * method found by its name alone. */
 static const char *const py__builtin_methods[] = {
-    "add",        "append",  "clear",    "close",      "copy",       "count",   "decode",
-    "discard",    "encode",  "endswith", "extend",     "find",       "format",  "get",
-    "index",      "insert",  "items",    "join",       "keys",       "lower",   "lstrip",
-    "pop",        "popitem", "read",     "readline",   "remove",     "replace", "rstrip",
-    "setdefault", "sort",    "split",    "splitlines", "startswith", "strip",   "update",
-    "upper",      "values",  "write",    "rsplit",     "partition",  NULL,
+    "add",        "append",      "clear",       "close",       "copy",       "count",
+    "decode",     "discard",     "encode",      "endswith",    "extend",     "find",
+    "format",     "get",         "index",       "insert",      "items",      "join",
+    "keys",       "lower",       "lstrip",      "pop",         "popitem",    "read",
+    "readline",   "remove",      "replace",     "rstrip",      "setdefault", "sort",
+    "split",      "splitlines",  "startswith",  "strip",       "update",     "upper",
+    "values",     "write",       "rsplit",      "partition",   "seek",       "tell",
+    "flush",      "fileno",      "readlines",   "writelines",  "truncate",   "open",
+    "stat",       "resolve",     "exists",      "is_dir",      "is_file",    "read_text",
+    "write_text", "read_bytes",  "write_bytes", "mkdir",       "iterdir",    "glob",
+    "rglob",      "relative_to", "joinpath",    "with_suffix", "with_name",  "expanduser",
+    "send",       "sendall",     "recv",        "settimeout",  "group",      "groups",
+    "groupdict",  "span",        "find_spec",   "getheaders",  "getheader",  NULL,
 };
 
 /* Python's built-in functions and classes (the builtins module): a bare
