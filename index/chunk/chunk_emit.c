@@ -227,6 +227,17 @@ void idx_emit_build(ChunkEmit *em, ChunkSet *out)
     }
 }
 
+/* The module's chunk nearest above line l, else the first below, else -1. */
+static int emit__module_chunk(const ChunkEmit *em, uint32_t l)
+{
+    if (l > em->n_lines) l = em->n_lines;
+    for (uint32_t k = l; k >= 1; k--)
+        if (em->owner[k] < 0 && em->line_chunk[k] >= 0) return em->line_chunk[k];
+    for (uint32_t k = l + 1; k <= em->n_lines; k++)
+        if (em->owner[k] < 0 && em->line_chunk[k] >= 0) return em->line_chunk[k];
+    return -1;
+}
+
 void idx_emit_refs_out(ChunkEmit *em, ChunkSet *out)
 {
     StrMap seen;
@@ -237,6 +248,7 @@ void idx_emit_refs_out(ChunkEmit *em, ChunkSet *out)
         ChunkRef ref = em->refs[i];
         int chunk = -1;
         if (ref.chunk >= 0) chunk = em->units[ref.chunk].first_chunk;
+        if (ref.chunk == IDX_EMIT_MODULE) chunk = emit__module_chunk(em, ref.line);
         if (chunk < 0 && ref.line >= 1 && ref.line <= em->n_lines) chunk = em->line_chunk[ref.line];
         int keep = chunk >= 0;
         if (keep && ref.kind != REF_IMPORT) {

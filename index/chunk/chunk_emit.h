@@ -11,6 +11,10 @@
 
 enum { EMIT_BLANK, EMIT_COMMENT, EMIT_CODE };
 
+/* A reference's unit meaning the module's code: the module run nearest above
+ * its line, else the first below (by line when the module has none). */
+enum { IDX_EMIT_MODULE = -2 };
+
 typedef struct EmitUnit {
     IdxKind kind;
     int parent;          /* enclosing unit, or -1 */
@@ -32,7 +36,7 @@ typedef struct ChunkEmit {
     int *line_chunk;      /* [1..n_lines] */
     EmitUnit *units;
     size_t n_units, cap_units;
-    ChunkRef *refs; /* .chunk: a unit, or -1 (attributed by line) */
+    ChunkRef *refs; /* .chunk: a unit, IDX_EMIT_MODULE, or -1 (attributed by line) */
     size_t n_refs, cap_refs;
     const char *module_doc; /* borrowed: given to the module run holding module_doc_line */
     uint32_t module_doc_line;

@@ -14,6 +14,17 @@
     "WHERE f.path = ?1 AND ?2 BETWEEN c.start_line AND c.end_line AND r.last = ?3 "                \
     "AND r.kind = ?4 ORDER BY r.id, e.rowid"
 
+/* The same in the chunks a line's definition is written in (its class's
+ * first chunk, the module's code): a Python decorator's call runs there
+ * (index/chunk/lang/python.c). */
+#define CALL_AROUND_SQL                                                                            \
+    "SELECT r.name, e.dst, r.id, c.symbol FROM files f JOIN chunks c ON c.file_id = f.id "         \
+    "JOIN refs r ON r.chunk_id = c.id JOIN edges e ON e.src = c.id "                               \
+    "AND e.ref_id = r.id "                                                                         \
+    "WHERE f.path = ?1 AND (c.kind = ?5 OR c.id IN (SELECT h.parent_id FROM chunks h WHERE "       \
+    "h.file_id = f.id AND ?2 BETWEEN h.start_line AND h.end_line)) AND r.last = ?3 "               \
+    "AND r.kind = ?4 ORDER BY r.id, e.rowid"
+
 /* The member named ?3 of the class whose method holds path ?1's line ?2,
  * its own or the nearest one it inherits (the graph's INHERIT edges). */
 #define SELF_MEMBER_SQL                                                                            \
@@ -75,18 +86,17 @@ static int member_around(const char *name, const char *word, const char *symbol)
     return !strncmp(symbol, name, q) && symbol[q] == '.';
 }
 
-CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
-                      const char *chain, int64_t *out, ErrInfo *e)
+static CrErr call_target(IdxStore *st, const char *sql, const char *path, uint32_t line,
+                         const char *word, const char *chain, int64_t *out, ErrInfo *e)
 {
     sqlite3_stmt *s = NULL;
-    *out = 0;
-    if (!path || !word || !word[0]) return CR_OK;
-    if (sqlite3_prepare_v2(st->db, CALL_SITE_SQL, -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
         return idx_store_err(st, e, "call site");
     sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 2, line);
     sqlite3_bind_text(s, 3, word, -1, SQLITE_STATIC);
     sqlite3_bind_int(s, 4, REF_CALL);
+    sqlite3_bind_int(s, 5, IDX_KIND_MODULE);
     /* the call written as the chain at the cursor; else the one typed
      * receiver's call (the chain is rewritten "self.h.get" -> "Headers().get");
      * else the one target every such call reaches */
@@ -137,8 +147,20 @@ CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char 
         *out = rest;
     else if (any_same && !bare)
         *out = any;
+    return CR_OK;
+}
+
+CrErr idx_call_target(IdxStore *st, const char *path, uint32_t line, const char *word,
+                      const char *chain, int64_t *out, ErrInfo *e)
+{
+    *out = 0;
+    if (!path || !word || !word[0]) return CR_OK;
+    CrErr rc = call_target(st, CALL_SITE_SQL, path, line, word, chain, out, e);
+    if (!rc && !*out) rc = call_target(st, CALL_AROUND_SQL, path, line, word, chain, out, e);
+    if (rc) return rc;
     /* `self.name` with no call resolved there (a property, an attribute):
      * the class's member, or the one it inherits */
+    const char *self_at = chain && idx_chain_on_self(path, chain) ? strchr(chain, '.') : NULL;
     if (!*out && self_at && !strcmp(self_at + 1, word))
         return self_member(st, path, line, word, out, e);
     return CR_OK;

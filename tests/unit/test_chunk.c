@@ -116,13 +116,42 @@ static const ChunkCase cases[] = {
          VALUE(3, 18, "property"),
          CALL(3, 20, "self.name.upper"),
          CALL(4, 25, "make_other"),
-         CALL(5, 27, "app.route"),
+         CALL(1, 27, "app.route"),           /* the decorator runs in the class's body */
          CALL(5, 29, "Widget().client.get"), /* client: typed elsewhere, maybe */
          CALL(5, 29, "__class__().client"),  /* a read that may be a property */
          CALL(8, 41, "Widget"),
          /* type facts for other files' calls (IDX_REF_TYPE_FACT) */
          TYPE(1, 5, "=other:make_other"),
          TYPE(3, 19, "=@:"),
+         END_REFS,
+     }},
+
+    {"decorators run where the definition is written",
+     "import x\n"           /* 1 */
+     "\n"                   /* 2 */
+     "@x.register(\"a\")\n" /* 3 */
+     "def f():\n"           /* 4 */
+     "    return g()\n"     /* 5 */
+     "\n"                   /* 6 */
+     "@plain\n"             /* 7 */
+     "def h():\n"           /* 8 */
+     "    @inner(1)\n"      /* 9 */
+     "    def k():\n"       /* 10 */
+     "        pass\n"       /* 11 */
+     "    return k\n",      /* 12 */
+     0, 0,
+     (const ExpChunk[]){
+         M(1, 1, NULL),
+         {IDX_KIND_FUNCTION, 3, 5, 0, "f", "def f():", NULL, -1},
+         {IDX_KIND_FUNCTION, 7, 12, 0, "h", "def h():", NULL, -1},
+         END_CHUNKS,
+     },
+     (const ExpRef[]){
+         IMPORT(0, 1, 0, "x", NULL, "x"),
+         CALL(0, 3, "x.register"), /* the module's code calls it, not f */
+         CALL(1, 5, "g"),
+         VALUE(2, 7, "plain"),
+         CALL(2, 9, "inner"), /* k's decorator runs in h */
          END_REFS,
      }},
 

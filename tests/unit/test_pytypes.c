@@ -181,6 +181,25 @@ static void test_decorator_is_no_call(void)
     free(ref);
 }
 
+static void test_locals_and_decorators(void)
+{
+    /* snapshot = items.pop; snapshot(): the function's variable, not
+     * Headers.snapshot by its name */
+    check_callees("pkg/local.py", "gather", "");
+    /* @register("x") runs in the module's code, not in registered */
+    check_callees("pkg/local.py", "registered", "");
+    check_callees("pkg/local.py", "", "pkg/local.py:register\n");
+    /* an import under `if sys.platform.startswith("win")` binds nothing on
+     * Linux: helper() is the else branch's */
+    check_callees("pkg/local.py", "use_helper", "pkg/local.py:helper\n");
+    /* t.cast("Headers", v).snapshot(): a Headers' */
+    check_callees("pkg/local.py", "casted", "pkg/ds.py:Headers.snapshot\n");
+    /* for h in self, in a class deriving from t.List[Headers] */
+    check_callees("pkg/local.py", "Many.snap_all", "pkg/ds.py:Headers.snapshot\n");
+    /* for i, h in enumerate(hs): an item of hs */
+    check_callees("pkg/local.py", "snap_each", "pkg/ds.py:Headers.snapshot\n");
+}
+
 static void test_builtins_and_library_types(void)
 {
     /* range, compile: builtins, not Request.range / Rule.compile;
@@ -267,6 +286,7 @@ int main(void)
     RUN(test_property_reads);
     RUN(test_proxy);
     RUN(test_decorator_is_no_call);
+    RUN(test_locals_and_decorators);
     RUN(test_builtins_and_library_types);
     RUN(test_definition_from_call_site);
     RUN(test_overload_is_one_function);

@@ -270,12 +270,54 @@ static char *chunk__signature(ChunkRun *r, const ChunkUnit *u)
 
 /* ---------------------------------------------------------------- walk */
 
+/* Whether p[0..n) starts with the quoted string want (either quote). */
+static int chunk__quoted(const char *p, size_t n, const char *want, size_t *used)
+{
+    size_t w = strlen(want);
+    if (n < w + 2 || (p[0] != '"' && p[0] != '\'') || p[w + 1] != p[0] || memcmp(p + 1, want, w))
+        return 0;
+    *used = w + 2;
+    return 1;
+}
+
+/* Whether an `if` condition is false on the platform code is read for
+ * (Linux): `sys.platform == "win32"`, `sys.platform.startswith("win")` (any
+ * platform but linux), `os.name == "nt"`, alone or and-ed with anything. */
+static int chunk__other_platform(ChunkRun *r, TSNode cond)
+{
+    idx_py_squeezed(r, cond, &r->sb2);
+    const char *p = r->sb2.buf;
+    size_t n = r->sb2.len, k = 0, used = 0;
+    static const char *const heads[] = {"sys.platform==", "sys.platform.startswith(", "os.name=="};
+    int h = -1;
+    for (int i = 0; i < 3 && h < 0; i++)
+        if (n > strlen(heads[i]) && !memcmp(p, heads[i], strlen(heads[i]))) h = i;
+    if (h < 0 || !p) return 0;
+    k = strlen(heads[h]);
+    char q = p[k];
+    if (q != '"' && q != '\'') return 0;
+    const char *end = memchr(p + k + 1, q, n - k - 1);
+    if (!end) return 0;
+    size_t vlen = (size_t)(end - p - k - 1);
+    const char *v = p + k + 1;
+    int other;
+    if (h == 2)
+        other = !chunk__quoted(p + k, n - k, "posix", &used);
+    else if (h == 1)
+        other = vlen > 5 || memcmp(v, "linux", vlen) != 0;
+    else
+        other = vlen != 5 || memcmp(v, "linux", 5) != 0;
+    size_t after = (size_t)(end - p) + 1 + (h == 1);
+    if (h == 1 && (after > n || p[after - 1] != ')')) return 0;
+    return other && (after == n || (n - after > 3 && !memcmp(p + after, "and", 3)));
+}
+
 /* Visits one node in its parent's context; returns its children's context. */
 static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
 {
     const ChunkSyms *sy = r->sy;
     TSSymbol s = ts_node_symbol(n);
-    ChunkFrame f = {s, up->ctx, up->unit, -1};
+    ChunkFrame f = {s, up->ctx, up->unit, -1, up->deco, up->dead};
     int cls_unit = -1;
 
     if (s == sy->comment) {
@@ -287,6 +329,11 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
     }
     if (!ts_node_is_named(n)) return f;
 
+    if (up->ctx == CHUNK__CTX_MODULE && up->sym == sy->if_statement && r->cur &&
+        ts_tree_cursor_current_field_id(r->cur) == sy->f_consequence) {
+        TSNode cond = ts_node_child_by_field_id(ts_node_parent(n), sy->f_condition);
+        if (!ts_node_is_null(cond) && chunk__other_platform(r, cond)) f.dead = 1;
+    }
     if (up->ctx != CHUNK__CTX_FUNC) {
         if (up->sym == sy->module || up->sym == sy->block) {
             uint32_t l = py_node_line(n);
@@ -310,17 +357,20 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
         int called = up->sym == sy->call && field == sy->f_function;
         int written = (up->sym == sy->assignment || up->sym == sy->augmented_assignment) &&
                       field == sy->f_left;
-        if (!called) idx_py_ref_attr_read(r, n, written);
+        if (!called) idx_py_ref_attr_read(r, n, written, f.deco);
     } else if (s == sy->call) {
-        idx_py_ref_chain(r, REF_CALL, -1, ts_node_child_by_field_id(n, sy->f_function));
+        idx_py_ref_chain(r, REF_CALL, f.deco, ts_node_child_by_field_id(n, sy->f_function));
     } else if (s == sy->import_statement || s == sy->import_from_statement ||
                s == sy->future_import_statement) {
-        idx_py_ref_import(r, n);
+        if (!f.dead) idx_py_ref_import(r, n);
     } else if (s == sy->decorator) {
         /* `@cached_property` names a function the definition is passed to:
          * a reference, not a call written here (`@app.route("/")` calls
-         * app.route, found as any call is) */
+         * app.route, found as any call is: where the definition is written,
+         * the module's code or the class's, as the decorator runs there) */
         TSNode e = idx_py_first_named(r, n);
+        if (up->sym == sy->decorated_definition && up->ctx != CHUNK__CTX_FUNC)
+            f.deco = up->unit >= 0 ? up->unit : IDX_EMIT_MODULE;
         if (!ts_node_is_null(e) && ts_node_symbol(e) != sy->call)
             idx_py_ref_chain(r, REF_VALUE, -1, e);
     } else if (s == sy->class_definition) {
@@ -342,7 +392,7 @@ static ChunkFrame chunk__visit(ChunkRun *r, TSNode n, const ChunkFrame *up)
 static CrErr chunk__walk(ChunkRun *r, TSNode root, IdxTsNest *nest, ErrInfo *e)
 {
     TSTreeCursor cur = ts_tree_cursor_new(root);
-    ChunkFrame top = {0, CHUNK__CTX_MODULE, -1, -1};
+    ChunkFrame top = {0, CHUNK__CTX_MODULE, -1, -1, -1, 0};
     size_t depth = 0;
     CrErr rc = nest ? idx_ts_nest_step(nest, 0, e) : CR_OK;
     ARRAY_GROW(r->frames, 1, r->cap_frames);
@@ -566,13 +616,24 @@ static const char *const py__interps[] = {"python", NULL};
 static const char *const py__pkg_files[] = {"__init__.py", NULL};
 
 static const char *const py__markers[] = {"pyproject.toml", "setup.py", "setup.cfg", NULL};
+/* Methods of the built-in and standard types every program handles (str,
+ * list, dict, set; files, paths, sockets, regex matches, import finders): a
+ * call of one on a receiver the indexer cannot type is not a workspace
+ * method found by its name alone. */
 static const char *const py__builtin_methods[] = {
-    "add",        "append",  "clear",    "close",      "copy",       "count",   "decode",
-    "discard",    "encode",  "endswith", "extend",     "find",       "format",  "get",
-    "index",      "insert",  "items",    "join",       "keys",       "lower",   "lstrip",
-    "pop",        "popitem", "read",     "readline",   "remove",     "replace", "rstrip",
-    "setdefault", "sort",    "split",    "splitlines", "startswith", "strip",   "update",
-    "upper",      "values",  "write",    "rsplit",     "partition",  NULL,
+    "add",        "append",      "clear",       "close",       "copy",       "count",
+    "decode",     "discard",     "encode",      "endswith",    "extend",     "find",
+    "format",     "get",         "index",       "insert",      "items",      "join",
+    "keys",       "lower",       "lstrip",      "pop",         "popitem",    "read",
+    "readline",   "remove",      "replace",     "rstrip",      "setdefault", "sort",
+    "split",      "splitlines",  "startswith",  "strip",       "update",     "upper",
+    "values",     "write",       "rsplit",      "partition",   "seek",       "tell",
+    "flush",      "fileno",      "readlines",   "writelines",  "truncate",   "open",
+    "stat",       "resolve",     "exists",      "is_dir",      "is_file",    "read_text",
+    "write_text", "read_bytes",  "write_bytes", "mkdir",       "iterdir",    "glob",
+    "rglob",      "relative_to", "joinpath",    "with_suffix", "with_name",  "expanduser",
+    "send",       "sendall",     "recv",        "settimeout",  "group",      "groups",
+    "groupdict",  "span",        "find_spec",   "getheaders",  "getheader",  NULL,
 };
 
 /* Python's built-in functions and classes (the builtins module): a bare

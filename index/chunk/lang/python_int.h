@@ -66,6 +66,14 @@ typedef struct ChunkFrame {
     uint8_t ctx;
     int unit;    /* innermost unit (class for CTX_CLASS), or -1 */
     int pending; /* decorated_definition: unit of its definition */
+    /* inside the decorator of a module's or a class's definition: where its
+     * calls are made, the class's unit or IDX_EMIT_MODULE (the decorator runs
+     * where the definition is written, not in it); -1 elsewhere */
+    int deco;
+    /* inside a module-level `if` branch the platform read for (Linux, as C's
+     * rows' predefined macros) never runs (`if sys.platform.startswith("win")`):
+     * its imports bind nothing */
+    int dead;
 } ChunkFrame;
 
 typedef struct ChunkRun {
@@ -116,7 +124,7 @@ ChunkRef *idx_py_ref_push(ChunkRun *r, RefKind kind, int unit, TSNode at);
  * method only (graph_types.c; a property's setter, for a write); another chain `x.a.name` (read or
  * written) is IDX_PY_READ "x.a.name", kept when python_types.c types its receiver: a property's
  * getter or setter runs. */
-void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written);
+void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written, int unit);
 void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n);
 void idx_py_ref_import(ChunkRun *r, TSNode n);
 void idx_py_ref_bases(ChunkRun *r, TSNode cls, int unit);

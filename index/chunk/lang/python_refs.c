@@ -33,6 +33,26 @@ static int idx_py_is_super(ChunkRun *r, TSNode n)
     return b - a == 5 && b <= r->len && !memcmp(r->src + a, "super", 5);
 }
 
+static void idx_py_string_content(ChunkRun *r, TSNode str, StrBuf *sb);
+
+/* The class a call `cast(X, v)` (`t.cast`, `typing.cast`; X a name or a
+ * string) casts to, its first argument; a null node for any other call. */
+static TSNode idx_py_cast_class(ChunkRun *r, TSNode call, TSNode f)
+{
+    const ChunkSyms *sy = r->sy;
+    TSNode none = {0};
+    if (!idx_py_text_is(r, f, "cast") && !idx_py_text_is(r, f, "t.cast") &&
+        !idx_py_text_is(r, f, "typing.cast"))
+        return none;
+    TSNode args = ts_node_child_by_field_id(call, sy->f_arguments);
+    TSNode x = ts_node_is_null(args) || !ts_node_named_child_count(args)
+                   ? none
+                   : ts_node_named_child(args, 0);
+    if (ts_node_is_null(x)) return none;
+    TSSymbol s = ts_node_symbol(x);
+    return s == sy->string || s == sy->identifier || s == sy->attribute ? x : none;
+}
+
 /* A chain longer than this (links, or bytes of its text) names nothing a
  * definition could match: it is no chain. Bounds the cost per attribute
  * node, which every link of `a.b.b.b...` is: without it a line of n links
@@ -50,6 +70,7 @@ static int idx_py_chain(ChunkRun *r, TSNode n)
     TSSymbol s = ts_node_symbol(n);
     size_t depth = 0;
     int calls = 0;
+    TSNode cast = {0};
     sb_reset(&r->sb);
     if (s != sy->identifier && s != sy->attribute) return 0;
     for (;;) {
@@ -70,12 +91,21 @@ static int idx_py_chain(ChunkRun *r, TSNode n)
         if (ts_node_is_null(f) ||
             (ts_node_symbol(f) != sy->identifier && ts_node_symbol(f) != sy->attribute))
             break;
+        if (!ts_node_is_null(cast = idx_py_cast_class(r, n, f))) break;
         ARRAY_GROW(r->chain, depth + 1, r->cap_chain);
         r->chain[depth++] = (TSNode){0};
         calls++;
         n = f;
     }
-    if (!ts_node_is_null(n) && ts_node_symbol(n) == sy->identifier) {
+    if (!ts_node_is_null(cast)) {
+        /* `cast(X, v).m`: an X's m, as `X().m` */
+        if (ts_node_symbol(cast) == sy->string)
+            idx_py_string_content(r, cast, &r->sb);
+        else
+            idx_py_add_text(r, &r->sb, cast);
+        if (!idx_py_is_chain(r->sb.buf, r->sb.len)) return 0;
+        sb_adds(&r->sb, "()");
+    } else if (!ts_node_is_null(n) && ts_node_symbol(n) == sy->identifier) {
         if (ts_node_start_byte(n) == ts_node_end_byte(n)) return 0;
         idx_py_add_text(r, &r->sb, n);
     } else if (depth && idx_py_is_super(r, n)) {
@@ -191,7 +221,7 @@ void idx_py_ref_chain(ChunkRun *r, RefKind kind, int unit, TSNode n)
     idx_py_ref_push(r, kind, unit, n)->name = xstrndup(r->sb.buf, r->sb.len);
 }
 
-void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written)
+void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written, int unit)
 {
     const ChunkSyms *sy = r->sy;
     TSNode obj = ts_node_child_by_field_id(attr, sy->f_object);
@@ -211,7 +241,7 @@ void idx_py_ref_attr_read(ChunkRun *r, TSNode attr, int written)
     sb_init(&name);
     if (!self) sb_adds(&name, IDX_PY_READ);
     sb_add(&name, r->sb.buf, r->sb.len);
-    idx_py_ref_push(r, REF_CALL, -1, attr)->name = sb_detach(&name, NULL);
+    idx_py_ref_push(r, REF_CALL, unit, attr)->name = sb_detach(&name, NULL);
 }
 
 static void chunk__ref_import_name(ChunkRun *r, TSNode n, int from, int level, const char *module)

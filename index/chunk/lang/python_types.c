@@ -264,6 +264,17 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
     TSNode lhs = ts_node_child_by_field_id(loop, sy->f_left);
     TSNode rhs = ts_node_child_by_field_id(loop, sy->f_right);
     if (ts_node_is_null(lhs) || note_values_loop(r, t, lhs, rhs, scope)) return;
+    /* `for i, x in enumerate(xs)`: x as in `for x in xs` */
+    if (!ts_node_is_null(rhs) && ts_node_symbol(rhs) == sy->call &&
+        ts_node_symbol(lhs) != sy->identifier && ts_node_named_child_count(lhs) == 2) {
+        TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
+        TSNode args = ts_node_child_by_field_id(rhs, sy->f_arguments);
+        if (!ts_node_is_null(fn) && idx_py_text_is(r, fn, "enumerate") && !ts_node_is_null(args) &&
+            ts_node_named_child_count(args) >= 1) {
+            lhs = ts_node_named_child(lhs, 1);
+            rhs = ts_node_named_child(args, 0);
+        }
+    }
     if (ts_node_symbol(lhs) != sy->identifier) return;
     const char *type = NULL;
     const PyVar *items = NULL;
@@ -289,7 +300,13 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
         }
     }
     sb_release(&k);
-    if (items && items->type) {
+    int cls = scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
+    if (!items && cls >= 0 && !ts_node_is_null(rhs) && idx_py_text_is(r, rhs, "self")) {
+        /* `for x in self`: an item of the class (its `__iter__`, its base's) */
+        sb_reset(&t->t);
+        sb_addf(&t->t, "%s()" IDX_REF_ITEMS, r->units[cls].symbol);
+        type = t->t.buf;
+    } else if (items && items->type) {
         sb_reset(&t->t);
         sb_adds(&t->t, items->type);
         type = t->t.buf;
@@ -297,8 +314,6 @@ static void note_loop(ChunkRun *r, PyTypes *t, TSNode loop, int scope)
         TSNode fn = ts_node_child_by_field_id(rhs, sy->f_function);
         if (!ts_node_is_null(fn)) idx_py_squeezed(r, fn, &t->t);
         int self = t->t.len > 5 && !memcmp(t->t.buf, "self.", 5);
-        int cls =
-            scope >= 0 && r->units[scope].kind == IDX_KIND_METHOD ? r->units[scope].parent : -1;
         if (!ts_node_is_null(fn) && idx_py_is_chain(t->t.buf ? t->t.buf : "", t->t.len) &&
             (!self || cls >= 0)) {
             if (self) { /* `self.iter_rules()`: the method as the class's own */
@@ -626,6 +641,47 @@ static int method_value(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
     return method || own != NULL;
 }
 
+/* A bare call of a variable its function assigns (`push = buf.append`,
+ * `push(c)`): the name is the function's own, what it holds unknown, never
+ * a definition found by the name alone: 1 to drop it. Kept: a name the
+ * function imports too (`from .testing import FlaskClient as cls`), and a
+ * class held in a variable named as the class (`ChangeList =
+ * self.get_changelist(request)`), which is what the name finds. */
+static int local_call(ChunkRun *r, const PyTypes *t, const ChunkRef *ref)
+{
+    const char *n = ref->name;
+    size_t len = strcspn(n, ".(");
+    if (n[len] || !len || n[0] == '?' || n[0] == '=' || n[0] == '!' || (n[0] >= 'A' && n[0] <= 'Z'))
+        return 0;
+    int u = unit_at(r, ref->line);
+    if (u < 0 || r->units[u].kind == IDX_KIND_CLASS || !idx_py_var_get(t, u, 0, n, len)) return 0;
+    for (size_t i = 0; i < r->n_refs; i++)
+        if (r->refs[i].kind == REF_IMPORT && r->refs[i].alias && !strcmp(r->refs[i].alias, n) &&
+            unit_at(r, r->refs[i].line) == u)
+            return 0;
+    return 1;
+}
+
+/* The item class of a class that derives from a container of it
+ * (`class Traceback(List[TracebackEntry])`), into out; 0 for none. */
+static int base_items(ChunkRun *r, const ChunkUnit *u, StrBuf *out)
+{
+    TSNode sup = ts_node_child_by_field_id(u->def, r->sy->f_superclasses);
+    uint32_t k = ts_node_is_null(sup) ? 0 : ts_node_named_child_count(sup);
+    StrBuf raw;
+    sb_init(&raw);
+    int found = 0;
+    for (uint32_t i = 0; i < k && !found; i++) {
+        TSNode b = ts_node_named_child(sup, i);
+        if (ts_node_symbol(b) != r->sy->subscript) continue;
+        idx_py_squeezed(r, b, &raw);
+        sb_reset(out);
+        found = raw.len && idx_py_annotation_item(raw.buf, raw.len, out);
+    }
+    sb_release(&raw);
+    return found;
+}
+
 /* The type facts other files' receivers read (IDX_REF_TYPE_FACT): each
  * class's typed attributes on the class, each function's result on it,
  * and which methods are properties. */
@@ -645,6 +701,12 @@ static void push_facts(ChunkRun *r, PyTypes *t)
         ref->name = xstrndup(f.buf, f.len);
     }
     for (size_t i = 0; i < r->n_units; i++) {
+        /* `class Traceback(List[TracebackEntry])`: its items */
+        if (r->units[i].kind == IDX_KIND_CLASS && base_items(r, &r->units[i], &t->t)) {
+            sb_reset(&f);
+            sb_addf(&f, "%s%s:%s", IDX_REF_TYPE_FACT, IDX_REF_ITEMS, t->t.buf);
+            idx_py_ref_push(r, REF_TYPE, (int)i, r->units[i].def)->name = xstrndup(f.buf, f.len);
+        }
         if (r->units[i].kind == IDX_KIND_METHOD && idx_py_is_property(r, &r->units[i]))
             idx_py_ref_push(r, REF_TYPE, (int)i, r->units[i].def)->name =
                 xstrdup(IDX_REF_TYPE_FACT "@:");
@@ -703,6 +765,9 @@ void idx_py_type_refs(ChunkRun *r, TSNode *roots, size_t n_roots, const char *co
             memcpy(read + pre, ref->name, strlen(ref->name) + 1);
             free(ref->name);
             ref->name = read;
+        } else if (ref->kind == REF_CALL && ref->name && local_call(r, &t, ref)) {
+            free(ref->name);
+            continue;
         } else if (ref->kind == REF_CALL && ref->name) {
             retype_ref(r, &t, ref, proxies);
         }
