@@ -317,14 +317,14 @@ static CrErr add_missing(IdxStore *st, const int64_t *missing, size_t n_missing,
     return rc;
 }
 
-void idx_dense_note_removed(IdxStore *st, int64_t file_id)
+CrErr idx_dense_note_removed(IdxStore *st, int64_t file_id, ErrInfo *e)
 {
     IdxDense *d = &st->dense;
-    if (!d->delta) return;
-    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_IDS_OF_FILE, NULL);
+    if (!d->delta) return CR_OK;
+    sqlite3_stmt *s = idx_store_stmt(st, STMT_CHUNK_IDS_OF_FILE, e);
     if (!s) {
         disarm(d);
-        return;
+        return CR_EDB;
     }
     sqlite3_bind_int64(s, 1, file_id);
     int rc;
@@ -332,8 +332,13 @@ void idx_dense_note_removed(IdxStore *st, int64_t file_id)
         ARRAY_GROW(d->removed, d->n_removed + 1, d->cap_removed);
         d->removed[d->n_removed++] = sqlite3_column_int64(s, 0);
     }
-    if (rc != SQLITE_DONE) disarm(d); /* an incomplete list: compare every id */
     sqlite3_reset(s);
+    if (rc == SQLITE_DONE) return CR_OK;
+    /* a read that failed inside the write's transaction may have ended it
+     * (SQLite rolls back on I/O errors): the write fails with it, or what
+     * follows would commit statement by statement */
+    disarm(d);
+    return idx_store_err(st, e, "chunk ids");
 }
 
 void idx_dense_write_end(IdxStore *st, int ok)

@@ -754,8 +754,8 @@ Embedder *idx_dense_parse_embedder_for(IdxStore *st, const FileWork *work, size_
  * come in ascending order. Copied. */
 void idx_dense_stage(IdxStore *st, int64_t id, const float *v, int dim);
 /* Notes the chunks of file_id, about to be deleted in this write, for the
- * next sync's delta. */
-void idx_dense_note_removed(IdxStore *st, int64_t file_id);
+ * next sync's delta; an error when they cannot be read (the write fails). */
+CrErr idx_dense_note_removed(IdxStore *st, int64_t file_id, ErrInfo *e);
 /* Ends a write: forgets what it staged and, when it did not complete
  * (ok 0: rolled back or not synced), the delta, so the next sync compares
  * every id. */

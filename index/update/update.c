@@ -77,6 +77,11 @@ static CrErr begin(IdxStore *st, ErrInfo *e)
 
 static CrErr commit(IdxStore *st, ErrInfo *e)
 {
+    /* an I/O error SQLite answered by rolling the transaction back, which a
+     * step that could fail without failing the write did not report */
+    if (sqlite3_get_autocommit(st->db))
+        return err_set(e, CR_EDB, "%s: the update's transaction was rolled back by an error",
+                       st->db_path);
     CrErr rc = idx_fanin_flush(st, e);
     return rc ? rc : idx_store_exec(st, "COMMIT", e);
 }

@@ -318,7 +318,7 @@ static CrErr idx_store_remove_file(IdxStore *st, int64_t file_id, int mark_depen
         return rc;
     if ((rc = idx_fanin_note_file(st, file_id, e))) return rc;
     if (keep && (rc = idx_keep_remove_in(st, keep, e))) return rc;
-    idx_dense_note_removed(st, file_id);
+    if ((rc = idx_dense_note_removed(st, file_id, e))) return rc;
     for (size_t i = keep ? 1 : 0; i < sizeof steps / sizeof steps[0]; i++)
         if ((rc = run_file_stmt(st, steps[i], file_id, e))) return rc;
     if (keep_row) return CR_OK;
