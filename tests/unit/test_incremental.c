@@ -345,6 +345,29 @@ static void test_impl_moved_to_another_trait(void)
     run_case(tree, edits, 0);
 }
 
+/* A method named in more implementations than a call through the trait
+ * reaches (graph_member.c DISPATCH_TRAIT): which of them it reaches follows
+ * the files' paths and positions, not the order their rows were written in
+ * (a rewritten file's rows come last in the incremental index). */
+static void test_dispatch_past_the_cut_follows_paths(void)
+{
+#define IMPL(k) "impl Emit for S" #k " {\n    fn emit(&self) -> i32 {\n        " #k "\n    }\n}\n"
+    static const char *const tree[] = {
+        "src/t.rs", "pub trait Emit {\n    fn emit(&self) -> i32;\n}\n",
+        "src/i0.rs", IMPL(0), "src/i1.rs", IMPL(1), "src/i2.rs", IMPL(2),
+        "src/i3.rs", IMPL(3), "src/i4.rs", IMPL(4), "src/i5.rs", IMPL(5),
+        "src/i6.rs", IMPL(6), "src/i7.rs", IMPL(7),
+        "src/c.rs", "pub fn beta(w: &W) -> i32 {\n    w.inner.emit()\n}\n",
+        NULL};
+    static const char *const edits[] = {
+        "src/i0.rs", IMPL(0) "// moved\n", "src/i1.rs", IMPL(1) "// moved\n",
+        "src/t.rs", "// the trait\npub trait Emit {\n    fn emit(&self) -> i32;\n}\n",
+        NULL};
+#undef IMPL
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* A Go interface its implementations do not name: a call through it
  * reaches the methods of the types that define all of its methods, so a
  * type gaining or losing one of them (in a file of its own), or the
@@ -508,6 +531,7 @@ int main(void)
     RUN(test_changes_while_indexing);
     RUN(test_kept_chunks_follow_includes);
     RUN(test_impl_moved_to_another_trait);
+    RUN(test_dispatch_past_the_cut_follows_paths);
     RUN(test_implicit_interface_implemented);
     RUN(test_typed_receiver_base_moved);
     RUN(test_package_var_retyped);
