@@ -353,15 +353,21 @@ static void test_dispatch_past_the_cut_follows_paths(void)
 {
 #define IMPL(k) "impl Emit for S" #k " {\n    fn emit(&self) -> i32 {\n        " #k "\n    }\n}\n"
     static const char *const tree[] = {
-        "src/t.rs", "pub trait Emit {\n    fn emit(&self) -> i32;\n}\n",
-        "src/i0.rs", IMPL(0), "src/i1.rs", IMPL(1), "src/i2.rs", IMPL(2),
-        "src/i3.rs", IMPL(3), "src/i4.rs", IMPL(4), "src/i5.rs", IMPL(5),
-        "src/i6.rs", IMPL(6), "src/i7.rs", IMPL(7),
-        "src/c.rs", "pub fn beta(w: &W) -> i32 {\n    w.inner.emit()\n}\n",
+        "src/t.rs",  "pub trait Emit {\n    fn emit(&self) -> i32;\n}\n",
+        "src/i0.rs", IMPL(0),
+        "src/i1.rs", IMPL(1),
+        "src/i2.rs", IMPL(2),
+        "src/i3.rs", IMPL(3),
+        "src/i4.rs", IMPL(4),
+        "src/i5.rs", IMPL(5),
+        "src/i6.rs", IMPL(6),
+        "src/i7.rs", IMPL(7),
+        "src/c.rs",  "pub fn beta(w: &W) -> i32 {\n    w.inner.emit()\n}\n",
         NULL};
     static const char *const edits[] = {
-        "src/i0.rs", IMPL(0) "// moved\n", "src/i1.rs", IMPL(1) "// moved\n",
-        "src/t.rs", "// the trait\npub trait Emit {\n    fn emit(&self) -> i32;\n}\n",
+        "src/i0.rs", IMPL(0) "// moved\n",
+        "src/i1.rs", IMPL(1) "// moved\n",
+        "src/t.rs",  "// the trait\npub trait Emit {\n    fn emit(&self) -> i32;\n}\n",
         NULL};
 #undef IMPL
     run_case(tree, edits, 0);
