@@ -122,9 +122,13 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
     X(SYMBOL_BY_SUFFIX, "SELECT chunk_id FROM symbols WHERE name = ?1 AND (qualname = ?3 OR "      \
                         "substr(qualname, -length(?3) - 1) = '.' || ?3) LIMIT ?2")                 \
-    X(METHODS_BY_NAME, "SELECT s.chunk_id, p.id, p.name FROM symbols s "                           \
-                       "JOIN chunks c ON c.id = s.chunk_id JOIN chunks p ON p.id = c.parent_id "   \
-                       "WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3")                               \
+    /* (at most ?3 of them, any: past ?3 - 1 the caller takes none, so the order, by path and      \
+     * position, never depends on the rows' ids, which follow the order files were written in) */  \
+    X(METHODS_BY_NAME,                                                                             \
+      "SELECT id, pid, pname FROM (SELECT s.chunk_id AS id, p.id AS pid, p.name AS pname, "        \
+      "f.path, c.start_line, c.win FROM symbols s JOIN chunks c ON c.id = s.chunk_id "             \
+      "JOIN chunks p ON p.id = c.parent_id JOIN files f ON f.id = c.file_id "                      \
+      "WHERE s.name = ?1 AND c.kind = ?2 LIMIT ?3) ORDER BY path, start_line, win")                \
     /* the names of the members of qualified name ?1 (a class's methods) */                        \
     X(SYMBOL_NAMES_UNDER, "SELECT name FROM symbols WHERE qualname > ?1 || '.' "                   \
                           "AND qualname < ?1 || '/'")                                              \
@@ -186,19 +190,25 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* the calls (?2) through field ?1 (graph_store.c) */                                          \
     X(REF_DIRTY_CALLS_BY_LAST,                                                                     \
       "UPDATE refs SET resolved = 0 WHERE last = ?1 AND resolved = 1 AND kind = ?2")               \
-    /* the functions stored in field ?1 (names from ?1 "." to ?2, ?1 "/"), where */                \
+    /* the functions stored in field ?1 (names from ?1 "." to ?2, ?1 "/"), where (at most ?3,      \
+     * any: past ?3 - 1 the caller reads none; ordered by path and position, as below) */          \
     X(STORES_OF_FIELD,                                                                             \
-      "SELECT r.last, c.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
+      "SELECT last, file_id, chunk_id, path, module, symbol FROM (SELECT r.last, c.file_id, "      \
+      "r.chunk_id, f.path, f.module, c.symbol, c.start_line, c.win, r.id FROM refs r "             \
       "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id "                       \
-      "WHERE r." IDX_REF_STORE_WHERE " AND r.qual >= ?1 AND r.qual < ?2 LIMIT ?3")                 \
-    /* the same, of one function in a field ("field.fn" ?1) */                                     \
+      "WHERE r." IDX_REF_STORE_WHERE " AND r.qual >= ?1 AND r.qual < ?2 LIMIT ?3) "                \
+      "ORDER BY path, start_line, win, id")                                                        \
+    /* the same, of one function in a field ("field.fn" ?1), the first ?2 by path and position:    \
+     * never by the rows' ids alone, which follow the order files were written in (the ids of      \
+     * one chunk's refs keep their order) */                                                       \
     X(STORES_OF_QUAL,                                                                              \
       "SELECT r.last, c.file_id, r.chunk_id, f.path, f.module, c.symbol FROM refs r "              \
       "JOIN chunks c ON c.id = r.chunk_id JOIN files f ON f.id = c.file_id "                       \
-      "WHERE r." IDX_REF_STORE_WHERE " AND r.qual = ?1 LIMIT ?2")                                  \
-    /* how often each function is stored in field ?1 (as STORES_OF_FIELD) */                       \
+      "WHERE r." IDX_REF_STORE_WHERE " AND r.qual = ?1 "                                           \
+      "ORDER BY f.path, c.start_line, c.win, r.id LIMIT ?2")                                       \
+    /* how often each function is stored in field ?1 (as STORES_OF_FIELD), by name */              \
     X(STORES_BY_FUNC, "SELECT qual, count(*) FROM refs WHERE " IDX_REF_STORE_WHERE                 \
-                      " AND qual >= ?1 AND qual < ?2 GROUP BY qual")                               \
+                      " AND qual >= ?1 AND qual < ?2 GROUP BY qual ORDER BY qual")                 \
     X(REF_DIRTY_BY_ALIAS, "UPDATE refs SET resolved = 0 WHERE resolved = 1 AND id IN "             \
                           "(SELECT r.id FROM imports i JOIN files f ON f.id = i.file_id "          \
                           "JOIN refs r ON r.id BETWEEN f.ref_lo AND f.ref_hi "                     \

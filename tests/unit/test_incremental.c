@@ -345,6 +345,76 @@ static void test_impl_moved_to_another_trait(void)
     run_case(tree, edits, 0);
 }
 
+/* A method named in more implementations than a call through the trait
+ * reaches (graph_member.c DISPATCH_TRAIT): which of them it reaches follows
+ * the files' paths and positions, not the order their rows were written in
+ * (a rewritten file's rows come last in the incremental index). */
+static void test_dispatch_past_the_cut_follows_paths(void)
+{
+#define IMPL(k) "impl Emit for S" #k " {\n    fn emit(&self) -> i32 {\n        " #k "\n    }\n}\n"
+    static const char *const tree[] = {
+        "src/t.rs",  "pub trait Emit {\n    fn emit(&self) -> i32;\n}\n",
+        "src/i0.rs", IMPL(0),
+        "src/i1.rs", IMPL(1),
+        "src/i2.rs", IMPL(2),
+        "src/i3.rs", IMPL(3),
+        "src/i4.rs", IMPL(4),
+        "src/i5.rs", IMPL(5),
+        "src/i6.rs", IMPL(6),
+        "src/i7.rs", IMPL(7),
+        "src/c.rs",  "pub fn beta(w: &W) -> i32 {\n    w.inner.emit()\n}\n",
+        NULL};
+    static const char *const edits[] = {
+        "src/i0.rs", IMPL(0) "// moved\n",
+        "src/i1.rs", IMPL(1) "// moved\n",
+        "src/t.rs",  "// the trait\npub trait Emit {\n    fn emit(&self) -> i32;\n}\n",
+        NULL};
+#undef IMPL
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
+/* A field stored from more tables than a call through it reads
+ * (graph_store.c STORE_SCAN): the call reaches a function most tables share
+ * when the first COMMON_SITES stores of it, by path and position, read it
+ * as one function. Here the first files by path hold static functions of
+ * the name (each its own) and the later ones share the header's: a
+ * rewrite of the first files (their rows then come last) must not let the
+ * shared ones count first when the caller's call is read again. */
+static void test_field_store_sites_follow_paths(void)
+{
+    enum { N_TABLES = 40, N_STATIC = 10 };
+    static char text[N_TABLES][160], rel[N_TABLES][16], moved[N_STATIC][176];
+    static const char *tree[2 * N_TABLES + 8], *edits[2 * N_STATIC + 4];
+    size_t t = 0, e = 0;
+    tree[t++] = "ops.h";
+    tree[t++] =
+        "struct ops {\n    int (*pick)(int);\n};\nstatic inline int gp(int n)\n{\n    return "
+        "n;\n}\n";
+    tree[t++] = "core.c";
+    tree[t++] = "#include \"ops.h\"\nint run(const struct ops *o)\n{\n    return o->pick(1);\n}\n";
+    for (int k = 0; k < N_TABLES; k++) {
+        snprintf(rel[k], sizeof rel[k], "t%02d.c", k);
+        snprintf(text[k], sizeof text[k],
+                 "#include \"ops.h\"\n%sconst struct ops t%d_ops = {\n    .pick = gp,\n};\n",
+                 k < N_STATIC ? "static int gp(int n)\n{\n    return n + 1;\n}\n" : "", k);
+        tree[t++] = rel[k];
+        tree[t++] = text[k];
+        if (k < N_STATIC) {
+            snprintf(moved[k], sizeof moved[k], "%s// moved\n", text[k]);
+            edits[e++] = rel[k];
+            edits[e++] = moved[k];
+        }
+    }
+    /* the caller rewritten: its call read again */
+    edits[e++] = "core.c";
+    edits[e++] = "#include \"ops.h\"\nint run(const struct ops *o)\n{\n    return o->pick(2);\n}\n";
+    tree[t] = NULL;
+    edits[e] = NULL;
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* A Go interface its implementations do not name: a call through it
  * reaches the methods of the types that define all of its methods, so a
  * type gaining or losing one of them (in a file of its own), or the
@@ -508,6 +578,8 @@ int main(void)
     RUN(test_changes_while_indexing);
     RUN(test_kept_chunks_follow_includes);
     RUN(test_impl_moved_to_another_trait);
+    RUN(test_dispatch_past_the_cut_follows_paths);
+    RUN(test_field_store_sites_follow_paths);
     RUN(test_implicit_interface_implemented);
     RUN(test_typed_receiver_base_moved);
     RUN(test_package_var_retyped);
