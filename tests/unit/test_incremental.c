@@ -401,7 +401,7 @@ static void test_field_store_sites_follow_paths(void)
         tree[t++] = rel[k];
         tree[t++] = text[k];
         if (k < N_STATIC) {
-            snprintf(moved[k], sizeof moved[k], "%s// moved\n", text[k]);
+            snprintf(moved[k], sizeof moved[k], "%.159s// moved\n", text[k]);
             edits[e++] = rel[k];
             edits[e++] = moved[k];
         }

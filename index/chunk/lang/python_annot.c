@@ -171,6 +171,16 @@ void idx_py_squeezed(ChunkRun *r, TSNode n, StrBuf *out)
         if (!py_is_space(r->src[i]) && r->src[i] != '\\') sb_addc(out, r->src[i]);
 }
 
+TSNode idx_py_first_named(const ChunkRun *r, TSNode n)
+{
+    uint32_t k = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < k; i++) {
+        TSNode ch = ts_node_named_child(n, i);
+        if (ts_node_symbol(ch) != r->sy->comment) return ch;
+    }
+    return (TSNode){0};
+}
+
 int idx_py_text_is(ChunkRun *r, TSNode v, const char *want)
 {
     uint32_t a = ts_node_start_byte(v), b = ts_node_end_byte(v);

@@ -130,7 +130,6 @@ void idx_py_ref_import(ChunkRun *r, TSNode n);
 void idx_py_ref_bases(ChunkRun *r, TSNode cls, int unit);
 void idx_py_ref_caught(ChunkRun *r, TSNode v);
 void idx_py_ref_raise(ChunkRun *r, TSNode n);
-TSNode idx_py_first_named(const ChunkRun *r, TSNode n);
 
 /* python_annot.c: annotations. Whether s[0..n) is a dotted name chain. */
 int idx_py_is_chain(const char *s, size_t n);
@@ -145,6 +144,8 @@ int idx_py_annotation_item(const char *s, size_t n, StrBuf *out);
 /* The value class of a mapping annotation (`t.Dict[str, X]`,
  * `Mapping[str, "X"]`), into out; 0 for none. */
 int idx_py_annotation_value(const char *s, size_t n, StrBuf *out);
+/* The first named child of n that is no comment (a null node: none). */
+TSNode idx_py_first_named(const ChunkRun *r, TSNode n);
 /* Whether node v's text is want. */
 int idx_py_text_is(ChunkRun *r, TSNode v, const char *want);
 /* The text of a node with whitespace and line continuations dropped. */

@@ -378,13 +378,3 @@ void idx_py_ref_raise(ChunkRun *r, TSNode n)
         return;
     } while (ts_tree_cursor_goto_next_sibling(c));
 }
-
-TSNode idx_py_first_named(const ChunkRun *r, TSNode n)
-{
-    uint32_t k = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < k; i++) {
-        TSNode ch = ts_node_named_child(n, i);
-        if (ts_node_symbol(ch) != r->sy->comment) return ch;
-    }
-    return (TSNode){0};
-}
