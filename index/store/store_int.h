@@ -117,11 +117,18 @@ typedef struct Stemmer Stemmer; /* postings.c */
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
     X(SYMBOL_INSERT,                                                                               \
       "INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")        \
-    X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
+    /* the first by path and position (two files of one module may both define it): never by   \
+     * the rows' ids, which follow the order files were written in */                              \
+    X(SYMBOL_BY_QUAL, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "       \
+                      "JOIN files f ON f.id = c.file_id WHERE s.qualname = ?1 "                    \
+                      "ORDER BY f.path, c.start_line, c.win LIMIT 1")                              \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)      \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
-    X(SYMBOL_BY_SUFFIX, "SELECT chunk_id FROM symbols WHERE name = ?1 AND (qualname = ?3 OR "      \
-                        "substr(qualname, -length(?3) - 1) = '.' || ?3) LIMIT ?2")                 \
+    /* (the first ?2 by path and position, as SYMBOL_BY_QUAL) */                                  \
+    X(SYMBOL_BY_SUFFIX, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "     \
+                        "JOIN files f ON f.id = c.file_id WHERE s.name = ?1 AND (s.qualname = ?3 " \
+                        "OR substr(s.qualname, -length(?3) - 1) = '.' || ?3) "                     \
+                        "ORDER BY f.path, c.start_line, c.win LIMIT ?2")                           \
     /* (at most ?3 of them, any: past ?3 - 1 the caller takes none, so the order, by path and      \
      * position, never depends on the rows' ids, which follow the order files were written in) */  \
     X(METHODS_BY_NAME,                                                                             \
@@ -144,7 +151,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
                    "JOIN chunks c ON c.id = s.chunk_id JOIN chunks o ON o.id = ?1 "                \
                    "JOIN files f ON f.id = c.file_id JOIN files fo ON fo.id = o.file_id "          \
                    "WHERE s.name = ?2 AND c.symbol = o.symbol AND c.kind = o.kind "                \
-                   "AND c.file_id != o.file_id ORDER BY s.chunk_id LIMIT ?3")                      \
+                   "AND c.file_id != o.file_id ORDER BY f.path, c.start_line, c.win LIMIT ?3")     \
     /* the definitions sharing chunk ?1's symbol and kind in its file (its                         \
      * overloads, itself among them) with their signatures */                                      \
     X(CHUNK_OVERLOADS, "SELECT c.id, c.signature FROM chunks c JOIN chunks o ON o.id = ?1 "        \
