@@ -117,14 +117,14 @@ typedef struct Stemmer Stemmer; /* postings.c */
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
     X(SYMBOL_INSERT,                                                                               \
       "INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")        \
-    /* the first by path and position (two files of one module may both define it): never by   \
+    /* the first by path and position (two files of one module may both define it): never by       \
      * the rows' ids, which follow the order files were written in */                              \
     X(SYMBOL_BY_QUAL, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "       \
                       "JOIN files f ON f.id = c.file_id WHERE s.qualname = ?1 "                    \
                       "ORDER BY f.path, c.start_line, c.win LIMIT 1")                              \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)      \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
-    /* (the first ?2 by path and position, as SYMBOL_BY_QUAL) */                                  \
+    /* (the first ?2 by path and position, as SYMBOL_BY_QUAL) */                                   \
     X(SYMBOL_BY_SUFFIX, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "     \
                         "JOIN files f ON f.id = c.file_id WHERE s.name = ?1 AND (s.qualname = ?3 " \
                         "OR substr(s.qualname, -length(?3) - 1) = '.' || ?3) "                     \
