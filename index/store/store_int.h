@@ -308,9 +308,11 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* the lines ?2..?3 of file ?1 where ?4 is called by a definition calling it under a branch */ \
     X(PP_SITES, "SELECT start_line FROM pp WHERE file_id = ?1 AND kind = 2 AND start_line "        \
                 "BETWEEN ?2 AND ?3 AND name = ?4 ORDER BY start_line LIMIT 64")                    \
-    /* the definitions (kind 1) of macro ?1 */                                                     \
-    X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind = 1 "     \
-                "ORDER BY file_id, start_line LIMIT 64")                                           \
+    /* the definitions (kind 1) of macro ?1, by path and position (pp.c takes the first that       \
+     * holds: never by file id, which follows the order files were written in) */                  \
+    X(PP_MACRO, "SELECT p.kind, p.file_id, p.start_line, p.text FROM pp p "                        \
+                "JOIN files f ON f.id = p.file_id WHERE p.name = ?1 AND p.kind = 1 "               \
+                "ORDER BY f.path, p.start_line LIMIT 64")                                          \
     X(RM_CHUNKS, "DELETE FROM chunks WHERE file_id = ?1")                                          \
     /* what a rewritten file keeps (update/keep.c): its chunks, the ones naming a symbol,          \
      * its refs, their edges, and other files' edges into it */                                    \
