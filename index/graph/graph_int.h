@@ -212,7 +212,7 @@ char *idx_graph_chunk_symbol(Resolver *r, int64_t id);
  * workspace. */
 const IdxLang *idx_graph_chunk_lang(Resolver *r, int64_t id);
 /* The chunks defining a symbol named name (at most max, into ids, in the
- * store's order); returns the count. */
+ * store's order: max found, which ones is not set); returns the count. */
 size_t idx_graph_symbol_ids(Resolver *r, const char *name, int64_t *ids, size_t max);
 /* Marks the references that a class's base moving from class `was` to
  * class `now` (either 0) can resolve differently through typed receivers:

@@ -661,7 +661,9 @@ int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref)
         return 0;
     int64_t ids[16];
     size_t k = idx_graph_symbol_ids(r, n, ids, 16);
-    if (k < 2) return 0; /* none, or the one the name alone finds */
+    /* none, or the one the name alone finds; or maybe more than 16: none
+     * rather than some (the same in any order) */
+    if (k < 2 || k == 16) return 0;
     Stars st;
     star_imports(r, ref->file_id, &st);
     int64_t v = 0, v_file = 0;

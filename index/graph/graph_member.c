@@ -126,7 +126,7 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
             int64_t id = sqlite3_column_int64(s, 0);
             if (!asked++) lang = idx_graph_chunk_lang(r, cls);
             if (idx_graph_chunk_lang(r, id) != lang) continue;
-            if (!n++ || id < v) v = id;
+            if (!n++) v = id; /* the first by path and position */
         }
         sqlite3_reset(s);
         sb_release(&tail);

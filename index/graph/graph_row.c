@@ -22,6 +22,7 @@ static int64_t writer_macro(Resolver *r, const RefRow *row)
 {
     int64_t ids[64], v = 0;
     size_t k = idx_graph_symbol_ids(r, row->name + strlen(IDX_REF_WRITER), ids, 64);
+    if (k == 64) return 0; /* maybe more: none rather than some (the same in any order) */
     for (size_t i = 0; i < k && v >= 0 && !r->rc; i++)
         if (is_macro(r, ids[i])) v = v ? -1 : ids[i];
     return v > 0 ? v : 0;

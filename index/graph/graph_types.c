@@ -211,6 +211,7 @@ static int64_t declared_class(Resolver *r, const char *name)
     int64_t ids[8];
     size_t n = idx_graph_symbol_ids(r, name, ids, 8);
     int64_t v = 0;
+    if (n == 8) return 0; /* maybe more: none rather than some (the same in any order) */
     for (size_t i = 0; i < n && v >= 0 && r->rc == CR_OK; i++) {
         sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
         if (!q) return 0;

@@ -117,11 +117,18 @@ typedef struct Stemmer Stemmer; /* postings.c */
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
     X(SYMBOL_INSERT,                                                                               \
       "INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")        \
-    X(SYMBOL_BY_QUAL, "SELECT chunk_id FROM symbols WHERE qualname = ?1 LIMIT 1")                  \
+    /* the first by path and position (two files of one module may both define it): never by       \
+     * the rows' ids, which follow the order files were written in */                              \
+    X(SYMBOL_BY_QUAL, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "       \
+                      "JOIN files f ON f.id = c.file_id WHERE s.qualname = ?1 "                    \
+                      "ORDER BY f.path, c.start_line, c.win LIMIT 1")                              \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)      \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
-    X(SYMBOL_BY_SUFFIX, "SELECT chunk_id FROM symbols WHERE name = ?1 AND (qualname = ?3 OR "      \
-                        "substr(qualname, -length(?3) - 1) = '.' || ?3) LIMIT ?2")                 \
+    /* (the first ?2 by path and position, as SYMBOL_BY_QUAL) */                                   \
+    X(SYMBOL_BY_SUFFIX, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "     \
+                        "JOIN files f ON f.id = c.file_id WHERE s.name = ?1 AND (s.qualname = ?3 " \
+                        "OR substr(s.qualname, -length(?3) - 1) = '.' || ?3) "                     \
+                        "ORDER BY f.path, c.start_line, c.win LIMIT ?2")                           \
     /* (at most ?3 of them, any: past ?3 - 1 the caller takes none, so the order, by path and      \
      * position, never depends on the rows' ids, which follow the order files were written in) */  \
     X(METHODS_BY_NAME,                                                                             \
@@ -144,7 +151,7 @@ typedef struct Stemmer Stemmer; /* postings.c */
                    "JOIN chunks c ON c.id = s.chunk_id JOIN chunks o ON o.id = ?1 "                \
                    "JOIN files f ON f.id = c.file_id JOIN files fo ON fo.id = o.file_id "          \
                    "WHERE s.name = ?2 AND c.symbol = o.symbol AND c.kind = o.kind "                \
-                   "AND c.file_id != o.file_id ORDER BY s.chunk_id LIMIT ?3")                      \
+                   "AND c.file_id != o.file_id ORDER BY f.path, c.start_line, c.win LIMIT ?3")     \
     /* the definitions sharing chunk ?1's symbol and kind in its file (its                         \
      * overloads, itself among them) with their signatures */                                      \
     X(CHUNK_OVERLOADS, "SELECT c.id, c.signature FROM chunks c JOIN chunks o ON o.id = ?1 "        \
@@ -301,9 +308,11 @@ typedef struct Stemmer Stemmer; /* postings.c */
     /* the lines ?2..?3 of file ?1 where ?4 is called by a definition calling it under a branch */ \
     X(PP_SITES, "SELECT start_line FROM pp WHERE file_id = ?1 AND kind = 2 AND start_line "        \
                 "BETWEEN ?2 AND ?3 AND name = ?4 ORDER BY start_line LIMIT 64")                    \
-    /* the definitions (kind 1) of macro ?1 */                                                     \
-    X(PP_MACRO, "SELECT kind, file_id, start_line, text FROM pp WHERE name = ?1 AND kind = 1 "     \
-                "ORDER BY file_id, start_line LIMIT 64")                                           \
+    /* the definitions (kind 1) of macro ?1, by path and position (pp.c takes the first that       \
+     * holds: never by file id, which follows the order files were written in) */                  \
+    X(PP_MACRO, "SELECT p.kind, p.file_id, p.start_line, p.text FROM pp p "                        \
+                "JOIN files f ON f.id = p.file_id WHERE p.name = ?1 AND p.kind = 1 "               \
+                "ORDER BY f.path, p.start_line LIMIT 64")                                          \
     X(RM_CHUNKS, "DELETE FROM chunks WHERE file_id = ?1")                                          \
     /* what a rewritten file keeps (update/keep.c): its chunks, the ones naming a symbol,          \
      * its refs, their edges, and other files' edges into it */                                    \
