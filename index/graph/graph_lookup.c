@@ -572,12 +572,7 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
         RefRow top = *ref;
         top.name = (char *)n + IDX_REF_GLOBAL_LEN;
         v = idx_graph_resolve_expr(r, &top);
-        sqlite3_stmt *s = v ? idx_graph_stmt(r, STMT_CHUNK_KIND) : NULL;
-        if (s) {
-            sqlite3_bind_int64(s, 1, v);
-            if (idx_graph_step(r, s) && sqlite3_column_int(s, 0) == IDX_KIND_METHOD) v = 0;
-            sqlite3_reset(s);
-        }
+        if (v && idx_graph_chunk_kind(r, v) == IDX_KIND_METHOD) v = 0;
         goto out;
     }
     if (first == 1 && n[0] == '?') {

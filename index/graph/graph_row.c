@@ -37,12 +37,7 @@ static int64_t writer_macro(Resolver *r, const RefRow *row)
  * as found. */
 static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
 {
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_GET);
-    if (!s) return cls;
-    sqlite3_bind_int64(s, 1, cls);
-    int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 10) : -1;
-    sqlite3_reset(s);
-    if (kind != IDX_KIND_CLASS) return cls;
+    if (idx_graph_chunk_kind(r, cls) != IDX_KIND_CLASS) return cls;
     char *sym = idx_graph_chunk_symbol(r, cls);
     const char *name = sym ? strrchr(sym, '.') : NULL;
     int64_t m = sym ? idx_graph_member_out_of_line(r, cls, name ? name + 1 : sym) : 0;
@@ -65,14 +60,8 @@ static int64_t construct_target(Resolver *r, const RefRow *row)
     int64_t c = row->argc == 0 ? idx_graph_field_class(r, &t) : 0;
     if (!c && !r->rc) c = idx_graph_resolve_expr(r, &t);
     if (!c && !r->rc) c = idx_graph_declared_function(r, &t);
-    sqlite3_stmt *s = c && !r->rc ? idx_graph_stmt(r, STMT_CHUNK_GET) : NULL;
-    int kind = -1;
-    if (s) {
-        sqlite3_bind_int64(s, 1, c);
-        kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 10) : -1;
-        sqlite3_reset(s);
-    }
-    return kind == IDX_KIND_CLASS && !r->rc ? constructor_of(r, c, &t) : 0;
+    int cls = c && !r->rc && idx_graph_chunk_kind(r, c) == IDX_KIND_CLASS;
+    return cls && !r->rc ? constructor_of(r, c, &t) : 0;
 }
 
 size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)

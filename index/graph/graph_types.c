@@ -15,20 +15,10 @@
  * IDX_REF_INTERFACE_NAME) reaches the implementations too. */
 #include "graph_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A chunk's kind (IdxKind), or -1. */
-static int chunk_kind(Resolver *r, int64_t id)
-{
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_KIND);
-    if (!s) return -1;
-    sqlite3_bind_int64(s, 1, id);
-    int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 0) : -1;
-    sqlite3_reset(s);
-    return kind;
-}
 
 /* A dotted expression resolved as a call written where ref is, by what the
  * name reaches only (never by its last part alone). */
@@ -98,7 +88,7 @@ static int64_t fact_class(Resolver *r, int64_t id, const char *type, int depth)
  * function or method, what its result fact says; else 0. */
 static int64_t result_class(Resolver *r, int64_t t, int depth)
 {
-    int kind = chunk_kind(r, t);
+    int kind = idx_graph_chunk_kind(r, t);
     if (kind == IDX_KIND_CLASS) return t;
     if ((kind != IDX_KIND_FUNCTION && kind != IDX_KIND_METHOD) || depth > TYPE_DEPTH) return 0;
     char *type = type_fact(r, t, "()");
@@ -192,7 +182,7 @@ static int64_t attr_class(Resolver *r, int64_t c, const char *a, int depth)
 static int64_t attr_class_walk(Resolver *r, int64_t c, const char *a, int depth)
 {
     int64_t m = idx_graph_member(r, c, a);
-    if (m && chunk_kind(r, m) != IDX_KIND_CLASS) return result_class(r, m, depth + 1);
+    if (m && idx_graph_chunk_kind(r, m) != IDX_KIND_CLASS) return result_class(r, m, depth + 1);
     char *type = type_fact(r, c, a);
     int64_t v = type ? fact_class(r, c, type, depth) : 0;
     free(type);
@@ -219,7 +209,7 @@ static int64_t declared_class(Resolver *r, const char *name)
         const char *sym = idx_graph_step(r, q) ? (const char *)sqlite3_column_text(q, 2) : NULL;
         int top = sym && !strcmp(sym, name);
         sqlite3_reset(q);
-        if (top && chunk_kind(r, ids[i]) == IDX_KIND_CLASS) v = v ? -1 : ids[i];
+        if (top && idx_graph_chunk_kind(r, ids[i]) == IDX_KIND_CLASS) v = v ? -1 : ids[i];
     }
     return v > 0 ? v : 0;
 }
@@ -250,7 +240,7 @@ static int64_t chain_class(Resolver *r, const RefRow *at, const char *callee, co
         free(a);
     }
     *last = seg;
-    return c && chunk_kind(r, c) == IDX_KIND_CLASS ? c : 0;
+    return c && idx_graph_chunk_kind(r, c) == IDX_KIND_CLASS ? c : 0;
 }
 
 /* The member a chain "T().a.m" names (chain_class's class's m), or 0. */
@@ -287,7 +277,7 @@ static int64_t callee_def(Resolver *r, const RefRow *at, const char *callee, int
     const char *open = last_open(callee);
     int lib = 0;
     int64_t t = open ? chain_member(r, at, callee, open, &lib, depth) : type_expr(r, at, callee);
-    if (t && chunk_kind(r, t) == IDX_KIND_CLASS)
+    if (t && idx_graph_chunk_kind(r, t) == IDX_KIND_CLASS)
         t = at->lang && at->lang->constructor_name
                 ? class_member(r, at, t, at->lang->constructor_name)
                 : 0;
@@ -371,7 +361,8 @@ static int64_t items_class(Resolver *r, const RefRow *at, const char *callee, in
     int64_t c = 0;
     if (type) {
         c = fact_class(r, t, type, depth);
-    } else if (chunk_kind(r, t) != IDX_KIND_CLASS && (c = result_class(r, t, depth + 1)) != 0) {
+    } else if (idx_graph_chunk_kind(r, t) != IDX_KIND_CLASS &&
+               (c = result_class(r, t, depth + 1)) != 0) {
         type = type_fact(r, c, IDX_REF_ITEMS);
         c = type ? fact_class(r, c, type, depth) : 0;
     }
@@ -382,8 +373,7 @@ static int64_t items_class(Resolver *r, const RefRow *at, const char *callee, in
 /* Whether member name m is an operator's ("operator==", "operator[]"). */
 static int operator_name(const char *m)
 {
-    return !strncmp(m, "operator", 8) && m[8] && m[8] != '_' && !(m[8] >= 'a' && m[8] <= 'z') &&
-           !(m[8] >= 'A' && m[8] <= 'Z') && !(m[8] >= '0' && m[8] <= '9');
+    return !strncmp(m, "operator", 8) && m[8] && m[8] != '_' && !isalnum((unsigned char)m[8]);
 }
 
 /* The class of what calling `callee` gives, written where ref is ("T", "f",
@@ -469,7 +459,7 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
         int64_t v = idx_graph_resolve_qualified(r, q.buf, 0);
         sb_release(&q);
         if (!v) v = enclosing_inherited(r, at, dot, m);
-        if (v && chunk_kind(r, v) == IDX_KIND_METHOD) *out = v;
+        if (v && idx_graph_chunk_kind(r, v) == IDX_KIND_METHOD) *out = v;
         return 1;
     }
     /* an attribute read through a typed receiver: a property only */
@@ -486,7 +476,7 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
         size_t root = strcspn(name, ".");
         if (!name[root] || strchr(name + root + 1, '.')) return 0;
         int64_t c = module_var_class(r, at, name, root, 0);
-        if (c && chunk_kind(r, c) == IDX_KIND_CLASS) {
+        if (c && idx_graph_chunk_kind(r, c) == IDX_KIND_CLASS) {
             *out = class_member(r, at, c, name + root + 1);
             return 1;
         }
@@ -506,12 +496,13 @@ int idx_graph_typed(Resolver *r, const RefRow *at, int64_t *out)
         free(a);
     }
     if (strchr(m, '.')) return 1; /* an attribute of no known class */
-    if (c && chunk_kind(r, c) == IDX_KIND_CLASS)
+    if (c && idx_graph_chunk_kind(r, c) == IDX_KIND_CLASS)
         *out = class_member(r, at, c, m);
     else if (!read && !idx_graph_builtin_method(at->lang, m) && !operator_name(m))
         *out = idx_graph_unique_by_name(r, m); /* (an operator of a type not found: built in) */
     if (read && *out) {
-        char *prop = chunk_kind(r, *out) == IDX_KIND_METHOD ? type_fact(r, *out, "@") : NULL;
+        char *prop =
+            idx_graph_chunk_kind(r, *out) == IDX_KIND_METHOD ? type_fact(r, *out, "@") : NULL;
         if (!prop) *out = 0;
         free(prop);
     }
@@ -668,7 +659,7 @@ static size_t implementations(Resolver *r, int64_t decl, int64_t *out, size_t ma
     names = own_methods(r, iface, &nm);
     for (size_t j = 0; j < n && r->rc == CR_OK; j++) {
         if (!cls[j] || cls[j] == iface || chunk[j] == decl ||
-            chunk_kind(r, cls[j]) != IDX_KIND_CLASS || implicit_interface(r, cls[j]))
+            idx_graph_chunk_kind(r, cls[j]) != IDX_KIND_CLASS || implicit_interface(r, cls[j]))
             continue;
         size_t i = 0;
         while (i < nm && idx_graph_member(r, cls[j], names[i]))
@@ -694,9 +685,9 @@ int64_t idx_graph_field_class(Resolver *r, const RefRow *at)
     int64_t c = type_expr(r, at, cls);
     if (!c) c = declared_class(r, cls);
     free(cls);
-    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
+    if (!c || idx_graph_chunk_kind(r, c) != IDX_KIND_CLASS) return 0;
     int64_t v = attr_class(r, c, at->name, 0);
-    return v && chunk_kind(r, v) == IDX_KIND_CLASS ? v : 0;
+    return v && idx_graph_chunk_kind(r, v) == IDX_KIND_CLASS ? v : 0;
 }
 
 int64_t idx_graph_class_call(Resolver *r, const RefRow *at)
@@ -724,7 +715,8 @@ int64_t idx_graph_class_call(Resolver *r, const RefRow *at)
         if (!c && !idx_lang_self_word(at->lang, cls, strlen(cls))) c = declared_class(r, cls);
         free(cls);
     }
-    if (!c || chunk_kind(r, c) != IDX_KIND_CLASS || idx_graph_chunk_lang(r, c) != at->lang)
+    if (!c || idx_graph_chunk_kind(r, c) != IDX_KIND_CLASS ||
+        idx_graph_chunk_lang(r, c) != at->lang)
         return 0;
     int64_t m = class_member(r, at, c, dot ? dot + 1 : name);
     return m && idx_graph_chunk_lang(r, m) == at->lang ? m : 0;
@@ -744,7 +736,7 @@ int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)
     sb_add(&q, at->symbol, (size_t)(cls_end - at->symbol));
     int64_t cls = idx_graph_resolve_qualified(r, q.buf, 0);
     sb_release(&q);
-    if (!cls || chunk_kind(r, cls) != IDX_KIND_CLASS) return 0;
+    if (!cls || idx_graph_chunk_kind(r, cls) != IDX_KIND_CLASS) return 0;
     /* each field through the class the one before holds (`state_.bindings_.m`) */
     int64_t c = cls;
     for (const char *p = name; c && p < dot && r->rc == CR_OK;) {
@@ -752,7 +744,7 @@ int idx_graph_field_call(Resolver *r, const RefRow *at, int64_t *out)
         char *field = xstrndup(p, (size_t)(e - p));
         c = attr_class(r, c, field, 1);
         free(field);
-        if (c && chunk_kind(r, c) != IDX_KIND_CLASS) c = 0;
+        if (c && idx_graph_chunk_kind(r, c) != IDX_KIND_CLASS) c = 0;
         p = e + 1;
     }
     if (!c) return 0;

@@ -117,6 +117,21 @@ struct FileWords {
     size_t n_ids, cap_ids;
 };
 
+/* The slot of s[0..n) (hash h) in ids: its id + 1, or 0 (an empty slot,
+ * at *at). */
+static uint32_t strids_find(const StrIds *ids, const char *s, size_t n, uint64_t h, size_t *at)
+{
+    size_t i = h & (ids->cap_slot - 1);
+    uint32_t v;
+    for (; (v = ids->slot[i]) != 0; i = (i + 1) & (ids->cap_slot - 1)) {
+        uint32_t k = v - 1;
+        if (ids->hash[k] == h && ids->len[k] == n && !memcmp(ids->text.buf + ids->off[k], s, n))
+            break;
+    }
+    *at = i;
+    return v;
+}
+
 /* The id of s[0..n) (hash h) in ids; *added 1 when it is new. */
 static uint32_t strids_put(StrIds *ids, const char *s, size_t n, uint64_t h, int *added)
 {
@@ -132,13 +147,10 @@ static uint32_t strids_put(StrIds *ids, const char *s, size_t n, uint64_t h, int
             ids->slot[i] = k + 1;
         }
     }
-    size_t i = h & (ids->cap_slot - 1);
+    size_t i;
+    uint32_t v = strids_find(ids, s, n, h, &i);
     *added = 0;
-    for (uint32_t v; (v = ids->slot[i]) != 0; i = (i + 1) & (ids->cap_slot - 1)) {
-        uint32_t k = v - 1;
-        if (ids->hash[k] == h && ids->len[k] == n && !memcmp(ids->text.buf + ids->off[k], s, n))
-            return k;
-    }
+    if (v) return v - 1;
     if (ids->n == ids->cap) {
         ids->cap = ids->cap ? ids->cap * 2 : 64;
         ids->off = xrealloc(ids->off, ids->cap * sizeof *ids->off);
@@ -204,14 +216,8 @@ static void stem__word_terms(Stemmer *m, const char *s, size_t n, uint64_t h, Fi
     uint32_t c;
     if (m->cache->n >= STEM_CACHE_WORDS) {
         /* full: a word seen keeps its terms, a new one is tokenized here */
-        size_t i = h & (m->cache->cap_slot - 1);
-        uint32_t v;
-        for (; (v = m->cache->slot[i]) != 0; i = (i + 1) & (m->cache->cap_slot - 1)) {
-            uint32_t k = v - 1;
-            if (m->cache->hash[k] == h && m->cache->len[k] == n &&
-                !memcmp(m->cache->text.buf + m->cache->off[k], s, n))
-                break;
-        }
+        size_t i;
+        uint32_t v = strids_find(m->cache, s, n, h, &i);
         if (!v) {
             stem__run(m, s, n, FTS5_TOKENIZE_DOCUMENT, ft, fileterms__token);
             return;

@@ -270,46 +270,35 @@ static char *chunk__signature(ChunkRun *r, const ChunkUnit *u)
 
 /* ---------------------------------------------------------------- walk */
 
-/* Whether p[0..n) starts with the quoted string want (either quote). */
-static int chunk__quoted(const char *p, size_t n, const char *want, size_t *used)
-{
-    size_t w = strlen(want);
-    if (n < w + 2 || (p[0] != '"' && p[0] != '\'') || p[w + 1] != p[0] || memcmp(p + 1, want, w))
-        return 0;
-    *used = w + 2;
-    return 1;
-}
-
 /* Whether an `if` condition is false on the platform code is read for
  * (Linux): `sys.platform == "win32"`, `sys.platform.startswith("win")` (any
  * platform but linux), `os.name == "nt"`, alone or and-ed with anything. */
 static int chunk__other_platform(ChunkRun *r, TSNode cond)
 {
+    static const struct {
+        const char *head, *close, *here; /* here: the value on Linux */
+        int prefix;                      /* a prefix of it (startswith) */
+    } tests[] = {{"sys.platform==", "", "linux", 0},
+                 {"sys.platform.startswith(", ")", "linux", 1},
+                 {"os.name==", "", "posix", 0}};
     idx_py_squeezed(r, cond, &r->sb2);
-    const char *p = r->sb2.buf;
-    size_t n = r->sb2.len, k = 0, used = 0;
-    static const char *const heads[] = {"sys.platform==", "sys.platform.startswith(", "os.name=="};
-    int h = -1;
-    for (int i = 0; i < 3 && h < 0; i++)
-        if (n > strlen(heads[i]) && !memcmp(p, heads[i], strlen(heads[i]))) h = i;
-    if (h < 0 || !p) return 0;
-    k = strlen(heads[h]);
-    char q = p[k];
-    if (q != '"' && q != '\'') return 0;
-    const char *end = memchr(p + k + 1, q, n - k - 1);
-    if (!end) return 0;
-    size_t vlen = (size_t)(end - p - k - 1);
-    const char *v = p + k + 1;
-    int other;
-    if (h == 2)
-        other = !chunk__quoted(p + k, n - k, "posix", &used);
-    else if (h == 1)
-        other = vlen > 5 || memcmp(v, "linux", vlen) != 0;
-    else
-        other = vlen != 5 || memcmp(v, "linux", 5) != 0;
-    size_t after = (size_t)(end - p) + 1 + (h == 1);
-    if (h == 1 && (after > n || p[after - 1] != ')')) return 0;
-    return other && (after == n || (n - after > 3 && !memcmp(p + after, "and", 3)));
+    const char *p = r->sb2.buf ? r->sb2.buf : "";
+    size_t n = r->sb2.len;
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        size_t k = strlen(tests[i].head);
+        if (n <= k + 1 || memcmp(p, tests[i].head, k)) continue;
+        char q = p[k];
+        const char *v = p + k + 1, *end = q == '"' || q == '\'' ? memchr(v, q, n - k - 1) : NULL;
+        if (!end) return 0;
+        size_t vlen = (size_t)(end - v), clen = strlen(tests[i].close),
+               hlen = strlen(tests[i].here);
+        size_t after = (size_t)(end - p) + 1 + clen;
+        if (after > n || memcmp(end + 1, tests[i].close, clen)) return 0;
+        int here = tests[i].prefix ? vlen <= hlen && !memcmp(v, tests[i].here, vlen)
+                                   : vlen == hlen && !memcmp(v, tests[i].here, hlen);
+        return !here && (after == n || (n - after > 3 && !memcmp(p + after, "and", 3)));
+    }
+    return 0;
 }
 
 /* Visits one node in its parent's context; returns its children's context. */
