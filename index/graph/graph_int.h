@@ -205,7 +205,7 @@ int64_t idx_graph_class_call(Resolver *r, const RefRow *ref);
 /* The class of the field named ref's name (a bare name) of the class whose
  * method holds ref (`result_()` in a constructor's initializer list), or 0. */
 int64_t idx_graph_field_class(Resolver *r, const RefRow *ref);
-/* Chunk id's kind (IdxKind), or -1. */
+/* (graph_lookup.c) Chunk id's kind (IdxKind), or -1. */
 int idx_graph_chunk_kind(Resolver *r, int64_t id);
 /* Chunk id's qualified symbol (caller frees), or NULL. */
 char *idx_graph_chunk_symbol(Resolver *r, int64_t id);

@@ -558,6 +558,16 @@ static int builtin_receiver(const RefRow *ref, size_t len)
 }
 
 /* Resolves the dotted expression of a call/base/raise written in a chunk. */
+int idx_graph_chunk_kind(Resolver *r, int64_t id)
+{
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_KIND);
+    if (!s) return -1;
+    sqlite3_bind_int64(s, 1, id);
+    int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 0) : -1;
+    sqlite3_reset(s);
+    return kind;
+}
+
 int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
 {
     const char *n = ref->name;

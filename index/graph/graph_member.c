@@ -146,16 +146,6 @@ static int64_t out_of_line(Resolver *r, int64_t cls, const char *name, int depth
     return v;
 }
 
-int idx_graph_chunk_kind(Resolver *r, int64_t id)
-{
-    sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_KIND);
-    if (!s) return -1;
-    sqlite3_bind_int64(s, 1, id);
-    int kind = idx_graph_step(r, s) ? sqlite3_column_int(s, 0) : -1;
-    sqlite3_reset(s);
-    return kind;
-}
-
 char *idx_graph_chunk_symbol(Resolver *r, int64_t id)
 {
     sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
