@@ -472,7 +472,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     size_t n_old = 0;
     Pool pool = {0};
     pthread_t *threads = NULL;
-    int n_threads = 0, in_txn = 0;
+    int n_threads = 0, in_txn = 0, spill_set = 0;
     IdxUpdateStats stats = {0};
     double t0 = now_ms();
     IdxLangPick pick, old_pick = st->lang_pick;
@@ -517,6 +517,14 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     update__plan(&scan, &by_path, old, &pool, &st->lang_pick, repick && !cold, &marks, &stats);
     pool.marks = &marks;
 
+    /* A pass that writes many files sorts whole tables (the indexes a cold
+     * build makes, resolution's edges): past the cache, to files, not
+     * memory (the kernel's peak RSS). Set between transactions: setting it
+     * makes the connection prepare its statements again, which a small
+     * update does not pay. */
+    if ((cold || pool.n >= BATCH_FILES) && !(rc = idx_store_sorts_spill_to_disk(st, 1, e)))
+        spill_set = 1;
+    if (rc) goto out;
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
     /* A cold build loads the tables bare and indexes them once at the end. */
@@ -594,6 +602,7 @@ out:
     /* A stop keeps the whole files written so far; anything else rolls back. */
     if (in_txn && (!rc || rc == CR_ECANCELED) && idx_fanin_flush(st, NULL)) rc = CR_EDB;
     if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
+    if (spill_set) idx_store_sorts_spill_to_disk(st, 0, NULL);
     if (rc) idx_store_postings_invalidate(st);
     if (rc) st->lang_pick = old_pick; /* as meta still says */
     idx_dense_write_end(st, rc == CR_OK);
