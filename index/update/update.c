@@ -18,6 +18,8 @@
  * transactions; each file's rows land whole or not at all. */
 
 #define BATCH_FILES 500
+/* a pass of this many files or more sorts past the cache into files */
+#define SPILL_FILES 10000
 #define MAX_AHEAD 256
 
 typedef struct Pool {
@@ -517,13 +519,13 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     update__plan(&scan, &by_path, old, &pool, &st->lang_pick, repick && !cold, &marks, &stats);
     pool.marks = &marks;
 
-    /* A pass that writes many files sorts whole tables (the indexes a cold
-     * build makes, resolution's edges): past the cache, to files, not
-     * memory (the kernel's peak RSS). Set between transactions: setting it
-     * makes the connection prepare its statements again, which a small
-     * update does not pay. */
-    if ((cold || pool.n >= BATCH_FILES) && !(rc = idx_store_sorts_spill_to_disk(st, 1, e)))
-        spill_set = 1;
+    /* A pass that writes a large tree sorts whole tables (the indexes a
+     * cold build makes, resolution's edges): past the cache, to files, not
+     * memory (the kernel's peak RSS). A smaller one keeps them in memory:
+     * Django's cold build costs the same either way, but would write a
+     * temporary file in /var/tmp. Set between transactions: setting it
+     * makes the connection prepare its statements again. */
+    if (pool.n >= SPILL_FILES && !(rc = idx_store_sorts_spill_to_disk(st, 1, e))) spill_set = 1;
     if (rc) goto out;
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
