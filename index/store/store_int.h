@@ -617,6 +617,9 @@ CrErr idx_store_indexes_drop(IdxStore *st, ErrInfo *e);
 CrErr idx_store_indexes_ensure(IdxStore *st, ErrInfo *e);
 /* The same but refs_dirty, which a cold build makes after resolving. */
 CrErr idx_store_indexes_ensure_lookup(IdxStore *st, ErrInfo *e);
+/* Where SQLite's sorts spill past the page cache: temporary files (on 1)
+ * or memory (0, as the store opens). Outside a transaction only. */
+CrErr idx_store_sorts_spill_to_disk(IdxStore *st, int on, ErrInfo *e);
 /* Drops (make 0) or makes the indexes resolution writes row by row and no
  * lookup reads (refs_dirty unless edges_only, edges_*: graph.c, around a
  * fresh pass's calls). */

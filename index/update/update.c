@@ -18,6 +18,8 @@
  * transactions; each file's rows land whole or not at all. */
 
 #define BATCH_FILES 500
+/* a pass of this many files or more sorts past the cache into files */
+#define SPILL_FILES 10000
 #define MAX_AHEAD 256
 
 typedef struct Pool {
@@ -472,7 +474,7 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     size_t n_old = 0;
     Pool pool = {0};
     pthread_t *threads = NULL;
-    int n_threads = 0, in_txn = 0;
+    int n_threads = 0, in_txn = 0, spill_set = 0;
     IdxUpdateStats stats = {0};
     double t0 = now_ms();
     IdxLangPick pick, old_pick = st->lang_pick;
@@ -517,6 +519,14 @@ CrErr idx_update(IdxStore *st, IdxProgressFn progress, void *ud, IdxUpdateStats 
     update__plan(&scan, &by_path, old, &pool, &st->lang_pick, repick && !cold, &marks, &stats);
     pool.marks = &marks;
 
+    /* A pass that writes a large tree sorts whole tables (the indexes a
+     * cold build makes, resolution's edges): past the cache, to files, not
+     * memory (the kernel's peak RSS). A smaller one keeps them in memory:
+     * Django's cold build costs the same either way, but would write a
+     * temporary file in /var/tmp. Set between transactions: setting it
+     * makes the connection prepare its statements again. */
+    if (pool.n >= SPILL_FILES && !(rc = idx_store_sorts_spill_to_disk(st, 1, e))) spill_set = 1;
+    if (rc) goto out;
     if ((rc = begin(st, e))) goto out;
     in_txn = 1;
     /* A cold build loads the tables bare and indexes them once at the end. */
@@ -594,6 +604,7 @@ out:
     /* A stop keeps the whole files written so far; anything else rolls back. */
     if (in_txn && (!rc || rc == CR_ECANCELED) && idx_fanin_flush(st, NULL)) rc = CR_EDB;
     if (in_txn) idx_store_exec(st, rc && rc != CR_ECANCELED ? "ROLLBACK" : "COMMIT", NULL);
+    if (spill_set) idx_store_sorts_spill_to_disk(st, 0, NULL);
     if (rc) idx_store_postings_invalidate(st);
     if (rc) st->lang_pick = old_pick; /* as meta still says */
     idx_dense_write_end(st, rc == CR_OK);
