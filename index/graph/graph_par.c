@@ -24,6 +24,7 @@ typedef struct ParWorker {
     Resolver r;
     ErrInfo e;
     uint64_t gen; /* the page its memo was made for */
+    int64_t tmp[PAR_BLOCK * DISPATCH_MAX]; /* a block's targets, before they are packed */
     pthread_t th;
     int started;
     double cpu_ms; /* the thread's CPU time, for the debug log */
@@ -41,7 +42,10 @@ struct GraphPar {
     int busy;            /* threads inside the page */
     int stop;
     unsigned char *block_done;
-    int64_t *dst; /* DISPATCH_MAX per row */
+    /* a done block's targets, packed (rows have few: a fixed DISPATCH_MAX
+     * a row would be pages touched once and zeroed for nothing) */
+    int64_t **block_dst;
+    uint32_t *off; /* a row's first target in its block's */
     size_t *nd;
     size_t cap;
     size_t ready; /* rows known done by the taker (a block's end) */
@@ -98,9 +102,16 @@ static void *par_worker(void *arg)
             idx_graph_memo_forget(&w->r);
         }
         pthread_mutex_unlock(&p->mu);
-        for (size_t i = lo; i < hi && w->r.rc == CR_OK; i++)
-            p->nd[i] = idx_graph_lookup_row(&w->r, &rows[i], &p->dst[i * DISPATCH_MAX]);
+        size_t used = 0;
+        for (size_t i = lo; i < hi && w->r.rc == CR_OK; i++) {
+            p->off[i] = (uint32_t)used;
+            p->nd[i] = idx_graph_lookup_row(&w->r, &rows[i], &w->tmp[used]);
+            used += p->nd[i];
+        }
+        int64_t *packed = xmalloc((used ? used : 1) * sizeof *packed);
+        memcpy(packed, w->tmp, used * sizeof *packed);
         pthread_mutex_lock(&p->mu);
+        p->block_dst[lo / PAR_BLOCK] = packed;
         if (w->r.rc && p->rc == CR_OK) {
             p->rc = w->r.rc;
             p->err = w->e;
@@ -114,6 +125,16 @@ static void *par_worker(void *arg)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     w->cpu_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
     return NULL;
+}
+
+/* The packed targets of the last page's blocks (the caller is done with
+ * them: a page is taken whole before the next is posted). */
+static void par_blocks_free(GraphPar *p)
+{
+    for (size_t b = 0; p->block_dst && b < p->cap / PAR_BLOCK + 1; b++) {
+        free(p->block_dst[b]);
+        p->block_dst[b] = NULL;
+    }
 }
 
 GraphPar *idx_graph_par_start(IdxStore *st, int n, const GraphNames *names)
@@ -172,8 +193,10 @@ void idx_graph_par_stop(GraphPar *p)
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
+    par_blocks_free(p);
     free(p->block_done);
-    free(p->dst);
+    free(p->block_dst);
+    free(p->off);
     free(p->nd);
     free(p->w);
     free(p);
@@ -182,13 +205,16 @@ void idx_graph_par_stop(GraphPar *p)
 void idx_graph_par_post(GraphPar *p, const RefRow *rows, size_t n)
 {
     pthread_mutex_lock(&p->mu);
+    par_blocks_free(p);
     if (n > p->cap) {
         p->cap = n;
         free(p->block_done);
-        free(p->dst);
+        free(p->block_dst);
+        free(p->off);
         free(p->nd);
         p->block_done = xcalloc(n / PAR_BLOCK + 1, 1);
-        p->dst = xcalloc(n * DISPATCH_MAX, sizeof *p->dst);
+        p->block_dst = xcalloc(n / PAR_BLOCK + 1, sizeof *p->block_dst);
+        p->off = xcalloc(n, sizeof *p->off);
         p->nd = xcalloc(n, sizeof *p->nd);
     } else if (p->block_done) {
         memset(p->block_done, 0, p->cap / PAR_BLOCK + 1);
@@ -216,7 +242,7 @@ CrErr idx_graph_par_take(GraphPar *p, size_t i, const int64_t **dst, size_t *nd,
         if (rc) return rc;
         p->ready = (b + 1) * PAR_BLOCK;
     }
-    *dst = &p->dst[i * DISPATCH_MAX];
+    *dst = p->block_dst[i / PAR_BLOCK] + p->off[i];
     *nd = p->nd[i];
     return CR_OK;
 }
