@@ -11,6 +11,7 @@
 #include "graph_int.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,7 +42,9 @@ struct GraphPar {
     uint64_t gen;        /* pages posted */
     int busy;            /* threads inside the page */
     int stop;
-    unsigned char *block_done;
+    /* set (release) under mu when a block is done, read by the taker
+     * without it: the lock is taken only to wait */
+    atomic_uchar *block_done;
     /* a done block's targets, packed (rows have few: a fixed DISPATCH_MAX
      * a row would be pages touched once and zeroed for nothing) */
     int64_t **block_dst;
@@ -51,6 +54,7 @@ struct GraphPar {
     size_t ready; /* rows known done by the taker (a block's end) */
     size_t waits; /* blocks the taker waited for, for the debug log */
     CrErr rc;     /* the first failed lookup */
+    atomic_int failed; /* rc set: the taker takes the lock to read it */
     ErrInfo err;
 };
 
@@ -114,9 +118,10 @@ static void *par_worker(void *arg)
         p->block_dst[lo / PAR_BLOCK] = packed;
         if (w->r.rc && p->rc == CR_OK) {
             p->rc = w->r.rc;
+            atomic_store(&p->failed, 1);
             p->err = w->e;
         }
-        p->block_done[lo / PAR_BLOCK] = 1;
+        atomic_store_explicit(&p->block_done[lo / PAR_BLOCK], 1, memory_order_release);
         p->busy--;
         pthread_cond_broadcast(&p->done);
     }
@@ -212,12 +217,13 @@ void idx_graph_par_post(GraphPar *p, const RefRow *rows, size_t n)
         free(p->block_dst);
         free(p->off);
         free(p->nd);
-        p->block_done = xcalloc(n / PAR_BLOCK + 1, 1);
+        p->block_done = xcalloc(n / PAR_BLOCK + 1, sizeof *p->block_done);
         p->block_dst = xcalloc(n / PAR_BLOCK + 1, sizeof *p->block_dst);
         p->off = xcalloc(n, sizeof *p->off);
         p->nd = xcalloc(n, sizeof *p->nd);
     } else if (p->block_done) {
-        memset(p->block_done, 0, p->cap / PAR_BLOCK + 1);
+        for (size_t b = 0; b < p->cap / PAR_BLOCK + 1; b++)
+            atomic_store_explicit(&p->block_done[b], 0, memory_order_relaxed);
     }
     p->rows = rows;
     p->n_rows = n;
@@ -232,14 +238,17 @@ CrErr idx_graph_par_take(GraphPar *p, size_t i, const int64_t **dst, size_t *nd,
 {
     if (i >= p->ready) {
         size_t b = i / PAR_BLOCK;
-        pthread_mutex_lock(&p->mu);
-        p->waits += !p->block_done[b];
-        while (!p->block_done[b] && p->rc == CR_OK)
-            pthread_cond_wait(&p->done, &p->mu);
-        CrErr rc = p->rc;
-        if (rc && e) *e = p->err;
-        pthread_mutex_unlock(&p->mu);
-        if (rc) return rc;
+        if (atomic_load(&p->failed) ||
+            !atomic_load_explicit(&p->block_done[b], memory_order_acquire)) {
+            pthread_mutex_lock(&p->mu);
+            p->waits += !p->block_done[b];
+            while (!p->block_done[b] && p->rc == CR_OK)
+                pthread_cond_wait(&p->done, &p->mu);
+            CrErr rc = p->rc;
+            if (rc && e) *e = p->err;
+            pthread_mutex_unlock(&p->mu);
+            if (rc) return rc;
+        }
         p->ready = (b + 1) * PAR_BLOCK;
     }
     *dst = p->block_dst[i / PAR_BLOCK] + p->off[i];
