@@ -24,7 +24,7 @@ typedef struct ParWorker {
     IdxStore rd; /* a read-only connection to the same index */
     Resolver r;
     ErrInfo e;
-    uint64_t gen; /* the page its memo was made for */
+    uint64_t gen;                          /* the page its memo was made for */
     int64_t tmp[PAR_BLOCK * DISPATCH_MAX]; /* a block's targets, before they are packed */
     pthread_t th;
     int started;
@@ -51,9 +51,9 @@ struct GraphPar {
     uint32_t *off; /* a row's first target in its block's */
     size_t *nd;
     size_t cap;
-    size_t ready; /* rows known done by the taker (a block's end) */
-    size_t waits; /* blocks the taker waited for, for the debug log */
-    CrErr rc;     /* the first failed lookup */
+    size_t ready;      /* rows known done by the taker (a block's end) */
+    size_t waits;      /* blocks the taker waited for, for the debug log */
+    CrErr rc;          /* the first failed lookup */
     atomic_int failed; /* rc set: the taker takes the lock to read it */
     ErrInfo err;
 };

@@ -117,11 +117,10 @@ typedef struct Stemmer Stemmer; /* postings.c */
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
     X(SYMBOL_INSERT,                                                                               \
       "INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")        \
-    /* the first by path and position (two files of one module may both define it): never by       \
-     * the rows' ids, which follow the order files were written in */                              \
-    /* (every definition, mostly one: the first by path and position is                        \
-     * idx_store_first_placed's pick; an ORDER BY ... LIMIT 1 built a temporary                     \
-     * B-tree for each lookup) */                                                                   \
+    /* every definition (mostly one), of which idx_store_first_placed picks the first by path      \
+     * and position (two files of one module may both define it): never by the rows' ids, which    \
+     * follow the order files were written in; not by ORDER BY ... LIMIT 1, which builds a         \
+     * temporary B-tree for each lookup */                                                         \
     X(SYMBOL_BY_QUAL, "SELECT s.chunk_id, f.path, c.start_line, c.win FROM symbols s JOIN chunks " \
                       "c ON c.id = s.chunk_id JOIN files f ON f.id = c.file_id "                   \
                       "WHERE s.qualname = ?1")                                                     \

@@ -37,11 +37,11 @@ typedef struct Pool {
     pthread_mutex_t mu;
     pthread_cond_t room;  /* workers wait for the writer to catch up */
     pthread_cond_t ready; /* the writer waits for [want_lo, want_hi) */
-    int n_stems;     /* stems made (one per worker asked for) */
-    int inline_prep; /* no worker could start: the writer prepares each file */
+    int n_stems;          /* stems made (one per worker asked for) */
+    int inline_prep;      /* no worker could start: the writer prepares each file */
     Chunker *inline_ch;
-    size_t next;    /* next index a worker takes */
-    size_t written; /* files the writer has written (noted each time it waits) */
+    size_t next;             /* next index a worker takes */
+    size_t written;          /* files the writer has written (noted each time it waits) */
     size_t want_lo, want_hi; /* the files the writer waits for; want_hi 0: none */
     size_t ready_to;         /* files the writer knows done (its own) */
     unsigned char *done;
