@@ -153,6 +153,9 @@ void *file_read_pages_at(int fd, size_t n, size_t lead);
 /* A fast 64-bit non-cryptographic hash of bytes (stable across runs and
  * machines of the same endianness). */
 uint64_t hash64(const void *data, size_t len);
+/* hash64 of the first len bytes of the file fd, read through a small
+ * buffer; 0 when they cannot all be read. */
+int hash64_fd(int fd, uint64_t len, uint64_t *out);
 /* Writes 16 lowercase hex digits and a NUL into out (17 bytes). */
 void hash64_hex(uint64_t h, char out[17]);
 

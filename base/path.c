@@ -7,7 +7,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__linux__) && defined(SYS_openat2)
+#include <linux/openat2.h>
+#endif
 
 /* The one answer to "is this path inside the workspace?" (base.h). */
 
@@ -203,6 +207,27 @@ CrErr path_open_beneath(const char *real_root, const char *sub, int *out_fd)
     if (!path_is_normal_rel(sub)) return CR_EOUTSIDE;
     int fd = open(real_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? CR_ENOENT : CR_EIO;
+#if defined(__linux__) && defined(SYS_openat2)
+    {
+        /* The same walk in one call where the kernel has it (Linux 5.6):
+         * no symlink anywhere, nothing outside fd. A kernel or a filter
+         * that refuses the call leaves it to the walk below. */
+        struct open_how how = {.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+                               .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
+        long r = syscall(SYS_openat2, fd, sub, &how, sizeof how);
+        int err = errno;
+        if (r >= 0 || (err != ENOSYS && err != EPERM && err != EINVAL && err != E2BIG)) {
+            close(fd);
+            if (r < 0)
+                return err == ENOENT || err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG ||
+                               err == EXDEV
+                           ? CR_ENOENT
+                           : CR_EIO;
+            fd = (int)r;
+            goto opened;
+        }
+    }
+#endif
     /* Each component is a real entry of the directory before it (never a
      * symlink, never ".."), so what opens is inside the root whatever was
      * swapped since sub was resolved. */
@@ -225,6 +250,9 @@ CrErr path_open_beneath(const char *real_root, const char *sub, int *out_fd)
         if (!slash) break;
         p = slash + 1;
     }
+#if defined(__linux__) && defined(SYS_openat2)
+opened:;
+#endif
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);

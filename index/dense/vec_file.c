@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,10 +39,11 @@ static CrErr vecstore__write(const VecStore *vs, FILE *f, int fd, const char *tm
     off_t plen = ftello(f);
     if (fflush(f) != 0 || plen <= 0)
         return err_set(e, CR_EIO, "vectors: cannot write %s: %s", tmp, strerror(errno));
-    void *map = file_read_pages(fd, (size_t)plen); /* read back, never mapped */
-    if (!map) return err_set(e, CR_EIO, "vectors: cannot read back %s", tmp);
-    uint64_t h = hash64(map, (size_t)plen);
-    munmap(map, (size_t)plen);
+    /* read back (never mapped) through a small buffer: pages for the
+     * whole payload would be fresh ones, zeroed to be read once */
+    uint64_t h;
+    if (!hash64_fd(fd, (uint64_t)plen, &h))
+        return err_set(e, CR_EIO, "vectors: cannot read back %s", tmp);
 
     unsigned char t[TRAILER_BYTES];
     memcpy(t, trailer_magic, sizeof trailer_magic);

@@ -161,7 +161,13 @@ static const struct FileImports *file_imports(Resolver *r, int64_t file_id)
 int64_t idx_graph_symbol_by_qual(Resolver *r, const char *q)
 {
     if (r->names && !idx_graph_names_may_qual(r->names, q)) return 0;
-    return idx_graph_first_id(r, STMT_SYMBOL_BY_QUAL, q, 0, 0);
+    sqlite3_stmt *s = idx_graph_stmt(r, STMT_SYMBOL_BY_QUAL);
+    if (!s) return 0;
+    sqlite3_bind_text(s, 1, q, -1, SQLITE_STATIC);
+    int64_t v;
+    CrErr rc = idx_store_first_placed(r->st, s, &v, r->e);
+    if (rc && r->rc == CR_OK) r->rc = rc;
+    return v;
 }
 
 static int64_t module_chunk(Resolver *r, int64_t file_id)

@@ -11,6 +11,7 @@
 #include "graph_int.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +24,8 @@ typedef struct ParWorker {
     IdxStore rd; /* a read-only connection to the same index */
     Resolver r;
     ErrInfo e;
-    uint64_t gen; /* the page its memo was made for */
+    uint64_t gen;                          /* the page its memo was made for */
+    int64_t tmp[PAR_BLOCK * DISPATCH_MAX]; /* a block's targets, before they are packed */
     pthread_t th;
     int started;
     double cpu_ms; /* the thread's CPU time, for the debug log */
@@ -40,13 +42,19 @@ struct GraphPar {
     uint64_t gen;        /* pages posted */
     int busy;            /* threads inside the page */
     int stop;
-    unsigned char *block_done;
-    int64_t *dst; /* DISPATCH_MAX per row */
+    /* set (release) under mu when a block is done, read by the taker
+     * without it: the lock is taken only to wait */
+    atomic_uchar *block_done;
+    /* a done block's targets, packed (rows have few: a fixed DISPATCH_MAX
+     * a row would be pages touched once and zeroed for nothing) */
+    int64_t **block_dst;
+    uint32_t *off; /* a row's first target in its block's */
     size_t *nd;
     size_t cap;
-    size_t ready; /* rows known done by the taker (a block's end) */
-    size_t waits; /* blocks the taker waited for, for the debug log */
-    CrErr rc;     /* the first failed lookup */
+    size_t ready;      /* rows known done by the taker (a block's end) */
+    size_t waits;      /* blocks the taker waited for, for the debug log */
+    CrErr rc;          /* the first failed lookup */
+    atomic_int failed; /* rc set: the taker takes the lock to read it */
     ErrInfo err;
 };
 
@@ -98,14 +106,22 @@ static void *par_worker(void *arg)
             idx_graph_memo_forget(&w->r);
         }
         pthread_mutex_unlock(&p->mu);
-        for (size_t i = lo; i < hi && w->r.rc == CR_OK; i++)
-            p->nd[i] = idx_graph_lookup_row(&w->r, &rows[i], &p->dst[i * DISPATCH_MAX]);
+        size_t used = 0;
+        for (size_t i = lo; i < hi && w->r.rc == CR_OK; i++) {
+            p->off[i] = (uint32_t)used;
+            p->nd[i] = idx_graph_lookup_row(&w->r, &rows[i], &w->tmp[used]);
+            used += p->nd[i];
+        }
+        int64_t *packed = xmalloc((used ? used : 1) * sizeof *packed);
+        memcpy(packed, w->tmp, used * sizeof *packed);
         pthread_mutex_lock(&p->mu);
+        p->block_dst[lo / PAR_BLOCK] = packed;
         if (w->r.rc && p->rc == CR_OK) {
             p->rc = w->r.rc;
+            atomic_store(&p->failed, 1);
             p->err = w->e;
         }
-        p->block_done[lo / PAR_BLOCK] = 1;
+        atomic_store_explicit(&p->block_done[lo / PAR_BLOCK], 1, memory_order_release);
         p->busy--;
         pthread_cond_broadcast(&p->done);
     }
@@ -114,6 +130,16 @@ static void *par_worker(void *arg)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     w->cpu_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
     return NULL;
+}
+
+/* The packed targets of the last page's blocks (the caller is done with
+ * them: a page is taken whole before the next is posted). */
+static void par_blocks_free(GraphPar *p)
+{
+    for (size_t b = 0; p->block_dst && b < p->cap / PAR_BLOCK + 1; b++) {
+        free(p->block_dst[b]);
+        p->block_dst[b] = NULL;
+    }
 }
 
 GraphPar *idx_graph_par_start(IdxStore *st, int n, const GraphNames *names)
@@ -172,8 +198,10 @@ void idx_graph_par_stop(GraphPar *p)
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
+    par_blocks_free(p);
     free(p->block_done);
-    free(p->dst);
+    free(p->block_dst);
+    free(p->off);
     free(p->nd);
     free(p->w);
     free(p);
@@ -182,16 +210,20 @@ void idx_graph_par_stop(GraphPar *p)
 void idx_graph_par_post(GraphPar *p, const RefRow *rows, size_t n)
 {
     pthread_mutex_lock(&p->mu);
+    par_blocks_free(p);
     if (n > p->cap) {
         p->cap = n;
         free(p->block_done);
-        free(p->dst);
+        free(p->block_dst);
+        free(p->off);
         free(p->nd);
-        p->block_done = xcalloc(n / PAR_BLOCK + 1, 1);
-        p->dst = xcalloc(n * DISPATCH_MAX, sizeof *p->dst);
+        p->block_done = xcalloc(n / PAR_BLOCK + 1, sizeof *p->block_done);
+        p->block_dst = xcalloc(n / PAR_BLOCK + 1, sizeof *p->block_dst);
+        p->off = xcalloc(n, sizeof *p->off);
         p->nd = xcalloc(n, sizeof *p->nd);
     } else if (p->block_done) {
-        memset(p->block_done, 0, p->cap / PAR_BLOCK + 1);
+        for (size_t b = 0; b < p->cap / PAR_BLOCK + 1; b++)
+            atomic_store_explicit(&p->block_done[b], 0, memory_order_relaxed);
     }
     p->rows = rows;
     p->n_rows = n;
@@ -206,17 +238,20 @@ CrErr idx_graph_par_take(GraphPar *p, size_t i, const int64_t **dst, size_t *nd,
 {
     if (i >= p->ready) {
         size_t b = i / PAR_BLOCK;
-        pthread_mutex_lock(&p->mu);
-        p->waits += !p->block_done[b];
-        while (!p->block_done[b] && p->rc == CR_OK)
-            pthread_cond_wait(&p->done, &p->mu);
-        CrErr rc = p->rc;
-        if (rc && e) *e = p->err;
-        pthread_mutex_unlock(&p->mu);
-        if (rc) return rc;
+        if (atomic_load(&p->failed) ||
+            !atomic_load_explicit(&p->block_done[b], memory_order_acquire)) {
+            pthread_mutex_lock(&p->mu);
+            p->waits += !p->block_done[b];
+            while (!p->block_done[b] && p->rc == CR_OK)
+                pthread_cond_wait(&p->done, &p->mu);
+            CrErr rc = p->rc;
+            if (rc && e) *e = p->err;
+            pthread_mutex_unlock(&p->mu);
+            if (rc) return rc;
+        }
         p->ready = (b + 1) * PAR_BLOCK;
     }
-    *dst = &p->dst[i * DISPATCH_MAX];
+    *dst = p->block_dst[i / PAR_BLOCK] + p->off[i];
     *nd = p->nd[i];
     return CR_OK;
 }

@@ -222,6 +222,32 @@ CrErr idx_store_step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char 
     return CR_OK;
 }
 
+CrErr idx_store_first_placed(IdxStore *st, sqlite3_stmt *s, int64_t *id, ErrInfo *e)
+{
+    StrBuf path;
+    sb_init(&path);
+    int64_t line = 0, win = 0;
+    int row = 0;
+    CrErr rc;
+    *id = 0;
+    while (!(rc = idx_store_step(st, s, &row, e, "lookup")) && row) {
+        const char *p = (const char *)sqlite3_column_text(s, 1);
+        int64_t l = sqlite3_column_int64(s, 2), w = sqlite3_column_int64(s, 3);
+        int c = *id ? strcmp(p ? p : "", path.buf ? path.buf : "") : -1;
+        if (c < 0 || (c == 0 && (l < line || (l == line && w < win)))) {
+            *id = sqlite3_column_int64(s, 0);
+            sb_reset(&path);
+            sb_adds(&path, p ? p : "");
+            line = l;
+            win = w;
+        }
+    }
+    sqlite3_reset(s);
+    sb_release(&path);
+    if (rc) *id = 0;
+    return rc;
+}
+
 void idx_store_scan_options(const IdxStore *st, ScanOptions *out)
 {
     out->root = st->root;

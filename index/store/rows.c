@@ -340,7 +340,12 @@ CrErr idx_lookup_symbol(IdxStore *st, const char *name, int64_t **out, size_t *n
         return CR_EDB;
     }
     sqlite3_bind_text(s, 1, q, -1, SQLITE_STATIC);
-    rc = collect_ids(st, s, &v, &n, &cap, e);
+    int64_t first;
+    rc = idx_store_first_placed(st, s, &first, e);
+    if (!rc && first) {
+        ARRAY_GROW(v, n + 1, cap);
+        v[n++] = first;
+    }
     if (!rc && n == 0) {
         const char *last = strrchr(q, '.');
         s = idx_store_stmt(st, last ? STMT_SYMBOL_BY_SUFFIX : STMT_SYMBOL_BY_NAME, e);

@@ -117,11 +117,13 @@ typedef struct Stemmer Stemmer; /* postings.c */
                            "ORDER BY (kind != 0), start_line LIMIT 1")                             \
     X(SYMBOL_INSERT,                                                                               \
       "INSERT INTO symbols(qualname, own_name, chunk_id, file_id) VALUES (?1, ?2, ?3, ?4)")        \
-    /* the first by path and position (two files of one module may both define it): never by       \
-     * the rows' ids, which follow the order files were written in */                              \
-    X(SYMBOL_BY_QUAL, "SELECT s.chunk_id FROM symbols s JOIN chunks c ON c.id = s.chunk_id "       \
-                      "JOIN files f ON f.id = c.file_id WHERE s.qualname = ?1 "                    \
-                      "ORDER BY f.path, c.start_line, c.win LIMIT 1")                              \
+    /* every definition (mostly one), of which idx_store_first_placed picks the first by path      \
+     * and position (two files of one module may both define it): never by the rows' ids, which    \
+     * follow the order files were written in; not by ORDER BY ... LIMIT 1, which builds a         \
+     * temporary B-tree for each lookup */                                                         \
+    X(SYMBOL_BY_QUAL, "SELECT s.chunk_id, f.path, c.start_line, c.win FROM symbols s JOIN chunks " \
+                      "c ON c.id = s.chunk_id JOIN files f ON f.id = c.file_id "                   \
+                      "WHERE s.qualname = ?1")                                                     \
     X(SYMBOL_NAMES_OF_FILE, "SELECT DISTINCT name FROM symbols WHERE " IDX_SYMBOLS_OF_FILE_1)      \
     X(SYMBOL_BY_NAME, "SELECT chunk_id FROM symbols WHERE name = ?1 LIMIT ?2")                     \
     /* (the first ?2 by path and position, as SYMBOL_BY_QUAL) */                                   \
@@ -526,6 +528,10 @@ CrErr idx_store_step_done(IdxStore *st, sqlite3_stmt *s, ErrInfo *e, const char 
 CrErr idx_store_step(IdxStore *st, sqlite3_stmt *s, int *row, ErrInfo *e, const char *what);
 /* A text column as a heap string ("" for NULL); caller frees. */
 char *idx_store_col_dup(sqlite3_stmt *s, int i);
+/* Of the rows of a bound statement (id, path, line, window), which is
+ * reset, the id of the first by path, then line, then window (the first
+ * read of equals: a sort's order); *id 0 when none. */
+CrErr idx_store_first_placed(IdxStore *st, sqlite3_stmt *s, int64_t *id, ErrInfo *e);
 /* meta table values: CR_OK, CR_ENOENT for a missing key (out ""), CR_EDB
  * when it cannot be read (out ""). */
 CrErr idx_store_meta_get(IdxStore *st, const char *key, char *out, size_t cap, ErrInfo *e);

@@ -21,6 +21,10 @@
 /* a pass of this many files or more sorts past the cache into files */
 #define SPILL_FILES 10000
 #define MAX_AHEAD 256
+/* Files the writer waits for at once when it has caught up with the
+ * workers: one sleep and one wake-up for them, not one a file (each a
+ * futex round trip, and the lock taken against the workers a file). */
+#define WRITER_STRIDE 16
 
 typedef struct Pool {
     FileWork *work;
@@ -33,15 +37,25 @@ typedef struct Pool {
     IdxQueries *queries;     /* the store's */
     const ParseMarks *marks; /* the update's, each worker writes its slot */
     pthread_mutex_t mu;
-    pthread_cond_t cond;
-    int n_stems;     /* stems made (one per worker asked for) */
-    int inline_prep; /* no worker could start: the writer prepares each file */
+    pthread_cond_t room;  /* workers wait for the writer to catch up */
+    pthread_cond_t ready; /* the writer waits for [want_lo, want_hi) */
+    int n_stems;          /* stems made (one per worker asked for) */
+    int inline_prep;      /* no worker could start: the writer prepares each file */
     Chunker *inline_ch;
-    size_t next;    /* next index a worker takes */
-    size_t written; /* index the writer waits on */
+    size_t next;             /* next index a worker takes */
+    size_t written;          /* files the writer has written (noted each time it waits) */
+    size_t want_lo, want_hi; /* the files the writer waits for; want_hi 0: none */
+    size_t ready_to;         /* files the writer knows done (its own) */
     unsigned char *done;
     int stop;
 } Pool;
+
+static int pool_all_done(const Pool *p, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        if (!p->done[i]) return 0;
+    return 1;
+}
 
 static void *pool_worker(void *arg)
 {
@@ -52,7 +66,7 @@ static void *pool_worker(void *arg)
     int slot = p->started++;
     for (;;) {
         while (!p->stop && p->next < p->n && p->next >= p->written + MAX_AHEAD)
-            pthread_cond_wait(&p->cond, &p->mu);
+            pthread_cond_wait(&p->room, &p->mu);
         if (p->stop || p->next >= p->n) break;
         size_t i = p->next++;
         if (p->done[i]) continue; /* a suspect, prepared alone (pool_start) */
@@ -62,7 +76,8 @@ static void *pool_worker(void *arg)
         idx_marks_set(p->marks, slot, 0, NULL);
         pthread_mutex_lock(&p->mu);
         p->done[i] = 1;
-        pthread_cond_broadcast(&p->cond);
+        if (i >= p->want_lo && i < p->want_hi && pool_all_done(p, p->want_lo, p->want_hi))
+            pthread_cond_signal(&p->ready);
     }
     pthread_mutex_unlock(&p->mu);
     idx_chunker_free(ch);
@@ -200,7 +215,8 @@ static int pool_start(Pool *pool, IdxStore *st, pthread_t **threads)
     pool->em = idx_dense_parse_embedder_for(st, pool->work, pool->n);
     pool->done = xcalloc(pool->n + 1, 1);
     pthread_mutex_init(&pool->mu, NULL);
-    pthread_cond_init(&pool->cond, NULL);
+    pthread_cond_init(&pool->room, NULL);
+    pthread_cond_init(&pool->ready, NULL);
     int n = pool->n < (size_t)st->threads ? (int)pool->n : st->threads;
     /* Stemming for the postings moves to the workers (the writer is the
      * bottleneck of a cold build): the postings are kept current by every
@@ -247,7 +263,7 @@ static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
     idx_chunker_free(pool->inline_ch);
     pthread_mutex_lock(&pool->mu);
     pool->stop = 1;
-    pthread_cond_broadcast(&pool->cond);
+    pthread_cond_broadcast(&pool->room);
     pthread_mutex_unlock(&pool->mu);
     for (int t = 0; t < n_threads; t++)
         pthread_join(threads[t], NULL);
@@ -255,7 +271,8 @@ static void pool_stop(Pool *pool, pthread_t *threads, int n_threads)
         idx_stemmer_free(pool->stems[t]);
     free(pool->stems);
     pthread_mutex_destroy(&pool->mu);
-    pthread_cond_destroy(&pool->cond);
+    pthread_cond_destroy(&pool->room);
+    pthread_cond_destroy(&pool->ready);
 }
 
 /* path off the files noted to read again (st->reread). */
@@ -330,6 +347,24 @@ static CrErr file_lookup(IdxStore *st, const char *rel, int64_t *id, char hash[1
     return rc;
 }
 
+/* The writer at file i, which it does not know done: notes the files
+ * before it written (room for the workers) and waits until the next
+ * WRITER_STRIDE files (or the rest) are done. */
+static void pool_wait(Pool *pool, size_t i)
+{
+    size_t hi = pool->n - i < WRITER_STRIDE ? pool->n : i + WRITER_STRIDE;
+    pthread_mutex_lock(&pool->mu);
+    pool->written = i;
+    pthread_cond_broadcast(&pool->room);
+    pool->want_lo = i;
+    pool->want_hi = hi;
+    while (!pool_all_done(pool, i, hi))
+        pthread_cond_wait(&pool->ready, &pool->mu);
+    pool->want_hi = 0;
+    pthread_mutex_unlock(&pool->mu);
+    pool->ready_to = hi;
+}
+
 /* The apply: writes each file as the workers finish it, in scan order,
  * committing every BATCH_FILES files (*in_txn follows the transaction). */
 static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
@@ -349,10 +384,7 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
             idx_marks_set(pool->marks, 0, 1, NULL);
             pool->done[i] = 1;
         }
-        pthread_mutex_lock(&pool->mu);
-        while (!pool->done[i])
-            pthread_cond_wait(&pool->cond, &pool->mu);
-        pthread_mutex_unlock(&pool->mu);
+        if (i >= pool->ready_to) pool_wait(pool, i);
         FileWork *fw = &pool->work[i];
         if (fw->skip && strcmp(fw->skip, "gone") != 0)
             stats->files_skipped++;
@@ -378,10 +410,6 @@ static CrErr update__apply(IdxStore *st, Pool *pool, size_t n_scanned, int cold,
         if (!rc && !raced && !fw->same_content && !fw->skip) reread_forget(st, fw->path);
         if (!rc && (moved || raced)) reread_note(st, fw->path);
         idx_filework_release(fw);
-        pthread_mutex_lock(&pool->mu);
-        pool->written = i + 1;
-        pthread_cond_broadcast(&pool->cond);
-        pthread_mutex_unlock(&pool->mu);
         if (rc) return rc;
         if ((i + 1) % BATCH_FILES == 0) {
             if ((rc = note_pass(st, planned_unchanged + i + 1, n_scanned, e)) ||
