@@ -767,8 +767,8 @@ CrErr idx_ts_text_check(const char *src, size_t len, IdxTsWork *work, int querie
     /* what the tree's walk will count, known from the text: a token of the
      * text is a leaf of the tree (a string or a comment is fewer: the walk
      * pays back no more than it counts, idx_ts_work_tree) */
-    rc = idx_ts_work_ahead(work, tokens, queried ? IDX_TS_WORK_NODE : IDX_TS_WORK_WALK,
-                           "its text", e);
+    rc = idx_ts_work_ahead(work, tokens, queried ? IDX_TS_WORK_NODE : IDX_TS_WORK_WALK, "its text",
+                           e);
     if (!rc && queried) rc = idx_ts_work_ahead(work, levels, IDX_TS_WORK_LEVEL, "its text", e);
     return rc;
 }
