@@ -78,6 +78,8 @@ def instructions(bin_path, root, ix):
                         "index", "--root", root, "--index-dir", ix, "--threads", "1"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     os.unlink(out)
+    if "did not finish in" in r.stderr:  # the parse's wall-time guard: not its count
+        print("%s: cut by the parse's wall-time budget under valgrind" % root, flush=True)
     for line in r.stderr.splitlines():
         if "Collected :" in line:
             return int(line.split(":")[-1])
