@@ -705,26 +705,72 @@ int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend)
     return 1;
 }
 
-/* A byte's part in the bracket count: 1 opens, 2 closes (one table
- * load a byte, not six comparisons: every file's every byte passes here). */
-static const unsigned char ts__bracket[256] = {
-    ['('] = 1, ['['] = 1, ['{'] = 1, [')'] = 2, [']'] = 2, ['}'] = 2,
+/* A byte's part in the text's scan: a word byte (letters, digits, `_`,
+ * any byte of a character past ASCII), a blank, an opening bracket, a
+ * closing one, a comma, or other punctuation (every file's every byte
+ * passes here: a few comparisons and one table load). */
+enum { TS_TEXT_PUNCT, TS_TEXT_WORD, TS_TEXT_BLANK, TS_TEXT_OPEN, TS_TEXT_CLOSE, TS_TEXT_COMMA };
+static const unsigned char ts__text_punct[128] = {
+    ['('] = TS_TEXT_OPEN,  ['['] = TS_TEXT_OPEN,  ['{'] = TS_TEXT_OPEN,  [')'] = TS_TEXT_CLOSE,
+    [']'] = TS_TEXT_CLOSE, ['}'] = TS_TEXT_CLOSE, [','] = TS_TEXT_COMMA,
 };
 
-CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e)
+static unsigned ts__text_class(unsigned char c)
 {
+    if (c <= ' ') return TS_TEXT_BLANK;
+    if (c >= 128 || c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'))
+        return TS_TEXT_WORD;
+    return ts__text_punct[c];
+}
+
+/* ceil(log2 n), n >= 1: the hidden levels a list of n children is
+ * balanced into, as idx_ts_nesting_work counts them */
+static uint64_t ts__log2_up(uint64_t n)
+{
+    uint64_t lg = 0;
+    while (lg < 64 && ((uint64_t)1 << lg) < n)
+        lg++;
+    return lg;
+}
+
+CrErr idx_ts_text_check(const char *src, size_t len, IdxTsWork *work, int queried, ErrInfo *e)
+{
+    /* commas[d]: the commas met at depth d + 1 since its bracket opened */
+    uint32_t *commas = work ? xcalloc(TS_NEST_MAX_BRACKETS + 1, sizeof *commas) : NULL;
+    uint64_t tokens = 0, levels = 0;
     size_t depth = 0;
+    int word = 0;
+    CrErr rc = CR_OK;
     for (size_t i = 0; i < len; i++) {
-        unsigned k = ts__bracket[(unsigned char)src[i]];
-        if (!k) continue;
-        if (k == 1) {
-            if (++depth > TS_NEST_MAX_BRACKETS)
-                return err_set(e, CR_ETOOBIG, "brackets open %zu deep at byte %zu", depth, i);
-        } else if (depth) {
+        unsigned k = ts__text_class((unsigned char)src[i]);
+        tokens += k == TS_TEXT_WORD ? !word : k != TS_TEXT_BLANK;
+        word = k == TS_TEXT_WORD;
+        if (k == TS_TEXT_OPEN) {
+            if (++depth > TS_NEST_MAX_BRACKETS) {
+                rc = err_set(e, CR_ETOOBIG, "brackets open %zu deep at byte %zu", depth, i);
+                break;
+            }
+            if (commas) commas[depth - 1] = 0;
+        } else if (k == TS_TEXT_CLOSE && depth) {
             depth--;
+            /* a bracketed list of c commas: a node of at least 2c + 1
+             * children (its items and commas), each below the log of
+             * that many hidden levels */
+            uint64_t n = commas && commas[depth] ? 2 * (uint64_t)commas[depth] + 1 : 0;
+            if (n) levels += n * ts__log2_up(n);
+        } else if (k == TS_TEXT_COMMA && depth && commas) {
+            commas[depth - 1]++;
         }
     }
-    return CR_OK;
+    free(commas);
+    if (rc || !work) return rc;
+    /* what the tree's walk will count, known from the text: a token of the
+     * text is a leaf of the tree (a string or a comment is fewer: the walk
+     * pays back no more than it counts, idx_ts_work_tree) */
+    rc = idx_ts_work_ahead(work, tokens, queried ? IDX_TS_WORK_NODE : IDX_TS_WORK_WALK, "its text",
+                           e);
+    if (!rc && queried) rc = idx_ts_work_ahead(work, levels, IDX_TS_WORK_LEVEL, "its text", e);
+    return rc;
 }
 
 void idx_ts_nest_init(IdxTsNest *n, size_t len)
@@ -769,9 +815,9 @@ CrErr idx_ts_nesting_work(TSNode root, size_t len, IdxTsWork *work, int queried,
     ts_tree_cursor_delete(&cur);
     free(levels);
     if (!rc)
-        rc = idx_ts_work_add(work, nest.nodes, queried ? IDX_TS_WORK_NODE : IDX_TS_WORK_WALK,
-                             "its nodes", e);
-    if (!rc) rc = idx_ts_work_add(work, hidden, IDX_TS_WORK_LEVEL, "its lists", e);
+        rc = idx_ts_work_tree(work, nest.nodes, queried ? IDX_TS_WORK_NODE : IDX_TS_WORK_WALK,
+                              "its nodes", e);
+    if (!rc) rc = idx_ts_work_tree(work, hidden, IDX_TS_WORK_LEVEL, "its lists", e);
     return rc;
 }
 
@@ -820,11 +866,11 @@ CrErr idx_chunk_ts(TSParser *parser, TsKeep *keep, const TSQuery *query, IdxQuer
     memset(&r, 0, sizeof r);
     if (!src) len = 0;
     if (!src) src = "";
-    if ((rc = idx_ts_brackets_check(src, len, e))) return rc;
     char *masked = lang->mask ? lang->mask(src, len) : NULL;
     IdxTsWork work;
     idx_ts_work_init(&work, len);
-    rc = idx_ts_parse_counted(parser, keep, masked ? masked : src, len, &work, &tree, e);
+    rc = idx_ts_text_check(masked ? masked : src, len, &work, 1, e);
+    if (!rc) rc = idx_ts_parse_counted(parser, keep, masked ? masked : src, len, &work, &tree, e);
     free(masked);
     if (rc) return rc;
     sb_init(&r.sb);

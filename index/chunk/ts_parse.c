@@ -250,7 +250,7 @@ void idx_ts_keep_release(TsKeep *keep)
 
 void idx_ts_work_init(IdxTsWork *w, size_t len)
 {
-    w->done = 0;
+    w->done = w->ahead = 0;
     w->cap = TS_FILE_WORK_BASE + TS_FILE_WORK_PER_BYTE * (uint64_t)len;
 }
 
@@ -267,6 +267,22 @@ CrErr idx_ts_work_add(IdxTsWork *w, uint64_t n, uint64_t each, const char *what,
     }
     w->done += n * each;
     return CR_OK;
+}
+
+CrErr idx_ts_work_ahead(IdxTsWork *w, uint64_t n, uint64_t each, const char *what, ErrInfo *e)
+{
+    CrErr rc = idx_ts_work_add(w, n, each, what, e);
+    if (!rc && w) w->ahead += n * each;
+    return rc;
+}
+
+CrErr idx_ts_work_tree(IdxTsWork *w, uint64_t n, uint64_t each, const char *what, ErrInfo *e)
+{
+    if (!w || !n) return CR_OK;
+    if (n > UINT64_MAX / each) return idx_ts_work_add(w, n, each, what, e);
+    uint64_t all = n * each, paid = all < w->ahead ? all : w->ahead;
+    w->ahead -= paid;
+    return idx_ts_work_add(w, all - paid, 1, what, e);
 }
 
 CrErr idx_ts_work_kept(IdxTsWork *work, const ChunkSet *out, ErrInfo *e)

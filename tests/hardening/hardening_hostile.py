@@ -11,6 +11,7 @@ message and exit 2, never hang.
 """
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -223,6 +224,10 @@ DENSE_ROWS = [
     ("dense/fns.py", "".join("def f%d(): pass\n" % i for i in range(50000))),
     ("dense/arr.js", "var t = [" + ",".join(["a"] * 250000) + "];\n"),
 ]
+# Those whose work is known to pass the budget before their tree is walked:
+# counted from the text before the parse, they stop before it ends (or do
+# not start it); each was parsed whole before (args.c and mac.rs walked too).
+DENSE_EARLY = ("dense/args.c", "dense/mac.rs", "dense/arr.js")
 DENSE_KEPT = ("dense/ops.c", "struct ops t[] = {\n" +
               "".join(" {.open = f%d, .n = %d},\n" % (i, i) for i in range(30000)) + "};\n")
 
@@ -232,25 +237,31 @@ def t_dense_files(bin_path, fixtures, work):
     functions, 60,000 calls in a macro's tokens, an array of 250,000 names):
     each listed `too-costly` by the count of its work (tree-sitter's
     allocations, the nodes and hidden list levels a query walks, the
-    references and definitions kept), never by a clock; a 900 KB table of
-    30,000 designated initializers and the rest of the root indexed, the
-    table's stores kept. Before: each indexed, at 1.0 to 3.6 s of CPU per
-    MiB."""
+    references and definitions kept), never by a clock; the lists and the
+    macro stopped in their parse or before it, by the work their text
+    foretells; a 900 KB table of 30,000 designated initializers and the rest
+    of the root indexed, the table's stores kept. Before: each indexed, at
+    1.0 to 3.6 s of CPU per MiB; then the lists were parsed whole and
+    walked before they were skipped."""
     ws, ix = shop(fixtures, work), os.path.join(work, "ix")
     os.makedirs(os.path.join(ws, "dense"))
     for rel, text in DENSE_ROWS + [DENSE_KEPT]:
         with open(os.path.join(ws, rel), "w") as f:
             f.write(text)
-    index_bounded(bin_path, ws, ix, "token-dense files")
+    r = index_bounded(bin_path, ws, ix, "token-dense files")
     got = files(ix)
     wrong = {k: got.get(k) for k, _ in DENSE_ROWS if got.get(k) != "too-costly"}
     check(not wrong, "listed: %s" % wrong)
+    for rel in DENSE_EARLY:
+        said = [ln for ln in r.stderr.splitlines() if ln.startswith("coderag: warn: %s:" % rel)]
+        check(len(said) == 1 and re.search(r"counted at (the parse|its text),", said[0]),
+              "%s: stopped in or before its parse: %s" % (rel, said))
     check(got.get(DENSE_KEPT[0]) == "ok", "%s: %s" % (DENSE_KEPT[0], got.get(DENSE_KEPT[0])))
     stores = rows(ix, "SELECT count(*) FROM refs WHERE kind = 7 AND qual LIKE 'open.f%'")[0][0]
     check(stores == 30000, "the table's stores kept: %d" % stores)
     check(any(v == "ok" for k, v in got.items() if not k.startswith("dense/")), "the rest indexed")
-    print("  %d token-dense files: listed too-costly; a table of 30,000 entries: indexed (%d stores)"
-          % (len(DENSE_ROWS), stores))
+    print("  %d token-dense files: listed too-costly (%d stopped in or before the parse); a table "
+          "of 30,000 entries: indexed (%d stores)" % (len(DENSE_ROWS), len(DENSE_EARLY), stores))
 
 
 # tree-sitter 0.20's `assert(did_merge)` (ts_parser__handle_error): 66,000

@@ -510,6 +510,55 @@ static void test_changes_during_update(void)
     idx_close(st);
 }
 
+/* The work a text foretells of its tree (idx_ts_text_check): counted
+ * before the parse, paid back by what the tree's walk counts, so a file's
+ * count is the larger of the two; a text whose tokens and lists alone pass
+ * the budget is refused before it is parsed. */
+static void test_work_ahead(void)
+{
+    ErrInfo e = {0};
+    IdxTsWork w;
+    const char *call = "g(a, b,c) /* x */";
+    /* tokens: g ( a , b , c ) / * x * /; one list of 2 commas: 5 children,
+     * 3 hidden levels each */
+    uint64_t tokens = 13, levels = 5 * 3;
+    idx_ts_work_init(&w, strlen(call));
+    CHECK_INT(idx_ts_text_check(call, strlen(call), &w, 1, &e), CR_OK);
+    CHECK(w.done == tokens * IDX_TS_WORK_NODE + levels * IDX_TS_WORK_LEVEL);
+    CHECK(w.ahead == w.done);
+    idx_ts_work_init(&w, strlen(call));
+    CHECK_INT(idx_ts_text_check(call, strlen(call), &w, 0, &e), CR_OK);
+    CHECK(w.done == tokens * IDX_TS_WORK_WALK && w.ahead == w.done);
+
+    /* the tree pays back what was counted ahead, then adds what is beyond */
+    idx_ts_work_init(&w, 100);
+    CHECK_INT(idx_ts_work_ahead(&w, 10, IDX_TS_WORK_NODE, "its text", &e), CR_OK);
+    CHECK_INT(idx_ts_work_tree(&w, 6, IDX_TS_WORK_NODE, "its nodes", &e), CR_OK);
+    CHECK(w.done == 10 * IDX_TS_WORK_NODE && w.ahead == 4 * IDX_TS_WORK_NODE);
+    CHECK_INT(idx_ts_work_tree(&w, 7, IDX_TS_WORK_NODE, "its nodes", &e), CR_OK);
+    CHECK(w.done == 13 * IDX_TS_WORK_NODE && w.ahead == 0);
+    CHECK_INT(idx_ts_work_ahead(NULL, 1, 1, "", NULL), CR_OK);
+    CHECK_INT(idx_ts_work_tree(NULL, 1, 1, "", NULL), CR_OK);
+
+    /* a list of 500,000 empty items: refused from its text */
+    size_t n = 500000;
+    char *list = xmalloc(n + 3);
+    list[0] = '(';
+    memset(list + 1, ',', n);
+    list[n + 1] = ')';
+    list[n + 2] = 0;
+    idx_ts_work_init(&w, n + 2);
+    CHECK_INT(idx_ts_text_check(list, n + 2, &w, 1, &e), CR_ETIMEOUT);
+    CHECK(strstr(e.msg, "counted at its text") != NULL);
+
+    /* brackets too deep: too-nested, whether work is counted or not */
+    memset(list, '[', n);
+    CHECK_INT(idx_ts_text_check(list, n, NULL, 1, &e), CR_ETOOBIG);
+    idx_ts_work_init(&w, n);
+    CHECK_INT(idx_ts_text_check(list, n, &w, 1, &e), CR_ETOOBIG);
+    free(list);
+}
+
 int main(void)
 {
     signal(SIGALRM, on_alarm);
@@ -521,6 +570,7 @@ int main(void)
     RUN(test_binary_and_bad_utf8);
     RUN(test_line_endings);
     RUN(test_deep_nesting_and_syntax_errors);
+    RUN(test_work_ahead);
     RUN(test_symlinks);
     RUN(test_fifo);
     RUN(test_changes_during_update);

@@ -383,6 +383,7 @@ int idx_ts_walk_next(TSTreeCursor *cur, size_t *depth, int descend);
  * sources do per byte, and would cost more than a second per MiB. */
 typedef struct IdxTsWork {
     uint64_t done, cap;
+    uint64_t ahead; /* counted from the text before the parse, not yet met in the tree */
 } IdxTsWork;
 enum {
     IDX_TS_WORK_ALLOC = 3400,  /* a block tree-sitter's parse allocates */
@@ -398,14 +399,27 @@ void idx_ts_work_init(IdxTsWork *w, size_t len);
 /* Adds n things of weight each to w (NULL: nothing); CR_ETIMEOUT past its
  * cap, e naming what (e may be NULL). */
 CrErr idx_ts_work_add(IdxTsWork *w, uint64_t n, uint64_t each, const char *what, ErrInfo *e);
+/* idx_ts_work_add for work known before the parse, from the text: counted
+ * at once (so the parse stops as soon as what it does passes what is left)
+ * and kept in w->ahead, which the tree's own count then pays back. */
+CrErr idx_ts_work_ahead(IdxTsWork *w, uint64_t n, uint64_t each, const char *what, ErrInfo *e);
+/* idx_ts_work_add for what a walk of the tree counts: what w->ahead holds
+ * is not counted twice. The file's count is thus the same as without the
+ * work ahead whenever the text foretold no more than its tree holds. */
+CrErr idx_ts_work_tree(IdxTsWork *w, uint64_t n, uint64_t each, const char *what, ErrInfo *e);
+/* tree-sitter allocates through base's allocator (idx_process_init). */
+void idx_ts_process_init(void);
 /* The bounds on how deep a file nests (chunk_ts.c), CR_ETOOBIG (e says
  * where) past one: the file is skipped "too-nested" rather than read in
  * time and memory that grow with the square of its size. Before the parse,
- * brackets open at once in src; after it, the tree under root parsed from
- * len bytes. */
-/* tree-sitter allocates through base's allocator (idx_process_init). */
-void idx_ts_process_init(void);
-CrErr idx_ts_brackets_check(const char *src, size_t len, ErrInfo *e);
+ * brackets open at once in the len bytes of src; after it, the tree under
+ * root parsed from len bytes.
+ * The scan before the parse also counts into work (may be NULL) the work
+ * ahead the text foretells (idx_ts_work_ahead): its tokens as the tree's
+ * nodes (weighted for a query's walk when queried, else a walk's), and
+ * when queried the hidden levels of its bracketed lists of commas.
+ * CR_ETIMEOUT when that alone passes the file's budget. */
+CrErr idx_ts_text_check(const char *src, size_t len, IdxTsWork *work, int queried, ErrInfo *e);
 /* After the parse, the tree under root parsed from len bytes; adding to
  * work (may be NULL) each node of the tree, and when a query will walk it
  * (queried) the hidden levels above each. */

@@ -498,10 +498,10 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
     sb_init(&r.sb2);
     if (!src) len = 0;
     if (!src) src = "";
-    if ((rc = idx_ts_brackets_check(src, len, e))) goto out;
-    ts_parser_set_included_ranges(c->parser, NULL, 0);
     IdxTsWork work;
     idx_ts_work_init(&work, len);
+    if ((rc = idx_ts_text_check(src, len, &work, 0, e))) goto out;
+    ts_parser_set_included_ranges(c->parser, NULL, 0);
     if ((rc = idx_ts_parse_counted(c->parser, keep, src, len, &work, &trees[0], e))) goto out;
     n_trees = 1;
     seg_byte[0] = 0;
@@ -558,7 +558,7 @@ static CrErr idx_py_chunker_run(PyChunker *c, TsKeep *keep, const char *src, siz
     }
     /* the file's work (lang.h): its nodes (segments' counted above), then
      * what it defines and refers to, before any of it is typed or kept */
-    if (!rc) rc = idx_ts_work_add(&work, nest.nodes, IDX_TS_WORK_WALK, "its nodes", e);
+    if (!rc) rc = idx_ts_work_tree(&work, nest.nodes, IDX_TS_WORK_WALK, "its nodes", e);
     if (!rc) rc = idx_ts_work_add(&work, r.n_refs, IDX_TS_WORK_REF, "its references", e);
     if (!rc) rc = idx_ts_work_add(&work, r.n_units, IDX_TS_WORK_DEF, "its definitions", e);
     if (rc) {
