@@ -122,6 +122,7 @@ const IdxLang idx_lang_c = {
     .mask = idx_c_mask,
     .field_calls = 1,
     .no_module_calls = 1,
+    .links_by_includes = 1,
 };
 
 static const char *const cpp__builtin_methods[] = {
