@@ -105,20 +105,30 @@ static void test_field_stores_change(void)
 static void test_linked_definition_moves(void)
 {
     static const char *const tree[] = {
-        "include/mem.h", "void release(void *p);\n",
-        "fe/fe.h", "void release(void *p);\n",
-        "src/mem/mem.c", "#include \"mem.h\"\nvoid release(void *p)\n{\n}\n",
-        "fe/fe.c", "#include \"fe.h\"\nvoid release(void *p)\n{\n}\n",
-        "src/app/app.c", "#include \"mem.h\"\nvoid run(void *p)\n{\n    release(p);\n}\n",
+        "include/mem.h",
+        "void release(void *p);\n",
+        "fe/fe.h",
+        "void release(void *p);\n",
+        "src/mem/mem.c",
+        "#include \"mem.h\"\nvoid release(void *p)\n{\n}\n",
+        "fe/fe.c",
+        "#include \"fe.h\"\nvoid release(void *p)\n{\n}\n",
+        "src/app/app.c",
+        "#include \"mem.h\"\nvoid run(void *p)\n{\n    release(p);\n}\n",
         NULL};
-    static const char *const edits[] = {
-        "fe/fe.c", "#include \"mem.h\"\nvoid release(void *p)\n{\n}\n",
-        "fe/fe.c", "#include \"fe.h\"\nvoid release(void *p)\n{\n}\n",
-        "src/include/mem.h", "void release(void *p);\n",
-        "include/mem.h", NULL,
-        "src/mem/mem.c", NULL,
-        "src/mem/mem.c", "#include \"mem.h\"\nvoid release(void *p)\n{\n}\n",
-        NULL};
+    static const char *const edits[] = {"fe/fe.c",
+                                        "#include \"mem.h\"\nvoid release(void *p)\n{\n}\n",
+                                        "fe/fe.c",
+                                        "#include \"fe.h\"\nvoid release(void *p)\n{\n}\n",
+                                        "src/include/mem.h",
+                                        "void release(void *p);\n",
+                                        "include/mem.h",
+                                        NULL,
+                                        "src/mem/mem.c",
+                                        NULL,
+                                        "src/mem/mem.c",
+                                        "#include \"mem.h\"\nvoid release(void *p)\n{\n}\n",
+                                        NULL};
     run_case(tree, edits, 0);
     run_case(tree, edits, 1);
 }
