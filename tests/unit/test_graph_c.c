@@ -136,7 +136,7 @@ static void test_rules(void)
     /* a table in a conditional branch stores as well */
     check_calls(st, "ops.c", "suspend_all", 1, "ops.c:suspend_one\n");
     /* a function two source files define: the one whose file shares the
-     * caller's include (link/include/mem.h, the include/ folder above it) */
+     * caller's include (include/mem.h) */
     check_calls(st, "link/app/app.c", "run_app", 1, "link/mem/mem.c:release\n");
     check_calls(st, "link/fe/fe.c", "release", 0, "");
     /* the table edited: the calls through its fields follow */
