@@ -126,6 +126,14 @@ int64_t idx_graph_unique_by_name(Resolver *r, const char *name);
  * is that of a header it includes (util.h: util.cc), when one file is;
  * else 0. */
 int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref);
+/* A function defined in a source file no one includes, the one a build
+ * links (rows with links_by_includes): a bare call of a name 2 to LINK_MAX
+ * files define at top level, that the walk through the calling file's
+ * includes leaves unresolved, is the definition in the file that shares
+ * the most of the caller's own includes (the headers that declare it),
+ * when one file shares more than every other; else 0. */
+#define LINK_MAX 8
+int64_t idx_graph_linked_function(Resolver *r, const RefRow *ref);
 /* Whether file_id binds the local name alias[0..len) by an import. */
 int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len);
 

@@ -90,6 +90,7 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
         dst[0] = idx_graph_resolve_expr(r, row);
     if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
     if (!dst[0] && !r->rc) dst[0] = idx_graph_declared_function(r, row);
+    if (!dst[0] && !r->rc) dst[0] = idx_graph_linked_function(r, row);
     if (dst[0] && row->kind == REF_CALL && row->argc >= 0 && row->lang && row->lang->overloads &&
         !r->rc)
         dst[0] = idx_graph_overload(r, dst[0], row);

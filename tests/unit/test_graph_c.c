@@ -5,7 +5,9 @@
  * call through a struct field is not linked to a function by its name but
  * to the functions designated initializers store in the field (a few, or
  * the one most tables store);
- * functions a macro defines and loops a macro makes are read as such. */
+ * functions a macro defines and loops a macro makes are read as such; a
+ * function several source files define is the one sharing the caller's
+ * includes. */
 #include "idx.h"
 #include "index_util.h"
 #include "rtv.h"
@@ -133,6 +135,10 @@ static void test_rules(void)
     check_calls(st, "ops.c", "remove_all", 1, "ops.c:generic_remove\n");
     /* a table in a conditional branch stores as well */
     check_calls(st, "ops.c", "suspend_all", 1, "ops.c:suspend_one\n");
+    /* a function two source files define: the one whose file shares the
+     * caller's include (include/mem.h) */
+    check_calls(st, "link/app/app.c", "run_app", 1, "link/mem/mem.c:release\n");
+    check_calls(st, "link/fe/fe.c", "release", 0, "");
     /* the table edited: the calls through its fields follow */
     test_sh("sed -i 's/.pick = pick_rt,/.pick = pick_fair,/' '%s/ops.c'%s", tmp_root, "");
     CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);

@@ -20,7 +20,8 @@ static void c__import(LangParse *p, TSNode node)
 }
 
 /* The include's own folder first (what the quotes mean), then folders a
- * build would pass with -I: the root, include/, src/. */
+ * build would pass with -I: the root, include/, src/, lib/, and the
+ * include/ folder of each folder above the includer. */
 static int c__resolve(const LangImportCtx *ctx, ChunkRef *r)
 {
     static const char *const dirs[] = {NULL, "", "include", "src", "lib"};
@@ -34,6 +35,21 @@ static int c__resolve(const LangImportCtx *ctx, ChunkRef *r)
             free(cand);
         free(dir);
     }
+    /* then the include/ folder of each folder above the includer, nearest
+     * first (a subtree's own headers: src/include, arch/x86/include) */
+    char *dir = found ? NULL : idx_lang_dirname(ctx->path);
+    while (dir && dir[0] && !found) {
+        char *up = idx_lang_dirname(dir), *inc = idx_lang_join(up, "include");
+        char *cand = inc ? idx_lang_join(inc, r->module) : NULL;
+        if (cand && idx_lang_file_exists(ctx->root, cand))
+            found = cand;
+        else
+            free(cand);
+        free(inc);
+        free(dir);
+        dir = up;
+    }
+    free(dir);
     if (!found) return 0;
     free(r->module);
     r->module = idx_lang_module_keep_ext(found);
@@ -122,6 +138,7 @@ const IdxLang idx_lang_c = {
     .mask = idx_c_mask,
     .field_calls = 1,
     .no_module_calls = 1,
+    .links_by_includes = 1,
 };
 
 static const char *const cpp__builtin_methods[] = {
