@@ -19,6 +19,17 @@
  * import bindings and the symbol table. */
 typedef struct GraphNames GraphNames;
 
+/* The files a walk through one file's star imports can step into (graph_names.c), kept
+ * for the last file asked about. */
+typedef struct GraphReach {
+    int64_t file;    /* the walk's start (0: none yet) */
+    uint64_t module; /* the hash of its module */
+    I64Map files;
+    int64_t *queue;
+    size_t n_queue, cap_queue;
+    int binds; /* a file on the way binds names by imports: it may reach anything */
+} GraphReach;
+
 typedef struct Resolver {
     IdxStore *st;
     const GraphNames *names; /* what the tables hold (graph_names.c), or NULL: probe all */
@@ -74,6 +85,7 @@ typedef struct Resolver {
         size_t n_bind, n_star;
     } * file_imps;
     size_t n_file_imps, cap_file_imps;
+    GraphReach reach; /* with names: what the last file's star imports reach */
 } Resolver;
 
 typedef struct RefRow {
@@ -259,6 +271,17 @@ int idx_graph_names_may_bind(const GraphNames *g, int64_t file_id, const char *a
 int64_t idx_graph_names_module(const GraphNames *g, const char *module);
 /* The star imports of file_id, in rowid order (borrowed). */
 char *const *idx_graph_names_stars(const GraphNames *g, int64_t file_id, size_t *n_out);
+/* 0 when no lookup of the one-part name from file_id's scope (module, its
+ * file's star imports, transitively, at most steps imports deep) can end
+ * at anything: no module's last part is name, no file on the way binds
+ * names by an import, and no symbol whose last part is name lies in a file
+ * on the way within steps of the start (C's headers: a function only a .c
+ * file defines, a macro of a header past the walk's depth bound); else 1.
+ * rc keeps the files on the way (with their distance from the start) for
+ * the next ask from the same file. */
+int idx_graph_names_may_reach(const GraphNames *g, GraphReach *rc, int64_t file_id,
+                              const char *module, const char *name, int steps);
+void idx_graph_reach_release(GraphReach *rc);
 
 /* (graph_row.c) A resolver over st's connection (its memo empty); released
  * with idx_graph_resolver_release. */

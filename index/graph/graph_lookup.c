@@ -619,6 +619,16 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
         v = idx_graph_resolve_qualified(r, q.buf, 0);
         goto out;
     }
+    /* a name whose last part nothing the walk below steps into defines:
+     * no walk (every name it asks ends so; a call of a function only a .c
+     * file defines, from under many headers); the walk's star imports go
+     * MAX_DEPTH deep below the module's, which the loop below may ask at
+     * depth 0: one more */
+    const char *last = strrchr(n, '.');
+    if (r->names && ref->module[0] &&
+        !idx_graph_names_may_reach(r->names, &r->reach, ref->file_id, ref->module,
+                                   last ? last + 1 : n, MAX_DEPTH + 1))
+        goto fallback;
     sb_reset(&q);
     if (ref->module[0]) sb_addf(&q, "%s.", ref->module);
     sb_adds(&q, n);
@@ -635,6 +645,7 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
             v = idx_graph_resolve_qualified(r, q.buf, 0);
         }
     }
+fallback:
     /* a builtin the module neither defines nor imports is the builtin */
     if (!v && !n[first] && !ref->strict && !idx_graph_is_builtin(ref->lang, n))
         v = idx_graph_unique_by_name(r, n);

@@ -26,6 +26,15 @@ struct GraphNames {
     int64_t *star_file;
     char **star_target; /* star imports by file, in rowid order (as IMPORTS_OF_FILE) */
     size_t n_stars, cap_stars;
+    /* What a walk through the star imports can end at (idx_graph_names_may_reach):
+     * the files that bind any name by an import, the last parts of the
+     * modules, and (hash of a symbol's last part, its file) sorted. */
+    HashSet bind_files, module_ends;
+    struct NameDef {
+        uint64_t h;
+        int64_t file;
+    } * defs;
+    size_t n_defs, cap_defs;
 };
 
 static uint64_t set_key(uint64_t h)
@@ -118,6 +127,9 @@ static void symbol_row(GraphNames *g, sqlite3_stmt *s)
     const char *name = sqlite3_column_type(s, 1) == SQLITE_NULL ? last_part(q) : col(s, 1);
     int64_t id = sqlite3_column_int64(s, 2);
     strmap_put(&g->names, name, strmap_get(&g->names, name, NULL) ? -1 : id);
+    ARRAY_GROW(g->defs, g->n_defs + 1, g->cap_defs);
+    g->defs[g->n_defs++] = (struct NameDef){hash64(last_part(q), strlen(last_part(q))),
+                                            sqlite3_column_int64(s, 3)};
 }
 
 static void file_row(GraphNames *g, sqlite3_stmt *s)
@@ -125,6 +137,7 @@ static void file_row(GraphNames *g, sqlite3_stmt *s)
     const char *m = col(s, 1);
     if (!strmap_get(&g->modules, m, NULL)) strmap_put(&g->modules, m, sqlite3_column_int64(s, 0));
     add_text(&g->ends, last_part(m));
+    add_text(&g->module_ends, last_part(m));
 }
 
 static void import_row(GraphNames *g, sqlite3_stmt *s)
@@ -134,6 +147,7 @@ static void import_row(GraphNames *g, sqlite3_stmt *s)
     if (strcmp(alias, "*") != 0) {
         set_add(&g->binds, bind_hash(fid, alias, strlen(alias)));
         add_text(&g->ends, alias);
+        set_add(&g->bind_files, (uint64_t)fid);
         return;
     }
     if (g->n_stars == g->cap_stars) {
@@ -145,12 +159,21 @@ static void import_row(GraphNames *g, sqlite3_stmt *s)
     g->star_target[g->n_stars++] = xstrdup(col(s, 2));
 }
 
+static int def_cmp(const void *a, const void *b)
+{
+    const struct NameDef *x = a, *y = b;
+    if (x->h != y->h) return x->h < y->h ? -1 : 1;
+    return x->file < y->file ? -1 : x->file > y->file;
+}
+
 CrErr idx_graph_names_load(IdxStore *st, GraphNames **out, ErrInfo *e)
 {
     GraphNames *g = xcalloc(1, sizeof *g);
     strmap_init(&g->modules);
     strmap_init(&g->names);
-    CrErr rc = each_row(st, "SELECT qualname, own_name, chunk_id FROM symbols", symbol_row, g, e);
+    CrErr rc = each_row(st, "SELECT qualname, own_name, chunk_id, file_id FROM symbols",
+                        symbol_row, g, e);
+    if (!rc && g->n_defs) qsort(g->defs, g->n_defs, sizeof *g->defs, def_cmp);
     if (!rc)
         rc = each_row(st, "SELECT id, module FROM files WHERE status = 'ok' ORDER BY path",
                       file_row, g, e);
@@ -173,6 +196,9 @@ void idx_graph_names_free(GraphNames *g)
     free(g->ends.slot);
     strmap_release(&g->names);
     free(g->binds.slot);
+    free(g->bind_files.slot);
+    free(g->module_ends.slot);
+    free(g->defs);
     strmap_release(&g->modules);
     for (size_t i = 0; i < g->n_stars; i++)
         free(g->star_target[i]);
@@ -223,4 +249,90 @@ char *const *idx_graph_names_stars(const GraphNames *g, int64_t file_id, size_t 
         n++;
     *n_out = n;
     return n ? &g->star_target[lo] : NULL;
+}
+
+/* Adds file (when not yet in) to the reach and the queue, dist steps from
+ * the start. */
+static void reach_add(GraphReach *rc, int64_t file, int64_t dist)
+{
+    if (!file || i64map_get(&rc->files, file, NULL)) return;
+    i64map_put(&rc->files, file, dist);
+    ARRAY_GROW(rc->queue, rc->n_queue + 1, rc->cap_queue);
+    rc->queue[rc->n_queue++] = file;
+}
+
+/* Adds the file module names, or when none does, the file of each dotted
+ * prefix of it that one names (the walk's longest-prefix step). */
+static void reach_module(const GraphNames *g, GraphReach *rc, const char *module, int64_t dist,
+                         StrBuf *t)
+{
+    int64_t fid = idx_graph_names_module(g, module);
+    if (fid) {
+        reach_add(rc, fid, dist);
+        return;
+    }
+    sb_reset(t);
+    sb_adds(t, module);
+    for (char *dot = strrchr(t->buf, '.'); dot; dot = strrchr(t->buf, '.')) {
+        *dot = '\0';
+        reach_add(rc, idx_graph_names_module(g, t->buf), dist);
+    }
+}
+
+/* The files a walk from file_id's scope (module) can step into through the
+ * star imports, and whether any binds a name (then it may go anywhere). */
+static void reach_walk(const GraphNames *g, GraphReach *rc, int64_t file_id, const char *module)
+{
+    i64map_release(&rc->files);
+    i64map_init(&rc->files);
+    rc->n_queue = 0;
+    rc->binds = 0;
+    rc->file = file_id;
+    rc->module = hash64(module, strlen(module));
+    StrBuf t;
+    sb_init(&t);
+    reach_add(rc, file_id, 0);
+    reach_module(g, rc, module, 0, &t);
+    for (size_t i = 0; i < rc->n_queue && !rc->binds; i++) {
+        rc->binds = set_has(&g->bind_files, (uint64_t)rc->queue[i]);
+        int64_t dist = 0;
+        i64map_get(&rc->files, rc->queue[i], &dist);
+        size_t n = 0;
+        char *const *v = idx_graph_names_stars(g, rc->queue[i], &n);
+        for (size_t j = 0; j < n; j++)
+            reach_module(g, rc, v[j], dist + 1, &t);
+    }
+    sb_release(&t);
+}
+
+int idx_graph_names_may_reach(const GraphNames *g, GraphReach *rc, int64_t file_id,
+                              const char *module, const char *name, int steps)
+{
+    size_t len = strlen(name);
+    if (set_has(&g->module_ends, hash64(name, len))) return 1;
+    uint64_t h = hash64(name, len);
+    size_t lo = 0, hi = g->n_defs;
+    while (lo < hi) { /* the first definition of the name's hash */
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->defs[mid].h < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == g->n_defs || g->defs[lo].h != h) return 0;
+    if (!rc->file || rc->file != file_id || rc->module != hash64(module, strlen(module)))
+        reach_walk(g, rc, file_id, module);
+    if (rc->binds) return 1;
+    int64_t dist;
+    for (; lo < g->n_defs && g->defs[lo].h == h; lo++)
+        if (i64map_get(&rc->files, g->defs[lo].file, &dist) && dist <= steps) return 1;
+    return 0;
+}
+
+void idx_graph_reach_release(GraphReach *rc)
+{
+    i64map_release(&rc->files);
+    free(rc->queue);
+    *rc = (GraphReach){0};
+    i64map_init(&rc->files);
 }

@@ -134,6 +134,7 @@ void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
     strmap_init(&r->impl_of);
     strmap_init(&r->module_ids);
     i64map_init(&r->imps_of);
+    i64map_init(&r->reach.files);
 }
 
 void idx_graph_resolver_release(Resolver *r)
@@ -152,4 +153,6 @@ void idx_graph_resolver_release(Resolver *r)
     idx_graph_imports_forget(r);
     strmap_release(&r->module_ids);
     i64map_release(&r->imps_of);
+    idx_graph_reach_release(&r->reach);
+    i64map_release(&r->reach.files);
 }
