@@ -625,10 +625,15 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
      * MAX_DEPTH deep below the module's, which the loop below may ask at
      * depth 0: one more */
     const char *last = strrchr(n, '.');
+    int64_t sure = 0;
     if (r->names && ref->module[0] &&
         !idx_graph_names_may_reach(r->names, &r->reach, ref->file_id, ref->module,
-                                   last ? last + 1 : n, MAX_DEPTH + 1))
+                                   last ? last + 1 : n, MAX_DEPTH + 1, &sure))
         goto fallback;
+    if (sure && !last) { /* the one definition the walk would end at */
+        v = sure;
+        goto out;
+    }
     sb_reset(&q);
     if (ref->module[0]) sb_addf(&q, "%s.", ref->module);
     sb_adds(&q, n);

@@ -31,8 +31,10 @@ struct GraphNames {
      * modules, and (hash of a symbol's last part, its file) sorted. */
     HashSet bind_files, module_ends;
     struct NameDef {
-        uint64_t h;
-        int64_t file;
+        uint64_t h;     /* of the last part */
+        uint32_t qh;    /* of the qualified name */
+        uint32_t top;   /* qualified module.name: the walk's name in that file */
+        int64_t file, chunk;
     } * defs;
     size_t n_defs, cap_defs;
 };
@@ -127,9 +129,13 @@ static void symbol_row(GraphNames *g, sqlite3_stmt *s)
     const char *name = sqlite3_column_type(s, 1) == SQLITE_NULL ? last_part(q) : col(s, 1);
     int64_t id = sqlite3_column_int64(s, 2);
     strmap_put(&g->names, name, strmap_get(&g->names, name, NULL) ? -1 : id);
+    const char *m = col(s, 4), *last = last_part(q);
+    size_t ml = strlen(m);
     ARRAY_GROW(g->defs, g->n_defs + 1, g->cap_defs);
-    g->defs[g->n_defs++] = (struct NameDef){hash64(last_part(q), strlen(last_part(q))),
-                                            sqlite3_column_int64(s, 3)};
+    g->defs[g->n_defs++] = (struct NameDef){
+        hash64(last, strlen(last)), (uint32_t)hash64(q, strlen(q)),
+        ml && !strncmp(q, m, ml) && q[ml] == '.' && q + ml + 1 == last,
+        sqlite3_column_int64(s, 3), id};
 }
 
 static void file_row(GraphNames *g, sqlite3_stmt *s)
@@ -147,7 +153,9 @@ static void import_row(GraphNames *g, sqlite3_stmt *s)
     if (strcmp(alias, "*") != 0) {
         set_add(&g->binds, bind_hash(fid, alias, strlen(alias)));
         add_text(&g->ends, alias);
-        set_add(&g->bind_files, (uint64_t)fid);
+        /* (an empty alias binds no name a lookup asks: its parts are
+         * never empty) */
+        if (alias[0]) set_add(&g->bind_files, (uint64_t)fid);
         return;
     }
     if (g->n_stars == g->cap_stars) {
@@ -163,7 +171,7 @@ static int def_cmp(const void *a, const void *b)
 {
     const struct NameDef *x = a, *y = b;
     if (x->h != y->h) return x->h < y->h ? -1 : 1;
-    return x->file < y->file ? -1 : x->file > y->file;
+    return x->chunk < y->chunk ? -1 : x->chunk > y->chunk;
 }
 
 CrErr idx_graph_names_load(IdxStore *st, GraphNames **out, ErrInfo *e)
@@ -171,7 +179,9 @@ CrErr idx_graph_names_load(IdxStore *st, GraphNames **out, ErrInfo *e)
     GraphNames *g = xcalloc(1, sizeof *g);
     strmap_init(&g->modules);
     strmap_init(&g->names);
-    CrErr rc = each_row(st, "SELECT qualname, own_name, chunk_id, file_id FROM symbols",
+    CrErr rc = each_row(st,
+                        "SELECT s.qualname, s.own_name, s.chunk_id, s.file_id, f.module FROM "
+                        "symbols s JOIN files f ON f.id = s.file_id",
                         symbol_row, g, e);
     if (!rc && g->n_defs) qsort(g->defs, g->n_defs, sizeof *g->defs, def_cmp);
     if (!rc)
@@ -293,6 +303,7 @@ static void reach_walk(const GraphNames *g, GraphReach *rc, int64_t file_id, con
     sb_init(&t);
     reach_add(rc, file_id, 0);
     reach_module(g, rc, module, 0, &t);
+    rc->module_is_file = rc->n_queue == 1;
     for (size_t i = 0; i < rc->n_queue && !rc->binds; i++) {
         rc->binds = set_has(&g->bind_files, (uint64_t)rc->queue[i]);
         int64_t dist = 0;
@@ -306,8 +317,9 @@ static void reach_walk(const GraphNames *g, GraphReach *rc, int64_t file_id, con
 }
 
 int idx_graph_names_may_reach(const GraphNames *g, GraphReach *rc, int64_t file_id,
-                              const char *module, const char *name, int steps)
+                              const char *module, const char *name, int steps, int64_t *sure)
 {
+    *sure = 0;
     size_t len = strlen(name);
     if (set_has(&g->module_ends, hash64(name, len))) return 1;
     uint64_t h = hash64(name, len);
@@ -324,9 +336,27 @@ int idx_graph_names_may_reach(const GraphNames *g, GraphReach *rc, int64_t file_
         reach_walk(g, rc, file_id, module);
     if (rc->binds) return 1;
     int64_t dist;
-    for (; lo < g->n_defs && g->defs[lo].h == h; lo++)
-        if (i64map_get(&rc->files, g->defs[lo].file, &dist) && dist <= steps) return 1;
-    return 0;
+    const struct NameDef *one = NULL;
+    size_t n = 0, end = lo;
+    while (end < g->n_defs && g->defs[end].h == h)
+        end++;
+    for (size_t i = lo; i < end; i++)
+        if (i64map_get(&rc->files, g->defs[i].file, &dist) && dist <= steps) {
+            one = &g->defs[i];
+            n++;
+        }
+    if (!n) return 0;
+    /* one definition on the way, the walk's name in its file (module.name,
+     * no other symbol so qualified), within the depth the walk reaches
+     * from the file alone: what the walk finds, without the walk */
+    if (n == 1 && one->top && rc->module_is_file && i64map_get(&rc->files, one->file, &dist) &&
+        dist < steps) {
+        size_t same = 0;
+        for (size_t i = lo; i < end; i++)
+            same += g->defs[i].qh == one->qh;
+        if (same == 1) *sure = one->chunk;
+    }
+    return 1;
 }
 
 void idx_graph_reach_release(GraphReach *rc)
