@@ -19,16 +19,17 @@
  * import bindings and the symbol table. */
 typedef struct GraphNames GraphNames;
 
-/* The files a walk through one file's star imports can step into (graph_names.c), kept
+/* What a walk through one file's star imports asks (graph_names.c), kept
  * for the last file asked about. */
 typedef struct GraphReach {
-    int64_t file;    /* the walk's start (0: none yet) */
-    uint64_t module; /* the hash of its module */
-    I64Map files;
+    int64_t file;        /* the walk's start (0: none yet) */
+    uint64_t module;     /* the hash of its module */
+    int module_is_file;  /* the module names the file itself (the walk starts at the file) */
+    I64Map prefixes;     /* hash of a name put before ".name" -> the least depth */
+    I64Map files;        /* files whose star imports it asks -> their imports' depth */
     int64_t *queue;
     size_t n_queue, cap_queue;
-    int binds; /* a file on the way binds names by imports: it may reach anything */
-    int module_is_file; /* the module names the file itself (the walk starts at the file) */
+    int wild;            /* a file on the way binds names: it may reach anything */
 } GraphReach;
 
 typedef struct Resolver {
@@ -272,19 +273,18 @@ int idx_graph_names_may_bind(const GraphNames *g, int64_t file_id, const char *a
 int64_t idx_graph_names_module(const GraphNames *g, const char *module);
 /* The star imports of file_id, in rowid order (borrowed). */
 char *const *idx_graph_names_stars(const GraphNames *g, int64_t file_id, size_t *n_out);
-/* 0 when no lookup of a name ending in name (a last part) from file_id's
- * scope (module, its file's star imports, transitively, at most steps
- * imports deep) can end at anything: no module's last part is name, no
- * file on the way binds names by an import, and no symbol whose last part
- * is name lies in a file on the way within steps of the start (C's
- * headers: a function only a .c file defines, a macro of a header past the
- * walk's depth bound); else 1, with *sure the chunk the walk ends at when
- * that is known without it (the one such symbol on the way, module.name
- * and the only symbol so qualified, fewer than steps from a file that is
- * its module's), else 0. rc keeps the files on the way (with their
- * distance from the start) for the next ask from the same file. */
+/* 0 when the walk of idx_graph_resolve_expr for the one-part name from
+ * file_id's scope (module, then the star imports, transitively, at most
+ * depth deep) can end at nothing: no module's last part is name, no file
+ * on the way binds names by an import, and no symbol is qualified P.name
+ * for a P the walk asks within depth (C's headers: a function only a .c
+ * file defines, a macro of a header past the depth bound); else 1, with
+ * *sure the chunk it ends at when that is known without it (one such
+ * symbol, no other so qualified, the walk starting at the module's own
+ * file), else 0. rc keeps what the walk asks for the next name from the
+ * same file. */
 int idx_graph_names_may_reach(const GraphNames *g, GraphReach *rc, int64_t file_id,
-                              const char *module, const char *name, int steps, int64_t *sure);
+                              const char *module, const char *name, int depth, int64_t *sure);
 void idx_graph_reach_release(GraphReach *rc);
 
 /* (graph_row.c) A resolver over st's connection (its memo empty); released

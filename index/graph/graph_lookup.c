@@ -619,18 +619,15 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
         v = idx_graph_resolve_qualified(r, q.buf, 0);
         goto out;
     }
-    /* a name whose last part nothing the walk below steps into defines:
-     * no walk (every name it asks ends so; a call of a function only a .c
-     * file defines, from under many headers); the walk's star imports go
-     * MAX_DEPTH deep below the module's, which the loop below may ask at
-     * depth 0: one more */
-    const char *last = strrchr(n, '.');
+    /* a one-part name that no name the walk below asks holds: no walk (a
+     * call of a function only a .c file defines, from under many headers);
+     * one that only one does: that one */
     int64_t sure = 0;
-    if (r->names && ref->module[0] &&
-        !idx_graph_names_may_reach(r->names, &r->reach, ref->file_id, ref->module,
-                                   last ? last + 1 : n, MAX_DEPTH + 1, &sure))
+    if (r->names && !n[first] && ref->module[0] &&
+        !idx_graph_names_may_reach(r->names, &r->reach, ref->file_id, ref->module, n, MAX_DEPTH,
+                                   &sure))
         goto fallback;
-    if (sure && !last) { /* the one definition the walk would end at */
+    if (sure) {
         v = sure;
         goto out;
     }

@@ -135,6 +135,7 @@ void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
     strmap_init(&r->module_ids);
     i64map_init(&r->imps_of);
     i64map_init(&r->reach.files);
+    i64map_init(&r->reach.prefixes);
 }
 
 void idx_graph_resolver_release(Resolver *r)
@@ -154,5 +155,4 @@ void idx_graph_resolver_release(Resolver *r)
     strmap_release(&r->module_ids);
     i64map_release(&r->imps_of);
     idx_graph_reach_release(&r->reach);
-    i64map_release(&r->reach.files);
 }
