@@ -7,7 +7,8 @@
  * the one most tables store);
  * functions a macro defines and loops a macro makes are read as such; a
  * function several source files define is the one sharing the caller's
- * includes. */
+ * includes; an include in angle brackets is looked for in the include
+ * folders, not beside the includer. */
 #include "idx.h"
 #include "index_util.h"
 #include "rtv.h"
@@ -139,6 +140,9 @@ static void test_rules(void)
      * caller's include (include/mem.h) */
     check_calls(st, "link/app/app.c", "run_app", 1, "link/mem/mem.c:release\n");
     check_calls(st, "link/fe/fe.c", "release", 0, "");
+    /* an include in angle brackets is looked for where -I folders are, not
+     * beside the includer (link/ang/wrap.h): include/wrap.h */
+    check_calls(st, "link/ang/ang.c", "use_wrap", 1, "include/wrap.h:wrap_pick\n");
     /* the table edited: the calls through its fields follow */
     test_sh("sed -i 's/.pick = pick_rt,/.pick = pick_fair,/' '%s/ops.c'%s", tmp_root, "");
     CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);
