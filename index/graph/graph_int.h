@@ -22,14 +22,14 @@ typedef struct GraphNames GraphNames;
 /* What a walk through one file's star imports asks (graph_names.c), kept
  * for the last file asked about. */
 typedef struct GraphReach {
-    int64_t file;        /* the walk's start (0: none yet) */
-    uint64_t module;     /* the hash of its module */
-    int module_is_file;  /* the module names the file itself (the walk starts at the file) */
-    I64Map prefixes;     /* hash of a name put before ".name" -> the least depth */
-    I64Map files;        /* files whose star imports it asks -> their imports' depth */
+    int64_t file;       /* the walk's start (0: none yet) */
+    uint64_t module;    /* the hash of its module */
+    int module_is_file; /* the module names the file itself (the walk starts at the file) */
+    I64Map prefixes;    /* hash of a name put before ".name" -> the least depth */
+    I64Map files;       /* files whose star imports it asks -> their imports' depth */
     int64_t *queue;
     size_t n_queue, cap_queue;
-    int wild;            /* a file on the way binds names: it may reach anything */
+    int wild; /* a file on the way binds names: it may reach anything */
 } GraphReach;
 
 typedef struct Resolver {

@@ -349,7 +349,8 @@ int idx_graph_names_may_reach(const GraphNames *g, GraphReach *rc, int64_t file_
     /* one symbol on the way and no other so qualified (sorted, they are
      * its neighbours), asked from the module's own file: the walk ends
      * there, without the walk */
-    if (n == 1 && rc->module_is_file && (one == lo || g->defs[one - 1].prefix != g->defs[one].prefix) &&
+    if (n == 1 && rc->module_is_file &&
+        (one == lo || g->defs[one - 1].prefix != g->defs[one].prefix) &&
         (one + 1 == end || g->defs[one + 1].prefix != g->defs[one].prefix))
         *sure = g->defs[one].chunk;
     return 1;
