@@ -322,7 +322,7 @@ CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e)
     sort_facts(old);
     sort_facts(now);
     size_t i = 0, k = 0;
-    int typed = 0;
+    int typed = 0, stars = 0;
     CrErr rc = CR_OK;
     while (!rc && (i < old->n || k < now->n)) {
         int c = i == old->n ? 1 : k == now->n ? -1 : strcmp(old->v[i], now->v[k]);
@@ -335,8 +335,16 @@ CrErr idx_facts_mark(IdxStore *st, IdxFacts *old, IdxFacts *now, ErrInfo *e)
         /* B and C facts work through the class graph (idx_facts_mark_subclasses) */
         if (fact[0] != 'B' && fact[0] != 'C') rc = mark_fact(st, module, fact, e);
         typed = typed || fact[0] == 'T' || fact[0] == 'B';
+        stars = stars || !strncmp(fact, "I\t*\t", 4);
     }
     if (!rc && typed) rc = mark_typed_calls(st, e);
+    /* the file's own includes decide which of several definitions of its
+     * names a call elsewhere links to (idx_graph_linked_function) */
+    for (size_t j = 0; stars && !rc && j < old->n + now->n; j++) {
+        const char *f = j < old->n ? old->v[j] : now->v[j - old->n];
+        const char *name = f[0] == 'D' && f[1] == '\t' ? strchr(f + 2, '\t') : NULL;
+        if (name) rc = mark_text(st, STMT_REF_DIRTY_BY_LAST, name + 1, strlen(name + 1), e);
+    }
     size_t olen = 0, nlen = 0;
     const char *om = facts_module(old, &olen), *nm = facts_module(now, &nlen);
     if (!rc && om && !nm) rc = note_importers(st, module, strlen(module), e);

@@ -19,6 +19,19 @@
  * import bindings and the symbol table. */
 typedef struct GraphNames GraphNames;
 
+/* What a walk through one file's star imports asks (graph_names.c), kept
+ * for the last file asked about. */
+typedef struct GraphReach {
+    int64_t file;       /* the walk's start (0: none yet) */
+    uint64_t module;    /* the hash of its module */
+    int module_is_file; /* the module names the file itself (the walk starts at the file) */
+    I64Map prefixes;    /* hash of a name put before ".name" -> the least depth */
+    I64Map files;       /* files whose star imports it asks -> their imports' depth */
+    int64_t *queue;
+    size_t n_queue, cap_queue;
+    int wild; /* a file on the way binds names: it may reach anything */
+} GraphReach;
+
 typedef struct Resolver {
     IdxStore *st;
     const GraphNames *names; /* what the tables hold (graph_names.c), or NULL: probe all */
@@ -74,6 +87,7 @@ typedef struct Resolver {
         size_t n_bind, n_star;
     } * file_imps;
     size_t n_file_imps, cap_file_imps;
+    GraphReach reach; /* with names: what the last file's star imports reach */
 } Resolver;
 
 typedef struct RefRow {
@@ -126,6 +140,14 @@ int64_t idx_graph_unique_by_name(Resolver *r, const char *name);
  * is that of a header it includes (util.h: util.cc), when one file is;
  * else 0. */
 int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref);
+/* A function defined in a source file no one includes, the one a build
+ * links (rows with links_by_includes): a bare call of a name 2 to LINK_MAX
+ * files define at top level, that the walk through the calling file's
+ * includes leaves unresolved, is the definition in the file that shares
+ * the most of the caller's own includes (the headers that declare it),
+ * when one file shares more than every other; else 0. */
+#define LINK_MAX 8
+int64_t idx_graph_linked_function(Resolver *r, const RefRow *ref);
 /* Whether file_id binds the local name alias[0..len) by an import. */
 int idx_graph_imported(Resolver *r, int64_t file_id, const char *alias, size_t len);
 
@@ -251,6 +273,19 @@ int idx_graph_names_may_bind(const GraphNames *g, int64_t file_id, const char *a
 int64_t idx_graph_names_module(const GraphNames *g, const char *module);
 /* The star imports of file_id, in rowid order (borrowed). */
 char *const *idx_graph_names_stars(const GraphNames *g, int64_t file_id, size_t *n_out);
+/* 0 when the walk of idx_graph_resolve_expr for the one-part name from
+ * file_id's scope (module, then the star imports, transitively, at most
+ * depth deep) can end at nothing: no module's last part is name, no file
+ * on the way binds names by an import, and no symbol is qualified P.name
+ * for a P the walk asks within depth (C's headers: a function only a .c
+ * file defines, a macro of a header past the depth bound); else 1, with
+ * *sure the chunk it ends at when that is known without it (one such
+ * symbol, no other so qualified, the walk starting at the module's own
+ * file), else 0. rc keeps what the walk asks for the next name from the
+ * same file. */
+int idx_graph_names_may_reach(const GraphNames *g, GraphReach *rc, int64_t file_id,
+                              const char *module, const char *name, int depth, int64_t *sure);
+void idx_graph_reach_release(GraphReach *rc);
 
 /* (graph_row.c) A resolver over st's connection (its memo empty); released
  * with idx_graph_resolver_release. */

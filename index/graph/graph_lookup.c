@@ -625,6 +625,18 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
         v = idx_graph_resolve_qualified(r, q.buf, 0);
         goto out;
     }
+    /* a one-part name that no name the walk below asks holds: no walk (a
+     * call of a function only a .c file defines, from under many headers);
+     * one that only one does: that one */
+    int64_t sure = 0;
+    if (r->names && !n[first] && ref->module[0] &&
+        !idx_graph_names_may_reach(r->names, &r->reach, ref->file_id, ref->module, n, MAX_DEPTH,
+                                   &sure))
+        goto fallback;
+    if (sure) {
+        v = sure;
+        goto out;
+    }
     sb_reset(&q);
     if (ref->module[0]) sb_addf(&q, "%s.", ref->module);
     sb_adds(&q, n);
@@ -641,6 +653,7 @@ int64_t idx_graph_resolve_expr(Resolver *r, const RefRow *ref)
             v = idx_graph_resolve_qualified(r, q.buf, 0);
         }
     }
+fallback:
     /* a builtin the module neither defines nor imports is the builtin */
     if (!v && !n[first] && !ref->strict && !idx_graph_is_builtin(ref->lang, n))
         v = idx_graph_unique_by_name(r, n);
@@ -702,4 +715,71 @@ int64_t idx_graph_declared_function(Resolver *r, const RefRow *ref)
         v_file = file;
     }
     return v > 0 ? v : 0;
+}
+
+/* How many of the targets in a are also in b. */
+static size_t shared_stars(const Stars *a, const Stars *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->n; i++)
+        for (size_t j = 0; j < b->n; j++)
+            if (!strcmp(a->v[i], b->v[j])) {
+                n++;
+                break;
+            }
+    return n;
+}
+
+static int64_t linked_function(Resolver *r, const RefRow *ref)
+{
+    Stars own;
+    star_imports(r, ref->file_id, &own);
+    if (!own.n) return 0;
+    int64_t ids[LINK_MAX + 1];
+    size_t k = idx_graph_symbol_ids(r, ref->name, ids, LINK_MAX + 1);
+    if (k < 2 || k > LINK_MAX) return 0; /* the one the name alone finds, or a common name */
+    int64_t v = 0, v_file = 0;
+    size_t best = 0;
+    int tie = 0;
+    for (size_t i = 0; i < k && r->rc == CR_OK; i++) {
+        sqlite3_stmt *q = idx_graph_stmt(r, STMT_CHUNK_QUAL);
+        if (!q) break;
+        sqlite3_bind_int64(q, 1, ids[i]);
+        int64_t file = 0;
+        if (idx_graph_step(r, q) && !strcmp((const char *)sqlite3_column_text(q, 2), ref->name))
+            file = sqlite3_column_int64(q, 0);
+        sqlite3_reset(q);
+        if (!file || file == ref->file_id || file == v_file) continue;
+        Stars st;
+        star_imports(r, file, &st);
+        size_t n = shared_stars(&st, &own);
+        if (n > best) {
+            best = n;
+            v = ids[i];
+            v_file = file;
+            tie = 0;
+        } else if (n == best && n) {
+            tie = 1;
+        }
+    }
+    return tie || r->rc != CR_OK ? 0 : v;
+}
+
+int64_t idx_graph_linked_function(Resolver *r, const RefRow *ref)
+{
+    if (ref->kind != REF_CALL || !ref->lang || !ref->lang->links_by_includes ||
+        strchr(ref->name, '.') || ref->strict || idx_graph_is_builtin(ref->lang, ref->name))
+        return 0;
+    /* memo key: the caller's file and the name after a byte no qualified
+     * name holds (the answer depends on the file's includes alone) */
+    StrBuf key;
+    sb_init(&key);
+    sb_addf(&key, "\x02%lld:%s", (long long)ref->file_id, ref->name);
+    int64_t v = 0;
+    if (!strmap_get(&r->memo, key.buf, &v)) {
+        v = linked_function(r, ref);
+        if (r->rc == CR_OK) strmap_put(&r->memo, key.buf, v);
+    }
+    sb_release(&key);
+    return v;
 }

@@ -90,6 +90,7 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
         dst[0] = idx_graph_resolve_expr(r, row);
     if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
     if (!dst[0] && !r->rc) dst[0] = idx_graph_declared_function(r, row);
+    if (!dst[0] && !r->rc) dst[0] = idx_graph_linked_function(r, row);
     if (dst[0] && row->kind == REF_CALL && row->argc >= 0 && row->lang && row->lang->overloads &&
         !r->rc)
         dst[0] = idx_graph_overload(r, dst[0], row);
@@ -133,6 +134,8 @@ void idx_graph_resolver_init(Resolver *r, IdxStore *st, ErrInfo *e)
     strmap_init(&r->impl_of);
     strmap_init(&r->module_ids);
     i64map_init(&r->imps_of);
+    i64map_init(&r->reach.files);
+    i64map_init(&r->reach.prefixes);
 }
 
 void idx_graph_resolver_release(Resolver *r)
@@ -151,4 +154,5 @@ void idx_graph_resolver_release(Resolver *r)
     idx_graph_imports_forget(r);
     strmap_release(&r->module_ids);
     i64map_release(&r->imps_of);
+    idx_graph_reach_release(&r->reach);
 }

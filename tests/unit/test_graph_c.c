@@ -5,7 +5,10 @@
  * call through a struct field is not linked to a function by its name but
  * to the functions designated initializers store in the field (a few, or
  * the one most tables store);
- * functions a macro defines and loops a macro makes are read as such. */
+ * functions a macro defines and loops a macro makes are read as such; a
+ * function several source files define is the one sharing the caller's
+ * includes; an include in angle brackets is looked for in the include
+ * folders, not beside the includer. */
 #include "idx.h"
 #include "index_util.h"
 #include "rtv.h"
@@ -133,6 +136,13 @@ static void test_rules(void)
     check_calls(st, "ops.c", "remove_all", 1, "ops.c:generic_remove\n");
     /* a table in a conditional branch stores as well */
     check_calls(st, "ops.c", "suspend_all", 1, "ops.c:suspend_one\n");
+    /* a function two source files define: the one whose file shares the
+     * caller's include (include/mem.h) */
+    check_calls(st, "link/app/app.c", "run_app", 1, "link/mem/mem.c:release\n");
+    check_calls(st, "link/fe/fe.c", "release", 0, "");
+    /* an include in angle brackets is looked for where -I folders are, not
+     * beside the includer (link/ang/wrap.h): include/wrap.h */
+    check_calls(st, "link/ang/ang.c", "use_wrap", 1, "include/wrap.h:wrap_pick\n");
     /* the table edited: the calls through its fields follow */
     test_sh("sed -i 's/.pick = pick_rt,/.pick = pick_fair,/' '%s/ops.c'%s", tmp_root, "");
     CHECK_INT(idx_update(st, NULL, NULL, NULL, NULL), CR_OK);

@@ -98,6 +98,41 @@ static void test_field_stores_change(void)
     run_case(tree, edits, 1);
 }
 
+/* C: a bare call of a function two source files define links to the one
+ * sharing the caller's includes; moved when a defining file's includes
+ * change, when a header moves under an include/ folder above, and when a
+ * definition goes. */
+static void test_linked_definition_moves(void)
+{
+    static const char *const tree[] = {
+        "include/mem.h",
+        "void release(void *p);\n",
+        "fe/fe.h",
+        "void release(void *p);\n",
+        "src/mem/mem.c",
+        "#include \"mem.h\"\nvoid release(void *p)\n{\n}\n",
+        "fe/fe.c",
+        "#include \"fe.h\"\nvoid release(void *p)\n{\n}\n",
+        "src/app/app.c",
+        "#include \"mem.h\"\nvoid run(void *p)\n{\n    release(p);\n}\n",
+        NULL};
+    static const char *const edits[] = {"fe/fe.c",
+                                        "#include \"mem.h\"\nvoid release(void *p)\n{\n}\n",
+                                        "fe/fe.c",
+                                        "#include \"fe.h\"\nvoid release(void *p)\n{\n}\n",
+                                        "src/include/mem.h",
+                                        "void release(void *p);\n",
+                                        "include/mem.h",
+                                        NULL,
+                                        "src/mem/mem.c",
+                                        NULL,
+                                        "src/mem/mem.c",
+                                        "#include \"mem.h\"\nvoid release(void *p)\n{\n}\n",
+                                        NULL};
+    run_case(tree, edits, 0);
+    run_case(tree, edits, 1);
+}
+
 /* `import pkg` resolves once the empty __init__.py gains a definition. */
 static void test_import_of_package_that_gains_code(void)
 {
@@ -571,6 +606,7 @@ int main(void)
     RUN(test_import_of_package_that_gains_code);
     RUN(test_macro_body_changes);
     RUN(test_field_stores_change);
+    RUN(test_linked_definition_moves);
     RUN(test_removed_reexport);
     RUN(test_import_target_moved);
     RUN(test_same_tick_rewrite);

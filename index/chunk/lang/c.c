@@ -10,30 +10,64 @@ const TSLanguage *tree_sitter_c(void);
 const TSLanguage *tree_sitter_cpp(void);
 extern const IdxLang idx_lang_cpp;
 
+/* An include in angle brackets: its spec starts with this mark, so the
+ * resolution skips the includer's own folder (what the brackets mean). */
+#define C_ANGLE '<'
+
 static void c__import(LangParse *p, TSNode node)
 {
     TSNode path = ts_node_child_by_field_name(node, "path", 4);
-    if (ts_node_is_null(path) || strcmp(ts_node_type(path), "string_literal") != 0) return;
+    if (ts_node_is_null(path)) return;
+    int angle = !strcmp(ts_node_type(path), "system_lib_string");
+    if (!angle && strcmp(ts_node_type(path), "string_literal") != 0) return;
     char *spec = idx_lang_string_text(p, path);
+    if (angle) {
+        char *marked = xmalloc(strlen(spec) + 2);
+        marked[0] = C_ANGLE;
+        strcpy(marked + 1, spec);
+        free(spec);
+        spec = marked;
+    }
     idx_lang_add_import(p, node, spec, "*", "*");
     free(spec);
 }
 
-/* The include's own folder first (what the quotes mean), then folders a
- * build would pass with -I: the root, include/, src/. */
+/* The include's own folder first (what the quotes mean; not for angle
+ * brackets), then folders a build would pass with -I: the root, include/,
+ * src/, lib/, and the include/ folder of each folder above the includer
+ * (the kernel's <linux/mutex.h> is include/linux/mutex.h; arch/NAME/include
+ * only from under arch/NAME: the row knows no built architecture). */
 static int c__resolve(const LangImportCtx *ctx, ChunkRef *r)
 {
     static const char *const dirs[] = {NULL, "", "include", "src", "lib"};
+    int angle = r->module[0] == C_ANGLE;
+    const char *spec = r->module + angle;
+    if (!spec[0]) return 0;
     char *found = NULL;
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && !found; i++) {
+    for (size_t i = angle; i < sizeof dirs / sizeof dirs[0] && !found; i++) {
         char *dir = dirs[i] ? xstrdup(dirs[i]) : idx_lang_dirname(ctx->path);
-        char *cand = idx_lang_join(dir, r->module);
+        char *cand = idx_lang_join(dir, spec);
         if (cand && idx_lang_file_exists(ctx->root, cand))
             found = cand;
         else
             free(cand);
         free(dir);
     }
+    /* then the include/ folder of each folder above the includer, nearest
+     * first (a subtree's own headers: src/include, arch/x86/include) */
+    char *dir = found ? NULL : idx_lang_dirname(ctx->path);
+    while (dir && dir[0] && !found) {
+        char *up = idx_lang_dirname(dir), *inc = idx_lang_join(up, "include");
+        char *cand = inc ? idx_lang_join(inc, spec) : NULL;
+        if (cand && idx_lang_file_exists(ctx->root, cand))
+            found = cand;
+        else
+            free(cand);
+        free(inc);
+        free(dir);
+        dir = up;
+    }
+    free(dir);
     if (!found) return 0;
     free(r->module);
     r->module = idx_lang_module_keep_ext(found);
@@ -122,6 +156,7 @@ const IdxLang idx_lang_c = {
     .mask = idx_c_mask,
     .field_calls = 1,
     .no_module_calls = 1,
+    .links_by_includes = 1,
 };
 
 static const char *const cpp__builtin_methods[] = {

@@ -228,6 +228,13 @@ typedef struct IdxLang {
      * its definition (`struct Status;` in the header that uses it): a type
      * nothing in scope defines is the one class of that name anywhere. */
     int out_of_line_members;
+    /* A function is declared in a header and defined in a source file no
+     * one includes, the one a build links (C): a bare call the walk through
+     * the includes leaves unresolved, of a name several files define, is
+     * linked to the definition whose file shares the most of the caller's
+     * own includes (the headers that declare it), when one shares more
+     * than every other. */
+    int links_by_includes;
     /* Functions may be overloaded: definitions of one name in one file
      * told apart by how many parameters they take (their signatures'), a
      * call whose arguments the query counts (@ref.args) reaching the one
