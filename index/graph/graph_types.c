@@ -418,9 +418,29 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         *lib = !t;
         return t ? result_class(r, t, depth + 1) : 0;
     }
-    int64_t t = type_expr(r, at, callee);
-    if (!t && at->lang && at->lang->out_of_line_members && !strchr(callee, '.'))
-        t = declared_class(r, callee);
+    const char *last = strrchr(callee, '.');
+    int64_t t = 0;
+    if (!last && at->lang && at->lang->implicit_this && at->symbol) {
+        /* a bare call in a method (`impl()->f()`): its class's member first */
+        RefRow self = *at;
+        self.kind = REF_CALL;
+        self.name = (char *)callee;
+        t = idx_graph_class_call(r, &self);
+    }
+    if (!t) t = type_expr(r, at, callee);
+    if (!t && at->lang && at->lang->out_of_line_members && !last) t = declared_class(r, callee);
+    if (!t && at->lang && at->lang->out_of_line_members && last && last[1]) {
+        /* a class named through its namespace where only declared
+         * (`internal::Impl* impl();` beside `namespace internal { class
+         * Impl; }`): a namespace is no part of a class's name here, so the
+         * one top-level class of the last name; never under a library's
+         * namespace (`std::string`) */
+        char *root = xstrndup(callee, strcspn(callee, "."));
+        if (!idx_graph_is_builtin(at->lang, root) &&
+            !idx_graph_imported(r, at->file_id, callee, strlen(root)))
+            t = declared_class(r, last + 1);
+        free(root);
+    }
     if (t) return result_class(r, t, depth + 1);
     size_t root = strcspn(callee, ".");
     if (!callee[root]) {

@@ -6,11 +6,11 @@
   body: (_) @body) @def.function
 (function_definition
   declarator: (pointer_declarator declarator: (function_declarator
-    declarator: [(identifier) (field_identifier) (qualified_identifier)] @name))
+    declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))
   body: (_) @body) @def.function
 (function_definition
   declarator: (reference_declarator (function_declarator
-    declarator: [(identifier) (field_identifier) (qualified_identifier)] @name))
+    declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))
   body: (_) @body) @def.function
 (class_specifier name: (_) @name body: (_) @body) @def.class
 (struct_specifier name: (_) @name body: (_) @body) @def.class
