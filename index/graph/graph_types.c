@@ -376,6 +376,18 @@ static int operator_name(const char *m)
     return !strncmp(m, "operator", 8) && m[8] && m[8] != '_' && !isalnum((unsigned char)m[8]);
 }
 
+/* Whether name is the class of method symbol ("A.B.f": B), as a
+ * constructor is named. */
+static int own_class_name(const char *symbol, const char *name)
+{
+    const char *end = strrchr(symbol, '.');
+    if (!end) return 0;
+    const char *start = end;
+    while (start > symbol && start[-1] != '.')
+        start--;
+    return (size_t)(end - start) == strlen(name) && !memcmp(start, name, strlen(name));
+}
+
 /* The class of what calling `callee` gives, written where ref is ("T", "f",
  * "=q.T", "T().f", "T().a.f"; "f#K#J": a parameter of a callback passed to
  * f; "f()[]": an item of what f gives), or 0 with *lib set when it is a
@@ -420,14 +432,14 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
     }
     const char *last = strrchr(callee, '.');
     int64_t t = 0;
-    if (!last && at->lang && at->lang->implicit_this && at->symbol) {
-        /* a bare call in a method (`impl()->f()`): its class's member first */
-        RefRow self = *at;
-        self.kind = REF_CALL;
-        self.name = (char *)callee;
-        t = idx_graph_class_call(r, &self);
-    }
+    RefRow self = *at;
+    self.kind = REF_CALL;
+    self.name = (char *)callee;
+    int own = at->lang && at->lang->out_of_line_members && at->symbol;
+    if (own && !last && !own_class_name(at->symbol, callee))
+        t = idx_graph_class_call(r, &self); /* `impl()->f()` in a method: its class's member */
     if (!t) t = type_expr(r, at, callee);
+    if (!t && own && last) t = idx_graph_class_call(r, &self); /* `Class::f()`: a static member */
     if (!t && at->lang && at->lang->out_of_line_members && !last) t = declared_class(r, callee);
     if (!t && at->lang && at->lang->out_of_line_members && last && last[1]) {
         /* a class named through its namespace where only declared
