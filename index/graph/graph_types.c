@@ -89,6 +89,13 @@ static int64_t fact_class(Resolver *r, int64_t id, const char *type, int depth)
 static int64_t result_class(Resolver *r, int64_t t, int depth)
 {
     int kind = idx_graph_chunk_kind(r, t);
+    if (kind == IDX_KIND_CLASS && depth <= TYPE_DEPTH) {
+        /* a type alias (`using A = T;`, `typedef T A;`): the class it names */
+        char *alias = type_fact(r, t, "()");
+        int64_t c = alias ? fact_class(r, t, alias, depth) : t;
+        free(alias);
+        return c;
+    }
     if (kind == IDX_KIND_CLASS) return t;
     if ((kind != IDX_KIND_FUNCTION && kind != IDX_KIND_METHOD) || depth > TYPE_DEPTH) return 0;
     char *type = type_fact(r, t, "()");
@@ -448,9 +455,14 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
          * one top-level class of the last name; never under a library's
          * namespace (`std::string`) */
         char *root = xstrndup(callee, strcspn(callee, "."));
-        if (!idx_graph_is_builtin(at->lang, root) &&
-            !idx_graph_imported(r, at->file_id, callee, strlen(root)))
-            t = declared_class(r, last + 1);
+        int outside = idx_graph_is_builtin(at->lang, root) ||
+                      idx_graph_imported(r, at->file_id, callee, strlen(root));
+        if (!outside) t = declared_class(r, last + 1);
+        /* a function named through its namespace (`internal::Impl()->f()`):
+         * the function its name reaches where the namespace is no class */
+        char *scope = xstrndup(callee, (size_t)(last - callee));
+        if (!t && !outside && !type_expr(r, at, scope)) t = type_expr(r, at, last + 1);
+        free(scope);
         free(root);
     }
     if (t) return result_class(r, t, depth + 1);
