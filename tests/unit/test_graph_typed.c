@@ -247,9 +247,9 @@ static void test_typed(void)
      * method (`impl()->Count()`), a function named through its namespace,
      * a static member; a type alias's receiver (`using`, `typedef`) */
     check_calls(st, "cpp/chain.cc", "Outer::Count", 1,
-                "cpp/chain.h:Outer.impl\ncpp/chain.cc:internal.Impl.Count\n");
+                "cpp/chain.cc:internal.Impl.Count\ncpp/chain.h:Outer.impl\n");
     check_calls(st, "cpp/chain.cc", "Outer::Add", 1,
-                "cpp/chain.cc:internal.GetImpl\ncpp/chain.cc:internal.Impl.Add\n");
+                "cpp/chain.cc:internal.Impl.Add\ncpp/chain.cc:internal.GetImpl\n");
     check_calls(st, "cpp/chain.cc", "Report", 1,
                 "cpp/chain.cc:Outer.Get\ncpp/chain.cc:Outer.Add\n");
     check_calls(st, "cpp/chain.cc", "Tally", 1,
