@@ -383,6 +383,15 @@ static int operator_name(const char *m)
     return !strncmp(m, "operator", 8) && m[8] && m[8] != '_' && !isalnum((unsigned char)m[8]);
 }
 
+/* Whether name is one of the row's builtin_objects (C++'s `std`): a type
+ * under it is a library's. */
+static int builtin_object(const IdxLang *lang, const char *name)
+{
+    for (const char *const *b = lang ? lang->builtin_objects : NULL; b && *b; b++)
+        if (!strcmp(*b, name)) return 1;
+    return 0;
+}
+
 /* Whether name is the class of method symbol ("A.B.f": B), as a
  * constructor is named. */
 static int own_class_name(const char *symbol, const char *name)
@@ -455,7 +464,7 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
          * one top-level class of the last name; never under a library's
          * namespace (`std::string`) */
         char *root = xstrndup(callee, strcspn(callee, "."));
-        int outside = idx_graph_is_builtin(at->lang, root) ||
+        int outside = idx_graph_is_builtin(at->lang, root) || builtin_object(at->lang, root) ||
                       idx_graph_imported(r, at->file_id, callee, strlen(root));
         if (!outside) t = declared_class(r, last + 1);
         /* a function named through its namespace (`internal::Impl()->f()`):
@@ -472,7 +481,10 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         if (c) return c;
     }
     char *name = xstrndup(callee, root);
-    *lib = idx_graph_imported(r, at->file_id, callee, root) || idx_graph_is_builtin(at->lang, name);
+    /* (`std::ostringstream ss; ss.str()`: a library's type under a
+     * builtin_objects namespace, never a workspace method of the name) */
+    *lib = idx_graph_imported(r, at->file_id, callee, root) ||
+           idx_graph_is_builtin(at->lang, name) || (callee[root] && builtin_object(at->lang, name));
     free(name);
     return 0;
 }
