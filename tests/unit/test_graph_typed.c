@@ -254,9 +254,10 @@ static void test_typed(void)
                 "cpp/chain.cc:Outer.Get\ncpp/chain.cc:Outer.Add\n");
     check_calls(st, "cpp/chain.cc", "Tally", 1,
                 "cpp/chain.cc:internal.Impl.Count\ncpp/chain.cc:Outer.Count\n");
-    /* `it->Add()` on a `std::vector<Outer>::iterator`; `out.str()` on a
-     * `std::ostringstream` is no workspace method of the name */
-    check_calls(st, "cpp/chain.cc", "Walk", 1, "cpp/chain.cc:Outer.Add\n");
+    /* `out.str()` on a `std::ostringstream` is no workspace method of the
+     * name (nor is `it->Add()` on an iterator, whose element is not read:
+     * two classes define Add) */
+    check_calls(st, "cpp/chain.cc", "Walk", 1, "");
     check_calls(st, "cpp/chain.cc", "Buffer::str", 0, "");
     /* an operator returning a reference is a function of its own */
     check_calls(st, "cpp/chain.cc", "Note", 0, "cpp/chain.cc:operator<<\n");

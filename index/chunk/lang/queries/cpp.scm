@@ -78,53 +78,13 @@
   declarator: [(identifier) @var.name
                (pointer_declarator declarator: (identifier) @var.address)
                (reference_declarator (identifier) @var.name)])
-; (a type named in a template's scope, `std::vector<T>::iterator`, is below)
-(declaration type: [(type_identifier)
-                    (qualified_identifier scope: (namespace_identifier) name: (type_identifier))
-                    (qualified_identifier scope: (namespace_identifier)
-                      name: (qualified_identifier scope: (namespace_identifier) name: (type_identifier)))
-                    (qualified_identifier scope: (namespace_identifier)
-                      name: (qualified_identifier scope: (namespace_identifier)
-                        name: (qualified_identifier scope: (namespace_identifier) name: (type_identifier))))
-                    (qualified_identifier !scope name: (type_identifier))
-                    (qualified_identifier !scope
-                      name: (qualified_identifier scope: (namespace_identifier) name: (type_identifier)))
-                    (qualified_identifier !scope
-                      name: (qualified_identifier scope: (namespace_identifier)
-                        name: (qualified_identifier scope: (namespace_identifier) name: (type_identifier))))] @var.type
+(declaration type: [(type_identifier) (qualified_identifier)] @var.type
   declarator: [(identifier) @var.name
                (init_declarator declarator: (identifier) @var.name)
                (pointer_declarator declarator: (identifier) @var.address)
                (init_declarator declarator: (pointer_declarator declarator: (identifier) @var.address))
                (reference_declarator (identifier) @var.name)
                (init_declarator declarator: (reference_declarator (identifier) @var.name))])
-; an iterator of a standard container of a class (`std::vector<Node>::iterator
-; it = …;`, in a `for` too): `it->m()` is T's m; as a pointer, no operator of T
-; applies to it (`it != end`, `++it`)
-(declaration type: (qualified_identifier name: (qualified_identifier
-    scope: (template_type arguments: (template_argument_list
-      (type_descriptor type: [(type_identifier) (qualified_identifier)] @var.type)))
-    name: (type_identifier) @_iter))
-  declarator: (init_declarator declarator: (identifier) @var.address)
-  (#eq? @_iter "iterator"))
-(declaration type: (qualified_identifier name: (qualified_identifier
-    scope: (template_type arguments: (template_argument_list
-      (type_descriptor type: [(type_identifier) (qualified_identifier)] @var.type)))
-    name: (type_identifier) @_iter))
-  declarator: (init_declarator declarator: (identifier) @var.address)
-  (#eq? @_iter "const_iterator"))
-(declaration type: (qualified_identifier
-    scope: (template_type arguments: (template_argument_list
-      (type_descriptor type: [(type_identifier) (qualified_identifier)] @var.type)))
-    name: (type_identifier) @_iter)
-  declarator: (init_declarator declarator: (identifier) @var.address)
-  (#eq? @_iter "iterator"))
-(declaration type: (qualified_identifier
-    scope: (template_type arguments: (template_argument_list
-      (type_descriptor type: [(type_identifier) (qualified_identifier)] @var.type)))
-    name: (type_identifier) @_iter)
-  declarator: (init_declarator declarator: (identifier) @var.address)
-  (#eq? @_iter "const_iterator"))
 ; a variable constructed from names (`Parser p(state_, &file);`), which the
 ; grammar reads as a function's declaration: in a body, a variable
 (compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @var.type
