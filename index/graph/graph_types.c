@@ -481,10 +481,13 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         if (c) return c;
     }
     char *name = xstrndup(callee, root);
-    /* (`std::ostringstream ss; ss.str()`: a library's type under a
-     * builtin_objects namespace, never a workspace method of the name) */
+    /* (`std::ostringstream ss; ss.str()`: a library's type right under a
+     * builtin_objects namespace, never a workspace method of the name; a
+     * member type of a library's template, `std::vector<T>::iterator`,
+     * stays unknown: its element may be a workspace class) */
     *lib = idx_graph_imported(r, at->file_id, callee, root) ||
-           idx_graph_is_builtin(at->lang, name) || (callee[root] && builtin_object(at->lang, name));
+           idx_graph_is_builtin(at->lang, name) ||
+           (callee[root] && !strchr(callee + root + 1, '.') && builtin_object(at->lang, name));
     free(name);
     return 0;
 }
