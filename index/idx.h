@@ -453,6 +453,7 @@ typedef struct IdxEdge {
     IdxKind other_kind;   /* kind of the chunk at the far end (dst when outgoing) */
     int64_t other_file;   /* its file */
     uint32_t other_lines; /* its length in lines */
+    int builds;           /* a construction or an operator (`Foo f;`, `a == b`), no call written */
 } IdxEdge;
 
 /* Edges leaving (outgoing != 0) or entering a chunk. Caller frees with free(). */

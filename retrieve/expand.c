@@ -120,6 +120,9 @@ CrErr rtv_expand_graph(IdxStore *st, RtvCand **cands, size_t *n, size_t *cap,
                 IdxEdgeKind ek = edges[k].kind;
                 if (ek == IDX_EDGE_CONTAIN || ek == IDX_EDGE_IMPORT || ek == IDX_EDGE_EXPAND)
                     continue;
+                /* a construction or an operator links nearly every user of a
+                 * class to its constructor: no lead to what a question asks */
+                if (edges[k].builds) continue;
                 int64_t other = dir ? edges[k].dst : edges[k].src;
                 if (other == seed_ids[i]) continue; /* recursion */
                 double s = seed_scores[i] * factor;

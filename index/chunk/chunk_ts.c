@@ -143,7 +143,8 @@ static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t 
         } else if (!want_ident && c == '<') {
             break; /* Foo<T>: the generic arguments are not part of the name */
         } else if (!want_ident && c == '(' && lang && lang->call_chains) {
-            /* a call inside the chain: "a.f().m", typed by f's result */
+            /* a call inside the chain: "a.f().m" (`a.f()->m`), typed by f's
+             * result */
             int depth = 0;
             uint32_t j = i;
             for (; j < b; j++) {
@@ -160,7 +161,8 @@ static int ts__chain(StrBuf *sb, const IdxLang *lang, const char *src, uint32_t 
             i = j + 1;
             while (i < b && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r'))
                 i++;
-            if (i >= b || (src[i] != '.' && src[i] != '?')) {
+            if (i >= b || (src[i] != '.' && src[i] != '?' &&
+                           !(src[i] == '-' && i + 1 < b && src[i + 1] == '>'))) {
                 ok = 0;
                 break;
             }

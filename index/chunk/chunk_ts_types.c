@@ -330,7 +330,10 @@ void idx_chunk_ts_typed_refs(TsRun *r)
             continue;
         }
         if (!v->name) { /* a result: a fact of the function it ends the header of */
-            if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD) continue;
+            /* (or of a type alias, `using A = T;`: what it names) */
+            if (u->kind != IDX_KIND_FUNCTION && u->kind != IDX_KIND_METHOD &&
+                !(u->kind == IDX_KIND_CLASS && u->start == u->end))
+                continue;
             ChunkRef *f = idx_emit_ref_push(&r->em, REF_TYPE, o, v->line);
             sb_reset(&key);
             sb_addf(&key, "%s():", IDX_REF_TYPE_FACT);

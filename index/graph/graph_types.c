@@ -89,6 +89,13 @@ static int64_t fact_class(Resolver *r, int64_t id, const char *type, int depth)
 static int64_t result_class(Resolver *r, int64_t t, int depth)
 {
     int kind = idx_graph_chunk_kind(r, t);
+    if (kind == IDX_KIND_CLASS && depth <= TYPE_DEPTH) {
+        /* a type alias (`using A = T;`, `typedef T A;`): the class it names */
+        char *alias = type_fact(r, t, "()");
+        int64_t c = alias ? fact_class(r, t, alias, depth) : t;
+        free(alias);
+        return c;
+    }
     if (kind == IDX_KIND_CLASS) return t;
     if ((kind != IDX_KIND_FUNCTION && kind != IDX_KIND_METHOD) || depth > TYPE_DEPTH) return 0;
     char *type = type_fact(r, t, "()");
@@ -376,6 +383,27 @@ static int operator_name(const char *m)
     return !strncmp(m, "operator", 8) && m[8] && m[8] != '_' && !isalnum((unsigned char)m[8]);
 }
 
+/* Whether name is one of the row's builtin_objects (C++'s `std`): a type
+ * under it is a library's. */
+static int builtin_object(const IdxLang *lang, const char *name)
+{
+    for (const char *const *b = lang ? lang->builtin_objects : NULL; b && *b; b++)
+        if (!strcmp(*b, name)) return 1;
+    return 0;
+}
+
+/* Whether name is the class of method symbol ("A.B.f": B), as a
+ * constructor is named. */
+static int own_class_name(const char *symbol, const char *name)
+{
+    const char *end = strrchr(symbol, '.');
+    if (!end) return 0;
+    const char *start = end;
+    while (start > symbol && start[-1] != '.')
+        start--;
+    return (size_t)(end - start) == strlen(name) && !memcmp(start, name, strlen(name));
+}
+
 /* The class of what calling `callee` gives, written where ref is ("T", "f",
  * "=q.T", "T().f", "T().a.f"; "f#K#J": a parameter of a callback passed to
  * f; "f()[]": an item of what f gives), or 0 with *lib set when it is a
@@ -418,9 +446,34 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         *lib = !t;
         return t ? result_class(r, t, depth + 1) : 0;
     }
-    int64_t t = type_expr(r, at, callee);
-    if (!t && at->lang && at->lang->out_of_line_members && !strchr(callee, '.'))
-        t = declared_class(r, callee);
+    const char *last = strrchr(callee, '.');
+    int64_t t = 0;
+    RefRow self = *at;
+    self.kind = REF_CALL;
+    self.name = (char *)callee;
+    int own = at->lang && at->lang->out_of_line_members && at->symbol;
+    if (own && !last && !own_class_name(at->symbol, callee))
+        t = idx_graph_class_call(r, &self); /* `impl()->f()` in a method: its class's member */
+    if (!t) t = type_expr(r, at, callee);
+    if (!t && own && last) t = idx_graph_class_call(r, &self); /* `Class::f()`: a static member */
+    if (!t && at->lang && at->lang->out_of_line_members && !last) t = declared_class(r, callee);
+    if (!t && at->lang && at->lang->out_of_line_members && last && last[1]) {
+        /* a class named through its namespace where only declared
+         * (`internal::Impl* impl();` beside `namespace internal { class
+         * Impl; }`): a namespace is no part of a class's name here, so the
+         * one top-level class of the last name; never under a library's
+         * namespace (`std::string`) */
+        char *root = xstrndup(callee, strcspn(callee, "."));
+        int outside = idx_graph_is_builtin(at->lang, root) || builtin_object(at->lang, root) ||
+                      idx_graph_imported(r, at->file_id, callee, strlen(root));
+        if (!outside) t = declared_class(r, last + 1);
+        /* a function named through its namespace (`internal::Impl()->f()`):
+         * the function its name reaches where the namespace is no class */
+        char *scope = xstrndup(callee, (size_t)(last - callee));
+        if (!t && !outside && !type_expr(r, at, scope)) t = type_expr(r, at, last + 1);
+        free(scope);
+        free(root);
+    }
     if (t) return result_class(r, t, depth + 1);
     size_t root = strcspn(callee, ".");
     if (!callee[root]) {
@@ -428,7 +481,13 @@ static int64_t call_class(Resolver *r, const RefRow *at, const char *callee, int
         if (c) return c;
     }
     char *name = xstrndup(callee, root);
-    *lib = idx_graph_imported(r, at->file_id, callee, root) || idx_graph_is_builtin(at->lang, name);
+    /* (`std::ostringstream ss; ss.str()`: a library's type right under a
+     * builtin_objects namespace, never a workspace method of the name; a
+     * member type of a library's template, `std::vector<T>::iterator`,
+     * stays unknown: its element may be a workspace class) */
+    *lib = idx_graph_imported(r, at->file_id, callee, root) ||
+           idx_graph_is_builtin(at->lang, name) ||
+           (callee[root] && !strchr(callee + root + 1, '.') && builtin_object(at->lang, name));
     free(name);
     return 0;
 }

@@ -179,19 +179,31 @@ static int pp__value(PpCtx *c, const char *name, int64_t *v)
     const char *pre = pp__predefined(c, name);
     if (pre) return pp__expr_value(c, name, strchr(pre, '=') ? strchr(pre, '=') + 1 : "1", v);
     if (c->depth >= PP_DEPTH || c->rc) return 0;
+    if (pp__busy(c, name)) return 0;
     size_t n;
     PpRow *rows = pp__defs(c, name, &n);
     int ok = 0;
-    for (size_t i = 0; i < n && !ok; i++) {
+    size_t i = 0;
+    IdxBuilt b = IDX_BUILT_NO;
+    /* its definitions' conditions are read with name being decided: one
+     * under `#ifndef name` (a default a build may override) holds */
+    c->stack[c->depth++] = name;
+    for (; i < n; i++) {
         char *cond = pp__cond_text(c, rows[i].file_id, rows[i].line, rows[i].line);
-        IdxBuilt b = cond ? pp__holds(c, cond) : IDX_BUILT_YES;
+        b = cond ? pp__holds(c, cond) : IDX_BUILT_YES;
         free(cond);
-        if (b == IDX_BUILT_UNKNOWN) break; /* which one holds is not known */
-        if (b == IDX_BUILT_YES) {
-            ok = strcmp(rows[i].text, "(") && rows[i].text[0] &&
-                 pp__expr_value(c, name, rows[i].text, v);
-            break;
-        }
+        if (b != IDX_BUILT_NO) break; /* unknown: which one holds is not known */
+    }
+    c->depth--;
+    if (b == IDX_BUILT_YES)
+        ok = strcmp(rows[i].text, "(") && rows[i].text[0] &&
+             pp__expr_value(c, name, rows[i].text, v);
+    else if (n && n < PP_ROWS && b == IDX_BUILT_NO && !c->rc) {
+        /* the workspace defines it, each time under a condition that does
+         * not hold (`#if defined(_WIN32)` / `#define OS_WINDOWS 1`): not
+         * defined, 0 as #if reads it */
+        *v = 0;
+        ok = 1;
     }
     pp__rows_free(rows, n);
     return ok;

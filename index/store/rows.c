@@ -291,6 +291,7 @@ CrErr idx_edges(IdxStore *st, int64_t chunk_id, int outgoing, IdxEdge **out, siz
         v[n].other_kind = (IdxKind)sqlite3_column_int(s, 3);
         v[n].other_file = sqlite3_column_int64(s, 4);
         v[n].other_lines = (uint32_t)sqlite3_column_int(s, 5);
+        v[n].builds = sqlite3_column_int(s, 6);
         n++;
     }
     sqlite3_reset(s);

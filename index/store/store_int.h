@@ -24,6 +24,10 @@ typedef struct Stemmer Stemmer; /* postings.c */
     "WHERE id = " f ")"
 /* file ?1's */
 #define IDX_REFS_OF_FILE_1 IDX_REFS_OF_FILE("?1")
+/* Whether an edge's reference builds or operates on a value (a construction
+ * "+.T", an operator "T().operator=="): IdxEdge.builds */
+#define EDGE_BUILDS                                                                                \
+    "coalesce(r.qual GLOB '" IDX_REF_CONSTRUCT "*' OR r.last GLOB 'operator[^A-Za-z0-9_]*', 0)"
 /* The same of symbols, by the files row's sym_lo..sym_hi (as s: _S). */
 #define IDX_SYMBOLS_OF_FILE_RANGE                                                                  \
     "BETWEEN (SELECT sym_lo FROM files WHERE id = ?1) AND (SELECT sym_hi FROM files WHERE id = "   \
@@ -269,12 +273,12 @@ typedef struct Stemmer Stemmer; /* postings.c */
     X(REF_RESOLVED, "UPDATE refs SET resolved = 1 WHERE id = ?1")                                  \
     X(EDGE_INSERT, "INSERT INTO edges(src, dst, kind, ref_id) VALUES (?1, ?2, ?3, ?4)")            \
     X(EDGE_DELETE_REF, "DELETE FROM edges WHERE src = ?2 AND ref_id = ?1")                         \
-    X(EDGE_OUT, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id, c.end_line - c.start_line + 1 "   \
-                "FROM edges e "                                                                    \
-                "JOIN chunks c ON c.id = e.dst WHERE e.src = ?1")                                  \
-    X(EDGE_IN, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id, c.end_line - c.start_line + 1 "    \
-               "FROM edges e "                                                                     \
-               "JOIN chunks c ON c.id = e.src WHERE e.dst = ?1")                                   \
+    X(EDGE_OUT, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id, c.end_line - c.start_line + "     \
+                "1, " EDGE_BUILDS " FROM edges e JOIN chunks c ON c.id = e.dst "                   \
+                "LEFT JOIN refs r ON r.id = e.ref_id WHERE e.src = ?1")                            \
+    X(EDGE_IN, "SELECT e.src, e.dst, e.kind, c.kind, c.file_id, c.end_line - c.start_line + "      \
+               "1, " EDGE_BUILDS " FROM edges e JOIN chunks c ON c.id = e.src "                    \
+               "LEFT JOIN refs r ON r.id = e.ref_id WHERE e.dst = ?1")                             \
     X(RM_MARK_DEPENDENTS,                                                                          \
       "UPDATE refs SET resolved = 0 WHERE id IN (SELECT ref_id FROM edges "                        \
       "WHERE ref_id != 0 AND dst IN (SELECT id FROM chunks WHERE file_id = ?1)) "                  \

@@ -129,6 +129,12 @@ static void test_conditions(void)
     CHECK_TEXT(variants_of(st, "cxx.h", "f1"), "8-8 - defined(FOO)\n");
     /* a macro's value from the workspace's #define */
     CHECK_TEXT(variants_of(st, "main.c", "deep"), "9-9 + (LEVEL > 2)\n11-11 - !(LEVEL > 2)\n");
+    /* a macro the workspace defines only under conditions that do not
+     * hold is 0 (`#if defined(_WIN32)` / `#define OS_WINDOWS 1`); a
+     * default under `#ifndef` itself holds (HAS_SEH 0) */
+    CHECK_TEXT(variants_of(st, "plat.h", "p_win"), "19-19 - OS_WINDOWS\n");
+    CHECK_TEXT(variants_of(st, "plat.h", "p_seh"), "22-22 - HAS_SEH\n");
+    CHECK_TEXT(variants_of(st, "plat.h", "p_linux"), "25-25 - OS_LINUX\n");
     /* callers marked: FASTPATH is defined only under USE_FAST, which
      * nothing defines; #if 0; API's default (`#if !defined(API)` around
      * its #define) is defined */
@@ -162,6 +168,9 @@ static void test_conditions(void)
     CHECK_TEXT(defs_of(st, "rot"), "28-28\n31-31\n");
     CHECK_TEXT(calls_of(st, "main.c", "main", 1),
                "deep + \nfast + defined(FASTPATH)\napi + defined(API)\nmix:29 + \ndead - 0\n");
+    /* the row's predefined macros: Linux's, not Windows' */
+    CHECK_TEXT(variants_of(st, "plat.h", "p_linux"), "25-25 + OS_LINUX\n");
+    CHECK_TEXT(variants_of(st, "plat.h", "p_win"), "19-19 - OS_WINDOWS\n");
     /* -U undefines; the row's predefined macros are the build's */
     write_config("-UAPI -D__APPLE__");
     CHECK_TEXT(calls_of(st, "main.c", "deep", 0),

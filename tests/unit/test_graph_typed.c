@@ -243,6 +243,24 @@ static void test_typed(void)
      * built with no arguments (a pointer field given a value builds none) */
     check_calls(st, "cpp/build.cc", "Holder::Holder", 1,
                 "cpp/build.cc:Meta.Meta\ncpp/build.cc:Meta.Meta\n");
+    /* a call on a call's result through `->`: a bare member call in a
+     * method (`impl()->Count()`), a function named through its namespace,
+     * a static member; a type alias's receiver (`using`, `typedef`) */
+    check_calls(st, "cpp/chain.cc", "Outer::Count", 1,
+                "cpp/chain.cc:internal.Impl.Count\ncpp/chain.h:Outer.impl\n");
+    check_calls(st, "cpp/chain.cc", "Outer::Add", 1,
+                "cpp/chain.cc:internal.Impl.Add\ncpp/chain.cc:internal.GetImpl\n");
+    check_calls(st, "cpp/chain.cc", "Report", 1,
+                "cpp/chain.cc:Outer.Get\ncpp/chain.cc:Outer.Add\n");
+    check_calls(st, "cpp/chain.cc", "Tally", 1,
+                "cpp/chain.cc:internal.Impl.Count\ncpp/chain.cc:Outer.Count\n");
+    /* `out.str()` on a `std::ostringstream` is no workspace method of the
+     * name (nor is `it->Add()` on an iterator, whose element is not read:
+     * two classes define Add) */
+    check_calls(st, "cpp/chain.cc", "Walk", 1, "");
+    check_calls(st, "cpp/chain.cc", "Buffer::str", 0, "");
+    /* an operator returning a reference is a function of its own */
+    check_calls(st, "cpp/chain.cc", "Note", 0, "cpp/chain.cc:operator<<\n");
     /* definition at a bare call of the class's member, in an overload of it */
     CHECK_INT(rtv_def_under(st, "cpp/node.cc", 49, "Skip", &d, NULL), CR_OK);
     CHECK(d.head.symbol && !strcmp(d.head.symbol, "Reader.Skip") && d.start_line == 52);

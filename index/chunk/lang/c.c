@@ -117,7 +117,8 @@ static const char *const c__keywords[] = {
     "switch", "typedef", "union",  "unsigned", "void",     "volatile", "while",  NULL};
 
 /* GCC's on x86-64 Linux (`gcc -dM -E - </dev/null`), those #if tests use:
- * the same for C and C++ but for the language's version. */
+ * the same for C and C++ but for the language's version and g++'s own
+ * (exceptions and RTTI on, as by default). */
 #define GCC_LINUX_HEAD                                                                             \
     "__linux__", "__linux", "linux", "__unix__", "__unix", "unix", "__gnu_linux__", "__ELF__",     \
         "__GNUC__=12", "__GNUC_MINOR__=2", "__STDC__=1"
@@ -128,8 +129,10 @@ static const char *const c__keywords[] = {
         "__BYTE_ORDER__=1234"
 static const char *const c__predefined[] = {GCC_LINUX_HEAD, "__STDC_VERSION__=201710L",
                                             GCC_X86_64_TAIL, NULL};
-static const char *const cpp__predefined[] = {GCC_LINUX_HEAD, "__cplusplus=201703L",
-                                              GCC_X86_64_TAIL, NULL};
+static const char *const cpp__predefined[] = {
+    GCC_LINUX_HEAD,       "__cplusplus=201703L", "__GNUG__=12",
+    "__EXCEPTIONS=1",     "__GXX_RTTI=1",        "__cpp_exceptions=199711L",
+    "__cpp_rtti=199711L", GCC_X86_64_TAIL,       NULL};
 
 const IdxLang idx_lang_c = {
     .helper_lines = 12,

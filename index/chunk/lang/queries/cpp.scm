@@ -6,11 +6,11 @@
   body: (_) @body) @def.function
 (function_definition
   declarator: (pointer_declarator declarator: (function_declarator
-    declarator: [(identifier) (field_identifier) (qualified_identifier)] @name))
+    declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))
   body: (_) @body) @def.function
 (function_definition
   declarator: (reference_declarator (function_declarator
-    declarator: [(identifier) (field_identifier) (qualified_identifier)] @name))
+    declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))
   body: (_) @body) @def.function
 (class_specifier name: (_) @name body: (_) @body) @def.class
 (struct_specifier name: (_) @name body: (_) @body) @def.class
@@ -93,6 +93,11 @@
   declarator: [(field_identifier) @field.name
                (pointer_declarator declarator: (field_identifier) @field.name)
                (reference_declarator (field_identifier) @field.name)])
+; a type alias of a class (`using TestCase = TestSuite;`, `typedef Foo Bar;`):
+; the class it names, as a function's result is (a fact of the alias)
+(alias_declaration type: (type_descriptor type: [(type_identifier) (qualified_identifier)] @result.type))
+(type_definition type: [(type_identifier) (qualified_identifier)] @result.type
+  declarator: (type_identifier))
 (function_definition type: [(type_identifier) (qualified_identifier)] @result.type
   declarator: [(function_declarator) (pointer_declarator (function_declarator))
                (reference_declarator (function_declarator))])
