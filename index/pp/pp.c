@@ -19,7 +19,7 @@ typedef struct PpCtx {
     IdxStore *st;
     const PpConfig *cfg;
     const char *relpath;           /* the file asked about: whose flags apply */
-    const char *const *predefined; /* its row's, with a configuration only */
+    const char *const *predefined; /* its row's: the platform built for, or without a configuration this one */
     const char *stack[PP_DEPTH];   /* the macros being decided (a definition under
                                     * `!defined(X)` defines X either way) */
     size_t depth;
@@ -122,7 +122,7 @@ static int pp__eval(PpCtx *c, const char *expr, int64_t *v)
 static const char *pp__predefined(const PpCtx *c, const char *name)
 {
     size_t n = strlen(name);
-    for (const char *const *p = c->cfg ? c->predefined : NULL; p && *p; p++)
+    for (const char *const *p = c->predefined; p && *p; p++)
         if (!strncmp(*p, name, n) && ((*p)[n] == '\0' || (*p)[n] == '=')) return *p;
     return NULL;
 }

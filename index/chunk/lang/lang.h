@@ -213,9 +213,9 @@ typedef struct IdxLang {
     /* The word that names, in a method, what the enclosing class inherits
      * (`super`), or NULL: `super.m()` is stored as IDX_REF_SUPER "m". */
     const char *parent_word;
-    /* Macros the compiler defines ("NAME" or "NAME=VALUE"), taken as
-     * defined when the workspace has a build configuration (pp.c: the
-     * platform it builds for). NULL-terminated, or NULL. */
+    /* Macros the compiler defines ("NAME" or "NAME=VALUE"): the platform a
+     * build configuration builds for, and without one this machine's (pp.c).
+     * NULL-terminated, or NULL. */
     const char *const *predefined;
     /* What the code graph cannot see in this language, a phrase for the
      * references' note ("getattr/setattr, decorators' wrappers, eval/exec"),
