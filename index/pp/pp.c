@@ -19,7 +19,7 @@ typedef struct PpCtx {
     IdxStore *st;
     const PpConfig *cfg;
     const char *relpath;           /* the file asked about: whose flags apply */
-    const char *const *predefined; /* its row's: the platform built for, or without a configuration this one */
+    const char *const *predefined; /* its row's (this machine's, lacking a config) */
     const char *stack[PP_DEPTH];   /* the macros being decided (a definition under
                                     * `!defined(X)` defines X either way) */
     size_t depth;
