@@ -310,6 +310,12 @@ int idx_sig_arg_score(const IdxLang *lang, const char *sig, const char *name, ui
 /* Whether two signatures of name have parameters of different types at
  * one place (the row's scalar_types known: else 0). */
 int idx_sig_types_differ(const IdxLang *lang, const char *a, const char *b, const char *name);
+/* The codes of signature sig's first IDX_ARGT_MAX parameter types after
+ * name (0: none or not read) into codes; 0 when sig holds no list. */
+int idx_sig_param_codes(const IdxLang *lang, const char *sig, const char *name, uint32_t *codes);
+/* Whether two such code lists differ at one place (two scalars by value
+ * do not). */
+int idx_codes_differ(const uint32_t *a, const uint32_t *b);
 
 /* The most rows a language table holds. */
 #define IDX_LANG_MAX_ROWS 32

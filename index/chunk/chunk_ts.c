@@ -424,8 +424,7 @@ static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out,
                 }
                 if (rk == REF_CALL && !ts_node_is_null(args)) {
                     ref->argc = 1 + ts__argc(r, args);
-                    if (r->lang->literal_types)
-                        idx_chunk_ts_arg_types(r, ref, args, (TSNode){0});
+                    if (r->lang->literal_types) idx_chunk_ts_arg_types(r, ref, args, (TSNode){0});
                 }
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);

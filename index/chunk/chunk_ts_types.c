@@ -196,11 +196,11 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         v->arg = 0;
         v->top = nk == CAP_VAR_TOP;
         v->address = nk == CAP_VAR_ADDR;
-        /* `char** argv`: one level per declarator of the pointer's kind */
-        for (TSNode p = ts_node_parent(n), q = ts_node_parent(p);
-             v->address && !ts_node_is_null(q) && ts_node_symbol(q) == ts_node_symbol(p);
-             q = ts_node_parent(q))
-            v->address++;
+        /* `char** argv`: one level per `*` between the type and the name */
+        uint32_t ta = ts_node_end_byte(type), tb = ts_node_start_byte(n), stars = 0;
+        for (uint32_t b = ta; v->address && b < tb && tb <= r->em.len; b++)
+            stars += r->em.src[b] == '*';
+        if (stars > 1) v->address = (int)stars;
         if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
             free(v->name);
             free(v->type);
@@ -289,8 +289,8 @@ static void types__arg_names(const TsRun *r, StrMap *vars, int o, ChunkRef *ref,
             is_self |= strlen(self[i]) == n && !memcmp(self[i], w, n);
         if (is_self) {
             const EmitUnit *u = o >= 0 ? &r->em.units[o] : NULL;
-            const char *dot = u && u->symbol && u->kind == IDX_KIND_METHOD ? strrchr(u->symbol, '.')
-                                                                           : NULL;
+            const char *dot =
+                u && u->symbol && u->kind == IDX_KIND_METHOD ? strrchr(u->symbol, '.') : NULL;
             if (!dot) continue;
             const char *c = dot;
             while (c > u->symbol && c[-1] != '.')
@@ -577,8 +577,8 @@ void idx_chunk_ts_typed_refs(TsRun *r)
             free(ref->name);
             ref->name = xstrndup(key.buf, key.len);
         }
-        if (call && ref->kind == REF_CALL && (ref->arg_len[0] | ref->arg_len[1] |
-                                              ref->arg_len[2] | ref->arg_len[3]))
+        if (call && ref->kind == REF_CALL &&
+            (ref->arg_len[0] | ref->arg_len[1] | ref->arg_len[2] | ref->arg_len[3]))
             types__arg_names(r, &vars, o, ref, &key);
         r->em.refs[kept++] = *ref;
     }

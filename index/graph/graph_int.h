@@ -187,8 +187,8 @@ int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)
  * taking them best; the others as good whose parameter types differ (the
  * call does not tell them apart) into also (at most max, *n_also). Rows
  * with `overloads`. */
-int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *also,
-                           size_t max, size_t *n_also);
+int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *also, size_t max,
+                           size_t *n_also);
 /* The other definitions of method chunk id's symbol ("Class.name"), of its
  * kind, in other files: one member defined once per build variant
  * (`lexer.cc` and `lexer.in.cc`, `subprocess-posix.cc` and

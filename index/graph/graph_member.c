@@ -289,13 +289,13 @@ static int caller_variadic(Resolver *r, const RefRow *row)
 /* One of a definition's overloads taking a call's arity. */
 typedef struct Cand {
     int64_t id;
-    int score; /* by the call's argument types: -1 cannot take them */
-    int fwd;   /* takes a forwarded type */
-    char *sig;
+    int score;                    /* by the call's argument types: -1 cannot take them */
+    int fwd;                      /* takes a forwarded type */
+    uint32_t codes[IDX_ARGT_MAX]; /* its parameters' types */
 } Cand;
 
-int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *also,
-                           size_t max, size_t *n_also)
+int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *also, size_t max,
+                           size_t *n_also)
 {
     int argc = row->argc;
     *n_also = 0;
@@ -313,11 +313,11 @@ int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *
         n++;
         if (!sig || !idx_sig_params(sig, name, &lo, &hi) || argc < lo || argc > hi || nc == 16)
             continue;
-        cand[nc] = (Cand){.id = sqlite3_column_int64(s, 0),
-                          .score = row->argt ? idx_sig_arg_score(row->lang, sig, name, row->argt)
-                                             : 0,
-                          .fwd = takes_forwarded(row->lang, sig, name),
-                          .sig = xstrdup(sig)};
+        cand[nc] =
+            (Cand){.id = sqlite3_column_int64(s, 0),
+                   .score = row->argt ? idx_sig_arg_score(row->lang, sig, name, row->argt) : 0,
+                   .fwd = takes_forwarded(row->lang, sig, name)};
+        idx_sig_param_codes(row->lang, sig, name, cand[nc].codes);
         nc++;
     }
     sqlite3_reset(s);
@@ -364,17 +364,15 @@ int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *
     }
     /* the others taking the arguments as well, told apart only by types
      * the call does not say: each reached too */
-    const char *psig = NULL;
+    const uint32_t *pcodes = NULL;
     for (size_t i = 0; i < nc; i++)
-        if (cand[i].id == pick) psig = cand[i].sig;
-    for (size_t i = 0; i < nc && psig && !other; i++) {
+        if (cand[i].id == pick) pcodes = cand[i].codes;
+    for (size_t i = 0; i < nc && pcodes && !other; i++) {
         const Cand *c = &cand[i];
         if (c->id != pick && c->score >= 0 && c->score == best && !c->fwd && *n_also < max &&
-            idx_sig_types_differ(row->lang, psig, c->sig, name))
+            idx_codes_differ(pcodes, c->codes))
             also[(*n_also)++] = c->id;
     }
-    for (size_t i = 0; i < nc; i++)
-        free(cand[i].sig);
     free(sym);
     return pick;
 }

@@ -54,8 +54,7 @@ static char *callee_lines(IdxStore *st, const char *path, const char *symbol)
     return sb.buf ? sb_detach(&sb, NULL) : xstrdup("");
 }
 
-static void check_callee_lines(IdxStore *st, const char *path, const char *symbol,
-                               const char *want)
+static void check_callee_lines(IdxStore *st, const char *path, const char *symbol, const char *want)
 {
     char *got = callee_lines(st, path, symbol);
     if (strcmp(got, want)) fprintf(stderr, "%s %s: got\n%s", path, symbol, got);

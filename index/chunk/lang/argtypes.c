@@ -5,8 +5,6 @@
 #include <stdint.h>
 #include <string.h>
 
-
-
 static int at_ident(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -38,27 +36,31 @@ static int param_type(const IdxLang *lang, const char *p, const char *e, const c
 {
     const char *w[16];
     size_t wn[16], nw = 0;
-    int depth = 0, stars = 0, last_word = 0;
+    int depth = 0, stars = 0, marks = 0; /* marks: qualifiers, `*`, `&` */
+    int qualified_any = 0;
     for (const char *q = p; q < e; q++) {
         char c = *q;
         if (c == '<' || c == '(' || c == '[') {
             if (c == '[' && !depth) stars++;
             depth++;
-            last_word = 0;
         } else if ((c == '>' || c == ')' || c == ']') && depth) {
             depth--;
         } else if (!depth && c == '=') {
             break; /* a default value */
         } else if (!depth && (c == '*' || c == '&')) {
             stars += c == '*';
-            last_word = 0;
+            marks++;
         } else if (!depth && at_ident(c) && !(c >= '0' && c <= '9')) {
             const char *s = q;
             while (q + 1 < e && at_ident(q[1]))
                 q++;
             size_t n = (size_t)(q - s + 1);
             int qualified = s >= p + 2 && s[-1] == ':' && s[-2] == ':';
-            if (in_list(lang->type_qualifiers, s, n)) continue;
+            qualified_any |= qualified;
+            if (in_list(lang->type_qualifiers, s, n)) {
+                marks++;
+                continue;
+            }
             if (qualified && nw) { /* std::string: its last part */
                 w[nw - 1] = s;
                 wn[nw - 1] = n;
@@ -66,13 +68,13 @@ static int param_type(const IdxLang *lang, const char *p, const char *e, const c
                 w[nw] = s;
                 wn[nw++] = n;
             }
-            last_word = 1;
         } else if (!depth && c == '.') {
             return 0; /* variadic */
         }
     }
-    (void)last_word;
-    if (!nw) return 0;
+    /* a bare word: a macro's argument (`TEST_F(Suite, Name)`) as much as
+     * an unnamed parameter's type: not read */
+    if (!nw || (nw == 1 && !marks && !qualified_any)) return 0;
     /* `const char* s`: the last word names the parameter */
     size_t k = nw >= 2 ? nw - 2 : 0;
     *base = w[k];
@@ -150,43 +152,51 @@ int idx_sig_arg_score(const IdxLang *lang, const char *sig, const char *name, ui
     return total;
 }
 
-int idx_sig_types_differ(const IdxLang *lang, const char *a, const char *b, const char *name)
+int idx_sig_param_codes(const IdxLang *lang, const char *sig, const char *name, uint32_t *codes)
 {
-    if (!lang || !lang->scalar_types || !a || !b) return 0;
-    const char *s[2] = {a, b}, *p[2] = {NULL, NULL};
+    memset(codes, 0, IDX_ARGT_MAX * sizeof *codes);
+    if (!lang || !lang->scalar_types || !sig || !name) return 0;
+    const char *p = NULL;
     size_t n = strlen(name);
-    for (int i = 0; i < 2; i++)
-        for (const char *q = strstr(s[i], name); q && !p[i]; q = strstr(q + 1, name)) {
-            const char *x = q + n;
-            while (*x == ' ' || *x == '\t' || *x == '\n')
-                x++;
-            if (*x == '(') p[i] = x + 1;
+    for (const char *q = strstr(sig, name); q && !p; q = strstr(q + 1, name)) {
+        const char *x = q + n;
+        while (*x == ' ' || *x == '\t' || *x == '\n')
+            x++;
+        if (*x == '(') p = x + 1;
+    }
+    if (!p) return 0;
+    for (int k = 0; k < IDX_ARGT_MAX && *p && *p != ')'; k++) {
+        int depth = 0;
+        const char *e = p;
+        for (; *e && !(depth == 0 && (*e == ',' || *e == ')')); e++) {
+            if (*e == '(' || *e == '<' || *e == '[' || *e == '{')
+                depth++;
+            else if ((*e == ')' || *e == '>' || *e == ']' || *e == '}') && depth)
+                depth--;
         }
-    if (!p[0] || !p[1]) return 0;
-    while (*p[0] && *p[1] && *p[0] != ')' && *p[1] != ')') {
-        const char *e[2];
-        uint32_t c[2] = {0, 0};
-        for (int i = 0; i < 2; i++) {
-            int depth = 0;
-            for (e[i] = p[i]; *e[i] && !(depth == 0 && (*e[i] == ',' || *e[i] == ')')); e[i]++) {
-                char ch = *e[i];
-                if (ch == '(' || ch == '<' || ch == '[' || ch == '{')
-                    depth++;
-                else if ((ch == ')' || ch == '>' || ch == ']' || ch == '}') && depth)
-                    depth--;
-            }
-            const char *base;
-            size_t bn;
-            int ptr;
-            if (param_type(lang, p[i], e[i], &base, &bn, &ptr))
-                c[i] = idx_argt_code(lang, base, bn, ptr);
-        }
+        const char *base;
+        size_t bn;
+        int ptr;
+        if (param_type(lang, p, e, &base, &bn, &ptr)) codes[k] = idx_argt_code(lang, base, bn, ptr);
+        p = *e == ',' ? e + 1 : e;
+    }
+    return 1;
+}
+
+int idx_codes_differ(const uint32_t *a, const uint32_t *b)
+{
+    for (int k = 0; k < IDX_ARGT_MAX; k++) {
         /* (two scalars taken by value: a number converts to either) */
-        int scalars = c[0] & c[1] & IDX_ARGT_SCALAR && !(c[0] >> IDX_ARGT_PTR_SHIFT) &&
-                      !(c[1] >> IDX_ARGT_PTR_SHIFT);
-        if (c[0] && c[1] && c[0] != c[1] && !scalars) return 1;
-        p[0] = *e[0] == ',' ? e[0] + 1 : e[0];
-        p[1] = *e[1] == ',' ? e[1] + 1 : e[1];
+        int scalars = a[k] & b[k] & IDX_ARGT_SCALAR && !(a[k] >> IDX_ARGT_PTR_SHIFT) &&
+                      !(b[k] >> IDX_ARGT_PTR_SHIFT);
+        if (a[k] && b[k] && a[k] != b[k] && !scalars) return 1;
     }
     return 0;
+}
+
+int idx_sig_types_differ(const IdxLang *lang, const char *a, const char *b, const char *name)
+{
+    uint32_t ca[IDX_ARGT_MAX], cb[IDX_ARGT_MAX];
+    return idx_sig_param_codes(lang, a, name, ca) && idx_sig_param_codes(lang, b, name, cb) &&
+           idx_codes_differ(ca, cb);
 }

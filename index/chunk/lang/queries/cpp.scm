@@ -70,33 +70,24 @@
 ; receivers of a known type (chunk_ts_types.c): parameters, locals, fields
 ; (a call on a member inside a method: `mutex_.Lock()` is through the
 ; class's field, as `this->mutex_`), results
-(parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
+; (a scalar type, `char** argv`: the type of a call's argument that names
+; it, never a receiver's)
+(parameter_declaration type: [(type_identifier) (qualified_identifier) (primitive_type)] @var.type
   declarator: [(identifier) @var.name
                (pointer_declarator declarator: (identifier) @var.address)
+               (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @var.address))
                (reference_declarator (identifier) @var.name)])
 (optional_parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
   declarator: [(identifier) @var.name
                (pointer_declarator declarator: (identifier) @var.address)
                (reference_declarator (identifier) @var.name)])
-(declaration type: [(type_identifier) (qualified_identifier)] @var.type
+(declaration type: [(type_identifier) (qualified_identifier) (primitive_type)] @var.type
   declarator: [(identifier) @var.name
                (init_declarator declarator: (identifier) @var.name)
                (pointer_declarator declarator: (identifier) @var.address)
                (init_declarator declarator: (pointer_declarator declarator: (identifier) @var.address))
                (reference_declarator (identifier) @var.name)
                (init_declarator declarator: (reference_declarator (identifier) @var.name))])
-; a parameter or a local of a scalar type (`char** argv`, `int n`): the type
-; of a call's argument that names it (overloads told apart by argument
-; types), never a receiver's (chunk_ts_types.c)
-(parameter_declaration type: (primitive_type) @var.type
-  declarator: [(identifier) @var.name
-               (pointer_declarator declarator: (identifier) @var.address)
-               (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @var.address))])
-(declaration type: (primitive_type) @var.type
-  declarator: [(identifier) @var.name
-               (init_declarator declarator: (identifier) @var.name)
-               (pointer_declarator declarator: (identifier) @var.address)
-               (init_declarator declarator: (pointer_declarator declarator: (identifier) @var.address))])
 ; a variable constructed from names (`Parser p(state_, &file);`), which the
 ; grammar reads as a function's declaration: in a body, a variable
 (compound_statement (declaration type: [(type_identifier) (qualified_identifier)] @var.type
