@@ -308,7 +308,8 @@ uint32_t idx_argt_code(const IdxLang *lang, const char *base, size_t n, int ptr)
  * conversion, 0 maybe), or -1 when one cannot take its argument. */
 int idx_sig_arg_score(const IdxLang *lang, const char *sig, const char *name, uint64_t argt);
 /* Whether two signatures of name have parameters of different types at
- * one place (the row's scalar_types known: else 0). */
+ * one place, or one is a const method and the other not (the row's
+ * scalar_types known: else 0). */
 int idx_sig_types_differ(const IdxLang *lang, const char *a, const char *b, const char *name);
 /* The codes of signature sig's first IDX_ARGT_MAX parameter types after
  * name (0: none or not read) into codes; 0 when sig holds no list. */
@@ -316,6 +317,8 @@ int idx_sig_param_codes(const IdxLang *lang, const char *sig, const char *name, 
 /* Whether two such code lists differ at one place (two scalars by value
  * do not). */
 int idx_codes_differ(const uint32_t *a, const uint32_t *b);
+/* Whether signature sig of name is a const method's (`f() const`). */
+int idx_sig_const(const char *sig, const char *name);
 
 /* The most rows a language table holds. */
 #define IDX_LANG_MAX_ROWS 32

@@ -268,22 +268,40 @@ static int takes_forwarded(const IdxLang *lang, const char *sig, const char *nam
 }
 
 /* Whether the definition holding row (its chunk) takes a variable number
- * of arguments: what a forwarded type's parameter receives. */
-static int caller_variadic(Resolver *r, const RefRow *row)
+ * of arguments (what a forwarded type's parameter receives), and whether
+ * it is a const method (*is_const). */
+static int caller_variadic(Resolver *r, const RefRow *row, int *is_const)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_OVERLOADS);
     const char *name = row->symbol ? strrchr(row->symbol, '.') : NULL;
     name = name ? name + 1 : row->symbol;
     int lo = 0, hi = 0, v = 0;
+    if (is_const) *is_const = 0;
     if (!s || !name) return 0;
     sqlite3_bind_int64(s, 1, row->chunk_id);
     while (idx_graph_step(r, s))
         if (sqlite3_column_int64(s, 0) == row->chunk_id) {
             const char *sig = (const char *)sqlite3_column_text(s, 1);
             v = sig && idx_sig_params(sig, name, &lo, &hi) && hi == INT32_MAX;
+            if (is_const) *is_const = sig && idx_sig_const(sig, name);
         }
     sqlite3_reset(s);
     return v;
+}
+
+/* Whether call row is made on the object its method runs on (a bare
+ * member's name, `this->m()`, `Class::m()` of its own class). */
+static int on_own_object(const RefRow *row)
+{
+    const char *dot = strchr(row->name, '.');
+    if (!dot) return 1;
+    if (strstr(row->name, "().")) return 0;
+    size_t n = (size_t)(dot - row->name);
+    if (n == IDX_RECEIVER_LEN && !memcmp(row->name, IDX_RECEIVER, n)) return !strchr(dot + 1, '.');
+    const char *cls_end = row->symbol ? strrchr(row->symbol, '.') : NULL;
+    return cls_end && strrchr(row->name, '.') == dot && !memcmp(row->name, row->symbol, n) &&
+           (size_t)(cls_end - row->symbol) >= n &&
+           (row->symbol + n == cls_end || row->symbol[n] == '.');
 }
 
 /* One of a definition's overloads taking a call's arity. */
@@ -292,6 +310,7 @@ typedef struct Cand {
     int score;                    /* by the call's argument types: -1 cannot take them */
     int fwd;                      /* takes a forwarded type */
     uint32_t codes[IDX_ARGT_MAX]; /* its parameters' types */
+    int is_const;                 /* a const method */
 } Cand;
 
 int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *also, size_t max,
@@ -318,9 +337,21 @@ int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *
                    .score = row->argt ? idx_sig_arg_score(row->lang, sig, name, row->argt) : 0,
                    .fwd = takes_forwarded(row->lang, sig, name)};
         idx_sig_param_codes(row->lang, sig, name, cand[nc].codes);
+        cand[nc].is_const = row->lang && row->lang->scalar_types && idx_sig_const(sig, name);
         nc++;
     }
     sqlite3_reset(s);
+    /* a const method and a non-const one: on the object a method runs on,
+     * the one of the caller's constness */
+    int consts = 0;
+    for (size_t i = 0; i < nc; i++)
+        consts |= cand[i].is_const ? 1 : 2;
+    if (consts == 3 && on_own_object(row) && r->rc == CR_OK) {
+        int caller_const = 0;
+        caller_variadic(r, row, &caller_const);
+        for (size_t i = 0; i < nc; i++)
+            if (cand[i].is_const != caller_const && cand[i].score >= 0) cand[i].score = -2;
+    }
     /* the argument types rule out some: the others (all ruled out: as if
      * none took that many) */
     size_t live = 0;
@@ -350,7 +381,7 @@ int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *
     int64_t pick = 0;
     if (other) {
         pick = other;
-    } else if ((fwd_own || fwd_first) && first && caller_variadic(r, row)) {
+    } else if ((fwd_own || fwd_first) && first && caller_variadic(r, row, NULL)) {
         /* an overload taking a forwarded type (`Error(msg, va_list)`) is
          * the one only from a variadic caller, when another takes as many */
         pick = fwd_own ? fwd_own : fwd_first;
@@ -365,12 +396,16 @@ int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *
     /* the others taking the arguments as well, told apart only by types
      * the call does not say: each reached too */
     const uint32_t *pcodes = NULL;
+    int pick_const = 0;
     for (size_t i = 0; i < nc; i++)
-        if (cand[i].id == pick) pcodes = cand[i].codes;
+        if (cand[i].id == pick) {
+            pcodes = cand[i].codes;
+            pick_const = cand[i].is_const;
+        }
     for (size_t i = 0; i < nc && pcodes && !other; i++) {
         const Cand *c = &cand[i];
         if (c->id != pick && c->score >= 0 && c->score == best && !c->fwd && *n_also < max &&
-            idx_codes_differ(pcodes, c->codes))
+            (idx_codes_differ(pcodes, c->codes) || c->is_const != pick_const))
             also[(*n_also)++] = c->id;
     }
     free(sym);

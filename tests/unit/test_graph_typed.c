@@ -240,6 +240,9 @@ static void test_typed(void)
     check_callee_lines(st, "cpp/print.cc", "FromPath", "Path.Path@6\n");
     check_callee_lines(st, "cpp/print.cc", "PutWide", "Sink.operator<<@16\n");
     check_callee_lines(st, "cpp/print.cc", "PutBool", "Sink.operator<<@17\n");
+    /* a const method's call on its own object: the const overload */
+    check_callee_lines(st, "cpp/print.cc", "Box::Read", "Box.get@42\n");
+    check_callee_lines(st, "cpp/print.cc", "Box::Write", "Box.get@41\n");
     /* a definition a macro writes (`CASE(Log, Twice) {…}`) makes the calls of
      * the macro's body, not the functions it declares (`Run`, `Create`) */
     check_calls(st, "cpp/log.cc", "Register", 0, "cpp/log.cc:CASE\n");

@@ -194,9 +194,33 @@ int idx_codes_differ(const uint32_t *a, const uint32_t *b)
     return 0;
 }
 
+int idx_sig_const(const char *sig, const char *name)
+{
+    const char *p = NULL;
+    size_t n = strlen(name);
+    for (const char *q = sig ? strstr(sig, name) : NULL; q && !p; q = strstr(q + 1, name)) {
+        const char *x = q + n;
+        while (*x == ' ' || *x == '\t' || *x == '\n')
+            x++;
+        if (*x == '(') p = x;
+    }
+    int depth = 0;
+    for (; p && *p; p++) {
+        if (*p == '(')
+            depth++;
+        else if (*p == ')' && !--depth)
+            break;
+    }
+    if (!p || *p != ')') return 0;
+    for (p++; *p == ' ' || *p == '\t' || *p == '\n'; p++)
+        ;
+    return !strncmp(p, "const", 5) && !at_ident(p[5]);
+}
+
 int idx_sig_types_differ(const IdxLang *lang, const char *a, const char *b, const char *name)
 {
     uint32_t ca[IDX_ARGT_MAX], cb[IDX_ARGT_MAX];
-    return idx_sig_param_codes(lang, a, name, ca) && idx_sig_param_codes(lang, b, name, cb) &&
-           idx_codes_differ(ca, cb);
+    if (!idx_sig_param_codes(lang, a, name, ca) || !idx_sig_param_codes(lang, b, name, cb))
+        return 0;
+    return idx_codes_differ(ca, cb) || idx_sig_const(a, name) != idx_sig_const(b, name);
 }
