@@ -220,6 +220,15 @@ typedef struct ChunkRef {
      * call node says (`f(a, b)`: 3), else 0: an overload is told apart by
      * its arity (graph_row.c). */
     int argc;
+    /* REF_CALL in rows with `overloads`: its first IDX_ARGT_MAX arguments'
+     * types where the call site says (idx_argt_get; 0: not known), told
+     * apart from argc in the refs table's argc column (idx_argt_pack);
+     * arg_at/arg_len: an argument that is a name (arg_addr bit k: its
+     * address, `&x`), typed by its declaration after the query pass. */
+    uint64_t argt;
+    uint32_t arg_at[4];
+    uint8_t arg_len[4];
+    uint8_t arg_addr;
 } ChunkRef;
 
 /* A reference chain's first word for the object a method runs on, in every
@@ -268,6 +277,48 @@ typedef struct ChunkSet {
 
 /* A row of the language table (lang/lang.h). */
 typedef struct IdxLang IdxLang;
+
+/* Argument types (rows with `overloads`, chunk/lang/argtypes.c): a code
+ * of IDX_ARGT_BITS per argument, the first IDX_ARGT_MAX, packed above a
+ * call's arity in the refs table's argc column. A code is a type's last
+ * word hashed, its pointer levels (at most 3) and whether the row names
+ * it a scalar; IDX_ARGT_NULL any pointer's null; 0 not known. */
+#define IDX_ARGT_BITS 14
+#define IDX_ARGT_MAX 4
+#define IDX_ARGT_PTR_SHIFT 12
+#define IDX_ARGT_SCALAR (1u << 11)
+#define IDX_ARGT_HASH 2048u
+#define IDX_ARGT_FIRST 16u
+#define IDX_ARGT_NULL 1u
+#define IDX_ARGC_BITS 6
+static inline uint32_t idx_argt_get(uint64_t argt, int k)
+{
+    return (uint32_t)(argt >> (IDX_ARGT_BITS * k)) & ((1u << IDX_ARGT_BITS) - 1);
+}
+/* The refs table's argc column: arity - 1 (at most 62) and the types. */
+static inline int64_t idx_argt_pack(int argc, uint64_t argt)
+{
+    int a = argc - 1 > 62 ? 62 : argc - 1;
+    return (int64_t)((uint64_t)a | (argt << IDX_ARGC_BITS));
+}
+/* The code of a type whose last word is base[0..n), with ptr pointer levels. */
+uint32_t idx_argt_code(const IdxLang *lang, const char *base, size_t n, int ptr);
+/* How well signature sig's parameters after name take arguments of types
+ * argt: the sum of each known one's score (3 its type, 2 a standard
+ * conversion, 0 maybe), or -1 when one cannot take its argument. */
+int idx_sig_arg_score(const IdxLang *lang, const char *sig, const char *name, uint64_t argt);
+/* Whether two signatures of name have parameters of different types at
+ * one place, or one is a const method and the other not (the row's
+ * scalar_types known: else 0). */
+int idx_sig_types_differ(const IdxLang *lang, const char *a, const char *b, const char *name);
+/* The codes of signature sig's first IDX_ARGT_MAX parameter types after
+ * name (0: none or not read) into codes; 0 when sig holds no list. */
+int idx_sig_param_codes(const IdxLang *lang, const char *sig, const char *name, uint32_t *codes);
+/* Whether two such code lists differ at one place (two scalars by value
+ * do not). */
+int idx_codes_differ(const uint32_t *a, const uint32_t *b);
+/* Whether signature sig of name is a const method's (`f() const`). */
+int idx_sig_const(const char *sig, const char *name);
 
 /* The most rows a language table holds. */
 #define IDX_LANG_MAX_ROWS 32

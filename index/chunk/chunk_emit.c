@@ -264,6 +264,12 @@ void idx_emit_refs_out(ChunkEmit *em, ChunkSet *out)
                 sb_addc(&key, '(');
                 sb_addi(&key, ref.argc);
             }
+            if (ref.argt) { /* and per argument types */
+                sb_addc(&key, ':');
+                sb_addi(&key, (int)(ref.argt & 0x7fffffff));
+                sb_addc(&key, ':');
+                sb_addi(&key, (int)(ref.argt >> 31));
+            }
             if (strmap_get(&seen, key.buf, NULL))
                 keep = 0;
             else

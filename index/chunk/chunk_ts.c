@@ -291,6 +291,7 @@ static void ts__operator_ref(TsRun *r, TSNode operand, TSNode op)
         sb_add(&r->sb, r->em.src + oa, ob - oa);
     ref->name = xstrndup(r->sb.buf, r->sb.len);
     ref->argc = 1 + (others > 0 ? others : 0) + (!others && oa > a);
+    if (others > 0 && r->lang->literal_types) idx_chunk_ts_arg_types(r, ref, expr, operand);
 }
 
 /* The query pass. Each definition and reference it keeps is counted in
@@ -421,7 +422,10 @@ static CrErr ts__collect(TsRun *r, const TSQuery *q, TSNode root, ChunkSet *out,
                 } else {
                     ref->name = xstrndup(r->sb.buf, r->sb.len);
                 }
-                if (rk == REF_CALL && !ts_node_is_null(args)) ref->argc = 1 + ts__argc(r, args);
+                if (rk == REF_CALL && !ts_node_is_null(args)) {
+                    ref->argc = 1 + ts__argc(r, args);
+                    if (r->lang->literal_types) idx_chunk_ts_arg_types(r, ref, args, (TSNode){0});
+                }
             } else if (k == CAP_IMPORT && r->lang->import) {
                 r->lang->import(&lp, n);
             } else if (k == CAP_INTERFACE) {
@@ -534,13 +538,13 @@ static IdxKind ts__idx_kind(CapKind k, int in_container)
  * words. */
 /* Whether a call's arity can tell the two signatures apart, in a row with
  * `overloads` (name: the last part of their symbol). */
-static int ts__told_apart(const char *a, const char *b, const char *symbol)
+static int ts__told_apart(const IdxLang *lang, const char *a, const char *b, const char *symbol)
 {
     const char *dot = strrchr(symbol, '.');
     const char *name = dot ? dot + 1 : symbol;
     int alo = 0, ahi = 0, blo = 0, bhi = 0;
     return a && b && idx_sig_params(a, name, &alo, &ahi) && idx_sig_params(b, name, &blo, &bhi) &&
-           (alo != blo || ahi != bhi);
+           (alo != blo || ahi != bhi || idx_sig_types_differ(lang, a, b, name));
 }
 
 static int ts__overload_of(TsRun *r, const TsDef *d, const char *symbol, uint32_t start,
@@ -563,7 +567,7 @@ static int ts__overload_of(TsRun *r, const TsDef *d, const char *symbol, uint32_
      * apart are units of their own, their callers their own */
     if (r->lang->overloads && last != r->sig_unit) {
         char *sig = idx_chunk_ts_signature(r, d);
-        int apart = ts__told_apart(u->signature, sig, symbol);
+        int apart = ts__told_apart(r->lang, u->signature, sig, symbol);
         free(sig);
         if (apart) return -1;
     }

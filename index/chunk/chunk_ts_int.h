@@ -138,6 +138,11 @@ int idx_chunk_ts_pp_apart(const TsRun *r, uint32_t a, uint32_t b);
  * "&'a Foo<T>" -> "Foo"); a word after a blank starts it again. Caller
  * frees. (chunk_ts_types.c) */
 char *idx_chunk_ts_name_text(TsRun *r, TSNode n);
+/* (chunk_ts_types.c) The types of a call's first arguments (the named
+ * children of args but skip: an operator's other operand) as the row's
+ * literal_types say, into ref->argt; the names among them are typed by
+ * idx_chunk_ts_typed_refs. */
+void idx_chunk_ts_arg_types(TsRun *r, ChunkRef *ref, TSNode args, TSNode skip);
 /* (chunk_ts_types.c) One match's @var.*, @field.* or @result.type
  * captures, kept in r->typed. */
 void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *kinds);

@@ -196,6 +196,11 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         v->arg = 0;
         v->top = nk == CAP_VAR_TOP;
         v->address = nk == CAP_VAR_ADDR;
+        /* `char** argv`: one level per `*` between the type and the name */
+        uint32_t ta = ts_node_end_byte(type), tb = ts_node_start_byte(n), stars = 0;
+        for (uint32_t b = ta; v->address && b < tb && tb <= r->em.len; b++)
+            stars += r->em.src[b] == '*';
+        if (stars > 1) v->address = (int)stars;
         if (v->name && (!v->name[0] || strchr(v->name, '.'))) {
             free(v->name);
             free(v->type);
@@ -204,6 +209,126 @@ void idx_chunk_ts_typed_capture(TsRun *r, const TSQueryMatch *m, const CapKind *
         if (tk == CAP_RESULT_TYPE) break;
     }
     free(t);
+}
+
+static const char *types__literal(const TsRun *r, const char *kind)
+{
+    const char *const *l = r->lang->literal_types;
+    for (size_t i = 0; l && l[i] && l[i + 1]; i += 2)
+        if (!strcmp(l[i], kind)) return l[i + 1];
+    return NULL;
+}
+
+/* The code of type text t ("char*": a word and its pointer levels), a
+ * string literal's prefix (text before the quote, [pre, pre + pn)) naming
+ * its character type instead. */
+static uint32_t types__code(const TsRun *r, const char *t, const char *pre, size_t pn)
+{
+    size_t n = strcspn(t, "*");
+    int ptr = (int)strlen(t + n);
+    const char *const *sp = r->lang->string_prefixes;
+    for (size_t i = 0; pn && sp && sp[i] && sp[i + 1]; i += 2)
+        if (strlen(sp[i]) == pn && !memcmp(sp[i], pre, pn))
+            return idx_argt_code(r->lang, sp[i + 1], strlen(sp[i + 1]), ptr);
+    return idx_argt_code(r->lang, t, n, ptr);
+}
+
+void idx_chunk_ts_arg_types(TsRun *r, ChunkRef *ref, TSNode args, TSNode skip)
+{
+    uint32_t k = 0, n = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < n && k < IDX_ARGT_MAX; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (!ts_node_is_null(skip) && ts_node_eq(a, skip)) continue;
+        const char *t = types__literal(r, ts_node_type(a));
+        if (!t && chunk_ts__is_comment(r, ts_node_symbol(a))) continue;
+        uint32_t at = ts_node_start_byte(a), end = ts_node_end_byte(a);
+        uint32_t code = 0;
+        if (!t || end > r->em.len) {
+        } else if (!strcmp(t, "*")) {
+            code = IDX_ARGT_NULL;
+        } else if (!strcmp(t, "&")) { /* &x: x's type, one level more */
+            TSNode x = ts_node_named_child(a, 0);
+            const char *xt = ts_node_is_null(x) ? NULL : types__literal(r, ts_node_type(x));
+            if (r->em.src[at] == '&' && xt && !strcmp(xt, "=") &&
+                ts_node_end_byte(x) - ts_node_start_byte(x) < 256) {
+                ref->arg_at[k] = ts_node_start_byte(x);
+                ref->arg_len[k] = (uint8_t)(ts_node_end_byte(x) - ts_node_start_byte(x));
+                ref->arg_addr |= (uint8_t)(1u << k);
+            }
+        } else if (!strcmp(t, "=") || !strcmp(t, "@")) { /* typed after the pass */
+            if (end - at < 256) {
+                ref->arg_at[k] = at;
+                ref->arg_len[k] = (uint8_t)(end - at);
+            }
+        } else {
+            size_t pn = 0;
+            while (at + pn < end && r->em.src[at + pn] != '"' && r->em.src[at + pn] != '\'' &&
+                   pn < 3)
+                pn++;
+            code = types__code(r, t, r->em.src + at, at + pn < end ? pn : 0);
+        }
+        ref->argt |= (uint64_t)code << (IDX_ARGT_BITS * k);
+        k++;
+    }
+}
+
+/* The types of a call's arguments that are names (idx_chunk_ts_arg_types)
+ * in unit o: a variable's declared type there, `this` the class's. */
+static void types__arg_names(const TsRun *r, StrMap *vars, int o, ChunkRef *ref, StrBuf *key)
+{
+    for (int k = 0; k < IDX_ARGT_MAX; k++) {
+        if (!ref->arg_len[k]) continue;
+        const char *w = r->em.src + ref->arg_at[k];
+        size_t n = ref->arg_len[k];
+        int ptr = (ref->arg_addr >> k) & 1;
+        const char *t = NULL;
+        size_t tn = 0;
+        const char *const *self = r->lang->self_words;
+        int is_self = 0;
+        for (size_t i = 0; self && self[i]; i++)
+            is_self |= strlen(self[i]) == n && !memcmp(self[i], w, n);
+        if (is_self) {
+            const EmitUnit *u = o >= 0 ? &r->em.units[o] : NULL;
+            const char *dot =
+                u && u->symbol && u->kind == IDX_KIND_METHOD ? strrchr(u->symbol, '.') : NULL;
+            if (!dot) continue;
+            const char *c = dot;
+            while (c > u->symbol && c[-1] != '.')
+                c--;
+            t = c;
+            tn = (size_t)(dot - c);
+            ptr = 1;
+        } else {
+            int64_t at = 0;
+            for (int scope = 0; scope < 2 && !at; scope++) {
+                sb_reset(key);
+                if (scope)
+                    sb_addc(key, 'G');
+                else
+                    sb_addi(key, o);
+                sb_addc(key, ':');
+                sb_add(key, w, n);
+                if (!strmap_get(vars, key->buf, &at)) at = 0;
+            }
+            if (!at) continue;
+            const TsTyped *v = &r->typed[at - 1];
+            t = strrchr(v->type, '.');
+            t = t ? t + 1 : v->type;
+            tn = strcspn(t, "(");
+            ptr += v->address;
+        }
+        uint32_t code = idx_argt_code(r->lang, t, tn, ptr);
+        ref->argt |= (uint64_t)code << (IDX_ARGT_BITS * k);
+    }
+}
+
+/* Whether type t is one of the row's scalar types (a variable of one
+ * types a call's argument, never a receiver). */
+static int types__scalar(const TsRun *r, const char *t)
+{
+    for (size_t i = 0; r->lang->scalar_types && r->lang->scalar_types[i]; i++)
+        if (!strcmp(r->lang->scalar_types[i], t)) return 1;
+    return 0;
 }
 
 /* The unit owning line l, or -1. */
@@ -264,7 +389,7 @@ static int types__typed(const TsRun *r, StrMap *vars, int o, const char *chain, 
             sb_add(out, chain, first);
             if (!strmap_get(vars, out->buf, &at)) at = 0;
         }
-        if (!at) return 0;
+        if (!at || types__scalar(r, r->typed[at - 1].type)) return 0;
         sb_reset(out);
         sb_adds(out, r->typed[at - 1].type);
     }
@@ -298,7 +423,7 @@ static int types__operator(const TsRun *r, StrMap *vars, int o, const char *chai
         sb_add(out, chain, (size_t)(dot - chain));
         if (!strmap_get(vars, out->buf, &at)) at = 0;
     }
-    if (!at || r->typed[at - 1].address) return 0;
+    if (!at || r->typed[at - 1].address || types__scalar(r, r->typed[at - 1].type)) return 0;
     sb_reset(out);
     sb_addf(out, "%s().%s", r->typed[at - 1].type, dot + 1);
     return 1;
@@ -452,6 +577,9 @@ void idx_chunk_ts_typed_refs(TsRun *r)
             free(ref->name);
             ref->name = xstrndup(key.buf, key.len);
         }
+        if (call && ref->kind == REF_CALL &&
+            (ref->arg_len[0] | ref->arg_len[1] | ref->arg_len[2] | ref->arg_len[3]))
+            types__arg_names(r, &vars, o, ref, &key);
         r->em.refs[kept++] = *ref;
     }
     r->em.n_refs = kept;

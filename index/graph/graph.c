@@ -174,7 +174,9 @@ static size_t dirty_page(Resolver *r, int bases, int born, int64_t after, RefRow
         row->symbol = xstrdup(at.symbol);
         row->lang = at.lang;
         row->strict = 0;
-        row->argc = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 4);
+        int64_t argc = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 4);
+        row->argc = argc < 0 ? -1 : (int)(argc & ((1 << IDX_ARGC_BITS) - 1));
+        row->argt = argc < 0 ? 0 : (uint64_t)argc >> IDX_ARGC_BITS;
     }
     sqlite3_reset(s);
     page_at_release(&at);

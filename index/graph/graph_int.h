@@ -97,6 +97,7 @@ typedef struct RefRow {
     const IdxLang *lang; /* of the file the reference is written in; NULL: none known */
     int strict;          /* no match by the name alone (a receiver's type, graph_types.c) */
     int argc;            /* a call's arguments, or -1: not known */
+    uint64_t argt;       /* their types where known (idx_argt_get) */
 } RefRow;
 
 /* Most targets a call dispatched through an interface reaches. */
@@ -181,9 +182,13 @@ int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)
  * symbol and kind in its file) that takes row's argc arguments by its
  * signature: id itself when it does, or when none or several others do
  * not tell (argc -1: not known); one taking a row's forwarded type only
- * from a variadic caller, where another takes as many. Rows with
- * `overloads`. */
-int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row);
+ * from a variadic caller, where another takes as many. The call's argument
+ * types (row->argt) rule out those that cannot take them and pick the one
+ * taking them best; the others as good whose parameter types differ (the
+ * call does not tell them apart) into also (at most max, *n_also). Rows
+ * with `overloads`. */
+int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *also, size_t max,
+                           size_t *n_also);
 /* The other definitions of method chunk id's symbol ("Class.name"), of its
  * kind, in other files: one member defined once per build variant
  * (`lexer.cc` and `lexer.in.cc`, `subprocess-posix.cc` and

@@ -181,11 +181,14 @@ static int same_params(const char *a, const char *b, const char *name)
 
 /* A definition of chunk id's symbol in another file (an overload defined
  * apart: a header's inline `f() const`, the .cc's `f(a, b)`; or one of a
- * file's own overloads there) whose parameters take argc arguments, or 0. */
-static int64_t overload_elsewhere(Resolver *r, int64_t id, const char *name, int argc)
+ * file's own overloads there) whose parameters take argc arguments (of
+ * types argt where known: the first that takes them best), or 0. */
+static int64_t overload_elsewhere(Resolver *r, int64_t id, const char *name, int argc,
+                                  const IdxLang *lang, uint64_t argt)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_TWINS);
     int64_t files[8], v = 0;
+    int best = -1;
     size_t nf = 0;
     if (!s) return 0;
     sqlite3_bind_int64(s, 1, id);
@@ -198,15 +201,19 @@ static int64_t overload_elsewhere(Resolver *r, int64_t id, const char *name, int
             files[nf++] = sqlite3_column_int64(s, 0);
     sqlite3_reset(s);
     /* each file's definitions of the symbol (its overloads) */
-    for (size_t i = 0; i < nf && !v && r->rc == CR_OK; i++) {
+    for (size_t i = 0; i < nf && (!v || argt) && r->rc == CR_OK; i++) {
         sqlite3_stmt *o = idx_graph_stmt(r, STMT_CHUNK_OVERLOADS);
         if (!o) break;
         sqlite3_bind_int64(o, 1, files[i]);
-        while (!v && idx_graph_step(r, o)) {
+        while ((!v || argt) && idx_graph_step(r, o)) {
             const char *sig = (const char *)sqlite3_column_text(o, 1);
             int lo = 0, hi = 0;
-            if (sig && idx_sig_params(sig, name, &lo, &hi) && argc >= lo && argc <= hi)
+            if (!sig || !idx_sig_params(sig, name, &lo, &hi) || argc < lo || argc > hi) continue;
+            int score = argt ? idx_sig_arg_score(lang, sig, name, argt) : 0;
+            if (score > best) {
+                best = score;
                 v = sqlite3_column_int64(o, 0);
+            }
         }
         sqlite3_reset(o);
     }
@@ -261,70 +268,148 @@ static int takes_forwarded(const IdxLang *lang, const char *sig, const char *nam
 }
 
 /* Whether the definition holding row (its chunk) takes a variable number
- * of arguments: what a forwarded type's parameter receives. */
-static int caller_variadic(Resolver *r, const RefRow *row)
+ * of arguments (what a forwarded type's parameter receives), and whether
+ * it is a const method (*is_const). */
+static int caller_variadic(Resolver *r, const RefRow *row, int *is_const)
 {
     sqlite3_stmt *s = idx_graph_stmt(r, STMT_CHUNK_OVERLOADS);
     const char *name = row->symbol ? strrchr(row->symbol, '.') : NULL;
     name = name ? name + 1 : row->symbol;
     int lo = 0, hi = 0, v = 0;
+    if (is_const) *is_const = 0;
     if (!s || !name) return 0;
     sqlite3_bind_int64(s, 1, row->chunk_id);
     while (idx_graph_step(r, s))
         if (sqlite3_column_int64(s, 0) == row->chunk_id) {
             const char *sig = (const char *)sqlite3_column_text(s, 1);
             v = sig && idx_sig_params(sig, name, &lo, &hi) && hi == INT32_MAX;
+            if (is_const) *is_const = sig && idx_sig_const(sig, name);
         }
     sqlite3_reset(s);
     return v;
 }
 
-int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row)
+/* Whether call row is made on the object its method runs on (a bare
+ * member's name, `this->m()`, `Class::m()` of its own class). */
+static int on_own_object(const RefRow *row)
+{
+    const char *dot = strchr(row->name, '.');
+    if (!dot) return 1;
+    if (strstr(row->name, "().")) return 0;
+    size_t n = (size_t)(dot - row->name);
+    if (n == IDX_RECEIVER_LEN && !memcmp(row->name, IDX_RECEIVER, n)) return !strchr(dot + 1, '.');
+    const char *cls_end = row->symbol ? strrchr(row->symbol, '.') : NULL;
+    return cls_end && strrchr(row->name, '.') == dot && !memcmp(row->name, row->symbol, n) &&
+           (size_t)(cls_end - row->symbol) >= n &&
+           (row->symbol + n == cls_end || row->symbol[n] == '.');
+}
+
+/* One of a definition's overloads taking a call's arity. */
+typedef struct Cand {
+    int64_t id;
+    int score;                    /* by the call's argument types: -1 cannot take them */
+    int fwd;                      /* takes a forwarded type */
+    uint32_t codes[IDX_ARGT_MAX]; /* its parameters' types */
+    int is_const;                 /* a const method */
+} Cand;
+
+int64_t idx_graph_overload(Resolver *r, int64_t id, const RefRow *row, int64_t *also, size_t max,
+                           size_t *n_also)
 {
     int argc = row->argc;
+    *n_also = 0;
     sqlite3_stmt *s = argc >= 0 ? idx_graph_stmt(r, STMT_CHUNK_OVERLOADS) : NULL;
     if (!s) return id;
     char *sym = idx_graph_chunk_symbol(r, id);
     const char *name = sym ? strrchr(sym, '.') : NULL;
     name = name ? name + 1 : sym;
-    int64_t first = 0, own = 0, fwd_first = 0, fwd_own = 0;
-    int variadic = -1; /* the caller's: not read yet */
-    size_t n = 0;
+    Cand cand[16];
+    size_t nc = 0, n = 0;
     sqlite3_bind_int64(s, 1, id);
     while (name && idx_graph_step(r, s)) {
-        int64_t c = sqlite3_column_int64(s, 0);
         const char *sig = (const char *)sqlite3_column_text(s, 1);
         int lo = 0, hi = 0;
         n++;
-        if (!sig || !idx_sig_params(sig, name, &lo, &hi) || argc < lo || argc > hi) continue;
-        if (takes_forwarded(row->lang, sig, name)) {
-            if (c == id) fwd_own = c;
-            if (!fwd_first) fwd_first = c;
+        if (!sig || !idx_sig_params(sig, name, &lo, &hi) || argc < lo || argc > hi || nc == 16)
             continue;
-        }
-        if (c == id) own = c;
-        if (!first) first = c;
+        cand[nc] =
+            (Cand){.id = sqlite3_column_int64(s, 0),
+                   .score = row->argt ? idx_sig_arg_score(row->lang, sig, name, row->argt) : 0,
+                   .fwd = takes_forwarded(row->lang, sig, name)};
+        idx_sig_param_codes(row->lang, sig, name, cand[nc].codes);
+        cand[nc].is_const = row->lang && row->lang->scalar_types && idx_sig_const(sig, name);
+        nc++;
     }
     sqlite3_reset(s);
+    /* a const method and a non-const one: on the object a method runs on,
+     * the one of the caller's constness */
+    int consts = 0;
+    for (size_t i = 0; i < nc; i++)
+        consts |= cand[i].is_const ? 1 : 2;
+    if (consts == 3 && on_own_object(row) && r->rc == CR_OK) {
+        int caller_const = 0;
+        caller_variadic(r, row, &caller_const);
+        for (size_t i = 0; i < nc; i++)
+            if (cand[i].is_const != caller_const && cand[i].score >= 0) cand[i].score = -2;
+    }
+    /* the argument types rule out some: the others (all ruled out: as if
+     * none took that many) */
+    size_t live = 0;
+    int best = -1;
+    for (size_t i = 0; i < nc; i++)
+        if (cand[i].score >= 0) {
+            live++;
+            if (!cand[i].fwd && cand[i].score > best) best = cand[i].score;
+        }
+    int64_t first = 0, own = 0, fwd_first = 0, fwd_own = 0;
+    for (size_t i = 0; i < nc; i++) {
+        const Cand *c = &cand[i];
+        if (c->score < 0 || (!c->fwd && c->score < best)) continue;
+        if (c->fwd) {
+            if (c->id == id) fwd_own = c->id;
+            if (!fwd_first) fwd_first = c->id;
+            continue;
+        }
+        if (c->id == id) own = c->id;
+        if (!first) first = c->id;
+    }
     /* none of the file's takes that many: one defined in another file that
      * does (an overload apart) */
-    int64_t other = !own && !first && !fwd_own && !fwd_first && name && n && r->rc == CR_OK
-                        ? overload_elsewhere(r, id, name, argc)
+    int64_t other = !live && name && n && r->rc == CR_OK
+                        ? overload_elsewhere(r, id, name, argc, row->lang, row->argt)
                         : 0;
-    free(sym);
-    if (other) return other;
-
-    /* an overload taking a forwarded type (`Error(msg, va_list)`) is the
-     * one only from a variadic caller, when another takes as many */
-    if ((fwd_own || fwd_first) && first) {
-        variadic = caller_variadic(r, row);
-        if (variadic) return fwd_own ? fwd_own : fwd_first;
-    } else if (fwd_own || fwd_first) {
-        own = fwd_own;
-        first = fwd_first;
+    int64_t pick = 0;
+    if (other) {
+        pick = other;
+    } else if ((fwd_own || fwd_first) && first && caller_variadic(r, row, NULL)) {
+        /* an overload taking a forwarded type (`Error(msg, va_list)`) is
+         * the one only from a variadic caller, when another takes as many */
+        pick = fwd_own ? fwd_own : fwd_first;
+    } else {
+        if (!first) {
+            own = fwd_own;
+            first = fwd_first;
+        }
+        /* one definition, or the found one takes that many: as found */
+        pick = n < 2 || own || !first ? id : first;
     }
-    /* one definition, or the found one takes that many: as found */
-    return n < 2 || own || !first ? id : first;
+    /* the others taking the arguments as well, told apart only by types
+     * the call does not say: each reached too */
+    const uint32_t *pcodes = NULL;
+    int pick_const = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (cand[i].id == pick) {
+            pcodes = cand[i].codes;
+            pick_const = cand[i].is_const;
+        }
+    for (size_t i = 0; i < nc && pcodes && !other; i++) {
+        const Cand *c = &cand[i];
+        if (c->id != pick && c->score >= 0 && c->score == best && !c->fwd && *n_also < max &&
+            (idx_codes_differ(pcodes, c->codes) || c->is_const != pick_const))
+            also[(*n_also)++] = c->id;
+    }
+    free(sym);
+    return pick;
 }
 
 int64_t idx_graph_member_out_of_line(Resolver *r, int64_t cls, const char *name)

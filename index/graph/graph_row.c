@@ -35,14 +35,15 @@ static int64_t writer_macro(Resolver *r, const RefRow *row)
  * their chunks are classes too), is built without a call of the
  * workspace's (its name is a type reference already). Any other chunk:
  * as found. */
-static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row)
+static int64_t constructor_of(Resolver *r, int64_t cls, const RefRow *row, int64_t *also,
+                              size_t *n_also)
 {
     if (idx_graph_chunk_kind(r, cls) != IDX_KIND_CLASS) return cls;
     char *sym = idx_graph_chunk_symbol(r, cls);
     const char *name = sym ? strrchr(sym, '.') : NULL;
     int64_t m = sym ? idx_graph_member_out_of_line(r, cls, name ? name + 1 : sym) : 0;
     free(sym);
-    if (m && row->lang->overloads && !r->rc) m = idx_graph_overload(r, m, row);
+    if (m && row->lang->overloads && !r->rc) m = idx_graph_overload(r, m, row, also, 8, n_also);
     return r->rc ? cls : m;
 }
 
@@ -61,7 +62,9 @@ static int64_t construct_target(Resolver *r, const RefRow *row)
     if (!c && !r->rc) c = idx_graph_resolve_expr(r, &t);
     if (!c && !r->rc) c = idx_graph_declared_function(r, &t);
     int cls = c && !r->rc && idx_graph_chunk_kind(r, c) == IDX_KIND_CLASS;
-    return cls && !r->rc ? constructor_of(r, c, &t) : 0;
+    int64_t also[8];
+    size_t n_also = 0;
+    return cls && !r->rc ? constructor_of(r, c, &t, also, &n_also) : 0;
 }
 
 size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
@@ -91,17 +94,21 @@ size_t idx_graph_lookup_row(Resolver *r, const RefRow *row, int64_t *dst)
     if (!dst[0] && row->kind == REF_CALL && !r->rc) dst[0] = idx_graph_resolve_inherited(r, row);
     if (!dst[0] && !r->rc) dst[0] = idx_graph_declared_function(r, row);
     if (!dst[0] && !r->rc) dst[0] = idx_graph_linked_function(r, row);
+    int64_t also[8];
+    size_t n_also = 0;
     if (dst[0] && row->kind == REF_CALL && row->argc >= 0 && row->lang && row->lang->overloads &&
         !r->rc)
-        dst[0] = idx_graph_overload(r, dst[0], row);
+        dst[0] = idx_graph_overload(r, dst[0], row, also, 8, &n_also);
     if (dst[0] && row->kind == REF_CALL && row->lang && row->lang->constructor_calls && !r->rc)
-        dst[0] = constructor_of(r, dst[0], row);
+        dst[0] = constructor_of(r, dst[0], row, also, &n_also);
     if (dst[0])
         nd = 1 + (row->kind == REF_CALL && strstr(row->name, "().")
                       ? idx_graph_implementations(r, dst[0], dst + 1, DISPATCH_MAX - 1)
                       : 0);
     else if (!r->rc)
         nd = idx_graph_dispatch(r, row, dst);
+    for (size_t i = 0; nd && i < n_also && nd < DISPATCH_MAX; i++)
+        dst[nd++] = also[i];
     int call = row->kind == REF_CALL ||
                (row->kind == REF_EXPAND && strcmp(row->name, IDX_REF_MACRO_MARK) != 0);
     if (nd && call && row->lang && row->lang->out_of_line_members && !r->rc)

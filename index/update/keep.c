@@ -41,7 +41,8 @@ typedef struct KeepChunk {
 
 typedef struct KeepRef {
     int64_t id, chunk; /* chunk: index into old */
-    int kind, argc, resolved;
+    int kind, resolved;
+    int64_t argc; /* the column: arity and argument types */
     char *name;
     size_t e0, ne; /* its edges: edges[e0 .. e0+ne) */
 } KeepRef;
@@ -263,7 +264,7 @@ static CrErr read_refs(IdxStore *st, FileKeep *k, ErrInfo *e)
         r->chunk = c;
         r->kind = sqlite3_column_int(s, 2);
         r->name = xstrdup(col(s, 3));
-        r->argc = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 4);
+        r->argc = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 4);
         r->resolved = sqlite3_column_int(s, 5);
         r->e0 = r->ne = 0;
         i64map_put(&at, r->id, (int64_t)k->n_refs);
@@ -510,7 +511,7 @@ CrErr idx_keep_refs(IdxStore *st, FileKeep *k, int64_t ref_lo, ErrInfo *e)
         r->chunk = c;
         r->kind = sqlite3_column_int(s, 2);
         r->name = xstrdup(col(s, 3));
-        r->argc = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 4);
+        r->argc = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 4);
     }
     sqlite3_reset(s);
     i64map_release(&new_at);

@@ -407,7 +407,7 @@ static const char *last_component(const char *name)
 
 /* (a ref's file is its chunk's: the files row keeps its refs' ids) */
 static CrErr insert_ref(IdxStore *st, int64_t chunk_id, RefKind kind, const char *name, int argc,
-                        ErrInfo *e)
+                        uint64_t argt, ErrInfo *e)
 {
     sqlite3_stmt *s = idx_store_stmt(st, STMT_REF_INSERT, e);
     if (!s) return CR_EDB;
@@ -417,7 +417,8 @@ static CrErr insert_ref(IdxStore *st, int64_t chunk_id, RefKind kind, const char
     if (last != name)
         sqlite3_bind_text(s, 3, name, -1, SQLITE_STATIC); /* else NULL: name is last */
     sqlite3_bind_text(s, 4, last, -1, SQLITE_STATIC);
-    if (argc > 0) sqlite3_bind_int(s, 5, argc - 1); /* else NULL: not known */
+    /* else NULL: not known */
+    if (argc > 0) sqlite3_bind_int64(s, 5, idx_argt_pack(argc, argt));
     sqlite3_bind_int(s, 6, st->refs_born && idx_graph_born_kind((int)kind));
     return idx_store_step_done(st, s, e, "ref");
 }
@@ -464,7 +465,7 @@ static CrErr insert_import(IdxStore *st, const FileWork *fw, int64_t file_id, in
     sqlite3_bind_text(s, 3, bound.buf, -1, SQLITE_STATIC);
     if ((rc = idx_store_step_done(st, s, e, "import"))) goto out;
     if (r->level != IMPORT_OWN_LEVEL && target.len)
-        rc = insert_ref(st, chunk_id, REF_IMPORT, target.buf, 0, e);
+        rc = insert_ref(st, chunk_id, REF_IMPORT, target.buf, 0, 0, e);
 out:
     free(base);
     sb_release(&target);
@@ -722,7 +723,7 @@ CrErr idx_store_write_file(IdxStore *st, FileWork *fw, int mark_dependents, ErrI
         if (r->kind == REF_IMPORT)
             rc = insert_import(st, fw, file_id, ids[r->chunk], r, e);
         else if (r->name && r->name[0])
-            rc = insert_ref(st, ids[r->chunk], r->kind, r->name, r->argc, e);
+            rc = insert_ref(st, ids[r->chunk], r->kind, r->name, r->argc, r->argt, e);
     }
     if (!rc) rc = note_spans(st, file_id, lo, e);
     if (!rc) rc = idx_pp_insert(st, &fw->set, file_id, &pp_now, e);

@@ -32,6 +32,36 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* "symbol@line" of every definition the calls of the definition of
+ * symbol in path reach, one per line. */
+static char *callee_lines(IdxStore *st, const char *path, const char *symbol)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    RtvDef *defs = NULL;
+    size_t n = 0, total = 0;
+    CHECK_INT(rtv_defs_named(st, symbol, path, 0, 1, &defs, &n, &total, NULL), CR_OK);
+    CHECK(n == 1);
+    RtvRef *refs = NULL;
+    size_t nr = 0;
+    if (n)
+        CHECK_INT(rtv_refs(st, &defs[0], 1, RTV_REF_BIT(IDX_EDGE_CALL), 0, &refs, &nr, NULL, NULL),
+                  CR_OK);
+    for (size_t i = 0; i < nr; i++)
+        sb_addf(&sb, "%s@%u\n", refs[i].other.head.symbol, refs[i].other.start_line);
+    rtv_refs_free(refs, nr);
+    rtv_defs_free(defs, n);
+    return sb.buf ? sb_detach(&sb, NULL) : xstrdup("");
+}
+
+static void check_callee_lines(IdxStore *st, const char *path, const char *symbol, const char *want)
+{
+    char *got = callee_lines(st, path, symbol);
+    if (strcmp(got, want)) fprintf(stderr, "%s %s: got\n%s", path, symbol, got);
+    CHECK_STR(got, want);
+    free(got);
+}
+
 static char tmp_root[256];
 static char tmp_index[256];
 
@@ -197,6 +227,22 @@ static void test_typed(void)
         CHECK(cc.path && !strcmp(cc.path, "cpp/log.cc") && cc.start_line == sites[k].want);
         idx_chunk_release(&cc);
     }
+    /* overloads of one arity told apart by argument types: a string
+     * literal, a wide one, a number, a variable's declared type, an
+     * operator's operand, a parameter of a scalar type */
+    check_callee_lines(st, "cpp/print.cc", "ShowNarrow", "Show@10\n");
+    check_callee_lines(st, "cpp/print.cc", "ShowWide", "Show@11\n");
+    check_callee_lines(st, "cpp/print.cc", "ShowInt", "Show@12\n");
+    check_callee_lines(st, "cpp/print.cc", "ShowSome", "Show@10\n");
+    /* a template's parameter: any of them, as one unit's would */
+    check_callee_lines(st, "cpp/print.cc", "ShowAny", "Show@10\nShow@11\nShow@12\n");
+    check_callee_lines(st, "cpp/print.cc", "FromName", "Path.Path@5\n");
+    check_callee_lines(st, "cpp/print.cc", "FromPath", "Path.Path@6\n");
+    check_callee_lines(st, "cpp/print.cc", "PutWide", "Sink.operator<<@16\n");
+    check_callee_lines(st, "cpp/print.cc", "PutBool", "Sink.operator<<@17\n");
+    /* a const method's call on its own object: the const overload */
+    check_callee_lines(st, "cpp/print.cc", "Box::Read", "Box.get@42\n");
+    check_callee_lines(st, "cpp/print.cc", "Box::Write", "Box.get@41\n");
     /* a definition a macro writes (`CASE(Log, Twice) {…}`) makes the calls of
      * the macro's body, not the functions it declares (`Run`, `Create`) */
     check_calls(st, "cpp/log.cc", "Register", 0, "cpp/log.cc:CASE\n");

@@ -183,10 +183,35 @@ static const char *const cpp__forwarded[] = {"va_list", NULL};
  * never a workspace method or function found by the name alone */
 static const char *const cpp__builtin_objects[] = {"std", NULL};
 
+static const char *const cpp__scalars[] = {
+    "bool",     "char",      "wchar_t",    "char8_t",     "char16_t", "char32_t",
+    "short",    "int",       "long",       "unsigned",    "signed",   "float",
+    "double",   "size_t",    "ssize_t",    "ptrdiff_t",   "int8_t",   "int16_t",
+    "int32_t",  "int64_t",   "uint8_t",    "uint16_t",    "uint32_t", "uint64_t",
+    "intptr_t", "uintptr_t", "__int128_t", "__uint128_t", NULL};
+static const char *const cpp__qualifiers[] = {"const", "volatile", "struct",   "class",
+                                              "enum",  "typename", "register", NULL};
+static const char *const cpp__string_classes[] = {"string",       "char*",    "string_view",
+                                                  "char*",        "wstring",  "wchar_t*",
+                                                  "wstring_view", "wchar_t*", NULL};
+static const char *const cpp__literals[] = {
+    "string_literal", "char*", "raw_string_literal", "char*", "concatenated_string", "char*",
+    "char_literal", "char", "number_literal", "int", "true", "bool", "false", "bool", "null", "*",
+    "this", "@", "identifier", "=", "pointer_expression", "&",
+    /* `Path p(name);`, read as a function's declaration: its "parameters" */
+    "parameter_declaration", "=", NULL};
+static const char *const cpp__string_prefixes[] = {
+    "L", "wchar_t", "u8", "char8_t", "u", "char16_t", "U", "char32_t", NULL};
+
 const IdxLang idx_lang_cpp = {
     .out_of_line_members = 1,
     .overloads = 1,
     .forwarded_types = cpp__forwarded,
+    .scalar_types = cpp__scalars,
+    .type_qualifiers = cpp__qualifiers,
+    .string_classes = cpp__string_classes,
+    .literal_types = cpp__literals,
+    .string_prefixes = cpp__string_prefixes,
     .builtin_objects = cpp__builtin_objects,
     .macro_declares = 1,
     .constructor_calls = 1,

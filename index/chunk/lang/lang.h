@@ -256,6 +256,20 @@ typedef struct IdxLang {
      * …)` forwarding its arguments), where another overload takes as many.
      * NULL-terminated, or NULL. */
     const char *const *forwarded_types;
+    /* With `overloads`, argument types tell overloads of one arity apart
+     * (argtypes.c): the scalar types (a number converts to any of them),
+     * the words of a parameter's type that are no type (`const`), pairs
+     * of a string class and the literal type it takes ("string", "char*"),
+     * pairs of an argument's node kind and its type ("string_literal",
+     * "char*"; "*" a null pointer, "@" the enclosing class's pointer, "="
+     * a variable's declared type, "&" its address), and pairs of a
+     * string literal's prefix and its character type ("L", "wchar_t").
+     * NULL-terminated, or NULL. */
+    const char *const *scalar_types;
+    const char *const *type_qualifiers;
+    const char *const *string_classes;
+    const char *const *literal_types;
+    const char *const *string_prefixes;
     /* A call inside a receiver chain is kept (`a.f().m()` is written
      * "a.f().m", the method m of what f gives, graph_types.c) where it
      * would otherwise make the receiver unknown ("?.m"). */

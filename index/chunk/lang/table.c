@@ -289,7 +289,8 @@ int idx_overloads_apart(const char *path, const char *symbol, const char *sig_a,
     const char *name = dot ? dot + 1 : symbol;
     int alo = 0, ahi = 0, blo = 0, bhi = 0;
     return name && sig_b && idx_sig_params(sig_a, name, &alo, &ahi) &&
-           idx_sig_params(sig_b, name, &blo, &bhi) && (alo != blo || ahi != bhi);
+           idx_sig_params(sig_b, name, &blo, &bhi) &&
+           (alo != blo || ahi != bhi || idx_sig_types_differ(l, sig_a, sig_b, name));
 }
 
 int idx_chain_on_self(const char *path, const char *chain)

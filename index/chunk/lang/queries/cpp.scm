@@ -70,15 +70,18 @@
 ; receivers of a known type (chunk_ts_types.c): parameters, locals, fields
 ; (a call on a member inside a method: `mutex_.Lock()` is through the
 ; class's field, as `this->mutex_`), results
-(parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
+; (a scalar type, `char** argv`: the type of a call's argument that names
+; it, never a receiver's)
+(parameter_declaration type: [(type_identifier) (qualified_identifier) (primitive_type)] @var.type
   declarator: [(identifier) @var.name
                (pointer_declarator declarator: (identifier) @var.address)
+               (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @var.address))
                (reference_declarator (identifier) @var.name)])
 (optional_parameter_declaration type: [(type_identifier) (qualified_identifier)] @var.type
   declarator: [(identifier) @var.name
                (pointer_declarator declarator: (identifier) @var.address)
                (reference_declarator (identifier) @var.name)])
-(declaration type: [(type_identifier) (qualified_identifier)] @var.type
+(declaration type: [(type_identifier) (qualified_identifier) (primitive_type)] @var.type
   declarator: [(identifier) @var.name
                (init_declarator declarator: (identifier) @var.name)
                (pointer_declarator declarator: (identifier) @var.address)
