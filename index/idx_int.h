@@ -195,6 +195,12 @@ typedef enum {
  * takes: *lo without defaults, *hi at most (INT32_MAX: variadic); 0 when
  * sig holds no list after name (names.c). */
 int idx_sig_params(const char *sig, const char *name, int *lo, int *hi);
+/* The parameter list after name in a signature: a pointer to its `(`, NULL
+ * when name is not followed by one. */
+const char *idx_sig_paren(const char *sig, const char *name);
+/* The end of the parameter starting at p: the `,` or `)` that closes it at
+ * its own depth (brackets of any kind nest), or the string's end. */
+const char *idx_sig_param_end(const char *p);
 
 typedef struct ChunkRef {
     RefKind kind;

@@ -35,19 +35,33 @@ int idx_is_vcs_dir(const char *name, size_t len)
     return 0;
 }
 
-int idx_sig_params(const char *sig, const char *name, int *lo, int *hi)
+const char *idx_sig_paren(const char *sig, const char *name)
 {
-    const char *p = NULL;
     size_t n = strlen(name);
     for (const char *q = strstr(sig, name); q; q = strstr(q + 1, name)) {
         const char *a = q + n;
         while (*a == ' ' || *a == '\t' || *a == '\n')
             a++;
-        if (*a == '(') {
-            p = a;
-            break;
-        }
+        if (*a == '(') return a;
     }
+    return NULL;
+}
+
+const char *idx_sig_param_end(const char *p)
+{
+    int depth = 0;
+    for (; *p && !(depth == 0 && (*p == ',' || *p == ')')); p++) {
+        if (*p == '(' || *p == '<' || *p == '[' || *p == '{')
+            depth++;
+        else if ((*p == ')' || *p == '>' || *p == ']' || *p == '}') && depth)
+            depth--;
+    }
+    return p;
+}
+
+int idx_sig_params(const char *sig, const char *name, int *lo, int *hi)
+{
+    const char *p = idx_sig_paren(sig, name);
     if (!p) return 0;
     int depth = 0, commas = 0, defaults = 0, words = 0, variadic = 0;
     const char *w = p + 1;

@@ -116,28 +116,12 @@ static int arg_score(const IdxLang *lang, uint32_t a, const char *base, size_t b
 int idx_sig_arg_score(const IdxLang *lang, const char *sig, const char *name, uint64_t argt)
 {
     if (!lang || !argt || !sig || !name) return 0;
-    const char *p = NULL;
-    size_t n = strlen(name);
-    for (const char *q = strstr(sig, name); q; q = strstr(q + 1, name)) {
-        const char *a = q + n;
-        while (*a == ' ' || *a == '\t' || *a == '\n')
-            a++;
-        if (*a == '(') {
-            p = a + 1;
-            break;
-        }
-    }
+    const char *p = idx_sig_paren(sig, name);
     if (!p) return 0;
+    p++;
     int total = 0;
     for (int k = 0; k < IDX_ARGT_MAX && *p && *p != ')'; k++) {
-        int depth = 0;
-        const char *e = p;
-        for (; *e && !(depth == 0 && (*e == ',' || *e == ')')); e++) {
-            if (*e == '(' || *e == '<' || *e == '[' || *e == '{')
-                depth++;
-            else if ((*e == ')' || *e == '>' || *e == ']' || *e == '}') && depth)
-                depth--;
-        }
+        const char *e = idx_sig_param_end(p);
         uint32_t a = idx_argt_get(argt, k);
         const char *base;
         size_t bn;
@@ -156,24 +140,11 @@ int idx_sig_param_codes(const IdxLang *lang, const char *sig, const char *name, 
 {
     memset(codes, 0, IDX_ARGT_MAX * sizeof *codes);
     if (!lang || !lang->scalar_types || !sig || !name) return 0;
-    const char *p = NULL;
-    size_t n = strlen(name);
-    for (const char *q = strstr(sig, name); q && !p; q = strstr(q + 1, name)) {
-        const char *x = q + n;
-        while (*x == ' ' || *x == '\t' || *x == '\n')
-            x++;
-        if (*x == '(') p = x + 1;
-    }
+    const char *p = idx_sig_paren(sig, name);
     if (!p) return 0;
+    p++;
     for (int k = 0; k < IDX_ARGT_MAX && *p && *p != ')'; k++) {
-        int depth = 0;
-        const char *e = p;
-        for (; *e && !(depth == 0 && (*e == ',' || *e == ')')); e++) {
-            if (*e == '(' || *e == '<' || *e == '[' || *e == '{')
-                depth++;
-            else if ((*e == ')' || *e == '>' || *e == ']' || *e == '}') && depth)
-                depth--;
-        }
+        const char *e = idx_sig_param_end(p);
         const char *base;
         size_t bn;
         int ptr;
